@@ -1,0 +1,74 @@
+# Prototyper: `make run` opens the app, `make test` runs every test. Both install what is
+# missing first (Debian packages, the pinned wails CLI and ollama server into .tools/, npm
+# packages from the lockfile) and skip what is already there.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := run
+
+TOOLS        := $(CURDIR)/.tools/bin
+WAILS        := $(TOOLS)/wails
+OLLAMA       := $(TOOLS)/ollama
+WAILS_VER    := v2.11.0
+OLLAMA_VER   := v0.11.4
+TAGS         := webkit2_41
+BIN          := build/bin/prototyper
+DEPS_STAMP   := .tools/.deb-packages
+NODE_STAMP   := frontend/node_modules/.package-lock.json
+
+export PATH := $(TOOLS):$(shell go env GOPATH)/bin:$(PATH)
+export GOFLAGS := -tags=$(TAGS)
+
+.PHONY: run test build deps deps-deb vet test-go test-frontend test-desktop bench clean
+
+## run: install what is missing, build, open the app
+run: build
+	./$(BIN) $(ARGS)
+
+## build: the production desktop binary, build/bin/prototyper
+build: deps
+	$(WAILS) build -tags $(TAGS)
+	@test -x $(BIN)
+
+# wails build runs `npm run build` itself; node_modules come from the lockfile, here
+$(NODE_STAMP): frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund
+	@touch $@
+
+deps: deps-deb $(WAILS) $(NODE_STAMP)
+
+deps-deb: $(DEPS_STAMP)
+$(DEPS_STAMP): scripts/install-deps.sh
+	scripts/install-deps.sh
+	@mkdir -p $(@D) && touch $@
+
+$(WAILS):
+	GOBIN=$(TOOLS) go install github.com/wailsapp/wails/v2/cmd/wails@$(WAILS_VER)
+
+$(OLLAMA): | $(DEPS_STAMP)
+	GOBIN=$(TOOLS) go install github.com/ollama/ollama@$(OLLAMA_VER)
+
+## test: every test of the project; non-zero on any failure
+test: deps $(OLLAMA) build
+	$(MAKE) vet test-go test-frontend test-desktop
+
+vet:
+	go vet ./...
+
+# PROTOTYPER_REQUIRE_COMPONENTS turns a missing component (ollama, Xvfb, the binary) into a failure.
+test-go:
+	PROTOTYPER_REQUIRE_COMPONENTS=1 PROTOTYPER_OLLAMA=$(OLLAMA) go test -race -skip 'Desktop' ./...
+
+test-frontend: $(NODE_STAMP)
+	cd frontend && npm run typecheck && npm test
+
+test-desktop:
+	PROTOTYPER_REQUIRE_COMPONENTS=1 PROTOTYPER_OLLAMA=$(OLLAMA) PROTOTYPER_BIN=$(CURDIR)/$(BIN) \
+		go test -count=1 -v -run 'Desktop' ./tests/
+
+## bench: the benchmarks with their figures
+bench: deps $(OLLAMA)
+	PROTOTYPER_OLLAMA=$(OLLAMA) go test -run '^$$' -bench . -benchmem ./...
+
+clean:
+	rm -rf build/bin frontend/dist/assets frontend/dist/index.html

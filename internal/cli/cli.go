@@ -1,0 +1,165 @@
+// Package cli is Prototyper's command line: the subcommands of the design's command table
+// (run, chats, models, pull) and the flags of the desktop window. main.go calls [Main] for a
+// subcommand and [ParseDesktopFlags] otherwise; nothing here imports Wails.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+)
+
+// Exit statuses of the design's command table.
+const (
+	ExitCompleted     = 0
+	ExitFailed        = 1
+	ExitUsage         = 2
+	ExitMaxSteps      = 3
+	ExitAwaitApproval = 4
+	ExitInterrupted   = 130
+)
+
+// IO is where a subcommand reads and writes; tests pass buffers.
+type IO struct {
+	In  io.Reader
+	Out io.Writer
+	Err io.Writer
+}
+
+// Common holds the flags every subcommand accepts.
+type Common struct {
+	Ollama string // --ollama URL; empty means OLLAMA_HOST, else http://127.0.0.1:11434
+	DB     string // --db FILE; empty means PROTOTYPER_DB, else the user config dir
+}
+
+// Register adds --ollama and --db to fs.
+func (c *Common) Register(fs *flag.FlagSet) {
+	fs.StringVar(&c.Ollama, "ollama", "", "Ollama server `URL` (default: OLLAMA_HOST, else http://127.0.0.1:11434)")
+	fs.StringVar(&c.DB, "db", "", "database `FILE` (default: PROTOTYPER_DB, else the user config dir)")
+}
+
+// DBPath resolves the database path: --db, then PROTOTYPER_DB, then the user config dir.
+func (c *Common) DBPath() (string, error) {
+	return ResolveDBPath(c.DB)
+}
+
+// ResolveDBPath resolves a database path the way every command does.
+func ResolveDBPath(flagValue string) (string, error) {
+	if flagValue != "" {
+		return flagValue, nil
+	}
+	if env := os.Getenv("PROTOTYPER_DB"); env != "" {
+		return env, nil
+	}
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("cannot find the user config folder (%v): pass --db FILE or set PROTOTYPER_DB", err)
+	}
+	return filepath.Join(dir, "prototyper", "prototyper.db"), nil
+}
+
+type subcommand struct {
+	name, usage, summary string
+	run                  func(ctx context.Context, args []string, io IO) int
+}
+
+var subcommands = []subcommand{
+	{"run", "run [flags] PROMPT", "one agent run in the terminal, same loop, same store", runCommand},
+	{"chats", "chats list | show ID | export ID --format md|json", "read the chats in the store", chatsCommand},
+	{"models", "models", "models on the Ollama server, with capabilities and context length", modelsCommand},
+	{"pull", "pull NAME", "pull a model with a progress bar", pullCommand},
+}
+
+// IsSubcommand reports whether arg names a subcommand (or asks for help), so that main.go
+// knows not to open a window.
+func IsSubcommand(arg string) bool {
+	switch arg {
+	case "help", "-h", "-help", "--help":
+		return true
+	}
+	for _, s := range subcommands {
+		if s.name == arg {
+			return true
+		}
+	}
+	return false
+}
+
+// Main runs the subcommand named by args[0] and returns its exit status. SIGINT and SIGTERM
+// cancel the context it passes on.
+func Main(args []string, io IO) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
+		Usage(io.Out)
+		return ExitCompleted
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	for _, s := range subcommands {
+		if s.name == args[0] {
+			return s.run(ctx, args[1:], io)
+		}
+	}
+	fmt.Fprintf(io.Err, "prototyper: unknown command %q; run `prototyper --help` for the list\n", args[0])
+	return ExitUsage
+}
+
+// Usage prints the command table.
+func Usage(w io.Writer) {
+	fmt.Fprint(w, `Prototyper: build things with local models, in a workspace folder, with a local Ollama.
+
+Usage:
+  prototyper [--workspace DIR] [--model NAME] [--ollama URL] [--db FILE]
+        open the desktop window
+`)
+	for _, s := range subcommands {
+		fmt.Fprintf(w, "  prototyper %s\n        %s\n", s.usage, s.summary)
+	}
+	fmt.Fprint(w, `
+--ollama URL and --db FILE apply to every command. Run `+"`prototyper COMMAND --help`"+` for its flags.
+Exit status: 0 completed, 1 failed, 2 usage, 3 stopped at max steps, 4 paused awaiting approval,
+130 interrupted.
+`)
+}
+
+// DesktopOptions are the flags of the desktop window.
+type DesktopOptions struct {
+	Common
+	Workspace string
+	Model     string
+}
+
+// ErrHelp is returned by ParseDesktopFlags when the user asked for help (usage already printed).
+var ErrHelp = flag.ErrHelp
+
+// ParseDesktopFlags parses the window's flags. It opens nothing and reaches no network, so that
+// Wails' binding generation, which runs the binary, trips over nothing.
+func ParseDesktopFlags(args []string, errOut io.Writer) (DesktopOptions, error) {
+	var o DesktopOptions
+	fs := flag.NewFlagSet("prototyper", flag.ContinueOnError)
+	fs.SetOutput(errOut)
+	fs.Usage = func() { Usage(errOut) }
+	o.Common.Register(fs)
+	fs.StringVar(&o.Workspace, "workspace", "", "workspace `DIR` the agent works in")
+	fs.StringVar(&o.Model, "model", "", "Ollama model `NAME`")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q; run `prototyper --help` for the commands", fs.Arg(0))
+	}
+	return o, nil
+}
+
+// errNotImplemented is what a subcommand says until its issue lands.
+var errNotImplemented = errors.New("not implemented yet")
+
+func notImplemented(name string, io IO) int {
+	fmt.Fprintf(io.Err, "prototyper %s: %v\n", name, errNotImplemented)
+	return ExitFailed
+}

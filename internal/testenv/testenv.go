@@ -1,0 +1,41 @@
+// Package testenv decides what a test does when a real component it needs (the Ollama server,
+// Xvfb, the desktop binary) is missing: under `make test`, which sets
+// PROTOTYPER_REQUIRE_COMPONENTS=1, it fails loudly; under a bare `go test ./...` it skips and
+// says how to get the component.
+package testenv
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// Required reports whether missing components are failures (set by `make test`).
+func Required() bool { return os.Getenv("PROTOTYPER_REQUIRE_COMPONENTS") == "1" }
+
+// Missing fails or skips tb, saying what is missing and how to install it.
+func Missing(tb testing.TB, component, howToInstall string) {
+	tb.Helper()
+	if Required() {
+		tb.Fatalf("%s is missing (required under `make test`): %s", component, howToInstall)
+	}
+	tb.Skipf("%s is missing: %s (or run `make test`, which installs it)", component, howToInstall)
+}
+
+// LookPath finds a program: the environment variable envVar first (a path), then PATH. When it
+// is nowhere, Missing is called.
+func LookPath(tb testing.TB, envVar, name, howToInstall string) string {
+	tb.Helper()
+	if envVar != "" {
+		if p := os.Getenv(envVar); p != "" {
+			if _, err := os.Stat(p); err == nil {
+				return p
+			}
+		}
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		Missing(tb, name, howToInstall)
+	}
+	return p
+}
