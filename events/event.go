@@ -1,0 +1,138 @@
+package events
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Version is the envelope version, the "v" of every event.
+const Version = 1
+
+// Type names what an event says. The set is the design's; it only grows.
+type Type string
+
+// Event types of the design's envelope.
+const (
+	RunStarted           Type = "run.started"
+	PhaseChanged         Type = "phase"
+	MessageStarted       Type = "message.started"
+	ThinkingDelta        Type = "thinking.delta"
+	TextDelta            Type = "text.delta"
+	ToolCall             Type = "tool.call"
+	ToolApprovalRequest  Type = "tool.approval_requested"
+	ToolApprovalResolved Type = "tool.approval_resolved"
+	ToolProgress         Type = "tool.progress"
+	ToolResult           Type = "tool.result"
+	MessageCompleted     Type = "message.completed"
+	ContextTruncated     Type = "context.truncated"
+	Retry                Type = "retry"
+	Error                Type = "error"
+	RunFinished          Type = "run.finished"
+)
+
+// IsDelta reports whether events of type t may merge with their neighbour of the same message.
+func (t Type) IsDelta() bool { return t == ThinkingDelta || t == TextDelta }
+
+// Phase is the run state of one chat (the design's run phases).
+type Phase string
+
+// Run phases.
+const (
+	PhaseIdle             Phase = "idle"
+	PhaseSubmitted        Phase = "submitted"
+	PhaseStreaming        Phase = "streaming"
+	PhaseTools            Phase = "tools"
+	PhaseContinuing       Phase = "continuing"
+	PhaseAwaitingApproval Phase = "awaiting_approval"
+)
+
+// Busy reports whether something is happening in the chat (the Stop button shows).
+func (p Phase) Busy() bool {
+	return p == PhaseSubmitted || p == PhaseStreaming || p == PhaseTools || p == PhaseContinuing
+}
+
+// Tool-call states carried by tool.call events.
+const (
+	ToolStatePending          = "pending"
+	ToolStateRunning          = "running"
+	ToolStateAwaitingApproval = "awaiting_approval"
+)
+
+// Stop reasons of run.finished.
+const (
+	StopCompleted        = "completed"
+	StopMaxSteps         = "max_steps"
+	StopAborted          = "aborted"
+	StopError            = "error"
+	StopAwaitingApproval = "awaiting_approval"
+	StopLength           = "length"
+)
+
+// Usage is the token accounting of one message (message.completed) or of a whole run
+// (run.finished).
+type Usage struct {
+	PromptTokens int     `json:"promptTokens"`
+	EvalTokens   int     `json:"evalTokens"`
+	EvalMs       int64   `json:"evalMs"`
+	TokensPerSec float64 `json:"tokensPerSec"`
+}
+
+// Event is one envelope. The payload's fields sit at the top level beside the envelope's; a
+// field a type does not use is omitted from its JSON. Seq and At are set by the [Bridge] when
+// the event is emitted.
+type Event struct {
+	V         int       `json:"v"`
+	Seq       uint64    `json:"seq"`
+	ChatID    string    `json:"chatId"`
+	RunID     string    `json:"runId,omitempty"`
+	MessageID string    `json:"messageId,omitempty"`
+	Type      Type      `json:"type"`
+	At        time.Time `json:"at"`
+
+	// run.started
+	Model   string `json:"model,omitempty"`
+	Think   string `json:"think,omitempty"`
+	Trigger string `json:"trigger,omitempty"` // user, approval, steering, follow_up
+
+	// phase
+	Phase Phase `json:"phase,omitempty"`
+
+	// message.started
+	Role string `json:"role,omitempty"`
+
+	// thinking.delta, text.delta
+	Text string `json:"text,omitempty"`
+
+	// tool.*
+	ToolCallID string          `json:"toolCallId,omitempty"`
+	Name       string          `json:"name,omitempty"`
+	Args       json.RawMessage `json:"args,omitempty"`
+	State      string          `json:"state,omitempty"`
+	Decision   string          `json:"decision,omitempty"` // allow, deny
+	By         string          `json:"by,omitempty"`       // user, policy, hook
+	Reason     string          `json:"reason,omitempty"`
+	Update     any             `json:"update,omitempty"`
+	OK         *bool           `json:"ok,omitempty"`
+	Output     string          `json:"output,omitempty"`
+	Details    any             `json:"details,omitempty"`
+	DurationMs *int64          `json:"durationMs,omitempty"`
+
+	// message.completed, run.finished
+	DoneReason string `json:"doneReason,omitempty"`
+	Usage      *Usage `json:"usage,omitempty"`
+	StopReason string `json:"stopReason,omitempty"`
+
+	// context.truncated
+	DroppedMessages int `json:"droppedMessages,omitempty"`
+	EstimatedTokens int `json:"estimatedTokens,omitempty"`
+	NumCtx          int `json:"numCtx,omitempty"`
+
+	// retry
+	Attempt int   `json:"attempt,omitempty"`
+	DelayMs int64 `json:"delayMs,omitempty"`
+
+	// error
+	Code      string `json:"code,omitempty"`
+	Message   string `json:"message,omitempty"`
+	Retryable *bool  `json:"retryable,omitempty"`
+}
