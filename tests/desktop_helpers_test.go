@@ -1,0 +1,310 @@
+package tests
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"io"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
+
+	"prototyper/internal/testenv"
+)
+
+// moduleRoot is the repository root (the folder holding go.mod).
+func moduleRoot(tb testing.TB) string {
+	tb.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(filepath.Dir(file))
+}
+
+// artifactDir is the git-ignored folder where desktop tests keep screenshots and logs.
+func artifactDir(tb testing.TB) string {
+	tb.Helper()
+	dir := filepath.Join(moduleRoot(tb), "tests", "artifacts")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	return dir
+}
+
+// desktopBinary is the production binary: PROTOTYPER_BIN, else build/bin/prototyper.
+func desktopBinary(tb testing.TB) string {
+	tb.Helper()
+	bin := os.Getenv("PROTOTYPER_BIN")
+	if bin == "" {
+		bin = filepath.Join(moduleRoot(tb), "build", "bin", "prototyper")
+	}
+	if _, err := os.Stat(bin); err != nil {
+		testenv.Missing(tb, "the production binary "+bin, "run `make build`")
+	}
+	return bin
+}
+
+// startXvfb starts a private X server and returns its DISPLAY (":N").
+func startXvfb(tb testing.TB) string {
+	tb.Helper()
+	xvfb := testenv.LookPath(tb, "", "Xvfb", "install Debian's xvfb (`make test` does)")
+	testenv.LookPath(tb, "", "xdotool", "install Debian's xdotool (`make test` does)")
+	r, w, err := os.Pipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cmd := exec.Command(xvfb, "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+	cmd.ExtraFiles = []*os.File{w}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		tb.Fatalf("start Xvfb: %v", err)
+	}
+	w.Close()
+	tb.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		_ = cmd.Wait()
+	})
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(r).ReadString('\n')
+		line <- strings.TrimSpace(s)
+	}()
+	select {
+	case n := <-line:
+		if _, err := strconv.Atoi(n); err != nil {
+			tb.Fatalf("Xvfb did not report a display number (got %q)", n)
+		}
+		return ":" + n
+	case <-time.After(20 * time.Second):
+		tb.Fatal("Xvfb did not start within 20s")
+	}
+	return ""
+}
+
+// desktopApp is the real Prototyper window running under Xvfb.
+type desktopApp struct {
+	tb      testing.TB
+	cmd     *exec.Cmd
+	display string
+	window  string // X window id, decimal
+	out     *lockedBuffer
+	done    chan error
+	exited  bool
+	exitErr error
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// launchDesktop starts bin on display with args, a private HOME/XDG config, and extra env.
+func launchDesktop(tb testing.TB, bin, display string, args []string, env ...string) *desktopApp {
+	tb.Helper()
+	home := tb.TempDir()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(),
+		"DISPLAY="+display,
+		"HOME="+home,
+		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"),
+		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
+		"GDK_BACKEND=x11",
+		"NO_AT_BRIDGE=1",
+	)
+	cmd.Env = append(cmd.Env, env...)
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		tb.Fatalf("start %s: %v", bin, err)
+	}
+	a := &desktopApp{tb: tb, cmd: cmd, display: display, out: out, done: make(chan error, 1)}
+	go func() { a.done <- cmd.Wait() }()
+	tb.Cleanup(func() {
+		if !a.exited {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-a.done
+		}
+		if tb.Failed() {
+			tb.Logf("app output:\n%s", out.String())
+		}
+	})
+	return a
+}
+
+// xdotool runs xdotool on the app's display and returns its trimmed output.
+func (a *desktopApp) xdotool(args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "xdotool", args...)
+	cmd.Env = append(os.Environ(), "DISPLAY="+a.display)
+	out, err := cmd.CombinedOutput()
+	return strings.TrimSpace(string(out)), err
+}
+
+// waitWindow waits for a visible window whose title is exactly title and remembers it.
+func (a *desktopApp) waitWindow(title string, timeout time.Duration) string {
+	a.tb.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if a.hasExited() {
+			a.tb.Fatalf("the app exited before its window appeared: %v", a.exitErr)
+		}
+		out, err := a.xdotool("search", "--onlyvisible", "--name", "^"+title+"$")
+		if err == nil && out != "" {
+			a.window = strings.Fields(out)[0]
+			return a.window
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	a.tb.Fatalf("no window titled %q within %s", title, timeout)
+	return ""
+}
+
+func (a *desktopApp) hasExited() bool {
+	if a.exited {
+		return true
+	}
+	select {
+	case err := <-a.done:
+		a.exited, a.exitErr = true, err
+		return true
+	default:
+		return false
+	}
+}
+
+// windowName is the window's current title.
+func (a *desktopApp) windowName() string {
+	a.tb.Helper()
+	name, err := a.xdotool("getwindowname", a.window)
+	if err != nil {
+		a.tb.Fatalf("getwindowname: %v (%s)", err, name)
+	}
+	return name
+}
+
+// screenshot saves the window as a PNG under the artifacts folder and returns its path.
+func (a *desktopApp) screenshot(name string) string {
+	a.tb.Helper()
+	path := filepath.Join(artifactDir(a.tb), name)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "import", "-window", a.window, path)
+	cmd.Env = append(os.Environ(), "DISPLAY="+a.display)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		a.tb.Fatalf("screenshot with ImageMagick's import: %v\n%s", err, out)
+	}
+	return path
+}
+
+// closeWindow asks the window to close the way a window manager does (WM_DELETE_WINDOW) and
+// waits for the process to exit; it returns the exit error (nil for status 0).
+func (a *desktopApp) closeWindow(timeout time.Duration) error {
+	a.tb.Helper()
+	if err := sendDeleteWindow(a.display, a.window); err != nil {
+		a.tb.Fatalf("send WM_DELETE_WINDOW: %v", err)
+	}
+	select {
+	case err := <-a.done:
+		a.exited, a.exitErr = true, err
+		return err
+	case <-time.After(timeout):
+		a.tb.Fatalf("the app did not exit within %s of its window being closed", timeout)
+		return nil
+	}
+}
+
+// sendDeleteWindow sends the ICCCM WM_DELETE_WINDOW client message to window.
+func sendDeleteWindow(display, window string) error {
+	id, err := strconv.ParseUint(window, 10, 32)
+	if err != nil {
+		return err
+	}
+	xgb.Logger = log.New(io.Discard, "", 0) // it complains of a missing ~/.Xauthority, which Xvfb does not need
+	conn, err := xgb.NewConnDisplay(display)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	atom := func(name string) (xproto.Atom, error) {
+		r, err := xproto.InternAtom(conn, false, uint16(len(name)), name).Reply()
+		if err != nil {
+			return 0, err
+		}
+		return r.Atom, nil
+	}
+	protocols, err := atom("WM_PROTOCOLS")
+	if err != nil {
+		return err
+	}
+	del, err := atom("WM_DELETE_WINDOW")
+	if err != nil {
+		return err
+	}
+	ev := xproto.ClientMessageEvent{
+		Format: 32,
+		Window: xproto.Window(id),
+		Type:   protocols,
+		Data:   xproto.ClientMessageDataUnionData32New([]uint32{uint32(del), uint32(xproto.TimeCurrentTime), 0, 0, 0}),
+	}
+	return xproto.SendEventChecked(conn, false, xproto.Window(id), xproto.EventMaskNoEvent, string(ev.Bytes())).Check()
+}
+
+// colourCount decodes a PNG and counts its distinct colours (up to limit).
+func colourCount(tb testing.TB, path string, limit int) (int, image.Rectangle) {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		tb.Fatalf("decode screenshot %s: %v", path, err)
+	}
+	seen := map[uint32]bool{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			seen[(r>>8)<<16|(g>>8)<<8|bl>>8] = true
+			if len(seen) >= limit {
+				return len(seen), b
+			}
+		}
+	}
+	return len(seen), b
+}
+
+func describeExit(err error) string {
+	if err == nil {
+		return "exit status 0"
+	}
+	return fmt.Sprint(err)
+}
