@@ -27,7 +27,8 @@ run: build
 
 ## build: the production desktop binary, build/bin/prototyper
 build: deps
-	$(WAILS) build -tags $(TAGS)
+	@# -m: no `go mod tidy` (it would drop test-only requirements)
+	$(WAILS) build -tags $(TAGS) -m
 	@test -x $(BIN)
 
 # wails build runs `npm run build` itself; node_modules come from the lockfile, here
