@@ -1,0 +1,89 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. Every error a tool returns wraps one of these, so a caller
+// can branch with errors.Is while the model reads the full sentence.
+var (
+	// ErrUnknownTool is returned when a call names a tool that is not registered.
+	ErrUnknownTool = errors.New("unknown tool")
+	// ErrInvalidArguments is returned when arguments are not JSON or do not
+	// match the tool's schema; the error is an [*ArgumentsError].
+	ErrInvalidArguments = errors.New("invalid arguments")
+	// ErrInvalidTool is returned by [NewRegistry] for a tool that cannot be
+	// registered (empty or duplicate name, schema that does not compile).
+	ErrInvalidTool = errors.New("invalid tool")
+
+	// ErrOutsideWorkspace is returned when a path, or a symbolic link on it,
+	// leads outside the workspace.
+	ErrOutsideWorkspace = errors.New("outside the workspace")
+	// ErrInvalidPath is returned for paths that are empty, too long, or hold
+	// characters that are not allowed (NUL, control, look-alike separators).
+	ErrInvalidPath = errors.New("invalid path")
+	// ErrProtectedPath is returned for a write into .git or the app's data folder.
+	ErrProtectedPath = errors.New("protected path")
+	// ErrNotFound is returned when the path does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrWrongKind is returned when a path exists but has the wrong kind
+	// (a folder where a file is expected, or the reverse).
+	ErrWrongKind = errors.New("wrong kind of file")
+	// ErrSymlink is returned when a write would replace a symbolic link.
+	ErrSymlink = errors.New("symbolic link")
+	// ErrHardLink is returned for a file that has more than one hard link.
+	ErrHardLink = errors.New("hard-linked file")
+	// ErrBinaryFile is returned when a text operation meets a binary file.
+	ErrBinaryFile = errors.New("binary file")
+	// ErrTooLarge is returned when content or a file exceeds a cap.
+	ErrTooLarge = errors.New("too large")
+	// ErrNoMatch is returned by edit_file when old_string does not occur.
+	ErrNoMatch = errors.New("no match")
+	// ErrMatchCount is returned by edit_file when old_string occurs a
+	// different number of times than expected.
+	ErrMatchCount = errors.New("unexpected number of matches")
+	// ErrNotEmpty is returned by delete_path for a folder that has entries.
+	ErrNotEmpty = errors.New("folder not empty")
+)
+
+// PathError is the error of a workspace tool about one path. Its message is
+// the whole sentence for the model; Err is one of the sentinels above.
+type PathError struct {
+	Path string // workspace-relative path as the caller gave it
+	Err  error  // sentinel, for errors.Is
+	Msg  string // the sentence: what happened and what to do
+}
+
+func (e *PathError) Error() string { return e.Msg }
+func (e *PathError) Unwrap() error { return e.Err }
+
+func pathErrorf(kind error, path, format string, args ...any) *PathError {
+	return &PathError{Path: path, Err: kind, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Violation is one way the arguments of a call break the tool's schema.
+type Violation struct {
+	Pointer string `json:"pointer"` // JSON pointer into the arguments ("" is the whole object)
+	Message string `json:"message"`
+}
+
+// ArgumentsError lists every violation of one call's arguments.
+type ArgumentsError struct {
+	Tool       string
+	Violations []Violation
+	Cause      error // JSON syntax error, when the arguments did not parse
+}
+
+func (e *ArgumentsError) Error() string {
+	if e.Cause != nil {
+		return fmt.Sprintf("the arguments for %s are not valid JSON (%v); send a JSON object with the parameters the tool describes", e.Tool, e.Cause)
+	}
+	msg := fmt.Sprintf("the arguments for %s do not match its schema; fix these and call it again:", e.Tool)
+	for _, v := range e.Violations {
+		msg += fmt.Sprintf("\n- at %q: %s", v.Pointer, v.Message)
+	}
+	return msg
+}
+
+func (e *ArgumentsError) Unwrap() error { return ErrInvalidArguments }
