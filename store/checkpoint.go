@@ -1,0 +1,120 @@
+package store
+
+import (
+	"strings"
+	"time"
+)
+
+// Checkpointer saves one streaming assistant message according to the design's policy: at
+// most once per Options.CheckpointInterval while deltas arrive, at once at each tool-call
+// boundary, and at once at the end. The loop calls it on every delta and boundary and needs
+// no timer of its own. A Checkpointer belongs to one goroutine.
+type Checkpointer struct {
+	db        *DB
+	msg       Message
+	content   strings.Builder
+	thinking  strings.Builder
+	lastSave  time.Time
+	dirty     bool
+	thinkFrom time.Time // first thinking delta; zero when not thinking
+}
+
+// NewCheckpointer appends m (an assistant message, Complete false) to the chat at once, so
+// that it has its ID before the first token, and returns the Checkpointer that streams into it.
+func (db *DB) NewCheckpointer(chatID string, m Message) (*Checkpointer, error) {
+	if m.Role == "" {
+		m.Role = RoleAssistant
+	}
+	m.Complete = false
+	saved, err := db.AppendMessage(chatID, m)
+	if err != nil {
+		return nil, err
+	}
+	c := &Checkpointer{db: db, msg: saved, lastSave: db.now()}
+	c.content.WriteString(saved.Content)
+	c.thinking.WriteString(saved.Thinking)
+	return c, nil
+}
+
+// Message is the message as it stands, saved or not.
+func (c *Checkpointer) Message() Message {
+	m := c.msg
+	m.Content, m.Thinking = c.content.String(), c.thinking.String()
+	return m
+}
+
+// ID is the message's id.
+func (c *Checkpointer) ID() string { return c.msg.ID }
+
+// AddThinking appends a thinking delta and saves if the last save is an interval old.
+func (c *Checkpointer) AddThinking(delta string) error {
+	if c.thinkFrom.IsZero() && c.msg.ThinkingMs == 0 {
+		c.thinkFrom = c.db.now()
+	}
+	c.thinking.WriteString(delta)
+	return c.changed()
+}
+
+// AddText appends a text delta (which ends the thinking) and saves if the last save is an
+// interval old.
+func (c *Checkpointer) AddText(delta string) error {
+	c.endThinking()
+	c.content.WriteString(delta)
+	return c.changed()
+}
+
+// AddToolCalls records the tool calls the model asked for and saves now: a tool-call
+// boundary, so the calls are on disk before any of them runs.
+func (c *Checkpointer) AddToolCalls(calls ...ToolCall) error {
+	c.endThinking()
+	c.msg.ToolCalls = append(c.msg.ToolCalls, calls...)
+	c.dirty = true
+	return c.Flush()
+}
+
+// Edit changes other fields of the message (RunID, Images, …); the next save carries them.
+func (c *Checkpointer) Edit(edit func(*Message)) {
+	m := c.Message()
+	edit(&m)
+	c.msg = m
+	c.content.Reset()
+	c.content.WriteString(m.Content)
+	c.thinking.Reset()
+	c.thinking.WriteString(m.Thinking)
+	c.dirty = true
+}
+
+// Finish marks the message complete with the stream's done reason and usage and saves now.
+func (c *Checkpointer) Finish(doneReason string, usage *Usage) error {
+	c.endThinking()
+	c.msg.Complete, c.msg.DoneReason, c.msg.Usage = true, doneReason, usage
+	c.dirty = true
+	return c.Flush()
+}
+
+// Flush saves now if anything changed since the last save (for a stream that failed, say).
+func (c *Checkpointer) Flush() error {
+	if !c.dirty {
+		return nil
+	}
+	if err := c.db.UpdateMessage(c.msg.ChatID, c.Message()); err != nil {
+		return err
+	}
+	c.dirty, c.lastSave = false, c.db.now()
+	return nil
+}
+
+func (c *Checkpointer) changed() error {
+	c.dirty = true
+	if c.db.now().Sub(c.lastSave) < c.db.opts.CheckpointInterval {
+		return nil
+	}
+	return c.Flush()
+}
+
+func (c *Checkpointer) endThinking() {
+	if !c.thinkFrom.IsZero() {
+		c.msg.ThinkingMs = c.db.now().Sub(c.thinkFrom).Milliseconds()
+		c.thinkFrom = time.Time{}
+	}
+}

@@ -1,0 +1,195 @@
+package store
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// DefaultLockTimeout is how long Open waits for another process to release the file.
+const DefaultLockTimeout = time.Second
+
+// DefaultCheckpointInterval is the longest a streaming message goes without being saved.
+const DefaultCheckpointInterval = time.Second
+
+// Options tune Open. The zero value is what the app uses.
+type Options struct {
+	// LockTimeout bounds the wait for another process's lock (default DefaultLockTimeout).
+	LockTimeout time.Duration
+	// ReadOnly opens for reading with a shared lock: nothing is migrated or recovered, and the
+	// file must exist (ErrNoDatabase otherwise).
+	ReadOnly bool
+	// CheckpointInterval is a Checkpointer's longest gap between saves while streaming
+	// (default DefaultCheckpointInterval).
+	CheckpointInterval time.Duration
+	// Now is the clock (default time.Now); tests inject their own.
+	Now func() time.Time
+}
+
+// DB is an open store. Its methods are safe for concurrent use.
+type DB struct {
+	bolt      *bolt.DB
+	path      string
+	opts      Options
+	recovered []Run
+}
+
+// Bucket names; see the package documentation for the layout.
+var (
+	bucketMeta           = []byte("meta")
+	bucketChats          = []byte("chats")
+	bucketChatsByUpdated = []byte("chatsByUpdated")
+	bucketChat           = []byte("chat")
+	bucketRuns           = []byte("runs")
+	bucketLiveRuns       = []byte("liveRuns")
+	bucketSettings       = []byte("settings")
+
+	// sub-buckets of one chat
+	bucketMessages  = []byte("messages")
+	bucketTools     = []byte("tools")
+	bucketToolIndex = []byte("toolIndex")
+	bucketChatRuns  = []byte("runs")
+
+	keySchema   = []byte("schema")
+	keySettings = []byte("settings")
+)
+
+// Open opens (creating it and its folder if needed) the database at path. It waits at most
+// opts.LockTimeout for another process to let go of the file and then returns a
+// [*LockedError]. An older file is backed up and migrated; a newer one is refused
+// ([*SchemaError]). Runs left live by a process that died are marked interrupted.
+func Open(path string, opts Options) (*DB, error) {
+	if opts.LockTimeout <= 0 {
+		opts.LockTimeout = DefaultLockTimeout
+	}
+	if opts.CheckpointInterval <= 0 {
+		opts.CheckpointInterval = DefaultCheckpointInterval
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("database path %q: %w", path, err)
+	}
+	if opts.ReadOnly {
+		if _, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w at %s: Prototyper creates it when it first starts", ErrNoDatabase, abs)
+		}
+	} else if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+		return nil, fmt.Errorf("cannot create the database's folder: %w: pass --db with a writable location", err)
+	}
+	bdb, err := bolt.Open(abs, 0o600, &bolt.Options{Timeout: opts.LockTimeout, ReadOnly: opts.ReadOnly})
+	if errors.Is(err, berrors.ErrTimeout) {
+		return nil, &LockedError{Path: abs}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the database %s: %w", abs, err)
+	}
+	db := &DB{bolt: bdb, path: abs, opts: opts}
+	if err := db.prepare(); err != nil {
+		_ = bdb.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// prepare checks the schema version, migrates and recovers.
+func (db *DB) prepare() error {
+	version, err := db.schemaVersion()
+	if err != nil {
+		return err
+	}
+	current := CurrentSchema()
+	switch {
+	case version > current:
+		return &SchemaError{Path: db.path, FileVersion: version, ThisVersion: current}
+	case version < current && db.opts.ReadOnly:
+		return &SchemaError{Path: db.path, FileVersion: version, ThisVersion: current, needsMigrated: true}
+	case version < current:
+		if err := db.migrate(version); err != nil {
+			return err
+		}
+	}
+	if db.opts.ReadOnly {
+		return nil
+	}
+	return db.recoverLiveRuns()
+}
+
+// Close releases the file and its lock.
+func (db *DB) Close() error { return db.bolt.Close() }
+
+// Path is the database file's absolute path.
+func (db *DB) Path() string { return db.path }
+
+// Recovered lists the runs this Open found live and marked interrupted (or paused, for a run
+// that was waiting on an approval): the app can tell the user what the crash cut short.
+func (db *DB) Recovered() []Run { return append([]Run(nil), db.recovered...) }
+
+// Check runs bbolt's consistency check over the whole file and returns every problem found,
+// joined, or nil.
+func (db *DB) Check() error {
+	var errs []error
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		for e := range tx.Check() {
+			errs = append(errs, e)
+		}
+		return nil
+	})
+	return errors.Join(append(errs, err)...)
+}
+
+// update runs fn in a write transaction. An error from fn comes back as it is; an error of
+// the commit itself (the disk) comes back as a [*WriteError] naming op.
+func (db *DB) update(op string, fn func(tx *bolt.Tx) error) error {
+	var fnErr error
+	err := db.bolt.Update(func(tx *bolt.Tx) error {
+		fnErr = fn(tx)
+		return fnErr
+	})
+	if err != nil && fnErr == nil {
+		return &WriteError{Op: op, Path: db.path, Err: err}
+	}
+	return err
+}
+
+func (db *DB) view(fn func(tx *bolt.Tx) error) error { return db.bolt.View(fn) }
+
+func (db *DB) now() time.Time { return db.opts.Now() }
+
+// newID returns a fresh id that sorts by creation time: 6 bytes of milliseconds, 5 random.
+func newID(now time.Time) string {
+	var b [11]byte
+	ms := uint64(now.UnixMilli())
+	for i := 5; i >= 0; i-- {
+		b[i] = byte(ms)
+		ms >>= 8
+	}
+	if _, err := rand.Read(b[6:]); err != nil {
+		panic(err) // crypto/rand never fails on supported systems
+	}
+	return hex.EncodeToString(b[:])
+}
+
+func seqKey(seq uint64) []byte {
+	k := make([]byte, 8)
+	binary.BigEndian.PutUint64(k, seq)
+	return k
+}
+
+// updatedKey is the chatsByUpdated key of a chat: newest last in bbolt's byte order.
+func updatedKey(t time.Time, chatID string) []byte {
+	k := make([]byte, 8, 8+len(chatID))
+	binary.BigEndian.PutUint64(k, uint64(t.UnixNano()))
+	return append(k, chatID...)
+}

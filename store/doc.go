@@ -1,0 +1,60 @@
+// Package store keeps Prototyper's chats on disk in one bbolt file: chats, their messages,
+// the record of every tool call, one record per agent run, and the settings. It is written so
+// that a kill -9 at any moment loses at most the last second of a streaming answer and never
+// leaves a half-written value behind.
+//
+// # Basics
+//
+// [Open] a file (it takes bbolt's exclusive lock; a second instance gets [ErrLocked] after
+// [Options.LockTimeout]), then use the [DB] methods; every write is one bbolt transaction that
+// is on disk when the method returns.
+//
+//	db, err := store.Open(path, store.Options{})
+//	chat, err := db.CreateChat(store.Chat{Model: "qwen3"})
+//	user, err := db.AppendMessage(chat.ID, store.Message{Role: store.RoleUser, Content: "hi"})
+//	cp, err := db.NewCheckpointer(chat.ID, store.Message{Role: store.RoleAssistant})
+//	cp.AddText("Hel"); cp.AddText("lo")           // checkpointed at most once a second
+//	cp.AddToolCalls(store.ToolCall{ID: "c1", …})   // committed now: a tool-call boundary
+//	cp.Finish("stop", usage)                       // committed now, Complete
+//
+// # Persistence policy
+//
+// The design's policy maps onto the API like this: the loop commits the user message with
+// [DB.AppendMessage] before it asks the model; it streams the assistant message through a
+// [Checkpointer]; it commits a [ToolCallRecord] with Pending set ([DB.PutToolCall]) before a
+// tool runs and completes it ([DB.CompleteToolCall]) right after.
+//
+// A [Run] is recorded Live while an agent run is in progress. When the file is opened again
+// after a crash, live runs are marked [StopInterrupted] (see [DB.Recovered]); their pending
+// tool records stay pending, because nobody knows whether those tools finished. The window
+// paints a pending record of a run that is not live as interrupted. A run that was paused on
+// an approval keeps its [Run.State] and becomes [StopAwaitingApproval], so it can be resumed.
+//
+// What the window paints (running, completed, denied, …) is never stored here.
+//
+// # Layout
+//
+// Buckets of schema version 1 (sequence keys are 8-byte big-endian from NextSequence):
+//
+//	meta            "schema" → uint64 version
+//	chats           chat id → Chat (its summary: title, model, workspace, times, count)
+//	chatsByUpdated  updatedAt (8 bytes, unix ns) ‖ chat id → empty: the newest-first index
+//	chat            chat id → bucket
+//	    messages      seq → Message
+//	    tools         seq → ToolCallRecord
+//	    toolIndex     tool call id → seq
+//	    runs          run id → empty
+//	runs            run id → Run
+//	liveRuns        run id → empty
+//	settings        "settings" → Settings
+//
+// Values are JSON with camelCase names (the frontend reads the same shapes). The schema
+// version is checked on open: an older file is copied to PATH.schemaN.bak and migrated in one
+// transaction; a newer one is refused with [ErrNewerSchema].
+//
+// # Caveats
+//
+// Only one process can open the file for writing. Reading with [Options.ReadOnly] takes a
+// shared lock, which the running app's exclusive lock also blocks: the command line then
+// reports [ErrLocked] rather than reading a file that is being written.
+package store

@@ -1,0 +1,139 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// A message's id is its chat's id, "-m", and its sequence number in the chat: unique across
+// the store, and the key of the message is found from it without an index.
+func messageID(chatID string, seq uint64) string {
+	return chatID + "-m" + strconv.FormatUint(seq, 10)
+}
+
+func messageSeq(chatID, id string) (uint64, bool) {
+	rest, ok := strings.CutPrefix(id, chatID+"-m")
+	if !ok {
+		return 0, false
+	}
+	seq, err := strconv.ParseUint(rest, 10, 64)
+	return seq, err == nil && seq > 0
+}
+
+// AppendMessage adds m at the end of a chat and returns it with its ID, ChatID and times set.
+// It is on disk when AppendMessage returns.
+func (db *DB) AppendMessage(chatID string, m Message) (Message, error) {
+	err := db.update("append message", func(tx *bolt.Tx) error {
+		msgs, err := messagesBucket(tx, chatID)
+		if err != nil {
+			return err
+		}
+		seq, err := msgs.NextSequence()
+		if err != nil {
+			return err
+		}
+		now := db.now()
+		m.ID, m.ChatID = messageID(chatID, seq), chatID
+		if m.CreatedAt.IsZero() {
+			m.CreatedAt = now
+		}
+		m.UpdatedAt = now
+		if err := putJSON(msgs, seqKey(seq), &m); err != nil {
+			return err
+		}
+		return db.touchChat(tx, chatID, 1, &m)
+	})
+	return m, err
+}
+
+// UpdateMessage replaces a stored message (found by m.ID) in place: streaming checkpoints,
+// the end of a stream. CreatedAt is kept, UpdatedAt set.
+func (db *DB) UpdateMessage(chatID string, m Message) error {
+	return db.update("update message", func(tx *bolt.Tx) error {
+		msgs, err := messagesBucket(tx, chatID)
+		if err != nil {
+			return err
+		}
+		seq, ok := messageSeq(chatID, m.ID)
+		var old []byte
+		if ok {
+			old = msgs.Get(seqKey(seq))
+		}
+		if old == nil {
+			return &NotFoundError{Kind: "message", ID: m.ID}
+		}
+		var prev Message
+		if err := json.Unmarshal(old, &prev); err != nil {
+			return err
+		}
+		m.ChatID, m.CreatedAt, m.UpdatedAt = chatID, prev.CreatedAt, db.now()
+		if err := putJSON(msgs, seqKey(seq), &m); err != nil {
+			return err
+		}
+		return db.touchChat(tx, chatID, 0, nil)
+	})
+}
+
+// Message returns one message of a chat.
+func (db *DB) Message(chatID, id string) (Message, error) {
+	var m Message
+	err := db.view(func(tx *bolt.Tx) error {
+		msgs, err := messagesBucket(tx, chatID)
+		if err != nil {
+			return err
+		}
+		seq, ok := messageSeq(chatID, id)
+		var raw []byte
+		if ok {
+			raw = msgs.Get(seqKey(seq))
+		}
+		if raw == nil {
+			return &NotFoundError{Kind: "message", ID: id}
+		}
+		return json.Unmarshal(raw, &m)
+	})
+	return m, err
+}
+
+// Messages returns a chat's messages in order.
+func (db *DB) Messages(chatID string) ([]Message, error) {
+	var out []Message
+	err := db.view(func(tx *bolt.Tx) error {
+		msgs, err := messagesBucket(tx, chatID)
+		if err != nil {
+			return err
+		}
+		out = make([]Message, 0, msgs.Stats().KeyN)
+		return msgs.ForEach(func(_, v []byte) error {
+			var m Message
+			if err := json.Unmarshal(v, &m); err != nil {
+				return err
+			}
+			out = append(out, m)
+			return nil
+		})
+	})
+	return out, err
+}
+
+// messagesBucket finds a chat's messages bucket (made with the chat).
+func messagesBucket(tx *bolt.Tx, chatID string) (*bolt.Bucket, error) {
+	return chatSubBucket(tx, chatID, bucketMessages)
+}
+
+// chatSubBucket finds one of the buckets every chat is created with.
+func chatSubBucket(tx *bolt.Tx, chatID string, name []byte) (*bolt.Bucket, error) {
+	cb := chatBucket(tx, chatID)
+	if cb == nil {
+		return nil, &NotFoundError{Kind: "chat", ID: chatID}
+	}
+	b := cb.Bucket(name)
+	if b == nil {
+		return nil, fmt.Errorf("chat %s has no %s bucket: the database is damaged", chatID, name)
+	}
+	return b, nil
+}

@@ -1,0 +1,168 @@
+package store
+
+import (
+	"encoding/json"
+	"sort"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// StartRun records a new live run in a chat. ID (when empty), StartedAt (when zero) and Live
+// are set; Phase defaults to "submitted".
+func (db *DB) StartRun(r Run) (Run, error) {
+	now := db.now()
+	if r.ID == "" {
+		r.ID = newID(now)
+	}
+	if r.StartedAt.IsZero() {
+		r.StartedAt = now
+	}
+	if r.Phase == "" {
+		r.Phase = "submitted"
+	}
+	r.Live, r.FinishedAt = true, time.Time{}
+	err := db.update("start run", func(tx *bolt.Tx) error {
+		runs, err := chatSubBucket(tx, r.ChatID, bucketChatRuns)
+		if err != nil {
+			return err
+		}
+		if tx.Bucket(bucketRuns).Get([]byte(r.ID)) != nil {
+			return &existsError{kind: "run", id: r.ID}
+		}
+		if err := runs.Put([]byte(r.ID), nil); err != nil {
+			return err
+		}
+		return saveRun(tx, &r)
+	})
+	return r, err
+}
+
+// UpdateRun lets edit change a run (phase, stop reason, state, …; not its ID or chat) and
+// saves it. A run edited to Live false leaves the set of live runs.
+func (db *DB) UpdateRun(id string, edit func(*Run)) (Run, error) {
+	var r Run
+	err := db.update("update run", func(tx *bolt.Tx) error {
+		old, err := loadRun(tx, id)
+		if err != nil {
+			return err
+		}
+		r = old
+		edit(&r)
+		r.ID, r.ChatID = old.ID, old.ChatID
+		return saveRun(tx, &r)
+	})
+	return r, err
+}
+
+// SetRunPhase records the phase a live run is in.
+func (db *DB) SetRunPhase(id, phase string) (Run, error) {
+	return db.UpdateRun(id, func(r *Run) { r.Phase = phase })
+}
+
+// FinishRun records how a run ended: no longer live, finished now, with stopReason. A run
+// stopped on StopAwaitingApproval is left in that phase (with its State) to be resumed;
+// every other run goes idle.
+func (db *DB) FinishRun(id, stopReason string, state json.RawMessage) (Run, error) {
+	now := db.now()
+	return db.UpdateRun(id, func(r *Run) {
+		r.Live, r.FinishedAt, r.StopReason = false, now, stopReason
+		r.Phase = PhaseIdle
+		if stopReason == StopAwaitingApproval {
+			r.Phase = PhaseAwaitingApproval
+		}
+		if state != nil {
+			r.State = state
+		}
+	})
+}
+
+// Run returns one run.
+func (db *DB) Run(id string) (Run, error) {
+	var r Run
+	err := db.view(func(tx *bolt.Tx) (err error) {
+		r, err = loadRun(tx, id)
+		return err
+	})
+	return r, err
+}
+
+// LiveRuns returns the runs marked live, oldest first.
+func (db *DB) LiveRuns() ([]Run, error) {
+	return db.runsIn(func(tx *bolt.Tx) (*bolt.Bucket, error) { return tx.Bucket(bucketLiveRuns), nil })
+}
+
+// RunsOf returns a chat's runs, oldest first.
+func (db *DB) RunsOf(chatID string) ([]Run, error) {
+	return db.runsIn(func(tx *bolt.Tx) (*bolt.Bucket, error) { return chatSubBucket(tx, chatID, bucketChatRuns) })
+}
+
+func (db *DB) runsIn(set func(tx *bolt.Tx) (*bolt.Bucket, error)) ([]Run, error) {
+	var out []Run
+	err := db.view(func(tx *bolt.Tx) error {
+		ids, err := set(tx)
+		if err != nil {
+			return err
+		}
+		return ids.ForEach(func(id, _ []byte) error {
+			r, err := loadRun(tx, string(id))
+			if err != nil {
+				return err
+			}
+			out = append(out, r)
+			return nil
+		})
+	})
+	sort.SliceStable(out, func(i, j int) bool { return out[i].StartedAt.Before(out[j].StartedAt) })
+	return out, err
+}
+
+// recoverLiveRuns marks the runs a dead process left live: interrupted, or paused when they
+// were waiting on an approval (nothing was executing; the decision can still be taken). Tool
+// records are left as they are.
+func (db *DB) recoverLiveRuns() error {
+	live, err := db.LiveRuns()
+	if err != nil || len(live) == 0 {
+		return err
+	}
+	return db.update("mark interrupted runs", func(tx *bolt.Tx) error {
+		db.recovered = db.recovered[:0]
+		for _, r := range live {
+			r.Live = false
+			if r.Phase == PhaseAwaitingApproval {
+				r.StopReason = StopAwaitingApproval
+			} else {
+				r.StopReason = StopInterrupted
+			}
+			if err := saveRun(tx, &r); err != nil {
+				return err
+			}
+			db.recovered = append(db.recovered, r)
+		}
+		return nil
+	})
+}
+
+func loadRun(tx *bolt.Tx, id string) (Run, error) {
+	var r Run
+	raw := tx.Bucket(bucketRuns).Get([]byte(id))
+	if raw == nil {
+		return r, &NotFoundError{Kind: "run", ID: id}
+	}
+	err := json.Unmarshal(raw, &r)
+	return r, err
+}
+
+func saveRun(tx *bolt.Tx, r *Run) error {
+	live := tx.Bucket(bucketLiveRuns)
+	var err error
+	if r.Live {
+		err = live.Put([]byte(r.ID), nil)
+	} else {
+		err = live.Delete([]byte(r.ID))
+	}
+	if err != nil {
+		return err
+	}
+	return putJSON(tx.Bucket(bucketRuns), []byte(r.ID), r)
+}

@@ -1,0 +1,79 @@
+package store
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// migration brings a file from schema version to-1 to version to, inside the one transaction
+// that also records the new version.
+type migration struct {
+	to    uint64
+	about string
+	apply func(tx *bolt.Tx) error
+}
+
+// migrations are applied in order; the schema version is the number of them. Append only.
+var migrations = []migration{
+	{to: 1, about: "chats, messages, tool-call records, runs and settings", apply: createBucketsV1},
+}
+
+// CurrentSchema is the schema version this build writes.
+func CurrentSchema() uint64 { return uint64(len(migrations)) }
+
+func createBucketsV1(tx *bolt.Tx) error {
+	for _, name := range [][]byte{bucketChats, bucketChatsByUpdated, bucketChat, bucketRuns, bucketLiveRuns, bucketSettings} {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// schemaVersion reads the file's version; 0 is a file that holds nothing yet.
+func (db *DB) schemaVersion() (uint64, error) {
+	var v uint64
+	err := db.view(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketMeta)
+		if b == nil {
+			return nil
+		}
+		raw := b.Get(keySchema)
+		if len(raw) != 8 {
+			return fmt.Errorf("the database %s has no valid schema version: it is not a Prototyper database, pass --db with another file", db.path)
+		}
+		v = binary.BigEndian.Uint64(raw)
+		return nil
+	})
+	return v, err
+}
+
+// BackupPath is where Open copies a file of schema version from before migrating it.
+func BackupPath(path string, from uint64) string {
+	return fmt.Sprintf("%s.schema%d.bak", path, from)
+}
+
+// migrate copies the file aside (unless it is new) and then applies every migration after
+// from in one transaction, so that a crash leaves either the old file or the new one.
+func (db *DB) migrate(from uint64) error {
+	if from > 0 {
+		backup := BackupPath(db.path, from)
+		if err := db.view(func(tx *bolt.Tx) error { return tx.CopyFile(backup, 0o600) }); err != nil {
+			return fmt.Errorf("cannot back up the database to %s before upgrading it: %w", backup, err)
+		}
+	}
+	return db.update("schema upgrade", func(tx *bolt.Tx) error {
+		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
+		if err != nil {
+			return err
+		}
+		for _, m := range migrations[from:] {
+			if err := m.apply(tx); err != nil {
+				return fmt.Errorf("upgrading the database to schema %d (%s): %w", m.to, m.about, err)
+			}
+		}
+		return meta.Put(keySchema, binary.BigEndian.AppendUint64(nil, CurrentSchema()))
+	})
+}

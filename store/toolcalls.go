@@ -1,0 +1,109 @@
+package store
+
+import (
+	"encoding/json"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// PutToolCall stores a tool-call record, or replaces the one with the same ChatID and ID.
+// The loop calls it with AwaitingApproval while the user decides, and with Pending (and
+// StartedAt) just before the tool runs; it is on disk when PutToolCall returns.
+func (db *DB) PutToolCall(r ToolCallRecord) error {
+	return db.update("save tool call", func(tx *bolt.Tx) error {
+		tools, err := chatSubBucket(tx, r.ChatID, bucketTools)
+		if err != nil {
+			return err
+		}
+		index, err := chatSubBucket(tx, r.ChatID, bucketToolIndex)
+		if err != nil {
+			return err
+		}
+		key := index.Get([]byte(r.ID))
+		if key == nil {
+			seq, err := tools.NextSequence()
+			if err != nil {
+				return err
+			}
+			key = seqKey(seq)
+			if err := index.Put([]byte(r.ID), key); err != nil {
+				return err
+			}
+		}
+		return putJSON(tools, key, &r)
+	})
+}
+
+// CompleteToolCall records a tool's result right after it ran: Pending false, OK, Output,
+// Details, FinishedAt and DurationMs.
+func (db *DB) CompleteToolCall(chatID, id string, res ToolResult) (ToolCallRecord, error) {
+	var r ToolCallRecord
+	err := db.update("complete tool call", func(tx *bolt.Tx) error {
+		tools, key, err := toolKey(tx, chatID, id)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(tools.Get(key), &r); err != nil {
+			return err
+		}
+		if res.FinishedAt.IsZero() {
+			res.FinishedAt = db.now()
+		}
+		r.Pending, r.AwaitingApproval = false, false
+		r.OK, r.Output, r.Details, r.FinishedAt = res.OK, res.Output, res.Details, res.FinishedAt
+		if !r.StartedAt.IsZero() {
+			r.DurationMs = r.FinishedAt.Sub(r.StartedAt).Milliseconds()
+		}
+		return putJSON(tools, key, &r)
+	})
+	return r, err
+}
+
+// ToolCall returns one tool-call record.
+func (db *DB) ToolCall(chatID, id string) (ToolCallRecord, error) {
+	var r ToolCallRecord
+	err := db.view(func(tx *bolt.Tx) error {
+		tools, key, err := toolKey(tx, chatID, id)
+		if err != nil {
+			return err
+		}
+		return json.Unmarshal(tools.Get(key), &r)
+	})
+	return r, err
+}
+
+// ToolCalls returns a chat's tool-call records in the order they were first stored.
+func (db *DB) ToolCalls(chatID string) ([]ToolCallRecord, error) {
+	var out []ToolCallRecord
+	err := db.view(func(tx *bolt.Tx) error {
+		tools, err := chatSubBucket(tx, chatID, bucketTools)
+		if err != nil {
+			return err
+		}
+		return tools.ForEach(func(_, v []byte) error {
+			var r ToolCallRecord
+			if err := json.Unmarshal(v, &r); err != nil {
+				return err
+			}
+			out = append(out, r)
+			return nil
+		})
+	})
+	return out, err
+}
+
+func toolKey(tx *bolt.Tx, chatID, id string) (*bolt.Bucket, []byte, error) {
+	tools, err := chatSubBucket(tx, chatID, bucketTools)
+	if err != nil {
+		return nil, nil, err
+	}
+	index, err := chatSubBucket(tx, chatID, bucketToolIndex)
+	if err != nil {
+		return nil, nil, err
+	}
+	key := index.Get([]byte(id))
+	if key == nil || tools.Get(key) == nil {
+		return nil, nil, &NotFoundError{Kind: "tool call", ID: id}
+	}
+	return tools, key, nil
+}

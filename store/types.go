@@ -1,0 +1,153 @@
+package store
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Message roles.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// Stop reasons a run can be left with besides those of the design's run.finished event
+// (completed, max_steps, aborted, error, awaiting_approval, length).
+const (
+	// StopInterrupted marks a run that was live when the process died.
+	StopInterrupted = "interrupted"
+	// StopAwaitingApproval is the design's stop reason of a run paused on the user's decision.
+	StopAwaitingApproval = "awaiting_approval"
+)
+
+// PhaseIdle and PhaseAwaitingApproval are the design's run phases the store itself sets.
+const (
+	PhaseIdle             = "idle"
+	PhaseAwaitingApproval = "awaiting_approval"
+)
+
+// Approval decisions.
+const (
+	DecisionAllow = "allow"
+	DecisionDeny  = "deny"
+)
+
+// Chat is one conversation's summary: what the chat list shows. It is stored apart from the
+// messages, so that listing chats never reads them.
+type Chat struct {
+	ID           string    `json:"id"`
+	Title        string    `json:"title"`
+	Model        string    `json:"model,omitempty"`
+	Workspace    string    `json:"workspace,omitempty"`
+	CreatedAt    time.Time `json:"createdAt"`
+	UpdatedAt    time.Time `json:"updatedAt"`
+	MessageCount int       `json:"messageCount"`
+}
+
+// Message is one message of a chat, as the model and the window see it.
+type Message struct {
+	ID         string     `json:"id"`
+	ChatID     string     `json:"chatId"`
+	RunID      string     `json:"runId,omitempty"`
+	Role       string     `json:"role"`
+	Content    string     `json:"content"`
+	Thinking   string     `json:"thinking,omitempty"`
+	ThinkingMs int64      `json:"thinkingMs,omitempty"`
+	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`
+	// ToolName and ToolCallID are set on a tool-role message: which call it answers.
+	ToolName   string    `json:"toolName,omitempty"`
+	ToolCallID string    `json:"toolCallId,omitempty"`
+	Images     [][]byte  `json:"images,omitempty"` // raw bytes; base64 strings in JSON
+	CreatedAt  time.Time `json:"createdAt"`
+	UpdatedAt  time.Time `json:"updatedAt"`
+	// Complete is false while the message streams (and stays false if the stream never ended).
+	Complete   bool   `json:"complete"`
+	DoneReason string `json:"doneReason,omitempty"`
+	Usage      *Usage `json:"usage,omitempty"`
+}
+
+// ToolCall is a call the model asked for in an assistant message.
+type ToolCall struct {
+	ID   string          `json:"id"`
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args,omitempty"`
+}
+
+// Usage is the token accounting of one message.
+type Usage struct {
+	PromptTokens int     `json:"promptTokens"`
+	EvalTokens   int     `json:"evalTokens"`
+	EvalMs       int64   `json:"evalMs"`
+	TokensPerSec float64 `json:"tokensPerSec"`
+}
+
+// ToolCallRecord is the persisted truth about one tool call: whether it was approved, whether
+// it is still pending (true from just before execution until its result is committed), and
+// what it returned. It never says what the window painted.
+type ToolCallRecord struct {
+	ID        string          `json:"id"` // the tool call's id
+	ChatID    string          `json:"chatId"`
+	RunID     string          `json:"runId,omitempty"`
+	MessageID string          `json:"messageId,omitempty"` // the assistant message that asked
+	Name      string          `json:"name"`
+	Args      json.RawMessage `json:"args,omitempty"`
+	// AwaitingApproval is true while the call waits for the user's decision (not yet run).
+	AwaitingApproval bool            `json:"awaitingApproval,omitempty"`
+	Pending          bool            `json:"pending"`
+	OK               bool            `json:"ok"`
+	Output           string          `json:"output,omitempty"`  // what the model was told
+	Details          json.RawMessage `json:"details,omitempty"` // for the window: path, bytes, diff
+	StartedAt        time.Time       `json:"startedAt,omitzero"`
+	FinishedAt       time.Time       `json:"finishedAt,omitzero"`
+	DurationMs       int64           `json:"durationMs,omitempty"`
+	Approval         *Approval       `json:"approval,omitempty"`
+}
+
+// Approval is how a call was allowed or denied.
+type Approval struct {
+	Decision  string    `json:"decision"`         // allow or deny
+	By        string    `json:"by"`               // user, policy or hook
+	Reason    string    `json:"reason,omitempty"` // shown to the user and, on deny, to the model
+	DecidedAt time.Time `json:"decidedAt,omitzero"`
+}
+
+// ToolResult completes a pending [ToolCallRecord].
+type ToolResult struct {
+	OK      bool
+	Output  string
+	Details json.RawMessage
+	// FinishedAt defaults to now.
+	FinishedAt time.Time
+}
+
+// Run is one agent run in a chat. Live is true while a process is running it: a live run
+// found when the file is opened again belonged to a process that died.
+type Run struct {
+	ID         string    `json:"id"`
+	ChatID     string    `json:"chatId"`
+	Model      string    `json:"model,omitempty"`
+	Think      string    `json:"think,omitempty"`
+	Trigger    string    `json:"trigger,omitempty"` // user, approval, steering, follow_up
+	StartedAt  time.Time `json:"startedAt"`
+	FinishedAt time.Time `json:"finishedAt,omitzero"`
+	Phase      string    `json:"phase"`
+	StopReason string    `json:"stopReason,omitempty"`
+	Live       bool      `json:"live"`
+	// State is the loop's own record of where it stands (opaque here), enough to resume a run
+	// paused on an approval after a restart.
+	State json.RawMessage `json:"state,omitempty"`
+}
+
+// Settings are the user's preferences. A zero field means "the built-in default".
+type Settings struct {
+	OllamaURL    string `json:"ollamaUrl,omitempty"`
+	DefaultModel string `json:"defaultModel,omitempty"`
+	Workspace    string `json:"workspace,omitempty"`
+	Think        string `json:"think,omitempty"`      // off, on, low, medium, high
+	ContextCap   int    `json:"contextCap,omitempty"` // num_ctx ceiling, tokens
+	// ToolApproval maps a tool name to auto, ask or deny; "*" is the fallback.
+	ToolApproval map[string]string `json:"toolApproval,omitempty"`
+	CoalesceMs   int               `json:"coalesceMs,omitempty"` // the bridge's coalescing window
+}
