@@ -1,0 +1,203 @@
+package ollama
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Chat sends one chat turn and streams the answer: fn receives thinking and content deltas
+// as they arrive, retries before the first byte, and — once done:true has arrived — the
+// message's tool calls. Chat returns the finished [Result].
+//
+// On error Chat returns a non-nil Result when some of the answer had arrived (for display
+// or a checkpoint), but its Message never holds tool calls: only a complete stream's calls
+// may be executed. The request always streams; cancelling ctx closes the connection.
+func (c *Client) Chat(ctx context.Context, req *ChatRequest, fn EventFunc) (*Result, error) {
+	if fn == nil {
+		fn = func(Event) error { return nil }
+	}
+	body, err := json.Marshal(wireChatRequest{ChatRequest: req, Stream: true})
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.open(ctx, http.MethodPost, "/api/chat", body, req.Model, c.idle, func(ri RetryInfo) error {
+		return fn(Event{Kind: EventRetry, Retry: ri})
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer r.close()
+	d := chatDecoder{fn: fn, newID: c.newID}
+	return d.run(newLineReader(r.resp.Body, c.maxLine), r.lineArrived, r.readErr)
+}
+
+// chatChunk is one line of /api/chat as this client reads it: content and thinking stay raw
+// so that they can be unescaped straight into the accumulated message without an
+// allocation per chunk; model and created_at are skipped.
+type chatChunk struct {
+	Message struct {
+		Content   json.RawMessage `json:"content"`
+		Thinking  json.RawMessage `json:"thinking"`
+		ToolCalls []wireToolCall  `json:"tool_calls"`
+	} `json:"message"`
+	Done               bool    `json:"done"`
+	DoneReason         string  `json:"done_reason"`
+	Error              *string `json:"error"`
+	TotalDuration      int64   `json:"total_duration"`
+	LoadDuration       int64   `json:"load_duration"`
+	PromptEvalCount    int     `json:"prompt_eval_count"`
+	PromptEvalDuration int64   `json:"prompt_eval_duration"`
+	EvalCount          int     `json:"eval_count"`
+	EvalDuration       int64   `json:"eval_duration"`
+}
+
+func (ch *chatChunk) reset() {
+	ch.Message.Content = ch.Message.Content[:0]
+	ch.Message.Thinking = ch.Message.Thinking[:0]
+	ch.Message.ToolCalls = nil
+	ch.Done, ch.DoneReason, ch.Error = false, "", nil
+	ch.TotalDuration, ch.LoadDuration, ch.PromptEvalDuration, ch.EvalDuration = 0, 0, 0, 0
+	ch.PromptEvalCount, ch.EvalCount = 0, 0
+}
+
+// chatDecoder turns the lines of a chat stream into events and a result.
+type chatDecoder struct {
+	fn                EventFunc
+	newID             func() string
+	chunk             chatChunk
+	content, thinking strings.Builder
+	calls             []ToolCall
+	lines             int
+}
+
+// run reads lines until done:true or an error. onLine is called after every line (it
+// re-arms the idle timer); readErr explains a read error (cancellation, timeout).
+func (d *chatDecoder) run(lr *lineReader, onLine func(), readErr func(error) error) (*Result, error) {
+	for {
+		line, err := lr.next()
+		if err != nil {
+			var tooLong *LineTooLongError
+			switch {
+			case errors.As(err, &tooLong):
+				return d.partial(), err
+			case err == io.EOF:
+				return d.partial(), &IncompleteStreamError{Lines: d.lines}
+			}
+			err = readErr(err)
+			var te *TimeoutError
+			if errors.As(err, &te) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+				return d.partial(), err
+			}
+			return d.partial(), &IncompleteStreamError{Lines: d.lines, Err: err}
+		}
+		d.lines = lr.n
+		if onLine != nil {
+			onLine()
+		}
+		done, err := d.decodeLine(line)
+		if err != nil {
+			return d.partial(), err
+		}
+		if done {
+			return d.result(), nil
+		}
+	}
+}
+
+// decodeLine decodes one line and emits its events; it reports whether it was the last.
+func (d *chatDecoder) decodeLine(line []byte) (bool, error) {
+	ch := &d.chunk
+	ch.reset()
+	if err := json.Unmarshal(line, ch); err != nil {
+		return false, &MalformedLineError{Line: d.lines, Text: snippet(line), Err: err}
+	}
+	if ch.Error != nil {
+		return false, &StreamError{Message: *ch.Error, Line: d.lines}
+	}
+	if err := d.emitText(&d.thinking, ch.Message.Thinking, EventThinkingDelta); err != nil {
+		return false, err
+	}
+	if err := d.emitText(&d.content, ch.Message.Content, EventContentDelta); err != nil {
+		return false, err
+	}
+	for _, w := range ch.Message.ToolCalls {
+		id := w.ID
+		if id == "" {
+			id = d.newID()
+		}
+		d.calls = append(d.calls, ToolCall{
+			ID:       id,
+			Index:    len(d.calls),
+			Function: ToolCallFunction{Name: w.Function.Name, Arguments: normalizeArguments(w.Function.Arguments)},
+		})
+	}
+	if !ch.Done {
+		return false, nil
+	}
+	if len(d.calls) > 0 {
+		if err := d.fn(Event{Kind: EventToolCalls, ToolCalls: d.calls}); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// emitText appends a raw JSON string to b and emits the new text. The event's text is a
+// slice of the builder's memory, which is never rewritten, so it costs no allocation.
+func (d *chatDecoder) emitText(b *strings.Builder, raw json.RawMessage, kind EventKind) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	start := b.Len()
+	if err := appendJSONString(b, raw); err != nil {
+		return &MalformedLineError{Line: d.lines, Text: snippet(raw), Err: err}
+	}
+	if b.Len() == start {
+		return nil
+	}
+	return d.fn(Event{Kind: kind, Text: b.String()[start:]})
+}
+
+// partial is the result of a failed stream: text only, never tool calls.
+func (d *chatDecoder) partial() *Result {
+	if d.lines == 0 && d.content.Len() == 0 && d.thinking.Len() == 0 {
+		return nil
+	}
+	return &Result{Message: Message{Role: RoleAssistant, Content: d.content.String(), Thinking: d.thinking.String()}}
+}
+
+func (d *chatDecoder) result() *Result {
+	ch := &d.chunk
+	return &Result{
+		Message: Message{
+			Role:      RoleAssistant,
+			Content:   d.content.String(),
+			Thinking:  d.thinking.String(),
+			ToolCalls: d.calls,
+		},
+		Done:       true,
+		DoneReason: ch.DoneReason,
+		Metrics: Metrics{
+			TotalDuration:      time.Duration(ch.TotalDuration),
+			LoadDuration:       time.Duration(ch.LoadDuration),
+			PromptEvalCount:    ch.PromptEvalCount,
+			PromptEvalDuration: time.Duration(ch.PromptEvalDuration),
+			EvalCount:          ch.EvalCount,
+			EvalDuration:       time.Duration(ch.EvalDuration),
+		},
+	}
+}
+
+// newCallID makes an id for a tool call the server sent without one.
+func newCallID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "call_" + hex.EncodeToString(b[:])
+}

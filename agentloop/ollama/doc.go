@@ -1,0 +1,37 @@
+// Package ollama is Prototyper's native client for a local Ollama server: it speaks the
+// server's own NDJSON API (/api/chat, /api/tags, /api/show, /api/pull, /api/version), never
+// the OpenAI-compatible endpoint.
+//
+// # Basics
+//
+// Resolve the server with [ResolveHost] (the --ollama flag, else OLLAMA_HOST read the way
+// Ollama's own client reads it, else http://127.0.0.1:11434), build a [Client] with [New],
+// and stream a turn with [Client.Chat]. Chat calls its [EventFunc] once per streamed item —
+// a thinking delta, a content delta, a retry — and returns a [Result] holding the finished
+// assistant [Message], the done reason and the [Metrics] of the final chunk.
+//
+// # Guarantees
+//
+//   - A stream is finished only by a chunk with done:true. A stream that ends any other way
+//     (EOF, a reset, an idle timeout, an {"error":…} line) is an error, and the tool calls it
+//     carried are never returned as executable: [EventToolCalls] is emitted, and
+//     Result.Message.ToolCalls is filled, only once done:true has arrived.
+//   - Every line is read in full up to a limit (16 MiB by default, [WithMaxLineSize]); a
+//     longer line is an [ErrLineTooLong] error, never a silent stop. A line that is not JSON
+//     is an [ErrMalformedLine] error naming the line number.
+//   - Requests are retried with exponential backoff only before the first byte of a response
+//     arrives: connection refused and 5xx answers (503's Retry-After is honoured), never 4xx.
+//     Each retry is reported ([EventRetry] in Chat, [WithRetryNotify] elsewhere).
+//   - There is no whole-request timeout: a first-byte timeout (5 min by default, a model can
+//     take that long to load) and an idle timeout between lines (60 s). Cancelling the
+//     context closes the connection at once.
+//
+// # Errors
+//
+// Errors can be matched with [errors.Is] against the sentinels ([ErrNotRunning],
+// [ErrModelNotFound], [ErrCapability], [ErrBusy], [ErrStream], [ErrIncompleteStream],
+// [ErrLineTooLong], [ErrMalformedLine], [ErrFirstByteTimeout], [ErrIdleTimeout]) or with
+// [errors.As] against the typed errors that carry details ([StatusError], [StreamError], …).
+// Their Error() is one sentence that says what to do. [Retryable] and [Code] classify an
+// error for the agent's `error` event.
+package ollama

@@ -1,0 +1,264 @@
+package ollama
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Sentinel errors, for errors.Is. The errors actually returned are the typed errors below,
+// which match these and carry the details.
+var (
+	// ErrNotRunning: nothing answers at the server's address (connection refused), after
+	// the retries. Returned as a *NotRunningError.
+	ErrNotRunning = errors.New("Ollama is not running")
+	// ErrModelNotFound: the server does not have the model (HTTP 404). A *StatusError.
+	ErrModelNotFound = errors.New("model not found")
+	// ErrCapability: the model lacks what the request needs, e.g. tools or thinking
+	// (HTTP 400 "… does not support …"). A *StatusError.
+	ErrCapability = errors.New("model lacks a capability")
+	// ErrBusy: the server is overloaded (HTTP 503), after the retries. A *StatusError.
+	ErrBusy = errors.New("Ollama is busy")
+	// ErrStream: the server sent an {"error":…} line. A *StreamError.
+	ErrStream = errors.New("Ollama reported an error in the stream")
+	// ErrIncompleteStream: the stream ended (EOF or a broken connection) before
+	// done:true. An *IncompleteStreamError.
+	ErrIncompleteStream = errors.New("stream ended before done")
+	// ErrLineTooLong: a line exceeded the maximum line size. A *LineTooLongError.
+	ErrLineTooLong = errors.New("line too long")
+	// ErrMalformedLine: a line was not the JSON object expected. A *MalformedLineError.
+	ErrMalformedLine = errors.New("malformed line")
+	// ErrFirstByteTimeout: no response within the first-byte timeout. A *TimeoutError.
+	ErrFirstByteTimeout = errors.New("first-byte timeout")
+	// ErrIdleTimeout: no line within the idle timeout mid-stream. A *TimeoutError.
+	ErrIdleTimeout = errors.New("idle timeout")
+)
+
+// NotRunningError says that nothing answers at URL.
+type NotRunningError struct {
+	URL string
+	Err error // the dial error
+}
+
+func (e *NotRunningError) Error() string {
+	return fmt.Sprintf("Ollama is not running at %s — start it with `ollama serve` (or point --ollama / OLLAMA_HOST at a running server)", e.URL)
+}
+func (e *NotRunningError) Unwrap() error        { return e.Err }
+func (e *NotRunningError) Is(target error) bool { return target == ErrNotRunning }
+
+// StatusError is an HTTP error answer (status 400 or more) with the server's message.
+type StatusError struct {
+	StatusCode int
+	// Message is the server's {"error":…} text, or the body when it is not JSON.
+	Message string
+	URL     string
+	// Model is the model the request named, if any.
+	Model string
+	// RetryAfter is the Retry-After header's delay; 0 when absent.
+	RetryAfter time.Duration
+}
+
+func (e *StatusError) Error() string {
+	msg := e.Message
+	if msg == "" {
+		msg = http.StatusText(e.StatusCode)
+	}
+	switch {
+	case e.Is(ErrModelNotFound) && e.Model != "":
+		return fmt.Sprintf("model %q is not on the Ollama server at %s — run `prototyper pull %s`", e.Model, e.URL, e.Model)
+	case e.Is(ErrCapability):
+		return fmt.Sprintf("Ollama refused the request: %s — pick a model that has this capability (see `prototyper models`) or turn the feature off (e.g. --think off)", msg)
+	case e.Is(ErrBusy):
+		return fmt.Sprintf("Ollama at %s is busy (HTTP 503: %s) — wait a moment and try again", e.URL, msg)
+	case e.StatusCode >= 500:
+		return fmt.Sprintf("Ollama at %s failed (HTTP %d: %s) — try again; if it repeats, check the Ollama server log", e.URL, e.StatusCode, msg)
+	}
+	return fmt.Sprintf("Ollama at %s refused the request (HTTP %d: %s)", e.URL, e.StatusCode, msg)
+}
+
+// Is matches ErrModelNotFound (404), ErrCapability (400 "does not support") and ErrBusy (503).
+func (e *StatusError) Is(target error) bool {
+	switch target {
+	case ErrModelNotFound:
+		return e.StatusCode == http.StatusNotFound
+	case ErrCapability:
+		return e.StatusCode == http.StatusBadRequest &&
+			(strings.Contains(e.Message, "does not support") || strings.Contains(e.Message, "not supported"))
+	case ErrBusy:
+		return e.StatusCode == http.StatusServiceUnavailable
+	}
+	return false
+}
+
+// StreamError is an {"error":…} line inside a stream, usually on an HTTP 200 answer.
+type StreamError struct {
+	Message string // the server's text, unchanged
+	Line    int    // 1-based line number
+}
+
+func (e *StreamError) Error() string {
+	return fmt.Sprintf("Ollama reported an error mid-stream: %s — try again; if it repeats, check the Ollama server log", e.Message)
+}
+func (e *StreamError) Is(target error) bool { return target == ErrStream }
+
+// IncompleteStreamError is a stream that ended before its done:true line. The tool calls
+// it carried were not returned.
+type IncompleteStreamError struct {
+	Lines int   // lines received
+	Err   error // the read error; nil for a clean EOF
+}
+
+func (e *IncompleteStreamError) Error() string {
+	cause := "the connection closed"
+	if e.Err != nil {
+		cause = e.Err.Error()
+	}
+	return fmt.Sprintf("Ollama's answer stopped before it was complete (after %d lines, no done:true; %s) — nothing from it was run; try again", e.Lines, cause)
+}
+func (e *IncompleteStreamError) Unwrap() error        { return e.Err }
+func (e *IncompleteStreamError) Is(target error) bool { return target == ErrIncompleteStream }
+
+// LineTooLongError is a line longer than the client's limit.
+type LineTooLongError struct {
+	Line  int // 1-based line number
+	Limit int // bytes
+}
+
+func (e *LineTooLongError) Error() string {
+	return fmt.Sprintf("Ollama sent a line longer than %s (line %d) — raise the limit with WithMaxLineSize if such answers are expected", formatBytes(int64(e.Limit)), e.Line)
+}
+func (e *LineTooLongError) Is(target error) bool { return target == ErrLineTooLong }
+
+// MalformedLineError is a line that is not the JSON object expected.
+type MalformedLineError struct {
+	Line int    // 1-based line number
+	Text string // the start of the line
+	Err  error  // the JSON error
+}
+
+func (e *MalformedLineError) Error() string {
+	return fmt.Sprintf("Ollama sent malformed JSON on line %d (%v; starts %q) — check that the address points at an Ollama server", e.Line, e.Err, e.Text)
+}
+func (e *MalformedLineError) Unwrap() error        { return e.Err }
+func (e *MalformedLineError) Is(target error) bool { return target == ErrMalformedLine }
+
+// TimeoutError is a first-byte or idle timeout.
+type TimeoutError struct {
+	FirstByte bool // true: nothing arrived at all; false: the stream went silent
+	After     time.Duration
+	URL       string
+}
+
+func (e *TimeoutError) Error() string {
+	if e.FirstByte {
+		return fmt.Sprintf("Ollama at %s sent nothing for %v (a model can be slow to load) — try again, or raise the first-byte timeout", e.URL, e.After)
+	}
+	return fmt.Sprintf("Ollama at %s went silent for %v mid-stream — try again; if it repeats, check the Ollama server log", e.URL, e.After)
+}
+
+// Is matches ErrFirstByteTimeout or ErrIdleTimeout, and context.DeadlineExceeded.
+func (e *TimeoutError) Is(target error) bool {
+	switch target {
+	case ErrFirstByteTimeout:
+		return e.FirstByte
+	case ErrIdleTimeout:
+		return !e.FirstByte
+	case context.DeadlineExceeded:
+		return true
+	}
+	return false
+}
+
+// Retryable reports whether trying the same request again may succeed: the server was not
+// running, busy or failing (5xx, 429), timed out, broke the stream, or reported an error
+// mid-stream. Cancellation, 4xx answers, too-long and malformed lines are not retryable.
+func Retryable(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return false
+	}
+	var se *StatusError
+	if errors.As(err, &se) {
+		return se.StatusCode >= 500 || se.StatusCode == http.StatusTooManyRequests
+	}
+	switch {
+	case errors.Is(err, ErrLineTooLong), errors.Is(err, ErrMalformedLine):
+		return false
+	case errors.Is(err, ErrNotRunning), errors.Is(err, ErrIncompleteStream), errors.Is(err, ErrStream),
+		errors.Is(err, ErrFirstByteTimeout), errors.Is(err, ErrIdleTimeout):
+		return true
+	}
+	var te *transportError
+	return errors.As(err, &te)
+}
+
+// Code names the kind of err for the `error` event: not_running, model_not_found,
+// capability_missing, busy, http_error, stream_error, incomplete_stream, line_too_long,
+// malformed_line, first_byte_timeout, idle_timeout, canceled, network or unknown.
+func Code(err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.Is(err, ErrNotRunning):
+		return "not_running"
+	case errors.Is(err, ErrModelNotFound):
+		return "model_not_found"
+	case errors.Is(err, ErrCapability):
+		return "capability_missing"
+	case errors.Is(err, ErrBusy):
+		return "busy"
+	case errors.Is(err, ErrStream):
+		return "stream_error"
+	case errors.Is(err, ErrFirstByteTimeout):
+		return "first_byte_timeout"
+	case errors.Is(err, ErrIdleTimeout):
+		return "idle_timeout"
+	case errors.Is(err, ErrIncompleteStream):
+		return "incomplete_stream"
+	case errors.Is(err, ErrLineTooLong):
+		return "line_too_long"
+	case errors.Is(err, ErrMalformedLine):
+		return "malformed_line"
+	}
+	var se *StatusError
+	if errors.As(err, &se) {
+		return "http_error"
+	}
+	var te *transportError
+	if errors.As(err, &te) {
+		return "network"
+	}
+	return "unknown"
+}
+
+// transportError is a network failure other than a refused connection, before any answer.
+type transportError struct {
+	URL string
+	Err error
+}
+
+func (e *transportError) Error() string {
+	return fmt.Sprintf("cannot reach Ollama at %s (%v) — check that the server is up and the address is right", e.URL, e.Err)
+}
+func (e *transportError) Unwrap() error { return e.Err }
+
+// formatBytes writes n in B, KiB, MiB or GiB.
+func formatBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 3; m /= unit {
+		div *= unit
+		exp++
+	}
+	v := float64(n) / float64(div)
+	s := fmt.Sprintf("%.1f", v)
+	s = strings.TrimSuffix(s, ".0")
+	return s + " " + [...]string{"KiB", "MiB", "GiB", "TiB"}[exp]
+}

@@ -1,0 +1,66 @@
+package ollama
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+)
+
+// Pull downloads a model (/api/pull), calling fn for every progress line. It returns nil
+// only when the server reported "success"; an {"error":…} line is a [StreamError] (an
+// unknown model shows up this way), a stream that ends earlier an [ErrIncompleteStream].
+func (c *Client) Pull(ctx context.Context, name string, fn PullFunc) error {
+	if fn == nil {
+		fn = func(PullProgress) error { return nil }
+	}
+	body, err := json.Marshal(struct {
+		Model  string `json:"model"`
+		Stream bool   `json:"stream"`
+	}{name, true})
+	if err != nil {
+		return err
+	}
+	r, err := c.open(ctx, http.MethodPost, "/api/pull", body, name, c.pullIdle, c.notifyFunc())
+	if err != nil {
+		return err
+	}
+	defer r.close()
+	lr := newLineReader(r.resp.Body, c.maxLine)
+	for {
+		line, err := lr.next()
+		if err != nil {
+			var tooLong *LineTooLongError
+			switch {
+			case errors.As(err, &tooLong):
+				return err
+			case err == io.EOF:
+				return &IncompleteStreamError{Lines: lr.n}
+			}
+			err = r.readErr(err)
+			var te *TimeoutError
+			if errors.As(err, &te) || errors.Is(err, context.Canceled) {
+				return err
+			}
+			return &IncompleteStreamError{Lines: lr.n, Err: err}
+		}
+		r.lineArrived()
+		var p struct {
+			PullProgress
+			Error *string `json:"error"`
+		}
+		if err := json.Unmarshal(line, &p); err != nil {
+			return &MalformedLineError{Line: lr.n, Text: snippet(line), Err: err}
+		}
+		if p.Error != nil {
+			return &StreamError{Message: *p.Error, Line: lr.n}
+		}
+		if err := fn(p.PullProgress); err != nil {
+			return err
+		}
+		if p.Status == "success" {
+			return nil
+		}
+	}
+}
