@@ -1,0 +1,98 @@
+package events
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+)
+
+// LogEnv names the environment variable that turns the bridge log on: a file the bridge
+// appends one JSON line to per batch sent and per acknowledgement received, so a test can
+// prove from a real window that every tool call was painted running before its result went.
+const LogEnv = "PROTOTYPER_BRIDGE_LOG"
+
+// LogBatch is the bridge log's line for a batch sent:
+// {"kind":"batch","at":"RFC3339Nano","events":[{"seq":N,"type":"…","toolCallId":"…"},…]}.
+type LogBatch struct {
+	Kind   string     `json:"kind"` // "batch"
+	At     string     `json:"at"`
+	Events []LogEvent `json:"events"`
+}
+
+// LogEvent is one event of a [LogBatch].
+type LogEvent struct {
+	Seq        uint64 `json:"seq"`
+	Type       Type   `json:"type"`
+	ToolCallID string `json:"toolCallId,omitempty"`
+}
+
+// LogAck is the bridge log's line for an acknowledgement received:
+// {"kind":"ack","at":"…","seq":N,"running":["toolCallId",…]}.
+type LogAck struct {
+	Kind    string   `json:"kind"` // "ack"
+	At      string   `json:"at"`
+	Seq     uint64   `json:"seq"`
+	Running []string `json:"running"`
+}
+
+// Kinds of bridge log lines.
+const (
+	LogKindBatch = "batch"
+	LogKindAck   = "ack"
+)
+
+// bridgeLog appends lines; one Write per line keeps lines whole.
+type bridgeLog struct {
+	mu     sync.Mutex
+	w      io.Writer
+	closer io.Closer
+	err    error // the first write error; later lines are not attempted
+}
+
+func openBridgeLog(path string) (*bridgeLog, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBridgeLog, err)
+	}
+	return &bridgeLog{w: f, closer: f}, nil
+}
+
+func (l *bridgeLog) batch(at time.Time, batch []Event) {
+	line := LogBatch{Kind: LogKindBatch, At: at.Format(time.RFC3339Nano), Events: make([]LogEvent, len(batch))}
+	for i := range batch {
+		line.Events[i] = LogEvent{Seq: batch[i].Seq, Type: batch[i].Type, ToolCallID: batch[i].ToolCallID}
+	}
+	l.write(line)
+}
+
+func (l *bridgeLog) ack(at time.Time, seq uint64, running []string) {
+	if running == nil {
+		running = []string{}
+	}
+	l.write(LogAck{Kind: LogKindAck, At: at.Format(time.RFC3339Nano), Seq: seq, Running: running})
+}
+
+func (l *bridgeLog) write(line any) {
+	b, err := json.Marshal(line)
+	if err != nil {
+		return // the line types always marshal
+	}
+	b = append(b, '\n')
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err == nil {
+		_, l.err = l.w.Write(b)
+	}
+}
+
+func (l *bridgeLog) close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closer != nil {
+		return l.closer.Close()
+	}
+	return nil
+}
