@@ -1,0 +1,106 @@
+package store
+
+import (
+	"testing"
+	"time"
+)
+
+// stored reads the checkpointed message back from disk.
+func stored(t *testing.T, db *DB, cp *Checkpointer) Message {
+	t.Helper()
+	m, err := db.Message(cp.Message().ChatID, cp.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestCheckpointerSavesAtMostOncePerIntervalWhileStreaming(t *testing.T) {
+	clock := newTestClock()
+	db, _ := openTestDB(t, clock)
+	c := mustChat(t, db, Chat{})
+	cp, err := db.NewCheckpointer(c.ID, Message{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := stored(t, db, cp); m.Role != RoleAssistant || m.Complete {
+		t.Fatalf("the message is not on disk, streaming, before the first token: %+v", m)
+	}
+
+	steps := []struct {
+		advance   time.Duration
+		delta     string
+		wantSaved string
+	}{
+		{0, "a", ""},
+		{400 * time.Millisecond, "b", ""},
+		{500 * time.Millisecond, "c", ""},     // 900ms since the last save
+		{100 * time.Millisecond, "d", "abcd"}, // 1s: saved
+		{999 * time.Millisecond, "e", "abcd"}, // not yet
+		{time.Millisecond, "f", "abcdef"},     // 1s again
+		{10 * time.Second, "g", "abcdefg"},    // a long pause: the next delta saves
+	}
+	for i, s := range steps {
+		clock.Advance(s.advance)
+		if err := cp.AddText(s.delta); err != nil {
+			t.Fatal(err)
+		}
+		if got := stored(t, db, cp).Content; got != s.wantSaved {
+			t.Errorf("step %d: saved %q, want %q", i, got, s.wantSaved)
+		}
+	}
+	if cp.Message().Content != "abcdefg" {
+		t.Errorf("in memory = %q", cp.Message().Content)
+	}
+}
+
+func TestCheckpointerSavesAtToolCallBoundaryAndAtTheEnd(t *testing.T) {
+	clock := newTestClock()
+	db, _ := openTestDB(t, clock)
+	c := mustChat(t, db, Chat{})
+	cp, _ := db.NewCheckpointer(c.ID, Message{RunID: "r1"})
+
+	_ = cp.AddThinking("let me ")
+	clock.Advance(300 * time.Millisecond)
+	_ = cp.AddThinking("think")
+	clock.Advance(200 * time.Millisecond)
+	_ = cp.AddText("Writing the file.")
+	if got := stored(t, db, cp); got.Thinking != "" || got.Content != "" {
+		t.Fatalf("saved before the interval: %+v", got)
+	}
+	if err := cp.AddToolCalls(ToolCall{ID: "c1", Name: "write_file", Args: []byte(`{"path":"a"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	got := stored(t, db, cp)
+	if len(got.ToolCalls) != 1 || got.Content != "Writing the file." || got.Thinking != "let me think" {
+		t.Errorf("after the boundary: %+v", got)
+	}
+	if got.ThinkingMs != 500 || got.RunID != "r1" || got.Complete {
+		t.Errorf("thinkingMs %d runID %q complete %v", got.ThinkingMs, got.RunID, got.Complete)
+	}
+
+	if err := cp.Finish("stop", &Usage{PromptTokens: 10, EvalTokens: 5}); err != nil {
+		t.Fatal(err)
+	}
+	got = stored(t, db, cp)
+	if !got.Complete || got.DoneReason != "stop" || got.Usage == nil || got.Usage.EvalTokens != 5 {
+		t.Errorf("after Finish: %+v", got)
+	}
+	if chat, _ := db.Chat(c.ID); chat.MessageCount != 1 {
+		t.Errorf("checkpoints changed the message count: %d", chat.MessageCount)
+	}
+}
+
+func TestCheckpointerFlushSavesWhatStreamedBeforeAFailure(t *testing.T) {
+	db, _ := openTestDB(t, newTestClock())
+	c := mustChat(t, db, Chat{})
+	cp, _ := db.NewCheckpointer(c.ID, Message{})
+	_ = cp.AddText("partial")
+	cp.Edit(func(m *Message) { m.DoneReason = "error" })
+	if err := cp.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got := stored(t, db, cp); got.Content != "partial" || got.Complete || got.DoneReason != "error" {
+		t.Errorf("after Flush: %+v", got)
+	}
+}
