@@ -1,0 +1,306 @@
+// The contract between the window and the Go side: the App methods bound by Wails, the event
+// envelope of "agent:batch", and the records the store returns. The types are written by hand
+// (not imported from the generated wailsjs/ folder) so that typechecking never depends on a
+// build step; field names match the JSON tags of the Go structs.
+
+export type Phase = 'idle' | 'submitted' | 'streaming' | 'tools' | 'continuing' | 'awaiting_approval'
+export type ThinkLevel = 'off' | 'on' | 'low' | 'medium' | 'high'
+export type ApprovalPolicy = 'auto' | 'ask' | 'deny'
+export type Decision = 'allow' | 'deny'
+
+export interface Config {
+  workspace: string
+  model: string
+  ollamaUrl: string
+  think: ThinkLevel
+  contextCap: number
+  toolApproval: Record<string, ApprovalPolicy>
+  tools: string[]
+  dbPath: string
+}
+
+/** What SaveSettings accepts: the Config without the read-only fields. */
+export type Settings = Omit<Config, 'dbPath' | 'tools'>
+
+export interface ChatSummary {
+  id: string
+  title: string
+  model: string
+  workspace: string
+  createdAt: string
+  updatedAt: string
+  messageCount: number
+  phase: Phase
+}
+
+export interface Usage {
+  promptTokens?: number
+  evalTokens?: number
+  evalMs?: number
+  tokensPerSec?: number
+}
+
+export interface StoredToolCall {
+  id: string
+  name: string
+  args: unknown
+}
+
+export interface StoredMessage {
+  id: string
+  chatId: string
+  role: 'system' | 'user' | 'assistant' | 'tool'
+  content: string
+  thinking: string
+  thinkingMs: number
+  toolCalls: StoredToolCall[] | null
+  toolName: string
+  toolCallId: string
+  createdAt: string
+  updatedAt: string
+  complete: boolean
+  doneReason: string
+  usage?: Usage | null
+}
+
+/** What a tool reports for the window (never sent to the model). */
+export interface ToolDetails {
+  path?: string
+  bytes?: number
+  created?: boolean
+  changed?: boolean
+  diff?: string
+}
+
+export interface ApprovalRecord {
+  decision: Decision | ''
+  by: string
+  reason: string
+}
+
+export interface ToolCallRecord {
+  id: string
+  chatId: string
+  runId: string
+  messageId: string
+  name: string
+  args: unknown
+  pending: boolean
+  ok: boolean
+  output: string
+  details?: ToolDetails | null
+  startedAt: string
+  finishedAt: string
+  durationMs: number
+  approval?: ApprovalRecord | null
+}
+
+export interface OpenedChat {
+  chat: ChatSummary
+  messages: StoredMessage[] | null
+  toolCalls: ToolCallRecord[] | null
+  phase: Phase
+  liveRunId: string
+}
+
+export interface OllamaStatus {
+  running: boolean
+  url: string
+  version: string
+  error: string
+}
+
+export interface ModelInfo {
+  name: string
+  size: number
+  parameterSize: string
+  family: string
+  tools: boolean
+  thinking: boolean
+  contextLength: number
+}
+
+export interface PullProgress {
+  name: string
+  status: string
+  digest?: string
+  total?: number
+  completed?: number
+}
+
+export type EventType =
+  | 'run.started'
+  | 'phase'
+  | 'message.started'
+  | 'thinking.delta'
+  | 'text.delta'
+  | 'tool.call'
+  | 'tool.approval_requested'
+  | 'tool.approval_resolved'
+  | 'tool.progress'
+  | 'tool.result'
+  | 'message.completed'
+  | 'context.truncated'
+  | 'retry'
+  | 'error'
+  | 'run.finished'
+
+/**
+ * One event of "agent:batch". The payload's fields sit beside the envelope's; which of them are
+ * set depends on `type` (see DESIGN.md, "Event envelope"). Go omits empty fields.
+ */
+export interface AgentEvent {
+  v: number
+  seq: number
+  chatId: string
+  runId?: string
+  messageId?: string
+  type: EventType
+  at: string
+  model?: string
+  think?: string
+  trigger?: string
+  phase?: Phase
+  role?: string
+  text?: string
+  toolCallId?: string
+  name?: string
+  args?: unknown
+  state?: 'pending' | 'running' | 'awaiting_approval'
+  decision?: Decision
+  by?: string
+  reason?: string
+  update?: unknown
+  ok?: boolean
+  output?: string
+  details?: ToolDetails | null
+  durationMs?: number
+  doneReason?: string
+  usage?: Usage | null
+  stopReason?: string
+  droppedMessages?: number
+  estimatedTokens?: number
+  numCtx?: number
+  attempt?: number
+  delayMs?: number
+  code?: string
+  message?: string
+  retryable?: boolean
+}
+
+/** Everything the window asks of the Go side. Each method mirrors one bound App method. */
+export interface Backend {
+  config(): Promise<Config>
+  saveSettings(settings: Settings): Promise<void>
+  setModel(name: string): Promise<void>
+  pickWorkspace(): Promise<string>
+  listChats(): Promise<ChatSummary[]>
+  newChat(): Promise<ChatSummary>
+  renameChat(id: string, title: string): Promise<void>
+  deleteChat(id: string): Promise<void>
+  openChat(id: string): Promise<OpenedChat>
+  send(chatId: string, prompt: string): Promise<{ chatId: string }>
+  stop(chatId: string): Promise<void>
+  decide(toolCallId: string, decision: Decision, reason: string): Promise<void>
+  ollamaStatus(): Promise<OllamaStatus>
+  models(): Promise<ModelInfo[]>
+  pullModel(name: string): Promise<void>
+  painted(seq: number, runningToolCallIds: string[]): Promise<void>
+  setVisible(visible: boolean): Promise<void>
+  /** Subscribes to "agent:batch"; returns the unsubscribe function. */
+  onBatch(handler: (events: AgentEvent[]) => void): () => void
+  /** Subscribes to "pull:progress"; returns the unsubscribe function. */
+  onPullProgress(handler: (progress: PullProgress) => void): () => void
+}
+
+// The globals Wails injects into the page.
+interface WailsApp {
+  Config(): Promise<Config>
+  SaveSettings(settings: Settings): Promise<void>
+  SetModel(name: string): Promise<void>
+  PickWorkspace(): Promise<string>
+  ListChats(): Promise<ChatSummary[] | null>
+  NewChat(): Promise<ChatSummary>
+  RenameChat(id: string, title: string): Promise<void>
+  DeleteChat(id: string): Promise<void>
+  OpenChat(id: string): Promise<OpenedChat>
+  Send(chatId: string, prompt: string): Promise<{ chatId: string }>
+  Stop(chatId: string): Promise<void>
+  Decide(toolCallId: string, decision: Decision, reason: string): Promise<void>
+  OllamaStatus(): Promise<OllamaStatus>
+  Models(): Promise<ModelInfo[] | null>
+  PullModel(name: string): Promise<void>
+  Painted(seq: number, runningToolCallIds: string[]): Promise<void>
+  SetVisible(visible: boolean): Promise<void>
+}
+
+interface WailsRuntime {
+  EventsOn(name: string, cb: (...data: any[]) => void): () => void
+  EventsOff(name: string, ...more: string[]): void
+  ClipboardSetText?(text: string): Promise<boolean>
+}
+
+declare global {
+  interface Window {
+    go?: { main?: { App?: WailsApp } }
+    runtime?: WailsRuntime
+  }
+}
+
+/** True when the page runs inside the Wails window (the bound methods exist). */
+export function hasWailsBackend(): boolean {
+  return typeof window !== 'undefined' && !!window.go?.main?.App && !!window.runtime
+}
+
+/** The backend over the Wails bindings: window.go.main.App and window.runtime. */
+export function wailsBackend(): Backend {
+  const app = (): WailsApp => {
+    const a = window.go?.main?.App
+    if (!a) throw new Error('The Go side is not available: run the app with `make run`.')
+    return a
+  }
+  const rt = (): WailsRuntime => {
+    if (!window.runtime) throw new Error('The Wails runtime is not available.')
+    return window.runtime
+  }
+  return {
+    config: () => app().Config(),
+    saveSettings: (s) => app().SaveSettings(s),
+    setModel: (n) => app().SetModel(n),
+    pickWorkspace: () => app().PickWorkspace(),
+    listChats: async () => (await app().ListChats()) ?? [],
+    newChat: () => app().NewChat(),
+    renameChat: (id, t) => app().RenameChat(id, t),
+    deleteChat: (id) => app().DeleteChat(id),
+    openChat: (id) => app().OpenChat(id),
+    send: (id, p) => app().Send(id, p),
+    stop: (id) => app().Stop(id),
+    decide: (id, d, r) => app().Decide(id, d, r),
+    ollamaStatus: () => app().OllamaStatus(),
+    models: async () => (await app().Models()) ?? [],
+    pullModel: (n) => app().PullModel(n),
+    painted: (seq, ids) => app().Painted(seq, ids),
+    setVisible: (v) => app().SetVisible(v),
+    onBatch: (handler) =>
+      rt().EventsOn('agent:batch', (events: AgentEvent[] | AgentEvent) => {
+        handler(Array.isArray(events) ? events : [events])
+      }),
+    onPullProgress: (handler) => rt().EventsOn('pull:progress', (p: PullProgress) => handler(p)),
+  }
+}
+
+/** A Go error arrives as a plain string; anything else is turned into one sentence. */
+export function errorText(err: unknown): string {
+  if (typeof err === 'string') return err
+  if (err instanceof Error) return err.message
+  return String(err)
+}
+
+/** Copies text with the Wails clipboard when present, else the browser's. */
+export async function copyText(text: string): Promise<void> {
+  if (window.runtime?.ClipboardSetText) {
+    await window.runtime.ClipboardSetText(text)
+    return
+  }
+  await navigator.clipboard?.writeText(text)
+}

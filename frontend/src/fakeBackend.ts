@@ -1,0 +1,196 @@
+// A Backend that lives in memory: used by the tests, and by `npm run dev` in a plain browser
+// where there is no Go side. It records every call and lets the caller emit event batches.
+
+import type {
+  AgentEvent,
+  Backend,
+  ChatSummary,
+  Config,
+  Decision,
+  ModelInfo,
+  OllamaStatus,
+  OpenedChat,
+  PullProgress,
+  Settings,
+} from './backend'
+
+export interface FakeCall {
+  method: string
+  args: unknown[]
+}
+
+export class FakeBackend implements Backend {
+  calls: FakeCall[] = []
+  cfg: Config = {
+    workspace: '/home/me/project',
+    model: 'qwen3:4b',
+    ollamaUrl: 'http://127.0.0.1:11434',
+    think: 'on',
+    contextCap: 8192,
+    toolApproval: { write_file: 'auto', read_file: 'auto', list_dir: 'auto' },
+    tools: ['read_file', 'write_file', 'list_dir'],
+    dbPath: '/tmp/prototyper.db',
+  }
+  status: OllamaStatus = { running: true, url: 'http://127.0.0.1:11434', version: '0.11.4', error: '' }
+  modelList: ModelInfo[] = [
+    { name: 'qwen3:4b', size: 2.5e9, parameterSize: '4.0B', family: 'qwen3', tools: true, thinking: true, contextLength: 40960 },
+    { name: 'gemma3:1b', size: 8.1e8, parameterSize: '1B', family: 'gemma3', tools: false, thinking: false, contextLength: 32768 },
+  ]
+  chats: ChatSummary[] = []
+  opened: Record<string, OpenedChat> = {}
+  /** Set to make the next Send resolve with this chat id (default: the given id or "chat-N"). */
+  nextChatId = ''
+  private batchHandlers = new Set<(events: AgentEvent[]) => void>()
+  private pullHandlers = new Set<(p: PullProgress) => void>()
+  private seq = 0
+  private chatCount = 0
+  /** Resolves the current PullModel call. */
+  finishPull: (() => void) | null = null
+
+  private record(method: string, ...args: unknown[]): void {
+    this.calls.push({ method, args })
+  }
+
+  /** Calls of one method, oldest first. */
+  callsOf(method: string): unknown[][] {
+    return this.calls.filter((c) => c.method === method).map((c) => c.args)
+  }
+
+  /** Delivers one "agent:batch". */
+  emit(events: Array<Partial<AgentEvent> & Pick<AgentEvent, 'type'>>): AgentEvent[] {
+    const full = events.map((e) => ({
+      v: 1,
+      seq: e.seq ?? ++this.seq,
+      chatId: 'c1',
+      at: new Date().toISOString(),
+      ...e,
+    })) as AgentEvent[]
+    for (const e of full) this.seq = Math.max(this.seq, e.seq)
+    for (const h of this.batchHandlers) h(full)
+    return full
+  }
+
+  emitPull(p: PullProgress): void {
+    for (const h of this.pullHandlers) h(p)
+  }
+
+  async config() {
+    this.record('Config')
+    return { ...this.cfg }
+  }
+  async saveSettings(s: Settings) {
+    this.record('SaveSettings', s)
+    this.cfg = { ...this.cfg, ...s }
+  }
+  async setModel(name: string) {
+    this.record('SetModel', name)
+    this.cfg = { ...this.cfg, model: name }
+  }
+  async pickWorkspace() {
+    this.record('PickWorkspace')
+    return this.cfg.workspace
+  }
+  async listChats() {
+    this.record('ListChats')
+    return [...this.chats]
+  }
+  async newChat() {
+    this.record('NewChat')
+    const c = this.summary(`chat-${++this.chatCount}`)
+    this.chats.push(c)
+    return c
+  }
+  async renameChat(id: string, title: string) {
+    this.record('RenameChat', id, title)
+    this.chats = this.chats.map((c) => (c.id === id ? { ...c, title } : c))
+  }
+  async deleteChat(id: string) {
+    this.record('DeleteChat', id)
+    this.chats = this.chats.filter((c) => c.id !== id)
+  }
+  async openChat(id: string): Promise<OpenedChat> {
+    this.record('OpenChat', id)
+    const o = this.opened[id]
+    if (o) return o
+    const chat = this.chats.find((c) => c.id === id) ?? this.summary(id)
+    return { chat, messages: [], toolCalls: [], phase: 'idle', liveRunId: '' }
+  }
+  async send(chatId: string, prompt: string) {
+    this.record('Send', chatId, prompt)
+    const id = chatId || this.nextChatId || `chat-${++this.chatCount}`
+    if (!this.chats.some((c) => c.id === id)) this.chats.push({ ...this.summary(id), title: prompt.slice(0, 40) })
+    return { chatId: id }
+  }
+  async stop(chatId: string) {
+    this.record('Stop', chatId)
+  }
+  async decide(toolCallId: string, decision: Decision, reason: string) {
+    this.record('Decide', toolCallId, decision, reason)
+  }
+  async ollamaStatus() {
+    this.record('OllamaStatus')
+    return { ...this.status }
+  }
+  async models() {
+    this.record('Models')
+    return [...this.modelList]
+  }
+  pullModel(name: string) {
+    this.record('PullModel', name)
+    return new Promise<void>((resolve) => {
+      this.finishPull = resolve
+    })
+  }
+  async painted(seq: number, running: string[]) {
+    this.record('Painted', seq, running)
+  }
+  async setVisible(visible: boolean) {
+    this.record('SetVisible', visible)
+  }
+  onBatch(handler: (events: AgentEvent[]) => void) {
+    this.batchHandlers.add(handler)
+    return () => {
+      this.batchHandlers.delete(handler)
+    }
+  }
+  onPullProgress(handler: (p: PullProgress) => void) {
+    this.pullHandlers.add(handler)
+    return () => {
+      this.pullHandlers.delete(handler)
+    }
+  }
+
+  private summary(id: string): ChatSummary {
+    const now = new Date().toISOString()
+    return { id, title: 'New chat', model: this.cfg.model, workspace: this.cfg.workspace, createdAt: now, updatedAt: now, messageCount: 0, phase: 'idle' }
+  }
+}
+
+/** An animation-frame clock driven by hand: `tick()` runs the callbacks queued so far. */
+export class FakeFrames {
+  private queue: Array<() => void> = []
+  frames = 0
+  /** Called at the start of every tick, before the callbacks: "the previous frame was painted". */
+  onPaint: (() => void) | null = null
+
+  request = (cb: () => void): void => {
+    this.queue.push(cb)
+  }
+
+  tick(): void {
+    this.frames++
+    this.onPaint?.()
+    const run = this.queue
+    this.queue = []
+    for (const cb of run) cb()
+  }
+
+  /** Ticks until nothing is queued (at most `max` frames). */
+  drain(max = 20): void {
+    for (let i = 0; i < max && this.queue.length > 0; i++) this.tick()
+  }
+
+  get pending(): number {
+    return this.queue.length
+  }
+}

@@ -1,0 +1,511 @@
+// The state of one chat as the window shows it, and the one pure reducer that applies agent
+// events to it. Events are applied in `seq` order; a duplicate is ignored; an event that comes
+// late (a lower seq never seen before) is still applied where that is safe: tool-card states only
+// move forward, a phase older than the current one is ignored. An event about a tool card or a
+// message nobody announced creates it instead of being dropped.
+
+import type {
+  AgentEvent,
+  OpenedChat,
+  Phase,
+  StoredMessage,
+  ToolCallRecord,
+  ToolDetails,
+  Usage,
+} from '../backend'
+
+/** What a tool card shows. Visual only; never persisted. */
+export type ToolVisualState =
+  | 'pending'
+  | 'running'
+  | 'awaiting_approval'
+  | 'completed'
+  | 'failed'
+  | 'denied'
+  | 'interrupted'
+
+export const terminalToolStates: ReadonlySet<ToolVisualState> = new Set([
+  'completed',
+  'failed',
+  'denied',
+  'interrupted',
+])
+
+export interface ToolCard {
+  id: string
+  name: string
+  args: unknown
+  state: ToolVisualState
+  messageId: string
+  runId: string
+  output: string
+  details: ToolDetails | null
+  durationMs: number | null
+  approval: { decision: string; by: string; reason: string } | null
+  progress: unknown
+}
+
+export interface MessageView {
+  id: string
+  role: 'user' | 'assistant' | 'system' | 'tool'
+  runId: string
+  content: string
+  thinking: string
+  /** Event time of the first thinking delta, while the thought is live. */
+  thinkingStartedAt: number | null
+  /** How long the model thought; set when the thought ended. */
+  thinkingMs: number | null
+  complete: boolean
+  doneReason: string
+  usage: Usage | null
+  /** A user message the window added before the Go side confirmed it; deltas never touch it. */
+  local: boolean
+}
+
+export type TimelineEntry =
+  | { kind: 'message'; id: string }
+  | { kind: 'tool'; id: string }
+  | { kind: 'notice'; id: string; tone: 'error' | 'info'; text: string }
+
+export interface ChatState {
+  chatId: string
+  phase: Phase
+  /** seq of the phase event that set `phase` (0: from the store or initial). */
+  phaseSeq: number
+  runId: string
+  /** Highest seq applied. */
+  lastSeq: number
+  /** The most recent applied seqs, to tell a duplicate from a late event. */
+  recentSeqs: number[]
+  messages: Record<string, MessageView>
+  tools: Record<string, ToolCard>
+  timeline: TimelineEntry[]
+  /** True once the persisted history was merged in (or the chat is new). */
+  loaded: boolean
+}
+
+const recentWindow = 256
+
+export function emptyChat(chatId: string): ChatState {
+  return {
+    chatId,
+    phase: 'idle',
+    phaseSeq: 0,
+    runId: '',
+    lastSeq: 0,
+    recentSeqs: [],
+    messages: {},
+    tools: {},
+    timeline: [],
+    loaded: false,
+  }
+}
+
+/** Phases in which something is happening (busy indicator, Stop button). */
+export function isBusy(phase: Phase): boolean {
+  return phase === 'submitted' || phase === 'streaming' || phase === 'tools' || phase === 'continuing'
+}
+
+/** Whether the event was already applied to this chat. */
+export function isDuplicate(state: ChatState, ev: AgentEvent): boolean {
+  return ev.seq <= state.lastSeq && state.recentSeqs.includes(ev.seq)
+}
+
+function noteSeq(state: ChatState, seq: number): ChatState {
+  const recent = state.recentSeqs.length >= recentWindow ? state.recentSeqs.slice(1) : state.recentSeqs.slice()
+  recent.push(seq)
+  return { ...state, lastSeq: Math.max(state.lastSeq, seq), recentSeqs: recent }
+}
+
+function eventTime(ev: AgentEvent): number {
+  const t = Date.parse(ev.at)
+  return Number.isNaN(t) ? Date.now() : t
+}
+
+function newMessage(id: string, role: MessageView['role'], runId: string): MessageView {
+  return {
+    id,
+    role,
+    runId,
+    content: '',
+    thinking: '',
+    thinkingStartedAt: null,
+    thinkingMs: null,
+    complete: false,
+    doneReason: '',
+    usage: null,
+    local: false,
+  }
+}
+
+function newCard(id: string, messageId: string, runId: string): ToolCard {
+  return {
+    id,
+    name: '',
+    args: null,
+    state: 'pending',
+    messageId,
+    runId,
+    output: '',
+    details: null,
+    durationMs: null,
+    approval: null,
+    progress: null,
+  }
+}
+
+// A message id for events that carry none: one per run, so its deltas still land together.
+function messageIdOf(ev: AgentEvent): string {
+  return ev.messageId || `run:${ev.runId ?? ''}`
+}
+
+function withMessage(
+  state: ChatState,
+  id: string,
+  role: MessageView['role'],
+  runId: string,
+  update: (m: MessageView) => MessageView,
+): ChatState {
+  const existing = state.messages[id]
+  if (existing) return { ...state, messages: { ...state.messages, [id]: update(existing) } }
+  return {
+    ...state,
+    messages: { ...state.messages, [id]: update(newMessage(id, role, runId)) },
+    timeline: [...state.timeline, { kind: 'message', id }],
+  }
+}
+
+function withCard(state: ChatState, ev: AgentEvent, update: (c: ToolCard) => ToolCard): ChatState {
+  const id = ev.toolCallId ?? ''
+  const existing = state.tools[id]
+  if (existing) return { ...state, tools: { ...state.tools, [id]: update(existing) } }
+  const card = update(newCard(id, ev.messageId ?? '', ev.runId ?? ''))
+  return { ...state, tools: { ...state.tools, [id]: card }, timeline: [...state.timeline, { kind: 'tool', id }] }
+}
+
+// The thought of a message ends with the first thing that is not thinking.
+function endThinking(state: ChatState, ev: AgentEvent): ChatState {
+  const m = ev.messageId ? state.messages[ev.messageId] : undefined
+  if (!m || m.thinkingStartedAt === null || m.thinkingMs !== null) return state
+  const ms = Math.max(0, eventTime(ev) - m.thinkingStartedAt)
+  return { ...state, messages: { ...state.messages, [m.id]: { ...m, thinkingMs: ms } } }
+}
+
+function addNotice(state: ChatState, ev: AgentEvent, tone: 'error' | 'info', text: string, replaceId?: string): ChatState {
+  const id = replaceId ?? `notice:${ev.seq}`
+  const timeline = state.timeline.filter((e) => e.id !== id || e.kind !== 'notice')
+  return { ...state, timeline: [...timeline, { kind: 'notice', id, tone, text }] }
+}
+
+function seconds(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(ms < 10000 ? 1 : 0)} s`
+}
+
+/** Applies one event. Pure: returns a new state, or the same one when nothing changes. */
+export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
+  if (isDuplicate(state, ev)) return state
+  const late = ev.seq < state.lastSeq
+  let s = noteSeq(state, ev.seq)
+  const runId = ev.runId ?? ''
+  switch (ev.type) {
+    case 'run.started':
+      return late ? s : { ...s, runId }
+
+    case 'phase':
+      if (!ev.phase || late || ev.seq < s.phaseSeq) return s
+      return { ...s, phase: ev.phase, phaseSeq: ev.seq }
+
+    case 'message.started': {
+      const role = (ev.role as MessageView['role']) || 'assistant'
+      const id = messageIdOf(ev)
+      if (role === 'user' && !s.messages[id]) {
+        // The window already shows what the user typed: bind that message to its real id.
+        const local = s.timeline.find((e) => e.kind === 'message' && s.messages[e.id]?.local && e.id.startsWith('local:'))
+        if (local) return rebindMessage(s, local.id, id)
+      }
+      return withMessage(s, id, role, runId, (m) => m)
+    }
+
+    case 'thinking.delta':
+      return withMessage(s, messageIdOf(ev), 'assistant', runId, (m) =>
+        m.local
+          ? m
+          : {
+              ...m,
+              thinking: m.thinking + (ev.text ?? ''),
+              thinkingStartedAt: m.thinkingStartedAt ?? eventTime(ev),
+            },
+      )
+
+    case 'text.delta':
+      s = endThinking(s, ev)
+      return withMessage(s, messageIdOf(ev), 'assistant', runId, (m) =>
+        m.local ? m : { ...m, content: m.content + (ev.text ?? '') },
+      )
+
+    case 'tool.call':
+      s = endThinking(s, ev)
+      return withCard(s, ev, (c) => ({
+        ...c,
+        name: ev.name || c.name,
+        args: ev.args !== undefined ? ev.args : c.args,
+        state: terminalToolStates.has(c.state) || late ? c.state : (ev.state ?? 'pending'),
+      }))
+
+    case 'tool.approval_requested':
+      return withCard(s, ev, (c) => ({
+        ...c,
+        name: ev.name || c.name,
+        args: ev.args !== undefined ? ev.args : c.args,
+        state: terminalToolStates.has(c.state) || c.state === 'running' ? c.state : 'awaiting_approval',
+        approval: c.approval ?? { decision: '', by: ev.by ?? '', reason: ev.reason ?? '' },
+      }))
+
+    case 'tool.approval_resolved':
+      return withCard(s, ev, (c) => ({
+        ...c,
+        approval: { decision: ev.decision ?? '', by: ev.by ?? '', reason: ev.reason ?? '' },
+        state:
+          ev.decision === 'deny'
+            ? c.state === 'completed' || c.state === 'failed'
+              ? c.state
+              : 'denied'
+            : c.state === 'awaiting_approval'
+              ? 'pending'
+              : c.state,
+      }))
+
+    case 'tool.progress':
+      return withCard(s, ev, (c) => ({ ...c, progress: ev.update ?? null }))
+
+    case 'tool.result':
+      return withCard(s, ev, (c) => ({
+        ...c,
+        output: ev.output ?? '',
+        details: ev.details ?? c.details,
+        durationMs: ev.durationMs ?? c.durationMs,
+        state: c.state === 'denied' ? 'denied' : ev.ok ? 'completed' : 'failed',
+      }))
+
+    case 'message.completed':
+      s = endThinking(s, ev)
+      return withMessage(s, messageIdOf(ev), 'assistant', runId, (m) => ({
+        ...m,
+        complete: true,
+        doneReason: ev.doneReason ?? '',
+        usage: ev.usage ?? m.usage,
+      }))
+
+    case 'context.truncated':
+      return addNotice(
+        s,
+        ev,
+        'info',
+        `Earlier messages were left out to fit the context: ${ev.droppedMessages ?? 0} dropped, about ${ev.estimatedTokens ?? 0} of ${ev.numCtx ?? 0} tokens used.`,
+      )
+
+    case 'retry':
+      return addNotice(
+        s,
+        ev,
+        'info',
+        `Ollama did not answer (${ev.reason || 'no reason given'}); retrying in ${seconds(ev.delayMs ?? 0)} (attempt ${ev.attempt ?? 1}).`,
+        `retry:${runId}`,
+      )
+
+    case 'error':
+      return addNotice(s, ev, 'error', ev.message || ev.code || 'The run failed.')
+
+    case 'run.finished':
+      return finishRun(s, ev)
+  }
+  return s
+}
+
+const stopNotices: Record<string, string> = {
+  aborted: 'Stopped.',
+  max_steps: 'Stopped at the step limit. Send a message to continue.',
+  length: 'The answer reached the context length and was cut off.',
+}
+
+// At the end of a run nothing of it can still be running: open cards become interrupted (except
+// those waiting for the user), open messages are closed so their thoughts fold.
+function finishRun(s: ChatState, ev: AgentEvent): ChatState {
+  const runId = ev.runId ?? ''
+  const tools = { ...s.tools }
+  let changed = false
+  for (const c of Object.values(s.tools)) {
+    if (c.runId !== runId || terminalToolStates.has(c.state)) continue
+    if (ev.stopReason === 'awaiting_approval' && c.state === 'awaiting_approval') continue
+    tools[c.id] = { ...c, state: 'interrupted' }
+    changed = true
+  }
+  const messages = { ...s.messages }
+  for (const m of Object.values(s.messages)) {
+    if (m.runId === runId && !m.complete) {
+      const thinkingMs =
+        m.thinkingMs ?? (m.thinkingStartedAt !== null ? Math.max(0, eventTime(ev) - m.thinkingStartedAt) : null)
+      messages[m.id] = { ...m, complete: true, thinkingMs }
+      changed = true
+    }
+  }
+  let next: ChatState = changed ? { ...s, tools, messages } : s
+  const notice = stopNotices[ev.stopReason ?? '']
+  if (notice) next = addNotice(next, ev, ev.stopReason === 'aborted' ? 'info' : 'error', notice)
+  return next
+}
+
+function rebindMessage(s: ChatState, from: string, to: string): ChatState {
+  const m = s.messages[from]
+  const messages = { ...s.messages }
+  delete messages[from]
+  messages[to] = { ...m, id: to }
+  return {
+    ...s,
+    messages,
+    timeline: s.timeline.map((e) => (e.kind === 'message' && e.id === from ? { kind: 'message', id: to } : e)),
+  }
+}
+
+/** Shows a card as running before its result is applied (see the store's paint guarantee). */
+export function markRunning(s: ChatState, ev: AgentEvent): ChatState {
+  return withCard(s, ev, (c) => ({ ...c, name: c.name || ev.name || '', state: 'running' }))
+}
+
+/** A user message typed in this window, shown before the Go side has stored it. */
+export function addLocalUserMessage(s: ChatState, id: string, content: string, atStart = false): ChatState {
+  const m: MessageView = { ...newMessage(id, 'user', ''), content, complete: true, local: true }
+  const entry: TimelineEntry = { kind: 'message', id }
+  return {
+    ...s,
+    messages: { ...s.messages, [id]: m },
+    timeline: atStart ? [entry, ...s.timeline] : [...s.timeline, entry],
+  }
+}
+
+/** The visual state of a persisted tool record. */
+export function visualStateOfRecord(r: ToolCallRecord, liveRunId: string, phase: Phase): ToolVisualState {
+  if (r.approval?.decision === 'deny') return 'denied'
+  if (r.pending) return liveRunId ? 'running' : 'interrupted'
+  if (r.finishedAt && !r.finishedAt.startsWith('0001-')) return r.ok ? 'completed' : 'failed'
+  // Not started and not finished: it waits for a decision, or its run is gone.
+  if (phase === 'awaiting_approval') return 'awaiting_approval'
+  return liveRunId && r.runId === liveRunId ? 'pending' : 'interrupted'
+}
+
+function cardOfRecord(r: ToolCallRecord, liveRunId: string, phase: Phase): ToolCard {
+  return {
+    id: r.id,
+    name: r.name,
+    args: r.args,
+    state: visualStateOfRecord(r, liveRunId, phase),
+    messageId: r.messageId,
+    runId: r.runId,
+    output: r.output ?? '',
+    details: r.details ?? null,
+    durationMs: r.pending ? null : (r.durationMs ?? null),
+    approval: r.approval && r.approval.decision ? { ...r.approval } : null,
+    progress: null,
+  }
+}
+
+function messageOfRecord(m: StoredMessage): MessageView {
+  return {
+    id: m.id,
+    role: m.role,
+    runId: '',
+    content: m.content ?? '',
+    thinking: m.thinking ?? '',
+    thinkingStartedAt: null,
+    thinkingMs: m.thinking ? (m.thinkingMs ?? 0) : null,
+    complete: true,
+    doneReason: m.doneReason ?? '',
+    usage: m.usage ?? null,
+    local: false,
+  }
+}
+
+/**
+ * The chat as the store has it: messages in order, each assistant message followed by the cards
+ * of its tool calls. Tool-role messages are not shown (their content is the card's output).
+ */
+export function chatFromSnapshot(opened: OpenedChat): ChatState {
+  const phase = opened.liveRunId || opened.phase === 'awaiting_approval' ? opened.phase : 'idle'
+  const s = emptyChat(opened.chat.id)
+  const records = [...(opened.toolCalls ?? [])].sort((a, b) => a.startedAt.localeCompare(b.startedAt))
+  const byMessage = new Map<string, ToolCallRecord[]>()
+  for (const r of records) {
+    const list = byMessage.get(r.messageId) ?? []
+    list.push(r)
+    byMessage.set(r.messageId, list)
+  }
+  const byId = new Map(records.map((r) => [r.id, r]))
+  const placed = new Set<string>()
+  const messages: Record<string, MessageView> = {}
+  const tools: Record<string, ToolCard> = {}
+  const timeline: TimelineEntry[] = []
+  const place = (r: ToolCallRecord) => {
+    if (placed.has(r.id)) return
+    placed.add(r.id)
+    tools[r.id] = cardOfRecord(r, opened.liveRunId, phase)
+    timeline.push({ kind: 'tool', id: r.id })
+  }
+  for (const m of opened.messages ?? []) {
+    if (m.role === 'tool' || m.role === 'system') continue
+    messages[m.id] = messageOfRecord(m)
+    timeline.push({ kind: 'message', id: m.id })
+    for (const call of m.toolCalls ?? []) {
+      const r = byId.get(call.id)
+      if (r) place(r)
+    }
+    for (const r of byMessage.get(m.id) ?? []) place(r)
+  }
+  for (const r of records) place(r)
+  return { ...s, phase, runId: opened.liveRunId, messages, tools, timeline, loaded: true }
+}
+
+/**
+ * Joins the persisted history with what the window saw live before it was opened. Live wins for
+ * what it has seen from the start (a message whose start event arrived, every tool card); the
+ * rest comes from the store.
+ */
+export function mergeLive(snapshot: ChatState, live: ChatState | undefined): ChatState {
+  if (!live) return snapshot
+  const messages = { ...snapshot.messages }
+  const tools = { ...snapshot.tools }
+  const timeline = [...snapshot.timeline]
+  const has = new Set(timeline.map((e) => `${e.kind}:${e.id}`))
+  const snapshotUserTexts = new Set(
+    Object.values(snapshot.messages)
+      .filter((m) => m.role === 'user')
+      .map((m) => m.content),
+  )
+  for (const e of live.timeline) {
+    if (e.kind === 'message') {
+      const lm = live.messages[e.id]
+      const sm = snapshot.messages[e.id]
+      if (lm.local && (sm || snapshotUserTexts.has(lm.content))) continue
+      messages[e.id] = sm && !lm.content.startsWith(sm.content) ? { ...lm, content: sm.content + lm.content } : lm
+    } else if (e.kind === 'tool') {
+      tools[e.id] = live.tools[e.id]
+    }
+    const key = `${e.kind}:${e.id}`
+    if (!has.has(key)) {
+      has.add(key)
+      timeline.push(e)
+    }
+  }
+  const livePhase = live.phaseSeq > 0
+  return {
+    ...snapshot,
+    phase: livePhase ? live.phase : snapshot.phase,
+    phaseSeq: live.phaseSeq,
+    runId: live.runId || snapshot.runId,
+    lastSeq: live.lastSeq,
+    recentSeqs: live.recentSeqs,
+    messages,
+    tools,
+    timeline,
+    loaded: true,
+  }
+}

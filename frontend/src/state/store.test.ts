@@ -1,0 +1,357 @@
+import { describe, expect, it } from 'vitest'
+import type { AgentEvent, OpenedChat, ToolCallRecord } from '../backend'
+import { FakeBackend, FakeFrames } from '../fakeBackend'
+import { chatFromSnapshot, emptyChat, mergeLive, reduceChat, type ChatState } from './chatReducer'
+import { AppStore } from './store'
+
+// A store on a fake backend whose "DOM" is the store's own state: the cards it shows running.
+function setup() {
+  const backend = new FakeBackend()
+  const frames = new FakeFrames()
+  let store!: AppStore
+  const runningCards = () =>
+    Object.values(store.getState().chats)
+      .flatMap((c) => Object.values(c.tools))
+      .filter((t) => t.state === 'running')
+      .map((t) => t.id)
+  store = new AppStore({ backend, requestFrame: frames.request, runningToolIdsInDom: runningCards })
+  backend.onBatch((events) => store.ingest(events))
+  // What each painted frame showed, per card.
+  const painted: Record<string, string[]> = {}
+  frames.onPaint = () => {
+    for (const c of Object.values(store.getState().chats))
+      for (const t of Object.values(c.tools)) {
+        const seen = (painted[t.id] ??= [])
+        if (seen[seen.length - 1] !== t.state) seen.push(t.state)
+      }
+  }
+  const chat = (id = 'c1') => store.getState().chats[id]
+  return { backend, frames, store, painted, chat }
+}
+
+function ev(seq: number, e: Partial<AgentEvent> & Pick<AgentEvent, 'type'>): AgentEvent {
+  return { v: 1, seq, chatId: 'c1', runId: 'r1', messageId: 'm1', at: '2025-01-01T00:00:00Z', ...e }
+}
+
+function apply(events: AgentEvent[], start: ChatState = emptyChat('c1')): ChatState {
+  return events.reduce(reduceChat, start)
+}
+
+describe('the store applies a burst', () => {
+  it('paints a tool card running before completed when call, result and done arrive in one task', () => {
+    const { backend, frames, painted, chat } = setup()
+    backend.emit([
+      { seq: 1, type: 'phase', phase: 'tools', runId: 'r1' },
+      { seq: 2, type: 'tool.call', toolCallId: 't1', name: 'write_file', args: { path: 'a.txt' }, state: 'running', runId: 'r1', messageId: 'm1' },
+      { seq: 3, type: 'tool.result', toolCallId: 't1', ok: true, output: 'wrote', durationMs: 1, runId: 'r1', messageId: 'm1' },
+      { seq: 4, type: 'message.completed', runId: 'r1', messageId: 'm1', doneReason: 'stop' },
+      { seq: 5, type: 'phase', phase: 'idle', runId: 'r1' },
+      { seq: 6, type: 'run.finished', stopReason: 'completed', runId: 'r1' },
+    ])
+    expect(chat().tools.t1.state).toBe('running')
+    expect(chat().phase).toBe('tools')
+    frames.drain()
+    frames.tick() // the frame that paints the last change
+    expect(painted.t1).toEqual(['running', 'completed'])
+    expect(chat().tools.t1.state).toBe('completed')
+    expect(chat().phase).toBe('idle')
+    // The batch was acknowledged with the card running, before its result was applied.
+    expect(backend.callsOf('Painted')[0]).toEqual([6, ['t1']])
+  })
+
+  it('paints each of five instant calls running, even with no tool.call for them at all', () => {
+    const { backend, frames, painted, chat } = setup()
+    const ids = ['a', 'b', 'c', 'd', 'e']
+    backend.emit(
+      ids.flatMap((id, i) => [
+        { seq: 10 + i * 2, type: 'tool.call' as const, toolCallId: id, name: 'list_dir', state: 'pending' as const, runId: 'r1' },
+        { seq: 11 + i * 2, type: 'tool.result' as const, toolCallId: id, ok: true, runId: 'r1' },
+      ]),
+    )
+    backend.emit([{ seq: 30, type: 'tool.result', toolCallId: 'ghost', ok: false, output: 'boom', runId: 'r1' }])
+    frames.drain(50)
+    frames.tick()
+    for (const id of ids) expect(painted[id]).toContain('running')
+    for (const id of ids) expect(chat().tools[id].state).toBe('completed')
+    expect(painted.ghost).toEqual(['running', 'failed'])
+  })
+
+  it('applies a result at once when its running state was already painted', () => {
+    const { backend, frames, chat } = setup()
+    backend.emit([{ seq: 1, type: 'tool.call', toolCallId: 't1', name: 'read_file', state: 'running' }])
+    frames.drain()
+    backend.emit([{ seq: 2, type: 'tool.result', toolCallId: 't1', ok: true }])
+    expect(chat().tools.t1.state).toBe('completed')
+  })
+
+  it('merges deltas per frame and flushes them before a lifecycle event', () => {
+    const { backend, frames, chat, store } = setup()
+    let notifications = 0
+    store.subscribe(() => notifications++)
+    backend.emit([
+      { seq: 1, type: 'text.delta', messageId: 'm1', text: 'Hel' },
+      { seq: 2, type: 'text.delta', messageId: 'm1', text: 'lo' },
+    ])
+    expect(chat()).toBeUndefined()
+    expect(notifications).toBe(0)
+    frames.tick()
+    expect(chat().messages.m1.content).toBe('Hello')
+    expect(notifications).toBe(1)
+    backend.emit([
+      { seq: 3, type: 'text.delta', messageId: 'm1', text: ' world' },
+      { seq: 4, type: 'message.completed', messageId: 'm1', doneReason: 'stop' },
+    ])
+    expect(chat().messages.m1.content).toBe('Hello world')
+    expect(chat().messages.m1.complete).toBe(true)
+  })
+
+  it('acknowledges every batch two frames later with its highest seq', () => {
+    const { backend, frames } = setup()
+    backend.emit([{ seq: 7, type: 'phase', phase: 'streaming' }, { seq: 5, type: 'run.started' }])
+    frames.tick()
+    expect(backend.callsOf('Painted')).toEqual([])
+    frames.tick()
+    expect(backend.callsOf('Painted')).toEqual([[7, []]])
+  })
+
+  it('keeps the events of different chats apart', () => {
+    const { backend, frames, chat } = setup()
+    backend.emit([
+      { seq: 1, chatId: 'c1', type: 'phase', phase: 'streaming' },
+      { seq: 2, chatId: 'c2', type: 'phase', phase: 'tools' },
+      { seq: 3, chatId: 'c2', type: 'tool.call', toolCallId: 'x', state: 'running' },
+      { seq: 4, chatId: 'c1', type: 'text.delta', messageId: 'm1', text: 'one' },
+      { seq: 5, chatId: 'c2', type: 'text.delta', messageId: 'm2', text: 'two' },
+    ])
+    frames.drain()
+    expect(chat('c1').phase).toBe('streaming')
+    expect(chat('c2').phase).toBe('tools')
+    expect(Object.keys(chat('c1').tools)).toEqual([])
+    expect(chat('c1').messages.m1.content).toBe('one')
+    expect(chat('c2').messages.m2.content).toBe('two')
+  })
+})
+
+describe('the reducer', () => {
+  it('creates a card for an event about an unknown tool call', () => {
+    for (const type of ['tool.result', 'tool.progress', 'tool.approval_requested', 'tool.approval_resolved'] as const) {
+      const s = apply([ev(1, { type, toolCallId: 'u1', ok: true, decision: 'allow' })])
+      expect(s.tools.u1, type).toBeDefined()
+      expect(s.timeline).toEqual([{ kind: 'tool', id: 'u1' }])
+    }
+  })
+
+  it('ignores a duplicate seq and applies events given out of order by seq in the store', () => {
+    const once = apply([ev(1, { type: 'text.delta', messageId: 'm1', text: 'a' }), ev(2, { type: 'text.delta', messageId: 'm1', text: 'b' })])
+    const twice = apply([ev(2, { type: 'text.delta', messageId: 'm1', text: 'b' })], once)
+    expect(twice).toBe(once)
+    expect(twice.messages.m1.content).toBe('ab')
+  })
+
+  it('orders a batch by seq and drops its duplicates in the store', () => {
+    const { backend, frames, chat } = setup()
+    backend.emit([
+      { seq: 3, type: 'text.delta', messageId: 'm1', text: 'c' },
+      { seq: 1, type: 'text.delta', messageId: 'm1', text: 'a' },
+      { seq: 2, type: 'text.delta', messageId: 'm1', text: 'b' },
+    ])
+    backend.emit([{ seq: 2, type: 'text.delta', messageId: 'm1', text: 'b' }])
+    frames.drain()
+    expect(chat().messages.m1.content).toBe('abc')
+  })
+
+  it('never moves a card back from a final state when a late event arrives', () => {
+    const s = apply([
+      ev(5, { type: 'tool.result', toolCallId: 't', ok: true }),
+      ev(3, { type: 'tool.call', toolCallId: 't', name: 'write_file', state: 'running' }),
+      ev(4, { type: 'phase', phase: 'tools' }),
+    ])
+    expect(s.tools.t.state).toBe('completed')
+    expect(s.tools.t.name).toBe('write_file')
+    expect(s.phase).toBe('idle')
+  })
+
+  it('tolerates gaps in seq (other chats use the numbers in between)', () => {
+    const s = apply([ev(10, { type: 'phase', phase: 'streaming' }), ev(250, { type: 'phase', phase: 'idle' })])
+    expect(s.phase).toBe('idle')
+    expect(s.lastSeq).toBe(250)
+  })
+
+  it('follows the approval flow: awaiting → allowed → running → completed', () => {
+    let s = apply([
+      ev(1, { type: 'tool.call', toolCallId: 't', name: 'write_file', args: { path: 'x' }, state: 'awaiting_approval' }),
+      ev(2, { type: 'tool.approval_requested', toolCallId: 't', by: 'policy' }),
+      ev(3, { type: 'phase', phase: 'awaiting_approval' }),
+    ])
+    expect(s.tools.t.state).toBe('awaiting_approval')
+    s = apply([ev(4, { type: 'tool.approval_resolved', toolCallId: 't', decision: 'allow', by: 'user' })], s)
+    expect(s.tools.t.state).toBe('pending')
+    expect(s.tools.t.approval).toEqual({ decision: 'allow', by: 'user', reason: '' })
+    s = apply([ev(5, { type: 'tool.call', toolCallId: 't', state: 'running' })], s)
+    expect(s.tools.t.state).toBe('running')
+    s = apply([ev(6, { type: 'tool.result', toolCallId: 't', ok: true })], s)
+    expect(s.tools.t.state).toBe('completed')
+  })
+
+  it('keeps a denied card denied when its result arrives', () => {
+    const s = apply([
+      ev(1, { type: 'tool.call', toolCallId: 't', state: 'awaiting_approval' }),
+      ev(2, { type: 'tool.approval_resolved', toolCallId: 't', decision: 'deny', by: 'user', reason: 'no' }),
+      ev(3, { type: 'tool.result', toolCallId: 't', ok: false, output: 'denied by the user' }),
+    ])
+    expect(s.tools.t.state).toBe('denied')
+  })
+
+  it('shows a denied result without a running frame in the store', () => {
+    const { backend, frames, painted } = setup()
+    backend.emit([
+      { seq: 1, type: 'tool.call', toolCallId: 't', state: 'awaiting_approval' },
+      { seq: 2, type: 'tool.approval_resolved', toolCallId: 't', decision: 'deny', by: 'policy' },
+      { seq: 3, type: 'tool.result', toolCallId: 't', ok: false },
+    ])
+    frames.drain()
+    expect(painted.t).toEqual(['denied'])
+  })
+
+  it('interrupts open cards when the run finishes, except those waiting for a decision', () => {
+    const s = apply([
+      ev(1, { type: 'tool.call', toolCallId: 'a', state: 'running' }),
+      ev(2, { type: 'tool.call', toolCallId: 'b', state: 'awaiting_approval' }),
+      ev(3, { type: 'run.finished', stopReason: 'awaiting_approval' }),
+    ])
+    expect(s.tools.a.state).toBe('interrupted')
+    expect(s.tools.b.state).toBe('awaiting_approval')
+  })
+
+  it('times the thought from its first delta to the first text', () => {
+    const s = apply([
+      ev(1, { type: 'thinking.delta', text: 'hmm', at: '2025-01-01T00:00:00Z' }),
+      ev(2, { type: 'text.delta', text: 'Hi', at: '2025-01-01T00:00:03.5Z' }),
+    ])
+    expect(s.messages.m1.thinkingMs).toBe(3500)
+    expect(s.messages.m1.thinking).toBe('hmm')
+  })
+
+  it('shows an error inline and keeps the partial answer', () => {
+    const s = apply([
+      ev(1, { type: 'text.delta', text: 'partial' }),
+      ev(2, { type: 'error', code: 'stream', message: 'Ollama closed the stream.' }),
+    ])
+    expect(s.messages.m1.content).toBe('partial')
+    expect(s.timeline[1]).toMatchObject({ kind: 'notice', tone: 'error', text: 'Ollama closed the stream.' })
+  })
+})
+
+describe('rehydration from the store', () => {
+  const record = (over: Partial<ToolCallRecord>): ToolCallRecord => ({
+    id: 't',
+    chatId: 'c1',
+    runId: 'r1',
+    messageId: 'm2',
+    name: 'write_file',
+    args: { path: 'a.txt' },
+    pending: false,
+    ok: true,
+    output: '',
+    startedAt: '2025-01-01T00:00:01Z',
+    finishedAt: '2025-01-01T00:00:02Z',
+    durationMs: 1000,
+    ...over,
+  })
+  const opened = (records: ToolCallRecord[], liveRunId = '', phase: OpenedChat['phase'] = 'idle'): OpenedChat => ({
+    chat: { id: 'c1', title: 't', model: 'm', workspace: '/w', createdAt: '', updatedAt: '', messageCount: 2, phase },
+    messages: [
+      { id: 'm1', chatId: 'c1', role: 'user', content: 'make a.txt', thinking: '', thinkingMs: 0, toolCalls: null, toolName: '', toolCallId: '', createdAt: '1', updatedAt: '1', complete: true, doneReason: '' },
+      { id: 'm2', chatId: 'c1', role: 'assistant', content: '', thinking: 'plan', thinkingMs: 2000, toolCalls: records.map((r) => ({ id: r.id, name: r.name, args: r.args })), toolName: '', toolCallId: '', createdAt: '2', updatedAt: '2', complete: true, doneReason: 'stop' },
+      { id: 'm3', chatId: 'c1', role: 'tool', content: 'ok', thinking: '', thinkingMs: 0, toolCalls: null, toolName: 'write_file', toolCallId: 't', createdAt: '3', updatedAt: '3', complete: true, doneReason: '' },
+    ],
+    toolCalls: records,
+    phase,
+    liveRunId,
+  })
+
+  it.each([
+    ['a pending record without a live run is interrupted', record({ pending: true, finishedAt: '' }), '', 'idle', 'interrupted'],
+    ['a pending record of the live run is running', record({ pending: true, finishedAt: '' }), 'r1', 'tools', 'running'],
+    ['a finished ok record is completed', record({}), '', 'idle', 'completed'],
+    ['a finished failed record is failed', record({ ok: false, output: 'no such file' }), '', 'idle', 'failed'],
+    ['a denied record is denied', record({ ok: false, approval: { decision: 'deny', by: 'user', reason: '' } }), '', 'idle', 'denied'],
+    ['an undecided record of a paused chat awaits approval', record({ finishedAt: '', pending: false }), '', 'awaiting_approval', 'awaiting_approval'],
+  ] as const)('%s', (_name, rec, live, phase, want) => {
+    const s = chatFromSnapshot(opened([rec], live, phase))
+    expect(s.tools.t.state).toBe(want)
+  })
+
+  it('places each card after its assistant message and hides tool messages', () => {
+    const s = chatFromSnapshot(opened([record({})]))
+    expect(s.timeline).toEqual([
+      { kind: 'message', id: 'm1' },
+      { kind: 'message', id: 'm2' },
+      { kind: 'tool', id: 't' },
+    ])
+    expect(s.messages.m2.thinkingMs).toBe(2000)
+  })
+
+  it('is never busy without a live run', () => {
+    expect(chatFromSnapshot(opened([], '', 'streaming')).phase).toBe('idle')
+  })
+
+  it('lets what was seen live win over the checkpoint', () => {
+    const live = apply([
+      ev(1, { type: 'message.started', messageId: 'm4', role: 'assistant' }),
+      ev(2, { type: 'text.delta', messageId: 'm4', text: 'Hello there' }),
+      ev(3, { type: 'phase', phase: 'streaming' }),
+    ])
+    const snap = chatFromSnapshot(opened([record({})], 'r1', 'streaming'))
+    const m = mergeLive(snap, live)
+    expect(m.timeline.map((e) => e.id)).toEqual(['m1', 'm2', 't', 'm4'])
+    expect(m.messages.m4.content).toBe('Hello there')
+    expect(m.phase).toBe('streaming')
+  })
+
+  it('opens a chat through the store', async () => {
+    const { backend, store, chat } = setup()
+    backend.opened.c1 = opened([record({ pending: true, finishedAt: '' })])
+    await store.selectChat('c1')
+    expect(chat().loaded).toBe(true)
+    expect(chat().tools.t.state).toBe('interrupted')
+  })
+})
+
+describe('sending', () => {
+  it('shows the user message at once and binds it to its stored id', async () => {
+    const { backend, store, chat } = setup()
+    await store.selectChat('c1')
+    await store.send('build a site')
+    expect(backend.callsOf('Send')).toEqual([['c1', 'build a site']])
+    const [first] = chat().timeline
+    expect(chat().messages[first.id]).toMatchObject({ role: 'user', content: 'build a site' })
+    backend.emit([{ seq: 1, type: 'message.started', role: 'user', messageId: 'u1' }])
+    expect(chat().messages.u1.content).toBe('build a site')
+    expect(chat().timeline).toHaveLength(1)
+  })
+
+  it('creates a chat when none is active and switches to it', async () => {
+    const { backend, store } = setup()
+    backend.nextChatId = 'new1'
+    await store.send('hello')
+    expect(backend.callsOf('Send')).toEqual([['', 'hello']])
+    expect(store.getState().activeChatId).toBe('new1')
+    expect(store.getState().chats.new1.timeline).toHaveLength(1)
+  })
+
+  it('measures pull speed from progress events', async () => {
+    const backend = new FakeBackend()
+    let now = 0
+    const store = new AppStore({ backend, requestFrame: () => {}, now: () => now })
+    await store.start()
+    const done = store.pullModel('llama3.2')
+    backend.emitPull({ name: 'llama3.2', status: 'pulling', total: 1000, completed: 0 })
+    now = 1000
+    backend.emitPull({ name: 'llama3.2', status: 'pulling', total: 1000, completed: 500 })
+    expect(store.getState().pulls['llama3.2']).toMatchObject({ completed: 500, total: 1000, bytesPerSec: 500 })
+    backend.finishPull?.()
+    await done
+    expect(store.getState().pulls['llama3.2'].done).toBe(true)
+  })
+})

@@ -1,0 +1,520 @@
+// The window's one store, outside React (components read it with useSyncExternalStore through
+// useAppState). It receives every "agent:batch" for every chat, applies it with reduceChat in
+// seq order, and acknowledges each batch once it was painted.
+//
+// Timing rules:
+//   - Lifecycle events (phase, tool.call, tool.result, message.completed, …) apply at once, one
+//     notification per batch. Text and thinking deltas are merged and applied once per
+//     animation frame; before a lifecycle event of the same chat they are flushed, so the order
+//     of the seq stream is kept.
+//   - After a batch is applied the store waits two animation frames (the first frame paints it,
+//     the second runs after that paint), then calls Painted(highest seq of the batch, ids of the
+//     tool cards in the DOM as running).
+//   - A tool card that ran is painted running for at least one frame, whatever the bridge sends:
+//     a result for a card whose running state was not painted yet first shows the card running,
+//     then that chat's events from the result on are held until two frames later.
+
+import type {
+  AgentEvent,
+  Backend,
+  ChatSummary,
+  Config,
+  Decision,
+  ModelInfo,
+  OllamaStatus,
+  PullProgress,
+  Settings,
+} from '../backend'
+import { errorText } from '../backend'
+import {
+  addLocalUserMessage,
+  chatFromSnapshot,
+  emptyChat,
+  isDuplicate,
+  markRunning,
+  mergeLive,
+  reduceChat,
+  type ChatState,
+} from './chatReducer'
+
+export interface PullState {
+  name: string
+  status: string
+  total: number
+  completed: number
+  /** Smoothed download speed. */
+  bytesPerSec: number
+  error: string
+  done: boolean
+}
+
+export interface AppState {
+  config: Config | null
+  configError: string
+  ollama: OllamaStatus | null
+  checkingOllama: boolean
+  models: ModelInfo[]
+  chatList: ChatSummary[]
+  activeChatId: string | null
+  chats: Record<string, ChatState>
+  pulls: Record<string, PullState>
+  /** The last action that failed, in one sentence; shown until dismissed. */
+  error: string
+}
+
+export interface StoreOptions {
+  backend: Backend
+  /** requestAnimationFrame, injectable so tests drive frames by hand. */
+  requestFrame?: (cb: () => void) => void
+  /** Ids of the tool cards shown as running in the DOM; read for each paint ack. */
+  runningToolIdsInDom?: () => string[]
+  now?: () => number
+}
+
+const deltaTypes = new Set(['thinking.delta', 'text.delta'])
+
+/** Reads `[data-tool-state="running"]` cards in the document. */
+export function runningToolIdsInDocument(): string[] {
+  if (typeof document === 'undefined') return []
+  return Array.from(document.querySelectorAll<HTMLElement>('[data-tool-state="running"]'))
+    .map((el) => el.dataset.toolCallId ?? '')
+    .filter(Boolean)
+}
+
+// Per chat: deltas waiting for the next frame, and events held behind an unpainted running card.
+interface Feed {
+  deltas: AgentEvent[]
+  held: AgentEvent[]
+  heldFor: Set<string>
+}
+
+let localIds = 0
+
+export class AppStore {
+  private state: AppState = {
+    config: null,
+    configError: '',
+    ollama: null,
+    checkingOllama: false,
+    models: [],
+    chatList: [],
+    activeChatId: null,
+    chats: {},
+    pulls: {},
+    error: '',
+  }
+  private listeners = new Set<() => void>()
+  private feeds = new Map<string, Feed>()
+  /** Cards that became running in a commit not yet painted. */
+  private unpaintedRunning = new Set<string>()
+  private deltaFrameQueued = false
+  private unsubscribers: Array<() => void> = []
+  private readonly backend: Backend
+  private readonly requestFrame: (cb: () => void) => void
+  private readonly runningInDom: () => string[]
+  private readonly now: () => number
+  private pullSamples = new Map<string, { at: number; completed: number }>()
+
+  constructor(opts: StoreOptions) {
+    this.backend = opts.backend
+    this.requestFrame =
+      opts.requestFrame ??
+      ((cb) => (typeof requestAnimationFrame === 'function' ? requestAnimationFrame(() => cb()) : setTimeout(cb, 16)))
+    this.runningInDom = opts.runningToolIdsInDom ?? runningToolIdsInDocument
+    this.now = opts.now ?? (() => Date.now())
+  }
+
+  getState = (): AppState => this.state
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  private set(patch: Partial<AppState>): void {
+    this.state = { ...this.state, ...patch }
+    for (const l of this.listeners) l()
+  }
+
+  private setChat(chatId: string, chat: ChatState): void {
+    this.set({ chats: { ...this.state.chats, [chatId]: chat } })
+  }
+
+  private fail(err: unknown): void {
+    this.set({ error: errorText(err) })
+  }
+
+  dismissError = (): void => this.set({ error: '' })
+
+  // ---- events --------------------------------------------------------------------------
+
+  /** Applies one "agent:batch" and schedules its paint acknowledgement. */
+  ingest(batch: AgentEvent[]): void {
+    if (batch.length === 0) return
+    const events = [...batch].sort((a, b) => a.seq - b.seq)
+    const lastSeq = events[events.length - 1].seq
+    // Scheduled before anything this batch schedules, so that in the frame where a held result
+    // is released the acknowledgement reads the DOM first (microtasks run between callbacks).
+    this.afterPaint(() => {
+      void this.backend.painted(lastSeq, this.runningInDom()).catch(() => {})
+    })
+    const byChat = new Map<string, AgentEvent[]>()
+    for (const ev of events) {
+      const list = byChat.get(ev.chatId)
+      if (list) list.push(ev)
+      else byChat.set(ev.chatId, [ev])
+    }
+    const chats = { ...this.state.chats }
+    let changed = false
+    let needsListRefresh = false
+    for (const [chatId, evs] of byChat) {
+      const before = chats[chatId] ?? emptyChat(chatId)
+      const after = this.process(chatId, before, evs)
+      if (after !== before) {
+        chats[chatId] = after
+        changed = true
+      }
+      if (evs.some((e) => e.type === 'run.finished' || e.type === 'run.started')) needsListRefresh = true
+    }
+    if (changed) this.set({ chats })
+    if (needsListRefresh) void this.refreshChats()
+  }
+
+  // Applies the events of one chat in order; returns the new state of that chat.
+  private process(chatId: string, start: ChatState, events: AgentEvent[]): ChatState {
+    const feed = this.feed(chatId)
+    let s = start
+    const becameRunning: string[] = []
+    for (let i = 0; i < events.length; i++) {
+      const ev = events[i]
+      if (feed.heldFor.size > 0) {
+        feed.held.push(...events.slice(i))
+        feed.held.sort((a, b) => a.seq - b.seq)
+        break
+      }
+      if (deltaTypes.has(ev.type)) {
+        feed.deltas.push(ev)
+        continue
+      }
+      s = this.flushDeltas(s, feed)
+      if (ev.type === 'tool.result' && ev.toolCallId && !isDuplicate(s, ev) && this.mustShowRunningFirst(s, ev)) {
+        const card = s.tools[ev.toolCallId]
+        if (card?.state !== 'running') {
+          s = markRunning(s, ev)
+          becameRunning.push(ev.toolCallId)
+          this.unpaintedRunning.add(ev.toolCallId)
+        }
+        feed.heldFor.add(ev.toolCallId)
+        feed.held.push(...events.slice(i))
+        break
+      }
+      const prev = ev.toolCallId ? s.tools[ev.toolCallId]?.state : undefined
+      s = reduceChat(s, ev)
+      if (ev.toolCallId && prev !== 'running' && s.tools[ev.toolCallId]?.state === 'running') {
+        becameRunning.push(ev.toolCallId)
+        this.unpaintedRunning.add(ev.toolCallId)
+      }
+    }
+    if (feed.deltas.length > 0) this.queueDeltaFrame()
+    if (becameRunning.length > 0) {
+      this.afterPaint(() => {
+        for (const id of becameRunning) this.unpaintedRunning.delete(id)
+        this.releaseHeld()
+      })
+    }
+    return s
+  }
+
+  // A result may be applied only once its card was painted running (a denied card never runs).
+  private mustShowRunningFirst(s: ChatState, ev: AgentEvent): boolean {
+    const card = s.tools[ev.toolCallId!]
+    if (card && (card.state === 'denied' || card.state === 'completed' || card.state === 'failed')) return false
+    if (card?.state === 'running') return this.unpaintedRunning.has(card.id)
+    return true
+  }
+
+  private releaseHeld(): void {
+    const chats = { ...this.state.chats }
+    let changed = false
+    for (const [chatId, feed] of this.feeds) {
+      if (feed.heldFor.size === 0) continue
+      for (const id of [...feed.heldFor]) if (!this.unpaintedRunning.has(id)) feed.heldFor.delete(id)
+      if (feed.heldFor.size > 0) continue
+      const held = feed.held
+      feed.held = []
+      const before = chats[chatId] ?? emptyChat(chatId)
+      const after = this.process(chatId, before, held)
+      if (after !== before) {
+        chats[chatId] = after
+        changed = true
+      }
+    }
+    if (changed) this.set({ chats })
+  }
+
+  private feed(chatId: string): Feed {
+    let f = this.feeds.get(chatId)
+    if (!f) {
+      f = { deltas: [], held: [], heldFor: new Set() }
+      this.feeds.set(chatId, f)
+    }
+    return f
+  }
+
+  // Consecutive deltas of one message and kind become one event before the reducer sees them.
+  private flushDeltas(s: ChatState, feed: Feed): ChatState {
+    if (feed.deltas.length === 0) return s
+    const merged: AgentEvent[] = []
+    const seen = new Set<number>()
+    for (const ev of feed.deltas) {
+      if (seen.has(ev.seq) || isDuplicate(s, ev)) continue
+      seen.add(ev.seq)
+      const last = merged[merged.length - 1]
+      if (last && last.type === ev.type && last.messageId === ev.messageId && last.runId === ev.runId) {
+        merged[merged.length - 1] = { ...last, seq: ev.seq, text: (last.text ?? '') + (ev.text ?? '') }
+      } else {
+        merged.push(ev)
+      }
+    }
+    feed.deltas = []
+    for (const ev of merged) s = reduceChat(s, ev)
+    return s
+  }
+
+  private queueDeltaFrame(): void {
+    if (this.deltaFrameQueued) return
+    this.deltaFrameQueued = true
+    this.requestFrame(() => {
+      this.deltaFrameQueued = false
+      const chats = { ...this.state.chats }
+      let changed = false
+      for (const [chatId, feed] of this.feeds) {
+        if (feed.deltas.length === 0) continue
+        const before = chats[chatId] ?? emptyChat(chatId)
+        const after = this.flushDeltas(before, feed)
+        if (after !== before) {
+          chats[chatId] = after
+          changed = true
+        }
+      }
+      if (changed) this.set({ chats })
+    })
+  }
+
+  private afterPaint(cb: () => void): void {
+    this.requestFrame(() => this.requestFrame(cb))
+  }
+
+  // ---- lifecycle -------------------------------------------------------------------------
+
+  /** Subscribes to the Go side and loads config, Ollama status, models and chats. */
+  async start(): Promise<void> {
+    this.unsubscribers.push(this.backend.onBatch((events) => this.ingest(events)))
+    this.unsubscribers.push(this.backend.onPullProgress((p) => this.onPullProgress(p)))
+    if (typeof document !== 'undefined') {
+      const onVisibility = () => void this.backend.setVisible(!document.hidden).catch(() => {})
+      document.addEventListener('visibilitychange', onVisibility)
+      this.unsubscribers.push(() => document.removeEventListener('visibilitychange', onVisibility))
+      onVisibility()
+    }
+    await Promise.all([this.loadConfig(), this.refreshOllama(), this.refreshChats()])
+  }
+
+  stopListening(): void {
+    for (const u of this.unsubscribers.splice(0)) u()
+  }
+
+  async loadConfig(): Promise<void> {
+    try {
+      this.set({ config: await this.backend.config(), configError: '' })
+    } catch (err) {
+      this.set({ configError: errorText(err) })
+    }
+  }
+
+  /** Asks whether Ollama answers; when it does, lists its models. */
+  async refreshOllama(): Promise<void> {
+    this.set({ checkingOllama: true })
+    try {
+      const status = await this.backend.ollamaStatus()
+      this.set({ ollama: status })
+      if (status.running) this.set({ models: await this.backend.models() })
+    } catch (err) {
+      this.set({ ollama: { running: false, url: this.state.config?.ollamaUrl ?? '', version: '', error: errorText(err) } })
+    } finally {
+      this.set({ checkingOllama: false })
+    }
+  }
+
+  async refreshChats(): Promise<void> {
+    try {
+      const list = await this.backend.listChats()
+      this.set({ chatList: [...list].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)) })
+    } catch (err) {
+      this.fail(err)
+    }
+  }
+
+  // ---- chats -----------------------------------------------------------------------------
+
+  /** Shows a chat; its history is read from the store the first time. */
+  async selectChat(id: string | null): Promise<void> {
+    this.set({ activeChatId: id })
+    if (id === null || this.state.chats[id]?.loaded) return
+    try {
+      const opened = await this.backend.openChat(id)
+      this.setChat(id, mergeLive(chatFromSnapshot(opened), this.state.chats[id]))
+    } catch (err) {
+      this.fail(err)
+    }
+  }
+
+  /** Starts an empty chat view; the chat is created by the first Send. */
+  newChat(): void {
+    this.set({ activeChatId: null })
+  }
+
+  async renameChat(id: string, title: string): Promise<void> {
+    try {
+      await this.backend.renameChat(id, title)
+      this.set({ chatList: this.state.chatList.map((c) => (c.id === id ? { ...c, title } : c)) })
+    } catch (err) {
+      this.fail(err)
+    }
+  }
+
+  async deleteChat(id: string): Promise<void> {
+    try {
+      await this.backend.deleteChat(id)
+      const chats = { ...this.state.chats }
+      delete chats[id]
+      this.set({
+        chats,
+        chatList: this.state.chatList.filter((c) => c.id !== id),
+        activeChatId: this.state.activeChatId === id ? null : this.state.activeChatId,
+      })
+    } catch (err) {
+      this.fail(err)
+    }
+  }
+
+  /** Sends a prompt to the active chat (a new chat when none is active). */
+  async send(prompt: string): Promise<void> {
+    const text = prompt.trim()
+    if (!text) return
+    const chatId = this.state.activeChatId
+    const localId = `local:${++localIds}`
+    if (chatId) {
+      this.setChat(chatId, addLocalUserMessage(this.state.chats[chatId] ?? emptyChat(chatId), localId, text))
+    }
+    try {
+      const res = await this.backend.send(chatId ?? '', text)
+      if (!chatId) {
+        const live = this.state.chats[res.chatId] ?? emptyChat(res.chatId)
+        this.setChat(res.chatId, { ...addLocalUserMessage(live, localId, text, true), loaded: true })
+        if (this.state.activeChatId === null) this.set({ activeChatId: res.chatId })
+        void this.refreshChats()
+      }
+    } catch (err) {
+      if (chatId) {
+        const s = this.state.chats[chatId]
+        if (s) this.setChat(chatId, { ...s, timeline: s.timeline.filter((e) => e.id !== localId) })
+      }
+      this.fail(err)
+      throw err
+    }
+  }
+
+  async stop(): Promise<void> {
+    const id = this.state.activeChatId
+    if (!id) return
+    try {
+      await this.backend.stop(id)
+    } catch (err) {
+      this.fail(err)
+    }
+  }
+
+  async decide(toolCallId: string, decision: Decision, reason = ''): Promise<void> {
+    try {
+      await this.backend.decide(toolCallId, decision, reason)
+    } catch (err) {
+      this.fail(err)
+    }
+  }
+
+  // ---- workspace, model, settings ---------------------------------------------------------
+
+  async pickWorkspace(): Promise<void> {
+    try {
+      const dir = await this.backend.pickWorkspace()
+      if (dir) await this.loadConfig()
+    } catch (err) {
+      this.fail(err)
+    }
+  }
+
+  async setModel(name: string): Promise<void> {
+    try {
+      await this.backend.setModel(name)
+      const config = this.state.config
+      if (config) this.set({ config: { ...config, model: name } })
+      else await this.loadConfig()
+    } catch (err) {
+      this.fail(err)
+    }
+  }
+
+  async saveSettings(settings: Settings): Promise<void> {
+    await this.backend.saveSettings(settings)
+    await this.loadConfig()
+    await this.refreshOllama()
+  }
+
+  /** Pulls a model; progress arrives as "pull:progress" events. */
+  async pullModel(name: string): Promise<void> {
+    const model = name.trim()
+    if (!model) return
+    this.setPull(model, { name: model, status: 'starting', total: 0, completed: 0, bytesPerSec: 0, error: '', done: false })
+    try {
+      await this.backend.pullModel(model)
+      this.setPull(model, { ...this.state.pulls[model], status: 'success', done: true })
+      await this.refreshOllama()
+    } catch (err) {
+      this.setPull(model, { ...this.state.pulls[model], error: errorText(err), done: true })
+    }
+  }
+
+  dismissPull(name: string): void {
+    const pulls = { ...this.state.pulls }
+    delete pulls[name]
+    this.set({ pulls })
+  }
+
+  private setPull(name: string, p: PullState): void {
+    this.set({ pulls: { ...this.state.pulls, [name]: p } })
+  }
+
+  private onPullProgress(p: PullProgress): void {
+    const prev = this.state.pulls[p.name] ?? {
+      name: p.name,
+      status: '',
+      total: 0,
+      completed: 0,
+      bytesPerSec: 0,
+      error: '',
+      done: false,
+    }
+    const now = this.now()
+    const completed = p.completed ?? 0
+    let speed = prev.bytesPerSec
+    const sample = this.pullSamples.get(p.name)
+    // A new digest restarts the byte count; the speed is only measured within one digest.
+    if (sample && completed >= sample.completed && now > sample.at) {
+      const instant = ((completed - sample.completed) * 1000) / (now - sample.at)
+      speed = speed === 0 ? instant : speed * 0.7 + instant * 0.3
+    }
+    this.pullSamples.set(p.name, { at: now, completed })
+    this.setPull(p.name, { ...prev, status: p.status, total: p.total ?? prev.total, completed, bytesPerSec: speed })
+  }
+}
