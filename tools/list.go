@@ -1,0 +1,131 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+)
+
+// skippedDirs are left out of listings and searches unless asked for.
+var skippedDirs = []string{".git", "node_modules"}
+
+func skipped(name string) bool { return slices.Contains(skippedDirs, name) }
+
+// readDir lists a folder of the workspace, sorted by name.
+func (w *Workspace) readDir(rel string) ([]fs.DirEntry, error) {
+	f, err := w.root.Open(rel)
+	if err != nil {
+		return nil, w.explain(rel, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, w.explain(rel, err)
+	}
+	if !fi.IsDir() {
+		return nil, pathErrorf(ErrWrongKind, rel, "%q is a file, not a folder; use read_file to read it", rel)
+	}
+	entries, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, w.explain(rel, err)
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, nil
+}
+
+func (w *Workspace) listDirTool() Tool {
+	return New("list_dir", "List the entries of a workspace folder: folders end with \"/\", files show their size, "+
+		"symbolic links show their target. .git and node_modules are skipped unless include_skipped is true.").
+		Param("path", "string", "Folder relative to the workspace folder; \".\" is the workspace itself.", Optional, Default(".")).
+		Param("recursive", "boolean", "List subfolders too.", Optional, Default(false)).
+		Param("depth", "integer", "How many levels below path to list when recursive.", Optional, Minimum(1), Default(3)).
+		Param("include_skipped", "boolean", "Also list inside .git and node_modules.", Optional, Default(false)).
+		Handle(func(ctx context.Context, call Call, progress ProgressFunc) (Result, error) {
+			p := call.Args.String("path")
+			if p == "" {
+				p = "."
+			}
+			rel, err := clean(p)
+			if err != nil {
+				return Result{}, err
+			}
+			depth := 1
+			if call.Args.Bool("recursive", false) {
+				depth = min(call.Args.Int("depth", 3), w.opts.MaxListDepth)
+			}
+			all := call.Args.Bool("include_skipped", false)
+			var lines []string
+			full := false
+			var walk func(dir string, level int) error
+			walk = func(dir string, level int) error {
+				if err := ctx.Err(); err != nil {
+					return fmt.Errorf("listing %q was cancelled: %w", rel, err)
+				}
+				entries, err := w.readDir(dir)
+				if err != nil {
+					return err
+				}
+				for _, e := range entries {
+					if len(lines) == w.opts.MaxListEntries {
+						full = true
+						return nil
+					}
+					child := path.Join(dir, e.Name())
+					shown := child
+					if rel != "." {
+						shown = strings.TrimPrefix(child, rel+"/")
+					}
+					switch {
+					case e.Type()&fs.ModeSymlink != 0:
+						target, _ := w.root.Readlink(child)
+						lines = append(lines, fmt.Sprintf("%s -> %s", shown, target))
+					case e.IsDir():
+						if skipped(e.Name()) && !all {
+							lines = append(lines, shown+"/ (skipped)")
+							continue
+						}
+						lines = append(lines, shown+"/")
+						if level < depth {
+							if err := walk(child, level+1); err != nil {
+								return err
+							}
+						}
+					default:
+						size := int64(-1)
+						if fi, err := e.Info(); err == nil {
+							size = fi.Size()
+						}
+						lines = append(lines, fmt.Sprintf("%s (%s)", shown, humanBytes(size)))
+					}
+				}
+				return nil
+			}
+			if err := walk(rel, 1); err != nil {
+				return Result{}, err
+			}
+			content := strings.Join(lines, "\n")
+			switch {
+			case len(lines) == 0:
+				content = fmt.Sprintf("%q is empty.", rel)
+			case full:
+				content += fmt.Sprintf("\n[stopped after %d entries; list a subfolder or use a smaller depth]", len(lines))
+			}
+			return Result{Content: content, Details: &Details{Path: rel}}, nil
+		})
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n < 0:
+		return "size unknown"
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	default:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+}

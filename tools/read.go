@@ -1,0 +1,129 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// isBinary uses git's rule: a NUL byte in the first 8000 bytes.
+func isBinary(b []byte) bool {
+	return bytes.IndexByte(b[:min(len(b), 8000)], 0) >= 0
+}
+
+func (w *Workspace) readFileTool() Tool {
+	return New("read_file", "Read a text file of the workspace. Large files are returned in part; "+
+		"use offset and limit (line numbers) to read the rest.").
+		Param("path", "string", "File path relative to the workspace folder.", Required, MinLength(1)).
+		Param("offset", "integer", "First line to return, counting from 1.", Optional, Minimum(1), Default(1)).
+		Param("limit", "integer", "Number of lines to return; all that fit when absent.", Optional, Minimum(1)).
+		Handle(func(ctx context.Context, call Call, progress ProgressFunc) (Result, error) {
+			rel, err := clean(call.Args.String("path"))
+			if err != nil {
+				return Result{}, err
+			}
+			f, err := w.root.Open(rel)
+			if err != nil {
+				return Result{}, w.explain(rel, err)
+			}
+			defer f.Close()
+			fi, err := f.Stat() // of the opened file: no gap between check and read
+			if err != nil {
+				return Result{}, w.explain(rel, err)
+			}
+			if err := regularFile(rel, fi); err != nil {
+				return Result{}, err
+			}
+			offset := call.Args.Int("offset", 1)
+			limit := call.Args.Int("limit", 0)
+			// Reading starts at line offset; lines are found in a bounded
+			// window so a huge file costs at most a scan, never a copy.
+			capBytes := int(w.opts.MaxReadBytes)
+			var out strings.Builder
+			line, shown, truncated := 1, 0, false
+			br := newLineReader(f)
+			for {
+				if err := ctx.Err(); err != nil {
+					return Result{}, fmt.Errorf("reading %q was cancelled: %w", rel, err)
+				}
+				l, err := br.next()
+				if len(l) > 0 {
+					if bytes.IndexByte(l, 0) >= 0 {
+						return Result{}, pathErrorf(ErrBinaryFile, rel, "%q is a binary file (%d bytes); read_file returns text only", rel, fi.Size())
+					}
+					if line >= offset {
+						if limit > 0 && shown == limit {
+							truncated = true
+							break
+						}
+						if out.Len()+len(l) > capBytes {
+							truncated = true
+							break
+						}
+						out.Write(l)
+						shown++
+					}
+					line++
+				}
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					return Result{}, w.explain(rel, err)
+				}
+			}
+			total := line - 1
+			content := out.String()
+			switch {
+			case offset > 1 && shown == 0 && !truncated:
+				return Result{}, pathErrorf(ErrNotFound, rel, "%q has %d lines, so there is nothing from line %d; use a smaller offset", rel, total, offset)
+			case truncated:
+				last := offset + shown - 1
+				if !strings.HasSuffix(content, "\n") && content != "" {
+					content += "\n"
+				}
+				content += fmt.Sprintf("[lines %d-%d of %q shown; %d bytes in all; call read_file with offset %d to read on]", offset, last, rel, fi.Size(), last+1)
+			case offset > 1:
+				if !strings.HasSuffix(content, "\n") {
+					content += "\n"
+				}
+				content += fmt.Sprintf("[lines %d-%d of %d]", offset, total, total)
+			}
+			return Result{Content: content, Details: &Details{Path: rel, Bytes: int64(out.Len())}}, nil
+		})
+}
+
+// lineReader returns lines with their "\n"; a line longer than the buffer
+// comes back in pieces, which read_file counts as one line each (it only
+// matters for files without newlines, which are capped anyway).
+type lineReader struct {
+	r   io.Reader
+	buf []byte
+	n   int // valid bytes in buf
+	err error
+}
+
+func newLineReader(r io.Reader) *lineReader { return &lineReader{r: r, buf: make([]byte, 64<<10)} }
+
+func (lr *lineReader) next() ([]byte, error) {
+	for {
+		if i := bytes.IndexByte(lr.buf[:lr.n], '\n'); i >= 0 {
+			l := bytes.Clone(lr.buf[:i+1])
+			lr.n = copy(lr.buf, lr.buf[i+1:lr.n])
+			return l, nil
+		}
+		if lr.err != nil || lr.n == len(lr.buf) {
+			l := bytes.Clone(lr.buf[:lr.n])
+			lr.n = 0
+			if lr.err == nil {
+				return l, nil
+			}
+			return l, lr.err
+		}
+		m, err := lr.r.Read(lr.buf[lr.n:])
+		lr.n += m
+		lr.err = err
+	}
+}

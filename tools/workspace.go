@@ -1,0 +1,304 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"unicode"
+	"unicode/utf8"
+)
+
+// WorkspaceOptions configure the workspace tools. Zero values take the
+// defaults named on each field.
+type WorkspaceOptions struct {
+	// ProtectedDirs are folders no tool may write into, besides .git: the
+	// app's data folder at least. Absolute, or relative to the workspace.
+	ProtectedDirs []string
+
+	MaxReadBytes     int64 // read_file returns at most this much; default 256 KiB
+	MaxWriteBytes    int64 // write_file and edit_file refuse larger content; default 16 MiB
+	MaxListEntries   int   // list_dir stops after this many entries; default 500
+	MaxListDepth     int   // deepest recursion list_dir accepts; default 10
+	MaxSearchResults int   // search_files stops after this many matching lines; default 200
+	MaxSearchFile    int64 // search_files skips larger files; default 2 MiB
+	MaxDiffBytes     int   // diffs in Details are cut here; default 64 KiB
+}
+
+func (o *WorkspaceOptions) defaults() {
+	set64 := func(v *int64, d int64) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	set := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	set64(&o.MaxReadBytes, 256<<10)
+	set64(&o.MaxWriteBytes, 16<<20)
+	set(&o.MaxListEntries, 500)
+	set(&o.MaxListDepth, 10)
+	set(&o.MaxSearchResults, 200)
+	set64(&o.MaxSearchFile, 2<<20)
+	set(&o.MaxDiffBytes, 64<<10)
+}
+
+// Workspace is the folder the user opened, held by one [os.Root]. Its tools
+// are safe for concurrent use; Close it when the workspace changes.
+type Workspace struct {
+	root      *os.Root
+	dir       string
+	opts      WorkspaceOptions
+	protected []string // ProtectedDirs as absolute paths
+}
+
+// OpenWorkspace opens dir for the workspace tools.
+func OpenWorkspace(dir string, opts WorkspaceOptions) (*Workspace, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("workspace folder %q: %w", dir, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("workspace folder %q cannot be opened: %w; choose an existing folder", dir, err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("workspace %q is a file, not a folder; choose a folder", dir)
+	}
+	root, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("workspace folder %q cannot be opened: %w", dir, err)
+	}
+	opts.defaults()
+	w := &Workspace{root: root, dir: abs, opts: opts}
+	for _, p := range opts.ProtectedDirs {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(abs, p)
+		}
+		w.protected = append(w.protected, filepath.Clean(p))
+	}
+	return w, nil
+}
+
+// Dir returns the workspace folder as an absolute path.
+func (w *Workspace) Dir() string { return w.dir }
+
+// Close releases the workspace folder; the tools fail afterwards.
+func (w *Workspace) Close() error { return w.root.Close() }
+
+// Tools returns the workspace tools, ready for [NewRegistry].
+func (w *Workspace) Tools() []Tool {
+	return []Tool{
+		w.readFileTool(), w.listDirTool(), w.searchFilesTool(),
+		w.writeFileTool(), w.editFileTool(), w.makeDirTool(), w.deletePathTool(),
+	}
+}
+
+const (
+	maxPathBytes      = 4096
+	maxComponentBytes = 255
+)
+
+// lookAlikes are characters that read as a dot or a slash but are not one:
+// a name made of them would show as "../x" in the UI and in the model's
+// context while meaning something else on disk.
+var lookAlikes = map[rune]string{
+	'\u2024': ".", '\u2025': "..", '\u2026': "...", '\uFE52': ".", '\uFF0E': ".", '\u3002': ".",
+	'\u2215': "/", '\u2044': "/", '\u29F8': "/", '\uFF0F': "/", '\u2571': "/",
+	'\u2216': "\\", '\u29F5': "\\", '\u29F9': "\\", '\uFE68': "\\", '\uFF3C': "\\",
+}
+
+// invisible are format characters that change how a name displays
+// (direction overrides, zero-width characters) without being visible.
+func invisible(r rune) bool {
+	switch {
+	case r >= '\u202A' && r <= '\u202E', r >= '\u2066' && r <= '\u2069',
+		r == '\u200E', r == '\u200F', r >= '\u200B' && r <= '\u200D', r == '\u2060', r == '\uFEFF':
+		return true
+	}
+	return false
+}
+
+// clean checks a workspace-relative path as text and returns it cleaned
+// (slash-separated, no "." or ".." components). It refuses what no file in
+// the workspace can be named: empty, absolute, escaping with "..", NUL and
+// control characters, look-alike separators, over-long names. "." is the
+// workspace folder itself.
+func clean(p string) (string, error) {
+	q := fmt.Sprintf("%q", p)
+	if len(p) > 120 {
+		q = fmt.Sprintf("%q… (%d bytes)", p[:100], len(p))
+	}
+	switch {
+	case p == "":
+		return "", pathErrorf(ErrInvalidPath, p, "the path is empty; give a path relative to the workspace folder, such as \"src/main.go\"")
+	case len(p) > maxPathBytes:
+		return "", pathErrorf(ErrInvalidPath, p, "path %s is %d bytes long, over the limit of %d; use a shorter path", q, len(p), maxPathBytes)
+	case strings.IndexByte(p, 0) >= 0:
+		return "", pathErrorf(ErrInvalidPath, p, "path %s contains a NUL byte, which no file name can hold; remove it", q)
+	case !utf8.ValidString(p):
+		return "", pathErrorf(ErrInvalidPath, p, "path %s is not valid UTF-8; use the name exactly as list_dir shows it", q)
+	}
+	for _, r := range p {
+		if s, ok := lookAlikes[r]; ok {
+			return "", pathErrorf(ErrInvalidPath, p, "path %s contains %q (U+%04X), which looks like %q but is not; use the plain ASCII character", q, r, r, s)
+		}
+		if unicode.IsControl(r) || invisible(r) {
+			return "", pathErrorf(ErrInvalidPath, p, "path %s contains the invisible character U+%04X; remove it", q, r)
+		}
+	}
+	if path.IsAbs(p) || filepath.IsAbs(p) || filepath.VolumeName(p) != "" {
+		return "", pathErrorf(ErrOutsideWorkspace, p, "path %s is absolute; use a path relative to the workspace folder", q)
+	}
+	c := path.Clean(p)
+	if c == ".." || strings.HasPrefix(c, "../") {
+		return "", pathErrorf(ErrOutsideWorkspace, p, "path %s is outside the workspace; use a path relative to the workspace folder", q)
+	}
+	for _, part := range strings.Split(c, "/") {
+		if len(part) > maxComponentBytes {
+			return "", pathErrorf(ErrInvalidPath, p, "path %s has a name of %d bytes, over the limit of %d; use a shorter name", q, len(part), maxComponentBytes)
+		}
+	}
+	return c, nil
+}
+
+// checkWritable refuses writes into .git and the protected folders, by name
+// and by identity, so a symbolic link inside the workspace that leads to them
+// is refused too.
+func (w *Workspace) checkWritable(rel string) error {
+	if rel == "." {
+		return pathErrorf(ErrInvalidPath, rel, "path \".\" is the workspace folder itself; give the path of a file or folder inside it")
+	}
+	for _, part := range strings.Split(rel, "/") {
+		if strings.EqualFold(part, ".git") {
+			return pathErrorf(ErrProtectedPath, rel, "path %q is inside .git, which the agent never modifies; write somewhere else in the workspace", rel)
+		}
+	}
+	var guarded []os.FileInfo
+	var names []string
+	if fi, err := w.root.Stat(".git"); err == nil {
+		guarded, names = append(guarded, fi), append(names, ".git")
+	}
+	for _, p := range w.protected {
+		if fi, err := os.Stat(p); err == nil {
+			guarded, names = append(guarded, fi), append(names, "the app's data folder ("+p+")")
+		}
+	}
+	if len(guarded) == 0 {
+		return nil
+	}
+	prefix := ""
+	for _, part := range strings.Split(rel, "/") {
+		prefix = path.Join(prefix, part)
+		fi, err := w.root.Stat(prefix)
+		if err != nil {
+			return nil // what does not exist yet is not protected; later steps report other errors
+		}
+		for i, g := range guarded {
+			if os.SameFile(fi, g) {
+				via := ""
+				if prefix != names[i] {
+					via = fmt.Sprintf(" (through %q)", prefix)
+				}
+				return pathErrorf(ErrProtectedPath, rel, "path %q is inside %s%s, which the agent never modifies; write somewhere else in the workspace", rel, names[i], via)
+			}
+		}
+	}
+	return nil
+}
+
+// explain turns an error of os.Root into a sentence for the model, naming
+// the symbolic link that leads outside when there is one.
+func (w *Workspace) explain(rel string, err error) error {
+	var pe *PathError
+	if errors.As(err, &pe) {
+		return err
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return pathErrorf(ErrNotFound, rel, "%q does not exist; use list_dir to see what is there", rel)
+	case strings.Contains(err.Error(), "path escapes from parent"):
+		if link, target := w.escapingLink(rel); link != "" {
+			return pathErrorf(ErrOutsideWorkspace, rel, "path %q leads outside the workspace: %q is a symbolic link to %q; only links that stay inside the workspace can be followed, so use the real path inside the workspace", rel, link, target)
+		}
+		return pathErrorf(ErrOutsideWorkspace, rel, "path %q leads outside the workspace; use a path relative to the workspace folder", rel)
+	case errors.Is(err, syscall.ELOOP):
+		return pathErrorf(ErrOutsideWorkspace, rel, "path %q goes through too many symbolic links (or a loop of them); use the real path", rel)
+	case errors.Is(err, syscall.ENOTDIR):
+		return pathErrorf(ErrWrongKind, rel, "path %q goes through a file as if it were a folder; check the path with list_dir", rel)
+	case errors.Is(err, syscall.EISDIR):
+		return pathErrorf(ErrWrongKind, rel, "%q is a folder, not a file; give the path of a file", rel)
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		return pathErrorf(ErrInvalidPath, rel, "path %q is too long for the file system; use a shorter path", rel)
+	case errors.Is(err, fs.ErrPermission):
+		return pathErrorf(fs.ErrPermission, rel, "permission denied for %q; the user's account cannot change it, so choose another path", rel)
+	case errors.Is(err, syscall.ENOSPC):
+		return pathErrorf(err, rel, "the disk is full while writing %q; nothing was changed", rel)
+	}
+	return pathErrorf(err, rel, "%q: %v", rel, unwrapPathError(err))
+}
+
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// escapingLink finds the first symbolic link on rel that leads outside.
+func (w *Workspace) escapingLink(rel string) (link, target string) {
+	prefix := ""
+	for _, part := range strings.Split(rel, "/") {
+		prefix = path.Join(prefix, part)
+		fi, err := w.root.Lstat(prefix)
+		if err != nil {
+			return "", ""
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			if _, err := w.root.Stat(prefix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				t, _ := w.root.Readlink(prefix)
+				return prefix, t
+			}
+			// dangling or inside: keep walking the rest of the path
+		}
+	}
+	return "", ""
+}
+
+// statTarget describes what is at rel without following a final symbolic
+// link; a missing file gives (nil, nil).
+func (w *Workspace) lstat(rel string) (os.FileInfo, error) {
+	fi, err := w.root.Lstat(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, w.explain(rel, err)
+	}
+	return fi, nil
+}
+
+func hardLinkError(rel string, n uint64) error {
+	return pathErrorf(ErrHardLink, rel, "%q is a hard link (the file has %d names, and another may be outside the workspace), so it is neither read nor written; write a new file instead", rel, n)
+}
+
+// regularFile checks that rel (already opened or stat'ed as fi) is a plain,
+// singly linked file.
+func regularFile(rel string, fi os.FileInfo) error {
+	switch {
+	case fi.IsDir():
+		return pathErrorf(ErrWrongKind, rel, "%q is a folder, not a file; use list_dir to see its entries", rel)
+	case !fi.Mode().IsRegular():
+		return pathErrorf(ErrWrongKind, rel, "%q is not a regular file (%s); only regular files can be used", rel, fi.Mode().Type())
+	case links(fi) > 1:
+		return hardLinkError(rel, links(fi))
+	}
+	return nil
+}

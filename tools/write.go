@@ -1,0 +1,227 @@
+package tools
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+
+	"prototyper/tools/diff"
+)
+
+const writeChunk = 256 << 10 // cancellation is checked between chunks
+
+// fileChange is what a write did, for the result's Details.
+type fileChange struct {
+	created bool
+	old     []byte // previous content, nil when created or too large to diff
+	oldSize int64
+}
+
+// replaceFile writes data to rel atomically: a temporary file in the same
+// folder, fsync, rename over rel, fsync of the folder. The folder is held
+// open from the first step to the last, so swapping it for a symbolic link
+// meanwhile does not redirect the write. A cancelled context or any failure
+// removes the temporary file and leaves rel as it was.
+//
+// The rename replaces rel's directory entry; it never writes through it, so
+// a hard link at rel (refused earlier anyway) would not carry the write to
+// the other name. check, when set, sees the existing file (nil when there
+// is none) before anything is written and may refuse.
+func (w *Workspace) replaceFile(ctx context.Context, rel string, data []byte, mkParents bool, progress ProgressFunc) (fileChange, error) {
+	return w.replaceFileWith(ctx, rel, mkParents, nil, maxDiffInput, func([]byte) ([]byte, error) { return data, nil }, progress)
+}
+
+// maxDiffInput is the largest previous content write_file reads to show a diff.
+const maxDiffInput = 1 << 20
+
+// replaceFileWith is replaceFile with the new content computed from the old
+// (read when it is at most oldLimit bytes) by produce, inside the same
+// held-open folder.
+func (w *Workspace) replaceFileWith(ctx context.Context, rel string, mkParents bool, check func(fi os.FileInfo) error, oldLimit int64,
+	produce func(old []byte) ([]byte, error), progress ProgressFunc) (fileChange, error) {
+	var ch fileChange
+	dir, base := path.Split(rel)
+	if dir == "" {
+		dir = "."
+	}
+	if mkParents && dir != "." {
+		if err := w.root.MkdirAll(dir, 0o755); err != nil {
+			return ch, w.explain(rel, err)
+		}
+	}
+	parent, err := w.root.OpenRoot(dir)
+	if err != nil {
+		return ch, w.explain(rel, err)
+	}
+	defer parent.Close()
+
+	perm := fs.FileMode(0o644)
+	fi, err := parent.Lstat(base)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		ch.created = true
+	case err != nil:
+		return ch, w.explain(rel, err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, _ := parent.Readlink(base)
+		return ch, pathErrorf(ErrSymlink, rel, "%q is a symbolic link to %q; links are not written through, so write to the path it points to instead", rel, target)
+	default:
+		if err := regularFile(rel, fi); err != nil {
+			return ch, err
+		}
+		perm = fi.Mode().Perm()
+		ch.oldSize = fi.Size()
+	}
+	if check != nil {
+		if err := check(fi); err != nil {
+			return ch, err
+		}
+	}
+	if !ch.created && ch.oldSize <= oldLimit {
+		if ch.old, err = readAllFrom(parent, base, ch.oldSize); err != nil {
+			return ch, w.explain(rel, err)
+		}
+	}
+	data, err := produce(ch.old)
+	if err != nil {
+		return ch, err
+	}
+
+	tmp := tempName(base)
+	f, err := parent.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return ch, w.explain(rel, err)
+	}
+	renamed := false
+	defer func() {
+		if !renamed {
+			f.Close()
+			parent.Remove(tmp)
+		}
+	}()
+	if !ch.created {
+		f.Chmod(perm) // the umask must not change an existing file's mode
+	}
+	for off := 0; off < len(data); off += writeChunk {
+		if err := ctx.Err(); err != nil {
+			return ch, fmt.Errorf("writing %q was cancelled; the file was not changed: %w", rel, err)
+		}
+		end := min(off+writeChunk, len(data))
+		if _, err := f.Write(data[off:end]); err != nil {
+			return ch, w.explain(rel, err)
+		}
+		if len(data) > writeChunk {
+			progress(map[string]any{"path": rel, "bytesWritten": end, "bytesTotal": len(data)})
+		}
+	}
+	if err := f.Sync(); err != nil {
+		return ch, w.explain(rel, err)
+	}
+	if err := f.Close(); err != nil {
+		return ch, w.explain(rel, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return ch, fmt.Errorf("writing %q was cancelled; the file was not changed: %w", rel, err)
+	}
+	if err := parent.Rename(tmp, base); err != nil {
+		return ch, w.explain(rel, err)
+	}
+	renamed = true
+	if d, err := parent.Open("."); err == nil { // make the rename itself durable
+		d.Sync()
+		d.Close()
+	}
+	return ch, nil
+}
+
+func tempName(base string) string {
+	var b [6]byte
+	rand.Read(b[:])
+	name := "." + base
+	if len(name) > maxComponentBytes-24 {
+		name = name[:maxComponentBytes-24]
+	}
+	return name + ".tmp-" + hex.EncodeToString(b[:])
+}
+
+func readAllFrom(r *os.Root, name string, size int64) ([]byte, error) {
+	f, err := r.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, 0, size+1)
+	for {
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+	}
+}
+
+// details describes a change for the UI.
+func (w *Workspace) details(rel string, ch fileChange, data []byte) *Details {
+	d := &Details{Path: rel, Bytes: int64(len(data)), Created: ch.created}
+	d.Changed = ch.created || ch.old == nil || string(ch.old) != string(data)
+	oldName, newName := "a/"+rel, "b/"+rel
+	if ch.created {
+		oldName = "/dev/null"
+	}
+	switch {
+	case !d.Changed:
+	case !ch.created && ch.old == nil:
+		d.Diff = fmt.Sprintf("(the previous content, %d bytes, was too large to compare)\n", ch.oldSize)
+	case isBinary(data) || isBinary(ch.old):
+		d.Diff = fmt.Sprintf("Binary files %s and %s differ\n", oldName, newName)
+	default:
+		d.Diff = diff.Unified(oldName, newName, string(ch.old), string(data), diff.Options{MaxBytes: w.opts.MaxDiffBytes})
+	}
+	return d
+}
+
+func (w *Workspace) writeFileTool() Tool {
+	return New("write_file", "Create a file or replace its whole content. Parent folders are created. "+
+		"The path is relative to the workspace folder. To change part of an existing file, prefer edit_file.").
+		Param("path", "string", "File path relative to the workspace folder, e.g. \"src/main.go\".", Required, MinLength(1)).
+		Param("content", "string", "The complete new content of the file.", Required).
+		Mode(Sequential).
+		Handle(func(ctx context.Context, call Call, progress ProgressFunc) (Result, error) {
+			rel, err := clean(call.Args.String("path"))
+			if err != nil {
+				return Result{}, err
+			}
+			if err := w.checkWritable(rel); err != nil {
+				return Result{}, err
+			}
+			data := []byte(call.Args.String("content"))
+			if int64(len(data)) > w.opts.MaxWriteBytes {
+				return Result{}, pathErrorf(ErrTooLarge, rel, "the content for %q is %d bytes, over the limit of %d; write a smaller file", rel, len(data), w.opts.MaxWriteBytes)
+			}
+			ch, err := w.replaceFile(ctx, rel, data, true, progress)
+			if err != nil {
+				return Result{}, err
+			}
+			d := w.details(rel, ch, data)
+			verb := "Updated"
+			switch {
+			case ch.created:
+				verb = "Created"
+			case !d.Changed:
+				verb = "Rewrote (unchanged)"
+			}
+			return Result{Content: fmt.Sprintf("%s %s (%d bytes).", verb, rel, len(data)), Details: d}, nil
+		})
+}
