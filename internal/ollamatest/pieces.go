@@ -1,0 +1,33 @@
+package ollamatest
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Think returns a thinking block: "<think>", the pieces, "</think>".
+func Think(pieces ...string) []string {
+	out := append([]string{"<think>"}, pieces...)
+	return append(out, "</think>")
+}
+
+// ToolCall returns the pieces of one tool call: "<tool_call>", the JSON
+// {"name": name, "arguments": args} and "</tool_call>". args is marshalled (a map's keys in
+// sorted order), except a string, which is inserted verbatim (for malformed arguments).
+// The server reports the call only when the request names the tool.
+func ToolCall(name string, args any) []string {
+	var raw string
+	switch a := args.(type) {
+	case string:
+		raw = a
+	case nil:
+		raw = "{}"
+	default:
+		b, err := json.Marshal(a)
+		if err != nil {
+			panic(fmt.Sprintf("ollamatest.ToolCall(%q): arguments: %v", name, err))
+		}
+		raw = string(b)
+	}
+	return []string{"<tool_call>", fmt.Sprintf(`{"name": %q, "arguments": %s}`, name, raw), "</tool_call>"}
+}

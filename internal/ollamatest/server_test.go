@@ -1,0 +1,329 @@
+package ollamatest_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"prototyper/internal/ollamatest"
+)
+
+// The models of this test binary, one per behaviour under test.
+var (
+	writeFile = ollamatest.Model{Name: "write-file", Scripts: ollamatest.Scripts{
+		"U": slices.Concat(
+			ollamatest.Think("I should", " write the file."),
+			ollamatest.ToolCall("write_file", map[string]any{"path": "hello.txt", "content": "hello"}),
+		),
+		"UAT": slices.Concat(ollamatest.Think("Done."), []string{"I wrote", " hello.txt", "."}),
+	}}
+	twoCalls = ollamatest.Model{Name: "two-calls", Scripts: ollamatest.Scripts{
+		"U": slices.Concat(
+			ollamatest.Think("Two files."),
+			ollamatest.ToolCall("write_file", map[string]any{"path": "a.txt", "content": "a"}),
+			ollamatest.ToolCall("write_file", map[string]any{"path": "b.txt", "content": "b"}),
+		),
+	}}
+	plain = ollamatest.Model{Name: "plain", Scripts: ollamatest.Scripts{
+		"U":  {"I wrote", " hello.txt", " just", " now."},
+		"SU": {"Told", " so."},
+	}}
+	// bare has neither the tools nor the thinking capability.
+	bare = ollamatest.Model{Name: "bare", NoTools: true, NoThinking: true, Scripts: ollamatest.Scripts{
+		"U": {"Hi."},
+	}}
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(ollamatest.Main(m, writeFile, twoCalls, plain, bare))
+}
+
+var writeFileTool = map[string]any{
+	"type": "function",
+	"function": map[string]any{
+		"name":        "write_file",
+		"description": "Write a file in the workspace.",
+		"parameters": map[string]any{
+			"type":     "object",
+			"required": []string{"path", "content"},
+			"properties": map[string]any{
+				"path":    map[string]any{"type": "string"},
+				"content": map[string]any{"type": "string"},
+			},
+		},
+	},
+}
+
+type message struct {
+	Role      string     `json:"role"`
+	Content   string     `json:"content"`
+	ToolCalls []toolCall `json:"tool_calls,omitempty"`
+}
+
+type toolCall struct {
+	Function struct {
+		Name      string         `json:"name"`
+		Arguments map[string]any `json:"arguments"`
+	} `json:"function"`
+}
+
+func call(name string, args map[string]any) toolCall {
+	var c toolCall
+	c.Function.Name, c.Function.Arguments = name, args
+	return c
+}
+
+// chunk is one NDJSON line of /api/chat, with what a test compares exactly; the durations and
+// times, which vary, are checked apart.
+type chunk struct {
+	Thinking   string
+	Content    string
+	ToolCalls  []toolCall
+	Done       bool
+	DoneReason string
+}
+
+type wireChunk struct {
+	Message struct {
+		Role      string     `json:"role"`
+		Content   string     `json:"content"`
+		Thinking  string     `json:"thinking"`
+		ToolCalls []toolCall `json:"tool_calls"`
+	} `json:"message"`
+	Done       bool   `json:"done"`
+	DoneReason string `json:"done_reason"`
+	EvalCount  int    `json:"eval_count"`
+	Error      string `json:"error"`
+}
+
+// chat posts body to /api/chat and returns the status and every line the server sent.
+func chat(t *testing.T, srv *ollamatest.Server, body map[string]any) (int, []wireChunk) {
+	t.Helper()
+	data, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL()+"/api/chat", bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var lines []wireChunk
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		var c wireChunk
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatalf("line %q: %v", sc.Bytes(), err)
+		}
+		lines = append(lines, c)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, lines
+}
+
+// streamed posts body and returns the chunks of a successful stream, checking what every
+// stream shares: status 200, the assistant role, eval counts on the last line only.
+func streamed(t *testing.T, srv *ollamatest.Server, body map[string]any) []chunk {
+	t.Helper()
+	status, lines := chat(t, srv, body)
+	if status != http.StatusOK {
+		t.Fatalf("status %d, want 200; lines %+v", status, lines)
+	}
+	var out []chunk
+	for i, l := range lines {
+		if l.Error != "" {
+			t.Fatalf("line %d is an error: %s", i, l.Error)
+		}
+		if l.Message.Role != "assistant" {
+			t.Errorf("line %d has role %q, want assistant", i, l.Message.Role)
+		}
+		if last := i == len(lines)-1; l.Done != last || (last && l.EvalCount == 0) {
+			t.Errorf("line %d: done=%v eval_count=%d; only the last line is done, with its counts", i, l.Done, l.EvalCount)
+		}
+		out = append(out, chunk{l.Message.Thinking, l.Message.Content, l.Message.ToolCalls, l.Done, l.DoneReason})
+	}
+	return out
+}
+
+func assertChunks(t *testing.T, got, want []chunk) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("chunks differ\n got: %+v\nwant: %+v", got, want)
+	}
+}
+
+var stop = chunk{Done: true, DoneReason: "stop"}
+
+func TestStartReportsHowLongItTook(t *testing.T) {
+	srv := ollamatest.Get(t)
+	tm := srv.Timings()
+	t.Logf("harness start: %s", tm)
+	if tm.Serve <= 0 || tm.Create <= 0 || tm.Load <= 0 || tm.Total < tm.Serve+tm.Create+tm.Load {
+		t.Errorf("timings %+v: every step should be measured and the total cover them", tm)
+	}
+}
+
+func TestThinkingThenOneToolCallArriveAsThinkingChunksThenOneWholeCall(t *testing.T) {
+	srv := ollamatest.Get(t)
+	got := streamed(t, srv, map[string]any{
+		"model":    "write-file",
+		"think":    true,
+		"tools":    []any{writeFileTool},
+		"messages": []message{{Role: "user", Content: "Write hello.txt"}},
+	})
+	assertChunks(t, got, []chunk{
+		{Thinking: "I should"},
+		{Thinking: " write the file."},
+		{ToolCalls: []toolCall{call("write_file", map[string]any{"path": "hello.txt", "content": "hello"})}},
+		stop,
+	})
+}
+
+func TestTwoToolCallsOfOneMessageArriveOneChunkEach(t *testing.T) {
+	srv := ollamatest.Get(t)
+	got := streamed(t, srv, map[string]any{
+		"model":    "two-calls",
+		"think":    true,
+		"tools":    []any{writeFileTool},
+		"messages": []message{{Role: "user", Content: "Write a.txt and b.txt"}},
+	})
+	assertChunks(t, got, []chunk{
+		{Thinking: "Two files."},
+		{ToolCalls: []toolCall{call("write_file", map[string]any{"path": "a.txt", "content": "a"})}},
+		{ToolCalls: []toolCall{call("write_file", map[string]any{"path": "b.txt", "content": "b"})}},
+		stop,
+	})
+}
+
+func TestPlainAnswerStreamsOneChunkPerPiece(t *testing.T) {
+	srv := ollamatest.Get(t)
+	got := streamed(t, srv, map[string]any{
+		"model":    "plain",
+		"messages": []message{{Role: "user", Content: "What did you do?"}},
+	})
+	assertChunks(t, got, []chunk{
+		{Content: "I wrote"}, {Content: " hello.txt"}, {Content: " just"}, {Content: " now."}, stop,
+	})
+}
+
+func TestSystemMessageAddsSToTheTrail(t *testing.T) {
+	srv := ollamatest.Get(t)
+	got := streamed(t, srv, map[string]any{
+		"model": "plain",
+		"messages": []message{
+			{Role: "system", Content: "Be brief."},
+			{Role: "user", Content: "What did you do?"},
+		},
+	})
+	assertChunks(t, got, []chunk{{Content: "Told"}, {Content: " so."}, stop})
+}
+
+func TestSecondTurnAfterAToolResultAnswersInText(t *testing.T) {
+	srv := ollamatest.Get(t)
+	got := streamed(t, srv, map[string]any{
+		"model": "write-file",
+		"think": true,
+		"tools": []any{writeFileTool},
+		"messages": []message{
+			{Role: "user", Content: "Write hello.txt"},
+			{Role: "assistant", ToolCalls: []toolCall{call("write_file", map[string]any{"path": "hello.txt", "content": "hello"})}},
+			{Role: "tool", Content: "wrote 5 bytes to hello.txt"},
+		},
+	})
+	// The second "<think>" and "</think>" of the model are re-segmented; the server's
+	// thinking parser joins them back, so nothing shows.
+	assertChunks(t, got, []chunk{
+		{Thinking: "Done."},
+		{Content: "I wrote"}, {Content: " hello.txt"}, {Content: "."},
+		stop,
+	})
+}
+
+func TestUnscriptedTrailAnswersUnscripted(t *testing.T) {
+	srv := ollamatest.Get(t)
+	got := streamed(t, srv, map[string]any{
+		"model": "plain",
+		"messages": []message{
+			{Role: "user", Content: "Hi"}, {Role: "assistant", Content: "Hello"}, {Role: "user", Content: "Again"},
+		},
+	})
+	assertChunks(t, got, []chunk{{Content: ollamatest.Unscripted}, stop})
+}
+
+func TestNumPredictCutsTheAnswerWithDoneReasonLength(t *testing.T) {
+	srv := ollamatest.Get(t)
+	got := streamed(t, srv, map[string]any{
+		"model":    "plain",
+		"options":  map[string]any{"num_predict": 2},
+		"messages": []message{{Role: "user", Content: "What did you do?"}},
+	})
+	assertChunks(t, got, []chunk{{Content: "I wrote"}, {Content: " hello.txt"}, {Done: true, DoneReason: "length"}})
+}
+
+func TestErrorsAreJSONBodiesWithTheServersStatus(t *testing.T) {
+	srv := ollamatest.Get(t)
+	user := []message{{Role: "user", Content: "Hi"}}
+	tests := []struct {
+		name   string
+		body   map[string]any
+		status int
+		error  string
+	}{
+		{
+			name:   "a model that is not there is 404",
+			body:   map[string]any{"model": "absent", "messages": user},
+			status: http.StatusNotFound,
+			error:  `model "absent" not found, try pulling it first`,
+		},
+		{
+			name:   "tools for a model without the tools capability are 400",
+			body:   map[string]any{"model": "bare", "messages": user, "tools": []any{writeFileTool}},
+			status: http.StatusBadRequest,
+			error:  "registry.ollama.ai/library/bare:latest does not support tools",
+		},
+		{
+			name:   "think for a model without the thinking capability is 400",
+			body:   map[string]any{"model": "bare", "messages": user, "think": true},
+			status: http.StatusBadRequest,
+			error:  "registry.ollama.ai/library/bare:latest does not support thinking",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, lines := chat(t, srv, tt.body)
+			if status != tt.status || len(lines) != 1 || lines[0].Error != tt.error {
+				t.Errorf("got %d %+v, want %d with one line {error: %q}", status, lines, tt.status, tt.error)
+			}
+		})
+	}
+}
+
+// Ollama v0.11.4's thinking parser, given think:true and a reply that does not open with
+// <think>, sends the first content piece twice: alone, then joined to the second. When this
+// test fails after an upgrade, the quirk is fixed: drop the workarounds that cite it.
+func TestQuirkThinkingRequestRepeatsTheFirstPieceOfAReplyWithoutThink(t *testing.T) {
+	srv := ollamatest.Get(t)
+	got := streamed(t, srv, map[string]any{
+		"model":    "plain",
+		"think":    true,
+		"messages": []message{{Role: "user", Content: "What did you do?"}},
+	})
+	assertChunks(t, got, []chunk{
+		{Content: "I wrote"}, {Content: "I wrote hello.txt"}, {Content: " just"}, {Content: " now."}, stop,
+	})
+}
