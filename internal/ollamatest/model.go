@@ -29,6 +29,7 @@ func DefaultParameters() map[string]any {
 		"top_k":          1,
 		"repeat_penalty": 1,
 		"seed":           1,
+		"num_thread":     1, // a tiny model gains nothing from more, and loses to spin-waits on a busy machine
 	}
 }
 
