@@ -1,9 +1,401 @@
 package cli
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
 
+	"prototyper/store"
+)
+
+// chatsCommand is `prototyper chats list | show ID | export ID --format md|json`. It opens the
+// store read-only, so it runs beside other readers but not beside the app, which holds the
+// file's lock: then it says Prototyper is already running.
 func chatsCommand(ctx context.Context, args []string, io IO) int {
 	_ = ctx
-	_ = args
-	return notImplemented("chats", io)
+	var common Common
+	var format string
+	var asJSON bool
+	fs := flag.NewFlagSet("prototyper chats", flag.ContinueOnError)
+	fs.SetOutput(io.Err)
+	common.Register(fs)
+	fs.StringVar(&format, "format", "md", "export `FORMAT`: md (Markdown to paste into an issue) or json")
+	fs.BoolVar(&asJSON, "json", false, "list: print the chats as JSON")
+	fs.Usage = func() {
+		fmt.Fprint(io.Err, "Usage: prototyper chats list | show ID | export ID [--format md|json]\n\n")
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterleaved(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return ExitCompleted
+	}
+	if err != nil {
+		return ExitUsage
+	}
+	usage := func(msg string) int {
+		fmt.Fprintf(io.Err, "prototyper chats: %s\n", msg)
+		fs.Usage()
+		return ExitUsage
+	}
+	if len(pos) == 0 {
+		return usage("say what to do: list, show ID or export ID")
+	}
+	verb, rest := pos[0], pos[1:]
+	switch verb {
+	case "list":
+		if len(rest) != 0 {
+			return usage("list takes no argument")
+		}
+	case "show", "export":
+		if len(rest) != 1 {
+			return usage(verb + " takes one chat ID (see `prototyper chats list`)")
+		}
+		if verb == "export" && format != "md" && format != "json" {
+			return usage(fmt.Sprintf("unknown --format %q: use md or json", format))
+		}
+	default:
+		return usage(fmt.Sprintf("unknown action %q", verb))
+	}
+
+	path, err := common.DBPath()
+	if err != nil {
+		fmt.Fprintf(io.Err, "prototyper chats: %v\n", err)
+		return ExitFailed
+	}
+	db, err := store.Open(path, store.Options{ReadOnly: true})
+	if errors.Is(err, store.ErrNoDatabase) && verb == "list" {
+		if asJSON {
+			fmt.Fprintln(io.Out, "[]")
+		} else {
+			fmt.Fprintf(io.Out, "No chats yet (no database at %s).\n", path)
+		}
+		return ExitCompleted
+	}
+	if err != nil {
+		fmt.Fprintf(io.Err, "prototyper chats: %v\n", err)
+		return ExitFailed
+	}
+	defer db.Close()
+
+	if verb == "list" {
+		err = listChats(db, asJSON, io.Out)
+	} else {
+		var t transcript
+		t, err = loadTranscript(db, rest[0])
+		switch {
+		case err != nil:
+		case verb == "show":
+			err = writeShow(io.Out, t)
+		case format == "json":
+			err = writeJSON(io.Out, t)
+		default:
+			err = writeMarkdown(io.Out, t)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(io.Err, "prototyper chats: %v\n", err)
+		return ExitFailed
+	}
+	return ExitCompleted
+}
+
+// parseInterleaved parses flags placed before, between or after the positional arguments
+// (`chats export ID --format md`), which flag.Parse alone stops at.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+func listChats(db *store.DB, asJSON bool, w io.Writer) error {
+	chats, err := db.ListChats()
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		if chats == nil {
+			chats = []store.Chat{}
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(chats)
+	}
+	if len(chats) == 0 {
+		_, err := fmt.Fprintln(w, "No chats yet.")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tUPDATED\tMESSAGES\tMODEL\tTITLE")
+	for _, c := range chats {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", c.ID, c.UpdatedAt.Local().Format("2006-01-02 15:04"),
+			c.MessageCount, orDash(c.Model), orDash(c.Title))
+	}
+	return tw.Flush()
+}
+
+// transcript is one chat with everything recorded about it: the export's JSON shape.
+type transcript struct {
+	Chat      store.Chat             `json:"chat"`
+	Messages  []store.Message        `json:"messages"`
+	ToolCalls []store.ToolCallRecord `json:"toolCalls"`
+	Runs      []store.Run            `json:"runs"`
+}
+
+// loadTranscript reads a chat by its ID or by a prefix of it that only one chat has.
+func loadTranscript(db *store.DB, id string) (transcript, error) {
+	var t transcript
+	c, err := db.Chat(id)
+	if errors.Is(err, store.ErrNotFound) {
+		c, err = chatByPrefix(db, id)
+	}
+	if err != nil {
+		return t, err
+	}
+	t.Chat = c
+	if t.Messages, err = db.Messages(c.ID); err != nil {
+		return t, err
+	}
+	if t.ToolCalls, err = db.ToolCalls(c.ID); err != nil {
+		return t, err
+	}
+	t.Runs, err = db.RunsOf(c.ID)
+	if t.Messages == nil {
+		t.Messages = []store.Message{}
+	}
+	if t.ToolCalls == nil {
+		t.ToolCalls = []store.ToolCallRecord{}
+	}
+	if t.Runs == nil {
+		t.Runs = []store.Run{}
+	}
+	return t, err
+}
+
+func chatByPrefix(db *store.DB, prefix string) (store.Chat, error) {
+	chats, err := db.ListChats()
+	if err != nil {
+		return store.Chat{}, err
+	}
+	var found []store.Chat
+	for _, c := range chats {
+		if prefix != "" && strings.HasPrefix(c.ID, prefix) {
+			found = append(found, c)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return store.Chat{}, &store.NotFoundError{Kind: "chat", ID: prefix}
+	}
+	return store.Chat{}, fmt.Errorf("%d chats start with %q: give more of the ID", len(found), prefix)
+}
+
+func writeJSON(w io.Writer, t transcript) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(t)
+}
+
+// toolStatus says what became of a call, from the persisted record alone: a pending record
+// of a run that is no longer live was interrupted.
+func toolStatus(r store.ToolCallRecord, live map[string]bool) string {
+	switch {
+	case r.Approval != nil && r.Approval.Decision == store.DecisionDeny:
+		s := "denied by " + r.Approval.By
+		if r.Approval.Reason != "" {
+			s += ": " + r.Approval.Reason
+		}
+		return s
+	case r.AwaitingApproval:
+		return "awaiting approval"
+	case r.Pending && live[r.RunID]:
+		return "running"
+	case r.Pending:
+		return "interrupted (no result recorded)"
+	case r.OK:
+		return fmt.Sprintf("ok, %d ms", r.DurationMs)
+	}
+	return fmt.Sprintf("failed, %d ms", r.DurationMs)
+}
+
+func (t transcript) liveRuns() map[string]bool {
+	live := map[string]bool{}
+	for _, r := range t.Runs {
+		live[r.ID] = r.Live
+	}
+	return live
+}
+
+func (t transcript) records() map[string]store.ToolCallRecord {
+	recs := make(map[string]store.ToolCallRecord, len(t.ToolCalls))
+	for _, r := range t.ToolCalls {
+		recs[r.ID] = r
+	}
+	return recs
+}
+
+func writeShow(w io.Writer, t transcript) error {
+	ew := &errWriter{w: w}
+	c := t.Chat
+	ew.printf("%s\n%s · %d messages · model %s · workspace %s\n", orDash(c.Title), c.ID, c.MessageCount, orDash(c.Model), orDash(c.Workspace))
+	recs, live := t.records(), t.liveRuns()
+	for _, m := range t.Messages {
+		if _, ok := recs[m.ToolCallID]; ok && m.Role == store.RoleTool {
+			continue // shown with its call
+		}
+		ew.printf("\n── %s · %s%s\n", m.Role, m.CreatedAt.Local().Format("2006-01-02 15:04:05"), streamNote(m))
+		if m.Thinking != "" {
+			ew.printf("  (thinking, %s)\n%s\n", seconds(m.ThinkingMs), indent(m.Thinking, "  │ "))
+		}
+		if m.Content != "" {
+			ew.printf("%s\n", m.Content)
+		}
+		for _, call := range m.ToolCalls {
+			ew.printf("→ %s %s\n", call.Name, compactJSON(call.Args))
+			if r, ok := recs[call.ID]; ok {
+				ew.printf("  %s\n", toolStatus(r, live))
+				if r.Output != "" {
+					ew.printf("%s\n", indent(r.Output, "  │ "))
+				}
+			}
+		}
+	}
+	return ew.err
+}
+
+func writeMarkdown(w io.Writer, t transcript) error {
+	ew := &errWriter{w: w}
+	c := t.Chat
+	ew.printf("# %s\n\n", orDash(c.Title))
+	ew.printf("- Chat: `%s`, %d messages\n", c.ID, c.MessageCount)
+	if c.Model != "" {
+		ew.printf("- Model: `%s`\n", c.Model)
+	}
+	if c.Workspace != "" {
+		ew.printf("- Workspace: `%s`\n", c.Workspace)
+	}
+	ew.printf("- Created %s, updated %s\n", c.CreatedAt.UTC().Format(time.RFC3339), c.UpdatedAt.UTC().Format(time.RFC3339))
+	recs, live := t.records(), t.liveRuns()
+	for _, m := range t.Messages {
+		if _, ok := recs[m.ToolCallID]; ok && m.Role == store.RoleTool {
+			continue
+		}
+		title := roleTitle(m.Role)
+		if m.Role == store.RoleTool && m.ToolName != "" {
+			title += " `" + m.ToolName + "`"
+		}
+		ew.printf("\n## %s · %s%s\n\n", title, m.CreatedAt.UTC().Format(time.RFC3339), streamNote(m))
+		if m.Thinking != "" {
+			ew.printf("<details>\n<summary>Thinking (%s)</summary>\n\n%s\n\n</details>\n\n", seconds(m.ThinkingMs), quoteLines(m.Thinking))
+		}
+		if m.Content != "" {
+			ew.printf("%s\n\n", strings.TrimRight(m.Content, "\n"))
+		}
+		for _, call := range m.ToolCalls {
+			status := "no record"
+			r, ok := recs[call.ID]
+			if ok {
+				status = toolStatus(r, live)
+			}
+			ew.printf("**Tool call `%s`** (`%s`): %s\n\n", call.Name, call.ID, status)
+			ew.printf("Arguments:\n\n%s\n\n", fenced("json", prettyJSON(call.Args)))
+			if ok && (r.Output != "" || !r.Pending) {
+				ew.printf("<details>\n<summary>Result</summary>\n\n%s\n\n</details>\n\n", fenced("", r.Output))
+			}
+		}
+		if m.Usage != nil {
+			ew.printf("<sub>%s · %d prompt tokens, %d generated, %.1f tokens/s</sub>\n", orDash(m.DoneReason),
+				m.Usage.PromptTokens, m.Usage.EvalTokens, m.Usage.TokensPerSec)
+		}
+	}
+	return ew.err
+}
+
+func roleTitle(role string) string {
+	if role == "" {
+		return "Message"
+	}
+	return strings.ToUpper(role[:1]) + role[1:]
+}
+
+func streamNote(m store.Message) string {
+	if m.Role == store.RoleAssistant && !m.Complete {
+		return " (incomplete: the stream did not finish)"
+	}
+	return ""
+}
+
+// fenced puts text in a code fence longer than any backtick run inside it.
+func fenced(lang, text string) string {
+	longest, run := 0, 0
+	for _, r := range text {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	return fence + lang + "\n" + strings.TrimRight(text, "\n") + "\n" + fence
+}
+
+func quoteLines(s string) string { return indent(strings.TrimRight(s, "\n"), "> ") }
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+prefix)
+}
+
+func prettyJSON(raw json.RawMessage) string {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	out, _ := json.MarshalIndent(v, "", "  ")
+	return string(out)
+}
+
+func compactJSON(raw json.RawMessage) string {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	out, _ := json.Marshal(v)
+	return string(out)
+}
+
+func seconds(ms int64) string { return fmt.Sprintf("%.1f s", float64(ms)/1000) }
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// errWriter keeps the first write error so that a long report checks it once.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
 }

@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"prototyper/store"
+)
+
+// chatsFixture writes a chat with thinking, a tool call and its result into a fresh database.
+func chatsFixture(t *testing.T) (path string, chat store.Chat) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "p.db")
+	db, err := store.Open(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	chat, err = db.CreateChat(store.Chat{Model: "qwen3:4b", Workspace: "/tmp/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.AppendMessage(chat.ID, store.Message{Role: store.RoleUser, Content: "Write hello.txt", Complete: true}); err != nil {
+		t.Fatal(err)
+	}
+	run, _ := db.StartRun(store.Run{ChatID: chat.ID, Model: "qwen3:4b"})
+	cp, err := db.NewCheckpointer(chat.ID, store.Message{RunID: run.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = cp.AddThinking("The user wants a file.")
+	_ = cp.AddText("Writing it now.")
+	_ = cp.AddToolCalls(store.ToolCall{ID: "call_1", Name: "write_file", Args: json.RawMessage(`{"path":"hello.txt","content":"hi"}`)})
+	_ = db.PutToolCall(store.ToolCallRecord{ID: "call_1", ChatID: chat.ID, RunID: run.ID, MessageID: cp.ID(),
+		Name: "write_file", Pending: true, StartedAt: time.Now()})
+	_, _ = db.CompleteToolCall(chat.ID, "call_1", store.ToolResult{OK: true, Output: "wrote 2 bytes with ``` inside"})
+	_, _ = db.AppendMessage(chat.ID, store.Message{Role: store.RoleTool, ToolName: "write_file", ToolCallID: "call_1", Content: "wrote 2 bytes"})
+	_ = cp.Finish("stop", &store.Usage{PromptTokens: 12, EvalTokens: 7})
+	_, _ = db.FinishRun(run.ID, "completed", nil)
+	return path, chat
+}
+
+func runChats(args ...string) (code int, out, errOut string) {
+	var o, e bytes.Buffer
+	code = chatsCommand(context.Background(), args, IO{In: strings.NewReader(""), Out: &o, Err: &e})
+	return code, o.String(), e.String()
+}
+
+func TestChatsListShowsTheChats(t *testing.T) {
+	path, chat := chatsFixture(t)
+	code, out, errOut := runChats("list", "--db", path)
+	if code != ExitCompleted {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"ID", chat.ID, "qwen3:4b", "Write hello.txt"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = runChats("--db", path, "list", "--json")
+	var chats []store.Chat
+	if code != 0 || json.Unmarshal([]byte(out), &chats) != nil || len(chats) != 1 || chats[0].MessageCount != 3 {
+		t.Errorf("list --json = %d %s", code, out)
+	}
+}
+
+func TestChatsExportMarkdownFoldsThinkingAndShowsToolCalls(t *testing.T) {
+	path, chat := chatsFixture(t)
+	code, out, errOut := runChats("export", chat.ID[:10], "--format", "md", "--db", path)
+	if code != ExitCompleted {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"# Write hello.txt",
+		"<summary>Thinking",
+		"> The user wants a file.",
+		"Writing it now.",
+		"**Tool call `write_file`** (`call_1`): ok",
+		`"path": "hello.txt"`,
+		"````\nwrote 2 bytes with ``` inside\n````",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "## Tool") {
+		t.Errorf("the tool message is repeated beside its call:\n%s", out)
+	}
+}
+
+func TestChatsExportJSONHoldsEverything(t *testing.T) {
+	path, chat := chatsFixture(t)
+	code, out, errOut := runChats("export", chat.ID, "--format=json", "--db", path)
+	if code != ExitCompleted {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got transcript
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Chat.ID != chat.ID || len(got.Messages) != 3 || len(got.ToolCalls) != 1 || len(got.Runs) != 1 {
+		t.Errorf("export = %+v", got)
+	}
+	if !strings.Contains(out, `"toolCallId": "call_1"`) {
+		t.Errorf("JSON names are not camelCase:\n%s", out)
+	}
+}
+
+func TestChatsShowPrintsTheConversation(t *testing.T) {
+	path, chat := chatsFixture(t)
+	code, out, _ := runChats("show", chat.ID, "--db", path)
+	if code != ExitCompleted || !strings.Contains(out, "→ write_file") || !strings.Contains(out, "Writing it now.") {
+		t.Errorf("show = %d:\n%s", code, out)
+	}
+}
+
+func TestChatsFailures(t *testing.T) {
+	path, _ := chatsFixture(t)
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantErr  string
+	}{
+		{"no action", []string{"--db", path}, ExitUsage, "list, show ID or export ID"},
+		{"unknown action", []string{"frobnicate", "--db", path}, ExitUsage, "unknown action"},
+		{"show without id", []string{"show", "--db", path}, ExitUsage, "one chat ID"},
+		{"bad format", []string{"export", "x", "--format", "pdf", "--db", path}, ExitUsage, "use md or json"},
+		{"unknown chat", []string{"show", "nope", "--db", path}, ExitFailed, "chats list"},
+		{"no database", []string{"show", "x", "--db", filepath.Join(t.TempDir(), "none.db")}, ExitFailed, "no database yet"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errOut := runChats(tc.args...)
+			if code != tc.wantCode || !strings.Contains(errOut, tc.wantErr) {
+				t.Errorf("exit %d, stderr %q; want exit %d mentioning %q", code, errOut, tc.wantCode, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestChatsListWithoutDatabaseSaysNoChats(t *testing.T) {
+	code, out, _ := runChats("list", "--db", filepath.Join(t.TempDir(), "none.db"))
+	if code != ExitCompleted || !strings.Contains(out, "No chats yet") {
+		t.Errorf("exit %d: %s", code, out)
+	}
+}
+
+func TestChatsWhileTheAppRunsSaysSoAndExits(t *testing.T) {
+	path, _ := chatsFixture(t)
+	app, err := store.Open(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer app.Close()
+	code, _, errOut := runChats("list", "--db", path)
+	want := "Prototyper is already running (database locked: " + path + ")"
+	if code != ExitFailed || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, stderr %q; want exit 1 with %q", code, errOut, want)
+	}
+}
