@@ -1,0 +1,599 @@
+package agentloop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"prototyper/events"
+	"prototyper/store"
+)
+
+// DefaultMaxSteps caps the model calls of one run.
+const DefaultMaxSteps = 25
+
+// maxLengthContinuations is how often a run continues an answer cut by num_predict.
+const maxLengthContinuations = 3
+
+// DefaultSystemPrompt tells the model where it works.
+const DefaultSystemPrompt = "You are Prototyper, an assistant that builds things in the user's workspace folder. " +
+	"Use the tools to read and write files there; paths are relative to the workspace. " +
+	"When the work is done, answer briefly."
+
+// Emitter takes the events of the agent. events.Bridge is one; Emit must not block.
+type Emitter interface {
+	Emit(events.Event)
+}
+
+// EmitterFunc adapts a function to [Emitter].
+type EmitterFunc func(events.Event)
+
+// Emit calls f.
+func (f EmitterFunc) Emit(e events.Event) { f(e) }
+
+// Config assembles an [Agent]. Model, Store, Emitter and Tools are required.
+type Config struct {
+	Model   Model
+	Store   *store.DB
+	Emitter Emitter
+	Tools   ToolsFactory
+	Hooks   Hooks
+
+	// SystemPrompt is sent first in every request (not stored); "" means DefaultSystemPrompt.
+	SystemPrompt string
+	// DefaultModel is used when neither the run nor the chat nor the settings name a model.
+	DefaultModel string
+	// Workspace is the folder of new chats when Send creates one.
+	Workspace string
+	// MaxSteps caps model calls per run (DefaultMaxSteps when 0).
+	MaxSteps int
+	// Approve, when set, overrides every tool's approval policy (auto, ask or deny).
+	Approve string
+	// NumPredict caps the tokens of each answer (0: no cap).
+	NumPredict int
+	// Approver, when set, decides ask calls synchronously instead of pausing the run.
+	Approver Approver
+	// Audit, when false, leaves out the built-in audit hook. See [NewAgent].
+	NoAudit bool
+}
+
+// RunOptions tune one run; zero fields fall back to the chat, the settings, then the Config.
+type RunOptions struct {
+	Model      string
+	Think      string // off, on, low, medium, high
+	MaxSteps   int
+	Approve    string // auto, ask, deny: overrides every tool's policy
+	NumPredict int
+	Approver   Approver
+	Workspace  string // the folder of a chat RunOnce creates
+	// Decide answers every undecided call of the chat's paused run (allow or deny) and
+	// resumes it; the prompt may then be empty.
+	Decide, Reason string
+}
+
+// Outcome is how a run ended.
+type Outcome struct {
+	ChatID     string
+	RunID      string
+	StopReason string
+	// Awaiting lists the calls that wait for a decision when StopReason is awaiting_approval.
+	Awaiting []ApprovalRequest
+}
+
+// Agent runs the chats of one app: at most one run per chat, runs of different chats
+// concurrently. Its methods are safe for concurrent use.
+type Agent struct {
+	cfg   Config
+	base  context.Context
+	close context.CancelFunc
+
+	mu    sync.Mutex
+	chats map[string]*chatState
+	wg    sync.WaitGroup
+	down  bool
+}
+
+// chatState is what the agent knows of one chat; guarded by Agent.mu.
+type chatState struct {
+	id     string
+	phase  events.Phase
+	runID  string // the live run, or the paused one
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the live run ends
+	queue  []string      // messages sent while busy, in order
+	paused *pausedRun
+}
+
+// NewAgent returns the agent of cfg. Unless cfg.NoAudit, the built-in audit hook is added
+// after cfg.Hooks' PostToolUse hooks: it records every executed call in the store.
+func NewAgent(cfg Config) *Agent {
+	if cfg.SystemPrompt == "" {
+		cfg.SystemPrompt = DefaultSystemPrompt
+	}
+	if cfg.MaxSteps <= 0 {
+		cfg.MaxSteps = DefaultMaxSteps
+	}
+	base, cancel := context.WithCancel(context.Background())
+	return &Agent{cfg: cfg, base: base, close: cancel, chats: map[string]*chatState{}}
+}
+
+func (a *Agent) emit(e events.Event) {
+	e.V = events.Version
+	if a.cfg.Emitter != nil {
+		a.cfg.Emitter.Emit(e)
+	}
+}
+
+// chat returns the state of a chat, loading a paused run from the store the first time.
+// a.mu must be held.
+func (a *Agent) chat(chatID string) *chatState {
+	if cs, ok := a.chats[chatID]; ok {
+		return cs
+	}
+	cs := &chatState{id: chatID, phase: events.PhaseIdle}
+	a.chats[chatID] = cs
+	runs, err := a.cfg.Store.RunsOf(chatID)
+	if err == nil && len(runs) > 0 {
+		last := runs[len(runs)-1]
+		if last.Phase == store.PhaseAwaitingApproval && len(last.State) > 0 && !last.Live {
+			var p pausedRun
+			if json.Unmarshal(last.State, &p) == nil {
+				p.RunID = last.ID
+				cs.paused, cs.runID, cs.phase = &p, last.ID, events.PhaseAwaitingApproval
+			}
+		}
+	}
+	return cs
+}
+
+// setPhase records and emits a chat's phase when it changes. a.mu must not be held.
+func (a *Agent) setPhase(cs *chatState, runID string, p events.Phase) {
+	a.mu.Lock()
+	changed := cs.phase != p
+	cs.phase = p
+	a.mu.Unlock()
+	if changed {
+		a.emit(events.Event{ChatID: cs.id, RunID: runID, Type: events.PhaseChanged, Phase: p})
+	}
+}
+
+// Phase returns a chat's phase.
+func (a *Agent) Phase(chatID string) events.Phase {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.chat(chatID).phase
+}
+
+// LiveRun returns the id of the chat's live or paused run, or "".
+func (a *Agent) LiveRun(chatID string) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	cs := a.chat(chatID)
+	if cs.done == nil && cs.paused == nil {
+		return ""
+	}
+	return cs.runID
+}
+
+// Send submits a user's message to a chat, creating the chat when chatID is "". When the
+// chat is idle, the message is committed and a run starts in the background; when it is
+// busy, the message waits in the chat's queue and is injected at the next safe point (after
+// the current tool call, or after the model's turn); when the chat waits for an approval,
+// every undecided call gets a stand-in result and the message starts a new run.
+func (a *Agent) Send(ctx context.Context, chatID, prompt string) (string, error) {
+	chatID, err := a.ensureChat(chatID, "")
+	if err != nil {
+		return "", err
+	}
+	d := a.cfg.Hooks.prompt(ctx, Prompt{ChatID: chatID, Text: prompt})
+	switch d.Action {
+	case Block:
+		return chatID, &PromptBlockedError{Reason: d.Reason}
+	case Rewrite:
+		prompt = d.Text
+	}
+	a.mu.Lock()
+	if a.down {
+		a.mu.Unlock()
+		return chatID, ErrShutDown
+	}
+	cs := a.chat(chatID)
+	if cs.done != nil { // busy: queue it, the live run injects it
+		cs.queue = append(cs.queue, prompt)
+		a.mu.Unlock()
+		return chatID, nil
+	}
+	r, err := a.startLocked(cs, startSpec{prompts: []string{prompt}, trigger: "user"})
+	a.mu.Unlock()
+	if err != nil {
+		return chatID, err
+	}
+	go r.execute()
+	return chatID, nil
+}
+
+// RunOnce runs synchronously: it submits prompt (or, with opts.Decide, resumes the chat's
+// paused run), waits for the run to end, and returns how it ended. Cancelling ctx stops the
+// run (stop reason aborted). The UserPromptSubmit hooks see the prompt as in Send.
+func (a *Agent) RunOnce(ctx context.Context, chatID, prompt string, opts RunOptions) (Outcome, error) {
+	chatID, err := a.ensureChat(chatID, opts.Workspace)
+	if err != nil {
+		return Outcome{}, err
+	}
+	spec := startSpec{trigger: "user", opts: opts}
+	if prompt != "" {
+		spec.prompts = []string{prompt}
+		d := a.cfg.Hooks.prompt(ctx, Prompt{ChatID: chatID, Text: prompt})
+		switch d.Action {
+		case Block:
+			return Outcome{ChatID: chatID}, &PromptBlockedError{Reason: d.Reason}
+		case Rewrite:
+			spec.prompts = []string{d.Text}
+		}
+	}
+	a.mu.Lock()
+	if a.down {
+		a.mu.Unlock()
+		return Outcome{ChatID: chatID}, ErrShutDown
+	}
+	cs := a.chat(chatID)
+	if cs.done != nil {
+		a.mu.Unlock()
+		return Outcome{ChatID: chatID}, ErrChatBusy
+	}
+	if opts.Decide != "" {
+		if opts.Decide != DecisionAllow && opts.Decide != DecisionDeny {
+			a.mu.Unlock()
+			return Outcome{ChatID: chatID}, ErrBadDecision
+		}
+		if cs.paused == nil {
+			a.mu.Unlock()
+			return Outcome{ChatID: chatID}, fmt.Errorf("%w: chat %s is not paused on an approval", ErrNoPendingApproval, chatID)
+		}
+		var resolved []plannedCall
+		for i := range cs.paused.Calls {
+			c := &cs.paused.Calls[i]
+			if c.Policy == ApproveAsk && c.Decision == "" {
+				c.Decision, c.By, c.Reason = opts.Decide, ByUser, opts.Reason
+				resolved = append(resolved, *c)
+			}
+		}
+		p := cs.paused
+		a.mu.Unlock()
+		for _, c := range resolved {
+			a.emit(events.Event{ChatID: chatID, RunID: p.RunID, Type: events.ToolApprovalResolved,
+				ToolCallID: c.ID, Name: c.Name, Decision: c.Decision, By: ByUser, Reason: c.Reason})
+		}
+		a.mu.Lock()
+		if prompt == "" {
+			spec = startSpec{trigger: "approval", resume: p, opts: opts}
+		}
+	}
+	r, err := a.startLocked(cs, spec)
+	a.mu.Unlock()
+	if err != nil {
+		return Outcome{ChatID: chatID}, err
+	}
+	stopWatch := context.AfterFunc(ctx, r.cancel)
+	defer stopWatch()
+	out := r.execute()
+	if out.StopReason == events.StopError && r.err != nil {
+		return out, r.err
+	}
+	return out, nil
+}
+
+// ensureChat returns chatID, creating a chat when it is "" and checking it exists otherwise.
+func (a *Agent) ensureChat(chatID, workspace string) (string, error) {
+	if chatID != "" {
+		if _, err := a.cfg.Store.Chat(chatID); err != nil {
+			return "", err
+		}
+		return chatID, nil
+	}
+	if workspace == "" {
+		workspace = a.cfg.Workspace
+	}
+	c, err := a.cfg.Store.CreateChat(store.Chat{Workspace: workspace})
+	if err != nil {
+		return "", err
+	}
+	return c.ID, nil
+}
+
+// Stop cancels a chat's live run: the model connection closes at once, running tools get
+// the cancelled context, nothing further starts, the partial answer is kept (stop reason
+// aborted). A chat paused on an approval is closed: its calls get "not run" results.
+func (a *Agent) Stop(chatID string) error {
+	a.mu.Lock()
+	cs := a.chat(chatID)
+	if cs.cancel != nil {
+		cs.cancel()
+		cs.queue = nil
+		a.mu.Unlock()
+		return nil
+	}
+	p := cs.paused
+	cs.paused = nil
+	a.mu.Unlock()
+	if p != nil {
+		if err := a.closePaused(cs, p, "not run: the user stopped the run"); err != nil {
+			return err
+		}
+		a.setPhase(cs, p.RunID, events.PhaseIdle)
+	}
+	return nil
+}
+
+// Decide answers a tool call that waits for approval: allow runs it, deny returns "denied by
+// the user: reason" to the model. When every waiting call of the batch is decided, the run
+// resumes in the background (also after a restart: the paused state is in the store).
+func (a *Agent) Decide(toolCallID, decision, reason string) error {
+	if decision != DecisionAllow && decision != DecisionDeny {
+		return ErrBadDecision
+	}
+	a.mu.Lock()
+	cs, p, i := a.findPausedLocked(toolCallID)
+	if p == nil {
+		a.mu.Unlock()
+		cs, p, i = a.loadPaused(toolCallID)
+		a.mu.Lock()
+	}
+	if p == nil || cs.paused != p || p.Calls[i].Decision != "" {
+		a.mu.Unlock()
+		return fmt.Errorf("%w (tool call %q)", ErrNoPendingApproval, toolCallID)
+	}
+	c := &p.Calls[i]
+	c.Decision, c.By, c.Reason = decision, ByUser, reason
+	undecided := p.undecided()
+	a.mu.Unlock()
+	a.emit(events.Event{ChatID: cs.id, RunID: p.RunID, Type: events.ToolApprovalResolved,
+		ToolCallID: c.ID, Name: c.Name, Decision: decision, By: ByUser, Reason: reason})
+	if undecided > 0 {
+		state, _ := json.Marshal(p)
+		_, err := a.cfg.Store.UpdateRun(p.RunID, func(r *store.Run) { r.State = state })
+		return err
+	}
+	a.mu.Lock()
+	if cs.paused != p || cs.done != nil {
+		a.mu.Unlock()
+		return nil
+	}
+	r, err := a.startLocked(cs, startSpec{trigger: "approval", resume: p})
+	a.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	go r.execute()
+	return nil
+}
+
+func (a *Agent) findPausedLocked(toolCallID string) (*chatState, *pausedRun, int) {
+	for _, cs := range a.chats {
+		if cs.paused == nil {
+			continue
+		}
+		for i, c := range cs.paused.Calls {
+			if c.ID == toolCallID {
+				return cs, cs.paused, i
+			}
+		}
+	}
+	return nil, nil, -1
+}
+
+// loadPaused looks through the store for the paused run that holds toolCallID (after a
+// restart, the agent has not met that chat yet).
+func (a *Agent) loadPaused(toolCallID string) (*chatState, *pausedRun, int) {
+	chats, err := a.cfg.Store.ListChats()
+	if err != nil {
+		return nil, nil, -1
+	}
+	for _, c := range chats {
+		if _, err := a.cfg.Store.ToolCall(c.ID, toolCallID); err != nil {
+			continue
+		}
+		a.mu.Lock()
+		cs := a.chat(c.ID)
+		p := cs.paused
+		a.mu.Unlock()
+		if p == nil {
+			return nil, nil, -1
+		}
+		for i, call := range p.Calls {
+			if call.ID == toolCallID {
+				return cs, p, i
+			}
+		}
+	}
+	return nil, nil, -1
+}
+
+// Shutdown stops every live run (the window is closing): each keeps its partial answer and
+// tool records and ends aborted. It returns when all have ended or ctx is done. Paused runs
+// stay paused in the store, to be decided after the next start.
+func (a *Agent) Shutdown(ctx context.Context) error {
+	a.mu.Lock()
+	a.down = true
+	a.mu.Unlock()
+	a.close()
+	done := make(chan struct{})
+	go func() { a.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("runs still stopping: %w", ctx.Err())
+	}
+}
+
+// startSpec says how a run starts.
+type startSpec struct {
+	prompts []string   // user messages to commit first (none when resuming)
+	trigger string     // user, approval, steering, follow_up
+	resume  *pausedRun // the paused batch to execute first
+	opts    RunOptions
+}
+
+// startLocked commits the start of a run and marks the chat busy. a.mu must be held; the
+// caller calls r.execute (in the background or not) after unlocking.
+func (a *Agent) startLocked(cs *chatState, spec startSpec) (*run, error) {
+	chat, err := a.cfg.Store.Chat(cs.id)
+	if err != nil {
+		return nil, err
+	}
+	settings, err := a.cfg.Store.Settings()
+	if err != nil {
+		return nil, err
+	}
+	opts := spec.opts
+	if spec.resume != nil {
+		// a resumed run keeps the model and settings of the run it continues
+		opts.Model, opts.Think = firstOf(opts.Model, spec.resume.Model), firstOf(opts.Think, spec.resume.Think)
+		opts.Approve = firstOf(opts.Approve, spec.resume.Approve)
+		if opts.MaxSteps == 0 {
+			opts.MaxSteps = spec.resume.MaxSteps
+		}
+		if opts.NumPredict == 0 {
+			opts.NumPredict = spec.resume.NumPredict
+		}
+	}
+	opts.Model = firstOf(opts.Model, chat.Model, settings.DefaultModel, a.cfg.DefaultModel)
+	if opts.Model == "" {
+		return nil, ErrNoModel
+	}
+	opts.Think = firstOf(opts.Think, settings.Think)
+	opts.Approve = firstOf(opts.Approve, a.cfg.Approve)
+	if opts.MaxSteps <= 0 {
+		opts.MaxSteps = a.cfg.MaxSteps
+	}
+	if opts.NumPredict <= 0 {
+		opts.NumPredict = a.cfg.NumPredict
+	}
+	if opts.Approver == nil {
+		opts.Approver = a.cfg.Approver
+	}
+
+	// a message instead of a decision: stand-in results for the paused batch first
+	if p := cs.paused; p != nil && spec.resume == nil {
+		cs.paused = nil
+		if err := a.closePaused(cs, p, "the user replied instead of approving"); err != nil {
+			return nil, err
+		}
+	}
+	if spec.resume != nil {
+		cs.paused = nil
+		if _, err := a.cfg.Store.UpdateRun(spec.resume.RunID, func(r *store.Run) {
+			r.Phase, r.State = store.PhaseIdle, nil
+		}); err != nil {
+			return nil, err
+		}
+	}
+
+	rec, err := a.cfg.Store.StartRun(store.Run{ChatID: cs.id, Model: opts.Model, Think: opts.Think,
+		Trigger: spec.trigger, Phase: string(events.PhaseSubmitted)})
+	if err != nil {
+		return nil, err
+	}
+	for _, prompt := range spec.prompts {
+		if _, err := a.cfg.Store.AppendMessage(cs.id, store.Message{Role: store.RoleUser, Content: prompt,
+			RunID: rec.ID, Complete: true}); err != nil {
+			_, _ = a.cfg.Store.FinishRun(rec.ID, events.StopError, nil)
+			return nil, err
+		}
+	}
+	if len(spec.prompts) > 0 {
+		if chat.Model == "" {
+			_, _ = a.cfg.Store.UpdateChat(cs.id, func(c *store.Chat) { c.Model = opts.Model })
+		}
+	}
+	ctx, cancel := context.WithCancel(a.base)
+	cs.runID, cs.cancel, cs.done = rec.ID, cancel, make(chan struct{})
+	a.wg.Add(1)
+	workspace := firstOf(chat.Workspace, a.cfg.Workspace)
+	return &run{a: a, cs: cs, id: rec.ID, ctx: ctx, cancel: cancel, opts: opts, trigger: spec.trigger,
+		resume: spec.resume, workspace: workspace, contextCap: settings.ContextCap,
+		policies: settings.ToolApproval, started: time.Now()}, nil
+}
+
+// closePaused gives every call of a paused batch the result text (the user answered or
+// stopped instead of deciding), next to its call, so the history stays whole.
+func (a *Agent) closePaused(cs *chatState, p *pausedRun, text string) error {
+	for _, c := range p.Calls {
+		o := ToolOutcome{Output: text}
+		if c.Outcome != nil {
+			o = *c.Outcome
+		}
+		if err := a.recordSkipped(cs.id, p.RunID, p.MessageID, c, o); err != nil {
+			return err
+		}
+	}
+	for _, c := range p.Calls {
+		o := ToolOutcome{Output: text}
+		if c.Outcome != nil {
+			o = *c.Outcome
+		}
+		if _, err := a.cfg.Store.AppendMessage(cs.id, toolMessage(p.RunID, c, o)); err != nil {
+			return err
+		}
+	}
+	_, err := a.cfg.Store.UpdateRun(p.RunID, func(r *store.Run) { r.Phase, r.State = store.PhaseIdle, nil })
+	return err
+}
+
+// recordSkipped stores the record of a call that did not run and emits its result.
+func (a *Agent) recordSkipped(chatID, runID, messageID string, c plannedCall, o ToolOutcome) error {
+	details, _ := marshalDetails(o.Details)
+	rec := store.ToolCallRecord{ID: c.ID, ChatID: chatID, RunID: runID, MessageID: messageID, Name: c.Name,
+		Args: c.Args, OK: o.OK, Output: o.Output, Details: details, FinishedAt: time.Now(), Approval: c.approval()}
+	if err := a.cfg.Store.PutToolCall(rec); err != nil {
+		return err
+	}
+	zero := int64(0)
+	a.emit(events.Event{ChatID: chatID, RunID: runID, MessageID: messageID, Type: events.ToolResult,
+		ToolCallID: c.ID, Name: c.Name, OK: &o.OK, Output: o.Output, Details: o.Details, DurationMs: &zero})
+	return nil
+}
+
+// takeQueue removes and returns the messages queued for a chat.
+func (a *Agent) takeQueue(cs *chatState) []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	q := cs.queue
+	cs.queue = nil
+	return q
+}
+
+func (a *Agent) hasQueue(cs *chatState) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(cs.queue) > 0
+}
+
+func firstOf(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func marshalDetails(d any) (json.RawMessage, error) {
+	if d == nil {
+		return nil, nil
+	}
+	if raw, ok := d.(json.RawMessage); ok {
+		return raw, nil
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil, err
+	}
+	if string(b) == "null" {
+		return nil, nil
+	}
+	return b, nil
+}

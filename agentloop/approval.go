@@ -1,0 +1,78 @@
+package agentloop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"prototyper/tools"
+)
+
+// Approval policies of a tool: auto runs it, ask waits for the user's decision, deny never
+// runs it.
+const (
+	ApproveAuto = string(tools.ApprovalAuto)
+	ApproveAsk  = string(tools.ApprovalAsk)
+	ApproveDeny = string(tools.ApprovalDeny)
+)
+
+// Decisions on a call, as [Agent.Decide] takes them.
+const (
+	DecisionAllow = "allow"
+	DecisionDeny  = "deny"
+)
+
+// Who decided on a call (the tool.approval_* events' "by").
+const (
+	ByUser   = "user"
+	ByPolicy = "policy"
+	ByHook   = "hook"
+)
+
+// ParseApproval checks an --approve value.
+func ParseApproval(s string) (string, error) {
+	switch s {
+	case ApproveAuto, ApproveAsk, ApproveDeny:
+		return s, nil
+	}
+	return "", fmt.Errorf("unknown approval policy %q: use auto, ask or deny", s)
+}
+
+// policyFor resolves the policy of a tool: the run's override (--approve), then the user's
+// per-tool setting, then the "*" setting, then the tool's own default, then auto.
+func policyFor(override string, settings map[string]string, def tools.Definition) string {
+	if override != "" {
+		return override
+	}
+	if p, ok := settings[def.Name]; ok && p != "" {
+		return p
+	}
+	if p, ok := settings["*"]; ok && p != "" {
+		return p
+	}
+	if def.DefaultApproval != "" {
+		return string(def.DefaultApproval)
+	}
+	return ApproveAuto
+}
+
+// ApprovalRequest is a call waiting for the user's decision.
+type ApprovalRequest struct {
+	ChatID, RunID string
+	CallID, Name  string
+	Args          json.RawMessage
+}
+
+// Approver decides on ask calls synchronously (a terminal prompt). Without one, a run pauses
+// on an ask call and waits for [Agent.Decide].
+type Approver interface {
+	Approve(ctx context.Context, req ApprovalRequest) (decision, reason string, err error)
+}
+
+// ApproverFunc adapts a function to [Approver].
+type ApproverFunc func(ctx context.Context, req ApprovalRequest) (decision, reason string, err error)
+
+// Approve calls f.
+func (f ApproverFunc) Approve(ctx context.Context, req ApprovalRequest) (string, string, error) {
+	return f(ctx, req)
+}

@@ -1,0 +1,50 @@
+// Package agentloop is Prototyper's agent: it turns a user's prompt into a run of turns —
+// stream the model's thinking and answer, execute the tool calls it asks for, send the
+// results back, repeat until it answers — with every step emitted as an [events.Event],
+// every message persisted, and the user in control.
+//
+// # Basics
+//
+// One [Agent] serves the whole app. [Agent.Send] starts a run of a chat in the background
+// (or queues the message when the chat is busy), [Agent.Stop] cancels it, [Agent.Decide]
+// answers a tool call that waits for approval, [Agent.Shutdown] stops everything when the
+// window closes. [Agent.RunOnce] runs synchronously; `prototyper run` uses it.
+//
+//	agent := agentloop.NewAgent(agentloop.Config{Model: m, Store: db, Emitter: bridge, Tools: factory})
+//	chatID, err := agent.Send(ctx, "", "write hello.txt")
+//
+// The agent reaches its edges through small interfaces: a [Model] that streams a turn, a
+// [Toolbox] that lists and runs tools, a [Store] that persists, and an [Emitter] that takes
+// events. [OllamaModel], [WorkspaceTools] and the store's *store.DB are the real ones.
+//
+// # A run
+//
+// Each chat has one phase at a time (events.Phase): submitted when the user sent, streaming
+// while tokens arrive, tools while calls execute, continuing when results went back and no
+// token came yet, awaiting_approval when paused on the user's decision, idle otherwise. Every
+// change is emitted. One run per chat at a time; runs of different chats are independent.
+//
+// A run ends with run.finished and a stop reason: completed, max_steps (a cap on model
+// calls, [DefaultMaxSteps]), aborted, error, awaiting_approval or length.
+//
+// # Tool calls
+//
+// The calls of one assistant message are a batch. Each call is checked (unknown tool, JSON
+// Schema), passed through the PreToolUse [Hooks], then the approval policy (auto, ask,
+// deny). If any call needs the user's decision, nothing of the batch runs: the run pauses,
+// its state is persisted (so it resumes after a restart) and the chat is not busy. Calls run
+// in parallel when every tool of the batch is parallel-safe, one by one otherwise; their
+// results go back to the model in call order, as tool messages next to their call.
+//
+// A message sent while a run is busy is not raced: it waits in the chat's queue and is
+// injected after the current tool call (the rest of the batch is skipped), or after the
+// model's turn.
+//
+// # Context budget
+//
+// num_ctx is the model's context length capped by a setting ([DefaultContextCap]); before
+// each request the prompt's tokens are estimated (refined by the server's prompt_eval_count)
+// and, over budget, the oldest turns are dropped — never the system prompt, the latest user
+// message, or half of a tool call and its result — with a context.truncated event. Ollama
+// never truncates silently.
+package agentloop

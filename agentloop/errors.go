@@ -1,0 +1,35 @@
+package agentloop
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors of the [Agent]'s methods.
+var (
+	// ErrNoModel is returned when a run has no model: none given, none in the chat or the
+	// settings.
+	ErrNoModel = errors.New("no model chosen: pick one in the settings or pass --model NAME (`prototyper models` lists them)")
+	// ErrPromptBlocked is matched by a [*PromptBlockedError]: a UserPromptSubmit hook refused
+	// the message; nothing was saved.
+	ErrPromptBlocked = errors.New("message blocked")
+	// ErrNoPendingApproval is returned by Decide for a tool call that does not wait for a
+	// decision (unknown, already decided, or its run was answered otherwise).
+	ErrNoPendingApproval = errors.New("no tool call waits for that decision")
+	// ErrBadDecision is returned by Decide for a decision other than allow or deny.
+	ErrBadDecision = errors.New("a decision is allow or deny")
+	// ErrChatBusy is returned by RunOnce when the chat already has a live run in this process.
+	ErrChatBusy = errors.New("the chat is busy with another run: wait for it or stop it first")
+	// ErrShutDown is returned after Shutdown.
+	ErrShutDown = errors.New("the agent is shutting down")
+)
+
+// PromptBlockedError says why a UserPromptSubmit hook refused a message.
+type PromptBlockedError struct{ Reason string }
+
+func (e *PromptBlockedError) Error() string {
+	return fmt.Sprintf("the message was not sent: %s", e.Reason)
+}
+
+// Is matches ErrPromptBlocked.
+func (e *PromptBlockedError) Is(target error) bool { return target == ErrPromptBlocked }

@@ -1,0 +1,66 @@
+package agentloop
+
+import (
+	"context"
+	"time"
+
+	"prototyper/store"
+	"prototyper/tools"
+)
+
+// Model streams one turn of a chat model. [OllamaModel] is the real one; tests use fakes.
+type Model interface {
+	// Chat sends req and calls fn once per streamed item (a thinking or content delta, a
+	// retry). It returns the finished turn only when the stream ended properly; on error the
+	// returned turn holds what arrived, and its tool calls are never executed. Cancelling ctx
+	// closes the connection at once.
+	Chat(ctx context.Context, req ModelRequest, fn DeltaFunc) (ModelTurn, error)
+	// ContextLength returns the model's context length in tokens (0 when unknown).
+	ContextLength(ctx context.Context, model string) (int, error)
+}
+
+// DeltaFunc receives one streamed item of a turn. Returning an error stops the stream.
+type DeltaFunc func(Delta) error
+
+// ModelRequest is one /api/chat request, in the loop's terms.
+type ModelRequest struct {
+	Model      string
+	Messages   []store.Message
+	Tools      []tools.Definition
+	Think      string // off, on, low, medium, high; "" lets the server decide
+	NumCtx     int
+	NumPredict int // 0: no cap
+}
+
+// Delta is one streamed item: a piece of thinking, a piece of content, or a retry notice.
+type Delta struct {
+	Thinking string
+	Content  string
+	Retry    *RetryNotice
+}
+
+// RetryNotice says that a request is being retried (only ever before its first byte).
+type RetryNotice struct {
+	Attempt int
+	Delay   time.Duration
+	Reason  string
+}
+
+// ModelTurn is a finished (or, on error, partial) assistant turn.
+type ModelTurn struct {
+	Content      string
+	Thinking     string
+	ToolCalls    []store.ToolCall
+	DoneReason   string // stop, length, …
+	PromptTokens int
+	EvalTokens   int
+	EvalDuration time.Duration
+}
+
+// ClassifiedError is implemented by model errors that know their `error` event code and
+// whether trying again may help. Errors that do not are reported as code "model".
+type ClassifiedError interface {
+	error
+	Code() string
+	Retryable() bool
+}

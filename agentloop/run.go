@@ -1,0 +1,662 @@
+package agentloop
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"prototyper/events"
+	"prototyper/store"
+	"prototyper/tools"
+)
+
+// Texts the model reads in place of a result.
+const (
+	textSkippedForMessage = "skipped: the user sent a new message"
+	textStopped           = "not run: the user stopped the run"
+	textInterrupted       = "interrupted: the app stopped while this call was running; it may or may not have completed"
+	textContinue          = "Your answer was cut off by the length limit. Continue exactly where it stopped, without repeating anything."
+)
+
+// run is one agent run of one chat, from its start to run.finished.
+type run struct {
+	a         *Agent
+	cs        *chatState
+	id        string
+	ctx       context.Context
+	cancel    context.CancelFunc
+	opts      RunOptions
+	trigger   string
+	resume    *pausedRun
+	workspace string
+	started   time.Time
+
+	contextCap int
+	policies   map[string]string
+
+	tools    Toolbox
+	defs     []tools.Definition
+	defByNm  map[string]tools.Definition
+	history  []store.Message
+	est      *estimator
+	numCtx   int
+	steps    int
+	usage    events.Usage
+	err      error // the error that ended the run, when stop reason is error
+	awaiting []ApprovalRequest
+}
+
+func (r *run) emit(e events.Event) {
+	e.ChatID, e.RunID = r.cs.id, r.id
+	r.a.emit(e)
+}
+
+func (r *run) phase(p events.Phase) { r.a.setPhase(r.cs, r.id, p) }
+
+// execute runs to the end and records how it ended; a follow-up run starts when messages
+// were queued at the very end.
+func (r *run) execute() Outcome {
+	defer r.a.wg.Done()
+	r.emit(events.Event{Type: events.RunStarted, Model: r.opts.Model, Think: r.opts.Think, Trigger: r.trigger})
+	r.phase(events.PhaseSubmitted)
+
+	stop, state := r.loop()
+
+	var stateJSON json.RawMessage
+	if state != nil {
+		stateJSON, _ = json.Marshal(state)
+	}
+	if _, err := r.a.cfg.Store.FinishRun(r.id, stop, stateJSON); err != nil && r.err == nil {
+		r.err = err
+	}
+	if r.err != nil && stop == events.StopError {
+		r.emitError(r.err)
+	}
+	usage := r.usage
+	r.emit(events.Event{Type: events.RunFinished, StopReason: stop, Usage: &usage})
+
+	a := r.a
+	a.mu.Lock()
+	cs := r.cs
+	cs.cancel, cs.done = nil, nil
+	if state != nil {
+		cs.paused = state
+	}
+	next := events.PhaseIdle
+	if state != nil {
+		next = events.PhaseAwaitingApproval
+	}
+	var follow *run
+	if q := cs.queue; len(q) > 0 && stop != events.StopAborted && !a.down {
+		cs.queue = nil
+		f, err := a.startLocked(cs, startSpec{prompts: q, trigger: "follow_up"})
+		if err == nil {
+			follow = f
+		}
+	}
+	a.mu.Unlock()
+	r.cancel()
+	if follow == nil {
+		r.phase(next)
+	}
+	out := Outcome{ChatID: cs.id, RunID: r.id, StopReason: stop, Awaiting: r.awaiting}
+	if follow != nil {
+		go follow.execute()
+	}
+	return out
+}
+
+// loop is the run's turns. It returns the stop reason and, when the run pauses, its state.
+func (r *run) loop() (string, *pausedRun) {
+	tb, closeTools, err := r.a.cfg.Tools(r.workspace)
+	if err != nil {
+		r.err = err
+		return events.StopError, nil
+	}
+	defer closeTools()
+	r.tools = tb
+	r.defs = tb.Definitions()
+	r.defByNm = make(map[string]tools.Definition, len(r.defs))
+	for _, d := range r.defs {
+		r.defByNm[d.Name] = d
+	}
+	if r.history, err = r.a.cfg.Store.Messages(r.cs.id); err != nil {
+		r.err = err
+		return events.StopError, nil
+	}
+	var resumed map[string]bool
+	if r.resume != nil {
+		resumed = map[string]bool{}
+		for _, c := range r.resume.Calls {
+			resumed[c.ID] = true
+		}
+	}
+	r.history = wholeHistory(r.history, resumed)
+	r.est = newEstimator()
+	length, _ := r.a.cfg.Model.ContextLength(r.ctx, r.opts.Model)
+	r.numCtx = numCtxFor(length, r.contextCap)
+
+	if p := r.resume; p != nil {
+		if stop, paused, done := r.runBatch(p.MessageID, p.Calls); done {
+			return stop, paused
+		}
+	}
+	continuations := 0
+	for {
+		if r.ctx.Err() != nil {
+			return events.StopAborted, nil
+		}
+		r.injectQueued()
+		if r.steps >= r.opts.MaxSteps {
+			return events.StopMaxSteps, nil
+		}
+		msg, turn, err := r.turn()
+		r.steps++
+		if err != nil {
+			if r.ctx.Err() != nil {
+				return events.StopAborted, nil
+			}
+			r.err = err
+			return events.StopError, nil
+		}
+		if len(msg.ToolCalls) == 0 {
+			if turn.DoneReason == "length" {
+				if continuations >= maxLengthContinuations {
+					return events.StopLength, nil
+				}
+				continuations++
+				r.history = append(r.history, store.Message{Role: store.RoleUser, Content: textContinue})
+				r.phase(events.PhaseContinuing)
+				continue
+			}
+			if r.a.hasQueue(r.cs) { // a follow-up arrived while the model answered
+				r.phase(events.PhaseContinuing)
+				continue
+			}
+			return events.StopCompleted, nil
+		}
+		continuations = 0
+		calls := r.plan(msg)
+		if stop, paused, done := r.runBatch(msg.ID, calls); done {
+			return stop, paused
+		}
+		r.phase(events.PhaseContinuing)
+	}
+}
+
+// injectQueued commits the messages the user sent while the run was busy and adds them to
+// the history, after the results of the last batch.
+func (r *run) injectQueued() {
+	for _, text := range r.a.takeQueue(r.cs) {
+		m, err := r.a.cfg.Store.AppendMessage(r.cs.id, store.Message{Role: store.RoleUser, Content: text,
+			RunID: r.id, Complete: true})
+		if err != nil {
+			r.emitError(err)
+			continue
+		}
+		r.history = append(r.history, m)
+	}
+}
+
+// turn streams one assistant message.
+func (r *run) turn() (store.Message, ModelTurn, error) {
+	fit := fitContext(r.est, []store.Message{{Role: store.RoleSystem, Content: r.a.cfg.SystemPrompt}},
+		r.history, r.defs, promptBudget(r.numCtx, r.opts.NumPredict))
+	if fit.dropped > 0 {
+		r.emit(events.Event{Type: events.ContextTruncated, DroppedMessages: fit.dropped,
+			EstimatedTokens: fit.estimated, NumCtx: r.numCtx})
+	}
+	req := ModelRequest{Model: r.opts.Model, Messages: fit.messages, Tools: r.defs, Think: r.opts.Think,
+		NumCtx: r.numCtx, NumPredict: r.opts.NumPredict}
+
+	var cp *store.Checkpointer
+	var cpErr error
+	begin := func() {
+		if cp != nil || cpErr != nil {
+			return
+		}
+		cp, cpErr = r.a.cfg.Store.NewCheckpointer(r.cs.id, store.Message{Role: store.RoleAssistant, RunID: r.id})
+		if cpErr == nil {
+			r.phase(events.PhaseStreaming)
+			r.emit(events.Event{Type: events.MessageStarted, MessageID: cp.ID(), Role: store.RoleAssistant})
+		}
+	}
+	turn, err := r.a.cfg.Model.Chat(r.ctx, req, func(d Delta) error {
+		if d.Retry != nil {
+			r.emit(events.Event{Type: events.Retry, Attempt: d.Retry.Attempt, DelayMs: d.Retry.Delay.Milliseconds(),
+				Reason: d.Retry.Reason})
+			return nil
+		}
+		begin()
+		if cpErr != nil {
+			return cpErr
+		}
+		if d.Thinking != "" {
+			r.emit(events.Event{Type: events.ThinkingDelta, MessageID: cp.ID(), Text: d.Thinking})
+			if err := cp.AddThinking(d.Thinking); err != nil {
+				return err
+			}
+		}
+		if d.Content != "" {
+			r.emit(events.Event{Type: events.TextDelta, MessageID: cp.ID(), Text: d.Content})
+			if err := cp.AddText(d.Content); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		begin()
+		err = cpErr
+	}
+	if err != nil {
+		if cp != nil { // keep what arrived; the message stays incomplete
+			reason := events.StopError
+			if r.ctx.Err() != nil {
+				reason = events.StopAborted
+			}
+			cp.Edit(func(m *store.Message) { m.DoneReason = reason })
+			if ferr := cp.Flush(); ferr != nil && r.ctx.Err() == nil {
+				err = errors.Join(err, ferr)
+			}
+			m := cp.Message()
+			m.ToolCalls = nil
+			if m.Content != "" || m.Thinking != "" {
+				r.history = append(r.history, m)
+			}
+		}
+		return store.Message{}, turn, err
+	}
+
+	r.est.learn(fit.chars, len(fit.messages), turn.PromptTokens)
+	usage := usageOf(turn)
+	r.usage.PromptTokens += usage.PromptTokens
+	r.usage.EvalTokens += usage.EvalTokens
+	r.usage.EvalMs += usage.EvalMs
+	if r.usage.EvalMs > 0 {
+		r.usage.TokensPerSec = float64(r.usage.EvalTokens) / (float64(r.usage.EvalMs) / 1000)
+	}
+	calls := make([]store.ToolCall, len(turn.ToolCalls))
+	for i, c := range turn.ToolCalls {
+		if c.ID == "" {
+			c.ID = newCallID()
+		}
+		if len(c.Args) == 0 {
+			c.Args = json.RawMessage(`{}`)
+		}
+		calls[i] = c
+	}
+	if len(calls) > 0 {
+		if err := cp.AddToolCalls(calls...); err != nil {
+			return store.Message{}, turn, err
+		}
+		for _, c := range calls {
+			r.emit(events.Event{Type: events.ToolCall, MessageID: cp.ID(), ToolCallID: c.ID, Name: c.Name,
+				Args: c.Args, State: events.ToolStatePending})
+		}
+	}
+	su := store.Usage(usage)
+	if err := cp.Finish(turn.DoneReason, &su); err != nil {
+		return store.Message{}, turn, err
+	}
+	r.emit(events.Event{Type: events.MessageCompleted, MessageID: cp.ID(), DoneReason: turn.DoneReason, Usage: &usage})
+	m := cp.Message()
+	r.history = append(r.history, m)
+	return m, turn, nil
+}
+
+func usageOf(t ModelTurn) events.Usage {
+	u := events.Usage{PromptTokens: t.PromptTokens, EvalTokens: t.EvalTokens, EvalMs: t.EvalDuration.Milliseconds()}
+	if t.EvalDuration > 0 {
+		u.TokensPerSec = float64(t.EvalTokens) / t.EvalDuration.Seconds()
+	}
+	return u
+}
+
+// plannedCall is one call of a batch after its checks: either it will run (Outcome nil,
+// with its policy and decision) or its result is already known.
+type plannedCall struct {
+	ID       string          `json:"id"`
+	Name     string          `json:"name"`
+	Args     json.RawMessage `json:"args,omitempty"`
+	Outcome  *ToolOutcome    `json:"outcome,omitempty"`
+	Policy   string          `json:"policy,omitempty"`
+	Decision string          `json:"decision,omitempty"`
+	By       string          `json:"by,omitempty"`
+	Reason   string          `json:"reason,omitempty"`
+}
+
+func (c plannedCall) approval() *store.Approval {
+	if c.Decision == "" {
+		return nil
+	}
+	return &store.Approval{Decision: c.Decision, By: c.By, Reason: c.Reason, DecidedAt: time.Now()}
+}
+
+// pausedRun is the persisted state of a run paused on approvals (store.Run.State).
+type pausedRun struct {
+	RunID      string        `json:"-"`
+	MessageID  string        `json:"messageId"`
+	Model      string        `json:"model"`
+	Think      string        `json:"think,omitempty"`
+	Approve    string        `json:"approve,omitempty"`
+	MaxSteps   int           `json:"maxSteps,omitempty"`
+	NumPredict int           `json:"numPredict,omitempty"`
+	Calls      []plannedCall `json:"calls"`
+}
+
+func (p *pausedRun) undecided() int {
+	n := 0
+	for _, c := range p.Calls {
+		if c.Outcome == nil && c.Policy == ApproveAsk && c.Decision == "" {
+			n++
+		}
+	}
+	return n
+}
+
+// plan checks each call of a message: unknown tool, arguments, PreToolUse hooks, policy.
+func (r *run) plan(msg store.Message) []plannedCall {
+	out := make([]plannedCall, len(msg.ToolCalls))
+	for i, c := range msg.ToolCalls {
+		pc := plannedCall{ID: c.ID, Name: c.Name, Args: c.Args}
+		def, known := r.defByNm[c.Name]
+		if !known {
+			pc.Outcome = &ToolOutcome{Output: r.unknownToolText(c.Name)}
+			out[i] = pc
+			continue
+		}
+		if err := r.validate(c.Name, c.Args); err != nil {
+			pc.Outcome = &ToolOutcome{Output: err.Error()}
+			out[i] = pc
+			continue
+		}
+		d := r.a.cfg.Hooks.preToolUse(r.ctx, ToolUse{ChatID: r.cs.id, RunID: r.id, CallID: c.ID, Name: c.Name, Args: c.Args})
+		switch d.Action {
+		case Block:
+			pc.Decision, pc.By, pc.Reason = DecisionDeny, ByHook, d.Reason
+			pc.Outcome = &ToolOutcome{Output: "blocked: " + d.Reason}
+			out[i] = pc
+			continue
+		case Rewrite:
+			pc.Args = d.Args
+			if err := r.validate(c.Name, pc.Args); err != nil {
+				pc.Outcome = &ToolOutcome{Output: err.Error()}
+				out[i] = pc
+				continue
+			}
+		}
+		pc.Policy = policyFor(r.opts.Approve, r.policies, def)
+		switch pc.Policy {
+		case ApproveDeny:
+			pc.Decision, pc.By = DecisionDeny, ByPolicy
+			pc.Outcome = &ToolOutcome{Output: fmt.Sprintf("denied by policy: the user does not allow %s; do without it or ask the user", c.Name)}
+		case ApproveAuto:
+			pc.Decision, pc.By = DecisionAllow, ByPolicy
+		}
+		out[i] = pc
+	}
+	return out
+}
+
+func (r *run) validate(name string, args json.RawMessage) error {
+	if v, ok := r.tools.(ArgumentValidator); ok {
+		return v.Validate(name, args)
+	}
+	return nil
+}
+
+func (r *run) unknownToolText(name string) string {
+	names := make([]string, 0, len(r.defs))
+	for _, d := range r.defs {
+		names = append(names, d.Name)
+	}
+	sort.Strings(names)
+	return fmt.Sprintf("unknown tool %q: the tools that exist are %s", name, strings.Join(names, ", "))
+}
+
+// runBatch decides and executes the calls of one assistant message and appends their
+// results. done is true when the run ends here (stop is then its reason, and paused its
+// state when it pauses on approvals).
+func (r *run) runBatch(messageID string, calls []plannedCall) (stop string, paused *pausedRun, done bool) {
+	// approvals first: nothing of the batch runs before every ask call is decided
+	var asks []int
+	for i, c := range calls {
+		if c.Outcome == nil && c.Policy == ApproveAsk && c.Decision == "" {
+			asks = append(asks, i)
+		}
+	}
+	if len(asks) > 0 {
+		for _, i := range asks {
+			c := calls[i]
+			_ = r.a.cfg.Store.PutToolCall(store.ToolCallRecord{ID: c.ID, ChatID: r.cs.id, RunID: r.id,
+				MessageID: messageID, Name: c.Name, Args: c.Args, AwaitingApproval: true})
+			r.emit(events.Event{Type: events.ToolCall, MessageID: messageID, ToolCallID: c.ID, Name: c.Name,
+				Args: c.Args, State: events.ToolStateAwaitingApproval})
+			r.emit(events.Event{Type: events.ToolApprovalRequest, MessageID: messageID, ToolCallID: c.ID, Name: c.Name})
+		}
+		if r.opts.Approver == nil {
+			p := &pausedRun{RunID: r.id, MessageID: messageID, Model: r.opts.Model, Think: r.opts.Think,
+				Approve: r.opts.Approve, MaxSteps: r.opts.MaxSteps, NumPredict: r.opts.NumPredict, Calls: calls}
+			for _, i := range asks {
+				c := calls[i]
+				r.awaiting = append(r.awaiting, ApprovalRequest{ChatID: r.cs.id, RunID: r.id, CallID: c.ID, Name: c.Name, Args: c.Args})
+			}
+			return events.StopAwaitingApproval, p, true
+		}
+		r.phase(events.PhaseAwaitingApproval)
+		for _, i := range asks {
+			c := &calls[i]
+			decision, reason, err := r.opts.Approver.Approve(r.ctx, ApprovalRequest{ChatID: r.cs.id, RunID: r.id,
+				CallID: c.ID, Name: c.Name, Args: c.Args})
+			if err != nil || (decision != DecisionAllow && decision != DecisionDeny) {
+				if r.ctx.Err() != nil {
+					break
+				}
+				decision = DecisionDeny
+				if reason == "" {
+					reason = "no decision could be asked for"
+				}
+			}
+			c.Decision, c.By, c.Reason = decision, ByUser, reason
+			r.emit(events.Event{Type: events.ToolApprovalResolved, MessageID: messageID, ToolCallID: c.ID,
+				Name: c.Name, Decision: decision, By: ByUser, Reason: reason})
+		}
+	}
+	for i := range calls {
+		c := &calls[i]
+		if c.Outcome == nil && c.Decision == DecisionDeny {
+			text := "denied by the user"
+			if c.Reason != "" {
+				text += ": " + c.Reason
+			}
+			c.Outcome = &ToolOutcome{Output: text}
+		}
+		if c.Outcome != nil && c.By == ByPolicy && c.Decision == DecisionDeny || c.By == ByHook {
+			r.emit(events.Event{Type: events.ToolApprovalResolved, MessageID: messageID, ToolCallID: c.ID,
+				Name: c.Name, Decision: c.Decision, By: c.By, Reason: c.Reason})
+		}
+	}
+
+	r.phase(events.PhaseTools)
+	outcomes := r.executeBatch(messageID, calls)
+
+	// results go back in call order, next to their call
+	terminate := len(calls) > 0
+	for i, c := range calls {
+		o := outcomes[i]
+		m, err := r.a.cfg.Store.AppendMessage(r.cs.id, toolMessage(r.id, c, o))
+		if err != nil {
+			r.err = err
+			return events.StopError, nil, true
+		}
+		r.history = append(r.history, m)
+		terminate = terminate && o.Terminate
+	}
+	if r.ctx.Err() != nil {
+		return events.StopAborted, nil, true
+	}
+	if terminate {
+		return events.StopCompleted, nil, true
+	}
+	return "", nil, false
+}
+
+func toolMessage(runID string, c plannedCall, o ToolOutcome) store.Message {
+	return store.Message{Role: store.RoleTool, RunID: runID, Content: o.Output, ToolName: c.Name,
+		ToolCallID: c.ID, Complete: true}
+}
+
+// executeBatch runs the calls that may run: in parallel when every tool of the batch is
+// parallel-safe, one by one otherwise. A message sent meanwhile skips the calls not started;
+// a stop skips them too. Outcomes are in call order.
+func (r *run) executeBatch(messageID string, calls []plannedCall) []ToolOutcome {
+	outcomes := make([]ToolOutcome, len(calls))
+	parallel := true
+	for _, c := range calls {
+		if c.Outcome == nil && r.defByNm[c.Name].Mode != tools.Parallel {
+			parallel = false
+		}
+	}
+	skip := func(i int) bool {
+		c := calls[i]
+		text := ""
+		switch {
+		case c.Outcome != nil:
+			outcomes[i] = *c.Outcome
+		case r.ctx.Err() != nil:
+			text = textStopped
+		case r.a.hasQueue(r.cs):
+			text = textSkippedForMessage
+		default:
+			return false
+		}
+		if text != "" {
+			outcomes[i] = ToolOutcome{Output: text}
+		}
+		if err := r.a.recordSkipped(r.cs.id, r.id, messageID, c, outcomes[i]); err != nil {
+			r.emitError(err)
+		}
+		return true
+	}
+	if !parallel {
+		for i := range calls {
+			if !skip(i) {
+				outcomes[i] = r.call(messageID, calls[i])
+			}
+		}
+		return outcomes
+	}
+	var wg sync.WaitGroup
+	for i := range calls {
+		if skip(i) {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outcomes[i] = r.call(messageID, calls[i])
+		}()
+	}
+	wg.Wait()
+	return outcomes
+}
+
+// call executes one call: its pending record is committed first, then the tool runs with
+// the run's context, then the PostToolUse hooks and the audit record.
+func (r *run) call(messageID string, c plannedCall) ToolOutcome {
+	startedAt := time.Now()
+	rec := store.ToolCallRecord{ID: c.ID, ChatID: r.cs.id, RunID: r.id, MessageID: messageID, Name: c.Name,
+		Args: c.Args, Pending: true, StartedAt: startedAt, Approval: c.approval()}
+	if err := r.a.cfg.Store.PutToolCall(rec); err != nil {
+		o := ToolOutcome{Output: "not run: " + err.Error()}
+		r.emitError(err)
+		return o
+	}
+	r.emit(events.Event{Type: events.ToolCall, MessageID: messageID, ToolCallID: c.ID, Name: c.Name, Args: c.Args,
+		State: events.ToolStateRunning})
+	progress := func(update any) {
+		r.emit(events.Event{Type: events.ToolProgress, MessageID: messageID, ToolCallID: c.ID, Update: update})
+	}
+	res := r.tools.Run(r.ctx, c.Name, c.ID, c.Args, progress)
+	o := ToolOutcome{OK: !res.IsError, Output: res.Content, Terminate: res.Terminate}
+	if res.Details != nil {
+		o.Details = res.Details
+	}
+	use := ToolUse{ChatID: r.cs.id, RunID: r.id, CallID: c.ID, Name: c.Name, Args: c.Args}
+	o = r.a.cfg.Hooks.postToolUse(r.ctx, use, o)
+	if !r.a.cfg.NoAudit {
+		if err := r.a.audit(r.cs.id, c.ID, o); err != nil {
+			r.emitError(err)
+		}
+	}
+	dur := time.Since(startedAt).Milliseconds()
+	r.emit(events.Event{Type: events.ToolResult, MessageID: messageID, ToolCallID: c.ID, Name: c.Name, OK: &o.OK,
+		Output: o.Output, Details: o.Details, DurationMs: &dur})
+	return o
+}
+
+// audit is the built-in audit hook: it records every executed call, with the result the
+// model reads, in the store (the pending record becomes complete).
+func (a *Agent) audit(chatID, callID string, o ToolOutcome) error {
+	details, err := marshalDetails(o.Details)
+	if err != nil {
+		return err
+	}
+	_, err = a.cfg.Store.CompleteToolCall(chatID, callID, store.ToolResult{OK: o.OK, Output: o.Output, Details: details})
+	return err
+}
+
+// emitError emits an error event for err (model errors carry their code and retryability).
+func (r *run) emitError(err error) {
+	code, retryable := "internal", false
+	var ce ClassifiedError
+	if errors.As(err, &ce) {
+		code, retryable = ce.Code(), ce.Retryable()
+	} else if errors.Is(err, store.ErrWrite) {
+		code = "store"
+	}
+	r.emit(events.Event{Type: events.Error, Code: code, Message: err.Error(), Retryable: &retryable})
+}
+
+// wholeHistory gives every tool call of the stored history a result: a call whose result
+// never got stored (the app died while it ran) gets an "interrupted" stand-in, so the model
+// never sees half a pair.
+// Calls in pending (a paused batch about to run) are left without.
+func wholeHistory(msgs []store.Message, pending map[string]bool) []store.Message {
+	out := make([]store.Message, 0, len(msgs))
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		out = append(out, m)
+		if m.Role != store.RoleAssistant || len(m.ToolCalls) == 0 {
+			continue
+		}
+		answered := map[string]bool{}
+		j := i + 1
+		for ; j < len(msgs) && msgs[j].Role == store.RoleTool; j++ {
+			answered[msgs[j].ToolCallID] = true
+			out = append(out, msgs[j])
+		}
+		for _, c := range m.ToolCalls {
+			if !answered[c.ID] && !pending[c.ID] {
+				out = append(out, store.Message{Role: store.RoleTool, ToolName: c.Name, ToolCallID: c.ID,
+					Content: textInterrupted, Complete: true})
+			}
+		}
+		i = j - 1
+	}
+	return out
+}
+
+func newCallID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return "call_" + hex.EncodeToString(b[:])
+}
