@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -361,22 +362,21 @@ func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+prefix)
 }
 
+// prettyJSON indents arguments keeping the model's key order; anything else comes back as is.
 func prettyJSON(raw json.RawMessage) string {
-	var v any
-	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+	var b bytes.Buffer
+	if json.Indent(&b, raw, "", "  ") != nil {
 		return string(raw)
 	}
-	out, _ := json.MarshalIndent(v, "", "  ")
-	return string(out)
+	return b.String()
 }
 
 func compactJSON(raw json.RawMessage) string {
-	var v any
-	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
 		return string(raw)
 	}
-	out, _ := json.Marshal(v)
-	return string(out)
+	return b.String()
 }
 
 func seconds(ms int64) string { return fmt.Sprintf("%.1f s", float64(ms)/1000) }
