@@ -1,0 +1,104 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// testWorkspace is a workspace folder beside an "outside" folder holding a
+// secret the tools must never read, change or replace.
+type testWorkspace struct {
+	ws, out, secret string
+	w               *Workspace
+	reg             *Registry
+}
+
+const secretContent = "secret\n"
+
+func newTestWorkspace(t testing.TB, opts WorkspaceOptions) *testWorkspace {
+	t.Helper()
+	base := t.TempDir()
+	tw := &testWorkspace{ws: filepath.Join(base, "ws"), out: filepath.Join(base, "outside")}
+	tw.secret = filepath.Join(tw.out, "secret.txt")
+	for _, d := range []string{tw.ws, tw.out} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(tw.secret, []byte(secretContent), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := OpenWorkspace(tw.ws, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	tw.w = w
+	tw.reg = mustRegistry(t, w.Tools()...)
+	return tw
+}
+
+// exec validates args like the registry and executes the tool directly, so
+// a test can see the Go error behind an error result.
+func (tw *testWorkspace) exec(t testing.TB, ctx context.Context, tool string, args map[string]any, progress ProgressFunc) (Result, error) {
+	t.Helper()
+	raw, _ := json.Marshal(args)
+	a, err := tw.reg.Validate(tool, raw)
+	if err != nil {
+		return Result{}, err
+	}
+	if progress == nil {
+		progress = func(any) {}
+	}
+	for _, tl := range tw.w.Tools() {
+		if tl.Definition().Name == tool {
+			return tl.Execute(ctx, Call{ID: "t", Name: tool, Args: a}, progress)
+		}
+	}
+	t.Fatalf("no tool %q", tool)
+	return Result{}, nil
+}
+
+// run goes through Registry.Run, as the agent loop does.
+func (tw *testWorkspace) run(t testing.TB, tool string, args map[string]any) Result {
+	t.Helper()
+	raw, _ := json.Marshal(args)
+	return tw.reg.Run(context.Background(), tool, "t", raw, nil)
+}
+
+func (tw *testWorkspace) write(t testing.TB, rel, content string) {
+	t.Helper()
+	p := filepath.Join(tw.ws, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (tw *testWorkspace) read(t testing.TB, rel string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(tw.ws, filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// tempFiles lists leftover temporary files anywhere in dir.
+func tempFiles(t testing.TB, dir string) []string {
+	t.Helper()
+	var found []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), ".tmp-") {
+			found = append(found, p)
+		}
+		return nil
+	})
+	return found
+}
