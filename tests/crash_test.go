@@ -1,0 +1,339 @@
+package tests
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"prototyper/store"
+)
+
+// The crash test re-runs this test binary as a child (TestCrashChild, selected by
+// crashChildEnv) that writes to a database as fast as it can: user messages, streamed
+// assistant messages saved at every checkpoint, tool-call records and runs. After each write
+// returns it prints what is now on disk. The parent kills it with SIGKILL at random moments
+// and checks that nothing printed was lost and nothing is half-written.
+
+const (
+	crashChildEnv = "PROTOTYPER_CRASH_CHILD_DB"
+	crashKills    = 60 // the issue asks for at least 50
+)
+
+// crashText is the text a message with nonce n must hold (or a prefix of, while streaming):
+// "n|" then letters that depend on n, so a torn or mixed value cannot pass for a whole one.
+func crashText(nonce uint64, length int) string {
+	var b strings.Builder
+	b.WriteString(strconv.FormatUint(nonce, 10))
+	b.WriteByte('|')
+	r := rand.New(rand.NewPCG(nonce, 42))
+	for b.Len() < length {
+		b.WriteByte(byte('a' + r.IntN(26)))
+	}
+	return b.String()
+}
+
+// crashTextValid reports whether s is a prefix of its nonce's text.
+func crashTextValid(s string) bool {
+	head, _, ok := strings.Cut(s, "|")
+	if !ok {
+		return false
+	}
+	nonce, err := strconv.ParseUint(head, 10, 64)
+	return err == nil && crashText(nonce, len(s)) == s
+}
+
+// TestCrashChild is the child process of TestCrashKilledAtRandomMomentsLosesNothingCommitted;
+// on its own it does nothing.
+func TestCrashChild(t *testing.T) {
+	path := os.Getenv(crashChildEnv)
+	if path == "" {
+		t.Skip("runs only as the child of the crash test")
+	}
+	// Every delta is a checkpoint here, so that kills land in checkpoints as often as possible.
+	db, err := store.Open(path, store.Options{CheckpointInterval: time.Nanosecond, LockTimeout: 10 * time.Second})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child open:", err)
+		os.Exit(3)
+	}
+	say := func(format string, args ...any) {
+		// One write per line: a pipe write this small is atomic, so the parent reads whole lines.
+		os.Stdout.WriteString(fmt.Sprintf(format, args...) + "\n")
+	}
+	fail := func(what string, err error) {
+		fmt.Fprintf(os.Stderr, "child %s: %v\n", what, err)
+		os.Exit(3)
+	}
+	say("ready")
+	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(os.Getpid())))
+	for {
+		chat, err := db.CreateChat(store.Chat{Model: "crash"})
+		if err != nil {
+			fail("create chat", err)
+		}
+		say("chat %s", chat.ID)
+		for range 5 {
+			// A user message, sometimes larger than a page.
+			size := 200 + r.IntN(3000)
+			if r.IntN(4) == 0 {
+				size = 20_000 + r.IntN(20_000)
+			}
+			user, err := db.AppendMessage(chat.ID, store.Message{Role: store.RoleUser, Content: crashText(r.Uint64(), size), Complete: true})
+			if err != nil {
+				fail("append", err)
+			}
+			say("msg %s %s %d", chat.ID, user.ID, len(user.Content))
+
+			run, err := db.StartRun(store.Run{ChatID: chat.ID, Model: "crash"})
+			if err != nil {
+				fail("start run", err)
+			}
+			say("run %s", run.ID)
+			cp, err := db.NewCheckpointer(chat.ID, store.Message{RunID: run.ID})
+			if err != nil {
+				fail("checkpointer", err)
+			}
+			text := crashText(r.Uint64(), 500+r.IntN(6000))
+			for at := 0; at < len(text); {
+				n := min(len(text)-at, 1+r.IntN(400))
+				if err := cp.AddText(text[at : at+n]); err != nil {
+					fail("checkpoint", err)
+				}
+				at += n
+				say("ckpt %s %s %d", chat.ID, cp.ID(), at)
+			}
+			callID := fmt.Sprintf("call-%d", r.Uint64())
+			if err := cp.AddToolCalls(store.ToolCall{ID: callID, Name: "write_file", Args: []byte(`{"path":"x"}`)}); err != nil {
+				fail("boundary", err)
+			}
+			if err := db.PutToolCall(store.ToolCallRecord{ID: callID, ChatID: chat.ID, RunID: run.ID, MessageID: cp.ID(),
+				Name: "write_file", Pending: true, StartedAt: time.Now()}); err != nil {
+				fail("pending tool call", err)
+			}
+			say("tool %s %s pending", chat.ID, callID)
+			if _, err := db.CompleteToolCall(chat.ID, callID, store.ToolResult{OK: true, Output: "ok"}); err != nil {
+				fail("complete tool call", err)
+			}
+			say("tool %s %s done", chat.ID, callID)
+			if err := cp.Finish("stop", &store.Usage{EvalTokens: len(text)}); err != nil {
+				fail("finish", err)
+			}
+			say("done %s %s %d", chat.ID, cp.ID(), len(text))
+			if _, err := db.FinishRun(run.ID, "completed", nil); err != nil {
+				fail("finish run", err)
+			}
+		}
+	}
+}
+
+// crashPromises is what the child said was committed, accumulated over every kill.
+type crashPromises struct {
+	chats    map[string]bool
+	minLen   map[string]int    // message id → content length at least on disk
+	complete map[string]bool   // message id → saved with Complete
+	msgChat  map[string]string // message id → chat id
+	tools    map[string]string // tool call id → "pending" or "done"
+	toolChat map[string]string
+}
+
+func (p *crashPromises) read(t *testing.T, out []byte) (lines int) {
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		lines++
+		switch f[0] {
+		case "chat":
+			p.chats[f[1]] = true
+		case "msg", "ckpt", "done":
+			n, err := strconv.Atoi(f[3])
+			if err != nil {
+				t.Fatalf("child printed %q", sc.Text())
+			}
+			p.msgChat[f[2]] = f[1]
+			p.minLen[f[2]] = max(p.minLen[f[2]], n)
+			if f[0] != "ckpt" {
+				p.complete[f[2]] = true
+			}
+		case "tool":
+			p.toolChat[f[2]] = f[1]
+			if p.tools[f[2]] != "done" {
+				p.tools[f[2]] = f[3]
+			}
+		}
+	}
+	return lines
+}
+
+func TestCrashKilledAtRandomMomentsLosesNothingCommitted(t *testing.T) {
+	if os.Getenv(crashChildEnv) != "" {
+		t.Skip("this is the child")
+	}
+	path := filepath.Join(t.TempDir(), "crash.db")
+	p := &crashPromises{chats: map[string]bool{}, minLen: map[string]int{}, complete: map[string]bool{},
+		msgChat: map[string]string{}, tools: map[string]string{}, toolChat: map[string]string{}}
+	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	totalLines := 0
+	for kill := range crashKills {
+		out, stderr := crashRunAndKill(t, path, r)
+		totalLines += p.read(t, out)
+		if t.Failed() {
+			t.Fatalf("kill %d: child stderr:\n%s", kill, stderr)
+		}
+		crashVerify(t, kill, path, p)
+		if t.Failed() {
+			t.Fatalf("after kill %d (child stderr: %q)", kill, stderr)
+		}
+	}
+	if len(p.complete) == 0 || len(p.tools) == 0 {
+		t.Fatalf("the children committed nothing in %d runs: the test proves nothing", crashKills)
+	}
+	t.Logf("%d kills; %d lines of promises; %d messages, %d chats, %d tool calls checked",
+		crashKills, totalLines, len(p.minLen), len(p.chats), len(p.tools))
+}
+
+// crashRunAndKill starts a child, lets it write for a random moment, kills it with SIGKILL
+// and returns what it printed. Now and then the kill lands before the child is ready, that is
+// while it opens the file and recovers the runs the previous child left live.
+func crashRunAndKill(t *testing.T, path string, r *rand.Rand) (stdout []byte, stderr string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), crashChildEnv+"="+path)
+	var errBuf bytes.Buffer
+	cmd.Stderr = &errBuf
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan struct{}, 1)
+	done := make(chan []byte)
+	go func() {
+		var all bytes.Buffer
+		br := bufio.NewReader(pipe)
+		for {
+			line, err := br.ReadBytes('\n')
+			if err == nil {
+				all.Write(line) // a line without its newline is not a whole promise
+				if bytes.Equal(line, []byte("ready\n")) {
+					ready <- struct{}{}
+				}
+			}
+			if err != nil {
+				done <- all.Bytes()
+				return
+			}
+		}
+	}()
+	if r.IntN(6) == 0 {
+		time.Sleep(time.Duration(r.IntN(40)) * time.Millisecond)
+	} else {
+		select {
+		case <-ready:
+		case <-time.After(60 * time.Second):
+			t.Errorf("the child never got ready")
+		}
+		time.Sleep(time.Duration(r.IntN(120_000)) * time.Microsecond)
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	stdout = <-done
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Errorf("the child ended on its own (%v) instead of being killed", err)
+	}
+	return stdout, errBuf.String()
+}
+
+// crashVerify opens the file after a kill and checks every promise.
+func crashVerify(t *testing.T, kill int, path string, p *crashPromises) {
+	t.Helper()
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) && len(p.chats) == 0 {
+		return // killed before it created anything
+	}
+	raw, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatalf("kill %d: bbolt cannot open the file: %v", kill, err)
+	}
+	_ = raw.View(func(tx *bolt.Tx) error {
+		for err := range tx.Check() {
+			t.Errorf("kill %d: tx.Check: %v", kill, err)
+		}
+		return nil
+	})
+	raw.Close()
+
+	db, err := store.Open(path, store.Options{})
+	if err != nil {
+		t.Fatalf("kill %d: the store does not open: %v", kill, err)
+	}
+	defer db.Close()
+	if live, err := db.LiveRuns(); err != nil || len(live) != 0 {
+		t.Errorf("kill %d: live runs after reopening: %v %v", kill, live, err)
+	}
+	chats, err := db.ListChats()
+	if err != nil {
+		t.Fatalf("kill %d: ListChats: %v", kill, err)
+	}
+	listed := map[string]bool{}
+	stored := map[string]store.Message{}
+	for _, c := range chats {
+		listed[c.ID] = true
+		msgs, err := db.Messages(c.ID)
+		if err != nil {
+			t.Fatalf("kill %d: messages of %s: %v", kill, c.ID, err)
+		}
+		if len(msgs) != c.MessageCount {
+			t.Errorf("kill %d: chat %s lists %d messages but holds %d", kill, c.ID, c.MessageCount, len(msgs))
+		}
+		for _, m := range msgs {
+			stored[m.ID] = m
+			if m.Content != "" && !crashTextValid(m.Content) {
+				t.Errorf("kill %d: message %s is half-written: %.60q…", kill, m.ID, m.Content)
+			}
+			if m.Complete && m.Role == store.RoleAssistant && (len(m.ToolCalls) != 1 || m.Usage == nil || m.Usage.EvalTokens != len(m.Content)) {
+				t.Errorf("kill %d: complete message %s is missing its tool call or usage", kill, m.ID)
+			}
+		}
+	}
+	for id := range p.chats {
+		if !listed[id] {
+			t.Errorf("kill %d: chat %s was created but is not listed", kill, id)
+		}
+	}
+	for id, n := range p.minLen {
+		m, ok := stored[id]
+		switch {
+		case !ok:
+			t.Errorf("kill %d: message %s (chat %s) was committed and is gone", kill, id, p.msgChat[id])
+		case len(m.Content) < n:
+			t.Errorf("kill %d: message %s holds %d bytes, %d were committed", kill, id, len(m.Content), n)
+		case p.complete[id] && !m.Complete:
+			t.Errorf("kill %d: message %s was committed complete and is not", kill, id)
+		}
+	}
+	for id, state := range p.tools {
+		rec, err := db.ToolCall(p.toolChat[id], id)
+		switch {
+		case err != nil:
+			t.Errorf("kill %d: tool call %s was committed and is gone: %v", kill, id, err)
+		case state == "done" && (rec.Pending || !rec.OK):
+			t.Errorf("kill %d: tool call %s was completed and reads %+v", kill, id, rec)
+		}
+	}
+}
