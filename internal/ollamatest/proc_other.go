@@ -1,18 +1,9 @@
-//go:build !linux
+//go:build !unix
 
 package ollamatest
 
-import (
-	"os"
-	"os/exec"
-)
+import "os/exec"
 
-func setProcessGroup(cmd *exec.Cmd) {}
+func supervised(bin string) *exec.Cmd { return exec.Command(bin, "serve") }
 
-func signalGroup(cmd *exec.Cmd, kill bool) {
-	if kill {
-		_ = cmd.Process.Kill()
-		return
-	}
-	_ = cmd.Process.Signal(os.Interrupt)
-}
+func killGroup(cmd *exec.Cmd) { _ = cmd.Process.Kill() }

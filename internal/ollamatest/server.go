@@ -51,6 +51,7 @@ type Server struct {
 	url     string
 	dir     string
 	cmd     *exec.Cmd
+	stdin   io.Closer     // closing it makes the supervising shell kill the server's group
 	exited  chan struct{} // closed when the serve process has exited
 	waitErr error
 	logs    *logBuffer
@@ -129,7 +130,7 @@ func Start(ctx context.Context, bin string, models ...Model) (*Server, error) {
 			return fail(err)
 		}
 	}
-	s.cmd = exec.Command(bin, "serve")
+	s.cmd = supervised(bin)
 	s.cmd.Env = append(os.Environ(),
 		"OLLAMA_HOST="+host,
 		"OLLAMA_MODELS="+filepath.Join(dir, "models"),
@@ -143,7 +144,9 @@ func Start(ctx context.Context, bin string, models ...Model) (*Server, error) {
 	)
 	s.cmd.Stdout = s.logs
 	s.cmd.Stderr = s.logs
-	setProcessGroup(s.cmd)
+	if s.stdin, err = s.cmd.StdinPipe(); err != nil {
+		return fail(err)
+	}
 	if err := s.cmd.Start(); err != nil {
 		return fail(fmt.Errorf("starting %s serve: %w", bin, err))
 	}
@@ -176,18 +179,14 @@ func Start(ctx context.Context, bin string, models ...Model) (*Server, error) {
 	return s, nil
 }
 
-// Stop ends the server and every runner it started (the whole process group), then removes
-// its directory. It is safe to call more than once.
+// Stop kills the server and every runner it started (the whole process group: nothing
+// there is worth a graceful shutdown), then removes its directory. It is safe to call more
+// than once.
 func (s *Server) Stop() {
 	s.stopOnce.Do(func() {
 		if s.cmd != nil && s.cmd.Process != nil {
-			signalGroup(s.cmd, false)
-			select {
-			case <-s.exited:
-			case <-time.After(10 * time.Second):
-			}
-			// Runners left behind by a server that did not exit cleanly die with the group.
-			signalGroup(s.cmd, true)
+			s.stdin.Close()
+			killGroup(s.cmd)
 			<-s.exited
 		}
 		os.RemoveAll(s.dir)
