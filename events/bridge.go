@@ -198,7 +198,6 @@ func NewBridge(sink Sink, opts ...Option) (*Bridge, error) {
 // own: the merged event keeps the Seq and At of its first part. Emit is safe for concurrent use;
 // events emitted after Close are ignored.
 func (b *Bridge) Emit(e Event) {
-	now := time.Now()
 	b.mu.Lock()
 	if b.closing {
 		b.stats.AfterClose++
@@ -211,6 +210,7 @@ func (b *Bridge) Emit(e Event) {
 		b.mu.Unlock()
 		return // a merge never makes a batch ready that was not ready already
 	}
+	now := time.Now() // only now: a merged delta needs no stamp
 	b.seq++
 	e.V, e.Seq, e.At = Version, b.seq, now
 	b.queue = append(b.queue, queued{ev: e})
