@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"syscall"
 )
 
@@ -90,7 +91,12 @@ type WriteError struct {
 }
 
 func (e *WriteError) Error() string {
-	return fmt.Sprintf("could not save (%s) to %s: %v%s", e.Op, e.Path, e.Err, hint(e.Err))
+	cause := e.Err
+	var pe *fs.PathError
+	if errors.As(cause, &pe) && pe.Path == e.Path {
+		cause = pe.Err // the path is said once
+	}
+	return fmt.Sprintf("could not save (%s) to %s: %v%s", e.Op, e.Path, cause, hint(e.Err))
 }
 
 func (e *WriteError) Unwrap() error { return e.Err }
