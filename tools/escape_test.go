@@ -161,7 +161,13 @@ func TestSymlinksThatStayInsideAreFollowedForReading(t *testing.T) {
 		t.Fatal("write through an inside folder link went elsewhere")
 	}
 	_, err := tw.exec(t, t.Context(), "write_file", map[string]any{"path": "notes", "content": "x"}, nil)
-	if !errors.Is(err, ErrSymlink) || !strings.Contains(err.Error(), `"real/notes.txt"`) {
+	if !errors.Is(err, ErrSymlink) || !strings.Contains(err.Error(), `"real/notes.txt"`) || !strings.Contains(err.Error(), "write to the path it points to") {
+		t.Fatalf("got %v", err)
+	}
+	// A link in a subfolder to a file elsewhere in the workspace is inside too.
+	os.Symlink("../real/notes.txt", filepath.Join(tw.ws, "real", "up"))
+	_, err = tw.exec(t, t.Context(), "write_file", map[string]any{"path": "real/up", "content": "x"}, nil)
+	if !errors.Is(err, ErrSymlink) || errors.Is(err, ErrOutsideWorkspace) {
 		t.Fatalf("got %v", err)
 	}
 }

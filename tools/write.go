@@ -70,6 +70,9 @@ func (w *Workspace) replaceFileWith(ctx context.Context, rel string, mkParents b
 		return ch, w.explain(rel, err)
 	case fi.Mode()&fs.ModeSymlink != 0:
 		target, _ := parent.Readlink(base)
+		if _, err := w.root.Stat(rel); err != nil && !errors.Is(err, fs.ErrNotExist) { // judged from the workspace, not the folder
+			return ch, pathErrorf(ErrOutsideWorkspace, rel, "%q is a symbolic link to %q, which is outside the workspace; links are not written through, so write a file at another path", rel, target)
+		}
 		return ch, pathErrorf(ErrSymlink, rel, "%q is a symbolic link to %q; links are not written through, so write to the path it points to instead", rel, target)
 	default:
 		if err := regularFile(rel, fi); err != nil {
