@@ -408,7 +408,8 @@ func (r *run) plan(msg store.Message) []plannedCall {
 
 func (r *run) validate(name string, args json.RawMessage) error {
 	if v, ok := r.tools.(ArgumentValidator); ok {
-		return v.Validate(name, args)
+		_, err := v.Validate(name, args)
+		return err
 	}
 	return nil
 }

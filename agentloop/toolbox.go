@@ -3,6 +3,7 @@ package agentloop
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"prototyper/tools"
 )
@@ -19,7 +20,7 @@ type Toolbox interface {
 // ArgumentValidator is implemented by toolboxes that can check a call's arguments without
 // running it; the loop then validates before the hooks and the approval policy see the call.
 type ArgumentValidator interface {
-	Validate(name string, args json.RawMessage) error
+	Validate(name string, args json.RawMessage) (tools.Args, error)
 }
 
 // ToolsFactory opens the toolbox of a workspace folder; close is called when the run ends.
@@ -28,4 +29,24 @@ type ToolsFactory func(workspace string) (tb Toolbox, close func() error, err er
 // StaticTools is a ToolsFactory that always returns tb.
 func StaticTools(tb Toolbox) ToolsFactory {
 	return func(string) (Toolbox, func() error, error) { return tb, func() error { return nil }, nil }
+}
+
+// WorkspaceTools is the ToolsFactory of the app: the workspace file tools of the chat's
+// folder (plus extra tools), in a *tools.Registry; the folder is released when the run ends.
+func WorkspaceTools(opts tools.WorkspaceOptions, extra ...tools.Tool) ToolsFactory {
+	return func(dir string) (Toolbox, func() error, error) {
+		if dir == "" {
+			return nil, nil, errors.New("the chat has no workspace folder: open one in the window, or pass --workspace DIR")
+		}
+		ws, err := tools.OpenWorkspace(dir, opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		reg, err := tools.NewRegistry(append(ws.Tools(), extra...)...)
+		if err != nil {
+			ws.Close()
+			return nil, nil, err
+		}
+		return reg, ws.Close, nil
+	}
 }

@@ -1,0 +1,285 @@
+package agentloop
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"prototyper/agentloop/ollama"
+	"prototyper/events"
+	"prototyper/internal/ollamatest"
+	"prototyper/store"
+	"prototyper/tools"
+)
+
+// Every request carries the system prompt, so every marker starts with S.
+var (
+	think = ollamatest.Think
+	call  = ollamatest.ToolCall
+)
+
+func TestMain(m *testing.M) {
+	long := think("Counting.")
+	for _, w := range []string{"one", " two", " three", " four", " five", " six", " seven", " eight", " nine", " ten",
+		" eleven", " twelve", " thirteen", " fourteen", " fifteen", " sixteen"} {
+		long = append(long, w)
+	}
+	os.Exit(ollamatest.Main(m,
+		ollamatest.Model{Name: "scripted", Scripts: ollamatest.Scripts{
+			"SU":     slices.Concat(think("I should", " write the file."), call("write_file", map[string]any{"path": "hello.txt", "content": "hello"})),
+			"SUAT":   slices.Concat(think("Done."), []string{"I wrote", " hello.txt", "."}),
+			"SUATU":  slices.Concat(think("Fine."), []string{"Understood, nothing", " written."}),
+			"SUATAT": slices.Concat(think("Again."), []string{"Wrote it twice."}),
+		}},
+		ollamatest.Model{Name: "twocalls", Scripts: ollamatest.Scripts{
+			"SU": slices.Concat(think("Two files."),
+				call("write_file", map[string]any{"path": "a.txt", "content": "A"}),
+				call("write_file", map[string]any{"path": "b.txt", "content": "B"})),
+			"SUATT": slices.Concat(think("Both."), []string{"Wrote a.txt and b.txt."}),
+		}},
+		ollamatest.Model{Name: "fixer", Scripts: ollamatest.Scripts{
+			"SU":     slices.Concat(think("Write x."), call("write_file", map[string]any{"path": "x.txt"})),
+			"SUAT":   slices.Concat(think("Add content."), call("write_file", map[string]any{"path": "x.txt", "content": "fixed"})),
+			"SUATAT": slices.Concat(think("Ok."), []string{"Fixed."}),
+		}},
+		ollamatest.Model{Name: "escaper", Scripts: ollamatest.Scripts{
+			"SU":   slices.Concat(think("Out."), call("write_file", map[string]any{"path": "../outside.txt", "content": "x"})),
+			"SUAT": slices.Concat(think("Refused."), []string{"I cannot write there."}),
+		}},
+		ollamatest.Model{Name: "looper", Scripts: ollamatest.Scripts{
+			ollamatest.Fallback: slices.Concat(think("More."), call("list_dir", map[string]any{"path": "."})),
+		}},
+		ollamatest.Model{Name: "talker", Scripts: ollamatest.Scripts{ollamatest.Fallback: long}},
+		ollamatest.Model{Name: "slow", Scripts: ollamatest.Scripts{
+			"SU":   slices.Concat(think("Wait."), call("wait", map[string]any{})),
+			"SUAT": slices.Concat(think("Waited."), []string{"Done waiting."}),
+		}},
+		ollamatest.Model{Name: "steered", Scripts: ollamatest.Scripts{
+			"SU": slices.Concat(think("Wait, then write."), call("wait", map[string]any{}),
+				call("write_file", map[string]any{"path": "a.txt", "content": "A"})),
+			"SUATTU": slices.Concat(think("New plan."), []string{"Switching to", " the new request."}),
+		}},
+	))
+}
+
+// recorder is an Emitter that keeps every event, numbered, and lets a test react to one on
+// the loop's goroutine (the reaction runs before the loop goes on).
+type recorder struct {
+	mu     sync.Mutex
+	seq    uint64
+	evs    []events.Event
+	react  func(events.Event)
+	notify chan struct{}
+}
+
+func newRecorder() *recorder { return &recorder{notify: make(chan struct{}, 1)} }
+
+func (r *recorder) Emit(e events.Event) {
+	r.mu.Lock()
+	r.seq++
+	e.Seq, e.At = r.seq, time.Now()
+	r.evs = append(r.evs, e)
+	react := r.react
+	r.mu.Unlock()
+	if react != nil {
+		react(e)
+	}
+	select {
+	case r.notify <- struct{}{}:
+	default:
+	}
+}
+
+func (r *recorder) events() []events.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.evs)
+}
+
+// waitFor waits until ok holds for the events so far.
+func (r *recorder) waitFor(t testing.TB, what string, ok func([]events.Event) bool) []events.Event {
+	t.Helper()
+	deadline := time.After(60 * time.Second)
+	for {
+		if evs := r.events(); ok(evs) {
+			return evs
+		}
+		select {
+		case <-r.notify:
+		case <-time.After(50 * time.Millisecond):
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s; events: %s", what, summary(r.events()))
+		}
+	}
+}
+
+// finished counts run.finished events.
+func finished(n int) func([]events.Event) bool {
+	return func(evs []events.Event) bool { return len(ofType(evs, events.RunFinished)) >= n }
+}
+
+func ofType(evs []events.Event, t events.Type) []events.Event {
+	var out []events.Event
+	for _, e := range evs {
+		if e.Type == t {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func summary(evs []events.Event) string {
+	b, _ := json.MarshalIndent(evs, "", " ")
+	return string(b)
+}
+
+// harness is an agent on the real server, with a fresh store and workspace.
+type harness struct {
+	agent     *Agent
+	db        *store.DB
+	rec       *recorder
+	workspace string
+}
+
+type harnessOptions struct {
+	model   string
+	approve string
+	extra   []tools.Tool
+	cfg     func(*Config)
+}
+
+func newHarness(t *testing.T, o harnessOptions) *harness {
+	t.Helper()
+	srv := ollamatest.Get(t)
+	base, err := ollama.ResolveHost(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "workspace")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(filepath.Join(dir, "prototyper.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	rec := newRecorder()
+	cfg := Config{
+		Model:        NewOllamaModel(ollama.New(base)),
+		Store:        db,
+		Emitter:      rec,
+		Tools:        WorkspaceTools(tools.WorkspaceOptions{}, o.extra...),
+		DefaultModel: o.model,
+		Workspace:    ws,
+		Approve:      o.approve,
+	}
+	if o.cfg != nil {
+		o.cfg(&cfg)
+	}
+	agent := NewAgent(cfg)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := agent.Shutdown(ctx); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	})
+	return &harness{agent: agent, db: db, rec: rec, workspace: ws}
+}
+
+func (h *harness) runOnce(t *testing.T, prompt string, opts RunOptions) Outcome {
+	t.Helper()
+	if opts.Think == "" {
+		opts.Think = "on"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := h.agent.RunOnce(ctx, "", prompt, opts)
+	if err != nil {
+		t.Fatalf("RunOnce: %v\nevents: %s", err, summary(h.rec.events()))
+	}
+	return out
+}
+
+func (h *harness) messages(t *testing.T, chatID string) []store.Message {
+	t.Helper()
+	msgs, err := h.db.Messages(chatID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return msgs
+}
+
+func (h *harness) file(t *testing.T, name string) (string, bool) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(h.workspace, name))
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
+}
+
+// roles is the trail of a chat's roles, as the scripts name them (without the system prompt).
+func roles(msgs []store.Message) string {
+	s := ""
+	for _, m := range msgs {
+		s += map[string]string{"user": "U", "assistant": "A", "tool": "T", "system": "S"}[m.Role]
+	}
+	return s
+}
+
+func toolMessages(msgs []store.Message) []store.Message {
+	var out []store.Message
+	for _, m := range msgs {
+		if m.Role == store.RoleTool {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// typesOf lists event types, leaving out deltas and phases (asserted on their own).
+func typesOf(evs []events.Event) []string {
+	var out []string
+	for _, e := range evs {
+		switch e.Type {
+		case events.ThinkingDelta, events.TextDelta, events.PhaseChanged:
+			continue
+		case events.ToolCall:
+			out = append(out, string(e.Type)+":"+e.State)
+		default:
+			out = append(out, string(e.Type))
+		}
+	}
+	return out
+}
+
+func phasesOf(evs []events.Event) []events.Phase {
+	var out []events.Phase
+	for _, e := range evs {
+		if e.Type == events.PhaseChanged {
+			out = append(out, e.Phase)
+		}
+	}
+	return out
+}
+
+// waitTool is a sequential tool that blocks until its context ends or release is closed.
+func waitTool(release <-chan struct{}) tools.Tool {
+	return tools.New("wait", "Wait for something.").Mode(tools.Sequential).
+		Handle(func(ctx context.Context, c tools.Call, _ tools.ProgressFunc) (tools.Result, error) {
+			select {
+			case <-ctx.Done():
+				return tools.Result{}, ctx.Err()
+			case <-release:
+				return tools.Result{Content: "waited"}, nil
+			}
+		})
+}

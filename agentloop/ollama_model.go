@@ -1,0 +1,97 @@
+package agentloop
+
+import (
+	"context"
+	"sync"
+
+	"prototyper/agentloop/ollama"
+	"prototyper/store"
+)
+
+// OllamaModel is the [Model] of a local Ollama server, through the native client. It asks
+// /api/show once per model for the context length.
+type OllamaModel struct {
+	Client *ollama.Client
+
+	mu      sync.Mutex
+	lengths map[string]int
+}
+
+// NewOllamaModel returns the model of client.
+func NewOllamaModel(client *ollama.Client) *OllamaModel {
+	return &OllamaModel{Client: client, lengths: map[string]int{}}
+}
+
+// ContextLength returns the model's trained context length from /api/show.
+func (m *OllamaModel) ContextLength(ctx context.Context, model string) (int, error) {
+	m.mu.Lock()
+	n, ok := m.lengths[model]
+	m.mu.Unlock()
+	if ok {
+		return n, nil
+	}
+	info, err := m.Client.Show(ctx, model)
+	if err != nil {
+		return 0, modelError{err}
+	}
+	m.mu.Lock()
+	m.lengths[model] = info.ContextLength
+	m.mu.Unlock()
+	return info.ContextLength, nil
+}
+
+// Chat streams one turn.
+func (m *OllamaModel) Chat(ctx context.Context, req ModelRequest, fn DeltaFunc) (ModelTurn, error) {
+	think, err := ollama.ParseThink(req.Think)
+	if err != nil {
+		return ModelTurn{}, err
+	}
+	oreq := &ollama.ChatRequest{Model: req.Model, Think: think,
+		Options: &ollama.Options{NumCtx: req.NumCtx, NumPredict: req.NumPredict}}
+	oreq.Messages = make([]ollama.Message, len(req.Messages))
+	for i, msg := range req.Messages {
+		om := ollama.Message{Role: msg.Role, Content: msg.Content, ToolName: msg.ToolName, Images: msg.Images}
+		for j, c := range msg.ToolCalls {
+			om.ToolCalls = append(om.ToolCalls, ollama.ToolCall{ID: c.ID, Index: j,
+				Function: ollama.ToolCallFunction{Name: c.Name, Arguments: c.Args}})
+		}
+		oreq.Messages[i] = om
+	}
+	for _, d := range req.Tools {
+		oreq.Tools = append(oreq.Tools, ollama.FunctionTool(d.Name, d.Description, d.Schema))
+	}
+	res, err := m.Client.Chat(ctx, oreq, func(e ollama.Event) error {
+		switch e.Kind {
+		case ollama.EventThinkingDelta:
+			return fn(Delta{Thinking: e.Text})
+		case ollama.EventContentDelta:
+			return fn(Delta{Content: e.Text})
+		case ollama.EventRetry:
+			return fn(Delta{Retry: &RetryNotice{Attempt: e.Retry.Attempt, Delay: e.Retry.Delay, Reason: e.Retry.Reason}})
+		}
+		return nil
+	})
+	var turn ModelTurn
+	if res != nil {
+		turn = ModelTurn{Content: res.Message.Content, Thinking: res.Message.Thinking, DoneReason: res.DoneReason,
+			PromptTokens: res.Metrics.PromptEvalCount, EvalTokens: res.Metrics.EvalCount,
+			EvalDuration: res.Metrics.EvalDuration}
+		if err == nil && res.Done {
+			for _, c := range res.Message.ToolCalls {
+				turn.ToolCalls = append(turn.ToolCalls, store.ToolCall{ID: c.ID, Name: c.Function.Name, Args: c.Function.Arguments})
+			}
+		}
+	}
+	if err != nil {
+		return turn, modelError{err}
+	}
+	return turn, nil
+}
+
+// modelError gives a client error its `error` event code and retryability.
+type modelError struct{ err error }
+
+func (e modelError) Error() string   { return e.err.Error() }
+func (e modelError) Unwrap() error   { return e.err }
+func (e modelError) Code() string    { return ollama.Code(e.err) }
+func (e modelError) Retryable() bool { return ollama.Retryable(e.err) }
