@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -109,8 +110,12 @@ func FindBinary() (string, error) {
 // test does not pay for it). On error the server is stopped and the error carries its logs.
 func Start(ctx context.Context, bin string, models ...Model) (*Server, error) {
 	begin := time.Now()
-	dir, err := os.MkdirTemp("", "ollamatest-")
+	sweepOrphanDirs()
+	dir, err := os.MkdirTemp("", dirPrefix)
 	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
 		return nil, err
 	}
 	s := &Server{dir: dir, logs: &logBuffer{}, exited: make(chan struct{}), models: models}
@@ -284,6 +289,27 @@ func (s *Server) post(ctx context.Context, path, contentType string, body io.Rea
 		}
 	}
 	return nil
+}
+
+// A server's directory is os.TempDir()/ollamatest-*, holding the pid of the process that owns
+// it. A test binary that dies without cleanup leaves it behind (its processes are killed
+// anyway, see supervised); the next Start removes it.
+const (
+	dirPrefix = "ollamatest-"
+	ownerFile = "owner.pid"
+)
+
+func sweepOrphanDirs() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), dirPrefix+"*"))
+	for _, dir := range dirs {
+		b, err := os.ReadFile(filepath.Join(dir, ownerFile))
+		if err != nil {
+			continue // not ours, or being created
+		}
+		if pid, err := strconv.Atoi(string(b)); err == nil && !processAlive(pid) {
+			os.RemoveAll(dir)
+		}
+	}
 }
 
 func freePort() (string, error) {

@@ -3,6 +3,9 @@ package ollamatest_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -17,5 +20,29 @@ func TestStartFailsAtOnceWhenTheServerExits(t *testing.T) {
 	}
 	if d := time.Since(begin); d > 10*time.Second {
 		t.Errorf("Start took %s to notice the exit", d)
+	}
+}
+
+func TestStartRemovesDirectoriesOfDeadTestBinaries(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	orphan := filepath.Join(tmp, "ollamatest-orphan")
+	live := filepath.Join(tmp, "ollamatest-live")
+	foreign := filepath.Join(tmp, "ollamatest-foreign")
+	for dir, owner := range map[string]string{orphan: "2147483646", live: strconv.Itoa(os.Getpid()), foreign: ""} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if owner != "" {
+			if err := os.WriteFile(filepath.Join(dir, "owner.pid"), []byte(owner), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ollamatest.Start(context.Background(), "/bin/false")
+	for dir, want := range map[string]bool{orphan: false, live: true, foreign: true} {
+		if _, err := os.Stat(dir); (err == nil) != want {
+			t.Errorf("%s exists: %v, want %v", filepath.Base(dir), err == nil, want)
+		}
 	}
 }
