@@ -1,12 +1,138 @@
 import { describe, expect, it } from 'vitest'
-import { render, screen } from '@testing-library/react'
+import { act, fireEvent, render, screen, within } from '@testing-library/react'
 import { App } from './App'
+import { FakeBackend, FakeFrames } from './fakeBackend'
+import { AppStore } from './state/store'
+import { StoreContext } from './state/useAppState'
+
+async function mount(prepare: (b: FakeBackend) => void = () => {}) {
+  const backend = new FakeBackend()
+  backend.chats = [
+    { id: 'old', title: 'Older chat', model: 'qwen3:4b', workspace: '/w', createdAt: '2025-01-01T00:00:00Z', updatedAt: '2025-01-01T00:00:00Z', messageCount: 2, phase: 'idle' },
+    { id: 'c1', title: 'Newest chat', model: 'qwen3:4b', workspace: '/w', createdAt: '2025-01-02T00:00:00Z', updatedAt: '2025-01-02T00:00:00Z', messageCount: 2, phase: 'idle' },
+  ]
+  prepare(backend)
+  const frames = new FakeFrames()
+  const store = new AppStore({ backend, requestFrame: frames.request })
+  render(
+    <StoreContext.Provider value={store}>
+      <App />
+    </StoreContext.Provider>,
+  )
+  await act(() => store.start())
+  return { backend, frames, store }
+}
 
 describe('App', () => {
-  it('shows the chat layout: sidebar, messages and a focused composer', () => {
-    render(<App />)
+  it('shows the chats newest first and a focused composer once configured', async () => {
+    await mount()
     expect(screen.getByRole('navigation', { name: 'Chats' })).toBeTruthy()
-    const composer = screen.getByPlaceholderText(/Ask Prototyper/)
-    expect(document.activeElement).toBe(composer)
+    const titles = screen.getAllByTestId('chat-item').map((e) => e.textContent)
+    expect(titles[0]).toContain('Newest chat')
+    expect(titles[1]).toContain('Older chat')
+    expect(document.activeElement).toBe(screen.getByTestId('composer'))
+    expect(screen.getByTestId('workspace-button').textContent).toContain('project')
+  })
+
+  it('paints a fast tool call running in the DOM and acknowledges it before showing the result', async () => {
+    const { backend, frames, store } = await mount()
+    await act(() => store.selectChat('c1'))
+    act(() => {
+      backend.emit([
+        { seq: 1, type: 'phase', phase: 'tools', runId: 'r1' },
+        { seq: 2, type: 'tool.call', toolCallId: 't1', name: 'write_file', args: { path: 'a.txt' }, state: 'running', runId: 'r1', messageId: 'm1' },
+        { seq: 3, type: 'tool.result', toolCallId: 't1', ok: true, durationMs: 2, runId: 'r1', details: { path: 'a.txt', diff: '+hi' } },
+        { seq: 4, type: 'phase', phase: 'idle', runId: 'r1' },
+        { seq: 5, type: 'run.finished', stopReason: 'completed', runId: 'r1' },
+      ])
+    })
+    const el = () => screen.getByTestId('tool-card')
+    expect(el().dataset.toolState).toBe('running')
+    act(() => frames.tick())
+    expect(el().dataset.toolState).toBe('running')
+    act(() => frames.tick())
+    expect(backend.callsOf('Painted')[0]).toEqual([5, ['t1']])
+    act(() => frames.drain())
+    expect(el().dataset.toolState).toBe('completed')
+  })
+
+  it('shows the typing indicator only after sending, and Stop while busy', async () => {
+    const { backend, store } = await mount()
+    await act(() => store.selectChat('c1'))
+    act(() => void backend.emit([{ seq: 1, type: 'phase', phase: 'submitted' }]))
+    expect(screen.getByTestId('typing')).toBeTruthy()
+    expect(screen.getByTestId('stop')).toBeTruthy()
+    act(() => void backend.emit([{ seq: 2, type: 'phase', phase: 'streaming' }]))
+    expect(screen.queryByTestId('typing')).toBeNull()
+    fireEvent.click(screen.getByTestId('stop'))
+    expect(backend.callsOf('Stop')).toEqual([['c1']])
+    act(() => void backend.emit([{ seq: 3, type: 'phase', phase: 'idle' }]))
+    expect(screen.queryByTestId('stop')).toBeNull()
+  })
+
+  it('never mixes the events of another chat into the open one', async () => {
+    const { backend, frames, store } = await mount()
+    await act(() => store.selectChat('c1'))
+    act(() => {
+      backend.emit([{ seq: 1, chatId: 'old', type: 'tool.call', toolCallId: 'x', state: 'running' }])
+      frames.drain()
+    })
+    expect(screen.queryByTestId('tool-card')).toBeNull()
+    await act(() => store.selectChat('old'))
+    expect(screen.getByTestId('tool-card').dataset.toolCallId).toBe('x')
+  })
+
+  it('explains how to start Ollama when it is not running, and retries', async () => {
+    const { backend } = await mount((b) => {
+      b.status = { running: false, url: 'http://127.0.0.1:11434', version: '', error: 'connection refused' }
+    })
+    expect(screen.getByTestId('ollama-down').textContent).toContain('ollama serve')
+    expect((screen.getByTestId('composer') as HTMLTextAreaElement).disabled).toBe(true)
+    backend.status = { running: true, url: 'http://127.0.0.1:11434', version: '0.11.4', error: '' }
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Retry' })))
+    expect(screen.queryByTestId('ollama-down')).toBeNull()
+  })
+
+  it('disables the composer until a workspace is picked', async () => {
+    await mount((b) => {
+      b.cfg.workspace = ''
+    })
+    expect((screen.getByTestId('composer') as HTMLTextAreaElement).disabled).toBe(true)
+    expect(screen.getByTestId('composer-disabled-reason').textContent).toMatch(/workspace/)
+  })
+
+  it('flags a model without tool support before sending', async () => {
+    await mount((b) => {
+      b.cfg.model = 'gemma3:1b'
+    })
+    expect(screen.getByTestId('composer-warning').textContent).toMatch(/cannot call tools/)
+  })
+
+  it('deletes a chat only after confirmation', async () => {
+    const { backend } = await mount()
+    fireEvent.click(screen.getAllByRole('button', { name: 'Delete' })[0])
+    expect(backend.callsOf('DeleteChat')).toEqual([])
+    const confirm = screen.getByTestId('confirm-delete')
+    expect(confirm.textContent).toContain('Newest chat')
+    await act(async () => fireEvent.click(within(confirm).getByRole('button', { name: 'Delete' })))
+    expect(backend.callsOf('DeleteChat')).toEqual([['c1']])
+    expect(screen.getAllByTestId('chat-item')).toHaveLength(1)
+  })
+
+  it('renames a chat', async () => {
+    const { backend } = await mount()
+    fireEvent.click(screen.getAllByRole('button', { name: 'Rename' })[0])
+    const input = screen.getByRole('textbox', { name: 'Chat title' })
+    fireEvent.change(input, { target: { value: 'Landing page' } })
+    await act(async () => fireEvent.keyDown(input, { key: 'Enter' }))
+    expect(backend.callsOf('RenameChat')).toEqual([['c1', 'Landing page']])
+    expect(screen.getAllByTestId('chat-item')[0].textContent).toContain('Landing page')
+  })
+
+  it('reports visibility changes to the Go side', async () => {
+    const { backend } = await mount()
+    expect(backend.callsOf('SetVisible')).toEqual([[true]])
+    document.dispatchEvent(new Event('visibilitychange'))
+    expect(backend.callsOf('SetVisible')).toHaveLength(2)
   })
 })

@@ -238,6 +238,7 @@ interface WailsRuntime {
   EventsOn(name: string, cb: (...data: any[]) => void): () => void
   EventsOff(name: string, ...more: string[]): void
   ClipboardSetText?(text: string): Promise<boolean>
+  BrowserOpenURL?(url: string): void
 }
 
 declare global {

@@ -1,0 +1,105 @@
+import { useState } from 'react'
+import type { ChatSummary } from '../backend'
+import { isBusy, type ChatState } from '../state/chatReducer'
+import { useAppState, useStore } from '../state/useAppState'
+
+function ChatListItem({ chat, active, busy }: { chat: ChatSummary; active: boolean; busy: boolean }) {
+  const store = useStore()
+  const [mode, setMode] = useState<'view' | 'rename' | 'confirm-delete'>('view')
+  const [title, setTitle] = useState(chat.title)
+
+  if (mode === 'rename') {
+    return (
+      <li className="chat-item active">
+        <input
+          autoFocus
+          aria-label="Chat title"
+          value={title}
+          onChange={(e) => setTitle(e.target.value)}
+          onBlur={() => setMode('view')}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && title.trim()) {
+              void store.renameChat(chat.id, title.trim())
+              setMode('view')
+            } else if (e.key === 'Escape') {
+              setTitle(chat.title)
+              setMode('view')
+            }
+          }}
+        />
+      </li>
+    )
+  }
+  if (mode === 'confirm-delete') {
+    return (
+      <li className="chat-item confirm" data-testid="confirm-delete">
+        <span>Delete “{chat.title || 'Untitled'}”?</span>
+        <div className="row">
+          <button type="button" className="danger" onClick={() => void store.deleteChat(chat.id)}>
+            Delete
+          </button>
+          <button type="button" onClick={() => setMode('view')}>
+            Cancel
+          </button>
+        </div>
+      </li>
+    )
+  }
+  return (
+    <li className={`chat-item${active ? ' active' : ''}`} data-testid="chat-item" data-chat-id={chat.id}>
+      <button type="button" className="chat-title" onClick={() => void store.selectChat(chat.id)} title={chat.title}>
+        {busy && <span className="busy-dot" aria-label="running" />}
+        {chat.title || 'Untitled'}
+      </button>
+      <span className="chat-actions">
+        <button
+          type="button"
+          title="Rename"
+          aria-label="Rename"
+          onClick={() => {
+            setTitle(chat.title)
+            setMode('rename')
+          }}
+        >
+          ✎
+        </button>
+        <button type="button" title="Delete" aria-label="Delete" onClick={() => setMode('confirm-delete')}>
+          🗑
+        </button>
+      </span>
+    </li>
+  )
+}
+
+// The live phase once events or the store told it; until then the list's.
+function phaseOf(live: ChatState | undefined, c: ChatSummary) {
+  return live && (live.loaded || live.phaseSeq > 0) ? live.phase : c.phase
+}
+
+/** The chats, newest first, with a busy dot on those running now. */
+export function ChatList() {
+  const store = useStore()
+  const chats = useAppState((s) => s.chatList)
+  const activeId = useAppState((s) => s.activeChatId)
+  const live = useAppState((s) => s.chats)
+  return (
+    <aside className="sidebar">
+      <div className="brand">Prototyper</div>
+      <button type="button" className="new-chat" data-testid="new-chat" onClick={() => store.newChat()}>
+        + New chat
+      </button>
+      <nav aria-label="Chats">
+        <ul className="chat-list">
+          {chats.map((c) => (
+            <ChatListItem
+              key={c.id}
+              chat={c}
+              active={c.id === activeId}
+              busy={isBusy(phaseOf(live[c.id], c))}
+            />
+          ))}
+        </ul>
+      </nav>
+    </aside>
+  )
+}

@@ -1,0 +1,85 @@
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react'
+
+export interface ComposerProps {
+  /** Why the user cannot send yet; the composer is disabled while it is set. */
+  disabledReason: string
+  busy: boolean
+  /** A note shown above the box that does not block sending (e.g. a model without tools). */
+  warning?: string
+  onSend: (text: string) => Promise<void> | void
+  onStop: () => void
+}
+
+/** The message box: Enter sends, Shift+Enter adds a line, Esc stops a busy run. */
+export function Composer({ disabledReason, busy, warning, onSend, onStop }: ComposerProps) {
+  const [draft, setDraft] = useState('')
+  const box = useRef<HTMLTextAreaElement>(null)
+  const disabled = disabledReason !== ''
+
+  // The box has the focus whenever it can be used: at start, and once configuration arrives.
+  useEffect(() => {
+    if (!disabled) box.current?.focus()
+  }, [disabled])
+
+  const send = () => {
+    const text = draft.trim()
+    if (!text || disabled) return
+    setDraft('')
+    void Promise.resolve(onSend(text)).catch(() => setDraft((d) => d || text))
+  }
+
+  const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+      e.preventDefault()
+      send()
+    } else if (e.key === 'Escape' && busy) {
+      e.preventDefault()
+      onStop()
+    }
+  }
+
+  return (
+    <form
+      className="composer"
+      onSubmit={(e) => {
+        e.preventDefault()
+        send()
+      }}
+    >
+      {disabled && (
+        <div className="composer-note" role="status" data-testid="composer-disabled-reason">
+          {disabledReason}
+        </div>
+      )}
+      {!disabled && warning && (
+        <div className="composer-note warn" role="status" data-testid="composer-warning">
+          {warning}
+        </div>
+      )}
+      <div className="composer-row">
+        <textarea
+          ref={box}
+          autoFocus
+          data-testid="composer"
+          aria-label="Message"
+          value={draft}
+          disabled={disabled}
+          placeholder={busy ? 'Add to the running task… (Enter sends, Esc stops)' : 'Ask Prototyper to build something…'}
+          onChange={(e) => setDraft(e.target.value)}
+          onKeyDown={onKeyDown}
+          rows={3}
+        />
+        <div className="composer-actions">
+          {busy && (
+            <button type="button" className="stop" data-testid="stop" onClick={onStop} title="Stop (Esc)">
+              ■ Stop
+            </button>
+          )}
+          <button type="submit" className="primary" data-testid="send" disabled={disabled || !draft.trim()}>
+            Send
+          </button>
+        </div>
+      </div>
+    </form>
+  )
+}

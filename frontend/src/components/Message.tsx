@@ -1,0 +1,38 @@
+import type { MessageView } from '../state/chatReducer'
+import { Markdown } from '../markdown/Markdown'
+import { ReasoningBlock } from './ReasoningBlock'
+
+export function UsageLine({ message }: { message: MessageView }) {
+  const u = message.usage
+  if (!u || !message.complete) return null
+  const parts: string[] = []
+  if (u.evalTokens) parts.push(`${u.evalTokens} tokens`)
+  if (u.tokensPerSec) parts.push(`${u.tokensPerSec.toFixed(1)} tokens/s`)
+  if (u.promptTokens) parts.push(`${u.promptTokens} prompt tokens`)
+  if (message.doneReason && message.doneReason !== 'stop') parts.push(`ended: ${message.doneReason}`)
+  if (parts.length === 0) return null
+  return (
+    <div className="usage" data-testid="usage">
+      {parts.join(' · ')}
+    </div>
+  )
+}
+
+/** One message of the chat: the user's text, or the model's thought and answer. */
+export function Message({ message }: { message: MessageView }) {
+  if (message.role === 'user') {
+    return (
+      <div className="message user" data-testid="message-user" data-message-id={message.id}>
+        <div className="bubble">{message.content}</div>
+      </div>
+    )
+  }
+  const thinkingLive = !message.complete && !message.content && message.thinkingMs === null
+  return (
+    <div className="message assistant" data-testid="message-assistant" data-message-id={message.id}>
+      {message.thinking && <ReasoningBlock text={message.thinking} ms={message.thinkingMs} live={thinkingLive} />}
+      {message.content && <Markdown text={message.content} />}
+      <UsageLine message={message} />
+    </div>
+  )
+}

@@ -1,0 +1,103 @@
+import { useState } from 'react'
+import { errorText, type ApprovalPolicy, type Config, type ThinkLevel } from '../backend'
+import { useStore } from '../state/useAppState'
+
+const thinkLevels: ThinkLevel[] = ['off', 'on', 'low', 'medium', 'high']
+const policies: ApprovalPolicy[] = ['auto', 'ask', 'deny']
+
+/** Ollama URL, think level, context cap and the approval policy of each tool. */
+export function SettingsPanel({ config, onClose }: { config: Config; onClose: () => void }) {
+  const store = useStore()
+  const [url, setUrl] = useState(config.ollamaUrl)
+  const [think, setThink] = useState<ThinkLevel>(config.think)
+  const [cap, setCap] = useState(String(config.contextCap || ''))
+  const [approval, setApproval] = useState<Record<string, ApprovalPolicy>>({ ...config.toolApproval })
+  const [error, setError] = useState('')
+  const [saving, setSaving] = useState(false)
+
+  const save = async () => {
+    setSaving(true)
+    setError('')
+    try {
+      await store.saveSettings({
+        workspace: config.workspace,
+        model: config.model,
+        ollamaUrl: url.trim(),
+        think,
+        contextCap: Number(cap) || 0,
+        toolApproval: approval,
+      })
+      onClose()
+    } catch (err) {
+      setError(errorText(err))
+    } finally {
+      setSaving(false)
+    }
+  }
+
+  const tools = Array.from(new Set([...(config.tools ?? []), ...Object.keys(config.toolApproval ?? {})])).sort()
+  return (
+    <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
+      <form
+        className="modal"
+        role="dialog"
+        aria-label="Settings"
+        onSubmit={(e) => {
+          e.preventDefault()
+          void save()
+        }}
+        onKeyDown={(e) => e.key === 'Escape' && onClose()}
+      >
+        <h2>Settings</h2>
+        <label>
+          Ollama URL
+          <input value={url} onChange={(e) => setUrl(e.target.value)} placeholder="http://127.0.0.1:11434" />
+        </label>
+        <label>
+          Thinking
+          <select value={think} onChange={(e) => setThink(e.target.value as ThinkLevel)}>
+            {thinkLevels.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Context cap (tokens, 0 = the model's own)
+          <input type="number" min={0} step={1024} value={cap} onChange={(e) => setCap(e.target.value)} />
+        </label>
+        <fieldset>
+          <legend>Tool approval</legend>
+          {tools.length === 0 && <div className="muted">No tools registered.</div>}
+          {tools.map((t) => (
+            <label key={t} className="inline">
+              <span className="tool-name">{t}</span>
+              <select
+                aria-label={`Approval for ${t}`}
+                value={approval[t] ?? 'auto'}
+                onChange={(e) => setApproval({ ...approval, [t]: e.target.value as ApprovalPolicy })}
+              >
+                {policies.map((p) => (
+                  <option key={p} value={p}>
+                    {p === 'auto' ? 'run without asking' : p === 'ask' ? 'ask me' : 'never run'}
+                  </option>
+                ))}
+              </select>
+            </label>
+          ))}
+        </fieldset>
+        {config.dbPath && <div className="muted small">Chats are stored in {config.dbPath}</div>}
+        {error && <div className="tool-error">{error}</div>}
+        <div className="row end">
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="primary" disabled={saving}>
+            Save
+          </button>
+        </div>
+      </form>
+    </div>
+  )
+}

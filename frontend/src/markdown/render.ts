@@ -1,0 +1,83 @@
+// Markdown to HTML for the answers: GitHub-flavoured (tables, strikethrough, task lists),
+// fenced code with a copy button and highlighting. Model output is untrusted: raw HTML is shown
+// as text, links keep only http(s) and mailto targets, images are never fetched (the app works
+// offline) and appear as links.
+
+import { Marked, type Token, type TokensList } from 'marked'
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!)
+}
+
+function safeUrl(href: string): boolean {
+  return /^(https?:|mailto:)/i.test(href.trim())
+}
+
+type Highlight = (code: string, lang: string) => string | null
+let highlighter: Highlight | null = null
+let loading: Promise<void> | null = null
+let version = 0
+const listeners = new Set<() => void>()
+
+/** Loads the highlighter once; subscribers re-render their code blocks when it arrives. */
+export function loadHighlighter(): Promise<void> {
+  loading ??= import('./highlight').then((m) => {
+    highlighter = m.highlight
+    version++
+    for (const l of listeners) l()
+  })
+  return loading
+}
+
+export function subscribeHighlighter(listener: () => void): () => void {
+  listeners.add(listener)
+  return () => listeners.delete(listener)
+}
+
+export function highlighterVersion(): number {
+  return version
+}
+
+const md = new Marked({ gfm: true, breaks: false })
+md.use({
+  renderer: {
+    code({ text, lang }) {
+      const language = (lang ?? '').trim().split(/\s+/)[0] ?? ''
+      let body: string | null = null
+      if (language) {
+        if (highlighter) body = highlighter(text, language.toLowerCase())
+        else void loadHighlighter()
+      }
+      const cls = language ? ` language-${escapeHtml(language)}` : ''
+      return (
+        `<div class="code-block"><div class="code-head"><span>${escapeHtml(language || 'text')}</span>` +
+        `<button type="button" class="copy-code">Copy</button></div>` +
+        `<pre><code class="hljs${cls}">${body ?? escapeHtml(text)}</code></pre></div>`
+      )
+    },
+    html({ text }) {
+      return escapeHtml(text)
+    },
+    link({ href, title, tokens }) {
+      const inner = this.parser.parseInline(tokens)
+      if (!safeUrl(href)) return inner
+      const t = title ? ` title="${escapeHtml(title)}"` : ''
+      return `<a href="${escapeHtml(href)}"${t}>${inner}</a>`
+    },
+    image({ href, text }) {
+      if (!safeUrl(href)) return escapeHtml(text)
+      return `<a href="${escapeHtml(href)}">${escapeHtml(text || href)}</a>`
+    },
+  },
+})
+
+/** The top-level blocks of a Markdown text. */
+export function lexBlocks(text: string): TokensList {
+  return md.lexer(text)
+}
+
+/** HTML of one top-level block; `links` are the reference definitions of the whole text. */
+export function renderBlock(token: Token, links: TokensList['links']): string {
+  const list = Object.assign([token], { links }) as TokensList
+  return md.parser(list)
+}
