@@ -17,11 +17,8 @@ func (w *Workspace) editFileTool() Tool {
 		Param("expected_replacements", "integer", "How many occurrences to replace; all of them must be found.", Optional, Minimum(1), Default(1)).
 		Mode(Sequential).
 		Handle(func(ctx context.Context, call Call, progress ProgressFunc) (Result, error) {
-			rel, err := clean(call.Args.String("path"))
+			rel, err := w.writablePath(call.Args.String("path"))
 			if err != nil {
-				return Result{}, err
-			}
-			if err := w.checkWritable(rel); err != nil {
 				return Result{}, err
 			}
 			oldS, newS := call.Args.String("old_string"), call.Args.String("new_string")

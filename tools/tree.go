@@ -15,11 +15,8 @@ func (w *Workspace) makeDirTool() Tool {
 		Param("path", "string", "Folder path relative to the workspace folder.", Required, MinLength(1)).
 		Mode(Sequential).
 		Handle(func(ctx context.Context, call Call, progress ProgressFunc) (Result, error) {
-			rel, err := clean(call.Args.String("path"))
+			rel, err := w.writablePath(call.Args.String("path"))
 			if err != nil {
-				return Result{}, err
-			}
-			if err := w.checkWritable(rel); err != nil {
 				return Result{}, err
 			}
 			if fi, err := w.root.Stat(rel); err == nil {
@@ -42,11 +39,8 @@ func (w *Workspace) deletePathTool() Tool {
 		Mode(Sequential).
 		Approval(ApprovalAsk).
 		Handle(func(ctx context.Context, call Call, progress ProgressFunc) (Result, error) {
-			rel, err := clean(call.Args.String("path"))
+			rel, err := w.writablePath(call.Args.String("path"))
 			if err != nil {
-				return Result{}, err
-			}
-			if err := w.checkWritable(rel); err != nil {
 				return Result{}, err
 			}
 			fi, err := w.lstat(rel)

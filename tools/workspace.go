@@ -168,6 +168,15 @@ func clean(p string) (string, error) {
 	return c, nil
 }
 
+// writablePath cleans p and refuses it when it may not be written.
+func (w *Workspace) writablePath(p string) (string, error) {
+	rel, err := clean(p)
+	if err != nil {
+		return "", err
+	}
+	return rel, w.checkWritable(rel)
+}
+
 // checkWritable refuses writes into .git and the protected folders, by name
 // and by identity, so a symbolic link inside the workspace that leads to them
 // is refused too.
@@ -272,7 +281,7 @@ func (w *Workspace) escapingLink(rel string) (link, target string) {
 	return "", ""
 }
 
-// statTarget describes what is at rel without following a final symbolic
+// lstat describes what is at rel without following a final symbolic
 // link; a missing file gives (nil, nil).
 func (w *Workspace) lstat(rel string) (os.FileInfo, error) {
 	fi, err := w.root.Lstat(rel)

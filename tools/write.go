@@ -202,11 +202,8 @@ func (w *Workspace) writeFileTool() Tool {
 		Param("content", "string", "The complete new content of the file.", Required).
 		Mode(Sequential).
 		Handle(func(ctx context.Context, call Call, progress ProgressFunc) (Result, error) {
-			rel, err := clean(call.Args.String("path"))
+			rel, err := w.writablePath(call.Args.String("path"))
 			if err != nil {
-				return Result{}, err
-			}
-			if err := w.checkWritable(rel); err != nil {
 				return Result{}, err
 			}
 			data := []byte(call.Args.String("content"))
