@@ -67,7 +67,7 @@
 //
 // Token texts must be unique, and a token has one successor, so a piece used twice cannot be
 // one token twice. The first use keeps the piece whole; a later use is re-segmented into parts
-// still free ("<think>" becomes "<" + "think>"). The text is unchanged and the server's tag
+// still free (a second "<think>" becomes "<think" + ">"). The text is unchanged and the server's tag
 // and tool-call parsers never notice, but a repeated piece of plain thinking or content then
 // streams as two chunks: [Segment] tells what the model really emits.
 //

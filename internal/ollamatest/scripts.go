@@ -167,7 +167,8 @@ func segment(p string, taken map[string]bool) []string {
 
 // Segment returns the scripts as the model really emits them: every piece is one token, and a
 // piece already used earlier (in marker order, then piece order) is re-segmented into parts
-// that are still free — "<think>" becomes "<" + "think>", then "<t" + "hink>" — because
+// that are still free, the longest first part first — a second "<think>" becomes "<think" +
+// ">", a second "</think>" then "</thin" + "k>" (">" is taken) — because
 // llama.cpp needs unique token texts and the chain needs one successor per token. The text is
 // unchanged; only the chunk boundaries of repeats differ, which the server's tag and tool-call
 // parsers do not see. A piece too short to split (a repeated "." or "\n") gets leading spaces.
