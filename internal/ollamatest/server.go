@@ -25,7 +25,7 @@ import (
 )
 
 // HowToInstall says how to get the server binary the harness runs.
-const HowToInstall = "run `make test` (it installs it into .tools/bin), or `GOBIN=$PWD/.tools/bin go install github.com/ollama/ollama@v0.11.4` from the repository root (Debian: `apt-get install nlohmann-json3-dev libstb-dev` first), or set PROTOTYPER_OLLAMA to an ollama v0.11.4 binary"
+const HowToInstall = "`GOBIN=$PWD/.tools/bin go install github.com/ollama/ollama@v0.11.4` from the repository root (on Debian, `apt-get install nlohmann-json3-dev libstb-dev` first), or set PROTOTYPER_OLLAMA to an ollama v0.11.4 binary"
 
 // ErrNoBinary is returned by [FindBinary] when no ollama binary is found.
 var ErrNoBinary = errors.New("ollamatest: the ollama binary is missing")
@@ -174,10 +174,18 @@ func Start(ctx context.Context, bin string, models ...Model) (*Server, error) {
 	s.timings.Create = time.Since(t)
 
 	t = time.Now()
-	for _, m := range models {
-		if err := s.load(ctx, m.name()); err != nil {
-			return fail(fmt.Errorf("loading model %s: %w", m.name(), err))
-		}
+	errs := make([]error, len(models))
+	var wg sync.WaitGroup
+	for i, m := range models {
+		wg.Go(func() {
+			if err := s.load(ctx, m.name()); err != nil {
+				errs[i] = fmt.Errorf("loading model %s: %w", m.name(), err)
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return fail(err)
 	}
 	s.timings.Load = time.Since(t)
 	s.timings.Total = time.Since(begin)
