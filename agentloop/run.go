@@ -140,7 +140,12 @@ func (r *run) loop() (string, *pausedRun) {
 	}
 	r.history = wholeHistory(r.history, resumed)
 	r.est = newEstimator()
-	length, _ := r.a.cfg.Model.ContextLength(r.ctx, r.opts.Model)
+	length, err := r.a.cfg.Model.ContextLength(r.ctx, r.opts.Model)
+	var ce ClassifiedError
+	if err != nil && errors.As(err, &ce) && (ce.Code() == "not_running" || ce.Code() == "model_not_found") {
+		r.err = err // the chat request would fail the same way, after its own retries
+		return events.StopError, nil
+	}
 	r.numCtx = numCtxFor(length, r.contextCap)
 
 	if p := r.resume; p != nil {

@@ -1,9 +1,432 @@
 package cli
 
-import "context"
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/term"
+
+	"prototyper/agentloop"
+	"prototyper/agentloop/ollama"
+	"prototyper/events"
+	"prototyper/store"
+	"prototyper/tools"
+)
+
+// runFlags are the flags of `prototyper run`.
+type runFlags struct {
+	Common
+	workspace, model, chat, think, approve, decide, reason string
+	maxSteps                                               int
+	json                                                   bool
+}
 
 func runCommand(ctx context.Context, args []string, io IO) int {
-	_ = ctx
-	_ = args
-	return notImplemented("run", io)
+	var f runFlags
+	fs := flag.NewFlagSet("prototyper run", flag.ContinueOnError)
+	fs.SetOutput(io.Err)
+	fs.Usage = func() {
+		fmt.Fprint(io.Err, `Usage: prototyper run [flags] PROMPT
+       prototyper run --chat ID --decide allow|deny [--reason TEXT]
+
+One agent run in the terminal, on the same loop and store as the window.
+Exit status: 0 completed, 1 failed, 2 usage, 3 stopped at max steps, 4 paused awaiting
+approval, 130 interrupted.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	f.Common.Register(fs)
+	fs.StringVar(&f.workspace, "workspace", "", "workspace `DIR` of a new chat (default: the current folder)")
+	fs.StringVar(&f.model, "model", "", "Ollama model `NAME` (default: the chat's, else the settings')")
+	fs.StringVar(&f.chat, "chat", "", "continue the chat `ID` (`prototyper chats list` shows them)")
+	fs.StringVar(&f.think, "think", "", "thinking: off, on, low, medium or high (default: the model's)")
+	fs.StringVar(&f.approve, "approve", "", "tool approval for every tool: auto, ask or deny (default: the settings')")
+	fs.StringVar(&f.decide, "decide", "", "answer the paused calls of --chat: allow or deny, then resume")
+	fs.StringVar(&f.reason, "reason", "", "the reason given with --decide (the model reads it on deny)")
+	fs.IntVar(&f.maxSteps, "max-steps", agentloop.DefaultMaxSteps, "cap on model calls in this run")
+	fs.BoolVar(&f.json, "json", false, "print every event as one JSON line on stdout")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitCompleted
+		}
+		return ExitUsage
+	}
+	prompt := strings.TrimSpace(strings.Join(fs.Args(), " "))
+	usage := func(msg string) int {
+		fmt.Fprintf(io.Err, "prototyper run: %s; run `prototyper run --help` for the flags\n", msg)
+		return ExitUsage
+	}
+	switch {
+	case f.decide != "" && f.chat == "":
+		return usage("--decide needs --chat ID, the chat whose run is paused")
+	case f.decide != "" && f.decide != agentloop.DecisionAllow && f.decide != agentloop.DecisionDeny:
+		return usage("--decide is allow or deny")
+	case prompt == "" && f.decide == "":
+		return usage("give a PROMPT")
+	case f.maxSteps < 1:
+		return usage("--max-steps must be at least 1")
+	}
+	if _, err := ollama.ParseThink(f.think); err != nil {
+		return usage(err.Error())
+	}
+	if f.approve != "" {
+		if _, err := agentloop.ParseApproval(f.approve); err != nil {
+			return usage(err.Error())
+		}
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(io.Err, "prototyper run: %v\n", err)
+		return ExitFailed
+	}
+
+	workspace := f.workspace
+	if workspace == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return fail(err)
+		}
+		workspace = wd
+	}
+	dbPath, err := f.DBPath()
+	if err != nil {
+		return fail(err)
+	}
+	db, err := store.Open(dbPath, store.Options{})
+	if err != nil {
+		return fail(err)
+	}
+	defer db.Close()
+	base, err := ollama.ResolveHost(f.Ollama)
+	if err != nil {
+		return usage(err.Error())
+	}
+
+	var sink events.Sink
+	term := newTerminal(io.Out, io.Err, isTerminal(io.Out))
+	if f.json {
+		sink = events.NewJSONLines(io.Out)
+	} else {
+		sink = events.AckOnDelivery(term)
+	}
+	bridge, err := events.NewBridge(sink)
+	if err != nil {
+		return fail(err)
+	}
+	term.start()
+	closed := false
+	closeOutput := func() {
+		if !closed {
+			closed = true
+			_ = bridge.Close()
+			term.stop()
+		}
+	}
+	defer closeOutput()
+
+	var approver agentloop.Approver
+	if f.approve == agentloop.ApproveAsk || f.approve == "" {
+		if in, ok := io.In.(*os.File); ok && isTerminal(in) {
+			approver = &terminalApprover{in: bufio.NewReader(in), out: io.Err, flush: term.quiet}
+		}
+	}
+	agent := agentloop.NewAgent(agentloop.Config{
+		Model:   agentloop.NewOllamaModel(ollama.New(base)),
+		Store:   db,
+		Emitter: bridge,
+		Tools: agentloop.WorkspaceTools(tools.WorkspaceOptions{
+			ProtectedDirs: []string{filepath.Dir(dbPath)},
+		}),
+		Workspace: workspace,
+	})
+	out, runErr := agent.RunOnce(ctx, f.chat, prompt, agentloop.RunOptions{
+		Model: f.model, Think: f.think, MaxSteps: f.maxSteps, Approve: f.approve, Approver: approver,
+		Workspace: workspace, Decide: f.decide, Reason: f.reason,
+	})
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), time.Second)
+	_ = agent.Shutdown(shutdownCtx)
+	cancel()
+	closeOutput()
+
+	if runErr != nil && out.StopReason == "" {
+		return fail(runErr)
+	}
+	switch out.StopReason {
+	case events.StopCompleted:
+		return ExitCompleted
+	case events.StopLength:
+		fmt.Fprintf(io.Err, "prototyper run: the answer was cut at the length limit after %d continuations (chat %s)\n", 3, out.ChatID)
+		return ExitCompleted
+	case events.StopMaxSteps:
+		fmt.Fprintf(io.Err, "prototyper run: stopped after %d model calls (--max-steps); continue with `prototyper run --chat %s PROMPT`\n", f.maxSteps, out.ChatID)
+		return ExitMaxSteps
+	case events.StopAwaitingApproval:
+		for _, a := range out.Awaiting {
+			fmt.Fprintf(io.Err, "prototyper run: %s %s waits for approval\n", a.Name, summarizeArgs(a.Args))
+		}
+		fmt.Fprintf(io.Err, "prototyper run: paused; resume with `prototyper run --chat %s --decide allow|deny`\n", out.ChatID)
+		return ExitAwaitApproval
+	case events.StopAborted:
+		fmt.Fprintf(io.Err, "prototyper run: interrupted; the partial answer is saved in chat %s\n", out.ChatID)
+		return ExitInterrupted
+	}
+	if runErr == nil {
+		runErr = errors.New("the run failed")
+	}
+	return fail(runErr)
+}
+
+// isTerminal reports whether w is a terminal (not a pipe, a file or /dev/null).
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// terminalApprover asks on the terminal for each call that needs approval.
+type terminalApprover struct {
+	mu    sync.Mutex
+	in    *bufio.Reader
+	out   io.Writer
+	flush func()
+}
+
+func (t *terminalApprover) Approve(ctx context.Context, req agentloop.ApprovalRequest) (string, string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.flush()
+	fmt.Fprintf(t.out, "Allow %s %s? [y/N] ", req.Name, summarizeArgs(req.Args))
+	line := make(chan string, 1)
+	go func() {
+		s, _ := t.in.ReadString('\n')
+		line <- s
+	}()
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(t.out)
+		return "", "", ctx.Err()
+	case s := <-line:
+		switch strings.ToLower(strings.TrimSpace(s)) {
+		case "y", "yes":
+			return agentloop.DecisionAllow, "", nil
+		}
+		return agentloop.DecisionDeny, "the user said no", nil
+	}
+}
+
+// terminal renders events for a person: thinking dim, text as it arrives, a spinner per
+// running tool call that turns into ✓ or ✗ with its duration. Without a terminal it writes
+// plain lines and no escape codes.
+type terminal struct {
+	mu       sync.Mutex
+	out, err io.Writer
+	tty      bool
+	mode     string // "", "thinking", "text": what the current line holds
+	midLine  bool
+	spinning string // the call whose spinner is the current line
+	spinText string
+	labels   map[string]string // tool call id → "name args", for its result line
+	frame    int
+	done     chan struct{}
+	ticker   *time.Ticker
+}
+
+var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+func newTerminal(out, err io.Writer, tty bool) *terminal {
+	return &terminal{out: out, err: err, tty: tty, done: make(chan struct{}), labels: map[string]string{}}
+}
+
+func (t *terminal) start() {
+	if !t.tty {
+		return
+	}
+	t.ticker = time.NewTicker(100 * time.Millisecond)
+	go func() {
+		for {
+			select {
+			case <-t.done:
+				return
+			case <-t.ticker.C:
+				t.mu.Lock()
+				if t.spinning != "" {
+					t.frame++
+					fmt.Fprintf(t.out, "\r%s %s", spinnerFrames[t.frame%len(spinnerFrames)], t.spinText)
+				}
+				t.mu.Unlock()
+			}
+		}
+	}()
+}
+
+func (t *terminal) stop() {
+	if t.ticker != nil {
+		t.ticker.Stop()
+		close(t.done)
+		t.ticker = nil
+	}
+	t.mu.Lock()
+	t.endLine()
+	t.mu.Unlock()
+}
+
+// quiet ends the current line, so that a prompt starts on its own.
+func (t *terminal) quiet() {
+	t.mu.Lock()
+	t.endLine()
+	t.mu.Unlock()
+}
+
+func (t *terminal) style(code, s string) string {
+	if !t.tty {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+// endLine finishes whatever the current line holds.
+func (t *terminal) endLine() {
+	if t.spinning != "" {
+		fmt.Fprintln(t.out)
+		t.spinning = ""
+	}
+	if t.mode == "thinking" && t.tty {
+		fmt.Fprint(t.out, "\x1b[0m")
+	}
+	if t.midLine {
+		fmt.Fprintln(t.out)
+	}
+	t.mode, t.midLine = "", false
+}
+
+// Deliver renders one batch.
+func (t *terminal) Deliver(batch []events.Event) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, e := range batch {
+		t.render(e)
+	}
+	return nil
+}
+
+func (t *terminal) render(e events.Event) {
+	switch e.Type {
+	case events.ThinkingDelta:
+		if t.mode != "thinking" {
+			t.endLine()
+			if t.tty {
+				fmt.Fprint(t.out, "\x1b[2m")
+			}
+			t.mode = "thinking"
+		}
+		fmt.Fprint(t.out, e.Text)
+		t.midLine = !strings.HasSuffix(e.Text, "\n")
+	case events.TextDelta:
+		if t.mode != "text" {
+			t.endLine()
+			t.mode = "text"
+		}
+		fmt.Fprint(t.out, e.Text)
+		t.midLine = !strings.HasSuffix(e.Text, "\n")
+	case events.ToolCall:
+		switch e.State {
+		case events.ToolStateRunning:
+			t.endLine()
+			t.spinText = strings.TrimSpace(e.Name + " " + summarizeArgs(e.Args))
+			t.labels[e.ToolCallID] = t.spinText
+			if t.tty {
+				fmt.Fprintf(t.out, "%s %s", spinnerFrames[0], t.spinText)
+				t.spinning = e.ToolCallID
+			} else {
+				fmt.Fprintf(t.out, "… %s\n", t.spinText)
+			}
+		case events.ToolStateAwaitingApproval:
+			t.endLine()
+			fmt.Fprintf(t.out, "? %s %s waits for approval\n", e.Name, summarizeArgs(e.Args))
+		}
+	case events.ToolResult:
+		mark := t.style("32", "✓")
+		if e.OK == nil || !*e.OK {
+			mark = t.style("31", "✗")
+		}
+		var ms int64
+		if e.DurationMs != nil {
+			ms = *e.DurationMs
+		}
+		label := t.labels[e.ToolCallID]
+		if label == "" {
+			label = e.Name
+		}
+		delete(t.labels, e.ToolCallID)
+		line := fmt.Sprintf("%s %s (%s)", mark, label, formatDuration(ms))
+		if t.spinning == e.ToolCallID {
+			fmt.Fprintf(t.out, "\r\x1b[K%s %s (%s)", mark, t.spinText, formatDuration(ms))
+			t.spinning = ""
+			fmt.Fprintln(t.out)
+		} else {
+			t.endLine()
+			fmt.Fprintln(t.out, line)
+		}
+		if e.OK == nil || !*e.OK {
+			fmt.Fprintln(t.out, t.style("2", "  "+firstLine(e.Output)))
+		}
+	case events.ToolApprovalResolved:
+		if e.Decision == agentloop.DecisionDeny {
+			t.endLine()
+			fmt.Fprintf(t.out, "%s %s denied by %s\n", t.style("31", "✗"), e.Name, e.By)
+		}
+	case events.ContextTruncated:
+		t.endLine()
+		fmt.Fprintln(t.err, t.style("2", fmt.Sprintf("(left out %d older messages to fit %d tokens)", e.DroppedMessages, e.NumCtx)))
+	case events.Retry:
+		t.endLine()
+		fmt.Fprintf(t.err, "%s; retrying in %s (attempt %d)\n", e.Reason, formatDuration(e.DelayMs), e.Attempt)
+	// error events are not rendered: the run's error is the one line printed at its end
+	case events.MessageCompleted, events.RunFinished:
+		t.endLine()
+	}
+}
+
+func formatDuration(ms int64) string {
+	if ms < 1000 {
+		return fmt.Sprintf("%d ms", ms)
+	}
+	return fmt.Sprintf("%.1f s", float64(ms)/1000)
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 160 {
+		s = s[:160] + "…"
+	}
+	return s
+}
+
+// summarizeArgs shows a call's arguments in a line: the path when there is one, else the
+// compact JSON, cut.
+func summarizeArgs(raw json.RawMessage) string {
+	var m map[string]any
+	if json.Unmarshal(raw, &m) == nil {
+		if p, ok := m["path"].(string); ok {
+			return p
+		}
+	}
+	s := string(raw)
+	if s == "{}" || s == "" {
+		return ""
+	}
+	if len(s) > 60 {
+		s = s[:60] + "…"
+	}
+	return s
 }
