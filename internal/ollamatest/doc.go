@@ -22,7 +22,7 @@
 // and in a test, [Get] returns the server ([Server.URL] is its base URL):
 //
 //	srv := ollamatest.Get(t) // skips (bare go test) or fails (make test) without the binary
-//	client := ollama.New(srv.URL())
+//	resp, err := http.Post(srv.URL()+"/api/chat", "application/json", body)
 //
 // With think:true and the tool write_file in the request, the first turn streams the thinking
 // "I should", " write the file." as two chunks, then one chunk holding the whole tool call, then
@@ -67,13 +67,20 @@
 //
 // Token texts must be unique, and a token has one successor, so a piece used twice cannot be
 // one token twice. The first use keeps the piece whole; a later use is re-segmented into parts
-// still free (a second "<think>" becomes "<think" + ">"). The text is unchanged and the server's tag
-// and tool-call parsers never notice, but a repeated piece of plain thinking or content then
-// streams as two chunks: [Segment] tells what the model really emits.
+// still free (a second "<think>" becomes "<think" + ">"). The text is unchanged and the
+// server's tag and tool-call parsers never notice, but a repeated piece of plain thinking or
+// content then streams as two chunks; a repeated piece too short to split gets a leading space.
+// [Segment] tells what the model really emits.
 //
 // # Caveats
 //
 // The server runs with OLLAMA_DEBUG=1, so its log ([Server.Logs], printed by [Get] when a test
 // fails) holds each rendered prompt: look there first when a reply is [Unscripted]. Models stay
-// loaded for the whole binary; requests are served one at a time.
+// loaded for the whole binary, each in its own runner, on one thread (more only spin on a busy
+// machine); a model serves one request at a time, so parallel tests on one model queue.
+//
+// Start takes about 0.4 s for four models on a 2-core machine ([Server.Timings]). The server and
+// its runners live in their own process group, killed by Stop and also when the test binary
+// dies without cleanup (a -timeout panic): a supervising shell holds a pipe from the test
+// binary and kills the group when it closes.
 package ollamatest
