@@ -35,6 +35,10 @@ var (
 		"U":  {"I wrote", " hello.txt", " just", " now."},
 		"SU": {"Told", " so."},
 	}}
+	// alwaysCalls answers every turn with the same tool call.
+	alwaysCalls = ollamatest.Model{Name: "always-calls", Scripts: ollamatest.Scripts{
+		ollamatest.Fallback: slices.Concat(ollamatest.Think("More."), ollamatest.ToolCall("write_file", map[string]any{"path": "a.txt", "content": "a"})),
+	}}
 	// bare has neither the tools nor the thinking capability.
 	bare = ollamatest.Model{Name: "bare", NoTools: true, NoThinking: true, Scripts: ollamatest.Scripts{
 		"U": {"Hi."},
@@ -42,7 +46,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(ollamatest.Main(m, writeFile, twoCalls, plain, bare))
+	os.Exit(ollamatest.Main(m, writeFile, twoCalls, plain, alwaysCalls, bare))
 }
 
 var writeFileTool = map[string]any{
@@ -263,6 +267,21 @@ func TestUnscriptedTrailAnswersUnscripted(t *testing.T) {
 		},
 	})
 	assertChunks(t, got, []chunk{{Content: ollamatest.Unscripted}, stop})
+}
+
+func TestFallbackScriptAnswersEveryTrail(t *testing.T) {
+	srv := ollamatest.Get(t)
+	user := message{Role: "user", Content: "Write a.txt"}
+	assistant := message{Role: "assistant", ToolCalls: []toolCall{call("write_file", map[string]any{"path": "a.txt", "content": "a"})}}
+	tool := message{Role: "tool", Content: "wrote a.txt"}
+	for _, msgs := range [][]message{{user}, {user, assistant, tool}, {user, assistant, tool, assistant, tool}} {
+		got := streamed(t, srv, map[string]any{"model": "always-calls", "think": true, "tools": []any{writeFileTool}, "messages": msgs})
+		assertChunks(t, got, []chunk{
+			{Thinking: "More."},
+			{ToolCalls: []toolCall{call("write_file", map[string]any{"path": "a.txt", "content": "a"})}},
+			stop,
+		})
+	}
 }
 
 func TestNumPredictCutsTheAnswerWithDoneReasonLength(t *testing.T) {
