@@ -129,6 +129,17 @@ describe('App', () => {
     expect(screen.getAllByTestId('chat-item')[0].textContent).toContain('Landing page')
   })
 
+  it('marks a chat running in the list while its run is busy', async () => {
+    const { backend } = await mount()
+    const dotOf = (id: string) =>
+      screen.getAllByTestId('chat-item').find((e) => e.dataset.chatId === id)!.querySelector('.busy-dot')
+    act(() => void backend.emit([{ seq: 1, chatId: 'old', type: 'phase', phase: 'streaming' }]))
+    expect(dotOf('old')).not.toBeNull()
+    expect(dotOf('c1')).toBeNull()
+    act(() => void backend.emit([{ seq: 2, chatId: 'old', type: 'phase', phase: 'idle' }]))
+    expect(dotOf('old')).toBeNull()
+  })
+
   it('reports visibility changes to the Go side', async () => {
     const { backend } = await mount()
     expect(backend.callsOf('SetVisible')).toEqual([[true]])

@@ -44,6 +44,8 @@ export class FakeBackend implements Backend {
   private pullHandlers = new Set<(p: PullProgress) => void>()
   private seq = 0
   private chatCount = 0
+  /** Called after each Send with the chat it went to (the browser demo answers through it). */
+  onSend: ((chatId: string, prompt: string) => void) | null = null
   /** Resolves the current PullModel call. */
   finishPull: (() => void) | null = null
 
@@ -119,6 +121,10 @@ export class FakeBackend implements Backend {
     this.record('Send', chatId, prompt)
     const id = chatId || this.nextChatId || `chat-${++this.chatCount}`
     if (!this.chats.some((c) => c.id === id)) this.chats.push({ ...this.summary(id), title: prompt.slice(0, 40) })
+    if (this.onSend) {
+      const hook = this.onSend
+      setTimeout(() => hook(id, prompt), 0)
+    }
     return { chatId: id }
   }
   async stop(chatId: string) {

@@ -81,7 +81,14 @@ export function ChatList() {
   const store = useStore()
   const chats = useAppState((s) => s.chatList)
   const activeId = useAppState((s) => s.activeChatId)
-  const live = useAppState((s) => s.chats)
+  // A string, so that streaming (which changes the chats every frame) does not redraw the list.
+  const busyIds = useAppState((s) =>
+    s.chatList
+      .filter((c) => isBusy(phaseOf(s.chats[c.id], c)))
+      .map((c) => c.id)
+      .join(' '),
+  )
+  const busy = new Set(busyIds.split(' '))
   return (
     <aside className="sidebar">
       <div className="brand">Prototyper</div>
@@ -95,7 +102,7 @@ export function ChatList() {
               key={c.id}
               chat={c}
               active={c.id === activeId}
-              busy={isBusy(phaseOf(live[c.id], c))}
+              busy={busy.has(c.id)}
             />
           ))}
         </ul>

@@ -1,4 +1,4 @@
-import { useLayoutEffect, useRef } from 'react'
+import { useCallback, useLayoutEffect, useRef } from 'react'
 import type { ChatState } from '../state/chatReducer'
 import { useAppState, useStore } from '../state/useAppState'
 import { Message } from './Message'
@@ -7,7 +7,10 @@ import { ToolCard } from './ToolCard'
 /** The messages, tool cards and notices of one chat, in the order they happened. */
 export function Timeline({ chat }: { chat: ChatState }) {
   const store = useStore()
-  const decide = (id: string, d: 'allow' | 'deny') => void store.decide(id, d, d === 'deny' ? 'denied in the window' : '')
+  const decide = useCallback(
+    (id: string, d: 'allow' | 'deny') => void store.decide(id, d, d === 'deny' ? 'denied in the window' : ''),
+    [store],
+  )
   return (
     <>
       {chat.timeline.map((e) => {

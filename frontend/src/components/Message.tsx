@@ -1,3 +1,4 @@
+import { memo } from 'react'
 import type { MessageView } from '../state/chatReducer'
 import { Markdown } from '../markdown/Markdown'
 import { ReasoningBlock } from './ReasoningBlock'
@@ -19,7 +20,7 @@ export function UsageLine({ message }: { message: MessageView }) {
 }
 
 /** One message of the chat: the user's text, or the model's thought and answer. */
-export function Message({ message }: { message: MessageView }) {
+export const Message = memo(function Message({ message }: { message: MessageView }) {
   if (message.role === 'user') {
     return (
       <div className="message user" data-testid="message-user" data-message-id={message.id}>
@@ -35,4 +36,4 @@ export function Message({ message }: { message: MessageView }) {
       <UsageLine message={message} />
     </div>
   )
-}
+})

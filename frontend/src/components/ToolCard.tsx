@@ -1,4 +1,4 @@
-import { useState } from 'react'
+import { memo, useState } from 'react'
 import type { Decision } from '../backend'
 import type { ToolCard as ToolCardModel } from '../state/chatReducer'
 
@@ -93,7 +93,13 @@ function DiffView({ diff }: { diff: string }) {
 }
 
 /** A tool call: what it does, its state, and what it changed. */
-export function ToolCard({ card, onDecide }: { card: ToolCardModel; onDecide?: (id: string, d: Decision) => void }) {
+export const ToolCard = memo(function ToolCard({
+  card,
+  onDecide,
+}: {
+  card: ToolCardModel
+  onDecide?: (id: string, d: Decision) => void
+}) {
   const [deciding, setDeciding] = useState(false)
   const summary = summarizeArgs(card)
   const decide = (d: Decision) => {
@@ -146,4 +152,4 @@ export function ToolCard({ card, onDecide }: { card: ToolCardModel; onDecide?: (
       )}
     </div>
   )
-}
+})

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { render } from '@testing-library/react'
 import { Markdown } from './Markdown'
-import { loadHighlighter } from './render'
+import { incrementalLexer, lexBlocks, loadHighlighter, renderBlock } from './render'
 
 describe('Markdown', () => {
   it('renders GitHub tables', () => {
@@ -29,5 +29,27 @@ describe('Markdown', () => {
     const links = container.querySelectorAll('a')
     expect(links).toHaveLength(1)
     expect(links[0].getAttribute('href')).toBe('https://example.com')
+  })
+})
+
+describe('incrementalLexer', () => {
+  it('gives the same blocks as a full lex at every step of a streamed text', () => {
+    const text = [
+      '# Plan\n\nSome *text* here.\nMore text\n===\n\n',
+      '| a | b |\n|---|---|\n| 1 | 2 |\n\n',
+      '- one\n- two\n\n- three\n\n',
+      '```ts\nconst x = 1\n\nconst y = 2\n```\n\n',
+      'See [the docs][d].\n\n[d]: https://example.com\n',
+      '> quote\ncontinued\n\n1. a\n2. b\n',
+    ].join('')
+    const lex = incrementalLexer()
+    for (let i = 1; i <= text.length; i += 3) {
+      const part = text.slice(0, i)
+      const inc = lex(part)
+      const full = lexBlocks(part)
+      expect(inc.map((t) => renderBlock(t, inc.links)).join(''), `at ${i}`).toBe(
+        full.map((t) => renderBlock(t, full.links)).join(''),
+      )
+    }
   })
 })

@@ -1,7 +1,7 @@
-import { memo, useMemo, useSyncExternalStore, type MouseEvent } from 'react'
+import { memo, useMemo, useRef, useSyncExternalStore, type MouseEvent } from 'react'
 import type { Token, TokensList } from 'marked'
 import { copyText } from '../backend'
-import { highlighterVersion, lexBlocks, renderBlock, subscribeHighlighter } from './render'
+import { highlighterVersion, incrementalLexer, renderBlock, subscribeHighlighter } from './render'
 
 /**
  * An answer rendered as Markdown. The text is split into top-level blocks and each block is
@@ -9,7 +9,10 @@ import { highlighterVersion, lexBlocks, renderBlock, subscribeHighlighter } from
  */
 export function Markdown({ text }: { text: string }) {
   const version = useSyncExternalStore(subscribeHighlighter, highlighterVersion)
-  const tokens = useMemo(() => lexBlocks(text), [text])
+  const lexer = useRef<ReturnType<typeof incrementalLexer> | null>(null)
+  lexer.current ??= incrementalLexer()
+  const lex = lexer.current
+  const tokens = useMemo(() => lex(text), [lex, text])
   return (
     <div className="markdown" onClick={onMarkdownClick}>
       {tokens.map((t, i) =>

@@ -76,6 +76,37 @@ export function lexBlocks(text: string): TokensList {
   return md.lexer(text)
 }
 
+/**
+ * A lexer for a text that grows at its end (a streaming answer). When the new text extends the
+ * previous one, the blocks before the last two are kept and only the rest is lexed again, so a
+ * long answer costs the same per frame as a short one. Anything else is lexed in full.
+ */
+export function incrementalLexer(): (text: string) => TokensList {
+  let prevText = ''
+  let prev: TokensList | null = null
+  return (text) => {
+    if (prev && text === prevText) return prev
+    let next: TokensList
+    if (prev && text.startsWith(prevText)) {
+      let keep = prev.length
+      for (let found = 0; keep > 0 && found < 2; ) if (prev[--keep].type !== 'space') found++
+      const kept = prev.slice(0, keep)
+      const offset = kept.reduce((n, t) => n + t.raw.length, 0)
+      if (text.slice(0, offset) === kept.map((t) => t.raw).join('')) {
+        const tail = md.lexer(text.slice(offset))
+        next = Object.assign([...kept, ...tail], { links: { ...prev.links, ...tail.links } }) as TokensList
+      } else {
+        next = md.lexer(text)
+      }
+    } else {
+      next = md.lexer(text)
+    }
+    prevText = text
+    prev = next
+    return next
+  }
+}
+
 /** HTML of one top-level block; `links` are the reference definitions of the whole text. */
 export function renderBlock(token: Token, links: TokensList['links']): string {
   const list = Object.assign([token], { links }) as TokensList
