@@ -223,6 +223,13 @@ func (v *vocab) writeGGUF(out io.Writer) error {
 	for _, t := range ts {
 		g.pad() // every tensor starts aligned (relative offsets above assume the data section is too)
 		n := t.elements()
+		if t.set == nil && !t.ones { // most of the file: zero weights, written in blocks
+			zeros := make([]byte, 4*embd)
+			for left := 4 * n; left > 0; left -= min(left, uint64(len(zeros))) {
+				g.raw(zeros[:min(left, uint64(len(zeros)))])
+			}
+			continue
+		}
 		for i := uint64(0); i < n; i++ {
 			var f float32
 			switch {
