@@ -1,0 +1,370 @@
+package agentloop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"prototyper/agentloop/ollama"
+	"prototyper/events"
+	"prototyper/store"
+	"prototyper/tools"
+)
+
+// fakeModel answers each request with the turn its function returns, instantly.
+type fakeModel struct {
+	turn func(req ModelRequest) ModelTurn
+	reqs []ModelRequest
+	mu   sync.Mutex
+}
+
+func (f *fakeModel) ContextLength(context.Context, string) (int, error) { return 0, nil }
+
+func (f *fakeModel) Chat(ctx context.Context, req ModelRequest, fn DeltaFunc) (ModelTurn, error) {
+	f.mu.Lock()
+	f.reqs = append(f.reqs, req)
+	f.mu.Unlock()
+	t := f.turn(req)
+	if t.Content != "" {
+		if err := fn(Delta{Content: t.Content}); err != nil {
+			return t, err
+		}
+	}
+	return t, ctx.Err()
+}
+
+// trail is the roles of a request after the system prompt, as the scripts name them.
+func trail(req ModelRequest) string { return roles(req.Messages[1:]) }
+
+func toolTurn(calls ...store.ToolCall) ModelTurn { return ModelTurn{ToolCalls: calls, DoneReason: "stop"} }
+
+func answer(s string) ModelTurn { return ModelTurn{Content: s, DoneReason: "stop"} }
+
+func tc(id, name, args string) store.ToolCall {
+	return store.ToolCall{ID: id, Name: name, Args: json.RawMessage(args)}
+}
+
+// fakeHarness is an agent on a fake model, a real store and a registry of test tools.
+func fakeHarness(t testing.TB, m Model, cfg func(*Config), tl ...tools.Tool) (*Agent, *store.DB, *recorder) {
+	t.Helper()
+	db, err := store.Open(filepath.Join(t.TempDir(), "p.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	reg, err := tools.NewRegistry(tl...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := newRecorder()
+	c := Config{Model: m, Store: db, Emitter: rec, Tools: StaticTools(reg), DefaultModel: "fake", Approve: ApproveAuto}
+	if cfg != nil {
+		cfg(&c)
+	}
+	a := NewAgent(c)
+	t.Cleanup(func() { a.Shutdown(context.Background()) })
+	return a, db, rec
+}
+
+func echoTool(mode tools.Mode, onRun func()) tools.Tool {
+	return tools.New("echo", "Repeat a text.").Param("text", "string", "The text.", tools.Required).Mode(mode).
+		Handle(func(ctx context.Context, c tools.Call, _ tools.ProgressFunc) (tools.Result, error) {
+			if onRun != nil {
+				onRun()
+			}
+			return tools.Result{Content: c.Args.String("text")}, nil
+		})
+}
+
+func runFake(t *testing.T, a *Agent, prompt string) Outcome {
+	t.Helper()
+	out, err := a.RunOnce(context.Background(), "", prompt, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestAnUnknownToolGetsAnErrorNamingTheToolsThatExist(t *testing.T) {
+	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+		if trail(req) == "U" {
+			return toolTurn(tc("c1", "launch_rockets", `{}`))
+		}
+		return answer("ok")
+	}}
+	a, db, _ := fakeHarness(t, m, nil, echoTool(tools.Parallel, nil))
+	out := runFake(t, a, "go")
+	msgs, _ := db.Messages(out.ChatID)
+	if out.StopReason != events.StopCompleted || roles(msgs) != "UATA" {
+		t.Fatalf("%q %q", out.StopReason, roles(msgs))
+	}
+	if got := msgs[2].Content; !strings.Contains(got, `unknown tool "launch_rockets"`) || !strings.Contains(got, "echo") {
+		t.Fatalf("result %q should name the tools that exist", got)
+	}
+}
+
+func TestHooksDecideInOrderAndTheFirstNonContinueWins(t *testing.T) {
+	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+		if trail(req) == "U" {
+			return toolTurn(tc("c1", "echo", `{"text":"a"}`), tc("c2", "echo", `{"text":"b"}`), tc("c3", "echo", `{"text":"c"}`))
+		}
+		return answer("ok")
+	}}
+	var asked []string
+	hooks := Hooks{
+		UserPromptSubmit: []UserPromptSubmitHook{
+			func(_ context.Context, p Prompt) PromptDecision {
+				if p.Text == "forbidden" {
+					return PromptDecision{Action: Block, Reason: "not that"}
+				}
+				return PromptDecision{Action: Rewrite, Text: strings.ToUpper(p.Text)}
+			},
+			func(context.Context, Prompt) PromptDecision { t.Error("a second hook ran after a decision"); return PromptDecision{} },
+		},
+		PreToolUse: []PreToolUseHook{
+			func(_ context.Context, u ToolUse) ToolUseDecision {
+				asked = append(asked, u.CallID)
+				switch u.CallID {
+				case "c1":
+					return ToolUseDecision{Action: Block, Reason: "no a"}
+				case "c2":
+					return ToolUseDecision{Action: Rewrite, Args: json.RawMessage(`{"text":"B!"}`)}
+				}
+				return ToolUseDecision{}
+			},
+		},
+		PostToolUse: []PostToolUseHook{
+			func(_ context.Context, u ToolUse, o ToolOutcome) OutcomeDecision {
+				if u.CallID == "c3" {
+					return OutcomeDecision{Action: Rewrite, Outcome: ToolOutcome{OK: true, Output: "replaced"}}
+				}
+				return OutcomeDecision{}
+			},
+		},
+	}
+	a, db, _ := fakeHarness(t, m, func(c *Config) { c.Hooks = hooks }, echoTool(tools.Parallel, nil))
+
+	if _, err := a.RunOnce(context.Background(), "", "forbidden", RunOptions{}); err == nil || !strings.Contains(err.Error(), "not that") {
+		t.Fatalf("blocked prompt: err = %v", err)
+	}
+	out := runFake(t, a, "go")
+	msgs, _ := db.Messages(out.ChatID)
+	if msgs[0].Content != "GO" {
+		t.Fatalf("prompt not rewritten: %q", msgs[0].Content)
+	}
+	got := []string{msgs[2].Content, msgs[3].Content, msgs[4].Content}
+	want := []string{"blocked: no a", "B!", "replaced"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("results %q, want %q", got, want)
+	}
+	recs, _ := db.ToolCalls(out.ChatID)
+	for _, r := range recs {
+		if r.ID == "c1" && (r.Approval == nil || r.Approval.By != ByHook) {
+			t.Fatalf("blocked call record %+v", r)
+		}
+		if r.ID == "c3" && r.Output != "replaced" {
+			t.Fatalf("audit record %+v does not hold what the model read", r)
+		}
+	}
+}
+
+func TestParallelSafeCallsRunTogetherAndSequentialOnesOneByOne(t *testing.T) {
+	for _, tt := range []struct {
+		mode        tools.Mode
+		wantOverlap bool
+	}{{tools.Parallel, true}, {tools.Sequential, false}} {
+		t.Run(tt.mode.String(), func(t *testing.T) {
+			m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+				if trail(req) == "U" {
+					return toolTurn(tc("c1", "echo", `{"text":"1"}`), tc("c2", "echo", `{"text":"2"}`), tc("c3", "echo", `{"text":"3"}`))
+				}
+				return answer("ok")
+			}}
+			var running, most atomic.Int32
+			onRun := func() {
+				n := running.Add(1)
+				for {
+					old := most.Load()
+					if n <= old || most.CompareAndSwap(old, n) {
+						break
+					}
+				}
+				time.Sleep(30 * time.Millisecond)
+				running.Add(-1)
+			}
+			a, db, _ := fakeHarness(t, m, nil, echoTool(tt.mode, onRun))
+			out := runFake(t, a, "go")
+			if overlap := most.Load() > 1; overlap != tt.wantOverlap {
+				t.Fatalf("at most %d ran at once", most.Load())
+			}
+			msgs, _ := db.Messages(out.ChatID)
+			if msgs[2].Content != "1" || msgs[3].Content != "2" || msgs[4].Content != "3" {
+				t.Fatalf("results not in call order: %+v", msgs[2:5])
+			}
+		})
+	}
+}
+
+func TestAResultWithTerminateOnEveryCallEndsTheRun(t *testing.T) {
+	m := &fakeModel{turn: func(req ModelRequest) ModelTurn { return toolTurn(tc("", "finish", `{}`)) }}
+	finish := tools.New("finish", "End.").Handle(func(context.Context, tools.Call, tools.ProgressFunc) (tools.Result, error) {
+		return tools.Result{Content: "finished", Terminate: true}, nil
+	})
+	a, _, _ := fakeHarness(t, m, nil, finish)
+	out := runFake(t, a, "go")
+	if out.StopReason != events.StopCompleted || len(m.reqs) != 1 {
+		t.Fatalf("%q after %d model calls", out.StopReason, len(m.reqs))
+	}
+}
+
+func TestOverTheBudgetTheOldestTurnsAreDroppedButNeverHalfAPair(t *testing.T) {
+	big := strings.Repeat("x", 4000)
+	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+		switch trail(req) {
+		case "U", "UATAU":
+			return toolTurn(tc("", "echo", fmt.Sprintf(`{"text":%q}`, big)))
+		}
+		return answer("ok")
+	}}
+	a, db, rec := fakeHarness(t, m, func(c *Config) {}, echoTool(tools.Parallel, nil))
+	if err := db.PutSettings(store.Settings{ContextCap: 2048}); err != nil {
+		t.Fatal(err)
+	}
+	out := runFake(t, a, "first")
+	if _, err := a.RunOnce(context.Background(), out.ChatID, "second", RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tr := ofType(rec.events(), events.ContextTruncated)
+	if len(tr) == 0 || tr[0].NumCtx != 2048 {
+		t.Fatalf("context.truncated events %+v", tr)
+	}
+	for _, req := range m.reqs {
+		if req.Messages[0].Role != store.RoleSystem || req.NumCtx != 2048 {
+			t.Fatalf("request without the system prompt or num_ctx: %+v", req.Messages[0])
+		}
+		if req.Messages[1].Role == store.RoleTool {
+			t.Fatalf("a tool result was sent without its call: %s", trail(req))
+		}
+		if req.Messages[len(req.Messages)-1].Role == store.RoleUser && req.Messages[len(req.Messages)-1].Content != "first" &&
+			req.Messages[len(req.Messages)-1].Content != "second" {
+			t.Fatal("the latest user message was dropped")
+		}
+	}
+}
+
+// chatServer is an httptest Ollama that answers /api/show and runs handler for /api/chat.
+func chatServer(t *testing.T, handler http.HandlerFunc) *ollama.Client {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/show":
+			fmt.Fprint(w, `{"model_info":{"general.architecture":"llama","llama.context_length":8192},"capabilities":["completion","tools"]}`)
+		case "/api/chat":
+			handler(w, r)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	u, _ := url.Parse(srv.URL)
+	return ollama.New(u, ollama.WithRetryInterval(time.Millisecond, 5*time.Millisecond))
+}
+
+func TestAnErrorMidStreamEndsTheRunAndKeepsThePartialAnswer(t *testing.T) {
+	client := chatServer(t, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"Half an "},"done":false}`)
+		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"answer"},"done":false}`)
+		fmt.Fprintln(w, `{"error":"the model runner crashed"}`)
+	})
+	a, db, rec := fakeHarness(t, NewOllamaModel(client), nil)
+	out, err := a.RunOnce(context.Background(), "", "hi", RunOptions{})
+	if err == nil || out.StopReason != events.StopError || !strings.Contains(err.Error(), "crashed") {
+		t.Fatalf("outcome %+v, err %v", out, err)
+	}
+	errs := ofType(rec.events(), events.Error)
+	if len(errs) != 1 || errs[0].Code != "stream_error" {
+		t.Fatalf("error events %+v", errs)
+	}
+	msgs, _ := db.Messages(out.ChatID)
+	if roles(msgs) != "UA" || msgs[1].Content != "Half an answer" || msgs[1].Complete {
+		t.Fatalf("messages %+v", msgs)
+	}
+}
+
+func TestAStreamCutBeforeDoneNeverRunsItsToolCalls(t *testing.T) {
+	client := chatServer(t, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"echo","arguments":{"text":"x"}}}]},"done":false}`)
+	})
+	ran := false
+	a, _, _ := fakeHarness(t, NewOllamaModel(client), nil, echoTool(tools.Parallel, func() { ran = true }))
+	out, _ := a.RunOnce(context.Background(), "", "hi", RunOptions{})
+	if out.StopReason != events.StopError || ran {
+		t.Fatalf("stop %q, tool ran %v", out.StopReason, ran)
+	}
+}
+
+func TestRetriesBeforeTheFirstByteBecomeRetryEvents(t *testing.T) {
+	var calls atomic.Int32
+	client := chatServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) <= 2 {
+			http.Error(w, `{"error":"busy"}`, http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"fine"},"done":true,"done_reason":"stop","prompt_eval_count":10,"eval_count":1}`)
+	})
+	a, _, rec := fakeHarness(t, NewOllamaModel(client), nil)
+	out := runFake(t, a, "hi")
+	if out.StopReason != events.StopCompleted {
+		t.Fatalf("stop %q", out.StopReason)
+	}
+	retries := ofType(rec.events(), events.Retry)
+	if len(retries) != 2 || retries[0].Attempt != 2 || retries[0].Reason == "" {
+		t.Fatalf("retry events %+v", retries)
+	}
+}
+
+func TestShutdownStopsEveryRunAndMarksItAborted(t *testing.T) {
+	block := make(chan struct{})
+	m := &fakeModel{turn: func(req ModelRequest) ModelTurn { return toolTurn(tc("", "wait", `{}`)) }}
+	a, db, rec := fakeHarness(t, m, nil, waitTool(block))
+	var ids []string
+	for range 2 {
+		id, err := a.Send(context.Background(), "", "go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	rec.waitFor(t, "both tools running", func(evs []events.Event) bool {
+		n := 0
+		for _, e := range evs {
+			if e.Type == events.ToolCall && e.State == events.ToolStateRunning {
+				n++
+			}
+		}
+		return n == 2
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := a.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		runs, _ := db.RunsOf(id)
+		if len(runs) != 1 || runs[0].StopReason != events.StopAborted || runs[0].Live {
+			t.Fatalf("runs of %s: %+v", id, runs)
+		}
+		recs, _ := db.ToolCalls(id)
+		if len(recs) != 1 || recs[0].Pending {
+			t.Fatalf("tool records %+v", recs)
+		}
+	}
+}
