@@ -45,7 +45,9 @@ func (f *fakeModel) Chat(ctx context.Context, req ModelRequest, fn DeltaFunc) (M
 // trail is the roles of a request after the system prompt, as the scripts name them.
 func trail(req ModelRequest) string { return roles(req.Messages[1:]) }
 
-func toolTurn(calls ...store.ToolCall) ModelTurn { return ModelTurn{ToolCalls: calls, DoneReason: "stop"} }
+func toolTurn(calls ...store.ToolCall) ModelTurn {
+	return ModelTurn{ToolCalls: calls, DoneReason: "stop"}
+}
 
 func answer(s string) ModelTurn { return ModelTurn{Content: s, DoneReason: "stop"} }
 
@@ -128,7 +130,10 @@ func TestHooksDecideInOrderAndTheFirstNonContinueWins(t *testing.T) {
 				}
 				return PromptDecision{Action: Rewrite, Text: strings.ToUpper(p.Text)}
 			},
-			func(context.Context, Prompt) PromptDecision { t.Error("a second hook ran after a decision"); return PromptDecision{} },
+			func(context.Context, Prompt) PromptDecision {
+				t.Error("a second hook ran after a decision")
+				return PromptDecision{}
+			},
 		},
 		PreToolUse: []PreToolUseHook{
 			func(_ context.Context, u ToolUse) ToolUseDecision {
