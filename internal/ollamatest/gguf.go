@@ -150,21 +150,21 @@ func (g *ggufWriter) kv(key string, value any) {
 			g.str(s)
 		}
 	case []float32:
-		g.u32(ggufArray)
-		g.u32(ggufFloat32)
-		g.u64(uint64(len(x)))
-		for _, f := range x {
-			g.u32(math.Float32bits(f))
-		}
+		array32(g, ggufFloat32, x, math.Float32bits)
 	case []int32:
-		g.u32(ggufArray)
-		g.u32(ggufInt32)
-		g.u64(uint64(len(x)))
-		for _, i := range x {
-			g.u32(uint32(i))
-		}
+		array32(g, ggufInt32, x, func(i int32) uint32 { return uint32(i) })
 	default:
 		g.err = fmt.Errorf("gguf: unsupported value type %T for %s", value, key)
+	}
+}
+
+// array32 writes an array of 32-bit values of GGUF type typ, bits giving each one's bits.
+func array32[T any](g *ggufWriter, typ uint32, xs []T, bits func(T) uint32) {
+	g.u32(ggufArray)
+	g.u32(typ)
+	g.u64(uint64(len(xs)))
+	for _, x := range xs {
+		g.u32(bits(x))
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"unicode/utf8"
 )
 
 // Scripts maps a marker (the trail of message roles so far, one letter per message: U user,
@@ -159,7 +158,7 @@ func segment(p string, taken map[string]bool) []string {
 		}
 	}
 	s := p
-	for taken[s] || !utf8.ValidString(s) {
+	for taken[s] {
 		s = " " + s
 	}
 	return []string{s}

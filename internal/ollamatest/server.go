@@ -33,6 +33,10 @@ var ErrNoBinary = errors.New("ollamatest: the ollama binary is missing")
 // ErrServerExited is returned when `ollama serve` exits before it answers.
 var ErrServerExited = errors.New("ollamatest: ollama serve exited")
 
+// ErrBadModel is returned (wrapped) by [Start] for a model without a name, or with the name of
+// another model of the same call.
+var ErrBadModel = errors.New("ollamatest: invalid model")
+
 // Timings are how long each step of [Start] took.
 type Timings struct {
 	Serve  time.Duration // `ollama serve` started until /api/version answered
@@ -110,6 +114,13 @@ func FindBinary() (string, error) {
 // test does not pay for it). On error the server is stopped and the error carries its logs.
 func Start(ctx context.Context, bin string, models ...Model) (*Server, error) {
 	begin := time.Now()
+	names := map[string]bool{}
+	for _, m := range models {
+		if m.Name == "" || names[m.name()] {
+			return nil, fmt.Errorf("%w: give every model its own Name (got %q)", ErrBadModel, m.Name)
+		}
+		names[m.name()] = true
+	}
 	sweepOrphanDirs()
 	dir, err := os.MkdirTemp("", dirPrefix)
 	if err != nil {

@@ -46,3 +46,16 @@ func TestStartRemovesDirectoriesOfDeadTestBinaries(t *testing.T) {
 		}
 	}
 }
+
+func TestStartRefusesModelsWithoutOwnNames(t *testing.T) {
+	for name, models := range map[string][]ollamatest.Model{
+		"no name":       {{Scripts: ollamatest.Scripts{"U": {"a"}}}},
+		"the same name": {{Name: "a"}, {Name: "a:latest"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := ollamatest.Start(context.Background(), "/bin/false", models...); !errors.Is(err, ollamatest.ErrBadModel) {
+				t.Errorf("Start: %v, want ErrBadModel", err)
+			}
+		})
+	}
+}
