@@ -82,7 +82,8 @@ func Open(path string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("database path %q: %w", path, err)
 	}
 	if opts.ReadOnly {
-		if _, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist) {
+		// An empty file is one a process was killed in right after creating it: nothing yet.
+		if info, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist) || (err == nil && info.Size() == 0) {
 			return nil, fmt.Errorf("%w at %s: Prototyper creates it when it first starts", ErrNoDatabase, abs)
 		}
 	} else if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {

@@ -107,7 +107,9 @@ func (db *DB) Messages(chatID string) ([]Message, error) {
 		if err != nil {
 			return err
 		}
-		out = make([]Message, 0, msgs.Stats().KeyN)
+		if c, err := loadChat(tx, chatID); err == nil {
+			out = make([]Message, 0, c.MessageCount)
+		}
 		return msgs.ForEach(func(_, v []byte) error {
 			var m Message
 			if err := json.Unmarshal(v, &m); err != nil {

@@ -328,6 +328,25 @@ func TestReadOnlyOpenOfAMissingFileSaysSo(t *testing.T) {
 	}
 }
 
+// A process killed right after creating the file leaves it empty.
+func TestAnEmptyFileIsNoDatabaseYetAndOpensForWriting(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "empty.db")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(path, Options{ReadOnly: true}); !errors.Is(err, ErrNoDatabase) {
+		t.Fatalf("read-only: err = %v, want ErrNoDatabase", err)
+	}
+	db, err := Open(path, Options{})
+	if err != nil {
+		t.Fatalf("writable: %v", err)
+	}
+	defer db.Close()
+	if _, err := db.CreateChat(Chat{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestOpenWhereTheFolderCannotBeMadeIsAClearError(t *testing.T) {
 	blocker := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
@@ -505,5 +524,36 @@ func TestRenameAndUpdateChatKeepCountsAndIndex(t *testing.T) {
 	}
 	if r, _ := db.RenameChat(b.ID, "b"); r.Title != "b" {
 		t.Errorf("rename = %+v", r)
+	}
+}
+
+func TestConcurrentAppendsKeepEveryMessageOnce(t *testing.T) {
+	db, _ := openTestDB(t, nil)
+	c := mustChat(t, db, Chat{})
+	const writers, each = 4, 25
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				if _, err := db.AppendMessage(c.ID, Message{Role: RoleUser, Content: fmt.Sprint(w, "/", i)}); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	msgs, err := db.Messages(c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	contents := map[string]bool{}
+	for _, m := range msgs {
+		contents[m.Content] = true
+	}
+	if len(msgs) != writers*each || len(contents) != writers*each {
+		t.Errorf("%d messages, %d distinct; want %d", len(msgs), len(contents), writers*each)
+	}
+	if got, _ := db.Chat(c.ID); got.MessageCount != writers*each {
+		t.Errorf("MessageCount = %d", got.MessageCount)
 	}
 }
