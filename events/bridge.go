@@ -80,13 +80,15 @@ type Bridge struct {
 
 	mu       sync.Mutex
 	seq      uint64
-	queue    []queued
+	queue    []queued // the events waiting are queue[head:]
+	head     int
 	idle     bool // the sender waits for events, with no deadline: Emit must nudge it
 	visible  bool
 	closing  bool
 	flight   flight
 	calls    map[string]*toolCall
 	order    []string // tool-call ids in the order first seen, for pruning
+	pruneAt  int      // prune once order is longer than this
 	stats    Stats
 	firstErr error
 }
@@ -178,6 +180,7 @@ func NewBridge(sink Sink, opts ...Option) (*Bridge, error) {
 		done:     make(chan struct{}),
 		visible:  true,
 		calls:    make(map[string]*toolCall),
+		pruneAt:  2 * keptToolCalls,
 	}
 	switch {
 	case c.logW != nil:
@@ -228,7 +231,7 @@ func (b *Bridge) Emit(e Event) {
 // mergeLocked appends e's text to the last queued event of e's chat when that is a delta of the
 // same run, message and kind.
 func (b *Bridge) mergeLocked(e *Event) bool {
-	for i, n := len(b.queue)-1, 0; i >= 0 && n < mergeScan; i, n = i-1, n+1 {
+	for i, n := len(b.queue)-1, 0; i >= b.head && n < mergeScan; i, n = i-1, n+1 {
 		q := &b.queue[i]
 		if q.ev.ChatID != e.ChatID {
 			continue
@@ -257,7 +260,6 @@ func (b *Bridge) noteToolEventLocked(e *Event, now time.Time) {
 			}
 			tc = &toolCall{ToolCallTiming: ToolCallTiming{ToolCallID: e.ToolCallID, ChatID: e.ChatID}}
 			b.calls[e.ToolCallID] = tc
-			b.pruneLocked()
 		}
 	case ToolResult:
 		if tc != nil && tc.ResultEmittedAt.IsZero() {
@@ -266,11 +268,14 @@ func (b *Bridge) noteToolEventLocked(e *Event, now time.Time) {
 	}
 }
 
-// pruneLocked forgets the oldest finished tool calls once there are too many records.
+// pruneLocked forgets the oldest finished tool calls once there are too many records. Calls
+// still unfinished are kept; the next attempt waits for keptToolCalls more records, so the
+// cost stays amortised O(1) per call.
 func (b *Bridge) pruneLocked() {
-	if len(b.order) <= 2*keptToolCalls {
+	if len(b.order) <= b.pruneAt {
 		return
 	}
+	defer func() { b.pruneAt = max(2*keptToolCalls, len(b.order)+keptToolCalls) }()
 	kept := b.order[:0]
 	excess := len(b.order) - keptToolCalls
 	for _, id := range b.order {
@@ -324,7 +329,7 @@ func (b *Bridge) Stats() Stats {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := b.stats
-	s.Queued = len(b.queue)
+	s.Queued = len(b.queue) - b.head
 	s.InFlight = b.flight.active && !b.flight.released
 	return s
 }
@@ -436,10 +441,27 @@ func (b *Bridge) send() {
 	}
 }
 
+// dequeueLocked drops the first n waiting events. The slice is compacted only once its dead
+// front outgrows the waiting part, so a long queue drained in small batches costs amortised
+// O(1) per event, not a copy of the whole queue per batch.
+func (b *Bridge) dequeueLocked(n int) {
+	clear(b.queue[b.head : b.head+n])
+	b.head += n
+	switch waiting := len(b.queue) - b.head; {
+	case waiting == 0:
+		b.queue, b.head = b.queue[:0], 0
+	case b.head > waiting && b.head >= 64:
+		copy(b.queue, b.queue[b.head:])
+		clear(b.queue[waiting:])
+		b.queue, b.head = b.queue[:waiting], 0
+	}
+}
+
 // cutLocked decides what the sender does now: send a batch (with the ids of the tool calls it
 // carries as running), wait (for wait, or for a nudge when wait is 0), or stop.
 func (b *Bridge) cutLocked(now time.Time) (batch []Event, running []string, wait time.Duration, done bool) {
-	if len(b.queue) == 0 {
+	waiting := b.queue[b.head:]
+	if len(waiting) == 0 {
 		if b.closing {
 			return nil, nil, 0, true
 		}
@@ -459,8 +481,8 @@ func (b *Bridge) cutLocked(now time.Time) (batch []Event, running []string, wait
 	n := 0
 	var callsInBatch []string
 cut:
-	for ; n < len(b.queue); n++ {
-		ev := &b.queue[n].ev
+	for ; n < len(waiting); n++ {
+		ev := &waiting[n].ev
 		if ev.ToolCallID == "" {
 			continue
 		}
@@ -487,7 +509,7 @@ cut:
 
 	batch = make([]Event, n)
 	for i := range batch {
-		q := &b.queue[i]
+		q := &waiting[i]
 		batch[i] = q.ev
 		if q.buf != nil {
 			batch[i].Text = string(q.buf)
@@ -510,10 +532,9 @@ cut:
 			tc.finished, tc.ResultSentAt = true, now
 		}
 	}
-	rest := copy(b.queue, b.queue[n:])
-	clear(b.queue[rest:])
-	b.queue = b.queue[:rest]
+	b.dequeueLocked(n)
 
+	b.pruneLocked()
 	b.flight = flight{active: true, firstSeq: batch[0].Seq, sentAt: now}
 	b.stats.Batches++
 	b.stats.Delivered += uint64(n)

@@ -475,3 +475,27 @@ func TestASinkThatPaintsOnDeliveryIsNeverWaitedFor(t *testing.T) {
 		t.Errorf("stats %+v: want every batch acknowledged by its delivery, no fallback", s)
 	}
 }
+
+func TestToolCallTimingsStayBoundedOverALongSession(t *testing.T) {
+	b := eventstest.NewBridge(t, events.AckOnDelivery(events.SinkFunc(func([]events.Event) error { return nil })))
+	const calls = 10_000
+	for i := range calls {
+		id := fmt.Sprintf("t%d", i)
+		b.Emit(call("c", id, events.ToolStateRunning))
+		b.Emit(result("c", id))
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	timings := b.ToolCallTimings()
+	if len(timings) == 0 || len(timings) > 2*4096 {
+		t.Fatalf("%d timings kept after %d calls, want the latest few thousand", len(timings), calls)
+	}
+	last := timings[len(timings)-1]
+	if last.ToolCallID != fmt.Sprintf("t%d", calls-1) || !last.PaintedBeforeResult() || last.ResultDelay() < 0 {
+		t.Errorf("latest timing = %+v, want the last call, painted before its result", last)
+	}
+	if _, ok := b.ToolCallTiming("t0"); ok {
+		t.Error("the first call is still remembered; want old finished calls forgotten")
+	}
+}
