@@ -55,7 +55,8 @@ type Config struct {
 	NumPredict int
 	// Approver, when set, decides ask calls synchronously instead of pausing the run.
 	Approver Approver
-	// Audit, when false, leaves out the built-in audit hook. See [NewAgent].
+	// NoAudit leaves out the built-in audit hook (see [NewAgent]); the pending records then
+	// stay pending, so only tests that look at nothing else should set it.
 	NoAudit bool
 }
 
