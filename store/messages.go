@@ -25,8 +25,12 @@ func messageSeq(chatID, id string) (uint64, bool) {
 }
 
 // AppendMessage adds m at the end of a chat and returns it with its ID, ChatID and times set.
-// It is on disk when AppendMessage returns.
+// Only an assistant message streams, so any other is stored Complete. It is on disk when
+// AppendMessage returns.
 func (db *DB) AppendMessage(chatID string, m Message) (Message, error) {
+	if m.Role != RoleAssistant {
+		m.Complete = true
+	}
 	err := db.update("append message", func(tx *bolt.Tx) error {
 		msgs, err := messagesBucket(tx, chatID)
 		if err != nil {

@@ -158,6 +158,9 @@ func TestUpdateMessageReplacesInPlace(t *testing.T) {
 	if len(msgs) != 2 || msgs[0].Content != "Hello" || !msgs[0].Complete || msgs[1].ID != after.ID {
 		t.Fatalf("messages = %+v", msgs)
 	}
+	if !msgs[1].Complete {
+		t.Error("a user message was stored as still streaming")
+	}
 	if !msgs[0].CreatedAt.Equal(m.CreatedAt) || !msgs[0].UpdatedAt.Equal(clock.Now()) {
 		t.Errorf("created %v updated %v", msgs[0].CreatedAt, msgs[0].UpdatedAt)
 	}
