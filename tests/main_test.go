@@ -1,0 +1,52 @@
+// Package tests holds the cross-package tests: the real window under Xvfb (desktop smoke and
+// end-to-end tests against a real Ollama server with scripted models), and the crash and
+// fault tests of the store.
+package tests
+
+import (
+	"os"
+	"slices"
+	"testing"
+
+	"prototyper/internal/ollamatest"
+)
+
+// Scripted models of the desktop end-to-end tests. The agent sends a system prompt, so every
+// trail starts with S.
+var (
+	// writerModel thinks, writes hello.txt, then answers.
+	writerModel = ollamatest.Model{Name: "e2e-writer", Scripts: ollamatest.Scripts{
+		"SU": slices.Concat(
+			ollamatest.Think("The user wants a file.", " I should write hello.txt."),
+			ollamatest.ToolCall("write_file", map[string]any{"path": "hello.txt", "content": "hello from Prototyper\n"}),
+		),
+		"SUAT": slices.Concat(
+			ollamatest.Think("The file is written."),
+			[]string{"I wrote ", "`hello.txt`", " with a greeting."},
+		),
+	}}
+
+	// fiveCallsModel calls an instant tool five times in a row, one call per turn, then answers.
+	fiveCallsModel = ollamatest.Model{Name: "e2e-five", Scripts: fiveCallScripts()}
+)
+
+func fiveCallScripts() ollamatest.Scripts {
+	s := ollamatest.Scripts{}
+	trail := "SU"
+	for i := range 5 {
+		s[trail] = slices.Concat(
+			ollamatest.Think("Look again."),
+			ollamatest.ToolCall("list_dir", map[string]any{"path": ".", "depth": i + 1}),
+		)
+		trail += "AT"
+	}
+	s[trail] = slices.Concat(ollamatest.Think("Seen enough."), []string{"Listed the workspace ", "five times."})
+	return s
+}
+
+func TestMain(m *testing.M) {
+	if os.Getenv(crashChildEnv) != "" { // the crash test's child needs no server
+		os.Exit(m.Run())
+	}
+	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel))
+}
