@@ -8,13 +8,16 @@ import { AppStore } from './store'
 function setup() {
   const backend = new FakeBackend()
   const frames = new FakeFrames()
-  let store!: AppStore
-  const runningCards = () =>
-    Object.values(store.getState().chats)
+  const runningCards = (s: AppStore) =>
+    Object.values(s.getState().chats)
       .flatMap((c) => Object.values(c.tools))
       .filter((t) => t.state === 'running')
       .map((t) => t.id)
-  store = new AppStore({ backend, requestFrame: frames.request, runningToolIdsInDom: runningCards })
+  const store: AppStore = new AppStore({
+    backend,
+    requestFrame: frames.request,
+    runningToolIdsInDom: () => runningCards(store),
+  })
   backend.onBatch((events) => store.ingest(events))
   // What each painted frame showed, per card.
   const painted: Record<string, string[]> = {}

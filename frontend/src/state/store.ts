@@ -349,7 +349,8 @@ export class AppStore {
   async refreshChats(): Promise<void> {
     try {
       const list = await this.backend.listChats()
-      this.set({ chatList: [...list].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)) })
+      // Newest first; parsed, because Go writes a varying number of fraction digits.
+      this.set({ chatList: [...list].sort((a, b) => (Date.parse(b.updatedAt) || 0) - (Date.parse(a.updatedAt) || 0)) })
     } catch (err) {
       this.fail(err)
     }
