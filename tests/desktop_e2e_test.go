@@ -1,0 +1,261 @@
+package tests
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"prototyper/events"
+	"prototyper/internal/ollamatest"
+	"prototyper/store"
+)
+
+// desktopRun is one end-to-end run of the real window: the production binary under Xvfb,
+// pointed at the real Ollama server with a scripted model, the workspace and model given by
+// flags, the prompt typed with xdotool.
+type desktopRun struct {
+	app       *desktopApp
+	workspace string
+	db        string
+	bridgeLog string
+}
+
+// startDesktopRun presets the settings a user would have chosen (thinking on), opens the
+// window, types prompt into the composer and presses Enter.
+func startDesktopRun(t *testing.T, model ollamatest.Model, prompt string) *desktopRun {
+	t.Helper()
+	srv := ollamatest.Get(t)
+	bin := desktopBinary(t)
+	display := startXvfb(t)
+	dir := t.TempDir()
+	r := &desktopRun{
+		workspace: filepath.Join(dir, "workspace"),
+		db:        filepath.Join(dir, "data", "prototyper.db"),
+		bridgeLog: filepath.Join(dir, "bridge.jsonl"),
+	}
+	if err := os.MkdirAll(r.workspace, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(r.db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutSettings(store.Settings{Think: "on"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	r.app = launchDesktop(t, bin, display,
+		[]string{"--db", r.db, "--workspace", r.workspace, "--model", model.Name, "--ollama", srv.URL()},
+		events.LogEnv+"="+r.bridgeLog)
+	r.app.waitWindow("Prototyper", 60*time.Second)
+	r.waitForComposer(t)
+	if out, err := r.app.xdotool("windowfocus", r.app.window); err != nil {
+		t.Fatalf("focus the window: %v (%s)", err, out)
+	}
+	if out, err := r.app.xdotool("type", "--delay", "15", prompt); err != nil {
+		t.Fatalf("type the prompt: %v (%s)", err, out)
+	}
+	if out, err := r.app.xdotool("key", "Return"); err != nil {
+		t.Fatalf("press Enter: %v (%s)", err, out)
+	}
+	return r
+}
+
+// waitForComposer waits until the page has loaded its configuration: the window then shows
+// more than the background (the page renders its layout only once it has the config).
+func (r *desktopRun) waitForComposer(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		shot := r.app.screenshot("e2e-start.png")
+		if n, _ := colourCount(t, shot, 64); n >= 16 {
+			time.Sleep(time.Second) // the config and the model list arrive right after the first paint
+			return
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	t.Fatal("the window never showed the app")
+}
+
+// bridgeLine is one line of the bridge log: a batch sent or an ack received.
+type bridgeLine struct {
+	Kind    string            `json:"kind"`
+	At      string            `json:"at"`
+	Events  []events.LogEvent `json:"events"`
+	Seq     uint64            `json:"seq"`
+	Running []string          `json:"running"`
+}
+
+func readBridgeLog(t *testing.T, path string) []bridgeLine {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var lines []bridgeLine
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var l bridgeLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			break // a line being written
+		}
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+// waitFinished waits until the bridge has sent run.finished, then for its batch's ack.
+func (r *desktopRun) waitFinished(t *testing.T, timeout time.Duration) []bridgeLine {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		lines := readBridgeLog(t, r.bridgeLog)
+		for i, l := range lines {
+			for _, e := range l.Events {
+				if e.Type == events.RunFinished {
+					// the last batch's ack: the window painted the finished run
+					for _, later := range lines[i+1:] {
+						if later.Kind == events.LogKindAck && later.Seq >= e.Seq {
+							return lines
+						}
+					}
+				}
+			}
+		}
+		if r.app.hasExited() {
+			t.Fatalf("the app exited during the run: %s\n%s", describeExit(r.app.exitErr), r.app.out.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	r.app.screenshot("e2e-timeout.png")
+	t.Fatalf("the run did not finish within %s; bridge log:\n%s", timeout, mustRead(r.bridgeLog))
+	return nil
+}
+
+func mustRead(path string) string {
+	b, _ := os.ReadFile(path)
+	return string(b)
+}
+
+// assertEveryCallPaintedRunningBeforeItsResult checks the guarantee from the log: for every
+// tool.result sent, an earlier ack listed its call among the running cards in the DOM. It
+// returns the tool call ids seen.
+func assertEveryCallPaintedRunningBeforeItsResult(t *testing.T, lines []bridgeLine) []string {
+	t.Helper()
+	paintedRunning := map[string]bool{}
+	var ids []string
+	for _, l := range lines {
+		switch l.Kind {
+		case events.LogKindAck:
+			for _, id := range l.Running {
+				paintedRunning[id] = true
+			}
+		case events.LogKindBatch:
+			for _, e := range l.Events {
+				if e.Type != events.ToolResult {
+					continue
+				}
+				ids = append(ids, e.ToolCallID)
+				if !paintedRunning[e.ToolCallID] {
+					t.Errorf("tool call %s: its result (seq %d) was sent before any ack reported its card painted running", e.ToolCallID, e.Seq)
+				}
+			}
+		}
+	}
+	return ids
+}
+
+// finish takes the after-run screenshot, closes the window, and opens the store.
+func (r *desktopRun) finish(t *testing.T, shotName string) (shot string, db *store.DB) {
+	t.Helper()
+	time.Sleep(500 * time.Millisecond) // the last frames of the reasoning fold and the answer
+	shot = r.app.screenshot(shotName)
+	if n, _ := colourCount(t, shot, 256); n < 32 {
+		t.Errorf("the screenshot after the run shows %d colours: a blank or error screen (%s)", n, shot)
+	}
+	if err := r.app.closeWindow(15 * time.Second); err != nil {
+		t.Errorf("the app did not exit cleanly: %s", describeExit(err))
+	}
+	db, err := store.Open(r.db, store.Options{})
+	if err != nil {
+		t.Fatalf("open the store after the run: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return shot, db
+}
+
+func TestDesktopEndToEndThinkWriteFileAnswerEveryCardSeenRunning(t *testing.T) {
+	r := startDesktopRun(t, writerModel, "Write hello.txt with a greeting")
+	lines := r.waitFinished(t, 90*time.Second)
+
+	got, err := os.ReadFile(filepath.Join(r.workspace, "hello.txt"))
+	if err != nil || string(got) != "hello from Prototyper\n" {
+		t.Errorf("hello.txt = %q, %v; want the content the model wrote", got, err)
+	}
+	ids := assertEveryCallPaintedRunningBeforeItsResult(t, lines)
+	if len(ids) != 1 {
+		t.Errorf("tool results sent: %v, want one (write_file)", ids)
+	}
+
+	shot, db := r.finish(t, "e2e-write-file.png")
+	t.Logf("screenshot after the run: %s", shot)
+	chats, err := db.ListChats()
+	if err != nil || len(chats) != 1 {
+		t.Fatalf("chats in the store = %v, %v; want the one chat of the run", chats, err)
+	}
+	msgs, err := db.Messages(chats[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var roles []string
+	for _, m := range msgs {
+		roles = append(roles, m.Role)
+	}
+	if want := []string{"user", "assistant", "tool", "assistant"}; !slices.Equal(roles, want) {
+		t.Fatalf("stored roles = %v, want %v", roles, want)
+	}
+	if msgs[0].Content != "Write hello.txt with a greeting" {
+		t.Errorf("stored prompt = %q", msgs[0].Content)
+	}
+	if last := msgs[3]; !last.Complete || !strings.Contains(last.Content, "hello.txt") {
+		t.Errorf("stored answer = %+v, want the complete answer", last)
+	}
+	calls, err := db.ToolCalls(chats[0].ID)
+	if err != nil || len(calls) != 1 || calls[0].Pending || !calls[0].OK || calls[0].Name != "write_file" {
+		t.Errorf("tool records = %+v, %v; want one completed write_file", calls, err)
+	}
+}
+
+func TestDesktopEndToEndFiveInstantCallsInARowEachSeenRunning(t *testing.T) {
+	r := startDesktopRun(t, fiveCallsModel, "List the workspace five times")
+	lines := r.waitFinished(t, 120*time.Second)
+	ids := assertEveryCallPaintedRunningBeforeItsResult(t, lines)
+	if len(ids) != 5 {
+		t.Errorf("tool results sent: %d (%v), want five", len(ids), ids)
+	}
+	shot, db := r.finish(t, "e2e-five-calls.png")
+	t.Logf("screenshot after the run: %s", shot)
+	chats, err := db.ListChats()
+	if err != nil || len(chats) != 1 {
+		t.Fatalf("chats = %v, %v", chats, err)
+	}
+	calls, err := db.ToolCalls(chats[0].ID)
+	if err != nil || len(calls) != 5 {
+		t.Fatalf("tool records = %d, %v; want five", len(calls), err)
+	}
+	for _, c := range calls {
+		if c.Pending || !c.OK {
+			t.Errorf("tool record %s = pending %v ok %v, want completed", c.ID, c.Pending, c.OK)
+		}
+	}
+}
