@@ -135,3 +135,17 @@ func BenchmarkLoadChat(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLoadRecentMessages reads the last 100 messages of a 10,000-message chat.
+func BenchmarkLoadRecentMessages(b *testing.B) {
+	db, _ := openTestDB(b, nil)
+	c := seedChat(b, db, 10_000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		msgs, err := db.RecentMessages(c.ID, 100)
+		if err != nil || len(msgs) != 100 {
+			b.Fatal(len(msgs), err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -123,6 +124,29 @@ func (db *DB) Messages(chatID string) ([]Message, error) {
 			return nil
 		})
 	})
+	return out, err
+}
+
+// RecentMessages returns the last n messages of a chat, in order, reading only those: a
+// window can open a long chat at its end.
+func (db *DB) RecentMessages(chatID string, n int) ([]Message, error) {
+	var out []Message
+	err := db.view(func(tx *bolt.Tx) error {
+		msgs, err := messagesBucket(tx, chatID)
+		if err != nil {
+			return err
+		}
+		cur := msgs.Cursor()
+		for k, v := cur.Last(); k != nil && len(out) < n; k, v = cur.Prev() {
+			var m Message
+			if err := json.Unmarshal(v, &m); err != nil {
+				return err
+			}
+			out = append(out, m)
+		}
+		return nil
+	})
+	slices.Reverse(out)
 	return out, err
 }
 

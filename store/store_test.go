@@ -143,6 +143,30 @@ func TestMessagesComeBackInAppendOrderPastByteBoundaries(t *testing.T) {
 	}
 }
 
+func TestRecentMessagesAreTheLastInOrder(t *testing.T) {
+	db, _ := openTestDB(t, nil)
+	c := mustChat(t, db, Chat{})
+	for i := range 5 {
+		mustAppend(t, db, c.ID, Message{Role: RoleUser, Content: fmt.Sprint(i)})
+	}
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{{0, ""}, {2, "34"}, {5, "01234"}, {9, "01234"}} {
+		msgs, err := db.RecentMessages(c.ID, tc.n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		for _, m := range msgs {
+			got += m.Content
+		}
+		if got != tc.want {
+			t.Errorf("RecentMessages(%d) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+}
+
 func TestUpdateMessageReplacesInPlace(t *testing.T) {
 	clock := newTestClock()
 	db, _ := openTestDB(t, clock)
