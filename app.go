@@ -418,7 +418,16 @@ func (a *App) Send(chatID, prompt string) (SendResult, error) {
 		return SendResult{}, err
 	}
 	id, err := a.agent.Send(a.ctx, chatID, prompt)
-	return SendResult{ChatID: id}, err
+	if err != nil {
+		return SendResult{ChatID: id}, err
+	}
+	// What the user last worked with is what the next start presets.
+	return SendResult{ChatID: id}, a.updateSettings(func(s *store.Settings) {
+		s.DefaultModel = model
+		if workspace != "" {
+			s.Workspace = workspace
+		}
+	})
 }
 
 // Stop stops the chat's run; its partial answer stays.

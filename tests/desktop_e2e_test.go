@@ -259,3 +259,84 @@ func TestDesktopEndToEndFiveInstantCallsInARowEachSeenRunning(t *testing.T) {
 		}
 	}
 }
+
+// waitFirstText waits until the bridge has sent the first text delta of the answer.
+func (r *desktopRun) waitFirstText(t *testing.T, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		for _, l := range readBridgeLog(t, r.bridgeLog) {
+			for _, e := range l.Events {
+				if e.Type == events.TextDelta {
+					return
+				}
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("no text streamed within %s; bridge log:\n%s", timeout, mustRead(r.bridgeLog))
+}
+
+// TestDesktopClosingTheWindowDuringARunStopsItAndKeepsThePartialAnswer closes the window
+// while the answer streams: the app exits on its own, the run is recorded as aborted with
+// the partial answer kept, and the window opens again on the same chat.
+func TestDesktopClosingTheWindowDuringARunStopsItAndKeepsThePartialAnswer(t *testing.T) {
+	r := startDesktopRun(t, longAnswerModel, "Write a long answer")
+	r.waitFirstText(t, 60*time.Second)
+
+	closedAt := time.Now()
+	if err := r.app.closeWindow(15 * time.Second); err != nil {
+		t.Errorf("the app did not exit cleanly when closed during a run: %s", describeExit(err))
+	}
+	exitTook := time.Since(closedAt)
+
+	db, err := store.Open(r.db, store.Options{})
+	if err != nil {
+		t.Fatalf("open the store after closing: %v", err)
+	}
+	chats, err := db.ListChats()
+	if err != nil || len(chats) != 1 {
+		t.Fatalf("chats = %v, %v; want the one chat of the run", chats, err)
+	}
+	runs, err := db.RunsOf(chats[0].ID)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs = %v, %v; want one", runs, err)
+	}
+	run := runs[0]
+	if run.Live || run.StopReason != events.StopAborted {
+		t.Errorf("run = live %v, stop reason %q; want it finished as %q", run.Live, run.StopReason, events.StopAborted)
+	}
+	stopTook := run.FinishedAt.Sub(closedAt)
+	t.Logf("closed during the run: run stopped %s after the close, process exited after %s",
+		stopTook.Round(time.Millisecond), exitTook.Round(time.Millisecond))
+	msgs, err := db.Messages(chats[0].ID)
+	if err != nil || len(msgs) != 2 {
+		t.Fatalf("messages = %d, %v; want the prompt and the partial answer", len(msgs), err)
+	}
+	answer := msgs[1]
+	full := strings.Join(longAnswerPieces(), "")
+	if answer.Complete || answer.Content == "" || !strings.HasPrefix(full, answer.Content) {
+		t.Errorf("stored answer: complete %v, %d bytes; want a non-empty, incomplete prefix of the script", answer.Complete, len(answer.Content))
+	}
+	if len(answer.Content) == len(full) {
+		t.Errorf("the whole answer was stored: the run was not stopped while streaming")
+	}
+	db.Close()
+
+	// Reopen: the window shows the chat as it was.
+	again := launchDesktop(t, desktopBinary(t), r.app.display, []string{"--db", r.db, "--ollama", ollamatest.Get(t).URL()})
+	again.waitWindow("Prototyper", 60*time.Second)
+	time.Sleep(2 * time.Second)
+	// the chat is the first of the list: click it as a user would
+	if out, err := again.xdotool("mousemove", "--window", again.window, "100", "87", "click", "1", "mousemove", "--window", again.window, "700", "400"); err != nil {
+		t.Fatalf("click the chat: %v (%s)", err, out)
+	}
+	time.Sleep(time.Second)
+	shot := again.screenshot("e2e-reopened.png")
+	if n, _ := colourCount(t, shot, 256); n < 32 {
+		t.Errorf("the reopened window shows %d colours: a blank or error screen (%s)", n, shot)
+	}
+	if err := again.closeWindow(15 * time.Second); err != nil {
+		t.Errorf("the reopened app did not exit cleanly: %s", describeExit(err))
+	}
+}

@@ -4,6 +4,7 @@
 package tests
 
 import (
+	"fmt"
 	"os"
 	"slices"
 	"testing"
@@ -28,7 +29,22 @@ var (
 
 	// fiveCallsModel calls an instant tool five times in a row, one call per turn, then answers.
 	fiveCallsModel = ollamatest.Model{Name: "e2e-five", Scripts: fiveCallScripts()}
+
+	// longAnswerModel thinks briefly, then streams a long answer: long enough to close the
+	// window while it streams.
+	longAnswerModel = ollamatest.Model{Name: "e2e-long", Scripts: ollamatest.Scripts{
+		"SU": slices.Concat(ollamatest.Think("A long answer."), longAnswerPieces()),
+	}}
 )
+
+// longAnswerPieces is the long answer, one distinct token per word.
+func longAnswerPieces() []string {
+	pieces := make([]string, 1500)
+	for i := range pieces {
+		pieces[i] = fmt.Sprintf("word%d ", i)
+	}
+	return pieces
+}
 
 func fiveCallScripts() ollamatest.Scripts {
 	s := ollamatest.Scripts{}
@@ -48,5 +64,5 @@ func TestMain(m *testing.M) {
 	if os.Getenv(crashChildEnv) != "" { // the crash test's child needs no server
 		os.Exit(m.Run())
 	}
-	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel))
+	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel))
 }
