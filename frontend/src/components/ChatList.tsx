@@ -2,6 +2,7 @@ import { useState } from 'react'
 import type { ChatSummary } from '../backend'
 import { isBusy, type ChatState } from '../state/chatReducer'
 import { useAppState, useStore } from '../state/useAppState'
+import { PencilIcon, TrashIcon } from './icons'
 
 function ChatListItem({ chat, active, busy }: { chat: ChatSummary; active: boolean; busy: boolean }) {
   const store = useStore()
@@ -61,10 +62,10 @@ function ChatListItem({ chat, active, busy }: { chat: ChatSummary; active: boole
             setMode('rename')
           }}
         >
-          ✎
+          <PencilIcon />
         </button>
         <button type="button" title="Delete" aria-label="Delete" onClick={() => setMode('confirm-delete')}>
-          🗑
+          <TrashIcon />
         </button>
       </span>
     </li>

@@ -3,6 +3,7 @@ import type { ModelInfo } from '../backend'
 import { isBusy } from '../state/chatReducer'
 import type { PullState } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
+import { FolderIcon, GearIcon } from './icons'
 
 export function formatBytes(n: number): string {
   if (!n) return '0 B'
@@ -155,7 +156,7 @@ export function Header({ onSettings }: { onSettings: () => void }) {
         title={workspace || 'Pick the folder Prototyper works in'}
         onClick={() => void store.pickWorkspace()}
       >
-        📁 {workspace ? baseName(workspace) : 'Pick a workspace…'}
+        <FolderIcon /> {workspace ? baseName(workspace) : 'Pick a workspace…'}
       </button>
       <ModelPicker />
       <span className="spacer" />
@@ -165,7 +166,7 @@ export function Header({ onSettings }: { onSettings: () => void }) {
         </span>
       )}
       <button type="button" className="header-button" aria-label="Settings" title="Settings" onClick={onSettings}>
-        ⚙
+        <GearIcon />
       </button>
     </header>
   )

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest'
+import { act, render } from '@testing-library/react'
+import { App } from '../App'
+import { FakeBackend, FakeFrames } from '../fakeBackend'
+import { AppStore } from '../state/store'
+import { StoreContext } from '../state/useAppState'
+
+// Emoji and other pictographs outside the Basic Multilingual Plane need an emoji font, which the
+// desktop webview may not have: they would render as empty boxes.
+const pictograph = /[\u{1F000}-\u{1FAFF}]/u
+
+describe('icons', () => {
+  it('draws the header and sidebar icons as SVG, never as emoji characters', async () => {
+    const backend = new FakeBackend()
+    backend.chats = [
+      { id: 'c1', title: 'A chat', model: 'qwen3:4b', workspace: '/w', createdAt: '2025-01-02T00:00:00Z', updatedAt: '2025-01-02T00:00:00Z', messageCount: 0, phase: 'idle' },
+    ]
+    const store = new AppStore({ backend, requestFrame: new FakeFrames().request })
+    const { container, getByTestId, getByLabelText } = render(
+      <StoreContext.Provider value={store}>
+        <App />
+      </StoreContext.Provider>,
+    )
+    await act(() => store.start())
+    expect(container.textContent).not.toMatch(pictograph)
+    expect(getByTestId('workspace-button').querySelector('svg')).toBeTruthy()
+    expect(getByLabelText('Settings').querySelector('svg')).toBeTruthy()
+    expect(getByLabelText('Delete').querySelector('svg')).toBeTruthy()
+    expect(getByLabelText('Rename').querySelector('svg')).toBeTruthy()
+  })
+})
