@@ -61,7 +61,7 @@ test-go:
 	PROTOTYPER_REQUIRE_COMPONENTS=1 PROTOTYPER_OLLAMA=$(OLLAMA) go test -race -skip 'Desktop' ./...
 
 test-frontend: $(NODE_STAMP)
-	cd frontend && npm run typecheck && npm test
+	cd frontend && npm run typecheck && npm run lint && npm test
 
 test-desktop:
 	PROTOTYPER_REQUIRE_COMPONENTS=1 PROTOTYPER_OLLAMA=$(OLLAMA) PROTOTYPER_BIN=$(CURDIR)/$(BIN) \
