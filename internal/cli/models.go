@@ -1,9 +1,130 @@
 package cli
 
-import "context"
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
 
+	"prototyper/agentloop/ollama"
+)
+
+// modelsCommand is `prototyper models`: the models on the Ollama server, with their size,
+// the capabilities the agent cares about (tools, thinking) and their context length.
 func modelsCommand(ctx context.Context, args []string, io IO) int {
-	_ = ctx
-	_ = args
-	return notImplemented("models", io)
+	var common Common
+	fs := flag.NewFlagSet("prototyper models", flag.ContinueOnError)
+	fs.SetOutput(io.Err)
+	common.Register(fs)
+	fs.Usage = func() {
+		fmt.Fprint(io.Err, "Usage: prototyper models [--ollama URL]\n\nLists the models on the Ollama server, with capabilities and context length.\n\n")
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterleaved(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return ExitCompleted
+	}
+	if err != nil {
+		return ExitUsage
+	}
+	if len(pos) != 0 {
+		fmt.Fprintf(io.Err, "prototyper models: unexpected argument %q\n", pos[0])
+		fs.Usage()
+		return ExitUsage
+	}
+	client, err := ollamaClient(common.Ollama, cliRetry)
+	if err != nil {
+		fmt.Fprintf(io.Err, "prototyper models: %v\n", err)
+		return ExitUsage
+	}
+
+	models, err := client.List(ctx)
+	if err != nil {
+		return ollamaFailure(ctx, io, "models", err)
+	}
+	if len(models) == 0 {
+		fmt.Fprintf(io.Out, "No models on the Ollama server at %s — pull one, e.g. `prototyper pull qwen3:0.6b`.\n", client.URL())
+		return ExitCompleted
+	}
+	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSIZE\tPARAMS\tTOOLS\tTHINKING\tCONTEXT")
+	for _, m := range models {
+		tools, thinking, context := "?", "?", "?"
+		info, err := client.Show(ctx, m.Name)
+		switch {
+		case ctx.Err() != nil:
+			return ollamaFailure(ctx, io, "models", ctx.Err())
+		case err == nil:
+			tools, thinking = yesNo(info.Has("tools")), yesNo(info.Has("thinking"))
+			if info.ContextLength > 0 {
+				context = strconv.Itoa(info.ContextLength)
+			}
+		default:
+			fmt.Fprintf(io.Err, "prototyper models: %s: %v\n", m.Name, err)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", m.Name, humanBytes(m.Size), dash(m.ParameterSize), tools, thinking, context)
+	}
+	if err := tw.Flush(); err != nil {
+		return ExitFailed
+	}
+	return ExitCompleted
+}
+
+// cliRetry keeps a command's wait short when Ollama is not running: about a second of
+// retries, enough for a server that is just starting.
+var cliRetry = ollama.WithRetry(3, 2*time.Second)
+
+// ollamaClient resolves --ollama (else OLLAMA_HOST, else the default) into a client.
+func ollamaClient(flagValue string, opts ...ollama.Option) (*ollama.Client, error) {
+	base, err := ollama.ResolveHost(flagValue)
+	if err != nil {
+		return nil, err
+	}
+	return ollama.New(base, opts...), nil
+}
+
+// ollamaFailure prints err as the command's one line and returns its exit status:
+// interrupted when the user cancelled, failed otherwise.
+func ollamaFailure(ctx context.Context, io IO, cmd string, err error) int {
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+		fmt.Fprintf(io.Err, "prototyper %s: interrupted\n", cmd)
+		return ExitInterrupted
+	}
+	fmt.Fprintf(io.Err, "prototyper %s: %v\n", cmd, err)
+	return ExitFailed
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// humanBytes writes n in decimal units, as Ollama itself does (522 MB, 1.2 GB).
+func humanBytes(n int64) string {
+	units := []string{"B", "KB", "MB", "GB", "TB"}
+	v, i := float64(n), 0
+	for v >= 1000 && i < len(units)-1 {
+		v /= 1000
+		i++
+	}
+	switch {
+	case i == 0:
+		return fmt.Sprintf("%d B", n)
+	case v < 10:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0") + " " + units[i]
+	}
+	return fmt.Sprintf("%.0f %s", v, units[i])
 }

@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"prototyper/agentloop/ollama"
+)
+
+// fakeOllama serves /api/tags, /api/show and /api/pull the way Ollama does.
+func fakeOllama(t *testing.T, pullLines ...string) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Model string }
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		switch r.URL.Path {
+		case "/api/tags":
+			_, _ = io.WriteString(w, `{"models":[{"name":"qwen3:0.6b","size":522653767,"details":{"parameter_size":"751.63M"}},{"name":"gemma3:1b","size":815319791,"details":{"parameter_size":"999.89M"}}]}`)
+		case "/api/show":
+			if req.Model == "qwen3:0.6b" {
+				_, _ = io.WriteString(w, `{"template":"x","capabilities":["completion","tools","thinking"],"model_info":{"general.architecture":"qwen3","qwen3.context_length":40960}}`)
+			} else {
+				_, _ = io.WriteString(w, `{"template":"x","capabilities":["completion"],"model_info":{"general.architecture":"gemma3","gemma3.context_length":32768}}`)
+			}
+		case "/api/pull":
+			for _, l := range pullLines {
+				_, _ = io.WriteString(w, l+"\n")
+				w.(http.Flusher).Flush()
+			}
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func runCmd(cmd func(context.Context, []string, IO) int, args ...string) (code int, out, errOut string) {
+	var o, e bytes.Buffer
+	code = cmd(context.Background(), args, IO{In: strings.NewReader(""), Out: &o, Err: &e})
+	return code, o.String(), e.String()
+}
+
+func TestModelsListsNameSizeCapabilitiesAndContext(t *testing.T) {
+	code, out, errOut := runCmd(modelsCommand, "--ollama", fakeOllama(t))
+	if code != ExitCompleted {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("output:\n%s", out)
+	}
+	for i, want := range [][]string{
+		{"NAME", "SIZE", "PARAMS", "TOOLS", "THINKING", "CONTEXT"},
+		{"gemma3:1b", "815", "MB", "999.89M", "no", "no", "32768"},
+		{"qwen3:0.6b", "523", "MB", "751.63M", "yes", "yes", "40960"},
+	} {
+		if got := strings.Fields(lines[i]); strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("line %d = %q, want %q", i, got, want)
+		}
+	}
+}
+
+func TestOllamaCommandsFailWithOneClearLine(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + ln.Addr().String()
+	ln.Close()
+	for _, tc := range []struct {
+		name string
+		cmd  func(context.Context, []string, IO) int
+		args []string
+		code int
+		says string
+	}{
+		{"models without a server", modelsCommand, []string{"--ollama", down}, ExitFailed, "ollama serve"},
+		{"pull without a server", pullCommand, []string{"--ollama", down, "qwen3:0.6b"}, ExitFailed, "ollama serve"},
+		{"pull without a name", pullCommand, nil, ExitUsage, "name one model"},
+		{"models with a bad address", modelsCommand, []string{"--ollama", "ftp://x"}, ExitUsage, "use http://"},
+		{"pull of an unknown model", pullCommand, []string{"--ollama", fakeOllama(t, `{"status":"pulling manifest"}`, `{"error":"pull model manifest: file does not exist"}`), "nope:1b"}, ExitFailed, "no model \"nope:1b\" in the Ollama library"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errOut := runCmd(tc.cmd, tc.args...)
+			if code != tc.code || !strings.Contains(errOut, tc.says) {
+				t.Errorf("exit %d, stderr %q; want exit %d saying %q", code, errOut, tc.code, tc.says)
+			}
+			if first := strings.SplitN(errOut, "\n", 2)[0]; !strings.HasPrefix(first, "prototyper ") {
+				t.Errorf("first line %q does not name the command", first)
+			}
+		})
+	}
+}
+
+func TestPullPrintsOneLinePerStepWithoutATerminal(t *testing.T) {
+	url := fakeOllama(t,
+		`{"status":"pulling manifest"}`,
+		`{"status":"pulling 7df6b6e09427","digest":"sha256:7df6b6e09427aaaa","total":1000}`,
+		`{"status":"pulling 7df6b6e09427","digest":"sha256:7df6b6e09427aaaa","total":1000,"completed":500}`,
+		`{"status":"pulling 7df6b6e09427","digest":"sha256:7df6b6e09427aaaa","total":1000,"completed":501}`,
+		`{"status":"pulling 7df6b6e09427","digest":"sha256:7df6b6e09427aaaa","total":1000,"completed":1000}`,
+		`{"status":"verifying sha256 digest"}`,
+		`{"status":"writing manifest"}`,
+		`{"status":"success"}`,
+	)
+	code, out, errOut := runCmd(pullCommand, "qwen3:0.6b", "--ollama", url)
+	if code != ExitCompleted {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.Contains(out, "\x1b[") {
+		t.Errorf("escape codes on a plain writer:\n%q", out)
+	}
+	for _, want := range []string{"pulling manifest\n", "7df6b6e09427   0% 0 B/1 KB\n", "7df6b6e09427  50% 500 B/1 KB ", "7df6b6e09427 100%", "verifying sha256 digest\n", "success\n", "Pulled qwen3:0.6b.\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Count(out, " 50% ") != 1 {
+		t.Errorf("the same percentage was printed twice:\n%s", out)
+	}
+}
+
+func TestPullViewDrawsBarsInPlaceOnATerminal(t *testing.T) {
+	var out bytes.Buffer
+	now := time.Unix(0, 0)
+	v := newPullView(&out, true, func() time.Time { return now })
+	step := func(p ollama.PullProgress) {
+		now = now.Add(time.Second)
+		_ = v.update(p)
+	}
+	step(ollama.PullProgress{Status: "pulling manifest"})
+	step(ollama.PullProgress{Status: "pulling aaa", Digest: "sha256:aaa", Total: 10_000_000})
+	step(ollama.PullProgress{Status: "pulling aaa", Digest: "sha256:aaa", Total: 10_000_000, Completed: 5_000_000})
+	step(ollama.PullProgress{Status: "pulling bbb", Digest: "sha256:bbb", Total: 2_000_000, Completed: 2_000_000})
+	step(ollama.PullProgress{Status: "success"})
+	v.finish()
+	s := out.String()
+	for _, want := range []string{"pulling aaa  50% ▕", "5 MB/10 MB", "5 MB/s  1s", "pulling bbb 100%", "\x1b[2A", "success"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("terminal output lacks %q:\n%q", want, s)
+		}
+	}
+}
