@@ -72,6 +72,7 @@ type chatDecoder struct {
 	fn                EventFunc
 	newID             func() string
 	chunk             chatChunk
+	json              lineDecoder
 	content, thinking strings.Builder
 	calls             []ToolCall
 	lines             int
@@ -115,7 +116,7 @@ func (d *chatDecoder) run(lr *lineReader, onLine func(), readErr func(error) err
 func (d *chatDecoder) decodeLine(line []byte) (bool, error) {
 	ch := &d.chunk
 	ch.reset()
-	if err := json.Unmarshal(line, ch); err != nil {
+	if err := d.json.decode(line, ch); err != nil {
 		return false, &MalformedLineError{Line: d.lines, Text: snippet(line), Err: err}
 	}
 	if ch.Error != nil {

@@ -137,3 +137,26 @@ func TestLineReaderCountsLinesAndEnforcesTheLimit(t *testing.T) {
 		t.Fatalf("err = %v, want EOF", err)
 	}
 }
+
+func TestALineMustHoldExactlyOneJSONObject(t *testing.T) {
+	for _, body := range []string{
+		`{"message":{"content":"a"},"done":true} trailing`,
+		`{"message":{"content":"a"},"done":false}{"done":true}`,
+		`{"message":{"content":"a"}` + "\n" + `,"done":true}`,
+		`42`,
+		`"done"`,
+		`{"message":{"content":"a"},"done":tru}`,
+	} {
+		d := chatDecoder{fn: func(Event) error { return nil }, newID: newCallID}
+		_, err := d.run(newLineReader(strings.NewReader(body), 1024), nil, func(err error) error { return err })
+		if !errors.Is(err, ErrMalformedLine) {
+			t.Errorf("%q: err = %v, want ErrMalformedLine", body, err)
+		}
+	}
+	// Blank space around a value is fine, and the decoder carries on across lines.
+	d := chatDecoder{fn: func(Event) error { return nil }, newID: newCallID}
+	res, err := d.run(newLineReader(strings.NewReader("  {\"message\":{\"content\":\"a\"}}  \n\t{\"message\":{\"content\":\"b\"},\"done\":true}\t\n"), 1024), nil, func(err error) error { return err })
+	if err != nil || res.Message.Content != "ab" {
+		t.Fatalf("res = %+v, err = %v", res, err)
+	}
+}
