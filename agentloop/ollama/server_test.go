@@ -1,0 +1,200 @@
+package ollama_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"prototyper/agentloop/ollama"
+	"prototyper/internal/ollamatest"
+)
+
+// The models of the real-server tests: "scripted" thinks and calls write_file, then answers
+// after the tool's result; "plain" has neither tools nor thinking and always says hello.
+var (
+	scripted = ollamatest.Model{Name: "scripted", Scripts: ollamatest.Scripts{
+		"U": slices.Concat(
+			ollamatest.Think("I should", " write the file."),
+			ollamatest.ToolCall("write_file", map[string]any{"path": "hello.txt", "content": "hello"}),
+		),
+		"UAT": slices.Concat(ollamatest.Think("Done."), []string{"I wrote", " hello.txt", "."}),
+	}, Parameters: map[string]any{"num_ctx": 2048}}
+	plain = ollamatest.Model{Name: "plain", NoTools: true, NoThinking: true, Scripts: ollamatest.Scripts{
+		"*": {"Hello", " there", "."},
+	}}
+)
+
+// TestMain starts the real server for the package's tests, except when only benchmarks or
+// fuzzing run (-run '^$'), which do not need it.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if f := flag.Lookup("test.run"); f != nil && f.Value.String() == "^$" {
+		os.Exit(m.Run())
+	}
+	os.Exit(ollamatest.Main(m, scripted, plain))
+}
+
+func realClient(t *testing.T) *ollama.Client {
+	t.Helper()
+	srv := ollamatest.Get(t)
+	u, err := url.Parse(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ollama.New(u)
+}
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return c
+}
+
+var writeFile = ollama.FunctionTool("write_file", "Write a file in the workspace.", json.RawMessage(
+	`{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"],"additionalProperties":false}`))
+
+func TestRealServerStreamsThinkingThenAToolCallThenTheAnswer(t *testing.T) {
+	c := realClient(t)
+	req := &ollama.ChatRequest{
+		Model:    "scripted",
+		Messages: []ollama.Message{{Role: ollama.RoleUser, Content: "Write hello.txt"}},
+		Tools:    []ollama.Tool{writeFile},
+		Think:    ollama.ThinkOn,
+		Options:  &ollama.Options{NumCtx: 2048},
+	}
+	var thinking []string
+	var calls []ollama.ToolCall
+	res, err := c.Chat(ctx(t), req, func(e ollama.Event) error {
+		switch e.Kind {
+		case ollama.EventThinkingDelta:
+			thinking = append(thinking, e.Text)
+		case ollama.EventContentDelta:
+			if strings.TrimSpace(e.Text) != "" {
+				t.Errorf("unexpected content %q", e.Text)
+			}
+		case ollama.EventToolCalls:
+			calls = e.ToolCalls
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(thinking, ""); got != "I should write the file." {
+		t.Errorf("thinking = %q", thinking)
+	}
+	if len(calls) != 1 || calls[0].Function.Name != "write_file" || calls[0].ID == "" || calls[0].Index != 0 {
+		t.Fatalf("tool calls = %+v", calls)
+	}
+	var args map[string]string
+	if err := json.Unmarshal(calls[0].Function.Arguments, &args); err != nil || args["path"] != "hello.txt" || args["content"] != "hello" {
+		t.Errorf("arguments = %s", calls[0].Function.Arguments)
+	}
+	if !res.Done || res.DoneReason != "stop" || len(res.Message.ToolCalls) != 1 || res.Metrics.EvalCount == 0 || res.Metrics.PromptEvalCount == 0 {
+		t.Errorf("result = %+v", res)
+	}
+
+	// The second turn sends the whole history back, tool call and result included.
+	req.Messages = append(req.Messages, res.Message, ollama.Message{Role: ollama.RoleTool, ToolName: "write_file", Content: "wrote 5 bytes"})
+	var text strings.Builder
+	res2, err := c.Chat(ctx(t), req, func(e ollama.Event) error {
+		if e.Kind == ollama.EventContentDelta {
+			text.WriteString(e.Text)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(text.String()) != "I wrote hello.txt." || strings.TrimSpace(res2.Message.Content) != "I wrote hello.txt." {
+		t.Errorf("answer = %q (result %q)", text.String(), res2.Message.Content)
+	}
+	if res2.Message.Thinking != "Done." || len(res2.Message.ToolCalls) != 0 {
+		t.Errorf("second message = %+v", res2.Message)
+	}
+	if res2.Metrics.TokensPerSec() <= 0 {
+		t.Errorf("metrics = %+v", res2.Metrics)
+	}
+}
+
+func TestRealServerPlainTextAnswer(t *testing.T) {
+	c := realClient(t)
+	res, err := c.Chat(ctx(t), &ollama.ChatRequest{Model: "plain", Messages: []ollama.Message{{Role: ollama.RoleUser, Content: "hi"}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Message.Content != "Hello there." || res.DoneReason != "stop" {
+		t.Errorf("result = %+v", res)
+	}
+}
+
+func TestRealServerListShowVersion(t *testing.T) {
+	c := realClient(t)
+	models, err := c.List(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range models {
+		names = append(names, m.Name)
+	}
+	if !slices.Contains(names, "scripted:latest") || !slices.Contains(names, "plain:latest") {
+		t.Errorf("models = %v", names)
+	}
+	info, err := c.Show(ctx(t), "scripted")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !info.Has("tools") || !info.Has("thinking") || !info.HasTemplate || info.ContextLength != 32768 || info.NumCtx != 2048 || info.Architecture != "llama" {
+		t.Errorf("scripted = %+v", info)
+	}
+	info, err = c.Show(ctx(t), "plain")
+	if err != nil || info.Has("tools") || info.Has("thinking") {
+		t.Errorf("plain = %+v, %v", info, err)
+	}
+	// The binary built by `make` reports 0.0.0 (no version stamped in), so any version will do.
+	if v, err := c.Version(ctx(t)); err != nil || v == "" {
+		t.Errorf("version = %q, %v", v, err)
+	}
+}
+
+func TestRealServerErrors(t *testing.T) {
+	c := realClient(t)
+	user := []ollama.Message{{Role: ollama.RoleUser, Content: "hi"}}
+	for _, tc := range []struct {
+		name string
+		req  *ollama.ChatRequest
+		want error
+		says string
+	}{
+		{"a missing model is not found, with the pull command", &ollama.ChatRequest{Model: "no-such-model", Messages: user}, ollama.ErrModelNotFound, "prototyper pull no-such-model"},
+		{"tools on a model without tools is a capability error", &ollama.ChatRequest{Model: "plain", Messages: user, Tools: []ollama.Tool{writeFile}}, ollama.ErrCapability, "does not support tools"},
+		{"thinking on a model without thinking is a capability error", &ollama.ChatRequest{Model: "plain", Messages: user, Think: ollama.ThinkOn}, ollama.ErrCapability, "does not support thinking"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var retries int
+			_, err := c.Chat(ctx(t), tc.req, func(e ollama.Event) error {
+				if e.Kind == ollama.EventRetry {
+					retries++
+				}
+				return nil
+			})
+			if !errors.Is(err, tc.want) || ollama.Retryable(err) || retries != 0 {
+				t.Fatalf("err = %v (%d retries), want %v, not retried", err, retries, tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.says) {
+				t.Errorf("message %q does not say %q", err, tc.says)
+			}
+		})
+	}
+	if _, err := c.Show(ctx(t), "no-such-model"); !errors.Is(err, ollama.ErrModelNotFound) {
+		t.Errorf("show: err = %v, want ErrModelNotFound", err)
+	}
+}
