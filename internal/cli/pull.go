@@ -56,6 +56,9 @@ func pullCommand(ctx context.Context, args []string, io IO) int {
 	case errors.As(err, &se) && strings.Contains(se.Message, "file does not exist"):
 		fmt.Fprintf(io.Err, "prototyper pull: there is no model %q in the Ollama library — check the name at https://ollama.com/library\n", name)
 		return ExitFailed
+	case errors.As(err, &se):
+		fmt.Fprintf(io.Err, "prototyper pull: Ollama could not pull %s: %s — check the name (https://ollama.com/library) and the server's internet connection\n", name, se.Message)
+		return ExitFailed
 	}
 	return ollamaFailure(ctx, io, "pull", err)
 }
