@@ -49,8 +49,11 @@ export class FakeBackend implements Backend {
   /** Resolves the current PullModel call. */
   finishPull: (() => void) | null = null
 
+  /** Whether calls are recorded in `calls` (the browser demo turns it off for long runs). */
+  recordCalls = true
+
   private record(method: string, ...args: unknown[]): void {
-    this.calls.push({ method, args })
+    if (this.recordCalls) this.calls.push({ method, args })
   }
 
   /** Calls of one method, oldest first. */

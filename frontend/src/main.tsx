@@ -2,7 +2,7 @@ import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { App } from './App'
 import { hasWailsBackend, wailsBackend, type Backend } from './backend'
-import { installDemo } from './demo'
+import { installDemo, runDemo } from './demo'
 import { FakeBackend } from './fakeBackend'
 import { AppStore } from './state/store'
 import { StoreContext } from './state/useAppState'
@@ -21,9 +21,9 @@ if (hasWailsBackend()) {
 }
 const store = new AppStore({ backend })
 void store.start().then(() => {
-  // `?prompt=…` sends at once: a scripted run for measurements without typing.
+  // `?prompt=…` sends at once: a scripted run for measurements without typing (see demo.ts).
   const prompt = params.get('prompt')
-  if (prompt && !hasWailsBackend()) void store.send(prompt)
+  if (prompt && !hasWailsBackend()) void runDemo(store, prompt, params)
 })
 
 createRoot(document.getElementById('root')!).render(
