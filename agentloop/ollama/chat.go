@@ -5,8 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -84,19 +82,7 @@ func (d *chatDecoder) run(lr *lineReader, onLine func(), readErr func(error) err
 	for {
 		line, err := lr.next()
 		if err != nil {
-			var tooLong *LineTooLongError
-			switch {
-			case errors.As(err, &tooLong):
-				return d.partial(), err
-			case err == io.EOF:
-				return d.partial(), &IncompleteStreamError{Lines: d.lines}
-			}
-			err = readErr(err)
-			var te *TimeoutError
-			if errors.As(err, &te) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-				return d.partial(), err
-			}
-			return d.partial(), &IncompleteStreamError{Lines: d.lines, Err: err}
+			return d.partial(), streamEnd(err, lr.n, readErr)
 		}
 		d.lines = lr.n
 		if onLine != nil {

@@ -3,6 +3,7 @@ package ollama
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"io"
 )
@@ -85,4 +86,23 @@ func (l *lineReader) checkLen(line []byte) ([]byte, error) {
 		return nil, &LineTooLongError{Line: l.n, Limit: l.max}
 	}
 	return line, nil
+}
+
+// streamEnd explains why a stream stopped before its last line: a line over the limit as
+// is; the caller's cancellation or a timeout as why reports it; anything else (EOF, a reset
+// connection) as an incomplete stream.
+func streamEnd(err error, lines int, why func(error) error) error {
+	var tooLong *LineTooLongError
+	switch {
+	case errors.As(err, &tooLong):
+		return err
+	case err == io.EOF:
+		return &IncompleteStreamError{Lines: lines}
+	}
+	err = why(err)
+	var te *TimeoutError
+	if errors.As(err, &te) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return &IncompleteStreamError{Lines: lines, Err: err}
 }

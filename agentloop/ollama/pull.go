@@ -3,8 +3,6 @@ package ollama
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
 )
 
@@ -31,19 +29,7 @@ func (c *Client) Pull(ctx context.Context, name string, fn PullFunc) error {
 	for {
 		line, err := lr.next()
 		if err != nil {
-			var tooLong *LineTooLongError
-			switch {
-			case errors.As(err, &tooLong):
-				return err
-			case err == io.EOF:
-				return &IncompleteStreamError{Lines: lr.n}
-			}
-			err = r.readErr(err)
-			var te *TimeoutError
-			if errors.As(err, &te) || errors.Is(err, context.Canceled) {
-				return err
-			}
-			return &IncompleteStreamError{Lines: lr.n, Err: err}
+			return streamEnd(err, lr.n, r.readErr)
 		}
 		r.lineArrived()
 		var p struct {

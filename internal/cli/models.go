@@ -16,24 +16,13 @@ import (
 // modelsCommand is `prototyper models`: the models on the Ollama server, with their size,
 // the capabilities the agent cares about (tools, thinking) and their context length.
 func modelsCommand(ctx context.Context, args []string, io IO) int {
-	var common Common
-	fs := flag.NewFlagSet("prototyper models", flag.ContinueOnError)
-	fs.SetOutput(io.Err)
-	common.Register(fs)
-	fs.Usage = func() {
-		fmt.Fprint(io.Err, "Usage: prototyper models [--ollama URL]\n\nLists the models on the Ollama server, with capabilities and context length.\n\n")
-		fs.PrintDefaults()
-	}
-	pos, err := parseInterleaved(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return ExitCompleted
-	}
-	if err != nil {
-		return ExitUsage
+	common, pos, code, done := parseOllamaCommand("models",
+		"Usage: prototyper models [--ollama URL]\n\nLists the models on the Ollama server, with capabilities and context length.\n", args, io)
+	if done {
+		return code
 	}
 	if len(pos) != 0 {
-		fmt.Fprintf(io.Err, "prototyper models: unexpected argument %q\n", pos[0])
-		fs.Usage()
+		fmt.Fprintf(io.Err, "prototyper models: unexpected argument %q; run `prototyper models --help`\n", pos[0])
 		return ExitUsage
 	}
 	client, err := ollamaClient(common.Ollama, cliRetry)
@@ -72,6 +61,27 @@ func modelsCommand(ctx context.Context, args []string, io IO) int {
 		return ExitFailed
 	}
 	return ExitCompleted
+}
+
+// parseOllamaCommand parses the flags of a command that talks to Ollama (--ollama, --db)
+// and returns the positional arguments. When done is true the command ends with code: the
+// user asked for help, or a flag was wrong (the flag package has said so).
+func parseOllamaCommand(name, usage string, args []string, io IO) (common Common, pos []string, code int, done bool) {
+	fs := flag.NewFlagSet("prototyper "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Err)
+	common.Register(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(io.Err, usage)
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterleaved(fs, args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return common, nil, ExitCompleted, true
+	case err != nil:
+		return common, nil, ExitUsage, true
+	}
+	return common, pos, 0, false
 }
 
 // cliRetry keeps a command's wait short when Ollama is not running: about a second of

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,24 +17,13 @@ import (
 // pullCommand is `prototyper pull NAME`: it pulls a model through the Ollama server, with a
 // progress bar per layer on a terminal and one line per progress step otherwise.
 func pullCommand(ctx context.Context, args []string, io IO) int {
-	var common Common
-	fs := flag.NewFlagSet("prototyper pull", flag.ContinueOnError)
-	fs.SetOutput(io.Err)
-	common.Register(fs)
-	fs.Usage = func() {
-		fmt.Fprint(io.Err, "Usage: prototyper pull [--ollama URL] NAME\n\nPulls a model (e.g. qwen3:0.6b) onto the Ollama server.\n\n")
-		fs.PrintDefaults()
-	}
-	pos, err := parseInterleaved(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return ExitCompleted
-	}
-	if err != nil {
-		return ExitUsage
+	common, pos, code, done := parseOllamaCommand("pull",
+		"Usage: prototyper pull [--ollama URL] NAME\n\nPulls a model (e.g. qwen3:0.6b) onto the Ollama server.\n", args, io)
+	if done {
+		return code
 	}
 	if len(pos) != 1 {
 		fmt.Fprintln(io.Err, "prototyper pull: name one model, e.g. `prototyper pull qwen3:0.6b`")
-		fs.Usage()
 		return ExitUsage
 	}
 	name := pos[0]
