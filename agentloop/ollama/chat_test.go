@@ -440,6 +440,17 @@ func TestChatTimeouts(t *testing.T) {
 			t.Errorf("partial = %+v", res)
 		}
 	})
+	t.Run("zero timeouts mean none", func(t *testing.T) {
+		c, _ := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(50 * time.Millisecond)
+			writeLines(w, `{"message":{"content":"."},"done":false}`)
+			time.Sleep(50 * time.Millisecond)
+			writeLines(w, doneLine)
+		}, WithIdleTimeout(0), WithFirstByteTimeout(0))
+		if _, err := c.Chat(testCtx(t), userTurn("m", "hi"), nil); err != nil {
+			t.Fatal(err)
+		}
+	})
 	t.Run("a slow stream whose lines keep coming never times out", func(t *testing.T) {
 		c, _ := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 			for i := 0; i < 6; i++ {

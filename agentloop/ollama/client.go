@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -225,10 +226,12 @@ func (c *Client) open(ctx context.Context, method, path string, body []byte, mod
 func (c *Client) attempt(ctx context.Context, method, path string, body []byte, model string, idle time.Duration) (*response, error) {
 	reqCtx, cancel := context.WithCancelCause(ctx)
 	firstTimeout := &TimeoutError{FirstByte: true, After: c.firstByte, URL: c.URL()}
-	first := time.AfterFunc(c.firstByte, func() { cancel(firstTimeout) })
-	if c.firstByte <= 0 {
-		first.Stop()
+	// A zero first-byte timeout means none: the timer is then armed for ever.
+	wait := c.firstByte
+	if wait <= 0 {
+		wait = math.MaxInt64
 	}
+	first := time.AfterFunc(wait, func() { cancel(firstTimeout) })
 
 	var rd io.Reader
 	if body != nil {
