@@ -58,7 +58,7 @@ vet:
 
 # PROTOTYPER_REQUIRE_COMPONENTS turns a missing component (ollama, Xvfb, the binary) into a failure.
 test-go:
-	PROTOTYPER_REQUIRE_COMPONENTS=1 PROTOTYPER_OLLAMA=$(OLLAMA) go test -race -skip 'Desktop' ./...
+	PROTOTYPER_REQUIRE_COMPONENTS=1 PROTOTYPER_OLLAMA=$(OLLAMA) go test -race -count=1 -skip 'Desktop' ./...
 
 test-frontend: $(NODE_STAMP)
 	cd frontend && npm run typecheck && npm run lint && npm test
