@@ -32,8 +32,11 @@ build: deps
 	@test -x $(BIN)
 
 # wails build runs `npm run build` itself; node_modules come from the lockfile, here
-$(NODE_STAMP): frontend/package-lock.json
-	cd frontend && npm ci --no-audit --no-fund
+# `npm install` installs the lockfile's versions (and leaves the file as it is). Not `npm ci`:
+# npm 11 writes lockfiles without other platforms' optional packages (rollup's, esbuild's) and
+# its own `npm ci` then refuses them as out of sync.
+$(NODE_STAMP): frontend/package.json frontend/package-lock.json
+	cd frontend && npm install --no-audit --no-fund
 	@touch $@
 
 deps: deps-deb $(WAILS) $(NODE_STAMP)
