@@ -1,0 +1,130 @@
+package tests
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"prototyper/internal/ollamatest"
+)
+
+// cliRun runs `prototyper ARGS…` (the production binary) with no terminal and returns its
+// output and exit status.
+func cliRun(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(desktopBinary(t), args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	default:
+		t.Fatalf("run prototyper: %v", err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func TestCLIRunThinksWritesTheFileAndAnswers(t *testing.T) {
+	srv := ollamatest.Get(t)
+	ws, db := t.TempDir(), filepath.Join(t.TempDir(), "p.db")
+	out, errOut, code := cliRun(t, "run", "--ollama", srv.URL(), "--db", db, "--workspace", ws,
+		"--model", writerModel.Name, "--think", "on", "--approve", "auto", "Write hello.txt")
+	t.Logf("transcript:\n%s%s", out, errOut)
+	if code != 0 {
+		t.Fatalf("exit status %d, want 0; stderr:\n%s", code, errOut)
+	}
+	for _, want := range []string{"I should write hello.txt.", "✓ write_file hello.txt", "I wrote `hello.txt` with a greeting."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the transcript lacks %q", want)
+		}
+	}
+	if got, err := os.ReadFile(filepath.Join(ws, "hello.txt")); err != nil || string(got) != "hello from Prototyper\n" {
+		t.Errorf("hello.txt = %q, %v", got, err)
+	}
+	list, _, code := cliRun(t, "chats", "list", "--db", db)
+	if code != 0 || !strings.Contains(list, "Write hello.txt") {
+		t.Errorf("chats list (exit %d):\n%s", code, list)
+	}
+}
+
+func TestCLIRunJSONPrintsEveryEventAsOneLineInSeqOrder(t *testing.T) {
+	srv := ollamatest.Get(t)
+	out, errOut, code := cliRun(t, "run", "--json", "--ollama", srv.URL(), "--db", filepath.Join(t.TempDir(), "p.db"),
+		"--workspace", t.TempDir(), "--model", writerModel.Name, "--think", "on", "--approve", "auto", "Write hello.txt")
+	if code != 0 {
+		t.Fatalf("exit status %d; stderr:\n%s", code, errOut)
+	}
+	var types []string
+	var last uint64
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		var e struct {
+			V    int    `json:"v"`
+			Seq  uint64 `json:"seq"`
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("not one JSON envelope per line: %q: %v", sc.Text(), err)
+		}
+		if e.V != 1 || e.Seq <= last {
+			t.Fatalf("envelope %q: v %d, seq %d after %d", sc.Text(), e.V, e.Seq, last)
+		}
+		last = e.Seq
+		types = append(types, e.Type)
+	}
+	joined := strings.Join(types, " ")
+	for _, want := range []string{"run.started", "thinking.delta", "tool.call", "tool.result", "text.delta", "message.completed"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("no %s event in %s", want, joined)
+		}
+	}
+	if types[len(types)-1] != "phase" || !strings.Contains(joined, "run.finished") {
+		t.Errorf("events end with %v, want run.finished then the idle phase", types[len(types)-3:])
+	}
+}
+
+func TestCLIRunAskWithoutATerminalPausesThenDecideResumes(t *testing.T) {
+	srv := ollamatest.Get(t)
+	ws, db := t.TempDir(), filepath.Join(t.TempDir(), "p.db")
+	_, errOut, code := cliRun(t, "run", "--ollama", srv.URL(), "--db", db, "--workspace", ws,
+		"--model", writerModel.Name, "--think", "on", "--approve", "ask", "Write hello.txt")
+	if code != 4 {
+		t.Fatalf("exit status %d, want 4 (paused awaiting approval); stderr:\n%s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "hello.txt")); err == nil {
+		t.Fatal("the file was written before anyone approved")
+	}
+	m := regexp.MustCompile(`--chat (\S+) --decide`).FindStringSubmatch(errOut)
+	if m == nil {
+		t.Fatalf("stderr does not say how to resume:\n%s", errOut)
+	}
+	_, errOut, code = cliRun(t, "run", "--ollama", srv.URL(), "--db", db, "--chat", m[1], "--decide", "allow")
+	if code != 0 {
+		t.Fatalf("resume: exit status %d; stderr:\n%s", code, errOut)
+	}
+	if got, err := os.ReadFile(filepath.Join(ws, "hello.txt")); err != nil || string(got) != "hello from Prototyper\n" {
+		t.Errorf("after allow, hello.txt = %q, %v", got, err)
+	}
+}
+
+func TestCLIRunAgainstNoServerIsOneClearLine(t *testing.T) {
+	_, errOut, code := cliRun(t, "run", "--ollama", "http://127.0.0.1:1", "--db", filepath.Join(t.TempDir(), "p.db"),
+		"--workspace", t.TempDir(), "--model", "m", "hi")
+	if code != 1 {
+		t.Errorf("exit status %d, want 1", code)
+	}
+	if !strings.Contains(errOut, "Ollama is not running at http://127.0.0.1:1") || !strings.Contains(errOut, "ollama serve") {
+		t.Errorf("stderr = %q, want the not-running sentence with how to start it", errOut)
+	}
+}
