@@ -20,12 +20,14 @@
 //   npm run bench:stream -- --minutes=2       a quick smoke run of B
 //   npm run bench:stream -- --scenario=a      only A (or b)
 //   options: --tokens=10000 --rate=200 --minutes=10 --no-build --json=FILE --check
+//            --snapshots=DIR (B writes a heap snapshot at every sample; compare two with
+//            `node bench/heap-diff.mjs DIR/1min.heapsnapshot DIR/2min.heapsnapshot`)
 //   (or the environment: BENCH_SCENARIO, BENCH_MINUTES, BENCH_TOKENS, BENCH_RATE, CHROMIUM)
 // --check exits 1 when a target is missed; without it the verdict is printed only.
 // Chromium comes from the system: `apt-get install -y chromium`.
 
 import { spawnSync } from 'node:child_process'
-import { createReadStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { extname, join, normalize, resolve, sep } from 'node:path'
@@ -52,6 +54,7 @@ const opts = {
   json: option('json', 'BENCH_JSON', ''),
   check: option('check', 'BENCH_CHECK', '') !== '',
   chromium: option('chromium', 'CHROMIUM', '/usr/bin/chromium'),
+  snapshots: option('snapshots', 'BENCH_SNAPSHOTS', ''),
 }
 if (!['a', 'b', 'all'].includes(opts.scenario)) fail(`--scenario must be a, b or all, not ${opts.scenario}.`)
 if (!(opts.minutes >= 1)) fail('--minutes must be at least 1 (the first memory sample is at 1 minute).')
@@ -220,46 +223,18 @@ function table(rows, header) {
 
 // ---- renderer memory from /proc -----------------------------------------------------------
 
-function procCmdline(pid) {
+// The page's renderer is the one that has worked most (the others are Chromium's own pages and
+// a spare); its proportional set size is what the page costs the machine.
+async function rendererMemory(browserCdp) {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
+    const { processInfo } = await browserCdp.send('SystemInfo.getProcessInfo')
+    const r = processInfo.filter((p) => p.type === 'renderer').sort((a, b) => b.cpuTime - a.cpuTime)[0]
+    const roll = readFileSync(`/proc/${r.id}/smaps_rollup`, 'utf8')
+    const kb = (name) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(roll)?.[1] ?? NaN) * 1024
+    return { pss: kb('Pss'), rss: kb('Rss') }
   } catch {
-    return []
+    return { pss: NaN, rss: NaN }
   }
-}
-
-function rendererPids(userDataDir) {
-  const parent = new Map()
-  const pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d))
-  for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-      parent.set(pid, stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-    } catch {
-      // gone
-    }
-  }
-  const roots = new Set(pids.filter((pid) => procCmdline(pid).some((a) => a.includes(userDataDir))))
-  const under = (pid) => {
-    for (let p = pid, n = 0; p && p !== '0' && n < 64; p = parent.get(p), n++) if (roots.has(p)) return true
-    return false
-  }
-  return pids.filter((pid) => under(pid) && procCmdline(pid).includes('--type=renderer'))
-}
-
-function rendererMemory(userDataDir) {
-  let pss = 0
-  let rss = 0
-  for (const pid of rendererPids(userDataDir)) {
-    try {
-      const roll = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8')
-      pss += Number(/^Pss:\s+(\d+)/m.exec(roll)?.[1] ?? 0) * 1024
-      rss += Number(/^Rss:\s+(\d+)/m.exec(roll)?.[1] ?? 0) * 1024
-    } catch {
-      // gone
-    }
-  }
-  return { pss, rss }
 }
 
 // ---- scenarios ----------------------------------------------------------------------------
@@ -342,7 +317,8 @@ async function scenarioA(context, base) {
   return result
 }
 
-async function sample(page, cdp, userDataDir, startedAt) {
+async function sample(page, cdp, browserCdp, startedAt, pauses) {
+  const from = await page.evaluate(() => performance.now())
   // Two collections: the second frees what the finalizers of the first released.
   await cdp.send('HeapProfiler.collectGarbage')
   await cdp.send('HeapProfiler.collectGarbage')
@@ -354,7 +330,17 @@ async function sample(page, cdp, userDataDir, startedAt) {
     tokens: window.__demoStats.tokens,
     now: performance.now(),
   }))
-  const mem = rendererMemory(userDataDir)
+  const mem = await rendererMemory(browserCdp)
+  pauses.push([from, page_.now])
+  if (opts.snapshots) {
+    mkdirSync(opts.snapshots, { recursive: true })
+    const chunks = []
+    const onChunk = (e) => chunks.push(e.chunk)
+    cdp.on('HeapProfiler.addHeapSnapshotChunk', onChunk)
+    await cdp.send('HeapProfiler.takeHeapSnapshot', { reportProgress: false })
+    cdp.off('HeapProfiler.addHeapSnapshotChunk', onChunk)
+    writeFileSync(join(opts.snapshots, `${Math.round((page_.now - startedAt) / 60000)}min.heapsnapshot`), chunks.join(''))
+  }
   return {
     atSec: (page_.now - startedAt) / 1000,
     jsHeapUsed: m.JSHeapUsedSize,
@@ -369,7 +355,7 @@ async function sample(page, cdp, userDataDir, startedAt) {
   }
 }
 
-async function scenarioB(context, base, userDataDir) {
+async function scenarioB(context, base) {
   const page = context.pages()[0] ?? (await context.newPage())
   const seconds = opts.minutes * 60
   const perRun = 3000
@@ -378,30 +364,33 @@ async function scenarioB(context, base, userDataDir) {
   await page.goto(url)
   const cdp = await context.newCDPSession(page)
   await cdp.send('Performance.enable')
+  const browserCdp = await context.browser().newBrowserCDPSession()
   await page.waitForFunction(() => window.__demoStats?.streamStartedAt > 0, null, { timeout: 30000, polling: 50 })
   const startedAt = await page.evaluate(() => window.__demoStats.streamStartedAt)
   await page.evaluate(() => window.__bench.start())
   const samples = []
+  const pauses = [] // page-time spans of the samples: their forced GCs are no long task of the window
   for (let minute = 1; minute <= opts.minutes; minute++) {
     const now = await page.evaluate(() => performance.now())
     await sleep(Math.max(0, startedAt + minute * 60000 - now))
-    const s = await sample(page, cdp, userDataDir, startedAt)
+    const s = await sample(page, cdp, browserCdp, startedAt, pauses)
     samples.push(s)
     console.log(
       `  ${minute} min: JS heap ${mb(s.jsHeapUsed)} MB, ${s.domElements} elements, renderer PSS ${mb(s.rendererPss)} MB, ${s.runs} runs`,
     )
   }
   await page.waitForFunction(() => window.__demoDone === true, null, { timeout: 120000, polling: 250 })
-  const r = await page.evaluate(() => {
+  const r = await page.evaluate((pauses) => {
     const b = window.__bench
     b.stop()
+    const inPause = (t, d) => pauses.some(([from, to]) => t < to + 5 && t + d > from - 5)
     return {
-      longTasks: b.longTasks.filter(([t]) => t >= b.startedAt).map(([, d]) => d),
+      longTasks: b.longTasks.filter(([t, d]) => t >= b.startedAt && !inPause(t, d)).map(([, d]) => d),
       windows: b.windows,
       ackHist: window.__demoStats.ackHist,
       ackMax: window.__demoStats.ackMax,
     }
-  })
+  }, pauses)
   const first = samples[0]
   const last = samples[samples.length - 1]
   const fps = [...r.windows].sort((a, b) => a - b)
@@ -483,7 +472,7 @@ function printB(b) {
     ),
   )
   console.log(
-    `during B: ${b.longTasks} long tasks, longest ${f1(b.longTaskMaxMs)} ms, ${b.longTasksOver50} ≥ 50 ms (the forced GCs of the samples included); ` +
+    `during B: ${b.longTasks} long tasks, longest ${f1(b.longTaskMaxMs)} ms, ${b.longTasksOver50} ≥ 50 ms (outside the samples' forced GCs); ` +
       `frame rate mean ${f1(b.fpsMean)}, p5 ${f1(b.fpsP5)}; batch → paint ack mean ${f1(b.ackMeanMs)} ms, p95 ${f1(b.ackP95Ms)} ms`,
   )
   console.log(`memory: ${b.pass.memory ? 'PASS' : 'MISS'}`)

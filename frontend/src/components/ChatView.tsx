@@ -1,11 +1,56 @@
-import { useCallback, useLayoutEffect, useRef } from 'react'
-import type { ChatState } from '../state/chatReducer'
+import { useCallback, useLayoutEffect, useRef, useState } from 'react'
+import { terminalToolStates, type ChatState, type TimelineEntry } from '../state/chatReducer'
 import { useAppState, useStore } from '../state/useAppState'
 import { Message } from './Message'
 import { ToolCard } from './ToolCard'
 
-/** The messages, tool cards and notices of one chat, in the order they happened. */
-export function Timeline({ chat }: { chat: ChatState }) {
+/**
+ * How much of a long chat stays in the page while the view follows its end: the newest entries
+ * whose text adds up to about this many characters (some 10 screens), and at least
+ * `minMountedEntries`. Older entries are behind a "Show earlier" button, so a chat that streams
+ * for hours keeps a steady DOM and memory instead of one that grows with every answer.
+ */
+export const mountedChars = 40_000
+export const minMountedEntries = 6
+const earlierStep = 20
+
+function entrySize(chat: ChatState, e: TimelineEntry): number {
+  if (e.kind === 'message') {
+    const m = chat.messages[e.id]
+    return m ? m.content.length + (m.complete ? 0 : m.thinking.length) : 0
+  }
+  if (e.kind === 'tool') return 300 + (chat.tools[e.id]?.details?.diff?.length ?? 0)
+  return e.text.length
+}
+
+// A message still streaming, or a card that is not finished: never taken out of the page (the
+// paint acknowledgement reports the running cards it finds in the DOM).
+function isLive(chat: ChatState, e: TimelineEntry): boolean {
+  if (e.kind === 'message') return chat.messages[e.id]?.complete === false
+  if (e.kind === 'tool') {
+    const c = chat.tools[e.id]
+    return !!c && !terminalToolStates.has(c.state)
+  }
+  return false
+}
+
+/** Index of the first timeline entry shown while the view follows the end of the chat. */
+export function followStart(chat: ChatState, budget = mountedChars): number {
+  const t = chat.timeline
+  let used = 0
+  let i = t.length
+  while (i > 0) {
+    const size = entrySize(chat, t[i - 1])
+    if (t.length - i >= minMountedEntries && used + size > budget) break
+    used += size
+    i--
+  }
+  for (let j = 0; j < i; j++) if (isLive(chat, t[j])) return j
+  return i
+}
+
+/** The messages, tool cards and notices of one chat from entry `start` on, in the order they happened. */
+export function Timeline({ chat, start = 0 }: { chat: ChatState; start?: number }) {
   const store = useStore()
   const decide = useCallback(
     (id: string, d: 'allow' | 'deny') => void store.decide(id, d, d === 'deny' ? 'denied in the window' : ''),
@@ -13,7 +58,7 @@ export function Timeline({ chat }: { chat: ChatState }) {
   )
   return (
     <>
-      {chat.timeline.map((e) => {
+      {chat.timeline.slice(start).map((e) => {
         if (e.kind === 'message') {
           const m = chat.messages[e.id]
           return m ? <Message key={e.id} message={m} /> : null
@@ -43,17 +88,22 @@ export function Timeline({ chat }: { chat: ChatState }) {
 /** The active chat, scrolled to the end while the user has not scrolled up. */
 export function ChatView() {
   const activeId = useAppState((s) => s.activeChatId)
+  // Keyed by chat: another chat starts at its end with nothing pinned.
+  return <ChatScroller key={activeId ?? ''} />
+}
+
+function ChatScroller() {
   const chat = useAppState((s) => (s.activeChatId ? s.chats[s.activeChatId] : undefined))
   const scroller = useRef<HTMLElement>(null)
-  const stick = useRef(true)
+  // null while the view follows the end; the first shown entry once the user scrolled up or
+  // asked for earlier entries, so nothing above the part being read moves.
+  const [pinned, setPinned] = useState<number | null>(null)
+  const start = chat ? Math.min(pinned ?? followStart(chat), followStart(chat)) : 0
 
   useLayoutEffect(() => {
     const el = scroller.current
-    if (el && stick.current) el.scrollTop = el.scrollHeight
+    if (el && pinned === null) el.scrollTop = el.scrollHeight
   })
-  useLayoutEffect(() => {
-    stick.current = true
-  }, [activeId])
 
   const empty = !chat || chat.timeline.length === 0
   return (
@@ -64,13 +114,27 @@ export function ChatView() {
       data-testid="messages"
       onScroll={(e) => {
         const el = e.currentTarget
-        stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40
+        const atEnd = el.scrollHeight - el.scrollTop - el.clientHeight < 40
+        if (atEnd && pinned !== null) setPinned(null)
+        else if (!atEnd && pinned === null) setPinned(start)
       }}
     >
       {empty && !chat?.phase.match(/submitted/) ? (
         <div className="empty">Describe what to build. Prototyper writes the files in your workspace.</div>
       ) : (
-        <div className="timeline">{chat && <Timeline chat={chat} />}</div>
+        <div className="timeline">
+          {start > 0 && (
+            <button
+              type="button"
+              className="show-earlier"
+              data-testid="show-earlier"
+              onClick={() => setPinned(Math.max(0, start - earlierStep))}
+            >
+              Show earlier ({start})
+            </button>
+          )}
+          {chat && <Timeline chat={chat} start={start} />}
+        </div>
       )}
     </section>
   )

@@ -76,6 +76,14 @@ export function lexBlocks(text: string): TokensList {
   return md.lexer(text)
 }
 
+// A copy of `s` that shares no memory with the string it was cut from. Tokens keep slices of
+// the text they were lexed from, and a slice keeps its whole parent alive: lexing the tail of
+// the answer as a plain slice would keep one full copy of the answer for every block kept from
+// an earlier frame (memory growing with the square of the answer's length).
+function detached(s: string): string {
+  return (' ' + s).slice(1)
+}
+
 /**
  * A lexer for a text that grows at its end (a streaming answer). When the new text extends the
  * previous one, the blocks before the last two are kept and only the rest is lexed again, so a
@@ -93,7 +101,7 @@ export function incrementalLexer(): (text: string) => TokensList {
       const kept = prev.slice(0, keep)
       const offset = kept.reduce((n, t) => n + t.raw.length, 0)
       if (text.slice(0, offset) === kept.map((t) => t.raw).join('')) {
-        const tail = md.lexer(text.slice(offset))
+        const tail = md.lexer(detached(text.slice(offset)))
         next = Object.assign([...kept, ...tail], { links: { ...prev.links, ...tail.links } }) as TokensList
       } else {
         next = md.lexer(text)

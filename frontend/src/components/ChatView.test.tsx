@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest'
+import { act, fireEvent, render, screen } from '@testing-library/react'
+import { FakeBackend, FakeFrames } from '../fakeBackend'
+import { emptyChat, type ChatState, type MessageView, type ToolCard } from '../state/chatReducer'
+import { AppStore } from '../state/store'
+import { StoreContext } from '../state/useAppState'
+import { ChatView, followStart, minMountedEntries, mountedChars } from './ChatView'
+
+function message(id: string, chars: number, complete = true): MessageView {
+  return {
+    id,
+    role: 'assistant',
+    runId: 'r1',
+    content: `${id} ${'x'.repeat(Math.max(0, chars - id.length - 1))}`,
+    thinking: '',
+    thinkingStartedAt: null,
+    thinkingMs: null,
+    complete,
+    doneReason: 'stop',
+    usage: null,
+    local: false,
+  }
+}
+
+/** A chat of `n` assistant messages of `chars` characters each. */
+function longChat(n: number, chars: number): ChatState {
+  const s = emptyChat('c1')
+  for (let i = 0; i < n; i++) {
+    const m = message(`m${i}`, chars)
+    s.messages[m.id] = m
+    s.timeline.push({ kind: 'message', id: m.id })
+  }
+  return { ...s, loaded: true }
+}
+
+function runningCard(id: string): ToolCard {
+  return { id, name: 'write_file', args: { path: 'a.txt' }, state: 'running', messageId: 'm0', runId: 'r1', output: '', details: null, durationMs: null, approval: null, progress: null }
+}
+
+describe('followStart', () => {
+  it('keeps the newest entries that fit the character budget', () => {
+    const chat = longChat(30, 5000)
+    const start = followStart(chat)
+    expect(start).toBe(30 - mountedChars / 5000)
+  })
+
+  it('keeps at least the minimum number of entries however long they are', () => {
+    const chat = longChat(30, mountedChars)
+    expect(followStart(chat)).toBe(30 - minMountedEntries)
+  })
+
+  it('shows a short chat whole', () => {
+    expect(followStart(longChat(3, 100))).toBe(0)
+  })
+
+  it('never leaves out a message still streaming or a card still running', () => {
+    const streaming = longChat(30, 5000)
+    streaming.messages.m3 = { ...streaming.messages.m3, complete: false }
+    expect(followStart(streaming)).toBe(3)
+
+    const running = longChat(30, 5000)
+    running.tools.t1 = runningCard('t1')
+    running.timeline.splice(2, 0, { kind: 'tool', id: 't1' })
+    expect(followStart(running)).toBe(2)
+  })
+})
+
+describe('ChatView', () => {
+  // A stored chat of `n` answers of `chars` characters, opened in the view.
+  async function mount(n: number, chars: number) {
+    const backend = new FakeBackend()
+    const long = longChat(n, chars)
+    backend.opened.c1 = {
+      chat: { id: 'c1', title: 'Long', model: 'qwen3:4b', workspace: '/w', createdAt: '', updatedAt: '', messageCount: n, phase: 'idle' },
+      messages: long.timeline.map((e, i) => ({
+        id: e.id,
+        chatId: 'c1',
+        role: 'assistant' as const,
+        content: long.messages[e.id].content,
+        thinking: '',
+        thinkingMs: 0,
+        toolCalls: null,
+        toolName: '',
+        toolCallId: '',
+        createdAt: new Date(Date.UTC(2025, 0, 1, 0, 0, i)).toISOString(),
+        updatedAt: '',
+        complete: true,
+        doneReason: 'stop',
+      })),
+      toolCalls: [],
+      phase: 'idle',
+      liveRunId: '',
+    }
+    const store = new AppStore({ backend, requestFrame: new FakeFrames().request })
+    render(
+      <StoreContext.Provider value={store}>
+        <ChatView />
+      </StoreContext.Provider>,
+    )
+    await act(() => store.start())
+    await act(() => store.selectChat('c1'))
+  }
+
+  it('mounts only the end of a long chat and shows earlier entries on request', async () => {
+    await mount(40, 5000)
+    const shown = () => screen.getAllByTestId('message-assistant').map((e) => e.dataset.messageId)
+    expect(shown()).toHaveLength(8)
+    expect(shown()[7]).toBe('m39')
+    const earlier = screen.getByTestId('show-earlier')
+    expect(earlier.textContent).toContain('32')
+    fireEvent.click(earlier)
+    expect(shown()).toHaveLength(28)
+    expect(shown()[0]).toBe('m12')
+    fireEvent.click(screen.getByTestId('show-earlier'))
+    expect(shown()).toHaveLength(40)
+    expect(screen.queryByTestId('show-earlier')).toBeNull()
+  })
+
+  it('shows a short chat whole, without the button', async () => {
+    await mount(4, 200)
+    expect(screen.getAllByTestId('message-assistant')).toHaveLength(4)
+    expect(screen.queryByTestId('show-earlier')).toBeNull()
+  })
+})
