@@ -268,6 +268,7 @@ async function scenarioA(context, base) {
     const s = window.__demoStats
     return {
       longTasks: b.longTasks.filter(([t]) => t >= b.startedAt && t <= b.stoppedAt).map(([, d]) => d),
+      longTaskAt: b.longTasks.filter(([t]) => t >= b.startedAt && t <= b.stoppedAt).map(([t, d]) => [Math.round(t - s.streamStartedAt), d]),
       noLongTaskObserver: !!b.noLongTaskObserver,
       windows: b.windows,
       maxGap: b.maxGap,
@@ -296,6 +297,7 @@ async function scenarioA(context, base) {
     longTaskMaxMs: maxLong,
     longTasksOver50: r.longTasks.filter((d) => d >= 50).length,
     longTaskTotalMs: r.longTasks.reduce((a, b) => a + b, 0),
+    longTaskAt: r.longTaskAt, // [ms after the first token, duration]
     fpsMean: meanFps,
     fpsP5: percentile(fps, 5),
     fpsMin: fps[0],
