@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages Prototyper needs to build and test, skipping those already
-# installed. Uses sudo only when not root.
+# Installs the Debian packages Prototyper needs to build and test (and any named as arguments),
+# skipping those already installed. Uses sudo only when not root.
 set -euo pipefail
 
 packages=(
@@ -11,6 +11,8 @@ packages=(
   # building the Ollama server from its Go module
   nlohmann-json3-dev libstb-dev
 )
+# extra packages named on the command line (e.g. chromium for `make bench-stream`)
+packages+=("$@")
 
 missing=()
 for p in "${packages[@]}"; do
