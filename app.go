@@ -193,7 +193,7 @@ func (a *App) Config() (Config, error) {
 	if c.ContextCap <= 0 {
 		c.ContextCap = agentloop.DefaultContextCap
 	}
-	for _, d := range workspaceToolDefinitions() {
+	for _, d := range tools.WorkspaceDefinitions() {
 		c.Tools = append(c.Tools, d.Name)
 		c.ToolApproval[d.Name] = firstNonEmpty(s.ToolApproval[d.Name], string(d.DefaultApproval), string(tools.ApprovalAuto))
 	}
@@ -580,21 +580,6 @@ func (a *App) SetVisible(visible bool) {
 	if a.bridge != nil {
 		a.bridge.SetVisible(visible)
 	}
-}
-
-// workspaceToolDefinitions lists the workspace tools (name, default approval) without
-// opening a workspace.
-func workspaceToolDefinitions() []tools.Definition {
-	ws, err := tools.OpenWorkspace(os.TempDir(), tools.WorkspaceOptions{})
-	if err != nil {
-		return nil
-	}
-	defer ws.Close()
-	defs := make([]tools.Definition, 0, len(ws.Tools()))
-	for _, t := range ws.Tools() {
-		defs = append(defs, t.Definition())
-	}
-	return defs
 }
 
 // switchableModel is the agent's model, re-pointed when the user changes the Ollama URL;

@@ -100,6 +100,20 @@ func (w *Workspace) Tools() []Tool {
 	}
 }
 
+// WorkspaceDefinitions lists the workspace tools' definitions (names, schemas, modes,
+// default approvals) without opening a folder: what the settings show before any workspace
+// is chosen. The tools it builds are never executed.
+func WorkspaceDefinitions() []Definition {
+	w := &Workspace{}
+	w.opts.defaults()
+	tools := w.Tools()
+	defs := make([]Definition, len(tools))
+	for i, t := range tools {
+		defs[i] = t.Definition()
+	}
+	return defs
+}
+
 const (
 	maxPathBytes      = 4096
 	maxComponentBytes = 255

@@ -302,3 +302,22 @@ func TestWorkspaceRefusesAFileAsItsFolder(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+func TestWorkspaceDefinitionsNeedNoFolderAndMatchAnOpenWorkspace(t *testing.T) {
+	ws, err := OpenWorkspace(t.TempDir(), WorkspaceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	defs := WorkspaceDefinitions()
+	open := ws.Tools()
+	if len(defs) != len(open) {
+		t.Fatalf("%d definitions, want %d", len(defs), len(open))
+	}
+	for i, d := range defs {
+		o := open[i].Definition()
+		if d.Name != o.Name || string(d.Schema) != string(o.Schema) || d.DefaultApproval != o.DefaultApproval || d.Mode != o.Mode {
+			t.Errorf("definition %d = %+v, want %+v", i, d, o)
+		}
+	}
+}
