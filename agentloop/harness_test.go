@@ -59,6 +59,9 @@ func TestMain(m *testing.M) {
 			"SU":   slices.Concat(think("Wait."), call("wait", map[string]any{})),
 			"SUAT": slices.Concat(think("Waited."), []string{"Done waiting."}),
 		}},
+		ollamatest.Model{Name: "plain", NoThinking: true, Scripts: ollamatest.Scripts{
+			"SU": {"Just", " text."},
+		}},
 		ollamatest.Model{Name: "steered", Scripts: ollamatest.Scripts{
 			"SU": slices.Concat(think("Wait, then write."), call("wait", map[string]any{}),
 				call("write_file", map[string]any{"path": "a.txt", "content": "A"})),

@@ -9,40 +9,71 @@ import (
 )
 
 // OllamaModel is the [Model] of a local Ollama server, through the native client. It asks
-// /api/show once per model for the context length.
+// /api/show once per model for the context length and the capabilities.
 type OllamaModel struct {
 	Client *ollama.Client
 
-	mu      sync.Mutex
-	lengths map[string]int
+	mu    sync.Mutex
+	infos map[string]*ollama.ModelInfo
 }
 
 // NewOllamaModel returns the model of client.
 func NewOllamaModel(client *ollama.Client) *OllamaModel {
-	return &OllamaModel{Client: client, lengths: map[string]int{}}
+	return &OllamaModel{Client: client, infos: map[string]*ollama.ModelInfo{}}
+}
+
+// info returns what /api/show says of model, asking once.
+func (m *OllamaModel) info(ctx context.Context, model string) (*ollama.ModelInfo, error) {
+	m.mu.Lock()
+	info, ok := m.infos[model]
+	m.mu.Unlock()
+	if ok {
+		return info, nil
+	}
+	info, err := m.Client.Show(ctx, model)
+	if err != nil {
+		return nil, modelError{err}
+	}
+	m.mu.Lock()
+	m.infos[model] = info
+	m.mu.Unlock()
+	return info, nil
 }
 
 // ContextLength returns the model's trained context length from /api/show.
 func (m *OllamaModel) ContextLength(ctx context.Context, model string) (int, error) {
-	m.mu.Lock()
-	n, ok := m.lengths[model]
-	m.mu.Unlock()
-	if ok {
-		return n, nil
-	}
-	info, err := m.Client.Show(ctx, model)
+	info, err := m.info(ctx, model)
 	if err != nil {
-		return 0, modelError{err}
+		return 0, err
 	}
-	m.mu.Lock()
-	m.lengths[model] = info.ContextLength
-	m.mu.Unlock()
 	return info.ContextLength, nil
+}
+
+// think is the think field of a request for model at level: thinking is asked of a model
+// that can think — by default, so that its thinking streams apart from its answer — and
+// never of one that cannot (the server would refuse the request with a 400). "off" is always
+// sent as it is.
+func (m *OllamaModel) think(ctx context.Context, model, level string) (ollama.Think, error) {
+	think, err := ollama.ParseThink(level)
+	if err != nil || think == ollama.ThinkOff {
+		return think, err
+	}
+	info, err := m.info(ctx, model)
+	if err != nil { // the chat request itself will say what is wrong
+		return think, nil
+	}
+	switch {
+	case !info.Has("thinking"):
+		return ollama.Think{}, nil
+	case level == "":
+		return ollama.ThinkOn, nil
+	}
+	return think, nil
 }
 
 // Chat streams one turn.
 func (m *OllamaModel) Chat(ctx context.Context, req ModelRequest, fn DeltaFunc) (ModelTurn, error) {
-	think, err := ollama.ParseThink(req.Think)
+	think, err := m.think(ctx, req.Model, req.Think)
 	if err != nil {
 		return ModelTurn{}, err
 	}
