@@ -30,6 +30,12 @@ type desktopRun struct {
 // window, types prompt into the composer and presses Enter.
 func startDesktopRun(t *testing.T, model ollamatest.Model, prompt string) *desktopRun {
 	t.Helper()
+	return startDesktopRunWith(t, model, store.Settings{Think: "on"}, prompt)
+}
+
+// startDesktopRunWith is startDesktopRun with the given stored settings.
+func startDesktopRunWith(t *testing.T, model ollamatest.Model, settings store.Settings, prompt string) *desktopRun {
+	t.Helper()
 	srv := ollamatest.Get(t)
 	bin := desktopBinary(t)
 	display := startXvfb(t)
@@ -46,7 +52,7 @@ func startDesktopRun(t *testing.T, model ollamatest.Model, prompt string) *deskt
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.PutSettings(store.Settings{Think: "on"}); err != nil {
+	if err := db.PutSettings(settings); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Close(); err != nil {

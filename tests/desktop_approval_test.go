@@ -1,0 +1,110 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"prototyper/events"
+	"prototyper/store"
+)
+
+// waitEvent waits until the bridge has sent an event of type typ and the window acknowledged
+// the batch holding it.
+func (r *desktopRun) waitEvent(t *testing.T, typ events.Type, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		lines := readBridgeLog(t, r.bridgeLog)
+		for i, l := range lines {
+			for _, e := range l.Events {
+				if e.Type != typ {
+					continue
+				}
+				for _, later := range lines[i+1:] {
+					if later.Kind == events.LogKindAck && later.Seq >= e.Seq {
+						return
+					}
+				}
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("no acknowledged %s within %s; bridge log:\n%s", typ, timeout, mustRead(r.bridgeLog))
+}
+
+// Where the card's buttons are in the 1200×800 window: the scripted conversation lays the
+// page out the same way every time (see tests/artifacts/e2e-approval.png).
+const (
+	approveX, approveY = "338", "295"
+	denyX, denyY       = "412", "295"
+)
+
+// approvalRun starts a run whose write_file waits for the user, and waits for its card.
+func approvalRun(t *testing.T) *desktopRun {
+	t.Helper()
+	r := startDesktopRunWith(t, writerModel,
+		store.Settings{Think: "on", ToolApproval: map[string]string{"write_file": "ask"}},
+		"Write hello.txt with a greeting")
+	r.waitEvent(t, events.ToolApprovalRequest, 60*time.Second)
+	time.Sleep(500 * time.Millisecond)
+	shot := r.app.screenshot("e2e-approval.png")
+	if _, err := os.Stat(filepath.Join(r.workspace, "hello.txt")); err == nil {
+		t.Fatalf("the file was written before the user decided (%s)", shot)
+	}
+	return r
+}
+
+func (r *desktopRun) click(t *testing.T, x, y string) {
+	t.Helper()
+	if out, err := r.app.xdotool("mousemove", "--window", r.app.window, x, y, "click", "1"); err != nil {
+		t.Fatalf("click at %s,%s: %v (%s)", x, y, err, out)
+	}
+}
+
+// toolRecord returns the one tool-call record of the run's chat.
+func toolRecord(t *testing.T, db *store.DB) store.ToolCallRecord {
+	t.Helper()
+	chats, err := db.ListChats()
+	if err != nil || len(chats) != 1 {
+		t.Fatalf("chats = %v, %v", chats, err)
+	}
+	calls, err := db.ToolCalls(chats[0].ID)
+	if err != nil || len(calls) != 1 {
+		t.Fatalf("tool records = %+v, %v; want one", calls, err)
+	}
+	return calls[0]
+}
+
+func TestDesktopApprovalApproveRunsTheCallAndItIsSeenRunning(t *testing.T) {
+	r := approvalRun(t)
+	r.click(t, approveX, approveY)
+	lines := r.waitFinished(t, 60*time.Second)
+	if ids := assertEveryCallPaintedRunningBeforeItsResult(t, lines); len(ids) != 1 {
+		t.Errorf("tool results sent: %v, want one", ids)
+	}
+	if got, err := os.ReadFile(filepath.Join(r.workspace, "hello.txt")); err != nil || string(got) != "hello from Prototyper\n" {
+		t.Errorf("after Approve, hello.txt = %q, %v", got, err)
+	}
+	_, db := r.finish(t, "e2e-approved.png")
+	rec := toolRecord(t, db)
+	if rec.Pending || !rec.OK || rec.Approval == nil || rec.Approval.Decision != "allow" || rec.Approval.By != "user" {
+		t.Errorf("tool record = pending %v ok %v approval %+v; want run, allowed by the user", rec.Pending, rec.OK, rec.Approval)
+	}
+}
+
+func TestDesktopApprovalDenyNeverRunsTheCall(t *testing.T) {
+	r := approvalRun(t)
+	r.click(t, denyX, denyY)
+	r.waitFinished(t, 60*time.Second)
+	if _, err := os.Stat(filepath.Join(r.workspace, "hello.txt")); err == nil {
+		t.Error("the file was written although the user denied the call")
+	}
+	_, db := r.finish(t, "e2e-denied.png")
+	rec := toolRecord(t, db)
+	if rec.OK || rec.Approval == nil || rec.Approval.Decision != "deny" || !strings.Contains(rec.Output, "denied by the user") {
+		t.Errorf("tool record = ok %v approval %+v output %q; want denied by the user", rec.OK, rec.Approval, rec.Output)
+	}
+}
