@@ -425,9 +425,14 @@ function messageOfRecord(m: StoredMessage): MessageView {
   }
 }
 
+/** The note under a persisted answer whose stream did not finish and whose run is gone. */
+export const stoppedBeforeTheEnd = 'Stopped before the end.'
+
 /**
  * The chat as the store has it: messages in order, each assistant message followed by the cards
- * of its tool calls. Tool-role messages are not shown (their content is the card's output).
+ * of its tool calls. Tool-role messages are not shown (their content is the card's output). An
+ * answer stored incomplete without a live run to finish it is followed by a "Stopped before the
+ * end." notice.
  */
 export function chatFromSnapshot(opened: OpenedChat): ChatState {
   const phase = opened.liveRunId || opened.phase === 'awaiting_approval' ? opened.phase : 'idle'
@@ -450,8 +455,9 @@ export function chatFromSnapshot(opened: OpenedChat): ChatState {
     tools[r.id] = cardOfRecord(r, opened.liveRunId, phase)
     timeline.push({ kind: 'tool', id: r.id })
   }
-  for (const m of opened.messages ?? []) {
-    if (m.role === 'tool' || m.role === 'system') continue
+  const shown = (opened.messages ?? []).filter((m) => m.role !== 'tool' && m.role !== 'system')
+  const lastAssistant = shown.filter((m) => m.role === 'assistant').pop()
+  for (const m of shown) {
     messages[m.id] = messageOfRecord(m)
     timeline.push({ kind: 'message', id: m.id })
     for (const call of m.toolCalls ?? []) {
@@ -459,6 +465,12 @@ export function chatFromSnapshot(opened: OpenedChat): ChatState {
       if (r) place(r)
     }
     for (const r of byMessage.get(m.id) ?? []) place(r)
+    // A partial answer whose run is gone says so, as the live view did with "Stopped.". The
+    // last answer of a chat with a live run may still be streaming.
+    const live = !!opened.liveRunId && m === lastAssistant
+    if (m.role === 'assistant' && !m.complete && !live) {
+      timeline.push({ kind: 'notice', id: `stopped:${m.id}`, tone: 'info', text: stoppedBeforeTheEnd })
+    }
   }
   for (const r of records) place(r)
   return { ...s, phase, runId: opened.liveRunId, messages, tools, timeline, loaded: true }

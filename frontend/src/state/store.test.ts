@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { AgentEvent, OpenedChat, ToolCallRecord } from '../backend'
 import { FakeBackend, FakeFrames } from '../fakeBackend'
-import { chatFromSnapshot, emptyChat, mergeLive, reduceChat, type ChatState } from './chatReducer'
+import { chatFromSnapshot, emptyChat, mergeLive, reduceChat, stoppedBeforeTheEnd, type ChatState } from './chatReducer'
 import { AppStore } from './store'
 
 // A store on a fake backend whose "DOM" is the store's own state: the cards it shows running.
@@ -310,6 +310,28 @@ describe('rehydration from the store', () => {
     expect(m.timeline.map((e) => e.id)).toEqual(['m1', 'm2', 't', 'm4'])
     expect(m.messages.m4.content).toBe('Hello there')
     expect(m.phase).toBe('streaming')
+  })
+
+  const partial = (o: OpenedChat): OpenedChat => ({
+    ...o,
+    messages: o.messages!.map((m) => (m.id === 'm2' ? { ...m, content: 'Half an ans', complete: false, doneReason: '' } : m)),
+  })
+
+  it('notes under a partial answer without a live run that it stopped before the end', () => {
+    const s = chatFromSnapshot(partial(opened([record({ pending: true, finishedAt: '' })])))
+    expect(s.timeline).toEqual([
+      { kind: 'message', id: 'm1' },
+      { kind: 'message', id: 'm2' },
+      { kind: 'tool', id: 't' },
+      { kind: 'notice', id: 'stopped:m2', tone: 'info', text: stoppedBeforeTheEnd },
+    ])
+    expect(s.messages.m2.content).toBe('Half an ans')
+  })
+
+  it('adds no note to a partial answer its live run is still writing, nor to a finished one', () => {
+    const live = chatFromSnapshot(partial(opened([record({ pending: true, finishedAt: '' })], 'r1', 'streaming')))
+    expect(live.timeline.some((e) => e.kind === 'notice')).toBe(false)
+    expect(chatFromSnapshot(opened([record({})])).timeline.some((e) => e.kind === 'notice')).toBe(false)
   })
 
   it('opens a chat through the store', async () => {
