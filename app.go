@@ -54,8 +54,9 @@ func NewApp(opts cli.DesktopOptions) *App {
 func (a *App) startup(ctx context.Context) {
 	a.ctx = ctx
 	if err := a.open(ctx); err != nil {
-		a.exitErr = err
-		fmt.Fprintln(os.Stderr, "prototyper:", err)
+		a.mu.Lock()
+		a.exitErr = err // main prints it once the window has closed
+		a.mu.Unlock()
 		runtime.Quit(ctx)
 	}
 }
@@ -74,7 +75,10 @@ func (a *App) open(ctx context.Context) error {
 		db.Close()
 		return err
 	}
-	a.dbPath, a.db = path, db
+	// Wails runs startup beside the page's first calls: the fields are published under a.mu.
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.dbPath = path
 	a.workspace = firstNonEmpty(a.opts.Workspace, settings.Workspace)
 	if a.workspace != "" {
 		if abs, err := filepath.Abs(a.workspace); err == nil {
@@ -96,7 +100,7 @@ func (a *App) open(ctx context.Context) error {
 		db.Close()
 		return err
 	}
-	a.bridge = bridge
+	a.db, a.bridge = db, bridge
 	a.agent = agentloop.NewAgent(agentloop.Config{
 		Model:   a.model,
 		Store:   db,
@@ -126,10 +130,10 @@ func (a *App) useOllama(raw string) error {
 // beforeClose stops the runs before the window goes: each keeps its partial answer and tool
 // records and ends aborted, within a second.
 func (a *App) beforeClose(ctx context.Context) (prevent bool) {
-	if a.agent != nil {
+	if _, agent, _ := a.parts(); agent != nil {
 		stopCtx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
-		if err := a.agent.Shutdown(stopCtx); err != nil {
+		if err := agent.Shutdown(stopCtx); err != nil {
 			fmt.Fprintln(os.Stderr, "prototyper:", err)
 		}
 	}
@@ -138,23 +142,27 @@ func (a *App) beforeClose(ctx context.Context) (prevent bool) {
 
 func (a *App) shutdown(ctx context.Context) {
 	a.beforeClose(ctx) // idempotent; covers a quit that skipped the close button
-	if a.bridge != nil {
-		_ = a.bridge.Close()
+	db, _, bridge := a.parts()
+	if bridge != nil {
+		_ = bridge.Close()
 	}
 	a.mu.Lock()
 	for _, cancel := range a.pulling {
 		cancel()
 	}
 	a.mu.Unlock()
-	if a.db != nil {
-		if err := a.db.Close(); err != nil {
+	if db != nil {
+		if err := db.Close(); err != nil {
 			fmt.Fprintln(os.Stderr, "prototyper:", err)
 		}
 	}
 }
 
-// ready reports the startup error, if any, so that no method touches a missing store.
+// ready reports the startup error, if any, so that no method touches a missing store. The
+// store, agent and bridge never change once published.
 func (a *App) ready() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	if a.db == nil || a.agent == nil {
 		if a.exitErr != nil {
 			return a.exitErr
@@ -570,20 +578,34 @@ func (a *App) PullModel(name string) error {
 // Painted acknowledges the batch ending at seq: the window applied it and painted a frame,
 // with the tool cards of runningToolCallIDs in the DOM as running.
 func (a *App) Painted(seq uint64, runningToolCallIDs []string) {
-	if a.bridge != nil {
-		a.bridge.Painted(seq, runningToolCallIDs)
+	if _, _, bridge := a.parts(); bridge != nil {
+		bridge.Painted(seq, runningToolCallIDs)
 	}
 }
 
 // SetVisible tells the bridge whether the window can paint; hidden, it waits for no ack.
 func (a *App) SetVisible(visible bool) {
-	if a.bridge != nil {
-		a.bridge.SetVisible(visible)
+	if _, _, bridge := a.parts(); bridge != nil {
+		bridge.SetVisible(visible)
 	}
 }
 
+// startupErr is why startup failed, if it did.
+func (a *App) startupErr() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.exitErr
+}
+
+// parts returns what startup published (nil before it, or when it failed).
+func (a *App) parts() (*store.DB, *agentloop.Agent, *events.Bridge) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.db, a.agent, a.bridge
+}
+
 // switchableModel is the agent's model, re-pointed when the user changes the Ollama URL;
-// a run that already started keeps the server it started with.
+// the next model request goes to the new server.
 type switchableModel struct {
 	mu    sync.RWMutex
 	inner *agentloop.OllamaModel

@@ -51,8 +51,8 @@ func main() {
 		fmt.Fprintln(os.Stderr, "prototyper:", err)
 		os.Exit(cli.ExitFailed)
 	}
-	if app.exitErr != nil {
-		fmt.Fprintln(os.Stderr, "prototyper:", app.exitErr)
+	if err := app.startupErr(); err != nil {
+		fmt.Fprintln(os.Stderr, "prototyper:", err)
 		os.Exit(cli.ExitFailed)
 	}
 }

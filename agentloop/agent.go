@@ -102,7 +102,7 @@ type chatState struct {
 	phase  events.Phase
 	runID  string // the live run, or the paused one
 	cancel context.CancelFunc
-	done   chan struct{} // closed when the live run ends
+	done   chan struct{} // the live run's; closed when it ends
 	queue  []string      // messages sent while busy, in order
 	paused *pausedRun
 }
@@ -152,12 +152,18 @@ func (a *Agent) chat(chatID string) *chatState {
 // setPhase records and emits a chat's phase when it changes. a.mu must not be held.
 func (a *Agent) setPhase(cs *chatState, runID string, p events.Phase) {
 	a.mu.Lock()
-	changed := cs.phase != p
-	cs.phase = p
-	a.mu.Unlock()
-	if changed {
-		a.emit(events.Event{ChatID: cs.id, RunID: runID, Type: events.PhaseChanged, Phase: p})
+	defer a.mu.Unlock()
+	a.setPhaseLocked(cs, runID, p)
+}
+
+// setPhaseLocked is setPhase with a.mu held. The event is emitted under the lock (Emit never
+// blocks), so phase events leave in the order the phases were set.
+func (a *Agent) setPhaseLocked(cs *chatState, runID string, p events.Phase) {
+	if cs.phase == p {
+		return
 	}
+	cs.phase = p
+	a.emit(events.Event{ChatID: cs.id, RunID: runID, Type: events.PhaseChanged, Phase: p})
 }
 
 // Phase returns a chat's phase.
@@ -316,16 +322,17 @@ func (a *Agent) Stop(chatID string) error {
 		a.mu.Unlock()
 		return nil
 	}
+	defer a.mu.Unlock()
 	p := cs.paused
-	cs.paused = nil
-	a.mu.Unlock()
-	if p != nil {
-		if err := a.closePaused(cs, p, "not run: the user stopped the run"); err != nil {
-			return err
-		}
-		a.setPhase(cs, p.RunID, events.PhaseIdle)
+	if p == nil {
+		return nil
 	}
-	return nil
+	// under a.mu: until the stand-in results are stored and the chat is idle, a Send must not
+	// slip its message in between the calls and their results
+	cs.paused = nil
+	err := a.closePaused(cs, p, "not run: the user stopped the run")
+	a.setPhaseLocked(cs, p.RunID, events.PhaseIdle)
+	return err
 }
 
 // Decide answers a tool call that waits for approval: allow runs it, deny returns "denied by
@@ -348,17 +355,19 @@ func (a *Agent) Decide(toolCallID, decision, reason string) error {
 	}
 	c := &p.Calls[i]
 	c.Decision, c.By, c.Reason = decision, ByUser, reason
-	undecided := p.undecided()
-	a.mu.Unlock()
 	a.emit(events.Event{ChatID: cs.id, RunID: p.RunID, Type: events.ToolApprovalResolved,
 		ToolCallID: c.ID, Name: c.Name, Decision: decision, By: ByUser, Reason: reason})
-	if undecided > 0 {
-		state, _ := json.Marshal(p)
-		_, err := a.cfg.Store.UpdateRun(p.RunID, func(r *store.Run) { r.State = state })
+	if p.undecided() > 0 {
+		// under a.mu: another Decide may complete the batch and resume it meanwhile
+		defer a.mu.Unlock()
+		state, err := json.Marshal(p)
+		if err != nil {
+			return err
+		}
+		_, err = a.cfg.Store.UpdateRun(p.RunID, func(r *store.Run) { r.State = state })
 		return err
 	}
-	a.mu.Lock()
-	if cs.paused != p || cs.done != nil {
+	if cs.done != nil {
 		a.mu.Unlock()
 		return nil
 	}
@@ -398,8 +407,18 @@ func (a *Agent) loadPaused(toolCallID string) (*chatState, *pausedRun, int) {
 		}
 		a.mu.Lock()
 		cs := a.chat(c.ID)
-		p := cs.paused
+		p, done := cs.paused, cs.done
 		a.mu.Unlock()
+		if p == nil && done != nil {
+			// the run is pausing: its approval request went out before the pause was recorded
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+			}
+			a.mu.Lock()
+			p = cs.paused
+			a.mu.Unlock()
+		}
 		if p == nil {
 			return nil, nil, -1
 		}
@@ -441,6 +460,9 @@ type startSpec struct {
 // startLocked commits the start of a run and marks the chat busy. a.mu must be held; the
 // caller calls r.execute (in the background or not) after unlocking.
 func (a *Agent) startLocked(cs *chatState, spec startSpec) (*run, error) {
+	if a.down {
+		return nil, ErrShutDown
+	}
 	chat, err := a.cfg.Store.Chat(cs.id)
 	if err != nil {
 		return nil, err
@@ -514,9 +536,13 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (*run, error) {
 	cs.runID, cs.cancel, cs.done = rec.ID, cancel, make(chan struct{})
 	a.wg.Add(1)
 	workspace := firstOf(chat.Workspace, a.cfg.Workspace)
-	return &run{a: a, cs: cs, id: rec.ID, ctx: ctx, cancel: cancel, opts: opts, trigger: spec.trigger,
+	r := &run{a: a, cs: cs, id: rec.ID, ctx: ctx, cancel: cancel, opts: opts, trigger: spec.trigger,
 		resume: spec.resume, workspace: workspace, contextCap: settings.ContextCap,
-		policies: settings.ToolApproval, started: time.Now()}, nil
+		policies: settings.ToolApproval, started: time.Now()}
+	// announced here, under a.mu, so that the chat is "submitted" as soon as Send returns
+	r.emit(events.Event{Type: events.RunStarted, Model: opts.Model, Think: opts.Think, Trigger: spec.trigger})
+	a.setPhaseLocked(cs, rec.ID, events.PhaseSubmitted)
+	return r, nil
 }
 
 // closePaused gives every call of a paused batch the result text (the user answered or

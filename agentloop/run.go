@@ -64,8 +64,6 @@ func (r *run) phase(p events.Phase) { r.a.setPhase(r.cs, r.id, p) }
 // were queued at the very end.
 func (r *run) execute() Outcome {
 	defer r.a.wg.Done()
-	r.emit(events.Event{Type: events.RunStarted, Model: r.opts.Model, Think: r.opts.Think, Trigger: r.trigger})
-	r.phase(events.PhaseSubmitted)
 
 	stop, state := r.loop()
 
@@ -85,6 +83,7 @@ func (r *run) execute() Outcome {
 	a := r.a
 	a.mu.Lock()
 	cs := r.cs
+	close(cs.done) // wakes a Decide that arrived while the run was pausing
 	cs.cancel, cs.done = nil, nil
 	if state != nil {
 		cs.paused = state
@@ -93,19 +92,25 @@ func (r *run) execute() Outcome {
 	if state != nil {
 		next = events.PhaseAwaitingApproval
 	}
+	// Messages still queued were sent after the last safe point (or after a Stop, which
+	// clears the queue it finds): they start a follow-up run rather than wait unseen.
 	var follow *run
-	if q := cs.queue; len(q) > 0 && stop != events.StopAborted && !a.down {
+	if q := cs.queue; len(q) > 0 && !a.down {
 		cs.queue = nil
 		f, err := a.startLocked(cs, startSpec{prompts: q, trigger: "follow_up"})
-		if err == nil {
+		if err != nil {
+			a.emit(events.Event{ChatID: cs.id, RunID: r.id, Type: events.Error, Code: "internal",
+				Message: "your message could not be sent: " + err.Error() + "; send it again"})
+		} else {
 			follow = f
 		}
 	}
+	if follow == nil {
+		// under a.mu, so that a Send right after cannot see its "submitted" overtaken by this
+		a.setPhaseLocked(cs, r.id, next)
+	}
 	a.mu.Unlock()
 	r.cancel()
-	if follow == nil {
-		r.phase(next)
-	}
 	out := Outcome{ChatID: cs.id, RunID: r.id, StopReason: stop, Awaiting: r.awaiting}
 	if follow != nil {
 		go follow.execute()
@@ -584,6 +589,10 @@ func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 	if err := r.a.cfg.Store.PutToolCall(rec); err != nil {
 		o := ToolOutcome{Output: "not run: " + err.Error()}
 		r.emitError(err)
+		// the card of the call is closed too: it never ran
+		ok, none := false, int64(0)
+		r.emit(events.Event{Type: events.ToolResult, MessageID: messageID, ToolCallID: c.ID, Name: c.Name,
+			OK: &ok, Output: o.Output, DurationMs: &none})
 		return o
 	}
 	r.emit(events.Event{Type: events.ToolCall, MessageID: messageID, ToolCallID: c.ID, Name: c.Name, Args: c.Args,

@@ -73,6 +73,8 @@ Flags:
 		return usage("--decide needs --chat ID, the chat whose run is paused")
 	case f.decide != "" && f.decide != agentloop.DecisionAllow && f.decide != agentloop.DecisionDeny:
 		return usage("--decide is allow or deny")
+	case f.decide != "" && prompt != "":
+		return usage("--decide resumes the paused run and takes no PROMPT; send the prompt in a run of its own after it")
 	case prompt == "" && f.decide == "":
 		return usage("give a PROMPT")
 	case f.maxSteps < 1:

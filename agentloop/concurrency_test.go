@@ -1,0 +1,135 @@
+package agentloop
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"prototyper/events"
+	"prototyper/store"
+	"prototyper/tools"
+)
+
+// stubbornTool ignores cancellation until released, like a tool stuck in a system call.
+func stubbornTool(started chan<- struct{}, release <-chan struct{}) tools.Tool {
+	return tools.New("stubborn", "Waits until released.").Mode(tools.Sequential).
+		Handle(func(ctx context.Context, c tools.Call, _ tools.ProgressFunc) (tools.Result, error) {
+			started <- struct{}{}
+			<-release
+			return tools.Result{Content: "done"}, nil
+		})
+}
+
+func userContents(msgs []store.Message) []string {
+	var out []string
+	for _, m := range msgs {
+		if m.Role == store.RoleUser {
+			out = append(out, m.Content)
+		}
+	}
+	return out
+}
+
+func TestAMessageSentAfterStopWhileTheRunWindsDownStartsAFollowUp(t *testing.T) {
+	started, release := make(chan struct{}, 1), make(chan struct{})
+	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+		last := req.Messages[len(req.Messages)-1]
+		if last.Role == store.RoleUser && last.Content == "go" {
+			return toolTurn(tc("", "stubborn", `{}`))
+		}
+		return answer("ok:" + last.Content)
+	}}
+	a, db, rec := fakeHarness(t, m, nil, stubbornTool(started, release))
+	id, err := a.Send(context.Background(), "", "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	if err := a.Stop(id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Send(context.Background(), id, "after stop"); err != nil { // still busy: queued
+		t.Fatal(err)
+	}
+	close(release)
+	rec.waitFor(t, "the follow-up run finished", finished(2))
+	msgs, err := db.Messages(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := userContents(msgs); !slices.Equal(got, []string{"go", "after stop"}) {
+		t.Fatalf("user messages %q: the message sent after Stop must be answered, not left waiting", got)
+	}
+	if last := msgs[len(msgs)-1]; last.Content != "ok:after stop" {
+		t.Errorf("last message %q, want the answer to the message sent after Stop", last.Content)
+	}
+}
+
+func TestDecideRightAfterTheApprovalRequestResumesTheRun(t *testing.T) {
+	for i := range 5 {
+		m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+			if req.Messages[len(req.Messages)-1].Role == store.RoleUser {
+				return toolTurn(tc("c1", "echo", `{"text":"a"}`))
+			}
+			return answer("done")
+		}}
+		a, _, rec := fakeHarness(t, m, func(c *Config) { c.Approve = ApproveAsk }, echoTool(tools.Sequential, nil))
+		decided := make(chan error, 1)
+		rec.react = func(e events.Event) {
+			if e.Type == events.ToolApprovalRequest { // before the run has recorded its pause
+				go func() { decided <- a.Decide("c1", DecisionAllow, "") }()
+			}
+		}
+		if _, err := a.Send(context.Background(), "", "go"); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-decided:
+			if err != nil {
+				t.Fatalf("try %d: Decide right after the request: %v", i, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("try %d: Decide did not return", i)
+		}
+		rec.waitFor(t, "the resumed run finished", finished(2))
+	}
+}
+
+func TestStopOnAPausedChatNeverLetsASendSlipBetweenCallsAndResults(t *testing.T) {
+	for i := range 10 {
+		m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+			last := req.Messages[len(req.Messages)-1]
+			if last.Role == store.RoleUser && last.Content == "go" {
+				return toolTurn(tc("c1", "echo", `{"text":"a"}`), tc("c2", "echo", `{"text":"b"}`))
+			}
+			time.Sleep(30 * time.Millisecond)
+			return answer("done")
+		}}
+		a, db, rec := fakeHarness(t, m, func(c *Config) { c.Approve = ApproveAsk }, echoTool(tools.Sequential, nil))
+		id, _ := a.Send(context.Background(), "", "go")
+		rec.waitFor(t, "paused", finished(1))
+		for a.Phase(id) != events.PhaseAwaitingApproval {
+			time.Sleep(time.Millisecond)
+		}
+		stopped := make(chan error, 1)
+		go func() { stopped <- a.Stop(id) }()
+		time.Sleep(500 * time.Microsecond)
+		if _, err := a.Send(context.Background(), id, "new"); err != nil && !errors.Is(err, ErrChatBusy) {
+			t.Fatal(err)
+		}
+		if err := <-stopped; err != nil {
+			t.Fatal(err)
+		}
+		phase, live := a.Phase(id), a.LiveRun(id)
+		if live != "" && !phase.Busy() {
+			t.Errorf("try %d: phase %s while run %s is live", i, phase, live)
+		}
+		rec.waitFor(t, "the new run finished", finished(2))
+		msgs, _ := db.Messages(id)
+		if got := roles(msgs); got != "UATTUA" {
+			t.Fatalf("try %d: stored roles %s, want the calls' results right after their calls (UATTUA)", i, got)
+		}
+	}
+}
