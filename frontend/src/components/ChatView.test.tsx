@@ -4,7 +4,7 @@ import { FakeBackend, FakeFrames } from '../fakeBackend'
 import { emptyChat, type ChatState, type MessageView, type ToolCard } from '../state/chatReducer'
 import { AppStore } from '../state/store'
 import { StoreContext } from '../state/useAppState'
-import { ChatView, followStart, minMountedEntries, mountedChars } from './ChatView'
+import { ChatView, followStart, mountedChars } from './ChatView'
 
 function message(id: string, chars: number, complete = true): MessageView {
   return {
@@ -40,36 +40,39 @@ function runningCard(id: string): ToolCard {
 describe('followStart', () => {
   it('keeps the newest entries that fit the character budget', () => {
     const chat = longChat(30, 5000)
-    const start = followStart(chat)
-    expect(start).toBe(30 - mountedChars / 5000)
+    expect(followStart(chat)).toEqual({ entry: 30 - mountedChars / 5000, from: 0 })
   })
 
-  it('keeps at least the minimum number of entries however long they are', () => {
-    const chat = longChat(30, mountedChars)
-    expect(followStart(chat)).toBe(30 - minMountedEntries)
+  it('keeps only the end of the oldest answer that does not fit whole', () => {
+    const chat = longChat(30, 15000)
+    // Two answers fit whole; of the third only its last 10,000 characters.
+    expect(followStart(chat)).toEqual({ entry: 27, from: 5000 })
+    const one = longChat(30, 100_000)
+    expect(followStart(one)).toEqual({ entry: 29, from: 100_000 - mountedChars })
   })
 
   it('shows a short chat whole', () => {
-    expect(followStart(longChat(3, 100))).toBe(0)
+    expect(followStart(longChat(3, 100))).toEqual({ entry: 0, from: 0 })
   })
 
   it('never leaves out a message still streaming or a card still running', () => {
     const streaming = longChat(30, 5000)
     streaming.messages.m3 = { ...streaming.messages.m3, complete: false }
-    expect(followStart(streaming)).toBe(3)
+    expect(followStart(streaming)).toEqual({ entry: 3, from: 0 })
 
     const running = longChat(30, 5000)
     running.tools.t1 = runningCard('t1')
     running.timeline.splice(2, 0, { kind: 'tool', id: 't1' })
-    expect(followStart(running)).toBe(2)
+    expect(followStart(running)).toEqual({ entry: 2, from: 0 })
   })
 })
 
 describe('ChatView', () => {
   // A stored chat of `n` answers of `chars` characters, opened in the view.
-  async function mount(n: number, chars: number) {
+  async function mount(n: number, chars: number, lastComplete = true, content?: (i: number) => string) {
     const backend = new FakeBackend()
     const long = longChat(n, chars)
+    if (content) long.timeline.forEach((e, i) => (long.messages[e.id].content = content(i)))
     backend.opened.c1 = {
       chat: { id: 'c1', title: 'Long', model: 'qwen3:4b', workspace: '/w', createdAt: '', updatedAt: '', messageCount: n, phase: 'idle' },
       messages: long.timeline.map((e, i) => ({
@@ -84,8 +87,8 @@ describe('ChatView', () => {
         toolCallId: '',
         createdAt: new Date(Date.UTC(2025, 0, 1, 0, 0, i)).toISOString(),
         updatedAt: '',
-        complete: true,
-        doneReason: 'stop',
+        complete: lastComplete || i < n - 1,
+        doneReason: lastComplete || i < n - 1 ? 'stop' : '',
       })),
       toolCalls: [],
       phase: 'idle',
@@ -119,6 +122,30 @@ describe('ChatView', () => {
   it('shows a short chat whole, without the button', async () => {
     await mount(4, 200)
     expect(screen.getAllByTestId('message-assistant')).toHaveLength(4)
+    expect(screen.queryByTestId('show-earlier')).toBeNull()
+  })
+
+  it('says under a partial answer of a reopened chat that it stopped before the end', async () => {
+    await mount(3, 200, false)
+    const answers = screen.getAllByTestId('message-assistant')
+    const note = screen.getByTestId('notice')
+    expect(note.textContent).toBe('Stopped before the end.')
+    expect(answers[2].nextElementSibling).toBe(note)
+    expect(answers[2].textContent).toContain('m2 xxx')
+  })
+
+  it('shows only the last blocks of an answer too long for the page, and all of it on request', async () => {
+    // One answer of 100 paragraphs of about 1,000 characters.
+    const paragraph = (i: number) => `Paragraph ${i} ${'y'.repeat(1000)}`
+    await mount(1, 0, true, () => Array.from({ length: 100 }, (_, i) => paragraph(i)).join('\n\n'))
+    const blocks = () => Array.from(document.querySelectorAll('.md-block'), (b) => b.textContent ?? '')
+    expect(blocks().length).toBeGreaterThanOrEqual(39)
+    expect(blocks().length).toBeLessThanOrEqual(41)
+    expect(blocks().at(-1)).toContain('Paragraph 99 ')
+    expect(screen.getByTestId('show-earlier').textContent).toContain('1')
+    fireEvent.click(screen.getByTestId('show-earlier'))
+    expect(blocks()).toHaveLength(100)
+    expect(blocks()[0]).toContain('Paragraph 0 ')
     expect(screen.queryByTestId('show-earlier')).toBeNull()
   })
 })

@@ -6,13 +6,25 @@ import { ToolCard } from './ToolCard'
 
 /**
  * How much of a long chat stays in the page while the view follows its end: the newest entries
- * whose text adds up to about this many characters (some 10 screens), and at least
- * `minMountedEntries`. Older entries are behind a "Show earlier" button, so a chat that streams
- * for hours keeps a steady DOM and memory instead of one that grows with every answer.
+ * whose text adds up to about this many characters (some 10 screens). The oldest entry kept may
+ * be cut: of a long answer only its last Markdown blocks are shown. Everything before is behind a
+ * "Show earlier" button, so a chat that streams for hours keeps a steady DOM and memory instead
+ * of one that grows with every answer, and that does not swing by a whole answer at a time.
  */
 export const mountedChars = 40_000
-export const minMountedEntries = 6
 const earlierStep = 20
+
+/**
+ * Where the page starts: the first timeline entry shown and, when that entry is an answer shown
+ * only in part, the character offset in its text from which its Markdown blocks are shown (the
+ * block holding that offset and every later one).
+ */
+export interface ShownFrom {
+  entry: number
+  from: number
+}
+
+const wholeChat: ShownFrom = { entry: 0, from: 0 }
 
 function entrySize(chat: ChatState, e: TimelineEntry): number {
   if (e.kind === 'message') {
@@ -23,8 +35,8 @@ function entrySize(chat: ChatState, e: TimelineEntry): number {
   return e.text.length
 }
 
-// A message still streaming, or a card that is not finished: never taken out of the page (the
-// paint acknowledgement reports the running cards it finds in the DOM).
+// A card that is not finished is never taken out of the page (the paint acknowledgement reports
+// the running cards it finds in the DOM), nor is a message still streaming (it keeps its lexer).
 function isLive(chat: ChatState, e: TimelineEntry): boolean {
   if (e.kind === 'message') return chat.messages[e.id]?.complete === false
   if (e.kind === 'tool') {
@@ -34,23 +46,38 @@ function isLive(chat: ChatState, e: TimelineEntry): boolean {
   return false
 }
 
-/** Index of the first timeline entry shown while the view follows the end of the chat. */
-export function followStart(chat: ChatState, budget = mountedChars): number {
+/** Where the page starts while the view follows the end of the chat. */
+export function followStart(chat: ChatState, budget = mountedChars): ShownFrom {
   const t = chat.timeline
   let used = 0
   let i = t.length
+  let from = 0
   while (i > 0) {
-    const size = entrySize(chat, t[i - 1])
-    if (t.length - i >= minMountedEntries && used + size > budget) break
+    const e = t[i - 1]
+    const size = entrySize(chat, e)
+    if (used + size > budget) {
+      // Only the end of an answer fits: its last blocks are shown, up to the budget.
+      const m = e.kind === 'message' ? chat.messages[e.id] : undefined
+      const left = budget - used
+      if (m?.role === 'assistant' && left > 0 && m.content.length > 0) {
+        from = Math.max(0, m.content.length - left)
+        i--
+      }
+      break
+    }
     used += size
     i--
   }
-  for (let j = 0; j < i; j++) if (isLive(chat, t[j])) return j
-  return i
+  for (let j = 0; j < i; j++) if (isLive(chat, t[j])) return { entry: j, from: 0 }
+  return { entry: i, from }
+}
+
+function earlier(a: ShownFrom, b: ShownFrom): ShownFrom {
+  return a.entry < b.entry || (a.entry === b.entry && a.from <= b.from) ? a : b
 }
 
 /** The messages, tool cards and notices of one chat from entry `start` on, in the order they happened. */
-export function Timeline({ chat, start = 0 }: { chat: ChatState; start?: number }) {
+export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?: ShownFrom }) {
   const store = useStore()
   const decide = useCallback(
     (id: string, d: 'allow' | 'deny') => void store.decide(id, d, d === 'deny' ? 'denied in the window' : ''),
@@ -58,10 +85,10 @@ export function Timeline({ chat, start = 0 }: { chat: ChatState; start?: number 
   )
   return (
     <>
-      {chat.timeline.slice(start).map((e) => {
+      {chat.timeline.slice(start.entry).map((e, i) => {
         if (e.kind === 'message') {
           const m = chat.messages[e.id]
-          return m ? <Message key={e.id} message={m} /> : null
+          return m ? <Message key={e.id} message={m} from={i === 0 ? start.from : 0} /> : null
         }
         if (e.kind === 'tool') {
           const c = chat.tools[e.id]
@@ -95,10 +122,13 @@ export function ChatView() {
 function ChatScroller() {
   const chat = useAppState((s) => (s.activeChatId ? s.chats[s.activeChatId] : undefined))
   const scroller = useRef<HTMLElement>(null)
-  // null while the view follows the end; the first shown entry once the user scrolled up or
+  // null while the view follows the end; where the page starts once the user scrolled up or
   // asked for earlier entries, so nothing above the part being read moves.
-  const [pinned, setPinned] = useState<number | null>(null)
-  const start = chat ? Math.min(pinned ?? followStart(chat), followStart(chat)) : 0
+  const [pinned, setPinned] = useState<ShownFrom | null>(null)
+  const follow = chat ? followStart(chat) : wholeChat
+  const start = pinned ? earlier(pinned, follow) : follow
+  // Entries not shown in full above the page.
+  const hidden = start.entry + (start.from > 0 ? 1 : 0)
 
   useLayoutEffect(() => {
     const el = scroller.current
@@ -123,14 +153,14 @@ function ChatScroller() {
         <div className="empty">Describe what to build. Prototyper writes the files in your workspace.</div>
       ) : (
         <div className="timeline">
-          {start > 0 && (
+          {hidden > 0 && (
             <button
               type="button"
               className="show-earlier"
               data-testid="show-earlier"
-              onClick={() => setPinned(Math.max(0, start - earlierStep))}
+              onClick={() => setPinned({ entry: Math.max(0, hidden - earlierStep), from: 0 })}
             >
-              Show earlier ({start})
+              Show earlier ({hidden})
             </button>
           )}
           {chat && <Timeline chat={chat} start={start} />}

@@ -19,8 +19,11 @@ export function UsageLine({ message }: { message: MessageView }) {
   )
 }
 
-/** One message of the chat: the user's text, or the model's thought and answer. */
-export const Message = memo(function Message({ message }: { message: MessageView }) {
+/**
+ * One message of the chat: the user's text, or the model's thought and answer. `from` > 0 shows
+ * only the end of a long answer: its Markdown blocks from the one holding that offset on.
+ */
+export const Message = memo(function Message({ message, from = 0 }: { message: MessageView; from?: number }) {
   if (message.role === 'user') {
     return (
       <div className="message user" data-testid="message-user" data-message-id={message.id}>
@@ -31,8 +34,10 @@ export const Message = memo(function Message({ message }: { message: MessageView
   const thinkingLive = !message.complete && !message.content && message.thinkingMs === null
   return (
     <div className="message assistant" data-testid="message-assistant" data-message-id={message.id}>
-      {message.thinking && <ReasoningBlock text={message.thinking} ms={message.thinkingMs} live={thinkingLive} />}
-      {message.content && <Markdown text={message.content} />}
+      {message.thinking && from === 0 && (
+        <ReasoningBlock text={message.thinking} ms={message.thinkingMs} live={thinkingLive} />
+      )}
+      {message.content && <Markdown text={message.content} from={from} />}
       <UsageLine message={message} />
     </div>
   )
