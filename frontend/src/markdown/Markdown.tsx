@@ -1,25 +1,40 @@
-import { memo, useMemo, useRef, useSyncExternalStore, type MouseEvent } from 'react'
+import { memo, useLayoutEffect, useMemo, useRef, useSyncExternalStore, type MouseEvent } from 'react'
 import type { Token, TokensList } from 'marked'
 import { copyText } from '../backend'
+import { patchHtml } from './patchHtml'
 import { highlighterVersion, incrementalLexer, renderBlock, subscribeHighlighter } from './render'
 
 /**
  * An answer rendered as Markdown. The text is split into top-level blocks and each block is
  * rendered once per distinct source, so while an answer streams only its last block is redone.
+ * With `from` > 0 only the end of the text is shown: the block holding that character offset and
+ * every block after it.
  */
-export function Markdown({ text }: { text: string }) {
+export function Markdown({ text, from = 0 }: { text: string; from?: number }) {
   const version = useSyncExternalStore(subscribeHighlighter, highlighterVersion)
   const lexer = useRef<ReturnType<typeof incrementalLexer> | null>(null)
   lexer.current ??= incrementalLexer()
   const lex = lexer.current
   const tokens = useMemo(() => lex(text), [lex, text])
+  const first = from > 0 ? firstBlockAt(tokens, from) : 0
   return (
     <div className="markdown" onClick={onMarkdownClick}>
       {tokens.map((t, i) =>
-        t.type === 'space' ? null : <Block key={i} token={t} links={tokens.links} version={version} />,
+        i < first || t.type === 'space' ? null : <Block key={i} token={t} links={tokens.links} version={version} />,
       )}
     </div>
   )
+}
+
+// Index of the block whose source holds character `offset` of the text (the last one if the
+// offset is past the end).
+function firstBlockAt(tokens: TokensList, offset: number): number {
+  let end = 0
+  for (let i = 0; i < tokens.length; i++) {
+    end += tokens[i].raw.length
+    if (end > offset) return i
+  }
+  return Math.max(0, tokens.length - 1)
 }
 
 interface BlockProps {
@@ -28,9 +43,15 @@ interface BlockProps {
   version: number
 }
 
+// One block; a block rendered again (the one still streaming) is patched in place.
 const Block = memo(
   function Block({ token, links }: BlockProps) {
-    return <div className="md-block" dangerouslySetInnerHTML={{ __html: renderBlock(token, links) }} />
+    const ref = useRef<HTMLDivElement>(null)
+    const html = renderBlock(token, links)
+    useLayoutEffect(() => {
+      if (ref.current) patchHtml(ref.current, html)
+    }, [html])
+    return <div className="md-block" ref={ref} />
   },
   (a, b) => a.token.raw === b.token.raw && a.version === b.version,
 )
