@@ -175,10 +175,16 @@ func (a *desktopApp) waitWindow(title string, timeout time.Duration) string {
 		if a.hasExited() {
 			a.tb.Fatalf("the app exited before its window appeared: %v", a.exitErr)
 		}
+		// xdotool matches names case-insensitively, and GTK also maps a window named after the
+		// program ("prototyper"): keep the one whose title is exactly title.
 		out, err := a.xdotool("search", "--onlyvisible", "--name", "^"+title+"$")
-		if err == nil && out != "" {
-			a.window = strings.Fields(out)[0]
-			return a.window
+		if err == nil {
+			for _, id := range strings.Fields(out) {
+				if name, err := a.xdotool("getwindowname", id); err == nil && name == title {
+					a.window = id
+					return a.window
+				}
+			}
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
