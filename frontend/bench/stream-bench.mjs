@@ -380,7 +380,6 @@ async function sample(page, cdp, browserCdp, startedAt, pauses) {
   }))
   const mem = await rendererMemory(browserCdp)
   const detail = opts.memoryDetail && mem.pid ? await allocatorMemory(browserCdp, mem.pid) : null
-  pauses.push([from, page_.now])
   if (opts.snapshots) {
     mkdirSync(opts.snapshots, { recursive: true })
     const chunks = []
@@ -390,6 +389,8 @@ async function sample(page, cdp, browserCdp, startedAt, pauses) {
     cdp.off('HeapProfiler.addHeapSnapshotChunk', onChunk)
     writeFileSync(join(opts.snapshots, `${Math.round((page_.now - startedAt) / 60000)}min.heapsnapshot`), chunks.join(''))
   }
+  // The memory dump and the heap snapshot collect garbage too: the pause lasts until they are done.
+  pauses.push([from, await page.evaluate(() => performance.now())])
   return {
     atSec: (page_.now - startedAt) / 1000,
     jsHeapUsed: m.JSHeapUsedSize,
