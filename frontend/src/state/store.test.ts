@@ -380,3 +380,24 @@ describe('sending', () => {
     expect(store.getState().pulls['llama3.2'].done).toBe(true)
   })
 })
+
+describe('start', () => {
+  it('opens the newest chat, so that coming back shows the chat as it was', async () => {
+    const backend = new FakeBackend()
+    backend.chats = [
+      { id: 'old', title: 'Old', model: 'm', workspace: '/w', createdAt: '2025-01-01T00:00:00Z', updatedAt: '2025-01-01T00:00:00Z', messageCount: 2, phase: 'idle' },
+      { id: 'new', title: 'New', model: 'm', workspace: '/w', createdAt: '2025-01-02T00:00:00Z', updatedAt: '2025-01-02T00:00:00Z', messageCount: 2, phase: 'idle' },
+    ]
+    const store = new AppStore({ backend, requestFrame: () => {} })
+    await store.start()
+    expect(store.getState().activeChatId).toBe('new')
+    expect(backend.callsOf('OpenChat')).toEqual([['new']])
+  })
+
+  it('opens nothing when there is no chat yet', async () => {
+    const backend = new FakeBackend()
+    const store = new AppStore({ backend, requestFrame: () => {} })
+    await store.start()
+    expect(store.getState().activeChatId).toBeNull()
+  })
+})

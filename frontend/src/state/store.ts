@@ -318,6 +318,10 @@ export class AppStore {
       onVisibility()
     }
     await Promise.all([this.loadConfig(), this.refreshOllama(), this.refreshChats()])
+    // Coming back to the app shows the chat you were in: the newest one, unless a chat was
+    // already chosen (or started) meanwhile.
+    const newest = this.state.chatList[0]
+    if (newest && this.state.activeChatId === null) await this.selectChat(newest.id)
   }
 
   stopListening(): void {
