@@ -172,16 +172,12 @@ func (a *App) ready() error {
 	return nil
 }
 
-// Config is what the window shows in its header and settings.
+// Config is what the window shows in its header and settings: the settings in effect, the
+// tools, and where the database is.
 type Config struct {
-	Workspace    string            `json:"workspace"`
-	Model        string            `json:"model"`
-	OllamaURL    string            `json:"ollamaUrl"`
-	Think        string            `json:"think"`
-	ContextCap   int               `json:"contextCap"`
-	ToolApproval map[string]string `json:"toolApproval"`
-	Tools        []string          `json:"tools"`
-	DBPath       string            `json:"dbPath"`
+	Settings
+	Tools  []string `json:"tools"`
+	DBPath string   `json:"dbPath"`
 }
 
 // Config returns the settings in effect, with the flags applied and every tool's policy.
@@ -195,15 +191,15 @@ func (a *App) Config() (Config, error) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	c := Config{Workspace: a.workspace, Model: a.modelName, OllamaURL: a.ollamaURL,
-		Think: firstNonEmpty(s.Think, "on"), ContextCap: s.ContextCap, DBPath: a.dbPath,
-		ToolApproval: map[string]string{}}
+	c := Config{Settings: Settings{Workspace: a.workspace, Model: a.modelName, OllamaURL: a.ollamaURL,
+		Think: firstNonEmpty(s.Think, "on"), ContextCap: s.ContextCap, ToolApproval: map[string]string{}},
+		DBPath: a.dbPath}
 	if c.ContextCap <= 0 {
 		c.ContextCap = agentloop.DefaultContextCap
 	}
 	for _, d := range tools.WorkspaceDefinitions() {
 		c.Tools = append(c.Tools, d.Name)
-		c.ToolApproval[d.Name] = firstNonEmpty(s.ToolApproval[d.Name], string(d.DefaultApproval), string(tools.ApprovalAuto))
+		c.ToolApproval[d.Name] = agentloop.Policy(s.ToolApproval, d)
 	}
 	return c, nil
 }

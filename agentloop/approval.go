@@ -56,6 +56,12 @@ func policyFor(override string, settings map[string]string, def tools.Definition
 	return ApproveAuto
 }
 
+// Policy is the policy a run without --approve applies to the tool of def, given the
+// per-tool settings: what the settings panel shows.
+func Policy(settings map[string]string, def tools.Definition) string {
+	return policyFor("", settings, def)
+}
+
 // ApprovalRequest is a call waiting for the user's decision.
 type ApprovalRequest struct {
 	ChatID, RunID string

@@ -11,30 +11,6 @@ import (
 	"prototyper/store"
 )
 
-// waitEvent waits until the bridge has sent an event of type typ and the window acknowledged
-// the batch holding it.
-func (r *desktopRun) waitEvent(t *testing.T, typ events.Type, timeout time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		lines := readBridgeLog(t, r.bridgeLog)
-		for i, l := range lines {
-			for _, e := range l.Events {
-				if e.Type != typ {
-					continue
-				}
-				for _, later := range lines[i+1:] {
-					if later.Kind == events.LogKindAck && later.Seq >= e.Seq {
-						return
-					}
-				}
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("no acknowledged %s within %s; bridge log:\n%s", typ, timeout, mustRead(r.bridgeLog))
-}
-
 // Where the card's buttons are in the 1200×800 window: the scripted conversation lays the
 // page out the same way every time (see tests/artifacts/e2e-approval.png).
 const (
@@ -48,7 +24,7 @@ func approvalRun(t *testing.T) *desktopRun {
 	r := startDesktopRunWith(t, writerModel,
 		store.Settings{Think: "on", ToolApproval: map[string]string{"write_file": "ask"}},
 		"Write hello.txt with a greeting")
-	r.waitEvent(t, events.ToolApprovalRequest, 60*time.Second)
+	r.waitLog(t, events.ToolApprovalRequest, true, 60*time.Second)
 	time.Sleep(500 * time.Millisecond)
 	shot := r.app.screenshot("e2e-approval.png")
 	if _, err := os.Stat(filepath.Join(r.workspace, "hello.txt")); err == nil {

@@ -120,32 +120,43 @@ func readBridgeLog(t *testing.T, path string) []bridgeLine {
 	return lines
 }
 
-// waitFinished waits until the bridge has sent run.finished, then for its batch's ack.
-func (r *desktopRun) waitFinished(t *testing.T, timeout time.Duration) []bridgeLine {
+// waitLog waits until the bridge has sent an event of type typ — and, when acked, until the
+// window acknowledged the batch holding it — and returns the log so far. It fails at once
+// when the app exits meanwhile.
+func (r *desktopRun) waitLog(t *testing.T, typ events.Type, acked bool, timeout time.Duration) []bridgeLine {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		lines := readBridgeLog(t, r.bridgeLog)
 		for i, l := range lines {
 			for _, e := range l.Events {
-				if e.Type == events.RunFinished {
-					// the last batch's ack: the window painted the finished run
-					for _, later := range lines[i+1:] {
-						if later.Kind == events.LogKindAck && later.Seq >= e.Seq {
-							return lines
-						}
+				if e.Type != typ {
+					continue
+				}
+				if !acked {
+					return lines
+				}
+				for _, later := range lines[i+1:] {
+					if later.Kind == events.LogKindAck && later.Seq >= e.Seq {
+						return lines
 					}
 				}
 			}
 		}
 		if r.app.hasExited() {
-			t.Fatalf("the app exited during the run: %s\n%s", describeExit(r.app.exitErr), r.app.out.String())
+			t.Fatalf("the app exited while waiting for %s: %s\n%s", typ, describeExit(r.app.exitErr), r.app.out.String())
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond)
 	}
 	r.app.screenshot("e2e-timeout.png")
-	t.Fatalf("the run did not finish within %s; bridge log:\n%s", timeout, mustRead(r.bridgeLog))
+	t.Fatalf("no %s (acknowledged: %v) within %s; bridge log:\n%s", typ, acked, timeout, mustRead(r.bridgeLog))
 	return nil
+}
+
+// waitFinished waits until the window painted the finished run.
+func (r *desktopRun) waitFinished(t *testing.T, timeout time.Duration) []bridgeLine {
+	t.Helper()
+	return r.waitLog(t, events.RunFinished, true, timeout)
 }
 
 func mustRead(path string) string {
@@ -266,29 +277,12 @@ func TestDesktopEndToEndFiveInstantCallsInARowEachSeenRunning(t *testing.T) {
 	}
 }
 
-// waitFirstText waits until the bridge has sent the first text delta of the answer.
-func (r *desktopRun) waitFirstText(t *testing.T, timeout time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		for _, l := range readBridgeLog(t, r.bridgeLog) {
-			for _, e := range l.Events {
-				if e.Type == events.TextDelta {
-					return
-				}
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("no text streamed within %s; bridge log:\n%s", timeout, mustRead(r.bridgeLog))
-}
-
 // TestDesktopClosingTheWindowDuringARunStopsItAndKeepsThePartialAnswer closes the window
 // while the answer streams: the app exits on its own, the run is recorded as aborted with
 // the partial answer kept, and the window opens again on the same chat.
 func TestDesktopClosingTheWindowDuringARunStopsItAndKeepsThePartialAnswer(t *testing.T) {
 	r := startDesktopRun(t, longAnswerModel, "Write a long answer")
-	r.waitFirstText(t, 60*time.Second)
+	r.waitLog(t, events.TextDelta, false, 60*time.Second) // the answer streams
 
 	closedAt := time.Now()
 	if err := r.app.closeWindow(15 * time.Second); err != nil {

@@ -44,11 +44,7 @@ func (w *Workspace) listDirTool() Tool {
 		Param("depth", "integer", "How many levels below path to list when recursive.", Optional, Minimum(1), Default(3)).
 		Param("include_skipped", "boolean", "Also list inside .git and node_modules.", Optional, Default(false)).
 		Handle(func(ctx context.Context, call Call, progress ProgressFunc) (Result, error) {
-			p := call.Args.String("path")
-			if p == "" {
-				p = "."
-			}
-			rel, err := clean(p)
+			rel, err := cleanFolder(call.Args.String("path"))
 			if err != nil {
 				return Result{}, err
 			}

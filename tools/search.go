@@ -35,11 +35,7 @@ func (w *Workspace) searchFilesTool() Tool {
 			if _, err := path.Match(glob, ""); err != nil {
 				return Result{}, fmt.Errorf("%w: glob %q is malformed; use a pattern such as \"*.go\"", ErrInvalidArguments, glob)
 			}
-			p := call.Args.String("path")
-			if p == "" {
-				p = "."
-			}
-			rel, err := clean(p)
+			rel, err := cleanFolder(call.Args.String("path"))
 			if err != nil {
 				return Result{}, err
 			}

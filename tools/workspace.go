@@ -139,6 +139,14 @@ func invisible(r rune) bool {
 	return false
 }
 
+// cleanFolder is clean for a folder argument, where "" means the workspace itself.
+func cleanFolder(p string) (string, error) {
+	if p == "" {
+		p = "."
+	}
+	return clean(p)
+}
+
 // clean checks a workspace-relative path as text and returns it cleaned
 // (slash-separated, no "." or ".." components). It refuses what no file in
 // the workspace can be named: empty, absolute, escaping with "..", NUL and

@@ -110,7 +110,7 @@ Flags:
 		return fail(err)
 	}
 	defer db.Close()
-	base, err := ollama.ResolveHost(f.Ollama)
+	client, err := ollamaClient(f.Ollama)
 	if err != nil {
 		return usage(err.Error())
 	}
@@ -144,7 +144,7 @@ Flags:
 		}
 	}
 	agent := agentloop.NewAgent(agentloop.Config{
-		Model:   agentloop.NewOllamaModel(ollama.New(base)),
+		Model:   agentloop.NewOllamaModel(client),
 		Store:   db,
 		Emitter: bridge,
 		Tools: agentloop.WorkspaceTools(tools.WorkspaceOptions{
