@@ -52,7 +52,9 @@ func NewApp(opts cli.DesktopOptions) *App {
 // startup opens the store and assembles the agent. A second instance on the same database
 // gets the store's "Prototyper is already running" error and quits.
 func (a *App) startup(ctx context.Context) {
+	a.mu.Lock()
 	a.ctx = ctx
+	a.mu.Unlock()
 	if err := a.open(ctx); err != nil {
 		a.mu.Lock()
 		a.exitErr = err // main prints it once the window has closed
@@ -583,6 +585,17 @@ func (a *App) Painted(seq uint64, runningToolCallIDs []string) {
 func (a *App) SetVisible(visible bool) {
 	if _, _, bridge := a.parts(); bridge != nil {
 		bridge.SetVisible(visible)
+	}
+}
+
+// raiseWindow brings the window to the front: a second launch on the same database asked.
+func (a *App) raiseWindow() {
+	a.mu.Lock()
+	ctx := a.ctx
+	a.mu.Unlock()
+	if ctx != nil {
+		runtime.WindowUnminimise(ctx) // gtk_window_present: shows, raises and focuses
+		runtime.WindowShow(ctx)
 	}
 }
 

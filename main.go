@@ -1,6 +1,7 @@
 // Command prototyper is the desktop app (Wails) and its command line. main only assembles: a
-// subcommand goes to package cli; otherwise the window opens. Nothing is opened or dialled
-// before wails.Run, so Wails' binding generation, which runs this binary, trips over nothing.
+// subcommand goes to package cli; otherwise the window opens, unless another window already
+// holds the same database: that one is raised instead. Nothing else is opened or dialled before
+// wails.Run, and Wails' binding generation, which runs this binary, skips even that.
 package main
 
 import (
@@ -12,12 +13,19 @@ import (
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
 
 	"prototyper/internal/cli"
+	"prototyper/internal/singleinstance"
 )
 
 //go:embed all:frontend/dist
 var assets embed.FS
+
+// icon is the window's and the taskbar's icon; the desktop entry installs the same file.
+//
+//go:embed build/appicon.png
+var icon []byte
 
 func main() {
 	stdio := cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}
@@ -34,6 +42,12 @@ func main() {
 	}
 
 	app := NewApp(opts)
+	instance, raised := claimInstance(opts, app)
+	if raised != "" {
+		// The user launched it again: the window they already have is now in front.
+		fmt.Fprintln(os.Stderr, "prototyper:", raised)
+		os.Exit(cli.ExitCompleted)
+	}
 	err = wails.Run(&options.App{
 		Title:            "Prototyper",
 		Width:            1200,
@@ -46,7 +60,9 @@ func main() {
 		OnBeforeClose:    app.beforeClose,
 		OnShutdown:       app.shutdown,
 		Bind:             []any{app},
+		Linux:            &linux.Options{Icon: icon, ProgramName: "prototyper"},
 	})
+	instance.Release()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "prototyper:", err)
 		os.Exit(cli.ExitFailed)
@@ -55,4 +71,21 @@ func main() {
 		fmt.Fprintln(os.Stderr, "prototyper:", err)
 		os.Exit(cli.ExitFailed)
 	}
+}
+
+// claimInstance makes this launch the window of its database; when another window already
+// is, it raises that one and returns the sentence that says so.
+func claimInstance(opts cli.DesktopOptions, app *App) (instance *singleinstance.Instance, raised string) {
+	if generatingBindings {
+		return nil, ""
+	}
+	path, err := opts.DBPath()
+	if err != nil {
+		return nil, "" // the window's startup reports it
+	}
+	instance, err = singleinstance.Claim(path, app.raiseWindow)
+	if errors.Is(err, singleinstance.ErrAlreadyRunning) {
+		return nil, "Prototyper is already running with " + path + "; its window was brought to the front"
+	}
+	return instance, ""
 }
