@@ -9,8 +9,13 @@ SHELL := /bin/bash
 TOOLS        := $(CURDIR)/.tools/bin
 WAILS        := $(TOOLS)/wails
 OLLAMA       := $(TOOLS)/ollama
+NFPM         := $(TOOLS)/nfpm
 WAILS_VER    := v2.11.0
 OLLAMA_VER   := v0.11.4
+NFPM_VER     := v2.48.0
+VERSION      ?= 0.2.0
+ARCH         := $(shell go env GOARCH)
+DEB          := build/bin/prototyper_$(VERSION)_$(ARCH).deb
 TAGS         := webkit2_41
 BIN          := build/bin/prototyper
 DEPS_STAMP   := .tools/.deb-packages
@@ -19,7 +24,7 @@ NODE_STAMP   := frontend/node_modules/.package-lock.json
 export PATH := $(TOOLS):$(shell go env GOPATH)/bin:$(PATH)
 export GOFLAGS := -tags=$(TAGS)
 
-.PHONY: run test build deps deps-deb vet test-go test-frontend test-desktop bench bench-stream clean
+.PHONY: run test build package deps deps-deb vet test-go test-frontend test-desktop test-clean-clone test-package bench bench-stream clean
 
 ## run: install what is missing, build, open the app
 run: build
@@ -52,23 +57,41 @@ $(WAILS):
 $(OLLAMA): | $(DEPS_STAMP)
 	GOBIN=$(TOOLS) go install github.com/ollama/ollama@$(OLLAMA_VER)
 
+$(NFPM):
+	GOBIN=$(TOOLS) go install github.com/goreleaser/nfpm/v2/cmd/nfpm@$(NFPM_VER)
+
+## package: a Debian package of the app (binary, desktop entry, icon), build/bin/prototyper_*.deb
+package: build $(NFPM)
+	VERSION=$(VERSION) ARCH=$(ARCH) $(NFPM) package --config build/linux/nfpm.yaml --packager deb --target $(DEB)
+
 ## test: every test of the project; non-zero on any failure
-test: deps $(OLLAMA) build
-	$(MAKE) vet test-go test-frontend test-desktop
+test: deps $(OLLAMA) build package
+	$(MAKE) test-clean-clone vet test-go test-frontend test-desktop test-package
+
+# A fresh clone of the committed tree builds, vets and tests with bare go commands, before any
+# frontend build and without the components (their tests skip and say why).
+test-clean-clone:
+	scripts/check-clean-clone.sh
 
 vet:
 	go vet ./...
 
 # PROTOTYPER_REQUIRE_COMPONENTS turns a missing component (ollama, Xvfb, the binary) into a failure.
 test-go:
-	PROTOTYPER_REQUIRE_COMPONENTS=1 PROTOTYPER_OLLAMA=$(OLLAMA) go test -race -count=1 -skip 'Desktop' ./...
+	PROTOTYPER_REQUIRE_COMPONENTS=1 PROTOTYPER_OLLAMA=$(OLLAMA) go test -race -count=1 -skip 'Desktop|Package' ./...
 
 test-frontend: $(NODE_STAMP)
 	cd frontend && npm run typecheck && npm run lint && npm test
 
+# The window's tests run twice: at the default size, then in a smaller window with text half as
+# large again (GDK_DPI_SCALE=1.5), so that nothing they do depends on where things are laid out.
+DESKTOP_ENV := PROTOTYPER_REQUIRE_COMPONENTS=1 PROTOTYPER_OLLAMA=$(OLLAMA) PROTOTYPER_BIN=$(CURDIR)/$(BIN)
 test-desktop:
-	PROTOTYPER_REQUIRE_COMPONENTS=1 PROTOTYPER_OLLAMA=$(OLLAMA) PROTOTYPER_BIN=$(CURDIR)/$(BIN) \
-		go test -count=1 -v -run 'Desktop' ./tests/
+	$(DESKTOP_ENV) go test -count=1 -v -run 'Desktop' ./tests/
+	$(DESKTOP_ENV) PROTOTYPER_TEST_LAYOUT=large go test -count=1 -v -run 'Desktop' ./tests/
+
+test-package:
+	$(DESKTOP_ENV) PROTOTYPER_DEB=$(CURDIR)/$(DEB) go test -count=1 -v -run 'Package' ./tests/
 
 ## bench: the benchmarks with their figures
 bench: deps $(OLLAMA)

@@ -11,13 +11,6 @@ import (
 	"prototyper/store"
 )
 
-// Where the card's buttons are in the 1200×800 window: the scripted conversation lays the
-// page out the same way every time (see tests/artifacts/e2e-approval.png).
-const (
-	approveX, approveY = "338", "295"
-	denyX, denyY       = "412", "295"
-)
-
 // approvalRun starts a run whose write_file waits for the user, and waits for its card.
 func approvalRun(t *testing.T) *desktopRun {
 	t.Helper()
@@ -25,19 +18,12 @@ func approvalRun(t *testing.T) *desktopRun {
 		store.Settings{Think: "on", ToolApproval: map[string]string{"write_file": "ask"}},
 		"Write hello.txt with a greeting")
 	r.waitLog(t, events.ToolApprovalRequest, true, 60*time.Second)
-	time.Sleep(500 * time.Millisecond)
+	time.Sleep(time.Second) // the card takes the focus once it is painted
 	shot := r.app.screenshot("e2e-approval.png")
 	if _, err := os.Stat(filepath.Join(r.workspace, "hello.txt")); err == nil {
 		t.Fatalf("the file was written before the user decided (%s)", shot)
 	}
 	return r
-}
-
-func (r *desktopRun) click(t *testing.T, x, y string) {
-	t.Helper()
-	if out, err := r.app.xdotool("mousemove", "--window", r.app.window, x, y, "click", "1"); err != nil {
-		t.Fatalf("click at %s,%s: %v (%s)", x, y, err, out)
-	}
 }
 
 // toolRecord returns the one tool-call record of the run's chat.
@@ -54,9 +40,11 @@ func toolRecord(t *testing.T, db *store.DB) store.ToolCallRecord {
 	return calls[0]
 }
 
+// The card that waits takes the focus on its Approve button (the user was not typing): Enter
+// approves, as it would for a person who reads the card and presses Enter.
 func TestDesktopApprovalApproveRunsTheCallAndItIsSeenRunning(t *testing.T) {
 	r := approvalRun(t)
-	r.click(t, approveX, approveY)
+	r.app.key("Return")
 	lines := r.waitFinished(t, 60*time.Second)
 	if ids := assertEveryCallPaintedRunningBeforeItsResult(t, lines); len(ids) != 1 {
 		t.Errorf("tool results sent: %v, want one", ids)
@@ -71,9 +59,10 @@ func TestDesktopApprovalApproveRunsTheCallAndItIsSeenRunning(t *testing.T) {
 	}
 }
 
+// Deny has a shortcut of its own, shown on its button, that works wherever the focus is.
 func TestDesktopApprovalDenyNeverRunsTheCall(t *testing.T) {
 	r := approvalRun(t)
-	r.click(t, denyX, denyY)
+	r.app.key("alt+d")
 	r.waitFinished(t, 60*time.Second)
 	if _, err := os.Stat(filepath.Join(r.workspace, "hello.txt")); err == nil {
 		t.Error("the file was written although the user denied the call")

@@ -64,15 +64,10 @@ func startDesktopRunWith(t *testing.T, model ollamatest.Model, settings store.Se
 		events.LogEnv+"="+r.bridgeLog)
 	r.app.waitWindow("Prototyper", 60*time.Second)
 	r.waitForComposer(t)
-	if out, err := r.app.xdotool("windowfocus", r.app.window); err != nil {
-		t.Fatalf("focus the window: %v (%s)", err, out)
-	}
-	if out, err := r.app.xdotool("type", "--delay", "15", prompt); err != nil {
-		t.Fatalf("type the prompt: %v (%s)", err, out)
-	}
-	if out, err := r.app.xdotool("key", "Return"); err != nil {
-		t.Fatalf("press Enter: %v (%s)", err, out)
-	}
+	// The composer has the focus at start: the prompt is typed, not clicked into.
+	r.app.focusWindow()
+	r.app.typeText(prompt)
+	r.app.key("Return")
 	return r
 }
 

@@ -56,7 +56,46 @@ func desktopBinary(tb testing.TB) string {
 	return bin
 }
 
-// startXvfb starts a private X server and returns its DISPLAY (":N").
+// layout is how the desktop tests lay the window out. The default is the app's own window on a
+// 1280×800 screen; PROTOTYPER_TEST_LAYOUT=large (the second pass of `make test`) gives a
+// smaller screen, a window resized the way a user would, and text half as large again, so that
+// a test that found its target by position would miss it.
+type layout struct {
+	name         string
+	screen       string   // Xvfb's screen
+	windowW      string   // the window is resized to this, when set
+	windowH      string   //
+	env          []string // the app's environment
+	settleFactor int      // how much longer the larger text takes to lay out
+}
+
+func desktopLayout() layout {
+	switch l := os.Getenv("PROTOTYPER_TEST_LAYOUT"); l {
+	case "", "default":
+		return layout{name: "default", screen: "1280x800x24", settleFactor: 1}
+	case "large":
+		return layout{name: "large", screen: "1024x768x24", windowW: "900", windowH: "660",
+			env: []string{"GDK_DPI_SCALE=1.5"}, settleFactor: 2}
+	default:
+		panic("PROTOTYPER_TEST_LAYOUT: want default or large, got " + l)
+	}
+}
+
+// artifactName puts the layout in a screenshot's name, so the two passes keep both.
+func artifactName(name string) string {
+	if l := desktopLayout(); l.name != "default" {
+		ext := filepath.Ext(name)
+		return strings.TrimSuffix(name, ext) + "-" + l.name + ext
+	}
+	return name
+}
+
+// sessionBuses maps a display to the session bus started with it: the app's instances meet on
+// it (one window per database), as they do on a desktop.
+var sessionBuses sync.Map
+
+// startXvfb starts a private X server, with a session bus of its own, and returns its DISPLAY
+// (":N").
 func startXvfb(tb testing.TB) string {
 	tb.Helper()
 	xvfb := testenv.LookPath(tb, "", "Xvfb", "install Debian's xvfb (`make test` does)")
@@ -65,7 +104,7 @@ func startXvfb(tb testing.TB) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cmd := exec.Command(xvfb, "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+	cmd := exec.Command(xvfb, "-displayfd", "3", "-screen", "0", desktopLayout().screen, "-nolisten", "tcp")
 	cmd.ExtraFiles = []*os.File{w}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -86,11 +125,37 @@ func startXvfb(tb testing.TB) string {
 		if _, err := strconv.Atoi(n); err != nil {
 			tb.Fatalf("Xvfb did not report a display number (got %q)", n)
 		}
-		return ":" + n
+		display := ":" + n
+		sessionBuses.Store(display, startSessionBus(tb))
+		return display
 	case <-time.After(20 * time.Second):
 		tb.Fatal("Xvfb did not start within 20s")
 	}
 	return ""
+}
+
+// startSessionBus starts a private D-Bus session bus and returns its address.
+func startSessionBus(tb testing.TB) string {
+	tb.Helper()
+	daemon := testenv.LookPath(tb, "", "dbus-daemon", "install Debian's dbus-daemon (`make test` does)")
+	cmd := exec.Command(daemon, "--session", "--nofork", "--print-address=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatalf("start dbus-daemon: %v", err)
+	}
+	tb.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		_ = cmd.Wait()
+	})
+	addr, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		tb.Fatalf("dbus-daemon printed no address: %v", err)
+	}
+	return strings.TrimSpace(addr)
 }
 
 // desktopApp is the real Prototyper window running under Xvfb.
@@ -135,7 +200,14 @@ func launchDesktop(tb testing.TB, bin, display string, args []string, env ...str
 		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
 		"GDK_BACKEND=x11",
 		"NO_AT_BRIDGE=1",
+		"XDG_RUNTIME_DIR="+filepath.Join(home, "run"),
 	)
+	if bus, ok := sessionBuses.Load(display); ok {
+		cmd.Env = append(cmd.Env, "DBUS_SESSION_BUS_ADDRESS="+bus.(string))
+	} else {
+		cmd.Env = append(cmd.Env, "DBUS_SESSION_BUS_ADDRESS=")
+	}
+	cmd.Env = append(cmd.Env, desktopLayout().env...)
 	cmd.Env = append(cmd.Env, env...)
 	out := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
@@ -176,12 +248,14 @@ func (a *desktopApp) waitWindow(title string, timeout time.Duration) string {
 			a.tb.Fatalf("the app exited before its window appeared: %v", a.exitErr)
 		}
 		// xdotool matches names case-insensitively, and GTK also maps a window named after the
-		// program ("prototyper"): keep the one whose title is exactly title.
-		out, err := a.xdotool("search", "--onlyvisible", "--name", "^"+title+"$")
+		// program ("prototyper"): keep the one whose title is exactly title. Other instances on
+		// the same display have windows of the same title: keep this process's.
+		out, err := a.xdotool("search", "--onlyvisible", "--pid", strconv.Itoa(a.cmd.Process.Pid), "--name", "^"+title+"$")
 		if err == nil {
 			for _, id := range strings.Fields(out) {
 				if name, err := a.xdotool("getwindowname", id); err == nil && name == title {
 					a.window = id
+					a.applyLayout()
 					return a.window
 				}
 			}
@@ -190,6 +264,95 @@ func (a *desktopApp) waitWindow(title string, timeout time.Duration) string {
 	}
 	a.tb.Fatalf("no window titled %q within %s", title, timeout)
 	return ""
+}
+
+// applyLayout resizes the window as the layout asks, the way a user drags its corner.
+func (a *desktopApp) applyLayout() {
+	l := desktopLayout()
+	if l.windowW == "" {
+		return
+	}
+	if out, err := a.xdotool("windowsize", a.window, l.windowW, l.windowH); err != nil {
+		a.tb.Fatalf("resize the window to %s×%s: %v (%s)", l.windowW, l.windowH, err, out)
+	}
+}
+
+// key presses keys (xdotool's names, e.g. "alt+a", "Return") in the focused window, as a user
+// at the keyboard does.
+func (a *desktopApp) key(keys ...string) {
+	a.tb.Helper()
+	if out, err := a.xdotool(append([]string{"key", "--clearmodifiers"}, keys...)...); err != nil {
+		a.tb.Fatalf("press %v: %v (%s)", keys, err, out)
+	}
+}
+
+// typeText types text in the focused window.
+func (a *desktopApp) typeText(text string) {
+	a.tb.Helper()
+	if out, err := a.xdotool("type", "--delay", "15", text); err != nil {
+		a.tb.Fatalf("type %q: %v (%s)", text, err, out)
+	}
+}
+
+// focusWindow gives the window the keyboard focus.
+func (a *desktopApp) focusWindow() {
+	a.tb.Helper()
+	if out, err := a.xdotool("windowfocus", "--sync", a.window); err != nil {
+		a.tb.Fatalf("focus the window: %v (%s)", err, out)
+	}
+}
+
+// property reads an X property of the window with xprop ("" when it is not set).
+func (a *desktopApp) property(name string) string {
+	a.tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "xprop", "-id", a.window, name)
+	cmd.Env = append(os.Environ(), "DISPLAY="+a.display)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		a.tb.Fatalf("xprop %s: %v (%s)", name, err, out)
+	}
+	if strings.Contains(string(out), "not found") || strings.Contains(string(out), "no such atom") {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// assertIconAndClass checks what the desktop shows of the window: the app's icon (the taskbar
+// and the window switcher read _NET_WM_ICON) and the class the desktop entry names
+// (StartupWMClass=prototyper).
+func (a *desktopApp) assertIconAndClass() {
+	a.tb.Helper()
+	if icon := a.property("_NET_WM_ICON"); !strings.HasPrefix(icon, "_NET_WM_ICON(CARDINAL)") {
+		a.tb.Errorf("the window has no icon (_NET_WM_ICON: %.80q)", icon)
+	}
+	if class := a.property("WM_CLASS"); !strings.Contains(class, `"prototyper"`) {
+		a.tb.Errorf("WM_CLASS = %q; want the class of the desktop entry, \"prototyper\"", class)
+	}
+}
+
+// focusedWindow is the X window that has the keyboard focus, decimal.
+func (a *desktopApp) focusedWindow() string {
+	a.tb.Helper()
+	out, err := a.xdotool("getwindowfocus")
+	if err != nil {
+		a.tb.Fatalf("getwindowfocus: %v (%s)", err, out)
+	}
+	return out
+}
+
+// waitExit waits for the process to exit on its own and returns its exit error.
+func (a *desktopApp) waitExit(timeout time.Duration) error {
+	a.tb.Helper()
+	select {
+	case err := <-a.done:
+		a.exited, a.exitErr = true, err
+		return err
+	case <-time.After(timeout):
+		a.tb.Fatalf("still running after %s:\n%s", timeout, a.out.String())
+		return nil
+	}
 }
 
 func (a *desktopApp) hasExited() bool {
@@ -218,7 +381,7 @@ func (a *desktopApp) windowName() string {
 // screenshot saves the window as a PNG under the artifacts folder and returns its path.
 func (a *desktopApp) screenshot(name string) string {
 	a.tb.Helper()
-	path := filepath.Join(artifactDir(a.tb), name)
+	path := filepath.Join(artifactDir(a.tb), artifactName(name))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "import", "-window", a.window, path)

@@ -20,6 +20,7 @@ func TestDesktopSmokeWindowOpensShowsTheAppAndClosesCleanly(t *testing.T) {
 	if got := app.windowName(); got != "Prototyper" {
 		t.Fatalf("window title = %q, want %q", got, "Prototyper")
 	}
+	app.assertIconAndClass()
 
 	// The webview paints after the window maps; give it a moment to show the page.
 	var colours int
@@ -40,26 +41,75 @@ func TestDesktopSmokeWindowOpensShowsTheAppAndClosesCleanly(t *testing.T) {
 	}
 }
 
-// TestDesktopSecondInstanceOnTheSameDatabaseSaysSoAndExits opens the window, then starts a
-// second instance on the same database: it must say "Prototyper is already running" and exit
-// on its own, within seconds, while the first keeps running.
-func TestDesktopSecondInstanceOnTheSameDatabaseSaysSoAndExits(t *testing.T) {
+// TestDesktopSecondLaunchOnTheSameDatabaseRaisesTheFirstWindowAndExits is a user launching
+// the app again from its icon while it runs, with another window in front: the window they
+// already have comes to the front with the keyboard focus, the second launch exits 0 and says
+// so on standard error (for a terminal), and an instance on another database runs beside them.
+func TestDesktopSecondLaunchOnTheSameDatabaseRaisesTheFirstWindowAndExits(t *testing.T) {
+	bin := desktopBinary(t)
+	display := startXvfb(t)
+	dir := t.TempDir()
+	db, otherDB := filepath.Join(dir, "prototyper.db"), filepath.Join(dir, "other.db")
+
+	first := launchDesktop(t, bin, display, []string{"--db", db, "--workspace", t.TempDir()})
+	firstWindow := first.waitWindow("Prototyper", 60*time.Second)
+	other := launchDesktop(t, bin, display, []string{"--db", otherDB, "--workspace", t.TempDir()})
+	otherWindow := other.waitWindow("Prototyper", 60*time.Second)
+	if firstWindow == otherWindow {
+		t.Fatal("the two instances share a window")
+	}
+	other.focusWindow()
+	if got := other.focusedWindow(); got != otherWindow {
+		t.Fatalf("focused window = %s, want the other instance's %s", got, otherWindow)
+	}
+
+	start := time.Now()
+	second := launchDesktop(t, bin, display, []string{"--db", db})
+	err := second.waitExit(20 * time.Second)
+	took := time.Since(start)
+	if err != nil {
+		t.Errorf("the second launch ended with %s, want exit status 0:\n%s", describeExit(err), second.out.String())
+	}
+	want := "Prototyper is already running with " + db + "; its window was brought to the front"
+	if !strings.Contains(second.out.String(), want) {
+		t.Errorf("the second launch said:\n%s\nwant a line with %q", second.out.String(), want)
+	}
+	t.Logf("the second launch exited after %s", took.Round(time.Millisecond))
+
+	deadline := time.Now().Add(10 * time.Second)
+	for first.focusedWindow() != firstWindow && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got := first.focusedWindow(); got != firstWindow {
+		t.Errorf("after the second launch the focus is on window %s; want the first instance's %s", got, firstWindow)
+	}
+	first.screenshot("second-launch-raised.png")
+	for _, app := range []*desktopApp{first, other} {
+		if app.hasExited() {
+			t.Fatalf("an instance exited: %s\n%s", describeExit(app.exitErr), app.out.String())
+		}
+		if err := app.closeWindow(15 * time.Second); err != nil {
+			t.Errorf("an instance did not exit cleanly: %s", describeExit(err))
+		}
+	}
+}
+
+// TestDesktopSecondInstanceWithoutASessionBusSaysSoAndExits: with no session bus to meet on
+// (a bare X server), the database's lock still keeps a second instance out with a clear
+// sentence, within seconds, while the first keeps running.
+func TestDesktopSecondInstanceWithoutASessionBusSaysSoAndExits(t *testing.T) {
 	bin := desktopBinary(t)
 	display := startXvfb(t)
 	db := filepath.Join(t.TempDir(), "prototyper.db")
 	args := []string{"--db", db, "--workspace", t.TempDir()}
+	noBus := "DBUS_SESSION_BUS_ADDRESS="
 
-	first := launchDesktop(t, bin, display, args)
+	first := launchDesktop(t, bin, display, args, noBus)
 	first.waitWindow("Prototyper", 60*time.Second)
 
 	start := time.Now()
-	second := launchDesktop(t, bin, display, args)
-	select {
-	case err := <-second.done:
-		second.exited, second.exitErr = true, err
-	case <-time.After(20 * time.Second):
-		t.Fatalf("the second instance is still running after 20s:\n%s", second.out.String())
-	}
+	second := launchDesktop(t, bin, display, args, noBus)
+	second.waitExit(20 * time.Second)
 	took := time.Since(start)
 	want := "Prototyper is already running (database locked: " + db + ")"
 	if !strings.Contains(second.out.String(), want) {
