@@ -167,7 +167,7 @@ func TestErrorsSayWhatToDoAndClassify(t *testing.T) {
 		{&StatusError{StatusCode: 401, URL: "u"}, "http_error", false, "HTTP 401"},
 		{&StreamError{Message: "out of memory"}, "stream_error", true, "out of memory"},
 		{&IncompleteStreamError{Lines: 3}, "incomplete_stream", true, "nothing from it was run"},
-		{&LineTooLongError{Line: 2, Limit: 16 << 20}, "line_too_long", false, "WithMaxLineSize"},
+		{&LineTooLongError{Line: 2, Limit: 16 << 20}, "line_too_long", false, "check that the address points at an Ollama server"},
 		{&MalformedLineError{Line: 7, Err: errors.New("bad")}, "malformed_line", false, "line 7"},
 		{&TimeoutError{FirstByte: true, After: time.Minute}, "first_byte_timeout", true, "slow to load"},
 		{&TimeoutError{After: time.Minute}, "idle_timeout", true, "went silent"},

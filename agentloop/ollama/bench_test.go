@@ -154,6 +154,7 @@ func ExampleClient_Chat() {
 	}
 	fmt.Printf("done (%s), %.0f tokens/s: %s\n", res.DoneReason, res.Metrics.TokensPerSec(), res.Message.Content)
 	// Output:
+	// started: ""
 	// thinking: "Short."
 	// content: "Hello!"
 	// done (stop), 20 tokens/s: Hello!

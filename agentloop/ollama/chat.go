@@ -10,9 +10,9 @@ import (
 	"time"
 )
 
-// Chat sends one chat turn and streams the answer: fn receives thinking and content deltas
-// as they arrive, retries before the first byte, and — once done:true has arrived — the
-// message's tool calls. Chat returns the finished [Result].
+// Chat sends one chat turn and streams the answer: fn receives retries before the first
+// byte, the start of the answer ([EventStarted]), thinking and content deltas as they
+// arrive, and — once done:true has arrived — the message's tool calls. Chat returns the finished [Result].
 //
 // On error Chat returns a non-nil Result when some of the answer had arrived (for display
 // or a checkpoint), but its Message never holds tool calls: only a complete stream's calls
@@ -25,7 +25,7 @@ func (c *Client) Chat(ctx context.Context, req *ChatRequest, fn EventFunc) (*Res
 	if err != nil {
 		return nil, err
 	}
-	r, err := c.open(ctx, http.MethodPost, "/api/chat", body, req.Model, c.idle, func(ri RetryInfo) error {
+	r, err := c.open(ctx, http.MethodPost, "/api/chat", body, req.Model, c.firstByte, c.idle, func(ri RetryInfo) error {
 		return fn(Event{Kind: EventRetry, Retry: ri})
 	})
 	if err != nil {
@@ -87,6 +87,11 @@ func (d *chatDecoder) run(lr *lineReader, onLine func(), readErr func(error) err
 		d.lines = lr.n
 		if onLine != nil {
 			onLine()
+		}
+		if d.lines == 1 {
+			if err := d.fn(Event{Kind: EventStarted}); err != nil {
+				return d.partial(), err
+			}
 		}
 		done, err := d.decodeLine(line)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -22,6 +23,10 @@ const (
 	DefaultMaxLineSize      = 16 << 20
 	DefaultFirstByteTimeout = 5 * time.Minute
 	DefaultIdleTimeout      = 60 * time.Second
+	// DefaultMetadataTimeout bounds the wait for /api/show, /api/tags and /api/version,
+	// which load no model: a server that says nothing for this long is stuck, and waiting
+	// the chat's first-byte timeout for it would only delay the chat's own wait.
+	DefaultMetadataTimeout = 15 * time.Second
 	// DefaultPullIdleTimeout is longer than the chat's: the server says nothing while it
 	// verifies a multi-gigabyte layer.
 	DefaultPullIdleTimeout  = 10 * time.Minute
@@ -37,6 +42,7 @@ type Client struct {
 	http            *http.Client
 	maxLine         int
 	firstByte, idle time.Duration
+	metadata        time.Duration
 	pullIdle        time.Duration
 	attempts        int
 	maxElapsed      time.Duration
@@ -63,6 +69,10 @@ func WithMaxLineSize(n int) Option { return func(c *Client) { c.maxLine = n } }
 
 // WithFirstByteTimeout bounds the wait for the first line of an answer (default 5 min).
 func WithFirstByteTimeout(d time.Duration) Option { return func(c *Client) { c.firstByte = d } }
+
+// WithMetadataTimeout bounds the wait for the answer of List, Show and Version (default
+// 15 s); these load no model, so they never need the chat's first-byte timeout.
+func WithMetadataTimeout(d time.Duration) Option { return func(c *Client) { c.metadata = d } }
 
 // WithIdleTimeout bounds the silence between two lines of a chat stream (default 60 s).
 func WithIdleTimeout(d time.Duration) Option { return func(c *Client) { c.idle = d } }
@@ -94,6 +104,7 @@ func New(base *url.URL, opts ...Option) *Client {
 		maxLine:    DefaultMaxLineSize,
 		firstByte:  DefaultFirstByteTimeout,
 		idle:       DefaultIdleTimeout,
+		metadata:   DefaultMetadataTimeout,
 		pullIdle:   DefaultPullIdleTimeout,
 		attempts:   DefaultRetryAttempts,
 		maxElapsed: DefaultRetryMaxElapsed,
@@ -109,6 +120,22 @@ func New(base *url.URL, opts ...Option) *Client {
 	}
 	return c
 }
+
+// With returns a copy of c with opts applied on top of its own; the copy shares c's
+// connections. It is cheap: a run can use it to change one timeout.
+func (c *Client) With(opts ...Option) *Client {
+	cp := *c
+	for _, o := range opts {
+		o(&cp)
+	}
+	if cp.attempts < 1 {
+		cp.attempts = 1
+	}
+	return &cp
+}
+
+// FirstByteTimeout returns how long Chat waits for the first line of an answer (0: for ever).
+func (c *Client) FirstByteTimeout() time.Duration { return c.firstByte }
 
 // URL returns the server's base URL as a string.
 func (c *Client) URL() string { return c.base.String() }
@@ -166,7 +193,9 @@ func (r *response) close() {
 
 // open sends a request, retrying before the first byte, and returns the 2xx answer.
 // onRetry may stop the retrying by returning an error.
-func (c *Client) open(ctx context.Context, method, path string, body []byte, model string, idle time.Duration, onRetry func(RetryInfo) error) (*response, error) {
+// firstByte bounds the wait for the first line of each attempt (0: none), idle the silence
+// between lines after it.
+func (c *Client) open(ctx context.Context, method, path string, body []byte, model string, firstByte, idle time.Duration, onRetry func(RetryInfo) error) (*response, error) {
 	exp := backoff.NewExponentialBackOff(
 		backoff.WithInitialInterval(c.initial),
 		backoff.WithMaxInterval(c.maxInt),
@@ -186,7 +215,7 @@ func (c *Client) open(ctx context.Context, method, path string, body []byte, mod
 	op := func() error {
 		attempt++
 		bo.retryAfter = 0
-		r, err := c.attempt(ctx, method, path, body, model, idle)
+		r, err := c.attempt(ctx, method, path, body, model, firstByte, idle)
 		if err != nil {
 			var se *StatusError
 			if errors.As(err, &se) {
@@ -223,11 +252,11 @@ func (c *Client) open(ctx context.Context, method, path string, body []byte, mod
 
 // attempt sends the request once. Errors that must not be retried are wrapped in
 // backoff.Permanent.
-func (c *Client) attempt(ctx context.Context, method, path string, body []byte, model string, idle time.Duration) (*response, error) {
+func (c *Client) attempt(ctx context.Context, method, path string, body []byte, model string, firstByte, idle time.Duration) (*response, error) {
 	reqCtx, cancel := context.WithCancelCause(ctx)
-	firstTimeout := &TimeoutError{FirstByte: true, After: c.firstByte, URL: c.URL()}
+	firstTimeout := &TimeoutError{FirstByte: true, After: firstByte, URL: c.URL(), Path: path}
 	// A zero first-byte timeout means none: the timer is then armed for ever.
-	wait := c.firstByte
+	wait := firstByte
 	if wait <= 0 {
 		wait = math.MaxInt64
 	}
@@ -270,12 +299,24 @@ func (c *Client) attempt(ctx context.Context, method, path string, body []byte, 
 		resp.Body.Close()
 		first.Stop()
 		cancel(nil)
-		se := &StatusError{StatusCode: resp.StatusCode, URL: c.URL(), Model: model, Message: errorText(raw)}
+		text, isOllama := errorText(raw)
+		if webPage(resp.Header, raw) || (resp.StatusCode == http.StatusNotFound && !isOllama) {
+			// Ollama answers every error with {"error":…}; anything else is another server
+			return nil, backoff.Permanent(&NotOllamaError{URL: c.URL(), Path: path, StatusCode: resp.StatusCode,
+				WebPage: webPage(resp.Header, raw)})
+		}
+		se := &StatusError{StatusCode: resp.StatusCode, URL: c.URL(), Model: model, Message: text}
 		if resp.StatusCode >= 500 {
 			se.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 			return nil, se
 		}
 		return nil, backoff.Permanent(se)
+	}
+	if webPage(resp.Header, nil) {
+		resp.Body.Close()
+		first.Stop()
+		cancel(nil)
+		return nil, backoff.Permanent(&NotOllamaError{URL: c.URL(), Path: path, StatusCode: resp.StatusCode, WebPage: true})
 	}
 	return &response{c: c, resp: resp, ctx: ctx, reqCtx: reqCtx, cancel: cancel, first: first, idleDur: idle}, nil
 }
@@ -289,15 +330,26 @@ func isRefused(err error) bool {
 	return errors.As(err, &op) && op.Op == "dial"
 }
 
-// errorText returns the {"error":…} text of an error body, else the body itself.
-func errorText(raw []byte) string {
+// errorText returns the {"error":…} text of an error body and true, else the body itself.
+func errorText(raw []byte) (string, bool) {
 	var e struct {
 		Error string `json:"error"`
 	}
 	if json.Unmarshal(raw, &e) == nil && e.Error != "" {
-		return e.Error
+		return e.Error, true
 	}
-	return string(bytes.TrimSpace(raw))
+	return string(bytes.TrimSpace(raw)), false
+}
+
+// webPage reports whether an answer is an HTML page (by its Content-Type, or by the start
+// of its body when one was read): a web server or a proxy, never Ollama's API.
+func webPage(h http.Header, body []byte) bool {
+	ct := strings.ToLower(h.Get("Content-Type"))
+	if strings.HasPrefix(ct, "text/html") || strings.HasPrefix(ct, "application/xhtml") {
+		return true
+	}
+	b := bytes.ToLower(bytes.TrimSpace(body))
+	return bytes.HasPrefix(b, []byte("<!doctype html")) || bytes.HasPrefix(b, []byte("<html"))
 }
 
 // parseRetryAfter reads a Retry-After header: delay-seconds or an HTTP date.
@@ -362,7 +414,7 @@ func (c *Client) getJSON(ctx context.Context, method, path string, in any, model
 			return err
 		}
 	}
-	r, err := c.open(ctx, method, path, body, model, c.idle, c.notifyFunc())
+	r, err := c.open(ctx, method, path, body, model, c.metadata, c.idle, c.notifyFunc())
 	if err != nil {
 		return err
 	}

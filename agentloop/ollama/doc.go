@@ -23,15 +23,25 @@
 //     arrives: connection refused and 5xx answers (503's Retry-After is honoured), never 4xx.
 //     Each retry is reported ([EventRetry] in Chat, [WithRetryNotify] elsewhere).
 //   - There is no whole-request timeout: a first-byte timeout (5 min by default, a model can
-//     take that long to load) and an idle timeout between lines (60 s). Cancelling the
-//     context closes the connection at once.
+//     take that long to load; [WithFirstByteTimeout], or per run [Client.With]) and an idle
+//     timeout between lines (60 s). Questions that load no model (/api/show, /api/tags,
+//     /api/version) have a short first-byte timeout of their own (15 s,
+//     [WithMetadataTimeout]): a server silent that long is stuck, and they never add a
+//     model-loading wait in front of the chat's. Cancelling the context closes the
+//     connection at once.
+//   - Chat reports the start of an answer ([EventStarted]) apart from its deltas, so that a
+//     caller can say "waiting for the model to load" until it arrives.
+//   - A server that is not Ollama (an HTML page, a 404 without Ollama's {"error":…}) is a
+//     [NotOllamaError] that says to check the address, never a missing model.
 //
 // # Errors
 //
 // Errors can be matched with [errors.Is] against the sentinels ([ErrNotRunning],
 // [ErrModelNotFound], [ErrCapability], [ErrBusy], [ErrStream], [ErrIncompleteStream],
-// [ErrLineTooLong], [ErrMalformedLine], [ErrFirstByteTimeout], [ErrIdleTimeout]) or with
+// [ErrLineTooLong], [ErrMalformedLine], [ErrFirstByteTimeout], [ErrIdleTimeout],
+// [ErrNotOllama]) or with
 // [errors.As] against the typed errors that carry details ([StatusError], [StreamError], …).
-// Their Error() is one sentence that says what to do. [Retryable] and [Code] classify an
+// Their Error() is one sentence that says what the user can do, and names only commands,
+// flags and settings, never this package's API. [Retryable] and [Code] classify an
 // error for the agent's `error` event.
 package ollama

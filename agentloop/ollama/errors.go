@@ -35,7 +35,27 @@ var (
 	ErrFirstByteTimeout = errors.New("first-byte timeout")
 	// ErrIdleTimeout: no line within the idle timeout mid-stream. A *TimeoutError.
 	ErrIdleTimeout = errors.New("idle timeout")
+	// ErrNotOllama: the server at the address is not Ollama (it answered with a web page,
+	// or a 404 that is not Ollama's {"error":…}). A *NotOllamaError.
+	ErrNotOllama = errors.New("not an Ollama server")
 )
+
+// NotOllamaError says that the server at URL answered in a way Ollama never does.
+type NotOllamaError struct {
+	URL        string
+	Path       string // the API path asked, e.g. /api/chat
+	StatusCode int
+	// WebPage is true when the answer was an HTML page.
+	WebPage bool
+}
+
+func (e *NotOllamaError) Error() string {
+	if e.WebPage {
+		return fmt.Sprintf("the server at %s answered with a web page, not Ollama's API: check the address (--ollama, OLLAMA_HOST or the Ollama URL in the settings)", e.URL)
+	}
+	return fmt.Sprintf("the server at %s does not know Ollama's API (HTTP %d for %s): check the address (--ollama, OLLAMA_HOST or the Ollama URL in the settings)", e.URL, e.StatusCode, e.Path)
+}
+func (e *NotOllamaError) Is(target error) bool { return target == ErrNotOllama }
 
 // NotRunningError says that nothing answers at URL.
 type NotRunningError struct {
@@ -76,7 +96,7 @@ func (e *StatusError) Error() string {
 	case e.StatusCode >= 500:
 		return fmt.Sprintf("Ollama at %s failed (HTTP %d: %s) — try again; if it repeats, check the Ollama server log", e.URL, e.StatusCode, msg)
 	}
-	return fmt.Sprintf("Ollama at %s refused the request (HTTP %d: %s)", e.URL, e.StatusCode, msg)
+	return fmt.Sprintf("Ollama at %s refused the request (HTTP %d: %s) — check the address, and the Ollama server log for the reason", e.URL, e.StatusCode, msg)
 }
 
 // Is matches ErrModelNotFound (404), ErrCapability (400 "does not support") and ErrBusy (503).
@@ -128,7 +148,7 @@ type LineTooLongError struct {
 }
 
 func (e *LineTooLongError) Error() string {
-	return fmt.Sprintf("Ollama sent a line longer than %s (line %d) — raise the limit with WithMaxLineSize if such answers are expected", formatBytes(int64(e.Limit)), e.Line)
+	return fmt.Sprintf("the server sent a line longer than %s (line %d), more than an Ollama answer holds — check that the address points at an Ollama server, or ask for a shorter answer", formatBytes(int64(e.Limit)), e.Line)
 }
 func (e *LineTooLongError) Is(target error) bool { return target == ErrLineTooLong }
 
@@ -150,13 +170,35 @@ type TimeoutError struct {
 	FirstByte bool // true: nothing arrived at all; false: the stream went silent
 	After     time.Duration
 	URL       string
+	Path      string // the API path asked, e.g. /api/chat; "" when unknown
 }
 
+// FirstByteAdvice names the flag and the setting that change the chat's first-byte
+// timeout; it ends the message of a chat that timed out waiting for its first byte.
+const FirstByteAdvice = "try again, or allow longer with `prototyper run --first-byte-timeout 10m` or the first-byte timeout in the settings"
+
 func (e *TimeoutError) Error() string {
-	if e.FirstByte {
-		return fmt.Sprintf("Ollama at %s sent nothing for %v (a model can be slow to load) — try again, or raise the first-byte timeout", e.URL, e.After)
+	switch {
+	case e.FirstByte && e.Path != "" && e.Path != "/api/chat" && e.Path != "/api/pull":
+		// a question that loads no model: the server is stuck, not loading
+		return fmt.Sprintf("Ollama at %s did not answer within %s — check that it is running and not stuck (restart `ollama serve`), or that the address is right", e.URL, humanDuration(e.After))
+	case e.FirstByte:
+		return fmt.Sprintf("Ollama at %s sent nothing for %s (a model can be slow to load) — %s", e.URL, humanDuration(e.After), FirstByteAdvice)
 	}
-	return fmt.Sprintf("Ollama at %s went silent for %v mid-stream — try again; if it repeats, check the Ollama server log", e.URL, e.After)
+	return fmt.Sprintf("Ollama at %s went silent for %s mid-stream — try again; if it repeats, check the Ollama server log", e.URL, humanDuration(e.After))
+}
+
+// humanDuration writes d the way a person would: 300ms, 15 s, 5 min, 1 min 30 s.
+func humanDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	case d < time.Minute:
+		return strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.1f", d.Seconds()), "0"), ".") + " s"
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%d min", int(d/time.Minute))
+	}
+	return fmt.Sprintf("%d min %d s", int(d/time.Minute), int(d%time.Minute/time.Second))
 }
 
 // Is matches ErrFirstByteTimeout or ErrIdleTimeout, and context.DeadlineExceeded.
@@ -184,7 +226,7 @@ func Retryable(err error) bool {
 		return se.StatusCode >= 500 || se.StatusCode == http.StatusTooManyRequests
 	}
 	switch {
-	case errors.Is(err, ErrLineTooLong), errors.Is(err, ErrMalformedLine):
+	case errors.Is(err, ErrLineTooLong), errors.Is(err, ErrMalformedLine), errors.Is(err, ErrNotOllama):
 		return false
 	case errors.Is(err, ErrNotRunning), errors.Is(err, ErrIncompleteStream), errors.Is(err, ErrStream),
 		errors.Is(err, ErrFirstByteTimeout), errors.Is(err, ErrIdleTimeout):
@@ -196,7 +238,7 @@ func Retryable(err error) bool {
 
 // Code names the kind of err for the `error` event: not_running, model_not_found,
 // capability_missing, busy, http_error, stream_error, incomplete_stream, line_too_long,
-// malformed_line, first_byte_timeout, idle_timeout, canceled, network or unknown.
+// malformed_line, not_ollama, first_byte_timeout, idle_timeout, canceled, network or unknown.
 func Code(err error) string {
 	switch {
 	case err == nil:
@@ -223,6 +265,8 @@ func Code(err error) string {
 		return "line_too_long"
 	case errors.Is(err, ErrMalformedLine):
 		return "malformed_line"
+	case errors.Is(err, ErrNotOllama):
+		return "not_ollama"
 	}
 	var se *StatusError
 	if errors.As(err, &se) {

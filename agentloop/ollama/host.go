@@ -55,8 +55,26 @@ func parseHost(s string) (*url.URL, error) {
 	if host == "" {
 		host = "127.0.0.1"
 	}
+	if net.ParseIP(host) == nil && !validHostname(host) {
+		return nil, fmt.Errorf("%q is not an Ollama address: give one like http://127.0.0.1:11434 or localhost:11434", s)
+	}
 	if n, err := strconv.ParseInt(port, 10, 32); err != nil || n > 65535 || n < 0 {
 		return nil, fmt.Errorf("Ollama address %q has an invalid port %q: use a number from 0 to 65535", s, port)
 	}
 	return &url.URL{Scheme: scheme, Host: net.JoinHostPort(host, port), Path: path}, nil
+}
+
+// validHostname reports whether s can be a host name: letters, digits, '-', '_' and dots.
+func validHostname(s string) bool {
+	if len(s) > 253 {
+		return false
+	}
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -20,7 +20,7 @@ func (c *Client) Pull(ctx context.Context, name string, fn PullFunc) error {
 	if err != nil {
 		return err
 	}
-	r, err := c.open(ctx, http.MethodPost, "/api/pull", body, name, c.pullIdle, c.notifyFunc())
+	r, err := c.open(ctx, http.MethodPost, "/api/pull", body, name, c.firstByte, c.pullIdle, c.notifyFunc())
 	if err != nil {
 		return err
 	}

@@ -299,6 +299,10 @@ const (
 	// EventRetry reports, in Event.Retry, that a request failed before its first byte and
 	// will be sent again after Event.Retry.Delay.
 	EventRetry
+	// EventStarted reports that the first line of the answer arrived: the model is loaded
+	// and answering (a request to a model not in memory waits for its load). It is emitted
+	// once, before any delta.
+	EventStarted
 )
 
 func (k EventKind) String() string {
@@ -311,6 +315,8 @@ func (k EventKind) String() string {
 		return "tool_calls"
 	case EventRetry:
 		return "retry"
+	case EventStarted:
+		return "started"
 	}
 	return fmt.Sprintf("EventKind(%d)", k)
 }
