@@ -28,6 +28,11 @@ const (
 	Retry                Type = "retry"
 	Error                Type = "error"
 	RunFinished          Type = "run.finished"
+	// ModelLoading: a model request got no answer within a second; the server is most
+	// likely loading the model (payload: model).
+	ModelLoading Type = "model.loading"
+	// ModelLoaded: the answer after a model.loading started (payload: model, loadMs).
+	ModelLoaded Type = "model.loaded"
 )
 
 // IsDelta reports whether events of type t may merge with their neighbour of the same message.
@@ -89,7 +94,7 @@ type Event struct {
 	Type      Type      `json:"type"`
 	At        time.Time `json:"at"`
 
-	// run.started
+	// run.started, model.loading, model.loaded
 	Model   string `json:"model,omitempty"`
 	Think   string `json:"think,omitempty"`
 	Trigger string `json:"trigger,omitempty"` // user, approval, steering, follow_up
@@ -121,6 +126,9 @@ type Event struct {
 	DoneReason string `json:"doneReason,omitempty"`
 	Usage      *Usage `json:"usage,omitempty"`
 	StopReason string `json:"stopReason,omitempty"`
+
+	// model.loaded: how long the model took to load (the wait for its first byte)
+	LoadMs *int64 `json:"loadMs,omitempty"`
 
 	// context.truncated
 	DroppedMessages int `json:"droppedMessages,omitempty"`
