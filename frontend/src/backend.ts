@@ -1,7 +1,13 @@
 // The contract between the window and the Go side: the App methods bound by Wails, the event
-// envelope of "agent:batch", and the records the store returns. The types are written by hand
-// (not imported from the generated wailsjs/ folder) so that typechecking never depends on a
-// build step; field names match the JSON tags of the Go structs.
+// envelope of "agent:batch", and the records the store returns. Field names match the JSON tags
+// of the Go structs; a field Go writes with omitempty or omitzero is optional here.
+//
+// The types are written here rather than imported from the generated wailsjs/go/models.ts:
+// Wails generates that file at build time only, and it types a json.RawMessage as number[] and
+// a time.Time as any. `npm run check:contract` (scripts/check-contract.mjs) reads the generated
+// file when it exists and fails when a field of a Go type is missing here, so the two cannot
+// drift apart unnoticed. What arrives is never trusted either: state/records.ts turns every
+// record into a complete value before the window uses it.
 
 export type Phase = 'idle' | 'submitted' | 'streaming' | 'tools' | 'continuing' | 'awaiting_approval'
 export type ThinkLevel = 'off' | 'on' | 'low' | 'medium' | 'high'
@@ -25,8 +31,8 @@ export type Settings = Omit<Config, 'dbPath' | 'tools'>
 export interface ChatSummary {
   id: string
   title: string
-  model: string
-  workspace: string
+  model?: string
+  workspace?: string
   createdAt: string
   updatedAt: string
   messageCount: number
@@ -43,23 +49,28 @@ export interface Usage {
 export interface StoredToolCall {
   id: string
   name: string
-  args: unknown
+  args?: unknown
 }
+
+export type Role = 'system' | 'user' | 'assistant' | 'tool'
 
 export interface StoredMessage {
   id: string
   chatId: string
-  role: 'system' | 'user' | 'assistant' | 'tool'
+  runId?: string
+  role: Role
   content: string
-  thinking: string
-  thinkingMs: number
-  toolCalls: StoredToolCall[] | null
-  toolName: string
-  toolCallId: string
+  thinking?: string
+  thinkingMs?: number
+  toolCalls?: StoredToolCall[] | null
+  toolName?: string
+  toolCallId?: string
+  /** Base64 of each image sent with the message. */
+  images?: string[] | null
   createdAt: string
   updatedAt: string
   complete: boolean
-  doneReason: string
+  doneReason?: string
   usage?: Usage | null
 }
 
@@ -75,23 +86,31 @@ export interface ToolDetails {
 export interface ApprovalRecord {
   decision: Decision | ''
   by: string
-  reason: string
+  reason?: string
+  decidedAt?: string
 }
 
+/**
+ * The persisted truth about one tool call (store.ToolCallRecord). A call rejected before it ran
+ * (invalid arguments, a stand-in result) has no startedAt; one not finished has no finishedAt.
+ */
 export interface ToolCallRecord {
   id: string
   chatId: string
-  runId: string
-  messageId: string
+  runId?: string
+  messageId?: string
   name: string
-  args: unknown
+  args?: unknown
+  /** True while the call waits for the user's decision (it has not run). */
+  awaitingApproval?: boolean
+  /** True from just before the call runs until its result is stored. */
   pending: boolean
   ok: boolean
-  output: string
+  output?: string
   details?: ToolDetails | null
-  startedAt: string
-  finishedAt: string
-  durationMs: number
+  startedAt?: string
+  finishedAt?: string
+  durationMs?: number
   approval?: ApprovalRecord | null
 }
 

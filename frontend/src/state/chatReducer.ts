@@ -4,15 +4,17 @@
 // move forward, a phase older than the current one is ignored. An event about a tool card or a
 // message nobody announced creates it instead of being dropped.
 
-import type {
-  AgentEvent,
-  OpenedChat,
-  Phase,
-  StoredMessage,
-  ToolCallRecord,
-  ToolDetails,
-  Usage,
-} from '../backend'
+import type { AgentEvent, OpenedChat, Phase, ToolDetails, Usage } from '../backend'
+import {
+  checkApproval,
+  checkDetails,
+  checkOpenedChat,
+  checkPhase,
+  checkRole,
+  checkUsage,
+  type CheckedMessage,
+  type CheckedToolCall,
+} from './records'
 
 /** What a tool card shows. Visual only; never persisted. */
 export type ToolVisualState =
@@ -197,6 +199,15 @@ function addNotice(state: ChatState, ev: AgentEvent, tone: 'error' | 'info', tex
   return { ...state, timeline: [...timeline, { kind: 'notice', id, tone, text }] }
 }
 
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : ''
+}
+
+// The state a tool.call event announces; an unknown one is shown as queued.
+function callState(state: unknown): ToolVisualState {
+  return state === 'running' || state === 'awaiting_approval' ? state : 'pending'
+}
+
 function seconds(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(ms < 10000 ? 1 : 0)} s`
 }
@@ -212,11 +223,12 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
       return late ? s : { ...s, runId }
 
     case 'phase':
-      if (!ev.phase || late || ev.seq < s.phaseSeq) return s
+      // An unknown phase (from a newer Go side) is ignored rather than shown as a state.
+      if (!ev.phase || checkPhase(ev.phase) !== ev.phase || late || ev.seq < s.phaseSeq) return s
       return { ...s, phase: ev.phase, phaseSeq: ev.seq }
 
     case 'message.started': {
-      const role = (ev.role as MessageView['role']) || 'assistant'
+      const role = checkRole(ev.role)
       const id = messageIdOf(ev)
       if (role === 'user' && !s.messages[id]) {
         // The window already shows what the user typed: bind that message to its real id.
@@ -249,7 +261,7 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
         ...c,
         name: ev.name || c.name,
         args: ev.args !== undefined ? ev.args : c.args,
-        state: terminalToolStates.has(c.state) || late ? c.state : (ev.state ?? 'pending'),
+        state: terminalToolStates.has(c.state) || late ? c.state : callState(ev.state),
       }))
 
     case 'tool.approval_requested':
@@ -258,13 +270,13 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
         name: ev.name || c.name,
         args: ev.args !== undefined ? ev.args : c.args,
         state: terminalToolStates.has(c.state) || c.state === 'running' ? c.state : 'awaiting_approval',
-        approval: c.approval ?? { decision: '', by: ev.by ?? '', reason: ev.reason ?? '' },
+        approval: c.approval ?? { decision: '', by: str(ev.by), reason: str(ev.reason) },
       }))
 
     case 'tool.approval_resolved':
       return withCard(s, ev, (c) => ({
         ...c,
-        approval: { decision: ev.decision ?? '', by: ev.by ?? '', reason: ev.reason ?? '' },
+        approval: checkApproval(ev) ?? c.approval,
         state:
           ev.decision === 'deny'
             ? c.state === 'completed' || c.state === 'failed'
@@ -281,9 +293,9 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
     case 'tool.result':
       return withCard(s, ev, (c) => ({
         ...c,
-        output: ev.output ?? '',
-        details: ev.details ?? c.details,
-        durationMs: ev.durationMs ?? c.durationMs,
+        output: str(ev.output),
+        details: checkDetails(ev.details) ?? c.details,
+        durationMs: typeof ev.durationMs === 'number' ? ev.durationMs : c.durationMs,
         state: c.state === 'denied' ? 'denied' : ev.ok ? 'completed' : 'failed',
       }))
 
@@ -292,8 +304,8 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
       return withMessage(s, messageIdOf(ev), 'assistant', runId, (m) => ({
         ...m,
         complete: true,
-        doneReason: ev.doneReason ?? '',
-        usage: ev.usage ?? m.usage,
+        doneReason: str(ev.doneReason),
+        usage: checkUsage(ev.usage) ?? m.usage,
       }))
 
     case 'context.truncated':
@@ -383,44 +395,49 @@ export function addLocalUserMessage(s: ChatState, id: string, content: string, a
   }
 }
 
-/** The visual state of a persisted tool record. */
-export function visualStateOfRecord(r: ToolCallRecord, liveRunId: string, phase: Phase): ToolVisualState {
+/**
+ * The visual state of a persisted tool record, from the record itself: a denial, a wait for the
+ * user's decision, a pending call (running while its run is live, else interrupted), a result
+ * (completed or failed). A call neither started nor finished is queued while its run is live
+ * (allowed, waiting for the other calls of its batch) and interrupted once that run is gone.
+ */
+export function visualStateOfRecord(r: CheckedToolCall, liveRunId: string): ToolVisualState {
+  const ofLiveRun = !!liveRunId && (!r.runId || r.runId === liveRunId)
   if (r.approval?.decision === 'deny') return 'denied'
-  if (r.pending) return liveRunId ? 'running' : 'interrupted'
-  if (r.finishedAt && !r.finishedAt.startsWith('0001-')) return r.ok ? 'completed' : 'failed'
-  // Not started and not finished: it waits for a decision, or its run is gone.
-  if (phase === 'awaiting_approval') return 'awaiting_approval'
-  return liveRunId && r.runId === liveRunId ? 'pending' : 'interrupted'
+  if (r.awaitingApproval) return 'awaiting_approval'
+  if (r.pending) return ofLiveRun ? 'running' : 'interrupted'
+  if (r.finishedAt || r.output || r.ok) return r.ok ? 'completed' : 'failed'
+  return ofLiveRun ? 'pending' : 'interrupted'
 }
 
-function cardOfRecord(r: ToolCallRecord, liveRunId: string, phase: Phase): ToolCard {
+function cardOfRecord(r: CheckedToolCall, liveRunId: string): ToolCard {
   return {
     id: r.id,
     name: r.name,
     args: r.args,
-    state: visualStateOfRecord(r, liveRunId, phase),
+    state: visualStateOfRecord(r, liveRunId),
     messageId: r.messageId,
     runId: r.runId,
-    output: r.output ?? '',
-    details: r.details ?? null,
-    durationMs: r.pending ? null : (r.durationMs ?? null),
+    output: r.output,
+    details: r.details,
+    durationMs: r.pending ? null : r.durationMs,
     approval: r.approval && r.approval.decision ? { ...r.approval } : null,
     progress: null,
   }
 }
 
-function messageOfRecord(m: StoredMessage): MessageView {
+function messageOfRecord(m: CheckedMessage): MessageView {
   return {
     id: m.id,
     role: m.role,
-    runId: '',
-    content: m.content ?? '',
-    thinking: m.thinking ?? '',
+    runId: m.runId,
+    content: m.content,
+    thinking: m.thinking,
     thinkingStartedAt: null,
-    thinkingMs: m.thinking ? (m.thinkingMs ?? 0) : null,
+    thinkingMs: m.thinking ? m.thinkingMs : null,
     complete: true,
-    doneReason: m.doneReason ?? '',
-    usage: m.usage ?? null,
+    doneReason: m.doneReason,
+    usage: m.usage,
     local: false,
   }
 }
@@ -430,15 +447,17 @@ export const stoppedBeforeTheEnd = 'Stopped before the end.'
 
 /**
  * The chat as the store has it: messages in order, each assistant message followed by the cards
- * of its tool calls. Tool-role messages are not shown (their content is the card's output). An
- * answer stored incomplete without a live run to finish it is followed by a "Stopped before the
- * end." notice.
+ * of its tool calls (in the order the store recorded them). Tool-role messages are not shown
+ * (their content is the card's output). An answer stored incomplete without a live run to
+ * finish it is followed by a "Stopped before the end." notice. Whatever arrived is checked
+ * first (state/records.ts): a missing or malformed field never stops the chat from opening.
  */
-export function chatFromSnapshot(opened: OpenedChat): ChatState {
+export function chatFromSnapshot(raw: OpenedChat | unknown, chatId = ''): ChatState {
+  const opened = checkOpenedChat(raw, chatId)
   const phase = opened.liveRunId || opened.phase === 'awaiting_approval' ? opened.phase : 'idle'
-  const s = emptyChat(opened.chat.id)
-  const records = [...(opened.toolCalls ?? [])].sort((a, b) => a.startedAt.localeCompare(b.startedAt))
-  const byMessage = new Map<string, ToolCallRecord[]>()
+  const s = emptyChat(opened.chatId)
+  const records = opened.toolCalls
+  const byMessage = new Map<string, CheckedToolCall[]>()
   for (const r of records) {
     const list = byMessage.get(r.messageId) ?? []
     list.push(r)
@@ -449,18 +468,19 @@ export function chatFromSnapshot(opened: OpenedChat): ChatState {
   const messages: Record<string, MessageView> = {}
   const tools: Record<string, ToolCard> = {}
   const timeline: TimelineEntry[] = []
-  const place = (r: ToolCallRecord) => {
+  const place = (r: CheckedToolCall) => {
     if (placed.has(r.id)) return
     placed.add(r.id)
-    tools[r.id] = cardOfRecord(r, opened.liveRunId, phase)
+    tools[r.id] = cardOfRecord(r, opened.liveRunId)
     timeline.push({ kind: 'tool', id: r.id })
   }
-  const shown = (opened.messages ?? []).filter((m) => m.role !== 'tool' && m.role !== 'system')
+  const shown = opened.messages.filter((m) => m.role !== 'tool' && m.role !== 'system')
   const lastAssistant = shown.filter((m) => m.role === 'assistant').pop()
   for (const m of shown) {
+    if (messages[m.id]) continue // a duplicate id: the first one is shown
     messages[m.id] = messageOfRecord(m)
     timeline.push({ kind: 'message', id: m.id })
-    for (const call of m.toolCalls ?? []) {
+    for (const call of m.toolCalls) {
       const r = byId.get(call.id)
       if (r) place(r)
     }

@@ -279,7 +279,10 @@ describe('rehydration from the store', () => {
     ['a finished ok record is completed', record({}), '', 'idle', 'completed'],
     ['a finished failed record is failed', record({ ok: false, output: 'no such file' }), '', 'idle', 'failed'],
     ['a denied record is denied', record({ ok: false, approval: { decision: 'deny', by: 'user', reason: '' } }), '', 'idle', 'denied'],
-    ['an undecided record of a paused chat awaits approval', record({ finishedAt: '', pending: false }), '', 'awaiting_approval', 'awaiting_approval'],
+    ['a record waiting for the user awaits approval', record({ finishedAt: '', awaitingApproval: true }), 'r1', 'awaiting_approval', 'awaiting_approval'],
+    ['an allowed call of a paused run waits its turn', record({ finishedAt: '', ok: false, approval: { decision: 'allow', by: 'user' } }), 'r1', 'awaiting_approval', 'pending'],
+    ['a call neither started nor finished whose run is gone is interrupted', record({ finishedAt: '', ok: false }), '', 'idle', 'interrupted'],
+    ['a pending record of another run than the live one is interrupted', record({ pending: true, finishedAt: '', runId: 'r0' }), 'r1', 'streaming', 'interrupted'],
   ] as const)('%s', (_name, rec, live, phase, want) => {
     const s = chatFromSnapshot(opened([rec], live, phase))
     expect(s.tools.t.state).toBe(want)
@@ -332,6 +335,61 @@ describe('rehydration from the store', () => {
     const live = chatFromSnapshot(partial(opened([record({ pending: true, finishedAt: '' })], 'r1', 'streaming')))
     expect(live.timeline.some((e) => e.kind === 'notice')).toBe(false)
     expect(chatFromSnapshot(opened([record({})])).timeline.some((e) => e.kind === 'notice')).toBe(false)
+  })
+
+  it('opens a chat whose call was rejected at argument validation (no startedAt, arguments a string)', () => {
+    // Issue 13: the reducer sorted the records on startedAt, which such a record lacks.
+    const rejected = { id: 'bad', chatId: 'c1', runId: 'r1', messageId: 'm2', name: 'write_file', args: 'path=a.txt', pending: false, ok: false, output: 'invalid arguments: want an object', finishedAt: '2025-01-01T00:00:03Z' }
+    const ran = record({ id: 'good' })
+    const o = opened([ran])
+    const s = chatFromSnapshot({ ...o, toolCalls: [rejected as unknown as ToolCallRecord, ran] })
+    expect(s.tools.bad).toMatchObject({ state: 'failed', args: 'path=a.txt', output: 'invalid arguments: want an object' })
+    expect(s.tools.good.state).toBe('completed')
+    expect(s.timeline.map((e) => e.id)).toEqual(['m1', 'm2', 'good', 'bad'])
+  })
+
+  it('opens a chat whatever optional field its records lack, and whatever type their values have', () => {
+    const bare = {
+      chat: { id: 'c1' },
+      messages: [
+        { id: 'u' , role: 'user', content: 'hi' },
+        { id: 'a', role: 'assistant' },
+        { id: 'x', role: 'developer', content: 42, thinking: null, toolCalls: 'none', usage: 'lots' },
+        null,
+        'not a message',
+        { role: 'assistant', content: 'no id' },
+      ],
+      toolCalls: [
+        { id: 't0', name: 'read_file' },
+        { id: 't1', name: 'write_file', messageId: 'a', args: 7, details: 'not json', approval: 'yes', durationMs: 'fast', startedAt: 'yesterday', finishedAt: '0001-01-01T00:00:00Z' },
+        { id: 't2', name: 'write_file', messageId: 'a', args: '{"path":"b.txt"}', details: '{"path":"b.txt","diff":"+b"}', ok: true, finishedAt: '2025-01-01T00:00:02Z' },
+        { id: 't3', messageId: 'a', awaitingApproval: true },
+        { id: 't4', messageId: 'a', pending: true, state: 'exploded' },
+        { name: 'no id' },
+        17,
+      ],
+      phase: 'dancing',
+      liveRunId: null,
+    }
+    const s = chatFromSnapshot(bare)
+    expect(s.phase).toBe('idle')
+    expect(s.timeline.map((e) => `${e.kind}:${e.id}`)).toEqual([
+      'message:u',
+      'message:a',
+      'tool:t1',
+      'tool:t2',
+      'tool:t3',
+      'tool:t4',
+      'message:x',
+      'tool:t0',
+    ])
+    expect(s.messages.x).toMatchObject({ role: 'assistant', content: '42', thinking: '', usage: null })
+    expect(s.tools.t0.state).toBe('interrupted')
+    expect(s.tools.t1).toMatchObject({ state: 'interrupted', details: null, approval: null, durationMs: null, args: 7 })
+    expect(s.tools.t2).toMatchObject({ state: 'completed', details: { path: 'b.txt', diff: '+b' } })
+    expect(s.tools.t3.state).toBe('awaiting_approval')
+    expect(s.tools.t4.state).toBe('interrupted')
+    expect(chatFromSnapshot(null, 'c9')).toMatchObject({ chatId: 'c9', timeline: [], loaded: true })
   })
 
   it('opens a chat through the store', async () => {

@@ -368,7 +368,7 @@ export class AppStore {
     if (id === null || this.state.chats[id]?.loaded) return
     try {
       const opened = await this.backend.openChat(id)
-      this.setChat(id, mergeLive(chatFromSnapshot(opened), this.state.chats[id]))
+      this.setChat(id, mergeLive(chatFromSnapshot(opened, id), this.state.chats[id]))
     } catch (err) {
       this.fail(err)
     }

@@ -1,0 +1,205 @@
+// What the Go side returns, checked before the window uses it. A record may lack any field that
+// Go omits when empty (a call rejected at argument validation has no startedAt, a message no
+// thinking), may come from an older version of the app, or may hold a value of another type
+// than expected (arguments a model sent as a string). Each function here takes whatever arrived
+// and returns a complete value with a safe default for everything missing or malformed, so that
+// the reducer and the components never meet an undefined where they expect a string.
+
+import type { Decision, Phase, Role, ToolDetails, Usage } from '../backend'
+
+const phases: ReadonlySet<string> = new Set<Phase>([
+  'idle',
+  'submitted',
+  'streaming',
+  'tools',
+  'continuing',
+  'awaiting_approval',
+])
+const roles: ReadonlySet<string> = new Set<Role>(['system', 'user', 'assistant', 'tool'])
+
+type Obj = Record<string, unknown>
+
+export function isObject(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : ''
+}
+
+function num(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? v : null
+}
+
+function bool(v: unknown): boolean {
+  return v === true
+}
+
+/** A known run phase, else idle. */
+export function checkPhase(v: unknown): Phase {
+  return typeof v === 'string' && phases.has(v) ? (v as Phase) : 'idle'
+}
+
+/** A role the window knows, else assistant (its text is shown rather than lost). */
+export function checkRole(v: unknown): Role {
+  return typeof v === 'string' && roles.has(v) ? (v as Role) : 'assistant'
+}
+
+/** An RFC 3339 time, or '' when missing, unreadable or Go's zero time. */
+export function checkTime(v: unknown): string {
+  if (typeof v !== 'string' || !v || v.startsWith('0001-')) return ''
+  return Number.isNaN(Date.parse(v)) ? '' : v
+}
+
+/** What a tool reported for the window, keeping only fields of the expected types. */
+export function checkDetails(v: unknown): ToolDetails | null {
+  let d = v
+  if (typeof d === 'string') {
+    try {
+      d = JSON.parse(d)
+    } catch {
+      return null
+    }
+  }
+  if (!isObject(d)) return null
+  const out: ToolDetails = {}
+  if (typeof d.path === 'string') out.path = d.path
+  if (num(d.bytes) !== null) out.bytes = d.bytes as number
+  if (typeof d.created === 'boolean') out.created = d.created
+  if (typeof d.changed === 'boolean') out.changed = d.changed
+  if (typeof d.diff === 'string') out.diff = d.diff
+  return out
+}
+
+export function checkUsage(v: unknown): Usage | null {
+  if (!isObject(v)) return null
+  const u: Usage = {}
+  for (const k of ['promptTokens', 'evalTokens', 'evalMs', 'tokensPerSec'] as const) {
+    const n = num(v[k])
+    if (n !== null) u[k] = n
+  }
+  return u
+}
+
+export interface CheckedApproval {
+  decision: Decision | ''
+  by: string
+  reason: string
+}
+
+export function checkApproval(v: unknown): CheckedApproval | null {
+  if (!isObject(v)) return null
+  const decision = v.decision === 'allow' || v.decision === 'deny' ? v.decision : ''
+  return { decision, by: str(v.by), reason: str(v.reason) }
+}
+
+/** A tool-call record with every field present. */
+export interface CheckedToolCall {
+  id: string
+  chatId: string
+  runId: string
+  messageId: string
+  name: string
+  /** As sent: an object, or whatever the model wrote (a string, a number…). */
+  args: unknown
+  awaitingApproval: boolean
+  pending: boolean
+  ok: boolean
+  output: string
+  details: ToolDetails | null
+  /** '' when the call never started. */
+  startedAt: string
+  /** '' while it has not finished. */
+  finishedAt: string
+  durationMs: number | null
+  approval: CheckedApproval | null
+}
+
+export function checkToolCall(v: unknown): CheckedToolCall | null {
+  if (!isObject(v)) return null
+  const id = str(v.id)
+  if (!id) return null
+  return {
+    id,
+    chatId: str(v.chatId),
+    runId: str(v.runId),
+    messageId: str(v.messageId),
+    name: str(v.name),
+    args: v.args === undefined ? null : v.args,
+    awaitingApproval: bool(v.awaitingApproval),
+    pending: bool(v.pending),
+    ok: bool(v.ok),
+    output: str(v.output),
+    details: checkDetails(v.details),
+    startedAt: checkTime(v.startedAt),
+    finishedAt: checkTime(v.finishedAt),
+    durationMs: num(v.durationMs),
+    approval: checkApproval(v.approval),
+  }
+}
+
+/** A call as an assistant message lists it. */
+export interface CheckedCallRef {
+  id: string
+  name: string
+  args: unknown
+}
+
+/** A stored message with every field present. */
+export interface CheckedMessage {
+  id: string
+  runId: string
+  role: Role
+  content: string
+  thinking: string
+  thinkingMs: number
+  toolCalls: CheckedCallRef[]
+  toolCallId: string
+  complete: boolean
+  doneReason: string
+  usage: Usage | null
+}
+
+export function checkMessage(v: unknown): CheckedMessage | null {
+  if (!isObject(v)) return null
+  const id = str(v.id)
+  if (!id) return null
+  const calls = Array.isArray(v.toolCalls) ? v.toolCalls : []
+  return {
+    id,
+    runId: str(v.runId),
+    role: checkRole(v.role),
+    content: str(v.content),
+    thinking: str(v.thinking),
+    thinkingMs: num(v.thinkingMs) ?? 0,
+    toolCalls: calls.filter(isObject).map((c) => ({ id: str(c.id), name: str(c.name), args: c.args ?? null })),
+    toolCallId: str(v.toolCallId),
+    // A message stored before the field existed was complete.
+    complete: v.complete === undefined ? true : bool(v.complete),
+    doneReason: str(v.doneReason),
+    usage: checkUsage(v.usage),
+  }
+}
+
+/** A chat as OpenChat returns it, with every field present and unreadable items left out. */
+export interface CheckedOpenedChat {
+  chatId: string
+  messages: CheckedMessage[]
+  toolCalls: CheckedToolCall[]
+  phase: Phase
+  liveRunId: string
+}
+
+export function checkOpenedChat(v: unknown, fallbackId = ''): CheckedOpenedChat {
+  const o = isObject(v) ? v : {}
+  const chat = isObject(o.chat) ? o.chat : {}
+  const list = <T>(items: unknown, check: (x: unknown) => T | null): T[] =>
+    (Array.isArray(items) ? items : []).map(check).filter((x): x is T => x !== null)
+  return {
+    chatId: str(chat.id) || fallbackId,
+    messages: list(o.messages, checkMessage),
+    toolCalls: list(o.toolCalls, checkToolCall),
+    phase: checkPhase(o.phase),
+    liveRunId: str(o.liveRunId),
+  }
+}
