@@ -1,6 +1,7 @@
 import { useCallback, useLayoutEffect, useRef, useState } from 'react'
 import { terminalToolStates, type ChatState, type TimelineEntry } from '../state/chatReducer'
 import { useAppState, useStore } from '../state/useAppState'
+import { ItemBoundary } from './ItemBoundary'
 import { Message } from './Message'
 import { ToolCard } from './ToolCard'
 
@@ -86,13 +87,27 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
   return (
     <>
       {chat.timeline.slice(start.entry).map((e, i) => {
+        // Each item renders inside its own boundary: an error in one never blanks the chat.
         if (e.kind === 'message') {
           const m = chat.messages[e.id]
-          return m ? <Message key={e.id} message={m} from={i === 0 ? start.from : 0} /> : null
+          return m ? (
+            <ItemBoundary key={e.id} what="message" resetKey={m}>
+              <Message message={m} from={i === 0 ? start.from : 0} />
+            </ItemBoundary>
+          ) : null
         }
         if (e.kind === 'tool') {
           const c = chat.tools[e.id]
-          return c ? <ToolCard key={e.id} card={c} onDecide={decide} /> : null
+          return c ? (
+            <ItemBoundary
+              key={e.id}
+              what="tool call"
+              resetKey={c}
+              attributes={{ 'data-tool-call-id': c.id, 'data-tool-state': c.state }}
+            >
+              <ToolCard card={c} onDecide={decide} />
+            </ItemBoundary>
+          ) : null
         }
         return (
           <div key={e.id} className={`notice ${e.tone}`} role={e.tone === 'error' ? 'alert' : undefined} data-testid="notice">
@@ -116,7 +131,11 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
 export function ChatView() {
   const activeId = useAppState((s) => s.activeChatId)
   // Keyed by chat: another chat starts at its end with nothing pinned.
-  return <ChatScroller key={activeId ?? ''} />
+  return (
+    <ItemBoundary key={activeId ?? ''} what="chat">
+      <ChatScroller />
+    </ItemBoundary>
+  )
 }
 
 function ChatScroller() {
