@@ -1,10 +1,11 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"os"
-	"strings"
 )
 
 func (w *Workspace) editFileTool() Tool {
@@ -34,16 +35,18 @@ func (w *Workspace) editFileTool() Tool {
 					return pathErrorf(ErrNotFound, rel, "%q does not exist; create it with write_file", rel)
 				}
 				if fi.Size() > w.opts.MaxWriteBytes {
-					return pathErrorf(ErrTooLarge, rel, "%q is %d bytes, over the limit of %d for editing", rel, fi.Size(), w.opts.MaxWriteBytes)
+					return pathErrorf(ErrTooLarge, rel, "%q is %s, over the limit of %s for editing; write the file anew with write_file", rel, sizeText(fi.Size()), sizeText(w.opts.MaxWriteBytes))
 				}
 				return nil
 			}
 			ch, err := w.replaceFileWith(ctx, rel, false, check, w.opts.MaxWriteBytes, func(old []byte) ([]byte, error) {
+				if old == nil { // grew past the limit after check saw it
+					return nil, pathErrorf(ErrTooLarge, rel, "%q is over the limit of %s for editing", rel, sizeText(w.opts.MaxWriteBytes))
+				}
 				if isBinary(old) {
 					return nil, pathErrorf(ErrBinaryFile, rel, "%q is a binary file; edit_file changes text files only", rel)
 				}
-				text := string(old)
-				n := strings.Count(text, oldS)
+				n := bytes.Count(old, []byte(oldS))
 				switch {
 				case n == 0:
 					return nil, pathErrorf(ErrNoMatch, rel, "old_string was not found in %q; read the file again and copy the exact text, including whitespace and indentation", rel)
@@ -52,10 +55,14 @@ func (w *Workspace) editFileTool() Tool {
 				case n != want:
 					return nil, pathErrorf(ErrMatchCount, rel, "old_string occurs %d times in %q, not the %d given in expected_replacements; nothing was changed", n, rel, want)
 				}
-				data = []byte(strings.ReplaceAll(text, oldS, newS))
-				if int64(len(data)) > w.opts.MaxWriteBytes {
-					return nil, pathErrorf(ErrTooLarge, rel, "after the edit %q would be %d bytes, over the limit of %d", rel, len(data), w.opts.MaxWriteBytes)
+				// The size of the result is known from the count alone, so an
+				// edit that would be too large is refused before any of it is
+				// built: n short matches each replaced by a long text can ask
+				// for gigabytes.
+				if size, ok := editedSize(len(old), n, len(oldS), len(newS), w.opts.MaxWriteBytes); !ok {
+					return nil, pathErrorf(ErrTooLarge, rel, "after the edit %q would be %s, over the limit of %s for a file; replace fewer occurrences or use a shorter new_string", rel, sizeText(size), sizeText(w.opts.MaxWriteBytes))
 				}
+				data = bytes.ReplaceAll(old, []byte(oldS), []byte(newS))
 				return data, nil
 			}, progress)
 			if err != nil {
@@ -67,4 +74,39 @@ func (w *Workspace) editFileTool() Tool {
 			}
 			return Result{Content: fmt.Sprintf("Edited %s: replaced %d occurrence%s (%d bytes now).", rel, want, plural, len(data)), Details: w.details(rel, ch, data)}, nil
 		})
+}
+
+// editedSize is the size of a text of size bytes after n occurrences of a
+// string of oldLen bytes are replaced by one of newLen bytes, and whether it
+// is within limit. Past the limit (or past what an int64 holds) the size
+// returned is a lower bound, good enough to say how far over it is.
+func editedSize(size, n, oldLen, newLen int, limit int64) (int64, bool) {
+	grow := int64(newLen) - int64(oldLen)
+	if grow > 0 && int64(n) > (math.MaxInt64-int64(size))/grow {
+		return math.MaxInt64, false
+	}
+	result := int64(size) + int64(n)*grow
+	return result, result <= limit
+}
+
+// sizeText writes a size for a person: "16 MiB", "1.0 GiB", "512 bytes".
+func sizeText(n int64) string {
+	const k = 1 << 10
+	switch {
+	case n < k:
+		return fmt.Sprintf("%d bytes", n)
+	case n < k*k:
+		return trimZero(float64(n)/k) + " KiB"
+	case n < k*k*k:
+		return trimZero(float64(n)/(k*k)) + " MiB"
+	default:
+		return trimZero(float64(n)/(k*k*k)) + " GiB"
+	}
+}
+
+func trimZero(f float64) string {
+	if f == math.Trunc(f) {
+		return fmt.Sprintf("%.0f", f)
+	}
+	return fmt.Sprintf("%.1f", f)
 }

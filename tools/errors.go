@@ -10,8 +10,9 @@ import (
 var (
 	// ErrUnknownTool is returned when a call names a tool that is not registered.
 	ErrUnknownTool = errors.New("unknown tool")
-	// ErrInvalidArguments is returned when arguments are not JSON or do not
-	// match the tool's schema; the error is an [*ArgumentsError].
+	// ErrInvalidArguments is returned when arguments are not JSON, not a JSON
+	// object, or do not match the tool's schema; the error is an
+	// [*ArgumentsError].
 	ErrInvalidArguments = errors.New("invalid arguments")
 	// ErrInvalidTool is returned by [NewRegistry] for a tool that cannot be
 	// registered (empty or duplicate name, schema that does not compile).
@@ -23,7 +24,8 @@ var (
 	// ErrInvalidPath is returned for paths that are empty, too long, or hold
 	// characters that are not allowed (NUL, control, look-alike separators).
 	ErrInvalidPath = errors.New("invalid path")
-	// ErrProtectedPath is returned for a write into .git or the app's data folder.
+	// ErrProtectedPath is returned for a write into .git or the app's data
+	// folder, and for any use of the app's database, its lock or its backups.
 	ErrProtectedPath = errors.New("protected path")
 	// ErrNotFound is returned when the path does not exist.
 	ErrNotFound = errors.New("not found")
@@ -72,14 +74,23 @@ type Violation struct {
 type ArgumentsError struct {
 	Tool       string
 	Violations []Violation
-	Cause      error // JSON syntax error, when the arguments did not parse
+	Cause      error  // JSON syntax error, when the arguments did not parse
+	NotObject  string // the kind of JSON value sent instead of an object ("an array", "a string"…)
+	Expected   string // what the object holds, e.g. "path and content"; "" for a tool without parameters
 }
 
 func (e *ArgumentsError) Error() string {
-	if e.Cause != nil {
-		return fmt.Sprintf("the arguments for %s are not valid JSON (%v); send a JSON object with the parameters the tool describes", e.Tool, e.Cause)
+	want := "a JSON object"
+	if e.Expected != "" {
+		want += " with " + e.Expected
 	}
-	msg := fmt.Sprintf("the arguments for %s do not match its schema; fix these and call it again:", e.Tool)
+	switch {
+	case e.Cause != nil:
+		return fmt.Sprintf("the arguments of %s are not valid JSON (%v); send %s", e.Tool, e.Cause, want)
+	case e.NotObject != "":
+		return fmt.Sprintf("the arguments of %s must be %s, not %s; call it again with such an object", e.Tool, want, e.NotObject)
+	}
+	msg := fmt.Sprintf("the arguments of %s do not match its schema; fix these and call it again:", e.Tool)
 	for _, v := range e.Violations {
 		msg += fmt.Sprintf("\n- at %q: %s", v.Pointer, v.Message)
 	}

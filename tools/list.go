@@ -3,7 +3,9 @@ package tools
 import (
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"path"
 	"slices"
 	"strings"
@@ -14,9 +16,17 @@ var skippedDirs = []string{".git", "node_modules"}
 
 func skipped(name string) bool { return slices.Contains(skippedDirs, name) }
 
-// readDir lists a folder of the workspace, sorted by name.
-func (w *Workspace) readDir(rel string) ([]fs.DirEntry, error) {
-	f, err := w.root.Open(rel)
+// readDir lists a folder of the workspace, sorted by name. The folder is
+// opened so that a FIFO in its place fails at once instead of waiting, and
+// its entries are read in batches so that a cancelled context stops a huge
+// folder.
+func (w *Workspace) readDir(ctx context.Context, rel string) ([]fs.DirEntry, error) {
+	if fi, err := w.root.Stat(rel); err != nil {
+		return nil, w.explain(rel, err)
+	} else if !fi.IsDir() {
+		return nil, notAFolder(rel, fi)
+	}
+	f, err := w.root.OpenFile(rel, os.O_RDONLY|openFolderFlags, 0)
 	if err != nil {
 		return nil, w.explain(rel, err)
 	}
@@ -26,14 +36,31 @@ func (w *Workspace) readDir(rel string) ([]fs.DirEntry, error) {
 		return nil, w.explain(rel, err)
 	}
 	if !fi.IsDir() {
-		return nil, pathErrorf(ErrWrongKind, rel, "%q is a file, not a folder; use read_file to read it", rel)
+		return nil, notAFolder(rel, fi)
 	}
-	entries, err := f.ReadDir(-1)
-	if err != nil {
-		return nil, w.explain(rel, err)
+	var entries []fs.DirEntry
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("reading the folder %q was cancelled: %w", rel, err)
+		}
+		batch, err := f.ReadDir(1024)
+		entries = append(entries, batch...)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, w.explain(rel, err)
+		}
 	}
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	return entries, nil
+}
+
+func notAFolder(rel string, fi os.FileInfo) error {
+	if fi.Mode().IsRegular() {
+		return pathErrorf(ErrWrongKind, rel, "%q is a file, not a folder; use read_file to read it", rel)
+	}
+	return pathErrorf(ErrWrongKind, rel, "%q is %s, not a folder; it was left alone", rel, specialKind(fi.Mode()))
 }
 
 func (w *Workspace) listDirTool() Tool {
@@ -60,7 +87,7 @@ func (w *Workspace) listDirTool() Tool {
 				if err := ctx.Err(); err != nil {
 					return fmt.Errorf("listing %q was cancelled: %w", rel, err)
 				}
-				entries, err := w.readDir(dir)
+				entries, err := w.readDir(ctx, dir)
 				if err != nil {
 					return err
 				}
@@ -89,6 +116,8 @@ func (w *Workspace) listDirTool() Tool {
 								return err
 							}
 						}
+					case !e.Type().IsRegular(): // listed from the folder's entry, never opened
+						lines = append(lines, fmt.Sprintf("%s (%s)", shown, specialKind(e.Type())))
 					default:
 						size := int64(-1)
 						if fi, err := e.Info(); err == nil {

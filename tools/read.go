@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 )
 
@@ -24,16 +25,13 @@ func (w *Workspace) readFileTool() Tool {
 			if err != nil {
 				return Result{}, err
 			}
-			f, err := w.root.Open(rel)
+			app := w.appFiles()
+			f, fi, err := openRegular(w.root, rel, rel, func(fi os.FileInfo) error { return app.refuse(w, rel, fi) })
 			if err != nil {
 				return Result{}, w.explain(rel, err)
 			}
 			defer f.Close()
-			fi, err := f.Stat() // of the opened file: no gap between check and read
-			if err != nil {
-				return Result{}, w.explain(rel, err)
-			}
-			if err := regularFile(rel, fi); err != nil {
+			if err := regularFile(rel, fi); err != nil { // fi is of the opened file: no gap between check and read
 				return Result{}, err
 			}
 			offset := call.Args.Int("offset", 1)

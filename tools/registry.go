@@ -27,10 +27,11 @@ type Registry struct {
 }
 
 type entry struct {
-	tool    Tool
-	def     Definition
-	schema  *jsonschema.Schema
-	allowed string // the schema's property names, for messages about unknown ones
+	tool     Tool
+	def      Definition
+	schema   *jsonschema.Schema
+	allowed  string // the schema's property names, for messages about unknown ones
+	expected string // what the arguments must hold, for messages about arguments that are no object
 }
 
 // NewRegistry compiles the schema of every tool. It fails on an empty or
@@ -68,11 +69,49 @@ func NewRegistry(tools ...Tool) (*Registry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: the schema of %q does not compile: %v", ErrInvalidTool, def.Name, err)
 		}
-		e := &entry{tool: t, def: def, schema: sch, allowed: propertyNames(doc)}
+		e := &entry{tool: t, def: def, schema: sch, allowed: propertyNames(doc), expected: expectedArgs(doc)}
 		r.entries = append(r.entries, e)
 		r.byName[def.Name] = e
 	}
 	return r, nil
+}
+
+// expectedArgs says what a call's arguments object holds: "path and
+// content", "pattern (and optionally path, glob)", or "" for none.
+func expectedArgs(doc any) string {
+	obj, _ := doc.(map[string]any)
+	props, _ := obj["properties"].(map[string]any)
+	var required, optional []string
+	isRequired := map[string]bool{}
+	if list, ok := obj["required"].([]any); ok {
+		for _, r := range list {
+			if name, ok := r.(string); ok {
+				required = append(required, name)
+				isRequired[name] = true
+			}
+		}
+	}
+	for n := range props {
+		if !isRequired[n] {
+			optional = append(optional, n)
+		}
+	}
+	sort.Strings(optional)
+	and := func(names []string) string {
+		if len(names) < 2 {
+			return strings.Join(names, "")
+		}
+		return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	}
+	switch {
+	case len(required) > 0 && len(optional) > 0:
+		return and(required) + " (and optionally " + strings.Join(optional, ", ") + ")"
+	case len(required) > 0:
+		return and(required)
+	case len(optional) > 0:
+		return "any of " + strings.Join(optional, ", ")
+	}
+	return ""
 }
 
 func propertyNames(doc any) string {
@@ -131,8 +170,10 @@ func (r *Registry) unknown(name string) error {
 
 // Validate decodes and validates the arguments of a call to the named tool.
 // Arguments that arrive as a JSON string holding an object are decoded once
-// more; empty arguments or null count as {}. The error is ErrUnknownTool or an
-// [*ArgumentsError] listing every violation.
+// more; empty arguments or null count as {} (what a call without arguments
+// looks like). Anything else that is not a JSON object (an array, a number, a
+// string, invalid JSON) is refused whatever the tool's schema. The error is
+// ErrUnknownTool or an [*ArgumentsError].
 func (r *Registry) Validate(name string, rawArgs json.RawMessage) (Args, error) {
 	e, ok := r.byName[name]
 	if !ok {
@@ -144,7 +185,10 @@ func (r *Registry) Validate(name string, rawArgs json.RawMessage) (Args, error) 
 func (e *entry) validate(raw json.RawMessage) (Args, error) {
 	v, err := decodeArgs(raw)
 	if err != nil {
-		return nil, &ArgumentsError{Tool: e.def.Name, Cause: err}
+		return nil, &ArgumentsError{Tool: e.def.Name, Cause: err, Expected: e.expected}
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return nil, &ArgumentsError{Tool: e.def.Name, NotObject: jsonKind(v), Expected: e.expected}
 	}
 	if err := e.schema.Validate(v); err != nil {
 		var ve *jsonschema.ValidationError
@@ -155,30 +199,79 @@ func (e *entry) validate(raw json.RawMessage) (Args, error) {
 		e.collect(ve, &ae.Violations)
 		return nil, ae
 	}
-	obj, ok := v.(map[string]any)
-	if !ok { // a schema that allows a non-object; the Call still gets an object
-		obj = map[string]any{}
-	}
+	obj := v.(map[string]any)
 	numbersToFloat(obj)
 	return Args(obj), nil
 }
 
+// decodeArgs decodes a call's arguments; a JSON string is decoded once more
+// when it holds an object (some models send the object that way), and is
+// otherwise a string.
 func decodeArgs(raw json.RawMessage) (any, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return map[string]any{}, nil
 	}
-	if raw[0] == '"' { // some models send the object as a JSON string
+	if raw[0] == '"' {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, err
 		}
-		raw = bytes.TrimSpace([]byte(s))
-		if len(raw) == 0 {
+		inner := bytes.TrimSpace([]byte(s))
+		switch {
+		case len(inner) == 0:
 			return map[string]any{}, nil
+		case inner[0] != '{':
+			return s, nil
 		}
+		raw = inner
 	}
 	return jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+}
+
+// jsonKind names the kind of a decoded JSON value, as a user reads it.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	case map[string]any:
+		return "an object"
+	}
+	return "a number"
+}
+
+// ObjectArgs returns a call's arguments as the JSON object to store and to
+// send back to the model in later turns: the object itself (compacted), the
+// object a model sent inside a JSON string, or {} for anything that is no
+// object (null, an array, a string, a number, invalid JSON) or that
+// encoding/json cannot decode into a map (a number beyond float64). A server that
+// accepts only objects would refuse every later request of a chat that kept
+// such arguments as they came.
+func ObjectArgs(raw json.RawMessage) json.RawMessage {
+	v, err := decodeArgs(raw)
+	if _, ok := v.(map[string]any); err != nil || !ok {
+		return json.RawMessage(`{}`)
+	}
+	obj := bytes.TrimSpace(raw)
+	if len(obj) > 0 && obj[0] == '"' {
+		var s string
+		json.Unmarshal(obj, &s) // decodeArgs has decoded it already
+		obj = []byte(s)
+	}
+	// What a server decodes with encoding/json must decode here too: a
+	// number such as 1e400 is valid JSON that no float64 holds.
+	var m map[string]any
+	var out bytes.Buffer
+	if json.Unmarshal(obj, &m) != nil || m == nil || json.Compact(&out, obj) != nil {
+		return json.RawMessage(`{}`)
+	}
+	return out.Bytes()
 }
 
 // collect flattens the error tree into one violation per leaf, each at the

@@ -40,7 +40,7 @@ func (w *Workspace) searchFilesTool() Tool {
 				return Result{}, err
 			}
 			maxResults := min(call.Args.Int("max_results", w.opts.MaxSearchResults), w.opts.MaxSearchResults)
-			s := &search{w: w, re: re, glob: glob, max: maxResults, progress: progress}
+			s := &search{w: w, re: re, glob: glob, max: maxResults, progress: progress, app: w.appFiles()}
 			fi, err := w.root.Stat(rel)
 			if err != nil {
 				return Result{}, w.explain(rel, err)
@@ -48,7 +48,7 @@ func (w *Workspace) searchFilesTool() Tool {
 			if fi.IsDir() {
 				err = s.dir(ctx, rel)
 			} else {
-				err = s.file(rel, fi)
+				err = s.file(ctx, rel, fi)
 			}
 			if err != nil {
 				return Result{}, err
@@ -73,6 +73,7 @@ type search struct {
 	glob                      string
 	max                       int
 	progress                  ProgressFunc
+	app                       *appFiles // never searched: the database, its lock and backups
 	lines                     []string
 	full                      bool
 	files                     int
@@ -80,7 +81,7 @@ type search struct {
 }
 
 func (s *search) dir(ctx context.Context, dir string) error {
-	entries, err := s.w.readDir(dir)
+	entries, err := s.w.readDir(ctx, dir)
 	if err != nil {
 		return err
 	}
@@ -110,7 +111,7 @@ func (s *search) dir(ctx context.Context, dir string) error {
 			if err != nil {
 				continue // removed meanwhile
 			}
-			if err := s.file(child, fi); err != nil {
+			if err := s.file(ctx, child, fi); err != nil {
 				return err
 			}
 		}
@@ -118,17 +119,28 @@ func (s *search) dir(ctx context.Context, dir string) error {
 	return nil
 }
 
-func (s *search) file(rel string, fi fs.FileInfo) error {
+// file searches one file. FIFOs, sockets and devices are skipped without
+// being opened; so are the app's own files.
+func (s *search) file(ctx context.Context, rel string, fi fs.FileInfo) error {
 	if err := regularFile(rel, fi); err != nil {
 		return nil // hard-linked or special files are not searched
+	}
+	if _, ok := s.app.file(fi); ok {
+		return nil
 	}
 	if fi.Size() > s.w.opts.MaxSearchFile {
 		s.skippedBig++
 		return nil
 	}
-	data, err := s.w.root.ReadFile(rel)
-	if err != nil {
-		return nil // vanished or unreadable: not a reason to stop the search
+	data, err := readLimited(ctx, s.w.root, rel, rel, s.w.opts.MaxSearchFile)
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("the search was cancelled after %d files: %w", s.files, err)
+	case errors.Is(err, errOverLimit):
+		s.skippedBig++
+		return nil
+	case err != nil:
+		return nil // vanished, unreadable, or replaced by a special file: not a reason to stop the search
 	}
 	if isBinary(data) {
 		s.skippedBinary++
@@ -144,6 +156,11 @@ func (s *search) file(rel string, fi fs.FileInfo) error {
 	n := 0
 	for len(data) > 0 {
 		n++
+		if n%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("the search was cancelled after %d files: %w", s.files, err)
+			}
+		}
 		i := bytes.IndexByte(data, '\n')
 		line := data
 		if i >= 0 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"prototyper/tools/diff"
 )
@@ -57,17 +58,22 @@ func (w *Workspace) deletePathTool() Tool {
 				what = "symbolic link"
 			case fi.IsDir():
 				what = "folder"
-				entries, err := w.readDir(rel)
+				if err := w.appFiles().refuseFolder(rel, fi); err != nil {
+					return Result{}, err
+				}
+				entries, err := w.readDir(ctx, rel)
 				if err != nil {
 					return Result{}, err
 				}
 				if len(entries) > 0 {
 					return Result{}, pathErrorf(ErrNotEmpty, rel, "folder %q is not empty (%d entries); delete its entries first", rel, len(entries))
 				}
-			case fi.Mode().IsRegular():
+			case !fi.Mode().IsRegular():
+				what = strings.TrimPrefix(strings.TrimPrefix(specialKind(fi.Mode()), "a "), "an ") // removed by name, never opened
+			default:
 				d.Bytes = fi.Size()
 				if links(fi) == 1 && fi.Size() <= maxDiffInput {
-					if old, err := w.root.ReadFile(rel); err == nil && !isBinary(old) {
+					if old, err := readLimited(ctx, w.root, rel, rel, maxDiffInput); err == nil && !isBinary(old) {
 						d.Diff = diff.Unified("a/"+rel, "/dev/null", string(old), "", diff.Options{MaxBytes: w.opts.MaxDiffBytes})
 					}
 				}

@@ -17,8 +17,18 @@ import (
 // defaults named on each field.
 type WorkspaceOptions struct {
 	// ProtectedDirs are folders no tool may write into, besides .git: the
-	// app's data folder at least. Absolute, or relative to the workspace.
+	// app's data folder at least. Absolute, or relative to the workspace. A
+	// folder that is the workspace itself, or holds it, protects nothing here
+	// (it would make the whole workspace read-only); ProtectedFiles guards the
+	// app's files in it.
 	ProtectedDirs []string
+	// ProtectedFiles are files no tool may read, write, edit or delete: the
+	// app's database at least. Each also covers the files beside it whose
+	// names are its name followed by a dot or a dash (its lock and backups).
+	// They are recognised by identity as well as by name, so a symbolic or
+	// hard link to one is refused too, and a folder holding one cannot be
+	// deleted. Absolute, or relative to the workspace.
+	ProtectedFiles []string
 
 	MaxReadBytes     int64 // read_file returns at most this much; default 256 KiB
 	MaxWriteBytes    int64 // write_file and edit_file refuse larger content; default 16 MiB
@@ -55,7 +65,8 @@ type Workspace struct {
 	root      *os.Root
 	dir       string
 	opts      WorkspaceOptions
-	protected []string // ProtectedDirs as absolute paths
+	protected []string // ProtectedDirs as absolute paths, without the workspace and its parents
+	databases []string // ProtectedFiles as absolute paths
 }
 
 // OpenWorkspace opens dir for the workspace tools.
@@ -78,12 +89,44 @@ func OpenWorkspace(dir string, opts WorkspaceOptions) (*Workspace, error) {
 	opts.defaults()
 	w := &Workspace{root: root, dir: abs, opts: opts}
 	for _, p := range opts.ProtectedDirs {
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(abs, p)
+		if p = absIn(abs, p); !holds(p, abs) {
+			w.protected = append(w.protected, p)
 		}
-		w.protected = append(w.protected, filepath.Clean(p))
+	}
+	for _, p := range opts.ProtectedFiles {
+		w.databases = append(w.databases, absIn(abs, p))
 	}
 	return w, nil
+}
+
+// absIn makes p absolute, relative to the folder dir.
+func absIn(dir, p string) string {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	return filepath.Clean(p)
+}
+
+// holds reports whether folder is dir or one of its parents, by name or by
+// identity.
+func holds(folder, dir string) bool {
+	if r, err := filepath.Rel(folder, dir); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return true
+	}
+	ffi, err := os.Stat(folder)
+	if err != nil {
+		return false
+	}
+	for d := dir; ; {
+		if fi, err := os.Stat(d); err == nil && os.SameFile(fi, ffi) {
+			return true
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return false
+		}
+		d = parent
+	}
 }
 
 // Dir returns the workspace folder as an absolute path.
@@ -211,6 +254,9 @@ func (w *Workspace) checkWritable(rel string) error {
 			return pathErrorf(ErrProtectedPath, rel, "path %q is inside .git, which the agent never modifies; write somewhere else in the workspace", rel)
 		}
 	}
+	if err := w.appFiles().refuse(w, rel, w.statOrNil(rel)); err != nil {
+		return err
+	}
 	var guarded []os.FileInfo
 	var names []string
 	if fi, err := w.root.Stat(".git"); err == nil {
@@ -303,6 +349,16 @@ func (w *Workspace) escapingLink(rel string) (link, target string) {
 	return "", ""
 }
 
+// statOrNil describes what rel resolves to, following links inside the
+// workspace; nil when there is nothing (or nothing reachable).
+func (w *Workspace) statOrNil(rel string) os.FileInfo {
+	fi, err := w.root.Stat(rel)
+	if err != nil {
+		return nil
+	}
+	return fi
+}
+
 // lstat describes what is at rel without following a final symbolic
 // link; a missing file gives (nil, nil).
 func (w *Workspace) lstat(rel string) (os.FileInfo, error) {
@@ -323,13 +379,40 @@ func hardLinkError(rel string, n uint64) error {
 // regularFile checks that rel (already opened or stat'ed as fi) is a plain,
 // singly linked file.
 func regularFile(rel string, fi os.FileInfo) error {
+	if err := plainFile(rel, fi); err != nil {
+		return err
+	}
+	if links(fi) > 1 {
+		return hardLinkError(rel, links(fi))
+	}
+	return nil
+}
+
+// plainFile checks that rel (stat'ed or opened as fi) is a file, not a
+// folder and not a FIFO, socket or device, which could block or never end.
+func plainFile(rel string, fi os.FileInfo) error {
 	switch {
 	case fi.IsDir():
 		return pathErrorf(ErrWrongKind, rel, "%q is a folder, not a file; use list_dir to see its entries", rel)
 	case !fi.Mode().IsRegular():
-		return pathErrorf(ErrWrongKind, rel, "%q is not a regular file (%s); only regular files can be used", rel, fi.Mode().Type())
-	case links(fi) > 1:
-		return hardLinkError(rel, links(fi))
+		return pathErrorf(ErrWrongKind, rel, "%q is %s, not a regular file; only regular files are read or changed, so it was left alone", rel, specialKind(fi.Mode()))
 	}
 	return nil
+}
+
+// specialKind names a kind of file that is not a regular file or a folder.
+func specialKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "a special file"
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -41,8 +40,8 @@ func (w *Workspace) replaceFile(ctx context.Context, rel string, data []byte, mk
 const maxDiffInput = 1 << 20
 
 // replaceFileWith is replaceFile with the new content computed from the old
-// (read when it is at most oldLimit bytes) by produce, inside the same
-// held-open folder.
+// by produce, inside the same held-open folder. produce gets nil for an
+// existing file of more than oldLimit bytes, which is not read.
 func (w *Workspace) replaceFileWith(ctx context.Context, rel string, mkParents bool, check func(fi os.FileInfo) error, oldLimit int64,
 	produce func(old []byte) ([]byte, error), progress ProgressFunc) (fileChange, error) {
 	var ch fileChange
@@ -52,10 +51,13 @@ func (w *Workspace) replaceFileWith(ctx context.Context, rel string, mkParents b
 	}
 	if mkParents && dir != "." {
 		if err := w.root.MkdirAll(dir, 0o755); err != nil {
+			if errors.Is(err, fs.ErrExist) { // a file stands where a folder is needed
+				return ch, pathErrorf(ErrWrongKind, rel, "path %q goes through a file as if it were a folder; check the path with list_dir", rel)
+			}
 			return ch, w.explain(rel, err)
 		}
 	}
-	parent, err := w.root.OpenRoot(dir)
+	parent, err := openFolder(w.root, dir)
 	if err != nil {
 		return ch, w.explain(rel, err)
 	}
@@ -87,7 +89,10 @@ func (w *Workspace) replaceFileWith(ctx context.Context, rel string, mkParents b
 		}
 	}
 	if !ch.created && ch.oldSize <= oldLimit {
-		if ch.old, err = readAllFrom(parent, base, ch.oldSize); err != nil {
+		ch.old, err = readLimited(ctx, parent, base, rel, oldLimit)
+		switch {
+		case errors.Is(err, errOverLimit): // grew meanwhile: no diff, and produce is told so by a nil old
+		case err != nil:
 			return ch, w.explain(rel, err)
 		}
 	}
@@ -151,28 +156,6 @@ func tempName(base string) string {
 		name = name[:maxComponentBytes-24]
 	}
 	return name + ".tmp-" + hex.EncodeToString(b[:])
-}
-
-func readAllFrom(r *os.Root, name string, size int64) ([]byte, error) {
-	f, err := r.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := make([]byte, 0, size+1)
-	for {
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-	}
 }
 
 // details describes a change for the UI.

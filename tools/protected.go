@@ -1,0 +1,169 @@
+package tools
+
+import (
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// The app's own files are the databases named in
+// [WorkspaceOptions.ProtectedFiles] and the files kept beside each: its lock
+// and its backups, whose names are the database's name followed by a dot or
+// a dash (prototyper.db.lock, prototyper.db.schema1.bak). No tool reads,
+// writes, edits or deletes them, wherever the database lives: the data
+// folder may be the workspace itself, so protecting the folder is not enough.
+//
+// They are recognised by identity (device and inode, [os.SameFile]), so a
+// symbolic or hard link to one is refused as well as its own name, and by
+// name inside the database's folder, so a lock or backup that does not exist
+// yet cannot be created by a tool either.
+
+const (
+	roleDatabase  = "Prototyper's own database (it holds your chats)"
+	roleCompanion = "a lock or backup file of Prototyper's own database"
+)
+
+// companionOf reports whether name is a file kept beside the database named
+// db. Letter case is ignored: on a case-insensitive disk PROTOTYPER.DB.LOCK is
+// the same file, and elsewhere refusing that name costs nothing.
+func companionOf(db, name string) bool {
+	if len(name) <= len(db) || !strings.EqualFold(name[:len(db)], db) {
+		return false
+	}
+	c := name[len(db)]
+	return c == '.' || c == '-'
+}
+
+type appFile struct {
+	fi   os.FileInfo
+	name string // its name in its folder, for the refusal
+	role string
+}
+
+type dbFolder struct {
+	fi os.FileInfo
+	db string // the database's file name in it
+}
+
+// appFiles is where the app's files are at one moment. It is looked up for
+// each call rather than once, because the database can be created, replaced
+// or backed up while a workspace stays open.
+type appFiles struct {
+	files   []appFile
+	folders []dbFolder
+	holders []os.FileInfo // every folder above a database, up to the file system's root
+}
+
+// appFiles looks up the app's files now.
+func (w *Workspace) appFiles() *appFiles {
+	a := &appFiles{}
+	for _, db := range w.databases {
+		paths := []string{db}
+		if real, err := filepath.EvalSymlinks(db); err == nil && real != db {
+			paths = append(paths, real) // a linked database's lock and backups may sit beside either name
+		}
+		for _, p := range paths {
+			a.add(p)
+		}
+	}
+	return a
+}
+
+func (a *appFiles) add(db string) {
+	dir, base := filepath.Dir(db), filepath.Base(db)
+	dfi, err := os.Stat(dir)
+	if err != nil {
+		return // no folder, so no database to protect yet
+	}
+	a.folders = append(a.folders, dbFolder{dfi, base})
+	if entries, err := os.ReadDir(dir); err == nil {
+		for _, e := range entries {
+			role := ""
+			switch {
+			case strings.EqualFold(e.Name(), base):
+				role = roleDatabase
+			case companionOf(base, e.Name()):
+				role = roleCompanion
+			default:
+				continue
+			}
+			if fi, err := os.Stat(filepath.Join(dir, e.Name())); err == nil {
+				a.files = append(a.files, appFile{fi, e.Name(), role})
+			}
+		}
+	}
+	for d := dir; ; {
+		if fi, err := os.Stat(d); err == nil {
+			a.holders = append(a.holders, fi)
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+}
+
+// file returns the app's file that fi is, if any.
+func (a *appFiles) file(fi os.FileInfo) (appFile, bool) {
+	if fi == nil {
+		return appFile{}, false
+	}
+	for _, f := range a.files {
+		if os.SameFile(fi, f.fi) {
+			return f, true
+		}
+	}
+	return appFile{}, false
+}
+
+// refuse returns the refusal when rel is one of the app's files: by identity
+// (fi is what rel resolves to, following links; nil when nothing is there)
+// or by its name in a database's folder, reached by any path.
+func (a *appFiles) refuse(w *Workspace, rel string, fi os.FileInfo) error {
+	if f, ok := a.file(fi); ok {
+		return appFileError(rel, f.name, f.role)
+	}
+	if len(a.folders) == 0 || rel == "." {
+		return nil
+	}
+	dir, base := path.Split(rel)
+	if dir == "" {
+		dir = "."
+	}
+	dfi, err := w.root.Stat(dir)
+	if err != nil {
+		return nil
+	}
+	for _, d := range a.folders {
+		if !os.SameFile(dfi, d.fi) {
+			continue
+		}
+		switch {
+		case strings.EqualFold(base, d.db):
+			return appFileError(rel, base, roleDatabase)
+		case companionOf(d.db, base):
+			return appFileError(rel, base, roleCompanion)
+		}
+	}
+	return nil
+}
+
+// refuseFolder returns the refusal when the folder fi (at rel) holds one of
+// the app's files, at any depth.
+func (a *appFiles) refuseFolder(rel string, fi os.FileInfo) error {
+	for _, h := range a.holders {
+		if os.SameFile(fi, h) {
+			return pathErrorf(ErrProtectedPath, rel, "folder %q holds Prototyper's own database, so the agent may not delete it", rel)
+		}
+	}
+	return nil
+}
+
+func appFileError(rel, name, role string) error {
+	if strings.EqualFold(path.Base(rel), name) {
+		return pathErrorf(ErrProtectedPath, rel, "%q is %s; the agent may not read or change it", rel, role)
+	}
+	return pathErrorf(ErrProtectedPath, rel, "%q leads to %q, which is %s; the agent may not read or change it", rel, name, role)
+}
