@@ -12,7 +12,7 @@ OLLAMA       := $(TOOLS)/ollama
 NFPM         := $(TOOLS)/nfpm
 WAILS_VER    := v2.11.0
 OLLAMA_VER   := v0.11.4
-NFPM_VER     := v2.48.0
+NFPM_VER     := v2.44.0
 VERSION      ?= 0.2.0
 ARCH         := $(shell go env GOARCH)
 DEB          := build/bin/prototyper_$(VERSION)_$(ARCH).deb
@@ -57,6 +57,7 @@ $(WAILS):
 $(OLLAMA): | $(DEPS_STAMP)
 	GOBIN=$(TOOLS) go install github.com/ollama/ollama@$(OLLAMA_VER)
 
+# v2.44: later versions need modules that the Go module proxy does not serve
 $(NFPM):
 	GOBIN=$(TOOLS) go install github.com/goreleaser/nfpm/v2/cmd/nfpm@$(NFPM_VER)
 
