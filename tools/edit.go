@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 )
 
 func (w *Workspace) editFileTool() Tool {
@@ -60,7 +61,8 @@ func (w *Workspace) editFileTool() Tool {
 				// built: n short matches each replaced by a long text can ask
 				// for gigabytes.
 				if size, ok := editedSize(len(old), n, len(oldS), len(newS), w.opts.MaxWriteBytes); !ok {
-					return nil, pathErrorf(ErrTooLarge, rel, "after the edit %q would be %s, over the limit of %s for a file; replace fewer occurrences or use a shorter new_string", rel, sizeText(size), sizeText(w.opts.MaxWriteBytes))
+					got, limit := sizesText(size, w.opts.MaxWriteBytes)
+					return nil, pathErrorf(ErrTooLarge, rel, "after the edit %q would be %s, over the limit of %s for a file; replace fewer occurrences or use a shorter new_string", rel, got, limit)
 				}
 				data = bytes.ReplaceAll(old, []byte(oldS), []byte(newS))
 				return data, nil
@@ -105,8 +107,15 @@ func sizeText(n int64) string {
 }
 
 func trimZero(f float64) string {
-	if f == math.Trunc(f) {
-		return fmt.Sprintf("%.0f", f)
+	return strings.TrimSuffix(fmt.Sprintf("%.1f", f), ".0")
+}
+
+// sizesText writes two sizes that are compared, in bytes when the rounded
+// forms would read the same.
+func sizesText(a, b int64) (string, string) {
+	sa, sb := sizeText(a), sizeText(b)
+	if sa == sb && a != b {
+		return fmt.Sprintf("%d bytes", a), fmt.Sprintf("%d bytes", b)
 	}
-	return fmt.Sprintf("%.1f", f)
+	return sa, sb
 }
