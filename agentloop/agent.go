@@ -55,6 +55,10 @@ type Config struct {
 	NumPredict int
 	// Approver, when set, decides ask calls synchronously instead of pausing the run.
 	Approver Approver
+	// FirstByteTimeout bounds the wait for the first byte of each model answer, which
+	// includes loading the model (0: the model client's own, 5 min for Ollama). A run's
+	// RunOptions.FirstByteTimeout overrides it.
+	FirstByteTimeout time.Duration
 	// NoAudit leaves out the built-in audit hook (see [NewAgent]); the pending records then
 	// stay pending, so only tests that look at nothing else should set it.
 	NoAudit bool
@@ -69,6 +73,9 @@ type RunOptions struct {
 	NumPredict int
 	Approver   Approver
 	Workspace  string // the folder of a chat RunOnce creates
+	// FirstByteTimeout bounds the wait for the first byte of each model answer (0: the
+	// Config's).
+	FirstByteTimeout time.Duration
 	// Decide answers every undecided call of the chat's paused run (allow or deny) and
 	// resumes it; the prompt may then be empty.
 	Decide, Reason string
@@ -184,22 +191,41 @@ func (a *Agent) LiveRun(chatID string) string {
 	return cs.runID
 }
 
-// Send submits a user's message to a chat, creating the chat when chatID is "". When the
-// chat is idle, the message is committed and a run starts in the background; when it is
-// busy, the message waits in the chat's queue and is injected at the next safe point (after
-// the current tool call, or after the model's turn); when the chat waits for an approval,
-// every undecided call gets a stand-in result and the message starts a new run.
+// Send submits a user's message to a chat, creating the chat when chatID is "" (in the
+// Config's workspace; [Agent.SendNew] names another). When the chat is idle, the message is
+// committed and a run starts in the background; when it is busy, the message waits in the
+// chat's queue and is injected at the next safe point (after the current tool call, or
+// after the model's turn); when the chat waits for an approval, every undecided call gets a
+// stand-in result and the message starts a new run.
+//
+// A message that cannot run is refused before anything is stored, and no chat is created
+// for it: no model chosen ([ErrNoModel]), a workspace folder that does not open, a model
+// the server does not have (or no server), a UserPromptSubmit hook's block
+// ([ErrPromptBlocked]), a message larger than the model's context ([ErrPromptTooLong]).
 func (a *Agent) Send(ctx context.Context, chatID, prompt string) (string, error) {
-	chatID, err := a.ensureChat(chatID, "")
+	return a.send(ctx, chatID, store.Chat{}, prompt)
+}
+
+// SendNew is Send to a new chat that starts as c (its Workspace and Model; the Config's
+// workspace and the default model when empty). The chat is created only when the message is
+// accepted, so a refused message leaves no empty chat behind.
+func (a *Agent) SendNew(ctx context.Context, c store.Chat, prompt string) (string, error) {
+	return a.send(ctx, "", c, prompt)
+}
+
+func (a *Agent) send(ctx context.Context, chatID string, fresh store.Chat, prompt string) (string, error) {
+	chat, err := a.chatOrNew(chatID, fresh, "")
 	if err != nil {
 		return "", err
 	}
-	d := a.cfg.Hooks.prompt(ctx, Prompt{ChatID: chatID, Text: prompt})
-	switch d.Action {
-	case Block:
-		return chatID, &PromptBlockedError{Reason: d.Reason}
-	case Rewrite:
-		prompt = d.Text
+	if prompt, err = a.admit(ctx, chat, RunOptions{}, prompt); err != nil {
+		return chatID, err
+	}
+	if chatID == "" {
+		if chat, err = a.cfg.Store.CreateChat(chat); err != nil {
+			return "", err
+		}
+		chatID = chat.ID
 	}
 	a.mu.Lock()
 	if a.down {
@@ -223,27 +249,43 @@ func (a *Agent) Send(ctx context.Context, chatID, prompt string) (string, error)
 
 // RunOnce runs synchronously: it submits prompt (or, with opts.Decide, resumes the chat's
 // paused run), waits for the run to end, and returns how it ended. Cancelling ctx stops the
-// run (stop reason aborted). The UserPromptSubmit hooks see the prompt as in Send.
+// run (stop reason aborted). The prompt is checked as in Send before anything is stored; a
+// chat RunOnce creates (chatID "") is deleted again when its run fails before the model
+// answered anything (Outcome.ChatID is then "").
 func (a *Agent) RunOnce(ctx context.Context, chatID, prompt string, opts RunOptions) (Outcome, error) {
-	chatID, err := a.ensureChat(chatID, opts.Workspace)
+	if chatID == "" && opts.Decide != "" {
+		return Outcome{}, fmt.Errorf("%w: a decision needs the chat whose run is paused", ErrNoPendingApproval)
+	}
+	chat, err := a.chatOrNew(chatID, store.Chat{}, opts.Workspace)
 	if err != nil {
 		return Outcome{}, err
 	}
 	spec := startSpec{trigger: "user", opts: opts}
 	if prompt != "" {
-		spec.prompts = []string{prompt}
-		d := a.cfg.Hooks.prompt(ctx, Prompt{ChatID: chatID, Text: prompt})
-		switch d.Action {
-		case Block:
-			return Outcome{ChatID: chatID}, &PromptBlockedError{Reason: d.Reason}
-		case Rewrite:
-			spec.prompts = []string{d.Text}
+		if prompt, err = a.admit(ctx, chat, opts, prompt); err != nil {
+			return Outcome{ChatID: chatID}, err
 		}
+		spec.prompts = []string{prompt}
+	}
+	created := chatID == ""
+	if created {
+		if chat, err = a.cfg.Store.CreateChat(chat); err != nil {
+			return Outcome{}, err
+		}
+		chatID = chat.ID
+	}
+	// a chat created here is removed again when its run cannot even start
+	discard := func(err error) (Outcome, error) {
+		if created && a.cfg.Store.DeleteChat(chatID) == nil {
+			a.forget(chatID)
+			return Outcome{}, err
+		}
+		return Outcome{ChatID: chatID}, err
 	}
 	a.mu.Lock()
 	if a.down {
 		a.mu.Unlock()
-		return Outcome{ChatID: chatID}, ErrShutDown
+		return discard(ErrShutDown)
 	}
 	cs := a.chat(chatID)
 	if cs.done != nil {
@@ -281,33 +323,43 @@ func (a *Agent) RunOnce(ctx context.Context, chatID, prompt string, opts RunOpti
 	r, err := a.startLocked(cs, spec)
 	a.mu.Unlock()
 	if err != nil {
-		return Outcome{ChatID: chatID}, err
+		return discard(err)
 	}
 	stopWatch := context.AfterFunc(ctx, r.cancel)
 	defer stopWatch()
 	out := r.execute()
+	if created && out.StopReason == events.StopError && !r.answered {
+		// the model never answered the chat's first message (a model without tools, a
+		// server gone since the checks): the chat would hold nothing but that message, and
+		// the error says what to do before trying again
+		if a.cfg.Store.DeleteChat(chatID) == nil {
+			a.forget(chatID)
+			out.ChatID = ""
+		}
+	}
 	if out.StopReason == events.StopError && r.err != nil {
 		return out, r.err
 	}
 	return out, nil
 }
 
-// ensureChat returns chatID, creating a chat when it is "" and checking it exists otherwise.
-func (a *Agent) ensureChat(chatID, workspace string) (string, error) {
+// forget drops what the agent knows of a deleted chat.
+func (a *Agent) forget(chatID string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if cs, ok := a.chats[chatID]; ok && cs.done == nil {
+		delete(a.chats, chatID)
+	}
+}
+
+// chatOrNew returns the stored chat chatID, or, when chatID is "", the chat to create
+// (not stored yet): fresh, in workspace or the Config's workspace when it names none.
+func (a *Agent) chatOrNew(chatID string, fresh store.Chat, workspace string) (store.Chat, error) {
 	if chatID != "" {
-		if _, err := a.cfg.Store.Chat(chatID); err != nil {
-			return "", err
-		}
-		return chatID, nil
+		return a.cfg.Store.Chat(chatID)
 	}
-	if workspace == "" {
-		workspace = a.cfg.Workspace
-	}
-	c, err := a.cfg.Store.CreateChat(store.Chat{Workspace: workspace})
-	if err != nil {
-		return "", err
-	}
-	return c.ID, nil
+	fresh.Workspace = firstOf(fresh.Workspace, workspace, a.cfg.Workspace)
+	return fresh, nil
 }
 
 // Stop cancels a chat's live run: the model connection closes at once, running tools get
@@ -497,6 +549,9 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (*run, error) {
 	}
 	if opts.Approver == nil {
 		opts.Approver = a.cfg.Approver
+	}
+	if opts.FirstByteTimeout <= 0 {
+		opts.FirstByteTimeout = a.cfg.FirstByteTimeout
 	}
 
 	// a message instead of a decision: stand-in results for the paused batch first

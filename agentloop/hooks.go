@@ -18,7 +18,8 @@ const (
 	Rewrite
 )
 
-// Prompt is what a UserPromptSubmit hook sees.
+// Prompt is what a UserPromptSubmit hook sees. The hooks run before anything of the message
+// is stored, so ChatID is "" for a message that starts a new chat.
 type Prompt struct {
 	ChatID string
 	Text   string

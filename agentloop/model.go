@@ -30,13 +30,20 @@ type ModelRequest struct {
 	Think      string // off, on, low, medium, high; "" lets the server decide
 	NumCtx     int
 	NumPredict int // 0: no cap
+	// FirstByteTimeout bounds the wait for the answer's first byte, loading included
+	// (0: the model's own default).
+	FirstByteTimeout time.Duration
 }
 
-// Delta is one streamed item: a piece of thinking, a piece of content, or a retry notice.
+// Delta is one streamed item: a piece of thinking, a piece of content, a retry notice, or
+// the start of the answer.
 type Delta struct {
 	Thinking string
 	Content  string
 	Retry    *RetryNotice
+	// Started says that the answer's first byte arrived (the model is loaded), before any
+	// text; a model that cannot tell may leave it out; the first text then says it.
+	Started bool
 }
 
 // RetryNotice says that a request is being retried (only ever before its first byte).

@@ -2,40 +2,69 @@ package agentloop
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"sync"
+	"time"
 
 	"prototyper/agentloop/ollama"
 	"prototyper/store"
 )
 
 // OllamaModel is the [Model] of a local Ollama server, through the native client. It asks
-// /api/show once per model for the context length and the capabilities.
+// /api/show once per model for the context length and the capabilities; a failure that
+// lets the run go on without them is remembered for a short while, so that one run never
+// waits for it twice.
 type OllamaModel struct {
 	Client *ollama.Client
 
-	mu    sync.Mutex
-	infos map[string]*ollama.ModelInfo
+	mu       sync.Mutex
+	infos    map[string]*ollama.ModelInfo
+	failures map[string]showFailure
 }
+
+// showFailure is a failed /api/show, kept for failureMemory.
+type showFailure struct {
+	err error
+	at  time.Time
+}
+
+// failureMemory is how long a failed /api/show is answered from memory: long enough for the
+// checks and the first turn of one run, short enough that the next message asks again.
+const failureMemory = 10 * time.Second
 
 // NewOllamaModel returns the model of client.
 func NewOllamaModel(client *ollama.Client) *OllamaModel {
-	return &OllamaModel{Client: client, infos: map[string]*ollama.ModelInfo{}}
+	return &OllamaModel{Client: client, infos: map[string]*ollama.ModelInfo{}, failures: map[string]showFailure{}}
 }
 
 // info returns what /api/show says of model, asking once.
 func (m *OllamaModel) info(ctx context.Context, model string) (*ollama.ModelInfo, error) {
 	m.mu.Lock()
 	info, ok := m.infos[model]
+	f, failed := m.failures[model]
 	m.mu.Unlock()
 	if ok {
 		return info, nil
 	}
+	if failed && time.Since(f.at) < failureMemory {
+		return nil, f.err
+	}
 	info, err := m.Client.Show(ctx, model)
 	if err != nil {
-		return nil, modelError{err}
+		err = modelError{err}
+		// a failure that ends the run is not remembered: the user fixes it (starts the
+		// server, pulls the model) and tries again at once
+		if ctx.Err() == nil && !errors.Is(err, context.Canceled) && !fatalModelError(err) {
+			m.mu.Lock()
+			m.failures[model] = showFailure{err: err, at: time.Now()}
+			m.mu.Unlock()
+		}
+		return nil, err
 	}
 	m.mu.Lock()
 	m.infos[model] = info
+	delete(m.failures, model)
 	m.mu.Unlock()
 	return info, nil
 }
@@ -77,22 +106,32 @@ func (m *OllamaModel) Chat(ctx context.Context, req ModelRequest, fn DeltaFunc) 
 	if err != nil {
 		return ModelTurn{}, err
 	}
+	client := m.Client
+	if req.FirstByteTimeout > 0 {
+		client = client.With(ollama.WithFirstByteTimeout(req.FirstByteTimeout))
+	}
 	oreq := &ollama.ChatRequest{Model: req.Model, Think: think,
 		Options: &ollama.Options{NumCtx: req.NumCtx, NumPredict: req.NumPredict}}
 	oreq.Messages = make([]ollama.Message, len(req.Messages))
 	for i, msg := range req.Messages {
 		om := ollama.Message{Role: msg.Role, Content: msg.Content, ToolName: msg.ToolName, Images: msg.Images}
 		for j, c := range msg.ToolCalls {
+			args, ok := objectArgs(c.Args)
+			if !ok { // stored before arguments were checked: the server refuses a non-object
+				args = json.RawMessage(`{}`)
+			}
 			om.ToolCalls = append(om.ToolCalls, ollama.ToolCall{ID: c.ID, Index: j,
-				Function: ollama.ToolCallFunction{Name: c.Name, Arguments: c.Args}})
+				Function: ollama.ToolCallFunction{Name: c.Name, Arguments: args}})
 		}
 		oreq.Messages[i] = om
 	}
 	for _, d := range req.Tools {
 		oreq.Tools = append(oreq.Tools, ollama.FunctionTool(d.Name, d.Description, d.Schema))
 	}
-	res, err := m.Client.Chat(ctx, oreq, func(e ollama.Event) error {
+	res, err := client.Chat(ctx, oreq, func(e ollama.Event) error {
 		switch e.Kind {
+		case ollama.EventStarted:
+			return fn(Delta{Started: true})
 		case ollama.EventThinkingDelta:
 			return fn(Delta{Thinking: e.Text})
 		case ollama.EventContentDelta:

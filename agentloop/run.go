@@ -1,6 +1,7 @@
 package agentloop
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -10,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"prototyper/events"
@@ -21,6 +23,7 @@ import (
 const (
 	textSkippedForMessage = "skipped: the user sent a new message"
 	textStopped           = "not run: the user stopped the run"
+	textStoppedRunning    = "stopped: the user stopped the run while this call was running; it may or may not have completed"
 	textInterrupted       = "interrupted: the app stopped while this call was running; it may or may not have completed"
 	textContinue          = "Your answer was cut off by the length limit. Continue exactly where it stopped, without repeating anything."
 )
@@ -51,6 +54,15 @@ type run struct {
 	usage    events.Usage
 	err      error // the error that ended the run, when stop reason is error
 	awaiting []ApprovalRequest
+	answered bool // the model answered something in this run (a message was started)
+
+	callIDs map[string]bool   // the tool-call ids of the chat, so that each new call gets its own
+	badArgs map[string]string // call id → the arguments as sent, for calls whose arguments were no object
+
+	// stuck counts the tool calls left running after a stop (their tool ignored the
+	// cancellation); the toolbox is closed only when they return.
+	stuck sync.WaitGroup
+	left  atomic.Int32 // calls left behind
 }
 
 func (r *run) emit(e events.Event) {
@@ -125,7 +137,14 @@ func (r *run) loop() (string, *pausedRun) {
 		r.err = err
 		return events.StopError, nil
 	}
-	defer closeTools()
+	defer func() {
+		if r.left.Load() == 0 {
+			_ = closeTools()
+			return
+		}
+		// a call left running after a stop still uses the toolbox: close it behind them
+		go func() { r.stuck.Wait(); _ = closeTools() }()
+	}()
 	r.tools = tb
 	r.defs = tb.Definitions()
 	r.defByNm = make(map[string]tools.Definition, len(r.defs))
@@ -144,11 +163,20 @@ func (r *run) loop() (string, *pausedRun) {
 		}
 	}
 	r.history = wholeHistory(r.history, resumed)
+	r.callIDs, r.badArgs = map[string]bool{}, map[string]string{}
+	for _, m := range r.history {
+		for _, c := range m.ToolCalls {
+			r.callIDs[c.ID] = true
+		}
+		if m.ToolCallID != "" {
+			r.callIDs[m.ToolCallID] = true
+		}
+	}
 	r.est = newEstimator()
 	length, err := r.a.cfg.Model.ContextLength(r.ctx, r.opts.Model)
-	var ce ClassifiedError
-	if err != nil && errors.As(err, &ce) && (ce.Code() == "not_running" || ce.Code() == "model_not_found") {
-		r.err = err // the chat request would fail the same way, after its own retries
+	if fatalModelError(err) {
+		// the chat request would fail the same way (after its own wait): fail once, now
+		r.err = err
 		return events.StopError, nil
 	}
 	r.numCtx = numCtxFor(length, r.contextCap)
@@ -224,7 +252,7 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 			EstimatedTokens: fit.estimated, NumCtx: r.numCtx})
 	}
 	req := ModelRequest{Model: r.opts.Model, Messages: fit.messages, Tools: r.defs, Think: r.opts.Think,
-		NumCtx: r.numCtx, NumPredict: r.opts.NumPredict}
+		NumCtx: r.numCtx, NumPredict: r.opts.NumPredict, FirstByteTimeout: r.opts.FirstByteTimeout}
 
 	var cp *store.Checkpointer
 	var cpErr error
@@ -234,14 +262,20 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 		}
 		cp, cpErr = r.a.cfg.Store.NewCheckpointer(r.cs.id, store.Message{Role: store.RoleAssistant, RunID: r.id})
 		if cpErr == nil {
+			r.answered = true
 			r.phase(events.PhaseStreaming)
 			r.emit(events.Event{Type: events.MessageStarted, MessageID: cp.ID(), Role: store.RoleAssistant})
 		}
 	}
+	load := r.watchLoad(req.Model)
 	turn, err := r.a.cfg.Model.Chat(r.ctx, req, func(d Delta) error {
 		if d.Retry != nil {
 			r.emit(events.Event{Type: events.Retry, Attempt: d.Retry.Attempt, DelayMs: d.Retry.Delay.Milliseconds(),
 				Reason: d.Retry.Reason})
+			return nil
+		}
+		load.arrived()
+		if d.Started {
 			return nil
 		}
 		begin()
@@ -263,8 +297,11 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 		return nil
 	})
 	if err == nil {
+		load.arrived()
 		begin()
 		err = cpErr
+	} else {
+		load.stop()
 	}
 	if err != nil {
 		if cp != nil { // keep what arrived; the message stays incomplete
@@ -295,10 +332,13 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 	}
 	calls := make([]store.ToolCall, len(turn.ToolCalls))
 	for i, c := range turn.ToolCalls {
-		if c.ID == "" {
-			c.ID = newCallID()
-		}
-		if len(c.Args) == 0 {
+		c.ID = r.uniqueCallID(c.ID)
+		// what is stored and sent back is always an object (the server refuses anything
+		// else in a history); the call itself gets an error result in plan
+		if args, ok := objectArgs(c.Args); ok {
+			c.Args = args
+		} else {
+			r.badArgs[c.ID] = string(c.Args)
 			c.Args = json.RawMessage(`{}`)
 		}
 		calls[i] = c
@@ -320,6 +360,59 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 	m := cp.Message()
 	r.history = append(r.history, m)
 	return m, turn, nil
+}
+
+// loadingNotice is how long a model request may go without a first byte before the user
+// is told that the server is loading the model.
+const loadingNotice = time.Second
+
+// loadWatch announces a model that takes long to answer: model.loading once its request
+// got no first byte within loadingNotice, then model.loaded with the wait when it came.
+type loadWatch struct {
+	r     *run
+	model string
+	start time.Time
+	timer *time.Timer
+
+	mu        sync.Mutex
+	announced bool // model.loading went out
+	over      bool // the first byte came, or the request ended
+}
+
+func (r *run) watchLoad(model string) *loadWatch {
+	w := &loadWatch{r: r, model: model, start: time.Now()}
+	w.timer = time.AfterFunc(loadingNotice, func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if !w.over {
+			w.announced = true
+			r.emit(events.Event{Type: events.ModelLoading, Model: model})
+		}
+	})
+	return w
+}
+
+// arrived ends the wait: the answer started.
+func (w *loadWatch) arrived() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.over {
+		return
+	}
+	w.over = true
+	w.timer.Stop()
+	if w.announced {
+		ms := time.Since(w.start).Milliseconds()
+		w.r.emit(events.Event{Type: events.ModelLoaded, Model: w.model, LoadMs: &ms})
+	}
+}
+
+// stop ends the wait without an answer (the request failed or was stopped).
+func (w *loadWatch) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.over = true
+	w.timer.Stop()
 }
 
 func usageOf(t ModelTurn) events.Usage {
@@ -380,6 +473,11 @@ func (r *run) plan(msg store.Message) []plannedCall {
 		def, known := r.defByNm[c.Name]
 		if !known {
 			pc.Outcome = &ToolOutcome{Output: r.unknownToolText(c.Name)}
+			out[i] = pc
+			continue
+		}
+		if raw, bad := r.badArgs[c.ID]; bad {
+			pc.Outcome = &ToolOutcome{Output: notAnObjectText(c.Name, raw)}
 			out[i] = pc
 			continue
 		}
@@ -597,10 +695,20 @@ func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 	}
 	r.emit(events.Event{Type: events.ToolCall, MessageID: messageID, ToolCallID: c.ID, Name: c.Name, Args: c.Args,
 		State: events.ToolStateRunning})
-	progress := func(update any) {
-		r.emit(events.Event{Type: events.ToolProgress, MessageID: messageID, ToolCallID: c.ID, Update: update})
+	res, ok := r.runTool(messageID, c)
+	if !ok {
+		// stopped while the tool ignored the cancellation: the run goes on without it
+		o := ToolOutcome{Output: textStoppedRunning}
+		if !r.a.cfg.NoAudit {
+			if err := r.a.audit(r.cs.id, c.ID, o); err != nil {
+				r.emitError(err)
+			}
+		}
+		dur := time.Since(startedAt).Milliseconds()
+		r.emit(events.Event{Type: events.ToolResult, MessageID: messageID, ToolCallID: c.ID, Name: c.Name, OK: &o.OK,
+			Output: o.Output, DurationMs: &dur})
+		return o
 	}
-	res := r.tools.Run(r.ctx, c.Name, c.ID, c.Args, progress)
 	o := ToolOutcome{OK: !res.IsError, Output: res.Content, Terminate: res.Terminate}
 	if res.Details != nil {
 		o.Details = res.Details
@@ -616,6 +724,51 @@ func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 	r.emit(events.Event{Type: events.ToolResult, MessageID: messageID, ToolCallID: c.ID, Name: c.Name, OK: &o.OK,
 		Output: o.Output, Details: o.Details, DurationMs: &dur})
 	return o
+}
+
+// stopGrace is how long a stopped run waits for a running tool to notice the cancellation
+// and return its own result, before it leaves the tool behind.
+const stopGrace = 250 * time.Millisecond
+
+// runTool runs one call's tool with the run's context. ok is false when the run was
+// stopped and the tool did not return within stopGrace: the call is then left running in
+// the background, and nothing it does afterwards (its result, its progress) reaches the
+// run, the store or the events.
+func (r *run) runTool(messageID string, c plannedCall) (res tools.Result, ok bool) {
+	var (
+		mu        sync.Mutex
+		abandoned bool
+	)
+	progress := func(update any) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !abandoned {
+			r.emit(events.Event{Type: events.ToolProgress, MessageID: messageID, ToolCallID: c.ID, Update: update})
+		}
+	}
+	done := make(chan tools.Result, 1) // buffered: a tool left behind never blocks on it
+	r.stuck.Add(1)
+	go func() {
+		defer r.stuck.Done()
+		done <- r.tools.Run(r.ctx, c.Name, c.ID, c.Args, progress)
+	}()
+	select {
+	case res = <-done:
+		return res, true
+	case <-r.ctx.Done():
+	}
+	grace := time.NewTimer(stopGrace)
+	defer grace.Stop()
+	select {
+	case res = <-done:
+		return res, true
+	case <-grace.C:
+		mu.Lock()
+		abandoned = true
+		mu.Unlock()
+		r.left.Add(1)
+		return tools.Result{}, false
+	}
 }
 
 // audit is the built-in audit hook: it records every executed call, with the result the
@@ -674,4 +827,52 @@ func newCallID() string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	return "call_" + hex.EncodeToString(b[:])
+}
+
+// uniqueCallID returns the id a new call of the chat is recorded under: the server's when
+// the chat has none like it, else one derived from it (call_0, call_0_2, call_0_3, …). Some
+// servers number calls from zero in every message, or repeat one id for every call of a
+// message; each call still gets its own record and its own result.
+func (r *run) uniqueCallID(id string) string {
+	if id == "" {
+		id = newCallID()
+	}
+	unique := id
+	for n := 2; r.callIDs[unique]; n++ {
+		unique = fmt.Sprintf("%s_%d", id, n)
+	}
+	r.callIDs[unique] = true
+	return unique
+}
+
+// objectArgs returns a call's arguments as a JSON object, and false when they are not one:
+// empty or null arguments are {}, an object sent inside a JSON string is unwrapped.
+func objectArgs(raw json.RawMessage) (json.RawMessage, bool) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || string(t) == "null" {
+		return json.RawMessage(`{}`), true
+	}
+	if t[0] == '"' {
+		var s string
+		if json.Unmarshal(t, &s) != nil {
+			return nil, false
+		}
+		if t = bytes.TrimSpace([]byte(s)); len(t) == 0 {
+			return json.RawMessage(`{}`), true
+		}
+	}
+	var obj map[string]json.RawMessage
+	if t[0] != '{' || json.Unmarshal(t, &obj) != nil {
+		return nil, false
+	}
+	return json.RawMessage(t), true
+}
+
+// notAnObjectText is the result of a call whose arguments were not a JSON object.
+func notAnObjectText(name, raw string) string {
+	const limit = 200
+	if len(raw) > limit {
+		raw = raw[:limit] + "…"
+	}
+	return fmt.Sprintf("invalid arguments for %s: the arguments must be an object of the tool's parameters, like {\"name\": value}, not %s; call %s again with an object", name, raw, name)
 }

@@ -1,0 +1,184 @@
+package agentloop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"prototyper/store"
+)
+
+// Budget is how much of a model's context one message may take. The window asks for it
+// once per chat and model and compares [EstimateTokens] of the composer's text with
+// MaxTokens while the user types or pastes; [Agent.Send] refuses a message over it.
+type Budget struct {
+	// Model is the model the budget is of.
+	Model string `json:"model"`
+	// NumCtx is the context the model is given: its trained length capped by the
+	// settings' context cap.
+	NumCtx int `json:"numCtx"`
+	// MaxTokens is what one message may take of NumCtx: the rest holds the system prompt,
+	// the tools' definitions and the room kept for the answer. Older turns of a chat are
+	// left out as needed, so they take nothing from it.
+	MaxTokens int `json:"maxTokens"`
+	// CharsPerToken is the ratio [EstimateTokens] uses, so that a client can estimate a
+	// text's tokens without sending it: tokens ≈ characters / CharsPerToken.
+	CharsPerToken float64 `json:"charsPerToken"`
+}
+
+// Check returns a [*PromptTooLongError] when text is over the budget, else nil.
+func (b Budget) Check(text string) error {
+	if n := EstimateTokens(text); n > b.MaxTokens {
+		return &PromptTooLongError{Tokens: n, NumCtx: b.NumCtx, MaxTokens: b.MaxTokens}
+	}
+	return nil
+}
+
+// EstimateTokens guesses the tokens text takes in a prompt, the way the loop does before it
+// has the server's count: about 3.5 characters (bytes) a token, which errs on the side of
+// too many, plus the template's markers of one message.
+func EstimateTokens(text string) int {
+	return newEstimator().tokens(len(text), 1)
+}
+
+// ErrPromptTooLong is matched by a [*PromptTooLongError]: a message larger than the model's
+// context can hold; nothing of it was stored or sent.
+var ErrPromptTooLong = errors.New("message too long for the model's context")
+
+// PromptTooLongError says how far over the model's context a message is.
+type PromptTooLongError struct {
+	Tokens    int // the message's estimated tokens
+	NumCtx    int // the model's context, as the run would ask for it
+	MaxTokens int // what one message may take of it
+}
+
+func (e *PromptTooLongError) Error() string {
+	if e.Tokens > e.NumCtx {
+		return fmt.Sprintf("This message is about %s tokens; the model's context holds %s. Shorten it or attach less.",
+			thousands(e.Tokens), thousands(e.NumCtx))
+	}
+	return fmt.Sprintf("This message is about %s tokens; the model's context holds %s, of which about %s are left for a message once the instructions and the room for the answer are kept. Shorten it or attach less.",
+		thousands(e.Tokens), thousands(e.NumCtx), thousands(e.MaxTokens))
+}
+
+// Is matches ErrPromptTooLong.
+func (e *PromptTooLongError) Is(target error) bool { return target == ErrPromptTooLong }
+
+// thousands writes n with comma separators: 1,250,000.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := n < 0
+	if neg {
+		s = s[1:]
+	}
+	out := make([]byte, 0, len(s)+len(s)/3)
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	if neg {
+		return "-" + string(out)
+	}
+	return string(out)
+}
+
+// fatalModelError reports whether an error of asking the model's context length means that
+// a chat request would fail too: there is no use sending one (and waiting again).
+func fatalModelError(err error) bool {
+	var ce ClassifiedError
+	if err == nil || !errors.As(err, &ce) {
+		return false
+	}
+	switch ce.Code() {
+	case "not_running", "model_not_found", "not_ollama", "first_byte_timeout":
+		return true
+	}
+	return false
+}
+
+// Budget returns the budget of one message to a chat: model, else the chat's, the
+// settings' or the Config's default model; chatID "" is a new chat in the Config's
+// workspace. It asks the model's context length (once per model) and opens the chat's
+// workspace for its tools' definitions.
+func (a *Agent) Budget(ctx context.Context, chatID, model string) (Budget, error) {
+	chat := store.Chat{Workspace: a.cfg.Workspace}
+	if chatID != "" {
+		c, err := a.cfg.Store.Chat(chatID)
+		if err != nil {
+			return Budget{}, err
+		}
+		chat = c
+	}
+	ad, err := a.assess(ctx, chat, RunOptions{Model: model})
+	if err != nil {
+		return Budget{}, err
+	}
+	return ad.budget, nil
+}
+
+// assessment is what is known of a message's run before anything is stored.
+type assessment struct {
+	model  string
+	budget Budget
+}
+
+// assess checks what a run of chat needs before it starts: a model, a workspace whose
+// tools open, and a model the server has. It never stores anything.
+func (a *Agent) assess(ctx context.Context, chat store.Chat, opts RunOptions) (assessment, error) {
+	settings, err := a.cfg.Store.Settings()
+	if err != nil {
+		return assessment{}, err
+	}
+	model := firstOf(opts.Model, chat.Model, settings.DefaultModel, a.cfg.DefaultModel)
+	if model == "" {
+		return assessment{}, ErrNoModel
+	}
+	tb, closeTools, err := a.cfg.Tools(firstOf(chat.Workspace, a.cfg.Workspace))
+	if err != nil {
+		return assessment{}, err
+	}
+	toolsChars := toolChars(tb.Definitions())
+	_ = closeTools()
+	length, err := a.cfg.Model.ContextLength(ctx, model)
+	if fatalModelError(err) {
+		return assessment{}, err
+	}
+	numPredict := opts.NumPredict
+	if numPredict <= 0 {
+		numPredict = a.cfg.NumPredict
+	}
+	numCtx := numCtxFor(length, settings.ContextCap)
+	est := newEstimator()
+	fixed := est.tokens(toolsChars+messageChars(store.Message{Role: store.RoleSystem, Content: a.cfg.SystemPrompt}), 1)
+	maxTokens := promptBudget(numCtx, numPredict) - fixed
+	if maxTokens < 0 {
+		maxTokens = 0
+	}
+	return assessment{model: model, budget: Budget{Model: model, NumCtx: numCtx, MaxTokens: maxTokens,
+		CharsPerToken: 1 / est.tokensPerChar}}, nil
+}
+
+// admit checks a user's message before anything of it is stored: the chat's run can start
+// (see assess), the UserPromptSubmit hooks let it through (they may rewrite it), and it fits
+// the model's context. It returns the text to commit. chat.ID is "" for a chat not created
+// yet; the hooks then see ChatID "".
+func (a *Agent) admit(ctx context.Context, chat store.Chat, opts RunOptions, prompt string) (string, error) {
+	ad, err := a.assess(ctx, chat, opts)
+	if err != nil {
+		return "", err
+	}
+	d := a.cfg.Hooks.prompt(ctx, Prompt{ChatID: chat.ID, Text: prompt})
+	switch d.Action {
+	case Block:
+		return "", &PromptBlockedError{Reason: d.Reason}
+	case Rewrite:
+		prompt = d.Text
+	}
+	if err := ad.budget.Check(prompt); err != nil {
+		return "", err
+	}
+	return prompt, nil
+}

@@ -1,0 +1,625 @@
+package agentloop
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"prototyper/agentloop/ollama"
+	"prototyper/events"
+	"prototyper/store"
+	"prototyper/tools"
+)
+
+// stubOllama is an httptest Ollama: /api/show answers show (a context length and the tools
+// capability by default), /api/chat runs chat; it counts requests per path and keeps the
+// bodies of the chat requests.
+type stubOllama struct {
+	srv    *httptest.Server
+	show   http.HandlerFunc
+	chat   http.HandlerFunc
+	mu     sync.Mutex
+	counts map[string]int
+	bodies [][]byte
+}
+
+func newStubOllama(t *testing.T, show, chat http.HandlerFunc) *stubOllama {
+	t.Helper()
+	s := &stubOllama{show: show, chat: chat, counts: map[string]int{}}
+	if s.show == nil {
+		s.show = showContext(8192)
+	}
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		s.mu.Lock()
+		s.counts[r.URL.Path]++
+		if r.URL.Path == "/api/chat" {
+			s.bodies = append(s.bodies, body)
+		}
+		s.mu.Unlock()
+		switch r.URL.Path {
+		case "/api/show":
+			s.show(w, r)
+		case "/api/chat":
+			s.chat(w, r)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func (s *stubOllama) client(opts ...ollama.Option) *ollama.Client {
+	u, _ := url.Parse(s.srv.URL)
+	return ollama.New(u, append([]ollama.Option{ollama.WithRetryInterval(time.Millisecond, 5*time.Millisecond)}, opts...)...)
+}
+
+func (s *stubOllama) count(path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.counts[path]
+}
+
+func (s *stubOllama) requests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, c := range s.counts {
+		n += c
+	}
+	return n
+}
+
+func (s *stubOllama) chatBody(i int) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bodies[i]
+}
+
+func showContext(n int) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `{"model_info":{"general.architecture":"llama","llama.context_length":%d},"capabilities":["completion","tools"]}`, n)
+	}
+}
+
+// silent accepts a request and never answers it (until the client goes away).
+func silent(w http.ResponseWriter, r *http.Request) {
+	select {
+	case <-r.Context().Done():
+	case <-time.After(30 * time.Second):
+	}
+}
+
+func noChats(t *testing.T, db *store.DB) {
+	t.Helper()
+	chats, err := db.ListChats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(chats) != 0 {
+		t.Fatalf("%d chats left in the store: %+v", len(chats), chats)
+	}
+}
+
+// stuckTool ignores its context: it says so on entered, returns only when release is
+// closed, then reports progress (which must reach nobody) and says so on returned.
+func stuckTool(entered chan<- struct{}, release <-chan struct{}, returned chan<- struct{}) tools.Tool {
+	return tools.New("stuck", "Block.").Mode(tools.Sequential).
+		Handle(func(ctx context.Context, c tools.Call, progress tools.ProgressFunc) (tools.Result, error) {
+			entered <- struct{}{}
+			<-release
+			progress("late")
+			defer close(returned)
+			return tools.Result{Content: "finished late"}, nil
+		})
+}
+
+func TestStopEndsARunWithinASecondWhileAToolIgnoresTheCancellation(t *testing.T) {
+	for _, how := range []string{"Stop", "Shutdown", "RunOnce's context"} {
+		t.Run(how, func(t *testing.T) {
+			entered, release, returned := make(chan struct{}, 2), make(chan struct{}), make(chan struct{})
+			var once sync.Once
+			free := func() { once.Do(func() { close(release) }) }
+			t.Cleanup(free)
+			m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+				if trail(req) == "U" {
+					return toolTurn(tc("c1", "stuck", `{}`), tc("c2", "stuck", `{}`))
+				}
+				return answer("never asked")
+			}}
+			a, db, rec := fakeHarness(t, m, nil, stuckTool(entered, release, returned))
+
+			var chatID string
+			ranOnce := make(chan Outcome, 1)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if how == "RunOnce's context" {
+				go func() { out, _ := a.RunOnce(ctx, "", "go", RunOptions{}); ranOnce <- out }()
+			} else {
+				id, err := a.Send(context.Background(), "", "go")
+				if err != nil {
+					t.Fatal(err)
+				}
+				chatID = id
+			}
+			evs := rec.waitFor(t, "the tool running", func(evs []events.Event) bool {
+				for _, e := range evs {
+					if e.Type == events.ToolCall && e.State == events.ToolStateRunning {
+						return true
+					}
+				}
+				return false
+			})
+			chatID = evs[0].ChatID
+			<-entered
+
+			start := time.Now()
+			switch how {
+			case "Stop":
+				if err := a.Stop(chatID); err != nil {
+					t.Fatal(err)
+				}
+			case "Shutdown":
+				sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer scancel()
+				if err := a.Shutdown(sctx); err != nil {
+					t.Fatalf("Shutdown waited for the stuck tool: %v", err)
+				}
+			default:
+				cancel()
+			}
+			deadline := time.After(5 * time.Second)
+			for len(ofType(rec.events(), events.RunFinished)) == 0 {
+				select {
+				case <-deadline:
+					t.Fatalf("no run.finished 5 s after the stop; the loop waits for the tool")
+				case <-time.After(5 * time.Millisecond):
+				}
+			}
+			took := time.Since(start)
+			// The loop's own bound is stopGrace (250 ms); 2 s leaves room for a loaded
+			// machine while still failing a loop that waits for the tool.
+			if took > 2*time.Second {
+				t.Errorf("run.finished came %v after the stop; want well within a second", took)
+			}
+			t.Logf("run.finished %v after the stop", took)
+			fin := ofType(rec.events(), events.RunFinished)[0]
+			if fin.StopReason != events.StopAborted {
+				t.Fatalf("stop reason %q", fin.StopReason)
+			}
+			if how == "RunOnce's context" {
+				if out := <-ranOnce; out.StopReason != events.StopAborted {
+					t.Fatalf("RunOnce outcome %+v", out)
+				}
+			}
+
+			recs, _ := db.ToolCalls(chatID)
+			if len(recs) != 2 {
+				t.Fatalf("records %+v", recs)
+			}
+			byID := map[string]store.ToolCallRecord{}
+			for _, r := range recs {
+				byID[r.ID] = r
+			}
+			if r := byID["c1"]; r.Pending || r.OK || r.Output != textStoppedRunning {
+				t.Errorf("the stuck call's record %+v, want stopped while running", r)
+			}
+			if r := byID["c2"]; r.Pending || r.Output != textStopped {
+				t.Errorf("the call after it %+v, want not run", r)
+			}
+			msgs, _ := db.Messages(chatID)
+			if got := roles(msgs); got != "UATT" {
+				t.Fatalf("stored roles %s, want UATT", got)
+			}
+
+			// the tool ends long after: nothing of it reaches the run, the store or the events
+			before := len(rec.events())
+			free()
+			select {
+			case <-returned:
+			case <-time.After(5 * time.Second):
+				t.Fatal("the stuck tool never returned")
+			}
+			time.Sleep(50 * time.Millisecond)
+			if late := rec.events()[before:]; len(late) != 0 {
+				t.Errorf("events after the stuck tool returned: %s", summary(late))
+			}
+			if r, _ := db.ToolCall(chatID, "c1"); r.Output != textStoppedRunning {
+				t.Errorf("the late result replaced the record: %+v", r)
+			}
+		})
+	}
+}
+
+func TestEveryCallGetsItsOwnRecordWhateverIdsTheServerSends(t *testing.T) {
+	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+		switch trail(req) {
+		case "U": // one id for three calls
+			return toolTurn(tc("call_0", "echo", `{"text":"one"}`), tc("call_0", "echo", `{"text":"two"}`), tc("call_0", "echo", `{"text":"three"}`))
+		case "UATTT": // and the same id again in the next message
+			return toolTurn(tc("call_0", "echo", `{"text":"four"}`))
+		}
+		return answer("done")
+	}}
+	a, db, rec := fakeHarness(t, m, nil, echoTool(tools.Sequential, nil))
+	out := runFake(t, a, "go")
+	if out.StopReason != events.StopCompleted {
+		t.Fatalf("stop %q", out.StopReason)
+	}
+	recs, _ := db.ToolCalls(out.ChatID)
+	if len(recs) != 4 {
+		t.Fatalf("%d records, want 4: %+v", len(recs), recs)
+	}
+	seen := map[string]bool{}
+	for i, r := range recs {
+		want := []string{"one", "two", "three", "four"}[i]
+		if seen[r.ID] || r.Output != want || !strings.Contains(string(r.Args), want) {
+			t.Errorf("record %d = %+v, want its own id and result %q", i, r, want)
+		}
+		seen[r.ID] = true
+	}
+	if recs[0].ID != "call_0" {
+		t.Errorf("the first call's id %q: a new id is kept as the server sent it", recs[0].ID)
+	}
+	// what the model reads back pairs each call with its own result
+	msgs, _ := db.Messages(out.ChatID)
+	if got := roles(msgs); got != "UATTTATA" {
+		t.Fatalf("roles %s", got)
+	}
+	for i, c := range msgs[1].ToolCalls {
+		if tm := msgs[2+i]; tm.ToolCallID != c.ID || !strings.Contains(string(c.Args), tm.Content) {
+			t.Errorf("result %d %+v does not answer call %+v", i, tm, c)
+		}
+	}
+	last := m.reqs[len(m.reqs)-1].Messages
+	ids := map[string]bool{}
+	for _, msg := range last {
+		for _, c := range msg.ToolCalls {
+			if ids[c.ID] {
+				t.Errorf("id %s sent back twice", c.ID)
+			}
+			ids[c.ID] = true
+		}
+	}
+	callIDs := map[string]bool{}
+	for _, e := range ofType(rec.events(), events.ToolCall) {
+		if e.State == events.ToolStatePending {
+			if callIDs[e.ToolCallID] {
+				t.Errorf("two tool.call events with id %s", e.ToolCallID)
+			}
+			callIDs[e.ToolCallID] = true
+		}
+	}
+}
+
+func TestASilentServerFailsOnceAfterOneTimeout(t *testing.T) {
+	const timeout = 400 * time.Millisecond
+	t.Run("silent everywhere: one short wait for the model's details, no chat request", func(t *testing.T) {
+		s := newStubOllama(t, silent, silent)
+		a, db, rec := fakeHarness(t, NewOllamaModel(s.client(ollama.WithMetadataTimeout(timeout))), nil)
+		start := time.Now()
+		_, err := a.RunOnce(context.Background(), "", "hi", RunOptions{FirstByteTimeout: time.Hour})
+		took := time.Since(start)
+		if !errors.Is(err, ollama.ErrFirstByteTimeout) {
+			t.Fatalf("err = %v", err)
+		}
+		if s.requests() != 1 || took > 2*timeout+time.Second {
+			t.Fatalf("%d requests in %v; want 1 request and one wait of %v", s.requests(), took, timeout)
+		}
+		noChats(t, db)
+		_ = rec
+	})
+	t.Run("the model's details answer, the chat is silent: one first-byte wait, announced", func(t *testing.T) {
+		const chatTimeout = 1500 * time.Millisecond // past the 1 s after which loading is announced
+		for _, where := range []string{"run option", "config"} {
+			t.Run(where, func(t *testing.T) {
+				s := newStubOllama(t, nil, silent)
+				a, _, rec := fakeHarness(t, NewOllamaModel(s.client()), func(c *Config) {
+					if where == "config" {
+						c.FirstByteTimeout = chatTimeout
+					}
+				})
+				opts := RunOptions{}
+				if where == "run option" {
+					opts.FirstByteTimeout = chatTimeout
+				}
+				start := time.Now()
+				out, err := a.RunOnce(context.Background(), "", "hi", opts)
+				took := time.Since(start)
+				if !errors.Is(err, ollama.ErrFirstByteTimeout) || out.StopReason != events.StopError {
+					t.Fatalf("outcome %+v, err %v", out, err)
+				}
+				if s.count("/api/show") != 1 || s.count("/api/chat") != 1 {
+					t.Fatalf("requests %v; want one /api/show and one /api/chat", s.counts)
+				}
+				if took < chatTimeout || took > chatTimeout+time.Second {
+					t.Fatalf("failed after %v; want one wait of %v", took, chatTimeout)
+				}
+				for _, want := range []string{"--first-byte-timeout", "first-byte timeout in the settings"} {
+					if !strings.Contains(err.Error(), want) {
+						t.Errorf("message %q does not name %s", err, want)
+					}
+				}
+				loading := ofType(rec.events(), events.ModelLoading)
+				if len(loading) != 1 || loading[0].Model != "fake" || len(ofType(rec.events(), events.ModelLoaded)) != 0 {
+					t.Fatalf("loading events: %s", summary(append(loading, ofType(rec.events(), events.ModelLoaded)...)))
+				}
+			})
+		}
+	})
+	t.Run("a model that loads slowly is announced, then loaded with its load time", func(t *testing.T) {
+		s := newStubOllama(t, nil, func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(1300 * time.Millisecond)
+			fmt.Fprintln(w, `{"message":{"role":"assistant","content":"ready"},"done":true,"done_reason":"stop","load_duration":1300000000}`)
+		})
+		a, _, rec := fakeHarness(t, NewOllamaModel(s.client()), nil)
+		if out := runFake(t, a, "hi"); out.StopReason != events.StopCompleted {
+			t.Fatalf("stop %q", out.StopReason)
+		}
+		evs := rec.events()
+		loading, loaded := ofType(evs, events.ModelLoading), ofType(evs, events.ModelLoaded)
+		if len(loading) != 1 || len(loaded) != 1 || loaded[0].LoadMs == nil || *loaded[0].LoadMs < 1000 ||
+			loaded[0].Seq < loading[0].Seq {
+			t.Fatalf("loading %s loaded %s", summary(loading), summary(loaded))
+		}
+		for _, e := range evs {
+			if e.Type == events.TextDelta && e.Seq < loaded[0].Seq {
+				t.Fatal("text arrived before model.loaded")
+			}
+		}
+	})
+	t.Run("a quick answer announces nothing", func(t *testing.T) {
+		s := newStubOllama(t, nil, func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprintln(w, `{"message":{"role":"assistant","content":"hi"},"done":true,"done_reason":"stop"}`)
+		})
+		a, _, rec := fakeHarness(t, NewOllamaModel(s.client()), nil)
+		runFake(t, a, "hi")
+		time.Sleep(1100 * time.Millisecond) // a timer left armed would fire now
+		if n := len(ofType(rec.events(), events.ModelLoading)) + len(ofType(rec.events(), events.ModelLoaded)); n != 0 {
+			t.Fatalf("%d loading events for a quick answer", n)
+		}
+	})
+}
+
+func TestAPromptOverTheModelsContextIsRefusedBeforeItIsStoredOrSent(t *testing.T) {
+	huge := strings.Repeat("0123456789", 500_000) // 5 MB
+	for _, path := range []string{"RunOnce", "Send", "SendNew", "Send to a chat"} {
+		t.Run(path, func(t *testing.T) {
+			s := newStubOllama(t, showContext(16384), func(w http.ResponseWriter, r *http.Request) {
+				t.Error("a chat request was made")
+			})
+			a, db, _ := fakeHarness(t, NewOllamaModel(s.client()), nil)
+			var err error
+			var existing store.Chat
+			switch path {
+			case "RunOnce":
+				_, err = a.RunOnce(context.Background(), "", huge, RunOptions{})
+			case "Send":
+				_, err = a.Send(context.Background(), "", huge)
+			case "SendNew":
+				_, err = a.SendNew(context.Background(), store.Chat{Model: "fake"}, huge)
+			default:
+				existing, _ = db.CreateChat(store.Chat{Model: "fake"})
+				_, err = a.Send(context.Background(), existing.ID, huge)
+			}
+			var tl *PromptTooLongError
+			if !errors.Is(err, ErrPromptTooLong) || !errors.As(err, &tl) {
+				t.Fatalf("err = %v, want ErrPromptTooLong", err)
+			}
+			want := fmt.Sprintf("This message is about %s tokens; the model's context holds 16,384. Shorten it or attach less.", thousands(EstimateTokens(huge)))
+			if err.Error() != want {
+				t.Errorf("message %q\nwant    %q", err, want)
+			}
+			if s.count("/api/chat") != 0 {
+				t.Errorf("%d chat requests", s.count("/api/chat"))
+			}
+			if existing.ID != "" {
+				if msgs, _ := db.Messages(existing.ID); len(msgs) != 0 {
+					t.Fatalf("stored %d messages", len(msgs))
+				}
+				return
+			}
+			noChats(t, db)
+		})
+	}
+}
+
+func TestTheBudgetOfAMessageIsTheContextLessWhatTheRunKeeps(t *testing.T) {
+	s := newStubOllama(t, showContext(16384), nil)
+	a, _, _ := fakeHarness(t, NewOllamaModel(s.client()), nil, echoTool(tools.Parallel, nil))
+	b, err := a.Budget(context.Background(), "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Model != "fake" || b.NumCtx != 16384 || b.MaxTokens <= 8000 || b.MaxTokens >= 16384-4096 || b.CharsPerToken != 3.5 {
+		t.Fatalf("budget %+v", b)
+	}
+	fits := strings.Repeat("x", int(float64(b.MaxTokens-10)*b.CharsPerToken))
+	over := strings.Repeat("x", int(float64(b.MaxTokens+10)*b.CharsPerToken))
+	if err := b.Check(fits); err != nil {
+		t.Errorf("a message within the budget is refused: %v", err)
+	}
+	if err := b.Check(over); !errors.Is(err, ErrPromptTooLong) || !strings.Contains(err.Error(), "left for a message") {
+		t.Errorf("a message just over the budget: %v", err)
+	}
+}
+
+func TestArgumentsThatAreNoObjectBecomeAnErrorAndAreNeverSentBack(t *testing.T) {
+	for _, args := range []string{`"just text"`, `[1,2]`, `42`, `true`, `"[1]"`} {
+		t.Run(args, func(t *testing.T) {
+			var turns atomic.Int32
+			s := newStubOllama(t, nil, func(w http.ResponseWriter, r *http.Request) {
+				if turns.Add(1) == 1 {
+					fmt.Fprintf(w, `{"message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"echo","arguments":%s}}]},"done":true,"done_reason":"stop"}`+"\n", args)
+					return
+				}
+				fmt.Fprintln(w, `{"message":{"role":"assistant","content":"ok"},"done":true,"done_reason":"stop"}`)
+			})
+			ran := false
+			a, db, rec := fakeHarness(t, NewOllamaModel(s.client()), nil, echoTool(tools.Parallel, func() { ran = true }))
+			out := runFake(t, a, "go")
+			if out.StopReason != events.StopCompleted || ran {
+				t.Fatalf("stop %q, tool ran %v", out.StopReason, ran)
+			}
+			msgs, _ := db.Messages(out.ChatID)
+			if roles(msgs) != "UATA" || string(msgs[1].ToolCalls[0].Args) != `{}` {
+				t.Fatalf("stored %+v", msgs)
+			}
+			if res := msgs[2].Content; !strings.Contains(res, "the arguments must be an object") || !strings.Contains(res, strings.Trim(args, `"`)) {
+				t.Errorf("result %q should say the arguments must be an object and show what was sent", res)
+			}
+			for _, e := range ofType(rec.events(), events.ToolCall) {
+				if string(e.Args) != `{}` {
+					t.Errorf("tool.call event with args %s", e.Args)
+				}
+			}
+			recs, _ := db.ToolCalls(out.ChatID)
+			if len(recs) != 1 || string(recs[0].Args) != `{}` || recs[0].OK {
+				t.Errorf("records %+v", recs)
+			}
+			var second struct {
+				Messages []struct {
+					ToolCalls []struct {
+						Function struct {
+							Arguments json.RawMessage `json:"arguments"`
+						} `json:"function"`
+					} `json:"tool_calls"`
+				} `json:"messages"`
+			}
+			if err := json.Unmarshal(s.chatBody(1), &second); err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range second.Messages {
+				for _, c := range m.ToolCalls {
+					var obj map[string]any
+					if err := json.Unmarshal(c.Function.Arguments, &obj); err != nil {
+						t.Errorf("arguments sent back %s are not an object", c.Function.Arguments)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestAChatStoredWithNonObjectArgumentsIsSentWithObjects(t *testing.T) {
+	s := newStubOllama(t, nil, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"ok"},"done":true,"done_reason":"stop"}`)
+	})
+	a, db, _ := fakeHarness(t, NewOllamaModel(s.client()), nil, echoTool(tools.Parallel, nil))
+	chatID := poisonedChat(t, db, "")
+	if _, err := a.RunOnce(context.Background(), chatID, "again", RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if body := string(s.chatBody(0)); strings.Contains(body, `"arguments":"oops"`) || !strings.Contains(body, `"arguments":{}`) {
+		t.Fatalf("request %s", body)
+	}
+}
+
+// poisonedChat stores a chat whose tool call was kept with arguments that are a string, as
+// versions before the check stored them.
+func poisonedChat(t *testing.T, db *store.DB, workspace string) string {
+	t.Helper()
+	c, err := db.CreateChat(store.Chat{Workspace: workspace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []store.Message{
+		{Role: store.RoleUser, Content: "write hello.txt", Complete: true},
+		{Role: store.RoleAssistant, Complete: true, DoneReason: "stop",
+			ToolCalls: []store.ToolCall{{ID: "call_bad", Name: "write_file", Args: json.RawMessage(`"oops"`)}}},
+		{Role: store.RoleTool, ToolName: "write_file", ToolCallID: "call_bad", Content: "invalid arguments", Complete: true},
+	} {
+		if _, err := db.AppendMessage(c.ID, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c.ID
+}
+
+func TestARunThatCannotStartLeavesNoChat(t *testing.T) {
+	notFound := func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprint(w, `{"error":"model 'fake' not found"}`)
+	}
+	webPage := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<html><body>It works!</body></html>")
+	}
+	noTools := func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `{"error":"registry.ollama.ai/library/fake does not support tools"}`)
+	}
+	for _, tt := range []struct {
+		name       string
+		show, chat http.HandlerFunc
+		cfg        func(*Config)
+		says       string
+	}{
+		{name: "no model", cfg: func(c *Config) { c.DefaultModel = "" }, says: "no model chosen"},
+		{name: "a workspace that does not exist", cfg: func(c *Config) {
+			c.Workspace = filepath.Join(os.TempDir(), "prototyper-no-such-folder", "x")
+			c.Tools = WorkspaceTools(tools.WorkspaceOptions{})
+		}, says: "choose an existing folder"},
+		{name: "a workspace that is a file", cfg: func(c *Config) {
+			f := filepath.Join(t.TempDir(), "file")
+			_ = os.WriteFile(f, nil, 0o644)
+			c.Workspace = f
+			c.Tools = WorkspaceTools(tools.WorkspaceOptions{})
+		}, says: "not a folder"},
+		{name: "a model the server does not have", show: notFound, says: "prototyper pull fake"},
+		{name: "a server that is not Ollama", show: webPage, says: "check the address"},
+		{name: "a model that cannot use tools", chat: noTools, says: "does not support tools"},
+		{name: "a blocked prompt", cfg: func(c *Config) {
+			c.Hooks.UserPromptSubmit = []UserPromptSubmitHook{func(context.Context, Prompt) PromptDecision {
+				return PromptDecision{Action: Block, Reason: "not today"}
+			}}
+		}, says: "not today"},
+	} {
+		for _, path := range []string{"RunOnce", "SendNew"} {
+			t.Run(tt.name+"/"+path, func(t *testing.T) {
+				chat := tt.chat
+				if chat == nil {
+					chat = func(w http.ResponseWriter, r *http.Request) {
+						fmt.Fprintln(w, `{"message":{"role":"assistant","content":"hi"},"done":true,"done_reason":"stop"}`)
+					}
+				}
+				s := newStubOllama(t, tt.show, chat)
+				a, db, rec := fakeHarness(t, NewOllamaModel(s.client()), tt.cfg)
+				var err error
+				if path == "RunOnce" {
+					_, err = a.RunOnce(context.Background(), "", "hello", RunOptions{})
+				} else {
+					_, err = a.SendNew(context.Background(), store.Chat{}, "hello")
+					if err == nil { // refused only by the server: the run fails in the background
+						rec.waitFor(t, "the run's end", finished(1))
+						fin := ofType(rec.events(), events.RunFinished)[0]
+						if fin.StopReason != events.StopError {
+							t.Fatalf("stop %q", fin.StopReason)
+						}
+						if tt.chat == nil {
+							t.Fatal("SendNew accepted a message that cannot run")
+						}
+						return // the window keeps the chat and shows the error in it
+					}
+				}
+				if err == nil || !strings.Contains(err.Error(), tt.says) {
+					t.Fatalf("err = %v, want it to say %q", err, tt.says)
+				}
+				noChats(t, db)
+			})
+		}
+	}
+}
