@@ -25,8 +25,9 @@ const DefaultCheckpointInterval = time.Second
 type Options struct {
 	// LockTimeout bounds the wait for another process's lock (default DefaultLockTimeout).
 	LockTimeout time.Duration
-	// ReadOnly opens for reading with a shared lock: nothing is migrated or recovered, and the
-	// file must exist (ErrNoDatabase otherwise).
+	// ReadOnly opens for reading with a shared lock: nothing is migrated or written, and the
+	// file must exist (ErrNoDatabase otherwise). Since the lock proves that no process is
+	// writing, the runs left live are read as interrupted (see [DB.Recovered]).
 	ReadOnly bool
 	// CheckpointInterval is a Checkpointer's longest gap between saves while streaming
 	// (default DefaultCheckpointInterval).
@@ -66,7 +67,8 @@ var (
 // Open opens (creating it and its folder if needed) the database at path. It waits at most
 // opts.LockTimeout for another process to let go of the file and then returns a
 // [*LockedError]. An older file is backed up and migrated; a newer one is refused
-// ([*SchemaError]). Runs left live by a process that died are marked interrupted.
+// ([*SchemaError]); a damaged one too ([*DamagedError]). Runs left live by a process that
+// died are marked interrupted.
 func Open(path string, opts Options) (*DB, error) {
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = DefaultLockTimeout
@@ -89,12 +91,29 @@ func Open(path string, opts Options) (*DB, error) {
 	} else if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create the database's folder: %w: pass --db with a writable location", err)
 	}
-	bdb, err := bolt.Open(abs, 0o600, &bolt.Options{Timeout: opts.LockTimeout, ReadOnly: opts.ReadOnly})
+	var bdb *bolt.DB
+	var file *os.File
+	err = guardBolt(func() (err error) {
+		bdb, err = bolt.Open(abs, 0o600, &bolt.Options{Timeout: opts.LockTimeout, ReadOnly: opts.ReadOnly,
+			OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
+				f, err := os.OpenFile(name, flag, perm)
+				file = f
+				return f, err
+			}})
+		return err
+	})
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, &LockedError{Path: abs}
 	}
+	var ce *corruptError
+	if errors.As(err, &ce) && file != nil {
+		// bolt.Open panicked on a damaged page (the freelist of a truncated file) and left
+		// its file open, locked and mapped: let go of the lock, which the mapping would keep.
+		releaseLock(file)
+		_ = file.Close()
+	}
 	if err != nil {
-		return nil, fmt.Errorf("cannot open the database %s: %w", abs, err)
+		return nil, openError(abs, err)
 	}
 	db := &DB{bolt: bdb, path: abs, opts: opts}
 	if err := db.prepare(); err != nil {
@@ -104,16 +123,26 @@ func Open(path string, opts Options) (*DB, error) {
 	return db, nil
 }
 
-// prepare checks the schema version, migrates and recovers.
+// prepare checks that the file is whole and of a schema this build reads, migrates it and
+// recovers the runs a dead process left live.
 func (db *DB) prepare() error {
-	version, err := db.schemaVersion()
+	if err := db.view(func(tx *bolt.Tx) error { return checkSize(db.path, tx) }); err != nil {
+		return err
+	}
+	version, empty, err := db.schemaVersion()
 	if err != nil {
 		return err
 	}
 	current := CurrentSchema()
 	switch {
+	case version == 0 && !empty:
+		// buckets but no schema: not something this program wrote, or its meta is lost
+		return damaged(db.path, &corruptError{what: "buckets without a schema version"})
+	case version == 0 && db.opts.ReadOnly:
+		// a file a process was killed in before it wrote anything: no chats yet
+		return fmt.Errorf("%w at %s: Prototyper creates it when it first starts", ErrNoDatabase, db.path)
 	case version > current:
-		return &SchemaError{Path: db.path, FileVersion: version, ThisVersion: current}
+		return &SchemaError{Path: db.path, FileVersion: version, ThisVersion: current, Backup: findBackup(db.path, current)}
 	case version < current && db.opts.ReadOnly:
 		return &SchemaError{Path: db.path, FileVersion: version, ThisVersion: current, needsMigrated: true}
 	case version < current:
@@ -121,8 +150,16 @@ func (db *DB) prepare() error {
 			return err
 		}
 	}
+	if err := db.checkBuckets(); err != nil {
+		return err
+	}
 	if db.opts.ReadOnly {
-		return nil
+		// The shared lock this handle holds proves that no process is writing: the runs
+		// still marked live belong to a process that died. They are reported as a writable
+		// Open would mark them, without writing.
+		live, err := db.runsIn(func(tx *bolt.Tx) (*bolt.Bucket, error) { return tx.Bucket(bucketLiveRuns), nil })
+		db.recovered = live
+		return err
 	}
 	return db.recoverLiveRuns()
 }
@@ -134,7 +171,8 @@ func (db *DB) Close() error { return db.bolt.Close() }
 func (db *DB) Path() string { return db.path }
 
 // Recovered lists the runs this Open found live and marked interrupted (or paused, for a run
-// that was waiting on an approval): the app can tell the user what the crash cut short.
+// that was waiting on an approval): the app can tell the user what the crash cut short. A
+// read-only Open marks nothing on disk but reads these runs so marked all the same.
 func (db *DB) Recovered() []Run { return append([]Run(nil), db.recovered...) }
 
 // Check runs bbolt's consistency check over the whole file and returns every problem found,
@@ -151,20 +189,28 @@ func (db *DB) Check() error {
 }
 
 // update runs fn in a write transaction. An error from fn comes back as it is; an error of
-// the commit itself (the disk) comes back as a [*WriteError] naming op.
+// the commit itself (the disk) comes back as a [*WriteError] naming op; damage found on the
+// way (bbolt panics included) as a [*DamagedError].
 func (db *DB) update(op string, fn func(tx *bolt.Tx) error) error {
 	var fnErr error
-	err := db.bolt.Update(func(tx *bolt.Tx) error {
-		fnErr = fn(tx)
-		return fnErr
+	err := guardBolt(func() error {
+		return db.bolt.Update(func(tx *bolt.Tx) error {
+			fnErr = fn(tx)
+			return fnErr
+		})
 	})
-	if err != nil && fnErr == nil {
+	var ce *corruptError
+	if err != nil && fnErr == nil && !errors.As(err, &ce) {
 		return &WriteError{Op: op, Path: db.path, Err: err}
 	}
-	return err
+	return asDamage(db.path, err)
 }
 
-func (db *DB) view(fn func(tx *bolt.Tx) error) error { return db.bolt.View(fn) }
+// view runs fn in a read transaction; damage found on the way (bbolt panics included) comes
+// back as a [*DamagedError].
+func (db *DB) view(fn func(tx *bolt.Tx) error) error {
+	return asDamage(db.path, guardBolt(func() error { return db.bolt.View(fn) }))
+}
 
 func (db *DB) now() time.Time { return db.opts.Now() }
 

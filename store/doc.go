@@ -27,8 +27,16 @@
 // A [Run] is recorded Live while an agent run is in progress. When the file is opened again
 // after a crash, live runs are marked [StopInterrupted] (see [DB.Recovered]); their pending
 // tool records stay pending, because nobody knows whether those tools finished. The window
-// paints a pending record of a run that is not live as interrupted. A run that was paused on
-// an approval keeps its [Run.State] and becomes [StopAwaitingApproval], so it can be resumed.
+// paints a pending record of a run that is not live as interrupted ([Transcript.Interrupted]
+// says the same for the readers). A run that was paused on an approval keeps its [Run.State]
+// and becomes [StopAwaitingApproval], so it can be resumed. A read-only Open writes nothing,
+// but its shared lock proves that no process is running anything: it reads the live runs as
+// a writable Open would mark them.
+//
+// Tool-call records are keyed by the call's id within its chat. A record is updated only by
+// its own call moving forward (awaiting approval → pending → result); a second call with an
+// id already taken is refused with [ErrDuplicateToolCall], so the loop gives every call of a
+// chat its own id before storing it.
 //
 // What the window paints (running, completed, denied, …) is never stored here.
 //
@@ -51,6 +59,15 @@
 // Values are JSON with camelCase names (the frontend reads the same shapes). The schema
 // version is checked on open: an older file is copied to PATH.schemaN.bak and migrated in one
 // transaction; a newer one is refused with [ErrNewerSchema].
+//
+// # Damage
+//
+// A file that cannot be read — truncated, overwritten, not a Prototyper database — is
+// reported as [ErrDamaged], by Open or by the read that meets the damage, with one sentence
+// naming the backup an upgrade kept ([BackupPath]) when one still opens. bbolt panics on some
+// corrupted pages, and a page mapped past the end of a truncated file faults: every
+// transaction here recovers those into the same error. A file with no bucket at all (a
+// process died before its first commit) is new, not damaged.
 //
 // # Caveats
 //

@@ -29,6 +29,17 @@ var (
 	// ErrWrite is matched by every error from a write that did not reach the disk (full disk,
 	// read-only file system, I/O error). Nothing of that write was kept.
 	ErrWrite = errors.New("could not save")
+
+	// ErrDamaged is matched by the error of a file that cannot be read as a Prototyper
+	// database: truncated, overwritten, or a bbolt file with buckets but no schema. It is
+	// returned by Open, or by any read that runs into a damaged page (bbolt's own panics on
+	// such pages are recovered into it). The [*DamagedError] names a backup that still opens.
+	ErrDamaged = errors.New("the chat database is damaged")
+
+	// ErrDuplicateToolCall is returned by PutToolCall and CompleteToolCall when a chat already
+	// holds a record with that tool-call id for another call, or one that has already run:
+	// the new call is not recorded, and the record that was there is left as it was.
+	ErrDuplicateToolCall = errors.New("tool-call id already recorded")
 )
 
 // LockedError is the error of a database held by another process.
@@ -43,9 +54,12 @@ func (e *LockedError) Is(target error) bool { return target == ErrLocked }
 
 // SchemaError is the error of a file whose schema version this build cannot use.
 type SchemaError struct {
-	Path          string
-	FileVersion   uint64
-	ThisVersion   uint64
+	Path        string
+	FileVersion uint64
+	ThisVersion uint64
+	// Backup is, for a newer file, the copy the newer Prototyper kept before it upgraded the
+	// file, when that copy is one this build can read ("" otherwise).
+	Backup        string
 	needsMigrated bool
 }
 
@@ -53,6 +67,10 @@ func (e *SchemaError) Error() string {
 	if e.needsMigrated {
 		return fmt.Sprintf("the database %s has schema %d and must be upgraded to %d: start Prototyper once (not read-only) to upgrade it",
 			e.Path, e.FileVersion, e.ThisVersion)
+	}
+	if e.Backup != "" {
+		return fmt.Sprintf("the database %s was written by a newer Prototyper (schema %d; this one reads up to %d): update Prototyper, or go back to the copy from before that upgrade at %s (move the file away and rename the copy to %s; chats since the upgrade are only in the newer file)",
+			e.Path, e.FileVersion, e.ThisVersion, e.Backup, e.Path)
 	}
 	return fmt.Sprintf("the database %s was written by a newer Prototyper (schema %d; this one reads up to %d): update Prototyper, or pass --db with another file",
 		e.Path, e.FileVersion, e.ThisVersion)
@@ -103,6 +121,44 @@ func (e *WriteError) Unwrap() error { return e.Err }
 
 // Is matches ErrWrite.
 func (e *WriteError) Is(target error) bool { return target == ErrWrite }
+
+// DamagedError is the error of a file that cannot be read as a Prototyper database. Its
+// message is the one sentence a user reads: what is wrong and what to do, naming the backup
+// an upgrade kept when there is one that still opens.
+type DamagedError struct {
+	Path string
+	// Backup is the newest copy kept before an upgrade (PATH.schemaN.bak) that opens and that
+	// this build can read, or "".
+	Backup string
+	// Err is what was found wrong (bbolt's error or panic, a value that does not decode), for
+	// logs; the user is not shown it.
+	Err error
+}
+
+func (e *DamagedError) Error() string {
+	if e.Backup != "" {
+		return fmt.Sprintf("the chat database %s is damaged and cannot be read: a copy from before the last upgrade is at %s; move the damaged file away and rename the copy to %s, or move the damaged file away to start with no chats",
+			e.Path, e.Backup, e.Path)
+	}
+	return fmt.Sprintf("the chat database %s is damaged and cannot be read: move it away to start with no chats, or pass --db with another file", e.Path)
+}
+
+func (e *DamagedError) Unwrap() error { return e.Err }
+
+// Is matches ErrDamaged.
+func (e *DamagedError) Is(target error) bool { return target == ErrDamaged }
+
+// DuplicateToolCallError is a tool-call record refused because its id is taken in the chat.
+type DuplicateToolCallError struct {
+	ChatID, ID string
+}
+
+func (e *DuplicateToolCallError) Error() string {
+	return fmt.Sprintf("tool call %q is already recorded in chat %s for another call; this one was not recorded", e.ID, e.ChatID)
+}
+
+// Is matches ErrDuplicateToolCall.
+func (e *DuplicateToolCallError) Is(target error) bool { return target == ErrDuplicateToolCall }
 
 // hint says what the user can do about a system error.
 func hint(err error) string {

@@ -163,7 +163,7 @@ func chatSubBucket(tx *bolt.Tx, chatID string, name []byte) (*bolt.Bucket, error
 	}
 	b := cb.Bucket(name)
 	if b == nil {
-		return nil, fmt.Errorf("chat %s has no %s bucket: the database is damaged", chatID, name)
+		return nil, &corruptError{what: fmt.Sprintf("chat %s has no %s bucket", chatID, name)}
 	}
 	return b, nil
 }

@@ -43,7 +43,7 @@ func (db *DB) StartRun(r Run) (Run, error) {
 func (db *DB) UpdateRun(id string, edit func(*Run)) (Run, error) {
 	var r Run
 	err := db.update("update run", func(tx *bolt.Tx) error {
-		old, err := loadRun(tx, id)
+		old, err := db.loadRun(tx, id)
 		if err != nil {
 			return err
 		}
@@ -81,14 +81,18 @@ func (db *DB) FinishRun(id, stopReason string, state json.RawMessage) (Run, erro
 func (db *DB) Run(id string) (Run, error) {
 	var r Run
 	err := db.view(func(tx *bolt.Tx) (err error) {
-		r, err = loadRun(tx, id)
+		r, err = db.loadRun(tx, id)
 		return err
 	})
 	return r, err
 }
 
-// LiveRuns returns the runs marked live, oldest first.
+// LiveRuns returns the runs marked live, oldest first. Through a read-only handle there are
+// none: a run left live there belongs to a process that died (see [DB.Recovered]).
 func (db *DB) LiveRuns() ([]Run, error) {
+	if db.opts.ReadOnly {
+		return nil, nil
+	}
 	return db.runsIn(func(tx *bolt.Tx) (*bolt.Bucket, error) { return tx.Bucket(bucketLiveRuns), nil })
 }
 
@@ -105,7 +109,7 @@ func (db *DB) runsIn(set func(tx *bolt.Tx) (*bolt.Bucket, error)) ([]Run, error)
 			return err
 		}
 		return ids.ForEach(func(id, _ []byte) error {
-			r, err := loadRun(tx, string(id))
+			r, err := db.loadRun(tx, string(id))
 			if err != nil {
 				return err
 			}
@@ -113,13 +117,16 @@ func (db *DB) runsIn(set func(tx *bolt.Tx) (*bolt.Bucket, error)) ([]Run, error)
 			return nil
 		})
 	})
-	sort.SliceStable(out, func(i, j int) bool { return out[i].StartedAt.Before(out[j].StartedAt) })
+	sortRuns(out)
 	return out, err
 }
 
-// recoverLiveRuns marks the runs a dead process left live: interrupted, or paused when they
-// were waiting on an approval (nothing was executing; the decision can still be taken). Tool
-// records are left as they are.
+// sortRuns orders runs oldest first.
+func sortRuns(runs []Run) {
+	sort.SliceStable(runs, func(i, j int) bool { return runs[i].StartedAt.Before(runs[j].StartedAt) })
+}
+
+// recoverLiveRuns marks the runs a dead process left live (see deadRun).
 func (db *DB) recoverLiveRuns() error {
 	live, err := db.LiveRuns()
 	if err != nil || len(live) == 0 {
@@ -128,12 +135,7 @@ func (db *DB) recoverLiveRuns() error {
 	return db.update("mark interrupted runs", func(tx *bolt.Tx) error {
 		db.recovered = db.recovered[:0]
 		for _, r := range live {
-			r.Live = false
-			if r.Phase == PhaseAwaitingApproval {
-				r.StopReason = StopAwaitingApproval
-			} else {
-				r.StopReason = StopInterrupted
-			}
+			r = deadRun(r)
 			if err := saveRun(tx, &r); err != nil {
 				return err
 			}
@@ -143,14 +145,35 @@ func (db *DB) recoverLiveRuns() error {
 	})
 }
 
-func loadRun(tx *bolt.Tx, id string) (Run, error) {
+// deadRun is a run that was live in a process that died, as it is recorded afterwards:
+// interrupted, or still paused when it was waiting on an approval (nothing was executing;
+// the decision can still be taken). Its tool records stay as they were: a pending one of a
+// run that is not live reads as interrupted ([Transcript.Interrupted]).
+func deadRun(r Run) Run {
+	r.Live = false
+	if r.Phase == PhaseAwaitingApproval {
+		r.StopReason = StopAwaitingApproval
+	} else {
+		r.StopReason = StopInterrupted
+	}
+	return r
+}
+
+// loadRun reads a run. Through a read-only handle a run still marked live is read as dead:
+// the handle's shared lock proves that no process is running it.
+func (db *DB) loadRun(tx *bolt.Tx, id string) (Run, error) {
 	var r Run
 	raw := tx.Bucket(bucketRuns).Get([]byte(id))
 	if raw == nil {
 		return r, &NotFoundError{Kind: "run", ID: id}
 	}
-	err := json.Unmarshal(raw, &r)
-	return r, err
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return r, err
+	}
+	if r.Live && db.opts.ReadOnly {
+		r = deadRun(r)
+	}
+	return r, nil
 }
 
 func saveRun(tx *bolt.Tx, r *Run) error {

@@ -32,22 +32,37 @@ func createBucketsV1(tx *bolt.Tx) error {
 	return nil
 }
 
-// schemaVersion reads the file's version; 0 is a file that holds nothing yet.
-func (db *DB) schemaVersion() (uint64, error) {
-	var v uint64
-	err := db.view(func(tx *bolt.Tx) error {
+// schemaVersion reads the file's version. A file without one is new when it holds no bucket
+// at all (empty: a process died before its first commit); otherwise it is not ours to read.
+func (db *DB) schemaVersion() (version uint64, empty bool, err error) {
+	err = db.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketMeta)
 		if b == nil {
+			k, _ := tx.Cursor().First()
+			empty = k == nil
 			return nil
 		}
 		raw := b.Get(keySchema)
 		if len(raw) != 8 {
-			return fmt.Errorf("the database %s has no valid schema version: it is not a Prototyper database, pass --db with another file", db.path)
+			return &corruptError{what: "no valid schema version"}
 		}
-		v = binary.BigEndian.Uint64(raw)
+		version = binary.BigEndian.Uint64(raw)
 		return nil
 	})
-	return v, err
+	return version, empty, err
+}
+
+// checkBuckets makes sure that every bucket of the current schema is there, so that no read
+// meets a missing one.
+func (db *DB) checkBuckets() error {
+	return db.view(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{bucketMeta, bucketChats, bucketChatsByUpdated, bucketChat, bucketRuns, bucketLiveRuns, bucketSettings} {
+			if tx.Bucket(name) == nil {
+				return &corruptError{what: fmt.Sprintf("no %s bucket", name)}
+			}
+		}
+		return nil
+	})
 }
 
 // BackupPath is where Open copies a file of schema version from before migrating it.

@@ -437,7 +437,7 @@ func TestOlderSchemaIsBackedUpThenMigratedInOneTransaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if v, _ := db.schemaVersion(); v != 2 {
+	if v, _, _ := db.schemaVersion(); v != 2 {
 		t.Errorf("schema after migration = %d, want 2", v)
 	}
 	if got, err := db.Chat(c.ID); err != nil || got.Title != "kept" {

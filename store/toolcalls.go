@@ -6,9 +6,15 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// PutToolCall stores a tool-call record, or replaces the one with the same ChatID and ID.
+// PutToolCall stores a tool-call record, or updates the one with the same ChatID and ID.
 // The loop calls it with AwaitingApproval while the user decides, and with Pending (and
 // StartedAt) just before the tool runs; it is on disk when PutToolCall returns.
+//
+// An update must be of the same call (same message and tool) and must not start it again:
+// a record may go from awaiting approval to pending or to its outcome, and an outcome may be
+// written again, but a call that is pending or done is never made pending or awaiting again.
+// Anything else is a second call with an id already taken (a server can send the same id
+// twice): it is refused with [ErrDuplicateToolCall] and the stored record is kept.
 func (db *DB) PutToolCall(r ToolCallRecord) error {
 	return db.update("save tool call", func(tx *bolt.Tx) error {
 		tools, err := chatSubBucket(tx, r.ChatID, bucketTools)
@@ -20,7 +26,17 @@ func (db *DB) PutToolCall(r ToolCallRecord) error {
 			return err
 		}
 		key := index.Get([]byte(r.ID))
-		if key == nil {
+		if key != nil {
+			if raw := tools.Get(key); raw != nil {
+				var old ToolCallRecord
+				if err := json.Unmarshal(raw, &old); err != nil {
+					return err
+				}
+				if !old.updatableTo(r) {
+					return &DuplicateToolCallError{ChatID: r.ChatID, ID: r.ID}
+				}
+			}
+		} else {
 			seq, err := tools.NextSequence()
 			if err != nil {
 				return err
@@ -34,8 +50,19 @@ func (db *DB) PutToolCall(r ToolCallRecord) error {
 	})
 }
 
+// updatableTo reports whether next may replace r: the same call, moving forward.
+func (r ToolCallRecord) updatableTo(next ToolCallRecord) bool {
+	if r.MessageID != next.MessageID || r.Name != next.Name {
+		return false
+	}
+	startsAgain := next.Pending || next.AwaitingApproval
+	return r.AwaitingApproval || !startsAgain
+}
+
 // CompleteToolCall records a tool's result right after it ran: Pending false, OK, Output,
-// Details, FinishedAt and DurationMs.
+// Details, FinishedAt and DurationMs. A record that already has its result is not completed
+// again ([ErrDuplicateToolCall]): a second call with the same id never overwrites the first
+// one's result.
 func (db *DB) CompleteToolCall(chatID, id string, res ToolResult) (ToolCallRecord, error) {
 	var r ToolCallRecord
 	err := db.update("complete tool call", func(tx *bolt.Tx) error {
@@ -45,6 +72,9 @@ func (db *DB) CompleteToolCall(chatID, id string, res ToolResult) (ToolCallRecor
 		}
 		if err := json.Unmarshal(tools.Get(key), &r); err != nil {
 			return err
+		}
+		if !r.Pending && !r.AwaitingApproval {
+			return &DuplicateToolCallError{ChatID: chatID, ID: id}
 		}
 		if res.FinishedAt.IsZero() {
 			res.FinishedAt = db.now()
