@@ -122,6 +122,11 @@ export interface OpenedChat {
   liveRunId: string
 }
 
+/** The chat a message went to (a new one when the window sent none). */
+export interface SendResult {
+  chatId: string
+}
+
 export interface OllamaStatus {
   running: boolean
   url: string
@@ -218,7 +223,7 @@ export interface Backend {
   renameChat(id: string, title: string): Promise<void>
   deleteChat(id: string): Promise<void>
   openChat(id: string): Promise<OpenedChat>
-  send(chatId: string, prompt: string): Promise<{ chatId: string }>
+  send(chatId: string, prompt: string): Promise<SendResult>
   stop(chatId: string): Promise<void>
   decide(toolCallId: string, decision: Decision, reason: string): Promise<void>
   ollamaStatus(): Promise<OllamaStatus>
@@ -243,7 +248,7 @@ interface WailsApp {
   RenameChat(id: string, title: string): Promise<void>
   DeleteChat(id: string): Promise<void>
   OpenChat(id: string): Promise<OpenedChat>
-  Send(chatId: string, prompt: string): Promise<{ chatId: string }>
+  Send(chatId: string, prompt: string): Promise<SendResult>
   Stop(chatId: string): Promise<void>
   Decide(toolCallId: string, decision: Decision, reason: string): Promise<void>
   OllamaStatus(): Promise<OllamaStatus>
