@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -44,3 +46,36 @@ func benchmarkWriteFile(b *testing.B, size int) {
 
 func BenchmarkWriteFile1KiB(b *testing.B) { benchmarkWriteFile(b, 1<<10) }
 func BenchmarkWriteFile1MiB(b *testing.B) { benchmarkWriteFile(b, 1<<20) }
+
+// Each call looks up the app's files anew (the database can be backed up or
+// replaced while a workspace is open). The worst case is a database in the
+// workspace's own folder, whose every entry is then looked at; compared
+// side by side with a workspace that has no database to protect.
+func BenchmarkReadFileBesideTheDatabase(b *testing.B) {
+	for _, withDatabase := range []bool{false, true} {
+		name := map[bool]string{false: "no database", true: "database among 2000 files"}[withDatabase]
+		b.Run(name, func(b *testing.B) {
+			tw := newTestWorkspace(b, WorkspaceOptions{})
+			for i := range 2000 {
+				tw.write(b, fmt.Sprintf("file%04d.txt", i), "x\n")
+			}
+			if withDatabase {
+				tw.write(b, "prototyper.db", "bolt")
+				tw.w.Close()
+				w, err := OpenWorkspace(tw.ws, WorkspaceOptions{ProtectedFiles: []string{filepath.Join(tw.ws, "prototyper.db")}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { w.Close() })
+				tw.w, tw.reg = w, mustRegistry(b, w.Tools()...)
+			}
+			raw := json.RawMessage(`{"path":"file0001.txt"}`)
+			b.ReportAllocs()
+			for b.Loop() {
+				if res := tw.reg.Run(context.Background(), "read_file", "c", raw, nil); res.IsError {
+					b.Fatal(res.Content)
+				}
+			}
+		})
+	}
+}

@@ -64,33 +64,26 @@ func (w *Workspace) appFiles() *appFiles {
 			paths = append(paths, real) // a linked database's lock and backups may sit beside either name
 		}
 		for _, p := range paths {
-			a.add(p)
+			w.addAppFiles(a, p)
 		}
 	}
 	return a
 }
 
-func (a *appFiles) add(db string) {
+func (w *Workspace) addAppFiles(a *appFiles, db string) {
 	dir, base := filepath.Dir(db), filepath.Base(db)
 	dfi, err := os.Stat(dir)
 	if err != nil {
 		return // no folder, so no database to protect yet
 	}
 	a.folders = append(a.folders, dbFolder{dfi, base})
-	if entries, err := os.ReadDir(dir); err == nil {
-		for _, e := range entries {
-			role := ""
-			switch {
-			case strings.EqualFold(e.Name(), base):
-				role = roleDatabase
-			case companionOf(base, e.Name()):
-				role = roleCompanion
-			default:
-				continue
-			}
-			if fi, err := os.Stat(filepath.Join(dir, e.Name())); err == nil {
-				a.files = append(a.files, appFile{fi, e.Name(), role})
-			}
+	for _, name := range w.appFileNames(dir, dfi, base) {
+		role := roleCompanion
+		if strings.EqualFold(name, base) {
+			role = roleDatabase
+		}
+		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			a.files = append(a.files, appFile{fi, name, role})
 		}
 	}
 	for d := dir; ; {
@@ -166,4 +159,37 @@ func appFileError(rel, name, role string) error {
 		return pathErrorf(ErrProtectedPath, rel, "%q is %s; the agent may not read or change it", rel, role)
 	}
 	return pathErrorf(ErrProtectedPath, rel, "%q leads to %q, which is %s; the agent may not read or change it", rel, name, role)
+}
+
+// appFileNames lists the database base and its companions in dir, whose
+// current state is dfi. The list is kept until the folder changes (an entry
+// added, removed or renamed changes its modification time), so a database
+// among thousands of files costs one listing, not one per call.
+func (w *Workspace) appFileNames(dir string, dfi os.FileInfo, base string) []string {
+	key := filepath.Join(dir, base)
+	w.appNamesMu.Lock()
+	defer w.appNamesMu.Unlock()
+	if c, ok := w.appNames[key]; ok && os.SameFile(c.folder, dfi) && c.folder.ModTime().Equal(dfi.ModTime()) && c.folder.Size() == dfi.Size() {
+		return c.names
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return []string{base}
+	}
+	var names []string
+	for _, e := range entries {
+		if strings.EqualFold(e.Name(), base) || companionOf(base, e.Name()) {
+			names = append(names, e.Name())
+		}
+	}
+	if w.appNames == nil {
+		w.appNames = map[string]appFileListing{}
+	}
+	w.appNames[key] = appFileListing{folder: dfi, names: names}
+	return names
+}
+
+type appFileListing struct {
+	folder os.FileInfo // the folder when it was listed
+	names  []string
 }

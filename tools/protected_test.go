@@ -254,3 +254,20 @@ func TestADataFolderThatIsTheWorkspaceLeavesTheWorkspaceWritable(t *testing.T) {
 		})
 	}
 }
+
+// The app's files are looked up as they are at each call: a backup made
+// while the workspace is open is protected at once, also through a link.
+func TestABackupMadeWhileTheWorkspaceIsOpenIsProtected(t *testing.T) {
+	tw, db := databaseWorkspace(t, "prototyper.db")
+	if res := tw.run(t, "read_file", map[string]any{"path": "prototyper.db.schema1.bak"}); !res.IsError {
+		t.Fatalf("the backup was read: %s", res.Content)
+	}
+	if err := os.WriteFile(db+".schema2.bak", []byte("bolt backup: every chat\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("prototyper.db.schema2.bak", filepath.Join(tw.ws, "later")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := tw.exec(t, t.Context(), "read_file", map[string]any{"path": "later"}, nil)
+	wantAppFileRefusal(t, err, `"later" leads to "prototyper.db.schema2.bak", which is a lock or backup file of Prototyper's own database`)
+}

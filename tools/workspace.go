@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"unicode"
 	"unicode/utf8"
@@ -67,6 +68,9 @@ type Workspace struct {
 	opts      WorkspaceOptions
 	protected []string // ProtectedDirs as absolute paths, without the workspace and its parents
 	databases []string // ProtectedFiles as absolute paths
+
+	appNamesMu sync.Mutex
+	appNames   map[string]appFileListing // by database path: its folder's entries that are app files
 }
 
 // OpenWorkspace opens dir for the workspace tools.
