@@ -18,9 +18,11 @@
 //	res := reg.Run(ctx, "echo", "call-1", json.RawMessage(`{"text":"hi"}`), nil)
 //
 // [Registry.Run] never panics and never returns a Go error: an unknown tool,
-// arguments that do not match the schema (each violation listed with its JSON
-// pointer), a failing or panicking tool all become a [Result] with IsError set
-// and a sentence the model can act on.
+// arguments that are not a JSON object or do not match the schema (each
+// violation listed with its JSON pointer), a failing or panicking tool all
+// become a [Result] with IsError set and a sentence the model can act on.
+// [ObjectArgs] gives the arguments as the JSON object to store and send back
+// to the model, whatever arrived.
 //
 // # Workspace tools
 //
@@ -36,6 +38,21 @@
 // lives elsewhere. Writes into `.git` and into the app's own data folder
 // ([WorkspaceOptions.ProtectedDirs]) are refused, also when reached through a
 // symbolic link.
+//
+// The app's database, its lock and its backups
+// ([WorkspaceOptions.ProtectedFiles]) are never read, written, edited or
+// deleted, wherever the database lives (the workspace folder itself
+// included): they are recognised by name and by device and inode, so neither
+// a symbolic nor a hard link gets round the check, and a folder that holds
+// the database cannot be deleted.
+//
+// FIFOs, sockets and devices are refused before they are opened (an open of
+// a FIFO would wait for ever): every existing path is checked first, opened
+// without blocking, and checked again on the open file. list_dir names them;
+// search_files skips them. Long work (reading, searching, listing, writing)
+// looks at the context between steps, so a cancelled call returns promptly.
+// edit_file computes the size of its result from the number of matches and
+// refuses a result over the limit before building it.
 //
 // # Caveats
 //
