@@ -91,7 +91,7 @@ func editedSize(size, n, oldLen, newLen int, limit int64) (int64, bool) {
 	return result, result <= limit
 }
 
-// sizeText writes a size for a person: "16 MiB", "1.0 GiB", "512 bytes".
+// sizeText writes a size for a person: "16 MiB", "1 GiB", "1.5 KiB", "512 bytes".
 func sizeText(n int64) string {
 	const k = 1 << 10
 	switch {
