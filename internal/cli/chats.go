@@ -66,7 +66,7 @@ func chatsCommand(ctx context.Context, args []string, io IO) int {
 
 	path, err := common.DBPath()
 	if err != nil {
-		fmt.Fprintf(io.Err, "prototyper chats: %v\n", err)
+		printError(io.Err, "chats", err)
 		return ExitFailed
 	}
 	db, err := store.Open(path, store.Options{ReadOnly: true})
@@ -79,7 +79,7 @@ func chatsCommand(ctx context.Context, args []string, io IO) int {
 		return ExitCompleted
 	}
 	if err != nil {
-		fmt.Fprintf(io.Err, "prototyper chats: %v\n", err)
+		printError(io.Err, "chats", err)
 		return ExitFailed
 	}
 	defer db.Close()
@@ -87,7 +87,7 @@ func chatsCommand(ctx context.Context, args []string, io IO) int {
 	if verb == "list" {
 		err = listChats(db, asJSON, io.Out)
 	} else {
-		var t transcript
+		var t store.Transcript
 		t, err = loadTranscript(db, rest[0])
 		switch {
 		case err != nil:
@@ -100,7 +100,7 @@ func chatsCommand(ctx context.Context, args []string, io IO) int {
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(io.Err, "prototyper chats: %v\n", err)
+		printError(io.Err, "chats", err)
 		return ExitFailed
 	}
 	return ExitCompleted
@@ -131,9 +131,7 @@ func listChats(db *store.DB, asJSON bool, w io.Writer) error {
 		if chats == nil {
 			chats = []store.Chat{}
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(chats)
+		return writeJSONValue(w, chats)
 	}
 	if len(chats) == 0 {
 		_, err := fmt.Fprintln(w, "No chats yet.")
@@ -142,46 +140,22 @@ func listChats(db *store.DB, asJSON bool, w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tUPDATED\tMESSAGES\tMODEL\tTITLE")
 	for _, c := range chats {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", c.ID, c.UpdatedAt.Local().Format("2006-01-02 15:04"),
-			c.MessageCount, orDash(c.Model), orDash(c.Title))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", cell(c.ID), c.UpdatedAt.Local().Format("2006-01-02 15:04"),
+			c.MessageCount, orDash(cell(c.Model)), orDash(cell(c.Title)))
 	}
 	return tw.Flush()
 }
 
-// transcript is one chat with everything recorded about it: the export's JSON shape.
-type transcript struct {
-	Chat      store.Chat             `json:"chat"`
-	Messages  []store.Message        `json:"messages"`
-	ToolCalls []store.ToolCallRecord `json:"toolCalls"`
-	Runs      []store.Run            `json:"runs"`
-}
-
-// loadTranscript reads a chat by its ID or by a prefix of it that only one chat has.
-func loadTranscript(db *store.DB, id string) (transcript, error) {
-	var t transcript
-	c, err := db.Chat(id)
+// loadTranscript reads a chat by its ID or by a prefix of it that only one chat has. The
+// store reads the runs that a dead process left live as interrupted: the read-only handle
+// proves that no process is running them.
+func loadTranscript(db *store.DB, id string) (store.Transcript, error) {
+	t, err := db.Transcript(id)
 	if errors.Is(err, store.ErrNotFound) {
-		c, err = chatByPrefix(db, id)
-	}
-	if err != nil {
-		return t, err
-	}
-	t.Chat = c
-	if t.Messages, err = db.Messages(c.ID); err != nil {
-		return t, err
-	}
-	if t.ToolCalls, err = db.ToolCalls(c.ID); err != nil {
-		return t, err
-	}
-	t.Runs, err = db.RunsOf(c.ID)
-	if t.Messages == nil {
-		t.Messages = []store.Message{}
-	}
-	if t.ToolCalls == nil {
-		t.ToolCalls = []store.ToolCallRecord{}
-	}
-	if t.Runs == nil {
-		t.Runs = []store.Run{}
+		var c store.Chat
+		if c, err = chatByPrefix(db, id); err == nil {
+			t, err = db.Transcript(c.ID)
+		}
 	}
 	return t, err
 }
@@ -206,15 +180,42 @@ func chatByPrefix(db *store.DB, prefix string) (store.Chat, error) {
 	return store.Chat{}, fmt.Errorf("%d chats start with %q: give more of the ID", len(found), prefix)
 }
 
-func writeJSON(w io.Writer, t transcript) error {
-	enc := json.NewEncoder(w)
+// writeJSON writes the transcript with its exact text: JSON escapes control characters,
+// and writeJSONValue the rest that a terminal would act on.
+func writeJSON(w io.Writer, t store.Transcript) error { return writeJSONValue(w, t) }
+
+// writeJSONValue writes v as indented JSON in which the characters a terminal acts on that
+// encoding/json leaves as they are (C1 controls, bidirectional overrides) are escaped too:
+// the JSON decodes to the same text and is safe to print.
+func writeJSONValue(w io.Writer, v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	return enc.Encode(t)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	out := b.String()
+	if strings.ContainsFunc(out, terminalRune) {
+		var e strings.Builder
+		for _, r := range out {
+			if terminalRune(r) {
+				fmt.Fprintf(&e, "\\u%04x", r)
+			} else {
+				e.WriteRune(r)
+			}
+		}
+		out = e.String()
+	}
+	_, err := io.WriteString(w, out)
+	return err
 }
 
+// terminalRune is a character that valid JSON may hold unescaped and a terminal acts on.
+func terminalRune(r rune) bool { return r >= 0x7f && r < 0xa0 || bidiControl(r) }
+
 // toolStatus says what became of a call, from the persisted record alone: a pending record
-// of a run that is no longer live was interrupted.
-func toolStatus(r store.ToolCallRecord, live map[string]bool) string {
+// with no live run to finish it was interrupted.
+func toolStatus(t store.Transcript, r store.ToolCallRecord) string {
 	switch {
 	case r.Approval != nil && r.Approval.Decision == store.DecisionDeny:
 		s := "denied by " + r.Approval.By
@@ -224,25 +225,18 @@ func toolStatus(r store.ToolCallRecord, live map[string]bool) string {
 		return s
 	case r.AwaitingApproval:
 		return "awaiting approval"
-	case r.Pending && live[r.RunID]:
-		return "running"
-	case r.Pending:
+	case t.Interrupted(r):
 		return "interrupted (no result recorded)"
+	case r.Pending:
+		return "running"
 	case r.OK:
 		return fmt.Sprintf("ok, %d ms", r.DurationMs)
 	}
 	return fmt.Sprintf("failed, %d ms", r.DurationMs)
 }
 
-func (t transcript) liveRuns() map[string]bool {
-	live := map[string]bool{}
-	for _, r := range t.Runs {
-		live[r.ID] = r.Live
-	}
-	return live
-}
-
-func (t transcript) records() map[string]store.ToolCallRecord {
+// toolRecords indexes a transcript's tool-call records by call id.
+func toolRecords(t store.Transcript) map[string]store.ToolCallRecord {
 	recs := make(map[string]store.ToolCallRecord, len(t.ToolCalls))
 	for _, r := range t.ToolCalls {
 		recs[r.ID] = r
@@ -250,11 +244,12 @@ func (t transcript) records() map[string]store.ToolCallRecord {
 	return recs
 }
 
-func writeShow(w io.Writer, t transcript) error {
-	ew := &errWriter{w: w}
+// writeShow prints a transcript for reading on a terminal: everything it prints is sanitized.
+func writeShow(w io.Writer, t store.Transcript) error {
+	ew := &errWriter{w: w, sanitize: true}
 	c := t.Chat
 	ew.printf("%s\n%s · %d messages · model %s · workspace %s\n", orDash(c.Title), c.ID, c.MessageCount, orDash(c.Model), orDash(c.Workspace))
-	recs, live := t.records(), t.liveRuns()
+	recs := toolRecords(t)
 	for _, m := range t.Messages {
 		if _, ok := recs[m.ToolCallID]; ok && m.Role == store.RoleTool {
 			continue // shown with its call
@@ -269,7 +264,7 @@ func writeShow(w io.Writer, t transcript) error {
 		for _, call := range m.ToolCalls {
 			ew.printf("→ %s %s\n", call.Name, compactJSON(call.Args))
 			if r, ok := recs[call.ID]; ok {
-				ew.printf("  %s\n", toolStatus(r, live))
+				ew.printf("  %s\n", toolStatus(t, r))
 				if r.Output != "" {
 					ew.printf("%s\n", indent(r.Output, "  │ "))
 				}
@@ -279,8 +274,10 @@ func writeShow(w io.Writer, t transcript) error {
 	return ew.err
 }
 
-func writeMarkdown(w io.Writer, t transcript) error {
-	ew := &errWriter{w: w}
+// writeMarkdown writes a transcript as Markdown, sanitized like show: it is as often read on
+// the terminal as pasted, and an escape sequence is noise in an issue.
+func writeMarkdown(w io.Writer, t store.Transcript) error {
+	ew := &errWriter{w: w, sanitize: true}
 	c := t.Chat
 	ew.printf("# %s\n\n", orDash(c.Title))
 	ew.printf("- Chat: `%s`, %d messages\n", c.ID, c.MessageCount)
@@ -291,7 +288,7 @@ func writeMarkdown(w io.Writer, t transcript) error {
 		ew.printf("- Workspace: `%s`\n", c.Workspace)
 	}
 	ew.printf("- Created %s, updated %s\n", c.CreatedAt.UTC().Format(time.RFC3339), c.UpdatedAt.UTC().Format(time.RFC3339))
-	recs, live := t.records(), t.liveRuns()
+	recs := toolRecords(t)
 	for _, m := range t.Messages {
 		if _, ok := recs[m.ToolCallID]; ok && m.Role == store.RoleTool {
 			continue
@@ -311,7 +308,7 @@ func writeMarkdown(w io.Writer, t transcript) error {
 			status := "no record"
 			r, ok := recs[call.ID]
 			if ok {
-				status = toolStatus(r, live)
+				status = toolStatus(t, r)
 			}
 			ew.printf("**Tool call `%s`** (`%s`): %s\n\n", call.Name, call.ID, status)
 			ew.printf("Arguments:\n\n%s\n\n", fenced("json", prettyJSON(call.Args)))
@@ -388,14 +385,21 @@ func orDash(s string) string {
 	return s
 }
 
-// errWriter keeps the first write error so that a long report checks it once.
+// errWriter keeps the first write error so that a long report checks it once; with sanitize
+// set, what it prints is fit for a terminal (the formats themselves hold no control codes).
 type errWriter struct {
-	w   io.Writer
-	err error
+	w        io.Writer
+	sanitize bool
+	err      error
 }
 
 func (e *errWriter) printf(format string, args ...any) {
-	if e.err == nil {
-		_, e.err = fmt.Fprintf(e.w, format, args...)
+	if e.err != nil {
+		return
 	}
+	s := fmt.Sprintf(format, args...)
+	if e.sanitize {
+		s = Sanitize(s)
+	}
+	_, e.err = io.WriteString(e.w, s)
 }

@@ -99,7 +99,7 @@ func TestChatsExportJSONHoldsEverything(t *testing.T) {
 	if code != ExitCompleted {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var got transcript
+	var got store.Transcript
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
 	}

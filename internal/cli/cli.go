@@ -153,6 +153,11 @@ func ParseDesktopFlags(args []string, errOut io.Writer) (DesktopOptions, error) 
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q; run `prototyper --help` for the commands", fs.Arg(0))
 	}
+	if o.Ollama != "" {
+		if _, err := resolveOllama(o.Ollama); err != nil {
+			return o, err
+		}
+	}
 	return o, nil
 }
 

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -27,7 +29,7 @@ func modelsCommand(ctx context.Context, args []string, io IO) int {
 	}
 	client, err := ollamaClient(common.Ollama, cliRetry)
 	if err != nil {
-		fmt.Fprintf(io.Err, "prototyper models: %v\n", err)
+		printError(io.Err, "models", err)
 		return ExitUsage
 	}
 
@@ -36,7 +38,7 @@ func modelsCommand(ctx context.Context, args []string, io IO) int {
 		return ollamaFailure(ctx, io, "models", err)
 	}
 	if len(models) == 0 {
-		fmt.Fprintf(io.Out, "No models on the Ollama server at %s — pull one, e.g. `prototyper pull qwen3:0.6b`.\n", client.URL())
+		fmt.Fprintf(io.Out, "No models on the Ollama server at %s — pull one, e.g. `prototyper pull qwen3:0.6b`.\n", Sanitize(client.URL()))
 		return ExitCompleted
 	}
 	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
@@ -53,9 +55,9 @@ func modelsCommand(ctx context.Context, args []string, io IO) int {
 				context = strconv.Itoa(info.ContextLength)
 			}
 		default:
-			fmt.Fprintf(io.Err, "prototyper models: %s: %v\n", m.Name, err)
+			printError(io.Err, "models", fmt.Errorf("%s: %w", m.Name, err))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", m.Name, humanBytes(m.Size), dash(m.ParameterSize), tools, thinking, context)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", cell(m.Name), humanBytes(m.Size), dash(cell(m.ParameterSize)), tools, thinking, context)
 	}
 	if err := tw.Flush(); err != nil {
 		return ExitFailed
@@ -90,11 +92,32 @@ var cliRetry = ollama.WithRetry(3, 2*time.Second)
 
 // ollamaClient resolves --ollama (else OLLAMA_HOST, else the default) into a client.
 func ollamaClient(flagValue string, opts ...ollama.Option) (*ollama.Client, error) {
-	base, err := ollama.ResolveHost(flagValue)
+	base, err := resolveOllama(flagValue)
 	if err != nil {
 		return nil, err
 	}
 	return ollama.New(base, opts...), nil
+}
+
+// exampleOllamaURL is what the messages show a valid address to look like.
+const exampleOllamaURL = "http://127.0.0.1:11434"
+
+// resolveOllama resolves the Ollama address as Ollama's own client does and checks that it
+// is one a request can be made to ("not a url" resolves to a host with spaces in it). An
+// address that is not says so in one sentence naming where it came from.
+func resolveOllama(flagValue string) (*url.URL, error) {
+	base, err := ollama.ResolveHost(flagValue)
+	if err == nil {
+		_, err = url.ParseRequestURI(base.String())
+	}
+	if err == nil {
+		return base, nil
+	}
+	if strings.TrimSpace(flagValue) == "" {
+		return nil, fmt.Errorf("OLLAMA_HOST must be the address of an Ollama server, such as %s or 127.0.0.1:11434, not %q",
+			exampleOllamaURL, os.Getenv("OLLAMA_HOST"))
+	}
+	return nil, fmt.Errorf("--ollama must be a URL such as %s, not %q", exampleOllamaURL, flagValue)
 }
 
 // ollamaFailure prints err as the command's one line and returns its exit status:
@@ -104,7 +127,7 @@ func ollamaFailure(ctx context.Context, io IO, cmd string, err error) int {
 		fmt.Fprintf(io.Err, "prototyper %s: interrupted\n", cmd)
 		return ExitInterrupted
 	}
-	fmt.Fprintf(io.Err, "prototyper %s: %v\n", cmd, err)
+	printError(io.Err, cmd, err)
 	return ExitFailed
 }
 

@@ -29,7 +29,7 @@ func pullCommand(ctx context.Context, args []string, io IO) int {
 	name := pos[0]
 	client, err := ollamaClient(common.Ollama, cliRetry)
 	if err != nil {
-		fmt.Fprintf(io.Err, "prototyper pull: %v\n", err)
+		printError(io.Err, "pull", err)
 		return ExitUsage
 	}
 
@@ -39,13 +39,14 @@ func pullCommand(ctx context.Context, args []string, io IO) int {
 	var se *ollama.StreamError
 	switch {
 	case err == nil:
-		fmt.Fprintf(io.Out, "Pulled %s.\n", name)
+		fmt.Fprintf(io.Out, "Pulled %s.\n", Sanitize(name))
 		return ExitCompleted
 	case errors.As(err, &se) && strings.Contains(se.Message, "file does not exist"):
 		fmt.Fprintf(io.Err, "prototyper pull: there is no model %q in the Ollama library — check the name at https://ollama.com/library\n", name)
 		return ExitFailed
 	case errors.As(err, &se):
-		fmt.Fprintf(io.Err, "prototyper pull: Ollama could not pull %s: %s — check the name (https://ollama.com/library) and the server's internet connection\n", name, se.Message)
+		fmt.Fprintf(io.Err, "prototyper pull: Ollama could not pull %s: %s — check the name (https://ollama.com/library) and the server's internet connection\n",
+			cell(name), cell(se.Message))
 		return ExitFailed
 	}
 	return ollamaFailure(ctx, io, "pull", err)
@@ -85,6 +86,8 @@ func newPullView(out io.Writer, tty bool, now func() time.Time) *pullView {
 
 func (v *pullView) update(p ollama.PullProgress) error {
 	now := v.now()
+	// the server's words go to the terminal: nothing in them may move the cursor
+	p.Status, p.Digest = cell(p.Status), cell(p.Digest)
 	if p.Digest != "" && p.Total > 0 {
 		l := v.layer(p.Digest, now)
 		if dt := now.Sub(l.at).Seconds(); dt > 0 && p.Completed >= l.completed {
