@@ -108,7 +108,8 @@ func (a *App) open(ctx context.Context) error {
 		Store:   db,
 		Emitter: bridge,
 		Tools: agentloop.WorkspaceTools(tools.WorkspaceOptions{
-			ProtectedDirs: []string{filepath.Dir(path)},
+			ProtectedDirs:  []string{filepath.Dir(db.Path())},
+			ProtectedFiles: []string{db.Path()},
 		}),
 	})
 	return nil

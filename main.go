@@ -22,7 +22,9 @@ import (
 //go:embed all:frontend/dist
 var assets embed.FS
 
-// icon is the window's and the taskbar's icon; the desktop entry installs the same file.
+// icon is the window's and the taskbar's icon; the desktop entry installs the same file. It is
+// 256 px: GDK silently drops a window icon of 512×512 or more (the X property would exceed its
+// request limit).
 //
 //go:embed build/appicon.png
 var icon []byte

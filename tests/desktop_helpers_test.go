@@ -250,7 +250,7 @@ func (a *desktopApp) waitWindow(title string, timeout time.Duration) string {
 		// xdotool matches names case-insensitively, and GTK also maps a window named after the
 		// program ("prototyper"): keep the one whose title is exactly title. Other instances on
 		// the same display have windows of the same title: keep this process's.
-		out, err := a.xdotool("search", "--onlyvisible", "--pid", strconv.Itoa(a.cmd.Process.Pid), "--name", "^"+title+"$")
+		out, err := a.xdotool("search", "--all", "--onlyvisible", "--pid", strconv.Itoa(a.cmd.Process.Pid), "--name", "^"+title+"$")
 		if err == nil {
 			for _, id := range strings.Fields(out) {
 				if name, err := a.xdotool("getwindowname", id); err == nil && name == title {

@@ -51,7 +51,7 @@ func TestPackageHoldsTheAppItsDesktopEntryAndIconAndItsBinaryStarts(t *testing.T
 	for _, want := range []string{
 		"./usr/bin/prototyper",
 		"./usr/share/applications/prototyper.desktop",
-		"./usr/share/icons/hicolor/512x512/apps/prototyper.png",
+		"./usr/share/icons/hicolor/256x256/apps/prototyper.png",
 	} {
 		if !strings.Contains(contents, want) {
 			t.Errorf("the package lacks %s; it holds:\n%s", want, contents)
@@ -83,14 +83,14 @@ func TestPackageHoldsTheAppItsDesktopEntryAndIconAndItsBinaryStarts(t *testing.T
 			t.Errorf("the desktop entry lacks %q:\n%s", want, text)
 		}
 	}
-	f, err := os.Open(filepath.Join(root, "usr/share/icons/hicolor/512x512/apps/prototyper.png"))
+	f, err := os.Open(filepath.Join(root, "usr/share/icons/hicolor/256x256/apps/prototyper.png"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := png.DecodeConfig(f)
 	f.Close()
-	if err != nil || cfg.Width != 512 || cfg.Height != 512 {
-		t.Errorf("the icon is %dx%d (%v); want a 512x512 PNG", cfg.Width, cfg.Height, err)
+	if err != nil || cfg.Width != 256 || cfg.Height != 256 {
+		t.Errorf("the icon is %dx%d (%v); want a 256x256 PNG", cfg.Width, cfg.Height, err)
 	}
 
 	bin := filepath.Join(root, "usr/bin/prototyper")
