@@ -75,16 +75,8 @@ func startDesktopRunWith(t *testing.T, model ollamatest.Model, settings store.Se
 // more than the background (the page renders its layout only once it has the config).
 func (r *desktopRun) waitForComposer(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		shot := r.app.screenshot("e2e-start.png")
-		if n, _ := colourCount(t, shot, 64); n >= 16 {
-			time.Sleep(time.Second) // the config and the model list arrive right after the first paint
-			return
-		}
-		time.Sleep(300 * time.Millisecond)
-	}
-	t.Fatal("the window never showed the app")
+	r.app.waitForPage("e2e-start.png", 30*time.Second)
+	time.Sleep(time.Second) // the config and the model list arrive right after the first paint
 }
 
 // bridgeLine is one line of the bridge log: a batch sent or an ack received.

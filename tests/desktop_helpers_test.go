@@ -272,6 +272,11 @@ func (a *desktopApp) applyLayout() {
 	if l.windowW == "" {
 		return
 	}
+	// The app opens at 1200×800, more than this screen: without a window manager to place it, it
+	// sits partly off-screen. Move it home first, then resize it.
+	if out, err := a.xdotool("windowmove", "--sync", a.window, "0", "0"); err != nil {
+		a.tb.Fatalf("move the window: %v (%s)", err, out)
+	}
 	if out, err := a.xdotool("windowsize", a.window, l.windowW, l.windowH); err != nil {
 		a.tb.Fatalf("resize the window to %s×%s: %v (%s)", l.windowW, l.windowH, err, out)
 	}
@@ -443,6 +448,22 @@ func sendDeleteWindow(display, window string) error {
 		Data:   xproto.ClientMessageDataUnionData32New([]uint32{uint32(del), uint32(xproto.TimeCurrentTime), 0, 0, 0}),
 	}
 	return xproto.SendEventChecked(conn, false, xproto.Window(id), xproto.EventMaskNoEvent, string(ev.Bytes())).Check()
+}
+
+// waitForPage waits until the window shows the page (more than a blank background), keeps the
+// screenshot as name and returns its path.
+func (a *desktopApp) waitForPage(name string, timeout time.Duration) string {
+	a.tb.Helper()
+	var colours int
+	var shot string
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
+		shot = a.screenshot(name)
+		if colours, _ = colourCount(a.tb, shot, 64); colours >= 16 {
+			return shot
+		}
+	}
+	a.tb.Fatalf("the window shows %d colours after %s: a blank screen, not the app (screenshot %s)", colours, timeout, shot)
+	return ""
 }
 
 // colourCount decodes a PNG and counts its distinct colours (up to limit).

@@ -100,7 +100,7 @@ func TestPackageHoldsTheAppItsDesktopEntryAndIconAndItsBinaryStarts(t *testing.T
 	app := launchDesktop(t, bin, startXvfb(t), []string{"--db", filepath.Join(t.TempDir(), "prototyper.db"), "--workspace", t.TempDir()})
 	app.waitWindow("Prototyper", 60*time.Second)
 	app.assertIconAndClass()
-	app.screenshot("package-window.png")
+	app.waitForPage("package-window.png", 30*time.Second)
 	if err := app.closeWindow(15 * time.Second); err != nil {
 		t.Errorf("the packaged app did not exit cleanly: %s", describeExit(err))
 	}
