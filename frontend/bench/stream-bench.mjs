@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // Streaming benchmark of the chat window in headless Chromium.
 //
-// It builds the production bundle, serves it on 127.0.0.1, and opens it in Debian's Chromium
-// through playwright-core. Outside the desktop app the page runs on its in-memory backend, and
-// `?prompt=…` starts a scripted run (src/demo.ts) that goes through the window's real path:
+// It builds the bundle in bench mode (`vite build --mode bench` into bench/.dist: the production
+// bundle plus the in-memory demo backend, which the desktop app's production build leaves out),
+// serves it on 127.0.0.1, and opens it in Debian's Chromium through playwright-core. The page
+// runs on the demo backend, and `?prompt=…` starts a scripted run (src/demo.ts) that goes
+// through the window's real path:
 // event batches → AppStore → per-frame delta merge → React → paint acknowledgements.
 //
 //   A. one 10,000-token answer at 200 tokens/s (about 50 s): long tasks (count, longest,
@@ -41,7 +43,8 @@ import { fileURLToPath } from 'node:url'
 
 const here = fileURLToPath(new URL('.', import.meta.url))
 const root = resolve(here, '..')
-const dist = join(root, 'dist')
+// Not dist/: that folder is what the desktop app embeds, and it must hold no demo code.
+const dist = join(root, 'bench', '.dist')
 
 // ---- options ------------------------------------------------------------------------------
 
@@ -74,9 +77,12 @@ function fail(message) {
 // ---- build and serve ----------------------------------------------------------------------
 
 function build() {
-  console.log('Building the production bundle (vite build)…')
-  const r = spawnSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' })
-  if (r.status !== 0) fail('vite build failed; run `npm run build` to see why.')
+  console.log('Building the bundle with the demo backend (vite build --mode bench)…')
+  const r = spawnSync('npx', ['vite', 'build', '--mode', 'bench', '--outDir', dist, '--emptyOutDir', '--logLevel', 'warn'], {
+    cwd: root,
+    stdio: 'inherit',
+  })
+  if (r.status !== 0) fail('vite build failed; run `npx vite build --mode bench` to see why.')
 }
 
 const types = {

@@ -1,35 +1,54 @@
-import { StrictMode } from 'react'
+import { StrictMode, type ReactNode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { App } from './App'
 import { hasWailsBackend, wailsBackend, type Backend } from './backend'
-import { installDemo, runDemo } from './demo'
-import { FakeBackend } from './fakeBackend'
+import { BackendUnreachable } from './components/BackendUnreachable'
+import { ItemBoundary } from './components/ItemBoundary'
 import { AppStore } from './state/store'
 import { StoreContext } from './state/useAppState'
 import './style.css'
 
-// In the desktop window the Go side is bound; in a plain browser (`npm run dev`) the window
-// runs on an in-memory backend so the layout can be worked on without the app.
-let backend: Backend
-const params = new URLSearchParams(location.search)
-if (hasWailsBackend()) {
-  backend = wailsBackend()
-} else {
-  const fake = new FakeBackend()
-  installDemo(fake, params)
-  backend = fake
-}
-const store = new AppStore({ backend })
-void store.start().then(() => {
-  // `?prompt=…` sends at once: a scripted run for measurements without typing (see demo.ts).
-  const prompt = params.get('prompt')
-  if (prompt && !hasWailsBackend()) void runDemo(store, prompt, params)
-})
+const root = createRoot(document.getElementById('root')!)
 
-createRoot(document.getElementById('root')!).render(
-  <StrictMode>
+function show(node: ReactNode) {
+  root.render(
+    <StrictMode>
+      <ItemBoundary what="window">{node}</ItemBoundary>
+    </StrictMode>,
+  )
+}
+
+function run(backend: Backend, started?: (store: AppStore) => void) {
+  const store = new AppStore({ backend })
+  show(
     <StoreContext.Provider value={store}>
       <App />
-    </StoreContext.Provider>
-  </StrictMode>,
-)
+    </StoreContext.Provider>,
+  )
+  void store.start().then(() => started?.(store))
+}
+
+// Wails injects its bindings before the page's scripts run; a short grace period covers a slow
+// start before the window says that the backend cannot be reached.
+async function bindings(graceMs: number): Promise<boolean> {
+  for (let waited = 0; !hasWailsBackend() && waited < graceMs; waited += 50) {
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  return hasWailsBackend()
+}
+
+async function boot() {
+  if (await bindings(__BROWSER_DEMO__ ? 0 : 3000)) {
+    run(wailsBackend())
+  } else if (__BROWSER_DEMO__) {
+    // A plain browser during development or the benchmark: the in-memory demo backend. The
+    // production build has no such branch (and no demo code): it says what is wrong instead.
+    const { browserDemo } = await import('./browserDemo')
+    const demo = browserDemo(new URLSearchParams(location.search))
+    run(demo.backend, demo.started)
+  } else {
+    show(<BackendUnreachable />)
+  }
+}
+
+void boot()
