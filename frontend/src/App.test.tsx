@@ -110,7 +110,7 @@ describe('App', () => {
 
   it('deletes a chat only after confirmation', async () => {
     const { backend } = await mount()
-    fireEvent.click(screen.getAllByRole('button', { name: 'Delete' })[0])
+    fireEvent.click(screen.getByRole('button', { name: 'Delete Newest chat' }))
     expect(backend.callsOf('DeleteChat')).toEqual([])
     const confirm = screen.getByTestId('confirm-delete')
     expect(confirm.textContent).toContain('Newest chat')
@@ -121,7 +121,7 @@ describe('App', () => {
 
   it('renames a chat', async () => {
     const { backend } = await mount()
-    fireEvent.click(screen.getAllByRole('button', { name: 'Rename' })[0])
+    fireEvent.click(screen.getByRole('button', { name: 'Rename Newest chat' }))
     const input = screen.getByRole('textbox', { name: 'Chat title' })
     fireEvent.change(input, { target: { value: 'Landing page' } })
     await act(async () => fireEvent.keyDown(input, { key: 'Enter' }))
@@ -147,3 +147,74 @@ describe('App', () => {
     expect(backend.callsOf('SetVisible')).toHaveLength(2)
   })
 })
+
+describe('the window for the keyboard and assistive technology', () => {
+  // A chat with a bit of everything: an answer with code, a finished card with its diff and
+  // output, a card waiting for approval; and an error line.
+  async function mountBusyWindow() {
+    const { backend, frames, store } = await mount((b) => {
+      b.opened.c1 = {
+        chat: b.chats[1],
+        messages: [
+          { id: 'u1', chatId: 'c1', role: 'user', content: 'make a page', createdAt: '', updatedAt: '', complete: true },
+          { id: 'a1', chatId: 'c1', role: 'assistant', content: 'Here:\n\n```js\nlet x = 1\n```', thinking: 'hmm', thinkingMs: 900, createdAt: '', updatedAt: '', complete: true },
+        ],
+        toolCalls: [
+          { id: 't1', chatId: 'c1', runId: 'r1', messageId: 'a1', name: 'write_file', args: { path: 'a.html' }, pending: false, ok: true, output: 'wrote a.html', details: { path: 'a.html', diff: '+<h1>' }, finishedAt: '2025-01-02T00:00:01Z' },
+          { id: 't2', chatId: 'c1', runId: 'r1', messageId: 'a1', name: 'write_file', args: { path: 'b.html' }, awaitingApproval: true, pending: false, ok: false },
+        ],
+        phase: 'awaiting_approval',
+        liveRunId: 'r1',
+      }
+      b.decide = async () => {
+        throw 'refused'
+      }
+    })
+    await act(() => store.decide('t2', 'allow'))
+    return { backend, frames, store }
+  }
+
+  it('says when it is ready, and leaves the window title alone', async () => {
+    document.title = 'Prototyper'
+    const backend = new FakeBackend()
+    const store = new AppStore({ backend, requestFrame: new FakeFrames().request })
+    render(
+      <StoreContext.Provider value={store}>
+        <App />
+      </StoreContext.Provider>,
+    )
+    expect(screen.getByTestId('app').dataset.ready).toBe('false')
+    expect(screen.getByTestId('window-status').textContent).toBe('Loading…')
+    await act(() => store.start())
+    expect(screen.getByTestId('app').dataset.ready).toBe('true')
+    expect(screen.getByTestId('window-status').textContent).toBe('Ready.')
+    expect(document.title).toBe('Prototyper')
+  })
+
+  it('names every button; a button drawn with an icon or a symbol has a label and a title', async () => {
+    await mountBusyWindow()
+    const buttons = screen.getAllByRole('button')
+    expect(buttons.length).toBeGreaterThan(10)
+    expect(screen.getAllByRole('button', { name: /\w/ })).toHaveLength(buttons.length)
+    for (const b of buttons) {
+      if (/\w/.test(b.textContent ?? '')) continue
+      expect(b.getAttribute('aria-label'), b.outerHTML).toBeTruthy()
+      expect(b.getAttribute('title'), b.outerHTML).toBeTruthy()
+    }
+  })
+
+  it('reaches every control with Tab in the order header, chat list, chat, composer', async () => {
+    await mountBusyWindow()
+    expect(document.querySelectorAll('[tabindex]:not([tabindex="0"]):not([tabindex="-1"])')).toHaveLength(0)
+    // With no positive tabindex, the Tab order is the document order of the focusable elements.
+    const focusable = Array.from(
+      document.querySelectorAll<HTMLElement>('button, input, select, textarea, summary, a[href], [tabindex="0"]'),
+    ).filter((el) => !(el as HTMLButtonElement).disabled)
+    const regions = ['header', 'aside', '[data-testid="messages"], [data-testid="error-line"]', 'form.composer']
+    const order = focusable.map((el) => regions.findIndex((r) => el.closest(r)))
+    expect(order).not.toContain(-1)
+    expect(order).toEqual([...order].sort((a, b) => a - b))
+    expect(new Set(order)).toEqual(new Set([0, 1, 2, 3]))
+  })
+})
+

@@ -5,7 +5,10 @@ import { Composer } from './components/Composer'
 import { Header } from './components/Header'
 import { OllamaDownPanel } from './components/OllamaDownPanel'
 import { SettingsPanel } from './components/SettingsPanel'
-import { isBusy } from './state/chatReducer'
+import { summarizeArgs } from './components/ToolCard'
+import { approveShortcut, denyShortcut } from './keyboard/shortcuts'
+import { useApprovalShortcuts } from './keyboard/useApprovalShortcuts'
+import { isBusy, oldestWaitingCard } from './state/chatReducer'
 import type { AppState } from './state/store'
 import { useAppState, useStore } from './state/useAppState'
 
@@ -52,28 +55,60 @@ function ErrorLine() {
   return (
     <div className="error-line" role="alert" data-testid="error-line">
       <span>{error}</span>
-      <button type="button" className="link" aria-label="Dismiss" onClick={store.dismissError}>
+      <button type="button" className="link" aria-label="Dismiss" title="Dismiss" onClick={store.dismissError}>
         ✕
       </button>
     </div>
   )
 }
 
-/** The window: chat list on the left; header, chat and composer on the right. */
+/** What the window would say aloud now: loading, a call waiting for the user, or ready. */
+export function windowStatus(s: AppState): string {
+  if (!s.ready) return 'Loading…'
+  const card = oldestWaitingCard(s.activeChatId ? s.chats[s.activeChatId] : undefined, s.decisions)
+  if (card) {
+    const what = [card.name || 'A tool call', summarizeArgs(card)].filter(Boolean).join(' ')
+    return `${what} waits for your approval: ${approveShortcut.label} approves, ${denyShortcut.label} denies.`
+  }
+  return 'Ready.'
+}
+
+/**
+ * A polite live region, visually hidden: screen readers hear it, and tests (through the DOM or
+ * the accessibility tree) read it to know the window is ready or waits for a decision.
+ */
+function WindowStatus() {
+  const text = useAppState(windowStatus)
+  return (
+    <div className="visually-hidden" role="status" aria-live="polite" data-testid="window-status">
+      {text}
+    </div>
+  )
+}
+
+/**
+ * The window: header on top, chat list on the left, the chat and the composer on the right (in
+ * that order for the keyboard too). The root says data-ready="true" once the settings, the chats
+ * and the chat shown at start are loaded.
+ */
 export function App() {
+  const store = useStore()
   const [settingsOpen, setSettingsOpen] = useState(false)
   const config = useAppState((s) => s.config)
+  const ready = useAppState((s) => s.ready)
   const ollamaDown = useAppState((s) => s.ollama !== null && !s.ollama.running)
   const openSettings = () => setSettingsOpen(true)
+  useApprovalShortcuts(store)
   return (
-    <div className="app">
+    <div className="app" data-ready={ready ? 'true' : 'false'} data-testid="app">
+      <Header onSettings={openSettings} />
       <ChatList />
       <main className="chat">
-        <Header onSettings={openSettings} />
         <ErrorLine />
         {ollamaDown ? <OllamaDownPanel onSettings={openSettings} /> : <ChatView />}
         <ConnectedComposer />
       </main>
+      <WindowStatus />
       {settingsOpen && config && <SettingsPanel config={config} onClose={() => setSettingsOpen(false)} />}
     </div>
   )

@@ -49,14 +49,14 @@ function ChatListItem({ chat, active, busy }: { chat: ChatSummary; active: boole
   return (
     <li className={`chat-item${active ? ' active' : ''}`} data-testid="chat-item" data-chat-id={chat.id}>
       <button type="button" className="chat-title" onClick={() => void store.selectChat(chat.id)} title={chat.title}>
-        {busy && <span className="busy-dot" aria-label="running" />}
+        {busy && <span className="busy-dot" role="img" aria-label="running" />}
         {chat.title || 'Untitled'}
       </button>
       <span className="chat-actions">
         <button
           type="button"
           title="Rename"
-          aria-label="Rename"
+          aria-label={`Rename ${chat.title || 'Untitled'}`}
           onClick={() => {
             setTitle(chat.title)
             setMode('rename')
@@ -64,7 +64,12 @@ function ChatListItem({ chat, active, busy }: { chat: ChatSummary; active: boole
         >
           <PencilIcon />
         </button>
-        <button type="button" title="Delete" aria-label="Delete" onClick={() => setMode('confirm-delete')}>
+        <button
+          type="button"
+          title="Delete"
+          aria-label={`Delete ${chat.title || 'Untitled'}`}
+          onClick={() => setMode('confirm-delete')}
+        >
           <TrashIcon />
         </button>
       </span>

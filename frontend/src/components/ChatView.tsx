@@ -1,5 +1,6 @@
 import { useCallback, useLayoutEffect, useRef, useState } from 'react'
-import { terminalToolStates, type ChatState, type TimelineEntry } from '../state/chatReducer'
+import type { Decision } from '../backend'
+import { oldestWaitingCard, terminalToolStates, type ChatState, type TimelineEntry } from '../state/chatReducer'
 import { useAppState, useStore } from '../state/useAppState'
 import { ItemBoundary } from './ItemBoundary'
 import { Message } from './Message'
@@ -80,10 +81,10 @@ function earlier(a: ShownFrom, b: ShownFrom): ShownFrom {
 /** The messages, tool cards and notices of one chat from entry `start` on, in the order they happened. */
 export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?: ShownFrom }) {
   const store = useStore()
-  const decide = useCallback(
-    (id: string, d: 'allow' | 'deny') => void store.decide(id, d, d === 'deny' ? 'denied in the window' : ''),
-    [store],
-  )
+  const decide = useCallback((id: string, d: Decision) => void store.decide(id, d), [store])
+  const decisions = useAppState((s) => s.decisions)
+  // The card the approval keys apply to; its Approve button takes the focus.
+  const current = oldestWaitingCard(chat, decisions)?.id
   return (
     <>
       {chat.timeline.slice(start.entry).map((e, i) => {
@@ -105,7 +106,7 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
               resetKey={c}
               attributes={{ 'data-tool-call-id': c.id, 'data-tool-state': c.state }}
             >
-              <ToolCard card={c} onDecide={decide} />
+              <ToolCard card={c} onDecide={decide} decided={decisions[c.id]} current={c.id === current} />
             </ItemBoundary>
           ) : null
         }

@@ -59,6 +59,7 @@ export function Composer({ disabledReason, busy, warning, onSend, onStop }: Comp
       <div className="composer-row">
         <textarea
           ref={box}
+          id="composer"
           autoFocus
           data-testid="composer"
           aria-label="Message"

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react'
 import type { ModelInfo } from '../backend'
 import { isBusy } from '../state/chatReducer'
 import type { PullState } from '../state/store'
@@ -39,7 +39,13 @@ export function PullBar({ pull }: { pull: PullState }) {
           {pull.name}: {pull.error ? 'failed' : pull.done ? 'done' : pull.status}
         </span>
         {pull.done && (
-          <button type="button" className="link" onClick={() => store.dismissPull(pull.name)}>
+          <button
+            type="button"
+            className="link"
+            aria-label={`Dismiss ${pull.name}`}
+            title="Dismiss"
+            onClick={() => store.dismissPull(pull.name)}
+          >
             ✕
           </button>
         )}
@@ -78,11 +84,30 @@ export function ModelPicker() {
     return () => document.removeEventListener('mousedown', close)
   }, [open])
 
+  const button = useRef<HTMLButtonElement>(null)
+  // Esc closes the list and gives the focus back to its button.
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (e.key === 'Escape' && open) {
+      e.stopPropagation()
+      setOpen(false)
+      button.current?.focus()
+    }
+  }
+
   const pullList = Object.values(pulls)
   return (
-    <div className="model-picker" ref={root}>
-      <button type="button" className="header-button" data-testid="model-button" onClick={() => setOpen(!open)}>
-        {current || 'Pick a model'} {info && <ModelBadges model={info} />} ▾
+    <div className="model-picker" ref={root} onKeyDown={onKeyDown}>
+      <button
+        type="button"
+        ref={button}
+        className="header-button"
+        data-testid="model-button"
+        aria-haspopup="listbox"
+        aria-expanded={open}
+        title="The model of the next message"
+        onClick={() => setOpen(!open)}
+      >
+        {current || 'Pick a model'} {info && <ModelBadges model={info} />} <span aria-hidden="true">▾</span>
       </button>
       {pullList.length > 0 && !open && <span className="pull-mini">{pullList.length} pulling…</span>}
       {open && (

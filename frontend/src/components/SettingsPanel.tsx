@@ -1,4 +1,4 @@
-import { useState } from 'react'
+import { useEffect, useState } from 'react'
 import { errorText, type ApprovalPolicy, type Config, type ThinkLevel } from '../backend'
 import { useStore } from '../state/useAppState'
 
@@ -14,6 +14,16 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
   const [approval, setApproval] = useState<Record<string, ApprovalPolicy>>({ ...config.toolApproval })
   const [error, setError] = useState('')
   const [saving, setSaving] = useState(false)
+
+  // The focus goes back where it was (the Settings button) when the dialog closes. Read while
+  // rendering: by the time effects run, the first field has taken the focus.
+  const [opener] = useState(() => document.activeElement)
+  useEffect(
+    () => () => {
+      if (opener instanceof HTMLElement && opener.isConnected) opener.focus()
+    },
+    [opener],
+  )
 
   const save = async () => {
     setSaving(true)
@@ -37,10 +47,12 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
 
   const tools = Array.from(new Set([...(config.tools ?? []), ...Object.keys(config.toolApproval ?? {})])).sort()
   return (
-    <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
+    // A click beside the dialog closes it, as Esc and Cancel do (the backdrop is no control).
+    <div role="presentation" className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
       <form
         className="modal"
         role="dialog"
+        aria-modal="true"
         aria-label="Settings"
         onSubmit={(e) => {
           e.preventDefault()
@@ -51,7 +63,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
         <h2>Settings</h2>
         <label>
           Ollama URL
-          <input value={url} onChange={(e) => setUrl(e.target.value)} placeholder="http://127.0.0.1:11434" />
+          <input autoFocus value={url} onChange={(e) => setUrl(e.target.value)} placeholder="http://127.0.0.1:11434" />
         </label>
         <label>
           Thinking

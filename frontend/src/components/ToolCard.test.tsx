@@ -53,11 +53,35 @@ describe('ToolCard', () => {
 
   it('asks for approval with the arguments in full and reports the decision', () => {
     const onDecide = vi.fn()
-    render(<ToolCard card={card({ state: 'awaiting_approval' })} onDecide={onDecide} />)
+    const { rerender } = render(<ToolCard card={card({ state: 'awaiting_approval' })} onDecide={onDecide} />)
     expect(screen.getByTestId('tool-card').textContent).toContain('"content": "<h1>Hi</h1>"')
     fireEvent.click(screen.getByRole('button', { name: 'Approve' }))
     expect(onDecide).toHaveBeenCalledWith('t1', 'allow')
-    expect((screen.getByRole('button', { name: 'Deny' }) as HTMLButtonElement).disabled).toBe(true)
+    // Once answered, the buttons are spent (but keep the focus where it was).
+    rerender(<ToolCard card={card({ state: 'awaiting_approval' })} onDecide={onDecide} decided="allow" />)
+    expect(screen.getByRole('button', { name: 'Deny' }).getAttribute('aria-disabled')).toBe('true')
+    fireEvent.click(screen.getByRole('button', { name: 'Deny' }))
+    expect(onDecide).toHaveBeenCalledTimes(1)
+    expect(screen.getByRole('status').textContent).toBe('Approved; starting…')
+  })
+
+  it('shows the approval keys on the card they apply to, and gives its Approve button the focus', () => {
+    render(<ToolCard card={card({ state: 'awaiting_approval' })} current />)
+    const approve = screen.getByRole('button', { name: 'Approve' })
+    const deny = screen.getByRole('button', { name: 'Deny' })
+    expect(approve.getAttribute('aria-keyshortcuts')).toBe('Alt+A')
+    expect(deny.getAttribute('aria-keyshortcuts')).toBe('Alt+D')
+    expect(approve.querySelector('kbd')?.textContent).toBe('Alt+A')
+    expect(deny.querySelector('kbd')?.textContent).toBe('Alt+D')
+    expect(document.activeElement).toBe(approve)
+  })
+
+  it('shows no keys on a waiting card they do not apply to, and leaves the focus alone', () => {
+    render(<ToolCard card={card({ state: 'awaiting_approval' })} />)
+    const approve = screen.getByRole('button', { name: 'Approve' })
+    expect(approve.hasAttribute('aria-keyshortcuts')).toBe(false)
+    expect(approve.querySelector('kbd')).toBeNull()
+    expect(document.activeElement).not.toBe(approve)
   })
 
   it('reports a denial', () => {

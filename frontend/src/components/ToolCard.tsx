@@ -1,5 +1,7 @@
-import { memo, useState } from 'react'
+import { memo, useEffect, useLayoutEffect, useRef } from 'react'
 import type { Decision } from '../backend'
+import { approveShortcut, denyShortcut, type Shortcut } from '../keyboard/shortcuts'
+import { userIsTyping } from '../keyboard/typing'
 import type { ToolCard as ToolCardModel } from '../state/chatReducer'
 
 /** Arguments as an object, whether they arrived parsed or as JSON text. */
@@ -92,20 +94,98 @@ function DiffView({ diff }: { diff: string }) {
   )
 }
 
-/** A tool call: what it does, its state, and what it changed. */
+/** Focuses the composer (where the user goes on typing) when nothing else has the focus. */
+function focusComposerIfLost() {
+  setTimeout(() => {
+    const active = document.activeElement
+    if (!active || active === document.body) document.getElementById('composer')?.focus()
+  }, 0)
+}
+
+function ShortcutKey({ shortcut }: { shortcut: Shortcut }) {
+  // Hidden from the accessible name ("Approve"); aria-keyshortcuts tells it instead.
+  return (
+    <kbd className="shortcut" aria-hidden="true">
+      {shortcut.label}
+    </kbd>
+  )
+}
+
+/**
+ * Approve and Deny of a call that waits for the user. On the card the keyboard shortcuts apply
+ * to (the oldest one waiting), the buttons show their keys and Approve takes the focus, unless
+ * the user is typing. A spent decision leaves the buttons inert but focusable, so that the focus
+ * is not lost while the call starts; when they go, the focus returns to the composer.
+ */
+function ApprovalActions({
+  onDecide,
+  decided,
+  current,
+}: {
+  onDecide: (d: Decision) => void
+  decided?: Decision
+  current: boolean
+}) {
+  const approve = useRef<HTMLButtonElement>(null)
+  const actions = useRef<HTMLDivElement>(null)
+
+  useEffect(() => {
+    if (current && !decided && !userIsTyping()) approve.current?.focus()
+  }, [current, decided])
+
+  useLayoutEffect(() => {
+    const el = actions.current
+    return () => {
+      if (el?.contains(document.activeElement)) focusComposerIfLost()
+    }
+  }, [])
+
+  const button = (d: Decision, label: string, shortcut: Shortcut, primary: boolean) => (
+    <button
+      type="button"
+      ref={d === 'allow' ? approve : undefined}
+      className={primary ? 'primary' : undefined}
+      aria-disabled={decided ? true : undefined}
+      aria-keyshortcuts={current ? shortcut.label : undefined}
+      title={current ? `${label} (${shortcut.label})` : label}
+      data-decision={d}
+      onClick={() => {
+        if (!decided) onDecide(d)
+      }}
+    >
+      {label}
+      {current && <ShortcutKey shortcut={shortcut} />}
+    </button>
+  )
+  return (
+    <div className="approval-actions" ref={actions}>
+      {button('allow', 'Approve', approveShortcut, true)}
+      {button('deny', 'Deny', denyShortcut, false)}
+      {decided && (
+        <span className="muted small" role="status">
+          {decided === 'allow' ? 'Approved; starting…' : 'Denied.'}
+        </span>
+      )}
+    </div>
+  )
+}
+
+/**
+ * A tool call: what it does, its state, and what it changed. `current` marks the card the
+ * approval shortcuts apply to; `decided` is the answer the window already sent for it.
+ */
 export const ToolCard = memo(function ToolCard({
   card,
   onDecide,
+  decided,
+  current = false,
 }: {
   card: ToolCardModel
   onDecide?: (id: string, d: Decision) => void
+  decided?: Decision
+  current?: boolean
 }) {
-  const [deciding, setDeciding] = useState(false)
   const summary = summarizeArgs(card)
-  const decide = (d: Decision) => {
-    setDeciding(true)
-    onDecide?.(card.id, d)
-  }
   const diff = card.details?.diff
   return (
     <div
@@ -125,14 +205,7 @@ export const ToolCard = memo(function ToolCard({
       {card.state === 'awaiting_approval' && (
         <div className="approval">
           <pre className="tool-args-full">{JSON.stringify(argsObject(card.args) ?? card.args, null, 2)}</pre>
-          <div className="approval-actions">
-            <button type="button" className="primary" disabled={deciding} onClick={() => decide('allow')}>
-              Approve
-            </button>
-            <button type="button" disabled={deciding} onClick={() => decide('deny')}>
-              Deny
-            </button>
-          </div>
+          <ApprovalActions onDecide={(d) => onDecide?.(card.id, d)} decided={decided} current={current} />
         </div>
       )}
       {card.state === 'failed' && card.output && <div className="tool-error">{firstLine(card.output)}</div>}

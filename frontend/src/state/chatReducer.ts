@@ -103,6 +103,20 @@ export function emptyChat(chatId: string): ChatState {
   }
 }
 
+/**
+ * The card a keyboard decision applies to: the oldest one of the chat that waits for the user's
+ * approval and has not been answered yet (`decided` holds the calls answered from the window).
+ */
+export function oldestWaitingCard(chat: ChatState | undefined, decided: Record<string, unknown>): ToolCard | null {
+  if (!chat) return null
+  for (const e of chat.timeline) {
+    if (e.kind !== 'tool') continue
+    const c = chat.tools[e.id]
+    if (c?.state === 'awaiting_approval' && !decided[c.id]) return c
+  }
+  return null
+}
+
 /** Phases in which something is happening (busy indicator, Stop button). */
 export function isBusy(phase: Phase): boolean {
   return phase === 'submitted' || phase === 'streaming' || phase === 'tools' || phase === 'continuing'

@@ -60,6 +60,10 @@ export interface AppState {
   pulls: Record<string, PullState>
   /** The last action that failed, in one sentence; shown until dismissed. */
   error: string
+  /** True once start() has loaded the settings, the chats and the chat shown at start. */
+  ready: boolean
+  /** Decisions sent for tool calls and not refused: their buttons are spent. */
+  decisions: Record<string, Decision>
 }
 
 export interface StoreOptions {
@@ -90,6 +94,9 @@ interface Feed {
 
 let localIds = 0
 
+/** The reason a denial from the window gives the model. */
+export const deniedInTheWindow = 'denied in the window'
+
 export class AppStore {
   private state: AppState = {
     config: null,
@@ -102,6 +109,8 @@ export class AppStore {
     chats: {},
     pulls: {},
     error: '',
+    ready: false,
+    decisions: {},
   }
   private listeners = new Set<() => void>()
   private feeds = new Map<string, Feed>()
@@ -317,11 +326,15 @@ export class AppStore {
       this.unsubscribers.push(() => document.removeEventListener('visibilitychange', onVisibility))
       onVisibility()
     }
-    await Promise.all([this.loadConfig(), this.refreshOllama(), this.refreshChats()])
-    // Coming back to the app shows the chat you were in: the newest one, unless a chat was
-    // already chosen (or started) meanwhile.
-    const newest = this.state.chatList[0]
-    if (newest && this.state.activeChatId === null) await this.selectChat(newest.id)
+    try {
+      await Promise.all([this.loadConfig(), this.refreshOllama(), this.refreshChats()])
+      // Coming back to the app shows the chat you were in: the newest one, unless a chat was
+      // already chosen (or started) meanwhile.
+      const newest = this.state.chatList[0]
+      if (newest && this.state.activeChatId === null) await this.selectChat(newest.id)
+    } finally {
+      this.set({ ready: true })
+    }
   }
 
   stopListening(): void {
@@ -440,10 +453,17 @@ export class AppStore {
     }
   }
 
-  async decide(toolCallId: string, decision: Decision, reason = ''): Promise<void> {
+  /** Answers a tool call that waits for approval; a call is answered once. */
+  async decide(toolCallId: string, decision: Decision, reason = decision === 'deny' ? deniedInTheWindow : ''): Promise<void> {
+    if (this.state.decisions[toolCallId]) return
+    this.set({ decisions: { ...this.state.decisions, [toolCallId]: decision } })
     try {
       await this.backend.decide(toolCallId, decision, reason)
     } catch (err) {
+      // Refused: the buttons work again, and the error says why.
+      const decisions = { ...this.state.decisions }
+      delete decisions[toolCallId]
+      this.set({ decisions })
       this.fail(err)
     }
   }
