@@ -159,6 +159,9 @@ func messagesBucket(tx *bolt.Tx, chatID string) (*bolt.Bucket, error) {
 func chatSubBucket(tx *bolt.Tx, chatID string, name []byte) (*bolt.Bucket, error) {
 	cb := chatBucket(tx, chatID)
 	if cb == nil {
+		if tx.Bucket(bucketChats).Get([]byte(chatID)) != nil {
+			return nil, &corruptError{what: fmt.Sprintf("chat %s has no bucket", chatID)}
+		}
 		return nil, &NotFoundError{Kind: "chat", ID: chatID}
 	}
 	b := cb.Bucket(name)

@@ -136,11 +136,10 @@ func damagedDatabases(t *testing.T) map[string]string {
 	}
 	garbage := make([]byte, 64<<10)
 	rand.New(rand.NewSource(7)).Read(garbage)
-	scribbled := append([]byte(nil), raw...)
+	scrambled := append([]byte(nil), raw...)
 	rng := rand.New(rand.NewSource(3))
-	for range 20 {
-		at := (2+rng.Intn(len(raw)/4096-2))*4096 + rng.Intn(16)
-		rng.Read(scribbled[at : at+16+rng.Intn(4000)])
+	for at := 2 * 4096; at+16 <= len(raw); at += 4096 {
+		rng.Read(scrambled[at : at+16]) // every page's header
 	}
 	paths := map[string]string{}
 	for kind, data := range map[string][]byte{
@@ -149,7 +148,7 @@ func damagedDatabases(t *testing.T) map[string]string {
 		"cut in half":              raw[:len(raw)/2],
 		"cut short":                raw[:100],
 		"random bytes":             garbage,
-		"pages overwritten":        scribbled,
+		"pages overwritten":        scrambled,
 	} {
 		p := filepath.Join(dir, strings.ReplaceAll(kind, " ", "-")+".db")
 		if err := os.WriteFile(p, data, 0o600); err != nil {

@@ -165,4 +165,3 @@ func TestModelsAndPullPrintNoTerminalControlFromTheServer(t *testing.T) {
 		checkNoTerminalControl(t, "pull view", strings.ReplaceAll(own.ReplaceAllString(out.String(), ""), "\r", ""))
 	})
 }
-
