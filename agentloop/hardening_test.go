@@ -623,3 +623,21 @@ func TestARunThatCannotStartLeavesNoChat(t *testing.T) {
 		}
 	}
 }
+
+// The real server (v0.11.4) never sends arguments that are no object (it reads a model's
+// tool call into an object, else leaves it as text), but it refuses a history that holds
+// one with HTTP 400: a chat stored that way must still go on.
+func TestTheRealServerContinuesAChatStoredWithNonObjectArguments(t *testing.T) {
+	h := newHarness(t, harnessOptions{model: "scripted", approve: ApproveAuto})
+	chatID := poisonedChat(t, h.db, h.workspace)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := h.agent.RunOnce(ctx, chatID, "never mind", RunOptions{Think: "on"})
+	if err != nil || out.StopReason != events.StopCompleted {
+		t.Fatalf("outcome %+v, err %v", out, err)
+	}
+	msgs := h.messages(t, chatID)
+	if last := msgs[len(msgs)-1]; last.Content != "Understood, nothing written." {
+		t.Fatalf("last message %+v", last)
+	}
+}
