@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -71,9 +72,12 @@ func chatsCommand(ctx context.Context, args []string, io IO) int {
 	}
 	db, err := store.Open(path, store.Options{ReadOnly: true})
 	if errors.Is(err, store.ErrNoDatabase) && verb == "list" {
-		if asJSON {
+		switch _, statErr := os.Stat(path); {
+		case asJSON:
 			fmt.Fprintln(io.Out, "[]")
-		} else {
+		case statErr == nil: // a file a process died in before it wrote anything
+			fmt.Fprintln(io.Out, "No chats yet.")
+		default:
 			fmt.Fprintf(io.Out, "No chats yet (no database at %s).\n", path)
 		}
 		return ExitCompleted

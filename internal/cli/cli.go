@@ -1,6 +1,9 @@
 // Package cli is Prototyper's command line: the subcommands of the design's command table
 // (run, chats, models, pull) and the flags of the desktop window. main.go calls [Main] for a
 // subcommand and [ParseDesktopFlags] otherwise; nothing here imports Wails.
+//
+// Text that came from a model, a tool or a server is passed through [Sanitize] before it
+// reaches a terminal; JSON output keeps the exact text. A failure is one line on stderr.
 package cli
 
 import (
