@@ -189,8 +189,9 @@ func chatByPrefix(db *store.DB, prefix string) (store.Chat, error) {
 func writeJSON(w io.Writer, t store.Transcript) error { return writeJSONValue(w, t) }
 
 // writeJSONValue writes v as indented JSON in which the characters a terminal acts on that
-// encoding/json leaves as they are (C1 controls, bidirectional overrides) are escaped too:
-// the JSON decodes to the same text and is safe to print.
+// encoding/json leaves as they are (DEL, C1 controls, bidirectional controls) are escaped
+// too: the JSON decodes to the same text and is safe to print. (Only the newlines of the
+// indentation are controls outside strings, and terminalControl lets them be.)
 func writeJSONValue(w io.Writer, v any) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -199,10 +200,10 @@ func writeJSONValue(w io.Writer, v any) error {
 		return err
 	}
 	out := b.String()
-	if strings.ContainsFunc(out, terminalRune) {
+	if strings.ContainsFunc(out, terminalControl) {
 		var e strings.Builder
 		for _, r := range out {
-			if terminalRune(r) {
+			if terminalControl(r) {
 				fmt.Fprintf(&e, "\\u%04x", r)
 			} else {
 				e.WriteRune(r)
@@ -213,9 +214,6 @@ func writeJSONValue(w io.Writer, v any) error {
 	_, err := io.WriteString(w, out)
 	return err
 }
-
-// terminalRune is a character that valid JSON may hold unescaped and a terminal acts on.
-func terminalRune(r rune) bool { return r >= 0x7f && r < 0xa0 || bidiControl(r) }
 
 // toolStatus says what became of a call, from the persisted record alone: a pending record
 // with no live run to finish it was interrupted.

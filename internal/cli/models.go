@@ -57,7 +57,7 @@ func modelsCommand(ctx context.Context, args []string, io IO) int {
 		default:
 			printError(io.Err, "models", fmt.Errorf("%s: %w", m.Name, err))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", cell(m.Name), humanBytes(m.Size), dash(cell(m.ParameterSize)), tools, thinking, context)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", cell(m.Name), humanBytes(m.Size), orDash(cell(m.ParameterSize)), tools, thinking, context)
 	}
 	if err := tw.Flush(); err != nil {
 		return ExitFailed
@@ -136,13 +136,6 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // humanBytes writes n in decimal units, as Ollama itself does (522 MB, 1.2 GB).

@@ -38,10 +38,7 @@ func Sanitize(s string) string {
 			i = skipCSI(s, i+size)
 		case r == 0x90 || r == 0x98 || r == 0x9d || r == 0x9e || r == 0x9f: // DCS, SOS, OSC, PM, APC
 			i = skipString(s, i+size)
-		case r == '\n' || r == '\t':
-			b.WriteRune(r)
-			i += size
-		case r < 0x20 || (r >= 0x7f && r < 0xa0) || bidiControl(r):
+		case terminalControl(r):
 			i += size
 		default:
 			b.WriteString(s[i : i+size])
@@ -56,15 +53,19 @@ func termSafe(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x80 {
-			return !strings.ContainsFunc(s[i:], func(r rune) bool {
-				return r == utf8.RuneError || r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r < 0xa0 || bidiControl(r)
-			}) && utf8.ValidString(s[i:])
+			return !strings.ContainsFunc(s[i:], func(r rune) bool { return r == utf8.RuneError || terminalControl(r) })
 		}
 		if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
 			return false
 		}
 	}
 	return true
+}
+
+// terminalControl reports whether a terminal acts on r rather than showing it: a control
+// character other than newline and tab, DEL, a C1 control, or a bidirectional control.
+func terminalControl(r rune) bool {
+	return r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r < 0xa0 || bidiControl(r)
 }
 
 func bidiControl(r rune) bool {

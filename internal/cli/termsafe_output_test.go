@@ -19,12 +19,12 @@ import (
 // title, a cleared screen, a line rewritten, a clipboard write, text reversed.
 const hostile = "\x1b]0;pwned\x07\x1b[2J\x1b[H\rspoof\x1b]52;c;cm0gLXJm\x07 \u202eevil\u202c \u009b31m"
 
-// terminalControl matches anything in printed output that a terminal would act on.
-var terminalControl = regexp.MustCompile("[\x00-\x08\x0b-\x1f\x7f\u0080-\u009f\u202a-\u202e\u2066-\u2069]")
+// terminalControlRE matches anything in printed output that a terminal would act on.
+var terminalControlRE = regexp.MustCompile("[\x00-\x08\x0b-\x1f\x7f\u0080-\u009f\u202a-\u202e\u2066-\u2069]")
 
 func checkNoTerminalControl(t *testing.T, what, out string) {
 	t.Helper()
-	if loc := terminalControl.FindStringIndex(out); loc != nil {
+	if loc := terminalControlRE.FindStringIndex(out); loc != nil {
 		t.Errorf("%s prints %q to the terminal:\n%q", what, out[loc[0]:loc[1]], out)
 	}
 }
