@@ -66,6 +66,14 @@ describe('approving with the keyboard', () => {
     expect(document.activeElement).toBe(composer)
   })
 
+  it('gives the focus to Approve right after a message was sent with Enter', async () => {
+    const { composer, waitFor } = await mount()
+    fireEvent.keyDown(composer, { key: 'h' })
+    fireEvent.keyDown(composer, { key: 'Enter' })
+    waitFor('t1')
+    expect(document.activeElement).toBe(within(cardOf('t1')).getByRole('button', { name: 'Approve' }))
+  })
+
   it('approves the oldest waiting call with Alt+A from the composer, without touching the draft', async () => {
     const { backend, composer, waitFor } = await mount()
     fireEvent.change(composer, { target: { value: 'draft' } })

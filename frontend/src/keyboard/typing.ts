@@ -18,7 +18,13 @@ export function isTextField(el: Element | null): el is HTMLInputElement | HTMLTe
 function onKeyDown(e: KeyboardEvent): void {
   if (e.altKey || e.ctrlKey || e.metaKey) return // a shortcut, not typing
   if (['Shift', 'Alt', 'Control', 'Meta', 'Tab', 'Escape', 'CapsLock'].includes(e.key)) return
-  if (isTextField(e.target as Element | null)) lastTypedAt = performance.now()
+  if (!isTextField(e.target as Element | null)) return
+  // Enter sends: the message is gone and the user now waits for the answer, not typing.
+  if (e.key === 'Enter' && !e.shiftKey) {
+    lastTypedAt = -Infinity
+    return
+  }
+  lastTypedAt = performance.now()
 }
 
 /** Listens for keys typed into fields of the document; returns the function that stops it. */
