@@ -45,7 +45,7 @@ func toolRecord(t *testing.T, db *store.DB) store.ToolCallRecord {
 func TestDesktopApprovalApproveRunsTheCallAndItIsSeenRunning(t *testing.T) {
 	r := approvalRun(t)
 	r.app.key("Return")
-	lines := r.waitFinished(t, 60*time.Second)
+	lines := r.waitResumedFinished(t, 60*time.Second)
 	if ids := assertEveryCallPaintedRunningBeforeItsResult(t, lines); len(ids) != 1 {
 		t.Errorf("tool results sent: %v, want one", ids)
 	}
@@ -63,7 +63,7 @@ func TestDesktopApprovalApproveRunsTheCallAndItIsSeenRunning(t *testing.T) {
 func TestDesktopApprovalDenyNeverRunsTheCall(t *testing.T) {
 	r := approvalRun(t)
 	r.app.key("alt+d")
-	r.waitFinished(t, 60*time.Second)
+	r.waitResumedFinished(t, 60*time.Second)
 	if _, err := os.Stat(filepath.Join(r.workspace, "hello.txt")); err == nil {
 		t.Error("the file was written although the user denied the call")
 	}

@@ -112,12 +112,22 @@ func readBridgeLog(t *testing.T, path string) []bridgeLine {
 // when the app exits meanwhile.
 func (r *desktopRun) waitLog(t *testing.T, typ events.Type, acked bool, timeout time.Duration) []bridgeLine {
 	t.Helper()
+	return r.waitLogN(t, typ, 1, acked, timeout)
+}
+
+// waitLogN is waitLog for the n-th event of type typ.
+func (r *desktopRun) waitLogN(t *testing.T, typ events.Type, n int, acked bool, timeout time.Duration) []bridgeLine {
+	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		lines := readBridgeLog(t, r.bridgeLog)
+		seen := 0
 		for i, l := range lines {
 			for _, e := range l.Events {
 				if e.Type != typ {
+					continue
+				}
+				if seen++; seen < n {
 					continue
 				}
 				if !acked {
@@ -136,7 +146,7 @@ func (r *desktopRun) waitLog(t *testing.T, typ events.Type, acked bool, timeout 
 		time.Sleep(100 * time.Millisecond)
 	}
 	r.app.screenshot("e2e-timeout.png")
-	t.Fatalf("no %s (acknowledged: %v) within %s; bridge log:\n%s", typ, acked, timeout, mustRead(r.bridgeLog))
+	t.Fatalf("no %s #%d (acknowledged: %v) within %s; bridge log:\n%s", typ, n, acked, timeout, mustRead(r.bridgeLog))
 	return nil
 }
 
@@ -144,6 +154,13 @@ func (r *desktopRun) waitLog(t *testing.T, typ events.Type, acked bool, timeout 
 func (r *desktopRun) waitFinished(t *testing.T, timeout time.Duration) []bridgeLine {
 	t.Helper()
 	return r.waitLog(t, events.RunFinished, true, timeout)
+}
+
+// waitResumedFinished waits until the window painted the end of the run that a decision
+// resumed: the second run.finished, the first being the pause.
+func (r *desktopRun) waitResumedFinished(t *testing.T, timeout time.Duration) []bridgeLine {
+	t.Helper()
+	return r.waitLogN(t, events.RunFinished, 2, true, timeout)
 }
 
 func mustRead(path string) string {
