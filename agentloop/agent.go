@@ -88,6 +88,9 @@ type Outcome struct {
 	StopReason string
 	// Awaiting lists the calls that wait for a decision when StopReason is awaiting_approval.
 	Awaiting []ApprovalRequest
+	// Answered reports whether the model answered anything in the run (some of it is then
+	// stored, also when the run was stopped midway).
+	Answered bool
 }
 
 // Agent runs the chats of one app: at most one run per chat, runs of different chats

@@ -123,7 +123,7 @@ func (r *run) execute() Outcome {
 	}
 	a.mu.Unlock()
 	r.cancel()
-	out := Outcome{ChatID: cs.id, RunID: r.id, StopReason: stop, Awaiting: r.awaiting}
+	out := Outcome{ChatID: cs.id, RunID: r.id, StopReason: stop, Awaiting: r.awaiting, Answered: r.answered}
 	if follow != nil {
 		go follow.execute()
 	}
@@ -269,6 +269,10 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 	}
 	load := r.watchLoad(req.Model)
 	turn, err := r.a.cfg.Model.Chat(r.ctx, req, func(d Delta) error {
+		if err := r.ctx.Err(); err != nil {
+			// stopped: lines already read (a fast model's whole answer) are not shown
+			return err
+		}
 		if d.Retry != nil {
 			r.emit(events.Event{Type: events.Retry, Attempt: d.Retry.Attempt, DelayMs: d.Retry.Delay.Milliseconds(),
 				Reason: d.Retry.Reason})
@@ -362,12 +366,12 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 	return m, turn, nil
 }
 
-// loadingNotice is how long a model request may go without a first byte before the user
-// is told that the server is loading the model.
-const loadingNotice = time.Second
+// LoadingNotice is how long a model request goes without a first byte before the
+// model.loading event tells the user that the server is loading the model.
+const LoadingNotice = time.Second
 
 // loadWatch announces a model that takes long to answer: model.loading once its request
-// got no first byte within loadingNotice, then model.loaded with the wait when it came.
+// got no first byte within LoadingNotice, then model.loaded with the wait when it came.
 type loadWatch struct {
 	r     *run
 	model string
@@ -381,7 +385,7 @@ type loadWatch struct {
 
 func (r *run) watchLoad(model string) *loadWatch {
 	w := &loadWatch{r: r, model: model, start: time.Now()}
-	w.timer = time.AfterFunc(loadingNotice, func() {
+	w.timer = time.AfterFunc(LoadingNotice, func() {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		if !w.over {

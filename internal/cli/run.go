@@ -29,6 +29,7 @@ type runFlags struct {
 	workspace, model, chat, think, approve, decide, reason string
 	maxSteps                                               int
 	json                                                   bool
+	firstByte                                              time.Duration
 }
 
 func runCommand(ctx context.Context, args []string, io IO) int {
@@ -57,6 +58,8 @@ Flags:
 	fs.StringVar(&f.reason, "reason", "", "the reason given with --decide (the model reads it on deny)")
 	fs.IntVar(&f.maxSteps, "max-steps", agentloop.DefaultMaxSteps, "cap on model calls in this run")
 	fs.BoolVar(&f.json, "json", false, "print every event as one JSON line on stdout")
+	fs.DurationVar(&f.firstByte, "first-byte-timeout", ollama.DefaultFirstByteTimeout,
+		"how long to wait for the model's first byte, loading included, e.g. 90s or 10m (0: no limit)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return ExitCompleted
@@ -79,7 +82,11 @@ Flags:
 		return usage("give a PROMPT")
 	case f.maxSteps < 1:
 		return usage("--max-steps must be at least 1")
+	case f.firstByte < 0:
+		return usage("--first-byte-timeout must be a duration such as 90s or 10m, or 0 for no limit")
 	}
+	firstByteGiven := false
+	fs.Visit(func(fl *flag.Flag) { firstByteGiven = firstByteGiven || fl.Name == "first-byte-timeout" })
 	if _, err := ollama.ParseThink(f.think); err != nil {
 		return usage(err.Error())
 	}
@@ -89,7 +96,7 @@ Flags:
 		}
 	}
 	fail := func(err error) int {
-		fmt.Fprintf(io.Err, "prototyper run: %v\n", err)
+		printError(io.Err, "run", err)
 		return ExitFailed
 	}
 
@@ -152,10 +159,17 @@ Flags:
 		}),
 		Workspace: workspace,
 	})
-	out, runErr := agent.RunOnce(ctx, f.chat, prompt, agentloop.RunOptions{
+	opts := agentloop.RunOptions{
 		Model: f.model, Think: f.think, MaxSteps: f.maxSteps, Approve: f.approve, Approver: approver,
 		Workspace: workspace, Decide: f.decide, Reason: f.reason,
-	})
+	}
+	if firstByteGiven {
+		opts.FirstByteTimeout = f.firstByte
+		if f.firstByte == 0 {
+			opts.FirstByteTimeout = noLimit
+		}
+	}
+	out, runErr := agent.RunOnce(ctx, f.chat, prompt, opts)
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), time.Second)
 	_ = agent.Shutdown(shutdownCtx)
 	cancel()
@@ -180,7 +194,11 @@ Flags:
 		fmt.Fprintf(io.Err, "prototyper run: paused; resume with `prototyper run --chat %s --decide allow|deny`\n", out.ChatID)
 		return ExitAwaitApproval
 	case events.StopAborted:
-		fmt.Fprintf(io.Err, "prototyper run: interrupted; the partial answer is saved in chat %s\n", out.ChatID)
+		if out.Answered {
+			fmt.Fprintf(io.Err, "prototyper run: interrupted; the partial answer is saved in chat %s\n", out.ChatID)
+		} else {
+			fmt.Fprintf(io.Err, "prototyper run: interrupted before the model answered; continue with `prototyper run --chat %s PROMPT`\n", out.ChatID)
+		}
 		return ExitInterrupted
 	}
 	if runErr == nil {
@@ -188,6 +206,9 @@ Flags:
 	}
 	return fail(runErr)
 }
+
+// noLimit stands for --first-byte-timeout 0: a wait longer than any run.
+const noLimit = time.Duration(1<<63 - 1)
 
 // isTerminal reports whether w is a terminal (not a pipe, a file or /dev/null).
 func isTerminal(w any) bool {
@@ -207,7 +228,7 @@ func (t *terminalApprover) Approve(ctx context.Context, req agentloop.ApprovalRe
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.flush()
-	fmt.Fprintf(t.out, "Allow %s %s? [y/N] ", req.Name, summarizeArgs(req.Args))
+	fmt.Fprintf(t.out, "Allow %s %s? [y/N] ", Sanitize(req.Name), Sanitize(summarizeArgs(req.Args)))
 	line := make(chan string, 1)
 	go func() {
 		s, _ := t.in.ReadString('\n')
@@ -227,8 +248,11 @@ func (t *terminalApprover) Approve(ctx context.Context, req agentloop.ApprovalRe
 }
 
 // terminal renders events for a person: thinking dim, text as it arrives, a spinner per
-// running tool call that turns into ✓ or ✗ with its duration. Without a terminal it writes
-// plain lines and no escape codes.
+// running tool call that turns into ✓ or ✗ with its duration, "waiting for Ollama to load
+// MODEL… Ns" while a model loads. Without a terminal it writes plain lines and no escape
+// codes. Whatever came from the model, a tool or the server is passed through [Sanitize]
+// first: only the renderer's own escape codes reach the terminal (--json keeps the exact
+// text).
 type terminal struct {
 	mu       sync.Mutex
 	out, err io.Writer
@@ -238,6 +262,8 @@ type terminal struct {
 	spinning string // the call whose spinner is the current line
 	spinText string
 	labels   map[string]string // tool call id → "name args", for its result line
+	loading  string            // the model being loaded, while its status line shows
+	since    time.Time         // when its request was sent
 	frame    int
 	done     chan struct{}
 	ticker   *time.Ticker
@@ -261,9 +287,13 @@ func (t *terminal) start() {
 				return
 			case <-t.ticker.C:
 				t.mu.Lock()
-				if t.spinning != "" {
+				switch {
+				case t.spinning != "":
 					t.frame++
 					fmt.Fprintf(t.out, "\r%s %s", spinnerFrames[t.frame%len(spinnerFrames)], t.spinText)
+				case t.loading != "":
+					t.frame++
+					t.drawLoading()
 				}
 				t.mu.Unlock()
 			}
@@ -296,8 +326,24 @@ func (t *terminal) style(code, s string) string {
 	return "\x1b[" + code + "m" + s + "\x1b[0m"
 }
 
-// endLine finishes whatever the current line holds.
+// loadingText is the status line of a model being loaded.
+func (t *terminal) loadingText() string {
+	return fmt.Sprintf("waiting for Ollama to load %s… %ds", t.loading, int(time.Since(t.since).Seconds()))
+}
+
+// drawLoading redraws the loading status line in place (a terminal only).
+func (t *terminal) drawLoading() {
+	fmt.Fprintf(t.out, "\r\x1b[K%s %s", spinnerFrames[t.frame%len(spinnerFrames)], t.style("2", t.loadingText()))
+}
+
+// endLine finishes whatever the current line holds; a loading status line is erased.
 func (t *terminal) endLine() {
+	if t.loading != "" {
+		if t.tty {
+			fmt.Fprint(t.out, "\r\x1b[K")
+		}
+		t.loading = ""
+	}
 	if t.spinning != "" {
 		fmt.Fprintln(t.out)
 		t.spinning = ""
@@ -331,20 +377,18 @@ func (t *terminal) render(e events.Event) {
 			}
 			t.mode = "thinking"
 		}
-		fmt.Fprint(t.out, e.Text)
-		t.midLine = !strings.HasSuffix(e.Text, "\n")
+		t.write(e.Text)
 	case events.TextDelta:
 		if t.mode != "text" {
 			t.endLine()
 			t.mode = "text"
 		}
-		fmt.Fprint(t.out, e.Text)
-		t.midLine = !strings.HasSuffix(e.Text, "\n")
+		t.write(e.Text)
 	case events.ToolCall:
 		switch e.State {
 		case events.ToolStateRunning:
 			t.endLine()
-			t.spinText = strings.TrimSpace(e.Name + " " + summarizeArgs(e.Args))
+			t.spinText = cell(strings.TrimSpace(e.Name + " " + summarizeArgs(e.Args)))
 			t.labels[e.ToolCallID] = t.spinText
 			if t.tty {
 				fmt.Fprintf(t.out, "%s %s", spinnerFrames[0], t.spinText)
@@ -354,7 +398,7 @@ func (t *terminal) render(e events.Event) {
 			}
 		case events.ToolStateAwaitingApproval:
 			t.endLine()
-			fmt.Fprintf(t.out, "? %s %s waits for approval\n", e.Name, summarizeArgs(e.Args))
+			fmt.Fprintf(t.out, "? %s waits for approval\n", cell(strings.TrimSpace(e.Name+" "+summarizeArgs(e.Args))))
 		}
 	case events.ToolResult:
 		mark := t.style("32", "✓")
@@ -367,7 +411,7 @@ func (t *terminal) render(e events.Event) {
 		}
 		label := t.labels[e.ToolCallID]
 		if label == "" {
-			label = e.Name
+			label = cell(e.Name)
 		}
 		delete(t.labels, e.ToolCallID)
 		line := fmt.Sprintf("%s %s (%s)", mark, label, formatDuration(ms))
@@ -380,23 +424,46 @@ func (t *terminal) render(e events.Event) {
 			fmt.Fprintln(t.out, line)
 		}
 		if e.OK == nil || !*e.OK {
-			fmt.Fprintln(t.out, t.style("2", "  "+firstLine(e.Output)))
+			fmt.Fprintln(t.out, t.style("2", "  "+firstLine(Sanitize(e.Output))))
 		}
 	case events.ToolApprovalResolved:
 		if e.Decision == agentloop.DecisionDeny {
 			t.endLine()
-			fmt.Fprintf(t.out, "%s %s denied by %s\n", t.style("31", "✗"), e.Name, e.By)
+			fmt.Fprintf(t.out, "%s %s denied by %s\n", t.style("31", "✗"), cell(e.Name), e.By)
 		}
 	case events.ContextTruncated:
 		t.endLine()
 		fmt.Fprintln(t.err, t.style("2", fmt.Sprintf("(left out %d older messages to fit %d tokens)", e.DroppedMessages, e.NumCtx)))
 	case events.Retry:
 		t.endLine()
-		fmt.Fprintf(t.err, "%s; retrying in %s (attempt %d)\n", e.Reason, formatDuration(e.DelayMs), e.Attempt)
+		fmt.Fprintf(t.err, "%s; retrying in %s (attempt %d)\n", cell(e.Reason), formatDuration(e.DelayMs), e.Attempt)
+	case events.ModelLoading:
+		t.endLine()
+		t.loading, t.since = cell(e.Model), time.Now().Add(-agentloop.LoadingNotice)
+		if t.tty {
+			t.drawLoading()
+		} else {
+			fmt.Fprintf(t.err, "waiting for Ollama to load %s…\n", t.loading)
+		}
+	case events.ModelLoaded:
+		if t.loading != "" && !t.tty && e.LoadMs != nil {
+			fmt.Fprintf(t.err, "%s loaded in %s\n", t.loading, formatDuration(*e.LoadMs))
+		}
+		t.endLine()
 	// error events are not rendered: the run's error is the one line printed at its end
 	case events.MessageCompleted, events.RunFinished:
 		t.endLine()
 	}
+}
+
+// write prints a piece of the model's text, without the terminal controls it may hold.
+func (t *terminal) write(text string) {
+	text = Sanitize(text)
+	if text == "" {
+		return
+	}
+	fmt.Fprint(t.out, text)
+	t.midLine = !strings.HasSuffix(text, "\n")
 }
 
 func formatDuration(ms int64) string {

@@ -1,0 +1,262 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"prototyper/events"
+	"prototyper/store"
+)
+
+// runServer is an httptest Ollama for `prototyper run`: /api/show answers with a 16k
+// context and the tools capability (or show, when set), /api/chat runs chat. It counts the
+// requests per path.
+type runServer struct {
+	*httptest.Server
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+func newRunServer(t *testing.T, show, chat http.HandlerFunc) *runServer {
+	t.Helper()
+	f := &runServer{counts: map[string]int{}}
+	if show == nil {
+		show = func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprint(w, `{"model_info":{"general.architecture":"llama","llama.context_length":16384},"capabilities":["completion","tools"]}`)
+		}
+	}
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		f.mu.Lock()
+		f.counts[r.URL.Path]++
+		f.mu.Unlock()
+		switch r.URL.Path {
+		case "/api/show":
+			show(w, r)
+		case "/api/chat":
+			chat(w, r)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(f.Close)
+	return f
+}
+
+func (f *runServer) count(path string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.counts[path]
+}
+
+// runCLI runs `prototyper run ARGS…` in process, without a terminal.
+func runCLI(ctx context.Context, args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = runCommand(ctx, args, IO{In: strings.NewReader(""), Out: &o, Err: &e})
+	return code, o.String(), e.String()
+}
+
+func storedChats(t *testing.T, dbPath string) []store.Chat {
+	t.Helper()
+	db, err := store.Open(dbPath, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	chats, err := db.ListChats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return chats
+}
+
+// runHostile is model text that would retitle the window, clear the screen, move the cursor
+// and set the clipboard, in 7-bit and 8-bit forms.
+const runHostile = "safe \x1b]0;pwned\x07title \x1b[2J\x1b[Hclear \u009b31mred\r\bover \x1b]52;c;aGk=\x1b\\clip\u0085 end"
+
+// runControls lists the terminal controls in s that the renderer did not write itself.
+func runControls(s string) []string {
+	for _, own := range []string{"\x1b[2m", "\x1b[0m", "\x1b[K", "\x1b[32m", "\x1b[31m", "\r"} {
+		s = strings.ReplaceAll(s, own, "")
+	}
+	var bad []string
+	for _, r := range s {
+		if r == 0x1b || (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r < 0xa0) {
+			bad = append(bad, fmt.Sprintf("%U", r))
+		}
+	}
+	return bad
+}
+
+func TestRunWritesNoTerminalControlFromTheModelOrItsTools(t *testing.T) {
+	name := "write_file\x1b]0;t\x07"
+	args := map[string]any{"path": "a\x1b[2J.txt", "content": "x"}
+	for _, tty := range []bool{false, true} {
+		t.Run(fmt.Sprintf("tty=%v", tty), func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			term := newTerminal(&out, &errOut, tty)
+			argsJSON, _ := json.Marshal(args)
+			ok := false
+			ms := int64(3)
+			_ = term.Deliver([]events.Event{
+				{Type: events.ModelLoading, Model: "m\x1b[2J"},
+				{Type: events.ThinkingDelta, Text: runHostile},
+				{Type: events.TextDelta, Text: runHostile},
+				{Type: events.ToolCall, ToolCallID: "c1", Name: name, Args: argsJSON, State: events.ToolStateRunning},
+				{Type: events.ToolResult, ToolCallID: "c1", Name: name, OK: &ok, Output: runHostile, DurationMs: &ms},
+				{Type: events.ToolCall, ToolCallID: "c2", Name: name, Args: argsJSON, State: events.ToolStateAwaitingApproval},
+				{Type: events.ToolApprovalResolved, ToolCallID: "c2", Name: name, Decision: "deny", By: "user"},
+				{Type: events.Retry, Reason: "busy\x1b[2J", Attempt: 2},
+				{Type: events.RunFinished},
+			})
+			term.stop()
+			for _, w := range []struct {
+				name string
+				text string
+			}{{"stdout", out.String()}, {"stderr", errOut.String()}} {
+				if bad := runControls(w.text); len(bad) > 0 {
+					t.Errorf("%s holds terminal controls %v:\n%q", w.name, bad, w.text)
+				}
+			}
+			if !strings.Contains(out.String(), "safe title clear red") {
+				t.Errorf("the text itself is lost: %q", out.String())
+			}
+		})
+	}
+}
+
+func TestRunJSONKeepsTheModelsExactText(t *testing.T) {
+	srv := newRunServer(t, nil, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := json.Marshal(runHostile)
+		fmt.Fprintf(w, `{"message":{"role":"assistant","content":%s},"done":true,"done_reason":"stop"}`+"\n", b)
+	})
+	db := filepath.Join(t.TempDir(), "p.db")
+	code, out, errOut := runCLI(context.Background(), "--json", "--ollama", srv.URL, "--db", db, "--workspace", t.TempDir(), "--model", "m", "hi")
+	if code != ExitCompleted {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var text string
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		var e events.Event
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		if e.Type == events.TextDelta {
+			text += e.Text
+		}
+	}
+	if text != runHostile {
+		t.Fatalf("--json text %q, want the exact text", text)
+	}
+}
+
+func TestRunFirstByteTimeoutFlagBoundsTheOneWaitAndShowsIt(t *testing.T) {
+	srv := newRunServer(t, nil, func(w http.ResponseWriter, r *http.Request) {
+		select { // accepts, never answers
+		case <-r.Context().Done():
+		case <-time.After(30 * time.Second):
+		}
+	})
+	db := filepath.Join(t.TempDir(), "p.db")
+	start := time.Now()
+	code, _, errOut := runCLI(context.Background(), "--first-byte-timeout", "1500ms", "--ollama", srv.URL, "--db", db,
+		"--workspace", t.TempDir(), "--model", "m", "hi")
+	took := time.Since(start)
+	if code != ExitFailed {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if took < 1500*time.Millisecond || took > 4*time.Second {
+		t.Errorf("failed after %v; want one wait of 1.5 s", took)
+	}
+	if srv.count("/api/show") != 1 || srv.count("/api/chat") != 1 {
+		t.Errorf("requests: show %d, chat %d; want one each", srv.count("/api/show"), srv.count("/api/chat"))
+	}
+	lines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
+	if len(lines) != 2 || lines[0] != "waiting for Ollama to load m…" {
+		t.Fatalf("stderr %q; want the waiting line, then the error", errOut)
+	}
+	if !strings.Contains(lines[1], "sent nothing for 1.5 s") || !strings.Contains(lines[1], "--first-byte-timeout") {
+		t.Errorf("error line %q should say the wait and name --first-byte-timeout", lines[1])
+	}
+	if chats := storedChats(t, db); len(chats) != 0 {
+		t.Errorf("a run the model never answered left %d chats", len(chats))
+	}
+	if code, _, errOut := runCLI(context.Background(), "--first-byte-timeout", "soon", "hi"); code != ExitUsage {
+		t.Errorf("--first-byte-timeout soon: exit %d, %s", code, errOut)
+	}
+}
+
+func TestRunThatCannotStartLeavesNoChat(t *testing.T) {
+	answer := func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"hi"},"done":true,"done_reason":"stop"}`)
+	}
+	notFound := func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprint(w, `{"error":"model 'nope' not found"}`)
+	}
+	webPage := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<!DOCTYPE html><html><body>router login</body></html>")
+	}
+	huge := strings.Repeat("0123456789", 500_000)
+	for _, tc := range []struct {
+		name   string
+		show   http.HandlerFunc
+		args   []string
+		prompt string
+		says   string
+	}{
+		{"no model", nil, nil, "hi", "no model chosen"},
+		{"a workspace that does not exist", nil, []string{"--model", "m", "--workspace", "/no/such/folder"}, "hi", "choose an existing folder"},
+		{"a model the server does not have", notFound, []string{"--model", "nope"}, "hi", "prototyper pull nope"},
+		{"a web page instead of Ollama", webPage, []string{"--model", "m"}, "hi", "answered with a web page, not Ollama's API: check the address"},
+		{"a prompt over the model's context", nil, []string{"--model", "m"}, huge, "the model's context holds 16,384. Shorten it or attach less."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("PROTOTYPER_DB", "")
+			srv := newRunServer(t, tc.show, answer)
+			db := filepath.Join(t.TempDir(), "p.db")
+			args := append([]string{"--ollama", srv.URL, "--db", db, "--workspace", t.TempDir()}, tc.args...)
+			code, _, errOut := runCLI(context.Background(), append(args, tc.prompt)...)
+			if code != ExitFailed || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tc.says) {
+				t.Fatalf("exit %d, stderr %q; want exit 1 and one line saying %q", code, errOut, tc.says)
+			}
+			if strings.Contains(errOut, "pull") && tc.show != nil && tc.name != "a model the server does not have" {
+				t.Errorf("advises a pull: %s", errOut)
+			}
+			if chats := storedChats(t, db); len(chats) != 0 {
+				t.Errorf("%d chats left: %+v", len(chats), chats)
+			}
+			if srv.count("/api/chat") != 0 {
+				t.Errorf("%d chat requests", srv.count("/api/chat"))
+			}
+		})
+	}
+}
+
+func TestRunInterruptedBeforeAnyAnswerDoesNotSayAPartialAnswerIsSaved(t *testing.T) {
+	srv := newRunServer(t, nil, func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	code, _, errOut := runCLI(ctx, "--ollama", srv.URL, "--db", filepath.Join(t.TempDir(), "p.db"), "--workspace", t.TempDir(), "--model", "m", "hi")
+	if code != ExitInterrupted {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.Contains(errOut, "partial answer") || !strings.Contains(errOut, "interrupted before the model answered") {
+		t.Errorf("stderr %q", errOut)
+	}
+}
