@@ -27,6 +27,17 @@
 // A run ends with run.finished and a stop reason: completed, max_steps (a cap on model
 // calls, [DefaultMaxSteps]), aborted, error, awaiting_approval or length.
 //
+// A message is checked before anything of it is stored: a model is chosen, the chat's
+// workspace opens, the server has the model, the UserPromptSubmit hooks let it through, and
+// it fits the model's context ([Budget], [EstimateTokens]). A refused message leaves no chat
+// behind ([Agent.SendNew] creates the chat only once the message is accepted), and a chat
+// that RunOnce created is deleted again when the model never answered it.
+//
+// A model request whose first byte takes more than [LoadingNotice] is announced with
+// model.loading, and model.loaded (with the wait) when the answer starts. The wait is bounded
+// by the first-byte timeout (Config.FirstByteTimeout, RunOptions.FirstByteTimeout); a server
+// that does not answer the model's details fails the run at once instead of adding a wait.
+//
 // # Tool calls
 //
 // The calls of one assistant message are a batch. Each call is checked (unknown tool, JSON
@@ -35,6 +46,13 @@
 // its state is persisted (so it resumes after a restart) and the chat is not busy. Calls run
 // in parallel when every tool of the batch is parallel-safe, one by one otherwise; their
 // results go back to the model in call order, as tool messages next to their call.
+//
+// Every call gets an id of its own in the chat (a server that repeats ids gets derived
+// ones), so each has its own record and its own result next to it. Arguments that are no
+// JSON object are stored and sent back as {} and the call gets an error result that shows
+// what was sent. Stop never waits for a tool: one that ignores the cancellation for more
+// than a moment is left running in the background, its call recorded as stopped while
+// running, and nothing it does afterwards reaches the run.
 //
 // A message sent while a run is busy is not raced: it waits in the chat's queue and is
 // injected after the current tool call (the rest of the batch is skipped), or after the
