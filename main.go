@@ -38,6 +38,9 @@ func main() {
 	if errors.Is(err, cli.ErrHelp) {
 		os.Exit(cli.ExitCompleted)
 	}
+	if errors.Is(err, cli.ErrUsageReported) {
+		os.Exit(cli.ExitUsage) // the flag package said what was wrong, with the usage
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "prototyper:", err)
 		os.Exit(cli.ExitUsage)

@@ -140,6 +140,10 @@ type DesktopOptions struct {
 // ErrHelp is returned by ParseDesktopFlags when the user asked for help (usage already printed).
 var ErrHelp = flag.ErrHelp
 
+// ErrUsageReported is returned by ParseDesktopFlags for a flag it could not parse: the error
+// and the usage were already printed, so the caller only exits with [ExitUsage].
+var ErrUsageReported = errors.New("usage error already reported")
+
 // ParseDesktopFlags parses the window's flags. It opens nothing and reaches no network, so that
 // Wails' binding generation, which runs the binary, trips over nothing.
 func ParseDesktopFlags(args []string, errOut io.Writer) (DesktopOptions, error) {
@@ -151,7 +155,10 @@ func ParseDesktopFlags(args []string, errOut io.Writer) (DesktopOptions, error) 
 	fs.StringVar(&o.Workspace, "workspace", "", "workspace `DIR` the agent works in")
 	fs.StringVar(&o.Model, "model", "", "Ollama model `NAME`")
 	if err := fs.Parse(args); err != nil {
-		return o, err
+		if errors.Is(err, flag.ErrHelp) {
+			return o, err
+		}
+		return o, fmt.Errorf("%w: %w", ErrUsageReported, err)
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q; run `prototyper --help` for the commands", fs.Arg(0))

@@ -321,3 +321,14 @@ func TestErrorLineSaysAFailedSaveOnce(t *testing.T) {
 		})
 	}
 }
+
+func TestDesktopFlagThatIsUnknownIsReportedOnceByTheFlagPackage(t *testing.T) {
+	var e strings.Builder
+	_, err := ParseDesktopFlags([]string{"--bogus"}, &e)
+	if !errors.Is(err, ErrUsageReported) {
+		t.Fatalf("err = %v; want ErrUsageReported, so that the caller does not print it again", err)
+	}
+	if n := strings.Count(e.String(), "-bogus"); n != 1 {
+		t.Errorf("the unknown flag is named %d times:\n%s", n, e.String())
+	}
+}
