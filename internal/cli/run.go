@@ -189,7 +189,7 @@ Flags:
 		return ExitMaxSteps
 	case events.StopAwaitingApproval:
 		for _, a := range out.Awaiting {
-			fmt.Fprintf(io.Err, "prototyper run: %s %s waits for approval\n", a.Name, summarizeArgs(a.Args))
+			fmt.Fprintf(io.Err, "prototyper run: %s waits for approval\n", cell(strings.TrimSpace(a.Name+" "+summarizeArgs(a.Args))))
 		}
 		fmt.Fprintf(io.Err, "prototyper run: paused; resume with `prototyper run --chat %s --decide allow|deny`\n", out.ChatID)
 		return ExitAwaitApproval

@@ -260,3 +260,23 @@ func TestRunInterruptedBeforeAnyAnswerDoesNotSayAPartialAnswerIsSaved(t *testing
 		t.Errorf("stderr %q", errOut)
 	}
 }
+
+func TestRunPausedOnAHostileCallWritesNoTerminalControl(t *testing.T) {
+	srv := newRunServer(t, nil, func(w http.ResponseWriter, r *http.Request) {
+		args, _ := json.Marshal(map[string]string{"path": "x\x1b]0;pwned\x07.txt", "content": "\x1b[2J"})
+		fmt.Fprintf(w, `{"message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"write_file","arguments":%s}}]},"done":true,"done_reason":"stop"}`+"\n", args)
+	})
+	code, out, errOut := runCLI(context.Background(), "--approve", "ask", "--ollama", srv.URL, "--db", filepath.Join(t.TempDir(), "p.db"),
+		"--workspace", t.TempDir(), "--model", "m", "write")
+	if code != ExitAwaitApproval {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for name, text := range map[string]string{"stdout": out, "stderr": errOut} {
+		if bad := runControls(text); len(bad) > 0 {
+			t.Errorf("%s holds terminal controls %v: %q", name, bad, text)
+		}
+	}
+	if !strings.Contains(errOut, "write_file x.txt waits for approval") {
+		t.Errorf("stderr %q", errOut)
+	}
+}
