@@ -140,11 +140,17 @@ func (a *Agent) assess(ctx context.Context, chat store.Chat, opts RunOptions) (a
 	if err != nil {
 		return assessment{}, err
 	}
-	toolsChars := toolChars(tb.Definitions())
+	defs := tb.Definitions()
+	toolsChars := toolChars(defs)
 	_ = closeTools()
 	length, err := a.cfg.Model.ContextLength(ctx, model)
 	if fatalModelError(err) {
 		return assessment{}, err
+	}
+	if ts, ok := a.cfg.Model.(ToolSupport); ok && len(defs) > 0 {
+		if can, known := ts.SupportsTools(ctx, model); known && !can {
+			return assessment{}, &NoToolsError{Model: model}
+		}
 	}
 	numPredict := opts.NumPredict
 	if numPredict <= 0 {

@@ -20,6 +20,9 @@ var (
 	ErrBadDecision = errors.New("a decision is allow or deny")
 	// ErrChatBusy is returned by RunOnce when the chat already has a live run in this process.
 	ErrChatBusy = errors.New("the chat is busy with another run: wait for it or stop it first")
+	// ErrNoTools is matched by a [*NoToolsError]: the run's model cannot call tools (the
+	// server says so); nothing was stored.
+	ErrNoTools = errors.New("the model cannot call tools")
 	// ErrShutDown is returned after Shutdown.
 	ErrShutDown = errors.New("the agent is shutting down")
 )
@@ -33,3 +36,13 @@ func (e *PromptBlockedError) Error() string {
 
 // Is matches ErrPromptBlocked.
 func (e *PromptBlockedError) Is(target error) bool { return target == ErrPromptBlocked }
+
+// NoToolsError names a model that cannot call tools.
+type NoToolsError struct{ Model string }
+
+func (e *NoToolsError) Error() string {
+	return fmt.Sprintf("%s cannot call tools, and Prototyper works through them: pick a model that can (`prototyper models` shows which)", e.Model)
+}
+
+// Is matches ErrNoTools.
+func (e *NoToolsError) Is(target error) bool { return target == ErrNoTools }

@@ -582,6 +582,12 @@ func TestARunThatCannotStartLeavesNoChat(t *testing.T) {
 		{name: "a model the server does not have", show: notFound, says: "prototyper pull fake"},
 		{name: "a server that is not Ollama", show: webPage, says: "check the address"},
 		{name: "a model that cannot use tools", chat: noTools, says: "does not support tools"},
+		{name: "a model that says it cannot call tools", show: func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprint(w, `{"model_info":{"llama.context_length":8192},"capabilities":["completion"]}`)
+		}, cfg: func(c *Config) {
+			reg, _ := tools.NewRegistry(echoTool(tools.Parallel, nil))
+			c.Tools = StaticTools(reg)
+		}, says: "fake cannot call tools"},
 		{name: "a blocked prompt", cfg: func(c *Config) {
 			c.Hooks.UserPromptSubmit = []UserPromptSubmitHook{func(context.Context, Prompt) PromptDecision {
 				return PromptDecision{Action: Block, Reason: "not today"}

@@ -71,3 +71,12 @@ type ClassifiedError interface {
 	Code() string
 	Retryable() bool
 }
+
+// ToolSupport is implemented by models that can tell, before any request, whether a model
+// can call tools; a message to one that cannot is then refused before it is stored.
+// [OllamaModel] is one (from /api/show's capabilities).
+type ToolSupport interface {
+	// SupportsTools reports whether model can call tools; known is false when the server
+	// does not say.
+	SupportsTools(ctx context.Context, model string) (ok, known bool)
+}
