@@ -876,7 +876,7 @@ func objectArgs(raw json.RawMessage) (json.RawMessage, bool) {
 func notAnObjectText(name, raw string) string {
 	const limit = 200
 	if len(raw) > limit {
-		raw = raw[:limit] + "…"
+		raw = strings.ToValidUTF8(raw[:limit], "") + "…"
 	}
 	return fmt.Sprintf("invalid arguments for %s: the arguments must be an object of the tool's parameters, like {\"name\": value}, not %s; call %s again with an object", name, raw, name)
 }
