@@ -195,7 +195,8 @@ func (a *App) Config() (Config, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	c := Config{Settings: Settings{Workspace: a.workspace, Model: a.modelName, OllamaURL: a.ollamaURL,
-		Think: firstNonEmpty(s.Think, "on"), ContextCap: s.ContextCap, ToolApproval: map[string]string{}},
+		Think: firstNonEmpty(s.Think, "on"), ContextCap: s.ContextCap, ToolApproval: map[string]string{},
+		FirstByteTimeoutSec: s.FirstByteTimeoutSec},
 		DBPath: a.dbPath}
 	if c.ContextCap <= 0 {
 		c.ContextCap = agentloop.DefaultContextCap
@@ -215,6 +216,8 @@ type Settings struct {
 	Think        string            `json:"think"`
 	ContextCap   int               `json:"contextCap"`
 	ToolApproval map[string]string `json:"toolApproval"`
+	// FirstByteTimeoutSec: how long to wait for a model to start answering (0: the default).
+	FirstByteTimeoutSec int `json:"firstByteTimeoutSec"`
 }
 
 // SaveSettings stores the settings; a new Ollama URL applies to the runs that start next.
@@ -227,6 +230,9 @@ func (a *App) SaveSettings(in Settings) error {
 	}
 	if in.ContextCap < 0 {
 		return errors.New("the context cap must be a positive number of tokens")
+	}
+	if in.FirstByteTimeoutSec < 0 {
+		return errors.New("the wait for a model to start answering must be a positive number of seconds, or 0 for the default")
 	}
 	for name, p := range in.ToolApproval {
 		if _, err := agentloop.ParseApproval(p); err != nil {
@@ -248,6 +254,7 @@ func (a *App) SaveSettings(in Settings) error {
 	}
 	return a.updateSettings(func(s *store.Settings) {
 		s.OllamaURL, s.Think, s.ContextCap, s.ToolApproval = a.ollamaURL, in.Think, in.ContextCap, in.ToolApproval
+		s.FirstByteTimeoutSec = in.FirstByteTimeoutSec
 		s.Workspace, s.DefaultModel = a.workspace, a.modelName
 	})
 }
@@ -412,19 +419,17 @@ func (a *App) Send(chatID, prompt string) (SendResult, error) {
 	if model == "" {
 		return SendResult{}, errors.New("no model is selected: pick one in the header (or pull one)")
 	}
+	var id string
+	var err error
 	if chatID == "" {
 		if workspace == "" {
 			return SendResult{}, errors.New("no workspace folder is open: pick one in the header")
 		}
-		c, err := a.db.CreateChat(store.Chat{Workspace: workspace, Model: model})
-		if err != nil {
-			return SendResult{}, err
-		}
-		chatID = c.ID
-	} else if _, err := a.db.UpdateChat(chatID, func(c *store.Chat) { c.Model = model }); err != nil {
-		return SendResult{}, err
+		// The agent checks the message before it creates the chat: a refused one leaves none.
+		id, err = a.agent.SendNew(a.ctx, store.Chat{Workspace: workspace, Model: model}, prompt)
+	} else if _, err = a.db.UpdateChat(chatID, func(c *store.Chat) { c.Model = model }); err == nil {
+		id, err = a.agent.Send(a.ctx, chatID, prompt)
 	}
-	id, err := a.agent.Send(a.ctx, chatID, prompt)
 	if err != nil {
 		return SendResult{ChatID: id}, err
 	}
@@ -435,6 +440,15 @@ func (a *App) Send(chatID, prompt string) (SendResult, error) {
 			s.Workspace = workspace
 		}
 	})
+}
+
+// PromptBudget is how long a message to the chat (or a new chat, for "") with model may be,
+// for the composer's warning while the user types or pastes.
+func (a *App) PromptBudget(chatID, model string) (agentloop.Budget, error) {
+	if err := a.ready(); err != nil {
+		return agentloop.Budget{}, err
+	}
+	return a.agent.Budget(a.ctx, chatID, model)
 }
 
 // Stop stops the chat's run; its partial answer stays.
@@ -635,6 +649,10 @@ func (m *switchableModel) get() *agentloop.OllamaModel {
 
 func (m *switchableModel) Chat(ctx context.Context, req agentloop.ModelRequest, fn agentloop.DeltaFunc) (agentloop.ModelTurn, error) {
 	return m.get().Chat(ctx, req, fn)
+}
+
+func (m *switchableModel) SupportsTools(ctx context.Context, model string) (ok, known bool) {
+	return m.get().SupportsTools(ctx, model)
 }
 
 func (m *switchableModel) ContextLength(ctx context.Context, model string) (int, error) {

@@ -2,13 +2,13 @@ package agentloop
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"sync"
 	"time"
 
 	"prototyper/agentloop/ollama"
 	"prototyper/store"
+	"prototyper/tools"
 )
 
 // OllamaModel is the [Model] of a local Ollama server, through the native client. It asks
@@ -126,10 +126,8 @@ func (m *OllamaModel) Chat(ctx context.Context, req ModelRequest, fn DeltaFunc) 
 	for i, msg := range req.Messages {
 		om := ollama.Message{Role: msg.Role, Content: msg.Content, ToolName: msg.ToolName, Images: msg.Images}
 		for j, c := range msg.ToolCalls {
-			args, ok := objectArgs(c.Args)
-			if !ok { // stored before arguments were checked: the server refuses a non-object
-				args = json.RawMessage(`{}`)
-			}
+			// stored before arguments were checked, a non-object would be refused by the server
+			args := tools.ObjectArgs(c.Args)
 			om.ToolCalls = append(om.ToolCalls, ollama.ToolCall{ID: c.ID, Index: j,
 				Function: ollama.ToolCallFunction{Name: c.Name, Arguments: args}})
 		}

@@ -314,7 +314,10 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 				reason = events.StopAborted
 			}
 			cp.Edit(func(m *store.Message) { m.DoneReason = reason })
-			if ferr := cp.Flush(); ferr != nil && r.ctx.Err() == nil {
+			// A failed save of what arrived is worth saying, unless the stream itself failed on a
+			// save (a full disk): then it is the same failure, said once.
+			if ferr := cp.Flush(); ferr != nil && r.ctx.Err() == nil &&
+				!(errors.Is(err, store.ErrWrite) && errors.Is(ferr, store.ErrWrite)) {
 				err = errors.Join(err, ferr)
 			}
 			m := cp.Message()
@@ -340,7 +343,7 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 		// what is stored and sent back is always an object (the server refuses anything
 		// else in a history); the call itself gets an error result in plan
 		if args, ok := objectArgs(c.Args); ok {
-			c.Args = args
+			c.Args = tools.ObjectArgs(args) // also {} for what no server could decode (1e400)
 		} else {
 			r.badArgs[c.ID] = string(c.Args)
 			c.Args = json.RawMessage(`{}`)

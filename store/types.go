@@ -150,4 +150,7 @@ type Settings struct {
 	// ToolApproval maps a tool name to auto, ask or deny; "*" is the fallback.
 	ToolApproval map[string]string `json:"toolApproval,omitempty"`
 	CoalesceMs   int               `json:"coalesceMs,omitempty"` // the bridge's coalescing window
+	// FirstByteTimeoutSec bounds the wait for a model to start answering, loading included
+	// (0: the client's default).
+	FirstByteTimeoutSec int `json:"firstByteTimeoutSec,omitempty"`
 }

@@ -155,7 +155,8 @@ Flags:
 		Store:   db,
 		Emitter: bridge,
 		Tools: agentloop.WorkspaceTools(tools.WorkspaceOptions{
-			ProtectedDirs: []string{filepath.Dir(dbPath)},
+			ProtectedDirs:  []string{filepath.Dir(db.Path())},
+			ProtectedFiles: []string{db.Path()},
 		}),
 		Workspace: workspace,
 	})
