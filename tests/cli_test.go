@@ -58,6 +58,28 @@ func TestCLIRunThinksWritesTheFileAndAnswers(t *testing.T) {
 	}
 }
 
+// TestCLIRunNeverLetsTheAgentReplaceTheDatabaseInTheWorkspace: with the database in the
+// workspace folder itself (`--db ./prototyper.db`), a write to it is refused, even
+// auto-approved, and every chat is still there afterwards.
+func TestCLIRunNeverLetsTheAgentReplaceTheDatabaseInTheWorkspace(t *testing.T) {
+	srv := ollamatest.Get(t)
+	ws := t.TempDir()
+	db := filepath.Join(ws, "prototyper.db")
+	out, errOut, code := cliRun(t, "run", "--ollama", srv.URL(), "--db", db, "--workspace", ws,
+		"--model", clobberModel.Name, "--approve", "auto", "Replace prototyper.db")
+	t.Logf("transcript:\n%s%s", out, errOut)
+	if code != 0 {
+		t.Fatalf("exit status %d, want 0; stderr:\n%s", code, errOut)
+	}
+	if !strings.Contains(out, "Prototyper's own database") {
+		t.Errorf("the transcript does not say the write was refused as the app's database:\n%s", out)
+	}
+	list, listErr, code := cliRun(t, "chats", "list", "--db", db)
+	if code != 0 || !strings.Contains(list, "Replace prototyper.db") {
+		t.Errorf("after the run, chats list (exit %d):\n%s%s", code, list, listErr)
+	}
+}
+
 func TestCLIRunJSONPrintsEveryEventAsOneLineInSeqOrder(t *testing.T) {
 	srv := ollamatest.Get(t)
 	out, errOut, code := cliRun(t, "run", "--json", "--ollama", srv.URL(), "--db", filepath.Join(t.TempDir(), "p.db"),

@@ -27,6 +27,13 @@ var (
 		),
 	}}
 
+	// clobberModel tries to overwrite the app's database, which sits in the workspace, then
+	// answers.
+	clobberModel = ollamatest.Model{Name: "e2e-clobber", Scripts: ollamatest.Scripts{
+		"SU":   ollamatest.ToolCall("write_file", map[string]any{"path": "prototyper.db", "content": "gone\n"}),
+		"SUAT": []string{"I tried."},
+	}}
+
 	// fiveCallsModel calls an instant tool five times in a row, one call per turn, then answers.
 	fiveCallsModel = ollamatest.Model{Name: "e2e-five", Scripts: fiveCallScripts()}
 
@@ -64,5 +71,5 @@ func TestMain(m *testing.M) {
 	if os.Getenv(crashChildEnv) != "" { // the crash test's child needs no server
 		os.Exit(m.Run())
 	}
-	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel))
+	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel))
 }
