@@ -300,45 +300,27 @@ func (a *App) PickWorkspace() (string, error) {
 	return dir, a.updateSettings(func(s *store.Settings) { s.Workspace = dir })
 }
 
-// ChatSummary is one row of the chat list.
-type ChatSummary struct {
-	store.Chat
-	Phase events.Phase `json:"phase"`
-}
-
-func (a *App) summary(c store.Chat) ChatSummary {
-	return ChatSummary{Chat: c, Phase: a.agent.Phase(c.ID)}
-}
-
 // ListChats returns the chats, newest first.
-func (a *App) ListChats() ([]ChatSummary, error) {
+func (a *App) ListChats() ([]agentloop.ChatSummary, error) {
 	if err := a.ready(); err != nil {
 		return nil, err
 	}
-	chats, err := a.db.ListChats()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]ChatSummary, len(chats))
-	for i, c := range chats {
-		out[i] = a.summary(c)
-	}
-	return out, nil
+	return a.agent.Summaries()
 }
 
 // NewChat creates an empty chat in the current workspace with the current model.
-func (a *App) NewChat() (ChatSummary, error) {
+func (a *App) NewChat() (agentloop.ChatSummary, error) {
 	if err := a.ready(); err != nil {
-		return ChatSummary{}, err
+		return agentloop.ChatSummary{}, err
 	}
 	a.mu.Lock()
 	c := store.Chat{Workspace: a.workspace, Model: a.modelName}
 	a.mu.Unlock()
 	c, err := a.db.CreateChat(c)
 	if err != nil {
-		return ChatSummary{}, err
+		return agentloop.ChatSummary{}, err
 	}
-	return a.summary(c), nil
+	return a.agent.Summary(c), nil
 }
 
 // RenameChat gives a chat a new title.
@@ -367,36 +349,12 @@ func (a *App) DeleteChat(id string) error {
 	return a.db.DeleteChat(id)
 }
 
-// OpenedChat is a chat as the window shows it after a (re)start: its messages, its tool-call
-// records (a pending one without a live run is painted interrupted), and its phase.
-type OpenedChat struct {
-	Chat      ChatSummary            `json:"chat"`
-	Messages  []store.Message        `json:"messages"`
-	ToolCalls []store.ToolCallRecord `json:"toolCalls"`
-	Phase     events.Phase           `json:"phase"`
-	LiveRunID string                 `json:"liveRunId"`
-}
-
-// OpenChat reads one chat from the store.
-func (a *App) OpenChat(id string) (OpenedChat, error) {
+// OpenChat reads one chat from the store, as the window shows it.
+func (a *App) OpenChat(id string) (agentloop.OpenedChat, error) {
 	if err := a.ready(); err != nil {
-		return OpenedChat{}, err
+		return agentloop.OpenedChat{}, err
 	}
-	c, err := a.db.Chat(id)
-	if err != nil {
-		return OpenedChat{}, err
-	}
-	msgs, err := a.db.Messages(id)
-	if err != nil {
-		return OpenedChat{}, err
-	}
-	calls, err := a.db.ToolCalls(id)
-	if err != nil {
-		return OpenedChat{}, err
-	}
-	phase := a.agent.Phase(id)
-	return OpenedChat{Chat: ChatSummary{Chat: c, Phase: phase}, Messages: msgs, ToolCalls: calls,
-		Phase: phase, LiveRunID: a.agent.LiveRun(id)}, nil
+	return a.agent.Open(id)
 }
 
 // SendResult names the chat a message went to (a new one when the window sent none).

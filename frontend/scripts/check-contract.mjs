@@ -26,11 +26,11 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 
 /** Go type in models.ts → the type of src/backend.ts that carries it. */
 export const pairs = {
-  'main.ChatSummary': 'ChatSummary',
+  'agentloop.ChatSummary': 'ChatSummary',
   'main.Config': 'Config',
   'main.ModelInfo': 'ModelInfo',
   'main.OllamaStatus': 'OllamaStatus',
-  'main.OpenedChat': 'OpenedChat',
+  'agentloop.OpenedChat': 'OpenedChat',
   'main.SendResult': 'SendResult',
   'main.Settings': 'Settings',
   'main.PullProgress': 'PullProgress',

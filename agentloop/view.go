@@ -1,0 +1,61 @@
+package agentloop
+
+import (
+	"prototyper/events"
+	"prototyper/store"
+)
+
+// ChatSummary is one row of the window's chat list: the stored chat and its phase.
+type ChatSummary struct {
+	store.Chat
+	Phase events.Phase `json:"phase"`
+}
+
+// OpenedChat is a chat as the window receives it when it opens one (also after a restart):
+// its messages, its tool-call records, its phase and its live run. A pending record whose run
+// is not [OpenedChat.LiveRunID] is shown as interrupted; the window's types for it are
+// generated from these (docs/ARCHITECTURE.md, "Tool-call state").
+type OpenedChat struct {
+	Chat      ChatSummary            `json:"chat"`
+	Messages  []store.Message        `json:"messages"`
+	ToolCalls []store.ToolCallRecord `json:"toolCalls"`
+	Phase     events.Phase           `json:"phase"`
+	LiveRunID string                 `json:"liveRunId"`
+}
+
+// Summary is c with its phase.
+func (a *Agent) Summary(c store.Chat) ChatSummary {
+	return ChatSummary{Chat: c, Phase: a.Phase(c.ID)}
+}
+
+// Summaries lists the chats, newest first, with their phases.
+func (a *Agent) Summaries() ([]ChatSummary, error) {
+	chats, err := a.cfg.Store.ListChats()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ChatSummary, len(chats))
+	for i, c := range chats {
+		out[i] = a.Summary(c)
+	}
+	return out, nil
+}
+
+// Open reads one chat as the window shows it.
+func (a *Agent) Open(chatID string) (OpenedChat, error) {
+	c, err := a.cfg.Store.Chat(chatID)
+	if err != nil {
+		return OpenedChat{}, err
+	}
+	msgs, err := a.cfg.Store.Messages(chatID)
+	if err != nil {
+		return OpenedChat{}, err
+	}
+	calls, err := a.cfg.Store.ToolCalls(chatID)
+	if err != nil {
+		return OpenedChat{}, err
+	}
+	phase := a.Phase(chatID)
+	return OpenedChat{Chat: ChatSummary{Chat: c, Phase: phase}, Messages: msgs, ToolCalls: calls,
+		Phase: phase, LiveRunID: a.LiveRun(chatID)}, nil
+}
