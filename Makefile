@@ -24,7 +24,7 @@ NODE_STAMP   := frontend/node_modules/.package-lock.json
 export PATH := $(TOOLS):$(shell go env GOPATH)/bin:$(PATH)
 export GOFLAGS := -tags=$(TAGS)
 
-.PHONY: run test build package deps deps-deb vet test-go test-frontend test-desktop test-clean-clone test-package bench bench-stream clean
+.PHONY: run test build package deps deps-deb vet test-go test-frontend test-contract test-desktop test-clean-clone test-package bench bench-stream clean
 
 ## run: install what is missing, build, open the app
 run: build
@@ -67,7 +67,7 @@ package: build $(NFPM)
 
 ## test: every test of the project; non-zero on any failure
 test: deps $(OLLAMA) build package
-	$(MAKE) test-clean-clone vet test-go test-frontend test-desktop test-package
+	$(MAKE) test-clean-clone vet test-go test-frontend test-contract test-desktop test-package
 
 # A fresh clone of the committed tree builds, vets and tests with bare go commands, before any
 # frontend build and without the components (their tests skip and say why).
@@ -83,6 +83,17 @@ test-go:
 
 test-frontend: $(NODE_STAMP)
 	cd frontend && npm run typecheck && npm run lint && npm test
+
+# The window's contract with the Go side: its types match the Go types Wails generated (the
+# build writes frontend/wailsjs), and every chat the Go scenarios leave in the store opens in
+# the window's own store and chat view with each card in its right state.
+CONTRACT_DIR := $(CURDIR)/tests/artifacts/contract
+test-contract: $(NODE_STAMP)
+	cd frontend && npm run check:contract -- --require
+	rm -rf $(CONTRACT_DIR)
+	PROTOTYPER_REQUIRE_COMPONENTS=1 PROTOTYPER_OLLAMA=$(OLLAMA) PROTOTYPER_CONTRACT_DIR=$(CONTRACT_DIR) \
+		go test -count=1 -run 'TestContract' ./tests/
+	cd frontend && PROTOTYPER_CONTRACT_DIR=$(CONTRACT_DIR) npx vitest run src/test/contract.test.tsx
 
 # The window's tests run twice: at the default size, then in a smaller window with text half as
 # large again (GDK_DPI_SCALE=1.5), so that nothing they do depends on where things are laid out.
