@@ -1,7 +1,7 @@
 import { memo, useEffect, useLayoutEffect, useRef } from 'react'
 import type { Decision } from '../backend'
 import { approveShortcut, denyShortcut, type Shortcut } from '../keyboard/shortcuts'
-import { userIsTyping } from '../keyboard/typing'
+import { modalDialogOpen, userIsTyping } from '../keyboard/typing'
 import type { ToolCard as ToolCardModel } from '../state/chatReducer'
 
 /** Arguments as an object, whether they arrived parsed or as JSON text. */
@@ -60,6 +60,9 @@ function StateBadge({ card }: { card: ToolCardModel }) {
       return <span className="badge err">denied</span>
     case 'interrupted':
       return <span className="badge muted">interrupted</span>
+    default:
+      // A state this version does not know: said as it is rather than left blank.
+      return <span className="badge muted">{String(card.state)}</span>
   }
 }
 
@@ -130,7 +133,7 @@ function ApprovalActions({
   const actions = useRef<HTMLDivElement>(null)
 
   useEffect(() => {
-    if (current && !decided && !userIsTyping()) approve.current?.focus()
+    if (current && !decided && !userIsTyping() && !modalDialogOpen()) approve.current?.focus()
   }, [current, decided])
 
   useLayoutEffect(() => {

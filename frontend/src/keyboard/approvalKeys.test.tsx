@@ -119,6 +119,23 @@ describe('approving with the keyboard', () => {
     expect(backend.callsOf('Decide')).toEqual([])
   })
 
+  it('leaves a call behind the open settings alone', async () => {
+    const { backend, waitFor } = await mount()
+    // Opened from the keyboard: the button has the focus.
+    const settings = screen.getByRole('button', { name: 'Settings' })
+    settings.focus()
+    fireEvent.click(settings)
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    waitFor('t1')
+    expect(dialog.contains(document.activeElement)).toBe(true)
+    fireEvent.keyDown(document.activeElement!, alt('a'))
+    expect(backend.callsOf('Decide')).toEqual([])
+    // Esc closes the settings and gives the focus back to their button.
+    fireEvent.keyDown(dialog, { key: 'Escape' })
+    expect(screen.queryByRole('dialog')).toBeNull()
+    expect(document.activeElement).toBe(settings)
+  })
+
   it('gives the focus back to the composer once the approved call leaves its buttons', async () => {
     const { composer, waitFor, emit } = await mount()
     waitFor('t1')

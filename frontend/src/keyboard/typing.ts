@@ -42,6 +42,11 @@ export function userIsTyping(now = performance.now()): boolean {
   return (text ?? '').trim() !== ''
 }
 
+/** True while a modal dialog (the settings) is open: the chat behind it takes no keys or focus. */
+export function modalDialogOpen(): boolean {
+  return document.querySelector('[aria-modal="true"]') !== null
+}
+
 /** Forgets the last key typed (tests). */
 export function resetTyping(): void {
   lastTypedAt = -Infinity

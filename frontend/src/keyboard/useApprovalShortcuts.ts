@@ -2,7 +2,7 @@ import { useEffect } from 'react'
 import { oldestWaitingCard } from '../state/chatReducer'
 import type { AppStore } from '../state/store'
 import { approveShortcut, denyShortcut, matches } from './shortcuts'
-import { watchTyping } from './typing'
+import { modalDialogOpen, watchTyping } from './typing'
 
 /**
  * The window's keyboard: Alt+A approves and Alt+D denies the oldest call of the open chat that
@@ -13,7 +13,7 @@ export function useApprovalShortcuts(store: AppStore): void {
   useEffect(() => {
     const onKeyDown = (e: KeyboardEvent) => {
       const decision = matches(e, approveShortcut) ? 'allow' : matches(e, denyShortcut) ? 'deny' : null
-      if (!decision) return
+      if (!decision || modalDialogOpen()) return
       const s = store.getState()
       const card = oldestWaitingCard(s.activeChatId ? s.chats[s.activeChatId] : undefined, s.decisions)
       if (!card) return
