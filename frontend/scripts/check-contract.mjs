@@ -26,6 +26,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 
 /** Go type in models.ts → the type of src/backend.ts that carries it. */
 export const pairs = {
+  'agentloop.Budget': 'PromptBudget',
   'agentloop.ChatSummary': 'ChatSummary',
   'main.Config': 'Config',
   'main.ModelInfo': 'ModelInfo',

@@ -21,6 +21,8 @@ export interface Config {
   think: ThinkLevel
   contextCap: number
   toolApproval: Record<string, ApprovalPolicy>
+  /** How long to wait for a model to start answering, in seconds (0: the default). */
+  firstByteTimeoutSec: number
   tools: string[]
   dbPath: string
 }
@@ -120,6 +122,20 @@ export interface OpenedChat {
   toolCalls: ToolCallRecord[] | null
   phase: Phase
   liveRunId: string
+}
+
+/**
+ * How long one message to a chat may be (agentloop.Budget): the composer compares its estimate
+ * of the draft's tokens with maxTokens while the user types or pastes.
+ */
+export interface PromptBudget {
+  model: string
+  /** The context the model is given. */
+  numCtx: number
+  /** What one message may take of it. */
+  maxTokens: number
+  /** tokens ≈ UTF-8 bytes / charsPerToken (the estimate the Go side applies). */
+  charsPerToken: number
 }
 
 /** The chat a message went to (a new one when the window sent none). */
@@ -224,6 +240,8 @@ export interface Backend {
   deleteChat(id: string): Promise<void>
   openChat(id: string): Promise<OpenedChat>
   send(chatId: string, prompt: string): Promise<SendResult>
+  /** The budget of one message to the chat ('' for a new one) with the model. */
+  promptBudget(chatId: string, model: string): Promise<PromptBudget>
   stop(chatId: string): Promise<void>
   decide(toolCallId: string, decision: Decision, reason: string): Promise<void>
   ollamaStatus(): Promise<OllamaStatus>
@@ -249,6 +267,7 @@ interface WailsApp {
   DeleteChat(id: string): Promise<void>
   OpenChat(id: string): Promise<OpenedChat>
   Send(chatId: string, prompt: string): Promise<SendResult>
+  PromptBudget(chatId: string, model: string): Promise<PromptBudget>
   Stop(chatId: string): Promise<void>
   Decide(toolCallId: string, decision: Decision, reason: string): Promise<void>
   OllamaStatus(): Promise<OllamaStatus>
@@ -299,6 +318,7 @@ export function wailsBackend(): Backend {
     deleteChat: (id) => app().DeleteChat(id),
     openChat: (id) => app().OpenChat(id),
     send: (id, p) => app().Send(id, p),
+    promptBudget: (id, m) => app().PromptBudget(id, m),
     stop: (id) => app().Stop(id),
     decide: (id, d, r) => app().Decide(id, d, r),
     ollamaStatus: () => app().OllamaStatus(),

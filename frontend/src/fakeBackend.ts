@@ -10,6 +10,7 @@ import type {
   ModelInfo,
   OllamaStatus,
   OpenedChat,
+  PromptBudget,
   PullProgress,
   Settings,
 } from './backend'
@@ -28,6 +29,7 @@ export class FakeBackend implements Backend {
     think: 'on',
     contextCap: 8192,
     toolApproval: { write_file: 'auto', read_file: 'auto', list_dir: 'auto' },
+    firstByteTimeoutSec: 0,
     tools: ['read_file', 'write_file', 'list_dir'],
     dbPath: '/tmp/prototyper.db',
   }
@@ -38,6 +40,8 @@ export class FakeBackend implements Backend {
   ]
   chats: ChatSummary[] = []
   opened: Record<string, OpenedChat> = {}
+  /** What PromptBudget answers (a model with a 40k context, as qwen3:4b has). */
+  budget: PromptBudget = { model: 'qwen3:4b', numCtx: 40960, maxTokens: 32000, charsPerToken: 3.5 }
   /** Set to make the next Send resolve with this chat id (default: the given id or "chat-N"). */
   nextChatId = ''
   private batchHandlers = new Set<(events: AgentEvent[]) => void>()
@@ -129,6 +133,10 @@ export class FakeBackend implements Backend {
       setTimeout(() => hook(id, prompt), 0)
     }
     return { chatId: id }
+  }
+  async promptBudget(chatId: string, model: string) {
+    this.record('PromptBudget', chatId, model)
+    return { ...this.budget, model: model || this.budget.model }
   }
   async stop(chatId: string) {
     this.record('Stop', chatId)

@@ -11,6 +11,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
   const [url, setUrl] = useState(config.ollamaUrl)
   const [think, setThink] = useState<ThinkLevel>(config.think)
   const [cap, setCap] = useState(String(config.contextCap || ''))
+  const [firstByte, setFirstByte] = useState(String(config.firstByteTimeoutSec || ''))
   const [approval, setApproval] = useState<Record<string, ApprovalPolicy>>({ ...config.toolApproval })
   const [error, setError] = useState('')
   const [saving, setSaving] = useState(false)
@@ -35,6 +36,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
         ollamaUrl: url.trim(),
         think,
         contextCap: Number(cap) || 0,
+        firstByteTimeoutSec: Number(firstByte) || 0,
         toolApproval: approval,
       })
       onClose()
@@ -78,6 +80,10 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
         <label>
           Context cap (tokens, 0 = the model's own)
           <input type="number" min={0} step={1024} value={cap} onChange={(e) => setCap(e.target.value)} />
+        </label>
+        <label>
+          Wait for a model to start answering (seconds, 0 = the default)
+          <input type="number" min={0} step={30} value={firstByte} onChange={(e) => setFirstByte(e.target.value)} />
         </label>
         <fieldset>
           <legend>Tool approval</legend>
