@@ -33,6 +33,10 @@ const (
 	ModelLoading Type = "model.loading"
 	// ModelLoaded: the answer after a model.loading started (payload: model, loadMs).
 	ModelLoaded Type = "model.loaded"
+	// PullProgress: a model being downloaded, of no chat (payload: model, status, digest,
+	// total, completed); status "success" ends it, an error event with the model ends a
+	// failed pull.
+	PullProgress Type = "pull.progress"
 )
 
 // IsDelta reports whether events of type t may merge with their neighbour of the same message.
@@ -129,6 +133,12 @@ type Event struct {
 
 	// model.loaded: how long the model took to load (the wait for its first byte)
 	LoadMs *int64 `json:"loadMs,omitempty"`
+
+	// pull.progress
+	Status    string `json:"status,omitempty"`
+	Digest    string `json:"digest,omitempty"`
+	Total     int64  `json:"total,omitempty"`
+	Completed int64  `json:"completed,omitempty"`
 
 	// context.truncated
 	DroppedMessages int `json:"droppedMessages,omitempty"`
