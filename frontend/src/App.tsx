@@ -9,7 +9,7 @@ import { summarizeArgs } from './components/ToolCard'
 import { approveShortcut, denyShortcut } from './keyboard/shortcuts'
 import { useApprovalShortcuts } from './keyboard/useApprovalShortcuts'
 import { isBusy, oldestWaitingCard } from './state/chatReducer'
-import type { AppState } from './state/store'
+import { budgetKey, type AppState } from './state/store'
 import { useAppState, useStore } from './state/useAppState'
 
 /** Why the composer cannot send yet, or '' when it can. */
@@ -37,11 +37,13 @@ function ConnectedComposer() {
   const blocker = useAppState(composerBlocker)
   const warning = useAppState(modelWarning)
   const busy = useAppState((s) => isBusy((s.activeChatId ? s.chats[s.activeChatId]?.phase : undefined) ?? 'idle'))
+  const budget = useAppState((s) => s.budgets[budgetKey(s)])
   return (
     <Composer
       disabledReason={blocker}
       busy={busy}
       warning={warning}
+      budget={budget}
       onSend={(text) => store.send(text)}
       onStop={() => void store.stop()}
     />

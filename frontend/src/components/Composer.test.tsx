@@ -77,4 +77,30 @@ describe('Composer', () => {
     fireEvent.keyDown(box, { key: 'Enter' })
     expect(onSend).toHaveBeenCalledWith('hi')
   })
+
+  it('says while typing that a message is too long for the model, and does not send it', () => {
+    const budget = { model: 'qwen3:4b', numCtx: 1000, maxTokens: 100, charsPerToken: 3.5 }
+    const { onSend, box } = setup({ budget })
+    // 96 tokens of text and the message's 4: just fits.
+    fireEvent.change(box, { target: { value: 'x'.repeat(336) } })
+    expect(screen.queryByTestId('composer-too-long')).toBeNull()
+    fireEvent.change(box, { target: { value: 'x'.repeat(340) } })
+    expect(screen.getByRole('alert').textContent).toBe(
+      "This message is about 101 tokens; qwen3:4b's context holds 1,000, of which about 100 are left for a message once the instructions and the room for the answer are kept. Shorten it or attach less.",
+    )
+    fireEvent.keyDown(box, { key: 'Enter' })
+    expect(onSend).not.toHaveBeenCalled()
+    expect((screen.getByTestId('send') as HTMLButtonElement).disabled).toBe(true)
+    expect(box.value).toBe('x'.repeat(340))
+  })
+
+  it('counts a pasted text by its UTF-8 bytes, as the Go side does', () => {
+    const budget = { model: 'm', numCtx: 10_000, maxTokens: 8000, charsPerToken: 3.5 }
+    const { box } = setup({ budget })
+    // 20,000 three-byte characters: about 17,000 tokens, more than the whole context.
+    fireEvent.change(box, { target: { value: '語'.repeat(20_000) } })
+    expect(screen.getByTestId('composer-too-long').textContent).toBe(
+      "This message is about 17,146 tokens; m's context holds 10,000. Shorten it or attach less.",
+    )
+  })
 })

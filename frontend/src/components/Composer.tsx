@@ -1,4 +1,6 @@
-import { useEffect, useRef, useState, type KeyboardEvent } from 'react'
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
+import type { PromptBudget } from '../backend'
+import { overBudget } from '../state/promptBudget'
 
 export interface ComposerProps {
   /** Why the user cannot send yet; the composer is disabled while it is set. */
@@ -8,13 +10,19 @@ export interface ComposerProps {
   warning?: string
   onSend: (text: string) => Promise<void> | void
   onStop: () => void
+  /** How long a message may be for the model; a longer draft is not sent, and says why. */
+  budget?: PromptBudget
 }
 
-/** The message box: Enter sends, Shift+Enter adds a line, Esc stops a busy run. */
-export function Composer({ disabledReason, busy, warning, onSend, onStop }: ComposerProps) {
+/**
+ * The message box: Enter sends, Shift+Enter adds a line, Esc stops a busy run. A draft too long
+ * for the model's context says so as it is typed or pasted, and is not sent.
+ */
+export function Composer({ disabledReason, busy, warning, onSend, onStop, budget }: ComposerProps) {
   const [draft, setDraft] = useState('')
   const box = useRef<HTMLTextAreaElement>(null)
   const disabled = disabledReason !== ''
+  const tooLong = useMemo(() => overBudget(draft, budget), [draft, budget])
 
   // The box has the focus whenever it can be used: at start, and once configuration arrives.
   useEffect(() => {
@@ -23,7 +31,7 @@ export function Composer({ disabledReason, busy, warning, onSend, onStop }: Comp
 
   const send = () => {
     const text = draft.trim()
-    if (!text || disabled) return
+    if (!text || disabled || tooLong) return
     setDraft('')
     void Promise.resolve(onSend(text)).catch(() => setDraft((d) => d || text))
   }
@@ -56,6 +64,11 @@ export function Composer({ disabledReason, busy, warning, onSend, onStop }: Comp
           {warning}
         </div>
       )}
+      {!disabled && tooLong && (
+        <div className="composer-note err" role="alert" data-testid="composer-too-long">
+          {tooLong}
+        </div>
+      )}
       <div className="composer-row">
         <textarea
           ref={box}
@@ -76,7 +89,7 @@ export function Composer({ disabledReason, busy, warning, onSend, onStop }: Comp
               ■ Stop
             </button>
           )}
-          <button type="submit" className="primary" data-testid="send" disabled={disabled || !draft.trim()}>
+          <button type="submit" className="primary" data-testid="send" disabled={disabled || !draft.trim() || !!tooLong}>
             Send
           </button>
         </div>

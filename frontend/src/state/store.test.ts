@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { AgentEvent, OpenedChat, ToolCallRecord } from '../backend'
 import { FakeBackend, FakeFrames } from '../fakeBackend'
 import { chatFromSnapshot, emptyChat, mergeLive, reduceChat, stoppedBeforeTheEnd, type ChatState } from './chatReducer'
-import { AppStore } from './store'
+import { AppStore, budgetKey } from './store'
 
 // A store on a fake backend whose "DOM" is the store's own state: the cards it shows running.
 function setup() {
@@ -450,6 +450,29 @@ describe('start', () => {
     await store.start()
     expect(store.getState().activeChatId).toBe('new')
     expect(backend.callsOf('OpenChat')).toEqual([['new']])
+  })
+
+  it('asks the budget of a message for the open chat and model, once each', async () => {
+    const backend = new FakeBackend()
+    backend.chats = [
+      { id: 'a', title: 'A', createdAt: '2025-01-02T00:00:00Z', updatedAt: '2025-01-02T00:00:00Z', messageCount: 0, phase: 'idle' },
+      { id: 'b', title: 'B', createdAt: '2025-01-01T00:00:00Z', updatedAt: '2025-01-01T00:00:00Z', messageCount: 0, phase: 'idle' },
+    ]
+    const store = new AppStore({ backend, requestFrame: () => {} })
+    await store.start()
+    await store.loadBudget()
+    expect(backend.callsOf('PromptBudget')).toEqual([['a', 'qwen3:4b']])
+    expect(store.getState().budgets[budgetKey(store.getState())]).toMatchObject({ maxTokens: 32000 })
+    await store.selectChat('b')
+    await store.setModel('gemma3:1b')
+    await store.selectChat('a')
+    await store.loadBudget()
+    expect(backend.callsOf('PromptBudget')).toEqual([
+      ['a', 'qwen3:4b'],
+      ['b', 'qwen3:4b'],
+      ['b', 'gemma3:1b'],
+      ['a', 'gemma3:1b'],
+    ])
   })
 
   it('opens nothing when there is no chat yet', async () => {

@@ -22,6 +22,7 @@ import type {
   Decision,
   ModelInfo,
   OllamaStatus,
+  PromptBudget,
   PullProgress,
   Settings,
 } from '../backend'
@@ -64,6 +65,13 @@ export interface AppState {
   ready: boolean
   /** Decisions sent for tool calls and not refused: their buttons are spent. */
   decisions: Record<string, Decision>
+  /** How long a message may be, by budgetKey (chat and model). */
+  budgets: Record<string, PromptBudget>
+}
+
+/** The key of the budget that applies to the composer now: the open chat and the model. */
+export function budgetKey(s: Pick<AppState, 'activeChatId' | 'config'>): string {
+  return `${s.activeChatId ?? ''}\n${s.config?.model ?? ''}`
 }
 
 export interface StoreOptions {
@@ -111,6 +119,7 @@ export class AppStore {
     error: '',
     ready: false,
     decisions: {},
+    budgets: {},
   }
   private listeners = new Set<() => void>()
   private feeds = new Map<string, Feed>()
@@ -332,8 +341,26 @@ export class AppStore {
       // already chosen (or started) meanwhile.
       const newest = this.state.chatList[0]
       if (newest && this.state.activeChatId === null) await this.selectChat(newest.id)
+      else void this.loadBudget()
     } finally {
       this.set({ ready: true })
+    }
+  }
+
+  /**
+   * Asks how long a message to the open chat with the current model may be (once per chat and
+   * model). Without an answer (no model yet, Ollama away) the composer simply does not warn.
+   */
+  async loadBudget(): Promise<void> {
+    const s = this.state
+    const model = s.config?.model
+    const key = budgetKey(s)
+    if (!model || s.budgets[key] || (s.ollama && !s.ollama.running)) return
+    try {
+      const budget = await this.backend.promptBudget(s.activeChatId ?? '', model)
+      this.set({ budgets: { ...this.state.budgets, [key]: budget } })
+    } catch {
+      // The Go side checks again when the message is sent, and says why it cannot be.
     }
   }
 
@@ -355,7 +382,10 @@ export class AppStore {
     try {
       const status = await this.backend.ollamaStatus()
       this.set({ ollama: status })
-      if (status.running) this.set({ models: await this.backend.models() })
+      if (status.running) {
+        this.set({ models: await this.backend.models() })
+        if (this.state.ready) void this.loadBudget() // at start, start() asks once the chat is open
+      }
     } catch (err) {
       this.set({ ollama: { running: false, url: this.state.config?.ollamaUrl ?? '', version: '', error: errorText(err) } })
     } finally {
@@ -378,6 +408,7 @@ export class AppStore {
   /** Shows a chat; its history is read from the store the first time. */
   async selectChat(id: string | null): Promise<void> {
     this.set({ activeChatId: id })
+    void this.loadBudget()
     if (id === null || this.state.chats[id]?.loaded) return
     try {
       const opened = await this.backend.openChat(id)
@@ -390,6 +421,7 @@ export class AppStore {
   /** Starts an empty chat view; the chat is created by the first Send. */
   newChat(): void {
     this.set({ activeChatId: null })
+    void this.loadBudget()
   }
 
   async renameChat(id: string, title: string): Promise<void> {
@@ -430,7 +462,10 @@ export class AppStore {
       if (!chatId) {
         const live = this.state.chats[res.chatId] ?? emptyChat(res.chatId)
         this.setChat(res.chatId, { ...addLocalUserMessage(live, localId, text, true), loaded: true })
-        if (this.state.activeChatId === null) this.set({ activeChatId: res.chatId })
+        if (this.state.activeChatId === null) {
+          this.set({ activeChatId: res.chatId })
+          void this.loadBudget()
+        }
         void this.refreshChats()
       }
     } catch (err) {
@@ -485,6 +520,7 @@ export class AppStore {
       const config = this.state.config
       if (config) this.set({ config: { ...config, model: name } })
       else await this.loadConfig()
+      void this.loadBudget()
     } catch (err) {
       this.fail(err)
     }
@@ -492,8 +528,11 @@ export class AppStore {
 
   async saveSettings(settings: Settings): Promise<void> {
     await this.backend.saveSettings(settings)
+    // The context cap may have changed: every budget is asked again.
+    this.set({ budgets: {} })
     await this.loadConfig()
     await this.refreshOllama()
+    void this.loadBudget()
   }
 
   /** Pulls a model; progress arrives as "pull:progress" events. */
