@@ -70,6 +70,21 @@ describe('App', () => {
     expect(screen.queryByTestId('stop')).toBeNull()
   })
 
+  it('says how long it has waited for Ollama to load the model, until the answer starts', async () => {
+    const { backend, store } = await mount()
+    await act(() => store.selectChat('c1'))
+    act(() => void backend.emit([{ seq: 1, type: 'phase', phase: 'submitted', runId: 'r1' }]))
+    expect(screen.getByTestId('typing')).toBeTruthy()
+    act(() => void backend.emit([{ seq: 2, type: 'model.loading', model: 'qwen3:4b', runId: 'r1' }]))
+    expect(screen.getByTestId('model-loading').textContent).toMatch(/^ Waiting for Ollama to load qwen3:4b… 1s$/)
+    expect(screen.queryByTestId('typing')).toBeNull()
+    act(() => void backend.emit([{ seq: 3, type: 'model.loaded', model: 'qwen3:4b', loadMs: 5200, runId: 'r1' }]))
+    expect(screen.queryByTestId('model-loading')).toBeNull()
+    act(() => void backend.emit([{ seq: 4, type: 'model.loading', model: 'qwen3:4b', runId: 'r1' }]))
+    act(() => void backend.emit([{ seq: 5, type: 'run.finished', stopReason: 'error', runId: 'r1' }]))
+    expect(screen.queryByTestId('model-loading')).toBeNull()
+  })
+
   it('never mixes the events of another chat into the open one', async () => {
     const { backend, frames, store } = await mount()
     await act(() => store.selectChat('c1'))

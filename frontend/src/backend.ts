@@ -184,6 +184,8 @@ export type EventType =
   | 'retry'
   | 'error'
   | 'run.finished'
+  | 'model.loading'
+  | 'model.loaded'
 
 /**
  * One event of "agent:batch". The payload's fields sit beside the envelope's; which of them are
@@ -218,6 +220,8 @@ export interface AgentEvent {
   doneReason?: string
   usage?: Usage | null
   stopReason?: string
+  /** model.loaded: how long the model took to load. */
+  loadMs?: number
   droppedMessages?: number
   estimatedTokens?: number
   numCtx?: number

@@ -4,6 +4,7 @@ import { oldestWaitingCard, terminalToolStates, type ChatState, type TimelineEnt
 import { useAppState, useStore } from '../state/useAppState'
 import { ItemBoundary } from './ItemBoundary'
 import { Message } from './Message'
+import { ModelLoadingNote } from './ModelLoadingNote'
 import { ToolCard } from './ToolCard'
 
 /**
@@ -117,7 +118,8 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
           </div>
         )
       })}
-      {chat.phase === 'submitted' && (
+      {chat.loadingModel && <ModelLoadingNote model={chat.loadingModel.model} since={chat.loadingModel.since} />}
+      {chat.phase === 'submitted' && !chat.loadingModel && (
         <div className="typing" data-testid="typing" aria-label="The model is starting">
           <span />
           <span />

@@ -84,6 +84,8 @@ export interface ChatState {
   timeline: TimelineEntry[]
   /** True once the persisted history was merged in (or the chat is new). */
   loaded: boolean
+  /** The model Ollama is loading for this chat's run, and since when (ms); null when none. */
+  loadingModel: { model: string; since: number } | null
 }
 
 const recentWindow = 256
@@ -100,8 +102,12 @@ export function emptyChat(chatId: string): ChatState {
     tools: {},
     timeline: [],
     loaded: false,
+    loadingModel: null,
   }
 }
+
+/** The Go side announces a load this long after the request went out (agentloop.LoadingNotice). */
+const loadingNoticeMs = 1000
 
 /**
  * The card a keyboard decision applies to: the oldest one of the chat that waits for the user's
@@ -342,8 +348,14 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
     case 'error':
       return addNotice(s, ev, 'error', ev.message || ev.code || 'The run failed.')
 
+    case 'model.loading':
+      return late ? s : { ...s, loadingModel: { model: str(ev.model), since: eventTime(ev) - loadingNoticeMs } }
+
+    case 'model.loaded':
+      return s.loadingModel ? { ...s, loadingModel: null } : s
+
     case 'run.finished':
-      return finishRun(s, ev)
+      return finishRun(s.loadingModel ? { ...s, loadingModel: null } : s, ev)
   }
   return s
 }
@@ -547,6 +559,7 @@ export function mergeLive(snapshot: ChatState, live: ChatState | undefined): Cha
     phase: livePhase ? live.phase : snapshot.phase,
     phaseSeq: live.phaseSeq,
     runId: live.runId || snapshot.runId,
+    loadingModel: live.loadingModel,
     lastSeq: live.lastSeq,
     recentSeqs: live.recentSeqs,
     messages,
