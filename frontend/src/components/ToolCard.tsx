@@ -124,17 +124,21 @@ function ApprovalActions({
   onDecide,
   decided,
   current,
+  restored,
 }: {
   onDecide: (d: Decision) => void
   decided?: Decision
   current: boolean
+  restored: boolean
 }) {
   const approve = useRef<HTMLButtonElement>(null)
   const actions = useRef<HTMLDivElement>(null)
 
   useEffect(() => {
-    if (current && !decided && !userIsTyping() && !modalDialogOpen()) approve.current?.focus()
-  }, [current, decided])
+    // A call found waiting in a chat opened from the store (at start, or picked in the list)
+    // leaves the focus where the user is: only a call that starts waiting now takes it.
+    if (current && !decided && !restored && !userIsTyping() && !modalDialogOpen()) approve.current?.focus()
+  }, [current, decided, restored])
 
   useLayoutEffect(() => {
     const el = actions.current
@@ -208,7 +212,12 @@ export const ToolCard = memo(function ToolCard({
       {card.state === 'awaiting_approval' && (
         <div className="approval">
           <pre className="tool-args-full">{JSON.stringify(argsObject(card.args) ?? card.args, null, 2)}</pre>
-          <ApprovalActions onDecide={(d) => onDecide?.(card.id, d)} decided={decided} current={current} />
+          <ApprovalActions
+            onDecide={(d) => onDecide?.(card.id, d)}
+            decided={decided}
+            current={current}
+            restored={!!card.restored}
+          />
         </div>
       )}
       {card.state === 'failed' && card.output && <div className="tool-error">{firstLine(card.output)}</div>}

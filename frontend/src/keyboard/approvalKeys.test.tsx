@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest'
 import { act, fireEvent, render, screen, within } from '@testing-library/react'
 import { App } from '../App'
-import type { AgentEvent } from '../backend'
+import type { AgentEvent, ToolCallRecord } from '../backend'
 import { FakeBackend, FakeFrames } from '../fakeBackend'
 import { AppStore } from '../state/store'
 import { StoreContext } from '../state/useAppState'
@@ -9,12 +9,13 @@ import { resetTyping } from './typing'
 
 beforeEach(() => resetTyping())
 
-async function mount() {
+async function mount(prepare?: (backend: FakeBackend) => void) {
   const backend = new FakeBackend()
   backend.chats = [
     { id: 'c1', title: 'Open chat', createdAt: '2025-01-02T00:00:00Z', updatedAt: '2025-01-02T00:00:00Z', messageCount: 1, phase: 'idle' },
     { id: 'c2', title: 'Other chat', createdAt: '2025-01-01T00:00:00Z', updatedAt: '2025-01-01T00:00:00Z', messageCount: 1, phase: 'idle' },
   ]
+  prepare?.(backend)
   const frames = new FakeFrames()
   const store = new AppStore({ backend, requestFrame: frames.request })
   render(
@@ -63,6 +64,31 @@ describe('approving with the keyboard', () => {
     const { composer, waitFor } = await mount()
     fireEvent.keyDown(composer, { key: 'Backspace' })
     waitFor('t1')
+    expect(document.activeElement).toBe(composer)
+  })
+
+  it('leaves the focus in the composer when the chat opened at start already waits', async () => {
+    const { composer } = await mount((backend) => {
+      backend.opened['c1'] = {
+        chat: backend.chats[0],
+        phase: 'awaiting_approval',
+        liveRunId: 'r1',
+        messages: [],
+        toolCalls: [
+          {
+            id: 'w1',
+            chatId: 'c1',
+            runId: 'r1',
+            messageId: 'm1',
+            name: 'write_file',
+            args: { path: 'a.txt', content: 'a' },
+            pending: false,
+            awaitingApproval: true,
+          } as unknown as ToolCallRecord,
+        ],
+      }
+    })
+    expect(within(cardOf('w1')).getByRole('button', { name: 'Approve' })).toBeTruthy()
     expect(document.activeElement).toBe(composer)
   })
 

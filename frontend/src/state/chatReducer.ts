@@ -45,6 +45,8 @@ export interface ToolCard {
   durationMs: number | null
   approval: { decision: string; by: string; reason: string } | null
   progress: unknown
+  /** Read from the store when the chat was opened, not seen happening in this window. */
+  restored?: boolean
 }
 
 export interface MessageView {
@@ -449,6 +451,7 @@ function cardOfRecord(r: CheckedToolCall, liveRunId: string): ToolCard {
     durationMs: r.pending ? null : r.durationMs,
     approval: r.approval && r.approval.decision ? { ...r.approval } : null,
     progress: null,
+    restored: true,
   }
 }
 
