@@ -2,26 +2,151 @@ package store
 
 import (
 	"encoding/json"
+	"fmt"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"prototyper/agentloop/ollama"
+	"prototyper/tools"
 )
+
+// The settings' defaults: what a zero field stands for. They are defined here once; the
+// loop, the window and the command line read them through [Settings] methods.
+const (
+	// DefaultThink is the thinking level of a zero Think: the model thinks when it can.
+	DefaultThink = "on"
+	// DefaultContextCap caps num_ctx when ContextCap is zero (tokens).
+	DefaultContextCap = 16384
+)
+
+// InvalidSettingError is returned by [Settings.Validate], and so by [DB.PutSettings] and
+// [DB.UpdateSettings], for a value no run could use; nothing is saved. Its message is one
+// sentence a user can act on.
+type InvalidSettingError struct {
+	Setting string // the JSON name of the field
+	Reason  string
+}
+
+func (e *InvalidSettingError) Error() string { return e.Reason }
+
+// Validate checks every field a user can set: the thinking level, the context cap, the wait
+// for a first byte, the bridge's fallback, the tools' approval policies and the Ollama
+// address. The zero Settings is valid.
+func (s Settings) Validate() error {
+	if _, err := ollama.ParseThink(s.Think); err != nil {
+		return &InvalidSettingError{"think", err.Error()}
+	}
+	if s.ContextCap < 0 {
+		return &InvalidSettingError{"contextCap", "the context cap must be a positive number of tokens"}
+	}
+	if s.FirstByteTimeoutSec < 0 {
+		return &InvalidSettingError{"firstByteTimeoutSec",
+			"the wait for a model to start answering must be a positive number of seconds, or 0 for the default"}
+	}
+	if s.CoalesceMs < 0 {
+		return &InvalidSettingError{"coalesceMs", "the wait for the window's paint must be a positive number of milliseconds, or 0 for the default"}
+	}
+	for name, p := range s.ToolApproval {
+		switch tools.Approval(p) {
+		case tools.ApprovalAuto, tools.ApprovalAsk, tools.ApprovalDeny:
+		default:
+			return &InvalidSettingError{"toolApproval",
+				fmt.Sprintf("tool %s: unknown approval policy %q: use auto, ask or deny", name, p)}
+		}
+	}
+	if s.OllamaURL != "" {
+		if _, err := ollama.ResolveHost(s.OllamaURL); err != nil {
+			return &InvalidSettingError{"ollamaUrl", err.Error()}
+		}
+	}
+	return nil
+}
+
+// ThinkLevel is the thinking level in effect: Think, else [DefaultThink].
+func (s Settings) ThinkLevel() string {
+	if s.Think == "" {
+		return DefaultThink
+	}
+	return s.Think
+}
+
+// ContextCapTokens is the num_ctx ceiling in effect: ContextCap, else [DefaultContextCap].
+func (s Settings) ContextCapTokens() int {
+	if s.ContextCap <= 0 {
+		return DefaultContextCap
+	}
+	return s.ContextCap
+}
+
+// FirstByteTimeout is the wait for a model to start answering, or 0 for the model client's
+// own default.
+func (s Settings) FirstByteTimeout() time.Duration {
+	return time.Duration(max(s.FirstByteTimeoutSec, 0)) * time.Second
+}
+
+// AckFallback is how long the bridge waits for the window's paint acknowledgement, or 0 for
+// the bridge's own default (CoalesceMs).
+func (s Settings) AckFallback() time.Duration {
+	return time.Duration(max(s.CoalesceMs, 0)) * time.Millisecond
+}
 
 // Settings returns the saved settings (the zero Settings before anything was saved).
 func (db *DB) Settings() (Settings, error) {
 	var s Settings
 	err := db.view(func(tx *bolt.Tx) error {
-		raw := tx.Bucket(bucketSettings).Get(keySettings)
-		if raw == nil {
-			return nil
-		}
-		return json.Unmarshal(raw, &s)
+		s = Settings{}
+		return getSettings(tx, &s)
 	})
 	return s, err
 }
 
-// PutSettings saves the settings, replacing the previous ones.
+// PutSettings saves the settings, replacing the previous ones. Settings that do not pass
+// [Settings.Validate] are refused. A caller that changes some fields uses
+// [DB.UpdateSettings], so that it never undoes another writer's change.
 func (db *DB) PutSettings(s Settings) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
 	return db.update("save settings", func(tx *bolt.Tx) error {
 		return putJSON(tx.Bucket(bucketSettings), keySettings, &s)
 	})
+}
+
+// UpdateSettings reads the settings, lets edit change them and saves the result, all in one
+// write transaction: two concurrent updates never lose each other's change. When edit
+// returns an error, or the result does not pass [Settings.Validate], nothing is saved and
+// the error comes back as it is. It returns the settings as saved.
+func (db *DB) UpdateSettings(edit func(*Settings) error) (Settings, error) {
+	var saved Settings
+	err := db.update("save settings", func(tx *bolt.Tx) error {
+		var s Settings
+		if err := getSettings(tx, &s); err != nil {
+			return err
+		}
+		if err := edit(&s); err != nil {
+			return err
+		}
+		if err := s.Validate(); err != nil {
+			return err
+		}
+		if err := putJSON(tx.Bucket(bucketSettings), keySettings, &s); err != nil {
+			return err
+		}
+		saved = s
+		return nil
+	})
+	if err != nil {
+		return Settings{}, err
+	}
+	return saved, nil
+}
+
+// getSettings reads the settings of tx into s (left as it is before anything was saved).
+func getSettings(tx *bolt.Tx, s *Settings) error {
+	raw := tx.Bucket(bucketSettings).Get(keySettings)
+	if raw == nil {
+		return nil
+	}
+	return json.Unmarshal(raw, s)
 }

@@ -1,0 +1,135 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestConcurrentSettingsUpdatesNeverLoseAChange(t *testing.T) {
+	db, _ := openTestDB(t, nil)
+	const writers, updates = 2, 50
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range updates {
+				_, err := db.UpdateSettings(func(s *Settings) error {
+					// a read-modify-write of two fields: a counter both writers share, and a key
+					// of this writer's own
+					s.ContextCap++
+					if s.ToolApproval == nil {
+						s.ToolApproval = map[string]string{}
+					}
+					s.ToolApproval[fmt.Sprintf("tool%d_%d", w, i)] = "ask"
+					return nil
+				})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	got, err := db.Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ContextCap != writers*updates {
+		t.Errorf("ContextCap = %d after %d increments: updates were lost", got.ContextCap, writers*updates)
+	}
+	if len(got.ToolApproval) != writers*updates {
+		t.Errorf("%d tool policies saved, want %d: updates were lost", len(got.ToolApproval), writers*updates)
+	}
+}
+
+func TestUpdateSettingsReturnsWhatItSaved(t *testing.T) {
+	db, _ := openTestDB(t, nil)
+	if err := db.PutSettings(Settings{DefaultModel: "qwen3:4b", Think: "low"}); err != nil {
+		t.Fatal(err)
+	}
+	saved, err := db.UpdateSettings(func(s *Settings) error { s.Workspace = "/w"; return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Settings{DefaultModel: "qwen3:4b", Think: "low", Workspace: "/w"}
+	got, err := db.Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(saved) != fmt.Sprint(want) || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("returned %+v, stored %+v, want %+v", saved, got, want)
+	}
+}
+
+func TestUpdateSettingsSavesNothingWhenTheEditFails(t *testing.T) {
+	db, _ := openTestDB(t, nil)
+	if err := db.PutSettings(Settings{DefaultModel: "before"}); err != nil {
+		t.Fatal(err)
+	}
+	refused := errors.New("refused")
+	_, err := db.UpdateSettings(func(s *Settings) error {
+		s.DefaultModel = "after"
+		return refused
+	})
+	if !errors.Is(err, refused) {
+		t.Fatalf("err = %v, want the edit's own error", err)
+	}
+	if got, _ := db.Settings(); got.DefaultModel != "before" {
+		t.Errorf("DefaultModel = %q: a failed edit was saved", got.DefaultModel)
+	}
+}
+
+func TestInvalidSettingsAreRefusedAndNothingIsSaved(t *testing.T) {
+	cases := []struct {
+		name    string
+		edit    func(*Settings)
+		setting string
+	}{
+		{"unknown thinking level", func(s *Settings) { s.Think = "very" }, "think"},
+		{"negative context cap", func(s *Settings) { s.ContextCap = -1 }, "contextCap"},
+		{"negative first-byte wait", func(s *Settings) { s.FirstByteTimeoutSec = -5 }, "firstByteTimeoutSec"},
+		{"negative paint wait", func(s *Settings) { s.CoalesceMs = -1 }, "coalesceMs"},
+		{"unknown approval policy", func(s *Settings) { s.ToolApproval = map[string]string{"write_file": "maybe"} }, "toolApproval"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			db, _ := openTestDB(t, nil)
+			_, err := db.UpdateSettings(func(s *Settings) error { c.edit(s); return nil })
+			var invalid *InvalidSettingError
+			if !errors.As(err, &invalid) || invalid.Setting != c.setting {
+				t.Fatalf("UpdateSettings err = %v, want an InvalidSettingError for %s", err, c.setting)
+			}
+			var s Settings
+			c.edit(&s)
+			if err := db.PutSettings(s); !errors.As(err, &invalid) {
+				t.Errorf("PutSettings err = %v, want an InvalidSettingError", err)
+			}
+			if got, _ := db.Settings(); fmt.Sprint(got) != fmt.Sprint(Settings{}) {
+				t.Errorf("settings = %+v after a refused save, want none", got)
+			}
+		})
+	}
+}
+
+func TestZeroSettingsStandForTheDefaults(t *testing.T) {
+	var s Settings
+	if err := s.Validate(); err != nil {
+		t.Errorf("the zero settings are invalid: %v", err)
+	}
+	if s.ThinkLevel() != DefaultThink || s.ContextCapTokens() != DefaultContextCap ||
+		s.FirstByteTimeout() != 0 || s.AckFallback() != 0 {
+		t.Errorf("zero settings: think %q, cap %d, first byte %v, fallback %v",
+			s.ThinkLevel(), s.ContextCapTokens(), s.FirstByteTimeout(), s.AckFallback())
+	}
+	s = Settings{Think: "high", ContextCap: 4096, FirstByteTimeoutSec: 90, CoalesceMs: 16}
+	if s.ThinkLevel() != "high" || s.ContextCapTokens() != 4096 ||
+		s.FirstByteTimeout() != 90*time.Second || s.AckFallback() != 16*time.Millisecond {
+		t.Errorf("set settings: think %q, cap %d, first byte %v, fallback %v",
+			s.ThinkLevel(), s.ContextCapTokens(), s.FirstByteTimeout(), s.AckFallback())
+	}
+}
