@@ -41,10 +41,10 @@ func dpkgDeb(tb testing.TB, args ...string) string {
 	return string(out)
 }
 
-// TestPackageHoldsTheAppItsDesktopEntryAndIconAndItsBinaryStarts reads the package as dpkg
+// TestPackageHoldsTheBinaryTheMenuEntryAndTheIconAndStarts reads the package as dpkg
 // would install it: the binary, a valid desktop entry, the icon, the runtime libraries
 // declared; then starts the packaged binary in a real window.
-func TestPackageHoldsTheAppItsDesktopEntryAndIconAndItsBinaryStarts(t *testing.T) {
+func TestPackageHoldsTheBinaryTheMenuEntryAndTheIconAndStarts(t *testing.T) {
 	deb := debPackage(t)
 
 	contents := dpkgDeb(t, "--contents", deb)
