@@ -33,7 +33,7 @@ func modelsCommand(ctx context.Context, args []string, io IO) int {
 		return ExitUsage
 	}
 
-	models, err := client.List(ctx)
+	models, err := client.Catalog(ctx)
 	if err != nil {
 		return ollamaFailure(ctx, io, "models", err)
 	}
@@ -45,17 +45,13 @@ func modelsCommand(ctx context.Context, args []string, io IO) int {
 	fmt.Fprintln(tw, "NAME\tSIZE\tPARAMS\tTOOLS\tTHINKING\tCONTEXT")
 	for _, m := range models {
 		tools, thinking, context := "?", "?", "?"
-		info, err := client.Show(ctx, m.Name)
-		switch {
-		case ctx.Err() != nil:
-			return ollamaFailure(ctx, io, "models", ctx.Err())
-		case err == nil:
-			tools, thinking = yesNo(info.Has("tools")), yesNo(info.Has("thinking"))
-			if info.ContextLength > 0 {
-				context = strconv.Itoa(info.ContextLength)
+		if m.ShowErr == nil {
+			tools, thinking = yesNo(m.Tools), yesNo(m.Thinking)
+			if m.ContextLength > 0 {
+				context = strconv.Itoa(m.ContextLength)
 			}
-		default:
-			printError(io.Err, "models", fmt.Errorf("%s: %w", m.Name, err))
+		} else {
+			printError(io.Err, "models", fmt.Errorf("%s: %w", m.Name, m.ShowErr))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", cell(m.Name), humanBytes(m.Size), orDash(cell(m.ParameterSize)), tools, thinking, context)
 	}

@@ -34,7 +34,12 @@ func pullCommand(ctx context.Context, args []string, io IO) int {
 	}
 
 	view := newPullView(io.Out, isTerminal(io.Out), time.Now)
-	err = client.Pull(ctx, name, view.update)
+	update := view.update
+	if view.tty {
+		// the bars redraw as often as the window's progress does
+		update = ollama.ThrottlePull(update)
+	}
+	err = client.Pull(ctx, name, update)
 	view.finish()
 	var se *ollama.StreamError
 	switch {
@@ -62,16 +67,16 @@ type layerProgress struct {
 }
 
 // pullView renders the progress of a pull: on a terminal, a block of bars redrawn in place
-// (at most ten times a second); elsewhere, a line for every status and every whole percent.
+// (fed through [ollama.ThrottlePull], at most ten times a second); elsewhere, a line for
+// every status and every whole percent.
 type pullView struct {
-	out      io.Writer
-	tty      bool
-	now      func() time.Time
-	layers   []*layerProgress
-	status   string
-	drawn    int // lines of the block on screen
-	lastDraw time.Time
-	width    int
+	out    io.Writer
+	tty    bool
+	now    func() time.Time
+	layers []*layerProgress
+	status string
+	drawn  int // lines of the block on screen
+	width  int
 }
 
 func newPullView(out io.Writer, tty bool, now func() time.Time) *pullView {
@@ -100,7 +105,7 @@ func (v *pullView) update(p ollama.PullProgress) error {
 		}
 		l.total, l.completed, l.at = p.Total, p.Completed, now
 		if v.tty {
-			v.draw(now, false)
+			v.draw()
 			return nil
 		}
 		if pct := percent(l.completed, l.total); pct != l.lastPercent {
@@ -115,7 +120,7 @@ func (v *pullView) update(p ollama.PullProgress) error {
 	}
 	v.status = p.Status
 	if v.tty {
-		v.draw(now, true)
+		v.draw()
 	} else {
 		fmt.Fprintln(v.out, p.Status)
 	}
@@ -133,12 +138,8 @@ func (v *pullView) layer(digest string, now time.Time) *layerProgress {
 	return l
 }
 
-// draw redraws the block in place; unless forced it skips redraws closer than 100 ms.
-func (v *pullView) draw(now time.Time, force bool) {
-	if !force && now.Sub(v.lastDraw) < 100*time.Millisecond {
-		return
-	}
-	v.lastDraw = now
+// draw redraws the block in place.
+func (v *pullView) draw() {
 	var b strings.Builder
 	if v.drawn > 0 {
 		fmt.Fprintf(&b, "\x1b[%dA", v.drawn)
@@ -192,7 +193,7 @@ func (v *pullView) bar(l *layerProgress) string {
 // finish leaves the cursor below the block.
 func (v *pullView) finish() {
 	if v.tty && len(v.layers) > 0 {
-		v.draw(v.now(), true)
+		v.draw()
 	}
 }
 
