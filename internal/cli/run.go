@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -20,7 +19,6 @@ import (
 	"prototyper/agentloop/ollama"
 	"prototyper/events"
 	"prototyper/store"
-	"prototyper/tools"
 )
 
 // runFlags are the flags of `prototyper run`.
@@ -150,16 +148,7 @@ Flags:
 			approver = &terminalApprover{in: bufio.NewReader(in), out: io.Err, flush: term.quiet}
 		}
 	}
-	agent := agentloop.NewAgent(agentloop.Config{
-		Model:   agentloop.NewOllamaModel(client),
-		Store:   db,
-		Emitter: bridge,
-		Tools: agentloop.WorkspaceTools(tools.WorkspaceOptions{
-			ProtectedDirs:  []string{filepath.Dir(db.Path())},
-			ProtectedFiles: []string{db.Path()},
-		}),
-		Workspace: workspace,
-	})
+	agent := agentloop.Wire(db, agentloop.NewOllamaModel(client), bridge, agentloop.WireOptions{Workspace: workspace})
 	opts := agentloop.RunOptions{
 		Model: f.model, Think: f.think, MaxSteps: f.maxSteps, Approve: f.approve, Approver: approver,
 		Workspace: workspace, Decide: f.decide, Reason: f.reason,
