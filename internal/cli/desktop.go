@@ -1,0 +1,326 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"prototyper/agentloop"
+	"prototyper/agentloop/ollama"
+	"prototyper/events"
+	"prototyper/store"
+	"prototyper/tools"
+)
+
+// Desktop is the desktop window's side of the app, without the window: it assembles for the
+// window what [runCommand] assembles for the terminal (the store, the agent, the Ollama
+// server), keeps the workspace and the model of the next message (the flags' when given,
+// else the settings'), and remembers what the user last worked with. app.go binds its
+// methods to the frontend and gives it the window's sink; nothing here imports Wails, so a
+// test drives a Desktop as the window does. Its methods are safe for concurrent use.
+type Desktop struct {
+	db     *store.DB
+	bridge *events.Bridge
+	agent  *agentloop.Agent
+	server *agentloop.OllamaServer
+	pulls  ollama.Pulls
+
+	mu        sync.Mutex // orders the changes of the fields below and of the stored settings
+	workspace string     // the folder of new chats
+	model     string     // the model of the next message
+}
+
+// OpenDesktop opens the database of opts and assembles the agent, whose events go through a
+// bridge to sink. A database another process holds is the store's "Prototyper is already
+// running" error.
+func OpenDesktop(opts DesktopOptions, sink events.Sink) (*Desktop, error) {
+	path, err := opts.DBPath()
+	if err != nil {
+		return nil, err
+	}
+	db, err := store.Open(path, store.Options{})
+	if err != nil {
+		return nil, err
+	}
+	d, err := assembleDesktop(db, opts, sink)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+func assembleDesktop(db *store.DB, opts DesktopOptions, sink events.Sink) (*Desktop, error) {
+	settings, err := db.Settings()
+	if err != nil {
+		return nil, err
+	}
+	server, err := agentloop.NewOllamaServer(firstNonEmpty(opts.Ollama, settings.OllamaURL))
+	if err != nil {
+		return nil, err
+	}
+	var bridgeOpts []events.Option
+	if fallback := settings.AckFallback(); fallback > 0 {
+		bridgeOpts = append(bridgeOpts, events.WithFallback(fallback))
+	}
+	bridge, err := events.NewBridge(sink, bridgeOpts...)
+	if err != nil {
+		return nil, err
+	}
+	workspace := firstNonEmpty(opts.Workspace, settings.Workspace)
+	if workspace != "" {
+		if abs, err := filepath.Abs(workspace); err == nil {
+			workspace = abs
+		}
+	}
+	return &Desktop{db: db, bridge: bridge, server: server,
+		agent:     agentloop.Wire(db, server, bridge, agentloop.WireOptions{}),
+		workspace: workspace, model: firstNonEmpty(opts.Model, settings.DefaultModel)}, nil
+}
+
+// Agent is the agent of the window's chats.
+func (d *Desktop) Agent() *agentloop.Agent { return d.agent }
+
+// Bridge is where the agent's events, and the pulls' progress, go to the window.
+func (d *Desktop) Bridge() *events.Bridge { return d.bridge }
+
+// DBPath is the database file's absolute path.
+func (d *Desktop) DBPath() string { return d.db.Path() }
+
+// Stop stops the runs within ctx: each keeps its partial answer and tool records and ends
+// aborted. It may be called more than once.
+func (d *Desktop) Stop(ctx context.Context) error { return d.agent.Shutdown(ctx) }
+
+// Close stops the runs (within a second) and the pulls, delivers what the bridge still
+// holds and closes the database.
+func (d *Desktop) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	stopErr := d.Stop(ctx)
+	d.pulls.Close()
+	_ = d.bridge.Close()
+	return errors.Join(stopErr, d.db.Close())
+}
+
+// Settings is what the settings panel shows and saves.
+type Settings struct {
+	Workspace    string            `json:"workspace"`
+	Model        string            `json:"model"`
+	OllamaURL    string            `json:"ollamaUrl"`
+	Think        string            `json:"think"`
+	ContextCap   int               `json:"contextCap"`
+	ToolApproval map[string]string `json:"toolApproval"`
+	// FirstByteTimeoutSec: how long to wait for a model to start answering (0: the default).
+	FirstByteTimeoutSec int `json:"firstByteTimeoutSec"`
+}
+
+// Config is what the window shows in its header and settings: the settings in effect, the
+// tools, and where the database is.
+type Config struct {
+	Settings
+	Tools  []string `json:"tools"`
+	DBPath string   `json:"dbPath"`
+}
+
+// Config returns the settings in effect: the flags applied, the defaults filled in, and
+// every tool's approval policy.
+func (d *Desktop) Config() (Config, error) {
+	s, err := d.db.Settings()
+	if err != nil {
+		return Config{}, err
+	}
+	workspace, model := d.session()
+	_, url := d.server.Client()
+	c := Config{Settings: Settings{Workspace: workspace, Model: model, OllamaURL: url,
+		Think: s.ThinkLevel(), ContextCap: s.ContextCapTokens(), ToolApproval: map[string]string{},
+		FirstByteTimeoutSec: s.FirstByteTimeoutSec}, DBPath: d.db.Path()}
+	for _, def := range tools.WorkspaceDefinitions() {
+		c.Tools = append(c.Tools, def.Name)
+		c.ToolApproval[def.Name] = agentloop.Policy(s.ToolApproval, def)
+	}
+	return c, nil
+}
+
+// SaveSettings stores the settings (the store refuses invalid ones, and then nothing
+// changes); a new Ollama address applies to the runs that start next. An empty workspace,
+// model or address keeps the one in effect.
+func (d *Desktop) SaveSettings(in Settings) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, url := d.server.Client()
+	workspace, model := firstNonEmpty(in.Workspace, d.workspace), firstNonEmpty(in.Model, d.model)
+	saved, err := d.db.UpdateSettings(func(s *store.Settings) error {
+		s.OllamaURL, s.Think, s.ContextCap, s.ToolApproval = firstNonEmpty(in.OllamaURL, url), in.Think, in.ContextCap, in.ToolApproval
+		s.FirstByteTimeoutSec = in.FirstByteTimeoutSec
+		s.Workspace, s.DefaultModel = workspace, model
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	d.workspace, d.model = workspace, model
+	return d.server.Use(saved.OllamaURL)
+}
+
+// session returns the workspace of new chats and the model of the next message.
+func (d *Desktop) session() (workspace, model string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.workspace, d.model
+}
+
+// Workspace is the folder of new chats ("" before one was chosen).
+func (d *Desktop) Workspace() string {
+	workspace, _ := d.session()
+	return workspace
+}
+
+// SetWorkspace makes dir the folder of new chats, now and at the next start.
+func (d *Desktop) SetWorkspace(dir string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.workspace = dir
+	_, err := d.db.UpdateSettings(func(s *store.Settings) error { s.Workspace = dir; return nil })
+	return err
+}
+
+// SetModel makes name the model of the next message, and the default of new chats.
+func (d *Desktop) SetModel(name string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.model = name
+	_, err := d.db.UpdateSettings(func(s *store.Settings) error { s.DefaultModel = name; return nil })
+	return err
+}
+
+// NewChat creates an empty chat in the current workspace with the current model.
+func (d *Desktop) NewChat() (agentloop.ChatSummary, error) {
+	workspace, model := d.session()
+	c, err := d.db.CreateChat(store.Chat{Workspace: workspace, Model: model})
+	if err != nil {
+		return agentloop.ChatSummary{}, err
+	}
+	return d.agent.Summary(c), nil
+}
+
+// RenameChat gives a chat a new title.
+func (d *Desktop) RenameChat(id, title string) error {
+	title = strings.TrimSpace(title)
+	if title == "" {
+		return errors.New("a chat needs a title: type one, or press Esc to keep the old one")
+	}
+	_, err := d.db.RenameChat(id, title)
+	return err
+}
+
+// DeleteChat stops the chat's run, if any, and deletes the chat with its messages.
+func (d *Desktop) DeleteChat(id string) error {
+	if d.agent.Phase(id).Busy() {
+		if err := d.agent.Stop(id); err != nil {
+			return err
+		}
+	}
+	return d.db.DeleteChat(id)
+}
+
+// SendResult names the chat a message went to (a new one when the window sent none).
+type SendResult struct {
+	ChatID string `json:"chatId"`
+}
+
+// Send submits a message. With no chat, one is created in the current workspace. The current
+// model becomes the chat's. A message sent while the chat is busy steers the running agent.
+// What the user sent with is what the next start presets.
+func (d *Desktop) Send(ctx context.Context, chatID, prompt string) (SendResult, error) {
+	if strings.TrimSpace(prompt) == "" {
+		return SendResult{}, errors.New("the message is empty: type what you want built")
+	}
+	workspace, model := d.session()
+	if model == "" {
+		return SendResult{}, errors.New("no model is selected: pick one in the header (or pull one)")
+	}
+	var id string
+	var err error
+	if chatID == "" {
+		if workspace == "" {
+			return SendResult{}, errors.New("no workspace folder is open: pick one in the header")
+		}
+		// The agent checks the message before it creates the chat: a refused one leaves none.
+		id, err = d.agent.SendNew(ctx, store.Chat{Workspace: workspace, Model: model}, prompt)
+	} else if _, err = d.db.UpdateChat(chatID, func(c *store.Chat) { c.Model = model }); err == nil {
+		id, err = d.agent.Send(ctx, chatID, prompt)
+	}
+	if err != nil {
+		return SendResult{ChatID: id}, err
+	}
+	_, err = d.db.UpdateSettings(func(s *store.Settings) error {
+		s.DefaultModel = model
+		if workspace != "" {
+			s.Workspace = workspace
+		}
+		return nil
+	})
+	return SendResult{ChatID: id}, err
+}
+
+// OllamaStatus says whether the server answers, for the "Ollama is not running" panel.
+type OllamaStatus struct {
+	Running bool   `json:"running"`
+	URL     string `json:"url"`
+	Version string `json:"version"`
+	Error   string `json:"error"`
+}
+
+// OllamaStatus asks the server for its version (waiting at most 5 s).
+func (d *Desktop) OllamaStatus(ctx context.Context) OllamaStatus {
+	client, url := d.server.Client()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	v, err := client.Version(ctx)
+	if err != nil {
+		return OllamaStatus{URL: url, Error: err.Error()}
+	}
+	return OllamaStatus{Running: true, URL: url, Version: v}
+}
+
+// Models lists the server's models with their capabilities and context length (waiting at
+// most 30 s); a model the server cannot describe is listed without them.
+func (d *Desktop) Models(ctx context.Context) ([]ollama.CatalogEntry, error) {
+	client, _ := d.server.Client()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return client.Catalog(ctx)
+}
+
+// PullModel downloads a model and returns when the pull ends. Its progress goes to the
+// window through the bridge, like every other event: pull.progress events (throttled by
+// [ollama.ThrottlePull]; status "success" ends a pull), and an error event carrying the
+// model when a pull that started fails.
+func (d *Desktop) PullModel(ctx context.Context, name string) error {
+	client, _ := d.server.Client()
+	name = strings.TrimSpace(name)
+	err := d.pulls.Pull(ctx, client, name, func(p ollama.PullProgress) error {
+		d.bridge.Emit(events.Event{Type: events.PullProgress, Model: name, Status: p.Status,
+			Digest: p.Digest, Total: p.Total, Completed: p.Completed})
+		return nil
+	})
+	var running *ollama.PullRunningError
+	if err != nil && name != "" && !errors.As(err, &running) {
+		retryable := ollama.Retryable(err)
+		d.bridge.Emit(events.Event{Type: events.Error, Model: name, Code: ollama.Code(err),
+			Message: err.Error(), Retryable: &retryable})
+	}
+	return err
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if strings.TrimSpace(v) != "" {
+			return v
+		}
+	}
+	return ""
+}
