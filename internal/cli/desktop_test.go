@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"prototyper/events"
+	"prototyper/store"
+)
+
+// openTestDesktop opens a Desktop on a fresh database whose events are kept in order; the
+// returned function closes it and returns every event it sent.
+func openTestDesktop(t *testing.T, opts DesktopOptions) (*Desktop, func() []events.Event) {
+	t.Helper()
+	opts.DB = filepath.Join(t.TempDir(), "prototyper.db")
+	var mu sync.Mutex
+	var got []events.Event
+	sink := events.AckOnDelivery(events.SinkFunc(func(batch []events.Event) error {
+		mu.Lock()
+		got = append(got, batch...)
+		mu.Unlock()
+		return nil
+	}))
+	d, err := OpenDesktop(opts, sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := false
+	closeDesk := func() []events.Event {
+		if !closed {
+			closed = true
+			if err := d.Close(); err != nil {
+				t.Error(err)
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]events.Event(nil), got...)
+	}
+	t.Cleanup(func() { closeDesk() })
+	return d, closeDesk
+}
+
+func TestPullProgressReachesTheWindowThroughTheBridge(t *testing.T) {
+	url := fakeOllama(t,
+		`{"status":"pulling manifest"}`,
+		`{"status":"pulling 7df6b6e09427","digest":"sha256:7df6","total":1000,"completed":1000}`,
+		`{"status":"success"}`,
+	)
+	d, closeDesk := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: url}})
+	if err := d.PullModel(context.Background(), " qwen3:0.6b "); err != nil {
+		t.Fatal(err)
+	}
+	var statuses []string
+	for _, e := range closeDesk() {
+		if e.Type != events.PullProgress {
+			t.Errorf("unexpected %s event", e.Type)
+			continue
+		}
+		if e.Model != "qwen3:0.6b" || e.ChatID != "" || e.Seq == 0 {
+			t.Errorf("event %+v: want model qwen3:0.6b, no chat, a seq", e)
+		}
+		statuses = append(statuses, e.Status)
+	}
+	if len(statuses) != 3 || statuses[0] != "pulling manifest" || statuses[2] != "success" {
+		t.Errorf("statuses = %q", statuses)
+	}
+}
+
+func TestAFailedPullEndsWithAnErrorEventNamingTheModel(t *testing.T) {
+	url := fakeOllama(t, `{"status":"pulling manifest"}`, `{"error":"pull model manifest: file does not exist"}`)
+	d, closeDesk := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: url}})
+	pullErr := d.PullModel(context.Background(), "nope:1b")
+	if pullErr == nil {
+		t.Fatal("the pull of an unknown model succeeded")
+	}
+	got := closeDesk()
+	if len(got) != 2 || got[0].Type != events.PullProgress {
+		t.Fatalf("events = %+v", got)
+	}
+	if last := got[1]; last.Type != events.Error || last.Model != "nope:1b" || last.Message != pullErr.Error() || last.Code == "" {
+		t.Errorf("last event = %+v, want an error naming nope:1b with the pull's error", last)
+	}
+}
+
+func TestAPullThatNeverStartedSendsNoEvent(t *testing.T) {
+	d, closeDesk := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: fakeOllama(t)}})
+	if err := d.PullModel(context.Background(), "  "); err == nil {
+		t.Error("a pull without a name was not refused")
+	}
+	if got := closeDesk(); len(got) != 0 {
+		t.Errorf("events = %+v", got)
+	}
+}
+
+func TestConfigShowsTheFlagsAndFillsTheDefaults(t *testing.T) {
+	ws := t.TempDir()
+	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: "127.0.0.1:1"}, Workspace: ws, Model: "qwen3:0.6b"})
+	c, err := d.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Workspace != ws || c.Model != "qwen3:0.6b" || c.OllamaURL != "http://127.0.0.1:1" {
+		t.Errorf("flags not applied: %+v", c.Settings)
+	}
+	if c.Think != store.DefaultThink || c.ContextCap != store.DefaultContextCap || c.FirstByteTimeoutSec != 0 {
+		t.Errorf("defaults not filled in: %+v", c.Settings)
+	}
+	if len(c.Tools) == 0 || len(c.ToolApproval) != len(c.Tools) || c.DBPath != d.DBPath() {
+		t.Errorf("tools %v, policies %v, db %q", c.Tools, c.ToolApproval, c.DBPath)
+	}
+}
+
+func TestSavingInvalidSettingsChangesNothing(t *testing.T) {
+	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: "127.0.0.1:1"}, Model: "before"})
+	err := d.SaveSettings(Settings{Model: "after", OllamaURL: "http://127.0.0.1:2", Think: "very"})
+	var invalid *store.InvalidSettingError
+	if !errors.As(err, &invalid) {
+		t.Fatalf("err = %v, want an InvalidSettingError", err)
+	}
+	c, _ := d.Config()
+	if c.Model != "before" || c.OllamaURL != "http://127.0.0.1:1" || c.Think != store.DefaultThink {
+		t.Errorf("a refused save changed %+v", c.Settings)
+	}
+}
+
+func TestConcurrentSettingsChangesOfTheWindowKeepEachOther(t *testing.T) {
+	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: "127.0.0.1:1"}})
+	ws := t.TempDir()
+	var wg sync.WaitGroup
+	for _, change := range []func() error{
+		func() error { return d.SaveSettings(Settings{Think: "low", ContextCap: 4096}) },
+		func() error { return d.SetModel("qwen3:0.6b") },
+		func() error { return d.SetWorkspace(ws) },
+	} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := change(); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	s, err := d.db.Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Think != "low" || s.ContextCap != 4096 || s.DefaultModel != "qwen3:0.6b" || s.Workspace != ws {
+		t.Errorf("settings = %+v: a change was lost", s)
+	}
+}
