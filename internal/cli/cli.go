@@ -1,6 +1,8 @@
 // Package cli is Prototyper's command line: the subcommands of the design's command table
-// (run, chats, models, pull) and the flags of the desktop window. main.go calls [Main] for a
-// subcommand and [ParseDesktopFlags] otherwise; nothing here imports Wails.
+// (run, chats, models, pull), the flags of the desktop window, and [Desktop], what the window
+// works with (the same store, agent and Ollama server the subcommands assemble). main.go calls
+// [Main] for a subcommand and [ParseDesktopFlags] otherwise, and app.go binds a Desktop to the
+// window; nothing here imports Wails.
 //
 // Text that came from a model, a tool or a server is passed through [Sanitize] before it
 // reaches a terminal; JSON output keeps the exact text. A failure is one line on stderr.
