@@ -8,7 +8,7 @@ packages=(
   build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev
   # the desktop tests: a display, input, screenshots, a session bus (one window per database),
   # checking the desktop entry of the package
-  xvfb xdotool imagemagick x11-utils dbus-daemon desktop-file-utils
+  xvfb xdotool xclip imagemagick x11-utils dbus-daemon desktop-file-utils
   # building the Ollama server from its Go module
   nlohmann-json3-dev libstb-dev
 )

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"prototyper/events"
 	"prototyper/internal/ollamatest"
+	"prototyper/internal/testenv"
 	"prototyper/store"
 )
 
@@ -66,8 +68,10 @@ func startDesktopRunWith(t *testing.T, model ollamatest.Model, settings store.Se
 	r.waitForComposer(t)
 	// The composer has the focus at start: the prompt is typed, not clicked into.
 	r.app.focusWindow()
-	r.app.typeText(prompt)
-	r.app.key("Return")
+	if prompt != "" {
+		r.app.typeText(prompt)
+		r.app.key("Return")
+	}
 	return r
 }
 
@@ -213,6 +217,38 @@ func (r *desktopRun) finish(t *testing.T, shotName string) (shot string, db *sto
 	}
 	t.Cleanup(func() { db.Close() })
 	return shot, db
+}
+
+// TestDesktopAPastedMessageTooLongForTheModelIsNeverSent pastes 200 KB into the composer of a
+// model with a 4k context: the composer says it is too long, Enter sends nothing, and no chat
+// is stored.
+func TestDesktopAPastedMessageTooLongForTheModelIsNeverSent(t *testing.T) {
+	xclip := testenv.LookPath(t, "", "xclip", "install Debian's xclip (`make test` does)")
+	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "")
+	text := strings.Repeat("Please build a site with many pages. ", 5500)
+	cmd := exec.Command(xclip, "-selection", "clipboard", "-i")
+	cmd.Env = append(os.Environ(), "DISPLAY="+r.app.display)
+	cmd.Stdin = strings.NewReader(text)
+	// xclip stays behind to serve the clipboard: no pipes to wait on (until Xvfb goes).
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("put the text on the clipboard: %v", err)
+	}
+	r.app.key("ctrl+v")
+	time.Sleep(2 * time.Second) // the composer asks for the model's budget and says what it found
+	r.app.key("Return")
+	time.Sleep(3 * time.Second)
+	shot := r.app.screenshot("e2e-too-long.png")
+	for _, l := range readBridgeLog(t, r.bridgeLog) {
+		for _, e := range l.Events {
+			if e.Type == events.RunStarted {
+				t.Fatalf("a run started for a message too long for the model (%s)", shot)
+			}
+		}
+	}
+	_, db := r.finish(t, "e2e-too-long-after.png")
+	if chats, err := db.ListChats(); err != nil || len(chats) != 0 {
+		t.Errorf("chats after the refused message = %v, %v; want none", chats, err)
+	}
 }
 
 func TestDesktopEndToEndThinkWriteFileAnswerEveryCardSeenRunning(t *testing.T) {
