@@ -233,7 +233,7 @@ type SendResult struct {
 
 // Send submits a message. With no chat, one is created in the current workspace. The current
 // model becomes the chat's. A message sent while the chat is busy steers the running agent.
-// What the user sent with is what the next start presets.
+// What the user works with is what the next start presets.
 func (d *Desktop) Send(ctx context.Context, chatID, prompt string) (SendResult, error) {
 	if strings.TrimSpace(prompt) == "" {
 		return SendResult{}, errors.New("the message is empty: type what you want built")
@@ -256,14 +256,22 @@ func (d *Desktop) Send(ctx context.Context, chatID, prompt string) (SendResult, 
 	if err != nil {
 		return SendResult{ChatID: id}, err
 	}
-	_, err = d.db.UpdateSettings(func(s *store.Settings) error {
-		s.DefaultModel = model
-		if workspace != "" {
-			s.Workspace = workspace
+	return SendResult{ChatID: id}, d.remember()
+}
+
+// remember saves the workspace and the model in effect as the next start's presets. Under
+// d.mu, so that a model or folder chosen meanwhile is never overwritten by an older one.
+func (d *Desktop) remember() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, err := d.db.UpdateSettings(func(s *store.Settings) error {
+		s.DefaultModel = d.model
+		if d.workspace != "" {
+			s.Workspace = d.workspace
 		}
 		return nil
 	})
-	return SendResult{ChatID: id}, err
+	return err
 }
 
 // OllamaStatus says whether the server answers, for the "Ollama is not running" panel.
