@@ -14,9 +14,6 @@ import (
 // DefaultMaxSteps caps the model calls of one run.
 const DefaultMaxSteps = 25
 
-// maxLengthContinuations is how often a run continues an answer cut by num_predict.
-const maxLengthContinuations = 3
-
 // DefaultSystemPrompt tells the model where it works.
 const DefaultSystemPrompt = "You are Prototyper, an assistant that builds things in the user's workspace folder. " +
 	"Use the tools to read and write files there; paths are relative to the workspace. " +
@@ -36,7 +33,7 @@ func (f EmitterFunc) Emit(e events.Event) { f(e) }
 // Config assembles an [Agent]. Model, Store, Emitter and Tools are required.
 type Config struct {
 	Model   Model
-	Store   *store.DB
+	Store   Store
 	Emitter Emitter
 	Tools   ToolsFactory
 	Hooks   Hooks
@@ -59,9 +56,6 @@ type Config struct {
 	// includes loading the model (0: the model client's own, 5 min for Ollama). A run's
 	// RunOptions.FirstByteTimeout overrides it.
 	FirstByteTimeout time.Duration
-	// NoAudit leaves out the built-in audit hook (see [NewAgent]); the pending records then
-	// stay pending, so only tests that look at nothing else should set it.
-	NoAudit bool
 }
 
 // RunOptions tune one run; zero fields fall back to the chat, the settings, then the Config.
@@ -95,6 +89,11 @@ type Outcome struct {
 
 // Agent runs the chats of one app: at most one run per chat, runs of different chats
 // concurrently. Its methods are safe for concurrent use.
+//
+// Locks: mu guards only the map of chats and is never held while the store is written; each
+// chat has its own lock (chatState.mu), held across that chat's store writes, so one chat's
+// fsync never delays another chat's Stop, Phase or events. When both are taken, mu comes
+// first; life is taken last and alone.
 type Agent struct {
 	cfg   Config
 	base  context.Context
@@ -102,13 +101,22 @@ type Agent struct {
 
 	mu    sync.Mutex
 	chats map[string]*chatState
-	wg    sync.WaitGroup
-	down  bool
+
+	// life guards down and counts runs: a run is counted before it starts, so Shutdown
+	// waits for every run it did not refuse.
+	life sync.Mutex
+	down bool
+	wg   sync.WaitGroup
 }
 
-// chatState is what the agent knows of one chat; guarded by Agent.mu.
+// chatState is what the agent knows of one chat. mu guards the fields after it and orders
+// the chat's transitions: a run's start and end, Stop and Decide each hold it from their
+// first read to their last write, store writes included, and phase events are emitted under
+// it, so they leave in the order the phases were set.
 type chatState struct {
-	id     string
+	id string
+
+	mu     sync.Mutex
 	phase  events.Phase
 	runID  string // the live run, or the paused one
 	cancel context.CancelFunc
@@ -117,8 +125,9 @@ type chatState struct {
 	paused *pausedRun
 }
 
-// NewAgent returns the agent of cfg. Unless cfg.NoAudit, the built-in audit hook is added
-// after cfg.Hooks' PostToolUse hooks: it records every executed call in the store.
+// NewAgent returns the agent of cfg. It reads the runs paused on an approval from the
+// store once, here, so that they can be decided after a restart; after that, a chat's phase
+// is the agent's own and reading it never touches the store.
 func NewAgent(cfg Config) *Agent {
 	if cfg.SystemPrompt == "" {
 		cfg.SystemPrompt = DefaultSystemPrompt
@@ -127,7 +136,37 @@ func NewAgent(cfg Config) *Agent {
 		cfg.MaxSteps = DefaultMaxSteps
 	}
 	base, cancel := context.WithCancel(context.Background())
-	return &Agent{cfg: cfg, base: base, close: cancel, chats: map[string]*chatState{}}
+	a := &Agent{cfg: cfg, base: base, close: cancel, chats: map[string]*chatState{}}
+	a.loadPaused()
+	return a
+}
+
+// loadPaused finds the chats whose last run waits for the user's decision. A chat it cannot
+// read counts as idle: its next message starts a run as usual.
+func (a *Agent) loadPaused() {
+	if a.cfg.Store == nil {
+		return
+	}
+	chats, err := a.cfg.Store.ListChats()
+	if err != nil {
+		return
+	}
+	for _, c := range chats {
+		runs, err := a.cfg.Store.RunsOf(c.ID)
+		if err != nil || len(runs) == 0 {
+			continue
+		}
+		last := runs[len(runs)-1]
+		if last.Phase != events.PhaseAwaitingApproval || len(last.State) == 0 || last.Live {
+			continue
+		}
+		var p pausedRun
+		if json.Unmarshal(last.State, &p) != nil {
+			continue
+		}
+		p.RunID = last.ID
+		a.chats[c.ID] = &chatState{id: c.ID, phase: events.PhaseAwaitingApproval, runID: last.ID, paused: &p}
+	}
 }
 
 func (a *Agent) emit(e events.Event) {
@@ -137,37 +176,34 @@ func (a *Agent) emit(e events.Event) {
 	}
 }
 
-// chat returns the state of a chat, loading a paused run from the store the first time.
-// a.mu must be held.
+// chat returns the state of a chat, made idle the first time.
 func (a *Agent) chat(chatID string) *chatState {
-	if cs, ok := a.chats[chatID]; ok {
-		return cs
-	}
-	cs := &chatState{id: chatID, phase: events.PhaseIdle}
-	a.chats[chatID] = cs
-	runs, err := a.cfg.Store.RunsOf(chatID)
-	if err == nil && len(runs) > 0 {
-		last := runs[len(runs)-1]
-		if last.Phase == store.PhaseAwaitingApproval && len(last.State) > 0 && !last.Live {
-			var p pausedRun
-			if json.Unmarshal(last.State, &p) == nil {
-				p.RunID = last.ID
-				cs.paused, cs.runID, cs.phase = &p, last.ID, events.PhaseAwaitingApproval
-			}
-		}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	cs, ok := a.chats[chatID]
+	if !ok {
+		cs = &chatState{id: chatID, phase: events.PhaseIdle}
+		a.chats[chatID] = cs
 	}
 	return cs
 }
 
-// setPhase records and emits a chat's phase when it changes. a.mu must not be held.
-func (a *Agent) setPhase(cs *chatState, runID string, p events.Phase) {
+// known returns the state of a chat, or nil for a chat the agent has not run (it is idle).
+func (a *Agent) known(chatID string) *chatState {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	return a.chats[chatID]
+}
+
+// setPhase records and emits a chat's phase when it changes. cs.mu must not be held.
+func (a *Agent) setPhase(cs *chatState, runID string, p events.Phase) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
 	a.setPhaseLocked(cs, runID, p)
 }
 
-// setPhaseLocked is setPhase with a.mu held. The event is emitted under the lock (Emit never
-// blocks), so phase events leave in the order the phases were set.
+// setPhaseLocked is setPhase with cs.mu held. The event is emitted under the lock (Emit
+// never blocks), so phase events leave in the order the phases were set.
 func (a *Agent) setPhaseLocked(cs *chatState, runID string, p events.Phase) {
 	if cs.phase == p {
 		return
@@ -176,22 +212,47 @@ func (a *Agent) setPhaseLocked(cs *chatState, runID string, p events.Phase) {
 	a.emit(events.Event{ChatID: cs.id, RunID: runID, Type: events.PhaseChanged, Phase: p})
 }
 
-// Phase returns a chat's phase.
+// Phase returns a chat's phase (idle for a chat the agent has not run).
 func (a *Agent) Phase(chatID string) events.Phase {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.chat(chatID).phase
+	cs := a.known(chatID)
+	if cs == nil {
+		return events.PhaseIdle
+	}
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return cs.phase
 }
 
 // LiveRun returns the id of the chat's live or paused run, or "".
 func (a *Agent) LiveRun(chatID string) string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	cs := a.chat(chatID)
+	cs := a.known(chatID)
+	if cs == nil {
+		return ""
+	}
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
 	if cs.done == nil && cs.paused == nil {
 		return ""
 	}
 	return cs.runID
+}
+
+// isDown reports whether Shutdown was called.
+func (a *Agent) isDown() bool {
+	a.life.Lock()
+	defer a.life.Unlock()
+	return a.down
+}
+
+// countRun counts a run about to start, unless the agent is shutting down.
+func (a *Agent) countRun() bool {
+	a.life.Lock()
+	defer a.life.Unlock()
+	if a.down {
+		return false
+	}
+	a.wg.Add(1)
+	return true
 }
 
 // Send submits a user's message to a chat, creating the chat when chatID is "" (in the
@@ -230,19 +291,18 @@ func (a *Agent) send(ctx context.Context, chatID string, fresh store.Chat, promp
 		}
 		chatID = chat.ID
 	}
-	a.mu.Lock()
-	if a.down {
-		a.mu.Unlock()
+	if a.isDown() {
 		return chatID, ErrShutDown
 	}
 	cs := a.chat(chatID)
+	cs.mu.Lock()
 	if cs.done != nil { // busy: queue it, the live run injects it
 		cs.queue = append(cs.queue, prompt)
-		a.mu.Unlock()
+		cs.mu.Unlock()
 		return chatID, nil
 	}
-	r, err := a.startLocked(cs, startSpec{prompts: []string{prompt}, trigger: "user"})
-	a.mu.Unlock()
+	r, err := a.startLocked(cs, startSpec{prompts: []string{prompt}, trigger: events.TriggerUser})
+	cs.mu.Unlock()
 	if err != nil {
 		return chatID, err
 	}
@@ -263,7 +323,7 @@ func (a *Agent) RunOnce(ctx context.Context, chatID, prompt string, opts RunOpti
 	if err != nil {
 		return Outcome{}, err
 	}
-	spec := startSpec{trigger: "user", opts: opts}
+	spec := startSpec{trigger: events.TriggerUser, opts: opts}
 	if prompt != "" {
 		if prompt, err = a.admit(ctx, chat, opts, prompt); err != nil {
 			return Outcome{ChatID: chatID}, err
@@ -285,46 +345,39 @@ func (a *Agent) RunOnce(ctx context.Context, chatID, prompt string, opts RunOpti
 		}
 		return Outcome{ChatID: chatID}, err
 	}
-	a.mu.Lock()
-	if a.down {
-		a.mu.Unlock()
+	if a.isDown() {
 		return discard(ErrShutDown)
 	}
 	cs := a.chat(chatID)
+	cs.mu.Lock()
 	if cs.done != nil {
-		a.mu.Unlock()
+		cs.mu.Unlock()
 		return Outcome{ChatID: chatID}, ErrChatBusy
 	}
 	if opts.Decide != "" {
 		if opts.Decide != DecisionAllow && opts.Decide != DecisionDeny {
-			a.mu.Unlock()
+			cs.mu.Unlock()
 			return Outcome{ChatID: chatID}, ErrBadDecision
 		}
 		if cs.paused == nil {
-			a.mu.Unlock()
+			cs.mu.Unlock()
 			return Outcome{ChatID: chatID}, fmt.Errorf("%w: chat %s is not paused on an approval", ErrNoPendingApproval, chatID)
 		}
-		var resolved []plannedCall
-		for i := range cs.paused.Calls {
-			c := &cs.paused.Calls[i]
+		p := cs.paused
+		for i := range p.Calls {
+			c := &p.Calls[i]
 			if c.Policy == ApproveAsk && c.Decision == "" {
 				c.Decision, c.By, c.Reason = opts.Decide, ByUser, opts.Reason
-				resolved = append(resolved, *c)
+				a.emit(events.Event{ChatID: chatID, RunID: p.RunID, Type: events.ToolApprovalResolved,
+					ToolCallID: c.ID, Name: c.Name, Decision: c.Decision, By: ByUser, Reason: c.Reason})
 			}
 		}
-		p := cs.paused
-		a.mu.Unlock()
-		for _, c := range resolved {
-			a.emit(events.Event{ChatID: chatID, RunID: p.RunID, Type: events.ToolApprovalResolved,
-				ToolCallID: c.ID, Name: c.Name, Decision: c.Decision, By: ByUser, Reason: c.Reason})
-		}
-		a.mu.Lock()
 		if prompt == "" {
-			spec = startSpec{trigger: "approval", resume: p, opts: opts}
+			spec = startSpec{trigger: events.TriggerApproval, resume: p, opts: opts}
 		}
 	}
 	r, err := a.startLocked(cs, spec)
-	a.mu.Unlock()
+	cs.mu.Unlock()
 	if err != nil {
 		return discard(err)
 	}
@@ -350,7 +403,14 @@ func (a *Agent) RunOnce(ctx context.Context, chatID, prompt string, opts RunOpti
 func (a *Agent) forget(chatID string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if cs, ok := a.chats[chatID]; ok && cs.done == nil {
+	cs, ok := a.chats[chatID]
+	if !ok {
+		return
+	}
+	cs.mu.Lock()
+	idle := cs.done == nil
+	cs.mu.Unlock()
+	if idle {
 		delete(a.chats, chatID)
 	}
 }
@@ -369,23 +429,25 @@ func (a *Agent) chatOrNew(chatID string, fresh store.Chat, workspace string) (st
 // the cancelled context, nothing further starts, the partial answer is kept (stop reason
 // aborted). A chat paused on an approval is closed: its calls get "not run" results.
 func (a *Agent) Stop(chatID string) error {
-	a.mu.Lock()
-	cs := a.chat(chatID)
+	cs := a.known(chatID)
+	if cs == nil {
+		return nil
+	}
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
 	if cs.cancel != nil {
 		cs.cancel()
 		cs.queue = nil
-		a.mu.Unlock()
 		return nil
 	}
-	defer a.mu.Unlock()
 	p := cs.paused
 	if p == nil {
 		return nil
 	}
-	// under a.mu: until the stand-in results are stored and the chat is idle, a Send must not
-	// slip its message in between the calls and their results
+	// under cs.mu: until the stand-in results are stored and the chat is idle, a Send must
+	// not slip its message in between the calls and their results
 	cs.paused = nil
-	err := a.closePaused(cs, p, "not run: the user stopped the run")
+	err := a.closePaused(cs, p, textNotRunStopped)
 	a.setPhaseLocked(cs, p.RunID, events.PhaseIdle)
 	return err
 }
@@ -397,15 +459,15 @@ func (a *Agent) Decide(toolCallID, decision, reason string) error {
 	if decision != DecisionAllow && decision != DecisionDeny {
 		return ErrBadDecision
 	}
-	a.mu.Lock()
-	cs, p, i := a.findPausedLocked(toolCallID)
-	if p == nil {
-		a.mu.Unlock()
-		cs, p, i = a.loadPaused(toolCallID)
-		a.mu.Lock()
+	cs := a.chatWaitingFor(toolCallID)
+	if cs == nil {
+		return fmt.Errorf("%w (tool call %q)", ErrNoPendingApproval, toolCallID)
 	}
-	if p == nil || cs.paused != p || p.Calls[i].Decision != "" {
-		a.mu.Unlock()
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	p := cs.paused
+	i := p.index(toolCallID)
+	if i < 0 || p.Calls[i].Decision != "" {
 		return fmt.Errorf("%w (tool call %q)", ErrNoPendingApproval, toolCallID)
 	}
 	c := &p.Calls[i]
@@ -413,8 +475,7 @@ func (a *Agent) Decide(toolCallID, decision, reason string) error {
 	a.emit(events.Event{ChatID: cs.id, RunID: p.RunID, Type: events.ToolApprovalResolved,
 		ToolCallID: c.ID, Name: c.Name, Decision: decision, By: ByUser, Reason: reason})
 	if p.undecided() > 0 {
-		// under a.mu: another Decide may complete the batch and resume it meanwhile
-		defer a.mu.Unlock()
+		// under cs.mu: another Decide may complete the batch and resume it meanwhile
 		state, err := json.Marshal(p)
 		if err != nil {
 			return err
@@ -423,11 +484,9 @@ func (a *Agent) Decide(toolCallID, decision, reason string) error {
 		return err
 	}
 	if cs.done != nil {
-		a.mu.Unlock()
 		return nil
 	}
-	r, err := a.startLocked(cs, startSpec{trigger: "approval", resume: p})
-	a.mu.Unlock()
+	r, err := a.startLocked(cs, startSpec{trigger: events.TriggerApproval, resume: p})
 	if err != nil {
 		return err
 	}
@@ -435,64 +494,59 @@ func (a *Agent) Decide(toolCallID, decision, reason string) error {
 	return nil
 }
 
-func (a *Agent) findPausedLocked(toolCallID string) (*chatState, *pausedRun, int) {
+// chatWaitingFor returns the chat whose paused run holds the call toolCallID, or nil. A run
+// that is pausing has sent its approval request before it recorded the pause: such a chat
+// is returned once its run has ended.
+func (a *Agent) chatWaitingFor(toolCallID string) *chatState {
+	a.mu.Lock()
+	chats := make([]*chatState, 0, len(a.chats))
 	for _, cs := range a.chats {
-		if cs.paused == nil {
-			continue
+		chats = append(chats, cs)
+	}
+	a.mu.Unlock()
+	var pausing []*chatState
+	for _, cs := range chats {
+		cs.mu.Lock()
+		waits, live := cs.paused.index(toolCallID) >= 0, cs.done
+		cs.mu.Unlock()
+		if waits {
+			return cs
 		}
-		for i, c := range cs.paused.Calls {
-			if c.ID == toolCallID {
-				return cs, cs.paused, i
-			}
+		if live != nil {
+			pausing = append(pausing, cs)
 		}
 	}
-	return nil, nil, -1
-}
-
-// loadPaused looks through the store for the paused run that holds toolCallID (after a
-// restart, the agent has not met that chat yet).
-func (a *Agent) loadPaused(toolCallID string) (*chatState, *pausedRun, int) {
-	chats, err := a.cfg.Store.ListChats()
-	if err != nil {
-		return nil, nil, -1
-	}
-	for _, c := range chats {
-		if _, err := a.cfg.Store.ToolCall(c.ID, toolCallID); err != nil {
+	for _, cs := range pausing {
+		if _, err := a.cfg.Store.ToolCall(cs.id, toolCallID); err != nil {
 			continue
 		}
-		a.mu.Lock()
-		cs := a.chat(c.ID)
-		p, done := cs.paused, cs.done
-		a.mu.Unlock()
-		if p == nil && done != nil {
-			// the run is pausing: its approval request went out before the pause was recorded
+		cs.mu.Lock()
+		done := cs.done
+		cs.mu.Unlock()
+		if done != nil {
 			select {
 			case <-done:
 			case <-time.After(10 * time.Second):
 			}
-			a.mu.Lock()
-			p = cs.paused
-			a.mu.Unlock()
 		}
-		if p == nil {
-			return nil, nil, -1
+		cs.mu.Lock()
+		waits := cs.paused.index(toolCallID) >= 0
+		cs.mu.Unlock()
+		if waits {
+			return cs
 		}
-		for i, call := range p.Calls {
-			if call.ID == toolCallID {
-				return cs, p, i
-			}
-		}
+		return nil
 	}
-	return nil, nil, -1
+	return nil
 }
 
 // Shutdown stops every live run (the window is closing): each keeps its partial answer and
 // tool records and ends aborted. It returns when all have ended or ctx is done. Paused runs
 // stay paused in the store, to be decided after the next start.
 func (a *Agent) Shutdown(ctx context.Context) error {
-	a.mu.Lock()
+	a.life.Lock()
 	a.down = true
-	a.mu.Unlock()
+	a.life.Unlock()
 	a.close()
 	done := make(chan struct{})
 	go func() { a.wg.Wait(); close(done) }()
@@ -507,17 +561,23 @@ func (a *Agent) Shutdown(ctx context.Context) error {
 // startSpec says how a run starts.
 type startSpec struct {
 	prompts []string   // user messages to commit first (none when resuming)
-	trigger string     // user, approval, steering, follow_up
+	trigger string     // events.Trigger*
 	resume  *pausedRun // the paused batch to execute first
 	opts    RunOptions
 }
 
-// startLocked commits the start of a run and marks the chat busy. a.mu must be held; the
-// caller calls r.execute (in the background or not) after unlocking.
-func (a *Agent) startLocked(cs *chatState, spec startSpec) (*run, error) {
-	if a.down {
+// startLocked commits the start of a run and marks the chat busy. cs.mu must be held (the
+// store writes here wait for this chat's lock only); the caller calls r.execute (in the
+// background or not) after unlocking.
+func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
+	if !a.countRun() {
 		return nil, ErrShutDown
 	}
+	defer func() {
+		if err != nil {
+			a.wg.Done()
+		}
+	}()
 	chat, err := a.cfg.Store.Chat(cs.id)
 	if err != nil {
 		return nil, err
@@ -563,21 +623,21 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (*run, error) {
 	// a message instead of a decision: stand-in results for the paused batch first
 	if p := cs.paused; p != nil && spec.resume == nil {
 		cs.paused = nil
-		if err := a.closePaused(cs, p, "the user replied instead of approving"); err != nil {
+		if err := a.closePaused(cs, p, textRepliedInstead); err != nil {
 			return nil, err
 		}
 	}
 	if spec.resume != nil {
 		cs.paused = nil
 		if _, err := a.cfg.Store.UpdateRun(spec.resume.RunID, func(r *store.Run) {
-			r.Phase, r.State = store.PhaseIdle, nil
+			r.Phase, r.State = events.PhaseIdle, nil
 		}); err != nil {
 			return nil, err
 		}
 	}
 
 	rec, err := a.cfg.Store.StartRun(store.Run{ChatID: cs.id, Model: opts.Model, Think: opts.Think,
-		Trigger: spec.trigger, Phase: string(events.PhaseSubmitted)})
+		Trigger: spec.trigger, Phase: events.PhaseSubmitted})
 	if err != nil {
 		return nil, err
 	}
@@ -595,12 +655,11 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (*run, error) {
 	}
 	ctx, cancel := context.WithCancel(a.base)
 	cs.runID, cs.cancel, cs.done = rec.ID, cancel, make(chan struct{})
-	a.wg.Add(1)
 	workspace := firstOf(chat.Workspace, a.cfg.Workspace)
-	r := &run{a: a, cs: cs, id: rec.ID, ctx: ctx, cancel: cancel, opts: opts, trigger: spec.trigger,
+	r = &run{a: a, cs: cs, id: rec.ID, ctx: ctx, cancel: cancel, opts: opts, trigger: spec.trigger,
 		resume: spec.resume, workspace: workspace, contextCap: settings.ContextCap,
 		policies: settings.ToolApproval, started: time.Now()}
-	// announced here, under a.mu, so that the chat is "submitted" as soon as Send returns
+	// announced here, under cs.mu, so that the chat is "submitted" as soon as Send returns
 	r.emit(events.Event{Type: events.RunStarted, Model: opts.Model, Think: opts.Think, Trigger: spec.trigger})
 	a.setPhaseLocked(cs, rec.ID, events.PhaseSubmitted)
 	return r, nil
@@ -614,7 +673,7 @@ func (a *Agent) closePaused(cs *chatState, p *pausedRun, text string) error {
 		if c.Outcome != nil {
 			o = *c.Outcome
 		}
-		if err := a.recordSkipped(cs.id, p.RunID, p.MessageID, c, o); err != nil {
+		if err := a.recordNotRun(cs.id, p.RunID, p.MessageID, c, o); err != nil {
 			return err
 		}
 	}
@@ -627,12 +686,12 @@ func (a *Agent) closePaused(cs *chatState, p *pausedRun, text string) error {
 			return err
 		}
 	}
-	_, err := a.cfg.Store.UpdateRun(p.RunID, func(r *store.Run) { r.Phase, r.State = store.PhaseIdle, nil })
+	_, err := a.cfg.Store.UpdateRun(p.RunID, func(r *store.Run) { r.Phase, r.State = events.PhaseIdle, nil })
 	return err
 }
 
-// recordSkipped stores the record of a call that did not run and emits its result.
-func (a *Agent) recordSkipped(chatID, runID, messageID string, c plannedCall, o ToolOutcome) error {
+// recordNotRun stores the record of a call that did not run and emits its result.
+func (a *Agent) recordNotRun(chatID, runID, messageID string, c plannedCall, o ToolOutcome) error {
 	details, _ := marshalDetails(o.Details)
 	rec := store.ToolCallRecord{ID: c.ID, ChatID: chatID, RunID: runID, MessageID: messageID, Name: c.Name,
 		Args: c.Args, OK: o.OK, Output: o.Output, Details: details, FinishedAt: time.Now(), Approval: c.approval()}
@@ -647,16 +706,17 @@ func (a *Agent) recordSkipped(chatID, runID, messageID string, c plannedCall, o 
 
 // takeQueue removes and returns the messages queued for a chat.
 func (a *Agent) takeQueue(cs *chatState) []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
 	q := cs.queue
 	cs.queue = nil
 	return q
 }
 
+// hasQueue reports whether the user sent a message the run has not injected yet.
 func (a *Agent) hasQueue(cs *chatState) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
 	return len(cs.queue) > 0
 }
 

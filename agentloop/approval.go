@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"prototyper/store"
 	"prototyper/tools"
 )
 
@@ -16,17 +17,18 @@ const (
 	ApproveDeny = string(tools.ApprovalDeny)
 )
 
-// Decisions on a call, as [Agent.Decide] takes them.
+// Decisions on a call, as [Agent.Decide] takes them: the store's, under the names callers
+// of the agent know them by.
 const (
-	DecisionAllow = "allow"
-	DecisionDeny  = "deny"
+	DecisionAllow = store.DecisionAllow
+	DecisionDeny  = store.DecisionDeny
 )
 
-// Who decided on a call (the tool.approval_* events' "by").
+// Who decided on a call: the store's.
 const (
-	ByUser   = "user"
-	ByPolicy = "policy"
-	ByHook   = "hook"
+	ByUser   = store.ByUser
+	ByPolicy = store.ByPolicy
+	ByHook   = store.ByHook
 )
 
 // ParseApproval checks an --approve value.
@@ -73,12 +75,4 @@ type ApprovalRequest struct {
 // on an ask call and waits for [Agent.Decide].
 type Approver interface {
 	Approve(ctx context.Context, req ApprovalRequest) (decision, reason string, err error)
-}
-
-// ApproverFunc adapts a function to [Approver].
-type ApproverFunc func(ctx context.Context, req ApprovalRequest) (decision, reason string, err error)
-
-// Approve calls f.
-func (f ApproverFunc) Approve(ctx context.Context, req ApprovalRequest) (string, string, error) {
-	return f(ctx, req)
 }

@@ -133,3 +133,77 @@ func TestStopOnAPausedChatNeverLetsASendSlipBetweenCallsAndResults(t *testing.T)
 		}
 	}
 }
+
+// slowStore holds every run start of one chat until released, like a disk slow to fsync.
+type slowStore struct {
+	*store.DB
+	chatID  string
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (s *slowStore) StartRun(r store.Run) (store.Run, error) {
+	if r.ChatID == s.chatID {
+		s.entered <- struct{}{}
+		<-s.release
+	}
+	return s.DB.StartRun(r)
+}
+
+func TestASlowStoreWriteOfOneChatNeverHoldsUpAnotherChat(t *testing.T) {
+	started, release := make(chan struct{}, 1), make(chan struct{})
+	defer close(release)
+	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+		if last := req.Messages[len(req.Messages)-1]; last.Role == store.RoleUser && last.Content == "go" {
+			return toolTurn(tc("", "stubborn", `{}`))
+		}
+		return answer("ok")
+	}}
+	slow := &slowStore{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	a, db, rec := fakeHarness(t, m, func(c *Config) {
+		slow.DB = c.Store.(*store.DB)
+		c.Store = slow
+	}, stubbornTool(started, release))
+	other, err := db.CreateChat(store.Chat{Title: "slow disk"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow.chatID = other.ID
+
+	busy, err := a.Send(context.Background(), "", "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	sent := make(chan error, 1)
+	go func() { _, err := a.Send(context.Background(), other.ID, "hi"); sent <- err }()
+	<-slow.entered // the other chat's run start now waits for its write
+
+	within := func(what string, f func()) {
+		t.Helper()
+		done := make(chan struct{})
+		go func() { f(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s waited for another chat's store write", what)
+		}
+	}
+	within("Phase", func() {
+		if p := a.Phase(busy); p != events.PhaseTools {
+			t.Errorf("phase %s, want tools", p)
+		}
+	})
+	within("Stop", func() {
+		if err := a.Stop(busy); err != nil {
+			t.Error(err)
+		}
+	})
+	within("the stopped run's events", func() { rec.waitFor(t, "the stopped run finished", finished(1)) })
+
+	close(slow.release)
+	if err := <-sent; err != nil {
+		t.Fatal(err)
+	}
+	rec.waitFor(t, "the other chat's run finished", finished(2))
+}

@@ -109,7 +109,7 @@ func TestAnUnknownToolGetsAnErrorNamingTheToolsThatExist(t *testing.T) {
 	if out.StopReason != events.StopCompleted || roles(msgs) != "UATA" {
 		t.Fatalf("%q %q", out.StopReason, roles(msgs))
 	}
-	if got := msgs[2].Content; !strings.Contains(got, `unknown tool "launch_rockets"`) || !strings.Contains(got, "echo") {
+	if got := msgs[2].Content; !strings.Contains(got, `no tool named "launch_rockets"`) || !strings.Contains(got, "echo") {
 		t.Fatalf("result %q should name the tools that exist", got)
 	}
 }

@@ -217,7 +217,7 @@ func TestStopEndsARunWithinASecondWhileAToolIgnoresTheCancellation(t *testing.T)
 			if r := byID["c1"]; r.Pending || r.OK || r.Output != textStoppedRunning {
 				t.Errorf("the stuck call's record %+v, want stopped while running", r)
 			}
-			if r := byID["c2"]; r.Pending || r.Output != textStopped {
+			if r := byID["c2"]; r.Pending || r.Output != textNotRunStopped {
 				t.Errorf("the call after it %+v, want not run", r)
 			}
 			msgs, _ := db.Messages(chatID)

@@ -199,7 +199,7 @@ func TestAskApprovalPausesThenAllowRunsTheCall(t *testing.T) {
 		t.Fatalf("phase %q, want awaiting_approval (not busy)", p)
 	}
 	run, _ := h.db.Run(out.RunID)
-	if run.Phase != store.PhaseAwaitingApproval || len(run.State) == 0 {
+	if run.Phase != events.PhaseAwaitingApproval || len(run.State) == 0 {
 		t.Fatalf("paused run record %+v has no state to resume from", run)
 	}
 	if err := h.agent.Decide(out.Awaiting[0].CallID, DecisionAllow, ""); err != nil {
@@ -361,5 +361,14 @@ func TestASteeringMessageDuringToolsSkipsTheRestOfTheBatch(t *testing.T) {
 	}
 	if n := len(ofType(h.rec.events(), events.RunStarted)); n != 1 {
 		t.Fatalf("runs %d: the message joins the live run", n)
+	}
+	var steering []events.Event
+	for _, e := range ofType(h.rec.events(), events.MessageStarted) {
+		if e.Role == store.RoleUser {
+			steering = append(steering, e)
+		}
+	}
+	if len(steering) != 1 || steering[0].Trigger != events.TriggerSteering || steering[0].MessageID != msgs[4].ID {
+		t.Fatalf("user message.started %+v, want one with trigger steering and the injected message's id", steering)
 	}
 }

@@ -58,11 +58,20 @@ type ModelTurn struct {
 	Content      string
 	Thinking     string
 	ToolCalls    []store.ToolCall
-	DoneReason   string // stop, length, …
+	DoneReason   string // DoneStop, DoneLength, …
 	PromptTokens int
 	EvalTokens   int
 	EvalDuration time.Duration
 }
+
+// Done reasons of a [ModelTurn] the loop tells apart (Ollama's done_reason).
+const (
+	// DoneStop: the model ended its answer.
+	DoneStop = "stop"
+	// DoneLength: the answer reached the length limit (num_predict) and was cut; the loop
+	// asks for the rest.
+	DoneLength = "length"
+)
 
 // ClassifiedError is implemented by model errors that know their `error` event code and
 // whether trying again may help. Errors that do not are reported as code "model".

@@ -8,8 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,15 +15,6 @@ import (
 	"prototyper/events"
 	"prototyper/store"
 	"prototyper/tools"
-)
-
-// Texts the model reads in place of a result.
-const (
-	textSkippedForMessage = "skipped: the user sent a new message"
-	textStopped           = "not run: the user stopped the run"
-	textStoppedRunning    = "stopped: the user stopped the run while this call was running; it may or may not have completed"
-	textInterrupted       = "interrupted: the app stopped while this call was running; it may or may not have completed"
-	textContinue          = "Your answer was cut off by the length limit. Continue exactly where it stopped, without repeating anything."
 )
 
 // run is one agent run of one chat, from its start to run.finished.
@@ -92,9 +81,8 @@ func (r *run) execute() Outcome {
 	usage := r.usage
 	r.emit(events.Event{Type: events.RunFinished, StopReason: stop, Usage: &usage})
 
-	a := r.a
-	a.mu.Lock()
-	cs := r.cs
+	a, cs := r.a, r.cs
+	cs.mu.Lock()
 	close(cs.done) // wakes a Decide that arrived while the run was pausing
 	cs.cancel, cs.done = nil, nil
 	if state != nil {
@@ -107,9 +95,9 @@ func (r *run) execute() Outcome {
 	// Messages still queued were sent after the last safe point (or after a Stop, which
 	// clears the queue it finds): they start a follow-up run rather than wait unseen.
 	var follow *run
-	if q := cs.queue; len(q) > 0 && !a.down {
+	if q := cs.queue; len(q) > 0 && !a.isDown() {
 		cs.queue = nil
-		f, err := a.startLocked(cs, startSpec{prompts: q, trigger: "follow_up"})
+		f, err := a.startLocked(cs, startSpec{prompts: q, trigger: events.TriggerFollowUp})
 		if err != nil {
 			a.emit(events.Event{ChatID: cs.id, RunID: r.id, Type: events.Error, Code: "internal",
 				Message: "your message could not be sent: " + err.Error() + "; send it again"})
@@ -118,10 +106,10 @@ func (r *run) execute() Outcome {
 		}
 	}
 	if follow == nil {
-		// under a.mu, so that a Send right after cannot see its "submitted" overtaken by this
+		// under cs.mu, so that a Send right after cannot see its "submitted" overtaken by this
 		a.setPhaseLocked(cs, r.id, next)
 	}
-	a.mu.Unlock()
+	cs.mu.Unlock()
 	r.cancel()
 	out := Outcome{ChatID: cs.id, RunID: r.id, StopReason: stop, Awaiting: r.awaiting, Answered: r.answered}
 	if follow != nil {
@@ -205,7 +193,7 @@ func (r *run) loop() (string, *pausedRun) {
 			return events.StopError, nil
 		}
 		if len(msg.ToolCalls) == 0 {
-			if turn.DoneReason == "length" {
+			if turn.DoneReason == DoneLength {
 				if continuations >= maxLengthContinuations {
 					return events.StopLength, nil
 				}
@@ -230,7 +218,7 @@ func (r *run) loop() (string, *pausedRun) {
 }
 
 // injectQueued commits the messages the user sent while the run was busy and adds them to
-// the history, after the results of the last batch.
+// the history, after the results of the last batch: they steer the run.
 func (r *run) injectQueued() {
 	for _, text := range r.a.takeQueue(r.cs) {
 		m, err := r.a.cfg.Store.AppendMessage(r.cs.id, store.Message{Role: store.RoleUser, Content: text,
@@ -239,6 +227,10 @@ func (r *run) injectQueued() {
 			r.emitError(err)
 			continue
 		}
+		// the message steers the run from here: said with its id, so that the window can
+		// bind the message it shows since the user sent it
+		r.emit(events.Event{Type: events.MessageStarted, MessageID: m.ID, Role: store.RoleUser,
+			Trigger: events.TriggerSteering})
 		r.history = append(r.history, m)
 	}
 }
@@ -359,8 +351,7 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 				Args: c.Args, State: events.ToolStatePending})
 		}
 	}
-	su := store.Usage(usage)
-	if err := cp.Finish(turn.DoneReason, &su); err != nil {
+	if err := cp.Finish(turn.DoneReason, &usage); err != nil {
 		return store.Message{}, turn, err
 	}
 	r.emit(events.Event{Type: events.MessageCompleted, MessageID: cp.ID(), DoneReason: turn.DoneReason, Usage: &usage})
@@ -441,6 +432,10 @@ type plannedCall struct {
 	Decision string          `json:"decision,omitempty"`
 	By       string          `json:"by,omitempty"`
 	Reason   string          `json:"reason,omitempty"`
+
+	// valid are Args as the toolbox validated them, for executing the call; a batch paused
+	// across a restart comes back without and is validated again.
+	valid tools.Args
 }
 
 func (c plannedCall) approval() *store.Approval {
@@ -462,6 +457,19 @@ type pausedRun struct {
 	Calls      []plannedCall `json:"calls"`
 }
 
+// index returns the position of the call toolCallID in the batch, or -1 (also when p is nil).
+func (p *pausedRun) index(toolCallID string) int {
+	if p == nil {
+		return -1
+	}
+	for i, c := range p.Calls {
+		if c.ID == toolCallID {
+			return i
+		}
+	}
+	return -1
+}
+
 func (p *pausedRun) undecided() int {
 	n := 0
 	for _, c := range p.Calls {
@@ -476,66 +484,48 @@ func (p *pausedRun) undecided() int {
 func (r *run) plan(msg store.Message) []plannedCall {
 	out := make([]plannedCall, len(msg.ToolCalls))
 	for i, c := range msg.ToolCalls {
-		pc := plannedCall{ID: c.ID, Name: c.Name, Args: c.Args}
-		def, known := r.defByNm[c.Name]
-		if !known {
-			pc.Outcome = &ToolOutcome{Output: r.unknownToolText(c.Name)}
-			out[i] = pc
-			continue
-		}
-		if raw, bad := r.badArgs[c.ID]; bad {
-			pc.Outcome = &ToolOutcome{Output: notAnObjectText(c.Name, raw)}
-			out[i] = pc
-			continue
-		}
-		if err := r.validate(c.Name, c.Args); err != nil {
-			pc.Outcome = &ToolOutcome{Output: err.Error()}
-			out[i] = pc
-			continue
-		}
-		d := r.a.cfg.Hooks.preToolUse(r.ctx, ToolUse{ChatID: r.cs.id, RunID: r.id, CallID: c.ID, Name: c.Name, Args: c.Args})
-		switch d.Action {
-		case Block:
-			pc.Decision, pc.By, pc.Reason = DecisionDeny, ByHook, d.Reason
-			pc.Outcome = &ToolOutcome{Output: "blocked: " + d.Reason}
-			out[i] = pc
-			continue
-		case Rewrite:
-			pc.Args = d.Args
-			if err := r.validate(c.Name, pc.Args); err != nil {
-				pc.Outcome = &ToolOutcome{Output: err.Error()}
-				out[i] = pc
-				continue
-			}
-		}
-		pc.Policy = policyFor(r.opts.Approve, r.policies, def)
-		switch pc.Policy {
-		case ApproveDeny:
-			pc.Decision, pc.By = DecisionDeny, ByPolicy
-			pc.Outcome = &ToolOutcome{Output: fmt.Sprintf("denied by policy: the user does not allow %s; do without it or ask the user", c.Name)}
-		case ApproveAuto:
-			pc.Decision, pc.By = DecisionAllow, ByPolicy
-		}
-		out[i] = pc
+		out[i] = r.planCall(c)
 	}
 	return out
 }
 
-func (r *run) validate(name string, args json.RawMessage) error {
-	if v, ok := r.tools.(ArgumentValidator); ok {
-		_, err := v.Validate(name, args)
-		return err
+func (r *run) planCall(c store.ToolCall) plannedCall {
+	pc := plannedCall{ID: c.ID, Name: c.Name, Args: c.Args}
+	fail := func(text string) plannedCall {
+		pc.Outcome = &ToolOutcome{Output: text}
+		return pc
 	}
-	return nil
-}
-
-func (r *run) unknownToolText(name string) string {
-	names := make([]string, 0, len(r.defs))
-	for _, d := range r.defs {
-		names = append(names, d.Name)
+	valid, err := r.tools.Validate(c.Name, c.Args)
+	if errors.Is(err, tools.ErrUnknownTool) {
+		return fail(err.Error())
 	}
-	sort.Strings(names)
-	return fmt.Sprintf("unknown tool %q: the tools that exist are %s", name, strings.Join(names, ", "))
+	if raw, bad := r.badArgs[c.ID]; bad {
+		return fail(notAnObjectText(c.Name, raw))
+	}
+	if err != nil {
+		return fail(err.Error())
+	}
+	pc.valid = valid
+	d := r.a.cfg.Hooks.preToolUse(r.ctx, ToolUse{ChatID: r.cs.id, RunID: r.id, CallID: c.ID, Name: c.Name, Args: c.Args})
+	switch d.Action {
+	case Block:
+		pc.Decision, pc.By, pc.Reason = DecisionDeny, ByHook, d.Reason
+		return fail(blockedText(d.Reason))
+	case Rewrite:
+		pc.Args = d.Args
+		if pc.valid, err = r.tools.Validate(c.Name, pc.Args); err != nil {
+			return fail(err.Error())
+		}
+	}
+	pc.Policy = policyFor(r.opts.Approve, r.policies, r.defByNm[c.Name])
+	switch pc.Policy {
+	case ApproveDeny:
+		pc.Decision, pc.By = DecisionDeny, ByPolicy
+		return fail(deniedByPolicyText(c.Name))
+	case ApproveAuto:
+		pc.Decision, pc.By = DecisionAllow, ByPolicy
+	}
+	return pc
 }
 
 // runBatch decides and executes the calls of one assistant message and appends their
@@ -578,7 +568,7 @@ func (r *run) runBatch(messageID string, calls []plannedCall) (stop string, paus
 				}
 				decision = DecisionDeny
 				if reason == "" {
-					reason = "no decision could be asked for"
+					reason = textNoDecision
 				}
 			}
 			c.Decision, c.By, c.Reason = decision, ByUser, reason
@@ -589,11 +579,7 @@ func (r *run) runBatch(messageID string, calls []plannedCall) (stop string, paus
 	for i := range calls {
 		c := &calls[i]
 		if c.Outcome == nil && c.Decision == DecisionDeny {
-			text := "denied by the user"
-			if c.Reason != "" {
-				text += ": " + c.Reason
-			}
-			c.Outcome = &ToolOutcome{Output: text}
+			c.Outcome = &ToolOutcome{Output: deniedByUserText(c.Reason)}
 		}
 		if c.Outcome != nil && c.By == ByPolicy && c.Decision == DecisionDeny || c.By == ByHook {
 			r.emit(events.Event{Type: events.ToolApprovalResolved, MessageID: messageID, ToolCallID: c.ID,
@@ -635,12 +621,13 @@ func toolMessage(runID string, c plannedCall, o ToolOutcome) store.Message {
 // a stop skips them too. Outcomes are in call order.
 func (r *run) executeBatch(messageID string, calls []plannedCall) []ToolOutcome {
 	outcomes := make([]ToolOutcome, len(calls))
-	parallel := true
+	var running []string
 	for _, c := range calls {
-		if c.Outcome == nil && r.defByNm[c.Name].Mode != tools.Parallel {
-			parallel = false
+		if c.Outcome == nil {
+			running = append(running, c.Name)
 		}
 	}
+	parallel := r.tools.Parallel(running...)
 	skip := func(i int) bool {
 		c := calls[i]
 		text := ""
@@ -648,7 +635,7 @@ func (r *run) executeBatch(messageID string, calls []plannedCall) []ToolOutcome 
 		case c.Outcome != nil:
 			outcomes[i] = *c.Outcome
 		case r.ctx.Err() != nil:
-			text = textStopped
+			text = textNotRunStopped
 		case r.a.hasQueue(r.cs):
 			text = textSkippedForMessage
 		default:
@@ -657,7 +644,7 @@ func (r *run) executeBatch(messageID string, calls []plannedCall) []ToolOutcome 
 		if text != "" {
 			outcomes[i] = ToolOutcome{Output: text}
 		}
-		if err := r.a.recordSkipped(r.cs.id, r.id, messageID, c, outcomes[i]); err != nil {
+		if err := r.a.recordNotRun(r.cs.id, r.id, messageID, c, outcomes[i]); err != nil {
 			r.emitError(err)
 		}
 		return true
@@ -686,13 +673,14 @@ func (r *run) executeBatch(messageID string, calls []plannedCall) []ToolOutcome 
 }
 
 // call executes one call: its pending record is committed first, then the tool runs with
-// the run's context, then the PostToolUse hooks and the audit record.
+// the run's context, then the PostToolUse hooks; the record is completed with the result
+// the model reads.
 func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 	startedAt := time.Now()
 	rec := store.ToolCallRecord{ID: c.ID, ChatID: r.cs.id, RunID: r.id, MessageID: messageID, Name: c.Name,
 		Args: c.Args, Pending: true, StartedAt: startedAt, Approval: c.approval()}
 	if err := r.a.cfg.Store.PutToolCall(rec); err != nil {
-		o := ToolOutcome{Output: "not run: " + err.Error()}
+		o := ToolOutcome{Output: notRunText(err)}
 		r.emitError(err)
 		// the card of the call is closed too: it never ran
 		ok, none := false, int64(0)
@@ -706,10 +694,8 @@ func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 	if !ok {
 		// stopped while the tool ignored the cancellation: the run goes on without it
 		o := ToolOutcome{Output: textStoppedRunning}
-		if !r.a.cfg.NoAudit {
-			if err := r.a.audit(r.cs.id, c.ID, o); err != nil {
-				r.emitError(err)
-			}
+		if err := r.a.completeRecord(r.cs.id, c.ID, o); err != nil {
+			r.emitError(err)
 		}
 		dur := time.Since(startedAt).Milliseconds()
 		r.emit(events.Event{Type: events.ToolResult, MessageID: messageID, ToolCallID: c.ID, Name: c.Name, OK: &o.OK,
@@ -722,10 +708,8 @@ func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 	}
 	use := ToolUse{ChatID: r.cs.id, RunID: r.id, CallID: c.ID, Name: c.Name, Args: c.Args}
 	o = r.a.cfg.Hooks.postToolUse(r.ctx, use, o)
-	if !r.a.cfg.NoAudit {
-		if err := r.a.audit(r.cs.id, c.ID, o); err != nil {
-			r.emitError(err)
-		}
+	if err := r.a.completeRecord(r.cs.id, c.ID, o); err != nil {
+		r.emitError(err)
 	}
 	dur := time.Since(startedAt).Milliseconds()
 	r.emit(events.Event{Type: events.ToolResult, MessageID: messageID, ToolCallID: c.ID, Name: c.Name, OK: &o.OK,
@@ -757,7 +741,7 @@ func (r *run) runTool(messageID string, c plannedCall) (res tools.Result, ok boo
 	r.stuck.Add(1)
 	go func() {
 		defer r.stuck.Done()
-		done <- r.tools.Run(r.ctx, c.Name, c.ID, c.Args, progress)
+		done <- r.execTool(c, progress)
 	}()
 	select {
 	case res = <-done:
@@ -778,9 +762,21 @@ func (r *run) runTool(messageID string, c plannedCall) (res tools.Result, ok boo
 	}
 }
 
-// audit is the built-in audit hook: it records every executed call, with the result the
-// model reads, in the store (the pending record becomes complete).
-func (a *Agent) audit(chatID, callID string, o ToolOutcome) error {
+// execTool runs the tool of a planned call with its validated arguments.
+func (r *run) execTool(c plannedCall, progress tools.ProgressFunc) tools.Result {
+	args := c.valid
+	if args == nil { // resumed after a restart: the arguments come from the store
+		var err error
+		if args, err = r.tools.Validate(c.Name, c.Args); err != nil {
+			return tools.ErrorResult(err)
+		}
+	}
+	return r.tools.Exec(r.ctx, tools.Call{ID: c.ID, Name: c.Name, Args: args}, progress)
+}
+
+// completeRecord completes the pending record of an executed call with the result the model
+// reads.
+func (a *Agent) completeRecord(chatID, callID string, o ToolOutcome) error {
 	details, err := marshalDetails(o.Details)
 	if err != nil {
 		return err
@@ -873,13 +869,4 @@ func objectArgs(raw json.RawMessage) (json.RawMessage, bool) {
 		return nil, false
 	}
 	return json.RawMessage(t), true
-}
-
-// notAnObjectText is the result of a call whose arguments were not a JSON object.
-func notAnObjectText(name, raw string) string {
-	const limit = 200
-	if len(raw) > limit {
-		raw = strings.ToValidUTF8(raw[:limit], "") + "…"
-	}
-	return fmt.Sprintf("invalid arguments for %s: the arguments must be an object of the tool's parameters, like {\"name\": value}, not %s; call %s again with an object", name, raw, name)
 }

@@ -8,19 +8,21 @@ import (
 	"prototyper/tools"
 )
 
-// Toolbox is what a run can call: the tools' definitions (sent to the model, and read for
-// each tool's mode and default approval) and a way to run one call. A *tools.Registry is one.
+// Toolbox is what a run can call. A *tools.Registry is one. The loop validates a call's
+// arguments once, before the hooks and the approval policy see the call, and executes the
+// call with the arguments it validated.
 type Toolbox interface {
+	// Definitions are the tools' definitions: sent to the model, and read for each tool's
+	// default approval.
 	Definitions() []tools.Definition
-	// Run executes one call and never fails: an unknown tool, invalid arguments or a failing
-	// tool come back as a result with IsError set.
-	Run(ctx context.Context, name, callID string, args json.RawMessage, progress tools.ProgressFunc) tools.Result
-}
-
-// ArgumentValidator is implemented by toolboxes that can check a call's arguments without
-// running it; the loop then validates before the hooks and the approval policy see the call.
-type ArgumentValidator interface {
+	// Validate decodes and checks the arguments of a call. The error (tools.ErrUnknownTool,
+	// naming the tools that exist, or a *tools.ArgumentsError) is what the model reads.
 	Validate(name string, args json.RawMessage) (tools.Args, error)
+	// Parallel reports whether calls to the named tools may run at the same time.
+	Parallel(names ...string) bool
+	// Exec executes a validated call and never fails: a failing tool comes back as a result
+	// with IsError set.
+	Exec(ctx context.Context, call tools.Call, progress tools.ProgressFunc) tools.Result
 }
 
 // ToolsFactory opens the toolbox of a workspace folder; close is called when the run ends.

@@ -60,14 +60,15 @@ func (p Phase) Busy() bool {
 	return p == PhaseSubmitted || p == PhaseStreaming || p == PhaseTools || p == PhaseContinuing
 }
 
-// Tool-call states carried by tool.call events.
+// Tool-call states carried by tool.call events (the "state" field).
 const (
 	ToolStatePending          = "pending"
 	ToolStateRunning          = "running"
 	ToolStateAwaitingApproval = "awaiting_approval"
 )
 
-// Stop reasons of run.finished.
+// Stop reasons of run.finished, also kept in a stored run's stopReason. The design's `loop`
+// (a run stopped because it repeats itself) is not defined here until something detects it.
 const (
 	StopCompleted        = "completed"
 	StopMaxSteps         = "max_steps"
@@ -75,6 +76,21 @@ const (
 	StopError            = "error"
 	StopAwaitingApproval = "awaiting_approval"
 	StopLength           = "length"
+)
+
+// What started a run (run.started's "trigger"). A user's message injected into a busy run
+// is announced by a message.started with role user and trigger steering.
+const (
+	// TriggerUser: the user sent a message to an idle chat.
+	TriggerUser = "user"
+	// TriggerApproval: the user decided the calls a paused run waited for.
+	TriggerApproval = "approval"
+	// TriggerSteering: a message sent while the run was busy, injected into that run at its
+	// next safe point.
+	TriggerSteering = "steering"
+	// TriggerFollowUp: messages sent too late for the run they were sent during start a run of
+	// their own.
+	TriggerFollowUp = "follow_up"
 )
 
 // Usage is the token accounting of one message (message.completed) or of a whole run
@@ -101,13 +117,13 @@ type Event struct {
 	// run.started, model.loading, model.loaded
 	Model   string `json:"model,omitempty"`
 	Think   string `json:"think,omitempty"`
-	Trigger string `json:"trigger,omitempty"` // user, approval, steering, follow_up
+	Trigger string `json:"trigger,omitempty"` // Trigger*; also on a steering message.started
 
 	// phase
 	Phase Phase `json:"phase,omitempty"`
 
 	// message.started
-	Role string `json:"role,omitempty"`
+	Role string `json:"role,omitempty"` // store.RoleUser, store.RoleAssistant
 
 	// thinking.delta, text.delta
 	Text string `json:"text,omitempty"`
@@ -116,9 +132,9 @@ type Event struct {
 	ToolCallID string          `json:"toolCallId,omitempty"`
 	Name       string          `json:"name,omitempty"`
 	Args       json.RawMessage `json:"args,omitempty"`
-	State      string          `json:"state,omitempty"`
-	Decision   string          `json:"decision,omitempty"` // allow, deny
-	By         string          `json:"by,omitempty"`       // user, policy, hook
+	State      string          `json:"state,omitempty"`    // ToolState*
+	Decision   string          `json:"decision,omitempty"` // store.DecisionAllow, store.DecisionDeny
+	By         string          `json:"by,omitempty"`       // store.ByUser, ByPolicy, ByHook
 	Reason     string          `json:"reason,omitempty"`
 	Update     any             `json:"update,omitempty"`
 	OK         *bool           `json:"ok,omitempty"`

@@ -29,7 +29,7 @@
 // tool records stay pending, because nobody knows whether those tools finished. The window
 // paints a pending record of a run that is not live as interrupted ([Transcript.Interrupted]
 // says the same for the readers). A run that was paused on an approval keeps its [Run.State]
-// and becomes [StopAwaitingApproval], so it can be resumed. A read-only Open writes nothing,
+// and becomes [events.StopAwaitingApproval], so it can be resumed. A read-only Open writes nothing,
 // but its shared lock proves that no process is running anything: it reads the live runs as
 // a writable Open would mark them.
 //

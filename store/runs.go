@@ -6,10 +6,12 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"prototyper/events"
 )
 
 // StartRun records a new live run in a chat. ID (when empty), StartedAt (when zero) and Live
-// are set; Phase defaults to "submitted".
+// are set; Phase defaults to events.PhaseSubmitted.
 func (db *DB) StartRun(r Run) (Run, error) {
 	now := db.now()
 	if r.ID == "" {
@@ -19,7 +21,7 @@ func (db *DB) StartRun(r Run) (Run, error) {
 		r.StartedAt = now
 	}
 	if r.Phase == "" {
-		r.Phase = "submitted"
+		r.Phase = events.PhaseSubmitted
 	}
 	r.Live, r.FinishedAt = true, time.Time{}
 	err := db.update("start run", func(tx *bolt.Tx) error {
@@ -56,20 +58,20 @@ func (db *DB) UpdateRun(id string, edit func(*Run)) (Run, error) {
 }
 
 // SetRunPhase records the phase a live run is in.
-func (db *DB) SetRunPhase(id, phase string) (Run, error) {
+func (db *DB) SetRunPhase(id string, phase events.Phase) (Run, error) {
 	return db.UpdateRun(id, func(r *Run) { r.Phase = phase })
 }
 
 // FinishRun records how a run ended: no longer live, finished now, with stopReason. A run
-// stopped on StopAwaitingApproval is left in that phase (with its State) to be resumed;
+// stopped on events.StopAwaitingApproval is left in that phase (with its State) to be resumed;
 // every other run goes idle.
 func (db *DB) FinishRun(id, stopReason string, state json.RawMessage) (Run, error) {
 	now := db.now()
 	return db.UpdateRun(id, func(r *Run) {
 		r.Live, r.FinishedAt, r.StopReason = false, now, stopReason
-		r.Phase = PhaseIdle
-		if stopReason == StopAwaitingApproval {
-			r.Phase = PhaseAwaitingApproval
+		r.Phase = events.PhaseIdle
+		if stopReason == events.StopAwaitingApproval {
+			r.Phase = events.PhaseAwaitingApproval
 		}
 		if state != nil {
 			r.State = state
@@ -151,8 +153,8 @@ func (db *DB) recoverLiveRuns() error {
 // run that is not live reads as interrupted ([Transcript.Interrupted]).
 func deadRun(r Run) Run {
 	r.Live = false
-	if r.Phase == PhaseAwaitingApproval {
-		r.StopReason = StopAwaitingApproval
+	if r.Phase == events.PhaseAwaitingApproval {
+		r.StopReason = events.StopAwaitingApproval
 	} else {
 		r.StopReason = StopInterrupted
 	}

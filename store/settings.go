@@ -44,8 +44,8 @@ func (s Settings) Validate() error {
 		return &InvalidSettingError{"firstByteTimeoutSec",
 			"the wait for a model to start answering must be a positive number of seconds, or 0 for the default"}
 	}
-	if s.CoalesceMs < 0 {
-		return &InvalidSettingError{"coalesceMs", "the wait for the window's paint must be a positive number of milliseconds, or 0 for the default"}
+	if s.AckFallbackMs < 0 {
+		return &InvalidSettingError{"ackFallbackMs", "the wait for the window's paint must be a positive number of milliseconds, or 0 for the default"}
 	}
 	for name, p := range s.ToolApproval {
 		switch tools.Approval(p) {
@@ -86,9 +86,9 @@ func (s Settings) FirstByteTimeout() time.Duration {
 }
 
 // AckFallback is how long the bridge waits for the window's paint acknowledgement, or 0 for
-// the bridge's own default (CoalesceMs).
+// the bridge's own default (AckFallbackMs).
 func (s Settings) AckFallback() time.Duration {
-	return time.Duration(max(s.CoalesceMs, 0)) * time.Millisecond
+	return time.Duration(max(s.AckFallbackMs, 0)) * time.Millisecond
 }
 
 // Settings returns the saved settings (the zero Settings before anything was saved).

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -93,7 +94,7 @@ func TestInvalidSettingsAreRefusedAndNothingIsSaved(t *testing.T) {
 		{"unknown thinking level", func(s *Settings) { s.Think = "very" }, "think"},
 		{"negative context cap", func(s *Settings) { s.ContextCap = -1 }, "contextCap"},
 		{"negative first-byte wait", func(s *Settings) { s.FirstByteTimeoutSec = -5 }, "firstByteTimeoutSec"},
-		{"negative paint wait", func(s *Settings) { s.CoalesceMs = -1 }, "coalesceMs"},
+		{"negative paint wait", func(s *Settings) { s.AckFallbackMs = -1 }, "ackFallbackMs"},
 		{"unknown approval policy", func(s *Settings) { s.ToolApproval = map[string]string{"write_file": "maybe"} }, "toolApproval"},
 	}
 	for _, c := range cases {
@@ -126,10 +127,38 @@ func TestZeroSettingsStandForTheDefaults(t *testing.T) {
 		t.Errorf("zero settings: think %q, cap %d, first byte %v, fallback %v",
 			s.ThinkLevel(), s.ContextCapTokens(), s.FirstByteTimeout(), s.AckFallback())
 	}
-	s = Settings{Think: "high", ContextCap: 4096, FirstByteTimeoutSec: 90, CoalesceMs: 16}
+	s = Settings{Think: "high", ContextCap: 4096, FirstByteTimeoutSec: 90, AckFallbackMs: 16}
 	if s.ThinkLevel() != "high" || s.ContextCapTokens() != 4096 ||
 		s.FirstByteTimeout() != 90*time.Second || s.AckFallback() != 16*time.Millisecond {
 		t.Errorf("set settings: think %q, cap %d, first byte %v, fallback %v",
 			s.ThinkLevel(), s.ContextCapTokens(), s.FirstByteTimeout(), s.AckFallback())
+	}
+}
+
+func TestSettingsSavedWithTheOldNameOfTheAckFallbackAreReadUnderTheNewOne(t *testing.T) {
+	for _, c := range []struct {
+		saved string
+		want  int
+	}{
+		{`{"coalesceMs":40}`, 40},
+		{`{"ackFallbackMs":60}`, 60},
+		{`{"ackFallbackMs":60,"coalesceMs":40}`, 60},
+		{`{"think":"low"}`, 0},
+	} {
+		var s Settings
+		if err := json.Unmarshal([]byte(c.saved), &s); err != nil {
+			t.Fatal(err)
+		}
+		if s.AckFallbackMs != c.want {
+			t.Errorf("%s: AckFallbackMs %d, want %d", c.saved, s.AckFallbackMs, c.want)
+		}
+	}
+	b, err := json.Marshal(Settings{AckFallbackMs: 25, ToolApproval: map[string]string{"*": "ask"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Settings
+	if err := json.Unmarshal(b, &back); err != nil || back.AckFallbackMs != 25 || back.ToolApproval["*"] != "ask" {
+		t.Fatalf("%s read back as %+v (%v)", b, back, err)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"prototyper/events"
 )
 
 // testClock is an injectable clock that moves only when told.
@@ -238,7 +240,7 @@ func TestToolCallIsPendingUntilCompleted(t *testing.T) {
 	}
 	// The decision on the waiting call, then its execution, replace the same record.
 	waiting.AwaitingApproval, waiting.Pending = false, true
-	waiting.Approval = &Approval{Decision: DecisionAllow, By: "user"}
+	waiting.Approval = &Approval{Decision: DecisionAllow, By: ByUser}
 	if err := db.PutToolCall(waiting); err != nil {
 		t.Fatal(err)
 	}
@@ -265,12 +267,12 @@ func TestReopenMarksLiveRunsInterruptedAndLeavesToolCallsPending(t *testing.T) {
 	}
 	c := mustChat(t, db, Chat{})
 	streaming, _ := db.StartRun(Run{ChatID: c.ID, Model: "m"})
-	if _, err := db.SetRunPhase(streaming.ID, "tools"); err != nil {
+	if _, err := db.SetRunPhase(streaming.ID, events.PhaseTools); err != nil {
 		t.Fatal(err)
 	}
-	paused, _ := db.StartRun(Run{ChatID: c.ID, Phase: PhaseAwaitingApproval, State: json.RawMessage(`{"step":3}`)})
+	paused, _ := db.StartRun(Run{ChatID: c.ID, Phase: events.PhaseAwaitingApproval, State: json.RawMessage(`{"step":3}`)})
 	finished, _ := db.StartRun(Run{ChatID: c.ID})
-	if _, err := db.FinishRun(finished.ID, "completed", nil); err != nil {
+	if _, err := db.FinishRun(finished.ID, events.StopCompleted, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.PutToolCall(ToolCallRecord{ID: "t1", ChatID: c.ID, RunID: streaming.ID, Pending: true}); err != nil {
@@ -293,11 +295,12 @@ func TestReopenMarksLiveRunsInterruptedAndLeavesToolCallsPending(t *testing.T) {
 		t.Errorf("Recovered() = %+v, want the two runs that were live", got)
 	}
 	for _, tc := range []struct {
-		id, stop, phase string
+		id, stop string
+		phase    events.Phase
 	}{
-		{streaming.ID, StopInterrupted, "tools"},
-		{paused.ID, StopAwaitingApproval, PhaseAwaitingApproval},
-		{finished.ID, "completed", PhaseIdle},
+		{streaming.ID, StopInterrupted, events.PhaseTools},
+		{paused.ID, events.StopAwaitingApproval, events.PhaseAwaitingApproval},
+		{finished.ID, events.StopCompleted, events.PhaseIdle},
 	} {
 		r, err := db.Run(tc.id)
 		if err != nil {
@@ -492,7 +495,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 	}
 	want := Settings{
 		OllamaURL: "http://127.0.0.1:11434", DefaultModel: "qwen3:4b", Workspace: "/w", Think: "low",
-		ContextCap: 8192, ToolApproval: map[string]string{"write_file": "ask", "*": "auto"}, CoalesceMs: 16,
+		ContextCap: 8192, ToolApproval: map[string]string{"write_file": "ask", "*": "auto"}, AckFallbackMs: 16,
 	}
 	if err := db.PutSettings(want); err != nil {
 		t.Fatal(err)

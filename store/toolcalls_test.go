@@ -16,7 +16,7 @@ func TestToolCallRecordIsUpdatedOnlyByItsOwnCallMovingForward(t *testing.T) {
 	awaiting := call(func(r *ToolCallRecord) { r.AwaitingApproval = true })
 	pending := call(func(r *ToolCallRecord) { r.Pending = true })
 	denied := call(func(r *ToolCallRecord) {
-		r.Approval = &Approval{Decision: DecisionDeny, By: "user"}
+		r.Approval = &Approval{Decision: DecisionDeny, By: ByUser}
 		r.Output = "denied"
 	})
 	rejected := call(func(r *ToolCallRecord) { r.Output = "bad arguments" })

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"prototyper/events"
 )
 
 // deadRunFixture leaves a database as a process killed in the middle of two runs leaves it:
@@ -26,11 +28,11 @@ func deadRunFixture(t *testing.T) (path string, chat Chat, running, paused, fini
 	if _, err := db.CompleteToolCall(chat.ID, "done", ToolResult{OK: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.FinishRun(finished.ID, "completed", nil); err != nil {
+	if _, err := db.FinishRun(finished.ID, events.StopCompleted, nil); err != nil {
 		t.Fatal(err)
 	}
-	running, _ = db.StartRun(Run{ChatID: chat.ID, Phase: "tools"})
-	paused, _ = db.StartRun(Run{ChatID: chat.ID, Phase: PhaseAwaitingApproval})
+	running, _ = db.StartRun(Run{ChatID: chat.ID, Phase: events.PhaseTools})
+	paused, _ = db.StartRun(Run{ChatID: chat.ID, Phase: events.PhaseAwaitingApproval})
 	for _, r := range []ToolCallRecord{
 		{ID: "cut", ChatID: chat.ID, RunID: running.ID, Name: "write_file", Pending: true},
 		{ID: "asks", ChatID: chat.ID, RunID: paused.ID, Name: "delete_file", AwaitingApproval: true},
@@ -65,8 +67,8 @@ func TestReadOnlyReadsADeadRunsPendingCallsAsInterruptedWithoutWriting(t *testin
 		interrupted bool // of its tool record
 	}{
 		running.ID:  {StopInterrupted, true},
-		paused.ID:   {StopAwaitingApproval, false},
-		finished.ID: {"completed", false},
+		paused.ID:   {events.StopAwaitingApproval, false},
+		finished.ID: {events.StopCompleted, false},
 	}
 	if len(tr.Runs) != 3 {
 		t.Fatalf("runs = %+v", tr.Runs)

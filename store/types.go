@@ -3,35 +3,34 @@ package store
 import (
 	"encoding/json"
 	"time"
+
+	"prototyper/agentloop/ollama"
+	"prototyper/events"
 )
 
-// Message roles.
+// Message roles: the store keeps a message in the role the model reads it in.
 const (
-	RoleSystem    = "system"
-	RoleUser      = "user"
-	RoleAssistant = "assistant"
-	RoleTool      = "tool"
+	RoleSystem    = ollama.RoleSystem
+	RoleUser      = ollama.RoleUser
+	RoleAssistant = ollama.RoleAssistant
+	RoleTool      = ollama.RoleTool
 )
 
-// Stop reasons a run can be left with besides those of the design's run.finished event
-// (completed, max_steps, aborted, error, awaiting_approval, length).
-const (
-	// StopInterrupted marks a run that was live when the process died.
-	StopInterrupted = "interrupted"
-	// StopAwaitingApproval is the design's stop reason of a run paused on the user's decision.
-	StopAwaitingApproval = "awaiting_approval"
-)
+// StopInterrupted is the stop reason of a run that was live when the process died: the
+// store's own, beside the design's stop reasons of run.finished (events.Stop*).
+const StopInterrupted = "interrupted"
 
-// PhaseIdle and PhaseAwaitingApproval are the design's run phases the store itself sets.
-const (
-	PhaseIdle             = "idle"
-	PhaseAwaitingApproval = "awaiting_approval"
-)
-
-// Approval decisions.
+// Decisions on a tool call ([Approval].Decision; the tool.approval_resolved event's "decision").
 const (
 	DecisionAllow = "allow"
 	DecisionDeny  = "deny"
+)
+
+// Who decided on a tool call ([Approval].By; the tool.approval_* events' "by").
+const (
+	ByUser   = "user"
+	ByPolicy = "policy"
+	ByHook   = "hook"
 )
 
 // Chat is one conversation's summary: what the chat list shows. It is stored apart from the
@@ -75,13 +74,8 @@ type ToolCall struct {
 	Args json.RawMessage `json:"args,omitempty"`
 }
 
-// Usage is the token accounting of one message.
-type Usage struct {
-	PromptTokens int     `json:"promptTokens"`
-	EvalTokens   int     `json:"evalTokens"`
-	EvalMs       int64   `json:"evalMs"`
-	TokensPerSec float64 `json:"tokensPerSec"`
-}
+// Usage is the token accounting of one message, stored as message.completed carried it.
+type Usage = events.Usage
 
 // ToolCallRecord is the persisted truth about one tool call: whether it was approved, whether
 // it is still pending (true from just before execution until its result is committed), and
@@ -107,8 +101,8 @@ type ToolCallRecord struct {
 
 // Approval is how a call was allowed or denied.
 type Approval struct {
-	Decision  string    `json:"decision"`         // allow or deny
-	By        string    `json:"by"`               // user, policy or hook
+	Decision  string    `json:"decision"`         // DecisionAllow or DecisionDeny
+	By        string    `json:"by"`               // ByUser, ByPolicy or ByHook
 	Reason    string    `json:"reason,omitempty"` // shown to the user and, on deny, to the model
 	DecidedAt time.Time `json:"decidedAt,omitzero"`
 }
@@ -125,16 +119,16 @@ type ToolResult struct {
 // Run is one agent run in a chat. Live is true while a process is running it: a live run
 // found when the file is opened again belonged to a process that died.
 type Run struct {
-	ID         string    `json:"id"`
-	ChatID     string    `json:"chatId"`
-	Model      string    `json:"model,omitempty"`
-	Think      string    `json:"think,omitempty"`
-	Trigger    string    `json:"trigger,omitempty"` // user, approval, steering, follow_up
-	StartedAt  time.Time `json:"startedAt"`
-	FinishedAt time.Time `json:"finishedAt,omitzero"`
-	Phase      string    `json:"phase"`
-	StopReason string    `json:"stopReason,omitempty"`
-	Live       bool      `json:"live"`
+	ID         string       `json:"id"`
+	ChatID     string       `json:"chatId"`
+	Model      string       `json:"model,omitempty"`
+	Think      string       `json:"think,omitempty"`
+	Trigger    string       `json:"trigger,omitempty"` // events.Trigger*
+	StartedAt  time.Time    `json:"startedAt"`
+	FinishedAt time.Time    `json:"finishedAt,omitzero"`
+	Phase      events.Phase `json:"phase"`
+	StopReason string       `json:"stopReason,omitempty"` // events.Stop*, or StopInterrupted
+	Live       bool         `json:"live"`
 	// State is the loop's own record of where it stands (opaque here), enough to resume a run
 	// paused on an approval after a restart.
 	State json.RawMessage `json:"state,omitempty"`
@@ -149,8 +143,29 @@ type Settings struct {
 	ContextCap   int    `json:"contextCap,omitempty"` // num_ctx ceiling, tokens
 	// ToolApproval maps a tool name to auto, ask or deny; "*" is the fallback.
 	ToolApproval map[string]string `json:"toolApproval,omitempty"`
-	CoalesceMs   int               `json:"coalesceMs,omitempty"` // the bridge's coalescing window
+	// AckFallbackMs is how long the bridge waits for the window's paint acknowledgement
+	// before it sends the next batch anyway (0: the bridge's default). Settings saved before
+	// it had this name hold it as "coalesceMs", which is still read.
+	AckFallbackMs int `json:"ackFallbackMs,omitempty"`
 	// FirstByteTimeoutSec bounds the wait for a model to start answering, loading included
 	// (0: the client's default).
 	FirstByteTimeoutSec int `json:"firstByteTimeoutSec,omitempty"`
+}
+
+// UnmarshalJSON reads settings as saved, also by a version that named AckFallbackMs
+// "coalesceMs".
+func (s *Settings) UnmarshalJSON(b []byte) error {
+	type saved Settings // without this method
+	var v struct {
+		saved
+		CoalesceMs int `json:"coalesceMs"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*s = Settings(v.saved)
+	if s.AckFallbackMs == 0 {
+		s.AckFallbackMs = v.CoalesceMs
+	}
+	return nil
 }

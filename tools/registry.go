@@ -343,28 +343,36 @@ func numbersToFloat(v any) any {
 // Run validates and executes one call. It never panics and never fails:
 // every problem (unknown tool, invalid arguments, cancelled context, an
 // error or a panic in the tool) comes back as a Result with IsError set.
-func (r *Registry) Run(ctx context.Context, name, callID string, rawArgs json.RawMessage, progress ProgressFunc) (res Result) {
-	defer func() {
-		if p := recover(); p != nil {
-			res = Result{IsError: true, Content: fmt.Sprintf(
-				"the tool %s failed with an internal error (%v); this is a defect in the tool, not in your arguments, so try another approach", name, p)}
-		}
-	}()
-	e, ok := r.byName[name]
-	if !ok {
-		return ErrorResult(r.unknown(name))
-	}
-	args, err := e.validate(rawArgs)
+func (r *Registry) Run(ctx context.Context, name, callID string, rawArgs json.RawMessage, progress ProgressFunc) Result {
+	args, err := r.Validate(name, rawArgs)
 	if err != nil {
 		return ErrorResult(err)
 	}
+	return r.Exec(ctx, Call{ID: callID, Name: name, Args: args}, progress)
+}
+
+// Exec executes a call whose arguments [Registry.Validate] returned, for a
+// caller that validated them before deciding to run the call (the agent's
+// loop, between its hooks and its approvals). Like Run, it never panics and
+// never fails.
+func (r *Registry) Exec(ctx context.Context, call Call, progress ProgressFunc) (res Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = Result{IsError: true, Content: fmt.Sprintf(
+				"the tool %s failed with an internal error (%v); this is a defect in the tool, not in your arguments, so try another approach", call.Name, p)}
+		}
+	}()
+	e, ok := r.byName[call.Name]
+	if !ok {
+		return ErrorResult(r.unknown(call.Name))
+	}
 	if err := ctx.Err(); err != nil {
-		return ErrorResult(fmt.Errorf("the call to %s was cancelled before it started: %w", name, err))
+		return ErrorResult(fmt.Errorf("the call to %s was cancelled before it started: %w", call.Name, err))
 	}
 	if progress == nil {
 		progress = func(any) {}
 	}
-	res, err = e.tool.Execute(ctx, Call{ID: callID, Name: name, Args: args}, progress)
+	res, err := e.tool.Execute(ctx, call, progress)
 	if err != nil {
 		res.IsError = true
 		res.Content = err.Error()

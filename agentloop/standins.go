@@ -1,0 +1,63 @@
+package agentloop
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The texts the model reads in place of a tool's result, for a call that did not run or
+// did not finish, and in place of a user's message, for an answer cut by the length limit.
+// Each is written here once; the stored tool message, the tool record and the tool.result
+// event carry the same text.
+const (
+	// textSkippedForMessage: the user sent a message while the batch ran; the calls not
+	// started yet make way for it.
+	textSkippedForMessage = "skipped: the user sent a new message"
+	// textNotRunStopped: the user stopped the run before the call started, or closed a run
+	// paused on the call's approval.
+	textNotRunStopped = "not run: the user stopped the run"
+	// textStoppedRunning: the user stopped the run while the call's tool ran and the tool
+	// did not return in time.
+	textStoppedRunning = "stopped: the user stopped the run while this call was running; it may or may not have completed"
+	// textInterrupted: the app stopped while the call ran (found when the history is read
+	// again).
+	textInterrupted = "interrupted: the app stopped while this call was running; it may or may not have completed"
+	// textRepliedInstead: the user sent a message instead of deciding a paused call.
+	textRepliedInstead = "the user replied instead of approving"
+	// textNoDecision: an Approver could not ask the user.
+	textNoDecision = "no decision could be asked for"
+	// textContinue asks the model to go on with an answer cut by the length limit.
+	textContinue = "Your answer was cut off by the length limit. Continue exactly where it stopped, without repeating anything."
+)
+
+// maxLengthContinuations is how often one answer cut by the length limit is continued
+// (with textContinue) before the run ends with stop reason length.
+const maxLengthContinuations = 3
+
+// deniedByUserText is the result of a call the user denied, with the user's reason.
+func deniedByUserText(reason string) string {
+	if reason == "" {
+		return "denied by the user"
+	}
+	return "denied by the user: " + reason
+}
+
+// deniedByPolicyText is the result of a call whose tool the user's settings deny.
+func deniedByPolicyText(tool string) string {
+	return fmt.Sprintf("denied by policy: the user does not allow %s; do without it or ask the user", tool)
+}
+
+// blockedText is the result of a call a PreToolUse hook blocked.
+func blockedText(reason string) string { return "blocked: " + reason }
+
+// notRunText is the result of a call that could not start (its record could not be saved).
+func notRunText(err error) string { return "not run: " + err.Error() }
+
+// notAnObjectText is the result of a call whose arguments were not a JSON object.
+func notAnObjectText(name, raw string) string {
+	const limit = 200
+	if len(raw) > limit {
+		raw = strings.ToValidUTF8(raw[:limit], "") + "…"
+	}
+	return fmt.Sprintf("invalid arguments for %s: the arguments must be an object of the tool's parameters, like {\"name\": value}, not %s; call %s again with an object", name, raw, name)
+}

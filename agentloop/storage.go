@@ -1,0 +1,36 @@
+package agentloop
+
+import (
+	"encoding/json"
+
+	"prototyper/store"
+)
+
+// Store is what the agent keeps in the database: chats, their messages, tool-call records
+// and runs, and the user's settings. *store.DB is the one the app uses; a test wraps it to
+// slow down or fail one chat's writes.
+type Store interface {
+	Settings() (store.Settings, error)
+
+	ListChats() ([]store.Chat, error)
+	Chat(id string) (store.Chat, error)
+	CreateChat(c store.Chat) (store.Chat, error)
+	UpdateChat(id string, edit func(*store.Chat)) (store.Chat, error)
+	DeleteChat(id string) error
+
+	Messages(chatID string) ([]store.Message, error)
+	AppendMessage(chatID string, m store.Message) (store.Message, error)
+	NewCheckpointer(chatID string, m store.Message) (*store.Checkpointer, error)
+
+	ToolCall(chatID, id string) (store.ToolCallRecord, error)
+	ToolCalls(chatID string) ([]store.ToolCallRecord, error)
+	PutToolCall(r store.ToolCallRecord) error
+	CompleteToolCall(chatID, id string, res store.ToolResult) (store.ToolCallRecord, error)
+
+	RunsOf(chatID string) ([]store.Run, error)
+	StartRun(r store.Run) (store.Run, error)
+	UpdateRun(id string, edit func(*store.Run)) (store.Run, error)
+	FinishRun(id, stopReason string, state json.RawMessage) (store.Run, error)
+}
+
+var _ Store = (*store.DB)(nil)
