@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"prototyper/events"
+	"prototyper/store"
 	"prototyper/tools"
 )
 
@@ -46,7 +47,7 @@ func BenchmarkLoopToolRoundTrip(b *testing.B) {
 func countToolMessages(req ModelRequest) int {
 	n := 0
 	for _, m := range req.Messages {
-		if m.Role == "tool" {
+		if m.Role == store.RoleTool {
 			n++
 		}
 	}

@@ -22,10 +22,14 @@
 // Each chat has one phase at a time (events.Phase): submitted when the user sent, streaming
 // while tokens arrive, tools while calls execute, continuing when results went back and no
 // token came yet, awaiting_approval when paused on the user's decision, idle otherwise. Every
-// change is emitted. One run per chat at a time; runs of different chats are independent.
+// change is emitted. One run per chat at a time; runs of different chats are independent:
+// each chat has its own lock, and the store is never written under the agent-wide one, so
+// one chat's slow disk write never holds up another chat.
 //
 // A run ends with run.finished and a stop reason: completed, max_steps (a cap on model
-// calls, [DefaultMaxSteps]), aborted, error, awaiting_approval or length.
+// calls, [DefaultMaxSteps]), aborted, error, awaiting_approval or length (an answer still
+// cut by the length limit after three continuations; standins.go holds every text
+// the model reads in place of a result).
 //
 // A message is checked before anything of it is stored: a model is chosen, the chat's
 // workspace opens, the server has the model, the UserPromptSubmit hooks let it through, and
@@ -56,7 +60,8 @@
 //
 // A message sent while a run is busy is not raced: it waits in the chat's queue and is
 // injected after the current tool call (the rest of the batch is skipped), or after the
-// model's turn.
+// model's turn, announced by a message.started with trigger steering. A message that comes
+// after the run's last safe point starts a run of its own (trigger follow_up).
 //
 // # Context budget
 //
