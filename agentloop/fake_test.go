@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -266,21 +264,9 @@ func TestOverTheBudgetTheOldestTurnsAreDroppedButNeverHalfAPair(t *testing.T) {
 	}
 }
 
-// chatServer is an httptest Ollama that answers /api/show and runs handler for /api/chat.
+// chatServer is the client of a stub Ollama that runs handler for /api/chat.
 func chatServer(t *testing.T, handler http.HandlerFunc) *ollama.Client {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/api/show":
-			fmt.Fprint(w, `{"model_info":{"general.architecture":"llama","llama.context_length":8192},"capabilities":["completion","tools"]}`)
-		case "/api/chat":
-			handler(w, r)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	t.Cleanup(srv.Close)
-	u, _ := url.Parse(srv.URL)
-	return ollama.New(u, ollama.WithRetryInterval(time.Millisecond, 5*time.Millisecond))
+	return newStubOllama(t, nil, handler).client()
 }
 
 func TestAnErrorMidStreamEndsTheRunAndKeepsThePartialAnswer(t *testing.T) {

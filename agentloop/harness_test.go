@@ -211,6 +211,16 @@ func (h *harness) runOnce(t *testing.T, prompt string, opts RunOptions) Outcome 
 	return out
 }
 
+// runCompleted is runOnce of a run that must complete.
+func (h *harness) runCompleted(t *testing.T, prompt string) Outcome {
+	t.Helper()
+	out := h.runOnce(t, prompt, RunOptions{})
+	if out.StopReason != events.StopCompleted {
+		t.Fatalf("stop reason %q, want completed; events: %s", out.StopReason, summary(h.rec.events()))
+	}
+	return out
+}
+
 func (h *harness) messages(t *testing.T, chatID string) []store.Message {
 	t.Helper()
 	msgs, err := h.db.Messages(chatID)

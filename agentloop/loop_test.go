@@ -13,11 +13,7 @@ import (
 
 func TestThinkingThenOneToolCallThenAnswerWritesTheFileAndKeepsTheChat(t *testing.T) {
 	h := newHarness(t, harnessOptions{model: "scripted", approve: ApproveAuto})
-	out := h.runOnce(t, "write hello.txt", RunOptions{})
-
-	if out.StopReason != events.StopCompleted {
-		t.Fatalf("stop reason = %q, want completed; events: %s", out.StopReason, summary(h.rec.events()))
-	}
+	out := h.runCompleted(t, "write hello.txt")
 	if got, ok := h.file(t, "hello.txt"); !ok || got != "hello" {
 		t.Fatalf("hello.txt = %q (exists %v), want \"hello\"", got, ok)
 	}
@@ -79,10 +75,7 @@ func TestThinkingThenOneToolCallThenAnswerWritesTheFileAndKeepsTheChat(t *testin
 
 func TestTwoToolCallsOfOneMessageRunAndAnswerInCallOrder(t *testing.T) {
 	h := newHarness(t, harnessOptions{model: "twocalls", approve: ApproveAuto})
-	out := h.runOnce(t, "write a and b", RunOptions{})
-	if out.StopReason != events.StopCompleted {
-		t.Fatalf("stop reason %q", out.StopReason)
-	}
+	out := h.runCompleted(t, "write a and b")
 	for name, want := range map[string]string{"a.txt": "A", "b.txt": "B"} {
 		if got, _ := h.file(t, name); got != want {
 			t.Errorf("%s = %q, want %q", name, got, want)
@@ -109,10 +102,7 @@ func TestTwoToolCallsOfOneMessageRunAndAnswerInCallOrder(t *testing.T) {
 
 func TestInvalidArgumentsGoBackToTheModelWhichCorrectsTheCall(t *testing.T) {
 	h := newHarness(t, harnessOptions{model: "fixer", approve: ApproveAuto})
-	out := h.runOnce(t, "write x", RunOptions{})
-	if out.StopReason != events.StopCompleted {
-		t.Fatalf("stop reason %q", out.StopReason)
-	}
+	out := h.runCompleted(t, "write x")
 	tms := toolMessages(h.messages(t, out.ChatID))
 	if len(tms) != 2 || !strings.Contains(tms[0].Content, "content") || !strings.Contains(tms[0].Content, "schema") {
 		t.Fatalf("tool messages %+v: the first should name the missing content", tms)
@@ -134,10 +124,7 @@ func TestInvalidArgumentsGoBackToTheModelWhichCorrectsTheCall(t *testing.T) {
 
 func TestAPathOutsideTheWorkspaceIsRefusedAndTheRunContinues(t *testing.T) {
 	h := newHarness(t, harnessOptions{model: "escaper", approve: ApproveAuto})
-	out := h.runOnce(t, "write outside", RunOptions{})
-	if out.StopReason != events.StopCompleted {
-		t.Fatalf("stop reason %q", out.StopReason)
-	}
+	out := h.runCompleted(t, "write outside")
 	if _, ok := h.file(t, "../outside.txt"); ok {
 		t.Fatal("a file was written outside the workspace")
 	}
@@ -345,10 +332,7 @@ func TestASteeringMessageDuringToolsSkipsTheRestOfTheBatch(t *testing.T) {
 			close(release)
 		}
 	}
-	out := h.runOnce(t, "wait then write", RunOptions{})
-	if out.StopReason != events.StopCompleted {
-		t.Fatalf("stop reason %q", out.StopReason)
-	}
+	out := h.runCompleted(t, "wait then write")
 	if _, ok := h.file(t, "a.txt"); ok {
 		t.Fatal("the call after the steering message ran")
 	}

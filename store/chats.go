@@ -174,6 +174,18 @@ func titleFrom(text string) string {
 	return strings.TrimSpace(string(r[:titleRunes-1])) + "…"
 }
 
+// appendDecoded decodes every value of b, in key order, onto out.
+func appendDecoded[T any](b *bolt.Bucket, out *[]T) error {
+	return b.ForEach(func(_, v []byte) error {
+		var x T
+		if err := json.Unmarshal(v, &x); err != nil {
+			return err
+		}
+		*out = append(*out, x)
+		return nil
+	})
+}
+
 func putJSON(b *bolt.Bucket, key []byte, v any) error {
 	raw, err := json.Marshal(v)
 	if err != nil {

@@ -115,14 +115,7 @@ func (db *DB) Messages(chatID string) ([]Message, error) {
 		if c, err := loadChat(tx, chatID); err == nil {
 			out = make([]Message, 0, c.MessageCount)
 		}
-		return msgs.ForEach(func(_, v []byte) error {
-			var m Message
-			if err := json.Unmarshal(v, &m); err != nil {
-				return err
-			}
-			out = append(out, m)
-			return nil
-		})
+		return appendDecoded(msgs, &out)
 	})
 	return out, err
 }

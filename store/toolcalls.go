@@ -110,14 +110,7 @@ func (db *DB) ToolCalls(chatID string) ([]ToolCallRecord, error) {
 		if err != nil {
 			return err
 		}
-		return tools.ForEach(func(_, v []byte) error {
-			var r ToolCallRecord
-			if err := json.Unmarshal(v, &r); err != nil {
-				return err
-			}
-			out = append(out, r)
-			return nil
-		})
+		return appendDecoded(tools, &out)
 	})
 	return out, err
 }

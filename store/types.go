@@ -20,17 +20,11 @@ const (
 // store's own, beside the design's stop reasons of run.finished (events.Stop*).
 const StopInterrupted = "interrupted"
 
-// Decisions on a tool call ([Approval].Decision; the tool.approval_resolved event's "decision").
+// An [Approval]: the decision on a tool call (also the tool.approval_resolved event's
+// "decision") and who took it (the tool.approval_* events' "by").
 const (
-	DecisionAllow = "allow"
-	DecisionDeny  = "deny"
-)
-
-// Who decided on a tool call ([Approval].By; the tool.approval_* events' "by").
-const (
-	ByUser   = "user"
-	ByPolicy = "policy"
-	ByHook   = "hook"
+	DecisionAllow, DecisionDeny = "allow", "deny"
+	ByUser, ByPolicy, ByHook    = "user", "policy", "hook"
 )
 
 // Chat is one conversation's summary: what the chat list shows. It is stored apart from the
