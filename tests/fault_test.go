@@ -11,29 +11,11 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"prototyper/store"
+	"prototyper/store/storetest"
 )
 
-// faultMountSmallDisk mounts a tmpfs of size bytes (a disk that really fills up, even for
-// root, whom permission bits do not stop) and unmounts it at the end of the test.
-func faultMountSmallDisk(t *testing.T, size string) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "disk")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size); err != nil {
-		t.Skipf("cannot mount a small tmpfs to fill up (%v): this test needs root with CAP_SYS_ADMIN", err)
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(dir, 0); err != nil {
-			_ = syscall.Unmount(dir, syscall.MNT_DETACH)
-		}
-	})
-	return dir
-}
-
 func TestFaultFullDiskIsAClearErrorAndTheDatabaseStillOpens(t *testing.T) {
-	disk := faultMountSmallDisk(t, "1m")
+	disk := storetest.MountSmallDisk(t, "1m")
 	path := filepath.Join(disk, "prototyper.db")
 	// A file that takes room now and is deleted later, to give the disk space back.
 	filler := filepath.Join(disk, "filler")
