@@ -28,18 +28,17 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 export const pairs = {
   'agentloop.Budget': 'PromptBudget',
   'agentloop.ChatSummary': 'ChatSummary',
-  'main.Config': 'Config',
-  'main.ModelInfo': 'ModelInfo',
-  'main.OllamaStatus': 'OllamaStatus',
+  'cli.Config': 'Config',
+  'ollama.CatalogEntry': 'ModelInfo',
+  'cli.OllamaStatus': 'OllamaStatus',
   'agentloop.OpenedChat': 'OpenedChat',
-  'main.SendResult': 'SendResult',
-  'main.Settings': 'Settings',
-  'main.PullProgress': 'PullProgress',
+  'cli.SendResult': 'SendResult',
+  'cli.Settings': 'Settings',
   'store.Approval': 'ApprovalRecord',
   'store.Message': 'StoredMessage',
   'store.ToolCall': 'StoredToolCall',
   'store.ToolCallRecord': 'ToolCallRecord',
-  'store.Usage': 'Usage',
+  'events.Usage': 'Usage',
 }
 
 function parse(file) {

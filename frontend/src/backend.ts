@@ -160,6 +160,7 @@ export interface ModelInfo {
   contextLength: number
 }
 
+/** One step of a model's download, read from a "pull.progress" event of the batch stream. */
 export interface PullProgress {
   name: string
   status: string
@@ -186,6 +187,7 @@ export type EventType =
   | 'run.finished'
   | 'model.loading'
   | 'model.loaded'
+  | 'pull.progress'
 
 /**
  * One event of "agent:batch". The payload's fields sit beside the envelope's; which of them are
@@ -222,6 +224,11 @@ export interface AgentEvent {
   stopReason?: string
   /** model.loaded: how long the model took to load. */
   loadMs?: number
+  /** pull.progress: the step of a model's download (model names the model). */
+  status?: string
+  digest?: string
+  total?: number
+  completed?: number
   droppedMessages?: number
   estimatedTokens?: number
   numCtx?: number
@@ -255,8 +262,6 @@ export interface Backend {
   setVisible(visible: boolean): Promise<void>
   /** Subscribes to "agent:batch"; returns the unsubscribe function. */
   onBatch(handler: (events: AgentEvent[]) => void): () => void
-  /** Subscribes to "pull:progress"; returns the unsubscribe function. */
-  onPullProgress(handler: (progress: PullProgress) => void): () => void
 }
 
 // The globals Wails injects into the page.
@@ -334,7 +339,6 @@ export function wailsBackend(): Backend {
       rt().EventsOn('agent:batch', (events: AgentEvent[] | AgentEvent) => {
         handler(Array.isArray(events) ? events : [events])
       }),
-    onPullProgress: (handler) => rt().EventsOn('pull:progress', (p: PullProgress) => handler(p)),
   }
 }
 

@@ -45,7 +45,6 @@ export class FakeBackend implements Backend {
   /** Set to make the next Send resolve with this chat id (default: the given id or "chat-N"). */
   nextChatId = ''
   private batchHandlers = new Set<(events: AgentEvent[]) => void>()
-  private pullHandlers = new Set<(p: PullProgress) => void>()
   private seq = 0
   private chatCount = 0
   /** Called after each Send with the chat it went to (the browser demo answers through it). */
@@ -79,8 +78,9 @@ export class FakeBackend implements Backend {
     return full
   }
 
+  /** Sends a pull's progress as the Go side does: a "pull.progress" event of no chat. */
   emitPull(p: PullProgress): void {
-    for (const h of this.pullHandlers) h(p)
+    this.emit([{ type: 'pull.progress', chatId: '', model: p.name, status: p.status, digest: p.digest, total: p.total, completed: p.completed }])
   }
 
   async config() {
@@ -168,12 +168,6 @@ export class FakeBackend implements Backend {
     this.batchHandlers.add(handler)
     return () => {
       this.batchHandlers.delete(handler)
-    }
-  }
-  onPullProgress(handler: (p: PullProgress) => void) {
-    this.pullHandlers.add(handler)
-    return () => {
-      this.pullHandlers.delete(handler)
     }
   }
 

@@ -178,6 +178,8 @@ export class AppStore {
     })
     const byChat = new Map<string, AgentEvent[]>()
     for (const ev of events) {
+      // A model's download is of no chat: it travels in the same stream, and goes to the pulls.
+      if (this.takePullEvent(ev)) continue
       const list = byChat.get(ev.chatId)
       if (list) list.push(ev)
       else byChat.set(ev.chatId, [ev])
@@ -328,7 +330,6 @@ export class AppStore {
   /** Subscribes to the Go side and loads config, Ollama status, models and chats. */
   async start(): Promise<void> {
     this.unsubscribers.push(this.backend.onBatch((events) => this.ingest(events)))
-    this.unsubscribers.push(this.backend.onPullProgress((p) => this.onPullProgress(p)))
     if (typeof document !== 'undefined') {
       const onVisibility = () => void this.backend.setVisible(!document.hidden).catch(() => {})
       document.addEventListener('visibilitychange', onVisibility)
@@ -535,7 +536,7 @@ export class AppStore {
     void this.loadBudget()
   }
 
-  /** Pulls a model; progress arrives as "pull:progress" events. */
+  /** Pulls a model; progress arrives as "pull.progress" events in the batch stream. */
   async pullModel(name: string): Promise<void> {
     const model = name.trim()
     if (!model) return
@@ -557,6 +558,20 @@ export class AppStore {
 
   private setPull(name: string, p: PullState): void {
     this.set({ pulls: { ...this.state.pulls, [name]: p } })
+  }
+
+  /** Applies a pull's event (progress, or the error that ends it); false for any other. */
+  private takePullEvent(ev: AgentEvent): boolean {
+    if (ev.type === 'pull.progress' && ev.model) {
+      this.onPullProgress({ name: ev.model, status: ev.status ?? '', digest: ev.digest, total: ev.total, completed: ev.completed })
+      return true
+    }
+    if (ev.type === 'error' && !ev.chatId && ev.model) {
+      const prev = this.state.pulls[ev.model]
+      if (prev) this.setPull(ev.model, { ...prev, error: ev.message || ev.code || 'The download failed.', done: true })
+      return true
+    }
+    return false
   }
 
   private onPullProgress(p: PullProgress): void {
