@@ -187,7 +187,7 @@ func (a *App) PromptBudget(chatID, model string) (agentloop.Budget, error) {
 	if err != nil {
 		return agentloop.Budget{}, err
 	}
-	return desk.Agent().Budget(a.ctx, chatID, model)
+	return desk.PromptBudget(a.ctx, chatID, model)
 }
 
 // Stop stops the chat's run; its partial answer stays.

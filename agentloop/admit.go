@@ -104,7 +104,13 @@ func fatalModelError(err error) bool {
 // workspace. It asks the model's context length (once per model) and opens the chat's
 // workspace for its tools' definitions.
 func (a *Agent) Budget(ctx context.Context, chatID, model string) (Budget, error) {
-	chat := store.Chat{Workspace: a.cfg.Workspace}
+	return a.BudgetIn(ctx, chatID, a.cfg.Workspace, model)
+}
+
+// BudgetIn is [Agent.Budget] where a new chat (chatID "") would work in workspace: its tools'
+// definitions take room in the context too.
+func (a *Agent) BudgetIn(ctx context.Context, chatID, workspace, model string) (Budget, error) {
+	chat := store.Chat{Workspace: firstOf(workspace, a.cfg.Workspace)}
 	if chatID != "" {
 		c, err := a.cfg.Store.Chat(chatID)
 		if err != nil {

@@ -192,7 +192,8 @@ func assertEveryCallPaintedRunningBeforeItsResult(t *testing.T, lines []bridgeLi
 				}
 				ids = append(ids, e.ToolCallID)
 				if !paintedRunning[e.ToolCallID] {
-					t.Errorf("tool call %s: its result (seq %d) was sent before any ack reported its card painted running", e.ToolCallID, e.Seq)
+					t.Errorf("tool call %s: its result (seq %d) was sent before any ack reported its card painted running\n%s",
+						e.ToolCallID, e.Seq, bridgeLogText(lines))
 				}
 			}
 		}
@@ -200,11 +201,26 @@ func assertEveryCallPaintedRunningBeforeItsResult(t *testing.T, lines []bridgeLi
 	return ids
 }
 
+// bridgeLogText is the log as it reads, for a failure's message.
+func bridgeLogText(lines []bridgeLine) string {
+	var b strings.Builder
+	for _, l := range lines {
+		data, _ := json.Marshal(l)
+		b.Write(data)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
 // finish takes the after-run screenshot, closes the window, and opens the store.
 func (r *desktopRun) finish(t *testing.T, shotName string) (shot string, db *store.DB) {
 	t.Helper()
 	time.Sleep(500 * time.Millisecond) // the last frames of the reasoning fold and the answer
 	shot = r.app.screenshot(shotName)
+	// The bridge log beside the screenshot: what the window was sent and acknowledged.
+	if data, err := os.ReadFile(r.bridgeLog); err == nil {
+		_ = os.WriteFile(strings.TrimSuffix(shot, ".png")+".bridge.jsonl", data, 0o644)
+	}
 	if n, _ := colourCount(t, shot, 256); n < 32 {
 		t.Errorf("the screenshot after the run shows %d colours: a blank or error screen (%s)", n, shot)
 	}

@@ -172,6 +172,13 @@ func (d *Desktop) session() (workspace, model string) {
 	return d.workspace, d.model
 }
 
+// PromptBudget is how long a message to the chat (or to a new one in the session's folder, for
+// "") with model may be.
+func (d *Desktop) PromptBudget(ctx context.Context, chatID, model string) (agentloop.Budget, error) {
+	workspace, _ := d.session()
+	return d.agent.BudgetIn(ctx, chatID, workspace, model)
+}
+
 // Workspace is the folder of new chats ("" before one was chosen).
 func (d *Desktop) Workspace() string {
 	workspace, _ := d.session()
