@@ -173,10 +173,3 @@ func ParseDesktopFlags(args []string, errOut io.Writer) (DesktopOptions, error) 
 	return o, nil
 }
 
-// errNotImplemented is what a subcommand says until its issue lands.
-var errNotImplemented = errors.New("not implemented yet")
-
-func notImplemented(name string, io IO) int {
-	fmt.Fprintf(io.Err, "prototyper %s: %v\n", name, errNotImplemented)
-	return ExitFailed
-}

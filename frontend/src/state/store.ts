@@ -10,9 +10,13 @@
 //   - After a batch is applied the store waits two animation frames (the first frame paints it,
 //     the second runs after that paint), then calls Painted(highest seq of the batch, ids of the
 //     tool cards in the DOM as running).
-//   - A tool card that ran is painted running for at least one frame, whatever the bridge sends:
-//     a result for a card whose running state was not painted yet first shows the card running,
-//     then that chat's events from the result on are held until two frames later.
+//   - The bridge owns the paint invariant (docs/ARCHITECTURE.md): it sends a tool's result only
+//     after an acknowledgement listed its card running. This store keeps one guard of its own,
+//     for the failure the bridge cannot prevent: a window slower than the bridge's ack fallback
+//     (a loaded machine, a busy page; the tests have seen 500 ms) gets the result without that
+//     acknowledgement, because a hung window must never stall a run. Then a result for a card
+//     whose running state was not painted yet first shows the card running, and that chat's
+//     events from the result on are held until two frames later.
 
 import type {
   AgentEvent,
