@@ -172,4 +172,3 @@ func ParseDesktopFlags(args []string, errOut io.Writer) (DesktopOptions, error) 
 	}
 	return o, nil
 }
-
