@@ -191,7 +191,7 @@ export type EventType =
 
 /**
  * One event of "agent:batch". The payload's fields sit beside the envelope's; which of them are
- * set depends on `type` (see DESIGN.md, "Event envelope"). Go omits empty fields.
+ * set depends on `type` (see docs/ARCHITECTURE.md, "Event envelope"). Go omits empty fields.
  */
 export interface AgentEvent {
   v: number
