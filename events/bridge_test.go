@@ -117,15 +117,18 @@ func TestToolResultWaitsUntilItsCallWasPaintedRunningOrTheFallbackPassed(t *test
 	tests := []struct {
 		name          string
 		ackRunning    bool // the acknowledgement of the call's batch lists the call
+		fallback      time.Duration
 		wantAfterWait time.Duration
 	}{
-		{"ack lists the call: result goes at once", true, 0},
-		{"ack without the call: result waits out the fallback", false, fallback},
+		// The fallback must not pass before the ack: on a loaded machine under the race
+		// detector 40 ms can, and the result would then go on the fallback, not the ack.
+		{"ack lists the call: result goes at once", true, time.Minute, 0},
+		{"ack without the call: result waits out the fallback", false, fallback, fallback},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := eventstest.NewRecorder()
-			b := eventstest.NewBridge(t, rec, events.WithFallback(fallback))
+			b := eventstest.NewBridge(t, rec, events.WithFallback(tt.fallback))
 			b.Emit(call("c", "t1", events.ToolStateRunning))
 			callBatch := rec.Next(t)
 			b.Emit(result("c", "t1"))
