@@ -126,36 +126,12 @@ func startXvfb(tb testing.TB) string {
 			tb.Fatalf("Xvfb did not report a display number (got %q)", n)
 		}
 		display := ":" + n
-		sessionBuses.Store(display, startSessionBus(tb))
+		sessionBuses.Store(display, testenv.SessionBus(tb))
 		return display
 	case <-time.After(20 * time.Second):
 		tb.Fatal("Xvfb did not start within 20s")
 	}
 	return ""
-}
-
-// startSessionBus starts a private D-Bus session bus and returns its address.
-func startSessionBus(tb testing.TB) string {
-	tb.Helper()
-	daemon := testenv.LookPath(tb, "", "dbus-daemon", "install Debian's dbus-daemon (`make test` does)")
-	cmd := exec.Command(daemon, "--session", "--nofork", "--print-address=1")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		tb.Fatalf("start dbus-daemon: %v", err)
-	}
-	tb.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		_ = cmd.Wait()
-	})
-	addr, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		tb.Fatalf("dbus-daemon printed no address: %v", err)
-	}
-	return strings.TrimSpace(addr)
 }
 
 // desktopApp is the real Prototyper window running under Xvfb.

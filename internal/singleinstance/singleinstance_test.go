@@ -1,37 +1,19 @@
 package singleinstance
 
 import (
-	"bufio"
 	"errors"
 	"os/exec"
 	"path/filepath"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"prototyper/internal/testenv"
 )
 
-// privateBus starts a session bus of the test's own and points the process at it.
+// privateBus points the process at a session bus of the test's own.
 func privateBus(tb testing.TB) {
 	tb.Helper()
-	daemon := testenv.LookPath(tb, "", "dbus-daemon", "install Debian's dbus-daemon (`make test` does)")
-	cmd := exec.Command(daemon, "--session", "--nofork", "--print-address=1")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		tb.Fatalf("start dbus-daemon: %v", err)
-	}
-	tb.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	addr, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		tb.Fatalf("dbus-daemon printed no address: %v", err)
-	}
-	tb.Setenv("DBUS_SESSION_BUS_ADDRESS", strings.TrimSpace(addr))
+	tb.Setenv("DBUS_SESSION_BUS_ADDRESS", testenv.SessionBus(tb))
 }
 
 func TestASecondClaimOnTheSameDatabaseRaisesTheFirstAndStepsAside(t *testing.T) {

@@ -5,8 +5,11 @@
 package testenv
 
 import (
+	"bufio"
 	"os"
 	"os/exec"
+	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -38,4 +41,29 @@ func LookPath(tb testing.TB, envVar, name, howToInstall string) string {
 		Missing(tb, name, howToInstall)
 	}
 	return p
+}
+
+// SessionBus starts a private D-Bus session bus for the test and returns its address; it stops
+// with the test. Missing dbus-daemon is [Missing].
+func SessionBus(tb testing.TB) string {
+	tb.Helper()
+	daemon := LookPath(tb, "", "dbus-daemon", "install Debian's dbus-daemon (`make test` does)")
+	cmd := exec.Command(daemon, "--session", "--nofork", "--print-address=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatalf("start dbus-daemon: %v", err)
+	}
+	tb.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		_ = cmd.Wait()
+	})
+	addr, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		tb.Fatalf("dbus-daemon printed no address: %v", err)
+	}
+	return strings.TrimSpace(addr)
 }
