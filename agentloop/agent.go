@@ -613,8 +613,8 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 	if opts.Approver == nil {
 		opts.Approver = a.cfg.Approver
 	}
-	if opts.FirstByteTimeout <= 0 && settings.FirstByteTimeoutSec > 0 {
-		opts.FirstByteTimeout = time.Duration(settings.FirstByteTimeoutSec) * time.Second
+	if opts.FirstByteTimeout <= 0 {
+		opts.FirstByteTimeout = settings.FirstByteTimeout()
 	}
 	if opts.FirstByteTimeout <= 0 {
 		opts.FirstByteTimeout = a.cfg.FirstByteTimeout

@@ -3,7 +3,6 @@ package agentloop
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
 	"prototyper/store"
 	"prototyper/tools"
@@ -33,11 +32,8 @@ const (
 
 // ParseApproval checks an --approve value.
 func ParseApproval(s string) (string, error) {
-	switch s {
-	case ApproveAuto, ApproveAsk, ApproveDeny:
-		return s, nil
-	}
-	return "", fmt.Errorf("unknown approval policy %q: use auto, ask or deny", s)
+	a, err := tools.ParseApproval(s)
+	return string(a), err
 }
 
 // policyFor resolves the policy of a tool: the run's override (--approve), then the user's

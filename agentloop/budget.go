@@ -5,8 +5,8 @@ import (
 	"prototyper/tools"
 )
 
-// DefaultContextCap caps num_ctx when the settings do not (tokens).
-const DefaultContextCap = 16384
+// DefaultContextCap caps num_ctx when the settings do not (tokens); the settings define it.
+const DefaultContextCap = store.DefaultContextCap
 
 // defaultTokensPerChar is the first guess of the estimator (about 3.5 characters a token,
 // which errs on the side of too many tokens for English and code).

@@ -1,7 +1,6 @@
 package agentloop
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -334,8 +333,8 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 		c.ID = r.uniqueCallID(c.ID)
 		// what is stored and sent back is always an object (the server refuses anything
 		// else in a history); the call itself gets an error result in plan
-		if args, ok := objectArgs(c.Args); ok {
-			c.Args = tools.ObjectArgs(args) // also {} for what no server could decode (1e400)
+		if tools.IsObjectArgs(c.Args) {
+			c.Args = tools.ObjectArgs(c.Args) // also {} for what no server could decode (1e400)
 		} else {
 			r.badArgs[c.ID] = string(c.Args)
 			c.Args = json.RawMessage(`{}`)
@@ -846,27 +845,4 @@ func (r *run) uniqueCallID(id string) string {
 	}
 	r.callIDs[unique] = true
 	return unique
-}
-
-// objectArgs returns a call's arguments as a JSON object, and false when they are not one:
-// empty or null arguments are {}, an object sent inside a JSON string is unwrapped.
-func objectArgs(raw json.RawMessage) (json.RawMessage, bool) {
-	t := bytes.TrimSpace(raw)
-	if len(t) == 0 || string(t) == "null" {
-		return json.RawMessage(`{}`), true
-	}
-	if t[0] == '"' {
-		var s string
-		if json.Unmarshal(t, &s) != nil {
-			return nil, false
-		}
-		if t = bytes.TrimSpace([]byte(s)); len(t) == 0 {
-			return json.RawMessage(`{}`), true
-		}
-	}
-	var obj map[string]json.RawMessage
-	if t[0] != '{' || json.Unmarshal(t, &obj) != nil {
-		return nil, false
-	}
-	return json.RawMessage(t), true
 }

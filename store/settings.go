@@ -48,11 +48,8 @@ func (s Settings) Validate() error {
 		return &InvalidSettingError{"ackFallbackMs", "the wait for the window's paint must be a positive number of milliseconds, or 0 for the default"}
 	}
 	for name, p := range s.ToolApproval {
-		switch tools.Approval(p) {
-		case tools.ApprovalAuto, tools.ApprovalAsk, tools.ApprovalDeny:
-		default:
-			return &InvalidSettingError{"toolApproval",
-				fmt.Sprintf("tool %s: unknown approval policy %q: use auto, ask or deny", name, p)}
+		if _, err := tools.ParseApproval(p); err != nil {
+			return &InvalidSettingError{"toolApproval", fmt.Sprintf("tool %s: %v", name, err)}
 		}
 	}
 	if s.OllamaURL != "" {

@@ -246,6 +246,14 @@ func jsonKind(v any) string {
 	return "a number"
 }
 
+// IsObjectArgs reports whether a call's arguments are a JSON object the way a tool reads them:
+// an object, an object sent inside a JSON string, or nothing (empty or null, read as {}).
+func IsObjectArgs(raw json.RawMessage) bool {
+	v, err := decodeArgs(raw)
+	_, ok := v.(map[string]any)
+	return err == nil && ok
+}
+
 // ObjectArgs returns a call's arguments as the JSON object to store and to
 // send back to the model in later turns: the object itself (compacted), the
 // object a model sent inside a JSON string, or {} for anything that is no

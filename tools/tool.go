@@ -50,6 +50,15 @@ const (
 	ApprovalDeny Approval = "deny" // never runs
 )
 
+// ParseApproval reads a policy as a user writes it (in the settings, or --approve).
+func ParseApproval(s string) (Approval, error) {
+	switch a := Approval(s); a {
+	case ApprovalAuto, ApprovalAsk, ApprovalDeny:
+		return a, nil
+	}
+	return "", fmt.Errorf("unknown approval policy %q: use auto, ask or deny", s)
+}
+
 // Definition is what the model and the UI know about a tool.
 type Definition struct {
 	Name            string          `json:"name"`
