@@ -338,9 +338,15 @@ func (a *Agent) RunOnce(ctx context.Context, chatID, prompt string, opts RunOpti
 		chatID = chat.ID
 	}
 	// a chat created here is removed again when its run cannot even start
-	discard := func(err error) (Outcome, error) {
+	dropCreated := func() bool {
 		if created && a.cfg.Store.DeleteChat(chatID) == nil {
 			a.forget(chatID)
+			return true
+		}
+		return false
+	}
+	discard := func(err error) (Outcome, error) {
+		if dropCreated() {
 			return Outcome{}, err
 		}
 		return Outcome{ChatID: chatID}, err
@@ -384,14 +390,11 @@ func (a *Agent) RunOnce(ctx context.Context, chatID, prompt string, opts RunOpti
 	stopWatch := context.AfterFunc(ctx, r.cancel)
 	defer stopWatch()
 	out := r.execute()
-	if created && out.StopReason == events.StopError && !r.answered {
+	if out.StopReason == events.StopError && !r.answered && dropCreated() {
 		// the model never answered the chat's first message (a model without tools, a
 		// server gone since the checks): the chat would hold nothing but that message, and
 		// the error says what to do before trying again
-		if a.cfg.Store.DeleteChat(chatID) == nil {
-			a.forget(chatID)
-			out.ChatID = ""
-		}
+		out.ChatID = ""
 	}
 	if out.StopReason == events.StopError && r.err != nil {
 		return out, r.err

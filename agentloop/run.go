@@ -690,23 +690,16 @@ func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 	r.emit(events.Event{Type: events.ToolCall, MessageID: messageID, ToolCallID: c.ID, Name: c.Name, Args: c.Args,
 		State: events.ToolStateRunning})
 	res, ok := r.runTool(messageID, c)
-	if !ok {
-		// stopped while the tool ignored the cancellation: the run goes on without it
-		o := ToolOutcome{Output: textStoppedRunning}
-		if err := r.a.completeRecord(r.cs.id, c.ID, o); err != nil {
-			r.emitError(err)
+	// stopped while the tool ignored the cancellation: the run goes on without it
+	o := ToolOutcome{Output: textStoppedRunning}
+	if ok {
+		o = ToolOutcome{OK: !res.IsError, Output: res.Content, Terminate: res.Terminate}
+		if res.Details != nil {
+			o.Details = res.Details
 		}
-		dur := time.Since(startedAt).Milliseconds()
-		r.emit(events.Event{Type: events.ToolResult, MessageID: messageID, ToolCallID: c.ID, Name: c.Name, OK: &o.OK,
-			Output: o.Output, DurationMs: &dur})
-		return o
+		use := ToolUse{ChatID: r.cs.id, RunID: r.id, CallID: c.ID, Name: c.Name, Args: c.Args}
+		o = r.a.cfg.Hooks.postToolUse(r.ctx, use, o)
 	}
-	o := ToolOutcome{OK: !res.IsError, Output: res.Content, Terminate: res.Terminate}
-	if res.Details != nil {
-		o.Details = res.Details
-	}
-	use := ToolUse{ChatID: r.cs.id, RunID: r.id, CallID: c.ID, Name: c.Name, Args: c.Args}
-	o = r.a.cfg.Hooks.postToolUse(r.ctx, use, o)
 	if err := r.a.completeRecord(r.cs.id, c.ID, o); err != nil {
 		r.emitError(err)
 	}

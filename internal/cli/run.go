@@ -179,7 +179,7 @@ Flags:
 		return ExitMaxSteps
 	case events.StopAwaitingApproval:
 		for _, a := range out.Awaiting {
-			fmt.Fprintf(io.Err, "prototyper run: %s waits for approval\n", cell(strings.TrimSpace(a.Name+" "+summarizeArgs(a.Args))))
+			fmt.Fprintf(io.Err, "prototyper run: %s waits for approval\n", callLabel(a.Name, a.Args))
 		}
 		fmt.Fprintf(io.Err, "prototyper run: paused; resume with `prototyper run --chat %s --decide allow|deny`\n", out.ChatID)
 		return ExitAwaitApproval
@@ -378,7 +378,7 @@ func (t *terminal) render(e events.Event) {
 		switch e.State {
 		case events.ToolStateRunning:
 			t.endLine()
-			t.spinText = cell(strings.TrimSpace(e.Name + " " + summarizeArgs(e.Args)))
+			t.spinText = callLabel(e.Name, e.Args)
 			t.labels[e.ToolCallID] = t.spinText
 			if t.tty {
 				fmt.Fprintf(t.out, "%s %s", spinnerFrames[0], t.spinText)
@@ -388,7 +388,7 @@ func (t *terminal) render(e events.Event) {
 			}
 		case events.ToolStateAwaitingApproval:
 			t.endLine()
-			fmt.Fprintf(t.out, "? %s waits for approval\n", cell(strings.TrimSpace(e.Name+" "+summarizeArgs(e.Args))))
+			fmt.Fprintf(t.out, "? %s waits for approval\n", callLabel(e.Name, e.Args))
 		}
 	case events.ToolResult:
 		mark := t.style("32", "✓")
@@ -469,6 +469,11 @@ func firstLine(s string) string {
 		s = s[:160] + "…"
 	}
 	return s
+}
+
+// callLabel is a call as one line of the terminal: its tool and its arguments in short.
+func callLabel(name string, args json.RawMessage) string {
+	return cell(strings.TrimSpace(name + " " + summarizeArgs(args)))
 }
 
 // summarizeArgs shows a call's arguments in a line: the path when there is one, else the
