@@ -3,6 +3,7 @@ package ollama
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -378,14 +379,7 @@ type ModelInfo struct {
 }
 
 // Has reports whether the model lists capability c ("tools", "thinking", …).
-func (m *ModelInfo) Has(c string) bool {
-	for _, have := range m.Capabilities {
-		if have == c {
-			return true
-		}
-	}
-	return false
-}
+func (m *ModelInfo) Has(c string) bool { return slices.Contains(m.Capabilities, c) }
 
 // PullProgress is one line of /api/pull: a status, and for a layer being downloaded its
 // digest with total and completed bytes.

@@ -18,19 +18,16 @@ import (
 // modelsCommand is `prototyper models`: the models on the Ollama server, with their size,
 // the capabilities the agent cares about (tools, thinking) and their context length.
 func modelsCommand(ctx context.Context, args []string, io IO) int {
-	common, pos, code, done := parseOllamaCommand("models",
-		"Usage: prototyper models [--ollama URL]\n\nLists the models on the Ollama server, with capabilities and context length.\n", args, io)
+	client, _, code, done := startOllamaCommand("models",
+		"Usage: prototyper models [--ollama URL]\n\nLists the models on the Ollama server, with capabilities and context length.\n",
+		args, io, func(pos []string) string {
+			if len(pos) != 0 {
+				return fmt.Sprintf("unexpected argument %q; run `prototyper models --help`", pos[0])
+			}
+			return ""
+		})
 	if done {
 		return code
-	}
-	if len(pos) != 0 {
-		fmt.Fprintf(io.Err, "prototyper models: unexpected argument %q; run `prototyper models --help`\n", pos[0])
-		return ExitUsage
-	}
-	client, err := ollamaClient(common.Ollama, cliRetry)
-	if err != nil {
-		printError(io.Err, "models", err)
-		return ExitUsage
 	}
 
 	models, err := client.Catalog(ctx)
@@ -61,10 +58,12 @@ func modelsCommand(ctx context.Context, args []string, io IO) int {
 	return ExitCompleted
 }
 
-// parseOllamaCommand parses the flags of a command that talks to Ollama (--ollama, --db)
-// and returns the positional arguments. When done is true the command ends with code: the
-// user asked for help, or a flag was wrong (the flag package has said so).
-func parseOllamaCommand(name, usage string, args []string, io IO) (common Common, pos []string, code int, done bool) {
+// startOllamaCommand begins a command that talks to Ollama: it parses the flags (--ollama,
+// --db), checks the positional arguments with badArgs (which returns what is wrong with them,
+// or "") and makes the client. When done is true the command ends with code: the user asked
+// for help, or a flag, an argument or the address was wrong (and that has been said).
+func startOllamaCommand(name, usage string, args []string, io IO, badArgs func(pos []string) string) (client *ollama.Client, pos []string, code int, done bool) {
+	var common Common
 	fs := flag.NewFlagSet("prototyper "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Err)
 	common.Register(fs)
@@ -75,11 +74,20 @@ func parseOllamaCommand(name, usage string, args []string, io IO) (common Common
 	pos, err := parseInterleaved(fs, args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		return common, nil, ExitCompleted, true
+		return nil, nil, ExitCompleted, true
 	case err != nil:
-		return common, nil, ExitUsage, true
+		return nil, nil, ExitUsage, true
 	}
-	return common, pos, 0, false
+	if problem := badArgs(pos); problem != "" {
+		fmt.Fprintf(io.Err, "prototyper %s: %s\n", name, problem)
+		return nil, nil, ExitUsage, true
+	}
+	client, err = ollamaClient(common.Ollama, cliRetry)
+	if err != nil {
+		printError(io.Err, name, err)
+		return nil, nil, ExitUsage, true
+	}
+	return client, pos, 0, false
 }
 
 // cliRetry keeps a command's wait short when Ollama is not running: about a second of

@@ -17,21 +17,18 @@ import (
 // pullCommand is `prototyper pull NAME`: it pulls a model through the Ollama server, with a
 // progress bar per layer on a terminal and one line per progress step otherwise.
 func pullCommand(ctx context.Context, args []string, io IO) int {
-	common, pos, code, done := parseOllamaCommand("pull",
-		"Usage: prototyper pull [--ollama URL] NAME\n\nPulls a model (e.g. qwen3:0.6b) onto the Ollama server.\n", args, io)
+	client, pos, code, done := startOllamaCommand("pull",
+		"Usage: prototyper pull [--ollama URL] NAME\n\nPulls a model (e.g. qwen3:0.6b) onto the Ollama server.\n",
+		args, io, func(pos []string) string {
+			if len(pos) != 1 {
+				return "name one model, e.g. `prototyper pull qwen3:0.6b`"
+			}
+			return ""
+		})
 	if done {
 		return code
 	}
-	if len(pos) != 1 {
-		fmt.Fprintln(io.Err, "prototyper pull: name one model, e.g. `prototyper pull qwen3:0.6b`")
-		return ExitUsage
-	}
 	name := pos[0]
-	client, err := ollamaClient(common.Ollama, cliRetry)
-	if err != nil {
-		printError(io.Err, "pull", err)
-		return ExitUsage
-	}
 
 	view := newPullView(io.Out, isTerminal(io.Out), time.Now)
 	update := view.update
@@ -39,7 +36,7 @@ func pullCommand(ctx context.Context, args []string, io IO) int {
 		// the bars redraw as often as the window's progress does
 		update = ollama.ThrottlePull(update)
 	}
-	err = client.Pull(ctx, name, update)
+	err := client.Pull(ctx, name, update)
 	view.finish()
 	var se *ollama.StreamError
 	switch {
