@@ -19,6 +19,7 @@ import (
 
 	"prototyper/agentloop/ollama"
 	"prototyper/events"
+	"prototyper/internal/ollamatest"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -550,14 +551,8 @@ func poisonedChat(t *testing.T, db *store.DB, workspace string) string {
 }
 
 func TestARunThatCannotStartLeavesNoChat(t *testing.T) {
-	notFound := func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusNotFound)
-		fmt.Fprint(w, `{"error":"model 'fake' not found"}`)
-	}
-	webPage := func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprint(w, "<html><body>It works!</body></html>")
-	}
+	notFound := ollamatest.ModelNotFound("fake")
+	webPage := ollamatest.WebPage("<html><body>It works!</body></html>")
 	noTools := func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadRequest)
 		fmt.Fprint(w, `{"error":"registry.ollama.ai/library/fake does not support tools"}`)

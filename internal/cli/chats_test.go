@@ -12,37 +12,49 @@ import (
 	"prototyper/store"
 )
 
-// chatsFixture writes a chat with thinking, a tool call and its result into a fresh database.
-func chatsFixture(t *testing.T) (path string, chat store.Chat) {
+// storedChat writes a fresh database with fill and closes it, as a process that ends leaves
+// it; it returns the database's path and the chat fill made.
+func storedChat(t *testing.T, fill func(db *store.DB) store.Chat) (path string, chat store.Chat) {
 	t.Helper()
 	path = filepath.Join(t.TempDir(), "p.db")
 	db, err := store.Open(path, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	chat, err = db.CreateChat(store.Chat{Model: "qwen3:4b", Workspace: "/tmp/w"})
-	if err != nil {
+	chat = fill(db)
+	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.AppendMessage(chat.ID, store.Message{Role: store.RoleUser, Content: "Write hello.txt", Complete: true}); err != nil {
-		t.Fatal(err)
-	}
-	run, _ := db.StartRun(store.Run{ChatID: chat.ID, Model: "qwen3:4b"})
-	cp, err := db.NewCheckpointer(chat.ID, store.Message{RunID: run.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = cp.AddThinking("The user wants a file.")
-	_ = cp.AddText("Writing it now.")
-	_ = cp.AddToolCalls(store.ToolCall{ID: "call_1", Name: "write_file", Args: json.RawMessage(`{"path":"hello.txt","content":"hi"}`)})
-	_ = db.PutToolCall(store.ToolCallRecord{ID: "call_1", ChatID: chat.ID, RunID: run.ID, MessageID: cp.ID(),
-		Name: "write_file", Pending: true, StartedAt: time.Now()})
-	_, _ = db.CompleteToolCall(chat.ID, "call_1", store.ToolResult{OK: true, Output: "wrote 2 bytes with ``` inside"})
-	_, _ = db.AppendMessage(chat.ID, store.Message{Role: store.RoleTool, ToolName: "write_file", ToolCallID: "call_1", Content: "wrote 2 bytes"})
-	_ = cp.Finish("stop", &store.Usage{PromptTokens: 12, EvalTokens: 7})
-	_, _ = db.FinishRun(run.ID, "completed", nil)
 	return path, chat
+}
+
+// chatsFixture writes a chat with thinking, a tool call and its result into a fresh database.
+func chatsFixture(t *testing.T) (path string, chat store.Chat) {
+	t.Helper()
+	return storedChat(t, func(db *store.DB) store.Chat {
+		chat, err := db.CreateChat(store.Chat{Model: "qwen3:4b", Workspace: "/tmp/w"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.AppendMessage(chat.ID, store.Message{Role: store.RoleUser, Content: "Write hello.txt", Complete: true}); err != nil {
+			t.Fatal(err)
+		}
+		run, _ := db.StartRun(store.Run{ChatID: chat.ID, Model: "qwen3:4b"})
+		cp, err := db.NewCheckpointer(chat.ID, store.Message{RunID: run.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = cp.AddThinking("The user wants a file.")
+		_ = cp.AddText("Writing it now.")
+		_ = cp.AddToolCalls(store.ToolCall{ID: "call_1", Name: "write_file", Args: json.RawMessage(`{"path":"hello.txt","content":"hi"}`)})
+		_ = db.PutToolCall(store.ToolCallRecord{ID: "call_1", ChatID: chat.ID, RunID: run.ID, MessageID: cp.ID(),
+			Name: "write_file", Pending: true, StartedAt: time.Now()})
+		_, _ = db.CompleteToolCall(chat.ID, "call_1", store.ToolResult{OK: true, Output: "wrote 2 bytes with ``` inside"})
+		_, _ = db.AppendMessage(chat.ID, store.Message{Role: store.RoleTool, ToolName: "write_file", ToolCallID: "call_1", Content: "wrote 2 bytes"})
+		_ = cp.Finish("stop", &store.Usage{PromptTokens: 12, EvalTokens: 7})
+		_, _ = db.FinishRun(run.ID, "completed", nil)
+		return chat
+	})
 }
 
 func runChats(args ...string) (code int, out, errOut string) {

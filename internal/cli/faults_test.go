@@ -51,24 +51,18 @@ func checkOneLine(t *testing.T, errOut string, want ...string) {
 // marked live, its tool call pending.
 func deadRunChat(t *testing.T) (path string, chat store.Chat) {
 	t.Helper()
-	path = filepath.Join(t.TempDir(), "p.db")
-	db, err := store.Open(path, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	chat, _ = db.CreateChat(store.Chat{Model: "qwen3:4b"})
-	_, _ = db.AppendMessage(chat.ID, store.Message{Role: store.RoleUser, Content: "Write big.txt"})
-	run, _ := db.StartRun(store.Run{ChatID: chat.ID})
-	cp, _ := db.NewCheckpointer(chat.ID, store.Message{RunID: run.ID})
-	_ = cp.AddToolCalls(store.ToolCall{ID: "call_1", Name: "write_file", Args: json.RawMessage(`{"path":"big.txt"}`)})
-	if err := db.PutToolCall(store.ToolCallRecord{ID: "call_1", ChatID: chat.ID, RunID: run.ID, MessageID: cp.ID(),
-		Name: "write_file", Pending: true, StartedAt: time.Now()}); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil { // killed: nothing finishes the run
-		t.Fatal(err)
-	}
-	return path, chat
+	return storedChat(t, func(db *store.DB) store.Chat {
+		chat, _ := db.CreateChat(store.Chat{Model: "qwen3:4b"})
+		_, _ = db.AppendMessage(chat.ID, store.Message{Role: store.RoleUser, Content: "Write big.txt"})
+		run, _ := db.StartRun(store.Run{ChatID: chat.ID})
+		cp, _ := db.NewCheckpointer(chat.ID, store.Message{RunID: run.ID})
+		_ = cp.AddToolCalls(store.ToolCall{ID: "call_1", Name: "write_file", Args: json.RawMessage(`{"path":"big.txt"}`)})
+		if err := db.PutToolCall(store.ToolCallRecord{ID: "call_1", ChatID: chat.ID, RunID: run.ID, MessageID: cp.ID(),
+			Name: "write_file", Pending: true, StartedAt: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		return chat
+	})
 }
 
 func TestChatsShowAndExportReadADeadRunsCallAsInterrupted(t *testing.T) {

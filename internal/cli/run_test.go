@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"prototyper/events"
+	"prototyper/internal/ollamatest"
 	"prototyper/store"
 )
 
@@ -202,14 +203,8 @@ func TestRunThatCannotStartLeavesNoChat(t *testing.T) {
 	answer := func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"hi"},"done":true,"done_reason":"stop"}`)
 	}
-	notFound := func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusNotFound)
-		fmt.Fprint(w, `{"error":"model 'nope' not found"}`)
-	}
-	webPage := func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprint(w, "<!DOCTYPE html><html><body>router login</body></html>")
-	}
+	notFound := ollamatest.ModelNotFound("nope")
+	webPage := ollamatest.WebPage("<!DOCTYPE html><html><body>router login</body></html>")
 	huge := strings.Repeat("0123456789", 500_000)
 	for _, tc := range []struct {
 		name   string

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -32,38 +31,34 @@ func checkNoTerminalControl(t *testing.T, what, out string) {
 // hostileChat stores a chat whose every text came from a hostile model.
 func hostileChat(t *testing.T) (path string, chat store.Chat) {
 	t.Helper()
-	path = filepath.Join(t.TempDir(), "p.db")
-	db, err := store.Open(path, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	chat, _ = db.CreateChat(store.Chat{Model: "qwen3" + hostile, Workspace: "/w" + hostile})
-	_, _ = db.AppendMessage(chat.ID, store.Message{Role: store.RoleUser, Content: "Hi " + hostile})
-	run, _ := db.StartRun(store.Run{ChatID: chat.ID})
-	cp, _ := db.NewCheckpointer(chat.ID, store.Message{RunID: run.ID})
-	_ = cp.AddThinking("thinking " + hostile)
-	_ = cp.AddText("answer " + hostile)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
+	return storedChat(t, func(db *store.DB) store.Chat {
+		chat, _ := db.CreateChat(store.Chat{Model: "qwen3" + hostile, Workspace: "/w" + hostile})
+		_, _ = db.AppendMessage(chat.ID, store.Message{Role: store.RoleUser, Content: "Hi " + hostile})
+		run, _ := db.StartRun(store.Run{ChatID: chat.ID})
+		cp, _ := db.NewCheckpointer(chat.ID, store.Message{RunID: run.ID})
+		_ = cp.AddThinking("thinking " + hostile)
+		_ = cp.AddText("answer " + hostile)
+		must := func(err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	args, _ := json.Marshal(map[string]string{"path": "a.txt" + hostile})
-	name := "write_file" + hostile
-	must(cp.AddToolCalls(store.ToolCall{ID: "call_1", Name: name, Args: args},
-		// valid JSON may hold C1 and bidi characters unescaped
-		store.ToolCall{ID: "call_2", Name: name, Args: json.RawMessage("{\"raw\":\"\u009b2J \u202eevil\"}")}))
-	_ = db.PutToolCall(store.ToolCallRecord{ID: "call_1", ChatID: chat.ID, RunID: run.ID, MessageID: cp.ID(), Name: name,
-		Pending: true, StartedAt: time.Now()})
-	_, _ = db.CompleteToolCall(chat.ID, "call_1", store.ToolResult{OK: false, Output: "output " + hostile})
-	_ = db.PutToolCall(store.ToolCallRecord{ID: "call_2", ChatID: chat.ID, RunID: run.ID, MessageID: cp.ID(), Name: name,
-		Approval: &store.Approval{Decision: store.DecisionDeny, By: "hook", Reason: "reason " + hostile}})
-	_, _ = db.AppendMessage(chat.ID, store.Message{Role: store.RoleTool, ToolName: name, ToolCallID: "other", Content: "tool " + hostile})
-	must(cp.Finish("stop", nil))
-	_, _ = db.FinishRun(run.ID, "completed", nil)
-	return path, chat
+		args, _ := json.Marshal(map[string]string{"path": "a.txt" + hostile})
+		name := "write_file" + hostile
+		must(cp.AddToolCalls(store.ToolCall{ID: "call_1", Name: name, Args: args},
+			// valid JSON may hold C1 and bidi characters unescaped
+			store.ToolCall{ID: "call_2", Name: name, Args: json.RawMessage("{\"raw\":\"\u009b2J \u202eevil\"}")}))
+		_ = db.PutToolCall(store.ToolCallRecord{ID: "call_1", ChatID: chat.ID, RunID: run.ID, MessageID: cp.ID(), Name: name,
+			Pending: true, StartedAt: time.Now()})
+		_, _ = db.CompleteToolCall(chat.ID, "call_1", store.ToolResult{OK: false, Output: "output " + hostile})
+		_ = db.PutToolCall(store.ToolCallRecord{ID: "call_2", ChatID: chat.ID, RunID: run.ID, MessageID: cp.ID(), Name: name,
+			Approval: &store.Approval{Decision: store.DecisionDeny, By: "hook", Reason: "reason " + hostile}})
+		_, _ = db.AppendMessage(chat.ID, store.Message{Role: store.RoleTool, ToolName: name, ToolCallID: "other", Content: "tool " + hostile})
+		must(cp.Finish("stop", nil))
+		_, _ = db.FinishRun(run.ID, "completed", nil)
+		return chat
+	})
 }
 
 func TestChatsPrintNoTerminalControlFromTheModel(t *testing.T) {

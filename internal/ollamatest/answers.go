@@ -1,0 +1,27 @@
+package ollamatest
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// Answers of a server that is not the real one, for tests that stand an httptest server in
+// Ollama's place to see what a user is told.
+
+// ModelNotFound answers as Ollama does for a model it does not have: HTTP 404 with its JSON
+// error.
+func ModelNotFound(model string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprintf(w, `{"error":"model '%s' not found"}`, model)
+	}
+}
+
+// WebPage answers with the HTML page html, as any web server at the address where Ollama was
+// expected does (a router's login page, a default "It works!").
+func WebPage(html string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, html)
+	}
+}
