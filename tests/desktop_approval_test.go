@@ -26,14 +26,20 @@ func approvalRun(t *testing.T) *desktopRun {
 	return r
 }
 
-// toolRecord returns the one tool-call record of the run's chat.
-func toolRecord(t *testing.T, db *store.DB) store.ToolCallRecord {
+// theOneChat returns the one chat in the store: the chat of the run.
+func theOneChat(t *testing.T, db *store.DB) store.Chat {
 	t.Helper()
 	chats, err := db.ListChats()
 	if err != nil || len(chats) != 1 {
-		t.Fatalf("chats = %v, %v", chats, err)
+		t.Fatalf("chats in the store = %v, %v; want the one chat of the run", chats, err)
 	}
-	calls, err := db.ToolCalls(chats[0].ID)
+	return chats[0]
+}
+
+// toolRecord returns the one tool-call record of the run's chat.
+func toolRecord(t *testing.T, db *store.DB) store.ToolCallRecord {
+	t.Helper()
+	calls, err := db.ToolCalls(theOneChat(t, db).ID)
 	if err != nil || len(calls) != 1 {
 		t.Fatalf("tool records = %+v, %v; want one", calls, err)
 	}

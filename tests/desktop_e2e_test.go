@@ -289,11 +289,8 @@ func TestDesktopEndToEndThinkWriteFileAnswerEveryCardSeenRunning(t *testing.T) {
 
 	shot, db := r.finish(t, "e2e-write-file.png")
 	t.Logf("screenshot after the run: %s", shot)
-	chats, err := db.ListChats()
-	if err != nil || len(chats) != 1 {
-		t.Fatalf("chats in the store = %v, %v; want the one chat of the run", chats, err)
-	}
-	msgs, err := db.Messages(chats[0].ID)
+	chat := theOneChat(t, db)
+	msgs, err := db.Messages(chat.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +307,7 @@ func TestDesktopEndToEndThinkWriteFileAnswerEveryCardSeenRunning(t *testing.T) {
 	if last := msgs[3]; !last.Complete || !strings.Contains(last.Content, "hello.txt") {
 		t.Errorf("stored answer = %+v, want the complete answer", last)
 	}
-	calls, err := db.ToolCalls(chats[0].ID)
+	calls, err := db.ToolCalls(chat.ID)
 	if err != nil || len(calls) != 1 || calls[0].Pending || !calls[0].OK || calls[0].Name != "write_file" {
 		t.Errorf("tool records = %+v, %v; want one completed write_file", calls, err)
 	}
@@ -325,11 +322,7 @@ func TestDesktopEndToEndFiveInstantCallsInARowEachSeenRunning(t *testing.T) {
 	}
 	shot, db := r.finish(t, "e2e-five-calls.png")
 	t.Logf("screenshot after the run: %s", shot)
-	chats, err := db.ListChats()
-	if err != nil || len(chats) != 1 {
-		t.Fatalf("chats = %v, %v", chats, err)
-	}
-	calls, err := db.ToolCalls(chats[0].ID)
+	calls, err := db.ToolCalls(theOneChat(t, db).ID)
 	if err != nil || len(calls) != 5 {
 		t.Fatalf("tool records = %d, %v; want five", len(calls), err)
 	}
@@ -357,11 +350,8 @@ func TestDesktopClosingTheWindowDuringARunStopsItAndKeepsThePartialAnswer(t *tes
 	if err != nil {
 		t.Fatalf("open the store after closing: %v", err)
 	}
-	chats, err := db.ListChats()
-	if err != nil || len(chats) != 1 {
-		t.Fatalf("chats = %v, %v; want the one chat of the run", chats, err)
-	}
-	runs, err := db.RunsOf(chats[0].ID)
+	chat := theOneChat(t, db)
+	runs, err := db.RunsOf(chat.ID)
 	if err != nil || len(runs) != 1 {
 		t.Fatalf("runs = %v, %v; want one", runs, err)
 	}
@@ -372,7 +362,7 @@ func TestDesktopClosingTheWindowDuringARunStopsItAndKeepsThePartialAnswer(t *tes
 	stopTook := run.FinishedAt.Sub(closedAt)
 	t.Logf("closed during the run: run stopped %s after the close, process exited after %s",
 		stopTook.Round(time.Millisecond), exitTook.Round(time.Millisecond))
-	msgs, err := db.Messages(chats[0].ID)
+	msgs, err := db.Messages(chat.ID)
 	if err != nil || len(msgs) != 2 {
 		t.Fatalf("messages = %d, %v; want the prompt and the partial answer", len(msgs), err)
 	}

@@ -2,7 +2,6 @@ package tests
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"image"
@@ -140,27 +139,10 @@ type desktopApp struct {
 	cmd     *exec.Cmd
 	display string
 	window  string // X window id, decimal
-	out     *lockedBuffer
+	out     *testenv.Output
 	done    chan error
 	exited  bool
 	exitErr error
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // launchDesktop starts bin on display with args, a private HOME/XDG config, and extra env.
@@ -185,7 +167,7 @@ func launchDesktop(tb testing.TB, bin, display string, args []string, env ...str
 	}
 	cmd.Env = append(cmd.Env, desktopLayout().env...)
 	cmd.Env = append(cmd.Env, env...)
-	out := &lockedBuffer{}
+	out := &testenv.Output{}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {

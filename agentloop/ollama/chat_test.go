@@ -504,11 +504,7 @@ func TestChatCancellationClosesTheConnection(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || Retryable(err) || Code(err) != "canceled" {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	select {
-	case <-serverSawDisconnect:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the server never saw the disconnect")
-	}
+	within(t, 5*time.Second, serverSawDisconnect, "the server never saw the disconnect")
 }
 
 func TestChatCancellationStopsABackoffSleepAtOnce(t *testing.T) {
@@ -527,13 +523,8 @@ func TestChatCancellationStopsABackoffSleepAtOnce(t *testing.T) {
 		})
 		done <- err
 	}()
-	select {
-	case err := <-done:
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("err = %v, want context.Canceled", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Chat kept sleeping after its context was cancelled")
+	if err := within(t, 10*time.Second, done, "Chat kept sleeping after its context was cancelled"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }
 
@@ -550,11 +541,7 @@ func TestChatCallbackErrorStopsTheStream(t *testing.T) {
 	if !errors.Is(err, stop) {
 		t.Fatalf("err = %v, want the callback's", err)
 	}
-	select {
-	case <-serverSawDisconnect:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the server never saw the disconnect")
-	}
+	within(t, 5*time.Second, serverSawDisconnect, "the server never saw the disconnect")
 }
 
 func TestChatAcceptsCRLFAndALastLineWithoutNewline(t *testing.T) {

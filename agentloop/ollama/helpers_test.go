@@ -84,3 +84,16 @@ func hang(r *http.Request) bool {
 		return false
 	}
 }
+
+// within returns what ch delivers within d; when nothing comes, the test fails with never
+// (what did not happen).
+func within[T any](t testing.TB, d time.Duration, ch <-chan T, never string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(d):
+		t.Fatal(never)
+		panic("unreachable")
+	}
+}

@@ -56,13 +56,8 @@ func TestPullsRunOnePullPerModelAndCloseStopsThem(t *testing.T) {
 		t.Error("a pull without a name was not refused")
 	}
 	pulls.Close()
-	select {
-	case err := <-done:
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("pull after Close = %v, want context.Canceled", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Close did not stop the pull")
+	if err := within(t, 5*time.Second, done, "Close did not stop the pull"); !errors.Is(err, context.Canceled) {
+		t.Errorf("pull after Close = %v, want context.Canceled", err)
 	}
 	if err := pulls.Pull(context.Background(), client, "gemma3:1b", nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("pull after Close = %v, want it refused", err)

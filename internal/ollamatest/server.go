@@ -59,7 +59,7 @@ type Server struct {
 	stdin   io.Closer     // closing it makes the supervising shell kill the server's group
 	exited  chan struct{} // closed when the serve process has exited
 	waitErr error
-	logs    *logBuffer
+	logs    *testenv.Output
 	timings Timings
 	models  []Model
 
@@ -129,7 +129,7 @@ func Start(ctx context.Context, bin string, models ...Model) (*Server, error) {
 	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
 		return nil, err
 	}
-	s := &Server{dir: dir, logs: &logBuffer{}, exited: make(chan struct{}), models: models}
+	s := &Server{dir: dir, logs: &testenv.Output{}, exited: make(chan struct{}), models: models}
 	fail := func(err error) (*Server, error) {
 		s.Stop()
 		return nil, fmt.Errorf("%w\n--- ollama serve log ---\n%s", err, s.logs.Tail(16<<10))
@@ -393,41 +393,3 @@ func Get(tb testing.TB) *Server {
 	})
 	return shared
 }
-
-// logBuffer collects the server's output; it is safe for concurrent use.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
-func (l *logBuffer) Len() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Len()
-}
-
-// Since returns what was written after offset mark, at most its last max bytes.
-func (l *logBuffer) Since(mark, max int) string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	b := l.buf.Bytes()[mark:]
-	if len(b) > max {
-		return "…" + string(b[len(b)-max:])
-	}
-	return string(b)
-}
-
-// Tail returns the last max bytes written.
-func (l *logBuffer) Tail(max int) string { return l.Since(0, max) }
