@@ -19,14 +19,8 @@ import (
 // The models of the real-server tests: "scripted" thinks and calls write_file, then answers
 // after the tool's result; "plain" has neither tools nor thinking and always says hello.
 var (
-	scripted = ollamatest.Model{Name: "scripted", Scripts: ollamatest.Scripts{
-		"U": slices.Concat(
-			ollamatest.Think("I should", " write the file."),
-			ollamatest.ToolCall("write_file", map[string]any{"path": "hello.txt", "content": "hello"}),
-		),
-		"UAT": slices.Concat(ollamatest.Think("Done."), []string{"I wrote", " hello.txt", "."}),
-	}, Parameters: map[string]any{"num_ctx": 2048}}
-	plain = ollamatest.Model{Name: "plain", NoTools: true, NoThinking: true, Scripts: ollamatest.Scripts{
+	scripted = ollamatest.Model{Name: "scripted", Scripts: ollamatest.WriteHello(), Parameters: map[string]any{"num_ctx": 2048}}
+	plain    = ollamatest.Model{Name: "plain", NoTools: true, NoThinking: true, Scripts: ollamatest.Scripts{
 		"*": {"Hello", " there", "."},
 	}}
 )

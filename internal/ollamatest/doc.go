@@ -19,7 +19,7 @@
 //		}}))
 //	}
 //
-// and in a test, [Get] returns the server ([Server.URL] is its base URL):
+// ([WriteHello] returns these scripts) and in a test, [Get] returns the server ([Server.URL] is its base URL):
 //
 //	srv := ollamatest.Get(t) // skips (bare go test) or fails (make test) without the binary
 //	resp, err := http.Post(srv.URL()+"/api/chat", "application/json", body)

@@ -3,6 +3,7 @@ package ollamatest
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // Think returns a thinking block: "<think>", the pieces, "</think>".
@@ -30,4 +31,17 @@ func ToolCall(name string, args any) []string {
 		raw = string(b)
 	}
 	return []string{"<tool_call>", fmt.Sprintf(`{"name": %q, "arguments": %s}`, name, raw), "</tool_call>"}
+}
+
+// WriteHello returns the scripts of the model in the package documentation: the first turn
+// thinks "I should", " write the file." and calls write_file for hello.txt with "hello"; after
+// the tool's result it thinks "Done." and answers "I wrote", " hello.txt", ".".
+func WriteHello() Scripts {
+	return Scripts{
+		"U": slices.Concat(
+			Think("I should", " write the file."),
+			ToolCall("write_file", map[string]any{"path": "hello.txt", "content": "hello"}),
+		),
+		"UAT": slices.Concat(Think("Done."), []string{"I wrote", " hello.txt", "."}),
+	}
 }

@@ -17,14 +17,8 @@ import (
 
 // The models of this test binary, one per behaviour under test.
 var (
-	writeFile = ollamatest.Model{Name: "write-file", Scripts: ollamatest.Scripts{
-		"U": slices.Concat(
-			ollamatest.Think("I should", " write the file."),
-			ollamatest.ToolCall("write_file", map[string]any{"path": "hello.txt", "content": "hello"}),
-		),
-		"UAT": slices.Concat(ollamatest.Think("Done."), []string{"I wrote", " hello.txt", "."}),
-	}}
-	twoCalls = ollamatest.Model{Name: "two-calls", Scripts: ollamatest.Scripts{
+	writeFile = ollamatest.Model{Name: "write-file", Scripts: ollamatest.WriteHello()}
+	twoCalls  = ollamatest.Model{Name: "two-calls", Scripts: ollamatest.Scripts{
 		"U": slices.Concat(
 			ollamatest.Think("Two files."),
 			ollamatest.ToolCall("write_file", map[string]any{"path": "a.txt", "content": "a"}),
