@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { act, fireEvent, render, screen, within } from '@testing-library/react'
+import { act, fireEvent, screen, within } from '@testing-library/react'
 import { App } from './App'
-import { FakeBackend, FakeFrames } from './fakeBackend'
-import { AppStore } from './state/store'
-import { StoreContext } from './state/useAppState'
+import { FakeBackend } from './fakeBackend'
+import { renderWithStore } from './test/renderWithStore'
 
 async function mount(prepare: (b: FakeBackend) => void = () => {}) {
   const backend = new FakeBackend()
@@ -12,13 +11,7 @@ async function mount(prepare: (b: FakeBackend) => void = () => {}) {
     { id: 'c1', title: 'Newest chat', model: 'qwen3:4b', workspace: '/w', createdAt: '2025-01-02T00:00:00Z', updatedAt: '2025-01-02T00:00:00Z', messageCount: 2, phase: 'idle' },
   ]
   prepare(backend)
-  const frames = new FakeFrames()
-  const store = new AppStore({ backend, requestFrame: frames.request })
-  render(
-    <StoreContext.Provider value={store}>
-      <App />
-    </StoreContext.Provider>,
-  )
+  const { frames, store } = renderWithStore(<App />, backend)
   await act(() => store.start())
   return { backend, frames, store }
 }
@@ -191,13 +184,7 @@ describe('the window for the keyboard and assistive technology', () => {
 
   it('says when it is ready, and leaves the window title alone', async () => {
     document.title = 'Prototyper'
-    const backend = new FakeBackend()
-    const store = new AppStore({ backend, requestFrame: new FakeFrames().request })
-    render(
-      <StoreContext.Provider value={store}>
-        <App />
-      </StoreContext.Provider>,
-    )
+    const { store } = renderWithStore(<App />)
     expect(screen.getByTestId('app').dataset.ready).toBe('false')
     expect(screen.getByTestId('window-status').textContent).toBe('Loading…')
     await act(() => store.start())

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { act, fireEvent, render, screen } from '@testing-library/react'
-import { FakeBackend, FakeFrames } from '../fakeBackend'
+import { act, fireEvent, screen } from '@testing-library/react'
+import { FakeBackend } from '../fakeBackend'
 import { emptyChat, type ChatState, type MessageView, type ToolCard } from '../state/chatReducer'
-import { AppStore } from '../state/store'
-import { StoreContext } from '../state/useAppState'
 import { ChatView, followStart, mountedChars } from './ChatView'
+import { renderWithStore } from '../test/renderWithStore'
 
 function message(id: string, chars: number, complete = true): MessageView {
   return {
@@ -94,12 +93,7 @@ describe('ChatView', () => {
       phase: 'idle',
       liveRunId: '',
     }
-    const store = new AppStore({ backend, requestFrame: new FakeFrames().request })
-    render(
-      <StoreContext.Provider value={store}>
-        <ChatView />
-      </StoreContext.Provider>,
-    )
+    const { store } = renderWithStore(<ChatView />, backend)
     await act(() => store.start())
     await act(() => store.selectChat('c1'))
   }

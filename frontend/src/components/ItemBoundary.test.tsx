@@ -1,11 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest'
 import { render, screen } from '@testing-library/react'
 import { emptyChat, type ChatState, type MessageView, type ToolCard } from '../state/chatReducer'
-import { AppStore } from '../state/store'
-import { StoreContext } from '../state/useAppState'
-import { FakeBackend } from '../fakeBackend'
 import { Timeline } from './ChatView'
 import { ItemBoundary } from './ItemBoundary'
+import { renderWithStore } from '../test/renderWithStore'
 
 // An answer whose text holds "BOOM" makes the Markdown renderer throw, as a bug in it would.
 vi.mock('../markdown/Markdown', () => ({
@@ -44,12 +42,7 @@ function chatOf(messages: MessageView[], cards: ToolCard[] = []): ChatState {
 }
 
 function show(chat: ChatState) {
-  const store = new AppStore({ backend: new FakeBackend(), requestFrame: () => {} })
-  return render(
-    <StoreContext.Provider value={store}>
-      <Timeline chat={chat} />
-    </StoreContext.Provider>,
-  )
+  return renderWithStore(<Timeline chat={chat} />)
 }
 
 function Thrower({ message }: { message: string }): never {

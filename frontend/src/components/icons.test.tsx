@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { act, render } from '@testing-library/react'
+import { act } from '@testing-library/react'
 import { App } from '../App'
-import { FakeBackend, FakeFrames } from '../fakeBackend'
-import { AppStore } from '../state/store'
-import { StoreContext } from '../state/useAppState'
+import { FakeBackend } from '../fakeBackend'
+import { renderWithStore } from '../test/renderWithStore'
 
 // Emoji and other pictographs outside the Basic Multilingual Plane need an emoji font, which the
 // desktop webview may not have: they would render as empty boxes.
@@ -15,12 +14,7 @@ describe('icons', () => {
     backend.chats = [
       { id: 'c1', title: 'A chat', model: 'qwen3:4b', workspace: '/w', createdAt: '2025-01-02T00:00:00Z', updatedAt: '2025-01-02T00:00:00Z', messageCount: 0, phase: 'idle' },
     ]
-    const store = new AppStore({ backend, requestFrame: new FakeFrames().request })
-    const { container, getByTestId, getByLabelText } = render(
-      <StoreContext.Provider value={store}>
-        <App />
-      </StoreContext.Provider>,
-    )
+    const { container, getByTestId, getByLabelText, store } = renderWithStore(<App />, backend)
     await act(() => store.start())
     expect(container.textContent).not.toMatch(pictograph)
     expect(getByTestId('workspace-button').querySelector('svg')).toBeTruthy()

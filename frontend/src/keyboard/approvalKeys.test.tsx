@@ -1,11 +1,10 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { act, fireEvent, render, screen, within } from '@testing-library/react'
+import { act, fireEvent, screen, within } from '@testing-library/react'
 import { App } from '../App'
 import type { AgentEvent, ToolCallRecord } from '../backend'
-import { FakeBackend, FakeFrames } from '../fakeBackend'
-import { AppStore } from '../state/store'
-import { StoreContext } from '../state/useAppState'
+import { FakeBackend } from '../fakeBackend'
 import { resetTyping } from './typing'
+import { renderWithStore } from '../test/renderWithStore'
 
 beforeEach(() => resetTyping())
 
@@ -16,13 +15,7 @@ async function mount(prepare?: (backend: FakeBackend) => void) {
     { id: 'c2', title: 'Other chat', createdAt: '2025-01-01T00:00:00Z', updatedAt: '2025-01-01T00:00:00Z', messageCount: 1, phase: 'idle' },
   ]
   prepare?.(backend)
-  const frames = new FakeFrames()
-  const store = new AppStore({ backend, requestFrame: frames.request })
-  render(
-    <StoreContext.Provider value={store}>
-      <App />
-    </StoreContext.Provider>,
-  )
+  const { frames, store } = renderWithStore(<App />, backend)
   await act(() => store.start())
   const composer = screen.getByRole('textbox', { name: 'Message' }) as HTMLTextAreaElement
   let seq = 0

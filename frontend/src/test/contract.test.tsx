@@ -6,13 +6,12 @@
 // else the hand-made fixtures committed beside this file.
 
 import { describe, expect, it } from 'vitest'
-import { act, fireEvent, render, screen } from '@testing-library/react'
+import { act, fireEvent, screen } from '@testing-library/react'
 import { ChatView } from '../components/ChatView'
-import { FakeBackend, FakeFrames } from '../fakeBackend'
+import { FakeBackend } from '../fakeBackend'
 import type { OpenedChat } from '../backend'
 import type { ToolVisualState } from '../state/chatReducer'
-import { AppStore } from '../state/store'
-import { StoreContext } from '../state/useAppState'
+import { renderWithStore } from './renderWithStore'
 
 // Node's fs, loaded at run time: the window's sources are typed for the browser only.
 interface NodeFs {
@@ -48,12 +47,7 @@ async function open(fixture: Fixture) {
   const backend = new FakeBackend()
   const id = opened.chat?.id || 'contract-chat'
   backend.opened[id] = opened as OpenedChat
-  const store = new AppStore({ backend, requestFrame: new FakeFrames().request })
-  render(
-    <StoreContext.Provider value={store}>
-      <ChatView />
-    </StoreContext.Provider>,
-  )
+  const { store } = renderWithStore(<ChatView />, backend)
   await act(() => store.selectChat(id))
   // A long chat shows its end first: ask for the rest as a user would.
   for (let i = 0; i < 1000 && screen.queryByTestId('show-earlier'); i++) {
