@@ -3,23 +3,11 @@ import type { Decision } from '../backend'
 import { approveShortcut, denyShortcut, type Shortcut } from '../keyboard/shortcuts'
 import { modalDialogOpen, userIsTyping } from '../keyboard/typing'
 import type { ToolCard as ToolCardModel } from '../state/chatReducer'
-
-/** Arguments as an object, whether they arrived parsed or as JSON text. */
-export function argsObject(args: unknown): Record<string, unknown> | null {
-  let a = args
-  if (typeof a === 'string') {
-    try {
-      a = JSON.parse(a)
-    } catch {
-      return null
-    }
-  }
-  return a && typeof a === 'object' && !Array.isArray(a) ? (a as Record<string, unknown>) : null
-}
+import { jsonObject } from '../state/records'
 
 /** One line saying what the call is about: the path for file tools, else the arguments. */
 export function summarizeArgs(card: Pick<ToolCardModel, 'args' | 'details'>): string {
-  const a = argsObject(card.args)
+  const a = jsonObject(card.args)
   const path = a?.path ?? a?.file ?? a?.dir ?? card.details?.path
   if (typeof path === 'string' && path) return path
   if (!a) return typeof card.args === 'string' ? card.args : ''
@@ -211,7 +199,7 @@ export const ToolCard = memo(function ToolCard({
       </div>
       {card.state === 'awaiting_approval' && (
         <div className="approval">
-          <pre className="tool-args-full">{JSON.stringify(argsObject(card.args) ?? card.args, null, 2)}</pre>
+          <pre className="tool-args-full">{JSON.stringify(jsonObject(card.args) ?? card.args, null, 2)}</pre>
           <ApprovalActions
             onDecide={(d) => onDecide?.(card.id, d)}
             decided={decided}

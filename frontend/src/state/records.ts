@@ -45,6 +45,19 @@ export function checkRole(v: unknown): Role {
   return typeof v === 'string' && roles.has(v) ? (v as Role) : 'assistant'
 }
 
+/** A JSON object, whether it arrived parsed or as JSON text; null for anything else. */
+export function jsonObject(v: unknown): Obj | null {
+  let o = v
+  if (typeof o === 'string') {
+    try {
+      o = JSON.parse(o)
+    } catch {
+      return null
+    }
+  }
+  return isObject(o) ? o : null
+}
+
 /** An RFC 3339 time, or '' when missing, unreadable or Go's zero time. */
 export function checkTime(v: unknown): string {
   if (typeof v !== 'string' || !v || v.startsWith('0001-')) return ''
@@ -53,15 +66,8 @@ export function checkTime(v: unknown): string {
 
 /** What a tool reported for the window, keeping only fields of the expected types. */
 export function checkDetails(v: unknown): ToolDetails | null {
-  let d = v
-  if (typeof d === 'string') {
-    try {
-      d = JSON.parse(d)
-    } catch {
-      return null
-    }
-  }
-  if (!isObject(d)) return null
+  const d = jsonObject(v)
+  if (!d) return null
   const out: ToolDetails = {}
   if (typeof d.path === 'string') out.path = d.path
   if (num(d.bytes) !== null) out.bytes = d.bytes as number
