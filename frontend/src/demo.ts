@@ -123,6 +123,15 @@ type Step =
   | { kind: 'stream'; type: 'thinking.delta' | 'text.delta'; messageId: string; parts: string[] }
   | { kind: 'events'; events: Array<Partial<AgentEvent> & Pick<AgentEvent, 'type'>>; pauseMs?: number }
 
+// An assistant message streamed: it starts (after pauseMs), thinks, then writes its text.
+function streamedMessage(messageId: string, thinking: string[], text: string[], pauseMs?: number): Step[] {
+  return [
+    { kind: 'events', pauseMs, events: [{ type: 'phase', phase: 'streaming' }, { type: 'message.started', role: 'assistant', messageId }] },
+    { kind: 'stream', type: 'thinking.delta', messageId, parts: thinking },
+    { kind: 'stream', type: 'text.delta', messageId, parts: text },
+  ]
+}
+
 function script(run: number, prompt: string, opts: DemoOptions): { steps: Step[]; tokens: number } {
   const rnd = random(run * 7919)
   const m1 = `msg-${run}-a`
@@ -136,9 +145,7 @@ function script(run: number, prompt: string, opts: DemoOptions): { steps: Step[]
     return {
       tokens: think.length + text.length,
       steps: [
-        { kind: 'events', events: [{ type: 'phase', phase: 'streaming' }, { type: 'message.started', role: 'assistant', messageId: m1 }] },
-        { kind: 'stream', type: 'thinking.delta', messageId: m1, parts: think },
-        { kind: 'stream', type: 'text.delta', messageId: m1, parts: text },
+        ...streamedMessage(m1, think, text),
         {
           kind: 'events',
           events: [
@@ -171,9 +178,7 @@ function script(run: number, prompt: string, opts: DemoOptions): { steps: Step[]
   return {
     tokens,
     steps: [
-      { kind: 'events', events: [{ type: 'phase', phase: 'streaming' }, { type: 'message.started', role: 'assistant', messageId: m1 }] },
-      { kind: 'stream', type: 'thinking.delta', messageId: m1, parts: think1 },
-      { kind: 'stream', type: 'text.delta', messageId: m1, parts: intro },
+      ...streamedMessage(m1, think1, intro),
       {
         kind: 'events',
         events: [
@@ -200,9 +205,7 @@ function script(run: number, prompt: string, opts: DemoOptions): { steps: Step[]
           { type: 'phase', phase: 'continuing' },
         ],
       },
-      { kind: 'events', pauseMs: 150, events: [{ type: 'phase', phase: 'streaming' }, { type: 'message.started', role: 'assistant', messageId: m2 }] },
-      { kind: 'stream', type: 'thinking.delta', messageId: m2, parts: think2 },
-      { kind: 'stream', type: 'text.delta', messageId: m2, parts: answer },
+      ...streamedMessage(m2, think2, answer, 150),
       { kind: 'events', events: [{ type: 'message.completed', messageId: m2, doneReason: 'stop', usage }] },
     ],
   }
