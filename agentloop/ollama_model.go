@@ -85,7 +85,7 @@ func (m *OllamaModel) SupportsTools(ctx context.Context, model string) (ok, know
 	if err != nil || len(info.Capabilities) == 0 {
 		return false, false
 	}
-	return info.Has("tools"), true
+	return info.Has(ollama.CapabilityTools), true
 }
 
 // think is the think field of a request for model at level: thinking is asked of a model
@@ -102,7 +102,7 @@ func (m *OllamaModel) think(ctx context.Context, model, level string) (ollama.Th
 		return think, nil
 	}
 	switch {
-	case !info.Has("thinking"):
+	case !info.Has(ollama.CapabilityThinking):
 		return ollama.Think{}, nil
 	case level == "":
 		return ollama.ThinkOn, nil

@@ -46,7 +46,7 @@ func (c *Client) Catalog(ctx context.Context) ([]CatalogEntry, error) {
 				out[i].ShowErr = err
 				return
 			}
-			out[i].Tools, out[i].Thinking = info.Has("tools"), info.Has("thinking")
+			out[i].Tools, out[i].Thinking = info.Has(CapabilityTools), info.Has(CapabilityThinking)
 			out[i].ContextLength = info.ContextLength
 		}()
 	}

@@ -378,7 +378,13 @@ type ModelInfo struct {
 	QuantizationLevel string
 }
 
-// Has reports whether the model lists capability c ("tools", "thinking", …).
+// Capabilities of /api/show that the agent asks for.
+const (
+	CapabilityTools    = "tools"    // the model can call tools
+	CapabilityThinking = "thinking" // the model can think apart from its answer
+)
+
+// Has reports whether the model lists capability c ([CapabilityTools], [CapabilityThinking], …).
 func (m *ModelInfo) Has(c string) bool { return slices.Contains(m.Capabilities, c) }
 
 // PullProgress is one line of /api/pull: a status, and for a layer being downloaded its
