@@ -4,7 +4,7 @@
 // move forward, a phase older than the current one is ignored. An event about a tool card or a
 // message nobody announced creates it instead of being dropped.
 
-import type { AgentEvent, OpenedChat, Phase, ToolDetails, Usage } from '../backend'
+import type { AgentEvent, OpenedChat, Phase, Role, ToolDetails, Usage } from '../backend'
 import {
   checkApproval,
   checkDetails,
@@ -51,7 +51,7 @@ export interface ToolCard {
 
 export interface MessageView {
   id: string
-  role: 'user' | 'assistant' | 'system' | 'tool'
+  role: Role
   runId: string
   content: string
   thinking: string

@@ -7,15 +7,21 @@
 
 import type { Decision, Phase, Role, ToolDetails, Usage } from '../backend'
 
-const phases: ReadonlySet<string> = new Set<Phase>([
-  'idle',
-  'submitted',
-  'streaming',
-  'tools',
-  'continuing',
-  'awaiting_approval',
-])
-const roles: ReadonlySet<string> = new Set<Role>(['system', 'user', 'assistant', 'tool'])
+// The members of the Phase and Role types, as values. A Record over the type makes the compiler
+// hold each list to the type's definition in backend.ts: a member missing or unknown fails.
+const phases: ReadonlySet<string> = new Set(
+  Object.keys({
+    idle: true,
+    submitted: true,
+    streaming: true,
+    tools: true,
+    continuing: true,
+    awaiting_approval: true,
+  } satisfies Record<Phase, true>),
+)
+const roles: ReadonlySet<string> = new Set(
+  Object.keys({ system: true, user: true, assistant: true, tool: true } satisfies Record<Role, true>),
+)
 
 type Obj = Record<string, unknown>
 
