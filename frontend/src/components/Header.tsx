@@ -95,6 +95,7 @@ export function ModelPicker() {
   }
 
   const pullList = Object.values(pulls)
+  const pulling = pullList.filter((p) => !p.done).length
   return (
     <div className="model-picker" ref={root} onKeyDown={onKeyDown}>
       <button
@@ -109,7 +110,7 @@ export function ModelPicker() {
       >
         {current || 'Pick a model'} {info && <ModelBadges model={info} />} <span aria-hidden="true">▾</span>
       </button>
-      {pullList.length > 0 && !open && <span className="pull-mini">{pullList.length} pulling…</span>}
+      {pulling > 0 && !open && <span className="pull-mini">{pulling} pulling…</span>}
       {open && (
         <div className="popover" role="listbox" aria-label="Models">
           {models.length === 0 && <div className="muted pad">No models on the server yet. Pull one below.</div>}
