@@ -26,8 +26,9 @@ export GOFLAGS := -tags=$(TAGS)
 
 .PHONY: run test build package deps deps-deb vet test-go test-frontend test-contract test-desktop test-clean-clone test-package bench bench-stream clean
 
-## run: install what is missing, build, open the app
-run: build
+## run: install what is missing (the pinned ollama server included: with no Ollama running,
+## the app starts that one itself), build, open the app
+run: build $(OLLAMA)
 	./$(BIN) $(ARGS)
 
 ## build: the production desktop binary, build/bin/prototyper

@@ -226,6 +226,10 @@ func (a *App) Models() ([]ollama.CatalogEntry, error) {
 	return desk.Models(a.ctx)
 }
 
+// StarterModels lists the small models that call tools which the window offers to pull
+// when the server has none, the recommended one first.
+func (a *App) StarterModels() []ollama.StarterModel { return ollama.StarterModels() }
+
 // PullModel downloads a model and returns when the pull ends; its progress reaches the
 // window in the "agent:batch" stream (pull.progress events, an error event if it fails).
 func (a *App) PullModel(name string) error {

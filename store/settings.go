@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -31,8 +32,8 @@ type InvalidSettingError struct {
 func (e *InvalidSettingError) Error() string { return e.Reason }
 
 // Validate checks every field a user can set: the thinking level, the context cap, the wait
-// for a first byte, the bridge's fallback, the tools' approval policies and the Ollama
-// address. The zero Settings is valid.
+// for a first byte, the bridge's fallback, the tools' approval policies, the Ollama
+// address and the Ollama program's path. The zero Settings is valid.
 func (s Settings) Validate() error {
 	if _, err := ollama.ParseThink(s.Think); err != nil {
 		return &InvalidSettingError{"think", err.Error()}
@@ -57,8 +58,15 @@ func (s Settings) Validate() error {
 			return &InvalidSettingError{"ollamaUrl", err.Error()}
 		}
 	}
+	if s.OllamaBinary != "" && !filepath.IsAbs(s.OllamaBinary) {
+		return &InvalidSettingError{"ollamaBinary", "the Ollama program must be given by its full path, like /usr/local/bin/ollama"}
+	}
 	return nil
 }
+
+// StartsOllama reports whether the window starts an Ollama server itself when nothing
+// answers at a local address (the default), or leaves that to the user (ManualOllama).
+func (s Settings) StartsOllama() bool { return !s.ManualOllama }
 
 // ThinkLevel is the thinking level in effect: Think, else [DefaultThink].
 func (s Settings) ThinkLevel() string {

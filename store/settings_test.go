@@ -96,6 +96,7 @@ func TestInvalidSettingsAreRefusedAndNothingIsSaved(t *testing.T) {
 		{"negative first-byte wait", func(s *Settings) { s.FirstByteTimeoutSec = -5 }, "firstByteTimeoutSec"},
 		{"negative paint wait", func(s *Settings) { s.AckFallbackMs = -1 }, "ackFallbackMs"},
 		{"unknown approval policy", func(s *Settings) { s.ToolApproval = map[string]string{"write_file": "maybe"} }, "toolApproval"},
+		{"relative Ollama program", func(s *Settings) { s.OllamaBinary = "bin/ollama" }, "ollamaBinary"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -160,5 +161,17 @@ func TestSettingsSavedWithTheOldNameOfTheAckFallbackAreReadUnderTheNewOne(t *tes
 	var back Settings
 	if err := json.Unmarshal(b, &back); err != nil || back.AckFallbackMs != 25 || back.ToolApproval["*"] != "ask" {
 		t.Fatalf("%s read back as %+v (%v)", b, back, err)
+	}
+}
+
+func TestTheWindowStartsOllamaUnlessTheUserRunsItThemselves(t *testing.T) {
+	if !(Settings{}).StartsOllama() {
+		t.Error("the zero settings do not start Ollama")
+	}
+	if (Settings{ManualOllama: true}).StartsOllama() {
+		t.Error("ManualOllama still starts Ollama")
+	}
+	if err := (Settings{OllamaBinary: "/opt/ollama/bin/ollama"}).Validate(); err != nil {
+		t.Errorf("a full path to the Ollama program is refused: %v", err)
 	}
 }

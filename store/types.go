@@ -144,6 +144,12 @@ type Settings struct {
 	// FirstByteTimeoutSec bounds the wait for a model to start answering, loading included
 	// (0: the client's default).
 	FirstByteTimeoutSec int `json:"firstByteTimeoutSec,omitempty"`
+	// ManualOllama turns off the server the window starts itself when nothing answers at a
+	// local Ollama address ([Settings.StartsOllama]): the user runs Ollama.
+	ManualOllama bool `json:"manualOllama,omitempty"`
+	// OllamaBinary is the ollama program the window starts when none is on PATH or beside the
+	// app (an absolute path; "" for none).
+	OllamaBinary string `json:"ollamaBinary,omitempty"`
 }
 
 // UnmarshalJSON reads settings as saved, also by a version that named AckFallbackMs

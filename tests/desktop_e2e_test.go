@@ -35,8 +35,9 @@ func startDesktopRun(t *testing.T, model ollamatest.Model, prompt string) *deskt
 	return startDesktopRunWith(t, model, store.Settings{Think: "on"}, prompt)
 }
 
-// startDesktopRunWith is startDesktopRun with the given stored settings.
-func startDesktopRunWith(t *testing.T, model ollamatest.Model, settings store.Settings, prompt string) *desktopRun {
+// startDesktopRunWith is startDesktopRun with the given stored settings, and env added to the
+// app's environment.
+func startDesktopRunWith(t *testing.T, model ollamatest.Model, settings store.Settings, prompt string, env ...string) *desktopRun {
 	t.Helper()
 	srv := ollamatest.Get(t)
 	bin := desktopBinary(t)
@@ -70,7 +71,7 @@ func startDesktopRunWith(t *testing.T, model ollamatest.Model, settings store.Se
 
 	r.app = launchDesktop(t, bin, display,
 		[]string{"--db", r.db, "--workspace", r.workspace, "--model", model.Name, "--ollama", srv.URL()},
-		events.LogEnv+"="+r.bridgeLog)
+		append([]string{events.LogEnv + "=" + r.bridgeLog}, env...)...)
 	r.app.waitWindow("Prototyper", 60*time.Second)
 	r.waitForComposer(t)
 	// The composer has the focus at start: the prompt is typed, not clicked into.

@@ -111,6 +111,9 @@ func TestPull(t *testing.T) {
 			`{"status":"verifying sha256 digest"}`, `{"status":"writing manifest"}`, `{"status":"success"}`,
 		}, nil, 6},
 		{"an error line is a StreamError", []string{`{"status":"pulling manifest"}`, `{"error":"pull model manifest: file does not exist"}`}, ErrStream, 1},
+		{"an unreachable registry says the computer is offline", []string{`{"status":"pulling manifest"}`,
+			`{"error":"pull model manifest: Get \"https://registry.ollama.ai/v2/library/qwen3/manifests/0.6b\": dial tcp: lookup registry.ollama.ai: no such host"}`},
+			ErrRegistryUnreachable, 1},
 		{"a stream without success is incomplete", []string{`{"status":"pulling manifest"}`}, ErrIncompleteStream, 1},
 		{"a malformed line is an error", []string{`{"status":`}, ErrMalformedLine, 0},
 	} {

@@ -39,7 +39,7 @@
 // Errors can be matched with [errors.Is] against the sentinels ([ErrNotRunning],
 // [ErrModelNotFound], [ErrCapability], [ErrBusy], [ErrStream], [ErrIncompleteStream],
 // [ErrLineTooLong], [ErrMalformedLine], [ErrFirstByteTimeout], [ErrIdleTimeout],
-// [ErrNotOllama]) or with
+// [ErrNotOllama], and for a pull [ErrRegistryUnreachable]) or with
 // [errors.As] against the typed errors that carry details ([StatusError], [StreamError], …).
 // Their Error() is one sentence that says what the user can do, and names only commands,
 // flags and settings, never this package's API. [Retryable] and [Code] classify an

@@ -8,7 +8,8 @@ import (
 
 // Pull downloads a model (/api/pull), calling fn for every progress line. It returns nil
 // only when the server reported "success"; an {"error":…} line is a [StreamError] (an
-// unknown model shows up this way), a stream that ends earlier an [ErrIncompleteStream].
+// unknown model shows up this way), or a [RegistryUnreachableError] when the server could not
+// reach the registry; a stream that ends earlier is an [ErrIncompleteStream].
 func (c *Client) Pull(ctx context.Context, name string, fn PullFunc) error {
 	if fn == nil {
 		fn = func(PullProgress) error { return nil }
@@ -40,7 +41,7 @@ func (c *Client) Pull(ctx context.Context, name string, fn PullFunc) error {
 			return &MalformedLineError{Line: lr.n, Text: snippet(line), Err: err}
 		}
 		if p.Error != nil {
-			return &StreamError{Message: *p.Error, Line: lr.n}
+			return pullError(name, *p.Error, lr.n)
 		}
 		if err := fn(p.PullProgress); err != nil {
 			return err

@@ -192,3 +192,39 @@ func TestRealServerErrors(t *testing.T) {
 		t.Errorf("show: err = %v, want ErrModelNotFound", err)
 	}
 }
+
+// TestRealServerPullWithoutTheRegistrySaysTheComputerIsOffline pulls the recommended starter
+// model from a real server that cannot reach the registry (see ollamatest.NoRegistryProxy):
+// the pull fails at once, with a sentence that says why and how to pull it later.
+func TestRealServerPullWithoutTheRegistrySaysTheComputerIsOffline(t *testing.T) {
+	c := realClient(t)
+	name := ollama.RecommendedModel().Name
+	pullCtx, cancel := context.WithTimeout(ctx(t), 30*time.Second)
+	defer cancel()
+	err := c.Pull(pullCtx, name, nil)
+	if !errors.Is(err, ollama.ErrRegistryUnreachable) {
+		t.Fatalf("Pull = %v; want ErrRegistryUnreachable", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "offline") || !strings.Contains(msg, "`prototyper pull "+name+"`") {
+		t.Errorf("error = %q; want it to say the computer is offline and how to pull later", msg)
+	}
+}
+
+func TestStarterModelsAreSmallAndOneIsRecommended(t *testing.T) {
+	models := ollama.StarterModels()
+	if len(models) < 2 || len(models) > 5 {
+		t.Fatalf("%d starter models; want a short list", len(models))
+	}
+	recommended := 0
+	for _, m := range models {
+		if m.Name == "" || m.GoodAt == "" || m.Size <= 0 || m.Size > 6e9 {
+			t.Errorf("starter %+v: want a name, what it is good at, and a download under 6 GB", m)
+		}
+		if m.Recommended {
+			recommended++
+		}
+	}
+	if recommended != 1 || !models[0].Recommended || ollama.RecommendedModel() != models[0] {
+		t.Errorf("starters %+v: want exactly one recommended, listed first", models)
+	}
+}

@@ -30,6 +30,7 @@ export const pairs = {
   'agentloop.ChatSummary': 'ChatSummary',
   'cli.Config': 'Config',
   'ollama.CatalogEntry': 'ModelInfo',
+  'ollama.StarterModel': 'StarterModel',
   'cli.OllamaStatus': 'OllamaStatus',
   'agentloop.OpenedChat': 'OpenedChat',
   'cli.SendResult': 'SendResult',

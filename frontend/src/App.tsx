@@ -3,13 +3,14 @@ import { ChatList } from './components/ChatList'
 import { ChatView } from './components/ChatView'
 import { Composer } from './components/Composer'
 import { Header } from './components/Header'
+import { FirstModelPanel } from './components/FirstModelPanel'
 import { OllamaDownPanel } from './components/OllamaDownPanel'
 import { SettingsPanel } from './components/SettingsPanel'
 import { summarizeArgs } from './components/ToolCard'
 import { approveShortcut, denyShortcut } from './keyboard/shortcuts'
 import { useApprovalShortcuts } from './keyboard/useApprovalShortcuts'
 import { isBusy, oldestWaitingCard } from './state/chatReducer'
-import { budgetKey, type AppState } from './state/store'
+import { budgetKey, findModel, needsFirstModel, type AppState } from './state/store'
 import { useAppState, useStore } from './state/useAppState'
 
 /** Why the composer cannot send yet, or '' when it can. */
@@ -18,6 +19,7 @@ export function composerBlocker(s: AppState): string {
   if (!s.config) return 'Loading…'
   if (s.ollama && !s.ollama.running) return 'Ollama is not running.'
   if (!s.config.workspace) return 'Pick a workspace folder (top left) to start.'
+  if (!s.config.model && needsFirstModel(s)) return 'Pull a first model (above) to start.'
   if (!s.config.model) return 'Pick a model (top) to start.'
   return ''
 }
@@ -26,7 +28,7 @@ export function composerBlocker(s: AppState): string {
 export function modelWarning(s: AppState): string {
   const name = s.config?.model
   if (!name || s.models.length === 0) return ''
-  const m = s.models.find((x) => x.name === name || x.name === `${name}:latest`)
+  const m = findModel(s.models, name)
   if (!m) return `${name} is not on the Ollama server: pull it from the model menu.`
   if (!m.tools) return `${name} cannot call tools, so it can answer but cannot write files. Pick a model with the “tools” badge.`
   return ''
@@ -99,6 +101,7 @@ export function App() {
   const config = useAppState((s) => s.config)
   const ready = useAppState((s) => s.ready)
   const ollamaDown = useAppState((s) => s.ollama !== null && !s.ollama.running)
+  const firstModel = useAppState((s) => needsFirstModel(s) && s.activeChatId === null)
   const openSettings = () => setSettingsOpen(true)
   useApprovalShortcuts(store)
   return (
@@ -107,7 +110,7 @@ export function App() {
       <ChatList />
       <main className="chat">
         <ErrorLine />
-        {ollamaDown ? <OllamaDownPanel onSettings={openSettings} /> : <ChatView />}
+        {ollamaDown ? <OllamaDownPanel onSettings={openSettings} /> : firstModel ? <FirstModelPanel /> : <ChatView />}
         <ConnectedComposer />
       </main>
       <WindowStatus />

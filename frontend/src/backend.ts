@@ -23,6 +23,10 @@ export interface Config {
   toolApproval: Record<string, ApprovalPolicy>
   /** How long to wait for a model to start answering, in seconds (0: the default). */
   firstByteTimeoutSec: number
+  /** Whether Prototyper starts an Ollama server itself when nothing answers at a local address. */
+  startOllama: boolean
+  /** The ollama program to start when none is on PATH or beside the app ('' for none). */
+  ollamaBinary: string
   tools: string[]
   dbPath: string
 }
@@ -148,6 +152,23 @@ export interface OllamaStatus {
   url: string
   version: string
   error: string
+  /** The server answering is the one Prototyper started (and stops when it quits). */
+  startedByApp?: boolean
+  /** Why Prototyper could not start a server: one sentence ending with its log's last line. */
+  startError?: string
+  /** The log of the server Prototyper started, or tried to. */
+  logPath?: string
+}
+
+/** A small model that calls tools, offered when the server has no model (ollama.StarterModel). */
+export interface StarterModel {
+  name: string
+  /** About how much it downloads, in bytes. */
+  size: number
+  parameterSize: string
+  /** What it is good at, and what it needs. */
+  goodAt: string
+  recommended?: boolean
 }
 
 export interface ModelInfo {
@@ -257,6 +278,8 @@ export interface Backend {
   decide(toolCallId: string, decision: Decision, reason: string): Promise<void>
   ollamaStatus(): Promise<OllamaStatus>
   models(): Promise<ModelInfo[]>
+  /** The models offered to pull when the server has none, the recommended one first. */
+  starterModels(): Promise<StarterModel[]>
   pullModel(name: string): Promise<void>
   painted(seq: number, runningToolCallIds: string[]): Promise<void>
   setVisible(visible: boolean): Promise<void>
@@ -281,6 +304,7 @@ interface WailsApp {
   Decide(toolCallId: string, decision: Decision, reason: string): Promise<void>
   OllamaStatus(): Promise<OllamaStatus>
   Models(): Promise<ModelInfo[] | null>
+  StarterModels(): Promise<StarterModel[] | null>
   PullModel(name: string): Promise<void>
   Painted(seq: number, runningToolCallIds: string[]): Promise<void>
   SetVisible(visible: boolean): Promise<void>
@@ -332,6 +356,7 @@ export function wailsBackend(): Backend {
     decide: (id, d, r) => app().Decide(id, d, r),
     ollamaStatus: () => app().OllamaStatus(),
     models: async () => (await app().Models()) ?? [],
+    starterModels: async () => (await app().StarterModels()) ?? [],
     pullModel: (n) => app().PullModel(n),
     painted: (seq, ids) => app().Painted(seq, ids),
     setVisible: (v) => app().SetVisible(v),

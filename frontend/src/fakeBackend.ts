@@ -9,6 +9,7 @@ import type {
   Decision,
   ModelInfo,
   OllamaStatus,
+  StarterModel,
   OpenedChat,
   PromptBudget,
   PullProgress,
@@ -30,6 +31,8 @@ export class FakeBackend implements Backend {
     contextCap: 8192,
     toolApproval: { write_file: 'auto', read_file: 'auto', list_dir: 'auto' },
     firstByteTimeoutSec: 0,
+    startOllama: true,
+    ollamaBinary: '',
     tools: ['read_file', 'write_file', 'list_dir'],
     dbPath: '/tmp/prototyper.db',
   }
@@ -37,6 +40,10 @@ export class FakeBackend implements Backend {
   modelList: ModelInfo[] = [
     { name: 'qwen3:4b', size: 2.5e9, parameterSize: '4.0B', family: 'qwen3', tools: true, thinking: true, contextLength: 40960 },
     { name: 'gemma3:1b', size: 8.1e8, parameterSize: '1B', family: 'gemma3', tools: false, thinking: false, contextLength: 32768 },
+  ]
+  starters: StarterModel[] = [
+    { name: 'qwen3:4b', size: 2.5e9, parameterSize: '4B', goodAt: 'Thinks, calls tools reliably.', recommended: true },
+    { name: 'qwen3:8b', size: 5.2e9, parameterSize: '8B', goodAt: 'Better plans and code.' },
   ]
   chats: ChatSummary[] = []
   opened: Record<string, OpenedChat> = {}
@@ -151,6 +158,10 @@ export class FakeBackend implements Backend {
   async models() {
     this.record('Models')
     return [...this.modelList]
+  }
+  async starterModels() {
+    this.record('StarterModels')
+    return [...this.starters]
   }
   pullModel(name: string) {
     this.record('PullModel', name)

@@ -10,6 +10,7 @@ import (
 
 	"prototyper/agentloop"
 	"prototyper/agentloop/ollama"
+	"prototyper/agentloop/ollama/managed"
 	"prototyper/events"
 	"prototyper/store"
 	"prototyper/tools"
@@ -27,6 +28,8 @@ type Desktop struct {
 	agent  *agentloop.Agent
 	server *agentloop.OllamaServer
 	pulls  ollama.Pulls
+	// serve is the Ollama server the window starts when nothing answers at a local address.
+	serve *managed.Server
 
 	mu        sync.Mutex // orders the changes of the fields below and of the stored settings
 	workspace string     // the folder of new chats
@@ -76,7 +79,7 @@ func assembleDesktop(db *store.DB, opts DesktopOptions, sink events.Sink) (*Desk
 			workspace = abs
 		}
 	}
-	return &Desktop{db: db, bridge: bridge, server: server,
+	return &Desktop{db: db, bridge: bridge, server: server, serve: newManagedServer(db),
 		agent:     agentloop.Wire(db, server, bridge, agentloop.WireOptions{}),
 		workspace: workspace, model: firstNonEmpty(opts.Model, settings.DefaultModel)}, nil
 }
@@ -95,12 +98,14 @@ func (d *Desktop) DBPath() string { return d.db.Path() }
 func (d *Desktop) Stop(ctx context.Context) error { return d.agent.Shutdown(ctx) }
 
 // Close stops the runs (within a second) and the pulls, delivers what the bridge still
-// holds and closes the database.
+// holds, stops the Ollama server the window started (never the user's) and closes the
+// database.
 func (d *Desktop) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	stopErr := d.Stop(ctx)
 	d.pulls.Close()
+	d.serve.Stop()
 	_ = d.bridge.Close()
 	return errors.Join(stopErr, d.db.Close())
 }
@@ -115,6 +120,11 @@ type Settings struct {
 	ToolApproval map[string]string `json:"toolApproval"`
 	// FirstByteTimeoutSec: how long to wait for a model to start answering (0: the default).
 	FirstByteTimeoutSec int `json:"firstByteTimeoutSec"`
+	// StartOllama: the window starts an Ollama server itself when nothing answers at a local
+	// address (store.Settings.StartsOllama).
+	StartOllama bool `json:"startOllama"`
+	// OllamaBinary: the ollama program to start when none is on PATH or beside the app.
+	OllamaBinary string `json:"ollamaBinary"`
 }
 
 // Config is what the window shows in its header and settings: the settings in effect, the
@@ -136,7 +146,8 @@ func (d *Desktop) Config() (Config, error) {
 	_, url := d.server.Client()
 	c := Config{Settings: Settings{Workspace: workspace, Model: model, OllamaURL: url,
 		Think: s.ThinkLevel(), ContextCap: s.ContextCapTokens(), ToolApproval: map[string]string{},
-		FirstByteTimeoutSec: s.FirstByteTimeoutSec}, DBPath: d.db.Path()}
+		FirstByteTimeoutSec: s.FirstByteTimeoutSec, StartOllama: s.StartsOllama(), OllamaBinary: s.OllamaBinary},
+		DBPath: d.db.Path()}
 	for _, def := range tools.WorkspaceDefinitions() {
 		c.Tools = append(c.Tools, def.Name)
 		c.ToolApproval[def.Name] = agentloop.Policy(s.ToolApproval, def)
@@ -155,6 +166,7 @@ func (d *Desktop) SaveSettings(in Settings) error {
 	saved, err := d.db.UpdateSettings(func(s *store.Settings) error {
 		s.OllamaURL, s.Think, s.ContextCap, s.ToolApproval = firstNonEmpty(in.OllamaURL, url), in.Think, in.ContextCap, in.ToolApproval
 		s.FirstByteTimeoutSec = in.FirstByteTimeoutSec
+		s.ManualOllama, s.OllamaBinary = !in.StartOllama, in.OllamaBinary
 		s.Workspace, s.DefaultModel = workspace, model
 		return nil
 	})
@@ -162,6 +174,9 @@ func (d *Desktop) SaveSettings(in Settings) error {
 		return err
 	}
 	d.workspace, d.model = workspace, model
+	if !saved.StartsOllama() {
+		d.serve.Stop() // the user runs Ollama: the port is theirs
+	}
 	return d.server.Use(saved.OllamaURL)
 }
 
@@ -287,18 +302,21 @@ type OllamaStatus struct {
 	URL     string `json:"url"`
 	Version string `json:"version"`
 	Error   string `json:"error"`
+	ServerStart
 }
 
-// OllamaStatus asks the server for its version (waiting at most 5 s).
+// OllamaStatus asks the server for its version (waiting at most 5 s), after starting one
+// when nothing answers at a local address and the settings allow it ([Desktop.ensureOllama]).
 func (d *Desktop) OllamaStatus(ctx context.Context) OllamaStatus {
 	client, url := d.server.Client()
+	start := d.ensureOllama(ctx, url)
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	v, err := client.Version(ctx)
 	if err != nil {
-		return OllamaStatus{URL: url, Error: err.Error()}
+		return OllamaStatus{URL: url, Error: err.Error(), ServerStart: start}
 	}
-	return OllamaStatus{Running: true, URL: url, Version: v}
+	return OllamaStatus{Running: true, URL: url, Version: v, ServerStart: start}
 }
 
 // Models lists the server's models with their capabilities and context length (waiting at

@@ -43,6 +43,9 @@ func pullCommand(ctx context.Context, args []string, io IO) int {
 	case err == nil:
 		fmt.Fprintf(io.Out, "Pulled %s.\n", Sanitize(name))
 		return ExitCompleted
+	case errors.Is(err, ollama.ErrRegistryUnreachable):
+		printError(io.Err, "pull", err)
+		return ExitFailed
 	case errors.As(err, &se) && strings.Contains(se.Message, "file does not exist"):
 		fmt.Fprintf(io.Err, "prototyper pull: there is no model %q in the Ollama library — check the name at https://ollama.com/library\n", name)
 		return ExitFailed

@@ -166,7 +166,7 @@ Flags:
 	closeOutput()
 
 	if runErr != nil && out.StopReason == "" {
-		return fail(runErr)
+		return fail(noModelError(ctx, client, runErr))
 	}
 	switch out.StopReason {
 	case events.StopCompleted:

@@ -157,6 +157,8 @@ func Start(ctx context.Context, bin string, models ...Model) (*Server, error) {
 		"OLLAMA_NUM_PARALLEL=1",
 		"OLLAMA_DEBUG=1", // the log then holds each rendered prompt
 		"OLLAMA_NOHISTORY=1",
+		// No test reaches the internet: a pull fails at once, as it does offline.
+		"HTTPS_PROXY="+NoRegistryProxy, "HTTP_PROXY="+NoRegistryProxy,
 	)
 	s.cmd.Stdout = s.logs
 	s.cmd.Stderr = s.logs
@@ -269,6 +271,17 @@ func (s *Server) create(ctx context.Context, m Model) error {
 		return fmt.Errorf("create answered status %q", status.Status)
 	}
 	return nil
+}
+
+// NoRegistryProxy is a proxy address where nothing listens: a server given it as HTTPS_PROXY
+// cannot reach the model registry, and fails a pull at once, as an offline computer does. The
+// servers [Start] runs have it; a test gives it to a server it starts another way.
+const NoRegistryProxy = "http://127.0.0.1:1"
+
+// Create creates m on the Ollama server at url, which need not be one this package started
+// (e.g. the one the app started itself). The model is not loaded.
+func Create(ctx context.Context, url string, m Model) error {
+	return (&Server{url: url}).create(ctx, m)
 }
 
 // load loads a model's runner: a generate request without a prompt loads and returns.

@@ -95,6 +95,7 @@ export function ModelPicker() {
   }
 
   const pullList = Object.values(pulls)
+  const pulling = pullList.filter((p) => !p.done).length
   return (
     <div className="model-picker" ref={root} onKeyDown={onKeyDown}>
       <button
@@ -109,7 +110,7 @@ export function ModelPicker() {
       >
         {current || 'Pick a model'} {info && <ModelBadges model={info} />} <span aria-hidden="true">▾</span>
       </button>
-      {pullList.length > 0 && !open && <span className="pull-mini">{pullList.length} pulling…</span>}
+      {pulling > 0 && !open && <span className="pull-mini">{pulling} pulling…</span>}
       {open && (
         <div className="popover" role="listbox" aria-label="Models">
           {models.length === 0 && <div className="muted pad">No models on the server yet. Pull one below.</div>}
@@ -167,6 +168,22 @@ const phaseLabels: Record<string, string> = {
   awaiting_approval: 'Waiting for your approval',
 }
 
+/** Says that the Ollama server in use is the one Prototyper started, and stops when it quits. */
+export function OllamaStartedBadge() {
+  const status = useAppState((s) => s.ollama)
+  if (!status?.running || !status.startedByApp) return null
+  const log = status.logPath ? ` Its log: ${status.logPath}` : ''
+  return (
+    <span
+      className="badge info ollama-started"
+      data-testid="ollama-started"
+      title={`Prototyper started this Ollama server at ${status.url} and stops it when it quits.${log}`}
+    >
+      Ollama (started by Prototyper)
+    </span>
+  )
+}
+
 /** The bar above the chat: workspace, model, run state, settings. */
 export function Header({ onSettings }: { onSettings: () => void }) {
   const store = useStore()
@@ -184,6 +201,7 @@ export function Header({ onSettings }: { onSettings: () => void }) {
         <FolderIcon /> {workspace ? baseName(workspace) : 'Pick a workspace…'}
       </button>
       <ModelPicker />
+      <OllamaStartedBadge />
       <span className="spacer" />
       {phase !== 'idle' && (
         <span className={`run-state${isBusy(phase) ? ' busy' : ''}`} data-testid="run-state" data-phase={phase}>

@@ -1,19 +1,35 @@
 import { useAppState, useStore } from '../state/useAppState'
 
-/** Shown instead of the chat while Ollama does not answer: how to start it, and a retry. */
+/**
+ * Shown instead of the chat while Ollama does not answer: why (Prototyper could not start it,
+ * or it is not running), how to start it, and a retry.
+ */
 export function OllamaDownPanel({ onSettings }: { onSettings: () => void }) {
   const store = useStore()
   const status = useAppState((s) => s.ollama)
   const checking = useAppState((s) => s.checkingOllama)
   return (
     <section className="ollama-down" role="alert" data-testid="ollama-down">
-      <h2>Ollama is not running</h2>
-      <p>
-        Prototyper talks to a local Ollama server{status?.url ? ` at ${status.url}` : ''}. Start it in a terminal with
-      </p>
-      <pre>ollama serve</pre>
-      <p>or open the Ollama app, then retry. If it runs elsewhere, change its URL in the settings.</p>
-      {status?.error && <p className="muted small">Details: {status.error}</p>}
+      {status?.startError ? (
+        <>
+          <h2>Prototyper could not start Ollama</h2>
+          <p data-testid="ollama-start-error">{status.startError}</p>
+          <p>
+            Fix what it says and retry, or start Ollama yourself with <code>ollama serve</code>.
+            {status.logPath ? ` The whole log is in ${status.logPath}.` : ''}
+          </p>
+        </>
+      ) : (
+        <>
+          <h2>Ollama is not running</h2>
+          <p>
+            Prototyper talks to a local Ollama server{status?.url ? ` at ${status.url}` : ''}. Start it in a terminal with
+          </p>
+          <pre>ollama serve</pre>
+          <p>or open the Ollama app, then retry. If it runs elsewhere, change its URL in the settings.</p>
+          {status?.error && <p className="muted small">Details: {status.error}</p>}
+        </>
+      )}
       <div className="row">
         <button type="button" className="primary" disabled={checking} onClick={() => void store.refreshOllama()}>
           {checking ? 'Checking…' : 'Retry'}

@@ -1,9 +1,42 @@
 import { useEffect, useState } from 'react'
 import { errorText, type ApprovalPolicy, type Config, type ThinkLevel } from '../backend'
-import { useStore } from '../state/useAppState'
+import { useAppState, useStore } from '../state/useAppState'
 
 const thinkLevels: ThinkLevel[] = ['off', 'on', 'low', 'medium', 'high']
 const policies: ApprovalPolicy[] = ['auto', 'ask', 'deny']
+
+/** Whether Prototyper starts Ollama itself, with which program, and what it started. */
+function OllamaServerSettings(props: {
+  startOllama: boolean
+  onStartOllama: (v: boolean) => void
+  ollamaBinary: string
+  onOllamaBinary: (v: string) => void
+}) {
+  const status = useAppState((s) => s.ollama)
+  return (
+    <>
+      <label className="check">
+        <input type="checkbox" checked={props.startOllama} onChange={(e) => props.onStartOllama(e.target.checked)} />
+        Start Ollama when it is not running at a local address (stopped when Prototyper quits)
+      </label>
+      {props.startOllama && (
+        <label>
+          Ollama program (used when no ollama is on PATH or beside Prototyper)
+          <input
+            value={props.ollamaBinary}
+            onChange={(e) => props.onOllamaBinary(e.target.value)}
+            placeholder="/usr/local/bin/ollama"
+          />
+        </label>
+      )}
+      {status?.running && status.startedByApp && (
+        <div className="muted small" data-testid="settings-ollama-started">
+          Ollama (started by Prototyper){status.logPath ? `, its log in ${status.logPath}` : ''}
+        </div>
+      )}
+    </>
+  )
+}
 
 /** Ollama URL, think level, context cap and the approval policy of each tool. */
 export function SettingsPanel({ config, onClose }: { config: Config; onClose: () => void }) {
@@ -12,6 +45,8 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
   const [think, setThink] = useState<ThinkLevel>(config.think)
   const [cap, setCap] = useState(String(config.contextCap || ''))
   const [firstByte, setFirstByte] = useState(String(config.firstByteTimeoutSec || ''))
+  const [startOllama, setStartOllama] = useState(config.startOllama)
+  const [ollamaBinary, setOllamaBinary] = useState(config.ollamaBinary)
   const [approval, setApproval] = useState<Record<string, ApprovalPolicy>>({ ...config.toolApproval })
   const [error, setError] = useState('')
   const [saving, setSaving] = useState(false)
@@ -37,6 +72,8 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
         think,
         contextCap: Number(cap) || 0,
         firstByteTimeoutSec: Number(firstByte) || 0,
+        startOllama,
+        ollamaBinary: ollamaBinary.trim(),
         toolApproval: approval,
       })
       onClose()
@@ -67,6 +104,12 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
           Ollama URL
           <input autoFocus value={url} onChange={(e) => setUrl(e.target.value)} placeholder="http://127.0.0.1:11434" />
         </label>
+        <OllamaServerSettings
+          startOllama={startOllama}
+          onStartOllama={setStartOllama}
+          ollamaBinary={ollamaBinary}
+          onOllamaBinary={setOllamaBinary}
+        />
         <label>
           Thinking
           <select value={think} onChange={(e) => setThink(e.target.value as ThinkLevel)}>

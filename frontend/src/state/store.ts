@@ -29,6 +29,7 @@ import type {
   PromptBudget,
   PullProgress,
   Settings,
+  StarterModel,
 } from '../backend'
 import { errorText } from '../backend'
 import {
@@ -59,6 +60,8 @@ export interface AppState {
   ollama: OllamaStatus | null
   checkingOllama: boolean
   models: ModelInfo[]
+  /** The models offered to pull when the server has none (one list, from the Go side). */
+  starters: StarterModel[]
   chatList: ChatSummary[]
   activeChatId: string | null
   chats: Record<string, ChatState>
@@ -76,6 +79,16 @@ export interface AppState {
 /** The key of the budget that applies to the composer now: the open chat and the model. */
 export function budgetKey(s: Pick<AppState, 'activeChatId' | 'config'>): string {
   return `${s.activeChatId ?? ''}\n${s.config?.model ?? ''}`
+}
+
+/** The server's model of that name; "qwen3" also finds "qwen3:latest". */
+export function findModel(models: ModelInfo[], name: string): ModelInfo | undefined {
+  return models.find((m) => m.name === name || m.name === `${name}:latest`)
+}
+
+/** True when Ollama answers and has no model yet: the window offers a first one. */
+export function needsFirstModel(s: Pick<AppState, 'ollama' | 'models'>): boolean {
+  return !!s.ollama?.running && s.models.length === 0
 }
 
 export interface StoreOptions {
@@ -116,6 +129,7 @@ export class AppStore {
     ollama: null,
     checkingOllama: false,
     models: [],
+    starters: [],
     chatList: [],
     activeChatId: null,
     chats: {},
@@ -341,7 +355,7 @@ export class AppStore {
       onVisibility()
     }
     try {
-      await Promise.all([this.loadConfig(), this.refreshOllama(), this.refreshChats()])
+      await Promise.all([this.loadConfig(), this.refreshOllama(), this.refreshChats(), this.loadStarters()])
       // Coming back to the app shows the chat you were in: the newest one, unless a chat was
       // already chosen (or started) meanwhile.
       const newest = this.state.chatList[0]
@@ -395,6 +409,29 @@ export class AppStore {
       this.set({ ollama: { running: false, url: this.state.config?.ollamaUrl ?? '', version: '', error: errorText(err) } })
     } finally {
       this.set({ checkingOllama: false })
+    }
+  }
+
+  /**
+   * Lists the server's models again, quietly (no "Checking…"): the first-model offer asks
+   * while it is shown, so that a model pulled elsewhere (`prototyper pull`) appears.
+   */
+  async refreshModels(): Promise<void> {
+    if (!this.state.ollama?.running) return
+    try {
+      const models = await this.backend.models()
+      if (models.length !== this.state.models.length) this.set({ models })
+    } catch {
+      // The next check of Ollama says what is wrong.
+    }
+  }
+
+  /** Loads the models the window offers when the server has none. */
+  async loadStarters(): Promise<void> {
+    try {
+      this.set({ starters: await this.backend.starterModels() })
+    } catch {
+      // Without the list the offer still has the model menu's pull field.
     }
   }
 
@@ -549,6 +586,9 @@ export class AppStore {
       await this.backend.pullModel(model)
       this.setPull(model, { ...this.state.pulls[model], status: 'success', done: true })
       await this.refreshOllama()
+      // A first model, or one replacing a model the server does not have, is the one to use.
+      const current = this.state.config?.model ?? ''
+      if (!current || !findModel(this.state.models, current)) await this.setModel(model)
     } catch (err) {
       this.setPull(model, { ...this.state.pulls[model], error: errorText(err), done: true })
     }

@@ -1,0 +1,32 @@
+// Package managed runs the Ollama server Prototyper starts itself when nothing answers at a
+// local address, the way Ollama's own desktop app runs its server: started when needed,
+// stopped when the app quits, and never anyone else's.
+//
+// # Basics
+//
+// A [Server] is made once per app with [New] and asked with [Server.Ensure] whenever the app
+// wants a server at an address (the window asks each time it checks whether Ollama runs):
+//
+//   - a server that answers there, the user's or one started earlier, is used as it is;
+//   - an address that is not loopback (another machine, a path, https) is never started:
+//     Ensure returns [ErrNotLocal], and the caller reports the server as not running;
+//   - otherwise the program [Find] chooses (`ollama` on PATH, else the one `make` installs in
+//     the repository's .tools/bin, else the path the settings give) runs as `ollama serve`
+//     with OLLAMA_HOST set to the address's loopback host and port, the user's OLLAMA_MODELS
+//     (else Ollama's default folder, so models pulled by a system install are shared), and
+//     its output in the log file ollama.log of [Options].LogDir. Ensure returns once it
+//     answers, within [Options].ReadyTimeout.
+//
+// [Server.Stop] stops only the server Ensure started: SIGTERM to its process group (the
+// server and the model runners it started), SIGKILL after [Options].StopGrace.
+//
+// # Guarantees
+//
+//   - A server the user started is never stopped, restarted or replaced: Ensure starts one
+//     only when the address refuses connections.
+//   - On Linux the server is started with a parent-death signal (SIGTERM), on a thread that
+//     stays alive as long as the server: an app killed with SIGKILL leaves no server behind,
+//     and the server's own shutdown stops its runners.
+//   - A server that fails to start is a [StartError]: one sentence that ends with the last
+//     line of its log, which names the log file.
+package managed

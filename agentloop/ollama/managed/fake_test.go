@@ -1,0 +1,56 @@
+package managed
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The test binary doubles as a fake `ollama serve`: run with fakeEnv set, it behaves as the
+// value says, listening on OLLAMA_HOST like the real server.
+const fakeEnv = "MANAGED_FAKE_OLLAMA"
+
+const (
+	fakeAnswers     = "answers"      // answers /api/version
+	fakeFails       = "fails"        // logs a bind error and exits 1
+	fakeSilent      = "silent"       // never listens
+	fakeIgnoresTerm = "ignores-term" // answers, and ignores SIGTERM
+)
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(fakeEnv); mode != "" {
+		os.Exit(fakeServe(mode))
+	}
+	if os.Getenv(killedAppEnv) != "" {
+		os.Exit(killedApp())
+	}
+	os.Exit(m.Run())
+}
+
+func fakeServe(mode string) int {
+	host := os.Getenv("OLLAMA_HOST")
+	fmt.Printf("time=now level=INFO msg=\"fake ollama serve\" host=%s models=%s\n", host, os.Getenv("OLLAMA_MODELS"))
+	switch mode {
+	case fakeFails:
+		fmt.Fprintf(os.Stderr, "Error: listen tcp %s: bind: address already in use\n", host)
+		return 1
+	case fakeSilent:
+		time.Sleep(time.Hour)
+		return 0
+	case fakeIgnoresTerm:
+		signal.Ignore(syscall.SIGTERM)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/api/version", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, `{"version":"0.0.0-fake"}`)
+	})
+	if err := http.ListenAndServe(host, mux); err != nil {
+		fmt.Fprintln(os.Stderr, "Error:", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,365 @@
+package managed
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"prototyper/internal/ollamatest"
+	"prototyper/internal/testenv"
+)
+
+// program writes an executable file at path.
+func program(t *testing.T, path string) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestFindChoosesPathThenTheToolsBesideTheAppThenTheSetting(t *testing.T) {
+	repo := t.TempDir()
+	app := program(t, filepath.Join(repo, "build", "bin", "prototyper"))
+	tools := program(t, filepath.Join(repo, ".tools", "bin", "ollama"))
+	setting := program(t, filepath.Join(t.TempDir(), "my-ollama"))
+	elsewhere := program(t, filepath.Join(t.TempDir(), "bin", "prototyper"))
+	link := filepath.Join(t.TempDir(), "prototyper")
+	if err := os.Symlink(app, link); err != nil {
+		t.Fatal(err)
+	}
+	onPath := func(string) (string, error) { return "/usr/bin/ollama", nil }
+	notOnPath := func(string) (string, error) { return "", exec.ErrNotFound }
+
+	for _, tc := range []struct {
+		name string
+		loc  Locations
+		want string
+	}{
+		{"ollama on PATH comes first", Locations{LookPath: onPath, Executable: app, Setting: setting}, "/usr/bin/ollama"},
+		{"else the one make installed beside the app", Locations{LookPath: notOnPath, Executable: app, Setting: setting}, tools},
+		{"found through a link to the app", Locations{LookPath: notOnPath, Executable: link}, tools},
+		{"else the settings' path", Locations{LookPath: notOnPath, Executable: elsewhere, Setting: setting}, setting},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Find(tc.loc)
+			if err != nil || got != tc.want {
+				t.Errorf("Find = %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+
+	t.Run("nothing anywhere says how to get it", func(t *testing.T) {
+		_, err := Find(Locations{LookPath: notOnPath, Executable: elsewhere})
+		if !errors.Is(err, ErrNoBinary) || !strings.Contains(err.Error(), "settings") {
+			t.Errorf("Find = %v; want ErrNoBinary, saying where to set the path", err)
+		}
+	})
+	t.Run("a setting that is no program names it", func(t *testing.T) {
+		dir := t.TempDir()
+		_, err := Find(Locations{LookPath: notOnPath, Executable: elsewhere, Setting: dir})
+		if err == nil || !strings.Contains(err.Error(), dir) {
+			t.Errorf("Find = %v; want an error naming %s", err, dir)
+		}
+	})
+}
+
+func TestOnlyALoopbackHTTPAddressIsManaged(t *testing.T) {
+	for raw, want := range map[string]string{
+		"http://127.0.0.1:11434":    "127.0.0.1:11434",
+		"http://localhost:11434":    "127.0.0.1:11434",
+		"http://127.0.0.2:8080":     "127.0.0.2:8080",
+		"http://[::1]:11434":        "[::1]:11434",
+		"http://192.168.1.20:11434": "",
+		"http://0.0.0.0:11434":      "",
+		"http://gpu-box:11434":      "",
+		"https://127.0.0.1:443":     "",
+		"http://127.0.0.1:11434/ol": "",
+		"http://127.0.0.1:0":        "",
+	} {
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ListenAddress(u)
+		if want == "" {
+			if !errors.Is(err, ErrNotLocal) {
+				t.Errorf("ListenAddress(%s) = %q, %v; want ErrNotLocal", raw, got, err)
+			}
+		} else if got != want || err != nil {
+			t.Errorf("ListenAddress(%s) = %q, %v; want %q", raw, got, err, want)
+		}
+	}
+}
+
+func TestEnsureNeverStartsAServerForARemoteAddress(t *testing.T) {
+	looked := false
+	s := New(Options{LogDir: t.TempDir(), Locations: Locations{LookPath: func(string) (string, error) {
+		looked = true
+		return os.Args[0], nil
+	}}})
+	defer s.Stop()
+	for _, raw := range []string{"http://192.0.2.1:11434", "http://gpu-box.example:11434"} {
+		state, err := s.Ensure(context.Background(), mustURL(t, raw), "")
+		if !errors.Is(err, ErrNotLocal) || state.Started {
+			t.Errorf("Ensure(%s) = %+v, %v; want ErrNotLocal and nothing started", raw, state, err)
+		}
+	}
+	if looked {
+		t.Error("Ensure looked for a program to start for a remote address")
+	}
+}
+
+// fakeServer returns a Server whose program is this test binary acting as `ollama serve` in
+// the given mode, and a free loopback address for it.
+func fakeServer(t *testing.T, mode string, opts Options) (*Server, *url.URL) {
+	t.Helper()
+	opts.Locations.LookPath = func(string) (string, error) { return os.Args[0], nil }
+	if opts.LogDir == "" {
+		opts.LogDir = t.TempDir()
+	}
+	opts.Env = append(os.Environ(), fakeEnv+"="+mode, "OLLAMA_HOST=0.0.0.0:1", "OLLAMA_MODELS=/the/user/models")
+	s := New(opts)
+	t.Cleanup(s.Stop)
+	return s, mustURL(t, "http://"+freeAddress(t))
+}
+
+func TestEnsureStartsAServerWhereNothingAnswersAndStopStopsIt(t *testing.T) {
+	s, u := fakeServer(t, fakeAnswers, Options{})
+	state, err := s.Ensure(context.Background(), u, "")
+	if err != nil || !state.Started || state.PID == 0 || state.URL != u.String() {
+		t.Fatalf("Ensure = %+v, %v; want a server started at %s", state, err, u)
+	}
+	if !answers(u) {
+		t.Fatalf("nothing answers at %s after Ensure", u)
+	}
+	log, _ := os.ReadFile(state.LogPath)
+	if want := "host=" + u.Host + " models=/the/user/models"; !strings.Contains(string(log), want) {
+		t.Errorf("log %s = %q; want the server on the loopback address with the user's models (%q)", state.LogPath, log, want)
+	}
+	if again, err := s.Ensure(context.Background(), u, ""); err != nil || again.PID != state.PID {
+		t.Errorf("Ensure again = %+v, %v; want the same server", again, err)
+	}
+	s.Stop()
+	waitGone(t, state.PID)
+	if answers(u) {
+		t.Errorf("%s still answers after Stop", u)
+	}
+	if _, running := s.State(); running {
+		t.Error("State says a server runs after Stop")
+	}
+}
+
+func TestEnsureUsesAServerThatAlreadyAnswersAndStopNeverStopsIt(t *testing.T) {
+	users := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(`{"version":"0.11.4"}`))
+	}))
+	defer users.Close()
+	s, _ := fakeServer(t, fakeAnswers, Options{})
+	u := mustURL(t, users.URL)
+	state, err := s.Ensure(context.Background(), u, "")
+	if err != nil || state.Started {
+		t.Fatalf("Ensure = %+v, %v; want the user's server used as it is", state, err)
+	}
+	s.Stop()
+	if !answers(u) {
+		t.Error("the user's server stopped answering after Stop")
+	}
+}
+
+func TestAServerThatFailsToStartIsOneSentenceWithTheLastLineOfItsLog(t *testing.T) {
+	s, u := fakeServer(t, fakeFails, Options{})
+	_, err := s.Ensure(context.Background(), u, "")
+	var se *StartError
+	if !errors.As(err, &se) {
+		t.Fatalf("Ensure = %v; want a StartError", err)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "bind: address already in use") || !strings.Contains(msg, s.LogPath()) || strings.Contains(msg, "\n") {
+		t.Errorf("error = %q; want one line with the log's last line and the log's path", msg)
+	}
+}
+
+func TestAServerThatNeverAnswersIsStoppedAfterTheReadyTimeout(t *testing.T) {
+	s, u := fakeServer(t, fakeSilent, Options{ReadyTimeout: 500 * time.Millisecond})
+	_, err := s.Ensure(context.Background(), u, "")
+	var se *StartError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "fake ollama serve") {
+		t.Fatalf("Ensure = %v; want a StartError ending with the log's last line", err)
+	}
+	if _, running := s.State(); running {
+		t.Error("a server that never answered is still kept")
+	}
+}
+
+func TestStopKillsAServerThatIgnoresSIGTERMAfterTheGrace(t *testing.T) {
+	s, u := fakeServer(t, fakeIgnoresTerm, Options{StopGrace: 300 * time.Millisecond})
+	state, err := s.Ensure(context.Background(), u, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Stop()
+	waitGone(t, state.PID)
+}
+
+func TestEnsureStartsAnotherServerWhenItsOwnExited(t *testing.T) {
+	s, u := fakeServer(t, fakeAnswers, Options{})
+	first, err := s.Ensure(context.Background(), u, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = syscall.Kill(first.PID, syscall.SIGKILL)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, running := s.State(); !running {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("State still says the killed server runs")
+		}
+	}
+	second, err := s.Ensure(context.Background(), u, "")
+	if err != nil || !second.Started || second.PID == first.PID {
+		t.Errorf("Ensure after the server died = %+v, %v; want a new server", second, err)
+	}
+}
+
+// The killed app: a child test binary that starts a server and waits to be killed.
+const killedAppEnv = "MANAGED_KILLED_APP"
+
+func killedApp() int {
+	opts := Options{LogDir: os.Getenv("MANAGED_LOG_DIR"),
+		Env:       append(os.Environ(), fakeEnv+"="+fakeAnswers),
+		Locations: Locations{LookPath: func(string) (string, error) { return os.Args[0], nil }}}
+	state, err := New(opts).Ensure(context.Background(), &url.URL{Scheme: "http", Host: os.Getenv(killedAppEnv)}, "")
+	if err != nil {
+		os.Stderr.WriteString(err.Error() + "\n")
+		return 1
+	}
+	os.Stdout.WriteString(strconv.Itoa(state.PID) + "\n")
+	time.Sleep(time.Hour)
+	return 0
+}
+
+func TestAKilledAppLeavesNoServerBehind(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the parent-death signal is Linux's")
+	}
+	addr := freeAddress(t)
+	app := exec.Command(os.Args[0])
+	app.Env = append(os.Environ(), killedAppEnv+"="+addr, "MANAGED_LOG_DIR="+t.TempDir())
+	out, err := app.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	app.Stderr = os.Stderr
+	if err := app.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	pid, convErr := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || convErr != nil {
+		_ = app.Process.Kill()
+		t.Fatalf("the app did not start its server: %q, %v", line, err)
+	}
+	if !answers(mustURL(t, "http://"+addr)) {
+		t.Fatal("the app's server does not answer")
+	}
+	_ = app.Process.Kill() // SIGKILL: the app runs no cleanup
+	_ = app.Wait()
+	waitGone(t, pid)
+}
+
+// TestEnsureStartsTheRealOllamaServer starts the pinned server the way the app does, with
+// its models in a folder of the test's.
+func TestEnsureStartsTheRealOllamaServer(t *testing.T) {
+	bin, err := ollamatest.FindBinary()
+	if err != nil {
+		testenv.Missing(t, "the ollama server (v0.11.4)", ollamatest.HowToInstall)
+	}
+	home := t.TempDir()
+	s := New(Options{LogDir: t.TempDir(), Locations: Locations{LookPath: func(string) (string, error) { return "", exec.ErrNotFound }},
+		Env: append(os.Environ(), "HOME="+home, "OLLAMA_MODELS="+filepath.Join(home, "models"))})
+	defer s.Stop()
+	u := mustURL(t, "http://"+freeAddress(t))
+	state, err := s.Ensure(context.Background(), u, bin)
+	if err != nil || !state.Started {
+		t.Fatalf("Ensure = %+v, %v", state, err)
+	}
+	if !answers(u) {
+		t.Fatal("the real server does not answer")
+	}
+	s.Stop()
+	waitGone(t, state.PID)
+}
+
+func mustURL(t *testing.T, raw string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func freeAddress(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func answers(u *url.URL) bool {
+	c := &http.Client{Timeout: 2 * time.Second}
+	resp, err := c.Get(u.JoinPath("/api/version").String())
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// waitGone waits until process pid has exited (a zombie not yet reaped counts as gone).
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if !processRuns(pid) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("process %d still runs 10 s later", pid)
+}
+
+func processRuns(pid int) bool {
+	if runtime.GOOS == "linux" {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			return false
+		}
+		// pid (comm) STATE …: the state follows the last ')'.
+		s := string(stat)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
+	}
+	return syscall.Kill(pid, 0) == nil
+}

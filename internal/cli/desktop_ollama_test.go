@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"prototyper/internal/ollamatest"
+	"prototyper/internal/testenv"
+	"prototyper/store"
+)
+
+// freeLoopbackURL is an http address on loopback where nothing listens.
+func freeLoopbackURL(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return "http://" + l.Addr().String()
+}
+
+// openDesktopWith opens a Desktop on url with the given settings saved first.
+func openDesktopWith(t *testing.T, url string, settings store.Settings) (*Desktop, func() error) {
+	t.Helper()
+	dbPath := filepath.Join(t.TempDir(), "data", "prototyper.db")
+	db, err := store.Open(dbPath, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutSettings(settings); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	d, err := OpenDesktop(DesktopOptions{Common: Common{Ollama: url, DB: dbPath}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := false
+	closeDesk := func() error {
+		if closed {
+			return nil
+		}
+		closed = true
+		return d.Close()
+	}
+	t.Cleanup(func() { _ = closeDesk() })
+	return d, closeDesk
+}
+
+func versionAnswers(url string) bool {
+	c := &http.Client{Timeout: 2 * time.Second}
+	resp, err := c.Get(url + "/api/version")
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+func TestTheWindowStartsOllamaWhereNothingAnswersAndStopsItWhenItCloses(t *testing.T) {
+	bin, err := ollamatest.FindBinary()
+	if err != nil {
+		testenv.Missing(t, "the ollama server (v0.11.4)", ollamatest.HowToInstall)
+	}
+	// Nothing on PATH: the program comes from the settings' path.
+	t.Setenv("PATH", "")
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("OLLAMA_MODELS", filepath.Join(t.TempDir(), "models"))
+	url := freeLoopbackURL(t)
+	d, closeDesk := openDesktopWith(t, url, store.Settings{OllamaBinary: bin})
+
+	st := d.OllamaStatus(context.Background())
+	if !st.Running || !st.StartedByApp || st.StartError != "" {
+		t.Fatalf("status = %+v; want Ollama running, started by the app", st)
+	}
+	if filepath.Dir(st.LogPath) != filepath.Dir(d.DBPath()) {
+		t.Errorf("server log at %s; want it in the app's data folder %s", st.LogPath, filepath.Dir(d.DBPath()))
+	}
+	if again := d.OllamaStatus(context.Background()); !again.StartedByApp {
+		t.Errorf("the second status = %+v; want the same server, started by the app", again)
+	}
+	if err := closeDesk(); err != nil {
+		t.Fatal(err)
+	}
+	if versionAnswers(url) {
+		t.Errorf("the server the app started still answers at %s after the app closed", url)
+	}
+}
+
+func TestTheWindowUsesAServerThatAnswersAndNeverStopsIt(t *testing.T) {
+	users := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(`{"version":"0.11.4"}`))
+	}))
+	defer users.Close()
+	d, closeDesk := openDesktopWith(t, users.URL, store.Settings{})
+	if st := d.OllamaStatus(context.Background()); !st.Running || st.StartedByApp || st.StartError != "" {
+		t.Errorf("status = %+v; want the user's server, running", st)
+	}
+	if err := closeDesk(); err != nil {
+		t.Fatal(err)
+	}
+	if !versionAnswers(users.URL) {
+		t.Error("the user's server stopped answering when the app closed")
+	}
+}
+
+func TestTheWindowStartsNoServerWhenTheSettingsSaySo(t *testing.T) {
+	url := freeLoopbackURL(t)
+	d, _ := openDesktopWith(t, url, store.Settings{ManualOllama: true})
+	st := d.OllamaStatus(context.Background())
+	if st.Running || st.StartedByApp || st.StartError != "" || !strings.Contains(st.Error, "ollama serve") {
+		t.Errorf("status = %+v; want not running, nothing started, and how to start it", st)
+	}
+	if c, _ := d.Config(); c.StartOllama {
+		t.Error("Config says the window starts Ollama")
+	}
+}
+
+func TestAServerThatCannotStartIsOneSentenceInTheStatus(t *testing.T) {
+	t.Setenv("PATH", "")
+	// A program that fails the way Ollama does when its port is taken.
+	bin := filepath.Join(t.TempDir(), "ollama")
+	writeExecutable(t, bin, "#!/bin/sh\necho 'Error: listen tcp 127.0.0.1:1: bind: permission denied' >&2\nexit 1\n")
+	d, _ := openDesktopWith(t, freeLoopbackURL(t), store.Settings{OllamaBinary: bin})
+	st := d.OllamaStatus(context.Background())
+	if st.Running || !strings.Contains(st.StartError, "bind: permission denied") || strings.Contains(st.StartError, "\n") || st.LogPath == "" {
+		t.Errorf("status = %+v; want one sentence ending with the log's last line, and the log's path", st)
+	}
+}
+
+func writeExecutable(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"prototyper/agentloop/ollama"
+)
+
+func TestRunWithoutAModelOnAnEmptyServerNamesTheCommandThatPullsTheRecommendedOne(t *testing.T) {
+	t.Setenv("PROTOTYPER_DB", "")
+	for _, tc := range []struct {
+		name, tags, says string
+	}{
+		{"a server without models", `{"models":[]}`, "`prototyper pull " + ollama.RecommendedModel().Name + "`"},
+		{"a server with models", `{"models":[{"name":"qwen3:0.6b"}]}`, "`prototyper models` lists them"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/api/tags" {
+					fmt.Fprint(w, tc.tags)
+					return
+				}
+				http.NotFound(w, r)
+			}))
+			defer srv.Close()
+			code, _, errOut := runCLI(context.Background(), "--ollama", srv.URL, "--db", filepath.Join(t.TempDir(), "p.db"),
+				"--workspace", t.TempDir(), "hi")
+			if code != ExitFailed || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tc.says) {
+				t.Errorf("exit %d, stderr %q; want exit 1 and one line saying %s", code, errOut, tc.says)
+			}
+		})
+	}
+}
+
+func TestPullOfflineSaysSoAndHowToPullLater(t *testing.T) {
+	url := fakeOllama(t, `{"status":"pulling manifest"}`,
+		`{"error":"pull model manifest: Get \"https://registry.ollama.ai/v2/library/qwen3/manifests/4b\": dial tcp: lookup registry.ollama.ai: no such host"}`)
+	code, _, errOut := runCmd(pullCommand, "qwen3:4b", "--ollama", url)
+	if code != ExitFailed || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "offline") ||
+		!strings.Contains(errOut, "`prototyper pull qwen3:4b`") {
+		t.Errorf("exit %d, stderr %q; want one line saying the computer is offline and how to pull later", code, errOut)
+	}
+}

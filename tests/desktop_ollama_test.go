@@ -1,0 +1,266 @@
+package tests
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"prototyper/events"
+	"prototyper/internal/ollamatest"
+	"prototyper/internal/testenv"
+	"prototyper/store"
+)
+
+// ollamaOnPath returns a PATH whose first folder holds the built ollama server as `ollama`, as
+// a system install would put it.
+func ollamaOnPath(t *testing.T) string {
+	t.Helper()
+	bin, err := ollamatest.FindBinary()
+	if err != nil {
+		testenv.Missing(t, "the ollama server (v0.11.4)", ollamatest.HowToInstall)
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(bin, filepath.Join(dir, "ollama")); err != nil {
+		t.Fatal(err)
+	}
+	return dir + string(os.PathListSeparator) + os.Getenv("PATH")
+}
+
+// freeOllamaURL is a loopback address where nothing listens.
+func freeOllamaURL(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return "http://" + l.Addr().String()
+}
+
+func ollamaAnswers(raw string) bool {
+	c := &http.Client{Timeout: 2 * time.Second}
+	resp, err := c.Get(raw + "/api/version")
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// serveProcesses are the `ollama serve` processes listening on raw's host:port (their
+// OLLAMA_HOST), with their parents: pid → parent pid.
+func serveProcesses(t *testing.T, raw string) map[int]int {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[int]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
+		if len(args) < 2 || filepath.Base(args[0]) != "ollama" || args[1] != "serve" || !processRuns(pid) {
+			continue
+		}
+		environ, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if slices.Contains(strings.Split(string(environ), "\x00"), "OLLAMA_HOST="+u.Host) {
+			found[pid] = parentOf(pid)
+		}
+	}
+	return found
+}
+
+func parentOf(pid int) int {
+	status, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "PPid:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSpace(v))
+			return n
+		}
+	}
+	return 0
+}
+
+// processRuns reports whether pid runs (a zombie waiting to be reaped does not).
+func processRuns(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(stat)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
+}
+
+// managedRun is the window launched on an address where nothing answers, with the built
+// ollama on PATH and no way to the model registry.
+type managedRun struct {
+	desktopRun
+	url string
+}
+
+func launchOnEmptyAddress(t *testing.T, args ...string) *managedRun {
+	t.Helper()
+	bin := desktopBinary(t)
+	path := ollamaOnPath(t)
+	display := startXvfb(t)
+	dir := t.TempDir()
+	r := &managedRun{url: freeOllamaURL(t), desktopRun: desktopRun{
+		workspace: filepath.Join(dir, "workspace"),
+		db:        filepath.Join(dir, "data", "prototyper.db"),
+		bridgeLog: filepath.Join(dir, "bridge.jsonl"),
+	}}
+	if err := os.MkdirAll(r.workspace, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(r.db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As in the other window tests: the paint acks are proven, not the paint's speed.
+	if err := db.PutSettings(store.Settings{Think: "on", AckFallbackMs: 10000}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	r.app = launchDesktop(t, bin, display,
+		append([]string{"--db", r.db, "--workspace", r.workspace, "--ollama", r.url}, args...),
+		"PATH="+path, events.LogEnv+"="+r.bridgeLog,
+		"HTTPS_PROXY="+ollamatest.NoRegistryProxy, "HTTP_PROXY="+ollamatest.NoRegistryProxy)
+	// Whatever happens, no server of this test outlives it.
+	t.Cleanup(func() {
+		for pid := range serveProcesses(t, r.url) {
+			if p, err := os.FindProcess(pid); err == nil {
+				_ = p.Kill()
+			}
+		}
+	})
+	r.app.waitWindow("Prototyper", 60*time.Second)
+	return r
+}
+
+// waitServer waits until a server answers at the run's address and returns the pid of the
+// one serve process there, which the app started.
+func (r *managedRun) waitServer(t *testing.T) int {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !ollamaAnswers(r.url) {
+		if r.app.hasExited() {
+			t.Fatalf("the app exited before a server answered at %s: %s", r.url, r.app.out.String())
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no server answers at %s 60 s after the window opened", r.url)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	procs := serveProcesses(t, r.url)
+	if len(procs) != 1 {
+		t.Fatalf("serve processes at %s: %v; want one", r.url, procs)
+	}
+	for pid, parent := range procs {
+		if parent != r.app.cmd.Process.Pid {
+			t.Errorf("the server at %s (pid %d) is a child of %d, not of the app (%d)", r.url, pid, parent, r.app.cmd.Process.Pid)
+		}
+		return pid
+	}
+	return 0
+}
+
+// TestDesktopStartsItsOwnOllamaWhereNoneAnswersAndStopsItWhenTheWindowCloses opens the window
+// on an address where nothing answers, with the built ollama on PATH: the app starts the
+// server, a scripted model created through it serves a run in the window, and once the window
+// is closed no server is left.
+func TestDesktopStartsItsOwnOllamaWhereNoneAnswersAndStopsItWhenTheWindowCloses(t *testing.T) {
+	r := launchOnEmptyAddress(t, "--model", writerModel.Name)
+	pid := r.waitServer(t)
+	if _, err := os.Stat(filepath.Join(filepath.Dir(r.db), "ollama.log")); err != nil {
+		t.Errorf("the server's log is not in the app's data folder: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := ollamatest.Create(ctx, r.url, writerModel); err != nil {
+		t.Fatalf("create the scripted model on the app's server: %v", err)
+	}
+
+	r.waitForComposer(t)
+	r.app.focusWindow()
+	r.app.typeText("Write hello.txt with a greeting")
+	r.app.key("Return")
+	lines := r.waitFinished(t, 120*time.Second)
+	if ids := assertEveryCallPaintedRunningBeforeItsResult(t, lines); len(ids) != 1 {
+		t.Errorf("tool results sent: %v, want one (write_file)", ids)
+	}
+	if got, err := os.ReadFile(filepath.Join(r.workspace, "hello.txt")); err != nil || string(got) != "hello from Prototyper\n" {
+		t.Errorf("hello.txt = %q, %v; want the content the model wrote", got, err)
+	}
+
+	shot, _ := r.finish(t, "ollama-started-by-app.png")
+	t.Logf("screenshot after the run: %s", shot)
+	deadline := time.Now().Add(15 * time.Second)
+	for processRuns(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server the app started (pid %d) still runs 15 s after the window closed", pid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if procs := serveProcesses(t, r.url); len(procs) != 0 || ollamaAnswers(r.url) {
+		t.Errorf("after the window closed: serve processes %v, answering %v; want none", procs, ollamaAnswers(r.url))
+	}
+}
+
+// TestDesktopUsesTheOllamaThatRunsAndLeavesItRunningWhenItQuits opens the window on a server
+// that already runs, with the built ollama on PATH: the app starts no other server, runs the
+// agent on that one, and leaves it running when the window closes.
+func TestDesktopUsesTheOllamaThatRunsAndLeavesItRunningWhenItQuits(t *testing.T) {
+	srv := ollamatest.Get(t)
+	path := ollamaOnPath(t)
+	before := serveProcesses(t, srv.URL())
+	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "Write hello.txt with a greeting", "PATH="+path)
+	r.waitFinished(t, 90*time.Second)
+	if during := serveProcesses(t, srv.URL()); len(during) != len(before) {
+		t.Errorf("serve processes at %s: %v before the window, %v with it; the app started another", srv.URL(), before, during)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(r.db), "ollama.log")); err == nil {
+		t.Error("the app wrote a server log: it started a server beside the one that runs")
+	}
+	r.finish(t, "ollama-users-server.png")
+	if !ollamaAnswers(srv.URL()) {
+		t.Fatal("the server that was running stopped answering when the window closed")
+	}
+}
+
+// TestDesktopOffersAFirstModelAndSaysWhenItCannotBeDownloaded opens the window on the server
+// it starts, with no model and none chosen: the first-model offer has the focus, Enter pulls
+// the recommended model, and with no way to the registry the pull fails at once and says so.
+func TestDesktopOffersAFirstModelAndSaysWhenItCannotBeDownloaded(t *testing.T) {
+	r := launchOnEmptyAddress(t)
+	r.waitServer(t)
+	r.app.waitForPage("first-model.png", 30*time.Second)
+	time.Sleep(2 * time.Second) // the offer comes with the first status of the server
+	r.app.screenshot("first-model.png")
+	r.app.focusWindow()
+	r.app.key("Return") // the recommended model's Pull button has the focus
+	r.waitLog(t, events.PullProgress, true, 30*time.Second)
+	r.waitLog(t, events.Error, true, 30*time.Second)
+	time.Sleep(500 * time.Millisecond)
+	shot := r.app.screenshot("first-model-offline.png")
+	t.Logf("screenshot of the failed pull: %s", shot)
+	if err := r.app.closeWindow(15 * time.Second); err != nil {
+		t.Errorf("the app did not exit cleanly: %s", describeExit(err))
+	}
+}
