@@ -6,6 +6,7 @@ import (
 
 	"prototyper/agentloop/ollama"
 	"prototyper/events"
+	"prototyper/tools"
 )
 
 // Message roles: the store keeps a message in the role the model reads it in.
@@ -108,6 +109,9 @@ type ToolResult struct {
 	Details json.RawMessage
 	// FinishedAt defaults to now.
 	FinishedAt time.Time
+	// After is what the call left at the paths its run's change holds (contents are not
+	// kept): undo compares it with the disk to find what changed since.
+	After []tools.PathState
 }
 
 // Run is one agent run in a chat. Live is true while a process is running it: a live run
