@@ -92,6 +92,8 @@ type ToolCallRecord struct {
 	FinishedAt       time.Time       `json:"finishedAt,omitzero"`
 	DurationMs       int64           `json:"durationMs,omitempty"`
 	Approval         *Approval       `json:"approval,omitempty"`
+	// Preview is the change the call would make, shown while it awaits approval.
+	Preview *tools.Preview `json:"preview,omitempty"`
 }
 
 // Approval is how a call was allowed or denied.
@@ -148,6 +150,12 @@ type Settings struct {
 	// FirstByteTimeoutSec bounds the wait for a model to start answering, loading included
 	// (0: the client's default).
 	FirstByteTimeoutSec int `json:"firstByteTimeoutSec,omitempty"`
+	// CheckpointMaxBytes is the largest file whose prior state a change keeps, so that it
+	// can be undone (0: DefaultCheckpointMaxBytes).
+	CheckpointMaxBytes int64 `json:"checkpointMaxBytes,omitempty"`
+	// AlwaysAllow maps a workspace folder to the tools the user allowed there for good:
+	// their calls in that folder run without asking.
+	AlwaysAllow map[string][]string `json:"alwaysAllow,omitempty"`
 }
 
 // UnmarshalJSON reads settings as saved, also by a version that named AckFallbackMs
