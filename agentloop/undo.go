@@ -486,3 +486,51 @@ func textOf(b []byte) string {
 	}
 	return string(b)
 }
+
+// AllowAlways allows a call that waits for approval and every later call of its tool in
+// the chat's workspace ("Always allow this tool in this workspace"): the settings keep it
+// (store.Settings.AlwaysAllow), where the user can take it back. The other calls of the same
+// tool waiting in the batch are allowed with it.
+func (a *Agent) AllowAlways(toolCallID string) error {
+	cs := a.chatWaitingFor(toolCallID)
+	if cs == nil {
+		return fmt.Errorf("%w (tool call %q)", ErrNoPendingApproval, toolCallID)
+	}
+	cs.mu.Lock()
+	var name string
+	var same []string
+	if i := cs.paused.index(toolCallID); i >= 0 {
+		name = cs.paused.Calls[i].Name
+		for _, c := range cs.paused.Calls {
+			if c.Name == name && c.ID != toolCallID && c.Outcome == nil && c.Policy == ApproveAsk && c.Decision == "" {
+				same = append(same, c.ID)
+			}
+		}
+	}
+	cs.mu.Unlock()
+	chat, err := a.cfg.Store.Chat(cs.id)
+	if err != nil {
+		return err
+	}
+	workspace := firstOf(chat.Workspace, a.cfg.Workspace)
+	if name != "" && workspace != "" {
+		if _, err := a.cfg.Store.UpdateSettings(func(s *store.Settings) error {
+			if s.AllowedIn(workspace, name) {
+				return nil
+			}
+			if s.AlwaysAllow == nil {
+				s.AlwaysAllow = map[string][]string{}
+			}
+			s.AlwaysAllow[workspace] = append(s.AlwaysAllow[workspace], name)
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	for _, id := range same {
+		if err := a.Decide(id, DecisionAllow, textAlwaysAllowed); err != nil {
+			return err
+		}
+	}
+	return a.Decide(toolCallID, DecisionAllow, textAlwaysAllowed)
+}

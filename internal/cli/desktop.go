@@ -115,6 +115,11 @@ type Settings struct {
 	ToolApproval map[string]string `json:"toolApproval"`
 	// FirstByteTimeoutSec: how long to wait for a model to start answering (0: the default).
 	FirstByteTimeoutSec int `json:"firstByteTimeoutSec"`
+	// AlwaysAllow: per workspace folder, the tools the user allowed for good ("Always
+	// allow"); absent keeps what is saved, and the panel removes entries to revoke them.
+	AlwaysAllow map[string][]string `json:"alwaysAllow"`
+	// CheckpointMaxBytes: the largest file kept so that its change can be undone.
+	CheckpointMaxBytes int64 `json:"checkpointMaxBytes,omitempty"`
 }
 
 // Config is what the window shows in its header and settings: the settings in effect, the
@@ -136,7 +141,11 @@ func (d *Desktop) Config() (Config, error) {
 	_, url := d.server.Client()
 	c := Config{Settings: Settings{Workspace: workspace, Model: model, OllamaURL: url,
 		Think: s.ThinkLevel(), ContextCap: s.ContextCapTokens(), ToolApproval: map[string]string{},
-		FirstByteTimeoutSec: s.FirstByteTimeoutSec}, DBPath: d.db.Path()}
+		FirstByteTimeoutSec: s.FirstByteTimeoutSec, AlwaysAllow: s.AlwaysAllow, CheckpointMaxBytes: s.CheckpointLimit()},
+		DBPath: d.db.Path()}
+	if c.AlwaysAllow == nil {
+		c.AlwaysAllow = map[string][]string{}
+	}
 	for _, def := range tools.WorkspaceDefinitions() {
 		c.Tools = append(c.Tools, def.Name)
 		c.ToolApproval[def.Name] = agentloop.Policy(s.ToolApproval, def)
@@ -155,6 +164,12 @@ func (d *Desktop) SaveSettings(in Settings) error {
 	saved, err := d.db.UpdateSettings(func(s *store.Settings) error {
 		s.OllamaURL, s.Think, s.ContextCap, s.ToolApproval = firstNonEmpty(in.OllamaURL, url), in.Think, in.ContextCap, in.ToolApproval
 		s.FirstByteTimeoutSec = in.FirstByteTimeoutSec
+		if in.AlwaysAllow != nil {
+			s.AlwaysAllow = in.AlwaysAllow
+		}
+		if in.CheckpointMaxBytes > 0 {
+			s.CheckpointMaxBytes = in.CheckpointMaxBytes
+		}
 		s.Workspace, s.DefaultModel = workspace, model
 		return nil
 	})
