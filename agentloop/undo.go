@@ -41,6 +41,9 @@ type UndoOptions struct {
 	// FromMessage undoes the runs of that user message and every later run of the chat,
 	// newest first ("Restore to here").
 	FromMessage string `json:"fromMessage,omitempty"`
+	// FromRun undoes that run and every later run of the chat, newest first (what the window
+	// sends for a message it knows by the run it started).
+	FromRun string `json:"fromRun,omitempty"`
 	// Path puts one path back as it was before the chat first changed it (the review's
 	// per-file revert).
 	Path string `json:"path,omitempty"`
@@ -306,8 +309,8 @@ func (a *Agent) planUndo(chatID string, changes []store.Change, opts UndoOptions
 			plan.add(store.Change{Paths: []store.PathChange{{Path: p, Before: first.Before, After: last.After}}})
 			plan.reverts = nil
 		}
-	case opts.FromMessage != "":
-		runs, err := a.runsFrom(chatID, opts.FromMessage)
+	case opts.FromMessage != "" || opts.FromRun != "":
+		runs, err := a.runsFrom(chatID, opts.FromMessage, opts.FromRun)
 		if err != nil {
 			return plan, err
 		}
@@ -357,8 +360,26 @@ func planRedo(changes []store.Change) (revertPlan, error) {
 	return plan, fmt.Errorf("%w: no undo of this chat is left to take back", ErrNothingToRedo)
 }
 
-// runsFrom are the runs of a user message and of every later message of the chat.
-func (a *Agent) runsFrom(chatID, messageID string) (map[string]bool, error) {
+// runsFrom are the runs of a user message and of every later message of the chat, or (given
+// a run) that run and every run started after it.
+func (a *Agent) runsFrom(chatID, messageID, runID string) (map[string]bool, error) {
+	if runID != "" {
+		all, err := a.cfg.Store.RunsOf(chatID)
+		if err != nil {
+			return nil, err
+		}
+		i := slices.IndexFunc(all, func(r store.Run) bool { return r.ID == runID })
+		if i < 0 {
+			return nil, &store.NotFoundError{Kind: "run", ID: runID}
+		}
+		runs := map[string]bool{}
+		for _, r := range all {
+			if !r.StartedAt.Before(all[i].StartedAt) {
+				runs[r.ID] = true
+			}
+		}
+		return runs, nil
+	}
 	msgs, err := a.cfg.Store.Messages(chatID)
 	if err != nil {
 		return nil, err
