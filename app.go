@@ -208,6 +208,55 @@ func (a *App) Decide(toolCallID, decision, reason string) error {
 	return desk.Agent().Decide(toolCallID, decision, reason)
 }
 
+// AllowAlways allows a waiting call and every later call of its tool in the chat's
+// workspace ("Always allow this tool in this workspace"; revocable in the settings).
+func (a *App) AllowAlways(toolCallID string) error {
+	desk, err := a.desktop()
+	if err != nil {
+		return err
+	}
+	return desk.Agent().AllowAlways(toolCallID)
+}
+
+// Undo puts back files the chat's runs changed: the newest run, opts.RunID, the runs from
+// opts.FromMessage on ("Restore to here"), or one path (opts.Path).
+func (a *App) Undo(chatID string, opts agentloop.UndoOptions) (agentloop.UndoResult, error) {
+	desk, err := a.desktop()
+	if err != nil {
+		return agentloop.UndoResult{}, err
+	}
+	return desk.Agent().Undo(a.ctx, chatID, opts)
+}
+
+// Redo takes back the chat's last undo.
+func (a *App) Redo(chatID string, opts agentloop.UndoOptions) (agentloop.UndoResult, error) {
+	desk, err := a.desktop()
+	if err != nil {
+		return agentloop.UndoResult{}, err
+	}
+	return desk.Agent().Redo(a.ctx, chatID, opts)
+}
+
+// ChatChanges is the review of a chat: every file its runs created, changed or deleted, with
+// the combined diff from before the chat to now.
+func (a *App) ChatChanges(chatID string) ([]agentloop.FileChange, error) {
+	desk, err := a.desktop()
+	if err != nil {
+		return nil, err
+	}
+	return desk.Agent().ChatChanges(a.ctx, chatID)
+}
+
+// OpenPath opens a file of the chat's workspace with the system's default app; inFolder
+// opens the folder that holds it ("Show in folder").
+func (a *App) OpenPath(chatID, path string, inFolder bool) error {
+	desk, err := a.desktop()
+	if err != nil {
+		return err
+	}
+	return desk.OpenPath(chatID, path, inFolder)
+}
+
 // OllamaStatus says whether the server answers, for the "Ollama is not running" panel.
 func (a *App) OllamaStatus() cli.OllamaStatus {
 	desk, err := a.desktop()

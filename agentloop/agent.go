@@ -9,6 +9,7 @@ import (
 
 	"prototyper/events"
 	"prototyper/store"
+	"prototyper/tools"
 )
 
 // DefaultMaxSteps caps the model calls of one run.
@@ -37,6 +38,9 @@ type Config struct {
 	Emitter Emitter
 	Tools   ToolsFactory
 	Hooks   Hooks
+	// Files are the options of the workspace that undo and the review read and write: the
+	// same refusals as the workspace tools' (the app's own files, above all).
+	Files tools.WorkspaceOptions
 
 	// SystemPrompt is sent first in every request (not stored); "" means DefaultSystemPrompt.
 	SystemPrompt string
@@ -661,7 +665,8 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 	workspace := firstOf(chat.Workspace, a.cfg.Workspace)
 	r = &run{a: a, cs: cs, id: rec.ID, ctx: ctx, cancel: cancel, opts: opts, trigger: spec.trigger,
 		resume: spec.resume, workspace: workspace, contextCap: settings.ContextCap,
-		policies: settings.ToolApproval, started: time.Now()}
+		policies: settings.ToolApproval, allowed: settings.AlwaysAllow[workspace], keep: settings.CheckpointLimit(),
+		started: time.Now()}
 	// announced here, under cs.mu, so that the chat is "submitted" as soon as Send returns
 	r.emit(events.Event{Type: events.RunStarted, Model: opts.Model, Think: opts.Think, Trigger: spec.trigger})
 	a.setPhaseLocked(cs, rec.ID, events.PhaseSubmitted)

@@ -65,6 +65,8 @@ type ApprovalRequest struct {
 	ChatID, RunID string
 	CallID, Name  string
 	Args          json.RawMessage
+	// Preview is the change the call would make, for a tool that changes files.
+	Preview *tools.Preview
 }
 
 // Approver decides on ask calls synchronously (a terminal prompt). Without one, a run pauses

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,6 +32,8 @@ type run struct {
 
 	contextCap int
 	policies   map[string]string
+	allowed    []string // the tools the user allowed for good in the run's workspace
+	keep       int64    // the largest file a checkpoint keeps
 
 	tools    Toolbox
 	defs     []tools.Definition
@@ -517,6 +520,9 @@ func (r *run) planCall(c store.ToolCall) plannedCall {
 		}
 	}
 	pc.Policy = policyFor(r.opts.Approve, r.policies, r.defByNm[c.Name])
+	if r.opts.Approve == "" && slices.Contains(r.allowed, c.Name) {
+		pc.Policy = ApproveAuto // "always allow this tool in this workspace"
+	}
 	switch pc.Policy {
 	case ApproveDeny:
 		pc.Decision, pc.By = DecisionDeny, ByPolicy
@@ -539,20 +545,28 @@ func (r *run) runBatch(messageID string, calls []plannedCall) (stop string, paus
 		}
 	}
 	if len(asks) > 0 {
+		previews := make(map[string]*tools.Preview, len(asks))
 		for _, i := range asks {
 			c := calls[i]
+			pv := r.preview(c)
+			previews[c.ID] = pv
 			_ = r.a.cfg.Store.PutToolCall(store.ToolCallRecord{ID: c.ID, ChatID: r.cs.id, RunID: r.id,
-				MessageID: messageID, Name: c.Name, Args: c.Args, AwaitingApproval: true})
+				MessageID: messageID, Name: c.Name, Args: c.Args, AwaitingApproval: true, Preview: pv})
 			r.emit(events.Event{Type: events.ToolCall, MessageID: messageID, ToolCallID: c.ID, Name: c.Name,
 				Args: c.Args, State: events.ToolStateAwaitingApproval})
-			r.emit(events.Event{Type: events.ToolApprovalRequest, MessageID: messageID, ToolCallID: c.ID, Name: c.Name})
+			e := events.Event{Type: events.ToolApprovalRequest, MessageID: messageID, ToolCallID: c.ID, Name: c.Name}
+			if pv != nil {
+				e.Preview = pv
+			}
+			r.emit(e)
 		}
 		if r.opts.Approver == nil {
 			p := &pausedRun{RunID: r.id, MessageID: messageID, Model: r.opts.Model, Think: r.opts.Think,
 				Approve: r.opts.Approve, MaxSteps: r.opts.MaxSteps, NumPredict: r.opts.NumPredict, Calls: calls}
 			for _, i := range asks {
 				c := calls[i]
-				r.awaiting = append(r.awaiting, ApprovalRequest{ChatID: r.cs.id, RunID: r.id, CallID: c.ID, Name: c.Name, Args: c.Args})
+				r.awaiting = append(r.awaiting, ApprovalRequest{ChatID: r.cs.id, RunID: r.id, CallID: c.ID, Name: c.Name,
+					Args: c.Args, Preview: previews[c.ID]})
 			}
 			return events.StopAwaitingApproval, p, true
 		}
@@ -560,7 +574,7 @@ func (r *run) runBatch(messageID string, calls []plannedCall) (stop string, paus
 		for _, i := range asks {
 			c := &calls[i]
 			decision, reason, err := r.opts.Approver.Approve(r.ctx, ApprovalRequest{ChatID: r.cs.id, RunID: r.id,
-				CallID: c.ID, Name: c.Name, Args: c.Args})
+				CallID: c.ID, Name: c.Name, Args: c.Args, Preview: previews[c.ID]})
 			if err != nil || (decision != DecisionAllow && decision != DecisionDeny) {
 				if r.ctx.Err() != nil {
 					break
@@ -678,7 +692,8 @@ func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 	startedAt := time.Now()
 	rec := store.ToolCallRecord{ID: c.ID, ChatID: r.cs.id, RunID: r.id, MessageID: messageID, Name: c.Name,
 		Args: c.Args, Pending: true, StartedAt: startedAt, Approval: c.approval()}
-	if err := r.a.cfg.Store.PutToolCall(rec); err != nil {
+	cc := r.beforeCall(r.ctx, c)
+	if err := r.startCall(rec, cc); err != nil {
 		o := ToolOutcome{Output: notRunText(err)}
 		r.emitError(err)
 		// the card of the call is closed too: it never ran
@@ -689,7 +704,13 @@ func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 	}
 	r.emit(events.Event{Type: events.ToolCall, MessageID: messageID, ToolCallID: c.ID, Name: c.Name, Args: c.Args,
 		State: events.ToolStateRunning})
-	res, ok := r.runTool(messageID, c)
+	var res tools.Result
+	ok := true
+	if cc.err != nil {
+		res = tools.ErrorResult(cc.err) // what the call would fail with; it did not run
+	} else {
+		res, ok = r.runTool(messageID, c)
+	}
 	// stopped while the tool ignored the cancellation: the run goes on without it
 	o := ToolOutcome{Output: textStoppedRunning}
 	if ok {
@@ -700,7 +721,7 @@ func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 		use := ToolUse{ChatID: r.cs.id, RunID: r.id, CallID: c.ID, Name: c.Name, Args: c.Args}
 		o = r.a.cfg.Hooks.postToolUse(r.ctx, use, o)
 	}
-	if err := r.a.completeRecord(r.cs.id, c.ID, o); err != nil {
+	if err := r.a.completeRecord(r.cs.id, c.ID, o, r.afterCall(cc)); err != nil {
 		r.emitError(err)
 	}
 	dur := time.Since(startedAt).Milliseconds()
@@ -756,24 +777,22 @@ func (r *run) runTool(messageID string, c plannedCall) (res tools.Result, ok boo
 
 // execTool runs the tool of a planned call with its validated arguments.
 func (r *run) execTool(c plannedCall, progress tools.ProgressFunc) tools.Result {
-	args := c.valid
-	if args == nil { // resumed after a restart: the arguments come from the store
-		var err error
-		if args, err = r.tools.Validate(c.Name, c.Args); err != nil {
-			return tools.ErrorResult(err)
-		}
+	args, err := r.validArgs(c)
+	if err != nil {
+		return tools.ErrorResult(err)
 	}
 	return r.tools.Exec(r.ctx, tools.Call{ID: c.ID, Name: c.Name, Args: args}, progress)
 }
 
 // completeRecord completes the pending record of an executed call with the result the model
 // reads.
-func (a *Agent) completeRecord(chatID, callID string, o ToolOutcome) error {
+func (a *Agent) completeRecord(chatID, callID string, o ToolOutcome, after []tools.PathState) error {
 	details, err := marshalDetails(o.Details)
 	if err != nil {
 		return err
 	}
-	_, err = a.cfg.Store.CompleteToolCall(chatID, callID, store.ToolResult{OK: o.OK, Output: o.Output, Details: details})
+	_, err = a.cfg.Store.CompleteToolCall(chatID, callID, store.ToolResult{OK: o.OK, Output: o.Output, Details: details,
+		After: after})
 	return err
 }
 

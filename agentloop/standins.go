@@ -26,6 +26,9 @@ const (
 	textRepliedInstead = "the user replied instead of approving"
 	// textNoDecision: an Approver could not ask the user.
 	textNoDecision = "no decision could be asked for"
+	// textAlwaysAllowed: the reason of a call allowed by "Always allow this tool in this
+	// workspace".
+	textAlwaysAllowed = "always allowed in this workspace"
 	// textContinue asks the model to go on with an answer cut by the length limit.
 	textContinue = "Your answer was cut off by the length limit. Continue exactly where it stopped, without repeating anything."
 )

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"prototyper/store"
+	"prototyper/tools"
 )
 
 // Store is what the agent keeps in the database: chats, their messages, tool-call records
@@ -25,12 +26,18 @@ type Store interface {
 	ToolCall(chatID, id string) (store.ToolCallRecord, error)
 	ToolCalls(chatID string) ([]store.ToolCallRecord, error)
 	PutToolCall(r store.ToolCallRecord) error
+	StartToolCall(r store.ToolCallRecord, before []tools.PathState) (recorded []string, err error)
 	CompleteToolCall(chatID, id string, res store.ToolResult) (store.ToolCallRecord, error)
 
 	RunsOf(chatID string) ([]store.Run, error)
 	StartRun(r store.Run) (store.Run, error)
 	UpdateRun(id string, edit func(*store.Run)) (store.Run, error)
 	FinishRun(id, stopReason string, state json.RawMessage) (store.Run, error)
+
+	Changes(chatID string) ([]store.Change, error)
+	Content(chatID, hash string) ([]byte, error)
+	RecordChange(c store.Change, contents []tools.PathState, revert, restore []string) error
+	UpdateSettings(edit func(*store.Settings) error) (store.Settings, error)
 }
 
 var _ Store = (*store.DB)(nil)

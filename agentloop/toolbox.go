@@ -25,6 +25,28 @@ type Toolbox interface {
 	Exec(ctx context.Context, call tools.Call, progress tools.ProgressFunc) tools.Result
 }
 
+// ChangeTracker is a Toolbox that knows, before a call runs, which workspace paths it will
+// change, and reads their state: the loop keeps that state with the call's pending record, so
+// that the change can be undone, and shows the change to a user asked to approve it. The
+// workspace toolbox is one; the calls of any other toolbox run without checkpoints.
+type ChangeTracker interface {
+	Touches(ctx context.Context, call tools.Call) (paths []string, ok bool, err error)
+	Preview(ctx context.Context, call tools.Call) (*tools.Preview, error)
+	States(ctx context.Context, paths []string, keep int64) ([]tools.PathState, error)
+}
+
+// workspaceBox is the toolbox of a workspace folder: its tools, and the folder itself.
+type workspaceBox struct {
+	*tools.Registry
+	ws *tools.Workspace
+}
+
+func (b workspaceBox) States(ctx context.Context, paths []string, keep int64) ([]tools.PathState, error) {
+	return b.ws.States(ctx, paths, keep)
+}
+
+var _ ChangeTracker = workspaceBox{}
+
 // ToolsFactory opens the toolbox of a workspace folder; close is called when the run ends.
 type ToolsFactory func(workspace string) (tb Toolbox, close func() error, err error)
 
@@ -49,6 +71,6 @@ func WorkspaceTools(opts tools.WorkspaceOptions, extra ...tools.Tool) ToolsFacto
 			ws.Close()
 			return nil, nil, err
 		}
-		return reg, ws.Close, nil
+		return workspaceBox{reg, ws}, ws.Close, nil
 	}
 }

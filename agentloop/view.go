@@ -21,6 +21,36 @@ type OpenedChat struct {
 	ToolCalls []store.ToolCallRecord `json:"toolCalls"`
 	Phase     events.Phase           `json:"phase"`
 	LiveRunID string                 `json:"liveRunId"`
+	// Changes are the chat's checkpoints: which runs changed files (and can be undone), and
+	// the undos and redos made since.
+	Changes []ChangeSummary `json:"changes"`
+}
+
+// ChangeSummary is one checkpoint of a chat as the window shows it: a run that changed
+// files ("Undo" on it while it stands), an undo or a redo.
+type ChangeSummary struct {
+	ID         string   `json:"id"` // the run's id, for a run
+	Kind       string   `json:"kind"`
+	Paths      []string `json:"paths"`
+	Reverts    []string `json:"reverts,omitempty"`
+	RevertedBy string   `json:"revertedBy,omitempty"`
+}
+
+// ChangeSummaries lists a chat's checkpoints, oldest first.
+func (a *Agent) ChangeSummaries(chatID string) ([]ChangeSummary, error) {
+	changes, err := a.cfg.Store.Changes(chatID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ChangeSummary, 0, len(changes))
+	for _, c := range changes {
+		s := ChangeSummary{ID: c.ID, Kind: c.Kind, Reverts: c.Reverts, RevertedBy: c.RevertedBy, Paths: []string{}}
+		for _, p := range c.Paths {
+			s.Paths = append(s.Paths, p.Path)
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }
 
 // Summary is c with its phase.
@@ -55,7 +85,11 @@ func (a *Agent) Open(chatID string) (OpenedChat, error) {
 	if err != nil {
 		return OpenedChat{}, err
 	}
+	changes, err := a.ChangeSummaries(chatID)
+	if err != nil {
+		return OpenedChat{}, err
+	}
 	phase := a.Phase(chatID)
 	return OpenedChat{Chat: ChatSummary{Chat: c, Phase: phase}, Messages: msgs, ToolCalls: calls,
-		Phase: phase, LiveRunID: a.LiveRun(chatID)}, nil
+		Phase: phase, LiveRunID: a.LiveRun(chatID), Changes: changes}, nil
 }

@@ -22,14 +22,16 @@ type WireOptions struct {
 // events, and the tools are the workspace file tools, which refuse the database, its lock
 // and its backups (the database's folder and the file itself, also through a link).
 func Wire(db *store.DB, model Model, emitter Emitter, opts WireOptions) *Agent {
+	files := tools.WorkspaceOptions{
+		ProtectedDirs:  []string{filepath.Dir(db.Path())},
+		ProtectedFiles: []string{db.Path()},
+	}
 	return NewAgent(Config{
-		Model:   model,
-		Store:   db,
-		Emitter: emitter,
-		Tools: WorkspaceTools(tools.WorkspaceOptions{
-			ProtectedDirs:  []string{filepath.Dir(db.Path())},
-			ProtectedFiles: []string{db.Path()},
-		}),
+		Model:     model,
+		Store:     db,
+		Emitter:   emitter,
+		Tools:     WorkspaceTools(files),
+		Files:     files,
 		Workspace: opts.Workspace,
 	})
 }

@@ -37,6 +37,15 @@ const (
 	// total, completed); status "success" ends it, an error event with the model ends a
 	// failed pull.
 	PullProgress Type = "pull.progress"
+	// Checkpoint: the prior state of the paths a call is about to change was recorded with
+	// its pending record (payload: toolCallId, paths; notUndoable lists the files too large
+	// to keep, whose change cannot be taken back).
+	Checkpoint Type = "checkpoint"
+	// Undo: an undo put files back (payload: changeId, reverts — the runs or changes taken
+	// back —, paths).
+	Undo Type = "undo"
+	// Redo: a redo took an undo back (payload: changeId, reverts — the undo —, paths).
+	Redo Type = "redo"
 )
 
 // IsDelta reports whether events of type t may merge with their neighbour of the same message.
@@ -141,6 +150,15 @@ type Event struct {
 	Output     string          `json:"output,omitempty"`
 	Details    any             `json:"details,omitempty"`
 	DurationMs *int64          `json:"durationMs,omitempty"`
+	// tool.approval_requested: the change the call would make (path, diff, bytes; for a
+	// delete, what it removes)
+	Preview any `json:"preview,omitempty"`
+
+	// checkpoint, undo, redo
+	Paths       []string `json:"paths,omitempty"`
+	NotUndoable []string `json:"notUndoable,omitempty"`
+	ChangeID    string   `json:"changeId,omitempty"`
+	Reverts     []string `json:"reverts,omitempty"`
 
 	// message.completed, run.finished
 	DoneReason string `json:"doneReason,omitempty"`

@@ -19,6 +19,9 @@ const (
 	DefaultThink = "on"
 	// DefaultContextCap caps num_ctx when ContextCap is zero (tokens).
 	DefaultContextCap = 16384
+	// DefaultCheckpointMaxBytes is the largest file a change keeps when CheckpointMaxBytes
+	// is zero: as large as a file tool writes.
+	DefaultCheckpointMaxBytes = 16 << 20
 )
 
 // InvalidSettingError is returned by [Settings.Validate], and so by [DB.PutSettings] and
@@ -44,6 +47,9 @@ func (s Settings) Validate() error {
 	if s.FirstByteTimeoutSec < 0 {
 		return &InvalidSettingError{"firstByteTimeoutSec",
 			"the wait for a model to start answering must be a positive number of seconds, or 0 for the default"}
+	}
+	if s.CheckpointMaxBytes < 0 {
+		return &InvalidSettingError{"checkpointMaxBytes", "the largest file kept for undo must be a positive number of bytes, or 0 for the default"}
 	}
 	if s.AckFallbackMs < 0 {
 		return &InvalidSettingError{"ackFallbackMs", "the wait for the window's paint must be a positive number of milliseconds, or 0 for the default"}
@@ -94,6 +100,25 @@ func (s Settings) FirstByteTimeout() time.Duration {
 // the bridge's own default (AckFallbackMs).
 func (s Settings) AckFallback() time.Duration {
 	return time.Duration(max(s.AckFallbackMs, 0)) * time.Millisecond
+}
+
+// CheckpointLimit is the largest file a change keeps in effect: CheckpointMaxBytes, else
+// [DefaultCheckpointMaxBytes].
+func (s Settings) CheckpointLimit() int64 {
+	if s.CheckpointMaxBytes <= 0 {
+		return DefaultCheckpointMaxBytes
+	}
+	return s.CheckpointMaxBytes
+}
+
+// AllowedIn reports whether the user allowed tool for good in the workspace folder.
+func (s Settings) AllowedIn(workspace, tool string) bool {
+	for _, t := range s.AlwaysAllow[workspace] {
+		if t == tool {
+			return true
+		}
+	}
+	return false
 }
 
 // Settings returns the saved settings (the zero Settings before anything was saved).

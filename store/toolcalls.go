@@ -16,7 +16,11 @@ import (
 // Anything else is a second call with an id already taken (a server can send the same id
 // twice): it is refused with [ErrDuplicateToolCall] and the stored record is kept.
 func (db *DB) PutToolCall(r ToolCallRecord) error {
-	return db.update("save tool call", func(tx *bolt.Tx) error {
+	return db.update("save tool call", func(tx *bolt.Tx) error { return putToolCall(tx, r) })
+}
+
+func putToolCall(tx *bolt.Tx, r ToolCallRecord) error {
+	{
 		tools, err := chatSubBucket(tx, r.ChatID, bucketTools)
 		if err != nil {
 			return err
@@ -47,7 +51,7 @@ func (db *DB) PutToolCall(r ToolCallRecord) error {
 			}
 		}
 		return putJSON(tools, key, &r)
-	})
+	}
 }
 
 // updatableTo reports whether next may replace r: the same call, moving forward.
@@ -83,6 +87,9 @@ func (db *DB) CompleteToolCall(chatID, id string, res ToolResult) (ToolCallRecor
 		r.OK, r.Output, r.Details, r.FinishedAt = res.OK, res.Output, res.Details, res.FinishedAt
 		if !r.StartedAt.IsZero() {
 			r.DurationMs = r.FinishedAt.Sub(r.StartedAt).Milliseconds()
+		}
+		if err := recordAfter(tx, chatID, r.RunID, res.After); err != nil {
+			return err
 		}
 		return putJSON(tools, key, &r)
 	})

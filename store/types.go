@@ -6,6 +6,7 @@ import (
 
 	"prototyper/agentloop/ollama"
 	"prototyper/events"
+	"prototyper/tools"
 )
 
 // Message roles: the store keeps a message in the role the model reads it in.
@@ -91,6 +92,8 @@ type ToolCallRecord struct {
 	FinishedAt       time.Time       `json:"finishedAt,omitzero"`
 	DurationMs       int64           `json:"durationMs,omitempty"`
 	Approval         *Approval       `json:"approval,omitempty"`
+	// Preview is the change the call would make, shown while it awaits approval.
+	Preview *tools.Preview `json:"preview,omitempty"`
 }
 
 // Approval is how a call was allowed or denied.
@@ -108,6 +111,9 @@ type ToolResult struct {
 	Details json.RawMessage
 	// FinishedAt defaults to now.
 	FinishedAt time.Time
+	// After is what the call left at the paths its run's change holds (contents are not
+	// kept): undo compares it with the disk to find what changed since.
+	After []tools.PathState
 }
 
 // Run is one agent run in a chat. Live is true while a process is running it: a live run
@@ -150,6 +156,12 @@ type Settings struct {
 	// OllamaBinary is the ollama program the window starts when none is on PATH or beside the
 	// app (an absolute path; "" for none).
 	OllamaBinary string `json:"ollamaBinary,omitempty"`
+	// CheckpointMaxBytes is the largest file whose prior state a change keeps, so that it
+	// can be undone (0: DefaultCheckpointMaxBytes).
+	CheckpointMaxBytes int64 `json:"checkpointMaxBytes,omitempty"`
+	// AlwaysAllow maps a workspace folder to the tools the user allowed there for good:
+	// their calls in that folder run without asking.
+	AlwaysAllow map[string][]string `json:"alwaysAllow,omitempty"`
 }
 
 // UnmarshalJSON reads settings as saved, also by a version that named AckFallbackMs

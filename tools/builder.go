@@ -19,9 +19,11 @@ import (
 // {"type":"object","properties":{…},"required":[…],"additionalProperties":false},
 // with properties in the order they were added.
 type Builder struct {
-	def    Definition
-	params []paramSpec
-	err    error
+	def     Definition
+	params  []paramSpec
+	err     error
+	touches TouchesFunc // with preview, set by Changes
+	preview PreviewFunc
 }
 
 type paramSpec struct {
@@ -132,7 +134,11 @@ func (b *Builder) Definition() Definition {
 
 // Handle finishes the tool with its body.
 func (b *Builder) Handle(fn HandlerFunc) Tool {
-	return &funcTool{def: b.Definition(), fn: fn, err: b.err}
+	t := &funcTool{def: b.Definition(), fn: fn, err: b.err}
+	if b.touches != nil && b.preview != nil {
+		return &changerTool{funcTool: t, touches: b.touches, preview: b.preview}
+	}
+	return t
 }
 
 // orderedObject marshals as a JSON object keeping its keys' order, so the

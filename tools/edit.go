@@ -18,64 +18,101 @@ func (w *Workspace) editFileTool() Tool {
 		Param("new_string", "string", "The text to put in its place.", Required).
 		Param("expected_replacements", "integer", "How many occurrences to replace; all of them must be found.", Optional, Minimum(1), Default(1)).
 		Mode(Sequential).
+		Changes(func(ctx context.Context, call Call) ([]string, error) {
+			e, err := w.newEdit(call)
+			if err != nil {
+				return nil, err
+			}
+			return []string{e.rel}, nil
+		}, func(ctx context.Context, call Call) (Preview, error) {
+			e, err := w.newEdit(call)
+			if err != nil {
+				return Preview{}, err
+			}
+			ch, err := w.replaceFileWith(ctx, e.rel, dryRun, e.check, w.opts.MaxWriteBytes, e.produce, progressNone)
+			if err != nil {
+				return Preview{}, err
+			}
+			return previewOf(w.details(e.rel, ch, e.data)), nil
+		}).
 		Handle(func(ctx context.Context, call Call, progress ProgressFunc) (Result, error) {
-			rel, err := w.writablePath(call.Args.String("path"))
+			e, err := w.newEdit(call)
 			if err != nil {
 				return Result{}, err
 			}
-			oldS, newS := call.Args.String("old_string"), call.Args.String("new_string")
-			want := call.Args.Int("expected_replacements", 1)
-			if oldS == newS {
-				return Result{}, pathErrorf(ErrNoMatch, rel, "old_string and new_string are the same, so the edit would change nothing; give the new text in new_string")
-			}
-			// The edit is computed inside replaceFile's check, on the content
-			// read through the same open folder that the rename goes to.
-			var data []byte
-			check := func(fi os.FileInfo) error {
-				if fi == nil {
-					return pathErrorf(ErrNotFound, rel, "%q does not exist; create it with write_file", rel)
-				}
-				if fi.Size() > w.opts.MaxWriteBytes {
-					return pathErrorf(ErrTooLarge, rel, "%q is %s, over the limit of %s for editing; write the file anew with write_file", rel, sizeText(fi.Size()), sizeText(w.opts.MaxWriteBytes))
-				}
-				return nil
-			}
-			ch, err := w.replaceFileWith(ctx, rel, false, check, w.opts.MaxWriteBytes, func(old []byte) ([]byte, error) {
-				if old == nil { // grew past the limit after check saw it
-					return nil, pathErrorf(ErrTooLarge, rel, "%q is over the limit of %s for editing", rel, sizeText(w.opts.MaxWriteBytes))
-				}
-				if isBinary(old) {
-					return nil, pathErrorf(ErrBinaryFile, rel, "%q is a binary file; edit_file changes text files only", rel)
-				}
-				n := bytes.Count(old, []byte(oldS))
-				switch {
-				case n == 0:
-					return nil, pathErrorf(ErrNoMatch, rel, "old_string was not found in %q; read the file again and copy the exact text, including whitespace and indentation", rel)
-				case n != want && want == 1:
-					return nil, pathErrorf(ErrMatchCount, rel, "old_string occurs %d times in %q but must be unique; include more of the surrounding lines to pick one, or set expected_replacements to %d to replace them all", n, rel, n)
-				case n != want:
-					return nil, pathErrorf(ErrMatchCount, rel, "old_string occurs %d times in %q, not the %d given in expected_replacements; nothing was changed", n, rel, want)
-				}
-				// The size of the result is known from the count alone, so an
-				// edit that would be too large is refused before any of it is
-				// built: n short matches each replaced by a long text can ask
-				// for gigabytes.
-				if size, ok := editedSize(len(old), n, len(oldS), len(newS), w.opts.MaxWriteBytes); !ok {
-					got, limit := sizesText(size, w.opts.MaxWriteBytes)
-					return nil, pathErrorf(ErrTooLarge, rel, "after the edit %q would be %s, over the limit of %s for a file; replace fewer occurrences or use a shorter new_string", rel, got, limit)
-				}
-				data = bytes.ReplaceAll(old, []byte(oldS), []byte(newS))
-				return data, nil
-			}, progress)
+			// The edit is computed inside replaceFile, on the content read through the same
+			// open folder that the rename goes to.
+			ch, err := w.replaceFileWith(ctx, e.rel, writeReal, e.check, w.opts.MaxWriteBytes, e.produce, progress)
 			if err != nil {
 				return Result{}, err
 			}
 			plural := ""
-			if want > 1 {
+			if e.want > 1 {
 				plural = "s"
 			}
-			return Result{Content: fmt.Sprintf("Edited %s: replaced %d occurrence%s (%d bytes now).", rel, want, plural, len(data)), Details: w.details(rel, ch, data)}, nil
+			return Result{Content: fmt.Sprintf("Edited %s: replaced %d occurrence%s (%d bytes now).", e.rel, e.want, plural, len(e.data)), Details: w.details(e.rel, ch, e.data)}, nil
 		})
+}
+
+// edit is one edit_file call: its checked arguments, and the new content once produced.
+type edit struct {
+	w          *Workspace
+	rel        string
+	oldS, newS string
+	want       int
+	data       []byte
+}
+
+func (w *Workspace) newEdit(call Call) (*edit, error) {
+	rel, err := w.writablePath(call.Args.String("path"))
+	if err != nil {
+		return nil, err
+	}
+	e := &edit{w: w, rel: rel, oldS: call.Args.String("old_string"), newS: call.Args.String("new_string"),
+		want: call.Args.Int("expected_replacements", 1)}
+	if e.oldS == e.newS {
+		return nil, pathErrorf(ErrNoMatch, rel, "old_string and new_string are the same, so the edit would change nothing; give the new text in new_string")
+	}
+	return e, nil
+}
+
+func (e *edit) check(fi os.FileInfo) error {
+	rel, limit := e.rel, e.w.opts.MaxWriteBytes
+	if fi == nil {
+		return pathErrorf(ErrNotFound, rel, "%q does not exist; create it with write_file", rel)
+	}
+	if fi.Size() > limit {
+		return pathErrorf(ErrTooLarge, rel, "%q is %s, over the limit of %s for editing; write the file anew with write_file", rel, sizeText(fi.Size()), sizeText(limit))
+	}
+	return nil
+}
+
+func (e *edit) produce(old []byte) ([]byte, error) {
+	rel, limit, oldS, newS, want := e.rel, e.w.opts.MaxWriteBytes, e.oldS, e.newS, e.want
+	if old == nil { // grew past the limit after check saw it
+		return nil, pathErrorf(ErrTooLarge, rel, "%q is over the limit of %s for editing", rel, sizeText(limit))
+	}
+	if isBinary(old) {
+		return nil, pathErrorf(ErrBinaryFile, rel, "%q is a binary file; edit_file changes text files only", rel)
+	}
+	n := bytes.Count(old, []byte(oldS))
+	switch {
+	case n == 0:
+		return nil, pathErrorf(ErrNoMatch, rel, "old_string was not found in %q; read the file again and copy the exact text, including whitespace and indentation", rel)
+	case n != want && want == 1:
+		return nil, pathErrorf(ErrMatchCount, rel, "old_string occurs %d times in %q but must be unique; include more of the surrounding lines to pick one, or set expected_replacements to %d to replace them all", n, rel, n)
+	case n != want:
+		return nil, pathErrorf(ErrMatchCount, rel, "old_string occurs %d times in %q, not the %d given in expected_replacements; nothing was changed", n, rel, want)
+	}
+	// The size of the result is known from the count alone, so an edit that would be too
+	// large is refused before any of it is built: n short matches each replaced by a long
+	// text can ask for gigabytes.
+	if size, ok := editedSize(len(old), n, len(oldS), len(newS), limit); !ok {
+		got, lim := sizesText(size, limit)
+		return nil, pathErrorf(ErrTooLarge, rel, "after the edit %q would be %s, over the limit of %s for a file; replace fewer occurrences or use a shorter new_string", rel, got, lim)
+	}
+	e.data = bytes.ReplaceAll(old, []byte(oldS), []byte(newS))
+	return e.data, nil
 }
 
 // editedSize is the size of a text of size bytes after n occurrences of a

@@ -196,7 +196,7 @@ func TestAtomicWriteReplacesAHardLinkInsteadOfWritingThroughIt(t *testing.T) {
 		}
 		return nil
 	}
-	_, err := tw.w.replaceFileWith(t.Context(), "late.txt", false, check, maxDiffInput,
+	_, err := tw.w.replaceFileWith(t.Context(), "late.txt", writeReal, check, maxDiffInput,
 		func([]byte) ([]byte, error) { return []byte("pwned"), nil }, func(any) {})
 	if err != nil {
 		t.Fatal(err)

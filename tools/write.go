@@ -32,9 +32,22 @@ type fileChange struct {
 // a hard link at rel (refused earlier anyway) would not carry the write to
 // the other name. check, when set, sees the existing file (nil when there
 // is none) before anything is written and may refuse.
-func (w *Workspace) replaceFile(ctx context.Context, rel string, data []byte, mkParents bool, progress ProgressFunc) (fileChange, error) {
-	return w.replaceFileWith(ctx, rel, mkParents, nil, maxDiffInput, func([]byte) ([]byte, error) { return data, nil }, progress)
+func (w *Workspace) replaceFile(ctx context.Context, rel string, data []byte, how writeFlags, progress ProgressFunc) (fileChange, error) {
+	return w.replaceFileWith(ctx, rel, how, nil, maxDiffInput, func([]byte) ([]byte, error) { return data, nil }, progress)
 }
+
+// writeFlags say how replaceFileWith writes.
+type writeFlags int
+
+const (
+	// writeReal writes into a folder that exists.
+	writeReal writeFlags = 0
+	// withParents creates the missing parent folders first.
+	withParents writeFlags = 1 << iota
+	// dryRun computes everything up to the new content and writes nothing: a preview
+	// takes the same path as the write it previews.
+	dryRun
+)
 
 // maxDiffInput is the largest previous content write_file reads to show a diff.
 const maxDiffInput = 1 << 20
@@ -42,14 +55,27 @@ const maxDiffInput = 1 << 20
 // replaceFileWith is replaceFile with the new content computed from the old
 // by produce, inside the same held-open folder. produce gets nil for an
 // existing file of more than oldLimit bytes, which is not read.
-func (w *Workspace) replaceFileWith(ctx context.Context, rel string, mkParents bool, check func(fi os.FileInfo) error, oldLimit int64,
+func (w *Workspace) replaceFileWith(ctx context.Context, rel string, how writeFlags, check func(fi os.FileInfo) error, oldLimit int64,
 	produce func(old []byte) ([]byte, error), progress ProgressFunc) (fileChange, error) {
 	var ch fileChange
 	dir, base := path.Split(rel)
 	if dir == "" {
 		dir = "."
 	}
-	if mkParents && dir != "." {
+	if how&dryRun != 0 && how&withParents != 0 && dir != "." {
+		if _, err := w.root.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+			// the write would make the folder: the file is new
+			ch.created = true
+			if check != nil {
+				if err := check(nil); err != nil {
+					return ch, err
+				}
+			}
+			_, err := produce(nil)
+			return ch, err
+		}
+	}
+	if how&withParents != 0 && how&dryRun == 0 && dir != "." {
 		if err := w.root.MkdirAll(dir, 0o755); err != nil {
 			if errors.Is(err, fs.ErrExist) { // a file stands where a folder is needed
 				return ch, pathErrorf(ErrWrongKind, rel, "path %q goes through a file as if it were a folder; check the path with list_dir", rel)
@@ -97,7 +123,7 @@ func (w *Workspace) replaceFileWith(ctx context.Context, rel string, mkParents b
 		}
 	}
 	data, err := produce(ch.old)
-	if err != nil {
+	if err != nil || how&dryRun != 0 {
 		return ch, err
 	}
 
@@ -184,16 +210,29 @@ func (w *Workspace) writeFileTool() Tool {
 		Param("path", "string", "File path relative to the workspace folder, e.g. \"src/main.go\".", Required, MinLength(1)).
 		Param("content", "string", "The complete new content of the file.", Required).
 		Mode(Sequential).
+		Changes(func(ctx context.Context, call Call) ([]string, error) {
+			rel, _, err := w.writeArgs(call)
+			if err != nil {
+				return nil, err
+			}
+			return append(w.missingParents(rel), rel), nil
+		}, func(ctx context.Context, call Call) (Preview, error) {
+			rel, data, err := w.writeArgs(call)
+			if err != nil {
+				return Preview{}, err
+			}
+			ch, err := w.replaceFile(ctx, rel, data, withParents|dryRun, progressNone)
+			if err != nil {
+				return Preview{}, err
+			}
+			return previewOf(w.details(rel, ch, data)), nil
+		}).
 		Handle(func(ctx context.Context, call Call, progress ProgressFunc) (Result, error) {
-			rel, err := w.writablePath(call.Args.String("path"))
+			rel, data, err := w.writeArgs(call)
 			if err != nil {
 				return Result{}, err
 			}
-			data := []byte(call.Args.String("content"))
-			if int64(len(data)) > w.opts.MaxWriteBytes {
-				return Result{}, pathErrorf(ErrTooLarge, rel, "the content for %q is %d bytes, over the limit of %d; write a smaller file", rel, len(data), w.opts.MaxWriteBytes)
-			}
-			ch, err := w.replaceFile(ctx, rel, data, true, progress)
+			ch, err := w.replaceFile(ctx, rel, data, withParents, progress)
 			if err != nil {
 				return Result{}, err
 			}
@@ -207,4 +246,17 @@ func (w *Workspace) writeFileTool() Tool {
 			}
 			return Result{Content: fmt.Sprintf("%s %s (%d bytes).", verb, rel, len(data)), Details: d}, nil
 		})
+}
+
+// writeArgs are the path and content of a write_file call, checked.
+func (w *Workspace) writeArgs(call Call) (string, []byte, error) {
+	rel, err := w.writablePath(call.Args.String("path"))
+	if err != nil {
+		return "", nil, err
+	}
+	data := []byte(call.Args.String("content"))
+	if int64(len(data)) > w.opts.MaxWriteBytes {
+		return "", nil, pathErrorf(ErrTooLarge, rel, "the content for %q is %d bytes, over the limit of %d; write a smaller file", rel, len(data), w.opts.MaxWriteBytes)
+	}
+	return rel, data, nil
 }

@@ -1,6 +1,7 @@
 import { useState } from 'react'
 import { ChatList } from './components/ChatList'
-import { ChatView } from './components/ChatView'
+import { ChangesPanel } from './components/ChangesPanel'
+import { ChangesBar, ChatView } from './components/ChatView'
 import { Composer } from './components/Composer'
 import { Header } from './components/Header'
 import { FirstModelPanel } from './components/FirstModelPanel'
@@ -66,6 +67,12 @@ function ErrorLine() {
   )
 }
 
+/** Redo, the review and the undo's outcome of the open chat. */
+function ActiveChangesBar() {
+  const chat = useAppState((s) => (s.activeChatId ? s.chats[s.activeChatId] : undefined))
+  return chat ? <ChangesBar chat={chat} /> : null
+}
+
 /** What the window would say aloud now: loading, a call waiting for the user, or ready. */
 export function windowStatus(s: AppState): string {
   if (!s.ready) return 'Loading…'
@@ -111,6 +118,8 @@ export function App() {
       <main className="chat">
         <ErrorLine />
         {ollamaDown ? <OllamaDownPanel onSettings={openSettings} /> : firstModel ? <FirstModelPanel /> : <ChatView />}
+        <ActiveChangesBar />
+        <ChangesPanel />
         <ConnectedComposer />
       </main>
       <WindowStatus />

@@ -27,6 +27,10 @@ export interface Config {
   startOllama: boolean
   /** The ollama program to start when none is on PATH or beside the app ('' for none). */
   ollamaBinary: string
+  /** Per workspace folder, the tools the user allowed for good ("Always allow"). */
+  alwaysAllow: Record<string, string[] | null>
+  /** The largest file kept so that its change can be undone, in bytes. */
+  checkpointMaxBytes?: number
   tools: string[]
   dbPath: string
 }
@@ -89,6 +93,59 @@ export interface ToolDetails {
   diff?: string
 }
 
+/** One path a delete would remove (tools.Removal). */
+export interface Removal {
+  path: string
+  kind: string
+  bytes?: number
+}
+
+/** The change a call would make, shown while it waits for approval (tools.Preview). */
+export interface Preview {
+  path: string
+  diff?: string
+  bytes: number
+  created?: boolean
+  removes?: Removal[] | null
+  /** Files too large to keep: this change cannot be undone. */
+  notUndoable?: string[] | null
+}
+
+/** One checkpoint of a chat (agentloop.ChangeSummary): a run that changed files, an undo, a redo. */
+export interface ChangeSummary {
+  id: string
+  kind: 'run' | 'undo' | 'redo' | string
+  paths: string[] | null
+  reverts?: string[] | null
+  revertedBy?: string
+}
+
+/** What an undo takes back (agentloop.UndoOptions); none set: the newest run. */
+export interface UndoOptions {
+  runId?: string
+  fromMessage?: string
+  fromRun?: string
+  path?: string
+  force?: boolean
+  keep?: boolean
+}
+
+/** What an undo or a redo did (agentloop.UndoResult). */
+export interface UndoResult {
+  changeId: string
+  reverts: string[] | null
+  paths: string[] | null
+  kept?: string[] | null
+}
+
+/** One file of a chat's review (agentloop.FileChange). */
+export interface FileChange {
+  path: string
+  status: 'created' | 'changed' | 'deleted' | string
+  diff?: string
+  bytes: number
+}
+
 export interface ApprovalRecord {
   decision: Decision | ''
   by: string
@@ -118,6 +175,8 @@ export interface ToolCallRecord {
   finishedAt?: string
   durationMs?: number
   approval?: ApprovalRecord | null
+  /** The change the call would make, while it waits for approval. */
+  preview?: Preview | null
 }
 
 export interface OpenedChat {
@@ -126,6 +185,8 @@ export interface OpenedChat {
   toolCalls: ToolCallRecord[] | null
   phase: Phase
   liveRunId: string
+  /** The chat's checkpoints: which runs changed files, and the undos and redos since. */
+  changes?: ChangeSummary[] | null
 }
 
 /**
@@ -209,6 +270,9 @@ export type EventType =
   | 'model.loading'
   | 'model.loaded'
   | 'pull.progress'
+  | 'checkpoint'
+  | 'undo'
+  | 'redo'
 
 /**
  * One event of "agent:batch". The payload's fields sit beside the envelope's; which of them are
@@ -258,6 +322,15 @@ export interface AgentEvent {
   code?: string
   message?: string
   retryable?: boolean
+  /** tool.approval_requested: the change the call would make. */
+  preview?: Preview | null
+  /** checkpoint: the paths whose prior state was kept; undo, redo: the paths put back. */
+  paths?: string[] | null
+  /** checkpoint: files too large to keep, whose change cannot be undone. */
+  notUndoable?: string[] | null
+  /** undo, redo: the change made, and the changes it took back. */
+  changeId?: string
+  reverts?: string[] | null
 }
 
 /** Everything the window asks of the Go side. Each method mirrors one bound App method. */
@@ -276,6 +349,13 @@ export interface Backend {
   promptBudget(chatId: string, model: string): Promise<PromptBudget>
   stop(chatId: string): Promise<void>
   decide(toolCallId: string, decision: Decision, reason: string): Promise<void>
+  /** Allows the call and every later call of its tool in the chat's workspace. */
+  allowAlways(toolCallId: string): Promise<void>
+  undo(chatId: string, opts: UndoOptions): Promise<UndoResult>
+  redo(chatId: string, opts: UndoOptions): Promise<UndoResult>
+  chatChanges(chatId: string): Promise<FileChange[]>
+  /** Opens a path of the chat's workspace with the system's app, or the folder holding it. */
+  openPath(chatId: string, path: string, inFolder: boolean): Promise<void>
   ollamaStatus(): Promise<OllamaStatus>
   models(): Promise<ModelInfo[]>
   /** The models offered to pull when the server has none, the recommended one first. */
@@ -302,6 +382,11 @@ interface WailsApp {
   PromptBudget(chatId: string, model: string): Promise<PromptBudget>
   Stop(chatId: string): Promise<void>
   Decide(toolCallId: string, decision: Decision, reason: string): Promise<void>
+  AllowAlways(toolCallId: string): Promise<void>
+  Undo(chatId: string, opts: UndoOptions): Promise<UndoResult>
+  Redo(chatId: string, opts: UndoOptions): Promise<UndoResult>
+  ChatChanges(chatId: string): Promise<FileChange[] | null>
+  OpenPath(chatId: string, path: string, inFolder: boolean): Promise<void>
   OllamaStatus(): Promise<OllamaStatus>
   Models(): Promise<ModelInfo[] | null>
   StarterModels(): Promise<StarterModel[] | null>
@@ -354,6 +439,11 @@ export function wailsBackend(): Backend {
     promptBudget: (id, m) => app().PromptBudget(id, m),
     stop: (id) => app().Stop(id),
     decide: (id, d, r) => app().Decide(id, d, r),
+    allowAlways: (id) => app().AllowAlways(id),
+    undo: (id, o) => app().Undo(id, o),
+    redo: (id, o) => app().Redo(id, o),
+    chatChanges: async (id) => (await app().ChatChanges(id)) ?? [],
+    openPath: (id, p, f) => app().OpenPath(id, p, f),
     ollamaStatus: () => app().OllamaStatus(),
     models: async () => (await app().Models()) ?? [],
     starterModels: async () => (await app().StarterModels()) ?? [],

@@ -7,6 +7,7 @@ import type {
   ChatSummary,
   Config,
   Decision,
+  FileChange,
   ModelInfo,
   OllamaStatus,
   StarterModel,
@@ -14,6 +15,8 @@ import type {
   PromptBudget,
   PullProgress,
   Settings,
+  UndoOptions,
+  UndoResult,
 } from './backend'
 
 export interface FakeCall {
@@ -33,6 +36,7 @@ export class FakeBackend implements Backend {
     firstByteTimeoutSec: 0,
     startOllama: true,
     ollamaBinary: '',
+    alwaysAllow: {},
     tools: ['read_file', 'write_file', 'list_dir'],
     dbPath: '/tmp/prototyper.db',
   }
@@ -150,6 +154,31 @@ export class FakeBackend implements Backend {
   }
   async decide(toolCallId: string, decision: Decision, reason: string) {
     this.record('Decide', toolCallId, decision, reason)
+  }
+  /** What Undo and Redo answer; set undoError to make them fail with it. */
+  undoResult: UndoResult = { changeId: 'change-1', reverts: [], paths: [] }
+  undoError = ''
+  /** What ChatChanges answers. */
+  review: FileChange[] = []
+  async allowAlways(toolCallId: string) {
+    this.record('AllowAlways', toolCallId)
+  }
+  async undo(chatId: string, opts: UndoOptions) {
+    this.record('Undo', chatId, opts)
+    if (this.undoError) throw this.undoError
+    return { ...this.undoResult }
+  }
+  async redo(chatId: string, opts: UndoOptions) {
+    this.record('Redo', chatId, opts)
+    if (this.undoError) throw this.undoError
+    return { ...this.undoResult }
+  }
+  async chatChanges(chatId: string) {
+    this.record('ChatChanges', chatId)
+    return [...this.review]
+  }
+  async openPath(chatId: string, path: string, inFolder: boolean) {
+    this.record('OpenPath', chatId, path, inFolder)
   }
   async ollamaStatus() {
     this.record('OllamaStatus')

@@ -79,6 +79,8 @@ var subcommands = []subcommand{
 	{"chats", "chats list | show ID | export ID --format md|json", "read the chats in the store", chatsCommand},
 	{"models", "models", "models on the Ollama server, with capabilities and context length", modelsCommand},
 	{"pull", "pull NAME", "pull a model with a progress bar", pullCommand},
+	{"undo", "undo --chat ID [--run ID] [--force] [--json]", "put back the files a run changed", undoCommand(false)},
+	{"redo", "redo --chat ID", "take back the last undo", undoCommand(true)},
 }
 
 // IsSubcommand reports whether arg names a subcommand (or asks for help), so that main.go

@@ -125,6 +125,11 @@ type Settings struct {
 	StartOllama bool `json:"startOllama"`
 	// OllamaBinary: the ollama program to start when none is on PATH or beside the app.
 	OllamaBinary string `json:"ollamaBinary"`
+	// AlwaysAllow: per workspace folder, the tools the user allowed for good ("Always
+	// allow"); absent keeps what is saved, and the panel removes entries to revoke them.
+	AlwaysAllow map[string][]string `json:"alwaysAllow"`
+	// CheckpointMaxBytes: the largest file kept so that its change can be undone.
+	CheckpointMaxBytes int64 `json:"checkpointMaxBytes,omitempty"`
 }
 
 // Config is what the window shows in its header and settings: the settings in effect, the
@@ -146,8 +151,12 @@ func (d *Desktop) Config() (Config, error) {
 	_, url := d.server.Client()
 	c := Config{Settings: Settings{Workspace: workspace, Model: model, OllamaURL: url,
 		Think: s.ThinkLevel(), ContextCap: s.ContextCapTokens(), ToolApproval: map[string]string{},
-		FirstByteTimeoutSec: s.FirstByteTimeoutSec, StartOllama: s.StartsOllama(), OllamaBinary: s.OllamaBinary},
+		FirstByteTimeoutSec: s.FirstByteTimeoutSec, StartOllama: s.StartsOllama(), OllamaBinary: s.OllamaBinary,
+		AlwaysAllow: s.AlwaysAllow, CheckpointMaxBytes: s.CheckpointLimit()},
 		DBPath: d.db.Path()}
+	if c.AlwaysAllow == nil {
+		c.AlwaysAllow = map[string][]string{}
+	}
 	for _, def := range tools.WorkspaceDefinitions() {
 		c.Tools = append(c.Tools, def.Name)
 		c.ToolApproval[def.Name] = agentloop.Policy(s.ToolApproval, def)
@@ -167,6 +176,12 @@ func (d *Desktop) SaveSettings(in Settings) error {
 		s.OllamaURL, s.Think, s.ContextCap, s.ToolApproval = firstNonEmpty(in.OllamaURL, url), in.Think, in.ContextCap, in.ToolApproval
 		s.FirstByteTimeoutSec = in.FirstByteTimeoutSec
 		s.ManualOllama, s.OllamaBinary = !in.StartOllama, in.OllamaBinary
+		if in.AlwaysAllow != nil {
+			s.AlwaysAllow = in.AlwaysAllow
+		}
+		if in.CheckpointMaxBytes > 0 {
+			s.CheckpointMaxBytes = in.CheckpointMaxBytes
+		}
 		s.Workspace, s.DefaultModel = workspace, model
 		return nil
 	})

@@ -19,6 +19,7 @@ import (
 	"prototyper/agentloop/ollama"
 	"prototyper/events"
 	"prototyper/store"
+	"prototyper/tools"
 )
 
 // runFlags are the flags of `prototyper run`.
@@ -218,7 +219,8 @@ func (t *terminalApprover) Approve(ctx context.Context, req agentloop.ApprovalRe
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.flush()
-	fmt.Fprintf(t.out, "Allow %s %s? [y/N] ", Sanitize(req.Name), Sanitize(summarizeArgs(req.Args)))
+	fmt.Fprint(t.out, previewText(req.Preview))
+	fmt.Fprintf(t.out, "Allow %s %s? [y/N, or a reason to deny] ", Sanitize(req.Name), Sanitize(summarizeArgs(req.Args)))
 	line := make(chan string, 1)
 	go func() {
 		s, _ := t.in.ReadString('\n')
@@ -229,11 +231,14 @@ func (t *terminalApprover) Approve(ctx context.Context, req agentloop.ApprovalRe
 		fmt.Fprintln(t.out)
 		return "", "", ctx.Err()
 	case s := <-line:
-		switch strings.ToLower(strings.TrimSpace(s)) {
+		switch answer := strings.TrimSpace(s); strings.ToLower(answer) {
 		case "y", "yes":
 			return agentloop.DecisionAllow, "", nil
+		case "", "n", "no":
+			return agentloop.DecisionDeny, "the user said no", nil
+		default: // the reason reaches the model
+			return agentloop.DecisionDeny, answer, nil
 		}
-		return agentloop.DecisionDeny, "the user said no", nil
 	}
 }
 
@@ -493,4 +498,47 @@ func summarizeArgs(raw json.RawMessage) string {
 		s = s[:60] + "…"
 	}
 	return s
+}
+
+// previewText is the change a call would make, as the terminal shows it above the question.
+func previewText(p *tools.Preview) string {
+	if p == nil {
+		return ""
+	}
+	var b strings.Builder
+	switch {
+	case len(p.Removes) > 0:
+		fmt.Fprintf(&b, "This deletes %d path(s), %s:\n", len(p.Removes), sizeLabel(p.Bytes))
+		for i, r := range p.Removes {
+			if i == 20 {
+				fmt.Fprintf(&b, "  … and %d more\n", len(p.Removes)-i)
+				break
+			}
+			fmt.Fprintf(&b, "  %s (%s, %s)\n", Sanitize(r.Path), r.Kind, sizeLabel(r.Bytes))
+		}
+	case p.Created:
+		fmt.Fprintf(&b, "This creates %s (%s):\n", Sanitize(p.Path), sizeLabel(p.Bytes))
+	default:
+		fmt.Fprintf(&b, "This changes %s (%s after):\n", Sanitize(p.Path), sizeLabel(p.Bytes))
+	}
+	if p.Diff != "" {
+		b.WriteString(Sanitize(p.Diff))
+		if !strings.HasSuffix(p.Diff, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	for _, path := range p.NotUndoable {
+		fmt.Fprintf(&b, "%s is too large to keep: this change cannot be undone.\n", Sanitize(path))
+	}
+	return b.String()
+}
+
+func sizeLabel(n int64) string {
+	if n == 1 {
+		return "1 byte"
+	}
+	if n < 1<<10 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 }

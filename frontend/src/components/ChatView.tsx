@@ -1,10 +1,18 @@
 import { useCallback, useLayoutEffect, useRef, useState } from 'react'
 import type { Decision } from '../backend'
-import { oldestWaitingCard, terminalToolStates, type ChatState, type TimelineEntry } from '../state/chatReducer'
+import {
+  oldestWaitingCard,
+  redoable,
+  standingChange,
+  terminalToolStates,
+  type ChatState,
+  type TimelineEntry,
+} from '../state/chatReducer'
 import { useAppState, useStore } from '../state/useAppState'
 import { ItemBoundary } from './ItemBoundary'
 import { Message } from './Message'
 import { ModelLoadingNote } from './ModelLoadingNote'
+import { redoShortcut, undoShortcut } from '../keyboard/shortcuts'
 import { ToolCard } from './ToolCard'
 
 /**
@@ -79,43 +87,88 @@ function earlier(a: ShownFrom, b: ShownFrom): ShownFrom {
   return a.entry < b.entry || (a.entry === b.entry && a.from <= b.from) ? a : b
 }
 
+function runOf(chat: ChatState, e: TimelineEntry): string {
+  if (e.kind === 'message') return chat.messages[e.id]?.runId ?? ''
+  if (e.kind === 'tool') return chat.tools[e.id]?.runId ?? ''
+  return ''
+}
+
+/**
+ * Where the run controls go: after the last entry of each run whose checkpoint stands ("Undo"),
+ * and on each user message followed by such a run ("Restore to here", which undoes the first run
+ * after the message and every later one).
+ */
+export function runControls(chat: ChatState): { undoAfter: Map<number, string>; restoreAt: Map<string, string> } {
+  const undoAfter = new Map<number, string>()
+  const restoreAt = new Map<string, string>()
+  const lastOf = new Map<string, number>()
+  chat.timeline.forEach((e, i) => {
+    const r = runOf(chat, e)
+    if (r) lastOf.set(r, i)
+  })
+  for (const [run, i] of lastOf) if (standingChange(chat, run)) undoAfter.set(i, run)
+  let standingLater = false
+  let nextRun = ''
+  for (let i = chat.timeline.length - 1; i >= 0; i--) {
+    const e = chat.timeline[i]
+    const r = runOf(chat, e)
+    if (r && chat.messages[e.id]?.role !== 'user') {
+      nextRun = r
+      if (standingChange(chat, r)) standingLater = true
+    }
+    if (e.kind === 'message' && chat.messages[e.id]?.role === 'user' && standingLater && nextRun) restoreAt.set(e.id, nextRun)
+  }
+  return { undoAfter, restoreAt }
+}
+
+/** "This run changed N files · Undo", under the last entry of a run whose change stands. */
+function RunUndo({ chat, runId }: { chat: ChatState; runId: string }) {
+  const store = useStore()
+  const change = standingChange(chat, runId)
+  if (!change) return null
+  const n = change.paths?.length ?? 0
+  const newest = [...chat.changes].reverse().find((c) => c.kind === 'run' && !c.revertedBy && (c.paths?.length ?? 0) > 0)
+  const keys = newest?.id === runId ? undoShortcut.label : undefined
+  return (
+    <div className="run-changes" data-testid="run-changes" data-run-id={runId}>
+      <span className="muted small">
+        This run changed {n} {n === 1 ? 'path' : 'paths'}.
+      </span>
+      <button type="button" aria-keyshortcuts={keys} onClick={() => void store.undo({ runId })}>
+        Undo{keys && <kbd className="shortcut" aria-hidden="true">{keys}</kbd>}
+      </button>
+    </div>
+  )
+}
+
 /** The messages, tool cards and notices of one chat from entry `start` on, in the order they happened. */
 export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?: ShownFrom }) {
   const store = useStore()
-  const decide = useCallback((id: string, d: Decision) => void store.decide(id, d), [store])
+  const decide = useCallback(
+    (id: string, d: Decision, reason?: string) => void (reason ? store.decide(id, d, reason) : store.decide(id, d)),
+    [store],
+  )
+  const allowAlways = useCallback((id: string) => void store.allowAlways(id), [store])
+  const askReason = useCallback((id: string | null) => store.askReason(id), [store])
+  const open = useCallback((path: string, inFolder: boolean) => void store.openPath(path, inFolder), [store])
   const decisions = useAppState((s) => s.decisions)
+  const reasonFor = useAppState((s) => s.reasonFor)
   // The card the approval keys apply to; its Approve button takes the focus.
   const current = oldestWaitingCard(chat, decisions)?.id
+  const { undoAfter, restoreAt } = runControls(chat)
   return (
     <>
       {chat.timeline.slice(start.entry).map((e, i) => {
-        // Each item renders inside its own boundary: an error in one never blanks the chat.
-        if (e.kind === 'message') {
-          const m = chat.messages[e.id]
-          return m ? (
-            <ItemBoundary key={e.id} what="message" resetKey={m}>
-              <Message message={m} from={i === 0 ? start.from : 0} />
-            </ItemBoundary>
-          ) : null
-        }
-        if (e.kind === 'tool') {
-          const c = chat.tools[e.id]
-          return c ? (
-            <ItemBoundary
-              key={e.id}
-              what="tool call"
-              resetKey={c}
-              attributes={{ 'data-tool-call-id': c.id, 'data-tool-state': c.state }}
-            >
-              <ToolCard card={c} onDecide={decide} decided={decisions[c.id]} current={c.id === current} />
-            </ItemBoundary>
-          ) : null
-        }
-        return (
-          <div key={e.id} className={`notice ${e.tone}`} role={e.tone === 'error' ? 'alert' : undefined} data-testid="notice">
-            {e.tone === 'error' ? '⚠ ' : ''}
-            {e.text}
+        const at = start.entry + i
+        const undo = undoAfter.get(at)
+        const item = timelineItem(e, i)
+        return undo ? (
+          <div key={e.id} className="run-end">
+            {item}
+            <RunUndo chat={chat} runId={undo} />
           </div>
+        ) : (
+          item
         )
       })}
       {chat.loadingModel && <ModelLoadingNote model={chat.loadingModel.model} since={chat.loadingModel.since} />}
@@ -127,6 +180,107 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
         </div>
       )}
     </>
+  )
+
+  function timelineItem(e: TimelineEntry, i: number) {
+    // Each item renders inside its own boundary: an error in one never blanks the chat.
+    if (e.kind === 'message') {
+      const m = chat.messages[e.id]
+      const restore = restoreAt.get(e.id)
+      return m ? (
+        <ItemBoundary key={e.id} what="message" resetKey={m}>
+          <Message message={m} from={i === 0 ? start.from : 0} />
+          {restore && (
+            <div className="restore-here">
+              <button
+                type="button"
+                className="link"
+                data-testid="restore-here"
+                onClick={() => void store.undo({ fromRun: restore })}
+              >
+                Restore to here
+              </button>
+            </div>
+          )}
+        </ItemBoundary>
+      ) : null
+    }
+    if (e.kind === 'tool') {
+      const c = chat.tools[e.id]
+      return c ? (
+        <ItemBoundary
+          key={e.id}
+          what="tool call"
+          resetKey={c}
+          attributes={{ 'data-tool-call-id': c.id, 'data-tool-state': c.state }}
+        >
+          <ToolCard
+            card={c}
+            onDecide={decide}
+            onAllowAlways={allowAlways}
+            onAskReason={askReason}
+            askingReason={reasonFor === c.id}
+            onOpen={open}
+            decided={decisions[c.id]}
+            current={c.id === current}
+          />
+        </ItemBoundary>
+      ) : null
+    }
+    return (
+      <div key={e.id} className={`notice ${e.tone}`} role={e.tone === 'error' ? 'alert' : undefined} data-testid="notice">
+        {e.tone === 'error' ? '⚠ ' : ''}
+        {e.text}
+      </div>
+    )
+  }
+}
+
+/** Redo, the review of changed files, and what the last undo did or why it was refused. */
+export function ChangesBar({ chat }: { chat: ChatState }) {
+  const store = useStore()
+  const note = useAppState((s) => s.undoNote)
+  const conflict = useAppState((s) => (s.undoConflict?.chatId === chat.chatId ? s.undoConflict : null))
+  const canRedo = !!redoable(chat)
+  const changed = chat.changes.some((c) => (c.paths?.length ?? 0) > 0)
+  if (!changed && !note && !conflict) return null
+  return (
+    <div className="changes-bar" data-testid="changes-bar">
+      {changed && (
+        <button type="button" onClick={() => void store.loadReview(chat.chatId)}>
+          Changes
+        </button>
+      )}
+      {canRedo && (
+        <button type="button" aria-keyshortcuts={redoShortcut.label} onClick={() => void store.redo()}>
+          Redo
+          <kbd className="shortcut" aria-hidden="true">
+            {redoShortcut.label}
+          </kbd>
+        </button>
+      )}
+      {note && (
+        <span className="muted small" role="status" data-testid="undo-note">
+          {note}
+        </span>
+      )}
+      {conflict && (
+        <div className="undo-conflict" role="alert" data-testid="undo-conflict">
+          <div>{conflict.message}</div>
+          <div className="row">
+            <button type="button" className="primary" onClick={() => void store.resolveConflict('keep')}>
+              Keep mine beside it
+            </button>
+            <button type="button" onClick={() => void store.resolveConflict('force')}>
+              Overwrite mine
+            </button>
+            <button type="button" onClick={() => void store.resolveConflict('cancel')}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      )}
+    </div>
   )
 }
 

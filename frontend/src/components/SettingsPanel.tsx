@@ -48,6 +48,16 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
   const [startOllama, setStartOllama] = useState(config.startOllama)
   const [ollamaBinary, setOllamaBinary] = useState(config.ollamaBinary)
   const [approval, setApproval] = useState<Record<string, ApprovalPolicy>>({ ...config.toolApproval })
+  const [always, setAlways] = useState<Record<string, string[]>>(() => {
+    const out: Record<string, string[]> = {}
+    for (const [dir, list] of Object.entries(config.alwaysAllow ?? {})) if (list?.length) out[dir] = [...list]
+    return out
+  })
+  const revoke = (dir: string, tool: string) => {
+    const next = { ...always, [dir]: (always[dir] ?? []).filter((t) => t !== tool) }
+    if (next[dir].length === 0) delete next[dir]
+    setAlways(next)
+  }
   const [error, setError] = useState('')
   const [saving, setSaving] = useState(false)
 
@@ -75,6 +85,8 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
         startOllama,
         ollamaBinary: ollamaBinary.trim(),
         toolApproval: approval,
+        alwaysAllow: always,
+        checkpointMaxBytes: config.checkpointMaxBytes,
       })
       onClose()
     } catch (err) {
@@ -147,6 +159,25 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
               </select>
             </label>
           ))}
+        </fieldset>
+        <fieldset data-testid="always-allowed">
+          <legend>Always allowed</legend>
+          {Object.keys(always).length === 0 && (
+            <div className="muted small">No tool is allowed for good in a workspace. A waiting call's “Always allow” adds one here.</div>
+          )}
+          {Object.entries(always).map(([dir, list]) =>
+            list.map((t) => (
+              <div key={`${dir}\n${t}`} className="row inline">
+                <span className="tool-name">{t}</span>
+                <span className="muted small" title={dir}>
+                  in {dir}
+                </span>
+                <button type="button" aria-label={`Revoke ${t} in ${dir}`} onClick={() => revoke(dir, t)}>
+                  Revoke
+                </button>
+              </div>
+            )),
+          )}
         </fieldset>
         {config.dbPath && <div className="muted small">Chats are stored in {config.dbPath}</div>}
         {error && <div className="tool-error">{error}</div>}

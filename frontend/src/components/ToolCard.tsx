@@ -1,6 +1,12 @@
-import { memo, useEffect, useLayoutEffect, useRef } from 'react'
-import type { Decision } from '../backend'
-import { approveShortcut, denyShortcut, type Shortcut } from '../keyboard/shortcuts'
+import { memo, useEffect, useLayoutEffect, useRef, useState, type Ref } from 'react'
+import type { Decision, Preview } from '../backend'
+import {
+  alwaysAllowShortcut,
+  approveShortcut,
+  denyShortcut,
+  denyWithReasonShortcut,
+  type Shortcut,
+} from '../keyboard/shortcuts'
 import { modalDialogOpen, userIsTyping } from '../keyboard/typing'
 import type { ToolCard as ToolCardModel } from '../state/chatReducer'
 import { jsonObject } from '../state/records'
@@ -54,12 +60,12 @@ function StateBadge({ card }: { card: ToolCardModel }) {
   }
 }
 
-function DiffView({ diff }: { diff: string }) {
+export function DiffView({ diff, open = false }: { diff: string; open?: boolean }) {
   const lines = diff.split('\n')
   const added = lines.filter((l) => l.startsWith('+') && !l.startsWith('+++')).length
   const removed = lines.filter((l) => l.startsWith('-') && !l.startsWith('---')).length
   return (
-    <details className="diff">
+    <details className="diff" open={open || undefined}>
       <summary>
         Diff <span className="add">+{added}</span> <span className="del">−{removed}</span>
       </summary>
@@ -85,6 +91,47 @@ function DiffView({ diff }: { diff: string }) {
   )
 }
 
+function bytesText(n: number): string {
+  if (n < 1024) return `${n} ${n === 1 ? 'byte' : 'bytes'}`
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`
+  return `${(n / 1024 / 1024).toFixed(1)} MiB`
+}
+
+/** The change a waiting call would make: the diff of a write, or what a delete removes. */
+export function PreviewView({ preview }: { preview: Preview }) {
+  const removes = preview.removes ?? []
+  return (
+    <div className="preview" data-testid="preview">
+      {removes.length > 0 ? (
+        <>
+          <div className="preview-title">
+            Deletes {removes.length === 1 ? removes[0].path : `${removes.length} paths`} ({bytesText(preview.bytes)})
+          </div>
+          <ul className="preview-removes">
+            {removes.slice(0, 50).map((r) => (
+              <li key={r.path}>
+                {r.path}
+                {r.kind === 'dir' ? '/' : ''} <span className="muted small">{r.kind === 'file' ? bytesText(r.bytes ?? 0) : r.kind}</span>
+              </li>
+            ))}
+            {removes.length > 50 && <li className="muted">… and {removes.length - 50} more</li>}
+          </ul>
+        </>
+      ) : (
+        <div className="preview-title">
+          {preview.created ? 'Creates' : 'Changes'} {preview.path} ({bytesText(preview.bytes)})
+        </div>
+      )}
+      {preview.diff ? <DiffView diff={preview.diff} open /> : null}
+      {(preview.notUndoable ?? []).map((p) => (
+        <div key={p} className="tool-error" role="note">
+          {p} is too large to keep: this change cannot be undone.
+        </div>
+      ))}
+    </div>
+  )
+}
+
 /** Focuses the composer (where the user goes on typing) when nothing else has the focus. */
 function focusComposerIfLost() {
   setTimeout(() => {
@@ -103,30 +150,39 @@ function ShortcutKey({ shortcut }: { shortcut: Shortcut }) {
 }
 
 /**
- * Approve and Deny of a call that waits for the user. On the card the keyboard shortcuts apply
- * to (the oldest one waiting), the buttons show their keys and Approve takes the focus, unless
- * the user is typing. A spent decision leaves the buttons inert but focusable, so that the focus
- * is not lost while the call starts; when they go, the focus returns to the composer.
+ * The decisions on a call that waits for the user: Approve, Deny, "Deny and tell the model why"
+ * (a field whose text the model reads as the result) and "Always allow this tool in this
+ * workspace". On the card the keyboard shortcuts apply to (the oldest one waiting), the buttons
+ * show their keys and Approve takes the focus, unless the user is typing. A spent decision
+ * leaves the buttons inert but focusable, so that the focus is not lost while the call starts;
+ * when they go, the focus returns to the composer.
  */
 function ApprovalActions({
   onDecide,
+  onAllowAlways,
+  onAskReason,
+  askingReason,
   decided,
   current,
   restored,
 }: {
-  onDecide: (d: Decision) => void
+  onDecide: (d: Decision, reason?: string) => void
+  onAllowAlways?: () => void
+  onAskReason?: (open: boolean) => void
+  askingReason: boolean
   decided?: Decision
   current: boolean
   restored: boolean
 }) {
   const approve = useRef<HTMLButtonElement>(null)
   const actions = useRef<HTMLDivElement>(null)
+  const [reason, setReason] = useState('')
 
   useEffect(() => {
     // A call found waiting in a chat opened from the store (at start, or picked in the list)
     // leaves the focus where the user is: only a call that starts waiting now takes it.
-    if (current && !decided && !restored && !userIsTyping() && !modalDialogOpen()) approve.current?.focus()
-  }, [current, decided, restored])
+    if (current && !decided && !restored && !askingReason && !userIsTyping() && !modalDialogOpen()) approve.current?.focus()
+  }, [current, decided, restored, askingReason])
 
   useLayoutEffect(() => {
     const el = actions.current
@@ -135,17 +191,17 @@ function ApprovalActions({
     }
   }, [])
 
-  const button = (d: Decision, label: string, shortcut: Shortcut, primary: boolean) => (
+  const button = (label: string, shortcut: Shortcut, onClick: () => void, primary = false, ref?: Ref<HTMLButtonElement>, decision?: string) => (
     <button
       type="button"
-      ref={d === 'allow' ? approve : undefined}
+      ref={ref}
       className={primary ? 'primary' : undefined}
       aria-disabled={decided ? true : undefined}
       aria-keyshortcuts={current ? shortcut.label : undefined}
       title={current ? `${label} (${shortcut.label})` : label}
-      data-decision={d}
+      data-decision={decision}
       onClick={() => {
-        if (!decided) onDecide(d)
+        if (!decided) onClick()
       }}
     >
       {label}
@@ -154,13 +210,52 @@ function ApprovalActions({
   )
   return (
     <div className="approval-actions" ref={actions}>
-      {button('allow', 'Approve', approveShortcut, true)}
-      {button('deny', 'Deny', denyShortcut, false)}
+      {button('Approve', approveShortcut, () => onDecide('allow'), true, approve, 'allow')}
+      {button('Deny', denyShortcut, () => onDecide('deny'), false, undefined, 'deny')}
+      {onAskReason && button('Deny and tell why…', denyWithReasonShortcut, () => onAskReason(true))}
+      {onAllowAlways && button('Always allow here', alwaysAllowShortcut, onAllowAlways)}
+      {askingReason && !decided && (
+        <form
+          className="deny-reason"
+          onSubmit={(e) => {
+            e.preventDefault()
+            onDecide('deny', reason.trim())
+          }}
+        >
+          <input
+            autoFocus
+            aria-label="Why the call is denied (the model reads it)"
+            placeholder="Why not? The model reads this."
+            value={reason}
+            onChange={(e) => setReason(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Escape') onAskReason?.(false)
+            }}
+          />
+          <button type="submit" disabled={!reason.trim()}>
+            Deny with this reason
+          </button>
+        </form>
+      )}
       {decided && (
         <span className="muted small" role="status">
           {decided === 'allow' ? 'Approved; starting…' : 'Denied.'}
         </span>
       )}
+    </div>
+  )
+}
+
+/** Open and Show in folder, on the card of a file the call wrote. */
+function FileActions({ path, onOpen }: { path: string; onOpen: (path: string, inFolder: boolean) => void }) {
+  return (
+    <div className="file-actions">
+      <button type="button" className="link" onClick={() => onOpen(path, false)} aria-label={`Open ${path}`}>
+        Open
+      </button>
+      <button type="button" className="link" onClick={() => onOpen(path, true)} aria-label={`Show ${path} in its folder`}>
+        Show in folder
+      </button>
     </div>
   )
 }
@@ -172,11 +267,19 @@ function ApprovalActions({
 export const ToolCard = memo(function ToolCard({
   card,
   onDecide,
+  onAllowAlways,
+  onAskReason,
+  askingReason = false,
+  onOpen,
   decided,
   current = false,
 }: {
   card: ToolCardModel
-  onDecide?: (id: string, d: Decision) => void
+  onDecide?: (id: string, d: Decision, reason?: string) => void
+  onAllowAlways?: (id: string) => void
+  onAskReason?: (id: string | null) => void
+  askingReason?: boolean
+  onOpen?: (path: string, inFolder: boolean) => void
   decided?: Decision
   current?: boolean
 }) {
@@ -199,9 +302,16 @@ export const ToolCard = memo(function ToolCard({
       </div>
       {card.state === 'awaiting_approval' && (
         <div className="approval">
-          <pre className="tool-args-full">{JSON.stringify(jsonObject(card.args) ?? card.args, null, 2)}</pre>
+          {card.preview ? (
+            <PreviewView preview={card.preview} />
+          ) : (
+            <pre className="tool-args-full">{JSON.stringify(jsonObject(card.args) ?? card.args, null, 2)}</pre>
+          )}
           <ApprovalActions
-            onDecide={(d) => onDecide?.(card.id, d)}
+            onDecide={(d, reason) => (reason === undefined ? onDecide?.(card.id, d) : onDecide?.(card.id, d, reason))}
+            onAllowAlways={onAllowAlways ? () => onAllowAlways(card.id) : undefined}
+            onAskReason={onAskReason ? (open) => onAskReason(open ? card.id : null) : undefined}
+            askingReason={askingReason}
             decided={decided}
             current={current}
             restored={!!card.restored}
@@ -216,6 +326,14 @@ export const ToolCard = memo(function ToolCard({
         </div>
       )}
       {card.state === 'interrupted' && <div className="tool-note">The run ended before this call finished.</div>}
+      {(card.notUndoable ?? []).map((p) => (
+        <div key={p} className="tool-note" role="note">
+          {p} was too large to keep: this change cannot be undone.
+        </div>
+      ))}
+      {onOpen && card.state === 'completed' && card.details?.path && card.name !== 'delete_path' && (
+        <FileActions path={card.details.path} onOpen={onOpen} />
+      )}
       {diff ? <DiffView diff={diff} /> : null}
       {!diff && card.output && (card.state === 'completed' || card.state === 'failed') && (
         <details className="tool-output">

@@ -15,6 +15,13 @@ export interface Shortcut {
 
 export const approveShortcut: Shortcut = { label: 'Alt+A', letter: 'a' }
 export const denyShortcut: Shortcut = { label: 'Alt+D', letter: 'd' }
+/** Deny and tell the model why: opens the reason field of the waiting card. */
+export const denyWithReasonShortcut: Shortcut = { label: 'Alt+R', letter: 'r' }
+/** Always allow this tool in this workspace. */
+export const alwaysAllowShortcut: Shortcut = { label: 'Alt+L', letter: 'l' }
+/** Undo the open chat's newest run that changed files, and redo the last undo. */
+export const undoShortcut: Shortcut = { label: 'Alt+Z', letter: 'z' }
+export const redoShortcut: Shortcut = { label: 'Alt+Y', letter: 'y' }
 
 /** Whether a keydown is the shortcut: Alt and the letter, no other modifier, not a held key. */
 export function matches(e: Pick<KeyboardEvent, 'altKey' | 'ctrlKey' | 'metaKey' | 'shiftKey' | 'key' | 'code' | 'repeat'>, s: Shortcut): boolean {

@@ -1,22 +1,52 @@
 import { useEffect } from 'react'
-import { oldestWaitingCard } from '../state/chatReducer'
 import type { AppStore } from '../state/store'
-import { approveShortcut, denyShortcut, matches } from './shortcuts'
+import { oldestWaitingCard, redoable } from '../state/chatReducer'
+import {
+  alwaysAllowShortcut,
+  approveShortcut,
+  denyShortcut,
+  denyWithReasonShortcut,
+  matches,
+  redoShortcut,
+  undoShortcut,
+} from './shortcuts'
 import { modalDialogOpen, watchTyping } from './typing'
 
 /**
  * The window's keyboard: Alt+A approves and Alt+D denies the oldest call of the open chat that
- * waits for approval, from anywhere in the window (the composer included); and the typing watch
+ * waits for approval, Alt+R opens its "Deny and tell the model why" field and Alt+L allows its
+ * tool for good in the workspace, from anywhere in the window (the composer included); Alt+Z
+ * undoes the open chat's newest run that changed files and Alt+Y redoes; and the typing watch
  * that keeps the Approve button from taking the focus while the user types.
  */
 export function useApprovalShortcuts(store: AppStore): void {
   useEffect(() => {
     const onKeyDown = (e: KeyboardEvent) => {
+      if (modalDialogOpen()) return
+      const st = store.getState()
+      const chat = st.activeChatId ? st.chats[st.activeChatId] : undefined
+      if (matches(e, undoShortcut) || matches(e, redoShortcut)) {
+        // Undo the newest run that changed files; redo the last undo.
+        if (!chat) return
+        e.preventDefault()
+        if (matches(e, undoShortcut)) void store.undo()
+        else if (redoable(chat)) void store.redo()
+        return
+      }
+      const waiting = oldestWaitingCard(chat, st.decisions)
+      if (waiting && matches(e, denyWithReasonShortcut)) {
+        e.preventDefault()
+        store.askReason(waiting.id)
+        return
+      }
+      if (waiting && matches(e, alwaysAllowShortcut)) {
+        e.preventDefault()
+        void store.allowAlways(waiting.id)
+        return
+      }
       const decision = matches(e, approveShortcut) ? 'allow' : matches(e, denyShortcut) ? 'deny' : null
-      if (!decision || modalDialogOpen()) return
-      const s = store.getState()
-      const card = oldestWaitingCard(s.activeChatId ? s.chats[s.activeChatId] : undefined, s.decisions)
-      if (!card) return
+      const card = waiting
+      if (!decision || !card) return
       // The key is the shortcut's: no character reaches a focused field.
       e.preventDefault()
       void store.decide(card.id, decision)

@@ -4,12 +4,13 @@
 // move forward, a phase older than the current one is ignored. An event about a tool card or a
 // message nobody announced creates it instead of being dropped.
 
-import type { AgentEvent, OpenedChat, Phase, Role, ToolDetails, Usage } from '../backend'
+import type { AgentEvent, ChangeSummary, OpenedChat, Phase, Preview, Role, ToolDetails, Usage } from '../backend'
 import {
   checkApproval,
   checkDetails,
   checkOpenedChat,
   checkPhase,
+  checkPreview,
   checkRole,
   checkUsage,
   type CheckedMessage,
@@ -47,6 +48,10 @@ export interface ToolCard {
   progress: unknown
   /** Read from the store when the chat was opened, not seen happening in this window. */
   restored?: boolean
+  /** The change the call would make, while it waits for approval. */
+  preview?: Preview | null
+  /** Files too large to keep: the call's change cannot be undone. */
+  notUndoable?: string[]
 }
 
 export interface MessageView {
@@ -88,6 +93,8 @@ export interface ChatState {
   loaded: boolean
   /** The model Ollama is loading for this chat's run, and since when (ms); null when none. */
   loadingModel: { model: string; since: number } | null
+  /** The chat's checkpoints, oldest first: runs that changed files, undos, redos. */
+  changes: ChangeSummary[]
 }
 
 const recentWindow = 256
@@ -105,7 +112,46 @@ export function emptyChat(chatId: string): ChatState {
     timeline: [],
     loaded: false,
     loadingModel: null,
+    changes: [],
   }
+}
+
+/** The run's checkpoint while it stands (not undone) and holds paths: its "Undo" shows. */
+export function standingChange(chat: ChatState, runId: string): ChangeSummary | null {
+  const c = chat.changes.find((x) => x.id === runId && x.kind === 'run')
+  return c && !c.revertedBy && (c.paths?.length ?? 0) > 0 ? c : null
+}
+
+/** The newest undo that stands: what Redo takes back. */
+export function redoable(chat: ChatState): ChangeSummary | null {
+  for (let i = chat.changes.length - 1; i >= 0; i--) {
+    const c = chat.changes[i]
+    if (c.kind === 'undo' && !c.revertedBy && (c.paths?.length ?? 0) > 0) return c
+  }
+  return null
+}
+
+// A checkpoint event adds the paths kept to its run's change; an undo or a redo adds its own and
+// marks what it took back (a redo also brings back the runs its undo had taken back).
+function applyChange(s: ChatState, ev: AgentEvent): ChatState {
+  const paths = (ev.paths ?? []).filter((p): p is string => typeof p === 'string')
+  if (ev.type === 'checkpoint') {
+    const runId = ev.runId ?? ''
+    const existing = s.changes.find((c) => c.id === runId)
+    const changes = existing
+      ? s.changes.map((c) => (c.id === runId ? { ...c, paths: [...(c.paths ?? []), ...paths.filter((p) => !c.paths?.includes(p))] } : c))
+      : [...s.changes, { id: runId, kind: 'run', paths }]
+    return { ...s, changes }
+  }
+  const id = ev.changeId ?? ''
+  if (!id || s.changes.some((c) => c.id === id)) return s
+  const reverts = ev.reverts ?? []
+  const broughtBack = new Set<string>()
+  if (ev.type === 'redo') for (const c of s.changes) if (reverts.includes(c.id)) for (const r of c.reverts ?? []) broughtBack.add(r)
+  const changes = s.changes.map((c) =>
+    reverts.includes(c.id) ? { ...c, revertedBy: id } : broughtBack.has(c.id) ? { ...c, revertedBy: '' } : c,
+  )
+  return { ...s, changes: [...changes, { id, kind: ev.type, paths, reverts }] }
 }
 
 /** The Go side announces a load this long after the request went out (agentloop.LoadingNotice). */
@@ -289,6 +335,7 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
     case 'tool.approval_requested':
       return withCard(s, ev, (c) => ({
         ...c,
+        preview: checkPreview(ev.preview) ?? c.preview ?? null,
         name: ev.name || c.name,
         args: ev.args !== undefined ? ev.args : c.args,
         state: terminalToolStates.has(c.state) || c.state === 'running' ? c.state : 'awaiting_approval',
@@ -355,6 +402,16 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
 
     case 'model.loaded':
       return s.loadingModel ? { ...s, loadingModel: null } : s
+
+    case 'checkpoint': {
+      const notUndoable = (ev.notUndoable ?? []).filter((p): p is string => typeof p === 'string')
+      const next = applyChange(s, ev)
+      return notUndoable.length > 0 && ev.toolCallId ? withCard(next, ev, (c) => ({ ...c, notUndoable })) : next
+    }
+
+    case 'undo':
+    case 'redo':
+      return applyChange(s, ev)
 
     case 'run.finished':
       return finishRun(s.loadingModel ? { ...s, loadingModel: null } : s, ev)
@@ -452,6 +509,7 @@ function cardOfRecord(r: CheckedToolCall, liveRunId: string): ToolCard {
     approval: r.approval && r.approval.decision ? { ...r.approval } : null,
     progress: null,
     restored: true,
+    preview: r.preview,
   }
 }
 
@@ -522,7 +580,7 @@ export function chatFromSnapshot(raw: OpenedChat | unknown, chatId = ''): ChatSt
     }
   }
   for (const r of records) place(r)
-  return { ...s, phase, runId: opened.liveRunId, messages, tools, timeline, loaded: true }
+  return { ...s, phase, runId: opened.liveRunId, messages, tools, timeline, loaded: true, changes: opened.changes }
 }
 
 /**
@@ -569,5 +627,18 @@ export function mergeLive(snapshot: ChatState, live: ChatState | undefined): Cha
     tools,
     timeline,
     loaded: true,
+    changes: mergeChanges(snapshot.changes, live.changes),
   }
+}
+
+// The store's checkpoints, with what the live events added or marked since.
+function mergeChanges(snapshot: ChangeSummary[], live: ChangeSummary[]): ChangeSummary[] {
+  const out = snapshot.map((c) => {
+    const l = live.find((x) => x.id === c.id)
+    if (!l) return c
+    const paths = [...(c.paths ?? []), ...(l.paths ?? []).filter((p) => !c.paths?.includes(p))]
+    return { ...c, paths, revertedBy: l.revertedBy ?? c.revertedBy }
+  })
+  for (const l of live) if (!out.some((c) => c.id === l.id)) out.push(l)
+  return out
 }

@@ -5,7 +5,7 @@
 // and returns a complete value with a safe default for everything missing or malformed, so that
 // the reducer and the components never meet an undefined where they expect a string.
 
-import type { Decision, Phase, Role, ToolDetails, Usage } from '../backend'
+import type { ChangeSummary, Decision, Phase, Preview, Removal, Role, ToolDetails, Usage } from '../backend'
 
 // The members of the Phase and Role types, as values. A Record over the type makes the compiler
 // hold each list to the type's definition in backend.ts: a member missing or unknown fails.
@@ -125,6 +125,31 @@ export interface CheckedToolCall {
   finishedAt: string
   durationMs: number | null
   approval: CheckedApproval | null
+  preview: Preview | null
+}
+
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [])
+
+/** The change a call would make, as far as it can be read. */
+export function checkPreview(v: unknown): Preview | null {
+  if (!isObject(v) || typeof v.path !== 'string') return null
+  const removes: Removal[] = (Array.isArray(v.removes) ? v.removes : [])
+    .filter(isObject)
+    .map((r) => ({ path: str(r.path), kind: str(r.kind), bytes: num(r.bytes) ?? 0 }))
+  return {
+    path: v.path,
+    diff: str(v.diff),
+    bytes: num(v.bytes) ?? 0,
+    created: bool(v.created),
+    removes,
+    notUndoable: strings(v.notUndoable),
+  }
+}
+
+/** A chat's checkpoint, as far as it can be read. */
+export function checkChange(v: unknown): ChangeSummary | null {
+  if (!isObject(v) || !str(v.id)) return null
+  return { id: str(v.id), kind: str(v.kind), paths: strings(v.paths), reverts: strings(v.reverts), revertedBy: str(v.revertedBy) }
 }
 
 export function checkToolCall(v: unknown): CheckedToolCall | null {
@@ -147,6 +172,7 @@ export function checkToolCall(v: unknown): CheckedToolCall | null {
     finishedAt: checkTime(v.finishedAt),
     durationMs: num(v.durationMs),
     approval: checkApproval(v.approval),
+    preview: checkPreview(v.preview),
   }
 }
 
@@ -200,6 +226,7 @@ export interface CheckedOpenedChat {
   toolCalls: CheckedToolCall[]
   phase: Phase
   liveRunId: string
+  changes: ChangeSummary[]
 }
 
 export function checkOpenedChat(v: unknown, fallbackId = ''): CheckedOpenedChat {
@@ -213,5 +240,6 @@ export function checkOpenedChat(v: unknown, fallbackId = ''): CheckedOpenedChat 
     toolCalls: list(o.toolCalls, checkToolCall),
     phase: checkPhase(o.phase),
     liveRunId: str(o.liveRunId),
+    changes: list(o.changes, checkChange),
   }
 }

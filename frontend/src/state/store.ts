@@ -24,12 +24,14 @@ import type {
   ChatSummary,
   Config,
   Decision,
+  FileChange,
   ModelInfo,
   OllamaStatus,
   PromptBudget,
   PullProgress,
   Settings,
   StarterModel,
+  UndoOptions,
 } from '../backend'
 import { errorText } from '../backend'
 import {
@@ -74,6 +76,14 @@ export interface AppState {
   decisions: Record<string, Decision>
   /** How long a message may be, by budgetKey (chat and model). */
   budgets: Record<string, PromptBudget>
+  /** The open review of a chat's changed files ("Changes"), or null. */
+  review: { chatId: string; files: FileChange[]; loading: boolean } | null
+  /** An undo or redo refused because files changed since: what was asked, and why. */
+  undoConflict: { chatId: string; redo: boolean; opts: UndoOptions; message: string } | null
+  /** What the last undo or redo did, in one sentence. */
+  undoNote: string
+  /** The waiting call whose "Deny and tell the model why" field is open. */
+  reasonFor: string | null
 }
 
 /** The key of the budget that applies to the composer now: the open chat and the model. */
@@ -138,6 +148,10 @@ export class AppStore {
     ready: false,
     decisions: {},
     budgets: {},
+    review: null,
+    undoConflict: null,
+    undoNote: '',
+    reasonFor: null,
   }
   private listeners = new Set<() => void>()
   private feeds = new Map<string, Feed>()
@@ -541,6 +555,97 @@ export class AppStore {
       const decisions = { ...this.state.decisions }
       delete decisions[toolCallId]
       this.set({ decisions })
+      this.fail(err)
+    }
+  }
+
+  /** Opens (or, with null, closes) the reason field of a waiting call. */
+  askReason(toolCallId: string | null): void {
+    this.set({ reasonFor: toolCallId })
+  }
+
+  /** Allows the call and every later call of its tool in the chat's workspace. */
+  async allowAlways(toolCallId: string): Promise<void> {
+    if (this.state.decisions[toolCallId]) return
+    this.set({ decisions: { ...this.state.decisions, [toolCallId]: 'allow' } })
+    try {
+      await this.backend.allowAlways(toolCallId)
+      await this.loadConfig()
+    } catch (err) {
+      const decisions = { ...this.state.decisions }
+      delete decisions[toolCallId]
+      this.set({ decisions })
+      this.fail(err)
+    }
+  }
+
+  // ---- undo, redo, the review ----------------------------------------------------------
+
+  /**
+   * Takes back what the chat's runs changed (the newest run by default; see UndoOptions). A
+   * refusal because files changed since is kept in undoConflict, so the window can offer to keep
+   * the user's version beside the restored one, or to overwrite it.
+   */
+  async undo(opts: UndoOptions = {}, chatId = this.state.activeChatId ?? ''): Promise<void> {
+    await this.revert(chatId, false, opts)
+  }
+
+  async redo(opts: UndoOptions = {}, chatId = this.state.activeChatId ?? ''): Promise<void> {
+    await this.revert(chatId, true, opts)
+  }
+
+  private async revert(chatId: string, redo: boolean, opts: UndoOptions): Promise<void> {
+    if (!chatId) return
+    this.set({ undoConflict: null, undoNote: '' })
+    try {
+      const res = redo ? await this.backend.redo(chatId, opts) : await this.backend.undo(chatId, opts)
+      const n = res.paths?.length ?? 0
+      const kept = res.kept?.length ? ` Your version is kept in ${res.kept.join(', ')}.` : ''
+      this.set({ undoNote: `${redo ? 'Redone' : 'Undone'}: ${n} ${n === 1 ? 'path' : 'paths'} put back.${kept}` })
+      if (this.state.review?.chatId === chatId) void this.loadReview(chatId)
+    } catch (err) {
+      const message = errorText(err)
+      if (/changed|too large/.test(message) && !opts.force) {
+        this.set({ undoConflict: { chatId, redo, opts, message } })
+      } else {
+        this.fail(err)
+      }
+    }
+  }
+
+  /** Answers a refused undo or redo: keep the user's version beside the restored one, or overwrite it. */
+  async resolveConflict(choice: 'keep' | 'force' | 'cancel'): Promise<void> {
+    const c = this.state.undoConflict
+    if (!c) return
+    this.set({ undoConflict: null })
+    if (choice === 'cancel') return
+    await this.revert(c.chatId, c.redo, { ...c.opts, [choice]: true })
+  }
+
+  dismissUndoNote = (): void => this.set({ undoNote: '' })
+
+  /** Opens the review of the chat's changed files, or reads it again. */
+  async loadReview(chatId = this.state.activeChatId ?? ''): Promise<void> {
+    if (!chatId) return
+    this.set({ review: { chatId, files: this.state.review?.chatId === chatId ? this.state.review.files : [], loading: true } })
+    try {
+      const files = await this.backend.chatChanges(chatId)
+      if (this.state.review?.chatId === chatId) this.set({ review: { chatId, files, loading: false } })
+    } catch (err) {
+      this.set({ review: null })
+      this.fail(err)
+    }
+  }
+
+  closeReview = (): void => this.set({ review: null })
+
+  /** Opens a path of the active chat's workspace with the system's app, or the folder holding it. */
+  async openPath(path: string, inFolder: boolean): Promise<void> {
+    const chatId = this.state.activeChatId
+    if (!chatId) return
+    try {
+      await this.backend.openPath(chatId, path, inFolder)
+    } catch (err) {
       this.fail(err)
     }
   }

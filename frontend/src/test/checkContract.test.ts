@@ -41,7 +41,7 @@ describe('check-contract', () => {
   })
 
   it('compares the bound methods with the ones the window calls', () => {
-    expect(problems).toContain('App.Undo is bound by Go but missing from WailsApp in src/backend.ts')
+    expect(problems).toContain('App.Rewind is bound by Go but missing from WailsApp in src/backend.ts')
     expect(problems).toContain('App.Send takes 1 argument in Go but 2 arguments in WailsApp (src/backend.ts)')
     expect(problems).toContain('WailsApp.Decide in src/backend.ts is not a method bound by Go')
     expect(problems.some((p) => p.includes('App.Config'))).toBe(false)

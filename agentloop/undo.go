@@ -1,0 +1,557 @@
+package agentloop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"prototyper/events"
+	"prototyper/store"
+	"prototyper/tools"
+	"prototyper/tools/diff"
+)
+
+// Undo and redo put back what the file tools of a chat changed, from the checkpoints the
+// runs recorded (see checkpoint.go). Undo is exact: contents, permission bits, created files
+// and folders removed, deleted ones back. It never clobbers the user: a path that changed
+// since the run wrote it stops the undo before anything is written, unless the caller
+// forces it or keeps the user's version beside the restored one. Every undo is recorded as a
+// change of its own, with what it replaced, so a redo takes it back. The window and the
+// command line both call these methods.
+
+// Sentinel errors of undo and redo.
+var (
+	// ErrNothingToUndo: the chat has no change that stands (or not the one asked for).
+	ErrNothingToUndo = errors.New("nothing to undo")
+	// ErrNothingToRedo: no undo of the chat stands.
+	ErrNothingToRedo = errors.New("nothing to redo")
+	// ErrConflict is matched by a [*ConflictError].
+	ErrConflict = errors.New("files changed since")
+)
+
+// UndoOptions choose what an undo takes back. With none set, it is the newest run of the
+// chat that changed files and was not undone.
+type UndoOptions struct {
+	// RunID undoes that run.
+	RunID string `json:"runId,omitempty"`
+	// FromMessage undoes the runs of that user message and every later run of the chat,
+	// newest first ("Restore to here").
+	FromMessage string `json:"fromMessage,omitempty"`
+	// FromRun undoes that run and every later run of the chat, newest first (what the window
+	// sends for a message it knows by the run it started).
+	FromRun string `json:"fromRun,omitempty"`
+	// Path puts one path back as it was before the chat first changed it (the review's
+	// per-file revert).
+	Path string `json:"path,omitempty"`
+	// Force overwrites paths that changed since the run wrote them.
+	Force bool `json:"force,omitempty"`
+	// Keep puts the user's version of each such path beside the restored one
+	// (NAME.mine) rather than refusing.
+	Keep bool `json:"keep,omitempty"`
+}
+
+// UndoResult is what an undo or a redo did.
+type UndoResult struct {
+	ChangeID string   `json:"changeId"` // the undo's or redo's own change
+	Reverts  []string `json:"reverts"`  // the changes taken back (run ids for an undo)
+	Paths    []string `json:"paths"`    // the paths put back
+	Kept     []string `json:"kept,omitempty"`
+}
+
+// Conflict is one path that changed since the change to be taken back wrote it.
+type Conflict struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// ConflictError lists the paths that stopped an undo or a redo; nothing was written.
+type ConflictError struct {
+	Conflicts []Conflict
+	Redo      bool
+}
+
+func (e *ConflictError) Error() string {
+	parts := make([]string, len(e.Conflicts))
+	for i, c := range e.Conflicts {
+		parts[i] = c.Path + " " + c.Reason
+	}
+	what := "undone"
+	if e.Redo {
+		what = "redone"
+	}
+	return fmt.Sprintf("nothing was %s: %s; keep your version beside the restored one, or overwrite it", what, strings.Join(parts, "; "))
+}
+
+// Is matches ErrConflict.
+func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
+
+// Undo takes back changes of the chat's file tools, as opts choose.
+func (a *Agent) Undo(ctx context.Context, chatID string, opts UndoOptions) (UndoResult, error) {
+	return a.revert(ctx, chatID, false, opts)
+}
+
+// Redo takes back the chat's newest undo that stands.
+func (a *Agent) Redo(ctx context.Context, chatID string, opts UndoOptions) (UndoResult, error) {
+	return a.revert(ctx, chatID, true, opts)
+}
+
+// revert plans, checks, records and applies an undo (or a redo), under the chat's lock: no
+// run starts meanwhile, and none may be running.
+func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoOptions) (UndoResult, error) {
+	cs := a.chat(chatID)
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.done != nil {
+		return UndoResult{}, ErrChatBusy
+	}
+	chat, err := a.cfg.Store.Chat(chatID)
+	if err != nil {
+		return UndoResult{}, err
+	}
+	changes, err := a.cfg.Store.Changes(chatID)
+	if err != nil {
+		return UndoResult{}, err
+	}
+	var plan revertPlan
+	if redo {
+		plan, err = planRedo(changes)
+	} else {
+		plan, err = a.planUndo(chatID, changes, opts)
+	}
+	if err != nil {
+		return UndoResult{}, err
+	}
+	ws, err := tools.OpenWorkspace(firstOf(chat.Workspace, a.cfg.Workspace), a.cfg.Files)
+	if err != nil {
+		return UndoResult{}, err
+	}
+	defer ws.Close()
+	settings, err := a.cfg.Store.Settings()
+	if err != nil {
+		return UndoResult{}, err
+	}
+	keep := settings.CheckpointLimit()
+	now, err := ws.States(ctx, plan.paths, keep)
+	if err != nil {
+		return UndoResult{}, err
+	}
+	target, conflicts := plan.simulate(now)
+	if len(conflicts) > 0 && !opts.Force && !opts.Keep {
+		return UndoResult{}, &ConflictError{Conflicts: conflicts, Redo: redo}
+	}
+	res := UndoResult{ChangeID: newChangeID(), Reverts: plan.reverts}
+	change := store.Change{ID: res.ChangeID, ChatID: chatID, Kind: store.ChangeUndo, Reverts: plan.reverts}
+	if redo {
+		change.Kind = store.ChangeRedo
+	}
+	var restore []tools.PathState
+	for i, p := range plan.paths {
+		t := target[p]
+		if t.Same(now[i]) {
+			continue
+		}
+		if t.Kind == tools.KindFile {
+			if t.Content, err = a.cfg.Store.Content(chatID, t.Hash); err != nil {
+				return UndoResult{}, fmt.Errorf("the earlier content of %s is missing from the database: %w", p, err)
+			}
+		}
+		after := t
+		after.Content = nil
+		change.Paths = append(change.Paths, store.PathChange{Path: p, Before: now[i], After: &after})
+		restore = append(restore, t)
+		res.Paths = append(res.Paths, p)
+	}
+	if opts.Keep && !opts.Force {
+		for _, c := range conflicts {
+			s := now[slices.Index(plan.paths, c.Path)]
+			if s.Kind != tools.KindFile || !s.Kept() {
+				continue
+			}
+			mine := mineName(c.Path, plan.paths, ws, ctx)
+			s.Path = mine
+			absent := tools.PathState{Path: mine, Kind: tools.KindAbsent}
+			after := s
+			after.Content = nil
+			change.Paths = append(change.Paths, store.PathChange{Path: mine, Before: absent, After: &after})
+			restore = append(restore, s)
+			res.Kept = append(res.Kept, mine)
+		}
+	}
+	if err := a.cfg.Store.RecordChange(change, now, plan.marks, plan.restores); err != nil {
+		return UndoResult{}, err
+	}
+	if err := ws.Restore(ctx, restore); err != nil {
+		return res, fmt.Errorf("the files were only partly put back: %w; redo takes back what was done", err)
+	}
+	typ := events.Undo
+	if redo {
+		typ = events.Redo
+	}
+	a.emit(events.Event{ChatID: chatID, Type: typ, ChangeID: res.ChangeID, Reverts: res.Reverts,
+		Paths: append(res.Paths, res.Kept...)})
+	return res, nil
+}
+
+// revertPlan is what an undo or a redo takes back: changes, newest first, each path of each
+// from what it left to what it found.
+type revertPlan struct {
+	steps    []store.Change
+	paths    []string // every path involved, in the order first met
+	reverts  []string // the changes taken back
+	marks    []string // changes marked taken back (not for a per-file revert)
+	restores []string // changes that stand again (a redo's undone runs)
+}
+
+func (p *revertPlan) add(c store.Change) {
+	p.steps = append(p.steps, c)
+	p.reverts = append(p.reverts, c.ID)
+	for _, pc := range c.Paths {
+		if !slices.Contains(p.paths, pc.Path) {
+			p.paths = append(p.paths, pc.Path)
+		}
+	}
+}
+
+// simulate walks the steps newest first from the states on disk: each path must be as the
+// step left it, and becomes what the step found. It returns the states to put back and the
+// paths that were not as expected.
+func (p *revertPlan) simulate(now []tools.PathState) (map[string]tools.PathState, []Conflict) {
+	cur := make(map[string]tools.PathState, len(now))
+	for _, s := range now {
+		cur[s.Path] = s
+	}
+	var conflicts []Conflict
+	seen := map[string]bool{}
+	for _, step := range p.steps {
+		for i := len(step.Paths) - 1; i >= 0; i-- {
+			pc := step.Paths[i]
+			if pc.After != nil && !cur[pc.Path].Same(*pc.After) && !seen[pc.Path] {
+				seen[pc.Path] = true
+				conflicts = append(conflicts, Conflict{Path: pc.Path, Reason: changedSince(*pc.After, cur[pc.Path])})
+			}
+			if !pc.Before.Kept() && !seen[pc.Path] {
+				seen[pc.Path] = true
+				conflicts = append(conflicts, Conflict{Path: pc.Path, Reason: fmt.Sprintf(
+					"was too large (%s) to keep when it was changed, so it cannot be put back; it is left as it is", sizeWords(pc.Before.Size))})
+			}
+			cur[pc.Path] = pc.Before
+		}
+	}
+	// a path that cannot be put back stays as it is, also when forced
+	for _, c := range conflicts {
+		if s := cur[c.Path]; !s.Kept() {
+			for _, n := range now {
+				if n.Path == c.Path {
+					cur[c.Path] = n
+				}
+			}
+		}
+	}
+	return cur, conflicts
+}
+
+// changedSince says how a path differs from what the change left.
+func changedSince(left, now tools.PathState) string {
+	switch {
+	case now.Kind == tools.KindAbsent:
+		return "was deleted after it was written"
+	case left.Kind == tools.KindAbsent:
+		return "was created again after it was removed"
+	case now.Kind != left.Kind:
+		return fmt.Sprintf("is now a %s", kindWord(now.Kind))
+	case now.Kind == tools.KindFile && now.Hash == left.Hash:
+		return fmt.Sprintf("had its permissions changed (%v, was %v) after it was written", now.Mode, left.Mode)
+	}
+	return "was changed after it was written (by you, another chat or another program)"
+}
+
+func kindWord(kind string) string {
+	switch kind {
+	case tools.KindDir:
+		return "folder"
+	case tools.KindSymlink:
+		return "symbolic link"
+	case tools.KindOther:
+		return "special file"
+	}
+	return "file"
+}
+
+func sizeWords(n int64) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// planUndo picks the changes an undo takes back.
+func (a *Agent) planUndo(chatID string, changes []store.Change, opts UndoOptions) (revertPlan, error) {
+	standing := func(c store.Change) bool { return c.Kind == store.ChangeRun && c.RevertedBy == "" && len(c.Paths) > 0 }
+	var plan revertPlan
+	switch {
+	case opts.Path != "":
+		// back to before the chat first changed it, from what the chat's last change left
+		p := path.Clean(opts.Path)
+		var first, last *store.PathChange
+		for i := range changes {
+			if pc := changes[i].Path(p); pc != nil {
+				if first == nil {
+					first = pc
+				}
+				last = pc
+			}
+		}
+		if first != nil {
+			plan.add(store.Change{Paths: []store.PathChange{{Path: p, Before: first.Before, After: last.After}}})
+			plan.reverts = nil
+		}
+	case opts.FromMessage != "" || opts.FromRun != "":
+		runs, err := a.runsFrom(chatID, opts.FromMessage, opts.FromRun)
+		if err != nil {
+			return plan, err
+		}
+		for i := len(changes) - 1; i >= 0; i-- {
+			if standing(changes[i]) && runs[changes[i].ID] {
+				plan.add(changes[i])
+			}
+		}
+		plan.marks = plan.reverts
+	case opts.RunID != "":
+		for _, c := range changes {
+			if c.ID == opts.RunID && c.Kind == store.ChangeRun {
+				if c.RevertedBy != "" {
+					return plan, fmt.Errorf("%w: that run was undone already", ErrNothingToUndo)
+				}
+				plan.add(c)
+			}
+		}
+		plan.marks = plan.reverts
+	default:
+		for i := len(changes) - 1; i >= 0; i-- {
+			if standing(changes[i]) {
+				plan.add(changes[i])
+				break
+			}
+		}
+		plan.marks = plan.reverts
+	}
+	if len(plan.paths) == 0 {
+		return plan, fmt.Errorf("%w: no file the agent changed in this chat is left to put back", ErrNothingToUndo)
+	}
+	return plan, nil
+}
+
+// planRedo takes back the newest undo that stands.
+func planRedo(changes []store.Change) (revertPlan, error) {
+	var plan revertPlan
+	for i := len(changes) - 1; i >= 0; i-- {
+		c := changes[i]
+		if c.Kind == store.ChangeUndo && c.RevertedBy == "" && len(c.Paths) > 0 {
+			plan.add(c)
+			plan.marks = []string{c.ID}
+			plan.restores = c.Reverts
+			return plan, nil
+		}
+	}
+	return plan, fmt.Errorf("%w: no undo of this chat is left to take back", ErrNothingToRedo)
+}
+
+// runsFrom are the runs of a user message and of every later message of the chat, or (given
+// a run) that run and every run started after it.
+func (a *Agent) runsFrom(chatID, messageID, runID string) (map[string]bool, error) {
+	if runID != "" {
+		all, err := a.cfg.Store.RunsOf(chatID)
+		if err != nil {
+			return nil, err
+		}
+		i := slices.IndexFunc(all, func(r store.Run) bool { return r.ID == runID })
+		if i < 0 {
+			return nil, &store.NotFoundError{Kind: "run", ID: runID}
+		}
+		runs := map[string]bool{}
+		for _, r := range all {
+			if !r.StartedAt.Before(all[i].StartedAt) {
+				runs[r.ID] = true
+			}
+		}
+		return runs, nil
+	}
+	msgs, err := a.cfg.Store.Messages(chatID)
+	if err != nil {
+		return nil, err
+	}
+	runs := map[string]bool{}
+	found := false
+	for _, m := range msgs {
+		found = found || m.ID == messageID
+		if found && m.RunID != "" {
+			runs[m.RunID] = true
+		}
+	}
+	if !found {
+		return nil, &store.NotFoundError{Kind: "message", ID: messageID}
+	}
+	return runs, nil
+}
+
+// mineName is where the user's version of p is kept: NAME.mine, or NAME.mine2, … when that
+// is taken.
+func mineName(p string, taken []string, ws *tools.Workspace, ctx context.Context) string {
+	for n := 1; ; n++ {
+		name := p + ".mine"
+		if n > 1 {
+			name = fmt.Sprintf("%s.mine%d", p, n)
+		}
+		if slices.Contains(taken, name) {
+			continue
+		}
+		if s, err := ws.States(ctx, []string{name}, 0); err == nil && s[0].Kind == tools.KindAbsent {
+			return name
+		}
+	}
+}
+
+// newChangeID names an undo or a redo: its time, then random bytes.
+func newChangeID() string {
+	return fmt.Sprintf("change_%x_%s", time.Now().UnixMilli(), strings.TrimPrefix(newCallID(), "call_"))
+}
+
+// FileChange is one path of a chat's review: how it differs now from before the chat first
+// changed it.
+type FileChange struct {
+	Path   string `json:"path"`
+	Status string `json:"status"` // created, changed, deleted
+	Diff   string `json:"diff,omitempty"`
+	Bytes  int64  `json:"bytes"` // its size now
+}
+
+// Statuses of a [FileChange].
+const (
+	FileCreated = "created"
+	FileChanged = "changed"
+	FileDeleted = "deleted"
+)
+
+// maxReviewDiff caps each diff of the review.
+const maxReviewDiff = 64 << 10
+
+// ChatChanges is the review of a chat: every file its runs created, changed or deleted that
+// differs now from before the chat first touched it, with the combined diff.
+func (a *Agent) ChatChanges(ctx context.Context, chatID string) ([]FileChange, error) {
+	chat, err := a.cfg.Store.Chat(chatID)
+	if err != nil {
+		return nil, err
+	}
+	changes, err := a.cfg.Store.Changes(chatID)
+	if err != nil {
+		return nil, err
+	}
+	first := map[string]tools.PathState{}
+	var order []string
+	for _, c := range changes {
+		for _, pc := range c.Paths {
+			if _, ok := first[pc.Path]; !ok {
+				first[pc.Path] = pc.Before
+				order = append(order, pc.Path)
+			}
+		}
+	}
+	if len(order) == 0 {
+		return nil, nil
+	}
+	ws, err := tools.OpenWorkspace(firstOf(chat.Workspace, a.cfg.Workspace), a.cfg.Files)
+	if err != nil {
+		return nil, err
+	}
+	defer ws.Close()
+	settings, err := a.cfg.Store.Settings()
+	if err != nil {
+		return nil, err
+	}
+	now, err := ws.States(ctx, order, settings.CheckpointLimit())
+	if err != nil {
+		return nil, err
+	}
+	var out []FileChange
+	for i, p := range order {
+		was, is := first[p], now[i]
+		if was.Same(is) || was.Kind == tools.KindDir || is.Kind == tools.KindDir {
+			continue
+		}
+		fc := FileChange{Path: p, Status: FileChanged, Bytes: is.Size}
+		oldName, newName := "a/"+p, "b/"+p
+		switch {
+		case was.Kind == tools.KindAbsent:
+			fc.Status, oldName = FileCreated, "/dev/null"
+		case is.Kind == tools.KindAbsent:
+			fc.Status, newName = FileDeleted, "/dev/null"
+		}
+		var oldText []byte
+		if was.Kind == tools.KindFile && was.Hash != "" {
+			oldText, _ = a.cfg.Store.Content(chatID, was.Hash)
+		}
+		fc.Diff = diff.Unified(oldName, newName, textOf(oldText), textOf(is.Content), diff.Options{MaxBytes: maxReviewDiff})
+		out = append(out, fc)
+	}
+	return out, nil
+}
+
+// textOf is a content as the review's diff shows it; binary content is named, not shown.
+func textOf(b []byte) string {
+	if slices.Contains(b[:min(len(b), 8000)], 0) {
+		return "(binary content)\n"
+	}
+	return string(b)
+}
+
+// AllowAlways allows a call that waits for approval and every later call of its tool in
+// the chat's workspace ("Always allow this tool in this workspace"): the settings keep it
+// (store.Settings.AlwaysAllow), where the user can take it back. The other calls of the same
+// tool waiting in the batch are allowed with it.
+func (a *Agent) AllowAlways(toolCallID string) error {
+	cs := a.chatWaitingFor(toolCallID)
+	if cs == nil {
+		return fmt.Errorf("%w (tool call %q)", ErrNoPendingApproval, toolCallID)
+	}
+	cs.mu.Lock()
+	var name string
+	var same []string
+	if i := cs.paused.index(toolCallID); i >= 0 {
+		name = cs.paused.Calls[i].Name
+		for _, c := range cs.paused.Calls {
+			if c.Name == name && c.ID != toolCallID && c.Outcome == nil && c.Policy == ApproveAsk && c.Decision == "" {
+				same = append(same, c.ID)
+			}
+		}
+	}
+	cs.mu.Unlock()
+	chat, err := a.cfg.Store.Chat(cs.id)
+	if err != nil {
+		return err
+	}
+	workspace := firstOf(chat.Workspace, a.cfg.Workspace)
+	if name != "" && workspace != "" {
+		if _, err := a.cfg.Store.UpdateSettings(func(s *store.Settings) error {
+			if s.AllowedIn(workspace, name) {
+				return nil
+			}
+			if s.AlwaysAllow == nil {
+				s.AlwaysAllow = map[string][]string{}
+			}
+			s.AlwaysAllow[workspace] = append(s.AlwaysAllow[workspace], name)
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	for _, id := range same {
+		if err := a.Decide(id, DecisionAllow, textAlwaysAllowed); err != nil {
+			return err
+		}
+	}
+	return a.Decide(toolCallID, DecisionAllow, textAlwaysAllowed)
+}

@@ -1,0 +1,347 @@
+package agentloop
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"prototyper/events"
+	"prototyper/store"
+	"prototyper/tools"
+)
+
+// undoBench is an agent on the workspace tools of a real folder, whose model makes the calls
+// each test gives it, one batch per run.
+type undoBench struct {
+	t    testing.TB
+	dir  string
+	a    *Agent
+	db   *store.DB
+	rec  *recorder
+	chat string
+
+	mu    sync.Mutex
+	calls []store.ToolCall
+}
+
+func newUndoBench(t testing.TB, cfg func(*Config)) *undoBench {
+	t.Helper()
+	b := &undoBench{t: t, dir: t.TempDir()}
+	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+		if req.Messages[len(req.Messages)-1].Role == store.RoleUser {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			return toolTurn(b.calls...)
+		}
+		return answer("done")
+	}}
+	b.a, b.db, b.rec = fakeHarness(t, m, func(c *Config) {
+		c.Tools = WorkspaceTools(tools.WorkspaceOptions{})
+		c.Workspace = b.dir
+		if cfg != nil {
+			cfg(c)
+		}
+	})
+	return b
+}
+
+// run makes one run whose model calls calls; it returns the run's id.
+func (b *undoBench) run(calls ...store.ToolCall) Outcome {
+	b.t.Helper()
+	b.mu.Lock()
+	b.calls = calls
+	b.mu.Unlock()
+	out, err := b.a.RunOnce(context.Background(), b.chat, "go", RunOptions{Workspace: b.dir})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	b.chat = out.ChatID
+	return out
+}
+
+func (b *undoBench) write(rel, content string, mode fs.FileMode) {
+	b.t.Helper()
+	p := filepath.Join(b.dir, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		b.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), mode); err != nil {
+		b.t.Fatal(err)
+	}
+	if err := os.Chmod(p, mode); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// want checks a file's content and mode; content "" with mode 0 means it must not exist.
+func (b *undoBench) want(rel, content string, mode fs.FileMode) {
+	b.t.Helper()
+	fi, err := os.Lstat(filepath.Join(b.dir, rel))
+	if mode == 0 {
+		if !errors.Is(err, fs.ErrNotExist) {
+			b.t.Fatalf("%s exists (%v), want it gone", rel, err)
+		}
+		return
+	}
+	if err != nil {
+		b.t.Fatalf("%s: %v", rel, err)
+	}
+	if fi.Mode().Perm() != mode {
+		b.t.Errorf("%s has mode %v, want %v", rel, fi.Mode().Perm(), mode)
+	}
+	if fi.IsDir() {
+		return
+	}
+	got, _ := os.ReadFile(filepath.Join(b.dir, rel))
+	if string(got) != content {
+		b.t.Errorf("%s holds %q, want %q", rel, got, content)
+	}
+}
+
+func (b *undoBench) undo(opts UndoOptions) UndoResult {
+	b.t.Helper()
+	res, err := b.a.Undo(context.Background(), b.chat, opts)
+	if err != nil {
+		b.t.Fatalf("undo: %v", err)
+	}
+	return res
+}
+
+func (b *undoBench) redo() UndoResult {
+	b.t.Helper()
+	res, err := b.a.Redo(context.Background(), b.chat, UndoOptions{})
+	if err != nil {
+		b.t.Fatalf("redo: %v", err)
+	}
+	return res
+}
+
+func writeCall(id, path, content string) store.ToolCall {
+	return tc(id, "write_file", `{"path":`+quote(path)+`,"content":`+quote(content)+`}`)
+}
+
+func quote(s string) string { return `"` + strings.NewReplacer(`"`, `\"`, "\n", `\n`).Replace(s) + `"` }
+
+func TestUndoRemovesACreatedFileAndTheFoldersMadeForIt(t *testing.T) {
+	b := newUndoBench(t, nil)
+	b.run(writeCall("c1", "src/app/main.go", "package main\n"))
+	b.want("src/app/main.go", "package main\n", 0o644)
+	if cps := ofType(b.rec.events(), events.Checkpoint); len(cps) != 1 || len(cps[0].Paths) != 3 {
+		t.Fatalf("checkpoint events %+v, want one naming src, src/app and the file", cps)
+	}
+	res := b.undo(UndoOptions{})
+	b.want("src", "", 0)
+	if len(res.Paths) != 3 {
+		t.Errorf("undo put back %v, want the file and its two folders", res.Paths)
+	}
+	b.redo()
+	b.want("src/app/main.go", "package main\n", 0o644)
+}
+
+func TestUndoPutsBackOverwrittenEditedAndDeletedFilesWithTheirModes(t *testing.T) {
+	b := newUndoBench(t, nil)
+	b.write("run.sh", "#!/bin/sh\necho old\n", 0o755)
+	b.write("notes.md", "alpha\nbeta\n", 0o600)
+	b.write("secret.txt", "keep me\n", 0o640)
+	b.run(
+		writeCall("c1", "run.sh", "#!/bin/sh\necho new\n"),
+		tc("c2", "edit_file", `{"path":"notes.md","old_string":"beta","new_string":"gamma"}`),
+		tc("c3", "delete_path", `{"path":"secret.txt"}`),
+		writeCall("c4", "run.sh", "#!/bin/sh\necho newer\n"), // the same path twice: one pre-image
+	)
+	b.want("run.sh", "#!/bin/sh\necho newer\n", 0o755)
+	b.want("notes.md", "alpha\ngamma\n", 0o600)
+	b.want("secret.txt", "", 0)
+	changes, _ := b.db.Changes(b.chat)
+	if len(changes) != 1 || len(changes[0].Paths) != 3 {
+		t.Fatalf("changes %+v, want one run with three paths, each once", changes)
+	}
+	b.undo(UndoOptions{})
+	b.want("run.sh", "#!/bin/sh\necho old\n", 0o755)
+	b.want("notes.md", "alpha\nbeta\n", 0o600)
+	b.want("secret.txt", "keep me\n", 0o640)
+}
+
+func TestUndoBringsBackAFolderTreeDeletedWithWhatItHeld(t *testing.T) {
+	b := newUndoBench(t, nil)
+	b.write("lib/a.txt", "a\n", 0o644)
+	b.write("lib/deep/b.bin", "b\x00\x01", 0o600)
+	if err := os.Symlink("a.txt", filepath.Join(b.dir, "lib", "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(b.dir, "lib", "deep"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	b.run(tc("c1", "delete_path", `{"path":"lib","recursive":true}`))
+	b.want("lib", "", 0)
+	b.undo(UndoOptions{})
+	b.want("lib/a.txt", "a\n", 0o644)
+	b.want("lib/deep/b.bin", "b\x00\x01", 0o600)
+	b.want("lib/deep", "", 0o700)
+	if target, err := os.Readlink(filepath.Join(b.dir, "lib", "link")); err != nil || target != "a.txt" {
+		t.Errorf("link %q, %v; want it back, pointing at a.txt", target, err)
+	}
+}
+
+func TestUndoRefusesAFileChangedSinceAndKeepsTheUsersVersionWhenAsked(t *testing.T) {
+	b := newUndoBench(t, nil)
+	b.write("notes.md", "v1\n", 0o644)
+	b.run(writeCall("c1", "notes.md", "v2\n"))
+	b.write("notes.md", "mine\n", 0o644) // the user edits it after the run
+
+	_, err := b.a.Undo(context.Background(), b.chat, UndoOptions{})
+	var ce *ConflictError
+	if !errors.As(err, &ce) || len(ce.Conflicts) != 1 || ce.Conflicts[0].Path != "notes.md" {
+		t.Fatalf("undo of a file edited since: %v, want a conflict naming notes.md", err)
+	}
+	if !strings.Contains(err.Error(), "changed after it was written") {
+		t.Errorf("the refusal %q should say why", err)
+	}
+	b.want("notes.md", "mine\n", 0o644) // nothing changed
+
+	res := b.undo(UndoOptions{Keep: true})
+	b.want("notes.md", "v1\n", 0o644)
+	b.want("notes.md.mine", "mine\n", 0o644)
+	if len(res.Kept) != 1 || res.Kept[0] != "notes.md.mine" {
+		t.Errorf("kept %v", res.Kept)
+	}
+	// the undo is itself a change: redo brings back what it replaced
+	b.redo()
+	b.want("notes.md", "mine\n", 0o644)
+	b.want("notes.md.mine", "", 0)
+}
+
+func TestUndoRefusesAModeChangedSinceUnlessForced(t *testing.T) {
+	b := newUndoBench(t, nil)
+	b.run(writeCall("c1", "tool.sh", "echo hi\n"))
+	if err := os.Chmod(filepath.Join(b.dir, "tool.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := b.a.Undo(context.Background(), b.chat, UndoOptions{})
+	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "permissions") {
+		t.Fatalf("undo after chmod: %v, want a conflict about the permissions", err)
+	}
+	b.undo(UndoOptions{Force: true})
+	b.want("tool.sh", "", 0)
+}
+
+func TestUndoOfUndoAndRestoreToAMessage(t *testing.T) {
+	b := newUndoBench(t, nil)
+	b.write("a.txt", "0\n", 0o644)
+	first := b.run(writeCall("c1", "a.txt", "1\n"))
+	b.run(writeCall("c2", "a.txt", "2\n"), writeCall("c3", "b.txt", "b\n"))
+	b.run(writeCall("c4", "a.txt", "3\n"))
+
+	b.undo(UndoOptions{}) // the newest run
+	b.want("a.txt", "2\n", 0o644)
+	b.redo() // undo of the undo
+	b.want("a.txt", "3\n", 0o644)
+	b.undo(UndoOptions{}) // the same run again, since the redo brought it back
+	b.want("a.txt", "2\n", 0o644)
+
+	msgs, _ := b.db.Messages(b.chat)
+	var firstUser string
+	for _, m := range msgs {
+		if m.Role == store.RoleUser && m.RunID == first.RunID {
+			firstUser = m.ID
+		}
+	}
+	res := b.undo(UndoOptions{FromMessage: firstUser}) // restore to before the first message
+	b.want("a.txt", "0\n", 0o644)
+	b.want("b.txt", "", 0)
+	if len(res.Reverts) != 2 {
+		t.Errorf("restore reverted %v, want the two runs still standing, newest first", res.Reverts)
+	}
+	if _, err := b.a.Undo(context.Background(), b.chat, UndoOptions{}); !errors.Is(err, ErrNothingToUndo) {
+		t.Errorf("a further undo: %v, want nothing to undo", err)
+	}
+	b.redo()
+	b.want("a.txt", "2\n", 0o644)
+	b.want("b.txt", "b\n", 0o644)
+}
+
+func TestAFileOverTheCapSaysBeforeItRunsThatItCannotBeUndone(t *testing.T) {
+	b := newUndoBench(t, nil)
+	if _, err := b.db.UpdateSettings(func(s *store.Settings) error { s.CheckpointMaxBytes = 8; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	b.write("big.txt", "more than eight bytes\n", 0o644)
+	b.run(writeCall("c1", "big.txt", "small\n"))
+	evs := b.rec.events()
+	cps := ofType(evs, events.Checkpoint)
+	if len(cps) != 1 || len(cps[0].NotUndoable) != 1 || cps[0].NotUndoable[0] != "big.txt" {
+		t.Fatalf("checkpoint events %+v, want big.txt named as not undoable", cps)
+	}
+	if indexOf(evs, cps[0]) > indexOf(evs, ofType(evs, events.ToolResult)[0]) {
+		t.Error("the checkpoint event must come before the call's result")
+	}
+	_, err := b.a.Undo(context.Background(), b.chat, UndoOptions{})
+	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "too large") {
+		t.Fatalf("undo of a file over the cap: %v, want it to say it was too large to keep", err)
+	}
+}
+
+func TestThePerFileRevertPutsOnePathBackAsItWasBeforeTheChat(t *testing.T) {
+	b := newUndoBench(t, nil)
+	b.write("a.txt", "a0\n", 0o644)
+	b.run(writeCall("c1", "a.txt", "a1\n"), writeCall("c2", "new.txt", "n\n"))
+	b.run(writeCall("c3", "a.txt", "a2\n"))
+	review, err := b.a.ChatChanges(context.Background(), b.chat)
+	if err != nil || len(review) != 2 {
+		t.Fatalf("review %+v, %v; want a.txt changed and new.txt created", review, err)
+	}
+	if review[0].Status != FileChanged || !strings.Contains(review[0].Diff, "-a0") || !strings.Contains(review[0].Diff, "+a2") {
+		t.Errorf("a.txt in the review: %+v, want the combined diff from before the chat", review[0])
+	}
+	b.undo(UndoOptions{Path: "a.txt"})
+	b.want("a.txt", "a0\n", 0o644)
+	b.want("new.txt", "n\n", 0o644)
+}
+
+func TestAnApprovalRequestCarriesThePreviewAndNothingIsWrittenMeanwhile(t *testing.T) {
+	b := newUndoBench(t, func(c *Config) { c.Approve = ApproveAsk })
+	b.write("notes.md", "# Hello\n", 0o644)
+	out := b.run(writeCall("c1", "notes.md", "# Hello\n\nWorld\n"))
+	if out.StopReason != events.StopAwaitingApproval {
+		t.Fatalf("stop %s", out.StopReason)
+	}
+	reqs := ofType(b.rec.events(), events.ToolApprovalRequest)
+	pv, _ := reqs[0].Preview.(*tools.Preview)
+	if pv == nil || pv.Path != "notes.md" || !strings.Contains(pv.Diff, "+World") || pv.Bytes != 15 {
+		t.Fatalf("preview %+v, want the diff of notes.md", reqs[0].Preview)
+	}
+	if len(out.Awaiting) != 1 || out.Awaiting[0].Preview == nil {
+		t.Error("the awaiting request should carry the preview for the terminal")
+	}
+	b.want("notes.md", "# Hello\n", 0o644)
+}
+
+func TestAlwaysAllowInAWorkspaceRunsTheToolWithoutAsking(t *testing.T) {
+	b := newUndoBench(t, nil)
+	if _, err := b.db.UpdateSettings(func(s *store.Settings) error {
+		s.ToolApproval = map[string]string{"write_file": ApproveAsk}
+		s.AlwaysAllow = map[string][]string{b.dir: {"write_file"}}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	b.a.cfg.Approve = ""
+	if out := b.run(writeCall("c1", "x.txt", "x")); out.StopReason != events.StopCompleted {
+		t.Fatalf("stop %s, want the call run without asking", out.StopReason)
+	}
+	b.want("x.txt", "x", 0o644)
+}
+
+func indexOf(evs []events.Event, e events.Event) int {
+	for i, x := range evs {
+		if x.Seq == e.Seq {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,61 @@
+import { useEffect } from 'react'
+import { useAppState, useStore } from '../state/useAppState'
+import { DiffView } from './ToolCard'
+
+const statusWords: Record<string, string> = { created: 'created', changed: 'changed', deleted: 'deleted' }
+
+/**
+ * The review of a chat: every file its runs created, changed or deleted, with the combined diff
+ * from before the chat to now, and a per-file Revert that goes through the same undo as the
+ * runs' (so a file changed by the user since is refused, and the revert can be redone).
+ */
+export function ChangesPanel() {
+  const store = useStore()
+  const review = useAppState((s) => s.review)
+  useEffect(() => {
+    if (!review) return
+    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && store.closeReview()
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [review, store])
+  if (!review) return null
+  return (
+    <section className="changes-panel" role="region" aria-label="Changes of this chat" data-testid="changes-panel">
+      <div className="row">
+        <h2>Changes</h2>
+        <button type="button" className="link" aria-label="Close the changes" onClick={store.closeReview}>
+          ✕
+        </button>
+      </div>
+      {review.loading && review.files.length === 0 && <div className="muted">Reading the files…</div>}
+      {!review.loading && review.files.length === 0 && (
+        <div className="muted">Every file this chat changed is as it was before the chat.</div>
+      )}
+      <ul className="changes-list">
+        {review.files.map((f) => (
+          <li key={f.path} data-testid="changed-file" data-path={f.path} data-status={f.status}>
+            <div className="row">
+              <span className="tool-args">{f.path}</span>
+              <span className={`badge ${f.status === 'deleted' ? 'err' : f.status === 'created' ? 'ok' : 'warn'}`}>
+                {statusWords[f.status] ?? f.status}
+              </span>
+              {f.status !== 'deleted' && (
+                <button type="button" className="link" onClick={() => void store.openPath(f.path, false)}>
+                  Open
+                </button>
+              )}
+              <button
+                type="button"
+                aria-label={`Revert ${f.path} to before this chat`}
+                onClick={() => void store.undo({ path: f.path }, review.chatId)}
+              >
+                Revert
+              </button>
+            </div>
+            {f.diff ? <DiffView diff={f.diff} /> : null}
+          </li>
+        ))}
+      </ul>
+    </section>
+  )
+}

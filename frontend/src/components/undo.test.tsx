@@ -1,0 +1,195 @@
+import { describe, expect, it, vi } from 'vitest'
+import { act, fireEvent, render, screen } from '@testing-library/react'
+import type { AgentEvent, OpenedChat } from '../backend'
+import { FakeBackend, FakeFrames } from '../fakeBackend'
+import { emptyChat, redoable, reduceChat, standingChange, type ToolCard as Model } from '../state/chatReducer'
+import { AppStore } from '../state/store'
+import { StoreContext } from '../state/useAppState'
+import { App } from '../App'
+import { ToolCard } from './ToolCard'
+
+function ev(seq: number, e: Partial<AgentEvent> & Pick<AgentEvent, 'type'>): AgentEvent {
+  return { v: 1, seq, chatId: 'c1', runId: 'r1', messageId: 'm1', at: '2025-01-01T00:00:00Z', ...e }
+}
+
+const waiting: Model = {
+  id: 't1',
+  name: 'write_file',
+  args: { path: 'notes.md', content: '# Hello\n\nWorld\n' },
+  state: 'awaiting_approval',
+  messageId: 'm1',
+  runId: 'r1',
+  output: '',
+  details: null,
+  durationMs: null,
+  approval: null,
+  progress: null,
+  preview: { path: 'notes.md', bytes: 15, diff: '--- a/notes.md\n+++ b/notes.md\n@@ -1 +1,3 @@\n # Hello\n+\n+World\n' },
+}
+
+describe('checkpoints in the chat state', () => {
+  it('keeps the runs that changed files, and marks what an undo and a redo took back', () => {
+    let s = [
+      ev(1, { type: 'checkpoint', toolCallId: 't1', paths: ['a.txt'] }),
+      ev(2, { type: 'checkpoint', toolCallId: 't2', paths: ['b.txt'], notUndoable: ['b.txt'] }),
+    ].reduce(reduceChat, emptyChat('c1'))
+    expect(standingChange(s, 'r1')?.paths).toEqual(['a.txt', 'b.txt'])
+    expect(s.tools.t2.notUndoable).toEqual(['b.txt'])
+    s = reduceChat(s, ev(3, { type: 'undo', runId: '', changeId: 'u1', reverts: ['r1'], paths: ['a.txt', 'b.txt'] }))
+    expect(standingChange(s, 'r1')).toBeNull()
+    expect(redoable(s)?.id).toBe('u1')
+    s = reduceChat(s, ev(4, { type: 'redo', runId: '', changeId: 'd1', reverts: ['u1'], paths: ['a.txt'] }))
+    expect(standingChange(s, 'r1')).not.toBeNull()
+    expect(redoable(s)).toBeNull()
+  })
+
+  it('puts the preview of an approval request on its card', () => {
+    const s = reduceChat(
+      emptyChat('c1'),
+      ev(1, { type: 'tool.approval_requested', toolCallId: 't1', name: 'write_file', preview: waiting.preview }),
+    )
+    expect(s.tools.t1.preview?.diff).toContain('+World')
+  })
+})
+
+describe('the approval card', () => {
+  it('shows the diff of the change rather than the escaped arguments', () => {
+    render(<ToolCard card={waiting} current onDecide={() => {}} />)
+    const el = screen.getByTestId('tool-card')
+    expect(screen.getByTestId('preview').textContent).toContain('Changes notes.md (15 bytes)')
+    expect(el.textContent).toContain('+World')
+    expect(el.textContent).not.toContain('\\n')
+  })
+
+  it('shows each decision with its shortcut, and sends a reason the model reads', () => {
+    const onDecide = vi.fn()
+    const onAllowAlways = vi.fn()
+    let asking = false
+    const onAskReason = (id: string | null) => {
+      asking = !!id
+    }
+    const { rerender } = render(
+      <ToolCard card={waiting} current onDecide={onDecide} onAllowAlways={onAllowAlways} onAskReason={onAskReason} />,
+    )
+    for (const [name, keys] of [
+      ['Approve', 'Alt+A'],
+      ['Deny', 'Alt+D'],
+      ['Deny and tell why…', 'Alt+R'],
+      ['Always allow here', 'Alt+L'],
+    ]) {
+      const b = screen.getByRole('button', { name })
+      expect(b.getAttribute('aria-keyshortcuts')).toBe(keys)
+      expect(b.textContent).toContain(keys)
+    }
+    fireEvent.click(screen.getByRole('button', { name: 'Always allow here' }))
+    expect(onAllowAlways).toHaveBeenCalledWith('t1')
+    fireEvent.click(screen.getByRole('button', { name: 'Deny and tell why…' }))
+    expect(asking).toBe(true)
+    rerender(
+      <ToolCard card={waiting} current onDecide={onDecide} onAllowAlways={onAllowAlways} onAskReason={onAskReason} askingReason />,
+    )
+    fireEvent.change(screen.getByRole('textbox', { name: /why the call is denied/i }), { target: { value: 'use docs/ instead' } })
+    fireEvent.click(screen.getByRole('button', { name: 'Deny with this reason' }))
+    expect(onDecide).toHaveBeenCalledWith('t1', 'deny', 'use docs/ instead')
+  })
+
+  it('lists what a delete removes, and says when a change cannot be undone', () => {
+    const card: Model = {
+      ...waiting,
+      name: 'delete_path',
+      preview: {
+        path: 'lib',
+        bytes: 3,
+        removes: [
+          { path: 'lib', kind: 'dir' },
+          { path: 'lib/a.txt', kind: 'file', bytes: 3 },
+        ],
+        notUndoable: ['lib/a.txt'],
+      },
+    }
+    render(<ToolCard card={card} />)
+    const text = screen.getByTestId('preview').textContent ?? ''
+    expect(text).toContain('Deletes 2 paths')
+    expect(text).toContain('lib/a.txt')
+    expect(text).toContain('cannot be undone')
+  })
+
+  it('offers Open and Show in folder on a file the call wrote', () => {
+    const onOpen = vi.fn()
+    render(<ToolCard card={{ ...waiting, state: 'completed', details: { path: 'notes.md' } }} onOpen={onOpen} />)
+    fireEvent.click(screen.getByRole('button', { name: 'Show notes.md in its folder' }))
+    expect(onOpen).toHaveBeenCalledWith('notes.md', true)
+  })
+})
+
+describe('undo in the window', () => {
+  async function mount() {
+    const backend = new FakeBackend()
+    backend.chats = [{ id: 'c1', title: 'Chat', createdAt: '', updatedAt: '', messageCount: 3, phase: 'idle' }]
+    const opened: OpenedChat = {
+      chat: backend.chats[0],
+      messages: [
+        { id: 'u1', chatId: 'c1', runId: 'r1', role: 'user', content: 'write a', createdAt: '', updatedAt: '', complete: true },
+        { id: 'a1', chatId: 'c1', runId: 'r1', role: 'assistant', content: 'done a', createdAt: '', updatedAt: '', complete: true },
+        { id: 'u2', chatId: 'c1', runId: 'r2', role: 'user', content: 'write b', createdAt: '', updatedAt: '', complete: true },
+        { id: 'a2', chatId: 'c1', runId: 'r2', role: 'assistant', content: 'done b', createdAt: '', updatedAt: '', complete: true },
+      ],
+      toolCalls: [],
+      phase: 'idle',
+      liveRunId: '',
+      changes: [
+        { id: 'r1', kind: 'run', paths: ['a.txt'] },
+        { id: 'r2', kind: 'run', paths: ['b.txt', 'c.txt'] },
+      ],
+    }
+    backend.opened.c1 = opened
+    const store = new AppStore({ backend, requestFrame: new FakeFrames().request })
+    render(
+      <StoreContext.Provider value={store}>
+        <App />
+      </StoreContext.Provider>,
+    )
+    await act(() => store.start())
+    await act(() => store.selectChat('c1'))
+    return { backend, store }
+  }
+
+  it('has Undo on each run that changed files and Restore to here on each message before one', async () => {
+    const { backend } = await mount()
+    const runs = screen.getAllByTestId('run-changes')
+    expect(runs.map((r) => r.dataset.runId)).toEqual(['r1', 'r2'])
+    expect(runs[1].textContent).toContain('2 paths')
+    await act(async () => fireEvent.click(runs[0].querySelector('button')!))
+    expect(backend.calls.find((c) => c.method === 'Undo')?.args).toEqual(['c1', { runId: 'r1' }])
+    const restore = screen.getAllByTestId('restore-here')
+    expect(restore).toHaveLength(2)
+    await act(async () => fireEvent.click(restore[0]))
+    expect(backend.calls.filter((c) => c.method === 'Undo')[1].args).toEqual(['c1', { fromRun: 'r1' }])
+  })
+
+  it('offers to keep the user version or overwrite it when the undo is refused', async () => {
+    const { backend, store } = await mount()
+    backend.undoError = 'nothing was undone: a.txt was changed after it was written (by you, another chat or another program); keep your version beside the restored one, or overwrite it'
+    await act(() => store.undo())
+    expect(screen.getByTestId('undo-conflict').textContent).toContain('a.txt was changed after it was written')
+    backend.undoError = ''
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Keep mine beside it' })))
+    expect(backend.calls.filter((c) => c.method === 'Undo').pop()?.args).toEqual(['c1', { keep: true }])
+  })
+
+  it('undoes with Alt+Z from anywhere in the window', async () => {
+    const { backend } = await mount()
+    await act(async () => fireEvent.keyDown(window, { key: 'z', code: 'KeyZ', altKey: true }))
+    expect(backend.calls.some((c) => c.method === 'Undo')).toBe(true)
+  })
+
+  it('shows the review of changed files with a per-file revert', async () => {
+    const { backend, store } = await mount()
+    backend.review = [{ path: 'a.txt', status: 'changed', bytes: 2, diff: '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-0\n+1\n' }]
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Changes' })))
+    expect(screen.getByTestId('changed-file').dataset.status).toBe('changed')
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Revert a.txt to before this chat' })))
+    expect(backend.calls.filter((c) => c.method === 'Undo').pop()?.args).toEqual(['c1', { path: 'a.txt' }])
+    expect(store.getState().review?.chatId).toBe('c1')
+  })
+})

@@ -1,0 +1,40 @@
+package cli
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+
+	"prototyper/tools"
+)
+
+// opener is the program that opens a file or a folder with the user's default app.
+var opener = "xdg-open"
+
+// OpenPath opens a path of the chat's workspace with the system's default app, or, with
+// inFolder, the folder that holds it. Nothing outside the chat's workspace is opened.
+func (d *Desktop) OpenPath(chatID, rel string, inFolder bool) error {
+	chat, err := d.db.Chat(chatID)
+	if err != nil {
+		return err
+	}
+	dir := firstNonEmpty(chat.Workspace, d.Workspace())
+	ws, err := tools.OpenWorkspace(dir, tools.WorkspaceOptions{})
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	target, err := ws.Resolve(rel)
+	if err != nil {
+		return err
+	}
+	if inFolder {
+		target = filepath.Dir(target)
+	}
+	cmd := exec.Command(opener, target)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("cannot open %s: %s is not available (install xdg-utils)", rel, opener)
+	}
+	go cmd.Wait()
+	return nil
+}

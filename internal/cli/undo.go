@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+
+	"prototyper/agentloop"
+	"prototyper/events"
+	"prototyper/store"
+)
+
+// undoCommand is `prototyper undo --chat ID [--run ID] [--force] [--keep] [--json]` and
+// `prototyper redo --chat ID [--force] [--keep] [--json]`: the window's Undo and Redo, on
+// the same store and through the same code (agentloop's Undo and Redo).
+func undoCommand(redo bool) func(ctx context.Context, args []string, io IO) int {
+	name := "undo"
+	if redo {
+		name = "redo"
+	}
+	return func(ctx context.Context, args []string, io IO) int {
+		var common Common
+		var chat, run, message string
+		var force, keep, asJSON bool
+		fs := flag.NewFlagSet("prototyper "+name, flag.ContinueOnError)
+		fs.SetOutput(io.Err)
+		common.Register(fs)
+		fs.StringVar(&chat, "chat", "", "the chat `ID` (`prototyper chats list` shows them)")
+		if !redo {
+			fs.StringVar(&run, "run", "", "undo this run `ID` (default: the newest run that changed files)")
+			fs.StringVar(&message, "message", "", "undo the runs of this user message `ID` and every later run")
+		}
+		fs.BoolVar(&force, "force", false, "overwrite files that changed since they were written")
+		fs.BoolVar(&keep, "keep", false, "keep your version of a file that changed since beside the restored one (NAME.mine)")
+		fs.BoolVar(&asJSON, "json", false, "print what was done as JSON")
+		fs.Usage = func() {
+			if redo {
+				fmt.Fprint(io.Err, "Usage: prototyper redo --chat ID [--force] [--keep] [--json]\n\nTakes back the chat's last undo.\n\n")
+			} else {
+				fmt.Fprint(io.Err, "Usage: prototyper undo --chat ID [--run ID | --message ID] [--force] [--keep] [--json]\n\n"+
+					"Puts back the files a run changed, as they were before it.\n\n")
+			}
+			fs.PrintDefaults()
+		}
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return ExitCompleted
+			}
+			return ExitUsage
+		}
+		switch {
+		case chat == "":
+			fmt.Fprintf(io.Err, "prototyper %s: give --chat ID (`prototyper chats list` shows them)\n", name)
+			return ExitUsage
+		case fs.NArg() > 0:
+			fmt.Fprintf(io.Err, "prototyper %s: unexpected argument %q\n", name, fs.Arg(0))
+			return ExitUsage
+		case run != "" && message != "":
+			fmt.Fprintf(io.Err, "prototyper %s: give --run or --message, not both\n", name)
+			return ExitUsage
+		}
+		fail := func(err error) int {
+			printError(io.Err, name, err)
+			return ExitFailed
+		}
+		path, err := common.DBPath()
+		if err != nil {
+			return fail(err)
+		}
+		db, err := store.Open(path, store.Options{})
+		if err != nil {
+			return fail(err)
+		}
+		defer db.Close()
+		agent := agentloop.Wire(db, nil, agentloop.EmitterFunc(func(events.Event) {}), agentloop.WireOptions{})
+		defer agent.Shutdown(context.WithoutCancel(ctx))
+		opts := agentloop.UndoOptions{RunID: run, FromMessage: message, Force: force, Keep: keep}
+		var res agentloop.UndoResult
+		if redo {
+			res, err = agent.Redo(ctx, chat, opts)
+		} else {
+			res, err = agent.Undo(ctx, chat, opts)
+		}
+		if err != nil {
+			var ce *agentloop.ConflictError
+			if errors.As(err, &ce) {
+				for _, c := range ce.Conflicts {
+					fmt.Fprintf(io.Err, "prototyper %s: %s %s\n", name, Sanitize(c.Path), Sanitize(c.Reason))
+				}
+				fmt.Fprintf(io.Err, "prototyper %s: nothing was changed; run it again with --keep to keep your version beside the restored one (NAME.mine), or --force to overwrite it\n", name)
+				return ExitFailed
+			}
+			return fail(err)
+		}
+		if asJSON {
+			b, _ := json.Marshal(res)
+			fmt.Fprintln(io.Out, string(b))
+			return ExitCompleted
+		}
+		verb := "Put back"
+		if redo {
+			verb = "Redid"
+		}
+		fmt.Fprintf(io.Out, "%s %d path(s) of %s: %s\n", verb, len(res.Paths), strings.Join(res.Reverts, ", "), Sanitize(strings.Join(res.Paths, ", ")))
+		for _, k := range res.Kept {
+			fmt.Fprintf(io.Out, "Your version is kept in %s\n", Sanitize(k))
+		}
+		if !redo {
+			fmt.Fprintf(io.Out, "Take it back with `prototyper redo --chat %s`\n", chat)
+		}
+		return ExitCompleted
+	}
+}

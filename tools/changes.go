@@ -1,0 +1,405 @@
+package tools
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// A tool that changes the workspace says so before it runs: which paths a call would touch,
+// so that their prior state can be kept and the change taken back ([Changer.Touches]), and
+// what the change would be, for the user to approve ([Changer.Preview]). Both read the
+// workspace through the same checks as the call itself and write nothing.
+
+// Changer is a tool that changes files. The loop keeps the state of every path Touches
+// names before the call runs, and shows Preview to a user who approves calls.
+type Changer interface {
+	// Touches names, workspace-relative, every path the call would create, change or
+	// remove, parents before what they hold. An error is the one the call would fail with.
+	Touches(ctx context.Context, call Call) ([]string, error)
+	// Preview describes the change the call would make, computed as the call computes it,
+	// without making it.
+	Preview(ctx context.Context, call Call) (Preview, error)
+}
+
+// TouchesFunc and PreviewFunc are the two halves of a [Changer] built with
+// [Builder.Changes].
+type (
+	TouchesFunc func(ctx context.Context, call Call) ([]string, error)
+	PreviewFunc func(ctx context.Context, call Call) (Preview, error)
+)
+
+// Preview is the change a call would make (the tool.approval_requested event's "preview").
+type Preview struct {
+	Path    string `json:"path"`
+	Diff    string `json:"diff,omitempty"`    // unified diff of a write or an edit
+	Bytes   int64  `json:"bytes"`             // size after a write or an edit; size removed by a delete
+	Created bool   `json:"created,omitempty"` // the file does not exist yet
+	// Removes lists what a delete would remove, with sizes.
+	Removes []Removal `json:"removes,omitempty"`
+	// NotUndoable lists the paths whose prior state is too large to keep: this change
+	// cannot be taken back (set by the loop, from the checkpoint cap).
+	NotUndoable []string `json:"notUndoable,omitempty"`
+}
+
+// Removal is one path a delete would remove.
+type Removal struct {
+	Path  string `json:"path"`
+	Kind  string `json:"kind"` // KindFile, KindDir, KindSymlink
+	Bytes int64  `json:"bytes,omitempty"`
+}
+
+// Kinds of what is at a path ([PathState.Kind]).
+const (
+	KindAbsent  = "absent"
+	KindFile    = "file"
+	KindDir     = "dir"
+	KindSymlink = "symlink"
+	// KindOther is a FIFO, socket or device: never changed by a tool, never restored.
+	KindOther = "other"
+)
+
+// PathState is what is at one workspace path at one moment: nothing, a file (its permission
+// bits, size, hash and, within a limit, its content), a folder (its permission bits) or a
+// symbolic link (its target). It is a checkpoint's pre-image of a path, and what undo puts
+// back.
+type PathState struct {
+	Path   string      `json:"path"`
+	Kind   string      `json:"kind"`
+	Mode   fs.FileMode `json:"mode,omitempty"` // permission bits of a file or folder
+	Size   int64       `json:"size,omitempty"`
+	Hash   string      `json:"hash,omitempty"` // SHA-256 of a file's content; "" when it was too large to read
+	Target string      `json:"target,omitempty"`
+	// Content is a file's content when Hash is set; it is kept apart from the state (by hash).
+	Content []byte `json:"-"`
+}
+
+// Kept reports whether the state can be put back: everything but a file too large to read.
+func (s PathState) Kept() bool {
+	return s.Kind != KindOther && (s.Kind != KindFile || s.Hash != "")
+}
+
+// Same reports whether two states of a path are the same: kind, permission bits, content
+// (by hash), link target.
+func (s PathState) Same(o PathState) bool {
+	if s.Kind != o.Kind {
+		return false
+	}
+	switch s.Kind {
+	case KindFile:
+		return s.Mode == o.Mode && s.Size == o.Size && s.Hash == o.Hash
+	case KindDir:
+		return s.Mode == o.Mode
+	case KindSymlink:
+		return s.Target == o.Target
+	}
+	return true
+}
+
+// HashContent is the hash of a content as [PathState.Hash] holds it.
+func HashContent(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// Touches names the paths the call would change when its tool is a [Changer]; ok is false
+// for a tool that changes no file (or says nothing of it).
+func (r *Registry) Touches(ctx context.Context, call Call) (paths []string, ok bool, err error) {
+	e, found := r.byName[call.Name]
+	if !found {
+		return nil, false, r.unknown(call.Name)
+	}
+	ch, ok := e.tool.(Changer)
+	if !ok {
+		return nil, false, nil
+	}
+	paths, err = ch.Touches(ctx, call)
+	return paths, true, err
+}
+
+// Preview describes the change the call would make; nil for a tool that is no [Changer].
+func (r *Registry) Preview(ctx context.Context, call Call) (*Preview, error) {
+	e, found := r.byName[call.Name]
+	if !found {
+		return nil, r.unknown(call.Name)
+	}
+	ch, ok := e.tool.(Changer)
+	if !ok {
+		return nil, nil
+	}
+	p, err := ch.Preview(ctx, call)
+	if err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// Changes makes the tool a [Changer]: touches names the paths of a call, preview describes
+// its change.
+func (b *Builder) Changes(touches TouchesFunc, preview PreviewFunc) *Builder {
+	b.touches, b.preview = touches, preview
+	return b
+}
+
+type changerTool struct {
+	*funcTool
+	touches TouchesFunc
+	preview PreviewFunc
+}
+
+func (t *changerTool) Touches(ctx context.Context, call Call) ([]string, error) {
+	return t.touches(ctx, call)
+}
+
+func (t *changerTool) Preview(ctx context.Context, call Call) (Preview, error) {
+	return t.preview(ctx, call)
+}
+
+// States reads the present state of each path (workspace-relative, as Touches names them).
+// A file's content is read, hashed and returned when it holds at most keep bytes; a larger
+// one has no hash and cannot be restored. Links are not followed.
+func (w *Workspace) States(ctx context.Context, paths []string, keep int64) ([]PathState, error) {
+	out := make([]PathState, 0, len(paths))
+	for _, p := range paths {
+		s, err := w.state(ctx, p, keep)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func (w *Workspace) state(ctx context.Context, rel string, keep int64) (PathState, error) {
+	s := PathState{Path: rel, Kind: KindAbsent}
+	fi, err := w.root.Lstat(rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist), isNotDir(err):
+		return s, nil
+	case err != nil:
+		return s, w.explain(rel, err)
+	}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		s.Kind = KindSymlink
+		if s.Target, err = w.root.Readlink(rel); err != nil {
+			return s, w.explain(rel, err)
+		}
+	case fi.IsDir():
+		s.Kind, s.Mode = KindDir, fi.Mode().Perm()
+	case fi.Mode().IsRegular():
+		s.Kind, s.Mode, s.Size = KindFile, fi.Mode().Perm(), fi.Size()
+		if fi.Size() <= keep {
+			b, err := readLimited(ctx, w.root, rel, rel, keep)
+			switch {
+			case errors.Is(err, errOverLimit): // grew meanwhile: too large after all
+			case err != nil:
+				return s, w.explain(rel, err)
+			default:
+				s.Content, s.Hash, s.Size = b, HashContent(b), int64(len(b))
+			}
+		}
+	default:
+		s.Kind = KindOther
+	}
+	return s, nil
+}
+
+// Restore makes each path be as its state says (a file's state with its Content): files
+// written atomically with their permission bits, folders made, links made, and what is
+// absent removed (deepest first). It writes only where a tool could: .git, the app's data
+// folder and its files are refused, before anything is changed. A folder to remove that
+// holds a path the states do not name is refused too, since it holds something else.
+func (w *Workspace) Restore(ctx context.Context, states []PathState) error {
+	named := map[string]bool{}
+	for _, s := range states {
+		if _, err := w.writablePath(s.Path); err != nil {
+			return err
+		}
+		if !s.Kept() {
+			return pathErrorf(ErrTooLarge, s.Path, "the earlier state of %q was not kept (too large), so it cannot be put back", s.Path)
+		}
+		named[s.Path] = true
+	}
+	// what must go first: deepest first, so that a folder is empty when its turn comes
+	removals := append([]PathState(nil), states...)
+	sort.SliceStable(removals, func(i, j int) bool { return depth(removals[i].Path) > depth(removals[j].Path) })
+	var gone []string
+	for _, s := range removals {
+		now, err := w.state(ctx, s.Path, 0)
+		if err != nil {
+			return err
+		}
+		if now.Kind == KindAbsent || (now.Kind == s.Kind && s.Kind != KindSymlink) {
+			continue
+		}
+		if now.Kind == KindDir {
+			entries, err := w.readDir(ctx, s.Path)
+			if err != nil {
+				return err
+			}
+			for _, e := range entries {
+				if child := path.Join(s.Path, e.Name()); !named[child] {
+					return pathErrorf(ErrNotEmpty, s.Path, "folder %q now holds %q, which this change did not make; move it away first", s.Path, child)
+				}
+			}
+		}
+		if now.Kind == KindOther {
+			return pathErrorf(ErrWrongKind, s.Path, "%q is now %s; it was left alone, so move it away first", s.Path, "a special file")
+		}
+		gone = append(gone, s.Path)
+	}
+	for _, p := range gone {
+		if err := w.root.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return w.explain(p, err)
+		}
+	}
+	// then what must be there: parents first
+	creations := append([]PathState(nil), states...)
+	sort.SliceStable(creations, func(i, j int) bool { return depth(creations[i].Path) < depth(creations[j].Path) })
+	for _, s := range creations {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := w.put(ctx, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// put makes one path be as s says; what stood there of another kind is already gone.
+func (w *Workspace) put(ctx context.Context, s PathState) error {
+	switch s.Kind {
+	case KindAbsent:
+		return nil
+	case KindDir:
+		if err := w.root.Mkdir(s.Path, s.Mode); err != nil && !errors.Is(err, fs.ErrExist) {
+			return w.explain(s.Path, err)
+		}
+		return w.chmod(s.Path, s.Mode)
+	case KindSymlink:
+		if now, err := w.state(ctx, s.Path, 0); err == nil && now.Kind == KindSymlink {
+			if now.Target == s.Target {
+				return nil
+			}
+			if err := w.root.Remove(s.Path); err != nil {
+				return w.explain(s.Path, err)
+			}
+		}
+		if err := w.root.Symlink(s.Target, s.Path); err != nil {
+			return w.explain(s.Path, err)
+		}
+		return nil
+	case KindFile:
+		if HashContent(s.Content) != s.Hash {
+			return pathErrorf(ErrInvalidPath, s.Path, "the kept content of %q does not match its hash; it was not written", s.Path)
+		}
+		if _, err := w.replaceFileWith(ctx, s.Path, writeReal, nil, 0, func([]byte) ([]byte, error) { return s.Content, nil }, progressNone); err != nil {
+			return err
+		}
+		return w.chmod(s.Path, s.Mode)
+	}
+	return pathErrorf(ErrWrongKind, s.Path, "%q cannot be made a %s", s.Path, s.Kind)
+}
+
+func (w *Workspace) chmod(rel string, mode fs.FileMode) error {
+	if err := w.root.Chmod(rel, mode.Perm()); err != nil {
+		return w.explain(rel, err)
+	}
+	return nil
+}
+
+func depth(p string) int { return strings.Count(p, "/") }
+
+// missingParents lists the folders on the way to rel that do not exist yet, outermost first:
+// what a write with parents creates.
+func (w *Workspace) missingParents(rel string) []string {
+	var out []string
+	dir := path.Dir(rel)
+	for dir != "." && dir != "/" {
+		if _, err := w.root.Lstat(dir); err == nil {
+			break
+		}
+		out = append([]string{dir}, out...)
+		dir = path.Dir(dir)
+	}
+	return out
+}
+
+// maxTreeEntries bounds the entries of a folder that delete_path removes with what it holds.
+const maxTreeEntries = 10000
+
+// tree lists rel and everything under it, parents first, refusing what no tool may change
+// (.git, the app's files).
+func (w *Workspace) tree(ctx context.Context, rel string) ([]Removal, error) {
+	var out []Removal
+	err := fs.WalkDir(w.root.FS(), rel, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return w.explain(p, err)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if len(out) >= maxTreeEntries {
+			return pathErrorf(ErrTooLarge, rel, "folder %q holds more than %d entries; delete parts of it first", rel, maxTreeEntries)
+		}
+		if err := w.checkWritable(p); err != nil {
+			return err
+		}
+		r := Removal{Path: p, Kind: KindFile}
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			r.Kind = KindSymlink
+		case d.IsDir():
+			r.Kind = KindDir
+			if fi, err := d.Info(); err == nil {
+				if err := w.appFiles().refuseFolder(p, fi); err != nil {
+					return err
+				}
+			}
+		case d.Type().IsRegular():
+			if fi, err := d.Info(); err == nil {
+				r.Bytes = fi.Size()
+			}
+		default:
+			r.Kind = KindOther
+		}
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+// removalPaths are the paths of a tree, as Touches names them.
+func removalPaths(rs []Removal) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.Path
+	}
+	return out
+}
+
+func sizeOf(rs []Removal) int64 {
+	var n int64
+	for _, r := range rs {
+		n += r.Bytes
+	}
+	return n
+}
+
+// previewOf turns what a write computed into a preview.
+func previewOf(d *Details) Preview {
+	return Preview{Path: d.Path, Diff: d.Diff, Bytes: d.Bytes, Created: d.Created}
+}
+
+// progressNone takes the progress of a write nobody watches.
+func progressNone(any) {}
+
+func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }

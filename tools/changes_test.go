@@ -1,0 +1,102 @@
+package tools
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func (tw *testWorkspace) call(t testing.TB, tool string, args map[string]any) Call {
+	t.Helper()
+	raw, _ := json.Marshal(args)
+	a, err := tw.reg.Validate(tool, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Call{ID: "t", Name: tool, Args: a}
+}
+
+func TestThePreviewOfAWriteIsTheDiffTheWriteThenReports(t *testing.T) {
+	for _, tc := range []struct {
+		name, tool string
+		args       map[string]any
+	}{
+		{"overwrite", "write_file", map[string]any{"path": "notes.md", "content": "# Hello\n\nWorld\n"}},
+		{"create in new folders", "write_file", map[string]any{"path": "a/b/new.txt", "content": "new\n"}},
+		{"edit", "edit_file", map[string]any{"path": "notes.md", "old_string": "Hello", "new_string": "Goodbye"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tw := newTestWorkspace(t, WorkspaceOptions{})
+			os.WriteFile(filepath.Join(tw.ws, "notes.md"), []byte("# Hello\n"), 0o644)
+			call := tw.call(t, tc.tool, tc.args)
+			pv, err := tw.reg.Preview(t.Context(), call)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(filepath.Join(tw.ws, "a")); err == nil {
+				t.Fatal("the preview made a folder")
+			}
+			if got, _ := os.ReadFile(filepath.Join(tw.ws, "notes.md")); string(got) != "# Hello\n" {
+				t.Fatalf("the preview wrote %q", got)
+			}
+			res := tw.run(t, tc.tool, tc.args)
+			if res.IsError || pv.Diff != res.Details.Diff || pv.Bytes != res.Details.Bytes || pv.Created != res.Details.Created {
+				t.Fatalf("preview %+v, but the call did %+v", pv, res.Details)
+			}
+		})
+	}
+}
+
+func TestTouchesNamesTheFoldersAWriteMakesAndEverythingADeleteRemoves(t *testing.T) {
+	tw := newTestWorkspace(t, WorkspaceOptions{})
+	os.MkdirAll(filepath.Join(tw.ws, "lib", "deep"), 0o755)
+	os.WriteFile(filepath.Join(tw.ws, "lib", "deep", "x.txt"), []byte("x"), 0o644)
+	paths, ok, err := tw.reg.Touches(t.Context(), tw.call(t, "write_file", map[string]any{"path": "src/app/main.go", "content": ""}))
+	if !ok || err != nil || !slices.Equal(paths, []string{"src", "src/app", "src/app/main.go"}) {
+		t.Errorf("write touches %v (%v, %v)", paths, ok, err)
+	}
+	paths, _, err = tw.reg.Touches(t.Context(), tw.call(t, "delete_path", map[string]any{"path": "lib", "recursive": true}))
+	if err != nil || !slices.Equal(paths, []string{"lib", "lib/deep", "lib/deep/x.txt"}) {
+		t.Errorf("delete touches %v (%v)", paths, err)
+	}
+	if _, _, err = tw.reg.Touches(t.Context(), tw.call(t, "delete_path", map[string]any{"path": "lib"})); !errors.Is(err, ErrNotEmpty) {
+		t.Errorf("a delete of a full folder without recursive: %v, want the error the call fails with", err)
+	}
+	if _, ok, _ := tw.reg.Touches(t.Context(), tw.call(t, "read_file", map[string]any{"path": "lib/deep/x.txt"})); ok {
+		t.Error("read_file changes nothing and should say so")
+	}
+	pv, err := tw.reg.Preview(t.Context(), tw.call(t, "delete_path", map[string]any{"path": "lib", "recursive": true}))
+	if err != nil || len(pv.Removes) != 3 || pv.Bytes != 1 {
+		t.Errorf("delete preview %+v (%v), want the three paths and one byte", pv, err)
+	}
+}
+
+func TestADeleteOfAFolderHoldingGitIsRefusedBeforeAnythingIsRemoved(t *testing.T) {
+	tw := newTestWorkspace(t, WorkspaceOptions{})
+	os.MkdirAll(filepath.Join(tw.ws, "proj", ".git"), 0o755)
+	os.WriteFile(filepath.Join(tw.ws, "proj", "a.txt"), []byte("a"), 0o644)
+	_, err := tw.exec(t, t.Context(), "delete_path", map[string]any{"path": "proj", "recursive": true}, nil)
+	if !errors.Is(err, ErrProtectedPath) {
+		t.Fatalf("delete of a folder holding .git: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(tw.ws, "proj", "a.txt")); err != nil {
+		t.Fatal("a file was removed before the refusal")
+	}
+}
+
+func TestRestoreRefusesAFolderHoldingSomethingItDidNotMake(t *testing.T) {
+	tw := newTestWorkspace(t, WorkspaceOptions{})
+	os.MkdirAll(filepath.Join(tw.ws, "made"), 0o755)
+	os.WriteFile(filepath.Join(tw.ws, "made", "users.txt"), []byte("u"), 0o644)
+	err := tw.w.Restore(t.Context(), []PathState{{Path: "made", Kind: KindAbsent}})
+	if !errors.Is(err, ErrNotEmpty) || !strings.Contains(err.Error(), "users.txt") {
+		t.Fatalf("restore: %v", err)
+	}
+	if err := tw.w.Restore(t.Context(), []PathState{{Path: ".git/config", Kind: KindAbsent}}); !errors.Is(err, ErrProtectedPath) {
+		t.Fatalf("restore into .git: %v", err)
+	}
+}
