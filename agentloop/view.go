@@ -21,6 +21,9 @@ type OpenedChat struct {
 	ToolCalls []store.ToolCallRecord `json:"toolCalls"`
 	Phase     events.Phase           `json:"phase"`
 	LiveRunID string                 `json:"liveRunId"`
+	// Versions are the messages that start one of several versions of the history (edit and
+	// resend); the window's session fills them in (cli.Desktop.OpenChat).
+	Versions []store.Version `json:"versions,omitempty"`
 }
 
 // Summary is c with its phase.

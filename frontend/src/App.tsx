@@ -1,15 +1,18 @@
-import { useState } from 'react'
-import { ChatList } from './components/ChatList'
+import { useCallback, useEffect, useState } from 'react'
+import { ChatList, waitingChatIds } from './components/ChatList'
 import { ChatView } from './components/ChatView'
 import { Composer } from './components/Composer'
-import { Header } from './components/Header'
+import { ChatChangeDialog, findModel, Header } from './components/Header'
+import { HelpOverlay } from './components/HelpOverlay'
+import { SearchDialog } from './components/SearchDialog'
 import { OllamaDownPanel } from './components/OllamaDownPanel'
 import { SettingsPanel } from './components/SettingsPanel'
 import { summarizeArgs } from './components/ToolCard'
 import { approveShortcut, denyShortcut } from './keyboard/shortcuts'
 import { useApprovalShortcuts } from './keyboard/useApprovalShortcuts'
+import { useWindowShortcuts } from './keyboard/useWindowShortcuts'
 import { isBusy, oldestWaitingCard } from './state/chatReducer'
-import { budgetKey, type AppState } from './state/store'
+import { budgetKey, headerModel, headerWorkspace, type AppState } from './state/store'
 import { useAppState, useStore } from './state/useAppState'
 
 /** Why the composer cannot send yet, or '' when it can. */
@@ -17,16 +20,16 @@ export function composerBlocker(s: AppState): string {
   if (s.configError) return `The settings could not be read: ${s.configError}`
   if (!s.config) return 'Loading…'
   if (s.ollama && !s.ollama.running) return 'Ollama is not running.'
-  if (!s.config.workspace) return 'Pick a workspace folder (top left) to start.'
-  if (!s.config.model) return 'Pick a model (top) to start.'
+  if (!headerWorkspace(s)) return 'Pick a workspace folder (top left, Ctrl+O) to start.'
+  if (!headerModel(s)) return 'Pick a model (top, Ctrl+M) to start.'
   return ''
 }
 
 /** A note about the chosen model that does not block sending. */
 export function modelWarning(s: AppState): string {
-  const name = s.config?.model
+  const name = headerModel(s)
   if (!name || s.models.length === 0) return ''
-  const m = s.models.find((x) => x.name === name || x.name === `${name}:latest`)
+  const m = findModel(s.models, name)
   if (!m) return `${name} is not on the Ollama server: pull it from the model menu.`
   if (!m.tools) return `${name} cannot call tools, so it can answer but cannot write files. Pick a model with the “tools” badge.`
   return ''
@@ -46,6 +49,7 @@ function ConnectedComposer() {
       budget={budget}
       onSend={(text) => store.send(text)}
       onStop={() => void store.stop()}
+      onEditLast={store.editLast}
     />
   )
 }
@@ -88,6 +92,18 @@ function WindowStatus() {
   )
 }
 
+/** The window's title: the app's name, and how many chats wait for the user's approval. */
+export function windowTitle(waiting: number): string {
+  if (waiting === 0) return 'Prototyper'
+  return `Prototyper — ${waiting} ${waiting === 1 ? 'chat waits' : 'chats wait'} for approval`
+}
+
+function useWindowTitle() {
+  const store = useStore()
+  const waiting = useAppState((s) => waitingChatIds(s).length)
+  useEffect(() => store.setTitle(windowTitle(waiting)), [store, waiting])
+}
+
 /**
  * The window: header on top, chat list on the left, the chat and the composer on the right (in
  * that order for the keyboard too). The root says data-ready="true" once the settings, the chats
@@ -96,11 +112,17 @@ function WindowStatus() {
 export function App() {
   const store = useStore()
   const [settingsOpen, setSettingsOpen] = useState(false)
+  const [searchOpen, setSearchOpen] = useState(false)
+  const [helpOpen, setHelpOpen] = useState(false)
   const config = useAppState((s) => s.config)
   const ready = useAppState((s) => s.ready)
   const ollamaDown = useAppState((s) => s.ollama !== null && !s.ollama.running)
-  const openSettings = () => setSettingsOpen(true)
+  const openSettings = useCallback(() => setSettingsOpen(true), [])
+  const openSearch = useCallback(() => setSearchOpen(true), [])
+  const openHelp = useCallback(() => setHelpOpen(true), [])
   useApprovalShortcuts(store)
+  useWindowShortcuts(store, { openSettings, openSearch, openHelp })
+  useWindowTitle()
   return (
     <div className="app" data-ready={ready ? 'true' : 'false'} data-testid="app">
       <Header onSettings={openSettings} />
@@ -112,6 +134,9 @@ export function App() {
       </main>
       <WindowStatus />
       {settingsOpen && config && <SettingsPanel config={config} onClose={() => setSettingsOpen(false)} />}
+      {searchOpen && <SearchDialog onClose={() => setSearchOpen(false)} />}
+      {helpOpen && <HelpOverlay onClose={() => setHelpOpen(false)} />}
+      <ChatChangeDialog />
     </div>
   )
 }

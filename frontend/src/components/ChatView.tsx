@@ -4,6 +4,7 @@ import { oldestWaitingCard, terminalToolStates, type ChatState, type TimelineEnt
 import { useAppState, useStore } from '../state/useAppState'
 import { ItemBoundary } from './ItemBoundary'
 import { Message } from './Message'
+import { EditBox, MessageActions } from './MessageActions'
 import { ModelLoadingNote } from './ModelLoadingNote'
 import { ToolCard } from './ToolCard'
 
@@ -84,6 +85,9 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
   const store = useStore()
   const decide = useCallback((id: string, d: Decision) => void store.decide(id, d), [store])
   const decisions = useAppState((s) => s.decisions)
+  const versions = useAppState((s) => s.versions[chat.chatId])
+  const editing = useAppState((s) => s.editing)
+  const idle = chat.phase === 'idle'
   // The card the approval keys apply to; its Approve button takes the focus.
   const current = oldestWaitingCard(chat, decisions)?.id
   return (
@@ -92,11 +96,22 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
         // Each item renders inside its own boundary: an error in one never blanks the chat.
         if (e.kind === 'message') {
           const m = chat.messages[e.id]
-          return m ? (
+          if (!m) return null
+          const version = versions?.find((v) => v.messageId === m.id)
+          return (
             <ItemBoundary key={e.id} what="message" resetKey={m}>
-              <Message message={m} from={i === 0 ? start.from : 0} />
+              {editing === m.id && idle ? (
+                <EditBox message={m} onDone={() => store.edit('')} />
+              ) : (
+                <>
+                  <Message message={m} from={i === 0 ? start.from : 0} />
+                  {(m.role === 'user' || m.role === 'assistant') && (
+                    <MessageActions message={m} idle={idle} version={version} onEdit={() => store.edit(m.id)} />
+                  )}
+                </>
+              )}
             </ItemBoundary>
-          ) : null
+          )
         }
         if (e.kind === 'tool') {
           const c = chat.tools[e.id]
