@@ -133,10 +133,11 @@ func TestDesktopEditAndResendKeepsTheEarlierVersion(t *testing.T) {
 }
 
 // From launch to an approved write without the mouse: the model picked with Ctrl+M and typed
-// letters, the prompt typed, the call approved with Alt+A; ? shows the shortcuts, Esc closes.
+// letters, the prompt typed, the call approved with Alt+A; Ctrl+/ shows the shortcuts, Esc
+// closes them.
 func TestDesktopKeyboardOnlyFromLaunchToAnApprovedWrite(t *testing.T) {
 	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on", ToolApproval: map[string]string{"write_file": "ask"}}, "")
-	r.app.key("question")
+	r.app.key("ctrl+slash")
 	settle()
 	r.app.screenshot("chats-help.png")
 	r.app.key("Escape")

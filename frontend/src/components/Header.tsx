@@ -4,7 +4,7 @@ import { optionId, useListNav } from '../keyboard/listNav'
 import { focusComposer, useMenuRequest } from '../keyboard/menus'
 import { folderShortcut, modelShortcut, settingsShortcut, withShortcut } from '../keyboard/shortcuts'
 import { isBusy } from '../state/chatReducer'
-import { headerModel, headerWorkspace, type AppState, type PullState } from '../state/store'
+import { headerModel, headerWorkspace, sameModel, type AppState, type PullState } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
 import { FolderIcon, SettingsIcon } from './icons'
 
@@ -69,7 +69,7 @@ export function PullBar({ pull }: { pull: PullState }) {
 
 /** The model named name (a name without a tag is the model's ":latest"). */
 export function findModel(models: ModelInfo[], name: string): ModelInfo | undefined {
-  return models.find((m) => m.name === name || m.name === `${name}:latest`)
+  return models.find((m) => sameModel(m.name, name))
 }
 
 /** Closes a popover on a press outside root while open. */
@@ -170,12 +170,12 @@ export function ModelPicker() {
                 id={optionId('model-filter', i)}
                 aria-selected={i === nav.active}
                 key={m.name}
-                className={`model-option${i === nav.active ? ' active' : ''}${m.name === current ? ' selected' : ''}`}
+                className={`model-option${i === nav.active ? ' active' : ''}${sameModel(m.name, current) ? ' selected' : ''}`}
                 onMouseEnter={() => nav.setActive(i)}
                 onClick={() => pick(m.name)}
               >
                 <span className="model-name">
-                  {m.name === current && <span aria-label="in use">✓ </span>}
+                  {sameModel(m.name, current) && <span aria-label="in use">✓ </span>}
                   {m.name}
                 </span>
                 <span className="muted">

@@ -56,6 +56,7 @@ export const helpList: Array<{ label: string; does: string }> = [
   settingsShortcut,
   { label: 'Enter', does: 'Send the message' },
   { label: 'Shift+Enter', does: 'New line in the message' },
+  { label: '↑', does: 'In an empty message: edit the last one you sent' },
   { label: 'Esc', does: 'Close the menu or dialog; with none open, stop the run' },
   { label: '↑ ↓ Enter', does: 'Move in a list and choose' },
   { label: approveShortcut.label, does: 'Approve the tool call that waits' },

@@ -89,6 +89,12 @@ export interface PendingChange {
   chatId: string
 }
 
+/** Whether two names are the same model (a name without a tag is the model's ":latest"). */
+export function sameModel(a: string, b: string): boolean {
+  const full = (n: string) => (n && !n.includes(':') ? `${n}:latest` : n)
+  return full(a) === full(b)
+}
+
 /** The open chat's summary, when a chat is open and listed. */
 export function activeSummary(s: Pick<AppState, 'activeChatId' | 'chatList'>): ChatSummary | undefined {
   return s.activeChatId ? s.chatList.find((c) => c.id === s.activeChatId) : undefined
@@ -578,7 +584,7 @@ export class AppStore {
   async requestModel(name: string): Promise<void> {
     const open = activeSummary(this.state)
     if (!open) return this.setModel(name)
-    if (open.model !== name) this.set({ pendingChange: { kind: 'model', value: name, chatId: open.id } })
+    if (!sameModel(open.model ?? '', name)) this.set({ pendingChange: { kind: 'model', value: name, chatId: open.id } })
   }
 
   /** Applies the pending change to its chat, or starts a new chat with it. */
