@@ -14,6 +14,7 @@ import (
 	"prototyper/agentloop/ollama"
 	"prototyper/events/wailssink"
 	"prototyper/internal/cli"
+	"prototyper/store"
 )
 
 // App is the facade bound to the frontend: every exported method is callable from the
@@ -161,13 +162,80 @@ func (a *App) DeleteChat(id string) error {
 	return desk.DeleteChat(id)
 }
 
-// OpenChat reads one chat from the store, as the window shows it.
+// OpenChat reads one chat from the store, as the window shows it, with the versions of its
+// edited history.
 func (a *App) OpenChat(id string) (agentloop.OpenedChat, error) {
 	desk, err := a.desktop()
 	if err != nil {
 		return agentloop.OpenedChat{}, err
 	}
-	return desk.Agent().Open(id)
+	return desk.OpenChat(id)
+}
+
+// ChooseFolder asks for a folder with the native dialog, starting at from, and returns it
+// ("" when the user cancels) without using it: the window asks what it is for.
+func (a *App) ChooseFolder(from string) (string, error) {
+	if _, err := a.desktop(); err != nil {
+		return "", err
+	}
+	return runtime.OpenDirectoryDialog(a.ctx, runtime.OpenDialogOptions{
+		Title: "Open a workspace folder", DefaultDirectory: from, CanCreateDirectories: true})
+}
+
+// UseFolder makes dir the folder of new chats and returns its absolute path.
+func (a *App) UseFolder(dir string) (string, error) {
+	desk, err := a.desktop()
+	if err != nil {
+		return "", err
+	}
+	return desk.UseFolder(dir)
+}
+
+// SetChatWorkspace moves a chat to the folder dir from its next message on.
+func (a *App) SetChatWorkspace(chatID, dir string) (agentloop.ChatSummary, error) {
+	desk, err := a.desktop()
+	if err != nil {
+		return agentloop.ChatSummary{}, err
+	}
+	return desk.SetChatWorkspace(chatID, dir)
+}
+
+// SetChatModel makes name the model of a chat's next messages.
+func (a *App) SetChatModel(chatID, name string) (agentloop.ChatSummary, error) {
+	desk, err := a.desktop()
+	if err != nil {
+		return agentloop.ChatSummary{}, err
+	}
+	return desk.SetChatModel(chatID, name)
+}
+
+// EditAndResend replaces a user message with text and sends it; what followed it stays as an
+// earlier version of the chat.
+func (a *App) EditAndResend(chatID, messageID, text string) (cli.SendResult, error) {
+	desk, err := a.desktop()
+	if err != nil {
+		return cli.SendResult{}, err
+	}
+	return desk.EditAndResend(a.ctx, chatID, messageID, text)
+}
+
+// ShowVersion shows version index (1-based) of a chat's history at the message shownID, and
+// returns the chat as it reads then.
+func (a *App) ShowVersion(chatID, shownID string, index int) (agentloop.OpenedChat, error) {
+	desk, err := a.desktop()
+	if err != nil {
+		return agentloop.OpenedChat{}, err
+	}
+	return desk.ShowVersion(chatID, shownID, index)
+}
+
+// SearchChats finds the chats whose title or messages hold query, newest first.
+func (a *App) SearchChats(query string) ([]store.ChatHit, error) {
+	desk, err := a.desktop()
+	if err != nil {
+		return nil, err
+	}
+	return desk.SearchChats(query)
 }
 
 // Send submits a message. With no chat, one is created in the current workspace. The current

@@ -24,6 +24,9 @@ type OpenedChat struct {
 	// Changes are the chat's checkpoints: which runs changed files (and can be undone), and
 	// the undos and redos made since.
 	Changes []ChangeSummary `json:"changes"`
+	// Versions are the messages that start one of several versions of the history (edit and
+	// resend); the window's session fills them in (cli.Desktop.OpenChat).
+	Versions []store.Version `json:"versions,omitempty"`
 }
 
 // ChangeSummary is one checkpoint of a chat as the window shows it: a run that changed

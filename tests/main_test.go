@@ -27,6 +27,10 @@ var (
 		),
 	}}
 
+	// folderModel writes where.txt at every message of the user, then answers: where the file
+	// lands is the folder the chat ran in.
+	folderModel = ollamatest.Model{Name: "e2e-folders", Scripts: folderScripts()}
+
 	// clobberModel tries to overwrite the app's database, which sits in the workspace, then
 	// answers.
 	clobberModel = ollamatest.Model{Name: "e2e-clobber", Scripts: ollamatest.Scripts{
@@ -53,6 +57,19 @@ func longAnswerPieces() []string {
 	return pieces
 }
 
+// folderScripts answers up to four messages of one chat (and any first one) by writing
+// where.txt, then saying so.
+func folderScripts() ollamatest.Scripts {
+	s := ollamatest.Scripts{}
+	trail := "SU"
+	for range 4 {
+		s[trail] = ollamatest.ToolCall("write_file", map[string]any{"path": "where.txt", "content": "here\n"})
+		s[trail+"AT"] = []string{"Wrote ", "where.txt", "."}
+		trail += "ATAU"
+	}
+	return s
+}
+
 func fiveCallScripts() ollamatest.Scripts {
 	s := ollamatest.Scripts{}
 	trail := "SU"
@@ -71,5 +88,5 @@ func TestMain(m *testing.M) {
 	if os.Getenv(crashChildEnv) != "" { // the crash test's child needs no server
 		os.Exit(m.Run())
 	}
-	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel, badArgsModel))
+	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel, badArgsModel, folderModel))
 }

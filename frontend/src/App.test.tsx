@@ -24,7 +24,9 @@ describe('App', () => {
     expect(titles[0]).toContain('Newest chat')
     expect(titles[1]).toContain('Older chat')
     expect(document.activeElement).toBe(screen.getByTestId('composer'))
-    expect(screen.getByTestId('workspace-button').textContent).toContain('project')
+    // the newest chat is open: the header shows its folder, not the one new chats take
+    expect(screen.getByTestId('workspace-button').textContent).toContain('w')
+    expect(screen.getByTestId('workspace-button').textContent).not.toContain('project')
   })
 
   it('paints a fast tool call running in the DOM and acknowledges it before showing the result', async () => {
@@ -104,6 +106,7 @@ describe('App', () => {
   it('disables the composer until a workspace is picked', async () => {
     await mount((b) => {
       b.cfg.workspace = ''
+      b.chats = []
     })
     expect((screen.getByTestId('composer') as HTMLTextAreaElement).disabled).toBe(true)
     expect(screen.getByTestId('composer-disabled-reason').textContent).toMatch(/workspace/)
@@ -112,6 +115,7 @@ describe('App', () => {
   it('flags a model without tool support before sending', async () => {
     await mount((b) => {
       b.cfg.model = 'gemma3:1b'
+      b.chats = []
     })
     expect(screen.getByTestId('composer-warning').textContent).toMatch(/cannot call tools/)
   })

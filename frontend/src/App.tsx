@@ -1,17 +1,20 @@
-import { useState } from 'react'
-import { ChatList } from './components/ChatList'
+import { useCallback, useEffect, useState } from 'react'
+import { ChatList, waitingChatIds } from './components/ChatList'
 import { ChangesPanel } from './components/ChangesPanel'
 import { ChangesBar, ChatView } from './components/ChatView'
 import { Composer } from './components/Composer'
-import { Header } from './components/Header'
+import { ChatChangeDialog, Header } from './components/Header'
 import { FirstModelPanel } from './components/FirstModelPanel'
+import { HelpOverlay } from './components/HelpOverlay'
+import { SearchDialog } from './components/SearchDialog'
 import { OllamaDownPanel } from './components/OllamaDownPanel'
 import { SettingsPanel } from './components/SettingsPanel'
 import { summarizeArgs } from './components/ToolCard'
 import { approveShortcut, denyShortcut } from './keyboard/shortcuts'
 import { useApprovalShortcuts } from './keyboard/useApprovalShortcuts'
+import { useWindowShortcuts } from './keyboard/useWindowShortcuts'
 import { isBusy, oldestWaitingCard } from './state/chatReducer'
-import { budgetKey, findModel, needsFirstModel, type AppState } from './state/store'
+import { budgetKey, findModel, headerModel, headerWorkspace, needsFirstModel, type AppState } from './state/store'
 import { useAppState, useStore } from './state/useAppState'
 
 /** Why the composer cannot send yet, or '' when it can. */
@@ -19,15 +22,15 @@ export function composerBlocker(s: AppState): string {
   if (s.configError) return `The settings could not be read: ${s.configError}`
   if (!s.config) return 'Loading…'
   if (s.ollama && !s.ollama.running) return 'Ollama is not running.'
-  if (!s.config.workspace) return 'Pick a workspace folder (top left) to start.'
-  if (!s.config.model && needsFirstModel(s)) return 'Pull a first model (above) to start.'
-  if (!s.config.model) return 'Pick a model (top) to start.'
+  if (!headerWorkspace(s)) return 'Pick a workspace folder (top left, Ctrl+O) to start.'
+  if (!headerModel(s) && needsFirstModel(s)) return 'Pull a first model (above) to start.'
+  if (!headerModel(s)) return 'Pick a model (top, Ctrl+M) to start.'
   return ''
 }
 
 /** A note about the chosen model that does not block sending. */
 export function modelWarning(s: AppState): string {
-  const name = s.config?.model
+  const name = headerModel(s)
   if (!name || s.models.length === 0) return ''
   const m = findModel(s.models, name)
   if (!m) return `${name} is not on the Ollama server: pull it from the model menu.`
@@ -49,6 +52,7 @@ function ConnectedComposer() {
       budget={budget}
       onSend={(text) => store.send(text)}
       onStop={() => void store.stop()}
+      onEditLast={store.editLast}
     />
   )
 }
@@ -97,6 +101,18 @@ function WindowStatus() {
   )
 }
 
+/** The window's title: the app's name, and how many chats wait for the user's approval. */
+export function windowTitle(waiting: number): string {
+  if (waiting === 0) return 'Prototyper'
+  return `Prototyper — ${waiting} ${waiting === 1 ? 'chat waits' : 'chats wait'} for approval`
+}
+
+function useWindowTitle() {
+  const store = useStore()
+  const waiting = useAppState((s) => waitingChatIds(s).length)
+  useEffect(() => store.setTitle(windowTitle(waiting)), [store, waiting])
+}
+
 /**
  * The window: header on top, chat list on the left, the chat and the composer on the right (in
  * that order for the keyboard too). The root says data-ready="true" once the settings, the chats
@@ -105,12 +121,18 @@ function WindowStatus() {
 export function App() {
   const store = useStore()
   const [settingsOpen, setSettingsOpen] = useState(false)
+  const [searchOpen, setSearchOpen] = useState(false)
+  const [helpOpen, setHelpOpen] = useState(false)
   const config = useAppState((s) => s.config)
   const ready = useAppState((s) => s.ready)
   const ollamaDown = useAppState((s) => s.ollama !== null && !s.ollama.running)
   const firstModel = useAppState((s) => needsFirstModel(s) && s.activeChatId === null)
-  const openSettings = () => setSettingsOpen(true)
+  const openSettings = useCallback(() => setSettingsOpen(true), [])
+  const openSearch = useCallback(() => setSearchOpen(true), [])
+  const openHelp = useCallback(() => setHelpOpen(true), [])
   useApprovalShortcuts(store)
+  useWindowShortcuts(store, { openSettings, openSearch, openHelp })
+  useWindowTitle()
   return (
     <div className="app" data-ready={ready ? 'true' : 'false'} data-testid="app">
       <Header onSettings={openSettings} />
@@ -124,6 +146,9 @@ export function App() {
       </main>
       <WindowStatus />
       {settingsOpen && config && <SettingsPanel config={config} onClose={() => setSettingsOpen(false)} />}
+      {searchOpen && <SearchDialog onClose={() => setSearchOpen(false)} />}
+      {helpOpen && <HelpOverlay onClose={() => setHelpOpen(false)} />}
+      <ChatChangeDialog />
     </div>
   )
 }

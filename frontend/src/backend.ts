@@ -187,6 +187,23 @@ export interface OpenedChat {
   liveRunId: string
   /** The chat's checkpoints: which runs changed files, and the undos and redos since. */
   changes?: ChangeSummary[] | null
+  /** The messages that start one of several versions of the history (edit and resend). */
+  versions?: Version[] | null
+}
+
+/** Of a message that starts one version of the history after its predecessor: "< 2/3 >". */
+export interface Version {
+  messageId: string
+  /** 1-based, oldest version first. */
+  index: number
+  count: number
+}
+
+/** A chat a search found; messageId and snippet say where, when not in the title. */
+export interface ChatHit {
+  chat: Omit<ChatSummary, 'phase'>
+  messageId?: string
+  snippet?: string
 }
 
 /**
@@ -363,6 +380,22 @@ export interface Backend {
   pullModel(name: string): Promise<void>
   painted(seq: number, runningToolCallIds: string[]): Promise<void>
   setVisible(visible: boolean): Promise<void>
+  /** Asks for a folder with the native dialog ('' when cancelled); uses it for nothing yet. */
+  chooseFolder(from: string): Promise<string>
+  /** Makes a folder the one new chats take; returns its absolute path. */
+  useFolder(dir: string): Promise<string>
+  /** Moves a chat to a folder from its next message on. */
+  setChatWorkspace(chatId: string, dir: string): Promise<ChatSummary>
+  /** Makes a model the one of a chat's next messages. */
+  setChatModel(chatId: string, name: string): Promise<ChatSummary>
+  /** Replaces a user message and sends it; what followed stays as an earlier version. */
+  editAndResend(chatId: string, messageId: string, text: string): Promise<SendResult>
+  /** Shows version `index` (1-based) of the history at the message starting the one shown. */
+  showVersion(chatId: string, shownId: string, index: number): Promise<OpenedChat>
+  /** Chats whose title or messages hold the query, newest first. */
+  searchChats(query: string): Promise<ChatHit[]>
+  /** Sets the window's title (the desktop's task bar shows it). */
+  setTitle(title: string): void
   /** Subscribes to "agent:batch"; returns the unsubscribe function. */
   onBatch(handler: (events: AgentEvent[]) => void): () => void
 }
@@ -393,12 +426,20 @@ interface WailsApp {
   PullModel(name: string): Promise<void>
   Painted(seq: number, runningToolCallIds: string[]): Promise<void>
   SetVisible(visible: boolean): Promise<void>
+  ChooseFolder(from: string): Promise<string>
+  UseFolder(dir: string): Promise<string>
+  SetChatWorkspace(chatId: string, dir: string): Promise<ChatSummary>
+  SetChatModel(chatId: string, name: string): Promise<ChatSummary>
+  EditAndResend(chatId: string, messageId: string, text: string): Promise<SendResult>
+  ShowVersion(chatId: string, shownId: string, index: number): Promise<OpenedChat>
+  SearchChats(query: string): Promise<ChatHit[] | null>
 }
 
 interface WailsRuntime {
   EventsOn(name: string, cb: (...data: any[]) => void): () => void
   EventsOff(name: string, ...more: string[]): void
   ClipboardSetText?(text: string): Promise<boolean>
+  WindowSetTitle?(title: string): void
   BrowserOpenURL?(url: string): void
 }
 
@@ -450,6 +491,17 @@ export function wailsBackend(): Backend {
     pullModel: (n) => app().PullModel(n),
     painted: (seq, ids) => app().Painted(seq, ids),
     setVisible: (v) => app().SetVisible(v),
+    chooseFolder: (from) => app().ChooseFolder(from),
+    useFolder: (dir) => app().UseFolder(dir),
+    setChatWorkspace: (id, dir) => app().SetChatWorkspace(id, dir),
+    setChatModel: (id, name) => app().SetChatModel(id, name),
+    editAndResend: (id, mid, text) => app().EditAndResend(id, mid, text),
+    showVersion: (id, shown, index) => app().ShowVersion(id, shown, index),
+    searchChats: async (q) => (await app().SearchChats(q)) ?? [],
+    setTitle: (title) => {
+      window.runtime?.WindowSetTitle?.(title)
+      document.title = title
+    },
     onBatch: (handler) =>
       rt().EventsOn('agent:batch', (events: AgentEvent[] | AgentEvent) => {
         handler(Array.isArray(events) ? events : [events])

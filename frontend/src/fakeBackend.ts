@@ -4,6 +4,7 @@
 import type {
   AgentEvent,
   Backend,
+  ChatHit,
   ChatSummary,
   Config,
   Decision,
@@ -204,6 +205,53 @@ export class FakeBackend implements Backend {
   async setVisible(visible: boolean) {
     this.record('SetVisible', visible)
   }
+  /** What the folder dialog answers ('' as if cancelled). */
+  folderChoice = ''
+  /** What SearchChats answers; by default the chats whose title holds the query. */
+  hits: ChatHit[] | null = null
+  title = ''
+  async chooseFolder(from: string) {
+    this.record('ChooseFolder', from)
+    return this.folderChoice
+  }
+  async useFolder(dir: string) {
+    this.record('UseFolder', dir)
+    this.cfg = { ...this.cfg, workspace: dir }
+    return dir
+  }
+  async setChatWorkspace(chatId: string, dir: string) {
+    this.record('SetChatWorkspace', chatId, dir)
+    return this.changeChat(chatId, { workspace: dir })
+  }
+  async setChatModel(chatId: string, name: string) {
+    this.record('SetChatModel', chatId, name)
+    return this.changeChat(chatId, { model: name })
+  }
+  async editAndResend(chatId: string, messageId: string, text: string) {
+    this.record('EditAndResend', chatId, messageId, text)
+    return { chatId }
+  }
+  async showVersion(chatId: string, shownId: string, index: number) {
+    this.record('ShowVersion', chatId, shownId, index)
+    return this.openChat(chatId)
+  }
+  async searchChats(query: string): Promise<ChatHit[]> {
+    this.record('SearchChats', query)
+    if (this.hits) return this.hits
+    const q = query.toLowerCase()
+    return this.chats.filter((c) => c.title.toLowerCase().includes(q)).map((c) => ({ chat: c }))
+  }
+  setTitle(title: string) {
+    this.title = title
+  }
+  private changeChat(chatId: string, patch: Partial<ChatSummary>): ChatSummary {
+    const c = { ...(this.chats.find((x) => x.id === chatId) ?? this.summary(chatId)), ...patch }
+    this.chats = this.chats.map((x) => (x.id === chatId ? c : x))
+    if (patch.workspace) this.cfg = { ...this.cfg, workspace: patch.workspace }
+    if (patch.model) this.cfg = { ...this.cfg, model: patch.model }
+    return c
+  }
+
   onBatch(handler: (events: AgentEvent[]) => void) {
     this.batchHandlers.add(handler)
     return () => {

@@ -268,27 +268,34 @@ type SendResult struct {
 	ChatID string `json:"chatId"`
 }
 
-// Send submits a message. With no chat, one is created in the current workspace. The current
-// model becomes the chat's. A message sent while the chat is busy steers the running agent.
-// What the user works with is what the next start presets.
+// Send submits a message. With no chat, one is created in the folder and with the model new
+// chats take. A message to a chat runs in the chat's own folder with its own model (see
+// [Desktop.SetChatWorkspace]), which become those new chats take. A message sent while the
+// chat is busy steers the running agent. What the user works with is what the next start
+// presets.
 func (d *Desktop) Send(ctx context.Context, chatID, prompt string) (SendResult, error) {
 	if strings.TrimSpace(prompt) == "" {
 		return SendResult{}, errors.New("the message is empty: type what you want built")
 	}
-	workspace, model := d.session()
-	if model == "" {
-		return SendResult{}, errors.New("no model is selected: pick one in the header (or pull one)")
-	}
 	var id string
 	var err error
 	if chatID == "" {
+		workspace, model := d.session()
+		if model == "" {
+			return SendResult{}, errors.New("no model is selected: pick one in the header (or pull one)")
+		}
 		if workspace == "" {
 			return SendResult{}, errors.New("no workspace folder is open: pick one in the header")
 		}
 		// The agent checks the message before it creates the chat: a refused one leaves none.
 		id, err = d.agent.SendNew(ctx, store.Chat{Workspace: workspace, Model: model}, prompt)
-	} else if _, err = d.db.UpdateChat(chatID, func(c *store.Chat) { c.Model = model }); err == nil {
-		id, err = d.agent.Send(ctx, chatID, prompt)
+	} else {
+		var c store.Chat
+		if c, err = d.db.Chat(chatID); err == nil {
+			if id, err = d.agent.Send(ctx, chatID, prompt); err == nil {
+				d.useLast(c.Workspace, c.Model)
+			}
+		}
 	}
 	if err != nil {
 		return SendResult{ChatID: id}, err

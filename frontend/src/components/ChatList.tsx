@@ -1,10 +1,28 @@
 import { useState } from 'react'
 import type { ChatSummary } from '../backend'
+import { focusComposer } from '../keyboard/menus'
+import { newChatShortcut, withShortcut } from '../keyboard/shortcuts'
 import { isBusy, type ChatState } from '../state/chatReducer'
+import type { AppState } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
+import { baseName } from './Header'
 import { PencilIcon, TrashIcon } from './icons'
 
-function ChatListItem({ chat, active, busy }: { chat: ChatSummary; active: boolean; busy: boolean }) {
+/** When a chat was last active, as a list shows it: the time today, else the day. */
+export function chatDate(iso: string, now = new Date()): string {
+  const d = new Date(iso)
+  if (Number.isNaN(d.getTime())) return ''
+  if (d.toDateString() === now.toDateString()) return d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })
+  const sameYear = d.getFullYear() === now.getFullYear()
+  return d.toLocaleDateString(undefined, sameYear ? { day: 'numeric', month: 'short' } : { day: 'numeric', month: 'short', year: 'numeric' })
+}
+
+/** The chats that wait for the user's approval (seen live, or listed so). */
+export function waitingChatIds(s: AppState): string[] {
+  return s.chatList.filter((c) => phaseOf(s.chats[c.id], c) === 'awaiting_approval').map((c) => c.id)
+}
+
+function ChatListItem({ chat, active, busy, waiting }: { chat: ChatSummary; active: boolean; busy: boolean; waiting: boolean }) {
   const store = useStore()
   const [mode, setMode] = useState<'view' | 'rename' | 'confirm-delete'>('view')
   const [title, setTitle] = useState(chat.title)
@@ -48,9 +66,28 @@ function ChatListItem({ chat, active, busy }: { chat: ChatSummary; active: boole
   }
   return (
     <li className={`chat-item${active ? ' active' : ''}`} data-testid="chat-item" data-chat-id={chat.id}>
-      <button type="button" className="chat-title" onClick={() => void store.selectChat(chat.id)} title={chat.title}>
-        {busy && <span className="busy-dot" role="img" aria-label="running" />}
-        {chat.title || 'Untitled'}
+      <button
+        type="button"
+        className="chat-title"
+        onClick={() => {
+          void store.selectChat(chat.id)
+          focusComposer()
+        }}
+        title={`${chat.title}${chat.workspace ? `\n${chat.workspace}` : ''}${chat.model ? `\n${chat.model}` : ''}`}
+      >
+        <span className="chat-title-line">
+          {busy && <span className="busy-dot" role="img" aria-label="running" />}
+          {waiting && (
+            <span className="waiting-mark" role="img" aria-label="waiting for your approval" data-testid="waiting-mark">
+              !
+            </span>
+          )}
+          <span className="chat-title-text">{chat.title || 'Untitled'}</span>
+        </span>
+        <span className="chat-meta muted small">
+          {chat.workspace && <span className="chat-folder">{baseName(chat.workspace)}</span>}
+          <span className="chat-date">{chatDate(chat.updatedAt)}</span>
+        </span>
       </button>
       <span className="chat-actions">
         <button
@@ -95,10 +132,21 @@ export function ChatList() {
       .join(' '),
   )
   const busy = new Set(busyIds.split(' '))
+  const waiting = new Set(useAppState((s) => waitingChatIds(s).join(' ')).split(' '))
   return (
     <aside className="sidebar">
       <div className="brand">Prototyper</div>
-      <button type="button" className="new-chat" data-testid="new-chat" onClick={() => store.newChat()}>
+      <button
+        type="button"
+        className="new-chat"
+        data-testid="new-chat"
+        aria-keyshortcuts={newChatShortcut.label}
+        title={withShortcut('New chat', newChatShortcut)}
+        onClick={() => {
+          store.newChat()
+          focusComposer()
+        }}
+      >
         + New chat
       </button>
       <nav aria-label="Chats">
@@ -109,6 +157,7 @@ export function ChatList() {
               chat={c}
               active={c.id === activeId}
               busy={busy.has(c.id)}
+              waiting={waiting.has(c.id)}
             />
           ))}
         </ul>

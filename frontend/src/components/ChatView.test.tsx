@@ -124,7 +124,10 @@ describe('ChatView', () => {
     const answers = screen.getAllByTestId('message-assistant')
     const note = screen.getByTestId('notice')
     expect(note.textContent).toBe('Stopped before the end.')
-    expect(answers[2].nextElementSibling).toBe(note)
+    // next after the answer (and its actions) comes the note
+    let next = answers[2].nextElementSibling
+    while (next?.getAttribute('data-testid') === 'message-actions') next = next.nextElementSibling
+    expect(next).toBe(note)
     expect(answers[2].textContent).toContain('m2 xxx')
   })
 

@@ -11,6 +11,7 @@ import {
 import { useAppState, useStore } from '../state/useAppState'
 import { ItemBoundary } from './ItemBoundary'
 import { Message } from './Message'
+import { EditBox, MessageActions } from './MessageActions'
 import { ModelLoadingNote } from './ModelLoadingNote'
 import { redoShortcut, undoShortcut } from '../keyboard/shortcuts'
 import { ToolCard } from './ToolCard'
@@ -153,6 +154,9 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
   const open = useCallback((path: string, inFolder: boolean) => void store.openPath(path, inFolder), [store])
   const decisions = useAppState((s) => s.decisions)
   const reasonFor = useAppState((s) => s.reasonFor)
+  const versions = useAppState((s) => s.versions[chat.chatId])
+  const editing = useAppState((s) => s.editing)
+  const idle = chat.phase === 'idle'
   // The card the approval keys apply to; its Approve button takes the focus.
   const current = oldestWaitingCard(chat, decisions)?.id
   const { undoAfter, restoreAt } = runControls(chat)
@@ -189,7 +193,21 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
       const restore = restoreAt.get(e.id)
       return m ? (
         <ItemBoundary key={e.id} what="message" resetKey={m}>
-          <Message message={m} from={i === 0 ? start.from : 0} />
+          {editing === m.id && idle ? (
+            <EditBox message={m} onDone={() => store.edit('')} />
+          ) : (
+            <>
+              <Message message={m} from={i === 0 ? start.from : 0} />
+              {(m.role === 'user' || m.role === 'assistant') && (
+                <MessageActions
+                  message={m}
+                  idle={idle}
+                  version={versions?.find((v) => v.messageId === m.id)}
+                  onEdit={() => store.edit(m.id)}
+                />
+              )}
+            </>
+          )}
           {restore && (
             <div className="restore-here">
               <button

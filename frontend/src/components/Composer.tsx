@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
 import type { PromptBudget } from '../backend'
 import { overBudget } from '../state/promptBudget'
 
@@ -12,17 +12,30 @@ export interface ComposerProps {
   onStop: () => void
   /** How long a message may be for the model; a longer draft is not sent, and says why. */
   budget?: PromptBudget
+  /** ↑ in an empty box: edit the last message sent (false when there is none to edit). */
+  onEditLast?: () => boolean
 }
 
 /**
- * The message box: Enter sends, Shift+Enter adds a line, Esc stops a busy run. A draft too long
+ * The message box: Enter sends, Shift+Enter adds a line, Esc stops a busy run, ↑ in an empty box
+ * edits the last message sent. It grows with its text. A draft too long
  * for the model's context says so as it is typed or pasted, and is not sent.
  */
-export function Composer({ disabledReason, busy, warning, onSend, onStop, budget }: ComposerProps) {
+export function Composer({ disabledReason, busy, warning, onSend, onStop, budget, onEditLast }: ComposerProps) {
   const [draft, setDraft] = useState('')
   const box = useRef<HTMLTextAreaElement>(null)
   const disabled = disabledReason !== ''
   const tooLong = useMemo(() => overBudget(draft, budget), [draft, budget])
+
+  // The box grows with its text, up to a third of the window; beyond that it scrolls.
+  useLayoutEffect(() => {
+    const el = box.current
+    if (!el) return
+    el.style.height = 'auto'
+    const limit = Math.max(120, Math.round((typeof window !== 'undefined' ? window.innerHeight : 900) / 3))
+    el.style.height = `${Math.min(el.scrollHeight + 2, limit)}px`
+    el.style.overflowY = el.scrollHeight + 2 > limit ? 'auto' : 'hidden'
+  }, [draft])
 
   // The box has the focus whenever it can be used: at start, and once configuration arrives.
   useEffect(() => {
@@ -43,6 +56,8 @@ export function Composer({ disabledReason, busy, warning, onSend, onStop, budget
     } else if (e.key === 'Escape' && busy) {
       e.preventDefault()
       onStop()
+    } else if (e.key === 'ArrowUp' && !draft && !e.shiftKey && !e.altKey && !e.ctrlKey && onEditLast?.()) {
+      e.preventDefault()
     }
   }
 
@@ -81,7 +96,7 @@ export function Composer({ disabledReason, busy, warning, onSend, onStop, budget
           placeholder={busy ? 'Add to the running task… (Enter sends, Esc stops)' : 'Ask Prototyper to build something…'}
           onChange={(e) => setDraft(e.target.value)}
           onKeyDown={onKeyDown}
-          rows={3}
+          rows={2}
         />
         <div className="composer-actions">
           {busy && (

@@ -1,9 +1,12 @@
-import { useEffect, useRef, useState, type KeyboardEvent } from 'react'
+import { useCallback, useEffect, useRef, useState, type KeyboardEvent, type RefObject } from 'react'
 import type { ModelInfo } from '../backend'
+import { optionId, useListNav } from '../keyboard/listNav'
+import { focusComposer, useMenuRequest } from '../keyboard/menus'
+import { folderShortcut, modelShortcut, settingsShortcut, withShortcut } from '../keyboard/shortcuts'
 import { isBusy } from '../state/chatReducer'
-import type { PullState } from '../state/store'
+import { findModel, headerModel, headerWorkspace, sameModel, type AppState, type PullState } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
-import { FolderIcon, GearIcon } from './icons'
+import { FolderIcon, SettingsIcon } from './icons'
 
 export function formatBytes(n: number): string {
   if (!n) return '0 B'
@@ -12,7 +15,7 @@ export function formatBytes(n: number): string {
   return `${(n / 1000 ** i).toFixed(i >= 3 ? 1 : 0)} ${units[i]}`
 }
 
-function baseName(path: string): string {
+export function baseName(path: string): string {
   const parts = path.split(/[\\/]/).filter(Boolean)
   return parts[parts.length - 1] ?? path
 }
@@ -64,40 +67,64 @@ export function PullBar({ pull }: { pull: PullState }) {
   )
 }
 
-/** The model in use, the server's models with their capabilities, and pulling a new one. */
+/** Closes a popover on a press outside root while open. */
+function useCloseOutside(open: boolean, root: RefObject<HTMLElement | null>, close: () => void): void {
+  useEffect(() => {
+    if (!open) return
+    const onDown = (e: MouseEvent) => {
+      if (!root.current?.contains(e.target as Node)) close()
+    }
+    document.addEventListener('mousedown', onDown)
+    return () => document.removeEventListener('mousedown', onDown)
+  }, [open, root, close])
+}
+
+/**
+ * The model the header shows (the open chat's, else the next new chat's), the server's models
+ * with their capabilities, and pulling a new one. Opened (click or Ctrl+M), the filter field has
+ * the focus: typing filters, ↑/↓ move, Enter picks, Esc closes.
+ */
 export function ModelPicker() {
   const store = useStore()
   const models = useAppState((s) => s.models)
-  const current = useAppState((s) => s.config?.model ?? '')
+  const current = useAppState(headerModel)
   const pulls = useAppState((s) => s.pulls)
   const [open, setOpen] = useState(false)
+  const [filter, setFilter] = useState('')
   const [pullName, setPullName] = useState('')
   const root = useRef<HTMLDivElement>(null)
-  const info = models.find((m) => m.name === current)
-
-  useEffect(() => {
-    if (!open) return
-    const close = (e: MouseEvent) => {
-      if (!root.current?.contains(e.target as Node)) setOpen(false)
-    }
-    document.addEventListener('mousedown', close)
-    return () => document.removeEventListener('mousedown', close)
-  }, [open])
-
   const button = useRef<HTMLButtonElement>(null)
+  const info = findModel(models, current)
+  const shown = models.filter((m) => m.name.toLowerCase().includes(filter.trim().toLowerCase()))
+  const close = useCallback((refocus = true) => {
+    setOpen(false)
+    setFilter('')
+    if (refocus) button.current?.focus()
+  }, [])
+  const closeOutside = useCallback(() => close(false), [close])
+  useCloseOutside(open, root, closeOutside)
+  const openIt = useCallback(() => setOpen(true), [])
+  useMenuRequest('model', openIt)
+  const pick = (name: string) => {
+    close(false)
+    void store.requestModel(name)
+    focusComposer()
+  }
+  const nav = useListNav(shown.length, (i) => shown[i] && pick(shown[i].name))
+
   // Esc closes the list and gives the focus back to its button.
   const onKeyDown = (e: KeyboardEvent) => {
     if (e.key === 'Escape' && open) {
       e.stopPropagation()
-      setOpen(false)
-      button.current?.focus()
+      e.preventDefault()
+      close()
     }
   }
 
   const pullList = Object.values(pulls)
   const pulling = pullList.filter((p) => !p.done).length
   return (
-    <div className="model-picker" ref={root} onKeyDown={onKeyDown}>
+    <div className="model-picker" ref={root} onKeyDown={onKeyDown} data-menu-open={open ? 'true' : undefined}>
       <button
         type="button"
         ref={button}
@@ -105,34 +132,55 @@ export function ModelPicker() {
         data-testid="model-button"
         aria-haspopup="listbox"
         aria-expanded={open}
-        title="The model of the next message"
-        onClick={() => setOpen(!open)}
+        aria-keyshortcuts={modelShortcut.label}
+        title={withShortcut('The model of this chat', modelShortcut)}
+        onClick={() => (open ? close() : setOpen(true))}
       >
         {current || 'Pick a model'} {info && <ModelBadges model={info} />} <span aria-hidden="true">▾</span>
       </button>
       {pulling > 0 && !open && <span className="pull-mini">{pulling} pulling…</span>}
       {open && (
-        <div className="popover" role="listbox" aria-label="Models">
-          {models.length === 0 && <div className="muted pad">No models on the server yet. Pull one below.</div>}
-          {models.map((m) => (
-            <button
-              type="button"
-              role="option"
-              aria-selected={m.name === current}
-              key={m.name}
-              className={`model-option${m.name === current ? ' selected' : ''}`}
-              onClick={() => {
-                void store.setModel(m.name)
-                setOpen(false)
-              }}
-            >
-              <span className="model-name">{m.name}</span>
-              <span className="muted">
-                {m.parameterSize} {formatBytes(m.size)}
-              </span>
-              <ModelBadges model={m} />
-            </button>
-          ))}
+        <div className="popover">
+          <input
+            id="model-filter"
+            autoFocus
+            role="combobox"
+            aria-expanded="true"
+            aria-controls="model-list"
+            aria-activedescendant={nav.active >= 0 ? optionId('model-filter', nav.active) : undefined}
+            aria-label="Filter the models"
+            placeholder="Type to filter, ↑↓ to move, Enter to pick"
+            value={filter}
+            onChange={(e) => {
+              setFilter(e.target.value)
+              nav.setActive(0)
+            }}
+            onKeyDown={(e) => nav.onKeyDown(e)}
+          />
+          <div role="listbox" id="model-list" aria-label="Models">
+            {models.length === 0 && <div className="muted pad">No models on the server yet. Pull one below.</div>}
+            {models.length > 0 && shown.length === 0 && <div className="muted pad">No model matches “{filter}”.</div>}
+            {shown.map((m, i) => (
+              <div
+                role="option"
+                id={optionId('model-filter', i)}
+                aria-selected={i === nav.active}
+                key={m.name}
+                className={`model-option${i === nav.active ? ' active' : ''}${sameModel(m.name, current) ? ' selected' : ''}`}
+                onMouseEnter={() => nav.setActive(i)}
+                onClick={() => pick(m.name)}
+              >
+                <span className="model-name">
+                  {sameModel(m.name, current) && <span aria-label="in use">✓ </span>}
+                  {m.name}
+                </span>
+                <span className="muted">
+                  {m.parameterSize} {formatBytes(m.size)}
+                </span>
+                <ModelBadges model={m} />
+              </div>
+            ))}
+          </div>
           <form
             className="pull-form"
             onSubmit={(e) => {
@@ -156,6 +204,175 @@ export function ModelPicker() {
           ))}
         </div>
       )}
+    </div>
+  )
+}
+
+/** The folders a user worked in: the one shown, the next new chat's, then every chat's. */
+export function recentFolders(s: AppState): string[] {
+  const all = [headerWorkspace(s), s.config?.workspace ?? '', ...s.chatList.map((c) => c.workspace ?? '')]
+  return Array.from(new Set(all.filter(Boolean))).slice(0, 10)
+}
+
+/**
+ * The folder the header shows (the open chat's, else the next new chat's). Opened (click or
+ * Ctrl+O): the folders worked in, "Other folder…" (the system's dialog), and a field to type a
+ * path; ↑/↓ move, Enter picks, Esc closes. A folder picked while a chat is open is asked about
+ * (this chat, or a new one).
+ */
+export function FolderMenu() {
+  const store = useStore()
+  const workspace = useAppState(headerWorkspace)
+  const folders = useAppState(useCallback((s: AppState) => recentFolders(s).join('\n'), [])).split('\n').filter(Boolean)
+  const [open, setOpen] = useState(false)
+  const [typed, setTyped] = useState('')
+  const root = useRef<HTMLDivElement>(null)
+  const button = useRef<HTMLButtonElement>(null)
+  const close = useCallback((refocus = true) => {
+    setOpen(false)
+    setTyped('')
+    if (refocus) button.current?.focus()
+  }, [])
+  const closeOutside = useCallback(() => close(false), [close])
+  useCloseOutside(open, root, closeOutside)
+  const openIt = useCallback(() => setOpen(true), [])
+  useMenuRequest('folder', openIt)
+  const options = typed.trim()
+    ? [{ label: `Use ${typed.trim()}`, dir: typed.trim() }]
+    : [...folders.map((f) => ({ label: f, dir: f })), { label: 'Other folder…', dir: '' }]
+  const choose = (i: number) => {
+    const o = options[i]
+    if (!o) return
+    close(false)
+    if (o.dir) void store.requestFolder(o.dir)
+    else void store.chooseFolder()
+    focusComposer()
+  }
+  const nav = useListNav(options.length, choose)
+  return (
+    <div
+      className="folder-menu"
+      ref={root}
+      data-menu-open={open ? 'true' : undefined}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape' && open) {
+          e.stopPropagation()
+          e.preventDefault()
+          close()
+        }
+      }}
+    >
+      <button
+        type="button"
+        ref={button}
+        className="header-button workspace"
+        data-testid="workspace-button"
+        aria-haspopup="listbox"
+        aria-expanded={open}
+        aria-keyshortcuts={folderShortcut.label}
+        title={withShortcut(workspace || 'Pick the folder Prototyper works in', folderShortcut)}
+        onClick={() => (open ? close() : setOpen(true))}
+      >
+        <FolderIcon /> {workspace ? baseName(workspace) : 'Pick a workspace…'} <span aria-hidden="true">▾</span>
+      </button>
+      {open && (
+        <div className="popover">
+          <input
+            id="folder-path"
+            autoFocus
+            role="combobox"
+            aria-expanded="true"
+            aria-controls="folder-list"
+            aria-activedescendant={nav.active >= 0 ? optionId('folder-path', nav.active) : undefined}
+            aria-label="Folder path"
+            placeholder="Type a folder path, or pick one below"
+            value={typed}
+            onChange={(e) => {
+              setTyped(e.target.value)
+              nav.setActive(0)
+            }}
+            onKeyDown={(e) => nav.onKeyDown(e)}
+          />
+          <div role="listbox" id="folder-list" aria-label="Folders">
+            {options.map((o, i) => (
+              <div
+                role="option"
+                id={optionId('folder-path', i)}
+                key={o.label}
+                aria-selected={i === nav.active}
+                className={`folder-option${i === nav.active ? ' active' : ''}`}
+                title={o.dir}
+                onMouseEnter={() => nav.setActive(i)}
+                onClick={() => choose(i)}
+              >
+                {o.dir && o.dir === workspace && <span aria-label="in use">✓ </span>}
+                {o.dir && !typed.trim() ? (
+                  <>
+                    <span className="folder-name">{baseName(o.dir)}</span> <span className="muted small">{o.dir}</span>
+                  </>
+                ) : (
+                  o.label
+                )}
+              </div>
+            ))}
+          </div>
+        </div>
+      )}
+    </div>
+  )
+}
+
+/** Asks what a folder or model picked while a chat is open is for: this chat, or a new one. */
+export function ChatChangeDialog() {
+  const store = useStore()
+  const change = useAppState((s) => s.pendingChange)
+  const chat = useAppState((s) => s.chatList.find((c) => c.id === s.pendingChange?.chatId))
+  if (!change) return null
+  const isFolder = change.kind === 'workspace'
+  const now = isFolder ? baseName(chat?.workspace ?? '') : (chat?.model ?? '')
+  const next = isFolder ? baseName(change.value) : change.value
+  const done = () => focusComposer()
+  return (
+    <div role="presentation" className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && store.cancelChange()}>
+      <div
+        className="modal"
+        role="dialog"
+        aria-modal="true"
+        aria-label={isFolder ? 'Change the folder?' : 'Change the model?'}
+        data-testid="change-dialog"
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') {
+            e.stopPropagation()
+            e.preventDefault()
+            store.cancelChange()
+            done()
+          }
+        }}
+      >
+        <h2>{isFolder ? `Work in ${next}?` : `Use ${next}?`}</h2>
+        <p>
+          “{chat?.title || 'This chat'}” {isFolder ? 'works in' : 'uses'} <strong>{now || 'nothing yet'}</strong>. Change
+          this chat to <strong>{next}</strong> from its next message on, or start a new chat with it?
+        </p>
+        {change.kind === 'workspace' && <div className="muted small">{change.value}</div>}
+        <div className="row end">
+          <button type="button" onClick={() => (store.cancelChange(), done())}>
+            Cancel
+          </button>
+          <button type="button" data-testid="change-new-chat" onClick={() => void store.applyChange('new').then(done)}>
+            Start a new chat
+          </button>
+          <button
+            type="button"
+            autoFocus
+            className="primary"
+            data-testid="change-this-chat"
+            onClick={() => void store.applyChange('chat').then(done)}
+          >
+            Change this chat
+          </button>
+        </div>
+      </div>
     </div>
   )
 }
@@ -184,22 +401,12 @@ export function OllamaStartedBadge() {
   )
 }
 
-/** The bar above the chat: workspace, model, run state, settings. */
+/** The bar above the chat: the open chat's folder and model, its run state, settings. */
 export function Header({ onSettings }: { onSettings: () => void }) {
-  const store = useStore()
-  const workspace = useAppState((s) => s.config?.workspace ?? '')
   const phase = useAppState((s) => (s.activeChatId ? s.chats[s.activeChatId]?.phase : undefined) ?? 'idle')
   return (
     <header className="chat-header">
-      <button
-        type="button"
-        className="header-button workspace"
-        data-testid="workspace-button"
-        title={workspace || 'Pick the folder Prototyper works in'}
-        onClick={() => void store.pickWorkspace()}
-      >
-        <FolderIcon /> {workspace ? baseName(workspace) : 'Pick a workspace…'}
-      </button>
+      <FolderMenu />
       <ModelPicker />
       <OllamaStartedBadge />
       <span className="spacer" />
@@ -208,8 +415,15 @@ export function Header({ onSettings }: { onSettings: () => void }) {
           {isBusy(phase) && <span className="spinner" aria-hidden="true" />} {phaseLabels[phase]}
         </span>
       )}
-      <button type="button" className="header-button" aria-label="Settings" title="Settings" onClick={onSettings}>
-        <GearIcon />
+      <button
+        type="button"
+        className="header-button"
+        aria-label="Settings"
+        aria-keyshortcuts={settingsShortcut.label}
+        title={withShortcut('Settings', settingsShortcut)}
+        onClick={onSettings}
+      >
+        <SettingsIcon />
       </button>
     </header>
   )

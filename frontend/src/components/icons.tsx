@@ -59,3 +59,32 @@ export function GearIcon(props: IconProps) {
     </Icon>
   )
 }
+
+/** Settings: three sliders (a gear drawn this small reads as a sun). */
+export function SettingsIcon(props: IconProps) {
+  return (
+    <Icon {...props}>
+      <path d="M2 4h7M12 4h2M2 8h2M7 8h7M2 12h8M13 12h1" />
+      <circle cx="10.5" cy="4" r="1.5" />
+      <circle cx="5.5" cy="8" r="1.5" />
+      <circle cx="11.5" cy="12" r="1.5" />
+    </Icon>
+  )
+}
+
+export function CopyIcon(props: IconProps) {
+  return (
+    <Icon {...props}>
+      <rect x="5.5" y="5.5" width="8" height="8" rx="1" />
+      <path d="M10.5 5.5v-2a1 1 0 0 0-1-1h-6a1 1 0 0 0-1 1v6a1 1 0 0 0 1 1h2" />
+    </Icon>
+  )
+}
+
+export function RegenerateIcon(props: IconProps) {
+  return (
+    <Icon {...props}>
+      <path d="M13 8a5 5 0 1 1-1.5-3.6M13 2.5v3h-3" />
+    </Icon>
+  )
+}

@@ -31,3 +31,53 @@ export function matches(e: Pick<KeyboardEvent, 'altKey' | 'ctrlKey' | 'metaKey' 
   // Option+A on a Mac reports "å": fall back to the physical key when the key is no plain letter.
   return !/^[a-z]$/.test(key) && e.code === `Key${s.letter.toUpperCase()}`
 }
+
+/**
+ * The window's own shortcuts (Ctrl with a key works in every field: it types nothing), named
+ * once: the global listener (useWindowShortcuts) matches them, the buttons show them in their
+ * tooltips and aria-keyshortcuts, and the help overlay lists them.
+ */
+export interface WindowShortcut {
+  /** As shown in tooltips, aria-keyshortcuts and the help overlay. */
+  label: string
+  /** KeyboardEvent.key, lower case. */
+  key: string
+  ctrl: boolean
+  /** What it does, as the help overlay says it. */
+  does: string
+}
+
+export const newChatShortcut: WindowShortcut = { label: 'Ctrl+N', key: 'n', ctrl: true, does: 'New chat' }
+export const searchShortcut: WindowShortcut = { label: 'Ctrl+K', key: 'k', ctrl: true, does: 'Search chats' }
+export const settingsShortcut: WindowShortcut = { label: 'Ctrl+,', key: ',', ctrl: true, does: 'Settings' }
+export const folderShortcut: WindowShortcut = { label: 'Ctrl+O', key: 'o', ctrl: true, does: 'Open a folder' }
+export const modelShortcut: WindowShortcut = { label: 'Ctrl+M', key: 'm', ctrl: true, does: 'Pick a model' }
+export const helpShortcut: WindowShortcut = { label: 'Ctrl+/', key: '/', ctrl: true, does: 'Keyboard shortcuts (also ? outside a text field)' }
+
+/** Every shortcut the help overlay lists, in its order. */
+export const helpList: Array<{ label: string; does: string }> = [
+  newChatShortcut,
+  searchShortcut,
+  folderShortcut,
+  modelShortcut,
+  settingsShortcut,
+  { label: 'Enter', does: 'Send the message' },
+  { label: 'Shift+Enter', does: 'New line in the message' },
+  { label: '↑', does: 'In an empty message: edit the last one you sent' },
+  { label: 'Esc', does: 'Close the menu or dialog; with none open, stop the run' },
+  { label: '↑ ↓ Enter', does: 'Move in a list and choose' },
+  { label: approveShortcut.label, does: 'Approve the tool call that waits' },
+  { label: denyShortcut.label, does: 'Deny the tool call that waits' },
+  helpShortcut,
+]
+
+/** Whether a keydown is a window shortcut: Ctrl (or ⌘) and its key, nothing else held. */
+export function matchesWindow(e: Pick<KeyboardEvent, 'altKey' | 'ctrlKey' | 'metaKey' | 'key'>, s: WindowShortcut): boolean {
+  if (!(e.ctrlKey || e.metaKey) || e.altKey) return false
+  return (e.key ?? '').toLowerCase() === s.key
+}
+
+/** A tooltip with the shortcut: "New chat (Ctrl+N)". */
+export function withShortcut(text: string, s: { label: string }): string {
+  return `${text} (${s.label})`
+}

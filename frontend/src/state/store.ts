@@ -32,6 +32,8 @@ import type {
   Settings,
   StarterModel,
   UndoOptions,
+  Version,
+  ChatHit,
 } from '../backend'
 import { errorText } from '../backend'
 import {
@@ -43,6 +45,7 @@ import {
   mergeLive,
   reduceChat,
   type ChatState,
+  type TimelineEntry,
 } from './chatReducer'
 
 export interface PullState {
@@ -84,16 +87,50 @@ export interface AppState {
   undoNote: string
   /** The waiting call whose "Deny and tell the model why" field is open. */
   reasonFor: string | null
+  /** By chat: the messages that start one of several versions of its history. */
+  versions: Record<string, Version[]>
+  /** A folder or model chosen while a chat is open: the window asks what it is for. */
+  pendingChange: PendingChange | null
+  /** The user message being edited in the open chat ('' when none). */
+  editing: string
+}
+
+/** A folder or a model the user picked in the header while a chat was open. */
+export interface PendingChange {
+  kind: 'workspace' | 'model'
+  value: string
+  chatId: string
+}
+
+/** Whether two names are the same model (a name without a tag is the model's ":latest"). */
+export function sameModel(a: string, b: string): boolean {
+  const full = (n: string) => (n && !n.includes(':') ? `${n}:latest` : n)
+  return full(a) === full(b)
+}
+
+/** The open chat's summary, when a chat is open and listed. */
+export function activeSummary(s: Pick<AppState, 'activeChatId' | 'chatList'>): ChatSummary | undefined {
+  return s.activeChatId ? s.chatList.find((c) => c.id === s.activeChatId) : undefined
+}
+
+/** The folder the header shows: the open chat's, else the one a new chat takes. */
+export function headerWorkspace(s: Pick<AppState, 'activeChatId' | 'chatList' | 'config'>): string {
+  return activeSummary(s)?.workspace || s.config?.workspace || ''
+}
+
+/** The model the header shows: the open chat's, else the one a new chat takes. */
+export function headerModel(s: Pick<AppState, 'activeChatId' | 'chatList' | 'config'>): string {
+  return activeSummary(s)?.model || s.config?.model || ''
 }
 
 /** The key of the budget that applies to the composer now: the open chat and the model. */
-export function budgetKey(s: Pick<AppState, 'activeChatId' | 'config'>): string {
-  return `${s.activeChatId ?? ''}\n${s.config?.model ?? ''}`
+export function budgetKey(s: Pick<AppState, 'activeChatId' | 'chatList' | 'config'>): string {
+  return `${s.activeChatId ?? ''}\n${headerModel(s)}`
 }
 
-/** The server's model of that name; "qwen3" also finds "qwen3:latest". */
+/** The server's model of that name (a name without a tag is the model's ":latest"). */
 export function findModel(models: ModelInfo[], name: string): ModelInfo | undefined {
-  return models.find((m) => m.name === name || m.name === `${name}:latest`)
+  return models.find((m) => sameModel(m.name, name))
 }
 
 /** True when Ollama answers and has no model yet: the window offers a first one. */
@@ -152,6 +189,9 @@ export class AppStore {
     undoConflict: null,
     undoNote: '',
     reasonFor: null,
+    versions: {},
+    pendingChange: null,
+    editing: '',
   }
   private listeners = new Set<() => void>()
   private feeds = new Map<string, Feed>()
@@ -386,7 +426,7 @@ export class AppStore {
    */
   async loadBudget(): Promise<void> {
     const s = this.state
-    const model = s.config?.model
+    const model = headerModel(s)
     const key = budgetKey(s)
     if (!model || s.budgets[key] || (s.ollama && !s.ollama.running)) return
     try {
@@ -469,6 +509,7 @@ export class AppStore {
     try {
       const opened = await this.backend.openChat(id)
       this.setChat(id, mergeLive(chatFromSnapshot(opened, id), this.state.chats[id]))
+      this.setVersions(id, opened.versions)
     } catch (err) {
       this.fail(err)
     }
@@ -645,6 +686,191 @@ export class AppStore {
     if (!chatId) return
     try {
       await this.backend.openPath(chatId, path, inFolder)
+    } catch (err) {
+      this.fail(err)
+    }
+  }
+
+  // ---- a chat's own folder and model ------------------------------------------------------
+  // The header shows the open chat's folder and model. Picking another one while a chat is
+  // open asks (pendingChange) whether it is for this chat, from its next message on, or for
+  // a new chat; with no chat open it is what the next new chat takes.
+
+  /** Asks for a folder with the native dialog, then as requestFolder. */
+  async chooseFolder(): Promise<void> {
+    try {
+      const dir = await this.backend.chooseFolder(headerWorkspace(this.state))
+      if (dir) await this.requestFolder(dir)
+    } catch (err) {
+      this.fail(err)
+    }
+  }
+
+  /** The user picked a folder in the header. */
+  async requestFolder(dir: string): Promise<void> {
+    const open = activeSummary(this.state)
+    if (open) {
+      if (open.workspace !== dir) this.set({ pendingChange: { kind: 'workspace', value: dir, chatId: open.id } })
+      return
+    }
+    try {
+      await this.backend.useFolder(dir)
+      await this.loadConfig()
+      void this.loadBudget()
+    } catch (err) {
+      this.fail(err)
+    }
+  }
+
+  /** The user picked a model in the header. */
+  async requestModel(name: string): Promise<void> {
+    const open = activeSummary(this.state)
+    if (!open) return this.setModel(name)
+    if (!sameModel(open.model ?? '', name)) this.set({ pendingChange: { kind: 'model', value: name, chatId: open.id } })
+  }
+
+  /** Applies the pending change to its chat, or starts a new chat with it. */
+  async applyChange(to: 'chat' | 'new'): Promise<void> {
+    const change = this.state.pendingChange
+    if (!change) return
+    this.set({ pendingChange: null })
+    try {
+      if (to === 'new') {
+        if (change.kind === 'workspace') await this.backend.useFolder(change.value)
+        else await this.backend.setModel(change.value)
+        this.newChat()
+      } else {
+        const c =
+          change.kind === 'workspace'
+            ? await this.backend.setChatWorkspace(change.chatId, change.value)
+            : await this.backend.setChatModel(change.chatId, change.value)
+        this.set({ chatList: this.state.chatList.map((x) => (x.id === c.id ? { ...x, workspace: c.workspace, model: c.model } : x)) })
+      }
+      await this.loadConfig()
+      void this.loadBudget()
+    } catch (err) {
+      this.fail(err)
+    }
+  }
+
+  cancelChange = (): void => this.set({ pendingChange: null })
+
+  /** Sets the window's title. */
+  setTitle(title: string): void {
+    this.backend.setTitle(title)
+  }
+
+  /** Chats whose title or messages hold the query, newest first. */
+  searchChats(query: string): Promise<ChatHit[]> {
+    return this.backend.searchChats(query)
+  }
+
+  // ---- versions: edit and resend, regenerate ---------------------------------------------
+
+  private setVersions(chatId: string, versions: Version[] | null | undefined): void {
+    this.set({ versions: { ...this.state.versions, [chatId]: versions ?? [] } })
+  }
+
+  /**
+   * The stored id of a message shown in the open chat. A message typed in this window keeps
+   * the id it was shown with until the chat is read again: then it is read again (the chat is
+   * idle) and found at the same place among the user's messages.
+   */
+  private async storedId(chatId: string, id: string): Promise<string> {
+    if (!id.startsWith('local:')) return id
+    const before = this.state.chats[chatId]
+    const users = (c: ChatState) => c.timeline.filter((e) => e.kind === 'message' && c.messages[e.id]?.role === 'user').map((e) => e.id)
+    const at = before ? users(before).indexOf(id) : -1
+    const opened = await this.backend.openChat(chatId)
+    const fresh = { ...chatFromSnapshot(opened, chatId), lastSeq: before?.lastSeq ?? 0, recentSeqs: before?.recentSeqs ?? [] }
+    this.setChat(chatId, fresh)
+    this.setVersions(chatId, opened.versions)
+    return users(fresh)[at] ?? ''
+  }
+
+  /**
+   * Sends text in place of the user message messageId: the chat goes on from there, and what
+   * followed stays reachable as an earlier version.
+   */
+  async editAndResend(messageId: string, text: string): Promise<void> {
+    const chatId = this.state.activeChatId
+    const content = text.trim()
+    if (!chatId || !content) return
+    try {
+      const id = await this.storedId(chatId, messageId)
+      const chat = this.state.chats[chatId]
+      const at = chat ? chat.timeline.findIndex((e) => e.kind === 'message' && e.id === id) : -1
+      if (!chat || at < 0) return
+      const isUser = (c: ChatState, e: TimelineEntry) => e.kind === 'message' && c.messages[e.id]?.role === 'user'
+      const usersBefore = chat.timeline.slice(0, at).filter((e) => isUser(chat, e)).length
+      await this.backend.editAndResend(chatId, id, content)
+      // The edited message is stored when the call returns: the chat is read again for its id
+      // and its versions; what the run sent meanwhile follows it.
+      const opened = await this.backend.openChat(chatId)
+      const snap = chatFromSnapshot(opened, chatId)
+      const newId = snap.timeline.filter((e) => isUser(snap, e))[usersBefore]?.id
+      const now = this.state.chats[chatId] ?? chat
+      const before = new Set(chat.timeline.map((e) => `${e.kind}:${e.id}`))
+      const added = now.timeline.filter((e) => !before.has(`${e.kind}:${e.id}`) && e.id !== newId)
+      const kept = now.timeline.slice(0, at)
+      const messages = { ...now.messages }
+      let timeline = kept
+      if (newId && snap.messages[newId]) {
+        messages[newId] = snap.messages[newId]
+        timeline = [...kept, { kind: 'message', id: newId }]
+      }
+      this.setChat(chatId, { ...now, messages, timeline: [...timeline, ...added] })
+      this.setVersions(chatId, opened.versions)
+      void this.refreshChats()
+    } catch (err) {
+      this.fail(err)
+    }
+  }
+
+  /** Opens a user message of the open chat for editing ('' closes it). */
+  edit = (messageId: string): void => this.set({ editing: messageId })
+
+  /**
+   * Opens the last message the user wrote in the open chat for editing (↑ in an empty
+   * composer); false when there is none or the chat runs.
+   */
+  editLast = (): boolean => {
+    const chat = this.state.activeChatId ? this.state.chats[this.state.activeChatId] : undefined
+    if (!chat || chat.phase !== 'idle') return false
+    for (let i = chat.timeline.length - 1; i >= 0; i--) {
+      const e = chat.timeline[i]
+      if (e.kind === 'message' && chat.messages[e.id]?.role === 'user') {
+        this.edit(e.id)
+        return true
+      }
+    }
+    return false
+  }
+
+  /** Sends again the user message an answer replied to: a new version of the answer. */
+  async regenerate(answerId: string): Promise<void> {
+    const chatId = this.state.activeChatId
+    const chat = chatId ? this.state.chats[chatId] : undefined
+    if (!chat) return
+    const at = chat.timeline.findIndex((e) => e.id === answerId)
+    for (let i = at - 1; i >= 0; i--) {
+      const e = chat.timeline[i]
+      const m = e.kind === 'message' ? chat.messages[e.id] : undefined
+      if (m?.role === 'user') return this.editAndResend(m.id, m.content)
+    }
+  }
+
+  /** Shows version `index` (1-based) of the history at the message that starts the one shown. */
+  async showVersion(messageId: string, index: number): Promise<void> {
+    const chatId = this.state.activeChatId
+    const chat = chatId ? this.state.chats[chatId] : undefined
+    const v = chatId ? this.state.versions[chatId]?.find((x) => x.messageId === messageId) : undefined
+    if (!chatId || !chat || !v || index < 1 || index > v.count || index === v.index) return
+    try {
+      const opened = await this.backend.showVersion(chatId, messageId, index)
+      this.setChat(chatId, { ...chatFromSnapshot(opened, chatId), lastSeq: chat.lastSeq, recentSeqs: chat.recentSeqs })
+      this.setVersions(chatId, opened.versions)
+      void this.refreshChats()
     } catch (err) {
       this.fail(err)
     }

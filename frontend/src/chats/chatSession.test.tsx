@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest'
+import { act, fireEvent, render, screen } from '@testing-library/react'
+import { App } from '../App'
+import { FakeBackend, FakeFrames } from '../fakeBackend'
+import { AppStore } from '../state/store'
+import { StoreContext } from '../state/useAppState'
+
+async function mount(prepare: (b: FakeBackend) => void = () => {}) {
+  const backend = new FakeBackend()
+  backend.chats = [
+    { id: 'a', title: 'In the first folder', model: 'qwen3:4b', workspace: '/home/me/one', createdAt: '2025-01-01T00:00:00Z', updatedAt: '2025-01-01T00:00:00Z', messageCount: 2, phase: 'idle' },
+    { id: 'b', title: 'In the second folder', model: 'gemma3:1b', workspace: '/home/me/two', createdAt: '2025-01-02T00:00:00Z', updatedAt: '2025-01-02T00:00:00Z', messageCount: 2, phase: 'idle' },
+  ]
+  prepare(backend)
+  const frames = new FakeFrames()
+  const store = new AppStore({ backend, requestFrame: frames.request })
+  render(
+    <StoreContext.Provider value={store}>
+      <App />
+    </StoreContext.Provider>,
+  )
+  await act(() => store.start())
+  return { backend, frames, store }
+}
+
+const key = (k: string, init: KeyboardEventInit = {}) =>
+  act(async () => {
+    fireEvent.keyDown(document.activeElement ?? document.body, { key: k, ...init })
+  })
+
+describe('a chat owns its folder and model', () => {
+  it('the header shows the open chat’s folder and model, not the ones new chats take', async () => {
+    const { store } = await mount()
+    expect(store.getState().activeChatId).toBe('b')
+    expect(screen.getByTestId('workspace-button').textContent).toContain('two')
+    expect(screen.getByTestId('model-button').textContent).toContain('gemma3:1b')
+    await act(() => store.selectChat('a'))
+    expect(screen.getByTestId('workspace-button').textContent).toContain('one')
+    expect(screen.getByTestId('model-button').textContent).toContain('qwen3:4b')
+    act(() => store.newChat())
+    expect(screen.getByTestId('workspace-button').textContent).toContain('project')
+  })
+
+  it('a folder typed in the menu asks, then changes this chat', async () => {
+    const { backend } = await mount()
+    await key('o', { ctrlKey: true })
+    const field = screen.getByRole('combobox', { name: 'Folder path' })
+    expect(document.activeElement).toBe(field)
+    fireEvent.change(field, { target: { value: '/home/me/three' } })
+    await key('Enter')
+    const dialog = screen.getByTestId('change-dialog')
+    expect(dialog.textContent).toContain('three')
+    expect(document.activeElement).toBe(screen.getByTestId('change-this-chat'))
+    await act(async () => fireEvent.click(screen.getByTestId('change-this-chat')))
+    expect(backend.callsOf('SetChatWorkspace')).toEqual([['b', '/home/me/three']])
+    expect(screen.getByTestId('workspace-button').textContent).toContain('three')
+    expect(screen.queryByTestId('change-dialog')).toBeNull()
+  })
+
+  it('or starts a new chat with it, leaving the open chat as it was', async () => {
+    const { backend, store } = await mount()
+    await key('o', { ctrlKey: true })
+    fireEvent.change(screen.getByRole('combobox', { name: 'Folder path' }), { target: { value: '/home/me/three' } })
+    await key('Enter')
+    await act(async () => fireEvent.click(screen.getByTestId('change-new-chat')))
+    expect(backend.callsOf('SetChatWorkspace')).toEqual([])
+    expect(backend.callsOf('UseFolder')).toEqual([['/home/me/three']])
+    expect(store.getState().activeChatId).toBeNull()
+    expect(screen.getByTestId('workspace-button').textContent).toContain('three')
+  })
+
+  it('Esc in the question changes nothing', async () => {
+    const { backend } = await mount()
+    await key('o', { ctrlKey: true })
+    fireEvent.change(screen.getByRole('combobox', { name: 'Folder path' }), { target: { value: '/x' } })
+    await key('Enter')
+    await key('Escape')
+    expect(screen.queryByTestId('change-dialog')).toBeNull()
+    expect(backend.callsOf('SetChatWorkspace')).toEqual([])
+    expect(backend.callsOf('UseFolder')).toEqual([])
+  })
+
+  it('with no chat open a picked folder is simply the next chat’s, with no question', async () => {
+    const { backend, store } = await mount()
+    act(() => store.newChat())
+    await key('o', { ctrlKey: true })
+    fireEvent.change(screen.getByRole('combobox', { name: 'Folder path' }), { target: { value: '/home/me/three' } })
+    await key('Enter')
+    expect(screen.queryByTestId('change-dialog')).toBeNull()
+    expect(backend.callsOf('UseFolder')).toEqual([['/home/me/three']])
+  })
+
+  it('the folder menu lists the folders worked in, and moves with the arrows', async () => {
+    const { store } = await mount()
+    await key('o', { ctrlKey: true })
+    const names = screen.getAllByRole('option').map((o) => o.textContent)
+    expect(names.some((n) => n?.includes('/home/me/one'))).toBe(true)
+    expect(names.some((n) => n?.includes('/home/me/project'))).toBe(true)
+    expect(names[names.length - 1]).toBe('Other folder…')
+    expect(screen.getAllByRole('option')[0].getAttribute('aria-selected')).toBe('true')
+    await key('ArrowDown')
+    expect(screen.getAllByRole('option')[1].getAttribute('aria-selected')).toBe('true')
+    await key('ArrowUp')
+    await key('ArrowUp')
+    expect(screen.getAllByRole('option')[names.length - 1].getAttribute('aria-selected')).toBe('true')
+    await key('Escape')
+    expect(screen.queryByRole('combobox', { name: 'Folder path' })).toBeNull()
+    expect(store.getState().pendingChange).toBeNull()
+  })
+
+  it('a model picked while a chat is open asks too, and changes that chat', async () => {
+    const { backend } = await mount()
+    await key('m', { ctrlKey: true })
+    const filter = screen.getByRole('combobox', { name: 'Filter the models' })
+    fireEvent.change(filter, { target: { value: 'qwen' } })
+    expect(screen.getAllByRole('option').map((o) => o.textContent)).toEqual([expect.stringContaining('qwen3:4b')])
+    await key('Enter')
+    await act(async () => fireEvent.click(screen.getByTestId('change-this-chat')))
+    expect(backend.callsOf('SetChatModel')).toEqual([['b', 'qwen3:4b']])
+    expect(backend.callsOf('SetModel')).toEqual([])
+    expect(screen.getByTestId('model-button').textContent).toContain('qwen3:4b')
+  })
+
+  it('the sidebar says each chat’s folder and date', async () => {
+    await mount()
+    const items = screen.getAllByTestId('chat-item')
+    expect(items[0].textContent).toContain('two')
+    expect(items[1].textContent).toContain('one')
+    expect(items[1].textContent).toMatch(/2025|Jan/)
+  })
+})

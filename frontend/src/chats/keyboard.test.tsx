@@ -1,0 +1,226 @@
+import { describe, expect, it, vi } from 'vitest'
+import { act, fireEvent, render, screen } from '@testing-library/react'
+import { App, windowTitle } from '../App'
+import type { OpenedChat } from '../backend'
+import { FakeBackend, FakeFrames } from '../fakeBackend'
+import { AppStore } from '../state/store'
+import { StoreContext } from '../state/useAppState'
+
+const chatB = { id: 'b', title: 'Snake game', model: 'qwen3:4b', workspace: '/home/me/two', createdAt: '2025-01-02T00:00:00Z', updatedAt: '2025-01-02T00:00:00Z', messageCount: 2, phase: 'idle' as const }
+const chatA = { ...chatB, id: 'a', title: 'Landing page', workspace: '/home/me/one', updatedAt: '2025-01-01T00:00:00Z' }
+
+function opened(id: string, versions: OpenedChat['versions'] = []): OpenedChat {
+  const at = '2025-01-02T00:00:00Z'
+  return {
+    chat: id === 'b' ? chatB : chatA,
+    messages: [
+      { id: `${id}-m1`, chatId: id, role: 'user', content: 'make a snake', createdAt: at, updatedAt: at, complete: true },
+      { id: `${id}-m2`, chatId: id, role: 'assistant', content: 'Made **snake.py**.', createdAt: at, updatedAt: at, complete: true },
+    ],
+    toolCalls: [],
+    phase: 'idle',
+    liveRunId: '',
+    versions,
+  }
+}
+
+async function mount(prepare: (b: FakeBackend) => void = () => {}) {
+  const backend = new FakeBackend()
+  backend.chats = [chatA, chatB]
+  backend.opened = { a: opened('a'), b: opened('b') }
+  prepare(backend)
+  const frames = new FakeFrames()
+  const store = new AppStore({ backend, requestFrame: frames.request })
+  render(
+    <StoreContext.Provider value={store}>
+      <App />
+    </StoreContext.Provider>,
+  )
+  await act(() => store.start())
+  return { backend, frames, store }
+}
+
+const key = (k: string, init: KeyboardEventInit = {}) =>
+  act(async () => {
+    fireEvent.keyDown(document.activeElement ?? document.body, { key: k, ...init })
+  })
+const flush = () => act(() => new Promise((r) => setTimeout(r, 5)))
+
+describe('keyboard first', () => {
+  it('Ctrl+N starts a new chat with the focus in the composer', async () => {
+    const { store } = await mount()
+    ;(screen.getByTestId('new-chat') as HTMLButtonElement).focus()
+    await key('n', { ctrlKey: true })
+    await flush()
+    expect(store.getState().activeChatId).toBeNull()
+    expect(document.activeElement).toBe(screen.getByTestId('composer'))
+  })
+
+  it('the New chat button gives the focus to the composer, and says its shortcut', async () => {
+    await mount()
+    const button = screen.getByTestId('new-chat')
+    expect(button.getAttribute('title')).toContain('Ctrl+N')
+    button.focus()
+    fireEvent.click(button)
+    await flush()
+    expect(document.activeElement).toBe(screen.getByTestId('composer'))
+  })
+
+  it('Ctrl+K searches the chats; Enter opens the one found', async () => {
+    const { backend, store } = await mount()
+    await key('k', { ctrlKey: true })
+    const field = screen.getByRole('combobox', { name: 'Search chats' })
+    expect(document.activeElement).toBe(field)
+    fireEvent.change(field, { target: { value: 'landing' } })
+    await act(() => new Promise((r) => setTimeout(r, 200)))
+    expect(backend.callsOf('SearchChats')).toEqual([['landing']])
+    expect(screen.getAllByTestId('search-hit').map((h) => h.textContent)).toEqual([expect.stringContaining('Landing page')])
+    await key('Enter')
+    await flush()
+    expect(store.getState().activeChatId).toBe('a')
+    expect(screen.queryByTestId('search-dialog')).toBeNull()
+    expect(document.activeElement).toBe(screen.getByTestId('composer'))
+  })
+
+  it('a search shows where the words were said', async () => {
+    await mount((b) => {
+      b.hits = [{ chat: chatB, messageId: 'b-m2', snippet: '…the snake moves left…' }]
+    })
+    await key('k', { ctrlKey: true })
+    fireEvent.change(screen.getByRole('combobox', { name: 'Search chats' }), { target: { value: 'moves' } })
+    await act(() => new Promise((r) => setTimeout(r, 200)))
+    expect(screen.getByTestId('search-hit').textContent).toContain('the snake moves left')
+  })
+
+  it('Esc closes the search, the help, the settings and a menu, and stops the run only when none is open', async () => {
+    const { backend, store } = await mount()
+    act(() => {
+      backend.emit([{ chatId: 'b', type: 'phase', phase: 'streaming', runId: 'r1' }])
+    })
+    for (const open of [
+      () => key('k', { ctrlKey: true }),
+      () => key(',', { ctrlKey: true }),
+      () => key('/', { ctrlKey: true }),
+      () => key('m', { ctrlKey: true }),
+      () => key('o', { ctrlKey: true }),
+    ]) {
+      await open()
+      expect(screen.queryByRole('dialog') ?? screen.queryByRole('combobox')).not.toBeNull()
+      await key('Escape')
+      expect(screen.queryByRole('dialog')).toBeNull()
+      expect(screen.queryByRole('combobox')).toBeNull()
+      expect(backend.callsOf('Stop')).toEqual([])
+    }
+    ;(document.activeElement as HTMLElement | null)?.blur()
+    await key('Escape')
+    expect(backend.callsOf('Stop')).toEqual([['b']])
+    expect(store.getState().activeChatId).toBe('b')
+  })
+
+  it('? outside a text field and Ctrl+/ list the shortcuts', async () => {
+    await mount()
+    ;(document.activeElement as HTMLElement | null)?.blur()
+    await key('?')
+    const help = screen.getByTestId('help-overlay')
+    for (const k of ['Ctrl+N', 'Ctrl+K', 'Ctrl+,', 'Alt+A', 'Esc']) expect(help.textContent).toContain(k)
+    await key('Escape')
+    expect(screen.queryByTestId('help-overlay')).toBeNull()
+    // typed into the composer, ? is a question mark
+    const composer = screen.getByTestId('composer')
+    composer.focus()
+    await key('?')
+    expect(screen.queryByTestId('help-overlay')).toBeNull()
+  })
+
+  it('Ctrl+, opens the settings, and the settings button shows its shortcut', async () => {
+    await mount()
+    expect(screen.getByRole('button', { name: 'Settings' }).getAttribute('title')).toContain('Ctrl+,')
+    await key(',', { ctrlKey: true })
+    expect(screen.getByRole('dialog', { name: 'Settings' })).toBeTruthy()
+  })
+
+  it('the composer grows with its text', async () => {
+    await mount()
+    const box = screen.getByTestId('composer') as HTMLTextAreaElement
+    Object.defineProperty(box, 'scrollHeight', { configurable: true, get: () => 20 * box.value.split('\n').length })
+    fireEvent.change(box, { target: { value: 'one' } })
+    const small = parseInt(box.style.height)
+    fireEvent.change(box, { target: { value: 'one\ntwo\nthree\nfour' } })
+    expect(parseInt(box.style.height)).toBeGreaterThan(small)
+  })
+})
+
+describe('edit, resend, regenerate, copy', () => {
+  it('↑ in the empty composer edits the last message sent; Enter resends it', async () => {
+    const { backend, store } = await mount()
+    screen.getByTestId('composer').focus()
+    await key('ArrowUp')
+    const box = screen.getByRole('textbox', { name: 'Edit the message' }) as HTMLTextAreaElement
+    expect(document.activeElement).toBe(box)
+    expect(box.value).toBe('make a snake')
+    fireEvent.change(box, { target: { value: 'make a faster snake' } })
+    backend.opened.b = {
+      ...opened('b', [{ messageId: 'b-m3', index: 2, count: 2 }]),
+      messages: [{ id: 'b-m3', chatId: 'b', role: 'user', content: 'make a faster snake', createdAt: '', updatedAt: '', complete: true }],
+    }
+    await key('Enter')
+    await flush()
+    expect(backend.callsOf('EditAndResend')).toEqual([['b', 'b-m1', 'make a faster snake']])
+    const users = screen.getAllByTestId('message-user').map((m) => m.textContent)
+    expect(users).toEqual(['make a faster snake'])
+    expect(screen.queryByText('Made')).toBeNull()
+    expect(screen.getByTestId('version-nav').textContent).toContain('2/2')
+    expect(store.getState().editing).toBe('')
+  })
+
+  it('Esc leaves the message as it was', async () => {
+    const { backend } = await mount()
+    screen.getByTestId('composer').focus()
+    await key('ArrowUp')
+    await key('Escape')
+    expect(screen.queryByRole('textbox', { name: 'Edit the message' })).toBeNull()
+    expect(backend.callsOf('EditAndResend')).toEqual([])
+    expect(backend.callsOf('Stop')).toEqual([])
+  })
+
+  it('‹ shows the earlier version', async () => {
+    const { backend } = await mount((b) => {
+      b.opened.b = opened('b', [{ messageId: 'b-m1', index: 2, count: 2 }])
+    })
+    expect(screen.getByTestId('version-index').textContent).toBe('2/2')
+    backend.opened.b = opened('b', [{ messageId: 'b-m1', index: 1, count: 2 }])
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Earlier version' })))
+    expect(backend.callsOf('ShowVersion')).toEqual([['b', 'b-m1', 1]])
+    expect(screen.getByTestId('version-index').textContent).toBe('1/2')
+  })
+
+  it('Regenerate sends the question of the answer again', async () => {
+    const { backend } = await mount()
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Regenerate' })))
+    expect(backend.callsOf('EditAndResend')).toEqual([['b', 'b-m1', 'make a snake']])
+  })
+
+  it('Copy puts a message on the clipboard as Markdown', async () => {
+    const writeText = vi.fn(async () => {})
+    Object.defineProperty(navigator, 'clipboard', { configurable: true, value: { writeText } })
+    await mount()
+    const copies = screen.getAllByRole('button', { name: 'Copy as Markdown' })
+    await act(async () => fireEvent.click(copies[1]))
+    expect(writeText).toHaveBeenCalledWith('Made **snake.py**.')
+    expect(screen.getByRole('button', { name: 'Copied' })).toBeTruthy()
+  })
+})
+
+describe('states a user sees', () => {
+  it('a background chat waiting for approval is marked, and the title counts the chats that wait', async () => {
+    const { backend } = await mount()
+    expect(backend.title).toBe('Prototyper')
+    act(() => {
+      backend.emit([{ chatId: 'a', type: 'phase', phase: 'awaiting_approval', runId: 'r1' }])
+    })
+    const marked = screen.getAllByTestId('chat-item').filter((i) => i.querySelector('[data-testid="waiting-mark"]'))
+    expect(marked.map((i) => i.getAttribute('data-chat-id'))).toEqual(['a'])
+    expect(backend.title).toBe(windowTitle(1))
+    expect(windowTitle(2)).toContain('2 chats wait')
+  })
+})

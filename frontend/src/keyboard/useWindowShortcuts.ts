@@ -1,0 +1,63 @@
+import { useEffect } from 'react'
+import { isBusy } from '../state/chatReducer'
+import type { AppStore } from '../state/store'
+import { focusComposer, menuOpen, openMenu } from './menus'
+import {
+  folderShortcut,
+  helpShortcut,
+  matchesWindow,
+  modelShortcut,
+  newChatShortcut,
+  searchShortcut,
+  settingsShortcut,
+} from './shortcuts'
+import { isTextField, modalDialogOpen } from './typing'
+
+export interface WindowActions {
+  openSettings: () => void
+  openSearch: () => void
+  openHelp: () => void
+}
+
+/**
+ * The window's keyboard, from anywhere in it: Ctrl+N a new chat with the focus in the composer,
+ * Ctrl+K search, Ctrl+, settings, Ctrl+O the folder menu, Ctrl+M the model menu, ? (outside a
+ * text field) or Ctrl+/ this list. Esc closes the menu or dialog that is open (each closes
+ * itself and keeps the key); only with none open does it stop the open chat's run.
+ */
+export function useWindowShortcuts(store: AppStore, actions: WindowActions): void {
+  const { openSettings, openSearch, openHelp } = actions
+  useEffect(() => {
+    const onKeyDown = (e: KeyboardEvent) => {
+      if (e.defaultPrevented || e.repeat) return
+      if (e.key === 'Escape') {
+        if (modalDialogOpen() || menuOpen()) return
+        const s = store.getState()
+        const phase = s.activeChatId ? s.chats[s.activeChatId]?.phase : undefined
+        if (phase && isBusy(phase)) {
+          e.preventDefault()
+          void store.stop()
+        }
+        return
+      }
+      if (modalDialogOpen()) return
+      const plainQuestion = e.key === '?' && !e.ctrlKey && !e.metaKey && !e.altKey && !isTextField(e.target as Element | null)
+      const run = (f: () => void) => {
+        e.preventDefault()
+        f()
+      }
+      if (matchesWindow(e, newChatShortcut)) {
+        run(() => {
+          store.newChat()
+          focusComposer()
+        })
+      } else if (matchesWindow(e, searchShortcut)) run(openSearch)
+      else if (matchesWindow(e, settingsShortcut)) run(openSettings)
+      else if (matchesWindow(e, folderShortcut)) run(() => openMenu('folder'))
+      else if (matchesWindow(e, modelShortcut)) run(() => openMenu('model'))
+      else if (matchesWindow(e, helpShortcut) || plainQuestion) run(openHelp)
+    }
+    window.addEventListener('keydown', onKeyDown)
+    return () => window.removeEventListener('keydown', onKeyDown)
+  }, [store, openSettings, openSearch, openHelp])
+}

@@ -1,0 +1,184 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"prototyper/agentloop"
+	"prototyper/events"
+	"prototyper/store"
+)
+
+// A chat owns its workspace and model (docs/ARCHITECTURE.md, "A chat owns its workspace and
+// model"): a message to a chat runs in the chat's folder with the chat's model, whatever was
+// chosen for new chats since. The header shows the open chat's; changing either for an open
+// chat changes that chat, from its next message on, or starts a new chat. What the user last
+// chose or sent with is what a new chat takes.
+
+// ErrChatNotIdle is returned when a chat's folder, model or history would change while a run of
+// it is live or waits for an approval: what runs or waits was shown with the old ones.
+var ErrChatNotIdle = errors.New("this chat is running or waiting for your approval: stop it or answer first, then change it")
+
+// ChatSearchLimit is how many chats a search returns at most.
+const ChatSearchLimit = 50
+
+// checkFolder is dir as an absolute path when it is a folder that exists, else a sentence
+// saying what to do.
+func checkFolder(dir string) (string, error) {
+	dir = strings.TrimSpace(dir)
+	if dir == "" {
+		return "", errors.New("no folder given: pick a workspace folder")
+	}
+	if strings.HasPrefix(dir, "~"+string(filepath.Separator)) {
+		if home, err := os.UserHomeDir(); err == nil {
+			dir = filepath.Join(home, dir[2:])
+		}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("%s is not a folder path Prototyper can read: pick another folder", dir)
+	}
+	info, err := os.Stat(abs)
+	if err != nil || !info.IsDir() {
+		return "", fmt.Errorf("%s is not a folder that exists: pick another one, or create it first", abs)
+	}
+	return abs, nil
+}
+
+// changeIdleChat applies edit to a chat that neither runs nor waits for an approval, and makes
+// its folder and model the ones new chats take.
+func (d *Desktop) changeIdleChat(chatID string, edit func(*store.Chat)) (agentloop.ChatSummary, error) {
+	if d.agent.Phase(chatID) != events.PhaseIdle {
+		return agentloop.ChatSummary{}, ErrChatNotIdle
+	}
+	c, err := d.db.UpdateChat(chatID, edit)
+	if err != nil {
+		return agentloop.ChatSummary{}, err
+	}
+	d.useLast(c.Workspace, c.Model)
+	return d.agent.Summary(c), d.remember()
+}
+
+// SetChatWorkspace moves a chat to the folder dir: its next message runs there. A chat that
+// runs or waits for an approval is refused with [ErrChatNotIdle].
+func (d *Desktop) SetChatWorkspace(chatID, dir string) (agentloop.ChatSummary, error) {
+	abs, err := checkFolder(dir)
+	if err != nil {
+		return agentloop.ChatSummary{}, err
+	}
+	return d.changeIdleChat(chatID, func(c *store.Chat) { c.Workspace = abs })
+}
+
+// SetChatModel makes name the model of a chat's next messages. A chat that runs or waits for
+// an approval is refused with [ErrChatNotIdle].
+func (d *Desktop) SetChatModel(chatID, name string) (agentloop.ChatSummary, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return agentloop.ChatSummary{}, errors.New("no model given: pick one in the model list")
+	}
+	return d.changeIdleChat(chatID, func(c *store.Chat) { c.Model = name })
+}
+
+// UseFolder makes dir, when it is a folder that exists, the folder of new chats, now and at the
+// next start; it returns the folder's absolute path.
+func (d *Desktop) UseFolder(dir string) (string, error) {
+	abs, err := checkFolder(dir)
+	if err != nil {
+		return "", err
+	}
+	return abs, d.SetWorkspace(abs)
+}
+
+// useLast makes workspace and model (those not empty) the ones new chats take.
+func (d *Desktop) useLast(workspace, model string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if workspace != "" {
+		d.workspace = workspace
+	}
+	if model != "" {
+		d.model = model
+	}
+}
+
+// OpenedChat is a chat as the window opens it: the agent's view, without the tool-call
+// records of versions not shown, and with the versions of its edited history.
+type OpenedChat = agentloop.OpenedChat
+
+// OpenChat reads one chat as the window shows it.
+func (d *Desktop) OpenChat(chatID string) (OpenedChat, error) {
+	opened, err := d.agent.Open(chatID)
+	if err != nil {
+		return OpenedChat{}, err
+	}
+	versions, hidden, err := d.db.Versions(chatID)
+	if err != nil {
+		return OpenedChat{}, err
+	}
+	if len(hidden) > 0 {
+		shown := opened.ToolCalls[:0:0]
+		for _, r := range opened.ToolCalls {
+			if !hidden[r.MessageID] {
+				shown = append(shown, r)
+			}
+		}
+		opened.ToolCalls = shown
+	}
+	opened.Versions = versions
+	return opened, nil
+}
+
+// EditAndResend replaces the user message messageID with text and sends it: the chat goes on
+// from there, and the message with everything after it stays as an earlier version
+// ([store.DB.ForkAt]). Regenerating an answer is resending the message it answered. A message
+// the agent refuses leaves the chat as it was.
+func (d *Desktop) EditAndResend(ctx context.Context, chatID, messageID, text string) (SendResult, error) {
+	if strings.TrimSpace(text) == "" {
+		return SendResult{}, errors.New("the message is empty: type what you want built")
+	}
+	if d.agent.Phase(chatID) != events.PhaseIdle {
+		return SendResult{}, ErrChatNotIdle
+	}
+	m, err := d.db.Message(chatID, messageID)
+	if err != nil {
+		return SendResult{}, err
+	}
+	if m.Role != store.RoleUser {
+		return SendResult{}, errors.New("only a message you wrote can be edited and sent again")
+	}
+	after, err := d.db.ForkAt(chatID, messageID)
+	if err != nil {
+		return SendResult{}, err
+	}
+	res, err := d.Send(ctx, chatID, text)
+	if err != nil && d.agent.Phase(chatID) == events.PhaseIdle {
+		// refused before anything was stored: the version put aside is shown again
+		msgs, _ := d.db.Messages(chatID)
+		nothingNew := len(msgs) == 0 && after == "" || len(msgs) > 0 && msgs[len(msgs)-1].ID == after
+		if nothingNew {
+			err = errors.Join(err, d.db.ShowVersion(chatID, after, messageID))
+		}
+	}
+	return res, err
+}
+
+// ShowVersion shows version index (1-based, oldest first) of a chat's history at the message
+// shownID, which starts the version shown now; the chat goes on from it.
+func (d *Desktop) ShowVersion(chatID, shownID string, index int) (OpenedChat, error) {
+	if d.agent.Phase(chatID) != events.PhaseIdle {
+		return OpenedChat{}, ErrChatNotIdle
+	}
+	if err := d.db.ShowVersionAt(chatID, shownID, index); err != nil {
+		return OpenedChat{}, err
+	}
+	return d.OpenChat(chatID)
+}
+
+// SearchChats finds the chats whose title or messages hold query, newest first.
+func (d *Desktop) SearchChats(query string) ([]store.ChatHit, error) {
+	return d.db.SearchChats(query, ChatSearchLimit)
+}

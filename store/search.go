@@ -1,0 +1,107 @@
+package store
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// snippetRunes is about how much text a search hit shows around the words found.
+const snippetRunes = 90
+
+// ChatHit is a chat a search found: the chat, and where the words were found, the message
+// and a snippet of its text around them (both empty when the title matched).
+type ChatHit struct {
+	Chat      Chat   `json:"chat"`
+	MessageID string `json:"messageId,omitempty"`
+	Snippet   string `json:"snippet,omitempty"`
+}
+
+// SearchChats finds the chats whose title or shown messages (the user's and the answers')
+// hold query, case-insensitively, newest first, at most limit of them (0: no limit). It reads
+// in one transaction: a scan, which at the size of a person's chats is well under the time
+// of a keystroke (BenchmarkSearchChats).
+func (db *DB) SearchChats(query string, limit int) ([]ChatHit, error) {
+	needle := strings.ToLower(strings.TrimSpace(query))
+	var hits []ChatHit
+	if needle == "" {
+		return hits, nil
+	}
+	err := db.view(func(tx *bolt.Tx) error {
+		byID := tx.Bucket(bucketChats)
+		cur := tx.Bucket(bucketChatsByUpdated).Cursor()
+		for k, _ := cur.Last(); k != nil && (limit <= 0 || len(hits) < limit); k, _ = cur.Prev() {
+			var c Chat
+			if err := json.Unmarshal(byID.Get(k[8:]), &c); err != nil {
+				return err
+			}
+			if strings.Contains(strings.ToLower(c.Title), needle) {
+				hits = append(hits, ChatHit{Chat: c})
+				continue
+			}
+			hit, err := searchMessages(tx, c.ID, needle)
+			if err != nil {
+				return err
+			}
+			if hit.MessageID != "" {
+				hit.Chat = c
+				hits = append(hits, hit)
+			}
+		}
+		return nil
+	})
+	return hits, err
+}
+
+// searchMessages finds the first shown message of a chat holding needle (lower case).
+func searchMessages(tx *bolt.Tx, chatID, needle string) (ChatHit, error) {
+	msgs, err := messagesBucket(tx, chatID)
+	if err != nil {
+		return ChatHit{}, err
+	}
+	var hit ChatHit
+	err = msgs.ForEach(func(_, v []byte) error {
+		if hit.MessageID != "" {
+			return nil
+		}
+		var m Message
+		if err := json.Unmarshal(v, &m); err != nil {
+			return err
+		}
+		if m.Role != RoleUser && m.Role != RoleAssistant {
+			return nil
+		}
+		if at := strings.Index(strings.ToLower(m.Content), needle); at >= 0 {
+			hit = ChatHit{MessageID: m.ID, Snippet: snippet(m.Content, at, len(needle))}
+		}
+		return nil
+	})
+	return hit, err
+}
+
+// snippet is the text around bytes [at, at+n) of text (found in its lower-case form, which
+// has the same byte offsets for the letters that matter here), on one line.
+func snippet(text string, at, n int) string {
+	if at > len(text) {
+		at = len(text)
+	}
+	start, end := at, min(len(text), at+n)
+	for budget := snippetRunes / 3; budget > 0 && start > 0; budget-- {
+		_, size := utf8.DecodeLastRuneInString(text[:start])
+		start -= size
+	}
+	for budget := snippetRunes - (snippetRunes / 3); budget > 0 && end < len(text); budget-- {
+		_, size := utf8.DecodeRuneInString(text[end:])
+		end += size
+	}
+	s := strings.Join(strings.Fields(text[start:end]), " ")
+	if start > 0 {
+		s = "…" + s
+	}
+	if end < len(text) {
+		s += "…"
+	}
+	return s
+}

@@ -1,0 +1,167 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"prototyper/events"
+	"prototyper/store"
+)
+
+// settle lets the window apply a key's effect (a menu opening, a chat loading) before the next.
+func settle() { time.Sleep(900 * time.Millisecond) }
+
+// wroteIn checks that where.txt was written in want and nowhere else of dirs, then removes it,
+// so that the next message's file is told apart.
+func wroteIn(t *testing.T, step, want string, dirs ...string) {
+	t.Helper()
+	for _, dir := range dirs {
+		_, err := os.Stat(filepath.Join(dir, "where.txt"))
+		switch {
+		case dir == want && err != nil:
+			t.Errorf("%s: where.txt is not in %s: %v", step, dir, err)
+		case dir != want && err == nil:
+			t.Errorf("%s: where.txt was written in %s, want only %s", step, dir, want)
+		}
+		_ = os.Remove(filepath.Join(dir, "where.txt"))
+	}
+}
+
+// A chat owns its folder: in the real window, by keyboard only, a chat changed to another
+// folder writes there from its next message on; a new chat takes the folder last used; and an
+// old chat opened again (with Ctrl+K) writes in its own folder, whatever new chats take.
+func TestDesktopAChatWritesOnlyInTheFolderTheHeaderShowsForIt(t *testing.T) {
+	r := startDesktopRunWith(t, folderModel, store.Settings{}, "Say where you are")
+	ws1, ws2 := r.workspace, filepath.Join(t.TempDir(), "second")
+	if err := os.MkdirAll(ws2, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
+	wroteIn(t, "the first message", ws1, ws1, ws2)
+
+	// Ctrl+O, a typed path, Enter: the window asks what the folder is for; Enter changes this chat
+	r.app.key("ctrl+o")
+	settle()
+	r.app.typeText(ws2)
+	r.app.key("Return")
+	settle()
+	r.app.screenshot("chats-folder-dialog.png")
+	r.app.key("Return")
+	settle()
+	r.app.typeText("And now?")
+	r.app.key("Return")
+	r.waitLogN(t, events.RunFinished, 2, true, 60*time.Second)
+	wroteIn(t, "the chat moved to the second folder", ws2, ws1, ws2)
+	r.app.screenshot("chats-moved.png")
+
+	// a new chat (Ctrl+N) in the first folder again: no question, there is no chat to change
+	r.app.key("ctrl+n")
+	settle()
+	r.app.key("ctrl+o")
+	settle()
+	r.app.typeText(ws1)
+	r.app.key("Return")
+	settle()
+	r.app.typeText("A new one")
+	r.app.key("Return")
+	r.waitLogN(t, events.RunFinished, 3, true, 60*time.Second)
+	wroteIn(t, "the new chat", ws1, ws1, ws2)
+
+	// the first chat, found with Ctrl+K, still writes in its own folder
+	r.app.key("ctrl+k")
+	settle()
+	r.app.typeText("Say where")
+	settle()
+	r.app.screenshot("chats-search.png")
+	r.app.key("Return")
+	settle()
+	r.app.screenshot("chats-reopened.png")
+	r.app.typeText("Once more")
+	r.app.key("Return")
+	r.waitLogN(t, events.RunFinished, 4, true, 60*time.Second)
+	wroteIn(t, "the first chat opened again", ws2, ws1, ws2)
+
+	_, db := r.finish(t, "chats-folders-end.png")
+	chats, err := db.ListChats()
+	if err != nil || len(chats) != 2 {
+		t.Fatalf("chats = %+v, %v; want two", chats, err)
+	}
+	for _, c := range chats {
+		want := ws1
+		if c.Title == "Say where you are" {
+			want = ws2
+		}
+		if c.Workspace != want {
+			t.Errorf("chat %q is stored in %s, want %s", c.Title, c.Workspace, want)
+		}
+	}
+}
+
+// Edit and resend by keyboard: ↑ in the empty composer opens the last message sent; the
+// edited text is sent, the chat goes on from it, and the old turn stays as version 1 of 2.
+func TestDesktopEditAndResendKeepsTheEarlierVersion(t *testing.T) {
+	r := startDesktopRunWith(t, folderModel, store.Settings{}, "Write it")
+	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
+	wroteIn(t, "the first message", r.workspace, r.workspace)
+	settle()
+	r.app.key("Up")
+	settle()
+	r.app.key("ctrl+a")
+	r.app.typeText("Write it again")
+	r.app.screenshot("chats-editing.png")
+	r.app.key("Return")
+	r.waitLogN(t, events.RunFinished, 2, true, 60*time.Second)
+	wroteIn(t, "the edited message", r.workspace, r.workspace)
+	settle()
+	r.app.screenshot("chats-edited.png")
+
+	_, db := r.finish(t, "chats-edit-end.png")
+	chats, _ := db.ListChats()
+	if len(chats) != 1 {
+		t.Fatalf("chats = %+v, want one", chats)
+	}
+	msgs, err := db.Messages(chats[0].ID)
+	if err != nil || len(msgs) == 0 || msgs[0].Content != "Write it again" {
+		t.Fatalf("the chat goes on from %+v, %v; want the edited message first", msgs, err)
+	}
+	versions, hidden, err := db.Versions(chats[0].ID)
+	if err != nil || len(versions) != 1 || versions[0].Index != 2 || versions[0].Count != 2 || len(hidden) == 0 {
+		t.Errorf("versions = %+v (hidden %v), %v; want the edit shown as 2 of 2", versions, hidden, err)
+	}
+}
+
+// From launch to an approved write without the mouse: the model picked with Ctrl+M and typed
+// letters, the prompt typed, the call approved with Alt+A; Ctrl+/ shows the shortcuts, Esc
+// closes them.
+func TestDesktopKeyboardOnlyFromLaunchToAnApprovedWrite(t *testing.T) {
+	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on", ToolApproval: map[string]string{"write_file": "ask"}}, "")
+	r.app.key("ctrl+slash")
+	settle()
+	r.app.screenshot("chats-help.png")
+	r.app.key("Escape")
+	settle()
+	r.app.key("ctrl+m")
+	settle()
+	r.app.typeText("writer")
+	settle()
+	r.app.screenshot("chats-model-filter.png")
+	r.app.key("Return")
+	settle()
+	r.app.typeText("Write hello.txt with a greeting")
+	r.app.key("Return")
+	r.waitLog(t, events.ToolApprovalRequest, true, 60*time.Second)
+	settle()
+	r.app.screenshot("chats-keyboard-approval.png")
+	r.app.key("alt+a")
+	r.waitResumedFinished(t, 60*time.Second)
+	if got, err := os.ReadFile(filepath.Join(r.workspace, "hello.txt")); err != nil || string(got) != "hello from Prototyper\n" {
+		t.Errorf("after Alt+A, hello.txt = %q, %v", got, err)
+	}
+	_, db := r.finish(t, "chats-keyboard-end.png")
+	rec := toolRecord(t, db)
+	if rec.Approval == nil || rec.Approval.Decision != store.DecisionAllow || rec.Approval.By != store.ByUser {
+		t.Errorf("approval = %+v, want allowed by the user", rec.Approval)
+	}
+}
