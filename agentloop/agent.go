@@ -85,6 +85,9 @@ type Outcome struct {
 	// Answered reports whether the model answered anything in the run (some of it is then
 	// stored, also when the run was stopped midway).
 	Answered bool
+	// Note is the sentence of a run stopped as a loop (StopReason loop): which call it
+	// repeated and what the user can do.
+	Note string
 }
 
 // Agent runs the chats of one app: at most one run per chat, runs of different chats
@@ -661,7 +664,7 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 	workspace := firstOf(chat.Workspace, a.cfg.Workspace)
 	r = &run{a: a, cs: cs, id: rec.ID, ctx: ctx, cancel: cancel, opts: opts, trigger: spec.trigger,
 		resume: spec.resume, workspace: workspace, contextCap: settings.ContextCap,
-		policies: settings.ToolApproval, started: time.Now()}
+		policies: settings.ToolApproval, loopLimit: settings.LoopLimit(), started: time.Now()}
 	// announced here, under cs.mu, so that the chat is "submitted" as soon as Send returns
 	r.emit(events.Event{Type: events.RunStarted, Model: opts.Model, Think: opts.Think, Trigger: spec.trigger})
 	a.setPhaseLocked(cs, rec.ID, events.PhaseSubmitted)

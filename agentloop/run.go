@@ -31,6 +31,10 @@ type run struct {
 
 	contextCap int
 	policies   map[string]string
+	loopLimit  int
+
+	guard    *loopGuard
+	stopNote string // the sentence of a run stopped as a loop
 
 	tools    Toolbox
 	defs     []tools.Definition
@@ -78,7 +82,7 @@ func (r *run) execute() Outcome {
 		r.emitError(r.err)
 	}
 	usage := r.usage
-	r.emit(events.Event{Type: events.RunFinished, StopReason: stop, Usage: &usage})
+	r.emit(events.Event{Type: events.RunFinished, StopReason: stop, Usage: &usage, Message: r.stopNote})
 
 	a, cs := r.a, r.cs
 	cs.mu.Lock()
@@ -110,7 +114,8 @@ func (r *run) execute() Outcome {
 	}
 	cs.mu.Unlock()
 	r.cancel()
-	out := Outcome{ChatID: cs.id, RunID: r.id, StopReason: stop, Awaiting: r.awaiting, Answered: r.answered}
+	out := Outcome{ChatID: cs.id, RunID: r.id, StopReason: stop, Awaiting: r.awaiting, Answered: r.answered,
+		Note: r.stopNote}
 	if follow != nil {
 		go follow.execute()
 	}
@@ -160,6 +165,7 @@ func (r *run) loop() (string, *pausedRun) {
 		}
 	}
 	r.est = newEstimator()
+	r.guard = newLoopGuard(r.loopLimit)
 	length, err := r.a.cfg.Model.ContextLength(r.ctx, r.opts.Model)
 	if fatalModelError(err) {
 		// the chat request would fail the same way (after its own wait): fail once, now
@@ -212,6 +218,9 @@ func (r *run) loop() (string, *pausedRun) {
 		if stop, paused, done := r.runBatch(msg.ID, calls); done {
 			return stop, paused
 		}
+		if r.stopNote != "" {
+			return events.StopLoop, nil
+		}
 		r.phase(events.PhaseContinuing)
 	}
 }
@@ -231,6 +240,7 @@ func (r *run) injectQueued() {
 		r.emit(events.Event{Type: events.MessageStarted, MessageID: m.ID, Role: store.RoleUser,
 			Trigger: events.TriggerSteering})
 		r.history = append(r.history, m)
+		r.guard.reset()
 	}
 }
 
@@ -435,6 +445,8 @@ type plannedCall struct {
 	// valid are Args as the toolbox validated them, for executing the call; a batch paused
 	// across a restart comes back without and is validated again.
 	valid tools.Args
+	// seen is the call's number in the run's loop guard (0: not seen, as after a restart).
+	seen int
 }
 
 func (c plannedCall) approval() *store.Approval {
@@ -479,11 +491,31 @@ func (p *pausedRun) undecided() int {
 	return n
 }
 
-// plan checks each call of a message: unknown tool, arguments, PreToolUse hooks, policy.
+// plan checks each call of a message: repetition, unknown tool, arguments, PreToolUse hooks,
+// policy. A call that repeats the run's latest calls is not run: the model is told once
+// instead, and the call that reaches the loop limit stops the run (r.stopNote says why;
+// no call of its message runs).
 func (r *run) plan(msg store.Message) []plannedCall {
 	out := make([]plannedCall, len(msg.ToolCalls))
+	verdicts := make([]loopVerdict, len(msg.ToolCalls))
+	notes := make([]string, len(msg.ToolCalls))
 	for i, c := range msg.ToolCalls {
-		out[i] = r.planCall(c)
+		verdicts[i], out[i].seen, notes[i] = r.guard.check(c.Name, c.Args)
+		if verdicts[i] == loopStop && r.stopNote == "" {
+			r.stopNote = notes[i]
+		}
+	}
+	for i, c := range msg.ToolCalls {
+		seen := out[i].seen
+		switch {
+		case r.stopNote != "":
+			out[i] = plannedCall{ID: c.ID, Name: c.Name, Args: c.Args, Outcome: &ToolOutcome{Output: textNotRunLoop}}
+		case verdicts[i] == loopWarn:
+			out[i] = plannedCall{ID: c.ID, Name: c.Name, Args: c.Args, Outcome: &ToolOutcome{Output: notes[i]}}
+		default:
+			out[i] = r.planCall(c)
+		}
+		out[i].seen = seen
 	}
 	return out
 }
@@ -593,6 +625,7 @@ func (r *run) runBatch(messageID string, calls []plannedCall) (stop string, paus
 	terminate := len(calls) > 0
 	for i, c := range calls {
 		o := outcomes[i]
+		r.guard.settle(c.seen, o.Output)
 		m, err := r.a.cfg.Store.AppendMessage(r.cs.id, toolMessage(r.id, c, o))
 		if err != nil {
 			r.err = err

@@ -24,6 +24,9 @@ const (
 	textInterrupted = "interrupted: the app stopped while this call was running; it may or may not have completed"
 	// textRepliedInstead: the user sent a message instead of deciding a paused call.
 	textRepliedInstead = "the user replied instead of approving"
+	// textNotRunLoop: the run stopped as a loop before the call ran (the call, or another of
+	// its message, repeated the run's latest calls once too often).
+	textNotRunLoop = "not run: the run was stopped because the model kept repeating the same calls"
 	// textNoDecision: an Approver could not ask the user.
 	textNoDecision = "no decision could be asked for"
 	// textContinue asks the model to go on with an answer cut by the length limit.

@@ -18,6 +18,9 @@ const (
 	DefaultThink = "on"
 	// DefaultContextCap caps num_ctx when ContextCap is zero (tokens).
 	DefaultContextCap = 16384
+	// DefaultLoopRepeats is how many times in a row the same call may be asked for before
+	// the run stops as a loop, when LoopRepeats is zero.
+	DefaultLoopRepeats = 3
 )
 
 // InvalidSettingError is returned by [Settings.Validate], and so by [DB.PutSettings] and
@@ -43,6 +46,9 @@ func (s Settings) Validate() error {
 	if s.FirstByteTimeoutSec < 0 {
 		return &InvalidSettingError{"firstByteTimeoutSec",
 			"the wait for a model to start answering must be a positive number of seconds, or 0 for the default"}
+	}
+	if s.LoopRepeats < 0 || s.LoopRepeats == 1 {
+		return &InvalidSettingError{"loopRepeats", "the number of repeated calls that stops a run must be 2 or more, or 0 for the default"}
 	}
 	if s.AckFallbackMs < 0 {
 		return &InvalidSettingError{"ackFallbackMs", "the wait for the window's paint must be a positive number of milliseconds, or 0 for the default"}
@@ -74,6 +80,15 @@ func (s Settings) ContextCapTokens() int {
 		return DefaultContextCap
 	}
 	return s.ContextCap
+}
+
+// LoopLimit is how many times the same call may come in a row before the run stops as a
+// loop: LoopRepeats, else [DefaultLoopRepeats].
+func (s Settings) LoopLimit() int {
+	if s.LoopRepeats <= 0 {
+		return DefaultLoopRepeats
+	}
+	return s.LoopRepeats
 }
 
 // FirstByteTimeout is the wait for a model to start answering, or 0 for the model client's

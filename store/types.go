@@ -144,6 +144,9 @@ type Settings struct {
 	// FirstByteTimeoutSec bounds the wait for a model to start answering, loading included
 	// (0: the client's default).
 	FirstByteTimeoutSec int `json:"firstByteTimeoutSec,omitempty"`
+	// LoopRepeats is how many times in a row the same tool call (or cycle of calls) may come
+	// before the run stops as a loop (0: DefaultLoopRepeats).
+	LoopRepeats int `json:"loopRepeats,omitempty"`
 }
 
 // UnmarshalJSON reads settings as saved, also by a version that named AckFallbackMs

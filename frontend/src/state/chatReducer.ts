@@ -366,6 +366,7 @@ const stopNotices: Record<string, string> = {
   aborted: 'Stopped.',
   max_steps: 'Stopped at the step limit. Send a message to continue.',
   length: 'The answer reached the context length and was cut off.',
+  loop: 'Stopped: the model kept repeating the same calls. Send a message to steer it.',
 }
 
 // At the end of a run nothing of it can still be running: open cards become interrupted (except
@@ -390,7 +391,8 @@ function finishRun(s: ChatState, ev: AgentEvent): ChatState {
     }
   }
   let next: ChatState = changed ? { ...s, tools, messages } : s
-  const notice = stopNotices[ev.stopReason ?? '']
+  // A run stopped as a loop names the call it repeated (run.finished's message).
+  const notice = ev.stopReason === 'loop' ? ev.message || stopNotices.loop : stopNotices[ev.stopReason ?? '']
   if (notice) next = addNotice(next, ev, ev.stopReason === 'aborted' ? 'info' : 'error', notice)
   return next
 }

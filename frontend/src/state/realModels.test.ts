@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest'
+import type { AgentEvent } from '../backend'
+import { emptyChat, reduceChat, type ChatState } from './chatReducer'
+
+// What the window shows of the ways real local models misbehave: loops, loading, recovered
+// calls, empty answers.
+
+function ev(seq: number, e: Partial<AgentEvent> & Pick<AgentEvent, 'type'>): AgentEvent {
+  return { v: 1, seq, chatId: 'c1', runId: 'r1', messageId: 'm1', at: '2025-01-01T00:00:00Z', ...e }
+}
+
+function apply(events: AgentEvent[], start: ChatState = emptyChat('c1')): ChatState {
+  return events.reduce(reduceChat, start)
+}
+
+function notices(s: ChatState): string[] {
+  return s.timeline.flatMap((e) => (e.kind === 'notice' ? [e.text] : []))
+}
+
+describe('a run stopped as a loop', () => {
+  it('says which call was repeated, in the sentence of the run', () => {
+    const sentence = 'The model called list_dir {"path":"."} 3 times in a row with the same arguments; the run was stopped as a loop.'
+    const s = apply([ev(1, { type: 'run.finished', stopReason: 'loop', message: sentence })])
+    expect(notices(s)).toEqual([sentence])
+    expect(s.timeline[0]).toMatchObject({ tone: 'error' })
+  })
+
+  it('still says it stopped as a loop without a sentence', () => {
+    const s = apply([ev(1, { type: 'run.finished', stopReason: 'loop' })])
+    expect(notices(s)[0]).toMatch(/repeating the same calls/)
+  })
+})
