@@ -56,7 +56,7 @@ func (g *loopGuard) reset() { g.calls = g.calls[:0] }
 // (loopWarn) or the sentence that ends the run (loopStop).
 func (g *loopGuard) check(name string, args json.RawMessage) (v loopVerdict, seen int, note string) {
 	canon := canonicalArgs(args)
-	c := guardedCall{sig: name + "\x00" + canon, label: callSentenceLabel(name, canon)}
+	c := guardedCall{sig: callSignature(name, args), label: callSentenceLabel(name, canon)}
 	g.calls = append(g.calls, c)
 	k := len(g.calls) - 1
 	for p := 1; p <= maxLoopPeriod && p <= k; p++ {
@@ -136,6 +136,11 @@ func loopNoticeText(label, previous string, known bool) string {
 	return fmt.Sprintf("not run again: you already called %s with the same arguments; %s\n"+
 		"Do not call it again with these arguments: use that result, do something else, or answer. "+
 		"Calling it again the same way stops the run.", label, was)
+}
+
+// callSignature is what makes two calls the same call: the tool and its canonical arguments.
+func callSignature(name string, args json.RawMessage) string {
+	return name + "\x00" + canonicalArgs(args)
 }
 
 // canonicalArgs is a call's arguments in one spelling: keys sorted, no spaces, numbers as

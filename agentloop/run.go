@@ -32,6 +32,8 @@ type run struct {
 	contextCap int
 	policies   map[string]string
 	loopLimit  int
+	// recoverCalls executes an answer made of tool calls written as text (see textcalls.go).
+	recoverCalls bool
 
 	guard    *loopGuard
 	stopNote string // the sentence of a run stopped as a loop
@@ -268,6 +270,25 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 			r.emit(events.Event{Type: events.MessageStarted, MessageID: cp.ID(), Role: store.RoleAssistant})
 		}
 	}
+	// the answer's text goes through two filters: inline reasoning becomes thinking, and the
+	// beginning of an answer that may be a call written as text waits until that is known
+	var split reasoningSplitter
+	hold := textHold{on: r.recoverCalls}
+	show := func(thinking, text string) error {
+		if thinking != "" {
+			r.emit(events.Event{Type: events.ThinkingDelta, MessageID: cp.ID(), Text: thinking})
+			if err := cp.AddThinking(thinking); err != nil {
+				return err
+			}
+		}
+		if text != "" {
+			r.emit(events.Event{Type: events.TextDelta, MessageID: cp.ID(), Text: text})
+			if err := cp.AddText(text); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	load := r.watchLoad(req.Model)
 	turn, err := r.a.cfg.Model.Chat(r.ctx, req, func(d Delta) error {
 		if err := r.ctx.Err(); err != nil {
@@ -287,19 +308,8 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 		if cpErr != nil {
 			return cpErr
 		}
-		if d.Thinking != "" {
-			r.emit(events.Event{Type: events.ThinkingDelta, MessageID: cp.ID(), Text: d.Thinking})
-			if err := cp.AddThinking(d.Thinking); err != nil {
-				return err
-			}
-		}
-		if d.Content != "" {
-			r.emit(events.Event{Type: events.TextDelta, MessageID: cp.ID(), Text: d.Content})
-			if err := cp.AddText(d.Content); err != nil {
-				return err
-			}
-		}
-		return nil
+		thinking, text := split.push(d.Content)
+		return show(d.Thinking+thinking, hold.push(text))
 	})
 	if err == nil {
 		load.arrived()
@@ -307,6 +317,20 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 		err = cpErr
 	} else {
 		load.stop()
+	}
+	var recovered []store.ToolCall
+	if cp != nil && cpErr == nil && r.ctx.Err() == nil {
+		thinking, text := split.flush()
+		text = hold.push(text)
+		if err == nil && len(turn.ToolCalls) == 0 && hold.holding() != "" {
+			recovered, _ = recoverTextCalls(hold.holding(), r.validCall)
+		}
+		if recovered == nil {
+			text += hold.release()
+		}
+		if serr := show(thinking, text); err == nil {
+			err = serr
+		}
 	}
 	if err != nil {
 		if cp != nil { // keep what arrived; the message stays incomplete
@@ -338,6 +362,9 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 	if r.usage.EvalMs > 0 {
 		r.usage.TokensPerSec = float64(r.usage.EvalTokens) / (float64(r.usage.EvalMs) / 1000)
 	}
+	if recovered != nil {
+		turn.ToolCalls = recovered
+	}
 	calls := make([]store.ToolCall, len(turn.ToolCalls))
 	for i, c := range turn.ToolCalls {
 		c.ID = r.uniqueCallID(c.ID)
@@ -357,7 +384,7 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 		}
 		for _, c := range calls {
 			r.emit(events.Event{Type: events.ToolCall, MessageID: cp.ID(), ToolCallID: c.ID, Name: c.Name,
-				Args: c.Args, State: events.ToolStatePending})
+				Args: c.Args, State: events.ToolStatePending, Recovered: c.Recovered})
 		}
 	}
 	if err := cp.Finish(turn.DoneReason, &usage); err != nil {
@@ -367,6 +394,16 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 	m := cp.Message()
 	r.history = append(r.history, m)
 	return m, turn, nil
+}
+
+// validCall reports whether a call written as text names a tool of the run with arguments
+// that pass its schema.
+func (r *run) validCall(name string, args json.RawMessage) bool {
+	if _, ok := r.defByNm[name]; !ok {
+		return false
+	}
+	_, err := r.tools.Validate(name, args)
+	return err == nil
 }
 
 // LoadingNotice is how long a model request goes without a first byte before the
@@ -441,6 +478,8 @@ type plannedCall struct {
 	Decision string          `json:"decision,omitempty"`
 	By       string          `json:"by,omitempty"`
 	Reason   string          `json:"reason,omitempty"`
+	// Recovered: the model wrote the call as text.
+	Recovered bool `json:"recovered,omitempty"`
 
 	// valid are Args as the toolbox validated them, for executing the call; a batch paused
 	// across a restart comes back without and is validated again.
@@ -499,7 +538,14 @@ func (r *run) plan(msg store.Message) []plannedCall {
 	out := make([]plannedCall, len(msg.ToolCalls))
 	verdicts := make([]loopVerdict, len(msg.ToolCalls))
 	notes := make([]string, len(msg.ToolCalls))
+	first := map[string]bool{}
 	for i, c := range msg.ToolCalls {
+		// a call asked twice in one message is a duplicate, not a repetition: counted once
+		sig := callSignature(c.Name, c.Args)
+		if first[sig] {
+			continue
+		}
+		first[sig] = true
 		verdicts[i], out[i].seen, notes[i] = r.guard.check(c.Name, c.Args)
 		if verdicts[i] == loopStop && r.stopNote == "" {
 			r.stopNote = notes[i]
@@ -509,9 +555,11 @@ func (r *run) plan(msg store.Message) []plannedCall {
 		seen := out[i].seen
 		switch {
 		case r.stopNote != "":
-			out[i] = plannedCall{ID: c.ID, Name: c.Name, Args: c.Args, Outcome: &ToolOutcome{Output: textNotRunLoop}}
+			out[i] = plannedCall{ID: c.ID, Name: c.Name, Args: c.Args, Recovered: c.Recovered,
+				Outcome: &ToolOutcome{Output: textNotRunLoop}}
 		case verdicts[i] == loopWarn:
-			out[i] = plannedCall{ID: c.ID, Name: c.Name, Args: c.Args, Outcome: &ToolOutcome{Output: notes[i]}}
+			out[i] = plannedCall{ID: c.ID, Name: c.Name, Args: c.Args, Recovered: c.Recovered,
+				Outcome: &ToolOutcome{Output: notes[i]}}
 		default:
 			out[i] = r.planCall(c)
 		}
@@ -521,7 +569,7 @@ func (r *run) plan(msg store.Message) []plannedCall {
 }
 
 func (r *run) planCall(c store.ToolCall) plannedCall {
-	pc := plannedCall{ID: c.ID, Name: c.Name, Args: c.Args}
+	pc := plannedCall{ID: c.ID, Name: c.Name, Args: c.Args, Recovered: c.Recovered}
 	fail := func(text string) plannedCall {
 		pc.Outcome = &ToolOutcome{Output: text}
 		return pc
@@ -574,9 +622,9 @@ func (r *run) runBatch(messageID string, calls []plannedCall) (stop string, paus
 		for _, i := range asks {
 			c := calls[i]
 			_ = r.a.cfg.Store.PutToolCall(store.ToolCallRecord{ID: c.ID, ChatID: r.cs.id, RunID: r.id,
-				MessageID: messageID, Name: c.Name, Args: c.Args, AwaitingApproval: true})
+				MessageID: messageID, Name: c.Name, Args: c.Args, AwaitingApproval: true, Recovered: c.Recovered})
 			r.emit(events.Event{Type: events.ToolCall, MessageID: messageID, ToolCallID: c.ID, Name: c.Name,
-				Args: c.Args, State: events.ToolStateAwaitingApproval})
+				Args: c.Args, State: events.ToolStateAwaitingApproval, Recovered: c.Recovered})
 			r.emit(events.Event{Type: events.ToolApprovalRequest, MessageID: messageID, ToolCallID: c.ID, Name: c.Name})
 		}
 		if r.opts.Approver == nil {
@@ -710,18 +758,18 @@ func (r *run) executeBatch(messageID string, calls []plannedCall) []ToolOutcome 
 func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 	startedAt := time.Now()
 	rec := store.ToolCallRecord{ID: c.ID, ChatID: r.cs.id, RunID: r.id, MessageID: messageID, Name: c.Name,
-		Args: c.Args, Pending: true, StartedAt: startedAt, Approval: c.approval()}
+		Args: c.Args, Pending: true, StartedAt: startedAt, Approval: c.approval(), Recovered: c.Recovered}
 	if err := r.a.cfg.Store.PutToolCall(rec); err != nil {
 		o := ToolOutcome{Output: notRunText(err)}
 		r.emitError(err)
 		// the card of the call is closed too: it never ran
 		ok, none := false, int64(0)
 		r.emit(events.Event{Type: events.ToolResult, MessageID: messageID, ToolCallID: c.ID, Name: c.Name,
-			OK: &ok, Output: o.Output, DurationMs: &none})
+			OK: &ok, Output: o.Output, DurationMs: &none, Recovered: c.Recovered})
 		return o
 	}
 	r.emit(events.Event{Type: events.ToolCall, MessageID: messageID, ToolCallID: c.ID, Name: c.Name, Args: c.Args,
-		State: events.ToolStateRunning})
+		State: events.ToolStateRunning, Recovered: c.Recovered})
 	res, ok := r.runTool(messageID, c)
 	// stopped while the tool ignored the cancellation: the run goes on without it
 	o := ToolOutcome{Output: textStoppedRunning}
@@ -738,7 +786,7 @@ func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 	}
 	dur := time.Since(startedAt).Milliseconds()
 	r.emit(events.Event{Type: events.ToolResult, MessageID: messageID, ToolCallID: c.ID, Name: c.Name, OK: &o.OK,
-		Output: o.Output, Details: o.Details, DurationMs: &dur})
+		Output: o.Output, Details: o.Details, DurationMs: &dur, Recovered: c.Recovered})
 	return o
 }
 

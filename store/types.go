@@ -66,6 +66,8 @@ type ToolCall struct {
 	ID   string          `json:"id"`
 	Name string          `json:"name"`
 	Args json.RawMessage `json:"args,omitempty"`
+	// Recovered is true for a call the model wrote as text in its answer, executed as a call.
+	Recovered bool `json:"recovered,omitempty"`
 }
 
 // Usage is the token accounting of one message, stored as message.completed carried it.
@@ -91,6 +93,8 @@ type ToolCallRecord struct {
 	FinishedAt       time.Time       `json:"finishedAt,omitzero"`
 	DurationMs       int64           `json:"durationMs,omitempty"`
 	Approval         *Approval       `json:"approval,omitempty"`
+	// Recovered is true for a call the model wrote as text, executed as a call.
+	Recovered bool `json:"recovered,omitempty"`
 }
 
 // Approval is how a call was allowed or denied.
@@ -141,6 +145,9 @@ type Settings struct {
 	// before it sends the next batch anyway (0: the bridge's default). Settings saved before
 	// it had this name hold it as "coalesceMs", which is still read.
 	AckFallbackMs int `json:"ackFallbackMs,omitempty"`
+	// IgnoreTextToolCalls leaves an answer made of tool calls written as JSON text as text;
+	// by default such calls are executed (marked recovered).
+	IgnoreTextToolCalls bool `json:"ignoreTextToolCalls,omitempty"`
 	// FirstByteTimeoutSec bounds the wait for a model to start answering, loading included
 	// (0: the client's default).
 	FirstByteTimeoutSec int `json:"firstByteTimeoutSec,omitempty"`

@@ -114,6 +114,8 @@ export interface ToolCallRecord {
   finishedAt?: string
   durationMs?: number
   approval?: ApprovalRecord | null
+  /** True for a call the model wrote as text, executed as a call. */
+  recovered?: boolean
 }
 
 export interface OpenedChat {
@@ -222,6 +224,8 @@ export interface AgentEvent {
   doneReason?: string
   usage?: Usage | null
   stopReason?: string
+  /** tool.call, tool.result: the model wrote the call as text; it was executed as a call. */
+  recovered?: boolean
   /** model.loaded: how long the model took to load. */
   loadMs?: number
   /** pull.progress: the step of a model's download (model names the model). */

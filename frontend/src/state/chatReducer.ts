@@ -47,6 +47,8 @@ export interface ToolCard {
   progress: unknown
   /** Read from the store when the chat was opened, not seen happening in this window. */
   restored?: boolean
+  /** The model wrote the call as text; it was executed as a call. */
+  recovered?: boolean
 }
 
 export interface MessageView {
@@ -284,6 +286,7 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
         name: ev.name || c.name,
         args: ev.args !== undefined ? ev.args : c.args,
         state: terminalToolStates.has(c.state) || late ? c.state : callState(ev.state),
+        recovered: c.recovered || ev.recovered === true,
       }))
 
     case 'tool.approval_requested':
@@ -319,6 +322,7 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
         details: checkDetails(ev.details) ?? c.details,
         durationMs: typeof ev.durationMs === 'number' ? ev.durationMs : c.durationMs,
         state: c.state === 'denied' ? 'denied' : ev.ok ? 'completed' : 'failed',
+        recovered: c.recovered || ev.recovered === true,
       }))
 
     case 'message.completed':
@@ -454,6 +458,7 @@ function cardOfRecord(r: CheckedToolCall, liveRunId: string): ToolCard {
     approval: r.approval && r.approval.decision ? { ...r.approval } : null,
     progress: null,
     restored: true,
+    recovered: r.recovered,
   }
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { AgentEvent } from '../backend'
-import { emptyChat, reduceChat, type ChatState } from './chatReducer'
+import { chatFromSnapshot, emptyChat, reduceChat, type ChatState } from './chatReducer'
 
 // What the window shows of the ways real local models misbehave: loops, loading, recovered
 // calls, empty answers.
@@ -28,5 +28,30 @@ describe('a run stopped as a loop', () => {
   it('still says it stopped as a loop without a sentence', () => {
     const s = apply([ev(1, { type: 'run.finished', stopReason: 'loop' })])
     expect(notices(s)[0]).toMatch(/repeating the same calls/)
+  })
+})
+
+describe('a call the model wrote as text', () => {
+  it('marks its card recovered, live and from the store', () => {
+    const s = apply([
+      ev(1, { type: 'tool.call', toolCallId: 't1', name: 'write_file', state: 'running', recovered: true }),
+      ev(2, { type: 'tool.result', toolCallId: 't1', ok: true, recovered: true }),
+    ])
+    expect(s.tools.t1).toMatchObject({ state: 'completed', recovered: true })
+    const plain = apply([ev(1, { type: 'tool.call', toolCallId: 't2', name: 'read_file', state: 'running' })])
+    expect(plain.tools.t2.recovered).toBe(false)
+  })
+})
+
+describe('a chat opened from the store', () => {
+  it('shows a recovered call as recovered', () => {
+    const s = chatFromSnapshot({
+      chat: { id: 'c1', title: 't' },
+      messages: [{ id: 'm1', chatId: 'c1', role: 'assistant', content: '', toolCalls: [{ id: 't1', name: 'echo', recovered: true }], complete: true }],
+      toolCalls: [{ id: 't1', chatId: 'c1', messageId: 'm1', name: 'echo', pending: false, ok: true, output: 'x', recovered: true }],
+      phase: 'idle',
+      liveRunId: '',
+    })
+    expect(s.tools.t1.recovered).toBe(true)
   })
 })

@@ -113,6 +113,8 @@ export interface CheckedToolCall {
   finishedAt: string
   durationMs: number | null
   approval: CheckedApproval | null
+  /** The model wrote the call as text; it was executed as a call. */
+  recovered: boolean
 }
 
 export function checkToolCall(v: unknown): CheckedToolCall | null {
@@ -135,6 +137,7 @@ export function checkToolCall(v: unknown): CheckedToolCall | null {
     finishedAt: checkTime(v.finishedAt),
     durationMs: num(v.durationMs),
     approval: checkApproval(v.approval),
+    recovered: bool(v.recovered),
   }
 }
 
