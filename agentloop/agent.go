@@ -86,7 +86,8 @@ type Outcome struct {
 	// stored, also when the run was stopped midway).
 	Answered bool
 	// Note is the sentence of a run stopped as a loop (StopReason loop): which call it
-	// repeated and what the user can do.
+	// repeated and what the user can do; or, for a completed run, that the model answered
+	// nothing.
 	Note string
 }
 

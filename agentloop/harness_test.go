@@ -70,6 +70,10 @@ func TestMain(m *testing.M) {
 			"SU":   slices.Concat(think("Write it."), []string{"```json\n", `{"name": "write_file", "arguments": {"path": "t.txt", "content": "from text"}}`, "\n```"}),
 			"SUAT": slices.Concat(think("Done."), []string{"Wrote", " t.txt."}),
 		}},
+		ollamatest.Model{Name: "silent", Scripts: ollamatest.Scripts{
+			"SU":   think("Nothing to say."),
+			"SUAU": slices.Concat(think("Asked again."), []string{"Here", " it is."}),
+		}},
 		ollamatest.Model{Name: "mentioner", Scripts: ollamatest.Scripts{
 			"SU": slices.Concat(think("Explain."), []string{"I could call", " write_file", ` with {"path": "t.txt"}.`}),
 		}},

@@ -50,3 +50,12 @@ func TestATextMentioningAToolIsNotExecutedOnTheRealServer(t *testing.T) {
 		t.Fatalf("answer %q", last.Content)
 	}
 }
+
+func TestAnEmptyTurnIsAskedAgainOnTheRealServer(t *testing.T) {
+	h := newHarness(t, harnessOptions{model: "silent"})
+	out := h.runCompleted(t, "hi")
+	msgs := h.messages(t, out.ChatID)
+	if roles(msgs) != "UAA" || msgs[1].Content != "" || msgs[2].Content != "Here it is." || out.Note != "" {
+		t.Fatalf("messages %+v, note %q; events %s", msgs, out.Note, summary(h.rec.events()))
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -182,6 +183,7 @@ func (r *run) loop() (string, *pausedRun) {
 		}
 	}
 	continuations := 0
+	nudged := false // an empty answer was asked again
 	for {
 		if r.ctx.Err() != nil {
 			return events.StopAborted, nil
@@ -213,6 +215,15 @@ func (r *run) loop() (string, *pausedRun) {
 				r.phase(events.PhaseContinuing)
 				continue
 			}
+			if emptyAnswer(msg, turn) {
+				if !nudged {
+					nudged = true
+					r.history = append(r.history, store.Message{Role: store.RoleUser, Content: textEmptyAnswer})
+					r.phase(events.PhaseContinuing)
+					continue
+				}
+				r.stopNote = noteEmptyAnswer
+			}
 			return events.StopCompleted, nil
 		}
 		continuations = 0
@@ -225,6 +236,13 @@ func (r *run) loop() (string, *pausedRun) {
 		}
 		r.phase(events.PhaseContinuing)
 	}
+}
+
+// emptyAnswer reports whether the model ended its turn with nothing: no text, no call (what
+// it thought does not count).
+func emptyAnswer(msg store.Message, turn ModelTurn) bool {
+	return len(msg.ToolCalls) == 0 && strings.TrimSpace(msg.Content) == "" &&
+		(turn.DoneReason == DoneStop || turn.DoneReason == "")
 }
 
 // injectQueued commits the messages the user sent while the run was busy and adds them to

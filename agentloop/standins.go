@@ -29,6 +29,10 @@ const (
 	textNotRunLoop = "not run: the run was stopped because the model kept repeating the same calls"
 	// textNoDecision: an Approver could not ask the user.
 	textNoDecision = "no decision could be asked for"
+	// textEmptyAnswer asks the model again after an answer with no text and no call.
+	textEmptyAnswer = "Your last answer was empty. Answer my last message, or call a tool if you need one."
+	// noteEmptyAnswer ends a run whose model answered nothing twice (run.finished's message).
+	noteEmptyAnswer = "The model gave an empty answer, also when asked again. Rephrase the message, or try another model."
 	// textContinue asks the model to go on with an answer cut by the length limit.
 	textContinue = "Your answer was cut off by the length limit. Continue exactly where it stopped, without repeating anything."
 )

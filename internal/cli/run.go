@@ -170,6 +170,9 @@ Flags:
 	}
 	switch out.StopReason {
 	case events.StopCompleted:
+		if out.Note != "" {
+			fmt.Fprintf(io.Err, "prototyper run: %s (chat %s)\n", Sanitize(out.Note), out.ChatID)
+		}
 		return ExitCompleted
 	case events.StopLength:
 		fmt.Fprintf(io.Err, "prototyper run: the answer was cut at the length limit after %d continuations (chat %s)\n", 3, out.ChatID)

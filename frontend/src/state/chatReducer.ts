@@ -66,6 +66,8 @@ export interface MessageView {
   usage: Usage | null
   /** A user message the window added before the Go side confirmed it; deltas never touch it. */
   local: boolean
+  /** An answer that ended with no text and no tool call. */
+  empty?: boolean
 }
 
 export type TimelineEntry =
@@ -325,14 +327,18 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
         recovered: c.recovered || ev.recovered === true,
       }))
 
-    case 'message.completed':
+    case 'message.completed': {
       s = endThinking(s, ev)
-      return withMessage(s, messageIdOf(ev), 'assistant', runId, (m) => ({
+      const id = messageIdOf(ev)
+      const hasCalls = Object.values(s.tools).some((c) => c.messageId === id)
+      return withMessage(s, id, 'assistant', runId, (m) => ({
         ...m,
         complete: true,
         doneReason: str(ev.doneReason),
         usage: checkUsage(ev.usage) ?? m.usage,
+        empty: isEmptyAnswer(m.content, hasCalls, str(ev.doneReason)),
       }))
+    }
 
     case 'context.truncated':
       return addNotice(
@@ -398,6 +404,8 @@ function finishRun(s: ChatState, ev: AgentEvent): ChatState {
   // A run stopped as a loop names the call it repeated (run.finished's message).
   const notice = ev.stopReason === 'loop' ? ev.message || stopNotices.loop : stopNotices[ev.stopReason ?? '']
   if (notice) next = addNotice(next, ev, ev.stopReason === 'aborted' ? 'info' : 'error', notice)
+  // A completed run says what went wrong when there is something: a model that answered nothing.
+  else if (ev.stopReason === 'completed' && ev.message) next = addNotice(next, ev, 'info', ev.message)
   return next
 }
 
@@ -462,6 +470,11 @@ function cardOfRecord(r: CheckedToolCall, liveRunId: string): ToolCard {
   }
 }
 
+/** An answer with no text and no call that the model ended itself: "an empty answer". */
+function isEmptyAnswer(content: string, hasCalls: boolean, doneReason: string): boolean {
+  return content.trim() === '' && !hasCalls && (doneReason === 'stop' || doneReason === '')
+}
+
 function messageOfRecord(m: CheckedMessage): MessageView {
   return {
     id: m.id,
@@ -475,6 +488,7 @@ function messageOfRecord(m: CheckedMessage): MessageView {
     doneReason: m.doneReason,
     usage: m.usage,
     local: false,
+    empty: m.role === 'assistant' && m.complete && isEmptyAnswer(m.content, m.toolCalls.length > 0, m.doneReason),
   }
 }
 

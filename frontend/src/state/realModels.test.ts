@@ -55,3 +55,24 @@ describe('a chat opened from the store', () => {
     expect(s.tools.t1.recovered).toBe(true)
   })
 })
+
+describe('an empty answer', () => {
+  it('is marked empty when it has no text and no call', () => {
+    const s = apply([
+      ev(1, { type: 'message.started', role: 'assistant' }),
+      ev(2, { type: 'message.completed', doneReason: 'stop', usage: { promptTokens: 5, evalTokens: 1, evalMs: 1, tokensPerSec: 1 } }),
+    ])
+    expect(s.messages.m1.empty).toBe(true)
+  })
+
+  it('is not empty when it called a tool or said something', () => {
+    const called = apply([
+      ev(1, { type: 'message.started', role: 'assistant' }),
+      ev(2, { type: 'tool.call', toolCallId: 't1', name: 'echo', state: 'pending' }),
+      ev(3, { type: 'message.completed', doneReason: 'stop' }),
+    ])
+    expect(called.messages.m1.empty).toBe(false)
+    const said = apply([ev(1, { type: 'text.delta', text: 'hi' }), ev(2, { type: 'message.completed', doneReason: 'stop' })])
+    expect(said.messages.m1.empty).toBe(false)
+  })
+})
