@@ -666,7 +666,7 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 	r = &run{a: a, cs: cs, id: rec.ID, ctx: ctx, cancel: cancel, opts: opts, trigger: spec.trigger,
 		resume: spec.resume, workspace: workspace, contextCap: settings.ContextCap,
 		policies: settings.ToolApproval, loopLimit: settings.LoopLimit(), recoverCalls: !settings.IgnoreTextToolCalls,
-		started: time.Now()}
+		keepAlive: settings.KeepAlive(), started: time.Now()}
 	// announced here, under cs.mu, so that the chat is "submitted" as soon as Send returns
 	r.emit(events.Event{Type: events.RunStarted, Model: opts.Model, Think: opts.Think, Trigger: spec.trigger})
 	a.setPhaseLocked(cs, rec.ID, events.PhaseSubmitted)

@@ -70,6 +70,9 @@ func TestMain(m *testing.M) {
 			"SU":   slices.Concat(think("Write it."), []string{"```json\n", `{"name": "write_file", "arguments": {"path": "t.txt", "content": "from text"}}`, "\n```"}),
 			"SUAT": slices.Concat(think("Done."), []string{"Wrote", " t.txt."}),
 		}},
+		ollamatest.Model{Name: "cold", Scripts: ollamatest.Scripts{ // unloaded and preloaded by its tests only
+			ollamatest.Fallback: slices.Concat(think("Warm."), []string{"Ready."}),
+		}},
 		ollamatest.Model{Name: "silent", Scripts: ollamatest.Scripts{
 			"SU":   think("Nothing to say."),
 			"SUAU": slices.Concat(think("Asked again."), []string{"Here", " it is."}),

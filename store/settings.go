@@ -18,6 +18,9 @@ const (
 	DefaultThink = "on"
 	// DefaultContextCap caps num_ctx when ContextCap is zero (tokens).
 	DefaultContextCap = 16384
+	// DefaultKeepAlive is how long a model stays loaded after a request when KeepAliveMin is
+	// zero: long enough that a person reading an answer does not pay the load again.
+	DefaultKeepAlive = 30 * time.Minute
 	// DefaultLoopRepeats is how many times in a row the same call may be asked for before
 	// the run stops as a loop, when LoopRepeats is zero.
 	DefaultLoopRepeats = 3
@@ -46,6 +49,9 @@ func (s Settings) Validate() error {
 	if s.FirstByteTimeoutSec < 0 {
 		return &InvalidSettingError{"firstByteTimeoutSec",
 			"the wait for a model to start answering must be a positive number of seconds, or 0 for the default"}
+	}
+	if s.KeepAliveMin < -1 {
+		return &InvalidSettingError{"keepAliveMin", "how long models stay loaded must be a number of minutes, 0 for the default, or -1 for as long as Ollama runs"}
 	}
 	if s.LoopRepeats < 0 || s.LoopRepeats == 1 {
 		return &InvalidSettingError{"loopRepeats", "the number of repeated calls that stops a run must be 2 or more, or 0 for the default"}
@@ -80,6 +86,18 @@ func (s Settings) ContextCapTokens() int {
 		return DefaultContextCap
 	}
 	return s.ContextCap
+}
+
+// KeepAlive is how long a model stays loaded after a request: KeepAliveMin, else
+// [DefaultKeepAlive]; negative for as long as the server runs.
+func (s Settings) KeepAlive() time.Duration {
+	switch {
+	case s.KeepAliveMin < 0:
+		return -1
+	case s.KeepAliveMin == 0:
+		return DefaultKeepAlive
+	}
+	return time.Duration(s.KeepAliveMin) * time.Minute
 }
 
 // LoopLimit is how many times the same call may come in a row before the run stops as a

@@ -151,6 +151,9 @@ type Settings struct {
 	// FirstByteTimeoutSec bounds the wait for a model to start answering, loading included
 	// (0: the client's default).
 	FirstByteTimeoutSec int `json:"firstByteTimeoutSec,omitempty"`
+	// KeepAliveMin is how long a model stays loaded after each request, in minutes (0:
+	// DefaultKeepAlive; -1: until the server stops); sent as keep_alive on every request.
+	KeepAliveMin int `json:"keepAliveMin,omitempty"`
 	// LoopRepeats is how many times in a row the same tool call (or cycle of calls) may come
 	// before the run stops as a loop (0: DefaultLoopRepeats).
 	LoopRepeats int `json:"loopRepeats,omitempty"`

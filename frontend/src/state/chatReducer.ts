@@ -112,9 +112,6 @@ export function emptyChat(chatId: string): ChatState {
   }
 }
 
-/** The Go side announces a load this long after the request went out (agentloop.LoadingNotice). */
-const loadingNoticeMs = 1000
-
 /**
  * The card a keyboard decision applies to: the oldest one of the chat that waits for the user's
  * approval and has not been answered yet (`decided` holds the calls answered from the window).
@@ -265,6 +262,8 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
     }
 
     case 'thinking.delta':
+      // The answer started: the model is loaded (model.loaded, with the load time, comes at its end).
+      s = s.loadingModel ? { ...s, loadingModel: null } : s
       return withMessage(s, messageIdOf(ev), 'assistant', runId, (m) =>
         m.local
           ? m
@@ -276,7 +275,7 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
       )
 
     case 'text.delta':
-      s = endThinking(s, ev)
+      s = endThinking(s.loadingModel ? { ...s, loadingModel: null } : s, ev)
       return withMessage(s, messageIdOf(ev), 'assistant', runId, (m) =>
         m.local ? m : { ...m, content: m.content + (ev.text ?? '') },
       )
@@ -361,7 +360,9 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
       return addNotice(s, ev, 'error', ev.message || ev.code || 'The run failed.')
 
     case 'model.loading':
-      return late ? s : { ...s, loadingModel: { model: str(ev.model), since: eventTime(ev) - loadingNoticeMs } }
+      // Announced when the request goes out (the server said the model is not in memory), or
+      // a second later when the server could not say: counted from the announcement.
+      return late ? s : { ...s, loadingModel: { model: str(ev.model), since: eventTime(ev) } }
 
     case 'model.loaded':
       return s.loadingModel ? { ...s, loadingModel: null } : s

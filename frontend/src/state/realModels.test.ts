@@ -76,3 +76,12 @@ describe('an empty answer', () => {
     expect(said.messages.m1.empty).toBe(false)
   })
 })
+
+describe('a model being loaded', () => {
+  it('is shown from model.loading until the answer starts', () => {
+    const loading = apply([ev(1, { type: 'model.loading', model: 'qwen3:4b' })])
+    expect(loading.loadingModel).toMatchObject({ model: 'qwen3:4b', since: Date.parse('2025-01-01T00:00:00Z') })
+    expect(apply([ev(2, { type: 'thinking.delta', text: 'hm' })], loading).loadingModel).toBeNull()
+    expect(apply([ev(2, { type: 'text.delta', text: 'hi' })], loading).loadingModel).toBeNull()
+  })
+})
