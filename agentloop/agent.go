@@ -89,6 +89,10 @@ type Outcome struct {
 	// Answered reports whether the model answered anything in the run (some of it is then
 	// stored, also when the run was stopped midway).
 	Answered bool
+	// Note is the sentence of a run stopped as a loop (StopReason loop): which call it
+	// repeated and what the user can do; or, for a completed run, that the model answered
+	// nothing.
+	Note string
 }
 
 // Agent runs the chats of one app: at most one run per chat, runs of different chats
@@ -666,7 +670,8 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 	r = &run{a: a, cs: cs, id: rec.ID, ctx: ctx, cancel: cancel, opts: opts, trigger: spec.trigger,
 		resume: spec.resume, workspace: workspace, contextCap: settings.ContextCap,
 		policies: settings.ToolApproval, allowed: settings.AlwaysAllow[workspace], keep: settings.CheckpointLimit(),
-		started: time.Now()}
+		loopLimit: settings.LoopLimit(), recoverCalls: !settings.IgnoreTextToolCalls,
+		keepAlive: settings.KeepAlive(), started: time.Now()}
 	// announced here, under cs.mu, so that the chat is "submitted" as soon as Send returns
 	r.emit(events.Event{Type: events.RunStarted, Model: opts.Model, Think: opts.Think, Trigger: spec.trigger})
 	a.setPhaseLocked(cs, rec.ID, events.PhaseSubmitted)
@@ -702,13 +707,15 @@ func (a *Agent) closePaused(cs *chatState, p *pausedRun, text string) error {
 func (a *Agent) recordNotRun(chatID, runID, messageID string, c plannedCall, o ToolOutcome) error {
 	details, _ := marshalDetails(o.Details)
 	rec := store.ToolCallRecord{ID: c.ID, ChatID: chatID, RunID: runID, MessageID: messageID, Name: c.Name,
-		Args: c.Args, OK: o.OK, Output: o.Output, Details: details, FinishedAt: time.Now(), Approval: c.approval()}
+		Args: c.Args, OK: o.OK, Output: o.Output, Details: details, FinishedAt: time.Now(), Approval: c.approval(),
+		Recovered: c.Recovered}
 	if err := a.cfg.Store.PutToolCall(rec); err != nil {
 		return err
 	}
 	zero := int64(0)
 	a.emit(events.Event{ChatID: chatID, RunID: runID, MessageID: messageID, Type: events.ToolResult,
-		ToolCallID: c.ID, Name: c.Name, OK: &o.OK, Output: o.Output, Details: o.Details, DurationMs: &zero})
+		ToolCallID: c.ID, Name: c.Name, OK: &o.OK, Output: o.Output, Details: o.Details, DurationMs: &zero,
+		Recovered: c.Recovered})
 	return nil
 }
 

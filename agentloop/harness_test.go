@@ -62,6 +62,24 @@ func TestMain(m *testing.M) {
 		ollamatest.Model{Name: "plain", NoThinking: true, Scripts: ollamatest.Scripts{
 			"SU": {"Just", " text."},
 		}},
+		// what real local models do (realmodels_test.go)
+		ollamatest.Model{Name: "stray", NoThinking: true, Scripts: ollamatest.Scripts{
+			"SU": {"<thi", "nk>Hidden", " plan.</th", "ink>\n\n", "Visible", " answer."},
+		}},
+		ollamatest.Model{Name: "texter", Scripts: ollamatest.Scripts{
+			"SU":   slices.Concat(think("Write it."), []string{"```json\n", `{"name": "write_file", "arguments": {"path": "t.txt", "content": "from text"}}`, "\n```"}),
+			"SUAT": slices.Concat(think("Done."), []string{"Wrote", " t.txt."}),
+		}},
+		ollamatest.Model{Name: "cold", Scripts: ollamatest.Scripts{ // unloaded and preloaded by its tests only
+			ollamatest.Fallback: slices.Concat(think("Warm."), []string{"Ready."}),
+		}},
+		ollamatest.Model{Name: "silent", Scripts: ollamatest.Scripts{
+			"SU":   think("Nothing to say."),
+			"SUAU": slices.Concat(think("Asked again."), []string{"Here", " it is."}),
+		}},
+		ollamatest.Model{Name: "mentioner", Scripts: ollamatest.Scripts{
+			"SU": slices.Concat(think("Explain."), []string{"I could call", " write_file", ` with {"path": "t.txt"}.`}),
+		}},
 		ollamatest.Model{Name: "steered", Scripts: ollamatest.Scripts{
 			"SU": slices.Concat(think("Wait, then write."), call("wait", map[string]any{}),
 				call("write_file", map[string]any{"path": "a.txt", "content": "A"})),

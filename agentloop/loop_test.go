@@ -140,6 +140,9 @@ func TestAPathOutsideTheWorkspaceIsRefusedAndTheRunContinues(t *testing.T) {
 
 func TestAModelThatNeverStopsCallingToolsStopsAtMaxSteps(t *testing.T) {
 	h := newHarness(t, harnessOptions{model: "looper", approve: ApproveAuto})
+	if err := h.db.PutSettings(store.Settings{LoopRepeats: 10}); err != nil { // the loop guard would stop it first
+		t.Fatal(err)
+	}
 	out := h.runOnce(t, "list forever", RunOptions{MaxSteps: 3})
 	if out.StopReason != events.StopMaxSteps {
 		t.Fatalf("stop reason %q, want max_steps", out.StopReason)

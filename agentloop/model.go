@@ -33,6 +33,9 @@ type ModelRequest struct {
 	// FirstByteTimeout bounds the wait for the answer's first byte, loading included
 	// (0: the model's own default).
 	FirstByteTimeout time.Duration
+	// KeepAlive is how long the server keeps the model loaded after the request (0: the
+	// server's default; negative: until it stops).
+	KeepAlive time.Duration
 }
 
 // Delta is one streamed item: a piece of thinking, a piece of content, a retry notice, or
@@ -62,6 +65,9 @@ type ModelTurn struct {
 	PromptTokens int
 	EvalTokens   int
 	EvalDuration time.Duration
+	// LoadDuration is how long the server spent loading the model for this request (0 when
+	// it was loaded already, or the server does not say).
+	LoadDuration time.Duration
 }
 
 // Done reasons of a [ModelTurn] the loop tells apart (Ollama's done_reason).
@@ -79,6 +85,20 @@ type ClassifiedError interface {
 	error
 	Code() string
 	Retryable() bool
+}
+
+// Residency is implemented by models whose server can say whether a model is in memory and
+// load it ahead of a request. [OllamaModel] is one (/api/ps, and an empty request with
+// keep_alive). The loop announces a load before it happens with it, and the window preloads
+// the model the user picks.
+type Residency interface {
+	// Loaded reports whether model is in the server's memory; known is false when the server
+	// could not say.
+	Loaded(ctx context.Context, model string) (loaded, known bool)
+	// Preload loads model for requests with a context of numCtx tokens and keeps it for
+	// keepAlive (0: the server's default; negative: until it stops). It returns how long the
+	// load took.
+	Preload(ctx context.Context, model string, numCtx int, keepAlive time.Duration) (time.Duration, error)
 }
 
 // ToolSupport is implemented by models that can tell, before any request, whether a model

@@ -120,7 +120,7 @@ func (m *OllamaModel) Chat(ctx context.Context, req ModelRequest, fn DeltaFunc) 
 	if req.FirstByteTimeout > 0 {
 		client = client.With(ollama.WithFirstByteTimeout(req.FirstByteTimeout))
 	}
-	oreq := &ollama.ChatRequest{Model: req.Model, Think: think,
+	oreq := &ollama.ChatRequest{Model: req.Model, Think: think, KeepAlive: keepAliveOf(req.KeepAlive),
 		Options: &ollama.Options{NumCtx: req.NumCtx, NumPredict: req.NumPredict}}
 	oreq.Messages = make([]ollama.Message, len(req.Messages))
 	for i, msg := range req.Messages {
@@ -153,7 +153,7 @@ func (m *OllamaModel) Chat(ctx context.Context, req ModelRequest, fn DeltaFunc) 
 	if res != nil {
 		turn = ModelTurn{Content: res.Message.Content, Thinking: res.Message.Thinking, DoneReason: res.DoneReason,
 			PromptTokens: res.Metrics.PromptEvalCount, EvalTokens: res.Metrics.EvalCount,
-			EvalDuration: res.Metrics.EvalDuration}
+			EvalDuration: res.Metrics.EvalDuration, LoadDuration: res.Metrics.LoadDuration}
 		if err == nil && res.Done {
 			for _, c := range res.Message.ToolCalls {
 				turn.ToolCalls = append(turn.ToolCalls, store.ToolCall{ID: c.ID, Name: c.Function.Name, Args: c.Function.Arguments})
@@ -165,6 +165,38 @@ func (m *OllamaModel) Chat(ctx context.Context, req ModelRequest, fn DeltaFunc) 
 	}
 	return turn, nil
 }
+
+// keepAliveOf is the keep_alive of a request: unset for 0, forever for a negative d.
+func keepAliveOf(d time.Duration) ollama.KeepAlive {
+	switch {
+	case d == 0:
+		return ollama.KeepAlive{}
+	case d < 0:
+		return ollama.KeepAliveForever
+	}
+	return ollama.KeepAliveFor(d)
+}
+
+// Loaded asks /api/ps whether the server holds model in memory.
+func (m *OllamaModel) Loaded(ctx context.Context, model string) (loaded, known bool) {
+	loaded, err := m.Client.IsLoaded(ctx, model)
+	return loaded, err == nil
+}
+
+// Preload loads model with an empty request that keeps it for keepAlive.
+func (m *OllamaModel) Preload(ctx context.Context, model string, numCtx int, keepAlive time.Duration) (time.Duration, error) {
+	var opts *ollama.Options
+	if numCtx > 0 {
+		opts = &ollama.Options{NumCtx: numCtx}
+	}
+	d, err := m.Client.Load(ctx, model, keepAliveOf(keepAlive), opts)
+	if err != nil {
+		return 0, modelError{err}
+	}
+	return d, nil
+}
+
+var _ Residency = (*OllamaModel)(nil)
 
 // modelError gives a client error its `error` event code and retryability.
 type modelError struct{ err error }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,6 +35,13 @@ type run struct {
 	policies   map[string]string
 	allowed    []string // the tools the user allowed for good in the run's workspace
 	keep       int64    // the largest file a checkpoint keeps
+	loopLimit  int
+	// recoverCalls executes an answer made of tool calls written as text (see textcalls.go).
+	recoverCalls bool
+	keepAlive    time.Duration // sent with every request (the setting)
+
+	guard    *loopGuard
+	stopNote string // the sentence of a run stopped as a loop
 
 	tools    Toolbox
 	defs     []tools.Definition
@@ -81,7 +89,7 @@ func (r *run) execute() Outcome {
 		r.emitError(r.err)
 	}
 	usage := r.usage
-	r.emit(events.Event{Type: events.RunFinished, StopReason: stop, Usage: &usage})
+	r.emit(events.Event{Type: events.RunFinished, StopReason: stop, Usage: &usage, Message: r.stopNote})
 
 	a, cs := r.a, r.cs
 	cs.mu.Lock()
@@ -113,7 +121,8 @@ func (r *run) execute() Outcome {
 	}
 	cs.mu.Unlock()
 	r.cancel()
-	out := Outcome{ChatID: cs.id, RunID: r.id, StopReason: stop, Awaiting: r.awaiting, Answered: r.answered}
+	out := Outcome{ChatID: cs.id, RunID: r.id, StopReason: stop, Awaiting: r.awaiting, Answered: r.answered,
+		Note: r.stopNote}
 	if follow != nil {
 		go follow.execute()
 	}
@@ -163,6 +172,7 @@ func (r *run) loop() (string, *pausedRun) {
 		}
 	}
 	r.est = newEstimator()
+	r.guard = newLoopGuard(r.loopLimit)
 	length, err := r.a.cfg.Model.ContextLength(r.ctx, r.opts.Model)
 	if fatalModelError(err) {
 		// the chat request would fail the same way (after its own wait): fail once, now
@@ -177,6 +187,7 @@ func (r *run) loop() (string, *pausedRun) {
 		}
 	}
 	continuations := 0
+	nudged := false // an empty answer was asked again
 	for {
 		if r.ctx.Err() != nil {
 			return events.StopAborted, nil
@@ -208,6 +219,15 @@ func (r *run) loop() (string, *pausedRun) {
 				r.phase(events.PhaseContinuing)
 				continue
 			}
+			if emptyAnswer(msg, turn) {
+				if !nudged {
+					nudged = true
+					r.history = append(r.history, store.Message{Role: store.RoleUser, Content: textEmptyAnswer})
+					r.phase(events.PhaseContinuing)
+					continue
+				}
+				r.stopNote = noteEmptyAnswer
+			}
 			return events.StopCompleted, nil
 		}
 		continuations = 0
@@ -215,8 +235,18 @@ func (r *run) loop() (string, *pausedRun) {
 		if stop, paused, done := r.runBatch(msg.ID, calls); done {
 			return stop, paused
 		}
+		if r.stopNote != "" {
+			return events.StopLoop, nil
+		}
 		r.phase(events.PhaseContinuing)
 	}
+}
+
+// emptyAnswer reports whether the model ended its turn with nothing: no text, no call (what
+// it thought does not count).
+func emptyAnswer(msg store.Message, turn ModelTurn) bool {
+	return len(msg.ToolCalls) == 0 && strings.TrimSpace(msg.Content) == "" &&
+		(turn.DoneReason == DoneStop || turn.DoneReason == "")
 }
 
 // injectQueued commits the messages the user sent while the run was busy and adds them to
@@ -234,6 +264,7 @@ func (r *run) injectQueued() {
 		r.emit(events.Event{Type: events.MessageStarted, MessageID: m.ID, Role: store.RoleUser,
 			Trigger: events.TriggerSteering})
 		r.history = append(r.history, m)
+		r.guard.reset()
 	}
 }
 
@@ -246,7 +277,8 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 			EstimatedTokens: fit.estimated, NumCtx: r.numCtx})
 	}
 	req := ModelRequest{Model: r.opts.Model, Messages: fit.messages, Tools: r.defs, Think: r.opts.Think,
-		NumCtx: r.numCtx, NumPredict: r.opts.NumPredict, FirstByteTimeout: r.opts.FirstByteTimeout}
+		NumCtx: r.numCtx, NumPredict: r.opts.NumPredict, FirstByteTimeout: r.opts.FirstByteTimeout,
+		KeepAlive: r.keepAlive}
 
 	var cp *store.Checkpointer
 	var cpErr error
@@ -260,6 +292,25 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 			r.phase(events.PhaseStreaming)
 			r.emit(events.Event{Type: events.MessageStarted, MessageID: cp.ID(), Role: store.RoleAssistant})
 		}
+	}
+	// the answer's text goes through two filters: inline reasoning becomes thinking, and the
+	// beginning of an answer that may be a call written as text waits until that is known
+	var split reasoningSplitter
+	hold := textHold{on: r.recoverCalls}
+	show := func(thinking, text string) error {
+		if thinking != "" {
+			r.emit(events.Event{Type: events.ThinkingDelta, MessageID: cp.ID(), Text: thinking})
+			if err := cp.AddThinking(thinking); err != nil {
+				return err
+			}
+		}
+		if text != "" {
+			r.emit(events.Event{Type: events.TextDelta, MessageID: cp.ID(), Text: text})
+			if err := cp.AddText(text); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	load := r.watchLoad(req.Model)
 	turn, err := r.a.cfg.Model.Chat(r.ctx, req, func(d Delta) error {
@@ -280,26 +331,30 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 		if cpErr != nil {
 			return cpErr
 		}
-		if d.Thinking != "" {
-			r.emit(events.Event{Type: events.ThinkingDelta, MessageID: cp.ID(), Text: d.Thinking})
-			if err := cp.AddThinking(d.Thinking); err != nil {
-				return err
-			}
-		}
-		if d.Content != "" {
-			r.emit(events.Event{Type: events.TextDelta, MessageID: cp.ID(), Text: d.Content})
-			if err := cp.AddText(d.Content); err != nil {
-				return err
-			}
-		}
-		return nil
+		thinking, text := split.push(d.Content)
+		return show(d.Thinking+thinking, hold.push(text))
 	})
 	if err == nil {
 		load.arrived()
+		load.loaded(turn.LoadDuration)
 		begin()
 		err = cpErr
 	} else {
 		load.stop()
+	}
+	var recovered []store.ToolCall
+	if cp != nil && cpErr == nil && r.ctx.Err() == nil {
+		thinking, text := split.flush()
+		text = hold.push(text)
+		if err == nil && len(turn.ToolCalls) == 0 && hold.holding() != "" {
+			recovered, _ = recoverTextCalls(hold.holding(), r.validCall)
+		}
+		if recovered == nil {
+			text += hold.release()
+		}
+		if serr := show(thinking, text); err == nil {
+			err = serr
+		}
 	}
 	if err != nil {
 		if cp != nil { // keep what arrived; the message stays incomplete
@@ -331,6 +386,9 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 	if r.usage.EvalMs > 0 {
 		r.usage.TokensPerSec = float64(r.usage.EvalTokens) / (float64(r.usage.EvalMs) / 1000)
 	}
+	if recovered != nil {
+		turn.ToolCalls = recovered
+	}
 	calls := make([]store.ToolCall, len(turn.ToolCalls))
 	for i, c := range turn.ToolCalls {
 		c.ID = r.uniqueCallID(c.ID)
@@ -350,7 +408,7 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 		}
 		for _, c := range calls {
 			r.emit(events.Event{Type: events.ToolCall, MessageID: cp.ID(), ToolCallID: c.ID, Name: c.Name,
-				Args: c.Args, State: events.ToolStatePending})
+				Args: c.Args, State: events.ToolStatePending, Recovered: c.Recovered})
 		}
 	}
 	if err := cp.Finish(turn.DoneReason, &usage); err != nil {
@@ -362,34 +420,66 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 	return m, turn, nil
 }
 
+// validCall reports whether a call written as text names a tool of the run with arguments
+// that pass its schema.
+func (r *run) validCall(name string, args json.RawMessage) bool {
+	if _, ok := r.defByNm[name]; !ok {
+		return false
+	}
+	_, err := r.tools.Validate(name, args)
+	return err == nil
+}
+
 // LoadingNotice is how long a model request goes without a first byte before the
-// model.loading event tells the user that the server is loading the model.
+// model.loading event tells the user that the server is probably loading the model, when
+// the server cannot say whether it is loaded.
 const LoadingNotice = time.Second
 
-// loadWatch announces a model that takes long to answer: model.loading once its request
-// got no first byte within LoadingNotice, then model.loaded with the wait when it came.
+// residencyWait bounds the question whether the model is loaded, before each request.
+const residencyWait = 2 * time.Second
+
+// loadWatch announces a model being loaded for a request: model.loading at once when the
+// server says the model is not in memory (/api/ps), else once the request got no first
+// byte within LoadingNotice; then, when the answer ends, model.loaded with the load time
+// the server reports (load_duration), or the wait for the first byte when it reports none.
 type loadWatch struct {
 	r     *run
 	model string
 	start time.Time
-	timer *time.Timer
+	timer *time.Timer // nil when the server said whether the model is loaded
 
 	mu        sync.Mutex
-	announced bool // model.loading went out
-	over      bool // the first byte came, or the request ended
+	announced bool          // model.loading went out
+	over      bool          // the first byte came, or the request ended
+	waited    time.Duration // from the request to its first byte
 }
 
 func (r *run) watchLoad(model string) *loadWatch {
-	w := &loadWatch{r: r, model: model, start: time.Now()}
-	w.timer = time.AfterFunc(LoadingNotice, func() {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		if !w.over {
-			w.announced = true
-			r.emit(events.Event{Type: events.ModelLoading, Model: model})
+	w := &loadWatch{r: r, model: model}
+	if res, ok := r.a.cfg.Model.(Residency); ok {
+		ctx, cancel := context.WithTimeout(r.ctx, residencyWait)
+		loaded, known := res.Loaded(ctx, model)
+		cancel()
+		if known {
+			w.start = time.Now()
+			if !loaded {
+				w.announce()
+			}
+			return w
 		}
-	})
+	}
+	w.start = time.Now()
+	w.timer = time.AfterFunc(LoadingNotice, w.announce)
 	return w
+}
+
+func (w *loadWatch) announce() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.over {
+		w.announced = true
+		w.r.emit(events.Event{Type: events.ModelLoading, Model: w.model})
+	}
 }
 
 // arrived ends the wait: the answer started.
@@ -399,12 +489,26 @@ func (w *loadWatch) arrived() {
 	if w.over {
 		return
 	}
-	w.over = true
-	w.timer.Stop()
-	if w.announced {
-		ms := time.Since(w.start).Milliseconds()
-		w.r.emit(events.Event{Type: events.ModelLoaded, Model: w.model, LoadMs: &ms})
+	w.over, w.waited = true, time.Since(w.start)
+	if w.timer != nil {
+		w.timer.Stop()
 	}
+}
+
+// loaded says, at the end of an answer after a model.loading, how long the load took: the
+// server's own figure when it gave one.
+func (w *loadWatch) loaded(reported time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.announced {
+		return
+	}
+	w.announced = false
+	ms := w.waited.Milliseconds()
+	if reported > 0 {
+		ms = reported.Milliseconds()
+	}
+	w.r.emit(events.Event{Type: events.ModelLoaded, Model: w.model, LoadMs: &ms})
 }
 
 // stop ends the wait without an answer (the request failed or was stopped).
@@ -412,7 +516,9 @@ func (w *loadWatch) stop() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.over = true
-	w.timer.Stop()
+	if w.timer != nil {
+		w.timer.Stop()
+	}
 }
 
 func usageOf(t ModelTurn) events.Usage {
@@ -434,10 +540,14 @@ type plannedCall struct {
 	Decision string          `json:"decision,omitempty"`
 	By       string          `json:"by,omitempty"`
 	Reason   string          `json:"reason,omitempty"`
+	// Recovered: the model wrote the call as text.
+	Recovered bool `json:"recovered,omitempty"`
 
 	// valid are Args as the toolbox validated them, for executing the call; a batch paused
 	// across a restart comes back without and is validated again.
 	valid tools.Args
+	// seen is the call's number in the run's loop guard (0: not seen, as after a restart).
+	seen int
 }
 
 func (c plannedCall) approval() *store.Approval {
@@ -482,17 +592,46 @@ func (p *pausedRun) undecided() int {
 	return n
 }
 
-// plan checks each call of a message: unknown tool, arguments, PreToolUse hooks, policy.
+// plan checks each call of a message: repetition, unknown tool, arguments, PreToolUse hooks,
+// policy. A call that repeats the run's latest calls is not run: the model is told once
+// instead, and the call that reaches the loop limit stops the run (r.stopNote says why;
+// no call of its message runs).
 func (r *run) plan(msg store.Message) []plannedCall {
 	out := make([]plannedCall, len(msg.ToolCalls))
+	verdicts := make([]loopVerdict, len(msg.ToolCalls))
+	notes := make([]string, len(msg.ToolCalls))
+	first := map[string]bool{}
 	for i, c := range msg.ToolCalls {
-		out[i] = r.planCall(c)
+		// a call asked twice in one message is a duplicate, not a repetition: counted once
+		sig := callSignature(c.Name, c.Args)
+		if first[sig] {
+			continue
+		}
+		first[sig] = true
+		verdicts[i], out[i].seen, notes[i] = r.guard.check(c.Name, c.Args)
+		if verdicts[i] == loopStop && r.stopNote == "" {
+			r.stopNote = notes[i]
+		}
+	}
+	for i, c := range msg.ToolCalls {
+		seen := out[i].seen
+		switch {
+		case r.stopNote != "":
+			out[i] = plannedCall{ID: c.ID, Name: c.Name, Args: c.Args, Recovered: c.Recovered,
+				Outcome: &ToolOutcome{Output: textNotRunLoop}}
+		case verdicts[i] == loopWarn:
+			out[i] = plannedCall{ID: c.ID, Name: c.Name, Args: c.Args, Recovered: c.Recovered,
+				Outcome: &ToolOutcome{Output: notes[i]}}
+		default:
+			out[i] = r.planCall(c)
+		}
+		out[i].seen = seen
 	}
 	return out
 }
 
 func (r *run) planCall(c store.ToolCall) plannedCall {
-	pc := plannedCall{ID: c.ID, Name: c.Name, Args: c.Args}
+	pc := plannedCall{ID: c.ID, Name: c.Name, Args: c.Args, Recovered: c.Recovered}
 	fail := func(text string) plannedCall {
 		pc.Outcome = &ToolOutcome{Output: text}
 		return pc
@@ -551,9 +690,9 @@ func (r *run) runBatch(messageID string, calls []plannedCall) (stop string, paus
 			pv := r.preview(c)
 			previews[c.ID] = pv
 			_ = r.a.cfg.Store.PutToolCall(store.ToolCallRecord{ID: c.ID, ChatID: r.cs.id, RunID: r.id,
-				MessageID: messageID, Name: c.Name, Args: c.Args, AwaitingApproval: true, Preview: pv})
+				MessageID: messageID, Name: c.Name, Args: c.Args, AwaitingApproval: true, Preview: pv, Recovered: c.Recovered})
 			r.emit(events.Event{Type: events.ToolCall, MessageID: messageID, ToolCallID: c.ID, Name: c.Name,
-				Args: c.Args, State: events.ToolStateAwaitingApproval})
+				Args: c.Args, State: events.ToolStateAwaitingApproval, Recovered: c.Recovered})
 			e := events.Event{Type: events.ToolApprovalRequest, MessageID: messageID, ToolCallID: c.ID, Name: c.Name}
 			if pv != nil {
 				e.Preview = pv
@@ -607,6 +746,7 @@ func (r *run) runBatch(messageID string, calls []plannedCall) (stop string, paus
 	terminate := len(calls) > 0
 	for i, c := range calls {
 		o := outcomes[i]
+		r.guard.settle(c.seen, o.Output)
 		m, err := r.a.cfg.Store.AppendMessage(r.cs.id, toolMessage(r.id, c, o))
 		if err != nil {
 			r.err = err
@@ -691,7 +831,7 @@ func (r *run) executeBatch(messageID string, calls []plannedCall) []ToolOutcome 
 func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 	startedAt := time.Now()
 	rec := store.ToolCallRecord{ID: c.ID, ChatID: r.cs.id, RunID: r.id, MessageID: messageID, Name: c.Name,
-		Args: c.Args, Pending: true, StartedAt: startedAt, Approval: c.approval()}
+		Args: c.Args, Pending: true, StartedAt: startedAt, Approval: c.approval(), Recovered: c.Recovered}
 	cc := r.beforeCall(r.ctx, c)
 	if err := r.startCall(rec, cc); err != nil {
 		o := ToolOutcome{Output: notRunText(err)}
@@ -699,11 +839,11 @@ func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 		// the card of the call is closed too: it never ran
 		ok, none := false, int64(0)
 		r.emit(events.Event{Type: events.ToolResult, MessageID: messageID, ToolCallID: c.ID, Name: c.Name,
-			OK: &ok, Output: o.Output, DurationMs: &none})
+			OK: &ok, Output: o.Output, DurationMs: &none, Recovered: c.Recovered})
 		return o
 	}
 	r.emit(events.Event{Type: events.ToolCall, MessageID: messageID, ToolCallID: c.ID, Name: c.Name, Args: c.Args,
-		State: events.ToolStateRunning})
+		State: events.ToolStateRunning, Recovered: c.Recovered})
 	var res tools.Result
 	ok := true
 	if cc.err != nil {
@@ -726,7 +866,7 @@ func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 	}
 	dur := time.Since(startedAt).Milliseconds()
 	r.emit(events.Event{Type: events.ToolResult, MessageID: messageID, ToolCallID: c.ID, Name: c.Name, OK: &o.OK,
-		Output: o.Output, Details: o.Details, DurationMs: &dur})
+		Output: o.Output, Details: o.Details, DurationMs: &dur, Recovered: c.Recovered})
 	return o
 }
 

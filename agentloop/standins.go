@@ -24,11 +24,18 @@ const (
 	textInterrupted = "interrupted: the app stopped while this call was running; it may or may not have completed"
 	// textRepliedInstead: the user sent a message instead of deciding a paused call.
 	textRepliedInstead = "the user replied instead of approving"
+	// textNotRunLoop: the run stopped as a loop before the call ran (the call, or another of
+	// its message, repeated the run's latest calls once too often).
+	textNotRunLoop = "not run: the run was stopped because the model kept repeating the same calls"
 	// textNoDecision: an Approver could not ask the user.
 	textNoDecision = "no decision could be asked for"
 	// textAlwaysAllowed: the reason of a call allowed by "Always allow this tool in this
 	// workspace".
 	textAlwaysAllowed = "always allowed in this workspace"
+	// textEmptyAnswer asks the model again after an answer with no text and no call.
+	textEmptyAnswer = "Your last answer was empty. Answer my last message, or call a tool if you need one."
+	// noteEmptyAnswer ends a run whose model answered nothing twice (run.finished's message).
+	noteEmptyAnswer = "The model gave an empty answer, also when asked again. Rephrase the message, or try another model."
 	// textContinue asks the model to go on with an answer cut by the length limit.
 	textContinue = "Your answer was cut off by the length limit. Continue exactly where it stopped, without repeating anything."
 )

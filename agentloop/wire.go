@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"prototyper/agentloop/ollama"
 	"prototyper/store"
@@ -103,4 +104,17 @@ func (s *OllamaServer) SupportsTools(ctx context.Context, model string) (ok, kno
 	return s.current().SupportsTools(ctx, model)
 }
 
-var _ ToolSupport = (*OllamaServer)(nil)
+// Loaded asks the server in use (see [OllamaModel.Loaded]).
+func (s *OllamaServer) Loaded(ctx context.Context, model string) (loaded, known bool) {
+	return s.current().Loaded(ctx, model)
+}
+
+// Preload loads model on the server in use (see [OllamaModel.Preload]).
+func (s *OllamaServer) Preload(ctx context.Context, model string, numCtx int, keepAlive time.Duration) (time.Duration, error) {
+	return s.current().Preload(ctx, model, numCtx, keepAlive)
+}
+
+var (
+	_ ToolSupport = (*OllamaServer)(nil)
+	_ Residency   = (*OllamaServer)(nil)
+)

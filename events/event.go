@@ -76,8 +76,7 @@ const (
 	ToolStateAwaitingApproval = "awaiting_approval"
 )
 
-// Stop reasons of run.finished, also kept in a stored run's stopReason. The design's `loop`
-// (a run stopped because it repeats itself) is not defined here until something detects it.
+// Stop reasons of run.finished, also kept in a stored run's stopReason.
 const (
 	StopCompleted        = "completed"
 	StopMaxSteps         = "max_steps"
@@ -85,6 +84,9 @@ const (
 	StopError            = "error"
 	StopAwaitingApproval = "awaiting_approval"
 	StopLength           = "length"
+	// StopLoop: the model repeated the same call (or cycle of calls) until the loop limit;
+	// run.finished's message names the call.
+	StopLoop = "loop"
 )
 
 // What started a run (run.started's "trigger"). A user's message injected into a busy run
@@ -160,6 +162,9 @@ type Event struct {
 	ChangeID    string   `json:"changeId,omitempty"`
 	Reverts     []string `json:"reverts,omitempty"`
 
+	// Recovered marks a tool.call or tool.result of a call the model wrote as text.
+	Recovered bool `json:"recovered,omitempty"`
+
 	// message.completed, run.finished
 	DoneReason string `json:"doneReason,omitempty"`
 	Usage      *Usage `json:"usage,omitempty"`
@@ -183,7 +188,7 @@ type Event struct {
 	Attempt int   `json:"attempt,omitempty"`
 	DelayMs int64 `json:"delayMs,omitempty"`
 
-	// error
+	// error; run.finished: a sentence saying why the run stopped (stop reason loop)
 	Code      string `json:"code,omitempty"`
 	Message   string `json:"message,omitempty"`
 	Retryable *bool  `json:"retryable,omitempty"`

@@ -22,6 +22,12 @@ const (
 	// DefaultCheckpointMaxBytes is the largest file a change keeps when CheckpointMaxBytes
 	// is zero: as large as a file tool writes.
 	DefaultCheckpointMaxBytes = 16 << 20
+	// DefaultKeepAlive is how long a model stays loaded after a request when KeepAliveMin is
+	// zero: long enough that a person reading an answer does not pay the load again.
+	DefaultKeepAlive = 30 * time.Minute
+	// DefaultLoopRepeats is how many times in a row the same call may be asked for before
+	// the run stops as a loop, when LoopRepeats is zero.
+	DefaultLoopRepeats = 3
 )
 
 // InvalidSettingError is returned by [Settings.Validate], and so by [DB.PutSettings] and
@@ -50,6 +56,12 @@ func (s Settings) Validate() error {
 	}
 	if s.CheckpointMaxBytes < 0 {
 		return &InvalidSettingError{"checkpointMaxBytes", "the largest file kept for undo must be a positive number of bytes, or 0 for the default"}
+	}
+	if s.KeepAliveMin < -1 {
+		return &InvalidSettingError{"keepAliveMin", "how long models stay loaded must be a number of minutes, 0 for the default, or -1 for as long as Ollama runs"}
+	}
+	if s.LoopRepeats < 0 || s.LoopRepeats == 1 {
+		return &InvalidSettingError{"loopRepeats", "the number of repeated calls that stops a run must be 2 or more, or 0 for the default"}
 	}
 	if s.AckFallbackMs < 0 {
 		return &InvalidSettingError{"ackFallbackMs", "the wait for the window's paint must be a positive number of milliseconds, or 0 for the default"}
@@ -88,6 +100,27 @@ func (s Settings) ContextCapTokens() int {
 		return DefaultContextCap
 	}
 	return s.ContextCap
+}
+
+// KeepAlive is how long a model stays loaded after a request: KeepAliveMin, else
+// [DefaultKeepAlive]; negative for as long as the server runs.
+func (s Settings) KeepAlive() time.Duration {
+	switch {
+	case s.KeepAliveMin < 0:
+		return -1
+	case s.KeepAliveMin == 0:
+		return DefaultKeepAlive
+	}
+	return time.Duration(s.KeepAliveMin) * time.Minute
+}
+
+// LoopLimit is how many times the same call may come in a row before the run stops as a
+// loop: LoopRepeats, else [DefaultLoopRepeats].
+func (s Settings) LoopLimit() int {
+	if s.LoopRepeats <= 0 {
+		return DefaultLoopRepeats
+	}
+	return s.LoopRepeats
 }
 
 // FirstByteTimeout is the wait for a model to start answering, or 0 for the model client's

@@ -67,6 +67,8 @@ type ToolCall struct {
 	ID   string          `json:"id"`
 	Name string          `json:"name"`
 	Args json.RawMessage `json:"args,omitempty"`
+	// Recovered is true for a call the model wrote as text in its answer, executed as a call.
+	Recovered bool `json:"recovered,omitempty"`
 }
 
 // Usage is the token accounting of one message, stored as message.completed carried it.
@@ -94,6 +96,8 @@ type ToolCallRecord struct {
 	Approval         *Approval       `json:"approval,omitempty"`
 	// Preview is the change the call would make, shown while it awaits approval.
 	Preview *tools.Preview `json:"preview,omitempty"`
+	// Recovered is true for a call the model wrote as text, executed as a call.
+	Recovered bool `json:"recovered,omitempty"`
 }
 
 // Approval is how a call was allowed or denied.
@@ -147,6 +151,9 @@ type Settings struct {
 	// before it sends the next batch anyway (0: the bridge's default). Settings saved before
 	// it had this name hold it as "coalesceMs", which is still read.
 	AckFallbackMs int `json:"ackFallbackMs,omitempty"`
+	// IgnoreTextToolCalls leaves an answer made of tool calls written as JSON text as text;
+	// by default such calls are executed (marked recovered).
+	IgnoreTextToolCalls bool `json:"ignoreTextToolCalls,omitempty"`
 	// FirstByteTimeoutSec bounds the wait for a model to start answering, loading included
 	// (0: the client's default).
 	FirstByteTimeoutSec int `json:"firstByteTimeoutSec,omitempty"`
@@ -162,6 +169,12 @@ type Settings struct {
 	// AlwaysAllow maps a workspace folder to the tools the user allowed there for good:
 	// their calls in that folder run without asking.
 	AlwaysAllow map[string][]string `json:"alwaysAllow,omitempty"`
+	// KeepAliveMin is how long a model stays loaded after each request, in minutes (0:
+	// DefaultKeepAlive; -1: until the server stops); sent as keep_alive on every request.
+	KeepAliveMin int `json:"keepAliveMin,omitempty"`
+	// LoopRepeats is how many times in a row the same tool call (or cycle of calls) may come
+	// before the run stops as a loop (0: DefaultLoopRepeats).
+	LoopRepeats int `json:"loopRepeats,omitempty"`
 }
 
 // UnmarshalJSON reads settings as saved, also by a version that named AckFallbackMs

@@ -71,7 +71,7 @@ describe('App', () => {
     act(() => void backend.emit([{ seq: 1, type: 'phase', phase: 'submitted', runId: 'r1' }]))
     expect(screen.getByTestId('typing')).toBeTruthy()
     act(() => void backend.emit([{ seq: 2, type: 'model.loading', model: 'qwen3:4b', runId: 'r1' }]))
-    expect(screen.getByTestId('model-loading').textContent).toMatch(/^ Waiting for Ollama to load qwen3:4b… 1s$/)
+    expect(screen.getByTestId('model-loading').textContent).toMatch(/^ Loading qwen3:4b… 0s$/)
     expect(screen.queryByTestId('typing')).toBeNull()
     act(() => void backend.emit([{ seq: 3, type: 'model.loaded', model: 'qwen3:4b', loadMs: 5200, runId: 'r1' }]))
     expect(screen.queryByTestId('model-loading')).toBeNull()

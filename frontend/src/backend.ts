@@ -177,6 +177,8 @@ export interface ToolCallRecord {
   approval?: ApprovalRecord | null
   /** The change the call would make, while it waits for approval. */
   preview?: Preview | null
+  /** True for a call the model wrote as text, executed as a call. */
+  recovered?: boolean
 }
 
 export interface OpenedChat {
@@ -324,6 +326,8 @@ export interface AgentEvent {
   doneReason?: string
   usage?: Usage | null
   stopReason?: string
+  /** tool.call, tool.result: the model wrote the call as text; it was executed as a call. */
+  recovered?: boolean
   /** model.loaded: how long the model took to load. */
   loadMs?: number
   /** pull.progress: the step of a model's download (model names the model). */

@@ -27,6 +27,7 @@ const (
 	ExitUsage         = 2
 	ExitMaxSteps      = 3
 	ExitAwaitApproval = 4
+	ExitLoop          = 5 // stopped as a loop: the model kept repeating the same calls
 	ExitInterrupted   = 130
 )
 
@@ -130,7 +131,7 @@ Usage:
 	fmt.Fprint(w, `
 --ollama URL and --db FILE apply to every command. Run `+"`prototyper COMMAND --help`"+` for its flags.
 Exit status: 0 completed, 1 failed, 2 usage, 3 stopped at max steps, 4 paused awaiting approval,
-130 interrupted.
+5 stopped as a loop, 130 interrupted.
 `)
 }
 

@@ -34,6 +34,9 @@ type Desktop struct {
 	mu        sync.Mutex // orders the changes of the fields below and of the stored settings
 	workspace string     // the folder of new chats
 	model     string     // the model of the next message
+
+	life    context.Context // ends with Close: the preloads' context
+	endLife context.CancelFunc
 }
 
 // OpenDesktop opens the database of opts and assembles the agent, whose events go through a
@@ -79,9 +82,28 @@ func assembleDesktop(db *store.DB, opts DesktopOptions, sink events.Sink) (*Desk
 			workspace = abs
 		}
 	}
-	return &Desktop{db: db, bridge: bridge, server: server, serve: newManagedServer(db),
+	d := &Desktop{db: db, bridge: bridge, server: server, serve: newManagedServer(db),
 		agent:     agentloop.Wire(db, server, bridge, agentloop.WireOptions{}),
-		workspace: workspace, model: firstNonEmpty(opts.Model, settings.DefaultModel)}, nil
+		workspace: workspace, model: firstNonEmpty(opts.Model, settings.DefaultModel)}
+	d.life, d.endLife = context.WithCancel(context.Background())
+	d.preload(d.model) // the app starts with a model: its first message should not wait for the load
+	return d, nil
+}
+
+// preloadWait bounds a preload (a large model on a slow disk takes minutes).
+const preloadWait = 10 * time.Minute
+
+// preload loads model on the server in the background, the way the next message will ask
+// for it (agentloop.Agent.Preload). A failure is left for that message to say.
+func (d *Desktop) preload(model string) {
+	if model == "" {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(d.life, preloadWait)
+		defer cancel()
+		_, _ = d.agent.Preload(ctx, model)
+	}()
 }
 
 // Agent is the agent of the window's chats.
@@ -104,6 +126,7 @@ func (d *Desktop) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	stopErr := d.Stop(ctx)
+	d.endLife()
 	d.pulls.Close()
 	d.serve.Stop()
 	_ = d.bridge.Close()
@@ -224,12 +247,14 @@ func (d *Desktop) SetWorkspace(dir string) error {
 	return err
 }
 
-// SetModel makes name the model of the next message, and the default of new chats.
+// SetModel makes name the model of the next message, and the default of new chats, and
+// loads it on the server in the background, so that the message does not wait for it.
 func (d *Desktop) SetModel(name string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.model = name
 	_, err := d.db.UpdateSettings(func(s *store.Settings) error { s.DefaultModel = name; return nil })
+	d.preload(name) // picked now, asked soon: loaded while the user types
 	return err
 }
 

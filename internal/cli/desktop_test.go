@@ -2,10 +2,15 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"prototyper/events"
 	"prototyper/store"
@@ -151,5 +156,46 @@ func TestConcurrentSettingsChangesOfTheWindowKeepEachOther(t *testing.T) {
 	}
 	if s.Think != "low" || s.ContextCap != 4096 || s.DefaultModel != "qwen3:0.6b" || s.Workspace != ws {
 		t.Errorf("settings = %+v: a change was lost", s)
+	}
+}
+
+func TestPickingAModelAndStartingWithOneLoadItOnTheServer(t *testing.T) {
+	loads := make(chan string, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/show":
+			fmt.Fprint(w, `{"model_info":{"general.architecture":"llama","llama.context_length":4096},"capabilities":["completion","tools"]}`)
+		case "/api/generate":
+			var req struct {
+				Model     string         `json:"model"`
+				KeepAlive string         `json:"keep_alive"`
+				Options   map[string]int `json:"options"`
+			}
+			_ = json.NewDecoder(r.Body).Decode(&req)
+			loads <- fmt.Sprintf("%s %s num_ctx=%d", req.Model, req.KeepAlive, req.Options["num_ctx"])
+			fmt.Fprint(w, `{"model":"m","response":"","done":true,"done_reason":"load"}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: srv.URL}, Model: "first"})
+	next := func() string {
+		select {
+		case l := <-loads:
+			return l
+		case <-time.After(5 * time.Second):
+			t.Fatal("no model was loaded")
+			return ""
+		}
+	}
+	if got := next(); got != "first 30m0s num_ctx=4096" {
+		t.Fatalf("at start: %q", got)
+	}
+	if err := d.SetModel("second"); err != nil {
+		t.Fatal(err)
+	}
+	if got := next(); got != "second 30m0s num_ctx=4096" {
+		t.Fatalf("after picking: %q", got)
 	}
 }

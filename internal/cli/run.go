@@ -41,7 +41,7 @@ func runCommand(ctx context.Context, args []string, io IO) int {
 
 One agent run in the terminal, on the same loop and store as the window.
 Exit status: 0 completed, 1 failed, 2 usage, 3 stopped at max steps, 4 paused awaiting
-approval, 130 interrupted.
+approval, 5 stopped as a loop, 130 interrupted.
 
 Flags:
 `)
@@ -171,6 +171,9 @@ Flags:
 	}
 	switch out.StopReason {
 	case events.StopCompleted:
+		if out.Note != "" {
+			fmt.Fprintf(io.Err, "prototyper run: %s (chat %s)\n", Sanitize(out.Note), out.ChatID)
+		}
 		return ExitCompleted
 	case events.StopLength:
 		fmt.Fprintf(io.Err, "prototyper run: the answer was cut at the length limit after %d continuations (chat %s)\n", 3, out.ChatID)
@@ -178,6 +181,9 @@ Flags:
 	case events.StopMaxSteps:
 		fmt.Fprintf(io.Err, "prototyper run: stopped after %d model calls (--max-steps); continue with `prototyper run --chat %s PROMPT`\n", f.maxSteps, out.ChatID)
 		return ExitMaxSteps
+	case events.StopLoop:
+		fmt.Fprintf(io.Err, "prototyper run: %s (chat %s)\n", Sanitize(out.Note), out.ChatID)
+		return ExitLoop
 	case events.StopAwaitingApproval:
 		for _, a := range out.Awaiting {
 			fmt.Fprintf(io.Err, "prototyper run: %s waits for approval\n", callLabel(a.Name, a.Args))

@@ -4,6 +4,13 @@ import { Markdown } from '../markdown/Markdown'
 import { ReasoningBlock } from './ReasoningBlock'
 
 export function UsageLine({ message }: { message: MessageView }) {
+  if (message.complete && message.empty) {
+    return (
+      <div className="usage empty-answer" data-testid="empty-answer">
+        The model gave an empty answer
+      </div>
+    )
+  }
   const u = message.usage
   if (!u || !message.complete) return null
   const parts: string[] = []

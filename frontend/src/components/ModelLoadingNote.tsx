@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react'
 
-/** "Waiting for Ollama to load MODEL… Ns", counting, while a model loads before it answers. */
+/** "Loading MODEL… Ns", counting, while Ollama loads the model before it answers. */
 export function ModelLoadingNote({ model, since }: { model: string; since: number }) {
   const [now, setNow] = useState(() => Date.now())
   useEffect(() => {
@@ -10,7 +10,7 @@ export function ModelLoadingNote({ model, since }: { model: string; since: numbe
   const seconds = Math.max(0, Math.floor((now - since) / 1000))
   return (
     <div className="notice info model-loading" role="status" data-testid="model-loading">
-      <span className="spinner" aria-hidden="true" /> Waiting for Ollama to load {model || 'the model'}… {seconds}s
+      <span className="spinner" aria-hidden="true" /> Loading {model || 'the model'}… {seconds}s
     </div>
   )
 }

@@ -298,6 +298,15 @@ export const ToolCard = memo(function ToolCard({
         <span className="tool-args" title={summary}>
           {summary}
         </span>
+        {card.recovered && (
+          <span
+            className="badge info"
+            data-testid="recovered-badge"
+            title="The model wrote this call as text instead of calling the tool; Prototyper ran it as a call."
+          >
+            written as text
+          </span>
+        )}
         <StateBadge card={card} />
       </div>
       {card.state === 'awaiting_approval' && (

@@ -52,6 +52,8 @@ export interface ToolCard {
   preview?: Preview | null
   /** Files too large to keep: the call's change cannot be undone. */
   notUndoable?: string[]
+  /** The model wrote the call as text; it was executed as a call. */
+  recovered?: boolean
 }
 
 export interface MessageView {
@@ -69,6 +71,8 @@ export interface MessageView {
   usage: Usage | null
   /** A user message the window added before the Go side confirmed it; deltas never touch it. */
   local: boolean
+  /** An answer that ended with no text and no tool call. */
+  empty?: boolean
 }
 
 export type TimelineEntry =
@@ -153,9 +157,6 @@ function applyChange(s: ChatState, ev: AgentEvent): ChatState {
   )
   return { ...s, changes: [...changes, { id, kind: ev.type, paths, reverts }] }
 }
-
-/** The Go side announces a load this long after the request went out (agentloop.LoadingNotice). */
-const loadingNoticeMs = 1000
 
 /**
  * The card a keyboard decision applies to: the oldest one of the chat that waits for the user's
@@ -307,6 +308,8 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
     }
 
     case 'thinking.delta':
+      // The answer started: the model is loaded (model.loaded, with the load time, comes at its end).
+      s = s.loadingModel ? { ...s, loadingModel: null } : s
       return withMessage(s, messageIdOf(ev), 'assistant', runId, (m) =>
         m.local
           ? m
@@ -318,7 +321,7 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
       )
 
     case 'text.delta':
-      s = endThinking(s, ev)
+      s = endThinking(s.loadingModel ? { ...s, loadingModel: null } : s, ev)
       return withMessage(s, messageIdOf(ev), 'assistant', runId, (m) =>
         m.local ? m : { ...m, content: m.content + (ev.text ?? '') },
       )
@@ -330,6 +333,7 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
         name: ev.name || c.name,
         args: ev.args !== undefined ? ev.args : c.args,
         state: terminalToolStates.has(c.state) || late ? c.state : callState(ev.state),
+        recovered: c.recovered || ev.recovered === true,
       }))
 
     case 'tool.approval_requested':
@@ -366,16 +370,21 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
         details: checkDetails(ev.details) ?? c.details,
         durationMs: typeof ev.durationMs === 'number' ? ev.durationMs : c.durationMs,
         state: c.state === 'denied' ? 'denied' : ev.ok ? 'completed' : 'failed',
+        recovered: c.recovered || ev.recovered === true,
       }))
 
-    case 'message.completed':
+    case 'message.completed': {
       s = endThinking(s, ev)
-      return withMessage(s, messageIdOf(ev), 'assistant', runId, (m) => ({
+      const id = messageIdOf(ev)
+      const hasCalls = Object.values(s.tools).some((c) => c.messageId === id)
+      return withMessage(s, id, 'assistant', runId, (m) => ({
         ...m,
         complete: true,
         doneReason: str(ev.doneReason),
         usage: checkUsage(ev.usage) ?? m.usage,
+        empty: isEmptyAnswer(m.content, hasCalls, str(ev.doneReason)),
       }))
+    }
 
     case 'context.truncated':
       return addNotice(
@@ -398,7 +407,9 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
       return addNotice(s, ev, 'error', ev.message || ev.code || 'The run failed.')
 
     case 'model.loading':
-      return late ? s : { ...s, loadingModel: { model: str(ev.model), since: eventTime(ev) - loadingNoticeMs } }
+      // Announced when the request goes out (the server said the model is not in memory), or
+      // a second later when the server could not say: counted from the announcement.
+      return late ? s : { ...s, loadingModel: { model: str(ev.model), since: eventTime(ev) } }
 
     case 'model.loaded':
       return s.loadingModel ? { ...s, loadingModel: null } : s
@@ -423,6 +434,7 @@ const stopNotices: Record<string, string> = {
   aborted: 'Stopped.',
   max_steps: 'Stopped at the step limit. Send a message to continue.',
   length: 'The answer reached the context length and was cut off.',
+  loop: 'Stopped: the model kept repeating the same calls. Send a message to steer it.',
 }
 
 // At the end of a run nothing of it can still be running: open cards become interrupted (except
@@ -447,8 +459,11 @@ function finishRun(s: ChatState, ev: AgentEvent): ChatState {
     }
   }
   let next: ChatState = changed ? { ...s, tools, messages } : s
-  const notice = stopNotices[ev.stopReason ?? '']
+  // A run stopped as a loop names the call it repeated (run.finished's message).
+  const notice = ev.stopReason === 'loop' ? ev.message || stopNotices.loop : stopNotices[ev.stopReason ?? '']
   if (notice) next = addNotice(next, ev, ev.stopReason === 'aborted' ? 'info' : 'error', notice)
+  // A completed run says what went wrong when there is something: a model that answered nothing.
+  else if (ev.stopReason === 'completed' && ev.message) next = addNotice(next, ev, 'info', ev.message)
   return next
 }
 
@@ -510,7 +525,13 @@ function cardOfRecord(r: CheckedToolCall, liveRunId: string): ToolCard {
     progress: null,
     restored: true,
     preview: r.preview,
+    recovered: r.recovered,
   }
+}
+
+/** An answer with no text and no call that the model ended itself: "an empty answer". */
+function isEmptyAnswer(content: string, hasCalls: boolean, doneReason: string): boolean {
+  return content.trim() === '' && !hasCalls && (doneReason === 'stop' || doneReason === '')
 }
 
 function messageOfRecord(m: CheckedMessage): MessageView {
@@ -526,6 +547,7 @@ function messageOfRecord(m: CheckedMessage): MessageView {
     doneReason: m.doneReason,
     usage: m.usage,
     local: false,
+    empty: m.role === 'assistant' && m.complete && isEmptyAnswer(m.content, m.toolCalls.length > 0, m.doneReason),
   }
 }
 

@@ -126,6 +126,8 @@ export interface CheckedToolCall {
   durationMs: number | null
   approval: CheckedApproval | null
   preview: Preview | null
+  /** The model wrote the call as text; it was executed as a call. */
+  recovered: boolean
 }
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [])
@@ -173,6 +175,7 @@ export function checkToolCall(v: unknown): CheckedToolCall | null {
     durationMs: num(v.durationMs),
     approval: checkApproval(v.approval),
     preview: checkPreview(v.preview),
+    recovered: bool(v.recovered),
   }
 }
 

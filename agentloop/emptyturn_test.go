@@ -1,0 +1,55 @@
+package agentloop
+
+import (
+	"testing"
+
+	"prototyper/events"
+	"prototyper/store"
+)
+
+func TestAnEmptyAnswerIsAskedAgainOnce(t *testing.T) {
+	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+		if len(req.Messages) == 2 {
+			return ModelTurn{Thinking: "hm", DoneReason: "stop"} // thought, said nothing
+		}
+		return answer("Here it is.")
+	}}
+	a, db, _ := fakeHarness(t, m, nil)
+	out := runFake(t, a, "hi")
+	if out.StopReason != events.StopCompleted || out.Note != "" || len(m.reqs) != 2 {
+		t.Fatalf("outcome %+v after %d model calls", out, len(m.reqs))
+	}
+	if last := m.reqs[1].Messages[len(m.reqs[1].Messages)-1]; last.Role != store.RoleUser || last.Content != textEmptyAnswer {
+		t.Fatalf("the second request ends with %+v, want the nudge", last)
+	}
+	msgs, _ := db.Messages(out.ChatID)
+	if roles(msgs) != "UAA" || msgs[2].Content != "Here it is." {
+		t.Fatalf("stored %q: the nudge is not stored, both answers are", roles(msgs))
+	}
+}
+
+func TestAModelThatAnswersNothingTwiceIsReportedAsAnEmptyAnswer(t *testing.T) {
+	m := &fakeModel{turn: func(req ModelRequest) ModelTurn { return ModelTurn{DoneReason: "stop", EvalTokens: 1} }}
+	a, _, rec := fakeHarness(t, m, nil)
+	out := runFake(t, a, "hi")
+	if out.StopReason != events.StopCompleted || out.Note != noteEmptyAnswer || len(m.reqs) != 2 {
+		t.Fatalf("outcome %+v after %d model calls", out, len(m.reqs))
+	}
+	if fin := ofType(rec.events(), events.RunFinished); fin[0].Message != noteEmptyAnswer {
+		t.Fatalf("run.finished %+v", fin[0])
+	}
+}
+
+func TestAnAnswerCutByTheLengthLimitIsNotEmpty(t *testing.T) {
+	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+		if len(req.Messages) == 2 {
+			return ModelTurn{Thinking: "long thought", DoneReason: "length"}
+		}
+		return answer("ok")
+	}}
+	a, _, _ := fakeHarness(t, m, nil)
+	runFake(t, a, "hi")
+	if last := m.reqs[1].Messages[len(m.reqs[1].Messages)-1]; last.Content != textContinue {
+		t.Fatalf("a cut answer got %q, want the continuation", last.Content)
+	}
+}

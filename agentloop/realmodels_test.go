@@ -1,0 +1,61 @@
+package agentloop
+
+import (
+	"testing"
+
+	"prototyper/events"
+)
+
+// The ways real local models misbehave, played by scripted models on the real server.
+
+func TestStrayThinkTagsOfAModelThatCannotThinkBecomeReasoningOnTheRealServer(t *testing.T) {
+	h := newHarness(t, harnessOptions{model: "stray"})
+	out := h.runOnce(t, "hi", RunOptions{Think: "off"})
+	evs := h.rec.events()
+	if th, tx := textDeltas(evs, events.ThinkingDelta), textDeltas(evs, events.TextDelta); th != "Hidden plan." || tx != "Visible answer." {
+		t.Fatalf("thinking %q, text %q; events %s", th, tx, summary(evs))
+	}
+	msgs := h.messages(t, out.ChatID)
+	if last := msgs[len(msgs)-1]; last.Content != "Visible answer." || last.Thinking != "Hidden plan." {
+		t.Fatalf("stored %+v", last)
+	}
+}
+
+func TestACallWrittenAsTextIsExecutedOnTheRealServer(t *testing.T) {
+	h := newHarness(t, harnessOptions{model: "texter", approve: ApproveAuto})
+	out := h.runCompleted(t, "write t.txt")
+	if got, ok := h.file(t, "t.txt"); !ok || got != "from text" {
+		t.Fatalf("t.txt = %q, %v; events %s", got, ok, summary(h.rec.events()))
+	}
+	calls := ofType(h.rec.events(), events.ToolCall)
+	if len(calls) == 0 || !calls[0].Recovered {
+		t.Fatalf("tool.call events %+v", calls)
+	}
+	if tx := textDeltas(h.rec.events(), events.TextDelta); tx != "Wrote t.txt." {
+		t.Fatalf("text %q: the call was shown as text", tx)
+	}
+	if r := roles(h.messages(t, out.ChatID)); r != "UATA" {
+		t.Fatalf("roles %q", r)
+	}
+}
+
+func TestATextMentioningAToolIsNotExecutedOnTheRealServer(t *testing.T) {
+	h := newHarness(t, harnessOptions{model: "mentioner", approve: ApproveAuto})
+	out := h.runCompleted(t, "explain")
+	if _, ok := h.file(t, "t.txt"); ok || len(ofType(h.rec.events(), events.ToolCall)) != 0 {
+		t.Fatal("a mention of a tool was executed")
+	}
+	msgs := h.messages(t, out.ChatID)
+	if last := msgs[len(msgs)-1]; last.Content != `I could call write_file with {"path": "t.txt"}.` {
+		t.Fatalf("answer %q", last.Content)
+	}
+}
+
+func TestAnEmptyTurnIsAskedAgainOnTheRealServer(t *testing.T) {
+	h := newHarness(t, harnessOptions{model: "silent"})
+	out := h.runCompleted(t, "hi")
+	msgs := h.messages(t, out.ChatID)
+	if roles(msgs) != "UAA" || msgs[1].Content != "" || msgs[2].Content != "Here it is." || out.Note != "" {
+		t.Fatalf("messages %+v, note %q; events %s", msgs, out.Note, summary(h.rec.events()))
+	}
+}

@@ -1,0 +1,219 @@
+package agentloop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sync"
+	"testing"
+	"time"
+
+	"prototyper/agentloop/ollama"
+	"prototyper/events"
+	"prototyper/internal/ollamatest"
+	"prototyper/store"
+)
+
+// psStub is an Ollama whose /api/ps lists loaded (or answers 500 when broken) and whose
+// /api/chat answers after delay; it keeps the chat bodies.
+type psStub struct {
+	mu     sync.Mutex
+	loaded []string
+	broken bool
+	delay  time.Duration
+	bodies [][]byte
+	srv    *httptest.Server
+}
+
+func newPsStub(t *testing.T, loaded ...string) *psStub {
+	s := &psStub{loaded: loaded}
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		switch r.URL.Path {
+		case "/api/show":
+			showContext(8192)(w, r)
+		case "/api/ps":
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.broken {
+				http.Error(w, `{"error":"boom"}`, http.StatusInternalServerError)
+				return
+			}
+			var models []map[string]any
+			for _, m := range s.loaded {
+				models = append(models, map[string]any{"name": m, "model": m})
+			}
+			_ = json.NewEncoder(w).Encode(map[string]any{"models": models})
+		case "/api/chat":
+			s.mu.Lock()
+			s.bodies = append(s.bodies, body)
+			s.mu.Unlock()
+			time.Sleep(s.delay)
+			fmt.Fprintln(w, `{"message":{"role":"assistant","content":"hi"},"done":true,"done_reason":"stop","load_duration":2500000000}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func (s *psStub) client() *ollama.Client {
+	u, _ := url.Parse(s.srv.URL)
+	return ollama.New(u, ollama.WithRetry(1, time.Second))
+}
+
+func TestAModelTheServerHasNotLoadedIsAnnouncedAtOnce(t *testing.T) {
+	s := newPsStub(t, "other:latest")
+	a, _, rec := fakeHarness(t, NewOllamaModel(s.client()), nil)
+	runFake(t, a, "hi")
+	evs := rec.events()
+	loading, loaded := ofType(evs, events.ModelLoading), ofType(evs, events.ModelLoaded)
+	if len(loading) != 1 || len(loaded) != 1 || *loaded[0].LoadMs != 2500 {
+		t.Fatalf("a quick answer of a model not in memory: loading %s loaded %s", summary(loading), summary(loaded))
+	}
+}
+
+func TestALoadedModelIsNotAnnouncedEvenWhenItIsSlow(t *testing.T) {
+	s := newPsStub(t, "fake:latest")
+	s.delay = 1300 * time.Millisecond
+	a, _, rec := fakeHarness(t, NewOllamaModel(s.client()), nil)
+	runFake(t, a, "hi")
+	if n := len(ofType(rec.events(), events.ModelLoading)); n != 0 {
+		t.Fatalf("%d model.loading for a model /api/ps lists", n)
+	}
+}
+
+func TestWithoutAnAnswerFromPsASlowFirstByteIsStillAnnounced(t *testing.T) {
+	s := newPsStub(t)
+	s.broken, s.delay = true, 1300*time.Millisecond
+	a, _, rec := fakeHarness(t, NewOllamaModel(s.client()), nil)
+	runFake(t, a, "hi")
+	if n := len(ofType(rec.events(), events.ModelLoading)); n != 1 {
+		t.Fatalf("%d model.loading events, want the one after a second", n)
+	}
+}
+
+func TestEveryRequestCarriesTheKeepAliveOfTheSettings(t *testing.T) {
+	s := newPsStub(t, "fake:latest")
+	a, db, _ := fakeHarness(t, NewOllamaModel(s.client()), nil)
+	runFake(t, a, "hi")
+	settings, _ := db.Settings()
+	settings.KeepAliveMin = -1
+	if err := db.PutSettings(settings); err != nil {
+		t.Fatal(err)
+	}
+	runFake(t, a, "again")
+	var got []string
+	for _, b := range s.bodies {
+		var req struct {
+			KeepAlive string `json:"keep_alive"`
+		}
+		_ = json.Unmarshal(b, &req)
+		got = append(got, req.KeepAlive)
+	}
+	if fmt.Sprint(got) != "[30m0s -1s]" {
+		t.Fatalf("keep_alive of the requests %q, want the default 30m, then forever", got)
+	}
+}
+
+// coldModel is the scripted model the preload tests unload and load; no other test uses it.
+const coldModel = "cold"
+
+// unload asks the server to drop model from memory and waits until /api/ps no longer lists it.
+func unload(tb testing.TB, client *ollama.Client, model string) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := client.Load(ctx, model, ollama.KeepAliveFor(0), nil); err != nil {
+		tb.Fatal(err)
+	}
+	for {
+		loaded, err := client.IsLoaded(ctx, model)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if !loaded {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			tb.Fatalf("%s still loaded", model)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func TestPreloadingAModelSpareTheFirstRequestItsLoadOnTheRealServer(t *testing.T) {
+	h := newHarness(t, harnessOptions{model: coldModel})
+	srv := ollamatest.Get(t)
+	base, _ := ollama.ResolveHost(srv.URL())
+	client := ollama.New(base)
+
+	unload(t, client, coldModel)
+	h.runCompleted(t, "hi")
+	loaded := ofType(h.rec.events(), events.ModelLoaded)
+	if len(ofType(h.rec.events(), events.ModelLoading)) != 1 || len(loaded) != 1 || *loaded[0].LoadMs <= 0 {
+		t.Fatalf("a cold model: loading events %s", summary(append(ofType(h.rec.events(), events.ModelLoading), loaded...)))
+	}
+
+	unload(t, client, coldModel)
+	took, err := h.agent.Preload(context.Background(), coldModel)
+	if err != nil || took <= 0 {
+		t.Fatalf("preload: %v after %v", err, took)
+	}
+	before := len(h.rec.events())
+	h.runCompleted(t, "hi again")
+	after := h.rec.events()[before:]
+	if n := len(ofType(after, events.ModelLoading)) + len(ofType(after, events.ModelLoaded)); n != 0 {
+		t.Fatalf("the first request after a preload announced a load: %s", summary(after))
+	}
+}
+
+// BenchmarkFirstTokenOfAColdModel compares the wait for the first token of a model that is
+// not in memory, asked at once (cold) or after a preload (what picking a model in the
+// window does). The load and the preload are not timed: only the message's wait is.
+func BenchmarkFirstTokenOfAColdModel(b *testing.B) {
+	srv := ollamatest.Get(b)
+	base, _ := ollama.ResolveHost(srv.URL())
+	client := ollama.New(base)
+	model := NewOllamaModel(client)
+	req := ModelRequest{Model: coldModel, Think: "on", NumCtx: 2048,
+		Messages: []store.Message{{Role: store.RoleSystem, Content: "s"}, {Role: store.RoleUser, Content: "hi"}}}
+	firstToken := func(b *testing.B) time.Duration {
+		start := time.Now()
+		var first time.Duration
+		_, err := model.Chat(context.Background(), req, func(d Delta) error {
+			if first == 0 && (d.Thinking != "" || d.Content != "") {
+				first = time.Since(start)
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return first
+	}
+	for _, preload := range []bool{false, true} {
+		name := map[bool]string{false: "cold", true: "preloaded"}[preload]
+		b.Run(name, func(b *testing.B) {
+			var total time.Duration
+			for range b.N {
+				b.StopTimer()
+				unload(b, client, coldModel)
+				if preload {
+					if _, err := model.Preload(context.Background(), coldModel, req.NumCtx, time.Minute); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StartTimer()
+				total += firstToken(b)
+			}
+			b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "ms/first-token")
+		})
+	}
+}

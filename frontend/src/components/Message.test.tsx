@@ -1,0 +1,29 @@
+import { render, screen } from '@testing-library/react'
+import { describe, expect, it } from 'vitest'
+import type { MessageView } from '../state/chatReducer'
+import { Message } from './Message'
+
+function answer(over: Partial<MessageView>): MessageView {
+  return {
+    id: 'm1',
+    role: 'assistant',
+    runId: 'r1',
+    content: '',
+    thinking: '',
+    thinkingStartedAt: null,
+    thinkingMs: null,
+    complete: true,
+    doneReason: 'stop',
+    usage: { promptTokens: 12, evalTokens: 1, evalMs: 5, tokensPerSec: 200 },
+    local: false,
+    ...over,
+  }
+}
+
+describe('Message', () => {
+  it('says the model gave an empty answer instead of its token count', () => {
+    render(<Message message={answer({ empty: true })} />)
+    expect(screen.getByTestId('empty-answer').textContent).toBe('The model gave an empty answer')
+    expect(screen.queryByText(/1 tokens/)).toBeNull()
+  })
+})

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest'
+import type { AgentEvent } from '../backend'
+import { chatFromSnapshot, emptyChat, reduceChat, type ChatState } from './chatReducer'
+
+// What the window shows of the ways real local models misbehave: loops, loading, recovered
+// calls, empty answers.
+
+function ev(seq: number, e: Partial<AgentEvent> & Pick<AgentEvent, 'type'>): AgentEvent {
+  return { v: 1, seq, chatId: 'c1', runId: 'r1', messageId: 'm1', at: '2025-01-01T00:00:00Z', ...e }
+}
+
+function apply(events: AgentEvent[], start: ChatState = emptyChat('c1')): ChatState {
+  return events.reduce(reduceChat, start)
+}
+
+function notices(s: ChatState): string[] {
+  return s.timeline.flatMap((e) => (e.kind === 'notice' ? [e.text] : []))
+}
+
+describe('a run stopped as a loop', () => {
+  it('says which call was repeated, in the sentence of the run', () => {
+    const sentence = 'The model called list_dir {"path":"."} 3 times in a row with the same arguments; the run was stopped as a loop.'
+    const s = apply([ev(1, { type: 'run.finished', stopReason: 'loop', message: sentence })])
+    expect(notices(s)).toEqual([sentence])
+    expect(s.timeline[0]).toMatchObject({ tone: 'error' })
+  })
+
+  it('still says it stopped as a loop without a sentence', () => {
+    const s = apply([ev(1, { type: 'run.finished', stopReason: 'loop' })])
+    expect(notices(s)[0]).toMatch(/repeating the same calls/)
+  })
+})
+
+describe('a call the model wrote as text', () => {
+  it('marks its card recovered, live and from the store', () => {
+    const s = apply([
+      ev(1, { type: 'tool.call', toolCallId: 't1', name: 'write_file', state: 'running', recovered: true }),
+      ev(2, { type: 'tool.result', toolCallId: 't1', ok: true, recovered: true }),
+    ])
+    expect(s.tools.t1).toMatchObject({ state: 'completed', recovered: true })
+    const plain = apply([ev(1, { type: 'tool.call', toolCallId: 't2', name: 'read_file', state: 'running' })])
+    expect(plain.tools.t2.recovered).toBe(false)
+  })
+})
+
+describe('a chat opened from the store', () => {
+  it('shows a recovered call as recovered', () => {
+    const s = chatFromSnapshot({
+      chat: { id: 'c1', title: 't' },
+      messages: [{ id: 'm1', chatId: 'c1', role: 'assistant', content: '', toolCalls: [{ id: 't1', name: 'echo', recovered: true }], complete: true }],
+      toolCalls: [{ id: 't1', chatId: 'c1', messageId: 'm1', name: 'echo', pending: false, ok: true, output: 'x', recovered: true }],
+      phase: 'idle',
+      liveRunId: '',
+    })
+    expect(s.tools.t1.recovered).toBe(true)
+  })
+})
+
+describe('an empty answer', () => {
+  it('is marked empty when it has no text and no call', () => {
+    const s = apply([
+      ev(1, { type: 'message.started', role: 'assistant' }),
+      ev(2, { type: 'message.completed', doneReason: 'stop', usage: { promptTokens: 5, evalTokens: 1, evalMs: 1, tokensPerSec: 1 } }),
+    ])
+    expect(s.messages.m1.empty).toBe(true)
+  })
+
+  it('is not empty when it called a tool or said something', () => {
+    const called = apply([
+      ev(1, { type: 'message.started', role: 'assistant' }),
+      ev(2, { type: 'tool.call', toolCallId: 't1', name: 'echo', state: 'pending' }),
+      ev(3, { type: 'message.completed', doneReason: 'stop' }),
+    ])
+    expect(called.messages.m1.empty).toBe(false)
+    const said = apply([ev(1, { type: 'text.delta', text: 'hi' }), ev(2, { type: 'message.completed', doneReason: 'stop' })])
+    expect(said.messages.m1.empty).toBe(false)
+  })
+})
+
+describe('a model being loaded', () => {
+  it('is shown from model.loading until the answer starts', () => {
+    const loading = apply([ev(1, { type: 'model.loading', model: 'qwen3:4b' })])
+    expect(loading.loadingModel).toMatchObject({ model: 'qwen3:4b', since: Date.parse('2025-01-01T00:00:00Z') })
+    expect(apply([ev(2, { type: 'thinking.delta', text: 'hm' })], loading).loadingModel).toBeNull()
+    expect(apply([ev(2, { type: 'text.delta', text: 'hi' })], loading).loadingModel).toBeNull()
+  })
+})
