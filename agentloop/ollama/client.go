@@ -309,6 +309,11 @@ func (c *Client) attempt(ctx context.Context, method, path string, body []byte, 
 		first.Stop()
 		cancel(nil)
 		text, isOllama := errorText(raw)
+		if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+			// a proxy in front of the server, whatever page it answers with
+			return nil, backoff.Permanent(&StatusError{StatusCode: resp.StatusCode, URL: c.URL(), Model: model,
+				Message: snippet([]byte(text)), TokenSent: c.authorization != ""})
+		}
 		if webPage(resp.Header, raw) || (resp.StatusCode == http.StatusNotFound && !isOllama) {
 			// Ollama answers every error with {"error":…}; anything else is another server
 			return nil, backoff.Permanent(&NotOllamaError{URL: c.URL(), Path: path, StatusCode: resp.StatusCode,

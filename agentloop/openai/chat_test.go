@@ -240,6 +240,7 @@ func TestHTTPErrorsSayWhatToDo(t *testing.T) {
 		says   string
 	}{
 		{"no key", []string{"HTTP 401", `{"error":{"message":"missing bearer token"}}`}, nil, ErrUnauthorized, "unauthorized", "--api-key-env"},
+		{"a proxy's page", []string{"HTTP 401", `<html><body>401 Authorization Required</body></html>`}, nil, ErrUnauthorized, "unauthorized", "wants an API key (HTTP 401: Unauthorized)"},
 		{"refused key", []string{"HTTP 401", `{"error":"bad token"}`}, []Option{WithAPIKey("s3cret", "MY_KEY")}, ErrUnauthorized, "unauthorized", "$MY_KEY"},
 		{"missing model", []string{"HTTP 404", `{"error":{"message":"model \"m\" not found, try pulling it first"}}`}, nil, ErrModelNotFound, "model_not_found", `does not serve model "m"`},
 		{"not the API", []string{"HTTP 404", `404 page not found`}, nil, ErrNotOpenAI, "not_openai", "--base-url"},

@@ -310,8 +310,12 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, mod
 func (c *Client) statusError(resp *http.Response, raw []byte, path, model string) error {
 	msg, apiErr := apiErrorText(raw)
 	web := isWebPage(resp.Header) || strings.HasPrefix(strings.ToLower(strings.TrimSpace(string(raw))), "<")
-	if web || (resp.StatusCode == http.StatusNotFound && !apiErr) {
+	auth := resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden
+	if !auth && (web || (resp.StatusCode == http.StatusNotFound && !apiErr)) { // a proxy's 401 page is still a 401
 		return backoff.Permanent(&NotOpenAIError{URL: c.URL(), Path: path, StatusCode: resp.StatusCode, WebPage: web})
+	}
+	if web {
+		msg = http.StatusText(resp.StatusCode)
 	}
 	se := &StatusError{StatusCode: resp.StatusCode, Message: msg, URL: c.URL(), Path: path, Model: model,
 		KeySent: c.key != "", KeyEnv: c.keyEnv, APIError: apiErr}
