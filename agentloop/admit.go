@@ -93,7 +93,7 @@ func fatalModelError(err error) bool {
 		return false
 	}
 	switch ce.Code() {
-	case "not_running", "model_not_found", "not_ollama", "first_byte_timeout":
+	case "not_running", "model_not_found", "not_ollama", "first_byte_timeout", "unauthorized", "not_openai":
 		return true
 	}
 	return false

@@ -2,11 +2,18 @@ package agentloop
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	neturl "net/url"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"prototyper/agentloop/ollama"
+	"prototyper/agentloop/openai"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -37,53 +44,151 @@ func Wire(db *store.DB, model Model, emitter Emitter, opts WireOptions) *Agent {
 	})
 }
 
-// OllamaServer is the [Model] of the Ollama server the user chose, with its client. [Use]
-// re-points it when the user changes the address: the next model request (and the next
-// question about a model) goes to the new server; what the previous one said of its models
-// is forgotten. Its methods are safe for concurrent use.
+// OllamaServer is the [Model] of the server the user chose, with its client: a local or
+// remote Ollama (the default), or an OpenAI-compatible server ([Endpoint]). [Use] and
+// [UseEndpoint] re-point it when the user changes the address or the provider: the next
+// model request (and the next question about a model) goes to the new server; what the
+// previous one said of its models is forgotten. Its methods are safe for concurrent use.
 type OllamaServer struct {
 	opts []ollama.Option
 
-	mu     sync.RWMutex
-	url    string
-	client *ollama.Client
-	model  *OllamaModel
+	mu       sync.RWMutex
+	endpoint Endpoint // as given, with the address resolved
+	key      string   // the key the endpoint's variable held when it was chosen
+	url      string
+	client   *ollama.Client // the Ollama server's; a default one under ProviderOpenAI
+	openai   *openai.Client // nil unless the provider is ProviderOpenAI
+	model    Model
 }
 
-// NewOllamaServer returns the model of the server at raw (resolved by [ollama.ResolveHost]:
-// "" is OLLAMA_HOST, else the default address); opts configure its client.
+// Endpoint says where models answer: through which API, at which address, with which key.
+type Endpoint struct {
+	// Provider is store.ProviderOllama ("" too) or store.ProviderOpenAI.
+	Provider string
+	// URL is the Ollama address ("": OLLAMA_HOST, else the default) or the
+	// OpenAI-compatible base URL (required).
+	URL string
+	// APIKeyEnv names the environment variable whose value is sent as a bearer token (to
+	// Ollama behind a proxy, or to the OpenAI-compatible server); "" sends none. The key is
+	// read from the environment when the endpoint is chosen and kept only in memory.
+	APIKeyEnv string
+}
+
+// ErrKeyNotSet is matched by the error of an [Endpoint] whose key variable is empty.
+var ErrKeyNotSet = errors.New("the API key variable is not set")
+
+// key reads the endpoint's key from its environment variable.
+func (e Endpoint) key() (string, error) {
+	if e.APIKeyEnv == "" {
+		return "", nil
+	}
+	if !store.ValidEnvName(e.APIKeyEnv) {
+		return "", fmt.Errorf("%q is not the name of an environment variable: give the name of the variable that holds the key, never the key itself", e.APIKeyEnv)
+	}
+	key := strings.TrimSpace(os.Getenv(e.APIKeyEnv))
+	if key == "" {
+		return "", fmt.Errorf("%w: the environment variable %s holds no key — set it where Prototyper starts (export %s=…), or name another one", ErrKeyNotSet, e.APIKeyEnv, e.APIKeyEnv)
+	}
+	return key, nil
+}
+
+// NewOllamaServer returns the model of the Ollama server at raw (resolved by
+// [ollama.ResolveHost]: "" is OLLAMA_HOST, else the default address); opts configure its
+// client.
 func NewOllamaServer(raw string, opts ...ollama.Option) (*OllamaServer, error) {
+	return NewServer(Endpoint{URL: raw}, opts...)
+}
+
+// NewServer returns the model of the server at e; opts configure an Ollama client.
+func NewServer(e Endpoint, opts ...ollama.Option) (*OllamaServer, error) {
 	s := &OllamaServer{opts: opts}
-	if err := s.Use(raw); err != nil {
+	if err := s.UseEndpoint(e); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// Use points the server at raw, unless it already is there.
+// Use points the server at the Ollama server at raw, unless it already is there; the
+// provider becomes Ollama and the key's variable stays.
 func (s *OllamaServer) Use(raw string) error {
-	base, err := ollama.ResolveHost(raw)
+	s.mu.RLock()
+	keyEnv := s.endpoint.APIKeyEnv
+	s.mu.RUnlock()
+	return s.UseEndpoint(Endpoint{Provider: store.ProviderOllama, URL: raw, APIKeyEnv: keyEnv})
+}
+
+// UseEndpoint points the server at e, unless it already is there (with the same key).
+func (s *OllamaServer) UseEndpoint(e Endpoint) error {
+	key, err := e.key()
 	if err != nil {
 		return err
 	}
+	if e.Provider == "" {
+		e.Provider = store.ProviderOllama
+	}
+	var (
+		url    string
+		client *ollama.Client
+		oc     *openai.Client
+		model  Model
+	)
+	switch e.Provider {
+	case store.ProviderOllama:
+		base, err := ollama.ResolveHost(e.URL)
+		if err != nil {
+			return err
+		}
+		url = base.String()
+		opts := s.opts
+		if key != "" {
+			opts = append(slices.Clip(opts), ollama.WithAuthorization("Bearer "+key))
+		}
+		client = ollama.New(base, opts...)
+		model = NewOllamaModel(client)
+	case store.ProviderOpenAI:
+		base, err := openai.ParseBaseURL(e.URL)
+		if err != nil {
+			return err
+		}
+		url = base.String()
+		oc = openai.New(base, openai.WithAPIKey(key, e.APIKeyEnv))
+		model = NewOpenAIModel(oc)
+		client = ollama.New(&neturl.URL{Scheme: "http", Host: "127.0.0.1:11434"}, s.opts...)
+	default:
+		return fmt.Errorf("the provider is %s or %s, not %q", store.ProviderOllama, store.ProviderOpenAI, e.Provider)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.client != nil && base.String() == s.url {
+	e.URL = url
+	if s.model != nil && s.endpoint == e && s.key == key {
 		return nil
 	}
-	s.client = ollama.New(base, s.opts...)
-	s.url, s.model = base.String(), NewOllamaModel(s.client)
+	s.endpoint, s.key, s.url, s.client, s.openai, s.model = e, key, url, client, oc, model
 	return nil
 }
 
-// Client returns the client of the server in use and its address.
+// Endpoint returns the endpoint in use, its address resolved.
+func (s *OllamaServer) Endpoint() Endpoint {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.endpoint
+}
+
+// OpenAI returns the OpenAI-compatible server's client, nil when the provider is Ollama.
+func (s *OllamaServer) OpenAI() *openai.Client {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.openai
+}
+
+// Client returns the Ollama client in use and the server's address.
 func (s *OllamaServer) Client() (*ollama.Client, string) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.client, s.url
 }
 
-func (s *OllamaServer) current() *OllamaModel {
+func (s *OllamaServer) current() Model {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.model
@@ -94,24 +199,37 @@ func (s *OllamaServer) Chat(ctx context.Context, req ModelRequest, fn DeltaFunc)
 	return s.current().Chat(ctx, req, fn)
 }
 
-// ContextLength asks the server in use (see [OllamaModel.ContextLength]).
+// ContextLength asks the server in use (see [OllamaModel.ContextLength] and
+// [OpenAIModel.ContextLength]).
 func (s *OllamaServer) ContextLength(ctx context.Context, model string) (int, error) {
 	return s.current().ContextLength(ctx, model)
 }
 
-// SupportsTools asks the server in use (see [OllamaModel.SupportsTools]).
+// SupportsTools asks the server in use (see [OllamaModel.SupportsTools]); an
+// OpenAI-compatible server cannot tell.
 func (s *OllamaServer) SupportsTools(ctx context.Context, model string) (ok, known bool) {
-	return s.current().SupportsTools(ctx, model)
+	if ts, is := s.current().(ToolSupport); is {
+		return ts.SupportsTools(ctx, model)
+	}
+	return false, false
 }
 
-// Loaded asks the server in use (see [OllamaModel.Loaded]).
+// Loaded asks the server in use (see [OllamaModel.Loaded]); an OpenAI-compatible server
+// cannot tell.
 func (s *OllamaServer) Loaded(ctx context.Context, model string) (loaded, known bool) {
-	return s.current().Loaded(ctx, model)
+	if r, is := s.current().(Residency); is {
+		return r.Loaded(ctx, model)
+	}
+	return false, false
 }
 
-// Preload loads model on the server in use (see [OllamaModel.Preload]).
+// Preload loads model on the server in use (see [OllamaModel.Preload]); an
+// OpenAI-compatible server cannot load a model ahead of a message ([ErrNoPreload]).
 func (s *OllamaServer) Preload(ctx context.Context, model string, numCtx int, keepAlive time.Duration) (time.Duration, error) {
-	return s.current().Preload(ctx, model, numCtx, keepAlive)
+	if r, is := s.current().(Residency); is {
+		return r.Preload(ctx, model, numCtx, keepAlive)
+	}
+	return 0, ErrNoPreload
 }
 
 var (

@@ -9,6 +9,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"prototyper/agentloop/ollama"
+	"prototyper/agentloop/openai"
 	"prototyper/tools"
 )
 
@@ -79,12 +80,50 @@ func (s Settings) Validate() error {
 	if s.OllamaBinary != "" && !filepath.IsAbs(s.OllamaBinary) {
 		return &InvalidSettingError{"ollamaBinary", "the Ollama program must be given by its full path, like /usr/local/bin/ollama"}
 	}
+	return s.validateEndpoint()
+}
+
+// validateEndpoint checks the provider, the OpenAI-compatible base URL and the name of the
+// key's environment variable.
+func (s Settings) validateEndpoint() error {
+	switch s.Provider {
+	case "", ProviderOllama:
+	case ProviderOpenAI:
+		if s.BaseURL == "" {
+			return &InvalidSettingError{"baseUrl", "an OpenAI-compatible server needs its base URL, such as http://127.0.0.1:8000/v1"}
+		}
+	default:
+		return &InvalidSettingError{"provider", fmt.Sprintf("the provider is %s or %s, not %q", ProviderOllama, ProviderOpenAI, s.Provider)}
+	}
+	if s.BaseURL != "" {
+		if _, err := openai.ParseBaseURL(s.BaseURL); err != nil {
+			return &InvalidSettingError{"baseUrl", err.Error()}
+		}
+	}
+	if s.APIKeyEnv != "" && !ValidEnvName(s.APIKeyEnv) {
+		return &InvalidSettingError{"apiKeyEnv", fmt.Sprintf("%q is not the name of an environment variable: give its name (letters, digits and _, such as VLLM_API_KEY), never the key itself", s.APIKeyEnv)}
+	}
 	return nil
 }
 
 // StartsOllama reports whether the window starts an Ollama server itself when nothing
 // answers at a local address (the default), or leaves that to the user (ManualOllama).
 func (s Settings) StartsOllama() bool { return !s.ManualOllama }
+
+// ValidEnvName reports whether name can be an environment variable's name: letters, digits
+// and underscores, not starting with a digit. A key pasted by mistake almost never is one
+// (it holds '-' or is far too long), so it is refused before it is stored.
+func ValidEnvName(name string) bool {
+	if name == "" || len(name) > 64 || (name[0] >= '0' && name[0] <= '9') {
+		return false
+	}
+	for _, r := range name {
+		if !(r == '_' || (r >= 'A' && r <= 'Z') || (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9')) {
+			return false
+		}
+	}
+	return true
+}
 
 // ThinkLevel is the thinking level in effect: Think, else [DefaultThink].
 func (s Settings) ThinkLevel() string {

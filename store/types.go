@@ -175,7 +175,23 @@ type Settings struct {
 	// LoopRepeats is how many times in a row the same tool call (or cycle of calls) may come
 	// before the run stops as a loop (0: DefaultLoopRepeats).
 	LoopRepeats int `json:"loopRepeats,omitempty"`
+	// Provider is the API the model is asked through: ProviderOllama ("" too) or
+	// ProviderOpenAI, an OpenAI-compatible server at BaseURL.
+	Provider string `json:"provider,omitempty"`
+	// BaseURL is the OpenAI-compatible server's API address, e.g. http://gpu:8000/v1.
+	BaseURL string `json:"baseUrl,omitempty"`
+	// APIKeyEnv names the environment variable that holds the server's key (sent as a bearer
+	// token, to either provider). The key itself is never stored.
+	APIKeyEnv string `json:"apiKeyEnv,omitempty"`
 }
+
+// The providers of [Settings.Provider]: the API a model is asked through.
+const (
+	// ProviderOllama: Ollama's native API (the default).
+	ProviderOllama = "ollama"
+	// ProviderOpenAI: a server that speaks the OpenAI-compatible chat API.
+	ProviderOpenAI = "openai"
+)
 
 // UnmarshalJSON reads settings as saved, also by a version that named AckFallbackMs
 // "coalesceMs".

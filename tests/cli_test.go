@@ -19,10 +19,16 @@ import (
 // output and exit status.
 func cliRun(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return cliRunEnv(t, nil, args...)
+}
+
+// cliRunEnv is cliRun with env (NAME=value entries) added to the environment.
+func cliRunEnv(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	cmd := exec.Command(desktopBinary(t), args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	cmd.Env = append(append(os.Environ(), "HOME="+t.TempDir()), env...)
 	err := cmd.Run()
 	var exit *exec.ExitError
 	switch {

@@ -49,6 +49,7 @@ type Client struct {
 	initial, maxInt time.Duration
 	notify          func(RetryInfo)
 	newID           func() string
+	authorization   string // the Authorization header of a server behind a proxy; never logged
 }
 
 // Option configures a [Client].
@@ -95,6 +96,11 @@ func WithRetryInterval(initial, max time.Duration) Option {
 // WithRetryNotify reports the retries of List, Show, Version and Pull (Chat reports its own
 // as [EventRetry]).
 func WithRetryNotify(fn func(RetryInfo)) Option { return func(c *Client) { c.notify = fn } }
+
+// WithAuthorization sends value as the Authorization header of every request, for a
+// remote server behind a proxy that wants a token (e.g. "Bearer …"). The value is never
+// part of an error or a log.
+func WithAuthorization(value string) Option { return func(c *Client) { c.authorization = value } }
 
 // New returns a client for the server at base (see [ResolveHost]).
 func New(base *url.URL, opts ...Option) *Client {
@@ -277,6 +283,9 @@ func (c *Client) attempt(ctx context.Context, method, path string, body []byte, 
 	}
 	req.Header.Set("Accept", "application/x-ndjson")
 	req.Header.Set("User-Agent", "prototyper")
+	if c.authorization != "" {
+		req.Header.Set("Authorization", c.authorization)
+	}
 
 	resp, err := c.http.Do(req)
 	if err != nil {
@@ -300,6 +309,11 @@ func (c *Client) attempt(ctx context.Context, method, path string, body []byte, 
 		first.Stop()
 		cancel(nil)
 		text, isOllama := errorText(raw)
+		if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+			// a proxy in front of the server, whatever page it answers with
+			return nil, backoff.Permanent(&StatusError{StatusCode: resp.StatusCode, URL: c.URL(), Model: model,
+				Message: snippet([]byte(text)), TokenSent: c.authorization != ""})
+		}
 		if webPage(resp.Header, raw) || (resp.StatusCode == http.StatusNotFound && !isOllama) {
 			// Ollama answers every error with {"error":…}; anything else is another server
 			return nil, backoff.Permanent(&NotOllamaError{URL: c.URL(), Path: path, StatusCode: resp.StatusCode,

@@ -35,6 +35,9 @@ var (
 	ErrFirstByteTimeout = errors.New("first-byte timeout")
 	// ErrIdleTimeout: no line within the idle timeout mid-stream. A *TimeoutError.
 	ErrIdleTimeout = errors.New("idle timeout")
+	// ErrUnauthorized: the server, or a proxy in front of it, wants a token or refused the
+	// one sent (HTTP 401 or 403). A *StatusError.
+	ErrUnauthorized = errors.New("the server wants a token")
 	// ErrNotOllama: the server at the address is not Ollama (it answered with a web page,
 	// or a 404 that is not Ollama's {"error":…}). A *NotOllamaError.
 	ErrNotOllama = errors.New("not an Ollama server")
@@ -79,6 +82,8 @@ type StatusError struct {
 	Model string
 	// RetryAfter is the Retry-After header's delay; 0 when absent.
 	RetryAfter time.Duration
+	// TokenSent says that the request carried an Authorization header.
+	TokenSent bool
 }
 
 func (e *StatusError) Error() string {
@@ -87,6 +92,10 @@ func (e *StatusError) Error() string {
 		msg = http.StatusText(e.StatusCode)
 	}
 	switch {
+	case e.Is(ErrUnauthorized) && !e.TokenSent:
+		return fmt.Sprintf("the server at %s wants a token (HTTP %d) — put it in an environment variable and name it with --api-key-env NAME or the API key variable in the settings", e.URL, e.StatusCode)
+	case e.Is(ErrUnauthorized):
+		return fmt.Sprintf("the server at %s refused the token (HTTP %d) — check the key in the variable named by --api-key-env or the settings", e.URL, e.StatusCode)
 	case e.Is(ErrModelNotFound) && e.Model != "":
 		return fmt.Sprintf("model %q is not on the Ollama server at %s — run `prototyper pull %s`", e.Model, e.URL, e.Model)
 	case e.Is(ErrCapability):
@@ -99,9 +108,12 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("Ollama at %s refused the request (HTTP %d: %s) — check the address, and the Ollama server log for the reason", e.URL, e.StatusCode, msg)
 }
 
-// Is matches ErrModelNotFound (404), ErrCapability (400 "does not support") and ErrBusy (503).
+// Is matches ErrModelNotFound (404), ErrCapability (400 "does not support"), ErrBusy (503)
+// and ErrUnauthorized (401, 403).
 func (e *StatusError) Is(target error) bool {
 	switch target {
+	case ErrUnauthorized:
+		return e.StatusCode == http.StatusUnauthorized || e.StatusCode == http.StatusForbidden
 	case ErrModelNotFound:
 		return e.StatusCode == http.StatusNotFound
 	case ErrCapability:
@@ -238,7 +250,7 @@ func Retryable(err error) bool {
 
 // Code names the kind of err for the `error` event: not_running, model_not_found,
 // capability_missing, busy, http_error, stream_error, incomplete_stream, line_too_long,
-// malformed_line, not_ollama, first_byte_timeout, idle_timeout, canceled, network or unknown.
+// malformed_line, not_ollama, unauthorized, first_byte_timeout, idle_timeout, canceled, network or unknown.
 func Code(err error) string {
 	switch {
 	case err == nil:
@@ -267,6 +279,8 @@ func Code(err error) string {
 		return "malformed_line"
 	case errors.Is(err, ErrNotOllama):
 		return "not_ollama"
+	case errors.Is(err, ErrUnauthorized):
+		return "unauthorized"
 	}
 	var se *StatusError
 	if errors.As(err, &se) {

@@ -25,6 +25,7 @@ import (
 // runFlags are the flags of `prototyper run`.
 type runFlags struct {
 	Common
+	EndpointFlags
 	workspace, model, chat, think, approve, decide, reason string
 	maxSteps                                               int
 	json                                                   bool
@@ -48,6 +49,7 @@ Flags:
 		fs.PrintDefaults()
 	}
 	f.Common.Register(fs)
+	f.EndpointFlags.Register(fs)
 	fs.StringVar(&f.workspace, "workspace", "", "workspace `DIR` of a new chat (default: the current folder)")
 	fs.StringVar(&f.model, "model", "", "Ollama model `NAME` (default: the chat's, else the settings')")
 	fs.StringVar(&f.chat, "chat", "", "continue the chat `ID` (`prototyper chats list` shows them)")
@@ -116,7 +118,7 @@ Flags:
 		return fail(err)
 	}
 	defer db.Close()
-	client, err := ollamaClient(f.Ollama)
+	server, err := f.EndpointFlags.Server(f.Common)
 	if err != nil {
 		return usage(err.Error())
 	}
@@ -149,7 +151,7 @@ Flags:
 			approver = &terminalApprover{in: bufio.NewReader(in), out: io.Err, flush: term.quiet}
 		}
 	}
-	agent := agentloop.Wire(db, agentloop.NewOllamaModel(client), bridge, agentloop.WireOptions{Workspace: workspace})
+	agent := agentloop.Wire(db, server, bridge, agentloop.WireOptions{Workspace: workspace})
 	opts := agentloop.RunOptions{
 		Model: f.model, Think: f.think, MaxSteps: f.maxSteps, Approve: f.approve, Approver: approver,
 		Workspace: workspace, Decide: f.decide, Reason: f.reason,
@@ -167,6 +169,10 @@ Flags:
 	closeOutput()
 
 	if runErr != nil && out.StopReason == "" {
+		if server.OpenAI() != nil {
+			return fail(runErr)
+		}
+		client, _ := server.Client()
 		return fail(noModelError(ctx, client, runErr))
 	}
 	switch out.StopReason {

@@ -1,0 +1,299 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"prototyper/agentloop/ollama"
+)
+
+// Sentinel errors, for errors.Is. The errors returned are the typed errors below, which
+// match these and carry the details.
+var (
+	// ErrUnreachable: nothing answers at the base URL (connection refused), after the retries.
+	ErrUnreachable = errors.New("the server does not answer")
+	// ErrUnauthorized: the server refused the key, or wants one (HTTP 401 or 403).
+	ErrUnauthorized = errors.New("the server refused the key")
+	// ErrModelNotFound: the server does not serve the model (HTTP 404 with an API error).
+	ErrModelNotFound = errors.New("model not found")
+	// ErrCapability: the model lacks what the request needs, e.g. tools (HTTP 400 "does not
+	// support …").
+	ErrCapability = errors.New("model lacks a capability")
+	// ErrBusy: the server is overloaded or rate-limits (HTTP 503 or 429), after the retries.
+	ErrBusy = errors.New("the server is busy")
+	// ErrStream: the server sent an error event in the stream. A *StreamError.
+	ErrStream = errors.New("the server reported an error in the stream")
+	// ErrIncompleteStream: the stream ended before [DONE] or a finish_reason.
+	ErrIncompleteStream = errors.New("stream ended before it was complete")
+	// ErrLineTooLong: a line of the stream exceeded the maximum line size.
+	ErrLineTooLong = errors.New("line too long")
+	// ErrMalformed: an event's data was not the JSON object expected.
+	ErrMalformed = errors.New("malformed event")
+	// ErrFirstByteTimeout: no answer within the first-byte timeout. A *TimeoutError.
+	ErrFirstByteTimeout = errors.New("first-byte timeout")
+	// ErrIdleTimeout: the stream went silent mid-answer. A *TimeoutError.
+	ErrIdleTimeout = errors.New("idle timeout")
+	// ErrNotOpenAI: the address does not serve the OpenAI-compatible API (a web page, or a
+	// 404 that is not an API error).
+	ErrNotOpenAI = errors.New("not an OpenAI-compatible API")
+)
+
+// baseURLAdvice is how a user changes the server's address.
+const baseURLAdvice = "check the base URL (--base-url, or the server URL in the settings), e.g. http://127.0.0.1:8000/v1"
+
+// UnreachableError says that nothing answers at URL.
+type UnreachableError struct {
+	URL string
+	Err error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("nothing answers at %s — start the model server, or %s", e.URL, baseURLAdvice)
+}
+func (e *UnreachableError) Unwrap() error        { return e.Err }
+func (e *UnreachableError) Is(target error) bool { return target == ErrUnreachable }
+
+// StatusError is an HTTP error answer (status 400 or more) with the server's message.
+type StatusError struct {
+	StatusCode int
+	Message    string // the API error's message, or the start of the body
+	URL        string
+	Path       string
+	Model      string
+	// KeySent says that a key was sent; KeyEnv names the environment variable it came from.
+	KeySent bool
+	KeyEnv  string
+	// APIError is true when the body was an API error object (not a web page or plain text).
+	APIError   bool
+	RetryAfter time.Duration
+}
+
+func (e *StatusError) Error() string {
+	msg := e.Message
+	if msg == "" {
+		msg = http.StatusText(e.StatusCode)
+	}
+	switch {
+	case e.Is(ErrUnauthorized) && !e.KeySent:
+		return fmt.Sprintf("the server at %s wants an API key (HTTP %d: %s) — put it in an environment variable and name it with --api-key-env NAME or the API key variable in the settings", e.URL, e.StatusCode, msg)
+	case e.Is(ErrUnauthorized) && e.KeyEnv != "":
+		return fmt.Sprintf("the server at %s refused the key in $%s (HTTP %d: %s) — check the key that variable holds", e.URL, e.KeyEnv, e.StatusCode, msg)
+	case e.Is(ErrUnauthorized):
+		return fmt.Sprintf("the server at %s refused the key (HTTP %d: %s) — check the key", e.URL, e.StatusCode, msg)
+	case e.Is(ErrModelNotFound) && e.Model != "":
+		return fmt.Sprintf("the server at %s does not serve model %q (%s) — pick one it lists (`prototyper models`)", e.URL, e.Model, msg)
+	case e.Is(ErrCapability):
+		return fmt.Sprintf("the server refused the request: %s — pick a model that has this capability or turn the feature off (e.g. --think off)", msg)
+	case e.Is(ErrBusy):
+		return fmt.Sprintf("the server at %s is busy (HTTP %d: %s) — wait a moment and try again", e.URL, e.StatusCode, msg)
+	case e.StatusCode >= 500:
+		return fmt.Sprintf("the server at %s failed (HTTP %d: %s) — try again; if it repeats, check the server's log", e.URL, e.StatusCode, msg)
+	}
+	return fmt.Sprintf("the server at %s refused the request (HTTP %d: %s) — check the model and the settings, and the server's log for the reason", e.URL, e.StatusCode, msg)
+}
+
+// Is matches ErrUnauthorized (401, 403), ErrModelNotFound (404 with an API error),
+// ErrCapability (400 "does not support") and ErrBusy (503, 429).
+func (e *StatusError) Is(target error) bool {
+	switch target {
+	case ErrUnauthorized:
+		return e.StatusCode == http.StatusUnauthorized || e.StatusCode == http.StatusForbidden
+	case ErrModelNotFound:
+		return e.StatusCode == http.StatusNotFound && e.APIError
+	case ErrCapability:
+		m := strings.ToLower(e.Message)
+		return e.StatusCode == http.StatusBadRequest && (strings.Contains(m, "does not support") || strings.Contains(m, "not supported"))
+	case ErrBusy:
+		return e.StatusCode == http.StatusServiceUnavailable || e.StatusCode == http.StatusTooManyRequests
+	}
+	return false
+}
+
+// NotOpenAIError says that URL answered in a way the OpenAI-compatible API never does.
+type NotOpenAIError struct {
+	URL, Path  string
+	StatusCode int
+	WebPage    bool
+}
+
+func (e *NotOpenAIError) Error() string {
+	if e.WebPage {
+		return fmt.Sprintf("the server at %s answered with a web page, not the OpenAI-compatible API — %s", e.URL, baseURLAdvice)
+	}
+	return fmt.Sprintf("the server at %s does not know the OpenAI-compatible API (HTTP %d for %s) — %s", e.URL, e.StatusCode, e.Path, baseURLAdvice)
+}
+func (e *NotOpenAIError) Is(target error) bool { return target == ErrNotOpenAI }
+
+// StreamError is an error event inside a stream.
+type StreamError struct{ Message string }
+
+func (e *StreamError) Error() string {
+	return fmt.Sprintf("the model server reported an error mid-answer: %s — try again; if it repeats, check the server's log", e.Message)
+}
+func (e *StreamError) Is(target error) bool { return target == ErrStream }
+
+// IncompleteStreamError is a stream that ended before [DONE] or a finish_reason; its tool
+// calls were not returned.
+type IncompleteStreamError struct {
+	Events int   // data events received
+	Err    error // the read error; nil for a clean EOF
+}
+
+func (e *IncompleteStreamError) Error() string {
+	cause := "the connection closed"
+	if e.Err != nil {
+		cause = e.Err.Error()
+	}
+	return fmt.Sprintf("the model server's answer stopped before it was complete (after %d events; %s) — nothing from it was run; try again", e.Events, cause)
+}
+func (e *IncompleteStreamError) Unwrap() error        { return e.Err }
+func (e *IncompleteStreamError) Is(target error) bool { return target == ErrIncompleteStream }
+
+// MalformedError is an event whose data is not the JSON expected, or a line too long.
+type MalformedError struct {
+	Text    string // the start of the data
+	Err     error
+	TooLong int // the limit in bytes, when the line was too long
+}
+
+func (e *MalformedError) Error() string {
+	if e.TooLong > 0 {
+		return fmt.Sprintf("the server sent a line longer than %d MiB, more than a chat answer holds — %s", e.TooLong>>20, baseURLAdvice)
+	}
+	return fmt.Sprintf("the server sent malformed JSON (%v; starts %q) — %s", e.Err, e.Text, baseURLAdvice)
+}
+func (e *MalformedError) Unwrap() error { return e.Err }
+func (e *MalformedError) Is(target error) bool {
+	return (target == ErrMalformed && e.TooLong == 0) || (target == ErrLineTooLong && e.TooLong > 0)
+}
+
+// TimeoutError is a first-byte or idle timeout.
+type TimeoutError struct {
+	FirstByte bool
+	After     time.Duration
+	URL, Path string
+}
+
+func (e *TimeoutError) Error() string {
+	switch {
+	case e.FirstByte && e.Path != chatPath:
+		return fmt.Sprintf("the server at %s did not answer within %s — check that it is running and not stuck, or that the base URL is right", e.URL, e.After)
+	case e.FirstByte:
+		return fmt.Sprintf("the server at %s sent nothing for %s (a model can be slow to load) — %s", e.URL, e.After, ollama.FirstByteAdvice)
+	}
+	return fmt.Sprintf("the server at %s went silent for %s mid-answer — try again; if it repeats, check the server's log", e.URL, e.After)
+}
+
+// Is matches ErrFirstByteTimeout or ErrIdleTimeout, and context.DeadlineExceeded.
+func (e *TimeoutError) Is(target error) bool {
+	switch target {
+	case ErrFirstByteTimeout:
+		return e.FirstByte
+	case ErrIdleTimeout:
+		return !e.FirstByte
+	case context.DeadlineExceeded:
+		return true
+	}
+	return false
+}
+
+// networkError is a network failure other than a refused connection, before any answer.
+type networkError struct {
+	URL string
+	Err error
+}
+
+func (e *networkError) Error() string {
+	return fmt.Sprintf("cannot reach the server at %s (%v) — check that it is up and the base URL is right", e.URL, e.Err)
+}
+func (e *networkError) Unwrap() error { return e.Err }
+
+// Code names the kind of err for the `error` event, with the native client's codes
+// (not_running, model_not_found, capability_missing, busy, http_error, stream_error,
+// incomplete_stream, line_too_long, malformed_line, first_byte_timeout, idle_timeout,
+// canceled, network, unknown) and two of its own: unauthorized and not_openai.
+func Code(err error) string {
+	var se *StatusError
+	var ne *networkError
+	for _, c := range []struct {
+		target error
+		code   string
+	}{
+		{context.Canceled, "canceled"}, {ErrUnreachable, "not_running"}, {ErrUnauthorized, "unauthorized"},
+		{ErrModelNotFound, "model_not_found"}, {ErrCapability, "capability_missing"}, {ErrBusy, "busy"},
+		{ErrStream, "stream_error"}, {ErrFirstByteTimeout, "first_byte_timeout"}, {ErrIdleTimeout, "idle_timeout"},
+		{ErrIncompleteStream, "incomplete_stream"}, {ErrLineTooLong, "line_too_long"}, {ErrMalformed, "malformed_line"},
+		{ErrNotOpenAI, "not_openai"},
+	} {
+		if errors.Is(err, c.target) {
+			return c.code
+		}
+	}
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &se):
+		return "http_error"
+	case errors.As(err, &ne):
+		return "network"
+	}
+	return "unknown"
+}
+
+// Retryable reports whether the same request may succeed if tried again: the server did
+// not answer, was busy or failing (5xx, 429), timed out, broke or failed the stream.
+func Retryable(err error) bool {
+	var se *StatusError
+	var ne *networkError
+	switch {
+	case err == nil, errors.Is(err, context.Canceled):
+		return false
+	case errors.As(err, &se):
+		return se.StatusCode >= 500 || se.StatusCode == http.StatusTooManyRequests
+	case errors.Is(err, ErrUnreachable), errors.Is(err, ErrIncompleteStream), errors.Is(err, ErrStream),
+		errors.Is(err, ErrFirstByteTimeout), errors.Is(err, ErrIdleTimeout):
+		return true
+	}
+	return errors.As(err, &ne)
+}
+
+// apiErrorText reads the message of an error body: {"error":{"message":…}} (OpenAI, Ollama),
+// {"error":"…"}, {"message":…} (vLLM) or {"detail":…}; ok is false when the body is none
+// of these.
+func apiErrorText(raw []byte) (msg string, ok bool) {
+	var e struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Detail  any             `json:"detail"`
+	}
+	if json.Unmarshal(raw, &e) != nil {
+		return strings.TrimSpace(snippet(raw, 200)), false
+	}
+	var nested struct {
+		Message string `json:"message"`
+	}
+	var flat string
+	switch {
+	case len(e.Error) > 0 && json.Unmarshal(e.Error, &nested) == nil && nested.Message != "":
+		return nested.Message, true
+	case len(e.Error) > 0 && json.Unmarshal(e.Error, &flat) == nil && flat != "":
+		return flat, true
+	case e.Message != "":
+		return e.Message, true
+	case e.Detail != nil:
+		return fmt.Sprint(e.Detail), true
+	}
+	return strings.TrimSpace(snippet(raw, 200)), false
+}
+
+func snippet(b []byte, n int) string {
+	if len(b) > n {
+		b = b[:n]
+	}
+	return string(b)
+}

@@ -1,0 +1,146 @@
+package openai_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"prototyper/agentloop/openai"
+	"prototyper/internal/ollamatest"
+)
+
+// The models of the real-server tests, served through Ollama's own OpenAI-compatible
+// endpoint (/v1): "scripted" thinks and calls write_file, then answers after the tool's
+// result; "plain" has neither tools nor thinking and always says hello.
+var (
+	scripted = ollamatest.Model{Name: "scripted", Scripts: ollamatest.Scripts{
+		"U": slices.Concat(
+			ollamatest.Think("I should", " write the file."),
+			ollamatest.ToolCall("write_file", map[string]any{"path": "hello.txt", "content": "hello"}),
+		),
+		"UAT": slices.Concat(ollamatest.Think("Done."), []string{"I wrote", " hello.txt", "."}),
+	}}
+	plain = ollamatest.Model{Name: "plain", NoTools: true, NoThinking: true, Scripts: ollamatest.Scripts{
+		"*": {"Hello", " there", "."},
+	}}
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if f := flag.Lookup("test.run"); f != nil && f.Value.String() == "^$" {
+		os.Exit(m.Run())
+	}
+	os.Exit(ollamatest.Main(m, scripted, plain))
+}
+
+func realClient(t *testing.T) *openai.Client {
+	t.Helper()
+	base, err := openai.ParseBaseURL(ollamatest.Get(t).URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return openai.New(base)
+}
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return c
+}
+
+var writeFile = openai.Tool{Name: "write_file", Description: "Write a file in the workspace.", Parameters: json.RawMessage(
+	`{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}`)}
+
+func TestRealServerStreamsThinkingThenAToolCallThenTheAnswerOverV1(t *testing.T) {
+	c := realClient(t)
+	req := &openai.ChatRequest{Model: "scripted", Tools: []openai.Tool{writeFile},
+		Messages: []openai.Message{{Role: openai.RoleUser, Content: "Write hello.txt"}}}
+	var thinking, content []string
+	started := false
+	res, err := c.Chat(ctx(t), req, func(e openai.Event) error {
+		switch e.Kind {
+		case openai.EventStarted:
+			started = true
+		case openai.EventThinkingDelta:
+			thinking = append(thinking, e.Text)
+		case openai.EventContentDelta:
+			content = append(content, e.Text)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !started || strings.Join(thinking, "") != "I should write the file." || strings.TrimSpace(strings.Join(content, "")) != "" {
+		t.Errorf("started %v, thinking %q, content %q", started, thinking, content)
+	}
+	if len(res.ToolCalls) != 1 || res.ToolCalls[0].Name != "write_file" || res.ToolCalls[0].ID == "" {
+		t.Fatalf("tool calls = %+v", res.ToolCalls)
+	}
+	var args map[string]string
+	if err := json.Unmarshal(res.ToolCalls[0].Arguments, &args); err != nil || args["path"] != "hello.txt" || args["content"] != "hello" {
+		t.Errorf("arguments = %s", res.ToolCalls[0].Arguments)
+	}
+	if !res.Done || res.FinishReason != "tool_calls" || res.Usage.PromptTokens == 0 || res.Usage.CompletionTokens == 0 {
+		t.Errorf("result = %+v", res)
+	}
+
+	// The second turn sends the history back: the call, and the result under its id.
+	req.Messages = append(req.Messages,
+		openai.Message{Role: openai.RoleAssistant, ToolCalls: res.ToolCalls},
+		openai.Message{Role: openai.RoleTool, ToolCallID: res.ToolCalls[0].ID, Content: "wrote 5 bytes"})
+	res, err = c.Chat(ctx(t), req, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(res.Content) != "I wrote hello.txt." || res.Thinking != "Done." || len(res.ToolCalls) != 0 || res.FinishReason != "stop" {
+		t.Errorf("answer = %+v", res)
+	}
+}
+
+func TestRealServerErrorsOverV1(t *testing.T) {
+	c := realClient(t)
+	user := []openai.Message{{Role: openai.RoleUser, Content: "hi"}}
+	for _, tc := range []struct {
+		name string
+		req  *openai.ChatRequest
+		want error
+		says string
+	}{
+		{"a missing model", &openai.ChatRequest{Model: "no-such-model", Messages: user}, openai.ErrModelNotFound, `does not serve model "no-such-model"`},
+		{"tools on a model without tools", &openai.ChatRequest{Model: "plain", Messages: user, Tools: []openai.Tool{writeFile}}, openai.ErrCapability, "does not support tools"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var retries int
+			_, err := c.Chat(ctx(t), tc.req, func(e openai.Event) error {
+				if e.Kind == openai.EventRetry {
+					retries++
+				}
+				return nil
+			})
+			if !errors.Is(err, tc.want) || openai.Retryable(err) || retries != 0 || !strings.Contains(err.Error(), tc.says) {
+				t.Fatalf("err = %v (%d retries), want %v saying %q", err, retries, tc.want, tc.says)
+			}
+		})
+	}
+}
+
+func TestRealServerListsItsModelsOverV1(t *testing.T) {
+	models, err := realClient(t).Models(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, m := range models {
+		ids = append(ids, m.ID)
+	}
+	if !slices.Contains(ids, "scripted:latest") || !slices.Contains(ids, "plain:latest") {
+		t.Errorf("models = %v", ids)
+	}
+}

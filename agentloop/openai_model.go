@@ -1,0 +1,119 @@
+package agentloop
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"prototyper/agentloop/openai"
+	"prototyper/store"
+	"prototyper/tools"
+)
+
+// OpenAIModel is the [Model] of a server that speaks the OpenAI-compatible API (vLLM,
+// llama.cpp, LM Studio, Ollama's /v1, a hosted API). The context length comes from the
+// server's model list when it says (asked once); such servers cannot tell whether a model
+// can call tools, so it is not a [ToolSupport].
+type OpenAIModel struct {
+	Client *openai.Client
+
+	mu      sync.Mutex
+	lengths map[string]int // from /v1/models, once it answered
+}
+
+// NewOpenAIModel returns the model of client.
+func NewOpenAIModel(client *openai.Client) *OpenAIModel {
+	return &OpenAIModel{Client: client}
+}
+
+// ContextLength returns what the server's model list says of model's context, 0 when it
+// says nothing (the context cap of the settings then applies).
+func (m *OpenAIModel) ContextLength(ctx context.Context, model string) (int, error) {
+	m.mu.Lock()
+	lengths := m.lengths
+	m.mu.Unlock()
+	if lengths == nil {
+		list, err := m.Client.Models(ctx)
+		switch {
+		case errors.Is(err, openai.ErrNotOpenAI): // a server without a model list; the chat will say more
+			return 0, nil
+		case err != nil:
+			return 0, openAIError{err}
+		}
+		lengths = map[string]int{}
+		for _, e := range list {
+			lengths[e.ID] = e.ContextLength
+		}
+		m.mu.Lock()
+		m.lengths = lengths
+		m.mu.Unlock()
+	}
+	return lengths[model], nil
+}
+
+// Chat streams one turn. Thinking levels low, medium and high are sent as the reasoning
+// effort; on, off and the default leave it to the server (thinking that arrives anyway is
+// shown as thinking).
+func (m *OpenAIModel) Chat(ctx context.Context, req ModelRequest, fn DeltaFunc) (ModelTurn, error) {
+	client := m.Client
+	if req.FirstByteTimeout > 0 {
+		client = client.With(openai.WithFirstByteTimeout(req.FirstByteTimeout))
+	}
+	oreq := &openai.ChatRequest{Model: req.Model, MaxTokens: req.NumPredict}
+	switch req.Think {
+	case "low", "medium", "high":
+		oreq.ReasoningEffort = req.Think
+	}
+	for _, msg := range req.Messages {
+		om := openai.Message{Role: msg.Role, Content: msg.Content, Images: msg.Images, ToolCallID: msg.ToolCallID}
+		for _, c := range msg.ToolCalls {
+			om.ToolCalls = append(om.ToolCalls, openai.ToolCall{ID: c.ID, Name: c.Name, Arguments: tools.ObjectArgs(c.Args)})
+		}
+		oreq.Messages = append(oreq.Messages, om)
+	}
+	for _, d := range req.Tools {
+		oreq.Tools = append(oreq.Tools, openai.Tool{Name: d.Name, Description: d.Description, Parameters: d.Schema})
+	}
+	res, err := client.Chat(ctx, oreq, func(e openai.Event) error {
+		switch e.Kind {
+		case openai.EventStarted:
+			return fn(Delta{Started: true})
+		case openai.EventThinkingDelta:
+			return fn(Delta{Thinking: e.Text})
+		case openai.EventContentDelta:
+			return fn(Delta{Content: e.Text})
+		case openai.EventRetry:
+			return fn(Delta{Retry: &RetryNotice{Attempt: e.Attempt, Delay: e.Delay, Reason: e.Reason}})
+		}
+		return nil
+	})
+	var turn ModelTurn
+	if res != nil {
+		turn = ModelTurn{Content: res.Content, Thinking: res.Thinking, DoneReason: doneReason(res.FinishReason),
+			PromptTokens: res.Usage.PromptTokens, EvalTokens: res.Usage.CompletionTokens, EvalDuration: res.Generating}
+		for _, c := range res.ToolCalls {
+			turn.ToolCalls = append(turn.ToolCalls, store.ToolCall{ID: c.ID, Name: c.Name, Args: c.Arguments})
+		}
+	}
+	if err != nil {
+		return turn, openAIError{err}
+	}
+	return turn, nil
+}
+
+// doneReason maps a finish_reason to the loop's done reasons: "length" is cut at the
+// length limit; everything else ended the answer.
+func doneReason(finish string) string {
+	if finish == "length" {
+		return DoneLength
+	}
+	return DoneStop
+}
+
+// openAIError gives a client error its `error` event code and retryability.
+type openAIError struct{ err error }
+
+func (e openAIError) Error() string   { return e.err.Error() }
+func (e openAIError) Unwrap() error   { return e.err }
+func (e openAIError) Code() string    { return openai.Code(e.err) }
+func (e openAIError) Retryable() bool { return openai.Retryable(e.err) }

@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"time"
+
+	"prototyper/agentloop"
+	"prototyper/agentloop/ollama"
+	"prototyper/store"
+)
+
+// EndpointFlags are the flags that choose the server a model answers from: --provider,
+// --base-url and --api-key-env.
+type EndpointFlags struct {
+	Provider  string // --provider ollama|openai; "" is ollama
+	BaseURL   string // --base-url URL: the server's address (the OpenAI-compatible API's, or Ollama's)
+	APIKeyEnv string // --api-key-env NAME: the environment variable holding the key
+}
+
+// Register adds --provider, --base-url and --api-key-env to fs.
+func (e *EndpointFlags) Register(fs *flag.FlagSet) {
+	fs.StringVar(&e.Provider, "provider", "", "the model server's API: ollama (default) or openai (any OpenAI-compatible server: vLLM, llama.cpp, LM Studio, …)")
+	fs.StringVar(&e.BaseURL, "base-url", "", "the model server's `URL`: with --provider openai its API address, e.g. http://gpu:8000/v1; with ollama the same as --ollama")
+	fs.StringVar(&e.APIKeyEnv, "api-key-env", "", "the environment variable `NAME` that holds the server's key, sent as a bearer token (the key itself is never stored)")
+}
+
+// Given reports whether any of the flags was set.
+func (e EndpointFlags) Given() bool { return e.Provider != "" || e.BaseURL != "" || e.APIKeyEnv != "" }
+
+// Endpoint is the endpoint the flags choose; common's --ollama is Ollama's address when
+// --base-url is not given.
+func (e EndpointFlags) Endpoint(common Common) (agentloop.Endpoint, error) {
+	switch e.Provider {
+	case "", store.ProviderOllama:
+		url := firstNonEmpty(e.BaseURL, common.Ollama)
+		if _, err := resolveOllama(url); err != nil {
+			return agentloop.Endpoint{}, err
+		}
+		return agentloop.Endpoint{Provider: store.ProviderOllama, URL: url, APIKeyEnv: e.APIKeyEnv}, nil
+	case store.ProviderOpenAI:
+		if e.BaseURL == "" {
+			return agentloop.Endpoint{}, fmt.Errorf("--provider openai needs --base-url, the server's API address such as http://127.0.0.1:8000/v1")
+		}
+		return agentloop.Endpoint{Provider: store.ProviderOpenAI, URL: e.BaseURL, APIKeyEnv: e.APIKeyEnv}, nil
+	}
+	return agentloop.Endpoint{}, fmt.Errorf("--provider is %s or %s, not %q", store.ProviderOllama, store.ProviderOpenAI, e.Provider)
+}
+
+// Server is the model of the endpoint the flags choose, with opts for an Ollama client.
+func (e EndpointFlags) Server(common Common, opts ...ollama.Option) (*agentloop.OllamaServer, error) {
+	ep, err := e.Endpoint(common)
+	if err != nil {
+		return nil, err
+	}
+	return agentloop.NewServer(ep, opts...)
+}
+
+// openAIModels lists the OpenAI-compatible server's models as catalog entries (waiting at
+// most 30 s): their names and, when the server says, their context length. Such a server
+// cannot tell whether a model calls tools or thinks; the entries say it can, so that the
+// window offers every model it serves.
+func openAIModels(ctx context.Context, server *agentloop.OllamaServer) ([]ollama.CatalogEntry, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	models, err := server.OpenAI().Models(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ollama.CatalogEntry, 0, len(models))
+	for _, m := range models {
+		out = append(out, ollama.CatalogEntry{Name: m.ID, Tools: true, Thinking: true, ContextLength: m.ContextLength})
+	}
+	return out, nil
+}

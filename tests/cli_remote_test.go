@@ -1,0 +1,171 @@
+package tests
+
+import (
+	"encoding/json"
+	"encoding/pem"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"prototyper/internal/ollamatest"
+)
+
+// The scenarios of the native client, through Ollama's own OpenAI-compatible endpoint (/v1):
+// the same scripted models, the same transcript, with --provider openai.
+
+func TestCLIRunOverTheOpenAICompatibleAPIThinksWritesTheFileAndAnswers(t *testing.T) {
+	srv := ollamatest.Get(t)
+	ws, db := t.TempDir(), filepath.Join(t.TempDir(), "p.db")
+	out, errOut, code := cliRun(t, "run", "--provider", "openai", "--base-url", srv.URL()+"/v1", "--db", db,
+		"--workspace", ws, "--model", writerModel.Name, "--think", "on", "--approve", "auto", "Write hello.txt")
+	t.Logf("transcript:\n%s%s", out, errOut)
+	if code != 0 {
+		t.Fatalf("exit status %d, want 0; stderr:\n%s", code, errOut)
+	}
+	for _, want := range []string{"I should write hello.txt.", "✓ write_file hello.txt", "I wrote `hello.txt` with a greeting."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the transcript lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "<think>") {
+		t.Errorf("the thinking tags reached the answer:\n%s", out)
+	}
+	if got, err := os.ReadFile(filepath.Join(ws, "hello.txt")); err != nil || string(got) != "hello from Prototyper\n" {
+		t.Errorf("hello.txt = %q, %v", got, err)
+	}
+}
+
+func TestCLIRunJSONOverTheOpenAICompatibleAPIHasTheNativeEvents(t *testing.T) {
+	srv := ollamatest.Get(t)
+	out, errOut, code := cliRun(t, "run", "--json", "--provider", "openai", "--base-url", srv.URL(), "--db", filepath.Join(t.TempDir(), "p.db"),
+		"--workspace", t.TempDir(), "--model", writerModel.Name, "--approve", "auto", "Write hello.txt")
+	if code != 0 {
+		t.Fatalf("exit status %d; stderr:\n%s", code, errOut)
+	}
+	var types []string
+	usage := false
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var e struct {
+			Type  string `json:"type"`
+			Usage *struct {
+				PromptTokens int `json:"promptTokens"`
+				EvalTokens   int `json:"evalTokens"`
+			} `json:"usage"`
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("not one JSON envelope per line: %q: %v", line, err)
+		}
+		types = append(types, e.Type)
+		if e.Type == "message.completed" && e.Usage != nil && e.Usage.PromptTokens > 0 && e.Usage.EvalTokens > 0 {
+			usage = true
+		}
+	}
+	joined := strings.Join(types, " ")
+	for _, want := range []string{"run.started", "thinking.delta", "tool.call", "tool.result", "text.delta", "message.completed", "run.finished"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("no %s event in %s", want, joined)
+		}
+	}
+	if !usage {
+		t.Errorf("no message.completed carries the usage the server reported:\n%s", out)
+	}
+}
+
+func TestCLIRunOverTheOpenAICompatibleAPIFailuresAreOneClearLine(t *testing.T) {
+	srv := ollamatest.Get(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  []string
+		code int
+		says string
+	}{
+		{"a model the server does not serve", []string{"--base-url", srv.URL() + "/v1", "--model", "no-such-model"}, nil, 1, `does not serve model "no-such-model"`},
+		{"nothing at the address", []string{"--base-url", "http://127.0.0.1:1/v1", "--model", "m"}, nil, 1, "nothing answers at http://127.0.0.1:1/v1"},
+		{"no base URL", []string{"--model", "m"}, nil, 2, "--provider openai needs --base-url"},
+		{"a key variable that is not set", []string{"--base-url", srv.URL(), "--api-key-env", "PROTOTYPER_TEST_NO_SUCH_KEY", "--model", "m"}, nil, 2, "PROTOTYPER_TEST_NO_SUCH_KEY holds no key"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"run", "--provider", "openai", "--db", filepath.Join(t.TempDir(), "p.db"), "--workspace", t.TempDir()}, tc.args...)
+			_, errOut, code := cliRunEnv(t, tc.env, append(args, "hi")...)
+			if code != tc.code || !strings.Contains(errOut, tc.says) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+				t.Errorf("exit %d, stderr %q; want exit %d and one line saying %q", code, errOut, tc.code, tc.says)
+			}
+		})
+	}
+}
+
+// tokenProxy is a TLS reverse proxy on loopback in front of the real server that wants
+// "Authorization: Bearer token"; it returns the proxy, the CA file that trusts it, and the
+// count of requests it refused.
+func tokenProxy(t *testing.T, upstream, token string) (*httptest.Server, string, *atomic.Int32) {
+	t.Helper()
+	target, err := url.Parse(upstream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var refused atomic.Int32
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+token {
+			refused.Add(1)
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = w.Write([]byte("<html><body>401 Authorization Required</body></html>"))
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	ca := filepath.Join(t.TempDir(), "proxy-ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return srv, ca, &refused
+}
+
+// TestCLIRunAgainstARemoteOllamaBehindATLSProxyThatWantsAToken: the native client reaches
+// the real server through https with the token from --api-key-env; without it, the proxy's
+// 401 is one sentence that says how to give one, and the token never reaches the output.
+func TestCLIRunAgainstARemoteOllamaBehindATLSProxyThatWantsAToken(t *testing.T) {
+	srv := ollamatest.Get(t)
+	const token = "s3cret-token-for-the-proxy"
+	proxy, ca, refused := tokenProxy(t, srv.URL(), token)
+	env := []string{"SSL_CERT_FILE=" + ca, "PROTOTYPER_TEST_TOKEN=" + token}
+	db := filepath.Join(t.TempDir(), "p.db")
+
+	ws := t.TempDir()
+	out, errOut, code := cliRunEnv(t, env, "run", "--ollama", proxy.URL, "--api-key-env", "PROTOTYPER_TEST_TOKEN", "--db", db,
+		"--workspace", ws, "--model", writerModel.Name, "--think", "on", "--approve", "auto", "Write hello.txt")
+	if code != 0 || !strings.Contains(out, "I wrote `hello.txt` with a greeting.") {
+		t.Fatalf("with the token: exit %d\n%s%s", code, out, errOut)
+	}
+	if refused.Load() != 0 {
+		t.Errorf("the proxy refused %d requests that carried the token", refused.Load())
+	}
+
+	out, errOut, code = cliRunEnv(t, env, "run", "--ollama", proxy.URL, "--db", db, "--workspace", t.TempDir(),
+		"--model", writerModel.Name, "--approve", "auto", "Write hello.txt")
+	if code != 1 || !strings.Contains(errOut, "wants a token (HTTP 401)") || !strings.Contains(errOut, "--api-key-env") {
+		t.Errorf("without the token: exit %d, stderr %q; want one sentence saying how to give a token", code, errOut)
+	}
+	if strings.Contains(out+errOut, token) {
+		t.Error("the token appears in the output")
+	}
+
+	// the same proxy in front of Ollama's /v1, through the OpenAI-compatible provider
+	out, errOut, code = cliRunEnv(t, env, "run", "--provider", "openai", "--base-url", proxy.URL+"/v1", "--api-key-env", "PROTOTYPER_TEST_TOKEN",
+		"--db", db, "--workspace", t.TempDir(), "--model", writerModel.Name, "--approve", "auto", "Write hello.txt")
+	if code != 0 || !strings.Contains(out, "I wrote `hello.txt` with a greeting.") {
+		t.Errorf("openai provider with the token: exit %d\n%s%s", code, out, errOut)
+	}
+	if data, err := os.ReadFile(db); err == nil && strings.Contains(string(data), token) {
+		t.Error("the token is in the chat database")
+	}
+}
