@@ -193,3 +193,23 @@ describe('undo in the window', () => {
     expect(store.getState().review?.chatId).toBe('c1')
   })
 })
+
+describe('the settings', () => {
+  it('list the tools always allowed per workspace and revoke them on save', async () => {
+    const backend = new FakeBackend()
+    backend.cfg = { ...backend.cfg, alwaysAllow: { '/home/me/site': ['write_file', 'delete_path'] } }
+    const store = new AppStore({ backend, requestFrame: new FakeFrames().request })
+    await act(() => store.start())
+    const { SettingsPanel } = await import('./SettingsPanel')
+    render(
+      <StoreContext.Provider value={store}>
+        <SettingsPanel config={store.getState().config!} onClose={() => {}} />
+      </StoreContext.Provider>,
+    )
+    expect(screen.getByTestId('always-allowed').textContent).toContain('/home/me/site')
+    fireEvent.click(screen.getByRole('button', { name: 'Revoke delete_path in /home/me/site' }))
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Save' })))
+    const saved = backend.calls.find((c) => c.method === 'SaveSettings')?.args[0] as { alwaysAllow: Record<string, string[]> }
+    expect(saved.alwaysAllow).toEqual({ '/home/me/site': ['write_file'] })
+  })
+})
