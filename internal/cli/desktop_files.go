@@ -8,7 +8,6 @@ import (
 	"prototyper/tools"
 )
 
-
 // opener is the program that opens a file or a folder with the user's default app.
 var opener = "xdg-open"
 
