@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -117,17 +118,7 @@ func TestCheckpointCrashKilledBetweenPreImageAndWrite(t *testing.T) {
 // of them) or at a random moment; it returns how many checkpoints the child announced.
 func checkpointCrashChild(t *testing.T, dir string, r *rand.Rand, afterCheckpoint bool) int {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCheckpointCrashChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), checkpointCrashEnv+"="+dir)
-	var errBuf bytes.Buffer
-	cmd.Stderr = &errBuf
-	pipe, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, pipe, errBuf := startTestChild(t, "TestCheckpointCrashChild", checkpointCrashEnv+"="+dir)
 	want := 1 + r.IntN(4)
 	seen := 0
 	killed := make(chan struct{})
@@ -221,4 +212,22 @@ func restoreAll(t *testing.T, dir string, kill int) {
 			t.Errorf("kill %d: f%d.txt after the undo = %.40q (%v), %v; want it as the user left it", kill, k, got, fi.Mode().Perm(), err)
 		}
 	}
+}
+
+// startTestChild starts this test binary again running only the test named test, with env
+// added to its environment; its stdout is the returned pipe and its stderr goes to errBuf.
+func startTestChild(t *testing.T, test, env string) (cmd *exec.Cmd, stdout io.ReadCloser, errBuf *bytes.Buffer) {
+	t.Helper()
+	cmd = exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env)
+	errBuf = &bytes.Buffer{}
+	cmd.Stderr = errBuf
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, stdout, errBuf
 }

@@ -12,20 +12,23 @@ function ev(seq: number, e: Partial<AgentEvent> & Pick<AgentEvent, 'type'>): Age
   return { v: 1, seq, chatId: 'c1', runId: 'r1', messageId: 'm1', at: '2025-01-01T00:00:00Z', ...e }
 }
 
-const waiting: Model = {
-  id: 't1',
-  name: 'write_file',
-  args: { path: 'notes.md', content: '# Hello\n\nWorld\n' },
-  state: 'awaiting_approval',
-  messageId: 'm1',
-  runId: 'r1',
-  output: '',
-  details: null,
-  durationMs: null,
-  approval: null,
-  progress: null,
-  preview: { path: 'notes.md', bytes: 15, diff: '--- a/notes.md\n+++ b/notes.md\n@@ -1 +1,3 @@\n # Hello\n+\n+World\n' },
+const preview = {
+  path: 'notes.md',
+  bytes: 15,
+  diff: '--- a/notes.md\n+++ b/notes.md\n@@ -1 +1,3 @@\n # Hello\n+\n+World\n',
 }
+
+// A write_file card waiting for approval, as the reducer makes it from the request.
+const waiting: Model = reduceChat(
+  emptyChat('c1'),
+  ev(1, {
+    type: 'tool.approval_requested',
+    toolCallId: 't1',
+    name: 'write_file',
+    args: { path: 'notes.md', content: '# Hello\n\nWorld\n' },
+    preview,
+  }),
+).tools.t1
 
 describe('checkpoints in the chat state', () => {
   it('keeps the runs that changed files, and marks what an undo and a redo took back', () => {
@@ -46,7 +49,7 @@ describe('checkpoints in the chat state', () => {
   it('puts the preview of an approval request on its card', () => {
     const s = reduceChat(
       emptyChat('c1'),
-      ev(1, { type: 'tool.approval_requested', toolCallId: 't1', name: 'write_file', preview: waiting.preview }),
+      ev(1, { type: 'tool.approval_requested', toolCallId: 't1', name: 'write_file', preview }),
     )
     expect(s.tools.t1.preview?.diff).toContain('+World')
   })
