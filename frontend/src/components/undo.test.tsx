@@ -216,3 +216,14 @@ describe('the settings', () => {
     expect(saved.alwaysAllow).toEqual({ '/home/me/site': ['write_file'] })
   })
 })
+
+describe('an undo with nothing to take back', () => {
+  it('says so as an error, without offering to keep or overwrite', async () => {
+    const backend = new FakeBackend()
+    backend.undoError = 'nothing to undo: no file the agent changed in this chat is left to put back'
+    const store = new AppStore({ backend, requestFrame: new FakeFrames().request })
+    await act(() => store.undo({}, 'c1'))
+    expect(store.getState().undoConflict).toBeNull()
+    expect(store.getState().error).toContain('nothing to undo')
+  })
+})

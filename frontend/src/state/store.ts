@@ -568,7 +568,8 @@ export class AppStore {
       if (this.state.review?.chatId === chatId) void this.loadReview(chatId)
     } catch (err) {
       const message = errorText(err)
-      if (/changed|too large/.test(message) && !opts.force) {
+      // A refusal because files changed since (agentloop.ConflictError) says nothing was done.
+      if (/^nothing was (undone|redone):/.test(message) && !opts.force) {
         this.set({ undoConflict: { chatId, redo, opts, message } })
       } else {
         this.fail(err)
