@@ -213,6 +213,9 @@ export class AppStore {
         changed = true
       }
       if (evs.some((e) => e.type === 'run.finished' || e.type === 'run.started')) needsListRefresh = true
+      // The open review follows what a run, an undo or a redo changed.
+      if (this.state.review?.chatId === chatId && evs.some((e) => e.type === 'run.finished' || e.type === 'undo' || e.type === 'redo'))
+        void this.loadReview(chatId)
     }
     if (changed) this.set({ chats })
     if (needsListRefresh) void this.refreshChats()
