@@ -133,7 +133,7 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 			if s.Kind != tools.KindFile || !s.Kept() {
 				continue
 			}
-			mine := mineName(c.Path, plan.paths, ws, ctx)
+			mine := mineName(ctx, ws, c.Path, plan.paths)
 			s.Path = mine
 			absent := tools.PathState{Path: mine, Kind: tools.KindAbsent}
 			after := s
@@ -362,7 +362,7 @@ func (a *Agent) runsFrom(chatID, messageID, runID string) (map[string]bool, erro
 
 // mineName is where the user's version of p is kept: NAME.mine, or NAME.mine2, … when that
 // is taken.
-func mineName(p string, taken []string, ws *tools.Workspace, ctx context.Context) string {
+func mineName(ctx context.Context, ws *tools.Workspace, p string, taken []string) string {
 	for n := 1; ; n++ {
 		name := p + ".mine"
 		if n > 1 {
