@@ -147,3 +147,55 @@ func TestDesktopApproveFromThePreview(t *testing.T) {
 		t.Errorf("approval %+v, want the user's", rec.Approval)
 	}
 }
+
+// Alt+R opens the reason field of the waiting call; what is typed there reaches the model as
+// the call's result, and the call never runs.
+func TestDesktopDenyAndTellTheModelWhy(t *testing.T) {
+	r := approvalRun(t)
+	r.app.key("alt+r")
+	time.Sleep(300 * time.Millisecond) // the field takes the focus
+	r.app.typeText("write it in docs instead")
+	r.app.key("Return")
+	r.waitResumedFinished(t, 60*time.Second)
+	wantFile(t, filepath.Join(r.workspace, "hello.txt"), "", 0)
+	_, db := r.finish(t, "deny-with-reason.png")
+	rec := toolRecord(t, db)
+	if rec.Approval == nil || rec.Approval.Decision != store.DecisionDeny || !strings.Contains(rec.Output, "write it in docs instead") {
+		t.Errorf("record: approval %+v, output %q; want denied with the user's reason for the model", rec.Approval, rec.Output)
+	}
+}
+
+// Alt+L allows the waiting call and its tool for good in this workspace: the settings keep it.
+func TestDesktopAlwaysAllowHereRunsTheCallAndRemembersIt(t *testing.T) {
+	r := approvalRun(t)
+	r.app.key("alt+l")
+	r.waitResumedFinished(t, 60*time.Second)
+	wantFile(t, filepath.Join(r.workspace, "hello.txt"), "hello from Prototyper\n", 0o644)
+	_, db := r.finish(t, "always-allowed.png")
+	s, err := db.Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.AllowedIn(r.workspace, "write_file") {
+		t.Errorf("settings allow %v, want write_file in %s", s.AlwaysAllow, r.workspace)
+	}
+}
+
+// The Changes review lists what the chat changed; Revert on a.txt puts it back as it was
+// before the chat, and leaves b.txt. Reached with the keyboard: Changes is the first control
+// before the composer, and the review's first file follows its close button.
+func TestDesktopTheChangesReviewRevertsOneFile(t *testing.T) {
+	r := twoRuns(t)
+	r.app.key("shift+Tab")
+	r.app.key("space")
+	time.Sleep(time.Second) // the review reads the files
+	r.app.screenshot("changes-review.png")
+	for range 3 { // ✕, Open a.txt, Revert a.txt
+		r.app.key("Tab")
+	}
+	r.app.key("space")
+	r.waitLog(t, events.Undo, true, 30*time.Second)
+	wantFile(t, filepath.Join(r.workspace, "a.txt"), "original\n", 0o600)
+	wantFile(t, filepath.Join(r.workspace, "b.txt"), "new\n", 0o644)
+	r.finish(t, "changes-reverted.png")
+}
