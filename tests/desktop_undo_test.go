@@ -199,3 +199,31 @@ func TestDesktopTheChangesReviewRevertsOneFile(t *testing.T) {
 	wantFile(t, filepath.Join(r.workspace, "b.txt"), "new\n", 0o644)
 	r.finish(t, "changes-reverted.png")
 }
+
+// "Show in folder" on a written file's card opens the folder that holds it, with the user's
+// default app (xdg-open, here a stand-in on PATH that notes what it was asked to open).
+func TestDesktopShowInFolderOpensTheFilesFolder(t *testing.T) {
+	bin := t.TempDir()
+	opened := filepath.Join(t.TempDir(), "opened")
+	writeFile(t, filepath.Join(bin, "xdg-open"), "#!/bin/sh\necho \"$1\" >> "+opened+"\n", 0o755)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	r := twoRuns(t)
+	// Back from the composer: Changes, the second run's Undo, its diff, Show in folder.
+	for range 4 {
+		r.app.key("shift+Tab")
+	}
+	r.app.key("space")
+	deadline := time.Now().Add(10 * time.Second)
+	real, _ := filepath.EvalSymlinks(r.workspace)
+	for {
+		got, _ := os.ReadFile(opened)
+		if strings.TrimSpace(string(got)) == real {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("xdg-open was asked to open %q, want the workspace folder %s", got, real)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	r.finish(t, "show-in-folder.png")
+}
