@@ -3,6 +3,7 @@ package agentloop
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Sentinel errors of the [Agent]'s methods.
@@ -25,6 +26,12 @@ var (
 	ErrNoTools = errors.New("the model cannot call tools")
 	// ErrShutDown is returned after Shutdown.
 	ErrShutDown = errors.New("the agent is shutting down")
+	// ErrNothingToUndo: the chat has no change that stands (or not the one asked for).
+	ErrNothingToUndo = errors.New("nothing to undo")
+	// ErrNothingToRedo: no undo of the chat stands.
+	ErrNothingToRedo = errors.New("nothing to redo")
+	// ErrConflict is matched by a [*ConflictError].
+	ErrConflict = errors.New("files changed since")
 )
 
 // PromptBlockedError says why a UserPromptSubmit hook refused a message.
@@ -46,3 +53,30 @@ func (e *NoToolsError) Error() string {
 
 // Is matches ErrNoTools.
 func (e *NoToolsError) Is(target error) bool { return target == ErrNoTools }
+
+// Conflict is one path that changed since the change to be taken back wrote it.
+type Conflict struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// ConflictError lists the paths that stopped an undo or a redo; nothing was written.
+type ConflictError struct {
+	Conflicts []Conflict
+	Redo      bool
+}
+
+func (e *ConflictError) Error() string {
+	parts := make([]string, len(e.Conflicts))
+	for i, c := range e.Conflicts {
+		parts[i] = c.Path + " " + c.Reason
+	}
+	what := "undone"
+	if e.Redo {
+		what = "redone"
+	}
+	return fmt.Sprintf("nothing was %s: %s; keep your version beside the restored one, or overwrite it", what, strings.Join(parts, "; "))
+}
+
+// Is matches ErrConflict.
+func (e *ConflictError) Is(target error) bool { return target == ErrConflict }

@@ -18,7 +18,8 @@ func TestThinkingThenOneToolCallThenAnswerWritesTheFileAndKeepsTheChat(t *testin
 		t.Fatalf("hello.txt = %q (exists %v), want \"hello\"", got, ok)
 	}
 	evs := h.rec.events()
-	want := []string{"run.started", "message.started", "tool.call:pending", "message.completed",
+	// the checkpoint (hello.txt's pre-image, committed with the pending record) comes before the call runs
+	want := []string{"run.started", "message.started", "tool.call:pending", "message.completed", "checkpoint",
 		"tool.call:running", "tool.result", "message.started", "message.completed", "run.finished"}
 	if got := typesOf(evs); !slices.Equal(got, want) {
 		t.Fatalf("events\n got %v\nwant %v", got, want)

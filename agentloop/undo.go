@@ -2,7 +2,6 @@ package agentloop
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -22,16 +21,6 @@ import (
 // forces it or keeps the user's version beside the restored one. Every undo is recorded as a
 // change of its own, with what it replaced, so a redo takes it back. The window and the
 // command line both call these methods.
-
-// Sentinel errors of undo and redo.
-var (
-	// ErrNothingToUndo: the chat has no change that stands (or not the one asked for).
-	ErrNothingToUndo = errors.New("nothing to undo")
-	// ErrNothingToRedo: no undo of the chat stands.
-	ErrNothingToRedo = errors.New("nothing to redo")
-	// ErrConflict is matched by a [*ConflictError].
-	ErrConflict = errors.New("files changed since")
-)
 
 // UndoOptions choose what an undo takes back. With none set, it is the newest run of the
 // chat that changed files and was not undone.
@@ -61,33 +50,6 @@ type UndoResult struct {
 	Paths    []string `json:"paths"`    // the paths put back
 	Kept     []string `json:"kept,omitempty"`
 }
-
-// Conflict is one path that changed since the change to be taken back wrote it.
-type Conflict struct {
-	Path   string `json:"path"`
-	Reason string `json:"reason"`
-}
-
-// ConflictError lists the paths that stopped an undo or a redo; nothing was written.
-type ConflictError struct {
-	Conflicts []Conflict
-	Redo      bool
-}
-
-func (e *ConflictError) Error() string {
-	parts := make([]string, len(e.Conflicts))
-	for i, c := range e.Conflicts {
-		parts[i] = c.Path + " " + c.Reason
-	}
-	what := "undone"
-	if e.Redo {
-		what = "redone"
-	}
-	return fmt.Sprintf("nothing was %s: %s; keep your version beside the restored one, or overwrite it", what, strings.Join(parts, "; "))
-}
-
-// Is matches ErrConflict.
-func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
 
 // Undo takes back changes of the chat's file tools, as opts choose.
 func (a *Agent) Undo(ctx context.Context, chatID string, opts UndoOptions) (UndoResult, error) {
@@ -171,7 +133,7 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 			if s.Kind != tools.KindFile || !s.Kept() {
 				continue
 			}
-			mine := mineName(c.Path, plan.paths, ws, ctx)
+			mine := mineName(ctx, ws, c.Path, plan.paths)
 			s.Path = mine
 			absent := tools.PathState{Path: mine, Kind: tools.KindAbsent}
 			after := s
@@ -400,7 +362,7 @@ func (a *Agent) runsFrom(chatID, messageID, runID string) (map[string]bool, erro
 
 // mineName is where the user's version of p is kept: NAME.mine, or NAME.mine2, … when that
 // is taken.
-func mineName(p string, taken []string, ws *tools.Workspace, ctx context.Context) string {
+func mineName(ctx context.Context, ws *tools.Workspace, p string, taken []string) string {
 	for n := 1; ; n++ {
 		name := p + ".mine"
 		if n > 1 {

@@ -319,6 +319,14 @@ func TestAnApprovalRequestCarriesThePreviewAndNothingIsWrittenMeanwhile(t *testi
 		t.Error("the awaiting request should carry the preview for the terminal")
 	}
 	b.want("notes.md", "# Hello\n", 0o644)
+	if err := b.a.Decide("c1", DecisionAllow, ""); err != nil {
+		t.Fatal(err)
+	}
+	b.rec.waitFor(t, "the approved run finished", finished(2))
+	b.want("notes.md", "# Hello\n\nWorld\n", 0o644)
+	if rec, _ := b.db.ToolCall(b.chat, "c1"); rec.Preview == nil || rec.Preview.Diff != pv.Diff {
+		t.Errorf("the record of the approved call lost the preview the user saw: %+v", rec.Preview)
+	}
 }
 
 func TestAlwaysAllowInAWorkspaceRunsTheToolWithoutAsking(t *testing.T) {

@@ -22,7 +22,9 @@
 // The design's policy maps onto the API like this: the loop commits the user message with
 // [DB.AppendMessage] before it asks the model; it streams the assistant message through a
 // [Checkpointer]; it commits a [ToolCallRecord] with Pending set ([DB.PutToolCall]) before a
-// tool runs and completes it ([DB.CompleteToolCall]) right after.
+// tool runs and completes it ([DB.CompleteToolCall]) right after. A call that changes files
+// is recorded with [DB.StartToolCall] instead: the same record and, in the same commit, the
+// prior state of every path it touches ([Change]), so that undo can put it back.
 //
 // A [Run] is recorded Live while an agent run is in progress. When the file is opened again
 // after a crash, live runs are marked [StopInterrupted] (see [DB.Recovered]); their pending
@@ -52,6 +54,9 @@
 //	    tools         seq → ToolCallRecord
 //	    toolIndex     tool call id → seq
 //	    runs          run id → empty
+//	    changes       seq → Change (a run's pre-images, an undo, a redo; made with the first)
+//	    changeIndex   change id → seq
+//	    contents      SHA-256 hex → a file's content kept for undo, once per chat
 //	runs            run id → Run
 //	liveRuns        run id → empty
 //	settings        "settings" → Settings

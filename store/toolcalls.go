@@ -39,6 +39,9 @@ func putToolCall(tx *bolt.Tx, r ToolCallRecord) error {
 				if !old.updatableTo(r) {
 					return &DuplicateToolCallError{ChatID: r.ChatID, ID: r.ID}
 				}
+				if r.Preview == nil {
+					r.Preview = old.Preview // what the user approved stays with the call
+				}
 			}
 		} else {
 			seq, err := tools.NextSequence()

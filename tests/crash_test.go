@@ -213,17 +213,7 @@ func TestCrashKilledAtRandomMomentsLosesNothingCommitted(t *testing.T) {
 // while it opens the file and recovers the runs the previous child left live.
 func crashRunAndKill(t *testing.T, path string, r *rand.Rand) (stdout []byte, stderr string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), crashChildEnv+"="+path)
-	var errBuf bytes.Buffer
-	cmd.Stderr = &errBuf
-	pipe, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, pipe, errBuf := startTestChild(t, "TestCrashChild", crashChildEnv+"="+path)
 	ready := make(chan struct{}, 1)
 	done := make(chan []byte)
 	go func() {
@@ -255,7 +245,7 @@ func crashRunAndKill(t *testing.T, path string, r *rand.Rand) (stdout []byte, st
 	}
 	_ = cmd.Process.Signal(syscall.SIGKILL)
 	stdout = <-done
-	err = cmd.Wait()
+	err := cmd.Wait()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 		t.Errorf("the child ended on its own (%v) instead of being killed", err)

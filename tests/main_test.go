@@ -85,8 +85,8 @@ func fiveCallScripts() ollamatest.Scripts {
 }
 
 func TestMain(m *testing.M) {
-	if os.Getenv(crashChildEnv) != "" { // the crash test's child needs no server
+	if os.Getenv(crashChildEnv) != "" || os.Getenv(checkpointCrashEnv) != "" { // the crash tests' children need no server
 		os.Exit(m.Run())
 	}
-	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel, badArgsModel, folderModel))
+	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel, badArgsModel, folderModel, twoRunsModel))
 }

@@ -40,6 +40,12 @@ export const pairs = {
   'store.ToolCall': 'StoredToolCall',
   'store.ToolCallRecord': 'ToolCallRecord',
   'events.Usage': 'Usage',
+  'agentloop.ChangeSummary': 'ChangeSummary',
+  'agentloop.FileChange': 'FileChange',
+  'agentloop.UndoOptions': 'UndoOptions',
+  'agentloop.UndoResult': 'UndoResult',
+  'tools.Preview': 'Preview',
+  'tools.Removal': 'Removal',
 }
 
 function parse(file) {

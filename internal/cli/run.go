@@ -438,6 +438,11 @@ func (t *terminal) render(e events.Event) {
 			t.endLine()
 			fmt.Fprintf(t.out, "%s %s denied by %s\n", t.style("31", "✗"), cell(e.Name), e.By)
 		}
+	case events.Checkpoint:
+		for _, p := range e.NotUndoable {
+			t.endLine()
+			fmt.Fprintln(t.err, t.style("33", notUndoableText(cell(p))))
+		}
 	case events.ContextTruncated:
 		t.endLine()
 		fmt.Fprintln(t.err, t.style("2", fmt.Sprintf("(left out %d older messages to fit %d tokens)", e.DroppedMessages, e.NumCtx)))
@@ -540,7 +545,7 @@ func previewText(p *tools.Preview) string {
 		}
 	}
 	for _, path := range p.NotUndoable {
-		fmt.Fprintf(&b, "%s is too large to keep: this change cannot be undone.\n", Sanitize(path))
+		b.WriteString(notUndoableText(Sanitize(path)) + "\n")
 	}
 	return b.String()
 }
@@ -553,4 +558,9 @@ func sizeLabel(n int64) string {
 		return fmt.Sprintf("%d bytes", n)
 	}
 	return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+}
+
+// notUndoableText says that the change of a file too large to keep cannot be undone.
+func notUndoableText(path string) string {
+	return path + " is too large to keep: this change cannot be undone"
 }

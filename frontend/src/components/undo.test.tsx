@@ -12,20 +12,23 @@ function ev(seq: number, e: Partial<AgentEvent> & Pick<AgentEvent, 'type'>): Age
   return { v: 1, seq, chatId: 'c1', runId: 'r1', messageId: 'm1', at: '2025-01-01T00:00:00Z', ...e }
 }
 
-const waiting: Model = {
-  id: 't1',
-  name: 'write_file',
-  args: { path: 'notes.md', content: '# Hello\n\nWorld\n' },
-  state: 'awaiting_approval',
-  messageId: 'm1',
-  runId: 'r1',
-  output: '',
-  details: null,
-  durationMs: null,
-  approval: null,
-  progress: null,
-  preview: { path: 'notes.md', bytes: 15, diff: '--- a/notes.md\n+++ b/notes.md\n@@ -1 +1,3 @@\n # Hello\n+\n+World\n' },
+const preview = {
+  path: 'notes.md',
+  bytes: 15,
+  diff: '--- a/notes.md\n+++ b/notes.md\n@@ -1 +1,3 @@\n # Hello\n+\n+World\n',
 }
+
+// A write_file card waiting for approval, as the reducer makes it from the request.
+const waiting: Model = reduceChat(
+  emptyChat('c1'),
+  ev(1, {
+    type: 'tool.approval_requested',
+    toolCallId: 't1',
+    name: 'write_file',
+    args: { path: 'notes.md', content: '# Hello\n\nWorld\n' },
+    preview,
+  }),
+).tools.t1
 
 describe('checkpoints in the chat state', () => {
   it('keeps the runs that changed files, and marks what an undo and a redo took back', () => {
@@ -46,7 +49,7 @@ describe('checkpoints in the chat state', () => {
   it('puts the preview of an approval request on its card', () => {
     const s = reduceChat(
       emptyChat('c1'),
-      ev(1, { type: 'tool.approval_requested', toolCallId: 't1', name: 'write_file', preview: waiting.preview }),
+      ev(1, { type: 'tool.approval_requested', toolCallId: 't1', name: 'write_file', preview }),
     )
     expect(s.tools.t1.preview?.diff).toContain('+World')
   })
@@ -191,5 +194,36 @@ describe('undo in the window', () => {
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Revert a.txt to before this chat' })))
     expect(backend.calls.filter((c) => c.method === 'Undo').pop()?.args).toEqual(['c1', { path: 'a.txt' }])
     expect(store.getState().review?.chatId).toBe('c1')
+  })
+})
+
+describe('the settings', () => {
+  it('list the tools always allowed per workspace and revoke them on save', async () => {
+    const backend = new FakeBackend()
+    backend.cfg = { ...backend.cfg, alwaysAllow: { '/home/me/site': ['write_file', 'delete_path'] } }
+    const store = new AppStore({ backend, requestFrame: new FakeFrames().request })
+    await act(() => store.start())
+    const { SettingsPanel } = await import('./SettingsPanel')
+    render(
+      <StoreContext.Provider value={store}>
+        <SettingsPanel config={store.getState().config!} onClose={() => {}} />
+      </StoreContext.Provider>,
+    )
+    expect(screen.getByTestId('always-allowed').textContent).toContain('/home/me/site')
+    fireEvent.click(screen.getByRole('button', { name: 'Revoke delete_path in /home/me/site' }))
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Save' })))
+    const saved = backend.calls.find((c) => c.method === 'SaveSettings')?.args[0] as { alwaysAllow: Record<string, string[]> }
+    expect(saved.alwaysAllow).toEqual({ '/home/me/site': ['write_file'] })
+  })
+})
+
+describe('an undo with nothing to take back', () => {
+  it('says so as an error, without offering to keep or overwrite', async () => {
+    const backend = new FakeBackend()
+    backend.undoError = 'nothing to undo: no file the agent changed in this chat is left to put back'
+    const store = new AppStore({ backend, requestFrame: new FakeFrames().request })
+    await act(() => store.undo({}, 'c1'))
+    expect(store.getState().undoConflict).toBeNull()
+    expect(store.getState().error).toContain('nothing to undo')
   })
 })

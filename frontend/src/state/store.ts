@@ -267,6 +267,9 @@ export class AppStore {
         changed = true
       }
       if (evs.some((e) => e.type === 'run.finished' || e.type === 'run.started')) needsListRefresh = true
+      // The open review follows what a run, an undo or a redo changed.
+      if (this.state.review?.chatId === chatId && evs.some((e) => e.type === 'run.finished' || e.type === 'undo' || e.type === 'redo'))
+        void this.loadReview(chatId)
     }
     if (changed) this.set({ chats })
     if (needsListRefresh) void this.refreshChats()
@@ -646,7 +649,8 @@ export class AppStore {
       if (this.state.review?.chatId === chatId) void this.loadReview(chatId)
     } catch (err) {
       const message = errorText(err)
-      if (/changed|too large/.test(message) && !opts.force) {
+      // A refusal because files changed since (agentloop.ConflictError) says nothing was done.
+      if (/^nothing was (undone|redone):/.test(message) && !opts.force) {
         this.set({ undoConflict: { chatId, redo, opts, message } })
       } else {
         this.fail(err)

@@ -1,0 +1,229 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"prototyper/events"
+	"prototyper/internal/ollamatest"
+	"prototyper/store"
+)
+
+// twoRunsModel changes a.txt in the chat's first run and creates b.txt in its second.
+var twoRunsModel = ollamatest.Model{Name: "e2e-two-runs", Scripts: ollamatest.Scripts{
+	"SU":       ollamatest.ToolCall("write_file", map[string]any{"path": "a.txt", "content": "first\n"}),
+	"SUAT":     []string{"Changed a.txt."},
+	"SUATAU":   ollamatest.ToolCall("write_file", map[string]any{"path": "b.txt", "content": "new\n"}),
+	"SUATAUAT": []string{"Created b.txt."},
+}}
+
+// twoRuns opens the window on a workspace holding a.txt and sends the two messages of
+// twoRunsModel, each run painted to its end.
+func twoRuns(t *testing.T) *desktopRun {
+	t.Helper()
+	r := startDesktopRunWith(t, twoRunsModel, store.Settings{Think: "off"}, "")
+	writeFile(t, filepath.Join(r.workspace, "a.txt"), "original\n", 0o600)
+	r.app.typeText("Change a.txt")
+	r.app.key("Return")
+	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
+	r.app.typeText("Now create b.txt")
+	r.app.key("Return")
+	r.waitLogN(t, events.RunFinished, 2, true, 60*time.Second)
+	time.Sleep(500 * time.Millisecond) // the run's Undo appears with the last paint
+	return r
+}
+
+func writeFile(t *testing.T, path, content string, mode os.FileMode) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wantFile checks a file's content and mode; mode 0 means it must not exist.
+func wantFile(t *testing.T, path, content string, mode os.FileMode) {
+	t.Helper()
+	got, err := os.ReadFile(path)
+	if mode == 0 {
+		if err == nil {
+			t.Errorf("%s exists (%q), want it gone", filepath.Base(path), got)
+		}
+		return
+	}
+	fi, _ := os.Stat(path)
+	if err != nil || string(got) != content || fi.Mode().Perm() != mode {
+		t.Errorf("%s = %q, %v; want %q with mode %v", filepath.Base(path), got, err, content, mode)
+	}
+}
+
+// Alt+Z undoes the chat's newest run that changed files, the one whose Undo shows the key;
+// Alt+Y takes the undo back.
+func TestDesktopUndoARunWithItsShortcutAndRedoIt(t *testing.T) {
+	r := twoRuns(t)
+	a, b := filepath.Join(r.workspace, "a.txt"), filepath.Join(r.workspace, "b.txt")
+	wantFile(t, b, "new\n", 0o644)
+	r.app.screenshot("undo-before.png")
+
+	r.app.key("alt+z")
+	r.waitLog(t, events.Undo, true, 30*time.Second)
+	wantFile(t, b, "", 0)
+	wantFile(t, a, "first\n", 0o600)
+	r.app.screenshot("undo-after.png")
+
+	r.app.key("alt+y")
+	r.waitLog(t, events.Redo, true, 30*time.Second)
+	wantFile(t, b, "new\n", 0o644)
+	_, db := r.finish(t, "undo-redone.png")
+	chats, _ := db.ListChats()
+	changes, _ := db.Changes(chats[0].ID)
+	if len(changes) != 4 || changes[2].Kind != store.ChangeUndo || changes[3].Kind != store.ChangeRedo {
+		t.Errorf("changes %+v, want the two runs, the undo and the redo", changes)
+	}
+}
+
+// "Restore to here" on the first message undoes both runs at once: a.txt as the user left it
+// (mode included), b.txt gone. The button is reached with the keyboard, backwards from the
+// composer: Changes, then each run's controls, as the window lists them.
+func TestDesktopRestoreToTheFirstMessageTakesBackEveryLaterRun(t *testing.T) {
+	r := twoRuns(t)
+	// From the composer back to the first message's "Restore to here": Changes; the second
+	// run's Undo, Show in folder, Open, diff; the second message's Restore to here; the first
+	// run's Undo, Show in folder, Open, diff; the first message's Restore to here.
+	for range 11 {
+		r.app.key("shift+Tab")
+	}
+	time.Sleep(300 * time.Millisecond) // the focus ring of the last move is painted
+	r.app.screenshot("restore-focused.png")
+	r.app.key("space")
+	lines := r.waitLog(t, events.Undo, true, 30*time.Second)
+	wantFile(t, filepath.Join(r.workspace, "a.txt"), "original\n", 0o600)
+	wantFile(t, filepath.Join(r.workspace, "b.txt"), "", 0)
+	for _, l := range lines {
+		for _, e := range l.Events {
+			if e.Type == events.Undo {
+				t.Logf("undo painted at seq %d", e.Seq)
+			}
+		}
+	}
+	_, db := r.finish(t, "restore-after.png")
+	chats, _ := db.ListChats()
+	changes, _ := db.Changes(chats[0].ID)
+	last := changes[len(changes)-1]
+	if last.Kind != store.ChangeUndo || len(last.Reverts) != 2 {
+		t.Errorf("the last change %+v, want one undo of both runs", last)
+	}
+}
+
+// A call that waits for approval shows its change; Enter on the focused Approve runs it.
+func TestDesktopApproveFromThePreview(t *testing.T) {
+	r := startDesktopRunWith(t, writerModel,
+		store.Settings{Think: "on", ToolApproval: map[string]string{"write_file": "ask"}}, "")
+	hello := filepath.Join(r.workspace, "hello.txt")
+	writeFile(t, hello, "old greeting\n", 0o644)
+	r.app.typeText("Write hello.txt with a greeting")
+	r.app.key("Return")
+	r.waitLog(t, events.ToolApprovalRequest, true, 60*time.Second)
+	time.Sleep(time.Second) // the card takes the focus once it is painted
+	shot := r.app.screenshot("preview-approval.png")
+	wantFile(t, hello, "old greeting\n", 0o644)
+	if n, _ := colourCount(t, shot, 256); n < 32 {
+		t.Errorf("the approval screenshot shows %d colours (%s)", n, shot)
+	}
+	r.app.key("Return")
+	r.waitResumedFinished(t, 60*time.Second)
+	wantFile(t, hello, "hello from Prototyper\n", 0o644)
+	_, db := r.finish(t, "preview-approved.png")
+	rec := toolRecord(t, db)
+	if rec.Preview == nil || !strings.Contains(rec.Preview.Diff, "+hello from Prototyper") || !strings.Contains(rec.Preview.Diff, "-old greeting") {
+		t.Errorf("the waiting call's preview %+v, want the diff of hello.txt", rec.Preview)
+	}
+	if rec.Approval == nil || rec.Approval.By != store.ByUser {
+		t.Errorf("approval %+v, want the user's", rec.Approval)
+	}
+}
+
+// Alt+R opens the reason field of the waiting call; what is typed there reaches the model as
+// the call's result, and the call never runs.
+func TestDesktopDenyAndTellTheModelWhy(t *testing.T) {
+	r := approvalRun(t)
+	r.app.key("alt+r")
+	time.Sleep(300 * time.Millisecond) // the field takes the focus
+	r.app.typeText("write it in docs instead")
+	r.app.key("Return")
+	r.waitResumedFinished(t, 60*time.Second)
+	wantFile(t, filepath.Join(r.workspace, "hello.txt"), "", 0)
+	_, db := r.finish(t, "deny-with-reason.png")
+	rec := toolRecord(t, db)
+	if rec.Approval == nil || rec.Approval.Decision != store.DecisionDeny || !strings.Contains(rec.Output, "write it in docs instead") {
+		t.Errorf("record: approval %+v, output %q; want denied with the user's reason for the model", rec.Approval, rec.Output)
+	}
+}
+
+// Alt+L allows the waiting call and its tool for good in this workspace: the settings keep it.
+func TestDesktopAlwaysAllowHereRunsTheCallAndRemembersIt(t *testing.T) {
+	r := approvalRun(t)
+	r.app.key("alt+l")
+	r.waitResumedFinished(t, 60*time.Second)
+	wantFile(t, filepath.Join(r.workspace, "hello.txt"), "hello from Prototyper\n", 0o644)
+	_, db := r.finish(t, "always-allowed.png")
+	s, err := db.Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.AllowedIn(r.workspace, "write_file") {
+		t.Errorf("settings allow %v, want write_file in %s", s.AlwaysAllow, r.workspace)
+	}
+}
+
+// The Changes review lists what the chat changed; Revert on a.txt puts it back as it was
+// before the chat, and leaves b.txt. Reached with the keyboard: Changes is the first control
+// before the composer, and the review's first file follows its close button.
+func TestDesktopTheChangesReviewRevertsOneFile(t *testing.T) {
+	r := twoRuns(t)
+	r.app.key("shift+Tab")
+	r.app.key("space")
+	time.Sleep(time.Second) // the review reads the files
+	r.app.screenshot("changes-review.png")
+	for range 3 { // ✕, Open a.txt, Revert a.txt
+		r.app.key("Tab")
+	}
+	r.app.key("space")
+	r.waitLog(t, events.Undo, true, 30*time.Second)
+	wantFile(t, filepath.Join(r.workspace, "a.txt"), "original\n", 0o600)
+	wantFile(t, filepath.Join(r.workspace, "b.txt"), "new\n", 0o644)
+	r.finish(t, "changes-reverted.png")
+}
+
+// "Show in folder" on a written file's card opens the folder that holds it, with the user's
+// default app (xdg-open, here a stand-in on PATH that notes what it was asked to open).
+func TestDesktopShowInFolderOpensTheFilesFolder(t *testing.T) {
+	bin := t.TempDir()
+	opened := filepath.Join(t.TempDir(), "opened")
+	writeFile(t, filepath.Join(bin, "xdg-open"), "#!/bin/sh\necho \"$1\" >> "+opened+"\n", 0o755)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	r := twoRuns(t)
+	// Back from the composer: Changes, the second run's Undo, its diff, Show in folder.
+	for range 4 {
+		r.app.key("shift+Tab")
+	}
+	r.app.key("space")
+	deadline := time.Now().Add(10 * time.Second)
+	real, _ := filepath.EvalSymlinks(r.workspace)
+	for {
+		got, _ := os.ReadFile(opened)
+		if strings.TrimSpace(string(got)) == real {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("xdg-open was asked to open %q, want the workspace folder %s", got, real)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	r.finish(t, "show-in-folder.png")
+}
