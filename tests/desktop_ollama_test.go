@@ -34,6 +34,45 @@ func ollamaOnPath(t *testing.T) string {
 	return dir + string(os.PathListSeparator) + os.Getenv("PATH")
 }
 
+// pathWithoutOllama is PATH without the folders that hold an `ollama`, as on a machine where
+// Ollama was never installed.
+func pathWithoutOllama() string {
+	var keep []string
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if _, err := os.Stat(filepath.Join(dir, "ollama")); err != nil {
+			keep = append(keep, dir)
+		}
+	}
+	return strings.Join(keep, string(os.PathListSeparator))
+}
+
+// requireToolsOllama makes sure the app finds the server `make` installed in the repository's
+// .tools/bin, beside build/bin/prototyper.
+func requireToolsOllama(t *testing.T, app string) (tools string) {
+	t.Helper()
+	real, err := filepath.EvalSymlinks(app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools = filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(real))), ".tools", "bin", "ollama")
+	if _, err := os.Stat(tools); err != nil {
+		testenv.Missing(t, "the ollama server make installs beside the app ("+tools+")", "run `make test` from the repository, which installs it")
+	}
+	return tools
+}
+
+// waitGone waits until the process pid has exited: at most 15 s after the window closed.
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for processRuns(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server the app started (pid %d) still runs 15 s after the window closed", pid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // freeOllamaURL is a loopback address where nothing listens.
 func freeOllamaURL(t *testing.T) string {
 	t.Helper()
@@ -108,17 +147,15 @@ func processRuns(pid int) bool {
 	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
 }
 
-// managedRun is the window launched on an address where nothing answers, with the built
-// ollama on PATH and no way to the model registry.
+// managedRun is the window launched on an address where nothing answers, with PATH given
+// and no way to the model registry.
 type managedRun struct {
 	desktopRun
 	url string
 }
 
-func launchOnEmptyAddress(t *testing.T, args ...string) *managedRun {
+func launchOnEmptyAddress(t *testing.T, bin, path string, args ...string) *managedRun {
 	t.Helper()
-	bin := desktopBinary(t)
-	path := ollamaOnPath(t)
 	display := startXvfb(t)
 	dir := t.TempDir()
 	r := &managedRun{url: freeOllamaURL(t), desktopRun: desktopRun{
@@ -186,7 +223,7 @@ func (r *managedRun) waitServer(t *testing.T) int {
 // server, a scripted model created through it serves a run in the window, and once the window
 // is closed no server is left.
 func TestDesktopStartsItsOwnOllamaWhereNoneAnswersAndStopsItWhenTheWindowCloses(t *testing.T) {
-	r := launchOnEmptyAddress(t, "--model", writerModel.Name)
+	r := launchOnEmptyAddress(t, desktopBinary(t), ollamaOnPath(t), "--model", writerModel.Name)
 	pid := r.waitServer(t)
 	if _, err := os.Stat(filepath.Join(filepath.Dir(r.db), "ollama.log")); err != nil {
 		t.Errorf("the server's log is not in the app's data folder: %v", err)
@@ -211,13 +248,7 @@ func TestDesktopStartsItsOwnOllamaWhereNoneAnswersAndStopsItWhenTheWindowCloses(
 
 	shot, _ := r.finish(t, "ollama-started-by-app.png")
 	t.Logf("screenshot after the run: %s", shot)
-	deadline := time.Now().Add(15 * time.Second)
-	for processRuns(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the server the app started (pid %d) still runs 15 s after the window closed", pid)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitGone(t, pid)
 	if procs := serveProcesses(t, r.url); len(procs) != 0 || ollamaAnswers(r.url) {
 		t.Errorf("after the window closed: serve processes %v, answering %v; want none", procs, ollamaAnswers(r.url))
 	}
@@ -244,12 +275,19 @@ func TestDesktopUsesTheOllamaThatRunsAndLeavesItRunningWhenItQuits(t *testing.T)
 	}
 }
 
-// TestDesktopOffersAFirstModelAndSaysWhenItCannotBeDownloaded opens the window on the server
-// it starts, with no model and none chosen: the first-model offer has the focus, Enter pulls
-// the recommended model, and with no way to the registry the pull fails at once and says so.
+// TestDesktopOffersAFirstModelAndSaysWhenItCannotBeDownloaded is `make run` on a fresh machine:
+// no ollama on PATH, none running, no model. The app starts the server make installed beside
+// it, the first-model offer has the focus, Enter pulls the recommended model, and with no way
+// to the registry the pull fails at once and says so.
 func TestDesktopOffersAFirstModelAndSaysWhenItCannotBeDownloaded(t *testing.T) {
-	r := launchOnEmptyAddress(t)
-	r.waitServer(t)
+	bin := desktopBinary(t)
+	tools := requireToolsOllama(t, bin)
+	r := launchOnEmptyAddress(t, bin, pathWithoutOllama())
+	pid := r.waitServer(t)
+	exe, _ := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe")
+	if want, _ := filepath.EvalSymlinks(tools); exe != want {
+		t.Errorf("the app started %s; want the server make installed, %s", exe, want)
+	}
 	r.app.waitForPage("first-model.png", 30*time.Second)
 	time.Sleep(2 * time.Second) // the offer comes with the first status of the server
 	r.app.screenshot("first-model.png")
@@ -263,4 +301,5 @@ func TestDesktopOffersAFirstModelAndSaysWhenItCannotBeDownloaded(t *testing.T) {
 	if err := r.app.closeWindow(15 * time.Second); err != nil {
 		t.Errorf("the app did not exit cleanly: %s", describeExit(err))
 	}
+	waitGone(t, pid)
 }

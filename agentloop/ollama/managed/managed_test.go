@@ -363,3 +363,53 @@ func processRuns(pid int) bool {
 	}
 	return syscall.Kill(pid, 0) == nil
 }
+
+func TestStopDuringAStartEndsItAtOnceAndLeavesNoServer(t *testing.T) {
+	s, u := fakeServer(t, fakeSilent, Options{ReadyTimeout: time.Minute})
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Ensure(context.Background(), u, "")
+		done <- err
+	}()
+	var pid int
+	for deadline := time.Now().Add(10 * time.Second); pid == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the server was not started")
+		}
+		log, _ := os.ReadFile(s.LogPath())
+		if strings.Contains(string(log), "fake ollama serve") {
+			pid = serverPID(t, u.Host)
+		}
+	}
+	stopped := make(chan struct{})
+	go func() { s.Stop(); close(stopped) }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("Ensure succeeded although Stop ended its start")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Stop did not end the start in progress")
+	}
+	<-stopped
+	waitGone(t, pid)
+}
+
+// serverPID is the pid of the process whose OLLAMA_HOST is host.
+func serverPID(t *testing.T, host string) int {
+	t.Helper()
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		env, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		for _, kv := range strings.Split(string(env), "\x00") {
+			if kv == "OLLAMA_HOST="+host {
+				return pid
+			}
+		}
+	}
+	return 0
+}
