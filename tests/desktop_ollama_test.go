@@ -2,12 +2,9 @@ package tests
 
 import (
 	"context"
-	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,10 +20,7 @@ import (
 // a system install would put it.
 func ollamaOnPath(t *testing.T) string {
 	t.Helper()
-	bin, err := ollamatest.FindBinary()
-	if err != nil {
-		testenv.Missing(t, "the ollama server (v0.11.4)", ollamatest.HowToInstall)
-	}
+	bin := ollamatest.Binary(t)
 	dir := t.TempDir()
 	if err := os.Symlink(bin, filepath.Join(dir, "ollama")); err != nil {
 		t.Fatal(err)
@@ -65,7 +59,7 @@ func requireToolsOllama(t *testing.T, app string) (tools string) {
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
-	for processRuns(pid) {
+	for ollamatest.ProcessRuns(pid) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the server the app started (pid %d) still runs 15 s after the window closed", pid)
 		}
@@ -73,78 +67,14 @@ func waitGone(t *testing.T, pid int) {
 	}
 }
 
-// freeOllamaURL is a loopback address where nothing listens.
-func freeOllamaURL(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return "http://" + l.Addr().String()
-}
-
-func ollamaAnswers(raw string) bool {
-	c := &http.Client{Timeout: 2 * time.Second}
-	resp, err := c.Get(raw + "/api/version")
-	if err != nil {
-		return false
-	}
-	resp.Body.Close()
-	return resp.StatusCode == http.StatusOK
-}
-
-// serveProcesses are the `ollama serve` processes listening on raw's host:port (their
-// OLLAMA_HOST), with their parents: pid → parent pid.
-func serveProcesses(t *testing.T, raw string) map[int]int {
+// hostOf is the host:port of raw.
+func hostOf(t *testing.T, raw string) string {
 	t.Helper()
 	u, err := url.Parse(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	found := map[int]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil {
-			continue
-		}
-		args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
-		if len(args) < 2 || filepath.Base(args[0]) != "ollama" || args[1] != "serve" || !processRuns(pid) {
-			continue
-		}
-		environ, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if slices.Contains(strings.Split(string(environ), "\x00"), "OLLAMA_HOST="+u.Host) {
-			found[pid] = parentOf(pid)
-		}
-	}
-	return found
-}
-
-func parentOf(pid int) int {
-	status, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	for _, line := range strings.Split(string(status), "\n") {
-		if v, ok := strings.CutPrefix(line, "PPid:"); ok {
-			n, _ := strconv.Atoi(strings.TrimSpace(v))
-			return n
-		}
-	}
-	return 0
-}
-
-// processRuns reports whether pid runs (a zombie waiting to be reaped does not).
-func processRuns(pid int) bool {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(stat)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
+	return u.Host
 }
 
 // managedRun is the window launched on an address where nothing answers, with PATH given
@@ -157,31 +87,14 @@ type managedRun struct {
 func launchOnEmptyAddress(t *testing.T, bin, path string, args ...string) *managedRun {
 	t.Helper()
 	display := startXvfb(t)
-	dir := t.TempDir()
-	r := &managedRun{url: freeOllamaURL(t), desktopRun: desktopRun{
-		workspace: filepath.Join(dir, "workspace"),
-		db:        filepath.Join(dir, "data", "prototyper.db"),
-		bridgeLog: filepath.Join(dir, "bridge.jsonl"),
-	}}
-	if err := os.MkdirAll(r.workspace, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	db, err := store.Open(r.db, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// As in the other window tests: the paint acks are proven, not the paint's speed.
-	if err := db.PutSettings(store.Settings{Think: "on", AckFallbackMs: 10000}); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	r := &managedRun{url: ollamatest.FreeURL(t), desktopRun: *newDesktopRun(t, store.Settings{Think: "on"})}
 	r.app = launchDesktop(t, bin, display,
 		append([]string{"--db", r.db, "--workspace", r.workspace, "--ollama", r.url}, args...),
 		"PATH="+path, events.LogEnv+"="+r.bridgeLog,
 		"HTTPS_PROXY="+ollamatest.NoRegistryProxy, "HTTP_PROXY="+ollamatest.NoRegistryProxy)
 	// Whatever happens, no server of this test outlives it.
 	t.Cleanup(func() {
-		for pid := range serveProcesses(t, r.url) {
+		for pid := range ollamatest.ServeProcesses(hostOf(t, r.url)) {
 			if p, err := os.FindProcess(pid); err == nil {
 				_ = p.Kill()
 			}
@@ -196,7 +109,7 @@ func launchOnEmptyAddress(t *testing.T, bin, path string, args ...string) *manag
 func (r *managedRun) waitServer(t *testing.T) int {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
-	for !ollamaAnswers(r.url) {
+	for !ollamatest.Answers(r.url) {
 		if r.app.hasExited() {
 			t.Fatalf("the app exited before a server answered at %s: %s", r.url, r.app.out.String())
 		}
@@ -205,7 +118,7 @@ func (r *managedRun) waitServer(t *testing.T) int {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	procs := serveProcesses(t, r.url)
+	procs := ollamatest.ServeProcesses(hostOf(t, r.url))
 	if len(procs) != 1 {
 		t.Fatalf("serve processes at %s: %v; want one", r.url, procs)
 	}
@@ -249,8 +162,8 @@ func TestDesktopStartsItsOwnOllamaWhereNoneAnswersAndStopsItWhenTheWindowCloses(
 	shot, _ := r.finish(t, "ollama-started-by-app.png")
 	t.Logf("screenshot after the run: %s", shot)
 	waitGone(t, pid)
-	if procs := serveProcesses(t, r.url); len(procs) != 0 || ollamaAnswers(r.url) {
-		t.Errorf("after the window closed: serve processes %v, answering %v; want none", procs, ollamaAnswers(r.url))
+	if procs := ollamatest.ServeProcesses(hostOf(t, r.url)); len(procs) != 0 || ollamatest.Answers(r.url) {
+		t.Errorf("after the window closed: serve processes %v, answering %v; want none", procs, ollamatest.Answers(r.url))
 	}
 }
 
@@ -260,17 +173,17 @@ func TestDesktopStartsItsOwnOllamaWhereNoneAnswersAndStopsItWhenTheWindowCloses(
 func TestDesktopUsesTheOllamaThatRunsAndLeavesItRunningWhenItQuits(t *testing.T) {
 	srv := ollamatest.Get(t)
 	path := ollamaOnPath(t)
-	before := serveProcesses(t, srv.URL())
+	before := ollamatest.ServeProcesses(hostOf(t, srv.URL()))
 	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "Write hello.txt with a greeting", "PATH="+path)
 	r.waitFinished(t, 90*time.Second)
-	if during := serveProcesses(t, srv.URL()); len(during) != len(before) {
+	if during := ollamatest.ServeProcesses(hostOf(t, srv.URL())); len(during) != len(before) {
 		t.Errorf("serve processes at %s: %v before the window, %v with it; the app started another", srv.URL(), before, during)
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(r.db), "ollama.log")); err == nil {
 		t.Error("the app wrote a server log: it started a server beside the one that runs")
 	}
 	r.finish(t, "ollama-users-server.png")
-	if !ollamaAnswers(srv.URL()) {
+	if !ollamatest.Answers(srv.URL()) {
 		t.Fatal("the server that was running stopped answering when the window closed")
 	}
 }

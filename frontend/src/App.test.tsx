@@ -4,23 +4,16 @@ import { App } from './App'
 import { FakeBackend, FakeFrames } from './fakeBackend'
 import { AppStore } from './state/store'
 import { StoreContext } from './state/useAppState'
+import { mountApp } from './test/mountApp'
 
-async function mount(prepare: (b: FakeBackend) => void = () => {}) {
-  const backend = new FakeBackend()
-  backend.chats = [
-    { id: 'old', title: 'Older chat', model: 'qwen3:4b', workspace: '/w', createdAt: '2025-01-01T00:00:00Z', updatedAt: '2025-01-01T00:00:00Z', messageCount: 2, phase: 'idle' },
-    { id: 'c1', title: 'Newest chat', model: 'qwen3:4b', workspace: '/w', createdAt: '2025-01-02T00:00:00Z', updatedAt: '2025-01-02T00:00:00Z', messageCount: 2, phase: 'idle' },
-  ]
-  prepare(backend)
-  const frames = new FakeFrames()
-  const store = new AppStore({ backend, requestFrame: frames.request })
-  render(
-    <StoreContext.Provider value={store}>
-      <App />
-    </StoreContext.Provider>,
-  )
-  await act(() => store.start())
-  return { backend, frames, store }
+function mount(prepare: (b: FakeBackend) => void = () => {}) {
+  return mountApp((backend) => {
+    backend.chats = [
+      { id: 'old', title: 'Older chat', model: 'qwen3:4b', workspace: '/w', createdAt: '2025-01-01T00:00:00Z', updatedAt: '2025-01-01T00:00:00Z', messageCount: 2, phase: 'idle' },
+      { id: 'c1', title: 'Newest chat', model: 'qwen3:4b', workspace: '/w', createdAt: '2025-01-02T00:00:00Z', updatedAt: '2025-01-02T00:00:00Z', messageCount: 2, phase: 'idle' },
+    ]
+    prepare(backend)
+  })
 }
 
 describe('App', () => {

@@ -1,29 +1,20 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { act, fireEvent, render, screen, within } from '@testing-library/react'
-import { App } from '../App'
-import { FakeBackend, FakeFrames } from '../fakeBackend'
-import { AppStore } from '../state/store'
-import { StoreContext } from '../state/useAppState'
+import { act, fireEvent, screen, within } from '@testing-library/react'
+import { FakeBackend } from '../fakeBackend'
+import { mountApp } from '../test/mountApp'
 import { firstModelPollMs } from './FirstModelPanel'
 
 const offline =
   'Ollama could not download qwen3:4b because it cannot reach the model registry (no such host) — this computer seems to be offline; once it is online, pull the model again here or with `prototyper pull qwen3:4b`'
 
 /** The window on a server Prototyper started, with no model yet and none chosen. */
-async function mountEmptyServer(prepare: (b: FakeBackend) => void = () => {}) {
-  const backend = new FakeBackend()
-  backend.modelList = []
-  backend.cfg.model = ''
-  backend.status = { ...backend.status, startedByApp: true, logPath: '/home/me/.config/prototyper/ollama.log' }
-  prepare(backend)
-  const store = new AppStore({ backend, requestFrame: new FakeFrames().request })
-  render(
-    <StoreContext.Provider value={store}>
-      <App />
-    </StoreContext.Provider>,
-  )
-  await act(() => store.start())
-  return { backend, store }
+function mountEmptyServer(prepare: (b: FakeBackend) => void = () => {}) {
+  return mountApp((backend) => {
+    backend.modelList = []
+    backend.cfg.model = ''
+    backend.status = { ...backend.status, startedByApp: true, logPath: '/home/me/.config/prototyper/ollama.log' }
+    prepare(backend)
+  })
 }
 
 afterEach(() => vi.useRealTimers())
@@ -85,14 +76,7 @@ describe('the first-model offer', () => {
   })
 
   it('is not offered while the server has models', async () => {
-    const backend = new FakeBackend()
-    const store = new AppStore({ backend, requestFrame: new FakeFrames().request })
-    render(
-      <StoreContext.Provider value={store}>
-        <App />
-      </StoreContext.Provider>,
-    )
-    await act(() => store.start())
+    await mountApp()
     expect(screen.queryByTestId('first-model')).toBeNull()
     expect(screen.queryByTestId('ollama-started')).toBeNull()
   })
