@@ -55,13 +55,13 @@ func requireToolsOllama(t *testing.T, app string) (tools string) {
 	return tools
 }
 
-// waitGone waits until the process pid has exited: at most 15 s after the window closed.
+// waitGone waits until the process pid has exited: at most 15 s after the app ended.
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for ollamatest.ProcessRuns(pid) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the server the app started (pid %d) still runs 15 s after the window closed", pid)
+			t.Fatalf("the server the app started (pid %d) still runs 15 s after the app ended", pid)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -94,7 +94,7 @@ func launchOnEmptyAddress(t *testing.T, bin, path string, args ...string) *manag
 		"HTTPS_PROXY="+ollamatest.NoRegistryProxy, "HTTP_PROXY="+ollamatest.NoRegistryProxy)
 	// Whatever happens, no server of this test outlives it.
 	t.Cleanup(func() {
-		for pid := range ollamatest.ServeProcesses(hostOf(t, r.url)) {
+		for pid := range ollamatest.ServerProcesses(hostOf(t, r.url)) {
 			if p, err := os.FindProcess(pid); err == nil {
 				_ = p.Kill()
 			}
@@ -118,7 +118,7 @@ func (r *managedRun) waitServer(t *testing.T) int {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	procs := ollamatest.ServeProcesses(hostOf(t, r.url))
+	procs := ollamatest.ServerProcesses(hostOf(t, r.url))
 	if len(procs) != 1 {
 		t.Fatalf("serve processes at %s: %v; want one", r.url, procs)
 	}
@@ -159,11 +159,15 @@ func TestDesktopStartsItsOwnOllamaWhereNoneAnswersAndStopsItWhenTheWindowCloses(
 		t.Errorf("hello.txt = %q, %v; want the content the model wrote", got, err)
 	}
 
+	// The model's runner, started by the server, runs beside it until the app quits.
+	if procs := ollamatest.ServerProcesses(hostOf(t, r.url)); len(procs) < 2 {
+		t.Errorf("server processes after the run: %v; want the server and the model's runner", procs)
+	}
 	shot, _ := r.finish(t, "ollama-started-by-app.png")
 	t.Logf("screenshot after the run: %s", shot)
 	waitGone(t, pid)
-	if procs := ollamatest.ServeProcesses(hostOf(t, r.url)); len(procs) != 0 || ollamatest.Answers(r.url) {
-		t.Errorf("after the window closed: serve processes %v, answering %v; want none", procs, ollamatest.Answers(r.url))
+	if procs := ollamatest.ServerProcesses(hostOf(t, r.url)); len(procs) != 0 || ollamatest.Answers(r.url) {
+		t.Errorf("after the window closed: server and runner processes %v, answering %v; want none", procs, ollamatest.Answers(r.url))
 	}
 }
 
@@ -173,10 +177,10 @@ func TestDesktopStartsItsOwnOllamaWhereNoneAnswersAndStopsItWhenTheWindowCloses(
 func TestDesktopUsesTheOllamaThatRunsAndLeavesItRunningWhenItQuits(t *testing.T) {
 	srv := ollamatest.Get(t)
 	path := ollamaOnPath(t)
-	before := ollamatest.ServeProcesses(hostOf(t, srv.URL()))
+	before := ollamatest.ServerProcesses(hostOf(t, srv.URL()))
 	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "Write hello.txt with a greeting", "PATH="+path)
 	r.waitFinished(t, 90*time.Second)
-	if during := ollamatest.ServeProcesses(hostOf(t, srv.URL())); len(during) != len(before) {
+	if during := ollamatest.ServerProcesses(hostOf(t, srv.URL())); len(during) != len(before) {
 		t.Errorf("serve processes at %s: %v before the window, %v with it; the app started another", srv.URL(), before, during)
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(r.db), "ollama.log")); err == nil {
@@ -215,4 +219,19 @@ func TestDesktopOffersAFirstModelAndSaysWhenItCannotBeDownloaded(t *testing.T) {
 		t.Errorf("the app did not exit cleanly: %s", describeExit(err))
 	}
 	waitGone(t, pid)
+}
+
+// TestDesktopKilledLeavesNoOllamaBehind kills the app (SIGKILL: no cleanup runs) while the
+// server it started runs: the server goes with it.
+func TestDesktopKilledLeavesNoOllamaBehind(t *testing.T) {
+	r := launchOnEmptyAddress(t, desktopBinary(t), ollamaOnPath(t))
+	pid := r.waitServer(t)
+	if err := r.app.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = r.app.waitExit(15 * time.Second)
+	waitGone(t, pid)
+	if ollamatest.Answers(r.url) {
+		t.Errorf("a server still answers at %s after the app was killed", r.url)
+	}
 }

@@ -51,10 +51,10 @@ func ProcessRuns(pid int) bool {
 	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
 }
 
-// ServeProcesses returns the running `… serve` processes whose OLLAMA_HOST is host (e.g.
-// "127.0.0.1:11434"), each with its parent's pid. It reads Linux's /proc: elsewhere it finds
-// none.
-func ServeProcesses(host string) map[int]int {
+// ServerProcesses returns the running processes of the Ollama server whose OLLAMA_HOST is
+// host (e.g. "127.0.0.1:11434"): `… serve` and the `… runner` processes it started, each with
+// its parent's pid. It reads Linux's /proc: elsewhere it finds none.
+func ServerProcesses(host string) map[int]int {
 	found := map[int]int{}
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
@@ -64,7 +64,7 @@ func ServeProcesses(host string) map[int]int {
 		}
 		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
 		args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
-		if len(args) < 2 || args[1] != "serve" || !ProcessRuns(pid) {
+		if len(args) < 2 || (args[1] != "serve" && args[1] != "runner") || !ProcessRuns(pid) {
 			continue
 		}
 		environ, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))

@@ -290,7 +290,7 @@ func TestStopDuringAStartEndsItAtOnceAndLeavesNoServer(t *testing.T) {
 		}
 		log, _ := os.ReadFile(s.LogPath())
 		if strings.Contains(string(log), "fake ollama serve") {
-			for p := range ollamatest.ServeProcesses(u.Host) {
+			for p := range ollamatest.ServerProcesses(u.Host) {
 				pid = p
 			}
 		}
