@@ -105,4 +105,16 @@ describe('the Ollama Prototyper started', () => {
     expect(screen.queryByTestId('ollama-down')).toBeNull()
     expect(screen.getByTestId('ollama-started')).toBeTruthy()
   })
+
+  it('is named in the settings, where starting it can be turned off and its program set', async () => {
+    const { backend } = await mountEmptyServer()
+    fireEvent.click(screen.getByRole('button', { name: 'Settings' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    expect(within(dialog).getByTestId('settings-ollama-started').textContent).toContain('Ollama (started by Prototyper)')
+    fireEvent.change(within(dialog).getByLabelText(/Ollama program/), { target: { value: ' /opt/ollama/bin/ollama ' } })
+    fireEvent.click(within(dialog).getByLabelText(/Start Ollama when it is not running/))
+    expect(within(dialog).queryByLabelText(/Ollama program/)).toBeNull()
+    await act(async () => fireEvent.click(within(dialog).getByRole('button', { name: 'Save' })))
+    expect(backend.callsOf('SaveSettings')[0][0]).toMatchObject({ startOllama: false, ollamaBinary: '/opt/ollama/bin/ollama' })
+  })
 })
