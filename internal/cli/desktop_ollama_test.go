@@ -115,3 +115,25 @@ func writeExecutable(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+func TestTurningStartingOffStopsTheServerTheWindowStarted(t *testing.T) {
+	bin := ollamatest.Binary(t)
+	t.Setenv("PATH", "")
+	t.Setenv("HOME", t.TempDir())
+	url := ollamatest.FreeURL(t)
+	d, _ := openDesktopWith(t, url, store.Settings{OllamaBinary: bin})
+	if st := d.OllamaStatus(context.Background()); !st.StartedByApp {
+		t.Fatalf("status = %+v; want a server started by the app", st)
+	}
+	c, err := d.Config()
+	if err != nil || !c.StartOllama || c.OllamaBinary != bin {
+		t.Fatalf("Config = %+v, %v; want starting on, with the program set", c.Settings, err)
+	}
+	c.StartOllama = false
+	if err := d.SaveSettings(c.Settings); err != nil {
+		t.Fatal(err)
+	}
+	if ollamatest.Answers(url) {
+		t.Errorf("the server the window started still answers at %s once starting was turned off", url)
+	}
+}

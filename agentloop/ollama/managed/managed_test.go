@@ -308,3 +308,20 @@ func TestStopDuringAStartEndsItAtOnceAndLeavesNoServer(t *testing.T) {
 	<-stopped
 	waitGone(t, pid)
 }
+
+func TestEnsureForAnotherAddressStopsTheServerItStartedForTheFirst(t *testing.T) {
+	s, first := fakeServer(t, fakeAnswers, Options{})
+	old, err := s.Ensure(context.Background(), first, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := mustURL(t, ollamatest.FreeURL(t))
+	now, err := s.Ensure(context.Background(), second, "")
+	if err != nil || !now.Started || now.URL != second.String() {
+		t.Fatalf("Ensure(%s) = %+v, %v; want a server started there", second, now, err)
+	}
+	waitGone(t, old.PID)
+	if ollamatest.Answers(first.String()) {
+		t.Errorf("the server at the old address %s still answers", first)
+	}
+}
