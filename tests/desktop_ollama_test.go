@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -233,5 +234,62 @@ func TestDesktopKilledLeavesNoOllamaBehind(t *testing.T) {
 	waitGone(t, pid)
 	if ollamatest.Answers(r.url) {
 		t.Errorf("a server still answers at %s after the app was killed", r.url)
+	}
+}
+
+// TestDesktopSaysWhyOllamaCouldNotStartAndRetryUsesTheServerStartedMeanwhile puts on PATH an
+// ollama that fails the way a taken port makes it fail: the window says so (its log's last
+// line is in the app's folder) with Retry focused; the user starts a server there, presses
+// Enter to retry, and the agent runs on that server, which the app leaves running.
+func TestDesktopSaysWhyOllamaCouldNotStartAndRetryUsesTheServerStartedMeanwhile(t *testing.T) {
+	broken := t.TempDir()
+	if err := os.WriteFile(filepath.Join(broken, "ollama"), []byte("#!/bin/sh\n"+
+		"echo \"Error: listen tcp $OLLAMA_HOST: bind: address already in use\" >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin := ollamatest.Binary(t)
+	r := launchOnEmptyAddress(t, desktopBinary(t), broken+string(os.PathListSeparator)+pathWithoutOllama(), "--model", writerModel.Name)
+	logPath := filepath.Join(filepath.Dir(r.db), "ollama.log")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if log, _ := os.ReadFile(logPath); strings.Contains(string(log), "bind: address already in use") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the failed start left no log at %s", logPath)
+		}
+	}
+	r.app.waitForPage("ollama-start-failed.png", 30*time.Second)
+	time.Sleep(2 * time.Second) // the panel comes with the status
+	shot := r.app.screenshot("ollama-start-failed.png")
+	t.Logf("the window after the failed start: %s", shot)
+
+	// The user starts a server there, as the panel suggests.
+	serve := exec.Command(bin, "serve")
+	serve.Env = append(os.Environ(), "OLLAMA_HOST="+hostOf(t, r.url), "HOME="+t.TempDir(),
+		"HTTPS_PROXY="+ollamatest.NoRegistryProxy, "HTTP_PROXY="+ollamatest.NoRegistryProxy)
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = serve.Process.Kill(); _ = serve.Wait() })
+	for deadline := time.Now().Add(30 * time.Second); !ollamatest.Answers(r.url); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the user's server did not answer")
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := ollamatest.Create(ctx, r.url, writerModel); err != nil {
+		t.Fatal(err)
+	}
+
+	r.app.focusWindow()
+	r.app.key("Return") // Retry has the focus; then the composer takes it
+	time.Sleep(2 * time.Second)
+	r.app.typeText("Write hello.txt with a greeting")
+	r.app.key("Return")
+	r.waitFinished(t, 120*time.Second)
+	r.finish(t, "ollama-after-retry.png")
+	if !ollamatest.Answers(r.url) {
+		t.Error("the user's server stopped answering when the window closed")
 	}
 }
