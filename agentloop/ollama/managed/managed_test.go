@@ -254,7 +254,7 @@ func TestEnsureStartsTheRealOllamaServer(t *testing.T) {
 	waitGone(t, state.PID)
 }
 
-func mustURL(t *testing.T, raw string) *url.URL {
+func mustURL(t testing.TB, raw string) *url.URL {
 	t.Helper()
 	u, err := url.Parse(raw)
 	if err != nil {
