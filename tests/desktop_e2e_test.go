@@ -42,6 +42,25 @@ func startDesktopRunWith(t *testing.T, model ollamatest.Model, settings store.Se
 	srv := ollamatest.Get(t)
 	bin := desktopBinary(t)
 	display := startXvfb(t)
+	r := newDesktopRun(t, settings)
+	r.app = launchDesktop(t, bin, display,
+		[]string{"--db", r.db, "--workspace", r.workspace, "--model", model.Name, "--ollama", srv.URL()},
+		append([]string{events.LogEnv + "=" + r.bridgeLog}, env...)...)
+	r.app.waitWindow("Prototyper", 60*time.Second)
+	r.waitForComposer(t)
+	// The composer has the focus at start: the prompt is typed, not clicked into.
+	r.app.focusWindow()
+	if prompt != "" {
+		r.app.typeText(prompt)
+		r.app.key("Return")
+	}
+	return r
+}
+
+// newDesktopRun makes the folders of a window test (workspace, database, bridge log) and
+// saves the settings a user would have chosen.
+func newDesktopRun(t *testing.T, settings store.Settings) *desktopRun {
+	t.Helper()
 	dir := t.TempDir()
 	r := &desktopRun{
 		workspace: filepath.Join(dir, "workspace"),
@@ -67,18 +86,6 @@ func startDesktopRunWith(t *testing.T, model ollamatest.Model, settings store.Se
 	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
-	}
-
-	r.app = launchDesktop(t, bin, display,
-		[]string{"--db", r.db, "--workspace", r.workspace, "--model", model.Name, "--ollama", srv.URL()},
-		append([]string{events.LogEnv + "=" + r.bridgeLog}, env...)...)
-	r.app.waitWindow("Prototyper", 60*time.Second)
-	r.waitForComposer(t)
-	// The composer has the focus at start: the prompt is typed, not clicked into.
-	r.app.focusWindow()
-	if prompt != "" {
-		r.app.typeText(prompt)
-		r.app.key("Return")
 	}
 	return r
 }

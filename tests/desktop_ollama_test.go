@@ -2,12 +2,10 @@ package tests
 
 import (
 	"context"
-	"net"
-	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,10 +21,7 @@ import (
 // a system install would put it.
 func ollamaOnPath(t *testing.T) string {
 	t.Helper()
-	bin, err := ollamatest.FindBinary()
-	if err != nil {
-		testenv.Missing(t, "the ollama server (v0.11.4)", ollamatest.HowToInstall)
-	}
+	bin := ollamatest.Binary(t)
 	dir := t.TempDir()
 	if err := os.Symlink(bin, filepath.Join(dir, "ollama")); err != nil {
 		t.Fatal(err)
@@ -34,117 +29,73 @@ func ollamaOnPath(t *testing.T) string {
 	return dir + string(os.PathListSeparator) + os.Getenv("PATH")
 }
 
-// freeOllamaURL is a loopback address where nothing listens.
-func freeOllamaURL(t *testing.T) string {
+// pathWithoutOllama is PATH without the folders that hold an `ollama`, as on a machine where
+// Ollama was never installed.
+func pathWithoutOllama() string {
+	var keep []string
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if _, err := os.Stat(filepath.Join(dir, "ollama")); err != nil {
+			keep = append(keep, dir)
+		}
+	}
+	return strings.Join(keep, string(os.PathListSeparator))
+}
+
+// requireToolsOllama makes sure the app finds the server `make` installed in the repository's
+// .tools/bin, beside build/bin/prototyper.
+func requireToolsOllama(t *testing.T, app string) (tools string) {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	real, err := filepath.EvalSymlinks(app)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return "http://" + l.Addr().String()
-}
-
-func ollamaAnswers(raw string) bool {
-	c := &http.Client{Timeout: 2 * time.Second}
-	resp, err := c.Get(raw + "/api/version")
-	if err != nil {
-		return false
+	tools = filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(real))), ".tools", "bin", "ollama")
+	if _, err := os.Stat(tools); err != nil {
+		testenv.Missing(t, "the ollama server make installs beside the app ("+tools+")", "run `make test` from the repository, which installs it")
 	}
-	resp.Body.Close()
-	return resp.StatusCode == http.StatusOK
+	return tools
 }
 
-// serveProcesses are the `ollama serve` processes listening on raw's host:port (their
-// OLLAMA_HOST), with their parents: pid → parent pid.
-func serveProcesses(t *testing.T, raw string) map[int]int {
+// waitGone waits until the process pid has exited: at most 15 s after the app ended.
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for ollamatest.ProcessRuns(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server the app started (pid %d) still runs 15 s after the app ended", pid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// hostOf is the host:port of raw.
+func hostOf(t *testing.T, raw string) string {
 	t.Helper()
 	u, err := url.Parse(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	found := map[int]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil {
-			continue
-		}
-		args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
-		if len(args) < 2 || filepath.Base(args[0]) != "ollama" || args[1] != "serve" || !processRuns(pid) {
-			continue
-		}
-		environ, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if slices.Contains(strings.Split(string(environ), "\x00"), "OLLAMA_HOST="+u.Host) {
-			found[pid] = parentOf(pid)
-		}
-	}
-	return found
+	return u.Host
 }
 
-func parentOf(pid int) int {
-	status, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	for _, line := range strings.Split(string(status), "\n") {
-		if v, ok := strings.CutPrefix(line, "PPid:"); ok {
-			n, _ := strconv.Atoi(strings.TrimSpace(v))
-			return n
-		}
-	}
-	return 0
-}
-
-// processRuns reports whether pid runs (a zombie waiting to be reaped does not).
-func processRuns(pid int) bool {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(stat)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
-}
-
-// managedRun is the window launched on an address where nothing answers, with the built
-// ollama on PATH and no way to the model registry.
+// managedRun is the window launched on an address where nothing answers, with PATH given
+// and no way to the model registry.
 type managedRun struct {
 	desktopRun
 	url string
 }
 
-func launchOnEmptyAddress(t *testing.T, args ...string) *managedRun {
+func launchOnEmptyAddress(t *testing.T, bin, path string, args ...string) *managedRun {
 	t.Helper()
-	bin := desktopBinary(t)
-	path := ollamaOnPath(t)
 	display := startXvfb(t)
-	dir := t.TempDir()
-	r := &managedRun{url: freeOllamaURL(t), desktopRun: desktopRun{
-		workspace: filepath.Join(dir, "workspace"),
-		db:        filepath.Join(dir, "data", "prototyper.db"),
-		bridgeLog: filepath.Join(dir, "bridge.jsonl"),
-	}}
-	if err := os.MkdirAll(r.workspace, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	db, err := store.Open(r.db, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// As in the other window tests: the paint acks are proven, not the paint's speed.
-	if err := db.PutSettings(store.Settings{Think: "on", AckFallbackMs: 10000}); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	r := &managedRun{url: ollamatest.FreeURL(t), desktopRun: *newDesktopRun(t, store.Settings{Think: "on"})}
 	r.app = launchDesktop(t, bin, display,
 		append([]string{"--db", r.db, "--workspace", r.workspace, "--ollama", r.url}, args...),
 		"PATH="+path, events.LogEnv+"="+r.bridgeLog,
 		"HTTPS_PROXY="+ollamatest.NoRegistryProxy, "HTTP_PROXY="+ollamatest.NoRegistryProxy)
 	// Whatever happens, no server of this test outlives it.
 	t.Cleanup(func() {
-		for pid := range serveProcesses(t, r.url) {
+		for pid := range ollamatest.ServerProcesses(hostOf(t, r.url)) {
 			if p, err := os.FindProcess(pid); err == nil {
 				_ = p.Kill()
 			}
@@ -159,7 +110,7 @@ func launchOnEmptyAddress(t *testing.T, args ...string) *managedRun {
 func (r *managedRun) waitServer(t *testing.T) int {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
-	for !ollamaAnswers(r.url) {
+	for !ollamatest.Answers(r.url) {
 		if r.app.hasExited() {
 			t.Fatalf("the app exited before a server answered at %s: %s", r.url, r.app.out.String())
 		}
@@ -168,7 +119,7 @@ func (r *managedRun) waitServer(t *testing.T) int {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	procs := serveProcesses(t, r.url)
+	procs := ollamatest.ServerProcesses(hostOf(t, r.url))
 	if len(procs) != 1 {
 		t.Fatalf("serve processes at %s: %v; want one", r.url, procs)
 	}
@@ -186,7 +137,7 @@ func (r *managedRun) waitServer(t *testing.T) int {
 // server, a scripted model created through it serves a run in the window, and once the window
 // is closed no server is left.
 func TestDesktopStartsItsOwnOllamaWhereNoneAnswersAndStopsItWhenTheWindowCloses(t *testing.T) {
-	r := launchOnEmptyAddress(t, "--model", writerModel.Name)
+	r := launchOnEmptyAddress(t, desktopBinary(t), ollamaOnPath(t), "--model", writerModel.Name)
 	pid := r.waitServer(t)
 	if _, err := os.Stat(filepath.Join(filepath.Dir(r.db), "ollama.log")); err != nil {
 		t.Errorf("the server's log is not in the app's data folder: %v", err)
@@ -209,17 +160,15 @@ func TestDesktopStartsItsOwnOllamaWhereNoneAnswersAndStopsItWhenTheWindowCloses(
 		t.Errorf("hello.txt = %q, %v; want the content the model wrote", got, err)
 	}
 
+	// The model's runner, started by the server, runs beside it until the app quits.
+	if procs := ollamatest.ServerProcesses(hostOf(t, r.url)); len(procs) < 2 {
+		t.Errorf("server processes after the run: %v; want the server and the model's runner", procs)
+	}
 	shot, _ := r.finish(t, "ollama-started-by-app.png")
 	t.Logf("screenshot after the run: %s", shot)
-	deadline := time.Now().Add(15 * time.Second)
-	for processRuns(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the server the app started (pid %d) still runs 15 s after the window closed", pid)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if procs := serveProcesses(t, r.url); len(procs) != 0 || ollamaAnswers(r.url) {
-		t.Errorf("after the window closed: serve processes %v, answering %v; want none", procs, ollamaAnswers(r.url))
+	waitGone(t, pid)
+	if procs := ollamatest.ServerProcesses(hostOf(t, r.url)); len(procs) != 0 || ollamatest.Answers(r.url) {
+		t.Errorf("after the window closed: server and runner processes %v, answering %v; want none", procs, ollamatest.Answers(r.url))
 	}
 }
 
@@ -229,27 +178,34 @@ func TestDesktopStartsItsOwnOllamaWhereNoneAnswersAndStopsItWhenTheWindowCloses(
 func TestDesktopUsesTheOllamaThatRunsAndLeavesItRunningWhenItQuits(t *testing.T) {
 	srv := ollamatest.Get(t)
 	path := ollamaOnPath(t)
-	before := serveProcesses(t, srv.URL())
+	before := ollamatest.ServerProcesses(hostOf(t, srv.URL()))
 	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "Write hello.txt with a greeting", "PATH="+path)
 	r.waitFinished(t, 90*time.Second)
-	if during := serveProcesses(t, srv.URL()); len(during) != len(before) {
+	if during := ollamatest.ServerProcesses(hostOf(t, srv.URL())); len(during) != len(before) {
 		t.Errorf("serve processes at %s: %v before the window, %v with it; the app started another", srv.URL(), before, during)
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(r.db), "ollama.log")); err == nil {
 		t.Error("the app wrote a server log: it started a server beside the one that runs")
 	}
 	r.finish(t, "ollama-users-server.png")
-	if !ollamaAnswers(srv.URL()) {
+	if !ollamatest.Answers(srv.URL()) {
 		t.Fatal("the server that was running stopped answering when the window closed")
 	}
 }
 
-// TestDesktopOffersAFirstModelAndSaysWhenItCannotBeDownloaded opens the window on the server
-// it starts, with no model and none chosen: the first-model offer has the focus, Enter pulls
-// the recommended model, and with no way to the registry the pull fails at once and says so.
+// TestDesktopOffersAFirstModelAndSaysWhenItCannotBeDownloaded is `make run` on a fresh machine:
+// no ollama on PATH, none running, no model. The app starts the server make installed beside
+// it, the first-model offer has the focus, Enter pulls the recommended model, and with no way
+// to the registry the pull fails at once and says so.
 func TestDesktopOffersAFirstModelAndSaysWhenItCannotBeDownloaded(t *testing.T) {
-	r := launchOnEmptyAddress(t)
-	r.waitServer(t)
+	bin := desktopBinary(t)
+	tools := requireToolsOllama(t, bin)
+	r := launchOnEmptyAddress(t, bin, pathWithoutOllama())
+	pid := r.waitServer(t)
+	exe, _ := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe")
+	if want, _ := filepath.EvalSymlinks(tools); exe != want {
+		t.Errorf("the app started %s; want the server make installed, %s", exe, want)
+	}
 	r.app.waitForPage("first-model.png", 30*time.Second)
 	time.Sleep(2 * time.Second) // the offer comes with the first status of the server
 	r.app.screenshot("first-model.png")
@@ -262,5 +218,78 @@ func TestDesktopOffersAFirstModelAndSaysWhenItCannotBeDownloaded(t *testing.T) {
 	t.Logf("screenshot of the failed pull: %s", shot)
 	if err := r.app.closeWindow(15 * time.Second); err != nil {
 		t.Errorf("the app did not exit cleanly: %s", describeExit(err))
+	}
+	waitGone(t, pid)
+}
+
+// TestDesktopKilledLeavesNoOllamaBehind kills the app (SIGKILL: no cleanup runs) while the
+// server it started runs: the server goes with it.
+func TestDesktopKilledLeavesNoOllamaBehind(t *testing.T) {
+	r := launchOnEmptyAddress(t, desktopBinary(t), ollamaOnPath(t))
+	pid := r.waitServer(t)
+	if err := r.app.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = r.app.waitExit(15 * time.Second)
+	waitGone(t, pid)
+	if ollamatest.Answers(r.url) {
+		t.Errorf("a server still answers at %s after the app was killed", r.url)
+	}
+}
+
+// TestDesktopSaysWhyOllamaCouldNotStartAndRetryUsesTheServerStartedMeanwhile puts on PATH an
+// ollama that fails the way a taken port makes it fail: the window says so (its log's last
+// line is in the app's folder) with Retry focused; the user starts a server there, presses
+// Enter to retry, and the agent runs on that server, which the app leaves running.
+func TestDesktopSaysWhyOllamaCouldNotStartAndRetryUsesTheServerStartedMeanwhile(t *testing.T) {
+	broken := t.TempDir()
+	if err := os.WriteFile(filepath.Join(broken, "ollama"), []byte("#!/bin/sh\n"+
+		"echo \"Error: listen tcp $OLLAMA_HOST: bind: address already in use\" >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin := ollamatest.Binary(t)
+	r := launchOnEmptyAddress(t, desktopBinary(t), broken+string(os.PathListSeparator)+pathWithoutOllama(), "--model", writerModel.Name)
+	logPath := filepath.Join(filepath.Dir(r.db), "ollama.log")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if log, _ := os.ReadFile(logPath); strings.Contains(string(log), "bind: address already in use") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the failed start left no log at %s", logPath)
+		}
+	}
+	r.app.waitForPage("ollama-start-failed.png", 30*time.Second)
+	time.Sleep(2 * time.Second) // the panel comes with the status
+	shot := r.app.screenshot("ollama-start-failed.png")
+	t.Logf("the window after the failed start: %s", shot)
+
+	// The user starts a server there, as the panel suggests.
+	serve := exec.Command(bin, "serve")
+	serve.Env = append(os.Environ(), "OLLAMA_HOST="+hostOf(t, r.url), "HOME="+t.TempDir(),
+		"HTTPS_PROXY="+ollamatest.NoRegistryProxy, "HTTP_PROXY="+ollamatest.NoRegistryProxy)
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = serve.Process.Kill(); _ = serve.Wait() })
+	for deadline := time.Now().Add(30 * time.Second); !ollamatest.Answers(r.url); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the user's server did not answer")
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := ollamatest.Create(ctx, r.url, writerModel); err != nil {
+		t.Fatal(err)
+	}
+
+	r.app.focusWindow()
+	r.app.key("Return") // Retry has the focus; then the composer takes it
+	time.Sleep(2 * time.Second)
+	r.app.typeText("Write hello.txt with a greeting")
+	r.app.key("Return")
+	r.waitFinished(t, 120*time.Second)
+	r.finish(t, "ollama-after-retry.png")
+	if !ollamatest.Answers(r.url) {
+		t.Error("the user's server stopped answering when the window closed")
 	}
 }

@@ -357,6 +357,9 @@ type OllamaStatus struct {
 func (d *Desktop) OllamaStatus(ctx context.Context) OllamaStatus {
 	client, url := d.server.Client()
 	start := d.ensureOllama(ctx, url)
+	if start.StartError != "" {
+		client = client.With(ollama.WithRetry(1, 0)) // nothing answers: say so at once
+	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	v, err := client.Version(ctx)

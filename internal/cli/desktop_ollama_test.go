@@ -2,30 +2,16 @@ package cli
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"prototyper/internal/ollamatest"
-	"prototyper/internal/testenv"
 	"prototyper/store"
 )
-
-// freeLoopbackURL is an http address on loopback where nothing listens.
-func freeLoopbackURL(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return "http://" + l.Addr().String()
-}
 
 // openDesktopWith opens a Desktop on url with the given settings saved first.
 func openDesktopWith(t *testing.T, url string, settings store.Settings) (*Desktop, func() error) {
@@ -55,26 +41,13 @@ func openDesktopWith(t *testing.T, url string, settings store.Settings) (*Deskto
 	return d, closeDesk
 }
 
-func versionAnswers(url string) bool {
-	c := &http.Client{Timeout: 2 * time.Second}
-	resp, err := c.Get(url + "/api/version")
-	if err != nil {
-		return false
-	}
-	resp.Body.Close()
-	return resp.StatusCode == http.StatusOK
-}
-
 func TestTheWindowStartsOllamaWhereNothingAnswersAndStopsItWhenItCloses(t *testing.T) {
-	bin, err := ollamatest.FindBinary()
-	if err != nil {
-		testenv.Missing(t, "the ollama server (v0.11.4)", ollamatest.HowToInstall)
-	}
+	bin := ollamatest.Binary(t)
 	// Nothing on PATH: the program comes from the settings' path.
 	t.Setenv("PATH", "")
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("OLLAMA_MODELS", filepath.Join(t.TempDir(), "models"))
-	url := freeLoopbackURL(t)
+	url := ollamatest.FreeURL(t)
 	d, closeDesk := openDesktopWith(t, url, store.Settings{OllamaBinary: bin})
 
 	st := d.OllamaStatus(context.Background())
@@ -90,7 +63,7 @@ func TestTheWindowStartsOllamaWhereNothingAnswersAndStopsItWhenItCloses(t *testi
 	if err := closeDesk(); err != nil {
 		t.Fatal(err)
 	}
-	if versionAnswers(url) {
+	if ollamatest.Answers(url) {
 		t.Errorf("the server the app started still answers at %s after the app closed", url)
 	}
 }
@@ -107,13 +80,13 @@ func TestTheWindowUsesAServerThatAnswersAndNeverStopsIt(t *testing.T) {
 	if err := closeDesk(); err != nil {
 		t.Fatal(err)
 	}
-	if !versionAnswers(users.URL) {
+	if !ollamatest.Answers(users.URL) {
 		t.Error("the user's server stopped answering when the app closed")
 	}
 }
 
 func TestTheWindowStartsNoServerWhenTheSettingsSaySo(t *testing.T) {
-	url := freeLoopbackURL(t)
+	url := ollamatest.FreeURL(t)
 	d, _ := openDesktopWith(t, url, store.Settings{ManualOllama: true})
 	st := d.OllamaStatus(context.Background())
 	if st.Running || st.StartedByApp || st.StartError != "" || !strings.Contains(st.Error, "ollama serve") {
@@ -129,7 +102,7 @@ func TestAServerThatCannotStartIsOneSentenceInTheStatus(t *testing.T) {
 	// A program that fails the way Ollama does when its port is taken.
 	bin := filepath.Join(t.TempDir(), "ollama")
 	writeExecutable(t, bin, "#!/bin/sh\necho 'Error: listen tcp 127.0.0.1:1: bind: permission denied' >&2\nexit 1\n")
-	d, _ := openDesktopWith(t, freeLoopbackURL(t), store.Settings{OllamaBinary: bin})
+	d, _ := openDesktopWith(t, ollamatest.FreeURL(t), store.Settings{OllamaBinary: bin})
 	st := d.OllamaStatus(context.Background())
 	if st.Running || !strings.Contains(st.StartError, "bind: permission denied") || strings.Contains(st.StartError, "\n") || st.LogPath == "" {
 		t.Errorf("status = %+v; want one sentence ending with the log's last line, and the log's path", st)
@@ -140,5 +113,27 @@ func writeExecutable(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o755); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestTurningStartingOffStopsTheServerTheWindowStarted(t *testing.T) {
+	bin := ollamatest.Binary(t)
+	t.Setenv("PATH", "")
+	t.Setenv("HOME", t.TempDir())
+	url := ollamatest.FreeURL(t)
+	d, _ := openDesktopWith(t, url, store.Settings{OllamaBinary: bin})
+	if st := d.OllamaStatus(context.Background()); !st.StartedByApp {
+		t.Fatalf("status = %+v; want a server started by the app", st)
+	}
+	c, err := d.Config()
+	if err != nil || !c.StartOllama || c.OllamaBinary != bin {
+		t.Fatalf("Config = %+v, %v; want starting on, with the program set", c.Settings, err)
+	}
+	c.StartOllama = false
+	if err := d.SaveSettings(c.Settings); err != nil {
+		t.Fatal(err)
+	}
+	if ollamatest.Answers(url) {
+		t.Errorf("the server the window started still answers at %s once starting was turned off", url)
 	}
 }

@@ -87,7 +87,7 @@ func TestOllamaCommandsFailWithOneClearLine(t *testing.T) {
 		{"pull without a server", pullCommand, []string{"--ollama", down, "qwen3:0.6b"}, ExitFailed, "ollama serve"},
 		{"pull without a name", pullCommand, nil, ExitUsage, "name one model"},
 		{"models with a bad address", modelsCommand, []string{"--ollama", "ftp://x"}, ExitUsage, "--ollama must be a URL such as http://127.0.0.1:11434"},
-		{"pull without internet", pullCommand, []string{"--ollama", fakeOllama(t, `{"error":"pull model manifest: dial tcp: lookup registry.ollama.ai: no such host"}`), "qwen3:0.6b"}, ExitFailed, "could not pull qwen3:0.6b: pull model manifest"},
+		{"pull without internet", pullCommand, []string{"--ollama", fakeOllama(t, `{"error":"pull model manifest: dial tcp: lookup registry.ollama.ai: no such host"}`), "qwen3:0.6b"}, ExitFailed, "could not download qwen3:0.6b because it cannot reach the model registry (no such host)"},
 		{"pull of an unknown model", pullCommand, []string{"--ollama", fakeOllama(t, `{"status":"pulling manifest"}`, `{"error":"pull model manifest: file does not exist"}`), "nope:1b"}, ExitFailed, "no model \"nope:1b\" in the Ollama library"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -109,6 +109,17 @@ func FindBinary() (string, error) {
 	return "", ErrNoBinary
 }
 
+// Binary is [FindBinary] for a test that runs the server itself: when there is none it calls
+// testenv.Missing (a skip under bare `go test`, a failure under `make test`).
+func Binary(tb testing.TB) string {
+	tb.Helper()
+	bin, err := FindBinary()
+	if err != nil {
+		testenv.Missing(tb, "the ollama server (v0.11.4)", HowToInstall)
+	}
+	return bin
+}
+
 // Start starts `ollama serve` (binary bin) on a free loopback port with OLLAMA_MODELS and HOME
 // in a fresh temporary directory, creates models and loads each one (so the first request of a
 // test does not pay for it). On error the server is stopped and the error carries its logs.

@@ -1,10 +1,13 @@
 package managed
 
 import (
+	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -52,5 +55,22 @@ func fakeServe(mode string) int {
 		fmt.Fprintln(os.Stderr, "Error:", err)
 		return 1
 	}
+	return 0
+}
+
+// The killed app: a child test binary that starts a server and waits to be killed.
+const killedAppEnv = "MANAGED_KILLED_APP"
+
+func killedApp() int {
+	opts := Options{LogDir: os.Getenv("MANAGED_LOG_DIR"),
+		Env:       append(os.Environ(), fakeEnv+"="+fakeAnswers),
+		Locations: Locations{LookPath: func(string) (string, error) { return os.Args[0], nil }}}
+	state, err := New(opts).Ensure(context.Background(), &url.URL{Scheme: "http", Host: os.Getenv(killedAppEnv)}, "")
+	if err != nil {
+		os.Stderr.WriteString(err.Error() + "\n")
+		return 1
+	}
+	os.Stdout.WriteString(strconv.Itoa(state.PID) + "\n")
+	time.Sleep(time.Hour)
 	return 0
 }

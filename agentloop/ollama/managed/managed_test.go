@@ -1,25 +1,20 @@
 package managed
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"prototyper/internal/ollamatest"
-	"prototyper/internal/testenv"
 )
 
 // program writes an executable file at path.
@@ -137,7 +132,7 @@ func fakeServer(t *testing.T, mode string, opts Options) (*Server, *url.URL) {
 	opts.Env = append(os.Environ(), fakeEnv+"="+mode, "OLLAMA_HOST=0.0.0.0:1", "OLLAMA_MODELS=/the/user/models")
 	s := New(opts)
 	t.Cleanup(s.Stop)
-	return s, mustURL(t, "http://"+freeAddress(t))
+	return s, mustURL(t, ollamatest.FreeURL(t))
 }
 
 func TestEnsureStartsAServerWhereNothingAnswersAndStopStopsIt(t *testing.T) {
@@ -146,7 +141,7 @@ func TestEnsureStartsAServerWhereNothingAnswersAndStopStopsIt(t *testing.T) {
 	if err != nil || !state.Started || state.PID == 0 || state.URL != u.String() {
 		t.Fatalf("Ensure = %+v, %v; want a server started at %s", state, err, u)
 	}
-	if !answers(u) {
+	if !ollamatest.Answers(u.String()) {
 		t.Fatalf("nothing answers at %s after Ensure", u)
 	}
 	log, _ := os.ReadFile(state.LogPath)
@@ -158,7 +153,7 @@ func TestEnsureStartsAServerWhereNothingAnswersAndStopStopsIt(t *testing.T) {
 	}
 	s.Stop()
 	waitGone(t, state.PID)
-	if answers(u) {
+	if ollamatest.Answers(u.String()) {
 		t.Errorf("%s still answers after Stop", u)
 	}
 	if _, running := s.State(); running {
@@ -178,7 +173,7 @@ func TestEnsureUsesAServerThatAlreadyAnswersAndStopNeverStopsIt(t *testing.T) {
 		t.Fatalf("Ensure = %+v, %v; want the user's server used as it is", state, err)
 	}
 	s.Stop()
-	if !answers(u) {
+	if !ollamatest.Answers(u.String()) {
 		t.Error("the user's server stopped answering after Stop")
 	}
 }
@@ -239,76 +234,27 @@ func TestEnsureStartsAnotherServerWhenItsOwnExited(t *testing.T) {
 	}
 }
 
-// The killed app: a child test binary that starts a server and waits to be killed.
-const killedAppEnv = "MANAGED_KILLED_APP"
-
-func killedApp() int {
-	opts := Options{LogDir: os.Getenv("MANAGED_LOG_DIR"),
-		Env:       append(os.Environ(), fakeEnv+"="+fakeAnswers),
-		Locations: Locations{LookPath: func(string) (string, error) { return os.Args[0], nil }}}
-	state, err := New(opts).Ensure(context.Background(), &url.URL{Scheme: "http", Host: os.Getenv(killedAppEnv)}, "")
-	if err != nil {
-		os.Stderr.WriteString(err.Error() + "\n")
-		return 1
-	}
-	os.Stdout.WriteString(strconv.Itoa(state.PID) + "\n")
-	time.Sleep(time.Hour)
-	return 0
-}
-
-func TestAKilledAppLeavesNoServerBehind(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the parent-death signal is Linux's")
-	}
-	addr := freeAddress(t)
-	app := exec.Command(os.Args[0])
-	app.Env = append(os.Environ(), killedAppEnv+"="+addr, "MANAGED_LOG_DIR="+t.TempDir())
-	out, err := app.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	app.Stderr = os.Stderr
-	if err := app.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	pid, convErr := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil || convErr != nil {
-		_ = app.Process.Kill()
-		t.Fatalf("the app did not start its server: %q, %v", line, err)
-	}
-	if !answers(mustURL(t, "http://"+addr)) {
-		t.Fatal("the app's server does not answer")
-	}
-	_ = app.Process.Kill() // SIGKILL: the app runs no cleanup
-	_ = app.Wait()
-	waitGone(t, pid)
-}
-
 // TestEnsureStartsTheRealOllamaServer starts the pinned server the way the app does, with
 // its models in a folder of the test's.
 func TestEnsureStartsTheRealOllamaServer(t *testing.T) {
-	bin, err := ollamatest.FindBinary()
-	if err != nil {
-		testenv.Missing(t, "the ollama server (v0.11.4)", ollamatest.HowToInstall)
-	}
+	bin := ollamatest.Binary(t)
 	home := t.TempDir()
 	s := New(Options{LogDir: t.TempDir(), Locations: Locations{LookPath: func(string) (string, error) { return "", exec.ErrNotFound }},
 		Env: append(os.Environ(), "HOME="+home, "OLLAMA_MODELS="+filepath.Join(home, "models"))})
 	defer s.Stop()
-	u := mustURL(t, "http://"+freeAddress(t))
+	u := mustURL(t, ollamatest.FreeURL(t))
 	state, err := s.Ensure(context.Background(), u, bin)
 	if err != nil || !state.Started {
 		t.Fatalf("Ensure = %+v, %v", state, err)
 	}
-	if !answers(u) {
+	if !ollamatest.Answers(u.String()) {
 		t.Fatal("the real server does not answer")
 	}
 	s.Stop()
 	waitGone(t, state.PID)
 }
 
-func mustURL(t *testing.T, raw string) *url.URL {
+func mustURL(t testing.TB, raw string) *url.URL {
 	t.Helper()
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -317,32 +263,12 @@ func mustURL(t *testing.T, raw string) *url.URL {
 	return u
 }
 
-func freeAddress(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
-func answers(u *url.URL) bool {
-	c := &http.Client{Timeout: 2 * time.Second}
-	resp, err := c.Get(u.JoinPath("/api/version").String())
-	if err != nil {
-		return false
-	}
-	resp.Body.Close()
-	return resp.StatusCode == http.StatusOK
-}
-
 // waitGone waits until process pid has exited (a zombie not yet reaped counts as gone).
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		if !processRuns(pid) {
+		if !ollamatest.ProcessRuns(pid) {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -350,16 +276,52 @@ func waitGone(t *testing.T, pid int) {
 	t.Fatalf("process %d still runs 10 s later", pid)
 }
 
-func processRuns(pid int) bool {
-	if runtime.GOOS == "linux" {
-		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil {
-			return false
+func TestStopDuringAStartEndsItAtOnceAndLeavesNoServer(t *testing.T) {
+	s, u := fakeServer(t, fakeSilent, Options{ReadyTimeout: time.Minute})
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Ensure(context.Background(), u, "")
+		done <- err
+	}()
+	var pid int
+	for deadline := time.Now().Add(10 * time.Second); pid == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the server was not started")
 		}
-		// pid (comm) STATE …: the state follows the last ')'.
-		s := string(stat)
-		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
+		log, _ := os.ReadFile(s.LogPath())
+		if strings.Contains(string(log), "fake ollama serve") {
+			for p := range ollamatest.ServerProcesses(u.Host) {
+				pid = p
+			}
+		}
 	}
-	return syscall.Kill(pid, 0) == nil
+	stopped := make(chan struct{})
+	go func() { s.Stop(); close(stopped) }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("Ensure succeeded although Stop ended its start")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Stop did not end the start in progress")
+	}
+	<-stopped
+	waitGone(t, pid)
+}
+
+func TestEnsureForAnotherAddressStopsTheServerItStartedForTheFirst(t *testing.T) {
+	s, first := fakeServer(t, fakeAnswers, Options{})
+	old, err := s.Ensure(context.Background(), first, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := mustURL(t, ollamatest.FreeURL(t))
+	now, err := s.Ensure(context.Background(), second, "")
+	if err != nil || !now.Started || now.URL != second.String() {
+		t.Fatalf("Ensure(%s) = %+v, %v; want a server started there", second, now, err)
+	}
+	waitGone(t, old.PID)
+	if ollamatest.Answers(first.String()) {
+		t.Errorf("the server at the old address %s still answers", first)
+	}
 }

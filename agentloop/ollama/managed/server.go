@@ -82,6 +82,9 @@ type Server struct {
 
 	mu   sync.Mutex
 	proc *process // the server this started; nil when none
+
+	startMu     sync.Mutex
+	cancelStart context.CancelFunc // ends the start in progress, if any
 }
 
 // New returns a Server that has started nothing yet.
@@ -135,10 +138,18 @@ func (s *Server) Ensure(ctx context.Context, u *url.URL, binarySetting string) (
 	if err != nil {
 		return State{URL: u.String()}, err
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.startMu.Lock()
+	s.cancelStart = cancel
+	s.startMu.Unlock()
 	p, err := s.start(ctx, u, listen, bin)
+	s.startMu.Lock()
+	s.cancelStart = nil
+	s.startMu.Unlock()
 	if err != nil {
 		// Another app may have started a server at u meanwhile: then use that one.
-		if !s.refused(ctx, u) {
+		if ctx.Err() == nil && !s.refused(ctx, u) {
 			return State{URL: u.String()}, nil
 		}
 		return State{URL: u.String()}, err
@@ -157,9 +168,15 @@ func (s *Server) State() (State, bool) {
 	return s.proc.state(), true
 }
 
-// Stop stops the server s started, if any (see the package doc); a server s did not start is
-// never touched. It may be called more than once; Ensure may start a server again after it.
+// Stop stops the server s started, if any (see the package doc), and ends a start in progress
+// at once; a server s did not start is never touched. It may be called more than once;
+// Ensure may start a server again after it.
 func (s *Server) Stop() {
+	s.startMu.Lock()
+	if s.cancelStart != nil {
+		s.cancelStart()
+	}
+	s.startMu.Unlock()
 	s.mu.Lock()
 	p := s.proc
 	s.proc = nil

@@ -1,29 +1,20 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { act, fireEvent, render, screen, within } from '@testing-library/react'
-import { App } from '../App'
-import { FakeBackend, FakeFrames } from '../fakeBackend'
-import { AppStore } from '../state/store'
-import { StoreContext } from '../state/useAppState'
+import { act, fireEvent, screen, within } from '@testing-library/react'
+import { FakeBackend } from '../fakeBackend'
+import { mountApp } from '../test/mountApp'
 import { firstModelPollMs } from './FirstModelPanel'
 
 const offline =
   'Ollama could not download qwen3:4b because it cannot reach the model registry (no such host) — this computer seems to be offline; once it is online, pull the model again here or with `prototyper pull qwen3:4b`'
 
 /** The window on a server Prototyper started, with no model yet and none chosen. */
-async function mountEmptyServer(prepare: (b: FakeBackend) => void = () => {}) {
-  const backend = new FakeBackend()
-  backend.modelList = []
-  backend.cfg.model = ''
-  backend.status = { ...backend.status, startedByApp: true, logPath: '/home/me/.config/prototyper/ollama.log' }
-  prepare(backend)
-  const store = new AppStore({ backend, requestFrame: new FakeFrames().request })
-  render(
-    <StoreContext.Provider value={store}>
-      <App />
-    </StoreContext.Provider>,
-  )
-  await act(() => store.start())
-  return { backend, store }
+function mountEmptyServer(prepare: (b: FakeBackend) => void = () => {}) {
+  return mountApp((backend) => {
+    backend.modelList = []
+    backend.cfg.model = ''
+    backend.status = { ...backend.status, startedByApp: true, logPath: '/home/me/.config/prototyper/ollama.log' }
+    prepare(backend)
+  })
 }
 
 afterEach(() => vi.useRealTimers())
@@ -85,14 +76,7 @@ describe('the first-model offer', () => {
   })
 
   it('is not offered while the server has models', async () => {
-    const backend = new FakeBackend()
-    const store = new AppStore({ backend, requestFrame: new FakeFrames().request })
-    render(
-      <StoreContext.Provider value={store}>
-        <App />
-      </StoreContext.Provider>,
-    )
-    await act(() => store.start())
+    await mountApp()
     expect(screen.queryByTestId('first-model')).toBeNull()
     expect(screen.queryByTestId('ollama-started')).toBeNull()
   })
@@ -120,5 +104,17 @@ describe('the Ollama Prototyper started', () => {
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Retry' })))
     expect(screen.queryByTestId('ollama-down')).toBeNull()
     expect(screen.getByTestId('ollama-started')).toBeTruthy()
+  })
+
+  it('is named in the settings, where starting it can be turned off and its program set', async () => {
+    const { backend } = await mountEmptyServer()
+    fireEvent.click(screen.getByRole('button', { name: 'Settings' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    expect(within(dialog).getByTestId('settings-ollama-started').textContent).toContain('Ollama (started by Prototyper)')
+    fireEvent.change(within(dialog).getByLabelText(/Ollama program/), { target: { value: ' /opt/ollama/bin/ollama ' } })
+    fireEvent.click(within(dialog).getByLabelText(/Start Ollama when it is not running/))
+    expect(within(dialog).queryByLabelText(/Ollama program/)).toBeNull()
+    await act(async () => fireEvent.click(within(dialog).getByRole('button', { name: 'Save' })))
+    expect(backend.callsOf('SaveSettings')[0][0]).toMatchObject({ startOllama: false, ollamaBinary: '/opt/ollama/bin/ollama' })
   })
 })

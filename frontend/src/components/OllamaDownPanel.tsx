@@ -16,7 +16,6 @@ export function OllamaDownPanel({ onSettings }: { onSettings: () => void }) {
           <p data-testid="ollama-start-error">{status.startError}</p>
           <p>
             Fix what it says and retry, or start Ollama yourself with <code>ollama serve</code>.
-            {status.logPath ? ` The whole log is in ${status.logPath}.` : ''}
           </p>
         </>
       ) : (
@@ -31,7 +30,8 @@ export function OllamaDownPanel({ onSettings }: { onSettings: () => void }) {
         </>
       )}
       <div className="row">
-        <button type="button" className="primary" disabled={checking} onClick={() => void store.refreshOllama()}>
+        {/* The composer cannot be used meanwhile: Enter retries. */}
+        <button type="button" className="primary" autoFocus disabled={checking} onClick={() => void store.refreshOllama()}>
           {checking ? 'Checking…' : 'Retry'}
         </button>
         <button type="button" onClick={onSettings}>

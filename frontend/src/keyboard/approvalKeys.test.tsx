@@ -1,22 +1,20 @@
 import { beforeEach, describe, expect, it } from 'vitest'
 import { act, fireEvent, screen, within } from '@testing-library/react'
-import { App } from '../App'
 import type { AgentEvent, ToolCallRecord } from '../backend'
 import { FakeBackend } from '../fakeBackend'
+import { mountApp } from '../test/mountApp'
 import { resetTyping } from './typing'
-import { renderWithStore } from '../test/renderWithStore'
 
 beforeEach(() => resetTyping())
 
 async function mount(prepare?: (backend: FakeBackend) => void) {
-  const backend = new FakeBackend()
-  backend.chats = [
-    { id: 'c1', title: 'Open chat', createdAt: '2025-01-02T00:00:00Z', updatedAt: '2025-01-02T00:00:00Z', messageCount: 1, phase: 'idle' },
-    { id: 'c2', title: 'Other chat', createdAt: '2025-01-01T00:00:00Z', updatedAt: '2025-01-01T00:00:00Z', messageCount: 1, phase: 'idle' },
-  ]
-  prepare?.(backend)
-  const { frames, store } = renderWithStore(<App />, backend)
-  await act(() => store.start())
+  const { backend, frames, store } = await mountApp((b) => {
+    b.chats = [
+      { id: 'c1', title: 'Open chat', createdAt: '2025-01-02T00:00:00Z', updatedAt: '2025-01-02T00:00:00Z', messageCount: 1, phase: 'idle' },
+      { id: 'c2', title: 'Other chat', createdAt: '2025-01-01T00:00:00Z', updatedAt: '2025-01-01T00:00:00Z', messageCount: 1, phase: 'idle' },
+    ]
+    prepare?.(b)
+  })
   const composer = screen.getByRole('textbox', { name: 'Message' }) as HTMLTextAreaElement
   let seq = 0
   // Sends events as the bridge does, and paints them.

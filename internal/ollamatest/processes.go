@@ -1,0 +1,87 @@
+package ollamatest
+
+import (
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// FreeURL returns an http address on loopback where nothing listens: where a test expects
+// the app to start its own server.
+func FreeURL(tb testing.TB) string {
+	tb.Helper()
+	port, err := freePort()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return "http://" + net.JoinHostPort("127.0.0.1", port)
+}
+
+// Answers reports whether a server at url answers /api/version with 200 within 2 s.
+func Answers(url string) bool {
+	c := &http.Client{Timeout: 2 * time.Second}
+	resp, err := c.Get(url + "/api/version")
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// ProcessRuns reports whether the process pid runs. On Linux a zombie, exited but not yet
+// reaped, does not.
+func ProcessRuns(pid int) bool {
+	if runtime.GOOS != "linux" {
+		return processAlive(pid)
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// pid (comm) STATE …: the state follows the last ')'.
+	s := string(stat)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
+}
+
+// ServerProcesses returns the running processes of the Ollama server whose OLLAMA_HOST is
+// host (e.g. "127.0.0.1:11434"): `… serve` and the `… runner` processes it started, each with
+// its parent's pid. It reads Linux's /proc: elsewhere it finds none.
+func ServerProcesses(host string) map[int]int {
+	found := map[int]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
+		if len(args) < 2 || (args[1] != "serve" && args[1] != "runner") || !ProcessRuns(pid) {
+			continue
+		}
+		environ, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if slices.Contains(strings.Split(string(environ), "\x00"), "OLLAMA_HOST="+host) {
+			found[pid] = parentOf(pid)
+		}
+	}
+	return found
+}
+
+func parentOf(pid int) int {
+	status, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "PPid:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSpace(v))
+			return n
+		}
+	}
+	return 0
+}
