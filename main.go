@@ -65,7 +65,15 @@ func main() {
 		OnBeforeClose:    app.beforeClose,
 		OnShutdown:       app.shutdown,
 		Bind:             []any{app},
-		Linux:            &linux.Options{Icon: icon, ProgramName: "prototyper"},
+		Linux: &linux.Options{
+			Icon:        icon,
+			ProgramName: "prototyper",
+			// What Wails chooses when Linux is nil (wailsapp/wails#2977). The zero value would be
+			// Always: every frame composited through OpenGL, which without a GPU (Xvfb, a virtual
+			// machine, software GL) makes a batch take 0.1–2 s to paint instead of a frame or two,
+			// and the bridge's paint acknowledgements wait that long.
+			WebviewGpuPolicy: linux.WebviewGpuPolicyNever,
+		},
 	})
 	instance.Release()
 	if err != nil {
