@@ -13,6 +13,8 @@ export type Phase = 'idle' | 'submitted' | 'streaming' | 'tools' | 'continuing' 
 export type ThinkLevel = 'off' | 'on' | 'low' | 'medium' | 'high'
 export type ApprovalPolicy = 'auto' | 'ask' | 'deny'
 export type Decision = 'allow' | 'deny'
+/** Why a run ended: the events.Stop* constants of events/event.go. */
+export type StopReason = 'completed' | 'max_steps' | 'aborted' | 'error' | 'awaiting_approval' | 'length'
 
 export interface Config {
   workspace: string
@@ -221,7 +223,7 @@ export interface AgentEvent {
   durationMs?: number
   doneReason?: string
   usage?: Usage | null
-  stopReason?: string
+  stopReason?: StopReason
   /** model.loaded: how long the model took to load. */
   loadMs?: number
   /** pull.progress: the step of a model's download (model names the model). */

@@ -4,7 +4,7 @@
 // move forward, a phase older than the current one is ignored. An event about a tool card or a
 // message nobody announced creates it instead of being dropped.
 
-import type { AgentEvent, OpenedChat, Phase, Role, ToolDetails, Usage } from '../backend'
+import type { AgentEvent, OpenedChat, Phase, Role, StopReason, ToolDetails, Usage } from '../backend'
 import {
   checkApproval,
   checkDetails,
@@ -362,7 +362,7 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
   return s
 }
 
-const stopNotices: Record<string, string> = {
+const stopNotices: Partial<Record<StopReason, string>> = {
   aborted: 'Stopped.',
   max_steps: 'Stopped at the step limit. Send a message to continue.',
   length: 'The answer reached the context length and was cut off.',
@@ -390,7 +390,7 @@ function finishRun(s: ChatState, ev: AgentEvent): ChatState {
     }
   }
   let next: ChatState = changed ? { ...s, tools, messages } : s
-  const notice = stopNotices[ev.stopReason ?? '']
+  const notice = ev.stopReason && stopNotices[ev.stopReason]
   if (notice) next = addNotice(next, ev, ev.stopReason === 'aborted' ? 'info' : 'error', notice)
   return next
 }
