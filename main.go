@@ -65,7 +65,7 @@ func main() {
 		OnBeforeClose:    app.beforeClose,
 		OnShutdown:       app.shutdown,
 		Bind:             []any{app},
-		Linux:            &linux.Options{Icon: icon, ProgramName: "prototyper"},
+		Linux:            linuxOptions(),
 	})
 	instance.Release()
 	if err != nil {
@@ -93,4 +93,13 @@ func claimInstance(opts cli.DesktopOptions, app *App) (instance *singleinstance.
 		return nil, "Prototyper is already running with " + path + "; its window was brought to the front"
 	}
 	return instance, ""
+}
+
+// linuxOptions are the window's options on Linux: its icon and program name, and the GPU policy
+// Wails chooses when it is given none (wailsapp/wails#2977). The zero value would be Always:
+// every frame composited through OpenGL, which without a GPU (Xvfb, a virtual machine, software
+// GL) makes a batch take 0.1–2 s to paint instead of a frame or two, and the bridge's paint
+// acknowledgements wait that long.
+func linuxOptions() *linux.Options {
+	return &linux.Options{Icon: icon, ProgramName: "prototyper", WebviewGpuPolicy: linux.WebviewGpuPolicyNever}
 }

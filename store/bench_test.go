@@ -124,27 +124,23 @@ func BenchmarkListChats(b *testing.B) {
 
 // BenchmarkLoadChat reads all the messages of a 10,000-message chat.
 func BenchmarkLoadChat(b *testing.B) {
-	db, _ := openTestDB(b, nil)
-	c := seedChat(b, db, 10_000)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		msgs, err := db.Messages(c.ID)
-		if err != nil || len(msgs) != 10_000 {
-			b.Fatal(len(msgs), err)
-		}
-	}
+	benchRead(b, 10_000, func(db *DB, chatID string) ([]Message, error) { return db.Messages(chatID) })
 }
 
 // BenchmarkLoadRecentMessages reads the last 100 messages of a 10,000-message chat.
 func BenchmarkLoadRecentMessages(b *testing.B) {
+	benchRead(b, 100, func(db *DB, chatID string) ([]Message, error) { return db.RecentMessages(chatID, 100) })
+}
+
+// benchRead measures read on a chat of 10,000 messages, which must return want of them.
+func benchRead(b *testing.B, want int, read func(db *DB, chatID string) ([]Message, error)) {
 	db, _ := openTestDB(b, nil)
 	c := seedChat(b, db, 10_000)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		msgs, err := db.RecentMessages(c.ID, 100)
-		if err != nil || len(msgs) != 100 {
+		msgs, err := read(db, c.ID)
+		if err != nil || len(msgs) != want {
 			b.Fatal(len(msgs), err)
 		}
 	}

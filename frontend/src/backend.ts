@@ -13,6 +13,8 @@ export type Phase = 'idle' | 'submitted' | 'streaming' | 'tools' | 'continuing' 
 export type ThinkLevel = 'off' | 'on' | 'low' | 'medium' | 'high'
 export type ApprovalPolicy = 'auto' | 'ask' | 'deny'
 export type Decision = 'allow' | 'deny'
+/** Why a run ended: the events.Stop* constants of events/event.go. */
+export type StopReason = 'completed' | 'max_steps' | 'aborted' | 'error' | 'awaiting_approval' | 'length' | 'loop'
 
 export interface Config {
   workspace: string
@@ -325,7 +327,7 @@ export interface AgentEvent {
   durationMs?: number
   doneReason?: string
   usage?: Usage | null
-  stopReason?: string
+  stopReason?: StopReason
   /** tool.call, tool.result: the model wrote the call as text; it was executed as a call. */
   recovered?: boolean
   /** model.loaded: how long the model took to load. */

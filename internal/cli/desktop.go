@@ -240,21 +240,24 @@ func (d *Desktop) Workspace() string {
 
 // SetWorkspace makes dir the folder of new chats, now and at the next start.
 func (d *Desktop) SetWorkspace(dir string) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.workspace = dir
-	_, err := d.db.UpdateSettings(func(s *store.Settings) error { s.Workspace = dir; return nil })
-	return err
+	return d.choose(func() { d.workspace = dir }, func(s *store.Settings) { s.Workspace = dir })
 }
 
 // SetModel makes name the model of the next message, and the default of new chats, and
 // loads it on the server in the background, so that the message does not wait for it.
 func (d *Desktop) SetModel(name string) error {
+	err := d.choose(func() { d.model = name }, func(s *store.Settings) { s.DefaultModel = name })
+	d.preload(name) // picked now, asked soon: loaded while the user types
+	return err
+}
+
+// choose applies a choice of the user to the session (apply) and to the stored settings (save),
+// both under d.mu, so that two choices never save in another order than they were made.
+func (d *Desktop) choose(apply func(), save func(*store.Settings)) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.model = name
-	_, err := d.db.UpdateSettings(func(s *store.Settings) error { s.DefaultModel = name; return nil })
-	d.preload(name) // picked now, asked soon: loaded while the user types
+	apply()
+	_, err := d.db.UpdateSettings(func(s *store.Settings) error { save(s); return nil })
 	return err
 }
 

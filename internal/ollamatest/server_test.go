@@ -176,91 +176,72 @@ func TestStartReportsHowLongItTook(t *testing.T) {
 	}
 }
 
-func TestThinkingThenOneToolCallArriveAsThinkingChunksThenOneWholeCall(t *testing.T) {
+// Each request streams as the real server sends a model's output: thinking split out chunk by
+// chunk, every tool call whole in a chunk of its own, content one chunk per piece, and the
+// trail of roles (S, U, A, T) choosing the script.
+func TestTheServerStreamsEachScriptAsItsChunks(t *testing.T) {
 	srv := ollamatest.Get(t)
-	got := streamed(t, srv, map[string]any{
-		"model":    "write-file",
-		"think":    true,
-		"tools":    []any{writeFileTool},
-		"messages": []message{{Role: "user", Content: "Write hello.txt"}},
-	})
-	assertChunks(t, got, []chunk{
-		{Thinking: "I should"},
-		{Thinking: " write the file."},
-		{ToolCalls: []toolCall{call("write_file", map[string]any{"path": "hello.txt", "content": "hello"})}},
-		stop,
-	})
-}
+	writeHello := call("write_file", map[string]any{"path": "hello.txt", "content": "hello"})
+	for _, tc := range []struct {
+		name    string
+		request map[string]any
+		want    []chunk
+	}{
+		{"thinking then one tool call arrive as thinking chunks then one whole call", map[string]any{
+			"model":    "write-file",
+			"think":    true,
+			"tools":    []any{writeFileTool},
+			"messages": []message{{Role: "user", Content: "Write hello.txt"}},
+		}, []chunk{{Thinking: "I should"}, {Thinking: " write the file."}, {ToolCalls: []toolCall{writeHello}}, stop}},
 
-func TestTwoToolCallsOfOneMessageArriveOneChunkEach(t *testing.T) {
-	srv := ollamatest.Get(t)
-	got := streamed(t, srv, map[string]any{
-		"model":    "two-calls",
-		"think":    true,
-		"tools":    []any{writeFileTool},
-		"messages": []message{{Role: "user", Content: "Write a.txt and b.txt"}},
-	})
-	assertChunks(t, got, []chunk{
-		{Thinking: "Two files."},
-		{ToolCalls: []toolCall{call("write_file", map[string]any{"path": "a.txt", "content": "a"})}},
-		{ToolCalls: []toolCall{call("write_file", map[string]any{"path": "b.txt", "content": "b"})}},
-		stop,
-	})
-}
+		{"two tool calls of one message arrive one chunk each", map[string]any{
+			"model":    "two-calls",
+			"think":    true,
+			"tools":    []any{writeFileTool},
+			"messages": []message{{Role: "user", Content: "Write a.txt and b.txt"}},
+		}, []chunk{
+			{Thinking: "Two files."},
+			{ToolCalls: []toolCall{call("write_file", map[string]any{"path": "a.txt", "content": "a"})}},
+			{ToolCalls: []toolCall{call("write_file", map[string]any{"path": "b.txt", "content": "b"})}},
+			stop,
+		}},
 
-func TestPlainAnswerStreamsOneChunkPerPiece(t *testing.T) {
-	srv := ollamatest.Get(t)
-	got := streamed(t, srv, map[string]any{
-		"model":    "plain",
-		"messages": []message{{Role: "user", Content: "What did you do?"}},
-	})
-	assertChunks(t, got, []chunk{
-		{Content: "I wrote"}, {Content: " hello.txt"}, {Content: " just"}, {Content: " now."}, stop,
-	})
-}
+		{"a plain answer streams one chunk per piece", map[string]any{
+			"model":    "plain",
+			"messages": []message{{Role: "user", Content: "What did you do?"}},
+		}, []chunk{{Content: "I wrote"}, {Content: " hello.txt"}, {Content: " just"}, {Content: " now."}, stop}},
 
-func TestSystemMessageAddsSToTheTrail(t *testing.T) {
-	srv := ollamatest.Get(t)
-	got := streamed(t, srv, map[string]any{
-		"model": "plain",
-		"messages": []message{
-			{Role: "system", Content: "Be brief."},
-			{Role: "user", Content: "What did you do?"},
-		},
-	})
-	assertChunks(t, got, []chunk{{Content: "Told"}, {Content: " so."}, stop})
-}
+		{"a system message adds S to the trail", map[string]any{
+			"model":    "plain",
+			"messages": []message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "What did you do?"}},
+		}, []chunk{{Content: "Told"}, {Content: " so."}, stop}},
 
-func TestSecondTurnAfterAToolResultAnswersInText(t *testing.T) {
-	srv := ollamatest.Get(t)
-	got := streamed(t, srv, map[string]any{
-		"model": "write-file",
-		"think": true,
-		"tools": []any{writeFileTool},
-		"messages": []message{
-			{Role: "user", Content: "Write hello.txt"},
-			{Role: "assistant", ToolCalls: []toolCall{call("write_file", map[string]any{"path": "hello.txt", "content": "hello"})}},
-			{Role: "tool", Content: "wrote 5 bytes to hello.txt"},
-		},
-	})
-	// The second "<think>" and "</think>" of the model are re-segmented; the server's
-	// thinking parser joins them back, so nothing shows.
-	assertChunks(t, got, []chunk{
-		{Thinking: "Done."},
-		{Content: "I wrote"}, {Content: " hello.txt"}, {Content: "."},
-		stop,
-	})
-}
+		// The second "<think>" and "</think>" of the model are re-segmented; the server's
+		// thinking parser joins them back, so nothing shows.
+		{"the second turn after a tool result answers in text", map[string]any{
+			"model": "write-file",
+			"think": true,
+			"tools": []any{writeFileTool},
+			"messages": []message{
+				{Role: "user", Content: "Write hello.txt"},
+				{Role: "assistant", ToolCalls: []toolCall{writeHello}},
+				{Role: "tool", Content: "wrote 5 bytes to hello.txt"},
+			},
+		}, []chunk{{Thinking: "Done."}, {Content: "I wrote"}, {Content: " hello.txt"}, {Content: "."}, stop}},
 
-func TestUnscriptedTrailAnswersUnscripted(t *testing.T) {
-	srv := ollamatest.Get(t)
-	got := streamed(t, srv, map[string]any{
-		"model": "plain",
-		"messages": []message{
-			{Role: "user", Content: "Hi"}, {Role: "assistant", Content: "Hello"}, {Role: "user", Content: "Again"},
-		},
-	})
-	assertChunks(t, got, []chunk{{Content: ollamatest.Unscripted}, stop})
+		{"an unscripted trail answers Unscripted", map[string]any{
+			"model":    "plain",
+			"messages": []message{{Role: "user", Content: "Hi"}, {Role: "assistant", Content: "Hello"}, {Role: "user", Content: "Again"}},
+		}, []chunk{{Content: ollamatest.Unscripted}, stop}},
+
+		{"num_predict cuts the answer with done_reason length", map[string]any{
+			"model":    "plain",
+			"options":  map[string]any{"num_predict": 2},
+			"messages": []message{{Role: "user", Content: "What did you do?"}},
+		}, []chunk{{Content: "I wrote"}, {Content: " hello.txt"}, {Done: true, DoneReason: "length"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { assertChunks(t, streamed(t, srv, tc.request), tc.want) })
+	}
 }
 
 func TestFallbackScriptAnswersEveryTrail(t *testing.T) {
@@ -276,16 +257,6 @@ func TestFallbackScriptAnswersEveryTrail(t *testing.T) {
 			stop,
 		})
 	}
-}
-
-func TestNumPredictCutsTheAnswerWithDoneReasonLength(t *testing.T) {
-	srv := ollamatest.Get(t)
-	got := streamed(t, srv, map[string]any{
-		"model":    "plain",
-		"options":  map[string]any{"num_predict": 2},
-		"messages": []message{{Role: "user", Content: "What did you do?"}},
-	})
-	assertChunks(t, got, []chunk{{Content: "I wrote"}, {Content: " hello.txt"}, {Done: true, DoneReason: "length"}})
 }
 
 func TestErrorsAreJSONBodiesWithTheServersStatus(t *testing.T) {

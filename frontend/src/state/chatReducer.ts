@@ -4,7 +4,7 @@
 // move forward, a phase older than the current one is ignored. An event about a tool card or a
 // message nobody announced creates it instead of being dropped.
 
-import type { AgentEvent, ChangeSummary, OpenedChat, Phase, Preview, Role, ToolDetails, Usage } from '../backend'
+import type { AgentEvent, ChangeSummary, OpenedChat, Phase, Preview, Role, StopReason, ToolDetails, Usage } from '../backend'
 import {
   checkApproval,
   checkDetails,
@@ -430,7 +430,7 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
   return s
 }
 
-const stopNotices: Record<string, string> = {
+const stopNotices: Partial<Record<StopReason, string>> = {
   aborted: 'Stopped.',
   max_steps: 'Stopped at the step limit. Send a message to continue.',
   length: 'The answer reached the context length and was cut off.',
@@ -460,7 +460,7 @@ function finishRun(s: ChatState, ev: AgentEvent): ChatState {
   }
   let next: ChatState = changed ? { ...s, tools, messages } : s
   // A run stopped as a loop names the call it repeated (run.finished's message).
-  const notice = ev.stopReason === 'loop' ? ev.message || stopNotices.loop : stopNotices[ev.stopReason ?? '']
+  const notice = ev.stopReason === 'loop' ? ev.message || stopNotices.loop : ev.stopReason && stopNotices[ev.stopReason]
   if (notice) next = addNotice(next, ev, ev.stopReason === 'aborted' ? 'info' : 'error', notice)
   // A completed run says what went wrong when there is something: a model that answered nothing.
   else if (ev.stopReason === 'completed' && ev.message) next = addNotice(next, ev, 'info', ev.message)
