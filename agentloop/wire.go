@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	neturl "net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -150,7 +149,11 @@ func (s *OllamaServer) UseEndpoint(e Endpoint) error {
 		url = base.String()
 		oc = openai.New(base, openai.WithAPIKey(key, e.APIKeyEnv))
 		model = NewOpenAIModel(oc)
-		client = ollama.New(&neturl.URL{Scheme: "http", Host: "127.0.0.1:11434"}, s.opts...)
+		// pulls and the Ollama address in the settings keep to the Ollama server chosen last
+		if client, _ = s.Client(); client == nil {
+			base, _ := ollama.ResolveHost("")
+			client = ollama.New(base, s.opts...)
+		}
 	default:
 		return fmt.Errorf("the provider is %s or %s, not %q", store.ProviderOllama, store.ProviderOpenAI, e.Provider)
 	}
@@ -178,11 +181,21 @@ func (s *OllamaServer) OpenAI() *openai.Client {
 	return s.openai
 }
 
-// Client returns the Ollama client in use and the server's address.
+// Client returns the Ollama client (the one in use, or under [store.ProviderOpenAI] the
+// Ollama server chosen last, for pulls) and its address.
 func (s *OllamaServer) Client() (*ollama.Client, string) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.client, s.url
+	if s.client == nil {
+		return nil, ""
+	}
+	return s.client, s.client.URL()
+}
+
+// Check says whether e can be used: its key variable, when it names one, holds a key.
+func (e Endpoint) Check() error {
+	_, err := e.key()
+	return err
 }
 
 func (s *OllamaServer) current() Model {

@@ -13,6 +13,7 @@ export type Phase = 'idle' | 'submitted' | 'streaming' | 'tools' | 'continuing' 
 export type ThinkLevel = 'off' | 'on' | 'low' | 'medium' | 'high'
 export type ApprovalPolicy = 'auto' | 'ask' | 'deny'
 export type Decision = 'allow' | 'deny'
+export type Provider = 'ollama' | 'openai'
 
 export interface Config {
   workspace: string
@@ -23,6 +24,12 @@ export interface Config {
   toolApproval: Record<string, ApprovalPolicy>
   /** How long to wait for a model to start answering, in seconds (0: the default). */
   firstByteTimeoutSec: number
+  /** The model server's API: Ollama's own, or any OpenAI-compatible server at baseUrl. */
+  provider: Provider
+  /** The OpenAI-compatible server's API address, e.g. http://gpu:8000/v1. */
+  baseUrl: string
+  /** The NAME of the environment variable holding the server's key (never the key). */
+  apiKeyEnv: string
   tools: string[]
   dbPath: string
 }

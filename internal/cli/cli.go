@@ -135,6 +135,7 @@ Exit status: 0 completed, 1 failed, 2 usage, 3 stopped at max steps, 4 paused aw
 // DesktopOptions are the flags of the desktop window.
 type DesktopOptions struct {
 	Common
+	EndpointFlags
 	Workspace string
 	Model     string
 }
@@ -154,6 +155,7 @@ func ParseDesktopFlags(args []string, errOut io.Writer) (DesktopOptions, error) 
 	fs.SetOutput(errOut)
 	fs.Usage = func() { Usage(errOut) }
 	o.Common.Register(fs)
+	o.EndpointFlags.Register(fs)
 	fs.StringVar(&o.Workspace, "workspace", "", "workspace `DIR` the agent works in")
 	fs.StringVar(&o.Model, "model", "", "Ollama model `NAME`")
 	if err := fs.Parse(args); err != nil {

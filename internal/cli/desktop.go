@@ -58,7 +58,7 @@ func assembleDesktop(db *store.DB, opts DesktopOptions, sink events.Sink) (*Desk
 	if err != nil {
 		return nil, err
 	}
-	server, err := agentloop.NewOllamaServer(firstNonEmpty(opts.Ollama, settings.OllamaURL))
+	server, err := desktopServer(opts, settings)
 	if err != nil {
 		return nil, err
 	}
@@ -115,6 +115,10 @@ type Settings struct {
 	ToolApproval map[string]string `json:"toolApproval"`
 	// FirstByteTimeoutSec: how long to wait for a model to start answering (0: the default).
 	FirstByteTimeoutSec int `json:"firstByteTimeoutSec"`
+	// Provider, BaseURL and APIKeyEnv choose the model server (see [store.Settings]).
+	Provider  string `json:"provider"`
+	BaseURL   string `json:"baseUrl"`
+	APIKeyEnv string `json:"apiKeyEnv"`
 }
 
 // Config is what the window shows in its header and settings: the settings in effect, the
@@ -136,7 +140,8 @@ func (d *Desktop) Config() (Config, error) {
 	_, url := d.server.Client()
 	c := Config{Settings: Settings{Workspace: workspace, Model: model, OllamaURL: url,
 		Think: s.ThinkLevel(), ContextCap: s.ContextCapTokens(), ToolApproval: map[string]string{},
-		FirstByteTimeoutSec: s.FirstByteTimeoutSec}, DBPath: d.db.Path()}
+		FirstByteTimeoutSec: s.FirstByteTimeoutSec, Provider: d.server.Endpoint().Provider, BaseURL: s.BaseURL,
+		APIKeyEnv: s.APIKeyEnv}, DBPath: d.db.Path()}
 	for _, def := range tools.WorkspaceDefinitions() {
 		c.Tools = append(c.Tools, def.Name)
 		c.ToolApproval[def.Name] = agentloop.Policy(s.ToolApproval, def)
@@ -152,9 +157,13 @@ func (d *Desktop) SaveSettings(in Settings) error {
 	defer d.mu.Unlock()
 	_, url := d.server.Client()
 	workspace, model := firstNonEmpty(in.Workspace, d.workspace), firstNonEmpty(in.Model, d.model)
+	if err := (agentloop.Endpoint{APIKeyEnv: in.APIKeyEnv}).Check(); err != nil {
+		return err
+	}
 	saved, err := d.db.UpdateSettings(func(s *store.Settings) error {
 		s.OllamaURL, s.Think, s.ContextCap, s.ToolApproval = firstNonEmpty(in.OllamaURL, url), in.Think, in.ContextCap, in.ToolApproval
 		s.FirstByteTimeoutSec = in.FirstByteTimeoutSec
+		s.Provider, s.BaseURL, s.APIKeyEnv = in.Provider, strings.TrimSpace(in.BaseURL), strings.TrimSpace(in.APIKeyEnv)
 		s.Workspace, s.DefaultModel = workspace, model
 		return nil
 	})
@@ -162,7 +171,7 @@ func (d *Desktop) SaveSettings(in Settings) error {
 		return err
 	}
 	d.workspace, d.model = workspace, model
-	return d.server.Use(saved.OllamaURL)
+	return useSettings(d.server, saved)
 }
 
 // session returns the workspace of new chats and the model of the next message.
@@ -291,6 +300,9 @@ type OllamaStatus struct {
 
 // OllamaStatus asks the server for its version (waiting at most 5 s).
 func (d *Desktop) OllamaStatus(ctx context.Context) OllamaStatus {
+	if d.server.OpenAI() != nil {
+		return openAIStatus(ctx, d.server)
+	}
 	client, url := d.server.Client()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -304,6 +316,9 @@ func (d *Desktop) OllamaStatus(ctx context.Context) OllamaStatus {
 // Models lists the server's models with their capabilities and context length (waiting at
 // most 30 s); a model the server cannot describe is listed without them.
 func (d *Desktop) Models(ctx context.Context) ([]ollama.CatalogEntry, error) {
+	if d.server.OpenAI() != nil {
+		return openAIModels(ctx, d.server)
+	}
 	client, _ := d.server.Client()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()

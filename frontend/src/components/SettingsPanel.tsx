@@ -1,14 +1,17 @@
 import { useEffect, useState } from 'react'
-import { errorText, type ApprovalPolicy, type Config, type ThinkLevel } from '../backend'
+import { errorText, type ApprovalPolicy, type Config, type Provider, type ThinkLevel } from '../backend'
 import { useStore } from '../state/useAppState'
 
 const thinkLevels: ThinkLevel[] = ['off', 'on', 'low', 'medium', 'high']
 const policies: ApprovalPolicy[] = ['auto', 'ask', 'deny']
 
-/** Ollama URL, think level, context cap and the approval policy of each tool. */
+/** The model server, think level, context cap and the approval policy of each tool. */
 export function SettingsPanel({ config, onClose }: { config: Config; onClose: () => void }) {
   const store = useStore()
   const [url, setUrl] = useState(config.ollamaUrl)
+  const [provider, setProvider] = useState<Provider>(config.provider === 'openai' ? 'openai' : 'ollama')
+  const [baseUrl, setBaseUrl] = useState(config.baseUrl ?? '')
+  const [keyEnv, setKeyEnv] = useState(config.apiKeyEnv ?? '')
   const [think, setThink] = useState<ThinkLevel>(config.think)
   const [cap, setCap] = useState(String(config.contextCap || ''))
   const [firstByte, setFirstByte] = useState(String(config.firstByteTimeoutSec || ''))
@@ -37,6 +40,9 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
         think,
         contextCap: Number(cap) || 0,
         firstByteTimeoutSec: Number(firstByte) || 0,
+        provider,
+        baseUrl: baseUrl.trim(),
+        apiKeyEnv: keyEnv.trim(),
         toolApproval: approval,
       })
       onClose()
@@ -64,8 +70,25 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
       >
         <h2>Settings</h2>
         <label>
+          Model server
+          <select autoFocus value={provider} onChange={(e) => setProvider(e.target.value as Provider)}>
+            <option value="ollama">Ollama</option>
+            <option value="openai">OpenAI-compatible (vLLM, llama.cpp, LM Studio, …)</option>
+          </select>
+        </label>
+        <label>
           Ollama URL
-          <input autoFocus value={url} onChange={(e) => setUrl(e.target.value)} placeholder="http://127.0.0.1:11434" />
+          <input value={url} onChange={(e) => setUrl(e.target.value)} placeholder="http://127.0.0.1:11434" />
+        </label>
+        {provider === 'openai' && (
+          <label>
+            Server URL (OpenAI-compatible)
+            <input value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} placeholder="http://127.0.0.1:8000/v1" />
+          </label>
+        )}
+        <label>
+          API key variable (the name of an environment variable holding the key; the key is never stored)
+          <input value={keyEnv} onChange={(e) => setKeyEnv(e.target.value)} placeholder="VLLM_API_KEY" spellCheck={false} />
         </label>
         <label>
           Thinking
