@@ -21,6 +21,8 @@ type WireOptions struct {
 	// Workspace is the folder of a chat created without one (`prototyper run`: its
 	// --workspace, else the current folder; the window names the folder of each new chat).
 	Workspace string
+	// Extra adds tools to every workspace's file tools (the MCP servers'); nil adds none.
+	Extra ExtraTools
 }
 
 // Wire returns the agent of the app, the one constructor of both the window and
@@ -28,14 +30,19 @@ type WireOptions struct {
 // events, and the tools are the workspace file tools, which refuse the database, its lock
 // and its backups (the database's folder and the file itself, also through a link).
 func Wire(db *store.DB, model Model, emitter Emitter, opts WireOptions) *Agent {
+	wsOpts := tools.WorkspaceOptions{
+		ProtectedDirs:  []string{filepath.Dir(db.Path())},
+		ProtectedFiles: []string{db.Path()},
+	}
+	factory := WorkspaceTools(wsOpts)
+	if opts.Extra != nil {
+		factory = withExtraTools(wsOpts, opts.Extra)
+	}
 	return NewAgent(Config{
-		Model:   model,
-		Store:   db,
-		Emitter: emitter,
-		Tools: WorkspaceTools(tools.WorkspaceOptions{
-			ProtectedDirs:  []string{filepath.Dir(db.Path())},
-			ProtectedFiles: []string{db.Path()},
-		}),
+		Model:     model,
+		Store:     db,
+		Emitter:   emitter,
+		Tools:     factory,
 		Workspace: opts.Workspace,
 	})
 }

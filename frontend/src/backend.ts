@@ -32,10 +32,24 @@ export interface Config {
   apiKeyEnv: string
   tools: string[]
   dbPath: string
+  /** The MCP servers of the workspace: their state, their tools, and why one failed. */
+  mcpServers?: McpServerStatus[]
+}
+
+export type McpServerState = 'stopped' | 'running' | 'failed' | 'disabled'
+
+export interface McpServerStatus {
+  name: string
+  state: McpServerState
+  /** The file that configured the server. */
+  source: string
+  tools: string[]
+  /** One sentence when the server failed to start, hung or died. */
+  error?: string
 }
 
 /** What SaveSettings accepts: the Config without the read-only fields. */
-export type Settings = Omit<Config, 'dbPath' | 'tools'>
+export type Settings = Omit<Config, 'dbPath' | 'tools' | 'mcpServers'>
 
 export interface ChatSummary {
   id: string

@@ -79,6 +79,7 @@ var subcommands = []subcommand{
 	{"chats", "chats list | show ID | export ID --format md|json", "read the chats in the store", chatsCommand},
 	{"models", "models", "models on the Ollama server, with capabilities and context length", modelsCommand},
 	{"pull", "pull NAME", "pull a model with a progress bar", pullCommand},
+	{"mcp", "mcp list [--workspace DIR] [--mcp-config FILE] [--json]", "the MCP servers, their state and their tools", mcpCommand},
 }
 
 // IsSubcommand reports whether arg names a subcommand (or asks for help), so that main.go
@@ -136,6 +137,7 @@ Exit status: 0 completed, 1 failed, 2 usage, 3 stopped at max steps, 4 paused aw
 type DesktopOptions struct {
 	Common
 	EndpointFlags
+	MCPFlags
 	Workspace string
 	Model     string
 }
@@ -156,6 +158,7 @@ func ParseDesktopFlags(args []string, errOut io.Writer) (DesktopOptions, error) 
 	fs.Usage = func() { Usage(errOut) }
 	o.Common.Register(fs)
 	o.EndpointFlags.Register(fs)
+	o.MCPFlags.Register(fs)
 	fs.StringVar(&o.Workspace, "workspace", "", "workspace `DIR` the agent works in")
 	fs.StringVar(&o.Model, "model", "", "Ollama model `NAME`")
 	if err := fs.Parse(args); err != nil {

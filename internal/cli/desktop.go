@@ -13,6 +13,7 @@ import (
 	"prototyper/events"
 	"prototyper/store"
 	"prototyper/tools"
+	"prototyper/tools/mcptools"
 )
 
 // Desktop is the desktop window's side of the app, without the window: it assembles for the
@@ -27,6 +28,7 @@ type Desktop struct {
 	agent  *agentloop.Agent
 	server *agentloop.OllamaServer
 	pulls  ollama.Pulls
+	mcp    *mcptools.Set // the MCP servers, ended by Close
 
 	mu        sync.Mutex // orders the changes of the fields below and of the stored settings
 	workspace string     // the folder of new chats
@@ -76,9 +78,15 @@ func assembleDesktop(db *store.DB, opts DesktopOptions, sink events.Sink) (*Desk
 			workspace = abs
 		}
 	}
-	return &Desktop{db: db, bridge: bridge, server: server,
-		agent:     agentloop.Wire(db, server, bridge, agentloop.WireOptions{}),
-		workspace: workspace, model: firstNonEmpty(opts.Model, settings.DefaultModel)}, nil
+	mcpServers, err := opts.MCPFlags.Set()
+	if err != nil {
+		return nil, err
+	}
+	d := &Desktop{db: db, bridge: bridge, server: server, mcp: mcpServers,
+		agent:     agentloop.Wire(db, server, bridge, agentloop.WireOptions{Extra: mcpServers}),
+		workspace: workspace, model: firstNonEmpty(opts.Model, settings.DefaultModel)}
+	d.startMCP(workspace)
+	return d, nil
 }
 
 // Agent is the agent of the window's chats.
@@ -101,6 +109,7 @@ func (d *Desktop) Close() error {
 	defer cancel()
 	stopErr := d.Stop(ctx)
 	d.pulls.Close()
+	_ = d.mcp.Close()
 	_ = d.bridge.Close()
 	return errors.Join(stopErr, d.db.Close())
 }
@@ -127,6 +136,8 @@ type Config struct {
 	Settings
 	Tools  []string `json:"tools"`
 	DBPath string   `json:"dbPath"`
+	// MCPServers are the MCP servers of the workspace, with their state and tools.
+	MCPServers []mcptools.Status `json:"mcpServers"`
 }
 
 // Config returns the settings in effect: the flags applied, the defaults filled in, and
@@ -142,10 +153,11 @@ func (d *Desktop) Config() (Config, error) {
 		Think: s.ThinkLevel(), ContextCap: s.ContextCapTokens(), ToolApproval: map[string]string{},
 		FirstByteTimeoutSec: s.FirstByteTimeoutSec, Provider: d.server.Endpoint().Provider, BaseURL: s.BaseURL,
 		APIKeyEnv: s.APIKeyEnv}, DBPath: d.db.Path()}
-	for _, def := range tools.WorkspaceDefinitions() {
+	for _, def := range append(tools.WorkspaceDefinitions(), d.mcpDefinitions(workspace)...) {
 		c.Tools = append(c.Tools, def.Name)
 		c.ToolApproval[def.Name] = agentloop.Policy(s.ToolApproval, def)
 	}
+	c.MCPServers = d.mcpStatus(workspace)
 	return c, nil
 }
 
@@ -199,6 +211,7 @@ func (d *Desktop) SetWorkspace(dir string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.workspace = dir
+	d.startMCP(dir)
 	_, err := d.db.UpdateSettings(func(s *store.Settings) error { s.Workspace = dir; return nil })
 	return err
 }

@@ -25,6 +25,7 @@ import (
 type runFlags struct {
 	Common
 	EndpointFlags
+	MCPFlags
 	workspace, model, chat, think, approve, decide, reason string
 	maxSteps                                               int
 	json                                                   bool
@@ -49,6 +50,7 @@ Flags:
 	}
 	f.Common.Register(fs)
 	f.EndpointFlags.Register(fs)
+	f.MCPFlags.Register(fs)
 	fs.StringVar(&f.workspace, "workspace", "", "workspace `DIR` of a new chat (default: the current folder)")
 	fs.StringVar(&f.model, "model", "", "Ollama model `NAME` (default: the chat's, else the settings')")
 	fs.StringVar(&f.chat, "chat", "", "continue the chat `ID` (`prototyper chats list` shows them)")
@@ -121,6 +123,11 @@ Flags:
 	if err != nil {
 		return usage(err.Error())
 	}
+	mcpServers, err := f.MCPFlags.Set()
+	if err != nil {
+		return usage(err.Error())
+	}
+	defer mcpServers.Close()
 
 	var sink events.Sink
 	term := newTerminal(io.Out, io.Err, isTerminal(io.Out))
@@ -150,7 +157,7 @@ Flags:
 			approver = &terminalApprover{in: bufio.NewReader(in), out: io.Err, flush: term.quiet}
 		}
 	}
-	agent := agentloop.Wire(db, server, bridge, agentloop.WireOptions{Workspace: workspace})
+	agent := agentloop.Wire(db, server, bridge, agentloop.WireOptions{Workspace: workspace, Extra: mcpServers})
 	opts := agentloop.RunOptions{
 		Model: f.model, Think: f.think, MaxSteps: f.maxSteps, Approve: f.approve, Approver: approver,
 		Workspace: workspace, Decide: f.decide, Reason: f.reason,

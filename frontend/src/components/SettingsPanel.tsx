@@ -128,6 +128,21 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
             </label>
           ))}
         </fieldset>
+        <fieldset>
+          <legend>MCP servers</legend>
+          {(config.mcpServers ?? []).length === 0 && (
+            <div className="muted small">
+              None. Add servers to mcp.json in the Prototyper config folder, or to .prototyper/mcp.json in the workspace.
+            </div>
+          )}
+          {(config.mcpServers ?? []).map((s) => (
+            <div key={s.name} className="mcp-server" role="group" aria-label={`MCP server ${s.name}`}>
+              <span className="tool-name">{s.name}</span> <span className="muted small">{s.state}</span>
+              {s.state === 'running' && <span className="muted small"> · {s.tools.length} tools</span>}
+              {s.error && <div className="tool-error">{s.error}</div>}
+            </div>
+          ))}
+        </fieldset>
         {config.dbPath && <div className="muted small">Chats are stored in {config.dbPath}</div>}
         {error && <div className="tool-error">{error}</div>}
         <div className="row end">

@@ -1,0 +1,95 @@
+package tests
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"prototyper/internal/ollamatest"
+	"prototyper/internal/testenv"
+)
+
+// mcpConfigFile writes an mcpServers file naming the reference server "everything".
+func mcpConfigFile(t *testing.T) string {
+	t.Helper()
+	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"everything": map[string]any{"command": testenv.MCPEverything(t)},
+	}})
+	p := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(p, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestCLIRunCallsAToolOfTheReferenceMCPServer: a scripted model calls
+// mcp__everything__echo of @modelcontextprotocol/server-everything, configured with
+// --mcp-config; the call's card runs and completes, and the answer follows.
+func TestCLIRunCallsAToolOfTheReferenceMCPServer(t *testing.T) {
+	srv := ollamatest.Get(t)
+	cfg := mcpConfigFile(t)
+	out, errOut, code := cliRun(t, "run", "--json", "--ollama", srv.URL(), "--db", filepath.Join(t.TempDir(), "p.db"),
+		"--workspace", t.TempDir(), "--mcp-config", cfg, "--model", mcpEchoModel.Name, "--approve", "auto", "Echo it")
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s\n%s", code, errOut, out)
+	}
+	var sawCall, sawResult bool
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var e struct {
+			Type   string `json:"type"`
+			Name   string `json:"name"`
+			OK     bool   `json:"ok"`
+			Output string `json:"output"`
+		}
+		_ = json.Unmarshal([]byte(line), &e)
+		switch {
+		case e.Type == "tool.call" && e.Name == "mcp__everything__echo":
+			sawCall = true
+		case e.Type == "tool.result" && sawCall:
+			sawResult = true
+			if !e.OK || e.Output != "Echo: hello through MCP" {
+				t.Errorf("result = %s", line)
+			}
+		}
+	}
+	if !sawCall || !sawResult || !strings.Contains(out, "echoed it.") {
+		t.Errorf("call %v, result %v; output:\n%s", sawCall, sawResult, out)
+	}
+}
+
+// TestCLIRunAsksBeforeAnMCPToolByDefault: without --approve, an MCP tool asks (and with no
+// terminal the run pauses, nothing runs).
+func TestCLIRunAsksBeforeAnMCPToolByDefault(t *testing.T) {
+	srv := ollamatest.Get(t)
+	_, errOut, code := cliRun(t, "run", "--ollama", srv.URL(), "--db", filepath.Join(t.TempDir(), "p.db"),
+		"--workspace", t.TempDir(), "--mcp-config", mcpConfigFile(t), "--model", mcpEchoModel.Name, "Echo it")
+	if code != 4 || !strings.Contains(errOut, "mcp__everything__echo") {
+		t.Errorf("exit %d, want 4 (paused for approval); stderr:\n%s", code, errOut)
+	}
+}
+
+// TestCLIMCPListShowsServersStateAndTools: the reference server is running with its tools;
+// a server whose command is missing is failed, with one sentence on stderr.
+func TestCLIMCPListShowsServersStateAndTools(t *testing.T) {
+	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"everything": map[string]any{"command": testenv.MCPEverything(t)},
+		"broken":     map[string]any{"command": "prototyper-no-such-mcp-server"},
+	}})
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(cfg, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := cliRun(t, "mcp", "list", "--mcp-config", cfg, "--workspace", t.TempDir())
+	if code != 1 {
+		t.Errorf("exit %d, want 1 (a server failed)", code)
+	}
+	if !regexp.MustCompile(`everything\s+running\s+.*mcp__everything__echo`).MatchString(out) || !regexp.MustCompile(`broken\s+failed`).MatchString(out) {
+		t.Errorf("list:\n%s", out)
+	}
+	if strings.Count(strings.TrimSpace(errOut), "\n") != 0 || !strings.Contains(errOut, "prototyper-no-such-mcp-server is not installed") {
+		t.Errorf("stderr = %q, want one sentence about the broken server", errOut)
+	}
+}
