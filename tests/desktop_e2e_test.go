@@ -35,8 +35,9 @@ func startDesktopRun(t *testing.T, model ollamatest.Model, prompt string) *deskt
 	return startDesktopRunWith(t, model, store.Settings{Think: "on"}, prompt)
 }
 
-// startDesktopRunWith is startDesktopRun with the given stored settings.
-func startDesktopRunWith(t *testing.T, model ollamatest.Model, settings store.Settings, prompt string) *desktopRun {
+// startDesktopRunWith is startDesktopRun with the given stored settings (and extra flags of
+// the window).
+func startDesktopRunWith(t *testing.T, model ollamatest.Model, settings store.Settings, prompt string, extraArgs ...string) *desktopRun {
 	t.Helper()
 	srv := ollamatest.Get(t)
 	bin := desktopBinary(t)
@@ -69,7 +70,7 @@ func startDesktopRunWith(t *testing.T, model ollamatest.Model, settings store.Se
 	}
 
 	r.app = launchDesktop(t, bin, display,
-		[]string{"--db", r.db, "--workspace", r.workspace, "--model", model.Name, "--ollama", srv.URL()},
+		append([]string{"--db", r.db, "--workspace", r.workspace, "--model", model.Name, "--ollama", srv.URL()}, extraArgs...),
 		events.LogEnv+"="+r.bridgeLog)
 	r.app.waitWindow("Prototyper", 60*time.Second)
 	r.waitForComposer(t)
