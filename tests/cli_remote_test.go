@@ -24,20 +24,9 @@ func TestCLIRunOverTheOpenAICompatibleAPIThinksWritesTheFileAndAnswers(t *testin
 	ws, db := t.TempDir(), filepath.Join(t.TempDir(), "p.db")
 	out, errOut, code := cliRun(t, "run", "--provider", "openai", "--base-url", srv.URL()+"/v1", "--db", db,
 		"--workspace", ws, "--model", writerModel.Name, "--think", "on", "--approve", "auto", "Write hello.txt")
-	t.Logf("transcript:\n%s%s", out, errOut)
-	if code != 0 {
-		t.Fatalf("exit status %d, want 0; stderr:\n%s", code, errOut)
-	}
-	for _, want := range []string{"I should write hello.txt.", "✓ write_file hello.txt", "I wrote `hello.txt` with a greeting."} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the transcript lacks %q", want)
-		}
-	}
+	assertWroteHello(t, ws, out, errOut, code)
 	if strings.Contains(out, "<think>") {
 		t.Errorf("the thinking tags reached the answer:\n%s", out)
-	}
-	if got, err := os.ReadFile(filepath.Join(ws, "hello.txt")); err != nil || string(got) != "hello from Prototyper\n" {
-		t.Errorf("hello.txt = %q, %v", got, err)
 	}
 }
 

@@ -14,14 +14,6 @@ import (
 	"time"
 )
 
-// Roles of a [Message].
-const (
-	RoleSystem    = "system"
-	RoleUser      = "user"
-	RoleAssistant = "assistant"
-	RoleTool      = "tool"
-)
-
 // ChatRequest is one /v1/chat/completions request; it always streams.
 type ChatRequest struct {
 	Model    string
@@ -35,7 +27,7 @@ type ChatRequest struct {
 
 // Message is one message of the conversation.
 type Message struct {
-	Role    string
+	Role    string // ollama.RoleUser, RoleAssistant, RoleTool, RoleSystem: the same words
 	Content string
 	// Images are sent with a user message as data: URLs.
 	Images    [][]byte
