@@ -2,11 +2,16 @@ package tests
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"prototyper/internal/ollamatest"
 	"prototyper/internal/testenv"
@@ -91,5 +96,79 @@ func TestCLIMCPListShowsServersStateAndTools(t *testing.T) {
 	}
 	if strings.Count(strings.TrimSpace(errOut), "\n") != 0 || !strings.Contains(errOut, "prototyper-no-such-mcp-server is not installed") {
 		t.Errorf("stderr = %q, want one sentence about the broken server", errOut)
+	}
+}
+
+// markedProcesses lists the processes whose environment holds marker.
+func markedProcesses(t *testing.T, marker string) []string {
+	t.Helper()
+	dirs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	var pids []string
+	for _, f := range dirs {
+		if env, err := os.ReadFile(f); err == nil && strings.Contains(string(env), marker) {
+			pids = append(pids, filepath.Base(filepath.Dir(f)))
+		}
+	}
+	return pids
+}
+
+// waitMarked waits until the processes holding marker number want (0: all gone).
+func waitMarked(t *testing.T, marker string, want func(n int) bool, timeout time.Duration) []string {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		pids := markedProcesses(t, marker)
+		if want(len(pids)) || time.Now().After(deadline) {
+			return pids
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestMCPServerProcessesEndWithTheApp: a stdio server ends when the command ends, and also
+// when the command is killed with SIGKILL while the server is still starting.
+func TestMCPServerProcessesEndWithTheApp(t *testing.T) {
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("needs /proc to see the server processes")
+	}
+	marker := fmt.Sprintf("PROTOTYPER_TEST_MARKER=%d", time.Now().UnixNano())
+	name, value, _ := strings.Cut(marker, "=")
+	write := func(servers map[string]any) string {
+		raw, _ := json.Marshal(map[string]any{"mcpServers": servers})
+		p := filepath.Join(t.TempDir(), "mcp.json")
+		if err := os.WriteFile(p, raw, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	env := map[string]string{name: value}
+
+	cfg := write(map[string]any{"everything": map[string]any{"command": testenv.MCPEverything(t), "env": env}})
+	if _, errOut, code := cliRun(t, "mcp", "list", "--mcp-config", cfg, "--workspace", t.TempDir()); code != 0 {
+		t.Fatalf("mcp list: exit %d: %s", code, errOut)
+	}
+	if pids := waitMarked(t, marker, func(n int) bool { return n == 0 }, 3*time.Second); len(pids) != 0 {
+		t.Errorf("after the command ended, the server still runs: %v", pids)
+	}
+
+	cfg = write(map[string]any{"hung": map[string]any{"command": "sleep", "args": []string{"600"}, "env": env}})
+	cmd := exec.Command(desktopBinary(t), "mcp", "list", "--mcp-config", cfg, "--workspace", t.TempDir())
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if pids := waitMarked(t, marker, func(n int) bool { return n > 0 }, 10*time.Second); len(pids) == 0 {
+		_ = cmd.Process.Kill()
+		t.Fatal("the hung server never started")
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	if pids := waitMarked(t, marker, func(n int) bool { return n == 0 }, 3*time.Second); len(pids) != 0 {
+		t.Errorf("after the command was killed, the server still runs: %v", pids)
+		for _, p := range pids {
+			if pid, err := strconv.Atoi(p); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
 	}
 }

@@ -158,3 +158,11 @@ func TestCLIRunAgainstARemoteOllamaBehindATLSProxyThatWantsAToken(t *testing.T) 
 		t.Error("the token is in the chat database")
 	}
 }
+
+func TestCLIModelsListsTheOpenAICompatibleServersModels(t *testing.T) {
+	srv := ollamatest.Get(t)
+	out, errOut, code := cliRun(t, "models", "--provider", "openai", "--base-url", srv.URL()+"/v1")
+	if code != 0 || !strings.Contains(out, "NAME") || !strings.Contains(out, writerModel.Name+":latest") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+}

@@ -30,6 +30,8 @@ export interface Config {
   baseUrl: string
   /** The NAME of the environment variable holding the server's key (never the key). */
   apiKeyEnv: string
+  /** The MCP servers of the settings: JSON text of the mcpServers shape ('' for none). */
+  mcpJson: string
   tools: string[]
   dbPath: string
   /** The MCP servers of the workspace: their state, their tools, and why one failed. */

@@ -33,6 +33,7 @@ export class FakeBackend implements Backend {
     provider: 'ollama',
     baseUrl: '',
     apiKeyEnv: '',
+    mcpJson: '',
     tools: ['read_file', 'write_file', 'list_dir'],
     dbPath: '/tmp/prototyper.db',
   }

@@ -85,6 +85,7 @@ func assembleDesktop(db *store.DB, opts DesktopOptions, sink events.Sink) (*Desk
 	d := &Desktop{db: db, bridge: bridge, server: server, mcp: mcpServers,
 		agent:     agentloop.Wire(db, server, bridge, agentloop.WireOptions{Extra: mcpServers}),
 		workspace: workspace, model: firstNonEmpty(opts.Model, settings.DefaultModel)}
+	d.useMCPSettings(settings)
 	d.startMCP(workspace)
 	return d, nil
 }
@@ -128,6 +129,9 @@ type Settings struct {
 	Provider  string `json:"provider"`
 	BaseURL   string `json:"baseUrl"`
 	APIKeyEnv string `json:"apiKeyEnv"`
+	// MCPJSON is the MCP servers of the settings, as the JSON text of the mcpServers shape
+	// ("" for none).
+	MCPJSON string `json:"mcpJson"`
 }
 
 // Config is what the window shows in its header and settings: the settings in effect, the
@@ -152,7 +156,7 @@ func (d *Desktop) Config() (Config, error) {
 	c := Config{Settings: Settings{Workspace: workspace, Model: model, OllamaURL: url,
 		Think: s.ThinkLevel(), ContextCap: s.ContextCapTokens(), ToolApproval: map[string]string{},
 		FirstByteTimeoutSec: s.FirstByteTimeoutSec, Provider: d.server.Endpoint().Provider, BaseURL: s.BaseURL,
-		APIKeyEnv: s.APIKeyEnv}, DBPath: d.db.Path()}
+		APIKeyEnv: s.APIKeyEnv, MCPJSON: string(s.MCPServers)}, DBPath: d.db.Path()}
 	for _, def := range append(tools.WorkspaceDefinitions(), d.mcpDefinitions(workspace)...) {
 		c.Tools = append(c.Tools, def.Name)
 		c.ToolApproval[def.Name] = agentloop.Policy(s.ToolApproval, def)
@@ -176,6 +180,7 @@ func (d *Desktop) SaveSettings(in Settings) error {
 		s.OllamaURL, s.Think, s.ContextCap, s.ToolApproval = firstNonEmpty(in.OllamaURL, url), in.Think, in.ContextCap, in.ToolApproval
 		s.FirstByteTimeoutSec = in.FirstByteTimeoutSec
 		s.Provider, s.BaseURL, s.APIKeyEnv = in.Provider, strings.TrimSpace(in.BaseURL), strings.TrimSpace(in.APIKeyEnv)
+		s.MCPServers = settingsMCP(in.MCPJSON)
 		s.Workspace, s.DefaultModel = workspace, model
 		return nil
 	})
@@ -183,6 +188,7 @@ func (d *Desktop) SaveSettings(in Settings) error {
 		return err
 	}
 	d.workspace, d.model = workspace, model
+	d.useMCPSettings(saved)
 	return useSettings(d.server, saved)
 }
 

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strconv"
+	"text/tabwriter"
 	"time"
 
 	"prototyper/agentloop"
@@ -125,4 +127,30 @@ func openAIStatus(ctx context.Context, server *agentloop.OllamaServer) OllamaSta
 		return OllamaStatus{URL: oc.URL(), Error: err.Error()}
 	}
 	return OllamaStatus{Running: true, URL: oc.URL(), Version: "OpenAI-compatible"}
+}
+
+// openAIModelsCommand is `prototyper models` for an OpenAI-compatible server: the models of
+// its /v1/models, with the context length when it says.
+func openAIModelsCommand(ctx context.Context, io IO, server *agentloop.OllamaServer) int {
+	models, err := openAIModels(ctx, server)
+	if err != nil {
+		return ollamaFailure(ctx, io, "models", err)
+	}
+	if len(models) == 0 {
+		fmt.Fprintf(io.Out, "No models on the server at %s.\n", Sanitize(server.OpenAI().URL()))
+		return ExitCompleted
+	}
+	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tCONTEXT")
+	for _, m := range models {
+		context := "?"
+		if m.ContextLength > 0 {
+			context = strconv.Itoa(m.ContextLength)
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", cell(m.Name), context)
+	}
+	if err := tw.Flush(); err != nil {
+		return ExitFailed
+	}
+	return ExitCompleted
 }

@@ -3,13 +3,16 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 
+	"prototyper/store"
 	"prototyper/tools"
 	"prototyper/tools/mcptools"
 )
@@ -60,11 +63,13 @@ func mcpCommand(ctx context.Context, args []string, io IO) int {
 		return ExitUsage
 	}
 	var mf MCPFlags
+	var common Common
 	var workspace string
 	var asJSON bool
 	fs := flag.NewFlagSet("prototyper mcp list", flag.ContinueOnError)
 	fs.SetOutput(io.Err)
 	mf.Register(fs)
+	common.Register(fs)
 	fs.StringVar(&workspace, "workspace", "", "the workspace `DIR` whose .prototyper/mcp.json applies (default: the current folder)")
 	fs.BoolVar(&asJSON, "json", false, "print the servers as JSON")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -82,6 +87,9 @@ func mcpCommand(ctx context.Context, args []string, io IO) int {
 		return ExitUsage
 	}
 	defer set.Close()
+	if note := useStoredMCP(set, common); note != "" {
+		fmt.Fprintf(io.Err, "prototyper mcp list: %s\n", note)
+	}
 	set.ToolsFor(ctx, workspace) // starts them: their state and tools are what they answer
 	status, err := set.Status(workspace)
 	if err != nil {
@@ -158,4 +166,51 @@ func (d *Desktop) mcpStatus(workspace string) []mcptools.Status {
 		st = []mcptools.Status{}
 	}
 	return st
+}
+
+// settingsMCP is the settings' MCP servers as stored: the JSON text given, or none.
+func settingsMCP(text string) json.RawMessage {
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	return json.RawMessage(strings.TrimSpace(text))
+}
+
+// useMCPSettings gives the MCP servers of s to the window's servers, and starts them for the
+// workspace in use.
+func (d *Desktop) useMCPSettings(s store.Settings) {
+	d.mcp.UseSettings(settingsServers(s))
+	d.startMCP(d.workspace)
+}
+
+// settingsServers are the MCP servers of the settings (none when they hold none).
+func settingsServers(s store.Settings) mcptools.Config {
+	cfg, err := mcptools.Parse(s.MCPServers, mcptools.SettingsSource)
+	if len(s.MCPServers) == 0 || err != nil { // refused when saved: only an older file could hold one
+		return nil
+	}
+	return cfg
+}
+
+// useStoredMCP gives set the MCP servers of the stored settings; it returns a sentence when
+// they could not be read (the database is held by a window that writes, say).
+func useStoredMCP(set *mcptools.Set, common Common) string {
+	path, err := common.DBPath()
+	if err != nil {
+		return ""
+	}
+	db, err := store.Open(path, store.Options{ReadOnly: true, LockTimeout: 500 * time.Millisecond})
+	if errors.Is(err, store.ErrNoDatabase) {
+		return ""
+	}
+	if err != nil {
+		return "the MCP servers of the settings are left out: " + err.Error()
+	}
+	defer db.Close()
+	settings, err := db.Settings()
+	if err != nil {
+		return "the MCP servers of the settings are left out: " + err.Error()
+	}
+	set.UseSettings(settingsServers(settings))
+	return ""
 }

@@ -18,8 +18,10 @@ import (
 // modelsCommand is `prototyper models`: the models on the Ollama server, with their size,
 // the capabilities the agent cares about (tools, thinking) and their context length.
 func modelsCommand(ctx context.Context, args []string, io IO) int {
+	var endpoint EndpointFlags
 	common, pos, code, done := parseOllamaCommand("models",
-		"Usage: prototyper models [--ollama URL]\n\nLists the models on the Ollama server, with capabilities and context length.\n", args, io)
+		"Usage: prototyper models [--ollama URL] [--provider openai --base-url URL] [--api-key-env NAME]\n\nLists the models on the model server, with capabilities and context length.\n",
+		args, io, endpoint.Register)
 	if done {
 		return code
 	}
@@ -27,11 +29,15 @@ func modelsCommand(ctx context.Context, args []string, io IO) int {
 		fmt.Fprintf(io.Err, "prototyper models: unexpected argument %q; run `prototyper models --help`\n", pos[0])
 		return ExitUsage
 	}
-	client, err := ollamaClient(common.Ollama, cliRetry)
+	server, err := endpoint.Server(common, cliRetry)
 	if err != nil {
 		printError(io.Err, "models", err)
 		return ExitUsage
 	}
+	if server.OpenAI() != nil {
+		return openAIModelsCommand(ctx, io, server)
+	}
+	client, _ := server.Client()
 
 	models, err := client.Catalog(ctx)
 	if err != nil {
@@ -61,13 +67,17 @@ func modelsCommand(ctx context.Context, args []string, io IO) int {
 	return ExitCompleted
 }
 
-// parseOllamaCommand parses the flags of a command that talks to Ollama (--ollama, --db)
-// and returns the positional arguments. When done is true the command ends with code: the
+// parseOllamaCommand parses the flags of a command that talks to Ollama (--ollama, --db, and
+// those more registers) and returns the positional arguments. When done is true the command ends with code: the
 // user asked for help, or a flag was wrong (the flag package has said so).
-func parseOllamaCommand(name, usage string, args []string, io IO) (common Common, pos []string, code int, done bool) {
+// more registers a command's own flags.
+func parseOllamaCommand(name, usage string, args []string, io IO, more ...func(*flag.FlagSet)) (common Common, pos []string, code int, done bool) {
 	fs := flag.NewFlagSet("prototyper "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Err)
 	common.Register(fs)
+	for _, register := range more {
+		register(fs)
+	}
 	fs.Usage = func() {
 		fmt.Fprintln(io.Err, usage)
 		fs.PrintDefaults()

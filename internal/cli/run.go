@@ -128,6 +128,9 @@ Flags:
 		return usage(err.Error())
 	}
 	defer mcpServers.Close()
+	if settings, err := db.Settings(); err == nil {
+		mcpServers.UseSettings(settingsServers(settings))
+	}
 
 	var sink events.Sink
 	term := newTerminal(io.Out, io.Err, isTerminal(io.Out))

@@ -60,6 +60,9 @@ func UserFile() string {
 	return filepath.Join(dir, "prototyper", FileName)
 }
 
+// SettingsSource is the Source of the servers configured in the settings.
+const SettingsSource = "the settings"
+
 // LoadFiles reads the server files in order, a later file's server replacing an earlier
 // one of the same name. A file that does not exist is skipped; one that cannot be read is
 // an error naming it.
@@ -76,25 +79,33 @@ func LoadFiles(paths ...string) (Config, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot read the MCP server file %s: %v", p, err)
 		}
-		var f struct {
-			MCPServers map[string]ServerConfig `json:"mcpServers"`
-			Servers    map[string]ServerConfig `json:"servers"` // the shape some editors use
+		cfg, err := Parse(raw, p)
+		if err != nil {
+			return nil, err
 		}
-		if err := json.Unmarshal(raw, &f); err != nil {
-			return nil, fmt.Errorf("the MCP server file %s is not valid JSON (%v): fix it, it holds {\"mcpServers\": {\"NAME\": {\"command\": …}}}", p, err)
+		for name, s := range cfg {
+			out[name] = s
 		}
-		for name, s := range f.Servers {
-			if _, ok := f.MCPServers[name]; !ok {
-				if f.MCPServers == nil {
-					f.MCPServers = map[string]ServerConfig{}
-				}
-				f.MCPServers[name] = s
-			}
-		}
-		for name, s := range f.MCPServers {
-			s.Source = p
+	}
+	return out, nil
+}
+
+// Parse reads a document of the mcpServers shape ({"mcpServers": {"NAME": {…}}}; "servers"
+// is read too) that came from source (a file, or [SettingsSource]).
+func Parse(raw []byte, source string) (Config, error) {
+	var f struct {
+		MCPServers map[string]ServerConfig `json:"mcpServers"`
+		Servers    map[string]ServerConfig `json:"servers"` // the shape some editors use
+	}
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return nil, fmt.Errorf("the MCP servers of %s are not valid JSON (%v): fix them, they hold {\"mcpServers\": {\"NAME\": {\"command\": …}}}", source, err)
+	}
+	out := Config{}
+	for _, servers := range []map[string]ServerConfig{f.Servers, f.MCPServers} {
+		for name, s := range servers {
+			s.Source = source
 			if err := s.check(name); err != nil {
-				return nil, fmt.Errorf("the MCP server file %s: %w", p, err)
+				return nil, fmt.Errorf("the MCP servers of %s: %w", source, err)
 			}
 			out[name] = s
 		}

@@ -178,8 +178,8 @@ func (m *Manager) connect(ctx context.Context, s *server) (*mcp.ClientSession, [
 	} else {
 		cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
 		cmd.Env = os.Environ()
-		for k, v := range s.cfg.Env {
-			cmd.Env = append(cmd.Env, k+"="+v)
+		for k, v := range s.cfg.Env { // ${NAME} takes the app's variable: secrets stay out of the files
+			cmd.Env = append(cmd.Env, k+"="+os.ExpandEnv(v))
 		}
 		cmd.Stderr = nil // the server's log goes nowhere: its failures come back through the protocol
 		endWithParent(cmd)

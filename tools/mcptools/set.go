@@ -3,6 +3,7 @@ package mcptools
 import (
 	"context"
 	"path/filepath"
+	"reflect"
 	"sync"
 	"time"
 
@@ -20,6 +21,7 @@ type Set struct {
 	files []string // the global file, then the command line's
 
 	mu       sync.Mutex
+	settings Config              // the servers of the settings, under every file's
 	managers map[string]*Manager // by workspace
 	closed   bool
 }
@@ -51,9 +53,16 @@ func (s *Set) Manager(workspace string) (*Manager, error) {
 	if m, ok := s.managers[workspace]; ok {
 		return m, nil
 	}
-	cfg, err := LoadFiles(s.Files(workspace)...)
+	files, err := LoadFiles(s.Files(workspace)...)
 	if err != nil {
 		return nil, err
+	}
+	cfg := Config{}
+	for name, sc := range s.settings {
+		cfg[name] = sc
+	}
+	for name, sc := range files {
+		cfg[name] = sc
 	}
 	m := NewManager(cfg)
 	m.StartTimeout = s.StartTimeout
@@ -62,6 +71,23 @@ func (s *Set) Manager(workspace string) (*Manager, error) {
 	}
 	s.managers[workspace] = m
 	return m, nil
+}
+
+// UseSettings makes cfg the servers of the settings. When they changed, every workspace's
+// servers end and start again, with the new ones, on next use.
+func (s *Set) UseSettings(cfg Config) {
+	s.mu.Lock()
+	if reflect.DeepEqual(cfg, s.settings) || (len(cfg) == 0 && len(s.settings) == 0) {
+		s.mu.Unlock()
+		return
+	}
+	s.settings = cfg
+	old := s.managers
+	s.managers = map[string]*Manager{}
+	s.mu.Unlock()
+	for _, m := range old {
+		go m.Close()
+	}
 }
 
 // ToolsFor returns the tools of workspace's servers, starting those not started yet, and one

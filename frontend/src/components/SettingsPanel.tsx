@@ -12,6 +12,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
   const [provider, setProvider] = useState<Provider>(config.provider === 'openai' ? 'openai' : 'ollama')
   const [baseUrl, setBaseUrl] = useState(config.baseUrl ?? '')
   const [keyEnv, setKeyEnv] = useState(config.apiKeyEnv ?? '')
+  const [mcpJson, setMcpJson] = useState(config.mcpJson ?? '')
   const [think, setThink] = useState<ThinkLevel>(config.think)
   const [cap, setCap] = useState(String(config.contextCap || ''))
   const [firstByte, setFirstByte] = useState(String(config.firstByteTimeoutSec || ''))
@@ -43,6 +44,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
         provider,
         baseUrl: baseUrl.trim(),
         apiKeyEnv: keyEnv.trim(),
+        mcpJson: mcpJson.trim(),
         toolApproval: approval,
       })
       onClose()
@@ -142,6 +144,16 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
               {s.error && <div className="tool-error">{s.error}</div>}
             </div>
           ))}
+          <label>
+            Servers of the settings (JSON, the mcpServers shape; give secrets as ${'{'}NAME{'}'}, read from the environment)
+            <textarea
+              rows={4}
+              spellCheck={false}
+              value={mcpJson}
+              onChange={(e) => setMcpJson(e.target.value)}
+              placeholder={'{"mcpServers": {"everything": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]}}}'}
+            />
+          </label>
         </fieldset>
         {config.dbPath && <div className="muted small">Chats are stored in {config.dbPath}</div>}
         {error && <div className="tool-error">{error}</div>}
