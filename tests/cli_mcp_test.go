@@ -172,3 +172,26 @@ func TestMCPServerProcessesEndWithTheApp(t *testing.T) {
 		}
 	}
 }
+
+// TestCLIRunGoesOnWhenAnMCPServerCannotStart: a server whose command is missing is one
+// `error` event (tools_unavailable) in the run, which goes on with the other tools.
+func TestCLIRunGoesOnWhenAnMCPServerCannotStart(t *testing.T) {
+	srv := ollamatest.Get(t)
+	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"broken": map[string]any{"command": "prototyper-no-such-mcp-server"}}})
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(cfg, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	out, errOut, code := cliRun(t, "run", "--json", "--ollama", srv.URL(), "--db", filepath.Join(t.TempDir(), "p.db"),
+		"--workspace", ws, "--mcp-config", cfg, "--model", writerModel.Name, "--approve", "auto", "Write hello.txt")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, `"code":"tools_unavailable"`) || !strings.Contains(out, "prototyper-no-such-mcp-server is not installed") {
+		t.Errorf("no tools_unavailable event naming the server:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "hello.txt")); err != nil {
+		t.Errorf("the run did not go on with the file tools: %v", err)
+	}
+}

@@ -1,4 +1,4 @@
-import { useState } from 'react'
+import { useCallback, useState } from 'react'
 import { ChatList } from './components/ChatList'
 import { ChatView } from './components/ChatView'
 import { Composer } from './components/Composer'
@@ -8,6 +8,7 @@ import { SettingsPanel } from './components/SettingsPanel'
 import { summarizeArgs } from './components/ToolCard'
 import { approveShortcut, denyShortcut } from './keyboard/shortcuts'
 import { useApprovalShortcuts } from './keyboard/useApprovalShortcuts'
+import { useSettingsShortcut } from './keyboard/useSettingsShortcut'
 import { isBusy, oldestWaitingCard } from './state/chatReducer'
 import { budgetKey, type AppState } from './state/store'
 import { useAppState, useStore } from './state/useAppState'
@@ -99,8 +100,9 @@ export function App() {
   const config = useAppState((s) => s.config)
   const ready = useAppState((s) => s.ready)
   const ollamaDown = useAppState((s) => s.ollama !== null && !s.ollama.running)
-  const openSettings = () => setSettingsOpen(true)
+  const openSettings = useCallback(() => setSettingsOpen(true), [])
   useApprovalShortcuts(store)
+  useSettingsShortcut(openSettings)
   return (
     <div className="app" data-ready={ready ? 'true' : 'false'} data-testid="app">
       <Header onSettings={openSettings} />

@@ -163,3 +163,36 @@ func TestServerFilesMergeGlobalWorkspaceAndCommandLine(t *testing.T) {
 		}
 	}
 }
+
+// TestAServerThatDiesIsOneSentenceAndItsToolsSayNotRun: a server that exits after it started
+// is failed in the status, and a call of one of its tools says so at once.
+func TestAServerThatDiesIsOneSentenceAndItsToolsSayNotRun(t *testing.T) {
+	cmd := testenv.MCPEverything(t)
+	set := mcptools.NewSet("", writeConfig(t, map[string]any{"brief": map[string]any{"command": "timeout", "args": []string{"3", cmd}}}))
+	defer set.Close()
+	ws := t.TempDir()
+	list, notices := set.ToolsFor(ctx(t), ws)
+	if len(list) == 0 || len(notices) != 0 {
+		t.Fatalf("tools %d, notices %v", len(list), notices)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	var st []mcptools.Status
+	for time.Now().Before(deadline) {
+		st, _ = set.Status(ws)
+		if st[0].State == mcptools.StateFailed {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if st[0].State != mcptools.StateFailed || !strings.Contains(st[0].Error, "the MCP server brief stopped") {
+		t.Fatalf("status = %+v", st)
+	}
+	start := time.Now()
+	_, err := list[0].Execute(ctx(t), tools.Call{ID: "c", Name: list[0].Definition().Name, Args: tools.Args{}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "stopped — not run") || time.Since(start) > time.Second {
+		t.Errorf("a call after the server died: %v (after %s)", err, time.Since(start))
+	}
+	if _, notices := set.ToolsFor(ctx(t), ws); len(notices) != 1 {
+		t.Errorf("the next run's notices = %v, want the one sentence", notices)
+	}
+}

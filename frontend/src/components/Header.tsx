@@ -3,6 +3,7 @@ import type { ModelInfo } from '../backend'
 import { isBusy } from '../state/chatReducer'
 import type { PullState } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
+import { settingsShortcut } from '../keyboard/shortcuts'
 import { FolderIcon, GearIcon } from './icons'
 
 export function formatBytes(n: number): string {
@@ -190,7 +191,14 @@ export function Header({ onSettings }: { onSettings: () => void }) {
           {isBusy(phase) && <span className="spinner" aria-hidden="true" />} {phaseLabels[phase]}
         </span>
       )}
-      <button type="button" className="header-button" aria-label="Settings" title="Settings" onClick={onSettings}>
+      <button
+        type="button"
+        className="header-button"
+        aria-label="Settings"
+        aria-keyshortcuts={settingsShortcut.label}
+        title={`Settings (${settingsShortcut.label})`}
+        onClick={onSettings}
+      >
         <GearIcon />
       </button>
     </header>

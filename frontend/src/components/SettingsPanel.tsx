@@ -111,26 +111,6 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
           <input type="number" min={0} step={30} value={firstByte} onChange={(e) => setFirstByte(e.target.value)} />
         </label>
         <fieldset>
-          <legend>Tool approval</legend>
-          {tools.length === 0 && <div className="muted">No tools registered.</div>}
-          {tools.map((t) => (
-            <label key={t} className="inline">
-              <span className="tool-name">{t}</span>
-              <select
-                aria-label={`Approval for ${t}`}
-                value={approval[t] ?? 'auto'}
-                onChange={(e) => setApproval({ ...approval, [t]: e.target.value as ApprovalPolicy })}
-              >
-                {policies.map((p) => (
-                  <option key={p} value={p}>
-                    {p === 'auto' ? 'run without asking' : p === 'ask' ? 'ask me' : 'never run'}
-                  </option>
-                ))}
-              </select>
-            </label>
-          ))}
-        </fieldset>
-        <fieldset>
           <legend>MCP servers</legend>
           {(config.mcpServers ?? []).length === 0 && (
             <div className="muted small">
@@ -154,6 +134,26 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
               placeholder={'{"mcpServers": {"everything": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]}}}'}
             />
           </label>
+        </fieldset>
+        <fieldset>
+          <legend>Tool approval</legend>
+          {tools.length === 0 && <div className="muted">No tools registered.</div>}
+          {tools.map((t) => (
+            <label key={t} className="inline">
+              <span className="tool-name">{t}</span>
+              <select
+                aria-label={`Approval for ${t}`}
+                value={approval[t] ?? 'auto'}
+                onChange={(e) => setApproval({ ...approval, [t]: e.target.value as ApprovalPolicy })}
+              >
+                {policies.map((p) => (
+                  <option key={p} value={p}>
+                    {p === 'auto' ? 'run without asking' : p === 'ask' ? 'ask me' : 'never run'}
+                  </option>
+                ))}
+              </select>
+            </label>
+          ))}
         </fieldset>
         {config.dbPath && <div className="muted small">Chats are stored in {config.dbPath}</div>}
         {error && <div className="tool-error">{error}</div>}

@@ -15,6 +15,7 @@ export interface Shortcut {
 
 export const approveShortcut: Shortcut = { label: 'Alt+A', letter: 'a' }
 export const denyShortcut: Shortcut = { label: 'Alt+D', letter: 'd' }
+export const settingsShortcut: Shortcut = { label: 'Alt+S', letter: 's' }
 
 /** Whether a keydown is the shortcut: Alt and the letter, no other modifier, not a held key. */
 export function matches(e: Pick<KeyboardEvent, 'altKey' | 'ctrlKey' | 'metaKey' | 'shiftKey' | 'key' | 'code' | 'repeat'>, s: Shortcut): boolean {
