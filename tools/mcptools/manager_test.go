@@ -3,11 +3,19 @@ package mcptools_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -194,5 +202,64 @@ func TestAServerThatDiesIsOneSentenceAndItsToolsSayNotRun(t *testing.T) {
 	}
 	if _, notices := set.ToolsFor(ctx(t), ws); len(notices) != 1 {
 		t.Errorf("the next run's notices = %v, want the one sentence", notices)
+	}
+}
+
+// TestAStreamableHTTPServerWithHeaders: the reference server on streamable HTTP, reached by
+// url; each request carries the configured headers, ${NAME} taken from the environment.
+func TestAStreamableHTTPServerWithHeaders(t *testing.T) {
+	cmd := testenv.MCPEverything(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	// A proxy in front of the server checks the header, as a gateway would.
+	var seen atomic.Int32
+	target, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", port))
+	rp := httputil.NewSingleHostReverseProxy(target)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer tool-token" {
+			http.Error(w, "no token", http.StatusUnauthorized)
+			return
+		}
+		seen.Add(1)
+		rp.ServeHTTP(w, r)
+	}))
+	defer proxy.Close()
+	server := exec.Command(cmd, "streamableHttp")
+	server.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = server.Process.Kill(); _ = server.Wait() })
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if c, err := net.Dial("tcp", target.Host); err == nil {
+			c.Close()
+			break
+		}
+	}
+	t.Setenv("PROTOTYPER_TEST_TOOL_TOKEN", "tool-token")
+	set := mcptools.NewSet("", writeConfig(t, map[string]any{"remote": map[string]any{
+		"url": proxy.URL + "/mcp", "headers": map[string]string{"Authorization": "Bearer ${PROTOTYPER_TEST_TOOL_TOKEN}"}}}))
+	defer set.Close()
+	list, notices := set.ToolsFor(ctx(t), t.TempDir())
+	if len(notices) != 0 || len(list) == 0 {
+		t.Fatalf("tools %d, notices %v", len(list), notices)
+	}
+	reg, err := tools.NewRegistry(list...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, err := reg.Validate("mcp__remote__echo", json.RawMessage(`{"message":"over http"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := reg.Exec(ctx(t), tools.Call{ID: "h1", Name: "mcp__remote__echo", Args: args}, nil); res.IsError || res.Content != "Echo: over http" {
+		t.Errorf("echo = %+v", res)
+	}
+	if seen.Load() == 0 {
+		t.Error("no request carried the header")
 	}
 }
