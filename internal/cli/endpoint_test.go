@@ -80,3 +80,22 @@ func TestRunRefusesAnEndpointItCannotUseAsAUsageError(t *testing.T) {
 		}
 	}
 }
+
+// TestTheWindowSendsTheTokenOfTheSettingsToARemoteOllama: with the Ollama provider, the key
+// variable of the settings is the token of a remote Ollama behind a proxy.
+func TestTheWindowSendsTheTokenOfTheSettingsToARemoteOllama(t *testing.T) {
+	var auth string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth = r.Header.Get("Authorization")
+		_, _ = io.WriteString(w, `{"version":"0.11.4"}`)
+	}))
+	defer srv.Close()
+	t.Setenv("PROTOTYPER_TEST_OLLAMA_TOKEN", "tok-9")
+	d, _ := openTestDesktop(t, DesktopOptions{})
+	if err := d.SaveSettings(Settings{OllamaURL: srv.URL, APIKeyEnv: "PROTOTYPER_TEST_OLLAMA_TOKEN"}); err != nil {
+		t.Fatal(err)
+	}
+	if st := d.OllamaStatus(context.Background()); !st.Running || auth != "Bearer tok-9" {
+		t.Errorf("status %+v, Authorization %q", st, auth)
+	}
+}
