@@ -330,3 +330,13 @@ func TestRequestCarriesToolsUsageAndTheKey(t *testing.T) {
 		t.Errorf("Authorization = %q", auth)
 	}
 }
+
+func TestAServerThatDoesNotStreamStillAnswers(t *testing.T) {
+	c, _ := sse(t, []string{`{"choices":[{"index":0,"message":{"role":"assistant","content":"<think>Hm.</think>All at once.",` +
+		`"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":"tool_calls"}],` +
+		`"usage":{"prompt_tokens":3,"completion_tokens":4}}` + "\n"})
+	_, _, res, err := collect(t, c)
+	if err != nil || res.Content != "All at once." || res.Thinking != "Hm." || len(res.ToolCalls) != 1 || res.Usage.CompletionTokens != 4 {
+		t.Fatalf("res %+v, err %v", res, err)
+	}
+}

@@ -309,7 +309,11 @@ func (t *mcpTool) Execute(ctx context.Context, call tools.Call, progress tools.P
 	callSeq.n++
 	token := fmt.Sprintf("%s-%d", call.ID, callSeq.n)
 	callSeq.Unlock()
-	params := &mcp.CallToolParams{Name: t.tool.Name, Arguments: map[string]any(call.Args)}
+	args := map[string]any(call.Args)
+	if args == nil {
+		args = map[string]any{}
+	}
+	params := &mcp.CallToolParams{Name: t.tool.Name, Arguments: args}
 	if progress != nil {
 		params.SetProgressToken(token)
 		t.m.progress.Store(token, progress)

@@ -2,6 +2,7 @@ package mcptools
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"reflect"
 	"sync"
@@ -9,6 +10,9 @@ import (
 
 	"prototyper/tools"
 )
+
+// ErrClosed is returned by a [Set] that was closed: the app is ending, no server starts.
+var ErrClosed = errors.New("Prototyper is closing: no MCP server starts now")
 
 // Set is the MCP servers of every workspace: the global file, the workspace's own
 // .prototyper/mcp.json and the files given on the command line, in that order (a later
@@ -64,11 +68,11 @@ func (s *Set) Manager(workspace string) (*Manager, error) {
 	for name, sc := range files {
 		cfg[name] = sc
 	}
+	if s.closed {
+		return nil, ErrClosed
+	}
 	m := NewManager(cfg)
 	m.StartTimeout = s.StartTimeout
-	if s.closed {
-		return m, nil
-	}
 	s.managers[workspace] = m
 	return m, nil
 }
