@@ -3,6 +3,7 @@ import { ChatList } from './components/ChatList'
 import { ChatView } from './components/ChatView'
 import { Composer } from './components/Composer'
 import { Header } from './components/Header'
+import { ModelServerDownPanel } from './components/ModelServerDownPanel'
 import { OllamaDownPanel } from './components/OllamaDownPanel'
 import { SettingsPanel } from './components/SettingsPanel'
 import { summarizeArgs } from './components/ToolCard'
@@ -109,7 +110,13 @@ export function App() {
       <ChatList />
       <main className="chat">
         <ErrorLine />
-        {ollamaDown ? <OllamaDownPanel onSettings={openSettings} /> : <ChatView />}
+        {ollamaDown && config?.provider === 'openai' ? (
+          <ModelServerDownPanel onSettings={openSettings} />
+        ) : ollamaDown ? (
+          <OllamaDownPanel onSettings={openSettings} />
+        ) : (
+          <ChatView />
+        )}
         <ConnectedComposer />
       </main>
       <WindowStatus />

@@ -51,3 +51,16 @@ describe('the model server and the MCP servers in the settings', () => {
     expect((screen.getByLabelText('Approval for mcp__everything__echo') as HTMLSelectElement).value).toBe('ask')
   })
 })
+
+describe('an OpenAI-compatible server that does not answer', () => {
+  it('is said as such, never as Ollama to start with ollama serve', async () => {
+    await mount((b) => {
+      b.cfg.provider = 'openai'
+      b.status = { running: false, url: 'http://gpu:8000/v1', version: '', error: 'nothing answers at http://gpu:8000/v1' }
+    })
+    const panel = screen.getByTestId('model-server-down')
+    expect(panel.textContent).toContain('http://gpu:8000/v1')
+    expect(panel.textContent).not.toContain('ollama serve')
+    expect(screen.queryByTestId('ollama-down')).toBeNull()
+  })
+})
