@@ -111,13 +111,26 @@ func NewServer(e Endpoint, opts ...ollama.Option) (*OllamaServer, error) {
 	return s, nil
 }
 
-// Use points the server at the Ollama server at raw, unless it already is there; the
-// provider becomes Ollama and the key's variable stays.
+// Use points the server at the Ollama server at raw, unless it already is there; the key's
+// variable stays. Under [store.ProviderOpenAI] only the Ollama client (of pulls) moves: the
+// model still answers from the OpenAI-compatible server.
 func (s *OllamaServer) Use(raw string) error {
 	s.mu.RLock()
-	keyEnv := s.endpoint.APIKeyEnv
+	current := s.endpoint
 	s.mu.RUnlock()
-	return s.UseEndpoint(Endpoint{Provider: store.ProviderOllama, URL: raw, APIKeyEnv: keyEnv})
+	if current.Provider != store.ProviderOpenAI {
+		return s.UseEndpoint(Endpoint{Provider: store.ProviderOllama, URL: raw, APIKeyEnv: current.APIKeyEnv})
+	}
+	base, err := ollama.ResolveHost(raw)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.client == nil || s.client.URL() != base.String() {
+		s.client = ollama.New(base, s.opts...)
+	}
+	return nil
 }
 
 // UseEndpoint points the server at e, unless it already is there (with the same key).
