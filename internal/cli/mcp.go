@@ -106,7 +106,7 @@ func mcpCommand(ctx context.Context, args []string, io IO) int {
 		return ExitCompleted
 	}
 	if len(status) == 0 {
-		fmt.Fprintf(io.Out, "No MCP servers: add them to %s, %s or a file given with --mcp-config.\n",
+		fmt.Fprintf(io.Out, "No MCP servers: add them in the window's settings, to %s, to %s or to a file given with --mcp-config.\n",
 			displayPath(mcptools.UserFile()), filepath.Join(".prototyper", mcptools.FileName))
 		return ExitCompleted
 	}
