@@ -195,3 +195,21 @@ func TestCLIRunGoesOnWhenAnMCPServerCannotStart(t *testing.T) {
 		t.Errorf("the run did not go on with the file tools: %v", err)
 	}
 }
+
+// TestCLIRunSaysOnTheTerminalWhichMCPServerCouldNotStart: without --json the sentence is one
+// line on stderr, and the run goes on.
+func TestCLIRunSaysOnTheTerminalWhichMCPServerCouldNotStart(t *testing.T) {
+	srv := ollamatest.Get(t)
+	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"broken": map[string]any{"command": "prototyper-no-such-mcp-server"}}})
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(cfg, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	out, errOut, code := cliRun(t, "run", "--ollama", srv.URL(), "--db", filepath.Join(t.TempDir(), "p.db"),
+		"--workspace", ws, "--mcp-config", cfg, "--model", writerModel.Name, "--think", "on", "--approve", "auto", "Write hello.txt")
+	assertWroteHello(t, ws, out, errOut, code)
+	if strings.Count(errOut, "prototyper-no-such-mcp-server is not installed") != 1 {
+		t.Errorf("stderr = %q, want the server's sentence once", errOut)
+	}
+}

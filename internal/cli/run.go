@@ -452,7 +452,13 @@ func (t *terminal) render(e events.Event) {
 			fmt.Fprintf(t.err, "%s loaded in %s\n", t.loading, formatDuration(*e.LoadMs))
 		}
 		t.endLine()
-	// error events are not rendered: the run's error is the one line printed at its end
+	// error events are not rendered: the run's error is the one line printed at its end;
+	// only tools that could not be offered are said as they are found, the run going on
+	case events.Error:
+		if e.Code == agentloop.CodeToolsUnavailable {
+			t.endLine()
+			fmt.Fprintf(t.err, "%s %s\n", t.style("33", "!"), cell(e.Message))
+		}
 	case events.MessageCompleted, events.RunFinished:
 		t.endLine()
 	}
