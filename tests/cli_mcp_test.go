@@ -177,11 +177,7 @@ func TestMCPServerProcessesEndWithTheApp(t *testing.T) {
 // `error` event (tools_unavailable) in the run, which goes on with the other tools.
 func TestCLIRunGoesOnWhenAnMCPServerCannotStart(t *testing.T) {
 	srv := ollamatest.Get(t)
-	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"broken": map[string]any{"command": "prototyper-no-such-mcp-server"}}})
-	cfg := filepath.Join(t.TempDir(), "mcp.json")
-	if err := os.WriteFile(cfg, raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := brokenMCPConfig(t)
 	ws := t.TempDir()
 	out, errOut, code := cliRun(t, "run", "--json", "--ollama", srv.URL(), "--db", filepath.Join(t.TempDir(), "p.db"),
 		"--workspace", ws, "--mcp-config", cfg, "--model", writerModel.Name, "--approve", "auto", "Write hello.txt")
@@ -200,11 +196,7 @@ func TestCLIRunGoesOnWhenAnMCPServerCannotStart(t *testing.T) {
 // line on stderr, and the run goes on.
 func TestCLIRunSaysOnTheTerminalWhichMCPServerCouldNotStart(t *testing.T) {
 	srv := ollamatest.Get(t)
-	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"broken": map[string]any{"command": "prototyper-no-such-mcp-server"}}})
-	cfg := filepath.Join(t.TempDir(), "mcp.json")
-	if err := os.WriteFile(cfg, raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := brokenMCPConfig(t)
 	ws := t.TempDir()
 	out, errOut, code := cliRun(t, "run", "--ollama", srv.URL(), "--db", filepath.Join(t.TempDir(), "p.db"),
 		"--workspace", ws, "--mcp-config", cfg, "--model", writerModel.Name, "--think", "on", "--approve", "auto", "Write hello.txt")
@@ -212,4 +204,15 @@ func TestCLIRunSaysOnTheTerminalWhichMCPServerCouldNotStart(t *testing.T) {
 	if strings.Count(errOut, "prototyper-no-such-mcp-server is not installed") != 1 {
 		t.Errorf("stderr = %q, want the server's sentence once", errOut)
 	}
+}
+
+// brokenMCPConfig writes an mcpServers file whose one server's command does not exist.
+func brokenMCPConfig(t *testing.T) string {
+	t.Helper()
+	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"broken": map[string]any{"command": "prototyper-no-such-mcp-server"}}})
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(cfg, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }

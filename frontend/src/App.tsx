@@ -111,7 +111,7 @@ export function App() {
       <main className="chat">
         <ErrorLine />
         {ollamaDown && config?.provider === 'openai' ? (
-          <ModelServerDownPanel onSettings={openSettings} />
+          <ModelServerDownPanel />
         ) : ollamaDown ? (
           <OllamaDownPanel onSettings={openSettings} />
         ) : (

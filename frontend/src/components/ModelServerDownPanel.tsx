@@ -1,10 +1,11 @@
+import { settingsShortcut } from '../keyboard/shortcuts'
 import { useAppState, useStore } from '../state/useAppState'
 
 /**
  * Shown instead of the chat while the OpenAI-compatible server of the settings does not answer
  * (OllamaDownPanel is Ollama's): where it was asked, what it said, a retry.
  */
-export function ModelServerDownPanel({ onSettings }: { onSettings: () => void }) {
+export function ModelServerDownPanel() {
   const store = useStore()
   const status = useAppState((s) => s.ollama)
   const checking = useAppState((s) => s.checkingOllama)
@@ -13,17 +14,12 @@ export function ModelServerDownPanel({ onSettings }: { onSettings: () => void })
       <h2>The model server does not answer</h2>
       <p>
         Prototyper talks to the OpenAI-compatible server{status?.url ? ` at ${status.url}` : ''}. Start it, or check its
-        URL and API key variable in the settings, then retry.
+        URL and API key variable in the settings ({settingsShortcut.label}, or the gear above), then retry.
       </p>
       {status?.error && <p className="muted small">Details: {status.error}</p>}
-      <div className="row">
-        <button type="button" className="primary" disabled={checking} onClick={() => void store.refreshOllama()}>
-          {checking ? 'Checking…' : 'Retry'}
-        </button>
-        <button type="button" onClick={onSettings}>
-          Settings
-        </button>
-      </div>
+      <button type="button" className="primary" disabled={checking} onClick={() => void store.refreshOllama()}>
+        {checking ? 'Checking…' : 'Retry'}
+      </button>
     </section>
   )
 }
