@@ -24,7 +24,7 @@ NODE_STAMP   := frontend/node_modules/.package-lock.json
 export PATH := $(TOOLS):$(shell go env GOPATH)/bin:$(PATH)
 export GOFLAGS := -tags=$(TAGS)
 
-.PHONY: run test build package deps deps-deb vet test-go test-frontend test-contract test-desktop test-clean-clone test-package bench bench-stream clean
+.PHONY: mcp-test-servers run test build package deps deps-deb vet test-go test-frontend test-contract test-desktop test-clean-clone test-package bench bench-stream clean
 
 ## run: install what is missing (the pinned ollama server included: with no Ollama running,
 ## the app starts that one itself), build, open the app
@@ -52,6 +52,15 @@ $(DEPS_STAMP): scripts/install-deps.sh
 	scripts/install-deps.sh
 	@mkdir -p $(@D) && touch $@
 
+# The MCP servers the tests connect to: the reference server, pinned in tests/mcp.
+MCP_STAMP := tests/mcp/node_modules/.package-lock.json
+$(MCP_STAMP): tests/mcp/package.json tests/mcp/package-lock.json
+	cd tests/mcp && npm install --no-audit --no-fund
+	@touch $@
+
+## mcp-test-servers: install the MCP servers the tests use (@modelcontextprotocol/server-everything)
+mcp-test-servers: $(MCP_STAMP)
+
 $(WAILS):
 	GOBIN=$(TOOLS) go install github.com/wailsapp/wails/v2/cmd/wails@$(WAILS_VER)
 
@@ -67,7 +76,7 @@ package: build $(NFPM)
 	VERSION=$(VERSION) ARCH=$(ARCH) $(NFPM) package --config build/linux/nfpm.yaml --packager deb --target $(DEB)
 
 ## test: every test of the project; non-zero on any failure
-test: deps $(OLLAMA) build package
+test: deps $(OLLAMA) build package mcp-test-servers
 	$(MAKE) test-clean-clone vet test-go test-frontend test-contract test-desktop test-package
 
 # A fresh clone of the committed tree builds, vets and tests with bare go commands, before any

@@ -57,7 +57,7 @@ func (m *OpenAIModel) ContextLength(ctx context.Context, model string) (int, err
 func (m *OpenAIModel) Chat(ctx context.Context, req ModelRequest, fn DeltaFunc) (ModelTurn, error) {
 	client := m.Client
 	if req.FirstByteTimeout > 0 {
-		client = client.With(openai.WithFirstByteTimeout(req.FirstByteTimeout))
+		client = client.With(openai.WithTimeouts(req.FirstByteTimeout, client.IdleTimeout()))
 	}
 	oreq := &openai.ChatRequest{Model: req.Model, MaxTokens: req.NumPredict}
 	switch req.Think {

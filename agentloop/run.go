@@ -144,6 +144,7 @@ func (r *run) loop() (string, *pausedRun) {
 		// a call left running after a stop still uses the toolbox: close it behind them
 		go func() { r.stuck.Wait(); _ = closeTools() }()
 	}()
+	r.toolNotices(tb)
 	r.tools = tb
 	r.defs = tb.Definitions()
 	r.defByNm = make(map[string]tools.Definition, len(r.defs))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	neturl "net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,6 +22,8 @@ type WireOptions struct {
 	// Workspace is the folder of a chat created without one (`prototyper run`: its
 	// --workspace, else the current folder; the window names the folder of each new chat).
 	Workspace string
+	// Extra adds tools to every workspace's file tools (the MCP servers'); nil adds none.
+	Extra ExtraTools
 }
 
 // Wire returns the agent of the app, the one constructor of both the window and
@@ -34,11 +35,15 @@ func Wire(db *store.DB, model Model, emitter Emitter, opts WireOptions) *Agent {
 		ProtectedDirs:  []string{filepath.Dir(db.Path())},
 		ProtectedFiles: []string{db.Path()},
 	}
+	factory := WorkspaceTools(files)
+	if opts.Extra != nil {
+		factory = withExtraTools(files, opts.Extra)
+	}
 	return NewAgent(Config{
 		Model:     model,
 		Store:     db,
 		Emitter:   emitter,
-		Tools:     WorkspaceTools(files),
+		Tools:     factory,
 		Files:     files,
 		Workspace: opts.Workspace,
 	})
@@ -108,13 +113,26 @@ func NewServer(e Endpoint, opts ...ollama.Option) (*OllamaServer, error) {
 	return s, nil
 }
 
-// Use points the server at the Ollama server at raw, unless it already is there; the
-// provider becomes Ollama and the key's variable stays.
+// Use points the server at the Ollama server at raw, unless it already is there; the key's
+// variable stays. Under [store.ProviderOpenAI] only the Ollama client (of pulls) moves: the
+// model still answers from the OpenAI-compatible server.
 func (s *OllamaServer) Use(raw string) error {
 	s.mu.RLock()
-	keyEnv := s.endpoint.APIKeyEnv
+	current := s.endpoint
 	s.mu.RUnlock()
-	return s.UseEndpoint(Endpoint{Provider: store.ProviderOllama, URL: raw, APIKeyEnv: keyEnv})
+	if current.Provider != store.ProviderOpenAI {
+		return s.UseEndpoint(Endpoint{Provider: store.ProviderOllama, URL: raw, APIKeyEnv: current.APIKeyEnv})
+	}
+	base, err := ollama.ResolveHost(raw)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.client == nil || s.client.URL() != base.String() {
+		s.client = ollama.New(base, s.opts...)
+	}
+	return nil
 }
 
 // UseEndpoint points the server at e, unless it already is there (with the same key).
@@ -153,7 +171,11 @@ func (s *OllamaServer) UseEndpoint(e Endpoint) error {
 		url = base.String()
 		oc = openai.New(base, openai.WithAPIKey(key, e.APIKeyEnv))
 		model = NewOpenAIModel(oc)
-		client = ollama.New(&neturl.URL{Scheme: "http", Host: "127.0.0.1:11434"}, s.opts...)
+		// pulls and the Ollama address in the settings keep to the Ollama server chosen last
+		if client, _ = s.Client(); client == nil {
+			base, _ := ollama.ResolveHost("")
+			client = ollama.New(base, s.opts...)
+		}
 	default:
 		return fmt.Errorf("the provider is %s or %s, not %q", store.ProviderOllama, store.ProviderOpenAI, e.Provider)
 	}
@@ -181,11 +203,21 @@ func (s *OllamaServer) OpenAI() *openai.Client {
 	return s.openai
 }
 
-// Client returns the Ollama client in use and the server's address.
+// Client returns the Ollama client (the one in use, or under [store.ProviderOpenAI] the
+// Ollama server chosen last, for pulls) and its address.
 func (s *OllamaServer) Client() (*ollama.Client, string) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.client, s.url
+	if s.client == nil {
+		return nil, ""
+	}
+	return s.client, s.client.URL()
+}
+
+// Check says whether e can be used: its key variable, when it names one, holds a key.
+func (e Endpoint) Check() error {
+	_, err := e.key()
+	return err
 }
 
 func (s *OllamaServer) current() Model {

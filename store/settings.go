@@ -11,6 +11,7 @@ import (
 	"prototyper/agentloop/ollama"
 	"prototyper/agentloop/openai"
 	"prototyper/tools"
+	"prototyper/tools/mcptools"
 )
 
 // The settings' defaults: what a zero field stands for. They are defined here once; the
@@ -80,12 +81,12 @@ func (s Settings) Validate() error {
 	if s.OllamaBinary != "" && !filepath.IsAbs(s.OllamaBinary) {
 		return &InvalidSettingError{"ollamaBinary", "the Ollama program must be given by its full path, like /usr/local/bin/ollama"}
 	}
-	return s.validateEndpoint()
+	return s.validateServers()
 }
 
-// validateEndpoint checks the provider, the OpenAI-compatible base URL and the name of the
-// key's environment variable.
-func (s Settings) validateEndpoint() error {
+// validateServers checks the provider, the OpenAI-compatible base URL, the name of the
+// key's environment variable and the MCP servers.
+func (s Settings) validateServers() error {
 	switch s.Provider {
 	case "", ProviderOllama:
 	case ProviderOpenAI:
@@ -98,6 +99,11 @@ func (s Settings) validateEndpoint() error {
 	if s.BaseURL != "" {
 		if _, err := openai.ParseBaseURL(s.BaseURL); err != nil {
 			return &InvalidSettingError{"baseUrl", err.Error()}
+		}
+	}
+	if len(s.MCPServers) > 0 {
+		if _, err := mcptools.Parse(s.MCPServers, mcptools.SettingsSource); err != nil {
+			return &InvalidSettingError{"mcpServers", err.Error()}
 		}
 	}
 	if s.APIKeyEnv != "" && !ValidEnvName(s.APIKeyEnv) {

@@ -183,6 +183,9 @@ type Settings struct {
 	// APIKeyEnv names the environment variable that holds the server's key (sent as a bearer
 	// token, to either provider). The key itself is never stored.
 	APIKeyEnv string `json:"apiKeyEnv,omitempty"`
+	// MCPServers are MCP servers of the settings, a document of the mcpServers shape other
+	// apps use; the files (global, workspace, --mcp-config) come on top of them.
+	MCPServers json.RawMessage `json:"mcpServers,omitempty"`
 }
 
 // The providers of [Settings.Provider]: the API a model is asked through.

@@ -24,20 +24,9 @@ func TestCLIRunOverTheOpenAICompatibleAPIThinksWritesTheFileAndAnswers(t *testin
 	ws, db := t.TempDir(), filepath.Join(t.TempDir(), "p.db")
 	out, errOut, code := cliRun(t, "run", "--provider", "openai", "--base-url", srv.URL()+"/v1", "--db", db,
 		"--workspace", ws, "--model", writerModel.Name, "--think", "on", "--approve", "auto", "Write hello.txt")
-	t.Logf("transcript:\n%s%s", out, errOut)
-	if code != 0 {
-		t.Fatalf("exit status %d, want 0; stderr:\n%s", code, errOut)
-	}
-	for _, want := range []string{"I should write hello.txt.", "✓ write_file hello.txt", "I wrote `hello.txt` with a greeting."} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the transcript lacks %q", want)
-		}
-	}
+	assertWroteHello(t, ws, out, errOut, code)
 	if strings.Contains(out, "<think>") {
 		t.Errorf("the thinking tags reached the answer:\n%s", out)
-	}
-	if got, err := os.ReadFile(filepath.Join(ws, "hello.txt")); err != nil || string(got) != "hello from Prototyper\n" {
-		t.Errorf("hello.txt = %q, %v", got, err)
 	}
 }
 
@@ -167,5 +156,13 @@ func TestCLIRunAgainstARemoteOllamaBehindATLSProxyThatWantsAToken(t *testing.T) 
 	}
 	if data, err := os.ReadFile(db); err == nil && strings.Contains(string(data), token) {
 		t.Error("the token is in the chat database")
+	}
+}
+
+func TestCLIModelsListsTheOpenAICompatibleServersModels(t *testing.T) {
+	srv := ollamatest.Get(t)
+	out, errOut, code := cliRun(t, "models", "--provider", "openai", "--base-url", srv.URL()+"/v1")
+	if code != 0 || !strings.Contains(out, "NAME") || !strings.Contains(out, writerModel.Name+":latest") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
 	}
 }

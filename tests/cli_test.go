@@ -41,11 +41,10 @@ func cliRunEnv(t *testing.T, env []string, args ...string) (stdout, stderr strin
 	return out.String(), errb.String(), code
 }
 
-func TestCLIRunThinksWritesTheFileAndAnswers(t *testing.T) {
-	srv := ollamatest.Get(t)
-	ws, db := t.TempDir(), filepath.Join(t.TempDir(), "p.db")
-	out, errOut, code := cliRun(t, "run", "--ollama", srv.URL(), "--db", db, "--workspace", ws,
-		"--model", writerModel.Name, "--think", "on", "--approve", "auto", "Write hello.txt")
+// assertWroteHello checks the transcript of a run of writerModel: exit 0, its thinking, its
+// card, its answer, and the file in ws.
+func assertWroteHello(t *testing.T, ws, out, errOut string, code int) {
+	t.Helper()
 	t.Logf("transcript:\n%s%s", out, errOut)
 	if code != 0 {
 		t.Fatalf("exit status %d, want 0; stderr:\n%s", code, errOut)
@@ -58,6 +57,14 @@ func TestCLIRunThinksWritesTheFileAndAnswers(t *testing.T) {
 	if got, err := os.ReadFile(filepath.Join(ws, "hello.txt")); err != nil || string(got) != "hello from Prototyper\n" {
 		t.Errorf("hello.txt = %q, %v", got, err)
 	}
+}
+
+func TestCLIRunThinksWritesTheFileAndAnswers(t *testing.T) {
+	srv := ollamatest.Get(t)
+	ws, db := t.TempDir(), filepath.Join(t.TempDir(), "p.db")
+	out, errOut, code := cliRun(t, "run", "--ollama", srv.URL(), "--db", db, "--workspace", ws,
+		"--model", writerModel.Name, "--think", "on", "--approve", "auto", "Write hello.txt")
+	assertWroteHello(t, ws, out, errOut, code)
 	list, _, code := cliRun(t, "chats", "list", "--db", db)
 	if code != 0 || !strings.Contains(list, "Write hello.txt") {
 		t.Errorf("chats list (exit %d):\n%s", code, list)

@@ -35,17 +35,27 @@ func startDesktopRun(t *testing.T, model ollamatest.Model, prompt string) *deskt
 	return startDesktopRunWith(t, model, store.Settings{Think: "on"}, prompt)
 }
 
-// startDesktopRunWith is startDesktopRun with the given stored settings, and env added to the
-// app's environment.
-func startDesktopRunWith(t *testing.T, model ollamatest.Model, settings store.Settings, prompt string, env ...string) *desktopRun {
+// launchExtra is what a window test adds to the app's command line and environment.
+type launchExtra struct{ args, env []string }
+
+// withArgs adds flags of the window; withEnv adds KEY=VALUE to the app's environment.
+func withArgs(args ...string) launchExtra { return launchExtra{args: args} }
+func withEnv(env ...string) launchExtra   { return launchExtra{env: env} }
+
+// startDesktopRunWith is startDesktopRun with the given stored settings, and extra flags of
+// the window or variables of its environment.
+func startDesktopRunWith(t *testing.T, model ollamatest.Model, settings store.Settings, prompt string, extra ...launchExtra) *desktopRun {
 	t.Helper()
 	srv := ollamatest.Get(t)
 	bin := desktopBinary(t)
 	display := startXvfb(t)
 	r := newDesktopRun(t, settings)
-	r.app = launchDesktop(t, bin, display,
-		[]string{"--db", r.db, "--workspace", r.workspace, "--model", model.Name, "--ollama", srv.URL()},
-		append([]string{events.LogEnv + "=" + r.bridgeLog}, env...)...)
+	args := []string{"--db", r.db, "--workspace", r.workspace, "--model", model.Name, "--ollama", srv.URL()}
+	env := []string{events.LogEnv + "=" + r.bridgeLog}
+	for _, x := range extra {
+		args, env = append(args, x.args...), append(env, x.env...)
+	}
+	r.app = launchDesktop(t, bin, display, args, env...)
 	r.app.waitWindow("Prototyper", 60*time.Second)
 	r.waitForComposer(t)
 	// The composer has the focus at start: the prompt is typed, not clicked into.

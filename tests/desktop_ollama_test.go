@@ -179,7 +179,7 @@ func TestDesktopUsesTheOllamaThatRunsAndLeavesItRunningWhenItQuits(t *testing.T)
 	srv := ollamatest.Get(t)
 	path := ollamaOnPath(t)
 	before := ollamatest.ServerProcesses(hostOf(t, srv.URL()))
-	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "Write hello.txt with a greeting", "PATH="+path)
+	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "Write hello.txt with a greeting", withEnv("PATH="+path))
 	r.waitFinished(t, 90*time.Second)
 	if during := ollamatest.ServerProcesses(hostOf(t, srv.URL())); len(during) != len(before) {
 		t.Errorf("serve processes at %s: %v before the window, %v with it; the app started another", srv.URL(), before, during)

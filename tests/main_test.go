@@ -43,6 +43,15 @@ var (
 
 	// longAnswerModel thinks briefly, then streams a long answer: long enough to close the
 	// window while it streams.
+	// mcpEchoModel calls the reference MCP server's echo tool, then answers.
+	mcpEchoModel = ollamatest.Model{Name: "e2e-mcp-echo", Scripts: ollamatest.Scripts{
+		"SU": slices.Concat(
+			ollamatest.Think("The echo tool can say it."),
+			ollamatest.ToolCall("mcp__everything__echo", map[string]any{"message": "hello through MCP"}),
+		),
+		"SUAT": slices.Concat(ollamatest.Think("It answered."), []string{"The server ", "echoed it."}),
+	}}
+
 	longAnswerModel = ollamatest.Model{Name: "e2e-long", Scripts: ollamatest.Scripts{
 		"SU": slices.Concat(ollamatest.Think("A long answer."), longAnswerPieces()),
 	}}
@@ -88,5 +97,5 @@ func TestMain(m *testing.M) {
 	if os.Getenv(crashChildEnv) != "" || os.Getenv(checkpointCrashEnv) != "" { // the crash tests' children need no server
 		os.Exit(m.Run())
 	}
-	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel, badArgsModel, folderModel, twoRunsModel))
+	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel, badArgsModel, folderModel, twoRunsModel, mcpEchoModel))
 }

@@ -167,7 +167,7 @@ func TestErrorsSayWhatToDoAndClassify(t *testing.T) {
 		{&StatusError{StatusCode: 400, Message: "think value \"low\" is not supported for this model"}, "capability_missing", false, "--think off"},
 		{&StatusError{StatusCode: 503, URL: "u"}, "busy", true, "try again"},
 		{&StatusError{StatusCode: 500, URL: "u", Message: "boom"}, "http_error", true, "boom"},
-		{&StatusError{StatusCode: 401, URL: "u"}, "http_error", false, "HTTP 401"},
+		{&StatusError{StatusCode: 401, URL: "u"}, "unauthorized", false, "wants a token (HTTP 401)"},
 		{&StreamError{Message: "out of memory"}, "stream_error", true, "out of memory"},
 		{&IncompleteStreamError{Lines: 3}, "incomplete_stream", true, "nothing from it was run"},
 		{&LineTooLongError{Line: 2, Limit: 16 << 20}, "line_too_long", false, "check that the address points at an Ollama server"},

@@ -14,14 +14,6 @@ import (
 	"time"
 )
 
-// Roles of a [Message].
-const (
-	RoleSystem    = "system"
-	RoleUser      = "user"
-	RoleAssistant = "assistant"
-	RoleTool      = "tool"
-)
-
 // ChatRequest is one /v1/chat/completions request; it always streams.
 type ChatRequest struct {
 	Model    string
@@ -35,7 +27,7 @@ type ChatRequest struct {
 
 // Message is one message of the conversation.
 type Message struct {
-	Role    string
+	Role    string // ollama.RoleUser, RoleAssistant, RoleTool, RoleSystem: the same words
 	Content string
 	// Images are sent with a user message as data: URLs.
 	Images    [][]byte
@@ -205,26 +197,31 @@ func (d *decoder) read(s *stream, maxLine int) error {
 // wireChunk is one chat.completion.chunk, or an error event.
 type wireChunk struct {
 	Choices []struct {
-		Delta struct {
-			Content          *string         `json:"content"`
-			ReasoningContent *string         `json:"reasoning_content"`
-			Reasoning        json.RawMessage `json:"reasoning"`
-			ToolCalls        []struct {
-				Index    *int   `json:"index"`
-				ID       string `json:"id"`
-				Function struct {
-					Name      string `json:"name"`
-					Arguments string `json:"arguments"`
-				} `json:"function"`
-			} `json:"tool_calls"`
-		} `json:"delta"`
-		FinishReason *string `json:"finish_reason"`
+		Delta wireDelta `json:"delta"`
+		// Message is the whole answer of a server that did not stream (one chat.completion).
+		Message      *wireDelta `json:"message"`
+		FinishReason *string    `json:"finish_reason"`
 	} `json:"choices"`
 	Usage *struct {
 		PromptTokens     int `json:"prompt_tokens"`
 		CompletionTokens int `json:"completion_tokens"`
 	} `json:"usage"`
 	Error json.RawMessage `json:"error"`
+}
+
+// wireDelta is what a chunk adds to the answer.
+type wireDelta struct {
+	Content          *string         `json:"content"`
+	ReasoningContent *string         `json:"reasoning_content"`
+	Reasoning        json.RawMessage `json:"reasoning"`
+	ToolCalls        []struct {
+		Index    *int   `json:"index"`
+		ID       string `json:"id"`
+		Function struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		} `json:"function"`
+	} `json:"tool_calls"`
 }
 
 // event decodes one event's data and emits its deltas.
@@ -258,6 +255,9 @@ func (d *decoder) event(s *stream, data []byte) error {
 	}
 	for _, choice := range ch.Choices { // n is always 1: every choice is the one answer
 		delta := &choice.Delta
+		if choice.Message != nil {
+			delta = choice.Message
+		}
 		if delta.ReasoningContent != nil {
 			if err := d.emit(&d.thinking, *delta.ReasoningContent, EventThinkingDelta); err != nil {
 				return err

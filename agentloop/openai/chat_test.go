@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"prototyper/agentloop/ollama"
 )
 
 // sse serves the given raw stream bodies, one per request (the last one repeats), each
@@ -46,7 +48,7 @@ func sse(t *testing.T, bodies ...[]string) (*Client, *atomic.Int32) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return New(base, WithRetryInterval(time.Millisecond, 5*time.Millisecond)), &n
+	return New(base, WithRetry(5, 5*time.Second, time.Millisecond, 5*time.Millisecond)), &n
 }
 
 func chunk(delta string) string {
@@ -59,7 +61,7 @@ func collect(t *testing.T, c *Client) (thinking, content []string, res *Result, 
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	res, err = c.Chat(ctx, &ChatRequest{Model: "m", Messages: []Message{{Role: RoleUser, Content: "hi"}}}, func(e Event) error {
+	res, err = c.Chat(ctx, &ChatRequest{Model: "m", Messages: []Message{{Role: ollama.RoleUser, Content: "hi"}}}, func(e Event) error {
 		switch e.Kind {
 		case EventThinkingDelta:
 			thinking = append(thinking, e.Text)
@@ -262,12 +264,12 @@ func TestHTTPErrorsSayWhatToDo(t *testing.T) {
 
 func TestTimeouts(t *testing.T) {
 	c, _ := sse(t, []string{"<stall>"})
-	_, _, _, err := collect(t, c.With(WithFirstByteTimeout(50*time.Millisecond), WithRetry(1, 0)))
+	_, _, _, err := collect(t, c.With(WithTimeouts(50*time.Millisecond, time.Minute), WithRetry(1, 0, time.Millisecond, time.Millisecond)))
 	if !errors.Is(err, ErrFirstByteTimeout) || !strings.Contains(err.Error(), "--first-byte-timeout") {
 		t.Errorf("silent server: %v", err)
 	}
 	c, _ = sse(t, []string{chunk(`{"content":"a"}`), ": keep-alive\n\n", "<stall>"})
-	_, content, _, err := collect(t, c.With(WithIdleTimeout(50*time.Millisecond)))
+	_, content, _, err := collect(t, c.With(WithTimeouts(time.Minute, 50*time.Millisecond)))
 	if !errors.Is(err, ErrIdleTimeout) || strings.Join(content, "") != "a" {
 		t.Errorf("stalled stream: %v (content %q)", err, content)
 	}
@@ -275,7 +277,7 @@ func TestTimeouts(t *testing.T) {
 
 func TestUnreachableServer(t *testing.T) {
 	base, _ := ParseBaseURL("http://127.0.0.1:1")
-	_, _, _, err := collect(t, New(base, WithRetry(2, time.Second), WithRetryInterval(time.Millisecond, time.Millisecond)))
+	_, _, _, err := collect(t, New(base, WithRetry(2, time.Second, time.Millisecond, time.Millisecond)))
 	if !errors.Is(err, ErrUnreachable) || Code(err) != "not_running" || !strings.Contains(err.Error(), "http://127.0.0.1:1/v1") {
 		t.Errorf("err = %v", err)
 	}
@@ -310,9 +312,9 @@ func TestRequestCarriesToolsUsageAndTheKey(t *testing.T) {
 	defer srv.Close()
 	base, _ := ParseBaseURL(srv.URL)
 	_, err := New(base, WithAPIKey("k", "K")).Chat(context.Background(), &ChatRequest{Model: "m",
-		Messages: []Message{{Role: RoleUser, Content: "hi", Images: [][]byte{[]byte("\x89PNG\r\n\x1a\n")}},
-			{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "c", Name: "f", Arguments: json.RawMessage(`{"a":1}`)}}},
-			{Role: RoleTool, ToolCallID: "c", Content: "done"}},
+		Messages: []Message{{Role: ollama.RoleUser, Content: "hi", Images: [][]byte{[]byte("\x89PNG\r\n\x1a\n")}},
+			{Role: ollama.RoleAssistant, ToolCalls: []ToolCall{{ID: "c", Name: "f", Arguments: json.RawMessage(`{"a":1}`)}}},
+			{Role: ollama.RoleTool, ToolCallID: "c", Content: "done"}},
 		Tools: []Tool{{Name: "f", Parameters: json.RawMessage(`{"type":"object"}`)}}}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -326,5 +328,15 @@ func TestRequestCarriesToolsUsageAndTheKey(t *testing.T) {
 	}
 	if auth != "Bearer k" {
 		t.Errorf("Authorization = %q", auth)
+	}
+}
+
+func TestAServerThatDoesNotStreamStillAnswers(t *testing.T) {
+	c, _ := sse(t, []string{`{"choices":[{"index":0,"message":{"role":"assistant","content":"<think>Hm.</think>All at once.",` +
+		`"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":"tool_calls"}],` +
+		`"usage":{"prompt_tokens":3,"completion_tokens":4}}` + "\n"})
+	_, _, res, err := collect(t, c)
+	if err != nil || res.Content != "All at once." || res.Thinking != "Hm." || len(res.ToolCalls) != 1 || res.Usage.CompletionTokens != 4 {
+		t.Fatalf("res %+v, err %v", res, err)
 	}
 }

@@ -16,18 +16,8 @@ import (
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
-)
 
-// Defaults of a [Client]; each has an [Option]. They are the native Ollama client's.
-const (
-	DefaultMaxLineSize      = 16 << 20
-	DefaultFirstByteTimeout = 5 * time.Minute
-	DefaultIdleTimeout      = 60 * time.Second
-	DefaultMetadataTimeout  = 15 * time.Second
-	DefaultRetryAttempts    = 5
-	DefaultRetryMaxElapsed  = 30 * time.Second
-	DefaultRetryInitial     = 500 * time.Millisecond
-	DefaultRetryMaxInterval = 5 * time.Second
+	"prototyper/agentloop/ollama"
 )
 
 const (
@@ -51,42 +41,23 @@ type Client struct {
 // Option configures a [Client].
 type Option func(*Client)
 
-// WithHTTPClient sends requests with hc (its Timeout is ignored: the client's own timeouts
-// apply).
-func WithHTTPClient(hc *http.Client) Option {
-	return func(c *Client) {
-		cp := *hc
-		cp.Timeout = 0
-		c.http = &cp
-	}
-}
-
 // WithAPIKey sends key as a bearer token. env names the environment variable it came from,
 // for the messages that say which key was refused; the key itself is never in a message.
 func WithAPIKey(key, env string) Option { return func(c *Client) { c.key, c.keyEnv = key, env } }
 
-// WithMaxLineSize sets the longest line accepted in a stream, in bytes (default 16 MiB).
-func WithMaxLineSize(n int) Option { return func(c *Client) { c.maxLine = n } }
-
-// WithFirstByteTimeout bounds the wait for the first event of an answer (default 5 min; 0:
-// none).
-func WithFirstByteTimeout(d time.Duration) Option { return func(c *Client) { c.firstByte = d } }
-
-// WithIdleTimeout bounds the silence between two lines of a stream (default 60 s).
-func WithIdleTimeout(d time.Duration) Option { return func(c *Client) { c.idle = d } }
-
-// WithMetadataTimeout bounds the wait for /v1/models (default 15 s).
-func WithMetadataTimeout(d time.Duration) Option { return func(c *Client) { c.metadata = d } }
-
-// WithRetry bounds the retries before the first byte: at most attempts requests in all (1
-// disables retrying) and at most maxElapsed of waiting.
-func WithRetry(attempts int, maxElapsed time.Duration) Option {
-	return func(c *Client) { c.attempts, c.maxElapsed = attempts, maxElapsed }
+// WithTimeouts bounds the wait for an answer's first event (default 5 min, a model can be
+// slow to load; 0: no bound) and the silence between two lines of a stream (default 60 s).
+func WithTimeouts(firstByte, idle time.Duration) Option {
+	return func(c *Client) { c.firstByte, c.idle = firstByte, idle }
 }
 
-// WithRetryInterval sets the first backoff delay and the largest one.
-func WithRetryInterval(initial, max time.Duration) Option {
-	return func(c *Client) { c.initial, c.maxInt = initial, max }
+// WithRetry bounds the retries before the first byte — at most attempts requests in all (1
+// disables retrying), at most maxElapsed of waiting — and sets the first backoff delay and
+// the largest one (jittered, growing between them).
+func WithRetry(attempts int, maxElapsed, initial, largest time.Duration) Option {
+	return func(c *Client) {
+		c.attempts, c.maxElapsed, c.initial, c.maxInt = attempts, maxElapsed, initial, largest
+	}
 }
 
 // ParseBaseURL checks a server's base URL: http or https with a host. A URL without a path
@@ -106,11 +77,12 @@ func ParseBaseURL(raw string) (*url.URL, error) {
 
 // New returns a client of the server at base (see [ParseBaseURL]).
 func New(base *url.URL, opts ...Option) *Client {
+	// the native client's limits: a server of either kind gets the same patience
 	c := &Client{
-		base: base, http: &http.Client{}, maxLine: DefaultMaxLineSize,
-		firstByte: DefaultFirstByteTimeout, idle: DefaultIdleTimeout, metadata: DefaultMetadataTimeout,
-		attempts: DefaultRetryAttempts, maxElapsed: DefaultRetryMaxElapsed,
-		initial: DefaultRetryInitial, maxInt: DefaultRetryMaxInterval,
+		base: base, http: &http.Client{}, maxLine: ollama.DefaultMaxLineSize,
+		firstByte: ollama.DefaultFirstByteTimeout, idle: ollama.DefaultIdleTimeout, metadata: ollama.DefaultMetadataTimeout,
+		attempts: ollama.DefaultRetryAttempts, maxElapsed: ollama.DefaultRetryMaxElapsed,
+		initial: ollama.DefaultRetryInitial, maxInt: ollama.DefaultRetryMaxInterval,
 	}
 	return c.With(opts...)
 }
@@ -124,6 +96,9 @@ func (c *Client) With(opts ...Option) *Client {
 	cp.attempts = max(cp.attempts, 1)
 	return &cp
 }
+
+// IdleTimeout returns how long a stream may stay silent mid-answer.
+func (c *Client) IdleTimeout() time.Duration { return c.idle }
 
 // URL returns the base URL as a string.
 func (c *Client) URL() string { return c.base.String() }

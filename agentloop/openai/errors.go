@@ -12,32 +12,25 @@ import (
 	"prototyper/agentloop/ollama"
 )
 
-// Sentinel errors, for errors.Is. The errors returned are the typed errors below, which
-// match these and carry the details.
+// Sentinel errors, for errors.Is; the typed errors below match them and carry the details.
+// Those a model server of either kind can meet are the native client's own, so that one
+// errors.Is recognises a missing model or a timeout whichever provider answered.
 var (
+	ErrModelNotFound    = ollama.ErrModelNotFound    // HTTP 404 with an API error
+	ErrCapability       = ollama.ErrCapability       // HTTP 400 "does not support …"
+	ErrUnauthorized     = ollama.ErrUnauthorized     // HTTP 401 or 403: a key is wanted or refused
+	ErrIncompleteStream = ollama.ErrIncompleteStream // the stream ended before [DONE] or a finish_reason
+	ErrLineTooLong      = ollama.ErrLineTooLong      // a line of the stream exceeded the maximum
+	ErrMalformed        = ollama.ErrMalformedLine    // an event's data was not the JSON expected
+	ErrFirstByteTimeout = ollama.ErrFirstByteTimeout // no answer within the first-byte timeout
+	ErrIdleTimeout      = ollama.ErrIdleTimeout      // the stream went silent mid-answer
+
 	// ErrUnreachable: nothing answers at the base URL (connection refused), after the retries.
-	ErrUnreachable = errors.New("the server does not answer")
-	// ErrUnauthorized: the server refused the key, or wants one (HTTP 401 or 403).
-	ErrUnauthorized = errors.New("the server refused the key")
-	// ErrModelNotFound: the server does not serve the model (HTTP 404 with an API error).
-	ErrModelNotFound = errors.New("model not found")
-	// ErrCapability: the model lacks what the request needs, e.g. tools (HTTP 400 "does not
-	// support …").
-	ErrCapability = errors.New("model lacks a capability")
+	ErrUnreachable = errors.New("the model server does not answer")
 	// ErrBusy: the server is overloaded or rate-limits (HTTP 503 or 429), after the retries.
-	ErrBusy = errors.New("the server is busy")
+	ErrBusy = errors.New("the model server is busy")
 	// ErrStream: the server sent an error event in the stream. A *StreamError.
-	ErrStream = errors.New("the server reported an error in the stream")
-	// ErrIncompleteStream: the stream ended before [DONE] or a finish_reason.
-	ErrIncompleteStream = errors.New("stream ended before it was complete")
-	// ErrLineTooLong: a line of the stream exceeded the maximum line size.
-	ErrLineTooLong = errors.New("line too long")
-	// ErrMalformed: an event's data was not the JSON object expected.
-	ErrMalformed = errors.New("malformed event")
-	// ErrFirstByteTimeout: no answer within the first-byte timeout. A *TimeoutError.
-	ErrFirstByteTimeout = errors.New("first-byte timeout")
-	// ErrIdleTimeout: the stream went silent mid-answer. A *TimeoutError.
-	ErrIdleTimeout = errors.New("idle timeout")
+	ErrStream = errors.New("the model server reported an error in the stream")
 	// ErrNotOpenAI: the address does not serve the OpenAI-compatible API (a web page, or a
 	// 404 that is not an API error).
 	ErrNotOpenAI = errors.New("not an OpenAI-compatible API")
@@ -145,11 +138,16 @@ type IncompleteStreamError struct {
 }
 
 func (e *IncompleteStreamError) Error() string {
-	cause := "the connection closed"
-	if e.Err != nil {
-		cause = e.Err.Error()
+	return fmt.Sprintf("the model server's answer stopped before it was complete (after %d events; %s) — nothing from it was run; try again",
+		e.Events, closedBecause(e.Err))
+}
+
+// closedBecause says why a stream stopped: err, or a plain close.
+func closedBecause(err error) string {
+	if err == nil {
+		return "the connection closed"
 	}
-	return fmt.Sprintf("the model server's answer stopped before it was complete (after %d events; %s) — nothing from it was run; try again", e.Events, cause)
+	return err.Error()
 }
 func (e *IncompleteStreamError) Unwrap() error        { return e.Err }
 func (e *IncompleteStreamError) Is(target error) bool { return target == ErrIncompleteStream }

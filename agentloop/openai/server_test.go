@@ -4,40 +4,36 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"prototyper/agentloop/ollama"
 	"prototyper/agentloop/openai"
 	"prototyper/internal/ollamatest"
 )
 
 // The models of the real-server tests, served through Ollama's own OpenAI-compatible
-// endpoint (/v1): "scripted" thinks and calls write_file, then answers after the tool's
-// result; "plain" has neither tools nor thinking and always says hello.
+// endpoint (/v1): "pair" thinks and calls two tools in one message (two indexes of one
+// stream), then answers once both results are back; "plain" has neither tools nor thinking
+// and always says hello.
 var (
-	scripted = ollamatest.Model{Name: "scripted", Scripts: ollamatest.Scripts{
+	pair = ollamatest.Model{Name: "pair", Scripts: ollamatest.Scripts{
 		"U": slices.Concat(
-			ollamatest.Think("I should", " write the file."),
-			ollamatest.ToolCall("write_file", map[string]any{"path": "hello.txt", "content": "hello"}),
+			ollamatest.Think("Read one,", " write the other."),
+			ollamatest.ToolCall("read_file", map[string]any{"path": "in.txt"}),
+			ollamatest.ToolCall("write_file", map[string]any{"path": "out.txt", "content": "copied"}),
 		),
-		"UAT": slices.Concat(ollamatest.Think("Done."), []string{"I wrote", " hello.txt", "."}),
+		"UATT": slices.Concat(ollamatest.Think("Both done."), []string{"Copied", " in.txt", " to out.txt."}),
 	}}
 	plain = ollamatest.Model{Name: "plain", NoTools: true, NoThinking: true, Scripts: ollamatest.Scripts{
-		"*": {"Hello", " there", "."},
+		"*": {"Hi", " from", " plain."},
 	}}
 )
 
-func TestMain(m *testing.M) {
-	flag.Parse()
-	if f := flag.Lookup("test.run"); f != nil && f.Value.String() == "^$" {
-		os.Exit(m.Run())
-	}
-	os.Exit(ollamatest.Main(m, scripted, plain))
-}
+func TestMain(m *testing.M) { os.Exit(ollamatest.Main(m, pair, plain)) }
 
 func realClient(t *testing.T) *openai.Client {
 	t.Helper()
@@ -54,13 +50,16 @@ func ctx(t *testing.T) context.Context {
 	return c
 }
 
-var writeFile = openai.Tool{Name: "write_file", Description: "Write a file in the workspace.", Parameters: json.RawMessage(
-	`{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}`)}
+var fileTools = []openai.Tool{
+	{Name: "read_file", Description: "Read a file.", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)},
+	{Name: "write_file", Description: "Write a file.", Parameters: json.RawMessage(
+		`{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}`)},
+}
 
-func TestRealServerStreamsThinkingThenAToolCallThenTheAnswerOverV1(t *testing.T) {
+func TestRealServerStreamsThinkingThenTwoToolCallsThenTheAnswerOverV1(t *testing.T) {
 	c := realClient(t)
-	req := &openai.ChatRequest{Model: "scripted", Tools: []openai.Tool{writeFile},
-		Messages: []openai.Message{{Role: openai.RoleUser, Content: "Write hello.txt"}}}
+	req := &openai.ChatRequest{Model: "pair", Tools: fileTools,
+		Messages: []openai.Message{{Role: ollama.RoleUser, Content: "Copy in.txt to out.txt"}}}
 	var thinking, content []string
 	started := false
 	res, err := c.Chat(ctx(t), req, func(e openai.Event) error {
@@ -77,36 +76,38 @@ func TestRealServerStreamsThinkingThenAToolCallThenTheAnswerOverV1(t *testing.T)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !started || strings.Join(thinking, "") != "I should write the file." || strings.TrimSpace(strings.Join(content, "")) != "" {
+	if !started || strings.Join(thinking, "") != "Read one, write the other." || strings.TrimSpace(strings.Join(content, "")) != "" {
 		t.Errorf("started %v, thinking %q, content %q", started, thinking, content)
 	}
-	if len(res.ToolCalls) != 1 || res.ToolCalls[0].Name != "write_file" || res.ToolCalls[0].ID == "" {
+	if len(res.ToolCalls) != 2 || res.ToolCalls[0].Name != "read_file" || res.ToolCalls[1].Name != "write_file" ||
+		res.ToolCalls[0].ID == "" || res.ToolCalls[0].ID == res.ToolCalls[1].ID {
 		t.Fatalf("tool calls = %+v", res.ToolCalls)
 	}
 	var args map[string]string
-	if err := json.Unmarshal(res.ToolCalls[0].Arguments, &args); err != nil || args["path"] != "hello.txt" || args["content"] != "hello" {
-		t.Errorf("arguments = %s", res.ToolCalls[0].Arguments)
+	if err := json.Unmarshal(res.ToolCalls[1].Arguments, &args); err != nil || args["path"] != "out.txt" || args["content"] != "copied" {
+		t.Errorf("arguments = %s", res.ToolCalls[1].Arguments)
 	}
 	if !res.Done || res.FinishReason != "tool_calls" || res.Usage.PromptTokens == 0 || res.Usage.CompletionTokens == 0 {
 		t.Errorf("result = %+v", res)
 	}
 
-	// The second turn sends the history back: the call, and the result under its id.
+	// The second turn sends the history back: the calls, and each result under its id.
 	req.Messages = append(req.Messages,
-		openai.Message{Role: openai.RoleAssistant, ToolCalls: res.ToolCalls},
-		openai.Message{Role: openai.RoleTool, ToolCallID: res.ToolCalls[0].ID, Content: "wrote 5 bytes"})
+		openai.Message{Role: ollama.RoleAssistant, ToolCalls: res.ToolCalls},
+		openai.Message{Role: ollama.RoleTool, ToolCallID: res.ToolCalls[0].ID, Content: "original"},
+		openai.Message{Role: ollama.RoleTool, ToolCallID: res.ToolCalls[1].ID, Content: "wrote 6 bytes"})
 	res, err = c.Chat(ctx(t), req, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.TrimSpace(res.Content) != "I wrote hello.txt." || res.Thinking != "Done." || len(res.ToolCalls) != 0 || res.FinishReason != "stop" {
+	if strings.TrimSpace(res.Content) != "Copied in.txt to out.txt." || res.Thinking != "Both done." || len(res.ToolCalls) != 0 || res.FinishReason != "stop" {
 		t.Errorf("answer = %+v", res)
 	}
 }
 
 func TestRealServerErrorsOverV1(t *testing.T) {
 	c := realClient(t)
-	user := []openai.Message{{Role: openai.RoleUser, Content: "hi"}}
+	user := []openai.Message{{Role: ollama.RoleUser, Content: "hi"}}
 	for _, tc := range []struct {
 		name string
 		req  *openai.ChatRequest
@@ -114,7 +115,7 @@ func TestRealServerErrorsOverV1(t *testing.T) {
 		says string
 	}{
 		{"a missing model", &openai.ChatRequest{Model: "no-such-model", Messages: user}, openai.ErrModelNotFound, `does not serve model "no-such-model"`},
-		{"tools on a model without tools", &openai.ChatRequest{Model: "plain", Messages: user, Tools: []openai.Tool{writeFile}}, openai.ErrCapability, "does not support tools"},
+		{"tools on a model without tools", &openai.ChatRequest{Model: "plain", Messages: user, Tools: fileTools}, openai.ErrCapability, "does not support tools"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var retries int
@@ -140,7 +141,7 @@ func TestRealServerListsItsModelsOverV1(t *testing.T) {
 	for _, m := range models {
 		ids = append(ids, m.ID)
 	}
-	if !slices.Contains(ids, "scripted:latest") || !slices.Contains(ids, "plain:latest") {
+	if !slices.Contains(ids, "pair:latest") || !slices.Contains(ids, "plain:latest") {
 		t.Errorf("models = %v", ids)
 	}
 }

@@ -29,6 +29,7 @@ export const pairs = {
   'agentloop.Budget': 'PromptBudget',
   'agentloop.ChatSummary': 'ChatSummary',
   'cli.Config': 'Config',
+  'mcptools.Status': 'McpServerStatus',
   'ollama.CatalogEntry': 'ModelInfo',
   'ollama.StarterModel': 'StarterModel',
   'cli.OllamaStatus': 'OllamaStatus',

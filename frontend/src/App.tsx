@@ -5,6 +5,7 @@ import { ChangesBar, ChatView } from './components/ChatView'
 import { Composer } from './components/Composer'
 import { ChatChangeDialog, Header } from './components/Header'
 import { FirstModelPanel } from './components/FirstModelPanel'
+import { ModelServerDownPanel } from './components/ModelServerDownPanel'
 import { HelpOverlay } from './components/HelpOverlay'
 import { SearchDialog } from './components/SearchDialog'
 import { OllamaDownPanel } from './components/OllamaDownPanel'
@@ -139,7 +140,15 @@ export function App() {
       <ChatList />
       <main className="chat">
         <ErrorLine />
-        {ollamaDown ? <OllamaDownPanel onSettings={openSettings} /> : firstModel ? <FirstModelPanel /> : <ChatView />}
+        {ollamaDown && config?.provider === 'openai' ? (
+          <ModelServerDownPanel />
+        ) : ollamaDown ? (
+          <OllamaDownPanel onSettings={openSettings} />
+        ) : firstModel ? (
+          <FirstModelPanel />
+        ) : (
+          <ChatView />
+        )}
         <ActiveChangesBar />
         <ChangesPanel />
         <ConnectedComposer />

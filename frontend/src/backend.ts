@@ -15,6 +15,7 @@ export type ApprovalPolicy = 'auto' | 'ask' | 'deny'
 export type Decision = 'allow' | 'deny'
 /** Why a run ended: the events.Stop* constants of events/event.go. */
 export type StopReason = 'completed' | 'max_steps' | 'aborted' | 'error' | 'awaiting_approval' | 'length' | 'loop'
+export type Provider = 'ollama' | 'openai'
 
 export interface Config {
   workspace: string
@@ -33,12 +34,34 @@ export interface Config {
   alwaysAllow: Record<string, string[] | null>
   /** The largest file kept so that its change can be undone, in bytes. */
   checkpointMaxBytes?: number
+  /** The model server's API: Ollama's own, or any OpenAI-compatible server at baseUrl. */
+  provider: Provider
+  /** The OpenAI-compatible server's API address, e.g. http://gpu:8000/v1. */
+  baseUrl: string
+  /** The NAME of the environment variable holding the server's key (never the key). */
+  apiKeyEnv: string
+  /** The MCP servers of the settings: JSON text of the mcpServers shape ('' for none). */
+  mcpJson: string
   tools: string[]
   dbPath: string
+  /** The MCP servers of the workspace: their state, their tools, and why one failed. */
+  mcpServers?: McpServerStatus[]
+}
+
+export type McpServerState = 'stopped' | 'running' | 'failed' | 'disabled'
+
+export interface McpServerStatus {
+  name: string
+  state: McpServerState
+  /** The file that configured the server. */
+  source: string
+  tools: string[]
+  /** One sentence when the server failed to start, hung or died. */
+  error?: string
 }
 
 /** What SaveSettings accepts: the Config without the read-only fields. */
-export type Settings = Omit<Config, 'dbPath' | 'tools'>
+export type Settings = Omit<Config, 'dbPath' | 'tools' | 'mcpServers'>
 
 export interface ChatSummary {
   id: string

@@ -38,6 +38,10 @@ export class FakeBackend implements Backend {
     startOllama: true,
     ollamaBinary: '',
     alwaysAllow: {},
+    provider: 'ollama',
+    baseUrl: '',
+    apiKeyEnv: '',
+    mcpJson: '',
     tools: ['read_file', 'write_file', 'list_dir'],
     dbPath: '/tmp/prototyper.db',
   }

@@ -78,10 +78,11 @@ type subcommand struct {
 var subcommands = []subcommand{
 	{"run", "run [flags] PROMPT", "one agent run in the terminal, same loop, same store", runCommand},
 	{"chats", "chats list | show ID | export ID --format md|json", "read the chats in the store", chatsCommand},
-	{"models", "models", "models on the Ollama server, with capabilities and context length", modelsCommand},
+	{"models", "models [--provider openai --base-url URL]", "models on the model server, with capabilities and context length", modelsCommand},
 	{"pull", "pull NAME", "pull a model with a progress bar", pullCommand},
 	{"undo", "undo --chat ID [--run ID] [--force] [--json]", "put back the files a run changed", undoCommand(false)},
 	{"redo", "redo --chat ID", "take back the last undo", undoCommand(true)},
+	{"mcp", "mcp list [--workspace DIR] [--mcp-config FILE] [--json]", "the MCP servers, their state and their tools", mcpCommand},
 }
 
 // IsSubcommand reports whether arg names a subcommand (or asks for help), so that main.go
@@ -123,13 +124,15 @@ func Usage(w io.Writer) {
 
 Usage:
   prototyper [--workspace DIR] [--model NAME] [--ollama URL] [--db FILE]
+             [--provider ollama|openai] [--base-url URL] [--api-key-env NAME] [--mcp-config FILE]
         open the desktop window
 `)
 	for _, s := range subcommands {
 		fmt.Fprintf(w, "  prototyper %s\n        %s\n", s.usage, s.summary)
 	}
 	fmt.Fprint(w, `
---ollama URL and --db FILE apply to every command. Run `+"`prototyper COMMAND --help`"+` for its flags.
+--ollama URL and --db FILE apply to every command; --provider openai --base-url URL speaks to any
+OpenAI-compatible server, --api-key-env NAME names the variable holding its key. Run `+"`prototyper COMMAND --help`"+` for its flags.
 Exit status: 0 completed, 1 failed, 2 usage, 3 stopped at max steps, 4 paused awaiting approval,
 5 stopped as a loop, 130 interrupted.
 `)
@@ -138,6 +141,8 @@ Exit status: 0 completed, 1 failed, 2 usage, 3 stopped at max steps, 4 paused aw
 // DesktopOptions are the flags of the desktop window.
 type DesktopOptions struct {
 	Common
+	EndpointFlags
+	MCPFlags
 	Workspace string
 	Model     string
 }
@@ -157,6 +162,8 @@ func ParseDesktopFlags(args []string, errOut io.Writer) (DesktopOptions, error) 
 	fs.SetOutput(errOut)
 	fs.Usage = func() { Usage(errOut) }
 	o.Common.Register(fs)
+	o.EndpointFlags.Register(fs)
+	o.MCPFlags.Register(fs)
 	fs.StringVar(&o.Workspace, "workspace", "", "workspace `DIR` the agent works in")
 	fs.StringVar(&o.Model, "model", "", "Ollama model `NAME`")
 	if err := fs.Parse(args); err != nil {

@@ -14,6 +14,7 @@ import (
 	"prototyper/events"
 	"prototyper/store"
 	"prototyper/tools"
+	"prototyper/tools/mcptools"
 )
 
 // Desktop is the desktop window's side of the app, without the window: it assembles for the
@@ -30,6 +31,7 @@ type Desktop struct {
 	pulls  ollama.Pulls
 	// serve is the Ollama server the window starts when nothing answers at a local address.
 	serve *managed.Server
+	mcp    *mcptools.Set // the MCP servers, ended by Close
 
 	mu        sync.Mutex // orders the changes of the fields below and of the stored settings
 	workspace string     // the folder of new chats
@@ -64,7 +66,7 @@ func assembleDesktop(db *store.DB, opts DesktopOptions, sink events.Sink) (*Desk
 	if err != nil {
 		return nil, err
 	}
-	server, err := agentloop.NewOllamaServer(firstNonEmpty(opts.Ollama, settings.OllamaURL))
+	server, err := desktopServer(opts, settings)
 	if err != nil {
 		return nil, err
 	}
@@ -82,10 +84,16 @@ func assembleDesktop(db *store.DB, opts DesktopOptions, sink events.Sink) (*Desk
 			workspace = abs
 		}
 	}
-	d := &Desktop{db: db, bridge: bridge, server: server, serve: newManagedServer(db),
-		agent:     agentloop.Wire(db, server, bridge, agentloop.WireOptions{}),
+	mcpServers, err := opts.MCPFlags.Set()
+	if err != nil {
+		return nil, err
+	}
+	d := &Desktop{db: db, bridge: bridge, server: server, serve: newManagedServer(db), mcp: mcpServers,
+		agent:     agentloop.Wire(db, server, bridge, agentloop.WireOptions{Extra: mcpServers}),
 		workspace: workspace, model: firstNonEmpty(opts.Model, settings.DefaultModel)}
 	d.life, d.endLife = context.WithCancel(context.Background())
+	d.useMCPSettings(settings)
+	d.startMCP(workspace)
 	d.preload(d.model) // the app starts with a model: its first message should not wait for the load
 	return d, nil
 }
@@ -129,6 +137,7 @@ func (d *Desktop) Close() error {
 	d.endLife()
 	d.pulls.Close()
 	d.serve.Stop()
+	_ = d.mcp.Close()
 	_ = d.bridge.Close()
 	return errors.Join(stopErr, d.db.Close())
 }
@@ -153,6 +162,13 @@ type Settings struct {
 	AlwaysAllow map[string][]string `json:"alwaysAllow"`
 	// CheckpointMaxBytes: the largest file kept so that its change can be undone.
 	CheckpointMaxBytes int64 `json:"checkpointMaxBytes,omitempty"`
+	// Provider, BaseURL and APIKeyEnv choose the model server (see [store.Settings]).
+	Provider  string `json:"provider"`
+	BaseURL   string `json:"baseUrl"`
+	APIKeyEnv string `json:"apiKeyEnv"`
+	// MCPJSON is the MCP servers of the settings, as the JSON text of the mcpServers shape
+	// ("" for none).
+	MCPJSON string `json:"mcpJson"`
 }
 
 // Config is what the window shows in its header and settings: the settings in effect, the
@@ -161,6 +177,8 @@ type Config struct {
 	Settings
 	Tools  []string `json:"tools"`
 	DBPath string   `json:"dbPath"`
+	// MCPServers are the MCP servers of the workspace, with their state and tools.
+	MCPServers []mcptools.Status `json:"mcpServers"`
 }
 
 // Config returns the settings in effect: the flags applied, the defaults filled in, and
@@ -175,15 +193,17 @@ func (d *Desktop) Config() (Config, error) {
 	c := Config{Settings: Settings{Workspace: workspace, Model: model, OllamaURL: url,
 		Think: s.ThinkLevel(), ContextCap: s.ContextCapTokens(), ToolApproval: map[string]string{},
 		FirstByteTimeoutSec: s.FirstByteTimeoutSec, StartOllama: s.StartsOllama(), OllamaBinary: s.OllamaBinary,
-		AlwaysAllow: s.AlwaysAllow, CheckpointMaxBytes: s.CheckpointLimit()},
+		AlwaysAllow: s.AlwaysAllow, CheckpointMaxBytes: s.CheckpointLimit(),
+		Provider: d.server.Endpoint().Provider, BaseURL: s.BaseURL, APIKeyEnv: s.APIKeyEnv, MCPJSON: string(s.MCPServers)},
 		DBPath: d.db.Path()}
 	if c.AlwaysAllow == nil {
 		c.AlwaysAllow = map[string][]string{}
 	}
-	for _, def := range tools.WorkspaceDefinitions() {
+	for _, def := range append(tools.WorkspaceDefinitions(), d.mcpDefinitions(workspace)...) {
 		c.Tools = append(c.Tools, def.Name)
 		c.ToolApproval[def.Name] = agentloop.Policy(s.ToolApproval, def)
 	}
+	c.MCPServers = d.mcpStatus(workspace)
 	return c, nil
 }
 
@@ -195,6 +215,9 @@ func (d *Desktop) SaveSettings(in Settings) error {
 	defer d.mu.Unlock()
 	_, url := d.server.Client()
 	workspace, model := firstNonEmpty(in.Workspace, d.workspace), firstNonEmpty(in.Model, d.model)
+	if err := (agentloop.Endpoint{APIKeyEnv: in.APIKeyEnv}).Check(); err != nil {
+		return err
+	}
 	saved, err := d.db.UpdateSettings(func(s *store.Settings) error {
 		s.OllamaURL, s.Think, s.ContextCap, s.ToolApproval = firstNonEmpty(in.OllamaURL, url), in.Think, in.ContextCap, in.ToolApproval
 		s.FirstByteTimeoutSec = in.FirstByteTimeoutSec
@@ -205,6 +228,8 @@ func (d *Desktop) SaveSettings(in Settings) error {
 		if in.CheckpointMaxBytes > 0 {
 			s.CheckpointMaxBytes = in.CheckpointMaxBytes
 		}
+		s.Provider, s.BaseURL, s.APIKeyEnv = in.Provider, strings.TrimSpace(in.BaseURL), strings.TrimSpace(in.APIKeyEnv)
+		s.MCPServers = settingsMCP(in.MCPJSON)
 		s.Workspace, s.DefaultModel = workspace, model
 		return nil
 	})
@@ -215,7 +240,8 @@ func (d *Desktop) SaveSettings(in Settings) error {
 	if !saved.StartsOllama() {
 		d.serve.Stop() // the user runs Ollama: the port is theirs
 	}
-	return d.server.Use(saved.OllamaURL)
+	d.useMCPSettings(saved)
+	return useSettings(d.server, saved)
 }
 
 // session returns the workspace of new chats and the model of the next message.
@@ -240,7 +266,7 @@ func (d *Desktop) Workspace() string {
 
 // SetWorkspace makes dir the folder of new chats, now and at the next start.
 func (d *Desktop) SetWorkspace(dir string) error {
-	return d.choose(func() { d.workspace = dir }, func(s *store.Settings) { s.Workspace = dir })
+	return d.choose(func() { d.workspace = dir; d.startMCP(dir) }, func(s *store.Settings) { s.Workspace = dir })
 }
 
 // SetModel makes name the model of the next message, and the default of new chats, and
@@ -358,6 +384,9 @@ type OllamaStatus struct {
 // OllamaStatus asks the server for its version (waiting at most 5 s), after starting one
 // when nothing answers at a local address and the settings allow it ([Desktop.ensureOllama]).
 func (d *Desktop) OllamaStatus(ctx context.Context) OllamaStatus {
+	if d.server.OpenAI() != nil {
+		return openAIStatus(ctx, d.server)
+	}
 	client, url := d.server.Client()
 	start := d.ensureOllama(ctx, url)
 	if start.StartError != "" {
@@ -375,6 +404,9 @@ func (d *Desktop) OllamaStatus(ctx context.Context) OllamaStatus {
 // Models lists the server's models with their capabilities and context length (waiting at
 // most 30 s); a model the server cannot describe is listed without them.
 func (d *Desktop) Models(ctx context.Context) ([]ollama.CatalogEntry, error) {
+	if d.server.OpenAI() != nil {
+		return openAIModels(ctx, d.server)
+	}
 	client, _ := d.server.Client()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()

@@ -18,17 +18,26 @@ import (
 // modelsCommand is `prototyper models`: the models on the Ollama server, with their size,
 // the capabilities the agent cares about (tools, thinking) and their context length.
 func modelsCommand(ctx context.Context, args []string, io IO) int {
-	client, _, code, done := startOllamaCommand("models",
-		"Usage: prototyper models [--ollama URL]\n\nLists the models on the Ollama server, with capabilities and context length.\n",
-		args, io, func(pos []string) string {
-			if len(pos) != 0 {
-				return fmt.Sprintf("unexpected argument %q; run `prototyper models --help`", pos[0])
-			}
-			return ""
-		})
+	var endpoint EndpointFlags
+	common, pos, code, done := parseOllamaCommand("models",
+		"Usage: prototyper models [--ollama URL] [--provider openai --base-url URL] [--api-key-env NAME]\n\nLists the models on the model server, with capabilities and context length.\n",
+		args, io, endpoint.Register)
 	if done {
 		return code
 	}
+	if len(pos) != 0 {
+		fmt.Fprintf(io.Err, "prototyper models: unexpected argument %q; run `prototyper models --help`\n", pos[0])
+		return ExitUsage
+	}
+	server, err := endpoint.Server(common, cliRetry)
+	if err != nil {
+		printError(io.Err, "models", err)
+		return ExitUsage
+	}
+	if server.OpenAI() != nil {
+		return openAIModelsCommand(ctx, io, server)
+	}
+	client, _ := server.Client()
 
 	models, err := client.Catalog(ctx)
 	if err != nil {
@@ -63,10 +72,33 @@ func modelsCommand(ctx context.Context, args []string, io IO) int {
 // or "") and makes the client. When done is true the command ends with code: the user asked
 // for help, or a flag, an argument or the address was wrong (and that has been said).
 func startOllamaCommand(name, usage string, args []string, io IO, badArgs func(pos []string) string) (client *ollama.Client, pos []string, code int, done bool) {
-	var common Common
+	common, pos, code, done := parseOllamaCommand(name, usage, args, io)
+	if done {
+		return nil, nil, code, true
+	}
+	if problem := badArgs(pos); problem != "" {
+		fmt.Fprintf(io.Err, "prototyper %s: %s\n", name, problem)
+		return nil, nil, ExitUsage, true
+	}
+	client, err := ollamaClient(common.Ollama, cliRetry)
+	if err != nil {
+		printError(io.Err, name, err)
+		return nil, nil, ExitUsage, true
+	}
+	return client, pos, 0, false
+}
+
+// parseOllamaCommand parses the flags of a command that talks to a model server (--ollama,
+// --db, and those that more registers: a command's own flags) and returns the positional
+// arguments. When done is true the command ends with code: the user asked for help, or a flag
+// was wrong (the flag package has said so).
+func parseOllamaCommand(name, usage string, args []string, io IO, more ...func(*flag.FlagSet)) (common Common, pos []string, code int, done bool) {
 	fs := flag.NewFlagSet("prototyper "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Err)
 	common.Register(fs)
+	for _, register := range more {
+		register(fs)
+	}
 	fs.Usage = func() {
 		fmt.Fprintln(io.Err, usage)
 		fs.PrintDefaults()
@@ -74,20 +106,11 @@ func startOllamaCommand(name, usage string, args []string, io IO, badArgs func(p
 	pos, err := parseInterleaved(fs, args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		return nil, nil, ExitCompleted, true
+		return common, nil, ExitCompleted, true
 	case err != nil:
-		return nil, nil, ExitUsage, true
+		return common, nil, ExitUsage, true
 	}
-	if problem := badArgs(pos); problem != "" {
-		fmt.Fprintf(io.Err, "prototyper %s: %s\n", name, problem)
-		return nil, nil, ExitUsage, true
-	}
-	client, err = ollamaClient(common.Ollama, cliRetry)
-	if err != nil {
-		printError(io.Err, name, err)
-		return nil, nil, ExitUsage, true
-	}
-	return client, pos, 0, false
+	return common, pos, 0, false
 }
 
 // cliRetry keeps a command's wait short when Ollama is not running: about a second of

@@ -26,6 +26,7 @@ import (
 type runFlags struct {
 	Common
 	EndpointFlags
+	MCPFlags
 	workspace, model, chat, think, approve, decide, reason string
 	maxSteps                                               int
 	json                                                   bool
@@ -50,6 +51,7 @@ Flags:
 	}
 	f.Common.Register(fs)
 	f.EndpointFlags.Register(fs)
+	f.MCPFlags.Register(fs)
 	fs.StringVar(&f.workspace, "workspace", "", "workspace `DIR` of a new chat (default: the current folder)")
 	fs.StringVar(&f.model, "model", "", "Ollama model `NAME` (default: the chat's, else the settings')")
 	fs.StringVar(&f.chat, "chat", "", "continue the chat `ID` (`prototyper chats list` shows them)")
@@ -122,6 +124,14 @@ Flags:
 	if err != nil {
 		return usage(err.Error())
 	}
+	mcpServers, err := f.MCPFlags.Set()
+	if err != nil {
+		return usage(err.Error())
+	}
+	defer mcpServers.Close()
+	if settings, err := db.Settings(); err == nil {
+		mcpServers.UseSettings(settingsServers(settings))
+	}
 
 	var sink events.Sink
 	term := newTerminal(io.Out, io.Err, isTerminal(io.Out))
@@ -151,7 +161,7 @@ Flags:
 			approver = &terminalApprover{in: bufio.NewReader(in), out: io.Err, flush: term.quiet}
 		}
 	}
-	agent := agentloop.Wire(db, server, bridge, agentloop.WireOptions{Workspace: workspace})
+	agent := agentloop.Wire(db, server, bridge, agentloop.WireOptions{Workspace: workspace, Extra: mcpServers})
 	opts := agentloop.RunOptions{
 		Model: f.model, Think: f.think, MaxSteps: f.maxSteps, Approve: f.approve, Approver: approver,
 		Workspace: workspace, Decide: f.decide, Reason: f.reason,
@@ -462,7 +472,13 @@ func (t *terminal) render(e events.Event) {
 			fmt.Fprintf(t.err, "%s loaded in %s\n", t.loading, formatDuration(*e.LoadMs))
 		}
 		t.endLine()
-	// error events are not rendered: the run's error is the one line printed at its end
+	// error events are not rendered: the run's error is the one line printed at its end;
+	// only tools that could not be offered are said as they are found, the run going on
+	case events.Error:
+		if e.Code == agentloop.CodeToolsUnavailable {
+			t.endLine()
+			fmt.Fprintf(t.err, "%s %s\n", t.style("33", "!"), cell(e.Message))
+		}
 	case events.MessageCompleted, events.RunFinished:
 		t.endLine()
 	}

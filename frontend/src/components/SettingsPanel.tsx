@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react'
-import { errorText, type ApprovalPolicy, type Config, type ThinkLevel } from '../backend'
+import { errorText, type ApprovalPolicy, type Config, type Provider, type ThinkLevel } from '../backend'
 import { useAppState, useStore } from '../state/useAppState'
 
 const thinkLevels: ThinkLevel[] = ['off', 'on', 'low', 'medium', 'high']
@@ -38,10 +38,14 @@ function OllamaServerSettings(props: {
   )
 }
 
-/** Ollama URL, think level, context cap and the approval policy of each tool. */
+/** The model server, think level, context cap and the approval policy of each tool. */
 export function SettingsPanel({ config, onClose }: { config: Config; onClose: () => void }) {
   const store = useStore()
   const [url, setUrl] = useState(config.ollamaUrl)
+  const [provider, setProvider] = useState<Provider>(config.provider === 'openai' ? 'openai' : 'ollama')
+  const [baseUrl, setBaseUrl] = useState(config.baseUrl ?? '')
+  const [keyEnv, setKeyEnv] = useState(config.apiKeyEnv ?? '')
+  const [mcpJson, setMcpJson] = useState(config.mcpJson ?? '')
   const [think, setThink] = useState<ThinkLevel>(config.think)
   const [cap, setCap] = useState(String(config.contextCap || ''))
   const [firstByte, setFirstByte] = useState(String(config.firstByteTimeoutSec || ''))
@@ -84,6 +88,10 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
         firstByteTimeoutSec: Number(firstByte) || 0,
         startOllama,
         ollamaBinary: ollamaBinary.trim(),
+        provider,
+        baseUrl: baseUrl.trim(),
+        apiKeyEnv: keyEnv.trim(),
+        mcpJson: mcpJson.trim(),
         toolApproval: approval,
         alwaysAllow: always,
         checkpointMaxBytes: config.checkpointMaxBytes,
@@ -113,8 +121,25 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
       >
         <h2>Settings</h2>
         <label>
+          Model server
+          <select autoFocus value={provider} onChange={(e) => setProvider(e.target.value as Provider)}>
+            <option value="ollama">Ollama</option>
+            <option value="openai">OpenAI-compatible (vLLM, llama.cpp, LM Studio, …)</option>
+          </select>
+        </label>
+        <label>
           Ollama URL
-          <input autoFocus value={url} onChange={(e) => setUrl(e.target.value)} placeholder="http://127.0.0.1:11434" />
+          <input value={url} onChange={(e) => setUrl(e.target.value)} placeholder="http://127.0.0.1:11434" />
+        </label>
+        {provider === 'openai' && (
+          <label>
+            Server URL (OpenAI-compatible)
+            <input value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} placeholder="http://127.0.0.1:8000/v1" />
+          </label>
+        )}
+        <label>
+          API key variable (the name of an environment variable holding the key; the key is never stored)
+          <input value={keyEnv} onChange={(e) => setKeyEnv(e.target.value)} placeholder="VLLM_API_KEY" spellCheck={false} />
         </label>
         <OllamaServerSettings
           startOllama={startOllama}
@@ -140,6 +165,31 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
           Wait for a model to start answering (seconds, 0 = the default)
           <input type="number" min={0} step={30} value={firstByte} onChange={(e) => setFirstByte(e.target.value)} />
         </label>
+        <fieldset>
+          <legend>MCP servers</legend>
+          {(config.mcpServers ?? []).length === 0 && (
+            <div className="muted small">
+              None. Add servers to mcp.json in the Prototyper config folder, or to .prototyper/mcp.json in the workspace.
+            </div>
+          )}
+          {(config.mcpServers ?? []).map((s) => (
+            <div key={s.name} className="mcp-server" role="group" aria-label={`MCP server ${s.name}`}>
+              <span className="tool-name">{s.name}</span> <span className="muted small">{s.state}</span>
+              {s.state === 'running' && <span className="muted small"> · {s.tools.length} tools</span>}
+              {s.error && <div className="tool-error">{s.error}</div>}
+            </div>
+          ))}
+          <label>
+            Servers of the settings (JSON, the mcpServers shape; give secrets as ${'{'}NAME{'}'}, read from the environment)
+            <textarea
+              rows={4}
+              spellCheck={false}
+              value={mcpJson}
+              onChange={(e) => setMcpJson(e.target.value)}
+              placeholder={'{"mcpServers": {"everything": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]}}}'}
+            />
+          </label>
+        </fieldset>
         <fieldset>
           <legend>Tool approval</legend>
           {tools.length === 0 && <div className="muted">No tools registered.</div>}

@@ -260,6 +260,26 @@ function FileActions({ path, onOpen }: { path: string; onOpen: (path: string, in
   )
 }
 
+/** What a running tool last said of its progress (an MCP server's progress notification). */
+export function progressText(p: unknown): string {
+  if (!p || typeof p !== 'object') return ''
+  const { progress, total, message } = p as { progress?: unknown; total?: unknown; message?: unknown }
+  const parts: string[] = []
+  if (typeof message === 'string' && message) parts.push(message)
+  if (typeof progress === 'number') parts.push(typeof total === 'number' && total > 0 ? `${progress}/${total}` : `${progress}`)
+  return parts.join(' · ')
+}
+
+function ProgressLine({ progress }: { progress: unknown }) {
+  const text = progressText(progress)
+  if (!text) return null
+  return (
+    <div className="tool-note muted small" role="status">
+      {text}
+    </div>
+  )
+}
+
 /**
  * A tool call: what it does, its state, and what it changed. `current` marks the card the
  * approval shortcuts apply to; `decided` is the answer the window already sent for it.
@@ -327,6 +347,7 @@ export const ToolCard = memo(function ToolCard({
           />
         </div>
       )}
+      {card.state === 'running' && <ProgressLine progress={card.progress} />}
       {card.state === 'failed' && card.output && <div className="tool-error">{firstLine(card.output)}</div>}
       {card.state === 'denied' && (
         <div className="tool-note">

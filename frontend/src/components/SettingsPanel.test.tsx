@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest'
+import { act, fireEvent, render, screen, within } from '@testing-library/react'
+import { App } from '../App'
+import type { Settings } from '../backend'
+import { FakeBackend, FakeFrames } from '../fakeBackend'
+import { AppStore } from '../state/store'
+import { StoreContext } from '../state/useAppState'
+
+async function mount(prepare?: (backend: FakeBackend) => void) {
+  const backend = new FakeBackend()
+  prepare?.(backend)
+  const store = new AppStore({ backend, requestFrame: new FakeFrames().request })
+  render(
+    <StoreContext.Provider value={store}>
+      <App />
+    </StoreContext.Provider>,
+  )
+  await act(() => store.start())
+  return backend
+}
+
+describe('the model server and the MCP servers in the settings', () => {
+  it('opens with Ctrl+, and saves an OpenAI-compatible server with the name of its key variable', async () => {
+    const backend = await mount()
+    fireEvent.keyDown(document.body, { key: ',', code: 'Comma', ctrlKey: true })
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    expect(within(dialog).queryByLabelText(/Server URL/)).toBeNull()
+    fireEvent.change(within(dialog).getByLabelText('Model server'), { target: { value: 'openai' } })
+    fireEvent.change(within(dialog).getByLabelText(/Server URL/), { target: { value: ' http://gpu:8000/v1 ' } })
+    fireEvent.change(within(dialog).getByLabelText(/API key variable/), { target: { value: 'VLLM_API_KEY' } })
+    await act(async () => {
+      fireEvent.submit(dialog)
+    })
+    const [[saved]] = backend.callsOf('SaveSettings') as [[Settings]]
+    expect(saved).toMatchObject({ provider: 'openai', baseUrl: 'http://gpu:8000/v1', apiKeyEnv: 'VLLM_API_KEY', mcpJson: '' })
+  })
+
+  it('lists the MCP servers, with the sentence of one that failed', async () => {
+    await mount((b) => {
+      b.cfg.mcpServers = [
+        { name: 'everything', state: 'running', source: 'the settings', tools: ['mcp__everything__echo'] },
+        { name: 'search', state: 'failed', source: '/w/.prototyper/mcp.json', tools: [], error: 'the MCP server search did not answer within 30s' },
+      ]
+      b.cfg.tools = [...b.cfg.tools, 'mcp__everything__echo']
+      b.cfg.toolApproval = { ...b.cfg.toolApproval, mcp__everything__echo: 'ask' }
+    })
+    fireEvent.click(screen.getByRole('button', { name: 'Settings' }))
+    const running = screen.getByRole('group', { name: 'MCP server everything' })
+    expect(running.textContent).toContain('running')
+    expect(screen.getByRole('group', { name: 'MCP server search' }).textContent).toContain('did not answer within 30s')
+    expect((screen.getByLabelText('Approval for mcp__everything__echo') as HTMLSelectElement).value).toBe('ask')
+  })
+})
+
+describe('an OpenAI-compatible server that does not answer', () => {
+  it('is said as such, never as Ollama to start with ollama serve', async () => {
+    await mount((b) => {
+      b.cfg.provider = 'openai'
+      b.status = { running: false, url: 'http://gpu:8000/v1', version: '', error: 'nothing answers at http://gpu:8000/v1' }
+    })
+    const panel = screen.getByTestId('model-server-down')
+    expect(panel.textContent).toContain('http://gpu:8000/v1')
+    expect(panel.textContent).not.toContain('ollama serve')
+    expect(screen.queryByTestId('ollama-down')).toBeNull()
+  })
+})

@@ -1,0 +1,216 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"prototyper/store"
+	"prototyper/tools"
+	"prototyper/tools/mcptools"
+)
+
+// MCPFlags is --mcp-config, the MCP server file of the command line (beside the global one
+// in the user config folder and the workspace's .prototyper/mcp.json).
+type MCPFlags struct {
+	MCPConfig string
+}
+
+// Register adds --mcp-config to fs.
+func (m *MCPFlags) Register(fs *flag.FlagSet) {
+	fs.StringVar(&m.MCPConfig, "mcp-config", "", "an MCP server `FILE` of the mcpServers shape, used beside "+
+		displayPath(mcptools.UserFile())+" and the workspace's .prototyper/mcp.json")
+}
+
+// Set returns the MCP servers the flags and the files choose; a --mcp-config that names no
+// file is an error.
+func (m MCPFlags) Set() (*mcptools.Set, error) {
+	if m.MCPConfig != "" {
+		if _, err := os.Stat(m.MCPConfig); err != nil {
+			return nil, fmt.Errorf("--mcp-config %s: there is no such file; give an MCP server file such as {\"mcpServers\": {\"NAME\": {\"command\": …}}}", m.MCPConfig)
+		}
+		abs, err := filepath.Abs(m.MCPConfig)
+		if err != nil {
+			return nil, err
+		}
+		return mcptools.NewSet(mcptools.UserFile(), abs), nil
+	}
+	return mcptools.NewSet(mcptools.UserFile()), nil
+}
+
+func displayPath(p string) string {
+	if home, err := os.UserHomeDir(); err == nil && strings.HasPrefix(p, home+string(filepath.Separator)) {
+		return "~" + p[len(home):]
+	}
+	return p
+}
+
+// mcpCommand is `prototyper mcp list`: the MCP servers of a workspace, started, with their
+// state and their tools.
+func mcpCommand(ctx context.Context, args []string, io IO) int {
+	if len(args) == 0 || args[0] != "list" {
+		fmt.Fprintln(io.Err, "Usage: prototyper mcp list [--workspace DIR] [--mcp-config FILE] [--json]")
+		if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+			return ExitCompleted
+		}
+		return ExitUsage
+	}
+	var mf MCPFlags
+	var common Common
+	var workspace string
+	var asJSON bool
+	fs := flag.NewFlagSet("prototyper mcp list", flag.ContinueOnError)
+	fs.SetOutput(io.Err)
+	mf.Register(fs)
+	common.Register(fs)
+	fs.StringVar(&workspace, "workspace", "", "the workspace `DIR` whose .prototyper/mcp.json applies (default: the current folder)")
+	fs.BoolVar(&asJSON, "json", false, "print the servers as JSON")
+	if err := fs.Parse(args[1:]); err != nil {
+		if err == flag.ErrHelp {
+			return ExitCompleted
+		}
+		return ExitUsage
+	}
+	if workspace == "" {
+		workspace, _ = os.Getwd()
+	}
+	set, err := mf.Set()
+	if err != nil {
+		printError(io.Err, "mcp list", err)
+		return ExitUsage
+	}
+	defer set.Close()
+	if note := useStoredMCP(set, common); note != "" {
+		fmt.Fprintf(io.Err, "prototyper mcp list: %s\n", note)
+	}
+	set.ToolsFor(ctx, workspace) // starts them: their state and tools are what they answer
+	status, err := set.Status(workspace)
+	if err != nil {
+		printError(io.Err, "mcp list", err)
+		return ExitFailed
+	}
+	if asJSON {
+		enc := json.NewEncoder(io.Out)
+		enc.SetIndent("", "  ")
+		if status == nil {
+			status = []mcptools.Status{}
+		}
+		_ = enc.Encode(status)
+		return ExitCompleted
+	}
+	if len(status) == 0 {
+		fmt.Fprintf(io.Out, "No MCP servers: add them in the window's settings, to %s, to %s or to a file given with --mcp-config.\n",
+			displayPath(mcptools.UserFile()), filepath.Join(".prototyper", mcptools.FileName))
+		return ExitCompleted
+	}
+	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVER\tSTATE\tTOOLS")
+	for _, s := range status {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", cell(s.Name), s.State, cell(strings.Join(s.Tools, " ")))
+	}
+	_ = tw.Flush()
+	failed := 0
+	for _, s := range status {
+		if s.Error != "" {
+			failed++
+			fmt.Fprintf(io.Err, "prototyper mcp list: %s\n", Sanitize(s.Error))
+		}
+	}
+	if failed > 0 {
+		return ExitFailed
+	}
+	return ExitCompleted
+}
+
+// startMCP starts the MCP servers of workspace in the background, so that their tools and
+// their state are known when the settings open and the first message goes.
+func (d *Desktop) startMCP(workspace string) {
+	if workspace != "" {
+		go d.mcp.ToolsFor(context.Background(), workspace)
+	}
+}
+
+// mcpDefinitions are the definitions of the MCP tools of workspace's servers that run.
+func (d *Desktop) mcpDefinitions(workspace string) []tools.Definition {
+	m, err := d.mcp.Manager(workspace)
+	if err != nil {
+		return nil
+	}
+	var defs []tools.Definition
+	for _, st := range m.Status() {
+		if st.State != mcptools.StateRunning {
+			continue
+		}
+		for _, name := range st.Tools {
+			defs = append(defs, tools.Definition{Name: name, DefaultApproval: tools.ApprovalAsk})
+		}
+	}
+	return defs
+}
+
+// mcpStatus is the state of workspace's MCP servers, for the settings; an unreadable server
+// file is one failed entry naming it.
+func (d *Desktop) mcpStatus(workspace string) []mcptools.Status {
+	st, err := d.mcp.Status(workspace)
+	if err != nil {
+		return []mcptools.Status{{Name: mcptools.FileName, State: mcptools.StateFailed, Tools: []string{}, Error: err.Error()}}
+	}
+	if st == nil {
+		st = []mcptools.Status{}
+	}
+	return st
+}
+
+// settingsMCP is the settings' MCP servers as stored: the JSON text given, or none.
+func settingsMCP(text string) json.RawMessage {
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	return json.RawMessage(strings.TrimSpace(text))
+}
+
+// useMCPSettings gives the MCP servers of s to the window's servers, and starts them for the
+// workspace in use.
+func (d *Desktop) useMCPSettings(s store.Settings) {
+	d.mcp.UseSettings(settingsServers(s))
+	d.startMCP(d.workspace)
+}
+
+// settingsServers are the MCP servers of the settings (none when they hold none).
+func settingsServers(s store.Settings) mcptools.Config {
+	cfg, err := mcptools.Parse(s.MCPServers, mcptools.SettingsSource)
+	if len(s.MCPServers) == 0 || err != nil { // refused when saved: only an older file could hold one
+		return nil
+	}
+	return cfg
+}
+
+// useStoredMCP gives set the MCP servers of the stored settings; it returns a sentence when
+// they could not be read (the database is held by a window that writes, say).
+func useStoredMCP(set *mcptools.Set, common Common) string {
+	path, err := common.DBPath()
+	if err != nil {
+		return ""
+	}
+	db, err := store.Open(path, store.Options{ReadOnly: true, LockTimeout: 500 * time.Millisecond})
+	if errors.Is(err, store.ErrNoDatabase) {
+		return ""
+	}
+	if err != nil {
+		return "the MCP servers of the settings are left out: " + err.Error()
+	}
+	defer db.Close()
+	settings, err := db.Settings()
+	if err != nil {
+		return "the MCP servers of the settings are left out: " + err.Error()
+	}
+	set.UseSettings(settingsServers(settings))
+	return ""
+}

@@ -1,0 +1,38 @@
+package tests
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"prototyper/internal/ollamatest"
+	"prototyper/store"
+)
+
+// TestDesktopSettingsChooseTheModelServerByKeyboard: Alt+S opens the settings, which show the
+// OpenAI-compatible server in use and, as one sentence, the MCP server that could not start;
+// the name of a key variable typed there (Tab from the first field, Enter to save) is saved.
+func TestDesktopSettingsChooseTheModelServerByKeyboard(t *testing.T) {
+	srv := ollamatest.Get(t)
+	servers, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"broken": map[string]any{"command": "prototyper-no-such-mcp-server"}}})
+	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on", Provider: store.ProviderOpenAI, BaseURL: srv.URL() + "/v1",
+		MCPServers: servers}, "")
+	r.app.key("ctrl+comma")
+	time.Sleep(1500 * time.Millisecond)
+	// The first field (the model server) has the focus: the Ollama URL, the server URL, then
+	// the key variable. HOME holds something in every environment, as a key variable must.
+	r.app.key("Tab", "Tab", "Tab")
+	r.app.typeText("HOME")
+	time.Sleep(time.Second)
+	t.Logf("the settings, the key variable typed: %s", r.app.screenshot("e2e-settings-servers.png"))
+	r.app.key("Return")
+	time.Sleep(1500 * time.Millisecond)
+	_, db := r.finish(t, "e2e-settings-saved.png")
+	s, err := db.Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.APIKeyEnv != "HOME" || s.Provider != store.ProviderOpenAI || s.BaseURL != srv.URL()+"/v1" || string(s.MCPServers) != string(servers) {
+		t.Errorf("saved settings = provider %q, base URL %q, key variable %q, MCP %s", s.Provider, s.BaseURL, s.APIKeyEnv, s.MCPServers)
+	}
+}

@@ -1,0 +1,149 @@
+// Package mcptools offers the tools of MCP servers to the agent, through the official Go SDK
+// (github.com/modelcontextprotocol/go-sdk): each server's tools become [tools.Tool]s named
+// mcp__SERVER__TOOL, validated by their own input schemas, asking for approval by default.
+//
+// # Basics
+//
+// Servers are configured in files of the mcpServers shape other apps use ([LoadFiles]): a
+// stdio server has a command with args and env, a streamable HTTP server a url with headers.
+// A [Manager] starts each server on first use, within [StartTimeout]; one that fails to start,
+// dies or hangs is one sentence in its [Status] and in the call's result, never a stuck run.
+// [Manager.Close] ends every server process (the app calls it on exit).
+package mcptools
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// ServerConfig is one server of an mcpServers file.
+type ServerConfig struct {
+	// Command, Args and Env start a stdio server.
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	// URL and Headers reach a streamable HTTP server.
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	// Type is "stdio", "http" or "streamable-http"; "" is told from Command or URL.
+	Type string `json:"type,omitempty"`
+	// Disabled servers are listed but never started.
+	Disabled bool `json:"disabled,omitempty"`
+	// Source is the file that configured the server.
+	Source string `json:"-"`
+}
+
+// Config is a set of servers by name.
+type Config map[string]ServerConfig
+
+// FileName is the name of the file in the user config folder (global) and in a workspace's
+// .prototyper folder.
+const FileName = "mcp.json"
+
+// WorkspaceFile is the server file of a workspace.
+func WorkspaceFile(workspace string) string {
+	return filepath.Join(workspace, ".prototyper", FileName)
+}
+
+// UserFile is the global server file in the user config folder ("" when there is none).
+func UserFile() string {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "prototyper", FileName)
+}
+
+// SettingsSource is the Source of the servers configured in the settings.
+const SettingsSource = "the settings"
+
+// LoadFiles reads the server files in order, a later file's server replacing an earlier
+// one of the same name. A file that does not exist is skipped; one that cannot be read is
+// an error naming it.
+func LoadFiles(paths ...string) (Config, error) {
+	out := Config{}
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		raw, err := os.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("cannot read the MCP server file %s: %v", p, err)
+		}
+		cfg, err := Parse(raw, p)
+		if err != nil {
+			return nil, err
+		}
+		for name, s := range cfg {
+			out[name] = s
+		}
+	}
+	return out, nil
+}
+
+// Parse reads a document of the mcpServers shape ({"mcpServers": {"NAME": {…}}}; "servers"
+// is read too) that came from source (a file, or [SettingsSource]).
+func Parse(raw []byte, source string) (Config, error) {
+	var f struct {
+		MCPServers map[string]ServerConfig `json:"mcpServers"`
+		Servers    map[string]ServerConfig `json:"servers"` // the shape some editors use
+	}
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return nil, fmt.Errorf("the MCP servers of %s are not valid JSON (%v): fix them, they hold {\"mcpServers\": {\"NAME\": {\"command\": …}}}", source, err)
+	}
+	out := Config{}
+	for _, servers := range []map[string]ServerConfig{f.Servers, f.MCPServers} {
+		for name, s := range servers {
+			s.Source = source
+			if err := s.check(name); err != nil {
+				return nil, fmt.Errorf("the MCP servers of %s: %w", source, err)
+			}
+			out[name] = s
+		}
+	}
+	return out, nil
+}
+
+// check says what is wrong with a server's configuration.
+func (s ServerConfig) check(name string) error {
+	switch {
+	case !validName(name):
+		return fmt.Errorf("the server name %q may hold only letters, digits, - and _ (its tools are named mcp__%s__TOOL)", name, name)
+	case s.Command == "" && s.URL == "":
+		return fmt.Errorf("server %s needs a command (a stdio server) or a url (a streamable HTTP server)", name)
+	case s.Command != "" && s.URL != "":
+		return fmt.Errorf("server %s has both a command and a url: keep one", name)
+	}
+	return nil
+}
+
+// Names returns the servers' names in order.
+func (c Config) Names() []string {
+	names := make([]string, 0, len(c))
+	for n := range c {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func validName(s string) bool {
+	if s == "" || strings.Contains(s, "__") {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '-' || r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,374 @@
+package mcptools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"prototyper/tools"
+)
+
+// Timeouts of a [Manager].
+const (
+	// StartTimeout bounds a server's start: its process (or connection), the MCP handshake
+	// and its tool list.
+	StartTimeout = 30 * time.Second
+	// CallTimeout bounds one tool call of a server that says nothing more.
+	CallTimeout = 5 * time.Minute
+)
+
+// Prefix starts the name of every MCP tool: mcp__SERVER__TOOL.
+const Prefix = "mcp__"
+
+// ToolName is the name the model calls a server's tool by.
+func ToolName(server, tool string) string { return Prefix + server + "__" + tool }
+
+// State is a server's state.
+type State string
+
+// The states of a server.
+const (
+	StateStopped  State = "stopped"  // not started yet (or disabled)
+	StateRunning  State = "running"  // connected; its tools are offered
+	StateFailed   State = "failed"   // failed to start, died or hung: Error says why
+	StateDisabled State = "disabled" // configured with "disabled": true
+)
+
+// Status is what the settings and `prototyper mcp list` show of a server.
+type Status struct {
+	Name   string   `json:"name"`
+	State  State    `json:"state"`
+	Source string   `json:"source"`
+	Tools  []string `json:"tools"`
+	Error  string   `json:"error,omitempty"`
+}
+
+// Manager starts the servers of a [Config] on first use and keeps them running; it is safe
+// for concurrent use.
+type Manager struct {
+	// StartTimeout bounds each server's start (0: [StartTimeout]).
+	StartTimeout time.Duration
+
+	cfg     Config
+	client  *mcp.Client
+	mu      sync.Mutex
+	servers map[string]*server
+	// progress routes a server's progress notifications to the call that asked for them.
+	progress sync.Map // progress token → tools.ProgressFunc
+	closed   bool
+}
+
+// server is one configured server and, once started, its session.
+type server struct {
+	name    string
+	cfg     ServerConfig
+	once    sync.Once
+	session *mcp.ClientSession
+	cmd     *exec.Cmd // a stdio server's process
+	tools   []*mcp.Tool
+	err     error
+	dead    bool
+}
+
+// NewManager returns a manager of the servers of cfg; nothing starts yet.
+func NewManager(cfg Config) *Manager {
+	m := &Manager{cfg: cfg, servers: map[string]*server{}}
+	m.client = mcp.NewClient(&mcp.Implementation{Name: "prototyper", Version: "0.2.0"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			if fn, ok := m.progress.Load(fmt.Sprint(req.Params.ProgressToken)); ok {
+				fn.(tools.ProgressFunc)(progressUpdate{Progress: req.Params.Progress, Total: req.Params.Total, Message: req.Params.Message})
+			}
+		},
+	})
+	for name, sc := range cfg {
+		m.servers[name] = &server{name: name, cfg: sc}
+	}
+	return m
+}
+
+// progressUpdate is the update of a tool.progress event from an MCP server.
+type progressUpdate struct {
+	Progress float64 `json:"progress"`
+	Total    float64 `json:"total,omitempty"`
+	Message  string  `json:"message,omitempty"`
+}
+
+// Tools starts every server not started yet (at once, each within StartTimeout) and returns
+// the tools of those running. A server that fails is left out; [Manager.Status] says why.
+func (m *Manager) Tools(ctx context.Context) []tools.Tool {
+	var wg sync.WaitGroup
+	m.mu.Lock()
+	list := make([]*server, 0, len(m.servers))
+	for _, s := range m.servers {
+		list = append(list, s)
+	}
+	m.mu.Unlock()
+	for _, s := range list {
+		wg.Add(1)
+		go func() { defer wg.Done(); m.start(ctx, s) }()
+	}
+	wg.Wait()
+	var out []tools.Tool
+	for _, name := range m.cfg.Names() {
+		s := m.servers[name]
+		m.mu.Lock()
+		ok := s.session != nil && s.err == nil && !s.dead
+		m.mu.Unlock()
+		if !ok {
+			continue
+		}
+		for _, t := range s.tools {
+			out = append(out, &mcpTool{m: m, s: s, tool: t})
+		}
+	}
+	return out
+}
+
+// start connects to the server once.
+func (m *Manager) start(ctx context.Context, s *server) {
+	s.once.Do(func() {
+		if s.cfg.Disabled {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.startTimeout())
+		defer cancel()
+		session, list, err := m.connect(ctx, s)
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.closed && session != nil {
+			_ = session.Close()
+			return
+		}
+		s.session, s.tools, s.err = session, list, err
+		if session != nil {
+			go func() { // a server that exits is failed from then on
+				_ = session.Wait()
+				m.mu.Lock()
+				if !m.closed {
+					s.dead = true
+				}
+				m.mu.Unlock()
+			}()
+		}
+	})
+}
+
+func (m *Manager) startTimeout() time.Duration {
+	if m.StartTimeout > 0 {
+		return m.StartTimeout
+	}
+	return StartTimeout
+}
+
+// connect starts the server and lists its tools.
+func (m *Manager) connect(ctx context.Context, s *server) (*mcp.ClientSession, []*mcp.Tool, error) {
+	var transport mcp.Transport
+	if s.cfg.URL != "" {
+		transport = &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, MaxRetries: 2,
+			HTTPClient: &http.Client{Transport: headerTransport{headers: s.cfg.Headers}}}
+	} else {
+		cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
+		cmd.Env = os.Environ()
+		for k, v := range s.cfg.Env { // ${NAME} takes the app's variable: secrets stay out of the files
+			cmd.Env = append(cmd.Env, k+"="+os.ExpandEnv(v))
+		}
+		cmd.Stderr = nil // the server's log goes nowhere: its failures come back through the protocol
+		endWithParent(cmd)
+		m.mu.Lock()
+		s.cmd = cmd
+		m.mu.Unlock()
+		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}
+	}
+	session, err := m.client.Connect(ctx, transport, nil)
+	if err != nil {
+		m.mu.Lock()
+		killGroup(s.cmd) // a server that hangs in the handshake
+		m.mu.Unlock()
+		return nil, nil, startError(s, ctx, err, m.startTimeout())
+	}
+	var list []*mcp.Tool
+	for t, err := range session.Tools(ctx, nil) {
+		if err != nil {
+			_ = session.Close()
+			return nil, nil, startError(s, ctx, err, m.startTimeout())
+		}
+		list = append(list, t)
+	}
+	return session, list, nil
+}
+
+// startError is the one sentence of a server that did not start.
+func startError(s *server, ctx context.Context, err error, timeout time.Duration) error {
+	what := "its command " + s.cfg.Command
+	if s.cfg.URL != "" {
+		what = "its url " + s.cfg.URL
+	}
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("the MCP server %s did not answer within %s — check %s in %s", s.name, timeout, what, s.cfg.Source)
+	case errors.Is(err, exec.ErrNotFound):
+		return fmt.Errorf("the MCP server %s cannot start: %s is not installed or not on the PATH — install it, or fix the command in %s", s.name, s.cfg.Command, s.cfg.Source)
+	}
+	return fmt.Errorf("the MCP server %s failed to start (%v) — check %s in %s", s.name, oneLine(err), what, s.cfg.Source)
+}
+
+// Status says what each server is doing, in name order.
+func (m *Manager) Status() []Status {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []Status
+	for _, name := range m.cfg.Names() {
+		s := m.servers[name]
+		st := Status{Name: name, Source: s.cfg.Source, State: StateStopped, Tools: []string{}}
+		switch {
+		case s.cfg.Disabled:
+			st.State = StateDisabled
+		case s.err != nil:
+			st.State, st.Error = StateFailed, s.err.Error()
+		case s.dead:
+			st.State, st.Error = StateFailed, fmt.Sprintf("the MCP server %s stopped — its tools are not offered until Prototyper starts again", name)
+		case s.session != nil:
+			st.State = StateRunning
+		}
+		for _, t := range s.tools {
+			st.Tools = append(st.Tools, ToolName(name, t.Name))
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// Close ends every server: the sessions close and their processes end.
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	m.closed = true
+	var started []*server
+	for _, s := range m.servers {
+		if s.session != nil || s.cmd != nil {
+			started = append(started, s)
+		}
+	}
+	m.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, s := range started {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if s.session != nil {
+				_ = s.session.Close() // closes stdin, waits a second, then signals
+			}
+			killGroup(s.cmd)
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+// mcpTool is one tool of a server, as the agent calls it.
+type mcpTool struct {
+	m    *Manager
+	s    *server
+	tool *mcp.Tool
+}
+
+func (t *mcpTool) Definition() tools.Definition {
+	schema, err := json.Marshal(t.tool.InputSchema)
+	if err != nil || string(schema) == "null" {
+		schema = json.RawMessage(`{"type":"object"}`)
+	}
+	desc := t.tool.Description
+	if desc == "" {
+		desc = t.tool.Title
+	}
+	return tools.Definition{Name: ToolName(t.s.name, t.tool.Name), Description: desc, Schema: schema,
+		Mode: tools.Sequential, DefaultApproval: tools.ApprovalAsk}
+}
+
+var callSeq struct {
+	sync.Mutex
+	n int
+}
+
+func (t *mcpTool) Execute(ctx context.Context, call tools.Call, progress tools.ProgressFunc) (tools.Result, error) {
+	t.m.mu.Lock()
+	dead := t.s.dead
+	t.m.mu.Unlock()
+	if dead {
+		return tools.Result{}, fmt.Errorf("the MCP server %s stopped — not run; Prototyper starts it again at its next start", t.s.name)
+	}
+	callSeq.Lock()
+	callSeq.n++
+	token := fmt.Sprintf("%s-%d", call.ID, callSeq.n)
+	callSeq.Unlock()
+	args := map[string]any(call.Args)
+	if args == nil {
+		args = map[string]any{}
+	}
+	params := &mcp.CallToolParams{Name: t.tool.Name, Arguments: args}
+	if progress != nil {
+		params.SetProgressToken(token)
+		t.m.progress.Store(token, progress)
+		defer t.m.progress.Delete(token)
+	}
+	ctx, cancel := context.WithTimeout(ctx, CallTimeout)
+	defer cancel()
+	res, err := t.s.session.CallTool(ctx, params)
+	switch {
+	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return tools.Result{}, fmt.Errorf("the MCP server %s did not answer within %s — it may be stuck", t.s.name, CallTimeout)
+	case err != nil && ctx.Err() != nil:
+		return tools.Result{}, ctx.Err()
+	case err != nil:
+		return tools.Result{}, fmt.Errorf("the MCP server %s failed the call: %s", t.s.name, oneLine(err))
+	}
+	return tools.Result{Content: resultText(res), IsError: res.IsError}, nil
+}
+
+// resultText is what the model reads of a result: its text, and a note for other content.
+func resultText(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			parts = append(parts, c.Text)
+		case *mcp.ImageContent:
+			parts = append(parts, fmt.Sprintf("[an image, %s, %d bytes]", c.MIMEType, len(c.Data)))
+		default:
+			raw, _ := json.Marshal(c)
+			parts = append(parts, string(raw))
+		}
+	}
+	if len(parts) == 0 && res.StructuredContent != nil {
+		raw, _ := json.Marshal(res.StructuredContent)
+		parts = append(parts, string(raw))
+	}
+	return strings.Join(parts, "\n")
+}
+
+// headerTransport adds a server's configured headers to each request.
+type headerTransport struct{ headers map[string]string }
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range h.headers {
+		r.Header.Set(k, os.ExpandEnv(v))
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func oneLine(err error) string {
+	s := strings.TrimSpace(err.Error())
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}

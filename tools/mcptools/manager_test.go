@@ -1,0 +1,265 @@
+package mcptools_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"prototyper/internal/testenv"
+	"prototyper/tools"
+	"prototyper/tools/mcptools"
+)
+
+// writeConfig writes an mcpServers file holding servers and returns its path.
+func writeConfig(t *testing.T, servers map[string]any) string {
+	t.Helper()
+	raw, err := json.Marshal(map[string]any{"mcpServers": servers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(p, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return c
+}
+
+// TestTheReferenceServersToolsJoinAsMCPToolsAndRun: the tools of
+// @modelcontextprotocol/server-everything are offered as mcp__everything__TOOL with their own
+// schemas and the ask policy; echo runs, and a long operation's progress notifications reach
+// the call's progress function before its result.
+func TestTheReferenceServersToolsJoinAsMCPToolsAndRun(t *testing.T) {
+	cmd := testenv.MCPEverything(t)
+	set := mcptools.NewSet("", writeConfig(t, map[string]any{"everything": map[string]any{"command": cmd}}))
+	defer set.Close()
+	list, notices := set.ToolsFor(ctx(t), t.TempDir())
+	if len(notices) != 0 {
+		t.Fatalf("notices: %v", notices)
+	}
+	reg, err := tools.NewRegistry(list...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, d := range reg.Definitions() {
+		names = append(names, d.Name)
+	}
+	if !slices.Contains(names, "mcp__everything__echo") || !slices.Contains(names, "mcp__everything__trigger-long-running-operation") {
+		t.Fatalf("tools = %v", names)
+	}
+	for _, d := range reg.Definitions() {
+		if d.DefaultApproval != tools.ApprovalAsk {
+			t.Errorf("%s: default approval %s, want ask", d.Name, d.DefaultApproval)
+		}
+	}
+	if _, err := reg.Validate("mcp__everything__echo", json.RawMessage(`{"message":7}`)); err == nil {
+		t.Error("echo accepted a number for its string message: its schema is not applied")
+	}
+	args, err := reg.Validate("mcp__everything__echo", json.RawMessage(`{"message":"hi there"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := reg.Exec(ctx(t), tools.Call{ID: "c1", Name: "mcp__everything__echo", Args: args}, nil)
+	if res.IsError || res.Content != "Echo: hi there" {
+		t.Errorf("echo = %+v", res)
+	}
+
+	args, err = reg.Validate("mcp__everything__trigger-long-running-operation", json.RawMessage(`{"duration":1,"steps":3}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var updates []any
+	res = reg.Exec(ctx(t), tools.Call{ID: "c2", Name: "mcp__everything__trigger-long-running-operation", Args: args}, func(u any) {
+		mu.Lock()
+		updates = append(updates, u)
+		mu.Unlock()
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	// the server sends one per step; the last may arrive after the result
+	if res.IsError || len(updates) < 1 {
+		t.Errorf("long operation: %+v, %d progress updates", res, len(updates))
+	}
+}
+
+// TestAServerThatCannotStartIsOneSentenceAndTheOthersStillServe: a missing command and a
+// server that never answers each give one sentence within the start timeout; the status
+// says which failed.
+func TestAServerThatCannotStartIsOneSentenceAndTheOthersStillServe(t *testing.T) {
+	cmd := testenv.MCPEverything(t)
+	file := writeConfig(t, map[string]any{
+		"everything": map[string]any{"command": cmd},
+		"missing":    map[string]any{"command": "prototyper-no-such-mcp-server"},
+		"silent":     map[string]any{"command": "sleep", "args": []string{"600"}},
+		"off":        map[string]any{"command": "x", "disabled": true},
+	})
+	set := mcptools.NewSet("", file)
+	set.StartTimeout = 3 * time.Second
+	defer set.Close()
+	ws := t.TempDir()
+	start := time.Now()
+	list, notices := set.ToolsFor(ctx(t), ws)
+	if took := time.Since(start); took > 8*time.Second {
+		t.Errorf("the start took %s", took)
+	}
+	if len(list) == 0 {
+		t.Error("the working server's tools are missing")
+	}
+	joined := strings.Join(notices, "\n")
+	if len(notices) != 2 || !strings.Contains(joined, "prototyper-no-such-mcp-server is not installed") || !strings.Contains(joined, "silent did not answer within") {
+		t.Errorf("notices = %q", notices)
+	}
+	st, err := set.Status(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := map[string]mcptools.State{}
+	for _, s := range st {
+		states[s.Name] = s.State
+	}
+	want := map[string]mcptools.State{"everything": mcptools.StateRunning, "missing": mcptools.StateFailed, "silent": mcptools.StateFailed, "off": mcptools.StateDisabled}
+	for n, s := range want {
+		if states[n] != s {
+			t.Errorf("%s: %s, want %s", n, states[n], s)
+		}
+	}
+}
+
+func TestServerFilesMergeGlobalWorkspaceAndCommandLine(t *testing.T) {
+	global := writeConfig(t, map[string]any{"a": map[string]any{"command": "global-a"}, "b": map[string]any{"command": "global-b"}})
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, ".prototyper"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mcptools.WorkspaceFile(ws), []byte(`{"mcpServers":{"b":{"command":"ws-b"},"c":{"url":"http://127.0.0.1:1/mcp","headers":{"X":"y"}}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	flag := writeConfig(t, map[string]any{"c": map[string]any{"command": "flag-c"}})
+	cfg, err := mcptools.LoadFiles(mcptools.NewSet(global, flag).Files(ws)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg["a"].Command != "global-a" || cfg["b"].Command != "ws-b" || cfg["c"].Command != "flag-c" {
+		t.Errorf("config = %+v", cfg)
+	}
+	for _, bad := range []string{`{"mcpServers":{"x":{}}}`, `{"mcpServers":{"a__b":{"command":"c"}}}`, `not json`} {
+		p := filepath.Join(t.TempDir(), "bad.json")
+		_ = os.WriteFile(p, []byte(bad), 0o600)
+		if _, err := mcptools.LoadFiles(p); err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: %v, want an error naming the file", bad, err)
+		}
+	}
+}
+
+// TestAServerThatDiesIsOneSentenceAndItsToolsSayNotRun: a server that exits after it started
+// is failed in the status, and a call of one of its tools says so at once.
+func TestAServerThatDiesIsOneSentenceAndItsToolsSayNotRun(t *testing.T) {
+	cmd := testenv.MCPEverything(t)
+	set := mcptools.NewSet("", writeConfig(t, map[string]any{"brief": map[string]any{"command": "timeout", "args": []string{"3", cmd}}}))
+	defer set.Close()
+	ws := t.TempDir()
+	list, notices := set.ToolsFor(ctx(t), ws)
+	if len(list) == 0 || len(notices) != 0 {
+		t.Fatalf("tools %d, notices %v", len(list), notices)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	var st []mcptools.Status
+	for time.Now().Before(deadline) {
+		st, _ = set.Status(ws)
+		if st[0].State == mcptools.StateFailed {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if st[0].State != mcptools.StateFailed || !strings.Contains(st[0].Error, "the MCP server brief stopped") {
+		t.Fatalf("status = %+v", st)
+	}
+	start := time.Now()
+	_, err := list[0].Execute(ctx(t), tools.Call{ID: "c", Name: list[0].Definition().Name, Args: tools.Args{}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "stopped — not run") || time.Since(start) > time.Second {
+		t.Errorf("a call after the server died: %v (after %s)", err, time.Since(start))
+	}
+	if _, notices := set.ToolsFor(ctx(t), ws); len(notices) != 1 {
+		t.Errorf("the next run's notices = %v, want the one sentence", notices)
+	}
+}
+
+// TestAStreamableHTTPServerWithHeaders: the reference server on streamable HTTP, reached by
+// url; each request carries the configured headers, ${NAME} taken from the environment.
+func TestAStreamableHTTPServerWithHeaders(t *testing.T) {
+	cmd := testenv.MCPEverything(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	// A proxy in front of the server checks the header, as a gateway would.
+	var seen atomic.Int32
+	target, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", port))
+	rp := httputil.NewSingleHostReverseProxy(target)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer tool-token" {
+			http.Error(w, "no token", http.StatusUnauthorized)
+			return
+		}
+		seen.Add(1)
+		rp.ServeHTTP(w, r)
+	}))
+	defer proxy.Close()
+	server := exec.Command(cmd, "streamableHttp")
+	server.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = server.Process.Kill(); _ = server.Wait() })
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if c, err := net.Dial("tcp", target.Host); err == nil {
+			c.Close()
+			break
+		}
+	}
+	t.Setenv("PROTOTYPER_TEST_TOOL_TOKEN", "tool-token")
+	set := mcptools.NewSet("", writeConfig(t, map[string]any{"remote": map[string]any{
+		"url": proxy.URL + "/mcp", "headers": map[string]string{"Authorization": "Bearer ${PROTOTYPER_TEST_TOOL_TOKEN}"}}}))
+	defer set.Close()
+	list, notices := set.ToolsFor(ctx(t), t.TempDir())
+	if len(notices) != 0 || len(list) == 0 {
+		t.Fatalf("tools %d, notices %v", len(list), notices)
+	}
+	reg, err := tools.NewRegistry(list...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, err := reg.Validate("mcp__remote__echo", json.RawMessage(`{"message":"over http"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := reg.Exec(ctx(t), tools.Call{ID: "h1", Name: "mcp__remote__echo", Args: args}, nil); res.IsError || res.Content != "Echo: over http" {
+		t.Errorf("echo = %+v", res)
+	}
+	if seen.Load() == 0 {
+		t.Error("no request carried the header")
+	}
+}
