@@ -10,6 +10,7 @@ import { SettingsPanel } from './components/SettingsPanel'
 import { summarizeArgs } from './components/ToolCard'
 import { approveShortcut, denyShortcut } from './keyboard/shortcuts'
 import { useApprovalShortcuts } from './keyboard/useApprovalShortcuts'
+import { useMenuRequest } from './keyboard/menus'
 import { useWindowShortcuts } from './keyboard/useWindowShortcuts'
 import { isBusy, oldestWaitingCard } from './state/chatReducer'
 import { budgetKey, headerModel, headerWorkspace, type AppState } from './state/store'
@@ -122,6 +123,7 @@ export function App() {
   const openHelp = useCallback(() => setHelpOpen(true), [])
   useApprovalShortcuts(store)
   useWindowShortcuts(store, { openSettings, openSearch, openHelp })
+  useMenuRequest('settings', openSettings)
   useWindowTitle()
   return (
     <div className="app" data-ready={ready ? 'true' : 'false'} data-testid="app">

@@ -291,6 +291,8 @@ export interface Backend {
   showVersion(chatId: string, shownId: string, index: number): Promise<OpenedChat>
   /** Chats whose title or messages hold the query, newest first. */
   searchChats(query: string): Promise<ChatHit[]>
+  /** Replaces a message waiting for the chat's run (index 0 the oldest); '' takes it back. */
+  editQueued(chatId: string, index: number, text: string): Promise<void>
   /** Sets the window's title (the desktop's task bar shows it). */
   setTitle(title: string): void
   /** Subscribes to "agent:batch"; returns the unsubscribe function. */
@@ -324,6 +326,7 @@ interface WailsApp {
   EditAndResend(chatId: string, messageId: string, text: string): Promise<SendResult>
   ShowVersion(chatId: string, shownId: string, index: number): Promise<OpenedChat>
   SearchChats(query: string): Promise<ChatHit[] | null>
+  EditQueued(chatId: string, index: number, text: string): Promise<void>
 }
 
 interface WailsRuntime {
@@ -383,6 +386,7 @@ export function wailsBackend(): Backend {
     editAndResend: (id, mid, text) => app().EditAndResend(id, mid, text),
     showVersion: (id, shown, index) => app().ShowVersion(id, shown, index),
     searchChats: async (q) => (await app().SearchChats(q)) ?? [],
+    editQueued: (id, i, text) => app().EditQueued(id, i, text),
     setTitle: (title) => {
       window.runtime?.WindowSetTitle?.(title)
       document.title = title

@@ -201,6 +201,9 @@ export class FakeBackend implements Backend {
     const q = query.toLowerCase()
     return this.chats.filter((c) => c.title.toLowerCase().includes(q)).map((c) => ({ chat: c }))
   }
+  async editQueued(chatId: string, index: number, text: string) {
+    this.record('EditQueued', chatId, index, text)
+  }
   setTitle(title: string) {
     this.title = title
   }

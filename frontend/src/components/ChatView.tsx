@@ -1,10 +1,11 @@
 import { useCallback, useLayoutEffect, useRef, useState } from 'react'
 import type { Decision } from '../backend'
-import { oldestWaitingCard, terminalToolStates, type ChatState, type TimelineEntry } from '../state/chatReducer'
+import { oldestWaitingCard, terminalToolStates, type ChatState, type MessageView, type TimelineEntry } from '../state/chatReducer'
 import { useAppState, useStore } from '../state/useAppState'
 import { ItemBoundary } from './ItemBoundary'
 import { Message } from './Message'
 import { EditBox, MessageActions } from './MessageActions'
+import { ErrorNotice } from './ErrorNotice'
 import { ModelLoadingNote } from './ModelLoadingNote'
 import { ToolCard } from './ToolCard'
 
@@ -80,6 +81,12 @@ function earlier(a: ShownFrom, b: ShownFrom): ShownFrom {
   return a.entry < b.entry || (a.entry === b.entry && a.from <= b.from) ? a : b
 }
 
+/** An answer that ended with nothing in it: no text and no tool call. */
+export function isEmptyAnswer(chat: ChatState, m: MessageView): boolean {
+  if (m.role !== 'assistant' || !m.complete || m.content.trim() !== '') return false
+  return !Object.values(chat.tools).some((c) => c.messageId === m.id)
+}
+
 /** The messages, tool cards and notices of one chat from entry `start` on, in the order they happened. */
 export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?: ShownFrom }) {
   const store = useStore()
@@ -87,6 +94,7 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
   const decisions = useAppState((s) => s.decisions)
   const versions = useAppState((s) => s.versions[chat.chatId])
   const editing = useAppState((s) => s.editing)
+  const queued = useAppState((s) => s.queued[chat.chatId])
   const idle = chat.phase === 'idle'
   // The card the approval keys apply to; its Approve button takes the focus.
   const current = oldestWaitingCard(chat, decisions)?.id
@@ -98,15 +106,25 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
           const m = chat.messages[e.id]
           if (!m) return null
           const version = versions?.find((v) => v.messageId === m.id)
+          const waits = !!queued?.includes(m.id)
           return (
             <ItemBoundary key={e.id} what="message" resetKey={m}>
-              {editing === m.id && idle ? (
-                <EditBox message={m} onDone={() => store.edit('')} />
+              {editing === m.id && (idle || waits) ? (
+                <EditBox
+                  message={m}
+                  onDone={() => store.edit('')}
+                  onSend={waits ? (text) => void store.editQueued(m.id, text) : undefined}
+                />
               ) : (
                 <>
                   <Message message={m} from={i === 0 ? start.from : 0} />
+                  {isEmptyAnswer(chat, m) && (
+                    <div className="notice info empty-answer" data-testid="empty-answer">
+                      The model gave an empty answer. Regenerate (↻ below) asks again.
+                    </div>
+                  )}
                   {(m.role === 'user' || m.role === 'assistant') && (
-                    <MessageActions message={m} idle={idle} version={version} onEdit={() => store.edit(m.id)} />
+                    <MessageActions message={m} idle={idle} version={version} queued={waits} onEdit={() => store.edit(m.id)} />
                   )}
                 </>
               )}
@@ -126,6 +144,7 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
             </ItemBoundary>
           ) : null
         }
+        if (e.tone === 'error' && e.code) return <ErrorNotice key={e.id} code={e.code} message={e.text} />
         return (
           <div key={e.id} className={`notice ${e.tone}`} role={e.tone === 'error' ? 'alert' : undefined} data-testid="notice">
             {e.tone === 'error' ? '⚠ ' : ''}

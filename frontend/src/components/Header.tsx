@@ -108,7 +108,11 @@ export function ModelPicker() {
   }, [])
   const closeOutside = useCallback(() => close(false), [close])
   useCloseOutside(open, root, closeOutside)
-  const openIt = useCallback(() => setOpen(true), [])
+  // the list is read again each time the menu opens: a model pulled elsewhere shows up
+  const openIt = useCallback(() => {
+    setOpen(true)
+    void store.refreshOllama(true)
+  }, [store])
   useMenuRequest('model', openIt)
   const pick = (name: string) => {
     close(false)
@@ -138,7 +142,7 @@ export function ModelPicker() {
         aria-expanded={open}
         aria-keyshortcuts={modelShortcut.label}
         title={withShortcut('The model of this chat', modelShortcut)}
-        onClick={() => (open ? close() : setOpen(true))}
+        onClick={() => (open ? close() : openIt())}
       >
         {current || 'Pick a model'} {info && <ModelBadges model={info} />} <span aria-hidden="true">▾</span>
       </button>
