@@ -57,7 +57,27 @@ func (s Settings) Validate() error {
 			return &InvalidSettingError{"ollamaUrl", err.Error()}
 		}
 	}
+	switch s.Theme {
+	case "", ThemeSystem, ThemeLight, ThemeDark:
+	default:
+		return &InvalidSettingError{"theme", fmt.Sprintf("the theme %q is not one the window has: choose system, light or dark", s.Theme)}
+	}
 	return nil
+}
+
+// The window's themes: the system's light or dark, or one of them always.
+const (
+	ThemeSystem = "system"
+	ThemeLight  = "light"
+	ThemeDark   = "dark"
+)
+
+// ThemeName is the theme in effect: Theme, else [ThemeSystem].
+func (s Settings) ThemeName() string {
+	if s.Theme == "" {
+		return ThemeSystem
+	}
+	return s.Theme
 }
 
 // ThinkLevel is the thinking level in effect: Think, else [DefaultThink].

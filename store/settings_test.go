@@ -162,3 +162,18 @@ func TestSettingsSavedWithTheOldNameOfTheAckFallbackAreReadUnderTheNewOne(t *tes
 		t.Fatalf("%s read back as %+v (%v)", b, back, err)
 	}
 }
+
+func TestTheThemeIsSystemLightOrDark(t *testing.T) {
+	for _, theme := range []string{"", "system", "light", "dark"} {
+		if err := (Settings{Theme: theme}).Validate(); err != nil {
+			t.Errorf("theme %q: %v", theme, err)
+		}
+	}
+	var invalid *InvalidSettingError
+	if err := (Settings{Theme: "blue"}).Validate(); !errors.As(err, &invalid) || invalid.Setting != "theme" {
+		t.Errorf("theme blue: %v, want an InvalidSettingError", err)
+	}
+	if got := (Settings{}).ThemeName(); got != ThemeSystem {
+		t.Errorf("the zero theme is %q, want system", got)
+	}
+}

@@ -144,6 +144,8 @@ type Settings struct {
 	// FirstByteTimeoutSec bounds the wait for a model to start answering, loading included
 	// (0: the client's default).
 	FirstByteTimeoutSec int `json:"firstByteTimeoutSec,omitempty"`
+	// Theme is the window's look: system (its light or dark), light or dark ("" : system).
+	Theme string `json:"theme,omitempty"`
 }
 
 // UnmarshalJSON reads settings as saved, also by a version that named AckFallbackMs

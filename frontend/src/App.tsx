@@ -12,6 +12,7 @@ import { approveShortcut, denyShortcut } from './keyboard/shortcuts'
 import { useApprovalShortcuts } from './keyboard/useApprovalShortcuts'
 import { useMenuRequest } from './keyboard/menus'
 import { useWindowShortcuts } from './keyboard/useWindowShortcuts'
+import { useTheme } from './theme'
 import { isBusy, oldestWaitingCard } from './state/chatReducer'
 import { budgetKey, headerModel, headerWorkspace, type AppState } from './state/store'
 import { useAppState, useStore } from './state/useAppState'
@@ -125,6 +126,7 @@ export function App() {
   useWindowShortcuts(store, { openSettings, openSearch, openHelp })
   useMenuRequest('settings', openSettings)
   useWindowTitle()
+  useTheme(config?.theme)
   return (
     <div className="app" data-ready={ready ? 'true' : 'false'} data-testid="app">
       <Header onSettings={openSettings} />

@@ -13,6 +13,7 @@ export type Phase = 'idle' | 'submitted' | 'streaming' | 'tools' | 'continuing' 
 export type ThinkLevel = 'off' | 'on' | 'low' | 'medium' | 'high'
 export type ApprovalPolicy = 'auto' | 'ask' | 'deny'
 export type Decision = 'allow' | 'deny'
+export type Theme = 'system' | 'light' | 'dark'
 
 export interface Config {
   workspace: string
@@ -23,6 +24,8 @@ export interface Config {
   toolApproval: Record<string, ApprovalPolicy>
   /** How long to wait for a model to start answering, in seconds (0: the default). */
   firstByteTimeoutSec: number
+  /** The window's look (an older Go side sends none: the system's). */
+  theme?: Theme
   tools: string[]
   dbPath: string
 }

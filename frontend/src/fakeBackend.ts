@@ -31,6 +31,7 @@ export class FakeBackend implements Backend {
     contextCap: 8192,
     toolApproval: { write_file: 'auto', read_file: 'auto', list_dir: 'auto' },
     firstByteTimeoutSec: 0,
+    theme: 'system',
     tools: ['read_file', 'write_file', 'list_dir'],
     dbPath: '/tmp/prototyper.db',
   }

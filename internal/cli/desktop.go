@@ -115,6 +115,8 @@ type Settings struct {
 	ToolApproval map[string]string `json:"toolApproval"`
 	// FirstByteTimeoutSec: how long to wait for a model to start answering (0: the default).
 	FirstByteTimeoutSec int `json:"firstByteTimeoutSec"`
+	// Theme: system, light or dark ("" keeps the one saved).
+	Theme string `json:"theme"`
 }
 
 // Config is what the window shows in its header and settings: the settings in effect, the
@@ -136,7 +138,7 @@ func (d *Desktop) Config() (Config, error) {
 	_, url := d.server.Client()
 	c := Config{Settings: Settings{Workspace: workspace, Model: model, OllamaURL: url,
 		Think: s.ThinkLevel(), ContextCap: s.ContextCapTokens(), ToolApproval: map[string]string{},
-		FirstByteTimeoutSec: s.FirstByteTimeoutSec}, DBPath: d.db.Path()}
+		FirstByteTimeoutSec: s.FirstByteTimeoutSec, Theme: s.ThemeName()}, DBPath: d.db.Path()}
 	for _, def := range tools.WorkspaceDefinitions() {
 		c.Tools = append(c.Tools, def.Name)
 		c.ToolApproval[def.Name] = agentloop.Policy(s.ToolApproval, def)
@@ -155,6 +157,9 @@ func (d *Desktop) SaveSettings(in Settings) error {
 	saved, err := d.db.UpdateSettings(func(s *store.Settings) error {
 		s.OllamaURL, s.Think, s.ContextCap, s.ToolApproval = firstNonEmpty(in.OllamaURL, url), in.Think, in.ContextCap, in.ToolApproval
 		s.FirstByteTimeoutSec = in.FirstByteTimeoutSec
+		if in.Theme != "" {
+			s.Theme = in.Theme
+		}
 		s.Workspace, s.DefaultModel = workspace, model
 		return nil
 	})

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react'
-import { errorText, type ApprovalPolicy, type Config, type ThinkLevel } from '../backend'
+import { errorText, type ApprovalPolicy, type Config, type Theme, type ThinkLevel } from '../backend'
 import { useStore } from '../state/useAppState'
 
 const thinkLevels: ThinkLevel[] = ['off', 'on', 'low', 'medium', 'high']
@@ -13,6 +13,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
   const [cap, setCap] = useState(String(config.contextCap || ''))
   const [firstByte, setFirstByte] = useState(String(config.firstByteTimeoutSec || ''))
   const [approval, setApproval] = useState<Record<string, ApprovalPolicy>>({ ...config.toolApproval })
+  const [theme, setTheme] = useState<Theme>(config.theme ?? 'system')
   const [error, setError] = useState('')
   const [saving, setSaving] = useState(false)
 
@@ -38,6 +39,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
         contextCap: Number(cap) || 0,
         firstByteTimeoutSec: Number(firstByte) || 0,
         toolApproval: approval,
+        theme,
       })
       onClose()
     } catch (err) {
@@ -84,6 +86,14 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
         <label>
           Wait for a model to start answering (seconds, 0 = the default)
           <input type="number" min={0} step={30} value={firstByte} onChange={(e) => setFirstByte(e.target.value)} />
+        </label>
+        <label>
+          Theme
+          <select value={theme} onChange={(e) => setTheme(e.target.value as Theme)}>
+            <option value="system">System (follows the desktop)</option>
+            <option value="light">Light</option>
+            <option value="dark">Dark</option>
+          </select>
         </label>
         <fieldset>
           <legend>Tool approval</legend>
