@@ -4,24 +4,10 @@ import { App } from './App'
 import { FakeBackend, FakeFrames } from './fakeBackend'
 import { AppStore } from './state/store'
 import { StoreContext } from './state/useAppState'
+import { mountApp, summary } from './test/mountApp'
 
-async function mount(prepare: (b: FakeBackend) => void = () => {}) {
-  const backend = new FakeBackend()
-  backend.chats = [
-    { id: 'old', title: 'Older chat', model: 'qwen3:4b', workspace: '/w', createdAt: '2025-01-01T00:00:00Z', updatedAt: '2025-01-01T00:00:00Z', messageCount: 2, phase: 'idle' },
-    { id: 'c1', title: 'Newest chat', model: 'qwen3:4b', workspace: '/w', createdAt: '2025-01-02T00:00:00Z', updatedAt: '2025-01-02T00:00:00Z', messageCount: 2, phase: 'idle' },
-  ]
-  prepare(backend)
-  const frames = new FakeFrames()
-  const store = new AppStore({ backend, requestFrame: frames.request })
-  render(
-    <StoreContext.Provider value={store}>
-      <App />
-    </StoreContext.Provider>,
-  )
-  await act(() => store.start())
-  return { backend, frames, store }
-}
+const mount = (prepare: (b: FakeBackend) => void = () => {}) =>
+  mountApp([summary('old', 'Older chat', '/w', '2025-01-01T00:00:00Z'), summary('c1', 'Newest chat', '/w', '2025-01-02T00:00:00Z')], prepare)
 
 describe('App', () => {
   it('shows the chats newest first and a focused composer once configured', async () => {

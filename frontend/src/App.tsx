@@ -130,7 +130,7 @@ export function App() {
   return (
     <div className="app" data-ready={ready ? 'true' : 'false'} data-testid="app">
       <Header onSettings={openSettings} />
-      <ChatList />
+      <ChatList onSearch={openSearch} onHelp={openHelp} />
       <main className="chat">
         <ErrorLine />
         {ollamaDown ? <OllamaDownPanel onSettings={openSettings} /> : <ChatView />}

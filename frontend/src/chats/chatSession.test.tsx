@@ -1,27 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { act, fireEvent, render, screen } from '@testing-library/react'
-import { App } from '../App'
-import { FakeBackend, FakeFrames } from '../fakeBackend'
-import { AppStore } from '../state/store'
-import { StoreContext } from '../state/useAppState'
+import { act, fireEvent, screen } from '@testing-library/react'
+import type { FakeBackend } from '../fakeBackend'
+import { mountApp, summary } from '../test/mountApp'
 
-async function mount(prepare: (b: FakeBackend) => void = () => {}) {
-  const backend = new FakeBackend()
-  backend.chats = [
-    { id: 'a', title: 'In the first folder', model: 'qwen3:4b', workspace: '/home/me/one', createdAt: '2025-01-01T00:00:00Z', updatedAt: '2025-01-01T00:00:00Z', messageCount: 2, phase: 'idle' },
-    { id: 'b', title: 'In the second folder', model: 'gemma3:1b', workspace: '/home/me/two', createdAt: '2025-01-02T00:00:00Z', updatedAt: '2025-01-02T00:00:00Z', messageCount: 2, phase: 'idle' },
-  ]
-  prepare(backend)
-  const frames = new FakeFrames()
-  const store = new AppStore({ backend, requestFrame: frames.request })
-  render(
-    <StoreContext.Provider value={store}>
-      <App />
-    </StoreContext.Provider>,
-  )
-  await act(() => store.start())
-  return { backend, frames, store }
-}
+const chats = [
+  summary('a', 'In the first folder', '/home/me/one', '2025-01-01T00:00:00Z'),
+  summary('b', 'In the second folder', '/home/me/two', '2025-01-02T00:00:00Z', 'gemma3:1b'),
+]
+const mount = (prepare: (b: FakeBackend) => void = () => {}) => mountApp(chats, prepare)
 
 const key = (k: string, init: KeyboardEventInit = {}) =>
   act(async () => {

@@ -1,10 +1,9 @@
 import { describe, expect, it, vi } from 'vitest'
-import { act, fireEvent, render, screen } from '@testing-library/react'
-import { App, windowTitle } from '../App'
+import { act, fireEvent, screen } from '@testing-library/react'
+import { windowTitle } from '../App'
 import type { OpenedChat } from '../backend'
-import { FakeBackend, FakeFrames } from '../fakeBackend'
-import { AppStore } from '../state/store'
-import { StoreContext } from '../state/useAppState'
+import type { FakeBackend } from '../fakeBackend'
+import { mountApp } from '../test/mountApp'
 
 const chatB = { id: 'b', title: 'Snake game', model: 'qwen3:4b', workspace: '/home/me/two', createdAt: '2025-01-02T00:00:00Z', updatedAt: '2025-01-02T00:00:00Z', messageCount: 2, phase: 'idle' as const }
 const chatA = { ...chatB, id: 'a', title: 'Landing page', workspace: '/home/me/one', updatedAt: '2025-01-01T00:00:00Z' }
@@ -24,21 +23,11 @@ function opened(id: string, versions: OpenedChat['versions'] = []): OpenedChat {
   }
 }
 
-async function mount(prepare: (b: FakeBackend) => void = () => {}) {
-  const backend = new FakeBackend()
-  backend.chats = [chatA, chatB]
-  backend.opened = { a: opened('a'), b: opened('b') }
-  prepare(backend)
-  const frames = new FakeFrames()
-  const store = new AppStore({ backend, requestFrame: frames.request })
-  render(
-    <StoreContext.Provider value={store}>
-      <App />
-    </StoreContext.Provider>,
-  )
-  await act(() => store.start())
-  return { backend, frames, store }
-}
+const mount = (prepare: (b: FakeBackend) => void = () => {}) =>
+  mountApp([chatA, chatB], (b) => {
+    b.opened = { a: opened('a'), b: opened('b') }
+    prepare(b)
+  })
 
 const key = (k: string, init: KeyboardEventInit = {}) =>
   act(async () => {

@@ -1,28 +1,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { act, fireEvent, render, screen } from '@testing-library/react'
-import { App } from '../App'
 import { ReasoningBlock } from '../components/ReasoningBlock'
-import { FakeBackend, FakeFrames } from '../fakeBackend'
+import type { FakeBackend } from '../fakeBackend'
+import { mountApp } from '../test/mountApp'
 import { errorSentence } from '../state/errorSentences'
-import { AppStore, ollamaPollFirstMs } from '../state/store'
-import { StoreContext } from '../state/useAppState'
+import { ollamaPollFirstMs } from '../state/store'
 
 const chat = { id: 'c1', title: 'Snake', model: 'qwen3:4b', workspace: '/w', createdAt: '2025-01-02T00:00:00Z', updatedAt: '2025-01-02T00:00:00Z', messageCount: 0, phase: 'idle' as const }
 
-async function mount(prepare: (b: FakeBackend) => void = () => {}) {
-  const backend = new FakeBackend()
-  backend.chats = [chat]
-  prepare(backend)
-  const frames = new FakeFrames()
-  const store = new AppStore({ backend, requestFrame: frames.request })
-  render(
-    <StoreContext.Provider value={store}>
-      <App />
-    </StoreContext.Provider>,
-  )
-  await act(() => store.start())
-  return { backend, frames, store }
-}
+const mount = (prepare: (b: FakeBackend) => void = () => {}) => mountApp([chat], prepare)
 
 afterEach(() => {
   vi.useRealTimers()

@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { act, fireEvent, render, screen } from '@testing-library/react'
-import { App } from '../App'
-import { FakeBackend, FakeFrames } from '../fakeBackend'
-import { AppStore } from '../state/store'
-import { StoreContext } from '../state/useAppState'
+import { act, fireEvent, screen } from '@testing-library/react'
+import { mountApp } from '../test/mountApp'
 import { resolveTheme } from '../theme'
 
 describe('theme', () => {
@@ -16,14 +13,7 @@ describe('theme', () => {
   })
 
   it('is chosen in the settings and applied to the window at once', async () => {
-    const backend = new FakeBackend()
-    const store = new AppStore({ backend, requestFrame: new FakeFrames().request })
-    render(
-      <StoreContext.Provider value={store}>
-        <App />
-      </StoreContext.Provider>,
-    )
-    await act(() => store.start())
+    const { backend } = await mountApp([])
     expect(document.documentElement.dataset.theme).toBe('light')
     fireEvent.click(screen.getByRole('button', { name: 'Settings' }))
     fireEvent.change(screen.getByRole('combobox', { name: 'Theme' }), { target: { value: 'dark' } })

@@ -1,12 +1,12 @@
 import { useState } from 'react'
 import type { ChatSummary } from '../backend'
 import { focusComposer } from '../keyboard/menus'
-import { newChatShortcut, withShortcut } from '../keyboard/shortcuts'
+import { helpShortcut, newChatShortcut, searchShortcut, withShortcut } from '../keyboard/shortcuts'
 import { isBusy, type ChatState } from '../state/chatReducer'
 import type { AppState } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
 import { baseName } from './Header'
-import { PencilIcon, TrashIcon } from './icons'
+import { PencilIcon, SearchIcon, TrashIcon } from './icons'
 
 /** When a chat was last active, as a list shows it: the time today, else the day. */
 export function chatDate(iso: string, now = new Date()): string {
@@ -40,9 +40,12 @@ function ChatListItem({ chat, active, busy, waiting }: { chat: ChatSummary; acti
             if (e.key === 'Enter' && title.trim()) {
               void store.renameChat(chat.id, title.trim())
               setMode('view')
+              focusComposer()
             } else if (e.key === 'Escape') {
+              e.preventDefault() // closes the field; it does not stop a run
               setTitle(chat.title)
               setMode('view')
+              focusComposer()
             }
           }}
         />
@@ -54,10 +57,24 @@ function ChatListItem({ chat, active, busy, waiting }: { chat: ChatSummary; acti
       <li className="chat-item confirm" data-testid="confirm-delete">
         <span>Delete “{chat.title || 'Untitled'}”?</span>
         <div className="row">
-          <button type="button" className="danger" onClick={() => void store.deleteChat(chat.id)}>
+          <button
+            type="button"
+            className="danger"
+            onClick={() => {
+              void store.deleteChat(chat.id)
+              focusComposer()
+            }}
+          >
             Delete
           </button>
-          <button type="button" onClick={() => setMode('view')}>
+          <button
+            type="button"
+            autoFocus
+            onClick={() => {
+              setMode('view')
+              focusComposer()
+            }}
+          >
             Cancel
           </button>
         </div>
@@ -120,7 +137,7 @@ function phaseOf(live: ChatState | undefined, c: ChatSummary) {
 }
 
 /** The chats, newest first, with a busy dot on those running now. */
-export function ChatList() {
+export function ChatList({ onSearch, onHelp }: { onSearch?: () => void; onHelp?: () => void } = {}) {
   const store = useStore()
   const chats = useAppState((s) => s.chatList)
   const activeId = useAppState((s) => s.activeChatId)
@@ -149,6 +166,18 @@ export function ChatList() {
       >
         + New chat
       </button>
+      {onSearch && (
+        <button
+          type="button"
+          className="search-button"
+          data-testid="search-button"
+          aria-keyshortcuts={searchShortcut.label}
+          title={withShortcut('Search chats', searchShortcut)}
+          onClick={onSearch}
+        >
+          <SearchIcon /> Search <kbd>{searchShortcut.label}</kbd>
+        </button>
+      )}
       <nav aria-label="Chats">
         <ul className="chat-list">
           {chats.map((c) => (
@@ -162,6 +191,17 @@ export function ChatList() {
           ))}
         </ul>
       </nav>
+      {onHelp && (
+        <button
+          type="button"
+          className="link help-button"
+          aria-keyshortcuts={helpShortcut.label}
+          title={withShortcut('Keyboard shortcuts', helpShortcut)}
+          onClick={onHelp}
+        >
+          Keyboard shortcuts <kbd>?</kbd>
+        </button>
+      )}
     </aside>
   )
 }

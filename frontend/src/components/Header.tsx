@@ -1,11 +1,12 @@
 import { useCallback, useEffect, useRef, useState, type KeyboardEvent, type RefObject } from 'react'
 import type { ModelInfo } from '../backend'
-import { optionId, useListNav } from '../keyboard/listNav'
+import { ComboField, optionId, useListNav } from '../keyboard/listNav'
 import { focusComposer, useMenuRequest } from '../keyboard/menus'
 import { folderShortcut, modelShortcut, settingsShortcut, withShortcut } from '../keyboard/shortcuts'
 import { isBusy } from '../state/chatReducer'
 import { headerModel, headerWorkspace, sameModel, type AppState, type PullState } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
+import { Dialog } from './Dialog'
 import { FolderIcon, SettingsIcon } from './icons'
 
 export function formatBytes(n: number): string {
@@ -149,21 +150,14 @@ export function ModelPicker() {
       {pullList.length > 0 && !open && <span className="pull-mini">{pullList.length} pulling…</span>}
       {open && (
         <div className="popover">
-          <input
+          <ComboField
             id="model-filter"
-            autoFocus
-            role="combobox"
-            aria-expanded="true"
-            aria-controls="model-list"
-            aria-activedescendant={nav.active >= 0 ? optionId('model-filter', nav.active) : undefined}
-            aria-label="Filter the models"
+            listId="model-list"
+            label="Filter the models"
             placeholder="Type to filter, ↑↓ to move, Enter to pick"
             value={filter}
-            onChange={(e) => {
-              setFilter(e.target.value)
-              nav.setActive(0)
-            }}
-            onKeyDown={(e) => nav.onKeyDown(e)}
+            nav={nav}
+            onType={setFilter}
           />
           <div role="listbox" id="model-list" aria-label="Models">
             {models.length === 0 && <div className="muted pad">No models on the server yet. Pull one below.</div>}
@@ -285,21 +279,14 @@ export function FolderMenu() {
       </button>
       {open && (
         <div className="popover">
-          <input
+          <ComboField
             id="folder-path"
-            autoFocus
-            role="combobox"
-            aria-expanded="true"
-            aria-controls="folder-list"
-            aria-activedescendant={nav.active >= 0 ? optionId('folder-path', nav.active) : undefined}
-            aria-label="Folder path"
+            listId="folder-list"
+            label="Folder path"
             placeholder="Type a folder path, or pick one below"
             value={typed}
-            onChange={(e) => {
-              setTyped(e.target.value)
-              nav.setActive(0)
-            }}
-            onKeyDown={(e) => nav.onKeyDown(e)}
+            nav={nav}
+            onType={setTyped}
           />
           <div role="listbox" id="folder-list" aria-label="Folders">
             {options.map((o, i) => (
@@ -341,47 +328,38 @@ export function ChatChangeDialog() {
   const next = isFolder ? baseName(change.value) : change.value
   const done = () => focusComposer()
   return (
-    <div role="presentation" className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && store.cancelChange()}>
-      <div
-        className="modal"
-        role="dialog"
-        aria-modal="true"
-        aria-label={isFolder ? 'Change the folder?' : 'Change the model?'}
-        data-testid="change-dialog"
-        onKeyDown={(e) => {
-          if (e.key === 'Escape') {
-            e.stopPropagation()
-            e.preventDefault()
-            store.cancelChange()
-            done()
-          }
-        }}
-      >
-        <h2>{isFolder ? `Work in ${next}?` : `Use ${next}?`}</h2>
-        <p>
-          “{chat?.title || 'This chat'}” {isFolder ? 'works in' : 'uses'} <strong>{now || 'nothing yet'}</strong>. Change
-          this chat to <strong>{next}</strong> from its next message on, or start a new chat with it?
-        </p>
-        {change.kind === 'workspace' && <div className="muted small">{change.value}</div>}
-        <div className="row end">
-          <button type="button" onClick={() => (store.cancelChange(), done())}>
-            Cancel
-          </button>
-          <button type="button" data-testid="change-new-chat" onClick={() => void store.applyChange('new').then(done)}>
-            Start a new chat
-          </button>
-          <button
-            type="button"
-            autoFocus
-            className="primary"
-            data-testid="change-this-chat"
-            onClick={() => void store.applyChange('chat').then(done)}
-          >
-            Change this chat
-          </button>
-        </div>
+    <Dialog
+      label={isFolder ? 'Change the folder?' : 'Change the model?'}
+      testId="change-dialog"
+      onClose={() => {
+        store.cancelChange()
+        done()
+      }}
+    >
+      <h2>{isFolder ? `Work in ${next}?` : `Use ${next}?`}</h2>
+      <p>
+        “{chat?.title || 'This chat'}” {isFolder ? 'works in' : 'uses'} <strong>{now || 'nothing yet'}</strong>. Change
+        this chat to <strong>{next}</strong> from its next message on, or start a new chat with it?
+      </p>
+      {change.kind === 'workspace' && <div className="muted small">{change.value}</div>}
+      <div className="row end">
+        <button type="button" onClick={() => (store.cancelChange(), done())}>
+          Cancel
+        </button>
+        <button type="button" data-testid="change-new-chat" onClick={() => void store.applyChange('new').then(done)}>
+          Start a new chat
+        </button>
+        <button
+          type="button"
+          autoFocus
+          className="primary"
+          data-testid="change-this-chat"
+          onClick={() => void store.applyChange('chat').then(done)}
+        >
+          Change this chat
+        </button>
       </div>
-    </div>
+    </Dialog>
   )
 }
 

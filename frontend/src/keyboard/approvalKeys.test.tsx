@@ -1,29 +1,20 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { act, fireEvent, render, screen, within } from '@testing-library/react'
-import { App } from '../App'
+import { act, fireEvent, screen, within } from '@testing-library/react'
 import type { AgentEvent, ToolCallRecord } from '../backend'
-import { FakeBackend, FakeFrames } from '../fakeBackend'
-import { AppStore } from '../state/store'
-import { StoreContext } from '../state/useAppState'
+import type { FakeBackend } from '../fakeBackend'
 import { resetTyping } from './typing'
+import { mountApp } from '../test/mountApp'
 
 beforeEach(() => resetTyping())
 
 async function mount(prepare?: (backend: FakeBackend) => void) {
-  const backend = new FakeBackend()
-  backend.chats = [
-    { id: 'c1', title: 'Open chat', createdAt: '2025-01-02T00:00:00Z', updatedAt: '2025-01-02T00:00:00Z', messageCount: 1, phase: 'idle' },
-    { id: 'c2', title: 'Other chat', createdAt: '2025-01-01T00:00:00Z', updatedAt: '2025-01-01T00:00:00Z', messageCount: 1, phase: 'idle' },
-  ]
-  prepare?.(backend)
-  const frames = new FakeFrames()
-  const store = new AppStore({ backend, requestFrame: frames.request })
-  render(
-    <StoreContext.Provider value={store}>
-      <App />
-    </StoreContext.Provider>,
+  const { backend, frames, store } = await mountApp(
+    [
+      { id: 'c1', title: 'Open chat', createdAt: '2025-01-02T00:00:00Z', updatedAt: '2025-01-02T00:00:00Z', messageCount: 1, phase: 'idle' },
+      { id: 'c2', title: 'Other chat', createdAt: '2025-01-01T00:00:00Z', updatedAt: '2025-01-01T00:00:00Z', messageCount: 1, phase: 'idle' },
+    ],
+    prepare,
   )
-  await act(() => store.start())
   const composer = screen.getByRole('textbox', { name: 'Message' }) as HTMLTextAreaElement
   let seq = 0
   // Sends events as the bridge does, and paints them.

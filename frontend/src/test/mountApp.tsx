@@ -1,0 +1,29 @@
+// The whole window on the in-memory backend, as the tests of its behaviour mount it: prepare
+// sets the backend up (its chats, what it answers) before the window starts.
+
+import { act, render } from '@testing-library/react'
+import { App } from '../App'
+import type { ChatSummary } from '../backend'
+import { FakeBackend, FakeFrames } from '../fakeBackend'
+import { AppStore } from '../state/store'
+import { StoreContext } from '../state/useAppState'
+
+export async function mountApp(chats: ChatSummary[], prepare: (b: FakeBackend) => void = () => {}) {
+  const backend = new FakeBackend()
+  backend.chats = chats
+  prepare(backend)
+  const frames = new FakeFrames()
+  const store = new AppStore({ backend, requestFrame: frames.request })
+  render(
+    <StoreContext.Provider value={store}>
+      <App />
+    </StoreContext.Provider>,
+  )
+  await act(() => store.start())
+  return { backend, frames, store }
+}
+
+/** A chat as the list has it, idle, in folder workspace. */
+export function summary(id: string, title: string, workspace: string, updatedAt: string, model = 'qwen3:4b'): ChatSummary {
+  return { id, title, model, workspace, createdAt: updatedAt, updatedAt, messageCount: 2, phase: 'idle' }
+}
