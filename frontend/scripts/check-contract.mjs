@@ -39,6 +39,9 @@ export const pairs = {
   'store.ToolCall': 'StoredToolCall',
   'store.ToolCallRecord': 'ToolCallRecord',
   'events.Usage': 'Usage',
+  'store.Chat': 'StoredChat',
+  'store.ChatHit': 'ChatHit',
+  'store.Version': 'Version',
 }
 
 function parse(file) {

@@ -33,7 +33,8 @@ export interface Config {
 /** What SaveSettings accepts: the Config without the read-only fields. */
 export type Settings = Omit<Config, 'dbPath' | 'tools'>
 
-export interface ChatSummary {
+/** A chat as the store keeps it (store.Chat): its own folder and model among them. */
+export interface StoredChat {
   id: string
   title: string
   model?: string
@@ -41,6 +42,10 @@ export interface ChatSummary {
   createdAt: string
   updatedAt: string
   messageCount: number
+}
+
+/** A chat as the list shows it: the stored chat and its phase. */
+export interface ChatSummary extends StoredChat {
   phase: Phase
 }
 
@@ -139,7 +144,7 @@ export interface Version {
 
 /** A chat a search found; messageId and snippet say where, when not in the title. */
 export interface ChatHit {
-  chat: Omit<ChatSummary, 'phase'>
+  chat: StoredChat
   messageId?: string
   snippet?: string
 }
