@@ -128,6 +128,24 @@ describe('keyboard first', () => {
     expect(screen.getByRole('dialog', { name: 'Settings' })).toBeTruthy()
   })
 
+  it('after a decision the focus goes on to the composer, not to nowhere', async () => {
+    const { backend, frames } = await mount()
+    act(() => {
+      backend.emit([
+        { chatId: 'b', type: 'phase', phase: 'awaiting_approval', runId: 'r1' },
+        { chatId: 'b', type: 'tool.call', toolCallId: 't1', name: 'write_file', args: { path: 'a.txt' }, state: 'awaiting_approval', runId: 'r1', messageId: 'm1' },
+        { chatId: 'b', type: 'tool.approval_requested', toolCallId: 't1', name: 'write_file', runId: 'r1', messageId: 'm1' },
+      ])
+      frames.drain()
+    })
+    const approve = screen.getByRole('button', { name: /Approve/ })
+    approve.focus()
+    await act(async () => fireEvent.click(approve))
+    await flush()
+    expect(backend.callsOf('Decide')).toEqual([['t1', 'allow', '']])
+    expect(document.activeElement).toBe(screen.getByTestId('composer'))
+  })
+
   it('the composer grows with its text', async () => {
     await mount()
     const box = screen.getByTestId('composer') as HTMLTextAreaElement

@@ -2,6 +2,7 @@ import { useCallback, useLayoutEffect, useRef, useState } from 'react'
 import type { Decision } from '../backend'
 import { oldestWaitingCard, terminalToolStates, type ChatState, type MessageView, type TimelineEntry } from '../state/chatReducer'
 import { useAppState, useStore } from '../state/useAppState'
+import { focusComposer } from '../keyboard/menus'
 import { ItemBoundary } from './ItemBoundary'
 import { Message } from './Message'
 import { EditBox, MessageActions } from './MessageActions'
@@ -90,7 +91,15 @@ export function isEmptyAnswer(chat: ChatState, m: MessageView): boolean {
 /** The messages, tool cards and notices of one chat from entry `start` on, in the order they happened. */
 export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?: ShownFrom }) {
   const store = useStore()
-  const decide = useCallback((id: string, d: Decision) => void store.decide(id, d), [store])
+  // A decision spends the card's buttons: the focus goes on to the composer rather than to
+  // nowhere.
+  const decide = useCallback(
+    (id: string, d: Decision) => {
+      void store.decide(id, d)
+      focusComposer()
+    },
+    [store],
+  )
   const decisions = useAppState((s) => s.decisions)
   const versions = useAppState((s) => s.versions[chat.chatId])
   const editing = useAppState((s) => s.editing)
