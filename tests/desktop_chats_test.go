@@ -3,6 +3,7 @@ package tests
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -112,7 +113,8 @@ func TestDesktopAChatWritesOnlyInTheFolderTheHeaderShowsForIt(t *testing.T) {
 // Edit and resend by keyboard: ↑ in the empty composer opens the last message sent; the
 // edited text is sent, the chat goes on from it, and the old turn stays as version 1 of 2.
 func TestDesktopEditAndResendKeepsTheEarlierVersion(t *testing.T) {
-	r := startDesktopRunWith(t, folderModel, store.Settings{}, "Write it")
+	// in the dark theme, so that its screenshots show that theme too
+	r := startDesktopRunWith(t, folderModel, store.Settings{Theme: store.ThemeDark}, "Write it")
 	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
 	wroteIn(t, "the first message", r.workspace, r.workspace)
 	settle()
@@ -160,6 +162,10 @@ func TestDesktopKeyboardOnlyFromLaunchToAnApprovedWrite(t *testing.T) {
 	r.waitLog(t, events.ToolApprovalRequest, true, 60*time.Second)
 	settle()
 	r.app.screenshot("chats-keyboard-approval.png")
+	// the window's title says that a chat waits (the task bar shows it)
+	if name := r.app.windowName(); !strings.Contains(name, "1 chat waits for approval") {
+		t.Errorf("the window's title is %q while a chat waits for approval", name)
+	}
 	r.app.key("alt+a")
 	r.waitResumedFinished(t, 60*time.Second)
 	if got, err := os.ReadFile(filepath.Join(r.workspace, "hello.txt")); err != nil || string(got) != "hello from Prototyper\n" {
