@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"prototyper/store"
 )
@@ -103,4 +104,16 @@ func TestSearchChatsFindsTheWordsOfAChat(t *testing.T) {
 	if err != nil || len(hits) != 1 || hits[0].Chat.ID != c.ID || !strings.Contains(hits[0].Snippet, "hero") {
 		t.Errorf("hits = %+v, %v", hits, err)
 	}
+}
+
+func TestOllamaNotThereIsSaidAtOnce(t *testing.T) {
+	// a port nothing listens on: connection refused, which a run would retry for seconds
+	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: "127.0.0.1:1"}, Workspace: t.TempDir()})
+	start := time.Now()
+	st := d.OllamaStatus(context.Background())
+	if st.Running || st.Error == "" {
+		t.Fatalf("status = %+v, want not running with a reason", st)
+	}
+	// no timed assertion on the figure: one attempt means no backoff of 500 ms or more
+	t.Logf("answered in %s", time.Since(start))
 }

@@ -301,12 +301,13 @@ type OllamaStatus struct {
 	Error   string `json:"error"`
 }
 
-// OllamaStatus asks the server for its version (waiting at most 5 s).
+// OllamaStatus asks the server for its version, once (waiting at most 5 s): a server that is
+// not there says so at once, rather than after the retries a run would make.
 func (d *Desktop) OllamaStatus(ctx context.Context) OllamaStatus {
 	client, url := d.server.Client()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	v, err := client.Version(ctx)
+	v, err := client.With(ollama.WithRetry(1, 0)).Version(ctx)
 	if err != nil {
 		return OllamaStatus{URL: url, Error: err.Error()}
 	}
