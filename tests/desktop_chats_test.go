@@ -177,3 +177,28 @@ func TestDesktopKeyboardOnlyFromLaunchToAnApprovedWrite(t *testing.T) {
 		t.Errorf("approval = %+v, want allowed by the user", rec.Approval)
 	}
 }
+
+// A follow-up typed while the answer streams is shown queued until the run takes it; Esc (nothing
+// open) stops the run, and the follow-up it never took goes back to the composer, unsent.
+func TestDesktopAFollowUpDuringARunIsShownQueued(t *testing.T) {
+	r := startDesktopRun(t, longAnswerModel, "Write a long answer")
+	r.waitLog(t, events.TextDelta, true, 60*time.Second)
+	r.app.typeText("Then make it shorter")
+	r.app.key("Return")
+	time.Sleep(300 * time.Millisecond)
+	r.app.screenshot("chats-queued.png")
+	r.app.key("Escape")
+	r.waitLog(t, events.RunFinished, true, 60*time.Second)
+	_, db := r.finish(t, "chats-queued-end.png")
+	chats, _ := db.ListChats()
+	if len(chats) != 1 {
+		t.Fatalf("chats = %+v, want one", chats)
+	}
+	runs, err := db.RunsOf(chats[0].ID)
+	if err != nil || len(runs) != 1 || runs[0].StopReason != events.StopAborted {
+		t.Errorf("runs = %+v, %v; want the one run, stopped by Esc", runs, err)
+	}
+	if msgs, _ := db.Messages(chats[0].ID); len(msgs) == 0 || msgs[len(msgs)-1].Role != store.RoleAssistant {
+		t.Errorf("messages = %+v: the follow-up the run never took was stored", msgs)
+	}
+}

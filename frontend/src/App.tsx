@@ -43,6 +43,7 @@ function ConnectedComposer() {
   const warning = useAppState(modelWarning)
   const busy = useAppState((s) => isBusy((s.activeChatId ? s.chats[s.activeChatId]?.phase : undefined) ?? 'idle'))
   const budget = useAppState((s) => s.budgets[budgetKey(s)])
+  const restored = useAppState((s) => s.restoredDraft)
   return (
     <Composer
       disabledReason={blocker}
@@ -52,6 +53,8 @@ function ConnectedComposer() {
       onSend={(text) => store.send(text)}
       onStop={() => void store.stop()}
       onEditLast={store.editLast}
+      restored={restored}
+      onRestored={store.takeRestoredDraft}
     />
   )
 }

@@ -129,6 +129,23 @@ describe('states a user sees', () => {
     expect(screen.queryByTestId('queued')).toBeNull()
   })
 
+  it('a run stopped before it took a queued message gives its text back to the composer', async () => {
+    const { backend, store } = await mount()
+    act(() => {
+      backend.emit([{ type: 'phase', runId: 'r1', phase: 'streaming' }])
+    })
+    await act(() => store.send('also add a score'))
+    act(() => {
+      backend.emit([
+        { type: 'phase', runId: 'r1', phase: 'idle' },
+        { type: 'run.finished', runId: 'r1', stopReason: 'aborted' },
+      ])
+    })
+    expect(screen.queryByTestId('queued')).toBeNull()
+    expect(screen.queryAllByTestId('message-user')).toEqual([])
+    expect((screen.getByTestId('composer') as HTMLTextAreaElement).value).toBe('also add a score')
+  })
+
   it('an empty answer says so', async () => {
     const { backend, frames } = await mount()
     act(() => {

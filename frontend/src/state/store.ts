@@ -85,6 +85,8 @@ export interface AppState {
   editing: string
   /** By chat: the messages sent while it was busy that its run has not taken yet, oldest first. */
   queued: Record<string, string[]>
+  /** Text of queued messages a stopped run never took, given back to the composer ('' none). */
+  restoredDraft: string
 }
 
 /** A folder or a model the user picked in the header while a chat was open. */
@@ -174,6 +176,7 @@ export class AppStore {
     pendingChange: null,
     editing: '',
     queued: {},
+    restoredDraft: '',
   }
   private listeners = new Set<() => void>()
   private feeds = new Map<string, Feed>()
@@ -244,13 +247,12 @@ export class AppStore {
     let needsListRefresh = false
     for (const [chatId, evs] of byChat) {
       const before = chats[chatId] ?? emptyChat(chatId)
-      const after = this.process(chatId, before, evs)
+      const after = this.takeFromQueue(chatId, evs, this.process(chatId, before, evs))
       if (after !== before) {
         chats[chatId] = after
         changed = true
       }
       if (evs.some((e) => e.type === 'run.finished' || e.type === 'run.started')) needsListRefresh = true
-      this.takeFromQueue(chatId, evs)
     }
     if (changed) this.set({ chats })
     if (needsListRefresh) void this.refreshChats()
@@ -793,15 +795,34 @@ export class AppStore {
   }
 
   // The run takes queued messages oldest first: each injected one is announced (steering); a
-  // run started after one ended takes all that were left.
-  private takeFromQueue(chatId: string, evs: AgentEvent[]): void {
+  // run started after one ended takes all that were left. A stopped run takes none: those
+  // leave the chat and their text goes back to the composer, so that nothing typed is lost.
+  private takeFromQueue(chatId: string, evs: AgentEvent[], chat: ChatState): ChatState {
     let q = this.state.queued[chatId]
-    if (!q?.length) return
+    if (!q?.length) return chat
+    let given: string[] = []
     for (const e of evs) {
       if (e.type === 'message.started' && e.role === 'user' && e.trigger === 'steering') q = q.slice(1)
       else if (e.type === 'run.started') q = []
+      else if (e.type === 'run.finished' && e.stopReason === 'aborted') {
+        given = q
+        q = []
+      }
     }
     if (q !== this.state.queued[chatId]) this.setQueued(chatId, q)
+    if (given.length === 0) return chat
+    const texts = given.map((id) => chat.messages[id]?.content ?? '').filter(Boolean)
+    const draft = [this.state.restoredDraft, ...texts].filter(Boolean).join('\n\n')
+    this.set({ restoredDraft: draft })
+    const gone = new Set(given)
+    return { ...chat, timeline: chat.timeline.filter((e) => !gone.has(e.id)) }
+  }
+
+  /** The composer took the text given back to it. */
+  takeRestoredDraft = (): string => {
+    const text = this.state.restoredDraft
+    if (text) this.set({ restoredDraft: '' })
+    return text
   }
 
   /** Changes a message that waits for the run (an empty text takes it back). */
