@@ -146,6 +146,17 @@ describe('states a user sees', () => {
     expect((screen.getByTestId('composer') as HTMLTextAreaElement).value).toBe('also add a score')
   })
 
+  it('while the model loads the header says so, not "Sending…"', async () => {
+    const { backend } = await mount()
+    act(() => {
+      backend.emit([
+        { type: 'phase', runId: 'r1', phase: 'submitted' },
+        { type: 'model.loading', runId: 'r1', model: 'qwen3:4b' },
+      ])
+    })
+    expect(screen.getByTestId('run-state').textContent).toContain('Loading qwen3:4b…')
+  })
+
   it('an empty answer says so', async () => {
     const { backend, frames } = await mount()
     act(() => {

@@ -374,6 +374,7 @@ const phaseLabels: Record<string, string> = {
 /** The bar above the chat: the open chat's folder and model, its run state, settings. */
 export function Header({ onSettings }: { onSettings: () => void }) {
   const phase = useAppState((s) => (s.activeChatId ? s.chats[s.activeChatId]?.phase : undefined) ?? 'idle')
+  const loading = useAppState((s) => (s.activeChatId ? s.chats[s.activeChatId]?.loadingModel?.model : undefined))
   return (
     <header className="chat-header">
       <FolderMenu />
@@ -381,7 +382,8 @@ export function Header({ onSettings }: { onSettings: () => void }) {
       <span className="spacer" />
       {phase !== 'idle' && (
         <span className={`run-state${isBusy(phase) ? ' busy' : ''}`} data-testid="run-state" data-phase={phase}>
-          {isBusy(phase) && <span className="spinner" aria-hidden="true" />} {phaseLabels[phase]}
+          {isBusy(phase) && <span className="spinner" aria-hidden="true" />}{' '}
+          {phase === 'submitted' && loading ? `Loading ${loading}…` : phaseLabels[phase]}
         </span>
       )}
       <button
