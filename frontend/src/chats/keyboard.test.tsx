@@ -81,6 +81,23 @@ describe('keyboard first', () => {
     expect(screen.getByTestId('search-hit').textContent).toContain('the snake moves left')
   })
 
+  it('a chat found by what was said in it opens at that message', async () => {
+    const { store } = await mount((b) => {
+      b.hits = [{ chat: chatA, messageId: 'a-m2', snippet: 'Made **snake.py**.' }]
+    })
+    const scrolled: string[] = []
+    Element.prototype.scrollIntoView = function (this: Element) {
+      scrolled.push(this.getAttribute('data-message-id') ?? '')
+    }
+    await key('k', { ctrlKey: true })
+    fireEvent.change(screen.getByRole('combobox', { name: 'Search chats' }), { target: { value: 'snake.py' } })
+    await act(() => new Promise((r) => setTimeout(r, 200)))
+    await key('Enter')
+    await act(() => new Promise((r) => setTimeout(r, 100)))
+    expect(store.getState().activeChatId).toBe('a')
+    expect(scrolled).toContain('a-m2')
+  })
+
   it('Esc closes the search, the help, the settings and a menu, and stops the run only when none is open', async () => {
     const { backend, store } = await mount()
     act(() => {

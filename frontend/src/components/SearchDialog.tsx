@@ -47,7 +47,15 @@ export function SearchDialog({ onClose }: { onClose: () => void }) {
     const hit = shown[i]
     if (!hit) return
     onClose()
-    void store.selectChat(hit.chat.id)
+    // the chat opens at the message the words were found in, when it is on the page
+    void store.selectChat(hit.chat.id).then(() => {
+      if (!hit.messageId) return
+      setTimeout(() => {
+        const found = document.querySelector(`[data-message-id="${(hit.messageId ?? '').replace(/["\\]/g, '')}"]`)
+        found?.scrollIntoView?.({ block: 'center' })
+        found?.classList.add('found')
+      }, 50)
+    })
     focusComposer()
   }
   const nav = useListNav(shown.length, open)
