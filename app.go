@@ -229,6 +229,16 @@ func (a *App) ShowVersion(chatID, shownID string, index int) (agentloop.OpenedCh
 	return desk.ShowVersion(chatID, shownID, index)
 }
 
+// EditQueued replaces (or, with an empty text, takes back) a message that waits for the
+// chat's run to take it.
+func (a *App) EditQueued(chatID string, index int, text string) error {
+	desk, err := a.desktop()
+	if err != nil {
+		return err
+	}
+	return desk.EditQueued(chatID, index, text)
+}
+
 // SearchChats finds the chats whose title or messages hold query, newest first.
 func (a *App) SearchChats(query string) ([]store.ChatHit, error) {
 	desk, err := a.desktop()

@@ -152,6 +152,14 @@ func TestSearchFindsChatsByTitleAndByTheTextOfTheirMessages(t *testing.T) {
 	if h.MessageID == "" || !strings.Contains(h.Snippet, "the SNAKE moves left") || !strings.HasPrefix(h.Snippet, "…") || len([]rune(h.Snippet)) > 100 {
 		t.Errorf("the message hit = %+v, want a short snippet around the words", h)
 	}
+	// words JSON escapes, and letters beyond ASCII, are found too
+	special := mustChat(t, db, Chat{Title: "Markup"})
+	appendTexts(t, db, special.ID, RoleUser, "wrap it in a <DIV> & style the Café menu")
+	for _, q := range []string{"<div>", "& style", "café", "CAFÉ"} {
+		if hits, _ := db.SearchChats(q, 0); len(hits) != 1 || hits[0].Chat.ID != special.ID {
+			t.Errorf("search %q = %+v, want the markup chat", q, hits)
+		}
+	}
 	if hits, _ := db.SearchChats("  ", 0); len(hits) != 0 {
 		t.Errorf("an empty query found %v", hits)
 	}

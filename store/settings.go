@@ -109,6 +109,11 @@ func (s Settings) validateServers() error {
 	if s.APIKeyEnv != "" && !ValidEnvName(s.APIKeyEnv) {
 		return &InvalidSettingError{"apiKeyEnv", fmt.Sprintf("%q is not the name of an environment variable: give its name (letters, digits and _, such as VLLM_API_KEY), never the key itself", s.APIKeyEnv)}
 	}
+	switch s.Theme {
+	case "", ThemeSystem, ThemeLight, ThemeDark:
+	default:
+		return &InvalidSettingError{"theme", fmt.Sprintf("the theme %q is not one the window has: choose system, light or dark", s.Theme)}
+	}
 	return nil
 }
 
@@ -129,6 +134,22 @@ func ValidEnvName(name string) bool {
 		}
 	}
 	return true
+
+}
+
+// The window's themes: the system's light or dark, or one of them always.
+const (
+	ThemeSystem = "system"
+	ThemeLight  = "light"
+	ThemeDark   = "dark"
+)
+
+// ThemeName is the theme in effect: Theme, else [ThemeSystem].
+func (s Settings) ThemeName() string {
+	if s.Theme == "" {
+		return ThemeSystem
+	}
+	return s.Theme
 }
 
 // ThinkLevel is the thinking level in effect: Think, else [DefaultThink].

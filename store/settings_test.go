@@ -175,3 +175,18 @@ func TestTheWindowStartsOllamaUnlessTheUserRunsItThemselves(t *testing.T) {
 		t.Errorf("a full path to the Ollama program is refused: %v", err)
 	}
 }
+
+func TestTheThemeIsSystemLightOrDark(t *testing.T) {
+	for _, theme := range []string{"", "system", "light", "dark"} {
+		if err := (Settings{Theme: theme}).Validate(); err != nil {
+			t.Errorf("theme %q: %v", theme, err)
+		}
+	}
+	var invalid *InvalidSettingError
+	if err := (Settings{Theme: "blue"}).Validate(); !errors.As(err, &invalid) || invalid.Setting != "theme" {
+		t.Errorf("theme blue: %v, want an InvalidSettingError", err)
+	}
+	if got := (Settings{}).ThemeName(); got != ThemeSystem {
+		t.Errorf("the zero theme is %q, want system", got)
+	}
+}

@@ -186,6 +186,8 @@ type Settings struct {
 	// MCPServers are MCP servers of the settings, a document of the mcpServers shape other
 	// apps use; the files (global, workspace, --mcp-config) come on top of them.
 	MCPServers json.RawMessage `json:"mcpServers,omitempty"`
+	// Theme is the window's look: system (its light or dark), light or dark ("" : system).
+	Theme string `json:"theme,omitempty"`
 }
 
 // The providers of [Settings.Provider]: the API a model is asked through.

@@ -3,6 +3,7 @@ package tests
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,6 +30,34 @@ func wroteIn(t *testing.T, step, want string, dirs ...string) {
 	}
 }
 
+// typeFolder opens the folder menu (Ctrl+O), types dir and picks it with Enter.
+func (r *desktopRun) typeFolder(dir string) {
+	r.app.key("ctrl+o")
+	settle()
+	r.app.typeText(dir)
+	r.app.key("Return")
+	settle()
+}
+
+// openAndType presses key (a shortcut that opens a field), types text there and keeps a
+// screenshot of what the window shows then.
+func (r *desktopRun) openAndType(key, text, shot string) {
+	r.app.key(key)
+	settle()
+	r.app.typeText(text)
+	settle()
+	r.app.screenshot(shot)
+}
+
+// sendAndWait types text in the composer, sends it, and waits for the n-th run to be painted
+// finished.
+func (r *desktopRun) sendAndWait(t *testing.T, text string, n int) {
+	t.Helper()
+	r.app.typeText(text)
+	r.app.key("Return")
+	r.waitLogN(t, events.RunFinished, n, true, 60*time.Second)
+}
+
 // A chat owns its folder: in the real window, by keyboard only, a chat changed to another
 // folder writes there from its next message on; a new chat takes the folder last used; and an
 // old chat opened again (with Ctrl+K) writes in its own folder, whatever new chats take.
@@ -42,45 +71,27 @@ func TestDesktopAChatWritesOnlyInTheFolderTheHeaderShowsForIt(t *testing.T) {
 	wroteIn(t, "the first message", ws1, ws1, ws2)
 
 	// Ctrl+O, a typed path, Enter: the window asks what the folder is for; Enter changes this chat
-	r.app.key("ctrl+o")
-	settle()
-	r.app.typeText(ws2)
-	r.app.key("Return")
-	settle()
+	r.typeFolder(ws2)
 	r.app.screenshot("chats-folder-dialog.png")
 	r.app.key("Return")
 	settle()
-	r.app.typeText("And now?")
-	r.app.key("Return")
-	r.waitLogN(t, events.RunFinished, 2, true, 60*time.Second)
+	r.sendAndWait(t, "And now?", 2)
 	wroteIn(t, "the chat moved to the second folder", ws2, ws1, ws2)
 	r.app.screenshot("chats-moved.png")
 
 	// a new chat (Ctrl+N) in the first folder again: no question, there is no chat to change
 	r.app.key("ctrl+n")
 	settle()
-	r.app.key("ctrl+o")
-	settle()
-	r.app.typeText(ws1)
-	r.app.key("Return")
-	settle()
-	r.app.typeText("A new one")
-	r.app.key("Return")
-	r.waitLogN(t, events.RunFinished, 3, true, 60*time.Second)
+	r.typeFolder(ws1)
+	r.sendAndWait(t, "A new one", 3)
 	wroteIn(t, "the new chat", ws1, ws1, ws2)
 
 	// the first chat, found with Ctrl+K, still writes in its own folder
-	r.app.key("ctrl+k")
-	settle()
-	r.app.typeText("Say where")
-	settle()
-	r.app.screenshot("chats-search.png")
+	r.openAndType("ctrl+k", "Say where", "chats-search.png")
 	r.app.key("Return")
 	settle()
 	r.app.screenshot("chats-reopened.png")
-	r.app.typeText("Once more")
-	r.app.key("Return")
-	r.waitLogN(t, events.RunFinished, 4, true, 60*time.Second)
+	r.sendAndWait(t, "Once more", 4)
 	wroteIn(t, "the first chat opened again", ws2, ws1, ws2)
 
 	_, db := r.finish(t, "chats-folders-end.png")
@@ -102,7 +113,8 @@ func TestDesktopAChatWritesOnlyInTheFolderTheHeaderShowsForIt(t *testing.T) {
 // Edit and resend by keyboard: ↑ in the empty composer opens the last message sent; the
 // edited text is sent, the chat goes on from it, and the old turn stays as version 1 of 2.
 func TestDesktopEditAndResendKeepsTheEarlierVersion(t *testing.T) {
-	r := startDesktopRunWith(t, folderModel, store.Settings{}, "Write it")
+	// in the dark theme, so that its screenshots show that theme too
+	r := startDesktopRunWith(t, folderModel, store.Settings{Theme: store.ThemeDark}, "Write it")
 	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
 	wroteIn(t, "the first message", r.workspace, r.workspace)
 	settle()
@@ -142,11 +154,7 @@ func TestDesktopKeyboardOnlyFromLaunchToAnApprovedWrite(t *testing.T) {
 	r.app.screenshot("chats-help.png")
 	r.app.key("Escape")
 	settle()
-	r.app.key("ctrl+m")
-	settle()
-	r.app.typeText("writer")
-	settle()
-	r.app.screenshot("chats-model-filter.png")
+	r.openAndType("ctrl+m", "writer", "chats-model-filter.png")
 	r.app.key("Return")
 	settle()
 	r.app.typeText("Write hello.txt with a greeting")
@@ -154,6 +162,10 @@ func TestDesktopKeyboardOnlyFromLaunchToAnApprovedWrite(t *testing.T) {
 	r.waitLog(t, events.ToolApprovalRequest, true, 60*time.Second)
 	settle()
 	r.app.screenshot("chats-keyboard-approval.png")
+	// the window's title says that a chat waits (the task bar shows it)
+	if name := r.app.windowName(); !strings.Contains(name, "1 chat waits for approval") {
+		t.Errorf("the window's title is %q while a chat waits for approval", name)
+	}
 	r.app.key("alt+a")
 	r.waitResumedFinished(t, 60*time.Second)
 	if got, err := os.ReadFile(filepath.Join(r.workspace, "hello.txt")); err != nil || string(got) != "hello from Prototyper\n" {
@@ -163,5 +175,30 @@ func TestDesktopKeyboardOnlyFromLaunchToAnApprovedWrite(t *testing.T) {
 	rec := toolRecord(t, db)
 	if rec.Approval == nil || rec.Approval.Decision != store.DecisionAllow || rec.Approval.By != store.ByUser {
 		t.Errorf("approval = %+v, want allowed by the user", rec.Approval)
+	}
+}
+
+// A follow-up typed while the answer streams is shown queued until the run takes it; Esc (nothing
+// open) stops the run, and the follow-up it never took goes back to the composer, unsent.
+func TestDesktopAFollowUpDuringARunIsShownQueued(t *testing.T) {
+	r := startDesktopRun(t, longAnswerModel, "Write a long answer")
+	r.waitLog(t, events.TextDelta, true, 60*time.Second)
+	r.app.typeText("Then make it shorter")
+	r.app.key("Return")
+	time.Sleep(300 * time.Millisecond)
+	r.app.screenshot("chats-queued.png")
+	r.app.key("Escape")
+	r.waitLog(t, events.RunFinished, true, 60*time.Second)
+	_, db := r.finish(t, "chats-queued-end.png")
+	chats, _ := db.ListChats()
+	if len(chats) != 1 {
+		t.Fatalf("chats = %+v, want one", chats)
+	}
+	runs, err := db.RunsOf(chats[0].ID)
+	if err != nil || len(runs) != 1 || runs[0].StopReason != events.StopAborted {
+		t.Errorf("runs = %+v, %v; want the one run, stopped by Esc", runs, err)
+	}
+	if msgs, _ := db.Messages(chats[0].ID); len(msgs) == 0 || msgs[len(msgs)-1].Role != store.RoleAssistant {
+		t.Errorf("messages = %+v: the follow-up the run never took was stored", msgs)
 	}
 }

@@ -47,6 +47,9 @@ export const pairs = {
   'agentloop.UndoResult': 'UndoResult',
   'tools.Preview': 'Preview',
   'tools.Removal': 'Removal',
+  'store.Chat': 'StoredChat',
+  'store.ChatHit': 'ChatHit',
+  'store.Version': 'Version',
 }
 
 function parse(file) {

@@ -2,18 +2,11 @@ import { describe, expect, it } from 'vitest'
 import { act, fireEvent, screen, within } from '@testing-library/react'
 import { App } from './App'
 import { FakeBackend } from './fakeBackend'
-import { mountApp } from './test/mountApp'
+import { mountApp, summary } from './test/mountApp'
 import { renderWithStore } from './test/renderWithStore'
 
-function mount(prepare: (b: FakeBackend) => void = () => {}) {
-  return mountApp((backend) => {
-    backend.chats = [
-      { id: 'old', title: 'Older chat', model: 'qwen3:4b', workspace: '/w', createdAt: '2025-01-01T00:00:00Z', updatedAt: '2025-01-01T00:00:00Z', messageCount: 2, phase: 'idle' },
-      { id: 'c1', title: 'Newest chat', model: 'qwen3:4b', workspace: '/w', createdAt: '2025-01-02T00:00:00Z', updatedAt: '2025-01-02T00:00:00Z', messageCount: 2, phase: 'idle' },
-    ]
-    prepare(backend)
-  })
-}
+const mount = (prepare: (b: FakeBackend) => void = () => {}) =>
+  mountApp([summary('old', 'Older chat', '/w', '2025-01-01T00:00:00Z'), summary('c1', 'Newest chat', '/w', '2025-01-02T00:00:00Z')], prepare)
 
 describe('App', () => {
   it('shows the chats newest first and a focused composer once configured', async () => {

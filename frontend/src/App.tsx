@@ -13,7 +13,9 @@ import { SettingsPanel } from './components/SettingsPanel'
 import { summarizeArgs } from './components/ToolCard'
 import { approveShortcut, denyShortcut } from './keyboard/shortcuts'
 import { useApprovalShortcuts } from './keyboard/useApprovalShortcuts'
+import { useMenuRequest } from './keyboard/menus'
 import { useWindowShortcuts } from './keyboard/useWindowShortcuts'
+import { useTheme } from './theme'
 import { isBusy, oldestWaitingCard } from './state/chatReducer'
 import { budgetKey, findModel, headerModel, headerWorkspace, needsFirstModel, type AppState } from './state/store'
 import { useAppState, useStore } from './state/useAppState'
@@ -45,6 +47,7 @@ function ConnectedComposer() {
   const warning = useAppState(modelWarning)
   const busy = useAppState((s) => isBusy((s.activeChatId ? s.chats[s.activeChatId]?.phase : undefined) ?? 'idle'))
   const budget = useAppState((s) => s.budgets[budgetKey(s)])
+  const restored = useAppState((s) => s.restoredDraft)
   return (
     <Composer
       disabledReason={blocker}
@@ -54,6 +57,8 @@ function ConnectedComposer() {
       onSend={(text) => store.send(text)}
       onStop={() => void store.stop()}
       onEditLast={store.editLast}
+      restored={restored}
+      onRestored={store.takeRestoredDraft}
     />
   )
 }
@@ -133,11 +138,13 @@ export function App() {
   const openHelp = useCallback(() => setHelpOpen(true), [])
   useApprovalShortcuts(store)
   useWindowShortcuts(store, { openSettings, openSearch, openHelp })
+  useMenuRequest('settings', openSettings)
   useWindowTitle()
+  useTheme(config?.theme)
   return (
     <div className="app" data-ready={ready ? 'true' : 'false'} data-testid="app">
       <Header onSettings={openSettings} />
-      <ChatList />
+      <ChatList onSearch={openSearch} onHelp={openHelp} />
       <main className="chat">
         <ErrorLine />
         {ollamaDown && config?.provider === 'openai' ? (

@@ -16,6 +16,7 @@ export type Decision = 'allow' | 'deny'
 /** Why a run ended: the events.Stop* constants of events/event.go. */
 export type StopReason = 'completed' | 'max_steps' | 'aborted' | 'error' | 'awaiting_approval' | 'length' | 'loop'
 export type Provider = 'ollama' | 'openai'
+export type Theme = 'system' | 'light' | 'dark'
 
 export interface Config {
   workspace: string
@@ -42,6 +43,8 @@ export interface Config {
   apiKeyEnv: string
   /** The MCP servers of the settings: JSON text of the mcpServers shape ('' for none). */
   mcpJson: string
+  /** The window's look (an older Go side sends none: the system's). */
+  theme?: Theme
   tools: string[]
   dbPath: string
   /** The MCP servers of the workspace: their state, their tools, and why one failed. */
@@ -63,7 +66,8 @@ export interface McpServerStatus {
 /** What SaveSettings accepts: the Config without the read-only fields. */
 export type Settings = Omit<Config, 'dbPath' | 'tools' | 'mcpServers'>
 
-export interface ChatSummary {
+/** A chat as the store keeps it (store.Chat): its own folder and model among them. */
+export interface StoredChat {
   id: string
   title: string
   model?: string
@@ -71,6 +75,10 @@ export interface ChatSummary {
   createdAt: string
   updatedAt: string
   messageCount: number
+}
+
+/** A chat as the list shows it: the stored chat and its phase. */
+export interface ChatSummary extends StoredChat {
   phase: Phase
 }
 
@@ -228,7 +236,7 @@ export interface Version {
 
 /** A chat a search found; messageId and snippet say where, when not in the title. */
 export interface ChatHit {
-  chat: Omit<ChatSummary, 'phase'>
+  chat: StoredChat
   messageId?: string
   snippet?: string
 }
@@ -423,6 +431,8 @@ export interface Backend {
   showVersion(chatId: string, shownId: string, index: number): Promise<OpenedChat>
   /** Chats whose title or messages hold the query, newest first. */
   searchChats(query: string): Promise<ChatHit[]>
+  /** Replaces a message waiting for the chat's run (index 0 the oldest); '' takes it back. */
+  editQueued(chatId: string, index: number, text: string): Promise<void>
   /** Sets the window's title (the desktop's task bar shows it). */
   setTitle(title: string): void
   /** Subscribes to "agent:batch"; returns the unsubscribe function. */
@@ -462,6 +472,7 @@ interface WailsApp {
   EditAndResend(chatId: string, messageId: string, text: string): Promise<SendResult>
   ShowVersion(chatId: string, shownId: string, index: number): Promise<OpenedChat>
   SearchChats(query: string): Promise<ChatHit[] | null>
+  EditQueued(chatId: string, index: number, text: string): Promise<void>
 }
 
 interface WailsRuntime {
@@ -527,6 +538,7 @@ export function wailsBackend(): Backend {
     editAndResend: (id, mid, text) => app().EditAndResend(id, mid, text),
     showVersion: (id, shown, index) => app().ShowVersion(id, shown, index),
     searchChats: async (q) => (await app().SearchChats(q)) ?? [],
+    editQueued: (id, i, text) => app().EditQueued(id, i, text),
     setTitle: (title) => {
       window.runtime?.WindowSetTitle?.(title)
       document.title = title

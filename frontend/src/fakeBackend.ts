@@ -42,6 +42,7 @@ export class FakeBackend implements Backend {
     baseUrl: '',
     apiKeyEnv: '',
     mcpJson: '',
+    theme: 'system',
     tools: ['read_file', 'write_file', 'list_dir'],
     dbPath: '/tmp/prototyper.db',
   }
@@ -244,6 +245,9 @@ export class FakeBackend implements Backend {
     if (this.hits) return this.hits
     const q = query.toLowerCase()
     return this.chats.filter((c) => c.title.toLowerCase().includes(q)).map((c) => ({ chat: c }))
+  }
+  async editQueued(chatId: string, index: number, text: string) {
+    this.record('EditQueued', chatId, index, text)
   }
   setTitle(title: string) {
     this.title = title

@@ -182,3 +182,9 @@ func (d *Desktop) ShowVersion(chatID, shownID string, index int) (OpenedChat, er
 func (d *Desktop) SearchChats(query string) ([]store.ChatHit, error) {
 	return d.db.SearchChats(query, ChatSearchLimit)
 }
+
+// EditQueued replaces a message sent while the chat was busy and not yet given to the model
+// (index 0 the oldest waiting); an empty text takes it back.
+func (d *Desktop) EditQueued(chatID string, index int, text string) error {
+	return d.agent.EditQueued(chatID, index, text)
+}

@@ -31,7 +31,7 @@ type Desktop struct {
 	pulls  ollama.Pulls
 	// serve is the Ollama server the window starts when nothing answers at a local address.
 	serve *managed.Server
-	mcp    *mcptools.Set // the MCP servers, ended by Close
+	mcp   *mcptools.Set // the MCP servers, ended by Close
 
 	mu        sync.Mutex // orders the changes of the fields below and of the stored settings
 	workspace string     // the folder of new chats
@@ -169,6 +169,8 @@ type Settings struct {
 	// MCPJSON is the MCP servers of the settings, as the JSON text of the mcpServers shape
 	// ("" for none).
 	MCPJSON string `json:"mcpJson"`
+	// Theme: system, light or dark ("" keeps the one saved).
+	Theme string `json:"theme"`
 }
 
 // Config is what the window shows in its header and settings: the settings in effect, the
@@ -194,7 +196,7 @@ func (d *Desktop) Config() (Config, error) {
 		Think: s.ThinkLevel(), ContextCap: s.ContextCapTokens(), ToolApproval: map[string]string{},
 		FirstByteTimeoutSec: s.FirstByteTimeoutSec, StartOllama: s.StartsOllama(), OllamaBinary: s.OllamaBinary,
 		AlwaysAllow: s.AlwaysAllow, CheckpointMaxBytes: s.CheckpointLimit(),
-		Provider: d.server.Endpoint().Provider, BaseURL: s.BaseURL, APIKeyEnv: s.APIKeyEnv, MCPJSON: string(s.MCPServers)},
+		Provider: d.server.Endpoint().Provider, BaseURL: s.BaseURL, APIKeyEnv: s.APIKeyEnv, MCPJSON: string(s.MCPServers), Theme: s.ThemeName()},
 		DBPath: d.db.Path()}
 	if c.AlwaysAllow == nil {
 		c.AlwaysAllow = map[string][]string{}
@@ -230,6 +232,9 @@ func (d *Desktop) SaveSettings(in Settings) error {
 		}
 		s.Provider, s.BaseURL, s.APIKeyEnv = in.Provider, strings.TrimSpace(in.BaseURL), strings.TrimSpace(in.APIKeyEnv)
 		s.MCPServers = settingsMCP(in.MCPJSON)
+		if in.Theme != "" {
+			s.Theme = in.Theme
+		}
 		s.Workspace, s.DefaultModel = workspace, model
 		return nil
 	})
@@ -381,8 +386,9 @@ type OllamaStatus struct {
 	ServerStart
 }
 
-// OllamaStatus asks the server for its version (waiting at most 5 s), after starting one
-// when nothing answers at a local address and the settings allow it ([Desktop.ensureOllama]).
+// OllamaStatus asks the server for its version, once (waiting at most 5 s), after starting one
+// when nothing answers at a local address and the settings allow it ([Desktop.ensureOllama]): a
+// server that is not there says so at once, rather than after the retries a run would make.
 func (d *Desktop) OllamaStatus(ctx context.Context) OllamaStatus {
 	if d.server.OpenAI() != nil {
 		return openAIStatus(ctx, d.server)
@@ -394,7 +400,7 @@ func (d *Desktop) OllamaStatus(ctx context.Context) OllamaStatus {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	v, err := client.Version(ctx)
+	v, err := client.With(ollama.WithRetry(1, 0)).Version(ctx)
 	if err != nil {
 		return OllamaStatus{URL: url, Error: err.Error(), ServerStart: start}
 	}

@@ -1,27 +1,14 @@
 import { describe, expect, it } from 'vitest'
-import { act, fireEvent, render, screen } from '@testing-library/react'
-import { App } from '../App'
-import { FakeBackend, FakeFrames } from '../fakeBackend'
-import { AppStore } from '../state/store'
-import { StoreContext } from '../state/useAppState'
+import { act, fireEvent, screen } from '@testing-library/react'
+import type { FakeBackend } from '../fakeBackend'
+import { groupByFolder } from '../components/ChatList'
+import { mountApp, summary } from '../test/mountApp'
 
-async function mount(prepare: (b: FakeBackend) => void = () => {}) {
-  const backend = new FakeBackend()
-  backend.chats = [
-    { id: 'a', title: 'In the first folder', model: 'qwen3:4b', workspace: '/home/me/one', createdAt: '2025-01-01T00:00:00Z', updatedAt: '2025-01-01T00:00:00Z', messageCount: 2, phase: 'idle' },
-    { id: 'b', title: 'In the second folder', model: 'gemma3:1b', workspace: '/home/me/two', createdAt: '2025-01-02T00:00:00Z', updatedAt: '2025-01-02T00:00:00Z', messageCount: 2, phase: 'idle' },
-  ]
-  prepare(backend)
-  const frames = new FakeFrames()
-  const store = new AppStore({ backend, requestFrame: frames.request })
-  render(
-    <StoreContext.Provider value={store}>
-      <App />
-    </StoreContext.Provider>,
-  )
-  await act(() => store.start())
-  return { backend, frames, store }
-}
+const chats = [
+  summary('a', 'In the first folder', '/home/me/one', '2025-01-01T00:00:00Z'),
+  summary('b', 'In the second folder', '/home/me/two', '2025-01-02T00:00:00Z', 'gemma3:1b'),
+]
+const mount = (prepare: (b: FakeBackend) => void = () => {}) => mountApp(chats, prepare)
 
 const key = (k: string, init: KeyboardEventInit = {}) =>
   act(async () => {
@@ -121,11 +108,30 @@ describe('a chat owns its folder and model', () => {
     expect(screen.getByTestId('model-button').textContent).toContain('qwen3:4b')
   })
 
-  it('the sidebar says each chat’s folder and date', async () => {
+  it('the sidebar says each chat’s folder and date, grouped by folder', async () => {
     await mount()
     const items = screen.getAllByTestId('chat-item')
-    expect(items[0].textContent).toContain('two')
-    expect(items[1].textContent).toContain('one')
     expect(items[1].textContent).toMatch(/2025|Jan/)
+    expect(screen.getAllByTestId('chat-group').map((g) => g.textContent?.trim())).toEqual(['two', 'one'])
+    expect(items[0].closest('section')?.getAttribute('aria-label')).toBe('/home/me/two')
+  })
+
+  it('groups keep the newest first, and tell apart two folders of one name', () => {
+    const groups = groupByFolder([
+      summary('1', 'newest', '/a/site', '2025-01-03T00:00:00Z'),
+      summary('2', 'other', '/b/site', '2025-01-02T00:00:00Z'),
+      summary('3', 'older', '/a/site', '2025-01-01T00:00:00Z'),
+    ])
+    expect(groups.map((g) => [g.heading, g.chats.map((c) => c.id)])).toEqual([
+      ['a/site', ['1', '3']],
+      ['b/site', ['2']],
+    ])
+    expect(groupByFolder([summary('1', 'x', '/a/site', '2025-01-03T00:00:00Z')])[0].heading).toBe('')
+  })
+
+  it('chats of one folder are labelled with it, without a heading', async () => {
+    await mountApp([summary('a', 'First', '/home/me/one', '2025-01-01T00:00:00Z'), summary('b', 'Second', '/home/me/one', '2025-01-02T00:00:00Z')])
+    expect(screen.queryByTestId('chat-group')).toBeNull()
+    expect(screen.getAllByTestId('chat-item')[0].textContent).toContain('one')
   })
 })

@@ -1,10 +1,9 @@
 import { describe, expect, it, vi } from 'vitest'
-import { act, fireEvent, render, screen } from '@testing-library/react'
-import { App, windowTitle } from '../App'
+import { act, fireEvent, screen } from '@testing-library/react'
+import { windowTitle } from '../App'
 import type { OpenedChat } from '../backend'
-import { FakeBackend, FakeFrames } from '../fakeBackend'
-import { AppStore } from '../state/store'
-import { StoreContext } from '../state/useAppState'
+import type { FakeBackend } from '../fakeBackend'
+import { mountApp } from '../test/mountApp'
 
 const chatB = { id: 'b', title: 'Snake game', model: 'qwen3:4b', workspace: '/home/me/two', createdAt: '2025-01-02T00:00:00Z', updatedAt: '2025-01-02T00:00:00Z', messageCount: 2, phase: 'idle' as const }
 const chatA = { ...chatB, id: 'a', title: 'Landing page', workspace: '/home/me/one', updatedAt: '2025-01-01T00:00:00Z' }
@@ -24,21 +23,11 @@ function opened(id: string, versions: OpenedChat['versions'] = []): OpenedChat {
   }
 }
 
-async function mount(prepare: (b: FakeBackend) => void = () => {}) {
-  const backend = new FakeBackend()
-  backend.chats = [chatA, chatB]
-  backend.opened = { a: opened('a'), b: opened('b') }
-  prepare(backend)
-  const frames = new FakeFrames()
-  const store = new AppStore({ backend, requestFrame: frames.request })
-  render(
-    <StoreContext.Provider value={store}>
-      <App />
-    </StoreContext.Provider>,
-  )
-  await act(() => store.start())
-  return { backend, frames, store }
-}
+const mount = (prepare: (b: FakeBackend) => void = () => {}) =>
+  mountApp([chatA, chatB], (b) => {
+    b.opened = { a: opened('a'), b: opened('b') }
+    prepare(b)
+  })
 
 const key = (k: string, init: KeyboardEventInit = {}) =>
   act(async () => {
@@ -92,6 +81,23 @@ describe('keyboard first', () => {
     expect(screen.getByTestId('search-hit').textContent).toContain('the snake moves left')
   })
 
+  it('a chat found by what was said in it opens at that message', async () => {
+    const { store } = await mount((b) => {
+      b.hits = [{ chat: chatA, messageId: 'a-m2', snippet: 'Made **snake.py**.' }]
+    })
+    const scrolled: string[] = []
+    Element.prototype.scrollIntoView = function (this: Element) {
+      scrolled.push(this.getAttribute('data-message-id') ?? '')
+    }
+    await key('k', { ctrlKey: true })
+    fireEvent.change(screen.getByRole('combobox', { name: 'Search chats' }), { target: { value: 'snake.py' } })
+    await act(() => new Promise((r) => setTimeout(r, 200)))
+    await key('Enter')
+    await act(() => new Promise((r) => setTimeout(r, 100)))
+    expect(store.getState().activeChatId).toBe('a')
+    expect(scrolled).toContain('a-m2')
+  })
+
   it('Esc closes the search, the help, the settings and a menu, and stops the run only when none is open', async () => {
     const { backend, store } = await mount()
     act(() => {
@@ -137,6 +143,24 @@ describe('keyboard first', () => {
     expect(screen.getByRole('button', { name: 'Settings' }).getAttribute('title')).toContain('Ctrl+,')
     await key(',', { ctrlKey: true })
     expect(screen.getByRole('dialog', { name: 'Settings' })).toBeTruthy()
+  })
+
+  it('after a decision the focus goes on to the composer, not to nowhere', async () => {
+    const { backend, frames } = await mount()
+    act(() => {
+      backend.emit([
+        { chatId: 'b', type: 'phase', phase: 'awaiting_approval', runId: 'r1' },
+        { chatId: 'b', type: 'tool.call', toolCallId: 't1', name: 'write_file', args: { path: 'a.txt' }, state: 'awaiting_approval', runId: 'r1', messageId: 'm1' },
+        { chatId: 'b', type: 'tool.approval_requested', toolCallId: 't1', name: 'write_file', runId: 'r1', messageId: 'm1' },
+      ])
+      frames.drain()
+    })
+    const approve = screen.getByRole('button', { name: /Approve/ })
+    approve.focus()
+    await act(async () => fireEvent.click(approve))
+    await flush()
+    expect(backend.callsOf('Decide')).toEqual([['t1', 'allow', '']])
+    expect(document.activeElement).toBe(screen.getByTestId('composer'))
   })
 
   it('the composer grows with its text', async () => {

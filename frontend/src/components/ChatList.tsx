@@ -1,12 +1,12 @@
 import { useState } from 'react'
 import type { ChatSummary } from '../backend'
 import { focusComposer } from '../keyboard/menus'
-import { newChatShortcut, withShortcut } from '../keyboard/shortcuts'
+import { helpShortcut, newChatShortcut, searchShortcut, withShortcut } from '../keyboard/shortcuts'
 import { isBusy, type ChatState } from '../state/chatReducer'
 import type { AppState } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
 import { baseName } from './Header'
-import { PencilIcon, TrashIcon } from './icons'
+import { FolderIcon, PencilIcon, SearchIcon, TrashIcon } from './icons'
 
 /** When a chat was last active, as a list shows it: the time today, else the day. */
 export function chatDate(iso: string, now = new Date()): string {
@@ -17,12 +17,55 @@ export function chatDate(iso: string, now = new Date()): string {
   return d.toLocaleDateString(undefined, sameYear ? { day: 'numeric', month: 'short' } : { day: 'numeric', month: 'short', year: 'numeric' })
 }
 
+export interface ChatGroup {
+  folder: string
+  /** The folder's name as the list shows it; '' when the chats are all of one folder. */
+  heading: string
+  chats: ChatSummary[]
+}
+
+/**
+ * The chats grouped by their folder, the group of the newest chat first and each newest first
+ * (chats arrive newest first). Of one folder only, they are one group without a heading. Two
+ * folders of the same name are told apart by their parent.
+ */
+export function groupByFolder(chats: ChatSummary[]): ChatGroup[] {
+  const groups = new Map<string, ChatSummary[]>()
+  for (const c of chats) {
+    const key = c.workspace ?? ''
+    const list = groups.get(key)
+    if (list) list.push(c)
+    else groups.set(key, [c])
+  }
+  if (groups.size <= 1) return [{ folder: chats[0]?.workspace ?? '', heading: '', chats }]
+  const names = [...groups.keys()].map((f) => baseName(f))
+  return [...groups.entries()].map(([folder, list]) => {
+    const name = baseName(folder)
+    const twin = names.filter((n) => n === name).length > 1
+    const parts = folder.split(/[\\/]/).filter(Boolean)
+    return { folder, heading: !folder ? 'No folder' : twin ? parts.slice(-2).join('/') : name, chats: list }
+  })
+}
+
 /** The chats that wait for the user's approval (seen live, or listed so). */
 export function waitingChatIds(s: AppState): string[] {
   return s.chatList.filter((c) => phaseOf(s.chats[c.id], c) === 'awaiting_approval').map((c) => c.id)
 }
 
-function ChatListItem({ chat, active, busy, waiting }: { chat: ChatSummary; active: boolean; busy: boolean; waiting: boolean }) {
+function ChatListItem({
+  chat,
+  active,
+  busy,
+  waiting,
+  showFolder,
+}: {
+  chat: ChatSummary
+  active: boolean
+  busy: boolean
+  waiting: boolean
+  /** Said on the item when no group heading says it. */
+  showFolder: boolean
+}) {
   const store = useStore()
   const [mode, setMode] = useState<'view' | 'rename' | 'confirm-delete'>('view')
   const [title, setTitle] = useState(chat.title)
@@ -40,9 +83,12 @@ function ChatListItem({ chat, active, busy, waiting }: { chat: ChatSummary; acti
             if (e.key === 'Enter' && title.trim()) {
               void store.renameChat(chat.id, title.trim())
               setMode('view')
+              focusComposer()
             } else if (e.key === 'Escape') {
+              e.preventDefault() // closes the field; it does not stop a run
               setTitle(chat.title)
               setMode('view')
+              focusComposer()
             }
           }}
         />
@@ -54,10 +100,24 @@ function ChatListItem({ chat, active, busy, waiting }: { chat: ChatSummary; acti
       <li className="chat-item confirm" data-testid="confirm-delete">
         <span>Delete “{chat.title || 'Untitled'}”?</span>
         <div className="row">
-          <button type="button" className="danger" onClick={() => void store.deleteChat(chat.id)}>
+          <button
+            type="button"
+            className="danger"
+            onClick={() => {
+              void store.deleteChat(chat.id)
+              focusComposer()
+            }}
+          >
             Delete
           </button>
-          <button type="button" onClick={() => setMode('view')}>
+          <button
+            type="button"
+            autoFocus
+            onClick={() => {
+              setMode('view')
+              focusComposer()
+            }}
+          >
             Cancel
           </button>
         </div>
@@ -85,7 +145,7 @@ function ChatListItem({ chat, active, busy, waiting }: { chat: ChatSummary; acti
           <span className="chat-title-text">{chat.title || 'Untitled'}</span>
         </span>
         <span className="chat-meta muted small">
-          {chat.workspace && <span className="chat-folder">{baseName(chat.workspace)}</span>}
+          <span className="chat-folder">{showFolder && chat.workspace ? baseName(chat.workspace) : ''}</span>
           <span className="chat-date">{chatDate(chat.updatedAt)}</span>
         </span>
       </button>
@@ -120,7 +180,7 @@ function phaseOf(live: ChatState | undefined, c: ChatSummary) {
 }
 
 /** The chats, newest first, with a busy dot on those running now. */
-export function ChatList() {
+export function ChatList({ onSearch, onHelp }: { onSearch?: () => void; onHelp?: () => void } = {}) {
   const store = useStore()
   const chats = useAppState((s) => s.chatList)
   const activeId = useAppState((s) => s.activeChatId)
@@ -149,19 +209,52 @@ export function ChatList() {
       >
         + New chat
       </button>
+      {onSearch && (
+        <button
+          type="button"
+          className="search-button"
+          data-testid="search-button"
+          aria-keyshortcuts={searchShortcut.label}
+          title={withShortcut('Search chats', searchShortcut)}
+          onClick={onSearch}
+        >
+          <SearchIcon /> Search <kbd>{searchShortcut.label}</kbd>
+        </button>
+      )}
       <nav aria-label="Chats">
-        <ul className="chat-list">
-          {chats.map((c) => (
-            <ChatListItem
-              key={c.id}
-              chat={c}
-              active={c.id === activeId}
-              busy={busy.has(c.id)}
-              waiting={waiting.has(c.id)}
-            />
-          ))}
-        </ul>
+        {groupByFolder(chats).map((g) => (
+          <section key={g.folder} className="chat-group" aria-label={g.folder || 'No folder'}>
+            {g.heading && (
+              <h3 className="chat-group-head" title={g.folder} data-testid="chat-group">
+                <FolderIcon size={12} /> {g.heading}
+              </h3>
+            )}
+            <ul className="chat-list">
+              {g.chats.map((c) => (
+                <ChatListItem
+                  key={c.id}
+                  chat={c}
+                  active={c.id === activeId}
+                  busy={busy.has(c.id)}
+                  waiting={waiting.has(c.id)}
+                  showFolder={!g.heading}
+                />
+              ))}
+            </ul>
+          </section>
+        ))}
       </nav>
+      {onHelp && (
+        <button
+          type="button"
+          className="link help-button"
+          aria-keyshortcuts={helpShortcut.label}
+          title={withShortcut('Keyboard shortcuts', helpShortcut)}
+          onClick={onHelp}
+        >
+          Keyboard shortcuts <kbd>?</kbd>
+        </button>
+      )}
     </aside>
   )
 }

@@ -9,9 +9,11 @@ import {
   type TimelineEntry,
 } from '../state/chatReducer'
 import { useAppState, useStore } from '../state/useAppState'
+import { focusComposer } from '../keyboard/menus'
 import { ItemBoundary } from './ItemBoundary'
 import { Message } from './Message'
 import { EditBox, MessageActions } from './MessageActions'
+import { ErrorNotice } from './ErrorNotice'
 import { ModelLoadingNote } from './ModelLoadingNote'
 import { redoShortcut, undoShortcut } from '../keyboard/shortcuts'
 import { ToolCard } from './ToolCard'
@@ -145,8 +147,13 @@ function RunUndo({ chat, runId }: { chat: ChatState; runId: string }) {
 /** The messages, tool cards and notices of one chat from entry `start` on, in the order they happened. */
 export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?: ShownFrom }) {
   const store = useStore()
+  // A decision spends the card's buttons: the focus goes on to the composer rather than to
+  // nowhere (a reason being typed keeps it until it is sent).
   const decide = useCallback(
-    (id: string, d: Decision, reason?: string) => void (reason ? store.decide(id, d, reason) : store.decide(id, d)),
+    (id: string, d: Decision, reason?: string) => {
+      void (reason ? store.decide(id, d, reason) : store.decide(id, d))
+      focusComposer()
+    },
     [store],
   )
   const allowAlways = useCallback((id: string) => void store.allowAlways(id), [store])
@@ -156,6 +163,7 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
   const reasonFor = useAppState((s) => s.reasonFor)
   const versions = useAppState((s) => s.versions[chat.chatId])
   const editing = useAppState((s) => s.editing)
+  const queued = useAppState((s) => s.queued[chat.chatId])
   const idle = chat.phase === 'idle'
   // The card the approval keys apply to; its Approve button takes the focus.
   const current = oldestWaitingCard(chat, decisions)?.id
@@ -191,10 +199,15 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
     if (e.kind === 'message') {
       const m = chat.messages[e.id]
       const restore = restoreAt.get(e.id)
+      const waits = !!m && !!queued?.includes(m.id)
       return m ? (
         <ItemBoundary key={e.id} what="message" resetKey={m}>
-          {editing === m.id && idle ? (
-            <EditBox message={m} onDone={() => store.edit('')} />
+          {editing === m.id && (idle || waits) ? (
+            <EditBox
+              message={m}
+              onDone={() => store.edit('')}
+              onSend={waits ? (text) => void store.editQueued(m.id, text) : undefined}
+            />
           ) : (
             <>
               <Message message={m} from={i === 0 ? start.from : 0} />
@@ -203,6 +216,7 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
                   message={m}
                   idle={idle}
                   version={versions?.find((v) => v.messageId === m.id)}
+                  queued={waits}
                   onEdit={() => store.edit(m.id)}
                 />
               )}
@@ -245,6 +259,7 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
         </ItemBoundary>
       ) : null
     }
+    if (e.tone === 'error' && e.code) return <ErrorNotice key={e.id} code={e.code} message={e.text} />
     return (
       <div key={e.id} className={`notice ${e.tone}`} role={e.tone === 'error' ? 'alert' : undefined} data-testid="notice">
         {e.tone === 'error' ? '⚠ ' : ''}

@@ -14,6 +14,9 @@ export interface ComposerProps {
   budget?: PromptBudget
   /** ↑ in an empty box: edit the last message sent (false when there is none to edit). */
   onEditLast?: () => boolean
+  /** Text given back to the box (queued messages a stopped run never took), taken once. */
+  restored?: string
+  onRestored?: () => string
 }
 
 /**
@@ -21,11 +24,18 @@ export interface ComposerProps {
  * edits the last message sent. It grows with its text. A draft too long
  * for the model's context says so as it is typed or pasted, and is not sent.
  */
-export function Composer({ disabledReason, busy, warning, onSend, onStop, budget, onEditLast }: ComposerProps) {
+export function Composer({ disabledReason, busy, warning, onSend, onStop, budget, onEditLast, restored, onRestored }: ComposerProps) {
   const [draft, setDraft] = useState('')
   const box = useRef<HTMLTextAreaElement>(null)
   const disabled = disabledReason !== ''
   const tooLong = useMemo(() => overBudget(draft, budget), [draft, budget])
+
+  // Text given back is added to what is being typed, never in place of it.
+  useEffect(() => {
+    if (!restored || !onRestored) return
+    const text = onRestored()
+    if (text) setDraft((d) => (d.trim() ? `${d}\n\n${text}` : text))
+  }, [restored, onRestored])
 
   // The box grows with its text, up to a third of the window; beyond that it scrolls.
   useLayoutEffect(() => {

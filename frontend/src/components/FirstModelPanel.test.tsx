@@ -9,7 +9,7 @@ const offline =
 
 /** The window on a server Prototyper started, with no model yet and none chosen. */
 function mountEmptyServer(prepare: (b: FakeBackend) => void = () => {}) {
-  return mountApp((backend) => {
+  return mountApp([], (backend) => {
     backend.modelList = []
     backend.cfg.model = ''
     backend.status = { ...backend.status, startedByApp: true, logPath: '/home/me/.config/prototyper/ollama.log' }
@@ -76,7 +76,7 @@ describe('the first-model offer', () => {
   })
 
   it('is not offered while the server has models', async () => {
-    await mountApp()
+    await mountApp([])
     expect(screen.queryByTestId('first-model')).toBeNull()
     expect(screen.queryByTestId('ollama-started')).toBeNull()
   })

@@ -1,11 +1,12 @@
 import { useCallback, useEffect, useRef, useState, type KeyboardEvent, type RefObject } from 'react'
 import type { ModelInfo } from '../backend'
-import { optionId, useListNav } from '../keyboard/listNav'
+import { ComboField, optionId, useListNav } from '../keyboard/listNav'
 import { focusComposer, useMenuRequest } from '../keyboard/menus'
 import { folderShortcut, modelShortcut, settingsShortcut, withShortcut } from '../keyboard/shortcuts'
 import { isBusy } from '../state/chatReducer'
 import { findModel, headerModel, headerWorkspace, sameModel, type AppState, type PullState } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
+import { Dialog } from './Dialog'
 import { FolderIcon, SettingsIcon } from './icons'
 
 export function formatBytes(n: number): string {
@@ -103,7 +104,11 @@ export function ModelPicker() {
   }, [])
   const closeOutside = useCallback(() => close(false), [close])
   useCloseOutside(open, root, closeOutside)
-  const openIt = useCallback(() => setOpen(true), [])
+  // the list is read again each time the menu opens: a model pulled elsewhere shows up
+  const openIt = useCallback(() => {
+    setOpen(true)
+    void store.refreshOllama(true)
+  }, [store])
   useMenuRequest('model', openIt)
   const pick = (name: string) => {
     close(false)
@@ -134,28 +139,21 @@ export function ModelPicker() {
         aria-expanded={open}
         aria-keyshortcuts={modelShortcut.label}
         title={withShortcut('The model of this chat', modelShortcut)}
-        onClick={() => (open ? close() : setOpen(true))}
+        onClick={() => (open ? close() : openIt())}
       >
         {current || 'Pick a model'} {info && <ModelBadges model={info} />} <span aria-hidden="true">▾</span>
       </button>
       {pulling > 0 && !open && <span className="pull-mini">{pulling} pulling…</span>}
       {open && (
         <div className="popover">
-          <input
+          <ComboField
             id="model-filter"
-            autoFocus
-            role="combobox"
-            aria-expanded="true"
-            aria-controls="model-list"
-            aria-activedescendant={nav.active >= 0 ? optionId('model-filter', nav.active) : undefined}
-            aria-label="Filter the models"
+            listId="model-list"
+            label="Filter the models"
             placeholder="Type to filter, ↑↓ to move, Enter to pick"
             value={filter}
-            onChange={(e) => {
-              setFilter(e.target.value)
-              nav.setActive(0)
-            }}
-            onKeyDown={(e) => nav.onKeyDown(e)}
+            nav={nav}
+            onType={setFilter}
           />
           <div role="listbox" id="model-list" aria-label="Models">
             {models.length === 0 && <div className="muted pad">No models on the server yet. Pull one below.</div>}
@@ -277,21 +275,14 @@ export function FolderMenu() {
       </button>
       {open && (
         <div className="popover">
-          <input
+          <ComboField
             id="folder-path"
-            autoFocus
-            role="combobox"
-            aria-expanded="true"
-            aria-controls="folder-list"
-            aria-activedescendant={nav.active >= 0 ? optionId('folder-path', nav.active) : undefined}
-            aria-label="Folder path"
+            listId="folder-list"
+            label="Folder path"
             placeholder="Type a folder path, or pick one below"
             value={typed}
-            onChange={(e) => {
-              setTyped(e.target.value)
-              nav.setActive(0)
-            }}
-            onKeyDown={(e) => nav.onKeyDown(e)}
+            nav={nav}
+            onType={setTyped}
           />
           <div role="listbox" id="folder-list" aria-label="Folders">
             {options.map((o, i) => (
@@ -333,47 +324,38 @@ export function ChatChangeDialog() {
   const next = isFolder ? baseName(change.value) : change.value
   const done = () => focusComposer()
   return (
-    <div role="presentation" className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && store.cancelChange()}>
-      <div
-        className="modal"
-        role="dialog"
-        aria-modal="true"
-        aria-label={isFolder ? 'Change the folder?' : 'Change the model?'}
-        data-testid="change-dialog"
-        onKeyDown={(e) => {
-          if (e.key === 'Escape') {
-            e.stopPropagation()
-            e.preventDefault()
-            store.cancelChange()
-            done()
-          }
-        }}
-      >
-        <h2>{isFolder ? `Work in ${next}?` : `Use ${next}?`}</h2>
-        <p>
-          “{chat?.title || 'This chat'}” {isFolder ? 'works in' : 'uses'} <strong>{now || 'nothing yet'}</strong>. Change
-          this chat to <strong>{next}</strong> from its next message on, or start a new chat with it?
-        </p>
-        {change.kind === 'workspace' && <div className="muted small">{change.value}</div>}
-        <div className="row end">
-          <button type="button" onClick={() => (store.cancelChange(), done())}>
-            Cancel
-          </button>
-          <button type="button" data-testid="change-new-chat" onClick={() => void store.applyChange('new').then(done)}>
-            Start a new chat
-          </button>
-          <button
-            type="button"
-            autoFocus
-            className="primary"
-            data-testid="change-this-chat"
-            onClick={() => void store.applyChange('chat').then(done)}
-          >
-            Change this chat
-          </button>
-        </div>
+    <Dialog
+      label={isFolder ? 'Change the folder?' : 'Change the model?'}
+      testId="change-dialog"
+      onClose={() => {
+        store.cancelChange()
+        done()
+      }}
+    >
+      <h2>{isFolder ? `Work in ${next}?` : `Use ${next}?`}</h2>
+      <p>
+        “{chat?.title || 'This chat'}” {isFolder ? 'works in' : 'uses'} <strong>{now || 'nothing yet'}</strong>. Change
+        this chat to <strong>{next}</strong> from its next message on, or start a new chat with it?
+      </p>
+      {change.kind === 'workspace' && <div className="muted small">{change.value}</div>}
+      <div className="row end">
+        <button type="button" onClick={() => (store.cancelChange(), done())}>
+          Cancel
+        </button>
+        <button type="button" data-testid="change-new-chat" onClick={() => void store.applyChange('new').then(done)}>
+          Start a new chat
+        </button>
+        <button
+          type="button"
+          autoFocus
+          className="primary"
+          data-testid="change-this-chat"
+          onClick={() => void store.applyChange('chat').then(done)}
+        >
+          Change this chat
+        </button>
       </div>
-    </div>
+    </Dialog>
   )
 }
 
@@ -404,6 +386,7 @@ export function OllamaStartedBadge() {
 /** The bar above the chat: the open chat's folder and model, its run state, settings. */
 export function Header({ onSettings }: { onSettings: () => void }) {
   const phase = useAppState((s) => (s.activeChatId ? s.chats[s.activeChatId]?.phase : undefined) ?? 'idle')
+  const loading = useAppState((s) => (s.activeChatId ? s.chats[s.activeChatId]?.loadingModel?.model : undefined))
   return (
     <header className="chat-header">
       <FolderMenu />
@@ -412,7 +395,8 @@ export function Header({ onSettings }: { onSettings: () => void }) {
       <span className="spacer" />
       {phase !== 'idle' && (
         <span className={`run-state${isBusy(phase) ? ' busy' : ''}`} data-testid="run-state" data-phase={phase}>
-          {isBusy(phase) && <span className="spinner" aria-hidden="true" />} {phaseLabels[phase]}
+          {isBusy(phase) && <span className="spinner" aria-hidden="true" />}{' '}
+          {phase === 'submitted' && loading ? `Loading ${loading}…` : phaseLabels[phase]}
         </span>
       )}
       <button

@@ -42,7 +42,7 @@ export const Message = memo(function Message({ message, from = 0 }: { message: M
   return (
     <div className="message assistant" data-testid="message-assistant" data-message-id={message.id}>
       {message.thinking && from === 0 && (
-        <ReasoningBlock text={message.thinking} ms={message.thinkingMs} live={thinkingLive} />
+        <ReasoningBlock text={message.thinking} ms={message.thinkingMs} live={thinkingLive} since={message.thinkingStartedAt} />
       )}
       {message.content && <Markdown text={message.content} from={from} />}
       <UsageLine message={message} />

@@ -51,11 +51,14 @@ export function MessageActions({
   message,
   idle,
   version,
+  queued = false,
   onEdit,
 }: {
   message: MessageView
   idle: boolean
   version?: Version
+  /** A message sent while the chat ran, that its run has not taken yet. */
+  queued?: boolean
   onEdit: () => void
 }) {
   const store = useStore()
@@ -66,6 +69,25 @@ export function MessageActions({
     return () => clearTimeout(t)
   }, [copied])
   const user = message.role === 'user'
+  if (queued) {
+    return (
+      <div className="message-actions user queued" data-testid="queued">
+        <span className="queued-label muted">Queued: the model reads it at its next step</span>
+        <button type="button" className="link" aria-label="Edit the queued message" title="Edit" onClick={onEdit}>
+          <PencilIcon />
+        </button>
+        <button
+          type="button"
+          className="link"
+          aria-label="Take back the queued message"
+          title="Take back"
+          onClick={() => void store.editQueued(message.id, '')}
+        >
+          ✕
+        </button>
+      </div>
+    )
+  }
   if (!user && (!message.complete || !message.content)) return null
   return (
     <div className={`message-actions${user ? ' user' : ''}`} data-testid="message-actions">
@@ -100,7 +122,16 @@ export function MessageActions({
 }
 
 /** A user message being edited: Enter (or Send) resends it, Esc (or Cancel) keeps it. */
-export function EditBox({ message, onDone }: { message: MessageView; onDone: () => void }) {
+export function EditBox({
+  message,
+  onDone,
+  onSend,
+}: {
+  message: MessageView
+  onDone: () => void
+  /** What sending does; by default the message is resent and the chat goes on from it. */
+  onSend?: (text: string) => void
+}) {
   const store = useStore()
   const [text, setText] = useState(message.content)
   const box = useRef<HTMLTextAreaElement>(null)
@@ -118,7 +149,8 @@ export function EditBox({ message, onDone }: { message: MessageView; onDone: () 
   const send = () => {
     if (!text.trim()) return
     done()
-    void store.editAndResend(message.id, text)
+    if (onSend) onSend(text)
+    else void store.editAndResend(message.id, text)
   }
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
     if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
@@ -148,7 +180,7 @@ export function EditBox({ message, onDone }: { message: MessageView; onDone: () 
           Send
         </button>
       </div>
-      <div className="muted small">What followed this message stays as an earlier version.</div>
+      {!onSend && <div className="muted small">What followed this message stays as an earlier version.</div>}
     </div>
   )
 }

@@ -1,9 +1,10 @@
 import { useEffect, useState } from 'react'
 import { errorText, type ChatHit } from '../backend'
-import { optionId, useListNav } from '../keyboard/listNav'
+import { ComboField, optionId, useListNav } from '../keyboard/listNav'
 import { focusComposer } from '../keyboard/menus'
 import { useStore } from '../state/useAppState'
 import { chatDate } from './ChatList'
+import { Dialog } from './Dialog'
 import { baseName } from './Header'
 
 /** How long typing pauses before the search runs. */
@@ -46,71 +47,65 @@ export function SearchDialog({ onClose }: { onClose: () => void }) {
     const hit = shown[i]
     if (!hit) return
     onClose()
-    void store.selectChat(hit.chat.id)
+    // the chat opens at the message the words were found in, when it is on the page
+    void store.selectChat(hit.chat.id).then(() => {
+      if (!hit.messageId) return
+      setTimeout(() => {
+        const found = document.querySelector(`[data-message-id="${(hit.messageId ?? '').replace(/["\\]/g, '')}"]`)
+        found?.scrollIntoView?.({ block: 'center' })
+        found?.classList.add('found')
+      }, 50)
+    })
     focusComposer()
   }
   const nav = useListNav(shown.length, open)
   return (
-    <div role="presentation" className="modal-backdrop top" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
-      <div
-        className="modal search"
-        role="dialog"
-        aria-modal="true"
-        aria-label="Search chats"
-        data-testid="search-dialog"
-        onKeyDown={(e) => {
-          if (e.key === 'Escape') {
-            e.stopPropagation()
-            e.preventDefault()
-            onClose()
-            focusComposer()
-          }
-        }}
-      >
-        <input
-          id="search-field"
-          autoFocus
-          role="combobox"
-          aria-expanded="true"
-          aria-controls="search-results"
-          aria-activedescendant={nav.active >= 0 ? optionId('search-field', nav.active) : undefined}
-          aria-label="Search chats"
-          placeholder="Search chats by title or by what was said…"
-          value={query}
-          onChange={(e) => {
-            setQuery(e.target.value)
-            nav.setActive(0)
-          }}
-          onKeyDown={(e) => nav.onKeyDown(e)}
-        />
-        {error && <div className="tool-error">{error}</div>}
-        <div role="listbox" id="search-results" aria-label="Chats found" className="search-results">
-          {query.trim() && searched === query.trim() && shown.length === 0 && (
-            <div className="muted pad">No chat holds “{query.trim()}”.</div>
-          )}
-          {shown.map((h, i) => (
-            <div
-              role="option"
-              key={h.chat.id}
-              id={optionId('search-field', i)}
-              aria-selected={i === nav.active}
-              data-testid="search-hit"
-              className={`search-hit${i === nav.active ? ' active' : ''}`}
-              onMouseEnter={() => nav.setActive(i)}
-              onClick={() => open(i)}
-            >
-              <div className="search-hit-title">
-                <span>{h.chat.title || 'Untitled'}</span>
-                <span className="muted small">
-                  {h.chat.workspace ? `${baseName(h.chat.workspace)} · ` : ''}
-                  {chatDate(h.chat.updatedAt)}
-                </span>
-              </div>
-              {h.snippet && <div className="muted small search-snippet">{h.snippet}</div>}
+    <Dialog
+      label="Search chats"
+      testId="search-dialog"
+      className="search"
+      top
+      onClose={() => {
+        onClose()
+        focusComposer()
+      }}
+    >
+      <ComboField
+        id="search-field"
+        listId="search-results"
+        label="Search chats"
+        placeholder="Search chats by title or by what was said…"
+        value={query}
+        nav={nav}
+        onType={setQuery}
+      />
+      {error && <div className="tool-error">{error}</div>}
+      <div role="listbox" id="search-results" aria-label="Chats found" className="search-results">
+        {query.trim() && searched === query.trim() && shown.length === 0 && (
+          <div className="muted pad">No chat holds “{query.trim()}”.</div>
+        )}
+        {shown.map((h, i) => (
+          <div
+            role="option"
+            key={h.chat.id}
+            id={optionId('search-field', i)}
+            aria-selected={i === nav.active}
+            data-testid="search-hit"
+            className={`search-hit${i === nav.active ? ' active' : ''}`}
+            onMouseEnter={() => nav.setActive(i)}
+            onClick={() => open(i)}
+          >
+            <div className="search-hit-title">
+              <span>{h.chat.title || 'Untitled'}</span>
+              <span className="muted small">
+                {h.chat.workspace ? `${baseName(h.chat.workspace)} · ` : ''}
+                {chatDate(h.chat.updatedAt)}
+              </span>
             </div>
-          ))}
-        </div>
+            {h.snippet && <div className="muted small search-snippet">{h.snippet}</div>}
+          </div>
+        ))}
       </div>
-    </div>
+    </Dialog>
   )
 }

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react'
-import { errorText, type ApprovalPolicy, type Config, type Provider, type ThinkLevel } from '../backend'
+import { errorText, type ApprovalPolicy, type Config, type Provider, type Theme, type ThinkLevel } from '../backend'
 import { useAppState, useStore } from '../state/useAppState'
 
 const thinkLevels: ThinkLevel[] = ['off', 'on', 'low', 'medium', 'high']
@@ -62,6 +62,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
     if (next[dir].length === 0) delete next[dir]
     setAlways(next)
   }
+  const [theme, setTheme] = useState<Theme>(config.theme ?? 'system')
   const [error, setError] = useState('')
   const [saving, setSaving] = useState(false)
 
@@ -95,6 +96,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
         toolApproval: approval,
         alwaysAllow: always,
         checkpointMaxBytes: config.checkpointMaxBytes,
+        theme,
       })
       onClose()
     } catch (err) {
@@ -164,6 +166,14 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
         <label>
           Wait for a model to start answering (seconds, 0 = the default)
           <input type="number" min={0} step={30} value={firstByte} onChange={(e) => setFirstByte(e.target.value)} />
+        </label>
+        <label>
+          Theme
+          <select value={theme} onChange={(e) => setTheme(e.target.value as Theme)}>
+            <option value="system">System (follows the desktop)</option>
+            <option value="light">Light</option>
+            <option value="dark">Dark</option>
+          </select>
         </label>
         <fieldset>
           <legend>MCP servers</legend>

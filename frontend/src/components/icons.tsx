@@ -79,3 +79,12 @@ export function RegenerateIcon(props: IconProps) {
     </Icon>
   )
 }
+
+export function SearchIcon(props: IconProps) {
+  return (
+    <Icon {...props}>
+      <circle cx="7" cy="7" r="4.5" />
+      <path d="M10.5 10.5l3.5 3.5" />
+    </Icon>
+  )
+}

@@ -1,20 +1,20 @@
 import { beforeEach, describe, expect, it } from 'vitest'
 import { act, fireEvent, screen, within } from '@testing-library/react'
 import type { AgentEvent, ToolCallRecord } from '../backend'
-import { FakeBackend } from '../fakeBackend'
+import type { FakeBackend } from '../fakeBackend'
 import { mountApp } from '../test/mountApp'
 import { resetTyping } from './typing'
 
 beforeEach(() => resetTyping())
 
 async function mount(prepare?: (backend: FakeBackend) => void) {
-  const { backend, frames, store } = await mountApp((b) => {
-    b.chats = [
+  const { backend, frames, store } = await mountApp(
+    [
       { id: 'c1', title: 'Open chat', createdAt: '2025-01-02T00:00:00Z', updatedAt: '2025-01-02T00:00:00Z', messageCount: 1, phase: 'idle' },
       { id: 'c2', title: 'Other chat', createdAt: '2025-01-01T00:00:00Z', updatedAt: '2025-01-01T00:00:00Z', messageCount: 1, phase: 'idle' },
-    ]
-    prepare?.(b)
-  })
+    ],
+    prepare,
+  )
   const composer = screen.getByRole('textbox', { name: 'Message' }) as HTMLTextAreaElement
   let seq = 0
   // Sends events as the bridge does, and paints them.

@@ -3,7 +3,7 @@
 
 import { useEffect } from 'react'
 
-export type MenuName = 'folder' | 'model'
+export type MenuName = 'folder' | 'model' | 'settings'
 
 const listeners = new Set<(name: MenuName) => void>()
 

@@ -57,7 +57,21 @@ export function useWindowShortcuts(store: AppStore, actions: WindowActions): voi
       else if (matchesWindow(e, modelShortcut)) run(() => openMenu('model'))
       else if (matchesWindow(e, helpShortcut) || plainQuestion) run(openHelp)
     }
+    // The focus is never lost: when the element that had it leaves the page (a spent button, a
+    // closed menu), the composer takes it.
+    const onFocusOut = (e: FocusEvent) => {
+      const from = e.target
+      setTimeout(() => {
+        if (from instanceof Element && !from.isConnected && (!document.activeElement || document.activeElement === document.body)) {
+          focusComposer()
+        }
+      }, 0)
+    }
     window.addEventListener('keydown', onKeyDown)
-    return () => window.removeEventListener('keydown', onKeyDown)
+    document.addEventListener('focusout', onFocusOut)
+    return () => {
+      window.removeEventListener('keydown', onKeyDown)
+      document.removeEventListener('focusout', onFocusOut)
+    }
   }, [store, openSettings, openSearch, openHelp])
 }

@@ -78,7 +78,7 @@ export interface MessageView {
 export type TimelineEntry =
   | { kind: 'message'; id: string }
   | { kind: 'tool'; id: string }
-  | { kind: 'notice'; id: string; tone: 'error' | 'info'; text: string }
+  | { kind: 'notice'; id: string; tone: 'error' | 'info'; text: string; code?: string }
 
 export interface ChatState {
   chatId: string
@@ -262,10 +262,33 @@ function endThinking(state: ChatState, ev: AgentEvent): ChatState {
   return { ...state, messages: { ...state.messages, [m.id]: { ...m, thinkingMs: ms } } }
 }
 
-function addNotice(state: ChatState, ev: AgentEvent, tone: 'error' | 'info', text: string, replaceId?: string): ChatState {
+function addNotice(state: ChatState, ev: AgentEvent, tone: 'error' | 'info', text: string, replaceId?: string, code?: string): ChatState {
   const id = replaceId ?? `notice:${ev.seq}`
   const timeline = state.timeline.filter((e) => e.id !== id || e.kind !== 'notice')
-  return { ...state, timeline: [...timeline, { kind: 'notice', id, tone, text }] }
+  const entry: TimelineEntry = code ? { kind: 'notice', id, tone, text, code } : { kind: 'notice', id, tone, text }
+  return { ...state, timeline: [...timeline, entry] }
+}
+
+/** The id of the notice a run's retries show while Ollama does not answer. */
+export function retryNoticeId(runId: string): string {
+  return `retry:${runId}`
+}
+
+// Events that end a run's wait for Ollama: an answer started, or the run ended or failed.
+const retryResolvers = new Set(['message.started', 'thinking.delta', 'text.delta', 'tool.call', 'error', 'run.finished'])
+
+/** A retry notice goes once its retry resolved: the answer started, or the run ended. */
+function dropRetryNotice(state: ChatState, ev: AgentEvent): ChatState {
+  if (!ev.runId || !retryResolvers.has(ev.type)) return state
+  const id = retryNoticeId(ev.runId)
+  if (!state.timeline.some((e) => e.kind === 'notice' && e.id === id)) return state
+  return { ...state, timeline: state.timeline.filter((e) => e.kind !== 'notice' || e.id !== id) }
+}
+
+/** Takes the notices of the given error codes out of a chat (their cause went away). */
+export function dropNotices(state: ChatState, codes: ReadonlySet<string>): ChatState {
+  const timeline = state.timeline.filter((e) => e.kind !== 'notice' || !e.code || !codes.has(e.code))
+  return timeline.length === state.timeline.length ? state : { ...state, timeline }
 }
 
 function str(v: unknown): string {
@@ -285,7 +308,7 @@ function seconds(ms: number): string {
 export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
   if (isDuplicate(state, ev)) return state
   const late = ev.seq < state.lastSeq
-  let s = noteSeq(state, ev.seq)
+  let s = dropRetryNotice(noteSeq(state, ev.seq), ev)
   const runId = ev.runId ?? ''
   switch (ev.type) {
     case 'run.started':
@@ -399,12 +422,12 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
         s,
         ev,
         'info',
-        `Ollama did not answer (${ev.reason || 'no reason given'}); retrying in ${seconds(ev.delayMs ?? 0)} (attempt ${ev.attempt ?? 1}).`,
-        `retry:${runId}`,
+        `Ollama is not answering yet; trying again in ${seconds(ev.delayMs ?? 0)} (attempt ${ev.attempt ?? 1}).`,
+        retryNoticeId(runId),
       )
 
     case 'error':
-      return addNotice(s, ev, 'error', ev.message || ev.code || 'The run failed.')
+      return addNotice(s, ev, 'error', ev.message || ev.code || 'The run failed.', undefined, ev.code || 'unknown')
 
     case 'model.loading':
       // Announced when the request goes out (the server said the model is not in memory), or

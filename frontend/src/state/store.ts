@@ -36,10 +36,13 @@ import type {
   ChatHit,
 } from '../backend'
 import { errorText } from '../backend'
+import { serverGoneCodes } from './errorSentences'
 import {
   addLocalUserMessage,
   chatFromSnapshot,
+  dropNotices,
   emptyChat,
+  isBusy,
   isDuplicate,
   markRunning,
   mergeLive,
@@ -93,6 +96,10 @@ export interface AppState {
   pendingChange: PendingChange | null
   /** The user message being edited in the open chat ('' when none). */
   editing: string
+  /** By chat: the messages sent while it was busy that its run has not taken yet, oldest first. */
+  queued: Record<string, string[]>
+  /** Text of queued messages a stopped run never took, given back to the composer ('' none). */
+  restoredDraft: string
 }
 
 /** A folder or a model the user picked in the header while a chat was open. */
@@ -166,6 +173,10 @@ interface Feed {
 
 let localIds = 0
 
+/** The first wait before asking again whether Ollama answers, and the longest one. */
+export const ollamaPollFirstMs = 1000
+export const ollamaPollMaxMs = 15000
+
 /** The reason a denial from the window gives the model. */
 export const deniedInTheWindow = 'denied in the window'
 
@@ -192,6 +203,8 @@ export class AppStore {
     versions: {},
     pendingChange: null,
     editing: '',
+    queued: {},
+    restoredDraft: '',
   }
   private listeners = new Set<() => void>()
   private feeds = new Map<string, Feed>()
@@ -252,6 +265,7 @@ export class AppStore {
     for (const ev of events) {
       // A model's download is of no chat: it travels in the same stream, and goes to the pulls.
       if (this.takePullEvent(ev)) continue
+      if (ev.type === 'error' && ev.code && serverGoneCodes.has(ev.code)) this.onServerGone(ev)
       const list = byChat.get(ev.chatId)
       if (list) list.push(ev)
       else byChat.set(ev.chatId, [ev])
@@ -261,7 +275,7 @@ export class AppStore {
     let needsListRefresh = false
     for (const [chatId, evs] of byChat) {
       const before = chats[chatId] ?? emptyChat(chatId)
-      const after = this.process(chatId, before, evs)
+      const after = this.takeFromQueue(chatId, evs, this.process(chatId, before, evs))
       if (after !== before) {
         chats[chatId] = after
         changed = true
@@ -442,6 +456,8 @@ export class AppStore {
 
   stopListening(): void {
     for (const u of this.unsubscribers.splice(0)) u()
+    if (this.ollamaPoll) clearTimeout(this.ollamaPoll)
+    this.ollamaPoll = null
   }
 
   async loadConfig(): Promise<void> {
@@ -452,20 +468,25 @@ export class AppStore {
     }
   }
 
-  /** Asks whether Ollama answers; when it does, lists its models. */
-  async refreshOllama(): Promise<void> {
-    this.set({ checkingOllama: true })
+  /**
+   * Asks whether Ollama answers; when it does, lists its models. Quiet, the window does not
+   * say it is checking (the polling while Ollama is away, the model menu opening).
+   */
+  async refreshOllama(quiet = false): Promise<void> {
+    if (!quiet) this.set({ checkingOllama: true })
     try {
       const status = await this.backend.ollamaStatus()
       this.set({ ollama: status })
+      this.watchOllama(status.running)
       if (status.running) {
         this.set({ models: await this.backend.models() })
         if (this.state.ready) void this.loadBudget() // at start, start() asks once the chat is open
       }
     } catch (err) {
       this.set({ ollama: { running: false, url: this.state.config?.ollamaUrl ?? '', version: '', error: errorText(err) } })
+      this.watchOllama(false)
     } finally {
-      this.set({ checkingOllama: false })
+      if (!quiet) this.set({ checkingOllama: false })
     }
   }
 
@@ -490,6 +511,51 @@ export class AppStore {
     } catch {
       // Without the list the offer still has the model menu's pull field.
     }
+  }
+
+  // ---- Ollama away and back ----------------------------------------------------------------
+  // While Ollama does not answer, the window asks again by itself, waiting longer each time
+  // (ollamaPollFirstMs doubling up to ollamaPollMaxMs); once it answers, the not-running panel
+  // and the errors of the chats that it caused go.
+
+  private ollamaPoll: ReturnType<typeof setTimeout> | null = null
+  private ollamaPollMs = 0
+
+  private watchOllama(running: boolean): void {
+    if (running) {
+      this.ollamaPollMs = 0
+      if (this.ollamaPoll) clearTimeout(this.ollamaPoll)
+      this.ollamaPoll = null
+      this.dropServerGoneNotices()
+      return
+    }
+    if (this.ollamaPoll) return
+    this.ollamaPollMs = Math.min(ollamaPollMaxMs, this.ollamaPollMs ? this.ollamaPollMs * 2 : ollamaPollFirstMs)
+    this.ollamaPoll = setTimeout(() => {
+      this.ollamaPoll = null
+      void this.refreshOllama(true)
+    }, this.ollamaPollMs)
+  }
+
+  /** A run failed because Ollama is away: the window says so at once, and watches for it. */
+  private onServerGone(ev: AgentEvent): void {
+    if (this.state.ollama && !this.state.ollama.running) return
+    const url = this.state.ollama?.url || this.state.config?.ollamaUrl || ''
+    this.set({ ollama: { running: false, url, version: '', error: ev.message ?? '' } })
+    this.watchOllama(false)
+  }
+
+  private dropServerGoneNotices(): void {
+    const chats = { ...this.state.chats }
+    let changed = false
+    for (const [id, c] of Object.entries(chats)) {
+      const after = dropNotices(c, serverGoneCodes)
+      if (after !== c) {
+        chats[id] = after
+        changed = true
+      }
+    }
+    if (changed) this.set({ chats })
   }
 
   async refreshChats(): Promise<void> {
@@ -554,8 +620,10 @@ export class AppStore {
     if (!text) return
     const chatId = this.state.activeChatId
     const localId = `local:${++localIds}`
+    const waits = !!chatId && isBusy(this.state.chats[chatId]?.phase ?? 'idle')
     if (chatId) {
       this.setChat(chatId, addLocalUserMessage(this.state.chats[chatId] ?? emptyChat(chatId), localId, text))
+      if (waits) this.setQueued(chatId, [...(this.state.queued[chatId] ?? []), localId])
     }
     try {
       const res = await this.backend.send(chatId ?? '', text)
@@ -572,6 +640,7 @@ export class AppStore {
       if (chatId) {
         const s = this.state.chats[chatId]
         if (s) this.setChat(chatId, { ...s, timeline: s.timeline.filter((e) => e.id !== localId) })
+        this.setQueued(chatId, (this.state.queued[chatId] ?? []).filter((id) => id !== localId))
       }
       this.fail(err)
       throw err
@@ -849,6 +918,78 @@ export class AppStore {
       }
     }
     return false
+  }
+
+  /**
+   * Retry after an error: sends the last message of the user again, as a new version of
+   * the chat from there (what the failed attempt left stays reachable).
+   */
+  async retry(): Promise<void> {
+    const chat = this.state.activeChatId ? this.state.chats[this.state.activeChatId] : undefined
+    if (!chat || chat.phase !== 'idle') return
+    for (let i = chat.timeline.length - 1; i >= 0; i--) {
+      const e = chat.timeline[i]
+      const m = e.kind === 'message' ? chat.messages[e.id] : undefined
+      if (m?.role === 'user') return this.editAndResend(m.id, m.content)
+    }
+  }
+
+  // ---- queued follow-ups -------------------------------------------------------------------
+
+  private setQueued(chatId: string, ids: string[]): void {
+    this.set({ queued: { ...this.state.queued, [chatId]: ids } })
+  }
+
+  // The run takes queued messages oldest first: each injected one is announced (steering); a
+  // run started after one ended takes all that were left. A stopped run takes none: those
+  // leave the chat and their text goes back to the composer, so that nothing typed is lost.
+  private takeFromQueue(chatId: string, evs: AgentEvent[], chat: ChatState): ChatState {
+    let q = this.state.queued[chatId]
+    if (!q?.length) return chat
+    let given: string[] = []
+    for (const e of evs) {
+      if (e.type === 'message.started' && e.role === 'user' && e.trigger === 'steering') q = q.slice(1)
+      else if (e.type === 'run.started') q = []
+      else if (e.type === 'run.finished' && e.stopReason === 'aborted') {
+        given = q
+        q = []
+      }
+    }
+    if (q !== this.state.queued[chatId]) this.setQueued(chatId, q)
+    if (given.length === 0) return chat
+    const texts = given.map((id) => chat.messages[id]?.content ?? '').filter(Boolean)
+    const draft = [this.state.restoredDraft, ...texts].filter(Boolean).join('\n\n')
+    this.set({ restoredDraft: draft })
+    const gone = new Set(given)
+    return { ...chat, timeline: chat.timeline.filter((e) => !gone.has(e.id)) }
+  }
+
+  /** The composer took the text given back to it. */
+  takeRestoredDraft = (): string => {
+    const text = this.state.restoredDraft
+    if (text) this.set({ restoredDraft: '' })
+    return text
+  }
+
+  /** Changes a message that waits for the run (an empty text takes it back). */
+  async editQueued(localId: string, text: string): Promise<void> {
+    const chatId = this.state.activeChatId
+    const q = chatId ? (this.state.queued[chatId] ?? []) : []
+    const index = q.indexOf(localId)
+    if (!chatId || index < 0) return
+    try {
+      await this.backend.editQueued(chatId, index, text.trim())
+      const chat = this.state.chats[chatId]
+      if (text.trim()) {
+        const m = chat?.messages[localId]
+        if (chat && m) this.setChat(chatId, { ...chat, messages: { ...chat.messages, [localId]: { ...m, content: text.trim() } } })
+      } else {
+        if (chat) this.setChat(chatId, { ...chat, timeline: chat.timeline.filter((e) => e.id !== localId) })
+        this.setQueued(chatId, q.filter((id) => id !== localId))
+      }
+    } catch (err) {
+      this.fail(err)
+    }
   }
 
   /** Sends again the user message an answer replied to: a new version of the answer. */

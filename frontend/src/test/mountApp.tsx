@@ -1,13 +1,22 @@
+// The whole window on the in-memory backend, as the tests of its behaviour mount it: prepare
+// sets the backend up (its chats, what it answers) before the window starts.
+
 import { act } from '@testing-library/react'
 import { App } from '../App'
+import type { ChatSummary } from '../backend'
 import { FakeBackend } from '../fakeBackend'
 import { renderWithStore } from './renderWithStore'
 
-/** Renders the whole window on a FakeBackend that `prepare` sets up, and starts its store. */
-export async function mountApp(prepare: (b: FakeBackend) => void = () => {}) {
+export async function mountApp(chats: ChatSummary[], prepare: (b: FakeBackend) => void = () => {}) {
   const backend = new FakeBackend()
+  backend.chats = chats
   prepare(backend)
   const { frames, store } = renderWithStore(<App />, backend)
   await act(() => store.start())
   return { backend, frames, store }
+}
+
+/** A chat as the list has it, idle, in folder workspace. */
+export function summary(id: string, title: string, workspace: string, updatedAt: string, model = 'qwen3:4b'): ChatSummary {
+  return { id, title, model, workspace, createdAt: updatedAt, updatedAt, messageCount: 2, phase: 'idle' }
 }

@@ -40,3 +40,45 @@ export function useListNav(count: number, choose: (i: number) => void): ListNav 
 export function optionId(fieldId: string, i: number): string {
   return `${fieldId}-option-${i}`
 }
+
+/**
+ * The text field that drives a list (a combobox): it has the focus when it appears, says which
+ * option is active, and gives ↑/↓/Enter to the list. Typing calls onType, and the first option
+ * becomes the active one again.
+ */
+export function ComboField({
+  id,
+  listId,
+  label,
+  placeholder,
+  value,
+  nav,
+  onType,
+}: {
+  id: string
+  listId: string
+  label: string
+  placeholder: string
+  value: string
+  nav: ListNav
+  onType: (text: string) => void
+}) {
+  return (
+    <input
+      id={id}
+      autoFocus
+      role="combobox"
+      aria-expanded="true"
+      aria-controls={listId}
+      aria-activedescendant={nav.active >= 0 ? optionId(id, nav.active) : undefined}
+      aria-label={label}
+      placeholder={placeholder}
+      value={value}
+      onChange={(e) => {
+        onType(e.target.value)
+        nav.setActive(0)
+      }}
+      onKeyDown={(e) => nav.onKeyDown(e)}
+    />
+  )
+}

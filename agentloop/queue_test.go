@@ -1,0 +1,50 @@
+package agentloop
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"prototyper/events"
+	"prototyper/tools"
+)
+
+func TestAQueuedMessageCanBeChangedOrTakenBackUntilTheRunTakesIt(t *testing.T) {
+	release := make(chan struct{})
+	h := newHarness(t, harnessOptions{model: "steered", approve: ApproveAuto, extra: []tools.Tool{waitTool(release)}})
+	h.rec.react = func(e events.Event) {
+		if e.Type != events.ToolCall || e.State != events.ToolStateRunning || e.Name != "wait" {
+			return
+		}
+		defer close(release)
+		for _, text := range []string{"never mind", "write nothing"} {
+			if _, err := h.agent.Send(context.Background(), e.ChatID, text); err != nil {
+				t.Error(err)
+			}
+		}
+		if q := h.agent.Queued(e.ChatID); !slices.Equal(q, []string{"never mind", "write nothing"}) {
+			t.Errorf("queued = %q", q)
+		}
+		if err := h.agent.EditQueued(e.ChatID, 0, " "); err != nil {
+			t.Error(err)
+		}
+		if err := h.agent.EditQueued(e.ChatID, 0, "write nothing at all"); err != nil {
+			t.Error(err)
+		}
+		if err := h.agent.EditQueued(e.ChatID, 1, "x"); !errors.Is(err, ErrNotQueued) {
+			t.Errorf("editing a message not queued: %v, want ErrNotQueued", err)
+		}
+	}
+	out := h.runCompleted(t, "wait then write")
+	msgs := h.messages(t, out.ChatID)
+	if roles(msgs) != "UATTUA" || msgs[4].Content != "write nothing at all" {
+		t.Fatalf("messages %+v: want the one changed message injected, the taken-back one gone", msgs)
+	}
+	if q := h.agent.Queued(out.ChatID); len(q) != 0 {
+		t.Errorf("queued after the run = %q", q)
+	}
+	if err := h.agent.EditQueued(out.ChatID, 0, "late"); !errors.Is(err, ErrNotQueued) {
+		t.Errorf("editing after the run: %v, want ErrNotQueued", err)
+	}
+}

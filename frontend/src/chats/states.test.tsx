@@ -1,0 +1,171 @@
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { act, fireEvent, render, screen } from '@testing-library/react'
+import { ReasoningBlock } from '../components/ReasoningBlock'
+import type { FakeBackend } from '../fakeBackend'
+import { mountApp } from '../test/mountApp'
+import { errorSentence } from '../state/errorSentences'
+import { ollamaPollFirstMs } from '../state/store'
+
+const chat = { id: 'c1', title: 'Snake', model: 'qwen3:4b', workspace: '/w', createdAt: '2025-01-02T00:00:00Z', updatedAt: '2025-01-02T00:00:00Z', messageCount: 0, phase: 'idle' as const }
+
+const mount = (prepare: (b: FakeBackend) => void = () => {}) => mountApp([chat], prepare)
+
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+describe('states a user sees', () => {
+  it('live thinking says how long it has thought, and follows its newest line', () => {
+    const since = Date.now() - 7000
+    const { rerender } = render(<ReasoningBlock text="one" ms={null} live since={since} />)
+    expect(screen.getByTestId('thinking-seconds').textContent).toContain('7 s')
+    const box = screen.getByTestId('reasoning-text')
+    Object.defineProperty(box, 'scrollHeight', { configurable: true, get: () => 900 })
+    rerender(<ReasoningBlock text={'one\ntwo\nthree'} ms={null} live since={since} />)
+    expect(box.scrollTop).toBe(900)
+  })
+
+  it('a retry notice goes once the answer starts', async () => {
+    const { backend, frames } = await mount()
+    act(() => {
+      backend.emit([{ type: 'retry', runId: 'r1', attempt: 2, delayMs: 1400, reason: 'connection refused' }])
+    })
+    expect(screen.getByTestId('notice').textContent).toContain('trying again in 1.4 s (attempt 2)')
+    act(() => {
+      backend.emit([{ type: 'message.started', runId: 'r1', messageId: 'm1', role: 'assistant' }])
+      frames.drain()
+    })
+    expect(screen.queryByTestId('notice')).toBeNull()
+  })
+
+  it('an error says in a sentence what happened, with Retry and Settings', async () => {
+    const { backend, frames } = await mount((b) => {
+      b.opened.c1 = {
+        chat,
+        messages: [{ id: 'c1-m1', chatId: 'c1', role: 'user', content: 'make a snake', createdAt: '', updatedAt: '', complete: true }],
+        toolCalls: [],
+        phase: 'idle',
+        liveRunId: '',
+      }
+    })
+    act(() => {
+      backend.emit([
+        { type: 'error', runId: 'r1', code: 'first_byte_timeout', message: 'first byte: context deadline exceeded' },
+        { type: 'run.finished', runId: 'r1', stopReason: 'error' },
+      ])
+      frames.drain()
+    })
+    const notice = screen.getAllByTestId('notice').find((n) => n.dataset.code === 'first_byte_timeout')!
+    expect(notice.textContent).toContain('did not start answering in time')
+    expect(notice.textContent).not.toContain('deadline')
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Retry' })))
+    expect(backend.callsOf('EditAndResend')).toEqual([['c1', 'c1-m1', 'make a snake']])
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Settings' })))
+    expect(screen.getByRole('dialog', { name: 'Settings' })).toBeTruthy()
+  })
+
+  it('every error code the Go side sends has words of its own, and an unknown one keeps its sentence', () => {
+    for (const code of ['not_running', 'network', 'model_not_found', 'capability_missing', 'busy', 'stream_error', 'incomplete_stream', 'malformed_line', 'line_too_long', 'first_byte_timeout', 'idle_timeout', 'not_ollama']) {
+      const s = errorSentence(code, 'x')
+      expect(s.text).not.toBe('x')
+      expect(s.text).not.toMatch(/OLLAMA_HOST|--ollama|done:true|EOF/)
+      expect(s.actions.length).toBeGreaterThan(0)
+    }
+    expect(errorSentence('http_error', 'Ollama refused: 500.').text).toBe('Ollama refused: 500.')
+  })
+
+  it('Ollama gone: the panel shows at once, and it and the chat’s error go by themselves when Ollama is back', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true })
+    const { backend, frames } = await mount()
+    act(() => {
+      backend.emit([{ type: 'error', runId: 'r1', code: 'not_running', message: 'connection refused' }])
+      frames.drain()
+    })
+    // the panel shows at once (the composer says why it cannot send), without waiting for a check
+    expect(screen.getByTestId('composer-disabled-reason').textContent).toMatch(/not running/)
+    expect(screen.getByTestId('ollama-down')).toBeTruthy()
+    backend.status = { ...backend.status, running: false }
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(ollamaPollFirstMs + 10)
+    })
+    const asked = backend.callsOf('OllamaStatus').length
+    backend.status = { ...backend.status, running: true }
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(ollamaPollFirstMs * 2 + 10)
+    })
+    expect(backend.callsOf('OllamaStatus').length).toBeGreaterThan(asked)
+    expect(screen.queryAllByTestId('notice').filter((n) => n.dataset.code === 'not_running')).toEqual([])
+    expect(screen.queryByTestId('ollama-down')).toBeNull()
+    expect(screen.getByTestId('messages')).toBeTruthy()
+  })
+
+  it('a message sent while the chat runs is shown queued, and can be changed or taken back', async () => {
+    const { backend, store } = await mount()
+    act(() => {
+      backend.emit([{ type: 'phase', runId: 'r1', phase: 'streaming' }])
+    })
+    await act(() => store.send('also add a score'))
+    expect(screen.getByTestId('queued').textContent).toContain('Queued')
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Edit the queued message' })))
+    const box = screen.getByRole('textbox', { name: 'Edit the message' })
+    fireEvent.change(box, { target: { value: 'also add a high score' } })
+    await act(async () => fireEvent.keyDown(box, { key: 'Enter' }))
+    expect(backend.callsOf('EditQueued')).toEqual([['c1', 0, 'also add a high score']])
+    expect(screen.getAllByTestId('message-user').map((m) => m.textContent)).toEqual(['also add a high score'])
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Take back the queued message' })))
+    expect(backend.callsOf('EditQueued')[1]).toEqual(['c1', 0, ''])
+    expect(screen.queryAllByTestId('message-user')).toEqual([])
+  })
+
+  it('a queued message stops being queued once the run takes it', async () => {
+    const { backend, store } = await mount()
+    act(() => {
+      backend.emit([{ type: 'phase', runId: 'r1', phase: 'streaming' }])
+    })
+    await act(() => store.send('also add a score'))
+    act(() => {
+      backend.emit([{ type: 'message.started', runId: 'r1', role: 'user', trigger: 'steering', messageId: 'c1-m9' }])
+    })
+    expect(screen.queryByTestId('queued')).toBeNull()
+  })
+
+  it('a run stopped before it took a queued message gives its text back to the composer', async () => {
+    const { backend, store } = await mount()
+    act(() => {
+      backend.emit([{ type: 'phase', runId: 'r1', phase: 'streaming' }])
+    })
+    await act(() => store.send('also add a score'))
+    act(() => {
+      backend.emit([
+        { type: 'phase', runId: 'r1', phase: 'idle' },
+        { type: 'run.finished', runId: 'r1', stopReason: 'aborted' },
+      ])
+    })
+    expect(screen.queryByTestId('queued')).toBeNull()
+    expect(screen.queryAllByTestId('message-user')).toEqual([])
+    expect((screen.getByTestId('composer') as HTMLTextAreaElement).value).toBe('also add a score')
+  })
+
+  it('while the model loads the header says so, not "Sending…"', async () => {
+    const { backend } = await mount()
+    act(() => {
+      backend.emit([
+        { type: 'phase', runId: 'r1', phase: 'submitted' },
+        { type: 'model.loading', runId: 'r1', model: 'qwen3:4b' },
+      ])
+    })
+    expect(screen.getByTestId('run-state').textContent).toContain('Loading qwen3:4b…')
+  })
+
+  it('an empty answer says so', async () => {
+    const { backend, frames } = await mount()
+    act(() => {
+      backend.emit([
+        { type: 'message.started', runId: 'r1', messageId: 'm1', role: 'assistant' },
+        { type: 'message.completed', runId: 'r1', messageId: 'm1', doneReason: 'stop', usage: { evalTokens: 1, tokensPerSec: 14092 } },
+      ])
+      frames.drain()
+    })
+    expect(screen.getByTestId('empty-answer').textContent).toContain('empty answer')
+  })
+})
