@@ -375,8 +375,16 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 		return store.Message{}, turn, err
 	}
 
+	expected := r.est.tokens(fit.chars, len(fit.messages))
+	if promptWasCut(expected, turn.PromptTokens, r.numCtx) {
+		r.emit(events.Event{Type: events.ContextCut, MessageID: cp.ID(), EstimatedTokens: expected, NumCtx: r.numCtx,
+			Message: cutPromptSentence(expected, r.numCtx)})
+	}
 	r.est.learn(fit.chars, len(fit.messages), turn.PromptTokens)
 	usage := usageOf(turn)
+	usage.NumCtx = r.numCtx
+	usage.ContextTokens = min(max(turn.PromptTokens, expected)+turn.EvalTokens, r.numCtx)
+	r.usage.NumCtx = r.numCtx
 	r.usage.PromptTokens += usage.PromptTokens
 	r.usage.EvalTokens += usage.EvalTokens
 	r.usage.EvalMs += usage.EvalMs

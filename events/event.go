@@ -25,6 +25,9 @@ const (
 	ToolResult           Type = "tool.result"
 	MessageCompleted     Type = "message.completed"
 	ContextTruncated     Type = "context.truncated"
+	// ContextCut: the server evaluated fewer tokens than the prompt had, as when it cuts a
+	// prompt longer than the context (payload: estimatedTokens, numCtx, message).
+	ContextCut Type = "context.cut"
 	Retry                Type = "retry"
 	Error                Type = "error"
 	RunFinished          Type = "run.finished"
@@ -102,6 +105,12 @@ type Usage struct {
 	EvalTokens   int     `json:"evalTokens"`
 	EvalMs       int64   `json:"evalMs"`
 	TokensPerSec float64 `json:"tokensPerSec"`
+	// NumCtx is the context window the request asked for (tokens).
+	NumCtx int `json:"numCtx,omitempty"`
+	// ContextTokens is how much of NumCtx the message took: its prompt (the server's count
+	// when it evaluated the prompt whole, else the loop's estimate: a prompt the server's
+	// cache served is counted short) and its answer. On a message only.
+	ContextTokens int `json:"contextTokens,omitempty"`
 }
 
 // Event is one envelope. The payload's fields sit at the top level beside the envelope's; a

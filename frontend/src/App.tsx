@@ -2,6 +2,7 @@ import { useState } from 'react'
 import { ChatList } from './components/ChatList'
 import { ChatView } from './components/ChatView'
 import { Composer } from './components/Composer'
+import { ContextGauge } from './components/ContextGauge'
 import { Header } from './components/Header'
 import { OllamaDownPanel } from './components/OllamaDownPanel'
 import { SettingsPanel } from './components/SettingsPanel'
@@ -108,6 +109,7 @@ export function App() {
       <main className="chat">
         <ErrorLine />
         {ollamaDown ? <OllamaDownPanel onSettings={openSettings} /> : <ChatView />}
+        <ContextGauge />
         <ConnectedComposer />
       </main>
       <WindowStatus />

@@ -46,6 +46,10 @@ export interface Usage {
   evalTokens?: number
   evalMs?: number
   tokensPerSec?: number
+  /** The context window the request asked for (tokens). */
+  numCtx?: number
+  /** How much of numCtx the message took: its prompt and its answer. */
+  contextTokens?: number
 }
 
 export interface StoredToolCall {
@@ -184,6 +188,7 @@ export type EventType =
   | 'tool.result'
   | 'message.completed'
   | 'context.truncated'
+  | 'context.cut'
   | 'retry'
   | 'error'
   | 'run.finished'

@@ -430,6 +430,9 @@ func (t *terminal) render(e events.Event) {
 	case events.ContextTruncated:
 		t.endLine()
 		fmt.Fprintln(t.err, t.style("2", fmt.Sprintf("(left out %d older messages to fit %d tokens)", e.DroppedMessages, e.NumCtx)))
+	case events.ContextCut:
+		t.endLine()
+		fmt.Fprintln(t.err, t.style("33", Sanitize(e.Message)))
 	case events.Retry:
 		t.endLine()
 		fmt.Fprintf(t.err, "%s; retrying in %s (attempt %d)\n", cell(e.Reason), formatDuration(e.DelayMs), e.Attempt)

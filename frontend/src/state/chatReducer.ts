@@ -347,6 +347,9 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
         `Earlier messages were left out to fit the context: ${ev.droppedMessages ?? 0} dropped, about ${ev.estimatedTokens ?? 0} of ${ev.numCtx ?? 0} tokens used.`,
       )
 
+    case 'context.cut':
+      return addNotice(s, ev, 'error', ev.message || 'The conversation did not fit the model\'s context: the model did not see all of it.')
+
     case 'retry':
       return addNotice(
         s,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { AgentEvent } from '../backend'
+import { contextUse } from '../components/ContextGauge'
 import { chatFromSnapshot, emptyChat, reduceChat, type ChatState } from './chatReducer'
 
 // What the window shows of the ways real local models misbehave: loops, loading, recovered
@@ -83,5 +84,18 @@ describe('a model being loaded', () => {
     expect(loading.loadingModel).toMatchObject({ model: 'qwen3:4b', since: Date.parse('2025-01-01T00:00:00Z') })
     expect(apply([ev(2, { type: 'thinking.delta', text: 'hm' })], loading).loadingModel).toBeNull()
     expect(apply([ev(2, { type: 'text.delta', text: 'hi' })], loading).loadingModel).toBeNull()
+  })
+})
+
+describe('the context gauge', () => {
+  it('reads how full the context was at the latest answer', () => {
+    const s = apply([
+      ev(1, { type: 'message.completed', messageId: 'a1', doneReason: 'stop', usage: { numCtx: 4096, contextTokens: 1024 } }),
+      ev(2, { type: 'message.completed', messageId: 'a2', doneReason: 'stop', usage: { numCtx: 4096, contextTokens: 3000 } }),
+      ev(3, { type: 'context.cut', message: 'The conversation (about 6000 tokens) did not fit the model\'s context of 4096 tokens.' }),
+    ])
+    expect(contextUse(s)).toEqual({ used: 3000, size: 4096 })
+    expect(notices(s)).toEqual(["The conversation (about 6000 tokens) did not fit the model's context of 4096 tokens."])
+    expect(contextUse(emptyChat('c2'))).toBeNull()
   })
 })

@@ -74,7 +74,7 @@ export function checkDetails(v: unknown): ToolDetails | null {
 export function checkUsage(v: unknown): Usage | null {
   if (!isObject(v)) return null
   const u: Usage = {}
-  for (const k of ['promptTokens', 'evalTokens', 'evalMs', 'tokensPerSec'] as const) {
+  for (const k of ['promptTokens', 'evalTokens', 'evalMs', 'tokensPerSec', 'numCtx', 'contextTokens'] as const) {
     const n = num(v[k])
     if (n !== null) u[k] = n
   }
