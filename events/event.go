@@ -27,10 +27,10 @@ const (
 	ContextTruncated     Type = "context.truncated"
 	// ContextCut: the server evaluated fewer tokens than the prompt had, as when it cuts a
 	// prompt longer than the context (payload: estimatedTokens, numCtx, message).
-	ContextCut Type = "context.cut"
-	Retry                Type = "retry"
-	Error                Type = "error"
-	RunFinished          Type = "run.finished"
+	ContextCut  Type = "context.cut"
+	Retry       Type = "retry"
+	Error       Type = "error"
+	RunFinished Type = "run.finished"
 	// ModelLoading: a model request got no answer within a second; the server is most
 	// likely loading the model (payload: model).
 	ModelLoading Type = "model.loading"
