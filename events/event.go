@@ -25,12 +25,9 @@ const (
 	ToolResult           Type = "tool.result"
 	MessageCompleted     Type = "message.completed"
 	ContextTruncated     Type = "context.truncated"
-	// ContextCut: the server evaluated fewer tokens than the prompt had, as when it cuts a
-	// prompt longer than the context (payload: estimatedTokens, numCtx, message).
-	ContextCut  Type = "context.cut"
-	Retry       Type = "retry"
-	Error       Type = "error"
-	RunFinished Type = "run.finished"
+	Retry                Type = "retry"
+	Error                Type = "error"
+	RunFinished          Type = "run.finished"
 	// ModelLoading: a model request got no answer within a second; the server is most
 	// likely loading the model (payload: model).
 	ModelLoading Type = "model.loading"
@@ -40,6 +37,9 @@ const (
 	// total, completed); status "success" ends it, an error event with the model ends a
 	// failed pull.
 	PullProgress Type = "pull.progress"
+	// ContextCut: the server evaluated fewer tokens than the prompt had, as when it cuts a
+	// prompt longer than the context (payload: estimatedTokens, numCtx, message).
+	ContextCut Type = "context.cut"
 )
 
 // IsDelta reports whether events of type t may merge with their neighbour of the same message.
