@@ -164,7 +164,9 @@ func (a *Agent) assess(ctx context.Context, chat store.Chat, opts RunOptions) (a
 	}
 	numCtx := numCtxFor(length, settings.ContextCap)
 	est := newEstimator()
-	fixed := est.tokens(toolsChars+messageChars(store.Message{Role: store.RoleSystem, Content: a.cfg.SystemPrompt}), 1)
+	// the project's instructions are part of the system prompt of every request: counted here
+	system := readInstructions(firstOf(chat.Workspace, a.cfg.Workspace), settings).systemPrompt(a.cfg.SystemPrompt)
+	fixed := est.tokens(toolsChars+messageChars(store.Message{Role: store.RoleSystem, Content: system}), 1)
 	maxTokens := promptBudget(numCtx, numPredict) - fixed
 	if maxTokens < 0 {
 		maxTokens = 0

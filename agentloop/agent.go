@@ -648,6 +648,15 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 	if err != nil {
 		return nil, err
 	}
+	workspace := firstOf(chat.Workspace, a.cfg.Workspace)
+	instr := readInstructions(workspace, settings)
+	if chat.MessageCount == 0 && len(spec.prompts) > 0 && instr.text() != "" {
+		// the chat's first turn shows what the model is told besides the user's message
+		if err := a.showInstructions(cs.id, rec.ID, instr); err != nil {
+			_, _ = a.cfg.Store.FinishRun(rec.ID, events.StopError, nil)
+			return nil, err
+		}
+	}
 	for _, prompt := range spec.prompts {
 		if _, err := a.cfg.Store.AppendMessage(cs.id, store.Message{Role: store.RoleUser, Content: prompt,
 			RunID: rec.ID, Complete: true}); err != nil {
@@ -662,15 +671,29 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 	}
 	ctx, cancel := context.WithCancel(a.base)
 	cs.runID, cs.cancel, cs.done = rec.ID, cancel, make(chan struct{})
-	workspace := firstOf(chat.Workspace, a.cfg.Workspace)
 	r = &run{a: a, cs: cs, id: rec.ID, ctx: ctx, cancel: cancel, opts: opts, trigger: spec.trigger,
 		resume: spec.resume, workspace: workspace, contextCap: settings.ContextCap,
 		policies: settings.ToolApproval, loopLimit: settings.LoopLimit(), recoverCalls: !settings.IgnoreTextToolCalls,
-		keepAlive: settings.KeepAlive(), started: time.Now()}
+		keepAlive: settings.KeepAlive(), system: instr.systemPrompt(a.cfg.SystemPrompt), started: time.Now()}
 	// announced here, under cs.mu, so that the chat is "submitted" as soon as Send returns
 	r.emit(events.Event{Type: events.RunStarted, Model: opts.Model, Think: opts.Think, Trigger: spec.trigger})
 	a.setPhaseLocked(cs, rec.ID, events.PhaseSubmitted)
 	return r, nil
+}
+
+// showInstructions stores the message that shows a chat the project instructions of its
+// first turn, and announces it (message.started with role system, its text, completed).
+func (a *Agent) showInstructions(chatID, runID string, in instructions) error {
+	m, err := a.cfg.Store.AppendMessage(chatID, store.Message{Role: store.RoleSystem, Content: in.text(),
+		Instructions: in.sources(), RunID: runID, Complete: true})
+	if err != nil {
+		return err
+	}
+	a.emit(events.Event{ChatID: chatID, RunID: runID, MessageID: m.ID, Type: events.MessageStarted, Role: store.RoleSystem,
+		Name: m.Instructions})
+	a.emit(events.Event{ChatID: chatID, RunID: runID, MessageID: m.ID, Type: events.TextDelta, Text: m.Content})
+	a.emit(events.Event{ChatID: chatID, RunID: runID, MessageID: m.ID, Type: events.MessageCompleted, DoneReason: DoneStop})
+	return nil
 }
 
 // closePaused gives every call of a paused batch the result text (the user answered or

@@ -36,6 +36,7 @@ type run struct {
 	// recoverCalls executes an answer made of tool calls written as text (see textcalls.go).
 	recoverCalls bool
 	keepAlive    time.Duration // sent with every request (the setting)
+	system       string        // the system prompt: the Config's, then the project's instructions
 
 	guard    *loopGuard
 	stopNote string // the sentence of a run stopped as a loop
@@ -158,7 +159,7 @@ func (r *run) loop() (string, *pausedRun) {
 			resumed[c.ID] = true
 		}
 	}
-	r.history = wholeHistory(r.history, resumed)
+	r.history = wholeHistory(withoutShownInstructions(r.history), resumed)
 	r.callIDs, r.badArgs = map[string]bool{}, map[string]string{}
 	for _, m := range r.history {
 		for _, c := range m.ToolCalls {
@@ -239,6 +240,19 @@ func (r *run) loop() (string, *pausedRun) {
 	}
 }
 
+// withoutShownInstructions leaves out the messages that show the chat its project
+// instructions: the model reads them in the system prompt.
+func withoutShownInstructions(msgs []store.Message) []store.Message {
+	out := msgs[:0:0]
+	for _, m := range msgs {
+		if m.Role == store.RoleSystem && m.Instructions != "" {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
 // emptyAnswer reports whether the model ended its turn with nothing: no text, no call (what
 // it thought does not count).
 func emptyAnswer(msg store.Message, turn ModelTurn) bool {
@@ -267,7 +281,7 @@ func (r *run) injectQueued() {
 
 // turn streams one assistant message.
 func (r *run) turn() (store.Message, ModelTurn, error) {
-	fit := fitContext(r.est, []store.Message{{Role: store.RoleSystem, Content: r.a.cfg.SystemPrompt}},
+	fit := fitContext(r.est, []store.Message{{Role: store.RoleSystem, Content: r.system}},
 		r.history, r.defs, promptBudget(r.numCtx, r.opts.NumPredict))
 	if fit.dropped > 0 {
 		r.emit(events.Event{Type: events.ContextTruncated, DroppedMessages: fit.dropped,

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -98,6 +99,24 @@ func (s Settings) KeepAlive() time.Duration {
 		return DefaultKeepAlive
 	}
 	return time.Duration(s.KeepAliveMin) * time.Minute
+}
+
+// InstructionsFor returns the user's instructions for the workspace folder (matched by
+// its cleaned path), or "".
+func (s Settings) InstructionsFor(workspace string) string {
+	if workspace == "" {
+		return ""
+	}
+	if t, ok := s.Instructions[workspace]; ok {
+		return t
+	}
+	clean := filepath.Clean(workspace)
+	for dir, t := range s.Instructions {
+		if filepath.Clean(dir) == clean {
+			return t
+		}
+	}
+	return ""
 }
 
 // LoopLimit is how many times the same call may come in a row before the run stops as a

@@ -53,6 +53,10 @@ type Message struct {
 	ToolName   string    `json:"toolName,omitempty"`
 	ToolCallID string    `json:"toolCallId,omitempty"`
 	Images     [][]byte  `json:"images,omitempty"` // raw bytes; base64 strings in JSON
+	// Instructions, on a system message, names where the project instructions it shows came
+	// from ("AGENTS.md", "settings"): the message shows the chat what was added to the
+	// system prompt, and is never sent to the model as a message of its own.
+	Instructions string `json:"instructions,omitempty"`
 	CreatedAt  time.Time `json:"createdAt"`
 	UpdatedAt  time.Time `json:"updatedAt"`
 	// Complete is false while the message streams (and stays false if the stream never ended).
@@ -151,6 +155,9 @@ type Settings struct {
 	// FirstByteTimeoutSec bounds the wait for a model to start answering, loading included
 	// (0: the client's default).
 	FirstByteTimeoutSec int `json:"firstByteTimeoutSec,omitempty"`
+	// Instructions maps a workspace folder (its absolute path) to the user's instructions
+	// for the model in that folder, added to the system prompt with the folder's AGENTS.md.
+	Instructions map[string]string `json:"instructions,omitempty"`
 	// KeepAliveMin is how long a model stays loaded after each request, in minutes (0:
 	// DefaultKeepAlive; -1: until the server stops); sent as keep_alive on every request.
 	KeepAliveMin int `json:"keepAliveMin,omitempty"`

@@ -78,6 +78,8 @@ export interface StoredMessage {
   complete: boolean
   doneReason?: string
   usage?: Usage | null
+  /** On a system message: where the project instructions it shows came from ("AGENTS.md, settings"). */
+  instructions?: string
 }
 
 /** What a tool reports for the window (never sent to the model). */

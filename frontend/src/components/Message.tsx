@@ -31,6 +31,14 @@ export function UsageLine({ message }: { message: MessageView }) {
  * only the end of a long answer: its Markdown blocks from the one holding that offset on.
  */
 export const Message = memo(function Message({ message, from = 0 }: { message: MessageView; from?: number }) {
+  if (message.role === 'system') {
+    return (
+      <details className="message instructions" data-testid="message-instructions" data-message-id={message.id}>
+        <summary>Project instructions ({message.instructions || 'AGENTS.md'}) sent to the model with every message</summary>
+        <Markdown text={message.content} />
+      </details>
+    )
+  }
   if (message.role === 'user') {
     return (
       <div className="message user" data-testid="message-user" data-message-id={message.id}>

@@ -68,6 +68,8 @@ export interface MessageView {
   local: boolean
   /** An answer that ended with no text and no tool call. */
   empty?: boolean
+  /** A system message showing the project instructions: where they came from. */
+  instructions?: string
 }
 
 export type TimelineEntry =
@@ -257,6 +259,13 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
         // The window already shows what the user typed: bind that message to its real id.
         const local = s.timeline.find((e) => e.kind === 'message' && s.messages[e.id]?.local && e.id.startsWith('local:'))
         if (local) return rebindMessage(s, local.id, id)
+      }
+      if (role === 'system') {
+        // The project instructions of the chat's first turn: shown first, before the user's message.
+        const shown = withMessage(s, id, role, runId, (m) => ({ ...m, instructions: str(ev.name) || 'AGENTS.md' }))
+        if (shown === s || s.messages[id]) return shown
+        const entry = shown.timeline[shown.timeline.length - 1]
+        return { ...shown, timeline: [entry, ...shown.timeline.slice(0, -1)] }
       }
       return withMessage(s, id, role, runId, (m) => m)
     }
@@ -493,6 +502,7 @@ function messageOfRecord(m: CheckedMessage): MessageView {
     usage: m.usage,
     local: false,
     empty: m.role === 'assistant' && m.complete && isEmptyAnswer(m.content, m.toolCalls.length > 0, m.doneReason),
+    instructions: m.instructions || undefined,
   }
 }
 
@@ -528,7 +538,7 @@ export function chatFromSnapshot(raw: OpenedChat | unknown, chatId = ''): ChatSt
     tools[r.id] = cardOfRecord(r, opened.liveRunId)
     timeline.push({ kind: 'tool', id: r.id })
   }
-  const shown = opened.messages.filter((m) => m.role !== 'tool' && m.role !== 'system')
+  const shown = opened.messages.filter((m) => m.role !== 'tool' && (m.role !== 'system' || m.instructions))
   const lastAssistant = shown.filter((m) => m.role === 'assistant').pop()
   for (const m of shown) {
     if (messages[m.id]) continue // a duplicate id: the first one is shown

@@ -99,3 +99,29 @@ describe('the context gauge', () => {
     expect(contextUse(emptyChat('c2'))).toBeNull()
   })
 })
+
+describe('the project instructions', () => {
+  it('are shown first in the chat, live and from the store', () => {
+    const live = apply([
+      ev(1, { type: 'message.started', role: 'user', messageId: 'u1' }),
+      ev(2, { type: 'message.started', role: 'system', messageId: 's1', name: 'AGENTS.md' }),
+      ev(3, { type: 'text.delta', messageId: 's1', text: '# Project instructions\n\nUse tabs.' }),
+      ev(4, { type: 'message.completed', messageId: 's1', doneReason: 'stop' }),
+    ])
+    expect(live.timeline.map((e) => e.id)).toEqual(['s1', 'u1'])
+    expect(live.messages.s1).toMatchObject({ role: 'system', instructions: 'AGENTS.md', empty: false })
+    const stored = chatFromSnapshot({
+      chat: { id: 'c1', title: 't' },
+      messages: [
+        { id: 's1', chatId: 'c1', role: 'system', content: 'Use tabs.', instructions: 'AGENTS.md, settings', complete: true },
+        { id: 'u1', chatId: 'c1', role: 'user', content: 'hi', complete: true },
+        { id: 'x', chatId: 'c1', role: 'system', content: 'an ordinary system message', complete: true },
+      ],
+      toolCalls: [],
+      phase: 'idle',
+      liveRunId: '',
+    })
+    expect(stored.timeline.map((e) => e.id)).toEqual(['s1', 'u1'])
+    expect(stored.messages.s1.instructions).toBe('AGENTS.md, settings')
+  })
+})

@@ -161,6 +161,8 @@ export interface CheckedMessage {
   complete: boolean
   doneReason: string
   usage: Usage | null
+  /** Where the project instructions a system message shows came from; '' for any other message. */
+  instructions: string
 }
 
 export function checkMessage(v: unknown): CheckedMessage | null {
@@ -181,6 +183,7 @@ export function checkMessage(v: unknown): CheckedMessage | null {
     complete: v.complete === undefined ? true : bool(v.complete),
     doneReason: str(v.doneReason),
     usage: checkUsage(v.usage),
+    instructions: str(v.instructions),
   }
 }
 
