@@ -53,16 +53,16 @@ type Message struct {
 	ToolName   string    `json:"toolName,omitempty"`
 	ToolCallID string    `json:"toolCallId,omitempty"`
 	Images     [][]byte  `json:"images,omitempty"` // raw bytes; base64 strings in JSON
-	// Instructions, on a system message, names where the project instructions it shows came
-	// from ("AGENTS.md", "settings"): the message shows the chat what was added to the
-	// system prompt, and is never sent to the model as a message of its own.
-	Instructions string `json:"instructions,omitempty"`
 	CreatedAt  time.Time `json:"createdAt"`
 	UpdatedAt  time.Time `json:"updatedAt"`
 	// Complete is false while the message streams (and stays false if the stream never ended).
 	Complete   bool   `json:"complete"`
 	DoneReason string `json:"doneReason,omitempty"`
 	Usage      *Usage `json:"usage,omitempty"`
+	// Instructions, on a system message, names where the project instructions it shows came
+	// from ("AGENTS.md", "settings"): the message shows the chat what was added to the
+	// system prompt, and is never sent to the model as a message of its own.
+	Instructions string `json:"instructions,omitempty"`
 }
 
 // ToolCall is a call the model asked for in an assistant message.
@@ -149,9 +149,6 @@ type Settings struct {
 	// before it sends the next batch anyway (0: the bridge's default). Settings saved before
 	// it had this name hold it as "coalesceMs", which is still read.
 	AckFallbackMs int `json:"ackFallbackMs,omitempty"`
-	// IgnoreTextToolCalls leaves an answer made of tool calls written as JSON text as text;
-	// by default such calls are executed (marked recovered).
-	IgnoreTextToolCalls bool `json:"ignoreTextToolCalls,omitempty"`
 	// FirstByteTimeoutSec bounds the wait for a model to start answering, loading included
 	// (0: the client's default).
 	FirstByteTimeoutSec int `json:"firstByteTimeoutSec,omitempty"`
@@ -164,6 +161,9 @@ type Settings struct {
 	// LoopRepeats is how many times in a row the same tool call (or cycle of calls) may come
 	// before the run stops as a loop (0: DefaultLoopRepeats).
 	LoopRepeats int `json:"loopRepeats,omitempty"`
+	// IgnoreTextToolCalls leaves an answer made of tool calls written as JSON text as text;
+	// by default such calls are executed (marked recovered).
+	IgnoreTextToolCalls bool `json:"ignoreTextToolCalls,omitempty"`
 }
 
 // UnmarshalJSON reads settings as saved, also by a version that named AckFallbackMs
