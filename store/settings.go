@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -117,6 +118,26 @@ func (s Settings) InstructionsFor(workspace string) string {
 		}
 	}
 	return ""
+}
+
+// SetInstructions keeps text as the user's instructions for the workspace folder ("" removes
+// them).
+func (s *Settings) SetInstructions(workspace, text string) {
+	if workspace == "" {
+		return
+	}
+	for dir := range s.Instructions {
+		if filepath.Clean(dir) == filepath.Clean(workspace) {
+			delete(s.Instructions, dir)
+		}
+	}
+	if text = strings.TrimSpace(text); text == "" {
+		return
+	}
+	if s.Instructions == nil {
+		s.Instructions = map[string]string{}
+	}
+	s.Instructions[filepath.Clean(workspace)] = text
 }
 
 // LoopLimit is how many times the same call may come in a row before the run stops as a

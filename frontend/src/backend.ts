@@ -23,6 +23,14 @@ export interface Config {
   toolApproval: Record<string, ApprovalPolicy>
   /** How long to wait for a model to start answering, in seconds (0: the default). */
   firstByteTimeoutSec: number
+  /** How long a model stays loaded after a request, in minutes (0: 30 minutes; -1: as long as Ollama runs). */
+  keepAliveMin?: number
+  /** How many times the same tool call may come in a row before the run stops as a loop. */
+  loopRepeats?: number
+  /** Tool calls a model writes as text stay text (by default they are run, marked). */
+  ignoreTextToolCalls?: boolean
+  /** The user's instructions for the model in the current workspace (with its AGENTS.md). */
+  instructions?: string
   tools: string[]
   dbPath: string
 }

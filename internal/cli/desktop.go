@@ -138,6 +138,15 @@ type Settings struct {
 	ToolApproval map[string]string `json:"toolApproval"`
 	// FirstByteTimeoutSec: how long to wait for a model to start answering (0: the default).
 	FirstByteTimeoutSec int `json:"firstByteTimeoutSec"`
+	// KeepAliveMin: how long a model stays loaded after a request, in minutes (0: the
+	// default, 30; -1: as long as Ollama runs).
+	KeepAliveMin int `json:"keepAliveMin,omitempty"`
+	// LoopRepeats: how many times the same call may come in a row before the run stops.
+	LoopRepeats int `json:"loopRepeats,omitempty"`
+	// IgnoreTextToolCalls: tool calls a model writes as text stay text.
+	IgnoreTextToolCalls bool `json:"ignoreTextToolCalls,omitempty"`
+	// Instructions: the user's instructions for the model in the session's workspace.
+	Instructions string `json:"instructions,omitempty"`
 }
 
 // Config is what the window shows in its header and settings: the settings in effect, the
@@ -159,7 +168,8 @@ func (d *Desktop) Config() (Config, error) {
 	_, url := d.server.Client()
 	c := Config{Settings: Settings{Workspace: workspace, Model: model, OllamaURL: url,
 		Think: s.ThinkLevel(), ContextCap: s.ContextCapTokens(), ToolApproval: map[string]string{},
-		FirstByteTimeoutSec: s.FirstByteTimeoutSec}, DBPath: d.db.Path()}
+		FirstByteTimeoutSec: s.FirstByteTimeoutSec, KeepAliveMin: s.KeepAliveMin, LoopRepeats: s.LoopLimit(),
+		IgnoreTextToolCalls: s.IgnoreTextToolCalls, Instructions: s.InstructionsFor(workspace)}, DBPath: d.db.Path()}
 	for _, def := range tools.WorkspaceDefinitions() {
 		c.Tools = append(c.Tools, def.Name)
 		c.ToolApproval[def.Name] = agentloop.Policy(s.ToolApproval, def)
@@ -178,6 +188,8 @@ func (d *Desktop) SaveSettings(in Settings) error {
 	saved, err := d.db.UpdateSettings(func(s *store.Settings) error {
 		s.OllamaURL, s.Think, s.ContextCap, s.ToolApproval = firstNonEmpty(in.OllamaURL, url), in.Think, in.ContextCap, in.ToolApproval
 		s.FirstByteTimeoutSec = in.FirstByteTimeoutSec
+		s.KeepAliveMin, s.LoopRepeats, s.IgnoreTextToolCalls = in.KeepAliveMin, in.LoopRepeats, in.IgnoreTextToolCalls
+		s.SetInstructions(workspace, in.Instructions)
 		s.Workspace, s.DefaultModel = workspace, model
 		return nil
 	})

@@ -199,3 +199,26 @@ func TestPickingAModelAndStartingWithOneLoadItOnTheServer(t *testing.T) {
 		t.Fatalf("after picking: %q", got)
 	}
 }
+
+func TestTheSettingsKeepTheWorkspacesInstructionsAndTheRealModelSettings(t *testing.T) {
+	ws := t.TempDir()
+	d, _ := openTestDesktop(t, DesktopOptions{Workspace: ws, Model: "m", Common: Common{Ollama: "http://127.0.0.1:1"}})
+	in := Settings{Think: "on", Instructions: "  Answer in French.  ", KeepAliveMin: -1, LoopRepeats: 4, IgnoreTextToolCalls: true}
+	if err := d.SaveSettings(in); err != nil {
+		t.Fatal(err)
+	}
+	c, err := d.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Instructions != "Answer in French." || c.KeepAliveMin != -1 || c.LoopRepeats != 4 || !c.IgnoreTextToolCalls {
+		t.Fatalf("config %+v", c.Settings)
+	}
+	in.Instructions = ""
+	if err := d.SaveSettings(in); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := d.db.Settings(); len(s.Instructions) != 0 {
+		t.Fatalf("emptied instructions still kept: %v", s.Instructions)
+	}
+}

@@ -13,6 +13,10 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
   const [cap, setCap] = useState(String(config.contextCap || ''))
   const [firstByte, setFirstByte] = useState(String(config.firstByteTimeoutSec || ''))
   const [approval, setApproval] = useState<Record<string, ApprovalPolicy>>({ ...config.toolApproval })
+  const [keepAlive, setKeepAlive] = useState(String(config.keepAliveMin || ''))
+  const [loopRepeats, setLoopRepeats] = useState(String(config.loopRepeats || ''))
+  const [textCalls, setTextCalls] = useState(!config.ignoreTextToolCalls)
+  const [instructions, setInstructions] = useState(config.instructions ?? '')
   const [error, setError] = useState('')
   const [saving, setSaving] = useState(false)
 
@@ -38,6 +42,10 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
         contextCap: Number(cap) || 0,
         firstByteTimeoutSec: Number(firstByte) || 0,
         toolApproval: approval,
+        keepAliveMin: Number(keepAlive) || 0,
+        loopRepeats: Number(loopRepeats) || 0,
+        ignoreTextToolCalls: !textCalls,
+        instructions,
       })
       onClose()
     } catch (err) {
@@ -85,6 +93,24 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
           Wait for a model to start answering (seconds, 0 = the default)
           <input type="number" min={0} step={30} value={firstByte} onChange={(e) => setFirstByte(e.target.value)} />
         </label>
+        <label>
+          Keep a model loaded after each message (minutes, 0 = 30, -1 = as long as Ollama runs)
+          <input type="number" min={-1} step={5} value={keepAlive} onChange={(e) => setKeepAlive(e.target.value)} />
+        </label>
+        <label>
+          Stop a run when the model repeats the same call (times in a row)
+          <input type="number" min={2} step={1} value={loopRepeats} onChange={(e) => setLoopRepeats(e.target.value)} />
+        </label>
+        <label className="inline">
+          <input type="checkbox" checked={textCalls} onChange={(e) => setTextCalls(e.target.checked)} />
+          Run tool calls a model writes as text (marked “written as text”)
+        </label>
+        {config.workspace && (
+          <label>
+            Instructions for the model in {config.workspace} (sent with every message, after its AGENTS.md)
+            <textarea rows={3} value={instructions} onChange={(e) => setInstructions(e.target.value)} />
+          </label>
+        )}
         <fieldset>
           <legend>Tool approval</legend>
           {tools.length === 0 && <div className="muted">No tools registered.</div>}
