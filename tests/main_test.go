@@ -71,5 +71,5 @@ func TestMain(m *testing.M) {
 	if os.Getenv(crashChildEnv) != "" { // the crash test's child needs no server
 		os.Exit(m.Run())
 	}
-	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel, badArgsModel))
+	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel, badArgsModel, misbehavingModel))
 }

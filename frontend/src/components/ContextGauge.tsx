@@ -19,7 +19,9 @@ function tokens(n: number): string {
 
 /** A gauge of how much of the model's context the conversation takes, above the composer. */
 export function ContextGauge() {
-  const use = useAppState((s) => contextUse(s.activeChatId ? s.chats[s.activeChatId] : undefined))
+  // the chat is selected, not the figures: a selector must return what the store holds
+  const chat = useAppState((s) => (s.activeChatId ? s.chats[s.activeChatId] : undefined))
+  const use = contextUse(chat)
   if (!use) return null
   const pct = Math.round((use.used / use.size) * 100)
   const tone = pct >= 90 ? 'err' : pct >= 70 ? 'warn' : 'ok'
