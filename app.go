@@ -180,6 +180,16 @@ func (a *App) Send(chatID, prompt string) (cli.SendResult, error) {
 	return desk.Send(a.ctx, chatID, prompt)
 }
 
+// SendImages sends a message with images (base64, as the composer read them) to a chat, or
+// to a new one for "".
+func (a *App) SendImages(chatID, prompt string, images []string) (cli.SendResult, error) {
+	desk, err := a.desktop()
+	if err != nil {
+		return cli.SendResult{}, err
+	}
+	return desk.SendImages(a.ctx, chatID, prompt, images)
+}
+
 // PromptBudget is how long a message to the chat (or a new chat, for "") with model may be,
 // for the composer's warning while the user types or pastes.
 func (a *App) PromptBudget(chatID, model string) (agentloop.Budget, error) {

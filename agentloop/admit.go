@@ -184,6 +184,9 @@ func (a *Agent) admit(ctx context.Context, chat store.Chat, opts RunOptions, pro
 	if err != nil {
 		return "", err
 	}
+	if err := a.checkImages(ctx, ad.model, opts.Images); err != nil {
+		return "", err
+	}
 	d := a.cfg.Hooks.prompt(ctx, Prompt{ChatID: chat.ID, Text: prompt})
 	switch d.Action {
 	case Block:

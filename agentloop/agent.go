@@ -73,6 +73,8 @@ type RunOptions struct {
 	// Decide answers every undecided call of the chat's paused run (allow or deny) and
 	// resumes it; the prompt may then be empty.
 	Decide, Reason string
+	// Images go with the prompt (PNG, JPEG, GIF, WebP bytes), to a model that can see them.
+	Images [][]byte
 }
 
 // Outcome is how a run ended.
@@ -271,22 +273,30 @@ func (a *Agent) countRun() bool {
 // the server does not have (or no server), a UserPromptSubmit hook's block
 // ([ErrPromptBlocked]), a message larger than the model's context ([ErrPromptTooLong]).
 func (a *Agent) Send(ctx context.Context, chatID, prompt string) (string, error) {
-	return a.send(ctx, chatID, store.Chat{}, prompt)
+	return a.send(ctx, chatID, store.Chat{}, prompt, nil)
 }
 
 // SendNew is Send to a new chat that starts as c (its Workspace and Model; the Config's
 // workspace and the default model when empty). The chat is created only when the message is
 // accepted, so a refused message leaves no empty chat behind.
 func (a *Agent) SendNew(ctx context.Context, c store.Chat, prompt string) (string, error) {
-	return a.send(ctx, "", c, prompt)
+	return a.send(ctx, "", c, prompt, nil)
 }
 
-func (a *Agent) send(ctx context.Context, chatID string, fresh store.Chat, prompt string) (string, error) {
+// SendImages is Send (to chatID, or to a new chat that starts as fresh when chatID is "")
+// of a message with images, refused before anything is stored when the model cannot see
+// them ([ErrNoVision]) or they are no images ([ErrBadImage]), and while the chat is busy
+// ([ErrImagesWhileBusy]).
+func (a *Agent) SendImages(ctx context.Context, chatID string, fresh store.Chat, prompt string, images [][]byte) (string, error) {
+	return a.send(ctx, chatID, fresh, prompt, images)
+}
+
+func (a *Agent) send(ctx context.Context, chatID string, fresh store.Chat, prompt string, images [][]byte) (string, error) {
 	chat, err := a.chatOrNew(chatID, fresh, "")
 	if err != nil {
 		return "", err
 	}
-	if prompt, err = a.admit(ctx, chat, RunOptions{}, prompt); err != nil {
+	if prompt, err = a.admit(ctx, chat, RunOptions{Images: images}, prompt); err != nil {
 		return chatID, err
 	}
 	if chatID == "" {
@@ -301,11 +311,15 @@ func (a *Agent) send(ctx context.Context, chatID string, fresh store.Chat, promp
 	cs := a.chat(chatID)
 	cs.mu.Lock()
 	if cs.done != nil { // busy: queue it, the live run injects it
+		if len(images) > 0 {
+			cs.mu.Unlock()
+			return chatID, ErrImagesWhileBusy
+		}
 		cs.queue = append(cs.queue, prompt)
 		cs.mu.Unlock()
 		return chatID, nil
 	}
-	r, err := a.startLocked(cs, startSpec{prompts: []string{prompt}, trigger: events.TriggerUser})
+	r, err := a.startLocked(cs, startSpec{prompts: []string{prompt}, images: images, trigger: events.TriggerUser})
 	cs.mu.Unlock()
 	if err != nil {
 		return chatID, err
@@ -327,7 +341,7 @@ func (a *Agent) RunOnce(ctx context.Context, chatID, prompt string, opts RunOpti
 	if err != nil {
 		return Outcome{}, err
 	}
-	spec := startSpec{trigger: events.TriggerUser, opts: opts}
+	spec := startSpec{trigger: events.TriggerUser, opts: opts, images: opts.Images}
 	if prompt != "" {
 		if prompt, err = a.admit(ctx, chat, opts, prompt); err != nil {
 			return Outcome{ChatID: chatID}, err
@@ -568,6 +582,7 @@ func (a *Agent) Shutdown(ctx context.Context) error {
 // startSpec says how a run starts.
 type startSpec struct {
 	prompts []string   // user messages to commit first (none when resuming)
+	images  [][]byte   // with the last of them
 	trigger string     // events.Trigger*
 	resume  *pausedRun // the paused batch to execute first
 	opts    RunOptions
@@ -657,9 +672,12 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 			return nil, err
 		}
 	}
-	for _, prompt := range spec.prompts {
-		if _, err := a.cfg.Store.AppendMessage(cs.id, store.Message{Role: store.RoleUser, Content: prompt,
-			RunID: rec.ID, Complete: true}); err != nil {
+	for i, prompt := range spec.prompts {
+		m := store.Message{Role: store.RoleUser, Content: prompt, RunID: rec.ID, Complete: true}
+		if i == len(spec.prompts)-1 {
+			m.Images = spec.images
+		}
+		if _, err := a.cfg.Store.AppendMessage(cs.id, m); err != nil {
 			_, _ = a.cfg.Store.FinishRun(rec.ID, events.StopError, nil)
 			return nil, err
 		}

@@ -112,7 +112,13 @@ func (s *OllamaServer) Preload(ctx context.Context, model string, numCtx int, ke
 	return s.current().Preload(ctx, model, numCtx, keepAlive)
 }
 
+// SupportsVision asks the server in use (see [OllamaModel.SupportsVision]).
+func (s *OllamaServer) SupportsVision(ctx context.Context, model string) (ok, known bool) {
+	return s.current().SupportsVision(ctx, model)
+}
+
 var (
-	_ ToolSupport = (*OllamaServer)(nil)
-	_ Residency   = (*OllamaServer)(nil)
+	_ VisionSupport = (*OllamaServer)(nil)
+	_ ToolSupport   = (*OllamaServer)(nil)
+	_ Residency     = (*OllamaServer)(nil)
 )

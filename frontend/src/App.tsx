@@ -33,19 +33,30 @@ export function modelWarning(s: AppState): string {
   return ''
 }
 
+/** Whether the chosen model reads images; undefined when the server did not say. */
+export function modelVision(s: AppState): boolean | undefined {
+  const name = s.config?.model
+  const m = s.models.find((x) => x.name === name || x.name === `${name}:latest`)
+  return m?.vision
+}
+
 function ConnectedComposer() {
   const store = useStore()
   const blocker = useAppState(composerBlocker)
   const warning = useAppState(modelWarning)
   const busy = useAppState((s) => isBusy((s.activeChatId ? s.chats[s.activeChatId]?.phase : undefined) ?? 'idle'))
   const budget = useAppState((s) => s.budgets[budgetKey(s)])
+  const model = useAppState((s) => s.config?.model ?? '')
+  const vision = useAppState((s) => modelVision(s))
   return (
     <Composer
       disabledReason={blocker}
       busy={busy}
       warning={warning}
       budget={budget}
-      onSend={(text) => store.send(text)}
+      model={model}
+      vision={vision}
+      onSend={(text, images) => store.send(text, images ?? [])}
       onStop={() => void store.stop()}
     />
   )

@@ -64,6 +64,8 @@ export interface StoredToolCall {
   id: string
   name: string
   args?: unknown
+  /** The model wrote the call as text; it was executed as a call. */
+  recovered?: boolean
 }
 
 export type Role = 'system' | 'user' | 'assistant' | 'tool'
@@ -174,6 +176,8 @@ export interface ModelInfo {
   tools: boolean
   thinking: boolean
   contextLength: number
+  /** The model reads images sent with a message. */
+  vision?: boolean
 }
 
 /** One step of a model's download, read from a "pull.progress" event of the batch stream. */
@@ -270,6 +274,8 @@ export interface Backend {
   deleteChat(id: string): Promise<void>
   openChat(id: string): Promise<OpenedChat>
   send(chatId: string, prompt: string): Promise<SendResult>
+  /** A message with images (base64 of each file). */
+  sendImages(chatId: string, prompt: string, images: string[]): Promise<SendResult>
   /** The budget of one message to the chat ('' for a new one) with the model. */
   promptBudget(chatId: string, model: string): Promise<PromptBudget>
   stop(chatId: string): Promise<void>
@@ -295,6 +301,7 @@ interface WailsApp {
   DeleteChat(id: string): Promise<void>
   OpenChat(id: string): Promise<OpenedChat>
   Send(chatId: string, prompt: string): Promise<SendResult>
+  SendImages(chatId: string, prompt: string, images: string[]): Promise<SendResult>
   PromptBudget(chatId: string, model: string): Promise<PromptBudget>
   Stop(chatId: string): Promise<void>
   Decide(toolCallId: string, decision: Decision, reason: string): Promise<void>
@@ -346,6 +353,7 @@ export function wailsBackend(): Backend {
     deleteChat: (id) => app().DeleteChat(id),
     openChat: (id) => app().OpenChat(id),
     send: (id, p) => app().Send(id, p),
+    sendImages: (id, p, images) => app().SendImages(id, p, images),
     promptBudget: (id, m) => app().PromptBudget(id, m),
     stop: (id) => app().Stop(id),
     decide: (id, d, r) => app().Decide(id, d, r),

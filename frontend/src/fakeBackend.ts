@@ -134,6 +134,10 @@ export class FakeBackend implements Backend {
     }
     return { chatId: id }
   }
+  async sendImages(chatId: string, prompt: string, images: string[]) {
+    this.record('SendImages', chatId, prompt, images)
+    return this.send(chatId, prompt)
+  }
   async promptBudget(chatId: string, model: string) {
     this.record('PromptBudget', chatId, model)
     return { ...this.budget, model: model || this.budget.model }

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -279,6 +281,20 @@ type SendResult struct {
 // model becomes the chat's. A message sent while the chat is busy steers the running agent.
 // What the user works with is what the next start presets.
 func (d *Desktop) Send(ctx context.Context, chatID, prompt string) (SendResult, error) {
+	return d.SendImages(ctx, chatID, prompt, nil)
+}
+
+// SendImages is Send of a message with images, each base64 as the window reads a pasted or
+// dropped file; the agent refuses them for a model that cannot see.
+func (d *Desktop) SendImages(ctx context.Context, chatID, prompt string, images []string) (SendResult, error) {
+	var raw [][]byte
+	for i, s := range images {
+		b, err := base64.StdEncoding.DecodeString(s)
+		if err != nil {
+			return SendResult{}, fmt.Errorf("image %d could not be read: attach it again", i+1)
+		}
+		raw = append(raw, b)
+	}
 	if strings.TrimSpace(prompt) == "" {
 		return SendResult{}, errors.New("the message is empty: type what you want built")
 	}
@@ -293,9 +309,9 @@ func (d *Desktop) Send(ctx context.Context, chatID, prompt string) (SendResult, 
 			return SendResult{}, errors.New("no workspace folder is open: pick one in the header")
 		}
 		// The agent checks the message before it creates the chat: a refused one leaves none.
-		id, err = d.agent.SendNew(ctx, store.Chat{Workspace: workspace, Model: model}, prompt)
+		id, err = d.agent.SendImages(ctx, "", store.Chat{Workspace: workspace, Model: model}, prompt, raw)
 	} else if _, err = d.db.UpdateChat(chatID, func(c *store.Chat) { c.Model = model }); err == nil {
-		id, err = d.agent.Send(ctx, chatID, prompt)
+		id, err = d.agent.SendImages(ctx, chatID, store.Chat{}, prompt, raw)
 	}
 	if err != nil {
 		return SendResult{ChatID: id}, err

@@ -28,7 +28,14 @@ type runFlags struct {
 	maxSteps                                               int
 	json                                                   bool
 	firstByte                                              time.Duration
+	images                                                 fileList
 }
+
+// fileList is a repeatable flag of file paths.
+type fileList []string
+
+func (f *fileList) String() string     { return strings.Join(*f, ",") }
+func (f *fileList) Set(v string) error { *f = append(*f, v); return nil }
 
 func runCommand(ctx context.Context, args []string, io IO) int {
 	var f runFlags
@@ -56,6 +63,7 @@ Flags:
 	fs.StringVar(&f.reason, "reason", "", "the reason given with --decide (the model reads it on deny)")
 	fs.IntVar(&f.maxSteps, "max-steps", agentloop.DefaultMaxSteps, "cap on model calls in this run")
 	fs.BoolVar(&f.json, "json", false, "print every event as one JSON line on stdout")
+	fs.Var(&f.images, "image", "send the image `FILE` (PNG, JPEG, GIF, WebP) with the prompt, to a model that can see; repeatable")
 	fs.DurationVar(&f.firstByte, "first-byte-timeout", ollama.DefaultFirstByteTimeout,
 		"how long to wait for the model's first byte, loading included, e.g. 90s or 10m (0: no limit)")
 	if err := fs.Parse(args); err != nil {
@@ -82,6 +90,16 @@ Flags:
 		return usage("--max-steps must be at least 1")
 	case f.firstByte < 0:
 		return usage("--first-byte-timeout must be a duration such as 90s or 10m, or 0 for no limit")
+	case len(f.images) > 0 && prompt == "":
+		return usage("--image goes with a PROMPT")
+	}
+	var images [][]byte
+	for _, path := range f.images {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return usage(fmt.Sprintf("--image %s cannot be read: %v", path, errors.Unwrap(err)))
+		}
+		images = append(images, b)
 	}
 	firstByteGiven := false
 	fs.Visit(func(fl *flag.Flag) { firstByteGiven = firstByteGiven || fl.Name == "first-byte-timeout" })
@@ -151,7 +169,7 @@ Flags:
 	agent := agentloop.Wire(db, agentloop.NewOllamaModel(client), bridge, agentloop.WireOptions{Workspace: workspace})
 	opts := agentloop.RunOptions{
 		Model: f.model, Think: f.think, MaxSteps: f.maxSteps, Approve: f.approve, Approver: approver,
-		Workspace: workspace, Decide: f.decide, Reason: f.reason,
+		Workspace: workspace, Decide: f.decide, Reason: f.reason, Images: images,
 	}
 	if firstByteGiven {
 		opts.FirstByteTimeout = f.firstByte

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
 import type { PromptBudget } from '../backend'
 import { overBudget } from '../state/promptBudget'
+import { imageURL } from './Message'
 
 export interface ComposerProps {
   /** Why the user cannot send yet; the composer is disabled while it is set. */
@@ -8,18 +9,35 @@ export interface ComposerProps {
   busy: boolean
   /** A note shown above the box that does not block sending (e.g. a model without tools). */
   warning?: string
-  onSend: (text: string) => Promise<void> | void
+  /** images (base64) only when some were pasted or dropped. */
+  onSend: (text: string, images?: string[]) => Promise<void> | void
   onStop: () => void
   /** How long a message may be for the model; a longer draft is not sent, and says why. */
   budget?: PromptBudget
+  /** Whether the model reads images: false refuses pasted or dropped images before sending. */
+  vision?: boolean
+  /** The model's name, for the sentence that refuses images. */
+  model?: string
+}
+
+/** Reads a file as base64 (without the data URL's head). */
+function readBase64(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const r = new FileReader()
+    r.onload = () => resolve(String(r.result).replace(/^data:[^,]*,/, ''))
+    r.onerror = () => reject(r.error ?? new Error('the file could not be read'))
+    r.readAsDataURL(file)
+  })
 }
 
 /**
  * The message box: Enter sends, Shift+Enter adds a line, Esc stops a busy run. A draft too long
  * for the model's context says so as it is typed or pasted, and is not sent.
  */
-export function Composer({ disabledReason, busy, warning, onSend, onStop, budget }: ComposerProps) {
+export function Composer({ disabledReason, busy, warning, onSend, onStop, budget, vision, model }: ComposerProps) {
   const [draft, setDraft] = useState('')
+  const [images, setImages] = useState<string[]>([])
+  const blind = images.length > 0 && vision === false
   const box = useRef<HTMLTextAreaElement>(null)
   const disabled = disabledReason !== ''
   const tooLong = useMemo(() => overBudget(draft, budget), [draft, budget])
@@ -31,9 +49,22 @@ export function Composer({ disabledReason, busy, warning, onSend, onStop, budget
 
   const send = () => {
     const text = draft.trim()
-    if (!text || disabled || tooLong) return
+    if (!text || disabled || tooLong || blind) return
+    const sent = images
     setDraft('')
-    void Promise.resolve(onSend(text)).catch(() => setDraft((d) => d || text))
+    setImages([])
+    void Promise.resolve(sent.length > 0 ? onSend(text, sent) : onSend(text)).catch(() => {
+      setDraft((d) => d || text)
+      setImages((i) => (i.length ? i : sent))
+    })
+  }
+
+  // Images pasted or dropped into the composer go with the next message.
+  const attach = (files: FileList | null | undefined): boolean => {
+    const pics = Array.from(files ?? []).filter((f) => f.type.startsWith('image/'))
+    if (pics.length === 0) return false
+    void Promise.all(pics.map(readBase64)).then((b64) => setImages((i) => [...i, ...b64]))
+    return true
   }
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
@@ -64,6 +95,28 @@ export function Composer({ disabledReason, busy, warning, onSend, onStop, budget
           {warning}
         </div>
       )}
+      {!disabled && blind && (
+        <div className="composer-note err" role="alert" data-testid="composer-no-vision">
+          {model || 'This model'} cannot see images: remove them, or pick a model with the “vision” badge.
+        </div>
+      )}
+      {images.length > 0 && (
+        <div className="composer-images" data-testid="composer-images">
+          {images.map((b64, i) => (
+            <span key={i} className="composer-image">
+              <img src={imageURL(b64)} alt={`Image ${i + 1} to send`} />
+              <button
+                type="button"
+                aria-label={`Remove image ${i + 1}`}
+                title="Remove"
+                onClick={() => setImages((all) => all.filter((_, j) => j !== i))}
+              >
+                ×
+              </button>
+            </span>
+          ))}
+        </div>
+      )}
       {!disabled && tooLong && (
         <div className="composer-note err" role="alert" data-testid="composer-too-long">
           {tooLong}
@@ -81,6 +134,13 @@ export function Composer({ disabledReason, busy, warning, onSend, onStop, budget
           placeholder={busy ? 'Add to the running task… (Enter sends, Esc stops)' : 'Ask Prototyper to build something…'}
           onChange={(e) => setDraft(e.target.value)}
           onKeyDown={onKeyDown}
+          onPaste={(e) => {
+            if (attach(e.clipboardData?.files)) e.preventDefault()
+          }}
+          onDragOver={(e) => e.preventDefault()}
+          onDrop={(e) => {
+            if (attach(e.dataTransfer?.files)) e.preventDefault()
+          }}
           rows={3}
         />
         <div className="composer-actions">
@@ -89,7 +149,7 @@ export function Composer({ disabledReason, busy, warning, onSend, onStop, budget
               ■ Stop
             </button>
           )}
-          <button type="submit" className="primary" data-testid="send" disabled={disabled || !draft.trim() || !!tooLong}>
+          <button type="submit" className="primary" data-testid="send" disabled={disabled || !draft.trim() || !!tooLong || blind}>
             Send
           </button>
         </div>

@@ -3,6 +3,18 @@ import type { MessageView } from '../state/chatReducer'
 import { Markdown } from '../markdown/Markdown'
 import { ReasoningBlock } from './ReasoningBlock'
 
+/** A data URL for an image's base64, its type read from its first bytes. */
+export function imageURL(b64: string): string {
+  const type = b64.startsWith('/9j/')
+    ? 'image/jpeg'
+    : b64.startsWith('R0lG')
+      ? 'image/gif'
+      : b64.startsWith('UklG')
+        ? 'image/webp'
+        : 'image/png'
+  return `data:${type};base64,${b64}`
+}
+
 export function UsageLine({ message }: { message: MessageView }) {
   if (message.complete && message.empty) {
     return (
@@ -42,6 +54,13 @@ export const Message = memo(function Message({ message, from = 0 }: { message: M
   if (message.role === 'user') {
     return (
       <div className="message user" data-testid="message-user" data-message-id={message.id}>
+        {message.images && message.images.length > 0 && (
+          <div className="attached-images">
+            {message.images.map((b64, i) => (
+              <img key={i} src={imageURL(b64)} alt={`Image ${i + 1} sent with the message`} data-testid="message-image" />
+            ))}
+          </div>
+        )}
         <div className="bubble">{message.content}</div>
       </div>
     )

@@ -70,6 +70,8 @@ export interface MessageView {
   empty?: boolean
   /** A system message showing the project instructions: where they came from. */
   instructions?: string
+  /** Images sent with a user's message (base64). */
+  images?: string[]
 }
 
 export type TimelineEntry =
@@ -440,8 +442,9 @@ export function markRunning(s: ChatState, ev: AgentEvent): ChatState {
 }
 
 /** A user message typed in this window, shown before the Go side has stored it. */
-export function addLocalUserMessage(s: ChatState, id: string, content: string, atStart = false): ChatState {
+export function addLocalUserMessage(s: ChatState, id: string, content: string, atStart = false, images: string[] = []): ChatState {
   const m: MessageView = { ...newMessage(id, 'user', ''), content, complete: true, local: true }
+  if (images.length > 0) m.images = images
   const entry: TimelineEntry = { kind: 'message', id }
   return {
     ...s,
@@ -503,6 +506,7 @@ function messageOfRecord(m: CheckedMessage): MessageView {
     local: false,
     empty: m.role === 'assistant' && m.complete && isEmptyAnswer(m.content, m.toolCalls.length > 0, m.doneReason),
     instructions: m.instructions || undefined,
+    images: m.images.length > 0 ? m.images : undefined,
   }
 }
 

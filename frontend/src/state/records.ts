@@ -163,6 +163,8 @@ export interface CheckedMessage {
   usage: Usage | null
   /** Where the project instructions a system message shows came from; '' for any other message. */
   instructions: string
+  /** Images sent with the message (base64). */
+  images: string[]
 }
 
 export function checkMessage(v: unknown): CheckedMessage | null {
@@ -184,6 +186,7 @@ export function checkMessage(v: unknown): CheckedMessage | null {
     doneReason: str(v.doneReason),
     usage: checkUsage(v.usage),
     instructions: str(v.instructions),
+    images: Array.isArray(v.images) ? v.images.filter((i): i is string => typeof i === 'string') : [],
   }
 }
 
