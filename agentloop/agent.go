@@ -708,7 +708,7 @@ func (a *Agent) showInstructions(chatID, runID string, in instructions) error {
 		return err
 	}
 	a.emit(events.Event{ChatID: chatID, RunID: runID, MessageID: m.ID, Type: events.MessageStarted, Role: store.RoleSystem,
-		Name: m.Instructions})
+		Kind: events.KindInstructions, Name: m.Instructions})
 	a.emit(events.Event{ChatID: chatID, RunID: runID, MessageID: m.ID, Type: events.TextDelta, Text: m.Content})
 	a.emit(events.Event{ChatID: chatID, RunID: runID, MessageID: m.ID, Type: events.MessageCompleted, DoneReason: DoneStop})
 	return nil

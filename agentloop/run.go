@@ -281,8 +281,13 @@ func (r *run) injectQueued() {
 
 // turn streams one assistant message.
 func (r *run) turn() (store.Message, ModelTurn, error) {
-	fit := fitContext(r.est, []store.Message{{Role: store.RoleSystem, Content: r.system}},
-		r.history, r.defs, promptBudget(r.numCtx, r.opts.NumPredict))
+	system := []store.Message{{Role: store.RoleSystem, Content: r.system}}
+	budget := promptBudget(r.numCtx, r.opts.NumPredict)
+	fit := fitContext(r.est, system, condensed(r.history), r.defs, budget)
+	if fit.dropped > 0 && r.summarize() {
+		// older turns no longer fit: the model summarized them, the summary goes in their place
+		fit = fitContext(r.est, system, condensed(r.history), r.defs, budget)
+	}
 	if fit.dropped > 0 {
 		r.emit(events.Event{Type: events.ContextTruncated, DroppedMessages: fit.dropped,
 			EstimatedTokens: fit.estimated, NumCtx: r.numCtx})

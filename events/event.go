@@ -83,6 +83,15 @@ const (
 	StopLoop = "loop"
 )
 
+// Kinds of the system messages a chat shows (message.started's "kind", with role system).
+const (
+	// KindInstructions: the project instructions of the chat's first turn (name: their sources).
+	KindInstructions = "instructions"
+	// KindSummary: the model's summary of older turns left out to fit the context
+	// (droppedMessages: how many it stands for).
+	KindSummary = "summary"
+)
+
 // What started a run (run.started's "trigger"). A user's message injected into a busy run
 // is announced by a message.started with role user and trigger steering.
 const (
@@ -135,6 +144,8 @@ type Event struct {
 
 	// message.started
 	Role string `json:"role,omitempty"` // store.RoleUser, store.RoleAssistant
+	// Kind tells a system message.started apart: KindInstructions, KindSummary.
+	Kind string `json:"kind,omitempty"`
 
 	// thinking.delta, text.delta
 	Text string `json:"text,omitempty"`

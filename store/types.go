@@ -63,6 +63,10 @@ type Message struct {
 	// from ("AGENTS.md", "settings"): the message shows the chat what was added to the
 	// system prompt, and is never sent to the model as a message of its own.
 	Instructions string `json:"instructions,omitempty"`
+	// SummaryOf, on a system message, is the id of the last message that the message's
+	// summary stands for: made by the model when the older turns no longer fit its context,
+	// it is sent in their place from then on.
+	SummaryOf string `json:"summaryOf,omitempty"`
 }
 
 // ToolCall is a call the model asked for in an assistant message.

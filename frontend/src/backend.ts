@@ -90,6 +90,8 @@ export interface StoredMessage {
   usage?: Usage | null
   /** On a system message: where the project instructions it shows came from ("AGENTS.md, settings"). */
   instructions?: string
+  /** On a system message: the id of the last message the model's summary stands for. */
+  summaryOf?: string
 }
 
 /** What a tool reports for the window (never sent to the model). */
@@ -243,6 +245,8 @@ export interface AgentEvent {
   doneReason?: string
   usage?: Usage | null
   stopReason?: string
+  /** message.started of a system message: 'instructions' or 'summary'. */
+  kind?: string
   /** tool.call, tool.result: the model wrote the call as text; it was executed as a call. */
   recovered?: boolean
   /** model.loaded: how long the model took to load. */

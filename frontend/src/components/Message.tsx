@@ -43,6 +43,14 @@ export function UsageLine({ message }: { message: MessageView }) {
  * only the end of a long answer: its Markdown blocks from the one holding that offset on.
  */
 export const Message = memo(function Message({ message, from = 0 }: { message: MessageView; from?: number }) {
+  if (message.role === 'system' && message.summary) {
+    return (
+      <details className="message instructions summary" data-testid="message-summary" data-message-id={message.id}>
+        <summary>Earlier messages no longer fit the model's context: it summarized them, and reads this summary instead</summary>
+        <Markdown text={message.content} />
+      </details>
+    )
+  }
   if (message.role === 'system') {
     return (
       <details className="message instructions" data-testid="message-instructions" data-message-id={message.id}>

@@ -72,6 +72,8 @@ export interface MessageView {
   instructions?: string
   /** Images sent with a user's message (base64). */
   images?: string[]
+  /** A system message with the model's summary of older turns left out to fit its context. */
+  summary?: boolean
 }
 
 export type TimelineEntry =
@@ -261,6 +263,9 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
         // The window already shows what the user typed: bind that message to its real id.
         const local = s.timeline.find((e) => e.kind === 'message' && s.messages[e.id]?.local && e.id.startsWith('local:'))
         if (local) return rebindMessage(s, local.id, id)
+      }
+      if (role === 'system' && ev.kind === 'summary') {
+        return withMessage(s, id, role, runId, (m) => ({ ...m, summary: true }))
       }
       if (role === 'system') {
         // The project instructions of the chat's first turn: shown first, before the user's message.
@@ -507,6 +512,7 @@ function messageOfRecord(m: CheckedMessage): MessageView {
     empty: m.role === 'assistant' && m.complete && isEmptyAnswer(m.content, m.toolCalls.length > 0, m.doneReason),
     instructions: m.instructions || undefined,
     images: m.images.length > 0 ? m.images : undefined,
+    summary: m.summaryOf ? true : undefined,
   }
 }
 
@@ -542,7 +548,7 @@ export function chatFromSnapshot(raw: OpenedChat | unknown, chatId = ''): ChatSt
     tools[r.id] = cardOfRecord(r, opened.liveRunId)
     timeline.push({ kind: 'tool', id: r.id })
   }
-  const shown = opened.messages.filter((m) => m.role !== 'tool' && (m.role !== 'system' || m.instructions))
+  const shown = opened.messages.filter((m) => m.role !== 'tool' && (m.role !== 'system' || m.instructions || m.summaryOf))
   const lastAssistant = shown.filter((m) => m.role === 'assistant').pop()
   for (const m of shown) {
     if (messages[m.id]) continue // a duplicate id: the first one is shown

@@ -125,3 +125,26 @@ describe('the project instructions', () => {
     expect(stored.messages.s1.instructions).toBe('AGENTS.md, settings')
   })
 })
+
+describe('the summary of older turns', () => {
+  it('is shown where it was made, live and from the store', () => {
+    const live = apply([
+      ev(1, { type: 'message.started', role: 'user', messageId: 'u1' }),
+      ev(2, { type: 'message.started', role: 'system', messageId: 's1', kind: 'summary', droppedMessages: 4 }),
+      ev(3, { type: 'text.delta', messageId: 's1', text: 'The user asked for a page.' }),
+    ])
+    expect(live.timeline.map((e) => e.id)).toEqual(['u1', 's1'])
+    expect(live.messages.s1).toMatchObject({ role: 'system', summary: true, content: 'The user asked for a page.' })
+    const stored = chatFromSnapshot({
+      chat: { id: 'c1', title: 't' },
+      messages: [
+        { id: 'u1', chatId: 'c1', role: 'user', content: 'hi', complete: true },
+        { id: 's1', chatId: 'c1', role: 'system', content: 'The user said hi.', summaryOf: 'u1', complete: true },
+      ],
+      toolCalls: [],
+      phase: 'idle',
+      liveRunId: '',
+    })
+    expect(stored.messages.s1.summary).toBe(true)
+  })
+})

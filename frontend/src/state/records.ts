@@ -165,6 +165,8 @@ export interface CheckedMessage {
   instructions: string
   /** Images sent with the message (base64). */
   images: string[]
+  /** On a summary: the id of the last message it stands for; '' otherwise. */
+  summaryOf: string
 }
 
 export function checkMessage(v: unknown): CheckedMessage | null {
@@ -187,6 +189,7 @@ export function checkMessage(v: unknown): CheckedMessage | null {
     usage: checkUsage(v.usage),
     instructions: str(v.instructions),
     images: Array.isArray(v.images) ? v.images.filter((i): i is string => typeof i === 'string') : [],
+    summaryOf: str(v.summaryOf),
   }
 }
 
