@@ -190,6 +190,16 @@ func (a *App) SendImages(chatID, prompt string, images []string) (cli.SendResult
 	return desk.SendImages(a.ctx, chatID, prompt, images)
 }
 
+// WorkspaceFiles offers the workspace's files whose path contains query, for the composer's
+// @ completion.
+func (a *App) WorkspaceFiles(query string) ([]string, error) {
+	desk, err := a.desktop()
+	if err != nil {
+		return nil, err
+	}
+	return desk.WorkspaceFiles(query)
+}
+
 // PromptBudget is how long a message to the chat (or a new chat, for "") with model may be,
 // for the composer's warning while the user types or pastes.
 func (a *App) PromptBudget(chatID, model string) (agentloop.Budget, error) {

@@ -296,9 +296,11 @@ func (a *Agent) send(ctx context.Context, chatID string, fresh store.Chat, promp
 	if err != nil {
 		return "", err
 	}
-	if prompt, err = a.admit(ctx, chat, RunOptions{Images: images}, prompt); err != nil {
+	in, err := a.admit(ctx, chat, RunOptions{Images: images}, prompt)
+	if err != nil {
 		return chatID, err
 	}
+	prompt = in.prompt
 	if chatID == "" {
 		if chat, err = a.cfg.Store.CreateChat(chat); err != nil {
 			return "", err
@@ -319,7 +321,8 @@ func (a *Agent) send(ctx context.Context, chatID string, fresh store.Chat, promp
 		cs.mu.Unlock()
 		return chatID, nil
 	}
-	r, err := a.startLocked(cs, startSpec{prompts: []string{prompt}, images: images, trigger: events.TriggerUser})
+	r, err := a.startLocked(cs, startSpec{prompts: []string{prompt}, images: images, files: in.files,
+		trigger: events.TriggerUser})
 	cs.mu.Unlock()
 	if err != nil {
 		return chatID, err
@@ -343,10 +346,11 @@ func (a *Agent) RunOnce(ctx context.Context, chatID, prompt string, opts RunOpti
 	}
 	spec := startSpec{trigger: events.TriggerUser, opts: opts, images: opts.Images}
 	if prompt != "" {
-		if prompt, err = a.admit(ctx, chat, opts, prompt); err != nil {
+		in, err := a.admit(ctx, chat, opts, prompt)
+		if err != nil {
 			return Outcome{ChatID: chatID}, err
 		}
-		spec.prompts = []string{prompt}
+		spec.prompts, spec.files = []string{in.prompt}, in.files
 	}
 	created := chatID == ""
 	if created {
@@ -581,10 +585,11 @@ func (a *Agent) Shutdown(ctx context.Context) error {
 
 // startSpec says how a run starts.
 type startSpec struct {
-	prompts []string   // user messages to commit first (none when resuming)
-	images  [][]byte   // with the last of them
-	trigger string     // events.Trigger*
-	resume  *pausedRun // the paused batch to execute first
+	prompts []string               // user messages to commit first (none when resuming)
+	images  [][]byte               // with the last of them
+	files   []store.FileAttachment // with the last of them (named with @path)
+	trigger string                 // events.Trigger*
+	resume  *pausedRun             // the paused batch to execute first
 	opts    RunOptions
 }
 
@@ -675,7 +680,7 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 	for i, prompt := range spec.prompts {
 		m := store.Message{Role: store.RoleUser, Content: prompt, RunID: rec.ID, Complete: true}
 		if i == len(spec.prompts)-1 {
-			m.Images = spec.images
+			m.Images, m.Files = spec.images, spec.files
 		}
 		if _, err := a.cfg.Store.AppendMessage(cs.id, m); err != nil {
 			_, _ = a.cfg.Store.FinishRun(rec.ID, events.StopError, nil)

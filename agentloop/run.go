@@ -160,6 +160,9 @@ func (r *run) loop() (string, *pausedRun) {
 		}
 	}
 	r.history = wholeHistory(withoutShownInstructions(r.history), resumed)
+	for i, m := range r.history {
+		r.history[i] = withFiles(m) // the model reads the files a message named after its text
+	}
 	r.callIDs, r.badArgs = map[string]bool{}, map[string]string{}
 	for _, m := range r.history {
 		for _, c := range m.ToolCalls {
@@ -264,8 +267,10 @@ func emptyAnswer(msg store.Message, turn ModelTurn) bool {
 // the history, after the results of the last batch: they steer the run.
 func (r *run) injectQueued() {
 	for _, text := range r.a.takeQueue(r.cs) {
+		// the files it names are read now, as the message joins the run (admit checked them)
+		files, _ := readMentions(r.ctx, r.tools, text)
 		m, err := r.a.cfg.Store.AppendMessage(r.cs.id, store.Message{Role: store.RoleUser, Content: text,
-			RunID: r.id, Complete: true})
+			RunID: r.id, Complete: true, Files: files})
 		if err != nil {
 			r.emitError(err)
 			continue
@@ -274,7 +279,7 @@ func (r *run) injectQueued() {
 		// bind the message it shows since the user sent it
 		r.emit(events.Event{Type: events.MessageStarted, MessageID: m.ID, Role: store.RoleUser,
 			Trigger: events.TriggerSteering})
-		r.history = append(r.history, m)
+		r.history = append(r.history, withFiles(m))
 		r.guard.reset()
 	}
 }

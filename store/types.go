@@ -67,6 +67,15 @@ type Message struct {
 	// summary stands for: made by the model when the older turns no longer fit its context,
 	// it is sent in their place from then on.
 	SummaryOf string `json:"summaryOf,omitempty"`
+	// Files are the files of the workspace a user's message named with @path, as they were
+	// read when it was sent; the model reads them after the message's text.
+	Files []FileAttachment `json:"files,omitempty"`
+}
+
+// FileAttachment is one file a message named with @path, and its content as sent.
+type FileAttachment struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
 }
 
 // ToolCall is a call the model asked for in an assistant message.

@@ -56,6 +56,7 @@ function ConnectedComposer() {
       budget={budget}
       model={model}
       vision={vision}
+      suggestFiles={(q) => store.workspaceFiles(q)}
       onSend={(text, images) => store.send(text, images ?? [])}
       onStop={() => void store.stop()}
     />

@@ -92,6 +92,14 @@ export interface StoredMessage {
   instructions?: string
   /** On a system message: the id of the last message the model's summary stands for. */
   summaryOf?: string
+  /** Files the message named with @path, as they were sent. */
+  files?: FileAttachment[] | null
+}
+
+/** A file a message named with @path, and its content as sent. */
+export interface FileAttachment {
+  path: string
+  content: string
 }
 
 /** What a tool reports for the window (never sent to the model). */
@@ -278,6 +286,8 @@ export interface Backend {
   deleteChat(id: string): Promise<void>
   openChat(id: string): Promise<OpenedChat>
   send(chatId: string, prompt: string): Promise<SendResult>
+  /** Files of the workspace whose path contains query, for the composer's @ completion. */
+  workspaceFiles(query: string): Promise<string[]>
   /** A message with images (base64 of each file). */
   sendImages(chatId: string, prompt: string, images: string[]): Promise<SendResult>
   /** The budget of one message to the chat ('' for a new one) with the model. */
@@ -306,6 +316,7 @@ interface WailsApp {
   OpenChat(id: string): Promise<OpenedChat>
   Send(chatId: string, prompt: string): Promise<SendResult>
   SendImages(chatId: string, prompt: string, images: string[]): Promise<SendResult>
+  WorkspaceFiles(query: string): Promise<string[] | null>
   PromptBudget(chatId: string, model: string): Promise<PromptBudget>
   Stop(chatId: string): Promise<void>
   Decide(toolCallId: string, decision: Decision, reason: string): Promise<void>
@@ -358,6 +369,7 @@ export function wailsBackend(): Backend {
     openChat: (id) => app().OpenChat(id),
     send: (id, p) => app().Send(id, p),
     sendImages: (id, p, images) => app().SendImages(id, p, images),
+    workspaceFiles: async (q) => (await app().WorkspaceFiles(q)) ?? [],
     promptBudget: (id, m) => app().PromptBudget(id, m),
     stop: (id) => app().Stop(id),
     decide: (id, d, r) => app().Decide(id, d, r),

@@ -134,6 +134,11 @@ export class FakeBackend implements Backend {
     }
     return { chatId: id }
   }
+  files: string[] = ['README.md', 'src/app.ts']
+  async workspaceFiles(query: string) {
+    this.record('WorkspaceFiles', query)
+    return this.files.filter((f) => f.toLowerCase().includes(query.toLowerCase()))
+  }
   async sendImages(chatId: string, prompt: string, images: string[]) {
     this.record('SendImages', chatId, prompt, images)
     return this.send(chatId, prompt)

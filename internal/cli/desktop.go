@@ -319,6 +319,16 @@ func (d *Desktop) SendImages(ctx context.Context, chatID, prompt string, images 
 	return SendResult{ChatID: id}, d.remember()
 }
 
+// WorkspaceFiles offers the files of the session's workspace whose path contains query, for
+// the composer's @ completion (at most 20, shortest first).
+func (d *Desktop) WorkspaceFiles(query string) ([]string, error) {
+	workspace, _ := d.session()
+	if workspace == "" {
+		return nil, nil
+	}
+	return tools.FindFiles(workspace, query, 20)
+}
+
 // remember saves the workspace and the model in effect as the next start's presets. Under
 // d.mu, so that a model or folder chosen meanwhile is never overwritten by an older one.
 func (d *Desktop) remember() error {

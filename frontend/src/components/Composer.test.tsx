@@ -132,3 +132,27 @@ describe('images in the composer', () => {
     expect(screen.queryByTestId('composer-no-vision')).toBeNull()
   })
 })
+
+describe('@ completion over the workspace files', () => {
+  it('offers the files after an @ and puts the one picked with Enter in the message', async () => {
+    const asked: string[] = []
+    const sent: string[] = []
+    const suggestFiles = async (q: string) => {
+      asked.push(q)
+      return ['src/app.ts', 'src/api.ts'].filter((f) => f.includes(q))
+    }
+    render(<Composer disabledReason="" busy={false} onSend={(t) => void sent.push(t)} onStop={() => {}} suggestFiles={suggestFiles} />)
+    const box = screen.getByTestId('composer') as HTMLTextAreaElement
+    fireEvent.change(box, { target: { value: 'look at @src/a', selectionStart: 14 } })
+    await waitFor(() => expect(screen.getAllByRole('option')).toHaveLength(2))
+    expect(asked).toEqual(['src/a'])
+    fireEvent.keyDown(box, { key: 'ArrowDown' })
+    expect(screen.getAllByRole('option')[1].getAttribute('aria-selected')).toBe('true')
+    fireEvent.keyDown(box, { key: 'Enter' })
+    expect(box.value).toBe('look at @src/api.ts ')
+    expect(sent).toEqual([])
+    expect(screen.queryByTestId('file-mentions')).toBeNull()
+    fireEvent.keyDown(box, { key: 'Enter' })
+    expect(sent).toEqual(['look at @src/api.ts'])
+  })
+})

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
 import type { PromptBudget } from '../backend'
 import { overBudget } from '../state/promptBudget'
+import { mentionAt, pickMention } from './fileMentions'
 import { imageURL } from './Message'
 
 export interface ComposerProps {
@@ -18,6 +19,8 @@ export interface ComposerProps {
   vision?: boolean
   /** The model's name, for the sentence that refuses images. */
   model?: string
+  /** Files of the workspace whose path contains a query: offered after an @ typed in the box. */
+  suggestFiles?: (query: string) => Promise<string[]>
 }
 
 /** Reads a file as base64 (without the data URL's head). */
@@ -34,8 +37,10 @@ function readBase64(file: File): Promise<string> {
  * The message box: Enter sends, Shift+Enter adds a line, Esc stops a busy run. A draft too long
  * for the model's context says so as it is typed or pasted, and is not sent.
  */
-export function Composer({ disabledReason, busy, warning, onSend, onStop, budget, vision, model }: ComposerProps) {
+export function Composer({ disabledReason, busy, warning, onSend, onStop, budget, vision, model, suggestFiles }: ComposerProps) {
   const [draft, setDraft] = useState('')
+  // @path completion: the @word being typed, the files it matches, the one highlighted
+  const [mention, setMention] = useState<{ start: number; caret: number; files: string[]; active: number } | null>(null)
   const [images, setImages] = useState<string[]>([])
   const blind = images.length > 0 && vision === false
   const box = useRef<HTMLTextAreaElement>(null)
@@ -67,8 +72,39 @@ export function Composer({ disabledReason, busy, warning, onSend, onStop, budget
     return true
   }
 
+  const edit = (value: string, caret: number) => {
+    setDraft(value)
+    const m = suggestFiles ? mentionAt(value, caret) : null
+    if (!m || !suggestFiles) {
+      setMention(null)
+      return
+    }
+    void suggestFiles(m.query).then(
+      (files) => setMention(files.length ? { start: m.start, caret, files, active: 0 } : null),
+      () => setMention(null),
+    )
+  }
+
+  const pick = (path: string) => {
+    if (!mention) return
+    const next = pickMention(draft, mention.start, mention.caret, path)
+    setDraft(next.text)
+    setMention(null)
+    requestAnimationFrame(() => box.current?.setSelectionRange(next.caret, next.caret))
+  }
+
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+    if (mention && (e.key === 'ArrowDown' || e.key === 'ArrowUp')) {
+      e.preventDefault()
+      const n = mention.files.length
+      setMention({ ...mention, active: (mention.active + (e.key === 'ArrowDown' ? 1 : n - 1)) % n })
+    } else if (mention && (e.key === 'Enter' || e.key === 'Tab') && !e.shiftKey) {
+      e.preventDefault()
+      pick(mention.files[mention.active])
+    } else if (mention && e.key === 'Escape') {
+      e.preventDefault()
+      setMention(null)
+    } else if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault()
       send()
     } else if (e.key === 'Escape' && busy) {
@@ -117,6 +153,24 @@ export function Composer({ disabledReason, busy, warning, onSend, onStop, budget
           ))}
         </div>
       )}
+      {mention && (
+        <ul className="file-mentions" id="file-mentions" role="listbox" aria-label="Files of the workspace" data-testid="file-mentions">
+          {mention.files.map((f, i) => (
+            <li
+              key={f}
+              id={`file-mention-${i}`}
+              role="option"
+              aria-selected={i === mention.active}
+              onMouseDown={(e) => {
+                e.preventDefault()
+                pick(f)
+              }}
+            >
+              {f}
+            </li>
+          ))}
+        </ul>
+      )}
       {!disabled && tooLong && (
         <div className="composer-note err" role="alert" data-testid="composer-too-long">
           {tooLong}
@@ -132,7 +186,10 @@ export function Composer({ disabledReason, busy, warning, onSend, onStop, budget
           value={draft}
           disabled={disabled}
           placeholder={busy ? 'Add to the running task… (Enter sends, Esc stops)' : 'Ask Prototyper to build something…'}
-          onChange={(e) => setDraft(e.target.value)}
+          onChange={(e) => edit(e.target.value, e.target.selectionStart ?? e.target.value.length)}
+          aria-autocomplete="list"
+          aria-controls={mention ? 'file-mentions' : undefined}
+          aria-activedescendant={mention ? `file-mention-${mention.active}` : undefined}
           onKeyDown={onKeyDown}
           onPaste={(e) => {
             if (attach(e.clipboardData?.files)) e.preventDefault()

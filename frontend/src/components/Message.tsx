@@ -70,6 +70,18 @@ export const Message = memo(function Message({ message, from = 0 }: { message: M
           </div>
         )}
         <div className="bubble">{message.content}</div>
+        {message.files && message.files.length > 0 && (
+          <div className="attached-files">
+            {message.files.map((f) => (
+              <details key={f.path} className="attached-file" data-testid="message-file">
+                <summary>
+                  📄 {f.path} ({f.content.split('\n').length} lines)
+                </summary>
+                <pre>{f.content}</pre>
+              </details>
+            ))}
+          </div>
+        )}
       </div>
     )
   }

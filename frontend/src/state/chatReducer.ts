@@ -74,6 +74,8 @@ export interface MessageView {
   images?: string[]
   /** A system message with the model's summary of older turns left out to fit its context. */
   summary?: boolean
+  /** Files a user's message named with @path (from the store; a message sent in this window names them in its text). */
+  files?: { path: string; content: string }[]
 }
 
 export type TimelineEntry =
@@ -513,6 +515,7 @@ function messageOfRecord(m: CheckedMessage): MessageView {
     instructions: m.instructions || undefined,
     images: m.images.length > 0 ? m.images : undefined,
     summary: m.summaryOf ? true : undefined,
+    files: m.files.length > 0 ? m.files : undefined,
   }
 }
 

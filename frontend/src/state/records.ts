@@ -167,6 +167,8 @@ export interface CheckedMessage {
   images: string[]
   /** On a summary: the id of the last message it stands for; '' otherwise. */
   summaryOf: string
+  /** Files the message named with @path. */
+  files: { path: string; content: string }[]
 }
 
 export function checkMessage(v: unknown): CheckedMessage | null {
@@ -190,6 +192,9 @@ export function checkMessage(v: unknown): CheckedMessage | null {
     instructions: str(v.instructions),
     images: Array.isArray(v.images) ? v.images.filter((i): i is string => typeof i === 'string') : [],
     summaryOf: str(v.summaryOf),
+    files: Array.isArray(v.files)
+      ? v.files.filter(isObject).map((f) => ({ path: str(f.path), content: str(f.content) }))
+      : [],
   }
 }
 

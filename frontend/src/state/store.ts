@@ -454,6 +454,15 @@ export class AppStore {
   }
 
   /** Sends a prompt to the active chat (a new chat when none is active). */
+  /** Files of the workspace whose path contains query (the composer's @ completion); none on failure. */
+  async workspaceFiles(query: string): Promise<string[]> {
+    try {
+      return await this.backend.workspaceFiles(query)
+    } catch {
+      return []
+    }
+  }
+
   /** Sends a message to the active chat (a new one when none is open), with images (base64) when given. */
   async send(prompt: string, images: string[] = []): Promise<void> {
     const text = prompt.trim()

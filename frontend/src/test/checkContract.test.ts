@@ -23,7 +23,7 @@ describe('check-contract', () => {
   })
 
   it('names a Go field missing from the window’s type', () => {
-    expect(problems).toContain('store.ToolCallRecord.recovered is missing from ToolCallRecord in src/backend.ts')
+    expect(problems).toContain('store.ToolCallRecord.replayed is missing from ToolCallRecord in src/backend.ts')
   })
 
   it('names a window field that Go does not have', () => {
