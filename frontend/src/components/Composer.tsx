@@ -65,8 +65,14 @@ export function Composer({ disabledReason, busy, warning, onSend, onStop, budget
   }
 
   // Images pasted or dropped into the composer go with the next message.
-  const attach = (files: FileList | null | undefined): boolean => {
-    const pics = Array.from(files ?? []).filter((f) => f.type.startsWith('image/'))
+  const attach = (data: DataTransfer | null | undefined): boolean => {
+    // files where the webview lists them, else the items (WebKitGTK gives a pasted image so)
+    const files = Array.from(data?.files ?? [])
+    const items = Array.from(data?.items ?? [])
+      .filter((i) => i.kind === 'file')
+      .map((i) => i.getAsFile())
+      .filter((f): f is File => f !== null)
+    const pics = (files.length > 0 ? files : items).filter((f) => f.type.startsWith('image/'))
     if (pics.length === 0) return false
     void Promise.all(pics.map(readBase64)).then((b64) => setImages((i) => [...i, ...b64]))
     return true
@@ -192,11 +198,11 @@ export function Composer({ disabledReason, busy, warning, onSend, onStop, budget
           aria-activedescendant={mention ? `file-mention-${mention.active}` : undefined}
           onKeyDown={onKeyDown}
           onPaste={(e) => {
-            if (attach(e.clipboardData?.files)) e.preventDefault()
+            if (attach(e.clipboardData)) e.preventDefault()
           }}
           onDragOver={(e) => e.preventDefault()}
           onDrop={(e) => {
-            if (attach(e.dataTransfer?.files)) e.preventDefault()
+            if (attach(e.dataTransfer)) e.preventDefault()
           }}
           rows={3}
         />
