@@ -11,30 +11,41 @@ import (
 	"prototyper/tools"
 )
 
-func TestOlderTurnsThatNoLongerFitAreSummarizedByTheModelInsteadOfLost(t *testing.T) {
+// summaryHarness is an agent whose fake model echoes a long text in the first turn of a chat
+// and answers the summary request with summary, in a context of 2048 tokens; the first run
+// is done, and the next message does not fit.
+func summaryHarness(t *testing.T, summary ModelTurn) (a *Agent, m *fakeModel, db *store.DB, rec *recorder, summaryReqs *[]ModelRequest, chatID string) {
+	t.Helper()
 	big := strings.Repeat("y", 4000)
-	var summaryReqs []ModelRequest
-	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+	summaryReqs = &[]ModelRequest{}
+	m = &fakeModel{turn: func(req ModelRequest) ModelTurn {
 		if req.Messages[0].Content == summaryRequestText {
-			summaryReqs = append(summaryReqs, req)
-			return answer("<think>Condense.</think>The user had echo repeat a long text; it worked.")
+			*summaryReqs = append(*summaryReqs, req)
+			return summary
 		}
 		if trail(req) == "U" {
 			return toolTurn(tc("", "echo", fmt.Sprintf(`{"text":%q}`, big)))
 		}
 		return answer("ok")
 	}}
-	a, db, rec := fakeHarness(t, m, nil, echoTool(tools.Parallel, nil))
+	a, db, rec = fakeHarness(t, m, nil, echoTool(tools.Parallel, nil))
 	if err := db.PutSettings(store.Settings{ContextCap: 2048}); err != nil {
 		t.Fatal(err)
 	}
-	out := runFake(t, a, "first")
+	return a, m, db, rec, summaryReqs, runFake(t, a, "first").ChatID
+}
+
+func TestOlderTurnsThatNoLongerFitAreSummarizedByTheModelInsteadOfLost(t *testing.T) {
+	a, m, db, rec, reqs, chatID := summaryHarness(t, answer("<think>Condense.</think>The user had echo repeat a long text; it worked."))
+	out := Outcome{ChatID: chatID}
+	summaryReqs := *reqs
 	if len(summaryReqs) != 0 {
 		t.Fatalf("a summary was asked for a run whose turns fit")
 	}
 	if _, err := a.RunOnce(context.Background(), out.ChatID, "second", RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	summaryReqs = *reqs
 	if len(summaryReqs) != 1 || !strings.Contains(summaryReqs[0].Messages[1].Content, "USER:\nfirst") ||
 		summaryReqs[0].Think != "off" || len(summaryReqs[0].Tools) != 0 {
 		t.Fatalf("summary requests %+v", summaryReqs)
@@ -62,34 +73,20 @@ func TestOlderTurnsThatNoLongerFitAreSummarizedByTheModelInsteadOfLost(t *testin
 	if _, err := a.RunOnce(context.Background(), out.ChatID, "third", RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if last := m.reqs[len(m.reqs)-1]; trail(last) != "SUAU" || !strings.HasPrefix(last.Messages[1].Content, summaryIntro) || len(summaryReqs) != 1 {
+	if last := m.reqs[len(m.reqs)-1]; trail(last) != "SUAU" || !strings.HasPrefix(last.Messages[1].Content, summaryIntro) || len(*reqs) != 1 {
 		t.Fatalf("the next run: %s, %d summaries", trail(last), len(summaryReqs))
 	}
 }
 
 func TestWhenTheSummaryFailsTheOldTurnsAreLeftOutAsBefore(t *testing.T) {
-	big := strings.Repeat("z", 4000)
-	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
-		if req.Messages[0].Content == summaryRequestText {
-			return ModelTurn{DoneReason: "stop"} // nothing
-		}
-		if trail(req) == "U" {
-			return toolTurn(tc("", "echo", fmt.Sprintf(`{"text":%q}`, big)))
-		}
-		return answer("ok")
-	}}
-	a, db, rec := fakeHarness(t, m, nil, echoTool(tools.Parallel, nil))
-	if err := db.PutSettings(store.Settings{ContextCap: 2048}); err != nil {
-		t.Fatal(err)
-	}
-	out := runFake(t, a, "first")
-	if _, err := a.RunOnce(context.Background(), out.ChatID, "second", RunOptions{}); err != nil {
+	a, _, db, rec, _, chatID := summaryHarness(t, ModelTurn{DoneReason: "stop"}) // an empty summary
+	if _, err := a.RunOnce(context.Background(), chatID, "second", RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if len(ofType(rec.events(), events.ContextTruncated)) == 0 {
 		t.Fatal("no context.truncated: the turns left out were not said")
 	}
-	msgs, _ := db.Messages(out.ChatID)
+	msgs, _ := db.Messages(chatID)
 	for _, msg := range msgs {
 		if msg.SummaryOf != "" {
 			t.Fatalf("an empty summary was stored: %+v", msg)
