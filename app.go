@@ -125,6 +125,21 @@ func (a *App) PickWorkspace() (string, error) {
 	return dir, desk.SetWorkspace(dir)
 }
 
+// PickImages asks for image files to send with the next message and returns them base64,
+// as the composer holds pasted ones ("Cancel": none).
+func (a *App) PickImages() ([]string, error) {
+	desk, err := a.desktop()
+	if err != nil {
+		return nil, err
+	}
+	paths, err := runtime.OpenMultipleFilesDialog(a.ctx, runtime.OpenDialogOptions{Title: "Attach images",
+		DefaultDirectory: desk.Workspace(), Filters: []runtime.FileFilter{{DisplayName: "Images", Pattern: cli.ImagePatterns}}})
+	if err != nil || len(paths) == 0 {
+		return nil, err
+	}
+	return desk.ReadImages(paths)
+}
+
 // ListChats returns the chats, newest first.
 func (a *App) ListChats() ([]agentloop.ChatSummary, error) {
 	desk, err := a.desktop()

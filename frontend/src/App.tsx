@@ -57,6 +57,7 @@ function ConnectedComposer() {
       model={model}
       vision={vision}
       suggestFiles={(q) => store.workspaceFiles(q)}
+      pickImages={() => store.pickImages()}
       onSend={(text, images) => store.send(text, images ?? [])}
       onStop={() => void store.stop()}
     />

@@ -286,6 +286,8 @@ export interface Backend {
   deleteChat(id: string): Promise<void>
   openChat(id: string): Promise<OpenedChat>
   send(chatId: string, prompt: string): Promise<SendResult>
+  /** Image files the user picks in a dialog, base64 (none when cancelled). */
+  pickImages(): Promise<string[]>
   /** Files of the workspace whose path contains query, for the composer's @ completion. */
   workspaceFiles(query: string): Promise<string[]>
   /** A message with images (base64 of each file). */
@@ -317,6 +319,7 @@ interface WailsApp {
   Send(chatId: string, prompt: string): Promise<SendResult>
   SendImages(chatId: string, prompt: string, images: string[]): Promise<SendResult>
   WorkspaceFiles(query: string): Promise<string[] | null>
+  PickImages(): Promise<string[] | null>
   PromptBudget(chatId: string, model: string): Promise<PromptBudget>
   Stop(chatId: string): Promise<void>
   Decide(toolCallId: string, decision: Decision, reason: string): Promise<void>
@@ -370,6 +373,7 @@ export function wailsBackend(): Backend {
     send: (id, p) => app().Send(id, p),
     sendImages: (id, p, images) => app().SendImages(id, p, images),
     workspaceFiles: async (q) => (await app().WorkspaceFiles(q)) ?? [],
+    pickImages: async () => (await app().PickImages()) ?? [],
     promptBudget: (id, m) => app().PromptBudget(id, m),
     stop: (id) => app().Stop(id),
     decide: (id, d, r) => app().Decide(id, d, r),

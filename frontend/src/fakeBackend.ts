@@ -135,6 +135,11 @@ export class FakeBackend implements Backend {
     return { chatId: id }
   }
   files: string[] = ['README.md', 'src/app.ts']
+  picked: string[] = []
+  async pickImages() {
+    this.record('PickImages')
+    return this.picked
+  }
   async workspaceFiles(query: string) {
     this.record('WorkspaceFiles', query)
     return this.files.filter((f) => f.toLowerCase().includes(query.toLowerCase()))

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -317,6 +318,34 @@ func (d *Desktop) SendImages(ctx context.Context, chatID, prompt string, images 
 		return SendResult{ChatID: id}, err
 	}
 	return SendResult{ChatID: id}, d.remember()
+}
+
+// ImagePatterns are the file patterns of the images a message can carry.
+const ImagePatterns = "*.png;*.jpg;*.jpeg;*.gif;*.webp"
+
+// maxImageFile bounds what ReadImages reads of one file (the agent refuses larger images).
+const maxImageFile = 20 << 20
+
+// ReadImages reads image files picked to go with a message, base64 as the composer holds
+// them. A file that cannot be read, or is too large, is one sentence naming it.
+func (d *Desktop) ReadImages(paths []string) ([]string, error) {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil || !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s cannot be read as an image: pick a PNG, JPEG, GIF or WebP file", filepath.Base(p))
+		}
+		if st.Size() > maxImageFile {
+			return nil, fmt.Errorf("%s is %d MB; images of at most %d MB can be sent: shrink it first",
+				filepath.Base(p), st.Size()>>20, maxImageFile>>20)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s cannot be read: %v", filepath.Base(p), errors.Unwrap(err))
+		}
+		out = append(out, base64.StdEncoding.EncodeToString(b))
+	}
+	return out, nil
 }
 
 // WorkspaceFiles offers the files of the session's workspace whose path contains query, for

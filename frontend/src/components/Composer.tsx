@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
 import type { PromptBudget } from '../backend'
 import { overBudget } from '../state/promptBudget'
 import { mentionAt, pickMention } from './fileMentions'
+import { ImageIcon } from './icons'
 import { imageURL } from './Message'
 
 export interface ComposerProps {
@@ -21,6 +22,8 @@ export interface ComposerProps {
   model?: string
   /** Files of the workspace whose path contains a query: offered after an @ typed in the box. */
   suggestFiles?: (query: string) => Promise<string[]>
+  /** Asks for image files to attach (base64); the Attach button shows when it is given. */
+  pickImages?: () => Promise<string[]>
 }
 
 /** Reads a file as base64 (without the data URL's head). */
@@ -37,7 +40,18 @@ function readBase64(file: File): Promise<string> {
  * The message box: Enter sends, Shift+Enter adds a line, Esc stops a busy run. A draft too long
  * for the model's context says so as it is typed or pasted, and is not sent.
  */
-export function Composer({ disabledReason, busy, warning, onSend, onStop, budget, vision, model, suggestFiles }: ComposerProps) {
+export function Composer({
+  disabledReason,
+  busy,
+  warning,
+  onSend,
+  onStop,
+  budget,
+  vision,
+  model,
+  suggestFiles,
+  pickImages,
+}: ComposerProps) {
   const [draft, setDraft] = useState('')
   // @path completion: the @word being typed, the files it matches, the one highlighted
   const [mention, setMention] = useState<{ start: number; caret: number; files: string[]; active: number } | null>(null)
@@ -207,6 +221,18 @@ export function Composer({ disabledReason, busy, warning, onSend, onStop, budget
           rows={3}
         />
         <div className="composer-actions">
+          {pickImages && (
+            <button
+              type="button"
+              data-testid="attach-images"
+              aria-label="Attach images"
+              title="Attach images (or paste or drop them into the box)"
+              disabled={disabled}
+              onClick={() => void pickImages().then((b64) => b64.length && setImages((i) => [...i, ...b64]))}
+            >
+              <ImageIcon />
+            </button>
+          )}
           {busy && (
             <button type="button" className="stop" data-testid="stop" onClick={onStop} title="Stop (Esc)">
               ■ Stop

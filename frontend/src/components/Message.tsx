@@ -75,7 +75,7 @@ export const Message = memo(function Message({ message, from = 0 }: { message: M
             {message.files.map((f) => (
               <details key={f.path} className="attached-file" data-testid="message-file">
                 <summary>
-                  📄 {f.path} ({f.content.split('\n').length} lines)
+                  @{f.path} · {f.content.split('\n').length} lines
                 </summary>
                 <pre>{f.content}</pre>
               </details>

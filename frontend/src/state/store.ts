@@ -454,6 +454,16 @@ export class AppStore {
   }
 
   /** Sends a prompt to the active chat (a new chat when none is active). */
+  /** Image files the user picks in a dialog (base64); none when cancelled, and a failure is said. */
+  async pickImages(): Promise<string[]> {
+    try {
+      return await this.backend.pickImages()
+    } catch (err) {
+      this.fail(err)
+      return []
+    }
+  }
+
   /** Files of the workspace whose path contains query (the composer's @ completion); none on failure. */
   async workspaceFiles(query: string): Promise<string[]> {
     try {
