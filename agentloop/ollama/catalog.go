@@ -16,7 +16,7 @@ type CatalogEntry struct {
 	Thinking      bool   `json:"thinking"`
 	ContextLength int    `json:"contextLength"`
 	// Vision: the model reads images sent with a message.
-	Vision bool `json:"vision"`
+	Vision bool `json:"vision,omitempty"`
 	// ShowErr is why /api/show could not describe the model; Tools, Thinking and
 	// ContextLength are then unknown (left zero).
 	ShowErr error `json:"-"`
