@@ -276,6 +276,7 @@ type terminal struct {
 	spinning string // the call whose spinner is the current line
 	spinText string
 	labels   map[string]string // tool call id → "name args", for its result line
+	notes    map[string]bool   // system messages (instructions, summaries): said in one line, their text not printed
 	loading  string            // the model being loaded, while its status line shows
 	since    time.Time         // when its request was sent
 	frame    int
@@ -286,7 +287,7 @@ type terminal struct {
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
 func newTerminal(out, err io.Writer, tty bool) *terminal {
-	return &terminal{out: out, err: err, tty: tty, done: make(chan struct{}), labels: map[string]string{}}
+	return &terminal{out: out, err: err, tty: tty, done: make(chan struct{}), labels: map[string]string{}, notes: map[string]bool{}}
 }
 
 func (t *terminal) start() {
@@ -392,7 +393,22 @@ func (t *terminal) render(e events.Event) {
 			t.mode = "thinking"
 		}
 		t.write(e.Text)
+	case events.MessageStarted:
+		if e.Role != store.RoleSystem {
+			return
+		}
+		t.notes[e.MessageID] = true
+		t.endLine()
+		switch e.Kind {
+		case events.KindSummary:
+			fmt.Fprintln(t.err, t.style("2", fmt.Sprintf("(the model summarized %d earlier messages to fit its context)", e.DroppedMessages)))
+		default:
+			fmt.Fprintln(t.err, t.style("2", fmt.Sprintf("(project instructions from %s go with every message)", cell(e.Name))))
+		}
 	case events.TextDelta:
+		if t.notes[e.MessageID] {
+			return
+		}
 		if t.mode != "text" {
 			t.endLine()
 			t.mode = "text"

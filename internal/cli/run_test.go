@@ -321,3 +321,19 @@ func TestRunImageFlagsSendTheImagesOrSayWhyNot(t *testing.T) {
 		t.Fatalf("a missing image: exit %d, %q", code, errOut)
 	}
 }
+
+func TestRunSaysTheProjectInstructionsInOneLineWithoutPrintingThem(t *testing.T) {
+	srv := newRunServer(t, nil, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"Done."},"done":true,"done_reason":"stop"}`)
+	})
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "AGENTS.md"), []byte("Secret house rules."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(context.Background(), "--ollama", srv.URL, "--db", filepath.Join(t.TempDir(), "p.db"),
+		"--workspace", ws, "--model", "m", "hi")
+	if code != ExitCompleted || strings.Contains(out, "Secret house rules") || !strings.Contains(out, "Done.") ||
+		!strings.Contains(errOut, "(project instructions from AGENTS.md go with every message)") {
+		t.Fatalf("exit %d\nstdout %q\nstderr %q", code, out, errOut)
+	}
+}
