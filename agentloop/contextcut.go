@@ -3,11 +3,15 @@ package agentloop
 import "fmt"
 
 // promptWasCut reports whether the server's count of a prompt's tokens says that it cut the
-// prompt: the loop expected more tokens than the context holds, and the server evaluated
-// clearly fewer than expected — yet too many for a prompt its cache served, whose count
-// would be a short tail (a prompt cut to the context is counted near the context's size).
+// prompt: it evaluated the whole window (a prompt that fills it was longer: the server keeps
+// its end), or the loop expected more tokens than the context holds and the server evaluated
+// clearly fewer than expected — yet too many for a prompt its cache served, whose count would
+// be a short tail (a prompt cut to the context is counted near the context's size).
 func promptWasCut(expected, promptTokens, numCtx int) bool {
-	return numCtx > 0 && expected > numCtx && promptTokens >= numCtx/2 && promptTokens < expected*3/4
+	if numCtx <= 0 {
+		return false
+	}
+	return promptTokens >= numCtx || expected > numCtx && promptTokens >= numCtx/2 && promptTokens < expected*3/4
 }
 
 // cutPromptSentence says that the model did not see the whole prompt, and what to do.

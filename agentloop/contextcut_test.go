@@ -21,6 +21,7 @@ func TestACutPromptIsToldApartFromACachedOne(t *testing.T) {
 		{"a prompt larger than the context, counted near its size", 6000, 2000, 2048, true},
 		{"a prompt larger than the context by the estimate only", 2300, 2040, 2048, false},
 		{"a long prompt whose beginning the cache served", 6000, 300, 2048, false},
+		{"a prompt that filled the whole window, estimated short", 1500, 2048, 2048, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"prototyper/events"
+	"prototyper/store"
 )
 
 // The ways real local models misbehave, played by scripted models on the real server.
@@ -80,5 +81,22 @@ func TestAgentsMdReachesTheRealServersPrompt(t *testing.T) {
 	}
 	if msgs := h.messages(t, out.ChatID); roles(msgs) != "SUA" || msgs[2].Content != "Just text." {
 		t.Fatalf("messages %q: the shown instructions must not change what the model answers", roles(msgs))
+	}
+}
+
+func TestAPromptTheRealServerCutIsSaid(t *testing.T) {
+	h := newHarness(t, harnessOptions{model: "reader", approve: ApproveAuto})
+	if err := h.db.PutSettings(store.Settings{ContextCap: 2048}); err != nil {
+		t.Fatal(err)
+	}
+	// 15400 bytes: each is a token of the scripted model, seven times its context
+	if err := os.WriteFile(filepath.Join(h.workspace, "big.txt"), []byte(strings.Repeat("abcdefghij\n", 1400)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.runOnce(t, "read big.txt", RunOptions{})
+	done := ofType(h.rec.events(), events.MessageCompleted)
+	cut := ofType(h.rec.events(), events.ContextCut)
+	if len(cut) != 1 || cut[0].NumCtx != 2048 || done[len(done)-1].Usage.ContextTokens != 2048 {
+		t.Fatalf("context.cut events %s; usage %s", summary(cut), summary(done))
 	}
 }
