@@ -39,7 +39,7 @@ type run struct {
 	system       string        // the system prompt: the Config's, then the project's instructions
 
 	guard    *loopGuard
-	stopNote string // the sentence of a run stopped as a loop
+	stopNote string // why the run stopped, when a sentence says more than its stop reason (a loop, an empty answer)
 
 	tools    Toolbox
 	defs     []tools.Definition
@@ -403,8 +403,9 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 	if promptWasCut(expected, turn.PromptTokens, r.numCtx) {
 		r.emit(events.Event{Type: events.ContextCut, MessageID: cp.ID(), EstimatedTokens: expected, NumCtx: r.numCtx,
 			Message: cutPromptSentence(expected, r.numCtx)})
+	} else { // a cut prompt's count is the window's, and teaches nothing of the prompt
+		r.est.learn(fit.chars, len(fit.messages), turn.PromptTokens)
 	}
-	r.est.learn(fit.chars, len(fit.messages), turn.PromptTokens)
 	usage := usageOf(turn)
 	usage.NumCtx = r.numCtx
 	usage.ContextTokens = min(max(turn.PromptTokens, expected)+turn.EvalTokens, r.numCtx)
