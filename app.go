@@ -126,6 +126,21 @@ func (a *App) PickWorkspace() (string, error) {
 	return dir, desk.SetWorkspace(dir)
 }
 
+// PickImages asks for image files to send with the next message and returns them base64,
+// as the composer holds pasted ones ("Cancel": none).
+func (a *App) PickImages() ([]string, error) {
+	desk, err := a.desktop()
+	if err != nil {
+		return nil, err
+	}
+	paths, err := runtime.OpenMultipleFilesDialog(a.ctx, runtime.OpenDialogOptions{Title: "Attach images",
+		DefaultDirectory: desk.Workspace(), Filters: []runtime.FileFilter{{DisplayName: "Images", Pattern: cli.ImagePatterns}}})
+	if err != nil || len(paths) == 0 {
+		return nil, err
+	}
+	return desk.ReadImages(paths)
+}
+
 // ListChats returns the chats, newest first.
 func (a *App) ListChats() ([]agentloop.ChatSummary, error) {
 	desk, err := a.desktop()
@@ -256,6 +271,26 @@ func (a *App) Send(chatID, prompt string) (cli.SendResult, error) {
 		return cli.SendResult{}, err
 	}
 	return desk.Send(a.ctx, chatID, prompt)
+}
+
+// SendImages sends a message with images (base64, as the composer read them) to a chat, or
+// to a new one for "".
+func (a *App) SendImages(chatID, prompt string, images []string) (cli.SendResult, error) {
+	desk, err := a.desktop()
+	if err != nil {
+		return cli.SendResult{}, err
+	}
+	return desk.SendImages(a.ctx, chatID, prompt, images)
+}
+
+// WorkspaceFiles offers the workspace's files whose path contains query, for the composer's
+// @ completion.
+func (a *App) WorkspaceFiles(query string) ([]string, error) {
+	desk, err := a.desktop()
+	if err != nil {
+		return nil, err
+	}
+	return desk.WorkspaceFiles(query)
 }
 
 // PromptBudget is how long a message to the chat (or a new chat, for "") with model may be,

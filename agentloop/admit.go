@@ -122,6 +122,7 @@ func (a *Agent) BudgetIn(ctx context.Context, chatID, workspace, model string) (
 	if err != nil {
 		return Budget{}, err
 	}
+	_ = ad.close()
 	return ad.budget, nil
 }
 
@@ -129,6 +130,8 @@ func (a *Agent) BudgetIn(ctx context.Context, chatID, workspace, model string) (
 type assessment struct {
 	model  string
 	budget Budget
+	tools  Toolbox // open until close is called (admit reads the files a message names)
+	close  func() error
 }
 
 // assess checks what a run of chat needs before it starts: a model, a workspace whose
@@ -148,7 +151,12 @@ func (a *Agent) assess(ctx context.Context, chat store.Chat, opts RunOptions) (a
 	}
 	defs := tb.Definitions()
 	toolsChars := toolChars(defs)
-	_ = closeTools()
+	keep := false
+	defer func() {
+		if !keep {
+			_ = closeTools()
+		}
+	}()
 	length, err := a.cfg.Model.ContextLength(ctx, model)
 	if fatalModelError(err) {
 		return assessment{}, err
@@ -164,33 +172,50 @@ func (a *Agent) assess(ctx context.Context, chat store.Chat, opts RunOptions) (a
 	}
 	numCtx := numCtxFor(length, settings.ContextCap)
 	est := newEstimator()
-	fixed := est.tokens(toolsChars+messageChars(store.Message{Role: store.RoleSystem, Content: a.cfg.SystemPrompt}), 1)
+	// the project's instructions are part of the system prompt of every request: counted here
+	system := readInstructions(firstOf(chat.Workspace, a.cfg.Workspace), settings).systemPrompt(a.cfg.SystemPrompt)
+	fixed := est.tokens(toolsChars+messageChars(store.Message{Role: store.RoleSystem, Content: system}), 1)
 	maxTokens := promptBudget(numCtx, numPredict) - fixed
 	if maxTokens < 0 {
 		maxTokens = 0
 	}
+	keep = true
 	return assessment{model: model, budget: Budget{Model: model, NumCtx: numCtx, MaxTokens: maxTokens,
-		CharsPerToken: 1 / est.tokensPerChar}}, nil
+		CharsPerToken: 1 / est.tokensPerChar}, tools: tb, close: closeTools}, nil
+}
+
+// admitted is a user's message as it will be committed.
+type admitted struct {
+	prompt string
+	files  []store.FileAttachment // the files it names with @path, read now
 }
 
 // admit checks a user's message before anything of it is stored: the chat's run can start
-// (see assess), the UserPromptSubmit hooks let it through (they may rewrite it), and it fits
-// the model's context. It returns the text to commit. chat.ID is "" for a chat not created
-// yet; the hooks then see ChatID "".
-func (a *Agent) admit(ctx context.Context, chat store.Chat, opts RunOptions, prompt string) (string, error) {
+// (see assess), its images can be seen, the UserPromptSubmit hooks let it through (they may
+// rewrite it), the files it names with @path can be read, and it fits the model's context
+// with them. chat.ID is "" for a chat not created yet; the hooks then see ChatID "".
+func (a *Agent) admit(ctx context.Context, chat store.Chat, opts RunOptions, prompt string) (admitted, error) {
 	ad, err := a.assess(ctx, chat, opts)
 	if err != nil {
-		return "", err
+		return admitted{}, err
+	}
+	defer ad.close()
+	if err := a.checkImages(ctx, ad.model, opts.Images); err != nil {
+		return admitted{}, err
 	}
 	d := a.cfg.Hooks.prompt(ctx, Prompt{ChatID: chat.ID, Text: prompt})
 	switch d.Action {
 	case Block:
-		return "", &PromptBlockedError{Reason: d.Reason}
+		return admitted{}, &PromptBlockedError{Reason: d.Reason}
 	case Rewrite:
 		prompt = d.Text
 	}
-	if err := ad.budget.Check(prompt); err != nil {
-		return "", err
+	files, err := readMentions(ctx, ad.tools, prompt)
+	if err != nil {
+		return admitted{}, err
 	}
-	return prompt, nil
+	if err := ad.budget.Check(withFiles(store.Message{Content: prompt, Files: files}).Content); err != nil {
+		return admitted{}, err
+	}
+	return admitted{prompt: prompt, files: files}, nil
 }

@@ -77,6 +77,8 @@ type RunOptions struct {
 	// Decide answers every undecided call of the chat's paused run (allow or deny) and
 	// resumes it; the prompt may then be empty.
 	Decide, Reason string
+	// Images go with the prompt (PNG, JPEG, GIF, WebP bytes), to a model that can see them.
+	Images [][]byte
 }
 
 // Outcome is how a run ended.
@@ -275,24 +277,34 @@ func (a *Agent) countRun() bool {
 // the server does not have (or no server), a UserPromptSubmit hook's block
 // ([ErrPromptBlocked]), a message larger than the model's context ([ErrPromptTooLong]).
 func (a *Agent) Send(ctx context.Context, chatID, prompt string) (string, error) {
-	return a.send(ctx, chatID, store.Chat{}, prompt)
+	return a.send(ctx, chatID, store.Chat{}, prompt, nil)
 }
 
 // SendNew is Send to a new chat that starts as c (its Workspace and Model; the Config's
 // workspace and the default model when empty). The chat is created only when the message is
 // accepted, so a refused message leaves no empty chat behind.
 func (a *Agent) SendNew(ctx context.Context, c store.Chat, prompt string) (string, error) {
-	return a.send(ctx, "", c, prompt)
+	return a.send(ctx, "", c, prompt, nil)
 }
 
-func (a *Agent) send(ctx context.Context, chatID string, fresh store.Chat, prompt string) (string, error) {
+// SendImages is Send (to chatID, or to a new chat that starts as fresh when chatID is "")
+// of a message with images, refused before anything is stored when the model cannot see
+// them ([ErrNoVision]) or they are no images ([ErrBadImage]), and while the chat is busy
+// ([ErrImagesWhileBusy]).
+func (a *Agent) SendImages(ctx context.Context, chatID string, fresh store.Chat, prompt string, images [][]byte) (string, error) {
+	return a.send(ctx, chatID, fresh, prompt, images)
+}
+
+func (a *Agent) send(ctx context.Context, chatID string, fresh store.Chat, prompt string, images [][]byte) (string, error) {
 	chat, err := a.chatOrNew(chatID, fresh, "")
 	if err != nil {
 		return "", err
 	}
-	if prompt, err = a.admit(ctx, chat, RunOptions{}, prompt); err != nil {
+	in, err := a.admit(ctx, chat, RunOptions{Images: images}, prompt)
+	if err != nil {
 		return chatID, err
 	}
+	prompt = in.prompt
 	if chatID == "" {
 		if chat, err = a.cfg.Store.CreateChat(chat); err != nil {
 			return "", err
@@ -305,11 +317,16 @@ func (a *Agent) send(ctx context.Context, chatID string, fresh store.Chat, promp
 	cs := a.chat(chatID)
 	cs.mu.Lock()
 	if cs.done != nil { // busy: queue it, the live run injects it
+		if len(images) > 0 {
+			cs.mu.Unlock()
+			return chatID, ErrImagesWhileBusy
+		}
 		cs.queue = append(cs.queue, prompt)
 		cs.mu.Unlock()
 		return chatID, nil
 	}
-	r, err := a.startLocked(cs, startSpec{prompts: []string{prompt}, trigger: events.TriggerUser})
+	r, err := a.startLocked(cs, startSpec{prompts: []string{prompt}, images: images, files: in.files,
+		trigger: events.TriggerUser})
 	cs.mu.Unlock()
 	if err != nil {
 		return chatID, err
@@ -331,12 +348,13 @@ func (a *Agent) RunOnce(ctx context.Context, chatID, prompt string, opts RunOpti
 	if err != nil {
 		return Outcome{}, err
 	}
-	spec := startSpec{trigger: events.TriggerUser, opts: opts}
+	spec := startSpec{trigger: events.TriggerUser, opts: opts, images: opts.Images}
 	if prompt != "" {
-		if prompt, err = a.admit(ctx, chat, opts, prompt); err != nil {
+		in, err := a.admit(ctx, chat, opts, prompt)
+		if err != nil {
 			return Outcome{ChatID: chatID}, err
 		}
-		spec.prompts = []string{prompt}
+		spec.prompts, spec.files = []string{in.prompt}, in.files
 	}
 	created := chatID == ""
 	if created {
@@ -571,9 +589,11 @@ func (a *Agent) Shutdown(ctx context.Context) error {
 
 // startSpec says how a run starts.
 type startSpec struct {
-	prompts []string   // user messages to commit first (none when resuming)
-	trigger string     // events.Trigger*
-	resume  *pausedRun // the paused batch to execute first
+	prompts []string               // user messages to commit first (none when resuming)
+	images  [][]byte               // with the last of them
+	files   []store.FileAttachment // with the last of them (named with @path)
+	trigger string                 // events.Trigger*
+	resume  *pausedRun             // the paused batch to execute first
 	opts    RunOptions
 }
 
@@ -652,9 +672,21 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, prompt := range spec.prompts {
-		if _, err := a.cfg.Store.AppendMessage(cs.id, store.Message{Role: store.RoleUser, Content: prompt,
-			RunID: rec.ID, Complete: true}); err != nil {
+	workspace := firstOf(chat.Workspace, a.cfg.Workspace)
+	instr := readInstructions(workspace, settings)
+	if chat.MessageCount == 0 && len(spec.prompts) > 0 && instr.text() != "" {
+		// the chat's first turn shows what the model is told besides the user's message
+		if err := a.showInstructions(cs.id, rec.ID, instr); err != nil {
+			_, _ = a.cfg.Store.FinishRun(rec.ID, events.StopError, nil)
+			return nil, err
+		}
+	}
+	for i, prompt := range spec.prompts {
+		m := store.Message{Role: store.RoleUser, Content: prompt, RunID: rec.ID, Complete: true}
+		if i == len(spec.prompts)-1 {
+			m.Images, m.Files = spec.images, spec.files
+		}
+		if _, err := a.cfg.Store.AppendMessage(cs.id, m); err != nil {
 			_, _ = a.cfg.Store.FinishRun(rec.ID, events.StopError, nil)
 			return nil, err
 		}
@@ -666,16 +698,30 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 	}
 	ctx, cancel := context.WithCancel(a.base)
 	cs.runID, cs.cancel, cs.done = rec.ID, cancel, make(chan struct{})
-	workspace := firstOf(chat.Workspace, a.cfg.Workspace)
 	r = &run{a: a, cs: cs, id: rec.ID, ctx: ctx, cancel: cancel, opts: opts, trigger: spec.trigger,
 		resume: spec.resume, workspace: workspace, contextCap: settings.ContextCap,
 		policies: settings.ToolApproval, allowed: settings.AlwaysAllow[workspace], keep: settings.CheckpointLimit(),
 		loopLimit: settings.LoopLimit(), recoverCalls: !settings.IgnoreTextToolCalls,
-		keepAlive: settings.KeepAlive(), started: time.Now()}
+		keepAlive: settings.KeepAlive(), system: instr.systemPrompt(a.cfg.SystemPrompt), started: time.Now()}
 	// announced here, under cs.mu, so that the chat is "submitted" as soon as Send returns
 	r.emit(events.Event{Type: events.RunStarted, Model: opts.Model, Think: opts.Think, Trigger: spec.trigger})
 	a.setPhaseLocked(cs, rec.ID, events.PhaseSubmitted)
 	return r, nil
+}
+
+// showInstructions stores the message that shows a chat the project instructions of its
+// first turn, and announces it (message.started with role system, its text, completed).
+func (a *Agent) showInstructions(chatID, runID string, in instructions) error {
+	m, err := a.cfg.Store.AppendMessage(chatID, store.Message{Role: store.RoleSystem, Content: in.text(),
+		Instructions: in.sources(), RunID: runID, Complete: true})
+	if err != nil {
+		return err
+	}
+	a.emit(events.Event{ChatID: chatID, RunID: runID, MessageID: m.ID, Type: events.MessageStarted, Role: store.RoleSystem,
+		Kind: events.KindInstructions, Name: m.Instructions})
+	a.emit(events.Event{ChatID: chatID, RunID: runID, MessageID: m.ID, Type: events.TextDelta, Text: m.Content})
+	a.emit(events.Event{ChatID: chatID, RunID: runID, MessageID: m.ID, Type: events.MessageCompleted, DoneReason: DoneStop})
+	return nil
 }
 
 // closePaused gives every call of a paused batch the result text (the user answered or

@@ -73,6 +73,11 @@ func TestMain(m *testing.M) {
 		ollamatest.Model{Name: "cold", Scripts: ollamatest.Scripts{ // unloaded and preloaded by its tests only
 			ollamatest.Fallback: slices.Concat(think("Warm."), []string{"Ready."}),
 		}},
+		ollamatest.Model{Name: "reader", Scripts: ollamatest.Scripts{ // reads a file larger than its context
+			"SU":                slices.Concat(think("Read it."), call("read_file", map[string]any{"path": "big.txt"})),
+			"SUAT":              slices.Concat(think("Read."), []string{"It is", " long."}),
+			ollamatest.Fallback: {"Lost."},
+		}},
 		ollamatest.Model{Name: "silent", Scripts: ollamatest.Scripts{
 			"SU":   think("Nothing to say."),
 			"SUAU": slices.Concat(think("Asked again."), []string{"Here", " it is."}),

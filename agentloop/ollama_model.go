@@ -88,6 +88,16 @@ func (m *OllamaModel) SupportsTools(ctx context.Context, model string) (ok, know
 	return info.Has(ollama.CapabilityTools), true
 }
 
+// SupportsVision reports whether /api/show lists the vision capability of model; known is
+// false when the server lists no capabilities, or could not be asked.
+func (m *OllamaModel) SupportsVision(ctx context.Context, model string) (ok, known bool) {
+	info, err := m.info(ctx, model)
+	if err != nil || len(info.Capabilities) == 0 {
+		return false, false
+	}
+	return info.Has(ollama.CapabilityVision), true
+}
+
 // think is the think field of a request for model at level: thinking is asked of a model
 // that can think — by default, so that its thinking streams apart from its answer — and
 // never of one that cannot (the server would refuse the request with a 400). "off" is always

@@ -1,9 +1,13 @@
 package agentloop
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"prototyper/events"
+	"prototyper/store"
 )
 
 // The ways real local models misbehave, played by scripted models on the real server.
@@ -57,5 +61,42 @@ func TestAnEmptyTurnIsAskedAgainOnTheRealServer(t *testing.T) {
 	msgs := h.messages(t, out.ChatID)
 	if roles(msgs) != "UAA" || msgs[1].Content != "" || msgs[2].Content != "Here it is." || out.Note != "" {
 		t.Fatalf("messages %+v, note %q; events %s", msgs, out.Note, summary(h.rec.events()))
+	}
+}
+
+func TestAgentsMdReachesTheRealServersPrompt(t *testing.T) {
+	h := newHarness(t, harnessOptions{model: "plain"})
+	// the scripted model's vocabulary has no words: each byte of the instructions is a token
+	instructions := strings.Repeat("Indent with tabs. ", 40)
+	if err := os.WriteFile(filepath.Join(h.workspace, "AGENTS.md"), []byte(instructions), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := h.runOnce(t, "hi", RunOptions{Think: "off"})
+	if out.StopReason != events.StopCompleted {
+		t.Fatalf("stop %q; events %s", out.StopReason, summary(h.rec.events()))
+	}
+	done := ofType(h.rec.events(), events.MessageCompleted)
+	if u := done[len(done)-1].Usage; u.PromptTokens < len(instructions) {
+		t.Fatalf("the server evaluated %d prompt tokens; the %d bytes of AGENTS.md did not reach it", u.PromptTokens, len(instructions))
+	}
+	if msgs := h.messages(t, out.ChatID); roles(msgs) != "SUA" || msgs[2].Content != "Just text." {
+		t.Fatalf("messages %q: the shown instructions must not change what the model answers", roles(msgs))
+	}
+}
+
+func TestAPromptTheRealServerCutIsSaid(t *testing.T) {
+	h := newHarness(t, harnessOptions{model: "reader", approve: ApproveAuto})
+	if err := h.db.PutSettings(store.Settings{ContextCap: 2048}); err != nil {
+		t.Fatal(err)
+	}
+	// 15400 bytes: each is a token of the scripted model, seven times its context
+	if err := os.WriteFile(filepath.Join(h.workspace, "big.txt"), []byte(strings.Repeat("abcdefghij\n", 1400)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.runOnce(t, "read big.txt", RunOptions{})
+	done := ofType(h.rec.events(), events.MessageCompleted)
+	cut := ofType(h.rec.events(), events.ContextCut)
+	if len(cut) != 1 || cut[0].NumCtx != 2048 || done[len(done)-1].Usage.ContextTokens != 2048 {
+		t.Fatalf("context.cut events %s; usage %s", summary(cut), summary(done))
 	}
 }

@@ -39,9 +39,10 @@ type run struct {
 	// recoverCalls executes an answer made of tool calls written as text (see textcalls.go).
 	recoverCalls bool
 	keepAlive    time.Duration // sent with every request (the setting)
+	system       string        // the system prompt: the Config's, then the project's instructions
 
 	guard    *loopGuard
-	stopNote string // the sentence of a run stopped as a loop
+	stopNote string // why the run stopped, when a sentence says more than its stop reason (a loop, an empty answer)
 
 	tools    Toolbox
 	defs     []tools.Definition
@@ -162,7 +163,10 @@ func (r *run) loop() (string, *pausedRun) {
 			resumed[c.ID] = true
 		}
 	}
-	r.history = wholeHistory(r.history, resumed)
+	r.history = wholeHistory(withoutShownInstructions(r.history), resumed)
+	for i, m := range r.history {
+		r.history[i] = withFiles(m) // the model reads the files a message named after its text
+	}
 	r.callIDs, r.badArgs = map[string]bool{}, map[string]string{}
 	for _, m := range r.history {
 		for _, c := range m.ToolCalls {
@@ -243,6 +247,19 @@ func (r *run) loop() (string, *pausedRun) {
 	}
 }
 
+// withoutShownInstructions leaves out the messages that show the chat its project
+// instructions: the model reads them in the system prompt.
+func withoutShownInstructions(msgs []store.Message) []store.Message {
+	out := msgs[:0:0]
+	for _, m := range msgs {
+		if m.Role == store.RoleSystem && m.Instructions != "" {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
 // emptyAnswer reports whether the model ended its turn with nothing: no text, no call (what
 // it thought does not count).
 func emptyAnswer(msg store.Message, turn ModelTurn) bool {
@@ -254,8 +271,10 @@ func emptyAnswer(msg store.Message, turn ModelTurn) bool {
 // the history, after the results of the last batch: they steer the run.
 func (r *run) injectQueued() {
 	for _, text := range r.a.takeQueue(r.cs) {
+		// the files it names are read now, as the message joins the run (admit checked them)
+		files, _ := readMentions(r.ctx, r.tools, text)
 		m, err := r.a.cfg.Store.AppendMessage(r.cs.id, store.Message{Role: store.RoleUser, Content: text,
-			RunID: r.id, Complete: true})
+			RunID: r.id, Complete: true, Files: files})
 		if err != nil {
 			r.emitError(err)
 			continue
@@ -264,15 +283,20 @@ func (r *run) injectQueued() {
 		// bind the message it shows since the user sent it
 		r.emit(events.Event{Type: events.MessageStarted, MessageID: m.ID, Role: store.RoleUser,
 			Trigger: events.TriggerSteering})
-		r.history = append(r.history, m)
+		r.history = append(r.history, withFiles(m))
 		r.guard.reset()
 	}
 }
 
 // turn streams one assistant message.
 func (r *run) turn() (store.Message, ModelTurn, error) {
-	fit := fitContext(r.est, []store.Message{{Role: store.RoleSystem, Content: r.a.cfg.SystemPrompt}},
-		r.history, r.defs, promptBudget(r.numCtx, r.opts.NumPredict))
+	system := []store.Message{{Role: store.RoleSystem, Content: r.system}}
+	budget := promptBudget(r.numCtx, r.opts.NumPredict)
+	fit := fitContext(r.est, system, condensed(r.history), r.defs, budget)
+	if fit.dropped > 0 && r.summarize() {
+		// older turns no longer fit: the model summarized them, the summary goes in their place
+		fit = fitContext(r.est, system, condensed(r.history), r.defs, budget)
+	}
 	if fit.dropped > 0 {
 		r.emit(events.Event{Type: events.ContextTruncated, DroppedMessages: fit.dropped,
 			EstimatedTokens: fit.estimated, NumCtx: r.numCtx})
@@ -379,8 +403,17 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 		return store.Message{}, turn, err
 	}
 
-	r.est.learn(fit.chars, len(fit.messages), turn.PromptTokens)
+	expected := r.est.tokens(fit.chars, len(fit.messages))
+	if promptWasCut(expected, turn.PromptTokens, r.numCtx) {
+		r.emit(events.Event{Type: events.ContextCut, MessageID: cp.ID(), EstimatedTokens: expected, NumCtx: r.numCtx,
+			Message: cutPromptSentence(expected, r.numCtx)})
+	} else { // a cut prompt's count is the window's, and teaches nothing of the prompt
+		r.est.learn(fit.chars, len(fit.messages), turn.PromptTokens)
+	}
 	usage := usageOf(turn)
+	usage.NumCtx = r.numCtx
+	usage.ContextTokens = min(max(turn.PromptTokens, expected)+turn.EvalTokens, r.numCtx)
+	r.usage.NumCtx = r.numCtx
 	r.usage.PromptTokens += usage.PromptTokens
 	r.usage.EvalTokens += usage.EvalTokens
 	r.usage.EvalMs += usage.EvalMs

@@ -264,7 +264,17 @@ func (s *OllamaServer) Preload(ctx context.Context, model string, numCtx int, ke
 	return 0, ErrNoPreload
 }
 
+// SupportsVision asks the server in use (see [OllamaModel.SupportsVision]); an
+// OpenAI-compatible server cannot tell.
+func (s *OllamaServer) SupportsVision(ctx context.Context, model string) (ok, known bool) {
+	if vs, is := s.current().(VisionSupport); is {
+		return vs.SupportsVision(ctx, model)
+	}
+	return false, false
+}
+
 var (
-	_ ToolSupport = (*OllamaServer)(nil)
-	_ Residency   = (*OllamaServer)(nil)
+	_ VisionSupport = (*OllamaServer)(nil)
+	_ ToolSupport   = (*OllamaServer)(nil)
+	_ Residency     = (*OllamaServer)(nil)
 )

@@ -46,6 +46,9 @@ const (
 	Undo Type = "undo"
 	// Redo: a redo took an undo back (payload: changeId, reverts — the undo —, paths).
 	Redo Type = "redo"
+	// ContextCut: the server evaluated fewer tokens than the prompt had, as when it cuts a
+	// prompt longer than the context (payload: estimatedTokens, numCtx, message).
+	ContextCut Type = "context.cut"
 )
 
 // IsDelta reports whether events of type t may merge with their neighbour of the same message.
@@ -89,6 +92,15 @@ const (
 	StopLoop = "loop"
 )
 
+// Kinds of the system messages a chat shows (message.started's "kind", with role system).
+const (
+	// KindInstructions: the project instructions of the chat's first turn (name: their sources).
+	KindInstructions = "instructions"
+	// KindSummary: the model's summary of older turns left out to fit the context
+	// (droppedMessages: how many it stands for).
+	KindSummary = "summary"
+)
+
 // What started a run (run.started's "trigger"). A user's message injected into a busy run
 // is announced by a message.started with role user and trigger steering.
 const (
@@ -111,6 +123,12 @@ type Usage struct {
 	EvalTokens   int     `json:"evalTokens"`
 	EvalMs       int64   `json:"evalMs"`
 	TokensPerSec float64 `json:"tokensPerSec"`
+	// NumCtx is the context window the request asked for (tokens).
+	NumCtx int `json:"numCtx,omitempty"`
+	// ContextTokens is how much of NumCtx the message took: its prompt (the server's count
+	// when it evaluated the prompt whole, else the loop's estimate: a prompt the server's
+	// cache served is counted short) and its answer. On a message only.
+	ContextTokens int `json:"contextTokens,omitempty"`
 }
 
 // Event is one envelope. The payload's fields sit at the top level beside the envelope's; a
@@ -135,6 +153,8 @@ type Event struct {
 
 	// message.started
 	Role string `json:"role,omitempty"` // store.RoleUser, store.RoleAssistant
+	// Kind tells a system message.started apart: KindInstructions, KindSummary.
+	Kind string `json:"kind,omitempty"`
 
 	// thinking.delta, text.delta
 	Text string `json:"text,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -178,6 +179,44 @@ func (s Settings) KeepAlive() time.Duration {
 		return DefaultKeepAlive
 	}
 	return time.Duration(s.KeepAliveMin) * time.Minute
+}
+
+// InstructionsFor returns the user's instructions for the workspace folder (matched by
+// its cleaned path), or "".
+func (s Settings) InstructionsFor(workspace string) string {
+	if workspace == "" {
+		return ""
+	}
+	if t, ok := s.Instructions[workspace]; ok {
+		return t
+	}
+	clean := filepath.Clean(workspace)
+	for dir, t := range s.Instructions {
+		if filepath.Clean(dir) == clean {
+			return t
+		}
+	}
+	return ""
+}
+
+// SetInstructions keeps text as the user's instructions for the workspace folder ("" removes
+// them).
+func (s *Settings) SetInstructions(workspace, text string) {
+	if workspace == "" {
+		return
+	}
+	for dir := range s.Instructions {
+		if filepath.Clean(dir) == filepath.Clean(workspace) {
+			delete(s.Instructions, dir)
+		}
+	}
+	if text = strings.TrimSpace(text); text == "" {
+		return
+	}
+	if s.Instructions == nil {
+		s.Instructions = map[string]string{}
+	}
+	s.Instructions[filepath.Clean(workspace)] = text
 }
 
 // LoopLimit is how many times the same call may come in a row before the run stops as a

@@ -60,6 +60,23 @@ type Message struct {
 	Complete   bool   `json:"complete"`
 	DoneReason string `json:"doneReason,omitempty"`
 	Usage      *Usage `json:"usage,omitempty"`
+	// Instructions, on a system message, names where the project instructions it shows came
+	// from ("AGENTS.md", "settings"): the message shows the chat what was added to the
+	// system prompt, and is never sent to the model as a message of its own.
+	Instructions string `json:"instructions,omitempty"`
+	// SummaryOf, on a system message, is the id of the last message that the message's
+	// summary stands for: made by the model when the older turns no longer fit its context,
+	// it is sent in their place from then on.
+	SummaryOf string `json:"summaryOf,omitempty"`
+	// Files are the files of the workspace a user's message named with @path, as they were
+	// read when it was sent; the model reads them after the message's text.
+	Files []FileAttachment `json:"files,omitempty"`
+}
+
+// FileAttachment is one file a message named with @path, and its content as sent.
+type FileAttachment struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
 }
 
 // ToolCall is a call the model asked for in an assistant message.
@@ -151,9 +168,6 @@ type Settings struct {
 	// before it sends the next batch anyway (0: the bridge's default). Settings saved before
 	// it had this name hold it as "coalesceMs", which is still read.
 	AckFallbackMs int `json:"ackFallbackMs,omitempty"`
-	// IgnoreTextToolCalls leaves an answer made of tool calls written as JSON text as text;
-	// by default such calls are executed (marked recovered).
-	IgnoreTextToolCalls bool `json:"ignoreTextToolCalls,omitempty"`
 	// FirstByteTimeoutSec bounds the wait for a model to start answering, loading included
 	// (0: the client's default).
 	FirstByteTimeoutSec int `json:"firstByteTimeoutSec,omitempty"`
@@ -169,6 +183,9 @@ type Settings struct {
 	// AlwaysAllow maps a workspace folder to the tools the user allowed there for good:
 	// their calls in that folder run without asking.
 	AlwaysAllow map[string][]string `json:"alwaysAllow,omitempty"`
+	// Instructions maps a workspace folder (its absolute path) to the user's instructions
+	// for the model in that folder, added to the system prompt with the folder's AGENTS.md.
+	Instructions map[string]string `json:"instructions,omitempty"`
 	// KeepAliveMin is how long a model stays loaded after each request, in minutes (0:
 	// DefaultKeepAlive; -1: until the server stops); sent as keep_alive on every request.
 	KeepAliveMin int `json:"keepAliveMin,omitempty"`
@@ -188,6 +205,9 @@ type Settings struct {
 	MCPServers json.RawMessage `json:"mcpServers,omitempty"`
 	// Theme is the window's look: system (its light or dark), light or dark ("" : system).
 	Theme string `json:"theme,omitempty"`
+	// IgnoreTextToolCalls leaves an answer made of tool calls written as JSON text as text;
+	// by default such calls are executed (marked recovered).
+	IgnoreTextToolCalls bool `json:"ignoreTextToolCalls,omitempty"`
 }
 
 // The providers of [Settings.Provider]: the API a model is asked through.

@@ -15,6 +15,8 @@ type CatalogEntry struct {
 	Tools         bool   `json:"tools"`
 	Thinking      bool   `json:"thinking"`
 	ContextLength int    `json:"contextLength"`
+	// Vision: the model reads images sent with a message.
+	Vision bool `json:"vision,omitempty"`
 	// ShowErr is why /api/show could not describe the model; Tools, Thinking and
 	// ContextLength are then unknown (left zero).
 	ShowErr error `json:"-"`
@@ -46,7 +48,7 @@ func (c *Client) Catalog(ctx context.Context) ([]CatalogEntry, error) {
 				out[i].ShowErr = err
 				return
 			}
-			out[i].Tools, out[i].Thinking = info.Has(CapabilityTools), info.Has(CapabilityThinking)
+			out[i].Tools, out[i].Thinking, out[i].Vision = info.Has(CapabilityTools), info.Has(CapabilityThinking), info.Has(CapabilityVision)
 			out[i].ContextLength = info.ContextLength
 		}()
 	}

@@ -382,6 +382,7 @@ type ModelInfo struct {
 const (
 	CapabilityTools    = "tools"    // the model can call tools
 	CapabilityThinking = "thinking" // the model can think apart from its answer
+	CapabilityVision   = "vision"   // the model reads images
 )
 
 // Has reports whether the model lists capability c ([CapabilityTools], [CapabilityThinking], …).

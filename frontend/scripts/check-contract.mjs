@@ -38,6 +38,7 @@ export const pairs = {
   'cli.Settings': 'Settings',
   'store.Approval': 'ApprovalRecord',
   'store.Message': 'StoredMessage',
+  'store.FileAttachment': 'FileAttachment',
   'store.ToolCall': 'StoredToolCall',
   'store.ToolCallRecord': 'ToolCallRecord',
   'events.Usage': 'Usage',

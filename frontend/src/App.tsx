@@ -4,6 +4,7 @@ import { ChangesPanel } from './components/ChangesPanel'
 import { ChangesBar, ChatView } from './components/ChatView'
 import { Composer } from './components/Composer'
 import { ChatChangeDialog, Header } from './components/Header'
+import { ContextGauge } from './components/ContextGauge'
 import { FirstModelPanel } from './components/FirstModelPanel'
 import { ModelServerDownPanel } from './components/ModelServerDownPanel'
 import { HelpOverlay } from './components/HelpOverlay'
@@ -41,6 +42,13 @@ export function modelWarning(s: AppState): string {
   return ''
 }
 
+/** Whether the chosen model reads images; undefined when the server did not say. */
+export function modelVision(s: AppState): boolean | undefined {
+  const name = s.config?.model
+  const m = s.models.find((x) => x.name === name || x.name === `${name}:latest`)
+  return m?.vision
+}
+
 function ConnectedComposer() {
   const store = useStore()
   const blocker = useAppState(composerBlocker)
@@ -48,13 +56,19 @@ function ConnectedComposer() {
   const busy = useAppState((s) => isBusy((s.activeChatId ? s.chats[s.activeChatId]?.phase : undefined) ?? 'idle'))
   const budget = useAppState((s) => s.budgets[budgetKey(s)])
   const restored = useAppState((s) => s.restoredDraft)
+  const model = useAppState((s) => s.config?.model ?? '')
+  const vision = useAppState((s) => modelVision(s))
   return (
     <Composer
       disabledReason={blocker}
       busy={busy}
       warning={warning}
       budget={budget}
-      onSend={(text) => store.send(text)}
+      model={model}
+      vision={vision}
+      suggestFiles={(q) => store.workspaceFiles(q)}
+      pickImages={() => store.pickImages()}
+      onSend={(text, images) => store.send(text, images ?? [])}
       onStop={() => void store.stop()}
       onEditLast={store.editLast}
       restored={restored}
@@ -156,6 +170,7 @@ export function App() {
         ) : (
           <ChatView />
         )}
+        <ContextGauge />
         <ActiveChangesBar />
         <ChangesPanel />
         <ConnectedComposer />

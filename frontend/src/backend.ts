@@ -45,6 +45,14 @@ export interface Config {
   mcpJson: string
   /** The window's look (an older Go side sends none: the system's). */
   theme?: Theme
+  /** How long a model stays loaded after a request, in minutes (0: 30 minutes; -1: as long as Ollama runs). */
+  keepAliveMin?: number
+  /** How many times the same tool call may come in a row before the run stops as a loop. */
+  loopRepeats?: number
+  /** Tool calls a model writes as text stay text (by default they are run, marked). */
+  ignoreTextToolCalls?: boolean
+  /** The user's instructions for the model in the current workspace (with its AGENTS.md). */
+  instructions?: string
   tools: string[]
   dbPath: string
   /** The MCP servers of the workspace: their state, their tools, and why one failed. */
@@ -87,12 +95,18 @@ export interface Usage {
   evalTokens?: number
   evalMs?: number
   tokensPerSec?: number
+  /** The context window the request asked for (tokens). */
+  numCtx?: number
+  /** How much of numCtx the message took: its prompt and its answer. */
+  contextTokens?: number
 }
 
 export interface StoredToolCall {
   id: string
   name: string
   args?: unknown
+  /** The model wrote the call as text; it was executed as a call. */
+  recovered?: boolean
 }
 
 export type Role = 'system' | 'user' | 'assistant' | 'tool'
@@ -115,6 +129,18 @@ export interface StoredMessage {
   complete: boolean
   doneReason?: string
   usage?: Usage | null
+  /** On a system message: where the project instructions it shows came from ("AGENTS.md, settings"). */
+  instructions?: string
+  /** On a system message: the id of the last message the model's summary stands for. */
+  summaryOf?: string
+  /** Files the message named with @path, as they were sent. */
+  files?: FileAttachment[] | null
+}
+
+/** A file a message named with @path, and its content as sent. */
+export interface FileAttachment {
+  path: string
+  content: string
 }
 
 /** What a tool reports for the window (never sent to the model). */
@@ -292,6 +318,8 @@ export interface ModelInfo {
   tools: boolean
   thinking: boolean
   contextLength: number
+  /** The model reads images sent with a message. */
+  vision?: boolean
 }
 
 /** One step of a model's download, read from a "pull.progress" event of the batch stream. */
@@ -316,6 +344,7 @@ export type EventType =
   | 'tool.result'
   | 'message.completed'
   | 'context.truncated'
+  | 'context.cut'
   | 'retry'
   | 'error'
   | 'run.finished'
@@ -359,6 +388,8 @@ export interface AgentEvent {
   doneReason?: string
   usage?: Usage | null
   stopReason?: StopReason
+  /** message.started of a system message: 'instructions' or 'summary'. */
+  kind?: string
   /** tool.call, tool.result: the model wrote the call as text; it was executed as a call. */
   recovered?: boolean
   /** model.loaded: how long the model took to load. */
@@ -399,6 +430,12 @@ export interface Backend {
   deleteChat(id: string): Promise<void>
   openChat(id: string): Promise<OpenedChat>
   send(chatId: string, prompt: string): Promise<SendResult>
+  /** Image files the user picks in a dialog, base64 (none when cancelled). */
+  pickImages(): Promise<string[]>
+  /** Files of the workspace whose path contains query, for the composer's @ completion. */
+  workspaceFiles(query: string): Promise<string[]>
+  /** A message with images (base64 of each file). */
+  sendImages(chatId: string, prompt: string, images: string[]): Promise<SendResult>
   /** The budget of one message to the chat ('' for a new one) with the model. */
   promptBudget(chatId: string, model: string): Promise<PromptBudget>
   stop(chatId: string): Promise<void>
@@ -451,6 +488,9 @@ interface WailsApp {
   DeleteChat(id: string): Promise<void>
   OpenChat(id: string): Promise<OpenedChat>
   Send(chatId: string, prompt: string): Promise<SendResult>
+  SendImages(chatId: string, prompt: string, images: string[]): Promise<SendResult>
+  WorkspaceFiles(query: string): Promise<string[] | null>
+  PickImages(): Promise<string[] | null>
   PromptBudget(chatId: string, model: string): Promise<PromptBudget>
   Stop(chatId: string): Promise<void>
   Decide(toolCallId: string, decision: Decision, reason: string): Promise<void>
@@ -517,6 +557,9 @@ export function wailsBackend(): Backend {
     deleteChat: (id) => app().DeleteChat(id),
     openChat: (id) => app().OpenChat(id),
     send: (id, p) => app().Send(id, p),
+    sendImages: (id, p, images) => app().SendImages(id, p, images),
+    workspaceFiles: async (q) => (await app().WorkspaceFiles(q)) ?? [],
+    pickImages: async () => (await app().PickImages()) ?? [],
     promptBudget: (id, m) => app().PromptBudget(id, m),
     stop: (id) => app().Stop(id),
     decide: (id, d, r) => app().Decide(id, d, r),

@@ -151,6 +151,20 @@ export class FakeBackend implements Backend {
     }
     return { chatId: id }
   }
+  files: string[] = ['README.md', 'src/app.ts']
+  picked: string[] = []
+  async pickImages() {
+    this.record('PickImages')
+    return this.picked
+  }
+  async workspaceFiles(query: string) {
+    this.record('WorkspaceFiles', query)
+    return this.files.filter((f) => f.toLowerCase().includes(query.toLowerCase()))
+  }
+  async sendImages(chatId: string, prompt: string, images: string[]) {
+    this.record('SendImages', chatId, prompt, images)
+    return this.send(chatId, prompt)
+  }
   async promptBudget(chatId: string, model: string) {
     this.record('PromptBudget', chatId, model)
     return { ...this.budget, model: model || this.budget.model }

@@ -2,7 +2,10 @@ package cli
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -171,6 +174,15 @@ type Settings struct {
 	MCPJSON string `json:"mcpJson"`
 	// Theme: system, light or dark ("" keeps the one saved).
 	Theme string `json:"theme"`
+	// KeepAliveMin: how long a model stays loaded after a request, in minutes (0: the
+	// default, 30; -1: as long as Ollama runs).
+	KeepAliveMin int `json:"keepAliveMin,omitempty"`
+	// LoopRepeats: how many times the same call may come in a row before the run stops.
+	LoopRepeats int `json:"loopRepeats,omitempty"`
+	// IgnoreTextToolCalls: tool calls a model writes as text stay text.
+	IgnoreTextToolCalls bool `json:"ignoreTextToolCalls,omitempty"`
+	// Instructions: the user's instructions for the model in the session's workspace.
+	Instructions string `json:"instructions,omitempty"`
 }
 
 // Config is what the window shows in its header and settings: the settings in effect, the
@@ -196,7 +208,8 @@ func (d *Desktop) Config() (Config, error) {
 		Think: s.ThinkLevel(), ContextCap: s.ContextCapTokens(), ToolApproval: map[string]string{},
 		FirstByteTimeoutSec: s.FirstByteTimeoutSec, StartOllama: s.StartsOllama(), OllamaBinary: s.OllamaBinary,
 		AlwaysAllow: s.AlwaysAllow, CheckpointMaxBytes: s.CheckpointLimit(),
-		Provider: d.server.Endpoint().Provider, BaseURL: s.BaseURL, APIKeyEnv: s.APIKeyEnv, MCPJSON: string(s.MCPServers), Theme: s.ThemeName()},
+		Provider: d.server.Endpoint().Provider, BaseURL: s.BaseURL, APIKeyEnv: s.APIKeyEnv, MCPJSON: string(s.MCPServers), Theme: s.ThemeName(),
+		KeepAliveMin: s.KeepAliveMin, LoopRepeats: s.LoopLimit(), IgnoreTextToolCalls: s.IgnoreTextToolCalls, Instructions: s.InstructionsFor(workspace)},
 		DBPath: d.db.Path()}
 	if c.AlwaysAllow == nil {
 		c.AlwaysAllow = map[string][]string{}
@@ -235,6 +248,8 @@ func (d *Desktop) SaveSettings(in Settings) error {
 		if in.Theme != "" {
 			s.Theme = in.Theme
 		}
+		s.KeepAliveMin, s.LoopRepeats, s.IgnoreTextToolCalls = in.KeepAliveMin, in.LoopRepeats, in.IgnoreTextToolCalls
+		s.SetInstructions(workspace, in.Instructions)
 		s.Workspace, s.DefaultModel = workspace, model
 		return nil
 	})
@@ -333,6 +348,20 @@ type SendResult struct {
 // chat is busy steers the running agent. What the user works with is what the next start
 // presets.
 func (d *Desktop) Send(ctx context.Context, chatID, prompt string) (SendResult, error) {
+	return d.SendImages(ctx, chatID, prompt, nil)
+}
+
+// SendImages is Send of a message with images, each base64 as the window reads a pasted or
+// dropped file; the agent refuses them for a model that cannot see.
+func (d *Desktop) SendImages(ctx context.Context, chatID, prompt string, images []string) (SendResult, error) {
+	var raw [][]byte
+	for i, s := range images {
+		b, err := base64.StdEncoding.DecodeString(s)
+		if err != nil {
+			return SendResult{}, fmt.Errorf("image %d could not be read: attach it again", i+1)
+		}
+		raw = append(raw, b)
+	}
 	if strings.TrimSpace(prompt) == "" {
 		return SendResult{}, errors.New("the message is empty: type what you want built")
 	}
@@ -347,11 +376,11 @@ func (d *Desktop) Send(ctx context.Context, chatID, prompt string) (SendResult, 
 			return SendResult{}, errors.New("no workspace folder is open: pick one in the header")
 		}
 		// The agent checks the message before it creates the chat: a refused one leaves none.
-		id, err = d.agent.SendNew(ctx, store.Chat{Workspace: workspace, Model: model}, prompt)
+		id, err = d.agent.SendImages(ctx, "", store.Chat{Workspace: workspace, Model: model}, prompt, raw)
 	} else {
 		var c store.Chat
 		if c, err = d.db.Chat(chatID); err == nil {
-			if id, err = d.agent.Send(ctx, chatID, prompt); err == nil {
+			if id, err = d.agent.SendImages(ctx, chatID, store.Chat{}, prompt, raw); err == nil {
 				d.useLast(c.Workspace, c.Model)
 			}
 		}
@@ -360,6 +389,44 @@ func (d *Desktop) Send(ctx context.Context, chatID, prompt string) (SendResult, 
 		return SendResult{ChatID: id}, err
 	}
 	return SendResult{ChatID: id}, d.remember()
+}
+
+// ImagePatterns are the file patterns of the images a message can carry.
+const ImagePatterns = "*.png;*.jpg;*.jpeg;*.gif;*.webp"
+
+// maxImageFile bounds what ReadImages reads of one file (the agent refuses larger images).
+const maxImageFile = 20 << 20
+
+// ReadImages reads image files picked to go with a message, base64 as the composer holds
+// them. A file that cannot be read, or is too large, is one sentence naming it.
+func (d *Desktop) ReadImages(paths []string) ([]string, error) {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil || !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s cannot be read as an image: pick a PNG, JPEG, GIF or WebP file", filepath.Base(p))
+		}
+		if st.Size() > maxImageFile {
+			return nil, fmt.Errorf("%s is %d MB; images of at most %d MB can be sent: shrink it first",
+				filepath.Base(p), st.Size()>>20, maxImageFile>>20)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s cannot be read: %v", filepath.Base(p), errors.Unwrap(err))
+		}
+		out = append(out, base64.StdEncoding.EncodeToString(b))
+	}
+	return out, nil
+}
+
+// WorkspaceFiles offers the files of the session's workspace whose path contains query, for
+// the composer's @ completion (at most 20, shortest first).
+func (d *Desktop) WorkspaceFiles(query string) ([]string, error) {
+	workspace, _ := d.session()
+	if workspace == "" {
+		return nil, nil
+	}
+	return tools.FindFiles(workspace, query, 20)
 }
 
 // remember saves the workspace and the model in effect as the next start's presets. Under

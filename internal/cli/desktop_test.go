@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -197,5 +199,44 @@ func TestPickingAModelAndStartingWithOneLoadItOnTheServer(t *testing.T) {
 	}
 	if got := next(); got != "second 30m0s num_ctx=4096" {
 		t.Fatalf("after picking: %q", got)
+	}
+}
+
+func TestTheSettingsKeepTheWorkspacesInstructionsAndTheRealModelSettings(t *testing.T) {
+	ws := t.TempDir()
+	d, _ := openTestDesktop(t, DesktopOptions{Workspace: ws, Model: "m", Common: Common{Ollama: "http://127.0.0.1:1"}})
+	in := Settings{Think: "on", Instructions: "  Answer in French.  ", KeepAliveMin: -1, LoopRepeats: 4, IgnoreTextToolCalls: true}
+	if err := d.SaveSettings(in); err != nil {
+		t.Fatal(err)
+	}
+	c, err := d.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Instructions != "Answer in French." || c.KeepAliveMin != -1 || c.LoopRepeats != 4 || !c.IgnoreTextToolCalls {
+		t.Fatalf("config %+v", c.Settings)
+	}
+	in.Instructions = ""
+	if err := d.SaveSettings(in); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := d.db.Settings(); len(s.Instructions) != 0 {
+		t.Fatalf("emptied instructions still kept: %v", s.Instructions)
+	}
+}
+
+func TestReadImagesGivesBase64OrSaysWhichFileCannotGo(t *testing.T) {
+	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: "http://127.0.0.1:1"}})
+	dir := t.TempDir()
+	pic := filepath.Join(dir, "dot.png")
+	if err := os.WriteFile(pic, []byte("\x89PNG\r\n\x1a\nfake"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.ReadImages([]string{pic})
+	if err != nil || len(got) != 1 || got[0] != "iVBORw0KGgpmYWtl" {
+		t.Fatalf("ReadImages = %q, %v", got, err)
+	}
+	if _, err := d.ReadImages([]string{dir}); err == nil || !strings.Contains(err.Error(), filepath.Base(dir)+" cannot be read as an image") {
+		t.Fatalf("a folder: %v", err)
 	}
 }

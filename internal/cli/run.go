@@ -31,7 +31,14 @@ type runFlags struct {
 	maxSteps                                               int
 	json                                                   bool
 	firstByte                                              time.Duration
+	images                                                 fileList
 }
+
+// fileList is a repeatable flag of file paths.
+type fileList []string
+
+func (f *fileList) String() string     { return strings.Join(*f, ",") }
+func (f *fileList) Set(v string) error { *f = append(*f, v); return nil }
 
 func runCommand(ctx context.Context, args []string, io IO) int {
 	var f runFlags
@@ -61,6 +68,7 @@ Flags:
 	fs.StringVar(&f.reason, "reason", "", "the reason given with --decide (the model reads it on deny)")
 	fs.IntVar(&f.maxSteps, "max-steps", agentloop.DefaultMaxSteps, "cap on model calls in this run")
 	fs.BoolVar(&f.json, "json", false, "print every event as one JSON line on stdout")
+	fs.Var(&f.images, "image", "send the image `FILE` (PNG, JPEG, GIF, WebP) with the prompt, to a model that can see; repeatable")
 	fs.DurationVar(&f.firstByte, "first-byte-timeout", ollama.DefaultFirstByteTimeout,
 		"how long to wait for the model's first byte, loading included, e.g. 90s or 10m (0: no limit)")
 	if err := fs.Parse(args); err != nil {
@@ -87,6 +95,16 @@ Flags:
 		return usage("--max-steps must be at least 1")
 	case f.firstByte < 0:
 		return usage("--first-byte-timeout must be a duration such as 90s or 10m, or 0 for no limit")
+	case len(f.images) > 0 && prompt == "":
+		return usage("--image goes with a PROMPT")
+	}
+	var images [][]byte
+	for _, path := range f.images {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return usage(fmt.Sprintf("--image %s cannot be read: %v", path, errors.Unwrap(err)))
+		}
+		images = append(images, b)
 	}
 	firstByteGiven := false
 	fs.Visit(func(fl *flag.Flag) { firstByteGiven = firstByteGiven || fl.Name == "first-byte-timeout" })
@@ -164,7 +182,7 @@ Flags:
 	agent := agentloop.Wire(db, server, bridge, agentloop.WireOptions{Workspace: workspace, Extra: mcpServers})
 	opts := agentloop.RunOptions{
 		Model: f.model, Think: f.think, MaxSteps: f.maxSteps, Approve: f.approve, Approver: approver,
-		Workspace: workspace, Decide: f.decide, Reason: f.reason,
+		Workspace: workspace, Decide: f.decide, Reason: f.reason, Images: images,
 	}
 	if firstByteGiven {
 		opts.FirstByteTimeout = f.firstByte
@@ -279,6 +297,7 @@ type terminal struct {
 	spinning string // the call whose spinner is the current line
 	spinText string
 	labels   map[string]string // tool call id → "name args", for its result line
+	notes    map[string]bool   // system messages (instructions, summaries): said in one line, their text not printed
 	loading  string            // the model being loaded, while its status line shows
 	since    time.Time         // when its request was sent
 	frame    int
@@ -289,7 +308,7 @@ type terminal struct {
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
 func newTerminal(out, err io.Writer, tty bool) *terminal {
-	return &terminal{out: out, err: err, tty: tty, done: make(chan struct{}), labels: map[string]string{}}
+	return &terminal{out: out, err: err, tty: tty, done: make(chan struct{}), labels: map[string]string{}, notes: map[string]bool{}}
 }
 
 func (t *terminal) start() {
@@ -395,7 +414,22 @@ func (t *terminal) render(e events.Event) {
 			t.mode = "thinking"
 		}
 		t.write(e.Text)
+	case events.MessageStarted:
+		if e.Role != store.RoleSystem {
+			return
+		}
+		t.notes[e.MessageID] = true
+		t.endLine()
+		switch e.Kind {
+		case events.KindSummary:
+			fmt.Fprintln(t.err, t.style("2", fmt.Sprintf("(the model summarized %d earlier messages to fit its context)", e.DroppedMessages)))
+		default:
+			fmt.Fprintln(t.err, t.style("2", fmt.Sprintf("(project instructions from %s go with every message)", cell(e.Name))))
+		}
 	case events.TextDelta:
+		if t.notes[e.MessageID] {
+			return
+		}
 		if t.mode != "text" {
 			t.endLine()
 			t.mode = "text"
@@ -456,6 +490,9 @@ func (t *terminal) render(e events.Event) {
 	case events.ContextTruncated:
 		t.endLine()
 		fmt.Fprintln(t.err, t.style("2", fmt.Sprintf("(left out %d older messages to fit %d tokens)", e.DroppedMessages, e.NumCtx)))
+	case events.ContextCut:
+		t.endLine()
+		fmt.Fprintln(t.err, t.style("33", Sanitize(e.Message)))
 	case events.Retry:
 		t.endLine()
 		fmt.Fprintf(t.err, "%s; retrying in %s (attempt %d)\n", cell(e.Reason), formatDuration(e.DelayMs), e.Attempt)

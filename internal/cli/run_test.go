@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -288,5 +289,46 @@ func TestRunStoppedAsALoopExitsFiveNamingTheRepeatedCall(t *testing.T) {
 	}
 	if !strings.Contains(errOut, `list_dir {"path":"."} 3 times in a row`) || srv.count("/api/chat") != 3 {
 		t.Fatalf("stderr %q after %d model calls", errOut, srv.count("/api/chat"))
+	}
+}
+
+func TestRunImageFlagsSendTheImagesOrSayWhyNot(t *testing.T) {
+	dir := t.TempDir()
+	pic := filepath.Join(dir, "dot.png")
+	// a 1×1 PNG
+	if err := os.WriteFile(pic, []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\xff\xff?\x00\x05\xfe\x02\xfe\xa7V\xbd\xfa\x00\x00\x00\x00IEND\xaeB`\x82"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var images int
+	srv := newRunServer(t, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"model_info":{"general.architecture":"llama","llama.context_length":16384},"capabilities":["completion","tools"]}`)
+	}, func(w http.ResponseWriter, r *http.Request) {
+		images++
+		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"a dot"},"done":true,"done_reason":"stop"}`)
+	})
+	db := filepath.Join(dir, "p.db")
+	code, _, errOut := runCLI(context.Background(), "--ollama", srv.URL, "--db", db, "--workspace", dir, "--model", "m",
+		"--image", pic, "--image", pic, "what is this?")
+	if code != ExitFailed || !strings.Contains(errOut, "m cannot see images") || images != 0 {
+		t.Fatalf("a model without vision: exit %d, %q, %d requests", code, errOut, images)
+	}
+	if code, _, errOut := runCLI(context.Background(), "--image", filepath.Join(dir, "missing.png"), "hi"); code != ExitUsage || !strings.Contains(errOut, "missing.png cannot be read") {
+		t.Fatalf("a missing image: exit %d, %q", code, errOut)
+	}
+}
+
+func TestRunSaysTheProjectInstructionsInOneLineWithoutPrintingThem(t *testing.T) {
+	srv := newRunServer(t, nil, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"Done."},"done":true,"done_reason":"stop"}`)
+	})
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "AGENTS.md"), []byte("Secret house rules."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(context.Background(), "--ollama", srv.URL, "--db", filepath.Join(t.TempDir(), "p.db"),
+		"--workspace", ws, "--model", "m", "hi")
+	if code != ExitCompleted || strings.Contains(out, "Secret house rules") || !strings.Contains(out, "Done.") ||
+		!strings.Contains(errOut, "(project instructions from AGENTS.md go with every message)") {
+		t.Fatalf("exit %d\nstdout %q\nstderr %q", code, out, errOut)
 	}
 }

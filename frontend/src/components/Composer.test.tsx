@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest'
-import { fireEvent, render, screen } from '@testing-library/react'
+import { fireEvent, render, screen, waitFor } from '@testing-library/react'
 import { Composer } from './Composer'
 
 function setup(props: Partial<Parameters<typeof Composer>[0]> = {}) {
@@ -102,5 +102,57 @@ describe('Composer', () => {
     expect(screen.getByTestId('composer-too-long').textContent).toBe(
       "This message is about 17,146 tokens; m's context holds 10,000. Shorten it or attach less.",
     )
+  })
+})
+
+describe('images in the composer', () => {
+  const png = new File([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], 'dot.png', { type: 'image/png' })
+
+  it('sends pasted images with the message to a model that can see', async () => {
+    const sent: Array<[string, string[]]> = []
+    render(<Composer disabledReason="" busy={false} vision model="llava" onSend={(t, i) => void sent.push([t, i ?? []])} onStop={() => {}} />)
+    const box = screen.getByTestId('composer')
+    fireEvent.paste(box, { clipboardData: { files: [png] } })
+    await waitFor(() => expect(screen.getByTestId('composer-images').querySelectorAll('img')).toHaveLength(1))
+    fireEvent.change(box, { target: { value: 'what is this?' } })
+    fireEvent.keyDown(box, { key: 'Enter' })
+    expect(sent).toEqual([['what is this?', ['iVBORw==']]])
+  })
+
+  it('refuses them before sending for a model that cannot see', async () => {
+    const sent: string[] = []
+    render(<Composer disabledReason="" busy={false} vision={false} model="qwen3:4b" onSend={(t) => void sent.push(t)} onStop={() => {}} />)
+    const box = screen.getByTestId('composer')
+    fireEvent.drop(box, { dataTransfer: { files: [png] } })
+    await waitFor(() => expect(screen.getByTestId('composer-no-vision').textContent).toMatch(/^qwen3:4b cannot see images/))
+    fireEvent.change(box, { target: { value: 'what is this?' } })
+    fireEvent.keyDown(box, { key: 'Enter' })
+    expect(sent).toEqual([])
+    fireEvent.click(screen.getByRole('button', { name: 'Remove image 1' }))
+    expect(screen.queryByTestId('composer-no-vision')).toBeNull()
+  })
+})
+
+describe('@ completion over the workspace files', () => {
+  it('offers the files after an @ and puts the one picked with Enter in the message', async () => {
+    const asked: string[] = []
+    const sent: string[] = []
+    const suggestFiles = async (q: string) => {
+      asked.push(q)
+      return ['src/app.ts', 'src/api.ts'].filter((f) => f.includes(q))
+    }
+    render(<Composer disabledReason="" busy={false} onSend={(t) => void sent.push(t)} onStop={() => {}} suggestFiles={suggestFiles} />)
+    const box = screen.getByTestId('composer') as HTMLTextAreaElement
+    fireEvent.change(box, { target: { value: 'look at @src/a', selectionStart: 14 } })
+    await waitFor(() => expect(screen.getAllByRole('option')).toHaveLength(2))
+    expect(asked).toEqual(['src/a'])
+    fireEvent.keyDown(box, { key: 'ArrowDown' })
+    expect(screen.getAllByRole('option')[1].getAttribute('aria-selected')).toBe('true')
+    fireEvent.keyDown(box, { key: 'Enter' })
+    expect(box.value).toBe('look at @src/api.ts ')
+    expect(sent).toEqual([])
+    expect(screen.queryByTestId('file-mentions')).toBeNull()
+    fireEvent.keyDown(box, { key: 'Enter' })
+    expect(sent).toEqual(['look at @src/api.ts'])
   })
 })

@@ -1,6 +1,9 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
 import type { PromptBudget } from '../backend'
 import { overBudget } from '../state/promptBudget'
+import { mentionAt, pickMention } from './fileMentions'
+import { ImageIcon } from './icons'
+import { imageURL } from './Message'
 
 export interface ComposerProps {
   /** Why the user cannot send yet; the composer is disabled while it is set. */
@@ -8,7 +11,8 @@ export interface ComposerProps {
   busy: boolean
   /** A note shown above the box that does not block sending (e.g. a model without tools). */
   warning?: string
-  onSend: (text: string) => Promise<void> | void
+  /** images (base64) only when some were pasted or dropped. */
+  onSend: (text: string, images?: string[]) => Promise<void> | void
   onStop: () => void
   /** How long a message may be for the model; a longer draft is not sent, and says why. */
   budget?: PromptBudget
@@ -17,6 +21,24 @@ export interface ComposerProps {
   /** Text given back to the box (queued messages a stopped run never took), taken once. */
   restored?: string
   onRestored?: () => string
+  /** Whether the model reads images: false refuses pasted or dropped images before sending. */
+  vision?: boolean
+  /** The model's name, for the sentence that refuses images. */
+  model?: string
+  /** Files of the workspace whose path contains a query: offered after an @ typed in the box. */
+  suggestFiles?: (query: string) => Promise<string[]>
+  /** Asks for image files to attach (base64); the Attach button shows when it is given. */
+  pickImages?: () => Promise<string[]>
+}
+
+/** Reads a file as base64 (without the data URL's head). */
+function readBase64(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const r = new FileReader()
+    r.onload = () => resolve(String(r.result).replace(/^data:[^,]*,/, ''))
+    r.onerror = () => reject(r.error ?? new Error('the file could not be read'))
+    r.readAsDataURL(file)
+  })
 }
 
 /**
@@ -24,8 +46,26 @@ export interface ComposerProps {
  * edits the last message sent. It grows with its text. A draft too long
  * for the model's context says so as it is typed or pasted, and is not sent.
  */
-export function Composer({ disabledReason, busy, warning, onSend, onStop, budget, onEditLast, restored, onRestored }: ComposerProps) {
+export function Composer({
+  disabledReason,
+  busy,
+  warning,
+  onSend,
+  onStop,
+  budget,
+  onEditLast,
+  restored,
+  onRestored,
+  vision,
+  model,
+  suggestFiles,
+  pickImages,
+}: ComposerProps) {
   const [draft, setDraft] = useState('')
+  // @path completion: the @word being typed, the files it matches, the one highlighted
+  const [mention, setMention] = useState<{ start: number; caret: number; files: string[]; active: number } | null>(null)
+  const [images, setImages] = useState<string[]>([])
+  const blind = images.length > 0 && vision === false
   const box = useRef<HTMLTextAreaElement>(null)
   const disabled = disabledReason !== ''
   const tooLong = useMemo(() => overBudget(draft, budget), [draft, budget])
@@ -54,13 +94,63 @@ export function Composer({ disabledReason, busy, warning, onSend, onStop, budget
 
   const send = () => {
     const text = draft.trim()
-    if (!text || disabled || tooLong) return
+    if (!text || disabled || tooLong || blind) return
+    const sent = images
     setDraft('')
-    void Promise.resolve(onSend(text)).catch(() => setDraft((d) => d || text))
+    setImages([])
+    void Promise.resolve(sent.length > 0 ? onSend(text, sent) : onSend(text)).catch(() => {
+      setDraft((d) => d || text)
+      setImages((i) => (i.length ? i : sent))
+    })
+  }
+
+  // Images pasted or dropped into the composer go with the next message.
+  const attach = (data: DataTransfer | null | undefined): boolean => {
+    // files where the webview lists them, else the items (WebKitGTK gives a pasted image so)
+    const files = Array.from(data?.files ?? [])
+    const items = Array.from(data?.items ?? [])
+      .filter((i) => i.kind === 'file')
+      .map((i) => i.getAsFile())
+      .filter((f): f is File => f !== null)
+    const pics = (files.length > 0 ? files : items).filter((f) => f.type.startsWith('image/'))
+    if (pics.length === 0) return false
+    void Promise.all(pics.map(readBase64)).then((b64) => setImages((i) => [...i, ...b64]))
+    return true
+  }
+
+  const edit = (value: string, caret: number) => {
+    setDraft(value)
+    const m = suggestFiles ? mentionAt(value, caret) : null
+    if (!m || !suggestFiles) {
+      setMention(null)
+      return
+    }
+    void suggestFiles(m.query).then(
+      (files) => setMention(files.length ? { start: m.start, caret, files, active: 0 } : null),
+      () => setMention(null),
+    )
+  }
+
+  const pick = (path: string) => {
+    if (!mention) return
+    const next = pickMention(draft, mention.start, mention.caret, path)
+    setDraft(next.text)
+    setMention(null)
+    requestAnimationFrame(() => box.current?.setSelectionRange(next.caret, next.caret))
   }
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+    if (mention && (e.key === 'ArrowDown' || e.key === 'ArrowUp')) {
+      e.preventDefault()
+      const n = mention.files.length
+      setMention({ ...mention, active: (mention.active + (e.key === 'ArrowDown' ? 1 : n - 1)) % n })
+    } else if (mention && (e.key === 'Enter' || e.key === 'Tab') && !e.shiftKey) {
+      e.preventDefault()
+      pick(mention.files[mention.active])
+    } else if (mention && e.key === 'Escape') {
+      e.preventDefault()
+      setMention(null)
+    } else if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault()
       send()
     } else if (e.key === 'Escape' && busy) {
@@ -89,6 +179,46 @@ export function Composer({ disabledReason, busy, warning, onSend, onStop, budget
           {warning}
         </div>
       )}
+      {!disabled && blind && (
+        <div className="composer-note err" role="alert" data-testid="composer-no-vision">
+          {model || 'This model'} cannot see images: remove them, or pick a model with the “vision” badge.
+        </div>
+      )}
+      {images.length > 0 && (
+        <div className="composer-images" data-testid="composer-images">
+          {images.map((b64, i) => (
+            <span key={i} className="composer-image">
+              <img src={imageURL(b64)} alt={`Image ${i + 1} to send`} />
+              <button
+                type="button"
+                aria-label={`Remove image ${i + 1}`}
+                title="Remove"
+                onClick={() => setImages((all) => all.filter((_, j) => j !== i))}
+              >
+                ×
+              </button>
+            </span>
+          ))}
+        </div>
+      )}
+      {mention && (
+        <ul className="file-mentions" id="file-mentions" role="listbox" aria-label="Files of the workspace" data-testid="file-mentions">
+          {mention.files.map((f, i) => (
+            <li
+              key={f}
+              id={`file-mention-${i}`}
+              role="option"
+              aria-selected={i === mention.active}
+              onMouseDown={(e) => {
+                e.preventDefault()
+                pick(f)
+              }}
+            >
+              {f}
+            </li>
+          ))}
+        </ul>
+      )}
       {!disabled && tooLong && (
         <div className="composer-note err" role="alert" data-testid="composer-too-long">
           {tooLong}
@@ -104,17 +234,39 @@ export function Composer({ disabledReason, busy, warning, onSend, onStop, budget
           value={draft}
           disabled={disabled}
           placeholder={busy ? 'Add to the running task… (Enter sends, Esc stops)' : 'Ask Prototyper to build something…'}
-          onChange={(e) => setDraft(e.target.value)}
+          onChange={(e) => edit(e.target.value, e.target.selectionStart ?? e.target.value.length)}
+          aria-autocomplete="list"
+          aria-controls={mention ? 'file-mentions' : undefined}
+          aria-activedescendant={mention ? `file-mention-${mention.active}` : undefined}
           onKeyDown={onKeyDown}
+          onPaste={(e) => {
+            if (attach(e.clipboardData)) e.preventDefault()
+          }}
+          onDragOver={(e) => e.preventDefault()}
+          onDrop={(e) => {
+            if (attach(e.dataTransfer)) e.preventDefault()
+          }}
           rows={2}
         />
         <div className="composer-actions">
+          {pickImages && (
+            <button
+              type="button"
+              data-testid="attach-images"
+              aria-label="Attach images"
+              title="Attach images (or paste or drop them into the box)"
+              disabled={disabled}
+              onClick={() => void pickImages().then((b64) => b64.length && setImages((i) => [...i, ...b64]))}
+            >
+              <ImageIcon />
+            </button>
+          )}
           {busy && (
             <button type="button" className="stop" data-testid="stop" onClick={onStop} title="Stop (Esc)">
               ■ Stop
             </button>
           )}
-          <button type="submit" className="primary" data-testid="send" disabled={disabled || !draft.trim() || !!tooLong}>
+          <button type="submit" className="primary" data-testid="send" disabled={disabled || !draft.trim() || !!tooLong || blind}>
             Send
           </button>
         </div>

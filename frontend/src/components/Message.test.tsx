@@ -27,3 +27,10 @@ describe('Message', () => {
     expect(screen.queryByText(/1 tokens/)).toBeNull()
   })
 })
+
+describe('the instructions message', () => {
+  it('says where the instructions came from', () => {
+    render(<Message message={answer({ role: 'system', content: 'Use tabs.', instructions: 'AGENTS.md' })} />)
+    expect(screen.getByTestId('message-instructions').textContent).toMatch(/^Project instructions \(AGENTS\.md\) sent to the model/)
+  })
+})

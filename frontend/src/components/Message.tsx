@@ -3,6 +3,18 @@ import type { MessageView } from '../state/chatReducer'
 import { Markdown } from '../markdown/Markdown'
 import { ReasoningBlock } from './ReasoningBlock'
 
+/** A data URL for an image's base64, its type read from its first bytes. */
+export function imageURL(b64: string): string {
+  const type = b64.startsWith('/9j/')
+    ? 'image/jpeg'
+    : b64.startsWith('R0lG')
+      ? 'image/gif'
+      : b64.startsWith('UklG')
+        ? 'image/webp'
+        : 'image/png'
+  return `data:${type};base64,${b64}`
+}
+
 export function UsageLine({ message }: { message: MessageView }) {
   if (message.complete && message.empty) {
     return (
@@ -31,10 +43,45 @@ export function UsageLine({ message }: { message: MessageView }) {
  * only the end of a long answer: its Markdown blocks from the one holding that offset on.
  */
 export const Message = memo(function Message({ message, from = 0 }: { message: MessageView; from?: number }) {
+  if (message.role === 'system' && message.summary) {
+    return (
+      <details className="message instructions summary" data-testid="message-summary" data-message-id={message.id}>
+        <summary>Earlier messages no longer fit the model's context: it summarized them, and reads this summary instead</summary>
+        <Markdown text={message.content} />
+      </details>
+    )
+  }
+  if (message.role === 'system') {
+    return (
+      <details className="message instructions" data-testid="message-instructions" data-message-id={message.id}>
+        <summary>Project instructions ({message.instructions || 'AGENTS.md'}) sent to the model with every message</summary>
+        <Markdown text={message.content} />
+      </details>
+    )
+  }
   if (message.role === 'user') {
     return (
       <div className="message user" data-testid="message-user" data-message-id={message.id}>
+        {message.images && message.images.length > 0 && (
+          <div className="attached-images">
+            {message.images.map((b64, i) => (
+              <img key={i} src={imageURL(b64)} alt={`Image ${i + 1} sent with the message`} data-testid="message-image" />
+            ))}
+          </div>
+        )}
         <div className="bubble">{message.content}</div>
+        {message.files && message.files.length > 0 && (
+          <div className="attached-files">
+            {message.files.map((f) => (
+              <details key={f.path} className="attached-file" data-testid="message-file">
+                <summary>
+                  @{f.path} · {f.content.split('\n').length} lines
+                </summary>
+                <pre>{f.content}</pre>
+              </details>
+            ))}
+          </div>
+        )}
       </div>
     )
   }

@@ -63,6 +63,10 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
     setAlways(next)
   }
   const [theme, setTheme] = useState<Theme>(config.theme ?? 'system')
+  const [keepAlive, setKeepAlive] = useState(String(config.keepAliveMin || ''))
+  const [loopRepeats, setLoopRepeats] = useState(String(config.loopRepeats || ''))
+  const [textCalls, setTextCalls] = useState(!config.ignoreTextToolCalls)
+  const [instructions, setInstructions] = useState(config.instructions ?? '')
   const [error, setError] = useState('')
   const [saving, setSaving] = useState(false)
 
@@ -97,6 +101,10 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
         alwaysAllow: always,
         checkpointMaxBytes: config.checkpointMaxBytes,
         theme,
+        keepAliveMin: Number(keepAlive) || 0,
+        loopRepeats: Number(loopRepeats) || 0,
+        ignoreTextToolCalls: !textCalls,
+        instructions,
       })
       onClose()
     } catch (err) {
@@ -200,6 +208,24 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
             />
           </label>
         </fieldset>
+        <label>
+          Keep a model loaded after each message (minutes, 0 = 30, -1 = as long as Ollama runs)
+          <input type="number" min={-1} step={5} value={keepAlive} onChange={(e) => setKeepAlive(e.target.value)} />
+        </label>
+        <label>
+          Stop a run when the model repeats the same call (times in a row)
+          <input type="number" min={2} step={1} value={loopRepeats} onChange={(e) => setLoopRepeats(e.target.value)} />
+        </label>
+        <label className="inline">
+          <input type="checkbox" checked={textCalls} onChange={(e) => setTextCalls(e.target.checked)} />
+          Run tool calls a model writes as text (marked “written as text”)
+        </label>
+        {config.workspace && (
+          <label>
+            Instructions for the model in {config.workspace} (sent with every message, after its AGENTS.md)
+            <textarea rows={3} value={instructions} onChange={(e) => setInstructions(e.target.value)} />
+          </label>
+        )}
         <fieldset>
           <legend>Tool approval</legend>
           {tools.length === 0 && <div className="muted">No tools registered.</div>}

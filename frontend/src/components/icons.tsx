@@ -88,3 +88,13 @@ export function SearchIcon(props: IconProps) {
     </Icon>
   )
 }
+
+export function ImageIcon(props: IconProps) {
+  return (
+    <Icon {...props}>
+      <rect x="1.5" y="2.5" width="13" height="11" rx="1" />
+      <circle cx="5.5" cy="6" r="1.2" />
+      <path d="M2 12l4-4 3 3 2-2 3.5 3.5" />
+    </Icon>
+  )
+}

@@ -73,6 +73,14 @@ export interface MessageView {
   local: boolean
   /** An answer that ended with no text and no tool call. */
   empty?: boolean
+  /** A system message showing the project instructions: where they came from. */
+  instructions?: string
+  /** Images sent with a user's message (base64). */
+  images?: string[]
+  /** A system message with the model's summary of older turns left out to fit its context. */
+  summary?: boolean
+  /** Files a user's message named with @path (from the store; a message sent in this window names them in its text). */
+  files?: { path: string; content: string }[]
 }
 
 export type TimelineEntry =
@@ -327,6 +335,16 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
         const local = s.timeline.find((e) => e.kind === 'message' && s.messages[e.id]?.local && e.id.startsWith('local:'))
         if (local) return rebindMessage(s, local.id, id)
       }
+      if (role === 'system' && ev.kind === 'summary') {
+        return withMessage(s, id, role, runId, (m) => ({ ...m, summary: true }))
+      }
+      if (role === 'system') {
+        // The project instructions of the chat's first turn: shown first, before the user's message.
+        const shown = withMessage(s, id, role, runId, (m) => ({ ...m, instructions: str(ev.name) || 'AGENTS.md' }))
+        if (shown === s || s.messages[id]) return shown
+        const entry = shown.timeline[shown.timeline.length - 1]
+        return { ...shown, timeline: [entry, ...shown.timeline.slice(0, -1)] }
+      }
       return withMessage(s, id, role, runId, (m) => m)
     }
 
@@ -416,6 +434,9 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
         'info',
         `Earlier messages were left out to fit the context: ${ev.droppedMessages ?? 0} dropped, about ${ev.estimatedTokens ?? 0} of ${ev.numCtx ?? 0} tokens used.`,
       )
+
+    case 'context.cut':
+      return addNotice(s, ev, 'error', ev.message || 'The conversation did not fit the model\'s context: the model did not see all of it.')
 
     case 'retry':
       return addNotice(
@@ -508,8 +529,9 @@ export function markRunning(s: ChatState, ev: AgentEvent): ChatState {
 }
 
 /** A user message typed in this window, shown before the Go side has stored it. */
-export function addLocalUserMessage(s: ChatState, id: string, content: string, atStart = false): ChatState {
+export function addLocalUserMessage(s: ChatState, id: string, content: string, atStart = false, images: string[] = []): ChatState {
   const m: MessageView = { ...newMessage(id, 'user', ''), content, complete: true, local: true }
+  if (images.length > 0) m.images = images
   const entry: TimelineEntry = { kind: 'message', id }
   return {
     ...s,
@@ -571,6 +593,10 @@ function messageOfRecord(m: CheckedMessage): MessageView {
     usage: m.usage,
     local: false,
     empty: m.role === 'assistant' && m.complete && isEmptyAnswer(m.content, m.toolCalls.length > 0, m.doneReason),
+    instructions: m.instructions || undefined,
+    images: m.images.length > 0 ? m.images : undefined,
+    summary: m.summaryOf ? true : undefined,
+    files: m.files.length > 0 ? m.files : undefined,
   }
 }
 
@@ -606,7 +632,7 @@ export function chatFromSnapshot(raw: OpenedChat | unknown, chatId = ''): ChatSt
     tools[r.id] = cardOfRecord(r, opened.liveRunId)
     timeline.push({ kind: 'tool', id: r.id })
   }
-  const shown = opened.messages.filter((m) => m.role !== 'tool' && m.role !== 'system')
+  const shown = opened.messages.filter((m) => m.role !== 'tool' && (m.role !== 'system' || m.instructions || m.summaryOf))
   const lastAssistant = shown.filter((m) => m.role === 'assistant').pop()
   for (const m of shown) {
     if (messages[m.id]) continue // a duplicate id: the first one is shown

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { AgentEvent } from '../backend'
+import { contextUse } from '../components/ContextGauge'
 import { chatFromSnapshot, emptyChat, reduceChat, type ChatState } from './chatReducer'
 
 // What the window shows of the ways real local models misbehave: loops, loading, recovered
@@ -83,5 +84,67 @@ describe('a model being loaded', () => {
     expect(loading.loadingModel).toMatchObject({ model: 'qwen3:4b', since: Date.parse('2025-01-01T00:00:00Z') })
     expect(apply([ev(2, { type: 'thinking.delta', text: 'hm' })], loading).loadingModel).toBeNull()
     expect(apply([ev(2, { type: 'text.delta', text: 'hi' })], loading).loadingModel).toBeNull()
+  })
+})
+
+describe('the context gauge', () => {
+  it('reads how full the context was at the latest answer', () => {
+    const s = apply([
+      ev(1, { type: 'message.completed', messageId: 'a1', doneReason: 'stop', usage: { numCtx: 4096, contextTokens: 1024 } }),
+      ev(2, { type: 'message.completed', messageId: 'a2', doneReason: 'stop', usage: { numCtx: 4096, contextTokens: 3000 } }),
+      ev(3, { type: 'context.cut', message: 'The conversation (about 6000 tokens) did not fit the model\'s context of 4096 tokens.' }),
+    ])
+    expect(contextUse(s)).toEqual({ used: 3000, size: 4096 })
+    expect(notices(s)).toEqual(["The conversation (about 6000 tokens) did not fit the model's context of 4096 tokens."])
+    expect(contextUse(emptyChat('c2'))).toBeNull()
+  })
+})
+
+describe('the project instructions', () => {
+  it('are shown first in the chat, live and from the store', () => {
+    const live = apply([
+      ev(1, { type: 'message.started', role: 'user', messageId: 'u1' }),
+      ev(2, { type: 'message.started', role: 'system', messageId: 's1', name: 'AGENTS.md' }),
+      ev(3, { type: 'text.delta', messageId: 's1', text: '# Project instructions\n\nUse tabs.' }),
+      ev(4, { type: 'message.completed', messageId: 's1', doneReason: 'stop' }),
+    ])
+    expect(live.timeline.map((e) => e.id)).toEqual(['s1', 'u1'])
+    expect(live.messages.s1).toMatchObject({ role: 'system', instructions: 'AGENTS.md', empty: false })
+    const stored = chatFromSnapshot({
+      chat: { id: 'c1', title: 't' },
+      messages: [
+        { id: 's1', chatId: 'c1', role: 'system', content: 'Use tabs.', instructions: 'AGENTS.md, settings', complete: true },
+        { id: 'u1', chatId: 'c1', role: 'user', content: 'hi', complete: true },
+        { id: 'x', chatId: 'c1', role: 'system', content: 'an ordinary system message', complete: true },
+      ],
+      toolCalls: [],
+      phase: 'idle',
+      liveRunId: '',
+    })
+    expect(stored.timeline.map((e) => e.id)).toEqual(['s1', 'u1'])
+    expect(stored.messages.s1.instructions).toBe('AGENTS.md, settings')
+  })
+})
+
+describe('the summary of older turns', () => {
+  it('is shown where it was made, live and from the store', () => {
+    const live = apply([
+      ev(1, { type: 'message.started', role: 'user', messageId: 'u1' }),
+      ev(2, { type: 'message.started', role: 'system', messageId: 's1', kind: 'summary', droppedMessages: 4 }),
+      ev(3, { type: 'text.delta', messageId: 's1', text: 'The user asked for a page.' }),
+    ])
+    expect(live.timeline.map((e) => e.id)).toEqual(['u1', 's1'])
+    expect(live.messages.s1).toMatchObject({ role: 'system', summary: true, content: 'The user asked for a page.' })
+    const stored = chatFromSnapshot({
+      chat: { id: 'c1', title: 't' },
+      messages: [
+        { id: 'u1', chatId: 'c1', role: 'user', content: 'hi', complete: true },
+        { id: 's1', chatId: 'c1', role: 'system', content: 'The user said hi.', summaryOf: 'u1', complete: true },
+      ],
+      toolCalls: [],
+      phase: 'idle',
+      liveRunId: '',
+    })
+    expect(stored.messages.s1.summary).toBe(true)
   })
 })

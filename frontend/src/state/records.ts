@@ -86,7 +86,7 @@ export function checkDetails(v: unknown): ToolDetails | null {
 export function checkUsage(v: unknown): Usage | null {
   if (!isObject(v)) return null
   const u: Usage = {}
-  for (const k of ['promptTokens', 'evalTokens', 'evalMs', 'tokensPerSec'] as const) {
+  for (const k of ['promptTokens', 'evalTokens', 'evalMs', 'tokensPerSec', 'numCtx', 'contextTokens'] as const) {
     const n = num(v[k])
     if (n !== null) u[k] = n
   }
@@ -199,6 +199,14 @@ export interface CheckedMessage {
   complete: boolean
   doneReason: string
   usage: Usage | null
+  /** Where the project instructions a system message shows came from; '' for any other message. */
+  instructions: string
+  /** Images sent with the message (base64). */
+  images: string[]
+  /** On a summary: the id of the last message it stands for; '' otherwise. */
+  summaryOf: string
+  /** Files the message named with @path. */
+  files: { path: string; content: string }[]
 }
 
 export function checkMessage(v: unknown): CheckedMessage | null {
@@ -219,6 +227,12 @@ export function checkMessage(v: unknown): CheckedMessage | null {
     complete: v.complete === undefined ? true : bool(v.complete),
     doneReason: str(v.doneReason),
     usage: checkUsage(v.usage),
+    instructions: str(v.instructions),
+    images: Array.isArray(v.images) ? v.images.filter((i): i is string => typeof i === 'string') : [],
+    summaryOf: str(v.summaryOf),
+    files: Array.isArray(v.files)
+      ? v.files.filter(isObject).map((f) => ({ path: str(f.path), content: str(f.content) }))
+      : [],
   }
 }
 

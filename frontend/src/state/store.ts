@@ -615,21 +615,44 @@ export class AppStore {
   }
 
   /** Sends a prompt to the active chat (a new chat when none is active). */
-  async send(prompt: string): Promise<void> {
+  /** Image files the user picks in a dialog (base64); none when cancelled, and a failure is said. */
+  async pickImages(): Promise<string[]> {
+    try {
+      return await this.backend.pickImages()
+    } catch (err) {
+      this.fail(err)
+      return []
+    }
+  }
+
+  /** Files of the workspace whose path contains query (the composer's @ completion); none on failure. */
+  async workspaceFiles(query: string): Promise<string[]> {
+    try {
+      return await this.backend.workspaceFiles(query)
+    } catch {
+      return []
+    }
+  }
+
+  /** Sends a message to the active chat (a new one when none is open), with images (base64) when given. */
+  async send(prompt: string, images: string[] = []): Promise<void> {
     const text = prompt.trim()
     if (!text) return
     const chatId = this.state.activeChatId
     const localId = `local:${++localIds}`
     const waits = !!chatId && isBusy(this.state.chats[chatId]?.phase ?? 'idle')
     if (chatId) {
-      this.setChat(chatId, addLocalUserMessage(this.state.chats[chatId] ?? emptyChat(chatId), localId, text))
+      this.setChat(chatId, addLocalUserMessage(this.state.chats[chatId] ?? emptyChat(chatId), localId, text, false, images))
       if (waits) this.setQueued(chatId, [...(this.state.queued[chatId] ?? []), localId])
     }
     try {
-      const res = await this.backend.send(chatId ?? '', text)
+      const res =
+        images.length > 0
+          ? await this.backend.sendImages(chatId ?? '', text, images)
+          : await this.backend.send(chatId ?? '', text)
       if (!chatId) {
         const live = this.state.chats[res.chatId] ?? emptyChat(res.chatId)
-        this.setChat(res.chatId, { ...addLocalUserMessage(live, localId, text, true), loaded: true })
+        this.setChat(res.chatId, { ...addLocalUserMessage(live, localId, text, true, images), loaded: true })
         if (this.state.activeChatId === null) {
           this.set({ activeChatId: res.chatId })
           void this.loadBudget()

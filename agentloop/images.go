@@ -1,0 +1,72 @@
+package agentloop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// Images in a message: sent to a model that can see them (Ollama's `images` of the user's
+// message), refused before anything is stored for one that cannot.
+
+// maxImageBytes caps one image of a message: larger ones are photos to shrink first.
+const maxImageBytes = 20 << 20
+
+// maxImages caps the images of one message.
+const maxImages = 8
+
+// ErrNoVision is matched by a [*NoVisionError]: the message has images and the run's model
+// cannot see them (the server says so); nothing was stored.
+var ErrNoVision = errors.New("the model cannot see images")
+
+// ErrBadImage is returned (wrapped, with a sentence) for an attachment that is no image the
+// models read (PNG, JPEG, GIF, WebP), or too large, or one too many.
+var ErrBadImage = errors.New("not an image the model can read")
+
+// ErrImagesWhileBusy: images sent to a chat whose run is busy; they are sent once it ends.
+var ErrImagesWhileBusy = errors.New("images can be sent once the model has finished: wait for it, or stop it, then send them again")
+
+// NoVisionError names a model that cannot see images.
+type NoVisionError struct{ Model string }
+
+func (e *NoVisionError) Error() string {
+	return fmt.Sprintf("%s cannot see images: remove them, or pick a model with the vision capability (`prototyper models` shows which)", e.Model)
+}
+
+// Is matches ErrNoVision.
+func (e *NoVisionError) Is(target error) bool { return target == ErrNoVision }
+
+// VisionSupport is implemented by models that can tell, before any request, whether a model
+// sees images. [OllamaModel] is one (the vision capability of /api/show).
+type VisionSupport interface {
+	// SupportsVision reports whether model reads images; known is false when the server
+	// does not say.
+	SupportsVision(ctx context.Context, model string) (ok, known bool)
+}
+
+// checkImages refuses images a model could not read, before anything is stored.
+func (a *Agent) checkImages(ctx context.Context, model string, images [][]byte) error {
+	if len(images) == 0 {
+		return nil
+	}
+	if len(images) > maxImages {
+		return fmt.Errorf("%w: a message takes at most %d images; send the others in another message", ErrBadImage, maxImages)
+	}
+	for i, img := range images {
+		if len(img) > maxImageBytes {
+			return fmt.Errorf("%w: image %d is %d MB; shrink it below %d MB", ErrBadImage, i+1, len(img)>>20, maxImageBytes>>20)
+		}
+		switch http.DetectContentType(img) {
+		case "image/png", "image/jpeg", "image/gif", "image/webp":
+		default:
+			return fmt.Errorf("%w: attachment %d is no PNG, JPEG, GIF or WebP image", ErrBadImage, i+1)
+		}
+	}
+	if vs, ok := a.cfg.Model.(VisionSupport); ok {
+		if can, known := vs.SupportsVision(ctx, model); known && !can {
+			return &NoVisionError{Model: model}
+		}
+	}
+	return nil
+}
