@@ -107,8 +107,12 @@ func TestSearchChatsFindsTheWordsOfAChat(t *testing.T) {
 }
 
 func TestOllamaNotThereIsSaidAtOnce(t *testing.T) {
-	// a port nothing listens on: connection refused, which a run would retry for seconds
+	// a port nothing listens on: connection refused, which a run would retry for seconds; the
+	// user runs Ollama themselves (the window would otherwise start one there)
 	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: "127.0.0.1:1"}, Workspace: t.TempDir()})
+	if _, err := d.db.UpdateSettings(func(s *store.Settings) error { s.ManualOllama = true; return nil }); err != nil {
+		t.Fatal(err)
+	}
 	start := time.Now()
 	st := d.OllamaStatus(context.Background())
 	if st.Running || st.Error == "" {
