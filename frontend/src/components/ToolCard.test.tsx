@@ -143,8 +143,11 @@ describe('ToolCard', () => {
       '“func \\w+” in src (*.go)',
     )
     expect(summarizeArgs({ name: 'search_files', args: { pattern: 'x' }, details: null })).toBe('“x” in the workspace')
-    render(<ToolCard card={card({ name: 'search_files', args: { pattern: 'hello', path: '.' }, state: 'completed' })} />)
+    render(
+      <ToolCard card={card({ name: 'search_files', args: { pattern: 'hello', path: '.' }, details: { path: '.' }, state: 'completed' })} onOpen={() => {}} />,
+    )
     expect(screen.getByTestId('tool-subject').textContent).toBe('“hello” in the workspace')
+    expect(screen.queryByRole('button', { name: /^Open/ })).toBeNull()
   })
 
   it('summarises arguments: the path for file tools, else key: value', () => {

@@ -446,7 +446,7 @@ export const ToolCard = memo(function ToolCard({
           {p} was too large to keep: this change cannot be undone.
         </div>
       ))}
-      {onOpen && card.state === 'completed' && card.details?.path && card.name !== 'delete_path' && (
+      {onOpen && card.state === 'completed' && card.details?.path && card.name !== 'delete_path' && card.name !== 'search_files' && (
         <FileActions path={card.details.path} onOpen={onOpen} />
       )}
       {diff ? <DiffView diff={diff} /> : null}
