@@ -589,11 +589,7 @@ func TestConcurrentAppendsKeepEveryMessageOnce(t *testing.T) {
 }
 
 func TestARunKeepsItsNotesAcrossItsEndAndAReopen(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "p.db")
-	db, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, path := openTestDB(t, nil)
 	c := mustChat(t, db, Chat{})
 	run, _ := db.StartRun(Run{ChatID: c.ID})
 	unavailable := RunNote{Code: "tools_unavailable", Message: "The MCP server files could not start."}
@@ -609,7 +605,7 @@ func TestARunKeepsItsNotesAcrossItsEndAndAReopen(t *testing.T) {
 	}
 	_ = db.Close()
 
-	db, err = Open(path, Options{})
+	db, err := Open(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,10 +29,13 @@ var cardsModel = ollamatest.Model{Name: "e2e-cards", Scripts: ollamatest.Scripts
 	ollamatest.Fallback: slices.Concat(ollamatest.Think("Look."), ollamatest.ToolCall("list_dir", map[string]any{"path": "."})),
 }}
 
-// relaunch opens the window again on the run's database (the chat it shows is the newest, as
-// the store has it), with a bridge log of its own.
-func (r *desktopRun) relaunch(t *testing.T, model ollamatest.Model, name string) {
+// reopen quits the window and opens it again on the run's database (the chat it shows is the
+// newest, as the store has it), with a bridge log of its own.
+func (r *desktopRun) reopen(t *testing.T, model ollamatest.Model, name string) {
 	t.Helper()
+	if err := r.app.closeWindow(15 * time.Second); err != nil {
+		t.Fatalf("the app did not exit cleanly: %s", describeExit(err))
+	}
 	r.bridgeLog = filepath.Join(filepath.Dir(r.bridgeLog), name+".jsonl")
 	r.app = launchDesktop(t, desktopBinary(t), r.app.display,
 		[]string{"--db", r.db, "--workspace", r.workspace, "--model", model.Name, "--ollama", ollamatest.Get(t).URL()},
@@ -57,21 +60,15 @@ func TestDesktopToolCardsSayWhatACallIsAboutAndWhyItFailedOrDidNotRun(t *testing
 
 	// quit while the delete waits; the window opened again shows the chat with the card
 	// waiting, and the focus stays in the composer: the user replies instead of approving
-	if err := r.app.closeWindow(15 * time.Second); err != nil {
-		t.Fatalf("the app did not exit cleanly: %s", describeExit(err))
-	}
-	r.relaunch(t, cardsModel, "bridge-reply")
+	r.reopen(t, cardsModel, "bridge-reply")
 	r.app.typeText("No, leave it")
 	r.app.key("Return")
 	r.waitLog(t, events.RunFinished, true, 60*time.Second)
 	time.Sleep(time.Second)
 	r.app.screenshot("cards-not-run-live.png")
-	if err := r.app.closeWindow(15 * time.Second); err != nil {
-		t.Fatalf("the app did not exit cleanly: %s", describeExit(err))
-	}
 
 	// opened from the store: the cards still read "not run" and the loop's sentence is there
-	r.relaunch(t, cardsModel, "bridge-reopened")
+	r.reopen(t, cardsModel, "bridge-reopened")
 	shot, db := r.finish(t, "cards-reopened.png")
 	t.Logf("the reopened chat: %s", shot)
 
@@ -79,10 +76,7 @@ func TestDesktopToolCardsSayWhatACallIsAboutAndWhyItFailedOrDidNotRun(t *testing
 		t.Errorf("the file at the long path is gone or was never written: %v", err)
 	}
 	chat := theOneChat(t, db)
-	calls, err := db.ToolCalls(chat.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	calls, _ := db.ToolCalls(chat.ID)
 	var got []string
 	for _, c := range calls {
 		state := "failed"
