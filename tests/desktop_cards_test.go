@@ -63,7 +63,7 @@ func TestDesktopToolCardsSayWhatACallIsAboutAndWhyItFailedOrDidNotRun(t *testing
 	r.reopen(t, cardsModel, "bridge-reply")
 	r.app.typeText("No, leave it")
 	r.app.key("Return")
-	r.waitLog(t, events.RunFinished, true, 60*time.Second)
+	replied := r.waitLog(t, events.RunFinished, true, 60*time.Second)
 	time.Sleep(time.Second)
 	r.app.screenshot("cards-not-run-live.png")
 
@@ -92,6 +92,18 @@ func TestDesktopToolCardsSayWhatACallIsAboutAndWhyItFailedOrDidNotRun(t *testing
 		"list_dir ok", "list_dir not run (repeated)", "list_dir not run (loop)"}
 	if strings.Join(got, ", ") != strings.Join(want, ", ") {
 		t.Errorf("tool calls:\n got %v\nwant %v", got, want)
+	}
+	// a call that did not run was never painted running; the one that ran was
+	painted := map[string]bool{}
+	for _, l := range replied {
+		for _, id := range l.Running {
+			painted[id] = true
+		}
+	}
+	for _, c := range calls[3:] {
+		if painted[c.ID] != (c.NotRun == "") {
+			t.Errorf("%s (not run: %q) painted running: %v", c.Name, c.NotRun, painted[c.ID])
+		}
 	}
 	runs, err := db.RunsOf(chat.ID)
 	if err != nil || len(runs) != 2 {
