@@ -476,7 +476,7 @@ func (a *Agent) Stop(chatID string) error {
 	// under cs.mu: until the stand-in results are stored and the chat is idle, a Send must
 	// not slip its message in between the calls and their results
 	cs.paused = nil
-	err := a.closePaused(cs, p, textNotRunStopped)
+	err := a.closePaused(cs, p, ToolOutcome{Output: textNotRunStopped, NotRun: events.NotRunStopped})
 	a.setPhaseLocked(cs, p.RunID, events.PhaseIdle)
 	return err
 }
@@ -654,7 +654,7 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 	// a message instead of a decision: stand-in results for the paused batch first
 	if p := cs.paused; p != nil && spec.resume == nil {
 		cs.paused = nil
-		if err := a.closePaused(cs, p, textRepliedInstead); err != nil {
+		if err := a.closePaused(cs, p, ToolOutcome{Output: textRepliedInstead, NotRun: events.NotRunReplied}); err != nil {
 			return nil, err
 		}
 	}
@@ -726,9 +726,9 @@ func (a *Agent) showInstructions(chatID, runID string, in instructions) error {
 
 // closePaused gives every call of a paused batch the result text (the user answered or
 // stopped instead of deciding), next to its call, so the history stays whole.
-func (a *Agent) closePaused(cs *chatState, p *pausedRun, text string) error {
+func (a *Agent) closePaused(cs *chatState, p *pausedRun, stand ToolOutcome) error {
 	for _, c := range p.Calls {
-		o := ToolOutcome{Output: text}
+		o := stand
 		if c.Outcome != nil {
 			o = *c.Outcome
 		}
@@ -737,7 +737,7 @@ func (a *Agent) closePaused(cs *chatState, p *pausedRun, text string) error {
 		}
 	}
 	for _, c := range p.Calls {
-		o := ToolOutcome{Output: text}
+		o := stand
 		if c.Outcome != nil {
 			o = *c.Outcome
 		}
@@ -754,14 +754,14 @@ func (a *Agent) recordNotRun(chatID, runID, messageID string, c plannedCall, o T
 	details, _ := marshalDetails(o.Details)
 	rec := store.ToolCallRecord{ID: c.ID, ChatID: chatID, RunID: runID, MessageID: messageID, Name: c.Name,
 		Args: c.Args, OK: o.OK, Output: o.Output, Details: details, FinishedAt: time.Now(), Approval: c.approval(),
-		Recovered: c.Recovered}
+		Recovered: c.Recovered, NotRun: o.NotRun}
 	if err := a.cfg.Store.PutToolCall(rec); err != nil {
 		return err
 	}
 	zero := int64(0)
 	a.emit(events.Event{ChatID: chatID, RunID: runID, MessageID: messageID, Type: events.ToolResult,
 		ToolCallID: c.ID, Name: c.Name, OK: &o.OK, Output: o.Output, Details: o.Details, DurationMs: &zero,
-		Recovered: c.Recovered})
+		Recovered: c.Recovered, NotRun: o.NotRun})
 	return nil
 }
 

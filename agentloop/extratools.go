@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"prototyper/events"
+	"prototyper/store"
 	"prototyper/tools"
 )
 
@@ -43,7 +44,8 @@ type noticedToolbox struct {
 	notices []string
 }
 
-// toolNotices says, as `error` events in the chat, which tools tb could not offer.
+// toolNotices says, as `error` events in the chat, which tools tb could not offer, and keeps
+// the sentences with the run, so that the chat reopened says them again.
 func (r *run) toolNotices(tb Toolbox) {
 	nt, ok := tb.(noticedToolbox)
 	if !ok {
@@ -51,6 +53,9 @@ func (r *run) toolNotices(tb Toolbox) {
 	}
 	no := false
 	for _, n := range nt.notices {
+		if _, err := r.a.cfg.Store.AddRunNote(r.id, store.RunNote{Code: CodeToolsUnavailable, Message: n}); err != nil {
+			r.emitError(err)
+		}
 		r.emit(events.Event{Type: events.Error, Code: CodeToolsUnavailable, Message: n, Retryable: &no})
 	}
 }

@@ -54,6 +54,8 @@ type ToolOutcome struct {
 	Output    string
 	Details   any
 	Terminate bool
+	// NotRun says why the call did not run (events.NotRun*): a stand-in, not a failure.
+	NotRun string
 }
 
 // OutcomeDecision is a PostToolUse hook's answer: Continue keeps the result, Rewrite

@@ -249,6 +249,13 @@ func TestAskApprovalAnsweredByANewMessageGetsAStandInResult(t *testing.T) {
 	if msgs[2].Content != "the user replied instead of approving" || msgs[3].Content != "no, leave it" {
 		t.Fatalf("messages %+v", msgs)
 	}
+	// not a failure: the call did not run because the user replied
+	if res := ofType(evs, events.ToolResult); len(res) != 1 || res[0].NotRun != events.NotRunReplied {
+		t.Errorf("tool.result %+v, want notRun %q", res, events.NotRunReplied)
+	}
+	if recs, _ := h.db.ToolCalls(out.ChatID); len(recs) != 1 || recs[0].NotRun != events.NotRunReplied {
+		t.Errorf("records %+v, want notRun %q", recs, events.NotRunReplied)
+	}
 	if err := h.agent.Decide(out.Awaiting[0].CallID, DecisionAllow, ""); err == nil {
 		t.Fatal("a call answered by a message can still be decided")
 	}

@@ -122,6 +122,25 @@ func TestAModelRepeatingACallIsToldOnceThenStoppedAsALoop(t *testing.T) {
 			t.Fatalf("record %+v left pending", r)
 		}
 	}
+	// the refused calls did not run, and neither failed: the window draws them as "not run"
+	var why []string
+	for _, e := range ofType(rec.events(), events.ToolResult) {
+		why = append(why, e.NotRun)
+	}
+	if strings.Join(why, ",") != ","+events.NotRunRepeated+","+events.NotRunLoop {
+		t.Errorf("tool.result notRun = %q, want the run call, then repeated, then loop", why)
+	}
+	if len(recs) != 3 || recs[1].NotRun != events.NotRunRepeated || recs[2].NotRun != events.NotRunLoop {
+		t.Errorf("records %+v do not keep why the calls did not run", recs)
+	}
+	// the sentence that stopped the run is kept with it: the chat reopened says it again
+	opened, err := a.Open(out.ChatID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(opened.Notes) != 1 || opened.Notes[0].StopReason != events.StopLoop || opened.Notes[0].Message != fin[0].Message || opened.Notes[0].RunID != fin[0].RunID {
+		t.Errorf("opened notes %+v, want the loop sentence of run %s", opened.Notes, fin[0].RunID)
+	}
 }
 
 func TestACycleOfCallsThatChangesNothingStopsAsALoop(t *testing.T) {

@@ -83,6 +83,12 @@ func (r *run) execute() Outcome {
 	if state != nil {
 		stateJSON, _ = json.Marshal(state)
 	}
+	if r.stopNote != "" {
+		// kept with the run, so that the chat reopened says it again
+		if _, err := r.a.cfg.Store.AddRunNote(r.id, store.RunNote{StopReason: stop, Message: r.stopNote}); err != nil && r.err == nil {
+			r.err = err
+		}
+	}
 	if _, err := r.a.cfg.Store.FinishRun(r.id, stop, stateJSON); err != nil && r.err == nil {
 		r.err = err
 	}
@@ -652,10 +658,10 @@ func (r *run) plan(msg store.Message) []plannedCall {
 		switch {
 		case r.stopNote != "":
 			out[i] = plannedCall{ID: c.ID, Name: c.Name, Args: c.Args, Recovered: c.Recovered,
-				Outcome: &ToolOutcome{Output: textNotRunLoop}}
+				Outcome: &ToolOutcome{Output: textNotRunLoop, NotRun: events.NotRunLoop}}
 		case verdicts[i] == loopWarn:
 			out[i] = plannedCall{ID: c.ID, Name: c.Name, Args: c.Args, Recovered: c.Recovered,
-				Outcome: &ToolOutcome{Output: notes[i]}}
+				Outcome: &ToolOutcome{Output: notes[i], NotRun: events.NotRunRepeated}}
 		default:
 			out[i] = r.planCall(c)
 		}
@@ -817,19 +823,15 @@ func (r *run) executeBatch(messageID string, calls []plannedCall) []ToolOutcome 
 	parallel := r.tools.Parallel(running...)
 	skip := func(i int) bool {
 		c := calls[i]
-		text := ""
 		switch {
 		case c.Outcome != nil:
 			outcomes[i] = *c.Outcome
 		case r.ctx.Err() != nil:
-			text = textNotRunStopped
+			outcomes[i] = ToolOutcome{Output: textNotRunStopped, NotRun: events.NotRunStopped}
 		case r.a.hasQueue(r.cs):
-			text = textSkippedForMessage
+			outcomes[i] = ToolOutcome{Output: textSkippedForMessage, NotRun: events.NotRunSkipped}
 		default:
 			return false
-		}
-		if text != "" {
-			outcomes[i] = ToolOutcome{Output: text}
 		}
 		if err := r.a.recordNotRun(r.cs.id, r.id, messageID, c, outcomes[i]); err != nil {
 			r.emitError(err)

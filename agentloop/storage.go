@@ -33,6 +33,7 @@ type Store interface {
 	StartRun(r store.Run) (store.Run, error)
 	UpdateRun(id string, edit func(*store.Run)) (store.Run, error)
 	FinishRun(id, stopReason string, state json.RawMessage) (store.Run, error)
+	AddRunNote(id string, n store.RunNote) (store.Run, error)
 
 	Changes(chatID string) ([]store.Change, error)
 	Content(chatID, hash string) ([]byte, error)

@@ -27,6 +27,31 @@ type OpenedChat struct {
 	// Versions are the messages that start one of several versions of the history (edit and
 	// resend); the window's session fills them in (cli.Desktop.OpenChat).
 	Versions []store.Version `json:"versions,omitempty"`
+	// Notes are the sentences the chat's runs said besides their messages (why a run stopped
+	// as a loop, which tools it could not offer), oldest run first: the window shows each
+	// with its run's messages.
+	Notes []ChatNote `json:"notes,omitempty"`
+}
+
+// ChatNote is one sentence a run said in its chat that is no message ([store.RunNote]).
+type ChatNote struct {
+	RunID string `json:"runId"`
+	store.RunNote
+}
+
+// chatNotes lists the notes of a chat's runs, oldest run first.
+func (a *Agent) chatNotes(chatID string) ([]ChatNote, error) {
+	runs, err := a.cfg.Store.RunsOf(chatID)
+	if err != nil {
+		return nil, err
+	}
+	var out []ChatNote
+	for _, r := range runs {
+		for _, n := range r.Notes {
+			out = append(out, ChatNote{RunID: r.ID, RunNote: n})
+		}
+	}
+	return out, nil
 }
 
 // ChangeSummary is one checkpoint of a chat as the window shows it: a run that changed
@@ -92,7 +117,11 @@ func (a *Agent) Open(chatID string) (OpenedChat, error) {
 	if err != nil {
 		return OpenedChat{}, err
 	}
+	notes, err := a.chatNotes(chatID)
+	if err != nil {
+		return OpenedChat{}, err
+	}
 	phase := a.Phase(chatID)
 	return OpenedChat{Chat: ChatSummary{Chat: c, Phase: phase}, Messages: msgs, ToolCalls: calls,
-		Phase: phase, LiveRunID: a.LiveRun(chatID), Changes: changes}, nil
+		Phase: phase, LiveRunID: a.LiveRun(chatID), Changes: changes, Notes: notes}, nil
 }

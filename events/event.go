@@ -92,6 +92,23 @@ const (
 	StopLoop = "loop"
 )
 
+// Why a call did not run (tool.result's "notRun", also kept in the call's record): the call
+// neither failed nor was denied, and the window says so in a neutral tone. The model reads the
+// stand-in text of the output.
+const (
+	// NotRunReplied: the user sent a message instead of deciding on the call.
+	NotRunReplied = "replied"
+	// NotRunStopped: the user stopped the run before the call started.
+	NotRunStopped = "stopped"
+	// NotRunSkipped: the user sent a message while the call's batch ran.
+	NotRunSkipped = "skipped"
+	// NotRunRepeated: the loop guard refused a call repeating the run's latest ones; the
+	// model was told the earlier result instead.
+	NotRunRepeated = "repeated"
+	// NotRunLoop: the loop guard stopped the run (stop reason loop) before the call ran.
+	NotRunLoop = "loop"
+)
+
 // Kinds of the system messages a chat shows (message.started's "kind", with role system).
 const (
 	// KindInstructions: the project instructions of the chat's first turn (name: their sources).
@@ -184,6 +201,9 @@ type Event struct {
 
 	// Recovered marks a tool.call or tool.result of a call the model wrote as text.
 	Recovered bool `json:"recovered,omitempty"`
+	// NotRun is, on a tool.result, why the call did not run (NotRun*); "" for a call that ran,
+	// failed or was denied.
+	NotRun string `json:"notRun,omitempty"`
 
 	// message.completed, run.finished
 	DoneReason string `json:"doneReason,omitempty"`

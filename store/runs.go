@@ -79,6 +79,11 @@ func (db *DB) FinishRun(id, stopReason string, state json.RawMessage) (Run, erro
 	})
 }
 
+// AddRunNote keeps a sentence the run said in its chat (see [Run.Notes]).
+func (db *DB) AddRunNote(id string, n RunNote) (Run, error) {
+	return db.UpdateRun(id, func(r *Run) { r.Notes = append(r.Notes, n) })
+}
+
 // Run returns one run.
 func (db *DB) Run(id string) (Run, error) {
 	var r Run

@@ -587,3 +587,37 @@ func TestConcurrentAppendsKeepEveryMessageOnce(t *testing.T) {
 		t.Errorf("MessageCount = %d", got.MessageCount)
 	}
 }
+
+func TestARunKeepsItsNotesAcrossItsEndAndAReopen(t *testing.T) {
+	db, path := openTestDB(t, nil)
+	c := mustChat(t, db, Chat{})
+	run, _ := db.StartRun(Run{ChatID: c.ID})
+	unavailable := RunNote{Code: "tools_unavailable", Message: "The MCP server files could not start."}
+	loop := RunNote{StopReason: events.StopLoop, Message: "Stopped: list_dir {\"path\":\".\"} was called 3 times in a row."}
+	if _, err := db.AddRunNote(run.ID, unavailable); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.AddRunNote(run.ID, loop); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.FinishRun(run.ID, events.StopLoop, nil); err != nil {
+		t.Fatal(err)
+	}
+	_ = db.Close()
+
+	db, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	got, err := db.Run(run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Notes) != 2 || got.Notes[0] != unavailable || got.Notes[1] != loop {
+		t.Errorf("notes = %+v, want the tools notice then the loop sentence", got.Notes)
+	}
+	if _, err := db.AddRunNote("no-such-run", loop); err == nil {
+		t.Error("a note was kept for a run that does not exist")
+	}
+}

@@ -115,6 +115,9 @@ type ToolCallRecord struct {
 	Preview *tools.Preview `json:"preview,omitempty"`
 	// Recovered is true for a call the model wrote as text, executed as a call.
 	Recovered bool `json:"recovered,omitempty"`
+	// NotRun is why the call did not run (events.NotRun*), for a call that neither ran nor
+	// was denied; "" otherwise.
+	NotRun string `json:"notRun,omitempty"`
 }
 
 // Approval is how a call was allowed or denied.
@@ -153,6 +156,20 @@ type Run struct {
 	// State is the loop's own record of where it stands (opaque here), enough to resume a run
 	// paused on an approval after a restart.
 	State json.RawMessage `json:"state,omitempty"`
+	// Notes are the sentences the run said in the chat besides its messages (why it stopped,
+	// which tools it could not offer), oldest first, so that a reopened chat says them again.
+	Notes []RunNote `json:"notes,omitempty"`
+}
+
+// RunNote is one sentence a run said in its chat that is no message.
+type RunNote struct {
+	// StopReason is set on the sentence that ended the run (run.finished's message):
+	// events.StopLoop naming the repeated call, events.StopCompleted for an empty answer.
+	StopReason string `json:"stopReason,omitempty"`
+	// Code is the code of an error event the run said without ending (a tool that could not
+	// be offered).
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message"`
 }
 
 // Settings are the user's preferences. A zero field means "the built-in default".

@@ -183,7 +183,7 @@ func TestContractEveryScenarioOfTheStoreOpensInTheWindow(t *testing.T) {
 		{"answered-instead-of-deciding", real, func(e *contractEnv) contractFixture {
 			out := e.run("", "Write hello.txt", ask)
 			e.run(out.ChatID, "Actually, never mind.", agentloop.RunOptions{Model: writerModel.Name, Approve: agentloop.ApproveAsk})
-			return e.opened(out.ChatID, e.expectAll(out.ChatID, "failed"))
+			return e.opened(out.ChatID, e.expectAll(out.ChatID, "not_run"))
 		}},
 		{"rejected-arguments", real, func(e *contractEnv) contractFixture {
 			out := e.run("", "Write hello.txt", agentloop.RunOptions{Model: badArgsModel.Name, Approve: agentloop.ApproveAuto})

@@ -43,6 +43,7 @@ export const pairs = {
   'store.ToolCallRecord': 'ToolCallRecord',
   'events.Usage': 'Usage',
   'agentloop.ChangeSummary': 'ChangeSummary',
+  'agentloop.ChatNote': 'ChatNote',
   'agentloop.FileChange': 'FileChange',
   'agentloop.UndoOptions': 'UndoOptions',
   'agentloop.UndoResult': 'UndoResult',

@@ -15,6 +15,8 @@ export type ApprovalPolicy = 'auto' | 'ask' | 'deny'
 export type Decision = 'allow' | 'deny'
 /** Why a run ended: the events.Stop* constants of events/event.go. */
 export type StopReason = 'completed' | 'max_steps' | 'aborted' | 'error' | 'awaiting_approval' | 'length' | 'loop'
+/** Why a call did not run: the events.NotRun* constants of events/event.go (tool.result's and a record's notRun). */
+export type NotRunReason = 'replied' | 'stopped' | 'skipped' | 'repeated' | 'loop'
 export type Provider = 'ollama' | 'openai'
 export type Theme = 'system' | 'light' | 'dark'
 
@@ -238,6 +240,20 @@ export interface ToolCallRecord {
   preview?: Preview | null
   /** True for a call the model wrote as text, executed as a call. */
   recovered?: boolean
+  /** Why the call did not run, for a call that neither ran nor was denied. */
+  notRun?: NotRunReason
+}
+
+/**
+ * A sentence a run said in its chat besides its messages (agentloop.ChatNote): the one that
+ * ended it (stopReason set: a loop, an empty answer) or a notice during it (code set: tools
+ * that could not be offered).
+ */
+export interface ChatNote {
+  runId: string
+  stopReason?: StopReason
+  code?: string
+  message: string
 }
 
 export interface OpenedChat {
@@ -250,6 +266,8 @@ export interface OpenedChat {
   changes?: ChangeSummary[] | null
   /** The messages that start one of several versions of the history (edit and resend). */
   versions?: Version[] | null
+  /** What the chat's runs said besides their messages, oldest run first. */
+  notes?: ChatNote[] | null
 }
 
 /** Of a message that starts one version of the history after its predecessor: "< 2/3 >". */
@@ -392,6 +410,8 @@ export interface AgentEvent {
   kind?: string
   /** tool.call, tool.result: the model wrote the call as text; it was executed as a call. */
   recovered?: boolean
+  /** tool.result: why the call did not run (it neither failed nor was denied). */
+  notRun?: NotRunReason
   /** model.loaded: how long the model took to load. */
   loadMs?: number
   /** pull.progress: the step of a model's download (model names the model). */

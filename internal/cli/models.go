@@ -16,7 +16,8 @@ import (
 )
 
 // modelsCommand is `prototyper models`: the models on the Ollama server, with their size,
-// the capabilities the agent cares about (tools, thinking) and their context length.
+// the capabilities the agent cares about (tools, thinking) and their context length, and
+// whether they read images (vision; the last column, so that the earlier ones keep their place).
 func modelsCommand(ctx context.Context, args []string, io IO) int {
 	var endpoint EndpointFlags
 	common, pos, code, done := parseOllamaCommand("models",
@@ -48,18 +49,18 @@ func modelsCommand(ctx context.Context, args []string, io IO) int {
 		return ExitCompleted
 	}
 	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSIZE\tPARAMS\tTOOLS\tTHINKING\tCONTEXT")
+	fmt.Fprintln(tw, "NAME\tSIZE\tPARAMS\tTOOLS\tTHINKING\tCONTEXT\tVISION")
 	for _, m := range models {
-		tools, thinking, context := "?", "?", "?"
+		tools, thinking, context, vision := "?", "?", "?", "?"
 		if m.ShowErr == nil {
-			tools, thinking = yesNo(m.Tools), yesNo(m.Thinking)
+			tools, thinking, vision = yesNo(m.Tools), yesNo(m.Thinking), yesNo(m.Vision)
 			if m.ContextLength > 0 {
 				context = strconv.Itoa(m.ContextLength)
 			}
 		} else {
 			printError(io.Err, "models", fmt.Errorf("%s: %w", m.Name, m.ShowErr))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", cell(m.Name), humanBytes(m.Size), orDash(cell(m.ParameterSize)), tools, thinking, context)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cell(m.Name), humanBytes(m.Size), orDash(cell(m.ParameterSize)), tools, thinking, context, vision)
 	}
 	if err := tw.Flush(); err != nil {
 		return ExitFailed

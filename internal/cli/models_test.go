@@ -28,7 +28,7 @@ func fakeOllama(t *testing.T, pullLines ...string) string {
 			if req.Model == "qwen3:0.6b" {
 				_, _ = io.WriteString(w, `{"template":"x","capabilities":["completion","tools","thinking"],"model_info":{"general.architecture":"qwen3","qwen3.context_length":40960}}`)
 			} else {
-				_, _ = io.WriteString(w, `{"template":"x","capabilities":["completion"],"model_info":{"general.architecture":"gemma3","gemma3.context_length":32768}}`)
+				_, _ = io.WriteString(w, `{"template":"x","capabilities":["completion","vision"],"model_info":{"general.architecture":"gemma3","gemma3.context_length":32768}}`)
 			}
 		case "/api/pull":
 			for _, l := range pullLines {
@@ -49,7 +49,7 @@ func runCmd(cmd func(context.Context, []string, IO) int, args ...string) (code i
 	return code, o.String(), e.String()
 }
 
-func TestModelsListsNameSizeCapabilitiesAndContext(t *testing.T) {
+func TestModelsListsNameSizeCapabilitiesContextAndVision(t *testing.T) {
 	code, out, errOut := runCmd(modelsCommand, "--ollama", fakeOllama(t))
 	if code != ExitCompleted {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -59,9 +59,9 @@ func TestModelsListsNameSizeCapabilitiesAndContext(t *testing.T) {
 		t.Fatalf("output:\n%s", out)
 	}
 	for i, want := range [][]string{
-		{"NAME", "SIZE", "PARAMS", "TOOLS", "THINKING", "CONTEXT"},
-		{"gemma3:1b", "815", "MB", "999.89M", "no", "no", "32768"},
-		{"qwen3:0.6b", "523", "MB", "751.63M", "yes", "yes", "40960"},
+		{"NAME", "SIZE", "PARAMS", "TOOLS", "THINKING", "CONTEXT", "VISION"},
+		{"gemma3:1b", "815", "MB", "999.89M", "no", "no", "32768", "yes"},
+		{"qwen3:0.6b", "523", "MB", "751.63M", "yes", "yes", "40960", "no"},
 	} {
 		if got := strings.Fields(lines[i]); strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Errorf("line %d = %q, want %q", i, got, want)

@@ -452,22 +452,30 @@ func (t *terminal) render(e events.Event) {
 			fmt.Fprintf(t.out, "? %s waits for approval\n", callLabel(e.Name, e.Args))
 		}
 	case events.ToolResult:
+		// a call that did not run (the user replied or stopped, the loop guard refused it)
+		// is no failure: a neutral mark, "not run" for its time, and why
 		mark := t.style("32", "✓")
-		if e.OK == nil || !*e.OK {
+		if e.NotRun != "" {
+			mark = t.style("2", "–")
+		} else if e.OK == nil || !*e.OK {
 			mark = t.style("31", "✗")
 		}
 		var ms int64
 		if e.DurationMs != nil {
 			ms = *e.DurationMs
 		}
+		took := formatDuration(ms)
+		if e.NotRun != "" {
+			took = "not run"
+		}
 		label := t.labels[e.ToolCallID]
 		if label == "" {
 			label = cell(e.Name)
 		}
 		delete(t.labels, e.ToolCallID)
-		line := fmt.Sprintf("%s %s (%s)", mark, label, formatDuration(ms))
+		line := fmt.Sprintf("%s %s (%s)", mark, label, took)
 		if t.spinning == e.ToolCallID {
-			fmt.Fprintf(t.out, "\r\x1b[K%s %s (%s)", mark, t.spinText, formatDuration(ms))
+			fmt.Fprintf(t.out, "\r\x1b[K%s %s (%s)", mark, t.spinText, took)
 			t.spinning = ""
 			fmt.Fprintln(t.out)
 		} else {

@@ -282,13 +282,17 @@ func TestRunStoppedAsALoopExitsFiveNamingTheRepeatedCall(t *testing.T) {
 		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"list_dir","arguments":{"path":"."}}}]},"done":true,"done_reason":"stop"}`)
 	})
 	db := filepath.Join(t.TempDir(), "p.db")
-	code, _, errOut := runCLI(context.Background(), "--ollama", srv.URL, "--db", db, "--workspace", t.TempDir(),
+	code, out, errOut := runCLI(context.Background(), "--ollama", srv.URL, "--db", db, "--workspace", t.TempDir(),
 		"--model", "m", "--approve", "auto", "list")
 	if code != ExitLoop {
 		t.Fatalf("exit %d, want %d: %s", code, ExitLoop, errOut)
 	}
 	if !strings.Contains(errOut, `list_dir {"path":"."} 3 times in a row`) || srv.count("/api/chat") != 3 {
 		t.Fatalf("stderr %q after %d model calls", errOut, srv.count("/api/chat"))
+	}
+	// the refused calls did not run, and did not fail
+	if strings.Count(out, "– list_dir (not run)") != 2 || strings.Contains(out, "✗") {
+		t.Errorf("stdout %q; want the two refused calls marked not run, none failed", out)
 	}
 }
 

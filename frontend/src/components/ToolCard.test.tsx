@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { fireEvent, render, screen } from '@testing-library/react'
 import type { ToolCard as Model, ToolVisualState } from '../state/chatReducer'
-import { summarizeArgs, ToolCard } from './ToolCard'
+import { errorSentence, notRunSentence, summarizeArgs, ToolCard } from './ToolCard'
 
 function card(over: Partial<Model> = {}): Model {
   return {
@@ -29,6 +29,7 @@ describe('ToolCard', () => {
     ['denied', { approval: { decision: 'deny', by: 'user', reason: 'not now' } }, /denied/],
     ['interrupted', {}, /interrupted/],
     ['awaiting_approval', {}, /awaiting approval/],
+    ['not_run', { notRun: 'replied' }, /not run/],
   ])('shows the %s state as a badge and in data-tool-state', (state, over, badge) => {
     render(<ToolCard card={card({ state, ...over })} />)
     const el = screen.getByTestId('tool-card')
@@ -98,6 +99,55 @@ describe('ToolCard', () => {
     expect(details.open).toBe(false)
     expect(details.querySelector('summary')!.textContent).toBe('Diff +2 −1')
     expect(details.querySelectorAll('pre .add')).toHaveLength(2)
+  })
+
+  it('shows the error sentence of a failed call without being opened, whole, and says when the tool gave none', () => {
+    const cause =
+      'invalid arguments for write_file: the path ../../etc/hosts is outside the workspace folder /home/me/site; write inside it, ' +
+      'for example site/hosts.txt, or ask the user to open the folder that holds the file you want to change'
+    render(<ToolCard card={card({ state: 'failed', output: `${cause}\n\ndetails the model reads` })} />)
+    expect(screen.getByTestId('tool-error').textContent).toBe(cause)
+    expect(screen.getByTestId('tool-error').closest('details')).toBeNull()
+    expect(errorSentence('')).toBe('The tool failed without saying why.')
+    expect(errorSentence('  a  sentence\nstack')).toBe('a sentence')
+    const long = errorSentence('word '.repeat(200))
+    expect(long.length).toBeLessThanOrEqual(401)
+    expect(long.endsWith('word…')).toBe(true)
+  })
+
+  it('draws a call that did not run as not run, in a neutral tone, with the reason', () => {
+    render(<ToolCard card={card({ state: 'not_run', notRun: 'replied', output: 'the user replied instead of approving' })} />)
+    const el = screen.getByTestId('tool-card')
+    expect(el.dataset.toolState).toBe('not_run')
+    expect(el.querySelector('.badge.err')).toBeNull()
+    expect(el.querySelector('.tool-error')).toBeNull()
+    expect(screen.getByTestId('not-run-reason').textContent).toBe('Not run: you replied instead.')
+    expect(notRunSentence({ notRun: 'loop', output: '' })).toMatch(/kept repeating the same calls/)
+    expect(notRunSentence({ notRun: 'repeated', output: '' })).toMatch(/same call/)
+    expect(notRunSentence({ notRun: 'newer', output: 'not run: the moon is full' })).toBe('Not run: the moon is full')
+  })
+
+  it('keeps the file name of a long path in sight, with the whole path as its text and tooltip', () => {
+    const path = 'src/very/long/folder/names/that/go/on/and/on/components/ToolCard.tsx'
+    render(<ToolCard card={card({ args: { path, content: 'x' } })} />)
+    const subject = screen.getByTestId('tool-subject')
+    expect(subject.textContent).toBe(path)
+    expect(subject.title).toBe(path)
+    expect(screen.getByTestId('path-base').textContent).toBe('ToolCard.tsx')
+    expect(subject.querySelector('.path-dir')?.textContent).toBe('src/very/long/folder/names/that/go/on/and/on/components/')
+  })
+
+  it('shows what a search looks for and where, not the folder "."', () => {
+    expect(summarizeArgs({ name: 'search_files', args: { pattern: 'TODO', path: '.' }, details: null })).toBe('“TODO” in the workspace')
+    expect(summarizeArgs({ name: 'search_files', args: { pattern: 'func \\w+', path: 'src', glob: '*.go' }, details: null })).toBe(
+      '“func \\w+” in src (*.go)',
+    )
+    expect(summarizeArgs({ name: 'search_files', args: { pattern: 'x' }, details: null })).toBe('“x” in the workspace')
+    render(
+      <ToolCard card={card({ name: 'search_files', args: { pattern: 'hello', path: '.' }, details: { path: '.' }, state: 'completed' })} onOpen={() => {}} />,
+    )
+    expect(screen.getByTestId('tool-subject').textContent).toBe('“hello” in the workspace')
+    expect(screen.queryByRole('button', { name: /^Open/ })).toBeNull()
   })
 
   it('summarises arguments: the path for file tools, else key: value', () => {

@@ -1,5 +1,5 @@
 import { memo, useEffect, useLayoutEffect, useRef, useState, type Ref } from 'react'
-import type { Decision, Preview } from '../backend'
+import type { Decision, NotRunReason, Preview } from '../backend'
 import {
   alwaysAllowShortcut,
   approveShortcut,
@@ -11,11 +11,31 @@ import { modalDialogOpen, userIsTyping } from '../keyboard/typing'
 import type { ToolCard as ToolCardModel } from '../state/chatReducer'
 import { jsonObject } from '../state/records'
 
-/** One line saying what the call is about: the path for file tools, else the arguments. */
-export function summarizeArgs(card: Pick<ToolCardModel, 'args' | 'details'>): string {
+/** The path a file tool's call is about, or '' for a call about no one path. */
+export function callPath(card: Pick<ToolCardModel, 'args' | 'details'> & { name?: string }): string {
+  if (card.name === 'search_files') return ''
   const a = jsonObject(card.args)
   const path = a?.path ?? a?.file ?? a?.dir ?? card.details?.path
-  if (typeof path === 'string' && path) return path
+  return typeof path === 'string' ? path : ''
+}
+
+/** A folder argument as a user reads it: the workspace itself for ".", "" or "./". */
+function folderText(dir: unknown): string {
+  return typeof dir !== 'string' || /^\.?\/?$/.test(dir) ? 'the workspace' : dir
+}
+
+/**
+ * One line saying what the call is about: the pattern and the folder of a search, the path
+ * for file tools, else the arguments.
+ */
+export function summarizeArgs(card: Pick<ToolCardModel, 'args' | 'details'> & { name?: string }): string {
+  const a = jsonObject(card.args)
+  if (card.name === 'search_files' && a && typeof a.pattern === 'string') {
+    const glob = typeof a.glob === 'string' && a.glob ? ` (${a.glob})` : ''
+    return `“${a.pattern}” in ${folderText(a.path)}${glob}`
+  }
+  const path = callPath(card)
+  if (path) return path
   if (!a) return typeof card.args === 'string' ? card.args : ''
   const text = Object.entries(a)
     .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
@@ -32,6 +52,59 @@ export function formatDuration(ms: number | null): string {
 function firstLine(s: string): string {
   const line = s.trim().split('\n')[0] ?? ''
   return line.length > 200 ? `${line.slice(0, 197)}…` : line
+}
+
+/**
+ * Why a call failed, as its card says it without being opened: the output's first line whole
+ * (a tool's error is one sentence; only a very long one is cut, at a word), or a sentence
+ * saying the tool gave no reason. The rest is under Output.
+ */
+export function errorSentence(output: string): string {
+  const paragraph = (output.trim().split('\n')[0] ?? '').replace(/\s+/g, ' ').trim()
+  if (!paragraph) return 'The tool failed without saying why.'
+  if (paragraph.length <= 400) return paragraph
+  const cut = paragraph.slice(0, 400)
+  const space = cut.lastIndexOf(' ')
+  return `${space > 300 ? cut.slice(0, space) : cut}…`
+}
+
+const notRunSentences: Record<NotRunReason, string> = {
+  replied: 'Not run: you replied instead.',
+  stopped: 'Not run: you stopped the run.',
+  skipped: 'Not run: you sent a new message before its turn.',
+  repeated: 'Not run: the model had just made this same call, so it was given that result again.',
+  loop: 'Not run: the model kept repeating the same calls, so the run was stopped.',
+}
+
+/** Why a call did not run, in the user's words. */
+export function notRunSentence(card: Pick<ToolCardModel, 'notRun' | 'output'>): string {
+  const known = notRunSentences[card.notRun as NotRunReason]
+  if (known) return known
+  const said = firstLine(card.output).replace(/^not run:\s*/i, '')
+  return said ? `Not run: ${said}` : 'Not run.'
+}
+
+/**
+ * A path on one line that always shows its file name: when the line is too short, the folders
+ * give way from their start ("…/components/ToolCard.tsx"). The whole path is the text (for
+ * a screen reader, a search, a copy) and the tooltip.
+ */
+function PathText({ path }: { path: string }) {
+  const cut = path.replace(/\/+$/, '').lastIndexOf('/')
+  const dir = path.slice(0, cut + 1)
+  const base = path.slice(cut + 1)
+  return (
+    <>
+      {dir && (
+        <span className="path-dir">
+          <bdi dir="ltr">{dir}</bdi>
+        </span>
+      )}
+      <span className="path-base" data-testid="path-base">
+        {base}
+      </span>
+    </>
+  )
 }
 
 function StateBadge({ card }: { card: ToolCardModel }) {
@@ -54,6 +127,8 @@ function StateBadge({ card }: { card: ToolCardModel }) {
       return <span className="badge err">denied</span>
     case 'interrupted':
       return <span className="badge muted">interrupted</span>
+    case 'not_run':
+      return <span className="badge muted">not run</span>
     default:
       // A state this version does not know: said as it is rather than left blank.
       return <span className="badge muted">{String(card.state)}</span>
@@ -304,6 +379,7 @@ export const ToolCard = memo(function ToolCard({
   current?: boolean
 }) {
   const summary = summarizeArgs(card)
+  const path = callPath(card)
   const diff = card.details?.diff
   return (
     <div
@@ -315,8 +391,8 @@ export const ToolCard = memo(function ToolCard({
     >
       <div className="tool-head">
         <span className="tool-name">{card.name || 'tool'}</span>
-        <span className="tool-args" title={summary}>
-          {summary}
+        <span className={path ? 'tool-args tool-path' : 'tool-args'} title={summary} data-testid="tool-subject">
+          {path ? <PathText path={path} /> : summary}
         </span>
         {card.recovered && (
           <span
@@ -348,7 +424,16 @@ export const ToolCard = memo(function ToolCard({
         </div>
       )}
       {card.state === 'running' && <ProgressLine progress={card.progress} />}
-      {card.state === 'failed' && card.output && <div className="tool-error">{firstLine(card.output)}</div>}
+      {card.state === 'failed' && (
+        <div className="tool-error" data-testid="tool-error">
+          {errorSentence(card.output)}
+        </div>
+      )}
+      {card.state === 'not_run' && (
+        <div className="tool-note" data-testid="not-run-reason">
+          {notRunSentence(card)}
+        </div>
+      )}
       {card.state === 'denied' && (
         <div className="tool-note">
           Denied{card.approval?.by ? ` by ${card.approval.by}` : ''}
@@ -361,7 +446,7 @@ export const ToolCard = memo(function ToolCard({
           {p} was too large to keep: this change cannot be undone.
         </div>
       ))}
-      {onOpen && card.state === 'completed' && card.details?.path && card.name !== 'delete_path' && (
+      {onOpen && card.state === 'completed' && card.details?.path && card.name !== 'delete_path' && card.name !== 'search_files' && (
         <FileActions path={card.details.path} onOpen={onOpen} />
       )}
       {diff ? <DiffView diff={diff} /> : null}

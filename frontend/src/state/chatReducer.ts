@@ -14,6 +14,7 @@ import {
   checkRole,
   checkUsage,
   type CheckedMessage,
+  type CheckedNote,
   type CheckedToolCall,
 } from './records'
 
@@ -26,12 +27,15 @@ export type ToolVisualState =
   | 'failed'
   | 'denied'
   | 'interrupted'
+  /** The call did not run, and that is no failure: the user replied or stopped, the loop guard refused it. */
+  | 'not_run'
 
 export const terminalToolStates: ReadonlySet<ToolVisualState> = new Set([
   'completed',
   'failed',
   'denied',
   'interrupted',
+  'not_run',
 ])
 
 export interface ToolCard {
@@ -54,6 +58,8 @@ export interface ToolCard {
   notUndoable?: string[]
   /** The model wrote the call as text; it was executed as a call. */
   recovered?: boolean
+  /** Why the call did not run (state not_run): a NotRunReason, or one a newer Go side knows. */
+  notRun?: string
 }
 
 export interface MessageView {
@@ -393,7 +399,7 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
         approval: checkApproval(ev) ?? c.approval,
         state:
           ev.decision === 'deny'
-            ? c.state === 'completed' || c.state === 'failed'
+            ? c.state === 'completed' || c.state === 'failed' || c.state === 'not_run'
               ? c.state
               : 'denied'
             : c.state === 'awaiting_approval'
@@ -410,8 +416,9 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
         output: str(ev.output),
         details: checkDetails(ev.details) ?? c.details,
         durationMs: typeof ev.durationMs === 'number' ? ev.durationMs : c.durationMs,
-        state: c.state === 'denied' ? 'denied' : ev.ok ? 'completed' : 'failed',
+        state: c.state === 'denied' ? 'denied' : ev.notRun ? 'not_run' : ev.ok ? 'completed' : 'failed',
         recovered: c.recovered || ev.recovered === true,
+        notRun: ev.notRun || c.notRun,
       }))
 
     case 'message.completed': {
@@ -502,13 +509,42 @@ function finishRun(s: ChatState, ev: AgentEvent): ChatState {
       changed = true
     }
   }
-  let next: ChatState = changed ? { ...s, tools, messages } : s
-  // A run stopped as a loop names the call it repeated (run.finished's message).
-  const notice = ev.stopReason === 'loop' ? ev.message || stopNotices.loop : ev.stopReason && stopNotices[ev.stopReason]
-  if (notice) next = addNotice(next, ev, ev.stopReason === 'aborted' ? 'info' : 'error', notice)
-  // A completed run says what went wrong when there is something: a model that answered nothing.
-  else if (ev.stopReason === 'completed' && ev.message) next = addNotice(next, ev, 'info', ev.message)
-  return next
+  const next: ChatState = changed ? { ...s, tools, messages } : s
+  const notice = stopNotice(ev.stopReason, ev.message)
+  return notice ? addNotice(next, ev, notice.tone, notice.text) : next
+}
+
+/**
+ * What the chat says when a run ends (run.finished's stop reason and message, live or kept with
+ * the run): a run stopped as a loop names the call it repeated; a completed run says what went
+ * wrong when there is something (a model that answered nothing).
+ */
+export function stopNotice(stopReason: string | undefined, message: string | undefined): { tone: 'error' | 'info'; text: string } | null {
+  const text = stopReason === 'loop' ? message || stopNotices.loop : stopReason && stopNotices[stopReason as StopReason]
+  if (text) return { tone: stopReason === 'aborted' ? 'info' : 'error', text }
+  if (stopReason === 'completed' && message) return { tone: 'info', text: message }
+  return null
+}
+
+/**
+ * The sentences the runs said besides their messages (kept with each run), where the live view
+ * showed them: a notice during a run (tools it could not offer) before its answer, the sentence
+ * that ended it after its last message or card. A run none of whose entries is shown (an
+ * earlier version of the history) says nothing.
+ */
+function withNotes(timeline: TimelineEntry[], notes: CheckedNote[], runOf: (e: TimelineEntry) => string, isUser: (e: TimelineEntry) => boolean): TimelineEntry[] {
+  let out = timeline
+  notes.forEach((n, i) => {
+    const view = n.stopReason ? stopNotice(n.stopReason, n.message) : { tone: 'error' as const, text: n.message }
+    const at = out.flatMap((e, k) => (e.kind !== 'notice' && runOf(e) === n.runId ? [k] : []))
+    if (!view || at.length === 0) return
+    const before = n.stopReason ? -1 : at.find((k) => !isUser(out[k])) ?? -1
+    const pos = before >= 0 ? before : at[at.length - 1] + 1
+    const entry: TimelineEntry = { kind: 'notice', id: `note:${n.runId}:${i}`, tone: view.tone, text: view.text }
+    if (n.code) entry.code = n.code
+    out = [...out.slice(0, pos), entry, ...out.slice(pos)]
+  })
+  return out
 }
 
 function rebindMessage(s: ChatState, from: string, to: string): ChatState {
@@ -542,13 +578,15 @@ export function addLocalUserMessage(s: ChatState, id: string, content: string, a
 
 /**
  * The visual state of a persisted tool record, from the record itself: a denial, a wait for the
- * user's decision, a pending call (running while its run is live, else interrupted), a result
+ * user's decision, a call that did not run (the user replied or stopped, the loop guard refused
+ * it), a pending call (running while its run is live, else interrupted), a result
  * (completed or failed). A call neither started nor finished is queued while its run is live
  * (allowed, waiting for the other calls of its batch) and interrupted once that run is gone.
  */
 export function visualStateOfRecord(r: CheckedToolCall, liveRunId: string): ToolVisualState {
   const ofLiveRun = !!liveRunId && (!r.runId || r.runId === liveRunId)
   if (r.approval?.decision === 'deny') return 'denied'
+  if (r.notRun) return 'not_run'
   if (r.awaitingApproval) return 'awaiting_approval'
   if (r.pending) return ofLiveRun ? 'running' : 'interrupted'
   if (r.finishedAt || r.output || r.ok) return r.ok ? 'completed' : 'failed'
@@ -571,6 +609,7 @@ function cardOfRecord(r: CheckedToolCall, liveRunId: string): ToolCard {
     restored: true,
     preview: r.preview,
     recovered: r.recovered,
+    notRun: r.notRun || undefined,
   }
 }
 
@@ -651,7 +690,13 @@ export function chatFromSnapshot(raw: OpenedChat | unknown, chatId = ''): ChatSt
     }
   }
   for (const r of records) place(r)
-  return { ...s, phase, runId: opened.liveRunId, messages, tools, timeline, loaded: true, changes: opened.changes }
+  const noted = withNotes(
+    timeline,
+    opened.notes,
+    (e) => (e.kind === 'message' ? messages[e.id]?.runId : tools[e.id]?.runId) ?? '',
+    (e) => e.kind === 'message' && messages[e.id]?.role === 'user',
+  )
+  return { ...s, phase, runId: opened.liveRunId, messages, tools, timeline: noted, loaded: true, changes: opened.changes }
 }
 
 /**
@@ -665,6 +710,8 @@ export function mergeLive(snapshot: ChatState, live: ChatState | undefined): Cha
   const tools = { ...snapshot.tools }
   const timeline = [...snapshot.timeline]
   const has = new Set(timeline.map((e) => `${e.kind}:${e.id}`))
+  // a sentence the store kept (a run's notes) is the one the window saw live
+  const saidNotices = new Set(timeline.flatMap((e) => (e.kind === 'notice' ? [`${e.tone}:${e.text}`] : [])))
   const snapshotUserTexts = new Set(
     Object.values(snapshot.messages)
       .filter((m) => m.role === 'user')
@@ -678,6 +725,8 @@ export function mergeLive(snapshot: ChatState, live: ChatState | undefined): Cha
       messages[e.id] = sm && !lm.content.startsWith(sm.content) ? { ...lm, content: sm.content + lm.content } : lm
     } else if (e.kind === 'tool') {
       tools[e.id] = live.tools[e.id]
+    } else if (saidNotices.has(`${e.tone}:${e.text}`)) {
+      continue
     }
     const key = `${e.kind}:${e.id}`
     if (!has.has(key)) {

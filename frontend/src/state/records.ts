@@ -5,7 +5,7 @@
 // and returns a complete value with a safe default for everything missing or malformed, so that
 // the reducer and the components never meet an undefined where they expect a string.
 
-import type { ChangeSummary, Decision, Phase, Preview, Removal, Role, ToolDetails, Usage } from '../backend'
+import type { ChangeSummary, Decision, Phase, Preview, Removal, Role, StopReason, ToolDetails, Usage } from '../backend'
 
 // The members of the Phase and Role types, as values. A Record over the type makes the compiler
 // hold each list to the type's definition in backend.ts: a member missing or unknown fails.
@@ -128,6 +128,8 @@ export interface CheckedToolCall {
   preview: Preview | null
   /** The model wrote the call as text; it was executed as a call. */
   recovered: boolean
+  /** Why the call did not run (a NotRunReason, or one a newer Go side knows); '' for a call that ran, failed or was denied. */
+  notRun: string
 }
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [])
@@ -176,7 +178,25 @@ export function checkToolCall(v: unknown): CheckedToolCall | null {
     approval: checkApproval(v.approval),
     preview: checkPreview(v.preview),
     recovered: bool(v.recovered),
+    notRun: str(v.notRun),
   }
+}
+
+const stopReasons: ReadonlySet<string> = new Set<StopReason>(['completed', 'max_steps', 'aborted', 'error', 'awaiting_approval', 'length', 'loop'])
+
+/** A sentence a run said besides its messages, with its run. */
+export interface CheckedNote {
+  runId: string
+  /** Set on the sentence that ended the run. */
+  stopReason: StopReason | ''
+  code: string
+  message: string
+}
+
+export function checkNote(v: unknown): CheckedNote | null {
+  if (!isObject(v) || !str(v.runId) || !str(v.message)) return null
+  const stop = str(v.stopReason)
+  return { runId: str(v.runId), stopReason: stopReasons.has(stop) ? (stop as StopReason) : '', code: str(v.code), message: str(v.message) }
 }
 
 /** A call as an assistant message lists it. */
@@ -244,6 +264,7 @@ export interface CheckedOpenedChat {
   phase: Phase
   liveRunId: string
   changes: ChangeSummary[]
+  notes: CheckedNote[]
 }
 
 export function checkOpenedChat(v: unknown, fallbackId = ''): CheckedOpenedChat {
@@ -258,5 +279,6 @@ export function checkOpenedChat(v: unknown, fallbackId = ''): CheckedOpenedChat 
     phase: checkPhase(o.phase),
     liveRunId: str(o.liveRunId),
     changes: list(o.changes, checkChange),
+    notes: list(o.notes, checkNote),
   }
 }

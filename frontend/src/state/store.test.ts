@@ -79,6 +79,20 @@ describe('the store applies a burst', () => {
     expect(painted.ghost).toEqual(['running', 'failed'])
   })
 
+  it('never paints running a call whose result says it did not run', () => {
+    const { backend, frames, painted, chat } = setup()
+    backend.emit([
+      { seq: 1, type: 'tool.call', toolCallId: 'seen', name: 'list_dir', state: 'pending', runId: 'r1' },
+      { seq: 2, type: 'tool.result', toolCallId: 'seen', ok: false, output: 'not run: …', notRun: 'loop', runId: 'r1' },
+      { seq: 3, type: 'tool.result', toolCallId: 'unseen', ok: false, output: 'not run: …', notRun: 'stopped', runId: 'r1' },
+    ])
+    frames.drain(50)
+    frames.tick()
+    expect(painted.seen).toEqual(['not_run'])
+    expect(painted.unseen).toEqual(['not_run'])
+    expect(chat().tools.unseen.state).toBe('not_run')
+  })
+
   it('applies a result at once when its running state was already painted', () => {
     const { backend, frames, chat } = setup()
     backend.emit([{ seq: 1, type: 'tool.call', toolCallId: 't1', name: 'read_file', state: 'running' }])

@@ -334,8 +334,10 @@ export class AppStore {
     return s
   }
 
-  // A result may be applied only once its card was painted running (a denied card never runs).
+  // A result may be applied only once its card was painted running (a denied card never runs,
+  // nor does a call whose result says it did not run).
   private mustShowRunningFirst(s: ChatState, ev: AgentEvent): boolean {
+    if (ev.notRun) return false
     const card = s.tools[ev.toolCallId!]
     if (card && (card.state === 'denied' || card.state === 'completed' || card.state === 'failed')) return false
     if (card?.state === 'running') return this.unpaintedRunning.has(card.id)

@@ -39,6 +39,7 @@ const badges: Record<ToolVisualState, RegExp> = {
   failed: /✗ failed/,
   denied: /denied/,
   interrupted: /interrupted/,
+  not_run: /not run/,
 }
 
 async function open(fixture: Fixture) {
