@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"prototyper/agentloop/internal/httpstream"
 )
 
 // Sentinel errors, for errors.Is. The errors actually returned are the typed errors below,
@@ -113,12 +115,11 @@ func (e *StatusError) Error() string {
 func (e *StatusError) Is(target error) bool {
 	switch target {
 	case ErrUnauthorized:
-		return e.StatusCode == http.StatusUnauthorized || e.StatusCode == http.StatusForbidden
+		return httpstream.Unauthorized(e.StatusCode)
 	case ErrModelNotFound:
 		return e.StatusCode == http.StatusNotFound
 	case ErrCapability:
-		return e.StatusCode == http.StatusBadRequest &&
-			(strings.Contains(e.Message, "does not support") || strings.Contains(e.Message, "not supported"))
+		return httpstream.Unsupported(e.StatusCode, e.Message)
 	case ErrBusy:
 		return e.StatusCode == http.StatusServiceUnavailable
 	}
@@ -235,7 +236,7 @@ func Retryable(err error) bool {
 	}
 	var se *StatusError
 	if errors.As(err, &se) {
-		return se.StatusCode >= 500 || se.StatusCode == http.StatusTooManyRequests
+		return httpstream.RetryableStatus(se.StatusCode)
 	}
 	switch {
 	case errors.Is(err, ErrLineTooLong), errors.Is(err, ErrMalformedLine), errors.Is(err, ErrNotOllama):

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"prototyper/agentloop/internal/httpstream"
 	"prototyper/agentloop/ollama"
 )
 
@@ -95,12 +96,11 @@ func (e *StatusError) Error() string {
 func (e *StatusError) Is(target error) bool {
 	switch target {
 	case ErrUnauthorized:
-		return e.StatusCode == http.StatusUnauthorized || e.StatusCode == http.StatusForbidden
+		return httpstream.Unauthorized(e.StatusCode)
 	case ErrModelNotFound:
 		return e.StatusCode == http.StatusNotFound && e.APIError
 	case ErrCapability:
-		m := strings.ToLower(e.Message)
-		return e.StatusCode == http.StatusBadRequest && (strings.Contains(m, "does not support") || strings.Contains(m, "not supported"))
+		return httpstream.Unsupported(e.StatusCode, e.Message)
 	case ErrBusy:
 		return e.StatusCode == http.StatusServiceUnavailable || e.StatusCode == http.StatusTooManyRequests
 	}
@@ -187,17 +187,10 @@ func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("the server at %s went silent for %s mid-answer — try again; if it repeats, check the server's log", e.URL, e.After)
 }
 
-// Is matches ErrFirstByteTimeout or ErrIdleTimeout, and context.DeadlineExceeded.
+// Is matches what the native client's timeout matches: ErrFirstByteTimeout or
+// ErrIdleTimeout, and context.DeadlineExceeded.
 func (e *TimeoutError) Is(target error) bool {
-	switch target {
-	case ErrFirstByteTimeout:
-		return e.FirstByte
-	case ErrIdleTimeout:
-		return !e.FirstByte
-	case context.DeadlineExceeded:
-		return true
-	}
-	return false
+	return (&ollama.TimeoutError{FirstByte: e.FirstByte}).Is(target)
 }
 
 // networkError is a network failure other than a refused connection, before any answer.
@@ -252,7 +245,7 @@ func Retryable(err error) bool {
 	case err == nil, errors.Is(err, context.Canceled):
 		return false
 	case errors.As(err, &se):
-		return se.StatusCode >= 500 || se.StatusCode == http.StatusTooManyRequests
+		return httpstream.RetryableStatus(se.StatusCode)
 	case errors.Is(err, ErrUnreachable), errors.Is(err, ErrIncompleteStream), errors.Is(err, ErrStream),
 		errors.Is(err, ErrFirstByteTimeout), errors.Is(err, ErrIdleTimeout):
 		return true
