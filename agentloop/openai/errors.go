@@ -91,18 +91,17 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("the server at %s refused the request (HTTP %d: %s) — check the model and the settings, and the server's log for the reason", e.URL, e.StatusCode, msg)
 }
 
-// Is matches ErrUnauthorized (401, 403), ErrModelNotFound (404 with an API error),
-// ErrCapability (400 "does not support") and ErrBusy (503, 429).
+// Is matches ErrModelNotFound (404 with an API error: a 404 page is another server) and
+// ErrBusy (503, 429); ErrUnauthorized (401, 403) and ErrCapability (400 "does not
+// support") as the native client's status error does.
 func (e *StatusError) Is(target error) bool {
 	switch target {
-	case ErrUnauthorized:
-		return httpstream.Unauthorized(e.StatusCode)
 	case ErrModelNotFound:
 		return e.StatusCode == http.StatusNotFound && e.APIError
-	case ErrCapability:
-		return httpstream.Unsupported(e.StatusCode, e.Message)
 	case ErrBusy:
 		return e.StatusCode == http.StatusServiceUnavailable || e.StatusCode == http.StatusTooManyRequests
+	case ErrUnauthorized, ErrCapability:
+		return (&ollama.StatusError{StatusCode: e.StatusCode, Message: e.Message}).Is(target)
 	}
 	return false
 }
