@@ -203,10 +203,11 @@ func (e *networkError) Error() string {
 }
 func (e *networkError) Unwrap() error { return e.Err }
 
+// CodeNotOpenAI is the code of [ErrNotOpenAI].
+const CodeNotOpenAI = "not_openai"
+
 // Code names the kind of err for the `error` event, with the native client's codes
-// (not_running, model_not_found, capability_missing, busy, http_error, stream_error,
-// incomplete_stream, line_too_long, malformed_line, first_byte_timeout, idle_timeout,
-// canceled, network, unknown) and two of its own: unauthorized and not_openai.
+// (ollama.CodeNotRunning and the others) and one of its own, [CodeNotOpenAI].
 func Code(err error) string {
 	var se *StatusError
 	var ne *networkError
@@ -214,11 +215,11 @@ func Code(err error) string {
 		target error
 		code   string
 	}{
-		{context.Canceled, "canceled"}, {ErrUnreachable, "not_running"}, {ErrUnauthorized, "unauthorized"},
-		{ErrModelNotFound, "model_not_found"}, {ErrCapability, "capability_missing"}, {ErrBusy, "busy"},
-		{ErrStream, "stream_error"}, {ErrFirstByteTimeout, "first_byte_timeout"}, {ErrIdleTimeout, "idle_timeout"},
-		{ErrIncompleteStream, "incomplete_stream"}, {ErrLineTooLong, "line_too_long"}, {ErrMalformed, "malformed_line"},
-		{ErrNotOpenAI, "not_openai"},
+		{context.Canceled, ollama.CodeCanceled}, {ErrUnreachable, ollama.CodeNotRunning}, {ErrUnauthorized, ollama.CodeUnauthorized},
+		{ErrModelNotFound, ollama.CodeModelNotFound}, {ErrCapability, ollama.CodeCapabilityMissing}, {ErrBusy, ollama.CodeBusy},
+		{ErrStream, ollama.CodeStreamError}, {ErrFirstByteTimeout, ollama.CodeFirstByteTimeout}, {ErrIdleTimeout, ollama.CodeIdleTimeout},
+		{ErrIncompleteStream, ollama.CodeIncompleteStream}, {ErrLineTooLong, ollama.CodeLineTooLong}, {ErrMalformed, ollama.CodeMalformedLine},
+		{ErrNotOpenAI, CodeNotOpenAI},
 	} {
 		if errors.Is(err, c.target) {
 			return c.code
@@ -228,11 +229,11 @@ func Code(err error) string {
 	case err == nil:
 		return ""
 	case errors.As(err, &se):
-		return "http_error"
+		return ollama.CodeHTTPError
 	case errors.As(err, &ne):
-		return "network"
+		return ollama.CodeNetwork
 	}
-	return "unknown"
+	return ollama.CodeUnknown
 }
 
 // Retryable reports whether the same request may succeed if tried again: the server did
