@@ -42,9 +42,7 @@ type Client struct {
 	firstByte, idle time.Duration
 	metadata        time.Duration
 	pullIdle        time.Duration
-	attempts        int
-	maxElapsed      time.Duration
-	initial, maxInt time.Duration
+	retry           httpstream.Policy
 	notify          func(RetryInfo)
 	newID           func() string
 	authorization   string // the Authorization header of a server behind a proxy; never logged
@@ -82,13 +80,13 @@ func WithPullIdleTimeout(d time.Duration) Option { return func(c *Client) { c.pu
 // WithRetry bounds the retries before the first byte: at most attempts requests in all
 // (1 disables retrying) and at most maxElapsed of waiting (default 5 and 30 s).
 func WithRetry(attempts int, maxElapsed time.Duration) Option {
-	return func(c *Client) { c.attempts, c.maxElapsed = attempts, maxElapsed }
+	return func(c *Client) { c.retry.Attempts, c.retry.MaxElapsed = attempts, maxElapsed }
 }
 
 // WithRetryInterval sets the first backoff delay and the largest one (default 500 ms and
 // 5 s); delays are jittered and grow exponentially between them.
 func WithRetryInterval(initial, max time.Duration) Option {
-	return func(c *Client) { c.initial, c.maxInt = initial, max }
+	return func(c *Client) { c.retry.Initial, c.retry.MaxInterval = initial, max }
 }
 
 // WithRetryNotify reports the retries of List, Show, Version and Pull (Chat reports its own
@@ -103,24 +101,19 @@ func WithAuthorization(value string) Option { return func(c *Client) { c.authori
 // New returns a client for the server at base (see [ResolveHost]).
 func New(base *url.URL, opts ...Option) *Client {
 	c := &Client{
-		base:       base,
-		http:       &http.Client{},
-		maxLine:    DefaultMaxLineSize,
-		firstByte:  DefaultFirstByteTimeout,
-		idle:       DefaultIdleTimeout,
-		metadata:   DefaultMetadataTimeout,
-		pullIdle:   DefaultPullIdleTimeout,
-		attempts:   DefaultRetryAttempts,
-		maxElapsed: DefaultRetryMaxElapsed,
-		initial:    DefaultRetryInitial,
-		maxInt:     DefaultRetryMaxInterval,
-		newID:      newCallID,
+		base:      base,
+		http:      &http.Client{},
+		maxLine:   DefaultMaxLineSize,
+		firstByte: DefaultFirstByteTimeout,
+		idle:      DefaultIdleTimeout,
+		metadata:  DefaultMetadataTimeout,
+		pullIdle:  DefaultPullIdleTimeout,
+		retry: httpstream.Policy{Attempts: DefaultRetryAttempts, MaxElapsed: DefaultRetryMaxElapsed,
+			Initial: DefaultRetryInitial, MaxInterval: DefaultRetryMaxInterval},
+		newID: newCallID,
 	}
 	for _, o := range opts {
 		o(c)
-	}
-	if c.attempts < 1 {
-		c.attempts = 1
 	}
 	return c
 }
@@ -131,9 +124,6 @@ func (c *Client) With(opts ...Option) *Client {
 	cp := *c
 	for _, o := range opts {
 		o(&cp)
-	}
-	if cp.attempts < 1 {
-		cp.attempts = 1
 	}
 	return &cp
 }
@@ -149,16 +139,19 @@ func (c *Client) URL() string { return c.base.String() }
 // firstByte bounds the wait for the first line of each attempt (0: none), idle the silence
 // between lines after it.
 func (c *Client) open(ctx context.Context, method, path string, body []byte, model string, firstByte, idle time.Duration, onRetry func(RetryInfo) error) (*httpstream.Stream, error) {
-	policy := httpstream.Policy{Attempts: c.attempts, MaxElapsed: c.maxElapsed, Initial: c.initial, MaxInterval: c.maxInt}
-	var notify func(httpstream.Retry) error
-	if onRetry != nil {
-		notify = func(r httpstream.Retry) error {
-			return onRetry(RetryInfo{Attempt: r.Attempt, Delay: r.Delay, Reason: retryReason(r.Err), Err: r.Err})
-		}
-	}
-	return httpstream.Do(ctx, policy, func() (*httpstream.Stream, error) {
+	return httpstream.Do(ctx, c.retry, func() (*httpstream.Stream, error) {
 		return c.attempt(ctx, method, path, body, model, firstByte, idle)
-	}, retryAfter, notify)
+	}, retryAfter, retryInfo(onRetry))
+}
+
+// retryInfo gives onRetry (nil: none) the retries of [httpstream.Do] as RetryInfo.
+func retryInfo(onRetry func(RetryInfo) error) func(httpstream.Retry) error {
+	if onRetry == nil {
+		return nil
+	}
+	return func(r httpstream.Retry) error {
+		return onRetry(RetryInfo{Attempt: r.Attempt, Delay: r.Delay, Reason: retryReason(r.Err), Err: r.Err})
+	}
 }
 
 // retryAfter is the delay a failing server asked for.

@@ -29,9 +29,7 @@ type Client struct {
 	maxLine         int
 	firstByte, idle time.Duration
 	metadata        time.Duration
-	attempts        int
-	maxElapsed      time.Duration
-	initial, maxInt time.Duration
+	retry           httpstream.Policy
 }
 
 // Option configures a [Client].
@@ -52,7 +50,7 @@ func WithTimeouts(firstByte, idle time.Duration) Option {
 // the largest one (jittered, growing between them).
 func WithRetry(attempts int, maxElapsed, initial, largest time.Duration) Option {
 	return func(c *Client) {
-		c.attempts, c.maxElapsed, c.initial, c.maxInt = attempts, maxElapsed, initial, largest
+		c.retry = httpstream.Policy{Attempts: attempts, MaxElapsed: maxElapsed, Initial: initial, MaxInterval: largest}
 	}
 }
 
@@ -77,8 +75,8 @@ func New(base *url.URL, opts ...Option) *Client {
 	c := &Client{
 		base: base, http: &http.Client{}, maxLine: ollama.DefaultMaxLineSize,
 		firstByte: ollama.DefaultFirstByteTimeout, idle: ollama.DefaultIdleTimeout, metadata: ollama.DefaultMetadataTimeout,
-		attempts: ollama.DefaultRetryAttempts, maxElapsed: ollama.DefaultRetryMaxElapsed,
-		initial: ollama.DefaultRetryInitial, maxInt: ollama.DefaultRetryMaxInterval,
+		retry: httpstream.Policy{Attempts: ollama.DefaultRetryAttempts, MaxElapsed: ollama.DefaultRetryMaxElapsed,
+			Initial: ollama.DefaultRetryInitial, MaxInterval: ollama.DefaultRetryMaxInterval},
 	}
 	return c.With(opts...)
 }
@@ -89,7 +87,6 @@ func (c *Client) With(opts ...Option) *Client {
 	for _, o := range opts {
 		o(&cp)
 	}
-	cp.attempts = max(cp.attempts, 1)
 	return &cp
 }
 
@@ -103,16 +100,14 @@ func (c *Client) URL() string { return c.base.String() }
 // firstByte bounds each attempt until the answer begins (0: no bound); onRetry may stop
 // the retrying by returning an error.
 func (c *Client) open(ctx context.Context, method, path string, body []byte, model string, firstByte time.Duration, onRetry func(retryNotice) error) (*httpstream.Stream, error) {
-	policy := httpstream.Policy{Attempts: c.attempts, MaxElapsed: c.maxElapsed, Initial: c.initial, MaxInterval: c.maxInt}
-	var notify func(httpstream.Retry) error
-	if onRetry != nil {
-		notify = func(r httpstream.Retry) error {
-			return onRetry(retryNotice{attempt: r.Attempt, delay: r.Delay, reason: retryReason(r.Err)})
-		}
-	}
-	return httpstream.Do(ctx, policy, func() (*httpstream.Stream, error) {
+	return httpstream.Do(ctx, c.retry, func() (*httpstream.Stream, error) {
 		return c.send(ctx, method, path, body, model, firstByte)
-	}, retryAfter, notify)
+	}, retryAfter, func(r httpstream.Retry) error {
+		if onRetry == nil {
+			return nil
+		}
+		return onRetry(retryNotice{attempt: r.Attempt, delay: r.Delay, reason: retryReason(r.Err)})
+	})
 }
 
 // retryNotice is one retry about to happen.
