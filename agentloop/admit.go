@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"prototyper/agentloop/ollama"
+	"prototyper/agentloop/openai"
 	"prototyper/store"
 )
 
@@ -93,7 +95,8 @@ func fatalModelError(err error) bool {
 		return false
 	}
 	switch ce.Code() {
-	case "not_running", "model_not_found", "not_ollama", "first_byte_timeout", "unauthorized", "not_openai":
+	case ollama.CodeNotRunning, ollama.CodeModelNotFound, ollama.CodeNotOllama, ollama.CodeFirstByteTimeout,
+		ollama.CodeUnauthorized, openai.CodeNotOpenAI:
 		return true
 	}
 	return false

@@ -25,24 +25,14 @@ func (w *Workspace) editFileTool() Tool {
 			}
 			return []string{e.rel}, nil
 		}, func(ctx context.Context, call Call) (Preview, error) {
-			e, err := w.newEdit(call)
-			if err != nil {
-				return Preview{}, err
-			}
-			ch, err := w.replaceFileWith(ctx, e.rel, dryRun, e.check, w.opts.MaxWriteBytes, e.produce, progressNone)
+			e, ch, err := w.applyEdit(ctx, call, dryRun, progressNone)
 			if err != nil {
 				return Preview{}, err
 			}
 			return previewOf(w.details(e.rel, ch, e.data)), nil
 		}).
 		Handle(func(ctx context.Context, call Call, progress ProgressFunc) (Result, error) {
-			e, err := w.newEdit(call)
-			if err != nil {
-				return Result{}, err
-			}
-			// The edit is computed inside replaceFile, on the content read through the same
-			// open folder that the rename goes to.
-			ch, err := w.replaceFileWith(ctx, e.rel, writeReal, e.check, w.opts.MaxWriteBytes, e.produce, progress)
+			e, ch, err := w.applyEdit(ctx, call, writeReal, progress)
 			if err != nil {
 				return Result{}, err
 			}
@@ -61,6 +51,18 @@ type edit struct {
 	oldS, newS string
 	want       int
 	data       []byte
+}
+
+// applyEdit makes the edit of call (how: writeReal, or dryRun for its preview). The edit is
+// computed inside replaceFile, on the content read through the same open folder that the
+// rename goes to.
+func (w *Workspace) applyEdit(ctx context.Context, call Call, how writeFlags, progress ProgressFunc) (*edit, fileChange, error) {
+	e, err := w.newEdit(call)
+	if err != nil {
+		return nil, fileChange{}, err
+	}
+	ch, err := w.replaceFileWith(ctx, e.rel, how, e.check, w.opts.MaxWriteBytes, e.produce, progress)
+	return e, ch, err
 }
 
 func (w *Workspace) newEdit(call Call) (*edit, error) {

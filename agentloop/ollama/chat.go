@@ -31,9 +31,9 @@ func (c *Client) Chat(ctx context.Context, req *ChatRequest, fn EventFunc) (*Res
 	if err != nil {
 		return nil, err
 	}
-	defer r.close()
+	defer r.Close()
 	d := chatDecoder{fn: fn, newID: c.newID}
-	return d.run(newLineReader(r.resp.Body, c.maxLine), r.lineArrived, r.readErr)
+	return d.run(newLineReader(r.Body, c.maxLine), r.LineArrived, r.Why)
 }
 
 // chatChunk is one line of /api/chat as this client reads it: content and thinking stay raw

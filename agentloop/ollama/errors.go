@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"prototyper/agentloop/internal/httpstream"
 )
 
 // Sentinel errors, for errors.Is. The errors actually returned are the typed errors below,
@@ -113,12 +115,11 @@ func (e *StatusError) Error() string {
 func (e *StatusError) Is(target error) bool {
 	switch target {
 	case ErrUnauthorized:
-		return e.StatusCode == http.StatusUnauthorized || e.StatusCode == http.StatusForbidden
+		return httpstream.Unauthorized(e.StatusCode)
 	case ErrModelNotFound:
 		return e.StatusCode == http.StatusNotFound
 	case ErrCapability:
-		return e.StatusCode == http.StatusBadRequest &&
-			(strings.Contains(e.Message, "does not support") || strings.Contains(e.Message, "not supported"))
+		return httpstream.Unsupported(e.StatusCode, e.Message)
 	case ErrBusy:
 		return e.StatusCode == http.StatusServiceUnavailable
 	}
@@ -235,7 +236,7 @@ func Retryable(err error) bool {
 	}
 	var se *StatusError
 	if errors.As(err, &se) {
-		return se.StatusCode >= 500 || se.StatusCode == http.StatusTooManyRequests
+		return httpstream.RetryableStatus(se.StatusCode)
 	}
 	switch {
 	case errors.Is(err, ErrLineTooLong), errors.Is(err, ErrMalformedLine), errors.Is(err, ErrNotOllama):
@@ -248,6 +249,27 @@ func Retryable(err error) bool {
 	return errors.As(err, &te)
 }
 
+// The codes of [Code]: the kind of a failure, as the `error` event names it for the window
+// to pick its sentence by. The OpenAI-compatible client's Code says the same ones.
+const (
+	CodeCanceled          = "canceled"
+	CodeNotRunning        = "not_running"
+	CodeModelNotFound     = "model_not_found"
+	CodeCapabilityMissing = "capability_missing"
+	CodeBusy              = "busy"
+	CodeHTTPError         = "http_error"
+	CodeStreamError       = "stream_error"
+	CodeIncompleteStream  = "incomplete_stream"
+	CodeLineTooLong       = "line_too_long"
+	CodeMalformedLine     = "malformed_line"
+	CodeNotOllama         = "not_ollama"
+	CodeUnauthorized      = "unauthorized"
+	CodeFirstByteTimeout  = "first_byte_timeout"
+	CodeIdleTimeout       = "idle_timeout"
+	CodeNetwork           = "network"
+	CodeUnknown           = "unknown"
+)
+
 // Code names the kind of err for the `error` event: not_running, model_not_found,
 // capability_missing, busy, http_error, stream_error, incomplete_stream, line_too_long,
 // malformed_line, not_ollama, unauthorized, first_byte_timeout, idle_timeout, canceled, network or unknown.
@@ -256,41 +278,41 @@ func Code(err error) string {
 	case err == nil:
 		return ""
 	case errors.Is(err, context.Canceled):
-		return "canceled"
+		return CodeCanceled
 	case errors.Is(err, ErrNotRunning):
-		return "not_running"
+		return CodeNotRunning
 	case errors.Is(err, ErrModelNotFound):
-		return "model_not_found"
+		return CodeModelNotFound
 	case errors.Is(err, ErrCapability):
-		return "capability_missing"
+		return CodeCapabilityMissing
 	case errors.Is(err, ErrBusy):
-		return "busy"
+		return CodeBusy
 	case errors.Is(err, ErrStream):
-		return "stream_error"
+		return CodeStreamError
 	case errors.Is(err, ErrFirstByteTimeout):
-		return "first_byte_timeout"
+		return CodeFirstByteTimeout
 	case errors.Is(err, ErrIdleTimeout):
-		return "idle_timeout"
+		return CodeIdleTimeout
 	case errors.Is(err, ErrIncompleteStream):
-		return "incomplete_stream"
+		return CodeIncompleteStream
 	case errors.Is(err, ErrLineTooLong):
-		return "line_too_long"
+		return CodeLineTooLong
 	case errors.Is(err, ErrMalformedLine):
-		return "malformed_line"
+		return CodeMalformedLine
 	case errors.Is(err, ErrNotOllama):
-		return "not_ollama"
+		return CodeNotOllama
 	case errors.Is(err, ErrUnauthorized):
-		return "unauthorized"
+		return CodeUnauthorized
 	}
 	var se *StatusError
 	if errors.As(err, &se) {
-		return "http_error"
+		return CodeHTTPError
 	}
 	var te *transportError
 	if errors.As(err, &te) {
-		return "network"
+		return CodeNetwork
 	}
-	return "unknown"
+	return CodeUnknown
 }
 
 // transportError is a network failure other than a refused connection, before any answer.

@@ -25,14 +25,14 @@ func (c *Client) Pull(ctx context.Context, name string, fn PullFunc) error {
 	if err != nil {
 		return err
 	}
-	defer r.close()
-	lr := newLineReader(r.resp.Body, c.maxLine)
+	defer r.Close()
+	lr := newLineReader(r.Body, c.maxLine)
 	for {
 		line, err := lr.next()
 		if err != nil {
-			return streamEnd(err, lr.n, r.readErr)
+			return streamEnd(err, lr.n, r.Why)
 		}
-		r.lineArrived()
+		r.LineArrived()
 		var p struct {
 			PullProgress
 			Error *string `json:"error"`

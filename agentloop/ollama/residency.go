@@ -92,10 +92,10 @@ func (c *Client) Load(ctx context.Context, model string, keepAlive KeepAlive, op
 	if err != nil {
 		return 0, err
 	}
-	defer r.close()
-	raw, err := io.ReadAll(io.LimitReader(r.resp.Body, int64(c.maxLine)+1))
+	defer r.Close()
+	raw, err := io.ReadAll(io.LimitReader(r.Body, int64(c.maxLine)+1))
 	if err != nil {
-		return 0, r.readErr(err)
+		return 0, r.Why(err)
 	}
 	var resp struct {
 		LoadDuration int64   `json:"load_duration"`

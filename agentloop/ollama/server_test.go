@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -35,21 +34,9 @@ func TestMain(m *testing.M) {
 	os.Exit(ollamatest.Main(m, scripted, plain))
 }
 
-func realClient(t *testing.T) *ollama.Client {
-	t.Helper()
-	srv := ollamatest.Get(t)
-	u, err := url.Parse(srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ollama.New(u)
-}
+func realClient(t *testing.T) *ollama.Client { return ollama.New(ollamatest.BaseURL(t)) }
 
-func ctx(t *testing.T) context.Context {
-	c, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	return c
-}
+func ctx(t *testing.T) context.Context { return ollamatest.Context(t) }
 
 var writeFile = ollama.FunctionTool("write_file", "Write a file in the workspace.", json.RawMessage(
 	`{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"],"additionalProperties":false}`))

@@ -6,7 +6,8 @@ import (
 	"io"
 	"strings"
 	"testing"
-	"time"
+
+	"prototyper/agentloop/internal/httpstream"
 )
 
 // BenchmarkDecodeSSE decodes a stream of 2,000 events (thinking, then content), the hot path
@@ -25,12 +26,12 @@ func BenchmarkDecodeSSE(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		s := &stream{body: io.NopCloser(bytes.NewReader(data)), ctx: ctx, reqCtx: ctx, cancel: func(error) {}, first: time.NewTimer(time.Hour)}
+		s := httpstream.NewStream(ctx, io.NopCloser(bytes.NewReader(data)))
 		d := &decoder{fn: func(Event) error { return nil }}
 		if err := d.read(s, 16<<20); err != nil || !d.done {
 			b.Fatal(err)
 		}
-		s.first.Stop()
+		s.Close()
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*2001), "ns/event")
 }

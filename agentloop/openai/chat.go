@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"prototyper/agentloop/internal/httpstream"
 )
 
 // ChatRequest is one /v1/chat/completions request; it always streams.
@@ -110,7 +112,7 @@ func (c *Client) Chat(ctx context.Context, req *ChatRequest, fn EventFunc) (*Res
 	if err != nil {
 		return nil, err
 	}
-	defer s.close()
+	defer s.Close()
 	d := &decoder{fn: fn}
 	err = d.read(s, c.maxLine)
 	res := d.result()
@@ -146,12 +148,12 @@ type callParts struct {
 }
 
 // read reads the stream to its end: [DONE], or EOF after a finish_reason.
-func (d *decoder) read(s *stream, maxLine int) error {
-	sc := bufio.NewScanner(s.body)
+func (d *decoder) read(s *httpstream.Stream, maxLine int) error {
+	sc := bufio.NewScanner(s.Body)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine+1)
 	var data []byte // the data lines of the event being read
 	for sc.Scan() {
-		s.alive()
+		s.Alive()
 		line := bytes.TrimRight(sc.Bytes(), "\r")
 		switch {
 		case len(line) == 0: // the end of an event
@@ -186,7 +188,7 @@ func (d *decoder) read(s *stream, maxLine int) error {
 	case err == nil:
 		return &IncompleteStreamError{Events: d.events}
 	}
-	err = s.why(err)
+	err = s.Why(err)
 	var te *TimeoutError
 	if errors.As(err, &te) || errors.Is(err, context.Canceled) {
 		return err
@@ -225,7 +227,7 @@ type wireDelta struct {
 }
 
 // event decodes one event's data and emits its deltas.
-func (d *decoder) event(s *stream, data []byte) error {
+func (d *decoder) event(s *httpstream.Stream, data []byte) error {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
 		return nil
@@ -245,7 +247,7 @@ func (d *decoder) event(s *stream, data []byte) error {
 	}
 	if !d.started {
 		d.started = true
-		s.begin()
+		s.Begin()
 		if err := d.fn(Event{Kind: EventStarted}); err != nil {
 			return err
 		}

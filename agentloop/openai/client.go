@@ -1,22 +1,18 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"math"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
 
+	"prototyper/agentloop/internal/httpstream"
 	"prototyper/agentloop/ollama"
 )
 
@@ -33,9 +29,7 @@ type Client struct {
 	maxLine         int
 	firstByte, idle time.Duration
 	metadata        time.Duration
-	attempts        int
-	maxElapsed      time.Duration
-	initial, maxInt time.Duration
+	retry           httpstream.Policy
 }
 
 // Option configures a [Client].
@@ -56,7 +50,7 @@ func WithTimeouts(firstByte, idle time.Duration) Option {
 // the largest one (jittered, growing between them).
 func WithRetry(attempts int, maxElapsed, initial, largest time.Duration) Option {
 	return func(c *Client) {
-		c.attempts, c.maxElapsed, c.initial, c.maxInt = attempts, maxElapsed, initial, largest
+		c.retry = httpstream.Policy{Attempts: attempts, MaxElapsed: maxElapsed, Initial: initial, MaxInterval: largest}
 	}
 }
 
@@ -81,8 +75,8 @@ func New(base *url.URL, opts ...Option) *Client {
 	c := &Client{
 		base: base, http: &http.Client{}, maxLine: ollama.DefaultMaxLineSize,
 		firstByte: ollama.DefaultFirstByteTimeout, idle: ollama.DefaultIdleTimeout, metadata: ollama.DefaultMetadataTimeout,
-		attempts: ollama.DefaultRetryAttempts, maxElapsed: ollama.DefaultRetryMaxElapsed,
-		initial: ollama.DefaultRetryInitial, maxInt: ollama.DefaultRetryMaxInterval,
+		retry: httpstream.Policy{Attempts: ollama.DefaultRetryAttempts, MaxElapsed: ollama.DefaultRetryMaxElapsed,
+			Initial: ollama.DefaultRetryInitial, MaxInterval: ollama.DefaultRetryMaxInterval},
 	}
 	return c.With(opts...)
 }
@@ -93,7 +87,6 @@ func (c *Client) With(opts ...Option) *Client {
 	for _, o := range opts {
 		o(&cp)
 	}
-	cp.attempts = max(cp.attempts, 1)
 	return &cp
 }
 
@@ -103,59 +96,18 @@ func (c *Client) IdleTimeout() time.Duration { return c.idle }
 // URL returns the base URL as a string.
 func (c *Client) URL() string { return c.base.String() }
 
-// stream is an answer being read: its body, and the timers that end it.
-type stream struct {
-	body    io.ReadCloser
-	ctx     context.Context // the caller's
-	reqCtx  context.Context
-	cancel  context.CancelCauseFunc
-	first   *time.Timer
-	idle    *time.Timer
-	idleDur time.Duration
-	started bool
-	url     string
-}
-
-// started stops the first-byte timer: the answer has begun.
-func (s *stream) begin() {
-	if !s.started {
-		s.started = true
-		s.first.Stop()
-	}
-}
-
-// alive re-arms the idle timer: a line arrived.
-func (s *stream) alive() {
-	if s.idleDur <= 0 {
-		return
-	}
-	if s.idle == nil {
-		timeout := &TimeoutError{After: s.idleDur, URL: s.url}
-		s.idle = time.AfterFunc(s.idleDur, func() { s.cancel(timeout) })
-		return
-	}
-	s.idle.Reset(s.idleDur)
-}
-
-// why explains a read error: the caller's cancellation, a timeout, or err itself.
-func (s *stream) why(err error) error {
-	if s.ctx.Err() != nil {
-		return context.Cause(s.ctx)
-	}
-	var te *TimeoutError
-	if cause := context.Cause(s.reqCtx); errors.As(cause, &te) {
-		return te
-	}
-	return err
-}
-
-func (s *stream) close() {
-	s.first.Stop()
-	if s.idle != nil {
-		s.idle.Stop()
-	}
-	s.body.Close()
-	s.cancel(nil)
+// open sends a request and returns its 2xx answer, retrying before the first byte.
+// firstByte bounds each attempt until the answer begins (0: no bound); onRetry may stop
+// the retrying by returning an error.
+func (c *Client) open(ctx context.Context, method, path string, body []byte, model string, firstByte time.Duration, onRetry func(retryNotice) error) (*httpstream.Stream, error) {
+	return httpstream.Do(ctx, c.retry, func() (*httpstream.Stream, error) {
+		return c.send(ctx, method, path, body, model, firstByte)
+	}, retryAfter, func(r httpstream.Retry) error {
+		if onRetry == nil {
+			return nil
+		}
+		return onRetry(retryNotice{attempt: r.Attempt, delay: r.Delay, reason: retryReason(r.Err)})
+	})
 }
 
 // retryNotice is one retry about to happen.
@@ -165,127 +117,47 @@ type retryNotice struct {
 	reason  string
 }
 
-// open sends a request and returns its 2xx answer, retrying before the first byte.
-// firstByte bounds each attempt until the answer begins (0: no bound); onRetry may stop
-// the retrying by returning an error.
-func (c *Client) open(ctx context.Context, method, path string, body []byte, model string, firstByte time.Duration, onRetry func(retryNotice) error) (*stream, error) {
-	exp := backoff.NewExponentialBackOff(backoff.WithInitialInterval(c.initial),
-		backoff.WithMaxInterval(c.maxInt), backoff.WithMaxElapsedTime(c.maxElapsed))
-	var retryAfter time.Duration
-	policy := backoff.WithContext(backoff.WithMaxRetries(&serverDelay{exp, &retryAfter}, uint64(c.attempts-1)), ctx)
-	var (
-		out      *stream
-		attempt  int
-		stopping error
-	)
-	op := func() error {
-		attempt++
-		retryAfter = 0
-		s, err := c.send(ctx, method, path, body, model, firstByte)
-		var se *StatusError
-		if errors.As(err, &se) {
-			retryAfter = se.RetryAfter
-		}
-		out = s
-		return err
+// retryAfter is the delay a failing server asked for.
+func retryAfter(err error) time.Duration {
+	var se *StatusError
+	if errors.As(err, &se) {
+		return se.RetryAfter
 	}
-	notify := func(err error, delay time.Duration) {
-		if onRetry != nil && stopping == nil {
-			stopping = onRetry(retryNotice{attempt: attempt + 1, delay: delay, reason: retryReason(err)})
-		}
-	}
-	err := backoff.RetryNotify(func() error {
-		if stopping != nil {
-			return backoff.Permanent(stopping)
-		}
-		return op()
-	}, policy, notify)
-	switch {
-	case ctx.Err() != nil:
-		if out != nil {
-			out.close()
-		}
-		return nil, context.Cause(ctx)
-	case err != nil:
-		return nil, err
-	}
-	return out, nil
-}
-
-// serverDelay is the exponential policy, except that a server's Retry-After replaces the
-// computed delay.
-type serverDelay struct {
-	*backoff.ExponentialBackOff
-	retryAfter *time.Duration
-}
-
-func (b *serverDelay) NextBackOff() time.Duration {
-	next := b.ExponentialBackOff.NextBackOff()
-	if next == backoff.Stop || *b.retryAfter <= 0 {
-		return next
-	}
-	if b.MaxElapsedTime > 0 && b.GetElapsedTime()+*b.retryAfter > b.MaxElapsedTime {
-		return backoff.Stop
-	}
-	return *b.retryAfter
+	return 0
 }
 
 // send makes one attempt. Errors that must not be retried are backoff.Permanent.
-func (c *Client) send(ctx context.Context, method, path string, body []byte, model string, firstByte time.Duration) (*stream, error) {
-	reqCtx, cancel := context.WithCancelCause(ctx)
-	wait := firstByte
-	if wait <= 0 {
-		wait = math.MaxInt64
+func (c *Client) send(ctx context.Context, method, path string, body []byte, model string, firstByte time.Duration) (*httpstream.Stream, error) {
+	auth := ""
+	if c.key != "" {
+		auth = "Bearer " + c.key
 	}
-	timeout := &TimeoutError{FirstByte: true, After: firstByte, URL: c.URL(), Path: path}
-	first := time.AfterFunc(wait, func() { cancel(timeout) })
-	fail := func(err error) (*stream, error) {
-		first.Stop()
-		cancel(nil)
+	resp, s, err := httpstream.Send(ctx, c.http, httpstream.Request{
+		Method: method, URL: c.base.JoinPath(path).String(), Body: body,
+		Accept: "text/event-stream, application/json", Authorization: auth,
+		FirstByte: firstByte, FirstByteTimeout: &TimeoutError{FirstByte: true, After: firstByte, URL: c.URL(), Path: path},
+		Idle: c.idle, IdleTimeout: &TimeoutError{After: c.idle, URL: c.URL()},
+	})
+	var te *httpstream.TransportError
+	switch {
+	case errors.As(err, &te) && te.Refused:
+		return nil, &UnreachableError{URL: c.URL(), Err: te.Err}
+	case errors.As(err, &te):
+		return nil, &networkError{URL: c.URL(), Err: te.Err}
+	case err != nil:
 		return nil, err
 	}
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
+	if resp.StatusCode >= 400 || httpstream.HTMLType(resp.Header) {
+		return nil, c.statusError(resp, s.ReadError(), path, model)
 	}
-	req, err := http.NewRequestWithContext(reqCtx, method, c.base.JoinPath(path).String(), rd)
-	if err != nil {
-		return fail(backoff.Permanent(err))
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "text/event-stream, application/json")
-	req.Header.Set("User-Agent", "prototyper")
-	if c.key != "" {
-		req.Header.Set("Authorization", "Bearer "+c.key)
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		var te *TimeoutError
-		switch cause := context.Cause(reqCtx); {
-		case ctx.Err() != nil:
-			return fail(backoff.Permanent(context.Cause(ctx)))
-		case errors.As(cause, &te):
-			return fail(backoff.Permanent(te))
-		case errors.Is(err, syscall.ECONNREFUSED) || isDial(err):
-			return fail(&UnreachableError{URL: c.URL(), Err: err})
-		}
-		return fail(&networkError{URL: c.URL(), Err: err})
-	}
-	if resp.StatusCode >= 400 || isWebPage(resp.Header) {
-		raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		resp.Body.Close()
-		return fail(c.statusError(resp, raw, path, model))
-	}
-	return &stream{body: resp.Body, ctx: ctx, reqCtx: reqCtx, cancel: cancel, first: first, idleDur: c.idle, url: c.URL()}, nil
+	return s, nil
 }
 
 // statusError explains an error answer; only 429 and 5xx may be retried.
 func (c *Client) statusError(resp *http.Response, raw []byte, path, model string) error {
 	msg, apiErr := apiErrorText(raw)
-	web := isWebPage(resp.Header) || strings.HasPrefix(strings.ToLower(strings.TrimSpace(string(raw))), "<")
-	auth := resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden
+	web := httpstream.HTMLType(resp.Header) || strings.HasPrefix(strings.ToLower(strings.TrimSpace(string(raw))), "<")
+	auth := httpstream.Unauthorized(resp.StatusCode)
 	if !auth && (web || (resp.StatusCode == http.StatusNotFound && !apiErr)) { // a proxy's 401 page is still a 401
 		return backoff.Permanent(&NotOpenAIError{URL: c.URL(), Path: path, StatusCode: resp.StatusCode, WebPage: web})
 	}
@@ -294,31 +166,11 @@ func (c *Client) statusError(resp *http.Response, raw []byte, path, model string
 	}
 	se := &StatusError{StatusCode: resp.StatusCode, Message: msg, URL: c.URL(), Path: path, Model: model,
 		KeySent: c.key != "", KeyEnv: c.keyEnv, APIError: apiErr}
-	if resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests {
-		se.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"))
+	if httpstream.RetryableStatus(resp.StatusCode) {
+		se.RetryAfter = httpstream.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 		return se
 	}
 	return backoff.Permanent(se)
-}
-
-func isDial(err error) bool {
-	var op *net.OpError
-	return errors.As(err, &op) && op.Op == "dial"
-}
-
-func isWebPage(h http.Header) bool {
-	ct := strings.ToLower(h.Get("Content-Type"))
-	return strings.HasPrefix(ct, "text/html") || strings.HasPrefix(ct, "application/xhtml")
-}
-
-func parseRetryAfter(v string) time.Duration {
-	if s, err := strconv.Atoi(v); err == nil && s > 0 {
-		return time.Duration(s) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil && time.Until(t) > 0 {
-		return time.Until(t)
-	}
-	return 0
 }
 
 func retryReason(err error) string {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"prototyper/agentloop/internal/httpstream"
 	"prototyper/agentloop/ollama"
 )
 
@@ -90,19 +91,17 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("the server at %s refused the request (HTTP %d: %s) — check the model and the settings, and the server's log for the reason", e.URL, e.StatusCode, msg)
 }
 
-// Is matches ErrUnauthorized (401, 403), ErrModelNotFound (404 with an API error),
-// ErrCapability (400 "does not support") and ErrBusy (503, 429).
+// Is matches ErrModelNotFound (404 with an API error: a 404 page is another server) and
+// ErrBusy (503, 429); ErrUnauthorized (401, 403) and ErrCapability (400 "does not
+// support") as the native client's status error does.
 func (e *StatusError) Is(target error) bool {
 	switch target {
-	case ErrUnauthorized:
-		return e.StatusCode == http.StatusUnauthorized || e.StatusCode == http.StatusForbidden
 	case ErrModelNotFound:
 		return e.StatusCode == http.StatusNotFound && e.APIError
-	case ErrCapability:
-		m := strings.ToLower(e.Message)
-		return e.StatusCode == http.StatusBadRequest && (strings.Contains(m, "does not support") || strings.Contains(m, "not supported"))
 	case ErrBusy:
 		return e.StatusCode == http.StatusServiceUnavailable || e.StatusCode == http.StatusTooManyRequests
+	case ErrUnauthorized, ErrCapability:
+		return (&ollama.StatusError{StatusCode: e.StatusCode, Message: e.Message}).Is(target)
 	}
 	return false
 }
@@ -187,17 +186,10 @@ func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("the server at %s went silent for %s mid-answer — try again; if it repeats, check the server's log", e.URL, e.After)
 }
 
-// Is matches ErrFirstByteTimeout or ErrIdleTimeout, and context.DeadlineExceeded.
+// Is matches what the native client's timeout matches: ErrFirstByteTimeout or
+// ErrIdleTimeout, and context.DeadlineExceeded.
 func (e *TimeoutError) Is(target error) bool {
-	switch target {
-	case ErrFirstByteTimeout:
-		return e.FirstByte
-	case ErrIdleTimeout:
-		return !e.FirstByte
-	case context.DeadlineExceeded:
-		return true
-	}
-	return false
+	return (&ollama.TimeoutError{FirstByte: e.FirstByte}).Is(target)
 }
 
 // networkError is a network failure other than a refused connection, before any answer.
@@ -211,10 +203,11 @@ func (e *networkError) Error() string {
 }
 func (e *networkError) Unwrap() error { return e.Err }
 
+// CodeNotOpenAI is the code of [ErrNotOpenAI].
+const CodeNotOpenAI = "not_openai"
+
 // Code names the kind of err for the `error` event, with the native client's codes
-// (not_running, model_not_found, capability_missing, busy, http_error, stream_error,
-// incomplete_stream, line_too_long, malformed_line, first_byte_timeout, idle_timeout,
-// canceled, network, unknown) and two of its own: unauthorized and not_openai.
+// (ollama.CodeNotRunning and the others) and one of its own, [CodeNotOpenAI].
 func Code(err error) string {
 	var se *StatusError
 	var ne *networkError
@@ -222,11 +215,11 @@ func Code(err error) string {
 		target error
 		code   string
 	}{
-		{context.Canceled, "canceled"}, {ErrUnreachable, "not_running"}, {ErrUnauthorized, "unauthorized"},
-		{ErrModelNotFound, "model_not_found"}, {ErrCapability, "capability_missing"}, {ErrBusy, "busy"},
-		{ErrStream, "stream_error"}, {ErrFirstByteTimeout, "first_byte_timeout"}, {ErrIdleTimeout, "idle_timeout"},
-		{ErrIncompleteStream, "incomplete_stream"}, {ErrLineTooLong, "line_too_long"}, {ErrMalformed, "malformed_line"},
-		{ErrNotOpenAI, "not_openai"},
+		{context.Canceled, ollama.CodeCanceled}, {ErrUnreachable, ollama.CodeNotRunning}, {ErrUnauthorized, ollama.CodeUnauthorized},
+		{ErrModelNotFound, ollama.CodeModelNotFound}, {ErrCapability, ollama.CodeCapabilityMissing}, {ErrBusy, ollama.CodeBusy},
+		{ErrStream, ollama.CodeStreamError}, {ErrFirstByteTimeout, ollama.CodeFirstByteTimeout}, {ErrIdleTimeout, ollama.CodeIdleTimeout},
+		{ErrIncompleteStream, ollama.CodeIncompleteStream}, {ErrLineTooLong, ollama.CodeLineTooLong}, {ErrMalformed, ollama.CodeMalformedLine},
+		{ErrNotOpenAI, CodeNotOpenAI},
 	} {
 		if errors.Is(err, c.target) {
 			return c.code
@@ -236,11 +229,11 @@ func Code(err error) string {
 	case err == nil:
 		return ""
 	case errors.As(err, &se):
-		return "http_error"
+		return ollama.CodeHTTPError
 	case errors.As(err, &ne):
-		return "network"
+		return ollama.CodeNetwork
 	}
-	return "unknown"
+	return ollama.CodeUnknown
 }
 
 // Retryable reports whether the same request may succeed if tried again: the server did
@@ -252,7 +245,7 @@ func Retryable(err error) bool {
 	case err == nil, errors.Is(err, context.Canceled):
 		return false
 	case errors.As(err, &se):
-		return se.StatusCode >= 500 || se.StatusCode == http.StatusTooManyRequests
+		return httpstream.RetryableStatus(se.StatusCode)
 	case errors.Is(err, ErrUnreachable), errors.Is(err, ErrIncompleteStream), errors.Is(err, ErrStream),
 		errors.Is(err, ErrFirstByteTimeout), errors.Is(err, ErrIdleTimeout):
 		return true

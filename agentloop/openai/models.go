@@ -22,10 +22,10 @@ func (c *Client) Models(ctx context.Context) ([]Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer s.close()
-	raw, err := io.ReadAll(io.LimitReader(s.body, int64(c.maxLine)+1))
+	defer s.Close()
+	raw, err := io.ReadAll(io.LimitReader(s.Body, int64(c.maxLine)+1))
 	if err != nil {
-		return nil, s.why(err)
+		return nil, s.Why(err)
 	}
 	var list struct {
 		Data []struct {

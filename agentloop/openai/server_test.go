@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"prototyper/agentloop/ollama"
 	"prototyper/agentloop/openai"
@@ -35,20 +34,10 @@ var (
 
 func TestMain(m *testing.M) { os.Exit(ollamatest.Main(m, pair, plain)) }
 
-func realClient(t *testing.T) *openai.Client {
-	t.Helper()
-	base, err := openai.ParseBaseURL(ollamatest.Get(t).URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return openai.New(base)
-}
+// realClient is a client of the server's OpenAI-compatible API (/v1).
+func realClient(t *testing.T) *openai.Client { return openai.New(ollamatest.BaseURL(t).JoinPath("v1")) }
 
-func ctx(t *testing.T) context.Context {
-	c, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	return c
-}
+func ctx(t *testing.T) context.Context { return ollamatest.Context(t) }
 
 var fileTools = []openai.Tool{
 	{Name: "read_file", Description: "Read a file.", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)},

@@ -24,9 +24,7 @@ func chatsCommand(ctx context.Context, args []string, io IO) int {
 	var common Common
 	var format string
 	var asJSON bool
-	fs := flag.NewFlagSet("prototyper chats", flag.ContinueOnError)
-	fs.SetOutput(io.Err)
-	common.Register(fs)
+	fs := commandFlags("chats", io, &common)
 	fs.StringVar(&format, "format", "md", "export `FORMAT`: md (Markdown to paste into an issue) or json")
 	fs.BoolVar(&asJSON, "json", false, "list: print the chats as JSON")
 	fs.Usage = func() {
@@ -34,11 +32,8 @@ func chatsCommand(ctx context.Context, args []string, io IO) int {
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return ExitCompleted
-	}
 	if err != nil {
-		return ExitUsage
+		return parseExit(err)
 	}
 	usage := func(msg string) int {
 		fmt.Fprintf(io.Err, "prototyper chats: %s\n", msg)

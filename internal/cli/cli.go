@@ -18,6 +18,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+
+	"prototyper/store"
 )
 
 // Exit statuses of the design's command table.
@@ -53,6 +55,34 @@ func (c *Common) Register(fs *flag.FlagSet) {
 // DBPath resolves the database path: --db, then PROTOTYPER_DB, then the user config dir.
 func (c *Common) DBPath() (string, error) {
 	return ResolveDBPath(c.DB)
+}
+
+// OpenDB opens the database DBPath resolves, with opts.
+func (c *Common) OpenDB(opts store.Options) (*store.DB, error) {
+	path, err := c.DBPath()
+	if err != nil {
+		return nil, err
+	}
+	return store.Open(path, opts)
+}
+
+// commandFlags is the flag set of `prototyper NAME`: it says its errors on io.Err, and has
+// the flags every command accepts (--ollama, --db), into common.
+func commandFlags(name string, io IO, common *Common) *flag.FlagSet {
+	fs := flag.NewFlagSet("prototyper "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Err)
+	common.Register(fs)
+	return fs
+}
+
+// parseExit is the exit code of a command whose flags did not parse: completed when the
+// user asked for help (the usage is printed), usage for a wrong flag (the flag package has
+// said which).
+func parseExit(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return ExitCompleted
+	}
+	return ExitUsage
 }
 
 // ResolveDBPath resolves a database path the way every command does.

@@ -48,11 +48,7 @@ type Desktop struct {
 // bridge to sink. A database another process holds is the store's "Prototyper is already
 // running" error.
 func OpenDesktop(opts DesktopOptions, sink events.Sink) (*Desktop, error) {
-	path, err := opts.DBPath()
-	if err != nil {
-		return nil, err
-	}
-	db, err := store.Open(path, store.Options{})
+	db, err := opts.OpenDB(store.Options{})
 	if err != nil {
 		return nil, err
 	}

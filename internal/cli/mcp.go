@@ -66,17 +66,12 @@ func mcpCommand(ctx context.Context, args []string, io IO) int {
 	var common Common
 	var workspace string
 	var asJSON bool
-	fs := flag.NewFlagSet("prototyper mcp list", flag.ContinueOnError)
-	fs.SetOutput(io.Err)
+	fs := commandFlags("mcp list", io, &common)
 	mf.Register(fs)
-	common.Register(fs)
 	fs.StringVar(&workspace, "workspace", "", "the workspace `DIR` whose .prototyper/mcp.json applies (default: the current folder)")
 	fs.BoolVar(&asJSON, "json", false, "print the servers as JSON")
 	if err := fs.Parse(args[1:]); err != nil {
-		if err == flag.ErrHelp {
-			return ExitCompleted
-		}
-		return ExitUsage
+		return parseExit(err)
 	}
 	if workspace == "" {
 		workspace, _ = os.Getwd()

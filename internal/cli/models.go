@@ -94,9 +94,7 @@ func startOllamaCommand(name, usage string, args []string, io IO, badArgs func(p
 // arguments. When done is true the command ends with code: the user asked for help, or a flag
 // was wrong (the flag package has said so).
 func parseOllamaCommand(name, usage string, args []string, io IO, more ...func(*flag.FlagSet)) (common Common, pos []string, code int, done bool) {
-	fs := flag.NewFlagSet("prototyper "+name, flag.ContinueOnError)
-	fs.SetOutput(io.Err)
-	common.Register(fs)
+	fs := commandFlags(name, io, &common)
 	for _, register := range more {
 		register(fs)
 	}
@@ -105,11 +103,8 @@ func parseOllamaCommand(name, usage string, args []string, io IO, more ...func(*
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, args)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		return common, nil, ExitCompleted, true
-	case err != nil:
-		return common, nil, ExitUsage, true
+	if err != nil {
+		return common, nil, parseExit(err), true
 	}
 	return common, pos, 0, false
 }

@@ -72,10 +72,7 @@ Flags:
 	fs.DurationVar(&f.firstByte, "first-byte-timeout", ollama.DefaultFirstByteTimeout,
 		"how long to wait for the model's first byte, loading included, e.g. 90s or 10m (0: no limit)")
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitCompleted
-		}
-		return ExitUsage
+		return parseExit(err)
 	}
 	prompt := strings.TrimSpace(strings.Join(fs.Args(), " "))
 	usage := func(msg string) int {
@@ -129,11 +126,7 @@ Flags:
 		}
 		workspace = wd
 	}
-	dbPath, err := f.DBPath()
-	if err != nil {
-		return fail(err)
-	}
-	db, err := store.Open(dbPath, store.Options{})
+	db, err := f.OpenDB(store.Options{})
 	if err != nil {
 		return fail(err)
 	}

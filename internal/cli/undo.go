@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"strings"
 
@@ -25,9 +24,7 @@ func undoCommand(redo bool) func(ctx context.Context, args []string, io IO) int 
 		var common Common
 		var chat, run, message string
 		var force, keep, asJSON bool
-		fs := flag.NewFlagSet("prototyper "+name, flag.ContinueOnError)
-		fs.SetOutput(io.Err)
-		common.Register(fs)
+		fs := commandFlags(name, io, &common)
 		fs.StringVar(&chat, "chat", "", "the chat `ID` (`prototyper chats list` shows them)")
 		if !redo {
 			fs.StringVar(&run, "run", "", "undo this run `ID` (default: the newest run that changed files)")
@@ -46,10 +43,7 @@ func undoCommand(redo bool) func(ctx context.Context, args []string, io IO) int 
 			fs.PrintDefaults()
 		}
 		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return ExitCompleted
-			}
-			return ExitUsage
+			return parseExit(err)
 		}
 		switch {
 		case chat == "":
@@ -66,11 +60,7 @@ func undoCommand(redo bool) func(ctx context.Context, args []string, io IO) int 
 			printError(io.Err, name, err)
 			return ExitFailed
 		}
-		path, err := common.DBPath()
-		if err != nil {
-			return fail(err)
-		}
-		db, err := store.Open(path, store.Options{})
+		db, err := common.OpenDB(store.Options{})
 		if err != nil {
 			return fail(err)
 		}

@@ -10,6 +10,16 @@ const chat = { id: 'c1', title: 'Snake', model: 'qwen3:4b', workspace: '/w', cre
 
 const mount = (prepare: (b: FakeBackend) => void = () => {}) => mountApp([chat], prepare)
 
+/** The window with the chat running and "also add a score" sent meanwhile (queued). */
+async function mountWithAQueuedMessage() {
+  const mounted = await mount()
+  act(() => {
+    mounted.backend.emit([{ type: 'phase', runId: 'r1', phase: 'streaming' }])
+  })
+  await act(() => mounted.store.send('also add a score'))
+  return mounted
+}
+
 afterEach(() => {
   vi.useRealTimers()
 })
@@ -100,11 +110,7 @@ describe('states a user sees', () => {
   })
 
   it('a message sent while the chat runs is shown queued, and can be changed or taken back', async () => {
-    const { backend, store } = await mount()
-    act(() => {
-      backend.emit([{ type: 'phase', runId: 'r1', phase: 'streaming' }])
-    })
-    await act(() => store.send('also add a score'))
+    const { backend } = await mountWithAQueuedMessage()
     expect(screen.getByTestId('queued').textContent).toContain('Queued')
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Edit the queued message' })))
     const box = screen.getByRole('textbox', { name: 'Edit the message' })
@@ -118,11 +124,7 @@ describe('states a user sees', () => {
   })
 
   it('a queued message stops being queued once the run takes it', async () => {
-    const { backend, store } = await mount()
-    act(() => {
-      backend.emit([{ type: 'phase', runId: 'r1', phase: 'streaming' }])
-    })
-    await act(() => store.send('also add a score'))
+    const { backend } = await mountWithAQueuedMessage()
     act(() => {
       backend.emit([{ type: 'message.started', runId: 'r1', role: 'user', trigger: 'steering', messageId: 'c1-m9' }])
     })
@@ -130,11 +132,7 @@ describe('states a user sees', () => {
   })
 
   it('a run stopped before it took a queued message gives its text back to the composer', async () => {
-    const { backend, store } = await mount()
-    act(() => {
-      backend.emit([{ type: 'phase', runId: 'r1', phase: 'streaming' }])
-    })
-    await act(() => store.send('also add a score'))
+    const { backend } = await mountWithAQueuedMessage()
     act(() => {
       backend.emit([
         { type: 'phase', runId: 'r1', phase: 'idle' },

@@ -1,12 +1,13 @@
 import { useState } from 'react'
 import type { ChatSummary } from '../backend'
 import { focusComposer } from '../keyboard/menus'
-import { helpShortcut, newChatShortcut, searchShortcut, withShortcut } from '../keyboard/shortcuts'
+import { helpShortcut, newChatShortcut, searchShortcut } from '../keyboard/shortcuts'
 import { isBusy, type ChatState } from '../state/chatReducer'
 import type { AppState } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
 import { baseName } from './Header'
 import { FolderIcon, PencilIcon, SearchIcon, TrashIcon } from './icons'
+import { ShortcutButton } from './ShortcutButton'
 
 /** When a chat was last active, as a list shows it: the time today, else the day. */
 export function chatDate(iso: string, now = new Date()): string {
@@ -50,6 +51,14 @@ export function groupByFolder(chats: ChatSummary[]): ChatGroup[] {
 /** The chats that wait for the user's approval (seen live, or listed so). */
 export function waitingChatIds(s: AppState): string[] {
   return s.chatList.filter((c) => phaseOf(s.chats[c.id], c) === 'awaiting_approval').map((c) => c.id)
+}
+
+/** A handler that does act, then gives the focus back to the composer. */
+function thenComposer(act: () => void): () => void {
+  return () => {
+    act()
+    focusComposer()
+  }
 }
 
 function ChatListItem({
@@ -100,24 +109,10 @@ function ChatListItem({
       <li className="chat-item confirm" data-testid="confirm-delete">
         <span>Delete “{chat.title || 'Untitled'}”?</span>
         <div className="row">
-          <button
-            type="button"
-            className="danger"
-            onClick={() => {
-              void store.deleteChat(chat.id)
-              focusComposer()
-            }}
-          >
+          <button type="button" className="danger" onClick={thenComposer(() => void store.deleteChat(chat.id))}>
             Delete
           </button>
-          <button
-            type="button"
-            autoFocus
-            onClick={() => {
-              setMode('view')
-              focusComposer()
-            }}
-          >
+          <button type="button" autoFocus onClick={thenComposer(() => setMode('view'))}>
             Cancel
           </button>
         </div>
@@ -129,10 +124,7 @@ function ChatListItem({
       <button
         type="button"
         className="chat-title"
-        onClick={() => {
-          void store.selectChat(chat.id)
-          focusComposer()
-        }}
+        onClick={thenComposer(() => void store.selectChat(chat.id))}
         title={`${chat.title}${chat.workspace ? `\n${chat.workspace}` : ''}${chat.model ? `\n${chat.model}` : ''}`}
       >
         <span className="chat-title-line">
@@ -196,30 +188,25 @@ export function ChatList({ onSearch, onHelp }: { onSearch?: () => void; onHelp?:
   return (
     <aside className="sidebar">
       <div className="brand">Prototyper</div>
-      <button
-        type="button"
+      <ShortcutButton
+        shortcut={newChatShortcut}
+        what="New chat"
         className="new-chat"
         data-testid="new-chat"
-        aria-keyshortcuts={newChatShortcut.label}
-        title={withShortcut('New chat', newChatShortcut)}
-        onClick={() => {
-          store.newChat()
-          focusComposer()
-        }}
+        onClick={thenComposer(() => store.newChat())}
       >
         + New chat
-      </button>
+      </ShortcutButton>
       {onSearch && (
-        <button
-          type="button"
+        <ShortcutButton
+          shortcut={searchShortcut}
+          what="Search chats"
           className="search-button"
           data-testid="search-button"
-          aria-keyshortcuts={searchShortcut.label}
-          title={withShortcut('Search chats', searchShortcut)}
           onClick={onSearch}
         >
           <SearchIcon /> Search <kbd>{searchShortcut.label}</kbd>
-        </button>
+        </ShortcutButton>
       )}
       <nav aria-label="Chats">
         {groupByFolder(chats).map((g) => (
@@ -245,15 +232,9 @@ export function ChatList({ onSearch, onHelp }: { onSearch?: () => void; onHelp?:
         ))}
       </nav>
       {onHelp && (
-        <button
-          type="button"
-          className="link help-button"
-          aria-keyshortcuts={helpShortcut.label}
-          title={withShortcut('Keyboard shortcuts', helpShortcut)}
-          onClick={onHelp}
-        >
+        <ShortcutButton shortcut={helpShortcut} what="Keyboard shortcuts" className="link help-button" onClick={onHelp}>
           Keyboard shortcuts <kbd>?</kbd>
-        </button>
+        </ShortcutButton>
       )}
     </aside>
   )

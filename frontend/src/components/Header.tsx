@@ -1,13 +1,15 @@
 import { useCallback, useEffect, useRef, useState, type KeyboardEvent, type RefObject } from 'react'
 import type { ModelInfo } from '../backend'
-import { ComboField, optionId, useListNav } from '../keyboard/listNav'
+import { ComboField, useListNav } from '../keyboard/listNav'
 import { focusComposer, useMenuRequest } from '../keyboard/menus'
-import { folderShortcut, modelShortcut, settingsShortcut, withShortcut } from '../keyboard/shortcuts'
+import { folderShortcut, modelShortcut, settingsShortcut } from '../keyboard/shortcuts'
 import { isBusy } from '../state/chatReducer'
 import { findModel, headerModel, headerWorkspace, sameModel, type AppState, type PullState } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
 import { Dialog } from './Dialog'
 import { FolderIcon, SettingsIcon } from './icons'
+import { ListOption } from './ListOption'
+import { ShortcutButton } from './ShortcutButton'
 
 export function formatBytes(n: number): string {
   if (!n) return '0 B'
@@ -131,19 +133,18 @@ export function ModelPicker() {
   const pulling = pullList.filter((p) => !p.done).length
   return (
     <div className="model-picker" ref={root} onKeyDown={onKeyDown} data-menu-open={open ? 'true' : undefined}>
-      <button
-        type="button"
+      <ShortcutButton
+        shortcut={modelShortcut}
+        what="The model of this chat"
         ref={button}
         className="header-button"
         data-testid="model-button"
         aria-haspopup="listbox"
         aria-expanded={open}
-        aria-keyshortcuts={modelShortcut.label}
-        title={withShortcut('The model of this chat', modelShortcut)}
         onClick={() => (open ? close() : openIt())}
       >
         {current || 'Pick a model'} {info && <ModelBadges model={info} />} <span aria-hidden="true">▾</span>
-      </button>
+      </ShortcutButton>
       {pulling > 0 && !open && <span className="pull-mini">{pulling} pulling…</span>}
       {open && (
         <div className="popover">
@@ -160,14 +161,13 @@ export function ModelPicker() {
             {models.length === 0 && <div className="muted pad">No models on the server yet. Pull one below.</div>}
             {models.length > 0 && shown.length === 0 && <div className="muted pad">No model matches “{filter}”.</div>}
             {shown.map((m, i) => (
-              <div
-                role="option"
-                id={optionId('model-filter', i)}
-                aria-selected={i === nav.active}
+              <ListOption
+                fieldId="model-filter"
+                index={i}
+                nav={nav}
                 key={m.name}
-                className={`model-option${i === nav.active ? ' active' : ''}${sameModel(m.name, current) ? ' selected' : ''}`}
-                onMouseEnter={() => nav.setActive(i)}
-                onClick={() => pick(m.name)}
+                className={`model-option${sameModel(m.name, current) ? ' selected' : ''}`}
+                onPick={() => pick(m.name)}
               >
                 <span className="model-name">
                   {sameModel(m.name, current) && <span aria-label="in use">✓ </span>}
@@ -177,7 +177,7 @@ export function ModelPicker() {
                   {m.parameterSize} {formatBytes(m.size)}
                 </span>
                 <ModelBadges model={m} />
-              </div>
+              </ListOption>
             ))}
           </div>
           <form
@@ -261,19 +261,18 @@ export function FolderMenu() {
         }
       }}
     >
-      <button
-        type="button"
+      <ShortcutButton
+        shortcut={folderShortcut}
+        what={workspace || 'Pick the folder Prototyper works in'}
         ref={button}
         className="header-button workspace"
         data-testid="workspace-button"
         aria-haspopup="listbox"
         aria-expanded={open}
-        aria-keyshortcuts={folderShortcut.label}
-        title={withShortcut(workspace || 'Pick the folder Prototyper works in', folderShortcut)}
         onClick={() => (open ? close() : setOpen(true))}
       >
         <FolderIcon /> {workspace ? baseName(workspace) : 'Pick a workspace…'} <span aria-hidden="true">▾</span>
-      </button>
+      </ShortcutButton>
       {open && (
         <div className="popover">
           <ComboField
@@ -287,15 +286,14 @@ export function FolderMenu() {
           />
           <div role="listbox" id="folder-list" aria-label="Folders">
             {options.map((o, i) => (
-              <div
-                role="option"
-                id={optionId('folder-path', i)}
+              <ListOption
+                fieldId="folder-path"
+                index={i}
+                nav={nav}
                 key={o.label}
-                aria-selected={i === nav.active}
-                className={`folder-option${i === nav.active ? ' active' : ''}`}
+                className="folder-option"
                 title={o.dir}
-                onMouseEnter={() => nav.setActive(i)}
-                onClick={() => choose(i)}
+                onPick={() => choose(i)}
               >
                 {o.dir && o.dir === workspace && <span aria-label="in use">✓ </span>}
                 {o.dir && !typed.trim() ? (
@@ -305,7 +303,7 @@ export function FolderMenu() {
                 ) : (
                   o.label
                 )}
-              </div>
+              </ListOption>
             ))}
           </div>
         </div>
@@ -400,16 +398,9 @@ export function Header({ onSettings }: { onSettings: () => void }) {
           {phase === 'submitted' && loading ? `Loading ${loading}…` : phaseLabels[phase]}
         </span>
       )}
-      <button
-        type="button"
-        className="header-button"
-        aria-label="Settings"
-        aria-keyshortcuts={settingsShortcut.label}
-        title={withShortcut('Settings', settingsShortcut)}
-        onClick={onSettings}
-      >
+      <ShortcutButton shortcut={settingsShortcut} what="Settings" className="header-button" aria-label="Settings" onClick={onSettings}>
         <SettingsIcon />
-      </button>
+      </ShortcutButton>
     </header>
   )
 }

@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'react'
 import { errorText, type ChatHit } from '../backend'
-import { ComboField, optionId, useListNav } from '../keyboard/listNav'
+import { ComboField, useListNav } from '../keyboard/listNav'
 import { focusComposer } from '../keyboard/menus'
 import { useStore } from '../state/useAppState'
 import { chatDate } from './ChatList'
 import { Dialog } from './Dialog'
 import { baseName } from './Header'
+import { ListOption } from './ListOption'
 
 /** How long typing pauses before the search runs. */
 export const searchDelayMs = 120
@@ -85,15 +86,14 @@ export function SearchDialog({ onClose }: { onClose: () => void }) {
           <div className="muted pad">No chat holds “{query.trim()}”.</div>
         )}
         {shown.map((h, i) => (
-          <div
-            role="option"
+          <ListOption
+            fieldId="search-field"
+            index={i}
+            nav={nav}
             key={h.chat.id}
-            id={optionId('search-field', i)}
-            aria-selected={i === nav.active}
             data-testid="search-hit"
-            className={`search-hit${i === nav.active ? ' active' : ''}`}
-            onMouseEnter={() => nav.setActive(i)}
-            onClick={() => open(i)}
+            className="search-hit"
+            onPick={() => open(i)}
           >
             <div className="search-hit-title">
               <span>{h.chat.title || 'Untitled'}</span>
@@ -103,7 +103,7 @@ export function SearchDialog({ onClose }: { onClose: () => void }) {
               </span>
             </div>
             {h.snippet && <div className="muted small search-snippet">{h.snippet}</div>}
-          </div>
+          </ListOption>
         ))}
       </div>
     </Dialog>

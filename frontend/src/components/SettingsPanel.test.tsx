@@ -1,22 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { act, fireEvent, render, screen, within } from '@testing-library/react'
-import { App } from '../App'
+import { act, fireEvent, screen, within } from '@testing-library/react'
 import type { Settings } from '../backend'
-import { FakeBackend, FakeFrames } from '../fakeBackend'
-import { AppStore } from '../state/store'
-import { StoreContext } from '../state/useAppState'
+import type { FakeBackend } from '../fakeBackend'
+import { mountApp } from '../test/mountApp'
 
 async function mount(prepare?: (backend: FakeBackend) => void) {
-  const backend = new FakeBackend()
-  prepare?.(backend)
-  const store = new AppStore({ backend, requestFrame: new FakeFrames().request })
-  render(
-    <StoreContext.Provider value={store}>
-      <App />
-    </StoreContext.Provider>,
-  )
-  await act(() => store.start())
-  return backend
+  return (await mountApp([], prepare)).backend
 }
 
 describe('the model server and the MCP servers in the settings', () => {

@@ -1,0 +1,238 @@
+// Package httpstream holds what the two model clients, agentloop/ollama and
+// agentloop/openai, share about one HTTP request whose answer is read as it arrives: the
+// first-byte and idle timers that end it ([Send], [Stream]), the retrying before its first
+// byte that honours a server's Retry-After ([Do]), and the tests that tell a refused
+// connection, a web page or an error status apart.
+//
+// Each client keeps its own error types and sentences: this package ends a request with
+// the timeout errors it is given, and says which kind of failure happened
+// ([TransportError]) for the client to explain.
+package httpstream
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+)
+
+// Request is one request of a model client and the limits of its answer.
+type Request struct {
+	Method, URL   string
+	Body          []byte // JSON, or nil
+	Accept        string
+	Authorization string // the Authorization header's value; "" sends none
+	// FirstByte bounds the wait for the answer to begin (0: no bound); when it passes, the
+	// request ends with FirstByteTimeout as its cause.
+	FirstByte        time.Duration
+	FirstByteTimeout error
+	// Idle bounds the silence between two lines once lines arrive (0: no bound); when it
+	// passes, the request ends with IdleTimeout as its cause.
+	Idle        time.Duration
+	IdleTimeout error
+}
+
+// TransportError is a request that got no answer at all. Refused is true when nothing
+// listens at the address (the connection was refused).
+type TransportError struct {
+	Err     error
+	Refused bool
+}
+
+func (e *TransportError) Error() string { return e.Err.Error() }
+func (e *TransportError) Unwrap() error { return e.Err }
+
+// Send makes one attempt at req with hc and returns the answer, whatever its status, with
+// the stream that reads it (whose Body is the answer's). An error is a [backoff.Permanent]
+// one (ctx's cause, the first-byte timeout, a request that cannot be built), or a
+// [*TransportError], which may be retried.
+func Send(ctx context.Context, hc *http.Client, req Request) (*http.Response, *Stream, error) {
+	reqCtx, cancel := context.WithCancelCause(ctx)
+	s := &Stream{ctx: ctx, reqCtx: reqCtx, cancel: cancel, idleDur: req.Idle,
+		firstErr: req.FirstByteTimeout, idleErr: req.IdleTimeout}
+	wait := req.FirstByte
+	if wait <= 0 { // no bound: the timer is armed for ever
+		wait = math.MaxInt64
+	}
+	s.first = time.AfterFunc(wait, func() { cancel(req.FirstByteTimeout) })
+
+	var rd io.Reader
+	if req.Body != nil {
+		rd = bytes.NewReader(req.Body)
+	}
+	hr, err := http.NewRequestWithContext(reqCtx, req.Method, req.URL, rd)
+	if err != nil {
+		s.Close()
+		return nil, nil, backoff.Permanent(err)
+	}
+	if req.Body != nil {
+		hr.Header.Set("Content-Type", "application/json")
+	}
+	hr.Header.Set("Accept", req.Accept)
+	hr.Header.Set("User-Agent", "prototyper")
+	if req.Authorization != "" {
+		hr.Header.Set("Authorization", req.Authorization)
+	}
+	resp, err := hc.Do(hr)
+	if err != nil {
+		timeout := s.timedOut()
+		s.Close()
+		switch {
+		case ctx.Err() != nil:
+			return nil, nil, backoff.Permanent(context.Cause(ctx))
+		case timeout != nil:
+			return nil, nil, backoff.Permanent(timeout)
+		}
+		return nil, nil, &TransportError{Err: err, Refused: refused(err)}
+	}
+	s.Body = resp.Body
+	return resp, s, nil
+}
+
+// refused reports whether err is a failure to connect at all.
+func refused(err error) bool {
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return true
+	}
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
+// Stream is an answer being read: its body, and the timers that end it.
+type Stream struct {
+	Body              io.ReadCloser
+	ctx, reqCtx       context.Context // the caller's, and the request's
+	cancel            context.CancelCauseFunc
+	first, idle       *time.Timer
+	idleDur           time.Duration
+	firstErr, idleErr error
+	begun             bool
+}
+
+// NewStream returns a stream of body that no timer ends, for a benchmark of a decoder.
+func NewStream(ctx context.Context, body io.ReadCloser) *Stream {
+	return &Stream{Body: body, ctx: ctx, reqCtx: ctx, cancel: func(error) {}, first: time.NewTimer(math.MaxInt64)}
+}
+
+// Begin stops the first-byte timer: the answer has begun.
+func (s *Stream) Begin() {
+	if !s.begun {
+		s.begun = true
+		s.first.Stop()
+	}
+}
+
+// Alive arms the idle timer, or re-arms it: a line arrived.
+func (s *Stream) Alive() {
+	if s.idleDur <= 0 {
+		return
+	}
+	if s.idle == nil {
+		timeout := s.idleErr
+		s.idle = time.AfterFunc(s.idleDur, func() { s.cancel(timeout) })
+		return
+	}
+	s.idle.Reset(s.idleDur)
+}
+
+// LineArrived is [Stream.Begin] and [Stream.Alive]: for an answer whose every line is a
+// part of it.
+func (s *Stream) LineArrived() {
+	s.Begin()
+	s.Alive()
+}
+
+// Why explains an error of reading the body: the caller's cancellation, a timeout, or err
+// itself.
+func (s *Stream) Why(err error) error {
+	if s.ctx.Err() != nil {
+		return context.Cause(s.ctx)
+	}
+	if timeout := s.timedOut(); timeout != nil {
+		return timeout
+	}
+	return err
+}
+
+// timedOut returns the timeout error that ended the request, or nil.
+func (s *Stream) timedOut() error {
+	cause := context.Cause(s.reqCtx)
+	if cause != nil && (cause == s.firstErr || cause == s.idleErr) {
+		return cause
+	}
+	return nil
+}
+
+// ReadError reads up to 1 MiB of an error answer's body and closes the stream.
+func (s *Stream) ReadError() []byte {
+	raw, _ := io.ReadAll(io.LimitReader(s.Body, 1<<20))
+	s.Close()
+	return raw
+}
+
+// Close stops the timers, closes the body and ends the request.
+func (s *Stream) Close() {
+	s.first.Stop()
+	if s.idle != nil {
+		s.idle.Stop()
+	}
+	if s.Body != nil {
+		s.Body.Close()
+	}
+	s.cancel(nil)
+}
+
+// HTMLType reports whether an answer's Content-Type is an HTML page's: a web server or a
+// proxy, never a model server's API.
+func HTMLType(h http.Header) bool {
+	ct := strings.ToLower(h.Get("Content-Type"))
+	return strings.HasPrefix(ct, "text/html") || strings.HasPrefix(ct, "application/xhtml")
+}
+
+// Unauthorized reports whether status says that a token is wanted or was refused (401,
+// 403), whoever answered: the server or a proxy in front of it.
+func Unauthorized(status int) bool {
+	return status == http.StatusUnauthorized || status == http.StatusForbidden
+}
+
+// Unsupported reports whether an answer says that the model lacks what the request needs:
+// HTTP 400 "… does not support …" or "… not supported".
+func Unsupported(status int, message string) bool {
+	m := strings.ToLower(message)
+	return status == http.StatusBadRequest && (strings.Contains(m, "does not support") || strings.Contains(m, "not supported"))
+}
+
+// RetryableStatus reports whether the same request may succeed later: the server failed
+// (5xx) or asked to slow down (429).
+func RetryableStatus(status int) bool {
+	return status >= 500 || status == http.StatusTooManyRequests
+}
+
+// ParseRetryAfter reads a Retry-After header, delay-seconds or an HTTP date, as a delay
+// from now; 0 when absent, malformed or past.
+func ParseRetryAfter(v string, now time.Time) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(v); err == nil {
+		if s < 0 {
+			return 0
+		}
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d
+		}
+	}
+	return 0
+}
