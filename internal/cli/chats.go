@@ -226,6 +226,8 @@ func toolStatus(t store.Transcript, r store.ToolCallRecord) string {
 		return "interrupted (no result recorded)"
 	case r.Pending:
 		return "running"
+	case r.NotRun != "":
+		return "not run (" + r.NotRun + ")"
 	case r.OK:
 		return fmt.Sprintf("ok, %d ms", r.DurationMs)
 	}
