@@ -126,6 +126,8 @@ export interface UndoOptions {
   fromMessage?: string
   fromRun?: string
   path?: string
+  /** With path: the folder it is in (FileChange.workspace); none: where the chat last changed it. */
+  workspace?: string
   force?: boolean
   keep?: boolean
 }
@@ -141,6 +143,8 @@ export interface UndoResult {
 /** One file of a chat's review (agentloop.FileChange). */
 export interface FileChange {
   path: string
+  /** The folder the chat's runs wrote it in, which may no longer be the chat's. */
+  workspace: string
   status: 'created' | 'changed' | 'deleted' | string
   diff?: string
   bytes: number

@@ -13,7 +13,7 @@ import { ItemBoundary } from './ItemBoundary'
 import { Message } from './Message'
 import { EditBox, MessageActions } from './MessageActions'
 import { ModelLoadingNote } from './ModelLoadingNote'
-import { redoShortcut, undoShortcut } from '../keyboard/shortcuts'
+import { changesShortcut, redoShortcut, undoShortcut } from '../keyboard/shortcuts'
 import { ToolCard } from './ToolCard'
 
 /**
@@ -122,6 +122,12 @@ export function runControls(chat: ChatState): { undoAfter: Map<number, string>; 
   return { undoAfter, restoreAt }
 }
 
+/** The start of a message, to name the control that acts on it: its first line, up to 40 characters. */
+export function excerpt(text: string): string {
+  const line = text.trim().split('\n')[0]
+  return line.length > 40 ? `${line.slice(0, 39)}…` : line
+}
+
 /** "This run changed N files · Undo", under the last entry of a run whose change stands. */
 function RunUndo({ chat, runId }: { chat: ChatState; runId: string }) {
   const store = useStore()
@@ -214,6 +220,8 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
                 type="button"
                 className="link"
                 data-testid="restore-here"
+                aria-label={`Restore to here, before “${excerpt(m.content)}”`}
+                title="Undo the runs of this message and of every later one, newest first"
                 onClick={() => void store.undo({ fromRun: restore })}
               >
                 Restore to here
@@ -265,8 +273,11 @@ export function ChangesBar({ chat }: { chat: ChatState }) {
   return (
     <div className="changes-bar" data-testid="changes-bar">
       {changed && (
-        <button type="button" onClick={() => void store.loadReview(chat.chatId)}>
+        <button type="button" aria-keyshortcuts={changesShortcut.label} onClick={() => void store.loadReview(chat.chatId)}>
           Changes
+          <kbd className="shortcut" aria-hidden="true">
+            {changesShortcut.label}
+          </kbd>
         </button>
       )}
       {canRedo && (

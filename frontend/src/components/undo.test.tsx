@@ -188,12 +188,37 @@ describe('undo in the window', () => {
 
   it('shows the review of changed files with a per-file revert', async () => {
     const { backend, store } = await mount()
-    backend.review = [{ path: 'a.txt', status: 'changed', bytes: 2, diff: '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-0\n+1\n' }]
+    backend.review = [{ path: 'a.txt', workspace: '/home/me/project', status: 'changed', bytes: 2, diff: '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-0\n+1\n' }]
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Changes' })))
     expect(screen.getByTestId('changed-file').dataset.status).toBe('changed')
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Revert a.txt to before this chat' })))
-    expect(backend.calls.filter((c) => c.method === 'Undo').pop()?.args).toEqual(['c1', { path: 'a.txt' }])
+    expect(backend.calls.filter((c) => c.method === 'Undo').pop()?.args).toEqual(['c1', { path: 'a.txt', workspace: '/home/me/project' }])
     expect(store.getState().review?.chatId).toBe('c1')
+  })
+
+  it('opens and closes the review with Alt+C, shown on its button, and gives it the focus', async () => {
+    const { store } = await mount()
+    expect(screen.getByRole('button', { name: 'Changes' }).getAttribute('aria-keyshortcuts')).toBe('Alt+C')
+    await act(async () => fireEvent.keyDown(window, { key: 'c', code: 'KeyC', altKey: true }))
+    expect(store.getState().review?.chatId).toBe('c1')
+    expect(document.activeElement).toBe(screen.getByTestId('changes-panel'))
+    await act(async () => fireEvent.keyDown(window, { key: 'c', code: 'KeyC', altKey: true }))
+    expect(store.getState().review).toBeNull()
+  })
+
+  it('names the folder of a file written before the chat moved to another one', async () => {
+    const { backend } = await mount()
+    backend.review = [{ path: 'a.txt', workspace: '/earlier', status: 'changed', bytes: 2 }]
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Changes' })))
+    expect(screen.getByTestId('changed-file').textContent).toContain('in /earlier')
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Revert a.txt to before this chat' })))
+    expect(backend.calls.filter((c) => c.method === 'Undo').pop()?.args).toEqual(['c1', { path: 'a.txt', workspace: '/earlier' }])
+  })
+
+  it('names each Restore to here after its message', async () => {
+    await mount()
+    const restore = screen.getAllByTestId('restore-here')[0]
+    expect(restore.getAttribute('aria-label')).toMatch(/^Restore to here, before “.+”$/)
   })
 })
 
