@@ -168,6 +168,8 @@ export interface ToolCallRecord {
   messageId?: string
   name: string
   args?: unknown
+  /** The folder the call ran in: its run's workspace, which may no longer be the chat's. */
+  workspace?: string
   /** True while the call waits for the user's decision (it has not run). */
   awaitingApproval?: boolean
   /** True from just before the call runs until its result is stored. */

@@ -128,18 +128,25 @@ export function excerpt(text: string): string {
   return line.length > 40 ? `${line.slice(0, 39)}…` : line
 }
 
-/** "This run changed N files · Undo", under the last entry of a run whose change stands. */
+/** The paths a run changed, as a sentence names them: "a.txt", "a.txt and b.txt", "a, b, c and 4 more". */
+export function pathList(paths: string[]): string {
+  const shown = paths.length > 4 ? paths.slice(0, 3) : paths
+  const rest = paths.length - shown.length
+  const names = rest > 0 ? [...shown, `${rest} more`] : shown
+  return names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : (names[0] ?? 'nothing')
+}
+
+/** "This run changed a.txt and b.txt · Undo", under the last entry of a run whose change stands. */
 function RunUndo({ chat, runId }: { chat: ChatState; runId: string }) {
   const store = useStore()
   const change = standingChange(chat, runId)
   if (!change) return null
-  const n = change.paths?.length ?? 0
   const newest = [...chat.changes].reverse().find((c) => c.kind === 'run' && !c.revertedBy && (c.paths?.length ?? 0) > 0)
   const keys = newest?.id === runId ? undoShortcut.label : undefined
   return (
     <div className="run-changes" data-testid="run-changes" data-run-id={runId}>
-      <span className="muted small">
-        This run changed {n} {n === 1 ? 'path' : 'paths'}.
+      <span className="muted small" title={change.paths?.join('\n')}>
+        This run changed {pathList(change.paths ?? [])}.
       </span>
       <button type="button" aria-keyshortcuts={keys} onClick={() => void store.undo({ runId })}>
         Undo{keys && <kbd className="shortcut" aria-hidden="true">{keys}</kbd>}
@@ -197,6 +204,14 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
     if (e.kind === 'message') {
       const m = chat.messages[e.id]
       const restore = restoreAt.get(e.id)
+      const actions = m && (m.role === 'user' || m.role === 'assistant') && (
+        <MessageActions
+          message={m}
+          idle={idle}
+          version={versions?.find((v) => v.messageId === m.id)}
+          onEdit={() => store.edit(m.id)}
+        />
+      )
       return m ? (
         <ItemBoundary key={e.id} what="message" resetKey={m}>
           {editing === m.id && idle ? (
@@ -204,29 +219,24 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
           ) : (
             <>
               <Message message={m} from={i === 0 ? start.from : 0} />
-              {(m.role === 'user' || m.role === 'assistant') && (
-                <MessageActions
-                  message={m}
-                  idle={idle}
-                  version={versions?.find((v) => v.messageId === m.id)}
-                  onEdit={() => store.edit(m.id)}
-                />
+              {restore ? (
+                <div className={`message-footer ${m.role}`}>
+                  {actions}
+                  <button
+                    type="button"
+                    className="link restore-here"
+                    data-testid="restore-here"
+                    aria-label={`Restore to here, before “${excerpt(m.content)}”`}
+                    title="Undo the runs of this message and of every later one, newest first"
+                    onClick={() => void store.undo({ fromRun: restore })}
+                  >
+                    Restore to here
+                  </button>
+                </div>
+              ) : (
+                actions
               )}
             </>
-          )}
-          {restore && (
-            <div className="restore-here">
-              <button
-                type="button"
-                className="link"
-                data-testid="restore-here"
-                aria-label={`Restore to here, before “${excerpt(m.content)}”`}
-                title="Undo the runs of this message and of every later one, newest first"
-                onClick={() => void store.undo({ fromRun: restore })}
-              >
-                Restore to here
-              </button>
-            </div>
           )}
         </ItemBoundary>
       ) : null
@@ -267,13 +277,19 @@ export function ChangesBar({ chat }: { chat: ChatState }) {
   const store = useStore()
   const note = useAppState((s) => s.undoNote)
   const conflict = useAppState((s) => (s.undoConflict?.chatId === chat.chatId ? s.undoConflict : null))
+  const reviewOpen = useAppState((s) => s.review?.chatId === chat.chatId)
   const canRedo = !!redoable(chat)
   const changed = chat.changes.some((c) => (c.paths?.length ?? 0) > 0)
   if (!changed && !note && !conflict) return null
   return (
     <div className="changes-bar" data-testid="changes-bar">
       {changed && (
-        <button type="button" aria-keyshortcuts={changesShortcut.label} onClick={() => void store.loadReview(chat.chatId)}>
+        <button
+          type="button"
+          aria-keyshortcuts={changesShortcut.label}
+          aria-expanded={reviewOpen}
+          onClick={() => (reviewOpen ? store.closeReview() : void store.loadReview(chat.chatId))}
+        >
           Changes
           <kbd className="shortcut" aria-hidden="true">
             {changesShortcut.label}

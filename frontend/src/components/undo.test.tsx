@@ -7,6 +7,7 @@ import { AppStore } from '../state/store'
 import { StoreContext } from '../state/useAppState'
 import { App } from '../App'
 import { ToolCard } from './ToolCard'
+import { pathList } from './ChatView'
 
 function ev(seq: number, e: Partial<AgentEvent> & Pick<AgentEvent, 'type'>): AgentEvent {
   return { v: 1, seq, chatId: 'c1', runId: 'r1', messageId: 'm1', at: '2025-01-01T00:00:00Z', ...e }
@@ -161,7 +162,7 @@ describe('undo in the window', () => {
     const { backend } = await mount()
     const runs = screen.getAllByTestId('run-changes')
     expect(runs.map((r) => r.dataset.runId)).toEqual(['r1', 'r2'])
-    expect(runs[1].textContent).toContain('2 paths')
+    expect(runs[1].textContent).toContain('b.txt and c.txt')
     await act(async () => fireEvent.click(runs[0].querySelector('button')!))
     expect(backend.calls.find((c) => c.method === 'Undo')?.args).toEqual(['c1', { runId: 'r1' }])
     const restore = screen.getAllByTestId('restore-here')
@@ -213,6 +214,15 @@ describe('undo in the window', () => {
     expect(screen.getByTestId('changed-file').textContent).toContain('in /earlier')
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Revert a.txt to before this chat' })))
     expect(backend.calls.filter((c) => c.method === 'Undo').pop()?.args).toEqual(['c1', { path: 'a.txt', workspace: '/earlier' }])
+  })
+
+  it('names the paths each run changed beside its Undo', async () => {
+    await mount()
+    const runs = screen.getAllByTestId('run-changes').map((r) => r.textContent)
+    expect(runs[0]).toContain('This run changed a.txt.')
+    expect(runs[1]).toContain('This run changed b.txt and c.txt.')
+    expect(pathList(['a', 'b', 'c', 'd', 'e'])).toBe('a, b, c and 2 more')
+    expect(pathList(['a', 'b', 'c'])).toBe('a, b and c')
   })
 
   it('names each Restore to here after its message', async () => {
