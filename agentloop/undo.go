@@ -112,6 +112,11 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 	for _, l := range plan.paths {
 		t := target[l]
 		if t.Same(now[l]) {
+			if t.Kind == tools.KindAbsent {
+				// nothing to put back, but named: a write of it the app died in may have left
+				// its temporary file in a folder that goes
+				restore = append(restore, located{l.folder, t})
+			}
 			continue
 		}
 		if t.Kind == tools.KindFile {
