@@ -8,6 +8,7 @@ import {
   type ChatState,
   type TimelineEntry,
 } from '../state/chatReducer'
+import { pathList } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
 import { ItemBoundary } from './ItemBoundary'
 import { Message } from './Message'
@@ -126,14 +127,6 @@ export function runControls(chat: ChatState): { undoAfter: Map<number, string>; 
 export function excerpt(text: string): string {
   const line = text.trim().split('\n')[0]
   return line.length > 40 ? `${line.slice(0, 39)}…` : line
-}
-
-/** The paths a run changed, as a sentence names them: "a.txt", "a.txt and b.txt", "a, b, c and 4 more". */
-export function pathList(paths: string[]): string {
-  const shown = paths.length > 4 ? paths.slice(0, 3) : paths
-  const rest = paths.length - shown.length
-  const names = rest > 0 ? [...shown, `${rest} more`] : shown
-  return names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : (names[0] ?? 'nothing')
 }
 
 /** "This run changed a.txt and b.txt · Undo", under the last entry of a run whose change stands. */

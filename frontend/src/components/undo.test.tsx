@@ -7,7 +7,7 @@ import { AppStore } from '../state/store'
 import { StoreContext } from '../state/useAppState'
 import { App } from '../App'
 import { ToolCard } from './ToolCard'
-import { pathList } from './ChatView'
+import { pathList } from '../state/store'
 
 function ev(seq: number, e: Partial<AgentEvent> & Pick<AgentEvent, 'type'>): AgentEvent {
   return { v: 1, seq, chatId: 'c1', runId: 'r1', messageId: 'm1', at: '2025-01-01T00:00:00Z', ...e }
