@@ -141,7 +141,12 @@ function RunUndo({ chat, runId }: { chat: ChatState; runId: string }) {
       <span className="muted small" title={change.paths?.join('\n')}>
         This run changed {pathList(change.paths ?? [])}.
       </span>
-      <button type="button" aria-keyshortcuts={keys} onClick={() => void store.undo({ runId })}>
+      <button
+        type="button"
+        aria-label={`Undo the run that changed ${pathList(change.paths ?? [])}`}
+        aria-keyshortcuts={keys}
+        onClick={() => void store.undo({ runId })}
+      >
         Undo{keys && <kbd className="shortcut" aria-hidden="true">{keys}</kbd>}
       </button>
     </div>
