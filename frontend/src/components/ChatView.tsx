@@ -123,6 +123,11 @@ export function runControls(chat: ChatState): { undoAfter: Map<number, string>; 
   return { undoAfter, restoreAt }
 }
 
+/** Whether the run's change was undone: what its cards wrote is no longer there to open. */
+function undoneRun(chat: ChatState, runId: string | undefined): boolean {
+  return chat.changes.some((c) => c.id === runId && c.kind === 'run' && !!c.revertedBy)
+}
+
 /** The start of a message, to name the control that acts on it: its first line, up to 40 characters. */
 export function excerpt(text: string): string {
   const line = text.trim().split('\n')[0]
@@ -254,7 +259,7 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
             onAllowAlways={allowAlways}
             onAskReason={askReason}
             askingReason={reasonFor === c.id}
-            onOpen={open}
+            onOpen={undoneRun(chat, c.runId) ? undefined : open}
             decided={decisions[c.id]}
             current={c.id === current}
           />

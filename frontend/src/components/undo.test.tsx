@@ -138,7 +138,10 @@ describe('undo in the window', () => {
         { id: 'u2', chatId: 'c1', runId: 'r2', role: 'user', content: 'write b', createdAt: '', updatedAt: '', complete: true },
         { id: 'a2', chatId: 'c1', runId: 'r2', role: 'assistant', content: 'done b', createdAt: '', updatedAt: '', complete: true },
       ],
-      toolCalls: [],
+      toolCalls: [
+        { id: 't1', chatId: 'c1', runId: 'r1', messageId: 'a1', name: 'write_file', args: { path: 'a.txt' },
+          pending: false, ok: true, details: { path: 'a.txt' }, startedAt: '2025-01-01T00:00:00Z', finishedAt: '2025-01-01T00:00:01Z' },
+      ],
       phase: 'idle',
       liveRunId: '',
       changes: [
@@ -214,6 +217,13 @@ describe('undo in the window', () => {
     expect(screen.getByTestId('changed-file').textContent).toContain('in /earlier')
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Revert a.txt to before this chat' })))
     expect(backend.calls.filter((c) => c.method === 'Undo').pop()?.args).toEqual(['c1', { path: 'a.txt', workspace: '/earlier' }])
+  })
+
+  it('takes Open and Show in folder off the cards of a run that was undone', async () => {
+    const { store } = await mount()
+    expect(screen.getByRole('button', { name: 'Show a.txt in its folder' })).toBeTruthy()
+    await act(async () => store.ingest([ev(100, { type: 'undo', runId: '', changeId: 'u9', reverts: ['r1'], paths: ['a.txt'] })]))
+    expect(screen.queryByRole('button', { name: 'Show a.txt in its folder' })).toBeNull()
   })
 
   it('names the paths each run changed beside its Undo', async () => {
