@@ -213,3 +213,38 @@ func TestDesktopShowInFolderOpensTheFilesFolder(t *testing.T) {
 	}
 	r.finish(t, "show-in-folder.png")
 }
+
+// A chat moved to another folder keeps its earlier runs' changes where they were made: after
+// the move (Ctrl+O, the new folder's path typed, "Change this chat"), the review names the
+// first folder, and "Restore to here" on the first message puts the first folder's files back
+// while the new folder's file of the same name is left as it is.
+func TestDesktopRestoreAfterTheChatMovedPutsBackTheFirstFoldersFiles(t *testing.T) {
+	r := twoRuns(t)
+	second := t.TempDir()
+	writeFile(t, filepath.Join(second, "a.txt"), "the second folder's own\n", 0o644)
+
+	r.app.key("ctrl+o")
+	time.Sleep(300 * time.Millisecond) // the menu's path field takes the focus
+	r.app.typeText(second)
+	r.app.key("Return")
+	r.app.press("Change this chat")
+	r.app.waitControl(rolePushButton, "Restore to here, before “Change a.txt”", 20*time.Second)
+	time.Sleep(500 * time.Millisecond) // the header shows the new folder
+
+	r.app.key("alt+c")
+	r.app.waitControl(rolePushButton, "Revert b.txt to before this chat", 20*time.Second)
+	r.app.screenshot("moved-changes-review.png")
+	r.app.key("alt+c")
+
+	r.app.press("Restore to here, before “Change a.txt”")
+	r.waitLog(t, events.Undo, true, 30*time.Second)
+	wantFile(t, filepath.Join(r.workspace, "a.txt"), "original\n", 0o600)
+	wantFile(t, filepath.Join(r.workspace, "b.txt"), "", 0)
+	wantFile(t, filepath.Join(second, "a.txt"), "the second folder's own\n", 0o644)
+	wantFile(t, filepath.Join(second, "b.txt"), "", 0)
+	_, db := r.finish(t, "moved-restored.png")
+	chats, _ := db.ListChats()
+	if len(chats) != 1 || chats[0].Workspace != second {
+		t.Errorf("chats %+v, want the one chat, now in %s", chats, second)
+	}
+}

@@ -2,6 +2,7 @@ import { useEffect, useRef } from 'react'
 import { headerWorkspace } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
 import { DiffView } from './ToolCard'
+import { baseName } from './Header'
 
 const statusWords: Record<string, string> = { created: 'created', changed: 'changed', deleted: 'deleted' }
 
@@ -52,8 +53,8 @@ export function ChangesPanel() {
             <div className="row">
               <span className="tool-args">{f.path}</span>
               {f.workspace && f.workspace !== folder && (
-                <span className="muted small" title={f.workspace}>
-                  in {f.workspace}
+                <span className="muted small changed-folder" title={f.workspace}>
+                  in {baseName(f.workspace)}, the chat’s earlier folder
                 </span>
               )}
               <span className={`badge ${f.status === 'deleted' ? 'err' : f.status === 'created' ? 'ok' : 'warn'}`}>

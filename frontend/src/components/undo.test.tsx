@@ -214,7 +214,7 @@ describe('undo in the window', () => {
     const { backend } = await mount()
     backend.review = [{ path: 'a.txt', workspace: '/earlier', status: 'changed', bytes: 2 }]
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Changes' })))
-    expect(screen.getByTestId('changed-file').textContent).toContain('in /earlier')
+    expect(screen.getByTestId('changed-file').textContent).toContain('in earlier, the chat’s earlier folder')
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Revert a.txt to before this chat' })))
     expect(backend.calls.filter((c) => c.method === 'Undo').pop()?.args).toEqual(['c1', { path: 'a.txt', workspace: '/earlier' }])
   })
