@@ -2,7 +2,10 @@ module prototyper
 
 go 1.26.8
 
-require github.com/wailsapp/wails/v2 v2.11.0
+require (
+	github.com/godbus/dbus/v5 v5.1.0
+	github.com/wailsapp/wails/v2 v2.11.0
+)
 
 require (
 	github.com/agnivade/levenshtein v1.1.1 // indirect
@@ -28,7 +31,6 @@ require (
 	github.com/go-playground/universal-translator v0.18.1 // indirect
 	github.com/go-playground/validator/v10 v10.20.0 // indirect
 	github.com/goccy/go-json v0.10.2 // indirect
-	github.com/godbus/dbus/v5 v5.1.0 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect
 	github.com/golang/protobuf v1.5.4 // indirect
 	github.com/google/flatbuffers v24.3.25+incompatible // indirect

@@ -56,8 +56,10 @@ func (e *NoToolsError) Is(target error) bool { return target == ErrNoTools }
 
 // Conflict is one path that changed since the change to be taken back wrote it.
 type Conflict struct {
-	Path   string `json:"path"`
-	Reason string `json:"reason"`
+	Path string `json:"path"`
+	// Workspace is the folder Path is in (the run's, which may no longer be the chat's).
+	Workspace string `json:"workspace,omitempty"`
+	Reason    string `json:"reason"`
 }
 
 // ConflictError lists the paths that stopped an undo or a redo; nothing was written.

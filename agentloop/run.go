@@ -730,7 +730,7 @@ func (r *run) runBatch(messageID string, calls []plannedCall) (stop string, paus
 			pv := r.preview(c)
 			previews[c.ID] = pv
 			_ = r.a.cfg.Store.PutToolCall(store.ToolCallRecord{ID: c.ID, ChatID: r.cs.id, RunID: r.id,
-				MessageID: messageID, Name: c.Name, Args: c.Args, AwaitingApproval: true, Preview: pv, Recovered: c.Recovered})
+				MessageID: messageID, Name: c.Name, Args: c.Args, Workspace: r.workspace, AwaitingApproval: true, Preview: pv, Recovered: c.Recovered})
 			r.emit(events.Event{Type: events.ToolCall, MessageID: messageID, ToolCallID: c.ID, Name: c.Name,
 				Args: c.Args, State: events.ToolStateAwaitingApproval, Recovered: c.Recovered})
 			e := events.Event{Type: events.ToolApprovalRequest, MessageID: messageID, ToolCallID: c.ID, Name: c.Name}
@@ -867,7 +867,7 @@ func (r *run) executeBatch(messageID string, calls []plannedCall) []ToolOutcome 
 func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 	startedAt := time.Now()
 	rec := store.ToolCallRecord{ID: c.ID, ChatID: r.cs.id, RunID: r.id, MessageID: messageID, Name: c.Name,
-		Args: c.Args, Pending: true, StartedAt: startedAt, Approval: c.approval(), Recovered: c.Recovered}
+		Args: c.Args, Workspace: r.workspace, Pending: true, StartedAt: startedAt, Approval: c.approval(), Recovered: c.Recovered}
 	cc := r.beforeCall(r.ctx, c)
 	if err := r.startCall(rec, cc); err != nil {
 		o := ToolOutcome{Output: notRunText(err)}

@@ -3,6 +3,7 @@ package agentloop
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -36,6 +37,10 @@ type UndoOptions struct {
 	// Path puts one path back as it was before the chat first changed it (the review's
 	// per-file revert).
 	Path string `json:"path,omitempty"`
+	// Workspace is the folder of Path, for a chat whose runs wrote the same name in two
+	// folders (the review's FileChange.Workspace); "" is the folder the chat last changed
+	// it in.
+	Workspace string `json:"workspace,omitempty"`
 	// Force overwrites paths that changed since the run wrote them.
 	Force bool `json:"force,omitempty"`
 	// Keep puts the user's version of each such path beside the restored one
@@ -62,7 +67,8 @@ func (a *Agent) Redo(ctx context.Context, chatID string, opts UndoOptions) (Undo
 }
 
 // revert plans, checks, records and applies an undo (or a redo), under the chat's lock: no
-// run starts meanwhile, and none may be running.
+// run starts meanwhile, and none may be running. Each path is put back in the folder its run
+// wrote it in, whatever the chat's folder is now.
 func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoOptions) (UndoResult, error) {
 	cs := a.chat(chatID)
 	cs.mu.Lock()
@@ -70,11 +76,7 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 	if cs.done != nil {
 		return UndoResult{}, ErrChatBusy
 	}
-	chat, err := a.cfg.Store.Chat(chatID)
-	if err != nil {
-		return UndoResult{}, err
-	}
-	changes, err := a.cfg.Store.Changes(chatID)
+	changes, err := a.changesOf(chatID)
 	if err != nil {
 		return UndoResult{}, err
 	}
@@ -87,17 +89,13 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 	if err != nil {
 		return UndoResult{}, err
 	}
-	ws, err := tools.OpenWorkspace(firstOf(chat.Workspace, a.cfg.Workspace), a.cfg.Files)
-	if err != nil {
-		return UndoResult{}, err
-	}
-	defer ws.Close()
+	fs := a.openFolders()
+	defer fs.close()
 	settings, err := a.cfg.Store.Settings()
 	if err != nil {
 		return UndoResult{}, err
 	}
-	keep := settings.CheckpointLimit()
-	now, err := ws.States(ctx, plan.paths, keep)
+	now, err := fs.states(ctx, plan.paths, settings.CheckpointLimit())
 	if err != nil {
 		return UndoResult{}, err
 	}
@@ -110,43 +108,53 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 	if redo {
 		change.Kind = store.ChangeRedo
 	}
-	var restore []tools.PathState
-	for i, p := range plan.paths {
-		t := target[p]
-		if t.Same(now[i]) {
+	var restore []located
+	for _, l := range plan.paths {
+		t := target[l]
+		if t.Same(now[l]) {
+			if t.Kind == tools.KindAbsent {
+				// nothing to put back, but named: a write of it the app died in may have left
+				// its temporary file in a folder that goes
+				restore = append(restore, located{l.folder, t})
+			}
 			continue
 		}
 		if t.Kind == tools.KindFile {
 			if t.Content, err = a.cfg.Store.Content(chatID, t.Hash); err != nil {
-				return UndoResult{}, fmt.Errorf("the earlier content of %s is missing from the database: %w", p, err)
+				return UndoResult{}, fmt.Errorf("the earlier content of %s is missing from the database: %w", l.path, err)
 			}
 		}
 		after := t
 		after.Content = nil
-		change.Paths = append(change.Paths, store.PathChange{Path: p, Before: now[i], After: &after})
-		restore = append(restore, t)
-		res.Paths = append(res.Paths, p)
+		change.Paths = append(change.Paths, store.PathChange{Path: l.path, Workspace: l.folder, Before: now[l], After: &after})
+		restore = append(restore, located{l.folder, t})
+		res.Paths = append(res.Paths, l.path)
 	}
 	if opts.Keep && !opts.Force {
 		for _, c := range conflicts {
-			s := now[slices.Index(plan.paths, c.Path)]
+			l := loc{c.Workspace, c.Path}
+			s := now[l]
 			if s.Kind != tools.KindFile || !s.Kept() {
 				continue
 			}
-			mine := mineName(ctx, ws, c.Path, plan.paths)
+			ws, err := fs.get(l.folder)
+			if err != nil {
+				return UndoResult{}, err
+			}
+			mine := mineName(ctx, ws, c.Path, plan.pathsIn(l.folder))
 			s.Path = mine
 			absent := tools.PathState{Path: mine, Kind: tools.KindAbsent}
 			after := s
 			after.Content = nil
-			change.Paths = append(change.Paths, store.PathChange{Path: mine, Before: absent, After: &after})
-			restore = append(restore, s)
+			change.Paths = append(change.Paths, store.PathChange{Path: mine, Workspace: l.folder, Before: absent, After: &after})
+			restore = append(restore, located{l.folder, s})
 			res.Kept = append(res.Kept, mine)
 		}
 	}
-	if err := a.cfg.Store.RecordChange(change, now, plan.marks, plan.restores); err != nil {
+	if err := a.cfg.Store.RecordChange(change, slices.Collect(maps.Values(now)), plan.marks, plan.restores); err != nil {
 		return UndoResult{}, err
 	}
-	if err := ws.Restore(ctx, restore); err != nil {
+	if err := fs.restore(ctx, restore); err != nil {
 		return res, fmt.Errorf("the files were only partly put back: %w; redo takes back what was done", err)
 	}
 	typ := events.Undo
@@ -158,11 +166,129 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 	return res, nil
 }
 
+// loc is a path in the folder a run wrote it in: a chat whose folder changed between runs
+// may have written the same name in two folders.
+type loc struct{ folder, path string }
+
+// located is a state to put back in a folder.
+type located struct {
+	folder string
+	state  tools.PathState
+}
+
+// changesOf is the chat's changes, oldest first, each path with its folder: a change
+// recorded before folders were kept with it is in the chat's folder.
+func (a *Agent) changesOf(chatID string) ([]store.Change, error) {
+	chat, err := a.cfg.Store.Chat(chatID)
+	if err != nil {
+		return nil, err
+	}
+	changes, err := a.cfg.Store.Changes(chatID)
+	if err != nil {
+		return nil, err
+	}
+	folder := firstOf(chat.Workspace, a.cfg.Workspace)
+	for i := range changes {
+		for j := range changes[i].Paths {
+			pc := &changes[i].Paths[j]
+			pc.Workspace = firstOf(pc.Workspace, folder)
+		}
+	}
+	return changes, nil
+}
+
+// PathFolder is the folder that holds a path the chat's file tools touched: the folder of
+// the newest run (or undo) that touched it, else the chat's folder.
+func (a *Agent) PathFolder(chatID, rel string) (string, error) {
+	changes, err := a.changesOf(chatID)
+	if err != nil {
+		return "", err
+	}
+	p := path.Clean(rel)
+	for i := len(changes) - 1; i >= 0; i-- {
+		if pc := changes[i].Path(p); pc != nil {
+			return pc.Workspace, nil
+		}
+	}
+	chat, err := a.cfg.Store.Chat(chatID)
+	if err != nil {
+		return "", err
+	}
+	return firstOf(chat.Workspace, a.cfg.Workspace), nil
+}
+
+// folders are the workspaces an undo reads and writes, each opened once.
+type folders struct {
+	opts tools.WorkspaceOptions
+	open map[string]*tools.Workspace
+}
+
+func (a *Agent) openFolders() *folders {
+	return &folders{opts: a.cfg.Files, open: map[string]*tools.Workspace{}}
+}
+
+func (f *folders) get(dir string) (*tools.Workspace, error) {
+	if ws, ok := f.open[dir]; ok {
+		return ws, nil
+	}
+	ws, err := tools.OpenWorkspace(dir, f.opts)
+	if err != nil {
+		return nil, err
+	}
+	f.open[dir] = ws
+	return ws, nil
+}
+
+func (f *folders) close() {
+	for _, ws := range f.open {
+		ws.Close()
+	}
+}
+
+// states reads the state of each path in its folder.
+func (f *folders) states(ctx context.Context, paths []loc, keep int64) (map[loc]tools.PathState, error) {
+	out := make(map[loc]tools.PathState, len(paths))
+	for _, l := range paths {
+		ws, err := f.get(l.folder)
+		if err != nil {
+			return nil, err
+		}
+		s, err := ws.States(ctx, []string{l.path}, keep)
+		if err != nil {
+			return nil, err
+		}
+		out[l] = s[0]
+	}
+	return out, nil
+}
+
+// restore puts the states back, folder by folder, in the order given within each.
+func (f *folders) restore(ctx context.Context, states []located) error {
+	var order []string
+	byFolder := map[string][]tools.PathState{}
+	for _, s := range states {
+		if _, ok := byFolder[s.folder]; !ok {
+			order = append(order, s.folder)
+		}
+		byFolder[s.folder] = append(byFolder[s.folder], s.state)
+	}
+	for _, dir := range order {
+		ws, err := f.get(dir)
+		if err != nil {
+			return err
+		}
+		if err := ws.Restore(ctx, byFolder[dir]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // revertPlan is what an undo or a redo takes back: changes, newest first, each path of each
 // from what it left to what it found.
 type revertPlan struct {
 	steps    []store.Change
-	paths    []string // every path involved, in the order first met
+	paths    []loc    // every path involved, in the order first met
 	reverts  []string // the changes taken back
 	marks    []string // changes marked taken back (not for a per-file revert)
 	restores []string // changes that stand again (a redo's undone runs)
@@ -172,45 +298,50 @@ func (p *revertPlan) add(c store.Change) {
 	p.steps = append(p.steps, c)
 	p.reverts = append(p.reverts, c.ID)
 	for _, pc := range c.Paths {
-		if !slices.Contains(p.paths, pc.Path) {
-			p.paths = append(p.paths, pc.Path)
+		if l := (loc{pc.Workspace, pc.Path}); !slices.Contains(p.paths, l) {
+			p.paths = append(p.paths, l)
 		}
 	}
+}
+
+// pathsIn are the plan's paths in one folder.
+func (p *revertPlan) pathsIn(folder string) []string {
+	var out []string
+	for _, l := range p.paths {
+		if l.folder == folder {
+			out = append(out, l.path)
+		}
+	}
+	return out
 }
 
 // simulate walks the steps newest first from the states on disk: each path must be as the
 // step left it, and becomes what the step found. It returns the states to put back and the
 // paths that were not as expected.
-func (p *revertPlan) simulate(now []tools.PathState) (map[string]tools.PathState, []Conflict) {
-	cur := make(map[string]tools.PathState, len(now))
-	for _, s := range now {
-		cur[s.Path] = s
-	}
+func (p *revertPlan) simulate(now map[loc]tools.PathState) (map[loc]tools.PathState, []Conflict) {
+	cur := maps.Clone(now)
 	var conflicts []Conflict
-	seen := map[string]bool{}
+	seen := map[loc]bool{}
 	for _, step := range p.steps {
 		for i := len(step.Paths) - 1; i >= 0; i-- {
 			pc := step.Paths[i]
-			if pc.After != nil && !cur[pc.Path].Same(*pc.After) && !seen[pc.Path] {
-				seen[pc.Path] = true
-				conflicts = append(conflicts, Conflict{Path: pc.Path, Reason: changedSince(*pc.After, cur[pc.Path])})
+			l := loc{pc.Workspace, pc.Path}
+			if pc.After != nil && !cur[l].Same(*pc.After) && !seen[l] {
+				seen[l] = true
+				conflicts = append(conflicts, Conflict{Path: pc.Path, Workspace: pc.Workspace, Reason: changedSince(*pc.After, cur[l])})
 			}
-			if !pc.Before.Kept() && !seen[pc.Path] {
-				seen[pc.Path] = true
-				conflicts = append(conflicts, Conflict{Path: pc.Path, Reason: fmt.Sprintf(
+			if !pc.Before.Kept() && !seen[l] {
+				seen[l] = true
+				conflicts = append(conflicts, Conflict{Path: pc.Path, Workspace: pc.Workspace, Reason: fmt.Sprintf(
 					"was too large (%s) to keep when it was changed, so it cannot be put back; it is left as it is", sizeWords(pc.Before.Size))})
 			}
-			cur[pc.Path] = pc.Before
+			cur[l] = pc.Before
 		}
 	}
 	// a path that cannot be put back stays as it is, also when forced
 	for _, c := range conflicts {
-		if s := cur[c.Path]; !s.Kept() {
-			for _, n := range now {
-				if n.Path == c.Path {
-					cur[c.Path] = n
-				}
-			}
+		if l := (loc{c.Workspace, c.Path}); !cur[l].Kept() {
+			cur[l] = now[l]
 		}
 	}
 	return cur, conflicts
@@ -257,10 +388,13 @@ func (a *Agent) planUndo(chatID string, changes []store.Change, opts UndoOptions
 	switch {
 	case opts.Path != "":
 		// back to before the chat first changed it, from what the chat's last change left
-		p := path.Clean(opts.Path)
+		p, folder := path.Clean(opts.Path), opts.Workspace
+		if folder == "" {
+			folder, _ = a.PathFolder(chatID, p)
+		}
 		var first, last *store.PathChange
 		for i := range changes {
-			if pc := changes[i].Path(p); pc != nil {
+			if pc := changes[i].PathIn(folder, p); pc != nil {
 				if first == nil {
 					first = pc
 				}
@@ -268,7 +402,7 @@ func (a *Agent) planUndo(chatID string, changes []store.Change, opts UndoOptions
 			}
 		}
 		if first != nil {
-			plan.add(store.Change{Paths: []store.PathChange{{Path: p, Before: first.Before, After: last.After}}})
+			plan.add(store.Change{Paths: []store.PathChange{{Path: p, Workspace: folder, Before: first.Before, After: last.After}}})
 			plan.reverts = nil
 		}
 	case opts.FromMessage != "" || opts.FromRun != "":
@@ -385,10 +519,13 @@ func newChangeID() string {
 // FileChange is one path of a chat's review: how it differs now from before the chat first
 // changed it.
 type FileChange struct {
-	Path   string `json:"path"`
-	Status string `json:"status"` // created, changed, deleted
-	Diff   string `json:"diff,omitempty"`
-	Bytes  int64  `json:"bytes"` // its size now
+	Path string `json:"path"`
+	// Workspace is the folder Path is in: the one its runs wrote it in, which may no longer
+	// be the chat's.
+	Workspace string `json:"workspace"`
+	Status    string `json:"status"` // created, changed, deleted
+	Diff      string `json:"diff,omitempty"`
+	Bytes     int64  `json:"bytes"` // its size now
 }
 
 // Statuses of a [FileChange].
@@ -402,49 +539,45 @@ const (
 const maxReviewDiff = 64 << 10
 
 // ChatChanges is the review of a chat: every file its runs created, changed or deleted that
-// differs now from before the chat first touched it, with the combined diff.
+// differs now from before the chat first touched it, with the combined diff; each in the
+// folder its runs wrote it in.
 func (a *Agent) ChatChanges(ctx context.Context, chatID string) ([]FileChange, error) {
-	chat, err := a.cfg.Store.Chat(chatID)
+	changes, err := a.changesOf(chatID)
 	if err != nil {
 		return nil, err
 	}
-	changes, err := a.cfg.Store.Changes(chatID)
-	if err != nil {
-		return nil, err
-	}
-	first := map[string]tools.PathState{}
-	var order []string
+	first := map[loc]tools.PathState{}
+	var order []loc
 	for _, c := range changes {
 		for _, pc := range c.Paths {
-			if _, ok := first[pc.Path]; !ok {
-				first[pc.Path] = pc.Before
-				order = append(order, pc.Path)
+			l := loc{pc.Workspace, pc.Path}
+			if _, ok := first[l]; !ok {
+				first[l] = pc.Before
+				order = append(order, l)
 			}
 		}
 	}
 	if len(order) == 0 {
 		return nil, nil
 	}
-	ws, err := tools.OpenWorkspace(firstOf(chat.Workspace, a.cfg.Workspace), a.cfg.Files)
-	if err != nil {
-		return nil, err
-	}
-	defer ws.Close()
+	fs := a.openFolders()
+	defer fs.close()
 	settings, err := a.cfg.Store.Settings()
 	if err != nil {
 		return nil, err
 	}
-	now, err := ws.States(ctx, order, settings.CheckpointLimit())
+	now, err := fs.states(ctx, order, settings.CheckpointLimit())
 	if err != nil {
 		return nil, err
 	}
 	var out []FileChange
-	for i, p := range order {
-		was, is := first[p], now[i]
+	for _, l := range order {
+		was, is := first[l], now[l]
 		if was.Same(is) || was.Kind == tools.KindDir || is.Kind == tools.KindDir {
 			continue
 		}
-		fc := FileChange{Path: p, Status: FileChanged, Bytes: is.Size}
+		p := l.path
+		fc := FileChange{Path: p, Workspace: l.folder, Status: FileChanged, Bytes: is.Size}
 		oldName, newName := "a/"+p, "b/"+p
 		switch {
 		case was.Kind == tools.KindAbsent:

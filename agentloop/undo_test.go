@@ -353,3 +353,62 @@ func indexOf(evs []events.Event, e events.Event) int {
 	}
 	return -1
 }
+
+// A chat's folder can change between its runs: each change stays in the folder its run
+// wrote it in. Undo, restore, the review, its per-file revert and the folder a written file
+// opens in all follow the run's folder, not the chat's folder of now.
+func TestUndoPutsBackEachFileInTheFolderItsRunWroteItIn(t *testing.T) {
+	b := newUndoBench(t, nil)
+	first := b.dir
+	b.write("a.txt", "first folder\n", 0o600)
+	run1 := b.run(writeCall("c1", "a.txt", "run 1\n"))
+
+	second := t.TempDir()
+	b.dir = second
+	b.write("a.txt", "second folder\n", 0o644)
+	if _, err := b.db.UpdateChat(b.chat, func(c *store.Chat) { c.Workspace = second }); err != nil {
+		t.Fatal(err)
+	}
+	b.run(writeCall("c2", "a.txt", "run 2\n"))
+	if got, _ := b.a.PathFolder(b.chat, "a.txt"); got != second {
+		t.Errorf("a.txt opens in %s, want the folder of the newest run that wrote it, %s", got, second)
+	}
+
+	review, err := b.a.ChatChanges(context.Background(), b.chat)
+	if err != nil || len(review) != 2 || review[0].Workspace != first || review[1].Workspace != second {
+		t.Fatalf("review %+v, %v; want a.txt of each folder, the first folder's first", review, err)
+	}
+	if !strings.Contains(review[0].Diff, "-first folder") || !strings.Contains(review[1].Diff, "-second folder") {
+		t.Errorf("review diffs %q, %q; want each against its own folder's file", review[0].Diff, review[1].Diff)
+	}
+
+	// the first run's own Undo, after the chat moved: the first folder's file comes back
+	b.undo(UndoOptions{RunID: run1.RunID})
+	b.dir = first
+	b.want("a.txt", "first folder\n", 0o600)
+	b.dir = second
+	b.want("a.txt", "run 2\n", 0o644)
+
+	// the review's revert of the second folder's a.txt, named by its folder
+	b.undo(UndoOptions{Path: "a.txt", Workspace: second})
+	b.want("a.txt", "second folder\n", 0o644)
+
+	// redo of that revert, then restore to the first message: both folders put back at once
+	b.redo()
+	b.redo()
+	b.dir = first
+	b.want("a.txt", "run 1\n", 0o600)
+	res := b.undo(UndoOptions{FromRun: run1.RunID})
+	b.want("a.txt", "first folder\n", 0o600)
+	b.dir = second
+	b.want("a.txt", "second folder\n", 0o644)
+	if len(res.Reverts) != 2 {
+		t.Errorf("restore reverted %v, want both runs", res.Reverts)
+	}
+	changes, _ := b.db.Changes(b.chat)
+	for _, pc := range changes[len(changes)-1].Paths {
+		if pc.Workspace != first && pc.Workspace != second {
+			t.Errorf("the restore's record of %s is in folder %q, want one of the run's folders", pc.Path, pc.Workspace)
+		}
+	}
+}

@@ -7,8 +7,9 @@ packages=(
   # the desktop window (Wails v2 on WebKitGTK 4.1)
   build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev
   # the desktop tests: a display, input, screenshots, a session bus (one window per database),
+  # the accessibility bus it starts (the tests find controls by their accessible names),
   # checking the desktop entry of the package
-  xvfb xdotool xclip imagemagick x11-utils dbus-daemon desktop-file-utils
+  xvfb xdotool xclip imagemagick x11-utils dbus-daemon at-spi2-core desktop-file-utils
   # building the Ollama server from its Go module
   nlohmann-json3-dev libstb-dev
 )

@@ -39,9 +39,13 @@ type Change struct {
 
 // PathChange is one path of a [Change].
 type PathChange struct {
-	Path   string          `json:"path"`
-	CallID string          `json:"callId,omitempty"` // the call that first touched it
-	Before tools.PathState `json:"before"`
+	Path string `json:"path"`
+	// Workspace is the folder Path is in: the workspace of the run that touched it (a
+	// chat's folder can change between runs). "" in changes recorded before it was kept:
+	// the chat's folder.
+	Workspace string          `json:"workspace,omitempty"`
+	CallID    string          `json:"callId,omitempty"` // the call that first touched it
+	Before    tools.PathState `json:"before"`
 	// After is what the change left there; nil while the call that touched it last has not
 	// completed (or never did: the app died while it ran).
 	After *tools.PathState `json:"after,omitempty"`
@@ -51,6 +55,16 @@ type PathChange struct {
 func (c *Change) Path(p string) *PathChange {
 	for i := range c.Paths {
 		if c.Paths[i].Path == p {
+			return &c.Paths[i]
+		}
+	}
+	return nil
+}
+
+// PathIn returns the change of path p in the folder workspace, or nil.
+func (c *Change) PathIn(workspace, p string) *PathChange {
+	for i := range c.Paths {
+		if c.Paths[i].Path == p && c.Paths[i].Workspace == workspace {
 			return &c.Paths[i]
 		}
 	}
@@ -95,7 +109,7 @@ func (db *DB) StartToolCall(r ToolCallRecord, before []tools.PathState) (recorde
 			if err := b.keep(s); err != nil {
 				return err
 			}
-			c.Paths = append(c.Paths, PathChange{Path: s.Path, CallID: r.ID, Before: s})
+			c.Paths = append(c.Paths, PathChange{Path: s.Path, Workspace: r.Workspace, CallID: r.ID, Before: s})
 			recorded = append(recorded, s.Path)
 		}
 		return b.save(c, key)

@@ -101,6 +101,9 @@ type ToolCallRecord struct {
 	MessageID string          `json:"messageId,omitempty"` // the assistant message that asked
 	Name      string          `json:"name"`
 	Args      json.RawMessage `json:"args,omitempty"`
+	// Workspace is the folder the call ran in: its run's workspace. The chat's folder may
+	// change later; the paths of the call stay in this one.
+	Workspace string `json:"workspace,omitempty"`
 	// AwaitingApproval is true while the call waits for the user's decision (not yet run).
 	AwaitingApproval bool            `json:"awaitingApproval,omitempty"`
 	Pending          bool            `json:"pending"`

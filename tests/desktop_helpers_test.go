@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/godbus/dbus/v5"
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
@@ -125,7 +126,7 @@ func startXvfb(tb testing.TB) string {
 			tb.Fatalf("Xvfb did not report a display number (got %q)", n)
 		}
 		display := ":" + n
-		sessionBuses.Store(display, testenv.SessionBus(tb))
+		sessionBuses.Store(display, testenv.SessionBus(tb, "DISPLAY="+display))
 		return display
 	case <-time.After(20 * time.Second):
 		tb.Fatal("Xvfb did not start within 20s")
@@ -143,6 +144,7 @@ type desktopApp struct {
 	done    chan error
 	exited  bool
 	exitErr error
+	a11y    *dbus.Conn // the accessibility bus, once a test reads the tree (desktop_a11y_test.go)
 }
 
 // launchDesktop starts bin on display with args, a private HOME/XDG config, and extra env.
@@ -157,13 +159,13 @@ func launchDesktop(tb testing.TB, bin, display string, args []string, env ...str
 		"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"),
 		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
 		"GDK_BACKEND=x11",
-		"NO_AT_BRIDGE=1",
 		"XDG_RUNTIME_DIR="+filepath.Join(home, "run"),
 	)
 	if bus, ok := sessionBuses.Load(display); ok {
+		// the window is on the accessibility bus this session bus starts, as on a desktop
 		cmd.Env = append(cmd.Env, "DBUS_SESSION_BUS_ADDRESS="+bus.(string))
 	} else {
-		cmd.Env = append(cmd.Env, "DBUS_SESSION_BUS_ADDRESS=")
+		cmd.Env = append(cmd.Env, "DBUS_SESSION_BUS_ADDRESS=", "NO_AT_BRIDGE=1")
 	}
 	cmd.Env = append(cmd.Env, desktopLayout().env...)
 	cmd.Env = append(cmd.Env, env...)

@@ -88,19 +88,14 @@ func TestDesktopUndoARunWithItsShortcutAndRedoIt(t *testing.T) {
 }
 
 // "Restore to here" on the first message undoes both runs at once: a.txt as the user left it
-// (mode included), b.txt gone. The button is reached with the keyboard, backwards from the
-// composer: Changes, then each run's controls, as the window lists them.
+// (mode included), b.txt gone. The button is found by its accessible name, which names its
+// message, and pressed as a screen reader's user presses it.
 func TestDesktopRestoreToTheFirstMessageTakesBackEveryLaterRun(t *testing.T) {
 	r := twoRuns(t)
-	// From the composer back to the first message's "Restore to here": Changes; the second
-	// run's Undo, Show in folder, Open, diff; the second message's Restore to here; the first
-	// run's Undo, Show in folder, Open, diff; the first message's Restore to here.
-	for range 11 {
-		r.app.key("shift+Tab")
-	}
-	time.Sleep(300 * time.Millisecond) // the focus ring of the last move is painted
+	r.app.focus("Restore to here, before “Change a.txt”")
+	time.Sleep(300 * time.Millisecond) // the focus ring is painted
 	r.app.screenshot("restore-focused.png")
-	r.app.key("space")
+	r.app.press("Restore to here, before “Change a.txt”")
 	lines := r.waitLog(t, events.Undo, true, 30*time.Second)
 	wantFile(t, filepath.Join(r.workspace, "a.txt"), "original\n", 0o600)
 	wantFile(t, filepath.Join(r.workspace, "b.txt"), "", 0)
@@ -182,18 +177,13 @@ func TestDesktopAlwaysAllowHereRunsTheCallAndRemembersIt(t *testing.T) {
 }
 
 // The Changes review lists what the chat changed; Revert on a.txt puts it back as it was
-// before the chat, and leaves b.txt. Reached with the keyboard: Changes is the first control
-// before the composer, and the review's first file follows its close button.
+// before the chat, and leaves b.txt. Alt+C, the shortcut its button shows, opens the review.
 func TestDesktopTheChangesReviewRevertsOneFile(t *testing.T) {
 	r := twoRuns(t)
-	r.app.key("shift+Tab")
-	r.app.key("space")
-	time.Sleep(time.Second) // the review reads the files
+	r.app.key("alt+c")
+	r.app.waitControl(rolePushButton, "Revert b.txt to before this chat", 20*time.Second)
 	r.app.screenshot("changes-review.png")
-	for range 3 { // ✕, Open a.txt, Revert a.txt
-		r.app.key("Tab")
-	}
-	r.app.key("space")
+	r.app.press("Revert a.txt to before this chat")
 	r.waitLog(t, events.Undo, true, 30*time.Second)
 	wantFile(t, filepath.Join(r.workspace, "a.txt"), "original\n", 0o600)
 	wantFile(t, filepath.Join(r.workspace, "b.txt"), "new\n", 0o644)
@@ -208,11 +198,7 @@ func TestDesktopShowInFolderOpensTheFilesFolder(t *testing.T) {
 	writeFile(t, filepath.Join(bin, "xdg-open"), "#!/bin/sh\necho \"$1\" >> "+opened+"\n", 0o755)
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	r := twoRuns(t)
-	// Back from the composer: Changes, the second run's Undo, its diff, Show in folder.
-	for range 4 {
-		r.app.key("shift+Tab")
-	}
-	r.app.key("space")
+	r.app.press("Show b.txt in its folder")
 	deadline := time.Now().Add(10 * time.Second)
 	real, _ := filepath.EvalSymlinks(r.workspace)
 	for {
@@ -226,4 +212,39 @@ func TestDesktopShowInFolderOpensTheFilesFolder(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	r.finish(t, "show-in-folder.png")
+}
+
+// A chat moved to another folder keeps its earlier runs' changes where they were made: after
+// the move (Ctrl+O, the new folder's path typed, "Change this chat"), the review names the
+// first folder, and "Restore to here" on the first message puts the first folder's files back
+// while the new folder's file of the same name is left as it is.
+func TestDesktopRestoreAfterTheChatMovedPutsBackTheFirstFoldersFiles(t *testing.T) {
+	r := twoRuns(t)
+	second := t.TempDir()
+	writeFile(t, filepath.Join(second, "a.txt"), "the second folder's own\n", 0o644)
+
+	r.app.key("ctrl+o")
+	time.Sleep(300 * time.Millisecond) // the menu's path field takes the focus
+	r.app.typeText(second)
+	r.app.key("Return")
+	r.app.press("Change this chat")
+	r.app.waitControl(rolePushButton, "Restore to here, before “Change a.txt”", 20*time.Second)
+	time.Sleep(500 * time.Millisecond) // the header shows the new folder
+
+	r.app.key("alt+c")
+	r.app.waitControl(rolePushButton, "Revert b.txt to before this chat", 20*time.Second)
+	r.app.screenshot("moved-changes-review.png")
+	r.app.key("alt+c")
+
+	r.app.press("Restore to here, before “Change a.txt”")
+	r.waitLog(t, events.Undo, true, 30*time.Second)
+	wantFile(t, filepath.Join(r.workspace, "a.txt"), "original\n", 0o600)
+	wantFile(t, filepath.Join(r.workspace, "b.txt"), "", 0)
+	wantFile(t, filepath.Join(second, "a.txt"), "the second folder's own\n", 0o644)
+	wantFile(t, filepath.Join(second, "b.txt"), "", 0)
+	_, db := r.finish(t, "moved-restored.png")
+	chats, _ := db.ListChats()
+	if len(chats) != 1 || chats[0].Workspace != second {
+		t.Errorf("chats %+v, want the one chat, now in %s", chats, second)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"prototyper/internal/ollamatest"
+	"prototyper/store"
 )
 
 // TestCLIUndoPutsBackWhatARunWroteAndRedoTakesItBack: a real run overwrites hello.txt (mode
@@ -85,4 +86,41 @@ func TestCLIUndoPutsBackWhatARunWroteAndRedoTakesItBack(t *testing.T) {
 	if _, errOut, code = cliRun(t, "undo", "--db", db, "--chat", chat); code != 1 || !strings.Contains(errOut, "nothing to undo") {
 		t.Errorf("a further undo: exit %d, stderr %q", code, errOut)
 	}
+}
+
+// TestCLIUndoAfterTheChatMovedPutsBackTheFirstFoldersFile: a real run writes hello.txt in the
+// chat's first folder; the chat then moves to another folder (from its next message on) that
+// holds a hello.txt of its own. `prototyper undo` puts the first folder's file back, where
+// the run wrote it, and leaves the new folder's file alone.
+func TestCLIUndoAfterTheChatMovedPutsBackTheFirstFoldersFile(t *testing.T) {
+	srv := ollamatest.Get(t)
+	first, second, dbPath := t.TempDir(), t.TempDir(), filepath.Join(t.TempDir(), "p.db")
+	writeFile(t, filepath.Join(first, "hello.txt"), "first folder's hello\n", 0o600)
+	writeFile(t, filepath.Join(second, "hello.txt"), "second folder's hello\n", 0o644)
+	_, errOut, code := cliRun(t, "run", "--ollama", srv.URL(), "--db", dbPath, "--workspace", first,
+		"--model", writerModel.Name, "--approve", "auto", "Write hello.txt")
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, errOut)
+	}
+	wantFile(t, filepath.Join(first, "hello.txt"), "hello from Prototyper\n", 0o600)
+
+	db, err := store.Open(dbPath, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chats, _ := db.ListChats()
+	if len(chats) != 1 {
+		t.Fatalf("%d chats, want 1", len(chats))
+	}
+	if _, err := db.UpdateChat(chats[0].ID, func(c *store.Chat) { c.Workspace = second }); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	out, errOut, code := cliRun(t, "undo", "--db", dbPath, "--chat", chats[0].ID)
+	if code != 0 {
+		t.Fatalf("undo: exit %d\n%s%s", code, out, errOut)
+	}
+	wantFile(t, filepath.Join(first, "hello.txt"), "first folder's hello\n", 0o600)
+	wantFile(t, filepath.Join(second, "hello.txt"), "second folder's hello\n", 0o644)
 }

@@ -245,9 +245,16 @@ func (w *Workspace) Restore(ctx context.Context, states []PathState) error {
 				return err
 			}
 			for _, e := range entries {
-				if child := path.Join(s.Path, e.Name()); !named[child] {
-					return pathErrorf(ErrNotEmpty, s.Path, "folder %q now holds %q, which this change did not make; move it away first", s.Path, child)
+				child := path.Join(s.Path, e.Name())
+				if named[child] {
+					continue
 				}
+				// what a write of a named file left when the process died mid-write goes too
+				if base, ok := leftoverOf(e.Name()); ok && named[path.Join(s.Path, base)] && e.Type().IsRegular() {
+					gone = append(gone, child)
+					continue
+				}
+				return pathErrorf(ErrNotEmpty, s.Path, "folder %q now holds %q, which this change did not make; move it away first", s.Path, child)
 			}
 		}
 		if now.Kind == KindOther {

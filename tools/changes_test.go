@@ -3,6 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -98,5 +99,34 @@ func TestRestoreRefusesAFolderHoldingSomethingItDidNotMake(t *testing.T) {
 	}
 	if err := tw.w.Restore(t.Context(), []PathState{{Path: ".git/config", Kind: KindAbsent}}); !errors.Is(err, ErrProtectedPath) {
 		t.Fatalf("restore into .git: %v", err)
+	}
+}
+
+// A process killed while it wrote a file leaves the write's temporary file beside it. Undoing
+// the run that made the folder takes that leftover with the folder; a file of the user's, or
+// a look-alike of a file the undo does not name, still stops it.
+func TestRestoreTakesTheLeftoverOfAnInterruptedWriteWithTheFolder(t *testing.T) {
+	tw := newTestWorkspace(t, WorkspaceOptions{})
+	made := filepath.Join(tw.ws, "made")
+	os.MkdirAll(made, 0o755)
+	os.WriteFile(filepath.Join(made, "n.txt"), []byte("n"), 0o644)
+	leftover := tempName("n.txt")
+	os.WriteFile(filepath.Join(made, leftover), []byte("half"), 0o600)
+	os.WriteFile(filepath.Join(made, tempName("other.txt")), []byte("?"), 0o600)
+	undo := []PathState{{Path: "made", Kind: KindAbsent}, {Path: "made/n.txt", Kind: KindAbsent}}
+	if err := tw.w.Restore(t.Context(), undo); !errors.Is(err, ErrNotEmpty) || !strings.Contains(err.Error(), "other.txt") {
+		t.Fatalf("restore with the leftover of a file it does not name: %v", err)
+	}
+	entries, _ := os.ReadDir(made)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), "other.txt") {
+			os.Remove(filepath.Join(made, e.Name()))
+		}
+	}
+	if err := tw.w.Restore(t.Context(), undo); err != nil {
+		t.Fatalf("restore: %v", err)
+	}
+	if _, err := os.Stat(made); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the folder the run made is still there (%v)", err)
 	}
 }

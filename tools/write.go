@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strings"
 
 	"prototyper/tools/diff"
 )
@@ -174,6 +175,22 @@ func (w *Workspace) replaceFileWith(ctx context.Context, rel string, how writeFl
 	return ch, nil
 }
 
+// tempSuffix marks the temporary file a write fills before it renames it over its target.
+const tempSuffix = ".tmp-"
+
+// leftoverOf says whether name is the temporary file of an interrupted write (the process
+// died between filling it and renaming it) and of which file of its folder.
+func leftoverOf(name string) (base string, ok bool) {
+	i := strings.LastIndex(name, tempSuffix)
+	if !strings.HasPrefix(name, ".") || i < 2 {
+		return "", false
+	}
+	if _, err := hex.DecodeString(name[i+len(tempSuffix):]); err != nil || len(name)-i-len(tempSuffix) != 12 {
+		return "", false
+	}
+	return name[1:i], true
+}
+
 func tempName(base string) string {
 	var b [6]byte
 	rand.Read(b[:])
@@ -181,7 +198,7 @@ func tempName(base string) string {
 	if len(name) > maxComponentBytes-24 {
 		name = name[:maxComponentBytes-24]
 	}
-	return name + ".tmp-" + hex.EncodeToString(b[:])
+	return name + tempSuffix + hex.EncodeToString(b[:])
 }
 
 // details describes a change for the UI.

@@ -187,6 +187,8 @@ export interface UndoOptions {
   fromMessage?: string
   fromRun?: string
   path?: string
+  /** With path: the folder it is in (FileChange.workspace); none: where the chat last changed it. */
+  workspace?: string
   force?: boolean
   keep?: boolean
 }
@@ -202,6 +204,8 @@ export interface UndoResult {
 /** One file of a chat's review (agentloop.FileChange). */
 export interface FileChange {
   path: string
+  /** The folder the chat's runs wrote it in, which may no longer be the chat's. */
+  workspace: string
   status: 'created' | 'changed' | 'deleted' | string
   diff?: string
   bytes: number
@@ -225,6 +229,8 @@ export interface ToolCallRecord {
   messageId?: string
   name: string
   args?: unknown
+  /** The folder the call ran in: its run's workspace, which may no longer be the chat's. */
+  workspace?: string
   /** True while the call waits for the user's decision (it has not run). */
   awaitingApproval?: boolean
   /** True from just before the call runs until its result is stored. */

@@ -11,14 +11,16 @@ import (
 // opener is the program that opens a file or a folder with the user's default app.
 var opener = "xdg-open"
 
-// OpenPath opens a path of the chat's workspace with the system's default app, or, with
-// inFolder, the folder that holds it. Nothing outside the chat's workspace is opened.
+// OpenPath opens a path the chat's file tools wrote with the system's default app, or, with
+// inFolder, the folder that holds it: in the folder the chat's runs wrote it in (a chat's
+// folder can change between runs), else in the chat's folder. Nothing outside that folder is
+// opened.
 func (d *Desktop) OpenPath(chatID, rel string, inFolder bool) error {
-	chat, err := d.db.Chat(chatID)
+	dir, err := d.agent.PathFolder(chatID, rel)
 	if err != nil {
 		return err
 	}
-	dir := firstNonEmpty(chat.Workspace, d.Workspace())
+	dir = firstNonEmpty(dir, d.Workspace())
 	ws, err := tools.OpenWorkspace(dir, tools.WorkspaceOptions{})
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"prototyper/store"
 	"prototyper/tools"
 )
 
@@ -33,12 +34,7 @@ func TestOpenPathOpensOnlyWhatIsInsideTheChatsWorkspace(t *testing.T) {
 	os.WriteFile(filepath.Join(ws, "index.html"), []byte("<h1>hi</h1>"), 0o644)
 	os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("no"), 0o644)
 	os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(ws, "link"))
-	record := filepath.Join(t.TempDir(), "opened")
-	script := filepath.Join(t.TempDir(), "opener")
-	os.WriteFile(script, []byte("#!/bin/sh\necho \"$1\" >> "+record+"\n"), 0o755)
-	old := opener
-	opener = script
-	t.Cleanup(func() { opener = old })
+	record := stubOpener(t)
 
 	d, _ := openTestDesktop(t, DesktopOptions{Workspace: ws})
 	chat, err := d.NewChat()
@@ -57,13 +53,31 @@ func TestOpenPathOpensOnlyWhatIsInsideTheChatsWorkspace(t *testing.T) {
 		}
 	}
 	real, _ := filepath.EvalSymlinks(ws)
-	want := []string{filepath.Join(real, "index.html"), real}
+	waitOpened(t, record, filepath.Join(real, "index.html"), real)
+}
+
+// stubOpener makes the opener a script that notes each path it is asked to open, in the file
+// it returns.
+func stubOpener(t *testing.T) string {
+	t.Helper()
+	record := filepath.Join(t.TempDir(), "opened")
+	script := filepath.Join(t.TempDir(), "opener")
+	os.WriteFile(script, []byte("#!/bin/sh\necho \"$1\" >> "+record+"\n"), 0o755)
+	old := opener
+	opener = script
+	t.Cleanup(func() { opener = old })
+	return record
+}
+
+// waitOpened waits until the opener was asked to open exactly want, in any order.
+func waitOpened(t *testing.T, record string, want ...string) {
+	t.Helper()
+	slices.Sort(want)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		got, _ := os.ReadFile(record)
 		lines := strings.Fields(string(got))
 		slices.Sort(lines)
-		slices.Sort(want)
 		if slices.Equal(lines, want) {
 			return
 		}
@@ -72,4 +86,31 @@ func TestOpenPathOpensOnlyWhatIsInsideTheChatsWorkspace(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// A file a run wrote opens in the folder the run wrote it in, also once the chat has moved to
+// another folder that holds a file of the same name.
+func TestOpenPathOpensAFileInTheFolderItsRunWroteItIn(t *testing.T) {
+	first, second := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(first, "index.html"), []byte("first"), 0o644)
+	os.WriteFile(filepath.Join(second, "index.html"), []byte("second"), 0o644)
+	record := stubOpener(t)
+
+	d, _ := openTestDesktop(t, DesktopOptions{Workspace: first})
+	chat, err := d.NewChat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.db.StartToolCall(store.ToolCallRecord{ID: "c1", ChatID: chat.ID, RunID: "r1", Name: "write_file",
+		Workspace: first, Pending: true}, []tools.PathState{{Path: "index.html", Kind: tools.KindAbsent}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.SetChatWorkspace(chat.ID, second); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.OpenPath(chat.ID, "index.html", false); err != nil {
+		t.Fatal(err)
+	}
+	real, _ := filepath.EvalSymlinks(first)
+	waitOpened(t, record, filepath.Join(real, "index.html"))
 }

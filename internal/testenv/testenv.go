@@ -44,11 +44,20 @@ func LookPath(tb testing.TB, envVar, name, howToInstall string) string {
 }
 
 // SessionBus starts a private D-Bus session bus for the test and returns its address; it stops
-// with the test. Missing dbus-daemon is [Missing].
-func SessionBus(tb testing.TB) string {
+// with the test. Missing dbus-daemon is [Missing]. The services it starts on demand (the
+// accessibility bus of at-spi-bus-launcher, its registry) run with env and a runtime folder of
+// the test's own: they would otherwise meet every other test's at ~/.cache/at-spi/bus.
+func SessionBus(tb testing.TB, env ...string) string {
 	tb.Helper()
 	daemon := LookPath(tb, "", "dbus-daemon", "install Debian's dbus-daemon (`make test` does)")
+	runtimeDir, err := os.MkdirTemp("", "bus-runtime-")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = os.RemoveAll(runtimeDir) })
 	cmd := exec.Command(daemon, "--session", "--nofork", "--print-address=1")
+	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+runtimeDir)
+	cmd.Env = append(cmd.Env, env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	out, err := cmd.StdoutPipe()
 	if err != nil {

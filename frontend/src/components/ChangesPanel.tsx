@@ -1,6 +1,8 @@
-import { useEffect } from 'react'
+import { useEffect, useRef } from 'react'
+import { headerWorkspace } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
 import { DiffView } from './ToolCard'
+import { baseName } from './Header'
 
 const statusWords: Record<string, string> = { created: 'created', changed: 'changed', deleted: 'deleted' }
 
@@ -12,6 +14,13 @@ const statusWords: Record<string, string> = { created: 'created', changed: 'chan
 export function ChangesPanel() {
   const store = useStore()
   const review = useAppState((s) => s.review)
+  const folder = useAppState(headerWorkspace)
+  const region = useRef<HTMLElement>(null)
+  const open = !!review
+  // Opened (Alt+C or its button), the review takes the focus: Tab reaches its files.
+  useEffect(() => {
+    if (open) region.current?.focus()
+  }, [open])
   useEffect(() => {
     if (!review) return
     const onKey = (e: KeyboardEvent) => e.key === 'Escape' && store.closeReview()
@@ -20,7 +29,14 @@ export function ChangesPanel() {
   }, [review, store])
   if (!review) return null
   return (
-    <section className="changes-panel" role="region" aria-label="Changes of this chat" data-testid="changes-panel">
+    <section
+      ref={region}
+      tabIndex={-1}
+      className="changes-panel"
+      role="region"
+      aria-label="Changes of this chat"
+      data-testid="changes-panel"
+    >
       <div className="row">
         <h2>Changes</h2>
         <button type="button" className="link" aria-label="Close the changes" onClick={store.closeReview}>
@@ -33,21 +49,26 @@ export function ChangesPanel() {
       )}
       <ul className="changes-list">
         {review.files.map((f) => (
-          <li key={f.path} data-testid="changed-file" data-path={f.path} data-status={f.status}>
+          <li key={`${f.workspace}\0${f.path}`} data-testid="changed-file" data-path={f.path} data-status={f.status}>
             <div className="row">
               <span className="tool-args">{f.path}</span>
+              {f.workspace && f.workspace !== folder && (
+                <span className="muted small changed-folder" title={f.workspace}>
+                  in {baseName(f.workspace)}, the chat’s earlier folder
+                </span>
+              )}
               <span className={`badge ${f.status === 'deleted' ? 'err' : f.status === 'created' ? 'ok' : 'warn'}`}>
                 {statusWords[f.status] ?? f.status}
               </span>
               {f.status !== 'deleted' && (
-                <button type="button" className="link" onClick={() => void store.openPath(f.path, false)}>
+                <button type="button" className="link" aria-label={`Open ${f.path}`} onClick={() => void store.openPath(f.path, false)}>
                   Open
                 </button>
               )}
               <button
                 type="button"
                 aria-label={`Revert ${f.path} to before this chat`}
-                onClick={() => void store.undo({ path: f.path }, review.chatId)}
+                onClick={() => void store.undo({ path: f.path, workspace: f.workspace }, review.chatId)}
               >
                 Revert
               </button>

@@ -8,6 +8,7 @@ import {
   type ChatState,
   type TimelineEntry,
 } from '../state/chatReducer'
+import { pathList } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
 import { focusComposer } from '../keyboard/menus'
 import { ItemBoundary } from './ItemBoundary'
@@ -15,7 +16,7 @@ import { Message } from './Message'
 import { EditBox, MessageActions } from './MessageActions'
 import { ErrorNotice } from './ErrorNotice'
 import { ModelLoadingNote } from './ModelLoadingNote'
-import { redoShortcut, undoShortcut } from '../keyboard/shortcuts'
+import { changesShortcut, redoShortcut, undoShortcut } from '../keyboard/shortcuts'
 import { ToolCard } from './ToolCard'
 
 /**
@@ -124,20 +125,35 @@ export function runControls(chat: ChatState): { undoAfter: Map<number, string>; 
   return { undoAfter, restoreAt }
 }
 
-/** "This run changed N files · Undo", under the last entry of a run whose change stands. */
+/** Whether the run's change was undone: what its cards wrote is no longer there to open. */
+function undoneRun(chat: ChatState, runId: string | undefined): boolean {
+  return chat.changes.some((c) => c.id === runId && c.kind === 'run' && !!c.revertedBy)
+}
+
+/** The start of a message, to name the control that acts on it: its first line, up to 40 characters. */
+export function excerpt(text: string): string {
+  const line = text.trim().split('\n')[0]
+  return line.length > 40 ? `${line.slice(0, 39)}…` : line
+}
+
+/** "This run changed a.txt and b.txt · Undo", under the last entry of a run whose change stands. */
 function RunUndo({ chat, runId }: { chat: ChatState; runId: string }) {
   const store = useStore()
   const change = standingChange(chat, runId)
   if (!change) return null
-  const n = change.paths?.length ?? 0
   const newest = [...chat.changes].reverse().find((c) => c.kind === 'run' && !c.revertedBy && (c.paths?.length ?? 0) > 0)
   const keys = newest?.id === runId ? undoShortcut.label : undefined
   return (
     <div className="run-changes" data-testid="run-changes" data-run-id={runId}>
-      <span className="muted small">
-        This run changed {n} {n === 1 ? 'path' : 'paths'}.
+      <span className="muted small" title={change.paths?.join('\n')}>
+        This run changed {pathList(change.paths ?? [])}.
       </span>
-      <button type="button" aria-keyshortcuts={keys} onClick={() => void store.undo({ runId })}>
+      <button
+        type="button"
+        aria-label={`Undo the run that changed ${pathList(change.paths ?? [])}`}
+        aria-keyshortcuts={keys}
+        onClick={() => void store.undo({ runId })}
+      >
         Undo{keys && <kbd className="shortcut" aria-hidden="true">{keys}</kbd>}
       </button>
     </div>
@@ -200,6 +216,15 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
       const m = chat.messages[e.id]
       const restore = restoreAt.get(e.id)
       const waits = !!m && !!queued?.includes(m.id)
+      const actions = m && (m.role === 'user' || m.role === 'assistant') && (
+        <MessageActions
+          message={m}
+          idle={idle}
+          version={versions?.find((v) => v.messageId === m.id)}
+          queued={waits}
+          onEdit={() => store.edit(m.id)}
+        />
+      )
       return m ? (
         <ItemBoundary key={e.id} what="message" resetKey={m}>
           {editing === m.id && (idle || waits) ? (
@@ -211,28 +236,24 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
           ) : (
             <>
               <Message message={m} from={i === 0 ? start.from : 0} />
-              {(m.role === 'user' || m.role === 'assistant') && (
-                <MessageActions
-                  message={m}
-                  idle={idle}
-                  version={versions?.find((v) => v.messageId === m.id)}
-                  queued={waits}
-                  onEdit={() => store.edit(m.id)}
-                />
+              {restore ? (
+                <div className={`message-footer ${m.role}`}>
+                  {actions}
+                  <button
+                    type="button"
+                    className="link restore-here"
+                    data-testid="restore-here"
+                    aria-label={`Restore to here, before “${excerpt(m.content)}”`}
+                    title="Undo the runs of this message and of every later one, newest first"
+                    onClick={() => void store.undo({ fromRun: restore })}
+                  >
+                    Restore to here
+                  </button>
+                </div>
+              ) : (
+                actions
               )}
             </>
-          )}
-          {restore && (
-            <div className="restore-here">
-              <button
-                type="button"
-                className="link"
-                data-testid="restore-here"
-                onClick={() => void store.undo({ fromRun: restore })}
-              >
-                Restore to here
-              </button>
-            </div>
           )}
         </ItemBoundary>
       ) : null
@@ -252,7 +273,7 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
             onAllowAlways={allowAlways}
             onAskReason={askReason}
             askingReason={reasonFor === c.id}
-            onOpen={open}
+            onOpen={undoneRun(chat, c.runId) ? undefined : open}
             decided={decisions[c.id]}
             current={c.id === current}
           />
@@ -274,14 +295,23 @@ export function ChangesBar({ chat }: { chat: ChatState }) {
   const store = useStore()
   const note = useAppState((s) => s.undoNote)
   const conflict = useAppState((s) => (s.undoConflict?.chatId === chat.chatId ? s.undoConflict : null))
+  const reviewOpen = useAppState((s) => s.review?.chatId === chat.chatId)
   const canRedo = !!redoable(chat)
   const changed = chat.changes.some((c) => (c.paths?.length ?? 0) > 0)
   if (!changed && !note && !conflict) return null
   return (
     <div className="changes-bar" data-testid="changes-bar">
       {changed && (
-        <button type="button" onClick={() => void store.loadReview(chat.chatId)}>
+        <button
+          type="button"
+          aria-keyshortcuts={changesShortcut.label}
+          aria-expanded={reviewOpen}
+          onClick={() => (reviewOpen ? store.closeReview() : void store.loadReview(chat.chatId))}
+        >
           Changes
+          <kbd className="shortcut" aria-hidden="true">
+            {changesShortcut.label}
+          </kbd>
         </button>
       )}
       {canRedo && (

@@ -7,6 +7,7 @@ import { AppStore } from '../state/store'
 import { StoreContext } from '../state/useAppState'
 import { App } from '../App'
 import { ToolCard } from './ToolCard'
+import { pathList } from '../state/store'
 
 function ev(seq: number, e: Partial<AgentEvent> & Pick<AgentEvent, 'type'>): AgentEvent {
   return { v: 1, seq, chatId: 'c1', runId: 'r1', messageId: 'm1', at: '2025-01-01T00:00:00Z', ...e }
@@ -137,7 +138,10 @@ describe('undo in the window', () => {
         { id: 'u2', chatId: 'c1', runId: 'r2', role: 'user', content: 'write b', createdAt: '', updatedAt: '', complete: true },
         { id: 'a2', chatId: 'c1', runId: 'r2', role: 'assistant', content: 'done b', createdAt: '', updatedAt: '', complete: true },
       ],
-      toolCalls: [],
+      toolCalls: [
+        { id: 't1', chatId: 'c1', runId: 'r1', messageId: 'a1', name: 'write_file', args: { path: 'a.txt' },
+          pending: false, ok: true, details: { path: 'a.txt' }, startedAt: '2025-01-01T00:00:00Z', finishedAt: '2025-01-01T00:00:01Z' },
+      ],
       phase: 'idle',
       liveRunId: '',
       changes: [
@@ -161,7 +165,7 @@ describe('undo in the window', () => {
     const { backend } = await mount()
     const runs = screen.getAllByTestId('run-changes')
     expect(runs.map((r) => r.dataset.runId)).toEqual(['r1', 'r2'])
-    expect(runs[1].textContent).toContain('2 paths')
+    expect(runs[1].textContent).toContain('b.txt and c.txt')
     await act(async () => fireEvent.click(runs[0].querySelector('button')!))
     expect(backend.calls.find((c) => c.method === 'Undo')?.args).toEqual(['c1', { runId: 'r1' }])
     const restore = screen.getAllByTestId('restore-here')
@@ -188,12 +192,53 @@ describe('undo in the window', () => {
 
   it('shows the review of changed files with a per-file revert', async () => {
     const { backend, store } = await mount()
-    backend.review = [{ path: 'a.txt', status: 'changed', bytes: 2, diff: '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-0\n+1\n' }]
+    backend.review = [{ path: 'a.txt', workspace: '/home/me/project', status: 'changed', bytes: 2, diff: '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-0\n+1\n' }]
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Changes' })))
     expect(screen.getByTestId('changed-file').dataset.status).toBe('changed')
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Revert a.txt to before this chat' })))
-    expect(backend.calls.filter((c) => c.method === 'Undo').pop()?.args).toEqual(['c1', { path: 'a.txt' }])
+    expect(backend.calls.filter((c) => c.method === 'Undo').pop()?.args).toEqual(['c1', { path: 'a.txt', workspace: '/home/me/project' }])
     expect(store.getState().review?.chatId).toBe('c1')
+  })
+
+  it('opens and closes the review with Alt+C, shown on its button, and gives it the focus', async () => {
+    const { store } = await mount()
+    expect(screen.getByRole('button', { name: 'Changes' }).getAttribute('aria-keyshortcuts')).toBe('Alt+C')
+    await act(async () => fireEvent.keyDown(window, { key: 'c', code: 'KeyC', altKey: true }))
+    expect(store.getState().review?.chatId).toBe('c1')
+    expect(document.activeElement).toBe(screen.getByTestId('changes-panel'))
+    await act(async () => fireEvent.keyDown(window, { key: 'c', code: 'KeyC', altKey: true }))
+    expect(store.getState().review).toBeNull()
+  })
+
+  it('names the folder of a file written before the chat moved to another one', async () => {
+    const { backend } = await mount()
+    backend.review = [{ path: 'a.txt', workspace: '/earlier', status: 'changed', bytes: 2 }]
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Changes' })))
+    expect(screen.getByTestId('changed-file').textContent).toContain('in earlier, the chat’s earlier folder')
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Revert a.txt to before this chat' })))
+    expect(backend.calls.filter((c) => c.method === 'Undo').pop()?.args).toEqual(['c1', { path: 'a.txt', workspace: '/earlier' }])
+  })
+
+  it('takes Open and Show in folder off the cards of a run that was undone', async () => {
+    const { store } = await mount()
+    expect(screen.getByRole('button', { name: 'Show a.txt in its folder' })).toBeTruthy()
+    await act(async () => store.ingest([ev(100, { type: 'undo', runId: '', changeId: 'u9', reverts: ['r1'], paths: ['a.txt'] })]))
+    expect(screen.queryByRole('button', { name: 'Show a.txt in its folder' })).toBeNull()
+  })
+
+  it('names the paths each run changed beside its Undo', async () => {
+    await mount()
+    const runs = screen.getAllByTestId('run-changes').map((r) => r.textContent)
+    expect(runs[0]).toContain('This run changed a.txt.')
+    expect(runs[1]).toContain('This run changed b.txt and c.txt.')
+    expect(pathList(['a', 'b', 'c', 'd', 'e'])).toBe('a, b, c and 2 more')
+    expect(pathList(['a', 'b', 'c'])).toBe('a, b and c')
+  })
+
+  it('names each Restore to here after its message', async () => {
+    await mount()
+    const restore = screen.getAllByTestId('restore-here')[0]
+    expect(restore.getAttribute('aria-label')).toMatch(/^Restore to here, before “.+”$/)
   })
 })
 

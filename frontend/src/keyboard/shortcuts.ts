@@ -11,17 +11,21 @@ export interface Shortcut {
   label: string
   /** The letter typed with Alt. */
   letter: string
+  /** What it does, as the help overlay says it. */
+  does: string
 }
 
-export const approveShortcut: Shortcut = { label: 'Alt+A', letter: 'a' }
-export const denyShortcut: Shortcut = { label: 'Alt+D', letter: 'd' }
+export const approveShortcut: Shortcut = { label: 'Alt+A', letter: 'a', does: 'Approve the tool call that waits' }
+export const denyShortcut: Shortcut = { label: 'Alt+D', letter: 'd', does: 'Deny the tool call that waits' }
 /** Deny and tell the model why: opens the reason field of the waiting card. */
-export const denyWithReasonShortcut: Shortcut = { label: 'Alt+R', letter: 'r' }
+export const denyWithReasonShortcut: Shortcut = { label: 'Alt+R', letter: 'r', does: 'Deny the waiting call and tell the model why' }
 /** Always allow this tool in this workspace. */
-export const alwaysAllowShortcut: Shortcut = { label: 'Alt+L', letter: 'l' }
+export const alwaysAllowShortcut: Shortcut = { label: 'Alt+L', letter: 'l', does: 'Always allow the waiting tool in this folder' }
 /** Undo the open chat's newest run that changed files, and redo the last undo. */
-export const undoShortcut: Shortcut = { label: 'Alt+Z', letter: 'z' }
-export const redoShortcut: Shortcut = { label: 'Alt+Y', letter: 'y' }
+export const undoShortcut: Shortcut = { label: 'Alt+Z', letter: 'z', does: 'Undo the newest run that changed files' }
+export const redoShortcut: Shortcut = { label: 'Alt+Y', letter: 'y', does: 'Redo what the last undo took back' }
+/** Open (or close) the review of every file the open chat changed. */
+export const changesShortcut: Shortcut = { label: 'Alt+C', letter: 'c', does: 'Show the files this chat changed, to review or revert' }
 
 /** Whether a keydown is the shortcut: Alt and the letter, no other modifier, not a held key. */
 export function matches(e: Pick<KeyboardEvent, 'altKey' | 'ctrlKey' | 'metaKey' | 'shiftKey' | 'key' | 'code' | 'repeat'>, s: Shortcut): boolean {
@@ -54,7 +58,11 @@ export const folderShortcut: WindowShortcut = { label: 'Ctrl+O', key: 'o', ctrl:
 export const modelShortcut: WindowShortcut = { label: 'Ctrl+M', key: 'm', ctrl: true, does: 'Pick a model' }
 export const helpShortcut: WindowShortcut = { label: 'Ctrl+/', key: '/', ctrl: true, does: 'Keyboard shortcuts (also ? outside a text field)' }
 
-/** Every shortcut the help overlay lists, in its order. */
+/**
+ * Every key of the window, defined once, in the order the help overlay lists them: the
+ * shortcuts above and the keys of lists and fields. No two shortcuts share a key
+ * (shortcuts.test.ts checks it).
+ */
 export const helpList: Array<{ label: string; does: string }> = [
   newChatShortcut,
   searchShortcut,
@@ -66,8 +74,13 @@ export const helpList: Array<{ label: string; does: string }> = [
   { label: '↑', does: 'In an empty message: edit the last one you sent' },
   { label: 'Esc', does: 'Close the menu or dialog; with none open, stop the run' },
   { label: '↑ ↓ Enter', does: 'Move in a list and choose' },
-  { label: approveShortcut.label, does: 'Approve the tool call that waits' },
-  { label: denyShortcut.label, does: 'Deny the tool call that waits' },
+  approveShortcut,
+  denyShortcut,
+  denyWithReasonShortcut,
+  alwaysAllowShortcut,
+  undoShortcut,
+  redoShortcut,
+  changesShortcut,
   helpShortcut,
 ]
 

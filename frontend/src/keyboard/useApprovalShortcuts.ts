@@ -4,6 +4,7 @@ import { oldestWaitingCard, redoable } from '../state/chatReducer'
 import {
   alwaysAllowShortcut,
   approveShortcut,
+  changesShortcut,
   denyShortcut,
   denyWithReasonShortcut,
   matches,
@@ -16,7 +17,8 @@ import { modalDialogOpen, watchTyping } from './typing'
  * The window's keyboard: Alt+A approves and Alt+D denies the oldest call of the open chat that
  * waits for approval, Alt+R opens its "Deny and tell the model why" field and Alt+L allows its
  * tool for good in the workspace, from anywhere in the window (the composer included); Alt+Z
- * undoes the open chat's newest run that changed files and Alt+Y redoes; and the typing watch
+ * undoes the open chat's newest run that changed files and Alt+Y redoes; Alt+C opens (or
+ * closes) the review of the files the open chat changed; and the typing watch
  * that keeps the Approve button from taking the focus while the user types.
  */
 export function useApprovalShortcuts(store: AppStore): void {
@@ -25,6 +27,13 @@ export function useApprovalShortcuts(store: AppStore): void {
       if (modalDialogOpen()) return
       const st = store.getState()
       const chat = st.activeChatId ? st.chats[st.activeChatId] : undefined
+      if (matches(e, changesShortcut)) {
+        if (!chat) return
+        e.preventDefault()
+        if (st.review?.chatId === chat.chatId) store.closeReview()
+        else void store.loadReview(chat.chatId)
+        return
+      }
       if (matches(e, undoShortcut) || matches(e, redoShortcut)) {
         // Undo the newest run that changed files; redo the last undo.
         if (!chat) return

@@ -115,6 +115,14 @@ export function sameModel(a: string, b: string): boolean {
   return full(a) === full(b)
 }
 
+/** Paths as a sentence names them (what a run changed, what an undo put back): "a.txt", "a.txt and b.txt", "a, b, c and 4 more". */
+export function pathList(paths: string[]): string {
+  const shown = paths.length > 4 ? paths.slice(0, 3) : paths
+  const rest = paths.length - shown.length
+  const names = rest > 0 ? [...shown, `${rest} more`] : shown
+  return names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : (names[0] ?? 'nothing')
+}
+
 /** The open chat's summary, when a chat is open and listed. */
 export function activeSummary(s: Pick<AppState, 'activeChatId' | 'chatList'>): ChatSummary | undefined {
   return s.activeChatId ? s.chatList.find((c) => c.id === s.activeChatId) : undefined
@@ -737,9 +745,8 @@ export class AppStore {
     this.set({ undoConflict: null, undoNote: '' })
     try {
       const res = redo ? await this.backend.redo(chatId, opts) : await this.backend.undo(chatId, opts)
-      const n = res.paths?.length ?? 0
       const kept = res.kept?.length ? ` Your version is kept in ${res.kept.join(', ')}.` : ''
-      this.set({ undoNote: `${redo ? 'Redone' : 'Undone'}: ${n} ${n === 1 ? 'path' : 'paths'} put back.${kept}` })
+      this.set({ undoNote: `${redo ? 'Redone' : 'Undone'}: ${pathList(res.paths ?? [])} put back.${kept}` })
       if (this.state.review?.chatId === chatId) void this.loadReview(chatId)
     } catch (err) {
       const message = errorText(err)

@@ -1,0 +1,221 @@
+package tests
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"prototyper/internal/testenv"
+)
+
+// The window's accessibility tree, as a screen reader reads it: WebKitGTK exposes the page on
+// AT-SPI, the desktop's accessibility bus, which the session bus of the test's display starts
+// (at-spi-bus-launcher). A test finds a control there by its role and accessible name, the
+// way a user finds it by what it says, and activates it through its action ("press"): no
+// position, no count of Tab presses, so it holds under any layout, font and text size, and
+// whatever other controls a feature adds around it.
+
+// a11yNode is an accessible object: the bus name of the process that exposes it and its path.
+type a11yNode struct {
+	Dest string
+	Path dbus.ObjectPath
+}
+
+// a11yControl is a control found in the tree.
+type a11yControl struct {
+	node a11yNode
+	role a11yRole
+	name string
+}
+
+const (
+	atspiAccessible = "org.a11y.atspi.Accessible"
+	atspiAction     = "org.a11y.atspi.Action"
+	atspiComponent  = "org.a11y.atspi.Component"
+)
+
+// a11yBus connects to the accessibility bus of the app's display, once.
+func (a *desktopApp) a11yBus() *dbus.Conn {
+	a.tb.Helper()
+	if a.a11y != nil {
+		return a.a11y
+	}
+	bus, ok := sessionBuses.Load(a.display)
+	if !ok {
+		a.tb.Fatal("the display has no session bus, so no accessibility bus")
+	}
+	session, err := dbus.Connect(bus.(string))
+	if err != nil {
+		a.tb.Fatalf("connect to the session bus: %v", err)
+	}
+	defer session.Close()
+	var addr string
+	if err := session.Object("org.a11y.Bus", "/org/a11y/bus").Call("org.a11y.Bus.GetAddress", 0).Store(&addr); err != nil {
+		testenv.Missing(a.tb, "the accessibility bus ("+err.Error()+")", "install Debian's at-spi2-core (`make test` does)")
+	}
+	conn, err := dbus.Connect(addr)
+	if err != nil {
+		a.tb.Fatalf("connect to the accessibility bus %s: %v", addr, err)
+	}
+	a.tb.Cleanup(func() { conn.Close() })
+	a.a11y = conn
+	return conn
+}
+
+// children are the accessible children of n. The web view is a socket whose one child, the
+// page, lives in WebKit's web process: GetChildren leaves it out, GetChildAtIndex gives it.
+func (a *desktopApp) children(n a11yNode) []a11yNode {
+	obj := a.a11yBus().Object(n.Dest, n.Path)
+	var out []a11yNode
+	if err := obj.Call(atspiAccessible+".GetChildren", 0).Store(&out); err != nil {
+		return nil // an object that went away while the page changed
+	}
+	if len(out) > 0 {
+		return out
+	}
+	v, err := obj.GetProperty(atspiAccessible + ".ChildCount")
+	if err != nil {
+		return nil
+	}
+	count, _ := v.Value().(int32)
+	for i := range count {
+		var c a11yNode
+		if err := obj.Call(atspiAccessible+".GetChildAtIndex", 0, i).Store(&c); err == nil && c.Path != "/org/a11y/atspi/null" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// name is n's accessible name.
+func (a *desktopApp) name(n a11yNode) string {
+	v, err := a.a11yBus().Object(n.Dest, n.Path).GetProperty(atspiAccessible + ".Name")
+	if err != nil {
+		return ""
+	}
+	s, _ := v.Value().(string)
+	return s
+}
+
+// a11yRole is an AT-SPI role (AtspiRole): WebKit's objects answer GetRole, not GetRoleName.
+type a11yRole uint32
+
+// rolePushButton is ATSPI_ROLE_PUSH_BUTTON, the role of an HTML button.
+const rolePushButton a11yRole = 43
+
+func (r a11yRole) String() string {
+	if r == rolePushButton {
+		return "button"
+	}
+	return fmt.Sprintf("role %d", uint32(r))
+}
+
+// role is n's role.
+func (a *desktopApp) role(n a11yNode) a11yRole {
+	var r uint32
+	_ = a.a11yBus().Object(n.Dest, n.Path).Call(atspiAccessible+".GetRole", 0).Store(&r)
+	return a11yRole(r)
+}
+
+// appRoot is the accessible application of this process: the one on the accessibility bus
+// whose connection is this app's process.
+func (a *desktopApp) appRoot() (a11yNode, bool) {
+	bus := a.a11yBus()
+	pid := uint32(a.cmd.Process.Pid)
+	for _, app := range a.children(a11yNode{Dest: "org.a11y.atspi.Registry", Path: "/org/a11y/atspi/accessible/root"}) {
+		var p uint32
+		if err := bus.BusObject().Call("org.freedesktop.DBus.GetConnectionUnixProcessID", 0, app.Dest).Store(&p); err == nil && p == pid {
+			return app, true
+		}
+	}
+	return a11yNode{}, false
+}
+
+// controls lists, in the page's order, the window's controls of role whose accessible name is
+// name.
+func (a *desktopApp) controls(role a11yRole, name string) []a11yControl {
+	root, ok := a.appRoot()
+	if !ok {
+		return nil
+	}
+	var found []a11yControl
+	seen := map[a11yNode]bool{}
+	var walk func(n a11yNode, depth int)
+	walk = func(n a11yNode, depth int) {
+		if seen[n] || depth > 80 {
+			return
+		}
+		seen[n] = true
+		if a.name(n) == name && a.role(n) == role {
+			found = append(found, a11yControl{node: n, role: role, name: name})
+		}
+		for _, c := range a.children(n) {
+			walk(c, depth+1)
+		}
+	}
+	walk(root, 0)
+	return found
+}
+
+// waitControl waits for exactly one control of role named name and returns it.
+func (a *desktopApp) waitControl(role a11yRole, name string, timeout time.Duration) a11yControl {
+	a.tb.Helper()
+	var got []a11yControl
+	for deadline := time.Now().Add(timeout); ; time.Sleep(200 * time.Millisecond) {
+		if got = a.controls(role, name); len(got) == 1 {
+			return got[0]
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+	}
+	a.tb.Fatalf("the window's accessibility tree has %d controls of role %v named %q after %s, want one; its buttons: %s",
+		len(got), role, name, timeout, strings.Join(a.names(rolePushButton), ", "))
+	return a11yControl{}
+}
+
+// names lists the accessible names of the window's controls of role, for a failure message.
+func (a *desktopApp) names(role a11yRole) []string {
+	root, ok := a.appRoot()
+	if !ok {
+		return []string{"(the app is not on the accessibility bus)"}
+	}
+	var out []string
+	var walk func(n a11yNode, depth int)
+	walk = func(n a11yNode, depth int) {
+		if depth > 80 {
+			return
+		}
+		if a.role(n) == role {
+			out = append(out, fmt.Sprintf("%q", a.name(n)))
+		}
+		for _, c := range a.children(n) {
+			walk(c, depth+1)
+		}
+	}
+	walk(root, 0)
+	return out
+}
+
+// press finds the one button named name and activates it, as a screen reader's user does
+// (its first action: WebKit's "press", a click).
+func (a *desktopApp) press(name string) {
+	a.tb.Helper()
+	c := a.waitControl(rolePushButton, name, 20*time.Second)
+	var ok bool
+	if err := a.a11yBus().Object(c.node.Dest, c.node.Path).Call(atspiAction+".DoAction", 0, int32(0)).Store(&ok); err != nil || !ok {
+		a.tb.Fatalf("press %q: %v (done: %v)", name, err, ok)
+	}
+}
+
+// focus gives the keyboard focus to the one button named name.
+func (a *desktopApp) focus(name string) {
+	a.tb.Helper()
+	c := a.waitControl(rolePushButton, name, 20*time.Second)
+	var ok bool
+	if err := a.a11yBus().Object(c.node.Dest, c.node.Path).Call(atspiComponent+".GrabFocus", 0).Store(&ok); err != nil || !ok {
+		a.tb.Fatalf("focus %q: %v (done: %v)", name, err, ok)
+	}
+}
