@@ -400,8 +400,10 @@ func (b *Bridge) send() {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	for {
-		now := time.Now()
 		b.mu.Lock()
+		// Stamped under the lock: an acknowledgement that let this batch go was stamped before
+		// it, so a result's ResultSentAt never precedes its call's PaintedAt.
+		now := time.Now()
 		batch, running, wait, done := b.cutLocked(now)
 		b.mu.Unlock()
 		if done {
