@@ -296,8 +296,18 @@ func Create(ctx context.Context, url string, m Model) error {
 }
 
 // load loads a model's runner: a generate request without a prompt loads and returns.
+// load loads a model into a runner. A runner that dies while starting is tried again, twice:
+// when many models load at once the server hands each runner a port that was free a moment
+// before, and one of them can find it taken ("llama runner process has terminated").
 func (s *Server) load(ctx context.Context, name string) error {
-	return s.postJSON(ctx, "/api/generate", map[string]any{"model": name, "stream": false}, nil)
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		err = s.postJSON(ctx, "/api/generate", map[string]any{"model": name, "stream": false}, nil)
+		if err == nil || !strings.Contains(err.Error(), "runner process has terminated") {
+			return err
+		}
+	}
+	return err
 }
 
 func (s *Server) postJSON(ctx context.Context, path string, in, out any) error {
