@@ -93,15 +93,17 @@ func (e *StatusError) Error() string {
 
 // Is matches ErrModelNotFound (404 with an API error: a 404 page is another server) and
 // ErrBusy (503, 429); ErrUnauthorized (401, 403) and ErrCapability (400 "does not
-// support") as the native client's status error does.
+// support") by the rules both clients share.
 func (e *StatusError) Is(target error) bool {
 	switch target {
 	case ErrModelNotFound:
 		return e.StatusCode == http.StatusNotFound && e.APIError
 	case ErrBusy:
 		return e.StatusCode == http.StatusServiceUnavailable || e.StatusCode == http.StatusTooManyRequests
-	case ErrUnauthorized, ErrCapability:
-		return (&ollama.StatusError{StatusCode: e.StatusCode, Message: e.Message}).Is(target)
+	case ErrUnauthorized:
+		return httpstream.Unauthorized(e.StatusCode)
+	case ErrCapability:
+		return httpstream.Unsupported(e.StatusCode, e.Message)
 	}
 	return false
 }
