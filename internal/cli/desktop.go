@@ -458,12 +458,9 @@ func (d *Desktop) OllamaStatus(ctx context.Context) OllamaStatus {
 	}
 	client, url := d.server.Client()
 	start := d.ensureOllama(ctx, url)
-	if start.StartError != "" {
-		client = client.With(ollama.WithRetry(1, 0)) // nothing answers: say so at once
-	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	v, err := client.With(ollama.WithRetry(1, 0)).Version(ctx)
+	v, err := client.With(ollama.WithRetry(1, 0)).Version(ctx) // asked once: a server that is not there says so at once
 	if err != nil {
 		return OllamaStatus{URL: url, Error: err.Error(), ServerStart: start}
 	}
