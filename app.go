@@ -71,6 +71,23 @@ func report(err error) {
 	}
 }
 
+// withDesktop calls fn with what startup opened, or returns why there is nothing: the body of
+// a bound method that answers with a value.
+func withDesktop[T any](a *App, fn func(*cli.Desktop) (T, error)) (T, error) {
+	desk, err := a.desktop()
+	if err != nil {
+		var none T
+		return none, err
+	}
+	return fn(desk)
+}
+
+// onDesktop is [withDesktop] for a bound method that answers only with an error.
+func (a *App) onDesktop(fn func(*cli.Desktop) error) error {
+	_, err := withDesktop(a, func(desk *cli.Desktop) (struct{}, error) { return struct{}{}, fn(desk) })
+	return err
+}
+
 // desktop returns what startup opened, or why there is nothing.
 func (a *App) desktop() (*cli.Desktop, error) {
 	a.mu.Lock()
@@ -86,29 +103,17 @@ func (a *App) desktop() (*cli.Desktop, error) {
 
 // Config returns the settings in effect, with the flags applied and every tool's policy.
 func (a *App) Config() (cli.Config, error) {
-	desk, err := a.desktop()
-	if err != nil {
-		return cli.Config{}, err
-	}
-	return desk.Config()
+	return withDesktop(a, (*cli.Desktop).Config)
 }
 
 // SaveSettings stores the settings; a new Ollama URL applies to the runs that start next.
 func (a *App) SaveSettings(in cli.Settings) error {
-	desk, err := a.desktop()
-	if err != nil {
-		return err
-	}
-	return desk.SaveSettings(in)
+	return a.onDesktop(func(desk *cli.Desktop) error { return desk.SaveSettings(in) })
 }
 
 // SetModel makes name the model of the next message, and the default of new chats.
 func (a *App) SetModel(name string) error {
-	desk, err := a.desktop()
-	if err != nil {
-		return err
-	}
-	return desk.SetModel(name)
+	return a.onDesktop(func(desk *cli.Desktop) error { return desk.SetModel(name) })
 }
 
 // PickWorkspace asks for a folder with the native dialog and makes it the workspace of new
@@ -143,48 +148,28 @@ func (a *App) PickImages() ([]string, error) {
 
 // ListChats returns the chats, newest first.
 func (a *App) ListChats() ([]agentloop.ChatSummary, error) {
-	desk, err := a.desktop()
-	if err != nil {
-		return nil, err
-	}
-	return desk.Agent().Summaries()
+	return withDesktop(a, func(desk *cli.Desktop) ([]agentloop.ChatSummary, error) { return desk.Agent().Summaries() })
 }
 
 // NewChat creates an empty chat in the current workspace with the current model.
 func (a *App) NewChat() (agentloop.ChatSummary, error) {
-	desk, err := a.desktop()
-	if err != nil {
-		return agentloop.ChatSummary{}, err
-	}
-	return desk.NewChat()
+	return withDesktop(a, (*cli.Desktop).NewChat)
 }
 
 // RenameChat gives a chat a new title.
 func (a *App) RenameChat(id, title string) error {
-	desk, err := a.desktop()
-	if err != nil {
-		return err
-	}
-	return desk.RenameChat(id, title)
+	return a.onDesktop(func(desk *cli.Desktop) error { return desk.RenameChat(id, title) })
 }
 
 // DeleteChat stops the chat's run, if any, and deletes the chat with its messages.
 func (a *App) DeleteChat(id string) error {
-	desk, err := a.desktop()
-	if err != nil {
-		return err
-	}
-	return desk.DeleteChat(id)
+	return a.onDesktop(func(desk *cli.Desktop) error { return desk.DeleteChat(id) })
 }
 
 // OpenChat reads one chat from the store, as the window shows it, with the versions of its
 // edited history.
 func (a *App) OpenChat(id string) (agentloop.OpenedChat, error) {
-	desk, err := a.desktop()
-	if err != nil {
-		return agentloop.OpenedChat{}, err
-	}
-	return desk.OpenChat(id)
+	return withDesktop(a, func(desk *cli.Desktop) (agentloop.OpenedChat, error) { return desk.OpenChat(id) })
 }
 
 // ChooseFolder asks for a folder with the native dialog, starting at from, and returns it
@@ -199,175 +184,107 @@ func (a *App) ChooseFolder(from string) (string, error) {
 
 // UseFolder makes dir the folder of new chats and returns its absolute path.
 func (a *App) UseFolder(dir string) (string, error) {
-	desk, err := a.desktop()
-	if err != nil {
-		return "", err
-	}
-	return desk.UseFolder(dir)
+	return withDesktop(a, func(desk *cli.Desktop) (string, error) { return desk.UseFolder(dir) })
 }
 
 // SetChatWorkspace moves a chat to the folder dir from its next message on.
 func (a *App) SetChatWorkspace(chatID, dir string) (agentloop.ChatSummary, error) {
-	desk, err := a.desktop()
-	if err != nil {
-		return agentloop.ChatSummary{}, err
-	}
-	return desk.SetChatWorkspace(chatID, dir)
+	return withDesktop(a, func(desk *cli.Desktop) (agentloop.ChatSummary, error) { return desk.SetChatWorkspace(chatID, dir) })
 }
 
 // SetChatModel makes name the model of a chat's next messages.
 func (a *App) SetChatModel(chatID, name string) (agentloop.ChatSummary, error) {
-	desk, err := a.desktop()
-	if err != nil {
-		return agentloop.ChatSummary{}, err
-	}
-	return desk.SetChatModel(chatID, name)
+	return withDesktop(a, func(desk *cli.Desktop) (agentloop.ChatSummary, error) { return desk.SetChatModel(chatID, name) })
 }
 
 // EditAndResend replaces a user message with text and sends it; what followed it stays as an
 // earlier version of the chat.
 func (a *App) EditAndResend(chatID, messageID, text string) (cli.SendResult, error) {
-	desk, err := a.desktop()
-	if err != nil {
-		return cli.SendResult{}, err
-	}
-	return desk.EditAndResend(a.ctx, chatID, messageID, text)
+	return withDesktop(a, func(desk *cli.Desktop) (cli.SendResult, error) {
+		return desk.EditAndResend(a.ctx, chatID, messageID, text)
+	})
 }
 
 // ShowVersion shows version index (1-based) of a chat's history at the message shownID, and
 // returns the chat as it reads then.
 func (a *App) ShowVersion(chatID, shownID string, index int) (agentloop.OpenedChat, error) {
-	desk, err := a.desktop()
-	if err != nil {
-		return agentloop.OpenedChat{}, err
-	}
-	return desk.ShowVersion(chatID, shownID, index)
+	return withDesktop(a, func(desk *cli.Desktop) (agentloop.OpenedChat, error) { return desk.ShowVersion(chatID, shownID, index) })
 }
 
 // EditQueued replaces (or, with an empty text, takes back) a message that waits for the
 // chat's run to take it.
 func (a *App) EditQueued(chatID string, index int, text string) error {
-	desk, err := a.desktop()
-	if err != nil {
-		return err
-	}
-	return desk.EditQueued(chatID, index, text)
+	return a.onDesktop(func(desk *cli.Desktop) error { return desk.EditQueued(chatID, index, text) })
 }
 
 // SearchChats finds the chats whose title or messages hold query, newest first.
 func (a *App) SearchChats(query string) ([]store.ChatHit, error) {
-	desk, err := a.desktop()
-	if err != nil {
-		return nil, err
-	}
-	return desk.SearchChats(query)
+	return withDesktop(a, func(desk *cli.Desktop) ([]store.ChatHit, error) { return desk.SearchChats(query) })
 }
 
 // Send submits a message. With no chat, one is created in the current workspace. The current
 // model becomes the chat's. A message sent while the chat is busy steers the running agent.
 func (a *App) Send(chatID, prompt string) (cli.SendResult, error) {
-	desk, err := a.desktop()
-	if err != nil {
-		return cli.SendResult{}, err
-	}
-	return desk.Send(a.ctx, chatID, prompt)
+	return withDesktop(a, func(desk *cli.Desktop) (cli.SendResult, error) { return desk.Send(a.ctx, chatID, prompt) })
 }
 
 // SendImages sends a message with images (base64, as the composer read them) to a chat, or
 // to a new one for "".
 func (a *App) SendImages(chatID, prompt string, images []string) (cli.SendResult, error) {
-	desk, err := a.desktop()
-	if err != nil {
-		return cli.SendResult{}, err
-	}
-	return desk.SendImages(a.ctx, chatID, prompt, images)
+	return withDesktop(a, func(desk *cli.Desktop) (cli.SendResult, error) { return desk.SendImages(a.ctx, chatID, prompt, images) })
 }
 
 // WorkspaceFiles offers the workspace's files whose path contains query, for the composer's
 // @ completion.
 func (a *App) WorkspaceFiles(query string) ([]string, error) {
-	desk, err := a.desktop()
-	if err != nil {
-		return nil, err
-	}
-	return desk.WorkspaceFiles(query)
+	return withDesktop(a, func(desk *cli.Desktop) ([]string, error) { return desk.WorkspaceFiles(query) })
 }
 
 // PromptBudget is how long a message to the chat (or a new chat, for "") with model may be,
 // for the composer's warning while the user types or pastes.
 func (a *App) PromptBudget(chatID, model string) (agentloop.Budget, error) {
-	desk, err := a.desktop()
-	if err != nil {
-		return agentloop.Budget{}, err
-	}
-	return desk.PromptBudget(a.ctx, chatID, model)
+	return withDesktop(a, func(desk *cli.Desktop) (agentloop.Budget, error) { return desk.PromptBudget(a.ctx, chatID, model) })
 }
 
 // Stop stops the chat's run; its partial answer stays.
 func (a *App) Stop(chatID string) error {
-	desk, err := a.desktop()
-	if err != nil {
-		return err
-	}
-	return desk.Agent().Stop(chatID)
+	return a.onDesktop(func(desk *cli.Desktop) error { return desk.Agent().Stop(chatID) })
 }
 
 // Decide answers a tool call that waits for approval: allow or deny, with a reason.
 func (a *App) Decide(toolCallID, decision, reason string) error {
-	desk, err := a.desktop()
-	if err != nil {
-		return err
-	}
-	return desk.Agent().Decide(toolCallID, decision, reason)
+	return a.onDesktop(func(desk *cli.Desktop) error { return desk.Agent().Decide(toolCallID, decision, reason) })
 }
 
 // AllowAlways allows a waiting call and every later call of its tool in the chat's
 // workspace ("Always allow this tool in this workspace"; revocable in the settings).
 func (a *App) AllowAlways(toolCallID string) error {
-	desk, err := a.desktop()
-	if err != nil {
-		return err
-	}
-	return desk.Agent().AllowAlways(toolCallID)
+	return a.onDesktop(func(desk *cli.Desktop) error { return desk.Agent().AllowAlways(toolCallID) })
 }
 
 // Undo puts back files the chat's runs changed: the newest run, opts.RunID, the runs from
 // opts.FromMessage on ("Restore to here"), or one path (opts.Path).
 func (a *App) Undo(chatID string, opts agentloop.UndoOptions) (agentloop.UndoResult, error) {
-	desk, err := a.desktop()
-	if err != nil {
-		return agentloop.UndoResult{}, err
-	}
-	return desk.Agent().Undo(a.ctx, chatID, opts)
+	return withDesktop(a, func(desk *cli.Desktop) (agentloop.UndoResult, error) { return desk.Agent().Undo(a.ctx, chatID, opts) })
 }
 
 // Redo takes back the chat's last undo.
 func (a *App) Redo(chatID string, opts agentloop.UndoOptions) (agentloop.UndoResult, error) {
-	desk, err := a.desktop()
-	if err != nil {
-		return agentloop.UndoResult{}, err
-	}
-	return desk.Agent().Redo(a.ctx, chatID, opts)
+	return withDesktop(a, func(desk *cli.Desktop) (agentloop.UndoResult, error) { return desk.Agent().Redo(a.ctx, chatID, opts) })
 }
 
 // ChatChanges is the review of a chat: every file its runs created, changed or deleted, with
 // the combined diff from before the chat to now.
 func (a *App) ChatChanges(chatID string) ([]agentloop.FileChange, error) {
-	desk, err := a.desktop()
-	if err != nil {
-		return nil, err
-	}
-	return desk.Agent().ChatChanges(a.ctx, chatID)
+	return withDesktop(a, func(desk *cli.Desktop) ([]agentloop.FileChange, error) {
+		return desk.Agent().ChatChanges(a.ctx, chatID)
+	})
 }
 
 // OpenPath opens a file of the chat's workspace with the system's default app; inFolder
 // opens the folder that holds it ("Show in folder").
 func (a *App) OpenPath(chatID, path string, inFolder bool) error {
-	desk, err := a.desktop()
-	if err != nil {
-		return err
-	}
-	return desk.OpenPath(chatID, path, inFolder)
+	return a.onDesktop(func(desk *cli.Desktop) error { return desk.OpenPath(chatID, path, inFolder) })
 }
 
 // OllamaStatus says whether the server answers, for the "Ollama is not running" panel.
@@ -381,11 +298,7 @@ func (a *App) OllamaStatus() cli.OllamaStatus {
 
 // Models lists the server's models with their capabilities and context length.
 func (a *App) Models() ([]ollama.CatalogEntry, error) {
-	desk, err := a.desktop()
-	if err != nil {
-		return nil, err
-	}
-	return desk.Models(a.ctx)
+	return withDesktop(a, func(desk *cli.Desktop) ([]ollama.CatalogEntry, error) { return desk.Models(a.ctx) })
 }
 
 // StarterModels lists the small models that call tools which the window offers to pull
@@ -395,11 +308,7 @@ func (a *App) StarterModels() []ollama.StarterModel { return ollama.StarterModel
 // PullModel downloads a model and returns when the pull ends; its progress reaches the
 // window in the "agent:batch" stream (pull.progress events, an error event if it fails).
 func (a *App) PullModel(name string) error {
-	desk, err := a.desktop()
-	if err != nil {
-		return err
-	}
-	return desk.PullModel(a.ctx, name)
+	return a.onDesktop(func(desk *cli.Desktop) error { return desk.PullModel(a.ctx, name) })
 }
 
 // Painted acknowledges the batch ending at seq: the window applied it and painted a frame,
