@@ -6,40 +6,32 @@ import (
 	"strings"
 )
 
-// Sentinel errors of the [Agent]'s methods.
-var (
-	// ErrNoModel is returned when a run has no model: none given, none in the chat or the
-	// settings.
-	ErrNoModel = errors.New("no model chosen: pick one in the settings or pass --model NAME (`prototyper models` lists them)")
-	// ErrPromptBlocked is matched by a [*PromptBlockedError]: a UserPromptSubmit hook refused
-	// the message; nothing was saved.
-	ErrPromptBlocked = errors.New("message blocked")
-	// ErrNoPendingApproval is returned by Decide for a tool call that does not wait for a
-	// decision (unknown, already decided, or its run was answered otherwise).
-	ErrNoPendingApproval = errors.New("no tool call waits for that decision")
-	// ErrBadDecision is returned by Decide for a decision other than allow or deny.
-	ErrBadDecision = errors.New("a decision is allow or deny")
-	// ErrChatBusy is returned by RunOnce when the chat already has a live run in this process.
-	ErrChatBusy = errors.New("the chat is busy with another run: wait for it or stop it first")
-	// ErrNoTools is matched by a [*NoToolsError]: the run's model cannot call tools (the
-	// server says so); nothing was stored.
-	ErrNoTools = errors.New("the model cannot call tools")
-	// ErrShutDown is returned after Shutdown.
-	ErrShutDown = errors.New("the agent is shutting down")
-	// ErrNothingToUndo: the chat has no change that stands (or not the one asked for).
-	ErrNothingToUndo = errors.New("nothing to undo")
-	// ErrNothingToRedo: no undo of the chat stands.
-	ErrNothingToRedo = errors.New("nothing to redo")
-	// ErrConflict is matched by a [*ConflictError].
-	ErrConflict = errors.New("files changed since")
-)
+// The sentinel errors of the [Agent]'s methods stand by the method that returns them, or
+// beside the typed error that matches them.
+
+// ErrNoModel is returned when a run has no model: none given, none in the chat or the
+// settings.
+var ErrNoModel = errors.New("no model chosen: pick one in the settings or pass --model NAME (`prototyper models` lists them)")
+
+// ErrChatBusy is returned by RunOnce (and Undo) when the chat already has a live run in this
+// process.
+var ErrChatBusy = errors.New("the chat is busy with another run: wait for it or stop it first")
+
+// ErrShutDown is returned after Shutdown.
+var ErrShutDown = errors.New("the agent is shutting down")
+
+// ErrPromptBlocked is matched by a [*PromptBlockedError]: a UserPromptSubmit hook refused the
+// message; nothing was saved.
+var ErrPromptBlocked = errors.New("message blocked")
+
+// ErrNoTools is matched by a [*NoToolsError]: the run's model cannot call tools (the server
+// says so); nothing was stored.
+var ErrNoTools = errors.New("the model cannot call tools")
 
 // PromptBlockedError says why a UserPromptSubmit hook refused a message.
 type PromptBlockedError struct{ Reason string }
 
-func (e *PromptBlockedError) Error() string {
-	return fmt.Sprintf("the message was not sent: %s", e.Reason)
-}
+func (e *PromptBlockedError) Error() string { return "the message was not sent: " + e.Reason }
 
 // Is matches ErrPromptBlocked.
 func (e *PromptBlockedError) Is(target error) bool { return target == ErrPromptBlocked }
@@ -48,7 +40,7 @@ func (e *PromptBlockedError) Is(target error) bool { return target == ErrPromptB
 type NoToolsError struct{ Model string }
 
 func (e *NoToolsError) Error() string {
-	return fmt.Sprintf("%s cannot call tools, and Prototyper works through them: pick a model that can (`prototyper models` shows which)", e.Model)
+	return e.Model + " cannot call tools, and Prototyper works through them: pick a model that can (`prototyper models` shows which)"
 }
 
 // Is matches ErrNoTools.
@@ -82,3 +74,23 @@ func (e *ConflictError) Error() string {
 
 // Is matches ErrConflict.
 func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
+
+// The errors of taking back a change ([Agent.Undo], [Agent.Redo]).
+var (
+	// ErrNothingToUndo: the chat has no change that stands (or not the one asked for).
+	ErrNothingToUndo = errors.New("nothing to undo")
+	// ErrNothingToRedo: no undo of the chat stands.
+	ErrNothingToRedo = errors.New("nothing to redo")
+	// ErrConflict is matched by a [*ConflictError]: a path changed since the change to be
+	// taken back wrote it.
+	ErrConflict = errors.New("files changed since")
+)
+
+// The errors of answering a tool call that waits for approval ([Agent.Decide]).
+var (
+	// ErrNoPendingApproval is returned by Decide for a tool call that does not wait for a
+	// decision (unknown, already decided, or its run was answered otherwise).
+	ErrNoPendingApproval = errors.New("no tool call waits for that decision")
+	// ErrBadDecision is returned by Decide for a decision other than allow or deny.
+	ErrBadDecision = errors.New("a decision is allow or deny")
+)

@@ -7,40 +7,15 @@ import (
 	"syscall"
 )
 
-// Sentinel errors; the concrete errors below match them with errors.Is and carry the details.
-var (
-	// ErrLocked is returned by Open when another process holds the database (another
-	// Prototyper is running) and the lock was not released within Options.LockTimeout.
-	ErrLocked = errors.New("Prototyper is already running")
+// Each sentinel error stands beside the typed error that matches it with errors.Is and
+// carries the details.
 
-	// ErrNewerSchema is returned by Open for a file written by a newer Prototyper.
-	ErrNewerSchema = errors.New("database written by a newer Prototyper")
+// ErrLocked is returned by Open when another process holds the database (another Prototyper
+// is running) and the lock was not released within Options.LockTimeout. A [*LockedError].
+var ErrLocked = errors.New("Prototyper is already running")
 
-	// ErrNeedsMigration is returned by a read-only Open of a file with an older schema, which
-	// only a writable Open may migrate.
-	ErrNeedsMigration = errors.New("database needs upgrading")
-
-	// ErrNoDatabase is returned by a read-only Open when the file does not exist yet.
-	ErrNoDatabase = errors.New("no database yet")
-
-	// ErrNotFound is returned when a chat, message, tool call or run does not exist.
-	ErrNotFound = errors.New("not found")
-
-	// ErrWrite is matched by every error from a write that did not reach the disk (full disk,
-	// read-only file system, I/O error). Nothing of that write was kept.
-	ErrWrite = errors.New("could not save")
-
-	// ErrDamaged is matched by the error of a file that cannot be read as a Prototyper
-	// database: truncated, overwritten, or a bbolt file with buckets but no schema. It is
-	// returned by Open, or by any read that runs into a damaged page (bbolt's own panics on
-	// such pages are recovered into it). The [*DamagedError] names a backup that still opens.
-	ErrDamaged = errors.New("the chat database is damaged")
-
-	// ErrDuplicateToolCall is returned by PutToolCall and CompleteToolCall when a chat already
-	// holds a record with that tool-call id for another call, or one that has already run:
-	// the new call is not recorded, and the record that was there is left as it was.
-	ErrDuplicateToolCall = errors.New("tool-call id already recorded")
-)
+// ErrNoDatabase is returned by a read-only Open when the file does not exist yet.
+var ErrNoDatabase = errors.New("no database yet")
 
 // LockedError is the error of a database held by another process.
 type LockedError struct{ Path string }
@@ -51,6 +26,15 @@ func (e *LockedError) Error() string {
 
 // Is matches ErrLocked.
 func (e *LockedError) Is(target error) bool { return target == ErrLocked }
+
+// The errors of a file whose schema this build cannot use, both matched by a [*SchemaError].
+var (
+	// ErrNewerSchema is returned by Open for a file written by a newer Prototyper.
+	ErrNewerSchema = errors.New("database written by a newer Prototyper")
+	// ErrNeedsMigration is returned by a read-only Open of a file with an older schema, which
+	// only a writable Open may migrate.
+	ErrNeedsMigration = errors.New("database needs upgrading")
+)
 
 // SchemaError is the error of a file whose schema version this build cannot use.
 type SchemaError struct {
@@ -84,6 +68,10 @@ func (e *SchemaError) Is(target error) bool {
 	return target == ErrNewerSchema
 }
 
+// ErrNotFound is returned when a chat, message, tool call or run does not exist. A
+// [*NotFoundError].
+var ErrNotFound = errors.New("not found")
+
 // NotFoundError says which thing is missing.
 type NotFoundError struct {
 	Kind string // chat, message, tool call, run
@@ -99,6 +87,10 @@ func (e *NotFoundError) Error() string {
 
 // Is matches ErrNotFound.
 func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
+
+// ErrWrite is matched by every error from a write that did not reach the disk (full disk,
+// read-only file system, I/O error), a [*WriteError]. Nothing of that write was kept.
+var ErrWrite = errors.New("could not save")
 
 // WriteError is a write that failed on its way to disk. Unwrap gives the system's error
 // (syscall.ENOSPC for a full disk, for example).
@@ -121,6 +113,12 @@ func (e *WriteError) Unwrap() error { return e.Err }
 
 // Is matches ErrWrite.
 func (e *WriteError) Is(target error) bool { return target == ErrWrite }
+
+// ErrDamaged is matched by the error of a file that cannot be read as a Prototyper database:
+// truncated, overwritten, or a bbolt file with buckets but no schema. It is returned by Open,
+// or by any read that runs into a damaged page (bbolt's own panics on such pages are
+// recovered into it). The [*DamagedError] names a backup that still opens.
+var ErrDamaged = errors.New("the chat database is damaged")
 
 // DamagedError is the error of a file that cannot be read as a Prototyper database. Its
 // message is the one sentence a user reads: what is wrong and what to do, naming the backup
@@ -147,6 +145,12 @@ func (e *DamagedError) Unwrap() error { return e.Err }
 
 // Is matches ErrDamaged.
 func (e *DamagedError) Is(target error) bool { return target == ErrDamaged }
+
+// ErrDuplicateToolCall is returned by PutToolCall and CompleteToolCall when a chat already
+// holds a record with that tool-call id for another call, or one that has already run: the
+// new call is not recorded, and the record that was there is left as it was. A
+// [*DuplicateToolCallError].
+var ErrDuplicateToolCall = errors.New("tool-call id already recorded")
 
 // DuplicateToolCallError is a tool-call record refused because its id is taken in the chat.
 type DuplicateToolCallError struct {
