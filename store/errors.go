@@ -27,14 +27,13 @@ func (e *LockedError) Error() string {
 // Is matches ErrLocked.
 func (e *LockedError) Is(target error) bool { return target == ErrLocked }
 
-// The errors of a file whose schema this build cannot use, both matched by a [*SchemaError].
-var (
-	// ErrNewerSchema is returned by Open for a file written by a newer Prototyper.
-	ErrNewerSchema = errors.New("database written by a newer Prototyper")
-	// ErrNeedsMigration is returned by a read-only Open of a file with an older schema, which
-	// only a writable Open may migrate.
-	ErrNeedsMigration = errors.New("database needs upgrading")
-)
+// ErrNewerSchema is returned by Open for a file written by a newer Prototyper. A
+// [*SchemaError].
+var ErrNewerSchema = errors.New("database written by a newer Prototyper")
+
+// ErrNeedsMigration is returned by a read-only Open of a file with an older schema, which
+// only a writable Open may migrate. A [*SchemaError].
+var ErrNeedsMigration = errors.New("database needs upgrading")
 
 // SchemaError is the error of a file whose schema version this build cannot use.
 type SchemaError struct {

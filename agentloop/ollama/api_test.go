@@ -174,7 +174,7 @@ func TestErrorsSayWhatToDoAndClassify(t *testing.T) {
 		{&MalformedLineError{Line: 7, Err: errors.New("bad")}, "malformed_line", false, "line 7"},
 		{&TimeoutError{FirstByte: true, After: time.Minute}, "first_byte_timeout", true, "slow to load"},
 		{&TimeoutError{After: time.Minute}, "idle_timeout", true, "went silent"},
-		{&transportError{URL: "u", Err: errors.New("EOF")}, "network", true, "check that the server is up"},
+		{networkFailure(errors.New("EOF")), "network", true, "check that the server is up"},
 	} {
 		if got := Code(tc.err); got != tc.code {
 			t.Errorf("Code(%T) = %q, want %q", tc.err, got, tc.code)

@@ -120,13 +120,7 @@ func New(base *url.URL, opts ...Option) *Client {
 
 // With returns a copy of c with opts applied on top of its own; the copy shares c's
 // connections. It is cheap: a run can use it to change one timeout.
-func (c *Client) With(opts ...Option) *Client {
-	cp := *c
-	for _, o := range opts {
-		o(&cp)
-	}
-	return &cp
-}
+func (c *Client) With(opts ...Option) *Client { return httpstream.Configured(c, opts) }
 
 // FirstByteTimeout returns how long Chat waits for the first line of an answer (0: for ever).
 func (c *Client) FirstByteTimeout() time.Duration { return c.firstByte }
@@ -172,14 +166,8 @@ func (c *Client) attempt(ctx context.Context, method, path string, body []byte, 
 		FirstByte: firstByte, FirstByteTimeout: &TimeoutError{FirstByte: true, After: firstByte, URL: c.URL(), Path: path},
 		Idle: idle, IdleTimeout: &TimeoutError{After: idle, URL: c.URL()},
 	})
-	var te *httpstream.TransportError
-	switch {
-	case errors.As(err, &te) && te.Refused:
-		return nil, &NotRunningError{URL: c.URL(), Err: te.Err}
-	case errors.As(err, &te):
-		return nil, &transportError{URL: c.URL(), Err: te.Err}
-	case err != nil:
-		return nil, err
+	if err != nil {
+		return nil, httpstream.Unanswered(err, c.refused, c.networkError)
 	}
 	if resp.StatusCode >= 400 {
 		raw := s.ReadError()

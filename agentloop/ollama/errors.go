@@ -11,39 +11,12 @@ import (
 	"prototyper/agentloop/internal/httpstream"
 )
 
-// Sentinel errors, for errors.Is. The errors actually returned are the typed errors below,
-// which match these and carry the details.
-var (
-	// ErrNotRunning: nothing answers at the server's address (connection refused), after
-	// the retries. Returned as a *NotRunningError.
-	ErrNotRunning = errors.New("Ollama is not running")
-	// ErrModelNotFound: the server does not have the model (HTTP 404). A *StatusError.
-	ErrModelNotFound = errors.New("model not found")
-	// ErrCapability: the model lacks what the request needs, e.g. tools or thinking
-	// (HTTP 400 "… does not support …"). A *StatusError.
-	ErrCapability = errors.New("model lacks a capability")
-	// ErrBusy: the server is overloaded (HTTP 503), after the retries. A *StatusError.
-	ErrBusy = errors.New("Ollama is busy")
-	// ErrStream: the server sent an {"error":…} line. A *StreamError.
-	ErrStream = errors.New("Ollama reported an error in the stream")
-	// ErrIncompleteStream: the stream ended (EOF or a broken connection) before
-	// done:true. An *IncompleteStreamError.
-	ErrIncompleteStream = errors.New("stream ended before done")
-	// ErrLineTooLong: a line exceeded the maximum line size. A *LineTooLongError.
-	ErrLineTooLong = errors.New("line too long")
-	// ErrMalformedLine: a line was not the JSON object expected. A *MalformedLineError.
-	ErrMalformedLine = errors.New("malformed line")
-	// ErrFirstByteTimeout: no response within the first-byte timeout. A *TimeoutError.
-	ErrFirstByteTimeout = errors.New("first-byte timeout")
-	// ErrIdleTimeout: no line within the idle timeout mid-stream. A *TimeoutError.
-	ErrIdleTimeout = errors.New("idle timeout")
-	// ErrUnauthorized: the server, or a proxy in front of it, wants a token or refused the
-	// one sent (HTTP 401 or 403). A *StatusError.
-	ErrUnauthorized = errors.New("the server wants a token")
-	// ErrNotOllama: the server at the address is not Ollama (it answered with a web page,
-	// or a 404 that is not Ollama's {"error":…}). A *NotOllamaError.
-	ErrNotOllama = errors.New("not an Ollama server")
-)
+// Each sentinel error, for errors.Is, stands beside the typed error that is returned, which
+// matches it and carries the details.
+
+// ErrNotOllama: the server at the address is not Ollama (it answered with a web page, or a
+// 404 that is not Ollama's {"error":…}). A *NotOllamaError.
+var ErrNotOllama = errors.New("not an Ollama server")
 
 // NotOllamaError says that the server at URL answered in a way Ollama never does.
 type NotOllamaError struct {
@@ -62,6 +35,10 @@ func (e *NotOllamaError) Error() string {
 }
 func (e *NotOllamaError) Is(target error) bool { return target == ErrNotOllama }
 
+// ErrNotRunning: nothing answers at the server's address (connection refused), after the
+// retries. Returned as a *NotRunningError.
+var ErrNotRunning = errors.New("Ollama is not running")
+
 // NotRunningError says that nothing answers at URL.
 type NotRunningError struct {
 	URL string
@@ -73,6 +50,20 @@ func (e *NotRunningError) Error() string {
 }
 func (e *NotRunningError) Unwrap() error        { return e.Err }
 func (e *NotRunningError) Is(target error) bool { return target == ErrNotRunning }
+
+// The kinds of an error status, each a *StatusError.
+var (
+	// ErrModelNotFound: the server does not have the model (HTTP 404).
+	ErrModelNotFound = errors.New("model not found")
+	// ErrCapability: the model lacks what the request needs, e.g. tools or thinking (HTTP
+	// 400 "… does not support …").
+	ErrCapability = errors.New("model lacks a capability")
+	// ErrBusy: the server is overloaded (HTTP 503), after the retries.
+	ErrBusy = errors.New("Ollama is busy")
+	// ErrUnauthorized: the server, or a proxy in front of it, wants a token or refused the
+	// one sent (HTTP 401 or 403).
+	ErrUnauthorized = errors.New("the server wants a token")
+)
 
 // StatusError is an HTTP error answer (status 400 or more) with the server's message.
 type StatusError struct {
@@ -86,28 +77,6 @@ type StatusError struct {
 	RetryAfter time.Duration
 	// TokenSent says that the request carried an Authorization header.
 	TokenSent bool
-}
-
-func (e *StatusError) Error() string {
-	msg := e.Message
-	if msg == "" {
-		msg = http.StatusText(e.StatusCode)
-	}
-	switch {
-	case e.Is(ErrUnauthorized) && !e.TokenSent:
-		return fmt.Sprintf("the server at %s wants a token (HTTP %d) — put it in an environment variable and name it with --api-key-env NAME or the API key variable in the settings", e.URL, e.StatusCode)
-	case e.Is(ErrUnauthorized):
-		return fmt.Sprintf("the server at %s refused the token (HTTP %d) — check the key in the variable named by --api-key-env or the settings", e.URL, e.StatusCode)
-	case e.Is(ErrModelNotFound) && e.Model != "":
-		return fmt.Sprintf("model %q is not on the Ollama server at %s — run `prototyper pull %s`", e.Model, e.URL, e.Model)
-	case e.Is(ErrCapability):
-		return fmt.Sprintf("Ollama refused the request: %s — pick a model that has this capability (see `prototyper models`) or turn the feature off (e.g. --think off)", msg)
-	case e.Is(ErrBusy):
-		return fmt.Sprintf("Ollama at %s is busy (HTTP 503: %s) — wait a moment and try again", e.URL, msg)
-	case e.StatusCode >= 500:
-		return fmt.Sprintf("Ollama at %s failed (HTTP %d: %s) — try again; if it repeats, check the Ollama server log", e.URL, e.StatusCode, msg)
-	}
-	return fmt.Sprintf("Ollama at %s refused the request (HTTP %d: %s) — check the address, and the Ollama server log for the reason", e.URL, e.StatusCode, msg)
 }
 
 // Is matches ErrModelNotFound (404), ErrCapability (400 "does not support"), ErrBusy (503)
@@ -126,6 +95,28 @@ func (e *StatusError) Is(target error) bool {
 	return false
 }
 
+func (e *StatusError) Error() string {
+	msg := httpstream.StatusText(e.StatusCode, e.Message)
+	switch {
+	case e.Is(ErrUnauthorized) && !e.TokenSent:
+		return fmt.Sprintf("the server at %s wants a token (HTTP %d) — put it in an environment variable and name it with --api-key-env NAME or the API key variable in the settings", e.URL, e.StatusCode)
+	case e.Is(ErrUnauthorized):
+		return fmt.Sprintf("the server at %s refused the token (HTTP %d) — check the key in the variable named by --api-key-env or the settings", e.URL, e.StatusCode)
+	case e.Is(ErrModelNotFound) && e.Model != "":
+		return fmt.Sprintf("model %q is not on the Ollama server at %s — run `prototyper pull %s`", e.Model, e.URL, e.Model)
+	case e.Is(ErrCapability):
+		return fmt.Sprintf("Ollama refused the request: %s — pick a model that has this capability (see `prototyper models`) or turn the feature off (e.g. --think off)", msg)
+	case e.Is(ErrBusy):
+		return fmt.Sprintf("Ollama at %s is busy (HTTP 503: %s) — wait a moment and try again", e.URL, msg)
+	case e.StatusCode >= 500:
+		return fmt.Sprintf("Ollama at %s failed (HTTP %d: %s) — try again; if it repeats, check the Ollama server log", e.URL, e.StatusCode, msg)
+	}
+	return fmt.Sprintf("Ollama at %s refused the request (HTTP %d: %s) — check the address, and the Ollama server log for the reason", e.URL, e.StatusCode, msg)
+}
+
+// ErrStream: the server sent an {"error":…} line. A *StreamError.
+var ErrStream = errors.New("Ollama reported an error in the stream")
+
 // StreamError is an {"error":…} line inside a stream, usually on an HTTP 200 answer.
 type StreamError struct {
 	Message string // the server's text, unchanged
@@ -136,6 +127,10 @@ func (e *StreamError) Error() string {
 	return fmt.Sprintf("Ollama reported an error mid-stream: %s — try again; if it repeats, check the Ollama server log", e.Message)
 }
 func (e *StreamError) Is(target error) bool { return target == ErrStream }
+
+// ErrIncompleteStream: the stream ended (EOF or a broken connection) before done:true. An
+// *IncompleteStreamError.
+var ErrIncompleteStream = errors.New("stream ended before done")
 
 // IncompleteStreamError is a stream that ended before its done:true line. The tool calls
 // it carried were not returned.
@@ -154,6 +149,9 @@ func (e *IncompleteStreamError) Error() string {
 func (e *IncompleteStreamError) Unwrap() error        { return e.Err }
 func (e *IncompleteStreamError) Is(target error) bool { return target == ErrIncompleteStream }
 
+// ErrLineTooLong: a line exceeded the maximum line size. A *LineTooLongError.
+var ErrLineTooLong = errors.New("line too long")
+
 // LineTooLongError is a line longer than the client's limit.
 type LineTooLongError struct {
 	Line  int // 1-based line number
@@ -164,6 +162,9 @@ func (e *LineTooLongError) Error() string {
 	return fmt.Sprintf("the server sent a line longer than %s (line %d), more than an Ollama answer holds — check that the address points at an Ollama server, or ask for a shorter answer", formatBytes(int64(e.Limit)), e.Line)
 }
 func (e *LineTooLongError) Is(target error) bool { return target == ErrLineTooLong }
+
+// ErrMalformedLine: a line was not the JSON object expected. A *MalformedLineError.
+var ErrMalformedLine = errors.New("malformed line")
 
 // MalformedLineError is a line that is not the JSON object expected.
 type MalformedLineError struct {
@@ -177,6 +178,14 @@ func (e *MalformedLineError) Error() string {
 }
 func (e *MalformedLineError) Unwrap() error        { return e.Err }
 func (e *MalformedLineError) Is(target error) bool { return target == ErrMalformedLine }
+
+// The two timeouts, each a *TimeoutError.
+var (
+	// ErrFirstByteTimeout: no response within the first-byte timeout.
+	ErrFirstByteTimeout = errors.New("first-byte timeout")
+	// ErrIdleTimeout: no line within the idle timeout mid-stream.
+	ErrIdleTimeout = errors.New("idle timeout")
+)
 
 // TimeoutError is a first-byte or idle timeout.
 type TimeoutError struct {
@@ -245,7 +254,7 @@ func Retryable(err error) bool {
 		errors.Is(err, ErrFirstByteTimeout), errors.Is(err, ErrIdleTimeout):
 		return true
 	}
-	var te *transportError
+	var te *httpstream.NetworkError
 	return errors.As(err, &te)
 }
 
@@ -308,23 +317,21 @@ func Code(err error) string {
 	if errors.As(err, &se) {
 		return CodeHTTPError
 	}
-	var te *transportError
+	var te *httpstream.NetworkError
 	if errors.As(err, &te) {
 		return CodeNetwork
 	}
 	return CodeUnknown
 }
 
-// transportError is a network failure other than a refused connection, before any answer.
-type transportError struct {
-	URL string
-	Err error
-}
+// refused is the error of a request that nothing answered: the connection was refused.
+func (c *Client) refused(err error) error { return &NotRunningError{URL: c.URL(), Err: err} }
 
-func (e *transportError) Error() string {
-	return fmt.Sprintf("cannot reach Ollama at %s (%v) — check that the server is up and the address is right", e.URL, e.Err)
+// networkError is the error of a network failure other than a refused connection, before
+// any answer.
+func (c *Client) networkError(err error) error {
+	return &httpstream.NetworkError{Server: "Ollama", URL: c.URL(), Check: "the server is up and the address is right", Err: err}
 }
-func (e *transportError) Unwrap() error { return e.Err }
 
 // formatBytes writes n in B, KiB, MiB or GiB.
 func formatBytes(n int64) string {

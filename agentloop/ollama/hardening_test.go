@@ -129,7 +129,7 @@ func TestNoMessageNamesAGoAPI(t *testing.T) {
 		&TimeoutError{After: time.Minute},
 		&NotOllamaError{URL: "u", WebPage: true},
 		&NotOllamaError{URL: "u", StatusCode: 404, Path: "/api/chat"},
-		&transportError{URL: "u", Err: errors.New("EOF")},
+		networkFailure(errors.New("EOF")),
 	}
 	if _, err := ResolveHost("not a url"); err != nil {
 		errs = append(errs, err)

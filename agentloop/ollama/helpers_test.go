@@ -97,3 +97,8 @@ func within[T any](t testing.TB, d time.Duration, ch <-chan T, never string) T {
 		panic("unreachable")
 	}
 }
+
+// networkFailure is the error of a client whose request failed on the network with cause.
+func networkFailure(cause error) error {
+	return New(&url.URL{Scheme: "http", Host: "u"}).networkError(cause)
+}

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -82,13 +83,7 @@ func New(base *url.URL, opts ...Option) *Client {
 }
 
 // With returns a copy of c with opts applied on top of its own, sharing c's connections.
-func (c *Client) With(opts ...Option) *Client {
-	cp := *c
-	for _, o := range opts {
-		o(&cp)
-	}
-	return &cp
-}
+func (c *Client) With(opts ...Option) *Client { return httpstream.Configured(c, opts) }
 
 // IdleTimeout returns how long a stream may stay silent mid-answer.
 func (c *Client) IdleTimeout() time.Duration { return c.idle }
@@ -138,14 +133,8 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, mod
 		FirstByte: firstByte, FirstByteTimeout: &TimeoutError{FirstByte: true, After: firstByte, URL: c.URL(), Path: path},
 		Idle: c.idle, IdleTimeout: &TimeoutError{After: c.idle, URL: c.URL()},
 	})
-	var te *httpstream.TransportError
-	switch {
-	case errors.As(err, &te) && te.Refused:
-		return nil, &UnreachableError{URL: c.URL(), Err: te.Err}
-	case errors.As(err, &te):
-		return nil, &networkError{URL: c.URL(), Err: te.Err}
-	case err != nil:
-		return nil, err
+	if err != nil {
+		return nil, httpstream.Unanswered(err, c.refused, c.networkError)
 	}
 	if resp.StatusCode >= 400 || httpstream.HTMLType(resp.Header) {
 		return nil, c.statusError(resp, s.ReadError(), path, model)
@@ -182,4 +171,40 @@ func retryReason(err error) string {
 		return "the model server answered HTTP " + strconv.Itoa(se.StatusCode)
 	}
 	return "network error"
+}
+
+// apiErrorText reads the message of an error body: {"error":{"message":…}} (OpenAI, Ollama),
+// {"error":"…"}, {"message":…} (vLLM) or {"detail":…}; ok is false when the body is none
+// of these.
+func apiErrorText(raw []byte) (msg string, ok bool) {
+	var e struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Detail  any             `json:"detail"`
+	}
+	if json.Unmarshal(raw, &e) != nil {
+		return strings.TrimSpace(snippet(raw, 200)), false
+	}
+	var nested struct {
+		Message string `json:"message"`
+	}
+	var flat string
+	switch {
+	case len(e.Error) > 0 && json.Unmarshal(e.Error, &nested) == nil && nested.Message != "":
+		return nested.Message, true
+	case len(e.Error) > 0 && json.Unmarshal(e.Error, &flat) == nil && flat != "":
+		return flat, true
+	case e.Message != "":
+		return e.Message, true
+	case e.Detail != nil:
+		return fmt.Sprint(e.Detail), true
+	}
+	return strings.TrimSpace(snippet(raw, 200)), false
+}
+
+func snippet(b []byte, n int) string {
+	if len(b) > n {
+		b = b[:n]
+	}
+	return string(b)
 }

@@ -2,11 +2,9 @@ package openai
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"prototyper/agentloop/internal/httpstream"
@@ -68,10 +66,7 @@ type StatusError struct {
 }
 
 func (e *StatusError) Error() string {
-	msg := e.Message
-	if msg == "" {
-		msg = http.StatusText(e.StatusCode)
-	}
+	msg := httpstream.StatusText(e.StatusCode, e.Message)
 	switch {
 	case e.Is(ErrUnauthorized) && !e.KeySent:
 		return fmt.Sprintf("the server at %s wants an API key (HTTP %d: %s) — put it in an environment variable and name it with --api-key-env NAME or the API key variable in the settings", e.URL, e.StatusCode, msg)
@@ -194,16 +189,14 @@ func (e *TimeoutError) Is(target error) bool {
 	return (&ollama.TimeoutError{FirstByte: e.FirstByte}).Is(target)
 }
 
-// networkError is a network failure other than a refused connection, before any answer.
-type networkError struct {
-	URL string
-	Err error
-}
+// refused is the error of a request that nothing answered: the connection was refused.
+func (c *Client) refused(err error) error { return &UnreachableError{URL: c.URL(), Err: err} }
 
-func (e *networkError) Error() string {
-	return fmt.Sprintf("cannot reach the server at %s (%v) — check that it is up and the base URL is right", e.URL, e.Err)
+// networkError is the error of a network failure other than a refused connection, before
+// any answer.
+func (c *Client) networkError(err error) error {
+	return &httpstream.NetworkError{Server: "the server", URL: c.URL(), Check: "it is up and the base URL is right", Err: err}
 }
-func (e *networkError) Unwrap() error { return e.Err }
 
 // CodeNotOpenAI is the code of [ErrNotOpenAI].
 const CodeNotOpenAI = "not_openai"
@@ -212,7 +205,7 @@ const CodeNotOpenAI = "not_openai"
 // (ollama.CodeNotRunning and the others) and one of its own, [CodeNotOpenAI].
 func Code(err error) string {
 	var se *StatusError
-	var ne *networkError
+	var ne *httpstream.NetworkError
 	for _, c := range []struct {
 		target error
 		code   string
@@ -242,7 +235,7 @@ func Code(err error) string {
 // not answer, was busy or failing (5xx, 429), timed out, broke or failed the stream.
 func Retryable(err error) bool {
 	var se *StatusError
-	var ne *networkError
+	var ne *httpstream.NetworkError
 	switch {
 	case err == nil, errors.Is(err, context.Canceled):
 		return false
@@ -253,40 +246,4 @@ func Retryable(err error) bool {
 		return true
 	}
 	return errors.As(err, &ne)
-}
-
-// apiErrorText reads the message of an error body: {"error":{"message":…}} (OpenAI, Ollama),
-// {"error":"…"}, {"message":…} (vLLM) or {"detail":…}; ok is false when the body is none
-// of these.
-func apiErrorText(raw []byte) (msg string, ok bool) {
-	var e struct {
-		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
-		Detail  any             `json:"detail"`
-	}
-	if json.Unmarshal(raw, &e) != nil {
-		return strings.TrimSpace(snippet(raw, 200)), false
-	}
-	var nested struct {
-		Message string `json:"message"`
-	}
-	var flat string
-	switch {
-	case len(e.Error) > 0 && json.Unmarshal(e.Error, &nested) == nil && nested.Message != "":
-		return nested.Message, true
-	case len(e.Error) > 0 && json.Unmarshal(e.Error, &flat) == nil && flat != "":
-		return flat, true
-	case e.Message != "":
-		return e.Message, true
-	case e.Detail != nil:
-		return fmt.Sprint(e.Detail), true
-	}
-	return strings.TrimSpace(snippet(raw, 200)), false
-}
-
-func snippet(b []byte, n int) string {
-	if len(b) > n {
-		b = b[:n]
-	}
-	return string(b)
 }

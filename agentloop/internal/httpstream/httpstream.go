@@ -6,13 +6,15 @@
 //
 // Each client keeps its own error types and sentences: this package ends a request with
 // the timeout errors it is given, and says which kind of failure happened
-// ([TransportError]) for the client to explain.
+// ([TransportError]) for the client to explain ([Unanswered]); the one sentence of a network
+// failure ([NetworkError]) names the client's server and what to check.
 package httpstream
 
 import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net"
@@ -50,6 +52,29 @@ type TransportError struct {
 
 func (e *TransportError) Error() string { return e.Err.Error() }
 func (e *TransportError) Unwrap() error { return e.Err }
+
+// Configured returns a copy of c with opts applied on top of its own: the With of both
+// clients, whose copy shares c's connections.
+func Configured[C any, O ~func(*C)](c *C, opts []O) *C {
+	cp := *c
+	for _, o := range opts {
+		o(&cp)
+	}
+	return &cp
+}
+
+// NetworkError is the sentence a client returns for a request that failed on the network
+// other than by a refused connection, before any answer: who was asked (Server, e.g.
+// "Ollama"), at which address, and what to check.
+type NetworkError struct {
+	Server, URL, Check string
+	Err                error
+}
+
+func (e *NetworkError) Error() string {
+	return fmt.Sprintf("cannot reach %s at %s (%v) — check that %s", e.Server, e.URL, e.Err, e.Check)
+}
+func (e *NetworkError) Unwrap() error { return e.Err }
 
 // Send makes one attempt at req with hc and returns the answer, whatever its status, with
 // the stream that reads it (whose Body is the answer's). An error is a [backoff.Permanent]
@@ -96,6 +121,20 @@ func Send(ctx context.Context, hc *http.Client, req Request) (*http.Response, *S
 	}
 	s.Body = resp.Body
 	return resp, s, nil
+}
+
+// Unanswered turns the error of [Send] for a request that got no answer into the client's
+// own: refused(cause) when nothing listens at the address, network(cause) for another
+// network failure. Any other error is returned as it is.
+func Unanswered(err error, refused, network func(cause error) error) error {
+	var te *TransportError
+	switch {
+	case errors.As(err, &te) && te.Refused:
+		return refused(te.Err)
+	case errors.As(err, &te):
+		return network(te.Err)
+	}
+	return err
 }
 
 // refused reports whether err is a failure to connect at all.
@@ -196,6 +235,15 @@ func (s *Stream) Close() {
 func HTMLType(h http.Header) bool {
 	ct := strings.ToLower(h.Get("Content-Type"))
 	return strings.HasPrefix(ct, "text/html") || strings.HasPrefix(ct, "application/xhtml")
+}
+
+// StatusText is the message of an error answer: the server's, or the status's name when it
+// sent none.
+func StatusText(status int, message string) string {
+	if message == "" {
+		return http.StatusText(status)
+	}
+	return message
 }
 
 // Unauthorized reports whether status says that a token is wanted or was refused (401,
