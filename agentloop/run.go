@@ -447,8 +447,7 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 			return store.Message{}, turn, err
 		}
 		for _, c := range calls {
-			r.emit(events.Event{Type: events.ToolCall, MessageID: cp.ID(), ToolCallID: c.ID, Name: c.Name,
-				Args: c.Args, State: events.ToolStatePending, Recovered: c.Recovered})
+			r.emit(callEvent(cp.ID(), c, events.ToolStatePending))
 		}
 	}
 	if err := cp.Finish(turn.DoneReason, &usage); err != nil {
@@ -588,6 +587,18 @@ type plannedCall struct {
 	valid tools.Args
 	// seen is the call's number in the run's loop guard (0: not seen, as after a restart).
 	seen int
+}
+
+// stored is the call as the message stores it.
+func (c plannedCall) stored() store.ToolCall {
+	return store.ToolCall{ID: c.ID, Name: c.Name, Args: c.Args, Recovered: c.Recovered}
+}
+
+// callEvent is the tool.call event that shows the card of c, a call of the message
+// messageID, in state.
+func callEvent(messageID string, c store.ToolCall, state string) events.Event {
+	return events.Event{Type: events.ToolCall, MessageID: messageID, ToolCallID: c.ID, Name: c.Name, Args: c.Args,
+		State: state, Recovered: c.Recovered}
 }
 
 func (c plannedCall) approval() *store.Approval {
@@ -731,8 +742,7 @@ func (r *run) runBatch(messageID string, calls []plannedCall) (stop string, paus
 			previews[c.ID] = pv
 			_ = r.a.cfg.Store.PutToolCall(store.ToolCallRecord{ID: c.ID, ChatID: r.cs.id, RunID: r.id,
 				MessageID: messageID, Name: c.Name, Args: c.Args, Workspace: r.workspace, AwaitingApproval: true, Preview: pv, Recovered: c.Recovered})
-			r.emit(events.Event{Type: events.ToolCall, MessageID: messageID, ToolCallID: c.ID, Name: c.Name,
-				Args: c.Args, State: events.ToolStateAwaitingApproval, Recovered: c.Recovered})
+			r.emit(callEvent(messageID, c.stored(), events.ToolStateAwaitingApproval))
 			e := events.Event{Type: events.ToolApprovalRequest, MessageID: messageID, ToolCallID: c.ID, Name: c.Name}
 			if pv != nil {
 				e.Preview = pv
@@ -878,8 +888,7 @@ func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 			OK: &ok, Output: o.Output, DurationMs: &none, Recovered: c.Recovered})
 		return o
 	}
-	r.emit(events.Event{Type: events.ToolCall, MessageID: messageID, ToolCallID: c.ID, Name: c.Name, Args: c.Args,
-		State: events.ToolStateRunning, Recovered: c.Recovered})
+	r.emit(callEvent(messageID, c.stored(), events.ToolStateRunning))
 	var res tools.Result
 	ok := true
 	if cc.err != nil {

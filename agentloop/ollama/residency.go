@@ -9,36 +9,25 @@ import (
 	"time"
 )
 
-// RunningModel is a model the server holds in memory (/api/ps).
+// RunningModel is a model the server holds in memory (/api/ps), as the server describes it.
 type RunningModel struct {
-	Name      string
-	Model     string
-	SizeVRAM  int64
-	ExpiresAt time.Time
+	Name      string    `json:"name"`
+	Model     string    `json:"model"`
+	SizeVRAM  int64     `json:"size_vram"`
+	ExpiresAt time.Time `json:"expires_at"`
 	// ContextLength is the context the model was loaded with (0 when the server does not say).
-	ContextLength int
+	ContextLength int `json:"context_length"`
 }
 
 // Running returns the models the server holds in memory (/api/ps).
 func (c *Client) Running(ctx context.Context) ([]RunningModel, error) {
 	var resp struct {
-		Models []struct {
-			Name          string    `json:"name"`
-			Model         string    `json:"model"`
-			SizeVRAM      int64     `json:"size_vram"`
-			ExpiresAt     time.Time `json:"expires_at"`
-			ContextLength int       `json:"context_length"`
-		} `json:"models"`
+		Models []RunningModel `json:"models"`
 	}
 	if err := c.getJSON(ctx, http.MethodGet, "/api/ps", nil, "", &resp); err != nil {
 		return nil, err
 	}
-	out := make([]RunningModel, 0, len(resp.Models))
-	for _, m := range resp.Models {
-		out = append(out, RunningModel{Name: m.Name, Model: m.Model, SizeVRAM: m.SizeVRAM, ExpiresAt: m.ExpiresAt,
-			ContextLength: m.ContextLength})
-	}
-	return out, nil
+	return resp.Models, nil
 }
 
 // IsLoaded reports whether the server holds model in memory (/api/ps).
