@@ -1,7 +1,6 @@
 package agentloop
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -36,7 +35,7 @@ func TestARunSaysWhenTheServerCutThePrompt(t *testing.T) {
 	huge := strings.Repeat("all work and no play ", 1200) // about 7000 tokens by the estimate
 	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
 		if trail(req) == "U" {
-			return toolTurn(tc("", "echo", fmt.Sprintf(`{"text":%q}`, huge)))
+			return toolTurn(echoCall(huge))
 		}
 		// the server evaluated what fits the window, not the whole prompt
 		return ModelTurn{Content: "ok", DoneReason: "stop", PromptTokens: req.NumCtx - 10, EvalTokens: 1}
@@ -70,5 +69,20 @@ func TestEachAnswersUsageCarriesTheContextItTook(t *testing.T) {
 	u := ofType(rec.events(), events.MessageCompleted)[0].Usage
 	if u.NumCtx != 4096 || u.PromptTokens != 120 || u.ContextTokens != 123 || len(ofType(rec.events(), events.ContextCut)) != 0 {
 		t.Fatalf("usage %+v", u)
+	}
+}
+
+func TestAPromptTheRealServerCutIsSaid(t *testing.T) {
+	h := newHarness(t, harnessOptions{model: "reader", approve: ApproveAuto})
+	if err := h.db.PutSettings(store.Settings{ContextCap: 2048}); err != nil {
+		t.Fatal(err)
+	}
+	// 15400 bytes: each is a token of the scripted model, seven times its context
+	writeFile(t, h.workspace, "big.txt", strings.Repeat("abcdefghij\n", 1400))
+	h.runOnce(t, "read big.txt", RunOptions{})
+	done := ofType(h.rec.events(), events.MessageCompleted)
+	cut := ofType(h.rec.events(), events.ContextCut)
+	if len(cut) != 1 || cut[0].NumCtx != 2048 || done[len(done)-1].Usage.ContextTokens != 2048 {
+		t.Fatalf("context.cut events %s; usage %s", summary(cut), summary(done))
 	}
 }

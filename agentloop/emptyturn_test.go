@@ -53,3 +53,12 @@ func TestAnAnswerCutByTheLengthLimitIsNotEmpty(t *testing.T) {
 		t.Fatalf("a cut answer got %q, want the continuation", last.Content)
 	}
 }
+
+func TestAnEmptyTurnIsAskedAgainOnTheRealServer(t *testing.T) {
+	h := newHarness(t, harnessOptions{model: "silent"})
+	out := h.runCompleted(t, "hi")
+	msgs := h.messages(t, out.ChatID)
+	if roles(msgs) != "UAA" || msgs[1].Content != "" || msgs[2].Content != "Here it is." || out.Note != "" {
+		t.Fatalf("messages %+v, note %q; events %s", msgs, out.Note, summary(h.rec.events()))
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -12,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"prototyper/agentloop/ollama"
 	"prototyper/events"
 	"prototyper/store"
 	"prototyper/tools"
@@ -51,6 +49,12 @@ func answer(s string) ModelTurn { return ModelTurn{Content: s, DoneReason: "stop
 
 func tc(id, name, args string) store.ToolCall {
 	return store.ToolCall{ID: id, Name: name, Args: json.RawMessage(args)}
+}
+
+// echoCall is a call of the echo tool (see echoTool) with text.
+func echoCall(text string) store.ToolCall {
+	args, _ := json.Marshal(map[string]string{"text": text})
+	return tc("", "echo", string(args))
 }
 
 // fakeHarness is an agent on a fake model, a real store and a registry of test tools.
@@ -234,7 +238,7 @@ func TestOverTheBudgetTheOldestTurnsAreDroppedButNeverHalfAPair(t *testing.T) {
 	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
 		switch trail(req) {
 		case "U", "UATAU":
-			return toolTurn(tc("", "echo", fmt.Sprintf(`{"text":%q}`, big)))
+			return toolTurn(echoCall(big))
 		}
 		return answer("ok")
 	}}
@@ -264,64 +268,6 @@ func TestOverTheBudgetTheOldestTurnsAreDroppedButNeverHalfAPair(t *testing.T) {
 			req.Messages[len(req.Messages)-1].Content != "second" {
 			t.Fatal("the latest user message was dropped")
 		}
-	}
-}
-
-// chatServer is the client of a stub Ollama that runs handler for /api/chat.
-func chatServer(t *testing.T, handler http.HandlerFunc) *ollama.Client {
-	return newStubOllama(t, nil, handler).client()
-}
-
-func TestAnErrorMidStreamEndsTheRunAndKeepsThePartialAnswer(t *testing.T) {
-	client := chatServer(t, func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"Half an "},"done":false}`)
-		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"answer"},"done":false}`)
-		fmt.Fprintln(w, `{"error":"the model runner crashed"}`)
-	})
-	a, db, rec := fakeHarness(t, NewOllamaModel(client), nil)
-	out, err := a.RunOnce(context.Background(), "", "hi", RunOptions{})
-	if err == nil || out.StopReason != events.StopError || !strings.Contains(err.Error(), "crashed") {
-		t.Fatalf("outcome %+v, err %v", out, err)
-	}
-	errs := ofType(rec.events(), events.Error)
-	if len(errs) != 1 || errs[0].Code != "stream_error" {
-		t.Fatalf("error events %+v", errs)
-	}
-	msgs, _ := db.Messages(out.ChatID)
-	if roles(msgs) != "UA" || msgs[1].Content != "Half an answer" || msgs[1].Complete {
-		t.Fatalf("messages %+v", msgs)
-	}
-}
-
-func TestAStreamCutBeforeDoneNeverRunsItsToolCalls(t *testing.T) {
-	client := chatServer(t, func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"echo","arguments":{"text":"x"}}}]},"done":false}`)
-	})
-	ran := false
-	a, _, _ := fakeHarness(t, NewOllamaModel(client), nil, echoTool(tools.Parallel, func() { ran = true }))
-	out, _ := a.RunOnce(context.Background(), "", "hi", RunOptions{})
-	if out.StopReason != events.StopError || ran {
-		t.Fatalf("stop %q, tool ran %v", out.StopReason, ran)
-	}
-}
-
-func TestRetriesBeforeTheFirstByteBecomeRetryEvents(t *testing.T) {
-	var calls atomic.Int32
-	client := chatServer(t, func(w http.ResponseWriter, r *http.Request) {
-		if calls.Add(1) <= 2 {
-			http.Error(w, `{"error":"busy"}`, http.StatusServiceUnavailable)
-			return
-		}
-		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"fine"},"done":true,"done_reason":"stop","prompt_eval_count":10,"eval_count":1}`)
-	})
-	a, _, rec := fakeHarness(t, NewOllamaModel(client), nil)
-	out := runFake(t, a, "hi")
-	if out.StopReason != events.StopCompleted {
-		t.Fatalf("stop %q", out.StopReason)
-	}
-	retries := ofType(rec.events(), events.Retry)
-	if len(retries) != 2 || retries[0].Attempt != 2 || retries[0].Reason == "" {
-		t.Fatalf("retry events %+v", retries)
 	}
 }
 

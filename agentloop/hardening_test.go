@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,75 +21,61 @@ import (
 	"prototyper/tools"
 )
 
-// stubOllama is an httptest Ollama: /api/show answers show (a context length and the tools
-// capability by default), /api/chat runs chat; it counts requests per path and keeps the
-// bodies of the chat requests.
-type stubOllama struct {
-	srv    *httptest.Server
-	show   http.HandlerFunc
-	chat   http.HandlerFunc
-	mu     sync.Mutex
-	counts map[string]int
-	bodies [][]byte
+// chatServer is the client of a stub Ollama that runs handler for /api/chat.
+func chatServer(t *testing.T, handler http.HandlerFunc) *ollama.Client {
+	return newStubOllama(t, nil, handler).client()
 }
 
-func newStubOllama(t *testing.T, show, chat http.HandlerFunc) *stubOllama {
-	t.Helper()
-	s := &stubOllama{show: show, chat: chat, counts: map[string]int{}}
-	if s.show == nil {
-		s.show = showContext(8192)
+func TestAnErrorMidStreamEndsTheRunAndKeepsThePartialAnswer(t *testing.T) {
+	client := chatServer(t, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"Half an "},"done":false}`)
+		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"answer"},"done":false}`)
+		fmt.Fprintln(w, `{"error":"the model runner crashed"}`)
+	})
+	a, db, rec := fakeHarness(t, NewOllamaModel(client), nil)
+	out, err := a.RunOnce(context.Background(), "", "hi", RunOptions{})
+	if err == nil || out.StopReason != events.StopError || !strings.Contains(err.Error(), "crashed") {
+		t.Fatalf("outcome %+v, err %v", out, err)
 	}
-	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		s.mu.Lock()
-		s.counts[r.URL.Path]++
-		if r.URL.Path == "/api/chat" {
-			s.bodies = append(s.bodies, body)
-		}
-		s.mu.Unlock()
-		switch r.URL.Path {
-		case "/api/show":
-			s.show(w, r)
-		case "/api/chat":
-			s.chat(w, r)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	t.Cleanup(s.srv.Close)
-	return s
-}
-
-func (s *stubOllama) client(opts ...ollama.Option) *ollama.Client {
-	u, _ := url.Parse(s.srv.URL)
-	return ollama.New(u, append([]ollama.Option{ollama.WithRetryInterval(time.Millisecond, 5*time.Millisecond)}, opts...)...)
-}
-
-func (s *stubOllama) count(path string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.counts[path]
-}
-
-func (s *stubOllama) requests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for _, c := range s.counts {
-		n += c
+	errs := ofType(rec.events(), events.Error)
+	if len(errs) != 1 || errs[0].Code != "stream_error" {
+		t.Fatalf("error events %+v", errs)
 	}
-	return n
+	msgs, _ := db.Messages(out.ChatID)
+	if roles(msgs) != "UA" || msgs[1].Content != "Half an answer" || msgs[1].Complete {
+		t.Fatalf("messages %+v", msgs)
+	}
 }
 
-func (s *stubOllama) chatBody(i int) []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.bodies[i]
+func TestAStreamCutBeforeDoneNeverRunsItsToolCalls(t *testing.T) {
+	client := chatServer(t, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"echo","arguments":{"text":"x"}}}]},"done":false}`)
+	})
+	ran := false
+	a, _, _ := fakeHarness(t, NewOllamaModel(client), nil, echoTool(tools.Parallel, func() { ran = true }))
+	out, _ := a.RunOnce(context.Background(), "", "hi", RunOptions{})
+	if out.StopReason != events.StopError || ran {
+		t.Fatalf("stop %q, tool ran %v", out.StopReason, ran)
+	}
 }
 
-func showContext(n int) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, `{"model_info":{"general.architecture":"llama","llama.context_length":%d},"capabilities":["completion","tools"]}`, n)
+func TestRetriesBeforeTheFirstByteBecomeRetryEvents(t *testing.T) {
+	var calls atomic.Int32
+	client := chatServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) <= 2 {
+			http.Error(w, `{"error":"busy"}`, http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"fine"},"done":true,"done_reason":"stop","prompt_eval_count":10,"eval_count":1}`)
+	})
+	a, _, rec := fakeHarness(t, NewOllamaModel(client), nil)
+	out := runFake(t, a, "hi")
+	if out.StopReason != events.StopCompleted {
+		t.Fatalf("stop %q", out.StopReason)
+	}
+	retries := ofType(rec.events(), events.Retry)
+	if len(retries) != 2 || retries[0].Attempt != 2 || retries[0].Reason == "" {
+		t.Fatalf("retry events %+v", retries)
 	}
 }
 

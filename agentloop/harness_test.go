@@ -3,6 +3,11 @@ package agentloop
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -179,13 +184,19 @@ type harnessOptions struct {
 	cfg     func(*Config)
 }
 
+// realClient is a client of the real Ollama server of the tests (see ollamatest).
+func realClient(tb testing.TB) *ollama.Client {
+	tb.Helper()
+	base, err := ollama.ResolveHost(ollamatest.Get(tb).URL())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ollama.New(base)
+}
+
 func newHarness(t *testing.T, o harnessOptions) *harness {
 	t.Helper()
-	srv := ollamatest.Get(t)
-	base, err := ollama.ResolveHost(srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := realClient(t)
 	dir := t.TempDir()
 	ws := filepath.Join(dir, "workspace")
 	if err := os.Mkdir(ws, 0o755); err != nil {
@@ -198,7 +209,7 @@ func newHarness(t *testing.T, o harnessOptions) *harness {
 	t.Cleanup(func() { db.Close() })
 	rec := newRecorder()
 	cfg := Config{
-		Model:        NewOllamaModel(ollama.New(base)),
+		Model:        NewOllamaModel(client),
 		Store:        db,
 		Emitter:      rec,
 		Tools:        WorkspaceTools(tools.WorkspaceOptions{}, o.extra...),
@@ -251,6 +262,20 @@ func (h *harness) messages(t *testing.T, chatID string) []store.Message {
 		t.Fatal(err)
 	}
 	return msgs
+}
+
+// writeFile writes content to dir/name, making the folders it needs, and returns its path;
+// it fails the test if it cannot.
+func writeFile(t testing.TB, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 func (h *harness) file(t *testing.T, name string) (string, bool) {
@@ -318,4 +343,83 @@ func waitTool(release <-chan struct{}) tools.Tool {
 				return tools.Result{Content: "waited"}, nil
 			}
 		})
+}
+
+// stubOllama is an httptest Ollama: /api/show answers show (a context length and the tools
+// capability by default), /api/chat runs chat, /api/ps runs ps if set; it counts requests per path and keeps the
+// bodies of the chat requests.
+type stubOllama struct {
+	srv    *httptest.Server
+	show   http.HandlerFunc
+	chat   http.HandlerFunc
+	ps     http.HandlerFunc // /api/ps; none: 404
+	mu     sync.Mutex
+	counts map[string]int
+	bodies [][]byte
+}
+
+func newStubOllama(t *testing.T, show, chat http.HandlerFunc) *stubOllama {
+	t.Helper()
+	s := &stubOllama{show: show, chat: chat, counts: map[string]int{}}
+	if s.show == nil {
+		s.show = showContext(8192)
+	}
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		s.mu.Lock()
+		s.counts[r.URL.Path]++
+		if r.URL.Path == "/api/chat" {
+			s.bodies = append(s.bodies, body)
+		}
+		s.mu.Unlock()
+		switch r.URL.Path {
+		case "/api/show":
+			s.show(w, r)
+		case "/api/chat":
+			s.chat(w, r)
+		case "/api/ps":
+			if s.ps != nil {
+				s.ps(w, r)
+				return
+			}
+			http.NotFound(w, r)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func (s *stubOllama) client(opts ...ollama.Option) *ollama.Client {
+	u, _ := url.Parse(s.srv.URL)
+	return ollama.New(u, append([]ollama.Option{ollama.WithRetryInterval(time.Millisecond, 5*time.Millisecond)}, opts...)...)
+}
+
+func (s *stubOllama) count(path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.counts[path]
+}
+
+func (s *stubOllama) requests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, c := range s.counts {
+		n += c
+	}
+	return n
+}
+
+func (s *stubOllama) chatBody(i int) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bodies[i]
+}
+
+func showContext(n int) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `{"model_info":{"general.architecture":"llama","llama.context_length":%d},"capabilities":["completion","tools"]}`, n)
+	}
 }

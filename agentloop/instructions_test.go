@@ -2,8 +2,6 @@ package agentloop
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,9 +11,7 @@ import (
 
 func TestAgentsMdAndTheSettingsTextReachTheSystemPromptAndShowInTheFirstTurn(t *testing.T) {
 	ws := t.TempDir()
-	if err := os.WriteFile(filepath.Join(ws, "AGENTS.md"), []byte("Use tabs.\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, ws, "AGENTS.md", "Use tabs.\n")
 	m := &fakeModel{turn: func(req ModelRequest) ModelTurn { return answer("ok") }}
 	a, db, rec := fakeHarness(t, m, func(c *Config) { c.Workspace = ws })
 	if err := db.PutSettings(store.Settings{Instructions: map[string]string{ws: "Answer in French."}}); err != nil {
@@ -58,9 +54,7 @@ func TestTheInstructionsAreCountedInTheBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(ws, "AGENTS.md"), []byte(strings.Repeat("Be careful. ", 300)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, ws, "AGENTS.md", strings.Repeat("Be careful. ", 300))
 	after, _ := a.Budget(context.Background(), "", "")
 	if lost := before.MaxTokens - after.MaxTokens; lost < 900 || lost > 1200 {
 		t.Fatalf("a 3600-character AGENTS.md took %d tokens of the budget (%d → %d)", lost, before.MaxTokens, after.MaxTokens)
@@ -69,8 +63,26 @@ func TestTheInstructionsAreCountedInTheBudget(t *testing.T) {
 
 func TestALargeAgentsMdIsReadUpToItsLimit(t *testing.T) {
 	big := t.TempDir()
-	_ = os.WriteFile(filepath.Join(big, "AGENTS.md"), []byte(strings.Repeat("x", maxInstructionBytes+10)), 0o644)
+	writeFile(t, big, "AGENTS.md", strings.Repeat("x", maxInstructionBytes+10))
 	if in := readInstructions(big, store.Settings{}); len(in.file) > maxInstructionBytes+100 || !strings.Contains(in.file, "only its first 32 KB") {
 		t.Fatalf("a large AGENTS.md gave %d bytes", len(in.file))
+	}
+}
+
+func TestAgentsMdReachesTheRealServersPrompt(t *testing.T) {
+	h := newHarness(t, harnessOptions{model: "plain"})
+	// the scripted model's vocabulary has no words: each byte of the instructions is a token
+	instructions := strings.Repeat("Indent with tabs. ", 40)
+	writeFile(t, h.workspace, "AGENTS.md", instructions)
+	out := h.runOnce(t, "hi", RunOptions{Think: "off"})
+	if out.StopReason != events.StopCompleted {
+		t.Fatalf("stop %q; events %s", out.StopReason, summary(h.rec.events()))
+	}
+	done := ofType(h.rec.events(), events.MessageCompleted)
+	if u := done[len(done)-1].Usage; u.PromptTokens < len(instructions) {
+		t.Fatalf("the server evaluated %d prompt tokens; the %d bytes of AGENTS.md did not reach it", u.PromptTokens, len(instructions))
+	}
+	if msgs := h.messages(t, out.ChatID); roles(msgs) != "SUA" || msgs[2].Content != "Just text." {
+		t.Fatalf("messages %q: the shown instructions must not change what the model answers", roles(msgs))
 	}
 }

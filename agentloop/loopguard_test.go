@@ -3,7 +3,7 @@ package agentloop
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -145,7 +145,7 @@ func TestAModelRepeatingACallIsToldOnceThenStoppedAsALoop(t *testing.T) {
 
 func TestACycleOfCallsThatChangesNothingStopsAsALoop(t *testing.T) {
 	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
-		return toolTurn(tc("", "echo", fmt.Sprintf(`{"text":"%d"}`, len(req.Messages)%4/2)))
+		return toolTurn(echoCall(strconv.Itoa(len(req.Messages) % 4 / 2)))
 	}}
 	a, _, _ := fakeHarness(t, m, nil, echoTool(tools.Parallel, nil))
 	out := runFake(t, a, "go")

@@ -3,7 +3,6 @@ package agentloop
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,9 +20,7 @@ func TestMentionedPathsAreWordsThatStartWithAt(t *testing.T) {
 
 func TestAFileNamedWithAtGoesWithTheMessageAndIsStoredWithIt(t *testing.T) {
 	ws := t.TempDir()
-	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("buy milk\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, ws, "notes.txt", "buy milk\n")
 	m := &fakeModel{turn: func(req ModelRequest) ModelTurn { return answer("ok") }}
 	a, db, _ := fakeHarness(t, m, func(c *Config) {
 		c.Workspace = ws
@@ -42,9 +39,8 @@ func TestAFileNamedWithAtGoesWithTheMessageAndIsStoredWithIt(t *testing.T) {
 
 func TestAFileOutsideTheWorkspaceIsNeverAttached(t *testing.T) {
 	dir := t.TempDir()
-	ws := filepath.Join(dir, "ws")
-	_ = os.Mkdir(ws, 0o755)
-	_ = os.WriteFile(filepath.Join(dir, "secret.txt"), []byte("hunter2"), 0o644)
+	writeFile(t, dir, "secret.txt", "hunter2")
+	ws := filepath.Dir(writeFile(t, dir, "ws/notes.txt", "buy milk\n"))
 	m := &fakeModel{turn: func(req ModelRequest) ModelTurn { return answer("ok") }}
 	a, db, _ := fakeHarness(t, m, func(c *Config) {
 		c.Workspace = ws

@@ -3,6 +3,8 @@ package agentloop
 import (
 	"strings"
 	"testing"
+
+	"prototyper/events"
 )
 
 // splitAll pushes chunks through a splitter and returns all reasoning and all text.
@@ -83,4 +85,17 @@ func FuzzReasoningSplitterIgnoresChunkBoundaries(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestStrayThinkTagsOfAModelThatCannotThinkBecomeReasoningOnTheRealServer(t *testing.T) {
+	h := newHarness(t, harnessOptions{model: "stray"})
+	out := h.runOnce(t, "hi", RunOptions{Think: "off"})
+	evs := h.rec.events()
+	if th, tx := textDeltas(evs, events.ThinkingDelta), textDeltas(evs, events.TextDelta); th != "Hidden plan." || tx != "Visible answer." {
+		t.Fatalf("thinking %q, text %q; events %s", th, tx, summary(evs))
+	}
+	msgs := h.messages(t, out.ChatID)
+	if last := msgs[len(msgs)-1]; last.Content != "Visible answer." || last.Thinking != "Hidden plan." {
+		t.Fatalf("stored %+v", last)
+	}
 }

@@ -4,67 +4,48 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
-	"sync"
 	"testing"
 	"time"
 
 	"prototyper/agentloop/ollama"
 	"prototyper/events"
-	"prototyper/internal/ollamatest"
 	"prototyper/store"
 )
 
-// psStub is an Ollama whose /api/ps lists loaded (or answers 500 when broken) and whose
+// psStub is a stub Ollama whose /api/ps lists loaded (or answers 500 when broken) and whose
 // /api/chat answers after delay; it keeps the chat bodies.
 type psStub struct {
-	mu     sync.Mutex
+	*stubOllama
 	loaded []string
 	broken bool
 	delay  time.Duration
-	bodies [][]byte
-	srv    *httptest.Server
 }
 
 func newPsStub(t *testing.T, loaded ...string) *psStub {
 	s := &psStub{loaded: loaded}
-	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		switch r.URL.Path {
-		case "/api/show":
-			showContext(8192)(w, r)
-		case "/api/ps":
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			if s.broken {
-				http.Error(w, `{"error":"boom"}`, http.StatusInternalServerError)
-				return
-			}
-			var models []map[string]any
-			for _, m := range s.loaded {
-				models = append(models, map[string]any{"name": m, "model": m})
-			}
-			_ = json.NewEncoder(w).Encode(map[string]any{"models": models})
-		case "/api/chat":
-			s.mu.Lock()
-			s.bodies = append(s.bodies, body)
-			s.mu.Unlock()
-			time.Sleep(s.delay)
-			fmt.Fprintln(w, `{"message":{"role":"assistant","content":"hi"},"done":true,"done_reason":"stop","load_duration":2500000000}`)
-		default:
-			http.NotFound(w, r)
+	s.stubOllama = newStubOllama(t, nil, func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(s.delay)
+		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"hi"},"done":true,"done_reason":"stop","load_duration":2500000000}`)
+	})
+	s.ps = func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.broken {
+			http.Error(w, `{"error":"boom"}`, http.StatusInternalServerError)
+			return
 		}
-	}))
-	t.Cleanup(s.srv.Close)
+		var models []map[string]any
+		for _, m := range s.loaded {
+			models = append(models, map[string]any{"name": m, "model": m})
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"models": models})
+	}
 	return s
 }
 
 func (s *psStub) client() *ollama.Client {
-	u, _ := url.Parse(s.srv.URL)
-	return ollama.New(u, ollama.WithRetry(1, time.Second))
+	return s.stubOllama.client(ollama.WithRetry(1, time.Second))
 }
 
 func TestAModelTheServerHasNotLoadedIsAnnouncedAtOnce(t *testing.T) {
@@ -150,9 +131,7 @@ func unload(tb testing.TB, client *ollama.Client, model string) {
 
 func TestPreloadingAModelSpareTheFirstRequestItsLoadOnTheRealServer(t *testing.T) {
 	h := newHarness(t, harnessOptions{model: coldModel})
-	srv := ollamatest.Get(t)
-	base, _ := ollama.ResolveHost(srv.URL())
-	client := ollama.New(base)
+	client := realClient(t)
 
 	unload(t, client, coldModel)
 	h.runCompleted(t, "hi")
@@ -178,9 +157,7 @@ func TestPreloadingAModelSpareTheFirstRequestItsLoadOnTheRealServer(t *testing.T
 // not in memory, asked at once (cold) or after a preload (what picking a model in the
 // window does). The load and the preload are not timed: only the message's wait is.
 func BenchmarkFirstTokenOfAColdModel(b *testing.B) {
-	srv := ollamatest.Get(b)
-	base, _ := ollama.ResolveHost(srv.URL())
-	client := ollama.New(base)
+	client := realClient(b)
 	model := NewOllamaModel(client)
 	req := ModelRequest{Model: coldModel, Think: "on", NumCtx: 2048,
 		Messages: []store.Message{{Role: store.RoleSystem, Content: "s"}, {Role: store.RoleUser, Content: "hi"}}}

@@ -172,3 +172,33 @@ func TestTheSettingLeavesCallsWrittenAsTextAsText(t *testing.T) {
 		t.Fatalf("ran %v, messages %+v", ran, msgs)
 	}
 }
+
+func TestACallWrittenAsTextIsExecutedOnTheRealServer(t *testing.T) {
+	h := newHarness(t, harnessOptions{model: "texter", approve: ApproveAuto})
+	out := h.runCompleted(t, "write t.txt")
+	if got, ok := h.file(t, "t.txt"); !ok || got != "from text" {
+		t.Fatalf("t.txt = %q, %v; events %s", got, ok, summary(h.rec.events()))
+	}
+	calls := ofType(h.rec.events(), events.ToolCall)
+	if len(calls) == 0 || !calls[0].Recovered {
+		t.Fatalf("tool.call events %+v", calls)
+	}
+	if tx := textDeltas(h.rec.events(), events.TextDelta); tx != "Wrote t.txt." {
+		t.Fatalf("text %q: the call was shown as text", tx)
+	}
+	if r := roles(h.messages(t, out.ChatID)); r != "UATA" {
+		t.Fatalf("roles %q", r)
+	}
+}
+
+func TestATextMentioningAToolIsNotExecutedOnTheRealServer(t *testing.T) {
+	h := newHarness(t, harnessOptions{model: "mentioner", approve: ApproveAuto})
+	out := h.runCompleted(t, "explain")
+	if _, ok := h.file(t, "t.txt"); ok || len(ofType(h.rec.events(), events.ToolCall)) != 0 {
+		t.Fatal("a mention of a tool was executed")
+	}
+	msgs := h.messages(t, out.ChatID)
+	if last := msgs[len(msgs)-1]; last.Content != `I could call write_file with {"path": "t.txt"}.` {
+		t.Fatalf("answer %q", last.Content)
+	}
+}

@@ -14,18 +14,18 @@ import (
 // is running) and the lock was not released within Options.LockTimeout. A [*LockedError].
 var ErrLocked = errors.New("Prototyper is already running")
 
-// ErrNoDatabase is returned by a read-only Open when the file does not exist yet.
-var ErrNoDatabase = errors.New("no database yet")
-
 // LockedError is the error of a database held by another process.
 type LockedError struct{ Path string }
 
 func (e *LockedError) Error() string {
-	return fmt.Sprintf("Prototyper is already running (database locked: %s)", e.Path)
+	return "Prototyper is already running (database locked: " + e.Path + ")"
 }
 
 // Is matches ErrLocked.
 func (e *LockedError) Is(target error) bool { return target == ErrLocked }
+
+// ErrNoDatabase is returned by a read-only Open when the file does not exist yet.
+var ErrNoDatabase = errors.New("no database yet")
 
 // ErrNewerSchema is returned by Open for a file written by a newer Prototyper. A
 // [*SchemaError].

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"prototyper/events"
+	"prototyper/internal/ollamatest"
 	"prototyper/store"
 )
 
@@ -163,11 +163,11 @@ func TestConcurrentSettingsChangesOfTheWindowKeepEachOther(t *testing.T) {
 
 func TestPickingAModelAndStartingWithOneLoadItOnTheServer(t *testing.T) {
 	loads := make(chan string, 4)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/api/show":
+	url := ollamatest.Serve(t, ollamatest.Routes{
+		"/api/show": func(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprint(w, `{"model_info":{"general.architecture":"llama","llama.context_length":4096},"capabilities":["completion","tools"]}`)
-		case "/api/generate":
+		},
+		"/api/generate": func(w http.ResponseWriter, r *http.Request) {
 			var req struct {
 				Model     string         `json:"model"`
 				KeepAlive string         `json:"keep_alive"`
@@ -176,12 +176,9 @@ func TestPickingAModelAndStartingWithOneLoadItOnTheServer(t *testing.T) {
 			_ = json.NewDecoder(r.Body).Decode(&req)
 			loads <- fmt.Sprintf("%s %s num_ctx=%d", req.Model, req.KeepAlive, req.Options["num_ctx"])
 			fmt.Fprint(w, `{"model":"m","response":"","done":true,"done_reason":"load"}`)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	t.Cleanup(srv.Close)
-	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: srv.URL}, Model: "first"})
+		},
+	})
+	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: url}, Model: "first"})
 	next := func() string {
 		select {
 		case l := <-loads:

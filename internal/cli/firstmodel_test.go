@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"prototyper/agentloop/ollama"
+	"prototyper/internal/ollamatest"
 )
 
 func TestRunWithoutAModelOnAnEmptyServerNamesTheCommandThatPullsTheRecommendedOne(t *testing.T) {
@@ -21,15 +21,10 @@ func TestRunWithoutAModelOnAnEmptyServerNamesTheCommandThatPullsTheRecommendedOn
 		{"a server with models", `{"models":[{"name":"qwen3:0.6b"}]}`, "`prototyper models` lists them"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.URL.Path == "/api/tags" {
-					fmt.Fprint(w, tc.tags)
-					return
-				}
-				http.NotFound(w, r)
-			}))
-			defer srv.Close()
-			code, _, errOut := runCLI(context.Background(), "--ollama", srv.URL, "--db", filepath.Join(t.TempDir(), "p.db"),
+			url := ollamatest.Serve(t, ollamatest.Routes{"/api/tags": func(w http.ResponseWriter, r *http.Request) {
+				fmt.Fprint(w, tc.tags)
+			}})
+			code, _, errOut := runCLI(context.Background(), "--ollama", url, "--db", filepath.Join(t.TempDir(), "p.db"),
 				"--workspace", t.TempDir(), "hi")
 			if code != ExitFailed || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tc.says) {
 				t.Errorf("exit %d, stderr %q; want exit 1 and one line saying %s", code, errOut, tc.says)

@@ -7,40 +7,37 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"prototyper/agentloop/ollama"
+	"prototyper/internal/ollamatest"
 )
 
 // fakeOllama serves /api/tags, /api/show and /api/pull the way Ollama does.
 func fakeOllama(t *testing.T, pullLines ...string) string {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct{ Model string }
-		_ = json.NewDecoder(r.Body).Decode(&req)
-		switch r.URL.Path {
-		case "/api/tags":
+	return ollamatest.Serve(t, ollamatest.Routes{
+		"/api/tags": func(w http.ResponseWriter, r *http.Request) {
 			_, _ = io.WriteString(w, `{"models":[{"name":"qwen3:0.6b","size":522653767,"details":{"parameter_size":"751.63M"}},{"name":"gemma3:1b","size":815319791,"details":{"parameter_size":"999.89M"}}]}`)
-		case "/api/show":
+		},
+		"/api/show": func(w http.ResponseWriter, r *http.Request) {
+			var req struct{ Model string }
+			_ = json.NewDecoder(r.Body).Decode(&req)
 			if req.Model == "qwen3:0.6b" {
 				_, _ = io.WriteString(w, `{"template":"x","capabilities":["completion","tools","thinking"],"model_info":{"general.architecture":"qwen3","qwen3.context_length":40960}}`)
 			} else {
 				_, _ = io.WriteString(w, `{"template":"x","capabilities":["completion","vision"],"model_info":{"general.architecture":"gemma3","gemma3.context_length":32768}}`)
 			}
-		case "/api/pull":
+		},
+		"/api/pull": func(w http.ResponseWriter, r *http.Request) {
 			for _, l := range pullLines {
 				_, _ = io.WriteString(w, l+"\n")
 				w.(http.Flusher).Flush()
 			}
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL
+		},
+	})
 }
 
 func runCmd(cmd func(context.Context, []string, IO) int, args ...string) (code int, out, errOut string) {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,7 +24,7 @@ import (
 // context and the tools capability (or show, when set), /api/chat runs chat. It counts the
 // requests per path.
 type runServer struct {
-	*httptest.Server
+	URL    string
 	mu     sync.Mutex
 	counts map[string]int
 }
@@ -38,22 +37,19 @@ func newRunServer(t *testing.T, show, chat http.HandlerFunc) *runServer {
 			fmt.Fprint(w, `{"model_info":{"general.architecture":"llama","llama.context_length":16384},"capabilities":["completion","tools"]}`)
 		}
 	}
-	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	f.URL = ollamatest.Serve(t, ollamatest.Routes{"/api/show": f.counted(show), "/api/chat": f.counted(chat)})
+	return f
+}
+
+// counted is answer, counting the requests of its path.
+func (f *runServer) counted(answer http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		f.mu.Lock()
 		f.counts[r.URL.Path]++
 		f.mu.Unlock()
-		switch r.URL.Path {
-		case "/api/show":
-			show(w, r)
-		case "/api/chat":
-			chat(w, r)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	t.Cleanup(f.Close)
-	return f
+		answer(w, r)
+	}
 }
 
 func (f *runServer) count(path string) int {

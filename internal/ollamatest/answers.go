@@ -3,10 +3,30 @@ package ollamatest
 import (
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"testing"
 )
 
 // Answers of a server that is not the real one, for tests that stand an httptest server in
 // Ollama's place to see what a user is told.
+
+// Routes are the answers of a stand-in server by the path asked, e.g. "/api/chat"; a path
+// without one is answered 404.
+type Routes map[string]http.HandlerFunc
+
+// Serve stands a server that answers routes in the real one's place until the test ends, and
+// returns its URL.
+func Serve(tb testing.TB, routes Routes) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if answer, ok := routes[r.URL.Path]; ok {
+			answer(w, r)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	tb.Cleanup(srv.Close)
+	return srv.URL
+}
 
 // ModelNotFound answers as Ollama does for a model it does not have: HTTP 404 with its JSON
 // error.
