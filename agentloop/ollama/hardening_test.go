@@ -1,6 +1,7 @@
 package ollama
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -152,6 +153,123 @@ func TestAnAddressThatCannotBeOneIsRefusedInOneSentence(t *testing.T) {
 		_, err := ResolveHost(bad)
 		if err == nil || !strings.Contains(err.Error(), "is not an Ollama address: give one like http://127.0.0.1:11434") {
 			t.Errorf("ResolveHost(%q) = %v", bad, err)
+		}
+	}
+}
+
+func TestErrorsSayWhatToDoAndClassify(t *testing.T) {
+	for _, tc := range []struct {
+		err       error
+		code      string
+		retryable bool
+		says      string
+	}{
+		{&NotRunningError{URL: "http://127.0.0.1:11434"}, "not_running", true, "start it with `ollama serve`"},
+		{&StatusError{StatusCode: 404, Model: "qwen3", URL: "u"}, "model_not_found", false, "run `prototyper pull qwen3`"},
+		{&StatusError{StatusCode: 400, Message: `"x" does not support tools`}, "capability_missing", false, "pick a model"},
+		{&StatusError{StatusCode: 400, Message: "think value \"low\" is not supported for this model"}, "capability_missing", false, "--think off"},
+		{&StatusError{StatusCode: 503, URL: "u"}, "busy", true, "try again"},
+		{&StatusError{StatusCode: 500, URL: "u", Message: "boom"}, "http_error", true, "boom"},
+		{&StatusError{StatusCode: 401, URL: "u"}, "unauthorized", false, "wants a token (HTTP 401)"},
+		{&StreamError{Message: "out of memory"}, "stream_error", true, "out of memory"},
+		{&IncompleteStreamError{Lines: 3}, "incomplete_stream", true, "nothing from it was run"},
+		{&LineTooLongError{Line: 2, Limit: 16 << 20}, "line_too_long", false, "check that the address points at an Ollama server"},
+		{&MalformedLineError{Line: 7, Err: errors.New("bad")}, "malformed_line", false, "line 7"},
+		{&TimeoutError{FirstByte: true, After: time.Minute}, "first_byte_timeout", true, "slow to load"},
+		{&TimeoutError{After: time.Minute}, "idle_timeout", true, "went silent"},
+		{networkFailure(errors.New("EOF")), "network", true, "check that the server is up"},
+	} {
+		if got := Code(tc.err); got != tc.code {
+			t.Errorf("Code(%T) = %q, want %q", tc.err, got, tc.code)
+		}
+		if got := Retryable(tc.err); got != tc.retryable {
+			t.Errorf("Retryable(%v) = %v", tc.err, got)
+		}
+		if msg := tc.err.Error(); !strings.Contains(msg, tc.says) || strings.Contains(msg, "\n") {
+			t.Errorf("%T says %q; want one line containing %q", tc.err, msg, tc.says)
+		}
+	}
+}
+
+// TestAProxyThatWantsATokenIsOneSentenceAndNeverRetried: a remote server behind a proxy
+// gets the Authorization header of WithAuthorization on every request; the proxy's 401 —
+// an HTML page, as proxies send — says how to give a token, and never shows the token.
+func TestAProxyThatWantsATokenIsOneSentenceAndNeverRetried(t *testing.T) {
+	var requests int
+	var got string
+	h := func(w http.ResponseWriter, r *http.Request) {
+		requests++
+		got = r.Header.Get("Authorization")
+		if got != "Bearer right" {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = w.Write([]byte("<html>401 Authorization Required</html>"))
+			return
+		}
+		writeLines(w, `{"message":{"content":"ok"},"done":true,"done_reason":"stop"}`)
+	}
+	c, _ := newTestServer(t, h)
+	req := &ChatRequest{Model: "m", Messages: []Message{{Role: RoleUser, Content: "hi"}}}
+
+	_, err := c.Chat(context.Background(), req, nil)
+	if !errors.Is(err, ErrUnauthorized) || Code(err) != "unauthorized" || Retryable(err) || requests != 1 {
+		t.Fatalf("without a token: %v (code %s, %d requests)", err, Code(err), requests)
+	}
+	if !strings.Contains(err.Error(), "wants a token (HTTP 401)") || !strings.Contains(err.Error(), "--api-key-env") {
+		t.Errorf("message %q does not say how to give a token", err)
+	}
+
+	_, err = c.With(WithAuthorization("Bearer wrong")).Chat(context.Background(), req, nil)
+	if !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), "refused the token") || strings.Contains(err.Error(), "wrong") {
+		t.Errorf("a wrong token: %v", err)
+	}
+
+	res, err := c.With(WithAuthorization("Bearer right")).Chat(context.Background(), req, nil)
+	if err != nil || res.Message.Content != "ok" || got != "Bearer right" {
+		t.Errorf("the right token: %+v, %v (header %q)", res, err, got)
+	}
+}
+
+func TestNonStreamingCallsRetryAndReport(t *testing.T) {
+	var calls atomic.Int32
+	var retries []RetryInfo
+	c, _ := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = io.WriteString(w, `{"version":"0.11.4"}`)
+	}, WithRetryNotify(func(ri RetryInfo) { retries = append(retries, ri) }))
+	if _, err := c.Version(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if len(retries) != 1 || retries[0].Attempt != 2 {
+		t.Errorf("retries = %+v", retries)
+	}
+}
+
+func TestResolveHost(t *testing.T) {
+	for _, tc := range []struct{ flag, env, want string }{
+		{"", "", "http://127.0.0.1:11434"},
+		{"", "0.0.0.0", "http://0.0.0.0:11434"},
+		{"", "example.com:1234", "http://example.com:1234"},
+		{"", "http://example.com", "http://example.com:80"},
+		{"", "https://example.com", "https://example.com:443"},
+		{"", `"localhost:9000"`, "http://localhost:9000"},
+		{"", "[::1]", "http://[::1]:11434"},
+		{"", "http://host:8080/ollama", "http://host:8080/ollama"},
+		{"http://10.0.0.2:5000", "example.com", "http://10.0.0.2:5000"},
+		{"10.0.0.2", "", "http://10.0.0.2:11434"},
+	} {
+		t.Setenv("OLLAMA_HOST", tc.env)
+		u, err := ResolveHost(tc.flag)
+		if err != nil || u.String() != tc.want {
+			t.Errorf("ResolveHost(%q) with OLLAMA_HOST=%q = %v, %v; want %s", tc.flag, tc.env, u, err, tc.want)
+		}
+	}
+	for _, bad := range []string{"ftp://x", "x:99999"} {
+		if _, err := ResolveHost(bad); err == nil {
+			t.Errorf("ResolveHost(%q) succeeded", bad)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package ollama
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"testing"
@@ -61,5 +62,62 @@ func TestPullsRunOnePullPerModelAndCloseStopsThem(t *testing.T) {
 	}
 	if err := pulls.Pull(context.Background(), client, "gemma3:1b", nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("pull after Close = %v, want it refused", err)
+	}
+}
+
+func TestPull(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		lines   []string
+		want    error
+		updates int
+	}{
+		{"ends with success", []string{
+			`{"status":"pulling manifest"}`,
+			`{"status":"pulling 7df6b6e09427","digest":"sha256:7df6b6e09427","total":522653767}`,
+			`{"status":"pulling 7df6b6e09427","digest":"sha256:7df6b6e09427","total":522653767,"completed":1000}`,
+			`{"status":"verifying sha256 digest"}`, `{"status":"writing manifest"}`, `{"status":"success"}`,
+		}, nil, 6},
+		{"an error line is a StreamError", []string{`{"status":"pulling manifest"}`, `{"error":"pull model manifest: file does not exist"}`}, ErrStream, 1},
+		{"an unreachable registry says the computer is offline", []string{`{"status":"pulling manifest"}`,
+			`{"error":"pull model manifest: Get \"https://registry.ollama.ai/v2/library/qwen3/manifests/0.6b\": dial tcp: lookup registry.ollama.ai: no such host"}`},
+			ErrRegistryUnreachable, 1},
+		{"a stream without success is incomplete", []string{`{"status":"pulling manifest"}`}, ErrIncompleteStream, 1},
+		{"a malformed line is an error", []string{`{"status":`}, ErrMalformedLine, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+				var req struct {
+					Model  string
+					Stream bool
+				}
+				_ = json.NewDecoder(r.Body).Decode(&req)
+				if r.URL.Path != "/api/pull" || req.Model != "qwen3:0.6b" || !req.Stream {
+					t.Errorf("request = %s %+v", r.URL.Path, req)
+				}
+				writeLines(w, tc.lines...)
+			})
+			var got []PullProgress
+			err := c.Pull(testCtx(t), "qwen3:0.6b", func(p PullProgress) error { got = append(got, p); return nil })
+			if !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
+				t.Fatalf("err = %v, want %v", err, tc.want)
+			}
+			if len(got) != tc.updates {
+				t.Errorf("%d updates, want %d", len(got), tc.updates)
+			}
+			if tc.want == nil && (got[2].Completed != 1000 || got[2].Total != 522653767 || got[2].Digest == "") {
+				t.Errorf("progress = %+v", got[2])
+			}
+		})
+	}
+}
+
+func TestPullIdleTimeout(t *testing.T) {
+	c, _ := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		writeLines(w, `{"status":"pulling manifest"}`)
+		hang(r)
+	}, WithPullIdleTimeout(100*time.Millisecond))
+	if err := c.Pull(testCtx(t), "m", nil); !errors.Is(err, ErrIdleTimeout) {
+		t.Fatalf("err = %v, want ErrIdleTimeout", err)
 	}
 }
