@@ -2,12 +2,15 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"prototyper/internal/ollamatest"
 	"prototyper/store"
@@ -135,5 +138,43 @@ func TestTurningStartingOffStopsTheServerTheWindowStarted(t *testing.T) {
 	}
 	if ollamatest.Answers(url) {
 		t.Errorf("the server the window started still answers at %s once starting was turned off", url)
+	}
+}
+
+func TestPickingAModelAndStartingWithOneLoadItOnTheServer(t *testing.T) {
+	loads := make(chan string, 4)
+	url := ollamatest.Serve(t, ollamatest.Routes{
+		"/api/show": func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprint(w, `{"model_info":{"general.architecture":"llama","llama.context_length":4096},"capabilities":["completion","tools"]}`)
+		},
+		"/api/generate": func(w http.ResponseWriter, r *http.Request) {
+			var req struct {
+				Model     string         `json:"model"`
+				KeepAlive string         `json:"keep_alive"`
+				Options   map[string]int `json:"options"`
+			}
+			_ = json.NewDecoder(r.Body).Decode(&req)
+			loads <- fmt.Sprintf("%s %s num_ctx=%d", req.Model, req.KeepAlive, req.Options["num_ctx"])
+			fmt.Fprint(w, `{"model":"m","response":"","done":true,"done_reason":"load"}`)
+		},
+	})
+	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: url}, Model: "first"})
+	next := func() string {
+		select {
+		case l := <-loads:
+			return l
+		case <-time.After(5 * time.Second):
+			t.Fatal("no model was loaded")
+			return ""
+		}
+	}
+	if got := next(); got != "first 30m0s num_ctx=4096" {
+		t.Fatalf("at start: %q", got)
+	}
+	if err := d.SetModel("second"); err != nil {
+		t.Fatal(err)
+	}
+	if got := next(); got != "second 30m0s num_ctx=4096" {
+		t.Fatalf("after picking: %q", got)
 	}
 }
