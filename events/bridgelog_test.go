@@ -1,0 +1,129 @@
+package events_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"prototyper/events"
+	"prototyper/events/eventstest"
+)
+
+// readBridgeLog parses a bridge log into its lines, failing on any line of another shape.
+func readBridgeLog(t *testing.T, path string) (lines []any) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("open the bridge log: %v", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var kind struct{ Kind string }
+		if err := json.Unmarshal(sc.Bytes(), &kind); err != nil {
+			t.Fatalf("log line %q: %v", sc.Text(), err)
+		}
+		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec.DisallowUnknownFields()
+		var line any
+		switch kind.Kind {
+		case events.LogKindBatch:
+			var l events.LogBatch
+			err, line = dec.Decode(&l), l
+		case events.LogKindAck:
+			var l events.LogAck
+			err, line = dec.Decode(&l), l
+		default:
+			t.Fatalf("log line %q: unknown kind", sc.Text())
+		}
+		if err != nil {
+			t.Fatalf("log line %q: %v", sc.Text(), err)
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+func TestTheBridgeLogProvesEveryCallWasPaintedRunningBeforeItsResult(t *testing.T) {
+	tests := []struct {
+		name string
+		open func(t *testing.T, path string, sink events.Sink) *events.Bridge
+	}{
+		{"PROTOTYPER_BRIDGE_LOG", func(t *testing.T, path string, sink events.Sink) *events.Bridge {
+			t.Setenv(events.LogEnv, path)
+			return eventstest.NewBridge(t, sink, events.WithFallback(never))
+		}},
+		{"WithLogFile", func(t *testing.T, path string, sink events.Sink) *events.Bridge {
+			return eventstest.NewBridge(t, sink, events.WithFallback(never), events.WithLogFile(path))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "bridge.jsonl")
+			if err := os.WriteFile(path, []byte(`{"kind":"ack","at":"2025-01-01T00:00:00Z","seq":0,"running":[]}`+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rec := eventstest.NewRecorder()
+			b := tt.open(t, path, rec)
+			b.Emit(lifecycle("c", events.RunStarted))
+			first := rec.Next(t)
+			for _, e := range []events.Event{
+				call("c", "t1", events.ToolStateRunning), call("c", "t2", events.ToolStateRunning),
+				result("c", "t1"), result("c", "t2"), lifecycle("c", events.RunFinished),
+			} {
+				b.Emit(e)
+			}
+			rec.Ack(b, first)
+			rec.Ack(b, rec.Next(t))
+			rec.Next(t)
+			if err := b.Close(); err != nil {
+				t.Fatal(err)
+			}
+
+			lines := readBridgeLog(t, path)
+			if len(lines) < 3 {
+				t.Fatalf("log has %d lines, want the earlier line kept and batches and acks appended", len(lines))
+			}
+			painted := map[string]bool{}
+			var batches int
+			for _, line := range lines[1:] {
+				switch l := line.(type) {
+				case events.LogAck:
+					for _, id := range l.Running {
+						painted[id] = true
+					}
+				case events.LogBatch:
+					batches++
+					for _, e := range l.Events {
+						if e.Type == events.ToolResult && !painted[e.ToolCallID] {
+							t.Errorf("batch %d sends the result of %s before an ack listed it running", batches, e.ToolCallID)
+						}
+					}
+				}
+			}
+			if batches != len(rec.Deliveries()) {
+				t.Errorf("log has %d batch lines, want one per delivery (%d)", batches, len(rec.Deliveries()))
+			}
+			want := events.LogBatch{Kind: "batch", Events: []events.LogEvent{
+				{Seq: 2, Type: events.ToolCall, ToolCallID: "t1"}, {Seq: 3, Type: events.ToolCall, ToolCallID: "t2"},
+			}}
+			second, ok := lines[3].(events.LogBatch) // lines: old ack, batch 1, its ack, batch 2
+			if !ok || !slices.Equal(second.Events, want.Events) {
+				t.Errorf("second batch line = %+v, want the two calls %+v", lines[3], want.Events)
+			}
+		})
+	}
+}
+
+func TestAnUnwritableBridgeLogFailsNewBridge(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "missing-dir", "bridge.jsonl")
+	_, err := events.NewBridge(eventstest.NewRecorder(), events.WithLogFile(path))
+	if !errors.Is(err, events.ErrBridgeLog) {
+		t.Errorf("NewBridge = %v, want ErrBridgeLog", err)
+	}
+}
