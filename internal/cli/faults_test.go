@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -23,9 +24,7 @@ import (
 // runMain runs the command line as a user would, and returns its exit status and output.
 // Flags go before a PROMPT: `run` reads everything after it as the prompt.
 func runMain(args ...string) (code int, out, errOut string) {
-	var o, e bytes.Buffer
-	code = Main(args, IO{In: strings.NewReader(""), Out: &o, Err: &e})
-	return code, o.String(), e.String()
+	return runIn(context.Background(), func(_ context.Context, args []string, io IO) int { return Main(args, io) }, args...)
 }
 
 // checkOneLine fails unless errOut is exactly one line, holding every want, with no trace of

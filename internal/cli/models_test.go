@@ -40,9 +40,16 @@ func fakeOllama(t *testing.T, pullLines ...string) string {
 	})
 }
 
+// runCmd runs a command (modelsCommand, pullCommand…) in process, without a terminal.
 func runCmd(cmd func(context.Context, []string, IO) int, args ...string) (code int, out, errOut string) {
+	return runIn(context.Background(), cmd, args...)
+}
+
+// runIn runs cmd with args in process, with no input and without a terminal, and returns its
+// exit status and what it wrote.
+func runIn(ctx context.Context, cmd func(context.Context, []string, IO) int, args ...string) (code int, out, errOut string) {
 	var o, e bytes.Buffer
-	code = cmd(context.Background(), args, IO{In: strings.NewReader(""), Out: &o, Err: &e})
+	code = cmd(ctx, args, IO{In: strings.NewReader(""), Out: &o, Err: &e})
 	return code, o.String(), e.String()
 }
 

@@ -60,9 +60,7 @@ func (f *runServer) count(path string) int {
 
 // runCLI runs `prototyper run ARGS…` in process, without a terminal.
 func runCLI(ctx context.Context, args ...string) (code int, stdout, stderr string) {
-	var o, e bytes.Buffer
-	code = runCommand(ctx, args, IO{In: strings.NewReader(""), Out: &o, Err: &e})
-	return code, o.String(), e.String()
+	return runIn(ctx, runCommand, args...)
 }
 
 func storedChats(t *testing.T, dbPath string) []store.Chat {
