@@ -19,6 +19,15 @@ var (
 	ErrNoPendingApproval = errors.New("no tool call waits for that decision")
 	// ErrBadDecision is returned by Decide for a decision other than allow or deny.
 	ErrBadDecision = errors.New("a decision is allow or deny")
+	// ErrNoSummaryOffer is returned by AnswerSummary for a chat that waits for no answer to
+	// a summary offer (none was made, it was answered, or the run was stopped).
+	ErrNoSummaryOffer = errors.New("no offer to summarize older messages waits for an answer in this chat")
+	// ErrSummaryOfferWaits is returned by RunOnce, without a prompt, for a chat paused on a
+	// summary offer when RunOptions.Summarize does not answer it.
+	ErrSummaryOfferWaits = errors.New("the chat waits for an answer to its offer to summarize older messages")
+	// ErrBadSummaryChoice is returned by AnswerSummary for an answer other than summarize or
+	// leave_out.
+	ErrBadSummaryChoice = errors.New("the answer to a summary offer is summarize or leave_out")
 	// ErrChatBusy is returned by RunOnce when the chat already has a live run in this process.
 	ErrChatBusy = errors.New("the chat is busy with another run: wait for it or stop it first")
 	// ErrNoTools is matched by a [*NoToolsError]: the run's model cannot call tools (the
