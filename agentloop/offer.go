@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"prototyper/events"
 	"prototyper/store"
@@ -35,7 +36,7 @@ func OfferSentence(o store.SummaryOffer) string {
 
 func tokenCount(n int) string {
 	if n >= 1000 {
-		return fmt.Sprintf("%.1fk", float64(n)/1000)
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1000), ".0") + "k"
 	}
 	return fmt.Sprint(n)
 }

@@ -1,10 +1,13 @@
 package agentloop
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"prototyper/events"
 	"prototyper/store"
@@ -98,5 +101,61 @@ func TestAPromptTheRealServerCutIsSaid(t *testing.T) {
 	cut := ofType(h.rec.events(), events.ContextCut)
 	if len(cut) != 1 || cut[0].NumCtx != 2048 || done[len(done)-1].Usage.ContextTokens != 2048 {
 		t.Fatalf("context.cut events %s; usage %s", summary(cut), summary(done))
+	}
+}
+
+// untilOffered sends long messages to the chat (a new one when chatID is "") until a run
+// pauses on a summary offer, and returns the chat and that run's outcome.
+func (h *harness) untilOffered(t *testing.T, chatID string) (string, Outcome) {
+	t.Helper()
+	for i := 0; i < 8; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		out, err := h.agent.RunOnce(ctx, chatID, fmt.Sprintf("%d %s", i, strings.Repeat("x", 700)), RunOptions{Think: "off"})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		chatID = out.ChatID
+		if out.StopReason == events.StopAwaitingSummary {
+			return chatID, out
+		}
+	}
+	t.Fatalf("no offer after eight long messages; events %s", summary(h.rec.events()))
+	return "", Outcome{}
+}
+
+func TestOlderMessagesAreOfferedThenSummarizedOrLeftOutOnTheRealServer(t *testing.T) {
+	h := newHarness(t, harnessOptions{model: "noter"})
+	if err := h.db.PutSettings(store.Settings{ContextCap: 2048}); err != nil {
+		t.Fatal(err)
+	}
+	chatID, _ := h.untilOffered(t, "")
+	if h.agent.Phase(chatID) != events.PhaseAwaitingSummary {
+		t.Fatalf("phase %s", h.agent.Phase(chatID))
+	}
+	if err := h.agent.AnswerSummary(chatID, store.SummaryChoiceSummarize); err != nil {
+		t.Fatal(err)
+	}
+	h.rec.waitFor(t, "the summarized run", func(evs []events.Event) bool {
+		fin := ofType(evs, events.RunFinished)
+		return fin[len(fin)-1].StopReason == events.StopCompleted && len(ofType(evs, events.SummaryAnswered)) == 1
+	})
+	msgs := h.messages(t, chatID)
+	if sum := msgs[len(msgs)-2]; sum.SummaryOf == "" || sum.Content != "Noted." {
+		t.Fatalf("messages %q; no summary before the answer", roles(msgs))
+	}
+
+	// later, the user leaves the next older messages out
+	_, out := h.untilOffered(t, chatID)
+	truncated := len(ofType(h.rec.events(), events.ContextTruncated))
+	if err := h.agent.AnswerSummary(chatID, store.SummaryChoiceLeaveOut); err != nil {
+		t.Fatal(err)
+	}
+	evs := h.rec.waitFor(t, "the run with the older messages left out", func(evs []events.Event) bool {
+		return len(ofType(evs, events.SummaryAnswered)) == 2 && ofType(evs, events.RunFinished)[len(ofType(evs, events.RunFinished))-1].RunID != out.RunID
+	})
+	h.rec.waitFor(t, "its end", finished(len(ofType(evs, events.RunStarted))))
+	if got := len(ofType(h.rec.events(), events.ContextTruncated)); got != truncated+1 {
+		t.Fatalf("%d context.truncated after leaving out, %d before", got, truncated)
 	}
 }
