@@ -39,7 +39,8 @@ func newRunServer(t *testing.T, show, chat http.HandlerFunc) *runServer {
 		}
 	}
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
+		body, _ := io.ReadAll(r.Body) // read whole first, and still there for chat
+		r.Body = io.NopCloser(bytes.NewReader(body))
 		f.mu.Lock()
 		f.counts[r.URL.Path]++
 		f.mu.Unlock()
@@ -334,5 +335,48 @@ func TestRunSaysTheProjectInstructionsInOneLineWithoutPrintingThem(t *testing.T)
 	if code != ExitCompleted || strings.Contains(out, "Secret house rules") || !strings.Contains(out, "Done.") ||
 		!strings.Contains(errOut, "(project instructions from AGENTS.md go with every message)") {
 		t.Fatalf("exit %d\nstdout %q\nstderr %q", code, out, errOut)
+	}
+}
+
+func TestRunSummarizesOlderMessagesWithoutATerminalAndAsksWithSummarizeAsk(t *testing.T) {
+	var summaries int
+	srv := newRunServer(t, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"model_info":{"general.architecture":"llama","llama.context_length":4096},"capabilities":["completion","tools"]}`)
+	}, func(w http.ResponseWriter, r *http.Request) {
+		answer := "Done."
+		if body, _ := io.ReadAll(r.Body); strings.Contains(string(body), "You write the summary of a conversation") {
+			summaries++
+			answer = "A summary."
+		}
+		fmt.Fprintf(w, `{"message":{"role":"assistant","content":%q},"done":true,"done_reason":"stop"}`+"\n", answer)
+	})
+	db, ws := filepath.Join(t.TempDir(), "p.db"), t.TempDir()
+	run := func(args ...string) (int, string) {
+		code, _, errOut := runCLI(context.Background(), append([]string{"--ollama", srv.URL, "--db", db, "--workspace", ws,
+			"--model", "m"}, args...)...)
+		return code, errOut
+	}
+	long := strings.Repeat("words ", 600)
+	if code, errOut := run("1 " + long); code != ExitCompleted {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	chatID := storedChats(t, db)[0].ID
+	// without a terminal nobody can answer: the model summarizes, as it always did
+	if code, errOut := run("--chat", chatID, "2 "+long); code != ExitCompleted || summaries != 1 ||
+		!strings.Contains(errOut, "the model summarized") {
+		t.Fatalf("exit %d, %d summaries: %s", code, summaries, errOut)
+	}
+	// --summarize ask without a terminal pauses, and --summarize never answers
+	code, errOut := run("--chat", chatID, "--summarize", "ask", "3 "+long)
+	if code != ExitAwaitApproval || !strings.Contains(errOut, "no longer fit in m's context") ||
+		!strings.Contains(errOut, "prototyper run --chat "+chatID+" --summarize always|never") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if code, errOut := run("--chat", chatID, "--summarize", "never"); code != ExitCompleted || summaries != 1 ||
+		!strings.Contains(errOut, "left out") {
+		t.Fatalf("exit %d, %d summaries: %s", code, summaries, errOut)
+	}
+	if code, errOut := run("--summarize", "sometimes", "hi"); code != ExitUsage || !strings.Contains(errOut, "ask, always or never") {
+		t.Fatalf("exit %d: %s", code, errOut)
 	}
 }
