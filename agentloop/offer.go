@@ -29,9 +29,13 @@ var errOfferWaits = errors.New("the summary offer waits for an answer")
 
 // OfferSentence is the offer as the user reads it.
 func OfferSentence(o store.SummaryOffer) string {
-	return fmt.Sprintf("%d earlier messages no longer fit in %s's context (%s of %s tokens). Summarize them — the same "+
+	what := fmt.Sprintf("%d earlier messages no longer fit", o.Messages)
+	if o.Messages == 1 {
+		what = "1 earlier message no longer fits"
+	}
+	return fmt.Sprintf("%s in %s's context (%s of %s tokens). Summarize them — the same "+
 		"model writes a summary you can read, kept in the chat — or leave them out.",
-		o.Messages, o.Model, tokenCount(o.Tokens), tokenCount(o.NumCtx))
+		what, o.Model, tokenCount(o.Tokens), tokenCount(o.NumCtx))
 }
 
 func tokenCount(n int) string {
