@@ -29,13 +29,13 @@ var errOfferWaits = errors.New("the summary offer waits for an answer")
 
 // OfferSentence is the offer as the user reads it.
 func OfferSentence(o store.SummaryOffer) string {
-	what := fmt.Sprintf("%d earlier messages no longer fit", o.Messages)
+	what, them := fmt.Sprintf("%d earlier messages no longer fit", o.Messages), "them"
 	if o.Messages == 1 {
-		what = "1 earlier message no longer fits"
+		what, them = "1 earlier message no longer fits", "it"
 	}
-	return fmt.Sprintf("%s in %s's context (%s of %s tokens). Summarize them — the same "+
-		"model writes a summary you can read, kept in the chat — or leave them out.",
-		what, o.Model, tokenCount(o.Tokens), tokenCount(o.NumCtx))
+	return fmt.Sprintf("%s in %s's context (%s of %s tokens). Summarize %s — the same "+
+		"model writes a summary you can read, kept in the chat — or leave %s out.",
+		what, o.Model, tokenCount(o.Tokens), tokenCount(o.NumCtx), them, them)
 }
 
 func tokenCount(n int) string {
