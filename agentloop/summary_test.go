@@ -121,7 +121,8 @@ func pausedOnOffer(t *testing.T, a *Agent, rec *recorder, chatID string) events.
 		t.Fatal(err)
 	}
 	evs := rec.waitFor(t, "the offer's pause", func(evs []events.Event) bool {
-		return len(ofType(evs, events.RunFinished)) == 2
+		phases := phasesOf(evs)
+		return len(phases) > 0 && phases[len(phases)-1] == events.PhaseAwaitingSummary
 	})
 	offered := ofType(evs, events.SummaryOffered)
 	fin := ofType(evs, events.RunFinished)
