@@ -540,7 +540,13 @@ func (a *Agent) Decide(toolCallID, decision, reason string) error {
 	if cs.done != nil {
 		return nil
 	}
-	r, err := a.startLocked(cs, startSpec{trigger: events.TriggerApproval, resume: p})
+	return a.resumeLocked(cs, events.TriggerApproval, p)
+}
+
+// resumeLocked starts, in the background, the run that continues the paused run p (its
+// calls decided, or its summary offer answered). cs.mu must be held.
+func (a *Agent) resumeLocked(cs *chatState, trigger string, p *pausedRun) error {
+	r, err := a.startLocked(cs, startSpec{trigger: trigger, resume: p})
 	if err != nil {
 		return err
 	}

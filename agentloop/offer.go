@@ -124,10 +124,5 @@ func (a *Agent) AnswerSummary(chatID, choice string) error {
 	if err := a.answerOffer(cs.id, p.RunID, p.Offer.ID, choice); err != nil {
 		return err
 	}
-	r, err := a.startLocked(cs, startSpec{trigger: events.TriggerSummary, resume: p})
-	if err != nil {
-		return err
-	}
-	go r.execute()
-	return nil
+	return a.resumeLocked(cs, events.TriggerSummary, p)
 }

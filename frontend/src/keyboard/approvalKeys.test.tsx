@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest'
 import { act, fireEvent, screen, within } from '@testing-library/react'
-import type { AgentEvent, ToolCallRecord } from '../backend'
+import type { AgentEvent, OpenedChat, ToolCallRecord } from '../backend'
 import type { FakeBackend } from '../fakeBackend'
 import { mountApp } from '../test/mountApp'
 import { resetTyping } from './typing'
@@ -32,6 +32,11 @@ async function mount(prepare?: (backend: FakeBackend) => void) {
   return { backend, store, composer, emit, waitFor }
 }
 
+// The chat c1 as the store gives it when the window opens it: idle and empty but for fields.
+const openWaiting = (backend: FakeBackend, fields: Partial<OpenedChat>) => {
+  backend.opened['c1'] = { chat: backend.chats[0], phase: 'idle', liveRunId: '', messages: [], toolCalls: [], ...fields }
+}
+
 const alt = (key: string) => ({ key, code: `Key${key.toUpperCase()}`, altKey: true })
 const cardOf = (id: string) => screen.getAllByTestId('tool-card').find((e) => e.dataset.toolCallId === id)!
 
@@ -59,12 +64,10 @@ describe('approving with the keyboard', () => {
   })
 
   it('leaves the focus in the composer when the chat opened at start already waits', async () => {
-    const { composer } = await mount((backend) => {
-      backend.opened['c1'] = {
-        chat: backend.chats[0],
+    const { composer } = await mount((backend) =>
+      openWaiting(backend, {
         phase: 'awaiting_approval',
         liveRunId: 'r1',
-        messages: [],
         toolCalls: [
           {
             id: 'w1',
@@ -77,8 +80,8 @@ describe('approving with the keyboard', () => {
             awaitingApproval: true,
           } as unknown as ToolCallRecord,
         ],
-      }
-    })
+      }),
+    )
     expect(within(cardOf('w1')).getByRole('button', { name: 'Approve' })).toBeTruthy()
     expect(document.activeElement).toBe(composer)
   })
@@ -259,19 +262,16 @@ describe('the offer to summarize older messages', () => {
   })
 
   it('shows a chat reopened while its offer waits with the offer to answer, and an answered one with its answer', async () => {
-    const { backend } = await mount((backend) => {
-      backend.opened['c1'] = {
-        chat: backend.chats[0],
+    const { backend } = await mount((backend) =>
+      openWaiting(backend, {
         phase: 'awaiting_summary',
-        liveRunId: '',
         messages: [{ id: 'u1', role: 'user', content: 'more', runId: 'r2', complete: true } as never],
-        toolCalls: [],
         notes: [
           { runId: 'r1', message: 'An earlier offer.', offer: { id: 'offer_r1', messages: 2, tokens: 9000, numCtx: 8192, model: 'm', choice: 'summarize' } },
           { runId: 'r2', message: offerText, offer: { id: 'offer_r2', messages: 3, tokens: 9100, numCtx: 8192, model: 'm' } },
         ],
-      }
-    })
+      }),
+    )
     const cards = screen.getAllByTestId('summary-offer')
     expect(cards.map((c) => c.dataset.choice)).toEqual(['waiting'])
     await act(async () => void fireEvent.keyDown(document.body, alt('s')))
