@@ -380,3 +380,28 @@ func TestRunSummarizesOlderMessagesWithoutATerminalAndAsksWithSummarizeAsk(t *te
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 }
+
+func TestTheTerminalAnswersASummaryOfferAndEnterSummarizes(t *testing.T) {
+	for _, c := range []struct{ typed, want string }{
+		{"\n", store.SummaryChoiceSummarize},
+		{"y\n", store.SummaryChoiceSummarize},
+		{"n\n", store.SummaryChoiceLeaveOut},
+		{"leave\n", store.SummaryChoiceLeaveOut},
+	} {
+		var out bytes.Buffer
+		asker := &terminalApprover{in: bufio.NewReader(strings.NewReader(c.typed)), out: &out, flush: func() {}}
+		got, err := asker.OfferSummary(context.Background(), "c1", store.SummaryOffer{Messages: 3})
+		if err != nil || got != c.want || !strings.Contains(out.String(), "Summarize them? [Y/n: leave them out]") {
+			t.Errorf("typed %q: %q, %v; asked %q", c.typed, got, err, out.String())
+		}
+	}
+	// an interrupt while it asks ends the question
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r, w := io.Pipe()
+	defer w.Close()
+	asker := &terminalApprover{in: bufio.NewReader(r), out: io.Discard, flush: func() {}}
+	if _, err := asker.OfferSummary(ctx, "c1", store.SummaryOffer{}); err == nil {
+		t.Error("a cancelled question answered")
+	}
+}
