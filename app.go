@@ -256,6 +256,16 @@ func (a *App) Decide(toolCallID, decision, reason string) error {
 	return a.onDesktop(func(desk *cli.Desktop) error { return desk.Agent().Decide(toolCallID, decision, reason) })
 }
 
+// AnswerSummaryOffer answers the offer to summarize a chat's older messages that no longer
+// fit: summarize or leave_out; the chat then goes on.
+func (a *App) AnswerSummaryOffer(chatID, choice string) error {
+	desk, err := a.desktop()
+	if err != nil {
+		return err
+	}
+	return desk.Agent().AnswerSummary(chatID, choice)
+}
+
 // AllowAlways allows a waiting call and every later call of its tool in the chat's
 // workspace ("Always allow this tool in this workspace"; revocable in the settings).
 func (a *App) AllowAlways(toolCallID string) error {

@@ -79,6 +79,12 @@ type RunOptions struct {
 	Decide, Reason string
 	// Images go with the prompt (PNG, JPEG, GIF, WebP bytes), to a model that can see them.
 	Images [][]byte
+	// Summarize says what happens when older messages no longer fit the context:
+	// store.SummarizeAsk, SummarizeAlways or SummarizeNever ("": the settings'). With ask, the
+	// Offerer answers; without one the run pauses on the offer. Given without a prompt to
+	// RunOnce on a chat paused on an offer, always or never answers it and resumes the chat.
+	Summarize string
+	Offerer   Offerer
 }
 
 // Outcome is how a run ended.
@@ -167,7 +173,8 @@ func (a *Agent) loadPaused() {
 			continue
 		}
 		last := runs[len(runs)-1]
-		if last.Phase != events.PhaseAwaitingApproval || len(last.State) == 0 || last.Live {
+		waiting := last.Phase == events.PhaseAwaitingApproval || last.Phase == events.PhaseAwaitingSummary
+		if !waiting || len(last.State) == 0 || last.Live {
 			continue
 		}
 		var p pausedRun
@@ -175,7 +182,7 @@ func (a *Agent) loadPaused() {
 			continue
 		}
 		p.RunID = last.ID
-		a.chats[c.ID] = &chatState{id: c.ID, phase: events.PhaseAwaitingApproval, runID: last.ID, paused: &p}
+		a.chats[c.ID] = &chatState{id: c.ID, phase: last.Phase, runID: last.ID, paused: &p}
 	}
 }
 
@@ -316,7 +323,8 @@ func (a *Agent) send(ctx context.Context, chatID string, fresh store.Chat, promp
 	}
 	cs := a.chat(chatID)
 	cs.mu.Lock()
-	if cs.done != nil { // busy: queue it, the live run injects it
+	// busy, or waiting for the answer to a summary offer: queue it, the run injects it
+	if cs.done != nil || cs.paused.offers() {
 		if len(images) > 0 {
 			cs.mu.Unlock()
 			return chatID, ErrImagesWhileBusy
@@ -407,6 +415,23 @@ func (a *Agent) RunOnce(ctx context.Context, chatID, prompt string, opts RunOpti
 		if prompt == "" {
 			spec = startSpec{trigger: events.TriggerApproval, resume: p, opts: opts}
 		}
+	}
+	if p := cs.paused; p.offers() && prompt == "" && opts.Decide == "" {
+		choice := store.SummaryChoiceSummarize
+		switch opts.Summarize {
+		case store.SummarizeNever:
+			choice = store.SummaryChoiceLeaveOut
+		case store.SummarizeAlways:
+		default:
+			cs.mu.Unlock()
+			return Outcome{ChatID: chatID}, fmt.Errorf("%w: answer it with --summarize always or never", ErrSummaryOfferWaits)
+		}
+		p.Offer.Choice = choice
+		if err := a.answerOffer(chatID, p.RunID, p.Offer.ID, choice); err != nil {
+			cs.mu.Unlock()
+			return Outcome{ChatID: chatID}, err
+		}
+		spec = startSpec{trigger: events.TriggerSummary, resume: p, opts: opts}
 	}
 	r, err := a.startLocked(cs, spec)
 	cs.mu.Unlock()
@@ -515,7 +540,13 @@ func (a *Agent) Decide(toolCallID, decision, reason string) error {
 	if cs.done != nil {
 		return nil
 	}
-	r, err := a.startLocked(cs, startSpec{trigger: events.TriggerApproval, resume: p})
+	return a.resumeLocked(cs, events.TriggerApproval, p)
+}
+
+// resumeLocked starts, in the background, the run that continues the paused run p (its
+// calls decided, or its summary offer answered). cs.mu must be held.
+func (a *Agent) resumeLocked(cs *chatState, trigger string, p *pausedRun) error {
+	r, err := a.startLocked(cs, startSpec{trigger: trigger, resume: p})
 	if err != nil {
 		return err
 	}
@@ -628,6 +659,7 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 		if opts.NumPredict == 0 {
 			opts.NumPredict = spec.resume.NumPredict
 		}
+		opts.Summarize = firstOf(opts.Summarize, spec.resume.Summarize)
 	}
 	opts.Model = firstOf(opts.Model, chat.Model, settings.DefaultModel, a.cfg.DefaultModel)
 	if opts.Model == "" {
@@ -644,6 +676,7 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 	if opts.Approver == nil {
 		opts.Approver = a.cfg.Approver
 	}
+	opts.Summarize = firstOf(opts.Summarize, settings.OlderTurnsPolicy())
 	if opts.FirstByteTimeout <= 0 {
 		opts.FirstByteTimeout = settings.FirstByteTimeout()
 	}
@@ -727,6 +760,12 @@ func (a *Agent) showInstructions(chatID, runID string, in instructions) error {
 // closePaused gives every call of a paused batch the result text (the user answered or
 // stopped instead of deciding), next to its call, so the history stays whole.
 func (a *Agent) closePaused(cs *chatState, p *pausedRun, stand ToolOutcome) error {
+	if p.offers() { // an offer nobody answered
+		p.Offer.Choice = store.SummaryChoiceNone
+		if err := a.answerOffer(cs.id, p.RunID, p.Offer.ID, store.SummaryChoiceNone); err != nil {
+			return err
+		}
+	}
 	for _, c := range p.Calls {
 		o := stand
 		if c.Outcome != nil {

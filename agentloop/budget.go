@@ -69,6 +69,7 @@ type fitResult struct {
 	messages  []store.Message // what to send (system prompt first, when there is one)
 	dropped   int             // messages left out
 	estimated int             // tokens of what is sent
+	whole     int             // tokens of the whole prompt, before anything was left out
 	chars     int
 }
 
@@ -110,7 +111,7 @@ func fitContext(e *estimator, system []store.Message, history []store.Message, d
 		}
 		count += u.to - u.from
 	}
-	dropped := 0
+	dropped, whole := 0, e.tokens(chars, count)
 	for i, u := range units {
 		if e.tokens(chars, count) <= budget {
 			break
@@ -132,7 +133,7 @@ func fitContext(e *estimator, system []store.Message, history []store.Message, d
 			out = append(out, history[u.from:u.to]...)
 		}
 	}
-	return fitResult{messages: out, dropped: dropped, estimated: e.tokens(chars, count), chars: chars}
+	return fitResult{messages: out, dropped: dropped, estimated: e.tokens(chars, count), whole: whole, chars: chars}
 }
 
 // numCtxFor is the context window to ask for: the model's length capped by the setting.

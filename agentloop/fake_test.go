@@ -247,7 +247,7 @@ func TestOverTheBudgetTheOldestTurnsAreDroppedButNeverHalfAPair(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := runFake(t, a, "first")
-	if _, err := a.RunOnce(context.Background(), out.ChatID, "second", RunOptions{}); err != nil {
+	if _, err := a.RunOnce(context.Background(), out.ChatID, "second", RunOptions{Summarize: store.SummarizeAlways}); err != nil {
 		t.Fatal(err)
 	}
 	tr := ofType(rec.events(), events.ContextTruncated)

@@ -67,6 +67,9 @@ func TestMain(m *testing.M) {
 		ollamatest.Model{Name: "plain", NoThinking: true, Scripts: ollamatest.Scripts{
 			"SU": {"Just", " text."},
 		}},
+		ollamatest.Model{Name: "noter", NoThinking: true, Scripts: ollamatest.Scripts{ // answers everything, summaries too
+			ollamatest.Fallback: {"Noted", "."},
+		}},
 		// what real local models do (realmodels_test.go)
 		ollamatest.Model{Name: "stray", NoThinking: true, Scripts: ollamatest.Scripts{
 			"SU": {"<thi", "nk>Hidden", " plan.</th", "ink>\n\n", "Visible", " answer."},

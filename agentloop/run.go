@@ -55,6 +55,10 @@ type run struct {
 	err      error // the error that ended the run, when stop reason is error
 	awaiting []ApprovalRequest
 	answered bool // the model answered something in this run (a message was started)
+	// offerChoice is the user's answer to this run's summary offer (store.SummaryChoice*),
+	// which holds for the rest of the run; offerPause the run's state when it pauses on one.
+	offerChoice string
+	offerPause  *pausedRun
 
 	callIDs map[string]bool   // the tool-call ids of the chat, so that each new call gets its own
 	badArgs map[string]string // call id → the arguments as sent, for calls whose arguments were no object
@@ -109,10 +113,14 @@ func (r *run) execute() Outcome {
 	if state != nil {
 		next = events.PhaseAwaitingApproval
 	}
+	if state.offers() {
+		next = events.PhaseAwaitingSummary
+	}
 	// Messages still queued were sent after the last safe point (or after a Stop, which
-	// clears the queue it finds): they start a follow-up run rather than wait unseen.
+	// clears the queue it finds): they start a follow-up run rather than wait unseen; while a
+	// summary offer waits they wait for its answer.
 	var follow *run
-	if q := cs.queue; len(q) > 0 && !a.isDown() {
+	if q := cs.queue; len(q) > 0 && !a.isDown() && !state.offers() {
 		cs.queue = nil
 		f, err := a.startLocked(cs, startSpec{prompts: q, trigger: events.TriggerFollowUp})
 		if err != nil {
@@ -192,7 +200,9 @@ func (r *run) loop() (string, *pausedRun) {
 	}
 	r.numCtx = numCtxFor(length, r.contextCap)
 
-	if p := r.resume; p != nil {
+	if p := r.resume; p.offers() {
+		r.offerChoice = p.Offer.Choice
+	} else if p != nil {
 		if stop, paused, done := r.runBatch(p.MessageID, p.Calls); done {
 			return stop, paused
 		}
@@ -208,6 +218,9 @@ func (r *run) loop() (string, *pausedRun) {
 			return events.StopMaxSteps, nil
 		}
 		msg, turn, err := r.turn()
+		if errors.Is(err, errOfferWaits) {
+			return events.StopAwaitingSummary, r.offerPause
+		}
 		r.steps++
 		if err != nil {
 			if r.ctx.Err() != nil {
@@ -299,9 +312,15 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 	system := []store.Message{{Role: store.RoleSystem, Content: r.system}}
 	budget := promptBudget(r.numCtx, r.opts.NumPredict)
 	fit := fitContext(r.est, system, condensed(r.history), r.defs, budget)
-	if fit.dropped > 0 && r.summarize() {
-		// older turns no longer fit: the model summarized them, the summary goes in their place
-		fit = fitContext(r.est, system, condensed(r.history), r.defs, budget)
+	if fit.dropped > 0 {
+		choice, err := r.olderTurns(fit)
+		if err != nil {
+			return store.Message{}, ModelTurn{}, err
+		}
+		if choice == store.SummaryChoiceSummarize && r.summarize() {
+			// older turns no longer fit: the model summarized them, the summary goes in their place
+			fit = fitContext(r.est, system, condensed(r.history), r.defs, budget)
+		}
 	}
 	if fit.dropped > 0 {
 		r.emit(events.Event{Type: events.ContextTruncated, DroppedMessages: fit.dropped,
@@ -618,7 +637,14 @@ type pausedRun struct {
 	MaxSteps   int           `json:"maxSteps,omitempty"`
 	NumPredict int           `json:"numPredict,omitempty"`
 	Calls      []plannedCall `json:"calls"`
+	// Summarize and Offer: a run paused on a summary offer (no calls) carries its policy and
+	// the offer, whose Choice the answer fills in.
+	Summarize string              `json:"summarize,omitempty"`
+	Offer     *store.SummaryOffer `json:"offer,omitempty"`
 }
+
+// offers reports whether p is a run paused on a summary offer (false when p is nil).
+func (p *pausedRun) offers() bool { return p != nil && p.Offer != nil }
 
 // index returns the position of the call toolCallID in the batch, or -1 (also when p is nil).
 func (p *pausedRun) index(toolCallID string) int {

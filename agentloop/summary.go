@@ -10,8 +10,9 @@ import (
 	"prototyper/store"
 )
 
-// Before the budget leaves old turns out of a prompt, the same model summarizes them, and the
-// summary is kept in the chat as a visible message (store.Message.SummaryOf names the last
+// When old turns that no longer fit are to be summarized (the user's answer to the offer in
+// offer.go, or the setting), the same model summarizes them, and the summary is kept in the
+// chat as a visible message (store.Message.SummaryOf names the last
 // message it stands for). From then on, the prompt carries the summary in place of the
 // messages it covers.
 

@@ -2,9 +2,12 @@ package agentloop
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"prototyper/events"
 	"prototyper/store"
@@ -42,7 +45,7 @@ func TestOlderTurnsThatNoLongerFitAreSummarizedByTheModelInsteadOfLost(t *testin
 	if len(summaryReqs) != 0 {
 		t.Fatalf("a summary was asked for a run whose turns fit")
 	}
-	if _, err := a.RunOnce(context.Background(), out.ChatID, "second", RunOptions{}); err != nil {
+	if _, err := a.RunOnce(context.Background(), out.ChatID, "second", RunOptions{Summarize: store.SummarizeAlways}); err != nil {
 		t.Fatal(err)
 	}
 	summaryReqs = *reqs
@@ -80,7 +83,7 @@ func TestOlderTurnsThatNoLongerFitAreSummarizedByTheModelInsteadOfLost(t *testin
 
 func TestWhenTheSummaryFailsTheOldTurnsAreLeftOutAsBefore(t *testing.T) {
 	a, _, db, rec, _, chatID := summaryHarness(t, ModelTurn{DoneReason: "stop"}) // an empty summary
-	if _, err := a.RunOnce(context.Background(), chatID, "second", RunOptions{}); err != nil {
+	if _, err := a.RunOnce(context.Background(), chatID, "second", RunOptions{Summarize: store.SummarizeAlways}); err != nil {
 		t.Fatal(err)
 	}
 	if len(ofType(rec.events(), events.ContextTruncated)) == 0 {
@@ -91,5 +94,276 @@ func TestWhenTheSummaryFailsTheOldTurnsAreLeftOutAsBefore(t *testing.T) {
 		if msg.SummaryOf != "" {
 			t.Fatalf("an empty summary was stored: %+v", msg)
 		}
+	}
+}
+
+// offerOf returns the summary offer kept with a run.
+func offerOf(t *testing.T, db *store.DB, runID string) store.SummaryOffer {
+	t.Helper()
+	run, err := db.Run(runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range run.Notes {
+		if n.Offer != nil {
+			return *n.Offer
+		}
+	}
+	t.Fatalf("run %s keeps no offer: %+v", runID, run.Notes)
+	return store.SummaryOffer{}
+}
+
+// pausedOnOffer sends "second" to the summary harness's chat through the window's path and
+// waits until the run pauses on the offer.
+func pausedOnOffer(t *testing.T, a *Agent, rec *recorder, chatID string) events.Event {
+	t.Helper()
+	if _, err := a.Send(context.Background(), chatID, "second"); err != nil {
+		t.Fatal(err)
+	}
+	evs := rec.waitFor(t, "the offer's pause", func(evs []events.Event) bool {
+		phases := phasesOf(evs)
+		return len(phases) > 0 && phases[len(phases)-1] == events.PhaseAwaitingSummary
+	})
+	offered := ofType(evs, events.SummaryOffered)
+	fin := ofType(evs, events.RunFinished)
+	if len(offered) != 1 || fin[1].StopReason != events.StopAwaitingSummary || a.Phase(chatID) != events.PhaseAwaitingSummary {
+		t.Fatalf("offers %s, finished %s, phase %s", summary(offered), summary(fin), a.Phase(chatID))
+	}
+	return offered[0]
+}
+
+func TestOlderTurnsThatNoLongerFitAreOfferedForASummaryAndSummarizedWhenTheUserSaysSo(t *testing.T) {
+	a, m, db, rec, reqs, chatID := summaryHarness(t, answer("The user had echo repeat a long text."))
+	requests := len(m.reqs)
+	offer := pausedOnOffer(t, a, rec, chatID)
+	if len(m.reqs) != requests || len(*reqs) != 0 {
+		t.Fatal("the model was asked before the user answered the offer")
+	}
+	if offer.DroppedMessages != 3 || offer.NumCtx != 2048 || offer.Model != "fake" || offer.EstimatedTokens <= 2048 ||
+		!strings.Contains(offer.Message, "3 earlier messages no longer fit in fake's context") {
+		t.Fatalf("offer %+v", offer)
+	}
+	if kept := offerOf(t, db, offer.RunID); kept.ID != offer.OfferID || kept.Choice != "" {
+		t.Fatalf("kept offer %+v", kept)
+	}
+	if err := a.AnswerSummary(chatID, store.SummaryChoiceSummarize); err != nil {
+		t.Fatal(err)
+	}
+	evs := rec.waitFor(t, "the resumed run", finished(3))
+	if len(*reqs) != 1 || trail(m.reqs[len(m.reqs)-1]) != "SU" {
+		t.Fatalf("%d summaries; last request %s", len(*reqs), trail(m.reqs[len(m.reqs)-1]))
+	}
+	answered := ofType(evs, events.SummaryAnswered)
+	if len(answered) != 1 || answered[0].Choice != store.SummaryChoiceSummarize || answered[0].OfferID != offer.OfferID {
+		t.Fatalf("answers %s", summary(answered))
+	}
+	if kept := offerOf(t, db, offer.RunID); kept.Choice != store.SummaryChoiceSummarize {
+		t.Fatalf("the answer was not kept: %+v", kept)
+	}
+	if started := ofType(evs, events.RunStarted); started[len(started)-1].Trigger != events.TriggerSummary {
+		t.Fatalf("the resumed run's trigger %q", started[len(started)-1].Trigger)
+	}
+	if err := a.AnswerSummary(chatID, store.SummaryChoiceLeaveOut); !errors.Is(err, ErrNoSummaryOffer) {
+		t.Fatalf("a second answer: %v", err)
+	}
+}
+
+func TestOlderTurnsTheUserLeavesOutAreLeftOutAndSaid(t *testing.T) {
+	a, m, db, rec, reqs, chatID := summaryHarness(t, answer("unused"))
+	offer := pausedOnOffer(t, a, rec, chatID)
+	if err := a.AnswerSummary(chatID, store.SummaryChoiceLeaveOut); err != nil {
+		t.Fatal(err)
+	}
+	evs := rec.waitFor(t, "the resumed run", finished(3))
+	if len(*reqs) != 0 || len(ofType(evs, events.ContextTruncated)) != 1 {
+		t.Fatalf("%d summaries; events %s", len(*reqs), summary(evs))
+	}
+	if last := m.reqs[len(m.reqs)-1]; trail(last) != "AU" || last.Messages[2].Content != "second" {
+		t.Fatalf("the request after leaving out: %s", trail(last))
+	}
+	if kept := offerOf(t, db, offer.RunID); kept.Choice != store.SummaryChoiceLeaveOut {
+		t.Fatalf("the answer was not kept: %+v", kept)
+	}
+}
+
+func TestWithSummarizeNeverOlderTurnsAreLeftOutWithoutAnOffer(t *testing.T) {
+	a, _, _, rec, reqs, chatID := summaryHarness(t, answer("unused"))
+	out, err := a.RunOnce(context.Background(), chatID, "second", RunOptions{Summarize: store.SummarizeNever})
+	if err != nil || out.StopReason != events.StopCompleted {
+		t.Fatal(out.StopReason, err)
+	}
+	if evs := rec.events(); len(*reqs) != 0 || len(ofType(evs, events.SummaryOffered)) != 0 || len(ofType(evs, events.ContextTruncated)) != 1 {
+		t.Fatalf("%d summaries; events %s", len(*reqs), summary(evs))
+	}
+}
+
+func TestTheSettingDecidesWhatHappensToOlderTurns(t *testing.T) {
+	a, _, db, rec, reqs, chatID := summaryHarness(t, answer("A summary."))
+	if err := db.PutSettings(store.Settings{ContextCap: 2048, OlderTurns: store.SummarizeAlways}); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := a.RunOnce(context.Background(), chatID, "second", RunOptions{}); err != nil || out.StopReason != events.StopCompleted {
+		t.Fatal(out.StopReason, err)
+	}
+	if len(*reqs) != 1 || len(ofType(rec.events(), events.SummaryOffered)) != 0 {
+		t.Fatalf("%d summaries with the setting always", len(*reqs))
+	}
+	if err := db.PutSettings(store.Settings{OlderTurns: "sometimes"}); err == nil {
+		t.Fatal("a setting that is no choice was saved")
+	}
+}
+
+func TestStopWhileTheOfferWaitsClosesItUnansweredAndAQueuedMessageWaitsForTheAnswer(t *testing.T) {
+	a, m, db, rec, _, chatID := summaryHarness(t, answer("A summary."))
+	offer := pausedOnOffer(t, a, rec, chatID)
+	requests := len(m.reqs)
+	if _, err := a.Send(context.Background(), chatID, "and this"); err != nil {
+		t.Fatal(err)
+	}
+	if a.Phase(chatID) != events.PhaseAwaitingSummary || len(m.reqs) != requests {
+		t.Fatalf("a message sent while the offer waits started something: phase %s", a.Phase(chatID))
+	}
+	if err := a.Stop(chatID); err != nil {
+		t.Fatal(err)
+	}
+	if a.Phase(chatID) != events.PhaseIdle {
+		t.Fatalf("phase after Stop: %s", a.Phase(chatID))
+	}
+	if kept := offerOf(t, db, offer.RunID); kept.Choice != store.SummaryChoiceNone {
+		t.Fatalf("the stopped offer %+v", kept)
+	}
+	if err := a.AnswerSummary(chatID, store.SummaryChoiceSummarize); !errors.Is(err, ErrNoSummaryOffer) {
+		t.Fatalf("an answer after Stop: %v", err)
+	}
+}
+
+func TestAQueuedMessageJoinsTheRunTheAnswerResumes(t *testing.T) {
+	a, m, _, rec, _, chatID := summaryHarness(t, answer("A summary."))
+	pausedOnOffer(t, a, rec, chatID)
+	if _, err := a.Send(context.Background(), chatID, "and this"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.AnswerSummary(chatID, store.SummaryChoiceLeaveOut); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitFor(t, "the resumed run", finished(3))
+	if last := m.reqs[len(m.reqs)-1]; trail(last) != "AUU" || last.Messages[3].Content != "and this" {
+		t.Fatalf("the queued message did not join the resumed run: %s", trail(last))
+	}
+}
+
+func TestAnOfferWaitingAtARestartWaitsAfterIt(t *testing.T) {
+	a, m, db, rec, _, chatID := summaryHarness(t, answer("A summary."))
+	pausedOnOffer(t, a, rec, chatID)
+	if err := a.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rec2 := newRecorder()
+	b := NewAgent(Config{Model: m, Store: db, Emitter: rec2, Tools: a.cfg.Tools, DefaultModel: "fake", Approve: ApproveAuto})
+	t.Cleanup(func() { b.Shutdown(context.Background()) })
+	if b.Phase(chatID) != events.PhaseAwaitingSummary {
+		t.Fatalf("after a restart the chat is %s", b.Phase(chatID))
+	}
+	if err := b.AnswerSummary(chatID, store.SummaryChoiceSummarize); err != nil {
+		t.Fatal(err)
+	}
+	rec2.waitFor(t, "the resumed run", finished(1))
+	msgs, _ := db.Messages(chatID)
+	if msgs[len(msgs)-2].SummaryOf == "" {
+		t.Fatalf("no summary after the restart: %q", roles(msgs))
+	}
+}
+
+func TestATerminalAnswersTheOfferWithoutPausing(t *testing.T) {
+	a, _, _, rec, reqs, chatID := summaryHarness(t, answer("A summary."))
+	asked := offererFunc(func(ctx context.Context, _ string, o store.SummaryOffer) (string, error) {
+		return store.SummaryChoiceSummarize, nil
+	})
+	out, err := a.RunOnce(context.Background(), chatID, "second", RunOptions{Offerer: asked})
+	if err != nil || out.StopReason != events.StopCompleted || len(*reqs) != 1 {
+		t.Fatal(out.StopReason, err, len(*reqs))
+	}
+	phases := phasesOf(rec.events())
+	if !slices.Contains(phases, events.PhaseAwaitingSummary) {
+		t.Fatalf("phases %v", phases)
+	}
+}
+
+func TestStopWhileTheTerminalAsksEndsTheRunAborted(t *testing.T) {
+	a, _, db, _, reqs, chatID := summaryHarness(t, answer("A summary."))
+	stopped := offererFunc(func(ctx context.Context, _ string, _ store.SummaryOffer) (string, error) {
+		<-ctx.Done()
+		return "", ctx.Err()
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	out, _ := a.RunOnce(ctx, chatID, "second", RunOptions{Offerer: stopped})
+	if out.StopReason != events.StopAborted || len(*reqs) != 0 {
+		t.Fatalf("stop reason %q, %d summaries", out.StopReason, len(*reqs))
+	}
+	if kept := offerOf(t, db, out.RunID); kept.Choice != store.SummaryChoiceNone {
+		t.Fatalf("the offer the run was stopped on %+v", kept)
+	}
+}
+
+type offererFunc func(ctx context.Context, chatID string, o store.SummaryOffer) (string, error)
+
+func (f offererFunc) OfferSummary(ctx context.Context, chatID string, o store.SummaryOffer) (string, error) {
+	return f(ctx, chatID, o)
+}
+
+// untilOffered sends long messages to the chat (a new one when chatID is "") until a run
+// pauses on a summary offer, and returns the chat and that run's outcome.
+func (h *harness) untilOffered(t *testing.T, chatID string) (string, Outcome) {
+	t.Helper()
+	for i := 0; i < 8; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		out, err := h.agent.RunOnce(ctx, chatID, fmt.Sprintf("%d %s", i, strings.Repeat("x", 700)), RunOptions{Think: "off"})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		chatID = out.ChatID
+		if out.StopReason == events.StopAwaitingSummary {
+			return chatID, out
+		}
+	}
+	t.Fatalf("no offer after eight long messages; events %s", summary(h.rec.events()))
+	return "", Outcome{}
+}
+
+func TestOlderMessagesAreOfferedThenSummarizedOrLeftOutOnTheRealServer(t *testing.T) {
+	h := newHarness(t, harnessOptions{model: "noter"})
+	if err := h.db.PutSettings(store.Settings{ContextCap: 2048}); err != nil {
+		t.Fatal(err)
+	}
+	chatID, _ := h.untilOffered(t, "")
+	if h.agent.Phase(chatID) != events.PhaseAwaitingSummary {
+		t.Fatalf("phase %s", h.agent.Phase(chatID))
+	}
+	if err := h.agent.AnswerSummary(chatID, store.SummaryChoiceSummarize); err != nil {
+		t.Fatal(err)
+	}
+	h.rec.waitFor(t, "the summarized run", func(evs []events.Event) bool {
+		fin := ofType(evs, events.RunFinished)
+		return fin[len(fin)-1].StopReason == events.StopCompleted && len(ofType(evs, events.SummaryAnswered)) == 1
+	})
+	msgs := h.messages(t, chatID)
+	if sum := msgs[len(msgs)-2]; sum.SummaryOf == "" || sum.Content != "Noted." {
+		t.Fatalf("messages %q; no summary before the answer", roles(msgs))
+	}
+
+	// later, the user leaves the next older messages out
+	_, out := h.untilOffered(t, chatID)
+	truncated := len(ofType(h.rec.events(), events.ContextTruncated))
+	if err := h.agent.AnswerSummary(chatID, store.SummaryChoiceLeaveOut); err != nil {
+		t.Fatal(err)
+	}
+	evs := h.rec.waitFor(t, "the run with the older messages left out", func(evs []events.Event) bool {
+		return len(ofType(evs, events.SummaryAnswered)) == 2 && ofType(evs, events.RunFinished)[len(ofType(evs, events.RunFinished))-1].RunID != out.RunID
+	})
+	h.rec.waitFor(t, "its end", finished(len(ofType(evs, events.RunStarted))))
+	if got := len(ofType(h.rec.events(), events.ContextTruncated)); got != truncated+1 {
+		t.Fatalf("%d context.truncated after leaving out, %d before", got, truncated)
 	}
 }

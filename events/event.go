@@ -49,6 +49,13 @@ const (
 	// ContextCut: the server evaluated fewer tokens than the prompt had, as when it cuts a
 	// prompt longer than the context (payload: estimatedTokens, numCtx, message).
 	ContextCut Type = "context.cut"
+	// SummaryOffered: older messages no longer fit the model's context, and the run waits for
+	// the user to answer whether the model summarizes them or they are left out (payload:
+	// offerId, droppedMessages, estimatedTokens, numCtx, model, message: the offer's sentence).
+	SummaryOffered Type = "context.summary_offered"
+	// SummaryAnswered: the offer was answered (payload: offerId, choice: summarize, leave_out,
+	// or none when it was closed unanswered).
+	SummaryAnswered Type = "context.summary_answered"
 )
 
 // IsDelta reports whether events of type t may merge with their neighbour of the same message.
@@ -65,6 +72,8 @@ const (
 	PhaseTools            Phase = "tools"
 	PhaseContinuing       Phase = "continuing"
 	PhaseAwaitingApproval Phase = "awaiting_approval"
+	// PhaseAwaitingSummary: paused on the user's answer to a summary offer.
+	PhaseAwaitingSummary Phase = "awaiting_summary"
 )
 
 // Busy reports whether something is happening in the chat (the Stop button shows).
@@ -90,6 +99,8 @@ const (
 	// StopLoop: the model repeated the same call (or cycle of calls) until the loop limit;
 	// run.finished's message names the call.
 	StopLoop = "loop"
+	// StopAwaitingSummary: the run paused on a summary offer; answering it resumes the chat.
+	StopAwaitingSummary = "awaiting_summary"
 )
 
 // Why a call did not run (tool.result's "notRun", also kept in the call's record): the call
@@ -131,6 +142,8 @@ const (
 	// TriggerFollowUp: messages sent too late for the run they were sent during start a run of
 	// their own.
 	TriggerFollowUp = "follow_up"
+	// TriggerSummary: the user answered the summary offer a paused run waited for.
+	TriggerSummary = "summary"
 )
 
 // Usage is the token accounting of one message (message.completed) or of a whole run
@@ -223,6 +236,10 @@ type Event struct {
 	DroppedMessages int `json:"droppedMessages,omitempty"`
 	EstimatedTokens int `json:"estimatedTokens,omitempty"`
 	NumCtx          int `json:"numCtx,omitempty"`
+
+	// context.summary_offered, context.summary_answered
+	OfferID string `json:"offerId,omitempty"`
+	Choice  string `json:"choice,omitempty"` // store.SummaryChoice*
 
 	// retry
 	Attempt int   `json:"attempt,omitempty"`

@@ -70,8 +70,11 @@ func (db *DB) FinishRun(id, stopReason string, state json.RawMessage) (Run, erro
 	return db.UpdateRun(id, func(r *Run) {
 		r.Live, r.FinishedAt, r.StopReason = false, now, stopReason
 		r.Phase = events.PhaseIdle
-		if stopReason == events.StopAwaitingApproval {
+		switch stopReason {
+		case events.StopAwaitingApproval:
 			r.Phase = events.PhaseAwaitingApproval
+		case events.StopAwaitingSummary:
+			r.Phase = events.PhaseAwaitingSummary
 		}
 		if state != nil {
 			r.State = state

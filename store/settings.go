@@ -33,6 +33,50 @@ const (
 	DefaultLoopRepeats = 3
 )
 
+// What a run does when older messages no longer fit the model's context (Settings.OlderTurns,
+// `run --summarize`).
+const (
+	// SummarizeAsk offers the user a summary and waits for the answer (the default).
+	SummarizeAsk = "ask"
+	// SummarizeAlways has the model summarize them without asking.
+	SummarizeAlways = "always"
+	// SummarizeNever leaves them out of the prompt.
+	SummarizeNever = "never"
+)
+
+// The answers to a summary offer (SummaryOffer.Choice).
+const (
+	// SummaryChoiceSummarize: the same model summarizes the older messages.
+	SummaryChoiceSummarize = "summarize"
+	// SummaryChoiceLeaveOut: the older messages are left out of the prompt.
+	SummaryChoiceLeaveOut = "leave_out"
+	// SummaryChoiceNone: the offer was closed unanswered (the run was stopped, or the user
+	// sent a message after stopping it).
+	SummaryChoiceNone = "none"
+)
+
+// ParseOlderTurns checks a value of Settings.OlderTurns or `run --summarize`; "" is
+// SummarizeAsk.
+func ParseOlderTurns(s string) (string, error) {
+	switch s {
+	case "", SummarizeAsk:
+		return SummarizeAsk, nil
+	case SummarizeAlways, SummarizeNever:
+		return s, nil
+	}
+	return "", fmt.Errorf("%q is not a choice for older messages that no longer fit: use ask, always or never", s)
+}
+
+// OlderTurnsPolicy is what a run does when older messages no longer fit: OlderTurns, else
+// SummarizeAsk.
+func (s Settings) OlderTurnsPolicy() string {
+	p, err := ParseOlderTurns(s.OlderTurns)
+	if err != nil {
+		return SummarizeAsk
+	}
+	return p
+}
+
 // InvalidSettingError is returned by [Settings.Validate], and so by [DB.PutSettings] and
 // [DB.UpdateSettings], for a value no run could use; nothing is saved. Its message is one
 // sentence a user can act on.
@@ -65,6 +109,9 @@ func (s Settings) Validate() error {
 	}
 	if s.LoopRepeats < 0 || s.LoopRepeats == 1 {
 		return &InvalidSettingError{"loopRepeats", "the number of repeated calls that stops a run must be 2 or more, or 0 for the default"}
+	}
+	if _, err := ParseOlderTurns(s.OlderTurns); err != nil {
+		return &InvalidSettingError{"olderTurns", err.Error()}
 	}
 	if s.AckFallbackMs < 0 {
 		return &InvalidSettingError{"ackFallbackMs", "the wait for the window's paint must be a positive number of milliseconds, or 0 for the default"}

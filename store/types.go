@@ -173,6 +173,23 @@ type RunNote struct {
 	// be offered).
 	Code    string `json:"code,omitempty"`
 	Message string `json:"message"`
+	// Offer is set on the note of a summary the run offered (Message is its sentence); its
+	// Choice is filled in when the user answers.
+	Offer *SummaryOffer `json:"offer,omitempty"`
+}
+
+// SummaryOffer is a run's offer to summarize the older messages that no longer fit the
+// model's context, and the user's answer.
+type SummaryOffer struct {
+	ID string `json:"id"`
+	// Messages is how many messages no longer fit; Tokens the estimate of the whole prompt,
+	// of NumCtx, the model's context.
+	Messages int    `json:"messages"`
+	Tokens   int    `json:"tokens"`
+	NumCtx   int    `json:"numCtx"`
+	Model    string `json:"model"`
+	// Choice is the answer: SummaryChoice* ("" while it waits).
+	Choice string `json:"choice,omitempty"`
 }
 
 // Settings are the user's preferences. A zero field means "the built-in default".
@@ -212,6 +229,10 @@ type Settings struct {
 	// LoopRepeats is how many times in a row the same tool call (or cycle of calls) may come
 	// before the run stops as a loop (0: DefaultLoopRepeats).
 	LoopRepeats int `json:"loopRepeats,omitempty"`
+	// OlderTurns says what a run does when older messages no longer fit the model's context:
+	// SummarizeAsk ("" too) offers the user a summary, SummarizeAlways makes one,
+	// SummarizeNever leaves them out.
+	OlderTurns string `json:"olderTurns,omitempty"`
 	// Provider is the API the model is asked through: ProviderOllama ("" too) or
 	// ProviderOpenAI, an OpenAI-compatible server at BaseURL.
 	Provider string `json:"provider,omitempty"`

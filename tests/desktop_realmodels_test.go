@@ -2,10 +2,12 @@ package tests
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,6 +96,110 @@ func TestDesktopAColdModelALoopAndACallWrittenAsText(t *testing.T) {
 		if ranPainted, ok := sent[c.ID]; !ok || ran && !ranPainted {
 			t.Errorf("call %d (%s): result sent %v, painted running first %v", i, c.Name, ok, ranPainted)
 		}
+	}
+}
+
+// noterModel answers every message, and every request for a summary, with "Noted."
+var noterModel = ollamatest.Model{Name: "e2e-noter", NoThinking: true, Scripts: ollamatest.Scripts{
+	ollamatest.Fallback: {"Noted", "."},
+}}
+
+// countLogged counts the events of type typ the bridge sent, and returns the seq of the last.
+func countLogged(lines []bridgeLine, typ events.Type) (n int, last uint64) {
+	for _, l := range lines {
+		for _, e := range l.Events {
+			if e.Type == typ {
+				n, last = n+1, e.Seq
+			}
+		}
+	}
+	return n, last
+}
+
+// sendUntilOffered types long messages into the composer, one run after the other, until the
+// window has painted the offers-th offer to summarize older messages.
+func (r *desktopRun) sendUntilOffered(t *testing.T, offers int) {
+	t.Helper()
+	for i := 0; i < 10; i++ {
+		finished, _ := countLogged(readBridgeLog(t, r.bridgeLog), events.RunFinished)
+		r.app.typeText(fmt.Sprintf("Note %d: %s", i, strings.Repeat("lorem ipsum ", 40)))
+		r.app.key("Return")
+		lines := r.waitLogN(t, events.RunFinished, finished+1, true, 120*time.Second)
+		if n, _ := countLogged(lines, events.SummaryOffered); n == offers {
+			return
+		}
+	}
+	t.Fatalf("no offer to summarize after ten long messages; bridge log:\n%s", mustRead(r.bridgeLog))
+}
+
+// TestDesktopOlderMessagesOfferedThenSummarizedThenLeftOut: in a chat whose model has a small
+// context, the window offers to summarize the messages that no longer fit; Alt+S has the model
+// summarize them (the summary is painted in the chat), and at the next offer Alt+O leaves them
+// out. Both answers are kept with their runs.
+func TestDesktopOlderMessagesOfferedThenSummarizedThenLeftOut(t *testing.T) {
+	r := startDesktopRunWith(t, noterModel, store.Settings{ContextCap: 2048}, "")
+	r.sendUntilOffered(t, 1)
+	r.app.waitControl(rolePushButton, "Summarize", 20*time.Second)
+	r.app.waitControl(rolePushButton, "Leave out", 20*time.Second)
+	r.app.screenshot("e2e-summary-offer.png")
+	finished, _ := countLogged(readBridgeLog(t, r.bridgeLog), events.RunFinished)
+	r.app.key("alt+s")
+	lines := r.waitLogN(t, events.RunFinished, finished+1, true, 120*time.Second)
+	// the summary is the first message the resumed run starts, and the window painted it
+	_, answered := countLogged(lines, events.SummaryAnswered)
+	var summarySeq uint64
+	for _, l := range lines {
+		for _, e := range l.Events {
+			if summarySeq == 0 && e.Type == events.MessageStarted && e.Seq > answered && answered > 0 {
+				summarySeq = e.Seq
+			}
+		}
+	}
+	painted := false
+	for _, l := range lines {
+		painted = painted || summarySeq > 0 && l.Kind == events.LogKindAck && l.Seq >= summarySeq
+	}
+	if !painted {
+		t.Fatalf("the summary (seq %d) was not painted; bridge log:\n%s", summarySeq, bridgeLogText(lines))
+	}
+	r.app.screenshot("e2e-summary-made.png")
+
+	// at the next offer, the older messages are left out
+	r.sendUntilOffered(t, 2)
+	r.app.waitControl(rolePushButton, "Leave out", 20*time.Second)
+	truncated, _ := countLogged(readBridgeLog(t, r.bridgeLog), events.ContextTruncated)
+	finished, _ = countLogged(readBridgeLog(t, r.bridgeLog), events.RunFinished)
+	r.app.key("alt+o")
+	lines = r.waitLogN(t, events.RunFinished, finished+1, true, 120*time.Second)
+	if n, _ := countLogged(lines, events.ContextTruncated); n <= truncated {
+		t.Fatalf("leaving out said nothing (context.truncated %d, before %d)", n, truncated)
+	}
+	_, db := r.finish(t, "e2e-summary-left-out.png")
+	chats, err := db.ListChats()
+	if err != nil || len(chats) != 1 {
+		t.Fatalf("chats = %v, %v", chats, err)
+	}
+	runs, _ := db.RunsOf(chats[0].ID)
+	var choices []string
+	for _, run := range runs {
+		for _, n := range run.Notes {
+			if n.Offer != nil {
+				choices = append(choices, n.Offer.Choice)
+			}
+		}
+	}
+	if !slices.Equal(choices, []string{store.SummaryChoiceSummarize, store.SummaryChoiceLeaveOut}) {
+		t.Fatalf("the offers' answers kept: %q", choices)
+	}
+	msgs, _ := db.Messages(chats[0].ID)
+	summaries := 0
+	for _, m := range msgs {
+		if m.SummaryOf != "" && m.Content == "Noted." {
+			summaries++
+		}
+	}
+	if summaries != 1 {
+		t.Fatalf("%d summaries stored, want 1", summaries)
 	}
 }
 

@@ -12,12 +12,12 @@ import { SearchDialog } from './components/SearchDialog'
 import { OllamaDownPanel } from './components/OllamaDownPanel'
 import { SettingsPanel } from './components/SettingsPanel'
 import { summarizeArgs } from './components/ToolCard'
-import { approveShortcut, denyShortcut } from './keyboard/shortcuts'
+import { approveShortcut, denyShortcut, leaveOutShortcut, summarizeShortcut } from './keyboard/shortcuts'
 import { useApprovalShortcuts } from './keyboard/useApprovalShortcuts'
 import { useMenuRequest } from './keyboard/menus'
 import { useWindowShortcuts } from './keyboard/useWindowShortcuts'
 import { useTheme } from './theme'
-import { isBusy, oldestWaitingCard } from './state/chatReducer'
+import { isBusy, oldestWaitingCard, waitingOffer } from './state/chatReducer'
 import { budgetKey, findModel, headerModel, headerWorkspace, needsFirstModel, type AppState } from './state/store'
 import { useAppState, useStore } from './state/useAppState'
 
@@ -100,11 +100,14 @@ function ActiveChangesBar() {
 /** What the window would say aloud now: loading, a call waiting for the user, or ready. */
 export function windowStatus(s: AppState): string {
   if (!s.ready) return 'Loading…'
-  const card = oldestWaitingCard(s.activeChatId ? s.chats[s.activeChatId] : undefined, s.decisions)
+  const chat = s.activeChatId ? s.chats[s.activeChatId] : undefined
+  const card = oldestWaitingCard(chat, s.decisions)
   if (card) {
     const what = [card.name || 'A tool call', summarizeArgs(card)].filter(Boolean).join(' ')
     return `${what} waits for your approval: ${approveShortcut.label} approves, ${denyShortcut.label} denies.`
   }
+  const offer = waitingOffer(chat)
+  if (offer) return `${offer.text} ${summarizeShortcut.label} summarizes, ${leaveOutShortcut.label} leaves them out.`
   return 'Ready.'
 }
 

@@ -9,12 +9,16 @@
 // drift apart unnoticed. What arrives is never trusted either: state/records.ts turns every
 // record into a complete value before the window uses it.
 
-export type Phase = 'idle' | 'submitted' | 'streaming' | 'tools' | 'continuing' | 'awaiting_approval'
+export type Phase = 'idle' | 'submitted' | 'streaming' | 'tools' | 'continuing' | 'awaiting_approval' | 'awaiting_summary'
 export type ThinkLevel = 'off' | 'on' | 'low' | 'medium' | 'high'
 export type ApprovalPolicy = 'auto' | 'ask' | 'deny'
 export type Decision = 'allow' | 'deny'
 /** Why a run ended: the events.Stop* constants of events/event.go. */
-export type StopReason = 'completed' | 'max_steps' | 'aborted' | 'error' | 'awaiting_approval' | 'length' | 'loop'
+export type StopReason = 'completed' | 'max_steps' | 'aborted' | 'error' | 'awaiting_approval' | 'length' | 'loop' | 'awaiting_summary'
+/** What a run does when older messages no longer fit the context (store.Summarize*). */
+export type OlderTurnsPolicy = 'ask' | 'always' | 'never'
+/** The answer to a summary offer (store.SummaryChoice*): 'none' when it was closed unanswered. */
+export type SummaryChoice = 'summarize' | 'leave_out' | 'none'
 /** Why a call did not run: the events.NotRun* constants of events/event.go (tool.result's and a record's notRun). */
 export type NotRunReason = 'replied' | 'stopped' | 'skipped' | 'repeated' | 'loop'
 export type Provider = 'ollama' | 'openai'
@@ -51,6 +55,8 @@ export interface Config {
   keepAliveMin?: number
   /** How many times the same tool call may come in a row before the run stops as a loop. */
   loopRepeats?: number
+  /** When older messages no longer fit the context: ask (the default), always summarize, or leave them out. */
+  olderTurns?: OlderTurnsPolicy
   /** Tool calls a model writes as text stay text (by default they are run, marked). */
   ignoreTextToolCalls?: boolean
   /** The user's instructions for the model in the current workspace (with its AGENTS.md). */
@@ -260,6 +266,19 @@ export interface ChatNote {
   stopReason?: StopReason
   code?: string
   message: string
+  /** A summary offer the run made (message is its sentence), with the user's answer. */
+  offer?: SummaryOffer | null
+}
+
+/** A run's offer to summarize the older messages that no longer fit (store.SummaryOffer). */
+export interface SummaryOffer {
+  id: string
+  messages: number
+  tokens: number
+  numCtx: number
+  model: string
+  /** '' (absent) while it waits. */
+  choice?: SummaryChoice
 }
 
 export interface OpenedChat {
@@ -369,6 +388,8 @@ export type EventType =
   | 'message.completed'
   | 'context.truncated'
   | 'context.cut'
+  | 'context.summary_offered'
+  | 'context.summary_answered'
   | 'retry'
   | 'error'
   | 'run.finished'
@@ -442,6 +463,9 @@ export interface AgentEvent {
   /** undo, redo: the change made, and the changes it took back. */
   changeId?: string
   reverts?: string[] | null
+  /** context.summary_offered, context.summary_answered: the offer, and the answer. */
+  offerId?: string
+  choice?: SummaryChoice
 }
 
 /** Everything the window asks of the Go side. Each method mirrors one bound App method. */
@@ -468,6 +492,8 @@ export interface Backend {
   decide(toolCallId: string, decision: Decision, reason: string): Promise<void>
   /** Allows the call and every later call of its tool in the chat's workspace. */
   allowAlways(toolCallId: string): Promise<void>
+  /** Answers the chat's offer to summarize older messages; the chat then goes on. */
+  answerSummaryOffer(chatId: string, choice: Exclude<SummaryChoice, 'none'>): Promise<void>
   undo(chatId: string, opts: UndoOptions): Promise<UndoResult>
   redo(chatId: string, opts: UndoOptions): Promise<UndoResult>
   chatChanges(chatId: string): Promise<FileChange[]>
@@ -521,6 +547,7 @@ interface WailsApp {
   Stop(chatId: string): Promise<void>
   Decide(toolCallId: string, decision: Decision, reason: string): Promise<void>
   AllowAlways(toolCallId: string): Promise<void>
+  AnswerSummaryOffer(chatId: string, choice: string): Promise<void>
   Undo(chatId: string, opts: UndoOptions): Promise<UndoResult>
   Redo(chatId: string, opts: UndoOptions): Promise<UndoResult>
   ChatChanges(chatId: string): Promise<FileChange[] | null>
@@ -590,6 +617,7 @@ export function wailsBackend(): Backend {
     stop: (id) => app().Stop(id),
     decide: (id, d, r) => app().Decide(id, d, r),
     allowAlways: (id) => app().AllowAlways(id),
+    answerSummaryOffer: (id, choice) => app().AnswerSummaryOffer(id, choice),
     undo: (id, o) => app().Undo(id, o),
     redo: (id, o) => app().Redo(id, o),
     chatChanges: async (id) => (await app().ChatChanges(id)) ?? [],

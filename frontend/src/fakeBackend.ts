@@ -183,6 +183,9 @@ export class FakeBackend implements Backend {
   async allowAlways(toolCallId: string) {
     this.record('AllowAlways', toolCallId)
   }
+  async answerSummaryOffer(chatId: string, choice: 'summarize' | 'leave_out') {
+    this.record('AnswerSummaryOffer', chatId, choice)
+  }
   async undo(chatId: string, opts: UndoOptions) {
     this.record('Undo', chatId, opts)
     if (this.undoError) throw this.undoError

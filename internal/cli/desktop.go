@@ -177,6 +177,9 @@ type Settings struct {
 	LoopRepeats int `json:"loopRepeats,omitempty"`
 	// IgnoreTextToolCalls: tool calls a model writes as text stay text.
 	IgnoreTextToolCalls bool `json:"ignoreTextToolCalls,omitempty"`
+	// OlderTurns: what a run does when older messages no longer fit the context: ask,
+	// always (summarize) or never (leave them out); "" keeps the one saved.
+	OlderTurns string `json:"olderTurns,omitempty"`
 	// Instructions: the user's instructions for the model in the session's workspace.
 	Instructions string `json:"instructions,omitempty"`
 }
@@ -205,7 +208,8 @@ func (d *Desktop) Config() (Config, error) {
 		FirstByteTimeoutSec: s.FirstByteTimeoutSec, StartOllama: s.StartsOllama(), OllamaBinary: s.OllamaBinary,
 		AlwaysAllow: s.AlwaysAllow, CheckpointMaxBytes: s.CheckpointLimit(),
 		Provider: d.server.Endpoint().Provider, BaseURL: s.BaseURL, APIKeyEnv: s.APIKeyEnv, MCPJSON: string(s.MCPServers), Theme: s.ThemeName(),
-		KeepAliveMin: s.KeepAliveMin, LoopRepeats: s.LoopLimit(), IgnoreTextToolCalls: s.IgnoreTextToolCalls, Instructions: s.InstructionsFor(workspace)},
+		KeepAliveMin: s.KeepAliveMin, LoopRepeats: s.LoopLimit(), IgnoreTextToolCalls: s.IgnoreTextToolCalls, Instructions: s.InstructionsFor(workspace),
+		OlderTurns: s.OlderTurnsPolicy()},
 		DBPath: d.db.Path()}
 	if c.AlwaysAllow == nil {
 		c.AlwaysAllow = map[string][]string{}
@@ -245,6 +249,9 @@ func (d *Desktop) SaveSettings(in Settings) error {
 			s.Theme = in.Theme
 		}
 		s.KeepAliveMin, s.LoopRepeats, s.IgnoreTextToolCalls = in.KeepAliveMin, in.LoopRepeats, in.IgnoreTextToolCalls
+		if in.OlderTurns != "" {
+			s.OlderTurns = in.OlderTurns
+		}
 		s.SetInstructions(workspace, in.Instructions)
 		s.Workspace, s.DefaultModel = workspace, model
 		return nil

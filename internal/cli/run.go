@@ -28,6 +28,7 @@ type runFlags struct {
 	EndpointFlags
 	MCPFlags
 	workspace, model, chat, think, approve, decide, reason string
+	summarize                                              string
 	maxSteps                                               int
 	json                                                   bool
 	firstByte                                              time.Duration
@@ -47,10 +48,11 @@ func runCommand(ctx context.Context, args []string, io IO) int {
 	fs.Usage = func() {
 		fmt.Fprint(io.Err, `Usage: prototyper run [flags] PROMPT
        prototyper run --chat ID --decide allow|deny [--reason TEXT]
+       prototyper run --chat ID --summarize always|never
 
 One agent run in the terminal, on the same loop and store as the window.
 Exit status: 0 completed, 1 failed, 2 usage, 3 stopped at max steps, 4 paused awaiting
-approval, 5 stopped as a loop, 130 interrupted.
+approval (or an answer to --summarize ask), 5 stopped as a loop, 130 interrupted.
 
 Flags:
 `)
@@ -66,6 +68,9 @@ Flags:
 	fs.StringVar(&f.approve, "approve", "", "tool approval for every tool: auto, ask or deny (default: the settings')")
 	fs.StringVar(&f.decide, "decide", "", "answer the paused calls of --chat: allow or deny, then resume")
 	fs.StringVar(&f.reason, "reason", "", "the reason given with --decide (the model reads it on deny)")
+	fs.StringVar(&f.summarize, "summarize", "", "when older messages no longer fit the model's context: ask (on a terminal; "+
+		"without one the run pauses), always (the model summarizes them) or never (they are left out) "+
+		"(default: the settings' on a terminal, always without one)")
 	fs.IntVar(&f.maxSteps, "max-steps", agentloop.DefaultMaxSteps, "cap on model calls in this run")
 	fs.BoolVar(&f.json, "json", false, "print every event as one JSON line on stdout")
 	fs.Var(&f.images, "image", "send the image `FILE` (PNG, JPEG, GIF, WebP) with the prompt, to a model that can see; repeatable")
@@ -86,7 +91,9 @@ Flags:
 		return usage("--decide is allow or deny")
 	case f.decide != "" && prompt != "":
 		return usage("--decide resumes the paused run and takes no PROMPT; send the prompt in a run of its own after it")
-	case prompt == "" && f.decide == "":
+	case f.summarize != "" && f.decide != "":
+		return usage("--summarize answers an offer to summarize, --decide a tool call: give one of them")
+	case prompt == "" && f.decide == "" && (f.summarize == "" || f.chat == ""):
 		return usage("give a PROMPT")
 	case f.maxSteps < 1:
 		return usage("--max-steps must be at least 1")
@@ -110,6 +117,11 @@ Flags:
 	}
 	if f.approve != "" {
 		if _, err := agentloop.ParseApproval(f.approve); err != nil {
+			return usage(err.Error())
+		}
+	}
+	if f.summarize != "" {
+		if _, err := store.ParseOlderTurns(f.summarize); err != nil {
 			return usage(err.Error())
 		}
 	}
@@ -167,14 +179,21 @@ Flags:
 	defer closeOutput()
 
 	var approver agentloop.Approver
-	if f.approve == agentloop.ApproveAsk || f.approve == "" {
-		if in, ok := io.In.(*os.File); ok && isTerminal(in) {
-			approver = &terminalApprover{in: bufio.NewReader(in), out: io.Err, flush: term.quiet}
+	var offerer agentloop.Offerer
+	summarize := f.summarize
+	if in, ok := io.In.(*os.File); ok && isTerminal(in) {
+		asker := &terminalApprover{in: bufio.NewReader(in), out: io.Err, flush: term.quiet}
+		if f.approve == agentloop.ApproveAsk || f.approve == "" {
+			approver = asker
 		}
+		offerer = asker
+	} else if summarize == "" {
+		summarize = store.SummarizeAlways // nobody to ask: as before offers existed
 	}
 	agent := agentloop.Wire(db, server, bridge, agentloop.WireOptions{Workspace: workspace, Extra: mcpServers})
 	opts := agentloop.RunOptions{
 		Model: f.model, Think: f.think, MaxSteps: f.maxSteps, Approve: f.approve, Approver: approver,
+		Summarize: summarize, Offerer: offerer,
 		Workspace: workspace, Decide: f.decide, Reason: f.reason, Images: images,
 	}
 	if firstByteGiven {
@@ -217,6 +236,10 @@ Flags:
 		}
 		fmt.Fprintf(io.Err, "prototyper run: paused; resume with `prototyper run --chat %s --decide allow|deny`\n", out.ChatID)
 		return ExitAwaitApproval
+	case events.StopAwaitingSummary:
+		fmt.Fprintf(io.Err, "prototyper run: paused; answer with `prototyper run --chat %s --summarize always|never` "+
+			"(always: the model summarizes the older messages; never: they are left out)\n", out.ChatID)
+		return ExitAwaitApproval
 	case events.StopAborted:
 		if out.Answered {
 			fmt.Fprintf(io.Err, "prototyper run: interrupted; the partial answer is saved in chat %s\n", out.ChatID)
@@ -249,11 +272,28 @@ type terminalApprover struct {
 }
 
 func (t *terminalApprover) Approve(ctx context.Context, req agentloop.ApprovalRequest) (string, string, error) {
+	answer, err := t.ask(ctx, previewText(req.Preview)+
+		fmt.Sprintf("Allow %s %s? [y/N, or a reason to deny] ", Sanitize(req.Name), Sanitize(summarizeArgs(req.Args))))
+	if err != nil {
+		return "", "", err
+	}
+	switch strings.ToLower(answer) {
+	case "y", "yes":
+		return agentloop.DecisionAllow, "", nil
+	case "", "n", "no":
+		return agentloop.DecisionDeny, "the user said no", nil
+	default: // the reason reaches the model
+		return agentloop.DecisionDeny, answer, nil
+	}
+}
+
+// ask prints question and returns the line the user types, trimmed (ctx's error when it
+// ends first).
+func (t *terminalApprover) ask(ctx context.Context, question string) (string, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.flush()
-	fmt.Fprint(t.out, previewText(req.Preview))
-	fmt.Fprintf(t.out, "Allow %s %s? [y/N, or a reason to deny] ", Sanitize(req.Name), Sanitize(summarizeArgs(req.Args)))
+	fmt.Fprint(t.out, question)
 	line := make(chan string, 1)
 	go func() {
 		s, _ := t.in.ReadString('\n')
@@ -262,17 +302,24 @@ func (t *terminalApprover) Approve(ctx context.Context, req agentloop.ApprovalRe
 	select {
 	case <-ctx.Done():
 		fmt.Fprintln(t.out)
-		return "", "", ctx.Err()
+		return "", ctx.Err()
 	case s := <-line:
-		switch answer := strings.TrimSpace(s); strings.ToLower(answer) {
-		case "y", "yes":
-			return agentloop.DecisionAllow, "", nil
-		case "", "n", "no":
-			return agentloop.DecisionDeny, "the user said no", nil
-		default: // the reason reaches the model
-			return agentloop.DecisionDeny, answer, nil
-		}
+		return strings.TrimSpace(s), nil
 	}
+}
+
+// OfferSummary asks on the terminal whether the model summarizes the older messages that no
+// longer fit (Enter: yes).
+func (t *terminalApprover) OfferSummary(ctx context.Context, _ string, _ store.SummaryOffer) (string, error) {
+	answer, err := t.ask(ctx, "Summarize them? [Y/n: leave them out] ")
+	if err != nil {
+		return "", err
+	}
+	switch strings.ToLower(answer) {
+	case "n", "no", "l", "leave":
+		return store.SummaryChoiceLeaveOut, nil
+	}
+	return store.SummaryChoiceSummarize, nil
 }
 
 // terminal renders events for a person: thinking dim, text as it arrives, a spinner per
@@ -491,6 +538,14 @@ func (t *terminal) render(e events.Event) {
 	case events.ContextTruncated:
 		t.endLine()
 		fmt.Fprintln(t.err, t.style("2", fmt.Sprintf("(left out %d older messages to fit %d tokens)", e.DroppedMessages, e.NumCtx)))
+	case events.SummaryOffered:
+		t.endLine()
+		fmt.Fprintf(t.err, "? %s\n", Sanitize(e.Message))
+	case events.SummaryAnswered:
+		if e.Choice == store.SummaryChoiceLeaveOut {
+			t.endLine()
+			fmt.Fprintln(t.err, t.style("2", "(the older messages are left out)"))
+		}
 	case events.ContextCut:
 		t.endLine()
 		fmt.Fprintln(t.err, t.style("33", Sanitize(e.Message)))

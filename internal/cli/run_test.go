@@ -44,7 +44,8 @@ func newRunServer(t *testing.T, show, chat http.HandlerFunc) *runServer {
 // counted is answer, counting the requests of its path.
 func (f *runServer) counted(answer http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
+		body, _ := io.ReadAll(r.Body) // read whole first, and still there for the answer
+		r.Body = io.NopCloser(bytes.NewReader(body))
 		f.mu.Lock()
 		f.counts[r.URL.Path]++
 		f.mu.Unlock()
@@ -328,5 +329,73 @@ func TestRunSaysTheProjectInstructionsInOneLineWithoutPrintingThem(t *testing.T)
 	if code != ExitCompleted || strings.Contains(out, "Secret house rules") || !strings.Contains(out, "Done.") ||
 		!strings.Contains(errOut, "(project instructions from AGENTS.md go with every message)") {
 		t.Fatalf("exit %d\nstdout %q\nstderr %q", code, out, errOut)
+	}
+}
+
+func TestRunSummarizesOlderMessagesWithoutATerminalAndAsksWithSummarizeAsk(t *testing.T) {
+	var summaries int
+	srv := newRunServer(t, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"model_info":{"general.architecture":"llama","llama.context_length":4096},"capabilities":["completion","tools"]}`)
+	}, func(w http.ResponseWriter, r *http.Request) {
+		answer := "Done."
+		if body, _ := io.ReadAll(r.Body); strings.Contains(string(body), "You write the summary of a conversation") {
+			summaries++
+			answer = "A summary."
+		}
+		fmt.Fprintf(w, `{"message":{"role":"assistant","content":%q},"done":true,"done_reason":"stop"}`+"\n", answer)
+	})
+	db, ws := filepath.Join(t.TempDir(), "p.db"), t.TempDir()
+	run := func(args ...string) (int, string) {
+		code, _, errOut := runCLI(context.Background(), append([]string{"--ollama", srv.URL, "--db", db, "--workspace", ws,
+			"--model", "m"}, args...)...)
+		return code, errOut
+	}
+	long := strings.Repeat("words ", 600)
+	if code, errOut := run("1 " + long); code != ExitCompleted {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	chatID := storedChats(t, db)[0].ID
+	// without a terminal nobody can answer: the model summarizes, as it always did
+	if code, errOut := run("--chat", chatID, "2 "+long); code != ExitCompleted || summaries != 1 ||
+		!strings.Contains(errOut, "the model summarized") {
+		t.Fatalf("exit %d, %d summaries: %s", code, summaries, errOut)
+	}
+	// --summarize ask without a terminal pauses, and --summarize never answers
+	code, errOut := run("--chat", chatID, "--summarize", "ask", "3 "+long)
+	if code != ExitAwaitApproval || !strings.Contains(errOut, "no longer fit in m's context") ||
+		!strings.Contains(errOut, "prototyper run --chat "+chatID+" --summarize always|never") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if code, errOut := run("--chat", chatID, "--summarize", "never"); code != ExitCompleted || summaries != 1 ||
+		!strings.Contains(errOut, "left out") {
+		t.Fatalf("exit %d, %d summaries: %s", code, summaries, errOut)
+	}
+	if code, errOut := run("--summarize", "sometimes", "hi"); code != ExitUsage || !strings.Contains(errOut, "ask, always or never") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
+
+func TestTheTerminalAnswersASummaryOfferAndEnterSummarizes(t *testing.T) {
+	for _, c := range []struct{ typed, want string }{
+		{"\n", store.SummaryChoiceSummarize},
+		{"y\n", store.SummaryChoiceSummarize},
+		{"n\n", store.SummaryChoiceLeaveOut},
+		{"leave\n", store.SummaryChoiceLeaveOut},
+	} {
+		var out bytes.Buffer
+		asker := &terminalApprover{in: bufio.NewReader(strings.NewReader(c.typed)), out: &out, flush: func() {}}
+		got, err := asker.OfferSummary(context.Background(), "c1", store.SummaryOffer{Messages: 3})
+		if err != nil || got != c.want || !strings.Contains(out.String(), "Summarize them? [Y/n: leave them out]") {
+			t.Errorf("typed %q: %q, %v; asked %q", c.typed, got, err, out.String())
+		}
+	}
+	// an interrupt while it asks ends the question
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r, w := io.Pipe()
+	defer w.Close()
+	asker := &terminalApprover{in: bufio.NewReader(r), out: io.Discard, flush: func() {}}
+	if _, err := asker.OfferSummary(ctx, "c1", store.SummaryOffer{}); err == nil {
+		t.Error("a cancelled question answered")
 	}
 }

@@ -16,6 +16,7 @@ import { Message } from './Message'
 import { EditBox, MessageActions } from './MessageActions'
 import { ErrorNotice } from './ErrorNotice'
 import { ModelLoadingNote } from './ModelLoadingNote'
+import { SummaryOfferCard } from './SummaryOfferCard'
 import { changesShortcut, redoShortcut, undoShortcut } from '../keyboard/shortcuts'
 import { ToolCard } from './ToolCard'
 
@@ -47,6 +48,7 @@ function entrySize(chat: ChatState, e: TimelineEntry): number {
     return m ? m.content.length + (m.complete ? 0 : m.thinking.length) : 0
   }
   if (e.kind === 'tool') return 300 + (chat.tools[e.id]?.details?.diff?.length ?? 0)
+  if (e.kind === 'offer') return 300
   return e.text.length
 }
 
@@ -278,6 +280,17 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
             current={c.id === current}
           />
         </ItemBoundary>
+      ) : null
+    }
+    if (e.kind === 'offer') {
+      const offer = chat.offers[e.id]
+      return offer ? (
+        <SummaryOfferCard
+          key={e.id}
+          offer={offer}
+          waiting={chat.phase === 'awaiting_summary'}
+          onAnswer={(choice) => void store.answerSummary(choice)}
+        />
       ) : null
     }
     if (e.tone === 'error' && e.code) return <ErrorNotice key={e.id} code={e.code} message={e.text} />

@@ -364,6 +364,7 @@ const phaseLabels: Record<string, string> = {
   tools: 'Running tools…',
   continuing: 'Reading the results…',
   awaiting_approval: 'Waiting for your approval',
+  awaiting_summary: 'Waiting for your answer: summarize older messages?',
 }
 
 /** Says that the Ollama server in use is the one Prototyper started, and stops when it quits. */

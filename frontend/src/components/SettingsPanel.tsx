@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react'
-import { errorText, type ApprovalPolicy, type Config, type Provider, type Theme, type ThinkLevel } from '../backend'
+import { errorText, type ApprovalPolicy, type Config, type OlderTurnsPolicy, type Provider, type Theme, type ThinkLevel } from '../backend'
 import { useAppState, useStore } from '../state/useAppState'
 
 const thinkLevels: ThinkLevel[] = ['off', 'on', 'low', 'medium', 'high']
@@ -66,6 +66,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
   const [keepAlive, setKeepAlive] = useState(String(config.keepAliveMin || ''))
   const [loopRepeats, setLoopRepeats] = useState(String(config.loopRepeats || ''))
   const [textCalls, setTextCalls] = useState(!config.ignoreTextToolCalls)
+  const [olderTurns, setOlderTurns] = useState<OlderTurnsPolicy>(config.olderTurns ?? 'ask')
   const [instructions, setInstructions] = useState(config.instructions ?? '')
   const [error, setError] = useState('')
   const [saving, setSaving] = useState(false)
@@ -104,6 +105,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
         keepAliveMin: Number(keepAlive) || 0,
         loopRepeats: Number(loopRepeats) || 0,
         ignoreTextToolCalls: !textCalls,
+        olderTurns,
         instructions,
       })
       onClose()
@@ -215,6 +217,14 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
         <label>
           Stop a run when the model repeats the same call (times in a row)
           <input type="number" min={2} step={1} value={loopRepeats} onChange={(e) => setLoopRepeats(e.target.value)} />
+        </label>
+        <label>
+          When older messages no longer fit
+          <select value={olderTurns} onChange={(e) => setOlderTurns(e.target.value as OlderTurnsPolicy)}>
+            <option value="ask">Ask</option>
+            <option value="always">Always summarize</option>
+            <option value="never">Leave them out</option>
+          </select>
         </label>
         <label className="inline">
           <input type="checkbox" checked={textCalls} onChange={(e) => setTextCalls(e.target.checked)} />

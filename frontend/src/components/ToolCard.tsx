@@ -215,7 +215,7 @@ function focusComposerIfLost() {
   }, 0)
 }
 
-function ShortcutKey({ shortcut }: { shortcut: Shortcut }) {
+export function ShortcutKey({ shortcut }: { shortcut: Shortcut }) {
   // Hidden from the accessible name ("Approve"); aria-keyshortcuts tells it instead.
   return (
     <kbd className="shortcut" aria-hidden="true">

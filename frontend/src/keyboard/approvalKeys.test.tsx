@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest'
 import { act, fireEvent, screen, within } from '@testing-library/react'
-import type { AgentEvent, ToolCallRecord } from '../backend'
+import type { AgentEvent, OpenedChat, ToolCallRecord } from '../backend'
 import type { FakeBackend } from '../fakeBackend'
 import { mountApp } from '../test/mountApp'
 import { resetTyping } from './typing'
@@ -32,6 +32,11 @@ async function mount(prepare?: (backend: FakeBackend) => void) {
   return { backend, store, composer, emit, waitFor }
 }
 
+// The chat c1 as the store gives it when the window opens it: idle and empty but for fields.
+const openWaiting = (backend: FakeBackend, fields: Partial<OpenedChat>) => {
+  backend.opened['c1'] = { chat: backend.chats[0], phase: 'idle', liveRunId: '', messages: [], toolCalls: [], ...fields }
+}
+
 const alt = (key: string) => ({ key, code: `Key${key.toUpperCase()}`, altKey: true })
 const cardOf = (id: string) => screen.getAllByTestId('tool-card').find((e) => e.dataset.toolCallId === id)!
 
@@ -59,12 +64,10 @@ describe('approving with the keyboard', () => {
   })
 
   it('leaves the focus in the composer when the chat opened at start already waits', async () => {
-    const { composer } = await mount((backend) => {
-      backend.opened['c1'] = {
-        chat: backend.chats[0],
+    const { composer } = await mount((backend) =>
+      openWaiting(backend, {
         phase: 'awaiting_approval',
         liveRunId: 'r1',
-        messages: [],
         toolCalls: [
           {
             id: 'w1',
@@ -77,8 +80,8 @@ describe('approving with the keyboard', () => {
             awaitingApproval: true,
           } as unknown as ToolCallRecord,
         ],
-      }
-    })
+      }),
+    )
     expect(within(cardOf('w1')).getByRole('button', { name: 'Approve' })).toBeTruthy()
     expect(document.activeElement).toBe(composer)
   })
@@ -203,5 +206,75 @@ describe('approving with the keyboard', () => {
     expect(screen.getByTestId('window-status').textContent).toBe(
       'write_file t1.txt waits for your approval: Alt+A approves, Alt+D denies.',
     )
+  })
+})
+
+describe('the offer to summarize older messages', () => {
+  const offerText = "3 earlier messages no longer fit in qwen3:4b's context (9.1k of 8.2k tokens). Summarize them — the same model writes a summary you can read, kept in the chat — or leave them out."
+  const offer = (emit: Awaited<ReturnType<typeof mount>>['emit']) =>
+    emit([
+      { type: 'context.summary_offered', offerId: 'offer_r1', droppedMessages: 3, model: 'qwen3:4b', message: offerText },
+      { type: 'run.finished', stopReason: 'awaiting_summary' },
+      { type: 'phase', phase: 'awaiting_summary' },
+    ])
+  const card = () => screen.getByTestId('summary-offer')
+
+  it('shows the offer with its two answers, says which keys answer it, and Alt+S summarizes', async () => {
+    const { backend, emit } = await mount()
+    offer(emit)
+    expect(card().textContent).toContain(offerText)
+    const summarize = within(card()).getByRole('button', { name: 'Summarize' })
+    expect(summarize.getAttribute('aria-keyshortcuts')).toBe('Alt+S')
+    expect(within(card()).getByRole('button', { name: 'Leave out' }).getAttribute('aria-keyshortcuts')).toBe('Alt+O')
+    expect(screen.getByTestId('window-status').textContent).toBe(`${offerText} Alt+S summarizes, Alt+O leaves them out.`)
+    await act(async () => void fireEvent.keyDown(document.body, alt('s')))
+    expect(backend.callsOf('AnswerSummaryOffer')).toEqual([['c1', 'summarize']])
+    // the card says the answer at once, and a second key answers nothing
+    expect(within(card()).queryByRole('button', { name: 'Summarize' })).toBeNull()
+    expect(screen.getByTestId('summary-offer-answer').textContent).toBe('You chose to summarize them.')
+    await act(async () => void fireEvent.keyDown(document.body, alt('o')))
+    expect(backend.callsOf('AnswerSummaryOffer')).toHaveLength(1)
+  })
+
+  it('leaves them out with the Leave out button, and keeps the answer the run reports', async () => {
+    const { backend, emit } = await mount()
+    offer(emit)
+    await act(async () => void fireEvent.click(within(card()).getByRole('button', { name: 'Leave out' })))
+    expect(backend.callsOf('AnswerSummaryOffer')).toEqual([['c1', 'leave_out']])
+    emit([
+      { type: 'context.summary_answered', offerId: 'offer_r1', choice: 'leave_out' },
+      { type: 'run.started', runId: 'r2', trigger: 'summary' },
+      { type: 'phase', phase: 'submitted', runId: 'r2' },
+    ])
+    expect(card().dataset.choice).toBe('leave_out')
+    expect(screen.getByTestId('summary-offer-answer').textContent).toBe('You chose to leave them out.')
+  })
+
+  it('says an offer the run was stopped on was not answered', async () => {
+    const { emit } = await mount()
+    offer(emit)
+    emit([
+      { type: 'context.summary_answered', offerId: 'offer_r1', choice: 'none' },
+      { type: 'phase', phase: 'idle' },
+    ])
+    expect(within(card()).queryByRole('button')).toBeNull()
+    expect(screen.getByTestId('summary-offer-answer').textContent).toBe('Not answered: the run was stopped.')
+  })
+
+  it('shows a chat reopened while its offer waits with the offer to answer, and an answered one with its answer', async () => {
+    const { backend } = await mount((backend) =>
+      openWaiting(backend, {
+        phase: 'awaiting_summary',
+        messages: [{ id: 'u1', role: 'user', content: 'more', runId: 'r2', complete: true } as never],
+        notes: [
+          { runId: 'r1', message: 'An earlier offer.', offer: { id: 'offer_r1', messages: 2, tokens: 9000, numCtx: 8192, model: 'm', choice: 'summarize' } },
+          { runId: 'r2', message: offerText, offer: { id: 'offer_r2', messages: 3, tokens: 9100, numCtx: 8192, model: 'm' } },
+        ],
+      }),
+    )
+    const cards = screen.getAllByTestId('summary-offer')
+    expect(cards.map((c) => c.dataset.choice)).toEqual(['waiting'])
+    await act(async () => void fireEvent.keyDown(document.body, alt('s')))
+    expect(backend.callsOf('AnswerSummaryOffer')).toEqual([['c1', 'summarize']])
   })
 })

@@ -21,6 +21,9 @@ export const denyShortcut: Shortcut = { label: 'Alt+D', letter: 'd', does: 'Deny
 export const denyWithReasonShortcut: Shortcut = { label: 'Alt+R', letter: 'r', does: 'Deny the waiting call and tell the model why' }
 /** Always allow this tool in this workspace. */
 export const alwaysAllowShortcut: Shortcut = { label: 'Alt+L', letter: 'l', does: 'Always allow the waiting tool in this folder' }
+/** Answer the offer to summarize the older messages that no longer fit the model's context. */
+export const summarizeShortcut: Shortcut = { label: 'Alt+S', letter: 's', does: 'Summarize the older messages that no longer fit' }
+export const leaveOutShortcut: Shortcut = { label: 'Alt+O', letter: 'o', does: 'Leave out the older messages that no longer fit' }
 /** Undo the open chat's newest run that changed files, and redo the last undo. */
 export const undoShortcut: Shortcut = { label: 'Alt+Z', letter: 'z', does: 'Undo the newest run that changed files' }
 export const redoShortcut: Shortcut = { label: 'Alt+Y', letter: 'y', does: 'Redo what the last undo took back' }
@@ -78,6 +81,8 @@ export const helpList: Array<{ label: string; does: string }> = [
   denyShortcut,
   denyWithReasonShortcut,
   alwaysAllowShortcut,
+  summarizeShortcut,
+  leaveOutShortcut,
   undoShortcut,
   redoShortcut,
   changesShortcut,

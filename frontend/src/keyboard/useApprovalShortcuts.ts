@@ -1,14 +1,16 @@
 import { useEffect } from 'react'
 import type { AppStore } from '../state/store'
-import { oldestWaitingCard, redoable } from '../state/chatReducer'
+import { oldestWaitingCard, redoable, waitingOffer } from '../state/chatReducer'
 import {
   alwaysAllowShortcut,
   approveShortcut,
   changesShortcut,
   denyShortcut,
   denyWithReasonShortcut,
+  leaveOutShortcut,
   matches,
   redoShortcut,
+  summarizeShortcut,
   undoShortcut,
 } from './shortcuts'
 import { modalDialogOpen, watchTyping } from './typing'
@@ -18,7 +20,8 @@ import { modalDialogOpen, watchTyping } from './typing'
  * waits for approval, Alt+R opens its "Deny and tell the model why" field and Alt+L allows its
  * tool for good in the workspace, from anywhere in the window (the composer included); Alt+Z
  * undoes the open chat's newest run that changed files and Alt+Y redoes; Alt+C opens (or
- * closes) the review of the files the open chat changed; and the typing watch
+ * closes) the review of the files the open chat changed; Alt+S and Alt+O answer the open chat's
+ * offer to summarize older messages (summarize, leave them out); and the typing watch
  * that keeps the Approve button from taking the focus while the user types.
  */
 export function useApprovalShortcuts(store: AppStore): void {
@@ -40,6 +43,11 @@ export function useApprovalShortcuts(store: AppStore): void {
         e.preventDefault()
         if (matches(e, undoShortcut)) void store.undo()
         else if (redoable(chat)) void store.redo()
+        return
+      }
+      if (waitingOffer(chat) && (matches(e, summarizeShortcut) || matches(e, leaveOutShortcut))) {
+        e.preventDefault()
+        void store.answerSummary(matches(e, summarizeShortcut) ? 'summarize' : 'leave_out')
         return
       }
       const waiting = oldestWaitingCard(chat, st.decisions)

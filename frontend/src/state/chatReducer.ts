@@ -4,9 +4,10 @@
 // move forward, a phase older than the current one is ignored. An event about a tool card or a
 // message nobody announced creates it instead of being dropped.
 
-import type { AgentEvent, ChangeSummary, OpenedChat, Phase, Preview, Role, StopReason, ToolDetails, Usage } from '../backend'
+import type { AgentEvent, ChangeSummary, OpenedChat, Phase, Preview, Role, StopReason, SummaryChoice, ToolDetails, Usage } from '../backend'
 import {
   checkApproval,
+  checkSummaryChoice,
   checkDetails,
   checkOpenedChat,
   checkPhase,
@@ -89,9 +90,20 @@ export interface MessageView {
   files?: { path: string; content: string }[]
 }
 
+/** A run's offer to summarize the older messages that no longer fit, and the answer. */
+export interface OfferView {
+  id: string
+  runId: string
+  /** The offer's sentence: how many messages, the model, how many tokens of its context. */
+  text: string
+  /** '' while nobody answered; 'none' when it was closed unanswered. */
+  choice: SummaryChoice | ''
+}
+
 export type TimelineEntry =
   | { kind: 'message'; id: string }
   | { kind: 'tool'; id: string }
+  | { kind: 'offer'; id: string }
   | { kind: 'notice'; id: string; tone: 'error' | 'info'; text: string; code?: string }
 
 export interface ChatState {
@@ -113,6 +125,8 @@ export interface ChatState {
   loadingModel: { model: string; since: number } | null
   /** The chat's checkpoints, oldest first: runs that changed files, undos, redos. */
   changes: ChangeSummary[]
+  /** The summary offers of the chat's runs, by offer id. */
+  offers: Record<string, OfferView>
 }
 
 const recentWindow = 256
@@ -131,7 +145,18 @@ export function emptyChat(chatId: string): ChatState {
     loaded: false,
     loadingModel: null,
     changes: [],
+    offers: {},
   }
+}
+
+/** The summary offer the open chat waits for an answer to, if any. */
+export function waitingOffer(chat: ChatState | undefined): OfferView | null {
+  if (!chat || chat.phase !== 'awaiting_summary') return null
+  for (let i = chat.timeline.length - 1; i >= 0; i--) {
+    const e = chat.timeline[i]
+    if (e.kind === 'offer' && chat.offers[e.id] && !chat.offers[e.id].choice) return chat.offers[e.id]
+  }
+  return null
 }
 
 /** The run's checkpoint while it stands (not undone) and holds paths: its "Undo" shows. */
@@ -442,6 +467,20 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
         `Earlier messages were left out to fit the context: ${ev.droppedMessages ?? 0} dropped, about ${ev.estimatedTokens ?? 0} of ${ev.numCtx ?? 0} tokens used.`,
       )
 
+    case 'context.summary_offered': {
+      const id = str(ev.offerId) || `offer_${runId}`
+      if (s.offers[id]) return s
+      const offer: OfferView = { id, runId, text: str(ev.message), choice: '' }
+      return { ...s, offers: { ...s.offers, [id]: offer }, timeline: [...s.timeline, { kind: 'offer', id }] }
+    }
+
+    case 'context.summary_answered': {
+      const offer = s.offers[str(ev.offerId)]
+      const choice = checkSummaryChoice(ev.choice)
+      if (!offer || !choice) return s
+      return { ...s, offers: { ...s.offers, [offer.id]: { ...offer, choice } } }
+    }
+
     case 'context.cut':
       return addNotice(s, ev, 'error', ev.message || 'The conversation did not fit the model\'s context: the model did not see all of it.')
 
@@ -536,12 +575,18 @@ function withNotes(timeline: TimelineEntry[], notes: CheckedNote[], runOf: (e: T
   let out = timeline
   notes.forEach((n, i) => {
     const view = n.stopReason ? stopNotice(n.stopReason, n.message) : { tone: 'error' as const, text: n.message }
-    const at = out.flatMap((e, k) => (e.kind !== 'notice' && runOf(e) === n.runId ? [k] : []))
+    const at = out.flatMap((e, k) => (e.kind !== 'notice' && e.kind !== 'offer' && runOf(e) === n.runId ? [k] : []))
+    if (n.offer && at.length === 0 && !n.offer.choice) {
+      out = [...out, { kind: 'offer', id: n.offer.id }] // the offer waits: the chat's end
+      return
+    }
     if (!view || at.length === 0) return
     const before = n.stopReason ? -1 : at.find((k) => !isUser(out[k])) ?? -1
     const pos = before >= 0 ? before : at[at.length - 1] + 1
-    const entry: TimelineEntry = { kind: 'notice', id: `note:${n.runId}:${i}`, tone: view.tone, text: view.text }
-    if (n.code) entry.code = n.code
+    const entry: TimelineEntry = n.offer
+      ? { kind: 'offer', id: n.offer.id }
+      : { kind: 'notice', id: `note:${n.runId}:${i}`, tone: view.tone, text: view.text }
+    if (n.code && entry.kind === 'notice') entry.code = n.code
     out = [...out.slice(0, pos), entry, ...out.slice(pos)]
   })
   return out
@@ -651,7 +696,8 @@ export const stoppedBeforeTheEnd = 'Stopped before the end.'
  */
 export function chatFromSnapshot(raw: OpenedChat | unknown, chatId = ''): ChatState {
   const opened = checkOpenedChat(raw, chatId)
-  const phase = opened.liveRunId || opened.phase === 'awaiting_approval' ? opened.phase : 'idle'
+  const waits = opened.phase === 'awaiting_approval' || opened.phase === 'awaiting_summary'
+  const phase = opened.liveRunId || waits ? opened.phase : 'idle'
   const s = emptyChat(opened.chatId)
   const records = opened.toolCalls
   const byMessage = new Map<string, CheckedToolCall[]>()
@@ -696,7 +742,11 @@ export function chatFromSnapshot(raw: OpenedChat | unknown, chatId = ''): ChatSt
     (e) => (e.kind === 'message' ? messages[e.id]?.runId : tools[e.id]?.runId) ?? '',
     (e) => e.kind === 'message' && messages[e.id]?.role === 'user',
   )
-  return { ...s, phase, runId: opened.liveRunId, messages, tools, timeline: noted, loaded: true, changes: opened.changes }
+  const offers: Record<string, OfferView> = {}
+  for (const n of opened.notes) {
+    if (n.offer) offers[n.offer.id] = { id: n.offer.id, runId: n.runId, text: n.message, choice: n.offer.choice }
+  }
+  return { ...s, phase, runId: opened.liveRunId, messages, tools, timeline: noted, loaded: true, changes: opened.changes, offers }
 }
 
 /**
@@ -708,6 +758,7 @@ export function mergeLive(snapshot: ChatState, live: ChatState | undefined): Cha
   if (!live) return snapshot
   const messages = { ...snapshot.messages }
   const tools = { ...snapshot.tools }
+  const offers = { ...snapshot.offers }
   const timeline = [...snapshot.timeline]
   const has = new Set(timeline.map((e) => `${e.kind}:${e.id}`))
   // a sentence the store kept (a run's notes) is the one the window saw live
@@ -725,6 +776,8 @@ export function mergeLive(snapshot: ChatState, live: ChatState | undefined): Cha
       messages[e.id] = sm && !lm.content.startsWith(sm.content) ? { ...lm, content: sm.content + lm.content } : lm
     } else if (e.kind === 'tool') {
       tools[e.id] = live.tools[e.id]
+    } else if (e.kind === 'offer') {
+      offers[e.id] = live.offers[e.id].choice || !offers[e.id] ? live.offers[e.id] : offers[e.id]
     } else if (saidNotices.has(`${e.tone}:${e.text}`)) {
       continue
     }
@@ -745,6 +798,7 @@ export function mergeLive(snapshot: ChatState, live: ChatState | undefined): Cha
     recentSeqs: live.recentSeqs,
     messages,
     tools,
+    offers,
     timeline,
     loaded: true,
     changes: mergeChanges(snapshot.changes, live.changes),

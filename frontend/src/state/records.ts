@@ -5,7 +5,7 @@
 // and returns a complete value with a safe default for everything missing or malformed, so that
 // the reducer and the components never meet an undefined where they expect a string.
 
-import type { ChangeSummary, Decision, Phase, Preview, Removal, Role, StopReason, ToolDetails, Usage } from '../backend'
+import type { ChangeSummary, Decision, Phase, Preview, Removal, Role, StopReason, SummaryChoice, ToolDetails, Usage } from '../backend'
 
 // The members of the Phase and Role types, as values. A Record over the type makes the compiler
 // hold each list to the type's definition in backend.ts: a member missing or unknown fails.
@@ -17,6 +17,7 @@ const phases: ReadonlySet<string> = new Set(
     tools: true,
     continuing: true,
     awaiting_approval: true,
+    awaiting_summary: true,
   } satisfies Record<Phase, true>),
 )
 const roles: ReadonlySet<string> = new Set(
@@ -182,7 +183,13 @@ export function checkToolCall(v: unknown): CheckedToolCall | null {
   }
 }
 
-const stopReasons: ReadonlySet<string> = new Set<StopReason>(['completed', 'max_steps', 'aborted', 'error', 'awaiting_approval', 'length', 'loop'])
+const stopReasons: ReadonlySet<string> = new Set<StopReason>(['completed', 'max_steps', 'aborted', 'error', 'awaiting_approval', 'length', 'loop', 'awaiting_summary'])
+const summaryChoices: ReadonlySet<string> = new Set<SummaryChoice>(['summarize', 'leave_out', 'none'])
+
+/** A summary offer's answer the window knows, else '' (it waits). */
+export function checkSummaryChoice(v: unknown): SummaryChoice | '' {
+  return typeof v === 'string' && summaryChoices.has(v) ? (v as SummaryChoice) : ''
+}
 
 /** A sentence a run said besides its messages, with its run. */
 export interface CheckedNote {
@@ -191,12 +198,16 @@ export interface CheckedNote {
   stopReason: StopReason | ''
   code: string
   message: string
+  /** The summary offer the sentence is, with its answer ('' while it waits). */
+  offer?: { id: string; choice: SummaryChoice | '' }
 }
 
 export function checkNote(v: unknown): CheckedNote | null {
   if (!isObject(v) || !str(v.runId) || !str(v.message)) return null
   const stop = str(v.stopReason)
-  return { runId: str(v.runId), stopReason: stopReasons.has(stop) ? (stop as StopReason) : '', code: str(v.code), message: str(v.message) }
+  const note: CheckedNote = { runId: str(v.runId), stopReason: stopReasons.has(stop) ? (stop as StopReason) : '', code: str(v.code), message: str(v.message) }
+  if (isObject(v.offer) && str(v.offer.id)) note.offer = { id: str(v.offer.id), choice: checkSummaryChoice(v.offer.choice) }
+  return note
 }
 
 /** A call as an assistant message lists it. */

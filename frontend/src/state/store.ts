@@ -47,7 +47,9 @@ import {
   markRunning,
   mergeLive,
   reduceChat,
+  waitingOffer,
   type ChatState,
+  type OfferView,
   type TimelineEntry,
 } from './chatReducer'
 
@@ -701,6 +703,28 @@ export class AppStore {
       const decisions = { ...this.state.decisions }
       delete decisions[toolCallId]
       this.set({ decisions })
+      this.fail(err)
+    }
+  }
+
+  /**
+   * Answers the open chat's offer to summarize the older messages that no longer fit: the card
+   * shows the answer at once (a second press finds no offer), and the chat goes on.
+   */
+  async answerSummary(choice: 'summarize' | 'leave_out'): Promise<void> {
+    const chatId = this.state.activeChatId
+    const chat = chatId ? this.state.chats[chatId] : undefined
+    const offer = waitingOffer(chat)
+    if (!chatId || !chat || !offer) return
+    const answered = (c: OfferView['choice']) => {
+      const now = this.state.chats[chatId]
+      if (now?.offers[offer.id]) this.setChat(chatId, { ...now, offers: { ...now.offers, [offer.id]: { ...now.offers[offer.id], choice: c } } })
+    }
+    answered(choice)
+    try {
+      await this.backend.answerSummaryOffer(chatId, choice)
+    } catch (err) {
+      answered('') // refused: the buttons work again, and the error says why
       this.fail(err)
     }
   }
