@@ -119,6 +119,26 @@ describe('images in the composer', () => {
     expect(sent).toEqual([['what is this?', ['iVBORw==']]])
   })
 
+  it('reads a pasted image from the clipboard when the paste event lists none (WebKitGTK)', async () => {
+    const read = vi.fn(async () => [{ types: ['text/html', 'image/png'], getType: async () => png }])
+    Object.defineProperty(navigator, 'clipboard', { value: { read }, configurable: true })
+    try {
+      const sent: Array<[string, string[]]> = []
+      render(<Composer disabledReason="" busy={false} vision model="llava" onSend={(t, i) => void sent.push([t, i ?? []])} onStop={() => {}} />)
+      const box = screen.getByTestId('composer')
+      fireEvent.paste(box, { clipboardData: { types: [], files: [], items: [] } })
+      await waitFor(() => expect(screen.getByRole('button', { name: 'Remove image 1' })).toBeTruthy())
+      fireEvent.change(box, { target: { value: 'what is this?' } })
+      fireEvent.keyDown(box, { key: 'Enter' })
+      expect(sent).toEqual([['what is this?', ['iVBORw==']]])
+      // a paste of text is the box's own: the clipboard is not read for it
+      fireEvent.paste(box, { clipboardData: { types: ['text/plain'], files: [], items: [] } })
+      expect(read).toHaveBeenCalledTimes(1)
+    } finally {
+      Reflect.deleteProperty(navigator, 'clipboard')
+    }
+  })
+
   it('refuses them before sending for a model that cannot see', async () => {
     const sent: string[] = []
     render(<Composer disabledReason="" busy={false} vision={false} model="qwen3:4b" onSend={(t) => void sent.push(t)} onStop={() => {}} />)

@@ -32,13 +32,28 @@ export interface ComposerProps {
 }
 
 /** Reads a file as base64 (without the data URL's head). */
-function readBase64(file: File): Promise<string> {
+function readBase64(file: Blob): Promise<string> {
   return new Promise((resolve, reject) => {
     const r = new FileReader()
     r.onload = () => resolve(String(r.result).replace(/^data:[^,]*,/, ''))
     r.onerror = () => reject(r.error ?? new Error('the file could not be read'))
     r.readAsDataURL(file)
   })
+}
+
+/**
+ * The images on the system clipboard, read through the asynchronous clipboard API. WebKitGTK
+ * hands a paste event no image (its clipboardData is empty when the clipboard holds only
+ * image/png), yet lets the page read the clipboard while that event is handled.
+ */
+async function clipboardImages(): Promise<Blob[]> {
+  const read = typeof navigator !== 'undefined' ? navigator.clipboard?.read?.bind(navigator.clipboard) : undefined
+  if (!read) return []
+  const items = await read()
+  const blobs = await Promise.all(
+    items.flatMap((item) => item.types.filter((t) => t.startsWith('image/')).slice(0, 1).map((t) => item.getType(t))),
+  )
+  return blobs
 }
 
 /**
@@ -114,8 +129,21 @@ export function Composer({
       .filter((f): f is File => f !== null)
     const pics = (files.length > 0 ? files : items).filter((f) => f.type.startsWith('image/'))
     if (pics.length === 0) return false
-    void Promise.all(pics.map(readBase64)).then((b64) => setImages((i) => [...i, ...b64]))
+    add(pics)
     return true
+  }
+
+  const add = (pics: Blob[]) => {
+    if (pics.length > 0) void Promise.all(pics.map(readBase64)).then((b64) => setImages((i) => [...i, ...b64]))
+  }
+
+  // A paste that brings no text and no image the event lists may still be an image on the
+  // clipboard (WebKitGTK's case): it is read from the clipboard itself.
+  const paste = (data: DataTransfer | null) => {
+    if (attach(data)) return true
+    if (Array.from(data?.types ?? []).includes('text/plain')) return false
+    void clipboardImages().then(add, () => {})
+    return false
   }
 
   const edit = (value: string, caret: number) => {
@@ -240,7 +268,7 @@ export function Composer({
           aria-activedescendant={mention ? `file-mention-${mention.active}` : undefined}
           onKeyDown={onKeyDown}
           onPaste={(e) => {
-            if (attach(e.clipboardData)) e.preventDefault()
+            if (paste(e.clipboardData)) e.preventDefault()
           }}
           onDragOver={(e) => e.preventDefault()}
           onDrop={(e) => {
