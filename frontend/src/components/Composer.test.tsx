@@ -153,6 +153,38 @@ describe('images in the composer', () => {
   })
 })
 
+describe('files dropped on the window', () => {
+  const png = new File([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], 'dot.png', { type: 'image/png' })
+  const pdf = new File([new Uint8Array([0x25, 0x50, 0x44, 0x46])], 'paper.pdf', { type: 'application/pdf' })
+
+  it('attaches an image dropped anywhere, and keeps the webview from opening the file', async () => {
+    setup({ vision: true })
+    const drop = new Event('drop', { bubbles: true, cancelable: true })
+    Object.assign(drop, { dataTransfer: { types: ['Files'], files: [png] } })
+    document.body.dispatchEvent(drop)
+    expect(drop.defaultPrevented).toBe(true)
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Remove image 1' })).toBeTruthy())
+  })
+
+  it('says that a file which is no image cannot go with a message', () => {
+    const { box } = setup({ vision: true })
+    fireEvent.drop(box, { dataTransfer: { types: ['Files'], files: [pdf] } })
+    expect(screen.getByTestId('composer-not-an-image').textContent).toMatch(/^Only images/)
+    expect(screen.queryByTestId('composer-images')).toBeNull()
+    fireEvent.change(box, { target: { value: 'hello' } })
+    fireEvent.keyDown(box, { key: 'Enter' })
+    expect(screen.queryByTestId('composer-not-an-image')).toBeNull()
+  })
+
+  it('leaves a drag of text to the page', () => {
+    setup()
+    const over = new Event('dragover', { bubbles: true, cancelable: true })
+    Object.assign(over, { dataTransfer: { types: ['text/plain'], files: [] } })
+    document.body.dispatchEvent(over)
+    expect(over.defaultPrevented).toBe(false)
+  })
+})
+
 describe('@ completion over the workspace files', () => {
   it('offers the files after an @ and puts the one picked with Enter in the message', async () => {
     const asked: string[] = []

@@ -80,6 +80,8 @@ export function Composer({
   // @path completion: the @word being typed, the files it matches, the one highlighted
   const [mention, setMention] = useState<{ start: number; caret: number; files: string[]; active: number } | null>(null)
   const [images, setImages] = useState<string[]>([])
+  // a file pasted or dropped that is no image: said until the next attachment or message
+  const [noImage, setNoImage] = useState(false)
   const blind = images.length > 0 && vision === false
   const box = useRef<HTMLTextAreaElement>(null)
   const disabled = disabledReason !== ''
@@ -113,29 +115,59 @@ export function Composer({
     const sent = images
     setDraft('')
     setImages([])
+    setNoImage(false)
     void Promise.resolve(sent.length > 0 ? onSend(text, sent) : onSend(text)).catch(() => {
       setDraft((d) => d || text)
       setImages((i) => (i.length ? i : sent))
     })
   }
 
+  const add = (pics: Blob[]) => {
+    if (pics.length > 0) void Promise.all(pics.map(readBase64)).then((b64) => setImages((i) => [...i, ...b64]))
+  }
+
   // Images pasted or dropped into the composer go with the next message.
   const attach = (data: DataTransfer | null | undefined): boolean => {
-    // files where the webview lists them, else the items (WebKitGTK gives a pasted image so)
+    setNoImage(false)
+    // files where the webview lists them, else the items (some webviews list a pasted image only there)
     const files = Array.from(data?.files ?? [])
     const items = Array.from(data?.items ?? [])
       .filter((i) => i.kind === 'file')
       .map((i) => i.getAsFile())
       .filter((f): f is File => f !== null)
-    const pics = (files.length > 0 ? files : items).filter((f) => f.type.startsWith('image/'))
-    if (pics.length === 0) return false
+    const all = files.length > 0 ? files : items
+    const pics = all.filter((f) => f.type.startsWith('image/'))
+    if (all.length > 0 && pics.length < all.length) setNoImage(true)
+    if (pics.length === 0) return all.length > 0
     add(pics)
     return true
   }
 
-  const add = (pics: Blob[]) => {
-    if (pics.length > 0) void Promise.all(pics.map(readBase64)).then((b64) => setImages((i) => [...i, ...b64]))
-  }
+  // Files dropped anywhere on the window come to the composer: a drop the page left alone
+  // would make the webview open the file in place of the app.
+  const attachRef = useRef(attach)
+  useEffect(() => {
+    attachRef.current = attach
+  })
+  useEffect(() => {
+    const files = (e: DragEvent) => !!e.dataTransfer && (Array.from(e.dataTransfer.types ?? []).includes('Files') || (e.dataTransfer.files?.length ?? 0) > 0)
+    const over = (e: DragEvent) => {
+      if (!files(e)) return
+      e.preventDefault()
+      if (e.dataTransfer) e.dataTransfer.dropEffect = disabled ? 'none' : 'copy'
+    }
+    const drop = (e: DragEvent) => {
+      if (!files(e)) return
+      e.preventDefault()
+      if (!disabled) attachRef.current(e.dataTransfer)
+    }
+    window.addEventListener('dragover', over)
+    window.addEventListener('drop', drop)
+    return () => {
+      window.removeEventListener('dragover', over)
+      window.removeEventListener('drop', drop)
+    }
+  }, [disabled])
 
   // A paste that brings no text and no image the event lists may still be an image on the
   // clipboard (WebKitGTK's case): it is read from the clipboard itself.
@@ -212,6 +244,11 @@ export function Composer({
           {model || 'This model'} cannot see images: remove them, or pick a model with the “vision” badge.
         </div>
       )}
+      {!disabled && noImage && (
+        <div className="composer-note err" role="alert" data-testid="composer-not-an-image">
+          Only images (PNG, JPEG, GIF, WebP) can go with a message; name a file of the workspace with @path instead.
+        </div>
+      )}
       {images.length > 0 && (
         <div className="composer-images" data-testid="composer-images">
           {images.map((b64, i) => (
@@ -269,10 +306,6 @@ export function Composer({
           onKeyDown={onKeyDown}
           onPaste={(e) => {
             if (paste(e.clipboardData)) e.preventDefault()
-          }}
-          onDragOver={(e) => e.preventDefault()}
-          onDrop={(e) => {
-            if (attach(e.dataTransfer)) e.preventDefault()
           }}
           rows={2}
         />
