@@ -73,6 +73,7 @@ function ConnectedComposer() {
       onEditLast={store.editLast}
       restored={restored}
       onRestored={store.takeRestoredDraft}
+      onRestoredImages={store.takeRestoredImages}
     />
   )
 }

@@ -21,6 +21,8 @@ export interface ComposerProps {
   /** Text given back to the box (queued messages a stopped run never took), taken once. */
   restored?: string
   onRestored?: () => string
+  /** Images (base64) given back with that text, taken once. */
+  onRestoredImages?: () => string[]
   /** Whether the model reads images: false refuses pasted or dropped images before sending. */
   vision?: boolean
   /** The model's name, for the sentence that refuses images. */
@@ -71,6 +73,7 @@ export function Composer({
   onEditLast,
   restored,
   onRestored,
+  onRestoredImages,
   vision,
   model,
   suggestFiles,
@@ -87,12 +90,14 @@ export function Composer({
   const disabled = disabledReason !== ''
   const tooLong = useMemo(() => overBudget(draft, budget), [draft, budget])
 
-  // Text given back is added to what is being typed, never in place of it.
+  // Text given back is added to what is being typed, never in place of it; so are its images.
   useEffect(() => {
     if (!restored || !onRestored) return
     const text = onRestored()
     if (text) setDraft((d) => (d.trim() ? `${d}\n\n${text}` : text))
-  }, [restored, onRestored])
+    const pics = onRestoredImages?.() ?? []
+    if (pics.length > 0) setImages((i) => [...i, ...pics])
+  }, [restored, onRestored, onRestoredImages])
 
   // The box grows with its text, up to a third of the window; beyond that it scrolls.
   useLayoutEffect(() => {
