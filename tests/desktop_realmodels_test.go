@@ -113,10 +113,13 @@ func mustHost(t *testing.T, raw string) *url.URL {
 }
 
 // seeingModel has the vision capability and says how many images a message brought it (the
-// server hands it the images; an I in its trail for each).
+// server hands it the images; an I in its trail for each). Without an image it waits on the
+// reference MCP server's long operation, so that a message can be sent while it is busy.
 var seeingModel = ollamatest.Model{Name: "e2e-seeing", Vision: true, Scripts: ollamatest.Scripts{
-	"SU":  slices.Concat(ollamatest.Think("No picture."), []string{"I see", " no image."}),
-	"SUI": slices.Concat(ollamatest.Think("A picture."), []string{"I see one image", " in your message."}),
+	"SU": slices.Concat(ollamatest.Think("Wait first."),
+		ollamatest.ToolCall("mcp__everything__trigger-long-running-operation", map[string]any{"duration": 6, "steps": 3})),
+	"SUI":    slices.Concat(ollamatest.Think("A picture."), []string{"I see one image", " in your message."}),
+	"SUATUI": slices.Concat(ollamatest.Think("It came."), []string{"Your image", " came while I waited."}),
 }}
 
 // screenshotPNG is a small picture as a user copies one: 24×16 pixels, a red square on white.
@@ -140,7 +143,7 @@ func screenshotPNG(t *testing.T) []byte {
 }
 
 // pasteImage puts pic on the display's clipboard as image/png, as an image viewer's Copy
-// does, gives the composer the focus (Ctrl+N) and pastes it (Ctrl+V): the composer shows it
+// does, and pastes it into the composer, which has the focus (Ctrl+V): the composer shows it
 // as an attachment, found by its accessible name.
 func (r *desktopRun) pasteImage(t *testing.T, pic []byte) {
 	t.Helper()
@@ -155,7 +158,6 @@ func (r *desktopRun) pasteImage(t *testing.T, pic []byte) {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("put the image on the clipboard: %v", err)
 	}
-	r.app.key("ctrl+n")
 	r.app.key("ctrl+v")
 	r.app.waitControl(rolePushButton, "Remove image 1", 20*time.Second)
 }
@@ -166,6 +168,7 @@ func (r *desktopRun) pasteImage(t *testing.T, pic []byte) {
 // stored message keeps it.
 func TestDesktopAnImagePastedIntoTheComposerReachesAModelThatSees(t *testing.T) {
 	r := startDesktopRunWith(t, seeingModel, store.Settings{Think: "on"}, "")
+	r.app.key("ctrl+n") // a new chat, the focus in the composer
 	r.pasteImage(t, screenshotPNG(t))
 	r.app.screenshot("e2e-image-pasted.png")
 	r.app.typeText("What is in this picture?")
@@ -195,6 +198,7 @@ func TestDesktopAnImagePastedIntoTheComposerReachesAModelThatSees(t *testing.T) 
 // model cannot see images, Enter sends nothing, no chat is stored.
 func TestDesktopAnImagePastedForAModelThatCannotSeeIsRefusedBeforeSending(t *testing.T) {
 	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "")
+	r.app.key("ctrl+n")
 	r.pasteImage(t, screenshotPNG(t))
 	r.app.typeText("What is in this picture?")
 	// the composer refuses them itself, before asking the Go side: Send cannot be pressed
@@ -214,5 +218,32 @@ func TestDesktopAnImagePastedForAModelThatCannotSeeIsRefusedBeforeSending(t *tes
 	_, db := r.finish(t, "e2e-image-refused-after.png")
 	if chats, err := db.ListChats(); err != nil || len(chats) != 0 {
 		t.Errorf("chats after the refused message = %v, %v; want none", chats, err)
+	}
+}
+
+// TestDesktopAnImagePastedWhileTheModelWorksWaitsWithItsMessageAndReachesTheModel: while a
+// tool runs, a message with a pasted image is queued (not refused); the run gives it to the
+// model after the tool's result, with its image, and the chat keeps it.
+func TestDesktopAnImagePastedWhileTheModelWorksWaitsWithItsMessageAndReachesTheModel(t *testing.T) {
+	settings := store.Settings{Think: "on", ToolApproval: map[string]string{"*": "auto"}}
+	r := startDesktopRunWith(t, seeingModel, settings, "Wait a moment", withArgs("--mcp-config", mcpConfigFile(t)))
+	r.waitLog(t, events.ToolCall, true, 90*time.Second)
+	r.pasteImage(t, screenshotPNG(t))
+	r.app.typeText("And this picture?")
+	r.app.key("Return")
+	r.app.screenshot("e2e-image-queued.png")
+	r.waitFinished(t, 90*time.Second)
+	shot, db := r.finish(t, "e2e-image-queued-answered.png")
+	t.Logf("screenshot after the run: %s", shot)
+
+	msgs, err := db.Messages(theOneChat(t, db).ID)
+	if err != nil || len(msgs) != 5 {
+		t.Fatalf("messages %+v, %v; want the first, the call, its result, the queued one and the answer", msgs, err)
+	}
+	if q := msgs[3]; q.Content != "And this picture?" || len(q.Images) != 1 {
+		t.Errorf("the queued message %q keeps %d images, want its one", q.Content, len(q.Images))
+	}
+	if got := msgs[4].Content; got != "Your image came while I waited." {
+		t.Errorf("the answer %q: the model was not handed the queued image", got)
 	}
 }
