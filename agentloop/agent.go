@@ -317,7 +317,9 @@ func (a *Agent) send(ctx context.Context, chatID string, fresh store.Chat, promp
 	cs := a.chat(chatID)
 	cs.mu.Lock()
 	if cs.done != nil { // busy: queue it, the live run injects it
-		cs.queue = append(cs.queue, userMessage{text: prompt, images: images})
+		// the files it names, read now, go with it into a follow-up run; a run that takes it
+		// at a safe point reads them again
+		cs.queue = append(cs.queue, userMessage{text: prompt, images: images, files: in.files})
 		cs.mu.Unlock()
 		return chatID, nil
 	}

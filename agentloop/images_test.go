@@ -140,3 +140,26 @@ func TestImagesSentWhileTheRunIsBusyWaitInTheQueueAndReachTheModelWithTheirMessa
 		t.Errorf("the answer %q: the model was not handed the queued image", last.Content)
 	}
 }
+
+func TestImagesSentAfterTheLastSafePointGoWithTheirMessageIntoTheFollowUpRun(t *testing.T) {
+	pic := tinyPNG(t)
+	var seen [][]byte
+	db, id := sendAfterStop(t, func(last store.Message) ModelTurn { seen = last.Images; return answer("seen") },
+		func(a *Agent, id string) error {
+			_, err := a.SendImages(context.Background(), id, store.Chat{}, "and this", [][]byte{pic})
+			return err
+		})
+	msgs, _ := db.Messages(id)
+	var q store.Message
+	for _, m := range msgs {
+		if m.Content == "and this" {
+			q = m
+		}
+	}
+	if len(q.Images) != 1 || !bytes.Equal(q.Images[0], pic) {
+		t.Fatalf("the follow-up's message keeps %d images, want its one", len(q.Images))
+	}
+	if len(seen) != 1 || !bytes.Equal(seen[0], pic) {
+		t.Errorf("the follow-up's request carried %d images, want the message's one", len(seen))
+	}
+}

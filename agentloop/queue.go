@@ -41,6 +41,6 @@ func (a *Agent) EditQueued(chatID string, i int, text string) error {
 		cs.queue = append(cs.queue[:i:i], cs.queue[i+1:]...)
 		return nil
 	}
-	cs.queue[i].text = text
+	cs.queue[i].text, cs.queue[i].files = text, nil // the files named by the old text are not this one's
 	return nil
 }
