@@ -137,7 +137,7 @@ type chatState struct {
 	runID  string // the live run, or the paused one
 	cancel context.CancelFunc
 	done   chan struct{} // the live run's; closed when it ends
-	queue  []string      // messages sent while busy, in order
+	queue  []userMessage // messages sent while busy, in order
 	paused *pausedRun
 }
 
@@ -296,8 +296,8 @@ func (a *Agent) SendNew(ctx context.Context, c store.Chat, prompt string) (strin
 
 // SendImages is Send (to chatID, or to a new chat that starts as fresh when chatID is "")
 // of a message with images, refused before anything is stored when the model cannot see
-// them ([ErrNoVision]) or they are no images ([ErrBadImage]), and while the chat is busy
-// ([ErrImagesWhileBusy]).
+// them ([ErrNoVision]) or they are no images ([ErrBadImage]). While the chat is busy the
+// message waits in its queue with its images, as a text does.
 func (a *Agent) SendImages(ctx context.Context, chatID string, fresh store.Chat, prompt string, images [][]byte) (string, error) {
 	return a.send(ctx, chatID, fresh, prompt, images)
 }
@@ -323,17 +323,15 @@ func (a *Agent) send(ctx context.Context, chatID string, fresh store.Chat, promp
 	}
 	cs := a.chat(chatID)
 	cs.mu.Lock()
-	// busy, or waiting for the answer to a summary offer: queue it, the run injects it
+	// busy, or waiting for the answer to a summary offer: queue it, the run injects it; the
+	// files it names, read now, go with it into a follow-up run; a run that takes it at a
+	// safe point reads them again
 	if cs.done != nil || cs.paused.offers() {
-		if len(images) > 0 {
-			cs.mu.Unlock()
-			return chatID, ErrImagesWhileBusy
-		}
-		cs.queue = append(cs.queue, prompt)
+		cs.queue = append(cs.queue, userMessage{text: prompt, images: images, files: in.files})
 		cs.mu.Unlock()
 		return chatID, nil
 	}
-	r, err := a.startLocked(cs, startSpec{prompts: []string{prompt}, images: images, files: in.files,
+	r, err := a.startLocked(cs, startSpec{prompts: []userMessage{{text: prompt, images: images, files: in.files}},
 		trigger: events.TriggerUser})
 	cs.mu.Unlock()
 	if err != nil {
@@ -356,13 +354,13 @@ func (a *Agent) RunOnce(ctx context.Context, chatID, prompt string, opts RunOpti
 	if err != nil {
 		return Outcome{}, err
 	}
-	spec := startSpec{trigger: events.TriggerUser, opts: opts, images: opts.Images}
+	spec := startSpec{trigger: events.TriggerUser, opts: opts}
 	if prompt != "" {
 		in, err := a.admit(ctx, chat, opts, prompt)
 		if err != nil {
 			return Outcome{ChatID: chatID}, err
 		}
-		spec.prompts, spec.files = []string{in.prompt}, in.files
+		spec.prompts = []userMessage{{text: in.prompt, images: opts.Images, files: in.files}}
 	}
 	created := chatID == ""
 	if created {
@@ -620,12 +618,18 @@ func (a *Agent) Shutdown(ctx context.Context) error {
 
 // startSpec says how a run starts.
 type startSpec struct {
-	prompts []string               // user messages to commit first (none when resuming)
-	images  [][]byte               // with the last of them
-	files   []store.FileAttachment // with the last of them (named with @path)
-	trigger string                 // events.Trigger*
-	resume  *pausedRun             // the paused batch to execute first
+	prompts []userMessage // user messages to commit first (none when resuming)
+	trigger string        // events.Trigger*
+	resume  *pausedRun    // the paused batch to execute first
 	opts    RunOptions
+}
+
+// userMessage is a message of the user on its way into a chat: its text, its images, and
+// the workspace files it names with @path (read when it joins a run).
+type userMessage struct {
+	text   string
+	images [][]byte
+	files  []store.FileAttachment
 }
 
 // startLocked commits the start of a run and marks the chat busy. cs.mu must be held (the
@@ -714,11 +718,8 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 			return nil, err
 		}
 	}
-	for i, prompt := range spec.prompts {
-		m := store.Message{Role: store.RoleUser, Content: prompt, RunID: rec.ID, Complete: true}
-		if i == len(spec.prompts)-1 {
-			m.Images, m.Files = spec.images, spec.files
-		}
+	for _, p := range spec.prompts {
+		m := store.Message{Role: store.RoleUser, Content: p.text, Images: p.images, Files: p.files, RunID: rec.ID, Complete: true}
 		if _, err := a.cfg.Store.AppendMessage(cs.id, m); err != nil {
 			_, _ = a.cfg.Store.FinishRun(rec.ID, events.StopError, nil)
 			return nil, err
@@ -805,7 +806,7 @@ func (a *Agent) recordNotRun(chatID, runID, messageID string, c plannedCall, o T
 }
 
 // takeQueue removes and returns the messages queued for a chat.
-func (a *Agent) takeQueue(cs *chatState) []string {
+func (a *Agent) takeQueue(cs *chatState) []userMessage {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	q := cs.queue

@@ -32,16 +32,22 @@ func userContents(msgs []store.Message) []string {
 	return out
 }
 
-func TestAMessageSentAfterStopWhileTheRunWindsDownStartsAFollowUp(t *testing.T) {
+// sendAfterStop sends "go" to a new chat, which the model answers with a call of a tool that
+// ignores the stop; it stops the run while the call holds it, sends with send (the run is still
+// winding down, so the message is queued), lets the call return, and waits for the follow-up
+// run that message starts. The model answers every later request with reply(its last message).
+// It returns the store and the chat.
+func sendAfterStop(t *testing.T, reply func(last store.Message) ModelTurn, send func(a *Agent, chatID string) error, extra ...tools.Tool) (*store.DB, string) {
+	t.Helper()
 	started, release := make(chan struct{}, 1), make(chan struct{})
 	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
 		last := req.Messages[len(req.Messages)-1]
 		if last.Role == store.RoleUser && last.Content == "go" {
 			return toolTurn(tc("", "stubborn", `{}`))
 		}
-		return answer("ok:" + last.Content)
+		return reply(last)
 	}}
-	a, db, rec := fakeHarness(t, m, nil, stubbornTool(started, release))
+	a, db, rec := fakeHarness(t, m, nil, append(extra, stubbornTool(started, release))...)
 	id, err := a.Send(context.Background(), "", "go")
 	if err != nil {
 		t.Fatal(err)
@@ -50,11 +56,17 @@ func TestAMessageSentAfterStopWhileTheRunWindsDownStartsAFollowUp(t *testing.T) 
 	if err := a.Stop(id); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Send(context.Background(), id, "after stop"); err != nil { // still busy: queued
+	if err := send(a, id); err != nil {
 		t.Fatal(err)
 	}
 	close(release)
 	rec.waitFor(t, "the follow-up run finished", finished(2))
+	return db, id
+}
+
+func TestAMessageSentAfterStopWhileTheRunWindsDownStartsAFollowUp(t *testing.T) {
+	db, id := sendAfterStop(t, func(last store.Message) ModelTurn { return answer("ok:" + last.Content) },
+		func(a *Agent, id string) error { _, err := a.Send(context.Background(), id, "after stop"); return err })
 	msgs, err := db.Messages(id)
 	if err != nil {
 		t.Fatal(err)

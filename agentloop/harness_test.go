@@ -98,6 +98,13 @@ func TestMain(m *testing.M) {
 				call("write_file", map[string]any{"path": "a.txt", "content": "A"})),
 			"SUATTU": slices.Concat(think("New plan."), []string{"Switching to", " the new request."}),
 		}},
+		// sees images (images_test.go): an I in the trail for each image the server handed it
+		ollamatest.Model{Name: "seeing", Vision: true, Scripts: ollamatest.Scripts{
+			"SUI":    slices.Concat(think("A picture."), []string{"I see", " one image."}),
+			"SUII":   slices.Concat(think("Pictures."), []string{"I see", " two images."}),
+			"SU":     slices.Concat(think("Wait first."), call("wait", map[string]any{})),
+			"SUATUI": slices.Concat(think("It came."), []string{"Your image", " came while I waited."}),
+		}},
 	))
 }
 

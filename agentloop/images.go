@@ -24,9 +24,6 @@ var ErrNoVision = errors.New("the model cannot see images")
 // models read (PNG, JPEG, GIF, WebP), or too large, or one too many.
 var ErrBadImage = errors.New("not an image the model can read")
 
-// ErrImagesWhileBusy: images sent to a chat whose run is busy; they are sent once it ends.
-var ErrImagesWhileBusy = errors.New("images can be sent once the model has finished: wait for it, or stop it, then send them again")
-
 // NoVisionError names a model that cannot see images.
 type NoVisionError struct{ Model string }
 

@@ -13,7 +13,9 @@ import (
 	"net/http"
 	"testing"
 
+	"prototyper/events"
 	"prototyper/store"
+	"prototyper/tools"
 )
 
 // tinyPNG is a 2×2 PNG.
@@ -82,4 +84,82 @@ func TestAnAttachmentThatIsNoImageIsRefused(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	noChats(t, db)
+}
+
+func TestImagesReachTheModelThroughTheRealServer(t *testing.T) {
+	h := newHarness(t, harnessOptions{model: "seeing", approve: ApproveAuto})
+	pic := tinyPNG(t)
+	out := h.runOnce(t, "what are these?", RunOptions{Images: [][]byte{pic, pic}})
+	msgs := h.messages(t, out.ChatID)
+	if last := msgs[len(msgs)-1]; last.Content != "I see two images." {
+		t.Fatalf("the answer %q: the model was not handed the two images", last.Content)
+	}
+	if len(msgs[0].Images) != 2 || !bytes.Equal(msgs[0].Images[1], pic) {
+		t.Fatalf("the stored message keeps %d images, want both", len(msgs[0].Images))
+	}
+}
+
+func TestImagesAreRefusedBeforeSendingForAModelOfTheRealServerThatCannotSee(t *testing.T) {
+	h := newHarness(t, harnessOptions{model: "scripted", approve: ApproveAuto})
+	_, err := h.agent.SendImages(context.Background(), "", store.Chat{}, "what is this?", [][]byte{tinyPNG(t)})
+	var nv *NoVisionError
+	if !errors.As(err, &nv) || nv.Model != "scripted" {
+		t.Fatalf("err = %v, want the sentence naming the model that cannot see", err)
+	}
+	noChats(t, h.db)
+	if evs := h.rec.events(); len(ofType(evs, events.RunStarted)) != 0 {
+		t.Fatalf("a run started: %s", summary(evs))
+	}
+}
+
+func TestImagesSentWhileTheRunIsBusyWaitInTheQueueAndReachTheModelWithTheirMessage(t *testing.T) {
+	release := make(chan struct{})
+	h := newHarness(t, harnessOptions{model: "seeing", approve: ApproveAuto, extra: []tools.Tool{waitTool(release)}})
+	pic := tinyPNG(t)
+	h.rec.react = func(e events.Event) {
+		if e.Type != events.ToolCall || e.State != events.ToolStateRunning || e.Name != "wait" {
+			return
+		}
+		defer close(release)
+		if _, err := h.agent.SendImages(context.Background(), e.ChatID, store.Chat{}, "and this?", [][]byte{pic}); err != nil {
+			t.Errorf("images sent while the run is busy: %v, want them queued", err)
+		}
+		if q := h.agent.Queued(e.ChatID); len(q) != 1 || q[0] != "and this?" {
+			t.Errorf("queued = %q", q)
+		}
+	}
+	out := h.runCompleted(t, "wait for my picture")
+	msgs := h.messages(t, out.ChatID)
+	if roles(msgs) != "UATUA" {
+		t.Fatalf("messages %+v: want the queued message injected after the tool's result", msgs)
+	}
+	if q := msgs[3]; q.Content != "and this?" || len(q.Images) != 1 || !bytes.Equal(q.Images[0], pic) {
+		t.Errorf("the injected message %q keeps %d images, want its one", q.Content, len(q.Images))
+	}
+	if last := msgs[4]; last.Content != "Your image came while I waited." {
+		t.Errorf("the answer %q: the model was not handed the queued image", last.Content)
+	}
+}
+
+func TestImagesSentAfterTheLastSafePointGoWithTheirMessageIntoTheFollowUpRun(t *testing.T) {
+	pic := tinyPNG(t)
+	var seen [][]byte
+	db, id := sendAfterStop(t, func(last store.Message) ModelTurn { seen = last.Images; return answer("seen") },
+		func(a *Agent, id string) error {
+			_, err := a.SendImages(context.Background(), id, store.Chat{}, "and this", [][]byte{pic})
+			return err
+		})
+	msgs, _ := db.Messages(id)
+	var q store.Message
+	for _, m := range msgs {
+		if m.Content == "and this" {
+			q = m
+		}
+	}
+	if len(q.Images) != 1 || !bytes.Equal(q.Images[0], pic) {
+		t.Fatalf("the follow-up's message keeps %d images, want its one", len(q.Images))
+	}
+	if len(seen) != 1 || !bytes.Equal(seen[0], pic) {
+		t.Errorf("the follow-up's request carried %d images, want the message's one", len(seen))
+	}
 }

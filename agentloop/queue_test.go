@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"prototyper/events"
+	"prototyper/store"
 	"prototyper/tools"
 )
 
@@ -46,5 +47,23 @@ func TestAQueuedMessageCanBeChangedOrTakenBackUntilTheRunTakesIt(t *testing.T) {
 	}
 	if err := h.agent.EditQueued(out.ChatID, 0, "late"); !errors.Is(err, ErrNotQueued) {
 		t.Errorf("editing after the run: %v, want ErrNotQueued", err)
+	}
+}
+
+func TestAFileNamedInAMessageQueuedAfterTheLastSafePointGoesWithItIntoTheFollowUpRun(t *testing.T) {
+	readFile := tools.New("read_file", "Read a file.").Param("path", "string", "The path.", tools.Required).
+		Handle(func(ctx context.Context, c tools.Call, _ tools.ProgressFunc) (tools.Result, error) {
+			return tools.Result{Content: "the notes"}, nil
+		})
+	db, id := sendAfterStop(t, func(store.Message) ModelTurn { return answer("read") },
+		func(a *Agent, id string) error {
+			_, err := a.Send(context.Background(), id, "see @notes.txt")
+			return err
+		},
+		readFile)
+	msgs, _ := db.Messages(id)
+	i := slices.IndexFunc(msgs, func(m store.Message) bool { return m.Content == "see @notes.txt" })
+	if i < 0 || len(msgs[i].Files) != 1 || msgs[i].Files[0].Content != "the notes" {
+		t.Fatalf("messages %+v: the follow-up's message should keep the file it names", msgs)
 	}
 }

@@ -289,11 +289,11 @@ func emptyAnswer(msg store.Message, turn ModelTurn) bool {
 // injectQueued commits the messages the user sent while the run was busy and adds them to
 // the history, after the results of the last batch: they steer the run.
 func (r *run) injectQueued() {
-	for _, text := range r.a.takeQueue(r.cs) {
+	for _, q := range r.a.takeQueue(r.cs) {
 		// the files it names are read now, as the message joins the run (admit checked them)
-		files, _ := readMentions(r.ctx, r.tools, text)
-		m, err := r.a.cfg.Store.AppendMessage(r.cs.id, store.Message{Role: store.RoleUser, Content: text,
-			RunID: r.id, Complete: true, Files: files})
+		files, _ := readMentions(r.ctx, r.tools, q.text)
+		m, err := r.a.cfg.Store.AppendMessage(r.cs.id, store.Message{Role: store.RoleUser, Content: q.text,
+			Images: q.images, RunID: r.id, Complete: true, Files: files})
 		if err != nil {
 			r.emitError(err)
 			continue

@@ -163,3 +163,23 @@ func TestCLIRunAgainstNoServerIsOneClearLine(t *testing.T) {
 		t.Errorf("stderr = %q, want the not-running sentence with how to start it", errOut)
 	}
 }
+
+func TestCLIRunImageReachesAModelThatSeesAndIsRefusedForOneThatCannot(t *testing.T) {
+	srv := ollamatest.Get(t)
+	pic := filepath.Join(t.TempDir(), "shot.png")
+	if err := os.WriteFile(pic, screenshotPNG(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(model string) (string, string, int) {
+		return cliRun(t, "run", "--ollama", srv.URL(), "--db", filepath.Join(t.TempDir(), "p.db"), "--workspace", t.TempDir(),
+			"--model", model, "--think", "on", "--image", pic, "What is in this picture?")
+	}
+	out, errOut, code := run(seeingModel.Name)
+	if code != 0 || !strings.Contains(out, "I see one image in your message.") {
+		t.Errorf("exit status %d, stdout %q, stderr %q; want the model's word that it got one image", code, out, errOut)
+	}
+	out, errOut, code = run(writerModel.Name)
+	if code != 1 || !strings.Contains(errOut, "e2e-writer cannot see images") || out != "" {
+		t.Errorf("exit status %d, stdout %q, stderr %q; want status 1 and the sentence, before anything is sent", code, out, errOut)
+	}
+}

@@ -219,3 +219,16 @@ func (a *desktopApp) focus(name string) {
 		a.tb.Fatalf("focus %q: %v (done: %v)", name, err, ok)
 	}
 }
+
+// stateEnabled is ATSPI_STATE_ENABLED, the bit of a control a user can act on.
+const stateEnabled = 8
+
+// enabled reports whether the control can be acted on (a disabled button is not).
+func (a *desktopApp) enabled(c a11yControl) bool {
+	a.tb.Helper()
+	var states []uint32
+	if err := a.a11yBus().Object(c.node.Dest, c.node.Path).Call(atspiAccessible+".GetState", 0).Store(&states); err != nil || len(states) == 0 {
+		a.tb.Fatalf("the state of %q: %v", c.name, err)
+	}
+	return states[0]&(1<<stateEnabled) != 0
+}

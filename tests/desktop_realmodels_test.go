@@ -1,10 +1,15 @@
 package tests
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +19,7 @@ import (
 	"prototyper/agentloop/ollama"
 	"prototyper/events"
 	"prototyper/internal/ollamatest"
+	"prototyper/internal/testenv"
 	"prototyper/store"
 )
 
@@ -210,4 +216,130 @@ func mustHost(t *testing.T, raw string) *url.URL {
 		t.Fatal(err)
 	}
 	return u
+}
+
+// seeingModel has the vision capability and says how many images a message brought it (the
+// server hands it the images; an I in its trail for each). Without an image it waits on the
+// reference MCP server's long operation, so that a message can be sent while it is busy.
+var seeingModel = ollamatest.Model{Name: "e2e-seeing", Vision: true, Scripts: ollamatest.Scripts{
+	"SU": slices.Concat(ollamatest.Think("Wait first."),
+		ollamatest.ToolCall("mcp__everything__trigger-long-running-operation", map[string]any{"duration": 6, "steps": 3})),
+	"SUI":    slices.Concat(ollamatest.Think("A picture."), []string{"I see one image", " in your message."}),
+	"SUATUI": slices.Concat(ollamatest.Think("It came."), []string{"Your image", " came while I waited."}),
+}}
+
+// screenshotPNG is a small picture as a user copies one: 24×16 pixels, a red square on white.
+func screenshotPNG(t *testing.T) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 24, 16))
+	for y := range 16 {
+		for x := range 24 {
+			c := color.RGBA{255, 255, 255, 255}
+			if x >= 4 && x < 12 && y >= 4 && y < 12 {
+				c = color.RGBA{220, 30, 30, 255}
+			}
+			img.Set(x, y, c)
+		}
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// pasteImage puts pic on the display's clipboard as image/png, as an image viewer's Copy
+// does, and pastes it into the composer, which has the focus (Ctrl+V): the composer shows it
+// as an attachment, found by its accessible name.
+func (r *desktopRun) pasteImage(t *testing.T, pic []byte) {
+	t.Helper()
+	xclip := testenv.LookPath(t, "", "xclip", "install Debian's xclip (`make test` does)")
+	file := filepath.Join(t.TempDir(), "copied.png")
+	if err := os.WriteFile(file, pic, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(xclip, "-selection", "clipboard", "-t", "image/png", "-i", file)
+	cmd.Env = append(os.Environ(), "DISPLAY="+r.app.display)
+	// xclip stays behind to serve the clipboard: no pipes to wait on (until Xvfb goes).
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("put the image on the clipboard: %v", err)
+	}
+	r.app.key("ctrl+v")
+	r.app.waitControl(rolePushButton, "Remove image 1", 20*time.Second)
+}
+
+// sendAndRead types text into the composer and sends it with Enter, waits for the run to end,
+// closes the window (a screenshot shotName first) and returns the messages of its one chat.
+func (r *desktopRun) sendAndRead(t *testing.T, text, shotName string) []store.Message {
+	t.Helper()
+	r.app.typeText(text)
+	r.app.key("Return")
+	r.waitFinished(t, 90*time.Second)
+	shot, db := r.finish(t, shotName)
+	t.Logf("screenshot after the run: %s", shot)
+	msgs, err := db.Messages(theOneChat(t, db).ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return msgs
+}
+
+// TestDesktopAnImagePastedIntoTheComposerReachesAModelThatSees: an image copied to the
+// clipboard is pasted into the composer (Ctrl+V), shown as an attachment, sent with the
+// message through the real server to a model with vision, which says it got one image; the
+// stored message keeps it.
+func TestDesktopAnImagePastedIntoTheComposerReachesAModelThatSees(t *testing.T) {
+	r := startDesktopRunWith(t, seeingModel, store.Settings{Think: "on"}, "")
+	r.app.key("ctrl+n") // a new chat, the focus in the composer
+	r.pasteImage(t, screenshotPNG(t))
+	r.app.screenshot("e2e-image-pasted.png")
+	msgs := r.sendAndRead(t, "What is in this picture?", "e2e-image-answered.png")
+	if len(msgs) != 2 {
+		t.Fatalf("messages %+v; want the user's and the answer", msgs)
+	}
+	if got := msgs[1].Content; got != "I see one image in your message." {
+		t.Errorf("the answer %q: the model was not handed the pasted image", got)
+	}
+	if len(msgs[0].Images) != 1 {
+		t.Fatalf("the stored message keeps %d images, want the pasted one", len(msgs[0].Images))
+	}
+	// the clipboard may hand the picture over re-encoded: the same picture, not the same bytes
+	img, err := png.Decode(bytes.NewReader(msgs[0].Images[0]))
+	if err != nil || img.Bounds().Dx() != 24 || img.Bounds().Dy() != 16 {
+		t.Errorf("the stored image is no 24×16 PNG: %v", err)
+	}
+}
+
+// TestDesktopAnImagePastedForAModelThatCannotSeeIsRefusedBeforeSending: the composer says the
+// model cannot see images, Enter sends nothing, no chat is stored.
+func TestDesktopAnImagePastedForAModelThatCannotSeeIsRefusedBeforeSending(t *testing.T) {
+	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "")
+	r.app.key("ctrl+n")
+	r.pasteImage(t, screenshotPNG(t))
+	r.app.typeText("What is in this picture?")
+	// the composer refuses them itself, before asking the Go side: Send cannot be pressed
+	if send := r.app.waitControl(rolePushButton, "Send", 10*time.Second); r.app.enabled(send) {
+		t.Errorf("Send can be pressed with an image for a model that cannot see")
+	}
+	r.assertEnterSendsNothing(t, "e2e-image-refused.png")
+}
+
+// TestDesktopAnImagePastedWhileTheModelWorksWaitsWithItsMessageAndReachesTheModel: while a
+// tool runs, a message with a pasted image is queued (not refused); the run gives it to the
+// model after the tool's result, with its image, and the chat keeps it.
+func TestDesktopAnImagePastedWhileTheModelWorksWaitsWithItsMessageAndReachesTheModel(t *testing.T) {
+	settings := store.Settings{Think: "on", ToolApproval: map[string]string{"*": "auto"}}
+	r := startDesktopRunWith(t, seeingModel, settings, "Wait a moment", withArgs("--mcp-config", mcpConfigFile(t)))
+	r.waitLog(t, events.ToolCall, true, 90*time.Second)
+	r.pasteImage(t, screenshotPNG(t))
+	msgs := r.sendAndRead(t, "And this picture?", "e2e-image-queued-answered.png")
+	if len(msgs) != 5 {
+		t.Fatalf("messages %+v; want the first, the call, its result, the queued one and the answer", msgs)
+	}
+	if q := msgs[3]; q.Content != "And this picture?" || len(q.Images) != 1 {
+		t.Errorf("the queued message %q keeps %d images, want its one", q.Content, len(q.Images))
+	}
+	if got := msgs[4].Content; got != "Your image came while I waited." {
+		t.Errorf("the answer %q: the model was not handed the queued image", got)
+	}
 }

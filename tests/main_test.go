@@ -97,5 +97,5 @@ func TestMain(m *testing.M) {
 	if os.Getenv(crashChildEnv) != "" || os.Getenv(checkpointCrashEnv) != "" { // the crash tests' children need no server
 		os.Exit(m.Run())
 	}
-	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel, badArgsModel, folderModel, twoRunsModel, mcpEchoModel, misbehavingModel, cardsModel, noterModel))
+	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel, badArgsModel, folderModel, twoRunsModel, mcpEchoModel, misbehavingModel, cardsModel, noterModel, seeingModel))
 }

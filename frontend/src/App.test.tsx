@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { act, fireEvent, screen, within } from '@testing-library/react'
-import { App } from './App'
+import { App, modelVision } from './App'
+import type { AppState } from './state/store'
 import { FakeBackend } from './fakeBackend'
 import { mountApp, summary } from './test/mountApp'
 import { renderWithStore } from './test/renderWithStore'
@@ -216,3 +217,15 @@ describe('the window for the keyboard and assistive technology', () => {
   })
 })
 
+
+describe('whether the model a message goes to reads images', () => {
+  const model = { size: 1, parameterSize: '4B', family: 'qwen3', tools: true, thinking: true }
+  const state = (models: AppState['models']) => ({ activeChatId: null, chatList: [], config: { model: 'm' }, models }) as unknown as AppState
+
+  it('is yes for a model with vision, no for one the server described without it, unknown otherwise', () => {
+    expect(modelVision(state([{ ...model, name: 'm:latest', contextLength: 8192, vision: true }]))).toBe(true)
+    expect(modelVision(state([{ ...model, name: 'm:latest', contextLength: 8192 }]))).toBe(false)
+    expect(modelVision(state([{ ...model, name: 'm:latest', contextLength: 0 }]))).toBeUndefined()
+    expect(modelVision(state([]))).toBeUndefined()
+  })
+})

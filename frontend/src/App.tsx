@@ -42,11 +42,16 @@ export function modelWarning(s: AppState): string {
   return ''
 }
 
-/** Whether the chosen model reads images; undefined when the server did not say. */
+/**
+ * Whether the model the message goes to reads images; undefined when the server did not say.
+ * The list leaves vision out when it is false: a model the server described (its context
+ * length is known) and that has no vision cannot see.
+ */
 export function modelVision(s: AppState): boolean | undefined {
-  const name = s.config?.model
-  const m = s.models.find((x) => x.name === name || x.name === `${name}:latest`)
-  return m?.vision
+  const name = headerModel(s)
+  const m = name ? findModel(s.models, name) : undefined
+  if (!m) return undefined
+  return m.vision ?? (m.contextLength > 0 ? false : undefined)
 }
 
 function ConnectedComposer() {
@@ -73,6 +78,7 @@ function ConnectedComposer() {
       onEditLast={store.editLast}
       restored={restored}
       onRestored={store.takeRestoredDraft}
+      onRestoredImages={store.takeRestoredImages}
     />
   )
 }

@@ -39,6 +39,13 @@
 // only script is "*" answers every turn the same way, e.g. always calls a tool — and without
 // one it answers [Unscripted].
 //
+// A model with [Model.Vision] has the vision capability (its GGUF holds
+// llama.vision.block_count, the key the server checks), and its trail gets an I for each
+// image of a message: "UI" answers a first message with one image, "SUII" one with two behind
+// a system prompt. It has no projector, so it sees no pixels (the server hands the images to
+// the runner, which leaves them out), but a script that says how many it was shown proves
+// they came through the server in the message a test meant.
+//
 // [Think] and [ToolCall] build the usual pieces; [slices.Concat] joins them. Other shapes:
 //   - two tool calls in one message: slices.Concat(ToolCall(a...), ToolCall(b...));
 //   - invalid arguments, then a corrected call: "U" calls with bad arguments, "UAT" calls

@@ -31,10 +31,16 @@ const ggufAlignment = 32
 // WriteGGUF writes the scripted model of scripts to w: a one-block llama whose greedy output
 // after each marker is that marker's script (see the package comment for how it works).
 func WriteGGUF(w io.Writer, scripts Scripts) error {
-	v, err := compile(scripts)
+	return Model{Scripts: scripts}.writeGGUF(w)
+}
+
+// writeGGUF writes m's GGUF: its scripts, and the vision key when m has [Model.Vision].
+func (m Model) writeGGUF(w io.Writer) error {
+	v, err := compile(m.Scripts)
 	if err != nil {
 		return err
 	}
+	v.vision = m.Vision
 	return v.writeGGUF(w)
 }
 
@@ -168,12 +174,15 @@ func array32[T any](g *ggufWriter, typ uint32, xs []T, bits func(T) uint32) {
 	}
 }
 
+// ggufKV is one key and value of a GGUF file's header.
+type ggufKV struct {
+	key   string
+	value any
+}
+
 func (v *vocab) writeGGUF(out io.Writer) error {
 	embd, heads, ff := v.dimensions()
-	kvs := []struct {
-		key   string
-		value any
-	}{
+	kvs := []ggufKV{
 		{"general.architecture", "llama"},
 		{"general.name", "scripted"},
 		{"general.file_type", uint32(0)}, // all F32
@@ -196,6 +205,10 @@ func (v *vocab) writeGGUF(out io.Writer) error {
 		{"tokenizer.ggml.eos_token_id", uint32(eosID)},
 		{"tokenizer.ggml.add_bos_token", true},
 		{"tokenizer.ggml.add_eos_token", false},
+	}
+	if v.vision {
+		// what the server's capability check looks for; 0 keeps its vision graph estimate out
+		kvs = append(kvs, ggufKV{"llama.vision.block_count", uint32(0)})
 	}
 	ts := v.tensors()
 

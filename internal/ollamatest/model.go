@@ -19,6 +19,12 @@ type Model struct {
 	NoThinking bool
 	// Parameters override or add to [DefaultParameters] (e.g. "num_ctx": 512).
 	Parameters map[string]any
+	// Vision gives the model the vision capability (the GGUF key llama.vision.block_count,
+	// which the server checks), and its trail an I for each image of a message, after the
+	// message's letter: "UI" answers a first message with one image, "UII" one with two. The
+	// model sees no pixels (it has no projector), but its answer tells how many images the
+	// server handed it.
+	Vision bool
 }
 
 // DefaultParameters are the Modelfile parameters of every scripted model: greedy sampling,
@@ -55,6 +61,9 @@ func (m Model) Template() string {
 	b.WriteString(`{{- else if eq .Role "assistant" }}{{ $trail = print $trail "A" }}`)
 	b.WriteString(`{{- else if eq .Role "tool" }}{{ $trail = print $trail "T" }}`)
 	b.WriteString(`{{- else if eq .Role "system" }}{{ $trail = print $trail "S" }}{{ end }}`)
+	if m.Vision {
+		b.WriteString(`{{- range .Images }}{{ $trail = print $trail "I" }}{{ end }}`)
+	}
 	b.WriteString(`{{ .Role }}: `)
 	if !m.NoThinking {
 		// The server infers the thinking tags from the text around .Thinking in this loop.

@@ -9,7 +9,8 @@ import (
 )
 
 // Scripts maps a marker (the trail of message roles so far, one letter per message: U user,
-// A assistant, T tool, S system — e.g. "U", "UAT", "UATAT") to the pieces the model emits, in
+// A assistant, T tool, S system — e.g. "U", "UAT", "UATAT"; and for a model with
+// [Model.Vision], I for each image of the message before) to the pieces the model emits, in
 // order, after a prompt ending in that marker. EOS follows the last piece.
 //
 // The marker [Fallback] ("*") answers every conversation whose trail has no script of its own.
@@ -24,7 +25,7 @@ const Fallback = "*"
 const Unscripted = "(no script for this conversation)"
 
 // ErrBadScripts is returned (wrapped) for scripts that cannot become a model: a marker with a
-// letter other than U, A, T, S, an empty piece, or a piece containing the marker bracket "[[".
+// letter other than U, A, T, S, I, an empty piece, or a piece containing the marker bracket "[[".
 var ErrBadScripts = errors.New("ollamatest: invalid scripts")
 
 // Fixed token ids at the head of every scripted vocabulary.
@@ -41,6 +42,7 @@ type vocab struct {
 	types   []int32
 	next    []int
 	markers []string            // sorted, without Fallback
+	vision  bool                // the GGUF says the model sees images
 	emitted map[string][]string // marker → the token texts it really emits
 }
 
@@ -53,7 +55,7 @@ func validMarker(m string) bool {
 	if m == "" {
 		return false
 	}
-	return strings.Trim(m, "UATS") == ""
+	return strings.Trim(m, "UATSI") == ""
 }
 
 // compile turns scripts into a vocabulary. Markers are handled in sorted order; the first use
@@ -85,7 +87,7 @@ func compile(scripts Scripts) (*vocab, error) {
 	markers := slices.Sorted(maps.Keys(all))
 	for _, m := range markers {
 		if !validMarker(m) {
-			return nil, fmt.Errorf("%w: marker %q: use the letters U, A, T, S (one per message) or %q", ErrBadScripts, m, Fallback)
+			return nil, fmt.Errorf("%w: marker %q: use the letters U, A, T, S (one per message), I (one per image) or %q", ErrBadScripts, m, Fallback)
 		}
 		for _, p := range all[m] {
 			if p == "" {

@@ -257,7 +257,7 @@ func (s *Server) waitReady(ctx context.Context, limit time.Duration) error {
 // create uploads m's GGUF as a blob and creates the model from it.
 func (s *Server) create(ctx context.Context, m Model) error {
 	var gguf bytes.Buffer
-	if err := WriteGGUF(&gguf, m.Scripts); err != nil {
+	if err := m.writeGGUF(&gguf); err != nil {
 		return err
 	}
 	sum := sha256.Sum256(gguf.Bytes())

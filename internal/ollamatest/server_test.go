@@ -37,10 +37,16 @@ var (
 	bare = ollamatest.Model{Name: "bare", NoTools: true, NoThinking: true, Scripts: ollamatest.Scripts{
 		"U": {"Hi."},
 	}}
+	// seeing has the vision capability and says how many images it was shown.
+	seeing = ollamatest.Model{Name: "seeing", Vision: true, Scripts: ollamatest.Scripts{
+		"U":   {"No", " image at all."},
+		"UI":  {"One", " image."},
+		"UII": {"Two", " images."},
+	}}
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(ollamatest.Main(m, writeFile, twoCalls, plain, alwaysCalls, bare))
+	os.Exit(ollamatest.Main(m, writeFile, twoCalls, plain, alwaysCalls, bare, seeing))
 }
 
 var writeFileTool = map[string]any{
@@ -62,6 +68,7 @@ var writeFileTool = map[string]any{
 type message struct {
 	Role      string     `json:"role"`
 	Content   string     `json:"content"`
+	Images    [][]byte   `json:"images,omitempty"` // base64 on the wire, as Ollama's
 	ToolCalls []toolCall `json:"tool_calls,omitempty"`
 }
 
@@ -256,6 +263,38 @@ func TestFallbackScriptAnswersEveryTrail(t *testing.T) {
 			{ToolCalls: []toolCall{call("write_file", map[string]any{"path": "a.txt", "content": "a"})}},
 			stop,
 		})
+	}
+}
+
+func TestAModelWithVisionIsSaidToSeeAndCountsTheImagesItIsHanded(t *testing.T) {
+	srv := ollamatest.Get(t)
+	var show struct {
+		Capabilities []string `json:"capabilities"`
+	}
+	for name, want := range map[string]bool{"seeing": true, "plain": false} {
+		data, _ := json.Marshal(map[string]string{"model": name})
+		resp, err := http.Post(srv.URL()+"/api/show", "application/json", bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		show.Capabilities = nil
+		err = json.NewDecoder(resp.Body).Decode(&show)
+		resp.Body.Close()
+		if err != nil || slices.Contains(show.Capabilities, "vision") != want {
+			t.Errorf("%s: capabilities %v, %v; vision wanted: %v", name, show.Capabilities, err, want)
+		}
+	}
+	png := []byte("\x89PNG\r\n\x1a\n not decoded: the model has no projector")
+	for _, tc := range []struct {
+		images [][]byte
+		want   []chunk
+	}{
+		{nil, []chunk{{Content: "No"}, {Content: " image at all."}, stop}},
+		{[][]byte{png}, []chunk{{Content: "One"}, {Content: " image."}, stop}},
+		{[][]byte{png, png}, []chunk{{Content: "Two"}, {Content: " images."}, stop}},
+	} {
+		got := streamed(t, srv, map[string]any{"model": "seeing", "messages": []message{{Role: "user", Content: "What is this?", Images: tc.images}}})
+		assertChunks(t, got, tc.want)
 	}
 }
 

@@ -144,6 +144,25 @@ describe('states a user sees', () => {
     expect((screen.getByTestId('composer') as HTMLTextAreaElement).value).toBe('also add a score')
   })
 
+  it('a message with images sent while the chat runs is queued with them, and a stop gives them back too', async () => {
+    const mounted = await mount()
+    act(() => {
+      mounted.backend.emit([{ type: 'phase', runId: 'r1', phase: 'streaming' }])
+    })
+    await act(() => mounted.store.send('and this picture', ['iVBORw==']))
+    expect(mounted.backend.callsOf('SendImages')).toEqual([['c1', 'and this picture', ['iVBORw==']]])
+    expect(screen.getByTestId('queued').textContent).toContain('Queued')
+    expect(screen.getByTestId('message-user').querySelectorAll('img')).toHaveLength(1)
+    act(() => {
+      mounted.backend.emit([
+        { type: 'phase', runId: 'r1', phase: 'idle' },
+        { type: 'run.finished', runId: 'r1', stopReason: 'aborted' },
+      ])
+    })
+    expect((screen.getByTestId('composer') as HTMLTextAreaElement).value).toBe('and this picture')
+    expect(screen.getByTestId('composer-images').querySelectorAll('img')).toHaveLength(1)
+  })
+
   it('while the model loads the header says so, not "Sending…"', async () => {
     const { backend } = await mount()
     act(() => {

@@ -119,6 +119,26 @@ describe('images in the composer', () => {
     expect(sent).toEqual([['what is this?', ['iVBORw==']]])
   })
 
+  it('reads a pasted image from the clipboard when the paste event lists none (WebKitGTK)', async () => {
+    const read = vi.fn(async () => [{ types: ['text/html', 'image/png'], getType: async () => png }])
+    Object.defineProperty(navigator, 'clipboard', { value: { read }, configurable: true })
+    try {
+      const sent: Array<[string, string[]]> = []
+      render(<Composer disabledReason="" busy={false} vision model="llava" onSend={(t, i) => void sent.push([t, i ?? []])} onStop={() => {}} />)
+      const box = screen.getByTestId('composer')
+      fireEvent.paste(box, { clipboardData: { types: [], files: [], items: [] } })
+      await waitFor(() => expect(screen.getByRole('button', { name: 'Remove image 1' })).toBeTruthy())
+      fireEvent.change(box, { target: { value: 'what is this?' } })
+      fireEvent.keyDown(box, { key: 'Enter' })
+      expect(sent).toEqual([['what is this?', ['iVBORw==']]])
+      // a paste of text is the box's own: the clipboard is not read for it
+      fireEvent.paste(box, { clipboardData: { types: ['text/plain'], files: [], items: [] } })
+      expect(read).toHaveBeenCalledTimes(1)
+    } finally {
+      Reflect.deleteProperty(navigator, 'clipboard')
+    }
+  })
+
   it('refuses them before sending for a model that cannot see', async () => {
     const sent: string[] = []
     render(<Composer disabledReason="" busy={false} vision={false} model="qwen3:4b" onSend={(t) => void sent.push(t)} onStop={() => {}} />)
@@ -130,6 +150,38 @@ describe('images in the composer', () => {
     expect(sent).toEqual([])
     fireEvent.click(screen.getByRole('button', { name: 'Remove image 1' }))
     expect(screen.queryByTestId('composer-no-vision')).toBeNull()
+  })
+})
+
+describe('files dropped on the window', () => {
+  const png = new File([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], 'dot.png', { type: 'image/png' })
+  const pdf = new File([new Uint8Array([0x25, 0x50, 0x44, 0x46])], 'paper.pdf', { type: 'application/pdf' })
+
+  it('attaches an image dropped anywhere, and keeps the webview from opening the file', async () => {
+    setup({ vision: true })
+    const drop = new Event('drop', { bubbles: true, cancelable: true })
+    Object.assign(drop, { dataTransfer: { types: ['Files'], files: [png] } })
+    document.body.dispatchEvent(drop)
+    expect(drop.defaultPrevented).toBe(true)
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Remove image 1' })).toBeTruthy())
+  })
+
+  it('says that a file which is no image cannot go with a message', () => {
+    const { box } = setup({ vision: true })
+    fireEvent.drop(box, { dataTransfer: { types: ['Files'], files: [pdf] } })
+    expect(screen.getByTestId('composer-not-an-image').textContent).toMatch(/^Only images/)
+    expect(screen.queryByTestId('composer-images')).toBeNull()
+    fireEvent.change(box, { target: { value: 'hello' } })
+    fireEvent.keyDown(box, { key: 'Enter' })
+    expect(screen.queryByTestId('composer-not-an-image')).toBeNull()
+  })
+
+  it('leaves a drag of text to the page', () => {
+    setup()
+    const over = new Event('dragover', { bubbles: true, cancelable: true })
+    Object.assign(over, { dataTransfer: { types: ['text/plain'], files: [] } })
+    document.body.dispatchEvent(over)
+    expect(over.defaultPrevented).toBe(false)
   })
 })
 

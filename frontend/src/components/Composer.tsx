@@ -21,6 +21,8 @@ export interface ComposerProps {
   /** Text given back to the box (queued messages a stopped run never took), taken once. */
   restored?: string
   onRestored?: () => string
+  /** Images (base64) given back with that text, taken once. */
+  onRestoredImages?: () => string[]
   /** Whether the model reads images: false refuses pasted or dropped images before sending. */
   vision?: boolean
   /** The model's name, for the sentence that refuses images. */
@@ -32,13 +34,28 @@ export interface ComposerProps {
 }
 
 /** Reads a file as base64 (without the data URL's head). */
-function readBase64(file: File): Promise<string> {
+function readBase64(file: Blob): Promise<string> {
   return new Promise((resolve, reject) => {
     const r = new FileReader()
     r.onload = () => resolve(String(r.result).replace(/^data:[^,]*,/, ''))
     r.onerror = () => reject(r.error ?? new Error('the file could not be read'))
     r.readAsDataURL(file)
   })
+}
+
+/**
+ * The images on the system clipboard, read through the asynchronous clipboard API. WebKitGTK
+ * hands a paste event no image (its clipboardData is empty when the clipboard holds only
+ * image/png), yet lets the page read the clipboard while that event is handled.
+ */
+async function clipboardImages(): Promise<Blob[]> {
+  const read = typeof navigator !== 'undefined' ? navigator.clipboard?.read?.bind(navigator.clipboard) : undefined
+  if (!read) return []
+  const items = await read()
+  const blobs = await Promise.all(
+    items.flatMap((item) => item.types.filter((t) => t.startsWith('image/')).slice(0, 1).map((t) => item.getType(t))),
+  )
+  return blobs
 }
 
 /**
@@ -56,6 +73,7 @@ export function Composer({
   onEditLast,
   restored,
   onRestored,
+  onRestoredImages,
   vision,
   model,
   suggestFiles,
@@ -65,17 +83,21 @@ export function Composer({
   // @path completion: the @word being typed, the files it matches, the one highlighted
   const [mention, setMention] = useState<{ start: number; caret: number; files: string[]; active: number } | null>(null)
   const [images, setImages] = useState<string[]>([])
+  // a file pasted or dropped that is no image: said until the next attachment or message
+  const [noImage, setNoImage] = useState(false)
   const blind = images.length > 0 && vision === false
   const box = useRef<HTMLTextAreaElement>(null)
   const disabled = disabledReason !== ''
   const tooLong = useMemo(() => overBudget(draft, budget), [draft, budget])
 
-  // Text given back is added to what is being typed, never in place of it.
+  // Text given back is added to what is being typed, never in place of it; so are its images.
   useEffect(() => {
     if (!restored || !onRestored) return
     const text = onRestored()
     if (text) setDraft((d) => (d.trim() ? `${d}\n\n${text}` : text))
-  }, [restored, onRestored])
+    const pics = onRestoredImages?.() ?? []
+    if (pics.length > 0) setImages((i) => [...i, ...pics])
+  }, [restored, onRestored, onRestoredImages])
 
   // The box grows with its text, up to a third of the window; beyond that it scrolls.
   useLayoutEffect(() => {
@@ -98,24 +120,67 @@ export function Composer({
     const sent = images
     setDraft('')
     setImages([])
+    setNoImage(false)
     void Promise.resolve(sent.length > 0 ? onSend(text, sent) : onSend(text)).catch(() => {
       setDraft((d) => d || text)
       setImages((i) => (i.length ? i : sent))
     })
   }
 
+  const add = (pics: Blob[]) => {
+    if (pics.length > 0) void Promise.all(pics.map(readBase64)).then((b64) => setImages((i) => [...i, ...b64]))
+  }
+
   // Images pasted or dropped into the composer go with the next message.
   const attach = (data: DataTransfer | null | undefined): boolean => {
-    // files where the webview lists them, else the items (WebKitGTK gives a pasted image so)
+    setNoImage(false)
+    // files where the webview lists them, else the items (some webviews list a pasted image only there)
     const files = Array.from(data?.files ?? [])
     const items = Array.from(data?.items ?? [])
       .filter((i) => i.kind === 'file')
       .map((i) => i.getAsFile())
       .filter((f): f is File => f !== null)
-    const pics = (files.length > 0 ? files : items).filter((f) => f.type.startsWith('image/'))
-    if (pics.length === 0) return false
-    void Promise.all(pics.map(readBase64)).then((b64) => setImages((i) => [...i, ...b64]))
+    const all = files.length > 0 ? files : items
+    const pics = all.filter((f) => f.type.startsWith('image/'))
+    if (all.length > 0 && pics.length < all.length) setNoImage(true)
+    if (pics.length === 0) return all.length > 0
+    add(pics)
     return true
+  }
+
+  // Files dropped anywhere on the window come to the composer: a drop the page left alone
+  // would make the webview open the file in place of the app.
+  const attachRef = useRef(attach)
+  useEffect(() => {
+    attachRef.current = attach
+  })
+  useEffect(() => {
+    const files = (e: DragEvent) => !!e.dataTransfer && (Array.from(e.dataTransfer.types ?? []).includes('Files') || (e.dataTransfer.files?.length ?? 0) > 0)
+    const over = (e: DragEvent) => {
+      if (!files(e)) return
+      e.preventDefault()
+      if (e.dataTransfer) e.dataTransfer.dropEffect = disabled ? 'none' : 'copy'
+    }
+    const drop = (e: DragEvent) => {
+      if (!files(e)) return
+      e.preventDefault()
+      if (!disabled) attachRef.current(e.dataTransfer)
+    }
+    window.addEventListener('dragover', over)
+    window.addEventListener('drop', drop)
+    return () => {
+      window.removeEventListener('dragover', over)
+      window.removeEventListener('drop', drop)
+    }
+  }, [disabled])
+
+  // A paste that brings no text and no image the event lists may still be an image on the
+  // clipboard (WebKitGTK's case): it is read from the clipboard itself.
+  const paste = (data: DataTransfer | null) => {
+    if (attach(data)) return true
+    if (Array.from(data?.types ?? []).includes('text/plain')) return false
+    void clipboardImages().then(add, () => {})
+    return false
   }
 
   const edit = (value: string, caret: number) => {
@@ -184,6 +249,11 @@ export function Composer({
           {model || 'This model'} cannot see images: remove them, or pick a model with the “vision” badge.
         </div>
       )}
+      {!disabled && noImage && (
+        <div className="composer-note err" role="alert" data-testid="composer-not-an-image">
+          Only images (PNG, JPEG, GIF, WebP) can go with a message; name a file of the workspace with @path instead.
+        </div>
+      )}
       {images.length > 0 && (
         <div className="composer-images" data-testid="composer-images">
           {images.map((b64, i) => (
@@ -240,11 +310,7 @@ export function Composer({
           aria-activedescendant={mention ? `file-mention-${mention.active}` : undefined}
           onKeyDown={onKeyDown}
           onPaste={(e) => {
-            if (attach(e.clipboardData)) e.preventDefault()
-          }}
-          onDragOver={(e) => e.preventDefault()}
-          onDrop={(e) => {
-            if (attach(e.dataTransfer)) e.preventDefault()
+            if (paste(e.clipboardData)) e.preventDefault()
           }}
           rows={2}
         />

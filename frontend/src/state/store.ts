@@ -102,6 +102,8 @@ export interface AppState {
   queued: Record<string, string[]>
   /** Text of queued messages a stopped run never took, given back to the composer ('' none). */
   restoredDraft: string
+  /** Images (base64) of those messages, given back with their text. */
+  restoredImages: string[]
 }
 
 /** A folder or a model the user picked in the header while a chat was open. */
@@ -215,6 +217,7 @@ export class AppStore {
     editing: '',
     queued: {},
     restoredDraft: '',
+    restoredImages: [],
   }
   private listeners = new Set<() => void>()
   private feeds = new Map<string, Feed>()
@@ -1015,7 +1018,8 @@ export class AppStore {
     if (given.length === 0) return chat
     const texts = given.map((id) => chat.messages[id]?.content ?? '').filter(Boolean)
     const draft = [this.state.restoredDraft, ...texts].filter(Boolean).join('\n\n')
-    this.set({ restoredDraft: draft })
+    const images = [...this.state.restoredImages, ...given.flatMap((id) => chat.messages[id]?.images ?? [])]
+    this.set({ restoredDraft: draft, restoredImages: images })
     const gone = new Set(given)
     return { ...chat, timeline: chat.timeline.filter((e) => !gone.has(e.id)) }
   }
@@ -1025,6 +1029,13 @@ export class AppStore {
     const text = this.state.restoredDraft
     if (text) this.set({ restoredDraft: '' })
     return text
+  }
+
+  /** The composer took the images given back to it. */
+  takeRestoredImages = (): string[] => {
+    const images = this.state.restoredImages
+    if (images.length) this.set({ restoredImages: [] })
+    return images
   }
 
   /** Changes a message that waits for the run (an empty text takes it back). */
