@@ -35,6 +35,9 @@ type ServerConfig struct {
 	Type string `json:"type,omitempty"`
 	// Disabled servers are listed but never started.
 	Disabled bool `json:"disabled,omitempty"`
+	// Timeout is how many seconds a call of one of the server's tools may go without an
+	// answer or a progress notification, in seconds (0: [CallTimeout]).
+	Timeout float64 `json:"timeout,omitempty"`
 	// Source is the file that configured the server.
 	Source string `json:"-"`
 }
@@ -122,6 +125,8 @@ func (s ServerConfig) check(name string) error {
 		return fmt.Errorf("server %s needs a command (a stdio server) or a url (a streamable HTTP server)", name)
 	case s.Command != "" && s.URL != "":
 		return fmt.Errorf("server %s has both a command and a url: keep one", name)
+	case s.Timeout < 0:
+		return fmt.Errorf("server %s has a negative timeout: give the seconds a call may wait, or leave it out for %s", name, CallTimeout)
 	}
 	return nil
 }

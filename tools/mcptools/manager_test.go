@@ -3,19 +3,12 @@ package mcptools_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"net"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -206,44 +199,24 @@ func TestAServerThatDiesIsOneSentenceAndItsToolsSayNotRun(t *testing.T) {
 }
 
 // TestAStreamableHTTPServerWithHeaders: the reference server on streamable HTTP, reached by
-// url; each request carries the configured headers, ${NAME} taken from the environment.
+// url behind a gate that refuses a request without the token; each request carries the
+// configured headers, ${NAME} taken from the environment.
 func TestAStreamableHTTPServerWithHeaders(t *testing.T) {
-	cmd := testenv.MCPEverything(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	// A proxy in front of the server checks the header, as a gateway would.
-	var seen atomic.Int32
-	target, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", port))
-	rp := httputil.NewSingleHostReverseProxy(target)
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer tool-token" {
-			http.Error(w, "no token", http.StatusUnauthorized)
-			return
-		}
-		seen.Add(1)
-		rp.ServeHTTP(w, r)
-	}))
-	defer proxy.Close()
-	server := exec.Command(cmd, "streamableHttp")
-	server.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
-	if err := server.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = server.Process.Kill(); _ = server.Wait() })
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if c, err := net.Dial("tcp", target.Host); err == nil {
-			c.Close()
-			break
-		}
-	}
+	endpoint := testenv.MCPEverythingHTTP(t, map[string]string{"Authorization": "Bearer tool-token"})
 	t.Setenv("PROTOTYPER_TEST_TOOL_TOKEN", "tool-token")
 	set := mcptools.NewSet("", writeConfig(t, map[string]any{"remote": map[string]any{
-		"url": proxy.URL + "/mcp", "headers": map[string]string{"Authorization": "Bearer ${PROTOTYPER_TEST_TOOL_TOKEN}"}}}))
+		"url": endpoint, "headers": map[string]string{"Authorization": "Bearer ${PROTOTYPER_TEST_TOOL_TOKEN}"}}}))
 	defer set.Close()
+	reg := registryOf(t, set)
+	if res := call(t, reg, "mcp__remote__echo", `{"message":"over http"}`, nil); res.IsError || res.Content != "Echo: over http" {
+		t.Errorf("echo = %+v", res)
+	}
+}
+
+// registryOf is the registry of the tools of set's servers for a new workspace; every server
+// must start.
+func registryOf(t *testing.T, set *mcptools.Set) *tools.Registry {
+	t.Helper()
 	list, notices := set.ToolsFor(ctx(t), t.TempDir())
 	if len(notices) != 0 || len(list) == 0 {
 		t.Fatalf("tools %d, notices %v", len(list), notices)
@@ -252,14 +225,98 @@ func TestAStreamableHTTPServerWithHeaders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	args, err := reg.Validate("mcp__remote__echo", json.RawMessage(`{"message":"over http"}`))
+	return reg
+}
+
+// call validates args and runs the tool name of reg with the test's context.
+func call(t *testing.T, reg *tools.Registry, name, args string, progress tools.ProgressFunc) tools.Result {
+	t.Helper()
+	return execWith(ctx(t), t, reg, name, args, progress)
+}
+
+func execWith(c context.Context, t *testing.T, reg *tools.Registry, name, args string, progress tools.ProgressFunc) tools.Result {
+	t.Helper()
+	valid, err := reg.Validate(name, json.RawMessage(args))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res := reg.Exec(ctx(t), tools.Call{ID: "h1", Name: "mcp__remote__echo", Args: args}, nil); res.IsError || res.Content != "Echo: over http" {
-		t.Errorf("echo = %+v", res)
+	return reg.Exec(c, tools.Call{ID: "c1", Name: name, Args: valid}, progress)
+}
+
+// longOperation is the reference server's tool that takes duration seconds and sends a
+// progress notification after each of its steps.
+const longOperation = "mcp__everything__trigger-long-running-operation"
+
+// TestACallTheServerNeverAnswersEndsAtItsTimeoutWithOneSentence: a server's "timeout" bounds
+// its silence: a call that hears nothing for it ends with one sentence saying what to do,
+// and a longer call that keeps sending progress is never cut by it.
+func TestACallTheServerNeverAnswersEndsAtItsTimeoutWithOneSentence(t *testing.T) {
+	set := mcptools.NewSet("", writeConfig(t, map[string]any{"everything": map[string]any{"command": testenv.MCPEverything(t), "timeout": 1}}))
+	defer set.Close()
+	reg := registryOf(t, set)
+	start := time.Now()
+	res := call(t, reg, longOperation, `{"duration":600,"steps":1}`, nil)
+	took := time.Since(start)
+	if !res.IsError || !strings.Contains(res.Content, "the MCP server everything said nothing about this call for 1s") ||
+		!strings.Contains(res.Content, `raise its "timeout"`) || strings.Contains(res.Content, "\n") {
+		t.Errorf("a call the server never answers: %+v", res)
 	}
-	if seen.Load() == 0 {
-		t.Error("no request carried the header")
+	if took < time.Second || took > 5*time.Second {
+		t.Errorf("it ended after %s, want its timeout of 1s", took)
+	}
+	res = call(t, reg, longOperation, `{"duration":2.4,"steps":4}`, nil)
+	if res.IsError || !strings.Contains(res.Content, "Long running operation completed") {
+		t.Errorf("a call that says how it goes every 0.6s, with a timeout of 1s: %+v", res)
+	}
+}
+
+// TestAStoppedCallEndsAtOnceWithOneSentence: when the run stops, a call the server is still
+// busy with ends within a second, saying so; the server keeps serving.
+func TestAStoppedCallEndsAtOnceWithOneSentence(t *testing.T) {
+	set := mcptools.NewSet("", writeConfig(t, map[string]any{"everything": map[string]any{"command": testenv.MCPEverything(t)}}))
+	defer set.Close()
+	reg := registryOf(t, set)
+	c, stop := context.WithCancel(ctx(t))
+	time.AfterFunc(500*time.Millisecond, stop)
+	res := execWith(c, t, reg, longOperation, `{"duration":600,"steps":1}`, nil)
+	if !res.IsError || !strings.HasPrefix(res.Content, "stopped: the run was stopped while the MCP server everything ran this call") {
+		t.Errorf("a stopped call: %+v", res)
+	}
+	if c.Err() == nil {
+		t.Error("the call ended before the stop")
+	}
+	if res := call(t, reg, "mcp__everything__echo", `{"message":"still here"}`, nil); res.IsError {
+		t.Errorf("after the stop, echo = %+v", res)
+	}
+}
+
+// TestAServerThatDiesDuringACallIsOneSentence: a server killed while it runs a call ends the
+// call at once with one sentence; the server is failed from then on.
+func TestAServerThatDiesDuringACallIsOneSentence(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	set := mcptools.NewSet("", writeConfig(t, map[string]any{"everything": map[string]any{
+		"command": "sh", "args": []string{"-c", `echo $$ > "$0"; exec "$1"`, pidFile, testenv.MCPEverything(t)}}}))
+	defer set.Close()
+	reg := registryOf(t, set)
+	raw, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proc, err := os.FindProcess(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(500*time.Millisecond, func() { _ = proc.Kill() })
+	start := time.Now()
+	res := call(t, reg, longOperation, `{"duration":600,"steps":1}`, nil)
+	if !res.IsError || res.Content != "the MCP server everything stopped during this call, which did not complete — its tools are not offered until Prototyper starts again" {
+		t.Errorf("a call whose server died: %+v", res)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the call ended %s after it started, its server killed after 0.5s", took)
 	}
 }
