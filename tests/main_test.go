@@ -52,10 +52,10 @@ var (
 		"SUAT": slices.Concat(ollamatest.Think("It answered."), []string{"The server ", "echoed it."}),
 	}}
 
-	// mcpLongModel calls the reference MCP server's long operation (four steps of a second,
+	// mcpLongModel calls the reference MCP server's long operation (three steps of two seconds,
 	// each reported as progress), then answers.
 	mcpLongModel = ollamatest.Model{Name: "e2e-mcp-long", Scripts: ollamatest.Scripts{
-		"SU":   ollamatest.ToolCall(mcpLongOperation, map[string]any{"duration": 4, "steps": 4}),
+		"SU":   ollamatest.ToolCall(mcpLongOperation, map[string]any{"duration": 6, "steps": 3}),
 		"SUAT": []string{"The operation ", "finished."},
 	}}
 
