@@ -54,7 +54,7 @@ func mcpConfigFile(t *testing.T, settings ...map[string]any) string {
 // $PROTOTYPER_TEST_TOOL_TOKEN, and the environment the app needs for it.
 func mcpHTTPServer(t *testing.T) (server map[string]any, env []string) {
 	t.Helper()
-	endpoint := testenv.MCPEverythingHTTP(t, map[string]string{"Authorization": "Bearer tool-token"})
+	endpoint, _ := testenv.MCPEverythingHTTP(t, map[string]string{"Authorization": "Bearer tool-token"})
 	return map[string]any{"url": endpoint, "headers": map[string]string{"Authorization": "Bearer ${PROTOTYPER_TEST_TOOL_TOKEN}"}},
 		[]string{"PROTOTYPER_TEST_TOOL_TOKEN=tool-token"}
 }

@@ -38,10 +38,11 @@ func MCPEverything(tb testing.TB) string {
 }
 
 // MCPEverythingHTTP serves the reference MCP server on streamable HTTP for the test and
-// returns its url (…/mcp). The server listens on a free port behind a gate on the loopback
-// address, as a gateway would stand in front of it: a request that lacks one of headers (name
-// → value) is refused with 401. Both stop with the test.
-func MCPEverythingHTTP(tb testing.TB, headers map[string]string) string {
+// returns its url (…/mcp) and a function that kills the server (as a crash would). The server
+// listens on a free port behind a gate on the loopback address, as a gateway would stand in
+// front of it: a request that lacks one of headers (name → value) is refused with 401. Both
+// stop with the test.
+func MCPEverythingHTTP(tb testing.TB, headers map[string]string) (endpoint string, kill func()) {
 	tb.Helper()
 	cmd := MCPEverything(tb)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -56,7 +57,8 @@ func MCPEverythingHTTP(tb testing.TB, headers map[string]string) string {
 	if err := server.Start(); err != nil {
 		tb.Fatalf("start the reference MCP server on streamable HTTP: %v", err)
 	}
-	tb.Cleanup(func() { _ = server.Process.Kill(); _ = server.Wait() })
+	kill = func() { _ = server.Process.Kill() }
+	tb.Cleanup(func() { kill(); _ = server.Wait() })
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		if c, err := net.Dial("tcp", addr); err == nil {
 			c.Close()
@@ -78,5 +80,5 @@ func MCPEverythingHTTP(tb testing.TB, headers map[string]string) string {
 		proxy.ServeHTTP(w, r)
 	}))
 	tb.Cleanup(gate.Close)
-	return gate.URL + "/mcp"
+	return gate.URL + "/mcp", kill
 }

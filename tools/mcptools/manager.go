@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -362,15 +361,10 @@ func (t *mcpTool) Execute(ctx context.Context, call tools.Call, progress tools.P
 	return tools.Result{Content: resultText(res), IsError: res.IsError}, nil
 }
 
-// endWait is how long a failed call waits to learn whether its server stopped: a closed
-// connection (or the end of a stdio server's output) is the sign of it, and the session
-// ends right after.
-func endWait(err error) time.Duration {
-	if errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) {
-		return time.Second
-	}
-	return 0
-}
+// endWait is how long a failed call waits to learn whether its server stopped: the end of the
+// connection (a stdio server's output ended, an HTTP server could not be reached again, or
+// only through a gateway that says so) fails the call first, and ends the session right after.
+const endWait = time.Second
 
 // callError is the one sentence of a call that got no result.
 func (t *mcpTool) callError(ctx, callCtx context.Context, err error, timeout time.Duration) error {
@@ -379,7 +373,7 @@ func (t *mcpTool) callError(ctx, callCtx context.Context, err error, timeout tim
 		return fmt.Errorf("stopped: the run was stopped while the MCP server %s ran this call; it was asked to cancel it, and may or may not have completed it", t.s.name)
 	case errors.Is(context.Cause(callCtx), errCallTimeout):
 		return fmt.Errorf("the MCP server %s said nothing about this call for %s, so Prototyper gave up on it — the server may be stuck; if its tools take that long, raise its \"timeout\" (seconds) in %s", t.s.name, timeout, t.s.cfg.Source)
-	case t.s.hasEnded(endWait(err)):
+	case t.s.hasEnded(endWait):
 		return fmt.Errorf("the MCP server %s stopped during this call, which did not complete — its tools are not offered until Prototyper starts again", t.s.name)
 	}
 	return fmt.Errorf("the MCP server %s failed the call: %s", t.s.name, oneLine(err))

@@ -202,7 +202,7 @@ func TestAServerThatDiesIsOneSentenceAndItsToolsSayNotRun(t *testing.T) {
 // url behind a gate that refuses a request without the token; each request carries the
 // configured headers, ${NAME} taken from the environment.
 func TestAStreamableHTTPServerWithHeaders(t *testing.T) {
-	endpoint := testenv.MCPEverythingHTTP(t, map[string]string{"Authorization": "Bearer tool-token"})
+	endpoint, _ := testenv.MCPEverythingHTTP(t, map[string]string{"Authorization": "Bearer tool-token"})
 	t.Setenv("PROTOTYPER_TEST_TOOL_TOKEN", "tool-token")
 	set := mcptools.NewSet("", writeConfig(t, map[string]any{"remote": map[string]any{
 		"url": endpoint, "headers": map[string]string{"Authorization": "Bearer ${PROTOTYPER_TEST_TOOL_TOKEN}"}}}))
@@ -290,33 +290,43 @@ func TestAStoppedCallEndsAtOnceWithOneSentence(t *testing.T) {
 	}
 }
 
-// TestAServerThatDiesDuringACallIsOneSentence: a server killed while it runs a call ends the
-// call at once with one sentence; the server is failed from then on.
+// TestAServerThatDiesDuringACallIsOneSentence: a server killed while it runs a call, on
+// stdio or on streamable HTTP, ends the call with one sentence within a few seconds (an HTTP
+// server is tried again twice first).
 func TestAServerThatDiesDuringACallIsOneSentence(t *testing.T) {
+	for _, transport := range []string{"stdio", "streamable HTTP"} {
+		t.Run(transport, func(t *testing.T) {
+			server, kill := dyingServer(t, transport)
+			set := mcptools.NewSet("", writeConfig(t, map[string]any{"everything": server}))
+			defer set.Close()
+			reg := registryOf(t, set)
+			time.AfterFunc(500*time.Millisecond, kill)
+			start := time.Now()
+			res := call(t, reg, longOperation, `{"duration":600,"steps":1}`, nil)
+			if !res.IsError || res.Content != "the MCP server everything stopped during this call, which did not complete — its tools are not offered until Prototyper starts again" {
+				t.Errorf("a call whose server died: %+v", res)
+			}
+			if took := time.Since(start); took > 10*time.Second {
+				t.Errorf("the call ended %s after it started, its server killed after 0.5s", took)
+			}
+		})
+	}
+}
+
+// dyingServer is the configuration of the reference server on transport, and a function that
+// kills it once it runs.
+func dyingServer(t *testing.T, transport string) (server map[string]any, kill func()) {
+	if transport != "stdio" {
+		endpoint, kill := testenv.MCPEverythingHTTP(t, nil)
+		return map[string]any{"url": endpoint}, kill
+	}
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	set := mcptools.NewSet("", writeConfig(t, map[string]any{"everything": map[string]any{
-		"command": "sh", "args": []string{"-c", `echo $$ > "$0"; exec "$1"`, pidFile, testenv.MCPEverything(t)}}}))
-	defer set.Close()
-	reg := registryOf(t, set)
-	raw, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	proc, err := os.FindProcess(pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	time.AfterFunc(500*time.Millisecond, func() { _ = proc.Kill() })
-	start := time.Now()
-	res := call(t, reg, longOperation, `{"duration":600,"steps":1}`, nil)
-	if !res.IsError || res.Content != "the MCP server everything stopped during this call, which did not complete — its tools are not offered until Prototyper starts again" {
-		t.Errorf("a call whose server died: %+v", res)
-	}
-	if took := time.Since(start); took > 5*time.Second {
-		t.Errorf("the call ended %s after it started, its server killed after 0.5s", took)
+	return map[string]any{"command": "sh", "args": []string{"-c", `echo $$ > "$0"; exec "$1"`, pidFile, testenv.MCPEverything(t)}}, func() {
+		raw, _ := os.ReadFile(pidFile)
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(raw))); err == nil {
+			if proc, err := os.FindProcess(pid); err == nil {
+				_ = proc.Kill()
+			}
+		}
 	}
 }
