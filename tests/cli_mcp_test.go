@@ -24,20 +24,6 @@ import (
 // sends a progress notification after each of its steps.
 const mcpLongOperation = "mcp__everything__trigger-long-running-operation"
 
-// writeMCPServers writes an mcpServers file holding servers and returns its path.
-func writeMCPServers(t *testing.T, servers map[string]any) string {
-	t.Helper()
-	raw, err := json.Marshal(map[string]any{"mcpServers": servers})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "mcp.json")
-	if err := os.WriteFile(p, raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // mcpConfigFile writes an mcpServers file naming the reference server "everything", on stdio
 // with the given settings added (env, timeout…).
 func mcpConfigFile(t *testing.T, settings ...map[string]any) string {
@@ -46,7 +32,7 @@ func mcpConfigFile(t *testing.T, settings ...map[string]any) string {
 	for _, s := range settings {
 		maps.Copy(server, s)
 	}
-	return writeMCPServers(t, map[string]any{"everything": server})
+	return testenv.MCPServersFile(t, map[string]any{"everything": server})
 }
 
 // mcpHTTPServer serves the reference server on streamable HTTP behind a gate that wants a
@@ -114,7 +100,7 @@ func TestCLIRunCallsAToolOfTheReferenceMCPServer(t *testing.T) {
 			} else {
 				var server map[string]any
 				server, env = mcpHTTPServer(t)
-				cfg = writeMCPServers(t, map[string]any{"everything": server})
+				cfg = testenv.MCPServersFile(t, map[string]any{"everything": server})
 			}
 			res, out := mcpCallResult(t, mcpEchoModel, cfg, env, "mcp__everything__echo")
 			if !res.OK || res.Output != "Echo: hello through MCP" || !strings.Contains(out, "echoed it.") {
@@ -140,9 +126,8 @@ func TestCLIRunGoesOnWhenAnMCPCallHearsNothingForItsTimeout(t *testing.T) {
 // TestCLIRunGoesOnWhenAnMCPServerDiesDuringACall: the server killed while it runs a call is
 // one sentence in the call's result; the model reads it and the run ends well.
 func TestCLIRunGoesOnWhenAnMCPServerDiesDuringACall(t *testing.T) {
-	marker := fmt.Sprintf("PROTOTYPER_TEST_MARKER=%d", time.Now().UnixNano())
-	name, value, _ := strings.Cut(marker, "=")
-	cfg := mcpConfigFile(t, map[string]any{"env": map[string]string{name: value}})
+	server, kill := testenv.MCPEverythingKillable(t)
+	cfg := testenv.MCPServersFile(t, map[string]any{"everything": server})
 	srv := ollamatest.Get(t)
 	cmd := exec.Command(desktopBinary(t), "run", "--json", "--ollama", srv.URL(), "--db", filepath.Join(t.TempDir(), "p.db"),
 		"--workspace", t.TempDir(), "--mcp-config", cfg, "--model", mcpHangModel.Name, "--approve", "auto", "Go")
@@ -163,12 +148,7 @@ func TestCLIRunGoesOnWhenAnMCPServerDiesDuringACall(t *testing.T) {
 		out.WriteString(sc.Text() + "\n")
 		var e jsonEvent
 		if json.Unmarshal(sc.Bytes(), &e) == nil && e.Type == "tool.call" && e.State == "running" {
-			time.Sleep(300 * time.Millisecond) // the call reaches the server
-			for _, p := range markedProcesses(t, marker) {
-				if pid, err := strconv.Atoi(p); err == nil {
-					_ = syscall.Kill(pid, syscall.SIGKILL)
-				}
-			}
+			time.AfterFunc(300*time.Millisecond, kill) // once the call reached the server
 		}
 	}
 	if err := cmd.Wait(); err != nil {
@@ -197,7 +177,7 @@ func TestCLIRunAsksBeforeAnMCPToolByDefault(t *testing.T) {
 // is failed, with one sentence on stderr.
 func TestCLIMCPListShowsServersStateAndTools(t *testing.T) {
 	remote, env := mcpHTTPServer(t)
-	cfg := writeMCPServers(t, map[string]any{
+	cfg := testenv.MCPServersFile(t, map[string]any{
 		"everything": map[string]any{"command": testenv.MCPEverything(t)},
 		"remote":     remote,
 		"broken":     map[string]any{"command": "prototyper-no-such-mcp-server"},
@@ -263,7 +243,7 @@ func TestMCPServerProcessesEndWithTheApp(t *testing.T) {
 		t.Errorf("after the command ended, the server still runs: %v", pids)
 	}
 
-	cfg = writeMCPServers(t, map[string]any{"hung": map[string]any{"command": "sleep", "args": []string{"600"}, "env": env}})
+	cfg = testenv.MCPServersFile(t, map[string]any{"hung": map[string]any{"command": "sleep", "args": []string{"600"}, "env": env}})
 	cmd := exec.Command(desktopBinary(t), "mcp", "list", "--mcp-config", cfg, "--workspace", t.TempDir())
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
 	if err := cmd.Start(); err != nil {
@@ -321,5 +301,5 @@ func TestCLIRunSaysOnTheTerminalWhichMCPServerCouldNotStart(t *testing.T) {
 // brokenMCPConfig writes an mcpServers file whose one server's command does not exist.
 func brokenMCPConfig(t *testing.T) string {
 	t.Helper()
-	return writeMCPServers(t, map[string]any{"broken": map[string]any{"command": "prototyper-no-such-mcp-server"}})
+	return testenv.MCPServersFile(t, map[string]any{"broken": map[string]any{"command": "prototyper-no-such-mcp-server"}})
 }

@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -81,4 +83,36 @@ func MCPEverythingHTTP(tb testing.TB, headers map[string]string) (endpoint strin
 	}))
 	tb.Cleanup(gate.Close)
 	return gate.URL + "/mcp", kill
+}
+
+// MCPServersFile writes an mcpServers file holding servers (name → entry) into a folder of
+// the test and returns its path.
+func MCPServersFile(tb testing.TB, servers map[string]any) string {
+	tb.Helper()
+	raw, err := json.Marshal(map[string]any{"mcpServers": servers})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p := filepath.Join(tb.TempDir(), "mcp.json")
+	if err := os.WriteFile(p, raw, 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
+// MCPEverythingKillable returns the mcpServers entry of the reference server on stdio, and a
+// function that kills its process (as a crash would) once it was started from that entry.
+func MCPEverythingKillable(tb testing.TB) (server map[string]any, kill func()) {
+	tb.Helper()
+	pidFile := filepath.Join(tb.TempDir(), "pid")
+	// The shell notes its process id, then becomes the server.
+	server = map[string]any{"command": "sh", "args": []string{"-c", `echo $$ > "$0"; exec "$1"`, pidFile, MCPEverything(tb)}}
+	return server, func() {
+		var pid int
+		if raw, err := os.ReadFile(pidFile); err == nil {
+			if _, err := fmt.Sscan(string(raw), &pid); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}
 }

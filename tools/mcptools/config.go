@@ -16,9 +16,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -133,12 +134,7 @@ func (s ServerConfig) check(name string) error {
 
 // Names returns the servers' names in order.
 func (c Config) Names() []string {
-	names := make([]string, 0, len(c))
-	for n := range c {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(c))
 }
 
 func validName(s string) bool {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -16,20 +15,6 @@ import (
 	"prototyper/tools"
 	"prototyper/tools/mcptools"
 )
-
-// writeConfig writes an mcpServers file holding servers and returns its path.
-func writeConfig(t *testing.T, servers map[string]any) string {
-	t.Helper()
-	raw, err := json.Marshal(map[string]any{"mcpServers": servers})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "mcp.json")
-	if err := os.WriteFile(p, raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 func ctx(t *testing.T) context.Context {
 	c, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -43,7 +28,7 @@ func ctx(t *testing.T) context.Context {
 // the call's progress function before its result.
 func TestTheReferenceServersToolsJoinAsMCPToolsAndRun(t *testing.T) {
 	cmd := testenv.MCPEverything(t)
-	set := mcptools.NewSet("", writeConfig(t, map[string]any{"everything": map[string]any{"command": cmd}}))
+	set := mcptools.NewSet("", testenv.MCPServersFile(t, map[string]any{"everything": map[string]any{"command": cmd}}))
 	defer set.Close()
 	list, notices := set.ToolsFor(ctx(t), t.TempDir())
 	if len(notices) != 0 {
@@ -101,7 +86,7 @@ func TestTheReferenceServersToolsJoinAsMCPToolsAndRun(t *testing.T) {
 // says which failed.
 func TestAServerThatCannotStartIsOneSentenceAndTheOthersStillServe(t *testing.T) {
 	cmd := testenv.MCPEverything(t)
-	file := writeConfig(t, map[string]any{
+	file := testenv.MCPServersFile(t, map[string]any{
 		"everything": map[string]any{"command": cmd},
 		"missing":    map[string]any{"command": "prototyper-no-such-mcp-server"},
 		"silent":     map[string]any{"command": "sleep", "args": []string{"600"}},
@@ -140,7 +125,7 @@ func TestAServerThatCannotStartIsOneSentenceAndTheOthersStillServe(t *testing.T)
 }
 
 func TestServerFilesMergeGlobalWorkspaceAndCommandLine(t *testing.T) {
-	global := writeConfig(t, map[string]any{"a": map[string]any{"command": "global-a"}, "b": map[string]any{"command": "global-b"}})
+	global := testenv.MCPServersFile(t, map[string]any{"a": map[string]any{"command": "global-a"}, "b": map[string]any{"command": "global-b"}})
 	ws := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(ws, ".prototyper"), 0o755); err != nil {
 		t.Fatal(err)
@@ -148,7 +133,7 @@ func TestServerFilesMergeGlobalWorkspaceAndCommandLine(t *testing.T) {
 	if err := os.WriteFile(mcptools.WorkspaceFile(ws), []byte(`{"mcpServers":{"b":{"command":"ws-b"},"c":{"url":"http://127.0.0.1:1/mcp","headers":{"X":"y"}}}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	flag := writeConfig(t, map[string]any{"c": map[string]any{"command": "flag-c"}})
+	flag := testenv.MCPServersFile(t, map[string]any{"c": map[string]any{"command": "flag-c"}})
 	cfg, err := mcptools.LoadFiles(mcptools.NewSet(global, flag).Files(ws)...)
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +154,7 @@ func TestServerFilesMergeGlobalWorkspaceAndCommandLine(t *testing.T) {
 // is failed in the status, and a call of one of its tools says so at once.
 func TestAServerThatDiesIsOneSentenceAndItsToolsSayNotRun(t *testing.T) {
 	cmd := testenv.MCPEverything(t)
-	set := mcptools.NewSet("", writeConfig(t, map[string]any{"brief": map[string]any{"command": "timeout", "args": []string{"3", cmd}}}))
+	set := mcptools.NewSet("", testenv.MCPServersFile(t, map[string]any{"brief": map[string]any{"command": "timeout", "args": []string{"3", cmd}}}))
 	defer set.Close()
 	ws := t.TempDir()
 	list, notices := set.ToolsFor(ctx(t), ws)
@@ -204,7 +189,7 @@ func TestAServerThatDiesIsOneSentenceAndItsToolsSayNotRun(t *testing.T) {
 func TestAStreamableHTTPServerWithHeaders(t *testing.T) {
 	endpoint, _ := testenv.MCPEverythingHTTP(t, map[string]string{"Authorization": "Bearer tool-token"})
 	t.Setenv("PROTOTYPER_TEST_TOOL_TOKEN", "tool-token")
-	set := mcptools.NewSet("", writeConfig(t, map[string]any{"remote": map[string]any{
+	set := mcptools.NewSet("", testenv.MCPServersFile(t, map[string]any{"remote": map[string]any{
 		"url": endpoint, "headers": map[string]string{"Authorization": "Bearer ${PROTOTYPER_TEST_TOOL_TOKEN}"}}}))
 	defer set.Close()
 	reg := registryOf(t, set)
@@ -251,7 +236,7 @@ const longOperation = "mcp__everything__trigger-long-running-operation"
 // its silence: a call that hears nothing for it ends with one sentence saying what to do,
 // and a longer call that keeps sending progress is never cut by it.
 func TestACallTheServerNeverAnswersEndsAtItsTimeoutWithOneSentence(t *testing.T) {
-	set := mcptools.NewSet("", writeConfig(t, map[string]any{"everything": map[string]any{"command": testenv.MCPEverything(t), "timeout": 1}}))
+	set := mcptools.NewSet("", testenv.MCPServersFile(t, map[string]any{"everything": map[string]any{"command": testenv.MCPEverything(t), "timeout": 1}}))
 	defer set.Close()
 	reg := registryOf(t, set)
 	start := time.Now()
@@ -273,7 +258,7 @@ func TestACallTheServerNeverAnswersEndsAtItsTimeoutWithOneSentence(t *testing.T)
 // TestAStoppedCallEndsAtOnceWithOneSentence: when the run stops, a call the server is still
 // busy with ends within a second, saying so; the server keeps serving.
 func TestAStoppedCallEndsAtOnceWithOneSentence(t *testing.T) {
-	set := mcptools.NewSet("", writeConfig(t, map[string]any{"everything": map[string]any{"command": testenv.MCPEverything(t)}}))
+	set := mcptools.NewSet("", testenv.MCPServersFile(t, map[string]any{"everything": map[string]any{"command": testenv.MCPEverything(t)}}))
 	defer set.Close()
 	reg := registryOf(t, set)
 	c, stop := context.WithCancel(ctx(t))
@@ -297,7 +282,7 @@ func TestAServerThatDiesDuringACallIsOneSentence(t *testing.T) {
 	for _, transport := range []string{"stdio", "streamable HTTP"} {
 		t.Run(transport, func(t *testing.T) {
 			server, kill := dyingServer(t, transport)
-			set := mcptools.NewSet("", writeConfig(t, map[string]any{"everything": server}))
+			set := mcptools.NewSet("", testenv.MCPServersFile(t, map[string]any{"everything": server}))
 			defer set.Close()
 			reg := registryOf(t, set)
 			time.AfterFunc(500*time.Millisecond, kill)
@@ -316,17 +301,9 @@ func TestAServerThatDiesDuringACallIsOneSentence(t *testing.T) {
 // dyingServer is the configuration of the reference server on transport, and a function that
 // kills it once it runs.
 func dyingServer(t *testing.T, transport string) (server map[string]any, kill func()) {
-	if transport != "stdio" {
-		endpoint, kill := testenv.MCPEverythingHTTP(t, nil)
-		return map[string]any{"url": endpoint}, kill
+	if transport == "stdio" {
+		return testenv.MCPEverythingKillable(t)
 	}
-	pidFile := filepath.Join(t.TempDir(), "pid")
-	return map[string]any{"command": "sh", "args": []string{"-c", `echo $$ > "$0"; exec "$1"`, pidFile, testenv.MCPEverything(t)}}, func() {
-		raw, _ := os.ReadFile(pidFile)
-		if pid, err := strconv.Atoi(strings.TrimSpace(string(raw))); err == nil {
-			if proc, err := os.FindProcess(pid); err == nil {
-				_ = proc.Kill()
-			}
-		}
-	}
+	endpoint, kill := testenv.MCPEverythingHTTP(t, nil)
+	return map[string]any{"url": endpoint}, kill
 }
