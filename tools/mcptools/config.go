@@ -19,6 +19,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -101,7 +102,10 @@ func Parse(raw []byte, source string) (Config, error) {
 		MCPServers map[string]ServerConfig `json:"mcpServers"`
 		Servers    map[string]ServerConfig `json:"servers"` // the shape some editors use
 	}
-	if err := json.Unmarshal(raw, &f); err != nil {
+	var wrongType *json.UnmarshalTypeError
+	if err := json.Unmarshal(raw, &f); errors.As(err, &wrongType) {
+		return nil, fmt.Errorf("the MCP servers of %s: %s", source, typeSentence(wrongType))
+	} else if err != nil {
 		return nil, fmt.Errorf("the MCP servers of %s are not valid JSON (%v): fix them, they hold {\"mcpServers\": {\"NAME\": {\"command\": …}}}", source, err)
 	}
 	out := Config{}
@@ -115,6 +119,17 @@ func Parse(raw []byte, source string) (Config, error) {
 		}
 	}
 	return out, nil
+}
+
+// jsonKinds name the kinds of JSON values as a user reads them.
+var jsonKinds = map[string]string{"string": "a text", "number": "a number", "array": "a list", "object": "an object", "bool": "true or false"}
+
+// typeSentence says which field holds a value of the wrong kind ("timeout" a text, say).
+func typeSentence(e *json.UnmarshalTypeError) string {
+	want := map[reflect.Kind]string{reflect.Float64: "number", reflect.Slice: "array", reflect.Map: "object", reflect.Struct: "object",
+		reflect.String: "string", reflect.Bool: "bool"}[e.Type.Kind()]
+	field := e.Field[strings.LastIndexByte(e.Field, '.')+1:]
+	return fmt.Sprintf("%q should be %s, not %s", field, jsonKinds[want], jsonKinds[e.Value])
 }
 
 // check says what is wrong with a server's configuration.

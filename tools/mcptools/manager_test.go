@@ -141,11 +141,18 @@ func TestServerFilesMergeGlobalWorkspaceAndCommandLine(t *testing.T) {
 	if cfg["a"].Command != "global-a" || cfg["b"].Command != "ws-b" || cfg["c"].Command != "flag-c" {
 		t.Errorf("config = %+v", cfg)
 	}
-	for _, bad := range []string{`{"mcpServers":{"x":{}}}`, `{"mcpServers":{"a__b":{"command":"c"}}}`, `not json`} {
+	for bad, says := range map[string]string{
+		`{"mcpServers":{"x":{}}}`:                 "needs a command",
+		`{"mcpServers":{"a__b":{"command":"c"}}}`: "may hold only",
+		`not json`: "not valid JSON",
+		`{"mcpServers":{"x":{"command":"c","timeout":-1}}}`:   "negative timeout",
+		`{"mcpServers":{"x":{"command":"c","timeout":"60"}}}`: `"timeout" should be a number, not a text`,
+		`{"mcpServers":{"x":{"command":"c","args":"-v"}}}`:    `"args" should be a list, not a text`,
+	} {
 		p := filepath.Join(t.TempDir(), "bad.json")
 		_ = os.WriteFile(p, []byte(bad), 0o600)
-		if _, err := mcptools.LoadFiles(p); err == nil || !strings.Contains(err.Error(), p) {
-			t.Errorf("%s: %v, want an error naming the file", bad, err)
+		if _, err := mcptools.LoadFiles(p); err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), says) {
+			t.Errorf("%s: %v, want an error naming the file that says %s", bad, err, says)
 		}
 	}
 }
