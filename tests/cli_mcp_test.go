@@ -116,7 +116,7 @@ func TestCLIRunCallsAToolOfTheReferenceMCPServer(t *testing.T) {
 func TestCLIRunGoesOnWhenAnMCPCallHearsNothingForItsTimeout(t *testing.T) {
 	start := time.Now()
 	res, out := mcpCallResult(t, mcpHangModel, mcpConfigFile(t, map[string]any{"timeout": 2}), nil, mcpLongOperation)
-	if res.OK || !strings.HasPrefix(res.Output, "the MCP server everything said nothing about this call for 2s") ||
+	if res.OK || !strings.HasPrefix(res.Output, "the MCP server everything said nothing about this call for 2 s") ||
 		strings.Contains(res.Output, "\n") || !strings.Contains(out, "did not finish.") {
 		t.Errorf("result %+v; output:\n%s", res, out)
 	}

@@ -240,7 +240,7 @@ func startError(s *server, ctx context.Context, err error, timeout time.Duration
 	}
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return fmt.Errorf("the MCP server %s did not answer within %s — check %s in %s", s.name, timeout, what, s.cfg.Source)
+		return fmt.Errorf("the MCP server %s did not answer within %s — check %s in %s", s.name, seconds(timeout), what, s.cfg.Source)
 	case errors.Is(err, exec.ErrNotFound):
 		return fmt.Errorf("the MCP server %s cannot start: %s is not installed or not on the PATH — install it, or fix the command in %s", s.name, s.cfg.Command, s.cfg.Source)
 	}
@@ -372,7 +372,7 @@ func (t *mcpTool) callError(ctx, callCtx context.Context, err error, timeout tim
 	case ctx.Err() != nil:
 		return fmt.Errorf("stopped: the run was stopped while the MCP server %s ran this call; it was asked to cancel it, and may or may not have completed it", t.s.name)
 	case errors.Is(context.Cause(callCtx), errCallTimeout):
-		return fmt.Errorf("the MCP server %s said nothing about this call for %s, so Prototyper gave up on it — the server may be stuck; if its tools take that long, raise its \"timeout\" (seconds) in %s", t.s.name, timeout, t.s.cfg.Source)
+		return fmt.Errorf("the MCP server %s said nothing about this call for %s, so Prototyper gave up on it — the server may be stuck; if its tools take that long, raise its \"timeout\" (seconds) in %s", t.s.name, seconds(timeout), t.s.cfg.Source)
 	case t.s.hasEnded(endWait):
 		return fmt.Errorf("the MCP server %s stopped during this call, which did not complete — its tools are not offered until Prototyper starts again", t.s.name)
 	}
@@ -410,6 +410,9 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	return http.DefaultTransport.RoundTrip(r)
 }
+
+// seconds says d in seconds, the unit of a server's "timeout": "2 s", "300 s".
+func seconds(d time.Duration) string { return fmt.Sprintf("%g s", d.Seconds()) }
 
 func oneLine(err error) string {
 	s := strings.TrimSpace(err.Error())

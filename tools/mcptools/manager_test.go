@@ -105,7 +105,7 @@ func TestAServerThatCannotStartIsOneSentenceAndTheOthersStillServe(t *testing.T)
 		t.Error("the working server's tools are missing")
 	}
 	joined := strings.Join(notices, "\n")
-	if len(notices) != 2 || !strings.Contains(joined, "prototyper-no-such-mcp-server is not installed") || !strings.Contains(joined, "silent did not answer within") {
+	if len(notices) != 2 || !strings.Contains(joined, "prototyper-no-such-mcp-server is not installed") || !strings.Contains(joined, "silent did not answer within 3 s") {
 		t.Errorf("notices = %q", notices)
 	}
 	st, err := set.Status(ws)
@@ -249,7 +249,7 @@ func TestACallTheServerNeverAnswersEndsAtItsTimeoutWithOneSentence(t *testing.T)
 	start := time.Now()
 	res := call(t, reg, longOperation, `{"duration":600,"steps":1}`, nil)
 	took := time.Since(start)
-	if !res.IsError || !strings.Contains(res.Content, "the MCP server everything said nothing about this call for 1s") ||
+	if !res.IsError || !strings.Contains(res.Content, "the MCP server everything said nothing about this call for 1 s") ||
 		!strings.Contains(res.Content, `raise its "timeout"`) || strings.Contains(res.Content, "\n") {
 		t.Errorf("a call the server never answers: %+v", res)
 	}
