@@ -155,7 +155,7 @@ func TestCLIRunGoesOnWhenAnMCPServerDiesDuringACall(t *testing.T) {
 		t.Fatalf("%v; stderr:\n%s\n%s", err, errOut.String(), out.String())
 	}
 	res := callResultOf(t, out.String(), mcpLongOperation)
-	if res.OK || res.Output != "the MCP server everything stopped during this call, which did not complete — its tools are not offered until Prototyper starts again" ||
+	if res.OK || res.Output != "the MCP server everything stopped during this call, which did not complete — Prototyper starts it again at the next message" ||
 		!strings.Contains(out.String(), "did not finish.") {
 		t.Errorf("result %+v; output:\n%s", res, out.String())
 	}

@@ -126,28 +126,37 @@ type progressUpdate struct {
 	Message  string  `json:"message,omitempty"`
 }
 
-// Tools starts every server not started yet (at once, each within StartTimeout) and returns
-// the tools of those running. A server that fails is left out; [Manager.Status] says why.
+// Tools starts every server not started yet (at once, each within StartTimeout), and again
+// every server that stopped since, and returns the tools of those running. A server that
+// fails is left out; [Manager.Status] says why.
 func (m *Manager) Tools(ctx context.Context) []tools.Tool {
 	var wg sync.WaitGroup
 	m.mu.Lock()
 	list := make([]*server, 0, len(m.servers))
-	for _, s := range m.servers {
+	var stopped []*server
+	for name, s := range m.servers {
+		if s.dead { // it starts anew: a server that crashed once is not gone for good
+			stopped = append(stopped, s)
+			s = &server{name: name, cfg: s.cfg}
+			m.servers[name] = s
+		}
 		list = append(list, s)
 	}
 	m.mu.Unlock()
+	for _, s := range stopped {
+		killGroup(s.cmd) // whatever its process left behind
+	}
 	for _, s := range list {
 		wg.Add(1)
 		go func() { defer wg.Done(); m.start(ctx, s) }()
 	}
 	wg.Wait()
 	var out []tools.Tool
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	for _, name := range m.cfg.Names() {
 		s := m.servers[name]
-		m.mu.Lock()
-		ok := s.session != nil && s.err == nil && !s.dead
-		m.mu.Unlock()
-		if !ok {
+		if s.session == nil || s.err != nil || s.dead {
 			continue
 		}
 		for _, t := range s.tools {
@@ -247,6 +256,9 @@ func startError(s *server, ctx context.Context, err error, timeout time.Duration
 	return fmt.Errorf("the MCP server %s failed to start (%v) — check %s in %s", s.name, oneLine(err), what, s.cfg.Source)
 }
 
+// startsAgain ends the sentence of a server that stopped: what happens next.
+const startsAgain = "Prototyper starts it again at the next message"
+
 // Status says what each server is doing, in name order.
 func (m *Manager) Status() []Status {
 	m.mu.Lock()
@@ -261,7 +273,7 @@ func (m *Manager) Status() []Status {
 		case s.err != nil:
 			st.State, st.Error = StateFailed, s.err.Error()
 		case s.dead:
-			st.State, st.Error = StateFailed, fmt.Sprintf("the MCP server %s stopped — its tools are not offered until Prototyper starts again", name)
+			st.State, st.Error = StateFailed, fmt.Sprintf("the MCP server %s stopped — %s", name, startsAgain)
 		case s.session != nil:
 			st.State = StateRunning
 		}
@@ -332,7 +344,7 @@ func (t *mcpTool) Execute(ctx context.Context, call tools.Call, progress tools.P
 	dead := t.s.dead
 	t.m.mu.Unlock()
 	if dead {
-		return tools.Result{}, fmt.Errorf("the MCP server %s stopped — not run; Prototyper starts it again at its next start", t.s.name)
+		return tools.Result{}, fmt.Errorf("the MCP server %s stopped — not run; %s", t.s.name, startsAgain)
 	}
 	args := map[string]any(call.Args)
 	if args == nil {
@@ -374,7 +386,7 @@ func (t *mcpTool) callError(ctx, callCtx context.Context, err error, timeout tim
 	case errors.Is(context.Cause(callCtx), errCallTimeout):
 		return fmt.Errorf("the MCP server %s said nothing about this call for %s, so Prototyper gave up on it — the server may be stuck; if its tools take that long, raise its \"timeout\" (seconds) in %s", t.s.name, seconds(timeout), t.s.cfg.Source)
 	case t.s.hasEnded(endWait):
-		return fmt.Errorf("the MCP server %s stopped during this call, which did not complete — its tools are not offered until Prototyper starts again", t.s.name)
+		return fmt.Errorf("the MCP server %s stopped during this call, which did not complete — %s", t.s.name, startsAgain)
 	}
 	return fmt.Errorf("the MCP server %s failed the call: %s", t.s.name, oneLine(err))
 }

@@ -157,17 +157,19 @@ func TestServerFilesMergeGlobalWorkspaceAndCommandLine(t *testing.T) {
 	}
 }
 
-// TestAServerThatDiesIsOneSentenceAndItsToolsSayNotRun: a server that exits after it started
-// is failed in the status, and a call of one of its tools says so at once.
-func TestAServerThatDiesIsOneSentenceAndItsToolsSayNotRun(t *testing.T) {
-	cmd := testenv.MCPEverything(t)
-	set := mcptools.NewSet("", testenv.MCPServersFile(t, map[string]any{"brief": map[string]any{"command": "timeout", "args": []string{"3", cmd}}}))
+// TestAServerThatDiesIsOneSentenceAndStartsAgainAtTheNextMessage: a server that exits after
+// it started is failed in the status, and a call of one of its tools says so at once; the
+// next run (the next message) starts it anew, and its tools serve again.
+func TestAServerThatDiesIsOneSentenceAndStartsAgainAtTheNextMessage(t *testing.T) {
+	server, kill := testenv.MCPEverythingKillable(t)
+	set := mcptools.NewSet("", testenv.MCPServersFile(t, map[string]any{"brief": server}))
 	defer set.Close()
 	ws := t.TempDir()
 	list, notices := set.ToolsFor(ctx(t), ws)
 	if len(list) == 0 || len(notices) != 0 {
 		t.Fatalf("tools %d, notices %v", len(list), notices)
 	}
+	kill()
 	deadline := time.Now().Add(10 * time.Second)
 	var st []mcptools.Status
 	for time.Now().Before(deadline) {
@@ -177,7 +179,7 @@ func TestAServerThatDiesIsOneSentenceAndItsToolsSayNotRun(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if st[0].State != mcptools.StateFailed || !strings.Contains(st[0].Error, "the MCP server brief stopped") {
+	if st[0].State != mcptools.StateFailed || st[0].Error != "the MCP server brief stopped — Prototyper starts it again at the next message" {
 		t.Fatalf("status = %+v", st)
 	}
 	start := time.Now()
@@ -185,8 +187,19 @@ func TestAServerThatDiesIsOneSentenceAndItsToolsSayNotRun(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "stopped — not run") || time.Since(start) > time.Second {
 		t.Errorf("a call after the server died: %v (after %s)", err, time.Since(start))
 	}
-	if _, notices := set.ToolsFor(ctx(t), ws); len(notices) != 1 {
-		t.Errorf("the next run's notices = %v, want the one sentence", notices)
+	list, notices = set.ToolsFor(ctx(t), ws)
+	if len(notices) != 0 || len(list) == 0 {
+		t.Fatalf("the next run: tools %d, notices %v; want the server started again", len(list), notices)
+	}
+	if st, _ := set.Status(ws); st[0].State != mcptools.StateRunning {
+		t.Errorf("status after the next run = %+v", st)
+	}
+	reg, err := tools.NewRegistry(list...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := call(t, reg, "mcp__brief__echo", `{"message":"back"}`, nil); res.IsError || res.Content != "Echo: back" {
+		t.Errorf("echo after the start again = %+v", res)
 	}
 }
 
@@ -295,7 +308,7 @@ func TestAServerThatDiesDuringACallIsOneSentence(t *testing.T) {
 			time.AfterFunc(500*time.Millisecond, kill)
 			start := time.Now()
 			res := call(t, reg, longOperation, `{"duration":600,"steps":1}`, nil)
-			if !res.IsError || res.Content != "the MCP server everything stopped during this call, which did not complete — its tools are not offered until Prototyper starts again" {
+			if !res.IsError || res.Content != "the MCP server everything stopped during this call, which did not complete — Prototyper starts it again at the next message" {
 				t.Errorf("a call whose server died: %+v", res)
 			}
 			if took := time.Since(start); took > 10*time.Second {
