@@ -1,8 +1,11 @@
 package tests
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,51 +20,144 @@ import (
 	"prototyper/internal/testenv"
 )
 
-// mcpConfigFile writes an mcpServers file naming the reference server "everything".
-func mcpConfigFile(t *testing.T) string {
+// mcpLongOperation is the reference server's tool that takes its duration in seconds and
+// sends a progress notification after each of its steps.
+const mcpLongOperation = "mcp__everything__trigger-long-running-operation"
+
+// mcpConfigFile writes an mcpServers file naming the reference server "everything", on stdio
+// with the given settings added (env, timeout…).
+func mcpConfigFile(t *testing.T, settings ...map[string]any) string {
 	t.Helper()
-	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
-		"everything": map[string]any{"command": testenv.MCPEverything(t)},
-	}})
-	p := filepath.Join(t.TempDir(), "mcp.json")
-	if err := os.WriteFile(p, raw, 0o600); err != nil {
-		t.Fatal(err)
+	server := map[string]any{"command": testenv.MCPEverything(t)}
+	for _, s := range settings {
+		maps.Copy(server, s)
 	}
-	return p
+	return testenv.MCPServersFile(t, map[string]any{"everything": server})
+}
+
+// mcpHTTPServer serves the reference server on streamable HTTP behind a gate that wants a
+// token, and returns its configuration: by url, the token in a header taken from
+// $PROTOTYPER_TEST_TOOL_TOKEN, and the environment the app needs for it.
+func mcpHTTPServer(t *testing.T) (server map[string]any, env []string) {
+	t.Helper()
+	endpoint, _ := testenv.MCPEverythingHTTP(t, map[string]string{"Authorization": "Bearer tool-token"})
+	return map[string]any{"url": endpoint, "headers": map[string]string{"Authorization": "Bearer ${PROTOTYPER_TEST_TOOL_TOKEN}"}},
+		[]string{"PROTOTYPER_TEST_TOOL_TOKEN=tool-token"}
+}
+
+// jsonEvent is what the tests read of a line of `run --json`.
+type jsonEvent struct {
+	Type   string `json:"type"`
+	Name   string `json:"name"`
+	State  string `json:"state"`
+	OK     bool   `json:"ok"`
+	Output string `json:"output"`
+}
+
+// mcpCallResult runs the model with the servers of cfg (approving every call) and returns
+// the output of its one call of tool, and the whole output; the run must end well.
+func mcpCallResult(t *testing.T, model ollamatest.Model, cfg string, env []string, tool string) (result jsonEvent, out string) {
+	t.Helper()
+	srv := ollamatest.Get(t)
+	out, errOut, code := cliRunEnv(t, env, "run", "--json", "--ollama", srv.URL(), "--db", filepath.Join(t.TempDir(), "p.db"),
+		"--workspace", t.TempDir(), "--mcp-config", cfg, "--model", model.Name, "--approve", "auto", "Go")
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s\n%s", code, errOut, out)
+	}
+	return callResultOf(t, out, tool), out
+}
+
+// callResultOf is the result of the one call of tool in the output of `run --json`, which
+// must show the call running first.
+func callResultOf(t *testing.T, out, tool string) jsonEvent {
+	t.Helper()
+	var running bool
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var e jsonEvent
+		_ = json.Unmarshal([]byte(line), &e)
+		switch {
+		case e.Type == "tool.call" && e.Name == tool && e.State == "running":
+			running = true
+		case e.Type == "tool.result" && running:
+			return e
+		}
+	}
+	t.Fatalf("no call of %s seen running, then its result:\n%s", tool, out)
+	return jsonEvent{}
 }
 
 // TestCLIRunCallsAToolOfTheReferenceMCPServer: a scripted model calls
 // mcp__everything__echo of @modelcontextprotocol/server-everything, configured with
-// --mcp-config; the call's card runs and completes, and the answer follows.
+// --mcp-config on stdio and by url on streamable HTTP (behind a gate that wants the header
+// configured); the call's card runs and completes, and the answer follows.
 func TestCLIRunCallsAToolOfTheReferenceMCPServer(t *testing.T) {
-	srv := ollamatest.Get(t)
-	cfg := mcpConfigFile(t)
-	out, errOut, code := cliRun(t, "run", "--json", "--ollama", srv.URL(), "--db", filepath.Join(t.TempDir(), "p.db"),
-		"--workspace", t.TempDir(), "--mcp-config", cfg, "--model", mcpEchoModel.Name, "--approve", "auto", "Echo it")
-	if code != 0 {
-		t.Fatalf("exit %d; stderr:\n%s\n%s", code, errOut, out)
-	}
-	var sawCall, sawResult bool
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		var e struct {
-			Type   string `json:"type"`
-			Name   string `json:"name"`
-			OK     bool   `json:"ok"`
-			Output string `json:"output"`
-		}
-		_ = json.Unmarshal([]byte(line), &e)
-		switch {
-		case e.Type == "tool.call" && e.Name == "mcp__everything__echo":
-			sawCall = true
-		case e.Type == "tool.result" && sawCall:
-			sawResult = true
-			if !e.OK || e.Output != "Echo: hello through MCP" {
-				t.Errorf("result = %s", line)
+	for _, transport := range []string{"stdio", "streamable HTTP"} {
+		t.Run(transport, func(t *testing.T) {
+			var cfg string
+			var env []string
+			if transport == "stdio" {
+				cfg = mcpConfigFile(t)
+			} else {
+				var server map[string]any
+				server, env = mcpHTTPServer(t)
+				cfg = testenv.MCPServersFile(t, map[string]any{"everything": server})
 			}
+			res, out := mcpCallResult(t, mcpEchoModel, cfg, env, "mcp__everything__echo")
+			if !res.OK || res.Output != "Echo: hello through MCP" || !strings.Contains(out, "echoed it.") {
+				t.Errorf("result %+v; output:\n%s", res, out)
+			}
+		})
+	}
+}
+
+// TestCLIRunGoesOnWhenAnMCPCallHearsNothingForItsTimeout: a call the server accepts and
+// never answers ends at the server's "timeout" (2 s here) with one sentence, which the model
+// reads and answers.
+func TestCLIRunGoesOnWhenAnMCPCallHearsNothingForItsTimeout(t *testing.T) {
+	start := time.Now()
+	res, out := mcpCallResult(t, mcpHangModel, mcpConfigFile(t, map[string]any{"timeout": 2}), nil, mcpLongOperation)
+	if res.OK || !strings.HasPrefix(res.Output, "the MCP server everything said nothing about this call for 2 s") ||
+		strings.Contains(res.Output, "\n") || !strings.Contains(out, "did not finish.") {
+		t.Errorf("result %+v; output:\n%s", res, out)
+	}
+	t.Logf("the run took %s", time.Since(start))
+}
+
+// TestCLIRunGoesOnWhenAnMCPServerDiesDuringACall: the server killed while it runs a call is
+// one sentence in the call's result; the model reads it and the run ends well.
+func TestCLIRunGoesOnWhenAnMCPServerDiesDuringACall(t *testing.T) {
+	server, kill := testenv.MCPEverythingKillable(t)
+	cfg := testenv.MCPServersFile(t, map[string]any{"everything": server})
+	srv := ollamatest.Get(t)
+	cmd := exec.Command(desktopBinary(t), "run", "--json", "--ollama", srv.URL(), "--db", filepath.Join(t.TempDir(), "p.db"),
+		"--workspace", t.TempDir(), "--mcp-config", cfg, "--model", mcpHangModel.Name, "--approve", "auto", "Go")
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		out.WriteString(sc.Text() + "\n")
+		var e jsonEvent
+		if json.Unmarshal(sc.Bytes(), &e) == nil && e.Type == "tool.call" && e.State == "running" {
+			time.AfterFunc(300*time.Millisecond, kill) // once the call reached the server
 		}
 	}
-	if !sawCall || !sawResult || !strings.Contains(out, "echoed it.") {
-		t.Errorf("call %v, result %v; output:\n%s", sawCall, sawResult, out)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v; stderr:\n%s\n%s", err, errOut.String(), out.String())
+	}
+	res := callResultOf(t, out.String(), mcpLongOperation)
+	if res.OK || res.Output != "the MCP server everything stopped during this call, which did not complete — Prototyper starts it again at the next message" ||
+		!strings.Contains(out.String(), "did not finish.") {
+		t.Errorf("result %+v; output:\n%s", res, out.String())
 	}
 }
 
@@ -76,22 +172,26 @@ func TestCLIRunAsksBeforeAnMCPToolByDefault(t *testing.T) {
 	}
 }
 
-// TestCLIMCPListShowsServersStateAndTools: the reference server is running with its tools;
-// a server whose command is missing is failed, with one sentence on stderr.
+// TestCLIMCPListShowsServersStateAndTools: the reference server is running with its tools,
+// on stdio and on streamable HTTP (by url, with a header); a server whose command is missing
+// is failed, with one sentence on stderr.
 func TestCLIMCPListShowsServersStateAndTools(t *testing.T) {
-	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+	remote, env := mcpHTTPServer(t)
+	cfg := testenv.MCPServersFile(t, map[string]any{
 		"everything": map[string]any{"command": testenv.MCPEverything(t)},
+		"remote":     remote,
 		"broken":     map[string]any{"command": "prototyper-no-such-mcp-server"},
-	}})
-	cfg := filepath.Join(t.TempDir(), "mcp.json")
-	if err := os.WriteFile(cfg, raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out, errOut, code := cliRun(t, "mcp", "list", "--mcp-config", cfg, "--workspace", t.TempDir())
+	})
+	out, errOut, code := cliRunEnv(t, env, "mcp", "list", "--mcp-config", cfg, "--workspace", t.TempDir())
 	if code != 1 {
 		t.Errorf("exit %d, want 1 (a server failed)", code)
 	}
-	if !regexp.MustCompile(`everything\s+running\s+.*mcp__everything__echo`).MatchString(out) || !regexp.MustCompile(`broken\s+failed`).MatchString(out) {
+	for _, want := range []string{`everything\s+running\s+.*mcp__everything__echo`, `remote\s+running\s+.*mcp__remote__echo`, `broken\s+failed`} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("the list does not match %s", want)
+		}
+	}
+	if t.Failed() {
 		t.Errorf("list:\n%s", out)
 	}
 	if strings.Count(strings.TrimSpace(errOut), "\n") != 0 || !strings.Contains(errOut, "prototyper-no-such-mcp-server is not installed") {
@@ -133,17 +233,9 @@ func TestMCPServerProcessesEndWithTheApp(t *testing.T) {
 	}
 	marker := fmt.Sprintf("PROTOTYPER_TEST_MARKER=%d", time.Now().UnixNano())
 	name, value, _ := strings.Cut(marker, "=")
-	write := func(servers map[string]any) string {
-		raw, _ := json.Marshal(map[string]any{"mcpServers": servers})
-		p := filepath.Join(t.TempDir(), "mcp.json")
-		if err := os.WriteFile(p, raw, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
 	env := map[string]string{name: value}
 
-	cfg := write(map[string]any{"everything": map[string]any{"command": testenv.MCPEverything(t), "env": env}})
+	cfg := mcpConfigFile(t, map[string]any{"env": env})
 	if _, errOut, code := cliRun(t, "mcp", "list", "--mcp-config", cfg, "--workspace", t.TempDir()); code != 0 {
 		t.Fatalf("mcp list: exit %d: %s", code, errOut)
 	}
@@ -151,7 +243,7 @@ func TestMCPServerProcessesEndWithTheApp(t *testing.T) {
 		t.Errorf("after the command ended, the server still runs: %v", pids)
 	}
 
-	cfg = write(map[string]any{"hung": map[string]any{"command": "sleep", "args": []string{"600"}, "env": env}})
+	cfg = testenv.MCPServersFile(t, map[string]any{"hung": map[string]any{"command": "sleep", "args": []string{"600"}, "env": env}})
 	cmd := exec.Command(desktopBinary(t), "mcp", "list", "--mcp-config", cfg, "--workspace", t.TempDir())
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
 	if err := cmd.Start(); err != nil {
@@ -209,10 +301,5 @@ func TestCLIRunSaysOnTheTerminalWhichMCPServerCouldNotStart(t *testing.T) {
 // brokenMCPConfig writes an mcpServers file whose one server's command does not exist.
 func brokenMCPConfig(t *testing.T) string {
 	t.Helper()
-	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"broken": map[string]any{"command": "prototyper-no-such-mcp-server"}}})
-	cfg := filepath.Join(t.TempDir(), "mcp.json")
-	if err := os.WriteFile(cfg, raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return cfg
+	return testenv.MCPServersFile(t, map[string]any{"broken": map[string]any{"command": "prototyper-no-such-mcp-server"}})
 }

@@ -34,6 +34,7 @@ const (
 	atspiAccessible = "org.a11y.atspi.Accessible"
 	atspiAction     = "org.a11y.atspi.Action"
 	atspiComponent  = "org.a11y.atspi.Component"
+	atspiText       = "org.a11y.atspi.Text"
 )
 
 // a11yBus connects to the accessibility bus of the app's display, once.
@@ -133,14 +134,13 @@ func (a *desktopApp) appRoot() (a11yNode, bool) {
 	return a11yNode{}, false
 }
 
-// controls lists, in the page's order, the window's controls of role whose accessible name is
-// name.
-func (a *desktopApp) controls(role a11yRole, name string) []a11yControl {
+// each calls fn for every object of the window's accessibility tree, in the page's order; it
+// reports false when the app is not on the accessibility bus.
+func (a *desktopApp) each(fn func(n a11yNode)) bool {
 	root, ok := a.appRoot()
 	if !ok {
-		return nil
+		return false
 	}
-	var found []a11yControl
 	seen := map[a11yNode]bool{}
 	var walk func(n a11yNode, depth int)
 	walk = func(n a11yNode, depth int) {
@@ -148,14 +148,24 @@ func (a *desktopApp) controls(role a11yRole, name string) []a11yControl {
 			return
 		}
 		seen[n] = true
-		if a.name(n) == name && a.role(n) == role {
-			found = append(found, a11yControl{node: n, role: role, name: name})
-		}
+		fn(n)
 		for _, c := range a.children(n) {
 			walk(c, depth+1)
 		}
 	}
 	walk(root, 0)
+	return true
+}
+
+// controls lists, in the page's order, the window's controls of role whose accessible name is
+// name.
+func (a *desktopApp) controls(role a11yRole, name string) []a11yControl {
+	var found []a11yControl
+	a.each(func(n a11yNode) {
+		if a.name(n) == name && a.role(n) == role {
+			found = append(found, a11yControl{node: n, role: role, name: name})
+		}
+	})
 	return found
 }
 
@@ -178,24 +188,34 @@ func (a *desktopApp) waitControl(role a11yRole, name string, timeout time.Durati
 
 // names lists the accessible names of the window's controls of role, for a failure message.
 func (a *desktopApp) names(role a11yRole) []string {
-	root, ok := a.appRoot()
-	if !ok {
-		return []string{"(the app is not on the accessibility bus)"}
-	}
 	var out []string
-	var walk func(n a11yNode, depth int)
-	walk = func(n a11yNode, depth int) {
-		if depth > 80 {
-			return
-		}
+	if !a.each(func(n a11yNode) {
 		if a.role(n) == role {
 			out = append(out, fmt.Sprintf("%q", a.name(n)))
 		}
-		for _, c := range a.children(n) {
-			walk(c, depth+1)
-		}
+	}) {
+		return []string{"(the app is not on the accessibility bus)"}
 	}
-	walk(root, 0)
+	return out
+}
+
+// text is the text n holds, as a screen reader reads it ("" when it holds none).
+func (a *desktopApp) text(n a11yNode) string {
+	var s string
+	if err := a.a11yBus().Object(n.Dest, n.Path).Call(atspiText+".GetText", 0, int32(0), int32(-1)).Store(&s); err != nil {
+		return ""
+	}
+	return s
+}
+
+// texts lists, in the page's order, the texts of the window that match.
+func (a *desktopApp) texts(match func(string) bool) []string {
+	var out []string
+	a.each(func(n a11yNode) {
+		if s := a.text(n); s != "" && match(s) {
+			out = append(out, s)
+		}
+	})
 	return out
 }
 

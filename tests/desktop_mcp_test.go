@@ -1,12 +1,16 @@
 package tests
 
 import (
+	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"prototyper/events"
 	"prototyper/store"
+	"prototyper/tools"
 )
 
 // TestDesktopMCPToolAsksThenRunsAndIsSeenRunning: in the real window, the reference MCP
@@ -35,4 +39,147 @@ func TestDesktopMCPToolAsksThenRunsAndIsSeenRunning(t *testing.T) {
 	if err != nil || !strings.Contains(msgs[len(msgs)-1].Content, "echoed it.") {
 		t.Errorf("messages = %+v, %v", msgs, err)
 	}
+}
+
+// mcpToolAllowed are the settings of a user who let the reference server's long operation run
+// without asking (a policy per tool).
+func mcpToolAllowed() store.Settings {
+	return store.Settings{Think: "on", ToolApproval: map[string]string{mcpLongOperation: string(tools.ApprovalAuto)}}
+}
+
+// progressOfThree is how a card says a step of three is done.
+var progressOfThree = regexp.MustCompile(`\b[123]/3\b`)
+
+// TestDesktopMCPProgressIsSeenOnTheRunningCard: the reference server's long operation (three
+// steps of two seconds, each a progress notification), allowed by its own policy, is painted
+// running, then its tool.progress updates are painted while it still runs (a screen reader
+// reads "n/3" on the card), then it is completed.
+func TestDesktopMCPProgressIsSeenOnTheRunningCard(t *testing.T) {
+	r := startDesktopRunWith(t, mcpLongModel, mcpToolAllowed(), "Run the long operation", withArgs("--mcp-config", mcpConfigFile(t)))
+	r.waitLog(t, events.ToolProgress, true, 90*time.Second)
+	var said []string
+	for deadline := time.Now().Add(10 * time.Second); len(said) == 0 && time.Now().Before(deadline); {
+		said = r.app.texts(progressOfThree.MatchString)
+	}
+	t.Logf("the card while it runs: %s, read as %q", r.app.screenshot("e2e-mcp-progress.png"), said)
+	if len(said) == 0 {
+		t.Error("no text of the window says how far the call is (n/3)")
+	}
+	lines := r.waitFinished(t, 60*time.Second)
+	ids := assertEveryCallPaintedRunningBeforeItsResult(t, lines)
+	if len(ids) != 1 {
+		t.Fatalf("tool results sent: %v, want one", ids)
+	}
+	if n := progressPaintedRunning(lines, ids[0]); n < 2 {
+		t.Errorf("%d progress updates were painted on the running card, want at least 2 of the 3 steps\n%s", n, bridgeLogText(lines))
+	}
+	_, db := r.finish(t, "e2e-mcp-progress-end.png")
+	if rec := toolRecord(t, db); rec.Name != mcpLongOperation || !rec.OK || !strings.HasPrefix(rec.Output, "Long running operation completed.") {
+		t.Errorf("tool record = %+v", rec)
+	}
+}
+
+// progressPaintedRunning counts the tool.progress events of call id that an acknowledgement
+// covered while it still listed the card as running.
+func progressPaintedRunning(lines []bridgeLine, id string) int {
+	var sent []uint64
+	painted := map[uint64]bool{}
+	for _, l := range lines {
+		switch l.Kind {
+		case events.LogKindBatch:
+			for _, e := range l.Events {
+				if e.Type == events.ToolProgress && e.ToolCallID == id {
+					sent = append(sent, e.Seq)
+				}
+			}
+		case events.LogKindAck:
+			if slices.Contains(l.Running, id) {
+				for _, seq := range sent {
+					painted[seq] = painted[seq] || seq <= l.Seq
+				}
+			}
+		}
+	}
+	n := 0
+	for _, p := range painted {
+		if p {
+			n++
+		}
+	}
+	return n
+}
+
+// TestDesktopStopEndsAHungMCPCallWithinASecond: a call the reference server accepts and does
+// not answer is painted running; Esc stops the run within a second, the card is drawn no
+// longer running with one sentence, and once the window closes no process of the server is
+// left.
+func TestDesktopStopEndsAHungMCPCallWithinASecond(t *testing.T) {
+	marker := fmt.Sprintf("PROTOTYPER_TEST_MARKER=%d", time.Now().UnixNano())
+	name, value, _ := strings.Cut(marker, "=")
+	cfg := mcpConfigFile(t, map[string]any{"env": map[string]string{name: value}})
+	r := startDesktopRunWith(t, mcpHangModel, mcpToolAllowed(), "Run the long operation", withArgs("--mcp-config", cfg))
+	r.waitPaintedRunning(t, 90*time.Second)
+	time.Sleep(500 * time.Millisecond) // the call reaches the server
+	r.app.screenshot("e2e-mcp-hung.png")
+	stopped := time.Now()
+	r.app.key("Escape")
+	lines := r.waitFinished(t, 30*time.Second)
+	took := sentAt(t, lines, events.RunFinished).Sub(stopped)
+	t.Logf("the run finished %s after Esc", took)
+	if took > time.Second {
+		t.Errorf("the run finished %s after Esc, want within a second", took)
+	}
+	if last := lines[len(lines)-1]; last.Kind != events.LogKindAck || len(last.Running) != 0 {
+		t.Errorf("the window's last acknowledgement still lists running cards: %+v", last)
+	}
+	var said []string
+	for deadline := time.Now().Add(10 * time.Second); len(said) == 0 && time.Now().Before(deadline); {
+		said = r.app.texts(func(s string) bool {
+			return strings.Contains(s, "the run was stopped while the MCP server everything ran this call")
+		})
+	}
+	if len(said) == 0 {
+		t.Error("the card does not say that the call was stopped")
+	}
+	_, db := r.finish(t, "e2e-mcp-stopped.png")
+	if rec := toolRecord(t, db); rec.OK || rec.Pending || !strings.HasPrefix(rec.Output, "stopped: ") || strings.Contains(rec.Output, "\n") {
+		t.Errorf("tool record = %+v, want one sentence saying it was stopped", rec)
+	}
+	if runs, err := db.RunsOf(theOneChat(t, db).ID); err != nil || len(runs) != 1 || runs[0].StopReason != events.StopAborted {
+		t.Errorf("runs = %+v, %v; want the one run, stopped", runs, err)
+	}
+	if pids := waitMarked(t, marker, func(n int) bool { return n == 0 }, 3*time.Second); len(pids) != 0 {
+		t.Errorf("after the window closed, the server still runs: %v", pids)
+	}
+}
+
+// waitPaintedRunning waits until an acknowledgement lists a tool card painted running.
+func (r *desktopRun) waitPaintedRunning(t *testing.T, timeout time.Duration) {
+	t.Helper()
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		for _, l := range readBridgeLog(t, r.bridgeLog) {
+			if l.Kind == events.LogKindAck && len(l.Running) > 0 {
+				return
+			}
+		}
+	}
+	t.Fatalf("no card was painted running within %s; bridge log:\n%s", timeout, mustRead(r.bridgeLog))
+}
+
+// sentAt is when the bridge sent the first event of type typ.
+func sentAt(t *testing.T, lines []bridgeLine, typ events.Type) time.Time {
+	t.Helper()
+	for _, l := range lines {
+		for _, e := range l.Events {
+			if e.Type == typ {
+				at, err := time.Parse(time.RFC3339Nano, l.At)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return at
+			}
+		}
+	}
+	t.Fatalf("no %s sent", typ)
+	return time.Time{}
 }

@@ -52,6 +52,20 @@ var (
 		"SUAT": slices.Concat(ollamatest.Think("It answered."), []string{"The server ", "echoed it."}),
 	}}
 
+	// mcpLongModel calls the reference MCP server's long operation (three steps of two seconds,
+	// each reported as progress), then answers.
+	mcpLongModel = ollamatest.Model{Name: "e2e-mcp-long", Scripts: ollamatest.Scripts{
+		"SU":   ollamatest.ToolCall(mcpLongOperation, map[string]any{"duration": 6, "steps": 3}),
+		"SUAT": []string{"The operation ", "finished."},
+	}}
+
+	// mcpHangModel calls the long operation for ten minutes in one step, a call the server
+	// accepts and answers within no test, then answers whatever the call's result.
+	mcpHangModel = ollamatest.Model{Name: "e2e-mcp-hang", Scripts: ollamatest.Scripts{
+		"SU":   ollamatest.ToolCall(mcpLongOperation, map[string]any{"duration": 600, "steps": 1}),
+		"SUAT": []string{"The server ", "did not finish."},
+	}}
+
 	longAnswerModel = ollamatest.Model{Name: "e2e-long", Scripts: ollamatest.Scripts{
 		"SU": slices.Concat(ollamatest.Think("A long answer."), longAnswerPieces()),
 	}}
@@ -97,5 +111,5 @@ func TestMain(m *testing.M) {
 	if os.Getenv(crashChildEnv) != "" || os.Getenv(checkpointCrashEnv) != "" { // the crash tests' children need no server
 		os.Exit(m.Run())
 	}
-	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel, badArgsModel, folderModel, twoRunsModel, mcpEchoModel, misbehavingModel, cardsModel, noterModel, seeingModel))
+	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel, badArgsModel, folderModel, twoRunsModel, mcpEchoModel, mcpLongModel, mcpHangModel, misbehavingModel, cardsModel, noterModel, seeingModel))
 }

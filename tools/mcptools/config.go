@@ -16,9 +16,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -35,6 +37,9 @@ type ServerConfig struct {
 	Type string `json:"type,omitempty"`
 	// Disabled servers are listed but never started.
 	Disabled bool `json:"disabled,omitempty"`
+	// Timeout is how many seconds a call of one of the server's tools may go without an
+	// answer or a progress notification, in seconds (0: [CallTimeout]).
+	Timeout float64 `json:"timeout,omitempty"`
 	// Source is the file that configured the server.
 	Source string `json:"-"`
 }
@@ -97,7 +102,10 @@ func Parse(raw []byte, source string) (Config, error) {
 		MCPServers map[string]ServerConfig `json:"mcpServers"`
 		Servers    map[string]ServerConfig `json:"servers"` // the shape some editors use
 	}
-	if err := json.Unmarshal(raw, &f); err != nil {
+	var wrongType *json.UnmarshalTypeError
+	if err := json.Unmarshal(raw, &f); errors.As(err, &wrongType) {
+		return nil, fmt.Errorf("the MCP servers of %s: %s", source, typeSentence(wrongType))
+	} else if err != nil {
 		return nil, fmt.Errorf("the MCP servers of %s are not valid JSON (%v): fix them, they hold {\"mcpServers\": {\"NAME\": {\"command\": …}}}", source, err)
 	}
 	out := Config{}
@@ -113,6 +121,17 @@ func Parse(raw []byte, source string) (Config, error) {
 	return out, nil
 }
 
+// jsonKinds name the kinds of JSON values as a user reads them.
+var jsonKinds = map[string]string{"string": "a text", "number": "a number", "array": "a list", "object": "an object", "bool": "true or false"}
+
+// typeSentence says which field holds a value of the wrong kind ("timeout" a text, say).
+func typeSentence(e *json.UnmarshalTypeError) string {
+	want := map[reflect.Kind]string{reflect.Float64: "number", reflect.Slice: "array", reflect.Map: "object", reflect.Struct: "object",
+		reflect.String: "string", reflect.Bool: "bool"}[e.Type.Kind()]
+	field := e.Field[strings.LastIndexByte(e.Field, '.')+1:]
+	return fmt.Sprintf("%q should be %s, not %s", field, jsonKinds[want], jsonKinds[e.Value])
+}
+
 // check says what is wrong with a server's configuration.
 func (s ServerConfig) check(name string) error {
 	switch {
@@ -122,18 +141,15 @@ func (s ServerConfig) check(name string) error {
 		return fmt.Errorf("server %s needs a command (a stdio server) or a url (a streamable HTTP server)", name)
 	case s.Command != "" && s.URL != "":
 		return fmt.Errorf("server %s has both a command and a url: keep one", name)
+	case s.Timeout < 0:
+		return fmt.Errorf("server %s has a negative timeout: give the seconds a call may wait, or leave it out for %s", name, CallTimeout)
 	}
 	return nil
 }
 
 // Names returns the servers' names in order.
 func (c Config) Names() []string {
-	names := make([]string, 0, len(c))
-	for n := range c {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(c))
 }
 
 func validName(s string) bool {

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,7 +23,8 @@ const (
 	// StartTimeout bounds a server's start: its process (or connection), the MCP handshake
 	// and its tool list.
 	StartTimeout = 30 * time.Second
-	// CallTimeout bounds one tool call of a server that says nothing more.
+	// CallTimeout bounds how long one tool call may go without an answer or a progress
+	// notification, unless the server's "timeout" says otherwise.
 	CallTimeout = 5 * time.Minute
 )
 
@@ -77,6 +79,28 @@ type server struct {
 	tools   []*mcp.Tool
 	err     error
 	dead    bool
+	ended   chan struct{} // closed when the session ends (the server stopped, or Close)
+}
+
+// hasEnded reports whether the server's session ended, waiting up to wait for it.
+func (s *server) hasEnded(wait time.Duration) bool {
+	if s.ended == nil {
+		return false
+	}
+	select {
+	case <-s.ended:
+		return true
+	case <-time.After(wait):
+		return false
+	}
+}
+
+// callTimeout is how long a call may go without a word from the server.
+func (c ServerConfig) callTimeout() time.Duration {
+	if c.Timeout > 0 {
+		return time.Duration(c.Timeout * float64(time.Second))
+	}
+	return CallTimeout
 }
 
 // NewManager returns a manager of the servers of cfg; nothing starts yet.
@@ -102,28 +126,37 @@ type progressUpdate struct {
 	Message  string  `json:"message,omitempty"`
 }
 
-// Tools starts every server not started yet (at once, each within StartTimeout) and returns
-// the tools of those running. A server that fails is left out; [Manager.Status] says why.
+// Tools starts every server not started yet (at once, each within StartTimeout), and again
+// every server that stopped since, and returns the tools of those running. A server that
+// fails is left out; [Manager.Status] says why.
 func (m *Manager) Tools(ctx context.Context) []tools.Tool {
 	var wg sync.WaitGroup
 	m.mu.Lock()
 	list := make([]*server, 0, len(m.servers))
-	for _, s := range m.servers {
+	var stopped []*server
+	for name, s := range m.servers {
+		if s.dead { // it starts anew: a server that crashed once is not gone for good
+			stopped = append(stopped, s)
+			s = &server{name: name, cfg: s.cfg}
+			m.servers[name] = s
+		}
 		list = append(list, s)
 	}
 	m.mu.Unlock()
+	for _, s := range stopped {
+		killGroup(s.cmd) // whatever its process left behind
+	}
 	for _, s := range list {
 		wg.Add(1)
 		go func() { defer wg.Done(); m.start(ctx, s) }()
 	}
 	wg.Wait()
 	var out []tools.Tool
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	for _, name := range m.cfg.Names() {
 		s := m.servers[name]
-		m.mu.Lock()
-		ok := s.session != nil && s.err == nil && !s.dead
-		m.mu.Unlock()
-		if !ok {
+		if s.session == nil || s.err != nil || s.dead {
 			continue
 		}
 		for _, t := range s.tools {
@@ -150,6 +183,7 @@ func (m *Manager) start(ctx context.Context, s *server) {
 		}
 		s.session, s.tools, s.err = session, list, err
 		if session != nil {
+			s.ended = make(chan struct{})
 			go func() { // a server that exits is failed from then on
 				_ = session.Wait()
 				m.mu.Lock()
@@ -157,6 +191,7 @@ func (m *Manager) start(ctx context.Context, s *server) {
 					s.dead = true
 				}
 				m.mu.Unlock()
+				close(s.ended)
 			}()
 		}
 	})
@@ -214,12 +249,15 @@ func startError(s *server, ctx context.Context, err error, timeout time.Duration
 	}
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return fmt.Errorf("the MCP server %s did not answer within %s — check %s in %s", s.name, timeout, what, s.cfg.Source)
+		return fmt.Errorf("the MCP server %s did not answer within %s — check %s in %s", s.name, seconds(timeout), what, s.cfg.Source)
 	case errors.Is(err, exec.ErrNotFound):
 		return fmt.Errorf("the MCP server %s cannot start: %s is not installed or not on the PATH — install it, or fix the command in %s", s.name, s.cfg.Command, s.cfg.Source)
 	}
 	return fmt.Errorf("the MCP server %s failed to start (%v) — check %s in %s", s.name, oneLine(err), what, s.cfg.Source)
 }
+
+// startsAgain ends the sentence of a server that stopped: what happens next.
+const startsAgain = "Prototyper starts it again at the next message"
 
 // Status says what each server is doing, in name order.
 func (m *Manager) Status() []Status {
@@ -235,7 +273,7 @@ func (m *Manager) Status() []Status {
 		case s.err != nil:
 			st.State, st.Error = StateFailed, s.err.Error()
 		case s.dead:
-			st.State, st.Error = StateFailed, fmt.Sprintf("the MCP server %s stopped — its tools are not offered until Prototyper starts again", name)
+			st.State, st.Error = StateFailed, fmt.Sprintf("the MCP server %s stopped — %s", name, startsAgain)
 		case s.session != nil:
 			st.State = StateRunning
 		}
@@ -293,44 +331,64 @@ func (t *mcpTool) Definition() tools.Definition {
 		Mode: tools.Sequential, DefaultApproval: tools.ApprovalAsk}
 }
 
-var callSeq struct {
-	sync.Mutex
-	n int
-}
+var callSeq atomic.Int64
 
+// errCallTimeout is the cause of a call's end when its server said nothing for its timeout.
+var errCallTimeout = errors.New("the MCP server said nothing for the call's timeout")
+
+// Execute calls the tool. The call ends when the server answers, when ctx ends (the run
+// stopped: the server is told to cancel it), when the server stops, or when the server said
+// nothing for its timeout: each is one sentence.
 func (t *mcpTool) Execute(ctx context.Context, call tools.Call, progress tools.ProgressFunc) (tools.Result, error) {
 	t.m.mu.Lock()
 	dead := t.s.dead
 	t.m.mu.Unlock()
 	if dead {
-		return tools.Result{}, fmt.Errorf("the MCP server %s stopped — not run; Prototyper starts it again at its next start", t.s.name)
+		return tools.Result{}, fmt.Errorf("the MCP server %s stopped — not run; %s", t.s.name, startsAgain)
 	}
-	callSeq.Lock()
-	callSeq.n++
-	token := fmt.Sprintf("%s-%d", call.ID, callSeq.n)
-	callSeq.Unlock()
 	args := map[string]any(call.Args)
 	if args == nil {
 		args = map[string]any{}
 	}
 	params := &mcp.CallToolParams{Name: t.tool.Name, Arguments: args}
-	if progress != nil {
-		params.SetProgressToken(token)
-		t.m.progress.Store(token, progress)
-		defer t.m.progress.Delete(token)
-	}
-	ctx, cancel := context.WithTimeout(ctx, CallTimeout)
-	defer cancel()
-	res, err := t.s.session.CallTool(ctx, params)
-	switch {
-	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return tools.Result{}, fmt.Errorf("the MCP server %s did not answer within %s — it may be stuck", t.s.name, CallTimeout)
-	case err != nil && ctx.Err() != nil:
-		return tools.Result{}, ctx.Err()
-	case err != nil:
-		return tools.Result{}, fmt.Errorf("the MCP server %s failed the call: %s", t.s.name, oneLine(err))
+	// The timeout counts the server's silence: each progress notification starts it again.
+	timeout := t.s.cfg.callTimeout()
+	callCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	silence := time.AfterFunc(timeout, func() { cancel(errCallTimeout) })
+	defer silence.Stop()
+	token := fmt.Sprintf("%s-%d", call.ID, callSeq.Add(1))
+	params.SetProgressToken(token)
+	t.m.progress.Store(token, tools.ProgressFunc(func(update any) {
+		silence.Reset(timeout)
+		if progress != nil {
+			progress(update)
+		}
+	}))
+	defer t.m.progress.Delete(token)
+	res, err := t.s.session.CallTool(callCtx, params)
+	if err != nil {
+		return tools.Result{}, t.callError(ctx, callCtx, err, timeout)
 	}
 	return tools.Result{Content: resultText(res), IsError: res.IsError}, nil
+}
+
+// endWait is how long a failed call waits to learn whether its server stopped: the end of the
+// connection (a stdio server's output ended, an HTTP server could not be reached again, or
+// only through a gateway that says so) fails the call first, and ends the session right after.
+const endWait = time.Second
+
+// callError is the one sentence of a call that got no result.
+func (t *mcpTool) callError(ctx, callCtx context.Context, err error, timeout time.Duration) error {
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("stopped: the run was stopped while the MCP server %s ran this call; it was asked to cancel it, and may or may not have completed it", t.s.name)
+	case errors.Is(context.Cause(callCtx), errCallTimeout):
+		return fmt.Errorf("the MCP server %s said nothing about this call for %s, so Prototyper gave up on it — the server may be stuck; if its tools take that long, raise its \"timeout\" (seconds) in %s", t.s.name, seconds(timeout), t.s.cfg.Source)
+	case t.s.hasEnded(endWait):
+		return fmt.Errorf("the MCP server %s stopped during this call, which did not complete — %s", t.s.name, startsAgain)
+	}
+	return fmt.Errorf("the MCP server %s failed the call: %s", t.s.name, oneLine(err))
 }
 
 // resultText is what the model reads of a result: its text, and a note for other content.
@@ -364,6 +422,9 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	return http.DefaultTransport.RoundTrip(r)
 }
+
+// seconds says d in seconds, the unit of a server's "timeout": "2 s", "300 s".
+func seconds(d time.Duration) string { return fmt.Sprintf("%g s", d.Seconds()) }
 
 func oneLine(err error) string {
 	s := strings.TrimSpace(err.Error())

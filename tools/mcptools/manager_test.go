@@ -3,19 +3,11 @@ package mcptools_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"net"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,20 +15,6 @@ import (
 	"prototyper/tools"
 	"prototyper/tools/mcptools"
 )
-
-// writeConfig writes an mcpServers file holding servers and returns its path.
-func writeConfig(t *testing.T, servers map[string]any) string {
-	t.Helper()
-	raw, err := json.Marshal(map[string]any{"mcpServers": servers})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "mcp.json")
-	if err := os.WriteFile(p, raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 func ctx(t *testing.T) context.Context {
 	c, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -50,7 +28,7 @@ func ctx(t *testing.T) context.Context {
 // the call's progress function before its result.
 func TestTheReferenceServersToolsJoinAsMCPToolsAndRun(t *testing.T) {
 	cmd := testenv.MCPEverything(t)
-	set := mcptools.NewSet("", writeConfig(t, map[string]any{"everything": map[string]any{"command": cmd}}))
+	set := mcptools.NewSet("", testenv.MCPServersFile(t, map[string]any{"everything": map[string]any{"command": cmd}}))
 	defer set.Close()
 	list, notices := set.ToolsFor(ctx(t), t.TempDir())
 	if len(notices) != 0 {
@@ -108,7 +86,7 @@ func TestTheReferenceServersToolsJoinAsMCPToolsAndRun(t *testing.T) {
 // says which failed.
 func TestAServerThatCannotStartIsOneSentenceAndTheOthersStillServe(t *testing.T) {
 	cmd := testenv.MCPEverything(t)
-	file := writeConfig(t, map[string]any{
+	file := testenv.MCPServersFile(t, map[string]any{
 		"everything": map[string]any{"command": cmd},
 		"missing":    map[string]any{"command": "prototyper-no-such-mcp-server"},
 		"silent":     map[string]any{"command": "sleep", "args": []string{"600"}},
@@ -127,7 +105,7 @@ func TestAServerThatCannotStartIsOneSentenceAndTheOthersStillServe(t *testing.T)
 		t.Error("the working server's tools are missing")
 	}
 	joined := strings.Join(notices, "\n")
-	if len(notices) != 2 || !strings.Contains(joined, "prototyper-no-such-mcp-server is not installed") || !strings.Contains(joined, "silent did not answer within") {
+	if len(notices) != 2 || !strings.Contains(joined, "prototyper-no-such-mcp-server is not installed") || !strings.Contains(joined, "silent did not answer within 3 s") {
 		t.Errorf("notices = %q", notices)
 	}
 	st, err := set.Status(ws)
@@ -147,7 +125,7 @@ func TestAServerThatCannotStartIsOneSentenceAndTheOthersStillServe(t *testing.T)
 }
 
 func TestServerFilesMergeGlobalWorkspaceAndCommandLine(t *testing.T) {
-	global := writeConfig(t, map[string]any{"a": map[string]any{"command": "global-a"}, "b": map[string]any{"command": "global-b"}})
+	global := testenv.MCPServersFile(t, map[string]any{"a": map[string]any{"command": "global-a"}, "b": map[string]any{"command": "global-b"}})
 	ws := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(ws, ".prototyper"), 0o755); err != nil {
 		t.Fatal(err)
@@ -155,7 +133,7 @@ func TestServerFilesMergeGlobalWorkspaceAndCommandLine(t *testing.T) {
 	if err := os.WriteFile(mcptools.WorkspaceFile(ws), []byte(`{"mcpServers":{"b":{"command":"ws-b"},"c":{"url":"http://127.0.0.1:1/mcp","headers":{"X":"y"}}}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	flag := writeConfig(t, map[string]any{"c": map[string]any{"command": "flag-c"}})
+	flag := testenv.MCPServersFile(t, map[string]any{"c": map[string]any{"command": "flag-c"}})
 	cfg, err := mcptools.LoadFiles(mcptools.NewSet(global, flag).Files(ws)...)
 	if err != nil {
 		t.Fatal(err)
@@ -163,26 +141,35 @@ func TestServerFilesMergeGlobalWorkspaceAndCommandLine(t *testing.T) {
 	if cfg["a"].Command != "global-a" || cfg["b"].Command != "ws-b" || cfg["c"].Command != "flag-c" {
 		t.Errorf("config = %+v", cfg)
 	}
-	for _, bad := range []string{`{"mcpServers":{"x":{}}}`, `{"mcpServers":{"a__b":{"command":"c"}}}`, `not json`} {
+	for bad, says := range map[string]string{
+		`{"mcpServers":{"x":{}}}`:                 "needs a command",
+		`{"mcpServers":{"a__b":{"command":"c"}}}`: "may hold only",
+		`not json`: "not valid JSON",
+		`{"mcpServers":{"x":{"command":"c","timeout":-1}}}`:   "negative timeout",
+		`{"mcpServers":{"x":{"command":"c","timeout":"60"}}}`: `"timeout" should be a number, not a text`,
+		`{"mcpServers":{"x":{"command":"c","args":"-v"}}}`:    `"args" should be a list, not a text`,
+	} {
 		p := filepath.Join(t.TempDir(), "bad.json")
 		_ = os.WriteFile(p, []byte(bad), 0o600)
-		if _, err := mcptools.LoadFiles(p); err == nil || !strings.Contains(err.Error(), p) {
-			t.Errorf("%s: %v, want an error naming the file", bad, err)
+		if _, err := mcptools.LoadFiles(p); err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), says) {
+			t.Errorf("%s: %v, want an error naming the file that says %s", bad, err, says)
 		}
 	}
 }
 
-// TestAServerThatDiesIsOneSentenceAndItsToolsSayNotRun: a server that exits after it started
-// is failed in the status, and a call of one of its tools says so at once.
-func TestAServerThatDiesIsOneSentenceAndItsToolsSayNotRun(t *testing.T) {
-	cmd := testenv.MCPEverything(t)
-	set := mcptools.NewSet("", writeConfig(t, map[string]any{"brief": map[string]any{"command": "timeout", "args": []string{"3", cmd}}}))
+// TestAServerThatDiesIsOneSentenceAndStartsAgainAtTheNextMessage: a server that exits after
+// it started is failed in the status, and a call of one of its tools says so at once; the
+// next run (the next message) starts it anew, and its tools serve again.
+func TestAServerThatDiesIsOneSentenceAndStartsAgainAtTheNextMessage(t *testing.T) {
+	server, kill := testenv.MCPEverythingKillable(t)
+	set := mcptools.NewSet("", testenv.MCPServersFile(t, map[string]any{"brief": server}))
 	defer set.Close()
 	ws := t.TempDir()
 	list, notices := set.ToolsFor(ctx(t), ws)
 	if len(list) == 0 || len(notices) != 0 {
 		t.Fatalf("tools %d, notices %v", len(list), notices)
 	}
+	kill()
 	deadline := time.Now().Add(10 * time.Second)
 	var st []mcptools.Status
 	for time.Now().Before(deadline) {
@@ -192,7 +179,7 @@ func TestAServerThatDiesIsOneSentenceAndItsToolsSayNotRun(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if st[0].State != mcptools.StateFailed || !strings.Contains(st[0].Error, "the MCP server brief stopped") {
+	if st[0].State != mcptools.StateFailed || st[0].Error != "the MCP server brief stopped — Prototyper starts it again at the next message" {
 		t.Fatalf("status = %+v", st)
 	}
 	start := time.Now()
@@ -200,50 +187,41 @@ func TestAServerThatDiesIsOneSentenceAndItsToolsSayNotRun(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "stopped — not run") || time.Since(start) > time.Second {
 		t.Errorf("a call after the server died: %v (after %s)", err, time.Since(start))
 	}
-	if _, notices := set.ToolsFor(ctx(t), ws); len(notices) != 1 {
-		t.Errorf("the next run's notices = %v, want the one sentence", notices)
+	list, notices = set.ToolsFor(ctx(t), ws)
+	if len(notices) != 0 || len(list) == 0 {
+		t.Fatalf("the next run: tools %d, notices %v; want the server started again", len(list), notices)
+	}
+	if st, _ := set.Status(ws); st[0].State != mcptools.StateRunning {
+		t.Errorf("status after the next run = %+v", st)
+	}
+	reg, err := tools.NewRegistry(list...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := call(t, reg, "mcp__brief__echo", `{"message":"back"}`, nil); res.IsError || res.Content != "Echo: back" {
+		t.Errorf("echo after the start again = %+v", res)
 	}
 }
 
 // TestAStreamableHTTPServerWithHeaders: the reference server on streamable HTTP, reached by
-// url; each request carries the configured headers, ${NAME} taken from the environment.
+// url behind a gate that refuses a request without the token; each request carries the
+// configured headers, ${NAME} taken from the environment.
 func TestAStreamableHTTPServerWithHeaders(t *testing.T) {
-	cmd := testenv.MCPEverything(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	// A proxy in front of the server checks the header, as a gateway would.
-	var seen atomic.Int32
-	target, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", port))
-	rp := httputil.NewSingleHostReverseProxy(target)
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer tool-token" {
-			http.Error(w, "no token", http.StatusUnauthorized)
-			return
-		}
-		seen.Add(1)
-		rp.ServeHTTP(w, r)
-	}))
-	defer proxy.Close()
-	server := exec.Command(cmd, "streamableHttp")
-	server.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
-	if err := server.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = server.Process.Kill(); _ = server.Wait() })
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if c, err := net.Dial("tcp", target.Host); err == nil {
-			c.Close()
-			break
-		}
-	}
+	endpoint, _ := testenv.MCPEverythingHTTP(t, map[string]string{"Authorization": "Bearer tool-token"})
 	t.Setenv("PROTOTYPER_TEST_TOOL_TOKEN", "tool-token")
-	set := mcptools.NewSet("", writeConfig(t, map[string]any{"remote": map[string]any{
-		"url": proxy.URL + "/mcp", "headers": map[string]string{"Authorization": "Bearer ${PROTOTYPER_TEST_TOOL_TOKEN}"}}}))
+	set := mcptools.NewSet("", testenv.MCPServersFile(t, map[string]any{"remote": map[string]any{
+		"url": endpoint, "headers": map[string]string{"Authorization": "Bearer ${PROTOTYPER_TEST_TOOL_TOKEN}"}}}))
 	defer set.Close()
+	reg := registryOf(t, set)
+	if res := call(t, reg, "mcp__remote__echo", `{"message":"over http"}`, nil); res.IsError || res.Content != "Echo: over http" {
+		t.Errorf("echo = %+v", res)
+	}
+}
+
+// registryOf is the registry of the tools of set's servers for a new workspace; every server
+// must start.
+func registryOf(t *testing.T, set *mcptools.Set) *tools.Registry {
+	t.Helper()
 	list, notices := set.ToolsFor(ctx(t), t.TempDir())
 	if len(notices) != 0 || len(list) == 0 {
 		t.Fatalf("tools %d, notices %v", len(list), notices)
@@ -252,14 +230,100 @@ func TestAStreamableHTTPServerWithHeaders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	args, err := reg.Validate("mcp__remote__echo", json.RawMessage(`{"message":"over http"}`))
+	return reg
+}
+
+// call validates args and runs the tool name of reg with the test's context.
+func call(t *testing.T, reg *tools.Registry, name, args string, progress tools.ProgressFunc) tools.Result {
+	t.Helper()
+	return execWith(ctx(t), t, reg, name, args, progress)
+}
+
+func execWith(c context.Context, t *testing.T, reg *tools.Registry, name, args string, progress tools.ProgressFunc) tools.Result {
+	t.Helper()
+	valid, err := reg.Validate(name, json.RawMessage(args))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res := reg.Exec(ctx(t), tools.Call{ID: "h1", Name: "mcp__remote__echo", Args: args}, nil); res.IsError || res.Content != "Echo: over http" {
-		t.Errorf("echo = %+v", res)
+	return reg.Exec(c, tools.Call{ID: "c1", Name: name, Args: valid}, progress)
+}
+
+// longOperation is the reference server's tool that takes duration seconds and sends a
+// progress notification after each of its steps.
+const longOperation = "mcp__everything__trigger-long-running-operation"
+
+// TestACallTheServerNeverAnswersEndsAtItsTimeoutWithOneSentence: a server's "timeout" bounds
+// its silence: a call that hears nothing for it ends with one sentence saying what to do,
+// and a longer call that keeps sending progress is never cut by it.
+func TestACallTheServerNeverAnswersEndsAtItsTimeoutWithOneSentence(t *testing.T) {
+	set := mcptools.NewSet("", testenv.MCPServersFile(t, map[string]any{"everything": map[string]any{"command": testenv.MCPEverything(t), "timeout": 1}}))
+	defer set.Close()
+	reg := registryOf(t, set)
+	start := time.Now()
+	res := call(t, reg, longOperation, `{"duration":600,"steps":1}`, nil)
+	took := time.Since(start)
+	if !res.IsError || !strings.Contains(res.Content, "the MCP server everything said nothing about this call for 1 s") ||
+		!strings.Contains(res.Content, `raise its "timeout"`) || strings.Contains(res.Content, "\n") {
+		t.Errorf("a call the server never answers: %+v", res)
 	}
-	if seen.Load() == 0 {
-		t.Error("no request carried the header")
+	if took < time.Second || took > 5*time.Second {
+		t.Errorf("it ended after %s, want its timeout of 1s", took)
 	}
+	res = call(t, reg, longOperation, `{"duration":2.4,"steps":4}`, nil)
+	if res.IsError || !strings.Contains(res.Content, "Long running operation completed") {
+		t.Errorf("a call that says how it goes every 0.6s, with a timeout of 1s: %+v", res)
+	}
+}
+
+// TestAStoppedCallEndsAtOnceWithOneSentence: when the run stops, a call the server is still
+// busy with ends within a second, saying so; the server keeps serving.
+func TestAStoppedCallEndsAtOnceWithOneSentence(t *testing.T) {
+	set := mcptools.NewSet("", testenv.MCPServersFile(t, map[string]any{"everything": map[string]any{"command": testenv.MCPEverything(t)}}))
+	defer set.Close()
+	reg := registryOf(t, set)
+	c, stop := context.WithCancel(ctx(t))
+	time.AfterFunc(500*time.Millisecond, stop)
+	res := execWith(c, t, reg, longOperation, `{"duration":600,"steps":1}`, nil)
+	if !res.IsError || !strings.HasPrefix(res.Content, "stopped: the run was stopped while the MCP server everything ran this call") {
+		t.Errorf("a stopped call: %+v", res)
+	}
+	if c.Err() == nil {
+		t.Error("the call ended before the stop")
+	}
+	if res := call(t, reg, "mcp__everything__echo", `{"message":"still here"}`, nil); res.IsError {
+		t.Errorf("after the stop, echo = %+v", res)
+	}
+}
+
+// TestAServerThatDiesDuringACallIsOneSentence: a server killed while it runs a call, on
+// stdio or on streamable HTTP, ends the call with one sentence within a few seconds (an HTTP
+// server is tried again twice first).
+func TestAServerThatDiesDuringACallIsOneSentence(t *testing.T) {
+	for _, transport := range []string{"stdio", "streamable HTTP"} {
+		t.Run(transport, func(t *testing.T) {
+			server, kill := dyingServer(t, transport)
+			set := mcptools.NewSet("", testenv.MCPServersFile(t, map[string]any{"everything": server}))
+			defer set.Close()
+			reg := registryOf(t, set)
+			time.AfterFunc(500*time.Millisecond, kill)
+			start := time.Now()
+			res := call(t, reg, longOperation, `{"duration":600,"steps":1}`, nil)
+			if !res.IsError || res.Content != "the MCP server everything stopped during this call, which did not complete — Prototyper starts it again at the next message" {
+				t.Errorf("a call whose server died: %+v", res)
+			}
+			if took := time.Since(start); took > 10*time.Second {
+				t.Errorf("the call ended %s after it started, its server killed after 0.5s", took)
+			}
+		})
+	}
+}
+
+// dyingServer is the configuration of the reference server on transport, and a function that
+// kills it once it runs.
+func dyingServer(t *testing.T, transport string) (server map[string]any, kill func()) {
+	if transport == "stdio" {
+		return testenv.MCPEverythingKillable(t)
+	}
+	endpoint, kill := testenv.MCPEverythingHTTP(t, nil)
+	return map[string]any{"url": endpoint}, kill
 }
