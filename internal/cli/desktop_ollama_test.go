@@ -2,12 +2,15 @@ package cli
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"prototyper/internal/ollamatest"
 	"prototyper/store"
@@ -135,5 +138,37 @@ func TestTurningStartingOffStopsTheServerTheWindowStarted(t *testing.T) {
 	}
 	if ollamatest.Answers(url) {
 		t.Errorf("the server the window started still answers at %s once starting was turned off", url)
+	}
+}
+
+func TestTheModelTheWindowStartsWithIsLoadedOnceRetryFindsTheServer(t *testing.T) {
+	addr := ollamatest.FreeURL(t)
+	d, _ := openDesktopWith(t, addr, store.Settings{ManualOllama: true, DefaultModel: "first"})
+	if st := d.OllamaStatus(context.Background()); st.Running {
+		t.Fatalf("status = %+v; want nothing running yet", st)
+	}
+
+	// The user starts Ollama at that address, then presses Retry.
+	loads := make(chan string, 4)
+	u, _ := url.Parse(addr)
+	listener, err := net.Listen("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	users := httptest.NewUnstartedServer(loadingOllama(loads))
+	users.Listener.Close()
+	users.Listener = listener
+	users.Start()
+	t.Cleanup(users.Close)
+	if st := d.OllamaStatus(context.Background()); !st.Running {
+		t.Fatalf("status after Retry = %+v; want the user's server running", st)
+	}
+	if got := nextLoad(t, loads); got != "first 30m0s num_ctx=4096" {
+		t.Fatalf("the load once the server answered: %q", got)
+	}
+	select {
+	case again := <-loads:
+		t.Errorf("the model was loaded again: %q", again)
+	case <-time.After(500 * time.Millisecond):
 	}
 }

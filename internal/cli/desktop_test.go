@@ -161,10 +161,13 @@ func TestConcurrentSettingsChangesOfTheWindowKeepEachOther(t *testing.T) {
 	}
 }
 
-func TestPickingAModelAndStartingWithOneLoadItOnTheServer(t *testing.T) {
-	loads := make(chan string, 4)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// loadingOllama is an Ollama that sends each load asked of it (/api/generate) to loads, as
+// "MODEL KEEPALIVE num_ctx=N".
+func loadingOllama(loads chan<- string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
+		case "/api/version":
+			fmt.Fprint(w, `{"version":"0.11.4"}`)
 		case "/api/show":
 			fmt.Fprint(w, `{"model_info":{"general.architecture":"llama","llama.context_length":4096},"capabilities":["completion","tools"]}`)
 		case "/api/generate":
@@ -179,18 +182,27 @@ func TestPickingAModelAndStartingWithOneLoadItOnTheServer(t *testing.T) {
 		default:
 			http.NotFound(w, r)
 		}
-	}))
+	})
+}
+
+// nextLoad is the next load loads receives, failing t after 5 s.
+func nextLoad(t *testing.T, loads <-chan string) string {
+	t.Helper()
+	select {
+	case l := <-loads:
+		return l
+	case <-time.After(5 * time.Second):
+		t.Fatal("no model was loaded")
+		return ""
+	}
+}
+
+func TestPickingAModelAndStartingWithOneLoadItOnTheServer(t *testing.T) {
+	loads := make(chan string, 4)
+	srv := httptest.NewServer(loadingOllama(loads))
 	t.Cleanup(srv.Close)
 	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: srv.URL}, Model: "first"})
-	next := func() string {
-		select {
-		case l := <-loads:
-			return l
-		case <-time.After(5 * time.Second):
-			t.Fatal("no model was loaded")
-			return ""
-		}
-	}
+	next := func() string { return nextLoad(t, loads) }
 	if got := next(); got != "first 30m0s num_ctx=4096" {
 		t.Fatalf("at start: %q", got)
 	}
