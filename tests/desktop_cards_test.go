@@ -49,7 +49,8 @@ func (r *desktopRun) reopen(t *testing.T, model ollamatest.Model, name string) {
 // The tool cards of issue #16 and #17 in the real window, by keyboard only: a long path keeps
 // its file name, a search shows its pattern, a failed call says why on its card; a call the
 // user answered by replying, and the calls the loop guard refused, read "not run" (neutral,
-// with the reason); the loop's stop sentence comes back when the chat is opened from the store.
+// with the reason); the loop's stop sentence comes back when the chat is opened from the store;
+// a listing of the workspace reads "the workspace", not ".".
 // The screenshots (tests/artifacts/cards-*.png) show each.
 func TestDesktopToolCardsSayWhatACallIsAboutAndWhyItFailedOrDidNotRun(t *testing.T) {
 	r := startDesktopRunWith(t, cardsModel,
@@ -67,8 +68,13 @@ func TestDesktopToolCardsSayWhatACallIsAboutAndWhyItFailedOrDidNotRun(t *testing
 	time.Sleep(time.Second)
 	r.app.screenshot("cards-not-run-live.png")
 
-	// opened from the store: the cards still read "not run" and the loop's sentence is there
+	// opened from the store: the cards still read "not run" and the loop's sentence is there;
+	// the listing of the workspace says so in words, never "."
 	r.reopen(t, cardsModel, "bridge-reopened")
+	r.app.waitControl(rolePushButton, "Open the workspace", 20*time.Second)
+	if dots := r.app.controls(rolePushButton, "Open ."); len(dots) != 0 {
+		t.Errorf("%d buttons named %q: the listing of the workspace reads as \".\"", len(dots), "Open .")
+	}
 	shot, db := r.finish(t, "cards-reopened.png")
 	t.Logf("the reopened chat: %s", shot)
 
