@@ -174,7 +174,10 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
   )
   const allowAlways = useCallback((id: string) => void store.allowAlways(id), [store])
   const askReason = useCallback((id: string | null) => store.askReason(id), [store])
-  const open = useCallback((path: string, inFolder: boolean) => void store.openPath(path, inFolder), [store])
+  const open = useCallback(
+    (path: string, inFolder: boolean, toolCallId: string) => void store.openPath(path, inFolder, toolCallId),
+    [store],
+  )
   const decisions = useAppState((s) => s.decisions)
   const reasonFor = useAppState((s) => s.reasonFor)
   const versions = useAppState((s) => s.versions[chat.chatId])

@@ -327,14 +327,14 @@ function ApprovalActions({
 }
 
 /** Open and Show in folder, on the card of a file the call wrote. */
-function FileActions({ path, onOpen }: { path: string; onOpen: (path: string, inFolder: boolean) => void }) {
+function FileActions({ path, onOpen }: { path: string; onOpen: (inFolder: boolean) => void }) {
   const what = folderText(path)
   return (
     <div className="file-actions">
-      <button type="button" className="link" onClick={() => onOpen(path, false)} aria-label={`Open ${what}`}>
+      <button type="button" className="link" onClick={() => onOpen(false)} aria-label={`Open ${what}`}>
         Open
       </button>
-      <button type="button" className="link" onClick={() => onOpen(path, true)} aria-label={`Show ${what} in its folder`}>
+      <button type="button" className="link" onClick={() => onOpen(true)} aria-label={`Show ${what} in its folder`}>
         Show in folder
       </button>
     </div>
@@ -380,13 +380,16 @@ export const ToolCard = memo(function ToolCard({
   onAllowAlways?: (id: string) => void
   onAskReason?: (id: string | null) => void
   askingReason?: boolean
-  onOpen?: (path: string, inFolder: boolean) => void
+  /** Opens the card's path (or, inFolder, its folder) in the folder the call wrote it in. */
+  onOpen?: (path: string, inFolder: boolean, toolCallId: string) => void
   decided?: Decision
   current?: boolean
 }) {
   const summary = summarizeArgs(card)
   const path = namesWorkspace(callPath(card)) ? '' : callPath(card) // the workspace itself reads as words, not "."
   const diff = card.details?.diff
+  // the path a completed call wrote or read, which Open and Show in folder open
+  const opens = card.state === 'completed' && card.name !== 'delete_path' && card.name !== 'search_files' ? card.details?.path : undefined
   return (
     <div
       className={`tool-card state-${card.state}`}
@@ -452,9 +455,7 @@ export const ToolCard = memo(function ToolCard({
           {p} was too large to keep: this change cannot be undone.
         </div>
       ))}
-      {onOpen && card.state === 'completed' && card.details?.path && card.name !== 'delete_path' && card.name !== 'search_files' && (
-        <FileActions path={card.details.path} onOpen={onOpen} />
-      )}
+      {onOpen && opens && <FileActions path={opens} onOpen={(inFolder) => onOpen(opens, inFolder, card.id)} />}
       {diff ? <DiffView diff={diff} /> : null}
       {!diff && card.output && (card.state === 'completed' || card.state === 'failed') && (
         <details className="tool-output">

@@ -122,7 +122,7 @@ describe('the approval card', () => {
     const onOpen = vi.fn()
     render(<ToolCard card={{ ...waiting, state: 'completed', details: { path: 'notes.md' } }} onOpen={onOpen} />)
     fireEvent.click(screen.getByRole('button', { name: 'Show notes.md in its folder' }))
-    expect(onOpen).toHaveBeenCalledWith('notes.md', true)
+    expect(onOpen).toHaveBeenCalledWith('notes.md', true, waiting.id) // the call names the folder it wrote in
   })
 })
 

@@ -785,12 +785,17 @@ export class AppStore {
 
   closeReview = (): void => this.set({ review: null })
 
-  /** Opens a path of the active chat's workspace with the system's app, or the folder holding it. */
-  async openPath(path: string, inFolder: boolean): Promise<void> {
+  /**
+   * Opens a path of the active chat's workspace with the system's app, or the folder holding it;
+   * given the tool call whose card it is on, in the folder that call wrote it in.
+   */
+  async openPath(path: string, inFolder: boolean, toolCallId?: string): Promise<void> {
     const chatId = this.state.activeChatId
     if (!chatId) return
     try {
-      await this.backend.openPath(chatId, path, inFolder)
+      await (toolCallId
+        ? this.backend.openCallPath(chatId, toolCallId, path, inFolder)
+        : this.backend.openPath(chatId, path, inFolder))
     } catch (err) {
       this.fail(err)
     }
