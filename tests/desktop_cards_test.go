@@ -50,7 +50,8 @@ func (r *desktopRun) reopen(t *testing.T, model ollamatest.Model, name string) {
 // its file name, a search shows its pattern, a failed call says why on its card; a call the
 // user answered by replying, and the calls the loop guard refused, read "not run" (neutral,
 // with the reason); the loop's stop sentence comes back when the chat is opened from the store;
-// a listing of the workspace reads "the workspace", not ".".
+// a listing of the workspace reads "the workspace", not "."; the run that wrote the long path
+// changed that file (the folders it made are counted apart).
 // The screenshots (tests/artifacts/cards-*.png) show each.
 func TestDesktopToolCardsSayWhatACallIsAboutAndWhyItFailedOrDidNotRun(t *testing.T) {
 	r := startDesktopRunWith(t, cardsModel,
@@ -72,6 +73,8 @@ func TestDesktopToolCardsSayWhatACallIsAboutAndWhyItFailedOrDidNotRun(t *testing
 	// the listing of the workspace says so in words, never "."
 	r.reopen(t, cardsModel, "bridge-reopened")
 	r.app.waitControl(rolePushButton, "Open the workspace", 20*time.Second)
+	// the first run's Undo names the file it wrote, not the folders the write made for it
+	r.app.waitControl(rolePushButton, "Undo the run that changed "+longPath, 20*time.Second)
 	if dots := r.app.controls(rolePushButton, "Open ."); len(dots) != 0 {
 		t.Errorf("%d buttons named %q: the listing of the workspace reads as \".\"", len(dots), "Open .")
 	}
