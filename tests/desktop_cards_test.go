@@ -36,6 +36,12 @@ func (r *desktopRun) reopen(t *testing.T, model ollamatest.Model, name string) {
 	if err := r.app.closeWindow(15 * time.Second); err != nil {
 		t.Fatalf("the app did not exit cleanly: %s", describeExit(err))
 	}
+	r.relaunch(t, model, name)
+}
+
+// relaunch opens the window again on the run's database, once it was closed, as reopen does.
+func (r *desktopRun) relaunch(t *testing.T, model ollamatest.Model, name string) {
+	t.Helper()
 	r.bridgeLog = filepath.Join(filepath.Dir(r.bridgeLog), name+".jsonl")
 	r.app = launchDesktop(t, desktopBinary(t), r.app.display,
 		[]string{"--db", r.db, "--workspace", r.workspace, "--model", model.Name, "--ollama", ollamatest.Get(t).URL()},

@@ -90,6 +90,24 @@ func TestDesktopUndoARunWithItsShortcutAndRedoIt(t *testing.T) {
 	}
 }
 
+// Alt+Z after the checkpoint cap was lowered below the file the newest run wrote still puts it
+// back: an undo judges a file by what its run recorded, not by today's cap.
+func TestDesktopUndoAfterTheCapWasLoweredBelowTheRunsFile(t *testing.T) {
+	r := twoRuns(t)
+	_, db := r.finish(t, "undo-cap-before.png")
+	if _, err := db.UpdateSettings(func(s *store.Settings) error { s.CheckpointMaxBytes = 3; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	db.Close() // b.txt, 4 bytes, was written under the default cap
+	r.relaunch(t, twoRunsModel, "bridge-undo-cap")
+
+	r.app.key("alt+z")
+	r.waitLog(t, events.Undo, true, 30*time.Second)
+	wantFile(t, filepath.Join(r.workspace, "b.txt"), "", 0)
+	wantFile(t, filepath.Join(r.workspace, "a.txt"), "first\n", 0o600)
+	r.finish(t, "undo-cap-lowered.png")
+}
+
 // "Restore to here" on the first message undoes both runs at once: a.txt as the user left it
 // (mode included), b.txt gone. The button is found by its accessible name, which names its
 // message, and pressed as a screen reader's user presses it.
