@@ -297,6 +297,16 @@ func (a *App) OpenPath(chatID, path string, inFolder bool) error {
 	return a.onDesktop(func(desk *cli.Desktop) error { return desk.OpenPath(chatID, path, inFolder) })
 }
 
+// OpenCallPath is OpenPath for a tool call's card: the path in the folder that call wrote it
+// in.
+func (a *App) OpenCallPath(chatID, toolCallID, path string, inFolder bool) error {
+	desk, err := a.desktop()
+	if err != nil {
+		return err
+	}
+	return desk.OpenCallPath(chatID, toolCallID, path, inFolder)
+}
+
 // OllamaStatus says whether the server answers, for the "Ollama is not running" panel.
 func (a *App) OllamaStatus() cli.OllamaStatus {
 	desk, err := a.desktop()

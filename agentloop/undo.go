@@ -95,11 +95,15 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 	if err != nil {
 		return UndoResult{}, err
 	}
-	now, err := fs.states(ctx, plan.paths, settings.CheckpointLimit())
+	// each path is judged by what its change recorded, whatever the cap is now; this undo
+	// keeps of each (for a redo) what today's cap keeps
+	limit := settings.CheckpointLimit()
+	now, err := fs.states(ctx, plan.paths, plan.readLimit(limit))
 	if err != nil {
 		return UndoResult{}, err
 	}
 	target, conflicts := plan.simulate(now)
+	kept := keptUnder(now, limit)
 	if len(conflicts) > 0 && !opts.Force && !opts.Keep {
 		return UndoResult{}, &ConflictError{Conflicts: conflicts, Redo: redo}
 	}
@@ -126,14 +130,14 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 		}
 		after := t
 		after.Content = nil
-		change.Paths = append(change.Paths, store.PathChange{Path: l.path, Workspace: l.folder, Before: now[l], After: &after})
+		change.Paths = append(change.Paths, store.PathChange{Path: l.path, Workspace: l.folder, Before: kept[l], After: &after})
 		restore = append(restore, located{l.folder, t})
 		res.Paths = append(res.Paths, l.path)
 	}
 	if opts.Keep && !opts.Force {
 		for _, c := range conflicts {
 			l := loc{c.Workspace, c.Path}
-			s := now[l]
+			s := kept[l]
 			if s.Kind != tools.KindFile || !s.Kept() {
 				continue
 			}
@@ -151,7 +155,7 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 			res.Kept = append(res.Kept, mine)
 		}
 	}
-	if err := a.cfg.Store.RecordChange(change, slices.Collect(maps.Values(now)), plan.marks, plan.restores); err != nil {
+	if err := a.cfg.Store.RecordChange(change, slices.Collect(maps.Values(kept)), plan.marks, plan.restores); err != nil {
 		return UndoResult{}, err
 	}
 	if err := fs.restore(ctx, restore); err != nil {
@@ -245,21 +249,63 @@ func (f *folders) close() {
 	}
 }
 
-// states reads the state of each path in its folder.
-func (f *folders) states(ctx context.Context, paths []loc, keep int64) (map[loc]tools.PathState, error) {
+// states reads the state of each path in its folder, keeping (and hashing) a file's content up
+// to keep(path) bytes.
+func (f *folders) states(ctx context.Context, paths []loc, keep func(loc) int64) (map[loc]tools.PathState, error) {
 	out := make(map[loc]tools.PathState, len(paths))
 	for _, l := range paths {
 		ws, err := f.get(l.folder)
 		if err != nil {
 			return nil, err
 		}
-		s, err := ws.States(ctx, []string{l.path}, keep)
+		s, err := ws.States(ctx, []string{l.path}, keep(l))
 		if err != nil {
 			return nil, err
 		}
 		out[l] = s[0]
 	}
 	return out, nil
+}
+
+// readLimit is how much of each path's file an undo reads: today's cap, or more for a file
+// that a change of the plan recorded whole under a higher cap, so that it is compared by its
+// content as it was recorded (and not found "changed since" because the cap went down).
+func (p *revertPlan) readLimit(limit int64) func(loc) int64 {
+	recorded := map[loc]int64{}
+	for _, step := range p.steps {
+		for _, pc := range step.Paths {
+			if a := pc.After; a != nil && a.Kind == tools.KindFile && a.Hash != "" {
+				l := loc{pc.Workspace, pc.Path}
+				recorded[l] = max(recorded[l], a.Size)
+			}
+		}
+	}
+	return func(l loc) int64 { return max(limit, recorded[l]) }
+}
+
+// sameAsRecorded reports whether a path is as a change recorded it, judged by what was
+// recorded then: a file too large for the cap of that time was recorded by its size and
+// permission bits only, so these are what is compared, whatever the cap is now (or was when
+// the other state was recorded). A file read from disk is hashed whenever its recorded state
+// is ([revertPlan.readLimit]), so its content is compared whenever it can be.
+func sameAsRecorded(recorded, now tools.PathState) bool {
+	if recorded.Kind == tools.KindFile && now.Kind == tools.KindFile && (recorded.Hash == "" || now.Hash == "") {
+		return recorded.Mode == now.Mode && recorded.Size == now.Size
+	}
+	return recorded.Same(now)
+}
+
+// keptUnder is states as a cap of limit keeps them: a larger file is known by its size and
+// permission bits, its content neither kept nor hashed.
+func keptUnder(states map[loc]tools.PathState, limit int64) map[loc]tools.PathState {
+	out := maps.Clone(states)
+	for l, s := range out {
+		if s.Kind == tools.KindFile && s.Size > limit {
+			s.Hash, s.Content = "", nil
+			out[l] = s
+		}
+	}
+	return out
 }
 
 // restore puts the states back, folder by folder, in the order given within each.
@@ -326,7 +372,7 @@ func (p *revertPlan) simulate(now map[loc]tools.PathState) (map[loc]tools.PathSt
 		for i := len(step.Paths) - 1; i >= 0; i-- {
 			pc := step.Paths[i]
 			l := loc{pc.Workspace, pc.Path}
-			if pc.After != nil && !cur[l].Same(*pc.After) && !seen[l] {
+			if pc.After != nil && !sameAsRecorded(*pc.After, cur[l]) && !seen[l] {
 				seen[l] = true
 				conflicts = append(conflicts, Conflict{Path: pc.Path, Workspace: pc.Workspace, Reason: changedSince(*pc.After, cur[l])})
 			}
@@ -566,14 +612,20 @@ func (a *Agent) ChatChanges(ctx context.Context, chatID string) ([]FileChange, e
 	if err != nil {
 		return nil, err
 	}
-	now, err := fs.states(ctx, order, settings.CheckpointLimit())
+	limit := settings.CheckpointLimit()
+	now, err := fs.states(ctx, order, func(l loc) int64 { // a file kept whole is compared whole
+		if was := first[l]; was.Kind == tools.KindFile && was.Hash != "" {
+			return max(limit, was.Size)
+		}
+		return limit
+	})
 	if err != nil {
 		return nil, err
 	}
 	var out []FileChange
 	for _, l := range order {
 		was, is := first[l], now[l]
-		if was.Same(is) || was.Kind == tools.KindDir || is.Kind == tools.KindDir {
+		if sameAsRecorded(was, is) || was.Kind == tools.KindDir || is.Kind == tools.KindDir {
 			continue
 		}
 		p := l.path

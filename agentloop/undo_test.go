@@ -286,6 +286,52 @@ func TestAFileOverTheCapSaysBeforeItRunsThatItCannotBeUndone(t *testing.T) {
 	}
 }
 
+// setCap sets the checkpoint cap (checkpointMaxBytes; 0: the default).
+func (b *undoBench) setCap(bytes int64) {
+	b.t.Helper()
+	if _, err := b.db.UpdateSettings(func(s *store.Settings) error { s.CheckpointMaxBytes = bytes; return nil }); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// An undo judges each file by what its run recorded at the time: a cap lowered (or raised)
+// since makes no file the run wrote "changed since", and a file really changed since is still
+// refused.
+func TestAnUndoJudgesAFileByWhatItsRunRecordedWhateverTheCapIsNow(t *testing.T) {
+	t.Run("lowered below a file the run wrote", func(t *testing.T) {
+		b := newUndoBench(t, nil)
+		b.write("a.txt", "0\n", 0o644)
+		b.run(writeCall("c1", "a.txt", "written whole under the default cap\n"))
+		b.setCap(8)
+		b.undo(UndoOptions{})
+		b.want("a.txt", "0\n", 0o644)
+		// what the undo replaced is kept as today's cap keeps it: over it, a redo cannot bring it back
+		if _, err := b.a.Redo(context.Background(), b.chat, UndoOptions{}); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "too large") {
+			t.Errorf("redo of a file over today's cap: %v, want it to say it was too large to keep", err)
+		}
+	})
+	t.Run("lowered, and the file really changed since", func(t *testing.T) {
+		b := newUndoBench(t, nil)
+		b.write("a.txt", "0\n", 0o644)
+		b.run(writeCall("c1", "a.txt", "written whole under the default cap\n"))
+		b.setCap(8)
+		b.write("a.txt", "WRITTEN WHOLE UNDER THE DEFAULT CAP\n", 0o644) // same size, not the same
+		if _, err := b.a.Undo(context.Background(), b.chat, UndoOptions{}); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "changed after it was written") {
+			t.Fatalf("undo of a file edited since: %v, want it refused as changed since", err)
+		}
+		b.want("a.txt", "WRITTEN WHOLE UNDER THE DEFAULT CAP\n", 0o644)
+	})
+	t.Run("raised above a file the run wrote", func(t *testing.T) {
+		b := newUndoBench(t, nil)
+		b.setCap(8)
+		b.write("a.txt", "0\n", 0o644)
+		b.run(writeCall("c1", "a.txt", "too large for the cap of then\n"))
+		b.setCap(0)
+		b.undo(UndoOptions{})
+		b.want("a.txt", "0\n", 0o644)
+	})
+}
+
 func TestThePerFileRevertPutsOnePathBackAsItWasBeforeTheChat(t *testing.T) {
 	b := newUndoBench(t, nil)
 	b.write("a.txt", "a0\n", 0o644)

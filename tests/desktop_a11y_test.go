@@ -223,10 +223,15 @@ func (a *desktopApp) texts(match func(string) bool) []string {
 // (its first action: WebKit's "press", a click).
 func (a *desktopApp) press(name string) {
 	a.tb.Helper()
-	c := a.waitControl(rolePushButton, name, 20*time.Second)
+	a.activate(a.waitControl(rolePushButton, name, 20*time.Second))
+}
+
+// activate does the first action of c, a control found in the tree (a button's: "press").
+func (a *desktopApp) activate(c a11yControl) {
+	a.tb.Helper()
 	var ok bool
 	if err := a.a11yBus().Object(c.node.Dest, c.node.Path).Call(atspiAction+".DoAction", 0, int32(0)).Store(&ok); err != nil || !ok {
-		a.tb.Fatalf("press %q: %v (done: %v)", name, err, ok)
+		a.tb.Fatalf("press %q: %v (done: %v)", c.name, err, ok)
 	}
 }
 

@@ -36,6 +36,12 @@ func (r *desktopRun) reopen(t *testing.T, model ollamatest.Model, name string) {
 	if err := r.app.closeWindow(15 * time.Second); err != nil {
 		t.Fatalf("the app did not exit cleanly: %s", describeExit(err))
 	}
+	r.relaunch(t, model, name)
+}
+
+// relaunch opens the window again on the run's database, once it was closed, as reopen does.
+func (r *desktopRun) relaunch(t *testing.T, model ollamatest.Model, name string) {
+	t.Helper()
 	r.bridgeLog = filepath.Join(filepath.Dir(r.bridgeLog), name+".jsonl")
 	r.app = launchDesktop(t, desktopBinary(t), r.app.display,
 		[]string{"--db", r.db, "--workspace", r.workspace, "--model", model.Name, "--ollama", ollamatest.Get(t).URL()},
@@ -49,7 +55,9 @@ func (r *desktopRun) reopen(t *testing.T, model ollamatest.Model, name string) {
 // The tool cards of issue #16 and #17 in the real window, by keyboard only: a long path keeps
 // its file name, a search shows its pattern, a failed call says why on its card; a call the
 // user answered by replying, and the calls the loop guard refused, read "not run" (neutral,
-// with the reason); the loop's stop sentence comes back when the chat is opened from the store.
+// with the reason); the loop's stop sentence comes back when the chat is opened from the store;
+// a listing of the workspace reads "the workspace", not "."; the run that wrote the long path
+// changed that file (the folders it made are counted apart).
 // The screenshots (tests/artifacts/cards-*.png) show each.
 func TestDesktopToolCardsSayWhatACallIsAboutAndWhyItFailedOrDidNotRun(t *testing.T) {
 	r := startDesktopRunWith(t, cardsModel,
@@ -67,8 +75,15 @@ func TestDesktopToolCardsSayWhatACallIsAboutAndWhyItFailedOrDidNotRun(t *testing
 	time.Sleep(time.Second)
 	r.app.screenshot("cards-not-run-live.png")
 
-	// opened from the store: the cards still read "not run" and the loop's sentence is there
+	// opened from the store: the cards still read "not run" and the loop's sentence is there;
+	// the listing of the workspace says so in words, never "."
 	r.reopen(t, cardsModel, "bridge-reopened")
+	r.app.waitControl(rolePushButton, "Open the workspace", 20*time.Second)
+	// the first run's Undo names the file it wrote, not the folders the write made for it
+	r.app.waitControl(rolePushButton, "Undo the run that changed "+longPath, 20*time.Second)
+	if dots := r.app.controls(rolePushButton, "Open ."); len(dots) != 0 {
+		t.Errorf("%d buttons named %q: the listing of the workspace reads as \".\"", len(dots), "Open .")
+	}
 	shot, db := r.finish(t, "cards-reopened.png")
 	t.Logf("the reopened chat: %s", shot)
 

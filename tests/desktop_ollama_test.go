@@ -2,7 +2,7 @@ package tests
 
 import (
 	"context"
-	"net/url"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"prototyper/agentloop/ollama"
 	"prototyper/events"
 	"prototyper/internal/ollamatest"
 	"prototyper/internal/testenv"
@@ -71,11 +72,81 @@ func waitGone(t *testing.T, pid int) {
 // hostOf is the host:port of raw.
 func hostOf(t *testing.T, raw string) string {
 	t.Helper()
-	u, err := url.Parse(raw)
+	u, err := neturl.Parse(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return u.Host
+}
+
+// startServe starts the built ollama serving at host (OLLAMA_HOST), with env added to the
+// test's, cut off from the model registry, and waits until it answers; it is killed when the
+// test ends.
+func startServe(t *testing.T, host string, env ...string) *exec.Cmd {
+	t.Helper()
+	serve := exec.Command(ollamatest.Binary(t), "serve")
+	serve.Env = append(append(os.Environ(), "OLLAMA_HOST="+host, "HOME="+t.TempDir(),
+		"HTTPS_PROXY="+ollamatest.NoRegistryProxy, "HTTP_PROXY="+ollamatest.NoRegistryProxy), env...)
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = serve.Process.Kill(); _ = serve.Wait() })
+	for deadline := time.Now().Add(30 * time.Second); !ollamatest.Answers("http://" + host); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the ollama serve started at %s did not answer", host)
+		}
+	}
+	return serve
+}
+
+// modelsFolderWith is an Ollama models folder (for OLLAMA_MODELS) holding models, created
+// through a server of its own, which is gone when it returns.
+func modelsFolderWith(t *testing.T, models ...ollamatest.Model) string {
+	t.Helper()
+	dir := t.TempDir()
+	url := ollamatest.FreeURL(t)
+	serve := startServe(t, hostOf(t, url), "OLLAMA_MODELS="+dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for _, m := range models {
+		if err := ollamatest.Create(ctx, url, m); err != nil {
+			t.Fatalf("create %s in %s: %v", m.Name, dir, err)
+		}
+	}
+	_ = serve.Process.Kill()
+	_ = serve.Wait()
+	return dir
+}
+
+// waitLoaded waits until the server at url holds model in memory, before anything was asked
+// of it in the window: the window preloaded it.
+func waitLoaded(t *testing.T, url, model string) {
+	t.Helper()
+	u, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := ollama.New(u)
+	deadline := time.Now().Add(60 * time.Second)
+	for loaded, _ := client.IsLoaded(context.Background(), model); !loaded; loaded, _ = client.IsLoaded(context.Background(), model) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s is not loaded at %s 60 s after the server answered: the window did not preload it", model, url)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// assertNoLoadShown checks from the bridge log that the window never showed "Loading MODEL…":
+// the model was in memory before the first message.
+func assertNoLoadShown(t *testing.T, lines []bridgeLine) {
+	t.Helper()
+	for _, l := range lines {
+		for _, e := range l.Events {
+			if e.Type == events.ModelLoading {
+				t.Errorf("the window showed the model loading (seq %d): the first message paid the load", e.Seq)
+			}
+		}
+	}
 }
 
 // managedRun is the window launched on an address where nothing answers, with PATH given
@@ -133,26 +204,25 @@ func (r *managedRun) waitServer(t *testing.T) int {
 }
 
 // TestDesktopStartsItsOwnOllamaWhereNoneAnswersAndStopsItWhenTheWindowCloses opens the window
-// on an address where nothing answers, with the built ollama on PATH: the app starts the
-// server, a scripted model created through it serves a run in the window, and once the window
-// is closed no server is left.
+// on an address where nothing answers, with the built ollama on PATH and a scripted model in
+// its models folder: the app starts the server, loads the model it starts with as soon as the
+// server answers (the first message shows no load), the model serves a run in the window, and
+// once the window is closed no server is left.
 func TestDesktopStartsItsOwnOllamaWhereNoneAnswersAndStopsItWhenTheWindowCloses(t *testing.T) {
+	t.Setenv("OLLAMA_MODELS", modelsFolderWith(t, writerModel)) // the app's, and so its server's
 	r := launchOnEmptyAddress(t, desktopBinary(t), ollamaOnPath(t), "--model", writerModel.Name)
 	pid := r.waitServer(t)
 	if _, err := os.Stat(filepath.Join(filepath.Dir(r.db), "ollama.log")); err != nil {
 		t.Errorf("the server's log is not in the app's data folder: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := ollamatest.Create(ctx, r.url, writerModel); err != nil {
-		t.Fatalf("create the scripted model on the app's server: %v", err)
-	}
+	waitLoaded(t, r.url, writerModel.Name)
 
 	r.waitForComposer(t)
 	r.app.focusWindow()
 	r.app.typeText("Write hello.txt with a greeting")
 	r.app.key("Return")
 	lines := r.waitFinished(t, 120*time.Second)
+	assertNoLoadShown(t, lines)
 	if ids := assertEveryCallPaintedRunningBeforeItsResult(t, lines); len(ids) != 1 {
 		t.Errorf("tool results sent: %v, want one (write_file)", ids)
 	}
@@ -240,14 +310,15 @@ func TestDesktopKilledLeavesNoOllamaBehind(t *testing.T) {
 // TestDesktopSaysWhyOllamaCouldNotStartAndRetryUsesTheServerStartedMeanwhile puts on PATH an
 // ollama that fails the way a taken port makes it fail: the window says so (its log's last
 // line is in the app's folder) with Retry focused; the user starts a server there, presses
-// Enter to retry, and the agent runs on that server, which the app leaves running.
+// Enter to retry: the model the window started with is loaded at once (the first message
+// shows no load), and the agent runs on that server, which the app leaves running.
 func TestDesktopSaysWhyOllamaCouldNotStartAndRetryUsesTheServerStartedMeanwhile(t *testing.T) {
 	broken := t.TempDir()
 	if err := os.WriteFile(filepath.Join(broken, "ollama"), []byte("#!/bin/sh\n"+
 		"echo \"Error: listen tcp $OLLAMA_HOST: bind: address already in use\" >&2\nexit 1\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	bin := ollamatest.Binary(t)
+	launched := time.Now()
 	r := launchOnEmptyAddress(t, desktopBinary(t), broken+string(os.PathListSeparator)+pathWithoutOllama(), "--model", writerModel.Name)
 	logPath := filepath.Join(filepath.Dir(r.db), "ollama.log")
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
@@ -263,19 +334,10 @@ func TestDesktopSaysWhyOllamaCouldNotStartAndRetryUsesTheServerStartedMeanwhile(
 	shot := r.app.screenshot("ollama-start-failed.png")
 	t.Logf("the window after the failed start: %s", shot)
 
-	// The user starts a server there, as the panel suggests.
-	serve := exec.Command(bin, "serve")
-	serve.Env = append(os.Environ(), "OLLAMA_HOST="+hostOf(t, r.url), "HOME="+t.TempDir(),
-		"HTTPS_PROXY="+ollamatest.NoRegistryProxy, "HTTP_PROXY="+ollamatest.NoRegistryProxy)
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = serve.Process.Kill(); _ = serve.Wait() })
-	for deadline := time.Now().Add(30 * time.Second); !ollamatest.Answers(r.url); time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the user's server did not answer")
-		}
-	}
+	// The user reads the panel for a while (longer than any request's own retries last), then
+	// starts a server there, as the panel suggests.
+	time.Sleep(time.Until(launched.Add(15 * time.Second)))
+	startServe(t, hostOf(t, r.url))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if err := ollamatest.Create(ctx, r.url, writerModel); err != nil {
@@ -284,10 +346,10 @@ func TestDesktopSaysWhyOllamaCouldNotStartAndRetryUsesTheServerStartedMeanwhile(
 
 	r.app.focusWindow()
 	r.app.key("Return") // Retry has the focus; then the composer takes it
-	time.Sleep(2 * time.Second)
+	waitLoaded(t, r.url, writerModel.Name)
 	r.app.typeText("Write hello.txt with a greeting")
 	r.app.key("Return")
-	r.waitFinished(t, 120*time.Second)
+	assertNoLoadShown(t, r.waitFinished(t, 120*time.Second))
 	r.finish(t, "ollama-after-retry.png")
 	if !ollamatest.Answers(r.url) {
 		t.Error("the user's server stopped answering when the window closed")

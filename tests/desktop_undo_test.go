@@ -12,12 +12,15 @@ import (
 	"prototyper/store"
 )
 
-// twoRunsModel changes a.txt in the chat's first run and creates b.txt in its second.
+// twoRunsModel changes a.txt in the chat's first run and creates b.txt in its second; asked a
+// third time, it changes a.txt again.
 var twoRunsModel = ollamatest.Model{Name: "e2e-two-runs", Scripts: ollamatest.Scripts{
-	"SU":       ollamatest.ToolCall("write_file", map[string]any{"path": "a.txt", "content": "first\n"}),
-	"SUAT":     []string{"Changed a.txt."},
-	"SUATAU":   ollamatest.ToolCall("write_file", map[string]any{"path": "b.txt", "content": "new\n"}),
-	"SUATAUAT": []string{"Created b.txt."},
+	"SU":           ollamatest.ToolCall("write_file", map[string]any{"path": "a.txt", "content": "first\n"}),
+	"SUAT":         []string{"Changed a.txt."},
+	"SUATAU":       ollamatest.ToolCall("write_file", map[string]any{"path": "b.txt", "content": "new\n"}),
+	"SUATAUAT":     []string{"Created b.txt."},
+	"SUATAUATAU":   ollamatest.ToolCall("write_file", map[string]any{"path": "a.txt", "content": "third\n"}),
+	"SUATAUATAUAT": []string{"Changed a.txt again."},
 }}
 
 // twoRuns opens the window on a workspace holding a.txt and sends the two messages of
@@ -85,6 +88,24 @@ func TestDesktopUndoARunWithItsShortcutAndRedoIt(t *testing.T) {
 	if len(changes) != 4 || changes[2].Kind != store.ChangeUndo || changes[3].Kind != store.ChangeRedo {
 		t.Errorf("changes %+v, want the two runs, the undo and the redo", changes)
 	}
+}
+
+// Alt+Z after the checkpoint cap was lowered below the file the newest run wrote still puts it
+// back: an undo judges a file by what its run recorded, not by today's cap.
+func TestDesktopUndoAfterTheCapWasLoweredBelowTheRunsFile(t *testing.T) {
+	r := twoRuns(t)
+	_, db := r.finish(t, "undo-cap-before.png")
+	if _, err := db.UpdateSettings(func(s *store.Settings) error { s.CheckpointMaxBytes = 3; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	db.Close() // b.txt, 4 bytes, was written under the default cap
+	r.relaunch(t, twoRunsModel, "bridge-undo-cap")
+
+	r.app.key("alt+z")
+	r.waitLog(t, events.Undo, true, 30*time.Second)
+	wantFile(t, filepath.Join(r.workspace, "b.txt"), "", 0)
+	wantFile(t, filepath.Join(r.workspace, "a.txt"), "first\n", 0o600)
+	r.finish(t, "undo-cap-lowered.png")
 }
 
 // "Restore to here" on the first message undoes both runs at once: a.txt as the user left it
@@ -193,32 +214,49 @@ func TestDesktopTheChangesReviewRevertsOneFile(t *testing.T) {
 // "Show in folder" on a written file's card opens the folder that holds it, with the user's
 // default app (xdg-open, here a stand-in on PATH that notes what it was asked to open).
 func TestDesktopShowInFolderOpensTheFilesFolder(t *testing.T) {
-	bin := t.TempDir()
-	opened := filepath.Join(t.TempDir(), "opened")
-	writeFile(t, filepath.Join(bin, "xdg-open"), "#!/bin/sh\necho \"$1\" >> "+opened+"\n", 0o755)
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	opened := openerOnPath(t)
 	r := twoRuns(t)
 	r.app.press("Show b.txt in its folder")
-	deadline := time.Now().Add(10 * time.Second)
 	real, _ := filepath.EvalSymlinks(r.workspace)
-	for {
-		got, _ := os.ReadFile(opened)
-		if strings.TrimSpace(string(got)) == real {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("xdg-open was asked to open %q, want the workspace folder %s", got, real)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitOpenedOnPath(t, opened, real)
 	r.finish(t, "show-in-folder.png")
 }
 
+// openerOnPath puts first on PATH an xdg-open that notes each path it is asked to open in the
+// file it returns, for the app the test launches.
+func openerOnPath(t *testing.T) (opened string) {
+	t.Helper()
+	bin := t.TempDir()
+	opened = filepath.Join(t.TempDir(), "opened")
+	writeFile(t, filepath.Join(bin, "xdg-open"), "#!/bin/sh\necho \"$1\" >> "+opened+"\n", 0o755)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return opened
+}
+
+// waitOpenedOnPath waits until the xdg-open of openerOnPath was asked to open want, and only it.
+func waitOpenedOnPath(t *testing.T, opened, want string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got, _ := os.ReadFile(opened)
+		if strings.TrimSpace(string(got)) == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("xdg-open was asked to open %q, want %s", got, want)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // A chat moved to another folder keeps its earlier runs' changes where they were made: after
-// the move (Ctrl+O, the new folder's path typed, "Change this chat"), the review names the
-// first folder, and "Restore to here" on the first message puts the first folder's files back
-// while the new folder's file of the same name is left as it is.
+// the move (Ctrl+O, the new folder's path typed, "Change this chat") a third run changes the
+// new folder's a.txt; "Open" on the first run's card of a.txt opens the first folder's (with
+// the user's default app: xdg-open, here a stand-in on PATH that notes what it was asked to
+// open), the review names the first folder, and "Restore to here" on the first message puts
+// both folders' files back as they were before the chat.
 func TestDesktopRestoreAfterTheChatMovedPutsBackTheFirstFoldersFiles(t *testing.T) {
+	opened := openerOnPath(t)
 	r := twoRuns(t)
 	second := t.TempDir()
 	writeFile(t, filepath.Join(second, "a.txt"), "the second folder's own\n", 0o644)
@@ -230,6 +268,20 @@ func TestDesktopRestoreAfterTheChatMovedPutsBackTheFirstFoldersFiles(t *testing.
 	r.app.press("Change this chat")
 	r.app.waitControl(rolePushButton, "Restore to here, before “Change a.txt”", 20*time.Second)
 	time.Sleep(500 * time.Millisecond) // the header shows the new folder
+	r.app.typeText("Change a.txt again")
+	r.app.key("Return")
+	r.waitLogN(t, events.RunFinished, 3, true, 60*time.Second)
+	wantFile(t, filepath.Join(second, "a.txt"), "third\n", 0o644)
+
+	var cards []a11yControl // the Open of each card of a.txt, the first run's first
+	for deadline := time.Now().Add(20 * time.Second); len(cards) != 2; time.Sleep(200 * time.Millisecond) {
+		if cards = r.app.controls(rolePushButton, "Open a.txt"); time.Now().After(deadline) {
+			t.Fatalf("%d buttons named \"Open a.txt\", want one on each run's card", len(cards))
+		}
+	}
+	r.app.activate(cards[0])
+	real, _ := filepath.EvalSymlinks(r.workspace)
+	waitOpenedOnPath(t, opened, filepath.Join(real, "a.txt"))
 
 	r.app.key("alt+c")
 	r.app.waitControl(rolePushButton, "Revert b.txt to before this chat", 20*time.Second)

@@ -499,6 +499,8 @@ export interface Backend {
   chatChanges(chatId: string): Promise<FileChange[]>
   /** Opens a path of the chat's workspace with the system's app, or the folder holding it. */
   openPath(chatId: string, path: string, inFolder: boolean): Promise<void>
+  /** openPath for a tool call's card: the path in the folder that call wrote it in. */
+  openCallPath(chatId: string, toolCallId: string, path: string, inFolder: boolean): Promise<void>
   ollamaStatus(): Promise<OllamaStatus>
   models(): Promise<ModelInfo[]>
   /** The models offered to pull when the server has none, the recommended one first. */
@@ -552,6 +554,7 @@ interface WailsApp {
   Redo(chatId: string, opts: UndoOptions): Promise<UndoResult>
   ChatChanges(chatId: string): Promise<FileChange[] | null>
   OpenPath(chatId: string, path: string, inFolder: boolean): Promise<void>
+  OpenCallPath(chatId: string, toolCallId: string, path: string, inFolder: boolean): Promise<void>
   OllamaStatus(): Promise<OllamaStatus>
   Models(): Promise<ModelInfo[] | null>
   StarterModels(): Promise<StarterModel[] | null>
@@ -622,6 +625,7 @@ export function wailsBackend(): Backend {
     redo: (id, o) => app().Redo(id, o),
     chatChanges: async (id) => (await app().ChatChanges(id)) ?? [],
     openPath: (id, p, f) => app().OpenPath(id, p, f),
+    openCallPath: (id, call, p, f) => app().OpenCallPath(id, call, p, f),
     ollamaStatus: () => app().OllamaStatus(),
     models: async () => (await app().Models()) ?? [],
     starterModels: async () => (await app().StarterModels()) ?? [],

@@ -203,6 +203,9 @@ export class FakeBackend implements Backend {
   async openPath(chatId: string, path: string, inFolder: boolean) {
     this.record('OpenPath', chatId, path, inFolder)
   }
+  async openCallPath(chatId: string, toolCallId: string, path: string, inFolder: boolean) {
+    this.record('OpenCallPath', chatId, toolCallId, path, inFolder)
+  }
   async ollamaStatus() {
     this.record('OllamaStatus')
     return { ...this.status }

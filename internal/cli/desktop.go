@@ -42,6 +42,8 @@ type Desktop struct {
 
 	life    context.Context // ends with Close: the preloads' context
 	endLife context.CancelFunc
+	// answered wakes the preloads that wait for the server: OllamaStatus found it answering.
+	answered wakeup
 }
 
 // OpenDesktop opens the database of opts and assembles the agent, whose events go through a
@@ -101,7 +103,10 @@ func assembleDesktop(db *store.DB, opts DesktopOptions, sink events.Sink) (*Desk
 const preloadWait = 10 * time.Minute
 
 // preload loads model on the server in the background, the way the next message will ask
-// for it (agentloop.Agent.Preload). A failure is left for that message to say.
+// for it (agentloop.Agent.Preload), once the server answers: at start the window may have to
+// start it first, or the user to start it and press Retry ([Desktop.untilServerAnswers]). A
+// model the user left while the server was away is not loaded. A failure is left for the
+// next message to say.
 func (d *Desktop) preload(model string) {
 	if model == "" {
 		return
@@ -109,6 +114,12 @@ func (d *Desktop) preload(model string) {
 	go func() {
 		ctx, cancel := context.WithTimeout(d.life, preloadWait)
 		defer cancel()
+		if d.untilServerAnswers(ctx) != nil {
+			return
+		}
+		if _, current := d.session(); current != model {
+			return
+		}
 		_, _ = d.agent.Preload(ctx, model)
 	}()
 }
@@ -465,12 +476,11 @@ func (d *Desktop) OllamaStatus(ctx context.Context) OllamaStatus {
 	}
 	client, url := d.server.Client()
 	start := d.ensureOllama(ctx, url)
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	v, err := client.With(ollama.WithRetry(1, 0)).Version(ctx) // asked once: a server that is not there says so at once
+	v, err := askVersion(ctx, client)
 	if err != nil {
 		return OllamaStatus{URL: url, Error: err.Error(), ServerStart: start}
 	}
+	d.answered.wake()
 	return OllamaStatus{Running: true, URL: url, Version: v, ServerStart: start}
 }
 

@@ -12,15 +12,33 @@ import (
 var opener = "xdg-open"
 
 // OpenPath opens a path the chat's file tools wrote with the system's default app, or, with
-// inFolder, the folder that holds it: in the folder the chat's runs wrote it in (a chat's
-// folder can change between runs), else in the chat's folder. Nothing outside that folder is
-// opened.
+// inFolder, the folder that holds it: in the folder the chat's newest run that touched it
+// wrote it in (a chat's folder can change between runs), else in the chat's folder. Nothing
+// outside that folder is opened.
 func (d *Desktop) OpenPath(chatID, rel string, inFolder bool) error {
 	dir, err := d.agent.PathFolder(chatID, rel)
 	if err != nil {
 		return err
 	}
-	dir = firstNonEmpty(dir, d.Workspace())
+	return openIn(firstNonEmpty(dir, d.Workspace()), rel, inFolder)
+}
+
+// OpenCallPath is [Desktop.OpenPath] for the path of one tool call's card: it opens it in the
+// folder that call ran in (its record's, the one its run's change keeps), also when a later
+// run of a chat that moved wrote the same name in another folder.
+func (d *Desktop) OpenCallPath(chatID, callID, rel string, inFolder bool) error {
+	rec, err := d.db.ToolCall(chatID, callID)
+	if err != nil {
+		return err
+	}
+	if rec.Workspace == "" { // recorded before calls kept their folder
+		return d.OpenPath(chatID, rel, inFolder)
+	}
+	return openIn(rec.Workspace, rel, inFolder)
+}
+
+// openIn opens rel, a path inside the folder dir, or with inFolder the folder that holds it.
+func openIn(dir, rel string, inFolder bool) error {
 	ws, err := tools.OpenWorkspace(dir, tools.WorkspaceOptions{})
 	if err != nil {
 		return err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"sync"
+	"time"
 
 	"prototyper/agentloop/ollama"
 	"prototyper/agentloop/ollama/managed"
@@ -52,4 +54,61 @@ func (d *Desktop) ensureOllama(ctx context.Context, raw string) ServerStart {
 		return ServerStart{StartError: err.Error()}
 	}
 	return ServerStart{StartedByApp: state.Started, LogPath: state.LogPath}
+}
+
+// askVersion asks the server for its version once, waiting at most 5 s: a server that is not
+// there says so at once, rather than after the retries a run would make.
+func askVersion(ctx context.Context, client *ollama.Client) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	return client.With(ollama.WithRetry(1, 0)).Version(ctx)
+}
+
+// untilServerAnswers returns once the Ollama server answers, asking again with backoff (1 s
+// doubling to 15 s) and at once when [Desktop.OllamaStatus] finds it answering (the window
+// started it, or the user pressed Retry); or with ctx's error. An OpenAI-compatible server is
+// not waited for.
+func (d *Desktop) untilServerAnswers(ctx context.Context) error {
+	if d.server.OpenAI() != nil {
+		return nil
+	}
+	for wait := time.Second; ; wait = min(2*wait, 15*time.Second) {
+		woken := d.answered.wait() // taken before asking: an answer found meanwhile wakes this
+		client, _ := d.server.Client()
+		if _, err := askVersion(ctx, client); err == nil {
+			return nil
+		}
+		select {
+		case <-woken:
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// wakeup wakes every goroutine waiting on it; its zero value is ready to use.
+type wakeup struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+// wait returns a channel closed by the next wake.
+func (w *wakeup) wait() <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ch == nil {
+		w.ch = make(chan struct{})
+	}
+	return w.ch
+}
+
+// wake closes the channel of every wait so far.
+func (w *wakeup) wake() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ch != nil {
+		close(w.ch)
+		w.ch = nil
+	}
 }

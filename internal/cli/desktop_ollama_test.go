@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -141,13 +143,16 @@ func TestTurningStartingOffStopsTheServerTheWindowStarted(t *testing.T) {
 	}
 }
 
-func TestPickingAModelAndStartingWithOneLoadItOnTheServer(t *testing.T) {
-	loads := make(chan string, 4)
-	url := ollamatest.Serve(t, ollamatest.Routes{
-		"/api/show": func(w http.ResponseWriter, r *http.Request) {
+// loadingOllama is an Ollama that sends each load asked of it (/api/generate) to loads, as
+// "MODEL KEEPALIVE num_ctx=N".
+func loadingOllama(loads chan<- string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/version":
+			fmt.Fprint(w, `{"version":"0.11.4"}`)
+		case "/api/show":
 			fmt.Fprint(w, `{"model_info":{"general.architecture":"llama","llama.context_length":4096},"capabilities":["completion","tools"]}`)
-		},
-		"/api/generate": func(w http.ResponseWriter, r *http.Request) {
+		case "/api/generate":
 			var req struct {
 				Model     string         `json:"model"`
 				KeepAlive string         `json:"keep_alive"`
@@ -156,18 +161,30 @@ func TestPickingAModelAndStartingWithOneLoadItOnTheServer(t *testing.T) {
 			_ = json.NewDecoder(r.Body).Decode(&req)
 			loads <- fmt.Sprintf("%s %s num_ctx=%d", req.Model, req.KeepAlive, req.Options["num_ctx"])
 			fmt.Fprint(w, `{"model":"m","response":"","done":true,"done_reason":"load"}`)
-		},
-	})
-	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: url}, Model: "first"})
-	next := func() string {
-		select {
-		case l := <-loads:
-			return l
-		case <-time.After(5 * time.Second):
-			t.Fatal("no model was loaded")
-			return ""
+		default:
+			http.NotFound(w, r)
 		}
+	})
+}
+
+// nextLoad is the next load loads receives, failing t after 5 s.
+func nextLoad(t *testing.T, loads <-chan string) string {
+	t.Helper()
+	select {
+	case l := <-loads:
+		return l
+	case <-time.After(5 * time.Second):
+		t.Fatal("no model was loaded")
+		return ""
 	}
+}
+
+func TestPickingAModelAndStartingWithOneLoadItOnTheServer(t *testing.T) {
+	loads := make(chan string, 4)
+	srv := httptest.NewServer(loadingOllama(loads))
+	t.Cleanup(srv.Close)
+	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: srv.URL}, Model: "first"})
+	next := func() string { return nextLoad(t, loads) }
 	if got := next(); got != "first 30m0s num_ctx=4096" {
 		t.Fatalf("at start: %q", got)
 	}
@@ -176,5 +193,37 @@ func TestPickingAModelAndStartingWithOneLoadItOnTheServer(t *testing.T) {
 	}
 	if got := next(); got != "second 30m0s num_ctx=4096" {
 		t.Fatalf("after picking: %q", got)
+	}
+}
+
+func TestTheModelTheWindowStartsWithIsLoadedOnceRetryFindsTheServer(t *testing.T) {
+	addr := ollamatest.FreeURL(t)
+	d, _ := openDesktopWith(t, addr, store.Settings{ManualOllama: true, DefaultModel: "first"})
+	if st := d.OllamaStatus(context.Background()); st.Running {
+		t.Fatalf("status = %+v; want nothing running yet", st)
+	}
+
+	// The user starts Ollama at that address, then presses Retry.
+	loads := make(chan string, 4)
+	u, _ := url.Parse(addr)
+	listener, err := net.Listen("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	users := httptest.NewUnstartedServer(loadingOllama(loads))
+	users.Listener.Close()
+	users.Listener = listener
+	users.Start()
+	t.Cleanup(users.Close)
+	if st := d.OllamaStatus(context.Background()); !st.Running {
+		t.Fatalf("status after Retry = %+v; want the user's server running", st)
+	}
+	if got := nextLoad(t, loads); got != "first 30m0s num_ctx=4096" {
+		t.Fatalf("the load once the server answered: %q", got)
+	}
+	select {
+	case again := <-loads:
+		t.Errorf("the model was loaded again: %q", again)
+	case <-time.After(500 * time.Millisecond):
 	}
 }

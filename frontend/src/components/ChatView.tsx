@@ -8,7 +8,7 @@ import {
   type ChatState,
   type TimelineEntry,
 } from '../state/chatReducer'
-import { pathList } from '../state/store'
+import { filesAndFolders, pathList, runChangeText } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
 import { focusComposer } from '../keyboard/menus'
 import { ItemBoundary } from './ItemBoundary'
@@ -148,11 +148,11 @@ function RunUndo({ chat, runId }: { chat: ChatState; runId: string }) {
   return (
     <div className="run-changes" data-testid="run-changes" data-run-id={runId}>
       <span className="muted small" title={change.paths?.join('\n')}>
-        This run changed {pathList(change.paths ?? [])}.
+        {runChangeText(change.paths ?? [])}.
       </span>
       <button
         type="button"
-        aria-label={`Undo the run that changed ${pathList(change.paths ?? [])}`}
+        aria-label={`Undo the run that changed ${pathList(filesAndFolders(change.paths ?? []).files)}`}
         aria-keyshortcuts={keys}
         onClick={() => void store.undo({ runId })}
       >
@@ -176,7 +176,10 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
   )
   const allowAlways = useCallback((id: string) => void store.allowAlways(id), [store])
   const askReason = useCallback((id: string | null) => store.askReason(id), [store])
-  const open = useCallback((path: string, inFolder: boolean) => void store.openPath(path, inFolder), [store])
+  const open = useCallback(
+    (path: string, inFolder: boolean, toolCallId: string) => void store.openPath(path, inFolder, toolCallId),
+    [store],
+  )
   const decisions = useAppState((s) => s.decisions)
   const reasonFor = useAppState((s) => s.reasonFor)
   const versions = useAppState((s) => s.versions[chat.chatId])

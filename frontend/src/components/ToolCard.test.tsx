@@ -150,6 +150,17 @@ describe('ToolCard', () => {
     expect(screen.queryByRole('button', { name: /^Open/ })).toBeNull()
   })
 
+  it('calls a listing of the workspace itself "the workspace", never "."', () => {
+    expect(summarizeArgs({ name: 'list_dir', args: { path: '.' }, details: null })).toBe('the workspace')
+    expect(summarizeArgs({ name: 'list_dir', args: { path: './' }, details: null })).toBe('the workspace')
+    expect(summarizeArgs({ name: 'list_dir', args: {}, details: null })).toBe('the workspace')
+    expect(summarizeArgs({ name: 'list_dir', args: { path: 'src' }, details: null })).toBe('src')
+    render(<ToolCard card={card({ name: 'list_dir', args: { path: '.' }, details: { path: '.' }, state: 'completed' })} onOpen={() => {}} />)
+    expect(screen.getByTestId('tool-subject').textContent).toBe('the workspace')
+    expect(screen.getByRole('button', { name: 'Open the workspace' })).toBeTruthy()
+    expect(screen.getByRole('button', { name: 'Show the workspace in its folder' })).toBeTruthy()
+  })
+
   it('summarises arguments: the path for file tools, else key: value', () => {
     expect(summarizeArgs({ args: { path: 'a/b.go' }, details: null })).toBe('a/b.go')
     expect(summarizeArgs({ args: '{"path":"c.txt"}', details: null })).toBe('c.txt')

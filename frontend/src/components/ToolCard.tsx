@@ -15,13 +15,18 @@ import { jsonObject } from '../state/records'
 export function callPath(card: Pick<ToolCardModel, 'args' | 'details'> & { name?: string }): string {
   if (card.name === 'search_files') return ''
   const a = jsonObject(card.args)
-  const path = a?.path ?? a?.file ?? a?.dir ?? card.details?.path
+  const path = a?.path ?? a?.file ?? a?.dir ?? card.details?.path ?? (card.name === 'list_dir' && a ? '.' : undefined)
   return typeof path === 'string' ? path : ''
 }
 
-/** A folder argument as a user reads it: the workspace itself for ".", "" or "./". */
+/** Whether a folder argument names the workspace itself: ".", "" or "./". */
+function namesWorkspace(dir: string): boolean {
+  return /^\.?\/?$/.test(dir)
+}
+
+/** A folder argument as a user reads it: "the workspace" for the workspace itself. */
 function folderText(dir: unknown): string {
-  return typeof dir !== 'string' || /^\.?\/?$/.test(dir) ? 'the workspace' : dir
+  return typeof dir !== 'string' || namesWorkspace(dir) ? 'the workspace' : dir
 }
 
 /**
@@ -35,7 +40,7 @@ export function summarizeArgs(card: Pick<ToolCardModel, 'args' | 'details'> & { 
     return `“${a.pattern}” in ${folderText(a.path)}${glob}`
   }
   const path = callPath(card)
-  if (path) return path
+  if (path) return folderText(path)
   if (!a) return typeof card.args === 'string' ? card.args : ''
   const text = Object.entries(a)
     .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
@@ -322,13 +327,14 @@ function ApprovalActions({
 }
 
 /** Open and Show in folder, on the card of a file the call wrote. */
-function FileActions({ path, onOpen }: { path: string; onOpen: (path: string, inFolder: boolean) => void }) {
+function FileActions({ path, onOpen }: { path: string; onOpen: (inFolder: boolean) => void }) {
+  const what = folderText(path)
   return (
     <div className="file-actions">
-      <button type="button" className="link" onClick={() => onOpen(path, false)} aria-label={`Open ${path}`}>
+      <button type="button" className="link" onClick={() => onOpen(false)} aria-label={`Open ${what}`}>
         Open
       </button>
-      <button type="button" className="link" onClick={() => onOpen(path, true)} aria-label={`Show ${path} in its folder`}>
+      <button type="button" className="link" onClick={() => onOpen(true)} aria-label={`Show ${what} in its folder`}>
         Show in folder
       </button>
     </div>
@@ -374,13 +380,16 @@ export const ToolCard = memo(function ToolCard({
   onAllowAlways?: (id: string) => void
   onAskReason?: (id: string | null) => void
   askingReason?: boolean
-  onOpen?: (path: string, inFolder: boolean) => void
+  /** Opens the card's path (or, inFolder, its folder) in the folder the call wrote it in. */
+  onOpen?: (path: string, inFolder: boolean, toolCallId: string) => void
   decided?: Decision
   current?: boolean
 }) {
   const summary = summarizeArgs(card)
-  const path = callPath(card)
+  const path = namesWorkspace(callPath(card)) ? '' : callPath(card) // the workspace itself reads as words, not "."
   const diff = card.details?.diff
+  // the path a completed call wrote or read, which Open and Show in folder open
+  const opens = card.state === 'completed' && card.name !== 'delete_path' && card.name !== 'search_files' ? card.details?.path : undefined
   return (
     <div
       className={`tool-card state-${card.state}`}
@@ -446,9 +455,7 @@ export const ToolCard = memo(function ToolCard({
           {p} was too large to keep: this change cannot be undone.
         </div>
       ))}
-      {onOpen && card.state === 'completed' && card.details?.path && card.name !== 'delete_path' && card.name !== 'search_files' && (
-        <FileActions path={card.details.path} onOpen={onOpen} />
-      )}
+      {onOpen && opens && <FileActions path={opens} onOpen={(inFolder) => onOpen(opens, inFolder, card.id)} />}
       {diff ? <DiffView diff={diff} /> : null}
       {!diff && card.output && (card.state === 'completed' || card.state === 'failed') && (
         <details className="tool-output">

@@ -7,7 +7,7 @@ import { AppStore } from '../state/store'
 import { StoreContext } from '../state/useAppState'
 import { App } from '../App'
 import { ToolCard } from './ToolCard'
-import { pathList } from '../state/store'
+import { pathList, runChangeText } from '../state/store'
 
 function ev(seq: number, e: Partial<AgentEvent> & Pick<AgentEvent, 'type'>): AgentEvent {
   return { v: 1, seq, chatId: 'c1', runId: 'r1', messageId: 'm1', at: '2025-01-01T00:00:00Z', ...e }
@@ -122,7 +122,7 @@ describe('the approval card', () => {
     const onOpen = vi.fn()
     render(<ToolCard card={{ ...waiting, state: 'completed', details: { path: 'notes.md' } }} onOpen={onOpen} />)
     fireEvent.click(screen.getByRole('button', { name: 'Show notes.md in its folder' }))
-    expect(onOpen).toHaveBeenCalledWith('notes.md', true)
+    expect(onOpen).toHaveBeenCalledWith('notes.md', true, waiting.id) // the call names the folder it wrote in
   })
 })
 
@@ -233,6 +233,14 @@ describe('undo in the window', () => {
     expect(runs[1]).toContain('This run changed b.txt and c.txt.')
     expect(pathList(['a', 'b', 'c', 'd', 'e'])).toBe('a, b, c and 2 more')
     expect(pathList(['a', 'b', 'c'])).toBe('a, b and c')
+  })
+
+  it('counts the files a run changed, and the folders it made with them apart', () => {
+    const made = ['site', 'site/assets', 'site/assets/logo.svg', 'site/index.html']
+    expect(runChangeText(made)).toBe('This run changed site/assets/logo.svg and site/index.html (and 2 folders)')
+    expect(runChangeText(['docs', 'docs/a.md'])).toBe('This run changed docs/a.md (and a folder)')
+    expect(runChangeText(['empty'])).toBe('This run changed empty') // make_dir: the folder is what it made
+    expect(runChangeText(['site.old', 'site/a'])).toBe('This run changed site.old and site/a') // a name is no folder of another's prefix
   })
 
   it('names each Restore to here after its message', async () => {

@@ -119,6 +119,23 @@ export function sameModel(a: string, b: string): boolean {
   return full(a) === full(b)
 }
 
+/**
+ * What a run changed as a person counts it: the files, and apart the folders made (or removed)
+ * with them. A path of the change that holds another path of it is a folder: a write records
+ * the folders it makes, a delete everything it removes.
+ */
+export function filesAndFolders(paths: string[]): { files: string[]; folders: string[] } {
+  const holds = (dir: string) => paths.some((p) => p.startsWith(`${dir}/`))
+  return { files: paths.filter((p) => !holds(p)), folders: paths.filter(holds) }
+}
+
+/** "This run changed a.txt and b.txt", "…changed site/index.html (and 2 folders)". */
+export function runChangeText(paths: string[]): string {
+  const { files, folders } = filesAndFolders(paths)
+  const also = folders.length === 0 ? '' : folders.length === 1 ? ' (and a folder)' : ` (and ${folders.length} folders)`
+  return `This run changed ${pathList(files)}${also}`
+}
+
 /** Paths as a sentence names them (what a run changed, what an undo put back): "a.txt", "a.txt and b.txt", "a, b, c and 4 more". */
 export function pathList(paths: string[]): string {
   const shown = paths.length > 4 ? paths.slice(0, 3) : paths
@@ -812,12 +829,17 @@ export class AppStore {
 
   closeReview = (): void => this.set({ review: null })
 
-  /** Opens a path of the active chat's workspace with the system's app, or the folder holding it. */
-  async openPath(path: string, inFolder: boolean): Promise<void> {
+  /**
+   * Opens a path of the active chat's workspace with the system's app, or the folder holding it;
+   * given the tool call whose card it is on, in the folder that call wrote it in.
+   */
+  async openPath(path: string, inFolder: boolean, toolCallId?: string): Promise<void> {
     const chatId = this.state.activeChatId
     if (!chatId) return
     try {
-      await this.backend.openPath(chatId, path, inFolder)
+      await (toolCallId
+        ? this.backend.openCallPath(chatId, toolCallId, path, inFolder)
+        : this.backend.openPath(chatId, path, inFolder))
     } catch (err) {
       this.fail(err)
     }
