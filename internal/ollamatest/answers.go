@@ -1,7 +1,9 @@
 package ollamatest
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -15,9 +17,12 @@ import (
 type Routes map[string]http.HandlerFunc
 
 // Serve stands a server that answers routes in the real one's place until the test ends, and
-// returns its URL.
+// returns its URL. The body of a request is read before it is answered (a Go server notices
+// that a client went away only once it has), and stays readable by the route's handler.
 func Serve(tb testing.TB, routes Routes) string {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
 		if answer, ok := routes[r.URL.Path]; ok {
 			answer(w, r)
 			return
