@@ -2,8 +2,9 @@ package agentloop
 
 import (
 	"context"
-	"errors"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -109,46 +110,107 @@ func TestDecideRightAfterTheApprovalRequestResumesTheRun(t *testing.T) {
 	}
 }
 
-func TestStopOnAPausedChatNeverLetsASendSlipBetweenCallsAndResults(t *testing.T) {
-	for i := range 10 {
-		m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
-			last := req.Messages[len(req.Messages)-1]
-			if last.Role == store.RoleUser && last.Content == "go" {
-				return toolTurn(tc("c1", "echo", `{"text":"a"}`), tc("c2", "echo", `{"text":"b"}`))
+// pausedOnTwoCalls is a chat whose run waits for approval of two calls; its model answers a
+// later message with the turn answerNew gives.
+func pausedOnTwoCalls(t *testing.T, answerNew func() ModelTurn) (*Agent, *store.DB, *recorder, string) {
+	t.Helper()
+	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+		if last := req.Messages[len(req.Messages)-1]; last.Role == store.RoleUser && last.Content == "go" {
+			return toolTurn(tc("c1", "echo", `{"text":"a"}`), tc("c2", "echo", `{"text":"b"}`))
+		}
+		return answerNew()
+	}}
+	a, db, rec := fakeHarness(t, m, func(c *Config) { c.Approve = ApproveAsk }, echoTool(tools.Sequential, nil))
+	id, err := a.Send(context.Background(), "", "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.waitFor(t, "paused", finished(1))
+	for a.Phase(id) != events.PhaseAwaitingApproval {
+		time.Sleep(time.Millisecond)
+	}
+	return a, db, rec, id
+}
+
+// waitParked waits until a goroutine in fn (a function as runtime stacks name it) is parked
+// on a mutex, and reports true; or reports false once done is closed (the call returned). It
+// tells without sleeping that a call waits for a lock another goroutine holds.
+func waitParked(t *testing.T, fn string, done <-chan struct{}) bool {
+	buf := make([]byte, 1<<20)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Microsecond) {
+		select {
+		case <-done:
+			return false
+		default:
+		}
+		for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+			if strings.Contains(g, "[sync.Mutex.Lock") && strings.Contains(g, fn) {
+				return true
 			}
-			time.Sleep(30 * time.Millisecond)
-			return answer("done")
-		}}
-		a, db, rec := fakeHarness(t, m, func(c *Config) { c.Approve = ApproveAsk }, echoTool(tools.Sequential, nil))
-		id, _ := a.Send(context.Background(), "", "go")
-		rec.waitFor(t, "paused", finished(1))
-		for a.Phase(id) != events.PhaseAwaitingApproval {
-			time.Sleep(time.Millisecond)
 		}
-		stopped := make(chan error, 1)
-		go func() { stopped <- a.Stop(id) }()
-		time.Sleep(500 * time.Microsecond)
-		if _, err := a.Send(context.Background(), id, "new"); err != nil && !errors.Is(err, ErrChatBusy) {
+	}
+	t.Errorf("%s neither returned nor waited for a lock within 10 s", fn)
+	return false
+}
+
+// The user stops a chat that waits for approval while sending a message to it: the calls'
+// stand-in results are stored right after the calls, and the message after them, whichever
+// comes first. Both orders are made to happen, each every time.
+func TestStopOnAPausedChatNeverLetsASendSlipBetweenCallsAndResults(t *testing.T) {
+	t.Run("a Send while the Stop stores the results waits for them", func(t *testing.T) {
+		a, db, rec, id := pausedOnTwoCalls(t, func() ModelTurn { return answer("done") })
+		sent, sendErr := make(chan struct{}), make(chan error, 1)
+		rec.react = func(e events.Event) {
+			if e.Type != events.ToolResult || e.ToolCallID != "c1" || e.NotRun != events.NotRunStopped {
+				return
+			}
+			// the Stop has stored c1's record, not yet c2's nor their messages: a Send now
+			go func() {
+				_, err := a.Send(context.Background(), id, "new")
+				sendErr <- err
+				close(sent)
+			}()
+			if !waitParked(t, "agentloop.(*Agent).Send", sent) {
+				t.Error("a Send went through while the Stop was storing the calls' results")
+			}
+		}
+		if err := a.Stop(id); err != nil {
 			t.Fatal(err)
 		}
-		if err := <-stopped; err != nil {
-			t.Fatal(err)
+		if err := <-sendErr; err != nil {
+			t.Fatalf("the Send that waited for the Stop: %v", err)
 		}
-		phase, live := a.Phase(id), a.LiveRun(id)
-		if live != "" && !phase.Busy() {
-			t.Errorf("try %d: phase %s while run %s is live", i, phase, live)
+		if phase, live := a.Phase(id), a.LiveRun(id); live != "" && !phase.Busy() {
+			t.Errorf("phase %s while run %s is live", phase, live)
 		}
 		evs := rec.waitFor(t, "the new run finished", finished(2))
 		msgs, _ := db.Messages(id)
-		// the Send may also come first: its run starts, and the Stop then stops that run
-		want := "UATTUA"
-		if fin := ofType(evs, events.RunFinished); fin[len(fin)-1].StopReason == events.StopAborted {
-			want = "UATTU"
+		if got := roles(msgs); got != "UATTUA" {
+			t.Errorf("stored roles %s, want the calls' results right after their calls, then the message (UATTUA)", got)
 		}
-		if got := roles(msgs); got != want {
-			t.Fatalf("try %d: stored roles %s, want the calls' results right after their calls (%s)", i, got, want)
+		if fin := ofType(evs, events.RunFinished); fin[1].StopReason != events.StopCompleted {
+			t.Errorf("the new message's run ended %s, want completed", fin[1].StopReason)
 		}
-	}
+	})
+	t.Run("a Send before the Stop starts a run that the Stop then stops", func(t *testing.T) {
+		release := make(chan struct{})
+		a, db, rec, id := pausedOnTwoCalls(t, func() ModelTurn { <-release; return ModelTurn{} })
+		if _, err := a.Send(context.Background(), id, "new"); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Stop(id); err != nil {
+			t.Fatal(err)
+		}
+		close(release)
+		evs := rec.waitFor(t, "the new run finished", finished(2))
+		msgs, _ := db.Messages(id)
+		if got := roles(msgs); got != "UATTU" {
+			t.Errorf("stored roles %s, want the calls' results right after their calls, then the message (UATTU)", got)
+		}
+		if fin := ofType(evs, events.RunFinished); fin[1].StopReason != events.StopAborted {
+			t.Errorf("the new message's run ended %s, want aborted by the Stop", fin[1].StopReason)
+		}
+	})
 }
 
 // slowStore holds every run start of one chat until released, like a disk slow to fsync.
