@@ -1,10 +1,6 @@
 package tests
 
 import (
-	"context"
-	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -29,9 +25,8 @@ var misbehavingModel = ollamatest.Model{Name: "e2e-misbehaving", Scripts: ollama
 // loop ends the run with the sentence naming the call.
 func TestDesktopAColdModelALoopAndACallWrittenAsText(t *testing.T) {
 	r := startDesktopRunWith(t, misbehavingModel, store.Settings{Think: "on", ToolApproval: map[string]string{"*": "auto"}}, "")
-	client := ollama.New(mustHost(t, ollamatest.Get(t).URL()))
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	client := ollama.New(ollamatest.BaseURL(t))
+	ctx := ollamatest.Context(t)
 	// the window preloads the model it starts with: wait for that, then unload it again
 	for loaded := false; !loaded; time.Sleep(100 * time.Millisecond) {
 		var err error
@@ -54,9 +49,7 @@ func TestDesktopAColdModelALoopAndACallWrittenAsText(t *testing.T) {
 	shot, db := r.finish(t, "e2e-misbehaving.png")
 	t.Logf("screenshot after the run: %s", shot)
 
-	if got, err := os.ReadFile(filepath.Join(r.workspace, "notes.txt")); err != nil || string(got) != "from text\n" {
-		t.Errorf("notes.txt = %q, %v; the call written as text should have run", got, err)
-	}
+	r.wantWritten(t, "notes.txt", "from text\n") // the call written as text ran
 	chats, err := db.ListChats()
 	if err != nil || len(chats) != 1 {
 		t.Fatalf("chats = %v, %v", chats, err)
@@ -95,13 +88,4 @@ func TestDesktopAColdModelALoopAndACallWrittenAsText(t *testing.T) {
 			t.Errorf("call %d (%s): result sent %v, painted running first %v", i, c.Name, ok, ranPainted)
 		}
 	}
-}
-
-func mustHost(t *testing.T, raw string) *url.URL {
-	t.Helper()
-	u, err := ollama.ResolveHost(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u
 }

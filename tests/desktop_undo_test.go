@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,40 +25,10 @@ func twoRuns(t *testing.T) *desktopRun {
 	t.Helper()
 	r := startDesktopRunWith(t, twoRunsModel, store.Settings{Think: "off"}, "")
 	writeFile(t, filepath.Join(r.workspace, "a.txt"), "original\n", 0o600)
-	r.app.typeText("Change a.txt")
-	r.app.key("Return")
-	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
-	r.app.typeText("Now create b.txt")
-	r.app.key("Return")
-	r.waitLogN(t, events.RunFinished, 2, true, 60*time.Second)
+	r.sendAndWait(t, "Change a.txt", 1)
+	r.sendAndWait(t, "Now create b.txt", 2)
 	time.Sleep(500 * time.Millisecond) // the run's Undo appears with the last paint
 	return r
-}
-
-func writeFile(t *testing.T, path, content string, mode os.FileMode) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(content), mode); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(path, mode); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// wantFile checks a file's content and mode; mode 0 means it must not exist.
-func wantFile(t *testing.T, path, content string, mode os.FileMode) {
-	t.Helper()
-	got, err := os.ReadFile(path)
-	if mode == 0 {
-		if err == nil {
-			t.Errorf("%s exists (%q), want it gone", filepath.Base(path), got)
-		}
-		return
-	}
-	fi, _ := os.Stat(path)
-	if err != nil || string(got) != content || fi.Mode().Perm() != mode {
-		t.Errorf("%s = %q, %v; want %q with mode %v", filepath.Base(path), got, err, content, mode)
-	}
 }
 
 // Alt+Z undoes the chat's newest run that changed files, the one whose Undo shows the key;
@@ -196,14 +165,14 @@ func TestDesktopShowInFolderOpensTheFilesFolder(t *testing.T) {
 	bin := t.TempDir()
 	opened := filepath.Join(t.TempDir(), "opened")
 	writeFile(t, filepath.Join(bin, "xdg-open"), "#!/bin/sh\necho \"$1\" >> "+opened+"\n", 0o755)
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("PATH", pathWith(bin))
 	r := twoRuns(t)
 	r.app.press("Show b.txt in its folder")
 	deadline := time.Now().Add(10 * time.Second)
 	real, _ := filepath.EvalSymlinks(r.workspace)
 	for {
-		got, _ := os.ReadFile(opened)
-		if strings.TrimSpace(string(got)) == real {
+		got := mustRead(opened)
+		if strings.TrimSpace(got) == real {
 			break
 		}
 		if time.Now().After(deadline) {
