@@ -205,9 +205,7 @@ func (r *desktopRun) hasFile(name string) bool {
 // wantWritten checks that name in the run's workspace holds want.
 func (r *desktopRun) wantWritten(t *testing.T, name, want string) {
 	t.Helper()
-	if got, err := os.ReadFile(filepath.Join(r.workspace, name)); err != nil || string(got) != want {
-		t.Errorf("%s = %q, %v; want %q", name, got, err, want)
-	}
+	wantContent(t, filepath.Join(r.workspace, name), want)
 }
 
 // assertEveryCallPaintedRunningBeforeItsResult checks the guarantee from the log: for every

@@ -79,6 +79,14 @@ func writeFile(t *testing.T, path, content string, mode os.FileMode) {
 	}
 }
 
+// wantContent checks that the file at path holds want.
+func wantContent(t *testing.T, path, want string) {
+	t.Helper()
+	if got, err := os.ReadFile(path); err != nil || string(got) != want {
+		t.Errorf("%s = %q, %v; want %q", filepath.Base(path), got, err, want)
+	}
+}
+
 // wantFile checks a file's content and mode; mode 0 means it must not exist.
 func wantFile(t *testing.T, path, content string, mode os.FileMode) {
 	t.Helper()
