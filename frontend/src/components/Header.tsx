@@ -172,7 +172,8 @@ export function ModelPicker() {
   const current = useAppState(headerModel)
   const pulls = useAppState((s) => s.pulls)
   // the list is read again each time the menu opens: a model pulled elsewhere shows up
-  const menu = useHeaderMenu('model', useCallback(() => void store.refreshOllama(true), [store]))
+  const refresh = useCallback(() => void store.refreshOllama(true), [store])
+  const menu = useHeaderMenu('model', refresh)
   const [pullName, setPullName] = useState('')
   const info = findModel(models, current)
   const filter = menu.text
