@@ -116,9 +116,7 @@ func TestDesktopApproveFromThePreview(t *testing.T) {
 // the call's result, and the call never runs.
 func TestDesktopDenyAndTellTheModelWhy(t *testing.T) {
 	r := approvalRun(t)
-	r.app.key("alt+r")
-	time.Sleep(300 * time.Millisecond) // the field takes the focus
-	r.app.typeText("write it in docs instead")
+	r.openAndType("alt+r", "write it in docs instead", "deny-reason.png")
 	r.app.key("Return")
 	r.waitResumedFinished(t, 60*time.Second)
 	wantFile(t, filepath.Join(r.workspace, "hello.txt"), "", 0)
@@ -192,10 +190,7 @@ func TestDesktopRestoreAfterTheChatMovedPutsBackTheFirstFoldersFiles(t *testing.
 	second := t.TempDir()
 	writeFile(t, filepath.Join(second, "a.txt"), "the second folder's own\n", 0o644)
 
-	r.app.key("ctrl+o")
-	time.Sleep(300 * time.Millisecond) // the menu's path field takes the focus
-	r.app.typeText(second)
-	r.app.key("Return")
+	r.typeFolder(second)
 	r.app.press("Change this chat")
 	r.app.waitControl(rolePushButton, "Restore to here, before “Change a.txt”", 20*time.Second)
 	time.Sleep(500 * time.Millisecond) // the header shows the new folder
