@@ -54,9 +54,7 @@ func assertWroteHello(t *testing.T, ws, out, errOut string, code int) {
 			t.Errorf("the transcript lacks %q", want)
 		}
 	}
-	if got, err := os.ReadFile(filepath.Join(ws, "hello.txt")); err != nil || string(got) != "hello from Prototyper\n" {
-		t.Errorf("hello.txt = %q, %v", got, err)
-	}
+	wantContent(t, filepath.Join(ws, "hello.txt"), "hello from Prototyper\n")
 }
 
 func TestCLIRunThinksWritesTheFileAndAnswers(t *testing.T) {
@@ -148,9 +146,7 @@ func TestCLIRunAskWithoutATerminalPausesThenDecideResumes(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("resume: exit status %d; stderr:\n%s", code, errOut)
 	}
-	if got, err := os.ReadFile(filepath.Join(ws, "hello.txt")); err != nil || string(got) != "hello from Prototyper\n" {
-		t.Errorf("after allow, hello.txt = %q, %v", got, err)
-	}
+	wantContent(t, filepath.Join(ws, "hello.txt"), "hello from Prototyper\n") // after allow
 }
 
 func TestCLIRunAgainstNoServerIsOneClearLine(t *testing.T) {

@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"prototyper/store"
 )
 
@@ -263,17 +261,7 @@ func crashVerify(t *testing.T, kill int, path string, p *crashPromises) {
 	// A file killed right after its creation is empty, which bbolt cannot open read-only
 	// (it would write the first pages); the store opens it for writing below.
 	if err == nil && info.Size() > 0 {
-		raw, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: 5 * time.Second})
-		if err != nil {
-			t.Fatalf("kill %d: bbolt cannot open the file: %v", kill, err)
-		}
-		_ = raw.View(func(tx *bolt.Tx) error {
-			for err := range tx.Check() {
-				t.Errorf("kill %d: tx.Check: %v", kill, err)
-			}
-			return nil
-		})
-		raw.Close()
+		checkBoltFile(t, path, fmt.Sprintf("kill %d", kill))
 	} else if len(p.chats) > 0 {
 		t.Fatalf("kill %d: the file is empty or gone (%v) though chats were committed", kill, err)
 	}

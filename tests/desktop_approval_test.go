@@ -1,8 +1,6 @@
 package tests
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +18,7 @@ func approvalRun(t *testing.T) *desktopRun {
 	r.waitLog(t, events.ToolApprovalRequest, true, 60*time.Second)
 	time.Sleep(time.Second) // the card takes the focus once it is painted
 	shot := r.app.screenshot("e2e-approval.png")
-	if _, err := os.Stat(filepath.Join(r.workspace, "hello.txt")); err == nil {
+	if r.hasFile("hello.txt") {
 		t.Fatalf("the file was written before the user decided (%s)", shot)
 	}
 	return r
@@ -55,9 +53,7 @@ func TestDesktopApprovalApproveRunsTheCallAndItIsSeenRunning(t *testing.T) {
 	if ids := assertEveryCallPaintedRunningBeforeItsResult(t, lines); len(ids) != 1 {
 		t.Errorf("tool results sent: %v, want one", ids)
 	}
-	if got, err := os.ReadFile(filepath.Join(r.workspace, "hello.txt")); err != nil || string(got) != "hello from Prototyper\n" {
-		t.Errorf("after Approve, hello.txt = %q, %v", got, err)
-	}
+	r.wantWritten(t, "hello.txt", "hello from Prototyper\n")
 	_, db := r.finish(t, "e2e-approved.png")
 	rec := toolRecord(t, db)
 	if rec.Pending || !rec.OK || rec.Approval == nil || rec.Approval.Decision != "allow" || rec.Approval.By != "user" {
@@ -70,7 +66,7 @@ func TestDesktopApprovalDenyNeverRunsTheCall(t *testing.T) {
 	r := approvalRun(t)
 	r.app.key("alt+d")
 	r.waitResumedFinished(t, 60*time.Second)
-	if _, err := os.Stat(filepath.Join(r.workspace, "hello.txt")); err == nil {
+	if r.hasFile("hello.txt") {
 		t.Error("the file was written although the user denied the call")
 	}
 	_, db := r.finish(t, "e2e-denied.png")

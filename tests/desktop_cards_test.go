@@ -1,8 +1,6 @@
 package tests
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -28,29 +26,6 @@ var cardsModel = ollamatest.Model{Name: "e2e-cards", Scripts: ollamatest.Scripts
 	// after the reply: the same call until the loop guard stops the run
 	ollamatest.Fallback: slices.Concat(ollamatest.Think("Look."), ollamatest.ToolCall("list_dir", map[string]any{"path": "."})),
 }}
-
-// reopen quits the window and opens it again on the run's database (the chat it shows is the
-// newest, as the store has it), with a bridge log of its own.
-func (r *desktopRun) reopen(t *testing.T, model ollamatest.Model, name string) {
-	t.Helper()
-	if err := r.app.closeWindow(15 * time.Second); err != nil {
-		t.Fatalf("the app did not exit cleanly: %s", describeExit(err))
-	}
-	r.relaunch(t, model, name)
-}
-
-// relaunch opens the window again on the run's database, once it was closed, as reopen does.
-func (r *desktopRun) relaunch(t *testing.T, model ollamatest.Model, name string) {
-	t.Helper()
-	r.bridgeLog = filepath.Join(filepath.Dir(r.bridgeLog), name+".jsonl")
-	r.app = launchDesktop(t, desktopBinary(t), r.app.display,
-		[]string{"--db", r.db, "--workspace", r.workspace, "--model", model.Name, "--ollama", ollamatest.Get(t).URL()},
-		events.LogEnv+"="+r.bridgeLog)
-	r.app.waitWindow("Prototyper", 60*time.Second)
-	r.waitForComposer(t)
-	r.app.focusWindow()
-	time.Sleep(2 * time.Second) // the window opens the newest chat by itself
-}
 
 // The tool cards of issue #16 and #17 in the real window, by keyboard only: a long path keeps
 // its file name, a search shows its pattern, a failed call says why on its card; a call the
@@ -87,8 +62,8 @@ func TestDesktopToolCardsSayWhatACallIsAboutAndWhyItFailedOrDidNotRun(t *testing
 	shot, db := r.finish(t, "cards-reopened.png")
 	t.Logf("the reopened chat: %s", shot)
 
-	if _, err := os.Stat(filepath.Join(r.workspace, longPath)); err != nil {
-		t.Errorf("the file at the long path is gone or was never written: %v", err)
+	if !r.hasFile(longPath) {
+		t.Error("the file at the long path is gone or was never written")
 	}
 	chat := theOneChat(t, db)
 	calls, _ := db.ToolCalls(chat.ID)
@@ -105,7 +80,7 @@ func TestDesktopToolCardsSayWhatACallIsAboutAndWhyItFailedOrDidNotRun(t *testing
 	}
 	want := []string{"write_file ok", "search_files ok", "read_file failed", "delete_path not run (replied)",
 		"list_dir ok", "list_dir not run (repeated)", "list_dir not run (loop)"}
-	if strings.Join(got, ", ") != strings.Join(want, ", ") {
+	if !slices.Equal(got, want) {
 		t.Errorf("tool calls:\n got %v\nwant %v", got, want)
 	}
 	// a call that did not run was never painted running; the one that ran was

@@ -168,9 +168,7 @@ func TestDesktopKeyboardOnlyFromLaunchToAnApprovedWrite(t *testing.T) {
 	}
 	r.app.key("alt+a")
 	r.waitResumedFinished(t, 60*time.Second)
-	if got, err := os.ReadFile(filepath.Join(r.workspace, "hello.txt")); err != nil || string(got) != "hello from Prototyper\n" {
-		t.Errorf("after Alt+A, hello.txt = %q, %v", got, err)
-	}
+	r.wantWritten(t, "hello.txt", "hello from Prototyper\n")
 	_, db := r.finish(t, "chats-keyboard-end.png")
 	rec := toolRecord(t, db)
 	if rec.Approval == nil || rec.Approval.Decision != store.DecisionAllow || rec.Approval.By != store.ByUser {

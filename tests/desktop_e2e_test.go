@@ -14,7 +14,6 @@ import (
 
 	"prototyper/events"
 	"prototyper/internal/ollamatest"
-	"prototyper/internal/testenv"
 	"prototyper/store"
 )
 
@@ -197,6 +196,18 @@ func mustRead(path string) string {
 	return string(b)
 }
 
+// hasFile reports whether name is in the run's workspace.
+func (r *desktopRun) hasFile(name string) bool {
+	_, err := os.Stat(filepath.Join(r.workspace, name))
+	return err == nil
+}
+
+// wantWritten checks that name in the run's workspace holds want.
+func (r *desktopRun) wantWritten(t *testing.T, name, want string) {
+	t.Helper()
+	wantContent(t, filepath.Join(r.workspace, name), want)
+}
+
 // assertEveryCallPaintedRunningBeforeItsResult checks the guarantee from the log: for every
 // tool.result sent, an earlier ack listed its call among the running cards in the DOM. It
 // returns the tool call ids seen.
@@ -260,11 +271,34 @@ func (r *desktopRun) finish(t *testing.T, shotName string) (shot string, db *sto
 	return shot, db
 }
 
+// reopen quits the window and opens it again on the run's database (the chat it shows is the
+// newest, as the store has it), with a bridge log of its own.
+func (r *desktopRun) reopen(t *testing.T, model ollamatest.Model, name string) {
+	t.Helper()
+	if err := r.app.closeWindow(15 * time.Second); err != nil {
+		t.Fatalf("the app did not exit cleanly: %s", describeExit(err))
+	}
+	r.relaunch(t, model, name)
+}
+
+// relaunch opens the window again on the run's database, once it was closed, as reopen does.
+func (r *desktopRun) relaunch(t *testing.T, model ollamatest.Model, name string) {
+	t.Helper()
+	r.bridgeLog = filepath.Join(filepath.Dir(r.bridgeLog), name+".jsonl")
+	r.app = launchDesktop(t, desktopBinary(t), r.app.display,
+		[]string{"--db", r.db, "--workspace", r.workspace, "--model", model.Name, "--ollama", ollamatest.Get(t).URL()},
+		events.LogEnv+"="+r.bridgeLog)
+	r.app.waitWindow("Prototyper", 60*time.Second)
+	r.waitForComposer(t)
+	r.app.focusWindow()
+	time.Sleep(2 * time.Second) // the window opens the newest chat by itself
+}
+
 // TestDesktopAPastedMessageTooLongForTheModelIsNeverSent pastes 200 KB into the composer of a
 // model with a 4k context: the composer says it is too long, Enter sends nothing, and no chat
 // is stored.
 func TestDesktopAPastedMessageTooLongForTheModelIsNeverSent(t *testing.T) {
-	xclip := testenv.LookPath(t, "", "xclip", "install Debian's xclip (`make test` does)")
+	xclip := debianTool(t, "xclip", "xclip")
 	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "")
 	text := strings.Repeat("Please build a site with many pages. ", 5500)
 	cmd := exec.Command(xclip, "-selection", "clipboard", "-i")
@@ -303,10 +337,7 @@ func TestDesktopEndToEndThinkWriteFileAnswerEveryCardSeenRunning(t *testing.T) {
 	r := startDesktopRun(t, writerModel, "Write hello.txt with a greeting")
 	lines := r.waitFinished(t, 90*time.Second)
 
-	got, err := os.ReadFile(filepath.Join(r.workspace, "hello.txt"))
-	if err != nil || string(got) != "hello from Prototyper\n" {
-		t.Errorf("hello.txt = %q, %v; want the content the model wrote", got, err)
-	}
+	r.wantWritten(t, "hello.txt", "hello from Prototyper\n")
 	ids := assertEveryCallPaintedRunningBeforeItsResult(t, lines)
 	if len(ids) != 1 {
 		t.Errorf("tool results sent: %v, want one (write_file)", ids)

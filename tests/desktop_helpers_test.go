@@ -56,6 +56,53 @@ func desktopBinary(tb testing.TB) string {
 	return bin
 }
 
+// debianTool finds the program name that a test needs and `make test` installs, from Debian's
+// package pkg.
+func debianTool(tb testing.TB, name, pkg string) string {
+	tb.Helper()
+	return testenv.LookPath(tb, "", name, "install Debian's "+pkg+" (`make test` does)")
+}
+
+// pathWith is PATH with dir first: a program there is found before the system's.
+func pathWith(dir string) string {
+	return dir + string(os.PathListSeparator) + os.Getenv("PATH")
+}
+
+// writeFile writes content at path with mode (whatever the umask).
+func writeFile(t *testing.T, path, content string, mode os.FileMode) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wantContent checks that the file at path holds want.
+func wantContent(t *testing.T, path, want string) {
+	t.Helper()
+	if got, err := os.ReadFile(path); err != nil || string(got) != want {
+		t.Errorf("%s = %q, %v; want %q", filepath.Base(path), got, err, want)
+	}
+}
+
+// wantFile checks a file's content and mode; mode 0 means it must not exist.
+func wantFile(t *testing.T, path, content string, mode os.FileMode) {
+	t.Helper()
+	got, err := os.ReadFile(path)
+	if mode == 0 {
+		if err == nil {
+			t.Errorf("%s exists (%q), want it gone", filepath.Base(path), got)
+		}
+		return
+	}
+	fi, _ := os.Stat(path)
+	if err != nil || string(got) != content || fi.Mode().Perm() != mode {
+		t.Errorf("%s = %q, %v; want %q with mode %v", filepath.Base(path), got, err, content, mode)
+	}
+}
+
 // layout is how the desktop tests lay the window out. The default is the app's own window on a
 // 1280×800 screen; PROTOTYPER_TEST_LAYOUT=large (the second pass of `make test`) gives a
 // smaller screen, a window resized the way a user would, and text half as large again, so that
@@ -98,8 +145,8 @@ var sessionBuses sync.Map
 // (":N").
 func startXvfb(tb testing.TB) string {
 	tb.Helper()
-	xvfb := testenv.LookPath(tb, "", "Xvfb", "install Debian's xvfb (`make test` does)")
-	testenv.LookPath(tb, "", "xdotool", "install Debian's xdotool (`make test` does)")
+	xvfb := debianTool(tb, "Xvfb", "xvfb")
+	debianTool(tb, "xdotool", "xdotool")
 	r, w, err := os.Pipe()
 	if err != nil {
 		tb.Fatal(err)

@@ -27,7 +27,7 @@ func ollamaOnPath(t *testing.T) string {
 	if err := os.Symlink(bin, filepath.Join(dir, "ollama")); err != nil {
 		t.Fatal(err)
 	}
-	return dir + string(os.PathListSeparator) + os.Getenv("PATH")
+	return pathWith(dir)
 }
 
 // pathWithoutOllama is PATH without the folders that hold an `ollama`, as on a machine where
@@ -226,9 +226,7 @@ func TestDesktopStartsItsOwnOllamaWhereNoneAnswersAndStopsItWhenTheWindowCloses(
 	if ids := assertEveryCallPaintedRunningBeforeItsResult(t, lines); len(ids) != 1 {
 		t.Errorf("tool results sent: %v, want one (write_file)", ids)
 	}
-	if got, err := os.ReadFile(filepath.Join(r.workspace, "hello.txt")); err != nil || string(got) != "hello from Prototyper\n" {
-		t.Errorf("hello.txt = %q, %v; want the content the model wrote", got, err)
-	}
+	r.wantWritten(t, "hello.txt", "hello from Prototyper\n")
 
 	// The model's runner, started by the server, runs beside it until the app quits.
 	if procs := ollamatest.ServerProcesses(hostOf(t, r.url)); len(procs) < 2 {

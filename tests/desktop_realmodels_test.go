@@ -2,12 +2,10 @@ package tests
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"image"
 	"image/color"
 	"image/png"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,9 +35,8 @@ var misbehavingModel = ollamatest.Model{Name: "e2e-misbehaving", Scripts: ollama
 // loop ends the run with the sentence naming the call.
 func TestDesktopAColdModelALoopAndACallWrittenAsText(t *testing.T) {
 	r := startDesktopRunWith(t, misbehavingModel, store.Settings{Think: "on", ToolApproval: map[string]string{"*": "auto"}}, "")
-	client := ollama.New(mustHost(t, ollamatest.Get(t).URL()))
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	client := ollama.New(ollamatest.BaseURL(t))
+	ctx := ollamatest.Context(t)
 	// the window preloads the model it starts with: wait for that, then unload it again
 	for loaded := false; !loaded; time.Sleep(100 * time.Millisecond) {
 		var err error
@@ -62,9 +59,7 @@ func TestDesktopAColdModelALoopAndACallWrittenAsText(t *testing.T) {
 	shot, db := r.finish(t, "e2e-misbehaving.png")
 	t.Logf("screenshot after the run: %s", shot)
 
-	if got, err := os.ReadFile(filepath.Join(r.workspace, "notes.txt")); err != nil || string(got) != "from text\n" {
-		t.Errorf("notes.txt = %q, %v; the call written as text should have run", got, err)
-	}
+	r.wantWritten(t, "notes.txt", "from text\n") // the call written as text ran
 	chats, err := db.ListChats()
 	if err != nil || len(chats) != 1 {
 		t.Fatalf("chats = %v, %v", chats, err)
@@ -207,15 +202,6 @@ func TestDesktopOlderMessagesOfferedThenSummarizedThenLeftOut(t *testing.T) {
 	if summaries != 1 {
 		t.Fatalf("%d summaries stored, want 1", summaries)
 	}
-}
-
-func mustHost(t *testing.T, raw string) *url.URL {
-	t.Helper()
-	u, err := ollama.ResolveHost(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u
 }
 
 // seeingModel has the vision capability and says how many images a message brought it (the

@@ -29,40 +29,10 @@ func twoRuns(t *testing.T) *desktopRun {
 	t.Helper()
 	r := startDesktopRunWith(t, twoRunsModel, store.Settings{Think: "off"}, "")
 	writeFile(t, filepath.Join(r.workspace, "a.txt"), "original\n", 0o600)
-	r.app.typeText("Change a.txt")
-	r.app.key("Return")
-	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
-	r.app.typeText("Now create b.txt")
-	r.app.key("Return")
-	r.waitLogN(t, events.RunFinished, 2, true, 60*time.Second)
+	r.sendAndWait(t, "Change a.txt", 1)
+	r.sendAndWait(t, "Now create b.txt", 2)
 	time.Sleep(500 * time.Millisecond) // the run's Undo appears with the last paint
 	return r
-}
-
-func writeFile(t *testing.T, path, content string, mode os.FileMode) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(content), mode); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(path, mode); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// wantFile checks a file's content and mode; mode 0 means it must not exist.
-func wantFile(t *testing.T, path, content string, mode os.FileMode) {
-	t.Helper()
-	got, err := os.ReadFile(path)
-	if mode == 0 {
-		if err == nil {
-			t.Errorf("%s exists (%q), want it gone", filepath.Base(path), got)
-		}
-		return
-	}
-	fi, _ := os.Stat(path)
-	if err != nil || string(got) != content || fi.Mode().Perm() != mode {
-		t.Errorf("%s = %q, %v; want %q with mode %v", filepath.Base(path), got, err, content, mode)
-	}
 }
 
 // Alt+Z undoes the chat's newest run that changed files, the one whose Undo shows the key;
@@ -168,9 +138,7 @@ func TestDesktopApproveFromThePreview(t *testing.T) {
 // the call's result, and the call never runs.
 func TestDesktopDenyAndTellTheModelWhy(t *testing.T) {
 	r := approvalRun(t)
-	r.app.key("alt+r")
-	time.Sleep(300 * time.Millisecond) // the field takes the focus
-	r.app.typeText("write it in docs instead")
+	r.openAndType("alt+r", "write it in docs instead", "deny-reason.png")
 	r.app.key("Return")
 	r.waitResumedFinished(t, 60*time.Second)
 	wantFile(t, filepath.Join(r.workspace, "hello.txt"), "", 0)
@@ -261,10 +229,7 @@ func TestDesktopRestoreAfterTheChatMovedPutsBackTheFirstFoldersFiles(t *testing.
 	second := t.TempDir()
 	writeFile(t, filepath.Join(second, "a.txt"), "the second folder's own\n", 0o644)
 
-	r.app.key("ctrl+o")
-	time.Sleep(300 * time.Millisecond) // the menu's path field takes the focus
-	r.app.typeText(second)
-	r.app.key("Return")
+	r.typeFolder(second)
 	r.app.press("Change this chat")
 	r.app.waitControl(rolePushButton, "Restore to here, before “Change a.txt”", 20*time.Second)
 	time.Sleep(500 * time.Millisecond) // the header shows the new folder

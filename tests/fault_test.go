@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -74,17 +75,7 @@ func TestFaultFullDiskIsAClearErrorAndTheDatabaseStillOpens(t *testing.T) {
 	closed = true
 
 	// The file still opens, in place, on the full disk, and is consistent.
-	raw, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatalf("bbolt cannot open the file after the failed write: %v", err)
-	}
-	_ = raw.View(func(tx *bolt.Tx) error {
-		for err := range tx.Check() {
-			t.Errorf("tx.Check: %v", err)
-		}
-		return nil
-	})
-	raw.Close()
+	checkBoltFile(t, path, "after the failed write")
 	db, err = store.Open(path, store.Options{})
 	if err != nil {
 		t.Fatalf("the database does not open after the failed write: %v", err)
@@ -120,4 +111,21 @@ func faultCheckMessages(t *testing.T, db *store.DB, chatID string, n int, conten
 			t.Fatalf("message %d is damaged (%d bytes)", i, len(m.Content))
 		}
 	}
+}
+
+// checkBoltFile opens the database at path read-only with bbolt itself, beneath the store, and
+// reports every inconsistency its check finds; when says at which moment, in the messages.
+func checkBoltFile(t *testing.T, path, when string) {
+	t.Helper()
+	raw, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatalf("%s: bbolt cannot open the file: %v", when, err)
+	}
+	defer raw.Close()
+	_ = raw.View(func(tx *bolt.Tx) error {
+		for err := range tx.Check() {
+			t.Errorf("%s: tx.Check: %v", when, err)
+		}
+		return nil
+	})
 }

@@ -2,7 +2,6 @@ package tests
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,23 +18,13 @@ func TestCLIUndoPutsBackWhatARunWroteAndRedoTakesItBack(t *testing.T) {
 	srv := ollamatest.Get(t)
 	ws, db := t.TempDir(), filepath.Join(t.TempDir(), "p.db")
 	hello := filepath.Join(ws, "hello.txt")
-	if err := os.WriteFile(hello, []byte("my own hello\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, hello, "my own hello\n", 0o600)
 	_, errOut, code := cliRun(t, "run", "--ollama", srv.URL(), "--db", db, "--workspace", ws,
 		"--model", writerModel.Name, "--approve", "auto", "Write hello.txt")
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, errOut)
 	}
-	want := func(content string, mode os.FileMode) {
-		t.Helper()
-		got, err := os.ReadFile(hello)
-		fi, _ := os.Stat(hello)
-		if err != nil || string(got) != content || fi.Mode().Perm() != mode {
-			t.Fatalf("hello.txt = %q (%v), %v; want %q (%v)", got, fi.Mode().Perm(), err, content, mode)
-		}
-	}
-	want("hello from Prototyper\n", 0o600)
+	wantFile(t, hello, "hello from Prototyper\n", 0o600)
 
 	list, _, _ := cliRun(t, "chats", "list", "--db", db, "--json")
 	var chats []struct {
@@ -58,29 +47,27 @@ func TestCLIUndoPutsBackWhatARunWroteAndRedoTakesItBack(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Paths) != 1 || res.Paths[0] != "hello.txt" || len(res.Reverts) != 1 {
 		t.Fatalf("undo --json printed %q (%v)", out, err)
 	}
-	want("my own hello\n", 0o600)
+	wantFile(t, hello, "my own hello\n", 0o600)
 
 	out, errOut, code = cliRun(t, "redo", "--db", db, "--chat", chat)
 	if code != 0 || !strings.Contains(out, "hello.txt") {
 		t.Fatalf("redo: exit %d\n%s%s", code, out, errOut)
 	}
-	want("hello from Prototyper\n", 0o600)
+	wantFile(t, hello, "hello from Prototyper\n", 0o600)
 
-	if err := os.WriteFile(hello, []byte("edited after the run\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, hello, "edited after the run\n", 0o600)
 	_, errOut, code = cliRun(t, "undo", "--db", db, "--chat", chat)
 	if code != 1 || !strings.Contains(errOut, "hello.txt was changed after it was written") || !strings.Contains(errOut, "--keep") {
 		t.Fatalf("undo of an edited file: exit %d, stderr:\n%s", code, errOut)
 	}
-	want("edited after the run\n", 0o600)
+	wantFile(t, hello, "edited after the run\n", 0o600)
 
 	out, errOut, code = cliRun(t, "undo", "--db", db, "--chat", chat, "--keep")
 	if code != 0 || !strings.Contains(out, "hello.txt.mine") {
 		t.Fatalf("undo --keep: exit %d\n%s%s", code, out, errOut)
 	}
-	want("my own hello\n", 0o600)
-	if got, _ := os.ReadFile(hello + ".mine"); string(got) != "edited after the run\n" {
+	wantFile(t, hello, "my own hello\n", 0o600)
+	if got := mustRead(hello + ".mine"); got != "edited after the run\n" {
 		t.Errorf("the kept version holds %q", got)
 	}
 	if _, errOut, code = cliRun(t, "undo", "--db", db, "--chat", chat); code != 1 || !strings.Contains(errOut, "nothing to undo") {

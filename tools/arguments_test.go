@@ -18,7 +18,7 @@ func TestArgumentsThatAreNotAnObjectAreRefusedWithWhatToSend(t *testing.T) {
 		ran = true
 		return Result{Content: "ran"}, nil
 	})
-	tw := newTestWorkspace(t, WorkspaceOptions{})
+	tw := newTestWorkspace(t)
 	reg := mustRegistry(t, append(tw.w.Tools(), anything)...)
 	cases := []struct {
 		name, tool, args, want string

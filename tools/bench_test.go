@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -11,7 +10,7 @@ import (
 
 // A typical call: write_file with a path and a small file's content.
 func BenchmarkValidateTypicalCall(b *testing.B) {
-	tw := newTestWorkspace(b, WorkspaceOptions{})
+	tw := newTestWorkspace(b)
 	raw, _ := json.Marshal(map[string]any{"path": "src/components/Button.tsx", "content": strings.Repeat("export const x = 1;\n", 40)})
 	b.ReportAllocs()
 	for b.Loop() {
@@ -22,7 +21,7 @@ func BenchmarkValidateTypicalCall(b *testing.B) {
 }
 
 func BenchmarkValidateEditCall(b *testing.B) {
-	tw := newTestWorkspace(b, WorkspaceOptions{})
+	tw := newTestWorkspace(b)
 	raw := json.RawMessage(`{"path":"main.go","old_string":"return nil","new_string":"return err","expected_replacements":2}`)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -33,12 +32,12 @@ func BenchmarkValidateEditCall(b *testing.B) {
 }
 
 func benchmarkWriteFile(b *testing.B, size int) {
-	tw := newTestWorkspace(b, WorkspaceOptions{})
+	tw := newTestWorkspace(b)
 	raw, _ := json.Marshal(map[string]any{"path": "out/file.txt", "content": strings.Repeat("x", size-1) + "\n"})
 	b.SetBytes(int64(size))
 	b.ReportAllocs()
 	for b.Loop() {
-		if res := tw.reg.Run(context.Background(), "write_file", "c", raw, nil); res.IsError {
+		if res := tw.reg.Run(b.Context(), "write_file", "c", raw, nil); res.IsError {
 			b.Fatal(res.Content)
 		}
 	}
@@ -55,7 +54,7 @@ func BenchmarkReadFileBesideTheDatabase(b *testing.B) {
 	for _, withDatabase := range []bool{false, true} {
 		name := map[bool]string{false: "no database", true: "database among 2000 files"}[withDatabase]
 		b.Run(name, func(b *testing.B) {
-			tw := newTestWorkspace(b, WorkspaceOptions{})
+			tw := newTestWorkspace(b)
 			for i := range 2000 {
 				tw.write(b, fmt.Sprintf("file%04d.txt", i), "x\n")
 			}
@@ -72,7 +71,7 @@ func BenchmarkReadFileBesideTheDatabase(b *testing.B) {
 			raw := json.RawMessage(`{"path":"file0001.txt"}`)
 			b.ReportAllocs()
 			for b.Loop() {
-				if res := tw.reg.Run(context.Background(), "read_file", "c", raw, nil); res.IsError {
+				if res := tw.reg.Run(b.Context(), "read_file", "c", raw, nil); res.IsError {
 					b.Fatal(res.Content)
 				}
 			}

@@ -31,7 +31,7 @@ func TestThePreviewOfAWriteIsTheDiffTheWriteThenReports(t *testing.T) {
 		{"edit", "edit_file", map[string]any{"path": "notes.md", "old_string": "Hello", "new_string": "Goodbye"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tw := newTestWorkspace(t, WorkspaceOptions{})
+			tw := newTestWorkspace(t)
 			os.WriteFile(filepath.Join(tw.ws, "notes.md"), []byte("# Hello\n"), 0o644)
 			call := tw.call(t, tc.tool, tc.args)
 			pv, err := tw.reg.Preview(t.Context(), call)
@@ -53,7 +53,7 @@ func TestThePreviewOfAWriteIsTheDiffTheWriteThenReports(t *testing.T) {
 }
 
 func TestTouchesNamesTheFoldersAWriteMakesAndEverythingADeleteRemoves(t *testing.T) {
-	tw := newTestWorkspace(t, WorkspaceOptions{})
+	tw := newTestWorkspace(t)
 	os.MkdirAll(filepath.Join(tw.ws, "lib", "deep"), 0o755)
 	os.WriteFile(filepath.Join(tw.ws, "lib", "deep", "x.txt"), []byte("x"), 0o644)
 	paths, ok, err := tw.reg.Touches(t.Context(), tw.call(t, "write_file", map[string]any{"path": "src/app/main.go", "content": ""}))
@@ -77,7 +77,7 @@ func TestTouchesNamesTheFoldersAWriteMakesAndEverythingADeleteRemoves(t *testing
 }
 
 func TestADeleteOfAFolderHoldingGitIsRefusedBeforeAnythingIsRemoved(t *testing.T) {
-	tw := newTestWorkspace(t, WorkspaceOptions{})
+	tw := newTestWorkspace(t)
 	os.MkdirAll(filepath.Join(tw.ws, "proj", ".git"), 0o755)
 	os.WriteFile(filepath.Join(tw.ws, "proj", "a.txt"), []byte("a"), 0o644)
 	_, err := tw.exec(t, t.Context(), "delete_path", map[string]any{"path": "proj", "recursive": true}, nil)
@@ -90,7 +90,7 @@ func TestADeleteOfAFolderHoldingGitIsRefusedBeforeAnythingIsRemoved(t *testing.T
 }
 
 func TestRestoreRefusesAFolderHoldingSomethingItDidNotMake(t *testing.T) {
-	tw := newTestWorkspace(t, WorkspaceOptions{})
+	tw := newTestWorkspace(t)
 	os.MkdirAll(filepath.Join(tw.ws, "made"), 0o755)
 	os.WriteFile(filepath.Join(tw.ws, "made", "users.txt"), []byte("u"), 0o644)
 	err := tw.w.Restore(t.Context(), []PathState{{Path: "made", Kind: KindAbsent}})
@@ -106,7 +106,7 @@ func TestRestoreRefusesAFolderHoldingSomethingItDidNotMake(t *testing.T) {
 // the run that made the folder takes that leftover with the folder; a file of the user's, or
 // a look-alike of a file the undo does not name, still stops it.
 func TestRestoreTakesTheLeftoverOfAnInterruptedWriteWithTheFolder(t *testing.T) {
-	tw := newTestWorkspace(t, WorkspaceOptions{})
+	tw := newTestWorkspace(t)
 	made := filepath.Join(tw.ws, "made")
 	os.MkdirAll(made, 0o755)
 	os.WriteFile(filepath.Join(made, "n.txt"), []byte("n"), 0o644)

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -12,7 +11,7 @@ import (
 // Many calls of every tool run at once on one workspace, as parallel tool
 // calls and overlapping runs do; run with -race.
 func TestToolsRunConcurrentlyOnOneWorkspace(t *testing.T) {
-	tw := newTestWorkspace(t, WorkspaceOptions{})
+	tw := newTestWorkspace(t)
 	tw.write(t, "shared/readme.md", "shared\n")
 	var wg sync.WaitGroup
 	for g := range 6 {
@@ -34,7 +33,7 @@ func TestToolsRunConcurrentlyOnOneWorkspace(t *testing.T) {
 				}
 				for _, c := range calls {
 					raw, _ := json.Marshal(c.args)
-					res := tw.reg.Run(context.Background(), c.tool, "c", raw, nil)
+					res := tw.reg.Run(t.Context(), c.tool, "c", raw, nil)
 					if res.IsError {
 						t.Errorf("%s %v: %s", c.tool, c.args, res.Content)
 					}

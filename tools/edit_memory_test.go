@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"context"
 	"errors"
 	"runtime"
 	"runtime/debug"
@@ -54,13 +53,13 @@ func TestEditFileRefusesAnOversizedResultBeforeBuildingIt(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			tw := newTestWorkspace(t, WorkspaceOptions{MaxWriteBytes: c.maxWrite})
+			tw := newTestWorkspaceWith(t, WorkspaceOptions{MaxWriteBytes: c.maxWrite})
 			content := strings.Repeat("a", c.size)
 			tw.write(t, "big.txt", content)
 			args := map[string]any{"path": "big.txt", "old_string": "a", "new_string": c.newString, "expected_replacements": c.size}
 			var err error
 			allocated := allocatedBy(t, func() {
-				_, err = tw.exec(t, context.Background(), "edit_file", args, nil)
+				_, err = tw.exec(t, t.Context(), "edit_file", args, nil)
 			})
 			switch {
 			case c.wantErr == nil && err != nil:

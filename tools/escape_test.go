@@ -109,14 +109,14 @@ func TestEscapeCorpusIsRefusedAndLeavesTheOutsideUntouched(t *testing.T) {
 	for _, c := range cases {
 		for _, tool := range tools {
 			t.Run(c.name+"/"+tool.name, func(t *testing.T) {
-				tw := newTestWorkspace(t, WorkspaceOptions{})
+				tw := newTestWorkspace(t)
 				os.Mkdir(filepath.Join(tw.ws, "a"), 0o755)
 				for _, s := range c.setup {
 					s(t, tw)
 				}
 				before := snapshot(t, tw.secret)
 				p := strings.ReplaceAll(c.path, "$OUT", tw.out)
-				res, err := tw.exec(t, context.Background(), tool.name, tool.args(p), nil)
+				res, err := tw.exec(t, t.Context(), tool.name, tool.args(p), nil)
 				if err == nil {
 					t.Fatalf("%s %q was allowed: %+v", tool.name, c.path, res)
 				}
@@ -143,7 +143,7 @@ func TestEscapeCorpusIsRefusedAndLeavesTheOutsideUntouched(t *testing.T) {
 }
 
 func TestSymlinksThatStayInsideAreFollowedForReading(t *testing.T) {
-	tw := newTestWorkspace(t, WorkspaceOptions{})
+	tw := newTestWorkspace(t)
 	tw.write(t, "real/notes.txt", "inside\n")
 	os.Symlink("real", filepath.Join(tw.ws, "alias"))
 	os.Symlink("real/notes.txt", filepath.Join(tw.ws, "notes"))
@@ -173,7 +173,7 @@ func TestSymlinksThatStayInsideAreFollowedForReading(t *testing.T) {
 }
 
 func TestUnicodeNamesThatAreNotLookAlikesAreFine(t *testing.T) {
-	tw := newTestWorkspace(t, WorkspaceOptions{})
+	tw := newTestWorkspace(t)
 	for _, p := range []string{"café/menü.txt", "日本語/ノート.md", "emoji-🚀.txt", "a..b.txt", "..hidden"} {
 		if res := tw.run(t, "write_file", map[string]any{"path": p, "content": "ok"}); res.IsError {
 			t.Fatalf("%s: %s", p, res.Content)
@@ -187,7 +187,7 @@ func TestUnicodeNamesThatAreNotLookAlikesAreFine(t *testing.T) {
 // A hard link appearing at the target between the check and the rename
 // must not carry the write outside: the rename replaces the directory entry.
 func TestAtomicWriteReplacesAHardLinkInsteadOfWritingThroughIt(t *testing.T) {
-	tw := newTestWorkspace(t, WorkspaceOptions{})
+	tw := newTestWorkspace(t)
 	before := snapshot(t, tw.secret)
 	target := filepath.Join(tw.ws, "late.txt")
 	check := func(os.FileInfo) error {
@@ -211,7 +211,7 @@ func TestCancelledWriteLeavesNoTempFileAndNoChange(t *testing.T) {
 	for _, existing := range []bool{false, true} {
 		name := map[bool]string{false: "new file", true: "existing file"}[existing]
 		t.Run(name, func(t *testing.T) {
-			tw := newTestWorkspace(t, WorkspaceOptions{})
+			tw := newTestWorkspace(t)
 			if existing {
 				tw.write(t, "dir/big.bin", "old\n")
 			}
@@ -235,7 +235,7 @@ func TestCancelledWriteLeavesNoTempFileAndNoChange(t *testing.T) {
 }
 
 func TestCancelledSearchAndListStop(t *testing.T) {
-	tw := newTestWorkspace(t, WorkspaceOptions{})
+	tw := newTestWorkspace(t)
 	tw.write(t, "a/b.txt", "x\n")
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()

@@ -19,7 +19,14 @@ type testWorkspace struct {
 
 const secretContent = "secret\n"
 
-func newTestWorkspace(t testing.TB, opts WorkspaceOptions) *testWorkspace {
+// newTestWorkspace opens the workspace of a test with the default options.
+func newTestWorkspace(t testing.TB) *testWorkspace {
+	t.Helper()
+	return newTestWorkspaceWith(t, WorkspaceOptions{})
+}
+
+// newTestWorkspaceWith is newTestWorkspace with the given options.
+func newTestWorkspaceWith(t testing.TB, opts WorkspaceOptions) *testWorkspace {
 	t.Helper()
 	base := t.TempDir()
 	tw := &testWorkspace{ws: filepath.Join(base, "ws"), out: filepath.Join(base, "outside")}
@@ -67,7 +74,7 @@ func (tw *testWorkspace) exec(t testing.TB, ctx context.Context, tool string, ar
 func (tw *testWorkspace) run(t testing.TB, tool string, args map[string]any) Result {
 	t.Helper()
 	raw, _ := json.Marshal(args)
-	return tw.reg.Run(context.Background(), tool, "t", raw, nil)
+	return tw.reg.Run(t.Context(), tool, "t", raw, nil)
 }
 
 func (tw *testWorkspace) write(t testing.TB, rel, content string) {

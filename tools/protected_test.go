@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -14,7 +13,7 @@ import (
 // app passes: the data folder (here the workspace itself) and the database.
 func databaseWorkspace(t testing.TB, dbRel string) (tw *testWorkspace, db string) {
 	t.Helper()
-	tw = newTestWorkspace(t, WorkspaceOptions{})
+	tw = newTestWorkspace(t)
 	tw.w.Close()
 	db = filepath.Join(tw.ws, filepath.FromSlash(dbRel))
 	tw.write(t, dbRel, "bolt database: every chat\n")
@@ -101,7 +100,7 @@ func TestTheDatabaseInTheWorkspaceIsNeverATarget(t *testing.T) {
 			tw, db := databaseWorkspace(t, "prototyper.db")
 			links(t, tw)
 			before, backup := snapshot(t, db), snapshot(t, db+".schema1.bak")
-			res, err := tw.exec(t, context.Background(), c.tool, argsFor(c.tool, c.path), nil)
+			res, err := tw.exec(t, t.Context(), c.tool, argsFor(c.tool, c.path), nil)
 			if err == nil {
 				t.Fatalf("%s %q was allowed: %+v", c.tool, c.path, res)
 			}
@@ -138,7 +137,7 @@ func TestSearchNeverReadsTheDatabaseOrItsBackups(t *testing.T) {
 }
 
 func TestAFolderHoldingTheDatabaseCannotBeDeleted(t *testing.T) {
-	tw := newTestWorkspace(t, WorkspaceOptions{})
+	tw := newTestWorkspace(t)
 	tw.w.Close()
 	tw.write(t, "app/data/prototyper.db", "bolt")
 	db := filepath.Join(tw.ws, "app", "data", "prototyper.db")
@@ -166,7 +165,7 @@ func TestAFolderHoldingTheDatabaseCannotBeDeleted(t *testing.T) {
 }
 
 func TestADatabaseOutsideIsRefusedThroughAHardLink(t *testing.T) {
-	tw := newTestWorkspace(t, WorkspaceOptions{})
+	tw := newTestWorkspace(t)
 	tw.w.Close()
 	db := filepath.Join(tw.out, "prototyper.db")
 	if err := os.WriteFile(db, []byte("bolt"), 0o600); err != nil {
@@ -193,7 +192,7 @@ func TestADatabaseOutsideIsRefusedThroughAHardLink(t *testing.T) {
 }
 
 func TestADatabasePathThatIsASymbolicLinkIsProtectedByBothNames(t *testing.T) {
-	tw := newTestWorkspace(t, WorkspaceOptions{})
+	tw := newTestWorkspace(t)
 	tw.w.Close()
 	tw.write(t, "real/chats.db", "bolt")
 	if err := os.Symlink("real/chats.db", filepath.Join(tw.ws, "prototyper.db")); err != nil {
@@ -223,7 +222,7 @@ func TestADatabasePathThatIsASymbolicLinkIsProtectedByBothNames(t *testing.T) {
 func TestADataFolderThatIsTheWorkspaceLeavesTheWorkspaceWritable(t *testing.T) {
 	for _, folder := range []string{"the workspace", "the workspace's parent"} {
 		t.Run(folder, func(t *testing.T) {
-			tw := newTestWorkspace(t, WorkspaceOptions{})
+			tw := newTestWorkspace(t)
 			tw.w.Close()
 			dir := tw.ws
 			if folder != "the workspace" {

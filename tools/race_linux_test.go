@@ -18,7 +18,7 @@ import (
 // over and over, while writes into it are in progress. Every write lands
 // inside the workspace or is refused; the outside never changes.
 func TestFolderSwappedForASymlinkDuringWritesNeverLeaksOutside(t *testing.T) {
-	tw := newTestWorkspace(t, WorkspaceOptions{})
+	tw := newTestWorkspace(t)
 	before := snapshot(t, tw.secret)
 	dir, swap := filepath.Join(tw.ws, "a"), filepath.Join(tw.ws, "swap")
 	if err := os.Mkdir(dir, 0o755); err != nil {

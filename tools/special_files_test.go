@@ -21,7 +21,7 @@ import (
 // /dev/zero), each also behind a symbolic link inside the workspace.
 func specialWorkspace(t testing.TB) (tw *testWorkspace, kinds map[string]string) {
 	t.Helper()
-	tw = newTestWorkspace(t, WorkspaceOptions{})
+	tw = newTestWorkspace(t)
 	kinds = map[string]string{"fifo": "a named pipe (FIFO)", "sock": "a socket"}
 	if err := syscall.Mkfifo(filepath.Join(tw.ws, "fifo"), 0o644); err != nil {
 		t.Fatal(err)
@@ -158,7 +158,7 @@ func TestToolsRefuseFIFOsSocketsAndDevicesWithoutOpeningThem(t *testing.T) {
 // opened must be refused, not waited on: the open does not block, and the
 // open file is checked again.
 func TestAFileSwappedForAFIFOAfterItsCheckIsRefusedWithoutWaiting(t *testing.T) {
-	tw := newTestWorkspace(t, WorkspaceOptions{})
+	tw := newTestWorkspace(t)
 	tw.write(t, "swapped", "text\n")
 	p := filepath.Join(tw.ws, "swapped")
 	checks := 0
@@ -187,7 +187,7 @@ func TestAFileSwappedForAFIFOAfterItsCheckIsRefusedWithoutWaiting(t *testing.T) 
 }
 
 func TestDevicesReachedThroughLinksAreRefused(t *testing.T) {
-	tw := newTestWorkspace(t, WorkspaceOptions{})
+	tw := newTestWorkspace(t)
 	depth := strings.Repeat("../", strings.Count(tw.ws, "/"))
 	for name, target := range map[string]string{"abs": "/dev/zero", "rel": depth + "dev/zero", "tty": "/dev/tty"} {
 		os.Symlink(target, filepath.Join(tw.ws, name))
@@ -211,7 +211,7 @@ func TestDevicesReachedThroughLinksAreRefused(t *testing.T) {
 // the file below is 64 GiB, text at the start and a hole of NUL bytes after,
 // so reading on would either take minutes or report a binary file.
 func TestReadFileOfAHugeFileReadsOnlyItsStart(t *testing.T) {
-	tw := newTestWorkspace(t, WorkspaceOptions{})
+	tw := newTestWorkspace(t)
 	p := filepath.Join(tw.ws, "huge.log")
 	tw.write(t, "huge.log", strings.Repeat("a line of the log\n", 100_000)) // 1.7 MiB of text
 	if err := os.Truncate(p, 64<<30); err != nil {
@@ -247,7 +247,7 @@ func (c *countdown) Err() error {
 }
 
 func TestLongToolsStopWhenCancelledPartWay(t *testing.T) {
-	tw := newTestWorkspace(t, WorkspaceOptions{MaxSearchResults: 1 << 20, MaxListEntries: 1 << 20, MaxSearchFile: 16 << 20})
+	tw := newTestWorkspaceWith(t, WorkspaceOptions{MaxSearchResults: 1 << 20, MaxListEntries: 1 << 20, MaxSearchFile: 16 << 20})
 	tw.write(t, "long.txt", strings.Repeat("line\n", 1<<20))
 	for i := range 40 {
 		tw.write(t, filepath.Join("tree", string(rune('a'+i%26)), strings.Repeat("f", 1+i/26)+".txt"), strings.Repeat("match\n", 10_000))

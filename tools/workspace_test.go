@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,7 +9,7 @@ import (
 )
 
 func TestWriteFileCreatesParentsAndReportsADiff(t *testing.T) {
-	tw := newTestWorkspace(t, WorkspaceOptions{})
+	tw := newTestWorkspace(t)
 	res := tw.run(t, "write_file", map[string]any{"path": "src/app/main.go", "content": "package main\n"})
 	if res.IsError {
 		t.Fatal(res.Content)
@@ -31,7 +30,7 @@ func TestWriteFileCreatesParentsAndReportsADiff(t *testing.T) {
 }
 
 func TestWriteFileReplacesAndKeepsTheFileMode(t *testing.T) {
-	tw := newTestWorkspace(t, WorkspaceOptions{})
+	tw := newTestWorkspace(t)
 	tw.write(t, "run.sh", "echo one\n")
 	os.Chmod(filepath.Join(tw.ws, "run.sh"), 0o750)
 	res := tw.run(t, "write_file", map[string]any{"path": "run.sh", "content": "echo two\n"})
@@ -68,7 +67,7 @@ func TestEditFileReplacesExactlyTheExpectedOccurrences(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			tw := newTestWorkspace(t, WorkspaceOptions{})
+			tw := newTestWorkspace(t)
 			const orig = "a := 1\nb := 2\nc := 1\n"
 			tw.write(t, "x.go", orig)
 			c.args["path"] = "x.go"
@@ -96,7 +95,7 @@ func TestEditFileReplacesExactlyTheExpectedOccurrences(t *testing.T) {
 }
 
 func TestEditFileOfAMissingFileSaysToCreateIt(t *testing.T) {
-	tw := newTestWorkspace(t, WorkspaceOptions{})
+	tw := newTestWorkspace(t)
 	_, err := tw.exec(t, t.Context(), "edit_file", map[string]any{"path": "nope.txt", "old_string": "a", "new_string": "b"}, nil)
 	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "write_file") {
 		t.Fatalf("got %v", err)
@@ -107,7 +106,7 @@ func TestEditFileOfAMissingFileSaysToCreateIt(t *testing.T) {
 }
 
 func TestReadFileReturnsTextWithinItsCaps(t *testing.T) {
-	tw := newTestWorkspace(t, WorkspaceOptions{MaxReadBytes: 64})
+	tw := newTestWorkspaceWith(t, WorkspaceOptions{MaxReadBytes: 64})
 	tw.write(t, "small.txt", "one\ntwo\nthree\n")
 	var big strings.Builder
 	for i := range 100 {
@@ -149,7 +148,7 @@ func TestReadFileReturnsTextWithinItsCaps(t *testing.T) {
 }
 
 func TestListDirSkipsGitAndNodeModulesUnlessAsked(t *testing.T) {
-	tw := newTestWorkspace(t, WorkspaceOptions{})
+	tw := newTestWorkspace(t)
 	tw.write(t, ".git/HEAD", "ref\n")
 	tw.write(t, "node_modules/x/index.js", "")
 	tw.write(t, "src/a/b/c.go", "package c\n")
@@ -172,7 +171,7 @@ func TestListDirSkipsGitAndNodeModulesUnlessAsked(t *testing.T) {
 }
 
 func TestListDirStopsAtTheEntryCap(t *testing.T) {
-	tw := newTestWorkspace(t, WorkspaceOptions{MaxListEntries: 3})
+	tw := newTestWorkspaceWith(t, WorkspaceOptions{MaxListEntries: 3})
 	for _, n := range []string{"a", "b", "c", "d", "e"} {
 		tw.write(t, n, "")
 	}
@@ -183,7 +182,7 @@ func TestListDirStopsAtTheEntryCap(t *testing.T) {
 }
 
 func TestMakeDirAndDeletePath(t *testing.T) {
-	tw := newTestWorkspace(t, WorkspaceOptions{})
+	tw := newTestWorkspace(t)
 	if res := tw.run(t, "make_dir", map[string]any{"path": "a/b"}); res.IsError || !res.Details.Created {
 		t.Fatalf("%+v", res)
 	}
@@ -213,7 +212,7 @@ func TestMakeDirAndDeletePath(t *testing.T) {
 }
 
 func TestDeletingASymlinkLeavesItsTargetAlone(t *testing.T) {
-	tw := newTestWorkspace(t, WorkspaceOptions{})
+	tw := newTestWorkspace(t)
 	before := snapshot(t, tw.secret)
 	os.Symlink(tw.secret, filepath.Join(tw.ws, "link"))
 	if res := tw.run(t, "delete_path", map[string]any{"path": "link"}); res.IsError || !strings.Contains(res.Content, "symbolic link") {
@@ -223,7 +222,7 @@ func TestDeletingASymlinkLeavesItsTargetAlone(t *testing.T) {
 }
 
 func TestSearchFilesFindsLinesAndSkipsWhatItShould(t *testing.T) {
-	tw := newTestWorkspace(t, WorkspaceOptions{})
+	tw := newTestWorkspace(t)
 	tw.write(t, "a.go", "package a\nfunc Handler() {}\n")
 	tw.write(t, "b/c.txt", "nothing\nHANDLER here\n")
 	tw.write(t, "node_modules/m.js", "Handler\n")
@@ -252,7 +251,7 @@ func TestSearchFilesFindsLinesAndSkipsWhatItShould(t *testing.T) {
 }
 
 func TestProtectedFoldersAreNeverWritten(t *testing.T) {
-	tw := newTestWorkspace(t, WorkspaceOptions{ProtectedDirs: []string{"appdata"}})
+	tw := newTestWorkspaceWith(t, WorkspaceOptions{ProtectedDirs: []string{"appdata"}})
 	tw.write(t, ".git/config", "[core]\n")
 	tw.write(t, "appdata/prototyper.db", "db")
 	os.Symlink(".git", filepath.Join(tw.ws, "g"))
@@ -281,7 +280,7 @@ func TestProtectedFoldersAreNeverWritten(t *testing.T) {
 			default:
 				args = map[string]any{"path": c.path}
 			}
-			_, err := tw.exec(t, context.Background(), c.tool, args, nil)
+			_, err := tw.exec(t, t.Context(), c.tool, args, nil)
 			if !errors.Is(err, ErrProtectedPath) || !strings.Contains(err.Error(), "never modifies") {
 				t.Fatalf("got %v, want ErrProtectedPath", err)
 			}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -27,8 +26,9 @@ func apply(t *testing.T, oldText, d string) string {
 		if !strings.HasPrefix(l, "@@ ") {
 			t.Fatalf("expected a hunk header, got %q in\n%s", l, d)
 		}
+		var start int
+		fmt.Sscanf(l, "@@ -%d", &start)
 		minus := strings.Fields(l)[1][1:]
-		start, _ := strconv.Atoi(strings.Split(minus, ",")[0])
 		if !strings.Contains(minus, ",") || !strings.HasSuffix(minus, ",0") {
 			start-- // 1-based first line; an empty range names the line before
 		}

@@ -99,10 +99,8 @@ describe('keyboard first', () => {
   })
 
   it('Esc closes the search, the help, the settings and a menu, and stops the run only when none is open', async () => {
-    const { backend, store } = await mount()
-    act(() => {
-      backend.emit([{ chatId: 'b', type: 'phase', phase: 'streaming', runId: 'r1' }])
-    })
+    const { backend, store, emit } = await mount()
+    emit([{ chatId: 'b', type: 'phase', phase: 'streaming', runId: 'r1' }])
     for (const open of [
       () => key('k', { ctrlKey: true }),
       () => key(',', { ctrlKey: true }),
@@ -146,15 +144,12 @@ describe('keyboard first', () => {
   })
 
   it('after a decision the focus goes on to the composer, not to nowhere', async () => {
-    const { backend, frames } = await mount()
-    act(() => {
-      backend.emit([
-        { chatId: 'b', type: 'phase', phase: 'awaiting_approval', runId: 'r1' },
-        { chatId: 'b', type: 'tool.call', toolCallId: 't1', name: 'write_file', args: { path: 'a.txt' }, state: 'awaiting_approval', runId: 'r1', messageId: 'm1' },
-        { chatId: 'b', type: 'tool.approval_requested', toolCallId: 't1', name: 'write_file', runId: 'r1', messageId: 'm1' },
-      ])
-      frames.drain()
-    })
+    const { backend, emitPainted } = await mount()
+    emitPainted([
+      { chatId: 'b', type: 'phase', phase: 'awaiting_approval', runId: 'r1' },
+      { chatId: 'b', type: 'tool.call', toolCallId: 't1', name: 'write_file', args: { path: 'a.txt' }, state: 'awaiting_approval', runId: 'r1', messageId: 'm1' },
+      { chatId: 'b', type: 'tool.approval_requested', toolCallId: 't1', name: 'write_file', runId: 'r1', messageId: 'm1' },
+    ])
     const approve = screen.getByRole('button', { name: /Approve/ })
     approve.focus()
     await act(async () => fireEvent.click(approve))
@@ -237,11 +232,9 @@ describe('edit, resend, regenerate, copy', () => {
 
 describe('states a user sees', () => {
   it('a background chat waiting for approval is marked, and the title counts the chats that wait', async () => {
-    const { backend } = await mount()
+    const { backend, emit } = await mount()
     expect(backend.title).toBe('Prototyper')
-    act(() => {
-      backend.emit([{ chatId: 'a', type: 'phase', phase: 'awaiting_approval', runId: 'r1' }])
-    })
+    emit([{ chatId: 'a', type: 'phase', phase: 'awaiting_approval', runId: 'r1' }])
     const marked = screen.getAllByTestId('chat-item').filter((i) => i.querySelector('[data-testid="waiting-mark"]'))
     expect(marked.map((i) => i.getAttribute('data-chat-id'))).toEqual(['a'])
     expect(backend.title).toBe(windowTitle(1))

@@ -13,9 +13,7 @@ const mount = (prepare: (b: FakeBackend) => void = () => {}) => mountApp([chat],
 /** The window with the chat running and "also add a score" sent meanwhile (queued). */
 async function mountWithAQueuedMessage() {
   const mounted = await mount()
-  act(() => {
-    mounted.backend.emit([{ type: 'phase', runId: 'r1', phase: 'streaming' }])
-  })
+  mounted.emit([{ type: 'phase', runId: 'r1', phase: 'streaming' }])
   await act(() => mounted.store.send('also add a score'))
   return mounted
 }
@@ -36,20 +34,15 @@ describe('states a user sees', () => {
   })
 
   it('a retry notice goes once the answer starts', async () => {
-    const { backend, frames } = await mount()
-    act(() => {
-      backend.emit([{ type: 'retry', runId: 'r1', attempt: 2, delayMs: 1400, reason: 'connection refused' }])
-    })
+    const { emit, emitPainted } = await mount()
+    emit([{ type: 'retry', runId: 'r1', attempt: 2, delayMs: 1400, reason: 'connection refused' }])
     expect(screen.getByTestId('notice').textContent).toContain('trying again in 1.4 s (attempt 2)')
-    act(() => {
-      backend.emit([{ type: 'message.started', runId: 'r1', messageId: 'm1', role: 'assistant' }])
-      frames.drain()
-    })
+    emitPainted([{ type: 'message.started', runId: 'r1', messageId: 'm1', role: 'assistant' }])
     expect(screen.queryByTestId('notice')).toBeNull()
   })
 
   it('an error says in a sentence what happened, with Retry and Settings', async () => {
-    const { backend, frames } = await mount((b) => {
+    const { backend, emitPainted } = await mount((b) => {
       b.opened.c1 = {
         chat,
         messages: [{ id: 'c1-m1', chatId: 'c1', role: 'user', content: 'make a snake', createdAt: '', updatedAt: '', complete: true }],
@@ -58,13 +51,10 @@ describe('states a user sees', () => {
         liveRunId: '',
       }
     })
-    act(() => {
-      backend.emit([
-        { type: 'error', runId: 'r1', code: 'first_byte_timeout', message: 'first byte: context deadline exceeded' },
-        { type: 'run.finished', runId: 'r1', stopReason: 'error' },
-      ])
-      frames.drain()
-    })
+    emitPainted([
+      { type: 'error', runId: 'r1', code: 'first_byte_timeout', message: 'first byte: context deadline exceeded' },
+      { type: 'run.finished', runId: 'r1', stopReason: 'error' },
+    ])
     const notice = screen.getAllByTestId('notice').find((n) => n.dataset.code === 'first_byte_timeout')!
     expect(notice.textContent).toContain('did not start answering in time')
     expect(notice.textContent).not.toContain('deadline')
@@ -86,11 +76,8 @@ describe('states a user sees', () => {
 
   it('Ollama gone: the panel shows at once, and it and the chat’s error go by themselves when Ollama is back', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true })
-    const { backend, frames } = await mount()
-    act(() => {
-      backend.emit([{ type: 'error', runId: 'r1', code: 'not_running', message: 'connection refused' }])
-      frames.drain()
-    })
+    const { backend, emitPainted } = await mount()
+    emitPainted([{ type: 'error', runId: 'r1', code: 'not_running', message: 'connection refused' }])
     // the panel shows at once (the composer says why it cannot send), without waiting for a check
     expect(screen.getByTestId('composer-disabled-reason').textContent).toMatch(/not running/)
     expect(screen.getByTestId('ollama-down')).toBeTruthy()
@@ -124,21 +111,17 @@ describe('states a user sees', () => {
   })
 
   it('a queued message stops being queued once the run takes it', async () => {
-    const { backend } = await mountWithAQueuedMessage()
-    act(() => {
-      backend.emit([{ type: 'message.started', runId: 'r1', role: 'user', trigger: 'steering', messageId: 'c1-m9' }])
-    })
+    const { emit } = await mountWithAQueuedMessage()
+    emit([{ type: 'message.started', runId: 'r1', role: 'user', trigger: 'steering', messageId: 'c1-m9' }])
     expect(screen.queryByTestId('queued')).toBeNull()
   })
 
   it('a run stopped before it took a queued message gives its text back to the composer', async () => {
-    const { backend } = await mountWithAQueuedMessage()
-    act(() => {
-      backend.emit([
-        { type: 'phase', runId: 'r1', phase: 'idle' },
-        { type: 'run.finished', runId: 'r1', stopReason: 'aborted' },
-      ])
-    })
+    const { emit } = await mountWithAQueuedMessage()
+    emit([
+      { type: 'phase', runId: 'r1', phase: 'idle' },
+      { type: 'run.finished', runId: 'r1', stopReason: 'aborted' },
+    ])
     expect(screen.queryByTestId('queued')).toBeNull()
     expect(screen.queryAllByTestId('message-user')).toEqual([])
     expect((screen.getByTestId('composer') as HTMLTextAreaElement).value).toBe('also add a score')
@@ -164,25 +147,20 @@ describe('states a user sees', () => {
   })
 
   it('while the model loads the header says so, not "Sending…"', async () => {
-    const { backend } = await mount()
-    act(() => {
-      backend.emit([
-        { type: 'phase', runId: 'r1', phase: 'submitted' },
-        { type: 'model.loading', runId: 'r1', model: 'qwen3:4b' },
-      ])
-    })
+    const { emit } = await mount()
+    emit([
+      { type: 'phase', runId: 'r1', phase: 'submitted' },
+      { type: 'model.loading', runId: 'r1', model: 'qwen3:4b' },
+    ])
     expect(screen.getByTestId('run-state').textContent).toContain('Loading qwen3:4b…')
   })
 
   it('an empty answer says so', async () => {
-    const { backend, frames } = await mount()
-    act(() => {
-      backend.emit([
-        { type: 'message.started', runId: 'r1', messageId: 'm1', role: 'assistant' },
-        { type: 'message.completed', runId: 'r1', messageId: 'm1', doneReason: 'stop', usage: { evalTokens: 1, tokensPerSec: 14092 } },
-      ])
-      frames.drain()
-    })
+    const { emitPainted } = await mount()
+    emitPainted([
+      { type: 'message.started', runId: 'r1', messageId: 'm1', role: 'assistant' },
+      { type: 'message.completed', runId: 'r1', messageId: 'm1', doneReason: 'stop', usage: { evalTokens: 1, tokensPerSec: 14092 } },
+    ])
     expect(screen.getByTestId('empty-answer').textContent).toContain('empty answer')
   })
 })

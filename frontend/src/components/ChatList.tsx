@@ -6,7 +6,7 @@ import { isBusy, type ChatState } from '../state/chatReducer'
 import type { AppState } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
 import { baseName } from './Header'
-import { FolderIcon, PencilIcon, SearchIcon, TrashIcon } from './icons'
+import { Icon } from './icons'
 import { ShortcutButton } from './ShortcutButton'
 
 /** When a chat was last active, as a list shows it: the time today, else the day. */
@@ -151,7 +151,7 @@ function ChatListItem({
             setMode('rename')
           }}
         >
-          <PencilIcon />
+          <Icon name="pencil" />
         </button>
         <button
           type="button"
@@ -159,7 +159,7 @@ function ChatListItem({
           aria-label={`Delete ${chat.title || 'Untitled'}`}
           onClick={() => setMode('confirm-delete')}
         >
-          <TrashIcon />
+          <Icon name="trash" />
         </button>
       </span>
     </li>
@@ -205,7 +205,7 @@ export function ChatList({ onSearch, onHelp }: { onSearch?: () => void; onHelp?:
           data-testid="search-button"
           onClick={onSearch}
         >
-          <SearchIcon /> Search <kbd>{searchShortcut.label}</kbd>
+          <Icon name="search" /> Search <kbd>{searchShortcut.label}</kbd>
         </ShortcutButton>
       )}
       <nav aria-label="Chats">
@@ -213,7 +213,7 @@ export function ChatList({ onSearch, onHelp }: { onSearch?: () => void; onHelp?:
           <section key={g.folder} className="chat-group" aria-label={g.folder || 'No folder'}>
             {g.heading && (
               <h3 className="chat-group-head" title={g.folder} data-testid="chat-group">
-                <FolderIcon size={12} /> {g.heading}
+                <Icon name="folder" size={12} /> {g.heading}
               </h3>
             )}
             <ul className="chat-list">

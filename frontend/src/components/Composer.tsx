@@ -2,7 +2,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEve
 import type { PromptBudget } from '../backend'
 import { overBudget } from '../state/promptBudget'
 import { mentionAt, pickMention } from './fileMentions'
-import { ImageIcon } from './icons'
+import { Icon } from './icons'
 import { imageURL } from './Message'
 
 export interface ComposerProps {
@@ -324,7 +324,7 @@ export function Composer({
               disabled={disabled}
               onClick={() => void pickImages().then((b64) => b64.length && setImages((i) => [...i, ...b64]))}
             >
-              <ImageIcon />
+              <Icon name="image" />
             </button>
           )}
           {busy && (

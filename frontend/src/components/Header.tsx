@@ -1,14 +1,13 @@
-import { useCallback, useEffect, useRef, useState, type KeyboardEvent, type RefObject } from 'react'
+import { useCallback, useEffect, useRef, useState, type KeyboardEvent, type ReactNode, type RefObject } from 'react'
 import type { ModelInfo } from '../backend'
-import { ComboField, useListNav } from '../keyboard/listNav'
-import { focusComposer, useMenuRequest } from '../keyboard/menus'
-import { folderShortcut, modelShortcut, settingsShortcut } from '../keyboard/shortcuts'
+import { focusComposer, useMenuRequest, type MenuName } from '../keyboard/menus'
+import { folderShortcut, modelShortcut, settingsShortcut, type WindowShortcut } from '../keyboard/shortcuts'
 import { isBusy } from '../state/chatReducer'
 import { findModel, headerModel, headerWorkspace, sameModel, type AppState, type PullState } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
+import { ComboList } from './ComboList'
 import { Dialog } from './Dialog'
-import { FolderIcon, SettingsIcon } from './icons'
-import { ListOption } from './ListOption'
+import { Icon } from './icons'
 import { ShortcutButton } from './ShortcutButton'
 
 export function formatBytes(n: number): string {
@@ -84,6 +83,85 @@ function useCloseOutside(open: boolean, root: RefObject<HTMLElement | null>, clo
 }
 
 /**
+ * A header menu (its request name, for the shortcut that opens it): a button (ref button) that
+ * opens a popover inside root, with a text field (text). onOpen runs each time it opens.
+ * close() empties the field and gives the focus back to the button, close(false) leaves the
+ * focus where it is; a press outside closes it, and so does Esc.
+ */
+function useHeaderMenu(name: MenuName, onOpen?: () => void) {
+  const [open, setOpen] = useState(false)
+  const [text, setText] = useState('')
+  const root = useRef<HTMLDivElement>(null)
+  const button = useRef<HTMLButtonElement>(null)
+  const openIt = useCallback(() => {
+    setOpen(true)
+    onOpen?.()
+  }, [onOpen])
+  useMenuRequest(name, openIt)
+  const close = useCallback((refocus = true) => {
+    setOpen(false)
+    setText('')
+    if (refocus) button.current?.focus()
+  }, [])
+  const closeOutside = useCallback(() => close(false), [close])
+  useCloseOutside(open, root, closeOutside)
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (e.key === 'Escape' && open) {
+      e.stopPropagation()
+      e.preventDefault()
+      close()
+    }
+  }
+  return { open, openIt, text, setText, root, button, close, onKeyDown }
+}
+
+/**
+ * The markup of a header menu: its button (what it is, the shortcut that presses it too, and
+ * label, what it shows) with beside after it, and the popover of children while it is open.
+ */
+function HeaderMenu({
+  menu,
+  className,
+  buttonClassName,
+  testId,
+  shortcut,
+  what,
+  label,
+  beside,
+  children,
+}: {
+  menu: ReturnType<typeof useHeaderMenu>
+  className: string
+  buttonClassName: string
+  testId: string
+  shortcut: WindowShortcut
+  what: string
+  label: ReactNode
+  beside?: ReactNode
+  children: ReactNode
+}) {
+  const { open, openIt, root, button, close, onKeyDown } = menu
+  return (
+    <div className={className} ref={root} onKeyDown={onKeyDown} data-menu-open={open ? 'true' : undefined}>
+      <ShortcutButton
+        shortcut={shortcut}
+        what={what}
+        ref={button}
+        className={buttonClassName}
+        data-testid={testId}
+        aria-haspopup="listbox"
+        aria-expanded={open}
+        onClick={() => (open ? close() : openIt())}
+      >
+        {label} <span aria-hidden="true">▾</span>
+      </ShortcutButton>
+      {beside}
+      {open && <div className="popover">{children}</div>}
+    </div>
+  )
+}
+
+/**
  * The model the header shows (the open chat's, else the next new chat's), the server's models
  * with their capabilities, and pulling a new one. Opened (click or Ctrl+M), the filter field has
  * the focus: typing filters, ↑/↓ move, Enter picks, Esc closes.
@@ -93,117 +171,88 @@ export function ModelPicker() {
   const models = useAppState((s) => s.models)
   const current = useAppState(headerModel)
   const pulls = useAppState((s) => s.pulls)
-  const [open, setOpen] = useState(false)
-  const [filter, setFilter] = useState('')
-  const [pullName, setPullName] = useState('')
-  const root = useRef<HTMLDivElement>(null)
-  const button = useRef<HTMLButtonElement>(null)
-  const info = findModel(models, current)
-  const shown = models.filter((m) => m.name.toLowerCase().includes(filter.trim().toLowerCase()))
-  const close = useCallback((refocus = true) => {
-    setOpen(false)
-    setFilter('')
-    if (refocus) button.current?.focus()
-  }, [])
-  const closeOutside = useCallback(() => close(false), [close])
-  useCloseOutside(open, root, closeOutside)
   // the list is read again each time the menu opens: a model pulled elsewhere shows up
-  const openIt = useCallback(() => {
-    setOpen(true)
-    void store.refreshOllama(true)
-  }, [store])
-  useMenuRequest('model', openIt)
+  const refresh = useCallback(() => void store.refreshOllama(true), [store])
+  const menu = useHeaderMenu('model', refresh)
+  const [pullName, setPullName] = useState('')
+  const info = findModel(models, current)
+  const filter = menu.text
+  const shown = models.filter((m) => m.name.toLowerCase().includes(filter.trim().toLowerCase()))
   const pick = (name: string) => {
-    close(false)
+    menu.close(false)
     void store.requestModel(name)
     focusComposer()
-  }
-  const nav = useListNav(shown.length, (i) => shown[i] && pick(shown[i].name))
-
-  // Esc closes the list and gives the focus back to its button.
-  const onKeyDown = (e: KeyboardEvent) => {
-    if (e.key === 'Escape' && open) {
-      e.stopPropagation()
-      e.preventDefault()
-      close()
-    }
   }
 
   const pullList = Object.values(pulls)
   const pulling = pullList.filter((p) => !p.done).length
   return (
-    <div className="model-picker" ref={root} onKeyDown={onKeyDown} data-menu-open={open ? 'true' : undefined}>
-      <ShortcutButton
-        shortcut={modelShortcut}
-        what="The model of this chat"
-        ref={button}
-        className="header-button"
-        data-testid="model-button"
-        aria-haspopup="listbox"
-        aria-expanded={open}
-        onClick={() => (open ? close() : openIt())}
+    <HeaderMenu
+      menu={menu}
+      className="model-picker"
+      buttonClassName="header-button"
+      testId="model-button"
+      shortcut={modelShortcut}
+      what="The model of this chat"
+      label={
+        <>
+          {current || 'Pick a model'} {info && <ModelBadges model={info} />}
+        </>
+      }
+      beside={pulling > 0 && !menu.open && <span className="pull-mini">{pulling} pulling…</span>}
+    >
+      <ComboList
+        id="model-filter"
+        label="Filter the models"
+        placeholder="Type to filter, ↑↓ to move, Enter to pick"
+        value={filter}
+        onType={menu.setText}
+        listId="model-list"
+        listLabel="Models"
+        items={shown}
+        choose={(m) => pick(m.name)}
+        option={(m) => ({
+          key: m.name,
+          className: `model-option${sameModel(m.name, current) ? ' selected' : ''}`,
+          content: (
+            <>
+              <span className="model-name">
+                {sameModel(m.name, current) && <span aria-label="in use">✓ </span>}
+                {m.name}
+              </span>
+              <span className="muted">
+                {m.parameterSize} {formatBytes(m.size)}
+              </span>
+              <ModelBadges model={m} />
+            </>
+          ),
+        })}
       >
-        {current || 'Pick a model'} {info && <ModelBadges model={info} />} <span aria-hidden="true">▾</span>
-      </ShortcutButton>
-      {pulling > 0 && !open && <span className="pull-mini">{pulling} pulling…</span>}
-      {open && (
-        <div className="popover">
-          <ComboField
-            id="model-filter"
-            listId="model-list"
-            label="Filter the models"
-            placeholder="Type to filter, ↑↓ to move, Enter to pick"
-            value={filter}
-            nav={nav}
-            onType={setFilter}
-          />
-          <div role="listbox" id="model-list" aria-label="Models">
-            {models.length === 0 && <div className="muted pad">No models on the server yet. Pull one below.</div>}
-            {models.length > 0 && shown.length === 0 && <div className="muted pad">No model matches “{filter}”.</div>}
-            {shown.map((m, i) => (
-              <ListOption
-                fieldId="model-filter"
-                index={i}
-                nav={nav}
-                key={m.name}
-                className={`model-option${sameModel(m.name, current) ? ' selected' : ''}`}
-                onPick={() => pick(m.name)}
-              >
-                <span className="model-name">
-                  {sameModel(m.name, current) && <span aria-label="in use">✓ </span>}
-                  {m.name}
-                </span>
-                <span className="muted">
-                  {m.parameterSize} {formatBytes(m.size)}
-                </span>
-                <ModelBadges model={m} />
-              </ListOption>
-            ))}
-          </div>
-          <form
-            className="pull-form"
-            onSubmit={(e) => {
-              e.preventDefault()
-              void store.pullModel(pullName)
-              setPullName('')
-            }}
-          >
-            <input
-              placeholder="Pull a model, e.g. qwen3:4b"
-              aria-label="Model to pull"
-              value={pullName}
-              onChange={(e) => setPullName(e.target.value)}
-            />
-            <button type="submit" disabled={!pullName.trim()}>
-              Pull
-            </button>
-          </form>
-          {pullList.map((p) => (
-            <PullBar key={p.name} pull={p} />
-          ))}
-        </div>
-      )}
-    </div>
+        {models.length === 0 && <div className="muted pad">No models on the server yet. Pull one below.</div>}
+        {models.length > 0 && shown.length === 0 && <div className="muted pad">No model matches “{filter}”.</div>}
+      </ComboList>
+      <form
+        className="pull-form"
+        onSubmit={(e) => {
+          e.preventDefault()
+          void store.pullModel(pullName)
+          setPullName('')
+        }}
+      >
+        <input
+          placeholder="Pull a model, e.g. qwen3:4b"
+          aria-label="Model to pull"
+          value={pullName}
+          onChange={(e) => setPullName(e.target.value)}
+        />
+        <button type="submit" disabled={!pullName.trim()}>
+          Pull
+        </button>
+      </form>
+      {pullList.map((p) => (
+        <PullBar key={p.name} pull={p} />
+      ))}
+    </HeaderMenu>
   )
 }
 
@@ -223,92 +272,60 @@ export function FolderMenu() {
   const store = useStore()
   const workspace = useAppState(headerWorkspace)
   const folders = useAppState(useCallback((s: AppState) => recentFolders(s).join('\n'), [])).split('\n').filter(Boolean)
-  const [open, setOpen] = useState(false)
-  const [typed, setTyped] = useState('')
-  const root = useRef<HTMLDivElement>(null)
-  const button = useRef<HTMLButtonElement>(null)
-  const close = useCallback((refocus = true) => {
-    setOpen(false)
-    setTyped('')
-    if (refocus) button.current?.focus()
-  }, [])
-  const closeOutside = useCallback(() => close(false), [close])
-  useCloseOutside(open, root, closeOutside)
-  const openIt = useCallback(() => setOpen(true), [])
-  useMenuRequest('folder', openIt)
-  const options = typed.trim()
-    ? [{ label: `Use ${typed.trim()}`, dir: typed.trim() }]
+  const menu = useHeaderMenu('folder')
+  const typed = menu.text.trim()
+  const options = typed
+    ? [{ label: `Use ${typed}`, dir: typed }]
     : [...folders.map((f) => ({ label: f, dir: f })), { label: 'Other folder…', dir: '' }]
-  const choose = (i: number) => {
-    const o = options[i]
-    if (!o) return
-    close(false)
+  const choose = (o: { dir: string }) => {
+    menu.close(false)
     if (o.dir) void store.requestFolder(o.dir)
     else void store.chooseFolder()
     focusComposer()
   }
-  const nav = useListNav(options.length, choose)
   return (
-    <div
+    <HeaderMenu
+      menu={menu}
       className="folder-menu"
-      ref={root}
-      data-menu-open={open ? 'true' : undefined}
-      onKeyDown={(e) => {
-        if (e.key === 'Escape' && open) {
-          e.stopPropagation()
-          e.preventDefault()
-          close()
-        }
-      }}
+      buttonClassName="header-button workspace"
+      testId="workspace-button"
+      shortcut={folderShortcut}
+      what={workspace || 'Pick the folder Prototyper works in'}
+      label={
+        <>
+          <Icon name="folder" /> {workspace ? baseName(workspace) : 'Pick a workspace…'}
+        </>
+      }
     >
-      <ShortcutButton
-        shortcut={folderShortcut}
-        what={workspace || 'Pick the folder Prototyper works in'}
-        ref={button}
-        className="header-button workspace"
-        data-testid="workspace-button"
-        aria-haspopup="listbox"
-        aria-expanded={open}
-        onClick={() => (open ? close() : setOpen(true))}
-      >
-        <FolderIcon /> {workspace ? baseName(workspace) : 'Pick a workspace…'} <span aria-hidden="true">▾</span>
-      </ShortcutButton>
-      {open && (
-        <div className="popover">
-          <ComboField
-            id="folder-path"
-            listId="folder-list"
-            label="Folder path"
-            placeholder="Type a folder path, or pick one below"
-            value={typed}
-            nav={nav}
-            onType={setTyped}
-          />
-          <div role="listbox" id="folder-list" aria-label="Folders">
-            {options.map((o, i) => (
-              <ListOption
-                fieldId="folder-path"
-                index={i}
-                nav={nav}
-                key={o.label}
-                className="folder-option"
-                title={o.dir}
-                onPick={() => choose(i)}
-              >
-                {o.dir && o.dir === workspace && <span aria-label="in use">✓ </span>}
-                {o.dir && !typed.trim() ? (
-                  <>
-                    <span className="folder-name">{baseName(o.dir)}</span> <span className="muted small">{o.dir}</span>
-                  </>
-                ) : (
-                  o.label
-                )}
-              </ListOption>
-            ))}
-          </div>
-        </div>
-      )}
-    </div>
+      <ComboList
+        id="folder-path"
+        label="Folder path"
+        placeholder="Type a folder path, or pick one below"
+        value={menu.text}
+        onType={menu.setText}
+        listId="folder-list"
+        listLabel="Folders"
+        items={options}
+        choose={choose}
+        option={(o) => ({
+          key: o.label,
+          className: 'folder-option',
+          title: o.dir,
+          content: (
+            <>
+              {o.dir && o.dir === workspace && <span aria-label="in use">✓ </span>}
+              {o.dir && !typed ? (
+                <>
+                  <span className="folder-name">{baseName(o.dir)}</span> <span className="muted small">{o.dir}</span>
+                </>
+              ) : (
+                o.label
+              )}
+            </>
+          ),
+        })}
+      />
+    </HeaderMenu>
   )
 }
 
@@ -400,7 +417,7 @@ export function Header({ onSettings }: { onSettings: () => void }) {
         </span>
       )}
       <ShortcutButton shortcut={settingsShortcut} what="Settings" className="header-button" aria-label="Settings" onClick={onSettings}>
-        <SettingsIcon />
+        <Icon name="settings" />
       </ShortcutButton>
     </header>
   )

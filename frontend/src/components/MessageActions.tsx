@@ -3,7 +3,7 @@ import { copyText, type Version } from '../backend'
 import type { MessageView } from '../state/chatReducer'
 import { focusComposer } from '../keyboard/menus'
 import { useStore } from '../state/useAppState'
-import { CopyIcon, PencilIcon, RegenerateIcon } from './icons'
+import { Icon } from './icons'
 
 /** A message as Markdown, the way Copy puts it on the clipboard. */
 export function messageMarkdown(m: MessageView): string {
@@ -74,7 +74,7 @@ export function MessageActions({
       <div className="message-actions user queued" data-testid="queued">
         <span className="queued-label muted">Queued: the model reads it at its next step</span>
         <button type="button" className="link" aria-label="Edit the queued message" title="Edit" onClick={onEdit}>
-          <PencilIcon />
+          <Icon name="pencil" />
         </button>
         <button
           type="button"
@@ -99,11 +99,11 @@ export function MessageActions({
         title="Copy as Markdown"
         onClick={() => void copyText(messageMarkdown(message)).then(() => setCopied(true))}
       >
-        <CopyIcon /> {copied && <span className="small">Copied</span>}
+        <Icon name="copy" /> {copied && <span className="small">Copied</span>}
       </button>
       {user && idle && (
         <button type="button" className="link" aria-label="Edit and resend" title="Edit and resend" onClick={onEdit}>
-          <PencilIcon />
+          <Icon name="pencil" />
         </button>
       )}
       {!user && idle && (
@@ -114,7 +114,7 @@ export function MessageActions({
           title="Regenerate: ask again, keeping this answer as an earlier version"
           onClick={() => void store.regenerate(message.id)}
         >
-          <RegenerateIcon />
+          <Icon name="regenerate" />
         </button>
       )}
     </div>

@@ -1,12 +1,11 @@
 import { useEffect, useState } from 'react'
 import { errorText, type ChatHit } from '../backend'
-import { ComboField, useListNav } from '../keyboard/listNav'
 import { focusComposer } from '../keyboard/menus'
 import { useStore } from '../state/useAppState'
 import { chatDate } from './ChatList'
 import { Dialog } from './Dialog'
 import { baseName } from './Header'
-import { ListOption } from './ListOption'
+import { ComboList } from './ComboList'
 
 /** How long typing pauses before the search runs. */
 export const searchDelayMs = 120
@@ -44,9 +43,7 @@ export function SearchDialog({ onClose }: { onClose: () => void }) {
   }, [query, store])
 
   const shown = query.trim() ? hits : []
-  const open = (i: number) => {
-    const hit = shown[i]
-    if (!hit) return
+  const open = (hit: ChatHit) => {
     onClose()
     // the chat opens at the message the words were found in, when it is on the page
     void store.selectChat(hit.chat.id).then(() => {
@@ -59,7 +56,6 @@ export function SearchDialog({ onClose }: { onClose: () => void }) {
     })
     focusComposer()
   }
-  const nav = useListNav(shown.length, open)
   return (
     <Dialog
       label="Search chats"
@@ -71,41 +67,40 @@ export function SearchDialog({ onClose }: { onClose: () => void }) {
         focusComposer()
       }}
     >
-      <ComboField
+      <ComboList
         id="search-field"
-        listId="search-results"
         label="Search chats"
         placeholder="Search chats by title or by what was said…"
         value={query}
-        nav={nav}
         onType={setQuery}
-      />
-      {error && <div className="tool-error">{error}</div>}
-      <div role="listbox" id="search-results" aria-label="Chats found" className="search-results">
+        between={error && <div className="tool-error">{error}</div>}
+        listId="search-results"
+        listLabel="Chats found"
+        listClassName="search-results"
+        items={shown}
+        choose={open}
+        option={(h) => ({
+          key: h.chat.id,
+          className: 'search-hit',
+          'data-testid': 'search-hit',
+          content: (
+            <>
+              <div className="search-hit-title">
+                <span>{h.chat.title || 'Untitled'}</span>
+                <span className="muted small">
+                  {h.chat.workspace ? `${baseName(h.chat.workspace)} · ` : ''}
+                  {chatDate(h.chat.updatedAt)}
+                </span>
+              </div>
+              {h.snippet && <div className="muted small search-snippet">{h.snippet}</div>}
+            </>
+          ),
+        })}
+      >
         {query.trim() && searched === query.trim() && shown.length === 0 && (
           <div className="muted pad">No chat holds “{query.trim()}”.</div>
         )}
-        {shown.map((h, i) => (
-          <ListOption
-            fieldId="search-field"
-            index={i}
-            nav={nav}
-            key={h.chat.id}
-            data-testid="search-hit"
-            className="search-hit"
-            onPick={() => open(i)}
-          >
-            <div className="search-hit-title">
-              <span>{h.chat.title || 'Untitled'}</span>
-              <span className="muted small">
-                {h.chat.workspace ? `${baseName(h.chat.workspace)} · ` : ''}
-                {chatDate(h.chat.updatedAt)}
-              </span>
-            </div>
-            {h.snippet && <div className="muted small search-snippet">{h.snippet}</div>}
-          </ListOption>
-        ))}
-      </div>
+      </ComboList>
     </Dialog>
   )
 }
