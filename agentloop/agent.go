@@ -501,6 +501,9 @@ func (a *Agent) Stop(chatID string) error {
 	// under cs.mu: until the stand-in results are stored and the chat is idle, a Send must
 	// not slip its message in between the calls and their results
 	cs.paused = nil
+	if p.offers() {
+		cs.queue = nil // the messages that waited for the answer are given back, as a live run's are
+	}
 	err := a.closePaused(cs, p, ToolOutcome{Output: textNotRunStopped, NotRun: events.NotRunStopped})
 	a.setPhaseLocked(cs, p.RunID, events.PhaseIdle)
 	return err

@@ -235,6 +235,17 @@ func TestStopWhileTheOfferWaitsClosesItUnansweredAndAQueuedMessageWaitsForTheAns
 	if err := a.AnswerSummary(chatID, store.SummaryChoiceSummarize); !errors.Is(err, ErrNoSummaryOffer) {
 		t.Fatalf("an answer after Stop: %v", err)
 	}
+	// the message that waited went with the Stop (the window gives it back to the composer)
+	if _, err := a.RunOnce(context.Background(), chatID, "third", RunOptions{Summarize: store.SummarizeNever}); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range m.reqs[requests:] {
+		for _, msg := range m.Messages {
+			if msg.Content == "and this" {
+				t.Fatal("a message queued before the Stop reached the model")
+			}
+		}
+	}
 }
 
 func TestAQueuedMessageJoinsTheRunTheAnswerResumes(t *testing.T) {

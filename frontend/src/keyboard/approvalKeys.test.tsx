@@ -250,15 +250,21 @@ describe('the offer to summarize older messages', () => {
     expect(screen.getByTestId('summary-offer-answer').textContent).toBe('You chose to leave them out.')
   })
 
-  it('says an offer the run was stopped on was not answered', async () => {
-    const { emit } = await mount()
+  it('says an offer the run was stopped on was not answered, and gives a message that waited back to the composer', async () => {
+    const { backend, composer, emit } = await mount()
     offer(emit)
+    fireEvent.change(composer, { target: { value: 'and this' } })
+    fireEvent.keyDown(composer, { key: 'Enter' })
+    expect(backend.callsOf('Send')).toEqual([['c1', 'and this']])
+    await act(async () => void fireEvent.keyDown(composer, { key: 'Escape' }))
+    expect(backend.callsOf('Stop')).toEqual([['c1']])
     emit([
       { type: 'context.summary_answered', offerId: 'offer_r1', choice: 'none' },
       { type: 'phase', phase: 'idle' },
     ])
     expect(within(card()).queryByRole('button')).toBeNull()
     expect(screen.getByTestId('summary-offer-answer').textContent).toBe('Not answered: the run was stopped.')
+    expect(composer.value).toBe('and this')
   })
 
   it('shows a chat reopened while its offer waits with the offer to answer, and an answered one with its answer', async () => {
