@@ -231,7 +231,7 @@ describe('the offer to summarize older messages', () => {
     expect(backend.callsOf('AnswerSummaryOffer')).toEqual([['c1', 'summarize']])
     // the card says the answer at once, and a second key answers nothing
     expect(within(card()).queryByRole('button', { name: 'Summarize' })).toBeNull()
-    expect(screen.getByTestId('summary-offer-answer').textContent).toBe('You chose to summarize them.')
+    expect(screen.getByTestId('summary-offer-answer').textContent).toBe('You chose Summarize.')
     await act(async () => void fireEvent.keyDown(document.body, alt('o')))
     expect(backend.callsOf('AnswerSummaryOffer')).toHaveLength(1)
   })
@@ -247,7 +247,7 @@ describe('the offer to summarize older messages', () => {
       { type: 'phase', phase: 'submitted', runId: 'r2' },
     ])
     expect(card().dataset.choice).toBe('leave_out')
-    expect(screen.getByTestId('summary-offer-answer').textContent).toBe('You chose to leave them out.')
+    expect(screen.getByTestId('summary-offer-answer').textContent).toBe('You chose Leave out.')
   })
 
   it('says an offer the run was stopped on was not answered, and gives a message that waited back to the composer', async () => {
