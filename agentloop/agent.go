@@ -399,7 +399,7 @@ func (a *Agent) RunOnce(ctx context.Context, chatID, prompt string, opts RunOpti
 			cs.mu.Unlock()
 			return Outcome{ChatID: chatID}, ErrBadDecision
 		}
-		if cs.paused == nil {
+		if cs.paused == nil || cs.paused.offers() {
 			cs.mu.Unlock()
 			return Outcome{ChatID: chatID}, fmt.Errorf("%w: chat %s is not paused on an approval", ErrNoPendingApproval, chatID)
 		}
@@ -432,6 +432,10 @@ func (a *Agent) RunOnce(ctx context.Context, chatID, prompt string, opts RunOpti
 			return Outcome{ChatID: chatID}, err
 		}
 		spec = startSpec{trigger: events.TriggerSummary, resume: p, opts: opts}
+	}
+	if prompt == "" && spec.resume == nil && opts.Summarize != "" {
+		cs.mu.Unlock()
+		return Outcome{ChatID: chatID}, ErrNoSummaryOffer // an answer to nothing starts nothing
 	}
 	r, err := a.startLocked(cs, spec)
 	cs.mu.Unlock()
