@@ -397,7 +397,7 @@ func (a *Agent) RunOnce(ctx context.Context, chatID, prompt string, opts RunOpti
 			cs.mu.Unlock()
 			return Outcome{ChatID: chatID}, ErrBadDecision
 		}
-		if cs.paused == nil {
+		if cs.paused == nil || cs.paused.offers() {
 			cs.mu.Unlock()
 			return Outcome{ChatID: chatID}, fmt.Errorf("%w: chat %s is not paused on an approval", ErrNoPendingApproval, chatID)
 		}
@@ -430,6 +430,10 @@ func (a *Agent) RunOnce(ctx context.Context, chatID, prompt string, opts RunOpti
 			return Outcome{ChatID: chatID}, err
 		}
 		spec = startSpec{trigger: events.TriggerSummary, resume: p, opts: opts}
+	}
+	if prompt == "" && spec.resume == nil && opts.Summarize != "" {
+		cs.mu.Unlock()
+		return Outcome{ChatID: chatID}, ErrNoSummaryOffer // an answer to nothing starts nothing
 	}
 	r, err := a.startLocked(cs, spec)
 	cs.mu.Unlock()
@@ -499,6 +503,9 @@ func (a *Agent) Stop(chatID string) error {
 	// under cs.mu: until the stand-in results are stored and the chat is idle, a Send must
 	// not slip its message in between the calls and their results
 	cs.paused = nil
+	if p.offers() {
+		cs.queue = nil // the messages that waited for the answer are given back, as a live run's are
+	}
 	err := a.closePaused(cs, p, ToolOutcome{Output: textNotRunStopped, NotRun: events.NotRunStopped})
 	a.setPhaseLocked(cs, p.RunID, events.PhaseIdle)
 	return err

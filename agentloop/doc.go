@@ -7,7 +7,8 @@
 //
 // One [Agent] serves the whole app. [Agent.Send] starts a run of a chat in the background
 // (or queues the message when the chat is busy), [Agent.Stop] cancels it, [Agent.Decide]
-// answers a tool call that waits for approval, [Agent.Shutdown] stops everything when the
+// answers a tool call that waits for approval, [Agent.AnswerSummary] an offer to summarize
+// older messages that no longer fit (offer.go), [Agent.Shutdown] stops everything when the
 // window closes. [Agent.RunOnce] runs synchronously; `prototyper run` uses it.
 //
 //	agent := agentloop.NewAgent(agentloop.Config{Model: m, Store: db, Emitter: bridge, Tools: factory})
@@ -21,13 +22,14 @@
 //
 // Each chat has one phase at a time (events.Phase): submitted when the user sent, streaming
 // while tokens arrive, tools while calls execute, continuing when results went back and no
-// token came yet, awaiting_approval when paused on the user's decision, idle otherwise. Every
+// token came yet, awaiting_approval when paused on the user's decision, awaiting_summary when
+// paused on the user's answer to a summary offer, idle otherwise. Every
 // change is emitted. One run per chat at a time; runs of different chats are independent:
 // each chat has its own lock, and the store is never written under the agent-wide one, so
 // one chat's slow disk write never holds up another chat.
 //
 // A run ends with run.finished and a stop reason: completed, max_steps (a cap on model
-// calls, [DefaultMaxSteps]), aborted, error, awaiting_approval or length (an answer still
+// calls, [DefaultMaxSteps]), aborted, error, awaiting_approval, awaiting_summary or length (an answer still
 // cut by the length limit after three continuations; standins.go holds every text
 // the model reads in place of a result).
 //

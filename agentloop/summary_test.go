@@ -235,6 +235,17 @@ func TestStopWhileTheOfferWaitsClosesItUnansweredAndAQueuedMessageWaitsForTheAns
 	if err := a.AnswerSummary(chatID, store.SummaryChoiceSummarize); !errors.Is(err, ErrNoSummaryOffer) {
 		t.Fatalf("an answer after Stop: %v", err)
 	}
+	// the message that waited went with the Stop (the window gives it back to the composer)
+	if _, err := a.RunOnce(context.Background(), chatID, "third", RunOptions{Summarize: store.SummarizeNever}); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range m.reqs[requests:] {
+		for _, msg := range m.Messages {
+			if msg.Content == "and this" {
+				t.Fatal("a message queued before the Stop reached the model")
+			}
+		}
+	}
 }
 
 func TestAQueuedMessageJoinsTheRunTheAnswerResumes(t *testing.T) {
@@ -316,20 +327,97 @@ func (f offererFunc) OfferSummary(ctx context.Context, chatID string, o store.Su
 // pauses on a summary offer, and returns the chat and that run's outcome.
 func (h *harness) untilOffered(t *testing.T, chatID string) (string, Outcome) {
 	t.Helper()
+	return h.untilOlderTurns(t, chatID, "", func(out Outcome) bool { return out.StopReason == events.StopAwaitingSummary })
+}
+
+// untilOlderTurns sends long messages to the chat with the policy summarize until done says
+// a run's outcome is the one awaited.
+func (h *harness) untilOlderTurns(t *testing.T, chatID, summarize string, done func(Outcome) bool) (string, Outcome) {
+	t.Helper()
 	for i := 0; i < 8; i++ {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		out, err := h.agent.RunOnce(ctx, chatID, fmt.Sprintf("%d %s", i, strings.Repeat("x", 700)), RunOptions{Think: "off"})
+		out, err := h.agent.RunOnce(ctx, chatID, fmt.Sprintf("%d %s", i, strings.Repeat("x", 700)),
+			RunOptions{Think: "off", Summarize: summarize})
 		cancel()
 		if err != nil {
 			t.Fatal(err)
 		}
 		chatID = out.ChatID
-		if out.StopReason == events.StopAwaitingSummary {
+		if done(out) {
 			return chatID, out
 		}
 	}
-	t.Fatalf("no offer after eight long messages; events %s", summary(h.rec.events()))
+	t.Fatalf("the older messages never stopped fitting after eight long messages; events %s", summary(h.rec.events()))
 	return "", Outcome{}
+}
+
+func TestOlderMessagesAreSummarizedOrLeftOutWithoutAnOfferAsTheRunSaysOnTheRealServer(t *testing.T) {
+	for _, c := range []struct {
+		summarize string
+		said      events.Type
+	}{
+		{store.SummarizeAlways, events.MessageStarted}, // the summary's
+		{store.SummarizeNever, events.ContextTruncated},
+	} {
+		t.Run(c.summarize, func(t *testing.T) {
+			h := newHarness(t, harnessOptions{model: "noter"})
+			if err := h.db.PutSettings(store.Settings{ContextCap: 2048}); err != nil {
+				t.Fatal(err)
+			}
+			said := func() bool {
+				for _, e := range ofType(h.rec.events(), c.said) {
+					if c.said == events.ContextTruncated || e.Kind == events.KindSummary {
+						return true
+					}
+				}
+				return false
+			}
+			h.untilOlderTurns(t, "", c.summarize, func(out Outcome) bool {
+				if out.StopReason != events.StopCompleted {
+					t.Fatalf("stop reason %q", out.StopReason)
+				}
+				return said()
+			})
+			if offers := ofType(h.rec.events(), events.SummaryOffered); len(offers) != 0 {
+				t.Fatalf("offers with --summarize %s: %s", c.summarize, summary(offers))
+			}
+		})
+	}
+}
+
+func TestAnOfferOnTheRealServerIsStoppedOrWaitsAcrossARestart(t *testing.T) {
+	h := newHarness(t, harnessOptions{model: "noter"})
+	if err := h.db.PutSettings(store.Settings{ContextCap: 2048}); err != nil {
+		t.Fatal(err)
+	}
+	chatID, out := h.untilOffered(t, "")
+	if err := h.agent.Stop(chatID); err != nil || h.agent.Phase(chatID) != events.PhaseIdle {
+		t.Fatalf("stop: %v, phase %s", err, h.agent.Phase(chatID))
+	}
+	if answered := ofType(h.rec.events(), events.SummaryAnswered); len(answered) != 1 || answered[0].Choice != store.SummaryChoiceNone {
+		t.Fatalf("answers %s", summary(answered))
+	}
+
+	// the next offer waits for an agent started anew on the same store
+	chatID, out = h.untilOffered(t, chatID)
+	if err := h.agent.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	cfg := h.agent.cfg
+	cfg.Emitter = newRecorder()
+	again := NewAgent(cfg)
+	t.Cleanup(func() { again.Shutdown(context.Background()) })
+	if again.Phase(chatID) != events.PhaseAwaitingSummary || again.LiveRun(chatID) != out.RunID {
+		t.Fatalf("after the restart: phase %s, run %q", again.Phase(chatID), again.LiveRun(chatID))
+	}
+	if err := again.AnswerSummary(chatID, store.SummaryChoiceSummarize); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Emitter.(*recorder).waitFor(t, "the resumed run", finished(1))
+	msgs := h.messages(t, chatID)
+	if sum := msgs[len(msgs)-2]; sum.SummaryOf == "" || sum.Content != "Noted." {
+		t.Fatalf("messages %q: no summary after the restart", roles(msgs))
+	}
 }
 
 func TestOlderMessagesAreOfferedThenSummarizedOrLeftOutOnTheRealServer(t *testing.T) {

@@ -17,7 +17,7 @@ import { useApprovalShortcuts } from './keyboard/useApprovalShortcuts'
 import { useMenuRequest } from './keyboard/menus'
 import { useWindowShortcuts } from './keyboard/useWindowShortcuts'
 import { useTheme } from './theme'
-import { isBusy, oldestWaitingCard, waitingOffer } from './state/chatReducer'
+import { isStoppable, oldestWaitingCard, waitingOffer } from './state/chatReducer'
 import { budgetKey, findModel, headerModel, headerWorkspace, needsFirstModel, type AppState } from './state/store'
 import { useAppState, useStore } from './state/useAppState'
 
@@ -58,7 +58,7 @@ function ConnectedComposer() {
   const store = useStore()
   const blocker = useAppState(composerBlocker)
   const warning = useAppState(modelWarning)
-  const busy = useAppState((s) => isBusy((s.activeChatId ? s.chats[s.activeChatId]?.phase : undefined) ?? 'idle'))
+  const busy = useAppState((s) => isStoppable((s.activeChatId ? s.chats[s.activeChatId]?.phase : undefined) ?? 'idle'))
   const budget = useAppState((s) => s.budgets[budgetKey(s)])
   const restored = useAppState((s) => s.restoredDraft)
   const model = useAppState((s) => s.config?.model ?? '')

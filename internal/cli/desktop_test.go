@@ -106,7 +106,11 @@ func TestConcurrentSettingsChangesOfTheWindowKeepEachOther(t *testing.T) {
 func TestTheSettingsKeepTheWorkspacesInstructionsAndTheRealModelSettings(t *testing.T) {
 	ws := t.TempDir()
 	d, _ := openTestDesktop(t, DesktopOptions{Workspace: ws, Model: "m", Common: Common{Ollama: "http://127.0.0.1:1"}})
-	in := Settings{Think: "on", Instructions: "  Answer in French.  ", KeepAliveMin: -1, LoopRepeats: 4, IgnoreTextToolCalls: true}
+	if c, _ := d.Config(); c.OlderTurns != store.SummarizeAsk {
+		t.Fatalf("older messages that no longer fit, by default: %q", c.OlderTurns)
+	}
+	in := Settings{Think: "on", Instructions: "  Answer in French.  ", KeepAliveMin: -1, LoopRepeats: 4, IgnoreTextToolCalls: true,
+		OlderTurns: store.SummarizeNever}
 	if err := d.SaveSettings(in); err != nil {
 		t.Fatal(err)
 	}
@@ -114,8 +118,12 @@ func TestTheSettingsKeepTheWorkspacesInstructionsAndTheRealModelSettings(t *test
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Instructions != "Answer in French." || c.KeepAliveMin != -1 || c.LoopRepeats != 4 || !c.IgnoreTextToolCalls {
+	if c.Instructions != "Answer in French." || c.KeepAliveMin != -1 || c.LoopRepeats != 4 || !c.IgnoreTextToolCalls ||
+		c.OlderTurns != store.SummarizeNever {
 		t.Fatalf("config %+v", c.Settings)
+	}
+	if err := d.SaveSettings(Settings{OlderTurns: "sometimes"}); err == nil || !strings.Contains(err.Error(), "ask, always or never") {
+		t.Fatalf("an older-messages choice that is none: %v", err)
 	}
 	in.Instructions = ""
 	if err := d.SaveSettings(in); err != nil {

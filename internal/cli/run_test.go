@@ -368,6 +368,9 @@ func TestRunSummarizesOlderMessagesWithoutATerminalAndAsksWithSummarizeAsk(t *te
 		!strings.Contains(errOut, "left out") {
 		t.Fatalf("exit %d, %d summaries: %s", code, summaries, errOut)
 	}
+	if code, errOut := run("--chat", chatID, "--summarize", "always"); code != ExitFailed || !strings.Contains(errOut, "no offer to summarize") {
+		t.Fatalf("an answer when no offer waits: exit %d: %s", code, errOut)
+	}
 	if code, errOut := run("--summarize", "sometimes", "hi"); code != ExitUsage || !strings.Contains(errOut, "ask, always or never") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}

@@ -8,19 +8,30 @@ async function mount(prepare?: (backend: FakeBackend) => void) {
   return (await mountApp([], prepare)).backend
 }
 
+// Opens the settings with Ctrl+, as a user does.
+function openSettings() {
+  fireEvent.keyDown(document.body, { key: ',', code: 'Comma', ctrlKey: true })
+  return screen.getByRole('dialog', { name: 'Settings' })
+}
+
+// Saves the open settings and returns what the Go side was given.
+async function save(backend: FakeBackend, dialog: HTMLElement): Promise<Settings> {
+  await act(async () => {
+    fireEvent.submit(dialog)
+  })
+  const [[saved]] = backend.callsOf('SaveSettings') as [[Settings]]
+  return saved
+}
+
 describe('the model server and the MCP servers in the settings', () => {
   it('opens with Ctrl+, and saves an OpenAI-compatible server with the name of its key variable', async () => {
     const backend = await mount()
-    fireEvent.keyDown(document.body, { key: ',', code: 'Comma', ctrlKey: true })
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const dialog = openSettings()
     expect(within(dialog).queryByLabelText(/Server URL/)).toBeNull()
     fireEvent.change(within(dialog).getByLabelText('Model server'), { target: { value: 'openai' } })
     fireEvent.change(within(dialog).getByLabelText(/Server URL/), { target: { value: ' http://gpu:8000/v1 ' } })
     fireEvent.change(within(dialog).getByLabelText(/API key variable/), { target: { value: 'VLLM_API_KEY' } })
-    await act(async () => {
-      fireEvent.submit(dialog)
-    })
-    const [[saved]] = backend.callsOf('SaveSettings') as [[Settings]]
+    const saved = await save(backend, dialog)
     expect(saved).toMatchObject({ provider: 'openai', baseUrl: 'http://gpu:8000/v1', apiKeyEnv: 'VLLM_API_KEY', mcpJson: '' })
   })
 
@@ -51,5 +62,16 @@ describe('an OpenAI-compatible server that does not answer', () => {
     expect(panel.textContent).toContain('http://gpu:8000/v1')
     expect(panel.textContent).not.toContain('ollama serve')
     expect(screen.queryByTestId('ollama-down')).toBeNull()
+  })
+})
+
+describe('older messages that no longer fit, in the settings', () => {
+  it('asks by default, and saves "leave them out"', async () => {
+    const backend = await mount()
+    const dialog = openSettings()
+    const choice = within(dialog).getByLabelText('When older messages no longer fit') as HTMLSelectElement
+    expect(choice.value).toBe('ask')
+    fireEvent.change(choice, { target: { value: 'never' } })
+    expect((await save(backend, dialog)).olderTurns).toBe('never')
   })
 })

@@ -7,8 +7,8 @@ import { ShortcutButton } from './ShortcutButton'
 import { ShortcutKey } from './ToolCard'
 
 const answers: Record<string, string> = {
-  summarize: 'You chose to summarize them.',
-  leave_out: 'You chose to leave them out.',
+  summarize: 'You chose Summarize.',
+  leave_out: 'You chose Leave out.',
   none: 'Not answered: the run was stopped.',
 }
 

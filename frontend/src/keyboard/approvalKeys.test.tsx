@@ -231,7 +231,7 @@ describe('the offer to summarize older messages', () => {
     expect(backend.callsOf('AnswerSummaryOffer')).toEqual([['c1', 'summarize']])
     // the card says the answer at once, and a second key answers nothing
     expect(within(card()).queryByRole('button', { name: 'Summarize' })).toBeNull()
-    expect(screen.getByTestId('summary-offer-answer').textContent).toBe('You chose to summarize them.')
+    expect(screen.getByTestId('summary-offer-answer').textContent).toBe('You chose Summarize.')
     await act(async () => void fireEvent.keyDown(document.body, alt('o')))
     expect(backend.callsOf('AnswerSummaryOffer')).toHaveLength(1)
   })
@@ -247,18 +247,24 @@ describe('the offer to summarize older messages', () => {
       { type: 'phase', phase: 'submitted', runId: 'r2' },
     ])
     expect(card().dataset.choice).toBe('leave_out')
-    expect(screen.getByTestId('summary-offer-answer').textContent).toBe('You chose to leave them out.')
+    expect(screen.getByTestId('summary-offer-answer').textContent).toBe('You chose Leave out.')
   })
 
-  it('says an offer the run was stopped on was not answered', async () => {
-    const { emit } = await mount()
+  it('says an offer the run was stopped on was not answered, and gives a message that waited back to the composer', async () => {
+    const { backend, composer, emit } = await mount()
     offer(emit)
+    fireEvent.change(composer, { target: { value: 'and this' } })
+    fireEvent.keyDown(composer, { key: 'Enter' })
+    expect(backend.callsOf('Send')).toEqual([['c1', 'and this']])
+    await act(async () => void fireEvent.keyDown(composer, { key: 'Escape' }))
+    expect(backend.callsOf('Stop')).toEqual([['c1']])
     emit([
       { type: 'context.summary_answered', offerId: 'offer_r1', choice: 'none' },
       { type: 'phase', phase: 'idle' },
     ])
     expect(within(card()).queryByRole('button')).toBeNull()
     expect(screen.getByTestId('summary-offer-answer').textContent).toBe('Not answered: the run was stopped.')
+    expect(composer.value).toBe('and this')
   })
 
   it('shows a chat reopened while its offer waits with the offer to answer, and an answered one with its answer', async () => {

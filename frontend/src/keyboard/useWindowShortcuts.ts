@@ -1,5 +1,5 @@
 import { useEffect } from 'react'
-import { isBusy } from '../state/chatReducer'
+import { isStoppable } from '../state/chatReducer'
 import type { AppStore } from '../state/store'
 import { focusComposer, menuOpen, openMenu } from './menus'
 import {
@@ -34,7 +34,7 @@ export function useWindowShortcuts(store: AppStore, actions: WindowActions): voi
         if (modalDialogOpen() || menuOpen()) return
         const s = store.getState()
         const phase = s.activeChatId ? s.chats[s.activeChatId]?.phase : undefined
-        if (phase && isBusy(phase)) {
+        if (phase && isStoppable(phase)) {
           e.preventDefault()
           void store.stop()
         }

@@ -211,6 +211,14 @@ export function oldestWaitingCard(chat: ChatState | undefined, decided: Record<s
   return null
 }
 
+/**
+ * Phases in which Stop stops the run and a message sent waits for it: the busy ones, and a
+ * summary offer waiting for its answer (the run goes on once it is answered).
+ */
+export function isStoppable(phase: Phase): boolean {
+  return isBusy(phase) || phase === 'awaiting_summary'
+}
+
 /** Phases in which something is happening (busy indicator, Stop button). */
 export function isBusy(phase: Phase): boolean {
   return phase === 'submitted' || phase === 'streaming' || phase === 'tools' || phase === 'continuing'

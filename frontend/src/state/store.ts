@@ -42,8 +42,8 @@ import {
   chatFromSnapshot,
   dropNotices,
   emptyChat,
-  isBusy,
   isDuplicate,
+  isStoppable,
   markRunning,
   mergeLive,
   reduceChat,
@@ -672,7 +672,7 @@ export class AppStore {
     if (!text) return
     const chatId = this.state.activeChatId
     const localId = `local:${++localIds}`
-    const waits = !!chatId && isBusy(this.state.chats[chatId]?.phase ?? 'idle')
+    const waits = !!chatId && isStoppable(this.state.chats[chatId]?.phase ?? 'idle')
     if (chatId) {
       this.setChat(chatId, addLocalUserMessage(this.state.chats[chatId] ?? emptyChat(chatId), localId, text, false, images))
       if (waits) this.setQueued(chatId, [...(this.state.queued[chatId] ?? []), localId])
@@ -1031,7 +1031,8 @@ export class AppStore {
     for (const e of evs) {
       if (e.type === 'message.started' && e.role === 'user' && e.trigger === 'steering') q = q.slice(1)
       else if (e.type === 'run.started') q = []
-      else if (e.type === 'run.finished' && e.stopReason === 'aborted') {
+      // a stopped run, or a summary offer closed by a Stop while messages waited for its answer
+      else if ((e.type === 'run.finished' && e.stopReason === 'aborted') || (e.type === 'context.summary_answered' && e.choice === 'none')) {
         given = q
         q = []
       }
