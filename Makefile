@@ -64,8 +64,9 @@ mcp-test-servers: $(MCP_STAMP)
 $(WAILS):
 	GOBIN=$(TOOLS) go install github.com/wailsapp/wails/v2/cmd/wails@$(WAILS_VER)
 
+# stamped with its version, as Ollama's releases are: /api/version then says which it is
 $(OLLAMA): | $(DEPS_STAMP)
-	GOBIN=$(TOOLS) go install github.com/ollama/ollama@$(OLLAMA_VER)
+	GOBIN=$(TOOLS) go install -ldflags=-X=github.com/ollama/ollama/version.Version=$(OLLAMA_VER:v%=%) github.com/ollama/ollama@$(OLLAMA_VER)
 
 # v2.44: later versions need modules that the Go module proxy does not serve
 $(NFPM):
