@@ -129,4 +129,3 @@ func TestOpenPathOpensAFileInTheFolderItsRunWroteItIn(t *testing.T) {
 	realSecond, _ := filepath.EvalSymlinks(second)
 	waitOpened(t, record, filepath.Join(real, "index.html"), filepath.Join(real, "index.html"), realSecond)
 }
-
