@@ -24,7 +24,7 @@ NODE_STAMP   := frontend/node_modules/.package-lock.json
 export PATH := $(TOOLS):$(shell go env GOPATH)/bin:$(PATH)
 export GOFLAGS := -tags=$(TAGS)
 
-.PHONY: mcp-test-servers run test build package deps deps-deb vet test-go test-frontend test-contract test-desktop test-clean-clone test-package bench bench-stream clean
+.PHONY: mcp-test-servers run test build package deps deps-deb vet test-go test-frontend test-contract test-desktop test-clean-clone test-package bench bench-stream clean go-packages
 
 ## run: install what is missing (the pinned ollama server included: with no Ollama running,
 ## the app starts that one itself), build, open the app
@@ -64,8 +64,9 @@ mcp-test-servers: $(MCP_STAMP)
 $(WAILS):
 	GOBIN=$(TOOLS) go install github.com/wailsapp/wails/v2/cmd/wails@$(WAILS_VER)
 
+# stamped with its version, as Ollama's releases are: /api/version then says which it is
 $(OLLAMA): | $(DEPS_STAMP)
-	GOBIN=$(TOOLS) go install github.com/ollama/ollama@$(OLLAMA_VER)
+	GOBIN=$(TOOLS) go install -ldflags=-X=github.com/ollama/ollama/version.Version=$(OLLAMA_VER:v%=%) github.com/ollama/ollama@$(OLLAMA_VER)
 
 # v2.44: later versions need modules that the Go module proxy does not serve
 $(NFPM):
@@ -84,12 +85,21 @@ test: deps $(OLLAMA) build package mcp-test-servers
 test-clean-clone:
 	scripts/check-clean-clone.sh
 
+# The module's Go packages: ./... without the Go code npm packages ship in frontend/node_modules
+# (flatted's golang/ folder). go.mod's ignore directive would say it once for every go command,
+# but the wails CLI cannot read a go.mod that has one.
+GO_PKGS = $(shell go list ./... | grep -v /node_modules/)
+
+## go-packages: the Go packages vet, test and bench cover
+go-packages:
+	@echo $(GO_PKGS)
+
 vet:
-	go vet ./...
+	go vet $(GO_PKGS)
 
 # PROTOTYPER_REQUIRE_COMPONENTS turns a missing component (ollama, Xvfb, the binary) into a failure.
 test-go:
-	PROTOTYPER_REQUIRE_COMPONENTS=1 PROTOTYPER_OLLAMA=$(OLLAMA) go test -race -count=1 -skip 'Desktop|Package' ./...
+	PROTOTYPER_REQUIRE_COMPONENTS=1 PROTOTYPER_OLLAMA=$(OLLAMA) go test -race -count=1 -skip 'Desktop|Package' $(GO_PKGS)
 
 test-frontend: $(NODE_STAMP)
 	cd frontend && npm run typecheck && npm run lint && npm test
@@ -117,7 +127,7 @@ test-package:
 
 ## bench: the benchmarks with their figures
 bench: deps $(OLLAMA)
-	PROTOTYPER_OLLAMA=$(OLLAMA) go test -run '^$$' -bench . -benchmem ./...
+	PROTOTYPER_OLLAMA=$(OLLAMA) go test -run '^$$' -bench . -benchmem $(GO_PKGS)
 
 ## bench-stream: the chat window streaming in headless Chromium (10,000 tokens at 200/s, and a
 ## 10-minute memory run; BENCH_MINUTES=2 for a quick one)

@@ -107,6 +107,12 @@ func TestDesktopAChatWritesOnlyInTheFolderTheHeaderShowsForIt(t *testing.T) {
 		if c.Workspace != want {
 			t.Errorf("chat %q is stored in %s, want %s", c.Title, c.Workspace, want)
 		}
+		// the answer after the write, with thinking on and none thought, reads as the model
+		// wrote it: the server's repeat of its first piece is not shown ("WroteWrote …")
+		msgs, _ := db.Messages(c.ID)
+		if answer := msgs[3]; answer.Role != store.RoleAssistant || answer.Content != "Wrote where.txt." {
+			t.Errorf("chat %q: the first answer is %s %q, want the assistant's \"Wrote where.txt.\"", c.Title, answer.Role, answer.Content)
+		}
 	}
 }
 

@@ -105,3 +105,28 @@ func TestPackageHoldsTheBinaryTheMenuEntryAndTheIconAndStarts(t *testing.T) {
 		t.Errorf("the packaged app did not exit cleanly: %s", describeExit(err))
 	}
 }
+
+// `make vet`, `make test-go` and `make bench` walk this module's own packages, never the Go
+// code an npm package ships in frontend/node_modules (flatted's golang/ folder), which a bare
+// ./... takes in.
+func TestMakeWalksOnlyTheModulesOwnGoCode(t *testing.T) {
+	root := moduleRoot(t)
+	run := func(name string, args ...string) []string {
+		cmd := exec.Command(name, args...)
+		cmd.Dir = root
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s %v: %v", name, args, err)
+		}
+		return strings.Fields(string(out))
+	}
+	var want []string
+	for _, pkg := range run("go", "list", "./...") {
+		if !strings.Contains(pkg, "/node_modules/") {
+			want = append(want, pkg)
+		}
+	}
+	if got := run("make", "-s", "go-packages"); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("make's Go packages:\n got %v\nwant %v (./... without node_modules)", got, want)
+	}
+}

@@ -32,7 +32,8 @@ func (c *Client) Chat(ctx context.Context, req *ChatRequest, fn EventFunc) (*Res
 		return nil, err
 	}
 	defer r.Close()
-	d := chatDecoder{fn: fn, newID: c.newID}
+	d := chatDecoder{fn: fn, newID: c.newID,
+		repeat: firstRepeat{watching: req.Think.Enabled(), repeats: func() bool { return c.repeatsFirstPiece(ctx) }}}
 	return d.run(newLineReader(r.Body, c.maxLine), r.LineArrived, r.Why)
 }
 
@@ -74,6 +75,7 @@ type chatDecoder struct {
 	content, thinking strings.Builder
 	calls             []ToolCall
 	lines             int
+	repeat            firstRepeat // the server's repeat of the first piece, taken out
 }
 
 // run reads lines until done:true or an error. onLine is called after every line (it
@@ -116,7 +118,7 @@ func (d *chatDecoder) decodeLine(line []byte) (bool, error) {
 	if err := d.emitText(&d.thinking, ch.Message.Thinking, EventThinkingDelta); err != nil {
 		return false, err
 	}
-	if err := d.emitText(&d.content, ch.Message.Content, EventContentDelta); err != nil {
+	if err := d.emitContent(ch.Message.Content); err != nil {
 		return false, err
 	}
 	for _, w := range ch.Message.ToolCalls {
@@ -155,6 +157,31 @@ func (d *chatDecoder) emitText(b *strings.Builder, raw json.RawMessage, kind Eve
 		return nil
 	}
 	return d.fn(Event{Kind: kind, Text: b.String()[start:]})
+}
+
+// emitContent is emitText for the content, without the server's repeat of the first piece:
+// while that is watched for (the first two content lines of an answer whose thinking was
+// asked), a line's text is read apart before it joins the content.
+func (d *chatDecoder) emitContent(raw json.RawMessage) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	if d.thinking.Len() > 0 {
+		d.repeat.thinking()
+	}
+	if !d.repeat.watching {
+		return d.emitText(&d.content, raw, EventContentDelta)
+	}
+	var line strings.Builder
+	if err := appendJSONString(&line, raw); err != nil {
+		return &MalformedLineError{Line: d.lines, Text: snippet(raw), Err: err}
+	}
+	text := d.repeat.content(line.String())
+	if text == "" {
+		return nil
+	}
+	d.content.WriteString(text)
+	return d.fn(Event{Kind: EventContentDelta, Text: text})
 }
 
 // partial is the result of a failed stream: text only, never tool calls.

@@ -553,3 +553,65 @@ func TestChatAcceptsCRLFAndALastLineWithoutNewline(t *testing.T) {
 		t.Fatalf("res = %+v, err = %v", res, err)
 	}
 }
+
+// Ollama v0.9.0–v0.11.6 send the first piece of an answer whose thinking was asked for and
+// skipped twice: alone, then again at the start of the next line with content. The client
+// takes the repeat out on those versions only, and only in that shape.
+func TestChatTakesOutTheFirstPieceAServerRepeatsWhenThinkingWasSkipped(t *testing.T) {
+	line := func(thinking, content string) string {
+		return fmt.Sprintf(`{"model":"m","message":{"role":"assistant","content":%q,"thinking":%q},"done":false}`, content, thinking)
+	}
+	last := func(content string) string {
+		return fmt.Sprintf(`{"model":"m","message":{"role":"assistant","content":%q},"done":true,"done_reason":"stop"}`, content)
+	}
+	repeated := []string{line("", "Wrote"), line("", "Wrote where.txt"), line("", "."), last("")}
+	for _, tt := range []struct {
+		name, version string
+		think         Think
+		lines         []string
+		want          string
+	}{
+		{"v0.11.4, thinking skipped", "0.11.4", ThinkOn, repeated, "Wrote where.txt."},
+		{"v0.9.0, a thinking level", "0.9.0", ThinkHigh, repeated, "Wrote where.txt."},
+		{"v0.11.4, a one-piece answer repeated on the last line", "0.11.4", ThinkOn, []string{line("", "Hi."), last("Hi.")}, "Hi."},
+		{"v0.11.7 does not repeat: a piece like the first is the model's", "0.11.7", ThinkOn,
+			[]string{line("", "1"), line("", "1"), line("", " apples"), last("")}, "11 apples"},
+		{"v0.8.0 had no thinking parser", "0.8.0", ThinkOn, []string{line("", "1"), line("", "1"), last("")}, "11"},
+		{"an unstamped source build: the shape decides", "0.0.0", ThinkOn, repeated, "Wrote where.txt."},
+		{"thinking not asked", "0.11.4", ThinkOff, []string{line("", "1"), line("", "1"), last("")}, "11"},
+		{"the answer opened with its thinking", "0.11.4", ThinkOn,
+			[]string{line("Plan.", ""), line("", "1"), line("", "1"), last("")}, "11"},
+		{"the second piece does not start with the first", "0.11.4", ThinkOn,
+			[]string{line("", "Wrote"), line("", " where.txt"), last("")}, "Wrote where.txt"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var versions atomic.Int32
+			c, _ := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/api/version" {
+					versions.Add(1)
+					fmt.Fprintf(w, `{"version":%q}`, tt.version)
+					return
+				}
+				writeLines(w, tt.lines...)
+			})
+			req := userTurn("m", "go")
+			req.Think = tt.think
+			for range 2 { // the version is asked once for both
+				var rec recorder
+				res, err := c.Chat(testCtx(t), req, rec.fn)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := rec.text(EventContentDelta); got != tt.want || res.Message.Content != tt.want {
+					t.Errorf("content deltas %q, message %q; want %q", got, res.Message.Content, tt.want)
+				}
+			}
+			if n := versions.Load(); n > 1 {
+				t.Errorf("the version was asked %d times, want at most once", n)
+			}
+		})
+	}
+	if repeatsFirstPiece("0.11.7-rc0") || !repeatsFirstPiece("v0.11.6") || repeatsFirstPiece("0.0.1") || repeatsFirstPiece("junk") {
+		t.Error("versions: 0.11.7-rc0 is fixed, v0.11.6 repeats, 0.0.1 and a version that is no number do not")
+	}
+}

@@ -46,6 +46,7 @@ type Client struct {
 	notify          func(RetryInfo)
 	newID           func() string
 	authorization   string // the Authorization header of a server behind a proxy; never logged
+	version         *serverVersion
 }
 
 // Option configures a [Client].
@@ -110,7 +111,8 @@ func New(base *url.URL, opts ...Option) *Client {
 		pullIdle:  DefaultPullIdleTimeout,
 		retry: httpstream.Policy{Attempts: DefaultRetryAttempts, MaxElapsed: DefaultRetryMaxElapsed,
 			Initial: DefaultRetryInitial, MaxInterval: DefaultRetryMaxInterval},
-		newID: newCallID,
+		newID:   newCallID,
+		version: &serverVersion{},
 	}
 	for _, o := range opts {
 		o(c)

@@ -22,6 +22,8 @@ var (
 	plain    = ollamatest.Model{Name: "plain", NoTools: true, NoThinking: true, Scripts: ollamatest.Scripts{
 		"*": {"Hello", " there", "."},
 	}}
+	// skipper can think, but answers without thinking
+	skipper = ollamatest.Model{Name: "skipper", Scripts: ollamatest.Scripts{"*": {"Hello", " there", "."}}}
 )
 
 // TestMain starts the real server for the package's tests, except when only benchmarks or
@@ -31,7 +33,7 @@ func TestMain(m *testing.M) {
 	if f := flag.Lookup("test.run"); f != nil && f.Value.String() == "^$" {
 		os.Exit(m.Run())
 	}
-	os.Exit(ollamatest.Main(m, scripted, plain))
+	os.Exit(ollamatest.Main(m, scripted, plain, skipper))
 }
 
 func realClient(t *testing.T) *ollama.Client { return ollama.New(ollamatest.BaseURL(t)) }
@@ -213,5 +215,25 @@ func TestStarterModelsAreSmallAndOneIsRecommended(t *testing.T) {
 	}
 	if recommended != 1 || !models[0].Recommended || ollama.RecommendedModel() != models[0] {
 		t.Errorf("starters %+v: want exactly one recommended, listed first", models)
+	}
+}
+
+// The real server (v0.11.4) repeats the first piece of an answer whose thinking was asked for
+// and skipped (internal/ollamatest's TestQuirkThinkingRequestRepeatsTheFirstPieceOfAReplyWithoutThink):
+// the client gives the answer as the model wrote it.
+func TestRealServerAnswerWithoutThinkingArrivesOnceWithThinkingOn(t *testing.T) {
+	req := &ollama.ChatRequest{Model: "skipper", Messages: []ollama.Message{{Role: ollama.RoleUser, Content: "Hi"}}, Think: ollama.ThinkOn}
+	var deltas strings.Builder
+	res, err := realClient(t).Chat(ctx(t), req, func(e ollama.Event) error {
+		if e.Kind == ollama.EventContentDelta {
+			deltas.WriteString(e.Text)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if deltas.String() != "Hello there." || res.Message.Content != "Hello there." {
+		t.Errorf("content deltas %q, message %q; want \"Hello there.\" once", deltas.String(), res.Message.Content)
 	}
 }

@@ -89,7 +89,8 @@ func waitOpened(t *testing.T, record string, want ...string) {
 }
 
 // A file a run wrote opens in the folder the run wrote it in, also once the chat has moved to
-// another folder that holds a file of the same name.
+// another folder that holds a file of the same name; and the card of each call that wrote the
+// name opens the file in that call's folder, once a later run wrote the name in the other.
 func TestOpenPathOpensAFileInTheFolderItsRunWroteItIn(t *testing.T) {
 	first, second := t.TempDir(), t.TempDir()
 	os.WriteFile(filepath.Join(first, "index.html"), []byte("first"), 0o644)
@@ -113,41 +114,18 @@ func TestOpenPathOpensAFileInTheFolderItsRunWroteItIn(t *testing.T) {
 	}
 	real, _ := filepath.EvalSymlinks(first)
 	waitOpened(t, record, filepath.Join(real, "index.html"))
-}
 
-// The card of an older call opens its file in the folder that call wrote it in, when a later
-// run of the chat, moved to another folder, wrote the same name there.
-func TestOpenCallPathOpensTheFileInTheFolderThatCallWroteItIn(t *testing.T) {
-	first, second := t.TempDir(), t.TempDir()
-	os.WriteFile(filepath.Join(first, "index.html"), []byte("first"), 0o644)
-	os.WriteFile(filepath.Join(second, "index.html"), []byte("second"), 0o644)
-	record := stubOpener(t)
-
-	d, _ := openTestDesktop(t, DesktopOptions{Workspace: first})
-	chat, err := d.NewChat()
-	if err != nil {
-		t.Fatal(err)
-	}
-	absent := []tools.PathState{{Path: "index.html", Kind: tools.KindAbsent}}
-	if _, err := d.db.StartToolCall(store.ToolCallRecord{ID: "c1", ChatID: chat.ID, RunID: "r1", Name: "write_file",
-		Workspace: first, Pending: true}, absent); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := d.SetChatWorkspace(chat.ID, second); err != nil {
-		t.Fatal(err)
-	}
+	// a run in the second folder writes the same name: each call's card opens its own file
 	if _, err := d.db.StartToolCall(store.ToolCallRecord{ID: "c2", ChatID: chat.ID, RunID: "r2", Name: "write_file",
-		Workspace: second, Pending: true}, absent); err != nil {
+		Workspace: second, Pending: true}, []tools.PathState{{Path: "index.html", Kind: tools.KindAbsent}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := d.OpenCallPath(chat.ID, "c1", "index.html", false); err != nil {
 		t.Fatal(err)
 	}
-	real, _ := filepath.EvalSymlinks(first)
-	waitOpened(t, record, filepath.Join(real, "index.html"))
 	if err := d.OpenCallPath(chat.ID, "c2", "index.html", true); err != nil {
 		t.Fatal(err)
 	}
 	realSecond, _ := filepath.EvalSymlinks(second)
-	waitOpened(t, record, filepath.Join(real, "index.html"), realSecond)
+	waitOpened(t, record, filepath.Join(real, "index.html"), filepath.Join(real, "index.html"), realSecond)
 }

@@ -25,7 +25,7 @@ import (
 )
 
 // HowToInstall says how to get the server binary the harness runs.
-const HowToInstall = "`GOBIN=$PWD/.tools/bin go install github.com/ollama/ollama@v0.11.4` from the repository root (on Debian, `apt-get install nlohmann-json3-dev libstb-dev` first), or set PROTOTYPER_OLLAMA to an ollama v0.11.4 binary"
+const HowToInstall = "`GOBIN=$PWD/.tools/bin go install -ldflags=-X=github.com/ollama/ollama/version.Version=0.11.4 github.com/ollama/ollama@v0.11.4` from the repository root (on Debian, `apt-get install nlohmann-json3-dev libstb-dev` first), or set PROTOTYPER_OLLAMA to an ollama v0.11.4 binary"
 
 // ErrNoBinary is returned by [FindBinary] when no ollama binary is found.
 var ErrNoBinary = errors.New("ollamatest: the ollama binary is missing")

@@ -1,0 +1,126 @@
+package ollama
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Ollama v0.9.0 to v0.11.6 repeat the first piece of an answer whose thinking was asked for
+// and skipped: their thinking parser, once it sees content that does not open with the thinking
+// tag, passes that content through but keeps it, and sends it again at the start of the next
+// line that carries content ("Wrote", then "Wrote where.txt"). v0.11.7 fixed it ("thinking:
+// fix double emit when no opening tag"). A user of those servers with thinking on (the
+// default) would read the first word of such an answer twice, and the model would read it so
+// in the history; the client takes the repeat out.
+//
+// The repeat is recognised by its shape — the second content line starts with the whole first
+// one, no thinking came before — and confirmed by the server's version, asked once when the
+// shape first shows: on a server without the fault, a model may well start its second piece
+// with the text of its first ("1", "1"). A server built from source without its version
+// stamped says "0.0.0" (`go install github.com/ollama/ollama@v0.11.4` does; the Makefile stamps
+// it): its shape alone decides.
+
+// firstRepeatFixed is the first Ollama version that does not repeat the first piece.
+var firstRepeatFixed = [3]int{0, 11, 7}
+
+// firstRepeatSince is the first Ollama version whose thinking parser repeats it.
+var firstRepeatSince = [3]int{0, 9, 0}
+
+// unstampedVersion is what a server built from source without its version stamped says.
+const unstampedVersion = "0.0.0"
+
+// repeatsFirstPiece reports whether a server of version v repeats the first piece of an
+// answer whose thinking was skipped: the versions that do, and an unstamped build, which may.
+// A version that is not major.minor.patch is taken not to.
+func repeatsFirstPiece(v string) bool {
+	if v == unstampedVersion {
+		return true
+	}
+	v, _, _ = strings.Cut(strings.TrimPrefix(v, "v"), "-")
+	parts := strings.Split(v, ".")
+	if len(parts) != 3 {
+		return false
+	}
+	var n [3]int
+	for i, p := range parts {
+		x, err := strconv.Atoi(p)
+		if err != nil {
+			return false
+		}
+		n[i] = x
+	}
+	return !less(n, firstRepeatSince) && less(n, firstRepeatFixed)
+}
+
+func less(a, b [3]int) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return false
+}
+
+// serverVersion is the version a client learned of its server, shared by the copies [Client.With]
+// makes. It is asked again after a while: the server may have been upgraded meanwhile.
+type serverVersion struct {
+	mu      sync.Mutex
+	version string
+	at      time.Time
+}
+
+// versionKept is how long a version asked is trusted.
+const versionKept = time.Minute
+
+// repeatsFirstPiece asks the server's version (once a minute at most, and once: a server
+// that does not answer is taken not to repeat) and reports whether it repeats the first piece.
+func (c *Client) repeatsFirstPiece(ctx context.Context) bool {
+	sv := c.version
+	if sv == nil {
+		sv = &serverVersion{}
+	}
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	if sv.at.IsZero() || time.Since(sv.at) > versionKept {
+		v, err := c.With(WithRetry(1, 0)).Version(ctx)
+		if err != nil {
+			return false
+		}
+		sv.version, sv.at = v, time.Now()
+	}
+	return repeatsFirstPiece(sv.version)
+}
+
+// firstRepeat watches the first two content lines of an answer whose thinking was asked for,
+// and takes out of the second the repeat of the first that the server sent (see above).
+type firstRepeat struct {
+	watching bool   // thinking was asked, and the answer's second content line has not come
+	first    string // the first content line's text; "" until it came
+	repeats  func() bool
+}
+
+// thinking notes a thinking line: the answer opened with its thinking, nothing is repeated.
+func (f *firstRepeat) thinking() {
+	if f.first == "" {
+		f.watching = false
+	}
+}
+
+// content returns the text of a content line without the server's repeat of the first.
+func (f *firstRepeat) content(text string) string {
+	if !f.watching {
+		return text
+	}
+	if f.first == "" {
+		f.first = text
+		return text
+	}
+	f.watching = false
+	if strings.HasPrefix(text, f.first) && f.repeats() {
+		return text[len(f.first):]
+	}
+	return text
+}
