@@ -341,13 +341,13 @@ type terminal struct {
 	// progressAt is when a line last said the progress of a running call not on the spinner
 	// line: one a second at most
 	progressAt map[string]time.Time
-	labels   map[string]string // tool call id → "name args", for its result line
-	notes    map[string]bool   // system messages (instructions, summaries): said in one line, their text not printed
-	loading  string            // the model being loaded, while its status line shows
-	since    time.Time         // when its request was sent
-	frame    int
-	done     chan struct{}
-	ticker   *time.Ticker
+	labels     map[string]string // tool call id → "name args", for its result line
+	notes      map[string]bool   // system messages (instructions, summaries): said in one line, their text not printed
+	loading    string            // the model being loaded, while its status line shows
+	since      time.Time         // when its request was sent
+	frame      int
+	done       chan struct{}
+	ticker     *time.Ticker
 }
 
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
