@@ -139,6 +139,7 @@ describe('ToolCard', () => {
     expect(screen.getByTestId('stopped-sentence').textContent).toBe(
       'Stopped while it ran: the run was stopped while the MCP server everything ran this call; it was asked to cancel it',
     )
+    expect(el.textContent).toContain('Output') // it says more than its sentence
     expect(stoppedSentence('')).toBe('Stopped while it ran.')
   })
 

@@ -470,7 +470,10 @@ export const ToolCard = memo(function ToolCard({
       ))}
       {onOpen && opens && <FileActions path={opens} onOpen={(inFolder) => onOpen(opens, inFolder, card.id)} />}
       {diff ? <DiffView diff={diff} /> : null}
-      {!diff && card.output && (card.state === 'completed' || card.state === 'failed' || card.state === 'stopped') && (
+      {/* a stopped call's output is folded only when it says more than its sentence */}
+      {!diff &&
+        card.output &&
+        (card.state === 'completed' || card.state === 'failed' || (card.state === 'stopped' && card.output.trim().includes('\n'))) && (
         <details className="tool-output">
           <summary>Output</summary>
           <pre>{card.output}</pre>
