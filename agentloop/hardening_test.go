@@ -484,37 +484,29 @@ func resultOf(evs []events.Event, id string) events.Event {
 
 // TestACallStoppedWhileItRanIsStoppedNotFailed: a tool that answers the cancellation with
 // its own sentence (as an MCP call does) is stopped, in its tool.result and its record, with
-// that sentence; a tool that completes its work despite the stop is completed.
+// that sentence; a tool that completes its work despite the stop is completed. (The run is
+// stopped as `run` stops it on an interrupt: its context ends.)
 func TestACallStoppedWhileItRanIsStoppedNotFailed(t *testing.T) {
 	for _, completes := range []bool{false, true} {
 		t.Run(fmt.Sprintf("completes=%v", completes), func(t *testing.T) {
-			entered := make(chan struct{}, 1)
+			ctx, stop := context.WithCancel(context.Background())
+			defer stop()
 			tool := tools.New("wait", "Wait for the stop.").Handle(func(ctx context.Context, _ tools.Call, _ tools.ProgressFunc) (tools.Result, error) {
-				entered <- struct{}{}
+				stop() // the user stops the run while the call runs
 				<-ctx.Done()
 				if completes {
 					return tools.Result{Content: "done anyway"}, nil
 				}
 				return tools.Result{}, errors.New("the run was stopped while the tool ran this call")
 			})
-			m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
-				if trail(req) == "U" {
-					return toolTurn(tc("c1", "wait", `{}`))
-				}
-				return answer("never asked")
-			}}
+			m := &fakeModel{turn: func(req ModelRequest) ModelTurn { return toolTurn(tc("c1", "wait", `{}`)) }}
 			a, db, rec := fakeHarness(t, m, nil, tool)
-			chatID, err := a.Send(context.Background(), "", "go")
-			if err != nil {
-				t.Fatal(err)
+			out, err := a.RunOnce(ctx, "", "go", RunOptions{})
+			if err != nil || out.StopReason != events.StopAborted {
+				t.Fatalf("outcome %+v, %v; want aborted", out, err)
 			}
-			<-entered
-			if err := a.Stop(chatID); err != nil {
-				t.Fatal(err)
-			}
-			rec.waitFor(t, "the run finished", func(evs []events.Event) bool { return len(ofType(evs, events.RunFinished)) > 0 })
 			res := resultOf(rec.events(), "c1")
-			r, err := db.ToolCall(chatID, "c1")
+			r, err := db.ToolCall(out.ChatID, "c1")
 			if err != nil {
 				t.Fatal(err)
 			}
