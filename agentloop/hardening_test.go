@@ -184,11 +184,14 @@ func TestStopEndsARunWithinASecondWhileAToolIgnoresTheCancellation(t *testing.T)
 			for _, r := range recs {
 				byID[r.ID] = r
 			}
-			if r := byID["c1"]; r.Pending || r.OK || r.Output != textStoppedRunning {
+			if r := byID["c1"]; r.Pending || r.OK || !r.Stopped || r.Output != textStoppedRunning {
 				t.Errorf("the stuck call's record %+v, want stopped while running", r)
 			}
-			if r := byID["c2"]; r.Pending || r.Output != textNotRunStopped {
+			if r := byID["c2"]; r.Pending || r.Stopped || r.Output != textNotRunStopped {
 				t.Errorf("the call after it %+v, want not run", r)
+			}
+			if res := resultOf(rec.events(), "c1"); !res.Stopped || res.NotRun != "" || res.OK == nil || *res.OK {
+				t.Errorf("the stuck call's tool.result %+v, want stopped", res)
 			}
 			msgs, _ := db.Messages(chatID)
 			if got := roles(msgs); got != "UATT" {
@@ -466,5 +469,59 @@ func TestTheRealServerContinuesAChatStoredWithNonObjectArguments(t *testing.T) {
 	msgs := h.messages(t, chatID)
 	if last := msgs[len(msgs)-1]; last.Content != "Understood, nothing written." {
 		t.Fatalf("last message %+v", last)
+	}
+}
+
+// resultOf is the tool.result of call id among evs (zero when there is none).
+func resultOf(evs []events.Event, id string) events.Event {
+	for _, e := range ofType(evs, events.ToolResult) {
+		if e.ToolCallID == id {
+			return e
+		}
+	}
+	return events.Event{}
+}
+
+// TestACallStoppedWhileItRanIsStoppedNotFailed: a tool that answers the cancellation with
+// its own sentence (as an MCP call does) is stopped, in its tool.result and its record, with
+// that sentence; a tool that completes its work despite the stop is completed. (The run is
+// stopped as `run` stops it on an interrupt: its context ends.)
+func TestACallStoppedWhileItRanIsStoppedNotFailed(t *testing.T) {
+	for _, completes := range []bool{false, true} {
+		t.Run(fmt.Sprintf("completes=%v", completes), func(t *testing.T) {
+			ctx, stop := context.WithCancel(context.Background())
+			defer stop()
+			tool := tools.New("wait", "Wait for the stop.").Handle(func(ctx context.Context, _ tools.Call, _ tools.ProgressFunc) (tools.Result, error) {
+				stop() // the user stops the run while the call runs
+				<-ctx.Done()
+				if completes {
+					return tools.Result{Content: "done anyway"}, nil
+				}
+				return tools.Result{}, errors.New("the run was stopped while the tool ran this call")
+			})
+			m := &fakeModel{turn: func(req ModelRequest) ModelTurn { return toolTurn(tc("c1", "wait", `{}`)) }}
+			a, db, rec := fakeHarness(t, m, nil, tool)
+			out, err := a.RunOnce(ctx, "", "go", RunOptions{})
+			if err != nil || out.StopReason != events.StopAborted {
+				t.Fatalf("outcome %+v, %v; want aborted", out, err)
+			}
+			res := resultOf(rec.events(), "c1")
+			r, err := db.ToolCall(out.ChatID, "c1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if completes {
+				if res.Stopped || r.Stopped || !r.OK || r.Output != "done anyway" {
+					t.Errorf("tool.result %+v, record %+v; want completed", res, r)
+				}
+				return
+			}
+			if !res.Stopped || res.OK == nil || *res.OK || !strings.Contains(res.Output, "stopped while the tool ran") {
+				t.Errorf("tool.result %+v, want stopped with the tool's sentence", res)
+			}
+			if !r.Stopped || r.OK || r.Pending || r.NotRun != "" || r.Output != res.Output {
+				t.Errorf("record %+v, want stopped with the tool's sentence", r)
+			}
+		})
 	}
 }

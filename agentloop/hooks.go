@@ -56,6 +56,9 @@ type ToolOutcome struct {
 	Terminate bool
 	// NotRun says why the call did not run (events.NotRun*): a stand-in, not a failure.
 	NotRun string
+	// Stopped: the call was running when the user stopped the run, and did not complete;
+	// set by the run (a hook's value is not kept), not a failure.
+	Stopped bool
 }
 
 // OutcomeDecision is a PostToolUse hook's answer: Continue keeps the result, Rewrite

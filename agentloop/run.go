@@ -932,12 +932,14 @@ func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 		use := ToolUse{ChatID: r.cs.id, RunID: r.id, CallID: c.ID, Name: c.Name, Args: c.Args}
 		o = r.a.cfg.Hooks.postToolUse(r.ctx, use, o)
 	}
+	// a call that ran into the user's stop and did not complete was stopped, not failed
+	o.Stopped = cc.err == nil && !o.OK && r.ctx.Err() != nil
 	if err := r.a.completeRecord(r.cs.id, c.ID, o, r.afterCall(cc)); err != nil {
 		r.emitError(err)
 	}
 	dur := time.Since(startedAt).Milliseconds()
 	r.emit(events.Event{Type: events.ToolResult, MessageID: messageID, ToolCallID: c.ID, Name: c.Name, OK: &o.OK,
-		Output: o.Output, Details: o.Details, DurationMs: &dur, Recovered: c.Recovered})
+		Output: o.Output, Details: o.Details, DurationMs: &dur, Recovered: c.Recovered, Stopped: o.Stopped})
 	return o
 }
 
@@ -1003,7 +1005,7 @@ func (a *Agent) completeRecord(chatID, callID string, o ToolOutcome, after []too
 		return err
 	}
 	_, err = a.cfg.Store.CompleteToolCall(chatID, callID, store.ToolResult{OK: o.OK, Output: o.Output, Details: details,
-		After: after})
+		Stopped: o.Stopped, After: after})
 	return err
 }
 

@@ -217,6 +217,10 @@ type Event struct {
 	// NotRun is, on a tool.result, why the call did not run (NotRun*); "" for a call that ran,
 	// failed or was denied.
 	NotRun string `json:"notRun,omitempty"`
+	// Stopped is, on a tool.result, true for a call that was running when the user stopped
+	// its run: it ran, did not finish its work, and did not fail (its output says what the
+	// tool or the run said of the stop). It never goes with NotRun or a true OK.
+	Stopped bool `json:"stopped,omitempty"`
 
 	// message.completed, run.finished
 	DoneReason string `json:"doneReason,omitempty"`

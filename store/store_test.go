@@ -257,6 +257,13 @@ func TestToolCallIsPendingUntilCompleted(t *testing.T) {
 	if string(recs[0].Details) != `{"bytes":2}` {
 		t.Errorf("details = %s", recs[0].Details)
 	}
+	// The user stops the run while call_2 runs: its record says so, read back as stored.
+	if _, err := db.CompleteToolCall(c.ID, "call_2", ToolResult{Output: "stopped: by the user", Stopped: true}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := db.ToolCall(c.ID, "call_2"); err != nil || !r.Stopped || r.OK || r.Pending || recs[0].Stopped {
+		t.Errorf("call_2 = %+v, %v; want stopped (and call_1 not)", r, err)
+	}
 }
 
 func TestReopenMarksLiveRunsInterruptedAndLeavesToolCallsPending(t *testing.T) {

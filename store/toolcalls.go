@@ -67,7 +67,7 @@ func (r ToolCallRecord) updatableTo(next ToolCallRecord) bool {
 }
 
 // CompleteToolCall records a tool's result right after it ran: Pending false, OK, Output,
-// Details, FinishedAt and DurationMs. A record that already has its result is not completed
+// Details, Stopped, FinishedAt and DurationMs. A record that already has its result is not completed
 // again ([ErrDuplicateToolCall]): a second call with the same id never overwrites the first
 // one's result.
 func (db *DB) CompleteToolCall(chatID, id string, res ToolResult) (ToolCallRecord, error) {
@@ -88,6 +88,7 @@ func (db *DB) CompleteToolCall(chatID, id string, res ToolResult) (ToolCallRecor
 		}
 		r.Pending, r.AwaitingApproval = false, false
 		r.OK, r.Output, r.Details, r.FinishedAt = res.OK, res.Output, res.Details, res.FinishedAt
+		r.Stopped = res.Stopped && !res.OK
 		if !r.StartedAt.IsZero() {
 			r.DurationMs = r.FinishedAt.Sub(r.StartedAt).Milliseconds()
 		}

@@ -121,6 +121,9 @@ type ToolCallRecord struct {
 	// NotRun is why the call did not run (events.NotRun*), for a call that neither ran nor
 	// was denied; "" otherwise.
 	NotRun string `json:"notRun,omitempty"`
+	// Stopped is true for a call that was running when the user stopped its run (neither
+	// completed nor failed). A record stored before the field existed reads false.
+	Stopped bool `json:"stopped,omitempty"`
 }
 
 // Approval is how a call was allowed or denied.
@@ -136,6 +139,8 @@ type ToolResult struct {
 	OK      bool
 	Output  string
 	Details json.RawMessage
+	// Stopped: the user stopped the call's run while it ran.
+	Stopped bool
 	// FinishedAt defaults to now.
 	FinishedAt time.Time
 	// After is what the call left at the paths its run's change holds (contents are not

@@ -303,3 +303,33 @@ func brokenMCPConfig(t *testing.T) string {
 	t.Helper()
 	return testenv.MCPServersFile(t, map[string]any{"broken": map[string]any{"command": "prototyper-no-such-mcp-server"}})
 }
+
+// TestCLIRunShowsAnMCPCallsProgressOnATerminalAndEveryUpdateInJSON: the reference server's
+// long operation (three steps, each a progress notification) run by `prototyper run` on a
+// terminal (a pty, through script(1)) shows how far it is on its spinner line; --json prints
+// every tool.progress event.
+func TestCLIRunShowsAnMCPCallsProgressOnATerminalAndEveryUpdateInJSON(t *testing.T) {
+	scriptBin := testenv.LookPath(t, "", "script", "install Debian's bsdutils (script, a terminal for the test)")
+	srv := ollamatest.Get(t)
+	cfg := mcpConfigFile(t)
+	args := []string{desktopBinary(t), "run", "--ollama", srv.URL(), "--db", filepath.Join(t.TempDir(), "p.db"), "--workspace", t.TempDir(),
+		"--mcp-config", cfg, "--model", mcpLongModel.Name, "--approve", "auto", "Go"}
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	cmd := exec.Command(scriptBin, "-qefc", strings.Join(quoted, " "), "/dev/null")
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "TERM=xterm")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("run on a terminal: %v\n%q", err, out)
+	}
+	if !progressOfThree.Match(out) || !strings.Contains(string(out), "✓") || !strings.Contains(string(out), "The operation finished.") {
+		t.Errorf("the terminal never showed how far the call was (n/3), or the call did not complete:\n%q", out)
+	}
+
+	_, jsonOut := mcpCallResult(t, mcpLongModel, cfg, nil, mcpLongOperation)
+	if n := strings.Count(jsonOut, `"type":"tool.progress"`); n < 2 {
+		t.Errorf("--json printed %d tool.progress events, want one per step (at least 2 of 3 after coalescing):\n%s", n, jsonOut)
+	}
+}

@@ -254,6 +254,8 @@ export interface ToolCallRecord {
   recovered?: boolean
   /** Why the call did not run, for a call that neither ran nor was denied. */
   notRun?: NotRunReason
+  /** True for a call that was running when the user stopped its run (neither completed nor failed). */
+  stopped?: boolean
 }
 
 /**
@@ -439,6 +441,8 @@ export interface AgentEvent {
   recovered?: boolean
   /** tool.result: why the call did not run (it neither failed nor was denied). */
   notRun?: NotRunReason
+  /** tool.result: the call was running when the user stopped its run (it did not fail). */
+  stopped?: boolean
   /** model.loaded: how long the model took to load. */
   loadMs?: number
   /** pull.progress: the step of a model's download (model names the model). */

@@ -226,6 +226,8 @@ func toolStatus(t store.Transcript, r store.ToolCallRecord) string {
 		return "interrupted (no result recorded)"
 	case r.Pending:
 		return "running"
+	case r.Stopped:
+		return fmt.Sprintf("stopped while it ran, %d ms", r.DurationMs)
 	case r.NotRun != "":
 		return "not run (" + r.NotRun + ")"
 	case r.OK:

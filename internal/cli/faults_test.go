@@ -18,6 +18,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"prototyper/events"
 	"prototyper/store"
 )
 
@@ -49,6 +50,12 @@ func checkOneLine(t *testing.T, errOut string, want ...string) {
 // deadRunChat leaves a chat as a process killed while a tool ran leaves it: the run still
 // marked live, its tool call pending.
 func deadRunChat(t *testing.T) (path string, chat store.Chat) {
+	return oneCallChat(t, nil)
+}
+
+// oneCallChat stores a chat whose run has one write_file call, pending; end, when not nil,
+// then ends the call and the run.
+func oneCallChat(t *testing.T, end func(db *store.DB, chatID, runID string)) (path string, chat store.Chat) {
 	t.Helper()
 	return storedChat(t, func(db *store.DB) store.Chat {
 		chat, _ := db.CreateChat(store.Chat{Model: "qwen3:4b"})
@@ -60,8 +67,49 @@ func deadRunChat(t *testing.T) (path string, chat store.Chat) {
 			Name: "write_file", Pending: true, StartedAt: time.Now()}); err != nil {
 			t.Fatal(err)
 		}
+		if end != nil {
+			end(db, chat.ID, run.ID)
+		}
 		return chat
 	})
+}
+
+// readOut runs the command of args, which must complete, and returns its stdout.
+func readOut(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, errOut := runMain(args...)
+	if code != ExitCompleted {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	return out
+}
+
+// TestChatsShowAndExportReadACallStoppedWhileItRanAsStopped: the user stopped the run while
+// the call ran; show and export say it was stopped, never that it failed.
+func TestChatsShowAndExportReadACallStoppedWhileItRanAsStopped(t *testing.T) {
+	path, chat := oneCallChat(t, func(db *store.DB, chatID, runID string) {
+		if _, err := db.CompleteToolCall(chatID, "call_1", store.ToolResult{Output: "stopped: by the user", Stopped: true}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.FinishRun(runID, events.StopAborted, nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+	for name, args := range map[string][]string{
+		"show":      {"chats", "show", chat.ID, "--db", path},
+		"export md": {"chats", "export", chat.ID, "--db", path},
+	} {
+		if out := readOut(t, args...); !strings.Contains(out, "stopped while it ran") || strings.Contains(out, "failed") {
+			t.Errorf("%s: the call should read stopped while it ran, never failed:\n%s", name, out)
+		}
+	}
+	var got store.Transcript
+	if err := json.Unmarshal([]byte(readOut(t, "chats", "export", chat.ID, "--format", "json", "--db", path)), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.ToolCalls) != 1 || !got.ToolCalls[0].Stopped {
+		t.Errorf("tool calls = %+v, want the record stopped", got.ToolCalls)
+	}
 }
 
 func TestChatsShowAndExportReadADeadRunsCallAsInterrupted(t *testing.T) {
@@ -76,22 +124,14 @@ func TestChatsShowAndExportReadADeadRunsCallAsInterrupted(t *testing.T) {
 		{"export md", []string{"chats", "export", chat.ID, "--db", path}, "**Tool call `write_file`** (`call_1`): interrupted"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out, errOut := runMain(tc.args...)
-			if code != ExitCompleted {
-				t.Fatalf("exit %d: %s", code, errOut)
-			}
-			if !strings.Contains(out, tc.want) || strings.Contains(out, "running") {
+			if out := readOut(t, tc.args...); !strings.Contains(out, tc.want) || strings.Contains(out, "running") {
 				t.Errorf("the call of the dead run should read %q, never running:\n%s", tc.want, out)
 			}
 		})
 	}
 	t.Run("export json", func(t *testing.T) {
-		code, out, errOut := runMain("chats", "export", chat.ID, "--format", "json", "--db", path)
-		if code != ExitCompleted {
-			t.Fatalf("exit %d: %s", code, errOut)
-		}
 		var got store.Transcript
-		if err := json.Unmarshal([]byte(out), &got); err != nil {
+		if err := json.Unmarshal([]byte(readOut(t, "chats", "export", chat.ID, "--format", "json", "--db", path)), &got); err != nil {
 			t.Fatal(err)
 		}
 		if len(got.Runs) != 1 || got.Runs[0].Live || got.Runs[0].StopReason != store.StopInterrupted {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -336,19 +337,24 @@ type terminal struct {
 	midLine  bool
 	spinning string // the call whose spinner is the current line
 	spinText string
-	labels   map[string]string // tool call id → "name args", for its result line
-	notes    map[string]bool   // system messages (instructions, summaries): said in one line, their text not printed
-	loading  string            // the model being loaded, while its status line shows
-	since    time.Time         // when its request was sent
-	frame    int
-	done     chan struct{}
-	ticker   *time.Ticker
+	spinNote string // what the spinning call last said of its progress
+	// progressAt is when a line last said the progress of a running call not on the spinner
+	// line: one a second at most
+	progressAt map[string]time.Time
+	labels     map[string]string // tool call id → "name args", for its result line
+	notes      map[string]bool   // system messages (instructions, summaries): said in one line, their text not printed
+	loading    string            // the model being loaded, while its status line shows
+	since      time.Time         // when its request was sent
+	frame      int
+	done       chan struct{}
+	ticker     *time.Ticker
 }
 
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
 func newTerminal(out, err io.Writer, tty bool) *terminal {
-	return &terminal{out: out, err: err, tty: tty, done: make(chan struct{}), labels: map[string]string{}, notes: map[string]bool{}}
+	return &terminal{out: out, err: err, tty: tty, done: make(chan struct{}), labels: map[string]string{}, notes: map[string]bool{},
+		progressAt: map[string]time.Time{}}
 }
 
 func (t *terminal) start() {
@@ -366,7 +372,7 @@ func (t *terminal) start() {
 				switch {
 				case t.spinning != "":
 					t.frame++
-					fmt.Fprintf(t.out, "\r%s %s", spinnerFrames[t.frame%len(spinnerFrames)], t.spinText)
+					t.drawSpinner()
 				case t.loading != "":
 					t.frame++
 					t.drawLoading()
@@ -410,6 +416,76 @@ func (t *terminal) loadingText() string {
 // drawLoading redraws the loading status line in place (a terminal only).
 func (t *terminal) drawLoading() {
 	fmt.Fprintf(t.out, "\r\x1b[K%s %s", spinnerFrames[t.frame%len(spinnerFrames)], t.style("2", t.loadingText()))
+}
+
+// drawSpinner redraws the spinning call's line in place, with its progress (a terminal only).
+func (t *terminal) drawSpinner() {
+	note := ""
+	if t.spinNote != "" {
+		note = t.style("2", " · "+t.spinNote)
+	}
+	fmt.Fprintf(t.out, "\r\x1b[K%s %s%s", spinnerFrames[t.frame%len(spinnerFrames)], t.spinText, note)
+}
+
+// progressEvery is how often at most a line says a running call's progress, when the call
+// is not on the spinner line (which shows its latest progress as it redraws).
+const progressEvery = time.Second
+
+// showProgress says, on a terminal only, how far a running call is: on its spinner line,
+// or in a line of its own at most once per progressEvery. Without a terminal nothing is
+// written (--json has every tool.progress event).
+func (t *terminal) showProgress(e events.Event) {
+	text := progressText(e.Update)
+	if !t.tty || text == "" {
+		return
+	}
+	if t.spinning == e.ToolCallID {
+		t.spinNote = text
+		return
+	}
+	label, running := t.labels[e.ToolCallID]
+	if !running || time.Since(t.progressAt[e.ToolCallID]) < progressEvery {
+		return
+	}
+	t.progressAt[e.ToolCallID] = time.Now()
+	line := t.style("2", "  … "+label+" · "+text)
+	if t.spinning == "" {
+		t.endLine()
+		fmt.Fprintln(t.out, line)
+		return
+	}
+	// above the spinner line, which goes on below it
+	fmt.Fprintf(t.out, "\r\x1b[K%s\n", line)
+	t.drawSpinner()
+}
+
+// progressText is what a tool.progress update says, as the window's card says it: an MCP
+// server's message and "progress/total"; "" for an update of another shape.
+func progressText(update any) string {
+	raw, err := json.Marshal(update)
+	if err != nil {
+		return ""
+	}
+	var p struct {
+		Progress *float64 `json:"progress"`
+		Total    float64  `json:"total"`
+		Message  string   `json:"message"`
+	}
+	if json.Unmarshal(raw, &p) != nil {
+		return ""
+	}
+	var parts []string
+	if m := cell(p.Message); m != "" {
+		parts = append(parts, m)
+	}
+	if p.Progress != nil {
+		n := strconv.FormatFloat(*p.Progress, 'f', -1, 64)
+		if p.Total > 0 {
+			n += "/" + strconv.FormatFloat(p.Total, 'f', -1, 64)
+		}
+		parts = append(parts, n)
+	}
+	return strings.Join(parts, " · ")
 }
 
 // endLine finishes whatever the current line holds; a loading status line is erased.
@@ -479,7 +555,7 @@ func (t *terminal) render(e events.Event) {
 		switch e.State {
 		case events.ToolStateRunning:
 			t.endLine()
-			t.spinText = callLabel(e.Name, e.Args)
+			t.spinText, t.spinNote = callLabel(e.Name, e.Args), ""
 			t.labels[e.ToolCallID] = t.spinText
 			if t.tty {
 				fmt.Fprintf(t.out, "%s %s", spinnerFrames[0], t.spinText)
@@ -491,11 +567,14 @@ func (t *terminal) render(e events.Event) {
 			t.endLine()
 			fmt.Fprintf(t.out, "? %s waits for approval\n", callLabel(e.Name, e.Args))
 		}
+	case events.ToolProgress:
+		t.showProgress(e)
 	case events.ToolResult:
-		// a call that did not run (the user replied or stopped, the loop guard refused it)
-		// is no failure: a neutral mark, "not run" for its time, and why
+		// a call that did not run (the user replied or stopped, the loop guard refused it),
+		// or that the user stopped while it ran, is no failure: a neutral mark, what became
+		// of it for its time, and why
 		mark := t.style("32", "✓")
-		if e.NotRun != "" {
+		if e.NotRun != "" || e.Stopped {
 			mark = t.style("2", "–")
 		} else if e.OK == nil || !*e.OK {
 			mark = t.style("31", "✗")
@@ -505,9 +584,13 @@ func (t *terminal) render(e events.Event) {
 			ms = *e.DurationMs
 		}
 		took := formatDuration(ms)
-		if e.NotRun != "" {
+		switch {
+		case e.NotRun != "":
 			took = "not run"
+		case e.Stopped:
+			took = "stopped after " + took
 		}
+		delete(t.progressAt, e.ToolCallID)
 		label := t.labels[e.ToolCallID]
 		if label == "" {
 			label = cell(e.Name)

@@ -131,6 +131,52 @@ func TestRunWritesNoTerminalControlFromTheModelOrItsTools(t *testing.T) {
 	}
 }
 
+// TestRunShowsARunningCallsProgressOnATerminalAndAStoppedCallAsStopped: on a terminal, the
+// spinner line of a running call carries its latest progress, and a call no longer on the
+// spinner line gets a progress line of its own at most once a second; without a terminal
+// nothing of it is written. A call the user stopped while it ran is marked neutral,
+// "stopped", never ✗.
+func TestRunShowsARunningCallsProgressOnATerminalAndAStoppedCallAsStopped(t *testing.T) {
+	for _, tty := range []bool{false, true} {
+		t.Run(fmt.Sprintf("tty=%v", tty), func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			term := newTerminal(&out, &errOut, tty)
+			step := func(id string, n int) events.Event {
+				return events.Event{Type: events.ToolProgress, ToolCallID: id,
+					Update: map[string]any{"progress": n, "total": 3, "message": "step"}}
+			}
+			notOK, ms := false, int64(1200)
+			_ = term.Deliver([]events.Event{
+				{Type: events.ToolCall, ToolCallID: "c1", Name: "long_op", State: events.ToolStateRunning},
+				{Type: events.ToolCall, ToolCallID: "c2", Name: "other_op", State: events.ToolStateRunning},
+				step("c1", 1), step("c1", 2), // c1 is no longer on the spinner line: one line, then quiet
+				step("c2", 2),
+			})
+			if tty {
+				term.drawSpinner() // as the spinner's ticker does
+			}
+			_ = term.Deliver([]events.Event{
+				{Type: events.ToolResult, ToolCallID: "c2", Name: "other_op", OK: &notOK, Stopped: true,
+					Output: "stopped: the user stopped the run", DurationMs: &ms},
+			})
+			term.stop()
+			text := out.String()
+			lines := strings.Count(text, "  … long_op · step · ")
+			switch {
+			case !tty && (lines != 0 || strings.Contains(text, "/3")):
+				t.Errorf("without a terminal a progress line was written:\n%q", text)
+			case tty && (lines != 1 || !strings.Contains(text, "long_op · step · 1/3") || strings.Contains(text, "2/3\n")):
+				t.Errorf("want one progress line for long_op (1/3), throttled:\n%q", text)
+			case tty && !strings.Contains(text, "other_op\x1b[2m · step · 2/3"):
+				t.Errorf("the spinner line does not carry other_op's progress:\n%q", text)
+			}
+			if !strings.Contains(text, "other_op (stopped after 1.2 s)") || strings.Contains(text, "✗") {
+				t.Errorf("the stopped call should read stopped, never ✗:\n%q", text)
+			}
+		})
+	}
+}
+
 func TestRunJSONKeepsTheModelsExactText(t *testing.T) {
 	srv := newRunServer(t, nil, func(w http.ResponseWriter, r *http.Request) {
 		b, _ := json.Marshal(runHostile)

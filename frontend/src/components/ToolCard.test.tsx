@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { fireEvent, render, screen } from '@testing-library/react'
 import type { ToolCard as Model, ToolVisualState } from '../state/chatReducer'
-import { errorSentence, notRunSentence, summarizeArgs, ToolCard } from './ToolCard'
+import { errorSentence, notRunSentence, stoppedSentence, summarizeArgs, ToolCard } from './ToolCard'
 
 function card(over: Partial<Model> = {}): Model {
   return {
@@ -30,6 +30,7 @@ describe('ToolCard', () => {
     ['interrupted', {}, /interrupted/],
     ['awaiting_approval', {}, /awaiting approval/],
     ['not_run', { notRun: 'replied' }, /not run/],
+    ['stopped', { output: 'stopped: the user stopped the run while this call was running' }, /stopped/],
   ])('shows the %s state as a badge and in data-tool-state', (state, over, badge) => {
     render(<ToolCard card={card({ state, ...over })} />)
     const el = screen.getByTestId('tool-card')
@@ -125,6 +126,21 @@ describe('ToolCard', () => {
     expect(notRunSentence({ notRun: 'loop', output: '' })).toMatch(/kept repeating the same calls/)
     expect(notRunSentence({ notRun: 'repeated', output: '' })).toMatch(/same call/)
     expect(notRunSentence({ notRun: 'newer', output: 'not run: the moon is full' })).toBe('Not run: the moon is full')
+  })
+
+  it('draws a call the user stopped while it ran as stopped, in a neutral tone, with what was said of it', () => {
+    const output = 'stopped: the run was stopped while the MCP server everything ran this call; it was asked to cancel it\nmore'
+    render(<ToolCard card={card({ state: 'stopped', output, durationMs: 800 })} />)
+    const el = screen.getByTestId('tool-card')
+    expect(el.dataset.toolState).toBe('stopped')
+    expect(el.querySelector('.badge')?.textContent).toBe('stopped')
+    expect(el.querySelector('.badge.err, .tool-error')).toBeNull()
+    expect(el.textContent).not.toMatch(/failed|✗/)
+    expect(screen.getByTestId('stopped-sentence').textContent).toBe(
+      'Stopped while it ran: the run was stopped while the MCP server everything ran this call; it was asked to cancel it',
+    )
+    expect(el.textContent).toContain('Output') // it says more than its sentence
+    expect(stoppedSentence('')).toBe('Stopped while it ran.')
   })
 
   it('keeps the file name of a long path in sight, with the whole path as its text and tooltip', () => {

@@ -89,6 +89,12 @@ export function notRunSentence(card: Pick<ToolCardModel, 'notRun' | 'output'>): 
   return said ? `Not run: ${said}` : 'Not run.'
 }
 
+/** What the tool (or the run) said of a call the user stopped while it ran, in the user's words. */
+export function stoppedSentence(output: string): string {
+  const said = firstLine(output).replace(/^stopped:\s*/i, '')
+  return said ? `Stopped while it ran: ${said}` : 'Stopped while it ran.'
+}
+
 /**
  * A path on one line that always shows its file name: when the line is too short, the folders
  * give way from their start ("…/components/ToolCard.tsx"). The whole path is the text (for
@@ -134,6 +140,8 @@ function StateBadge({ card }: { card: ToolCardModel }) {
       return <span className="badge muted">interrupted</span>
     case 'not_run':
       return <span className="badge muted">not run</span>
+    case 'stopped':
+      return <span className="badge muted">stopped</span>
     default:
       // A state this version does not know: said as it is rather than left blank.
       return <span className="badge muted">{String(card.state)}</span>
@@ -443,6 +451,11 @@ export const ToolCard = memo(function ToolCard({
           {notRunSentence(card)}
         </div>
       )}
+      {card.state === 'stopped' && (
+        <div className="tool-note" data-testid="stopped-sentence">
+          {stoppedSentence(card.output)}
+        </div>
+      )}
       {card.state === 'denied' && (
         <div className="tool-note">
           Denied{card.approval?.by ? ` by ${card.approval.by}` : ''}
@@ -457,7 +470,10 @@ export const ToolCard = memo(function ToolCard({
       ))}
       {onOpen && opens && <FileActions path={opens} onOpen={(inFolder) => onOpen(opens, inFolder, card.id)} />}
       {diff ? <DiffView diff={diff} /> : null}
-      {!diff && card.output && (card.state === 'completed' || card.state === 'failed') && (
+      {/* a stopped call's output is folded only when it says more than its sentence */}
+      {!diff &&
+        card.output &&
+        (card.state === 'completed' || card.state === 'failed' || (card.state === 'stopped' && card.output.trim().includes('\n'))) && (
         <details className="tool-output">
           <summary>Output</summary>
           <pre>{card.output}</pre>

@@ -30,6 +30,8 @@ export type ToolVisualState =
   | 'interrupted'
   /** The call did not run, and that is no failure: the user replied or stopped, the loop guard refused it. */
   | 'not_run'
+  /** The call was running when the user stopped its run: it did not complete, and did not fail. */
+  | 'stopped'
 
 export const terminalToolStates: ReadonlySet<ToolVisualState> = new Set([
   'completed',
@@ -37,6 +39,7 @@ export const terminalToolStates: ReadonlySet<ToolVisualState> = new Set([
   'denied',
   'interrupted',
   'not_run',
+  'stopped',
 ])
 
 export interface ToolCard {
@@ -432,7 +435,7 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
         approval: checkApproval(ev) ?? c.approval,
         state:
           ev.decision === 'deny'
-            ? c.state === 'completed' || c.state === 'failed' || c.state === 'not_run'
+            ? c.state === 'completed' || c.state === 'failed' || c.state === 'not_run' || c.state === 'stopped'
               ? c.state
               : 'denied'
             : c.state === 'awaiting_approval'
@@ -449,7 +452,8 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
         output: str(ev.output),
         details: checkDetails(ev.details) ?? c.details,
         durationMs: typeof ev.durationMs === 'number' ? ev.durationMs : c.durationMs,
-        state: c.state === 'denied' ? 'denied' : ev.notRun ? 'not_run' : ev.ok ? 'completed' : 'failed',
+        state:
+          c.state === 'denied' ? 'denied' : ev.notRun ? 'not_run' : ev.ok ? 'completed' : ev.stopped ? 'stopped' : 'failed',
         recovered: c.recovered || ev.recovered === true,
         notRun: ev.notRun || c.notRun,
       }))
@@ -633,7 +637,7 @@ export function addLocalUserMessage(s: ChatState, id: string, content: string, a
  * The visual state of a persisted tool record, from the record itself: a denial, a wait for the
  * user's decision, a call that did not run (the user replied or stopped, the loop guard refused
  * it), a pending call (running while its run is live, else interrupted), a result
- * (completed or failed). A call neither started nor finished is queued while its run is live
+ * (completed, failed, or stopped: the user stopped the run while the call ran). A call neither started nor finished is queued while its run is live
  * (allowed, waiting for the other calls of its batch) and interrupted once that run is gone.
  */
 export function visualStateOfRecord(r: CheckedToolCall, liveRunId: string): ToolVisualState {
@@ -642,7 +646,7 @@ export function visualStateOfRecord(r: CheckedToolCall, liveRunId: string): Tool
   if (r.notRun) return 'not_run'
   if (r.awaitingApproval) return 'awaiting_approval'
   if (r.pending) return ofLiveRun ? 'running' : 'interrupted'
-  if (r.finishedAt || r.output || r.ok) return r.ok ? 'completed' : 'failed'
+  if (r.finishedAt || r.output || r.ok) return r.ok ? 'completed' : r.stopped ? 'stopped' : 'failed'
   return ofLiveRun ? 'pending' : 'interrupted'
 }
 

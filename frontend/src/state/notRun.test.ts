@@ -43,6 +43,26 @@ describe('a call that did not run', () => {
   })
 })
 
+const stoppedOutput = 'stopped: the run was stopped while the MCP server everything ran this call'
+
+describe('a call the user stopped while it ran', () => {
+  it('is stopped, not failed, when its result says so', () => {
+    const s = apply([
+      ev(1, { type: 'tool.call', toolCallId: 't1', name: 'mcp__everything__longRunningOperation', state: 'running' }),
+      ev(2, { type: 'tool.result', toolCallId: 't1', ok: false, output: stoppedOutput, stopped: true }),
+      ev(3, { type: 'run.finished', stopReason: 'aborted' }),
+    ])
+    expect(s.tools.t1).toMatchObject({ state: 'stopped', output: stoppedOutput })
+  })
+
+  it('is stopped when its chat is reopened; a record stored before the field existed still reads failed', () => {
+    const stopped = chatFromSnapshot(opened({ toolCalls: [record({ output: stoppedOutput, stopped: true })] }))
+    expect(stopped.tools.t1.state).toBe('stopped')
+    const older = chatFromSnapshot(opened({ toolCalls: [record({ output: stoppedOutput })] }))
+    expect(older.tools.t1.state).toBe('failed')
+  })
+})
+
 function record(over: Partial<NonNullable<OpenedChat['toolCalls']>[number]> = {}) {
   return { id: 't1', chatId: 'c1', runId: 'r1', messageId: 'm2', name: 'list_dir', pending: false, ok: false, finishedAt: '2025-01-01T00:00:02Z', ...over }
 }

@@ -131,6 +131,8 @@ export interface CheckedToolCall {
   recovered: boolean
   /** Why the call did not run (a NotRunReason, or one a newer Go side knows); '' for a call that ran, failed or was denied. */
   notRun: string
+  /** The call was running when the user stopped its run: neither completed nor failed. */
+  stopped: boolean
 }
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [])
@@ -180,6 +182,7 @@ export function checkToolCall(v: unknown): CheckedToolCall | null {
     preview: checkPreview(v.preview),
     recovered: bool(v.recovered),
     notRun: str(v.notRun),
+    stopped: bool(v.stopped),
   }
 }
 

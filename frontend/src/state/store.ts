@@ -369,7 +369,8 @@ export class AppStore {
   private mustShowRunningFirst(s: ChatState, ev: AgentEvent): boolean {
     if (ev.notRun) return false
     const card = s.tools[ev.toolCallId!]
-    if (card && (card.state === 'denied' || card.state === 'completed' || card.state === 'failed')) return false
+    if (card && (card.state === 'denied' || card.state === 'completed' || card.state === 'failed' || card.state === 'stopped'))
+      return false
     if (card?.state === 'running') return this.unpaintedRunning.has(card.id)
     return true
   }

@@ -40,6 +40,7 @@ const badges: Record<ToolVisualState, RegExp> = {
   denied: /denied/,
   interrupted: /interrupted/,
   not_run: /not run/,
+  stopped: /stopped/,
 }
 
 async function open(fixture: Fixture) {
