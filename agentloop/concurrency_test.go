@@ -183,14 +183,7 @@ func TestStopOnAPausedChatNeverLetsASendSlipBetweenCallsAndResults(t *testing.T)
 		if phase, live := a.Phase(id), a.LiveRun(id); live != "" && !phase.Busy() {
 			t.Errorf("phase %s while run %s is live", phase, live)
 		}
-		evs := rec.waitFor(t, "the new run finished", finished(2))
-		msgs, _ := db.Messages(id)
-		if got := roles(msgs); got != "UATTUA" {
-			t.Errorf("stored roles %s, want the calls' results right after their calls, then the message (UATTUA)", got)
-		}
-		if fin := ofType(evs, events.RunFinished); fin[1].StopReason != events.StopCompleted {
-			t.Errorf("the new message's run ended %s, want completed", fin[1].StopReason)
-		}
+		checkNewRun(t, db, rec, id, "UATTUA", events.StopCompleted)
 	})
 	t.Run("a Send before the Stop starts a run that the Stop then stops", func(t *testing.T) {
 		release := make(chan struct{})
@@ -202,15 +195,23 @@ func TestStopOnAPausedChatNeverLetsASendSlipBetweenCallsAndResults(t *testing.T)
 			t.Fatal(err)
 		}
 		close(release)
-		evs := rec.waitFor(t, "the new run finished", finished(2))
-		msgs, _ := db.Messages(id)
-		if got := roles(msgs); got != "UATTU" {
-			t.Errorf("stored roles %s, want the calls' results right after their calls, then the message (UATTU)", got)
-		}
-		if fin := ofType(evs, events.RunFinished); fin[1].StopReason != events.StopAborted {
-			t.Errorf("the new message's run ended %s, want aborted by the Stop", fin[1].StopReason)
-		}
+		checkNewRun(t, db, rec, id, "UATTU", events.StopAborted)
 	})
+}
+
+// checkNewRun waits for the run of the message sent to a stopped chat, then checks that the
+// chat holds the calls' results right after their calls, then the message (wantRoles), and
+// that the run ended for wantStop.
+func checkNewRun(t *testing.T, db *store.DB, rec *recorder, id, wantRoles, wantStop string) {
+	t.Helper()
+	evs := rec.waitFor(t, "the new run finished", finished(2))
+	msgs, _ := db.Messages(id)
+	if got := roles(msgs); got != wantRoles {
+		t.Errorf("stored roles %s, want the calls' results right after their calls, then the message (%s)", got, wantRoles)
+	}
+	if fin := ofType(evs, events.RunFinished); fin[1].StopReason != wantStop {
+		t.Errorf("the new message's run ended %s, want %s", fin[1].StopReason, wantStop)
+	}
 }
 
 // slowStore holds every run start of one chat until released, like a disk slow to fsync.

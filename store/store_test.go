@@ -9,12 +9,14 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 
 	"prototyper/events"
+	"prototyper/store/storetest"
 )
 
 // testClock is an injectable clock that moves only when told.
@@ -385,6 +387,19 @@ func TestOpenWhereTheFolderCannotBeMadeIsAClearError(t *testing.T) {
 	_, err := Open(filepath.Join(blocker, "p.db"), Options{})
 	if err == nil || !strings.Contains(err.Error(), "--db") {
 		t.Fatalf("err = %v, want one that says to pass --db", err)
+	}
+}
+
+func TestCreatingADatabaseOnAFullDiskSaysSoOnce(t *testing.T) {
+	disk := storetest.MountSmallDisk(t, "256k")
+	storetest.FillDisk(t, disk)
+	path := filepath.Join(disk, "prototyper.db")
+	_, err := Open(path, Options{})
+	if !errors.Is(err, ErrWrite) || !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("err = %v, want one matching ErrWrite and ENOSPC", err)
+	}
+	if msg := err.Error(); strings.Count(msg, path) != 1 || !strings.Contains(msg, "free some disk space") {
+		t.Errorf("the message should name the file once and say to free space: %q", msg)
 	}
 }
 

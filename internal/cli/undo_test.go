@@ -88,27 +88,41 @@ func waitOpened(t *testing.T, record string, want ...string) {
 	}
 }
 
-// A file a run wrote opens in the folder the run wrote it in, also once the chat has moved to
-// another folder that holds a file of the same name.
-func TestOpenPathOpensAFileInTheFolderItsRunWroteItIn(t *testing.T) {
-	first, second := t.TempDir(), t.TempDir()
+// chatMovedAfterAWrite is a chat whose run r1 started writing index.html (call c1) in the
+// folder first, then was moved to the folder second; each folder holds an index.html of its own.
+func chatMovedAfterAWrite(t *testing.T) (d *Desktop, chatID, first, second string) {
+	t.Helper()
+	first, second = t.TempDir(), t.TempDir()
 	os.WriteFile(filepath.Join(first, "index.html"), []byte("first"), 0o644)
 	os.WriteFile(filepath.Join(second, "index.html"), []byte("second"), 0o644)
-	record := stubOpener(t)
-
-	d, _ := openTestDesktop(t, DesktopOptions{Workspace: first})
+	d, _ = openTestDesktop(t, DesktopOptions{Workspace: first})
 	chat, err := d.NewChat()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.db.StartToolCall(store.ToolCallRecord{ID: "c1", ChatID: chat.ID, RunID: "r1", Name: "write_file",
-		Workspace: first, Pending: true}, []tools.PathState{{Path: "index.html", Kind: tools.KindAbsent}}); err != nil {
-		t.Fatal(err)
-	}
+	startWrite(t, d, chat.ID, "r1", "c1", first)
 	if _, err := d.SetChatWorkspace(chat.ID, second); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.OpenPath(chat.ID, "index.html", false); err != nil {
+	return d, chat.ID, first, second
+}
+
+// startWrite records that run runID's call callID started writing index.html, absent until
+// then, in workspace.
+func startWrite(t *testing.T, d *Desktop, chatID, runID, callID, workspace string) {
+	t.Helper()
+	if _, err := d.db.StartToolCall(store.ToolCallRecord{ID: callID, ChatID: chatID, RunID: runID, Name: "write_file",
+		Workspace: workspace, Pending: true}, []tools.PathState{{Path: "index.html", Kind: tools.KindAbsent}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A file a run wrote opens in the folder the run wrote it in, also once the chat has moved to
+// another folder that holds a file of the same name.
+func TestOpenPathOpensAFileInTheFolderItsRunWroteItIn(t *testing.T) {
+	record := stubOpener(t)
+	d, chatID, first, _ := chatMovedAfterAWrite(t)
+	if err := d.OpenPath(chatID, "index.html", false); err != nil {
 		t.Fatal(err)
 	}
 	real, _ := filepath.EvalSymlinks(first)
@@ -118,34 +132,15 @@ func TestOpenPathOpensAFileInTheFolderItsRunWroteItIn(t *testing.T) {
 // The card of an older call opens its file in the folder that call wrote it in, when a later
 // run of the chat, moved to another folder, wrote the same name there.
 func TestOpenCallPathOpensTheFileInTheFolderThatCallWroteItIn(t *testing.T) {
-	first, second := t.TempDir(), t.TempDir()
-	os.WriteFile(filepath.Join(first, "index.html"), []byte("first"), 0o644)
-	os.WriteFile(filepath.Join(second, "index.html"), []byte("second"), 0o644)
 	record := stubOpener(t)
-
-	d, _ := openTestDesktop(t, DesktopOptions{Workspace: first})
-	chat, err := d.NewChat()
-	if err != nil {
-		t.Fatal(err)
-	}
-	absent := []tools.PathState{{Path: "index.html", Kind: tools.KindAbsent}}
-	if _, err := d.db.StartToolCall(store.ToolCallRecord{ID: "c1", ChatID: chat.ID, RunID: "r1", Name: "write_file",
-		Workspace: first, Pending: true}, absent); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := d.SetChatWorkspace(chat.ID, second); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := d.db.StartToolCall(store.ToolCallRecord{ID: "c2", ChatID: chat.ID, RunID: "r2", Name: "write_file",
-		Workspace: second, Pending: true}, absent); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.OpenCallPath(chat.ID, "c1", "index.html", false); err != nil {
+	d, chatID, first, second := chatMovedAfterAWrite(t)
+	startWrite(t, d, chatID, "r2", "c2", second)
+	if err := d.OpenCallPath(chatID, "c1", "index.html", false); err != nil {
 		t.Fatal(err)
 	}
 	real, _ := filepath.EvalSymlinks(first)
 	waitOpened(t, record, filepath.Join(real, "index.html"))
-	if err := d.OpenCallPath(chat.ID, "c2", "index.html", true); err != nil {
+	if err := d.OpenCallPath(chatID, "c2", "index.html", true); err != nil {
 		t.Fatal(err)
 	}
 	realSecond, _ := filepath.EvalSymlinks(second)
