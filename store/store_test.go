@@ -403,25 +403,10 @@ func TestCreatingADatabaseOnAFullDiskSaysSoOnce(t *testing.T) {
 	}
 }
 
-// setSchema writes a raw schema version into a closed database file.
-func setSchema(t *testing.T, path string, v uint64) {
-	t.Helper()
-	b, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	if err := b.Update(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketMeta).Put(keySchema, binary.BigEndian.AppendUint64(nil, v))
-	}); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestNewerSchemaIsRefused(t *testing.T) {
 	db, path := openTestDB(t, nil)
 	db.Close()
-	setSchema(t, path, CurrentSchema()+1)
+	storetest.SetSchema(t, path, CurrentSchema()+1)
 	for _, readOnly := range []bool{false, true} {
 		_, err := Open(path, Options{ReadOnly: readOnly})
 		if !errors.Is(err, ErrNewerSchema) {

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,8 +14,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 
 	"prototyper/store"
 	"prototyper/store/storetest"
@@ -206,15 +203,9 @@ func TestNewerAndUnfinishedDatabasesSayWhatTheyAre(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	b, _ := bolt.Open(newer, 0o600, nil)
-	_ = b.Update(func(tx *bolt.Tx) error {
-		return tx.Bucket([]byte("meta")).Put([]byte("schema"), binary.BigEndian.AppendUint64(nil, store.CurrentSchema()+1))
-	})
-	b.Close()
-
+	storetest.SetSchema(t, newer, store.CurrentSchema()+1)
 	unfinished := filepath.Join(dir, "unfinished.db")
-	b, _ = bolt.Open(unfinished, 0o600, nil)
-	b.Close()
+	storetest.KilledBeforeFirstCommit(t, unfinished)
 	empty := filepath.Join(dir, "empty.db")
 	_ = os.WriteFile(empty, nil, 0o600)
 
