@@ -56,6 +56,27 @@ type RetryNotice struct {
 	Reason  string
 }
 
+// streamKinds names, in the event kinds of a provider's client, the events of its chat stream
+// that become a [Delta]: one mapping for every provider.
+type streamKinds[K comparable] struct{ started, thinking, content, retry K }
+
+// send passes fn the Delta of one streamed event of kind k: text for a piece of thinking or
+// of the answer, retry for a retry about to be made. Another kind is not the loop's business.
+func (ks streamKinds[K]) send(fn DeltaFunc, k K, text string, retry RetryNotice) error {
+	switch k {
+	case ks.started:
+		return fn(Delta{Started: true})
+	case ks.thinking:
+		return fn(Delta{Thinking: text})
+	case ks.content:
+		return fn(Delta{Content: text})
+	case ks.retry:
+		notice := retry
+		return fn(Delta{Retry: &notice})
+	}
+	return nil
+}
+
 // ModelTurn is a finished (or, on error, partial) assistant turn.
 type ModelTurn struct {
 	Content      string

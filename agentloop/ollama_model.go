@@ -147,17 +147,7 @@ func (m *OllamaModel) Chat(ctx context.Context, req ModelRequest, fn DeltaFunc) 
 		oreq.Tools = append(oreq.Tools, ollama.FunctionTool(d.Name, d.Description, d.Schema))
 	}
 	res, err := client.Chat(ctx, oreq, func(e ollama.Event) error {
-		switch e.Kind {
-		case ollama.EventStarted:
-			return fn(Delta{Started: true})
-		case ollama.EventThinkingDelta:
-			return fn(Delta{Thinking: e.Text})
-		case ollama.EventContentDelta:
-			return fn(Delta{Content: e.Text})
-		case ollama.EventRetry:
-			return fn(Delta{Retry: &RetryNotice{Attempt: e.Retry.Attempt, Delay: e.Retry.Delay, Reason: e.Retry.Reason}})
-		}
-		return nil
+		return ollamaStream.send(fn, e.Kind, e.Text, RetryNotice{Attempt: e.Retry.Attempt, Delay: e.Retry.Delay, Reason: e.Retry.Reason})
 	})
 	var turn ModelTurn
 	if res != nil {
@@ -175,6 +165,10 @@ func (m *OllamaModel) Chat(ctx context.Context, req ModelRequest, fn DeltaFunc) 
 	}
 	return turn, nil
 }
+
+// ollamaStream names the events of Ollama's chat stream that become a Delta.
+var ollamaStream = streamKinds[ollama.EventKind]{started: ollama.EventStarted,
+	thinking: ollama.EventThinkingDelta, content: ollama.EventContentDelta, retry: ollama.EventRetry}
 
 // keepAliveOf is the keep_alive of a request: unset for 0, forever for a negative d.
 func keepAliveOf(d time.Duration) ollama.KeepAlive {

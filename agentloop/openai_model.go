@@ -75,17 +75,7 @@ func (m *OpenAIModel) Chat(ctx context.Context, req ModelRequest, fn DeltaFunc) 
 		oreq.Tools = append(oreq.Tools, openai.Tool{Name: d.Name, Description: d.Description, Parameters: d.Schema})
 	}
 	res, err := client.Chat(ctx, oreq, func(e openai.Event) error {
-		switch e.Kind {
-		case openai.EventStarted:
-			return fn(Delta{Started: true})
-		case openai.EventThinkingDelta:
-			return fn(Delta{Thinking: e.Text})
-		case openai.EventContentDelta:
-			return fn(Delta{Content: e.Text})
-		case openai.EventRetry:
-			return fn(Delta{Retry: &RetryNotice{Attempt: e.Attempt, Delay: e.Delay, Reason: e.Reason}})
-		}
-		return nil
+		return openAIStream.send(fn, e.Kind, e.Text, RetryNotice{Attempt: e.Attempt, Delay: e.Delay, Reason: e.Reason})
 	})
 	var turn ModelTurn
 	if res != nil {
@@ -100,6 +90,10 @@ func (m *OpenAIModel) Chat(ctx context.Context, req ModelRequest, fn DeltaFunc) 
 	}
 	return turn, nil
 }
+
+// openAIStream names the events of an OpenAI-compatible chat stream that become a Delta.
+var openAIStream = streamKinds[openai.EventKind]{started: openai.EventStarted,
+	thinking: openai.EventThinkingDelta, content: openai.EventContentDelta, retry: openai.EventRetry}
 
 // doneReason maps a finish_reason to the loop's done reasons: "length" is cut at the
 // length limit; everything else ended the answer.

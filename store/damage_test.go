@@ -13,6 +13,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"prototyper/store/storetest"
 )
 
 // writeChats fills a fresh database at path with chats long enough to span many pages and
@@ -237,13 +239,9 @@ func TestDamagedFileNamesTheBackupThatStillOpens(t *testing.T) {
 // no bucket: it holds nothing, and is no older schema to upgrade.
 func TestFileKilledBeforeItsFirstCommitIsNewNotSchemaZero(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "prototyper.db")
-	b, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.Close()
+	storetest.KilledBeforeFirstCommit(t, path)
 
-	_, err = Open(path, Options{ReadOnly: true})
+	_, err := Open(path, Options{ReadOnly: true})
 	if !errors.Is(err, ErrNoDatabase) || strings.Contains(err.Error(), "schema") {
 		t.Fatalf("read-only: err = %v, want ErrNoDatabase without a word of schemas", err)
 	}
@@ -297,7 +295,7 @@ func TestNewerSchemaNamesTheBackupThisVersionReads(t *testing.T) {
 	_, _ = io.Copy(dst, src)
 	src.Close()
 	dst.Close()
-	setSchema(t, path, CurrentSchema()+1)
+	storetest.SetSchema(t, path, CurrentSchema()+1)
 
 	_, err := Open(path, Options{ReadOnly: true})
 	if !errors.Is(err, ErrNewerSchema) {

@@ -9,12 +9,14 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 
 	"prototyper/events"
+	"prototyper/store/storetest"
 )
 
 // testClock is an injectable clock that moves only when told.
@@ -395,25 +397,23 @@ func TestOpenWhereTheFolderCannotBeMadeIsAClearError(t *testing.T) {
 	}
 }
 
-// setSchema writes a raw schema version into a closed database file.
-func setSchema(t *testing.T, path string, v uint64) {
-	t.Helper()
-	b, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
+func TestCreatingADatabaseOnAFullDiskSaysSoOnce(t *testing.T) {
+	disk := storetest.MountSmallDisk(t, "256k")
+	storetest.FillDisk(t, disk)
+	path := filepath.Join(disk, "prototyper.db")
+	_, err := Open(path, Options{})
+	if !errors.Is(err, ErrWrite) || !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("err = %v, want one matching ErrWrite and ENOSPC", err)
 	}
-	defer b.Close()
-	if err := b.Update(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketMeta).Put(keySchema, binary.BigEndian.AppendUint64(nil, v))
-	}); err != nil {
-		t.Fatal(err)
+	if msg := err.Error(); strings.Count(msg, path) != 1 || !strings.Contains(msg, "free some disk space") {
+		t.Errorf("the message should name the file once and say to free space: %q", msg)
 	}
 }
 
 func TestNewerSchemaIsRefused(t *testing.T) {
 	db, path := openTestDB(t, nil)
 	db.Close()
-	setSchema(t, path, CurrentSchema()+1)
+	storetest.SetSchema(t, path, CurrentSchema()+1)
 	for _, readOnly := range []bool{false, true} {
 		_, err := Open(path, Options{ReadOnly: readOnly})
 		if !errors.Is(err, ErrNewerSchema) {

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,10 +15,9 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"prototyper/events"
 	"prototyper/store"
+	"prototyper/store/storetest"
 )
 
 // runMain runs the command line as a user would, and returns its exit status and output.
@@ -245,15 +243,9 @@ func TestNewerAndUnfinishedDatabasesSayWhatTheyAre(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	b, _ := bolt.Open(newer, 0o600, nil)
-	_ = b.Update(func(tx *bolt.Tx) error {
-		return tx.Bucket([]byte("meta")).Put([]byte("schema"), binary.BigEndian.AppendUint64(nil, store.CurrentSchema()+1))
-	})
-	b.Close()
-
+	storetest.SetSchema(t, newer, store.CurrentSchema()+1)
 	unfinished := filepath.Join(dir, "unfinished.db")
-	b, _ = bolt.Open(unfinished, 0o600, nil)
-	b.Close()
+	storetest.KilledBeforeFirstCommit(t, unfinished)
 	empty := filepath.Join(dir, "empty.db")
 	_ = os.WriteFile(empty, nil, 0o600)
 
@@ -352,6 +344,36 @@ func TestErrorLineSaysAFailedSaveOnce(t *testing.T) {
 				t.Errorf("errorLine = %q\nwant        %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// The stream's checkpoint fails on a full disk, then the flush that keeps what arrived fails
+// the same way: the loop reports both, and the user reads it once.
+func TestFullDiskDuringAStreamIsSaidOnce(t *testing.T) {
+	disk := storetest.MountSmallDisk(t, "1m")
+	path := filepath.Join(disk, "prototyper.db")
+	clock := time.Unix(0, 0)
+	db, err := store.Open(path, store.Options{Now: func() time.Time { return clock }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	chat, _ := db.CreateChat(store.Chat{})
+	cp, err := db.NewCheckpointer(chat.ID, store.Message{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.FillDisk(t, disk)
+
+	clock = clock.Add(2 * time.Second) // a checkpoint is due
+	streamErr := cp.AddText(strings.Repeat("x", 100_000))
+	flushErr := cp.Flush()
+	if !errors.Is(streamErr, store.ErrWrite) || !errors.Is(flushErr, store.ErrWrite) {
+		t.Fatalf("the disk did not fill: %v / %v", streamErr, flushErr)
+	}
+	line := errorLine(errors.Join(streamErr, flushErr))
+	if strings.Count(line, path) != 1 || strings.Count(line, "free some disk space") != 1 || strings.Contains(line, "\n") {
+		t.Errorf("the full disk should be said once, in one line: %q", line)
 	}
 }
 

@@ -80,20 +80,6 @@ func storedChats(t *testing.T, dbPath string) []store.Chat {
 // and set the clipboard, in 7-bit and 8-bit forms.
 const runHostile = "safe \x1b]0;pwned\x07title \x1b[2J\x1b[Hclear \u009b31mred\r\bover \x1b]52;c;aGk=\x1b\\clip\u0085 end"
 
-// runControls lists the terminal controls in s that the renderer did not write itself.
-func runControls(s string) []string {
-	for _, own := range []string{"\x1b[2m", "\x1b[0m", "\x1b[K", "\x1b[32m", "\x1b[31m", "\r"} {
-		s = strings.ReplaceAll(s, own, "")
-	}
-	var bad []string
-	for _, r := range s {
-		if r == 0x1b || (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r < 0xa0) {
-			bad = append(bad, fmt.Sprintf("%U", r))
-		}
-	}
-	return bad
-}
-
 func TestRunWritesNoTerminalControlFromTheModelOrItsTools(t *testing.T) {
 	name := "write_file\x1b]0;t\x07"
 	args := map[string]any{"path": "a\x1b[2J.txt", "content": "x"}
@@ -116,14 +102,8 @@ func TestRunWritesNoTerminalControlFromTheModelOrItsTools(t *testing.T) {
 				{Type: events.RunFinished},
 			})
 			term.stop()
-			for _, w := range []struct {
-				name string
-				text string
-			}{{"stdout", out.String()}, {"stderr", errOut.String()}} {
-				if bad := runControls(w.text); len(bad) > 0 {
-					t.Errorf("%s holds terminal controls %v:\n%q", w.name, bad, w.text)
-				}
-			}
+			checkNoTerminalControl(t, "stdout", rendererOwn.Replace(out.String()))
+			checkNoTerminalControl(t, "stderr", rendererOwn.Replace(errOut.String()))
 			if !strings.Contains(out.String(), "safe title clear red") {
 				t.Errorf("the text itself is lost: %q", out.String())
 			}
@@ -306,11 +286,8 @@ func TestRunPausedOnAHostileCallWritesNoTerminalControl(t *testing.T) {
 	if code != ExitAwaitApproval {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for name, text := range map[string]string{"stdout": out, "stderr": errOut} {
-		if bad := runControls(text); len(bad) > 0 {
-			t.Errorf("%s holds terminal controls %v: %q", name, bad, text)
-		}
-	}
+	checkNoTerminalControl(t, "stdout", rendererOwn.Replace(out))
+	checkNoTerminalControl(t, "stderr", rendererOwn.Replace(errOut))
 	if !strings.Contains(errOut, "write_file x.txt waits for approval") {
 		t.Errorf("stderr %q", errOut)
 	}

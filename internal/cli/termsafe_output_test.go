@@ -21,6 +21,12 @@ const hostile = "\x1b]0;pwned\x07\x1b[2J\x1b[H\rspoof\x1b]52;c;cm0gLXJm\x07 \u20
 // terminalControlRE matches anything in printed output that a terminal would act on.
 var terminalControlRE = regexp.MustCompile("[\x00-\x08\x0b-\x1f\x7f\u0080-\u009f\u202a-\u202e\u2066-\u2069]")
 
+// rendererOwn takes out what the run's terminal renderer writes itself (dim, colors, reset,
+// erase to the end of the line, the carriage return that rewrites the status line), leaving
+// what came from elsewhere for [checkNoTerminalControl].
+var rendererOwn = strings.NewReplacer("\x1b[2m", "", "\x1b[0m", "", "\x1b[K", "", "\x1b[32m", "", "\x1b[31m", "", "\r", "")
+
+// checkNoTerminalControl fails t when out, printed for what, holds anything a terminal acts on.
 func checkNoTerminalControl(t *testing.T, what, out string) {
 	t.Helper()
 	if loc := terminalControlRE.FindStringIndex(out); loc != nil {
