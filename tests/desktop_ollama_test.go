@@ -177,7 +177,8 @@ func launchOnEmptyAddress(t *testing.T, bin, path string, args ...string) *manag
 }
 
 // waitServer waits until a server answers at the run's address and returns the pid of the
-// one serve process there, which the app started.
+// one serve process there, which the app started (beside it may run the runner of the model
+// the window preloads).
 func (r *managedRun) waitServer(t *testing.T) int {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
@@ -191,16 +192,19 @@ func (r *managedRun) waitServer(t *testing.T) int {
 		time.Sleep(100 * time.Millisecond)
 	}
 	procs := ollamatest.ServerProcesses(hostOf(t, r.url))
-	if len(procs) != 1 {
-		t.Fatalf("serve processes at %s: %v; want one", r.url, procs)
-	}
+	var servers []int // the processes at the address that no other one there started
 	for pid, parent := range procs {
-		if parent != r.app.cmd.Process.Pid {
-			t.Errorf("the server at %s (pid %d) is a child of %d, not of the app (%d)", r.url, pid, parent, r.app.cmd.Process.Pid)
+		if _, runner := procs[parent]; !runner {
+			servers = append(servers, pid)
 		}
-		return pid
 	}
-	return 0
+	if len(servers) != 1 {
+		t.Fatalf("serve processes at %s: %v; want one, and the runners it started", r.url, procs)
+	}
+	if parent := procs[servers[0]]; parent != r.app.cmd.Process.Pid {
+		t.Errorf("the server at %s (pid %d) is a child of %d, not of the app (%d)", r.url, servers[0], parent, r.app.cmd.Process.Pid)
+	}
+	return servers[0]
 }
 
 // TestDesktopStartsItsOwnOllamaWhereNoneAnswersAndStopsItWhenTheWindowCloses opens the window
