@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"encoding/json"
 	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
@@ -16,55 +15,9 @@ import (
 	"prototyper/internal/ollamatest"
 )
 
-// The scenarios of the native client, through Ollama's own OpenAI-compatible endpoint (/v1):
-// the same scripted models, the same transcript, with --provider openai.
-
-func TestCLIRunOverTheOpenAICompatibleAPIThinksWritesTheFileAndAnswers(t *testing.T) {
-	srv := ollamatest.Get(t)
-	ws, db := t.TempDir(), filepath.Join(t.TempDir(), "p.db")
-	out, errOut, code := cliRun(t, "run", "--provider", "openai", "--base-url", srv.URL()+"/v1", "--db", db,
-		"--workspace", ws, "--model", writerModel.Name, "--think", "on", "--approve", "auto", "Write hello.txt")
-	assertWroteHello(t, ws, out, errOut, code)
-	if strings.Contains(out, "<think>") {
-		t.Errorf("the thinking tags reached the answer:\n%s", out)
-	}
-}
-
-func TestCLIRunJSONOverTheOpenAICompatibleAPIHasTheNativeEvents(t *testing.T) {
-	srv := ollamatest.Get(t)
-	out, errOut, code := cliRun(t, "run", "--json", "--provider", "openai", "--base-url", srv.URL(), "--db", filepath.Join(t.TempDir(), "p.db"),
-		"--workspace", t.TempDir(), "--model", writerModel.Name, "--approve", "auto", "Write hello.txt")
-	if code != 0 {
-		t.Fatalf("exit status %d; stderr:\n%s", code, errOut)
-	}
-	var types []string
-	usage := false
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		var e struct {
-			Type  string `json:"type"`
-			Usage *struct {
-				PromptTokens int `json:"promptTokens"`
-				EvalTokens   int `json:"evalTokens"`
-			} `json:"usage"`
-		}
-		if err := json.Unmarshal([]byte(line), &e); err != nil {
-			t.Fatalf("not one JSON envelope per line: %q: %v", line, err)
-		}
-		types = append(types, e.Type)
-		if e.Type == "message.completed" && e.Usage != nil && e.Usage.PromptTokens > 0 && e.Usage.EvalTokens > 0 {
-			usage = true
-		}
-	}
-	joined := strings.Join(types, " ")
-	for _, want := range []string{"run.started", "thinking.delta", "tool.call", "tool.result", "text.delta", "message.completed", "run.finished"} {
-		if !strings.Contains(joined, want) {
-			t.Errorf("no %s event in %s", want, joined)
-		}
-	}
-	if !usage {
-		t.Errorf("no message.completed carries the usage the server reported:\n%s", out)
-	}
-}
+// The failures of the OpenAI-compatible provider, and the remote servers of both: the
+// scenarios both providers share run for each (eachProvider, in cli_test.go and the window's
+// tests).
 
 func TestCLIRunOverTheOpenAICompatibleAPIFailuresAreOneClearLine(t *testing.T) {
 	srv := ollamatest.Get(t)

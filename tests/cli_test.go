@@ -9,10 +9,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"prototyper/internal/ollamatest"
+	"prototyper/store"
 )
 
 // cliRun runs `prototyper ARGS…` (the production binary) with no terminal and returns its
@@ -60,15 +62,19 @@ func assertWroteHello(t *testing.T, ws, out, errOut string, code int) {
 }
 
 func TestCLIRunThinksWritesTheFileAndAnswers(t *testing.T) {
-	srv := ollamatest.Get(t)
-	ws, db := t.TempDir(), filepath.Join(t.TempDir(), "p.db")
-	out, errOut, code := cliRun(t, "run", "--ollama", srv.URL(), "--db", db, "--workspace", ws,
-		"--model", writerModel.Name, "--think", "on", "--approve", "auto", "Write hello.txt")
-	assertWroteHello(t, ws, out, errOut, code)
-	list, _, code := cliRun(t, "chats", "list", "--db", db)
-	if code != 0 || !strings.Contains(list, "Write hello.txt") {
-		t.Errorf("chats list (exit %d):\n%s", code, list)
-	}
+	eachProvider(t, func(t *testing.T, p provider) {
+		ws, db := t.TempDir(), filepath.Join(t.TempDir(), "p.db")
+		out, errOut, code := cliRun(t, slices.Concat([]string{"run"}, p.args(ollamatest.Get(t)), []string{"--db", db, "--workspace", ws,
+			"--model", writerModel.Name, "--think", "on", "--approve", "auto", "Write hello.txt"})...)
+		assertWroteHello(t, ws, out, errOut, code)
+		if strings.Contains(out, "<think>") {
+			t.Errorf("the thinking tags reached the answer:\n%s", out)
+		}
+		list, _, code := cliRun(t, "chats", "list", "--db", db)
+		if code != 0 || !strings.Contains(list, "Write hello.txt") {
+			t.Errorf("chats list (exit %d):\n%s", code, list)
+		}
+	})
 }
 
 // TestCLIRunNeverLetsTheAgentReplaceTheDatabaseInTheWorkspace: with the database in the
@@ -93,64 +99,108 @@ func TestCLIRunNeverLetsTheAgentReplaceTheDatabaseInTheWorkspace(t *testing.T) {
 	}
 }
 
+// TestCLIRunJSONPrintsEveryEventAsOneLineInSeqOrder: the envelope of every event, in seq
+// order, with the usage the server reported.
 func TestCLIRunJSONPrintsEveryEventAsOneLineInSeqOrder(t *testing.T) {
-	srv := ollamatest.Get(t)
-	out, errOut, code := cliRun(t, "run", "--json", "--ollama", srv.URL(), "--db", filepath.Join(t.TempDir(), "p.db"),
-		"--workspace", t.TempDir(), "--model", writerModel.Name, "--think", "on", "--approve", "auto", "Write hello.txt")
-	if code != 0 {
-		t.Fatalf("exit status %d; stderr:\n%s", code, errOut)
-	}
-	var types []string
-	var last uint64
-	sc := bufio.NewScanner(strings.NewReader(out))
-	for sc.Scan() {
-		var e struct {
-			V    int    `json:"v"`
-			Seq  uint64 `json:"seq"`
-			Type string `json:"type"`
+	eachProvider(t, func(t *testing.T, p provider) {
+		out, errOut, code := cliRun(t, slices.Concat([]string{"run", "--json"}, p.args(ollamatest.Get(t)), []string{"--db", filepath.Join(t.TempDir(), "p.db"),
+			"--workspace", t.TempDir(), "--model", writerModel.Name, "--think", "on", "--approve", "auto", "Write hello.txt"})...)
+		if code != 0 {
+			t.Fatalf("exit status %d; stderr:\n%s", code, errOut)
 		}
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatalf("not one JSON envelope per line: %q: %v", sc.Text(), err)
+		var types []string
+		var last uint64
+		usage := false
+		sc := bufio.NewScanner(strings.NewReader(out))
+		for sc.Scan() {
+			var e struct {
+				V     int    `json:"v"`
+				Seq   uint64 `json:"seq"`
+				Type  string `json:"type"`
+				Usage *struct {
+					PromptTokens int `json:"promptTokens"`
+					EvalTokens   int `json:"evalTokens"`
+				} `json:"usage"`
+			}
+			if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+				t.Fatalf("not one JSON envelope per line: %q: %v", sc.Text(), err)
+			}
+			if e.V != 1 || e.Seq <= last {
+				t.Fatalf("envelope %q: v %d, seq %d after %d", sc.Text(), e.V, e.Seq, last)
+			}
+			last = e.Seq
+			types = append(types, e.Type)
+			usage = usage || e.Type == "message.completed" && e.Usage != nil && e.Usage.PromptTokens > 0 && e.Usage.EvalTokens > 0
 		}
-		if e.V != 1 || e.Seq <= last {
-			t.Fatalf("envelope %q: v %d, seq %d after %d", sc.Text(), e.V, e.Seq, last)
+		joined := strings.Join(types, " ")
+		for _, want := range []string{"run.started", "thinking.delta", "tool.call", "tool.result", "text.delta", "message.completed"} {
+			if !strings.Contains(joined, want) {
+				t.Errorf("no %s event in %s", want, joined)
+			}
 		}
-		last = e.Seq
-		types = append(types, e.Type)
-	}
-	joined := strings.Join(types, " ")
-	for _, want := range []string{"run.started", "thinking.delta", "tool.call", "tool.result", "text.delta", "message.completed"} {
-		if !strings.Contains(joined, want) {
-			t.Errorf("no %s event in %s", want, joined)
+		if types[len(types)-1] != "phase" || !strings.Contains(joined, "run.finished") {
+			t.Errorf("events end with %v, want run.finished then the idle phase", types[len(types)-3:])
 		}
-	}
-	if types[len(types)-1] != "phase" || !strings.Contains(joined, "run.finished") {
-		t.Errorf("events end with %v, want run.finished then the idle phase", types[len(types)-3:])
-	}
+		if !usage {
+			t.Errorf("no message.completed carries the usage the server reported:\n%s", out)
+		}
+	})
 }
 
 func TestCLIRunAskWithoutATerminalPausesThenDecideResumes(t *testing.T) {
-	srv := ollamatest.Get(t)
-	ws, db := t.TempDir(), filepath.Join(t.TempDir(), "p.db")
-	_, errOut, code := cliRun(t, "run", "--ollama", srv.URL(), "--db", db, "--workspace", ws,
-		"--model", writerModel.Name, "--think", "on", "--approve", "ask", "Write hello.txt")
-	if code != 4 {
-		t.Fatalf("exit status %d, want 4 (paused awaiting approval); stderr:\n%s", code, errOut)
-	}
-	if _, err := os.Stat(filepath.Join(ws, "hello.txt")); err == nil {
-		t.Fatal("the file was written before anyone approved")
-	}
-	m := regexp.MustCompile(`--chat (\S+) --decide`).FindStringSubmatch(errOut)
-	if m == nil {
-		t.Fatalf("stderr does not say how to resume:\n%s", errOut)
-	}
-	_, errOut, code = cliRun(t, "run", "--ollama", srv.URL(), "--db", db, "--chat", m[1], "--decide", "allow")
-	if code != 0 {
-		t.Fatalf("resume: exit status %d; stderr:\n%s", code, errOut)
-	}
-	if got, err := os.ReadFile(filepath.Join(ws, "hello.txt")); err != nil || string(got) != "hello from Prototyper\n" {
-		t.Errorf("after allow, hello.txt = %q, %v", got, err)
-	}
+	eachProvider(t, func(t *testing.T, p provider) {
+		server := p.args(ollamatest.Get(t))
+		ws, db := t.TempDir(), filepath.Join(t.TempDir(), "p.db")
+		_, errOut, code := cliRun(t, slices.Concat([]string{"run"}, server, []string{"--db", db, "--workspace", ws,
+			"--model", writerModel.Name, "--think", "on", "--approve", "ask", "Write hello.txt"})...)
+		if code != 4 {
+			t.Fatalf("exit status %d, want 4 (paused awaiting approval); stderr:\n%s", code, errOut)
+		}
+		if _, err := os.Stat(filepath.Join(ws, "hello.txt")); err == nil {
+			t.Fatal("the file was written before anyone approved")
+		}
+		m := regexp.MustCompile(`--chat (\S+) --decide`).FindStringSubmatch(errOut)
+		if m == nil {
+			t.Fatalf("stderr does not say how to resume:\n%s", errOut)
+		}
+		out, errOut, code := cliRun(t, slices.Concat([]string{"run"}, server, []string{"--db", db, "--chat", m[1], "--decide", "allow"})...)
+		if code != 0 || !strings.Contains(out, "I wrote `hello.txt` with a greeting.") {
+			t.Fatalf("resume: exit status %d; stdout:\n%s\nstderr:\n%s", code, out, errOut)
+		}
+		if got, err := os.ReadFile(filepath.Join(ws, "hello.txt")); err != nil || string(got) != "hello from Prototyper\n" {
+			t.Errorf("after allow, hello.txt = %q, %v", got, err)
+		}
+	})
+}
+
+// TestCLIRunAnAnswerTheServerCutsOffIsOneLineAndKeepsWhatArrived: the thinking and the
+// partial answer are printed as they come, the failure is one line that says what to do, and
+// the chat keeps both, marked incomplete.
+func TestCLIRunAnAnswerTheServerCutsOffIsOneLineAndKeepsWhatArrived(t *testing.T) {
+	eachProvider(t, func(t *testing.T, p provider) {
+		db := filepath.Join(t.TempDir(), "p.db")
+		out, errOut, code := cliRun(t, slices.Concat([]string{"run"}, p.args(ollamatest.Get(t)), []string{"--db", db, "--workspace", t.TempDir(),
+			"--model", cutModel.Name, "--think", "on", "Explain it"})...)
+		t.Logf("transcript:\n%s%s", out, errOut)
+		if code != 1 || strings.Count(strings.TrimSpace(errOut), "\n") > 0 || !strings.Contains(errOut, "stopped before it was complete") || !strings.Contains(errOut, "try again") {
+			t.Errorf("exit %d, stderr %q; want exit 1 and one line saying the answer broke off and what to do", code, errOut)
+		}
+		for _, want := range []string{strings.Join(cutThinking, ""), strings.Join(cutAnswer, "")} {
+			if !strings.Contains(out, want) {
+				t.Errorf("the transcript lacks %q", want)
+			}
+		}
+		chats, err := store.Open(db, store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		chat := theOneChat(t, chats)
+		chats.Close()
+		shown, errOut, code := cliRun(t, "chats", "show", chat.ID, "--db", db)
+		if code != 0 || !strings.Contains(shown, strings.Join(cutAnswer, "")) || !strings.Contains(shown, "incomplete") {
+			t.Errorf("chats show (exit %d):\n%s%s\nwant the partial answer, marked incomplete", code, shown, errOut)
+		}
+	})
 }
 
 func TestCLIRunAgainstNoServerIsOneClearLine(t *testing.T) {

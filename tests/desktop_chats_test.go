@@ -179,26 +179,32 @@ func TestDesktopKeyboardOnlyFromLaunchToAnApprovedWrite(t *testing.T) {
 }
 
 // A follow-up typed while the answer streams is shown queued until the run takes it; Esc (nothing
-// open) stops the run, and the follow-up it never took goes back to the composer, unsent.
+// open) stops the run, the answer streamed so far is kept, incomplete, and the follow-up it
+// never took goes back to the composer, unsent.
 func TestDesktopAFollowUpDuringARunIsShownQueued(t *testing.T) {
-	r := startDesktopRun(t, longAnswerModel, "Write a long answer")
-	r.waitLog(t, events.TextDelta, true, 60*time.Second)
-	r.app.typeText("Then make it shorter")
-	r.app.key("Return")
-	time.Sleep(300 * time.Millisecond)
-	r.app.screenshot("chats-queued.png")
-	r.app.key("Escape")
-	r.waitLog(t, events.RunFinished, true, 60*time.Second)
-	_, db := r.finish(t, "chats-queued-end.png")
-	chats, _ := db.ListChats()
-	if len(chats) != 1 {
-		t.Fatalf("chats = %+v, want one", chats)
-	}
-	runs, err := db.RunsOf(chats[0].ID)
-	if err != nil || len(runs) != 1 || runs[0].StopReason != events.StopAborted {
-		t.Errorf("runs = %+v, %v; want the one run, stopped by Esc", runs, err)
-	}
-	if msgs, _ := db.Messages(chats[0].ID); len(msgs) == 0 || msgs[len(msgs)-1].Role != store.RoleAssistant {
-		t.Errorf("messages = %+v: the follow-up the run never took was stored", msgs)
-	}
+	eachProvider(t, func(t *testing.T, p provider) {
+		r := startDesktopRunWith(t, longAnswerModel, store.Settings{Think: "on"}, "Write a long answer", p.window(t))
+		r.waitLog(t, events.TextDelta, true, 60*time.Second)
+		r.app.typeText("Then make it shorter")
+		r.app.key("Return")
+		time.Sleep(300 * time.Millisecond)
+		r.app.screenshot("chats-queued.png")
+		stoppedAt := time.Now()
+		r.app.key("Escape")
+		r.waitLog(t, events.RunFinished, true, 60*time.Second)
+		_, db := r.finish(t, "chats-queued-end-"+string(p)+".png")
+		chat := theOneChat(t, db)
+		runs, err := db.RunsOf(chat.ID)
+		if err != nil || len(runs) != 1 || runs[0].StopReason != events.StopAborted {
+			t.Fatalf("runs = %+v, %v; want the one run, stopped by Esc", runs, err)
+		}
+		t.Logf("Esc stopped the run %s after it was pressed", runs[0].FinishedAt.Sub(stoppedAt).Round(time.Millisecond))
+		msgs, _ := db.Messages(chat.ID)
+		if len(msgs) != 2 || msgs[1].Role != store.RoleAssistant {
+			t.Fatalf("messages = %+v: want the prompt and the answer, not the follow-up the run never took", msgs)
+		}
+		if full := strings.Join(longAnswerPieces(), ""); msgs[1].Complete || msgs[1].Content == "" || !strings.HasPrefix(full, msgs[1].Content) {
+			t.Errorf("stored answer: complete %v, %d bytes; want what streamed before Esc, incomplete", msgs[1].Complete, len(msgs[1].Content))
+		}
+	})
 }

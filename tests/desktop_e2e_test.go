@@ -292,63 +292,74 @@ func TestDesktopAPastedMessageTooLongForTheModelIsNeverSent(t *testing.T) {
 	}
 }
 
+// TestDesktopEndToEndThinkWriteFileAnswerEveryCardSeenRunning: the thinking, the card seen
+// running before its result, the file, the answer without the thinking's tags, its usage.
 func TestDesktopEndToEndThinkWriteFileAnswerEveryCardSeenRunning(t *testing.T) {
-	r := startDesktopRun(t, writerModel, "Write hello.txt with a greeting")
-	lines := r.waitFinished(t, 90*time.Second)
+	eachProvider(t, func(t *testing.T, p provider) {
+		r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "Write hello.txt with a greeting", p.window(t))
+		lines := r.waitFinished(t, 90*time.Second)
 
-	got, err := os.ReadFile(filepath.Join(r.workspace, "hello.txt"))
-	if err != nil || string(got) != "hello from Prototyper\n" {
-		t.Errorf("hello.txt = %q, %v; want the content the model wrote", got, err)
-	}
-	ids := assertEveryCallPaintedRunningBeforeItsResult(t, lines)
-	if len(ids) != 1 {
-		t.Errorf("tool results sent: %v, want one (write_file)", ids)
-	}
+		got, err := os.ReadFile(filepath.Join(r.workspace, "hello.txt"))
+		if err != nil || string(got) != "hello from Prototyper\n" {
+			t.Errorf("hello.txt = %q, %v; want the content the model wrote", got, err)
+		}
+		ids := assertEveryCallPaintedRunningBeforeItsResult(t, lines)
+		if len(ids) != 1 {
+			t.Errorf("tool results sent: %v, want one (write_file)", ids)
+		}
 
-	shot, db := r.finish(t, "e2e-write-file.png")
-	t.Logf("screenshot after the run: %s", shot)
-	chat := theOneChat(t, db)
-	msgs, err := db.Messages(chat.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var roles []string
-	for _, m := range msgs {
-		roles = append(roles, m.Role)
-	}
-	if want := []string{"user", "assistant", "tool", "assistant"}; !slices.Equal(roles, want) {
-		t.Fatalf("stored roles = %v, want %v", roles, want)
-	}
-	if msgs[0].Content != "Write hello.txt with a greeting" {
-		t.Errorf("stored prompt = %q", msgs[0].Content)
-	}
-	if last := msgs[3]; !last.Complete || !strings.Contains(last.Content, "hello.txt") {
-		t.Errorf("stored answer = %+v, want the complete answer", last)
-	}
-	calls, err := db.ToolCalls(chat.ID)
-	if err != nil || len(calls) != 1 || calls[0].Pending || !calls[0].OK || calls[0].Name != "write_file" {
-		t.Errorf("tool records = %+v, %v; want one completed write_file", calls, err)
-	}
+		shot, db := r.finish(t, "e2e-write-file-"+string(p)+".png")
+		t.Logf("screenshot after the run: %s", shot)
+		chat := theOneChat(t, db)
+		msgs, err := db.Messages(chat.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var roles []string
+		for _, m := range msgs {
+			roles = append(roles, m.Role)
+		}
+		if want := []string{"user", "assistant", "tool", "assistant"}; !slices.Equal(roles, want) {
+			t.Fatalf("stored roles = %v, want %v", roles, want)
+		}
+		if msgs[0].Content != "Write hello.txt with a greeting" {
+			t.Errorf("stored prompt = %q", msgs[0].Content)
+		}
+		if msgs[1].Thinking != "The user wants a file. I should write hello.txt." || strings.Contains(msgs[1].Content+msgs[3].Content, "<think>") {
+			t.Errorf("first answer %+v: want the thinking apart from the content", msgs[1])
+		}
+		if last := msgs[3]; !last.Complete || !strings.Contains(last.Content, "I wrote `hello.txt` with a greeting.") || last.Usage == nil || last.Usage.EvalTokens == 0 {
+			t.Errorf("stored answer = %+v, want the complete answer with its usage", last)
+		}
+		calls, err := db.ToolCalls(chat.ID)
+		if err != nil || len(calls) != 1 || calls[0].Pending || !calls[0].OK || calls[0].Name != "write_file" {
+			t.Errorf("tool records = %+v, %v; want one completed write_file", calls, err)
+		}
+	})
 }
 
+// TestDesktopEndToEndFiveInstantCallsInARowEachSeenRunning: one call per turn, five turns,
+// every card painted running before its result.
 func TestDesktopEndToEndFiveInstantCallsInARowEachSeenRunning(t *testing.T) {
-	r := startDesktopRun(t, fiveCallsModel, "List the workspace five times")
-	lines := r.waitFinished(t, 120*time.Second)
-	ids := assertEveryCallPaintedRunningBeforeItsResult(t, lines)
-	if len(ids) != 5 {
-		t.Errorf("tool results sent: %d (%v), want five", len(ids), ids)
-	}
-	shot, db := r.finish(t, "e2e-five-calls.png")
-	t.Logf("screenshot after the run: %s", shot)
-	calls, err := db.ToolCalls(theOneChat(t, db).ID)
-	if err != nil || len(calls) != 5 {
-		t.Fatalf("tool records = %d, %v; want five", len(calls), err)
-	}
-	for _, c := range calls {
-		if c.Pending || !c.OK {
-			t.Errorf("tool record %s = pending %v ok %v, want completed", c.ID, c.Pending, c.OK)
+	eachProvider(t, func(t *testing.T, p provider) {
+		r := startDesktopRunWith(t, fiveCallsModel, store.Settings{Think: "on"}, "List the workspace five times", p.window(t))
+		lines := r.waitFinished(t, 120*time.Second)
+		ids := assertEveryCallPaintedRunningBeforeItsResult(t, lines)
+		if len(ids) != 5 {
+			t.Errorf("tool results sent: %d (%v), want five", len(ids), ids)
 		}
-	}
+		shot, db := r.finish(t, "e2e-five-calls-"+string(p)+".png")
+		t.Logf("screenshot after the run: %s", shot)
+		calls, err := db.ToolCalls(theOneChat(t, db).ID)
+		if err != nil || len(calls) != 5 {
+			t.Fatalf("tool records = %d, %v; want five", len(calls), err)
+		}
+		for _, c := range calls {
+			if c.Pending || !c.OK {
+				t.Errorf("tool record %s = pending %v ok %v, want completed", c.ID, c.Pending, c.OK)
+			}
+		}
+	})
 }
 
 // TestDesktopClosingTheWindowDuringARunStopsItAndKeepsThePartialAnswer closes the window

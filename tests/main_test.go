@@ -55,6 +55,16 @@ var (
 	longAnswerModel = ollamatest.Model{Name: "e2e-long", Scripts: ollamatest.Scripts{
 		"SU": slices.Concat(ollamatest.Think("A long answer."), longAnswerPieces()),
 	}}
+
+	// cutModel thinks, begins its answer, then loops on a blank token until the server cuts
+	// it off (Ollama ends a reply whose token repeats more than 30 times without finishing
+	// it: no done:true on /api/chat, neither [DONE] nor a finish_reason on /v1), as it does a
+	// runner that dies mid-answer.
+	cutModel = ollamatest.Model{Name: "e2e-cut", Scripts: ollamatest.Scripts{
+		"SU": slices.Concat(ollamatest.Think(cutThinking...), cutAnswer, slices.Repeat([]string{"\n"}, 40), []string{"never said"}),
+	}}
+	cutThinking = []string{"The user", " wants an", " explanation."}
+	cutAnswer   = []string{"The answer", " begins", " here."}
 )
 
 // longAnswerPieces is the long answer, one distinct token per word.
@@ -97,5 +107,5 @@ func TestMain(m *testing.M) {
 	if os.Getenv(crashChildEnv) != "" || os.Getenv(checkpointCrashEnv) != "" { // the crash tests' children need no server
 		os.Exit(m.Run())
 	}
-	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel, badArgsModel, folderModel, twoRunsModel, mcpEchoModel, misbehavingModel, cardsModel))
+	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel, badArgsModel, folderModel, twoRunsModel, mcpEchoModel, misbehavingModel, cardsModel, cutModel))
 }
