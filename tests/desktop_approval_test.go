@@ -53,13 +53,7 @@ func TestDesktopApprovalApproveRunsTheCallAndItIsSeenRunning(t *testing.T) {
 	eachProvider(t, func(t *testing.T, p provider) {
 		r := approvalRun(t, p.window(t))
 		r.app.key("Return")
-		lines := r.waitResumedFinished(t, 60*time.Second)
-		if ids := assertEveryCallPaintedRunningBeforeItsResult(t, lines); len(ids) != 1 {
-			t.Errorf("tool results sent: %v, want one", ids)
-		}
-		if got, err := os.ReadFile(filepath.Join(r.workspace, "hello.txt")); err != nil || string(got) != "hello from Prototyper\n" {
-			t.Errorf("after Approve, hello.txt = %q, %v", got, err)
-		}
+		r.assertWroteHelloSeenRunning(t, r.waitResumedFinished(t, 60*time.Second))
 		_, db := r.finish(t, "e2e-approved-"+string(p)+".png")
 		rec := toolRecord(t, db)
 		if rec.Pending || !rec.OK || rec.Approval == nil || rec.Approval.Decision != "allow" || rec.Approval.By != "user" {

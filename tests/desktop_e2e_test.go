@@ -260,6 +260,34 @@ func (r *desktopRun) finish(t *testing.T, shotName string) (shot string, db *sto
 	return shot, db
 }
 
+// assertWroteHelloSeenRunning checks a finished run of writerModel in the window: its one
+// call painted running before its result was sent, and hello.txt as the model wrote it.
+func (r *desktopRun) assertWroteHelloSeenRunning(t *testing.T, lines []bridgeLine) {
+	t.Helper()
+	if ids := assertEveryCallPaintedRunningBeforeItsResult(t, lines); len(ids) != 1 {
+		t.Errorf("tool results sent: %v, want one (write_file)", ids)
+	}
+	if got, err := os.ReadFile(filepath.Join(r.workspace, "hello.txt")); err != nil || string(got) != "hello from Prototyper\n" {
+		t.Errorf("hello.txt = %q, %v; want the content the model wrote", got, err)
+	}
+}
+
+// theEndedAnswer returns the one run of the one chat in db, which must have ended as stop,
+// and its answer: the chat holds the prompt and that answer, incomplete, and nothing else.
+func theEndedAnswer(t *testing.T, db *store.DB, stop string) (store.Run, store.Message) {
+	t.Helper()
+	chat := theOneChat(t, db)
+	runs, err := db.RunsOf(chat.ID)
+	if err != nil || len(runs) != 1 || runs[0].Live || runs[0].StopReason != stop {
+		t.Fatalf("runs = %+v, %v; want one, ended as %q", runs, err, stop)
+	}
+	msgs, err := db.Messages(chat.ID)
+	if err != nil || len(msgs) != 2 || msgs[1].Role != store.RoleAssistant || msgs[1].Complete {
+		t.Fatalf("messages = %+v, %v; want the prompt and the partial answer, incomplete", msgs, err)
+	}
+	return runs[0], msgs[1]
+}
+
 // TestDesktopAPastedMessageTooLongForTheModelIsNeverSent pastes 200 KB into the composer of a
 // model with a 4k context: the composer says it is too long, Enter sends nothing, and no chat
 // is stored.
@@ -297,16 +325,7 @@ func TestDesktopAPastedMessageTooLongForTheModelIsNeverSent(t *testing.T) {
 func TestDesktopEndToEndThinkWriteFileAnswerEveryCardSeenRunning(t *testing.T) {
 	eachProvider(t, func(t *testing.T, p provider) {
 		r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "Write hello.txt with a greeting", p.window(t))
-		lines := r.waitFinished(t, 90*time.Second)
-
-		got, err := os.ReadFile(filepath.Join(r.workspace, "hello.txt"))
-		if err != nil || string(got) != "hello from Prototyper\n" {
-			t.Errorf("hello.txt = %q, %v; want the content the model wrote", got, err)
-		}
-		ids := assertEveryCallPaintedRunningBeforeItsResult(t, lines)
-		if len(ids) != 1 {
-			t.Errorf("tool results sent: %v, want one (write_file)", ids)
-		}
+		r.assertWroteHelloSeenRunning(t, r.waitFinished(t, 90*time.Second))
 
 		shot, db := r.finish(t, "e2e-write-file-"+string(p)+".png")
 		t.Logf("screenshot after the run: %s", shot)
@@ -379,26 +398,13 @@ func TestDesktopClosingTheWindowDuringARunStopsItAndKeepsThePartialAnswer(t *tes
 	if err != nil {
 		t.Fatalf("open the store after closing: %v", err)
 	}
-	chat := theOneChat(t, db)
-	runs, err := db.RunsOf(chat.ID)
-	if err != nil || len(runs) != 1 {
-		t.Fatalf("runs = %v, %v; want one", runs, err)
-	}
-	run := runs[0]
-	if run.Live || run.StopReason != events.StopAborted {
-		t.Errorf("run = live %v, stop reason %q; want it finished as %q", run.Live, run.StopReason, events.StopAborted)
-	}
+	run, answer := theEndedAnswer(t, db, events.StopAborted)
 	stopTook := run.FinishedAt.Sub(closedAt)
 	t.Logf("closed during the run: run stopped %s after the close, process exited after %s",
 		stopTook.Round(time.Millisecond), exitTook.Round(time.Millisecond))
-	msgs, err := db.Messages(chat.ID)
-	if err != nil || len(msgs) != 2 {
-		t.Fatalf("messages = %d, %v; want the prompt and the partial answer", len(msgs), err)
-	}
-	answer := msgs[1]
 	full := strings.Join(longAnswerPieces(), "")
-	if answer.Complete || answer.Content == "" || !strings.HasPrefix(full, answer.Content) {
-		t.Errorf("stored answer: complete %v, %d bytes; want a non-empty, incomplete prefix of the script", answer.Complete, len(answer.Content))
+	if answer.Content == "" || !strings.HasPrefix(full, answer.Content) {
+		t.Errorf("stored answer: %d bytes; want a non-empty prefix of the script", len(answer.Content))
 	}
 	if len(answer.Content) == len(full) {
 		t.Errorf("the whole answer was stored: the run was not stopped while streaming")
@@ -420,4 +426,34 @@ func TestDesktopClosingTheWindowDuringARunStopsItAndKeepsThePartialAnswer(t *tes
 	if err := again.closeWindow(15 * time.Second); err != nil {
 		t.Errorf("the reopened app did not exit cleanly: %s", describeExit(err))
 	}
+}
+
+// TestDesktopAnAnswerTheServerCutsOffKeepsItsThinkingAndWhatArrived: the model thinks,
+// begins its answer, and the server ends the stream before the answer's end. The window
+// painted the thinking before the answer and the error with its Retry; the store keeps the
+// thinking and the partial answer, incomplete, and the run ended as an error.
+func TestDesktopAnAnswerTheServerCutsOffKeepsItsThinkingAndWhatArrived(t *testing.T) {
+	eachProvider(t, func(t *testing.T, p provider) {
+		r := startDesktopRunWith(t, cutModel, store.Settings{Think: "on"}, "Explain it", p.window(t))
+		lines := r.waitFinished(t, 90*time.Second)
+		var order []events.Type
+		for _, l := range lines {
+			for _, e := range l.Events {
+				if e.Type == events.ThinkingDelta || e.Type == events.TextDelta || e.Type == events.Error {
+					order = append(order, e.Type)
+				}
+			}
+		}
+		if len(order) < 3 || order[0] != events.ThinkingDelta || order[len(order)-1] != events.Error {
+			t.Errorf("thinking, answer and error sent in the order %v; want the thinking first and the error last", order)
+		}
+		r.app.waitControl(rolePushButton, "Retry", 20*time.Second) // the error's notice, with what to do
+		shot, db := r.finish(t, "e2e-cut-"+string(p)+".png")
+		t.Logf("screenshot after the run: %s", shot)
+		_, answer := theEndedAnswer(t, db, events.StopError)
+		if answer.Thinking != strings.Join(cutThinking, "") || !strings.HasPrefix(answer.Content, strings.Join(cutAnswer, "")) ||
+			strings.Contains(answer.Content, "<think>") {
+			t.Errorf("stored answer: thinking %q, content %q; want the thinking and the partial answer", answer.Thinking, answer.Content)
+		}
+	})
 }

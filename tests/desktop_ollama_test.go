@@ -152,13 +152,7 @@ func TestDesktopStartsItsOwnOllamaWhereNoneAnswersAndStopsItWhenTheWindowCloses(
 	r.app.focusWindow()
 	r.app.typeText("Write hello.txt with a greeting")
 	r.app.key("Return")
-	lines := r.waitFinished(t, 120*time.Second)
-	if ids := assertEveryCallPaintedRunningBeforeItsResult(t, lines); len(ids) != 1 {
-		t.Errorf("tool results sent: %v, want one (write_file)", ids)
-	}
-	if got, err := os.ReadFile(filepath.Join(r.workspace, "hello.txt")); err != nil || string(got) != "hello from Prototyper\n" {
-		t.Errorf("hello.txt = %q, %v; want the content the model wrote", got, err)
-	}
+	r.assertWroteHelloSeenRunning(t, r.waitFinished(t, 120*time.Second))
 
 	// The model's runner, started by the server, runs beside it until the app quits.
 	if procs := ollamatest.ServerProcesses(hostOf(t, r.url)); len(procs) < 2 {

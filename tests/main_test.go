@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"prototyper/internal/ollamatest"
+	"prototyper/store"
 )
 
 // Scripted models of the desktop end-to-end tests. The agent sends a system prompt, so every
@@ -101,6 +102,34 @@ func fiveCallScripts() ollamatest.Scripts {
 	}
 	s[trail] = slices.Concat(ollamatest.Think("Seen enough."), []string{"Listed the workspace ", "five times."})
 	return s
+}
+
+// provider is the API through which a scenario reaches the real server: Ollama's native
+// /api, or its OpenAI-compatible /v1 (the client any vLLM, llama.cpp or LM Studio server
+// gets). The scripted models are the same, and so must be everything a user sees.
+type provider string
+
+// providers are the APIs every scenario of the model client runs through.
+var providers = []provider{store.ProviderOllama, store.ProviderOpenAI}
+
+// args are the flags that point `prototyper run` or the window at srv through p.
+func (p provider) args(srv *ollamatest.Server) []string {
+	if p == store.ProviderOpenAI {
+		return []string{"--provider", store.ProviderOpenAI, "--base-url", srv.URL() + "/v1"}
+	}
+	return []string{"--ollama", srv.URL()}
+}
+
+// window is what the window's launch adds to reach the shared server through p.
+func (p provider) window(t *testing.T) launchExtra {
+	return withArgs(p.args(ollamatest.Get(t))...)
+}
+
+// eachProvider runs scenario once per provider, as a subtest named after it.
+func eachProvider(t *testing.T, scenario func(t *testing.T, p provider)) {
+	for _, p := range providers {
+		t.Run(string(p), func(t *testing.T) { scenario(t, p) })
+	}
 }
 
 func TestMain(m *testing.M) {
