@@ -12,8 +12,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"prototyper/internal/ollamatest"
+	"prototyper/internal/testenv"
 	"prototyper/store"
 )
 
@@ -182,7 +184,7 @@ func TestCLIRunAnAnswerTheServerCutsOffIsOneLineAndKeepsWhatArrived(t *testing.T
 		out, errOut, code := cliRun(t, slices.Concat([]string{"run"}, p.args(ollamatest.Get(t)), []string{"--db", db, "--workspace", t.TempDir(),
 			"--model", cutModel.Name, "--think", "on", "Explain it"})...)
 		t.Logf("transcript:\n%s%s", out, errOut)
-		if code != 1 || strings.Count(strings.TrimSpace(errOut), "\n") > 0 || !strings.Contains(errOut, "stopped before it was complete") || !strings.Contains(errOut, "try again") {
+		if code != 1 || !oneFailureLine(p, errOut, "stopped before it was complete") {
 			t.Errorf("exit %d, stderr %q; want exit 1 and one line saying the answer broke off and what to do", code, errOut)
 		}
 		for _, want := range []string{strings.Join(cutThinking, ""), strings.Join(cutAnswer, "")} {
@@ -201,6 +203,68 @@ func TestCLIRunAnAnswerTheServerCutsOffIsOneLineAndKeepsWhatArrived(t *testing.T
 			t.Errorf("chats show (exit %d):\n%s%s\nwant the partial answer, marked incomplete", code, shown, errOut)
 		}
 	})
+}
+
+// TestCLIRunWhoseModelCrashesMidAnswerIsOneLineAndKeepsWhatArrived kills the model's runner
+// while the answer streams: natively the server says so in the stream, through /v1 its
+// message is lost (an empty chunk, then the end); either way one line says what to do, and
+// the chat keeps what arrived.
+func TestCLIRunWhoseModelCrashesMidAnswerIsOneLineAndKeepsWhatArrived(t *testing.T) {
+	eachProvider(t, func(t *testing.T, p provider) {
+		srv := ollamatest.Get(t)
+		db := filepath.Join(t.TempDir(), "p.db")
+		cmd := exec.Command(desktopBinary(t), slices.Concat([]string{"run", "--json"}, p.args(srv), []string{"--db", db,
+			"--workspace", t.TempDir(), "--model", crashModel.Name, "--think", "on", "Explain it"})...)
+		var out, errOut testenv.Output
+		cmd.Stdout, cmd.Stderr, cmd.Env = &out, &errOut, append(os.Environ(), "HOME="+t.TempDir())
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(60 * time.Second); !strings.Contains(out.String(), `"type":"text.delta"`); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				_ = cmd.Process.Kill()
+				t.Fatalf("no answer within 60 s:\n%s%s", out.String(), errOut.String())
+			}
+		}
+		if killed, err := srv.KillRunner(crashModel); !killed || err != nil {
+			t.Fatalf("kill the model's runner: found %v, %v", killed, err)
+		}
+		killedAt := time.Now()
+		var exit *exec.ExitError
+		if err := cmd.Wait(); !errors.As(err, &exit) || exit.ExitCode() != 1 {
+			t.Errorf("the run ended with %v; want exit status 1", err)
+		}
+		t.Logf("the run ended %s after the runner was killed", time.Since(killedAt).Round(time.Millisecond))
+		says := map[provider]string{store.ProviderOllama: "an error was encountered while running the model", store.ProviderOpenAI: "stopped before it was complete"}[p]
+		if !oneFailureLine(p, errOut.String(), says) {
+			t.Errorf("stderr %q; want one line saying %q and what to do", errOut.String(), says)
+		}
+		chats, err := store.Open(db, store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer chats.Close()
+		if msgs, err := chats.Messages(theOneChat(t, chats).ID); err != nil || len(msgs) != 2 || msgs[1].Complete ||
+			!strings.HasPrefix(msgs[1].Content, crashPieces()[0]) || msgs[1].Thinking != cutThinking[0] {
+			t.Errorf("messages = %+v, %v; want the prompt and what arrived of the answer, incomplete", msgs, err)
+		}
+	})
+}
+
+// oneFailureLine reports whether a failed run's stderr is one line saying says and what to
+// do, after at most the line saying that p's server is loading the model (a busy machine can
+// take over a second to answer).
+func oneFailureLine(p provider, stderr, says string) bool {
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	waiting := "waiting for Ollama to load "
+	if p == store.ProviderOpenAI {
+		waiting = "waiting for the model server to load "
+	}
+	if len(lines) > 2 || len(lines) == 2 && !strings.HasPrefix(lines[0], waiting) {
+		return false
+	}
+	last := lines[len(lines)-1]
+	return strings.Contains(last, says) && strings.Contains(last, "try again")
 }
 
 func TestCLIRunAgainstNoServerIsOneClearLine(t *testing.T) {

@@ -65,7 +65,12 @@ var (
 		"SU": slices.Concat(ollamatest.Think(cutThinking...), cutAnswer, slices.Repeat([]string{"\n"}, 40), []string{"never said"}),
 	}}
 	cutThinking = []string{"The user", " wants an", " explanation."}
-	cutAnswer   = []string{"The answer", " begins", " here."}
+
+	// crashModel thinks, then streams an answer long enough to kill its runner mid-way.
+	crashModel = ollamatest.Model{Name: "e2e-crash", Scripts: ollamatest.Scripts{
+		"SU": slices.Concat(ollamatest.Think(cutThinking[0]), crashPieces()),
+	}}
+	cutAnswer = []string{"The answer", " begins", " here."}
 )
 
 // longAnswerPieces is the long answer, one distinct token per word.
@@ -73,6 +78,15 @@ func longAnswerPieces() []string {
 	pieces := make([]string, 1500)
 	for i := range pieces {
 		pieces[i] = fmt.Sprintf("word%d ", i)
+	}
+	return pieces
+}
+
+// crashPieces is crashModel's answer, one distinct token per word.
+func crashPieces() []string {
+	pieces := make([]string, 250)
+	for i := range pieces {
+		pieces[i] = fmt.Sprintf("part%d ", i)
 	}
 	return pieces
 }
@@ -136,5 +150,5 @@ func TestMain(m *testing.M) {
 	if os.Getenv(crashChildEnv) != "" || os.Getenv(checkpointCrashEnv) != "" { // the crash tests' children need no server
 		os.Exit(m.Run())
 	}
-	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel, badArgsModel, folderModel, twoRunsModel, mcpEchoModel, misbehavingModel, cardsModel, cutModel))
+	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel, badArgsModel, folderModel, twoRunsModel, mcpEchoModel, misbehavingModel, cardsModel, cutModel, crashModel))
 }
