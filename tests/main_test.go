@@ -59,18 +59,18 @@ var (
 
 	// cutModel thinks, begins its answer, then loops on a blank token until the server cuts
 	// it off (Ollama ends a reply whose token repeats more than 30 times without finishing
-	// it: no done:true on /api/chat, neither [DONE] nor a finish_reason on /v1), as it does a
-	// runner that dies mid-answer.
+	// it: no done:true on /api/chat, neither [DONE] nor a finish_reason on /v1).
 	cutModel = ollamatest.Model{Name: "e2e-cut", Scripts: ollamatest.Scripts{
 		"SU": slices.Concat(ollamatest.Think(cutThinking...), cutAnswer, slices.Repeat([]string{"\n"}, 40), []string{"never said"}),
 	}}
 	cutThinking = []string{"The user", " wants an", " explanation."}
+	cutAnswer   = []string{"The answer", " begins", " here."}
 
-	// crashModel thinks, then streams an answer long enough to kill its runner mid-way.
+	// crashModel thinks, then streams an answer long enough to kill its runner mid-way
+	// (ollamatest.Server.KillRunner).
 	crashModel = ollamatest.Model{Name: "e2e-crash", Scripts: ollamatest.Scripts{
 		"SU": slices.Concat(ollamatest.Think(cutThinking[0]), crashPieces()),
 	}}
-	cutAnswer = []string{"The answer", " begins", " here."}
 )
 
 // longAnswerPieces is the long answer, one distinct token per word.
