@@ -1,7 +1,10 @@
 package tests
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/pem"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -11,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"prototyper/internal/ollamatest"
 )
@@ -70,6 +74,55 @@ func tokenProxy(t *testing.T, upstream, token string) (*httptest.Server, string,
 		t.Fatal(err)
 	}
 	return srv, ca, &refused
+}
+
+// pacedProxy is a proxy on loopback in front of the server at upstream that passes a chat's
+// answer on line by line, the first lines gap apart: a model that thinks slowly, so that a
+// test sees what the window paints while the thinking streams. It returns its URL.
+func pacedProxy(t *testing.T, upstream string, lines int, gap time.Duration) string {
+	t.Helper()
+	target, err := url.Parse(upstream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.FlushInterval = -1 // every line as it is read
+	proxy.ModifyResponse = func(resp *http.Response) error {
+		if strings.HasSuffix(resp.Request.URL.Path, "/chat") || strings.HasSuffix(resp.Request.URL.Path, "/chat/completions") {
+			resp.Body = &pacedBody{ReadCloser: resp.Body, lines: bufio.NewReader(resp.Body), left: lines, gap: gap}
+		}
+		return nil
+	}
+	srv := httptest.NewServer(proxy)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// pacedBody reads one line at a time, waiting gap before each of the first left lines that
+// hold something.
+type pacedBody struct {
+	io.ReadCloser
+	lines   *bufio.Reader
+	pending []byte
+	left    int
+	gap     time.Duration
+}
+
+func (b *pacedBody) Read(p []byte) (int, error) {
+	if len(b.pending) == 0 {
+		line, err := b.lines.ReadBytes('\n')
+		if len(line) == 0 {
+			return 0, err
+		}
+		if b.left > 0 && len(bytes.TrimSpace(line)) > 0 {
+			b.left--
+			time.Sleep(b.gap)
+		}
+		b.pending = line
+	}
+	n := copy(p, b.pending)
+	b.pending = b.pending[n:]
+	return n, nil
 }
 
 // TestCLIRunAgainstARemoteOllamaBehindATLSProxyThatWantsAToken: the native client reaches

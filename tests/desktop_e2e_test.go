@@ -428,24 +428,36 @@ func TestDesktopClosingTheWindowDuringARunStopsItAndKeepsThePartialAnswer(t *tes
 	}
 }
 
-// TestDesktopAnAnswerTheServerCutsOffKeepsItsThinkingAndWhatArrived: the model thinks,
-// begins its answer, and the server ends the stream before the answer's end. The window
-// painted the thinking before the answer and the error with its Retry; the store keeps the
-// thinking and the partial answer, incomplete, and the run ended as an error.
+// TestDesktopAnAnswerTheServerCutsOffKeepsItsThinkingAndWhatArrived: the model thinks
+// (slowly: a proxy passes its first lines on 300 ms apart), begins its answer, and the server
+// ends the stream before the answer's end. The window painted the thinking while it streamed,
+// before any of the answer was sent to it, and then the error with its Retry; the store keeps
+// the thinking and the partial answer, incomplete, and the run ended as an error.
 func TestDesktopAnAnswerTheServerCutsOffKeepsItsThinkingAndWhatArrived(t *testing.T) {
 	eachProvider(t, func(t *testing.T, p provider) {
-		r := startDesktopRunWith(t, cutModel, store.Settings{Think: "on"}, "Explain it", p.window(t))
+		slow := pacedProxy(t, ollamatest.Get(t).URL(), 6, 300*time.Millisecond)
+		r := startDesktopRunWith(t, cutModel, store.Settings{Think: "on"}, "Explain it", withArgs(p.argsAt(slow)...))
 		lines := r.waitFinished(t, 90*time.Second)
 		var order []events.Type
+		var thinkingPainted, paintedBeforeAnswer bool
 		for _, l := range lines {
+			if l.Kind == events.LogKindAck && len(order) > 0 && !slices.Contains(order, events.TextDelta) {
+				thinkingPainted = true // an ack of a batch sent after the first thinking, before any answer
+			}
 			for _, e := range l.Events {
 				if e.Type == events.ThinkingDelta || e.Type == events.TextDelta || e.Type == events.Error {
 					order = append(order, e.Type)
+				}
+				if e.Type == events.TextDelta && !slices.Contains(order[:len(order)-1], events.TextDelta) {
+					paintedBeforeAnswer = thinkingPainted
 				}
 			}
 		}
 		if len(order) < 3 || order[0] != events.ThinkingDelta || order[len(order)-1] != events.Error {
 			t.Errorf("thinking, answer and error sent in the order %v; want the thinking first and the error last", order)
+		}
+		if !paintedBeforeAnswer {
+			t.Errorf("no batch of thinking was painted before the answer was sent: the thinking did not show live\n%s", bridgeLogText(lines))
 		}
 		r.app.waitControl(rolePushButton, "Retry", 20*time.Second) // the error's notice, with what to do
 		shot, db := r.finish(t, "e2e-cut-"+string(p)+".png")

@@ -127,11 +127,14 @@ type provider string
 var providers = []provider{store.ProviderOllama, store.ProviderOpenAI}
 
 // args are the flags that point `prototyper run` or the window at srv through p.
-func (p provider) args(srv *ollamatest.Server) []string {
+func (p provider) args(srv *ollamatest.Server) []string { return p.argsAt(srv.URL()) }
+
+// argsAt are the flags that point at the Ollama server at url (or a proxy in front of it).
+func (p provider) argsAt(url string) []string {
 	if p == store.ProviderOpenAI {
-		return []string{"--provider", store.ProviderOpenAI, "--base-url", srv.URL() + "/v1"}
+		return []string{"--provider", store.ProviderOpenAI, "--base-url", url + "/v1"}
 	}
-	return []string{"--ollama", srv.URL()}
+	return []string{"--ollama", url}
 }
 
 // window is what the window's launch adds to reach the shared server through p.
