@@ -214,7 +214,7 @@ func TestCLIRunWhoseModelCrashesMidAnswerIsOneLineAndKeepsWhatArrived(t *testing
 		srv := ollamatest.Get(t)
 		db := filepath.Join(t.TempDir(), "p.db")
 		cmd := exec.Command(desktopBinary(t), slices.Concat([]string{"run", "--json"}, p.args(srv), []string{"--db", db,
-			"--workspace", t.TempDir(), "--model", crashModel.Name, "--think", "on", "Explain it"})...)
+			"--workspace", t.TempDir(), "--model", paragraphModel.Name, "--think", "on", "Explain it"})...)
 		var out, errOut testenv.Output
 		cmd.Stdout, cmd.Stderr, cmd.Env = &out, &errOut, append(os.Environ(), "HOME="+t.TempDir())
 		if err := cmd.Start(); err != nil {
@@ -226,7 +226,7 @@ func TestCLIRunWhoseModelCrashesMidAnswerIsOneLineAndKeepsWhatArrived(t *testing
 				t.Fatalf("no answer within 60 s:\n%s%s", out.String(), errOut.String())
 			}
 		}
-		if killed, err := srv.KillRunner(crashModel); !killed || err != nil {
+		if killed, err := srv.KillRunner(paragraphModel); !killed || err != nil {
 			t.Fatalf("kill the model's runner: found %v, %v", killed, err)
 		}
 		killedAt := time.Now()
@@ -245,7 +245,7 @@ func TestCLIRunWhoseModelCrashesMidAnswerIsOneLineAndKeepsWhatArrived(t *testing
 		}
 		defer chats.Close()
 		if msgs, err := chats.Messages(theOneChat(t, chats).ID); err != nil || len(msgs) != 2 || msgs[1].Complete ||
-			!strings.HasPrefix(msgs[1].Content, crashPieces()[0]) || msgs[1].Thinking != cutThinking[0] {
+			!strings.HasPrefix(msgs[1].Content, paragraphPieces()[0]) || msgs[1].Thinking != cutThinking[0] {
 			t.Errorf("messages = %+v, %v; want the prompt and what arrived of the answer, incomplete", msgs, err)
 		}
 	})

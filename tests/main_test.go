@@ -66,10 +66,12 @@ var (
 	cutThinking = []string{"The user", " wants an", " explanation."}
 	cutAnswer   = []string{"The answer", " begins", " here."}
 
-	// crashModel thinks, then streams an answer long enough to kill its runner mid-way
-	// (ollamatest.Server.KillRunner).
-	crashModel = ollamatest.Model{Name: "e2e-crash", Scripts: ollamatest.Scripts{
-		"SU": slices.Concat(ollamatest.Think(cutThinking[0]), crashPieces()),
+	// paragraphModel thinks, then streams a paragraph of 250 words: long enough to kill its
+	// runner mid-way (ollamatest.Server.KillRunner), or, behind a proxy that paces it
+	// (pacedProxy), to type and stop while it streams. Its small vocabulary keeps it quick to
+	// read a prompt, where longAnswerModel's takes seconds.
+	paragraphModel = ollamatest.Model{Name: "e2e-paragraph", Scripts: ollamatest.Scripts{
+		"SU": slices.Concat(ollamatest.Think(cutThinking[0]), paragraphPieces()),
 	}}
 )
 
@@ -82,8 +84,8 @@ func longAnswerPieces() []string {
 	return pieces
 }
 
-// crashPieces is crashModel's answer, one distinct token per word.
-func crashPieces() []string {
+// paragraphPieces is paragraphModel's answer, one distinct token per word.
+func paragraphPieces() []string {
 	pieces := make([]string, 250)
 	for i := range pieces {
 		pieces[i] = fmt.Sprintf("part%d ", i)
@@ -153,5 +155,5 @@ func TestMain(m *testing.M) {
 	if os.Getenv(crashChildEnv) != "" || os.Getenv(checkpointCrashEnv) != "" { // the crash tests' children need no server
 		os.Exit(m.Run())
 	}
-	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel, badArgsModel, folderModel, twoRunsModel, mcpEchoModel, misbehavingModel, cardsModel, cutModel, crashModel))
+	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel, badArgsModel, folderModel, twoRunsModel, mcpEchoModel, misbehavingModel, cardsModel, cutModel, paragraphModel))
 }
