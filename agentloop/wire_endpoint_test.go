@@ -1,8 +1,17 @@
 package agentloop
 
 import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 
+	"prototyper/agentloop/ollama"
+	"prototyper/agentloop/openai"
 	"prototyper/store"
 )
 
@@ -28,5 +37,29 @@ func TestUseMovesOnlyTheOllamaClientUnderTheOpenAIProvider(t *testing.T) {
 	t.Setenv("PROTOTYPER_TEST_EMPTY_KEY", "")
 	if err := s.UseEndpoint(Endpoint{APIKeyEnv: "PROTOTYPER_TEST_EMPTY_KEY"}); err == nil {
 		t.Error("a key variable that holds nothing was accepted")
+	}
+}
+
+// TestTheOpenAIModelWaitsTheRunsFirstByteTimeout: a run's --first-byte-timeout (the
+// setting) bounds the wait of the OpenAI-compatible client as it bounds the native one's,
+// and the failure is the native client's code, retryable, naming how to wait longer.
+func TestTheOpenAIModelWaitsTheRunsFirstByteTimeout(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body) // so that the server notices the client's close
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
+	base, err := openai.ParseBaseURL(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewOpenAIModel(openai.New(base, openai.WithRetry(1, 0, time.Millisecond, time.Millisecond)))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // the client's default is 5 min
+	defer cancel()
+	_, err = m.Chat(ctx, ModelRequest{Model: "m", FirstByteTimeout: 100 * time.Millisecond}, func(Delta) error { return nil })
+	var ce ClassifiedError
+	if !errors.As(err, &ce) || ce.Code() != ollama.CodeFirstByteTimeout || !ce.Retryable() || !errors.Is(err, ollama.ErrFirstByteTimeout) ||
+		!strings.Contains(err.Error(), "--first-byte-timeout") {
+		t.Errorf("err = %v; want the first-byte timeout, retryable, saying how to allow longer", err)
 	}
 }

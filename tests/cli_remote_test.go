@@ -1,8 +1,10 @@
 package tests
 
 import (
-	"encoding/json"
+	"bufio"
+	"bytes"
 	"encoding/pem"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -12,59 +14,14 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"prototyper/internal/ollamatest"
 )
 
-// The scenarios of the native client, through Ollama's own OpenAI-compatible endpoint (/v1):
-// the same scripted models, the same transcript, with --provider openai.
-
-func TestCLIRunOverTheOpenAICompatibleAPIThinksWritesTheFileAndAnswers(t *testing.T) {
-	srv := ollamatest.Get(t)
-	ws, db := t.TempDir(), filepath.Join(t.TempDir(), "p.db")
-	out, errOut, code := cliRun(t, "run", "--provider", "openai", "--base-url", srv.URL()+"/v1", "--db", db,
-		"--workspace", ws, "--model", writerModel.Name, "--think", "on", "--approve", "auto", "Write hello.txt")
-	assertWroteHello(t, ws, out, errOut, code)
-	if strings.Contains(out, "<think>") {
-		t.Errorf("the thinking tags reached the answer:\n%s", out)
-	}
-}
-
-func TestCLIRunJSONOverTheOpenAICompatibleAPIHasTheNativeEvents(t *testing.T) {
-	srv := ollamatest.Get(t)
-	out, errOut, code := cliRun(t, "run", "--json", "--provider", "openai", "--base-url", srv.URL(), "--db", filepath.Join(t.TempDir(), "p.db"),
-		"--workspace", t.TempDir(), "--model", writerModel.Name, "--approve", "auto", "Write hello.txt")
-	if code != 0 {
-		t.Fatalf("exit status %d; stderr:\n%s", code, errOut)
-	}
-	var types []string
-	usage := false
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		var e struct {
-			Type  string `json:"type"`
-			Usage *struct {
-				PromptTokens int `json:"promptTokens"`
-				EvalTokens   int `json:"evalTokens"`
-			} `json:"usage"`
-		}
-		if err := json.Unmarshal([]byte(line), &e); err != nil {
-			t.Fatalf("not one JSON envelope per line: %q: %v", line, err)
-		}
-		types = append(types, e.Type)
-		if e.Type == "message.completed" && e.Usage != nil && e.Usage.PromptTokens > 0 && e.Usage.EvalTokens > 0 {
-			usage = true
-		}
-	}
-	joined := strings.Join(types, " ")
-	for _, want := range []string{"run.started", "thinking.delta", "tool.call", "tool.result", "text.delta", "message.completed", "run.finished"} {
-		if !strings.Contains(joined, want) {
-			t.Errorf("no %s event in %s", want, joined)
-		}
-	}
-	if !usage {
-		t.Errorf("no message.completed carries the usage the server reported:\n%s", out)
-	}
-}
+// The failures of the OpenAI-compatible provider, and the remote servers of both: the
+// scenarios both providers share run for each (eachProvider, in cli_test.go and the window's
+// tests).
 
 func TestCLIRunOverTheOpenAICompatibleAPIFailuresAreOneClearLine(t *testing.T) {
 	srv := ollamatest.Get(t)
@@ -117,6 +74,55 @@ func tokenProxy(t *testing.T, upstream, token string) (*httptest.Server, string,
 		t.Fatal(err)
 	}
 	return srv, ca, &refused
+}
+
+// pacedProxy is a proxy on loopback in front of the server at upstream that passes a chat's
+// answer on line by line, the first lines gap apart: a model that thinks slowly, so that a
+// test sees what the window paints while the thinking streams. It returns its URL.
+func pacedProxy(t *testing.T, upstream string, lines int, gap time.Duration) string {
+	t.Helper()
+	target, err := url.Parse(upstream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.FlushInterval = -1 // every line as it is read
+	proxy.ModifyResponse = func(resp *http.Response) error {
+		if strings.HasSuffix(resp.Request.URL.Path, "/chat") || strings.HasSuffix(resp.Request.URL.Path, "/chat/completions") {
+			resp.Body = &pacedBody{ReadCloser: resp.Body, lines: bufio.NewReader(resp.Body), left: lines, gap: gap}
+		}
+		return nil
+	}
+	srv := httptest.NewServer(proxy)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// pacedBody reads one line at a time, waiting gap before each of the first left lines that
+// hold something.
+type pacedBody struct {
+	io.ReadCloser
+	lines   *bufio.Reader
+	pending []byte
+	left    int
+	gap     time.Duration
+}
+
+func (b *pacedBody) Read(p []byte) (int, error) {
+	if len(b.pending) == 0 {
+		line, err := b.lines.ReadBytes('\n')
+		if len(line) == 0 {
+			return 0, err
+		}
+		if b.left > 0 && len(bytes.TrimSpace(line)) > 0 {
+			b.left--
+			time.Sleep(b.gap)
+		}
+		b.pending = line
+	}
+	n := copy(p, b.pending)
+	b.pending = b.pending[n:]
+	return n, nil
 }
 
 // TestCLIRunAgainstARemoteOllamaBehindATLSProxyThatWantsAToken: the native client reaches

@@ -294,6 +294,32 @@ func (r *desktopRun) relaunch(t *testing.T, model ollamatest.Model, name string)
 	time.Sleep(2 * time.Second) // the window opens the newest chat by itself
 }
 
+// assertWroteHelloSeenRunning checks a finished run of writerModel in the window: its one
+// call painted running before its result was sent, and hello.txt as the model wrote it.
+func (r *desktopRun) assertWroteHelloSeenRunning(t *testing.T, lines []bridgeLine) {
+	t.Helper()
+	if ids := assertEveryCallPaintedRunningBeforeItsResult(t, lines); len(ids) != 1 {
+		t.Errorf("tool results sent: %v, want one (write_file)", ids)
+	}
+	r.wantWritten(t, "hello.txt", "hello from Prototyper\n")
+}
+
+// theEndedAnswer returns the one run of the one chat in db, which must have ended as stop,
+// and its answer: the chat holds the prompt and that answer, incomplete, and nothing else.
+func theEndedAnswer(t *testing.T, db *store.DB, stop string) (store.Run, store.Message) {
+	t.Helper()
+	chat := theOneChat(t, db)
+	runs, err := db.RunsOf(chat.ID)
+	if err != nil || len(runs) != 1 || runs[0].Live || runs[0].StopReason != stop {
+		t.Fatalf("runs = %+v, %v; want one, ended as %q", runs, err, stop)
+	}
+	msgs, err := db.Messages(chat.ID)
+	if err != nil || len(msgs) != 2 || msgs[1].Role != store.RoleAssistant || msgs[1].Complete {
+		t.Fatalf("messages = %+v, %v; want the prompt and the partial answer, incomplete", msgs, err)
+	}
+	return runs[0], msgs[1]
+}
+
 // TestDesktopAPastedMessageTooLongForTheModelIsNeverSent pastes 200 KB into the composer of a
 // model with a 4k context: the composer says it is too long, Enter sends nothing, and no chat
 // is stored.
@@ -333,60 +359,65 @@ func (r *desktopRun) assertEnterSendsNothing(t *testing.T, shotName string) {
 	}
 }
 
+// TestDesktopEndToEndThinkWriteFileAnswerEveryCardSeenRunning: the thinking, the card seen
+// running before its result, the file, the answer without the thinking's tags, its usage.
 func TestDesktopEndToEndThinkWriteFileAnswerEveryCardSeenRunning(t *testing.T) {
-	r := startDesktopRun(t, writerModel, "Write hello.txt with a greeting")
-	lines := r.waitFinished(t, 90*time.Second)
+	eachProvider(t, func(t *testing.T, p provider) {
+		r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "Write hello.txt with a greeting", p.window(t))
+		r.assertWroteHelloSeenRunning(t, r.waitFinished(t, 90*time.Second))
 
-	r.wantWritten(t, "hello.txt", "hello from Prototyper\n")
-	ids := assertEveryCallPaintedRunningBeforeItsResult(t, lines)
-	if len(ids) != 1 {
-		t.Errorf("tool results sent: %v, want one (write_file)", ids)
-	}
-
-	shot, db := r.finish(t, "e2e-write-file.png")
-	t.Logf("screenshot after the run: %s", shot)
-	chat := theOneChat(t, db)
-	msgs, err := db.Messages(chat.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var roles []string
-	for _, m := range msgs {
-		roles = append(roles, m.Role)
-	}
-	if want := []string{"user", "assistant", "tool", "assistant"}; !slices.Equal(roles, want) {
-		t.Fatalf("stored roles = %v, want %v", roles, want)
-	}
-	if msgs[0].Content != "Write hello.txt with a greeting" {
-		t.Errorf("stored prompt = %q", msgs[0].Content)
-	}
-	if last := msgs[3]; !last.Complete || !strings.Contains(last.Content, "hello.txt") {
-		t.Errorf("stored answer = %+v, want the complete answer", last)
-	}
-	calls, err := db.ToolCalls(chat.ID)
-	if err != nil || len(calls) != 1 || calls[0].Pending || !calls[0].OK || calls[0].Name != "write_file" {
-		t.Errorf("tool records = %+v, %v; want one completed write_file", calls, err)
-	}
+		shot, db := r.finish(t, "e2e-write-file-"+string(p)+".png")
+		t.Logf("screenshot after the run: %s", shot)
+		chat := theOneChat(t, db)
+		msgs, err := db.Messages(chat.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var roles []string
+		for _, m := range msgs {
+			roles = append(roles, m.Role)
+		}
+		if want := []string{"user", "assistant", "tool", "assistant"}; !slices.Equal(roles, want) {
+			t.Fatalf("stored roles = %v, want %v", roles, want)
+		}
+		if msgs[0].Content != "Write hello.txt with a greeting" {
+			t.Errorf("stored prompt = %q", msgs[0].Content)
+		}
+		if msgs[1].Thinking != "The user wants a file. I should write hello.txt." || strings.Contains(msgs[1].Content+msgs[3].Content, "<think>") {
+			t.Errorf("first answer %+v: want the thinking apart from the content", msgs[1])
+		}
+		if last := msgs[3]; !last.Complete || !strings.Contains(last.Content, "I wrote `hello.txt` with a greeting.") || last.Usage == nil || last.Usage.EvalTokens == 0 {
+			t.Errorf("stored answer = %+v, want the complete answer with its usage", last)
+		}
+		calls, err := db.ToolCalls(chat.ID)
+		if err != nil || len(calls) != 1 || calls[0].Pending || !calls[0].OK || calls[0].Name != "write_file" {
+			t.Errorf("tool records = %+v, %v; want one completed write_file", calls, err)
+		}
+	})
 }
 
+// TestDesktopEndToEndFiveInstantCallsInARowEachSeenRunning: one call per turn, five turns,
+// every card painted running before its result.
 func TestDesktopEndToEndFiveInstantCallsInARowEachSeenRunning(t *testing.T) {
-	r := startDesktopRun(t, fiveCallsModel, "List the workspace five times")
-	lines := r.waitFinished(t, 120*time.Second)
-	ids := assertEveryCallPaintedRunningBeforeItsResult(t, lines)
-	if len(ids) != 5 {
-		t.Errorf("tool results sent: %d (%v), want five", len(ids), ids)
-	}
-	shot, db := r.finish(t, "e2e-five-calls.png")
-	t.Logf("screenshot after the run: %s", shot)
-	calls, err := db.ToolCalls(theOneChat(t, db).ID)
-	if err != nil || len(calls) != 5 {
-		t.Fatalf("tool records = %d, %v; want five", len(calls), err)
-	}
-	for _, c := range calls {
-		if c.Pending || !c.OK {
-			t.Errorf("tool record %s = pending %v ok %v, want completed", c.ID, c.Pending, c.OK)
+	eachProvider(t, func(t *testing.T, p provider) {
+		r := startDesktopRunWith(t, fiveCallsModel, store.Settings{Think: "on"}, "List the workspace five times", p.window(t))
+		lines := r.waitFinished(t, 120*time.Second)
+		ids := assertEveryCallPaintedRunningBeforeItsResult(t, lines)
+		if len(ids) != 5 {
+			t.Errorf("tool results sent: %d (%v), want five", len(ids), ids)
 		}
-	}
+		shot, db := r.finish(t, "e2e-five-calls-"+string(p)+".png")
+		t.Logf("screenshot after the run: %s", shot)
+		calls, err := db.ToolCalls(theOneChat(t, db).ID)
+		if err != nil || len(calls) != 5 {
+			t.Fatalf("tool records = %d, %v; want five", len(calls), err)
+		}
+		for _, c := range calls {
+			if c.Pending || !c.OK {
+				t.Errorf("tool record %s = pending %v ok %v, want completed", c.ID, c.Pending, c.OK)
+			}
+		}
+	})
 }
 
 // TestDesktopClosingTheWindowDuringARunStopsItAndKeepsThePartialAnswer closes the window
@@ -406,26 +437,13 @@ func TestDesktopClosingTheWindowDuringARunStopsItAndKeepsThePartialAnswer(t *tes
 	if err != nil {
 		t.Fatalf("open the store after closing: %v", err)
 	}
-	chat := theOneChat(t, db)
-	runs, err := db.RunsOf(chat.ID)
-	if err != nil || len(runs) != 1 {
-		t.Fatalf("runs = %v, %v; want one", runs, err)
-	}
-	run := runs[0]
-	if run.Live || run.StopReason != events.StopAborted {
-		t.Errorf("run = live %v, stop reason %q; want it finished as %q", run.Live, run.StopReason, events.StopAborted)
-	}
+	run, answer := theEndedAnswer(t, db, events.StopAborted)
 	stopTook := run.FinishedAt.Sub(closedAt)
 	t.Logf("closed during the run: run stopped %s after the close, process exited after %s",
 		stopTook.Round(time.Millisecond), exitTook.Round(time.Millisecond))
-	msgs, err := db.Messages(chat.ID)
-	if err != nil || len(msgs) != 2 {
-		t.Fatalf("messages = %d, %v; want the prompt and the partial answer", len(msgs), err)
-	}
-	answer := msgs[1]
 	full := strings.Join(longAnswerPieces(), "")
-	if answer.Complete || answer.Content == "" || !strings.HasPrefix(full, answer.Content) {
-		t.Errorf("stored answer: complete %v, %d bytes; want a non-empty, incomplete prefix of the script", answer.Complete, len(answer.Content))
+	if answer.Content == "" || !strings.HasPrefix(full, answer.Content) {
+		t.Errorf("stored answer: %d bytes; want a non-empty prefix of the script", len(answer.Content))
 	}
 	if len(answer.Content) == len(full) {
 		t.Errorf("the whole answer was stored: the run was not stopped while streaming")
@@ -447,4 +465,46 @@ func TestDesktopClosingTheWindowDuringARunStopsItAndKeepsThePartialAnswer(t *tes
 	if err := again.closeWindow(15 * time.Second); err != nil {
 		t.Errorf("the reopened app did not exit cleanly: %s", describeExit(err))
 	}
+}
+
+// TestDesktopAnAnswerTheServerCutsOffKeepsItsThinkingAndWhatArrived: the model thinks
+// (slowly: a proxy passes its first lines on 300 ms apart), begins its answer, and the server
+// ends the stream before the answer's end. The window painted the thinking while it streamed,
+// before any of the answer was sent to it, and then the error with its Retry; the store keeps
+// the thinking and the partial answer, incomplete, and the run ended as an error.
+func TestDesktopAnAnswerTheServerCutsOffKeepsItsThinkingAndWhatArrived(t *testing.T) {
+	eachProvider(t, func(t *testing.T, p provider) {
+		slow := pacedProxy(t, ollamatest.Get(t).URL(), 6, 300*time.Millisecond)
+		r := startDesktopRunWith(t, cutModel, store.Settings{Think: "on"}, "Explain it", withArgs(p.argsAt(slow)...))
+		lines := r.waitFinished(t, 90*time.Second)
+		var order []events.Type
+		var thinkingPainted, paintedBeforeAnswer bool
+		for _, l := range lines {
+			if l.Kind == events.LogKindAck && len(order) > 0 && !slices.Contains(order, events.TextDelta) {
+				thinkingPainted = true // an ack of a batch sent after the first thinking, before any answer
+			}
+			for _, e := range l.Events {
+				if e.Type == events.ThinkingDelta || e.Type == events.TextDelta || e.Type == events.Error {
+					order = append(order, e.Type)
+				}
+				if e.Type == events.TextDelta && !slices.Contains(order[:len(order)-1], events.TextDelta) {
+					paintedBeforeAnswer = thinkingPainted
+				}
+			}
+		}
+		if len(order) < 3 || order[0] != events.ThinkingDelta || order[len(order)-1] != events.Error {
+			t.Errorf("thinking, answer and error sent in the order %v; want the thinking first and the error last", order)
+		}
+		if !paintedBeforeAnswer {
+			t.Errorf("no batch of thinking was painted before the answer was sent: the thinking did not show live\n%s", bridgeLogText(lines))
+		}
+		r.app.waitControl(rolePushButton, "Retry", 20*time.Second) // the error's notice, with what to do
+		shot, db := r.finish(t, "e2e-cut-"+string(p)+".png")
+		t.Logf("screenshot after the run: %s", shot)
+		_, answer := theEndedAnswer(t, db, events.StopError)
+		if answer.Thinking != strings.Join(cutThinking, "") || !strings.HasPrefix(answer.Content, strings.Join(cutAnswer, "")) ||
+			strings.Contains(answer.Content, "<think>") {
+			t.Errorf("stored answer: thinking %q, content %q; want the thinking and the partial answer", answer.Thinking, answer.Content)
+		}
+	})
 }

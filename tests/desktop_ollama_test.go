@@ -227,10 +227,7 @@ func TestDesktopStartsItsOwnOllamaWhereNoneAnswersAndStopsItWhenTheWindowCloses(
 	r.app.key("Return")
 	lines := r.waitFinished(t, 120*time.Second)
 	assertNoLoadShown(t, lines)
-	if ids := assertEveryCallPaintedRunningBeforeItsResult(t, lines); len(ids) != 1 {
-		t.Errorf("tool results sent: %v, want one (write_file)", ids)
-	}
-	r.wantWritten(t, "hello.txt", "hello from Prototyper\n")
+	r.assertWroteHelloSeenRunning(t, lines)
 
 	// The model's runner, started by the server, runs beside it until the app quits.
 	if procs := ollamatest.ServerProcesses(hostOf(t, r.url)); len(procs) < 2 {

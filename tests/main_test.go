@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"prototyper/internal/ollamatest"
+	"prototyper/store"
 )
 
 // Scripted models of the desktop end-to-end tests. The agent sends a system prompt, so every
@@ -69,6 +70,23 @@ var (
 	longAnswerModel = ollamatest.Model{Name: "e2e-long", Scripts: ollamatest.Scripts{
 		"SU": slices.Concat(ollamatest.Think("A long answer."), longAnswerPieces()),
 	}}
+
+	// cutModel thinks, begins its answer, then loops on a blank token until the server cuts
+	// it off (Ollama ends a reply whose token repeats more than 30 times without finishing
+	// it: no done:true on /api/chat, neither [DONE] nor a finish_reason on /v1).
+	cutModel = ollamatest.Model{Name: "e2e-cut", Scripts: ollamatest.Scripts{
+		"SU": slices.Concat(ollamatest.Think(cutThinking...), cutAnswer, slices.Repeat([]string{"\n"}, 40), []string{"never said"}),
+	}}
+	cutThinking = []string{"The user", " wants an", " explanation."}
+	cutAnswer   = []string{"The answer", " begins", " here."}
+
+	// paragraphModel thinks, then streams a paragraph of 250 words: long enough to kill its
+	// runner mid-way (ollamatest.Server.KillRunner), or, behind a proxy that paces it
+	// (pacedProxy), to type and stop while it streams. Its small vocabulary keeps it quick to
+	// read a prompt, where longAnswerModel's takes seconds.
+	paragraphModel = ollamatest.Model{Name: "e2e-paragraph", Scripts: ollamatest.Scripts{
+		"SU": slices.Concat(ollamatest.Think(cutThinking[0]), paragraphPieces()),
+	}}
 )
 
 // longAnswerPieces is the long answer, one distinct token per word.
@@ -76,6 +94,15 @@ func longAnswerPieces() []string {
 	pieces := make([]string, 1500)
 	for i := range pieces {
 		pieces[i] = fmt.Sprintf("word%d ", i)
+	}
+	return pieces
+}
+
+// paragraphPieces is paragraphModel's answer, one distinct token per word.
+func paragraphPieces() []string {
+	pieces := make([]string, 250)
+	for i := range pieces {
+		pieces[i] = fmt.Sprintf("part%d ", i)
 	}
 	return pieces
 }
@@ -107,9 +134,40 @@ func fiveCallScripts() ollamatest.Scripts {
 	return s
 }
 
+// provider is the API through which a scenario reaches the real server: Ollama's native
+// /api, or its OpenAI-compatible /v1 (the client any vLLM, llama.cpp or LM Studio server
+// gets). The scripted models are the same, and so must be everything a user sees.
+type provider string
+
+// providers are the APIs every scenario of the model client runs through.
+var providers = []provider{store.ProviderOllama, store.ProviderOpenAI}
+
+// args are the flags that point `prototyper run` or the window at srv through p.
+func (p provider) args(srv *ollamatest.Server) []string { return p.argsAt(srv.URL()) }
+
+// argsAt are the flags that point at the Ollama server at url (or a proxy in front of it).
+func (p provider) argsAt(url string) []string {
+	if p == store.ProviderOpenAI {
+		return []string{"--provider", store.ProviderOpenAI, "--base-url", url + "/v1"}
+	}
+	return []string{"--ollama", url}
+}
+
+// window is what the window's launch adds to reach the shared server through p.
+func (p provider) window(t *testing.T) launchExtra {
+	return withArgs(p.args(ollamatest.Get(t))...)
+}
+
+// eachProvider runs scenario once per provider, as a subtest named after it.
+func eachProvider(t *testing.T, scenario func(t *testing.T, p provider)) {
+	for _, p := range providers {
+		t.Run(string(p), func(t *testing.T) { scenario(t, p) })
+	}
+}
+
 func TestMain(m *testing.M) {
 	if os.Getenv(crashChildEnv) != "" || os.Getenv(checkpointCrashEnv) != "" { // the crash tests' children need no server
 		os.Exit(m.Run())
 	}
-	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel, badArgsModel, folderModel, twoRunsModel, mcpEchoModel, mcpLongModel, mcpHangModel, misbehavingModel, cardsModel, noterModel, seeingModel))
+	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel, badArgsModel, folderModel, twoRunsModel, mcpEchoModel, mcpLongModel, mcpHangModel, misbehavingModel, cardsModel, noterModel, seeingModel, cutModel, paragraphModel))
 }

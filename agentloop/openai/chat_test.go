@@ -25,9 +25,12 @@ func sse(t *testing.T, bodies ...[]string) (*Client, *atomic.Int32) {
 		i := int(n.Add(1)) - 1
 		_, _ = io.Copy(io.Discard, r.Body) // so that the server notices a closed connection
 		body := bodies[min(i, len(bodies)-1)]
-		if len(body) > 0 && strings.HasPrefix(body[0], "HTTP ") {
+		if len(body) > 0 && strings.HasPrefix(body[0], "HTTP ") { // "HTTP 503" or "HTTP 503 Retry-After: 1"
 			var code int
 			fmt.Sscanf(body[0], "HTTP %d", &code)
+			if _, after, ok := strings.Cut(body[0], "Retry-After: "); ok {
+				w.Header().Set("Retry-After", after)
+			}
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(code)
 			io.WriteString(w, strings.Join(body[1:], ""))
@@ -229,6 +232,53 @@ func TestRetriesOnlyBeforeTheFirstByte(t *testing.T) {
 	})
 	if err != nil || res.Content != "ok" || retries != 1 || calls.Load() != 2 {
 		t.Fatalf("res %+v err %v retries %d requests %d", res, err, retries, calls.Load())
+	}
+}
+
+// TestABusyServerIsRetriedAsTheNativeClientRetriesIt: the retrying of the native client's
+// TestChatRetriesBeforeTheFirstByte (both go through httpstream.Do): a 429 or 503 is tried
+// again after the wait its Retry-After asks for, at most the attempts allowed, and a wait
+// beyond the bound ends the retrying at once.
+func TestABusyServerIsRetriedAsTheNativeClientRetriesIt(t *testing.T) {
+	busy := `{"error":{"message":"server busy, please try again"}}`
+	ok := []string{chunk(`{"content":"ok"}`), finish}
+	for _, tc := range []struct {
+		name              string
+		bodies            [][]string
+		requests, retries int
+		delay             time.Duration // the first retry's wait; 0: not checked
+		err               error
+	}{
+		{"503 with Retry-After waits as long as the server asks", [][]string{{"HTTP 503 Retry-After: 1", busy}, ok}, 2, 1, time.Second, nil},
+		{"429 with Retry-After too", [][]string{{"HTTP 429 Retry-After: 1", busy}, ok}, 2, 1, time.Second, nil},
+		{"a server that stays busy is ErrBusy after the attempts", [][]string{{"HTTP 503", busy}}, 3, 2, 0, ErrBusy},
+		{"a Retry-After beyond the bound ends the retrying", [][]string{{"HTTP 503 Retry-After: 3600", busy}}, 1, 0, 0, ErrBusy},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, calls := sse(t, tc.bodies...)
+			c = c.With(WithRetry(3, 5*time.Second, time.Millisecond, 5*time.Millisecond))
+			var retries []Event
+			start := time.Now()
+			_, err := c.Chat(context.Background(), &ChatRequest{Model: "m"}, func(e Event) error {
+				if e.Kind == EventRetry {
+					retries = append(retries, e)
+				}
+				return nil
+			})
+			took := time.Since(start)
+			if !errors.Is(err, tc.err) || (err == nil) != (tc.err == nil) || int(calls.Load()) != tc.requests || len(retries) != tc.retries {
+				t.Fatalf("err %v after %d requests and %d retries; want %v after %d and %d", err, calls.Load(), len(retries), tc.err, tc.requests, tc.retries)
+			}
+			if err != nil && (!Retryable(err) || Code(err) != ollama.CodeBusy || !strings.Contains(err.Error(), "wait a moment and try again")) {
+				t.Errorf("err %v: want a retryable %s that says what to do", err, ollama.CodeBusy)
+			}
+			if tc.delay > 0 && (retries[0].Delay != tc.delay || retries[0].Attempt != 2 || !strings.Contains(retries[0].Reason, "HTTP") || took < tc.delay) {
+				t.Errorf("retry %+v after %s; want attempt 2 after the %s the server asked for", retries[0], took, tc.delay)
+			}
+			if tc.delay == 0 && took > 2*time.Second {
+				t.Errorf("took %s: waited for a Retry-After beyond the bound", took)
+			}
+		})
 	}
 }
 

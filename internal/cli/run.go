@@ -159,6 +159,9 @@ Flags:
 
 	var sink events.Sink
 	term := newTerminal(io.Out, io.Err, isTerminal(io.Out))
+	if server.Endpoint().Provider == store.ProviderOpenAI {
+		term.server = "the model server"
+	}
 	if f.json {
 		sink = events.NewJSONLines(io.Out)
 	} else {
@@ -324,8 +327,8 @@ func (t *terminalApprover) OfferSummary(ctx context.Context, _ string, _ store.S
 }
 
 // terminal renders events for a person: thinking dim, text as it arrives, a spinner per
-// running tool call that turns into ✓ or ✗ with its duration, "waiting for Ollama to load
-// MODEL… Ns" while a model loads. Without a terminal it writes plain lines and no escape
+// running tool call that turns into ✓ or ✗ with its duration, "waiting for Ollama (or the
+// model server) to load MODEL… Ns" while a model loads. Without a terminal it writes plain lines and no escape
 // codes. Whatever came from the model, a tool or the server is passed through [Sanitize]
 // first: only the renderer's own escape codes reach the terminal (--json keeps the exact
 // text).
@@ -344,6 +347,7 @@ type terminal struct {
 	labels     map[string]string // tool call id → "name args", for its result line
 	notes      map[string]bool   // system messages (instructions, summaries): said in one line, their text not printed
 	loading    string            // the model being loaded, while its status line shows
+	server     string            // what the loading line calls the model server ("": Ollama)
 	since      time.Time         // when its request was sent
 	frame      int
 	done       chan struct{}
@@ -410,7 +414,16 @@ func (t *terminal) style(code, s string) string {
 
 // loadingText is the status line of a model being loaded.
 func (t *terminal) loadingText() string {
-	return fmt.Sprintf("waiting for Ollama to load %s… %ds", t.loading, int(time.Since(t.since).Seconds()))
+	return fmt.Sprintf("%s %ds", t.waitingText(), int(time.Since(t.since).Seconds()))
+}
+
+// waitingText says which model the server is loading.
+func (t *terminal) waitingText() string {
+	server := t.server
+	if server == "" {
+		server = "Ollama"
+	}
+	return fmt.Sprintf("waiting for %s to load %s…", server, t.loading)
 }
 
 // drawLoading redraws the loading status line in place (a terminal only).
@@ -641,7 +654,7 @@ func (t *terminal) render(e events.Event) {
 		if t.tty {
 			t.drawLoading()
 		} else {
-			fmt.Fprintf(t.err, "waiting for Ollama to load %s…\n", t.loading)
+			fmt.Fprintln(t.err, t.waitingText())
 		}
 	case events.ModelLoaded:
 		if t.loading != "" && !t.tty && e.LoadMs != nil {

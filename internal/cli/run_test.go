@@ -157,6 +157,21 @@ func TestRunShowsARunningCallsProgressOnATerminalAndAStoppedCallAsStopped(t *tes
 	}
 }
 
+// TestRunSaysWhichServerLoadsTheModel: the loading line names Ollama, or the model server
+// when the run asks an OpenAI-compatible one.
+func TestRunSaysWhichServerLoadsTheModel(t *testing.T) {
+	for server, want := range map[string]string{"": "waiting for Ollama to load m…\n", "the model server": "waiting for the model server to load m…\n"} {
+		var out, errOut bytes.Buffer
+		term := newTerminal(&out, &errOut, false)
+		term.server = server
+		_ = term.Deliver([]events.Event{{Type: events.ModelLoading, Model: "m"}})
+		term.stop()
+		if errOut.String() != want {
+			t.Errorf("server %q: stderr %q, want %q", server, errOut.String(), want)
+		}
+	}
+}
+
 func TestRunJSONKeepsTheModelsExactText(t *testing.T) {
 	srv := newRunServer(t, nil, func(w http.ResponseWriter, r *http.Request) {
 		b, _ := json.Marshal(runHostile)

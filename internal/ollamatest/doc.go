@@ -79,6 +79,17 @@
 // content then streams as two chunks; a repeated piece too short to split gets a leading space.
 // [Segment] tells what the model really emits.
 //
+// # Failing mid-answer
+//
+// Two ways, both the real server's own:
+//   - the server cuts a reply whose token repeats more than 30 times (v0.11.4's
+//     llm/server.go): a script that ends in 40 copies of a one-character piece (they become
+//     "\n", " \n", "  \n", …, the same once trimmed) streams what comes before, then the stream
+//     ends without done:true on /api/chat, and without finish_reason or [DONE] on /v1;
+//   - [Server.KillRunner] kills the model's runner, as a crash does: /api/chat then sends
+//     {"error":"an error was encountered while running the model: unexpected EOF"}, and /v1
+//     (which loses that text) an empty chunk before the end.
+//
 // # Caveats
 //
 // The server runs with OLLAMA_DEBUG=1, so its log ([Server.Logs], printed by [Get] when a test

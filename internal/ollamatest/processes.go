@@ -1,6 +1,9 @@
 package ollamatest
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"net"
 	"net/http"
 	"os"
@@ -84,4 +87,29 @@ func parentOf(pid int) int {
 		}
 	}
 	return 0
+}
+
+// KillRunner kills the runner that serves m on s with SIGKILL, as an out-of-memory killer or
+// a crashed GPU driver ends one: the answer it was streaming fails mid-way (on /api/chat an
+// {"error":…} line, "an error was encountered while running the model: unexpected EOF"), and
+// the server loads the model again for the next request. It reports whether m had a runner.
+func (s *Server) KillRunner(m Model) (bool, error) {
+	var gguf bytes.Buffer
+	if err := WriteGGUF(&gguf, m.Scripts); err != nil {
+		return false, err
+	}
+	sum := sha256.Sum256(gguf.Bytes())
+	blob := "sha256-" + hex.EncodeToString(sum[:]) // the runner's --model is the blob's path
+	for pid := range ServerProcesses(strings.TrimPrefix(s.url, "http://")) {
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+		if !strings.Contains(string(cmdline), blob) {
+			continue
+		}
+		p, err := os.FindProcess(pid)
+		if err == nil {
+			err = p.Kill()
+		}
+		return true, err
+	}
+	return false, nil
 }

@@ -74,6 +74,15 @@ describe('states a user sees', () => {
     expect(errorSentence('http_error', 'Ollama refused: 500.').text).toBe('Ollama refused: 500.')
   })
 
+  it('with an OpenAI-compatible server the sentences name the model server, not Ollama', () => {
+    for (const code of ['not_running', 'network', 'model_not_found', 'busy', 'stream_error', 'incomplete_stream', 'malformed_line', 'line_too_long']) {
+      const s = errorSentence(code, 'x', 'openai')
+      expect(s.text).toMatch(/model server/)
+      expect(s.text).not.toMatch(/Ollama|Pull it/)
+      expect(s.actions).toEqual(errorSentence(code, 'x').actions)
+    }
+  })
+
   it('Ollama gone: the panel shows at once, and it and the chat’s error go by themselves when Ollama is back', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true })
     const { backend, emitPainted } = await mount()

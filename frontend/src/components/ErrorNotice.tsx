@@ -6,7 +6,8 @@ import { useAppState, useStore } from '../state/useAppState'
 export function ErrorNotice({ code, message }: { code: string; message: string }) {
   const store = useStore()
   const idle = useAppState((s) => (s.activeChatId ? s.chats[s.activeChatId]?.phase : 'idle') === 'idle')
-  const { text, actions } = errorSentence(code, message)
+  const provider = useAppState((s) => s.config?.provider)
+  const { text, actions } = errorSentence(code, message, provider)
   return (
     <div className="notice error" role="alert" data-testid="notice" data-code={code} title={message}>
       <span>⚠ {text}</span>
