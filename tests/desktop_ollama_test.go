@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"prototyper/agentloop/ollama"
 	"prototyper/events"
 	"prototyper/internal/ollamatest"
 	"prototyper/internal/testenv"
@@ -116,24 +115,6 @@ func modelsFolderWith(t *testing.T, models ...ollamatest.Model) string {
 	_ = serve.Process.Kill()
 	_ = serve.Wait()
 	return dir
-}
-
-// waitLoaded waits until the server at url holds model in memory, before anything was asked
-// of it in the window: the window preloaded it.
-func waitLoaded(t *testing.T, url, model string) {
-	t.Helper()
-	u, err := neturl.Parse(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := ollama.New(u)
-	deadline := time.Now().Add(60 * time.Second)
-	for loaded, _ := client.IsLoaded(context.Background(), model); !loaded; loaded, _ = client.IsLoaded(context.Background(), model) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s is not loaded at %s 60 s after the server answered: the window did not preload it", model, url)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
 }
 
 // assertNoLoadShown checks from the bridge log that the window never showed "Loading MODEL…":

@@ -1,8 +1,6 @@
 package tests
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,19 +18,13 @@ func TestDesktopEndToEndOverTheOpenAICompatibleAPI(t *testing.T) {
 	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on", Provider: store.ProviderOpenAI, BaseURL: srv.URL() + "/v1"},
 		"Write hello.txt with a greeting")
 	lines := r.waitFinished(t, 90*time.Second)
-	if got, err := os.ReadFile(filepath.Join(r.workspace, "hello.txt")); err != nil || string(got) != "hello from Prototyper\n" {
-		t.Errorf("hello.txt = %q, %v", got, err)
-	}
+	r.wantWritten(t, "hello.txt", "hello from Prototyper\n")
 	if ids := assertEveryCallPaintedRunningBeforeItsResult(t, lines); len(ids) != 1 {
 		t.Errorf("tool results sent: %v, want one (write_file)", ids)
 	}
 	shot, db := r.finish(t, "e2e-openai.png")
 	t.Logf("screenshot after the run: %s", shot)
-	chats, err := db.ListChats()
-	if err != nil || len(chats) != 1 {
-		t.Fatalf("chats = %v, %v", chats, err)
-	}
-	msgs, err := db.Messages(chats[0].ID)
+	msgs, err := db.Messages(theOneChat(t, db).ID)
 	if err != nil || len(msgs) != 4 {
 		t.Fatalf("messages = %+v, %v", msgs, err)
 	}
