@@ -171,7 +171,14 @@ func (r *managedRun) waitServer(t *testing.T) int {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	// The window preloads its model as soon as the server answers: the model's runner, a child
+	// of the server, may already be there. It is not a serve process.
 	procs := ollamatest.ServerProcesses(hostOf(t, r.url))
+	for pid, parent := range procs {
+		if _, runner := procs[parent]; runner {
+			delete(procs, pid)
+		}
+	}
 	if len(procs) != 1 {
 		t.Fatalf("serve processes at %s: %v; want one", r.url, procs)
 	}
