@@ -76,3 +76,61 @@ func TestDesktopApprovalDenyNeverRunsTheCall(t *testing.T) {
 		t.Errorf("tool record = ok %v approval %+v output %q; want denied by the user", rec.OK, rec.Approval, rec.Output)
 	}
 }
+
+// A call that waits for approval shows its change; Enter on the focused Approve runs it.
+func TestDesktopApproveFromThePreview(t *testing.T) {
+	r := startDesktopRunWith(t, writerModel,
+		store.Settings{Think: "on", ToolApproval: map[string]string{"write_file": "ask"}}, "")
+	r.writeFile(t, "hello.txt", "old greeting\n", 0o644)
+	r.app.typeText("Write hello.txt with a greeting")
+	r.app.key("Return")
+	r.waitLog(t, events.ToolApprovalRequest, true, 60*time.Second)
+	time.Sleep(time.Second) // the card takes the focus once it is painted
+	shot := r.app.screenshot("preview-approval.png")
+	r.wantFile(t, "hello.txt", "old greeting\n", 0o644)
+	if n, _ := colourCount(t, shot, 256); n < 32 {
+		t.Errorf("the approval screenshot shows %d colours (%s)", n, shot)
+	}
+	r.app.key("Return")
+	r.waitResumedFinished(t, 60*time.Second)
+	r.wantFile(t, "hello.txt", "hello from Prototyper\n", 0o644)
+	_, db := r.finish(t, "preview-approved.png")
+	rec := toolRecord(t, db)
+	if rec.Preview == nil || !strings.Contains(rec.Preview.Diff, "+hello from Prototyper") || !strings.Contains(rec.Preview.Diff, "-old greeting") {
+		t.Errorf("the waiting call's preview %+v, want the diff of hello.txt", rec.Preview)
+	}
+	if rec.Approval == nil || rec.Approval.By != store.ByUser {
+		t.Errorf("approval %+v, want the user's", rec.Approval)
+	}
+}
+
+// Alt+R opens the reason field of the waiting call; what is typed there reaches the model as
+// the call's result, and the call never runs.
+func TestDesktopDenyAndTellTheModelWhy(t *testing.T) {
+	r := approvalRun(t)
+	r.openAndType("alt+r", "write it in docs instead", "deny-reason.png")
+	r.app.key("Return")
+	r.waitResumedFinished(t, 60*time.Second)
+	r.wantFile(t, "hello.txt", "", 0)
+	_, db := r.finish(t, "deny-with-reason.png")
+	rec := toolRecord(t, db)
+	if rec.Approval == nil || rec.Approval.Decision != store.DecisionDeny || !strings.Contains(rec.Output, "write it in docs instead") {
+		t.Errorf("record: approval %+v, output %q; want denied with the user's reason for the model", rec.Approval, rec.Output)
+	}
+}
+
+// Alt+L allows the waiting call and its tool for good in this workspace: the settings keep it.
+func TestDesktopAlwaysAllowHereRunsTheCallAndRemembersIt(t *testing.T) {
+	r := approvalRun(t)
+	r.app.key("alt+l")
+	r.waitResumedFinished(t, 60*time.Second)
+	r.wantFile(t, "hello.txt", "hello from Prototyper\n", 0o644)
+	_, db := r.finish(t, "always-allowed.png")
+	s, err := db.Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.AllowedIn(r.workspace, "write_file") {
+		t.Errorf("settings allow %v, want write_file in %s", s.AlwaysAllow, r.workspace)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"image/png"
 	"io"
 	"log"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +24,7 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
+	"prototyper/agentloop/ollama"
 	"prototyper/internal/testenv"
 )
 
@@ -100,6 +102,24 @@ func wantFile(t *testing.T, path, content string, mode os.FileMode) {
 	fi, _ := os.Stat(path)
 	if err != nil || string(got) != content || fi.Mode().Perm() != mode {
 		t.Errorf("%s = %q, %v; want %q with mode %v", filepath.Base(path), got, err, content, mode)
+	}
+}
+
+// waitLoaded waits until the server at url holds model in memory, before anything was asked
+// of it in the window: the window preloaded it.
+func waitLoaded(t *testing.T, url, model string) {
+	t.Helper()
+	u, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := ollama.New(u)
+	deadline := time.Now().Add(60 * time.Second)
+	for loaded, _ := client.IsLoaded(context.Background(), model); !loaded; loaded, _ = client.IsLoaded(context.Background(), model) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s is not loaded at %s 60 s after the server answered: the window did not preload it", model, url)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"prototyper/agentloop"
 	"prototyper/events"
 	"prototyper/store"
-	"prototyper/tools"
 )
 
 // TestDesktopMCPToolAsksThenRunsAndIsSeenRunning: in the real window, the reference MCP
@@ -44,7 +44,7 @@ func TestDesktopMCPToolAsksThenRunsAndIsSeenRunning(t *testing.T) {
 // mcpToolAllowed are the settings of a user who let the reference server's long operation run
 // without asking (a policy per tool).
 func mcpToolAllowed() store.Settings {
-	return store.Settings{Think: "on", ToolApproval: map[string]string{mcpLongOperation: string(tools.ApprovalAuto)}}
+	return store.Settings{Think: "on", ToolApproval: map[string]string{mcpLongOperation: agentloop.ApproveAuto}}
 }
 
 // progressOfThree is how a card says a step of three is done.

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"prototyper/agentloop/ollama"
 	"prototyper/events"
 	"prototyper/internal/ollamatest"
 	"prototyper/internal/testenv"
@@ -118,24 +117,6 @@ func modelsFolderWith(t *testing.T, models ...ollamatest.Model) string {
 	return dir
 }
 
-// waitLoaded waits until the server at url holds model in memory, before anything was asked
-// of it in the window: the window preloaded it.
-func waitLoaded(t *testing.T, url, model string) {
-	t.Helper()
-	u, err := neturl.Parse(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := ollama.New(u)
-	deadline := time.Now().Add(60 * time.Second)
-	for loaded, _ := client.IsLoaded(context.Background(), model); !loaded; loaded, _ = client.IsLoaded(context.Background(), model) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s is not loaded at %s 60 s after the server answered: the window did not preload it", model, url)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
-
 // assertNoLoadShown checks from the bridge log that the window never showed "Loading MODEL…":
 // the model was in memory before the first message.
 func assertNoLoadShown(t *testing.T, lines []bridgeLine) {
@@ -191,6 +172,8 @@ func (r *managedRun) waitServer(t *testing.T) int {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	// The window preloads its model as soon as the server answers: the model's runner, a child
+	// of the server, may already be there. It is not a serve process.
 	procs := ollamatest.ServerProcesses(hostOf(t, r.url))
 	var servers []int // the processes at the address that no other one there started
 	for pid, parent := range procs {

@@ -6,9 +6,6 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -17,7 +14,6 @@ import (
 	"prototyper/agentloop/ollama"
 	"prototyper/events"
 	"prototyper/internal/ollamatest"
-	"prototyper/internal/testenv"
 	"prototyper/store"
 )
 
@@ -35,15 +31,10 @@ var misbehavingModel = ollamatest.Model{Name: "e2e-misbehaving", Scripts: ollama
 // loop ends the run with the sentence naming the call.
 func TestDesktopAColdModelALoopAndACallWrittenAsText(t *testing.T) {
 	r := startDesktopRunWith(t, misbehavingModel, store.Settings{Think: "on", ToolApproval: map[string]string{"*": "auto"}}, "")
+	// the window preloads the model it starts with: wait for that, then unload it again
+	waitLoaded(t, ollamatest.Get(t).URL(), misbehavingModel.Name)
 	client := ollama.New(ollamatest.BaseURL(t))
 	ctx := ollamatest.Context(t)
-	// the window preloads the model it starts with: wait for that, then unload it again
-	for loaded := false; !loaded; time.Sleep(100 * time.Millisecond) {
-		var err error
-		if loaded, err = client.IsLoaded(ctx, misbehavingModel.Name); err != nil || ctx.Err() != nil {
-			t.Fatalf("the window did not preload %s: %v", misbehavingModel.Name, err)
-		}
-	}
 	if _, err := client.Load(ctx, misbehavingModel.Name, ollama.KeepAliveFor(0), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -60,15 +51,12 @@ func TestDesktopAColdModelALoopAndACallWrittenAsText(t *testing.T) {
 	t.Logf("screenshot after the run: %s", shot)
 
 	r.wantWritten(t, "notes.txt", "from text\n") // the call written as text ran
-	chats, err := db.ListChats()
-	if err != nil || len(chats) != 1 {
-		t.Fatalf("chats = %v, %v", chats, err)
-	}
-	runs, _ := db.RunsOf(chats[0].ID)
+	chat := theOneChat(t, db)
+	runs, _ := db.RunsOf(chat.ID)
 	if len(runs) != 1 || runs[0].StopReason != events.StopLoop {
 		t.Fatalf("runs %+v; want one stopped as a loop", runs)
 	}
-	calls, _ := db.ToolCalls(chats[0].ID)
+	calls, _ := db.ToolCalls(chat.ID)
 	if len(calls) != 4 || calls[0].Name != "write_file" || !calls[0].Recovered {
 		t.Fatalf("tool records %+v; want the recovered write, one list_dir, the notice and the stopped call", calls)
 	}
@@ -176,11 +164,8 @@ func TestDesktopOlderMessagesOfferedThenSummarizedThenLeftOut(t *testing.T) {
 		t.Fatalf("leaving out said nothing; bridge log:\n%s", bridgeLogText(lines))
 	}
 	_, db := r.finish(t, "e2e-summary-left-out.png")
-	chats, err := db.ListChats()
-	if err != nil || len(chats) != 1 {
-		t.Fatalf("chats = %v, %v", chats, err)
-	}
-	runs, _ := db.RunsOf(chats[0].ID)
+	chat := theOneChat(t, db)
+	runs, _ := db.RunsOf(chat.ID)
 	var choices []string
 	for _, run := range runs {
 		for _, n := range run.Notes {
@@ -192,7 +177,7 @@ func TestDesktopOlderMessagesOfferedThenSummarizedThenLeftOut(t *testing.T) {
 	if !slices.Equal(choices, []string{store.SummaryChoiceSummarize, store.SummaryChoiceLeaveOut}) {
 		t.Fatalf("the offers' answers kept: %q", choices)
 	}
-	msgs, _ := db.Messages(chats[0].ID)
+	msgs, _ := db.Messages(chat.ID)
 	summaries := 0
 	for _, m := range msgs {
 		if m.SummaryOf != "" && m.Content == "Noted." {
@@ -239,18 +224,7 @@ func screenshotPNG(t *testing.T) []byte {
 // as an attachment, found by its accessible name.
 func (r *desktopRun) pasteImage(t *testing.T, pic []byte) {
 	t.Helper()
-	xclip := testenv.LookPath(t, "", "xclip", "install Debian's xclip (`make test` does)")
-	file := filepath.Join(t.TempDir(), "copied.png")
-	if err := os.WriteFile(file, pic, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(xclip, "-selection", "clipboard", "-t", "image/png", "-i", file)
-	cmd.Env = append(os.Environ(), "DISPLAY="+r.app.display)
-	// xclip stays behind to serve the clipboard: no pipes to wait on (until Xvfb goes).
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("put the image on the clipboard: %v", err)
-	}
-	r.app.key("ctrl+v")
+	r.paste(t, pic, "image/png")
 	r.app.waitControl(rolePushButton, "Remove image 1", 20*time.Second)
 }
 

@@ -1,9 +1,7 @@
 package tests
 
 import (
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -28,7 +26,7 @@ var twoRunsModel = ollamatest.Model{Name: "e2e-two-runs", Scripts: ollamatest.Sc
 func twoRuns(t *testing.T) *desktopRun {
 	t.Helper()
 	r := startDesktopRunWith(t, twoRunsModel, store.Settings{Think: "off"}, "")
-	writeFile(t, filepath.Join(r.workspace, "a.txt"), "original\n", 0o600)
+	r.writeFile(t, "a.txt", "original\n", 0o600)
 	r.sendAndWait(t, "Change a.txt", 1)
 	r.sendAndWait(t, "Now create b.txt", 2)
 	time.Sleep(500 * time.Millisecond) // the run's Undo appears with the last paint
@@ -39,19 +37,18 @@ func twoRuns(t *testing.T) *desktopRun {
 // Alt+Y takes the undo back.
 func TestDesktopUndoARunWithItsShortcutAndRedoIt(t *testing.T) {
 	r := twoRuns(t)
-	a, b := filepath.Join(r.workspace, "a.txt"), filepath.Join(r.workspace, "b.txt")
-	wantFile(t, b, "new\n", 0o644)
+	r.wantFile(t, "b.txt", "new\n", 0o644)
 	r.app.screenshot("undo-before.png")
 
 	r.app.key("alt+z")
 	r.waitLog(t, events.Undo, true, 30*time.Second)
-	wantFile(t, b, "", 0)
-	wantFile(t, a, "first\n", 0o600)
+	r.wantFile(t, "b.txt", "", 0)
+	r.wantFile(t, "a.txt", "first\n", 0o600)
 	r.app.screenshot("undo-after.png")
 
 	r.app.key("alt+y")
 	r.waitLog(t, events.Redo, true, 30*time.Second)
-	wantFile(t, b, "new\n", 0o644)
+	r.wantFile(t, "b.txt", "new\n", 0o644)
 	_, db := r.finish(t, "undo-redone.png")
 	chats, _ := db.ListChats()
 	changes, _ := db.Changes(chats[0].ID)
@@ -73,8 +70,8 @@ func TestDesktopUndoAfterTheCapWasLoweredBelowTheRunsFile(t *testing.T) {
 
 	r.app.key("alt+z")
 	r.waitLog(t, events.Undo, true, 30*time.Second)
-	wantFile(t, filepath.Join(r.workspace, "b.txt"), "", 0)
-	wantFile(t, filepath.Join(r.workspace, "a.txt"), "first\n", 0o600)
+	r.wantFile(t, "b.txt", "", 0)
+	r.wantFile(t, "a.txt", "first\n", 0o600)
 	r.finish(t, "undo-cap-lowered.png")
 }
 
@@ -88,8 +85,8 @@ func TestDesktopRestoreToTheFirstMessageTakesBackEveryLaterRun(t *testing.T) {
 	r.app.screenshot("restore-focused.png")
 	r.app.press("Restore to here, before “Change a.txt”")
 	lines := r.waitLog(t, events.Undo, true, 30*time.Second)
-	wantFile(t, filepath.Join(r.workspace, "a.txt"), "original\n", 0o600)
-	wantFile(t, filepath.Join(r.workspace, "b.txt"), "", 0)
+	r.wantFile(t, "a.txt", "original\n", 0o600)
+	r.wantFile(t, "b.txt", "", 0)
 	for _, l := range lines {
 		for _, e := range l.Events {
 			if e.Type == events.Undo {
@@ -106,65 +103,6 @@ func TestDesktopRestoreToTheFirstMessageTakesBackEveryLaterRun(t *testing.T) {
 	}
 }
 
-// A call that waits for approval shows its change; Enter on the focused Approve runs it.
-func TestDesktopApproveFromThePreview(t *testing.T) {
-	r := startDesktopRunWith(t, writerModel,
-		store.Settings{Think: "on", ToolApproval: map[string]string{"write_file": "ask"}}, "")
-	hello := filepath.Join(r.workspace, "hello.txt")
-	writeFile(t, hello, "old greeting\n", 0o644)
-	r.app.typeText("Write hello.txt with a greeting")
-	r.app.key("Return")
-	r.waitLog(t, events.ToolApprovalRequest, true, 60*time.Second)
-	time.Sleep(time.Second) // the card takes the focus once it is painted
-	shot := r.app.screenshot("preview-approval.png")
-	wantFile(t, hello, "old greeting\n", 0o644)
-	if n, _ := colourCount(t, shot, 256); n < 32 {
-		t.Errorf("the approval screenshot shows %d colours (%s)", n, shot)
-	}
-	r.app.key("Return")
-	r.waitResumedFinished(t, 60*time.Second)
-	wantFile(t, hello, "hello from Prototyper\n", 0o644)
-	_, db := r.finish(t, "preview-approved.png")
-	rec := toolRecord(t, db)
-	if rec.Preview == nil || !strings.Contains(rec.Preview.Diff, "+hello from Prototyper") || !strings.Contains(rec.Preview.Diff, "-old greeting") {
-		t.Errorf("the waiting call's preview %+v, want the diff of hello.txt", rec.Preview)
-	}
-	if rec.Approval == nil || rec.Approval.By != store.ByUser {
-		t.Errorf("approval %+v, want the user's", rec.Approval)
-	}
-}
-
-// Alt+R opens the reason field of the waiting call; what is typed there reaches the model as
-// the call's result, and the call never runs.
-func TestDesktopDenyAndTellTheModelWhy(t *testing.T) {
-	r := approvalRun(t)
-	r.openAndType("alt+r", "write it in docs instead", "deny-reason.png")
-	r.app.key("Return")
-	r.waitResumedFinished(t, 60*time.Second)
-	wantFile(t, filepath.Join(r.workspace, "hello.txt"), "", 0)
-	_, db := r.finish(t, "deny-with-reason.png")
-	rec := toolRecord(t, db)
-	if rec.Approval == nil || rec.Approval.Decision != store.DecisionDeny || !strings.Contains(rec.Output, "write it in docs instead") {
-		t.Errorf("record: approval %+v, output %q; want denied with the user's reason for the model", rec.Approval, rec.Output)
-	}
-}
-
-// Alt+L allows the waiting call and its tool for good in this workspace: the settings keep it.
-func TestDesktopAlwaysAllowHereRunsTheCallAndRemembersIt(t *testing.T) {
-	r := approvalRun(t)
-	r.app.key("alt+l")
-	r.waitResumedFinished(t, 60*time.Second)
-	wantFile(t, filepath.Join(r.workspace, "hello.txt"), "hello from Prototyper\n", 0o644)
-	_, db := r.finish(t, "always-allowed.png")
-	s, err := db.Settings()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !s.AllowedIn(r.workspace, "write_file") {
-		t.Errorf("settings allow %v, want write_file in %s", s.AlwaysAllow, r.workspace)
-	}
-}
-
 // The Changes review lists what the chat changed; Revert on a.txt puts it back as it was
 // before the chat, and leaves b.txt. Alt+C, the shortcut its button shows, opens the review.
 func TestDesktopTheChangesReviewRevertsOneFile(t *testing.T) {
@@ -174,8 +112,8 @@ func TestDesktopTheChangesReviewRevertsOneFile(t *testing.T) {
 	r.app.screenshot("changes-review.png")
 	r.app.press("Revert a.txt to before this chat")
 	r.waitLog(t, events.Undo, true, 30*time.Second)
-	wantFile(t, filepath.Join(r.workspace, "a.txt"), "original\n", 0o600)
-	wantFile(t, filepath.Join(r.workspace, "b.txt"), "new\n", 0o644)
+	r.wantFile(t, "a.txt", "original\n", 0o600)
+	r.wantFile(t, "b.txt", "new\n", 0o644)
 	r.finish(t, "changes-reverted.png")
 }
 
@@ -197,7 +135,7 @@ func openerOnPath(t *testing.T) (opened string) {
 	bin := t.TempDir()
 	opened = filepath.Join(t.TempDir(), "opened")
 	writeFile(t, filepath.Join(bin, "xdg-open"), "#!/bin/sh\necho \"$1\" >> "+opened+"\n", 0o755)
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("PATH", pathWith(bin))
 	return opened
 }
 
@@ -206,8 +144,8 @@ func waitOpenedOnPath(t *testing.T, opened, want string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		got, _ := os.ReadFile(opened)
-		if strings.TrimSpace(string(got)) == want {
+		got := mustRead(opened)
+		if got == want+"\n" {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -255,8 +193,8 @@ func TestDesktopRestoreAfterTheChatMovedPutsBackTheFirstFoldersFiles(t *testing.
 
 	r.app.press("Restore to here, before “Change a.txt”")
 	r.waitLog(t, events.Undo, true, 30*time.Second)
-	wantFile(t, filepath.Join(r.workspace, "a.txt"), "original\n", 0o600)
-	wantFile(t, filepath.Join(r.workspace, "b.txt"), "", 0)
+	r.wantFile(t, "a.txt", "original\n", 0o600)
+	r.wantFile(t, "b.txt", "", 0)
 	wantFile(t, filepath.Join(second, "a.txt"), "the second folder's own\n", 0o644)
 	wantFile(t, filepath.Join(second, "b.txt"), "", 0)
 	_, db := r.finish(t, "moved-restored.png")

@@ -8,8 +8,8 @@
 //     field the Go type does not (a field renamed on one side only);
 //   - Go may omit a field (omitempty: `name?` in models.ts) that the TypeScript type requires;
 //   - models.ts has a Go type that the table below does not pair with a TypeScript type;
-//   - a bound App method is missing from the window's WailsApp interface, or the other way
-//     round, or they take a different number of arguments.
+//   - a bound App method is missing from the window's WailsApp type (Backend's methods under
+//     their Go names), or the other way round, or they take a different number of arguments.
 // Field types are not compared: Wails types a json.RawMessage as number[] and a time.Time as
 // any, where the window has the JSON they really carry.
 //
@@ -129,10 +129,23 @@ export function windowTypes(backendFile, names) {
   if (app) {
     for (const p of checker.getPropertiesOfType(checker.getDeclaredTypeOfSymbol(app))) {
       const sig = checker.getSignaturesOfType(checker.getTypeOfSymbol(p), ts.SignatureKind.Call)[0]
-      methods.set(p.getName(), sig ? sig.getParameters().length : -1)
+      methods.set(p.getName(), sig ? parameterCount(checker, sig) : -1)
     }
   }
   return { types: out, methods }
+}
+
+/** How many arguments a signature takes; a rest parameter of a tuple type (a signature
+ * derived from another with a mapped type) counts as the tuple's elements. */
+function parameterCount(checker, sig) {
+  const params = sig.getParameters()
+  const last = params.at(-1)
+  const decl = last?.valueDeclaration
+  if (decl && ts.isParameter(decl) && decl.dotDotDotToken) {
+    const type = checker.getTypeOfSymbol(last)
+    if (checker.isTupleType(type)) return params.length - 1 + checker.getTypeArguments(type).length
+  }
+  return params.length
 }
 
 /** Every disagreement between the generated files and backend.ts, one sentence each. */

@@ -472,7 +472,11 @@ export interface AgentEvent {
   choice?: SummaryChoice
 }
 
-/** Everything the window asks of the Go side. Each method mirrors one bound App method. */
+/**
+ * Everything the window asks of the Go side. Each method but setTitle and onBatch (the Wails
+ * runtime's) mirrors one bound App method: WailsApp below is derived from it, and
+ * `npm run check:contract` compares that with the methods Go binds.
+ */
 export interface Backend {
   config(): Promise<Config>
   saveSettings(settings: Settings): Promise<void>
@@ -534,45 +538,22 @@ export interface Backend {
   onBatch(handler: (events: AgentEvent[]) => void): () => void
 }
 
-// The globals Wails injects into the page.
-interface WailsApp {
-  Config(): Promise<Config>
-  SaveSettings(settings: Settings): Promise<void>
-  SetModel(name: string): Promise<void>
-  PickWorkspace(): Promise<string>
-  ListChats(): Promise<ChatSummary[] | null>
-  NewChat(): Promise<ChatSummary>
-  RenameChat(id: string, title: string): Promise<void>
-  DeleteChat(id: string): Promise<void>
-  OpenChat(id: string): Promise<OpenedChat>
-  Send(chatId: string, prompt: string): Promise<SendResult>
-  SendImages(chatId: string, prompt: string, images: string[]): Promise<SendResult>
-  WorkspaceFiles(query: string): Promise<string[] | null>
-  PickImages(): Promise<string[] | null>
-  PromptBudget(chatId: string, model: string): Promise<PromptBudget>
-  Stop(chatId: string): Promise<void>
-  Decide(toolCallId: string, decision: Decision, reason: string): Promise<void>
-  AllowAlways(toolCallId: string): Promise<void>
-  AnswerSummaryOffer(chatId: string, choice: string): Promise<void>
-  Undo(chatId: string, opts: UndoOptions): Promise<UndoResult>
-  Redo(chatId: string, opts: UndoOptions): Promise<UndoResult>
-  ChatChanges(chatId: string): Promise<FileChange[] | null>
-  OpenPath(chatId: string, path: string, inFolder: boolean): Promise<void>
-  OpenCallPath(chatId: string, toolCallId: string, path: string, inFolder: boolean): Promise<void>
-  OllamaStatus(): Promise<OllamaStatus>
-  Models(): Promise<ModelInfo[] | null>
-  StarterModels(): Promise<StarterModel[] | null>
-  PullModel(name: string): Promise<void>
-  Painted(seq: number, runningToolCallIds: string[]): Promise<void>
-  SetVisible(visible: boolean): Promise<void>
-  ChooseFolder(from: string): Promise<string>
-  UseFolder(dir: string): Promise<string>
-  SetChatWorkspace(chatId: string, dir: string): Promise<ChatSummary>
-  SetChatModel(chatId: string, name: string): Promise<ChatSummary>
-  EditAndResend(chatId: string, messageId: string, text: string): Promise<SendResult>
-  ShowVersion(chatId: string, shownId: string, index: number): Promise<OpenedChat>
-  SearchChats(query: string): Promise<ChatHit[] | null>
-  EditQueued(chatId: string, index: number, text: string): Promise<void>
+/** The methods of Backend that the Wails runtime serves, not a bound App method. */
+type RuntimeMethods = 'setTitle' | 'onBatch'
+
+/** A Go slice may be nil: it arrives as null. */
+type Nilable<T> = T extends unknown[] ? T | null : T
+
+/**
+ * The globals Wails injects into the page: window.go.main.App has every method of Backend but
+ * the runtime's, under its Go name, and a slice it returns may be null.
+ */
+type WailsApp = {
+  [K in Exclude<keyof Backend, RuntimeMethods> as Capitalize<K>]: Backend[K] extends (
+    ...args: infer A
+  ) => Promise<infer R>
+    ? (...args: A) => Promise<Nilable<R>>
+    : never
 }
 
 interface WailsRuntime {
