@@ -214,7 +214,7 @@ func (a *App) ShowVersion(chatID, shownID string, index int) (agentloop.OpenedCh
 // EditQueued replaces (or, with an empty text, takes back) a message that waits for the
 // chat's run to take it.
 func (a *App) EditQueued(chatID string, index int, text string) error {
-	return a.onDesktop(func(desk *cli.Desktop) error { return desk.EditQueued(chatID, index, text) })
+	return a.onDesktop(func(desk *cli.Desktop) error { return desk.EditQueued(a.ctx, chatID, index, text) })
 }
 
 // SearchChats finds the chats whose title or messages hold query, newest first.
