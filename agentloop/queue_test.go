@@ -51,39 +51,29 @@ func TestAQueuedMessageCanBeChangedOrTakenBackUntilTheRunTakesIt(t *testing.T) {
 }
 
 func TestAFileNamedInAMessageQueuedAfterTheLastSafePointGoesWithItIntoTheFollowUpRun(t *testing.T) {
-	readFile := tools.New("read_file", "Read a file.").Param("path", "string", "The path.", tools.Required).
-		Handle(func(ctx context.Context, c tools.Call, _ tools.ProgressFunc) (tools.Result, error) {
-			return tools.Result{Content: "the notes"}, nil
-		})
-	db, id := sendAfterStop(t, func(store.Message) ModelTurn { return answer("read") },
-		func(a *Agent, id string) error {
+	for name, send := range map[string]func(a *Agent, id string) error{
+		"sent so": func(a *Agent, id string) error {
 			_, err := a.Send(context.Background(), id, "see @notes.txt")
 			return err
 		},
-		readFile)
-	msgs, _ := db.Messages(id)
-	i := slices.IndexFunc(msgs, func(m store.Message) bool { return m.Content == "see @notes.txt" })
-	if i < 0 || len(msgs[i].Files) != 1 || msgs[i].Files[0].Content != "the notes" {
-		t.Fatalf("messages %+v: the follow-up's message should keep the file it names", msgs)
-	}
-}
-
-func TestAQueuedMessageEditedToNameAFileTakesTheFileIntoTheFollowUpRun(t *testing.T) {
-	readFile := tools.New("read_file", "Read a file.").Param("path", "string", "The path.", tools.Required).
-		Handle(func(ctx context.Context, c tools.Call, _ tools.ProgressFunc) (tools.Result, error) {
-			return tools.Result{Content: "the notes"}, nil
-		})
-	db, id := sendAfterStop(t, func(store.Message) ModelTurn { return answer("read") },
-		func(a *Agent, id string) error {
+		"edited to name it": func(a *Agent, id string) error {
 			if _, err := a.Send(context.Background(), id, "see the notes"); err != nil {
 				return err
 			}
 			return a.EditQueued(context.Background(), id, 0, "see @notes.txt")
 		},
-		readFile)
-	msgs, _ := db.Messages(id)
-	i := slices.IndexFunc(msgs, func(m store.Message) bool { return m.Content == "see @notes.txt" })
-	if i < 0 || len(msgs[i].Files) != 1 || msgs[i].Files[0].Content != "the notes" {
-		t.Fatalf("messages %+v: the edited message should take the file its new text names", msgs)
+	} {
+		t.Run(name, func(t *testing.T) {
+			readFile := tools.New("read_file", "Read a file.").Param("path", "string", "The path.", tools.Required).
+				Handle(func(ctx context.Context, c tools.Call, _ tools.ProgressFunc) (tools.Result, error) {
+					return tools.Result{Content: "the notes"}, nil
+				})
+			db, id := sendAfterStop(t, func(store.Message) ModelTurn { return answer("read") }, send, readFile)
+			msgs, _ := db.Messages(id)
+			i := slices.IndexFunc(msgs, func(m store.Message) bool { return m.Content == "see @notes.txt" })
+			if i < 0 || len(msgs[i].Files) != 1 || msgs[i].Files[0].Content != "the notes" {
+				t.Fatalf("messages %+v: the follow-up's message should take the file it names", msgs)
+			}
+		})
 	}
 }
