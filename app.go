@@ -214,7 +214,7 @@ func (a *App) ShowVersion(chatID, shownID string, index int) (agentloop.OpenedCh
 // EditQueued replaces (or, with an empty text, takes back) a message that waits for the
 // chat's run to take it.
 func (a *App) EditQueued(chatID string, index int, text string) error {
-	return a.onDesktop(func(desk *cli.Desktop) error { return desk.EditQueued(chatID, index, text) })
+	return a.onDesktop(func(desk *cli.Desktop) error { return desk.EditQueued(a.ctx, chatID, index, text) })
 }
 
 // SearchChats finds the chats whose title or messages hold query, newest first.
@@ -259,11 +259,7 @@ func (a *App) Decide(toolCallID, decision, reason string) error {
 // AnswerSummaryOffer answers the offer to summarize a chat's older messages that no longer
 // fit: summarize or leave_out; the chat then goes on.
 func (a *App) AnswerSummaryOffer(chatID, choice string) error {
-	desk, err := a.desktop()
-	if err != nil {
-		return err
-	}
-	return desk.Agent().AnswerSummary(chatID, choice)
+	return a.onDesktop(func(desk *cli.Desktop) error { return desk.Agent().AnswerSummary(chatID, choice) })
 }
 
 // AllowAlways allows a waiting call and every later call of its tool in the chat's
@@ -300,11 +296,7 @@ func (a *App) OpenPath(chatID, path string, inFolder bool) error {
 // OpenCallPath is OpenPath for a tool call's card: the path in the folder that call wrote it
 // in.
 func (a *App) OpenCallPath(chatID, toolCallID, path string, inFolder bool) error {
-	desk, err := a.desktop()
-	if err != nil {
-		return err
-	}
-	return desk.OpenCallPath(chatID, toolCallID, path, inFolder)
+	return a.onDesktop(func(desk *cli.Desktop) error { return desk.OpenCallPath(chatID, toolCallID, path, inFolder) })
 }
 
 // OllamaStatus says whether the server answers, for the "Ollama is not running" panel.

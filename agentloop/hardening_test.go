@@ -217,6 +217,36 @@ func TestStopEndsARunWithinASecondWhileAToolIgnoresTheCancellation(t *testing.T)
 	}
 }
 
+// A stop that lands after a call's card shows it running but before its tool starts (the
+// tools refuse a call whose context ended) leaves the call not run, not "stopped while it
+// ran": nothing of it ran.
+func TestACallStoppedBeforeItsToolStartsIsNotRun(t *testing.T) {
+	var ran atomic.Bool
+	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+		return toolTurn(tc("c1", "echo", `{"text":"a"}`))
+	}}
+	a, db, rec := fakeHarness(t, m, nil, echoTool(tools.Sequential, func() { ran.Store(true) }))
+	rec.react = func(e events.Event) {
+		if e.Type == events.ToolCall && e.State == events.ToolStateRunning && e.ToolCallID == "c1" {
+			_ = a.Stop(e.ChatID) // the run's context ends before the tool is called
+		}
+	}
+	id, err := a.Send(context.Background(), "", "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.waitFor(t, "the stopped run finished", finished(1))
+	if ran.Load() {
+		t.Fatal("the tool ran after the stop")
+	}
+	if res := resultOf(rec.events(), "c1"); res.NotRun != events.NotRunStopped || res.Stopped || res.Output != textNotRunStopped {
+		t.Errorf("tool.result %+v, want the call not run (stopped)", res)
+	}
+	if r, _ := db.ToolCall(id, "c1"); r.Pending || r.Stopped || r.NotRun != events.NotRunStopped || r.Output != textNotRunStopped {
+		t.Errorf("the record %+v, want the call not run (stopped)", r)
+	}
+}
+
 func TestEveryCallGetsItsOwnRecordWhateverIdsTheServerSends(t *testing.T) {
 	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
 		switch trail(req) {

@@ -1,6 +1,7 @@
 package agentloop
 
 import (
+	"context"
 	"errors"
 	"strings"
 )
@@ -26,21 +27,46 @@ func (a *Agent) Queued(chatID string) []string {
 }
 
 // EditQueued replaces the text of the waiting message i (0 the oldest) of a chat, keeping its
-// images; an empty text takes it (and its images) out of the queue. A message already given to the model is [ErrNotQueued].
-func (a *Agent) EditQueued(chatID string, i int, text string) error {
+// images; an empty text takes it (and its images) out of the queue. The new text is admitted
+// as a message sent now would be (see [Agent.Send]): the files it names with @path are read
+// now and go with it, into the run that takes it or into a follow-up run; a file that cannot
+// be attached, or a text too long for the model's context, refuses the edit and the message
+// keeps its old text. A message already given to the model is [ErrNotQueued].
+func (a *Agent) EditQueued(ctx context.Context, chatID string, i int, text string) error {
 	cs := a.known(chatID)
 	if cs == nil {
 		return ErrNotQueued
 	}
+	if strings.TrimSpace(text) == "" {
+		return a.editQueued(cs, i, nil, func() { cs.queue = append(cs.queue[:i:i], cs.queue[i+1:]...) })
+	}
+	var was userMessage
+	if err := a.editQueued(cs, i, nil, func() { was = cs.queue[i] }); err != nil {
+		return err // not queued: nothing to read the files for
+	}
+	chat, err := a.cfg.Store.Chat(chatID)
+	if err != nil {
+		return err
+	}
+	in, err := a.admit(ctx, chat, RunOptions{}, text)
+	if err != nil {
+		return err
+	}
+	return a.editQueued(cs, i, &was, func() { cs.queue[i].text, cs.queue[i].files = in.prompt, in.files })
+}
+
+// editQueued calls edit under cs.mu while message i waits in the queue, and, with was, is
+// still the message was (the run may have taken the queue since, and a newer message
+// stand at i).
+func (a *Agent) editQueued(cs *chatState, i int, was *userMessage, edit func()) error {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	if i < 0 || i >= len(cs.queue) {
 		return ErrNotQueued
 	}
-	if strings.TrimSpace(text) == "" {
-		cs.queue = append(cs.queue[:i:i], cs.queue[i+1:]...)
-		return nil
+	if was != nil && (cs.queue[i].text != was.text || len(cs.queue[i].images) != len(was.images)) {
+		return ErrNotQueued
 	}
-	cs.queue[i].text, cs.queue[i].files = text, nil // the files named by the old text are not this one's
+	edit()
 	return nil
 }

@@ -27,13 +27,13 @@ func TestAQueuedMessageCanBeChangedOrTakenBackUntilTheRunTakesIt(t *testing.T) {
 		if q := h.agent.Queued(e.ChatID); !slices.Equal(q, []string{"never mind", "write nothing"}) {
 			t.Errorf("queued = %q", q)
 		}
-		if err := h.agent.EditQueued(e.ChatID, 0, " "); err != nil {
+		if err := h.agent.EditQueued(context.Background(), e.ChatID, 0, " "); err != nil {
 			t.Error(err)
 		}
-		if err := h.agent.EditQueued(e.ChatID, 0, "write nothing at all"); err != nil {
+		if err := h.agent.EditQueued(context.Background(), e.ChatID, 0, "write nothing at all"); err != nil {
 			t.Error(err)
 		}
-		if err := h.agent.EditQueued(e.ChatID, 1, "x"); !errors.Is(err, ErrNotQueued) {
+		if err := h.agent.EditQueued(context.Background(), e.ChatID, 1, "x"); !errors.Is(err, ErrNotQueued) {
 			t.Errorf("editing a message not queued: %v, want ErrNotQueued", err)
 		}
 	}
@@ -45,25 +45,35 @@ func TestAQueuedMessageCanBeChangedOrTakenBackUntilTheRunTakesIt(t *testing.T) {
 	if q := h.agent.Queued(out.ChatID); len(q) != 0 {
 		t.Errorf("queued after the run = %q", q)
 	}
-	if err := h.agent.EditQueued(out.ChatID, 0, "late"); !errors.Is(err, ErrNotQueued) {
+	if err := h.agent.EditQueued(context.Background(), out.ChatID, 0, "late"); !errors.Is(err, ErrNotQueued) {
 		t.Errorf("editing after the run: %v, want ErrNotQueued", err)
 	}
 }
 
 func TestAFileNamedInAMessageQueuedAfterTheLastSafePointGoesWithItIntoTheFollowUpRun(t *testing.T) {
-	readFile := tools.New("read_file", "Read a file.").Param("path", "string", "The path.", tools.Required).
-		Handle(func(ctx context.Context, c tools.Call, _ tools.ProgressFunc) (tools.Result, error) {
-			return tools.Result{Content: "the notes"}, nil
-		})
-	db, id := sendAfterStop(t, func(store.Message) ModelTurn { return answer("read") },
-		func(a *Agent, id string) error {
+	for name, send := range map[string]func(a *Agent, id string) error{
+		"sent so": func(a *Agent, id string) error {
 			_, err := a.Send(context.Background(), id, "see @notes.txt")
 			return err
 		},
-		readFile)
-	msgs, _ := db.Messages(id)
-	i := slices.IndexFunc(msgs, func(m store.Message) bool { return m.Content == "see @notes.txt" })
-	if i < 0 || len(msgs[i].Files) != 1 || msgs[i].Files[0].Content != "the notes" {
-		t.Fatalf("messages %+v: the follow-up's message should keep the file it names", msgs)
+		"edited to name it": func(a *Agent, id string) error {
+			if _, err := a.Send(context.Background(), id, "see the notes"); err != nil {
+				return err
+			}
+			return a.EditQueued(context.Background(), id, 0, "see @notes.txt")
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			readFile := tools.New("read_file", "Read a file.").Param("path", "string", "The path.", tools.Required).
+				Handle(func(ctx context.Context, c tools.Call, _ tools.ProgressFunc) (tools.Result, error) {
+					return tools.Result{Content: "the notes"}, nil
+				})
+			db, id := sendAfterStop(t, func(store.Message) ModelTurn { return answer("read") }, send, readFile)
+			msgs, _ := db.Messages(id)
+			i := slices.IndexFunc(msgs, func(m store.Message) bool { return m.Content == "see @notes.txt" })
+			if i < 0 || len(msgs[i].Files) != 1 || msgs[i].Files[0].Content != "the notes" {
+				t.Fatalf("messages %+v: the follow-up's message should take the file it names", msgs)
+			}
+		})
 	}
 }

@@ -924,7 +924,11 @@ func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 	}
 	// stopped while the tool ignored the cancellation: the run goes on without it
 	o := ToolOutcome{Output: textStoppedRunning}
-	if ok {
+	switch {
+	case ok && res.NotStarted && r.ctx.Err() != nil:
+		// stopped just before the tool started: it did not run (no hook saw it run either)
+		o = ToolOutcome{Output: textNotRunStopped, NotRun: events.NotRunStopped}
+	case ok:
 		o = ToolOutcome{OK: !res.IsError, Output: res.Content, Terminate: res.Terminate}
 		if res.Details != nil {
 			o.Details = res.Details
@@ -933,13 +937,13 @@ func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 		o = r.a.cfg.Hooks.postToolUse(r.ctx, use, o)
 	}
 	// a call that ran into the user's stop and did not complete was stopped, not failed
-	o.Stopped = cc.err == nil && !o.OK && r.ctx.Err() != nil
+	o.Stopped = cc.err == nil && !o.OK && o.NotRun == "" && r.ctx.Err() != nil
 	if err := r.a.completeRecord(r.cs.id, c.ID, o, r.afterCall(cc)); err != nil {
 		r.emitError(err)
 	}
 	dur := time.Since(startedAt).Milliseconds()
 	r.emit(events.Event{Type: events.ToolResult, MessageID: messageID, ToolCallID: c.ID, Name: c.Name, OK: &o.OK,
-		Output: o.Output, Details: o.Details, DurationMs: &dur, Recovered: c.Recovered, Stopped: o.Stopped})
+		Output: o.Output, Details: o.Details, DurationMs: &dur, Recovered: c.Recovered, Stopped: o.Stopped, NotRun: o.NotRun})
 	return o
 }
 
@@ -1005,7 +1009,7 @@ func (a *Agent) completeRecord(chatID, callID string, o ToolOutcome, after []too
 		return err
 	}
 	_, err = a.cfg.Store.CompleteToolCall(chatID, callID, store.ToolResult{OK: o.OK, Output: o.Output, Details: details,
-		Stopped: o.Stopped, After: after})
+		Stopped: o.Stopped, NotRun: o.NotRun, After: after})
 	return err
 }
 

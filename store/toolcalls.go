@@ -89,6 +89,7 @@ func (db *DB) CompleteToolCall(chatID, id string, res ToolResult) (ToolCallRecor
 		r.Pending, r.AwaitingApproval = false, false
 		r.OK, r.Output, r.Details, r.FinishedAt = res.OK, res.Output, res.Details, res.FinishedAt
 		r.Stopped = res.Stopped && !res.OK
+		r.NotRun = res.NotRun
 		if !r.StartedAt.IsZero() {
 			r.DurationMs = r.FinishedAt.Sub(r.StartedAt).Milliseconds()
 		}

@@ -141,6 +141,9 @@ type ToolResult struct {
 	Details json.RawMessage
 	// Stopped: the user stopped the call's run while it ran.
 	Stopped bool
+	// NotRun is why a call whose record was started did not run after all (events.NotRun*:
+	// the run was stopped just before its tool started); "" for a call that ran.
+	NotRun string
 	// FinishedAt defaults to now.
 	FinishedAt time.Time
 	// After is what the call left at the paths its run's change holds (contents are not

@@ -98,3 +98,19 @@ func (e *ArgumentsError) Error() string {
 }
 
 func (e *ArgumentsError) Unwrap() error { return ErrInvalidArguments }
+
+// cancelledError is the error of work whose context ended: its message says which work, in
+// words a person reads (the context's own "context canceled" is Go's wording, not theirs);
+// the context's error stays matchable with errors.Is.
+type cancelledError struct {
+	msg string
+	err error
+}
+
+func (e *cancelledError) Error() string { return e.msg }
+func (e *cancelledError) Unwrap() error { return e.err }
+
+// cancelledf is the [cancelledError] of err, the error of the context that ended.
+func cancelledf(err error, format string, args ...any) error {
+	return &cancelledError{msg: fmt.Sprintf(format, args...), err: err}
+}

@@ -41,7 +41,7 @@ func (w *Workspace) readDir(ctx context.Context, rel string) ([]fs.DirEntry, err
 	var entries []fs.DirEntry
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("reading the folder %q was cancelled: %w", rel, err)
+			return nil, cancelledf(err, "reading the folder %q was cancelled", rel)
 		}
 		batch, err := f.ReadDir(1024)
 		entries = append(entries, batch...)
@@ -85,7 +85,7 @@ func (w *Workspace) listDirTool() Tool {
 			var walk func(dir string, level int) error
 			walk = func(dir string, level int) error {
 				if err := ctx.Err(); err != nil {
-					return fmt.Errorf("listing %q was cancelled: %w", rel, err)
+					return cancelledf(err, "listing %q was cancelled", rel)
 				}
 				entries, err := w.readDir(ctx, dir)
 				if err != nil {

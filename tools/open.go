@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path"
@@ -72,7 +71,7 @@ func readLimited(ctx context.Context, r *os.Root, name, rel string, limit int64)
 	lr := io.LimitReader(f, limit+1)
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("reading %q was cancelled: %w", rel, err)
+			return nil, cancelledf(err, "reading %q was cancelled", rel)
 		}
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]

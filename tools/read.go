@@ -44,7 +44,7 @@ func (w *Workspace) readFileTool() Tool {
 			br := newLineReader(f)
 			for {
 				if err := ctx.Err(); err != nil {
-					return Result{}, fmt.Errorf("reading %q was cancelled: %w", rel, err)
+					return Result{}, cancelledf(err, "reading %q was cancelled", rel)
 				}
 				l, err := br.next()
 				if len(l) > 0 {

@@ -375,7 +375,9 @@ func (r *Registry) Exec(ctx context.Context, call Call, progress ProgressFunc) (
 		return ErrorResult(r.unknown(call.Name))
 	}
 	if err := ctx.Err(); err != nil {
-		return ErrorResult(fmt.Errorf("the call to %s was cancelled before it started: %w", call.Name, err))
+		res := ErrorResult(cancelledf(err, "the call to %s was cancelled before it started", call.Name))
+		res.NotStarted = true
+		return res
 	}
 	if progress == nil {
 		progress = func(any) {}

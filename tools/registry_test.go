@@ -206,6 +206,12 @@ func TestRunTurnsEveryFailureIntoAnErrorResult(t *testing.T) {
 	if executed {
 		t.Fatal("a call with invalid arguments or a cancelled context must never execute")
 	}
+	if res := r.Run(cancelled, "guarded", "c", json.RawMessage(`{"n":1}`), nil); !res.NotStarted || strings.Contains(res.Content, "context canceled") {
+		t.Errorf("a call refused for its cancelled context: %+v, want it marked not started, in a person's words", res)
+	}
+	if res := r.Run(t.Context(), "fail", "c", nil, nil); res.NotStarted {
+		t.Errorf("a call whose tool failed: %+v, not marked not started", res)
+	}
 	if res := r.Run(t.Context(), "fail", "c", nil, nil); res.Details == nil || res.Details.Path != "x" {
 		t.Fatalf("details of a failing tool are kept for the UI: %+v", res)
 	}

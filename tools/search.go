@@ -90,7 +90,7 @@ func (s *search) dir(ctx context.Context, dir string) error {
 			return nil
 		}
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("the search was cancelled after %d files: %w", s.files, err)
+			return cancelledf(err, "the search was cancelled after %d files", s.files)
 		}
 		child := path.Join(dir, e.Name())
 		switch {
@@ -135,7 +135,7 @@ func (s *search) file(ctx context.Context, rel string, fi fs.FileInfo) error {
 	data, err := readLimited(ctx, s.w.root, rel, rel, s.w.opts.MaxSearchFile)
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("the search was cancelled after %d files: %w", s.files, err)
+		return cancelledf(err, "the search was cancelled after %d files", s.files)
 	case errors.Is(err, errOverLimit):
 		s.skippedBig++
 		return nil
@@ -158,7 +158,7 @@ func (s *search) file(ctx context.Context, rel string, fi fs.FileInfo) error {
 		n++
 		if n%4096 == 0 {
 			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("the search was cancelled after %d files: %w", s.files, err)
+				return cancelledf(err, "the search was cancelled after %d files", s.files)
 			}
 		}
 		i := bytes.IndexByte(data, '\n')

@@ -121,6 +121,9 @@ type Result struct {
 	Details   *Details `json:"details,omitempty"`
 	IsError   bool     `json:"isError"`
 	Terminate bool     `json:"terminate,omitempty"` // the loop should end the run after this call
+	// NotStarted: the call was refused before its tool started, its context having ended
+	// (the run was stopped): nothing of it ran.
+	NotStarted bool `json:"notStarted,omitempty"`
 }
 
 // Details describe a file change for the UI's tool card.

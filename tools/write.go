@@ -145,7 +145,7 @@ func (w *Workspace) replaceFileWith(ctx context.Context, rel string, how writeFl
 	}
 	for off := 0; off < len(data); off += writeChunk {
 		if err := ctx.Err(); err != nil {
-			return ch, fmt.Errorf("writing %q was cancelled; the file was not changed: %w", rel, err)
+			return ch, cancelledf(err, "writing %q was cancelled; the file was not changed", rel)
 		}
 		end := min(off+writeChunk, len(data))
 		if _, err := f.Write(data[off:end]); err != nil {
@@ -162,7 +162,7 @@ func (w *Workspace) replaceFileWith(ctx context.Context, rel string, how writeFl
 		return ch, w.explain(rel, err)
 	}
 	if err := ctx.Err(); err != nil {
-		return ch, fmt.Errorf("writing %q was cancelled; the file was not changed: %w", rel, err)
+		return ch, cancelledf(err, "writing %q was cancelled; the file was not changed", rel)
 	}
 	if err := parent.Rename(tmp, base); err != nil {
 		return ch, w.explain(rel, err)

@@ -615,3 +615,50 @@ func TestChatTakesOutTheFirstPieceAServerRepeatsWhenThinkingWasSkipped(t *testin
 		t.Error("versions: 0.11.7-rc0 is fixed, v0.11.6 repeats, 0.0.1 and a version that is no number do not")
 	}
 }
+
+// Asking the server's version holds up only the stream that asks: a second stream stopped
+// while the first one's question waits on a slow server ends at once, not after it.
+func TestAStreamStoppedWhileAnotherAsksTheServerVersionEndsAtOnce(t *testing.T) {
+	asked, release := make(chan struct{}, 2), make(chan struct{})
+	defer close(release)
+	repeated := []string{
+		`{"model":"m","message":{"role":"assistant","content":"Wrote"},"done":false}`,
+		`{"model":"m","message":{"role":"assistant","content":"Wrote it"},"done":false}`,
+	}
+	c, _ := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/version" {
+			asked <- struct{}{}
+			select { // a server slow to say its version
+			case <-release:
+			case <-r.Context().Done():
+			}
+			fmt.Fprint(w, `{"version":"0.11.4"}`)
+			return
+		}
+		writeLines(w, repeated...)
+		hang(r)
+	})
+	req := userTurn("m", "go")
+	req.Think = ThinkOn
+	go func() { _, _ = c.Chat(testCtx(t), req, nil) }()
+	<-asked // the first stream waits for the version
+	ctx, stop := context.WithCancel(testCtx(t))
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Chat(ctx, req, func(e Event) error {
+			if e.Kind == EventContentDelta {
+				stop() // the user stops the second stream as its answer arrives
+			}
+			return nil
+		})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("the stopped stream ended with %v, want it stopped", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stopped stream waited for the other stream's question to the server")
+	}
+}

@@ -67,31 +67,55 @@ func less(a, b [3]int) bool {
 // serverVersion is the version a client learned of its server, shared by the copies [Client.With]
 // makes. It is asked again after a while: the server may have been upgraded meanwhile.
 type serverVersion struct {
-	mu      sync.Mutex
+	mu      sync.Mutex // guards version and at, never held while asking
 	version string
 	at      time.Time
+}
+
+// known returns the version asked less than [versionKept] ago.
+func (sv *serverVersion) known() (string, bool) {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	return sv.version, !sv.at.IsZero() && time.Since(sv.at) <= versionKept
+}
+
+// learned keeps v, asked at at, unless a newer answer came meanwhile.
+func (sv *serverVersion) learned(v string, at time.Time) {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	if at.After(sv.at) {
+		sv.version, sv.at = v, at
+	}
 }
 
 // versionKept is how long a version asked is trusted.
 const versionKept = time.Minute
 
-// repeatsFirstPiece asks the server's version (once a minute at most, and once: a server
-// that does not answer is taken not to repeat) and reports whether it repeats the first piece.
+// versionWait bounds the question: a server slow to say its version holds up the answer
+// being decoded (its second piece) that long at most.
+const versionWait = 5 * time.Second
+
+// repeatsFirstPiece asks the server's version (once a minute at most; a server that does not
+// answer within [versionWait] is taken not to repeat, and asked again next time) and reports
+// whether it repeats the first piece. Streams asking at the same time each ask: none waits
+// for another's question, so that each one's stop takes effect at once.
 func (c *Client) repeatsFirstPiece(ctx context.Context) bool {
 	sv := c.version
 	if sv == nil {
 		sv = &serverVersion{}
 	}
-	sv.mu.Lock()
-	defer sv.mu.Unlock()
-	if sv.at.IsZero() || time.Since(sv.at) > versionKept {
-		v, err := c.With(WithRetry(1, 0)).Version(ctx)
-		if err != nil {
-			return false
-		}
-		sv.version, sv.at = v, time.Now()
+	if v, ok := sv.known(); ok {
+		return repeatsFirstPiece(v)
 	}
-	return repeatsFirstPiece(sv.version)
+	ctx, cancel := context.WithTimeout(ctx, versionWait)
+	defer cancel()
+	asked := time.Now()
+	v, err := c.With(WithRetry(1, 0)).Version(ctx)
+	if err != nil {
+		return false
+	}
+	sv.learned(v, asked)
+	return repeatsFirstPiece(v)
 }
 
 // firstRepeat watches the first two content lines of an answer whose thinking was asked for,

@@ -228,4 +228,11 @@ describe('whether the model a message goes to reads images', () => {
     expect(modelVision(state([{ ...model, name: 'm:latest', contextLength: 0 }]))).toBeUndefined()
     expect(modelVision(state([]))).toBeUndefined()
   })
+
+  it('is unknown on an OpenAI-compatible server, which gives a context length but never says vision', () => {
+    const openai = (models: AppState['models']) => ({ ...state(models), config: { model: 'm', provider: 'openai' } }) as unknown as AppState
+    expect(modelVision(openai([{ ...model, name: 'm', contextLength: 32768 }]))).toBeUndefined()
+    expect(modelVision(openai([{ ...model, name: 'm', contextLength: 0 }]))).toBeUndefined()
+    expect(modelVision(openai([{ ...model, name: 'm', contextLength: 32768, vision: true }]))).toBe(true)
+  })
 })

@@ -44,14 +44,17 @@ export function modelWarning(s: AppState): string {
 
 /**
  * Whether the model the message goes to reads images; undefined when the server did not say.
- * The list leaves vision out when it is false: a model the server described (its context
- * length is known) and that has no vision cannot see.
+ * Ollama's list leaves vision out when it is false: a model Ollama described (its context
+ * length is known) and that has no vision cannot see. An OpenAI-compatible server never says
+ * whether a model sees (its context length says nothing about it): there the images go, and
+ * the server's answer decides.
  */
 export function modelVision(s: AppState): boolean | undefined {
   const name = headerModel(s)
   const m = name ? findModel(s.models, name) : undefined
   if (!m) return undefined
-  return m.vision ?? (m.contextLength > 0 ? false : undefined)
+  if (m.vision !== undefined || s.config?.provider === 'openai') return m.vision
+  return m.contextLength > 0 ? false : undefined
 }
 
 function ConnectedComposer() {

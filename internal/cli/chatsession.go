@@ -185,6 +185,6 @@ func (d *Desktop) SearchChats(query string) ([]store.ChatHit, error) {
 
 // EditQueued replaces a message sent while the chat was busy and not yet given to the model
 // (index 0 the oldest waiting); an empty text takes it back.
-func (d *Desktop) EditQueued(chatID string, index int, text string) error {
-	return d.agent.EditQueued(chatID, index, text)
+func (d *Desktop) EditQueued(ctx context.Context, chatID string, index int, text string) error {
+	return d.agent.EditQueued(ctx, chatID, index, text)
 }

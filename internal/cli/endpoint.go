@@ -63,7 +63,9 @@ func (e EndpointFlags) Server(common Common, opts ...ollama.Option) (*agentloop.
 // openAIModels lists the OpenAI-compatible server's models as catalog entries (waiting at
 // most 30 s): their names and, when the server says, their context length. Such a server
 // cannot tell whether a model calls tools or thinks; the entries say it can, so that the
-// window offers every model it serves.
+// window offers every model it serves. Nor does it say whether a model reads images: Vision
+// stays false, which for this provider means unknown (the window lets images go, and the
+// server's answer decides).
 func openAIModels(ctx context.Context, server *agentloop.OllamaServer) ([]ollama.CatalogEntry, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()

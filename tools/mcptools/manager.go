@@ -8,11 +8,13 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"prototyper/tools"
@@ -82,17 +84,21 @@ type server struct {
 	ended   chan struct{} // closed when the session ends (the server stopped, or Close)
 }
 
-// hasEnded reports whether the server's session ended, waiting up to wait for it.
-func (s *server) hasEnded(wait time.Duration) bool {
+// hasEnded reports whether the server's session ended, waiting up to wait for it (or until
+// ctx ends).
+func (s *server) hasEnded(ctx context.Context, wait time.Duration) bool {
 	if s.ended == nil {
 		return false
 	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
 	select {
 	case <-s.ended:
 		return true
-	case <-time.After(wait):
-		return false
+	case <-timer.C:
+	case <-ctx.Done():
 	}
+	return false
 }
 
 // callTimeout is how long a call may go without a word from the server.
@@ -373,22 +379,48 @@ func (t *mcpTool) Execute(ctx context.Context, call tools.Call, progress tools.P
 	return tools.Result{Content: resultText(res), IsError: res.IsError}, nil
 }
 
-// endWait is how long a failed call waits to learn whether its server stopped: the end of the
-// connection (a stdio server's output ended, an HTTP server could not be reached again, or
-// only through a gateway that says so) fails the call first, and ends the session right after.
+// endWait is how long a call that failed without the server's answer waits to learn whether
+// its server stopped: the end of the connection (a stdio server's output ended, an HTTP server
+// could not be reached again, or only through a gateway that says so) fails the call first,
+// and ends the session right after. A call the server answered with an error (an unknown
+// tool, arguments it refuses) does not wait: the server runs.
 const endWait = time.Second
 
 // callError is the one sentence of a call that got no result.
 func (t *mcpTool) callError(ctx, callCtx context.Context, err error, timeout time.Duration) error {
 	switch {
 	case ctx.Err() != nil:
-		return fmt.Errorf("stopped: the run was stopped while the MCP server %s ran this call; it was asked to cancel it, and may or may not have completed it", t.s.name)
+		return t.stopped()
 	case errors.Is(context.Cause(callCtx), errCallTimeout):
 		return fmt.Errorf("the MCP server %s said nothing about this call for %s, so Prototyper gave up on it — the server may be stuck; if its tools take that long, raise its \"timeout\" (seconds) in %s", t.s.name, seconds(timeout), t.s.cfg.Source)
-	case t.s.hasEnded(endWait):
+	case serverAnswer(err) != "": // the server runs: no end of it to wait for
+		return fmt.Errorf("the MCP server %s refused the call: %s", t.s.name, serverAnswer(err))
+	case t.s.hasEnded(ctx, endWait):
 		return fmt.Errorf("the MCP server %s stopped during this call, which did not complete — %s", t.s.name, startsAgain)
+	case ctx.Err() != nil:
+		return t.stopped()
 	}
 	return fmt.Errorf("the MCP server %s failed the call: %s", t.s.name, oneLine(err))
+}
+
+// connectionCodes are the codes of the errors the SDK makes of its own connection's state
+// (an unknown failure, the client or the server closing, a request the transport refused):
+// they are no answer of the server.
+var connectionCodes = []int64{-32001, -32003, -32004, -32005}
+
+// serverAnswer is the reason of err when it is the server's answer to the call (a JSON-RPC
+// error response: an unknown tool, arguments it refuses), or "".
+func serverAnswer(err error) string {
+	var answer *jsonrpc.Error
+	if !errors.As(err, &answer) || slices.Contains(connectionCodes, answer.Code) {
+		return ""
+	}
+	return firstLine(answer.Message)
+}
+
+// stopped is the sentence of a call whose run was stopped while the server ran it.
+func (t *mcpTool) stopped() error {
+	return fmt.Errorf("stopped: the run was stopped while the MCP server %s ran this call; it was asked to cancel it, and may or may not have completed it", t.s.name)
 }
 
 // resultText is what the model reads of a result: its text, and a note for other content.
@@ -426,8 +458,11 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // seconds says d in seconds, the unit of a server's "timeout": "2 s", "300 s".
 func seconds(d time.Duration) string { return fmt.Sprintf("%g s", d.Seconds()) }
 
-func oneLine(err error) string {
-	s := strings.TrimSpace(err.Error())
+func oneLine(err error) string { return firstLine(err.Error()) }
+
+// firstLine is the first line of s, trimmed.
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}

@@ -3,6 +3,8 @@ package mcptools_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +12,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"prototyper/internal/testenv"
 	"prototyper/tools"
@@ -292,6 +297,35 @@ func TestAStoppedCallEndsAtOnceWithOneSentence(t *testing.T) {
 	}
 	if res := call(t, reg, "mcp__everything__echo", `{"message":"still here"}`, nil); res.IsError {
 		t.Errorf("after the stop, echo = %+v", res)
+	}
+}
+
+// TestACallTheServerRefusesEndsAtOnceWithItsReason: a call the server answers with a
+// JSON-RPC error (an unknown tool, arguments it refuses) ends as soon as the answer comes,
+// with the server's reason: the server runs, there is no end of it to wait for (waiting for
+// one takes a second). The reference server answers every failed call with a result marked
+// as an error, so a server of the Go SDK that refuses stands in for one that does not.
+func TestACallTheServerRefusesEndsAtOnceWithItsReason(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "strict", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "lookup", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "lookup needs a key"}
+		})
+	web := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	defer web.Close()
+	set := mcptools.NewSet("", testenv.MCPServersFile(t, map[string]any{"strict": map[string]any{"url": web.URL}}))
+	defer set.Close()
+	reg := registryOf(t, set)
+	start := time.Now()
+	res := call(t, reg, "mcp__strict__lookup", `{}`, nil)
+	if !res.IsError || res.Content != "the MCP server strict refused the call: lookup needs a key" {
+		t.Errorf("a call the server refuses: %+v", res)
+	}
+	if took := time.Since(start); took >= time.Second {
+		t.Errorf("the refused call ended after %s: it waited for the end of a server that runs", took)
+	}
+	if res := call(t, reg, "mcp__strict__lookup", `{}`, nil); res.Content != "the MCP server strict refused the call: lookup needs a key" {
+		t.Errorf("the server still serves: %+v", res)
 	}
 }
 
