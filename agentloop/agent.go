@@ -277,7 +277,8 @@ func (a *Agent) countRun() bool {
 // committed and a run starts in the background; when it is busy, the message waits in the
 // chat's queue and is injected at the next safe point (after the current tool call, or
 // after the model's turn); when the chat waits for an approval, every undecided call gets a
-// stand-in result and the message starts a new run.
+// stand-in result and the message starts a new run; when it waits for the answer to a
+// summary offer, the message is stored at once and the run the answer resumes reads it.
 //
 // A message that cannot run is refused before anything is stored, and no chat is created
 // for it: no model chosen ([ErrNoModel]), a workspace folder that does not open, a model
