@@ -277,7 +277,8 @@ func (a *Agent) countRun() bool {
 // committed and a run starts in the background; when it is busy, the message waits in the
 // chat's queue and is injected at the next safe point (after the current tool call, or
 // after the model's turn); when the chat waits for an approval, every undecided call gets a
-// stand-in result and the message starts a new run.
+// stand-in result and the message starts a new run; when it waits for the answer to a
+// summary offer, the message is stored at once and the run the answer resumes reads it.
 //
 // A message that cannot run is refused before anything is stored, and no chat is created
 // for it: no model chosen ([ErrNoModel]), a workspace folder that does not open, a model
@@ -323,10 +324,15 @@ func (a *Agent) send(ctx context.Context, chatID string, fresh store.Chat, promp
 	}
 	cs := a.chat(chatID)
 	cs.mu.Lock()
-	// busy, or waiting for the answer to a summary offer: queue it, the run injects it; the
-	// files it names, read now, go with it into a follow-up run; a run that takes it at a
-	// safe point reads them again
-	if cs.done != nil || cs.paused.offers() {
+	// waiting for the answer to a summary offer: stored now, the answer's run reads it
+	if cs.done == nil && cs.paused.offers() {
+		err := a.keepWhileOffered(cs, userMessage{text: prompt, images: images, files: in.files})
+		cs.mu.Unlock()
+		return chatID, err
+	}
+	// busy: queue it, the run injects it; the files it names, read now, go with it into a
+	// follow-up run; a run that takes it at a safe point reads them again
+	if cs.done != nil {
 		cs.queue = append(cs.queue, userMessage{text: prompt, images: images, files: in.files})
 		cs.mu.Unlock()
 		return chatID, nil
@@ -503,9 +509,6 @@ func (a *Agent) Stop(chatID string) error {
 	// under cs.mu: until the stand-in results are stored and the chat is idle, a Send must
 	// not slip its message in between the calls and their results
 	cs.paused = nil
-	if p.offers() {
-		cs.queue = nil // the messages that waited for the answer are given back, as a live run's are
-	}
 	err := a.closePaused(cs, p, ToolOutcome{Output: textNotRunStopped, NotRun: events.NotRunStopped})
 	a.setPhaseLocked(cs, p.RunID, events.PhaseIdle)
 	return err
@@ -549,7 +552,7 @@ func (a *Agent) Decide(toolCallID, decision, reason string) error {
 }
 
 // resumeLocked starts, in the background, the run that continues the paused run p (its
-// calls decided, or its summary offer answered). cs.mu must be held.
+// calls decided). cs.mu must be held.
 func (a *Agent) resumeLocked(cs *chatState, trigger string, p *pausedRun) error {
 	r, err := a.startLocked(cs, startSpec{trigger: trigger, resume: p})
 	if err != nil {

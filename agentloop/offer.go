@@ -61,6 +61,13 @@ func (r *run) olderTurns(fit fitResult) (string, error) {
 	if older, _ := summarizable(condensed(r.history)); len(older) == 0 {
 		return store.SummaryChoiceLeaveOut, nil // nothing a summary could stand for
 	}
+	if r.a.leavesOut(r.cs.id) {
+		r.offerChoice = store.SummaryChoiceLeaveOut
+		return r.offerChoice, nil
+	}
+	if r.ctx.Err() != nil {
+		return "", r.ctx.Err() // stopped: no offer is left waiting for a run that ended
+	}
 	offer := store.SummaryOffer{ID: "offer_" + r.id, Messages: fit.dropped, Tokens: fit.whole, NumCtx: r.numCtx,
 		Model: r.opts.Model}
 	if _, err := r.a.cfg.Store.AddRunNote(r.id, store.RunNote{Message: OfferSentence(offer), Offer: &offer}); err != nil {
@@ -87,6 +94,69 @@ func (r *run) olderTurns(fit fitResult) (string, error) {
 	r.phase(events.PhaseSubmitted)
 	r.offerChoice = choice
 	return choice, nil
+}
+
+// pauseOnOffer ends the run that made an offer: paused on it, or, when Stop came as the
+// offer was made, stopped with the offer closed unanswered (as a Stop closes a waiting one).
+func (r *run) pauseOnOffer() (string, *pausedRun) {
+	if r.ctx.Err() == nil {
+		return events.StopAwaitingSummary, r.offerPause
+	}
+	if err := r.a.answerOffer(r.cs.id, r.id, r.offerPause.Offer.ID, store.SummaryChoiceNone); err != nil {
+		r.err = err
+	}
+	return events.StopAborted, nil
+}
+
+// leavesOut reports whether the user answered the chat's last answered offer with "leave
+// out": that answer holds for the chat, whose later messages that no longer fit are left out
+// without asking again (while the setting is ask).
+func (a *Agent) leavesOut(chatID string) bool {
+	runs, err := a.cfg.Store.RunsOf(chatID)
+	if err != nil {
+		return false
+	}
+	for i := len(runs) - 1; i >= 0; i-- {
+		for j := len(runs[i].Notes) - 1; j >= 0; j-- {
+			if o := runs[i].Notes[j].Offer; o != nil && o.Choice != "" && o.Choice != store.SummaryChoiceNone {
+				return o.Choice == store.SummaryChoiceLeaveOut
+			}
+		}
+	}
+	return false
+}
+
+// keepWhileOffered stores at once a message the user sent while the chat waits for the
+// answer to a summary offer, so that a restart loses nothing: the run the answer resumes
+// reads it from the chat, and a Stop leaves it in the chat. It is announced as a queued
+// message joining a run is (message.started, trigger steering), so that the window shows it
+// as sent, not queued. cs.mu must be held.
+func (a *Agent) keepWhileOffered(cs *chatState, q userMessage) error {
+	m, err := a.cfg.Store.AppendMessage(cs.id, store.Message{Role: store.RoleUser, Content: q.text, Images: q.images,
+		Files: q.files, Complete: true})
+	if err != nil {
+		return err
+	}
+	a.emit(events.Event{ChatID: cs.id, MessageID: m.ID, Type: events.MessageStarted, Role: store.RoleUser,
+		Trigger: events.TriggerSteering})
+	return nil
+}
+
+// keepQueuedWhileOffered stores the messages still queued when a run pauses on an offer
+// (sent after its last safe point), as keepWhileOffered does. cs.mu must be held.
+func (a *Agent) keepQueuedWhileOffered(cs *chatState) {
+	if !cs.paused.offers() {
+		return
+	}
+	for i, q := range cs.queue {
+		if err := a.keepWhileOffered(cs, q); err != nil {
+			cs.queue = cs.queue[i:] // kept in memory: joins the run the answer resumes
+			a.emit(events.Event{ChatID: cs.id, Type: events.Error, Code: "internal",
+				Message: "your message could not be saved: " + err.Error() + "; it waits for your answer to the offer"})
+			return
+		}
+	}
+	cs.queue = nil
 }
 
 // answerOffer keeps the answer to an offer with its run and says it.
@@ -134,9 +204,15 @@ func (a *Agent) AnswerSummary(chatID, choice string) error {
 	if p == nil || p.Offer == nil || cs.done != nil {
 		return ErrNoSummaryOffer
 	}
+	// the answer is kept and said once the resumed run has started: an answer that starts
+	// nothing leaves the offer waiting
 	p.Offer.Choice = choice
-	if err := a.answerOffer(cs.id, p.RunID, p.Offer.ID, choice); err != nil {
+	r, err := a.startLocked(cs, startSpec{trigger: events.TriggerSummary, resume: p})
+	if err != nil {
+		p.Offer.Choice = ""
 		return err
 	}
-	return a.resumeLocked(cs, events.TriggerSummary, p)
+	err = a.answerOffer(cs.id, p.RunID, p.Offer.ID, choice)
+	go r.execute()
+	return err
 }

@@ -109,6 +109,7 @@ func (r *run) execute() Outcome {
 	if state != nil {
 		cs.paused = state
 	}
+	a.keepQueuedWhileOffered(cs)
 	next := events.PhaseIdle
 	if state != nil {
 		next = events.PhaseAwaitingApproval
@@ -219,7 +220,7 @@ func (r *run) loop() (string, *pausedRun) {
 		}
 		msg, turn, err := r.turn()
 		if errors.Is(err, errOfferWaits) {
-			return events.StopAwaitingSummary, r.offerPause
+			return r.pauseOnOffer()
 		}
 		r.steps++
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -213,7 +214,7 @@ func TestTheSettingDecidesWhatHappensToOlderTurns(t *testing.T) {
 	}
 }
 
-func TestStopWhileTheOfferWaitsClosesItUnansweredAndAQueuedMessageWaitsForTheAnswer(t *testing.T) {
+func TestStopWhileTheOfferWaitsClosesItUnansweredAndKeepsTheMessageSentMeanwhile(t *testing.T) {
 	a, m, db, rec, _, chatID := summaryHarness(t, answer("A summary."))
 	offer := pausedOnOffer(t, a, rec, chatID)
 	requests := len(m.reqs)
@@ -235,16 +236,106 @@ func TestStopWhileTheOfferWaitsClosesItUnansweredAndAQueuedMessageWaitsForTheAns
 	if err := a.AnswerSummary(chatID, store.SummaryChoiceSummarize); !errors.Is(err, ErrNoSummaryOffer) {
 		t.Fatalf("an answer after Stop: %v", err)
 	}
-	// the message that waited went with the Stop (the window gives it back to the composer)
+	// the message sent meanwhile was stored as it was sent: it stays in the chat and the
+	// next run reads it
 	if _, err := a.RunOnce(context.Background(), chatID, "third", RunOptions{Summarize: store.SummarizeNever}); err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range m.reqs[requests:] {
-		for _, msg := range m.Messages {
-			if msg.Content == "and this" {
-				t.Fatal("a message queued before the Stop reached the model")
-			}
+	if last := m.reqs[len(m.reqs)-1]; trail(last) != "AUUU" || last.Messages[len(last.Messages)-2].Content != "and this" {
+		t.Fatalf("the message sent while the offer waited is not read after the Stop: %s", trail(last))
+	}
+}
+
+func TestStopJustBeforeTheOfferIsMadeEndsTheRunStoppedWithNoOfferWaiting(t *testing.T) {
+	a, m, db, rec, _, chatID := summaryHarness(t, answer("A summary."))
+	gate := make(chan struct{})
+	a.cfg.Model = gatedModel{m, gate}
+	var once sync.Once
+	rec.mu.Lock()
+	rec.react = func(e events.Event) {
+		// the queued message joins the run right before the request the offer precedes
+		if e.Type == events.MessageStarted && e.Trigger == events.TriggerSteering {
+			once.Do(func() { _ = a.Stop(chatID) })
 		}
+	}
+	rec.mu.Unlock()
+	for _, text := range []string{"second", "and this"} {
+		if _, err := a.Send(context.WithValue(context.Background(), ungated{}, true), chatID, text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(gate)
+	evs := rec.waitFor(t, "the stopped run", finished(2))
+	fin := ofType(evs, events.RunFinished)
+	if fin[1].StopReason != events.StopAborted || a.Phase(chatID) != events.PhaseIdle {
+		t.Fatalf("stopped as the offer was made: %s, phase %s", summary(fin), a.Phase(chatID))
+	}
+	run, err := db.Run(fin[1].RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range run.Notes {
+		if n.Offer != nil && n.Offer.Choice == "" {
+			t.Fatalf("an offer waits in the stopped run: %+v", n.Offer)
+		}
+	}
+	if err := a.AnswerSummary(chatID, store.SummaryChoiceSummarize); !errors.Is(err, ErrNoSummaryOffer) {
+		t.Fatalf("an answer after the Stop: %v", err)
+	}
+}
+
+// gatedModel is a fake model whose runs wait for gate before their first request (a
+// message's admission, whose context says ungated, does not).
+type gatedModel struct {
+	*fakeModel
+	gate chan struct{}
+}
+
+type ungated struct{}
+
+func (g gatedModel) ContextLength(ctx context.Context, model string) (int, error) {
+	if ctx.Value(ungated{}) == nil {
+		<-g.gate
+	}
+	return g.fakeModel.ContextLength(ctx, model)
+}
+
+func TestLeaveOutHoldsForTheChatSoLaterMessagesAreNotOfferedAgain(t *testing.T) {
+	a, _, _, rec, reqs, chatID := summaryHarness(t, answer("unused"))
+	pausedOnOffer(t, a, rec, chatID)
+	if err := a.AnswerSummary(chatID, store.SummaryChoiceLeaveOut); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitFor(t, "the resumed run", finished(3))
+	out, err := a.RunOnce(context.Background(), chatID, "third", RunOptions{})
+	if err != nil || out.StopReason != events.StopCompleted {
+		t.Fatal(out.StopReason, err)
+	}
+	evs := rec.events()
+	if offers := ofType(evs, events.SummaryOffered); len(offers) != 1 || len(*reqs) != 0 {
+		t.Fatalf("after leave out: %d offers, %d summaries", len(offers), len(*reqs))
+	}
+	if truncated := ofType(evs, events.ContextTruncated); len(truncated) < 2 {
+		t.Fatalf("the later turn did not say it left messages out: %s", summary(truncated))
+	}
+}
+
+func TestAnAnswerThatCannotResumeTheChatLeavesTheOfferWaiting(t *testing.T) {
+	a, m, db, rec, _, chatID := summaryHarness(t, answer("A summary."))
+	offer := pausedOnOffer(t, a, rec, chatID)
+	if err := a.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.AnswerSummary(chatID, store.SummaryChoiceSummarize); !errors.Is(err, ErrShutDown) {
+		t.Fatalf("an answer to a shut down agent: %v", err)
+	}
+	if kept := offerOf(t, db, offer.RunID); kept.Choice != "" || len(ofType(rec.events(), events.SummaryAnswered)) != 0 {
+		t.Fatalf("an answer that started nothing was kept or said: %+v", kept)
+	}
+	b := NewAgent(Config{Model: m, Store: db, Emitter: newRecorder(), Tools: a.cfg.Tools, DefaultModel: "fake", Approve: ApproveAuto})
+	t.Cleanup(func() { b.Shutdown(context.Background()) })
+	if b.Phase(chatID) != events.PhaseAwaitingSummary {
+		t.Fatalf("after the failed answer and a restart the chat is %s", b.Phase(chatID))
 	}
 }
 
@@ -266,6 +357,9 @@ func TestAQueuedMessageJoinsTheRunTheAnswerResumes(t *testing.T) {
 func TestAnOfferWaitingAtARestartWaitsAfterIt(t *testing.T) {
 	a, m, db, rec, _, chatID := summaryHarness(t, answer("A summary."))
 	pausedOnOffer(t, a, rec, chatID)
+	if _, err := a.Send(context.Background(), chatID, "and this"); err != nil {
+		t.Fatal(err)
+	}
 	if err := a.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -280,8 +374,13 @@ func TestAnOfferWaitingAtARestartWaitsAfterIt(t *testing.T) {
 	}
 	rec2.waitFor(t, "the resumed run", finished(1))
 	msgs, _ := db.Messages(chatID)
-	if msgs[len(msgs)-2].SummaryOf == "" {
+	if !slices.ContainsFunc(msgs, func(m store.Message) bool { return m.SummaryOf != "" }) {
 		t.Fatalf("no summary after the restart: %q", roles(msgs))
+	}
+	// the message sent while the offer waited outlived the restart and reached the model
+	last := m.reqs[len(m.reqs)-1]
+	if got := last.Messages[len(last.Messages)-1].Content; got != "and this" {
+		t.Fatalf("the message sent before the restart was lost: the last request ends with %q", got)
 	}
 }
 

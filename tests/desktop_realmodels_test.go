@@ -124,7 +124,9 @@ func (r *desktopRun) sendUntilOffered(t *testing.T, offers int) {
 // TestDesktopOlderMessagesOfferedThenSummarizedThenLeftOut: in a chat whose model has a small
 // context, the window offers to summarize the messages that no longer fit; Alt+S has the model
 // summarize them (the summary is painted in the chat); the next offer still waits after the app
-// is quit and opened again, and Alt+O leaves them out. Both answers are kept with their runs.
+// is quit and opened again, with the message sent while it waited, and Alt+O leaves them out,
+// for the rest of the chat: the next message is not offered again. Both answers are kept with
+// their runs.
 func TestDesktopOlderMessagesOfferedThenSummarizedThenLeftOut(t *testing.T) {
 	r := startDesktopRunWith(t, noterModel, store.Settings{ContextCap: 2048}, "")
 	r.sendUntilOffered(t, 1)
@@ -153,15 +155,37 @@ func TestDesktopOlderMessagesOfferedThenSummarizedThenLeftOut(t *testing.T) {
 	}
 	r.app.screenshot("e2e-summary-made.png")
 
-	// the next offer waits across a restart of the app, and Alt+O leaves the older messages out
+	// the next offer waits across a restart of the app, with the message sent while it waits,
+	// and Alt+O leaves the older messages out
 	r.sendUntilOffered(t, 2)
+	started, _ := countLogged(readBridgeLog(t, r.bridgeLog), events.MessageStarted)
+	r.app.typeText(keptWhileOffered)
+	r.app.key("Return")
+	r.waitLogN(t, events.MessageStarted, started+1, true, 20*time.Second)
 	r.reopen(t, noterModel, "e2e-summary-reopened")
 	r.app.waitControl(rolePushButton, "Leave out", 20*time.Second)
+	if shown := r.app.texts(func(s string) bool { return strings.Contains(s, keptWhileOffered) }); len(shown) == 0 {
+		t.Fatal("the message sent while the offer waited is not in the reopened chat")
+	}
 	r.app.screenshot("e2e-summary-offer-reopened.png")
 	r.app.key("alt+o")
 	lines = r.waitLogN(t, events.RunFinished, 1, true, 120*time.Second)
 	if n, _ := countLogged(lines, events.ContextTruncated); n == 0 {
 		t.Fatalf("leaving out said nothing; bridge log:\n%s", bridgeLogText(lines))
+	}
+	// the card says that the answer holds for the chat, and it does: the next message that
+	// no longer fits is sent without its older messages, and without a new offer
+	if said := r.app.texts(func(s string) bool { return strings.Contains(s, "from now on this chat leaves out") }); len(said) == 0 {
+		t.Fatal("the answered card does not say that Leave out holds for the chat")
+	}
+	r.app.typeText("Note after leaving out: " + strings.Repeat("lorem ipsum ", 40))
+	r.app.key("Return")
+	lines = r.waitLogN(t, events.RunFinished, 2, true, 120*time.Second)
+	if offers, _ := countLogged(lines, events.SummaryOffered); offers != 0 {
+		t.Fatalf("offered again after Leave out; bridge log:\n%s", bridgeLogText(lines))
+	}
+	if n, _ := countLogged(lines, events.ContextTruncated); n < 2 {
+		t.Fatalf("the later message did not leave the older ones out; bridge log:\n%s", bridgeLogText(lines))
 	}
 	_, db := r.finish(t, "e2e-summary-left-out.png")
 	chat := theOneChat(t, db)
@@ -187,7 +211,13 @@ func TestDesktopOlderMessagesOfferedThenSummarizedThenLeftOut(t *testing.T) {
 	if summaries != 1 {
 		t.Fatalf("%d summaries stored, want 1", summaries)
 	}
+	if !slices.ContainsFunc(msgs, func(m store.Message) bool { return m.Content == keptWhileOffered }) {
+		t.Fatal("the message sent while the offer waited was lost")
+	}
 }
+
+// keptWhileOffered is the message sent while an offer waits for its answer.
+const keptWhileOffered = "Keep this while you wait."
 
 // seeingModel has the vision capability and says how many images a message brought it (the
 // server hands it the images; an I in its trail for each). Without an image it waits on the

@@ -20,8 +20,9 @@ import (
 // chose or sent with is what a new chat takes.
 
 // ErrChatNotIdle is returned when a chat's folder, model or history would change while a run of
-// it is live or waits for an approval: what runs or waits was shown with the old ones.
-var ErrChatNotIdle = errors.New("this chat is running or waiting for your approval: stop it or answer first, then change it")
+// it is live or waits for the user's answer (an approval, a summary offer): what runs or waits
+// was shown with the old ones.
+var ErrChatNotIdle = errors.New("this chat is running or waiting for your answer: stop it or answer first, then change it")
 
 // ChatSearchLimit is how many chats a search returns at most.
 const ChatSearchLimit = 50

@@ -2,12 +2,14 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"prototyper/events"
 	"prototyper/store"
 )
 
@@ -37,6 +39,30 @@ func TestAChatMovedToAnotherFolderKeepsItAndNewChatsTakeIt(t *testing.T) {
 	}
 	if cfg, _ := d.Config(); cfg.Model != "gemma3:1b" {
 		t.Errorf("new chats take %s, want the model last used", cfg.Model)
+	}
+}
+
+func TestAChatWaitingForTheAnswerToASummaryOfferKeepsItsModelAndFolder(t *testing.T) {
+	path, ws := filepath.Join(t.TempDir(), "p.db"), t.TempDir()
+	db, err := store.Open(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := db.CreateChat(store.Chat{Workspace: ws, Model: "qwen3:0.6b"})
+	run, _ := db.StartRun(store.Run{ChatID: c.ID, Model: "qwen3:0.6b", Phase: events.PhaseAwaitingSummary})
+	state := `{"model":"qwen3:0.6b","calls":null,"offer":{"id":"o1","messages":3,"tokens":2500,"numCtx":2048,"model":"qwen3:0.6b"}}`
+	if _, err := db.FinishRun(run.ID, events.StopAwaitingSummary, []byte(state)); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: "127.0.0.1:1", DB: path}, Workspace: ws})
+	for what, change := range map[string]func() error{
+		"model":  func() error { _, err := d.SetChatModel(c.ID, "gemma3:1b"); return err },
+		"folder": func() error { _, err := d.SetChatWorkspace(c.ID, t.TempDir()); return err },
+	} {
+		if err := change(); !errors.Is(err, ErrChatNotIdle) || !strings.Contains(err.Error(), "waiting for your answer") {
+			t.Errorf("changing the %s of a chat waiting on an offer: %v", what, err)
+		}
 	}
 }
 

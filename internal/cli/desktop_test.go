@@ -16,7 +16,9 @@ import (
 // returned function closes it and returns every event it sent.
 func openTestDesktop(t *testing.T, opts DesktopOptions) (*Desktop, func() []events.Event) {
 	t.Helper()
-	opts.DB = filepath.Join(t.TempDir(), "prototyper.db")
+	if opts.DB == "" {
+		opts.DB = filepath.Join(t.TempDir(), "prototyper.db")
+	}
 	var mu sync.Mutex
 	var got []events.Event
 	sink := events.AckOnDelivery(events.SinkFunc(func(batch []events.Event) error {

@@ -191,6 +191,7 @@ Flags:
 			approver = asker
 		}
 		offerer = asker
+		term.offersAsked = true // the asker says the offer's sentence with its question
 	} else if summarize == "" {
 		summarize = store.SummarizeAlways // nobody to ask: as before offers existed
 	}
@@ -313,9 +314,10 @@ func (t *terminalApprover) ask(ctx context.Context, question string) (string, er
 }
 
 // OfferSummary asks on the terminal whether the model summarizes the older messages that no
-// longer fit (Enter: yes).
-func (t *terminalApprover) OfferSummary(ctx context.Context, _ string, _ store.SummaryOffer) (string, error) {
-	answer, err := t.ask(ctx, "Summarize them? [Y/n: leave them out] ")
+// longer fit (Enter: yes), after the offer's sentence, printed with the question (as
+// Approve prints its preview) so that the question never comes without it.
+func (t *terminalApprover) OfferSummary(ctx context.Context, _ string, offer store.SummaryOffer) (string, error) {
+	answer, err := t.ask(ctx, "? "+Sanitize(agentloop.OfferSentence(offer))+"\nSummarize them? [Y/n: leave them out] ")
 	if err != nil {
 		return "", err
 	}
@@ -352,6 +354,10 @@ type terminal struct {
 	frame      int
 	done       chan struct{}
 	ticker     *time.Ticker
+
+	// offersAsked: a terminal asker answers the summary offers and prints their sentence
+	// with its question, so the offer's event says nothing more
+	offersAsked bool
 }
 
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
@@ -635,6 +641,9 @@ func (t *terminal) render(e events.Event) {
 		t.endLine()
 		fmt.Fprintln(t.err, t.style("2", fmt.Sprintf("(left out %d older messages to fit %d tokens)", e.DroppedMessages, e.NumCtx)))
 	case events.SummaryOffered:
+		if t.offersAsked {
+			break
+		}
 		t.endLine()
 		fmt.Fprintf(t.err, "? %s\n", Sanitize(e.Message))
 	case events.SummaryAnswered:

@@ -423,10 +423,23 @@ func TestTheTerminalAnswersASummaryOfferAndEnterSummarizes(t *testing.T) {
 	} {
 		var out bytes.Buffer
 		asker := &terminalApprover{in: bufio.NewReader(strings.NewReader(c.typed)), out: &out, flush: func() {}}
-		got, err := asker.OfferSummary(context.Background(), "c1", store.SummaryOffer{Messages: 3})
-		if err != nil || got != c.want || !strings.Contains(out.String(), "Summarize them? [Y/n: leave them out]") {
-			t.Errorf("typed %q: %q, %v; asked %q", c.typed, got, err, out.String())
+		got, err := asker.OfferSummary(context.Background(), "c1", store.SummaryOffer{Messages: 3, Model: "m", NumCtx: 2048})
+		asked := out.String()
+		if err != nil || got != c.want || !strings.Contains(asked, "? 3 earlier messages no longer fit in m's context") ||
+			!strings.Contains(asked, "\nSummarize them? [Y/n: leave them out]") {
+			t.Errorf("typed %q: %q, %v; asked %q", c.typed, got, err, asked)
 		}
+	}
+	// the question says the offer's sentence itself: the offer's event, which reaches the
+	// terminal later, does not say it again
+	var shown bytes.Buffer
+	term := newTerminal(&shown, &shown, false)
+	term.offersAsked = true
+	if err := term.Deliver([]events.Event{{Type: events.SummaryOffered, Message: "3 earlier messages no longer fit"}}); err != nil {
+		t.Fatal(err)
+	}
+	if shown.Len() != 0 {
+		t.Errorf("the offer was said twice: %q", shown.String())
 	}
 	// an interrupt while it asks ends the question
 	ctx, cancel := context.WithCancel(context.Background())

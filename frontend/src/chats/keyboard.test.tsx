@@ -240,4 +240,12 @@ describe('states a user sees', () => {
     expect(backend.title).toBe(windowTitle(1))
     expect(windowTitle(2)).toContain('2 chats wait')
   })
+
+  it('a background chat waiting for the answer to a summary offer is marked and counted too', async () => {
+    const { backend, emit } = await mount()
+    emit([{ chatId: 'a', type: 'phase', phase: 'awaiting_summary', runId: 'r1' }])
+    const marked = screen.getAllByTestId('chat-item').filter((i) => i.querySelector('[data-testid="waiting-mark"]'))
+    expect(marked.map((i) => i.getAttribute('data-chat-id'))).toEqual(['a'])
+    expect(backend.title).toBe(windowTitle(1))
+  })
 })

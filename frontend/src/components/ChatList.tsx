@@ -48,9 +48,13 @@ export function groupByFolder(chats: ChatSummary[]): ChatGroup[] {
   })
 }
 
-/** The chats that wait for the user's approval (seen live, or listed so). */
+/** The chats that wait for the user's answer: an approval or a summary offer (seen live, or listed so). */
 export function waitingChatIds(s: AppState): string[] {
-  return s.chatList.filter((c) => phaseOf(s.chats[c.id], c) === 'awaiting_approval').map((c) => c.id)
+  return s.chatList.filter((c) => waits(phaseOf(s.chats[c.id], c))).map((c) => c.id)
+}
+
+function waits(phase: string): boolean {
+  return phase === 'awaiting_approval' || phase === 'awaiting_summary'
 }
 
 /** A handler that does act, then gives the focus back to the composer. */
@@ -130,7 +134,7 @@ function ChatListItem({
         <span className="chat-title-line">
           {busy && <span className="busy-dot" role="img" aria-label="running" />}
           {waiting && (
-            <span className="waiting-mark" role="img" aria-label="waiting for your approval" data-testid="waiting-mark">
+            <span className="waiting-mark" role="img" aria-label="waiting for your answer" data-testid="waiting-mark">
               !
             </span>
           )}

@@ -8,8 +8,15 @@ import { ShortcutKey } from './ToolCard'
 
 const answers: Record<string, string> = {
   summarize: 'You chose Summarize.',
-  leave_out: 'You chose Leave out.',
+  // the answer holds for the chat (the Go side offers again only after the setting changes)
+  leave_out:
+    'You chose Leave out: from now on this chat leaves out older messages that no longer fit without asking (the setting "When older messages no longer fit" changes it).',
   none: 'Not answered: the run was stopped.',
+}
+
+/** The answer's sentence: an offer with no answer and no wait (the app ended meanwhile) says only that. */
+export function offerAnswerText(choice: string): string {
+  return answers[choice] ?? 'Not answered.'
 }
 
 /** One offer; waiting says whether the chat waits for its answer (the buttons show). */
@@ -56,7 +63,7 @@ export function SummaryOfferCard({
         </div>
       ) : (
         <p className="muted small" data-testid="summary-offer-answer">
-          {answers[offer.choice || 'none']}
+          {offerAnswerText(offer.choice)}
         </p>
       )}
     </section>

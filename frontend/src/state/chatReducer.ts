@@ -593,7 +593,8 @@ function withNotes(timeline: TimelineEntry[], notes: CheckedNote[], runOf: (e: T
       return
     }
     if (!view || at.length === 0) return
-    const before = n.stopReason ? -1 : at.find((k) => !isUser(out[k])) ?? -1
+    // an offer (made before a request, possibly mid-run) follows everything its run did before it
+    const before = n.stopReason || n.offer ? -1 : at.find((k) => !isUser(out[k])) ?? -1
     const pos = before >= 0 ? before : at[at.length - 1] + 1
     const entry: TimelineEntry = n.offer
       ? { kind: 'offer', id: n.offer.id }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { AgentEvent, OpenedChat } from '../backend'
+import { offerAnswerText } from '../components/SummaryOfferCard'
 import { chatFromSnapshot, emptyChat, mergeLive, reduceChat, type ChatState } from './chatReducer'
 
 // A call that did not run is no failure, and what a run said besides its messages (why it
@@ -96,6 +97,18 @@ describe('a chat reopened from the store', () => {
     const s = chatFromSnapshot(opened({ notes: [{ runId: 'r2', code: 'tools_unavailable', message: toolsSentence }] }))
     expect(kinds(s)).toEqual(['message:m1', 'message:m2', 'tool:t1', 'message:m3', `notice:${toolsSentence}`, 'message:m4'])
     expect(s.timeline[4]).toMatchObject({ tone: 'error', code: 'tools_unavailable' })
+  })
+
+  it('draws an offer a run made mid-run after that run’s work, where the live view drew it', () => {
+    const offer = { id: 'o1', messages: 3, tokens: 2500, numCtx: 2048, model: 'm', choice: 'leave_out' as const }
+    const s = chatFromSnapshot(opened({ notes: [{ runId: 'r1', message: '3 earlier messages no longer fit.', offer }] }))
+    expect(kinds(s)).toEqual(['message:m1', 'message:m2', 'tool:t1', 'offer:o1', 'message:m3', 'message:m4'])
+  })
+
+  it('says only that an offer was not answered when the app ended while it waited (no Stop)', () => {
+    expect(offerAnswerText('')).toBe('Not answered.')
+    expect(offerAnswerText('none')).toMatch(/stopped/)
+    expect(offerAnswerText('leave_out')).toMatch(/from now on this chat leaves out/)
   })
 
   it('says nothing of a run none of whose messages is shown (an earlier version)', () => {
