@@ -79,8 +79,11 @@ func TestCheckpointCrashChild(t *testing.T) {
 	agent := agentloop.Wire(db, &crashWriter{}, emit, agentloop.WireOptions{Workspace: ws})
 	chat := ""
 	os.Stdout.WriteString("ready\n")
+	// each call's half-megabyte content soon overflows the context: the older turns are left
+	// out, never offered for a summary (an offer would pause the chat and end the writing)
+	opts := agentloop.RunOptions{Model: "crash", Approve: agentloop.ApproveAuto, Workspace: ws, Summarize: store.SummarizeNever}
 	for {
-		out, err := agent.RunOnce(context.Background(), chat, "write", agentloop.RunOptions{Model: "crash", Approve: agentloop.ApproveAuto, Workspace: ws})
+		out, err := agent.RunOnce(context.Background(), chat, "write", opts)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "child run:", err)
 			os.Exit(3)

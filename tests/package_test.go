@@ -126,7 +126,7 @@ func TestMakeWalksOnlyTheModulesOwnGoCode(t *testing.T) {
 			want = append(want, pkg)
 		}
 	}
-	if got := run("make", "-s", "go-packages"); strings.Join(got, " ") != strings.Join(want, " ") {
+	if got := run("make", "-s", "--no-print-directory", "go-packages"); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("make's Go packages:\n got %v\nwant %v (./... without node_modules)", got, want)
 	}
 }
