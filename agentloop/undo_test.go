@@ -1,7 +1,6 @@
 package agentloop
 
 import (
-	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -56,7 +55,7 @@ func (b *undoBench) run(calls ...store.ToolCall) Outcome {
 	b.mu.Lock()
 	b.calls = calls
 	b.mu.Unlock()
-	out, err := b.a.RunOnce(context.Background(), b.chat, "go", RunOptions{Workspace: b.dir})
+	out, err := b.a.RunOnce(b.t.Context(), b.chat, "go", RunOptions{Workspace: b.dir})
 	if err != nil {
 		b.t.Fatal(err)
 	}
@@ -105,7 +104,7 @@ func (b *undoBench) want(rel, content string, mode fs.FileMode) {
 
 func (b *undoBench) undo(opts UndoOptions) UndoResult {
 	b.t.Helper()
-	res, err := b.a.Undo(context.Background(), b.chat, opts)
+	res, err := b.a.Undo(b.t.Context(), b.chat, opts)
 	if err != nil {
 		b.t.Fatalf("undo: %v", err)
 	}
@@ -114,7 +113,7 @@ func (b *undoBench) undo(opts UndoOptions) UndoResult {
 
 func (b *undoBench) redo() UndoResult {
 	b.t.Helper()
-	res, err := b.a.Redo(context.Background(), b.chat, UndoOptions{})
+	res, err := b.a.Redo(b.t.Context(), b.chat, UndoOptions{})
 	if err != nil {
 		b.t.Fatalf("redo: %v", err)
 	}
@@ -194,7 +193,7 @@ func TestUndoRefusesAFileChangedSinceAndKeepsTheUsersVersionWhenAsked(t *testing
 	b.run(writeCall("c1", "notes.md", "v2\n"))
 	b.write("notes.md", "mine\n", 0o644) // the user edits it after the run
 
-	_, err := b.a.Undo(context.Background(), b.chat, UndoOptions{})
+	_, err := b.a.Undo(t.Context(), b.chat, UndoOptions{})
 	var ce *ConflictError
 	if !errors.As(err, &ce) || len(ce.Conflicts) != 1 || ce.Conflicts[0].Path != "notes.md" {
 		t.Fatalf("undo of a file edited since: %v, want a conflict naming notes.md", err)
@@ -222,7 +221,7 @@ func TestUndoRefusesAModeChangedSinceUnlessForced(t *testing.T) {
 	if err := os.Chmod(filepath.Join(b.dir, "tool.sh"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, err := b.a.Undo(context.Background(), b.chat, UndoOptions{})
+	_, err := b.a.Undo(t.Context(), b.chat, UndoOptions{})
 	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "permissions") {
 		t.Fatalf("undo after chmod: %v, want a conflict about the permissions", err)
 	}
@@ -257,7 +256,7 @@ func TestUndoOfUndoAndRestoreToAMessage(t *testing.T) {
 	if len(res.Reverts) != 2 {
 		t.Errorf("restore reverted %v, want the two runs still standing, newest first", res.Reverts)
 	}
-	if _, err := b.a.Undo(context.Background(), b.chat, UndoOptions{}); !errors.Is(err, ErrNothingToUndo) {
+	if _, err := b.a.Undo(t.Context(), b.chat, UndoOptions{}); !errors.Is(err, ErrNothingToUndo) {
 		t.Errorf("a further undo: %v, want nothing to undo", err)
 	}
 	b.redo()
@@ -280,7 +279,7 @@ func TestAFileOverTheCapSaysBeforeItRunsThatItCannotBeUndone(t *testing.T) {
 	if indexOf(evs, cps[0]) > indexOf(evs, ofType(evs, events.ToolResult)[0]) {
 		t.Error("the checkpoint event must come before the call's result")
 	}
-	_, err := b.a.Undo(context.Background(), b.chat, UndoOptions{})
+	_, err := b.a.Undo(t.Context(), b.chat, UndoOptions{})
 	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "too large") {
 		t.Fatalf("undo of a file over the cap: %v, want it to say it was too large to keep", err)
 	}
@@ -306,7 +305,7 @@ func TestAnUndoJudgesAFileByWhatItsRunRecordedWhateverTheCapIsNow(t *testing.T) 
 		b.undo(UndoOptions{})
 		b.want("a.txt", "0\n", 0o644)
 		// what the undo replaced is kept as today's cap keeps it: over it, a redo cannot bring it back
-		if _, err := b.a.Redo(context.Background(), b.chat, UndoOptions{}); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "too large") {
+		if _, err := b.a.Redo(t.Context(), b.chat, UndoOptions{}); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "too large") {
 			t.Errorf("redo of a file over today's cap: %v, want it to say it was too large to keep", err)
 		}
 	})
@@ -316,7 +315,7 @@ func TestAnUndoJudgesAFileByWhatItsRunRecordedWhateverTheCapIsNow(t *testing.T) 
 		b.run(writeCall("c1", "a.txt", "written whole under the default cap\n"))
 		b.setCap(8)
 		b.write("a.txt", "WRITTEN WHOLE UNDER THE DEFAULT CAP\n", 0o644) // same size, not the same
-		if _, err := b.a.Undo(context.Background(), b.chat, UndoOptions{}); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "changed after it was written") {
+		if _, err := b.a.Undo(t.Context(), b.chat, UndoOptions{}); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "changed after it was written") {
 			t.Fatalf("undo of a file edited since: %v, want it refused as changed since", err)
 		}
 		b.want("a.txt", "WRITTEN WHOLE UNDER THE DEFAULT CAP\n", 0o644)
@@ -337,7 +336,7 @@ func TestThePerFileRevertPutsOnePathBackAsItWasBeforeTheChat(t *testing.T) {
 	b.write("a.txt", "a0\n", 0o644)
 	b.run(writeCall("c1", "a.txt", "a1\n"), writeCall("c2", "new.txt", "n\n"))
 	b.run(writeCall("c3", "a.txt", "a2\n"))
-	review, err := b.a.ChatChanges(context.Background(), b.chat)
+	review, err := b.a.ChatChanges(t.Context(), b.chat)
 	if err != nil || len(review) != 2 {
 		t.Fatalf("review %+v, %v; want a.txt changed and new.txt created", review, err)
 	}
@@ -420,7 +419,7 @@ func TestUndoPutsBackEachFileInTheFolderItsRunWroteItIn(t *testing.T) {
 		t.Errorf("a.txt opens in %s, want the folder of the newest run that wrote it, %s", got, second)
 	}
 
-	review, err := b.a.ChatChanges(context.Background(), b.chat)
+	review, err := b.a.ChatChanges(t.Context(), b.chat)
 	if err != nil || len(review) != 2 || review[0].Workspace != first || review[1].Workspace != second {
 		t.Fatalf("review %+v, %v; want a.txt of each folder, the first folder's first", review, err)
 	}

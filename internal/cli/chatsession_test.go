@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -93,10 +92,10 @@ func TestOnlyAMessageOfTheUserCanBeEditedAndSentAgain(t *testing.T) {
 	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: "127.0.0.1:1"}, Workspace: t.TempDir()})
 	c, _ := d.db.CreateChat(store.Chat{Workspace: t.TempDir()})
 	answer, _ := d.db.AppendMessage(c.ID, store.Message{Role: store.RoleAssistant, Content: "hi", Complete: true})
-	if _, err := d.EditAndResend(context.Background(), c.ID, answer.ID, "x"); err == nil {
+	if _, err := d.EditAndResend(t.Context(), c.ID, answer.ID, "x"); err == nil {
 		t.Error("an answer was edited")
 	}
-	if _, err := d.EditAndResend(context.Background(), c.ID, answer.ID, " "); err == nil {
+	if _, err := d.EditAndResend(t.Context(), c.ID, answer.ID, " "); err == nil {
 		t.Error("an empty text was sent")
 	}
 	if msgs, _ := d.db.Messages(c.ID); len(msgs) != 1 {
@@ -110,7 +109,7 @@ func TestARefusedEditLeavesTheChatAsItWas(t *testing.T) {
 	c, _ := d.db.CreateChat(store.Chat{Workspace: t.TempDir(), Model: "qwen3:0.6b"})
 	q, _ := d.db.AppendMessage(c.ID, store.Message{Role: store.RoleUser, Content: "make a"})
 	_, _ = d.db.AppendMessage(c.ID, store.Message{Role: store.RoleAssistant, Content: "made a", Complete: true})
-	if _, err := d.EditAndResend(context.Background(), c.ID, q.ID, "make b"); err == nil {
+	if _, err := d.EditAndResend(t.Context(), c.ID, q.ID, "make b"); err == nil {
 		t.Fatal("the edit was sent with no server")
 	}
 	msgs, _ := d.db.Messages(c.ID)
@@ -140,7 +139,7 @@ func TestOllamaNotThereIsSaidAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	st := d.OllamaStatus(context.Background())
+	st := d.OllamaStatus(t.Context())
 	if st.Running || st.Error == "" {
 		t.Fatalf("status = %+v, want not running with a reason", st)
 	}
