@@ -247,7 +247,7 @@ describe('the offer to summarize older messages', () => {
       { type: 'phase', phase: 'submitted', runId: 'r2' },
     ])
     expect(card().dataset.choice).toBe('leave_out')
-    expect(screen.getByTestId('summary-offer-answer').textContent).toBe('You chose Leave out.')
+    expect(screen.getByTestId('summary-offer-answer').textContent).toMatch(/^You chose Leave out: from now on this chat leaves out/)
   })
 
   it('says an offer the run was stopped on was not answered, and gives a message that waited back to the composer', async () => {
