@@ -24,7 +24,7 @@ NODE_STAMP   := frontend/node_modules/.package-lock.json
 export PATH := $(TOOLS):$(shell go env GOPATH)/bin:$(PATH)
 export GOFLAGS := -tags=$(TAGS)
 
-.PHONY: mcp-test-servers run test build package deps deps-deb vet test-go test-frontend test-contract test-desktop test-clean-clone test-package bench bench-stream clean go-packages
+.PHONY: mcp-test-servers run test build package deps deps-deb vet test-go test-frontend test-contract test-desktop test-desktop-default test-desktop-large test-clean-clone test-package bench bench-stream clean go-packages
 
 ## run: install what is missing (the pinned ollama server included: with no Ollama running,
 ## the app starts that one itself), build, open the app
@@ -118,8 +118,16 @@ test-contract: $(NODE_STAMP)
 # The window's tests run twice: at the default size, then in a smaller window with text half as
 # large again (GDK_DPI_SCALE=1.5), so that nothing they do depends on where things are laid out.
 DESKTOP_ENV := PROTOTYPER_REQUIRE_COMPONENTS=1 PROTOTYPER_OLLAMA=$(OLLAMA) PROTOTYPER_BIN=$(CURDIR)/$(BIN)
+# The window's tests in both layouts at once: each test has its own X server, session bus and
+# window, each pass its own Ollama; most of a window test is waiting for what it watches, so
+# the two passes share two cores well. Each pass's output is printed whole when it ends.
 test-desktop:
+	$(MAKE) --no-print-directory --output-sync=target -j2 test-desktop-default test-desktop-large
+
+test-desktop-default:
 	$(DESKTOP_ENV) go test -count=1 -v -run 'Desktop' ./tests/
+
+test-desktop-large:
 	$(DESKTOP_ENV) PROTOTYPER_TEST_LAYOUT=large go test -count=1 -v -run 'Desktop' ./tests/
 
 test-package:
