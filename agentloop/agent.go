@@ -20,7 +20,9 @@ const DefaultSystemPrompt = "You are Prototyper, an assistant that builds things
 	"Use the tools to read and write files there; paths are relative to the workspace. " +
 	"When the work is done, answer briefly."
 
-// Emitter takes the events of the agent. events.Bridge is one; Emit must not block.
+// Emitter takes the events of the agent. events.Bridge is one; Emit must not block, nor call
+// the agent back (some events are emitted under a chat's lock, so that what follows them is
+// already true when they are seen: after run.finished, the chat takes a new run).
 type Emitter interface {
 	Emit(events.Event)
 }

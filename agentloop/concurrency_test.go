@@ -286,3 +286,38 @@ func TestASlowStoreWriteOfOneChatNeverHoldsUpAnotherChat(t *testing.T) {
 	}
 	rec.waitFor(t, "the other chat's run finished", finished(2))
 }
+
+func TestWhoeverSawRunFinishedCanStartTheChatsNextRunAtOnce(t *testing.T) {
+	a, _, rec := fakeHarness(t, &fakeModel{turn: func(ModelRequest) ModelTurn { return answer("ok") }}, nil)
+	finishedRuns := make(chan string, 1)
+	rec.react = func(e events.Event) {
+		if e.Type == events.RunFinished {
+			finishedRuns <- e.ChatID // seen on another goroutine, as the window or a script sees it
+		}
+	}
+	id, err := a.Send(context.Background(), "", "first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 50 {
+		chatID := <-finishedRuns
+		if phase := a.Phase(chatID); phase != events.PhaseIdle {
+			t.Fatalf("round %d: the chat is %s after run.finished", i, phase)
+		}
+		if i == 49 {
+			break
+		}
+		if i%2 == 0 {
+			if _, err := a.Send(context.Background(), id, "again"); err != nil {
+				t.Fatalf("round %d: %v", i, err)
+			}
+			continue
+		}
+		// RunOnce refuses a busy chat: it must not see the run that just said it finished
+		go func() {
+			if _, err := a.RunOnce(context.Background(), id, "once more", RunOptions{}); err != nil {
+				t.Errorf("round %d: %v", i, err)
+			}
+		}()
+	}
+}

@@ -100,10 +100,12 @@ func (r *run) execute() Outcome {
 		r.emitError(r.err)
 	}
 	usage := r.usage
-	r.emit(events.Event{Type: events.RunFinished, StopReason: stop, Usage: &usage, Message: r.stopNote})
-
 	a, cs := r.a, r.cs
 	cs.mu.Lock()
+	// said under cs.mu, with the chat released below before anyone can ask: whoever saw
+	// run.finished can start the chat's next run at once (the follow-up's run.started and
+	// the phase still come after it)
+	r.emit(events.Event{Type: events.RunFinished, StopReason: stop, Usage: &usage, Message: r.stopNote})
 	close(cs.done) // wakes a Decide that arrived while the run was pausing
 	cs.cancel, cs.done = nil, nil
 	if state != nil {
