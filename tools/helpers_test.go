@@ -88,6 +88,15 @@ func (tw *testWorkspace) write(t testing.TB, rel, content string) {
 	}
 }
 
+// writeSkipped writes what listing and searching pass over unless asked: a file that says
+// Handler in a .git and in a node_modules folder.
+func (tw *testWorkspace) writeSkipped(t testing.TB) {
+	t.Helper()
+	for _, dir := range []string{".git", "node_modules"} {
+		tw.write(t, dir+"/x/index.js", "Handler\n")
+	}
+}
+
 func (tw *testWorkspace) read(t testing.TB, rel string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(tw.ws, filepath.FromSlash(rel)))

@@ -149,8 +149,7 @@ func TestReadFileReturnsTextWithinItsCaps(t *testing.T) {
 
 func TestListDirSkipsGitAndNodeModulesUnlessAsked(t *testing.T) {
 	tw := newTestWorkspace(t)
-	tw.write(t, ".git/HEAD", "ref\n")
-	tw.write(t, "node_modules/x/index.js", "")
+	tw.writeSkipped(t)
 	tw.write(t, "src/a/b/c.go", "package c\n")
 	tw.write(t, "README.md", "hi")
 	os.Symlink("README.md", filepath.Join(tw.ws, "readme"))
@@ -165,7 +164,7 @@ func TestListDirSkipsGitAndNodeModulesUnlessAsked(t *testing.T) {
 		t.Fatalf("depth 2 under src: %q", res.Content)
 	}
 	res = tw.run(t, "list_dir", map[string]any{"recursive": true, "include_skipped": true})
-	if !strings.Contains(res.Content, ".git/HEAD (4 B)") || !strings.Contains(res.Content, "node_modules/x/index.js") {
+	if !strings.Contains(res.Content, ".git/x/index.js (8 B)") || !strings.Contains(res.Content, "node_modules/x/index.js") {
 		t.Fatalf("include_skipped: %s", res.Content)
 	}
 }
@@ -225,8 +224,7 @@ func TestSearchFilesFindsLinesAndSkipsWhatItShould(t *testing.T) {
 	tw := newTestWorkspace(t)
 	tw.write(t, "a.go", "package a\nfunc Handler() {}\n")
 	tw.write(t, "b/c.txt", "nothing\nHANDLER here\n")
-	tw.write(t, "node_modules/m.js", "Handler\n")
-	tw.write(t, ".git/x", "Handler\n")
+	tw.writeSkipped(t)
 	tw.write(t, "bin.dat", "Handler\x00\x01")
 	os.Symlink(tw.out, filepath.Join(tw.ws, "out"))
 	os.WriteFile(filepath.Join(tw.out, "o.txt"), []byte("Handler\n"), 0o644)

@@ -124,12 +124,10 @@ func TestRealServerListShowVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	for _, m := range models {
-		names = append(names, m.Name)
-	}
-	if !slices.Contains(names, "scripted:latest") || !slices.Contains(names, "plain:latest") {
-		t.Errorf("models = %v", names)
+	for _, want := range []string{"scripted:latest", "plain:latest"} {
+		if !slices.ContainsFunc(models, func(m ollama.ModelSummary) bool { return m.Name == want }) {
+			t.Errorf("%s is not among %+v", want, models)
+		}
 	}
 	info, err := c.Show(ctx(t), "scripted")
 	if err != nil {

@@ -126,11 +126,9 @@ func TestRealServerListsItsModelsOverV1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ids []string
-	for _, m := range models {
-		ids = append(ids, m.ID)
-	}
-	if !slices.Contains(ids, "pair:latest") || !slices.Contains(ids, "plain:latest") {
-		t.Errorf("models = %v", ids)
+	for _, want := range []string{"pair:latest", "plain:latest"} {
+		if !slices.ContainsFunc(models, func(m openai.Model) bool { return m.ID == want }) {
+			t.Errorf("%s is not among %+v", want, models)
+		}
 	}
 }
