@@ -42,8 +42,6 @@ var (
 	// fiveCallsModel calls an instant tool five times in a row, one call per turn, then answers.
 	fiveCallsModel = ollamatest.Model{Name: "e2e-five", Scripts: fiveCallScripts()}
 
-	// longAnswerModel thinks briefly, then streams a long answer: long enough to close the
-	// window while it streams.
 	// mcpEchoModel calls the reference MCP server's echo tool, then answers.
 	mcpEchoModel = ollamatest.Model{Name: "e2e-mcp-echo", Scripts: ollamatest.Scripts{
 		"SU": slices.Concat(
@@ -67,6 +65,8 @@ var (
 		"SUAT": []string{"The server ", "did not finish."},
 	}}
 
+	// longAnswerModel thinks briefly, then streams a long answer: long enough to close the
+	// window while it streams.
 	longAnswerModel = ollamatest.Model{Name: "e2e-long", Scripts: ollamatest.Scripts{
 		"SU": slices.Concat(ollamatest.Think("A long answer."), longAnswerPieces()),
 	}}

@@ -14,11 +14,9 @@ import (
 
 func TestAWebPageOrAForeign404SaysCheckTheAddressNotPull(t *testing.T) {
 	for _, tc := range []struct {
-		name   string
-		status int
-		ctype  string
-		body   string
-		says   string
+		name              string
+		status            int
+		ctype, body, says string
 	}{
 		{"an HTML 404 page", 404, "text/html; charset=utf-8", "<!DOCTYPE html><html><body>Not Found</body></html>", "answered with a web page, not Ollama's API: check the address"},
 		{"an HTML 200 page", 200, "text/html", "<html><body>Welcome to nginx!</body></html>", "answered with a web page, not Ollama's API: check the address"},
