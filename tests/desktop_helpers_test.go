@@ -410,6 +410,19 @@ func (a *desktopApp) windowName() string {
 	return name
 }
 
+// wantWindowName waits until the window's title holds want (the title follows the chats' phases
+// a moment after the window painted them).
+func (a *desktopApp) wantWindowName(want string) {
+	a.tb.Helper()
+	name := a.windowName()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(name, want) && time.Now().Before(deadline); name = a.windowName() {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(name, want) {
+		a.tb.Errorf("the window's title is %q, want it to say %q", name, want)
+	}
+}
+
 // screenshot saves the window as a PNG under the artifacts folder and returns its path.
 func (a *desktopApp) screenshot(name string) string {
 	a.tb.Helper()

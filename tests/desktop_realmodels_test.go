@@ -133,6 +133,7 @@ func TestDesktopOlderMessagesOfferedThenSummarizedThenLeftOut(t *testing.T) {
 	r.app.waitControl(rolePushButton, "Summarize", 20*time.Second)
 	r.app.waitControl(rolePushButton, "Leave out", 20*time.Second)
 	r.app.screenshot("e2e-summary-offer.png")
+	r.app.wantWindowName("1 chat waits for your answer") // the task bar says so too
 	finished, _ := countLogged(readBridgeLog(t, r.bridgeLog), events.RunFinished)
 	r.app.key("alt+s")
 	lines := r.waitLogN(t, events.RunFinished, finished+1, true, 120*time.Second)

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react'
-import { ChatList, waitingChatIds } from './components/ChatList'
+import { ChatList, waitingPhases } from './components/ChatList'
 import { ChangesPanel } from './components/ChangesPanel'
 import { ChangesBar, ChatView } from './components/ChatView'
 import { Composer } from './components/Composer'
@@ -133,16 +133,22 @@ function WindowStatus() {
   )
 }
 
-/** The window's title: the app's name, and how many chats wait for the user's approval. */
-export function windowTitle(waiting: number): string {
-  if (waiting === 0) return 'Prototyper'
-  return `Prototyper — ${waiting} ${waiting === 1 ? 'chat waits' : 'chats wait'} for approval`
+/**
+ * The window's title: the app's name, and how many chats wait for the user, given their phases:
+ * for approval (of a tool call), for an answer (to a summary offer), or for either.
+ */
+export function windowTitle(waiting: string[]): string {
+  const n = waiting.length
+  if (n === 0) return 'Prototyper'
+  const offers = waiting.filter((p) => p === 'awaiting_summary').length
+  const what = offers === 0 ? 'for approval' : offers === n ? 'for your answer' : 'for you'
+  return `Prototyper — ${n} ${n === 1 ? 'chat waits' : 'chats wait'} ${what}`
 }
 
 function useWindowTitle() {
   const store = useStore()
-  const waiting = useAppState((s) => waitingChatIds(s).length)
-  useEffect(() => store.setTitle(windowTitle(waiting)), [store, waiting])
+  const waiting = useAppState((s) => waitingPhases(s).join(' '))
+  useEffect(() => store.setTitle(windowTitle(waiting ? waiting.split(' ') : [])), [store, waiting])
 }
 
 /**

@@ -237,8 +237,8 @@ describe('states a user sees', () => {
     emit([{ chatId: 'a', type: 'phase', phase: 'awaiting_approval', runId: 'r1' }])
     const marked = screen.getAllByTestId('chat-item').filter((i) => i.querySelector('[data-testid="waiting-mark"]'))
     expect(marked.map((i) => i.getAttribute('data-chat-id'))).toEqual(['a'])
-    expect(backend.title).toBe(windowTitle(1))
-    expect(windowTitle(2)).toContain('2 chats wait')
+    expect(backend.title).toBe('Prototyper — 1 chat waits for approval')
+    expect(windowTitle(['awaiting_approval', 'awaiting_approval'])).toBe('Prototyper — 2 chats wait for approval')
   })
 
   it('a background chat waiting for the answer to a summary offer is marked and counted too', async () => {
@@ -246,6 +246,7 @@ describe('states a user sees', () => {
     emit([{ chatId: 'a', type: 'phase', phase: 'awaiting_summary', runId: 'r1' }])
     const marked = screen.getAllByTestId('chat-item').filter((i) => i.querySelector('[data-testid="waiting-mark"]'))
     expect(marked.map((i) => i.getAttribute('data-chat-id'))).toEqual(['a'])
-    expect(backend.title).toBe(windowTitle(1))
+    expect(backend.title).toBe('Prototyper — 1 chat waits for your answer')
+    expect(windowTitle(['awaiting_summary', 'awaiting_approval'])).toBe('Prototyper — 2 chats wait for you')
   })
 })

@@ -53,6 +53,11 @@ export function waitingChatIds(s: AppState): string[] {
   return s.chatList.filter((c) => waits(phaseOf(s.chats[c.id], c))).map((c) => c.id)
 }
 
+/** The phase of each chat that waits for the user's answer (see waitingChatIds). */
+export function waitingPhases(s: AppState): string[] {
+  return s.chatList.map((c) => phaseOf(s.chats[c.id], c)).filter(waits)
+}
+
 function waits(phase: string): boolean {
   return phase === 'awaiting_approval' || phase === 'awaiting_summary'
 }
