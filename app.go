@@ -299,6 +299,12 @@ func (a *App) OpenCallPath(chatID, toolCallID, path string, inFolder bool) error
 	return a.onDesktop(func(desk *cli.Desktop) error { return desk.OpenCallPath(chatID, toolCallID, path, inFolder) })
 }
 
+// OpenChangedPath is OpenPath for a file of the chat's review: the path in the folder the
+// review names for it.
+func (a *App) OpenChangedPath(chatID, workspace, path string, inFolder bool) error {
+	return a.onDesktop(func(desk *cli.Desktop) error { return desk.OpenChangedPath(chatID, workspace, path, inFolder) })
+}
+
 // OllamaStatus says whether the server answers, for the "Ollama is not running" panel.
 func (a *App) OllamaStatus() cli.OllamaStatus {
 	desk, err := a.desktop()

@@ -202,17 +202,25 @@ func (a *Agent) changesOf(chatID string) ([]store.Change, error) {
 }
 
 // PathFolder is the folder that holds a path the chat's file tools touched: the folder of
-// the newest run (or undo) that touched it, else the chat's folder.
-func (a *Agent) PathFolder(chatID, rel string) (string, error) {
+// the newest run (or undo) that touched it, else the chat's folder. Given a workspace (one
+// the chat's review names for the path), it is that folder, and only when a change of the
+// chat touched the path there.
+func (a *Agent) PathFolder(chatID, workspace, rel string) (string, error) {
 	changes, err := a.changesOf(chatID)
 	if err != nil {
 		return "", err
 	}
 	p := path.Clean(rel)
 	for i := len(changes) - 1; i >= 0; i-- {
-		if pc := changes[i].Path(p); pc != nil {
+		if pc := changes[i].Path(p); pc != nil && workspace == "" {
 			return pc.Workspace, nil
 		}
+		if pc := changes[i].PathIn(workspace, p); pc != nil {
+			return workspace, nil
+		}
+	}
+	if workspace != "" {
+		return "", fmt.Errorf("this chat changed no %s in %s: open the review again to see its files", rel, workspace)
 	}
 	chat, err := a.cfg.Store.Chat(chatID)
 	if err != nil {
@@ -436,7 +444,7 @@ func (a *Agent) planUndo(chatID string, changes []store.Change, opts UndoOptions
 		// back to before the chat first changed it, from what the chat's last change left
 		p, folder := path.Clean(opts.Path), opts.Workspace
 		if folder == "" {
-			folder, _ = a.PathFolder(chatID, p)
+			folder, _ = a.PathFolder(chatID, "", p)
 		}
 		var first, last *store.PathChange
 		for i := range changes {

@@ -415,7 +415,7 @@ func TestUndoPutsBackEachFileInTheFolderItsRunWroteItIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.run(writeCall("c2", "a.txt", "run 2\n"))
-	if got, _ := b.a.PathFolder(b.chat, "a.txt"); got != second {
+	if got, _ := b.a.PathFolder(b.chat, "", "a.txt"); got != second {
 		t.Errorf("a.txt opens in %s, want the folder of the newest run that wrote it, %s", got, second)
 	}
 

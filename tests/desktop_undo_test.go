@@ -2,6 +2,7 @@ package tests
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -139,17 +140,18 @@ func openerOnPath(t *testing.T) (opened string) {
 	return opened
 }
 
-// waitOpenedOnPath waits until the xdg-open of openerOnPath was asked to open want, and only it.
-func waitOpenedOnPath(t *testing.T, opened, want string) {
+// waitOpenedOnPath waits until the xdg-open of openerOnPath was asked to open each of want in
+// turn, and only them.
+func waitOpenedOnPath(t *testing.T, opened string, want ...string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		got := mustRead(opened)
-		if got == want+"\n" {
+		if got == strings.Join(want, "\n")+"\n" {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("xdg-open was asked to open %q, want %s", got, want)
+			t.Fatalf("xdg-open was asked to open %q, want %q", got, want)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -159,7 +161,7 @@ func waitOpenedOnPath(t *testing.T, opened, want string) {
 // the move (Ctrl+O, the new folder's path typed, "Change this chat") a third run changes the
 // new folder's a.txt; "Open" on the first run's card of a.txt opens the first folder's (with
 // the user's default app: xdg-open, here a stand-in on PATH that notes what it was asked to
-// open), the review names the first folder, and "Restore to here" on the first message puts
+// open), the review names the first folder and opens its a.txt, and "Restore to here" on the first message puts
 // both folders' files back as they were before the chat.
 func TestDesktopRestoreAfterTheChatMovedPutsBackTheFirstFoldersFiles(t *testing.T) {
 	opened := openerOnPath(t)
@@ -186,9 +188,13 @@ func TestDesktopRestoreAfterTheChatMovedPutsBackTheFirstFoldersFiles(t *testing.
 	real, _ := filepath.EvalSymlinks(r.workspace)
 	waitOpenedOnPath(t, opened, filepath.Join(real, "a.txt"))
 
+	// the review names the first folder's files with it, and opens its a.txt there
 	r.app.key("alt+c")
-	r.app.waitControl(rolePushButton, "Revert b.txt to before this chat", 20*time.Second)
+	first := " in " + filepath.Base(r.workspace)
+	r.app.waitControl(rolePushButton, "Revert b.txt"+first+" to before this chat", 20*time.Second)
 	r.app.screenshot("moved-changes-review.png")
+	r.app.press("Open a.txt" + first)
+	waitOpenedOnPath(t, opened, filepath.Join(real, "a.txt"), filepath.Join(real, "a.txt"))
 	r.app.key("alt+c")
 
 	r.app.press("Restore to here, before “Change a.txt”")

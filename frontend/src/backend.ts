@@ -509,6 +509,8 @@ export interface Backend {
   openPath(chatId: string, path: string, inFolder: boolean): Promise<void>
   /** openPath for a tool call's card: the path in the folder that call wrote it in. */
   openCallPath(chatId: string, toolCallId: string, path: string, inFolder: boolean): Promise<void>
+  /** openPath for a file of the chat's review: the path in the folder the review names for it. */
+  openChangedPath(chatId: string, workspace: string, path: string, inFolder: boolean): Promise<void>
   ollamaStatus(): Promise<OllamaStatus>
   models(): Promise<ModelInfo[]>
   /** The models offered to pull when the server has none, the recommended one first. */
@@ -611,6 +613,7 @@ export function wailsBackend(): Backend {
     chatChanges: async (id) => (await app().ChatChanges(id)) ?? [],
     openPath: (id, p, f) => app().OpenPath(id, p, f),
     openCallPath: (id, call, p, f) => app().OpenCallPath(id, call, p, f),
+    openChangedPath: (id, ws, p, f) => app().OpenChangedPath(id, ws, p, f),
     ollamaStatus: () => app().OllamaStatus(),
     models: async () => (await app().Models()) ?? [],
     starterModels: async () => (await app().StarterModels()) ?? [],

@@ -206,6 +206,9 @@ export class FakeBackend implements Backend {
   async openCallPath(chatId: string, toolCallId: string, path: string, inFolder: boolean) {
     this.record('OpenCallPath', chatId, toolCallId, path, inFolder)
   }
+  async openChangedPath(chatId: string, workspace: string, path: string, inFolder: boolean) {
+    this.record('OpenChangedPath', chatId, workspace, path, inFolder)
+  }
   async ollamaStatus() {
     this.record('OllamaStatus')
     return { ...this.status }

@@ -16,7 +16,14 @@ var opener = "xdg-open"
 // wrote it in (a chat's folder can change between runs), else in the chat's folder. Nothing
 // outside that folder is opened.
 func (d *Desktop) OpenPath(chatID, rel string, inFolder bool) error {
-	dir, err := d.agent.PathFolder(chatID, rel)
+	return d.OpenChangedPath(chatID, "", rel, inFolder)
+}
+
+// OpenChangedPath is [Desktop.OpenPath] for one file of the chat's review, which names the
+// folder a run changed it in: two files of one name in two of the chat's folders each open
+// their own. A folder in which the chat changed no such file is refused.
+func (d *Desktop) OpenChangedPath(chatID, workspace, rel string, inFolder bool) error {
+	dir, err := d.agent.PathFolder(chatID, workspace, rel)
 	if err != nil {
 		return err
 	}

@@ -128,4 +128,18 @@ func TestOpenPathOpensAFileInTheFolderItsRunWroteItIn(t *testing.T) {
 	}
 	realSecond, _ := filepath.EvalSymlinks(second)
 	waitOpened(t, record, filepath.Join(real, "index.html"), filepath.Join(real, "index.html"), realSecond)
+
+	// the review names both files; each opens its own, and a folder the chat did not change
+	// the file in is refused
+	if err := d.OpenChangedPath(chat.ID, first, "index.html", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.OpenChangedPath(chat.ID, second, "index.html", false); err != nil {
+		t.Fatal(err)
+	}
+	waitOpened(t, record, filepath.Join(real, "index.html"), filepath.Join(real, "index.html"), realSecond,
+		filepath.Join(real, "index.html"), filepath.Join(realSecond, "index.html"))
+	if err := d.OpenChangedPath(chat.ID, t.TempDir(), "index.html", false); err == nil || !strings.Contains(err.Error(), "changed no index.html") {
+		t.Fatalf("a folder the chat did not change index.html in: %v", err)
+	}
 }

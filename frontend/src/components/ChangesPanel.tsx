@@ -48,34 +48,44 @@ export function ChangesPanel() {
         <div className="muted">Every file this chat changed is as it was before the chat.</div>
       )}
       <ul className="changes-list">
-        {review.files.map((f) => (
-          <li key={`${f.workspace}\0${f.path}`} data-testid="changed-file" data-path={f.path} data-status={f.status}>
-            <div className="row">
-              <span className="tool-args">{f.path}</span>
-              {f.workspace && f.workspace !== folder && (
-                <span className="muted small changed-folder" title={f.workspace}>
-                  in {baseName(f.workspace)}, the chat’s earlier folder
+        {review.files.map((f) => {
+          // a file of the chat's earlier folder is named with it, beside one of the same name here
+          const earlier = !!f.workspace && f.workspace !== folder
+          const name = earlier ? `${f.path} in ${baseName(f.workspace ?? '')}` : f.path
+          return (
+            <li key={`${f.workspace}\0${f.path}`} data-testid="changed-file" data-path={f.path} data-status={f.status}>
+              <div className="row">
+                <span className="tool-args">{f.path}</span>
+                {earlier && (
+                  <span className="muted small changed-folder" title={f.workspace}>
+                    in {baseName(f.workspace)}, the chat’s earlier folder
+                  </span>
+                )}
+                <span className={`badge ${f.status === 'deleted' ? 'err' : f.status === 'created' ? 'ok' : 'warn'}`}>
+                  {statusWords[f.status] ?? f.status}
                 </span>
-              )}
-              <span className={`badge ${f.status === 'deleted' ? 'err' : f.status === 'created' ? 'ok' : 'warn'}`}>
-                {statusWords[f.status] ?? f.status}
-              </span>
-              {f.status !== 'deleted' && (
-                <button type="button" className="link" aria-label={`Open ${f.path}`} onClick={() => void store.openPath(f.path, false)}>
-                  Open
+                {f.status !== 'deleted' && (
+                  <button
+                    type="button"
+                    className="link"
+                    aria-label={`Open ${name}`}
+                    onClick={() => void store.openPath(f.path, false, { workspace: f.workspace })}
+                  >
+                    Open
+                  </button>
+                )}
+                <button
+                  type="button"
+                  aria-label={`Revert ${name} to before this chat`}
+                  onClick={() => void store.undo({ path: f.path, workspace: f.workspace }, review.chatId)}
+                >
+                  Revert
                 </button>
-              )}
-              <button
-                type="button"
-                aria-label={`Revert ${f.path} to before this chat`}
-                onClick={() => void store.undo({ path: f.path, workspace: f.workspace }, review.chatId)}
-              >
-                Revert
-              </button>
-            </div>
-            {f.diff ? <DiffView diff={f.diff} /> : null}
-          </li>
-        ))}
+              </div>
+              {f.diff ? <DiffView diff={f.diff} /> : null}
+            </li>
+          )
+        })}
       </ul>
     </section>
   )

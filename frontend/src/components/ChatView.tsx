@@ -177,7 +177,7 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
   const allowAlways = useCallback((id: string) => void store.allowAlways(id), [store])
   const askReason = useCallback((id: string | null) => store.askReason(id), [store])
   const open = useCallback(
-    (path: string, inFolder: boolean, toolCallId: string) => void store.openPath(path, inFolder, toolCallId),
+    (path: string, inFolder: boolean, toolCallId: string) => void store.openPath(path, inFolder, { toolCallId }),
     [store],
   )
   const decisions = useAppState((s) => s.decisions)

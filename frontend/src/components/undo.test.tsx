@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest'
-import { act, fireEvent, render, screen } from '@testing-library/react'
+import { act, fireEvent, render, screen, within } from '@testing-library/react'
 import type { AgentEvent, OpenedChat } from '../backend'
 import { FakeBackend, FakeFrames } from '../fakeBackend'
 import { emptyChat, redoable, reduceChat, standingChange, type ToolCard as Model } from '../state/chatReducer'
@@ -215,8 +215,24 @@ describe('undo in the window', () => {
     backend.review = [{ path: 'a.txt', workspace: '/earlier', status: 'changed', bytes: 2 }]
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Changes' })))
     expect(screen.getByTestId('changed-file').textContent).toContain('in earlier, the chat’s earlier folder')
-    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Revert a.txt to before this chat' })))
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Revert a.txt in earlier to before this chat' })))
     expect(backend.calls.filter((c) => c.method === 'Undo').pop()?.args).toEqual(['c1', { path: 'a.txt', workspace: '/earlier' }])
+  })
+
+  it('opens each of two files of one name in the folder the review names for it', async () => {
+    const { backend } = await mount()
+    backend.review = [
+      { path: 'a.txt', workspace: '/earlier', status: 'changed', bytes: 2 },
+      { path: 'a.txt', workspace: '/home/me/project', status: 'created', bytes: 2 },
+    ]
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Changes' })))
+    const panel = within(screen.getByTestId('changes-panel'))
+    await act(async () => fireEvent.click(panel.getByRole('button', { name: 'Open a.txt in earlier' })))
+    await act(async () => fireEvent.click(panel.getByRole('button', { name: 'Open a.txt' })))
+    expect(backend.calls.filter((c) => c.method === 'OpenChangedPath').map((c) => c.args)).toEqual([
+      ['c1', '/earlier', 'a.txt', false],
+      ['c1', '/home/me/project', 'a.txt', false],
+    ])
   })
 
   it('takes Open and Show in folder off the cards of a run that was undone', async () => {

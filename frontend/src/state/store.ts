@@ -832,15 +832,18 @@ export class AppStore {
 
   /**
    * Opens a path of the active chat's workspace with the system's app, or the folder holding it;
-   * given the tool call whose card it is on, in the folder that call wrote it in.
+   * given the tool call whose card it is on, in the folder that call wrote it in; given the
+   * folder the review names for it, in that folder.
    */
-  async openPath(path: string, inFolder: boolean, toolCallId?: string): Promise<void> {
+  async openPath(path: string, inFolder: boolean, from?: { toolCallId?: string; workspace?: string }): Promise<void> {
     const chatId = this.state.activeChatId
     if (!chatId) return
     try {
-      await (toolCallId
-        ? this.backend.openCallPath(chatId, toolCallId, path, inFolder)
-        : this.backend.openPath(chatId, path, inFolder))
+      await (from?.toolCallId
+        ? this.backend.openCallPath(chatId, from.toolCallId, path, inFolder)
+        : from?.workspace
+          ? this.backend.openChangedPath(chatId, from.workspace, path, inFolder)
+          : this.backend.openPath(chatId, path, inFolder))
     } catch (err) {
       this.fail(err)
     }
