@@ -107,6 +107,17 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 	if len(conflicts) > 0 && !opts.Force && !opts.Keep {
 		return UndoResult{}, &ConflictError{Conflicts: conflicts, Redo: redo}
 	}
+	if opts.Keep && !opts.Force {
+		// a version the app did not read whole cannot be put beside the restored one, and the
+		// restore would overwrite it: nothing is written
+		for _, c := range conflicts {
+			if s := kept[loc{c.Workspace, c.Path}]; s.Kind == tools.KindFile && !s.Kept() {
+				return UndoResult{}, fmt.Errorf("your version of %s (%s) is larger than the %s the app keeps of a file, so it "+
+					"cannot be kept beside the restored one, and nothing was changed: copy it elsewhere yourself, then overwrite it (Overwrite mine, or --force)",
+					c.Path, sizeWords(s.Size), sizeWords(limit))
+			}
+		}
+	}
 	res := UndoResult{ChangeID: newChangeID(), Reverts: plan.reverts}
 	change := store.Change{ID: res.ChangeID, ChatID: chatID, Kind: store.ChangeUndo, Reverts: plan.reverts}
 	if redo {
@@ -138,7 +149,7 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 		for _, c := range conflicts {
 			l := loc{c.Workspace, c.Path}
 			s := kept[l]
-			if s.Kind != tools.KindFile || !s.Kept() {
+			if s.Kind != tools.KindFile {
 				continue
 			}
 			ws, err := fs.get(l.folder)

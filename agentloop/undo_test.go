@@ -215,6 +215,28 @@ func TestUndoRefusesAFileChangedSinceAndKeepsTheUsersVersionWhenAsked(t *testing
 	b.want("notes.md.mine", "", 0)
 }
 
+// A user's version larger than a file the app keeps cannot be copied beside the restored one:
+// Keep refuses, saying what to do, and writes nothing (it would overwrite that version).
+func TestKeepMineRefusesAVersionTooLargeToKeepAndWritesNothing(t *testing.T) {
+	b := newUndoBench(t, nil)
+	b.write("notes.md", "v1\n", 0o644)
+	b.run(writeCall("c1", "notes.md", "v2\n"))
+	b.setCap(8)
+	mine := "my long version, over the cap\n"
+	b.write("notes.md", mine, 0o644)
+
+	_, err := b.a.Undo(t.Context(), b.chat, UndoOptions{Keep: true})
+	if err == nil || !strings.Contains(err.Error(), "cannot be kept beside") || !strings.Contains(err.Error(), "Overwrite mine") {
+		t.Fatalf("keep of a version over the cap: %v, want a refusal that says what to do", err)
+	}
+	b.want("notes.md", mine, 0o644)
+	b.want("notes.md.mine", "", 0)
+	b.setCap(0) // under the default cap it is kept as before
+	b.undo(UndoOptions{Keep: true})
+	b.want("notes.md", "v1\n", 0o644)
+	b.want("notes.md.mine", mine, 0o644)
+}
+
 func TestUndoRefusesAModeChangedSinceUnlessForced(t *testing.T) {
 	b := newUndoBench(t, nil)
 	b.run(writeCall("c1", "tool.sh", "echo hi\n"))

@@ -219,6 +219,16 @@ func (a *desktopApp) texts(match func(string) bool) []string {
 	return out
 }
 
+// waitTexts waits up to timeout for texts of the window that match, and returns them (none
+// when the time is up).
+func (a *desktopApp) waitTexts(match func(string) bool, timeout time.Duration) []string {
+	var said []string
+	for deadline := time.Now().Add(timeout); len(said) == 0 && time.Now().Before(deadline); {
+		said = a.texts(match)
+	}
+	return said
+}
+
 // press finds the one button named name and activates it, as a screen reader's user does
 // (its first action: WebKit's "press", a click).
 func (a *desktopApp) press(name string) {

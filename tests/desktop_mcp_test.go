@@ -57,10 +57,7 @@ var progressOfThree = regexp.MustCompile(`\b[123]/3\b`)
 func TestDesktopMCPProgressIsSeenOnTheRunningCard(t *testing.T) {
 	r := startDesktopRunWith(t, mcpLongModel, mcpToolAllowed(), "Run the long operation", withArgs("--mcp-config", mcpConfigFile(t)))
 	r.waitLog(t, events.ToolProgress, true, 90*time.Second)
-	var said []string
-	for deadline := time.Now().Add(10 * time.Second); len(said) == 0 && time.Now().Before(deadline); {
-		said = r.app.texts(progressOfThree.MatchString)
-	}
+	said := r.app.waitTexts(progressOfThree.MatchString, 10*time.Second)
 	t.Logf("the card while it runs: %s, read as %q", r.app.screenshot("e2e-mcp-progress.png"), said)
 	if len(said) == 0 {
 		t.Error("no text of the window says how far the call is (n/3)")
@@ -133,12 +130,9 @@ func TestDesktopStopEndsAHungMCPCallWithinASecond(t *testing.T) {
 		t.Errorf("the window's last acknowledgement still lists running cards: %+v", last)
 	}
 	// the card is drawn stopped, with the server's sentence, and nothing says it failed
-	var said []string
-	for deadline := time.Now().Add(10 * time.Second); len(said) == 0 && time.Now().Before(deadline); {
-		said = r.app.texts(func(s string) bool {
-			return strings.HasPrefix(s, "Stopped while it ran: the run was stopped while the MCP server everything ran this call")
-		})
-	}
+	said := r.app.waitTexts(func(s string) bool {
+		return strings.HasPrefix(s, "Stopped while it ran: the run was stopped while the MCP server everything ran this call")
+	}, 10*time.Second)
 	if len(said) == 0 {
 		t.Error("the card does not say that the call was stopped while it ran")
 	}

@@ -26,7 +26,13 @@ var twoRunsModel = ollamatest.Model{Name: "e2e-two-runs", Scripts: ollamatest.Sc
 // twoRunsModel, each run painted to its end.
 func twoRuns(t *testing.T) *desktopRun {
 	t.Helper()
-	r := startDesktopRunWith(t, twoRunsModel, store.Settings{Think: "off"}, "")
+	return twoRunsUnder(t, store.Settings{Think: "off"})
+}
+
+// twoRunsUnder is twoRuns with the given settings.
+func twoRunsUnder(t *testing.T, settings store.Settings) *desktopRun {
+	t.Helper()
+	r := startDesktopRunWith(t, twoRunsModel, settings, "")
 	r.writeFile(t, "a.txt", "original\n", 0o600)
 	r.sendAndWait(t, "Change a.txt", 1)
 	r.sendAndWait(t, "Now create b.txt", 2)
@@ -74,6 +80,34 @@ func TestDesktopUndoAfterTheCapWasLoweredBelowTheRunsFile(t *testing.T) {
 	r.wantFile(t, "b.txt", "", 0)
 	r.wantFile(t, "a.txt", "first\n", 0o600)
 	r.finish(t, "undo-cap-lowered.png")
+}
+
+// A file the user changed after the run wrote it stops Alt+Z with a choice. A version larger
+// than the app keeps of a file cannot be kept beside the restored one: the window says so and
+// the choice stays open, and Overwrite mine takes the run back. A smaller one is kept beside.
+func TestDesktopAnUndoOfAFileChangedSinceKeepsTheUsersVersionOrSaysWhyItCannot(t *testing.T) {
+	r := twoRunsUnder(t, store.Settings{Think: "off", CheckpointMaxBytes: 16})
+	big := strings.Repeat("my own long version\n", 4)
+	r.writeFile(t, "b.txt", big, 0o644)
+	r.app.key("alt+z")
+	r.app.press("Keep mine beside it")
+	if said := r.app.waitTexts(func(s string) bool { return strings.Contains(s, "cannot be kept beside the restored one") }, 20*time.Second); len(said) == 0 {
+		t.Fatal("the window does not say why the version cannot be kept")
+	}
+	r.app.screenshot("undo-keep-too-large.png")
+	r.wantFile(t, "b.txt", big, 0o644) // nothing was changed
+	r.app.press("Overwrite mine")
+	r.waitLog(t, events.Undo, true, 30*time.Second)
+	r.wantFile(t, "b.txt", "", 0)
+
+	// the first run's a.txt, changed by the user too, is kept beside the one put back
+	r.writeFile(t, "a.txt", "mine\n", 0o600)
+	r.app.key("alt+z")
+	r.app.press("Keep mine beside it")
+	r.waitLogN(t, events.Undo, 2, true, 30*time.Second)
+	r.wantFile(t, "a.txt", "original\n", 0o600)
+	r.wantFile(t, "a.txt.mine", "mine\n", 0o600)
+	r.finish(t, "undo-kept-mine.png")
 }
 
 // "Restore to here" on the first message undoes both runs at once: a.txt as the user left it

@@ -795,9 +795,10 @@ export class AppStore {
       if (this.state.review?.chatId === chatId) void this.loadReview(chatId)
     } catch (err) {
       const message = errorText(err)
-      // A refusal because files changed since (agentloop.ConflictError) says nothing was done.
-      if (/^nothing was (undone|redone):/.test(message) && !opts.force) {
-        this.set({ undoConflict: { chatId, redo, opts, message } })
+      // A refusal because files changed since (agentloop.ConflictError) says nothing was done;
+      // so does a Keep refused (a version too large to keep): the choice stays open.
+      if ((/^nothing was (undone|redone):/.test(message) || opts.keep) && !opts.force) {
+        this.set({ undoConflict: { chatId, redo, opts: { ...opts, keep: undefined }, message } })
       } else {
         this.fail(err)
       }
