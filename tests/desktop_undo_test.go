@@ -87,24 +87,33 @@ func TestDesktopUndoAfterTheCapWasLoweredBelowTheRunsFile(t *testing.T) {
 // the choice stays open, and Overwrite mine takes the run back. A smaller one is kept beside.
 func TestDesktopAnUndoOfAFileChangedSinceKeepsTheUsersVersionOrSaysWhyItCannot(t *testing.T) {
 	r := twoRunsUnder(t, store.Settings{Think: "off", CheckpointMaxBytes: 16})
+	says := func(part string) bool {
+		return len(r.app.waitTexts(func(s string) bool { return strings.Contains(s, part) }, 20*time.Second)) > 0
+	}
 	big := strings.Repeat("my own long version\n", 4)
 	r.writeFile(t, "b.txt", big, 0o644)
 	r.app.key("alt+z")
 	r.app.press("Keep mine beside it")
-	if said := r.app.waitTexts(func(s string) bool { return strings.Contains(s, "cannot be kept beside the restored one") }, 20*time.Second); len(said) == 0 {
-		t.Fatal("the window does not say why the version cannot be kept")
+	if !says("cannot be kept beside the restored one") {
+		t.Fatalf("the window does not say why the version cannot be kept: %s", r.app.screenshot("undo-keep-too-large.png"))
 	}
 	r.app.screenshot("undo-keep-too-large.png")
-	r.wantFile(t, "b.txt", big, 0o644) // nothing was changed
+	r.wantFile(t, "b.txt", big, 0o644) // nothing was changed, nothing copied
+	r.wantFile(t, "b.txt.mine", "", 0)
 	r.app.press("Overwrite mine")
-	r.waitLog(t, events.Undo, true, 30*time.Second)
+	if !says("Undone: b.txt put back.") {
+		t.Error("the window does not say that b.txt was put back")
+	}
 	r.wantFile(t, "b.txt", "", 0)
 
-	// the first run's a.txt, changed by the user too, is kept beside the one put back
+	// the first run's a.txt, changed by the user too, is kept beside the one put back, and
+	// the window says where
 	r.writeFile(t, "a.txt", "mine\n", 0o600)
 	r.app.key("alt+z")
 	r.app.press("Keep mine beside it")
-	r.waitLogN(t, events.Undo, 2, true, 30*time.Second)
+	if !says("Your version is kept in a.txt.mine.") {
+		t.Error("the window does not say where the user's version is kept")
+	}
 	r.wantFile(t, "a.txt", "original\n", 0o600)
 	r.wantFile(t, "a.txt.mine", "mine\n", 0o600)
 	r.finish(t, "undo-kept-mine.png")
