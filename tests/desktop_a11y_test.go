@@ -229,6 +229,11 @@ func (a *desktopApp) waitTexts(match func(string) bool, timeout time.Duration) [
 	return said
 }
 
+// says waits a while for a text of the window that holds part, and reports whether one came.
+func (a *desktopApp) says(part string) bool {
+	return len(a.waitTexts(func(s string) bool { return strings.Contains(s, part) }, 20*time.Second)) > 0
+}
+
 // press finds the one button named name and activates it, as a screen reader's user does
 // (its first action: WebKit's "press", a click).
 func (a *desktopApp) press(name string) {

@@ -2,7 +2,6 @@ package tests
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -87,21 +86,18 @@ func TestDesktopUndoAfterTheCapWasLoweredBelowTheRunsFile(t *testing.T) {
 // the choice stays open, and Overwrite mine takes the run back. A smaller one is kept beside.
 func TestDesktopAnUndoOfAFileChangedSinceKeepsTheUsersVersionOrSaysWhyItCannot(t *testing.T) {
 	r := twoRunsUnder(t, store.Settings{Think: "off", CheckpointMaxBytes: 16})
-	says := func(part string) bool {
-		return len(r.app.waitTexts(func(s string) bool { return strings.Contains(s, part) }, 20*time.Second)) > 0
-	}
-	big := strings.Repeat("my own long version\n", 4)
+	big := "my own version, longer than the 16 bytes the app keeps of a file\n"
 	r.writeFile(t, "b.txt", big, 0o644)
 	r.app.key("alt+z")
 	r.app.press("Keep mine beside it")
-	if !says("cannot be kept beside the restored one") {
+	if !r.app.says("cannot be kept beside the restored one") {
 		t.Fatalf("the window does not say why the version cannot be kept: %s", r.app.screenshot("undo-keep-too-large.png"))
 	}
 	r.app.screenshot("undo-keep-too-large.png")
 	r.wantFile(t, "b.txt", big, 0o644) // nothing was changed, nothing copied
 	r.wantFile(t, "b.txt.mine", "", 0)
 	r.app.press("Overwrite mine")
-	if !says("Undone: b.txt put back.") {
+	if !r.app.says("Undone: b.txt put back.") {
 		t.Error("the window does not say that b.txt was put back")
 	}
 	r.wantFile(t, "b.txt", "", 0)
@@ -111,7 +107,7 @@ func TestDesktopAnUndoOfAFileChangedSinceKeepsTheUsersVersionOrSaysWhyItCannot(t
 	r.writeFile(t, "a.txt", "mine\n", 0o600)
 	r.app.key("alt+z")
 	r.app.press("Keep mine beside it")
-	if !says("Your version is kept in a.txt.mine.") {
+	if !r.app.says("Your version is kept in a.txt.mine.") {
 		t.Error("the window does not say where the user's version is kept")
 	}
 	r.wantFile(t, "a.txt", "original\n", 0o600)
@@ -187,10 +183,14 @@ func openerOnPath(t *testing.T) (opened string) {
 // turn, and only them.
 func waitOpenedOnPath(t *testing.T, opened string, want ...string) {
 	t.Helper()
+	var lines string
+	for _, w := range want {
+		lines += w + "\n"
+	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		got := mustRead(opened)
-		if got == strings.Join(want, "\n")+"\n" {
+		if got == lines {
 			return
 		}
 		if time.Now().After(deadline) {
