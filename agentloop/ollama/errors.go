@@ -144,7 +144,7 @@ func (e *IncompleteStreamError) Error() string {
 	if e.Err != nil {
 		cause = e.Err.Error()
 	}
-	return fmt.Sprintf("Ollama's answer stopped before it was complete (after %d lines, no done:true; %s) — nothing from it was run; try again", e.Lines, cause)
+	return fmt.Sprintf("Ollama's answer stopped before it was complete (after %d lines; %s) — nothing from it was run; try again", e.Lines, cause)
 }
 func (e *IncompleteStreamError) Unwrap() error        { return e.Err }
 func (e *IncompleteStreamError) Is(target error) bool { return target == ErrIncompleteStream }
