@@ -76,23 +76,43 @@ func (r *run) afterCall(cc callChange) []tools.PathState {
 	return after
 }
 
-// preview is the change call c would make, for the user who decides on it; nil for a call
-// that changes no file.
-func (r *run) preview(c plannedCall) *tools.Preview {
+// preview is the change call c would make, for the user who decides on it, and the state
+// of the paths it was made against (contents dropped); nil for a call that changes no file.
+func (r *run) preview(c plannedCall) (*tools.Preview, []tools.PathState) {
 	ct, ok := r.tools.(ChangeTracker)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	args, err := r.validArgs(c)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	p, err := ct.Preview(r.ctx, tools.Call{ID: c.ID, Name: c.Name, Args: args})
 	if err != nil || p == nil {
-		return nil
+		return nil, nil
 	}
-	p.NotUndoable = r.beforeCall(r.ctx, c).notKept
-	return p
+	cc := r.beforeCall(r.ctx, c)
+	p.NotUndoable = cc.notKept
+	seen := make([]tools.PathState, len(cc.before))
+	for i, st := range cc.before {
+		st.Content = nil
+		seen[i] = st
+	}
+	return p, seen
+}
+
+// changedSincePreview is the first path of cc that is no longer as it was when the user
+// was shown c's change, or "": an approval holds for the change the user saw, never for one
+// made over a file someone changed meanwhile.
+func changedSincePreview(c plannedCall, cc callChange) string {
+	for _, seen := range c.Previewed {
+		for _, now := range cc.before {
+			if now.Path == seen.Path && !now.Same(seen) {
+				return now.Path
+			}
+		}
+	}
+	return ""
 }
 
 // startCall commits the pending record of a call with the prior state of what it will

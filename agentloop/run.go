@@ -603,6 +603,9 @@ type plannedCall struct {
 	Reason   string          `json:"reason,omitempty"`
 	// Recovered: the model wrote the call as text.
 	Recovered bool `json:"recovered,omitempty"`
+	// Previewed is the state of the paths the call's preview was made against (contents
+	// dropped), for a call shown for approval: what the approval holds for.
+	Previewed []tools.PathState `json:"previewed,omitempty"`
 
 	// valid are Args as the toolbox validated them, for executing the call; a batch paused
 	// across a restart comes back without and is validated again.
@@ -766,8 +769,9 @@ func (r *run) runBatch(messageID string, calls []plannedCall) (stop string, paus
 	if len(asks) > 0 {
 		previews := make(map[string]*tools.Preview, len(asks))
 		for _, i := range asks {
+			pv, seen := r.preview(calls[i])
+			calls[i].Previewed = seen
 			c := calls[i]
-			pv := r.preview(c)
 			previews[c.ID] = pv
 			_ = r.a.cfg.Store.PutToolCall(store.ToolCallRecord{ID: c.ID, ChatID: r.cs.id, RunID: r.id,
 				MessageID: messageID, Name: c.Name, Args: c.Args, Workspace: r.workspace, AwaitingApproval: true, Preview: pv, Recovered: c.Recovered})
@@ -908,6 +912,10 @@ func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 	rec := store.ToolCallRecord{ID: c.ID, ChatID: r.cs.id, RunID: r.id, MessageID: messageID, Name: c.Name,
 		Args: c.Args, Workspace: r.workspace, Pending: true, StartedAt: startedAt, Approval: c.approval(), Recovered: c.Recovered}
 	cc := r.beforeCall(r.ctx, c)
+	if path := changedSincePreview(c, cc); path != "" && cc.err == nil {
+		cc.err = fmt.Errorf("not run: %s changed after its change was shown for approval (by the user, another chat or "+
+			"another program); call it again to show the change against %s as it is now", path, path)
+	}
 	if err := r.startCall(rec, cc); err != nil {
 		o := ToolOutcome{Output: notRunText(err)}
 		r.emitError(err)

@@ -396,6 +396,31 @@ func TestAnApprovalRequestCarriesThePreviewAndNothingIsWrittenMeanwhile(t *testi
 	}
 }
 
+// An approval holds for the change the user saw: a file changed (or made) after the preview
+// was shown is not written over by the approved call, which says why, so that the model can
+// ask again with the change as it would be now.
+func TestAnApprovedCallDoesNotWriteOverAFileChangedSinceItsPreview(t *testing.T) {
+	for _, before := range []string{"# Hello\n", ""} {
+		b := newUndoBench(t, func(c *Config) { c.Approve = ApproveAsk })
+		if before != "" {
+			b.write("notes.md", before, 0o644)
+		}
+		if out := b.run(writeCall("c1", "notes.md", "# Hello\n\nWorld\n")); out.StopReason != events.StopAwaitingApproval {
+			t.Fatalf("stop %s", out.StopReason)
+		}
+		b.write("notes.md", "mine\n", 0o644) // while the user looks at the preview
+		if err := b.a.Decide("c1", DecisionAllow, ""); err != nil {
+			t.Fatal(err)
+		}
+		evs := b.rec.waitFor(t, "the approved run finished", finished(2))
+		b.want("notes.md", "mine\n", 0o644)
+		res := ofType(evs, events.ToolResult)
+		if len(res) != 1 || *res[0].OK || !strings.Contains(res[0].Output, "notes.md changed after its change was shown for approval") {
+			t.Fatalf("the result of the call approved over a changed file (before %q): %s", before, summary(res))
+		}
+	}
+}
+
 func TestAlwaysAllowInAWorkspaceRunsTheToolWithoutAsking(t *testing.T) {
 	b := newUndoBench(t, nil)
 	if _, err := b.db.UpdateSettings(func(s *store.Settings) error {
