@@ -59,6 +59,9 @@ type run struct {
 	// which holds for the rest of the run; offerPause the run's state when it pauses on one.
 	offerChoice string
 	offerPause  *pausedRun
+	// resumedBatch: the decided batch the run resumed was taken up (its calls ran or were
+	// closed by runBatch)
+	resumedBatch bool
 
 	callIDs map[string]bool   // the tool-call ids of the chat, so that each new call gets its own
 	badArgs map[string]string // call id → the arguments as sent, for calls whose arguments were no object
@@ -149,6 +152,19 @@ func (r *run) execute() Outcome {
 
 // loop is the run's turns. It returns the stop reason and, when the run pauses, its state.
 func (r *run) loop() (string, *pausedRun) {
+	stop, paused := r.turns()
+	if p := r.resume; stop == events.StopError && r.err != nil && p != nil && !p.offers() && !r.resumedBatch {
+		// the decided calls the run could not take up (their folder is gone, the model is
+		// refused) are closed with the reason: no card stays queued, the history stays whole
+		if err := r.a.closePaused(r.cs, p, ToolOutcome{Output: "not run: " + r.err.Error()}); err != nil {
+			r.err = errors.Join(r.err, err)
+		}
+	}
+	return stop, paused
+}
+
+// turns is loop's work: the resumed batch, then the model's turns.
+func (r *run) turns() (string, *pausedRun) {
 	tb, closeTools, err := r.a.cfg.Tools(r.workspace)
 	if err != nil {
 		r.err = err
@@ -206,6 +222,7 @@ func (r *run) loop() (string, *pausedRun) {
 	if p := r.resume; p.offers() {
 		r.offerChoice = p.Offer.Choice
 	} else if p != nil {
+		r.resumedBatch = true
 		if stop, paused, done := r.runBatch(p.MessageID, p.Calls); done {
 			return stop, paused
 		}

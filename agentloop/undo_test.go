@@ -421,6 +421,33 @@ func TestAnApprovedCallDoesNotWriteOverAFileChangedSinceItsPreview(t *testing.T)
 	}
 }
 
+// A call approved after its folder was deleted cannot run: its card is closed with the
+// reason, and the chat's history holds its result, instead of a card left queued.
+func TestACallApprovedAfterItsFolderWentIsClosedWithTheReason(t *testing.T) {
+	b := newUndoBench(t, func(c *Config) { c.Approve = ApproveAsk })
+	if out := b.run(writeCall("c1", "notes.md", "hi\n")); out.StopReason != events.StopAwaitingApproval {
+		t.Fatalf("stop %s", out.StopReason)
+	}
+	if err := os.RemoveAll(b.dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.a.Decide("c1", DecisionAllow, ""); err != nil {
+		t.Fatal(err)
+	}
+	evs := b.rec.waitFor(t, "the approved run finished", finished(2))
+	res := ofType(evs, events.ToolResult)
+	if len(res) != 1 || *res[0].OK || !strings.Contains(res[0].Output, "does not exist") {
+		t.Fatalf("the result of the call whose folder went: %s", summary(res))
+	}
+	if rec, err := b.db.ToolCall(b.chat, "c1"); err != nil || rec.Pending || rec.AwaitingApproval {
+		t.Fatalf("the call's record %+v, %v; want it closed", rec, err)
+	}
+	msgs, _ := b.db.Messages(b.chat)
+	if last := msgs[len(msgs)-1]; last.Role != store.RoleTool || last.ToolCallID != "c1" {
+		t.Fatalf("the history ends with %+v, want the call's result", last)
+	}
+}
+
 func TestAlwaysAllowInAWorkspaceRunsTheToolWithoutAsking(t *testing.T) {
 	b := newUndoBench(t, nil)
 	if _, err := b.db.UpdateSettings(func(s *store.Settings) error {

@@ -80,7 +80,12 @@ func OpenWorkspace(dir string, opts WorkspaceOptions) (*Workspace, error) {
 		return nil, fmt.Errorf("workspace folder %q: %w", dir, err)
 	}
 	fi, err := os.Stat(abs)
-	if err != nil {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("the workspace folder %s does not exist (any more): choose an existing folder, or create it again", dir)
+	case errors.Is(err, fs.ErrPermission):
+		return nil, fmt.Errorf("the workspace folder %s cannot be read (permission denied): choose an existing folder you can read, or change its permissions", dir)
+	case err != nil:
 		return nil, fmt.Errorf("workspace folder %q cannot be opened: %w; choose an existing folder", dir, err)
 	}
 	if !fi.IsDir() {
