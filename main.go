@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -90,7 +92,19 @@ func claimInstance(opts cli.DesktopOptions, app *App) (instance *singleinstance.
 	}
 	instance, err = singleinstance.Claim(path, app.raiseWindow)
 	if errors.Is(err, singleinstance.ErrAlreadyRunning) {
-		return nil, "Prototyper is already running with " + path + "; its window was brought to the front"
+		raised = "Prototyper is already running with " + path + "; its window was brought to the front"
+		var unused []string
+		for flag, v := range map[string]string{"--workspace": opts.Workspace, "--model": opts.Model} {
+			if v != "" {
+				unused = append(unused, flag)
+			}
+		}
+		if len(unused) > 0 {
+			slices.Sort(unused)
+			verb := map[bool]string{true: " only applies", false: " only apply"}[len(unused) == 1]
+			raised += " (" + strings.Join(unused, " and ") + verb + " to a new window: choose it there)"
+		}
+		return nil, raised
 	}
 	return instance, ""
 }

@@ -18,7 +18,7 @@ var ErrLocked = errors.New("Prototyper is already running")
 type LockedError struct{ Path string }
 
 func (e *LockedError) Error() string {
-	return "Prototyper is already running (database locked: " + e.Path + ")"
+	return "Prototyper is already running (database locked: " + e.Path + "): close it first (its window, or the command that uses it), or name another database with --db"
 }
 
 // Is matches ErrLocked.

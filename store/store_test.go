@@ -344,8 +344,8 @@ func TestSecondOpenReportsAlreadyRunningWithinTwoSeconds(t *testing.T) {
 			if !errors.Is(err, ErrLocked) {
 				t.Fatalf("err = %v, want ErrLocked", err)
 			}
-			want := "Prototyper is already running (database locked: " + path + ")"
-			if err.Error() != want {
+			want := "Prototyper is already running (database locked: " + path + "): close it first"
+			if !strings.HasPrefix(err.Error(), want) {
 				t.Errorf("message = %q, want %q", err, want)
 			}
 			// The promise to a user who starts a second copy.

@@ -54,13 +54,14 @@ func TestDesktopSecondLaunchOnTheSameDatabaseRaisesTheFirstWindowAndExits(t *tes
 	}
 
 	start := time.Now()
-	second := launchDesktop(t, bin, display, []string{"--db", db})
+	second := launchDesktop(t, bin, display, []string{"--db", db, "--model", "elsewhere"})
 	err := second.waitExit(20 * time.Second)
 	took := time.Since(start)
 	if err != nil {
 		t.Errorf("the second launch ended with %s, want exit status 0:\n%s", describeExit(err), second.out.String())
 	}
-	want := "Prototyper is already running with " + db + "; its window was brought to the front"
+	// the model it was given is not lost silently
+	want := "Prototyper is already running with " + db + "; its window was brought to the front (--model only applies to a new window: choose it there)"
 	if !strings.Contains(second.out.String(), want) {
 		t.Errorf("the second launch said:\n%s\nwant a line with %q", second.out.String(), want)
 	}
