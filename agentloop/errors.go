@@ -40,7 +40,7 @@ func (e *PromptBlockedError) Is(target error) bool { return target == ErrPromptB
 type NoToolsError struct{ Model string }
 
 func (e *NoToolsError) Error() string {
-	return e.Model + " cannot call tools, and Prototyper works through them: pick a model that can (`prototyper models` shows which)"
+	return e.Model + " cannot call tools, and Prototyper works through them: pick a model that can (the model menu marks them “tools”; `prototyper models` lists them)"
 }
 
 // Is matches ErrNoTools.

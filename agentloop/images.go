@@ -28,7 +28,7 @@ var ErrBadImage = errors.New("not an image the model can read")
 type NoVisionError struct{ Model string }
 
 func (e *NoVisionError) Error() string {
-	return fmt.Sprintf("%s cannot see images: remove them, or pick a model with the vision capability (`prototyper models` shows which)", e.Model)
+	return fmt.Sprintf("%s cannot see images: remove them, or pick a model that can (the model menu marks them “vision”; `prototyper models` lists them)", e.Model)
 }
 
 // Is matches ErrNoVision.

@@ -67,7 +67,7 @@ func TestImagesAreRefusedBeforeSendingForAModelThatCannotSeeThem(t *testing.T) {
 	s := newStubOllama(t, showCapabilities("completion", "tools"), ndjson("never"))
 	a, db, _ := fakeHarness(t, NewOllamaModel(s.client()), nil)
 	_, err := a.SendImages(context.Background(), "", store.Chat{}, "what is this?", [][]byte{tinyPNG(t)})
-	if !errors.Is(err, ErrNoVision) || err.Error() != "fake cannot see images: remove them, or pick a model with the vision capability (`prototyper models` shows which)" {
+	if !errors.Is(err, ErrNoVision) || err.Error() != "fake cannot see images: remove them, or pick a model that can (the model menu marks them “vision”; `prototyper models` lists them)" {
 		t.Fatalf("err = %v", err)
 	}
 	if s.count("/api/chat") != 0 {

@@ -38,7 +38,7 @@ export function modelWarning(s: AppState): string {
   if (!name || s.models.length === 0) return ''
   const m = findModel(s.models, name)
   if (!m) return `${name} is not on the Ollama server: pull it from the model menu.`
-  if (!m.tools) return `${name} cannot call tools, so it can answer but cannot write files. Pick a model with the “tools” badge.`
+  if (!m.tools) return `${name} cannot call tools, and Prototyper works through them: pick a model with the “tools” badge.`
   return ''
 }
 
