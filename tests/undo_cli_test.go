@@ -50,7 +50,7 @@ func TestCLIUndoPutsBackWhatARunWroteAndRedoTakesItBack(t *testing.T) {
 	wantFile(t, hello, "my own hello\n", 0o600)
 
 	out, errOut, code = cliRun(t, "redo", "--db", db, "--chat", chat)
-	if code != 0 || !strings.Contains(out, "hello.txt") {
+	if code != 0 || !strings.HasPrefix(out, "Redone: hello.txt put back.\n") {
 		t.Fatalf("redo: exit %d\n%s%s", code, out, errOut)
 	}
 	wantFile(t, hello, "hello from Prototyper\n", 0o600)

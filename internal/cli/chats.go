@@ -300,7 +300,11 @@ func writeMarkdown(w io.Writer, t store.Transcript) error {
 		}
 		ew.printf("\n## %s · %s%s\n\n", title, m.CreatedAt.UTC().Format(time.RFC3339), streamNote(m))
 		if m.Thinking != "" {
-			ew.printf("<details>\n<summary>Thinking (%s)</summary>\n\n%s\n\n</details>\n\n", seconds(m.ThinkingMs), quoteLines(m.Thinking))
+			took := "" // a time is known only for thinking timed as it streamed
+			if m.ThinkingMs > 0 {
+				took = " (" + seconds(m.ThinkingMs) + ")"
+			}
+			ew.printf("<details>\n<summary>Thinking%s</summary>\n\n%s\n\n</details>\n\n", took, quoteLines(m.Thinking))
 		}
 		if m.Content != "" {
 			ew.printf("%s\n\n", strings.TrimRight(m.Content, "\n"))
@@ -361,12 +365,22 @@ func indent(s, prefix string) string {
 }
 
 // prettyJSON indents arguments keeping the model's key order; anything else comes back as is.
+// prettyJSON is raw indented, its text as written (a stored "<" reads "<", not "\u003c").
 func prettyJSON(raw json.RawMessage) string {
-	var b bytes.Buffer
-	if json.Indent(&b, raw, "", "  ") != nil {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // numbers as written
+	if dec.Decode(&v) != nil {
 		return string(raw)
 	}
-	return b.String()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if enc.Encode(v) != nil {
+		return string(raw)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func compactJSON(raw json.RawMessage) string {

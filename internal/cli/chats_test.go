@@ -46,7 +46,7 @@ func chatsFixture(t *testing.T) (path string, chat store.Chat) {
 		}
 		_ = cp.AddThinking("The user wants a file.")
 		_ = cp.AddText("Writing it now.")
-		_ = cp.AddToolCalls(store.ToolCall{ID: "call_1", Name: "write_file", Args: json.RawMessage(`{"path":"hello.txt","content":"hi"}`)})
+		_ = cp.AddToolCalls(store.ToolCall{ID: "call_1", Name: "write_file", Args: json.RawMessage(`{"path":"hello.txt","content":"\u003cp\u003ehi\u003c/p\u003e"}`)})
 		_ = db.PutToolCall(store.ToolCallRecord{ID: "call_1", ChatID: chat.ID, RunID: run.ID, MessageID: cp.ID(),
 			Name: "write_file", Pending: true, StartedAt: time.Now()})
 		_, _ = db.CompleteToolCall(chat.ID, "call_1", store.ToolResult{OK: true, Output: "wrote 2 bytes with ``` inside"})
@@ -94,11 +94,15 @@ func TestChatsExportMarkdownFoldsThinkingAndShowsToolCalls(t *testing.T) {
 		"Writing it now.",
 		"**Tool call `write_file`** (`call_1`): ok",
 		`"path": "hello.txt"`,
+		`"content": "<p>hi</p>"`, // as written, not as JSON escapes it
 		"````\nwrote 2 bytes with ``` inside\n````",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, "(0.0 s)") {
+		t.Errorf("a thinking time that was not measured is given as 0.0 s:\n%s", out)
 	}
 	if strings.Contains(out, "## Tool") {
 		t.Errorf("the tool message is repeated beside its call:\n%s", out)

@@ -90,11 +90,14 @@ func undoCommand(redo bool) func(ctx context.Context, args []string, io IO) int 
 			fmt.Fprintln(io.Out, string(b))
 			return ExitCompleted
 		}
-		verb := "Put back"
+		verb, what := "Undone", "nothing"
 		if redo {
-			verb = "Redid"
+			verb = "Redone"
 		}
-		fmt.Fprintf(io.Out, "%s %d path(s) of %s: %s\n", verb, len(res.Paths), strings.Join(res.Reverts, ", "), Sanitize(strings.Join(res.Paths, ", ")))
+		if len(res.Paths) > 0 {
+			what = Sanitize(strings.Join(res.Paths, ", "))
+		}
+		fmt.Fprintf(io.Out, "%s: %s put back.\n", verb, what) // as the window says it
 		for _, k := range res.Kept {
 			fmt.Fprintf(io.Out, "Your version is kept in %s\n", Sanitize(k))
 		}
