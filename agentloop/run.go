@@ -971,8 +971,29 @@ func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 	}
 	dur := time.Since(startedAt).Milliseconds()
 	r.emit(events.Event{Type: events.ToolResult, MessageID: messageID, ToolCallID: c.ID, Name: c.Name, OK: &o.OK,
-		Output: o.Output, Details: o.Details, DurationMs: &dur, Recovered: c.Recovered, Stopped: o.Stopped, NotRun: o.NotRun})
+		Output: o.Output, Details: o.Details, DurationMs: &dur, Recovered: c.Recovered, Stopped: o.Stopped, NotRun: o.NotRun,
+		Unchanged: r.leftAsTheyWere(cc.paths)})
 	return o
+}
+
+// leftAsTheyWere lists the paths of a call's checkpoint that the run's change leaves as they
+// were before the run (the call failed, or put back what it wrote): the run did not change them,
+// whatever its checkpoint announced.
+func (r *run) leftAsTheyWere(paths []string) []string {
+	if len(paths) == 0 {
+		return nil
+	}
+	c, err := r.a.cfg.Store.RunChange(r.cs.id, r.id)
+	if err != nil || c == nil {
+		return nil
+	}
+	var out []string
+	for _, p := range paths {
+		if pc := c.Path(p); pc != nil && pc.Unchanged() {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // stopGrace is how long a stopped run waits for a running tool to notice the cancellation

@@ -36,6 +36,7 @@ type Store interface {
 	AddRunNote(id string, n store.RunNote) (store.Run, error)
 
 	Changes(chatID string) ([]store.Change, error)
+	RunChange(chatID, runID string) (*store.Change, error)
 	Content(chatID, hash string) ([]byte, error)
 	RecordChange(c store.Change, contents []tools.PathState, revert, restore []string) error
 	UpdateSettings(edit func(*store.Settings) error) (store.Settings, error)

@@ -237,6 +237,23 @@ func TestKeepMineRefusesAVersionTooLargeToKeepAndWritesNothing(t *testing.T) {
 	b.want("notes.md.mine", mine, 0o644)
 }
 
+// A call that fails without changing its file (an edit whose text is not there) is not a
+// change of its run: its result says the run left the file as it was, and the chat's changes
+// do not list it; a call of the same run that did change a file is listed.
+func TestAFailedCallIsNotAChangeOfItsRun(t *testing.T) {
+	b := newUndoBench(t, nil)
+	b.write("notes.md", "v1\n", 0o644)
+	out := b.run(tc("c1", "edit_file", `{"path":"notes.md","old_string":"not there","new_string":"x"}`), writeCall("c2", "new.txt", "n\n"))
+	res := ofType(b.rec.events(), events.ToolResult)
+	if len(res) != 2 || *res[0].OK || strings.Join(res[0].Unchanged, ",") != "notes.md" || len(res[1].Unchanged) != 0 {
+		t.Fatalf("results %s; want the failed edit to say notes.md was left as it was", summary(res))
+	}
+	sums, err := b.a.ChangeSummaries(b.chat)
+	if err != nil || len(sums) != 1 || sums[0].ID != out.RunID || strings.Join(sums[0].Paths, ",") != "new.txt" {
+		t.Fatalf("change summaries %+v, %v; want the run's change of new.txt only", sums, err)
+	}
+}
+
 func TestUndoRefusesAModeChangedSinceUnlessForced(t *testing.T) {
 	b := newUndoBench(t, nil)
 	b.run(writeCall("c1", "tool.sh", "echo hi\n"))

@@ -74,7 +74,9 @@ func (a *Agent) ChangeSummaries(chatID string) ([]ChangeSummary, error) {
 	for _, c := range changes {
 		s := ChangeSummary{ID: c.ID, Kind: c.Kind, Reverts: c.Reverts, RevertedBy: c.RevertedBy, Paths: []string{}}
 		for _, p := range c.Paths {
-			s.Paths = append(s.Paths, p.Path)
+			if !p.Unchanged() {
+				s.Paths = append(s.Paths, p.Path)
+			}
 		}
 		out = append(out, s)
 	}

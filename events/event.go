@@ -209,6 +209,9 @@ type Event struct {
 	// checkpoint, undo, redo
 	Paths       []string `json:"paths,omitempty"`
 	NotUndoable []string `json:"notUndoable,omitempty"`
+	// Unchanged (tool.result): paths the call's checkpoint named that its run left as they
+	// were before it (the call failed, or put back what it wrote): the run changed nothing there.
+	Unchanged []string `json:"unchanged,omitempty"`
 	ChangeID    string   `json:"changeId,omitempty"`
 	Reverts     []string `json:"reverts,omitempty"`
 

@@ -176,6 +176,29 @@ func (db *DB) Changes(chatID string) ([]Change, error) {
 	return out, err
 }
 
+// RunChange returns the change of one run of the chat (nil when the run changed nothing).
+func (db *DB) RunChange(chatID, runID string) (*Change, error) {
+	var c *Change
+	err := db.view(func(tx *bolt.Tx) error {
+		cb := chatBucket(tx, chatID)
+		if cb == nil {
+			return &NotFoundError{Kind: "chat", ID: chatID}
+		}
+		s := changeStore{changes: cb.Bucket(bucketChanges), index: cb.Bucket(bucketChangeIndex)}
+		if s.changes == nil || s.index == nil {
+			return nil // the chat changed nothing yet
+		}
+		var err error
+		c, _, err = s.load(runID)
+		return err
+	})
+	return c, err
+}
+
+// Unchanged reports whether the change left pc as it was before (a call that failed, or
+// that put back what it wrote): nothing was changed there.
+func (pc *PathChange) Unchanged() bool { return pc.After != nil && pc.After.Same(pc.Before) }
+
 // Content returns a file's content kept for a change of the chat, by its hash.
 func (db *DB) Content(chatID, hash string) ([]byte, error) {
 	if hash == emptyHash {

@@ -234,6 +234,11 @@ func (a *desktopApp) says(part string) bool {
 	return len(a.waitTexts(func(s string) bool { return strings.Contains(s, part) }, 20*time.Second)) > 0
 }
 
+// textsWith lists, now, the texts of the window that hold part.
+func (a *desktopApp) textsWith(part string) []string {
+	return a.texts(func(s string) bool { return strings.Contains(s, part) })
+}
+
 // press finds the one button named name and activates it, as a screen reader's user does
 // (its first action: WebKit's "press", a click).
 func (a *desktopApp) press(name string) {

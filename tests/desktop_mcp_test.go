@@ -139,7 +139,7 @@ func TestDesktopStopEndsAHungMCPCallWithinASecond(t *testing.T) {
 	if badge := r.app.texts(func(s string) bool { return s == "stopped" }); len(badge) == 0 {
 		t.Error("the card's badge does not say stopped")
 	}
-	if failed := r.app.texts(func(s string) bool { return strings.Contains(s, "failed") }); len(failed) != 0 {
+	if failed := r.app.textsWith("failed"); len(failed) != 0 {
 		t.Errorf("the window says a call failed: %q", failed)
 	}
 	_, db := r.finish(t, "e2e-mcp-stopped.png")

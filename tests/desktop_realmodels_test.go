@@ -165,7 +165,7 @@ func TestDesktopOlderMessagesOfferedThenSummarizedThenLeftOut(t *testing.T) {
 	r.waitLogN(t, events.MessageStarted, started+1, true, 20*time.Second)
 	r.reopen(t, noterModel, "e2e-summary-reopened")
 	r.app.waitControl(rolePushButton, "Leave out", 20*time.Second)
-	if shown := r.app.texts(func(s string) bool { return strings.Contains(s, keptWhileOffered) }); len(shown) == 0 {
+	if shown := r.app.textsWith(keptWhileOffered); len(shown) == 0 {
 		t.Fatal("the message sent while the offer waited is not in the reopened chat")
 	}
 	r.app.screenshot("e2e-summary-offer-reopened.png")
@@ -176,7 +176,7 @@ func TestDesktopOlderMessagesOfferedThenSummarizedThenLeftOut(t *testing.T) {
 	}
 	// the card says that the answer holds for the chat, and it does: the next message that
 	// no longer fits is sent without its older messages, and without a new offer
-	if said := r.app.texts(func(s string) bool { return strings.Contains(s, "from now on this chat leaves out") }); len(said) == 0 {
+	if said := r.app.textsWith("from now on this chat leaves out"); len(said) == 0 {
 		t.Fatal("the answered card does not say that Leave out holds for the chat")
 	}
 	r.app.typeText("Note after leaving out: " + strings.Repeat("lorem ipsum ", 40))

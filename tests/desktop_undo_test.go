@@ -21,6 +21,13 @@ var twoRunsModel = ollamatest.Model{Name: "e2e-two-runs", Scripts: ollamatest.Sc
 	"SUATAUATAUAT": []string{"Changed a.txt again."},
 }}
 
+// failedEditModel edits a.txt with a text that is not in it (the edit fails, the file stays
+// as it was), then says so.
+var failedEditModel = ollamatest.Model{Name: "e2e-failed-edit", Scripts: ollamatest.Scripts{
+	"SU":   ollamatest.ToolCall("edit_file", map[string]any{"path": "a.txt", "old_string": "not in the file", "new_string": "x"}),
+	"SUAT": []string{"The text was not there."},
+}}
+
 // twoRuns opens the window on a workspace holding a.txt and sends the two messages of
 // twoRunsModel, each run painted to its end.
 func twoRuns(t *testing.T) *desktopRun {
@@ -113,6 +120,26 @@ func TestDesktopAnUndoOfAFileChangedSinceKeepsTheUsersVersionOrSaysWhyItCannot(t
 	r.wantFile(t, "a.txt", "original\n", 0o600)
 	r.wantFile(t, "a.txt.mine", "mine\n", 0o600)
 	r.finish(t, "undo-kept-mine.png")
+}
+
+// A run whose only call failed without changing its file offers no Undo and does not say it
+// changed the file.
+func TestDesktopARunWhoseEditFailedChangedNothing(t *testing.T) {
+	r := startDesktopRunWith(t, failedEditModel, store.Settings{Think: "off"}, "")
+	r.writeFile(t, "a.txt", "original\n", 0o600)
+	r.sendAndWait(t, "Change a.txt", 1)
+	if !r.app.says("The text was not there.") {
+		t.Fatal("the run's answer is not shown")
+	}
+	r.app.screenshot("failed-edit.png")
+	if said := r.app.textsWith("This run changed"); len(said) != 0 {
+		t.Errorf("the window says %q of a run that changed nothing", said)
+	}
+	if undo := r.app.controls(rolePushButton, "Undo"); len(undo) != 0 {
+		t.Errorf("%d Undo buttons for a run that changed nothing", len(undo))
+	}
+	r.wantFile(t, "a.txt", "original\n", 0o600)
+	r.finish(t, "failed-edit-end.png")
 }
 
 // "Restore to here" on the first message undoes both runs at once: a.txt as the user left it

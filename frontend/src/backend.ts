@@ -464,6 +464,8 @@ export interface AgentEvent {
   paths?: string[] | null
   /** checkpoint: files too large to keep, whose change cannot be undone. */
   notUndoable?: string[] | null
+  /** tool.result: paths of the call's checkpoint that its run left as they were (it changed nothing there). */
+  unchanged?: string[] | null
   /** undo, redo: the change made, and the changes it took back. */
   changeId?: string
   reverts?: string[] | null

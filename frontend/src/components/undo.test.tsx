@@ -47,6 +47,19 @@ describe('checkpoints in the chat state', () => {
     expect(redoable(s)).toBeNull()
   })
 
+  it('drops from its run a path the call that failed left as it was', () => {
+    let s = [
+      ev(1, { type: 'checkpoint', toolCallId: 't1', paths: ['a.txt'] }),
+      ev(2, { type: 'tool.result', toolCallId: 't1', ok: false, output: 'permission denied', unchanged: ['a.txt'] }),
+    ].reduce(reduceChat, emptyChat('c1'))
+    expect(standingChange(s, 'r1')).toBeNull()
+    s = [
+      ev(3, { type: 'checkpoint', toolCallId: 't2', paths: ['b.txt'] }),
+      ev(4, { type: 'tool.result', toolCallId: 't2', ok: true, output: 'wrote b.txt' }),
+    ].reduce(reduceChat, s)
+    expect(standingChange(s, 'r1')?.paths).toEqual(['b.txt'])
+  })
+
   it('puts the preview of an approval request on its card', () => {
     const s = reduceChat(
       emptyChat('c1'),

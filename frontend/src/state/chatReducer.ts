@@ -177,6 +177,17 @@ export function redoable(chat: ChatState): ChangeSummary | null {
   return null
 }
 
+// A call's result names the paths its checkpoint announced that the run left as they were (the
+// call failed, or put back what it wrote): the run did not change them.
+function leftAsTheyWere(s: ChatState, ev: AgentEvent): ChatState {
+  const same = (ev.unchanged ?? []).filter((p): p is string => typeof p === 'string')
+  if (same.length === 0) return s
+  const changes = s.changes.map((c) =>
+    c.id === ev.runId && c.kind === 'run' ? { ...c, paths: (c.paths ?? []).filter((p) => !same.includes(p)) } : c,
+  )
+  return { ...s, changes }
+}
+
 // A checkpoint event adds the paths kept to its run's change; an undo or a redo adds its own and
 // marks what it took back (a redo also brings back the runs its undo had taken back).
 function applyChange(s: ChatState, ev: AgentEvent): ChatState {
@@ -447,7 +458,7 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
       return withCard(s, ev, (c) => ({ ...c, progress: ev.update ?? null }))
 
     case 'tool.result':
-      return withCard(s, ev, (c) => ({
+      return withCard(leftAsTheyWere(s, ev), ev, (c) => ({
         ...c,
         output: str(ev.output),
         details: checkDetails(ev.details) ?? c.details,
