@@ -46,7 +46,7 @@ type NotRunningError struct {
 }
 
 func (e *NotRunningError) Error() string {
-	return fmt.Sprintf("Ollama is not running at %s — start it with `ollama serve` (or point --ollama / OLLAMA_HOST at a running server)", e.URL)
+	return fmt.Sprintf("Ollama is not running at %s — start it with `ollama serve` (or point Prototyper at a running one: the Ollama address in the settings, or --ollama on the command line)", e.URL)
 }
 func (e *NotRunningError) Unwrap() error        { return e.Err }
 func (e *NotRunningError) Is(target error) bool { return target == ErrNotRunning }
