@@ -35,6 +35,30 @@ describe('the model server and the MCP servers in the settings', () => {
     expect(saved).toMatchObject({ provider: 'openai', baseUrl: 'http://gpu:8000/v1', apiKeyEnv: 'VLLM_API_KEY', mcpJson: '' })
   })
 
+  it('says a refused save where the user looks, and stays open', async () => {
+    const scrolled: Element[] = []
+    const scrollIntoView = Element.prototype.scrollIntoView
+    Element.prototype.scrollIntoView = function (this: Element) {
+      scrolled.push(this)
+    }
+    const refusal = 'Ollama address "localhost:abc" has an invalid port "abc": use a number from 0 to 65535'
+    const backend = await mount((b) => {
+      b.saveSettings = async () => {
+        throw new Error(refusal)
+      }
+    })
+    const dialog = openSettings()
+    await act(async () => {
+      fireEvent.submit(dialog)
+    })
+    const alert = within(dialog).getByRole('alert')
+    expect(alert.textContent).toBe(refusal)
+    expect(scrolled).toContain(alert)
+    expect(screen.getByRole('dialog', { name: 'Settings' })).toBe(dialog)
+    expect(backend.callsOf('SaveSettings')).toEqual([])
+    Element.prototype.scrollIntoView = scrollIntoView
+  })
+
   it('lists the MCP servers, with the sentence of one that failed', async () => {
     await mount((b) => {
       b.cfg.mcpServers = [

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { errorText, type ApprovalPolicy, type Config, type OlderTurnsPolicy, type Provider, type Theme, type ThinkLevel } from '../backend'
 import { useAppState, useStore } from '../state/useAppState'
 
@@ -70,6 +70,12 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
   const [instructions, setInstructions] = useState(config.instructions ?? '')
   const [error, setError] = useState('')
   const [saving, setSaving] = useState(false)
+  // A refused save is said where the user looks: the dialog scrolls to its sentence, which a
+  // screen reader reads at once (role alert), whichever field the Enter was pressed in.
+  const errorLine = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    if (error) errorLine.current?.scrollIntoView?.({ block: 'nearest' })
+  }, [error])
 
   // The focus goes back where it was (the Settings button) when the dialog closes. Read while
   // rendering: by the time effects run, the first field has taken the focus.
@@ -276,7 +282,11 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
           )}
         </fieldset>
         {config.dbPath && <div className="muted small">Chats are stored in {config.dbPath}</div>}
-        {error && <div className="tool-error">{error}</div>}
+        {error && (
+          <div ref={errorLine} className="tool-error" role="alert" data-testid="settings-error">
+            {error}
+          </div>
+        )}
         <div className="row end">
           <button type="button" onClick={onClose}>
             Cancel
