@@ -36,3 +36,21 @@ func TestDesktopSettingsChooseTheModelServerByKeyboard(t *testing.T) {
 		t.Errorf("saved settings = provider %q, base URL %q, key variable %q, MCP %s", s.Provider, s.BaseURL, s.APIKeyEnv, s.MCPServers)
 	}
 }
+
+// A save the app refuses (an Ollama address with no valid port, Enter pressed in its field at
+// the top of the long dialog) is said where the user looks, and the dialog stays open.
+func TestDesktopSettingsSayARefusedSaveAtOnce(t *testing.T) {
+	r := startDesktopRunWith(t, writerModel, store.Settings{}, "")
+	r.app.key("ctrl+comma")
+	time.Sleep(1500 * time.Millisecond)
+	r.app.key("Tab", "ctrl+a") // the Ollama address, after the model server
+	r.app.typeText("localhost:abc")
+	r.app.key("Return")
+	if !r.app.says(`has an invalid port "abc"`) {
+		t.Fatalf("the refusal is not said: %s", r.app.screenshot("e2e-settings-refused.png"))
+	}
+	r.app.screenshot("e2e-settings-refused.png")
+	r.app.waitControl(rolePushButton, "Cancel", 5*time.Second) // still open
+	r.app.key("Escape")
+	r.finish(t, "e2e-settings-refused-end.png")
+}

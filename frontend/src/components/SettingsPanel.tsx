@@ -74,7 +74,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
   // screen reader reads at once (role alert), whichever field the Enter was pressed in.
   const errorLine = useRef<HTMLDivElement>(null)
   useEffect(() => {
-    if (error) errorLine.current?.scrollIntoView?.({ block: 'nearest' })
+    if (error) errorLine.current?.scrollIntoView?.({ block: 'center' })
   }, [error])
 
   // The focus goes back where it was (the Settings button) when the dialog closes. Read while
