@@ -161,10 +161,16 @@ func TestDesktopKeyboardOnlyFromLaunchToAnApprovedWrite(t *testing.T) {
 	r.app.screenshot("chats-help.png")
 	r.app.key("Escape")
 	settle()
+	// a menu closed with Esc gives the keys back to the composer: the prompt typed then is kept
+	// while the model is picked, and sent
+	r.app.key("ctrl+m")
+	settle()
+	r.app.key("Escape")
+	settle()
+	r.app.typeText(keyboardPrompt)
 	r.openAndType("ctrl+m", "writer", "chats-model-filter.png")
 	r.app.key("Return")
 	settle()
-	r.app.typeText("Write hello.txt with a greeting")
 	r.app.key("Return")
 	r.waitLog(t, events.ToolApprovalRequest, true, 60*time.Second)
 	settle()
@@ -179,7 +185,13 @@ func TestDesktopKeyboardOnlyFromLaunchToAnApprovedWrite(t *testing.T) {
 	if rec.Approval == nil || rec.Approval.Decision != store.DecisionAllow || rec.Approval.By != store.ByUser {
 		t.Errorf("approval = %+v, want allowed by the user", rec.Approval)
 	}
+	if msgs, _ := db.Messages(theOneChat(t, db).ID); len(msgs) == 0 || msgs[0].Content != keyboardPrompt {
+		t.Errorf("the prompt sent: %+v, want %q", msgs, keyboardPrompt)
+	}
 }
+
+// keyboardPrompt is the message of TestDesktopKeyboardOnlyFromLaunchToAnApprovedWrite.
+const keyboardPrompt = "Write hello.txt with a greeting"
 
 // A follow-up typed while the answer streams is shown queued until the run takes it; Esc (nothing
 // open) stops the run, the answer streamed so far is kept, incomplete, and the follow-up it

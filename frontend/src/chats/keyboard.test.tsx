@@ -121,6 +121,18 @@ describe('keyboard first', () => {
     expect(store.getState().activeChatId).toBe('b')
   })
 
+  it('Esc gives the focus back to the composer a menu was opened from with its shortcut', async () => {
+    await mount()
+    for (const shortcut of ['m', 'o']) {
+      const composer = screen.getByTestId('composer')
+      composer.focus()
+      await key(shortcut, { ctrlKey: true })
+      expect(screen.queryByRole('combobox')).not.toBeNull()
+      await key('Escape')
+      expect(document.activeElement).toBe(composer)
+    }
+  })
+
   it('? outside a text field and Ctrl+/ list the shortcuts', async () => {
     await mount()
     ;(document.activeElement as HTMLElement | null)?.blur()

@@ -85,15 +85,20 @@ function useCloseOutside(open: boolean, root: RefObject<HTMLElement | null>, clo
 /**
  * A header menu (its request name, for the shortcut that opens it): a button (ref button) that
  * opens a popover inside root, with a text field (text). onOpen runs each time it opens.
- * close() empties the field and gives the focus back to the button, close(false) leaves the
- * focus where it is; a press outside closes it, and so does Esc.
+ * close() empties the field and gives the focus back where it was when the menu opened (else
+ * to the button), close(false) leaves the focus where it is; a press outside closes it, and so does Esc.
  */
 function useHeaderMenu(name: MenuName, onOpen?: () => void) {
   const [open, setOpen] = useState(false)
   const [text, setText] = useState('')
   const root = useRef<HTMLDivElement>(null)
   const button = useRef<HTMLButtonElement>(null)
+  // where the focus was when the menu opened (the composer, for a menu opened by its shortcut
+  // while typing): closing gives it back there, so that the next key is not the button's
+  const opener = useRef<Element | null>(null)
   const openIt = useCallback(() => {
+    const was = document.activeElement
+    opener.current = was && !root.current?.contains(was) ? was : null
     setOpen(true)
     onOpen?.()
   }, [onOpen])
@@ -101,7 +106,10 @@ function useHeaderMenu(name: MenuName, onOpen?: () => void) {
   const close = useCallback((refocus = true) => {
     setOpen(false)
     setText('')
-    if (refocus) button.current?.focus()
+    if (!refocus) return
+    const back = opener.current
+    if (back instanceof HTMLElement && back.isConnected && back !== document.body) back.focus()
+    else button.current?.focus()
   }, [])
   const closeOutside = useCallback(() => close(false), [close])
   useCloseOutside(open, root, closeOutside)
