@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"prototyper/events"
 	"prototyper/store"
@@ -38,9 +37,13 @@ func OfferSentence(o store.SummaryOffer) string {
 		what, o.Model, tokenCount(o.Tokens), tokenCount(o.NumCtx), them, them)
 }
 
+// tokenCount is n as the window's context gauge writes it: 950, 1.4k, 16k.
 func tokenCount(n int) string {
-	if n >= 1000 {
-		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1000), ".0") + "k"
+	switch {
+	case n >= 10000:
+		return fmt.Sprintf("%.0fk", float64(n)/1000)
+	case n >= 1000:
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
 	}
 	return fmt.Sprint(n)
 }

@@ -554,3 +554,13 @@ func TestOlderMessagesAreOfferedThenSummarizedOrLeftOutOnTheRealServer(t *testin
 		t.Fatalf("%d context.truncated after leaving out, %d before", got, truncated)
 	}
 }
+
+// The offer writes token counts as the window's context gauge does (ContextGauge.tsx), so that
+// the two never disagree on one figure.
+func TestTheOfferCountsTokensAsTheGaugeDoes(t *testing.T) {
+	for n, want := range map[int]string{950: "950", 1400: "1.4k", 8192: "8.2k", 16384: "16k", 18200: "18k"} {
+		if got := tokenCount(n); got != want {
+			t.Errorf("tokenCount(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
