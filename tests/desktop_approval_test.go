@@ -134,3 +134,22 @@ func TestDesktopAlwaysAllowHereRunsTheCallAndRemembersIt(t *testing.T) {
 		t.Errorf("settings allow %v, want write_file in %s", s.AlwaysAllow, r.workspace)
 	}
 }
+
+// An approval holds for the change the user saw: hello.txt changed (here by another program)
+// while its preview waited is not written over when the user approves; the card says why.
+func TestDesktopAnApprovalOverAFileChangedSinceItsPreviewWritesNothing(t *testing.T) {
+	r := startDesktopRunWith(t, writerModel,
+		store.Settings{Think: "on", ToolApproval: map[string]string{"write_file": "ask"}}, "")
+	r.writeFile(t, "hello.txt", "old greeting\n", 0o644)
+	r.app.typeText("Write hello.txt with a greeting")
+	r.app.key("Return")
+	r.waitLog(t, events.ToolApprovalRequest, true, 60*time.Second)
+	r.writeFile(t, "hello.txt", "changed meanwhile\n", 0o644)
+	r.app.key("alt+a")
+	r.waitResumedFinished(t, 60*time.Second)
+	r.wantFile(t, "hello.txt", "changed meanwhile\n", 0o644)
+	if !r.app.says("changed after its change was shown for approval") {
+		t.Errorf("the card does not say why the approved call did not run: %s", r.app.screenshot("approval-stale-preview.png"))
+	}
+	r.finish(t, "approval-stale-preview-end.png")
+}
