@@ -31,6 +31,17 @@ func TestDesktopSmokeWindowOpensShowsTheAppAndClosesCleanly(t *testing.T) {
 	}
 }
 
+// Ctrl+Q quits the app as closing its window does: it exits 0.
+func TestDesktopCtrlQQuitsCleanly(t *testing.T) {
+	app := launchDesktop(t, desktopBinary(t), startXvfb(t), []string{"--db", filepath.Join(t.TempDir(), "prototyper.db"), "--workspace", t.TempDir()})
+	app.waitWindow("Prototyper", 60*time.Second)
+	app.waitForPage("ctrl-q.png", 30*time.Second)
+	app.key("ctrl+q")
+	if err := app.waitExit(15 * time.Second); err != nil {
+		t.Fatalf("after Ctrl+Q the app ended with %s:\n%s", describeExit(err), app.out.String())
+	}
+}
+
 // TestDesktopSecondLaunchOnTheSameDatabaseRaisesTheFirstWindowAndExits is a user launching
 // the app again from its icon while it runs, with another window in front: the window they
 // already have comes to the front with the keyboard focus, the second launch exits 0 and says

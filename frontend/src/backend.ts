@@ -538,12 +538,14 @@ export interface Backend {
   editQueued(chatId: string, index: number, text: string): Promise<void>
   /** Sets the window's title (the desktop's task bar shows it). */
   setTitle(title: string): void
+  /** Quits the app, as closing its window does. */
+  quit(): void
   /** Subscribes to "agent:batch"; returns the unsubscribe function. */
   onBatch(handler: (events: AgentEvent[]) => void): () => void
 }
 
 /** The methods of Backend that the Wails runtime serves, not a bound App method. */
-type RuntimeMethods = 'setTitle' | 'onBatch'
+type RuntimeMethods = 'setTitle' | 'quit' | 'onBatch'
 
 /** A Go slice may be nil: it arrives as null. */
 type Nilable<T> = T extends unknown[] ? T | null : T
@@ -565,6 +567,7 @@ interface WailsRuntime {
   EventsOff(name: string, ...more: string[]): void
   ClipboardSetText?(text: string): Promise<boolean>
   WindowSetTitle?(title: string): void
+  Quit?(): void
   BrowserOpenURL?(url: string): void
 }
 
@@ -634,6 +637,7 @@ export function wailsBackend(): Backend {
       window.runtime?.WindowSetTitle?.(title)
       document.title = title
     },
+    quit: () => window.runtime?.Quit?.(),
     onBatch: (handler) =>
       rt().EventsOn('agent:batch', (events: AgentEvent[] | AgentEvent) => {
         handler(Array.isArray(events) ? events : [events])

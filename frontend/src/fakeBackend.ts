@@ -209,6 +209,9 @@ export class FakeBackend implements Backend {
   async openChangedPath(chatId: string, workspace: string, path: string, inFolder: boolean) {
     this.record('OpenChangedPath', chatId, workspace, path, inFolder)
   }
+  quit() {
+    this.record('Quit')
+  }
   async ollamaStatus() {
     this.record('OllamaStatus')
     return { ...this.status }

@@ -133,12 +133,18 @@ describe('keyboard first', () => {
     }
   })
 
+  it('Ctrl+Q quits, as closing the window does', async () => {
+    const { backend } = await mount()
+    await key('q', { ctrlKey: true })
+    expect(backend.callsOf('Quit')).toEqual([[]])
+  })
+
   it('? outside a text field and Ctrl+/ list the shortcuts', async () => {
     await mount()
     ;(document.activeElement as HTMLElement | null)?.blur()
     await key('?')
     const help = screen.getByTestId('help-overlay')
-    for (const k of ['Ctrl+N', 'Ctrl+K', 'Ctrl+,', 'Alt+A', 'Esc']) expect(help.textContent).toContain(k)
+    for (const k of ['Ctrl+N', 'Ctrl+K', 'Ctrl+,', 'Alt+A', 'Esc', 'Ctrl+Q']) expect(help.textContent).toContain(k)
     await key('Escape')
     expect(screen.queryByTestId('help-overlay')).toBeNull()
     // typed into the composer, ? is a question mark

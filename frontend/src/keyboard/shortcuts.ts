@@ -60,6 +60,7 @@ export const settingsShortcut: WindowShortcut = { label: 'Ctrl+,', key: ',', ctr
 export const folderShortcut: WindowShortcut = { label: 'Ctrl+O', key: 'o', ctrl: true, does: 'Open a folder' }
 export const modelShortcut: WindowShortcut = { label: 'Ctrl+M', key: 'm', ctrl: true, does: 'Pick a model' }
 export const helpShortcut: WindowShortcut = { label: 'Ctrl+/', key: '/', ctrl: true, does: 'Keyboard shortcuts (also ? outside a text field)' }
+export const quitShortcut: WindowShortcut = { label: 'Ctrl+Q', key: 'q', ctrl: true, does: 'Quit Prototyper (as closing the window does)' }
 
 /**
  * Every key of the window, defined once, in the order the help overlay lists them: the
@@ -87,6 +88,7 @@ export const helpList: Array<{ label: string; does: string }> = [
   redoShortcut,
   changesShortcut,
   helpShortcut,
+  quitShortcut,
 ]
 
 /** Whether a keydown is a window shortcut: Ctrl (or ⌘) and its key, nothing else held. */

@@ -8,6 +8,7 @@ import {
   matchesWindow,
   modelShortcut,
   newChatShortcut,
+  quitShortcut,
   searchShortcut,
   settingsShortcut,
 } from './shortcuts'
@@ -22,7 +23,7 @@ export interface WindowActions {
 /**
  * The window's keyboard, from anywhere in it: Ctrl+N a new chat with the focus in the composer,
  * Ctrl+K search, Ctrl+, settings, Ctrl+O the folder menu, Ctrl+M the model menu, ? (outside a
- * text field) or Ctrl+/ this list. Esc closes the menu or dialog that is open (each closes
+ * text field) or Ctrl+/ this list, Ctrl+Q quits. Esc closes the menu or dialog that is open (each closes
  * itself and keeps the key); only with none open does it stop the open chat's run.
  */
 export function useWindowShortcuts(store: AppStore, actions: WindowActions): void {
@@ -56,6 +57,7 @@ export function useWindowShortcuts(store: AppStore, actions: WindowActions): voi
       else if (matchesWindow(e, folderShortcut)) run(() => openMenu('folder'))
       else if (matchesWindow(e, modelShortcut)) run(() => openMenu('model'))
       else if (matchesWindow(e, helpShortcut) || plainQuestion) run(openHelp)
+      else if (matchesWindow(e, quitShortcut)) run(store.quit)
     }
     // The focus is never lost: when the element that had it leaves the page (a spent button, a
     // closed menu), the composer takes it.

@@ -915,6 +915,9 @@ export class AppStore {
   cancelChange = (): void => this.set({ pendingChange: null })
 
   /** Sets the window's title. */
+  /** Quits the app (Ctrl+Q), as closing its window does. */
+  quit = (): void => this.backend.quit()
+
   setTitle(title: string): void {
     this.backend.setTitle(title)
   }
