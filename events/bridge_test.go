@@ -134,7 +134,10 @@ func TestToolResultWaitsUntilItsCallWasPaintedRunningOrTheFallbackPassed(t *test
 			callBatch := rec.Next(t)
 			b.Emit(result("c", "t1"))
 			b.Emit(lifecycle("c", events.RunFinished))
-			if s := b.Stats(); s.Queued != 2 || !s.InFlight {
+			s := b.Stats()
+			// a loaded machine can let the fallback pass before this line: then nothing is
+			// in flight any more, rightly
+			if sent, _ := b.ToolCallTiming("t1"); (s.Queued != 2 || !s.InFlight) && time.Since(sent.RunningSentAt) < tt.fallback {
 				t.Fatalf("before the ack: %+v, want the result queued behind the batch in flight", s)
 			}
 			running := callBatch.Running
