@@ -379,11 +379,12 @@ type stubOllama struct {
 	counts map[string]int
 	bodies [][]byte
 	held   map[string]time.Duration
+	open   map[string]int // requests of each path still being answered
 }
 
 func newStubOllama(t *testing.T, show, chat http.HandlerFunc) *stubOllama {
 	t.Helper()
-	s := &stubOllama{show: show, chat: chat, counts: map[string]int{}, held: map[string]time.Duration{}}
+	s := &stubOllama{show: show, chat: chat, counts: map[string]int{}, held: map[string]time.Duration{}, open: map[string]int{}}
 	if s.show == nil {
 		s.show = showContext(8192)
 	}
@@ -391,9 +392,13 @@ func newStubOllama(t *testing.T, show, chat http.HandlerFunc) *stubOllama {
 		start := time.Now()
 		defer func() {
 			s.mu.Lock()
+			s.open[r.URL.Path]--
 			s.held[r.URL.Path] = max(s.held[r.URL.Path], time.Since(start))
 			s.mu.Unlock()
 		}()
+		s.mu.Lock()
+		s.open[r.URL.Path]++
+		s.mu.Unlock()
 		body, _ := io.ReadAll(r.Body)
 		s.mu.Lock()
 		s.counts[r.URL.Path]++
@@ -433,11 +438,22 @@ func (s *stubOllama) count(path string) int {
 
 // longest is how long the server held the longest request of path, from its arrival until
 // it answered or the client went away: a wait the client imposed, timed without the rest of
-// the run (its store writes, its start), which a loaded machine slows.
+// the run (its store writes, its start), which a loaded machine slows. It first waits for the
+// requests of path still open to end (the server sees a client leave a moment after it left);
+// one still open after 10 s counts as held 10 s.
 func (s *stubOllama) longest(path string) time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.held[path]
+	const bound = 10 * time.Second
+	for deadline := time.Now().Add(bound); ; time.Sleep(time.Millisecond) {
+		s.mu.Lock()
+		open, held := s.open[path], s.held[path]
+		s.mu.Unlock()
+		if open == 0 {
+			return held
+		}
+		if time.Now().After(deadline) {
+			return max(held, bound)
+		}
+	}
 }
 
 func (s *stubOllama) requests() int {
