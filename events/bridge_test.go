@@ -78,11 +78,17 @@ func TestToolResultNeverSharesABatchWithItsCall(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := eventstest.NewRecorder()
 			b := eventstest.NewBridge(t, rec, events.WithFallback(never))
-			rec.AutoAck(b, time.Millisecond)
+			// a batch in flight holds the sender, so the events below all wait in the queue
+			// before it cuts the next batch, however the goroutines run: as when a loop with
+			// an instant tool emits faster than the window paints
+			b.Emit(lifecycle("c", events.RunStarted))
+			first := rec.Next(t)
 			for _, e := range tt.emits {
-				b.Emit(e) // all at once, as a loop with an instant tool would
+				b.Emit(e)
 			}
-			rec.WaitForCount(t, len(tt.emits))
+			rec.AutoAck(b, time.Millisecond)
+			rec.Ack(b, first)
+			rec.WaitForCount(t, 1+len(tt.emits))
 			ds := rec.Deliveries()
 			callBatches := map[int]bool{}
 			for _, id := range tt.calls {
@@ -463,16 +469,24 @@ func TestAStaleAckDoesNotReleaseTheBatchInFlight(t *testing.T) {
 func TestASinkThatPaintsOnDeliveryIsNeverWaitedFor(t *testing.T) {
 	var mu sync.Mutex
 	var batches [][]events.Event
+	painting, painted := make(chan struct{}), make(chan struct{})
 	sink := events.AckOnDelivery(events.SinkFunc(func(batch []events.Event) error {
 		mu.Lock()
-		defer mu.Unlock()
 		batches = append(batches, batch)
+		first := len(batches) == 1
+		mu.Unlock()
+		if first { // the loop goes on while the first batch is written, however the goroutines run
+			close(painting)
+			<-painted
+		}
 		return nil
 	}))
 	b := eventstest.NewBridge(t, sink, events.WithFallback(never))
 	b.Emit(call("c", "t1", events.ToolStateRunning))
+	<-painting
 	b.Emit(result("c", "t1"))
 	b.Emit(lifecycle("c", events.RunFinished))
+	close(painted)
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}
