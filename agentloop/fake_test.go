@@ -196,7 +196,8 @@ func TestParallelSafeCallsRunTogetherAndSequentialOnesOneByOne(t *testing.T) {
 				}
 				return answer("ok")
 			}}
-			var running, most atomic.Int32
+			var running, most, arrived atomic.Int32
+			allIn := make(chan struct{})
 			onRun := func() {
 				n := running.Add(1)
 				for {
@@ -205,7 +206,19 @@ func TestParallelSafeCallsRunTogetherAndSequentialOnesOneByOne(t *testing.T) {
 						break
 					}
 				}
-				time.Sleep(30 * time.Millisecond)
+				if arrived.Add(1) == 3 {
+					close(allIn)
+				}
+				if tt.wantOverlap {
+					// parallel calls wait for one another, so they overlap however late a
+					// loaded machine starts each; calls run one by one never all come in
+					select {
+					case <-allIn:
+					case <-time.After(10 * time.Second):
+					}
+				} else {
+					time.Sleep(30 * time.Millisecond) // room for a wrongly started second call
+				}
 				running.Add(-1)
 			}
 			a, db, _ := fakeHarness(t, m, nil, echoTool(tt.mode, onRun))
@@ -292,7 +305,9 @@ func TestShutdownStopsEveryRunAndMarksItAborted(t *testing.T) {
 		}
 		return n == 2
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	// a bound against a hang, not a speed target: each run still stores its end (fsync'd
+	// writes), which a loaded machine under the race detector can take over a second to do
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := a.Shutdown(ctx); err != nil {
 		t.Fatal(err)

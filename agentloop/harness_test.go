@@ -159,6 +159,18 @@ func (r *recorder) waitFor(t testing.TB, what string, ok func([]events.Event) bo
 	}
 }
 
+// saw waits until an event of type typ was emitted and reports true, or false once within
+// passed. A stub server that answers only after the agent's own timer said something waits on
+// it: a loaded machine can fire that timer well past its time.
+func (r *recorder) saw(typ events.Type, within time.Duration) bool {
+	for deadline := time.Now().Add(within); len(ofType(r.events(), typ)) == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
+}
+
 // finished counts run.finished events.
 func finished(n int) func([]events.Event) bool {
 	return func(evs []events.Event) bool { return len(ofType(evs, events.RunFinished)) >= n }
@@ -357,7 +369,7 @@ func waitTool(release <-chan struct{}) tools.Tool {
 
 // stubOllama is an httptest Ollama: /api/show answers show (a context length and the tools
 // capability by default), /api/chat runs chat, /api/ps runs ps if set; it counts requests per path and keeps the
-// bodies of the chat requests.
+// bodies of the chat requests, and how long it held the longest request of each path.
 type stubOllama struct {
 	srv    *httptest.Server
 	show   http.HandlerFunc
@@ -366,15 +378,27 @@ type stubOllama struct {
 	mu     sync.Mutex
 	counts map[string]int
 	bodies [][]byte
+	held   map[string]time.Duration
+	open   map[string]int // requests of each path still being answered
 }
 
 func newStubOllama(t *testing.T, show, chat http.HandlerFunc) *stubOllama {
 	t.Helper()
-	s := &stubOllama{show: show, chat: chat, counts: map[string]int{}}
+	s := &stubOllama{show: show, chat: chat, counts: map[string]int{}, held: map[string]time.Duration{}, open: map[string]int{}}
 	if s.show == nil {
 		s.show = showContext(8192)
 	}
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		defer func() {
+			s.mu.Lock()
+			s.open[r.URL.Path]--
+			s.held[r.URL.Path] = max(s.held[r.URL.Path], time.Since(start))
+			s.mu.Unlock()
+		}()
+		s.mu.Lock()
+		s.open[r.URL.Path]++
+		s.mu.Unlock()
 		body, _ := io.ReadAll(r.Body)
 		s.mu.Lock()
 		s.counts[r.URL.Path]++
@@ -410,6 +434,26 @@ func (s *stubOllama) count(path string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.counts[path]
+}
+
+// longest is how long the server held the longest request of path, from its arrival until
+// it answered or the client went away: a wait the client imposed, timed without the rest of
+// the run (its store writes, its start), which a loaded machine slows. It first waits for the
+// requests of path still open to end (the server sees a client leave a moment after it left);
+// one still open after 10 s counts as held 10 s.
+func (s *stubOllama) longest(path string) time.Duration {
+	const bound = 10 * time.Second
+	for deadline := time.Now().Add(bound); ; time.Sleep(time.Millisecond) {
+		s.mu.Lock()
+		open, held := s.open[path], s.held[path]
+		s.mu.Unlock()
+		if open == 0 {
+			return held
+		}
+		if time.Now().After(deadline) {
+			return max(held, bound)
+		}
+	}
 }
 
 func (s *stubOllama) requests() int {

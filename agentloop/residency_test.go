@@ -14,18 +14,23 @@ import (
 )
 
 // psStub is a stub Ollama whose /api/ps lists loaded (or answers 500 when broken) and whose
-// /api/chat answers after delay; it keeps the chat bodies.
+// /api/chat answers after delay, or once until returns when it is set; it keeps the chat bodies.
 type psStub struct {
 	*stubOllama
 	loaded []string
 	broken bool
 	delay  time.Duration
+	until  func()
 }
 
 func newPsStub(t *testing.T, loaded ...string) *psStub {
 	s := &psStub{loaded: loaded}
 	s.stubOllama = newStubOllama(t, nil, func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(s.delay)
+		if s.until != nil {
+			s.until()
+		} else {
+			time.Sleep(s.delay)
+		}
 		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"hi"},"done":true,"done_reason":"stop","load_duration":2500000000}`)
 	})
 	s.ps = func(w http.ResponseWriter, r *http.Request) {
@@ -71,8 +76,9 @@ func TestALoadedModelIsNotAnnouncedEvenWhenItIsSlow(t *testing.T) {
 
 func TestWithoutAnAnswerFromPsASlowFirstByteIsStillAnnounced(t *testing.T) {
 	s := newPsStub(t)
-	s.broken, s.delay = true, 1300*time.Millisecond
 	a, _, rec := fakeHarness(t, NewOllamaModel(s.client()), nil)
+	// slower than LoadingNotice, however late a loaded machine fires its timer
+	s.broken, s.until = true, func() { rec.saw(events.ModelLoading, 30*time.Second) }
 	runFake(t, a, "hi")
 	if n := len(ofType(rec.events(), events.ModelLoading)); n != 1 {
 		t.Fatalf("%d model.loading events, want the one after a second", n)

@@ -401,12 +401,13 @@ func TestATerminalAnswersTheOfferWithoutPausing(t *testing.T) {
 
 func TestStopWhileTheTerminalAsksEndsTheRunAborted(t *testing.T) {
 	a, _, db, _, reqs, chatID := summaryHarness(t, answer("A summary."))
-	stopped := offererFunc(func(ctx context.Context, _ string, _ store.SummaryOffer) (string, error) {
-		<-ctx.Done()
-		return "", ctx.Err()
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	stopped := offererFunc(func(asking context.Context, _ string, _ store.SummaryOffer) (string, error) {
+		cancel() // the user interrupts while the terminal asks, however long the run took to get here
+		<-asking.Done()
+		return "", asking.Err()
+	})
 	out, _ := a.RunOnce(ctx, chatID, "second", RunOptions{Offerer: stopped})
 	if out.StopReason != events.StopAborted || len(*reqs) != 0 {
 		t.Fatalf("stop reason %q, %d summaries", out.StopReason, len(*reqs))

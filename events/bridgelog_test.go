@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"prototyper/events"
 	"prototyper/events/eventstest"
@@ -47,6 +48,22 @@ func readBridgeLog(t *testing.T, path string) (lines []any) {
 		lines = append(lines, line)
 	}
 	return lines
+}
+
+// sentTimes is when each batch of a bridge log was sent, in order.
+func sentTimes(t *testing.T, path string) []time.Time {
+	t.Helper()
+	var out []time.Time
+	for _, line := range readBridgeLog(t, path) {
+		if b, ok := line.(events.LogBatch); ok {
+			at, err := time.Parse(time.RFC3339Nano, b.At)
+			if err != nil {
+				t.Fatalf("batch time %q: %v", b.At, err)
+			}
+			out = append(out, at)
+		}
+	}
+	return out
 }
 
 func TestTheBridgeLogProvesEveryCallWasPaintedRunningBeforeItsResult(t *testing.T) {
