@@ -80,9 +80,14 @@ func TestDesktopAChatWritesOnlyInTheFolderTheHeaderShowsForIt(t *testing.T) {
 	wroteIn(t, "the chat moved to the second folder", ws2, ws1, ws2)
 	r.app.screenshot("chats-moved.png")
 
-	// a new chat (Ctrl+N) in the first folder again: no question, there is no chat to change
+	// a new chat (Ctrl+N) in the first folder again: no question, there is no chat to change;
+	// what was typed in the first chat and not sent stays with it
+	r.app.typeText(unsentDraft)
 	r.app.key("ctrl+n")
 	settle()
+	if carried := r.app.textsWith(unsentDraft); len(carried) != 0 {
+		t.Errorf("the new chat's box holds the first chat's unsent text: %q", carried)
+	}
 	r.typeFolder(ws1)
 	r.sendAndWait(t, "A new one", 3)
 	wroteIn(t, "the new chat", ws1, ws1, ws2)
@@ -92,6 +97,10 @@ func TestDesktopAChatWritesOnlyInTheFolderTheHeaderShowsForIt(t *testing.T) {
 	r.app.key("Return")
 	settle()
 	r.app.screenshot("chats-reopened.png")
+	if !r.app.says(unsentDraft) {
+		t.Error("the first chat's unsent text did not come back with it")
+	}
+	r.app.key("ctrl+a")
 	r.sendAndWait(t, "Once more", 4)
 	wroteIn(t, "the first chat opened again", ws2, ws1, ws2)
 
@@ -116,6 +125,9 @@ func TestDesktopAChatWritesOnlyInTheFolderTheHeaderShowsForIt(t *testing.T) {
 		}
 	}
 }
+
+// unsentDraft is typed in a chat and left there, unsent, while another chat is used.
+const unsentDraft = "a thought for later"
 
 // Edit and resend by keyboard: ↑ in the empty composer opens the last message sent; the
 // edited text is sent, the chat goes on from it, and the old turn stays as version 1 of 2.

@@ -66,8 +66,10 @@ function ConnectedComposer() {
   const restored = useAppState((s) => s.restoredDraft)
   const model = useAppState((s) => s.config?.model ?? '')
   const vision = useAppState((s) => modelVision(s))
+  const chatId = useAppState((s) => s.activeChatId ?? '')
   return (
     <Composer
+      draftKey={chatId}
       disabledReason={blocker}
       busy={busy}
       warning={warning}

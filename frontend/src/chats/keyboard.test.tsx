@@ -45,6 +45,23 @@ describe('keyboard first', () => {
     expect(document.activeElement).toBe(screen.getByTestId('composer'))
   })
 
+  it('each chat keeps its own unsent text: Ctrl+N starts empty, and the chat left gets it back', async () => {
+    const { store } = await mount()
+    await act(() => store.selectChat('a'))
+    const composer = () => screen.getByTestId('composer') as HTMLTextAreaElement
+    fireEvent.change(composer(), { target: { value: 'hello' } })
+    await key('n', { ctrlKey: true })
+    await flush()
+    expect(composer().value).toBe('')
+    fireEvent.change(composer(), { target: { value: 'for the new one' } })
+    await act(() => store.selectChat('b'))
+    expect(composer().value).toBe('')
+    await act(() => store.selectChat('a'))
+    expect(composer().value).toBe('hello')
+    await act(() => store.selectChat(null))
+    expect(composer().value).toBe('for the new one')
+  })
+
   it('the New chat button gives the focus to the composer, and says its shortcut', async () => {
     await mount()
     const button = screen.getByTestId('new-chat')

@@ -31,6 +31,32 @@ export interface ComposerProps {
   suggestFiles?: (query: string) => Promise<string[]>
   /** Asks for image files to attach (base64); the Attach button shows when it is given. */
   pickImages?: () => Promise<string[]>
+  /** The chat the box types into ('' for a new one): each keeps its own unsent text and images. */
+  draftKey?: string
+}
+
+/**
+ * Keeps each chat's unsent text and images apart: when the box moves to another chat (picked in
+ * the list, or Ctrl+N), what was typed is put away with the chat it was typed in, and what was
+ * typed in the chat it moves to comes back.
+ */
+function useDraftPerChat(key: string, draft: string, setDraft: (d: string) => void, images: string[], setImages: (i: string[]) => void) {
+  const kept = useRef(new Map<string, { text: string; images: string[] }>())
+  const shownKey = useRef(key)
+  useEffect(() => {
+    const was = shownKey.current
+    if (was === key) return
+    shownKey.current = key
+    // what the box holds as the key changes was typed in the chat it leaves (a message sent
+    // as it starts its chat has left the box already)
+    if (draft || images.length > 0) kept.current.set(was, { text: draft, images })
+    const back = kept.current.get(key)
+    kept.current.delete(key)
+    setDraft(back?.text ?? '')
+    setImages(back?.images ?? [])
+    // only the key moves the draft: the text and images are read as they are when it does
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [key])
 }
 
 /** Reads a file as base64 (without the data URL's head). */
@@ -78,11 +104,13 @@ export function Composer({
   model,
   suggestFiles,
   pickImages,
+  draftKey = '',
 }: ComposerProps) {
   const [draft, setDraft] = useState('')
+  const [images, setImages] = useState<string[]>([])
+  useDraftPerChat(draftKey, draft, setDraft, images, setImages)
   // @path completion: the @word being typed, the files it matches, the one highlighted
   const [mention, setMention] = useState<{ start: number; caret: number; files: string[]; active: number } | null>(null)
-  const [images, setImages] = useState<string[]>([])
   // a file pasted or dropped that is no image: said until the next attachment or message
   const [noImage, setNoImage] = useState(false)
   const blind = images.length > 0 && vision === false
