@@ -120,6 +120,13 @@ func TestDesktopAChatWritesOnlyInTheFolderTheHeaderShowsForIt(t *testing.T) {
 		// the answer after the write, with thinking on and none thought, reads as the model
 		// wrote it: the server's repeat of its first piece is not shown ("WroteWrote …")
 		msgs, _ := db.Messages(c.ID)
+		for _, m := range msgs {
+			// a call the model wrote without thinking is a call alone at every turn (the
+			// server's repeat of its first piece, "<tool_ca", is not shown as text)
+			if len(m.ToolCalls) > 0 && m.Content != "" {
+				t.Errorf("chat %q: a call's message holds the text %q", c.Title, m.Content)
+			}
+		}
 		if answer := msgs[3]; answer.Role != store.RoleAssistant || answer.Content != "Wrote where.txt." {
 			t.Errorf("chat %q: the first answer is %s %q, want the assistant's \"Wrote where.txt.\"", c.Title, answer.Role, answer.Content)
 		}

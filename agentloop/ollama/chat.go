@@ -84,6 +84,7 @@ func (d *chatDecoder) run(lr *lineReader, onLine func(), readErr func(error) err
 	for {
 		line, err := lr.next()
 		if err != nil {
+			_ = d.endContent(false) // what arrived stays, the stream's end says why
 			return d.partial(), streamEnd(err, lr.n, readErr)
 		}
 		d.lines = lr.n
@@ -135,6 +136,9 @@ func (d *chatDecoder) decodeLine(line []byte) (bool, error) {
 	if !ch.Done {
 		return false, nil
 	}
+	if err := d.endContent(len(d.calls) > 0); err != nil {
+		return false, err
+	}
 	if len(d.calls) > 0 {
 		if err := d.fn(Event{Kind: EventToolCalls, ToolCalls: d.calls}); err != nil {
 			return false, err
@@ -177,6 +181,17 @@ func (d *chatDecoder) emitContent(raw json.RawMessage) error {
 		return &MalformedLineError{Line: d.lines, Text: snippet(raw), Err: err}
 	}
 	text := d.repeat.content(line.String())
+	if text == "" {
+		return nil
+	}
+	d.content.WriteString(text)
+	return d.fn(Event{Kind: EventContentDelta, Text: text})
+}
+
+// endContent gives the content line the repeat watch still holds as the answer ends (calls:
+// with tool calls), unless it is the server's repeat.
+func (d *chatDecoder) endContent(calls bool) error {
+	text := d.repeat.end(calls)
 	if text == "" {
 		return nil
 	}

@@ -114,6 +114,11 @@ func TestThinkMarshalsEachValueAndOmitsUnset(t *testing.T) {
 
 const doneLine = `{"model":"m","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","total_duration":3000000000,"load_duration":1000000000,"prompt_eval_count":12,"prompt_eval_duration":200000000,"eval_count":50,"eval_duration":2000000000}`
 
+// contentLine is a line of the stream that carries content only.
+func contentLine(content string) string {
+	return fmt.Sprintf(`{"model":"m","message":{"role":"assistant","content":%q},"done":false}`, content)
+}
+
 func TestChatStreamsThinkingContentAndCompleteToolCalls(t *testing.T) {
 	c, _ := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 		writeLines(w,
@@ -613,6 +618,41 @@ func TestChatTakesOutTheFirstPieceAServerRepeatsWhenThinkingWasSkipped(t *testin
 	}
 	if repeatsFirstPiece("0.11.7-rc0") || !repeatsFirstPiece("v0.11.6") || repeatsFirstPiece("0.0.1") || repeatsFirstPiece("junk") {
 		t.Error("versions: 0.11.7-rc0 is fixed, v0.11.6 repeats, 0.0.1 and a version that is no number do not")
+	}
+}
+
+// The same fault on a call written without thinking: the server's tool parser takes the call
+// out of the repeated text and leaves the repeat of its first piece as the only text. On those
+// versions that text goes; on a fixed server it is the model's and stays. A first piece held
+// for the watch is never lost: a stream that breaks after it still gives it.
+func TestChatDropsTheRepeatACallLeavesBehindWhenThinkingWasSkipped(t *testing.T) {
+	call := `{"model":"m","message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"w","arguments":{}}}]},"done":false}`
+	for _, tt := range []struct {
+		name, version string
+		lines         []string
+		want          string
+		broken        bool
+	}{
+		{"v0.11.4", "0.11.4", []string{contentLine("<tool_call"), contentLine(""), call, doneLine}, "", false},
+		{"v0.11.7: the model's own text", "0.11.7", []string{contentLine("Writing."), call, doneLine}, "Writing.", false},
+		{"a stream broken after the first piece", "0.11.4", []string{contentLine("Half")}, "Half", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, _ := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/api/version" {
+					fmt.Fprintf(w, `{"version":%q}`, tt.version)
+					return
+				}
+				writeLines(w, tt.lines...)
+			})
+			req := userTurn("m", "go")
+			req.Think = ThinkOn
+			var rec recorder
+			res, err := c.Chat(testCtx(t), req, rec.fn)
+			if (err != nil) != tt.broken || rec.text(EventContentDelta) != tt.want || res.Message.Content != tt.want {
+				t.Fatalf("err %v, deltas %q, message %q; want %q", err, rec.text(EventContentDelta), res.Message.Content, tt.want)
+			}
+		})
 	}
 }
 

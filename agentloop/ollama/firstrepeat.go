@@ -119,10 +119,14 @@ func (c *Client) repeatsFirstPiece(ctx context.Context) bool {
 }
 
 // firstRepeat watches the first two content lines of an answer whose thinking was asked for,
-// and takes out of the second the repeat of the first that the server sent (see above).
+// and takes out of the second the repeat of the first that the server sent (see above). The
+// first line is held until the second shows whether it was repeated: a call the model wrote
+// without thinking is the other shape of the fault. The server's tool parser takes the call
+// out of the repeated text and leaves the repeat of its first piece ("<tool_call") as the
+// answer's only text; the held line is then dropped, and the call comes alone.
 type firstRepeat struct {
 	watching bool   // thinking was asked, and the answer's second content line has not come
-	first    string // the first content line's text; "" until it came
+	first    string // the first content line's text, held; "" until it came
 	repeats  func() bool
 }
 
@@ -133,18 +137,32 @@ func (f *firstRepeat) thinking() {
 	}
 }
 
-// content returns the text of a content line without the server's repeat of the first.
+// content returns the text to give for a content line: "" for the first one, which is held,
+// then the held one with the second, less the server's repeat.
 func (f *firstRepeat) content(text string) string {
-	if !f.watching {
+	if !f.watching || text == "" { // a line without content is no line of the answer's text
 		return text
 	}
 	if f.first == "" {
 		f.first = text
-		return text
+		return ""
 	}
 	f.watching = false
-	if strings.HasPrefix(text, f.first) && f.repeats() {
-		return text[len(f.first):]
+	first := f.first
+	f.first = ""
+	if strings.HasPrefix(text, first) && f.repeats() {
+		return text
 	}
-	return text
+	return first + text
+}
+
+// end returns the line still held when the answer ends (with calls: it made tool calls):
+// nothing when it is the repeat a call left behind.
+func (f *firstRepeat) end(calls bool) string {
+	first := f.first
+	f.watching, f.first = false, ""
+	if first == "" || calls && f.repeats() {
+		return ""
+	}
+	return first
 }

@@ -24,6 +24,11 @@ var (
 	}}
 	// skipper can think, but answers without thinking
 	skipper = ollamatest.Model{Name: "skipper", Scripts: ollamatest.Scripts{"*": {"Hello", " there", "."}}}
+	// caller can think, but calls write_file without thinking, at its first and second turn:
+	// the second call's tag, a piece used before, is emitted in two ("<tool_call", ">")
+	caller = ollamatest.Model{Name: "caller", Scripts: ollamatest.Scripts{
+		"U":     ollamatest.ToolCall("write_file", map[string]any{"path": "hello.txt", "content": "hello"}),
+		"UATAU": ollamatest.ToolCall("write_file", map[string]any{"path": "hello.txt", "content": "hello"})}}
 )
 
 // TestMain starts the real server for the package's tests, except when only benchmarks or
@@ -33,7 +38,7 @@ func TestMain(m *testing.M) {
 	if f := flag.Lookup("test.run"); f != nil && f.Value.String() == "^$" {
 		os.Exit(m.Run())
 	}
-	os.Exit(ollamatest.Main(m, scripted, plain, skipper))
+	os.Exit(ollamatest.Main(m, scripted, plain, skipper, caller))
 }
 
 func realClient(t *testing.T) *ollama.Client { return ollama.New(ollamatest.BaseURL(t)) }
@@ -233,5 +238,30 @@ func TestRealServerAnswerWithoutThinkingArrivesOnceWithThinkingOn(t *testing.T) 
 	}
 	if deltas.String() != "Hello there." || res.Message.Content != "Hello there." {
 		t.Errorf("content deltas %q, message %q; want \"Hello there.\" once", deltas.String(), res.Message.Content)
+	}
+}
+
+// The same repeat, of a call written without thinking: the server's tool parser takes the call
+// out of the repeated text but leaves the repeat of its first piece ("<tool_ca") as the
+// answer's text. The client gives the call alone, as the model wrote it.
+func TestRealServerCallWithoutThinkingArrivesWithoutTextWithThinkingOn(t *testing.T) {
+	req := &ollama.ChatRequest{Model: "caller", Messages: []ollama.Message{{Role: ollama.RoleUser, Content: "Hi"},
+		{Role: ollama.RoleAssistant, ToolCalls: []ollama.ToolCall{{ID: "c1", Function: ollama.ToolCallFunction{Name: "write_file", Arguments: json.RawMessage(`{"path":"a","content":"b"}`)}}}},
+		{Role: ollama.RoleTool, ToolName: "write_file", Content: "wrote"},
+		{Role: ollama.RoleAssistant, Content: "Wrote it."},
+		{Role: ollama.RoleUser, Content: "Again"}},
+		Think: ollama.ThinkOn, Tools: []ollama.Tool{writeFile}}
+	var deltas strings.Builder
+	res, err := realClient(t).Chat(ctx(t), req, func(e ollama.Event) error {
+		if e.Kind == ollama.EventContentDelta {
+			deltas.WriteString(e.Text)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(deltas.String()) != "" || strings.TrimSpace(res.Message.Content) != "" || len(res.Message.ToolCalls) != 1 {
+		t.Errorf("content deltas %q, message %q, %d calls; want the call alone", deltas.String(), res.Message.Content, len(res.Message.ToolCalls))
 	}
 }
