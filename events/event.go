@@ -209,11 +209,11 @@ type Event struct {
 	// checkpoint, undo, redo
 	Paths       []string `json:"paths,omitempty"`
 	NotUndoable []string `json:"notUndoable,omitempty"`
+	ChangeID    string   `json:"changeId,omitempty"`
+	Reverts     []string `json:"reverts,omitempty"`
 	// Unchanged (tool.result): paths the call's checkpoint named that its run left as they
 	// were before it (the call failed, or put back what it wrote): the run changed nothing there.
 	Unchanged []string `json:"unchanged,omitempty"`
-	ChangeID    string   `json:"changeId,omitempty"`
-	Reverts     []string `json:"reverts,omitempty"`
 
 	// Recovered marks a tool.call or tool.result of a call the model wrote as text.
 	Recovered bool `json:"recovered,omitempty"`

@@ -226,6 +226,15 @@ func TestStarterModelsAreSmallAndOneIsRecommended(t *testing.T) {
 // the client gives the answer as the model wrote it.
 func TestRealServerAnswerWithoutThinkingArrivesOnceWithThinkingOn(t *testing.T) {
 	req := &ollama.ChatRequest{Model: "skipper", Messages: []ollama.Message{{Role: ollama.RoleUser, Content: "Hi"}}, Think: ollama.ThinkOn}
+	deltas, res := streamedText(t, req)
+	if deltas != "Hello there." || res.Message.Content != "Hello there." {
+		t.Errorf("content deltas %q, message %q; want \"Hello there.\" once", deltas, res.Message.Content)
+	}
+}
+
+// streamedText asks req of the real server and returns the text it streamed, and its result.
+func streamedText(t *testing.T, req *ollama.ChatRequest) (string, *ollama.Result) {
+	t.Helper()
 	var deltas strings.Builder
 	res, err := realClient(t).Chat(ctx(t), req, func(e ollama.Event) error {
 		if e.Kind == ollama.EventContentDelta {
@@ -236,9 +245,7 @@ func TestRealServerAnswerWithoutThinkingArrivesOnceWithThinkingOn(t *testing.T) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if deltas.String() != "Hello there." || res.Message.Content != "Hello there." {
-		t.Errorf("content deltas %q, message %q; want \"Hello there.\" once", deltas.String(), res.Message.Content)
-	}
+	return deltas.String(), res
 }
 
 // The same repeat, of a call written without thinking: the server's tool parser takes the call
@@ -251,17 +258,8 @@ func TestRealServerCallWithoutThinkingArrivesWithoutTextWithThinkingOn(t *testin
 		{Role: ollama.RoleAssistant, Content: "Wrote it."},
 		{Role: ollama.RoleUser, Content: "Again"}},
 		Think: ollama.ThinkOn, Tools: []ollama.Tool{writeFile}}
-	var deltas strings.Builder
-	res, err := realClient(t).Chat(ctx(t), req, func(e ollama.Event) error {
-		if e.Kind == ollama.EventContentDelta {
-			deltas.WriteString(e.Text)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.TrimSpace(deltas.String()) != "" || strings.TrimSpace(res.Message.Content) != "" || len(res.Message.ToolCalls) != 1 {
-		t.Errorf("content deltas %q, message %q, %d calls; want the call alone", deltas.String(), res.Message.Content, len(res.Message.ToolCalls))
+	deltas, res := streamedText(t, req)
+	if strings.TrimSpace(deltas) != "" || strings.TrimSpace(res.Message.Content) != "" || len(res.Message.ToolCalls) != 1 {
+		t.Errorf("content deltas %q, message %q, %d calls; want the call alone", deltas, res.Message.Content, len(res.Message.ToolCalls))
 	}
 }
