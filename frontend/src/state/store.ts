@@ -40,7 +40,7 @@ import { serverGoneCodes } from './errorSentences'
 import {
   addLocalUserMessage,
   chatFromSnapshot,
-  dropNotices,
+  serverBack,
   emptyChat,
   isDuplicate,
   isStoppable,
@@ -549,7 +549,7 @@ export class AppStore {
   // ---- Ollama away and back ----------------------------------------------------------------
   // While Ollama does not answer, the window asks again by itself, waiting longer each time
   // (ollamaPollFirstMs doubling up to ollamaPollMaxMs); once it answers, the not-running panel
-  // and the errors of the chats that it caused go.
+  // goes, and the errors it caused in the chats become notices of the messages left unanswered.
 
   private ollamaPoll: ReturnType<typeof setTimeout> | null = null
   private ollamaPollMs = 0
@@ -559,7 +559,7 @@ export class AppStore {
       this.ollamaPollMs = 0
       if (this.ollamaPoll) clearTimeout(this.ollamaPoll)
       this.ollamaPoll = null
-      this.dropServerGoneNotices()
+      this.serverIsBack()
       return
     }
     if (this.ollamaPoll) return
@@ -578,11 +578,11 @@ export class AppStore {
     this.watchOllama(false)
   }
 
-  private dropServerGoneNotices(): void {
+  private serverIsBack(): void {
     const chats = { ...this.state.chats }
     let changed = false
     for (const [id, c] of Object.entries(chats)) {
-      const after = dropNotices(c, serverGoneCodes)
+      const after = serverBack(c)
       if (after !== c) {
         chats[id] = after
         changed = true
