@@ -42,6 +42,45 @@ func TestAnErrorMidStreamEndsTheRunAndKeepsThePartialAnswer(t *testing.T) {
 	if roles(msgs) != "UA" || msgs[1].Content != "Half an answer" || msgs[1].Complete {
 		t.Fatalf("messages %+v", msgs)
 	}
+	assertReopenedSaysWhyItFailed(t, a, out, errs[0])
+}
+
+// assertReopenedSaysWhyItFailed checks that the failed run keeps its error event's sentence,
+// so that the chat reopened says why its last message has no (whole) answer.
+func assertReopenedSaysWhyItFailed(t *testing.T, a *Agent, out Outcome, said events.Event) {
+	t.Helper()
+	opened, err := a.Open(out.ChatID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(opened.Notes) != 1 || opened.Notes[0].StopReason != events.StopError || opened.Notes[0].Code != said.Code ||
+		opened.Notes[0].Message != said.Message || opened.Notes[0].RunID != out.RunID {
+		t.Errorf("opened notes %+v, want the error %s of run %s", opened.Notes, said.Code, out.RunID)
+	}
+}
+
+func TestARunFailedWhileTheServerWasAwayKeepsWhy(t *testing.T) {
+	s := newStubOllama(t, nil, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"hello"},"done":true,"done_reason":"stop"}`)
+	})
+	a, db, rec := fakeHarness(t, NewOllamaModel(s.client(ollama.WithRetry(1, time.Second))), nil)
+	first, err := a.RunOnce(context.Background(), "", "hi", RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.srv.Close() // the server goes away; the model's context length is known already
+	out, err := a.RunOnce(context.Background(), first.ChatID, "and again", RunOptions{})
+	if err == nil || out.StopReason != events.StopError {
+		t.Fatalf("outcome %+v, err %v", out, err)
+	}
+	errs := ofType(rec.events(), events.Error)
+	if len(errs) != 1 || errs[0].Code != ollama.CodeNotRunning {
+		t.Fatalf("error events %+v", errs)
+	}
+	if msgs, _ := db.Messages(out.ChatID); roles(msgs) != "UAU" {
+		t.Fatalf("messages %+v, want the second message unanswered", msgs)
+	}
+	assertReopenedSaysWhyItFailed(t, a, out, errs[0])
 }
 
 func TestAStreamCutBeforeDoneNeverRunsItsToolCalls(t *testing.T) {

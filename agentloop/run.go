@@ -96,6 +96,13 @@ func (r *run) execute() Outcome {
 			r.err = err
 		}
 	}
+	if r.err != nil && stop == events.StopError {
+		// why the run failed is kept too: reopened, the chat never shows a message left without
+		// an answer and without a reason (a store that cannot write keeps nothing: the error
+		// event below says it)
+		code, _ := errorCode(r.err)
+		_, _ = r.a.cfg.Store.AddRunNote(r.id, store.RunNote{StopReason: stop, Code: code, Message: r.err.Error()})
+	}
 	if _, err := r.a.cfg.Store.FinishRun(r.id, stop, stateJSON); err != nil && r.err == nil {
 		r.err = err
 	}
@@ -1064,14 +1071,21 @@ func (a *Agent) completeRecord(chatID, callID string, o ToolOutcome, after []too
 
 // emitError emits an error event for err (model errors carry their code and retryability).
 func (r *run) emitError(err error) {
-	code, retryable := "internal", false
+	code, retryable := errorCode(err)
+	r.emit(events.Event{Type: events.Error, Code: code, Message: err.Error(), Retryable: &retryable})
+}
+
+// errorCode is the code of err for the window (a model error's own, "store" for a write that
+// failed, "internal" otherwise) and whether asking again may succeed.
+func errorCode(err error) (code string, retryable bool) {
 	var ce ClassifiedError
 	if errors.As(err, &ce) {
-		code, retryable = ce.Code(), ce.Retryable()
-	} else if errors.Is(err, store.ErrWrite) {
-		code = "store"
+		return ce.Code(), ce.Retryable()
 	}
-	r.emit(events.Event{Type: events.Error, Code: code, Message: err.Error(), Retryable: &retryable})
+	if errors.Is(err, store.ErrWrite) {
+		return "store", false
+	}
+	return "internal", false
 }
 
 // wholeHistory gives every tool call of the stored history a result: a call whose result

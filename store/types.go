@@ -175,10 +175,11 @@ type Run struct {
 // RunNote is one sentence a run said in its chat that is no message.
 type RunNote struct {
 	// StopReason is set on the sentence that ended the run (run.finished's message):
-	// events.StopLoop naming the repeated call, events.StopCompleted for an empty answer.
+	// events.StopLoop naming the repeated call, events.StopCompleted for an empty answer,
+	// events.StopError for the error that failed it (Code is then the error event's code).
 	StopReason string `json:"stopReason,omitempty"`
-	// Code is the code of an error event the run said without ending (a tool that could not
-	// be offered).
+	// Code is the code of an error event the run said: one it said without ending (a tool that
+	// could not be offered), or the one that failed it.
 	Code    string `json:"code,omitempty"`
 	Message string `json:"message"`
 	// Offer is set on the note of a summary the run offered (Message is its sentence); its

@@ -17,7 +17,7 @@ func approvalRun(t *testing.T, extra ...launchExtra) *desktopRun {
 		store.Settings{Think: "on", ToolApproval: map[string]string{"write_file": "ask"}},
 		"Write hello.txt with a greeting", extra...)
 	r.waitLog(t, events.ToolApprovalRequest, true, 60*time.Second)
-	time.Sleep(time.Second) // the card takes the focus once it is painted
+	time.Sleep(time.Second) // the card's frames settle
 	shot := r.app.screenshot("e2e-approval.png")
 	if r.hasFile("hello.txt") {
 		t.Fatalf("the file was written before the user decided (%s)", shot)
@@ -45,12 +45,12 @@ func toolRecord(t *testing.T, db *store.DB) store.ToolCallRecord {
 	return calls[0]
 }
 
-// The card that waits takes the focus on its Approve button (the user was not typing): Enter
-// approves, as it would for a person who reads the card and presses Enter.
+// Alt+A, the shortcut shown on the card's Approve button, approves the waiting call from the
+// composer, where the focus stays.
 func TestDesktopApprovalApproveRunsTheCallAndItIsSeenRunning(t *testing.T) {
 	eachProvider(t, func(t *testing.T, p provider) {
 		r := approvalRun(t, p.window(t))
-		r.app.key("Return")
+		r.app.key("alt+a")
 		r.assertWroteHelloSeenRunning(t, r.waitResumedFinished(t, 60*time.Second))
 		_, db := r.finish(t, "e2e-approved-"+string(p)+".png")
 		rec := toolRecord(t, db)
@@ -58,6 +58,36 @@ func TestDesktopApprovalApproveRunsTheCallAndItIsSeenRunning(t *testing.T) {
 			t.Errorf("tool record = pending %v ok %v approval %+v; want run, allowed by the user", rec.Pending, rec.OK, rec.Approval)
 		}
 	})
+}
+
+// Keys typed while a call waits are the user's text, never a decision: the focus stays in the
+// composer, which gets all of "hi there" (the space approved the write when the card took the
+// focus), the call still waits, and nothing is written.
+func TestDesktopTypingWhileACallWaitsNeverApprovesIt(t *testing.T) {
+	r := approvalRun(t)
+	r.app.typeText("hi there")
+	if !r.app.says("hi there") {
+		t.Errorf("the window does not show the typed %q (%s)", "hi there", r.app.screenshot("typing-while-waiting.png"))
+	}
+	if !r.app.says("waits for your approval: Alt+A approves, Alt+D denies.") {
+		t.Error("the window's status line does not say the call waits and how to approve it")
+	}
+	if !r.app.enabled(r.app.waitControl(rolePushButton, "Approve", 20*time.Second)) {
+		t.Error("the Approve button is spent: the typed keys decided the call")
+	}
+	for _, l := range readBridgeLog(t, r.bridgeLog) {
+		for _, e := range l.Events {
+			if e.Type == events.ToolApprovalResolved {
+				t.Errorf("the call %s was decided while the user typed", e.ToolCallID)
+			}
+		}
+	}
+	r.wantFile(t, "hello.txt", "", 0)
+	_, db := r.finish(t, "typing-while-waiting-closed.png")
+	if rec := toolRecord(t, db); rec.OK || rec.Approval != nil {
+		t.Errorf("tool record = ok %v approval %+v; want a call never approved", rec.OK, rec.Approval)
+	}
+	r.wantFile(t, "hello.txt", "", 0)
 }
 
 // Deny has a shortcut of its own, shown on its button, that works wherever the focus is. (Through
@@ -77,7 +107,8 @@ func TestDesktopApprovalDenyNeverRunsTheCall(t *testing.T) {
 	}
 }
 
-// A call that waits for approval shows its change; Enter on the focused Approve runs it.
+// A call that waits for approval shows its change; Enter on Approve, once the user put the
+// focus there, runs it.
 func TestDesktopApproveFromThePreview(t *testing.T) {
 	r := startDesktopRunWith(t, writerModel,
 		store.Settings{Think: "on", ToolApproval: map[string]string{"write_file": "ask"}}, "")
@@ -85,12 +116,13 @@ func TestDesktopApproveFromThePreview(t *testing.T) {
 	r.app.typeText("Write hello.txt with a greeting")
 	r.app.key("Return")
 	r.waitLog(t, events.ToolApprovalRequest, true, 60*time.Second)
-	time.Sleep(time.Second) // the card takes the focus once it is painted
+	time.Sleep(time.Second) // the card's frames settle
 	shot := r.app.screenshot("preview-approval.png")
 	r.wantFile(t, "hello.txt", "old greeting\n", 0o644)
 	if n, _ := colourCount(t, shot, 256); n < 32 {
 		t.Errorf("the approval screenshot shows %d colours (%s)", n, shot)
 	}
+	r.app.focus("Approve")
 	r.app.key("Return")
 	r.waitResumedFinished(t, 60*time.Second)
 	r.wantFile(t, "hello.txt", "hello from Prototyper\n", 0o644)

@@ -71,13 +71,24 @@ func TestDesktopAChatWritesOnlyInTheFolderTheHeaderShowsForIt(t *testing.T) {
 	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
 	wroteIn(t, "the first message", ws1, ws1, ws2)
 
-	// Ctrl+O, a typed path, Enter: the window asks what the folder is for; Enter changes this chat
+	// a folder that does not exist: the window's error line says so (it has a Dismiss button),
+	// and the chat stays where it was
+	r.typeFolder(filepath.Join(t.TempDir(), "missing"))
+	r.app.key("Return")
+	r.app.waitControl(rolePushButton, "Dismiss", 20*time.Second)
+	r.app.screenshot("chats-not-a-folder.png")
+
+	// Ctrl+O, a typed path, Enter: the window asks what the folder is for; Enter changes this
+	// chat, and the sentence about the folder that could not be used goes
 	r.typeFolder(ws2)
 	r.app.screenshot("chats-folder-dialog.png")
 	r.app.key("Return")
 	settle()
 	r.sendAndWait(t, "And now?", 2)
 	wroteIn(t, "the chat moved to the second folder", ws2, ws1, ws2)
+	if errs := r.app.controls(rolePushButton, "Dismiss"); len(errs) != 0 {
+		t.Errorf("the error line about the missing folder is still there once a folder was picked and used (%s)", r.app.screenshot("chats-moved.png"))
+	}
 	r.app.screenshot("chats-moved.png")
 
 	// a new chat (Ctrl+N) in the first folder again: no question, there is no chat to change;

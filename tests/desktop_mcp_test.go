@@ -15,14 +15,15 @@ import (
 
 // TestDesktopMCPToolAsksThenRunsAndIsSeenRunning: in the real window, the reference MCP
 // server's echo tool (given with --mcp-config) asks first, as every MCP tool does by default;
-// approved with Enter, its card is painted running before its result, and the answer follows.
+// approved with Enter on its Approve button (the user put the focus there), its card is painted running before its result, and the answer follows.
 func TestDesktopMCPToolAsksThenRunsAndIsSeenRunning(t *testing.T) {
 	cfg := mcpConfigFile(t)
 	r := startDesktopRunWith(t, mcpEchoModel, store.Settings{Think: "on"}, "Echo it", withArgs("--mcp-config", cfg))
 	r.waitLog(t, events.ToolApprovalRequest, true, 90*time.Second)
-	time.Sleep(time.Second) // the card takes the focus once it is painted
+	time.Sleep(time.Second) // the card's frames settle
 	shot := r.app.screenshot("e2e-mcp-approval.png")
 	t.Logf("the call waiting for approval: %s", shot)
+	r.app.focus("Approve")
 	r.app.key("Return")
 	lines := r.waitResumedFinished(t, 60*time.Second)
 	if ids := assertEveryCallPaintedRunningBeforeItsResult(t, lines); len(ids) != 1 {

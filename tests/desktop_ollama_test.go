@@ -337,3 +337,43 @@ func TestDesktopSaysWhyOllamaCouldNotStartAndRetryUsesTheServerStartedMeanwhile(
 		t.Error("the user's server stopped answering when the window closed")
 	}
 }
+
+// TestDesktopAMessageSentWhileOllamaIsAwayIsNeverLeftUnexplained: the server the window works
+// with goes away; a message sent then fails, and the window says Ollama is not running; once the
+// server answers again, that sentence goes but the chat says the message was not answered, and
+// its Retry asks again, on the server that is back.
+func TestDesktopAMessageSentWhileOllamaIsAwayIsNeverLeftUnexplained(t *testing.T) {
+	models := modelsFolderWith(t, folderModel)
+	r := launchOnEmptyAddress(t, desktopBinary(t), pathWithoutOllama(), "--model", folderModel.Name)
+	serve := startServe(t, hostOf(t, r.url), "OLLAMA_MODELS="+models)
+	waitLoaded(t, r.url, folderModel.Name) // the window found the server by itself and preloads
+	r.waitForComposer(t)
+	r.app.focusWindow()
+	r.sendAndWait(t, "Write where.txt", 1)
+
+	_ = serve.Process.Kill()
+	_ = serve.Wait()
+	r.app.typeText("Write it again")
+	r.app.key("Return")
+	r.waitLog(t, events.Error, true, 90*time.Second)
+	if !r.app.says("not running") {
+		t.Errorf("the window does not say that Ollama is not running (%s)", r.app.screenshot("ollama-away.png"))
+	}
+
+	startServe(t, hostOf(t, r.url), "OLLAMA_MODELS="+models)
+	unanswered := func(s string) bool { return strings.Contains(s, "This message was not answered") }
+	if said := r.app.waitTexts(unanswered, 60*time.Second); len(said) != 1 {
+		t.Fatalf("the chat says %q once Ollama is back, want the one not-answered notice (%s)", said, r.app.screenshot("ollama-back.png"))
+	}
+	r.app.screenshot("ollama-back.png")
+	if err := os.Remove(filepath.Join(r.workspace, "where.txt")); err != nil {
+		t.Fatal(err)
+	}
+	r.app.press("Retry")
+	r.waitLogN(t, events.RunFinished, 3, true, 120*time.Second)
+	r.wantWritten(t, "where.txt", "here\n")
+	if said := r.app.texts(unanswered); len(said) != 0 {
+		t.Errorf("the chat still says %q after the retry answered", said)
+	}
+	r.finish(t, "ollama-back-retried.png")
+}

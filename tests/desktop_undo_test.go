@@ -2,6 +2,7 @@ package tests
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,6 +69,31 @@ func TestDesktopUndoARunWithItsShortcutAndRedoIt(t *testing.T) {
 	if len(changes) != 4 || changes[2].Kind != store.ChangeUndo || changes[3].Kind != store.ChangeRedo {
 		t.Errorf("changes %+v, want the two runs, the undo and the redo", changes)
 	}
+}
+
+// What an undo put back is said under the chat it was done in, not under another one that
+// changed a file of the same name; opened again, that chat says it still.
+func TestDesktopTheUndoNoteStaysWithItsChat(t *testing.T) {
+	r := twoRuns(t)
+	r.app.key("alt+z")
+	r.waitLog(t, events.Undo, true, 30*time.Second)
+	const note = "Undone: b.txt put back."
+	if !r.app.says(note) {
+		t.Fatalf("the window does not say %q after the undo", note)
+	}
+	r.app.key("ctrl+n")
+	settle()
+	r.sendAndWait(t, "Change a.txt", 3) // a new chat: its run changes a.txt
+	r.app.waitControl(rolePushButton, "Undo the run that changed a.txt", 20*time.Second)
+	if said := r.app.texts(func(s string) bool { return strings.Contains(s, note) }); len(said) != 0 {
+		t.Errorf("the new chat says %q, the undo of another chat (%s)", said, r.app.screenshot("undo-note-other-chat.png"))
+	}
+	r.openAndType("ctrl+k", "Now create", "undo-note-search.png")
+	r.app.key("Return")
+	if !r.app.says(note) {
+		t.Errorf("the chat of the undo no longer says %q", note)
+	}
+	r.finish(t, "undo-note-own-chat.png")
 }
 
 // Alt+Z after the checkpoint cap was lowered below the file the newest run wrote still puts it

@@ -56,6 +56,33 @@ describe('a chat owns its folder and model', () => {
     expect(screen.getByTestId('workspace-button').textContent).toContain('three')
   })
 
+  it('a folder that cannot be used says so until a folder is picked and used; other errors stay', async () => {
+    const { backend, store } = await mount()
+    // picked for this chat, as the menu and its question do
+    const pick = async (dir: string) => {
+      await act(() => store.requestFolder(dir))
+      await act(() => store.applyChange('chat'))
+    }
+    const setChatWorkspace = backend.setChatWorkspace.bind(backend)
+    backend.setChatWorkspace = async (chatId, dir) => {
+      if (dir === '/tmp/x') throw '/tmp/x is not a folder that exists: pick another one, or create it first'
+      return setChatWorkspace(chatId, dir)
+    }
+    await pick('/tmp/x')
+    expect(screen.getByTestId('error-line').textContent).toContain('/tmp/x is not a folder that exists')
+    await pick('/home/me/three')
+    expect(screen.queryByTestId('error-line')).toBeNull()
+    // an error about something else is not the folder's to take away
+    backend.setChatModel = async () => {
+      throw 'this chat is running or waiting for your answer: stop it or answer first, then change it'
+    }
+    await act(() => store.requestModel('llama3.2:1b'))
+    await act(() => store.applyChange('chat'))
+    expect(screen.getByTestId('error-line').textContent).toContain('this chat is running')
+    await pick('/home/me/four')
+    expect(screen.getByTestId('error-line').textContent).toContain('this chat is running')
+  })
+
   it('Esc in the question changes nothing', async () => {
     const { backend } = await mount()
     await key('o', { ctrlKey: true })

@@ -10,6 +10,17 @@ const chat = { id: 'c1', title: 'Snake', model: 'qwen3:4b', workspace: '/w', cre
 
 const mount = (prepare: (b: FakeBackend) => void = () => {}) => mountApp([chat], prepare)
 
+/** The chat c1 as the store gives it: "make a snake", sent in run r1, and nothing after it. */
+const openWithAMessage = (b: FakeBackend) => {
+  b.opened.c1 = {
+    chat,
+    messages: [{ id: 'c1-m1', chatId: 'c1', role: 'user', content: 'make a snake', createdAt: '', updatedAt: '', complete: true, runId: 'r1' }],
+    toolCalls: [],
+    phase: 'idle',
+    liveRunId: '',
+  }
+}
+
 /** The window with the chat running and "also add a score" sent meanwhile (queued). */
 async function mountWithAQueuedMessage() {
   const mounted = await mount()
@@ -42,15 +53,7 @@ describe('states a user sees', () => {
   })
 
   it('an error says in a sentence what happened, with Retry and Settings', async () => {
-    const { backend, emitPainted } = await mount((b) => {
-      b.opened.c1 = {
-        chat,
-        messages: [{ id: 'c1-m1', chatId: 'c1', role: 'user', content: 'make a snake', createdAt: '', updatedAt: '', complete: true }],
-        toolCalls: [],
-        phase: 'idle',
-        liveRunId: '',
-      }
-    })
+    const { backend, emitPainted } = await mount(openWithAMessage)
     emitPainted([
       { type: 'error', runId: 'r1', code: 'first_byte_timeout', message: 'first byte: context deadline exceeded' },
       { type: 'run.finished', runId: 'r1', stopReason: 'error' },
@@ -83,10 +86,13 @@ describe('states a user sees', () => {
     }
   })
 
-  it('Ollama gone: the panel shows at once, and it and the chat’s error go by themselves when Ollama is back', async () => {
+  it('Ollama gone: the panel shows at once and goes by itself when Ollama is back; the message it left unanswered says so, with Retry', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true })
-    const { backend, emitPainted } = await mount()
-    emitPainted([{ type: 'error', runId: 'r1', code: 'not_running', message: 'connection refused' }])
+    const { backend, emitPainted } = await mount(openWithAMessage)
+    emitPainted([
+      { type: 'error', runId: 'r1', code: 'not_running', message: 'connection refused' },
+      { type: 'run.finished', runId: 'r1', stopReason: 'error' },
+    ])
     // the panel shows at once (the composer says why it cannot send), without waiting for a check
     expect(screen.getByTestId('composer-disabled-reason').textContent).toMatch(/not running/)
     expect(screen.getByTestId('ollama-down')).toBeTruthy()
@@ -100,9 +106,38 @@ describe('states a user sees', () => {
       await vi.advanceTimersByTimeAsync(ollamaPollFirstMs * 2 + 10)
     })
     expect(backend.callsOf('OllamaStatus').length).toBeGreaterThan(asked)
-    expect(screen.queryAllByTestId('notice').filter((n) => n.dataset.code === 'not_running')).toEqual([])
     expect(screen.queryByTestId('ollama-down')).toBeNull()
     expect(screen.getByTestId('messages')).toBeTruthy()
+    // "not running" is stale now, but the message is still unanswered: the chat says so
+    const notices = screen.getAllByTestId('notice')
+    expect(notices.map((n) => n.dataset.code)).toEqual(['not_answered'])
+    expect(notices[0].textContent).toContain('This message was not answered')
+    expect(notices[0].textContent).not.toMatch(/not running/)
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Retry' })))
+    expect(backend.callsOf('EditAndResend')).toEqual([['c1', 'c1-m1', 'make a snake']])
+  })
+
+  it('reopened, a chat whose message was not answered because Ollama was away says so, with Retry', async () => {
+    const { backend } = await mount((b) => {
+      openWithAMessage(b)
+      b.opened.c1!.notes = [{ runId: 'r1', stopReason: 'error', code: 'not_running', message: 'Ollama is not running at http://127.0.0.1:11434' }]
+    })
+    const notice = screen.getByTestId('notice')
+    expect(notice.dataset.code).toBe('not_answered')
+    expect(notice.textContent).toContain('This message was not answered')
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Retry' })))
+    expect(backend.callsOf('EditAndResend')).toEqual([['c1', 'c1-m1', 'make a snake']])
+  })
+
+  it('reopened, a chat says the error that failed a run, after what the run said', async () => {
+    await mount((b) => {
+      openWithAMessage(b)
+      b.opened.c1!.notes = [{ runId: 'r1', stopReason: 'error', code: 'stream_error', message: 'the model runner crashed' }]
+    })
+    const notice = screen.getByTestId('notice')
+    expect(notice.dataset.code).toBe('stream_error')
+    expect(notice.textContent).toContain('reported an error in the middle of the answer')
+    expect(screen.getByRole('button', { name: 'Retry' })).toBeTruthy()
   })
 
   it('a message sent while the chat runs is shown queued, and can be changed or taken back', async () => {

@@ -309,7 +309,7 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
 /** Redo, the review of changed files, and what the last undo did or why it was refused. */
 export function ChangesBar({ chat }: { chat: ChatState }) {
   const store = useStore()
-  const note = useAppState((s) => s.undoNote)
+  const note = useAppState((s) => (s.undoNote?.chatId === chat.chatId ? s.undoNote.text : ''))
   const conflict = useAppState((s) => (s.undoConflict?.chatId === chat.chatId ? s.undoConflict : null))
   const reviewOpen = useAppState((s) => s.review?.chatId === chat.chatId)
   const canRedo = !!redoable(chat)

@@ -78,6 +78,16 @@ describe('ToolCard', () => {
     expect(document.activeElement).toBe(approve)
   })
 
+  it('never takes the focus from a text field, even an empty one: the next key is text, not a decision', () => {
+    const field = document.body.appendChild(document.createElement('textarea'))
+    field.focus()
+    const onDecide = vi.fn()
+    render(<ToolCard card={card({ state: 'awaiting_approval' })} current onDecide={onDecide} />)
+    expect(document.activeElement).toBe(field)
+    expect(onDecide).not.toHaveBeenCalled()
+    field.remove()
+  })
+
   it('shows no keys on a waiting card they do not apply to, and leaves the focus alone', () => {
     render(<ToolCard card={card({ state: 'awaiting_approval' })} />)
     const approve = screen.getByRole('button', { name: 'Approve' })

@@ -7,7 +7,7 @@ import {
   denyWithReasonShortcut,
   type Shortcut,
 } from '../keyboard/shortcuts'
-import { modalDialogOpen, userIsTyping } from '../keyboard/typing'
+import { focusIsIdle, modalDialogOpen } from '../keyboard/typing'
 import type { ToolCard as ToolCardModel } from '../state/chatReducer'
 import { jsonObject } from '../state/records'
 
@@ -241,7 +241,7 @@ export function ShortcutKey({ shortcut }: { shortcut: Shortcut }) {
  * The decisions on a call that waits for the user: Approve, Deny, "Deny and tell the model why"
  * (a field whose text the model reads as the result) and "Always allow this tool in this
  * workspace". On the card the keyboard shortcuts apply to (the oldest one waiting), the buttons
- * show their keys and Approve takes the focus, unless the user is typing. A spent decision
+ * show their keys and Approve takes the focus when nothing useful has it (never from a field). A spent decision
  * leaves the buttons inert but focusable, so that the focus is not lost while the call starts;
  * when they go, the focus returns to the composer.
  */
@@ -268,8 +268,10 @@ function ApprovalActions({
 
   useEffect(() => {
     // A call found waiting in a chat opened from the store (at start, or picked in the list)
-    // leaves the focus where the user is: only a call that starts waiting now takes it.
-    if (current && !decided && !restored && !askingReason && !userIsTyping() && !modalDialogOpen()) approve.current?.focus()
+    // leaves the focus where the user is: only a call that starts waiting now takes it, and only
+    // from nowhere (never from the composer or another field, where the next key is the user's
+    // text, not a decision; Alt+A approves from there, and the window's status line says so).
+    if (current && !decided && !restored && !askingReason && focusIsIdle() && !modalDialogOpen()) approve.current?.focus()
   }, [current, decided, restored, askingReason])
 
   useLayoutEffect(() => {

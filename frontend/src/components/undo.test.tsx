@@ -209,6 +209,21 @@ describe('undo in the window', () => {
     expect(backend.calls.filter((c) => c.method === 'Undo').pop()?.args).toEqual(['c1', { force: true }])
   })
 
+  it('says what an undo put back under the chat it was done in only', async () => {
+    const { backend, store } = await mount()
+    backend.chats.push({ id: 'c2', title: 'Another folder', createdAt: '', updatedAt: '', messageCount: 0, phase: 'idle' })
+    backend.opened.c2 = { chat: backend.chats[1], messages: [], toolCalls: [], phase: 'idle', liveRunId: '', changes: [{ id: 'r9', kind: 'run', paths: ['a.txt'] }] }
+    backend.undoResult = { changeId: 'change-1', reverts: ['r2'], paths: ['a.txt'] }
+    await act(() => store.undo())
+    expect(screen.getByTestId('undo-note').textContent).toBe('Undone: a.txt put back.')
+    // another chat, with a file of the same name: the note is not its own
+    await act(() => store.selectChat('c2'))
+    expect(screen.getByTestId('changes-bar')).toBeTruthy()
+    expect(screen.queryByTestId('undo-note')).toBeNull()
+    await act(() => store.selectChat('c1'))
+    expect(screen.getByTestId('undo-note').textContent).toBe('Undone: a.txt put back.')
+  })
+
   it('undoes with Alt+Z from anywhere in the window', async () => {
     const { backend } = await mount()
     await act(async () => fireEvent.keyDown(window, { key: 'z', code: 'KeyZ', altKey: true }))

@@ -1,11 +1,8 @@
-import { beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { act, fireEvent, screen, within } from '@testing-library/react'
 import type { AgentEvent, OpenedChat, ToolCallRecord } from '../backend'
 import type { FakeBackend } from '../fakeBackend'
 import { mountApp } from '../test/mountApp'
-import { resetTyping } from './typing'
-
-beforeEach(() => resetTyping())
 
 async function mount(prepare?: (backend: FakeBackend) => void) {
   const { backend, frames, store } = await mountApp(
@@ -41,26 +38,46 @@ const alt = (key: string) => ({ key, code: `Key${key.toUpperCase()}`, altKey: tr
 const cardOf = (id: string) => screen.getAllByTestId('tool-card').find((e) => e.dataset.toolCallId === id)!
 
 describe('approving with the keyboard', () => {
-  it('gives the focus to Approve when a call starts waiting and the composer is empty', async () => {
-    const { composer, waitFor } = await mount()
+  it('leaves the focus in the empty composer when a call starts waiting: the next keys are text, Alt+A approves', async () => {
+    const { backend, composer, waitFor } = await mount()
     expect(document.activeElement).toBe(composer)
     waitFor('t1')
-    expect(document.activeElement).toBe(within(cardOf('t1')).getByRole('button', { name: 'Approve' }))
+    expect(document.activeElement).toBe(composer)
+    expect(screen.getByTestId('window-status').textContent).toBe('write_file t1.txt waits for your approval: Alt+A approves, Alt+D denies.')
+    fireEvent.keyDown(composer, { key: ' ', code: 'Space' })
+    fireEvent.change(composer, { target: { value: 'hi there' } })
+    expect(backend.callsOf('Decide')).toEqual([])
+    expect(composer.value).toBe('hi there')
   })
 
   it('leaves the focus in the composer while it holds a draft', async () => {
     const { composer, waitFor } = await mount()
     fireEvent.change(composer, { target: { value: 'and make it blue' } })
-    resetTyping()
     waitFor('t1')
     expect(document.activeElement).toBe(composer)
   })
 
-  it('leaves the focus where a key was just typed, even in an emptied field', async () => {
+  it('leaves the focus in the composer right after a message was sent with Enter', async () => {
     const { composer, waitFor } = await mount()
-    fireEvent.keyDown(composer, { key: 'Backspace' })
+    fireEvent.keyDown(composer, { key: 'h' })
+    fireEvent.keyDown(composer, { key: 'Enter' })
     waitFor('t1')
     expect(document.activeElement).toBe(composer)
+  })
+
+  it('leaves the focus on a control the user put it on', async () => {
+    const { waitFor } = await mount()
+    const settings = screen.getByRole('button', { name: 'Settings' })
+    settings.focus()
+    waitFor('t1')
+    expect(document.activeElement).toBe(settings)
+  })
+
+  it('gives the focus to Approve when a call starts waiting and nothing has the focus', async () => {
+    const { waitFor } = await mount()
+    ;(document.activeElement as HTMLElement | null)?.blur()
+    waitFor('t1')
+    expect(document.activeElement).toBe(within(cardOf('t1')).getByRole('button', { name: 'Approve' }))
   })
 
   it('leaves the focus in the composer when the chat opened at start already waits', async () => {
@@ -86,18 +103,9 @@ describe('approving with the keyboard', () => {
     expect(document.activeElement).toBe(composer)
   })
 
-  it('gives the focus to Approve right after a message was sent with Enter', async () => {
-    const { composer, waitFor } = await mount()
-    fireEvent.keyDown(composer, { key: 'h' })
-    fireEvent.keyDown(composer, { key: 'Enter' })
-    waitFor('t1')
-    expect(document.activeElement).toBe(within(cardOf('t1')).getByRole('button', { name: 'Approve' }))
-  })
-
   it('approves the oldest waiting call with Alt+A from the composer, without touching the draft', async () => {
     const { backend, composer, waitFor } = await mount()
     fireEvent.change(composer, { target: { value: 'draft' } })
-    resetTyping()
     waitFor('t1', 't2')
     const notPrevented = fireEvent.keyDown(composer, alt('a'))
     expect(notPrevented).toBe(false)
@@ -159,7 +167,9 @@ describe('approving with the keyboard', () => {
   it('gives the focus back to the composer once the approved call leaves its buttons', async () => {
     const { composer, waitFor, emit } = await mount()
     waitFor('t1')
+    // Tab to Approve, then Enter.
     const approve = within(cardOf('t1')).getByRole('button', { name: 'Approve' })
+    approve.focus()
     fireEvent.click(approve)
     expect(approve.getAttribute('aria-disabled')).toBe('true')
     expect(document.activeElement).toBe(approve)
@@ -168,10 +178,13 @@ describe('approving with the keyboard', () => {
     expect(document.activeElement).toBe(composer)
   })
 
-  it('moves the focus to the next waiting call once the first is answered', async () => {
+  it('moves the focus from a spent Approve to the next waiting call', async () => {
     const { waitFor, emit } = await mount()
     waitFor('t1', 't2')
-    fireEvent.keyDown(document.body, alt('a'))
+    // Tabbed to the first Approve, the user approves with its key.
+    const first = within(cardOf('t1')).getByRole('button', { name: 'Approve' })
+    first.focus()
+    fireEvent.keyDown(first, alt('a'))
     expect(document.activeElement).toBe(within(cardOf('t2')).getByRole('button', { name: 'Approve' }))
     emit([{ type: 'tool.approval_resolved', toolCallId: 't1', decision: 'allow', by: 'user' }])
     await act(() => new Promise((r) => setTimeout(r, 0)))

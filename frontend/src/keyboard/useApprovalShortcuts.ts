@@ -13,7 +13,7 @@ import {
   summarizeShortcut,
   undoShortcut,
 } from './shortcuts'
-import { modalDialogOpen, watchTyping } from './typing'
+import { modalDialogOpen } from './typing'
 
 /**
  * The window's keyboard: Alt+A approves and Alt+D denies the oldest call of the open chat that
@@ -21,8 +21,7 @@ import { modalDialogOpen, watchTyping } from './typing'
  * tool for good in the workspace, from anywhere in the window (the composer included); Alt+Z
  * undoes the open chat's newest run that changed files and Alt+Y redoes; Alt+C opens (or
  * closes) the review of the files the open chat changed; Alt+S and Alt+O answer the open chat's
- * offer to summarize older messages (summarize, leave them out); and the typing watch
- * that keeps the Approve button from taking the focus while the user types.
+ * offer to summarize older messages (summarize, leave them out).
  */
 export function useApprovalShortcuts(store: AppStore): void {
   useEffect(() => {
@@ -69,10 +68,6 @@ export function useApprovalShortcuts(store: AppStore): void {
       void store.decide(card.id, decision)
     }
     window.addEventListener('keydown', onKeyDown)
-    const stopWatching = watchTyping(document)
-    return () => {
-      window.removeEventListener('keydown', onKeyDown)
-      stopWatching()
-    }
+    return () => window.removeEventListener('keydown', onKeyDown)
   }, [store])
 }

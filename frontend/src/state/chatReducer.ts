@@ -18,6 +18,7 @@ import {
   type CheckedNote,
   type CheckedToolCall,
 } from './records'
+import { codeOnceBack } from './errorSentences'
 
 /** What a tool card shows. Visual only; never persisted. */
 export type ToolVisualState =
@@ -346,10 +347,14 @@ function dropRetryNotice(state: ChatState, ev: AgentEvent): ChatState {
   return { ...state, timeline: state.timeline.filter((e) => e.kind !== 'notice' || e.id !== id) }
 }
 
-/** Takes the notices of the given error codes out of a chat (their cause went away). */
-export function dropNotices(state: ChatState, codes: ReadonlySet<string>): ChatState {
-  const timeline = state.timeline.filter((e) => e.kind !== 'notice' || !e.code || !codes.has(e.code))
-  return timeline.length === state.timeline.length ? state : { ...state, timeline }
+/**
+ * The server answers again: each notice saying it was away becomes the notice of the message it
+ * left unanswered (with Retry), so that no message is left without a word on why.
+ */
+export function serverBack(state: ChatState): ChatState {
+  if (!state.timeline.some((e) => e.kind === 'notice' && e.code && codeOnceBack(e.code) !== e.code)) return state
+  const timeline = state.timeline.map((e) => (e.kind === 'notice' && e.code ? { ...e, code: codeOnceBack(e.code) } : e))
+  return { ...state, timeline }
 }
 
 function str(v: unknown): string {
@@ -597,7 +602,9 @@ export function stopNotice(stopReason: string | undefined, message: string | und
 function withNotes(timeline: TimelineEntry[], notes: CheckedNote[], runOf: (e: TimelineEntry) => string, isUser: (e: TimelineEntry) => boolean): TimelineEntry[] {
   let out = timeline
   notes.forEach((n, i) => {
-    const view = n.stopReason ? stopNotice(n.stopReason, n.message) : { tone: 'error' as const, text: n.message }
+    // the error that failed a run is said as it was (a server away then: the message unanswered)
+    const failed = n.stopReason === 'error'
+    const view = n.stopReason && !failed ? stopNotice(n.stopReason, n.message) : { tone: 'error' as const, text: n.message }
     const at = out.flatMap((e, k) => (e.kind !== 'notice' && e.kind !== 'offer' && runOf(e) === n.runId ? [k] : []))
     if (n.offer && at.length === 0 && !n.offer.choice) {
       out = [...out, { kind: 'offer', id: n.offer.id }] // the offer waits: the chat's end
@@ -610,7 +617,7 @@ function withNotes(timeline: TimelineEntry[], notes: CheckedNote[], runOf: (e: T
     const entry: TimelineEntry = n.offer
       ? { kind: 'offer', id: n.offer.id }
       : { kind: 'notice', id: `note:${n.runId}:${i}`, tone: view.tone, text: view.text }
-    if (n.code && entry.kind === 'notice') entry.code = n.code
+    if (n.code && entry.kind === 'notice') entry.code = failed ? codeOnceBack(n.code) : n.code
     out = [...out.slice(0, pos), entry, ...out.slice(pos)]
   })
   return out

@@ -11,8 +11,19 @@ export interface ErrorSentence {
   actions: ErrorAction[]
 }
 
-/** Codes of errors that mean the server was not there: they go once it answers again. */
+/**
+ * Codes of errors that mean the server was not there: once it answers again, their sentence
+ * ("not running") is stale, and the message they left unanswered says so instead.
+ */
 export const serverGoneCodes: ReadonlySet<string> = new Set(['not_running', 'network'])
+
+/** The code of a message the server was away for: it says so, and offers Retry (no event has it). */
+export const notAnsweredCode = 'not_answered'
+
+/** The code a notice of an error shows with: a server-gone error is history once it answers. */
+export function codeOnceBack(code: string): string {
+  return serverGoneCodes.has(code) ? notAnsweredCode : code
+}
 
 /** How the sentences name the server the chat's model answers from (see `Config.provider`). */
 interface ServerWords {
@@ -41,6 +52,10 @@ function sentencesFor(w: ServerWords): Record<string, ErrorSentence> {
     not_running: {
       text: `${w.Name} is not running, so the model could not answer. Start ${w.name}; this message goes away once it answers, then Retry.`,
       actions: retryOrSettings,
+    },
+    [notAnsweredCode]: {
+      text: `This message was not answered: ${w.name} could not be reached then. Retry asks again.`,
+      actions: retryOnly,
     },
     network: {
       text: `${w.Name} could not be reached at the address in the settings. Check that it runs there, then Retry.`,

@@ -40,7 +40,7 @@ import { serverGoneCodes } from './errorSentences'
 import {
   addLocalUserMessage,
   chatFromSnapshot,
-  dropNotices,
+  serverBack,
   emptyChat,
   isDuplicate,
   isStoppable,
@@ -78,6 +78,11 @@ export interface AppState {
   pulls: Record<string, PullState>
   /** The last action that failed, in one sentence; shown until dismissed. */
   error: string
+  /**
+   * What the failed action was about, when a later success makes its sentence stale: 'folder'
+   * (a folder picked that could not be used goes once a folder is picked and used).
+   */
+  errorAbout: 'folder' | null
   /** True once start() has loaded the settings, the chats and the chat shown at start. */
   ready: boolean
   /** Decisions sent for tool calls and not refused: their buttons are spent. */
@@ -88,8 +93,8 @@ export interface AppState {
   review: { chatId: string; files: FileChange[]; loading: boolean } | null
   /** An undo or redo refused because files changed since: what was asked, and why. */
   undoConflict: { chatId: string; redo: boolean; opts: UndoOptions; message: string } | null
-  /** What the last undo or redo did, in one sentence. */
-  undoNote: string
+  /** What the last undo or redo did, in one sentence, and the chat it was done in (shown there only). */
+  undoNote: { chatId: string; text: string } | null
   /** The waiting call whose "Deny and tell the model why" field is open. */
   reasonFor: string | null
   /** By chat: the messages that start one of several versions of its history. */
@@ -222,12 +227,13 @@ export class AppStore {
     chats: {},
     pulls: {},
     error: '',
+    errorAbout: null,
     ready: false,
     decisions: {},
     budgets: {},
     review: null,
     undoConflict: null,
-    undoNote: '',
+    undoNote: null,
     reasonFor: null,
     versions: {},
     pendingChange: null,
@@ -273,11 +279,16 @@ export class AppStore {
     this.set({ chats: { ...this.state.chats, [chatId]: chat } })
   }
 
-  private fail(err: unknown): void {
-    this.set({ error: errorText(err) })
+  private fail(err: unknown, about: AppState['errorAbout'] = null): void {
+    this.set({ error: errorText(err), errorAbout: about })
   }
 
-  dismissError = (): void => this.set({ error: '' })
+  dismissError = (): void => this.set({ error: '', errorAbout: null })
+
+  /** A folder was picked and is used: a sentence about a folder that could not be is stale. */
+  private folderPicked(): void {
+    if (this.state.errorAbout === 'folder') this.dismissError()
+  }
 
   // ---- events --------------------------------------------------------------------------
 
@@ -549,7 +560,7 @@ export class AppStore {
   // ---- Ollama away and back ----------------------------------------------------------------
   // While Ollama does not answer, the window asks again by itself, waiting longer each time
   // (ollamaPollFirstMs doubling up to ollamaPollMaxMs); once it answers, the not-running panel
-  // and the errors of the chats that it caused go.
+  // goes, and the errors it caused in the chats become notices of the messages left unanswered.
 
   private ollamaPoll: ReturnType<typeof setTimeout> | null = null
   private ollamaPollMs = 0
@@ -559,7 +570,7 @@ export class AppStore {
       this.ollamaPollMs = 0
       if (this.ollamaPoll) clearTimeout(this.ollamaPoll)
       this.ollamaPoll = null
-      this.dropServerGoneNotices()
+      this.serverIsBack()
       return
     }
     if (this.ollamaPoll) return
@@ -578,11 +589,11 @@ export class AppStore {
     this.watchOllama(false)
   }
 
-  private dropServerGoneNotices(): void {
+  private serverIsBack(): void {
     const chats = { ...this.state.chats }
     let changed = false
     for (const [id, c] of Object.entries(chats)) {
-      const after = dropNotices(c, serverGoneCodes)
+      const after = serverBack(c)
       if (after !== c) {
         chats[id] = after
         changed = true
@@ -787,11 +798,11 @@ export class AppStore {
 
   private async revert(chatId: string, redo: boolean, opts: UndoOptions): Promise<void> {
     if (!chatId) return
-    this.set({ undoConflict: null, undoNote: '' })
+    this.set({ undoConflict: null, undoNote: null })
     try {
       const res = redo ? await this.backend.redo(chatId, opts) : await this.backend.undo(chatId, opts)
       const kept = res.kept?.length ? ` Your version is kept in ${res.kept.join(', ')}.` : ''
-      this.set({ undoNote: `${redo ? 'Redone' : 'Undone'}: ${pathList(res.paths ?? [])} put back.${kept}` })
+      this.set({ undoNote: { chatId, text: `${redo ? 'Redone' : 'Undone'}: ${pathList(res.paths ?? [])} put back.${kept}` } })
       if (this.state.review?.chatId === chatId) void this.loadReview(chatId)
     } catch (err) {
       const message = errorText(err)
@@ -814,7 +825,7 @@ export class AppStore {
     await this.revert(c.chatId, c.redo, { ...c.opts, [choice]: true })
   }
 
-  dismissUndoNote = (): void => this.set({ undoNote: '' })
+  dismissUndoNote = (): void => this.set({ undoNote: null })
 
   /** Opens the review of the chat's changed files, or reads it again. */
   async loadReview(chatId = this.state.activeChatId ?? ''): Promise<void> {
@@ -861,7 +872,7 @@ export class AppStore {
       const dir = await this.backend.chooseFolder(headerWorkspace(this.state))
       if (dir) await this.requestFolder(dir)
     } catch (err) {
-      this.fail(err)
+      this.fail(err, 'folder')
     }
   }
 
@@ -874,10 +885,11 @@ export class AppStore {
     }
     try {
       await this.backend.useFolder(dir)
+      this.folderPicked()
       await this.loadConfig()
       void this.loadBudget()
     } catch (err) {
-      this.fail(err)
+      this.fail(err, 'folder')
     }
   }
 
@@ -905,10 +917,11 @@ export class AppStore {
             : await this.backend.setChatModel(change.chatId, change.value)
         this.set({ chatList: this.state.chatList.map((x) => (x.id === c.id ? { ...x, workspace: c.workspace, model: c.model } : x)) })
       }
+      if (change.kind === 'workspace') this.folderPicked()
       await this.loadConfig()
       void this.loadBudget()
     } catch (err) {
-      this.fail(err)
+      this.fail(err, change.kind === 'workspace' ? 'folder' : null)
     }
   }
 
@@ -1124,9 +1137,11 @@ export class AppStore {
   async pickWorkspace(): Promise<void> {
     try {
       const dir = await this.backend.pickWorkspace()
-      if (dir) await this.loadConfig()
+      if (!dir) return
+      this.folderPicked()
+      await this.loadConfig()
     } catch (err) {
-      this.fail(err)
+      this.fail(err, 'folder')
     }
   }
 
