@@ -107,15 +107,23 @@ func TestDesktopApprovalDenyNeverRunsTheCall(t *testing.T) {
 	}
 }
 
-// A call that waits for approval shows its change; Enter on Approve, once the user put the
-// focus there, runs it.
-func TestDesktopApproveFromThePreview(t *testing.T) {
+// previewWaits opens the window on a workspace holding hello.txt, with write_file asking, and
+// sends the writer model's prompt: its call of write_file waits with the preview of its change.
+func previewWaits(t *testing.T) *desktopRun {
+	t.Helper()
 	r := startDesktopRunWith(t, writerModel,
 		store.Settings{Think: "on", ToolApproval: map[string]string{"write_file": "ask"}}, "")
 	r.writeFile(t, "hello.txt", "old greeting\n", 0o644)
 	r.app.typeText("Write hello.txt with a greeting")
 	r.app.key("Return")
 	r.waitLog(t, events.ToolApprovalRequest, true, 60*time.Second)
+	return r
+}
+
+// A call that waits for approval shows its change; Enter on Approve, once the user put the
+// focus there, runs it.
+func TestDesktopApproveFromThePreview(t *testing.T) {
+	r := previewWaits(t)
 	time.Sleep(time.Second) // the card's frames settle
 	shot := r.app.screenshot("preview-approval.png")
 	r.wantFile(t, "hello.txt", "old greeting\n", 0o644)
@@ -170,12 +178,7 @@ func TestDesktopAlwaysAllowHereRunsTheCallAndRemembersIt(t *testing.T) {
 // An approval holds for the change the user saw: hello.txt changed (here by another program)
 // while its preview waited is not written over when the user approves; the card says why.
 func TestDesktopAnApprovalOverAFileChangedSinceItsPreviewWritesNothing(t *testing.T) {
-	r := startDesktopRunWith(t, writerModel,
-		store.Settings{Think: "on", ToolApproval: map[string]string{"write_file": "ask"}}, "")
-	r.writeFile(t, "hello.txt", "old greeting\n", 0o644)
-	r.app.typeText("Write hello.txt with a greeting")
-	r.app.key("Return")
-	r.waitLog(t, events.ToolApprovalRequest, true, 60*time.Second)
+	r := previewWaits(t)
 	r.writeFile(t, "hello.txt", "changed meanwhile\n", 0o644)
 	r.app.key("alt+a")
 	r.waitResumedFinished(t, 60*time.Second)

@@ -187,22 +187,15 @@ describe('undo in the window', () => {
     expect(backend.calls.filter((c) => c.method === 'Undo')[1].args).toEqual(['c1', { fromRun: 'r1' }])
   })
 
-  it('offers to keep the user version or overwrite it when the undo is refused', async () => {
+  it('offers to keep the user version or overwrite it when the undo is refused, and keeps the choice open when it cannot keep it', async () => {
     const { backend, store } = await mount()
     backend.undoError = 'nothing was undone: a.txt was changed after it was written (by you, another chat or another program); keep your version beside the restored one, or overwrite it'
     await act(() => store.undo())
     expect(screen.getByTestId('undo-conflict').textContent).toContain('a.txt was changed after it was written')
-    backend.undoError = ''
+    backend.undoError =
+      'your version of a.txt (12.0 MiB) is larger than the 10.0 MiB the app keeps of a file, so it cannot be kept beside the restored one, and nothing was changed: copy it elsewhere yourself, then overwrite it (Overwrite mine, or --force)'
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Keep mine beside it' })))
     expect(backend.calls.filter((c) => c.method === 'Undo').pop()?.args).toEqual(['c1', { keep: true }])
-  })
-
-  it('keeps the choice open when the version cannot be kept, saying why', async () => {
-    const { backend, store } = await mount()
-    backend.undoError = 'nothing was undone: a.txt was changed after it was written'
-    await act(() => store.undo())
-    backend.undoError = 'your version of a.txt (12.0 MiB) is larger than the 10.0 MiB the app keeps of a file, so it cannot be kept beside the restored one, and nothing was changed: copy it elsewhere yourself, then overwrite it (Overwrite mine, or --force)'
-    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Keep mine beside it' })))
     expect(screen.getByTestId('undo-conflict').textContent).toContain('cannot be kept beside the restored one')
     backend.undoError = ''
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Overwrite mine' })))
