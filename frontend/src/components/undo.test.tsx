@@ -7,7 +7,7 @@ import { AppStore } from '../state/store'
 import { StoreContext } from '../state/useAppState'
 import { App } from '../App'
 import { ToolCard } from './ToolCard'
-import { pathList, runChangeText } from '../state/store'
+import { pathList, runChangeText, undoneText } from '../state/store'
 
 function ev(seq: number, e: Partial<AgentEvent> & Pick<AgentEvent, 'type'>): AgentEvent {
   return { v: 1, seq, chatId: 'c1', runId: 'r1', messageId: 'm1', at: '2025-01-01T00:00:00Z', ...e }
@@ -282,6 +282,11 @@ describe('undo in the window', () => {
     expect(runs[1]).toContain('This run changed b.txt and c.txt.')
     expect(pathList(['a', 'b', 'c', 'd', 'e'])).toBe('a, b, c and 2 more')
     expect(pathList(['a', 'b', 'c'])).toBe('a, b and c')
+  })
+
+  it('says what an undo put back, files named and their folders counted apart', () => {
+    expect(undoneText(false, ['résumé notes', 'résumé notes/ünï côde.txt'])).toBe('Undone: résumé notes/ünï côde.txt (and a folder) put back.')
+    expect(undoneText(true, ['a.txt'])).toBe('Redone: a.txt put back.')
   })
 
   it('counts the files a run changed, and the folders it made with them apart', () => {

@@ -115,7 +115,7 @@ describe('approving with the keyboard', () => {
     fireEvent.keyDown(composer, alt('d'))
     expect(backend.callsOf('Decide')).toEqual([
       ['t1', 'allow', ''],
-      ['t2', 'deny', 'denied in the window'],
+      ['t2', 'deny', ''],
     ])
     // Nothing is left to answer: the keys do nothing.
     expect(fireEvent.keyDown(composer, alt('a'))).toBe(true)
@@ -126,7 +126,7 @@ describe('approving with the keyboard', () => {
     const { backend, waitFor } = await mount()
     waitFor('t1')
     fireEvent.keyDown(document.body, alt('d'))
-    expect(backend.callsOf('Decide')).toEqual([['t1', 'deny', 'denied in the window']])
+    expect(backend.callsOf('Decide')).toEqual([['t1', 'deny', '']]) // the model reads "denied by the user"
   })
 
   it('shows the keys on the card they apply to', async () => {

@@ -136,9 +136,19 @@ export function filesAndFolders(paths: string[]): { files: string[]; folders: st
 
 /** "This run changed a.txt and b.txt", "…changed site/index.html (and 2 folders)". */
 export function runChangeText(paths: string[]): string {
+  return `This run changed ${filesThenFolders(paths)}`
+}
+
+/** What an undo or a redo put back, files named and the folders that hold them counted apart. */
+export function undoneText(redo: boolean, paths: string[]): string {
+  return `${redo ? 'Redone' : 'Undone'}: ${filesThenFolders(paths)} put back.`
+}
+
+/** The files of paths named, and the folders that hold them counted: "site/index.html (and a folder)". */
+function filesThenFolders(paths: string[]): string {
   const { files, folders } = filesAndFolders(paths)
   const also = folders.length === 0 ? '' : folders.length === 1 ? ' (and a folder)' : ` (and ${folders.length} folders)`
-  return `This run changed ${pathList(files)}${also}`
+  return `${pathList(files)}${also}`
 }
 
 /** Paths as a sentence names them (what a run changed, what an undo put back): "a.txt", "a.txt and b.txt", "a, b, c and 4 more". */
@@ -211,8 +221,6 @@ let localIds = 0
 export const ollamaPollFirstMs = 1000
 export const ollamaPollMaxMs = 15000
 
-/** The reason a denial from the window gives the model. */
-export const deniedInTheWindow = 'denied in the window'
 
 export class AppStore {
   private state: AppState = {
@@ -725,7 +733,7 @@ export class AppStore {
   }
 
   /** Answers a tool call that waits for approval; a call is answered once. */
-  async decide(toolCallId: string, decision: Decision, reason = decision === 'deny' ? deniedInTheWindow : ''): Promise<void> {
+  async decide(toolCallId: string, decision: Decision, reason = ''): Promise<void> {
     if (this.state.decisions[toolCallId]) return
     this.set({ decisions: { ...this.state.decisions, [toolCallId]: decision } })
     try {
@@ -802,7 +810,7 @@ export class AppStore {
     try {
       const res = redo ? await this.backend.redo(chatId, opts) : await this.backend.undo(chatId, opts)
       const kept = res.kept?.length ? ` Your version is kept in ${res.kept.join(', ')}.` : ''
-      this.set({ undoNote: { chatId, text: `${redo ? 'Redone' : 'Undone'}: ${pathList(res.paths ?? [])} put back.${kept}` } })
+      this.set({ undoNote: { chatId, text: `${undoneText(redo, res.paths ?? [])}${kept}` } })
       if (this.state.review?.chatId === chatId) void this.loadReview(chatId)
     } catch (err) {
       const message = errorText(err)
