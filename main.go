@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/wailsapp/wails/v2"
@@ -94,14 +93,17 @@ func claimInstance(opts cli.DesktopOptions, app *App) (instance *singleinstance.
 	if errors.Is(err, singleinstance.ErrAlreadyRunning) {
 		raised = "Prototyper is already running with " + path + "; its window was brought to the front"
 		var unused []string
-		for flag, v := range map[string]string{"--workspace": opts.Workspace, "--model": opts.Model} {
-			if v != "" {
-				unused = append(unused, flag)
-			}
+		if opts.Workspace != "" {
+			unused = append(unused, "--workspace")
+		}
+		if opts.Model != "" {
+			unused = append(unused, "--model")
 		}
 		if len(unused) > 0 {
-			slices.Sort(unused)
-			verb := map[bool]string{true: " only applies", false: " only apply"}[len(unused) == 1]
+			verb := " only apply"
+			if len(unused) == 1 {
+				verb = " only applies"
+			}
 			raised += " (" + strings.Join(unused, " and ") + verb + " to a new window: choose it there)"
 		}
 		return nil, raised

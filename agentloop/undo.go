@@ -223,11 +223,12 @@ func (a *Agent) PathFolder(chatID, workspace, rel string) (string, error) {
 	}
 	p := path.Clean(rel)
 	for i := len(changes) - 1; i >= 0; i-- {
-		if pc := changes[i].Path(p); pc != nil && workspace == "" {
-			return pc.Workspace, nil
+		pc := changes[i].Path(p)
+		if workspace != "" {
+			pc = changes[i].PathIn(workspace, p)
 		}
-		if pc := changes[i].PathIn(workspace, p); pc != nil {
-			return workspace, nil
+		if pc != nil {
+			return pc.Workspace, nil
 		}
 	}
 	if workspace != "" {

@@ -180,7 +180,11 @@ func (d *chatDecoder) emitContent(raw json.RawMessage) error {
 	if err := appendJSONString(&line, raw); err != nil {
 		return &MalformedLineError{Line: d.lines, Text: snippet(raw), Err: err}
 	}
-	text := d.repeat.content(line.String())
+	return d.giveContent(d.repeat.content(line.String()))
+}
+
+// giveContent adds text to the answer and emits it.
+func (d *chatDecoder) giveContent(text string) error {
 	if text == "" {
 		return nil
 	}
@@ -191,12 +195,7 @@ func (d *chatDecoder) emitContent(raw json.RawMessage) error {
 // endContent gives the content line the repeat watch still holds as the answer ends (calls:
 // with tool calls), unless it is the server's repeat.
 func (d *chatDecoder) endContent(calls bool) error {
-	text := d.repeat.end(calls)
-	if text == "" {
-		return nil
-	}
-	d.content.WriteString(text)
-	return d.fn(Event{Kind: EventContentDelta, Text: text})
+	return d.giveContent(d.repeat.end(calls))
 }
 
 // partial is the result of a failed stream: text only, never tool calls.

@@ -364,24 +364,37 @@ func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+prefix)
 }
 
-// prettyJSON indents arguments keeping the model's key order; anything else comes back as is.
-// prettyJSON is raw indented, its text as written (a stored "<" reads "<", not "\u003c").
+// prettyJSON indents arguments keeping the model's key order, their text as written (a "<"
+// stored as "\u003c" reads "<"); anything else comes back as is.
 func prettyJSON(raw json.RawMessage) string {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber() // numbers as written
-	if dec.Decode(&v) != nil {
-		return string(raw)
-	}
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if enc.Encode(v) != nil {
+	if json.Indent(&b, raw, "", "  ") != nil {
 		return string(raw)
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return unescapeHTML(b.String())
 }
+
+// unescapeHTML turns back the escapes Go's JSON encoder writes for <, > and & (valid JSON
+// either way); an escaped backslash before "u003c" is left as it is.
+func unescapeHTML(s string) string {
+	var out strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			out.WriteByte(s[i])
+			continue
+		}
+		if c, ok := htmlEscapes[s[i:min(i+6, len(s))]]; ok {
+			out.WriteString(c)
+			i += 5
+			continue
+		}
+		out.WriteString(s[i : i+2]) // an escape of its own, its second byte included
+		i++
+	}
+	return out.String()
+}
+
+var htmlEscapes = map[string]string{`\u003c`: "<", `\u003e`: ">", `\u0026`: "&"}
 
 func compactJSON(raw json.RawMessage) string {
 	var b bytes.Buffer
