@@ -86,14 +86,20 @@ func startServe(t *testing.T, host string, env ...string) *exec.Cmd {
 	serve := exec.Command(ollamatest.Binary(t), "serve")
 	serve.Env = append(append(os.Environ(), "OLLAMA_HOST="+host, "HOME="+t.TempDir(),
 		"HTTPS_PROXY="+ollamatest.NoRegistryProxy, "HTTP_PROXY="+ollamatest.NoRegistryProxy), env...)
+	said := &testenv.Output{}
+	serve.Stderr = said
 	if err := serve.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = serve.Process.Kill(); _ = serve.Wait() })
 	for deadline := time.Now().Add(30 * time.Second); !ollamatest.Answers("http://" + host); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the ollama serve started at %s did not answer", host)
+			t.Fatalf("the ollama serve started at %s did not answer: %s", host, said.String())
 		}
+	}
+	// Another server answering there (the app's own) would leave this one unable to listen.
+	if !ollamatest.ProcessRuns(serve.Process.Pid) {
+		t.Fatalf("another server answers at %s; the one this test started exited: %s", host, said.String())
 	}
 	return serve
 }
@@ -139,8 +145,14 @@ type managedRun struct {
 
 func launchOnEmptyAddress(t *testing.T, bin, path string, args ...string) *managedRun {
 	t.Helper()
+	return launchOnEmptyAddressWith(t, store.Settings{Think: "on"}, bin, path, args...)
+}
+
+// launchOnEmptyAddressWith is [launchOnEmptyAddress] with the app's settings.
+func launchOnEmptyAddressWith(t *testing.T, settings store.Settings, bin, path string, args ...string) *managedRun {
+	t.Helper()
 	display := startXvfb(t)
-	r := &managedRun{url: ollamatest.FreeURL(t), desktopRun: *newDesktopRun(t, store.Settings{Think: "on"})}
+	r := &managedRun{url: ollamatest.FreeURL(t), desktopRun: *newDesktopRun(t, settings)}
 	r.app = launchDesktop(t, bin, display,
 		append([]string{"--db", r.db, "--workspace", r.workspace, "--ollama", r.url}, args...),
 		"PATH="+path, events.LogEnv+"="+r.bridgeLog,
@@ -344,7 +356,9 @@ func TestDesktopSaysWhyOllamaCouldNotStartAndRetryUsesTheServerStartedMeanwhile(
 // its Retry asks again, on the server that is back.
 func TestDesktopAMessageSentWhileOllamaIsAwayIsNeverLeftUnexplained(t *testing.T) {
 	models := modelsFolderWith(t, folderModel)
-	r := launchOnEmptyAddress(t, desktopBinary(t), pathWithoutOllama(), "--model", folderModel.Name)
+	// The user runs their own server and has told the window not to start one: the app would
+	// otherwise find the server make installed beside it and could take the address first.
+	r := launchOnEmptyAddressWith(t, store.Settings{Think: "on", ManualOllama: true}, desktopBinary(t), pathWithoutOllama(), "--model", folderModel.Name)
 	serve := startServe(t, hostOf(t, r.url), "OLLAMA_MODELS="+models)
 	waitLoaded(t, r.url, folderModel.Name) // the window found the server by itself and preloads
 	r.waitForComposer(t)
