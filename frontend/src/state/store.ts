@@ -221,7 +221,6 @@ let localIds = 0
 export const ollamaPollFirstMs = 1000
 export const ollamaPollMaxMs = 15000
 
-
 export class AppStore {
   private state: AppState = {
     config: null,
