@@ -265,15 +265,45 @@ func (a *desktopApp) focus(name string) {
 	}
 }
 
-// stateEnabled is ATSPI_STATE_ENABLED, the bit of a control a user can act on.
-const stateEnabled = 8
+// The bits of a control's state (AtspiStateType): one a user can act on, one that has the
+// keyboard focus.
+const (
+	stateEnabled = 8
+	stateFocused = 12
+)
 
 // enabled reports whether the control can be acted on (a disabled button is not).
 func (a *desktopApp) enabled(c a11yControl) bool {
 	a.tb.Helper()
+	return a.hasState(c.node, c.name, stateEnabled)
+}
+
+// hasState reports whether the state of node (named name, for a failure) holds bit.
+func (a *desktopApp) hasState(node a11yNode, name string, bit uint) bool {
+	a.tb.Helper()
 	var states []uint32
-	if err := a.a11yBus().Object(c.node.Dest, c.node.Path).Call(atspiAccessible+".GetState", 0).Store(&states); err != nil || len(states) == 0 {
-		a.tb.Fatalf("the state of %q: %v", c.name, err)
+	if err := a.a11yBus().Object(node.Dest, node.Path).Call(atspiAccessible+".GetState", 0).Store(&states); err != nil || len(states) == 0 {
+		a.tb.Fatalf("the state of %q: %v", name, err)
 	}
-	return states[0]&(1<<stateEnabled) != 0
+	return states[0]&(1<<bit) != 0
+}
+
+// waitFocus waits until a control of role whose accessible name begins with prefix has the
+// keyboard focus, and returns its name.
+func (a *desktopApp) waitFocus(role a11yRole, prefix string, timeout time.Duration) string {
+	a.tb.Helper()
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		var focused string
+		a.each(func(n a11yNode) {
+			if name := a.name(n); focused == "" && strings.HasPrefix(name, prefix) && a.role(n) == role && a.hasState(n, name, stateFocused) {
+				focused = name
+			}
+		})
+		if focused != "" {
+			return focused
+		}
+	}
+	a.tb.Fatalf("no control of role %v named %q… has the keyboard focus after %s; the buttons: %s",
+		role, prefix, timeout, strings.Join(a.names(rolePushButton), ", "))
+	return ""
 }

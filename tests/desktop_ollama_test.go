@@ -271,10 +271,11 @@ func TestDesktopOffersAFirstModelAndSaysWhenItCannotBeDownloaded(t *testing.T) {
 		t.Errorf("the app started %s; want the server make installed, %s", exe, want)
 	}
 	r.app.waitForPage("first-model.png", 30*time.Second)
-	time.Sleep(2 * time.Second) // the offer comes with the first status of the server
-	r.app.screenshot("first-model.png")
 	r.app.focusWindow()
-	r.app.key("Return") // the recommended model's Pull button has the focus
+	// the offer comes with the first status of the server, the recommended model's Pull focused
+	t.Logf("focused: %s", r.app.waitFocus(rolePushButton, "Pull ", 60*time.Second))
+	r.app.screenshot("first-model.png")
+	r.app.key("Return")
 	r.waitLog(t, events.PullProgress, true, 30*time.Second)
 	r.waitLog(t, events.Error, true, 30*time.Second)
 	time.Sleep(500 * time.Millisecond)
