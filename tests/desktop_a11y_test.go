@@ -103,12 +103,20 @@ func (a *desktopApp) name(n a11yNode) string {
 // a11yRole is an AT-SPI role (AtspiRole): WebKit's objects answer GetRole, not GetRoleName.
 type a11yRole uint32
 
-// rolePushButton is ATSPI_ROLE_PUSH_BUTTON, the role of an HTML button.
-const rolePushButton a11yRole = 43
+// The roles the tests look for: ATSPI_ROLE_COMBO_BOX, an HTML select's;
+// ATSPI_ROLE_PUSH_BUTTON, a button's; ATSPI_ROLE_ENTRY, a text field's (the composer's).
+const (
+	roleComboBox   a11yRole = 11
+	rolePushButton a11yRole = 43
+	roleEntry      a11yRole = 79
+)
 
 func (r a11yRole) String() string {
-	if r == rolePushButton {
+	switch r {
+	case rolePushButton:
 		return "button"
+	case roleEntry:
+		return "text field"
 	}
 	return fmt.Sprintf("role %d", uint32(r))
 }
@@ -184,6 +192,16 @@ func (a *desktopApp) waitControl(role a11yRole, name string, timeout time.Durati
 	a.tb.Fatalf("the window's accessibility tree has %d controls of role %v named %q after %s, want one; its buttons: %s",
 		len(got), role, name, timeout, strings.Join(a.names(rolePushButton), ", "))
 	return a11yControl{}
+}
+
+// waitNoControl waits until the window has no control of role named name (its dialog closed).
+func (a *desktopApp) waitNoControl(role a11yRole, name string, timeout time.Duration) {
+	a.tb.Helper()
+	for deadline := time.Now().Add(timeout); len(a.controls(role, name)) != 0; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			a.tb.Fatalf("the window still has a %v named %q after %s", role, name, timeout)
+		}
+	}
 }
 
 // names lists the accessible names of the window's controls of role, for a failure message.

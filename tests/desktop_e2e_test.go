@@ -99,12 +99,14 @@ func newDesktopRun(t *testing.T, settings store.Settings) *desktopRun {
 	return r
 }
 
-// waitForComposer waits until the page has loaded its configuration: the window then shows
-// more than the background (the page renders its layout only once it has the config).
+// waitForComposer waits until the page has loaded its configuration (the window then shows
+// more than the background: the page renders its layout only once it has the config) and the
+// composer has the keyboard focus, as it takes it at start: what the test types goes there.
 func (r *desktopRun) waitForComposer(t *testing.T) {
 	t.Helper()
 	r.app.waitForPage("e2e-start.png", 30*time.Second)
-	time.Sleep(time.Second) // the config and the model list arrive right after the first paint
+	r.app.focusWindow()
+	r.app.waitFocus(roleEntry, "Message", 60*time.Second)
 }
 
 // bridgeLine is one line of the bridge log: a batch sent or an ack received.

@@ -18,15 +18,15 @@ func TestDesktopSettingsChooseTheModelServerByKeyboard(t *testing.T) {
 	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on", Provider: store.ProviderOpenAI, BaseURL: srv.URL() + "/v1",
 		MCPServers: servers}, "")
 	r.app.key("ctrl+comma")
-	time.Sleep(1500 * time.Millisecond)
 	// The first field (the model server) has the focus: the Ollama URL, the server URL, then
 	// the key variable. HOME holds something in every environment, as a key variable must.
+	r.app.waitFocus(roleComboBox, "Model server", 30*time.Second)
 	r.app.key("Tab", "Tab", "Tab")
 	r.app.typeText("HOME")
-	time.Sleep(time.Second)
+	time.Sleep(time.Second) // painted, for the screenshot
 	t.Logf("the settings, the key variable typed: %s", r.app.screenshot("e2e-settings-servers.png"))
 	r.app.key("Return")
-	time.Sleep(1500 * time.Millisecond)
+	r.app.waitNoControl(rolePushButton, "Cancel", 30*time.Second) // saved: the dialog closes
 	_, db := r.finish(t, "e2e-settings-saved.png")
 	s, err := db.Settings()
 	if err != nil {
@@ -42,7 +42,7 @@ func TestDesktopSettingsChooseTheModelServerByKeyboard(t *testing.T) {
 func TestDesktopSettingsSayARefusedSaveAtOnce(t *testing.T) {
 	r := startDesktopRunWith(t, writerModel, store.Settings{}, "")
 	r.app.key("ctrl+comma")
-	time.Sleep(1500 * time.Millisecond)
+	r.app.waitFocus(roleComboBox, "Model server", 30*time.Second)
 	r.app.key("Tab", "ctrl+a") // the Ollama address, after the model server
 	r.app.typeText("localhost:abc")
 	r.app.key("Return")
