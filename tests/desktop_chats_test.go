@@ -33,8 +33,7 @@ func wroteIn(t *testing.T, step, want string, dirs ...string) {
 
 // typeFolder opens the folder menu (Ctrl+O), types dir and picks it with Enter.
 func (r *desktopRun) typeFolder(dir string) {
-	r.app.key("ctrl+o")
-	settle()
+	r.openField("ctrl+o")
 	r.app.typeText(dir)
 	r.app.key("Return")
 	settle()
@@ -43,11 +42,39 @@ func (r *desktopRun) typeFolder(dir string) {
 // openAndType presses key (a shortcut that opens a field), types text there and keeps a
 // screenshot of what the window shows then.
 func (r *desktopRun) openAndType(key, text, shot string) {
-	r.app.key(key)
-	settle()
+	r.openField(key)
 	r.app.typeText(text)
 	settle()
 	r.app.screenshot(shot)
+}
+
+// fieldOf is the field each shortcut that opens one gives the keyboard focus to: its role and
+// the beginning of its accessible name.
+var fieldOf = map[string]struct {
+	role a11yRole
+	name string
+}{
+	"ctrl+o": {roleComboBox, "Folder path"},
+	"ctrl+k": {roleComboBox, "Search chats"},
+	"ctrl+m": {roleComboBox, "Filter the models"},
+	"alt+r":  {roleEntry, "Why the call is denied"},
+}
+
+// openField presses key, a shortcut of fieldOf, and waits until its field has the focus.
+func (r *desktopRun) openField(key string) {
+	r.app.tb.Helper()
+	f, ok := fieldOf[key]
+	if !ok {
+		r.app.tb.Fatalf("no field is known to open with %s", key)
+	}
+	r.app.key(key)
+	r.app.waitFocus(f.role, f.name, 30*time.Second)
+}
+
+// waitComposerFocus waits until the composer has the keyboard focus again.
+func (r *desktopRun) waitComposerFocus() {
+	r.app.tb.Helper()
+	r.app.waitFocus(roleEntry, "Message", 30*time.Second)
 }
 
 // sendAndWait types text in the composer, sends it, and waits for the n-th run to be painted
@@ -190,17 +217,16 @@ func TestDesktopKeyboardOnlyFromLaunchToAnApprovedWrite(t *testing.T) {
 	settle()
 	r.app.screenshot("chats-help.png")
 	r.app.key("Escape")
-	settle()
+	r.waitComposerFocus()
 	// a menu closed with Esc gives the keys back to the composer: the prompt typed then is kept
 	// while the model is picked, and sent
-	r.app.key("ctrl+m")
-	settle()
+	r.openField("ctrl+m")
 	r.app.key("Escape")
-	settle()
+	r.waitComposerFocus()
 	r.app.typeText(keyboardPrompt)
 	r.openAndType("ctrl+m", "writer", "chats-model-filter.png")
 	r.app.key("Return")
-	settle()
+	r.waitComposerFocus()
 	r.app.key("Return")
 	r.waitLog(t, events.ToolApprovalRequest, true, 60*time.Second)
 	settle()
