@@ -304,9 +304,7 @@ func (r *desktopRun) relaunch(t *testing.T, model ollamatest.Model, name string)
 		[]string{"--db", r.db, "--workspace", r.workspace, "--model", model.Name, "--ollama", ollamatest.Get(t).URL()},
 		events.LogEnv+"="+r.bridgeLog)
 	r.app.waitWindow("Prototyper", 60*time.Second)
-	r.waitForComposer(t)
-	r.app.focusWindow()
-	time.Sleep(2 * time.Second) // the window opens the newest chat by itself
+	r.waitForComposer(t) // the window opens the newest chat by itself: the caller waits for it
 }
 
 // assertWroteHelloSeenRunning checks a finished run of writerModel in the window: its one
@@ -566,6 +564,7 @@ func TestDesktopToolCardsSayWhatACallIsAboutAndWhyItFailedOrDidNotRun(t *testing
 	// quit while the delete waits; the window opened again shows the chat with the card
 	// waiting, and the focus stays in the composer: the user replies instead of approving
 	r.reopen(t, cardsModel, "bridge-reply")
+	r.app.waitControl(rolePushButton, "Approve", 20*time.Second) // the chat is open
 	r.app.typeText("No, leave it")
 	r.app.key("Return")
 	replied := r.waitLog(t, events.RunFinished, true, 60*time.Second)

@@ -106,6 +106,7 @@ func TestDesktopUndoAfterTheCapWasLoweredBelowTheRunsFile(t *testing.T) {
 	}
 	db.Close() // b.txt, 4 bytes, was written under the default cap
 	r.relaunch(t, twoRunsModel, "bridge-undo-cap")
+	r.app.waitControl(rolePushButton, "Undo the run that changed b.txt", 20*time.Second) // the chat is open
 
 	r.app.key("alt+z")
 	r.waitLog(t, events.Undo, true, 30*time.Second)
