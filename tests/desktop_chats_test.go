@@ -71,6 +71,25 @@ func (r *desktopRun) openField(key string) {
 	r.app.waitFocus(f.role, f.name, 30*time.Second)
 }
 
+// waitHeaderFolder waits until the header's folder menu shows dir (the name of its button is
+// the folder's name).
+func (r *desktopRun) waitHeaderFolder(dir string) {
+	r.app.tb.Helper()
+	base := filepath.Base(dir)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		shown := false
+		r.app.each(func(n a11yNode) {
+			shown = shown || strings.TrimSpace(r.app.name(n)) == base
+		})
+		if shown {
+			return
+		}
+		if time.Now().After(deadline) {
+			r.app.tb.Fatalf("the header does not show the folder %s; the buttons: %s", base, strings.Join(r.app.names(rolePushButton), ", "))
+		}
+	}
+}
+
 // waitComposerFocus waits until the composer has the keyboard focus again.
 func (r *desktopRun) waitComposerFocus() {
 	r.app.tb.Helper()
@@ -110,7 +129,8 @@ func TestDesktopAChatWritesOnlyInTheFolderTheHeaderShowsForIt(t *testing.T) {
 	r.typeFolder(ws2)
 	r.app.screenshot("chats-folder-dialog.png")
 	r.app.key("Return")
-	settle()
+	r.waitHeaderFolder(ws2)
+	r.waitComposerFocus()
 	r.sendAndWait(t, "And now?", 2)
 	wroteIn(t, "the chat moved to the second folder", ws2, ws1, ws2)
 	if errs := r.app.controls(rolePushButton, "Dismiss"); len(errs) != 0 {
@@ -127,6 +147,7 @@ func TestDesktopAChatWritesOnlyInTheFolderTheHeaderShowsForIt(t *testing.T) {
 		t.Errorf("the new chat's box holds the first chat's unsent text: %q", carried)
 	}
 	r.typeFolder(ws1)
+	r.waitHeaderFolder(ws1)
 	r.sendAndWait(t, "A new one", 3)
 	wroteIn(t, "the new chat", ws1, ws1, ws2)
 
@@ -181,9 +202,8 @@ func TestDesktopEditAndResendKeepsTheEarlierVersion(t *testing.T) {
 	r := startDesktopRunWith(t, folderModel, store.Settings{Theme: store.ThemeDark}, "Write it")
 	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
 	wroteIn(t, "the first message", r.workspace, r.workspace)
-	settle()
 	r.app.key("Up")
-	settle()
+	r.app.waitFocus(roleEntry, "Edit the message", 30*time.Second)
 	r.app.key("ctrl+a")
 	r.app.typeText("Write it again")
 	r.app.screenshot("chats-editing.png")

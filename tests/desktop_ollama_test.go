@@ -325,7 +325,8 @@ func TestDesktopSaysWhyOllamaCouldNotStartAndRetryUsesTheServerStartedMeanwhile(
 		}
 	}
 	r.app.waitForPage("ollama-start-failed.png", 30*time.Second)
-	time.Sleep(2 * time.Second) // the panel comes with the status
+	r.app.focusWindow()
+	r.app.waitFocus(rolePushButton, "Retry", 30*time.Second) // the panel comes with the status
 	shot := r.app.screenshot("ollama-start-failed.png")
 	t.Logf("the window after the failed start: %s", shot)
 
@@ -340,7 +341,8 @@ func TestDesktopSaysWhyOllamaCouldNotStartAndRetryUsesTheServerStartedMeanwhile(
 	}
 
 	r.app.focusWindow()
-	r.app.key("Return") // Retry has the focus; then the composer takes it
+	r.app.key("Return") // Retry has the focus (unless the window's own check found the server first)
+	r.waitComposerFocus()
 	waitLoaded(t, r.url, writerModel.Name)
 	r.app.typeText("Write hello.txt with a greeting")
 	r.app.key("Return")

@@ -269,7 +269,8 @@ func TestDesktopRestoreAfterTheChatMovedPutsBackTheFirstFoldersFiles(t *testing.
 	r.typeFolder(second)
 	r.app.press("Change this chat")
 	r.app.waitControl(rolePushButton, "Restore to here, before “Change a.txt”", 20*time.Second)
-	time.Sleep(500 * time.Millisecond) // the header shows the new folder
+	r.waitHeaderFolder(second)
+	r.waitComposerFocus()
 	r.app.typeText("Change a.txt again")
 	r.app.key("Return")
 	r.waitLogN(t, events.RunFinished, 3, true, 60*time.Second)
