@@ -449,7 +449,7 @@ func sizeWords(n int64) string {
 
 // planUndo picks the changes an undo takes back.
 func (a *Agent) planUndo(chatID string, changes []store.Change, opts UndoOptions) (revertPlan, error) {
-	standing := func(c store.Change) bool { return c.Kind == store.ChangeRun && c.RevertedBy == "" && len(c.Paths) > 0 }
+	standing := func(c store.Change) bool { return c.Kind == store.ChangeRun && c.RevertedBy == "" && c.Changed() }
 	var plan revertPlan
 	switch {
 	case opts.Path != "":
@@ -487,6 +487,9 @@ func (a *Agent) planUndo(chatID string, changes []store.Change, opts UndoOptions
 			if c.ID == opts.RunID && c.Kind == store.ChangeRun {
 				if c.RevertedBy != "" {
 					return plan, fmt.Errorf("%w: that run was undone already", ErrNothingToUndo)
+				}
+				if !c.Changed() {
+					return plan, fmt.Errorf("%w: that run changed no file", ErrNothingToUndo)
 				}
 				plan.add(c)
 			}

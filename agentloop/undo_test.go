@@ -254,6 +254,23 @@ func TestAFailedCallIsNotAChangeOfItsRun(t *testing.T) {
 	}
 }
 
+// Undo takes back the newest run that changed a file: a later run whose only call failed,
+// changing nothing, is passed over; asked by its id, it is nothing to undo.
+func TestUndoPassesOverARunThatChangedNothing(t *testing.T) {
+	b := newUndoBench(t, nil)
+	b.write("notes.md", "v1\n", 0o644)
+	wrote := b.run(writeCall("c1", "notes.md", "v2\n"))
+	failed := b.run(tc("c2", "edit_file", `{"path":"notes.md","old_string":"not there","new_string":"x"}`))
+	if _, err := b.a.Undo(t.Context(), b.chat, UndoOptions{RunID: failed.RunID}); !errors.Is(err, ErrNothingToUndo) {
+		t.Errorf("the undo of the run that changed nothing: %v, want nothing to undo", err)
+	}
+	res := b.undo(UndoOptions{})
+	b.want("notes.md", "v1\n", 0o644)
+	if strings.Join(res.Reverts, ",") != wrote.RunID || strings.Join(res.Paths, ",") != "notes.md" {
+		t.Errorf("the undo took back %v (%v), want the run that wrote notes.md", res.Reverts, res.Paths)
+	}
+}
+
 func TestUndoRefusesAModeChangedSinceUnlessForced(t *testing.T) {
 	b := newUndoBench(t, nil)
 	b.run(writeCall("c1", "tool.sh", "echo hi\n"))

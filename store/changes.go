@@ -61,6 +61,17 @@ func (c *Change) Path(p string) *PathChange {
 	return nil
 }
 
+// Changed reports whether c left one of its paths other than it was before: a run whose
+// every call failed without touching its files changed nothing.
+func (c *Change) Changed() bool {
+	for i := range c.Paths {
+		if !c.Paths[i].Unchanged() {
+			return true
+		}
+	}
+	return false
+}
+
 // PathIn returns the change of path p in the folder workspace, or nil.
 func (c *Change) PathIn(workspace, p string) *PathChange {
 	for i := range c.Paths {

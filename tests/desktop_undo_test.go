@@ -149,8 +149,8 @@ func TestDesktopAnUndoOfAFileChangedSinceKeepsTheUsersVersionOrSaysWhyItCannot(t
 	r.finish(t, "undo-kept-mine.png")
 }
 
-// A run whose only call failed without changing its file offers no Undo and does not say it
-// changed the file.
+// A run whose only call failed without changing its file offers no Undo, the window does not
+// say it changed the file, and Alt+Z does not take it back: there is nothing to undo.
 func TestDesktopARunWhoseEditFailedChangedNothing(t *testing.T) {
 	r := startDesktopRunWith(t, failedEditModel, store.Settings{Think: "off"}, "")
 	r.writeFile(t, "a.txt", "original\n", 0o600)
@@ -164,6 +164,11 @@ func TestDesktopARunWhoseEditFailedChangedNothing(t *testing.T) {
 	}
 	if undo := r.app.controls(rolePushButton, "Undo"); len(undo) != 0 {
 		t.Errorf("%d Undo buttons for a run that changed nothing", len(undo))
+	}
+	// Alt+Z finds no run that changed a file, and says so rather than "undone"
+	r.app.key("alt+z")
+	if !r.app.says("nothing to undo") || len(r.app.textsWith("Undone")) != 0 {
+		t.Errorf("Alt+Z after a run that changed nothing does not say there is nothing to undo (%s)", r.app.screenshot("failed-edit-undo.png"))
 	}
 	r.wantFile(t, "a.txt", "original\n", 0o600)
 	r.finish(t, "failed-edit-end.png")

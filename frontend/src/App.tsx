@@ -94,7 +94,8 @@ function ErrorLine() {
   if (!error) return null
   return (
     <div className="error-line" role="alert" data-testid="error-line">
-      <span>{error}</span>
+      {/* a paragraph, so that a screen reader can read the sentence itself, not only the alert */}
+      <p>{error}</p>
       <button type="button" className="link" aria-label="Dismiss" title="Dismiss" onClick={store.dismissError}>
         ✕
       </button>
