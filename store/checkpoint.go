@@ -48,7 +48,7 @@ func (c *Checkpointer) ID() string { return c.msg.ID }
 
 // AddThinking appends a thinking delta and saves if the last save is an interval old.
 func (c *Checkpointer) AddThinking(delta string) error {
-	if c.thinkFrom.IsZero() && c.msg.ThinkingMs == 0 {
+	if c.thinkFrom.IsZero() && c.msg.ThinkingMs == 0 { // the first: thinking starts
 		c.thinkFrom = c.db.now()
 	}
 	c.thinking.WriteString(delta)
@@ -96,6 +96,9 @@ func (c *Checkpointer) Finish(doneReason string, usage *Usage) error {
 func (c *Checkpointer) Flush() error {
 	if !c.dirty {
 		return nil
+	}
+	if !c.thinkFrom.IsZero() { // still thinking: the time so far, should the stream end here
+		c.msg.ThinkingMs = c.db.now().Sub(c.thinkFrom).Milliseconds()
 	}
 	if err := c.db.UpdateMessage(c.msg.ChatID, c.Message()); err != nil {
 		return err

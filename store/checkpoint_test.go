@@ -91,6 +91,29 @@ func TestCheckpointerSavesAtToolCallBoundaryAndAtTheEnd(t *testing.T) {
 	}
 }
 
+// A stream stopped (or cut) while the model still thinks keeps how long it thought so far, as
+// does every save while it thinks: the chat opened again says "Thought for 23s", not 0.
+func TestCheckpointerKeepsTheThinkingTimeOfAStreamStoppedWhileItThinks(t *testing.T) {
+	clock := newTestClock()
+	db, _ := openTestDB(t, clock)
+	c := mustChat(t, db, Chat{})
+	cp, _ := db.NewCheckpointer(c.ID, Message{RunID: "r1"})
+	_ = cp.AddThinking("let me ")
+	clock.Advance(2 * time.Second)
+	_ = cp.AddThinking("think") // saved: an interval old
+	if got := stored(t, db, cp); got.ThinkingMs != 2000 {
+		t.Errorf("a save while it thinks keeps %d ms of thinking, want 2000", got.ThinkingMs)
+	}
+	clock.Advance(21 * time.Second)
+	_ = cp.AddThinking(" more")
+	if err := cp.Flush(); err != nil { // the run stopped
+		t.Fatal(err)
+	}
+	if got := stored(t, db, cp); got.ThinkingMs != 23000 || got.Thinking != "let me think more" {
+		t.Errorf("stopped while thinking: %d ms of %q, want 23000 ms of all of it", got.ThinkingMs, got.Thinking)
+	}
+}
+
 func TestCheckpointerFlushSavesWhatStreamedBeforeAFailure(t *testing.T) {
 	db, _ := openTestDB(t, newTestClock())
 	c := mustChat(t, db, Chat{})
