@@ -83,6 +83,23 @@ describe('a chat owns its folder and model', () => {
     expect(screen.getByTestId('error-line').textContent).toContain('this chat is running')
   })
 
+  it('an error goes once another chat is opened, or a message is sent', async () => {
+    const { backend, store } = await mount()
+    const send = backend.send.bind(backend)
+    backend.send = async () => {
+      throw 'the workspace folder /home/me/two does not exist (any more): pick another folder'
+    }
+    await act(() => store.send('Write it').catch(() => {}))
+    expect(screen.getByTestId('error-line').textContent).toContain('does not exist')
+    await act(() => store.selectChat('a'))
+    expect(screen.queryByTestId('error-line')).toBeNull()
+    await act(() => store.send('Write it').catch(() => {}))
+    expect(screen.getByTestId('error-line').textContent).toContain('does not exist')
+    backend.send = send
+    await act(() => store.send('Write it'))
+    expect(screen.queryByTestId('error-line')).toBeNull()
+  })
+
   it('Esc in the question changes nothing', async () => {
     const { backend } = await mount()
     await key('o', { ctrlKey: true })

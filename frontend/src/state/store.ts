@@ -76,7 +76,7 @@ export interface AppState {
   activeChatId: string | null
   chats: Record<string, ChatState>
   pulls: Record<string, PullState>
-  /** The last action that failed, in one sentence; shown until dismissed. */
+  /** The last action that failed, in one sentence; shown until dismissed, another chat is opened or a message is sent. */
   error: string
   /**
    * What the failed action was about, when a later success makes its sentence stale: 'folder'
@@ -621,8 +621,12 @@ export class AppStore {
 
   // ---- chats -----------------------------------------------------------------------------
 
-  /** Shows a chat; its history is read from the store the first time. */
+  /**
+   * Shows a chat; its history is read from the store the first time. The sentence of an action
+   * that failed goes: it was about where the user was.
+   */
   async selectChat(id: string | null): Promise<void> {
+    if (id !== this.state.activeChatId) this.dismissError()
     this.set({ activeChatId: id })
     void this.loadBudget()
     if (id === null || this.state.chats[id]?.loaded) return
@@ -637,6 +641,7 @@ export class AppStore {
 
   /** Starts an empty chat view; the chat is created by the first Send. */
   newChat(): void {
+    if (this.state.activeChatId !== null) this.dismissError()
     this.set({ activeChatId: null })
     void this.loadBudget()
   }
@@ -665,7 +670,6 @@ export class AppStore {
     }
   }
 
-  /** Sends a prompt to the active chat (a new chat when none is active). */
   /** Image files the user picks in a dialog (base64); none when cancelled, and a failure is said. */
   async pickImages(): Promise<string[]> {
     try {
@@ -701,6 +705,7 @@ export class AppStore {
         images.length > 0
           ? await this.backend.sendImages(chatId ?? '', text, images)
           : await this.backend.send(chatId ?? '', text)
+      this.dismissError() // sent: what failed before is behind the user
       if (!chatId) {
         const live = this.state.chats[res.chatId] ?? emptyChat(res.chatId)
         this.setChat(res.chatId, { ...addLocalUserMessage(live, localId, text, true, images), loaded: true })
