@@ -54,6 +54,14 @@ type UndoResult struct {
 	Reverts  []string `json:"reverts"`  // the changes taken back (run ids for an undo)
 	Paths    []string `json:"paths"`    // the paths put back
 	Kept     []string `json:"kept,omitempty"`
+	// Removed are the paths of Paths that were not there before: taking back their creation
+	// removed them.
+	Removed []string `json:"removed,omitempty"`
+	// Elsewhere are the folders, other than the chat's folder now, that the paths were put
+	// back in: a chat whose folder changed takes back each change where it was made.
+	Elsewhere []string `json:"elsewhere,omitempty"`
+	// InChatFolder: some of the paths were put back in the chat's folder now.
+	InChatFolder bool `json:"inChatFolder,omitempty"`
 }
 
 // Undo takes back changes of the chat's file tools, as opts choose.
@@ -118,6 +126,10 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 			}
 		}
 	}
+	chatFolder := ""
+	if chat, err := a.cfg.Store.Chat(chatID); err == nil {
+		chatFolder = chat.Workspace
+	}
 	res := UndoResult{ChangeID: newChangeID(), Reverts: plan.reverts}
 	change := store.Change{ID: res.ChangeID, ChatID: chatID, Kind: store.ChangeUndo, Reverts: plan.reverts}
 	if redo {
@@ -144,6 +156,15 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 		change.Paths = append(change.Paths, store.PathChange{Path: l.path, Workspace: l.folder, Before: kept[l], After: &after})
 		restore = append(restore, located{l.folder, t})
 		res.Paths = append(res.Paths, l.path)
+		if t.Kind == tools.KindAbsent {
+			res.Removed = append(res.Removed, l.path)
+		}
+		switch {
+		case l.folder == chatFolder:
+			res.InChatFolder = true
+		case !slices.Contains(res.Elsewhere, l.folder):
+			res.Elsewhere = append(res.Elsewhere, l.folder)
+		}
 	}
 	if opts.Keep && !opts.Force {
 		for _, c := range conflicts {

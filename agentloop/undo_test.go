@@ -135,8 +135,8 @@ func TestUndoRemovesACreatedFileAndTheFoldersMadeForIt(t *testing.T) {
 	}
 	res := b.undo(UndoOptions{})
 	b.want("src", "", 0)
-	if len(res.Paths) != 3 {
-		t.Errorf("undo put back %v, want the file and its two folders", res.Paths)
+	if len(res.Paths) != 3 || len(res.Removed) != 3 {
+		t.Errorf("undo put back %v (removed %v), want the file and its two folders, each removed", res.Paths, res.Removed)
 	}
 	b.redo()
 	b.want("src/app/main.go", "package main\n", 0o644)
@@ -535,15 +535,20 @@ func TestUndoPutsBackEachFileInTheFolderItsRunWroteItIn(t *testing.T) {
 		t.Errorf("review diffs %q, %q; want each against its own folder's file", review[0].Diff, review[1].Diff)
 	}
 
-	// the first run's own Undo, after the chat moved: the first folder's file comes back
-	b.undo(UndoOptions{RunID: run1.RunID})
+	// the first run's own Undo, after the chat moved: the first folder's file comes back, and
+	// the result names that folder, which is not the chat's now
+	if res := b.undo(UndoOptions{RunID: run1.RunID}); strings.Join(res.Elsewhere, ",") != first {
+		t.Errorf("the undo put a.txt back in %v besides the chat's folder, want %s", res.Elsewhere, first)
+	}
 	b.dir = first
 	b.want("a.txt", "first folder\n", 0o600)
 	b.dir = second
 	b.want("a.txt", "run 2\n", 0o644)
 
 	// the review's revert of the second folder's a.txt, named by its folder
-	b.undo(UndoOptions{Path: "a.txt", Workspace: second})
+	if res := b.undo(UndoOptions{Path: "a.txt", Workspace: second}); len(res.Elsewhere) != 0 {
+		t.Errorf("a revert in the chat's own folder names %v as elsewhere", res.Elsewhere)
+	}
 	b.want("a.txt", "second folder\n", 0o644)
 
 	// redo of that revert, then restore to the first message: both folders put back at once

@@ -76,7 +76,7 @@ func TestDesktopTheUndoNoteStaysWithItsChat(t *testing.T) {
 	r := twoRuns(t)
 	r.app.key("alt+z")
 	r.waitLog(t, events.Undo, true, 30*time.Second)
-	const note = "Undone: b.txt put back."
+	const note = "Undone: b.txt removed." // run 2 created it
 	if !r.app.says(note) {
 		t.Fatalf("the window does not say %q after the undo", note)
 	}
@@ -131,8 +131,8 @@ func TestDesktopAnUndoOfAFileChangedSinceKeepsTheUsersVersionOrSaysWhyItCannot(t
 	r.wantFile(t, "b.txt", big, 0o644) // nothing was changed, nothing copied
 	r.wantFile(t, "b.txt.mine", "", 0)
 	r.app.press("Overwrite mine")
-	if !r.app.says("Undone: b.txt put back.") {
-		t.Error("the window does not say that b.txt was put back")
+	if !r.app.says("Undone: b.txt removed.") {
+		t.Error("the window does not say that b.txt was removed")
 	}
 	r.wantFile(t, "b.txt", "", 0)
 
@@ -306,6 +306,10 @@ func TestDesktopRestoreAfterTheChatMovedPutsBackTheFirstFoldersFiles(t *testing.
 	r.wantFile(t, "b.txt", "", 0)
 	wantFile(t, filepath.Join(second, "a.txt"), "the second folder's own\n", 0o644)
 	wantFile(t, filepath.Join(second, "b.txt"), "", 0)
+	// the note names the first folder too: the chat's header shows the second one
+	if !r.app.says("Undone: a.txt put back; b.txt removed (in the chat’s folder and in " + r.workspace + ", its earlier folder).") {
+		t.Errorf("the note of the restore does not name the folder it wrote in (%s)", r.app.screenshot("moved-restored.png"))
+	}
 	_, db := r.finish(t, "moved-restored.png")
 	chats, _ := db.ListChats()
 	if len(chats) != 1 || chats[0].Workspace != second {

@@ -205,6 +205,12 @@ export interface UndoResult {
   reverts: string[] | null
   paths: string[] | null
   kept?: string[] | null
+  /** The paths of paths that were not there before: taking back their creation removed them. */
+  removed?: string[] | null
+  /** Folders other than the chat's folder now that paths were put back in. */
+  elsewhere?: string[] | null
+  /** Some of paths were put back in the chat's folder now. */
+  inChatFolder?: boolean
 }
 
 /** One file of a chat's review (agentloop.FileChange). */

@@ -90,14 +90,11 @@ func undoCommand(redo bool) func(ctx context.Context, args []string, io IO) int 
 			fmt.Fprintln(io.Out, string(b))
 			return ExitCompleted
 		}
-		verb, what := "Undone", "nothing"
+		verb := "Undone"
 		if redo {
 			verb = "Redone"
 		}
-		if len(res.Paths) > 0 {
-			what = Sanitize(strings.Join(res.Paths, ", "))
-		}
-		fmt.Fprintf(io.Out, "%s: %s put back.\n", verb, what) // as the window says it
+		fmt.Fprintf(io.Out, "%s: %s.\n", verb, undoneWhat(res)) // as the window says it
 		for _, k := range res.Kept {
 			fmt.Fprintf(io.Out, "Your version is kept in %s\n", Sanitize(k))
 		}
@@ -106,4 +103,45 @@ func undoCommand(redo bool) func(ctx context.Context, args []string, io IO) int 
 		}
 		return ExitCompleted
 	}
+}
+
+// undoneWhat says what an undo or a redo did: the paths put back, those it removed (their
+// creation taken back), and the chat's earlier folders it did that in.
+func undoneWhat(res agentloop.UndoResult) string {
+	gone := map[string]bool{}
+	for _, p := range res.Removed {
+		gone[p] = true
+	}
+	var back, removed []string
+	said := map[string]bool{} // a name put back in two of the chat's folders is said once
+	for _, p := range res.Paths {
+		if said[p] {
+			continue
+		}
+		said[p] = true
+		if gone[p] {
+			removed = append(removed, p)
+		} else {
+			back = append(back, p)
+		}
+	}
+	var parts []string
+	if len(back) > 0 || len(removed) == 0 {
+		parts = append(parts, firstNonEmpty(strings.Join(back, ", "), "nothing")+" put back")
+	}
+	if len(removed) > 0 {
+		parts = append(parts, strings.Join(removed, ", ")+" removed")
+	}
+	what := strings.Join(parts, "; ")
+	if len(res.Elsewhere) > 0 {
+		earlier := strings.Join(res.Elsewhere, ", ") + ", its earlier folder"
+		if len(res.Elsewhere) > 1 {
+			earlier += "s"
+		}
+		if res.InChatFolder {
+			earlier = "the chat's folder and in " + earlier
+		}
+		what += " (in " + earlier + ")"
+	}
+	return Sanitize(what)
 }

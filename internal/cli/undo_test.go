@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"prototyper/agentloop"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -141,5 +142,23 @@ func TestOpenPathOpensAFileInTheFolderItsRunWroteItIn(t *testing.T) {
 		filepath.Join(real, "index.html"), filepath.Join(realSecond, "index.html"))
 	if err := d.OpenChangedPath(chat.ID, t.TempDir(), "index.html", false); err == nil || !strings.Contains(err.Error(), "changed no index.html") {
 		t.Fatalf("a folder the chat did not change index.html in: %v", err)
+	}
+}
+
+// The line of `prototyper undo` says what it put back and what it removed (a file the run
+// created), each name once, and the chat's earlier folder it did that in, as the window does.
+func TestTheUndoLineSaysWhatWasRemovedAndInWhichFolder(t *testing.T) {
+	for _, c := range []struct {
+		res  agentloop.UndoResult
+		want string
+	}{
+		{agentloop.UndoResult{Paths: []string{"a.txt"}}, "a.txt put back"},
+		{agentloop.UndoResult{Paths: []string{"a.txt", "b.txt"}, Removed: []string{"b.txt"}}, "a.txt put back; b.txt removed"},
+		{agentloop.UndoResult{Paths: []string{"a.txt", "a.txt"}, Elsewhere: []string{"/home/me/one"}, InChatFolder: true},
+			"a.txt put back (in the chat's folder and in /home/me/one, its earlier folder)"},
+	} {
+		if got := undoneWhat(c.res); got != c.want {
+			t.Errorf("undoneWhat(%+v) = %q, want %q", c.res, got, c.want)
+		}
 	}
 }

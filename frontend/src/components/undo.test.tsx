@@ -284,9 +284,20 @@ describe('undo in the window', () => {
     expect(pathList(['a', 'b', 'c'])).toBe('a, b and c')
   })
 
-  it('says what an undo put back, files named and their folders counted apart', () => {
-    expect(undoneText(false, ['résumé notes', 'résumé notes/ünï côde.txt'])).toBe('Undone: résumé notes/ünï côde.txt (and a folder) put back.')
-    expect(undoneText(true, ['a.txt'])).toBe('Redone: a.txt put back.')
+  it('says what an undo put back and what it removed, files named and their folders counted apart', () => {
+    expect(undoneText(false, { paths: ['résumé notes', 'résumé notes/ünï côde.txt'] })).toBe(
+      'Undone: résumé notes/ünï côde.txt (and a folder) put back.',
+    )
+    expect(undoneText(true, { paths: ['a.txt'] })).toBe('Redone: a.txt put back.')
+    expect(undoneText(false, { paths: ['a.txt', 'site', 'site/b.txt'], removed: ['site', 'site/b.txt'] })).toBe(
+      'Undone: a.txt put back; site/b.txt (and a folder) removed.',
+    )
+    expect(undoneText(false, { paths: ['b.txt'], removed: ['b.txt'], elsewhere: ['/home/me/one'] })).toBe(
+      'Undone: b.txt removed (in /home/me/one, its earlier folder).',
+    )
+    expect(undoneText(false, { paths: ['a.txt', 'a.txt'], elsewhere: ['/home/me/one'], inChatFolder: true })).toBe(
+      'Undone: a.txt put back (in the chat’s folder and in /home/me/one, its earlier folder).',
+    )
   })
 
   it('counts the files a run changed, and the folders it made with them apart', () => {

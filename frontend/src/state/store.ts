@@ -32,6 +32,7 @@ import type {
   Settings,
   StarterModel,
   UndoOptions,
+  UndoResult,
   Version,
   ChatHit,
 } from '../backend'
@@ -140,8 +141,19 @@ export function runChangeText(paths: string[]): string {
 }
 
 /** What an undo or a redo put back, files named and the folders that hold them counted apart. */
-export function undoneText(redo: boolean, paths: string[]): string {
-  return `${redo ? 'Redone' : 'Undone'}: ${filesThenFolders(paths)} put back.`
+export function undoneText(redo: boolean, res: Pick<UndoResult, 'paths' | 'removed' | 'elsewhere' | 'inChatFolder'>): string {
+  // a name put back in two of the chat's folders is said once; the folders are said after
+  const paths = [...new Set(res.paths ?? [])]
+  const removed = paths.filter((p) => res.removed?.includes(p))
+  const back = paths.filter((p) => !removed.includes(p))
+  const said = [
+    ...(back.length > 0 || removed.length === 0 ? [`${filesThenFolders(back)} put back`] : []),
+    ...(removed.length > 0 ? [`${filesThenFolders(removed)} removed`] : []),
+  ]
+  const elsewhere = res.elsewhere ?? []
+  const earlier = `${pathList(elsewhere)}, its earlier folder${elsewhere.length > 1 ? 's' : ''}`
+  const where = elsewhere.length === 0 ? '' : res.inChatFolder ? ` (in the chat’s folder and in ${earlier})` : ` (in ${earlier})`
+  return `${redo ? 'Redone' : 'Undone'}: ${said.join('; ')}${where}.`
 }
 
 /** The files of paths named, and the folders that hold them counted: "site/index.html (and a folder)". */
@@ -814,7 +826,7 @@ export class AppStore {
     try {
       const res = redo ? await this.backend.redo(chatId, opts) : await this.backend.undo(chatId, opts)
       const kept = res.kept?.length ? ` Your version is kept in ${res.kept.join(', ')}.` : ''
-      this.set({ undoNote: { chatId, text: `${undoneText(redo, res.paths ?? [])}${kept}` } })
+      this.set({ undoNote: { chatId, text: `${undoneText(redo, res)}${kept}` } })
       if (this.state.review?.chatId === chatId) void this.loadReview(chatId)
     } catch (err) {
       const message = errorText(err)
