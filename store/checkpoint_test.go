@@ -54,13 +54,20 @@ func TestCheckpointerSavesAtMostOncePerIntervalWhileStreaming(t *testing.T) {
 	}
 }
 
-func TestCheckpointerSavesAtToolCallBoundaryAndAtTheEnd(t *testing.T) {
+// thinkingStream is an answer of run r1 in a new chat whose model began to think, on a clock
+// the test moves.
+func thinkingStream(t *testing.T) (*testClock, *DB, *Checkpointer, Chat) {
+	t.Helper()
 	clock := newTestClock()
 	db, _ := openTestDB(t, clock)
 	c := mustChat(t, db, Chat{})
 	cp, _ := db.NewCheckpointer(c.ID, Message{RunID: "r1"})
-
 	_ = cp.AddThinking("let me ")
+	return clock, db, cp, c
+}
+
+func TestCheckpointerSavesAtToolCallBoundaryAndAtTheEnd(t *testing.T) {
+	clock, db, cp, c := thinkingStream(t)
 	clock.Advance(300 * time.Millisecond)
 	_ = cp.AddThinking("think")
 	clock.Advance(200 * time.Millisecond)
@@ -94,11 +101,7 @@ func TestCheckpointerSavesAtToolCallBoundaryAndAtTheEnd(t *testing.T) {
 // A stream stopped (or cut) while the model still thinks keeps how long it thought so far, as
 // does every save while it thinks: the chat opened again says "Thought for 23s", not 0.
 func TestCheckpointerKeepsTheThinkingTimeOfAStreamStoppedWhileItThinks(t *testing.T) {
-	clock := newTestClock()
-	db, _ := openTestDB(t, clock)
-	c := mustChat(t, db, Chat{})
-	cp, _ := db.NewCheckpointer(c.ID, Message{RunID: "r1"})
-	_ = cp.AddThinking("let me ")
+	clock, db, cp, _ := thinkingStream(t)
 	clock.Advance(2 * time.Second)
 	_ = cp.AddThinking("think") // saved: an interval old
 	if got := stored(t, db, cp); got.ThinkingMs != 2000 {
