@@ -161,6 +161,14 @@ func (a *App) RenameChat(id, title string) error {
 	return a.onDesktop(func(desk *cli.Desktop) error { return desk.RenameChat(id, title) })
 }
 
+// SaveDraft keeps the text typed in a chat's box and not sent ("" for a chat not started).
+func (a *App) SaveDraft(chatID, text string) error {
+	return a.onDesktop(func(desk *cli.Desktop) error { return desk.SaveDraft(chatID, text) })
+}
+
+// Drafts returns the unsent text of each chat, by chat id.
+func (a *App) Drafts() (map[string]string, error) { return withDesktop(a, (*cli.Desktop).Drafts) }
+
 // DeleteChat stops the chat's run, if any, and deletes the chat with its messages.
 func (a *App) DeleteChat(id string) error {
 	return a.onDesktop(func(desk *cli.Desktop) error { return desk.DeleteChat(id) })

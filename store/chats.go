@@ -113,6 +113,9 @@ func (db *DB) DeleteChat(id string) error {
 		if err := tx.Bucket(bucketChatsByUpdated).Delete(updatedKey(c.UpdatedAt, c.ID)); err != nil {
 			return err
 		}
+		if err := editDrafts(tx, func(d map[string]string) { delete(d, id) }); err != nil {
+			return err
+		}
 		return tx.Bucket(bucketChats).Delete([]byte(id))
 	})
 }

@@ -292,3 +292,37 @@ func TestDesktopAFollowUpDuringARunIsShownQueued(t *testing.T) {
 		}
 	})
 }
+
+// What is typed in a chat's box and not sent outlives the app: typed, Ctrl+Q, and the window
+// opened again shows it in that chat's box, where Enter sends it.
+func TestDesktopUnsentTextOutlivesQuitting(t *testing.T) {
+	r := startDesktopRunWith(t, folderModel, store.Settings{}, "Say where you are")
+	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
+	r.app.typeText(unsentDraft)
+	r.app.key("ctrl+q")
+	if err := r.app.waitExit(15 * time.Second); err != nil {
+		t.Fatalf("after Ctrl+Q the app ended with %s", describeExit(err))
+	}
+	r.relaunch(t, folderModel, "bridge-unsent")
+	if said := r.app.waitTexts(func(s string) bool { return s == unsentDraft }, 20*time.Second); len(said) == 0 {
+		t.Fatalf("the box does not hold the text typed before quitting (%s)", r.app.screenshot("unsent-after-quit.png"))
+	}
+	r.app.screenshot("unsent-after-quit.png")
+	r.app.key("Return")
+	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
+	_, db := r.finish(t, "unsent-sent.png")
+	var asked []string // the user's messages of the one chat
+	if msgs, err := db.Messages(theOneChat(t, db).ID); err == nil {
+		for _, m := range msgs {
+			if m.Role == store.RoleUser {
+				asked = append(asked, m.Content)
+			}
+		}
+	}
+	if len(asked) != 2 || asked[1] != unsentDraft {
+		t.Errorf("the chat's messages %q; want the text kept across the restart sent in the same chat", asked)
+	}
+	if drafts, _ := db.Drafts(); len(drafts) != 0 {
+		t.Errorf("unsent texts kept after it was sent: %v", drafts)
+	}
+}

@@ -70,6 +70,8 @@ function ConnectedComposer() {
   return (
     <Composer
       draftKey={chatId}
+      savedDraft={store.draftOf}
+      onDraft={store.draftChanged}
       disabledReason={blocker}
       busy={busy}
       warning={warning}

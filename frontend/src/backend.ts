@@ -493,6 +493,10 @@ export interface Backend {
   listChats(): Promise<ChatSummary[]>
   newChat(): Promise<ChatSummary>
   renameChat(id: string, title: string): Promise<void>
+  /** Keeps the text typed in a chat's box and not sent ('' for a chat not started yet). */
+  saveDraft(chatId: string, text: string): Promise<void>
+  /** The unsent text of each chat, by chat id. */
+  drafts(): Promise<Record<string, string>>
   deleteChat(id: string): Promise<void>
   openChat(id: string): Promise<OpenedChat>
   send(chatId: string, prompt: string): Promise<SendResult>
@@ -608,6 +612,8 @@ export function wailsBackend(): Backend {
     listChats: async () => (await app().ListChats()) ?? [],
     newChat: () => app().NewChat(),
     renameChat: (id, t) => app().RenameChat(id, t),
+    saveDraft: (id, text) => app().SaveDraft(id, text),
+    drafts: async () => (await app().Drafts()) ?? {},
     deleteChat: (id) => app().DeleteChat(id),
     openChat: (id) => app().OpenChat(id),
     send: (id, p) => app().Send(id, p),

@@ -130,6 +130,16 @@ export class FakeBackend implements Backend {
     this.record('RenameChat', id, title)
     this.chats = this.chats.map((c) => (c.id === id ? { ...c, title } : c))
   }
+  /** The unsent text kept by chat id. */
+  savedDrafts: Record<string, string> = {}
+  async saveDraft(chatId: string, text: string) {
+    this.record('SaveDraft', chatId, text)
+    if (text) this.savedDrafts[chatId] = text
+    else delete this.savedDrafts[chatId]
+  }
+  async drafts() {
+    return { ...this.savedDrafts }
+  }
   async deleteChat(id: string) {
     this.record('DeleteChat', id)
     this.chats = this.chats.filter((c) => c.id !== id)

@@ -331,6 +331,13 @@ func (d *Desktop) NewChat() (agentloop.ChatSummary, error) {
 	return d.agent.Summary(c), nil
 }
 
+// SaveDraft keeps the text typed in a chat's box and not sent ("" for the chat the window
+// starts with its first message), so that quitting the app loses none of it.
+func (d *Desktop) SaveDraft(chatID, text string) error { return d.db.SaveDraft(chatID, text) }
+
+// Drafts returns the unsent text of each chat, by chat id.
+func (d *Desktop) Drafts() (map[string]string, error) { return d.db.Drafts() }
+
 // RenameChat gives a chat a new title.
 func (d *Desktop) RenameChat(id, title string) error {
 	title = strings.TrimSpace(title)

@@ -3,6 +3,7 @@ import { act, fireEvent, screen } from '@testing-library/react'
 import { windowTitle } from '../App'
 import type { OpenedChat } from '../backend'
 import type { FakeBackend } from '../fakeBackend'
+import { draftSaveMs } from '../state/store'
 import { mountApp } from '../test/mountApp'
 
 const chatB = { id: 'b', title: 'Snake game', model: 'qwen3:4b', workspace: '/home/me/two', createdAt: '2025-01-02T00:00:00Z', updatedAt: '2025-01-02T00:00:00Z', messageCount: 2, phase: 'idle' as const }
@@ -60,6 +61,39 @@ describe('keyboard first', () => {
     expect(composer().value).toBe('hello')
     await act(() => store.selectChat(null))
     expect(composer().value).toBe('for the new one')
+  })
+
+  it('the unsent text outlives the app: kept as the typing pauses, and at once on Ctrl+Q', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true })
+    try {
+      const { backend, store } = await mount((b) => {
+        b.savedDrafts = { b: 'a thought for later', a: 'half a sentence' }
+      })
+      const composer = () => screen.getByTestId('composer') as HTMLTextAreaElement
+      expect(store.getState().activeChatId).toBe('b') // the newest, opened at start, with its text
+      expect(composer().value).toBe('a thought for later')
+      await act(() => store.selectChat('a'))
+      expect(composer().value).toBe('half a sentence')
+      expect(backend.callsOf('SaveDraft')).toEqual([]) // nothing typed: nothing to keep
+      fireEvent.change(composer(), { target: { value: 'half a sentence, and more' } })
+      await act(() => vi.advanceTimersByTimeAsync(draftSaveMs + 50))
+      expect(backend.savedDrafts.a).toBe('half a sentence, and more')
+      fireEvent.change(composer(), { target: { value: 'typed just before quitting' } })
+      const quit = vi.spyOn(backend, 'quit')
+      await key('q', { ctrlKey: true })
+      await flush()
+      expect(backend.savedDrafts.a).toBe('typed just before quitting')
+      expect(quit).toHaveBeenCalled()
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
+  it('a new chat’s unsent text comes back in its box', async () => {
+    await mountApp([], (b) => {
+      b.savedDrafts = { '': 'the first words' }
+    })
+    expect((screen.getByTestId('composer') as HTMLTextAreaElement).value).toBe('the first words')
   })
 
   it('the New chat button gives the focus to the composer, and says its shortcut', async () => {

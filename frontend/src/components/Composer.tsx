@@ -33,6 +33,10 @@ export interface ComposerProps {
   pickImages?: () => Promise<string[]>
   /** The chat the box types into ('' for a new one): each keeps its own unsent text and images. */
   draftKey?: string
+  /** The unsent text kept for a chat the box moves to (from an earlier run of the app). */
+  savedDraft?: (key: string) => string
+  /** The box's text changed: kept, so that quitting loses none of it. */
+  onDraft?: (key: string, text: string) => void
 }
 
 /**
@@ -40,7 +44,15 @@ export interface ComposerProps {
  * the list, or Ctrl+N), what was typed is put away with the chat it was typed in, and what was
  * typed in the chat it moves to comes back.
  */
-function useDraftPerChat(key: string, draft: string, setDraft: (d: string) => void, images: string[], setImages: (i: string[]) => void) {
+function useDraftPerChat(
+  key: string,
+  draft: string,
+  setDraft: (d: string) => void,
+  images: string[],
+  setImages: (i: string[]) => void,
+  saved?: (key: string) => string,
+  onDraft?: (key: string, text: string) => void,
+) {
   const kept = useRef(new Map<string, { text: string; images: string[] }>())
   const shownKey = useRef(key)
   useEffect(() => {
@@ -52,11 +64,21 @@ function useDraftPerChat(key: string, draft: string, setDraft: (d: string) => vo
     if (draft || images.length > 0) kept.current.set(was, { text: draft, images })
     const back = kept.current.get(key)
     kept.current.delete(key)
-    setDraft(back?.text ?? '')
+    setDraft(back?.text ?? saved?.(key) ?? '')
     setImages(back?.images ?? [])
     // only the key moves the draft: the text and images are read as they are when it does
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key])
+  // each text the box holds is kept for its chat; as the key moves, the box still holds the
+  // chat it leaves, until the text of the chat it moves to comes back just above
+  const keptKey = useRef(key)
+  useEffect(() => {
+    if (keptKey.current !== key) {
+      keptKey.current = key
+      return
+    }
+    onDraft?.(key, draft)
+  }, [key, draft, onDraft])
 }
 
 /** Reads a file as base64 (without the data URL's head). */
@@ -105,10 +127,12 @@ export function Composer({
   suggestFiles,
   pickImages,
   draftKey = '',
+  savedDraft,
+  onDraft,
 }: ComposerProps) {
   const [draft, setDraft] = useState('')
   const [images, setImages] = useState<string[]>([])
-  useDraftPerChat(draftKey, draft, setDraft, images, setImages)
+  useDraftPerChat(draftKey, draft, setDraft, images, setImages, savedDraft, onDraft)
   // @path completion: the @word being typed, the files it matches, the one highlighted
   const [mention, setMention] = useState<{ start: number; caret: number; files: string[]; active: number } | null>(null)
   // a file pasted or dropped that is no image: said until the next attachment or message

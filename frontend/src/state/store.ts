@@ -229,6 +229,9 @@ interface Feed {
 
 let localIds = 0
 
+/** How long after the last key typed the unsent text of a chat is kept. */
+export const draftSaveMs = 300
+
 /** The first wait before asking again whether Ollama answers, and the longest one. */
 export const ollamaPollFirstMs = 1000
 export const ollamaPollMaxMs = 15000
@@ -489,12 +492,15 @@ export class AppStore {
       onVisibility()
     }
     try {
-      await Promise.all([this.loadConfig(), this.refreshOllama(), this.refreshChats(), this.loadStarters()])
+      await Promise.all([this.loadConfig(), this.refreshOllama(), this.refreshChats(), this.loadStarters(), this.loadDrafts()])
       // Coming back to the app shows the chat you were in: the newest one, unless a chat was
       // already chosen (or started) meanwhile.
       const newest = this.state.chatList[0]
       if (newest && this.state.activeChatId === null) await this.selectChat(newest.id)
       else void this.loadBudget()
+      // the box of a chat opened above takes its unsent text as it moves there; a new chat's
+      // box, open from the start, is given its own
+      if (this.state.activeChatId === null && this.draftOf('')) this.set({ restoredDraft: this.draftOf('') })
     } finally {
       this.set({ ready: true })
     }
@@ -573,6 +579,51 @@ export class AppStore {
       this.set({ starters: await this.backend.starterModels() })
     } catch {
       // Without the list the offer still has the model menu's pull field.
+    }
+  }
+
+  // ---- unsent text ------------------------------------------------------------------------
+  // What is typed in a chat's box and not sent is kept by the Go side a moment after the
+  // typing pauses (draftSaveMs), and at once when the app quits: quitting loses none of it.
+
+  private drafts = new Map<string, string>()
+  private draftSaves = new Map<string, ReturnType<typeof setTimeout>>()
+
+  /** The unsent text of a chat ('' for the chat a first message starts), as last typed. */
+  draftOf = (chatId: string): string => this.drafts.get(chatId) ?? ''
+
+  /** The box of chatId holds text now; it is kept once the typing pauses. */
+  draftChanged = (chatId: string, text: string): void => {
+    if (this.draftOf(chatId) === text) return
+    this.drafts.set(chatId, text)
+    clearTimeout(this.draftSaves.get(chatId))
+    this.draftSaves.set(
+      chatId,
+      setTimeout(() => void this.saveDraft(chatId), draftSaveMs),
+    )
+  }
+
+  /** Keeps every unsent text not kept yet, now. */
+  async flushDrafts(): Promise<void> {
+    const pending = [...this.draftSaves.keys()]
+    for (const id of pending) clearTimeout(this.draftSaves.get(id))
+    await Promise.all(pending.map((id) => this.saveDraft(id)))
+  }
+
+  private async saveDraft(chatId: string): Promise<void> {
+    this.draftSaves.delete(chatId)
+    try {
+      await this.backend.saveDraft(chatId, this.draftOf(chatId))
+    } catch {
+      // the text stays in the box; the next key typed tries again
+    }
+  }
+
+  private async loadDrafts(): Promise<void> {
+    try {
+      for (const [id, text] of Object.entries(await this.backend.drafts())) if (!this.drafts.has(id)) this.drafts.set(id, text)
+    } catch {
+      // without them the boxes start empty, as before
     }
   }
 
@@ -951,10 +1002,12 @@ export class AppStore {
 
   cancelChange = (): void => this.set({ pendingChange: null })
 
-  /** Sets the window's title. */
-  /** Quits the app (Ctrl+Q), as closing its window does. */
-  quit = (): void => this.backend.quit()
+  /** Quits the app (Ctrl+Q), as closing its window does, once the unsent texts are kept. */
+  quit = (): void => {
+    void Promise.race([this.flushDrafts(), new Promise((done) => setTimeout(done, 1000))]).finally(() => this.backend.quit())
+  }
 
+  /** Sets the window's title. */
   setTitle(title: string): void {
     this.backend.setTitle(title)
   }

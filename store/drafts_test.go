@@ -1,0 +1,30 @@
+package store
+
+import (
+	"maps"
+	"testing"
+)
+
+// What is typed in a chat's box and not sent outlives the app: kept by chat (and for the chat
+// not started yet), forgotten once empty, and gone with its chat.
+func TestUnsentTextIsKeptByChatUntilSentOrItsChatIsDeleted(t *testing.T) {
+	db, _ := openTestDB(t, newTestClock())
+	c := mustChat(t, db, Chat{})
+	for chat, text := range map[string]string{c.ID: "a thought for later", "": "the first words of a new chat"} {
+		if err := db.SaveDraft(chat, text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d, err := db.Drafts(); err != nil || !maps.Equal(d, map[string]string{c.ID: "a thought for later", "": "the first words of a new chat"}) {
+		t.Errorf("drafts %v, %v; want the text of each", d, err)
+	}
+	if err := db.SaveDraft("", ""); err != nil { // sent
+		t.Fatal(err)
+	}
+	if err := db.DeleteChat(c.ID); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := db.Drafts(); err != nil || len(d) != 0 {
+		t.Errorf("drafts %v, %v; want none once sent and once the chat is deleted", d, err)
+	}
+}
