@@ -14,7 +14,7 @@ import { SettingsPanel } from './components/SettingsPanel'
 import { summarizeArgs } from './components/ToolCard'
 import { approveShortcut, denyShortcut, leaveOutShortcut, summarizeShortcut } from './keyboard/shortcuts'
 import { useApprovalShortcuts } from './keyboard/useApprovalShortcuts'
-import { useMenuRequest } from './keyboard/menus'
+import { focusComposer, useMenuRequest } from './keyboard/menus'
 import { useWindowShortcuts } from './keyboard/useWindowShortcuts'
 import { useTheme } from './theme'
 import { isStoppable, oldestWaitingCard, waitingOffer } from './state/chatReducer'
@@ -98,7 +98,16 @@ function ErrorLine() {
     <div className="error-line" role="alert" data-testid="error-line">
       {/* a paragraph, so that a screen reader can read the sentence itself, not only the alert */}
       <p>{error}</p>
-      <button type="button" className="link" aria-label="Dismiss" title="Dismiss" onClick={store.dismissError}>
+      <button
+        type="button"
+        className="link"
+        aria-label="Dismiss"
+        title="Dismiss"
+        onClick={() => {
+          store.dismissError()
+          focusComposer() // the button goes with the line: the keys go back to the box
+        }}
+      >
         ✕
       </button>
     </div>

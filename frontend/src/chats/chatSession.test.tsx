@@ -100,6 +100,17 @@ describe('a chat owns its folder and model', () => {
     expect(screen.queryByTestId('error-line')).toBeNull()
   })
 
+  it('Dismiss takes the error line away and gives the keys back to the box', async () => {
+    const { backend, store } = await mount()
+    backend.send = async () => {
+      throw 'Ollama could not be reached'
+    }
+    await act(() => store.send('Write it').catch(() => {}))
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Dismiss' })))
+    expect(screen.queryByTestId('error-line')).toBeNull()
+    expect(document.activeElement).toBe(screen.getByTestId('composer'))
+  })
+
   it('Esc in the question changes nothing', async () => {
     const { backend } = await mount()
     await key('o', { ctrlKey: true })

@@ -314,6 +314,8 @@ function ApprovalActions({
         >
           <input
             autoFocus
+            // opened below the card's buttons, it comes into sight as it takes the focus
+            ref={(field) => field?.scrollIntoView?.({ block: 'nearest' })}
             aria-label="Why the call is denied (the model reads it)"
             placeholder="Why not? The model reads this."
             value={reason}
