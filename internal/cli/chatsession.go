@@ -44,7 +44,10 @@ func checkFolder(dir string) (string, error) {
 		return "", fmt.Errorf("%s is not a folder path Prototyper can read: pick another folder", dir)
 	}
 	info, err := os.Stat(abs)
-	if err != nil || !info.IsDir() {
+	switch {
+	case err == nil && !info.IsDir():
+		return "", fmt.Errorf("%s is a file, not a folder: pick the folder that holds it, or another one", abs)
+	case err != nil:
 		return "", fmt.Errorf("%s is not a folder that exists: pick another one, or create it first", abs)
 	}
 	return abs, nil

@@ -80,6 +80,9 @@ func TestAFolderThatIsNotThereIsRefusedWithASentence(t *testing.T) {
 			t.Errorf("UseFolder(%q) accepted it", dir)
 		}
 	}
+	if _, err := d.UseFolder(file); err == nil || !strings.Contains(err.Error(), "is a file, not a folder: pick the folder that holds it") {
+		t.Errorf("UseFolder of a file: %v, want the sentence saying it is a file", err)
+	}
 	if stored, _ := d.db.Chat(c.ID); stored.Workspace != "/w" {
 		t.Errorf("a refused folder changed the chat: %+v", stored)
 	}
