@@ -169,6 +169,14 @@ func (a *App) SaveDraft(chatID, text string) error {
 // Drafts returns the unsent text of each chat, by chat id.
 func (a *App) Drafts() (map[string]string, error) { return withDesktop(a, (*cli.Desktop).Drafts) }
 
+// SetOpenChat remembers the chat the window shows, for the next start of the app.
+func (a *App) SetOpenChat(chatID string) error {
+	return a.onDesktop(func(desk *cli.Desktop) error { return desk.SetOpenChat(chatID) })
+}
+
+// LastOpenChat is the chat the window showed last ("" when none, or when it is gone).
+func (a *App) LastOpenChat() (string, error) { return withDesktop(a, (*cli.Desktop).OpenChatID) }
+
 // DeleteChat stops the chat's run, if any, and deletes the chat with its messages.
 func (a *App) DeleteChat(id string) error {
 	return a.onDesktop(func(desk *cli.Desktop) error { return desk.DeleteChat(id) })

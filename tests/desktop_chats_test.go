@@ -293,11 +293,18 @@ func TestDesktopAFollowUpDuringARunIsShownQueued(t *testing.T) {
 	})
 }
 
-// What is typed in a chat's box and not sent outlives the app: typed, Ctrl+Q, and the window
-// opened again shows it in that chat's box, where Enter sends it.
+// The app opened again is where the user left it: in the chat they were in (not the newest),
+// with the text typed in its box and not sent, where Enter sends it.
 func TestDesktopUnsentTextOutlivesQuitting(t *testing.T) {
 	r := startDesktopRunWith(t, folderModel, store.Settings{}, "Say where you are")
 	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
+	r.app.key("ctrl+n")
+	r.waitComposerFocus()
+	r.sendAndWait(t, "A new one", 2) // the newest chat
+	r.openAndType("ctrl+k", "Say where", "unsent-search.png")
+	r.app.key("Return") // back in the first chat
+	r.app.waitControl(rolePushButton, "Restore to here, before “Say where you are”", 20*time.Second)
+	r.waitComposerFocus()
 	r.app.typeText(unsentDraft)
 	r.app.key("ctrl+q")
 	if err := r.app.waitExit(15 * time.Second); err != nil {
@@ -311,16 +318,20 @@ func TestDesktopUnsentTextOutlivesQuitting(t *testing.T) {
 	r.app.key("Return")
 	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
 	_, db := r.finish(t, "unsent-sent.png")
-	var asked []string // the user's messages of the one chat
-	if msgs, err := db.Messages(theOneChat(t, db).ID); err == nil {
+	chats, _ := db.ListChats() // newest first: the one it was sent in, then the other
+	if len(chats) != 2 {
+		t.Fatalf("chats %+v, want the two", chats)
+	}
+	var asked []string // the user's messages of the chat the text was typed in
+	if msgs, err := db.Messages(chats[0].ID); err == nil {
 		for _, m := range msgs {
 			if m.Role == store.RoleUser {
 				asked = append(asked, m.Content)
 			}
 		}
 	}
-	if len(asked) != 2 || asked[1] != unsentDraft {
-		t.Errorf("the chat's messages %q; want the text kept across the restart sent in the same chat", asked)
+	if len(asked) != 2 || asked[0] != "Say where you are" || asked[1] != unsentDraft {
+		t.Errorf("the chat's messages %q; want the text kept across the restart sent in the chat it was typed in", asked)
 	}
 	if drafts, _ := db.Drafts(); len(drafts) != 0 {
 		t.Errorf("unsent texts kept after it was sent: %v", drafts)

@@ -497,6 +497,10 @@ export interface Backend {
   saveDraft(chatId: string, text: string): Promise<void>
   /** The unsent text of each chat, by chat id. */
   drafts(): Promise<Record<string, string>>
+  /** Remembers the chat the window shows ('' for a chat not started), for the next start. */
+  setOpenChat(chatId: string): Promise<void>
+  /** The chat the window showed last ('' when none, or when it is gone). */
+  lastOpenChat(): Promise<string>
   deleteChat(id: string): Promise<void>
   openChat(id: string): Promise<OpenedChat>
   send(chatId: string, prompt: string): Promise<SendResult>
@@ -614,6 +618,8 @@ export function wailsBackend(): Backend {
     renameChat: (id, t) => app().RenameChat(id, t),
     saveDraft: (id, text) => app().SaveDraft(id, text),
     drafts: async () => (await app().Drafts()) ?? {},
+    setOpenChat: (id) => app().SetOpenChat(id),
+    lastOpenChat: () => app().LastOpenChat(),
     deleteChat: (id) => app().DeleteChat(id),
     openChat: (id) => app().OpenChat(id),
     send: (id, p) => app().Send(id, p),

@@ -140,6 +140,14 @@ export class FakeBackend implements Backend {
   async drafts() {
     return { ...this.savedDrafts }
   }
+  /** The chat the window showed last. */
+  lastOpen = ''
+  async setOpenChat(chatId: string) {
+    this.lastOpen = chatId
+  }
+  async lastOpenChat() {
+    return this.chats.some((c) => c.id === this.lastOpen) ? this.lastOpen : ''
+  }
   async deleteChat(id: string) {
     this.record('DeleteChat', id)
     this.chats = this.chats.filter((c) => c.id !== id)

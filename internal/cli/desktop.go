@@ -338,6 +338,12 @@ func (d *Desktop) SaveDraft(chatID, text string) error { return d.db.SaveDraft(c
 // Drafts returns the unsent text of each chat, by chat id.
 func (d *Desktop) Drafts() (map[string]string, error) { return d.db.Drafts() }
 
+// SetOpenChat remembers the chat the window shows, for the next start of the app.
+func (d *Desktop) SetOpenChat(chatID string) error { return d.db.SetOpenChat(chatID) }
+
+// OpenChatID is the chat the window showed last ("" when none, or when it is gone).
+func (d *Desktop) OpenChatID() (string, error) { return d.db.OpenChatID() }
+
 // RenameChat gives a chat a new title.
 func (d *Desktop) RenameChat(id, title string) error {
 	title = strings.TrimSpace(title)

@@ -89,6 +89,17 @@ describe('keyboard first', () => {
     }
   })
 
+  it('the app opened again shows the chat it showed last, else the newest', async () => {
+    const { backend, store } = await mount()
+    expect(store.getState().activeChatId).toBe('b') // the newest: none was remembered
+    await act(() => store.selectChat('a'))
+    expect(backend.lastOpen).toBe('a')
+    const again = await mount((b) => {
+      b.lastOpen = 'a'
+    })
+    expect(again.store.getState().activeChatId).toBe('a')
+  })
+
   it('a new chat’s unsent text comes back in its box', async () => {
     await mountApp([], (b) => {
       b.savedDrafts = { '': 'the first words' }

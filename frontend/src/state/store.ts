@@ -492,11 +492,13 @@ export class AppStore {
       onVisibility()
     }
     try {
+      const last = this.backend.lastOpenChat().catch(() => '')
       await Promise.all([this.loadConfig(), this.refreshOllama(), this.refreshChats(), this.loadStarters(), this.loadDrafts()])
-      // Coming back to the app shows the chat you were in: the newest one, unless a chat was
-      // already chosen (or started) meanwhile.
-      const newest = this.state.chatList[0]
-      if (newest && this.state.activeChatId === null) await this.selectChat(newest.id)
+      // Coming back to the app shows the chat you were in (else the newest one), unless a chat
+      // was already chosen (or started) meanwhile.
+      const lastId = await last
+      const back = this.state.chatList.find((c) => c.id === lastId) ?? this.state.chatList[0]
+      if (back && this.state.activeChatId === null) await this.selectChat(back.id)
       else void this.loadBudget()
       // the box of a chat opened above takes its unsent text as it moves there; a new chat's
       // box, open from the start, is given its own
@@ -619,6 +621,13 @@ export class AppStore {
     }
   }
 
+  /** The chat shown now is the one the app shows when it starts again. */
+  private rememberOpenChat(): void {
+    this.backend.setOpenChat(this.state.activeChatId ?? '').catch(() => {
+      // the app then opens the newest chat, as it did before it remembered
+    })
+  }
+
   private async loadDrafts(): Promise<void> {
     try {
       for (const [id, text] of Object.entries(await this.backend.drafts())) if (!this.drafts.has(id)) this.drafts.set(id, text)
@@ -691,6 +700,7 @@ export class AppStore {
   async selectChat(id: string | null): Promise<void> {
     if (id !== this.state.activeChatId) this.dismissError()
     this.set({ activeChatId: id })
+    this.rememberOpenChat()
     void this.loadBudget()
     if (id === null || this.state.chats[id]?.loaded) return
     try {
@@ -706,6 +716,7 @@ export class AppStore {
   newChat(): void {
     if (this.state.activeChatId !== null) this.dismissError()
     this.set({ activeChatId: null })
+    this.rememberOpenChat()
     void this.loadBudget()
   }
 
@@ -774,6 +785,7 @@ export class AppStore {
         this.setChat(res.chatId, { ...addLocalUserMessage(live, localId, text, true, images), loaded: true })
         if (this.state.activeChatId === null) {
           this.set({ activeChatId: res.chatId })
+          this.rememberOpenChat()
           void this.loadBudget()
         }
         void this.refreshChats()

@@ -1,5 +1,8 @@
 package store
 
+// What the window had when it was closed: the text typed in each chat's box and not sent, and
+// the chat it showed. Both live in the settings bucket.
+
 import (
 	"encoding/json"
 
@@ -47,4 +50,28 @@ func editDrafts(tx *bolt.Tx, edit func(map[string]string)) error {
 	}
 	edit(d)
 	return putJSON(tx.Bucket(bucketSettings), keyDrafts, d)
+}
+
+// keyOpenChat holds, in the settings bucket, the id of the chat the window showed last.
+var keyOpenChat = []byte("openChat")
+
+// SetOpenChat remembers the chat the window shows ("" for a chat not started yet), so that
+// the app opened again shows it.
+func (db *DB) SetOpenChat(chatID string) error {
+	return db.update("remember the open chat", func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketSettings).Put(keyOpenChat, []byte(chatID))
+	})
+}
+
+// OpenChatID is the chat the window showed last ("" when none, or when it was deleted).
+func (db *DB) OpenChatID() (string, error) {
+	var id string
+	err := db.view(func(tx *bolt.Tx) error {
+		raw := tx.Bucket(bucketSettings).Get(keyOpenChat)
+		if len(raw) > 0 && tx.Bucket(bucketChats).Get(raw) != nil {
+			id = string(raw)
+		}
+		return nil
+	})
+	return id, err
 }

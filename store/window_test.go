@@ -28,3 +28,22 @@ func TestUnsentTextIsKeptByChatUntilSentOrItsChatIsDeleted(t *testing.T) {
 		t.Errorf("drafts %v, %v; want none once sent and once the chat is deleted", d, err)
 	}
 }
+
+// The chat the window showed last is the one it shows when opened again, while it exists.
+func TestTheChatShownLastIsRememberedWhileItExists(t *testing.T) {
+	db, _ := openTestDB(t, newTestClock())
+	older, newer := mustChat(t, db, Chat{}), mustChat(t, db, Chat{})
+	if id, err := db.OpenChatID(); err != nil || id != "" {
+		t.Errorf("before any: %q, %v; want none", id, err)
+	}
+	if err := db.SetOpenChat(older.ID); err != nil {
+		t.Fatal(err)
+	}
+	if id, _ := db.OpenChatID(); id != older.ID {
+		t.Errorf("open chat %q, want %s", id, older.ID)
+	}
+	_ = db.DeleteChat(older.ID)
+	if id, _ := db.OpenChatID(); id != "" {
+		t.Errorf("open chat %q after it was deleted, want none (the window then shows %s, the newest)", id, newer.ID)
+	}
+}
