@@ -337,3 +337,14 @@ func TestDesktopUnsentTextOutlivesQuitting(t *testing.T) {
 		t.Errorf("unsent texts kept after it was sent: %v", drafts)
 	}
 }
+
+// A folder for new chats that is not there (a --workspace mistyped, a folder deleted since) is
+// said as the window opens, not at the first message.
+func TestDesktopAFolderThatIsNotThereIsSaidAsTheWindowOpens(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing")
+	r := startDesktopRunWith(t, writerModel, store.Settings{}, "", withArgs("--workspace", missing))
+	if !r.app.says(missing + " is not a folder that exists") {
+		t.Errorf("the window does not say that %s is not there (%s)", missing, r.app.screenshot("folder-missing-at-start.png"))
+	}
+	r.finish(t, "folder-missing-at-start.png")
+}

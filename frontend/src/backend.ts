@@ -65,6 +65,8 @@ export interface Config {
   dbPath: string
   /** The MCP servers of the workspace: their state, their tools, and why one failed. */
   mcpServers?: McpServerStatus[]
+  /** Why the folder new chats take cannot be used (gone, or a file), with what to do; none when it can. */
+  workspaceProblem?: string
 }
 
 export type McpServerState = 'stopped' | 'running' | 'failed' | 'disabled'
@@ -80,7 +82,7 @@ export interface McpServerStatus {
 }
 
 /** What SaveSettings accepts: the Config without the read-only fields. */
-export type Settings = Omit<Config, 'dbPath' | 'tools' | 'mcpServers'>
+export type Settings = Omit<Config, 'dbPath' | 'tools' | 'mcpServers' | 'workspaceProblem'>
 
 /** A chat as the store keeps it (store.Chat): its own folder and model among them. */
 export interface StoredChat {

@@ -149,3 +149,19 @@ func TestOllamaNotThereIsSaidAtOnce(t *testing.T) {
 	// no timed assertion on the figure: one attempt means no backoff of 500 ms or more
 	t.Logf("answered in %s", time.Since(start))
 }
+
+// A folder for new chats that is gone (or was never there: --workspace mistyped) is said when
+// the window opens, not at the first message.
+func TestTheConfigSaysWhenTheFolderOfNewChatsIsGone(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing")
+	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: "127.0.0.1:1"}, Workspace: missing})
+	if c, err := d.Config(); err != nil || !strings.Contains(c.WorkspaceProblem, missing+" is not a folder that exists") {
+		t.Errorf("config %q, %v; want the sentence saying the folder is not there", c.WorkspaceProblem, err)
+	}
+	if _, err := d.UseFolder(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := d.Config(); c.WorkspaceProblem != "" {
+		t.Errorf("config says %q of a folder that is there", c.WorkspaceProblem)
+	}
+}

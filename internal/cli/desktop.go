@@ -203,6 +203,9 @@ type Config struct {
 	DBPath string   `json:"dbPath"`
 	// MCPServers are the MCP servers of the workspace, with their state and tools.
 	MCPServers []mcptools.Status `json:"mcpServers"`
+	// WorkspaceProblem says, when the folder new chats take cannot be used (it is gone, or a
+	// file), why and what to do; "" when it can, or when there is none yet.
+	WorkspaceProblem string `json:"workspaceProblem,omitempty"`
 }
 
 // Config returns the settings in effect: the flags applied, the defaults filled in, and
@@ -230,6 +233,11 @@ func (d *Desktop) Config() (Config, error) {
 		c.ToolApproval[def.Name] = agentloop.Policy(s.ToolApproval, def)
 	}
 	c.MCPServers = d.mcpStatus(workspace)
+	if workspace != "" {
+		if _, err := checkFolder(workspace); err != nil {
+			c.WorkspaceProblem = err.Error()
+		}
+	}
 	return c, nil
 }
 

@@ -100,6 +100,15 @@ describe('a chat owns its folder and model', () => {
     expect(screen.queryByTestId('error-line')).toBeNull()
   })
 
+  it('a folder for new chats that is gone is said as the window opens, and goes once one is picked', async () => {
+    const { store } = await mountApp([], (b) => {
+      b.cfg = { ...b.cfg, workspace: '/home/me/gone', workspaceProblem: '/home/me/gone is not a folder that exists: pick another one, or create it first' }
+    })
+    expect(screen.getByTestId('error-line').textContent).toContain('/home/me/gone is not a folder that exists')
+    await act(() => store.requestFolder('/home/me/three'))
+    expect(screen.queryByTestId('error-line')).toBeNull()
+  })
+
   it('Dismiss takes the error line away and gives the keys back to the box', async () => {
     const { backend, store } = await mount()
     backend.send = async () => {

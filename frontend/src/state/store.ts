@@ -501,8 +501,10 @@ export class AppStore {
       if (back && this.state.activeChatId === null) await this.selectChat(back.id)
       else void this.loadBudget()
       // the box of a chat opened above takes its unsent text as it moves there; a new chat's
-      // box, open from the start, is given its own
+      // box, open from the start, is given its own, and told at once when its folder is gone
       if (this.state.activeChatId === null && this.draftOf('')) this.set({ restoredDraft: this.draftOf('') })
+      const problem = this.state.config?.workspaceProblem
+      if (this.state.activeChatId === null && problem) this.fail(problem, 'folder')
     } finally {
       this.set({ ready: true })
     }
