@@ -120,6 +120,15 @@ describe('a chat owns its folder and model', () => {
     expect(document.activeElement).toBe(screen.getByTestId('composer'))
   })
 
+  it('a folder picked while the chat runs offers only a new chat, and says why', async () => {
+    const { emit, store } = await mount()
+    emit([{ type: 'phase', chatId: 'b', runId: 'r1', phase: 'streaming' }])
+    await act(() => store.requestFolder('/home/me/three'))
+    expect(screen.getByTestId('change-busy').textContent).toContain('stop it or answer first')
+    expect((screen.getByTestId('change-this-chat') as HTMLButtonElement).disabled).toBe(true)
+    expect(document.activeElement).toBe(screen.getByTestId('change-new-chat'))
+  })
+
   it('Esc in the question changes nothing', async () => {
     const { backend } = await mount()
     await key('o', { ctrlKey: true })
