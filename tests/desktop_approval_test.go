@@ -188,3 +188,23 @@ func TestDesktopAnApprovalOverAFileChangedSinceItsPreviewWritesNothing(t *testin
 	}
 	r.finish(t, "approval-stale-preview-end.png")
 }
+
+// A folder picked while a call waits for approval can only start a new chat: the window says
+// so in the question, before anything is refused, and the call still waits for its answer.
+func TestDesktopAFolderPickedWhileACallWaitsOffersANewChat(t *testing.T) {
+	r := approvalRun(t)
+	r.typeFolder(t.TempDir())
+	if !r.app.says("stop it or answer first to change it") {
+		t.Errorf("the question does not say why this chat cannot change (%s)", r.app.screenshot("folder-while-waiting.png"))
+	}
+	r.app.screenshot("folder-while-waiting.png")
+	if change := r.app.waitControl(rolePushButton, "Change this chat", 20*time.Second); r.app.enabled(change) {
+		t.Error("Change this chat is offered while the chat waits for an approval")
+	}
+	r.app.key("Escape")
+	r.waitComposerFocus()
+	r.app.key("alt+a")
+	r.waitResumedFinished(t, 60*time.Second)
+	r.wantWritten(t, "hello.txt", "hello from Prototyper\n")
+	r.finish(t, "folder-while-waiting-end.png")
+}
