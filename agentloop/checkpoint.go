@@ -83,12 +83,16 @@ func (r *run) preview(c plannedCall) (*tools.Preview, []tools.PathState) {
 	if !ok {
 		return nil, nil
 	}
+	// a call that cannot succeed says why before it is approved, not after
 	args, err := r.validArgs(c)
 	if err != nil {
-		return nil, nil
+		return &tools.Preview{Fails: err.Error()}, nil
 	}
 	p, err := ct.Preview(r.ctx, tools.Call{ID: c.ID, Name: c.Name, Args: args})
-	if err != nil || p == nil {
+	if err != nil {
+		return &tools.Preview{Fails: err.Error()}, nil
+	}
+	if p == nil {
 		return nil, nil
 	}
 	cc := r.beforeCall(r.ctx, c)

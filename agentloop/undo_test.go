@@ -430,6 +430,23 @@ func TestAnApprovalRequestCarriesThePreviewAndNothingIsWrittenMeanwhile(t *testi
 	}
 }
 
+// A call that cannot succeed as it is says why in its approval request, before the user
+// decides: an edit whose text is not in the file, a path outside the folder.
+func TestAnApprovalRequestSaysWhenTheCallCannotSucceed(t *testing.T) {
+	b := newUndoBench(t, func(c *Config) { c.Approve = ApproveAsk })
+	b.write("notes.md", "# Hello\n", 0o644)
+	b.run(tc("c1", "edit_file", `{"path":"notes.md","old_string":"not there","new_string":"x"}`), writeCall("c2", "../escape.txt", "x"))
+	reqs := ofType(b.rec.events(), events.ToolApprovalRequest)
+	if len(reqs) != 2 {
+		t.Fatalf("approval requests %s, want two", summary(reqs))
+	}
+	for i, want := range []string{"was not found in", "outside"} {
+		if pv, _ := reqs[i].Preview.(*tools.Preview); pv == nil || !strings.Contains(pv.Fails, want) || pv.Diff != "" {
+			t.Errorf("preview of %s: %+v, want it to say the call cannot succeed (%q)", reqs[i].Name, reqs[i].Preview, want)
+		}
+	}
+}
+
 // An approval holds for the change the user saw: a file changed (or made) after the preview
 // was shown is not written over by the approved call, which says why, so that the model can
 // ask again with the change as it would be now.

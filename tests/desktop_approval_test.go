@@ -208,3 +208,21 @@ func TestDesktopAFolderPickedWhileACallWaitsOffersANewChat(t *testing.T) {
 	r.wantWritten(t, "hello.txt", "hello from Prototyper\n")
 	r.finish(t, "folder-while-waiting-end.png")
 }
+
+// A call that cannot succeed as it is (here an edit whose text is not in the file) says so on
+// its card while it waits, so that the user decides knowing it; denied, nothing is written.
+func TestDesktopAnApprovalCardSaysWhenTheCallCannotSucceed(t *testing.T) {
+	r := startDesktopRunWith(t, failedEditModel, store.Settings{Think: "off", ToolApproval: map[string]string{"edit_file": "ask"}}, "")
+	r.writeFile(t, "a.txt", "original\n", 0o600)
+	r.app.typeText("Change a.txt")
+	r.app.key("Return")
+	r.waitLog(t, events.ToolApprovalRequest, true, 60*time.Second)
+	if !r.app.says("This call cannot succeed as it is: old_string was not found in") {
+		t.Errorf("the waiting card does not say the edit cannot succeed (%s)", r.app.screenshot("approval-fails.png"))
+	}
+	r.app.screenshot("approval-fails.png")
+	r.app.key("alt+d")
+	r.waitResumedFinished(t, 60*time.Second)
+	r.wantFile(t, "a.txt", "original\n", 0o600)
+	r.finish(t, "approval-fails-denied.png")
+}

@@ -46,6 +46,10 @@ type Preview struct {
 	// NotUndoable lists the paths whose prior state is too large to keep: this change
 	// cannot be taken back (set by the loop, from the checkpoint cap).
 	NotUndoable []string `json:"notUndoable,omitempty"`
+	// Fails says why the call cannot succeed as it is (its text is not in the file, its path
+	// is outside the folder, an argument is wrong), when that is known before it runs: the
+	// user reads it before approving. Nothing else of the preview is set then.
+	Fails string `json:"fails,omitempty"`
 }
 
 // Removal is one path a delete would remove.

@@ -178,6 +178,8 @@ export interface Preview {
   removes?: Removal[] | null
   /** Files too large to keep: this change cannot be undone. */
   notUndoable?: string[] | null
+  /** Why the call cannot succeed as it is (known before it runs); nothing else is set then. */
+  fails?: string
 }
 
 /** One checkpoint of a chat (agentloop.ChangeSummary): a run that changed files, an undo, a redo. */

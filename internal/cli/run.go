@@ -736,6 +736,9 @@ func previewText(p *tools.Preview) string {
 	if p == nil {
 		return ""
 	}
+	if p.Fails != "" {
+		return "This call cannot succeed as it is: " + Sanitize(p.Fails) + "\n"
+	}
 	var b strings.Builder
 	switch {
 	case len(p.Removes) > 0:

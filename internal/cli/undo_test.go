@@ -13,6 +13,12 @@ import (
 	"prototyper/tools"
 )
 
+func TestTheApprovalPromptSaysWhenTheCallCannotSucceed(t *testing.T) {
+	if got := previewText(&tools.Preview{Fails: `old_string was not found in "a.txt"`}); got != "This call cannot succeed as it is: old_string was not found in \"a.txt\"\n" {
+		t.Errorf("prompt %q", got)
+	}
+}
+
 func TestTheApprovalPromptShowsTheChangeItWouldMake(t *testing.T) {
 	write := previewText(&tools.Preview{Path: "notes.md", Bytes: 15, Diff: "--- a/notes.md\n+++ b/notes.md\n@@ -1 +1,3 @@\n # Hello\n+\n+World\n"})
 	if !strings.Contains(write, "This changes notes.md (15 bytes after)") || !strings.Contains(write, "+World") {

@@ -428,10 +428,15 @@ export const ToolCard = memo(function ToolCard({
       </div>
       {card.state === 'awaiting_approval' && (
         <div className="approval">
-          {card.preview ? (
+          {card.preview && !card.preview.fails ? (
             <PreviewView preview={card.preview} />
           ) : (
             <pre className="tool-args-full">{JSON.stringify(jsonObject(card.args) ?? card.args, null, 2)}</pre>
+          )}
+          {card.preview?.fails && (
+            <div className="tool-error" role="note" data-testid="preview-fails">
+              This call cannot succeed as it is: {card.preview.fails}
+            </div>
           )}
           <ApprovalActions
             onDecide={(d, reason) => (reason === undefined ? onDecide?.(card.id, d) : onDecide?.(card.id, d, reason))}

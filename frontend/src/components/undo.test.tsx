@@ -8,6 +8,7 @@ import { StoreContext } from '../state/useAppState'
 import { App } from '../App'
 import { ToolCard } from './ToolCard'
 import { pathList, runChangeText, undoneText } from '../state/store'
+import { checkPreview } from '../state/records'
 
 function ev(seq: number, e: Partial<AgentEvent> & Pick<AgentEvent, 'type'>): AgentEvent {
   return { v: 1, seq, chatId: 'c1', runId: 'r1', messageId: 'm1', at: '2025-01-01T00:00:00Z', ...e }
@@ -129,6 +130,13 @@ describe('the approval card', () => {
     expect(text).toContain('Deletes 2 paths')
     expect(text).toContain('lib/a.txt')
     expect(text).toContain('cannot be undone')
+  })
+
+  it('says before Approve when the call cannot succeed as it is, with its arguments', () => {
+    const fails = 'old_string was not found in "notes.md"; read the file again and copy the exact text'
+    render(<ToolCard card={{ ...waiting, name: 'edit_file', preview: checkPreview({ path: '', bytes: 0, fails }) }} />)
+    expect(screen.getByTestId('preview-fails').textContent).toBe(`This call cannot succeed as it is: ${fails}`)
+    expect(screen.queryByTestId('preview')).toBeNull()
   })
 
   it('offers Open and Show in folder on a file the call wrote', () => {

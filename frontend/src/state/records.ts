@@ -150,6 +150,7 @@ export function checkPreview(v: unknown): Preview | null {
     created: bool(v.created),
     removes,
     notUndoable: strings(v.notUndoable),
+    ...(str(v.fails) ? { fails: str(v.fails) } : {}),
   }
 }
 
