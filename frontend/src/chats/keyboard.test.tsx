@@ -78,6 +78,9 @@ describe('keyboard first', () => {
       fireEvent.change(composer(), { target: { value: 'half a sentence, and more' } })
       await act(() => vi.advanceTimersByTimeAsync(draftSaveMs + 50))
       expect(backend.savedDrafts.a).toBe('half a sentence, and more')
+      fireEvent.change(composer(), { target: { value: '' } }) // emptied: forgotten at once
+      await flush()
+      expect(backend.savedDrafts.a).toBeUndefined()
       fireEvent.change(composer(), { target: { value: 'typed just before quitting' } })
       const quit = vi.spyOn(backend, 'quit')
       await key('q', { ctrlKey: true })

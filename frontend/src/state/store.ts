@@ -601,10 +601,10 @@ export class AppStore {
     if (this.draftOf(chatId) === text) return
     this.drafts.set(chatId, text)
     clearTimeout(this.draftSaves.get(chatId))
-    this.draftSaves.set(
-      chatId,
-      setTimeout(() => void this.saveDraft(chatId), draftSaveMs),
-    )
+    // a box emptied (its message sent) is kept at once: a window closed right after a message
+    // was sent does not give its text back as unsent
+    if (text === '') void this.saveDraft(chatId)
+    else this.draftSaves.set(chatId, setTimeout(() => void this.saveDraft(chatId), draftSaveMs))
   }
 
   /** Keeps every unsent text not kept yet, now. */
