@@ -42,7 +42,8 @@ export interface ComposerProps {
 /**
  * Keeps each chat's unsent text and images apart: when the box moves to another chat (picked in
  * the list, or Ctrl+N), what was typed is put away with the chat it was typed in, and what was
- * typed in the chat it moves to comes back.
+ * typed in the chat it moves to comes back. Each text is also handed to onDraft as it changes,
+ * and saved gives back what an earlier run of the app kept for a chat the box moves to.
  */
 function useDraftPerChat(
   key: string,
