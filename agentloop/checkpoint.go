@@ -83,13 +83,12 @@ func (r *run) preview(c plannedCall) (*tools.Preview, []tools.PathState) {
 	if !ok {
 		return nil, nil
 	}
-	// a call that cannot succeed says why before it is approved, not after
+	var p *tools.Preview
 	args, err := r.validArgs(c)
-	if err != nil {
-		return &tools.Preview{Fails: err.Error()}, nil
+	if err == nil {
+		p, err = ct.Preview(r.ctx, tools.Call{ID: c.ID, Name: c.Name, Args: args})
 	}
-	p, err := ct.Preview(r.ctx, tools.Call{ID: c.ID, Name: c.Name, Args: args})
-	if err != nil {
+	if err != nil { // a call that cannot succeed says why before it is approved, not after
 		return &tools.Preview{Fails: err.Error()}, nil
 	}
 	if p == nil {
