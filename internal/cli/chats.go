@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -103,22 +102,6 @@ func chatsCommand(ctx context.Context, args []string, io IO) int {
 		return ExitFailed
 	}
 	return ExitCompleted
-}
-
-// parseInterleaved parses flags placed before, between or after the positional arguments
-// (`chats export ID --format md`), which flag.Parse alone stops at.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
 }
 
 func listChats(db *store.DB, asJSON bool, w io.Writer) error {

@@ -75,6 +75,29 @@ func commandFlags(name string, io IO, common *Common) *flag.FlagSet {
 	return fs
 }
 
+// parseInterleaved parses flags placed before, between or after the positional arguments
+// (`run "fix the bug" --db other.db`, `chats export ID --format md`), which flag.Parse alone
+// stops at: people put flags after the arguments, and a flag read as text would run on a
+// database or folder the user did not name. `--` ends the flags: what follows is positional
+// even when it starts with a dash.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
 // parseExit is the exit code of a command whose flags did not parse: completed when the
 // user asked for help (the usage is printed), usage for a wrong flag (the flag package has
 // said which).
@@ -196,14 +219,15 @@ func ParseDesktopFlags(args []string, errOut io.Writer) (DesktopOptions, error) 
 	o.MCPFlags.Register(fs)
 	fs.StringVar(&o.Workspace, "workspace", "", "workspace `DIR` the agent works in")
 	fs.StringVar(&o.Model, "model", "", "Ollama model `NAME`")
-	if err := fs.Parse(args); err != nil {
+	extra, err := parseInterleaved(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, err
 		}
 		return o, fmt.Errorf("%w: %w", ErrUsageReported, err)
 	}
-	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unexpected argument %q; run `prototyper --help` for the commands", fs.Arg(0))
+	if len(extra) > 0 {
+		return o, fmt.Errorf("unexpected argument %q; run `prototyper --help` for the commands", extra[0])
 	}
 	if o.Ollama != "" {
 		if _, err := resolveOllama(o.Ollama); err != nil {

@@ -70,8 +70,13 @@ func mcpCommand(ctx context.Context, args []string, io IO) int {
 	mf.Register(fs)
 	fs.StringVar(&workspace, "workspace", "", "the workspace `DIR` whose .prototyper/mcp.json applies (default: the current folder)")
 	fs.BoolVar(&asJSON, "json", false, "print the servers as JSON")
-	if err := fs.Parse(args[1:]); err != nil {
+	extra, err := parseInterleaved(fs, args[1:])
+	if err != nil {
 		return parseExit(err)
+	}
+	if len(extra) > 0 {
+		fmt.Fprintf(io.Err, "prototyper mcp list: unexpected argument %q\n", extra[0])
+		return ExitUsage
 	}
 	if workspace == "" {
 		workspace, _ = os.Getwd()

@@ -47,11 +47,12 @@ func runCommand(ctx context.Context, args []string, io IO) int {
 	fs := flag.NewFlagSet("prototyper run", flag.ContinueOnError)
 	fs.SetOutput(io.Err)
 	fs.Usage = func() {
-		fmt.Fprint(io.Err, `Usage: prototyper run [flags] PROMPT
+		fmt.Fprint(io.Err, `Usage: prototyper run [flags] PROMPT [flags]
        prototyper run --chat ID --decide allow|deny [--reason TEXT]
        prototyper run --chat ID --summarize always|never
 
-One agent run in the terminal, on the same loop and store as the window.
+One agent run in the terminal, on the same loop and store as the window. Flags may come
+before or after the PROMPT; after --, every word is the prompt's.
 Exit status: 0 completed, 1 failed, 2 usage, 3 stopped at max steps, 4 paused awaiting
 approval (or an answer to --summarize ask), 5 stopped as a loop, 130 interrupted.
 
@@ -77,10 +78,11 @@ Flags:
 	fs.Var(&f.images, "image", "send the image `FILE` (PNG, JPEG, GIF, WebP) with the prompt, to a model that can see; repeatable")
 	fs.DurationVar(&f.firstByte, "first-byte-timeout", ollama.DefaultFirstByteTimeout,
 		"how long to wait for the model's first byte, loading included, e.g. 90s or 10m (0: no limit)")
-	if err := fs.Parse(args); err != nil {
+	words, err := parseInterleaved(fs, args)
+	if err != nil {
 		return parseExit(err)
 	}
-	prompt := strings.TrimSpace(strings.Join(fs.Args(), " "))
+	prompt := strings.TrimSpace(strings.Join(words, " "))
 	usage := func(msg string) int {
 		fmt.Fprintf(io.Err, "prototyper run: %s; run `prototyper run --help` for the flags\n", msg)
 		return ExitUsage

@@ -460,3 +460,82 @@ func TestTheTerminalAnswersASummaryOfferAndEnterSummarizes(t *testing.T) {
 		t.Error("a cancelled question answered")
 	}
 }
+
+// firstUserMessage is the text of the first user message of the only chat in dbPath.
+func firstUserMessage(t *testing.T, dbPath string) string {
+	t.Helper()
+	chats := storedChats(t, dbPath)
+	if len(chats) != 1 {
+		t.Fatalf("%d chats in %s, want 1", len(chats), dbPath)
+	}
+	db, err := store.Open(dbPath, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	msgs, err := db.Messages(chats[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range msgs {
+		if m.Role == store.RoleUser {
+			return m.Content
+		}
+	}
+	t.Fatalf("no user message in %s", dbPath)
+	return ""
+}
+
+func TestRunTakesFlagsAfterThePromptAsFlagsAndNeverTheDefaultDatabase(t *testing.T) {
+	srv := newRunServer(t, nil, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"message":{"role":"assistant","content":"done"},"done":true,"done_reason":"stop"}`+"\n")
+	})
+	// The database the user did not name: it must stay untouched.
+	fallback := filepath.Join(t.TempDir(), "default.db")
+	t.Setenv("PROTOTYPER_DB", fallback)
+	cases := []struct {
+		name   string
+		args   func(db string) []string
+		prompt string
+	}{
+		{"flags after the prompt", func(db string) []string {
+			return []string{"fix the bug", "--db", db, "--ollama", srv.URL, "--workspace", t.TempDir(), "--model", "m"}
+		}, "fix the bug"},
+		{"flags between the words", func(db string) []string {
+			return []string{"--ollama", srv.URL, "fix", "--db", db, "the", "bug", "--model=m", "--workspace", t.TempDir()}
+		}, "fix the bug"},
+		{"a dash word after --", func(db string) []string {
+			return []string{"--ollama", srv.URL, "--db", db, "--model", "m", "--workspace", t.TempDir(), "--", "explain", "--db", "-x"}
+		}, "explain --db -x"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "other.db")
+			code, _, errOut := runCLI(context.Background(), c.args(db)...)
+			if code != ExitCompleted {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if got := firstUserMessage(t, db); got != c.prompt {
+				t.Fatalf("the model was sent %q, want %q", got, c.prompt)
+			}
+			if _, err := os.Stat(fallback); !os.IsNotExist(err) {
+				t.Fatalf("the database the user did not name was opened (%v)", err)
+			}
+		})
+	}
+}
+
+func TestRunRefusesAnUnknownFlagAfterThePromptBeforeOpeningAnyDatabase(t *testing.T) {
+	fallback := filepath.Join(t.TempDir(), "default.db")
+	t.Setenv("PROTOTYPER_DB", fallback)
+	code, _, errOut := runCLI(context.Background(), "fix the bug", "--dbb", "other.db")
+	if code != ExitUsage {
+		t.Fatalf("exit %d, want %d (usage): %s", code, ExitUsage, errOut)
+	}
+	if !strings.Contains(errOut, "-dbb") {
+		t.Fatalf("stderr does not name the flag: %q", errOut)
+	}
+	if _, err := os.Stat(fallback); !os.IsNotExist(err) {
+		t.Fatalf("a database was opened for a refused command (%v)", err)
+	}
+}

@@ -42,15 +42,16 @@ func undoCommand(redo bool) func(ctx context.Context, args []string, io IO) int 
 			}
 			fs.PrintDefaults()
 		}
-		if err := fs.Parse(args); err != nil {
+		extra, err := parseInterleaved(fs, args)
+		if err != nil {
 			return parseExit(err)
 		}
 		switch {
 		case chat == "":
 			fmt.Fprintf(io.Err, "prototyper %s: give --chat ID (`prototyper chats list` shows them)\n", name)
 			return ExitUsage
-		case fs.NArg() > 0:
-			fmt.Fprintf(io.Err, "prototyper %s: unexpected argument %q\n", name, fs.Arg(0))
+		case len(extra) > 0:
+			fmt.Fprintf(io.Err, "prototyper %s: unexpected argument %q\n", name, extra[0])
 			return ExitUsage
 		case run != "" && message != "":
 			fmt.Fprintf(io.Err, "prototyper %s: give --run or --message, not both\n", name)
