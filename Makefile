@@ -26,9 +26,10 @@ export GOFLAGS := -tags=$(TAGS)
 
 .PHONY: mcp-test-servers run test build package deps deps-deb vet test-go test-frontend test-contract test-desktop test-desktop-default test-desktop-large test-clean-clone test-package bench bench-stream clean go-packages
 
-## run: install what is missing (the pinned ollama server included: with no Ollama running,
-## the app starts that one itself), build, open the app
-run: build $(OLLAMA)
+## run: install what is missing, build, open the app. The pinned ollama server is built only
+## when no `ollama` is on PATH and none answers (with no Ollama running, the app starts one)
+run: build
+	@if scripts/ollama-needed.sh; then $(MAKE) --no-print-directory $(OLLAMA); fi
 	./$(BIN) $(ARGS)
 
 ## build: the production desktop binary, build/bin/prototyper
@@ -62,11 +63,13 @@ $(MCP_STAMP): tests/mcp/package.json tests/mcp/package-lock.json
 mcp-test-servers: $(MCP_STAMP)
 
 $(WAILS):
-	GOBIN=$(TOOLS) go install github.com/wailsapp/wails/v2/cmd/wails@$(WAILS_VER)
+	scripts/announce.sh "building the wails CLI $(WAILS_VER) into .tools/bin" 2 -- \
+		env GOBIN=$(TOOLS) go install github.com/wailsapp/wails/v2/cmd/wails@$(WAILS_VER)
 
 # stamped with its version, as Ollama's releases are: /api/version then says which it is
 $(OLLAMA): | $(DEPS_STAMP)
-	GOBIN=$(TOOLS) go install -ldflags=-X=github.com/ollama/ollama/version.Version=$(OLLAMA_VER:v%=%) github.com/ollama/ollama@$(OLLAMA_VER)
+	scripts/announce.sh "building the Ollama server $(OLLAMA_VER) from source into .tools/bin" 12 -- \
+		env GOBIN=$(TOOLS) go install -ldflags=-X=github.com/ollama/ollama/version.Version=$(OLLAMA_VER:v%=%) github.com/ollama/ollama@$(OLLAMA_VER)
 
 # v2.44: later versions need modules that the Go module proxy does not serve
 $(NFPM):
