@@ -5,14 +5,34 @@ import (
 	"encoding/json"
 	"io"
 	"strings"
+	"unicode"
 
+	"prototyper/events"
 	"prototyper/store"
 )
 
 // Tool calls written as text: a model that prints its call as JSON instead of making it
 // (a template without tool parsing, a model fine-tuned on another format). When a whole answer
 // is nothing but such calls, each naming a tool of the request with arguments that pass its
-// schema, the loop executes them as calls, marked recovered; anything else stays text.
+// schema, the loop takes them as calls, marked recovered (origin text); anything else stays
+// text. Such a call is never trusted more than a native one: it waits for the user's approval
+// unless the user allowed its tool (plan), and a call copied from what the model had just read
+// (a file, a tool's output) is not run at all (copiedCall): text the model reads is data, and
+// a model that echoes it must not turn it into an action.
+
+// originOf is the origin of a call (events.Origin*) that its Recovered mark says.
+func originOf(recovered bool) string {
+	if recovered {
+		return events.OriginText
+	}
+	return ""
+}
+
+// writtenCall is a call read from an answer's text, with the text it was read from.
+type writtenCall struct {
+	store.ToolCall
+	raw string
+}
 
 // recoverTextCalls returns the calls that text is made of, or false when text is anything
 // more than calls (prose, a call to an unknown tool, arguments the tool refuses). The forms:
@@ -20,8 +40,8 @@ import (
 // <tool_call> and </tool_call>. A call is {"name": …, "arguments"|"parameters"|"args": {…}}
 // or {"function": {"name": …, "arguments": …}}; arguments may be a JSON string holding the
 // object.
-func recoverTextCalls(text string, valid func(name string, args json.RawMessage) bool) ([]store.ToolCall, bool) {
-	var calls []store.ToolCall
+func recoverTextCalls(text string, valid func(name string, args json.RawMessage) bool) ([]writtenCall, bool) {
+	var calls []writtenCall
 	rest := strings.TrimSpace(text)
 	if rest == "" {
 		return nil, false
@@ -65,10 +85,10 @@ func recoverTextCalls(text string, valid func(name string, args json.RawMessage)
 
 // decodeTextCalls decodes one or more JSON values (objects or arrays of objects), each a
 // valid call, and nothing else.
-func decodeTextCalls(body string, valid func(string, json.RawMessage) bool) ([]store.ToolCall, bool) {
+func decodeTextCalls(body string, valid func(string, json.RawMessage) bool) ([]writtenCall, bool) {
 	d := json.NewDecoder(strings.NewReader(body))
 	d.UseNumber()
-	var calls []store.ToolCall
+	var calls []writtenCall
 	for {
 		var raw json.RawMessage
 		err := d.Decode(&raw)
@@ -90,7 +110,7 @@ func decodeTextCalls(body string, valid func(string, json.RawMessage) bool) ([]s
 				return nil, false
 			}
 			c.Recovered = true
-			calls = append(calls, c)
+			calls = append(calls, writtenCall{ToolCall: c, raw: string(it)})
 		}
 	}
 	return calls, len(calls) > 0
@@ -179,4 +199,110 @@ func (h *textHold) holding() string {
 		return ""
 	}
 	return h.held.String()
+}
+
+// copiedFrom reports whether the call appears in one of sources, the texts the model had
+// just read: its own text, whitespace aside, or a call of the same tool with the same
+// arguments in any spelling recoverTextCalls reads (keys in another order, "parameters" for
+// "arguments", the arguments as a string, the function wrapper), also inside a JSON string.
+func (c writtenCall) copiedFrom(sources []string) bool {
+	raw := squeezed(c.raw)
+	sig := callSignature(c.Name, c.Args)
+	for _, s := range sources {
+		for _, text := range readings(s) {
+			if raw != "" && strings.Contains(squeezed(text), raw) || holdsCall(text, c.Name, sig) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// jsonUnescaper undoes the escapes of a JSON string, closely enough to find a call written
+// inside one (a tool that returns JSON).
+var jsonUnescaper = strings.NewReplacer(`\"`, `"`, `\\`, `\`, `\n`, "\n", `\r`, "\r", `\t`, "\t", `\/`, "/")
+
+// readings are the ways a text may hold a call: as it is, and with JSON escapes undone.
+func readings(s string) []string {
+	if strings.Contains(s, `\"`) {
+		return []string{s, jsonUnescaper.Replace(s)}
+	}
+	return []string{s}
+}
+
+// squeezed is s without its whitespace.
+func squeezed(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// Bounds of holdsCall's search: how far before a mention of the tool's name a call's object
+// may open, the longest object decoded there, and how many objects are decoded in all.
+const (
+	callLookBack   = 4 << 10
+	callMaxObject  = 16 << 10
+	callMaxDecodes = 4096
+)
+
+// holdsCall reports whether text holds a call of the tool name whose signature is sig,
+// written as a JSON object: each object that opens shortly before a mention of the name is
+// decoded, once. A text with more objects near the name than the search may decode is taken
+// to hold it: a call is left unrun rather than run unchecked.
+func holdsCall(text, name, sig string) bool {
+	decodes, next := 0, 0 // next: the first position not tried yet
+	for from := 0; ; {
+		i := strings.Index(text[from:], name)
+		if i < 0 {
+			return false
+		}
+		at := from + i
+		for open := max(next, at-callLookBack); open < at; open++ {
+			if text[open] != '{' {
+				continue
+			}
+			if decodes++; decodes > callMaxDecodes {
+				return true
+			}
+			d := json.NewDecoder(strings.NewReader(text[open:min(len(text), open+callMaxObject)]))
+			d.UseNumber()
+			var raw json.RawMessage
+			if d.Decode(&raw) != nil {
+				continue
+			}
+			if c, ok := decodeTextCall(raw); ok && callSignature(c.Name, c.Args) == sig {
+				return true
+			}
+		}
+		next = at
+		from = at + len(name)
+	}
+}
+
+// justRead is what the model read since the user last wrote, and in this run: the results
+// of the run's calls and of every call since the latest user message, and the files that
+// message named. A call written as text and found there was copied, not meant.
+func (r *run) justRead() []string {
+	last := 0
+	for i := len(r.history) - 1; i >= 0; i-- {
+		if m := r.history[i]; m.Role == store.RoleUser && m.ID != "" { // stored: not the loop's own nudges
+			last = i
+			break
+		}
+	}
+	var out []string
+	for i, m := range r.history {
+		switch {
+		case m.Role == store.RoleTool && (i > last || m.RunID == r.id):
+			out = append(out, m.Content)
+		case m.Role == store.RoleUser && i >= last:
+			for _, f := range m.Files {
+				out = append(out, f.Content)
+			}
+		}
+	}
+	return out
 }
