@@ -3,6 +3,7 @@ package agentloop
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
 	"unicode"
@@ -241,19 +242,20 @@ func squeezed(s string) string {
 }
 
 // Bounds of holdsCall's search: how far before a mention of the tool's name a call's object
-// may open, the longest object decoded there, and how many objects are decoded in all.
+// may open, and the longest object decoded there.
 const (
-	callLookBack   = 4 << 10
-	callMaxObject  = 16 << 10
-	callMaxDecodes = 4096
+	callLookBack  = 4 << 10
+	callMaxObject = 16 << 10
 )
 
 // holdsCall reports whether text holds a call of the tool name whose signature is sig,
 // written as a JSON object: each object that opens shortly before a mention of the name is
-// decoded, once. A text with more objects near the name than the search may decode is taken
-// to hold it: a call is left unrun rather than run unchecked.
+// decoded, once. The bytes decoded are bounded by twice the text (JSON that names the tool
+// in every line decodes each line once); a text that needs more (objects nested deep around
+// the name) is taken to hold the call: it is left unrun rather than run unchecked.
 func holdsCall(text, name, sig string) bool {
-	decodes, next := 0, 0 // next: the first position not tried yet
+	budget := 2*len(text) + callMaxObject
+	next := 0 // the first position not tried yet
 	for from := 0; ; {
 		i := strings.Index(text[from:], name)
 		if i < 0 {
@@ -264,13 +266,16 @@ func holdsCall(text, name, sig string) bool {
 			if text[open] != '{' {
 				continue
 			}
-			if decodes++; decodes > callMaxDecodes {
-				return true
-			}
-			d := json.NewDecoder(strings.NewReader(text[open:min(len(text), open+callMaxObject)]))
+			window := text[open:min(len(text), open+callMaxObject)]
+			d := json.NewDecoder(strings.NewReader(window))
 			d.UseNumber()
 			var raw json.RawMessage
-			if d.Decode(&raw) != nil {
+			err := d.Decode(&raw)
+			budget -= decodedBytes(d, err, len(window))
+			if budget < 0 {
+				return true
+			}
+			if err != nil {
 				continue
 			}
 			if c, ok := decodeTextCall(raw); ok && callSignature(c.Name, c.Args) == sig {
@@ -280,6 +285,19 @@ func holdsCall(text, name, sig string) bool {
 		next = at
 		from = at + len(name)
 	}
+}
+
+// decodedBytes is how much of its window a decode read: up to the value's end, or up to its
+// syntax error; the whole window when the value did not end in it.
+func decodedBytes(d *json.Decoder, err error, window int) int {
+	var syntax *json.SyntaxError
+	switch {
+	case err == nil:
+		return int(d.InputOffset())
+	case errors.As(err, &syntax):
+		return int(syntax.Offset)
+	}
+	return window
 }
 
 // justRead is what the model read since the user last wrote, and in this run: the results

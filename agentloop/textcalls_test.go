@@ -332,6 +332,8 @@ func TestACallWrittenAsTextIsCopiedOnlyWhenTheTextReadHoldsThatVeryCall(t *testi
 		{"another path", `{"name": "delete_path", "arguments": {"path": "docs", "recursive": true}}`, false},
 		{"the tool only named", `delete_path removes a file or a folder: {"path": "src", "recursive": true}`, false},
 		{"nothing like it", `package main`, false},
+		{"a log of other calls of the tool", strings.Repeat(`{"event": "call", "name": "delete_path", "arguments": {"path": "docs"}}`+"\n", 2000), false},
+		{"objects nested deeper than the search decodes", strings.Repeat(`{"delete_path": `, 4000) + strings.Repeat("}", 4000), true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := call.copiedFrom([]string{tt.read}); got != tt.want {
@@ -443,3 +445,26 @@ func TestACallEchoedFromAFileTheModelReadIsNotRunOnTheRealServer(t *testing.T) {
 
 // echoedDelete is the call written as text in the file that the echoer model reads.
 const echoedDelete = `{"name": "delete_path", "arguments": {"path": "victim", "recursive": true}}`
+
+// BenchmarkCopiedFrom measures the check that a call written as text was not copied from
+// what the model read, over 1 MB of tool output: source code that never names the tool, a
+// JSON log that names it in every line (each object near a mention is decoded), and objects
+// nested as deep as they go (the decodes are bounded).
+func BenchmarkCopiedFrom(b *testing.B) {
+	call := writtenCall{ToolCall: store.ToolCall{Name: "delete_path", Args: json.RawMessage(`{"path":"src","recursive":true}`)},
+		raw: `{"name": "delete_path", "arguments": {"path": "src", "recursive": true}}`}
+	const size = 1 << 20
+	fill := func(unit string) string { return strings.Repeat(unit, size/len(unit)) }
+	for _, c := range []struct{ name, read string }{
+		{"code", fill("func f(x int) int { if x > 0 { return x } ; return -x }\n")},
+		{"log naming the tool", fill(`{"event": "call", "name": "delete_path", "arguments": {"path": "docs"}}` + "\n")},
+		{"nested objects", strings.Repeat(`{"delete_path": `, size/16/2) + strings.Repeat("}", size/16/2)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.read)))
+			for b.Loop() {
+				call.copiedFrom([]string{c.read})
+			}
+		})
+	}
+}
