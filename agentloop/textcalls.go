@@ -17,9 +17,9 @@ import (
 // is nothing but such calls, each naming a tool of the request with arguments that pass its
 // schema, the loop takes them as calls, marked recovered (origin text); anything else stays
 // text. Such a call is never trusted more than a native one: it waits for the user's approval
-// unless the user allowed its tool (planCall), and a call copied from what the model had just read
-// (a file, a tool's output: justRead) is not run at all (copiedFrom): text the model reads is data, and
-// a model that echoes it must not turn it into an action.
+// unless the user allowed its tool (planCall), and a call copied from what the model had just
+// read (a file, a tool's output: justRead) is not run at all (copiedFrom): text the model
+// reads is data, and a model that echoes it must not turn it into an action.
 
 // originOf is the origin of a call (events.Origin*) that its Recovered mark says.
 func originOf(recovered bool) string {
