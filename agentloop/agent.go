@@ -806,7 +806,7 @@ func (a *Agent) recordNotRun(chatID, runID, messageID string, c plannedCall, o T
 	details, _ := marshalDetails(o.Details)
 	rec := store.ToolCallRecord{ID: c.ID, ChatID: chatID, RunID: runID, MessageID: messageID, Name: c.Name,
 		Args: c.Args, OK: o.OK, Output: o.Output, Details: details, FinishedAt: time.Now(), Approval: c.approval(),
-		Recovered: c.Recovered, NotRun: o.NotRun}
+		Recovered: c.Recovered, Origin: originOf(c.Recovered), NotRun: o.NotRun}
 	if err := a.cfg.Store.PutToolCall(rec); err != nil {
 		return err
 	}

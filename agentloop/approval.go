@@ -67,6 +67,9 @@ type ApprovalRequest struct {
 	Args          json.RawMessage
 	// Preview is the change the call would make, for a tool that changes files.
 	Preview *tools.Preview
+	// Origin is where the call came from: events.OriginText for a call the model wrote as
+	// text, which an approver says it asks about.
+	Origin string
 }
 
 // Approver decides on ask calls synchronously (a terminal prompt). Without one, a run pauses

@@ -65,6 +65,7 @@ type run struct {
 
 	callIDs map[string]bool   // the tool-call ids of the chat, so that each new call gets its own
 	badArgs map[string]string // call id → the arguments as sent, for calls whose arguments were no object
+	copied  map[string]bool   // the calls written as text that were copied from what the model read (textcalls.go)
 
 	// stuck counts the tool calls left running after a stop (their tool ignored the
 	// cancellation); the toolbox is closed only when they return.
@@ -207,7 +208,7 @@ func (r *run) turns() (string, *pausedRun) {
 	for i, m := range r.history {
 		r.history[i] = withFiles(m) // the model reads the files a message named after its text
 	}
-	r.callIDs, r.badArgs = map[string]bool{}, map[string]string{}
+	r.callIDs, r.badArgs, r.copied = map[string]bool{}, map[string]string{}, map[string]bool{}
 	for _, m := range r.history {
 		for _, c := range m.ToolCalls {
 			r.callIDs[c.ID] = true
@@ -419,7 +420,7 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 	} else {
 		load.stop()
 	}
-	var recovered []store.ToolCall
+	var recovered []writtenCall
 	if cp != nil && cpErr == nil && r.ctx.Err() == nil {
 		thinking, text := split.flush()
 		text = hold.push(text)
@@ -473,11 +474,17 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 		r.usage.TokensPerSec = float64(r.usage.EvalTokens) / (float64(r.usage.EvalMs) / 1000)
 	}
 	if recovered != nil {
-		turn.ToolCalls = recovered
+		turn.ToolCalls = make([]store.ToolCall, len(recovered))
+		for i, c := range recovered {
+			turn.ToolCalls[i] = c.ToolCall
+		}
 	}
 	calls := make([]store.ToolCall, len(turn.ToolCalls))
 	for i, c := range turn.ToolCalls {
 		c.ID = r.uniqueCallID(c.ID)
+		if recovered != nil && recovered[i].copiedFrom(r.justRead()) {
+			r.copied[c.ID] = true
+		}
 		// what is stored and sent back is always an object (the server refuses anything
 		// else in a history); the call itself gets an error result in plan
 		if tools.IsObjectArgs(c.Args) {
@@ -647,7 +654,7 @@ func (c plannedCall) stored() store.ToolCall {
 // messageID, in state.
 func callEvent(messageID string, c store.ToolCall, state string) events.Event {
 	return events.Event{Type: events.ToolCall, MessageID: messageID, ToolCallID: c.ID, Name: c.Name, Args: c.Args,
-		State: state, Recovered: c.Recovered}
+		State: state, Recovered: c.Recovered, Origin: originOf(c.Recovered)}
 }
 
 func (c plannedCall) approval() *store.Approval {
@@ -726,6 +733,9 @@ func (r *run) plan(msg store.Message) []plannedCall {
 		case r.stopNote != "":
 			out[i] = plannedCall{ID: c.ID, Name: c.Name, Args: c.Args, Recovered: c.Recovered,
 				Outcome: &ToolOutcome{Output: textNotRunLoop, NotRun: events.NotRunLoop}}
+		case r.copied[c.ID]:
+			out[i] = plannedCall{ID: c.ID, Name: c.Name, Args: c.Args, Recovered: c.Recovered,
+				Outcome: &ToolOutcome{Output: textNotRunCopied, NotRun: events.NotRunCopied}}
 		case verdicts[i] == loopWarn:
 			out[i] = plannedCall{ID: c.ID, Name: c.Name, Args: c.Args, Recovered: c.Recovered,
 				Outcome: &ToolOutcome{Output: notes[i], NotRun: events.NotRunRepeated}}
@@ -769,6 +779,11 @@ func (r *run) planCall(c store.ToolCall) plannedCall {
 	if r.opts.Approve == "" && slices.Contains(r.allowed, c.Name) {
 		pc.Policy = ApproveAuto // "always allow this tool in this workspace"
 	}
+	if c.Recovered && pc.Policy == ApproveAuto && !slices.Contains(r.allowed, c.Name) {
+		// a call written as text is never trusted more than a native one: a policy of auto
+		// (a default, --approve auto) asks; only the user's own allow of the tool runs it unasked
+		pc.Policy = ApproveAsk
+	}
 	switch pc.Policy {
 	case ApproveDeny:
 		pc.Decision, pc.By = DecisionDeny, ByPolicy
@@ -798,9 +813,11 @@ func (r *run) runBatch(messageID string, calls []plannedCall) (stop string, paus
 			c := calls[i]
 			previews[c.ID] = pv
 			_ = r.a.cfg.Store.PutToolCall(store.ToolCallRecord{ID: c.ID, ChatID: r.cs.id, RunID: r.id,
-				MessageID: messageID, Name: c.Name, Args: c.Args, Workspace: r.workspace, AwaitingApproval: true, Preview: pv, Recovered: c.Recovered})
+				MessageID: messageID, Name: c.Name, Args: c.Args, Workspace: r.workspace, AwaitingApproval: true, Preview: pv, Recovered: c.Recovered,
+				Origin: originOf(c.Recovered)})
 			r.emit(callEvent(messageID, c.stored(), events.ToolStateAwaitingApproval))
-			e := events.Event{Type: events.ToolApprovalRequest, MessageID: messageID, ToolCallID: c.ID, Name: c.Name}
+			e := events.Event{Type: events.ToolApprovalRequest, MessageID: messageID, ToolCallID: c.ID, Name: c.Name,
+				Origin: originOf(c.Recovered)}
 			if pv != nil {
 				e.Preview = pv
 			}
@@ -812,7 +829,7 @@ func (r *run) runBatch(messageID string, calls []plannedCall) (stop string, paus
 			for _, i := range asks {
 				c := calls[i]
 				r.awaiting = append(r.awaiting, ApprovalRequest{ChatID: r.cs.id, RunID: r.id, CallID: c.ID, Name: c.Name,
-					Args: c.Args, Preview: previews[c.ID]})
+					Args: c.Args, Preview: previews[c.ID], Origin: originOf(c.Recovered)})
 			}
 			return events.StopAwaitingApproval, p, true
 		}
@@ -820,7 +837,7 @@ func (r *run) runBatch(messageID string, calls []plannedCall) (stop string, paus
 		for _, i := range asks {
 			c := &calls[i]
 			decision, reason, err := r.opts.Approver.Approve(r.ctx, ApprovalRequest{ChatID: r.cs.id, RunID: r.id,
-				CallID: c.ID, Name: c.Name, Args: c.Args, Preview: previews[c.ID]})
+				CallID: c.ID, Name: c.Name, Args: c.Args, Preview: previews[c.ID], Origin: originOf(c.Recovered)})
 			if err != nil || (decision != DecisionAllow && decision != DecisionDeny) {
 				if r.ctx.Err() != nil {
 					break
@@ -934,7 +951,8 @@ func (r *run) executeBatch(messageID string, calls []plannedCall) []ToolOutcome 
 func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 	startedAt := time.Now()
 	rec := store.ToolCallRecord{ID: c.ID, ChatID: r.cs.id, RunID: r.id, MessageID: messageID, Name: c.Name,
-		Args: c.Args, Workspace: r.workspace, Pending: true, StartedAt: startedAt, Approval: c.approval(), Recovered: c.Recovered}
+		Args: c.Args, Workspace: r.workspace, Pending: true, StartedAt: startedAt, Approval: c.approval(), Recovered: c.Recovered,
+		Origin: originOf(c.Recovered)}
 	cc := r.beforeCall(r.ctx, c)
 	if path := changedSincePreview(c, cc); path != "" && cc.err == nil {
 		cc.err = fmt.Errorf("not run: %s changed after its change was shown for approval (by the user, another chat or "+

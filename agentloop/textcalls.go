@@ -3,16 +3,37 @@ package agentloop
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
+	"unicode"
 
+	"prototyper/events"
 	"prototyper/store"
 )
 
 // Tool calls written as text: a model that prints its call as JSON instead of making it
 // (a template without tool parsing, a model fine-tuned on another format). When a whole answer
 // is nothing but such calls, each naming a tool of the request with arguments that pass its
-// schema, the loop executes them as calls, marked recovered; anything else stays text.
+// schema, the loop takes them as calls, marked recovered (origin text); anything else stays
+// text. Such a call is never trusted more than a native one: it waits for the user's approval
+// unless the user allowed its tool (planCall), and a call copied from what the model had just
+// read (a file, a tool's output: justRead) is not run at all (copiedFrom): text the model
+// reads is data, and a model that echoes it must not turn it into an action.
+
+// originOf is the origin of a call (events.Origin*) that its Recovered mark says.
+func originOf(recovered bool) string {
+	if recovered {
+		return events.OriginText
+	}
+	return ""
+}
+
+// writtenCall is a call read from an answer's text, with the text it was read from.
+type writtenCall struct {
+	store.ToolCall
+	raw string
+}
 
 // recoverTextCalls returns the calls that text is made of, or false when text is anything
 // more than calls (prose, a call to an unknown tool, arguments the tool refuses). The forms:
@@ -20,8 +41,8 @@ import (
 // <tool_call> and </tool_call>. A call is {"name": …, "arguments"|"parameters"|"args": {…}}
 // or {"function": {"name": …, "arguments": …}}; arguments may be a JSON string holding the
 // object.
-func recoverTextCalls(text string, valid func(name string, args json.RawMessage) bool) ([]store.ToolCall, bool) {
-	var calls []store.ToolCall
+func recoverTextCalls(text string, valid func(name string, args json.RawMessage) bool) ([]writtenCall, bool) {
+	var calls []writtenCall
 	rest := strings.TrimSpace(text)
 	if rest == "" {
 		return nil, false
@@ -65,10 +86,10 @@ func recoverTextCalls(text string, valid func(name string, args json.RawMessage)
 
 // decodeTextCalls decodes one or more JSON values (objects or arrays of objects), each a
 // valid call, and nothing else.
-func decodeTextCalls(body string, valid func(string, json.RawMessage) bool) ([]store.ToolCall, bool) {
+func decodeTextCalls(body string, valid func(string, json.RawMessage) bool) ([]writtenCall, bool) {
 	d := json.NewDecoder(strings.NewReader(body))
 	d.UseNumber()
-	var calls []store.ToolCall
+	var calls []writtenCall
 	for {
 		var raw json.RawMessage
 		err := d.Decode(&raw)
@@ -90,7 +111,7 @@ func decodeTextCalls(body string, valid func(string, json.RawMessage) bool) ([]s
 				return nil, false
 			}
 			c.Recovered = true
-			calls = append(calls, c)
+			calls = append(calls, writtenCall{ToolCall: c, raw: string(it)})
 		}
 	}
 	return calls, len(calls) > 0
@@ -179,4 +200,127 @@ func (h *textHold) holding() string {
 		return ""
 	}
 	return h.held.String()
+}
+
+// copiedFrom reports whether the call appears in one of sources, the texts the model had
+// just read: its own text, whitespace aside, or a call of the same tool with the same
+// arguments in any spelling recoverTextCalls reads (keys in another order, "parameters" for
+// "arguments", the arguments as a string, the function wrapper), also inside a JSON string.
+func (c writtenCall) copiedFrom(sources []string) bool {
+	raw := squeezed(c.raw)
+	sig := callSignature(c.Name, c.Args)
+	for _, s := range sources {
+		for _, text := range readings(s) {
+			if raw != "" && strings.Contains(squeezed(text), raw) || holdsCall(text, c.Name, sig) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// jsonUnescaper undoes the escapes of a JSON string, closely enough to find a call written
+// inside one (a tool that returns JSON).
+var jsonUnescaper = strings.NewReplacer(`\"`, `"`, `\\`, `\`, `\n`, "\n", `\r`, "\r", `\t`, "\t", `\/`, "/")
+
+// readings are the ways a text may hold a call: as it is, and with JSON escapes undone.
+func readings(s string) []string {
+	if strings.Contains(s, `\"`) {
+		return []string{s, jsonUnescaper.Replace(s)}
+	}
+	return []string{s}
+}
+
+// squeezed is s without its whitespace.
+func squeezed(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// Bounds of holdsCall's search: how far before a mention of the tool's name a call's object
+// may open, and the longest object decoded there.
+const (
+	callLookBack  = 4 << 10
+	callMaxObject = 16 << 10
+)
+
+// holdsCall reports whether text holds a call of the tool name whose signature is sig,
+// written as a JSON object: each object that opens shortly before a mention of the name is
+// decoded, once. The bytes decoded are bounded by twice the text (JSON that names the tool
+// in every line decodes each line once); a text that needs more (objects nested deep around
+// the name) is taken to hold the call: it is left unrun rather than run unchecked.
+func holdsCall(text, name, sig string) bool {
+	budget := 2*len(text) + callMaxObject
+	next := 0 // the first position not tried yet
+	for from := 0; ; {
+		i := strings.Index(text[from:], name)
+		if i < 0 {
+			return false
+		}
+		at := from + i
+		for open := max(next, at-callLookBack); open < at; open++ {
+			if text[open] != '{' {
+				continue
+			}
+			window := text[open:min(len(text), open+callMaxObject)]
+			d := json.NewDecoder(strings.NewReader(window))
+			d.UseNumber()
+			var raw json.RawMessage
+			err := d.Decode(&raw)
+			budget -= decodedBytes(d, err, len(window))
+			if budget < 0 {
+				return true
+			}
+			if err != nil {
+				continue
+			}
+			if c, ok := decodeTextCall(raw); ok && callSignature(c.Name, c.Args) == sig {
+				return true
+			}
+		}
+		next = at
+		from = at + len(name)
+	}
+}
+
+// decodedBytes is how much of its window a decode read: up to the value's end, or up to its
+// syntax error; the whole window when the value did not end in it.
+func decodedBytes(d *json.Decoder, err error, window int) int {
+	var syntax *json.SyntaxError
+	switch {
+	case err == nil:
+		return int(d.InputOffset())
+	case errors.As(err, &syntax):
+		return int(syntax.Offset)
+	}
+	return window
+}
+
+// justRead is what the model read since the user last wrote, and in this run: the results
+// of the run's calls and of every call since the latest user message, and the files that
+// message named. A call written as text and found there was copied, not meant.
+func (r *run) justRead() []string {
+	last := 0
+	for i := len(r.history) - 1; i >= 0; i-- {
+		if m := r.history[i]; m.Role == store.RoleUser && m.ID != "" { // stored: not the loop's own nudges
+			last = i
+			break
+		}
+	}
+	var out []string
+	for i, m := range r.history {
+		switch {
+		case m.Role == store.RoleTool && (i > last || m.RunID == r.id):
+			out = append(out, m.Content)
+		case m.Role == store.RoleUser && i >= last:
+			for _, f := range m.Files {
+				out = append(out, f.Content)
+			}
+		}
+	}
+	return out
 }

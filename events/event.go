@@ -118,6 +118,17 @@ const (
 	NotRunRepeated = "repeated"
 	// NotRunLoop: the loop guard stopped the run (stop reason loop) before the call ran.
 	NotRunLoop = "loop"
+	// NotRunCopied: a call the model wrote as text was copied from what it had just read (a
+	// tool's result, a file named in the message): text read is data, never a call to run.
+	NotRunCopied = "copied"
+)
+
+// Where a call came from (tool.call's and the record's "origin"): "" for a call the model
+// made through the API's tool calls.
+const (
+	// OriginText: the model wrote the call as text in its answer, and the loop read it as a
+	// call (also marked Recovered). It never runs unasked unless the user allowed its tool.
+	OriginText = "text"
 )
 
 // Kinds of the system messages a chat shows (message.started's "kind", with role system).
@@ -217,6 +228,9 @@ type Event struct {
 
 	// Recovered marks a tool.call or tool.result of a call the model wrote as text.
 	Recovered bool `json:"recovered,omitempty"`
+	// Origin is, on a tool.call and a tool.approval_requested, where the call came from
+	// (Origin*; "" for a native call).
+	Origin string `json:"origin,omitempty"`
 	// NotRun is, on a tool.result, why the call did not run (NotRun*); "" for a call that ran,
 	// failed or was denied.
 	NotRun string `json:"notRun,omitempty"`

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+
+	"prototyper/events"
 )
 
 func TestToolCallRecordIsUpdatedOnlyByItsOwnCallMovingForward(t *testing.T) {
@@ -109,5 +111,21 @@ func TestDuplicateToolCallIDsNeverOverwriteTheFirstResult(t *testing.T) {
 	got, _ := db.ToolCall(c.ID, "call_0")
 	if got.Output != "contents of a" || string(got.Args) != `{"path":"a"}` {
 		t.Errorf("record = %+v, want the first call with its own result", got)
+	}
+}
+
+func TestARecordStoredBeforeOriginsReadsItsCallWrittenAsTextAsOriginText(t *testing.T) {
+	for _, tt := range []struct{ stored, want string }{
+		{`{"id":"c1","chatId":"x","name":"echo","pending":false,"ok":true,"recovered":true}`, events.OriginText},
+		{`{"id":"c1","chatId":"x","name":"echo","pending":false,"ok":true}`, ""},
+		{`{"id":"c1","chatId":"x","name":"echo","pending":false,"ok":true,"recovered":true,"origin":"text"}`, events.OriginText},
+	} {
+		var r ToolCallRecord
+		if err := json.Unmarshal([]byte(tt.stored), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Origin != tt.want || r.Name != "echo" || !r.OK {
+			t.Fatalf("%s read as %+v, want origin %q", tt.stored, r, tt.want)
+		}
 	}
 }

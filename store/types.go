@@ -118,12 +118,28 @@ type ToolCallRecord struct {
 	Preview *tools.Preview `json:"preview,omitempty"`
 	// Recovered is true for a call the model wrote as text, executed as a call.
 	Recovered bool `json:"recovered,omitempty"`
+	// Origin is where the call came from: events.OriginText for a call the model wrote as
+	// text, "" for a native one. A record stored before the field existed reads its origin
+	// from Recovered.
+	Origin string `json:"origin,omitempty"`
 	// NotRun is why the call did not run (events.NotRun*), for a call that neither ran nor
 	// was denied; "" otherwise.
 	NotRun string `json:"notRun,omitempty"`
 	// Stopped is true for a call that was running when the user stopped its run (neither
 	// completed nor failed). A record stored before the field existed reads false.
 	Stopped bool `json:"stopped,omitempty"`
+}
+
+// UnmarshalJSON reads a record as stored, also one stored before it had an origin.
+func (r *ToolCallRecord) UnmarshalJSON(b []byte) error {
+	type stored ToolCallRecord // without this method
+	if err := json.Unmarshal(b, (*stored)(r)); err != nil {
+		return err
+	}
+	if r.Recovered && r.Origin == "" {
+		r.Origin = events.OriginText
+	}
+	return nil
 }
 
 // Approval is how a call was allowed or denied.

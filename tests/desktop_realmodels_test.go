@@ -27,8 +27,9 @@ var misbehavingModel = ollamatest.Model{Name: "e2e-misbehaving", Scripts: ollama
 }}
 
 // TestDesktopAColdModelALoopAndACallWrittenAsText: the model is not loaded when the message
-// goes (the window says it is loading), its call written as text runs as a card, and its
-// loop ends the run with the sentence naming the call.
+// goes (the window says it is loading), its call written as text waits for approval on a card
+// that says so although every tool is set to auto, runs once approved, and its loop ends the
+// run with the sentence naming the call.
 func TestDesktopAColdModelALoopAndACallWrittenAsText(t *testing.T) {
 	r := startDesktopRunWith(t, misbehavingModel, store.Settings{Think: "on", ToolApproval: map[string]string{"*": "auto"}}, "")
 	// the window preloads the model it starts with: wait for that, then unload it again
@@ -46,18 +47,27 @@ func TestDesktopAColdModelALoopAndACallWrittenAsText(t *testing.T) {
 	r.app.key("Return")
 	r.waitLog(t, events.ModelLoading, true, 60*time.Second)
 	r.app.screenshot("e2e-misbehaving-loading.png")
-	lines := r.waitFinished(t, 120*time.Second)
+	r.waitLog(t, events.ToolApprovalRequest, true, 120*time.Second)
+	if r.hasFile("notes.txt") {
+		t.Fatal("the call written as text ran before the user approved it")
+	}
+	if !r.app.says("written as text by the model") || !r.app.says("approve it only if it is what you asked for") {
+		t.Errorf("the waiting card does not say the call was written as text (%s)", r.app.screenshot("e2e-misbehaving-waiting.png"))
+	}
+	r.app.screenshot("e2e-misbehaving-waiting.png")
+	r.app.key("alt+a")
+	lines := r.waitResumedFinished(t, 120*time.Second)
 	shot, db := r.finish(t, "e2e-misbehaving.png")
 	t.Logf("screenshot after the run: %s", shot)
 
-	r.wantWritten(t, "notes.txt", "from text\n") // the call written as text ran
+	r.wantWritten(t, "notes.txt", "from text\n") // the call written as text ran, approved
 	chat := theOneChat(t, db)
 	runs, _ := db.RunsOf(chat.ID)
-	if len(runs) != 1 || runs[0].StopReason != events.StopLoop {
-		t.Fatalf("runs %+v; want one stopped as a loop", runs)
+	if len(runs) != 2 || runs[0].StopReason != events.StopAwaitingApproval || runs[1].StopReason != events.StopLoop {
+		t.Fatalf("runs %+v; want one paused on the call, then one stopped as a loop", runs)
 	}
 	calls, _ := db.ToolCalls(chat.ID)
-	if len(calls) != 4 || calls[0].Name != "write_file" || !calls[0].Recovered {
+	if len(calls) != 4 || calls[0].Name != "write_file" || calls[0].Origin != events.OriginText {
 		t.Fatalf("tool records %+v; want the recovered write, one list_dir, the notice and the stopped call", calls)
 	}
 	// the two calls that ran were painted running before their results; the notice and the

@@ -20,7 +20,9 @@ export type OlderTurnsPolicy = 'ask' | 'always' | 'never'
 /** The answer to a summary offer (store.SummaryChoice*): 'none' when it was closed unanswered. */
 export type SummaryChoice = 'summarize' | 'leave_out' | 'none'
 /** Why a call did not run: the events.NotRun* constants of events/event.go (tool.result's and a record's notRun). */
-export type NotRunReason = 'replied' | 'stopped' | 'skipped' | 'repeated' | 'loop'
+export type NotRunReason = 'replied' | 'stopped' | 'skipped' | 'repeated' | 'loop' | 'copied'
+/** Where a call came from: the events.Origin* constants ('text': the model wrote it as text); absent for a native call. */
+export type ToolOrigin = 'text'
 export type Provider = 'ollama' | 'openai'
 export type Theme = 'system' | 'light' | 'dark'
 
@@ -262,6 +264,8 @@ export interface ToolCallRecord {
   preview?: Preview | null
   /** True for a call the model wrote as text, executed as a call. */
   recovered?: boolean
+  /** Where the call came from ('text' also for a record stored with only recovered). */
+  origin?: ToolOrigin
   /** Why the call did not run, for a call that neither ran nor was denied. */
   notRun?: NotRunReason
   /** True for a call that was running when the user stopped its run (neither completed nor failed). */
@@ -449,6 +453,8 @@ export interface AgentEvent {
   kind?: string
   /** tool.call, tool.result: the model wrote the call as text; it was executed as a call. */
   recovered?: boolean
+  /** tool.call, tool.approval_requested: where the call came from. */
+  origin?: ToolOrigin
   /** tool.result: why the call did not run (it neither failed nor was denied). */
   notRun?: NotRunReason
   /** tool.result: the call was running when the user stopped its run (it did not fail). */

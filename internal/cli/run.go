@@ -188,10 +188,10 @@ Flags:
 	var offerer agentloop.Offerer
 	summarize := f.summarize
 	if in, ok := io.In.(*os.File); ok && isTerminal(in) {
+		// asked only for calls that wait for approval: with --approve auto, calls the model
+		// wrote as text (they never run unasked)
 		asker := &terminalApprover{in: bufio.NewReader(in), out: io.Err, flush: term.quiet}
-		if f.approve == agentloop.ApproveAsk || f.approve == "" {
-			approver = asker
-		}
+		approver = asker
 		offerer = asker
 		term.offersAsked = true // the asker says the offer's sentence with its question
 	} else if summarize == "" {
@@ -239,7 +239,7 @@ Flags:
 		return ExitLoop
 	case events.StopAwaitingApproval:
 		for _, a := range out.Awaiting {
-			fmt.Fprintf(io.Err, "prototyper run: %s waits for approval\n", callLabel(a.Name, a.Args))
+			fmt.Fprintf(io.Err, "prototyper run: %s%s waits for approval\n", callLabel(a.Name, a.Args), originLabel(a.Origin))
 		}
 		fmt.Fprintf(io.Err, "prototyper run: paused; resume with `prototyper run --chat %s --decide allow|deny`\n", out.ChatID)
 		return ExitAwaitApproval
@@ -280,7 +280,7 @@ type terminalApprover struct {
 
 func (t *terminalApprover) Approve(ctx context.Context, req agentloop.ApprovalRequest) (string, string, error) {
 	answer, err := t.ask(ctx, previewText(req.Preview)+
-		fmt.Sprintf("Allow %s %s? [y/N, or a reason to deny] ", Sanitize(req.Name), Sanitize(summarizeArgs(req.Args))))
+		fmt.Sprintf("Allow %s %s%s? [y/N, or a reason to deny] ", Sanitize(req.Name), Sanitize(summarizeArgs(req.Args)), originLabel(req.Origin)))
 	if err != nil {
 		return "", "", err
 	}
@@ -586,7 +586,7 @@ func (t *terminal) render(e events.Event) {
 			}
 		case events.ToolStateAwaitingApproval:
 			t.endLine()
-			fmt.Fprintf(t.out, "? %s waits for approval\n", callLabel(e.Name, e.Args))
+			fmt.Fprintf(t.out, "? %s%s waits for approval\n", callLabel(e.Name, e.Args), originLabel(e.Origin))
 		}
 	case events.ToolProgress:
 		t.showProgress(e)
@@ -626,7 +626,10 @@ func (t *terminal) render(e events.Event) {
 			t.endLine()
 			fmt.Fprintln(t.out, line)
 		}
-		if e.OK == nil || !*e.OK {
+		switch {
+		case e.NotRun == events.NotRunCopied: // its output speaks to the model
+			fmt.Fprintln(t.out, t.style("2", "  "+textCopiedNotRun))
+		case e.OK == nil || !*e.OK:
 			fmt.Fprintln(t.out, t.style("2", "  "+firstLine(Sanitize(e.Output))))
 		}
 	case events.ToolApprovalResolved:
@@ -710,6 +713,18 @@ func firstLine(s string) string {
 }
 
 // callLabel is a call as one line of the terminal: its tool and its arguments in short.
+// textCopiedNotRun says, under its line, why a call written as text did not run.
+const textCopiedNotRun = "the model copied this call from a file or tool output it read; it was not run"
+
+// originLabel says where a call came from, after its label, when that is not the model's
+// own tool call.
+func originLabel(origin string) string {
+	if origin == events.OriginText {
+		return " (written as text by the model)"
+	}
+	return ""
+}
+
 func callLabel(name string, args json.RawMessage) string {
 	return cell(strings.TrimSpace(name + " " + summarizeArgs(args)))
 }

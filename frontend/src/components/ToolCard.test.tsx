@@ -138,6 +138,23 @@ describe('ToolCard', () => {
     expect(notRunSentence({ notRun: 'newer', output: 'not run: the moon is full' })).toBe('Not run: the moon is full')
   })
 
+  it('labels a call the model wrote as text, and says on its waiting card that it runs only if approved', () => {
+    const { rerender } = render(<ToolCard card={card({ state: 'awaiting_approval', recovered: true })} />)
+    expect(screen.getByText('written as text by the model')).toBeTruthy()
+    expect(screen.getByRole('note').textContent).toMatch(/wrote this call as text in its answer, not as a tool call: approve it only if/)
+    rerender(<ToolCard card={card({ state: 'awaiting_approval' })} />)
+    expect(screen.queryByText('written as text by the model')).toBeNull()
+    expect(screen.queryByRole('note')).toBeNull()
+  })
+
+  it('says that a call copied from a file or tool output was not run', () => {
+    render(<ToolCard card={card({ state: 'not_run', notRun: 'copied', recovered: true, output: 'not run: this call was copied from a file or tool output you just read' })} />)
+    expect(screen.getByText('written as text by the model')).toBeTruthy()
+    expect(screen.getByTestId('not-run-reason').textContent).toBe(
+      'Not run: the model copied this call from a file or tool output it had read. Text it reads is never run as a call.',
+    )
+  })
+
   it('draws a call the user stopped while it ran as stopped, in a neutral tone, with what was said of it', () => {
     const output = 'stopped: the run was stopped while the MCP server everything ran this call; it was asked to cancel it\nmore'
     render(<ToolCard card={card({ state: 'stopped', output, durationMs: 800 })} />)

@@ -79,6 +79,7 @@ const notRunSentences: Record<NotRunReason, string> = {
   skipped: 'Not run: you sent a new message before its turn.',
   repeated: 'Not run: the model had just made this same call, so it was given that result again.',
   loop: 'Not run: the model kept repeating the same calls, so the run was stopped.',
+  copied: 'Not run: the model copied this call from a file or tool output it had read. Text it reads is never run as a call.',
 }
 
 /** Why a call did not run, in the user's words. */
@@ -419,9 +420,9 @@ export const ToolCard = memo(function ToolCard({
           <span
             className="badge info"
             data-testid="recovered-badge"
-            title="The model wrote this call as text instead of calling the tool; Prototyper ran it as a call."
+            title="The model wrote this call as text in its answer instead of calling the tool."
           >
-            written as text
+            written as text by the model
           </span>
         )}
         <StateBadge card={card} />
@@ -432,6 +433,11 @@ export const ToolCard = memo(function ToolCard({
             <PreviewView preview={card.preview} />
           ) : (
             <pre className="tool-args-full">{JSON.stringify(jsonObject(card.args) ?? card.args, null, 2)}</pre>
+          )}
+          {card.recovered && (
+            <div className="tool-note" role="note" data-testid="written-as-text">
+              The model wrote this call as text in its answer, not as a tool call: approve it only if it is what you asked for.
+            </div>
           )}
           {card.preview?.fails && (
             <div className="tool-error" role="note" data-testid="preview-fails">

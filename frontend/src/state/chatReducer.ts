@@ -61,7 +61,7 @@ export interface ToolCard {
   preview?: Preview | null
   /** Files too large to keep: the call's change cannot be undone. */
   notUndoable?: string[]
-  /** The model wrote the call as text; it was executed as a call. */
+  /** The model wrote the call as text (origin 'text'): it runs only if allowed, never when copied from what the model read. */
   recovered?: boolean
   /** Why the call did not run (state not_run): a NotRunReason, or one a newer Go side knows. */
   notRun?: string
@@ -432,7 +432,7 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
         name: ev.name || c.name,
         args: ev.args !== undefined ? ev.args : c.args,
         state: terminalToolStates.has(c.state) || late ? c.state : callState(ev.state),
-        recovered: c.recovered || ev.recovered === true,
+        recovered: c.recovered || ev.recovered === true || ev.origin === 'text',
       }))
 
     case 'tool.approval_requested':

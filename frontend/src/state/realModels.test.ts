@@ -42,6 +42,16 @@ describe('a call the model wrote as text', () => {
     const plain = apply([ev(1, { type: 'tool.call', toolCallId: 't2', name: 'read_file', state: 'running' })])
     expect(plain.tools.t2.recovered).toBe(false)
   })
+
+  it('marks a waiting card written as text from its origin, and a copied call as not run, copied', () => {
+    const s = apply([
+      ev(1, { type: 'tool.call', toolCallId: 't1', name: 'delete_path', state: 'awaiting_approval', origin: 'text' }),
+      ev(2, { type: 'tool.call', toolCallId: 't2', name: 'delete_path', state: 'pending', origin: 'text' }),
+      ev(3, { type: 'tool.result', toolCallId: 't2', ok: false, notRun: 'copied', recovered: true, output: 'not run: this call was copied' }),
+    ])
+    expect(s.tools.t1).toMatchObject({ state: 'awaiting_approval', recovered: true })
+    expect(s.tools.t2).toMatchObject({ state: 'not_run', notRun: 'copied', recovered: true })
+  })
 })
 
 describe('a chat opened from the store', () => {
@@ -54,6 +64,17 @@ describe('a chat opened from the store', () => {
       liveRunId: '',
     })
     expect(s.tools.t1.recovered).toBe(true)
+  })
+
+  it('shows a record whose origin is text as written as text', () => {
+    const s = chatFromSnapshot({
+      chat: { id: 'c1', title: 't' },
+      messages: [{ id: 'm1', chatId: 'c1', role: 'assistant', content: '', toolCalls: [{ id: 't1', name: 'echo' }], complete: true }],
+      toolCalls: [{ id: 't1', chatId: 'c1', messageId: 'm1', name: 'echo', pending: false, ok: false, awaitingApproval: true, origin: 'text' }],
+      phase: 'awaiting_approval',
+      liveRunId: '',
+    })
+    expect(s.tools.t1).toMatchObject({ state: 'awaiting_approval', recovered: true })
   })
 })
 

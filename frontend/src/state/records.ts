@@ -127,7 +127,7 @@ export interface CheckedToolCall {
   durationMs: number | null
   approval: CheckedApproval | null
   preview: Preview | null
-  /** The model wrote the call as text; it was executed as a call. */
+  /** The model wrote the call as text (origin 'text'; recovered in a record stored before origins). */
   recovered: boolean
   /** Why the call did not run (a NotRunReason, or one a newer Go side knows); '' for a call that ran, failed or was denied. */
   notRun: string
@@ -181,7 +181,7 @@ export function checkToolCall(v: unknown): CheckedToolCall | null {
     durationMs: num(v.durationMs),
     approval: checkApproval(v.approval),
     preview: checkPreview(v.preview),
-    recovered: bool(v.recovered),
+    recovered: bool(v.recovered) || v.origin === 'text',
     notRun: str(v.notRun),
     stopped: bool(v.stopped),
   }
