@@ -32,17 +32,30 @@ type configFolder struct {
 	abs    string        // its absolute path
 	rel    string        // its path in the workspace, "" when it is outside
 	fi     os.FileInfo   // the folder, following a link; nil when there is none
-	parent os.FileInfo   // the folder it is (or would be) in; nil when there is none
-	name   string        // its name in parent
+	anchor os.FileInfo   // the nearest folder above it that exists; nil when there is none
+	under  []string      // the names from anchor down to the folder: its own name at least
 	inside []os.FileInfo // what it holds, for a link to one of them
 }
 
 func (w *Workspace) addConfig(a *appFiles, dir string) {
-	c := configFolder{abs: dir, name: filepath.Base(dir)}
+	c := configFolder{abs: dir}
 	if r, err := filepath.Rel(w.dir, dir); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
 		c.rel = filepath.ToSlash(r)
 	}
-	c.parent, _ = os.Stat(filepath.Dir(dir))
+	// a folder whose parent does not exist yet (.config/prototyper in a home folder without
+	// .config) is known by its names below the nearest folder that does
+	for d := dir; ; {
+		c.under = append([]string{filepath.Base(d)}, c.under...)
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		if fi, err := os.Stat(parent); err == nil {
+			c.anchor = fi
+			break
+		}
+		d = parent
+	}
 	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
 		c.fi = fi
 		c.inside = configContent(dir)
@@ -113,13 +126,13 @@ func (a *appFiles) refuseConfig(w *Workspace, rel string, fi os.FileInfo) error 
 	}
 	dir := "."
 	dfi, err := w.root.Stat(dir)
-	for _, part := range strings.Split(rel, "/") {
+	parts := strings.Split(rel, "/")
+	for k, part := range parts {
 		if err != nil {
 			return nil // what is not there holds no configuration folder
 		}
 		for i := range a.configs {
-			c := &a.configs[i]
-			if c.parent != nil && os.SameFile(dfi, c.parent) && strings.EqualFold(part, c.name) {
+			if c := &a.configs[i]; c.anchor != nil && os.SameFile(dfi, c.anchor) && namesFold(parts[k:], c.under) {
 				return configError(rel, c)
 			}
 		}
@@ -134,6 +147,19 @@ func (a *appFiles) refuseConfig(w *Workspace, rel string, fi os.FileInfo) error 
 		}
 	}
 	return nil
+}
+
+// namesFold reports whether names begins with want, letter case ignored.
+func namesFold(names, want []string) bool {
+	if len(names) < len(want) {
+		return false
+	}
+	for i, w := range want {
+		if !strings.EqualFold(names[i], w) {
+			return false
+		}
+	}
+	return true
 }
 
 // configError is the refusal of rel, which is the configuration folder c or

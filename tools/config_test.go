@@ -244,3 +244,26 @@ func TestAConfigurationFolderThatIsTheWorkspaceLeavesTheWorkspaceWritable(t *tes
 		t.Fatalf("list_dir: %+v", res)
 	}
 }
+
+// A home folder without .config yet: the folder the app would read is refused before it
+// exists, its parent is the user's.
+func TestAUserConfigFolderNotMadeYetCannotBeCreated(t *testing.T) {
+	tw := newTestWorkspace(t)
+	tw.w.Close()
+	w, err := OpenWorkspace(tw.ws, WorkspaceOptions{ConfigDirs: []string{filepath.Join(tw.ws, ".config", "prototyper")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	tw.w, tw.reg = w, mustRegistry(t, w.Tools()...)
+	for _, p := range []string{".config/prototyper/mcp.json", ".CONFIG/prototyper/mcp.json"} {
+		_, err := tw.exec(t, t.Context(), "write_file", argsFor("write_file", p), nil)
+		wantConfigRefusal(t, err, "is Prototyper's own configuration (the folder .config/prototyper)")
+	}
+	if _, err := os.Lstat(filepath.Join(tw.ws, ".config")); err == nil {
+		t.Fatal(".config was created")
+	}
+	if res := tw.run(t, "write_file", argsFor("write_file", ".config/other/settings.ini")); res.IsError {
+		t.Fatalf("the rest of .config is the user's: %s", res.Content)
+	}
+}
