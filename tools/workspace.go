@@ -272,6 +272,12 @@ func (w *Workspace) writablePath(p string) (string, error) {
 // and by identity, so a symbolic link inside the workspace that leads to them
 // is refused too.
 func (w *Workspace) checkWritable(rel string) error {
+	return w.checkWritableIn(rel, w.appFiles())
+}
+
+// checkWritableIn is checkWritable with the app's files looked up already: a walk of many
+// paths looks them up once.
+func (w *Workspace) checkWritableIn(rel string, app *appFiles) error {
 	if rel == "." {
 		return pathErrorf(ErrInvalidPath, rel, "path \".\" is the workspace folder itself; give the path of a file or folder inside it")
 	}
@@ -280,7 +286,7 @@ func (w *Workspace) checkWritable(rel string) error {
 			return pathErrorf(ErrProtectedPath, rel, "path %q is inside .git, which the agent never modifies; write somewhere else in the workspace", rel)
 		}
 	}
-	if err := w.appFiles().refuse(w, rel, w.statOrNil(rel)); err != nil {
+	if err := app.refuse(w, rel, w.statOrNil(rel)); err != nil {
 		return err
 	}
 	var guarded []os.FileInfo
