@@ -180,14 +180,22 @@ func TestTheUserConfigFolderInsideTheWorkspaceIsRefused(t *testing.T) {
 	}
 	defer w.Close()
 	tw.w, tw.reg = w, mustRegistry(t, w.Tools()...)
+	if err := os.Symlink(".config/prototyper", filepath.Join(tw.ws, "cfg")); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct{ tool, path, says string }{
 		{"read_file", ".config/prototyper/mcp.json", `".config/prototyper/mcp.json" is Prototyper's own configuration (the folder .config/prototyper)`},
+		{"read_file", "cfg/mcp.json", `"cfg/mcp.json" leads to Prototyper's own configuration (the folder .config/prototyper)`},
+		{"search_files", "cfg", `"cfg" leads to`},
 		{"write_file", ".config/Prototyper/mcp.json", "is Prototyper's own configuration"},
 		{"delete_path", ".config", `folder ".config" holds Prototyper's own configuration, so the agent may not delete it`},
 	} {
 		args := argsFor(c.tool, c.path)
-		if c.tool == "delete_path" {
+		switch c.tool {
+		case "delete_path":
 			args["recursive"] = true
+		case "search_files":
+			args["pattern"] = "command"
 		}
 		_, err := tw.exec(t, t.Context(), c.tool, args, nil)
 		if !errors.Is(err, ErrProtectedPath) || !strings.Contains(err.Error(), c.says) {
@@ -197,6 +205,39 @@ func TestTheUserConfigFolderInsideTheWorkspaceIsRefused(t *testing.T) {
 	if res := tw.run(t, "read_file", map[string]any{"path": ".config/other/settings.ini"}); res.IsError {
 		t.Fatalf("another program's configuration is the user's file: %s", res.Content)
 	}
+	if res := tw.run(t, "search_files", map[string]any{"pattern": "command|mine"}); res.Content != ".config/other/settings.ini:1: mine" {
+		t.Fatalf("a search of the home folder passes the configuration over: %q", res.Content)
+	}
+}
+
+// The user's config folder outside the workspace is out of reach as everything outside is,
+// also through a link.
+func TestTheUserConfigFolderOutsideIsOutOfReachThroughALink(t *testing.T) {
+	tw := newTestWorkspace(t)
+	tw.w.Close()
+	user := filepath.Join(tw.out, "config", "prototyper")
+	if err := os.MkdirAll(user, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(user, "mcp.json"), []byte(mcpConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := OpenWorkspace(tw.ws, WorkspaceOptions{ConfigDirs: []string{WorkspaceConfigDir, user}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	tw.w, tw.reg = w, mustRegistry(t, w.Tools()...)
+	if err := os.Symlink(user, filepath.Join(tw.ws, "cfg")); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, filepath.Join(user, "mcp.json"))
+	for _, tool := range []string{"read_file", "write_file", "edit_file"} {
+		if _, err := tw.exec(t, t.Context(), tool, argsFor(tool, "cfg/mcp.json"), nil); !errors.Is(err, ErrOutsideWorkspace) {
+			t.Fatalf("%s cfg/mcp.json: %v", tool, err)
+		}
+	}
+	before.check(t)
 }
 
 // The folder is looked up at each call: one made, or renamed into place, while
