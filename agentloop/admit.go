@@ -176,7 +176,7 @@ func (a *Agent) assess(ctx context.Context, chat store.Chat, opts RunOptions) (a
 	numCtx := numCtxFor(length, settings.ContextCap)
 	est := newEstimator()
 	// the project's instructions are part of the system prompt of every request: counted here
-	system := readInstructions(firstOf(chat.Workspace, a.cfg.Workspace), settings).systemPrompt(a.cfg.SystemPrompt)
+	system := a.readInstructions(ctx, firstOf(chat.Workspace, a.cfg.Workspace), settings).systemPrompt(a.cfg.SystemPrompt)
 	fixed := est.tokens(toolsChars+messageChars(store.Message{Role: store.RoleSystem, Content: system}), 1)
 	maxTokens := promptBudget(numCtx, numPredict) - fixed
 	if maxTokens < 0 {

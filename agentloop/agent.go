@@ -722,7 +722,7 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 		return nil, err
 	}
 	workspace := firstOf(chat.Workspace, a.cfg.Workspace)
-	instr := readInstructions(workspace, settings)
+	instr := a.readInstructions(a.base, workspace, settings)
 	if chat.MessageCount == 0 && len(spec.prompts) > 0 && instr.text() != "" {
 		// the chat's first turn shows what the model is told besides the user's message
 		if err := a.showInstructions(cs.id, rec.ID, instr); err != nil {
@@ -748,7 +748,8 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 		resume: spec.resume, workspace: workspace, contextCap: settings.ContextCap,
 		policies: settings.ToolApproval, allowed: settings.AlwaysAllow[workspace], keep: settings.CheckpointLimit(),
 		loopLimit: settings.LoopLimit(), recoverCalls: !settings.IgnoreTextToolCalls,
-		keepAlive: settings.KeepAlive(), system: instr.systemPrompt(a.cfg.SystemPrompt), started: time.Now()}
+		keepAlive: settings.KeepAlive(), system: instr.systemPrompt(a.cfg.SystemPrompt), instructionsRefused: instr.refused,
+		started: time.Now()}
 	// announced here, under cs.mu, so that the chat is "submitted" as soon as Send returns
 	r.emit(events.Event{Type: events.RunStarted, Model: opts.Model, Think: opts.Think, Trigger: spec.trigger})
 	a.setPhaseLocked(cs, rec.ID, events.PhaseSubmitted)

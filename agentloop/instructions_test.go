@@ -61,11 +61,17 @@ func TestTheInstructionsAreCountedInTheBudget(t *testing.T) {
 	}
 }
 
-func TestALargeAgentsMdIsReadUpToItsLimit(t *testing.T) {
-	big := t.TempDir()
-	writeFile(t, big, "AGENTS.md", strings.Repeat("x", maxInstructionBytes+10))
-	if in := readInstructions(big, store.Settings{}); len(in.file) > maxInstructionBytes+100 || !strings.Contains(in.file, "only its first 32 KB") {
-		t.Fatalf("a large AGENTS.md gave %d bytes", len(in.file))
+func TestAnAgentsMdOverItsLimitIsRefusedWithASentence(t *testing.T) {
+	ws := t.TempDir()
+	writeFile(t, ws, "AGENTS.md", strings.Repeat("x", maxInstructionBytes+10))
+	a, _, _ := fakeHarness(t, &fakeModel{turn: func(ModelRequest) ModelTurn { return answer("ok") }}, nil)
+	in := a.readInstructions(t.Context(), ws, store.Settings{})
+	if in.file != "" || in.refused != "AGENTS.md was not read, so the model runs without it: it is over the 32 KB instructions may take; shorten it" {
+		t.Fatalf("a large AGENTS.md gave %d bytes and %q", len(in.file), in.refused)
+	}
+	writeFile(t, ws, "AGENTS.md", strings.Repeat("x", maxInstructionBytes))
+	if in := a.readInstructions(t.Context(), ws, store.Settings{}); len(in.file) != maxInstructionBytes || in.refused != "" {
+		t.Fatalf("an AGENTS.md of the limit gave %d bytes and %q", len(in.file), in.refused)
 	}
 }
 

@@ -52,3 +52,22 @@ func TestAFileOutsideTheWorkspaceIsNeverAttached(t *testing.T) {
 	}
 	noChats(t, db)
 }
+
+// The app's configuration is attached no more than a tool reads it: an @-mention of the
+// workspace's MCP servers refuses the message with the sentence read_file says.
+func TestTheAppsConfigurationIsNeverAttached(t *testing.T) {
+	ws := t.TempDir()
+	writeFile(t, ws, ".prototyper/mcp.json", `{"mcpServers":{"x":{"command":"/usr/bin/true"}}}`)
+	m := &fakeModel{turn: func(req ModelRequest) ModelTurn { return answer("ok") }}
+	a, db, _ := fakeHarness(t, m, func(c *Config) {
+		c.Workspace = ws
+		c.Tools = WorkspaceTools(tools.WorkspaceOptions{ConfigDirs: appConfigDirs()})
+	})
+	for _, p := range []string{".prototyper/mcp.json", "src/../.prototyper/./mcp.json"} {
+		_, err := a.RunOnce(context.Background(), "", "what is in @"+p, RunOptions{})
+		if !errors.Is(err, ErrBadMention) || !strings.Contains(err.Error(), "is Prototyper's own configuration") || len(m.reqs) != 0 {
+			t.Fatalf("@%s: err = %v after %d requests", p, err, len(m.reqs))
+		}
+	}
+	noChats(t, db)
+}

@@ -40,6 +40,8 @@ type run struct {
 	recoverCalls bool
 	keepAlive    time.Duration // sent with every request (the setting)
 	system       string        // the system prompt: the Config's, then the project's instructions
+	// instructionsRefused is why the workspace's AGENTS.md was not read ("" when it was)
+	instructionsRefused string
 
 	guard    *loopGuard
 	stopNote string // why the run stopped, when a sentence says more than its stop reason (a loop, an empty answer)
@@ -173,6 +175,7 @@ func (r *run) loop() (string, *pausedRun) {
 
 // turns is loop's work: the resumed batch, then the model's turns.
 func (r *run) turns() (string, *pausedRun) {
+	r.instructionsNotice()
 	tb, closeTools, err := r.a.cfg.Tools(r.workspace)
 	if err != nil {
 		r.err = err

@@ -28,12 +28,14 @@ type WireOptions struct {
 
 // Wire returns the agent of the app, the one constructor of both the window and
 // `prototyper run`: model answers, db keeps the chats and the settings, emitter takes the
-// events, and the tools are the workspace file tools, which refuse the database, its lock
-// and its backups (the database's folder and the file itself, also through a link).
+// events, and the tools are the workspace file tools, which refuse the app's own files: the
+// database, its lock and its backups (the database's folder and the file itself, also
+// through a link) and the configuration folders (appConfigDirs).
 func Wire(db *store.DB, model Model, emitter Emitter, opts WireOptions) *Agent {
 	files := tools.WorkspaceOptions{
 		ProtectedDirs:  []string{filepath.Dir(db.Path())},
 		ProtectedFiles: []string{db.Path()},
+		ConfigDirs:     appConfigDirs(),
 	}
 	factory := WorkspaceTools(files)
 	if opts.Extra != nil {
@@ -47,6 +49,18 @@ func Wire(db *store.DB, model Model, emitter Emitter, opts WireOptions) *Agent {
 		Files:     files,
 		Workspace: opts.Workspace,
 	})
+}
+
+// appConfigDirs are the folders of the app's own configuration, which no tool may read or
+// change: a workspace's [tools.WorkspaceConfigDir] (relative, so each workspace's own) and
+// the user's config folder (os.UserConfigDir()/prototyper), whose files (the MCP servers the
+// app starts) an agent could otherwise turn into a program of its choosing.
+func appConfigDirs() []string {
+	dirs := []string{tools.WorkspaceConfigDir}
+	if dir, err := os.UserConfigDir(); err == nil {
+		dirs = append(dirs, filepath.Join(dir, "prototyper"))
+	}
+	return dirs
 }
 
 // OllamaServer is the [Model] of the server the user chose, with its client: a local or

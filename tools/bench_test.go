@@ -3,6 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,5 +77,49 @@ func BenchmarkReadFileBesideTheDatabase(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// Each call also looks up the configuration folders (their place and what they hold) and
+// looks at every folder on the path; compared side by side with a workspace opened without
+// them, for a file four folders deep.
+func BenchmarkReadFileWithTheConfigurationFolders(b *testing.B) {
+	for _, withConfig := range []bool{false, true} {
+		name := map[bool]string{false: "no configuration folders", true: "the workspace's and the user's"}[withConfig]
+		b.Run(name, func(b *testing.B) {
+			tw := newTestWorkspace(b)
+			tw.write(b, "src/app/ui/parts/button.tsx", "x\n")
+			if withConfig {
+				tw.write(b, ".prototyper/mcp.json", "{}\n")
+				user := filepath.Join(tw.out, "config", "prototyper")
+				for _, f := range []string{"mcp.json", "prototyper.db", "prototyper.db.lock"} {
+					writeOutside(b, filepath.Join(user, f))
+				}
+				tw.w.Close()
+				w, err := OpenWorkspace(tw.ws, WorkspaceOptions{ConfigDirs: []string{WorkspaceConfigDir, user}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { w.Close() })
+				tw.w, tw.reg = w, mustRegistry(b, w.Tools()...)
+			}
+			raw := json.RawMessage(`{"path":"src/app/ui/parts/button.tsx"}`)
+			b.ReportAllocs()
+			for b.Loop() {
+				if res := tw.reg.Run(b.Context(), "read_file", "c", raw, nil); res.IsError {
+					b.Fatal(res.Content)
+				}
+			}
+		})
+	}
+}
+
+func writeOutside(b *testing.B, p string) {
+	b.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+		b.Fatal(err)
 	}
 }

@@ -351,6 +351,7 @@ const maxTreeEntries = 10000
 // (.git, the app's files).
 func (w *Workspace) tree(ctx context.Context, rel string) ([]Removal, error) {
 	var out []Removal
+	app := w.appFiles()
 	err := fs.WalkDir(w.root.FS(), rel, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return w.explain(p, err)
@@ -361,7 +362,7 @@ func (w *Workspace) tree(ctx context.Context, rel string) ([]Removal, error) {
 		if len(out) >= maxTreeEntries {
 			return pathErrorf(ErrTooLarge, rel, "folder %q holds more than %d entries; delete parts of it first", rel, maxTreeEntries)
 		}
-		if err := w.checkWritable(p); err != nil {
+		if err := w.checkWritableIn(p, app); err != nil {
 			return err
 		}
 		r := Removal{Path: p, Kind: KindFile}
@@ -371,7 +372,7 @@ func (w *Workspace) tree(ctx context.Context, rel string) ([]Removal, error) {
 		case d.IsDir():
 			r.Kind = KindDir
 			if fi, err := d.Info(); err == nil {
-				if err := w.appFiles().refuseFolder(p, fi); err != nil {
+				if err := app.refuseFolder(p, fi); err != nil {
 					return err
 				}
 			}

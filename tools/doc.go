@@ -46,6 +46,12 @@
 // a symbolic nor a hard link gets round the check, and a folder that holds
 // the database cannot be deleted.
 //
+// The app's configuration folders ([WorkspaceOptions.ConfigDirs]: a workspace's
+// [WorkspaceConfigDir], the user's config folder) are refused whole to every
+// tool, also before they exist, by name and by identity; a listing shows one
+// without its entries. [Workspace.ReadText] reads a file for the app (the
+// project's instructions) under the same rules as read_file.
+//
 // FIFOs, sockets and devices are refused before they are opened (an open of
 // a FIFO would wait for ever): every existing path is checked first, opened
 // without blocking, and checked again on the open file. list_dir names them;

@@ -25,7 +25,8 @@ var (
 	// characters that are not allowed (NUL, control, look-alike separators).
 	ErrInvalidPath = errors.New("invalid path")
 	// ErrProtectedPath is returned for a write into .git or the app's data
-	// folder, and for any use of the app's database, its lock or its backups.
+	// folder, and for any use of the app's database, its lock or its backups,
+	// or of its configuration folders.
 	ErrProtectedPath = errors.New("protected path")
 	// ErrNotFound is returned when the path does not exist.
 	ErrNotFound = errors.New("not found")

@@ -80,6 +80,10 @@ func (w *Workspace) listDirTool() Tool {
 				depth = min(call.Args.Int("depth", 3), w.opts.MaxListDepth)
 			}
 			all := call.Args.Bool("include_skipped", false)
+			app := w.appFiles()
+			if err := app.refuseConfig(w, rel, w.statOrNil(rel)); err != nil {
+				return Result{}, err
+			}
 			var lines []string
 			full := false
 			var walk func(dir string, level int) error
@@ -109,6 +113,12 @@ func (w *Workspace) listDirTool() Tool {
 						if skipped(e.Name()) && !all {
 							lines = append(lines, shown+"/ (skipped)")
 							continue
+						}
+						if fi, err := e.Info(); err == nil {
+							if _, ok := app.configFolderAt(fi); ok {
+								lines = append(lines, shown+"/ ("+roleConfig+", not listed)")
+								continue
+							}
 						}
 						lines = append(lines, shown+"/")
 						if level < depth {

@@ -52,7 +52,14 @@ type dbFolder struct {
 type appFiles struct {
 	files   []appFile
 	folders []dbFolder
-	holders []os.FileInfo // every folder above a database, up to the file system's root
+	holders []holder // every folder above a database or a configuration folder, up to the file system's root
+	configs []configFolder
+}
+
+// holder is a folder that holds one of the app's files, and what it holds.
+type holder struct {
+	fi   os.FileInfo
+	what string // for the refusal: "Prototyper's own database", …
 }
 
 // appFiles looks up the app's files now.
@@ -66,6 +73,9 @@ func (w *Workspace) appFiles() *appFiles {
 		for _, p := range paths {
 			w.addAppFiles(a, p)
 		}
+	}
+	for _, dir := range w.configs {
+		w.addConfig(a, dir)
 	}
 	return a
 }
@@ -86,9 +96,14 @@ func (w *Workspace) addAppFiles(a *appFiles, db string) {
 			a.files = append(a.files, appFile{fi, name, role})
 		}
 	}
+	a.addHolders(dir, "Prototyper's own database")
+}
+
+// addHolders records dir and every folder above it as holding what.
+func (a *appFiles) addHolders(dir, what string) {
 	for d := dir; ; {
 		if fi, err := os.Stat(d); err == nil {
-			a.holders = append(a.holders, fi)
+			a.holders = append(a.holders, holder{fi, what})
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
@@ -113,8 +128,12 @@ func (a *appFiles) file(fi os.FileInfo) (appFile, bool) {
 
 // refuse returns the refusal when rel is one of the app's files: by identity
 // (fi is what rel resolves to, following links; nil when nothing is there)
-// or by its name in a database's folder, reached by any path.
+// or by its name in a database's folder, reached by any path; or when rel is
+// in a configuration folder (see refuseConfig).
 func (a *appFiles) refuse(w *Workspace, rel string, fi os.FileInfo) error {
+	if err := a.refuseConfig(w, rel, fi); err != nil {
+		return err
+	}
 	if f, ok := a.file(fi); ok {
 		return appFileError(rel, f.name, f.role)
 	}
@@ -147,8 +166,8 @@ func (a *appFiles) refuse(w *Workspace, rel string, fi os.FileInfo) error {
 // the app's files, at any depth.
 func (a *appFiles) refuseFolder(rel string, fi os.FileInfo) error {
 	for _, h := range a.holders {
-		if os.SameFile(fi, h) {
-			return pathErrorf(ErrProtectedPath, rel, "folder %q holds Prototyper's own database, so the agent may not delete it", rel)
+		if os.SameFile(fi, h.fi) {
+			return pathErrorf(ErrProtectedPath, rel, "folder %q holds %s, so the agent may not delete it", rel, h.what)
 		}
 	}
 	return nil

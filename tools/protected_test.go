@@ -42,17 +42,26 @@ func argsFor(tool, p string) map[string]any {
 // understands.
 func wantAppFileRefusal(t testing.TB, err error, says string) {
 	t.Helper()
+	wantProtectedRefusal(t, err, says, "Prototyper's own database")
+}
+
+// wantProtectedRefusal checks that err is a refusal of the app's own files, one
+// sentence that says each of says and names nothing a user cannot act on.
+func wantProtectedRefusal(t testing.TB, err error, says ...string) {
+	t.Helper()
 	if !errors.Is(err, ErrProtectedPath) {
 		t.Fatalf("got %v, want the refusal for Prototyper's own files", err)
 	}
 	msg := err.Error()
-	if !strings.Contains(msg, says) || !strings.Contains(msg, "Prototyper's own database") {
-		t.Fatalf("the refusal %q does not say %q", msg, says)
+	for _, want := range says {
+		if !strings.Contains(msg, want) {
+			t.Fatalf("the refusal %q does not say %q", msg, want)
+		}
 	}
 	if len(msg) > 300 || strings.Contains(msg, ". ") || strings.Contains(msg, "\n") {
 		t.Fatalf("the refusal %q is not one sentence", msg)
 	}
-	for _, api := range []string{"ProtectedFiles", "SameFile", "Stat", "os.", "inode"} {
+	for _, api := range []string{"ProtectedFiles", "ConfigDirs", "SameFile", "Stat", "os.", "inode"} {
 		if strings.Contains(msg, api) {
 			t.Fatalf("the refusal %q names %q, which a user cannot act on", msg, api)
 		}

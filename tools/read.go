@@ -25,15 +25,11 @@ func (w *Workspace) readFileTool() Tool {
 			if err != nil {
 				return Result{}, err
 			}
-			app := w.appFiles()
-			f, fi, err := openRegular(w.root, rel, rel, func(fi os.FileInfo) error { return app.refuse(w, rel, fi) })
+			f, fi, err := w.openReadable(rel)
 			if err != nil {
-				return Result{}, w.explain(rel, err)
-			}
-			defer f.Close()
-			if err := regularFile(rel, fi); err != nil { // fi is of the opened file: no gap between check and read
 				return Result{}, err
 			}
+			defer f.Close()
 			offset := call.Args.Int("offset", 1)
 			limit := call.Args.Int("limit", 0)
 			// Reading starts at line offset; lines are found in a bounded
@@ -91,6 +87,59 @@ func (w *Workspace) readFileTool() Tool {
 			}
 			return Result{Content: content, Details: &Details{Path: rel, Bytes: int64(out.Len())}}, nil
 		})
+}
+
+// openReadable opens rel, a cleaned path, for reading when a tool may read it: a regular
+// file of the workspace (links inside it followed), singly linked, none of the app's own
+// files. Every refusal is a sentence about rel.
+func (w *Workspace) openReadable(rel string) (*os.File, os.FileInfo, error) {
+	app := w.appFiles()
+	f, fi, err := openRegular(w.root, rel, rel, func(fi os.FileInfo) error { return app.refuse(w, rel, fi) })
+	if err != nil {
+		return nil, nil, w.explain(rel, err)
+	}
+	if err := regularFile(rel, fi); err != nil { // fi is of the opened file: no gap between check and read
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+// ReadText returns the whole text of the file p of the workspace, read as read_file reads
+// it: nothing outside the workspace (also through a link), none of the app's own files, no
+// FIFO, device or hard link, no binary file. A file of more than limit bytes is refused
+// ([ErrTooLarge]) without being read. What the app reads of a workspace for the model
+// besides the tools (its instructions) is read here, so it cannot reach further than the
+// model itself.
+func (w *Workspace) ReadText(ctx context.Context, p string, limit int64) (string, error) {
+	rel, err := clean(p)
+	if err != nil {
+		return "", err
+	}
+	f, fi, err := w.openReadable(rel)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	tooLarge := func(size int64) error {
+		return pathErrorf(ErrTooLarge, rel, "%q is %s, over the limit of %s", rel, sizeText(size), sizeText(limit))
+	}
+	if fi.Size() > limit {
+		return "", tooLarge(fi.Size())
+	}
+	if err := ctx.Err(); err != nil {
+		return "", cancelledf(err, "reading %q was cancelled", rel)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	switch {
+	case err != nil:
+		return "", w.explain(rel, err)
+	case int64(len(b)) > limit: // grew since it was measured
+		return "", tooLarge(int64(len(b)))
+	case isBinary(b):
+		return "", pathErrorf(ErrBinaryFile, rel, "%q is a binary file (%d bytes), not text", rel, len(b))
+	}
+	return string(b), nil
 }
 
 // lineReader returns lines with their "\n"; a line longer than the buffer

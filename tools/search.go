@@ -45,6 +45,9 @@ func (w *Workspace) searchFilesTool() Tool {
 			if err != nil {
 				return Result{}, w.explain(rel, err)
 			}
+			if err := s.app.refuseConfig(w, rel, fi); err != nil {
+				return Result{}, err
+			}
 			if fi.IsDir() {
 				err = s.dir(ctx, rel)
 			} else {
@@ -73,7 +76,7 @@ type search struct {
 	glob                      string
 	max                       int
 	progress                  ProgressFunc
-	app                       *appFiles // never searched: the database, its lock and backups
+	app                       *appFiles // never searched: the database, its lock and backups, the configuration folders
 	lines                     []string
 	full                      bool
 	files                     int
@@ -96,6 +99,11 @@ func (s *search) dir(ctx context.Context, dir string) error {
 		switch {
 		case e.Type()&fs.ModeSymlink != 0: // never followed: no loops, no second copies
 		case e.IsDir():
+			if fi, err := e.Info(); err == nil {
+				if _, ok := s.app.configFolderAt(fi); ok {
+					continue
+				}
+			}
 			if !skipped(e.Name()) {
 				if err := s.dir(ctx, child); err != nil {
 					return err

@@ -30,6 +30,17 @@ type WorkspaceOptions struct {
 	// hard link to one is refused too, and a folder holding one cannot be
 	// deleted. Absolute, or relative to the workspace.
 	ProtectedFiles []string
+	// ConfigDirs are the folders of the app's own configuration: the workspace's
+	// [WorkspaceConfigDir] and the user's config folder. No tool reads, lists,
+	// searches, writes, edits or deletes anything in them, nor creates one. They
+	// are recognised by name in the folder they are (or would be) in, letter case
+	// ignored, and by identity, so a symbolic link to one or to a file in it, a
+	// hard link to such a file and a path through ".." are refused too; a folder
+	// holding one cannot be deleted, and a listing shows one without its entries.
+	// Absolute, or relative to the workspace. A folder that is the workspace
+	// itself, or holds it, is left out (it would make the whole workspace
+	// unreachable).
+	ConfigDirs []string
 
 	MaxReadBytes     int64 // read_file returns at most this much; default 256 KiB
 	MaxWriteBytes    int64 // write_file and edit_file refuse larger content; default 16 MiB
@@ -68,6 +79,7 @@ type Workspace struct {
 	opts      WorkspaceOptions
 	protected []string // ProtectedDirs as absolute paths, without the workspace and its parents
 	databases []string // ProtectedFiles as absolute paths
+	configs   []string // ConfigDirs as absolute paths, without the workspace and its parents
 
 	appNamesMu sync.Mutex
 	appNames   map[string]appFileListing // by database path: its folder's entries that are app files
@@ -104,6 +116,11 @@ func OpenWorkspace(dir string, opts WorkspaceOptions) (*Workspace, error) {
 	}
 	for _, p := range opts.ProtectedFiles {
 		w.databases = append(w.databases, absIn(abs, p))
+	}
+	for _, p := range opts.ConfigDirs {
+		if p = absIn(abs, p); !holds(p, abs) {
+			w.configs = append(w.configs, p)
+		}
 	}
 	return w, nil
 }
@@ -255,6 +272,12 @@ func (w *Workspace) writablePath(p string) (string, error) {
 // and by identity, so a symbolic link inside the workspace that leads to them
 // is refused too.
 func (w *Workspace) checkWritable(rel string) error {
+	return w.checkWritableIn(rel, w.appFiles())
+}
+
+// checkWritableIn is checkWritable with the app's files looked up already: a walk of many
+// paths looks them up once.
+func (w *Workspace) checkWritableIn(rel string, app *appFiles) error {
 	if rel == "." {
 		return pathErrorf(ErrInvalidPath, rel, "path \".\" is the workspace folder itself; give the path of a file or folder inside it")
 	}
@@ -263,7 +286,7 @@ func (w *Workspace) checkWritable(rel string) error {
 			return pathErrorf(ErrProtectedPath, rel, "path %q is inside .git, which the agent never modifies; write somewhere else in the workspace", rel)
 		}
 	}
-	if err := w.appFiles().refuse(w, rel, w.statOrNil(rel)); err != nil {
+	if err := app.refuse(w, rel, w.statOrNil(rel)); err != nil {
 		return err
 	}
 	var guarded []os.FileInfo

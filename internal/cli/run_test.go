@@ -378,6 +378,33 @@ func TestRunSaysTheProjectInstructionsInOneLineWithoutPrintingThem(t *testing.T)
 	}
 }
 
+func TestRunSaysWhyAnAgentsMdLinkedOutsideWasNotReadAndNeverSendsIt(t *testing.T) {
+	var sent bytes.Buffer
+	var mu sync.Mutex
+	srv := newRunServer(t, nil, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		io.Copy(&sent, r.Body)
+		mu.Unlock()
+		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"Done."},"done":true,"done_reason":"stop"}`)
+	})
+	ws, outside := t.TempDir(), t.TempDir()
+	key := filepath.Join(outside, "id_ed25519")
+	if err := os.WriteFile(key, []byte("PRIVATE KEY b3BlbnNzaC1rZXkt"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(key, filepath.Join(ws, "AGENTS.md")); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(context.Background(), "--ollama", srv.URL, "--db", filepath.Join(t.TempDir(), "p.db"),
+		"--workspace", ws, "--model", "m", "hi")
+	mu.Lock()
+	defer mu.Unlock()
+	if code != ExitCompleted || !strings.Contains(out, "Done.") || strings.Contains(sent.String(), "b3BlbnNzaC1rZXkt") ||
+		!strings.Contains(errOut, "AGENTS.md was not read, so the model runs without it: it is a link to "+key+", outside the workspace") {
+		t.Fatalf("exit %d\nstdout %q\nstderr %q", code, out, errOut)
+	}
+}
+
 func TestRunSummarizesOlderMessagesWithoutATerminalAndAsksWithSummarizeAsk(t *testing.T) {
 	var summaries int
 	srv := newRunServer(t, func(w http.ResponseWriter, r *http.Request) {

@@ -77,6 +77,11 @@ describe('states a user sees', () => {
     expect(errorSentence('http_error', 'Ollama refused: 500.').text).toBe('Ollama refused: 500.')
   })
 
+  it('a sentence the run says without failing keeps its words and offers no Retry', () => {
+    const said = 'AGENTS.md was not read, so the model runs without it: it is a binary file, not text; write the instructions as plain text'
+    expect(errorSentence('instructions_refused', said)).toEqual({ text: said, actions: [] })
+  })
+
   it('with an OpenAI-compatible server the sentences name the model server, not Ollama', () => {
     for (const code of ['not_running', 'network', 'model_not_found', 'busy', 'stream_error', 'incomplete_stream', 'malformed_line', 'line_too_long']) {
       const s = errorSentence(code, 'x', 'openai')

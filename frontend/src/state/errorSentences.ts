@@ -20,6 +20,12 @@ export const serverGoneCodes: ReadonlySet<string> = new Set(['not_running', 'net
 /** The code of a message the server was away for: it says so, and offers Retry (no event has it). */
 export const notAnsweredCode = 'not_answered'
 
+/**
+ * Codes of sentences a run says without failing (an AGENTS.md that was not read): the message is
+ * the sentence, and Retry would only say it again.
+ */
+const goesOnCodes: ReadonlySet<string> = new Set(['instructions_refused'])
+
 /** The code a notice of an error shows with: a server-gone error is history once it answers. */
 export function codeOnceBack(code: string): string {
   return serverGoneCodes.has(code) ? notAnsweredCode : code
@@ -112,6 +118,7 @@ const sentences: Record<Provider, Record<string, ErrorSentence>> = {
  * Go side's message, which is already one sentence.
  */
 export function errorSentence(code: string | undefined, message: string, provider: Provider = 'ollama'): ErrorSentence {
+  if (code && goesOnCodes.has(code)) return { text: message, actions: [] }
   const known = code ? sentences[provider === 'openai' ? 'openai' : 'ollama'][code] : undefined
   if (known) return known
   return { text: message || 'The run failed.', actions: ['retry'] }
