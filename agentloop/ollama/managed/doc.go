@@ -27,6 +27,7 @@
 //   - On Linux the server is started with a parent-death signal (SIGTERM), on a thread that
 //     stays alive as long as the server: an app killed with SIGKILL leaves no server behind,
 //     and the server's own shutdown stops its runners.
-//   - A server that fails to start is a [StartError]: one sentence that ends with the last
-//     line of its log, which names the log file.
+//   - A server that fails to start is a [StartError]: one sentence naming the log file; for a
+//     server that exited it ends with the last line of its log, for one that did not answer
+//     in time ([ErrNoAnswer]) it says so, with the timeout and what the user can do.
 package managed

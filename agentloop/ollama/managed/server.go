@@ -54,17 +54,29 @@ type State struct {
 	LogPath string
 }
 
+// ErrNoAnswer is the Err of a [StartError] whose server ran but did not answer within
+// [Options].ReadyTimeout.
+var ErrNoAnswer = errors.New("the server did not answer in time")
+
 // StartError is returned by [Server.Ensure] when the server it started exited, or did not
-// answer in time. Its message is one sentence ending with the last line of the server's log.
+// answer in time. Its message is one sentence: for a server that exited, ending with the last
+// line of its log; for one that did not answer ([ErrNoAnswer]), saying so, with the timeout
+// and what a user can do (a hung server's last line says nothing of why it hangs).
 type StartError struct {
 	Binary   string
 	URL      string
 	LogPath  string
 	LastLine string // the last line of the log, "" when it is empty
-	Err      error  // why: the exit status, a timeout, or the failure to run the program
+	Err      error  // why: the exit status, [ErrNoAnswer], or the failure to run the program
+	// Timeout is how long it was waited for when Err is [ErrNoAnswer].
+	Timeout time.Duration
 }
 
 func (e *StartError) Error() string {
+	if errors.Is(e.Err, ErrNoAnswer) {
+		return fmt.Sprintf("Ollama, started by Prototyper at %s (%s serve), did not answer within %s and was stopped — "+
+			"see its log %s, or start `ollama serve` yourself and press Retry", e.URL, e.Binary, seconds(e.Timeout), e.LogPath)
+	}
 	why := e.LastLine
 	if why == "" {
 		why = fmt.Sprint(e.Err)
@@ -257,7 +269,9 @@ func (s *Server) start(ctx context.Context, u *url.URL, listen, bin string) (*pr
 			return nil, fail(fmt.Errorf("ollama serve exited: %v", p.waitErr))
 		case <-deadline.C:
 			p.stop(s.opts.StopGrace)
-			return nil, fail(fmt.Errorf("it did not answer within %s", s.opts.ReadyTimeout))
+			se := fail(ErrNoAnswer).(*StartError)
+			se.Timeout = s.opts.ReadyTimeout
+			return nil, se
 		case <-ctx.Done():
 			p.stop(s.opts.StopGrace)
 			return nil, ctx.Err()
@@ -266,6 +280,9 @@ func (s *Server) start(ctx context.Context, u *url.URL, listen, bin string) (*pr
 	}
 	return p, nil
 }
+
+// seconds says d as a user reads a timeout: "30 s", "0.5 s".
+func seconds(d time.Duration) string { return fmt.Sprintf("%g s", d.Seconds()) }
 
 // withHost is env with OLLAMA_HOST set to listen (any other value removed).
 func withHost(env []string, listen string) []string {
