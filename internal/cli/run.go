@@ -156,6 +156,10 @@ Flags:
 	if settings, err := db.Settings(); err == nil {
 		mcpServers.UseSettings(settingsServers(settings))
 	}
+	mcpServers.Trust = storedTrust(db)
+	if err := notAllowedMCP(mcpServers, workspace); err != nil {
+		return fail(err)
+	}
 
 	var sink events.Sink
 	term := newTerminal(io.Out, io.Err, isTerminal(io.Out))
