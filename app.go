@@ -323,9 +323,12 @@ func (a *App) OpenChangedPath(chatID, workspace, path string, inFolder bool) err
 }
 
 // WorkspaceServersToAsk is what the folder dir ("" for the folder of new chats) runs of its
-// own MCP servers when the user has not answered about it yet; nil when nothing is to ask.
-func (a *App) WorkspaceServersToAsk(dir string) (*mcptools.WorkspaceServers, error) {
-	return withDesktop(a, func(desk *cli.Desktop) (*mcptools.WorkspaceServers, error) { return desk.WorkspaceServersToAsk(dir) })
+// own MCP servers when the user has not answered about it yet (again: or refused it); nil
+// when nothing is to ask.
+func (a *App) WorkspaceServersToAsk(dir string, again bool) (*mcptools.WorkspaceServers, error) {
+	return withDesktop(a, func(desk *cli.Desktop) (*mcptools.WorkspaceServers, error) {
+		return desk.WorkspaceServersToAsk(dir, again)
+	})
 }
 
 // AllowWorkspaceServers allows the MCP server file of the folder dir as shown (its hash).

@@ -64,7 +64,8 @@ func comms(pids []int) string {
 // .prototyper/mcp.json names a server asks first, showing its command with its arguments, and
 // the server has not run; Allow (by keyboard) starts it. The app killed with SIGKILL leaves no
 // process of the server behind. Opened again, the window starts it without asking; once the
-// file changed, it asks again, and the changed server has not run.
+// file changed, it asks again, and the changed server has not run; refused, it is reviewed
+// from the settings and allowed there.
 func TestDesktopAsksBeforeAFoldersOwnServersStart(t *testing.T) {
 	bin := desktopBinary(t)
 	display := startXvfb(t)
@@ -141,11 +142,26 @@ func TestDesktopAsksBeforeAFoldersOwnServersStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
 	if answer, err := db.WorkspaceTrust(r.workspace); err != nil || answer.Allowed || answer.Hash == "" {
 		t.Errorf("the answer kept = %+v, %v; want the changed file not allowed", answer, err)
 	}
 	if fileExists(second) {
 		t.Error("the server ran although the user did not allow it")
+	}
+	db.Close()
+
+	// Refused, it is not asked about again; the settings review it, and Allow starts it.
+	app = launch()
+	app.key("ctrl+comma")
+	app.press("Review and allow…")
+	app.waitFocus(rolePushButton, "Don’t allow", 30*time.Second)
+	if fileExists(second) {
+		t.Fatal("the refused server ran before the user allowed it")
+	}
+	app.press("Allow")
+	waitFile(t, second, 30*time.Second)
+	t.Logf("allowed from the settings: %s", app.screenshot("e2e-trust-review.png"))
+	if err := app.closeWindow(30 * time.Second); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -574,8 +574,8 @@ export interface Backend {
   showVersion(chatId: string, shownId: string, index: number): Promise<OpenedChat>
   /** Chats whose title or messages hold the query, newest first. */
   searchChats(query: string): Promise<ChatHit[]>
-  /** The MCP servers of a folder's own file ('' for the folder of new chats) the user has not answered about; null when none. */
-  workspaceServersToAsk(dir: string): Promise<WorkspaceServers | null>
+  /** The MCP servers of a folder's own file ('' for the folder of new chats) the user has not answered about (again: or refused); null when none. */
+  workspaceServersToAsk(dir: string, again: boolean): Promise<WorkspaceServers | null>
   /** Allows the folder's own MCP server file as shown (its hash); its servers start. */
   allowWorkspaceServers(dir: string, hash: string): Promise<void>
   /** Does not allow the folder's own MCP server file as shown: not asked again until it changes. */
@@ -682,7 +682,7 @@ export function wailsBackend(): Backend {
     editAndResend: (id, mid, text) => app().EditAndResend(id, mid, text),
     showVersion: (id, shown, index) => app().ShowVersion(id, shown, index),
     searchChats: async (q) => (await app().SearchChats(q)) ?? [],
-    workspaceServersToAsk: async (dir) => (await app().WorkspaceServersToAsk(dir)) ?? null,
+    workspaceServersToAsk: async (dir, again) => (await app().WorkspaceServersToAsk(dir, again)) ?? null,
     allowWorkspaceServers: (dir, hash) => app().AllowWorkspaceServers(dir, hash),
     refuseWorkspaceServers: (dir, hash) => app().RefuseWorkspaceServers(dir, hash),
     editQueued: (id, i, text) => app().EditQueued(id, i, text),

@@ -287,8 +287,8 @@ export class FakeBackend implements Backend {
   }
   /** What WorkspaceServersToAsk answers, by folder ('' for the folder of new chats). */
   serversToAsk: Record<string, WorkspaceServers> = {}
-  async workspaceServersToAsk(dir: string) {
-    this.record('WorkspaceServersToAsk', dir)
+  async workspaceServersToAsk(dir: string, again: boolean) {
+    this.record('WorkspaceServersToAsk', dir, again)
     return this.serversToAsk[dir] ?? null
   }
   async allowWorkspaceServers(dir: string, hash: string) {

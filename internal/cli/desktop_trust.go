@@ -10,8 +10,9 @@ import (
 // WorkspaceServersToAsk is the server file of the folder dir ("" for the folder of new
 // chats) when it has servers of its own that the user has not answered about as the file is
 // now: what the window asks the user to allow. It is nil when there is nothing to ask: no
-// such file, the file allowed, or refused as it is (a changed file is asked about again).
-func (d *Desktop) WorkspaceServersToAsk(dir string) (*mcptools.WorkspaceServers, error) {
+// such file, the file allowed, or refused as it is (a changed file is asked about again);
+// again asks about a refused file too (the user reviews it from the settings).
+func (d *Desktop) WorkspaceServersToAsk(dir string, again bool) (*mcptools.WorkspaceServers, error) {
 	if dir == "" {
 		dir = d.Workspace()
 	}
@@ -26,7 +27,7 @@ func (d *Desktop) WorkspaceServersToAsk(dir string) (*mcptools.WorkspaceServers,
 	if err != nil {
 		return nil, err
 	}
-	if answer.Hash == servers.Hash {
+	if answer.Hash == servers.Hash && !again {
 		return nil, nil
 	}
 	return servers, nil

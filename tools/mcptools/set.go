@@ -162,7 +162,7 @@ var ErrNotAllowed = errors.New("the workspace's MCP servers are not allowed")
 type NotAllowedError struct{ Servers *WorkspaceServers }
 
 func (e *NotAllowedError) Error() string {
-	return fmt.Sprintf("the MCP servers of %s (%s) do not start until you allow them — review them and allow them in the window, or with `prototyper mcp allow --workspace %s`",
+	return fmt.Sprintf("the MCP servers of %s (%s) do not start until you allow them — review and allow them in the window (Settings, MCP servers), or with `prototyper mcp allow --workspace %s`",
 		e.Servers.File, strings.Join(e.Servers.names(), ", "), e.Servers.Workspace)
 }
 

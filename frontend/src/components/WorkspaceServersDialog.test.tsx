@@ -48,8 +48,21 @@ describe('WorkspaceServersDialog', () => {
 
   it('asks nothing when the folder has nothing to ask', async () => {
     const { backend } = await mountApp([])
-    await waitFor(() => expect(backend.callsOf('WorkspaceServersToAsk')).toEqual([[folder]]))
+    await waitFor(() => expect(backend.callsOf('WorkspaceServersToAsk')).toEqual([[folder, false]]))
     expect(screen.queryByRole('dialog')).toBeNull()
+  })
+
+  it('the settings ask again about servers the user refused', async () => {
+    const { backend } = await mountApp([], (b) => {
+      b.cfg.mcpServers = [{ name: 'files', state: 'not allowed', source: file.file, tools: [], error: 'not allowed' }]
+    })
+    await waitFor(() => expect(backend.callsOf('WorkspaceServersToAsk')).toEqual([[folder, false]]))
+    expect(screen.queryByRole('dialog')).toBeNull()
+    backend.serversToAsk[folder] = structuredClone(file)
+    fireEvent.keyDown(window, { key: ',', ctrlKey: true })
+    fireEvent.click(await screen.findByRole('button', { name: 'Review and allow…' }))
+    await screen.findByRole('dialog', { name: "Allow this folder's MCP servers?" })
+    expect(backend.callsOf('WorkspaceServersToAsk')).toContainEqual([folder, true])
   })
 
   it('quotes the arguments a terminal would need quoted', () => {

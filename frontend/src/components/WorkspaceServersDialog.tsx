@@ -12,6 +12,14 @@ export function commandLine(l: ServerLaunch): string {
   return [l.command ?? '', ...(l.args ?? [])].map(quote).join(' ')
 }
 
+/** The event the settings send to review a folder's servers the user did not allow. */
+export const reviewWorkspaceServersEvent = 'prototyper:review-workspace-servers'
+
+/** Opens the question again about the folder's servers, also when the user refused them. */
+export function reviewWorkspaceServers(): void {
+  window.dispatchEvent(new Event(reviewWorkspaceServersEvent))
+}
+
 /**
  * Asks, before anything of it runs, whether the MCP servers a folder's own .prototyper/mcp.json
  * names may start: each command with its arguments, each url. Asked when the folder in use
@@ -32,11 +40,19 @@ export function WorkspaceServersDialog() {
       void store.workspaceServersToAsk(folder).then((found) => {
         if (live) setAsked(found && (found.servers ?? []).length > 0 ? found : null)
       })
+    const review = () =>
+      void store.workspaceServersToAsk(folder, true).then((found) => {
+        if (!live) return
+        setClosed('')
+        setAsked(found && (found.servers ?? []).length > 0 ? found : null)
+      })
     ask()
     window.addEventListener('focus', ask)
+    window.addEventListener(reviewWorkspaceServersEvent, review)
     return () => {
       live = false
       window.removeEventListener('focus', ask)
+      window.removeEventListener(reviewWorkspaceServersEvent, review)
     }
   }, [folder, store])
   useEffect(() => setClosed(''), [folder])

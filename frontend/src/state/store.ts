@@ -1032,10 +1032,10 @@ export class AppStore {
     return this.backend.searchChats(query)
   }
 
-  /** The MCP servers of a folder's own file the user has not answered about (null: none, or it could not be asked). */
-  async workspaceServersToAsk(dir: string): Promise<WorkspaceServers | null> {
+  /** The MCP servers of a folder's own file the user has not answered about, or (again) refused (null: none, or it could not be asked). */
+  async workspaceServersToAsk(dir: string, again = false): Promise<WorkspaceServers | null> {
     try {
-      return await this.backend.workspaceServersToAsk(dir)
+      return await this.backend.workspaceServersToAsk(dir, again)
     } catch (err) {
       this.fail(err)
       return null
