@@ -282,9 +282,15 @@ func mcptoolsAbs(dir string) string {
 	return dir
 }
 
-// notAllowedMCP is the sentence that refuses a run in workspace while the workspace has
-// servers of its own the user has not allowed (nil when it has none, or they are allowed).
-func notAllowedMCP(set *mcptools.Set, workspace string) error {
+// notAllowedMCP is the sentence that refuses a run while the folder it runs in (the chat's,
+// for chatID; else workspace) has servers of its own the user has not allowed (nil when it
+// has none, or they are allowed).
+func notAllowedMCP(set *mcptools.Set, db *store.DB, chatID, workspace string) error {
+	if chatID != "" {
+		if c, err := db.Chat(chatID); err == nil && c.Workspace != "" {
+			workspace = c.Workspace
+		}
+	}
 	servers, err := set.NotAllowed(workspace)
 	if err != nil || servers == nil {
 		return nil // an unreadable file is the run's notice, as every server file's

@@ -157,7 +157,7 @@ Flags:
 		mcpServers.UseSettings(settingsServers(settings))
 	}
 	mcpServers.Trust = storedTrust(db)
-	if err := notAllowedMCP(mcpServers, workspace); err != nil {
+	if err := notAllowedMCP(mcpServers, db, f.chat, workspace); err != nil {
 		return fail(err)
 	}
 
