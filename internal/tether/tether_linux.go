@@ -5,14 +5,15 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
-// namespaceRefused remembers that the kernel refused namespaces once: it is not asked again.
-var namespaceRefused sync.Once
+// useSupervisor is set by [ModeEnv], or once the kernel refused a namespace: it is not asked
+// again.
+var useSupervisor atomic.Bool
 
-var useSupervisor = os.Getenv(ModeEnv) == string(ModeSupervisor)
+func init() { useSupervisor.Store(os.Getenv(ModeEnv) == string(ModeSupervisor)) }
 
 // Start starts cmd tied to the app (see the package doc). cmd.SysProcAttr must be nil; its
 // Stdin, Stdout and Stderr are best *os.File values or nil (other values are copied by
@@ -21,12 +22,12 @@ func Start(cmd *exec.Cmd) (*Process, error) {
 	if cmd.Err != nil { // exec.ErrNotFound, say: say it as Start would
 		return nil, cmd.Err
 	}
-	if !useSupervisor {
+	if !useSupervisor.Load() {
 		p, err := startInNamespace(cmd)
 		if err == nil || !refusedNamespace(err) {
 			return p, err
 		}
-		namespaceRefused.Do(func() { useSupervisor = true })
+		useSupervisor.Store(true)
 		cmd = clone(cmd)
 	}
 	return startSupervised(cmd)

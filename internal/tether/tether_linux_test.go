@@ -74,11 +74,26 @@ func app() int {
 // program and the program's child run, and waits for every process below the app to end.
 func TestAKilledAppLeavesNoProcessOfItsProgramsTreeBehind(t *testing.T) {
 	for _, mode := range []Mode{ModeNamespace, ModeSupervisor} {
-		t.Run(string(mode), func(t *testing.T) { killedApp(t, mode, nil) })
+		chosen := map[Mode]string{ModeSupervisor: string(ModeSupervisor)}[mode]
+		t.Run(string(mode), func(t *testing.T) { killedApp(t, mode, chosen, nil) })
 		t.Run(string(mode)+" as a user who is not root", func(t *testing.T) {
-			killedApp(t, mode, unprivileged(t))
+			killedApp(t, mode, chosen, unprivileged(t))
 		})
 	}
+}
+
+// TestWhereTheKernelRefusesANamespaceTheSupervisorServes: an app that may not make a PID
+// namespace (root without CAP_SYS_ADMIN) starts its program under the supervisor, which ends
+// the program's tree when the app is killed.
+func TestWhereTheKernelRefusesANamespaceTheSupervisorServes(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the test drops a capability of root")
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Fatal("setpriv (util-linux) is needed to drop CAP_SYS_ADMIN")
+	}
+	killedApp(t, ModeSupervisor, "", []string{setpriv, "--bounding-set=-sys_admin", "--inh-caps=-sys_admin", os.Args[0]})
 }
 
 // unprivileged is the command prefix that runs the app as nobody, the test binary copied
@@ -107,13 +122,15 @@ func unprivileged(t *testing.T) []string {
 	return []string{setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", bin}
 }
 
-func killedApp(t *testing.T, mode Mode, prefix []string) {
+// killedApp starts an app (prefix: the command that runs it) whose ModeEnv is chosen, wants
+// its program started in mode, kills the app and waits for every process below it to end.
+func killedApp(t *testing.T, mode Mode, chosen string, prefix []string) {
 	argv := prefix
 	if argv == nil {
 		argv = []string{os.Args[0]}
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), appEnv+"=1", ModeEnv+"="+map[Mode]string{ModeSupervisor: "supervisor"}[mode])
+	cmd.Env = append(os.Environ(), appEnv+"=1", ModeEnv+"="+chosen)
 	cmd.Dir = "/"
 	out, err := cmd.StdoutPipe()
 	if err != nil {
