@@ -15,6 +15,7 @@ import (
 	"prototyper/events/wailssink"
 	"prototyper/internal/cli"
 	"prototyper/store"
+	"prototyper/tools/mcptools"
 )
 
 // App is the facade bound to the frontend: every exported method is callable from the
@@ -319,6 +320,25 @@ func (a *App) OpenCallPath(chatID, toolCallID, path string, inFolder bool) error
 // review names for it.
 func (a *App) OpenChangedPath(chatID, workspace, path string, inFolder bool) error {
 	return a.onDesktop(func(desk *cli.Desktop) error { return desk.OpenChangedPath(chatID, workspace, path, inFolder) })
+}
+
+// WorkspaceServersToAsk is what the folder dir ("" for the folder of new chats) runs of its
+// own MCP servers when the user has not answered about it yet (again: or refused it); nil
+// when nothing is to ask.
+func (a *App) WorkspaceServersToAsk(dir string, again bool) (*mcptools.WorkspaceServers, error) {
+	return withDesktop(a, func(desk *cli.Desktop) (*mcptools.WorkspaceServers, error) {
+		return desk.WorkspaceServersToAsk(dir, again)
+	})
+}
+
+// AllowWorkspaceServers allows the MCP server file of the folder dir as shown (its hash).
+func (a *App) AllowWorkspaceServers(dir, hash string) error {
+	return a.onDesktop(func(desk *cli.Desktop) error { return desk.AllowWorkspaceServers(dir, hash) })
+}
+
+// RefuseWorkspaceServers does not allow the MCP server file of the folder dir as shown.
+func (a *App) RefuseWorkspaceServers(dir, hash string) error {
+	return a.onDesktop(func(desk *cli.Desktop) error { return desk.RefuseWorkspaceServers(dir, hash) })
 }
 
 // OllamaStatus says whether the server answers, for the "Ollama is not running" panel.

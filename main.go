@@ -18,6 +18,7 @@ import (
 
 	"prototyper/internal/cli"
 	"prototyper/internal/singleinstance"
+	"prototyper/internal/tether"
 )
 
 //go:embed all:frontend/dist
@@ -31,6 +32,7 @@ var assets embed.FS
 var icon []byte
 
 func main() {
+	tether.Supervise() // the app's binary also supervises the programs it starts, where namespaces are refused
 	stdio := cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}
 	if len(os.Args) > 1 && cli.IsSubcommand(os.Args[1]) {
 		os.Exit(cli.Main(os.Args[1:], stdio))

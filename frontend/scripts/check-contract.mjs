@@ -30,6 +30,8 @@ export const pairs = {
   'agentloop.ChatSummary': 'ChatSummary',
   'cli.Config': 'Config',
   'mcptools.Status': 'McpServerStatus',
+  'mcptools.Launch': 'ServerLaunch',
+  'mcptools.WorkspaceServers': 'WorkspaceServers',
   'ollama.CatalogEntry': 'ModelInfo',
   'ollama.StarterModel': 'StarterModel',
   'cli.OllamaStatus': 'OllamaStatus',

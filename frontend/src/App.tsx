@@ -11,6 +11,7 @@ import { HelpOverlay } from './components/HelpOverlay'
 import { SearchDialog } from './components/SearchDialog'
 import { OllamaDownPanel } from './components/OllamaDownPanel'
 import { SettingsPanel } from './components/SettingsPanel'
+import { WorkspaceServersDialog } from './components/WorkspaceServersDialog'
 import { summarizeArgs } from './components/ToolCard'
 import { approveShortcut, denyShortcut, leaveOutShortcut, summarizeShortcut } from './keyboard/shortcuts'
 import { useApprovalShortcuts } from './keyboard/useApprovalShortcuts'
@@ -212,6 +213,7 @@ export function App() {
       {searchOpen && <SearchDialog onClose={() => setSearchOpen(false)} />}
       {helpOpen && <HelpOverlay onClose={() => setHelpOpen(false)} />}
       <ChatChangeDialog />
+      <WorkspaceServersDialog />
     </div>
   )
 }

@@ -71,7 +71,29 @@ export interface Config {
   workspaceProblem?: string
 }
 
-export type McpServerState = 'stopped' | 'running' | 'failed' | 'disabled'
+/** 'not allowed': a server of the folder's own .prototyper/mcp.json the user has not allowed (it never starts). */
+export type McpServerState = 'stopped' | 'running' | 'failed' | 'disabled' | 'not allowed'
+
+/** What one MCP server of a folder's own file runs (mcptools.Launch): a command with its arguments, or a url. */
+export interface ServerLaunch {
+  name: string
+  command?: string
+  args: string[] | null
+  url?: string
+  /** The names of the variables the command is given (their values as written in the file). */
+  env: string[] | null
+  /** The names of the headers sent to the url. */
+  headers: string[] | null
+}
+
+/** A folder's own MCP server file, as the user is asked to allow it (mcptools.WorkspaceServers). */
+export interface WorkspaceServers {
+  workspace: string
+  file: string
+  /** The hash of the file's bytes: the answer is about exactly these. */
+  hash: string
+  servers: ServerLaunch[] | null
+}
 
 export interface McpServerStatus {
   name: string
@@ -558,6 +580,12 @@ export interface Backend {
   showVersion(chatId: string, shownId: string, index: number): Promise<OpenedChat>
   /** Chats whose title or messages hold the query, newest first. */
   searchChats(query: string): Promise<ChatHit[]>
+  /** The MCP servers of a folder's own file ('' for the folder of new chats) the user has not answered about (again: or refused); null when none. */
+  workspaceServersToAsk(dir: string, again: boolean): Promise<WorkspaceServers | null>
+  /** Allows the folder's own MCP server file as shown (its hash); its servers start. */
+  allowWorkspaceServers(dir: string, hash: string): Promise<void>
+  /** Does not allow the folder's own MCP server file as shown: not asked again until it changes. */
+  refuseWorkspaceServers(dir: string, hash: string): Promise<void>
   /** Replaces a message waiting for the chat's run (index 0 the oldest); '' takes it back. */
   editQueued(chatId: string, index: number, text: string): Promise<void>
   /** Sets the window's title (the desktop's task bar shows it). */
@@ -660,6 +688,9 @@ export function wailsBackend(): Backend {
     editAndResend: (id, mid, text) => app().EditAndResend(id, mid, text),
     showVersion: (id, shown, index) => app().ShowVersion(id, shown, index),
     searchChats: async (q) => (await app().SearchChats(q)) ?? [],
+    workspaceServersToAsk: async (dir, again) => (await app().WorkspaceServersToAsk(dir, again)) ?? null,
+    allowWorkspaceServers: (dir, hash) => app().AllowWorkspaceServers(dir, hash),
+    refuseWorkspaceServers: (dir, hash) => app().RefuseWorkspaceServers(dir, hash),
     editQueued: (id, i, text) => app().EditQueued(id, i, text),
     setTitle: (title) => {
       window.runtime?.WindowSetTitle?.(title)

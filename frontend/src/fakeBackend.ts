@@ -18,6 +18,7 @@ import type {
   Settings,
   UndoOptions,
   UndoResult,
+  WorkspaceServers,
 } from './backend'
 
 export interface FakeCall {
@@ -283,6 +284,20 @@ export class FakeBackend implements Backend {
   async showVersion(chatId: string, shownId: string, index: number) {
     this.record('ShowVersion', chatId, shownId, index)
     return this.openChat(chatId)
+  }
+  /** What WorkspaceServersToAsk answers, by folder ('' for the folder of new chats). */
+  serversToAsk: Record<string, WorkspaceServers> = {}
+  async workspaceServersToAsk(dir: string, again: boolean) {
+    this.record('WorkspaceServersToAsk', dir, again)
+    return this.serversToAsk[dir] ?? null
+  }
+  async allowWorkspaceServers(dir: string, hash: string) {
+    this.record('AllowWorkspaceServers', dir, hash)
+    delete this.serversToAsk[dir]
+  }
+  async refuseWorkspaceServers(dir: string, hash: string) {
+    this.record('RefuseWorkspaceServers', dir, hash)
+    delete this.serversToAsk[dir]
   }
   async searchChats(query: string): Promise<ChatHit[]> {
     this.record('SearchChats', query)

@@ -135,7 +135,7 @@ var subcommands = []subcommand{
 	{"pull", "pull NAME", "pull a model with a progress bar", pullCommand},
 	{"undo", "undo --chat ID [--run ID] [--force] [--json]", "put back the files a run changed", undoCommand(false)},
 	{"redo", "redo --chat ID", "take back the last undo", undoCommand(true)},
-	{"mcp", "mcp list [--workspace DIR] [--mcp-config FILE] [--json]", "the MCP servers, their state and their tools", mcpCommand},
+	{"mcp", "mcp list [--workspace DIR] [--mcp-config FILE] [--json] | allow [--workspace DIR]", "the MCP servers, their state and their tools; allow a workspace's own", mcpCommand},
 }
 
 // IsSubcommand reports whether arg names a subcommand (or asks for help), so that main.go

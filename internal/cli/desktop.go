@@ -93,6 +93,7 @@ func assembleDesktop(db *store.DB, opts DesktopOptions, sink events.Sink) (*Desk
 		agent:     agentloop.Wire(db, server, bridge, agentloop.WireOptions{Extra: mcpServers}),
 		workspace: workspace, model: firstNonEmpty(opts.Model, settings.DefaultModel)}
 	d.life, d.endLife = context.WithCancel(context.Background())
+	mcpServers.Trust = storedTrust(db)
 	d.useMCPSettings(settings)
 	d.startMCP(workspace)
 	d.preload(d.model) // the app starts with a model: its first message should not wait for the load

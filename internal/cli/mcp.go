@@ -52,11 +52,18 @@ func displayPath(p string) string {
 	return p
 }
 
-// mcpCommand is `prototyper mcp list`: the MCP servers of a workspace, started, with their
-// state and their tools.
+// mcpUsage is the usage of `prototyper mcp`.
+const mcpUsage = `Usage: prototyper mcp list [--workspace DIR] [--mcp-config FILE] [--json]
+       prototyper mcp allow [--workspace DIR]`
+
+// mcpCommand is `prototyper mcp list`, the MCP servers of a workspace, started, with their
+// state and their tools, and `prototyper mcp allow`, which allows a workspace's own servers.
 func mcpCommand(ctx context.Context, args []string, io IO) int {
+	if len(args) > 0 && args[0] == "allow" {
+		return mcpAllowCommand(args[1:], io)
+	}
 	if len(args) == 0 || args[0] != "list" {
-		fmt.Fprintln(io.Err, "Usage: prototyper mcp list [--workspace DIR] [--mcp-config FILE] [--json]")
+		fmt.Fprintln(io.Err, mcpUsage)
 		if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
 			return ExitCompleted
 		}
@@ -87,7 +94,7 @@ func mcpCommand(ctx context.Context, args []string, io IO) int {
 		return ExitUsage
 	}
 	defer set.Close()
-	if note := useStoredMCP(set, common); note != "" {
+	if note := useStoredMCP(set, common, workspace); note != "" {
 		fmt.Fprintf(io.Err, "prototyper mcp list: %s\n", note)
 	}
 	set.ToolsFor(ctx, workspace) // starts them: their state and tools are what they answer
@@ -192,9 +199,10 @@ func settingsServers(s store.Settings) mcptools.Config {
 	return cfg
 }
 
-// useStoredMCP gives set the MCP servers of the stored settings; it returns a sentence when
-// they could not be read (the database is held by a window that writes, say).
-func useStoredMCP(set *mcptools.Set, common Common) string {
+// useStoredMCP gives set the MCP servers of the stored settings, and the user's answer about
+// workspace's own server file; it returns a sentence when they could not be read (the
+// database is held by a window that writes, say).
+func useStoredMCP(set *mcptools.Set, common Common, workspace string) string {
 	path, err := common.DBPath()
 	if err != nil {
 		return ""
@@ -212,5 +220,85 @@ func useStoredMCP(set *mcptools.Set, common Common) string {
 		return "the MCP servers of the settings are left out: " + err.Error()
 	}
 	set.UseSettings(settingsServers(settings))
+	if abs, err := filepath.Abs(workspace); err == nil {
+		if answer, err := db.WorkspaceTrust(abs); err == nil {
+			set.Trust = func(dir, hash string) bool { return dir == abs && answer.AllowsHash(hash) }
+		}
+	}
 	return ""
+}
+
+// storedTrust is the user's answers in db about workspaces' own server files.
+func storedTrust(db *store.DB) func(workspace, hash string) bool {
+	return func(workspace, hash string) bool {
+		answer, err := db.WorkspaceTrust(workspace)
+		return err == nil && answer.AllowsHash(hash)
+	}
+}
+
+// mcpAllowCommand is `prototyper mcp allow`: it prints what the workspace's own server file
+// runs and records that the user allows exactly these bytes of it.
+func mcpAllowCommand(args []string, io IO) int {
+	var common Common
+	var workspace string
+	fs := commandFlags("mcp allow", io, &common)
+	fs.StringVar(&workspace, "workspace", "", "the workspace `DIR` whose .prototyper/mcp.json is allowed (default: the current folder)")
+	if err := fs.Parse(args); err != nil {
+		return parseExit(err)
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintln(io.Err, mcpUsage)
+		return ExitUsage
+	}
+	if workspace == "" {
+		workspace, _ = os.Getwd()
+	}
+	workspace = mcptoolsAbs(workspace)
+	servers, err := mcptools.ReadWorkspaceServers(workspace)
+	if err != nil {
+		printError(io.Err, "mcp allow", err)
+		return ExitFailed
+	}
+	if servers == nil || len(servers.Servers) == 0 {
+		fmt.Fprintf(io.Err, "prototyper mcp allow: %s has no MCP servers of its own (%s): nothing to allow\n", workspace, mcptools.WorkspaceFile(workspace))
+		return ExitFailed
+	}
+	db, err := common.OpenDB(store.Options{LockTimeout: 500 * time.Millisecond})
+	if err != nil {
+		printError(io.Err, "mcp allow", err)
+		return ExitFailed
+	}
+	defer db.Close()
+	if err := db.SetWorkspaceTrust(workspace, store.WorkspaceTrust{Hash: servers.Hash, Allowed: true}); err != nil {
+		printError(io.Err, "mcp allow", err)
+		return ExitFailed
+	}
+	fmt.Fprintf(io.Out, "Allowed the MCP servers of %s, as the file is now (a change to it asks again):\n", servers.File)
+	for _, line := range servers.Lines() {
+		fmt.Fprintf(io.Out, "  %s\n", Sanitize(line))
+	}
+	return ExitCompleted
+}
+
+func mcptoolsAbs(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
+}
+
+// notAllowedMCP is the sentence that refuses a run while the folder it runs in (the chat's,
+// for chatID; else workspace) has servers of its own the user has not allowed (nil when it
+// has none, or they are allowed).
+func notAllowedMCP(set *mcptools.Set, db *store.DB, chatID, workspace string) error {
+	if chatID != "" {
+		if c, err := db.Chat(chatID); err == nil && c.Workspace != "" {
+			workspace = c.Workspace
+		}
+	}
+	servers, err := set.NotAllowed(workspace)
+	if err != nil || servers == nil {
+		return nil // an unreadable file is the run's notice, as every server file's
+	}
+	return &mcptools.NotAllowedError{Servers: servers}
 }

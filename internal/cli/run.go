@@ -158,6 +158,10 @@ Flags:
 	if settings, err := db.Settings(); err == nil {
 		mcpServers.UseSettings(settingsServers(settings))
 	}
+	mcpServers.Trust = storedTrust(db)
+	if err := notAllowedMCP(mcpServers, db, f.chat, workspace); err != nil {
+		return fail(err)
+	}
 
 	var sink events.Sink
 	term := newTerminal(io.Out, io.Err, isTerminal(io.Out))

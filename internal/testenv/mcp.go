@@ -105,8 +105,9 @@ func MCPServersFile(tb testing.TB, servers map[string]any) string {
 func MCPEverythingKillable(tb testing.TB) (server map[string]any, kill func()) {
 	tb.Helper()
 	pidFile := filepath.Join(tb.TempDir(), "pid")
-	// The shell notes its process id, then becomes the server.
-	server = map[string]any{"command": "sh", "args": []string{"-c", `echo $$ > "$0"; exec "$1"`, pidFile, MCPEverything(tb)}}
+	// The shell notes its process id, as the test sees it (from /proc: in a PID namespace of
+	// its own $$ is 1), then becomes the server.
+	server = map[string]any{"command": "sh", "args": []string{"-c", `read -r pid rest < /proc/self/stat; echo "$pid" > "$0"; exec "$1"`, pidFile, MCPEverything(tb)}}
 	return server, func() {
 		var pid int
 		if raw, err := os.ReadFile(pidFile); err == nil {

@@ -12,6 +12,8 @@
 package mcptools
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +23,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -42,6 +45,9 @@ type ServerConfig struct {
 	Timeout float64 `json:"timeout,omitempty"`
 	// Source is the file that configured the server.
 	Source string `json:"-"`
+	// FromWorkspace marks a server of a workspace's own file: it starts only once the user
+	// allowed the file ([Set.Trust]), and its values are taken as written (no ${NAME}).
+	FromWorkspace bool `json:"-"`
 }
 
 // Config is a set of servers by name.
@@ -145,6 +151,95 @@ func (s ServerConfig) check(name string) error {
 		return fmt.Errorf("server %s has a negative timeout: give the seconds a call may wait, or leave it out for %s", name, CallTimeout)
 	}
 	return nil
+}
+
+// Launch is what a server runs, as the user is asked to allow it: a command with its
+// arguments, or a url; the names of the variables it is given.
+type Launch struct {
+	Name    string   `json:"name"`
+	Command string   `json:"command,omitempty"`
+	Args    []string `json:"args"`
+	URL     string   `json:"url,omitempty"`
+	Env     []string `json:"env"`
+	Headers []string `json:"headers"`
+}
+
+// WorkspaceServers is a workspace's own server file as read once: the hash of its exact
+// bytes, which the user's answer is recorded with, and what each of its servers runs.
+type WorkspaceServers struct {
+	Workspace string   `json:"workspace"` // absolute
+	File      string   `json:"file"`
+	Hash      string   `json:"hash"` // SHA-256 of the file's bytes, hex
+	Servers   []Launch `json:"servers"`
+
+	config Config
+}
+
+// ReadWorkspaceServers reads the server file of workspace (an absolute path); nil when it has
+// none. A file that cannot be read or parsed is an error naming it.
+func ReadWorkspaceServers(workspace string) (*WorkspaceServers, error) {
+	path := WorkspaceFile(workspace)
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the MCP server file %s: %v", path, err)
+	}
+	cfg, err := Parse(raw, path)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(raw)
+	ws := &WorkspaceServers{Workspace: workspace, File: path, Hash: hex.EncodeToString(sum[:]), Servers: []Launch{}, config: Config{}}
+	for _, name := range cfg.Names() {
+		sc := cfg[name]
+		sc.FromWorkspace = true
+		ws.config[name] = sc
+		l := Launch{Name: name, Command: sc.Command, Args: sc.Args, URL: sc.URL,
+			Env: slices.Sorted(maps.Keys(sc.Env)), Headers: slices.Sorted(maps.Keys(sc.Headers))}
+		if l.Args == nil {
+			l.Args = []string{}
+		}
+		if l.Env == nil {
+			l.Env = []string{}
+		}
+		if l.Headers == nil {
+			l.Headers = []string{}
+		}
+		ws.Servers = append(ws.Servers, l)
+	}
+	return ws, nil
+}
+
+// Lines are the servers as a terminal shows them: one line each, NAME: the command with its
+// arguments (each quoted when it holds a space), or the url.
+func (w *WorkspaceServers) Lines() []string {
+	var out []string
+	for _, l := range w.Servers {
+		what := l.URL
+		if l.Command != "" {
+			parts := []string{quoteArg(l.Command)}
+			for _, a := range l.Args {
+				parts = append(parts, quoteArg(a))
+			}
+			what = "runs " + strings.Join(parts, " ")
+		} else {
+			what = "connects to " + what
+		}
+		if len(l.Env) > 0 {
+			what += " (with " + strings.Join(l.Env, ", ") + ")"
+		}
+		out = append(out, l.Name+": "+what)
+	}
+	return out
+}
+
+func quoteArg(s string) string {
+	if s == "" || strings.ContainsAny(s, " \t\n\"'\\$`") {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 // Names returns the servers' names in order.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -17,8 +16,16 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"prototyper/internal/tether"
 	"prototyper/tools"
 )
+
+// killTree ends a stdio server's process and all it started (nil: none).
+func killTree(p *tether.Process) {
+	if p != nil {
+		p.Kill()
+	}
+}
 
 // Timeouts of a [Manager].
 const (
@@ -45,6 +52,9 @@ const (
 	StateRunning  State = "running"  // connected; its tools are offered
 	StateFailed   State = "failed"   // failed to start, died or hung: Error says why
 	StateDisabled State = "disabled" // configured with "disabled": true
+	// StateNotAllowed is a server of a workspace's own file the user has not allowed: it
+	// never starts (see [Set]).
+	StateNotAllowed State = "not allowed"
 )
 
 // Status is what the settings and `prototyper mcp list` show of a server.
@@ -77,7 +87,7 @@ type server struct {
 	cfg     ServerConfig
 	once    sync.Once
 	session *mcp.ClientSession
-	cmd     *exec.Cmd // a stdio server's process
+	proc    *tether.Process // a stdio server's process
 	tools   []*mcp.Tool
 	err     error
 	dead    bool
@@ -150,7 +160,7 @@ func (m *Manager) Tools(ctx context.Context) []tools.Tool {
 	}
 	m.mu.Unlock()
 	for _, s := range stopped {
-		killGroup(s.cmd) // whatever its process left behind
+		killTree(s.proc) // whatever its process left behind
 	}
 	for _, s := range list {
 		wg.Add(1)
@@ -215,24 +225,21 @@ func (m *Manager) connect(ctx context.Context, s *server) (*mcp.ClientSession, [
 	var transport mcp.Transport
 	if s.cfg.URL != "" {
 		transport = &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, MaxRetries: 2,
-			HTTPClient: &http.Client{Transport: headerTransport{headers: s.cfg.Headers}}}
+			HTTPClient: &http.Client{Transport: headerTransport{cfg: s.cfg, headers: s.cfg.Headers}}}
 	} else {
-		cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
-		cmd.Env = os.Environ()
-		for k, v := range s.cfg.Env { // ${NAME} takes the app's variable: secrets stay out of the files
-			cmd.Env = append(cmd.Env, k+"="+os.ExpandEnv(v))
+		proc, conn, err := startStdio(s.cfg)
+		if err != nil {
+			return nil, nil, startError(s, ctx, err, m.startTimeout())
 		}
-		cmd.Stderr = nil // the server's log goes nowhere: its failures come back through the protocol
-		endWithParent(cmd)
 		m.mu.Lock()
-		s.cmd = cmd
+		s.proc = proc
 		m.mu.Unlock()
-		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}
+		transport = &mcp.IOTransport{Reader: conn, Writer: conn}
 	}
 	session, err := m.client.Connect(ctx, transport, nil)
 	if err != nil {
 		m.mu.Lock()
-		killGroup(s.cmd) // a server that hangs in the handshake
+		killTree(s.proc) // a server that hangs in the handshake
 		m.mu.Unlock()
 		return nil, nil, startError(s, ctx, err, m.startTimeout())
 	}
@@ -297,7 +304,7 @@ func (m *Manager) Close() error {
 	m.closed = true
 	var started []*server
 	for _, s := range m.servers {
-		if s.session != nil || s.cmd != nil {
+		if s.session != nil || s.proc != nil {
 			started = append(started, s)
 		}
 	}
@@ -310,7 +317,7 @@ func (m *Manager) Close() error {
 			if s.session != nil {
 				_ = s.session.Close() // closes stdin, waits a second, then signals
 			}
-			killGroup(s.cmd)
+			killTree(s.proc)
 		}()
 	}
 	wg.Wait()
@@ -444,13 +451,17 @@ func resultText(res *mcp.CallToolResult) string {
 	return strings.Join(parts, "\n")
 }
 
-// headerTransport adds a server's configured headers to each request.
-type headerTransport struct{ headers map[string]string }
+// headerTransport adds a server's configured headers to each request (${NAME} taken from the
+// app's environment only in the user's own files: see [ServerConfig.expand]).
+type headerTransport struct {
+	cfg     ServerConfig
+	headers map[string]string
+}
 
 func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	for k, v := range h.headers {
-		r.Header.Set(k, os.ExpandEnv(v))
+		r.Header.Set(k, h.cfg.expand(v))
 	}
 	return http.DefaultTransport.RoundTrip(r)
 }

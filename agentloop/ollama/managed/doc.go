@@ -17,16 +17,17 @@
 //     its output in the log file ollama.log of [Options].LogDir. Ensure returns once it
 //     answers, within [Options].ReadyTimeout.
 //
-// [Server.Stop] stops only the server Ensure started: SIGTERM to its process group (the
-// server and the model runners it started), SIGKILL after [Options].StopGrace.
+// [Server.Stop] stops only the server Ensure started: SIGTERM to the server, which stops the
+// model runners it started; after [Options].StopGrace, SIGKILL to the server and everything it
+// started.
 //
 // # Guarantees
 //
 //   - A server the user started is never stopped, restarted or replaced: Ensure starts one
 //     only when the address refuses connections.
-//   - On Linux the server is started with a parent-death signal (SIGTERM), on a thread that
-//     stays alive as long as the server: an app killed with SIGKILL leaves no server behind,
-//     and the server's own shutdown stops its runners.
-//   - A server that fails to start is a [StartError]: one sentence that ends with the last
-//     line of its log, which names the log file.
+//   - The server is started with package tether: on Linux, an app that ends in any way (kill
+//     -9 included) leaves neither the server nor its runners behind.
+//   - A server that fails to start is a [StartError]: one sentence naming the log file; for a
+//     server that exited it ends with the last line of its log, for one that did not answer
+//     in time ([ErrNoAnswer]) it says so, with the timeout and what the user can do.
 package managed

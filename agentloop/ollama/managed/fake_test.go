@@ -6,11 +6,14 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strconv"
 	"syscall"
 	"testing"
 	"time"
+
+	"prototyper/internal/tether"
 )
 
 // The test binary doubles as a fake `ollama serve`: run with fakeEnv set, it behaves as the
@@ -24,7 +27,19 @@ const (
 	fakeIgnoresTerm = "ignores-term" // answers, and ignores SIGTERM
 )
 
+// runnerEnv makes the fake server start a child that sleeps, as the real one starts a runner
+// per loaded model; sleepEnv is that child.
+const (
+	runnerEnv = "MANAGED_FAKE_RUNNER"
+	sleepEnv  = "MANAGED_FAKE_SLEEP"
+)
+
 func TestMain(m *testing.M) {
+	tether.Supervise()
+	if os.Getenv(sleepEnv) != "" {
+		time.Sleep(time.Hour)
+		os.Exit(0)
+	}
 	if mode := os.Getenv(fakeEnv); mode != "" {
 		os.Exit(fakeServe(mode))
 	}
@@ -47,6 +62,14 @@ func fakeServe(mode string) int {
 	case fakeIgnoresTerm:
 		signal.Ignore(syscall.SIGTERM)
 	}
+	if os.Getenv(runnerEnv) != "" {
+		runner := exec.Command(os.Args[0])
+		runner.Env = append(os.Environ(), sleepEnv+"=1")
+		if err := runner.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "Error: cannot start a runner:", err)
+			return 1
+		}
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/version", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprint(w, `{"version":"0.0.0-fake"}`)
@@ -63,7 +86,7 @@ const killedAppEnv = "MANAGED_KILLED_APP"
 
 func killedApp() int {
 	opts := Options{LogDir: os.Getenv("MANAGED_LOG_DIR"),
-		Env:       append(os.Environ(), fakeEnv+"="+fakeAnswers),
+		Env:       append(os.Environ(), fakeEnv+"="+fakeAnswers, runnerEnv+"=1"),
 		Locations: Locations{LookPath: func(string) (string, error) { return os.Args[0], nil }}}
 	state, err := New(opts).Ensure(context.Background(), &url.URL{Scheme: "http", Host: os.Getenv(killedAppEnv)}, "")
 	if err != nil {

@@ -191,12 +191,21 @@ func TestAServerThatFailsToStartIsOneSentenceWithTheLastLineOfItsLog(t *testing.
 	}
 }
 
-func TestAServerThatNeverAnswersIsStoppedAfterTheReadyTimeout(t *testing.T) {
+func TestAServerThatNeverAnswersSaysItDidNotAnswerWithinTheTimeoutAndIsStopped(t *testing.T) {
 	s, u := fakeServer(t, fakeSilent, Options{ReadyTimeout: 500 * time.Millisecond})
 	_, err := s.Ensure(context.Background(), u, "")
 	var se *StartError
-	if !errors.As(err, &se) || !strings.Contains(err.Error(), "fake ollama serve") {
-		t.Fatalf("Ensure = %v; want a StartError ending with the log's last line", err)
+	if !errors.As(err, &se) || !errors.Is(err, ErrNoAnswer) {
+		t.Fatalf("Ensure = %v; want a StartError of ErrNoAnswer", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"did not answer within 0.5 s", s.LogPath(), "ollama serve` yourself"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error = %q; want it to say %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "fake ollama serve") || strings.Contains(msg, "\n") {
+		t.Errorf("error = %q; want one sentence, not the log's last line (a hung server's last line says nothing of why)", msg)
 	}
 	if _, running := s.State(); running {
 		t.Error("a server that never answered is still kept")

@@ -9,11 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"prototyper/internal/tether"
 )
 
 // Defaults of [Options].
@@ -54,17 +55,29 @@ type State struct {
 	LogPath string
 }
 
+// ErrNoAnswer is the Err of a [StartError] whose server ran but did not answer within
+// [Options].ReadyTimeout.
+var ErrNoAnswer = errors.New("the server did not answer in time")
+
 // StartError is returned by [Server.Ensure] when the server it started exited, or did not
-// answer in time. Its message is one sentence ending with the last line of the server's log.
+// answer in time. Its message is one sentence: for a server that exited, ending with the last
+// line of its log; for one that did not answer ([ErrNoAnswer]), saying so, with the timeout
+// and what a user can do (a hung server's last line says nothing of why it hangs).
 type StartError struct {
 	Binary   string
 	URL      string
 	LogPath  string
 	LastLine string // the last line of the log, "" when it is empty
-	Err      error  // why: the exit status, a timeout, or the failure to run the program
+	Err      error  // why: the exit status, [ErrNoAnswer], or the failure to run the program
+	// Timeout is how long it was waited for when Err is [ErrNoAnswer].
+	Timeout time.Duration
 }
 
 func (e *StartError) Error() string {
+	if errors.Is(e.Err, ErrNoAnswer) {
+		return fmt.Sprintf("Ollama, started by Prototyper at %s (%s serve), did not answer within %s and was stopped — "+
+			"see its log %s, or start `ollama serve` yourself and press Retry", e.URL, e.Binary, seconds(e.Timeout), e.LogPath)
+	}
 	why := e.LastLine
 	if why == "" {
 		why = fmt.Sprint(e.Err)
@@ -239,12 +252,12 @@ func (s *Server) start(ctx context.Context, u *url.URL, listen, bin string) (*pr
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = withHost(env, listen)
 	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = sysProcAttr()
-	p := &process{url: u.String(), bin: bin, logPath: logPath, log: log, exited: make(chan struct{})}
-	if err := p.launch(cmd); err != nil {
+	proc, err := tether.Start(cmd)
+	if err != nil {
 		log.Close()
 		return nil, fail(err)
 	}
+	p := &process{url: u.String(), bin: bin, logPath: logPath, log: log, proc: proc}
 
 	deadline := time.NewTimer(s.opts.ReadyTimeout)
 	defer deadline.Stop()
@@ -252,12 +265,14 @@ func (s *Server) start(ctx context.Context, u *url.URL, listen, bin string) (*pr
 	defer tick.Stop()
 	for !s.answers(ctx, u) {
 		select {
-		case <-p.exited:
+		case <-proc.Done():
 			p.release()
-			return nil, fail(fmt.Errorf("ollama serve exited: %v", p.waitErr))
+			return nil, fail(fmt.Errorf("ollama serve exited: %v", proc.Err()))
 		case <-deadline.C:
 			p.stop(s.opts.StopGrace)
-			return nil, fail(fmt.Errorf("it did not answer within %s", s.opts.ReadyTimeout))
+			se := fail(ErrNoAnswer).(*StartError)
+			se.Timeout = s.opts.ReadyTimeout
+			return nil, se
 		case <-ctx.Done():
 			p.stop(s.opts.StopGrace)
 			return nil, ctx.Err()
@@ -266,6 +281,9 @@ func (s *Server) start(ctx context.Context, u *url.URL, listen, bin string) (*pr
 	}
 	return p, nil
 }
+
+// seconds says d as a user reads a timeout: "30 s", "0.5 s".
+func seconds(d time.Duration) string { return fmt.Sprintf("%g s", d.Seconds()) }
 
 // withHost is env with OLLAMA_HOST set to listen (any other value removed).
 func withHost(env []string, listen string) []string {
@@ -282,57 +300,26 @@ func withHost(env []string, listen string) []string {
 type process struct {
 	url, bin, logPath string
 	log               *os.File
-	pid               int
-	exited            chan struct{} // closed once the process has exited
-	waitErr           error         // set before exited is closed
+	proc              *tether.Process
 
 	releaseOnce sync.Once
 }
 
-// launch starts cmd from a goroutine locked to its OS thread, which then waits for the
-// process: the parent-death signal is sent when the thread that started the child ends, so
-// the thread must live exactly as long as the server. It returns once the process started.
-func (p *process) launch(cmd *exec.Cmd) error {
-	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		// Never unlocked: the thread ends with this goroutine, after the server.
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		p.pid = cmd.Process.Pid
-		started <- nil
-		p.waitErr = cmd.Wait()
-		close(p.exited)
-	}()
-	return <-started
-}
-
-func (p *process) alive() bool {
-	select {
-	case <-p.exited:
-		return false
-	default:
-		return true
-	}
-}
+func (p *process) alive() bool { return !p.proc.Exited() }
 
 func (p *process) state() State {
-	return State{Started: true, URL: p.url, Binary: p.bin, PID: p.pid, LogPath: p.logPath}
+	return State{Started: true, URL: p.url, Binary: p.bin, PID: p.proc.Pid, LogPath: p.logPath}
 }
 
-// stop sends SIGTERM to the server's process group, SIGKILL after grace, and waits for the
-// server to exit; runners still in the group are killed with it.
+// stop sends SIGTERM to the server, which stops its runners, kills it after grace, and waits
+// for it to exit; whatever it started and left behind is killed with it.
 func (p *process) stop(grace time.Duration) {
-	signalGroup(p.pid, syscall.SIGTERM)
+	p.proc.Signal(syscall.SIGTERM)
 	select {
-	case <-p.exited:
+	case <-p.proc.Done():
 	case <-time.After(grace):
-		signalGroup(p.pid, syscall.SIGKILL)
-		<-p.exited
 	}
-	signalGroup(p.pid, syscall.SIGKILL)
+	p.proc.Kill()
 	p.release()
 }
 

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react'
 import { errorText, type ApprovalPolicy, type Config, type OlderTurnsPolicy, type Provider, type Theme, type ThinkLevel } from '../backend'
 import { useAppState, useStore } from '../state/useAppState'
+import { reviewWorkspaceServers } from './WorkspaceServersDialog'
 
 const thinkLevels: ThinkLevel[] = ['off', 'on', 'low', 'medium', 'high']
 const policies: ApprovalPolicy[] = ['auto', 'ask', 'deny']
@@ -198,11 +199,16 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
               None. Add servers to mcp.json in the Prototyper config folder, or to .prototyper/mcp.json in the workspace.
             </div>
           )}
-          {(config.mcpServers ?? []).map((s) => (
+          {(config.mcpServers ?? []).map((s, i, all) => (
             <div key={s.name} className="mcp-server" role="group" aria-label={`MCP server ${s.name}`}>
               <span className="tool-name">{s.name}</span> <span className="muted small">{s.state}</span>
               {s.state === 'running' && <span className="muted small"> · {s.tools.length} tools</span>}
               {s.error && <div className="tool-error">{s.error}</div>}
+              {s.state === 'not allowed' && all.findIndex((o) => o.state === 'not allowed') === i && (
+                <button type="button" className="link" onClick={reviewWorkspaceServers}>
+                  Review and allow…
+                </button>
+              )}
             </div>
           ))}
           <label>

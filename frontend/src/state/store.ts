@@ -35,6 +35,7 @@ import type {
   UndoResult,
   Version,
   ChatHit,
+  WorkspaceServers,
 } from '../backend'
 import { errorText } from '../backend'
 import { serverGoneCodes } from './errorSentences'
@@ -1029,6 +1030,25 @@ export class AppStore {
   /** Chats whose title or messages hold the query, newest first. */
   searchChats(query: string): Promise<ChatHit[]> {
     return this.backend.searchChats(query)
+  }
+
+  /** The MCP servers of a folder's own file the user has not answered about, or (again) refused (null: none, or it could not be asked). */
+  async workspaceServersToAsk(dir: string, again = false): Promise<WorkspaceServers | null> {
+    try {
+      return await this.backend.workspaceServersToAsk(dir, again)
+    } catch (err) {
+      this.fail(err)
+      return null
+    }
+  }
+
+  /** Answers whether the folder's own MCP servers, as shown (hash), may start. */
+  async answerWorkspaceServers(dir: string, hash: string, allow: boolean): Promise<void> {
+    try {
+      await (allow ? this.backend.allowWorkspaceServers(dir, hash) : this.backend.refuseWorkspaceServers(dir, hash))
+    } catch (err) {
+      this.fail(err)
+    }
   }
 
   // ---- versions: edit and resend, regenerate ---------------------------------------------

@@ -1,0 +1,135 @@
+package tether
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// superviseEnv marks the app's binary run as a supervisor.
+const superviseEnv = "PROTOTYPER_TETHER_SUPERVISE"
+
+// Supervise runs the supervisor and exits when the binary was started as one by [Start]; it
+// returns at once otherwise. main calls it first, before anything else runs.
+func Supervise() {
+	if os.Getenv(superviseEnv) == "" {
+		return
+	}
+	os.Exit(supervise())
+}
+
+// supervise runs the program of its arguments and ends every process it started when the
+// program exits or the app goes.
+func supervise() int {
+	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	syscall.CloseOnExec(3)
+	lifeline := os.NewFile(3, "lifeline")
+	if len(os.Args) < 2 {
+		return 2
+	}
+	cmd := exec.Command(os.Args[1], os.Args[2:]...)
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, superviseEnv+"=") })
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	signals := make(chan os.Signal, 4)
+	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	if err := cmd.Start(); err != nil {
+		os.Stderr.WriteString(err.Error() + "\n")
+		return 127
+	}
+	go func() {
+		for sig := range signals {
+			_ = cmd.Process.Signal(sig)
+		}
+	}()
+	go func() { // the app went (or ended the program): end everything, now
+		_, _ = lifeline.Read(make([]byte, 1))
+		killDescendants()
+		os.Exit(137)
+	}()
+	err := cmd.Wait()
+	killDescendants()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal())
+		}
+		return exit.ExitCode()
+	}
+	return 0
+}
+
+// killDescendants kills every process below this one until none is left: as a subreaper it
+// inherits the orphans, so each round finds the rest.
+func killDescendants() {
+	self := os.Getpid()
+	for {
+		pids := Descendants(self)
+		if len(pids) == 0 {
+			return
+		}
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		for { // reap them, so that they leave the process table
+			if _, err := syscall.Wait4(-1, nil, syscall.WNOHANG, nil); err != nil {
+				break
+			}
+			if len(Descendants(self)) == 0 {
+				break
+			}
+		}
+	}
+}
+
+// Descendants are the processes below pid, read from /proc (children before grandchildren).
+func Descendants(pid int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	children := map[int][]int{}
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if pp := parentOf(p); pp > 0 {
+			children[pp] = append(children[pp], p)
+		}
+	}
+	var out []int
+	for queue := []int{pid}; len(queue) > 0; queue = queue[1:] {
+		for _, c := range children[queue[0]] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
+}
+
+// parentOf is the parent of pid (0 when it is gone).
+func parentOf(pid int) int {
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// pid (comm) state ppid …: comm may hold spaces and parentheses
+	s := string(raw)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	fields := strings.Fields(s[i+1:])
+	if len(fields) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(fields[1])
+	return ppid
+}

@@ -1,0 +1,159 @@
+package mcptools_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"prototyper/internal/testenv"
+	"prototyper/tools/mcptools"
+)
+
+// writeWorkspaceServers writes the workspace's own server file.
+func writeWorkspaceServers(t *testing.T, ws, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(ws, ".prototyper"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mcptools.WorkspaceFile(ws), []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// markerServer is a server entry whose start creates marker (and then exits).
+func markerServer(marker string) string {
+	return `{"mcpServers":{"marker":{"command":"sh","args":["-c","touch \"$0\"; exit 1","` + marker + `"]}}}`
+}
+
+func exists(path string) bool { _, err := os.Stat(path); return err == nil }
+
+func TestAWorkspacesOwnServersStartOnlyOnceTheUserAllowedItsExactBytes(t *testing.T) {
+	ws := t.TempDir()
+	first := filepath.Join(t.TempDir(), "first")
+	writeWorkspaceServers(t, ws, markerServer(first))
+	var mu sync.Mutex
+	allowed := map[string]string{}
+	set := mcptools.NewSet("")
+	set.StartTimeout = 5 * time.Second
+	set.Trust = func(dir, hash string) bool { mu.Lock(); defer mu.Unlock(); return allowed[dir] == hash }
+	defer set.Close()
+
+	_, notices := set.ToolsFor(ctx(t), ws)
+	if exists(first) {
+		t.Fatal("the workspace's server ran before the user allowed it")
+	}
+	if len(notices) != 1 || !strings.Contains(notices[0], "prototyper mcp allow --workspace "+ws) {
+		t.Errorf("notices = %q; want one sentence naming `prototyper mcp allow`", notices)
+	}
+	st, err := set.Status(ws)
+	if err != nil || len(st) != 1 || st[0].State != mcptools.StateNotAllowed {
+		t.Errorf("status = %+v, %v; want the server not allowed", st, err)
+	}
+	asked, err := set.NotAllowed(ws)
+	if err != nil || asked == nil || len(asked.Servers) != 1 || asked.Servers[0].Command != "sh" || len(asked.Lines()) != 1 ||
+		!strings.Contains(asked.Lines()[0], "marker: runs sh -c") || !strings.Contains(asked.Lines()[0], first) {
+		t.Fatalf("NotAllowed = %+v, %v; want the server with its command and arguments", asked, err)
+	}
+
+	mu.Lock()
+	allowed[ws] = asked.Hash
+	mu.Unlock()
+	set.ToolsFor(ctx(t), ws)
+	if !exists(first) {
+		t.Fatal("the server did not start once the user allowed the file")
+	}
+	if again, _ := set.NotAllowed(ws); again != nil {
+		t.Errorf("NotAllowed after the answer = %+v; want nil", again)
+	}
+
+	second := filepath.Join(t.TempDir(), "second")
+	writeWorkspaceServers(t, ws, markerServer(second))
+	set.ToolsFor(ctx(t), ws)
+	if exists(second) {
+		t.Fatal("a changed file's server ran without being allowed again")
+	}
+	if changed, _ := set.NotAllowed(ws); changed == nil || changed.Hash == asked.Hash {
+		t.Errorf("NotAllowed after a change = %+v; want the changed file, with another hash", changed)
+	}
+}
+
+func TestTheUsersOwnServerFilesNeedNoAnswer(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "m")
+	global := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(global, []byte(markerServer(marker)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	set := mcptools.NewSet(global)
+	defer set.Close()
+	set.ToolsFor(ctx(t), t.TempDir())
+	if !exists(marker) {
+		t.Error("a server of the user's own file did not start")
+	}
+}
+
+// envDumper is a server entry that writes its environment to file, with env.
+func envDumper(file string, env map[string]any) map[string]any {
+	return map[string]any{"command": "sh", "args": []string{"-c", `env > "$0"; exit 1`, file}, "env": env}
+}
+
+func TestAServerGetsAMinimalEnvironmentAndNeverTheAppsKeys(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-app-secret")
+	t.Setenv("PROTOTYPER_TEST_SECRET", "app-secret")
+	t.Setenv("LC_TIME", "C")
+	dump := filepath.Join(t.TempDir(), "env")
+	set := mcptools.NewSet("", testenv.MCPServersFile(t, map[string]any{
+		"dumper": envDumper(dump, map[string]any{"GIVEN": "yes", "FROM_APP": "${PROTOTYPER_TEST_SECRET}"}),
+	}))
+	defer set.Close()
+	set.ToolsFor(ctx(t), t.TempDir())
+	raw, err := os.ReadFile(dump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := "\n" + string(raw)
+	for _, want := range []string{"\nPATH=", "\nHOME=", "\nLC_TIME=C\n", "\nGIVEN=yes\n", "\nFROM_APP=app-secret\n"} {
+		if !strings.Contains(env, want) {
+			t.Errorf("the server's environment lacks %q:%s", strings.TrimSpace(want), env)
+		}
+	}
+	if strings.Contains(env, "OPENAI_API_KEY") || strings.Contains(env, "\nPROTOTYPER_TEST_SECRET=") || strings.Contains(env, "sk-app-secret") {
+		t.Errorf("the app's keys reached the server:%s", env)
+	}
+}
+
+func TestAWorkspacesValuesAreTakenAsWrittenNotFromTheAppsEnvironment(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-app-secret")
+	var mu sync.Mutex
+	var got string
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = r.Header.Get("Authorization")
+		mu.Unlock()
+		http.Error(w, "no", http.StatusInternalServerError)
+	}))
+	defer web.Close()
+	ws := t.TempDir()
+	dump := filepath.Join(t.TempDir(), "env")
+	writeWorkspaceServers(t, ws, `{"mcpServers":{
+		"remote":{"url":"`+web.URL+`","headers":{"Authorization":"Bearer ${OPENAI_API_KEY}"}},
+		"dumper":{"command":"sh","args":["-c","env > \"$0\"; exit 1","`+dump+`"],"env":{"KEY":"${OPENAI_API_KEY}"}}}}`)
+	set := mcptools.NewSet("")
+	set.StartTimeout = 5 * time.Second
+	set.Trust = func(string, string) bool { return true }
+	defer set.Close()
+	set.ToolsFor(ctx(t), ws)
+	raw, _ := os.ReadFile(dump)
+	if !strings.Contains(string(raw), "KEY=${OPENAI_API_KEY}\n") || strings.Contains(string(raw), "sk-app-secret") {
+		t.Errorf("the workspace server's environment:\n%s\nwant KEY as written", raw)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got != "Bearer ${OPENAI_API_KEY}" {
+		t.Errorf("the workspace's url got Authorization %q; want it as written", got)
+	}
+}
