@@ -24,6 +24,9 @@ type WireOptions struct {
 	Workspace string
 	// Extra adds tools to every workspace's file tools (the MCP servers'); nil adds none.
 	Extra ExtraTools
+	// ConfigFiles are configuration files of the app outside its configuration folders
+	// (--mcp-config's file), refused to the tools like those folders.
+	ConfigFiles []string
 }
 
 // Wire returns the agent of the app, the one constructor of both the window and
@@ -36,6 +39,7 @@ func Wire(db *store.DB, model Model, emitter Emitter, opts WireOptions) *Agent {
 		ProtectedDirs:  []string{filepath.Dir(db.Path())},
 		ProtectedFiles: []string{db.Path()},
 		ConfigDirs:     appConfigDirs(),
+		ConfigFiles:    opts.ConfigFiles,
 	}
 	factory := WorkspaceTools(files)
 	if opts.Extra != nil {

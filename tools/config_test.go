@@ -292,3 +292,48 @@ func TestAUserConfigFolderNotMadeYetCannotBeCreated(t *testing.T) {
 		t.Fatalf("the rest of .config is the user's: %s", res.Content)
 	}
 }
+
+// A server file named on the command line (--mcp-config) may lie in the workspace: the
+// agent rewriting it would choose the programs the app starts next.
+func TestAConfigurationFileNamedOutsideTheFoldersIsNeverATarget(t *testing.T) {
+	cases := []struct {
+		name, tool, path, says string
+	}{
+		{"write it", "write_file", "conf/servers.json", `"conf/servers.json" is Prototyper's own configuration`},
+		{"edit it", "edit_file", "conf/servers.json", "names the programs the app starts"},
+		{"read it", "read_file", "conf/servers.json", "may not read or change"},
+		{"delete it", "delete_path", "conf/servers.json", "is Prototyper's own configuration"},
+		{"delete its folder", "delete_path", "conf", "holds a file of Prototyper's own configuration"},
+		{"write through a link", "write_file", "link.json", `"link.json" leads to "servers.json"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tw := newTestWorkspace(t)
+			tw.write(t, "conf/servers.json", mcpConfig)
+			if err := os.Symlink("conf/servers.json", filepath.Join(tw.ws, "link.json")); err != nil {
+				t.Fatal(err)
+			}
+			tw.w.Close()
+			w, err := OpenWorkspace(tw.ws, WorkspaceOptions{ConfigFiles: []string{filepath.Join(tw.ws, "conf", "servers.json")}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { w.Close() })
+			tw.w, tw.reg = w, mustRegistry(t, w.Tools()...)
+			before := snapshot(t, filepath.Join(tw.ws, "conf", "servers.json"))
+			args := argsFor(c.tool, c.path)
+			switch c.tool {
+			case "edit_file":
+				args["old_string"], args["new_string"] = "/usr/bin/true", "/bin/sh"
+			case "delete_path":
+				args["recursive"] = true
+			}
+			res, err := tw.exec(t, t.Context(), c.tool, args, nil)
+			if err == nil {
+				t.Fatalf("%s %q was allowed: %+v", c.tool, c.path, res)
+			}
+			wantProtectedRefusal(t, err, c.says)
+			before.check(t)
+		})
+	}
+}

@@ -20,8 +20,9 @@ import (
 // yet cannot be created by a tool either.
 
 const (
-	roleDatabase  = "Prototyper's own database (it holds your chats)"
-	roleCompanion = "a lock or backup file of Prototyper's own database"
+	roleDatabase   = "Prototyper's own database (it holds your chats)"
+	roleCompanion  = "a lock or backup file of Prototyper's own database"
+	roleConfigFile = "Prototyper's own configuration (it names the programs the app starts; the user changes it with a text editor, outside the chat)"
 )
 
 // companionOf reports whether name is a file kept beside the database named
@@ -76,6 +77,12 @@ func (w *Workspace) appFiles() *appFiles {
 	}
 	for _, dir := range w.configs {
 		w.addConfig(a, dir)
+	}
+	for _, p := range w.cfgFiles {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			a.files = append(a.files, appFile{fi, filepath.Base(p), roleConfigFile})
+			a.addHolders(filepath.Dir(p), "a file of Prototyper's own configuration")
+		}
 	}
 	return a
 }

@@ -41,6 +41,12 @@ type WorkspaceOptions struct {
 	// itself, or holds it, is left out (it would make the whole workspace
 	// unreachable).
 	ConfigDirs []string
+	// ConfigFiles are files of the app's own configuration kept elsewhere (an MCP
+	// server file named on the command line, which may lie in the workspace): no
+	// tool reads, writes, edits or deletes one, recognised by identity like the
+	// database, and a folder holding one cannot be deleted. Absolute, or relative
+	// to the workspace; one that does not exist is passed over.
+	ConfigFiles []string
 
 	MaxReadBytes     int64 // read_file returns at most this much; default 256 KiB
 	MaxWriteBytes    int64 // write_file and edit_file refuse larger content; default 16 MiB
@@ -80,6 +86,7 @@ type Workspace struct {
 	protected []string // ProtectedDirs as absolute paths, without the workspace and its parents
 	databases []string // ProtectedFiles as absolute paths
 	configs   []string // ConfigDirs as absolute paths, without the workspace and its parents
+	cfgFiles  []string // ConfigFiles as absolute paths
 
 	appNamesMu sync.Mutex
 	appNames   map[string]appFileListing // by database path: its folder's entries that are app files
@@ -116,6 +123,9 @@ func OpenWorkspace(dir string, opts WorkspaceOptions) (*Workspace, error) {
 	}
 	for _, p := range opts.ProtectedFiles {
 		w.databases = append(w.databases, absIn(abs, p))
+	}
+	for _, p := range opts.ConfigFiles {
+		w.cfgFiles = append(w.cfgFiles, absIn(abs, p))
 	}
 	for _, p := range opts.ConfigDirs {
 		if p = absIn(abs, p); !holds(p, abs) {

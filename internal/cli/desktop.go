@@ -90,7 +90,7 @@ func assembleDesktop(db *store.DB, opts DesktopOptions, sink events.Sink) (*Desk
 		return nil, err
 	}
 	d := &Desktop{db: db, bridge: bridge, server: server, serve: newManagedServer(db), mcp: mcpServers,
-		agent:     agentloop.Wire(db, server, bridge, agentloop.WireOptions{Extra: mcpServers}),
+		agent:     agentloop.Wire(db, server, bridge, agentloop.WireOptions{Extra: mcpServers, ConfigFiles: opts.MCPFlags.Files()}),
 		workspace: workspace, model: firstNonEmpty(opts.Model, settings.DefaultModel)}
 	d.life, d.endLife = context.WithCancel(context.Background())
 	mcpServers.Trust = storedTrust(db)

@@ -45,6 +45,20 @@ func (m MCPFlags) Set() (*mcptools.Set, error) {
 	return mcptools.NewSet(mcptools.UserFile()), nil
 }
 
+// Files are the server files the flags name (an absolute --mcp-config), which the agent's
+// tools must refuse like the app's configuration folders: a file in the workspace that
+// names the programs the app starts would otherwise be the agent's to rewrite.
+func (m MCPFlags) Files() []string {
+	if m.MCPConfig == "" {
+		return nil
+	}
+	abs, err := filepath.Abs(m.MCPConfig)
+	if err != nil {
+		return nil
+	}
+	return []string{abs}
+}
+
 func displayPath(p string) string {
 	if home, err := os.UserHomeDir(); err == nil && strings.HasPrefix(p, home+string(filepath.Separator)) {
 		return "~" + p[len(home):]

@@ -201,7 +201,7 @@ Flags:
 	} else if summarize == "" {
 		summarize = store.SummarizeAlways // nobody to ask: as before offers existed
 	}
-	agent := agentloop.Wire(db, server, bridge, agentloop.WireOptions{Workspace: workspace, Extra: mcpServers})
+	agent := agentloop.Wire(db, server, bridge, agentloop.WireOptions{Workspace: workspace, Extra: mcpServers, ConfigFiles: f.MCPFlags.Files()})
 	opts := agentloop.RunOptions{
 		Model: f.model, Think: f.think, MaxSteps: f.maxSteps, Approve: f.approve, Approver: approver,
 		Summarize: summarize, Offerer: offerer,
