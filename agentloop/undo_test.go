@@ -587,3 +587,25 @@ func TestUndoPutsBackEachFileInTheFolderItsRunWroteItIn(t *testing.T) {
 		}
 	}
 }
+
+// An approved deletion removes exactly what its preview listed: a file put in the folder while
+// the user looked at the preview makes the call refuse, naming that file, and nothing is
+// deleted (a file over the cap could not even be put back).
+func TestAnApprovedDeleteRefusesAPathAddedSinceItsPreview(t *testing.T) {
+	b := newUndoBench(t, func(c *Config) { c.Approve = ApproveAsk })
+	b.write("build/out.txt", "built\n", 0o644)
+	if out := b.run(tc("c1", "delete_path", `{"path":"build","recursive":true}`)); out.StopReason != events.StopAwaitingApproval {
+		t.Fatalf("stop %s", out.StopReason)
+	}
+	b.write("build/big.bin", strings.Repeat("x", 1<<20), 0o644) // while the user looks at the preview
+	if err := b.a.Decide("c1", DecisionAllow, ""); err != nil {
+		t.Fatal(err)
+	}
+	evs := b.rec.waitFor(t, "the approved run finished", finished(2))
+	b.want("build/out.txt", "built\n", 0o644)
+	b.want("build/big.bin", strings.Repeat("x", 1<<20), 0o644)
+	res := ofType(evs, events.ToolResult)
+	if len(res) != 1 || *res[0].OK || !strings.Contains(res[0].Output, `"build/big.bin" is new`) {
+		t.Fatalf("the result of the delete approved over an added file: %s", summary(res))
+	}
+}
