@@ -609,3 +609,43 @@ func TestAnApprovedDeleteRefusesAPathAddedSinceItsPreview(t *testing.T) {
 		t.Fatalf("the result of the delete approved over an added file: %s", summary(res))
 	}
 }
+
+// Every name a file system allows is deleted, checkpointed and put back byte for byte: an
+// escape character, a newline, bytes that are not UTF-8 (beside a file really named with the
+// replacement character they would read as), in a folder and as the folder's own name.
+func TestUndoPutsBackADeletedFolderWhateverItsNames(t *testing.T) {
+	b := newUndoBench(t, nil)
+	files := map[string]string{
+		"lib/plain.txt":           "plain\n",
+		"lib/esc\x1b[31mred.txt":  "escape\n",
+		"lib/new\nline.txt":       "newline\n",
+		"lib/caf\xe9.txt":         "latin-1\n",
+		"lib/caf\uFFFD.txt":       "replacement character\n",
+		"lib/d\xff\x1b/inner.txt": "inner\n",
+		"lib/d\xff\x1b/tab\there": "tab\n",
+	}
+	for p, content := range files {
+		b.write(p, content, 0o640)
+	}
+	if err := os.Symlink("caf\xe9.txt", filepath.Join(b.dir, "lib", "link\xfe")); err != nil {
+		t.Fatal(err)
+	}
+	b.run(tc("c1", "delete_path", `{"path":"lib","recursive":true}`))
+	b.want("lib", "", 0)
+
+	for range 2 { // and again after a redo: the undo's own record keeps the names too
+		b.undo(UndoOptions{})
+		for p, content := range files {
+			b.want(p, content, 0o640)
+		}
+		if target, err := os.Readlink(filepath.Join(b.dir, "lib", "link\xfe")); err != nil || target != "caf\xe9.txt" {
+			t.Errorf("link %q, %v; want it back under its own name, pointing at caf\\xe9.txt", target, err)
+		}
+		entries, _ := os.ReadDir(filepath.Join(b.dir, "lib"))
+		if len(entries) != 7 {
+			t.Errorf("lib holds %d entries after the undo, want the 7 it held", len(entries))
+		}
+		b.redo()
+		b.want("lib", "", 0)
+	}
+}

@@ -51,6 +51,33 @@ type PathChange struct {
 	After *tools.PathState `json:"after,omitempty"`
 }
 
+// MarshalJSON records the change with its path exact ([tools.SplitName]): a name that is not
+// UTF-8 is put back as it was.
+func (pc PathChange) MarshalJSON() ([]byte, error) {
+	type plain PathChange
+	v := struct {
+		plain
+		PathBytes []byte `json:"pathBytes,omitempty"`
+	}{plain: plain(pc)}
+	v.Path, v.PathBytes = tools.SplitName(pc.Path)
+	return json.Marshal(v)
+}
+
+// UnmarshalJSON reads a change recorded by MarshalJSON, or by a version without exact names.
+func (pc *PathChange) UnmarshalJSON(b []byte) error {
+	type plain PathChange
+	var v struct {
+		plain
+		PathBytes []byte `json:"pathBytes"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*pc = PathChange(v.plain)
+	pc.Path = tools.JoinName(pc.Path, v.PathBytes)
+	return nil
+}
+
 // Path returns the change of path p, or nil.
 func (c *Change) Path(p string) *PathChange {
 	for i := range c.Paths {
