@@ -84,6 +84,9 @@ var (
 	// ErrConflict is matched by a [*ConflictError]: a path changed since the change to be
 	// taken back wrote it.
 	ErrConflict = errors.New("files changed since")
+	// ErrNothingReverted: a write of the undo or redo failed, and what it had written was
+	// put back as it was; the error it wraps says which write.
+	ErrNothingReverted = errors.New("nothing was changed")
 )
 
 // The errors of answering a tool call that waits for approval ([Agent.Decide]).

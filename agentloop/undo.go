@@ -2,6 +2,7 @@ package agentloop
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"path"
@@ -9,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"prototyper/events"
 	"prototyper/store"
 	"prototyper/tools"
 	"prototyper/tools/diff"
@@ -84,6 +84,10 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 	if cs.done != nil {
 		return UndoResult{}, ErrChatBusy
 	}
+	req := requestOf(redo, opts)
+	if res, done, err := a.settleInterrupted(ctx, chatID, req); err != nil || done {
+		return res, err
+	}
 	changes, err := a.changesOf(chatID)
 	if err != nil {
 		return UndoResult{}, err
@@ -136,13 +140,19 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 		change.Kind = store.ChangeRedo
 	}
 	var restore []located
+	var writes []store.PathChange // the journal's: each path written, from what it was to what it becomes
+	put := func(l loc, before, t tools.PathState) {
+		restore = append(restore, located{l.folder, t})
+		t.Content = nil
+		writes = append(writes, store.PathChange{Path: l.path, Workspace: l.folder, Before: before, After: &t})
+	}
 	for _, l := range plan.paths {
 		t := target[l]
 		if t.Same(now[l]) {
 			if t.Kind == tools.KindAbsent {
 				// nothing to put back, but named: a write of it the app died in may have left
 				// its temporary file in a folder that goes
-				restore = append(restore, located{l.folder, t})
+				put(l, kept[l], t)
 			}
 			continue
 		}
@@ -154,7 +164,7 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 		after := t
 		after.Content = nil
 		change.Paths = append(change.Paths, store.PathChange{Path: l.path, Workspace: l.folder, Before: kept[l], After: &after})
-		restore = append(restore, located{l.folder, t})
+		put(l, kept[l], t)
 		res.Paths = append(res.Paths, l.path)
 		if t.Kind == tools.KindAbsent {
 			res.Removed = append(res.Removed, l.path)
@@ -183,22 +193,27 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 			after := s
 			after.Content = nil
 			change.Paths = append(change.Paths, store.PathChange{Path: mine, Workspace: l.folder, Before: absent, After: &after})
-			restore = append(restore, located{l.folder, s})
+			put(loc{l.folder, mine}, absent, s)
 			res.Kept = append(res.Kept, mine)
 		}
 	}
-	if err := a.cfg.Store.RecordChange(change, slices.Collect(maps.Values(kept)), plan.marks, plan.restores); err != nil {
+	j := store.RevertJournal{Change: change, Revert: plan.marks, Restore: plan.restores, Writes: writes, Request: req}
+	if j.Result, err = json.Marshal(res); err != nil {
+		return UndoResult{}, err
+	}
+	if err := a.cfg.Store.BeginRevert(j, slices.Collect(maps.Values(kept))); err != nil {
 		return UndoResult{}, err
 	}
 	if err := fs.restore(ctx, restore); err != nil {
-		return res, fmt.Errorf("the files were only partly put back: %w; redo takes back what was done", err)
+		if _, backErr := a.settle(ctx, fs, j, false); backErr != nil {
+			return UndoResult{}, fmt.Errorf("the files could not all be put back (%v): %w", err, backErr)
+		}
+		return UndoResult{}, fmt.Errorf("%w: %w", ErrNothingReverted, err)
 	}
-	typ := events.Undo
-	if redo {
-		typ = events.Redo
+	if err := a.cfg.Store.CommitRevert(j); err != nil {
+		return UndoResult{}, fmt.Errorf("the files were put back, but the database could not record it (%w); undo or redo again to record it", err)
 	}
-	a.emit(events.Event{ChatID: chatID, Type: typ, ChangeID: res.ChangeID, Reverts: res.Reverts,
-		Paths: append(res.Paths, res.Kept...)})
+	a.emitReverted(chatID, redo, res)
 	return res, nil
 }
 

@@ -649,3 +649,94 @@ func TestUndoPutsBackADeletedFolderWhateverItsNames(t *testing.T) {
 		b.want("lib", "", 0)
 	}
 }
+
+// An undo whose write fails part way puts back what it wrote before it and is not recorded:
+// the files are as they were, plain undo still knows what to undo (and says why it cannot),
+// and once the obstacle is gone it undoes, and redo takes that back.
+func TestAnUndoThatFailsPartWayChangesNothingAndIsNotRecorded(t *testing.T) {
+	b := newUndoBench(t, nil)
+	b.write("z.txt", "z1\n", 0o644)
+	b.write("sub/a.txt", "a1\n", 0o644)
+	b.run(writeCall("c1", "z.txt", "z2\n"), writeCall("c2", "sub/a.txt", "a2\n"))
+	// the user turns the folder into a file: z.txt can be put back, sub/a.txt cannot
+	if err := os.RemoveAll(filepath.Join(b.dir, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	b.write("sub", "a file now\n", 0o644)
+
+	_, err := b.a.Undo(t.Context(), b.chat, UndoOptions{Force: true})
+	if !errors.Is(err, ErrNothingReverted) {
+		t.Fatalf("a forced undo through a file: %v, want it to say nothing was changed", err)
+	}
+	b.want("z.txt", "z2\n", 0o644) // put back as it was before the undo
+	b.want("sub", "a file now\n", 0o644)
+	if _, err := b.a.Undo(t.Context(), b.chat, UndoOptions{}); !errors.Is(err, ErrConflict) {
+		t.Fatalf("plain undo after the failed one: %v, want the conflict it still has (not nothing to undo)", err)
+	}
+	if _, err := b.a.Redo(t.Context(), b.chat, UndoOptions{}); !errors.Is(err, ErrNothingToRedo) {
+		t.Fatalf("redo after the failed undo: %v, want nothing to redo", err)
+	}
+
+	if err := os.Remove(filepath.Join(b.dir, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(b.dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b.undo(UndoOptions{Force: true})
+	b.want("z.txt", "z1\n", 0o644)
+	b.want("sub/a.txt", "a1\n", 0o644)
+	b.redo() // back to what the undo found: sub/a.txt was not there
+	b.want("z.txt", "z2\n", 0o644)
+	b.want("sub/a.txt", "", 0)
+	noLeftovers(t, b.dir)
+}
+
+// noLeftovers fails the test when a temporary file of a write is left under dir.
+func noLeftovers(t testing.TB, dir string) {
+	t.Helper()
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), ".tmp-") {
+			t.Errorf("a temporary file is left: %s", p)
+		}
+		return nil
+	})
+}
+
+// commitFails is the store of an app that dies just before an undo is recorded done: the
+// files are written, the journal stays.
+type commitFails struct{ *store.DB }
+
+func (commitFails) CommitRevert(store.RevertJournal) error { return errors.New("the disk is full") }
+
+// An undo the app died in before recording it is finished when the app starts again: it is
+// recorded done (redo takes it back), and the temporary files its writes left are removed.
+func TestAnUndoTheAppDiedInIsFinishedWhenTheAppStarts(t *testing.T) {
+	b := newUndoBench(t, func(c *Config) { c.Store = commitFails{c.Store.(*store.DB)} })
+	b.write("a.txt", "v1\n", 0o644)
+	b.run(writeCall("c1", "a.txt", "v2\n"))
+	if _, err := b.a.Undo(t.Context(), b.chat, UndoOptions{}); err == nil {
+		t.Fatal("an undo that could not be recorded said it was done")
+	}
+	b.want("a.txt", "v1\n", 0o644)
+	b.write(".a.txt.tmp-0123456789ab", "half a write", 0o644) // what a write killed before its rename leaves
+
+	rec := newRecorder()
+	again := NewAgent(Config{Store: b.db, Emitter: rec, Tools: WorkspaceTools(tools.WorkspaceOptions{}), Workspace: b.dir, DefaultModel: "fake"})
+	defer again.Shutdown(t.Context())
+	if err := again.FinishInterrupted(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if js, err := b.db.Reverts(""); err != nil || len(js) != 0 {
+		t.Fatalf("%d undos still under way after the start (%v)", len(js), err)
+	}
+	if undos := ofType(rec.events(), events.Undo); len(undos) != 1 {
+		t.Errorf("the window was told of %d undos, want the one finished", len(undos))
+	}
+	b.want("a.txt", "v1\n", 0o644)
+	noLeftovers(t, b.dir)
+	if _, err := again.Redo(t.Context(), b.chat, UndoOptions{}); err != nil {
+		t.Fatalf("redo of the finished undo: %v", err)
+	}
+	b.want("a.txt", "v2\n", 0o644)
+}

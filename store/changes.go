@@ -163,39 +163,43 @@ func (db *DB) RecordChange(c Change, contents []tools.PathState, revert, restore
 		c.CreatedAt = db.now()
 	}
 	return db.update("save change", func(tx *bolt.Tx) error {
-		b, err := changeBuckets(tx, c.ChatID)
-		if err != nil {
+		return recordChange(tx, c, contents, revert, restore)
+	})
+}
+
+func recordChange(tx *bolt.Tx, c Change, contents []tools.PathState, revert, restore []string) error {
+	b, err := changeBuckets(tx, c.ChatID)
+	if err != nil {
+		return err
+	}
+	for _, s := range contents {
+		if err := b.keep(s); err != nil {
 			return err
 		}
-		for _, s := range contents {
-			if err := b.keep(s); err != nil {
+	}
+	mark := func(ids []string, by string) error {
+		for _, id := range ids {
+			old, key, err := b.load(id)
+			if err != nil {
+				return err
+			}
+			if old == nil {
+				return &NotFoundError{Kind: "change", ID: id}
+			}
+			old.RevertedBy = by
+			if err := b.save(old, key); err != nil {
 				return err
 			}
 		}
-		mark := func(ids []string, by string) error {
-			for _, id := range ids {
-				old, key, err := b.load(id)
-				if err != nil {
-					return err
-				}
-				if old == nil {
-					return &NotFoundError{Kind: "change", ID: id}
-				}
-				old.RevertedBy = by
-				if err := b.save(old, key); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		if err := mark(revert, c.ID); err != nil {
-			return err
-		}
-		if err := mark(restore, ""); err != nil {
-			return err
-		}
-		return b.save(&c, nil)
-	})
+		return nil
+	}
+	if err := mark(revert, c.ID); err != nil {
+		return err
+	}
+	if err := mark(restore, ""); err != nil {
+		return err
+	}
+	return b.save(&c, nil)
 }
 
 // Changes returns a chat's changes, oldest first.

@@ -441,3 +441,41 @@ func previewOf(d *Details) Preview {
 func progressNone(any) {}
 
 func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }
+
+// RemoveLeftovers removes what writes of the named paths left when the process died between
+// filling a temporary file and renaming it over its target (.NAME.tmp-…, see [tempName]): an
+// undo interrupted and then finished (or taken back) leaves none. A folder that is gone has
+// nothing to remove.
+func (w *Workspace) RemoveLeftovers(ctx context.Context, paths []string) error {
+	stems := map[string]map[string]bool{} // folder → the names its temporary files start with
+	for _, p := range paths {
+		dir, base := path.Split(p)
+		dir = strings.TrimSuffix(dir, "/")
+		if dir == "" {
+			dir = "."
+		}
+		if stems[dir] == nil {
+			stems[dir] = map[string]bool{}
+		}
+		stems[dir][tempStem(base)] = true
+	}
+	for dir, names := range stems {
+		entries, err := w.readDir(ctx, dir)
+		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrWrongKind) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			base, ok := leftoverOf(e.Name())
+			if !ok || !names["."+base] || !e.Type().IsRegular() {
+				continue
+			}
+			if err := w.root.Remove(path.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return w.explain(path.Join(dir, e.Name()), err)
+			}
+		}
+	}
+	return nil
+}
