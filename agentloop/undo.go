@@ -62,6 +62,30 @@ type UndoResult struct {
 	Elsewhere []string `json:"elsewhere,omitempty"`
 	// InChatFolder: some of the paths were put back in the chat's folder now.
 	InChatFolder bool `json:"inChatFolder,omitempty"`
+	// NotPutBack are the paths an undo went past (Keep or Force) because what was there before
+	// was too large to keep.
+	NotPutBack []NotPutBack `json:"notPutBack,omitempty"`
+}
+
+// NotPutBack is a path an undo could not put back: what was there before was a file too
+// large to keep (Bytes). Gone: there is nothing there now (the run deleted it); otherwise it
+// holds what the run left. Sentence says so, for a person (the window and the command line
+// show it as it is).
+type NotPutBack struct {
+	Path     string `json:"path"`
+	Bytes    int64  `json:"bytes"`
+	Gone     bool   `json:"gone,omitempty"`
+	Sentence string `json:"sentence"`
+}
+
+func notPutBack(c Conflict, gone bool) NotPutBack {
+	n := NotPutBack{Path: c.Path, Bytes: c.Bytes, Gone: gone}
+	if gone {
+		n.Sentence = fmt.Sprintf("%s is gone: it was too large (%s) to keep when it was deleted, so it could not be put back", c.Path, sizeWords(c.Bytes))
+	} else {
+		n.Sentence = fmt.Sprintf("%s was not put back: it was too large (%s) to keep when it was changed, so it holds what was written over it", c.Path, sizeWords(c.Bytes))
+	}
+	return n
 }
 
 // Undo takes back changes of the chat's file tools, as opts choose.
@@ -123,7 +147,7 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 		// a version the app did not read whole cannot be put beside the restored one, and the
 		// restore would overwrite it: nothing is written
 		for _, c := range conflicts {
-			if s := kept[loc{c.Workspace, c.Path}]; s.Kind == tools.KindFile && !s.Kept() {
+			if s := kept[loc{c.Workspace, c.Path}]; s.Kind == tools.KindFile && !s.Kept() && !c.NotKept {
 				return UndoResult{}, fmt.Errorf("your version of %s (%s) is larger than the %s the app keeps of a file, so it "+
 					"cannot be kept beside the restored one, and nothing was changed: copy it elsewhere yourself, then overwrite it (Overwrite mine, or --force)",
 					c.Path, sizeWords(s.Size), sizeWords(limit))
@@ -135,6 +159,11 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 		chatFolder = chat.Workspace
 	}
 	res := UndoResult{ChangeID: newChangeID(), Reverts: plan.reverts}
+	for _, c := range conflicts {
+		if c.NotKept {
+			res.NotPutBack = append(res.NotPutBack, notPutBack(c, now[loc{c.Workspace, c.Path}].Kind == tools.KindAbsent))
+		}
+	}
 	change := store.Change{ID: res.ChangeID, ChatID: chatID, Kind: store.ChangeUndo, Reverts: plan.reverts}
 	if redo {
 		change.Kind = store.ChangeRedo
@@ -180,8 +209,8 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 		for _, c := range conflicts {
 			l := loc{c.Workspace, c.Path}
 			s := kept[l]
-			if s.Kind != tools.KindFile {
-				continue
+			if c.NotKept || (s.Kind != tools.KindFile && s.Kind != tools.KindSymlink && s.Kind != tools.KindDir) {
+				continue // nothing of the user's to keep: a path missing, or left as it is
 			}
 			ws, err := fs.get(l.folder)
 			if err != nil {
@@ -441,8 +470,9 @@ func (p *revertPlan) simulate(now map[loc]tools.PathState) (map[loc]tools.PathSt
 		}
 	}
 	// a path that cannot be put back stays as it is, also when forced
-	for _, c := range conflicts {
+	for i, c := range conflicts {
 		if l := (loc{c.Workspace, c.Path}); !cur[l].Kept() {
+			conflicts[i].NotKept, conflicts[i].Bytes = true, cur[l].Size
 			cur[l] = now[l]
 		}
 	}

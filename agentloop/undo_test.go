@@ -740,3 +740,57 @@ func TestAnUndoTheAppDiedInIsFinishedWhenTheAppStarts(t *testing.T) {
 	}
 	b.want("a.txt", "v2\n", 0o644)
 }
+
+// An undo that goes past a file too large to keep (keeping or forced) says that file is gone:
+// the rest of the folder comes back, and the result names the file with a sentence.
+func TestAnUndoKeepingSaysWhichFileTooLargeToKeepIsGone(t *testing.T) {
+	b := newUndoBench(t, nil)
+	b.setCap(64)
+	b.write("build/out.txt", "built\n", 0o644)
+	b.write("build/big.bin", strings.Repeat("x", 200), 0o644)
+	b.run(tc("c1", "delete_path", `{"path":"build","recursive":true}`))
+	b.want("build", "", 0)
+
+	if _, err := b.a.Undo(t.Context(), b.chat, UndoOptions{}); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "build/big.bin was too large") {
+		t.Fatalf("a plain undo past a file too large to keep: %v, want a refusal naming it", err)
+	}
+	res := b.undo(UndoOptions{Keep: true})
+	b.want("build/out.txt", "built\n", 0o644)
+	b.want("build/big.bin", "", 0)
+	if len(res.NotPutBack) != 1 || res.NotPutBack[0].Path != "build/big.bin" || !res.NotPutBack[0].Gone ||
+		!strings.Contains(res.NotPutBack[0].Sentence, "build/big.bin is gone: it was too large (200 bytes)") {
+		t.Fatalf("the undo's result says of the file too large to keep: %+v", res.NotPutBack)
+	}
+	if len(res.Kept) != 0 {
+		t.Errorf("kept %v: there was no version of the user's to keep", res.Kept)
+	}
+}
+
+// Keeping the user's version keeps a symbolic link put where a file was, as a link beside
+// the restored file (NAME.mine), rather than replacing it silently; redo brings it back.
+func TestKeepMineKeepsASymbolicLinkTheUserPutThere(t *testing.T) {
+	b := newUndoBench(t, nil)
+	b.write("notes.md", "v1\n", 0o644)
+	b.write("other.md", "other\n", 0o644)
+	b.run(writeCall("c1", "notes.md", "v2\n"))
+	if err := os.Remove(filepath.Join(b.dir, "notes.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("other.md", filepath.Join(b.dir, "notes.md")); err != nil {
+		t.Fatal(err)
+	}
+
+	res := b.undo(UndoOptions{Keep: true})
+	b.want("notes.md", "v1\n", 0o644)
+	if target, err := os.Readlink(filepath.Join(b.dir, "notes.md.mine")); err != nil || target != "other.md" {
+		t.Fatalf("notes.md.mine: %q, %v; want the user's link kept, pointing at other.md", target, err)
+	}
+	if len(res.Kept) != 1 || res.Kept[0] != "notes.md.mine" {
+		t.Errorf("kept %v, want notes.md.mine", res.Kept)
+	}
+	b.redo()
+	if target, err := os.Readlink(filepath.Join(b.dir, "notes.md")); err != nil || target != "other.md" {
+		t.Errorf("after the redo notes.md is %q, %v; want the user's link back", target, err)
+	}
+	b.want("notes.md.mine", "", 0)
+}
