@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	iofs "io/fs"
+	"os"
 
 	"prototyper/events"
 	"prototyper/store"
@@ -100,24 +102,33 @@ func (a *Agent) settle(ctx context.Context, fs *folders, j store.RevertJournal, 
 	}
 	limit := settings.CheckpointLimit()
 	paths := make([]loc, len(j.Writes))
+	changedSince := map[loc]bool{}
+	var there []loc // the paths in folders that still exist
 	for i, w := range j.Writes {
 		paths[i] = loc{w.Workspace, w.Path}
 		limit = max(limit, w.Before.Size, w.After.Size)
+		if _, err := os.Stat(w.Workspace); errors.Is(err, iofs.ErrNotExist) {
+			changedSince[paths[i]] = true // its folder went since: nothing to finish or take back there
+		} else {
+			there = append(there, paths[i])
+		}
 	}
-	now, err := fs.states(ctx, paths, func(loc) int64 { return limit })
+	now, err := fs.states(ctx, there, func(loc) int64 { return limit })
 	if err != nil {
 		return false, err
 	}
-	changedSince := map[loc]bool{}
 	for i, w := range j.Writes {
-		is := now[paths[i]]
-		if is.Kind != tools.KindAbsent && !passesThrough(w.Before, is) && !passesThrough(*w.After, is) {
+		is, ok := now[paths[i]]
+		if ok && is.Kind != tools.KindAbsent && !passesThrough(w.Before, is) && !passesThrough(*w.After, is) {
 			changedSince[paths[i]] = true
 		}
 	}
 	leftovers := func() error {
 		var errs []error
 		for i, w := range j.Writes {
+			if _, ok := now[paths[i]]; !ok {
+				continue // its folder went
+			}
 			if ws, err := fs.get(w.Workspace); err == nil {
 				errs = append(errs, ws.RemoveLeftovers(ctx, []string{paths[i].path}))
 			}

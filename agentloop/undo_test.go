@@ -794,3 +794,25 @@ func TestKeepMineKeepsASymbolicLinkTheUserPutThere(t *testing.T) {
 	}
 	b.want("notes.md.mine", "", 0)
 }
+
+// An undo the app died in whose folder is gone since is dropped, not retried forever: the
+// chat's next undo goes on.
+func TestAnUndoTheAppDiedInIsDroppedWhenItsFolderIsGone(t *testing.T) {
+	b := newUndoBench(t, func(c *Config) { c.Store = commitFails{c.Store.(*store.DB)} })
+	b.write("a.txt", "v1\n", 0o644)
+	b.run(writeCall("c1", "a.txt", "v2\n"))
+	if _, err := b.a.Undo(t.Context(), b.chat, UndoOptions{}); err == nil {
+		t.Fatal("an undo that could not be recorded said it was done")
+	}
+	if err := os.RemoveAll(b.dir); err != nil {
+		t.Fatal(err)
+	}
+	again := NewAgent(Config{Store: b.db, Emitter: newRecorder(), Tools: WorkspaceTools(tools.WorkspaceOptions{}), Workspace: b.dir, DefaultModel: "fake"})
+	defer again.Shutdown(t.Context())
+	if err := again.FinishInterrupted(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if js, err := b.db.Reverts(""); err != nil || len(js) != 0 {
+		t.Fatalf("%d undos still under way (%v), want the one of the folder gone dropped", len(js), err)
+	}
+}
