@@ -169,7 +169,9 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 		change.Kind = store.ChangeRedo
 	}
 	var restore []located
-	var writes []store.PathChange // the journal's: each path written, from what it was to what it becomes
+	// the journal's writes: each path written, from what it was to what it becomes; those
+	// that change their path are the change's paths (store.RevertJournal)
+	var writes []store.PathChange
 	put := func(l loc, before, t tools.PathState) {
 		restore = append(restore, located{l.folder, t})
 		t.Content = nil
@@ -190,9 +192,6 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 				return UndoResult{}, fmt.Errorf("the earlier content of %s is missing from the database: %w", l.path, err)
 			}
 		}
-		after := t
-		after.Content = nil
-		change.Paths = append(change.Paths, store.PathChange{Path: l.path, Workspace: l.folder, Before: kept[l], After: &after})
 		put(l, kept[l], t)
 		res.Paths = append(res.Paths, l.path)
 		if t.Kind == tools.KindAbsent {
@@ -218,11 +217,7 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 			}
 			mine := mineName(ctx, ws, c.Path, plan.pathsIn(l.folder))
 			s.Path = mine
-			absent := tools.PathState{Path: mine, Kind: tools.KindAbsent}
-			after := s
-			after.Content = nil
-			change.Paths = append(change.Paths, store.PathChange{Path: mine, Workspace: l.folder, Before: absent, After: &after})
-			put(loc{l.folder, mine}, absent, s)
+			put(loc{l.folder, mine}, tools.PathState{Path: mine, Kind: tools.KindAbsent}, s)
 			res.Kept = append(res.Kept, mine)
 		}
 	}

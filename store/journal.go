@@ -17,7 +17,8 @@ import (
 
 // RevertJournal is an undo or a redo begun and not yet recorded done.
 type RevertJournal struct {
-	// Change is the undo's or redo's change, as [DB.CommitRevert] records it.
+	// Change is the undo's or redo's change, as [DB.CommitRevert] records it; its Paths may
+	// be left out: they are the Writes that change their path (not [PathChange.Unchanged]).
 	Change Change `json:"change"`
 	// Revert are the changes it takes back; Restore those it makes stand again (a redo's
 	// undone runs).
@@ -63,8 +64,16 @@ func (db *DB) BeginRevert(j RevertJournal, contents []tools.PathState) error {
 // CommitRevert records the undo or redo of j done (as [DB.RecordChange] would) and removes
 // its journal, in one commit.
 func (db *DB) CommitRevert(j RevertJournal) error {
+	c := j.Change
+	if len(c.Paths) == 0 {
+		for _, w := range j.Writes {
+			if !w.Unchanged() {
+				c.Paths = append(c.Paths, w)
+			}
+		}
+	}
 	return db.update("save change", func(tx *bolt.Tx) error {
-		if err := recordChange(tx, j.Change, nil, j.Revert, j.Restore); err != nil {
+		if err := recordChange(tx, c, nil, j.Revert, j.Restore); err != nil {
 			return err
 		}
 		return deleteJournal(tx, j.Change.ChatID, j.Change.ID)
