@@ -2,6 +2,7 @@ package agentloop
 
 import (
 	"context"
+	"fmt"
 
 	"prototyper/events"
 	"prototyper/store"
@@ -104,18 +105,30 @@ func (r *run) preview(c plannedCall) (*tools.Preview, []tools.PathState) {
 	return p, seen
 }
 
-// changedSincePreview is the first path of cc that is no longer as it was when the user
-// was shown c's change, or "": an approval holds for the change the user saw, never for one
-// made over a file someone changed meanwhile.
-func changedSincePreview(c plannedCall, cc callChange) string {
-	for _, seen := range c.Previewed {
-		for _, now := range cc.before {
-			if now.Path == seen.Path && !now.Same(seen) {
-				return now.Path
-			}
+// notAsPreviewed is why call c may not run as approved, or nil: an approval holds for exactly
+// the change the user saw, never for one made over a path someone changed meanwhile, nor for
+// a path added since (a file put in a folder after its deletion was shown). A call shown for
+// no approval has nothing to hold to.
+func notAsPreviewed(c plannedCall, cc callChange) error {
+	if len(c.Previewed) == 0 || cc.err != nil {
+		return nil
+	}
+	seen := make(map[string]tools.PathState, len(c.Previewed))
+	for _, s := range c.Previewed {
+		seen[s.Path] = s
+	}
+	for _, now := range cc.before {
+		was, ok := seen[now.Path]
+		switch {
+		case !ok:
+			return fmt.Errorf("not run: %q is new, made after the change was shown for approval (by the user, another chat or "+
+				"another program), so the approval does not cover it; call it again to show the change with %q in it", now.Path, now.Path)
+		case !now.Same(was):
+			return fmt.Errorf("not run: %s changed after its change was shown for approval (by the user, another chat or "+
+				"another program); call it again to show the change against %s as it is now", now.Path, now.Path)
 		}
 	}
-	return ""
+	return nil
 }
 
 // startCall commits the pending record of a call with the prior state of what it will

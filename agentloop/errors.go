@@ -52,6 +52,10 @@ type Conflict struct {
 	// Workspace is the folder Path is in (the run's, which may no longer be the chat's).
 	Workspace string `json:"workspace,omitempty"`
 	Reason    string `json:"reason"`
+	// NotKept: its earlier state was too large to keep (Bytes), so it cannot be put back at
+	// all; an undo forced (or keeping) leaves it as it is.
+	NotKept bool  `json:"notKept,omitempty"`
+	Bytes   int64 `json:"bytes,omitempty"`
 }
 
 // ConflictError lists the paths that stopped an undo or a redo; nothing was written.
@@ -84,6 +88,9 @@ var (
 	// ErrConflict is matched by a [*ConflictError]: a path changed since the change to be
 	// taken back wrote it.
 	ErrConflict = errors.New("files changed since")
+	// ErrNothingReverted: a write of the undo or redo failed, and what it had written was
+	// put back as it was; the error it wraps says which write.
+	ErrNothingReverted = errors.New("nothing was changed")
 )
 
 // The errors of answering a tool call that waits for approval ([Agent.Decide]).

@@ -957,9 +957,8 @@ func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 		Args: c.Args, Workspace: r.workspace, Pending: true, StartedAt: startedAt, Approval: c.approval(), Recovered: c.Recovered,
 		Origin: originOf(c.Recovered)}
 	cc := r.beforeCall(r.ctx, c)
-	if path := changedSincePreview(c, cc); path != "" && cc.err == nil {
-		cc.err = fmt.Errorf("not run: %s changed after its change was shown for approval (by the user, another chat or "+
-			"another program); call it again to show the change against %s as it is now", path, path)
+	if err := notAsPreviewed(c, cc); err != nil {
+		cc.err = err
 	}
 	if err := r.startCall(rec, cc); err != nil {
 		o := ToolOutcome{Output: notRunText(err)}

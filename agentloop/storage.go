@@ -38,7 +38,10 @@ type Store interface {
 	Changes(chatID string) ([]store.Change, error)
 	RunChange(chatID, runID string) (*store.Change, error)
 	Content(chatID, hash string) ([]byte, error)
-	RecordChange(c store.Change, contents []tools.PathState, revert, restore []string) error
+	BeginRevert(j store.RevertJournal, contents []tools.PathState) error
+	CommitRevert(j store.RevertJournal) error
+	DropRevert(chatID, changeID string) error
+	Reverts(chatID string) ([]store.RevertJournal, error)
 	UpdateSettings(edit func(*store.Settings) error) (store.Settings, error)
 }
 

@@ -2,6 +2,7 @@ package agentloop
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"path"
@@ -9,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"prototyper/events"
 	"prototyper/store"
 	"prototyper/tools"
 	"prototyper/tools/diff"
@@ -62,6 +62,30 @@ type UndoResult struct {
 	Elsewhere []string `json:"elsewhere,omitempty"`
 	// InChatFolder: some of the paths were put back in the chat's folder now.
 	InChatFolder bool `json:"inChatFolder,omitempty"`
+	// NotPutBack are the paths an undo went past (Keep or Force) because what was there before
+	// was too large to keep.
+	NotPutBack []NotPutBack `json:"notPutBack,omitempty"`
+}
+
+// NotPutBack is a path an undo could not put back: what was there before was a file too
+// large to keep (Bytes). Gone: there is nothing there now (the run deleted it); otherwise it
+// holds what the run left. Sentence says so, for a person (the window and the command line
+// show it as it is).
+type NotPutBack struct {
+	Path     string `json:"path"`
+	Bytes    int64  `json:"bytes"`
+	Gone     bool   `json:"gone,omitempty"`
+	Sentence string `json:"sentence"`
+}
+
+func notPutBack(c Conflict, gone bool) NotPutBack {
+	n := NotPutBack{Path: c.Path, Bytes: c.Bytes, Gone: gone}
+	if gone {
+		n.Sentence = fmt.Sprintf("%s is gone: it was too large (%s) to keep when it was deleted, so it could not be put back", c.Path, sizeWords(c.Bytes))
+	} else {
+		n.Sentence = fmt.Sprintf("%s was not put back: it was too large (%s) to keep when it was changed, so it holds what was written over it", c.Path, sizeWords(c.Bytes))
+	}
+	return n
 }
 
 // Undo takes back changes of the chat's file tools, as opts choose.
@@ -83,6 +107,10 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 	defer cs.mu.Unlock()
 	if cs.done != nil {
 		return UndoResult{}, ErrChatBusy
+	}
+	req := requestOf(redo, opts)
+	if res, done, err := a.settleInterrupted(ctx, chatID, req); err != nil || done {
+		return res, err
 	}
 	changes, err := a.changesOf(chatID)
 	if err != nil {
@@ -119,7 +147,7 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 		// a version the app did not read whole cannot be put beside the restored one, and the
 		// restore would overwrite it: nothing is written
 		for _, c := range conflicts {
-			if s := kept[loc{c.Workspace, c.Path}]; s.Kind == tools.KindFile && !s.Kept() {
+			if s := kept[loc{c.Workspace, c.Path}]; s.Kind == tools.KindFile && !s.Kept() && !c.NotKept {
 				return UndoResult{}, fmt.Errorf("your version of %s (%s) is larger than the %s the app keeps of a file, so it "+
 					"cannot be kept beside the restored one, and nothing was changed: copy it elsewhere yourself, then overwrite it (Overwrite mine, or --force)",
 					c.Path, sizeWords(s.Size), sizeWords(limit))
@@ -131,18 +159,31 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 		chatFolder = chat.Workspace
 	}
 	res := UndoResult{ChangeID: newChangeID(), Reverts: plan.reverts}
+	for _, c := range conflicts {
+		if c.NotKept {
+			res.NotPutBack = append(res.NotPutBack, notPutBack(c, now[loc{c.Workspace, c.Path}].Kind == tools.KindAbsent))
+		}
+	}
 	change := store.Change{ID: res.ChangeID, ChatID: chatID, Kind: store.ChangeUndo, Reverts: plan.reverts}
 	if redo {
 		change.Kind = store.ChangeRedo
 	}
 	var restore []located
+	// the journal's writes: each path written, from what it was to what it becomes; those
+	// that change their path are the change's paths (store.RevertJournal)
+	var writes []store.PathChange
+	put := func(l loc, before, t tools.PathState) {
+		restore = append(restore, located{l.folder, t})
+		t.Content = nil
+		writes = append(writes, store.PathChange{Path: l.path, Workspace: l.folder, Before: before, After: &t})
+	}
 	for _, l := range plan.paths {
 		t := target[l]
 		if t.Same(now[l]) {
 			if t.Kind == tools.KindAbsent {
 				// nothing to put back, but named: a write of it the app died in may have left
 				// its temporary file in a folder that goes
-				restore = append(restore, located{l.folder, t})
+				put(l, kept[l], t)
 			}
 			continue
 		}
@@ -151,10 +192,7 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 				return UndoResult{}, fmt.Errorf("the earlier content of %s is missing from the database: %w", l.path, err)
 			}
 		}
-		after := t
-		after.Content = nil
-		change.Paths = append(change.Paths, store.PathChange{Path: l.path, Workspace: l.folder, Before: kept[l], After: &after})
-		restore = append(restore, located{l.folder, t})
+		put(l, kept[l], t)
 		res.Paths = append(res.Paths, l.path)
 		if t.Kind == tools.KindAbsent {
 			res.Removed = append(res.Removed, l.path)
@@ -170,8 +208,8 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 		for _, c := range conflicts {
 			l := loc{c.Workspace, c.Path}
 			s := kept[l]
-			if s.Kind != tools.KindFile {
-				continue
+			if c.NotKept || (s.Kind != tools.KindFile && s.Kind != tools.KindSymlink && s.Kind != tools.KindDir) {
+				continue // nothing of the user's to keep: a path missing, or left as it is
 			}
 			ws, err := fs.get(l.folder)
 			if err != nil {
@@ -179,26 +217,27 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 			}
 			mine := mineName(ctx, ws, c.Path, plan.pathsIn(l.folder))
 			s.Path = mine
-			absent := tools.PathState{Path: mine, Kind: tools.KindAbsent}
-			after := s
-			after.Content = nil
-			change.Paths = append(change.Paths, store.PathChange{Path: mine, Workspace: l.folder, Before: absent, After: &after})
-			restore = append(restore, located{l.folder, s})
+			put(loc{l.folder, mine}, tools.PathState{Path: mine, Kind: tools.KindAbsent}, s)
 			res.Kept = append(res.Kept, mine)
 		}
 	}
-	if err := a.cfg.Store.RecordChange(change, slices.Collect(maps.Values(kept)), plan.marks, plan.restores); err != nil {
+	j := store.RevertJournal{Change: change, Revert: plan.marks, Restore: plan.restores, Writes: writes, Request: req}
+	if j.Result, err = json.Marshal(res); err != nil {
+		return UndoResult{}, err
+	}
+	if err := a.cfg.Store.BeginRevert(j, slices.Collect(maps.Values(kept))); err != nil {
 		return UndoResult{}, err
 	}
 	if err := fs.restore(ctx, restore); err != nil {
-		return res, fmt.Errorf("the files were only partly put back: %w; redo takes back what was done", err)
+		if _, backErr := a.settle(ctx, fs, j, false); backErr != nil {
+			return UndoResult{}, fmt.Errorf("the files could not all be put back (%v): %w", err, backErr)
+		}
+		return UndoResult{}, fmt.Errorf("%w: %w", ErrNothingReverted, err)
 	}
-	typ := events.Undo
-	if redo {
-		typ = events.Redo
+	if err := a.cfg.Store.CommitRevert(j); err != nil {
+		return UndoResult{}, fmt.Errorf("the files were put back, but the database could not record it (%w); undo or redo again to record it", err)
 	}
-	a.emit(events.Event{ChatID: chatID, Type: typ, ChangeID: res.ChangeID, Reverts: res.Reverts,
-		Paths: append(res.Paths, res.Kept...)})
+	a.emitReverted(chatID, redo, res)
 	return res, nil
 }
 
@@ -426,8 +465,9 @@ func (p *revertPlan) simulate(now map[loc]tools.PathState) (map[loc]tools.PathSt
 		}
 	}
 	// a path that cannot be put back stays as it is, also when forced
-	for _, c := range conflicts {
+	for i, c := range conflicts {
 		if l := (loc{c.Workspace, c.Path}); !cur[l].Kept() {
+			conflicts[i].NotKept, conflicts[i].Bytes = true, cur[l].Size
 			cur[l] = now[l]
 		}
 	}

@@ -587,3 +587,232 @@ func TestUndoPutsBackEachFileInTheFolderItsRunWroteItIn(t *testing.T) {
 		}
 	}
 }
+
+// An approved deletion removes exactly what its preview listed: a file put in the folder while
+// the user looked at the preview makes the call refuse, naming that file, and nothing is
+// deleted (a file over the cap could not even be put back).
+func TestAnApprovedDeleteRefusesAPathAddedSinceItsPreview(t *testing.T) {
+	b := newUndoBench(t, func(c *Config) { c.Approve = ApproveAsk })
+	b.write("build/out.txt", "built\n", 0o644)
+	if out := b.run(tc("c1", "delete_path", `{"path":"build","recursive":true}`)); out.StopReason != events.StopAwaitingApproval {
+		t.Fatalf("stop %s", out.StopReason)
+	}
+	b.write("build/big.bin", strings.Repeat("x", 1<<20), 0o644) // while the user looks at the preview
+	if err := b.a.Decide("c1", DecisionAllow, ""); err != nil {
+		t.Fatal(err)
+	}
+	evs := b.rec.waitFor(t, "the approved run finished", finished(2))
+	b.want("build/out.txt", "built\n", 0o644)
+	b.want("build/big.bin", strings.Repeat("x", 1<<20), 0o644)
+	res := ofType(evs, events.ToolResult)
+	if len(res) != 1 || *res[0].OK || !strings.Contains(res[0].Output, `"build/big.bin" is new`) {
+		t.Fatalf("the result of the delete approved over an added file: %s", summary(res))
+	}
+}
+
+// Every name a file system allows is deleted, checkpointed and put back byte for byte: an
+// escape character, a newline, bytes that are not UTF-8 (beside a file really named with the
+// replacement character they would read as), in a folder and as the folder's own name.
+func TestUndoPutsBackADeletedFolderWhateverItsNames(t *testing.T) {
+	b := newUndoBench(t, nil)
+	files := map[string]string{
+		"lib/plain.txt":           "plain\n",
+		"lib/esc\x1b[31mred.txt":  "escape\n",
+		"lib/new\nline.txt":       "newline\n",
+		"lib/caf\xe9.txt":         "latin-1\n",
+		"lib/caf\uFFFD.txt":       "replacement character\n",
+		"lib/d\xff\x1b/inner.txt": "inner\n",
+		"lib/d\xff\x1b/tab\there": "tab\n",
+	}
+	for p, content := range files {
+		b.write(p, content, 0o640)
+	}
+	if err := os.Symlink("caf\xe9.txt", filepath.Join(b.dir, "lib", "link\xfe")); err != nil {
+		t.Fatal(err)
+	}
+	b.run(tc("c1", "delete_path", `{"path":"lib","recursive":true}`))
+	b.want("lib", "", 0)
+
+	for range 2 { // and again after a redo: the undo's own record keeps the names too
+		b.undo(UndoOptions{})
+		for p, content := range files {
+			b.want(p, content, 0o640)
+		}
+		if target, err := os.Readlink(filepath.Join(b.dir, "lib", "link\xfe")); err != nil || target != "caf\xe9.txt" {
+			t.Errorf("link %q, %v; want it back under its own name, pointing at caf\\xe9.txt", target, err)
+		}
+		entries, _ := os.ReadDir(filepath.Join(b.dir, "lib"))
+		if len(entries) != 7 {
+			t.Errorf("lib holds %d entries after the undo, want the 7 it held", len(entries))
+		}
+		b.redo()
+		b.want("lib", "", 0)
+	}
+}
+
+// An undo whose write fails part way puts back what it wrote before it and is not recorded:
+// the files are as they were, plain undo still knows what to undo (and says why it cannot),
+// and once the obstacle is gone it undoes, and redo takes that back.
+func TestAnUndoThatFailsPartWayChangesNothingAndIsNotRecorded(t *testing.T) {
+	b := newUndoBench(t, nil)
+	b.write("z.txt", "z1\n", 0o644)
+	b.write("sub/a.txt", "a1\n", 0o644)
+	b.run(writeCall("c1", "z.txt", "z2\n"), writeCall("c2", "sub/a.txt", "a2\n"))
+	// the user turns the folder into a file: z.txt can be put back, sub/a.txt cannot
+	if err := os.RemoveAll(filepath.Join(b.dir, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	b.write("sub", "a file now\n", 0o644)
+
+	_, err := b.a.Undo(t.Context(), b.chat, UndoOptions{Force: true})
+	if !errors.Is(err, ErrNothingReverted) {
+		t.Fatalf("a forced undo through a file: %v, want it to say nothing was changed", err)
+	}
+	b.want("z.txt", "z2\n", 0o644) // put back as it was before the undo
+	b.want("sub", "a file now\n", 0o644)
+	if _, err := b.a.Undo(t.Context(), b.chat, UndoOptions{}); !errors.Is(err, ErrConflict) {
+		t.Fatalf("plain undo after the failed one: %v, want the conflict it still has (not nothing to undo)", err)
+	}
+	if _, err := b.a.Redo(t.Context(), b.chat, UndoOptions{}); !errors.Is(err, ErrNothingToRedo) {
+		t.Fatalf("redo after the failed undo: %v, want nothing to redo", err)
+	}
+
+	if err := os.Remove(filepath.Join(b.dir, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(b.dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b.undo(UndoOptions{Force: true})
+	b.want("z.txt", "z1\n", 0o644)
+	b.want("sub/a.txt", "a1\n", 0o644)
+	b.redo() // back to what the undo found: sub/a.txt was not there
+	b.want("z.txt", "z2\n", 0o644)
+	b.want("sub/a.txt", "", 0)
+	noLeftovers(t, b.dir)
+}
+
+// noLeftovers fails the test when a temporary file of a write is left under dir.
+func noLeftovers(t testing.TB, dir string) {
+	t.Helper()
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), ".tmp-") {
+			t.Errorf("a temporary file is left: %s", p)
+		}
+		return nil
+	})
+}
+
+// commitFails is the store of an app that dies just before an undo is recorded done: the
+// files are written, the journal stays.
+type commitFails struct{ *store.DB }
+
+func (commitFails) CommitRevert(store.RevertJournal) error { return errors.New("the disk is full") }
+
+// An undo the app died in before recording it is finished when the app starts again: it is
+// recorded done (redo takes it back), and the temporary files its writes left are removed.
+func TestAnUndoTheAppDiedInIsFinishedWhenTheAppStarts(t *testing.T) {
+	b := newUndoBench(t, func(c *Config) { c.Store = commitFails{c.Store.(*store.DB)} })
+	b.write("a.txt", "v1\n", 0o644)
+	b.run(writeCall("c1", "a.txt", "v2\n"))
+	if _, err := b.a.Undo(t.Context(), b.chat, UndoOptions{}); err == nil {
+		t.Fatal("an undo that could not be recorded said it was done")
+	}
+	b.want("a.txt", "v1\n", 0o644)
+	b.write(".a.txt.tmp-0123456789ab", "half a write", 0o644) // what a write killed before its rename leaves
+
+	rec := newRecorder()
+	again := NewAgent(Config{Store: b.db, Emitter: rec, Tools: WorkspaceTools(tools.WorkspaceOptions{}), Workspace: b.dir, DefaultModel: "fake"})
+	defer again.Shutdown(t.Context())
+	if err := again.FinishInterrupted(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if js, err := b.db.Reverts(""); err != nil || len(js) != 0 {
+		t.Fatalf("%d undos still under way after the start (%v)", len(js), err)
+	}
+	if undos := ofType(rec.events(), events.Undo); len(undos) != 1 {
+		t.Errorf("the window was told of %d undos, want the one finished", len(undos))
+	}
+	b.want("a.txt", "v1\n", 0o644)
+	noLeftovers(t, b.dir)
+	if _, err := again.Redo(t.Context(), b.chat, UndoOptions{}); err != nil {
+		t.Fatalf("redo of the finished undo: %v", err)
+	}
+	b.want("a.txt", "v2\n", 0o644)
+}
+
+// An undo that goes past a file too large to keep (keeping or forced) says that file is gone:
+// the rest of the folder comes back, and the result names the file with a sentence.
+func TestAnUndoKeepingSaysWhichFileTooLargeToKeepIsGone(t *testing.T) {
+	b := newUndoBench(t, nil)
+	b.setCap(64)
+	b.write("build/out.txt", "built\n", 0o644)
+	b.write("build/big.bin", strings.Repeat("x", 200), 0o644)
+	b.run(tc("c1", "delete_path", `{"path":"build","recursive":true}`))
+	b.want("build", "", 0)
+
+	if _, err := b.a.Undo(t.Context(), b.chat, UndoOptions{}); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "build/big.bin was too large") {
+		t.Fatalf("a plain undo past a file too large to keep: %v, want a refusal naming it", err)
+	}
+	res := b.undo(UndoOptions{Keep: true})
+	b.want("build/out.txt", "built\n", 0o644)
+	b.want("build/big.bin", "", 0)
+	if len(res.NotPutBack) != 1 || res.NotPutBack[0].Path != "build/big.bin" || !res.NotPutBack[0].Gone ||
+		!strings.Contains(res.NotPutBack[0].Sentence, "build/big.bin is gone: it was too large (200 bytes)") {
+		t.Fatalf("the undo's result says of the file too large to keep: %+v", res.NotPutBack)
+	}
+	if len(res.Kept) != 0 {
+		t.Errorf("kept %v: there was no version of the user's to keep", res.Kept)
+	}
+}
+
+// Keeping the user's version keeps a symbolic link put where a file was, as a link beside
+// the restored file (NAME.mine), rather than replacing it silently; redo brings it back.
+func TestKeepMineKeepsASymbolicLinkTheUserPutThere(t *testing.T) {
+	b := newUndoBench(t, nil)
+	b.write("notes.md", "v1\n", 0o644)
+	b.write("other.md", "other\n", 0o644)
+	b.run(writeCall("c1", "notes.md", "v2\n"))
+	if err := os.Remove(filepath.Join(b.dir, "notes.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("other.md", filepath.Join(b.dir, "notes.md")); err != nil {
+		t.Fatal(err)
+	}
+
+	res := b.undo(UndoOptions{Keep: true})
+	b.want("notes.md", "v1\n", 0o644)
+	if target, err := os.Readlink(filepath.Join(b.dir, "notes.md.mine")); err != nil || target != "other.md" {
+		t.Fatalf("notes.md.mine: %q, %v; want the user's link kept, pointing at other.md", target, err)
+	}
+	if len(res.Kept) != 1 || res.Kept[0] != "notes.md.mine" {
+		t.Errorf("kept %v, want notes.md.mine", res.Kept)
+	}
+	b.redo()
+	if target, err := os.Readlink(filepath.Join(b.dir, "notes.md")); err != nil || target != "other.md" {
+		t.Errorf("after the redo notes.md is %q, %v; want the user's link back", target, err)
+	}
+	b.want("notes.md.mine", "", 0)
+}
+
+// An undo the app died in whose folder is gone since is dropped, not retried forever: the
+// chat's next undo goes on.
+func TestAnUndoTheAppDiedInIsDroppedWhenItsFolderIsGone(t *testing.T) {
+	b := newUndoBench(t, func(c *Config) { c.Store = commitFails{c.Store.(*store.DB)} })
+	b.write("a.txt", "v1\n", 0o644)
+	b.run(writeCall("c1", "a.txt", "v2\n"))
+	if _, err := b.a.Undo(t.Context(), b.chat, UndoOptions{}); err == nil {
+		t.Fatal("an undo that could not be recorded said it was done")
+	}
+	if err := os.RemoveAll(b.dir); err != nil {
+		t.Fatal(err)
+	}
+	again := NewAgent(Config{Store: b.db, Emitter: newRecorder(), Tools: WorkspaceTools(tools.WorkspaceOptions{}), Workspace: b.dir, DefaultModel: "fake"})
+	defer again.Shutdown(t.Context())
+	if err := again.FinishInterrupted(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if js, err := b.db.Reverts(""); err != nil || len(js) != 0 {
+		t.Fatalf("%d undos still under way (%v), want the one of the folder gone dropped", len(js), err)
+	}
+}

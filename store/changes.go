@@ -51,6 +51,33 @@ type PathChange struct {
 	After *tools.PathState `json:"after,omitempty"`
 }
 
+// MarshalJSON records the change with its path exact ([tools.SplitName]): a name that is not
+// UTF-8 is put back as it was.
+func (pc PathChange) MarshalJSON() ([]byte, error) {
+	type plain PathChange
+	v := struct {
+		plain
+		PathBytes []byte `json:"pathBytes,omitempty"`
+	}{plain: plain(pc)}
+	v.Path, v.PathBytes = tools.SplitName(pc.Path)
+	return json.Marshal(v)
+}
+
+// UnmarshalJSON reads a change recorded by MarshalJSON, or by a version without exact names.
+func (pc *PathChange) UnmarshalJSON(b []byte) error {
+	type plain PathChange
+	var v struct {
+		plain
+		PathBytes []byte `json:"pathBytes"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*pc = PathChange(v.plain)
+	pc.Path = tools.JoinName(pc.Path, v.PathBytes)
+	return nil
+}
+
 // Path returns the change of path p, or nil.
 func (c *Change) Path(p string) *PathChange {
 	for i := range c.Paths {
@@ -136,39 +163,43 @@ func (db *DB) RecordChange(c Change, contents []tools.PathState, revert, restore
 		c.CreatedAt = db.now()
 	}
 	return db.update("save change", func(tx *bolt.Tx) error {
-		b, err := changeBuckets(tx, c.ChatID)
-		if err != nil {
+		return recordChange(tx, c, contents, revert, restore)
+	})
+}
+
+func recordChange(tx *bolt.Tx, c Change, contents []tools.PathState, revert, restore []string) error {
+	b, err := changeBuckets(tx, c.ChatID)
+	if err != nil {
+		return err
+	}
+	for _, s := range contents {
+		if err := b.keep(s); err != nil {
 			return err
 		}
-		for _, s := range contents {
-			if err := b.keep(s); err != nil {
+	}
+	mark := func(ids []string, by string) error {
+		for _, id := range ids {
+			old, key, err := b.load(id)
+			if err != nil {
+				return err
+			}
+			if old == nil {
+				return &NotFoundError{Kind: "change", ID: id}
+			}
+			old.RevertedBy = by
+			if err := b.save(old, key); err != nil {
 				return err
 			}
 		}
-		mark := func(ids []string, by string) error {
-			for _, id := range ids {
-				old, key, err := b.load(id)
-				if err != nil {
-					return err
-				}
-				if old == nil {
-					return &NotFoundError{Kind: "change", ID: id}
-				}
-				old.RevertedBy = by
-				if err := b.save(old, key); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		if err := mark(revert, c.ID); err != nil {
-			return err
-		}
-		if err := mark(restore, ""); err != nil {
-			return err
-		}
-		return b.save(&c, nil)
-	})
+		return nil
+	}
+	if err := mark(revert, c.ID); err != nil {
+		return err
+	}
+	if err := mark(restore, ""); err != nil {
+		return err
+	}
+	return b.save(&c, nil)
 }
 
 // Changes returns a chat's changes, oldest first.

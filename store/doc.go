@@ -57,6 +57,7 @@
 //	    changes       seq → Change (a run's pre-images, an undo, a redo; made with the first)
 //	    changeIndex   change id → seq
 //	    contents      SHA-256 hex → a file's content kept for undo, once per chat
+//	    revertJournal change id → RevertJournal (an undo or redo begun, not yet recorded done)
 //	runs            run id → Run
 //	liveRuns        run id → empty
 //	settings        "settings" → Settings

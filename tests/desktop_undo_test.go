@@ -1,7 +1,9 @@
 package tests
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -315,4 +317,35 @@ func TestDesktopRestoreAfterTheChatMovedPutsBackTheFirstFoldersFiles(t *testing.
 	if len(chats) != 1 || chats[0].Workspace != second {
 		t.Errorf("chats %+v, want the one chat, now in %s", chats, second)
 	}
+}
+
+// deleteBuildModel deletes the folder build with everything in it.
+var deleteBuildModel = ollamatest.Model{Name: "e2e-delete-build", Scripts: ollamatest.Scripts{
+	"SU":   ollamatest.ToolCall("delete_path", map[string]any{"path": "build", "recursive": true}),
+	"SUAT": []string{"Deleted build."},
+}}
+
+// An undo of a deletion that held a file too large to keep stops with a choice; keeping, it
+// puts back the rest and the window names the file that is gone.
+func TestDesktopAnUndoKeepingNamesTheFileTooLargeToKeepThatIsGone(t *testing.T) {
+	r := startDesktopRunWith(t, deleteBuildModel, store.Settings{Think: "off", CheckpointMaxBytes: 16,
+		ToolApproval: map[string]string{"delete_path": "auto"}}, "")
+	if err := os.MkdirAll(filepath.Join(r.workspace, "build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.writeFile(t, "build/out.txt", "built\n", 0o644)
+	r.writeFile(t, "build/big.bin", strings.Repeat("x", 64), 0o644)
+	r.sendAndWait(t, "Clean the build folder", 1)
+	r.wantFile(t, "build", "", 0)
+	r.app.waitControl(rolePushButton, "Undo the run that changed build/big.bin and build/out.txt", 20*time.Second)
+
+	r.app.key("alt+z")
+	r.app.press("Keep mine beside it")
+	const gone = "build/big.bin is gone: it was too large (64 bytes) to keep when it was deleted, so it could not be put back."
+	if !r.app.says(gone) {
+		t.Fatalf("the window does not say %q: %s", gone, r.app.screenshot("undo-not-put-back.png"))
+	}
+	r.wantFile(t, "build/out.txt", "built\n", 0o644)
+	r.wantFile(t, "build/big.bin", "", 0)
+	r.finish(t, "undo-not-put-back.png")
 }

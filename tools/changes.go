@@ -223,7 +223,7 @@ func (w *Workspace) state(ctx context.Context, rel string, keep int64) (PathStat
 func (w *Workspace) Restore(ctx context.Context, states []PathState) error {
 	named := map[string]bool{}
 	for _, s := range states {
-		if _, err := w.writablePath(s.Path); err != nil {
+		if err := w.restorablePath(s.Path); err != nil {
 			return err
 		}
 		if !s.Kept() {
@@ -283,6 +283,17 @@ func (w *Workspace) Restore(ctx context.Context, states []PathState) error {
 		}
 	}
 	return nil
+}
+
+// restorablePath refuses a path Restore may not write: one that is not a clean relative path
+// of the workspace, or that no tool may change (.git, the app's files). Unlike a path a model
+// gives, any name the file system allows is accepted (control characters, bytes that are not
+// UTF-8): it is a name a tool read from the disk, and it goes back as it was.
+func (w *Workspace) restorablePath(p string) error {
+	if p == "" || strings.IndexByte(p, 0) >= 0 || path.IsAbs(p) || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../") {
+		return pathErrorf(ErrInvalidPath, p, "%q is not a path inside the workspace, so it is not put back", p)
+	}
+	return w.checkWritable(p)
 }
 
 // put makes one path be as s says; what stood there of another kind is already gone.
@@ -351,11 +362,9 @@ const maxTreeEntries = 10000
 // (.git, the app's files).
 func (w *Workspace) tree(ctx context.Context, rel string) ([]Removal, error) {
 	var out []Removal
-	app := w.appFiles()
-	err := fs.WalkDir(w.root.FS(), rel, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return w.explain(p, err)
-		}
+	app := w.appFiles() // looked up once for the whole walk, not once per entry
+	var walk func(p string, typ fs.FileMode) error
+	walk = func(p string, typ fs.FileMode) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -367,26 +376,44 @@ func (w *Workspace) tree(ctx context.Context, rel string) ([]Removal, error) {
 		}
 		r := Removal{Path: p, Kind: KindFile}
 		switch {
-		case d.Type()&fs.ModeSymlink != 0:
+		case typ&fs.ModeSymlink != 0:
 			r.Kind = KindSymlink
-		case d.IsDir():
+		case typ.IsDir():
 			r.Kind = KindDir
-			if fi, err := d.Info(); err == nil {
+			if fi, err := w.root.Lstat(p); err == nil {
 				if err := app.refuseFolder(p, fi); err != nil {
 					return err
 				}
 			}
-		case d.Type().IsRegular():
-			if fi, err := d.Info(); err == nil {
+		case typ.IsRegular():
+			if fi, err := w.root.Lstat(p); err == nil {
 				r.Bytes = fi.Size()
 			}
 		default:
 			r.Kind = KindOther
 		}
 		out = append(out, r)
+		if r.Kind != KindDir {
+			return nil
+		}
+		entries, err := w.readDir(ctx, p)
+		if err != nil {
+			return err
+		}
+		// every name the folder holds, as bytes: io/fs would refuse one that is not UTF-8
+		sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+		for _, e := range entries {
+			if err := walk(p+"/"+e.Name(), e.Type()); err != nil {
+				return err
+			}
+		}
 		return nil
-	})
-	return out, err
+	}
+	fi, err := w.root.Lstat(rel)
+	if err != nil {
+		return nil, w.explain(rel, err)
+	}
+	return out, walk(rel, fi.Mode().Type())
 }
 
 // removalPaths are the paths of a tree, as Touches names them.
@@ -415,3 +442,41 @@ func previewOf(d *Details) Preview {
 func progressNone(any) {}
 
 func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }
+
+// RemoveLeftovers removes what writes of the named paths left when the process died between
+// filling a temporary file and renaming it over its target (.NAME.tmp-…, see [tempName]): an
+// undo interrupted and then finished (or taken back) leaves none. A folder that is gone has
+// nothing to remove.
+func (w *Workspace) RemoveLeftovers(ctx context.Context, paths []string) error {
+	stems := map[string]map[string]bool{} // folder → the names its temporary files start with
+	for _, p := range paths {
+		dir, base := path.Split(p)
+		dir = strings.TrimSuffix(dir, "/")
+		if dir == "" {
+			dir = "."
+		}
+		if stems[dir] == nil {
+			stems[dir] = map[string]bool{}
+		}
+		stems[dir][tempStem(base)] = true
+	}
+	for dir, names := range stems {
+		entries, err := w.readDir(ctx, dir)
+		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrWrongKind) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			base, ok := leftoverOf(e.Name())
+			if !ok || !names["."+base] || !e.Type().IsRegular() {
+				continue
+			}
+			if err := w.root.Remove(path.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return w.explain(path.Join(dir, e.Name()), err)
+			}
+		}
+	}
+	return nil
+}

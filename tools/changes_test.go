@@ -130,3 +130,27 @@ func TestRestoreTakesTheLeftoverOfAnInterruptedWriteWithTheFolder(t *testing.T) 
 		t.Errorf("the folder the run made is still there (%v)", err)
 	}
 }
+
+// A state's path and link target are recorded exactly, whatever their bytes, and a record
+// made before names were kept exactly still reads.
+func TestAStateRecordsANameThatIsNotUTF8Exactly(t *testing.T) {
+	for _, s := range []PathState{
+		{Path: "caf\xe9.txt", Kind: KindFile, Hash: "h", Size: 3},
+		{Path: "caf\uFFFD.txt", Kind: KindFile, Hash: "h", Size: 3},
+		{Path: "esc\x1b\nname", Kind: KindSymlink, Target: "t\xff\xfe"},
+	} {
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got PathState
+		if err := json.Unmarshal(b, &got); err != nil || got.Path != s.Path || got.Target != s.Target {
+			t.Errorf("%q (%s) read back as %q → %q, %v", s.Path, b, got.Path, got.Target, err)
+		}
+	}
+	var old PathState
+	if err := json.Unmarshal([]byte(`{"path":"a/b.txt","kind":"file","size":2,"hash":"h"}`), &old); err != nil ||
+		!old.Same(PathState{Path: "a/b.txt", Kind: KindFile, Size: 2, Hash: "h"}) || old.Path != "a/b.txt" {
+		t.Errorf("an older record read as %+v, %v", old, err)
+	}
+}

@@ -194,11 +194,17 @@ func leftoverOf(name string) (base string, ok bool) {
 func tempName(base string) string {
 	var b [6]byte
 	rand.Read(b[:])
+	return tempStem(base) + tempSuffix + hex.EncodeToString(b[:])
+}
+
+// tempStem is how the temporary files of base begin: its name hidden, cut to leave room for
+// the suffix.
+func tempStem(base string) string {
 	name := "." + base
 	if len(name) > maxComponentBytes-24 {
 		name = name[:maxComponentBytes-24]
 	}
-	return name + tempSuffix + hex.EncodeToString(b[:])
+	return name
 }
 
 // details describes a change for the UI.

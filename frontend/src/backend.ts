@@ -239,6 +239,8 @@ export interface UndoResult {
   elsewhere?: string[] | null
   /** Some of paths were put back in the chat's folder now. */
   inChatFolder?: boolean
+  /** Paths an undo forced (or keeping) could not put back: too large to keep; sentence says what became of each. */
+  notPutBack?: { path: string; bytes: number; gone?: boolean; sentence: string }[] | null
 }
 
 /** One file of a chat's review (agentloop.FileChange). */

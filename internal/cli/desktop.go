@@ -94,6 +94,9 @@ func assembleDesktop(db *store.DB, opts DesktopOptions, sink events.Sink) (*Desk
 		workspace: workspace, model: firstNonEmpty(opts.Model, settings.DefaultModel)}
 	d.life, d.endLife = context.WithCancel(context.Background())
 	mcpServers.Trust = storedTrust(db)
+	if err := d.agent.FinishInterrupted(d.life); err != nil { // an undo the app died in; its chat's next undo tries again
+		fmt.Fprintln(os.Stderr, "prototyper:", err)
+	}
 	d.useMCPSettings(settings)
 	d.startMCP(workspace)
 	d.preload(d.model) // the app starts with a model: its first message should not wait for the load

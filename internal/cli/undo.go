@@ -99,6 +99,9 @@ func undoCommand(redo bool) func(ctx context.Context, args []string, io IO) int 
 		for _, k := range res.Kept {
 			fmt.Fprintf(io.Out, "Your version is kept in %s\n", Sanitize(k))
 		}
+		for _, n := range res.NotPutBack {
+			fmt.Fprintf(io.Out, "%s.\n", Sanitize(n.Sentence))
+		}
 		if !redo {
 			fmt.Fprintf(io.Out, "Take it back with `prototyper redo --chat %s`\n", chat)
 		}

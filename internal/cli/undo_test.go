@@ -1,14 +1,17 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"prototyper/agentloop"
+	"prototyper/events"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -166,5 +169,53 @@ func TestTheUndoLineSaysWhatWasRemovedAndInWhichFolder(t *testing.T) {
 		if got := undoneWhat(c.res); got != c.want {
 			t.Errorf("undoneWhat(%+v) = %q, want %q", c.res, got, c.want)
 		}
+	}
+}
+
+// deleteModel is a model whose one turn deletes a folder.
+type deleteModel struct{ path string }
+
+func (deleteModel) ContextLength(context.Context, string) (int, error) { return 0, nil }
+
+func (m deleteModel) Chat(_ context.Context, req agentloop.ModelRequest, _ agentloop.DeltaFunc) (agentloop.ModelTurn, error) {
+	if req.Messages[len(req.Messages)-1].Role != store.RoleUser {
+		return agentloop.ModelTurn{Content: "done", DoneReason: agentloop.DoneStop}, nil
+	}
+	return agentloop.ModelTurn{DoneReason: agentloop.DoneStop, ToolCalls: []store.ToolCall{{ID: "c1", Name: "delete_path",
+		Args: []byte(`{"path":` + strconv.Quote(m.path) + `,"recursive":true}`)}}}, nil
+}
+
+// `prototyper undo --keep` of a deletion that held a file too large to keep puts the rest
+// back and names that file as gone, in a sentence of its own.
+func TestUndoKeepSaysWhichFileTooLargeToKeepIsGone(t *testing.T) {
+	ws, dbPath := t.TempDir(), filepath.Join(t.TempDir(), "p.db")
+	os.MkdirAll(filepath.Join(ws, "build"), 0o755)
+	os.WriteFile(filepath.Join(ws, "build", "out.txt"), []byte("built\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "build", "big.bin"), []byte(strings.Repeat("x", 200)), 0o644)
+	db, err := store.Open(dbPath, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.UpdateSettings(func(s *store.Settings) error { s.CheckpointMaxBytes = 64; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	agent := agentloop.Wire(db, deleteModel{"build"}, agentloop.EmitterFunc(func(events.Event) {}), agentloop.WireOptions{Workspace: ws})
+	out, err := agent.RunOnce(t.Context(), "", "clean", agentloop.RunOptions{Model: "m", Approve: agentloop.ApproveAuto, Workspace: ws})
+	agent.Shutdown(t.Context())
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var stdout, stderr strings.Builder
+	code := undoCommand(false)(t.Context(), []string{"--db", dbPath, "--chat", out.ChatID, "--keep"}, IO{Out: &stdout, Err: &stderr})
+	if code != ExitCompleted {
+		t.Fatalf("undo --keep: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "build/big.bin is gone: it was too large (200 bytes) to keep when it was deleted, so it could not be put back.\n") {
+		t.Errorf("undo --keep printed:\n%s", stdout.String())
+	}
+	if got, err := os.ReadFile(filepath.Join(ws, "build", "out.txt")); err != nil || string(got) != "built\n" {
+		t.Errorf("build/out.txt: %q, %v", got, err)
 	}
 }

@@ -225,6 +225,19 @@ describe('undo in the window', () => {
     expect(screen.getByTestId('undo-note').textContent).toBe('Undone: a.txt put back.')
   })
 
+  it('names a file an undo could not put back, as the undo says it', async () => {
+    const { backend, store } = await mount()
+    const sentence = 'build/big.bin is gone: it was too large (28.0 MiB) to keep when it was deleted, so it could not be put back'
+    backend.undoResult = {
+      changeId: 'change-1',
+      reverts: ['r2'],
+      paths: ['build', 'build/out.txt'],
+      notPutBack: [{ path: 'build/big.bin', bytes: 28 << 20, gone: true, sentence }],
+    }
+    await act(() => store.undo({ keep: true }))
+    expect(screen.getByTestId('undo-note').textContent).toContain(`${sentence}.`)
+  })
+
   it('undoes with Alt+Z from anywhere in the window', async () => {
     const { backend } = await mount()
     await act(async () => fireEvent.keyDown(window, { key: 'z', code: 'KeyZ', altKey: true }))

@@ -892,7 +892,8 @@ export class AppStore {
     try {
       const res = redo ? await this.backend.redo(chatId, opts) : await this.backend.undo(chatId, opts)
       const kept = res.kept?.length ? ` Your version is kept in ${res.kept.join(', ')}.` : ''
-      this.set({ undoNote: { chatId, text: `${undoneText(redo, res)}${kept}` } })
+      const lost = (res.notPutBack ?? []).map((n) => ` ${n.sentence}.`).join('')
+      this.set({ undoNote: { chatId, text: `${undoneText(redo, res)}${kept}${lost}` } })
       if (this.state.review?.chatId === chatId) void this.loadReview(chatId)
     } catch (err) {
       const message = errorText(err)

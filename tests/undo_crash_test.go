@@ -1,0 +1,307 @@
+package tests
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"prototyper/agentloop"
+	"prototyper/events"
+	"prototyper/store"
+)
+
+// The undo crash test makes one run rewrite many files, then re-runs this test binary as a
+// child (TestUndoCrashChild) that undoes the run, or redoes it, and kills the child with
+// SIGKILL at many points: at spread delays after it begins, and right after a chosen file of
+// the restore was written (mid-restore for certain). After each kill, a plain undo (or redo,
+// the one the child was doing) must complete, the files must be byte for byte what it puts
+// back, and no temporary file may be left. Then the next child does the other.
+
+const (
+	undoCrashEnv   = "PROTOTYPER_UNDO_CRASH"
+	undoCrashKills = 32
+	undoCrashFiles = 100
+)
+
+// undoCrashPath is where file k of the run is: spread over folders.
+func undoCrashPath(k int) string { return fmt.Sprintf("d%d/f%03d.txt", k%5, k) }
+
+// undoCrashOdd are the files of the folder "odd", which the run deletes: names no model could
+// give (control characters, bytes that are not UTF-8), put back by an undo all the same.
+var undoCrashOdd = []string{"odd/esc\x1b[1mbold.txt", "odd/caf\xe9.txt", "odd/new\nline", "odd/plain.txt"}
+
+// undoCrashContent is what file k holds before the run (version 0) or after it (1).
+func undoCrashContent(k, version int) string {
+	return fmt.Sprintf("file %d, version %d\n%s", k, version, strings.Repeat(fmt.Sprintf("%d.%d ", k, version), 2000))
+}
+
+// undoCrashWriter is a model whose one turn writes every file with its version 1.
+type undoCrashWriter struct{}
+
+func (undoCrashWriter) ContextLength(context.Context, string) (int, error) { return 0, nil }
+
+func (undoCrashWriter) Chat(ctx context.Context, req agentloop.ModelRequest, fn agentloop.DeltaFunc) (agentloop.ModelTurn, error) {
+	if req.Messages[len(req.Messages)-1].Role != store.RoleUser {
+		return agentloop.ModelTurn{Content: "done", DoneReason: agentloop.DoneStop}, nil
+	}
+	var calls []store.ToolCall
+	for k := range undoCrashFiles {
+		args := fmt.Sprintf(`{"path":%q,"content":%q}`, undoCrashPath(k), undoCrashContent(k, 1))
+		calls = append(calls, store.ToolCall{ID: fmt.Sprintf("c%d", k), Name: "write_file", Args: []byte(args)})
+	}
+	calls = append(calls, store.ToolCall{ID: "rm", Name: "delete_path", Args: []byte(`{"path":"odd","recursive":true}`)})
+	return agentloop.ModelTurn{DoneReason: agentloop.DoneStop, ToolCalls: calls}, nil
+}
+
+// TestUndoCrashChild is the child of TestUndoAndRedoKilledAtAnyMomentContinueAndLeaveNoTemporaryFile:
+// it undoes (or redoes) the chat named in its environment, saying "begin" first.
+func TestUndoCrashChild(t *testing.T) {
+	env := os.Getenv(undoCrashEnv)
+	if env == "" {
+		t.Skip("runs only as the child of the undo crash test")
+	}
+	dir, op, chat := splitUndoCrashEnv(env)
+	db, err := store.Open(filepath.Join(dir, "p.db"), store.Options{LockTimeout: 10 * time.Second})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child open:", err)
+		os.Exit(3)
+	}
+	agent := agentloop.Wire(db, undoCrashWriter{}, agentloop.EmitterFunc(func(events.Event) {}), agentloop.WireOptions{})
+	os.Stdout.WriteString("begin\n")
+	if op == "redo" {
+		_, err = agent.Redo(context.Background(), chat, agentloop.UndoOptions{})
+	} else {
+		_, err = agent.Undo(context.Background(), chat, agentloop.UndoOptions{})
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child "+op+":", err)
+		os.Exit(3)
+	}
+	os.Stdout.WriteString("done\n")
+	os.Exit(0)
+}
+
+func splitUndoCrashEnv(env string) (dir, op, chat string) {
+	parts := strings.SplitN(env, "|", 3)
+	return parts[0], parts[1], parts[2]
+}
+
+func TestUndoAndRedoKilledAtAnyMomentContinueAndLeaveNoTemporaryFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills a child process many times")
+	}
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "ws")
+	for k := range undoCrashFiles {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(ws, undoCrashPath(k))), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(ws, undoCrashPath(k)), undoCrashContent(k, 0), 0o640)
+	}
+	if err := os.Mkdir(filepath.Join(ws, "odd"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range undoCrashOdd {
+		writeFile(t, filepath.Join(ws, p), undoCrashContent(-i, 0), 0o640)
+	}
+	chat := undoCrashRun(t, dir, ws)
+	wantVersion(t, ws, 1)
+
+	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 11))
+	op, version := "undo", 0 // what the next child does, and the version it leaves
+	var took time.Duration   // how long an undo took, uninterrupted: the spread of the delays
+	midway := 0
+	for kill := range undoCrashKills {
+		if kill == 0 {
+			took = undoCrashChild(t, dir, chat, op, nil)
+		} else {
+			var at undoCrashKill
+			if kill%2 == 0 {
+				at.after = time.Duration(r.Int64N(int64(took) + 1))
+			} else {
+				k := 1 + r.IntN(undoCrashFiles-10) // a file written before the last few: mid-restore
+				at.written = filepath.Join(ws, undoCrashPath(k))
+				at.content = undoCrashContent(k, version)
+			}
+			undoCrashChild(t, dir, chat, op, &at)
+			if undoCrashPending(t, dir) {
+				midway++
+			}
+			undoCrashContinue(t, dir, ws, chat, op, kill)
+		}
+		wantVersion(t, ws, version)
+		undoCrashNoLeftovers(t, ws, kill)
+		if t.Failed() {
+			t.Fatalf("kill %d (%s) left the files wrong", kill, op)
+		}
+		if op == "undo" {
+			op, version = "redo", 1
+		} else {
+			op, version = "undo", 0
+		}
+	}
+	t.Logf("%d of %d kills landed while an undo or redo was under way", midway, undoCrashKills-1)
+	if midway == 0 {
+		t.Errorf("no kill landed while an undo or redo was under way")
+	}
+}
+
+// undoCrashRun makes the chat whose run writes every file, and closes the database.
+func undoCrashRun(t *testing.T, dir, ws string) string {
+	t.Helper()
+	db, err := store.Open(filepath.Join(dir, "p.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	agent := agentloop.Wire(db, undoCrashWriter{}, agentloop.EmitterFunc(func(events.Event) {}), agentloop.WireOptions{Workspace: ws})
+	defer agent.Shutdown(context.Background())
+	out, err := agent.RunOnce(context.Background(), "", "rewrite them all",
+		agentloop.RunOptions{Model: "crash", Approve: agentloop.ApproveAuto, Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.ChatID
+}
+
+// undoCrashKill is when the child is killed: a delay after it begins, or as soon as a file
+// holds what the restore writes there.
+type undoCrashKill struct {
+	after            time.Duration
+	written, content string
+}
+
+// undoCrashChild runs a child doing op and kills it as at says (nil: lets it finish); it
+// returns how long op took from "begin".
+func undoCrashChild(t *testing.T, dir, chat, op string, at *undoCrashKill) time.Duration {
+	t.Helper()
+	cmd, pipe, errBuf := startTestChild(t, "TestUndoCrashChild", undoCrashEnv+"="+dir+"|"+op+"|"+chat)
+	br := bufio.NewReader(pipe)
+	if line, err := br.ReadString('\n'); err != nil || line != "begin\n" {
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = cmd.Wait()
+		t.Fatalf("the child said %q (%v); stderr:\n%s", line, err, errBuf.String())
+	}
+	began := time.Now()
+	switch {
+	case at == nil:
+		if line, err := br.ReadString('\n'); err != nil || line != "done\n" {
+			t.Fatalf("the child's %s said %q (%v); stderr:\n%s", op, line, err, errBuf.String())
+		}
+	case at.written != "":
+		want := []byte(at.content)
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
+			if got, err := os.ReadFile(at.written); err == nil && bytes.Equal(got, want) {
+				break
+			}
+			if cmd.ProcessState != nil {
+				break
+			}
+			time.Sleep(100 * time.Microsecond)
+		}
+	default:
+		time.Sleep(at.after)
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	if strings.Contains(errBuf.String(), "child") {
+		t.Fatalf("the child failed: %s", errBuf.String())
+	}
+	return time.Since(began)
+}
+
+// undoCrashPending reports whether the killed child left an undo or redo under way.
+func undoCrashPending(t *testing.T, dir string) bool {
+	t.Helper()
+	db, err := store.Open(filepath.Join(dir, "p.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	js, err := db.Reverts("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(js) > 0
+}
+
+// undoCrashContinue does op again, plainly, after the child doing it was killed: it must
+// complete (or find it was done before the kill).
+func undoCrashContinue(t *testing.T, dir, ws, chat, op string, kill int) {
+	t.Helper()
+	db, err := store.Open(filepath.Join(dir, "p.db"), store.Options{})
+	if err != nil {
+		t.Fatalf("kill %d: open after the kill: %v", kill, err)
+	}
+	defer db.Close()
+	agent := agentloop.Wire(db, undoCrashWriter{}, agentloop.EmitterFunc(func(events.Event) {}), agentloop.WireOptions{Workspace: ws})
+	defer agent.Shutdown(context.Background())
+	if op == "redo" {
+		_, err = agent.Redo(context.Background(), chat, agentloop.UndoOptions{})
+		if errors.Is(err, agentloop.ErrNothingToRedo) {
+			err = nil // the child's redo was done before the kill
+		}
+	} else {
+		_, err = agent.Undo(context.Background(), chat, agentloop.UndoOptions{})
+		if errors.Is(err, agentloop.ErrNothingToUndo) {
+			err = nil
+		}
+	}
+	if err != nil {
+		t.Fatalf("kill %d: plain %s after the kill: %v", kill, op, err)
+	}
+	if js, err := db.Reverts(chat); err != nil || len(js) > 0 {
+		t.Fatalf("kill %d: after the plain %s, %d undos or redos are still under way (%v)", kill, op, len(js), err)
+	}
+}
+
+// wantVersion checks that every file holds the given version, byte for byte, with its mode.
+func wantVersion(t *testing.T, ws string, version int) {
+	t.Helper()
+	for k := range undoCrashFiles {
+		p := filepath.Join(ws, undoCrashPath(k))
+		got, err := os.ReadFile(p)
+		if err != nil || string(got) != undoCrashContent(k, version) {
+			t.Errorf("%q holds %.30q (%v), want version %d", undoCrashPath(k), got, err, version)
+			continue
+		}
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o640 {
+			t.Errorf("%q: mode %v (%v), want 0640", undoCrashPath(k), fi.Mode().Perm(), err)
+		}
+	}
+	entries, err := os.ReadDir(filepath.Join(ws, "odd"))
+	if version == 1 {
+		if !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("the folder odd holds %d entries (%v), want it deleted", len(entries), err)
+		}
+		return
+	}
+	if len(entries) != len(undoCrashOdd) {
+		t.Errorf("the folder odd holds %d entries (%v), want its %d back", len(entries), err, len(undoCrashOdd))
+	}
+	for i, p := range undoCrashOdd {
+		if got, err := os.ReadFile(filepath.Join(ws, p)); err != nil || string(got) != undoCrashContent(-i, 0) {
+			t.Errorf("%q holds %.30q (%v), want it back as it was", p, got, err)
+		}
+	}
+}
+
+func undoCrashNoLeftovers(t *testing.T, ws string, kill int) {
+	t.Helper()
+	filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), ".tmp-") {
+			t.Errorf("kill %d: a temporary file is left: %s", kill, p)
+		}
+		return nil
+	})
+}
