@@ -163,6 +163,21 @@ func (e *LineTooLongError) Error() string {
 }
 func (e *LineTooLongError) Is(target error) bool { return target == ErrLineTooLong }
 
+// ErrAnswerTooLong: the answer (its text, thinking and tool calls) passed the client's
+// answer size limit; the stream was cut there. An *AnswerTooLongError.
+var ErrAnswerTooLong = errors.New("answer too long")
+
+// AnswerTooLongError is an answer cut at the client's answer size limit: the text that fit
+// was delivered, its tool calls never are.
+type AnswerTooLongError struct {
+	Limit int // bytes
+}
+
+func (e *AnswerTooLongError) Error() string {
+	return fmt.Sprintf("the model's answer passed %s, the most one answer may hold, and was cut there (what came before is kept) — ask for a shorter answer or a smaller step, or raise the answer size limit (`prototyper run --max-answer-size`, or the settings)", formatBytes(int64(e.Limit)))
+}
+func (e *AnswerTooLongError) Is(target error) bool { return target == ErrAnswerTooLong }
+
 // ErrMalformedLine: a line was not the JSON object expected. A *MalformedLineError.
 var ErrMalformedLine = errors.New("malformed line")
 
@@ -276,12 +291,15 @@ const (
 	CodeFirstByteTimeout  = "first_byte_timeout"
 	CodeIdleTimeout       = "idle_timeout"
 	CodeNetwork           = "network"
+	CodeAnswerTooLong     = "answer_too_long"
+	CodeRedirected        = "redirected"
 	CodeUnknown           = "unknown"
 )
 
 // Code names the kind of err for the `error` event: not_running, model_not_found,
 // capability_missing, busy, http_error, stream_error, incomplete_stream, line_too_long,
-// malformed_line, not_ollama, unauthorized, first_byte_timeout, idle_timeout, canceled, network or unknown.
+// malformed_line, not_ollama, unauthorized, first_byte_timeout, idle_timeout,
+// answer_too_long, redirected, canceled, network or unknown.
 func Code(err error) string {
 	switch {
 	case err == nil:
@@ -312,6 +330,12 @@ func Code(err error) string {
 		return CodeNotOllama
 	case errors.Is(err, ErrUnauthorized):
 		return CodeUnauthorized
+	case errors.Is(err, ErrAnswerTooLong):
+		return CodeAnswerTooLong
+	}
+	var re *httpstream.RedirectError
+	if errors.As(err, &re) {
+		return CodeRedirected
 	}
 	var se *StatusError
 	if errors.As(err, &se) {
