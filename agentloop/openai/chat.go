@@ -145,9 +145,9 @@ type decoder struct {
 
 // callParts is a tool call being assembled from its fragments.
 type callParts struct {
-	index    int
-	id, name string
-	args     strings.Builder
+	index      int
+	id         string
+	name, args strings.Builder // fragments are appended: a string's += would copy it each time
 }
 
 // read reads the stream to its end: [DONE], or EOF after a finish_reason. An event is
@@ -345,7 +345,7 @@ func (d *decoder) callPart(index *int, id, name, args string) error {
 	if fresh && id == "" {
 		size += len(newCallID())
 	}
-	d.grew = true
+	d.grew = d.grew || size > 0
 	if !d.budget.Take(size) {
 		return &AnswerTooLongError{Limit: d.budget.Limit()}
 	}
@@ -359,7 +359,7 @@ func (d *decoder) callPart(index *int, id, name, args string) error {
 	if id != "" {
 		cur.id = id
 	}
-	cur.name += name
+	cur.name.WriteString(name)
 	cur.args.WriteString(args)
 	return nil
 }
@@ -401,7 +401,7 @@ func (d *decoder) result() *Result {
 		if id == "" {
 			id = newCallID()
 		}
-		r.ToolCalls = append(r.ToolCalls, ToolCall{ID: id, Name: c.name, Arguments: objectOrString(c.args.String())})
+		r.ToolCalls = append(r.ToolCalls, ToolCall{ID: id, Name: c.name.String(), Arguments: objectOrString(c.args.String())})
 	}
 	return r
 }
