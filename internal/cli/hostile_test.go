@@ -320,3 +320,17 @@ func TestRunDoesNotFollowARedirectToAnotherServer(t *testing.T) {
 		})
 	}
 }
+
+func TestRunMaxAnswerSizeIsASizeWithinTheSettingsBounds(t *testing.T) {
+	for value, says := range map[string]string{
+		"lots":  "is not a size: write it as 8MiB",
+		"1KiB":  "--max-answer-size must be between 64KiB and 1GiB",
+		"2GiB":  "--max-answer-size must be between 64KiB and 1GiB",
+		"-5MiB": "is not a size",
+	} {
+		code, _, errOut := runCLI(ollamatest.Context(t), "--max-answer-size", value, "hi")
+		if code != ExitUsage || !strings.Contains(errOut, says) {
+			t.Errorf("--max-answer-size %s: exit %d, %q; want a usage error saying %q", value, code, errOut, says)
+		}
+	}
+}
