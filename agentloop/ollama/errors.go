@@ -198,13 +198,14 @@ func (e *MalformedLineError) Is(target error) bool { return target == ErrMalform
 var (
 	// ErrFirstByteTimeout: no response within the first-byte timeout.
 	ErrFirstByteTimeout = errors.New("first-byte timeout")
-	// ErrIdleTimeout: no line within the idle timeout mid-stream.
+	// ErrIdleTimeout: the answer did not grow (no text, thinking or tool call) within the
+	// idle timeout mid-stream, whatever else arrived.
 	ErrIdleTimeout = errors.New("idle timeout")
 )
 
 // TimeoutError is a first-byte or idle timeout.
 type TimeoutError struct {
-	FirstByte bool // true: nothing arrived at all; false: the stream went silent
+	FirstByte bool // true: nothing arrived at all; false: the answer stopped growing
 	After     time.Duration
 	URL       string
 	Path      string // the API path asked, e.g. /api/chat; "" when unknown
@@ -222,7 +223,7 @@ func (e *TimeoutError) Error() string {
 	case e.FirstByte:
 		return fmt.Sprintf("Ollama at %s sent nothing for %s (a model can be slow to load) — %s", e.URL, humanDuration(e.After), FirstByteAdvice)
 	}
-	return fmt.Sprintf("Ollama at %s went silent for %s mid-stream — try again; if it repeats, check the Ollama server log", e.URL, humanDuration(e.After))
+	return fmt.Sprintf("Ollama at %s sent nothing new for %s mid-answer — try again; if it repeats, check the Ollama server log", e.URL, humanDuration(e.After))
 }
 
 // humanDuration writes d the way a person would: 300ms, 15 s, 5 min, 1 min 30 s.

@@ -186,7 +186,7 @@ func (e *TimeoutError) Error() string {
 	case e.FirstByte:
 		return fmt.Sprintf("the server at %s sent nothing for %s (a model can be slow to load) — %s", e.URL, e.After, ollama.FirstByteAdvice)
 	}
-	return fmt.Sprintf("the server at %s went silent for %s mid-answer — try again; if it repeats, check the server's log", e.URL, e.After)
+	return fmt.Sprintf("the server at %s sent nothing new for %s mid-answer — try again; if it repeats, check the server's log", e.URL, e.After)
 }
 
 // Is matches what the native client's timeout matches: ErrFirstByteTimeout or

@@ -91,7 +91,11 @@ function sentencesFor(w: ServerWords): Record<string, ErrorSentence> {
       actions: retryOrSettings,
     },
     idle_timeout: {
-      text: 'The model stopped sending in the middle of its answer. What arrived is kept; Retry asks again.',
+      text: 'The model stopped adding to its answer in the middle of it. What arrived is kept; Retry asks again.',
+      actions: retryOnly,
+    },
+    answer_too_long: {
+      text: 'The answer grew past the largest size one answer may hold, and was cut there. What arrived is kept; ask for a shorter answer or a smaller step.',
       actions: retryOnly,
     },
     not_ollama: {
