@@ -173,9 +173,14 @@ func TestHelperRunProcess(t *testing.T) {
 }
 
 // rssCeiling is the most a run may hold, however much a server sends: the process, the
-// answer at its default size limit and its saves, with room to spare. Without a limit the
-// same run took gigabytes in seconds.
-const rssCeiling = 256 << 20
+// answer at its default size limit and its saves, with room to spare (under the race
+// detector, its shadow memory too). Without a limit the same run took gigabytes in seconds.
+func rssCeiling() int64 {
+	if raceDetector {
+		return 1 << 30
+	}
+	return 256 << 20
+}
 
 func TestRunStaysWithinItsMemoryWhateverAServerSends(t *testing.T) {
 	if testing.Short() {
@@ -204,7 +209,7 @@ func TestRunStaysWithinItsMemoryWhateverAServerSends(t *testing.T) {
 							return
 						case <-time.After(20 * time.Millisecond):
 						}
-						if rss := residentBytes(cmd.Process.Pid); rss > rssCeiling {
+						if rss := residentBytes(cmd.Process.Pid); rss > rssCeiling() {
 							over.Store(true)
 							_ = cmd.Process.Kill()
 							return
@@ -215,13 +220,14 @@ func TestRunStaysWithinItsMemoryWhateverAServerSends(t *testing.T) {
 				close(done)
 				peak := int64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) << 10
 				t.Logf("peak RSS %d MiB, database %d MiB: %s", peak>>20, fileSize(db)>>20, strings.TrimSpace(errOut.String()))
-				if over.Load() || peak > rssCeiling {
-					t.Fatalf("the run held more than %d MiB (peak %d MiB) and was killed", rssCeiling>>20, peak>>20)
+				if over.Load() || peak > rssCeiling() {
+					t.Fatalf("the run held more than %d MiB (peak %d MiB) and was killed", rssCeiling()>>20, peak>>20)
 				}
 				if code := cmd.ProcessState.ExitCode(); code != ExitFailed {
 					t.Fatalf("exit %d (%v), stderr %s", code, err, errOut.String())
 				}
-				if fileSize(db) > 4*ollama.DefaultMaxAnswerSize {
+				// each save of the growing answer rewrites it, and the file keeps the pages it freed
+				if fileSize(db) > 8*ollama.DefaultMaxAnswerSize {
 					t.Errorf("the database grew to %d MiB", fileSize(db)>>20)
 				}
 			})
