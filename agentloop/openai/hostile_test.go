@@ -219,4 +219,13 @@ func TestARedirectToAnotherOriginIsNotFollowed(t *testing.T) {
 			}
 		})
 	}
+	t.Run("to an address that holds the key", func(t *testing.T) {
+		c, _ := serve(t, func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, elsewhere.URL+"/?k="+strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), http.StatusFound)
+		}, WithAPIKey(secretKey, "VLLM_API_KEY"))
+		_, _, _, err := collect(t, c)
+		if Code(err) != ollama.CodeRedirected || strings.Contains(fmt.Sprint(err), secretKey) || !strings.Contains(fmt.Sprint(err), "[key hidden]") {
+			t.Fatalf("err = %v, want the redirect with the key hidden", err)
+		}
+	})
 }

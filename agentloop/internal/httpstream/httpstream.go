@@ -120,7 +120,7 @@ func Send(ctx context.Context, hc *http.Client, req Request) (*http.Response, *S
 	if req.Authorization != "" {
 		hr.Header.Set("Authorization", req.Authorization)
 	}
-	resp, err := sameOrigin(hc).Do(hr)
+	resp, err := sameOrigin(hc, s.secrets).Do(hr)
 	if err != nil {
 		timeout := s.timedOut()
 		s.Close()
@@ -149,14 +149,15 @@ func (e *RedirectError) Error() string {
 }
 
 // sameOrigin is hc (sharing its connections) following redirects within the origin of the
-// first request only, at most 10 as net/http does.
-func sameOrigin(hc *http.Client) *http.Client {
+// first request only, at most 10 as net/http does. The address redirected to is the
+// server's text: the key is masked in it.
+func sameOrigin(hc *http.Client, s secrets) *http.Client {
 	cp := *hc
 	next := hc.CheckRedirect
 	cp.CheckRedirect = func(r *http.Request, via []*http.Request) error {
 		first := via[0].URL
 		if r.URL.Scheme != first.Scheme || r.URL.Host != first.Host {
-			return &RedirectError{From: origin(first), To: r.URL.Redacted()}
+			return &RedirectError{From: origin(first), To: s.mask(r.URL.Redacted())}
 		}
 		if next != nil {
 			return next(r, via)
