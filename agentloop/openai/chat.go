@@ -343,7 +343,7 @@ func (d *decoder) callPart(index *int, id, name, args string) error {
 	size := len(id) + len(name) + len(args)
 	fresh := cur == nil || (id != "" && cur.id != "" && id != cur.id)
 	if fresh && id == "" {
-		size += len(newCallID())
+		size += callIDLen // the id it will be given
 	}
 	d.grew = d.grew || size > 0
 	if !d.budget.Take(size) {
@@ -418,6 +418,9 @@ func objectOrString(args string) json.RawMessage {
 	b, _ := json.Marshal(args)
 	return b
 }
+
+// callIDLen is the length of an id of newCallID.
+const callIDLen = len("call_") + 16
 
 func newCallID() string {
 	var b [8]byte
