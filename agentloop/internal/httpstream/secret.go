@@ -3,6 +3,7 @@ package httpstream
 import (
 	"bytes"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -57,11 +58,15 @@ func (s secrets) streamed() secrets {
 type maskingReader struct {
 	r       io.ReadCloser
 	secrets [][]byte
-	chunk   []byte // the buffer of the reads below
-	buf     []byte // read, masked, not returned yet
-	held    int    // the end of buf that could begin a secret: kept until more comes
-	err     error
+	// buf holds what was read, masked: buf[off:len(buf)-held] is ready, the last held bytes
+	// wait for what follows them
+	buf       []byte
+	off, held int
+	err       error
 }
+
+// readSize is how much a maskingReader asks of the body at a time.
+const readSize = 32 << 10
 
 func newMaskingReader(r io.ReadCloser, s secrets) io.ReadCloser {
 	s = s.streamed()
@@ -76,13 +81,14 @@ func newMaskingReader(r io.ReadCloser, s secrets) io.ReadCloser {
 }
 
 func (m *maskingReader) Read(p []byte) (int, error) {
-	for len(m.buf)-m.held == 0 && m.err == nil {
-		if m.chunk == nil {
-			m.chunk = make([]byte, 32<<10)
+	for len(m.buf)-m.held == m.off && m.err == nil {
+		m.buf = m.buf[:copy(m.buf, m.buf[len(m.buf)-m.held:])] // the held end, to the front
+		m.off = 0
+		if cap(m.buf)-len(m.buf) < readSize {
+			m.buf = slices.Grow(m.buf, readSize)
 		}
-		n, err := m.r.Read(m.chunk)
-		m.err = err
-		m.buf = append(m.buf, m.chunk[:n]...)
+		n, err := m.r.Read(m.buf[len(m.buf):cap(m.buf)])
+		m.buf, m.err = m.buf[:len(m.buf)+n], err
 		for _, s := range m.secrets {
 			if bytes.Contains(m.buf, s) {
 				m.buf = bytes.ReplaceAll(m.buf, s, []byte(Hidden))
@@ -93,11 +99,11 @@ func (m *maskingReader) Read(p []byte) (int, error) {
 			m.held = m.partial()
 		}
 	}
-	if len(m.buf)-m.held == 0 {
+	if len(m.buf)-m.held == m.off {
 		return 0, m.err
 	}
-	n := copy(p, m.buf[:len(m.buf)-m.held])
-	m.buf = m.buf[n:]
+	n := copy(p, m.buf[m.off:len(m.buf)-m.held])
+	m.off += n
 	return n, nil
 }
 
