@@ -145,7 +145,7 @@ type RedirectError struct {
 }
 
 func (e *RedirectError) Error() string {
-	return fmt.Sprintf("the server at %s sent the request on to another address, %s, which was not followed: the key and the conversation go only to the address you chose — if %s is the server, use it as the address", e.From, e.To, e.To)
+	return fmt.Sprintf("the server at %s sent the request on to another address, %s, which was not followed: the conversation and any key go only to the address you chose — if %s is the server, use it as the address", e.From, e.To, e.To)
 }
 
 // sameOrigin is hc (sharing its connections) following redirects within the origin of the
