@@ -95,10 +95,10 @@ Flags:
 	fs.IntVar(&f.maxSteps, "max-steps", agentloop.DefaultMaxSteps, "cap on model calls in this run")
 	fs.BoolVar(&f.json, "json", false, "print every event as one JSON line on stdout")
 	fs.Var(&f.images, "image", "send the image `FILE` (PNG, JPEG, GIF, WebP) with the prompt, to a model that can see; repeatable")
-	fs.DurationVar(&f.firstByte, "first-byte-timeout", ollama.DefaultFirstByteTimeout,
-		"how long to wait for the model's first byte, loading included, e.g. 90s or 10m (0: no limit)")
 	fs.Var(&f.maxAnswer, "max-answer-size", "the most one answer (text, thinking and tool calls) may hold, e.g. 8MiB; "+
 		"past it the answer is cut (default: the settings', else 8MiB)")
+	fs.DurationVar(&f.firstByte, "first-byte-timeout", ollama.DefaultFirstByteTimeout,
+		"how long to wait for the model's first byte, loading included, e.g. 90s or 10m (0: no limit)")
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}
