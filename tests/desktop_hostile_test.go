@@ -121,3 +121,55 @@ func TestDesktopAKeyAServerEchoesIsNeverShownNorStored(t *testing.T) {
 		}
 	})
 }
+
+// TestDesktopTheLargestAnswerIsSetInTheSettingsByKeyboard: the answer size limit is a field of
+// the settings, reached with Tab; what is typed there (MiB) is saved in bytes.
+func TestDesktopTheLargestAnswerIsSetInTheSettingsByKeyboard(t *testing.T) {
+	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "")
+	r.app.key("ctrl+comma")
+	r.app.waitFocus(roleComboBox, "Model server", 30*time.Second)
+	tabTo(t, r.app, "Largest answer kept")
+	r.app.key("ctrl+a")
+	r.app.typeText("32")
+	time.Sleep(time.Second) // painted, for the screenshot
+	t.Logf("the settings, the answer size typed: %s", r.app.screenshot("hostile-settings-answer-size.png"))
+	r.app.key("Return")
+	r.app.waitNoControl(rolePushButton, "Cancel", 30*time.Second) // saved: the dialog closes
+	_, db := r.finish(t, "hostile-settings-answer-size-saved.png")
+	if s, err := db.Settings(); err != nil || s.MaxAnswerBytes != 32<<20 {
+		t.Errorf("saved answer size %d, %v; want 32 MiB", s.MaxAnswerBytes, err)
+	}
+}
+
+// tabTo presses Tab until the control whose accessible name begins with prefix has the
+// keyboard focus, as a keyboard user moves through a form; each Tab waits until the focus has
+// moved, so that none goes past the control.
+func tabTo(t *testing.T, a *desktopApp, prefix string) {
+	t.Helper()
+	current := focusedName(a)
+	for range 60 {
+		if strings.HasPrefix(current, prefix) {
+			return
+		}
+		a.key("Tab")
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if now := focusedName(a); now != current {
+				current = now
+				break
+			}
+		}
+	}
+	t.Fatalf("Tab never reached %q… (last focused: %q)", prefix, current)
+}
+
+// focusedName is the accessible name of the control that has the keyboard focus ("": none):
+// the deepest focused node, the window around it being focused too.
+func focusedName(a *desktopApp) string {
+	var focused string
+	a.each(func(n a11yNode) {
+		if name := a.name(n); name != "" && a.hasState(n, name, stateFocused) {
+			focused = name // the tree is walked from the window down
+		}
+	})
+	return focused
+}
