@@ -76,6 +76,9 @@ func TestDesktopAnEndlessAnswerIsCutAtItsSizeAndSaysSo(t *testing.T) {
 			t.Errorf("the window does not say that the answer was cut at its size: %q", r.app.textsWith("answer"))
 		}
 		r.app.waitControl(rolePushButton, "Retry", 20*time.Second)
+		if n := len(r.app.controls(rolePushButton, "Settings")); n != 2 { // the header's, and the notice's: where the limit is raised
+			t.Errorf("%d Settings buttons; want the notice's beside the header's", n)
+		}
 		shot, db := r.finish(t, "hostile-endless-"+string(p)+".png")
 		t.Logf("screenshot after the run: %s", shot)
 		run, answer := theEndedAnswer(t, db, events.StopError)

@@ -174,7 +174,7 @@ type AnswerTooLongError struct {
 }
 
 func (e *AnswerTooLongError) Error() string {
-	return fmt.Sprintf("the model's answer passed %s, the most one answer may hold, and was cut there (what came before is kept) — ask for a shorter answer or a smaller step, or raise the answer size limit (`prototyper run --max-answer-size`, or maxAnswerBytes in the settings)", formatBytes(int64(e.Limit)))
+	return fmt.Sprintf("the model's answer passed %s, the most one answer may hold, and was cut there (what came before is kept) — ask for a shorter answer or a smaller step, or raise the answer size limit (`prototyper run --max-answer-size`, or the largest answer kept in the settings)", formatBytes(int64(e.Limit)))
 }
 func (e *AnswerTooLongError) Is(target error) bool { return target == ErrAnswerTooLong }
 

@@ -95,8 +95,8 @@ function sentencesFor(w: ServerWords): Record<string, ErrorSentence> {
       actions: retryOnly,
     },
     answer_too_long: {
-      text: 'The answer grew past the largest size one answer may hold, and was cut there. What arrived is kept; ask for a shorter answer or a smaller step.',
-      actions: retryOnly,
+      text: 'The answer grew past the largest answer kept, and was cut there. What arrived is kept: ask for a shorter answer or a smaller step, or raise the limit in the settings and Retry.',
+      actions: ['settings', 'retry'],
     },
     not_ollama: {
       text: 'The address in the settings answers, but not like Ollama. Check the Ollama URL in the settings.',
