@@ -96,7 +96,7 @@ func fatalModelError(err error) bool {
 	}
 	switch ce.Code() {
 	case ollama.CodeNotRunning, ollama.CodeModelNotFound, ollama.CodeNotOllama, ollama.CodeFirstByteTimeout,
-		ollama.CodeUnauthorized, openai.CodeNotOpenAI:
+		ollama.CodeUnauthorized, ollama.CodeRedirected, openai.CodeNotOpenAI:
 		return true
 	}
 	return false

@@ -76,6 +76,8 @@ type RunOptions struct {
 	// FirstByteTimeout bounds the wait for the first byte of each model answer (0: the
 	// Config's).
 	FirstByteTimeout time.Duration
+	// MaxAnswerBytes bounds each answer's text, thinking and tool calls (0: the settings').
+	MaxAnswerBytes int
 	// Decide answers every undecided call of the chat's paused run (allow or deny) and
 	// resumes it; the prompt may then be empty.
 	Decide, Reason string
@@ -698,6 +700,9 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 	}
 	if opts.FirstByteTimeout <= 0 {
 		opts.FirstByteTimeout = a.cfg.FirstByteTimeout
+	}
+	if opts.MaxAnswerBytes <= 0 {
+		opts.MaxAnswerBytes = settings.MaxAnswer()
 	}
 
 	// a message instead of a decision: stand-in results for the paused batch first

@@ -36,6 +36,9 @@ type ModelRequest struct {
 	// KeepAlive is how long the server keeps the model loaded after the request (0: the
 	// server's default; negative: until it stops).
 	KeepAlive time.Duration
+	// MaxAnswerBytes bounds the answer's text, thinking and tool calls together (0: the
+	// model's own default); past it the stream is cut and the turn holds what fitted.
+	MaxAnswerBytes int
 }
 
 // Delta is one streamed item: a piece of thinking, a piece of content, a retry notice, or

@@ -130,6 +130,9 @@ func (m *OllamaModel) Chat(ctx context.Context, req ModelRequest, fn DeltaFunc) 
 	if req.FirstByteTimeout > 0 {
 		client = client.With(ollama.WithFirstByteTimeout(req.FirstByteTimeout))
 	}
+	if req.MaxAnswerBytes > 0 {
+		client = client.With(ollama.WithMaxAnswerSize(req.MaxAnswerBytes))
+	}
 	oreq := &ollama.ChatRequest{Model: req.Model, Think: think, KeepAlive: keepAliveOf(req.KeepAlive),
 		Options: &ollama.Options{NumCtx: req.NumCtx, NumPredict: req.NumPredict}}
 	oreq.Messages = make([]ollama.Message, len(req.Messages))

@@ -59,6 +59,9 @@ func (m *OpenAIModel) Chat(ctx context.Context, req ModelRequest, fn DeltaFunc) 
 	if req.FirstByteTimeout > 0 {
 		client = client.With(openai.WithTimeouts(req.FirstByteTimeout, client.IdleTimeout()))
 	}
+	if req.MaxAnswerBytes > 0 {
+		client = client.With(openai.WithMaxAnswerSize(req.MaxAnswerBytes))
+	}
 	oreq := &openai.ChatRequest{Model: req.Model, MaxTokens: req.NumPredict}
 	switch req.Think {
 	case "low", "medium", "high":

@@ -359,7 +359,7 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 	}
 	req := ModelRequest{Model: r.opts.Model, Messages: fit.messages, Tools: r.defs, Think: r.opts.Think,
 		NumCtx: r.numCtx, NumPredict: r.opts.NumPredict, FirstByteTimeout: r.opts.FirstByteTimeout,
-		KeepAlive: r.keepAlive}
+		KeepAlive: r.keepAlive, MaxAnswerBytes: r.opts.MaxAnswerBytes}
 
 	var cp *store.Checkpointer
 	var cpErr error

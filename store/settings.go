@@ -28,6 +28,13 @@ const (
 	// DefaultKeepAlive is how long a model stays loaded after a request when KeepAliveMin is
 	// zero: long enough that a person reading an answer does not pay the load again.
 	DefaultKeepAlive = 30 * time.Minute
+	// DefaultMaxAnswerBytes bounds one answer (its text, thinking and tool calls) when
+	// MaxAnswerBytes is zero: far above any real answer.
+	DefaultMaxAnswerBytes = ollama.DefaultMaxAnswerSize
+	// MinMaxAnswerBytes and MaxMaxAnswerBytes bound the answer size a user may set: a smaller
+	// one cuts real answers, a larger one lets a server fill the memory and the disk.
+	MinMaxAnswerBytes = 64 << 10
+	MaxMaxAnswerBytes = 1 << 30
 	// DefaultLoopRepeats is how many times in a row the same call may be asked for before
 	// the run stops as a loop, when LoopRepeats is zero.
 	DefaultLoopRepeats = 3
@@ -88,7 +95,7 @@ type InvalidSettingError struct {
 func (e *InvalidSettingError) Error() string { return e.Reason }
 
 // Validate checks every field a user can set: the thinking level, the context cap, the wait
-// for a first byte, the bridge's fallback, the tools' approval policies, the Ollama
+// for a first byte, the answer size limit, the bridge's fallback, the tools' approval policies, the Ollama
 // address and the Ollama program's path. The zero Settings is valid.
 func (s Settings) Validate() error {
 	if _, err := ollama.ParseThink(s.Think); err != nil {
@@ -103,6 +110,9 @@ func (s Settings) Validate() error {
 	}
 	if s.CheckpointMaxBytes < 0 {
 		return &InvalidSettingError{"checkpointMaxBytes", "the largest file kept for undo must be a positive number of bytes, or 0 for the default"}
+	}
+	if s.MaxAnswerBytes != 0 && (s.MaxAnswerBytes < MinMaxAnswerBytes || s.MaxAnswerBytes > MaxMaxAnswerBytes) {
+		return &InvalidSettingError{"maxAnswerBytes", "the largest answer kept must be between 64 KiB and 1 GiB (in bytes), or 0 for the default, 8 MiB"}
 	}
 	if s.KeepAliveMin < -1 {
 		return &InvalidSettingError{"keepAliveMin", "how long models stay loaded must be a number of minutes, 0 for the default, or -1 for as long as Ollama runs"}
@@ -294,6 +304,15 @@ func (s Settings) CheckpointLimit() int64 {
 		return DefaultCheckpointMaxBytes
 	}
 	return s.CheckpointMaxBytes
+}
+
+// MaxAnswer is the most one answer may hold, in bytes: MaxAnswerBytes, else
+// [DefaultMaxAnswerBytes].
+func (s Settings) MaxAnswer() int {
+	if s.MaxAnswerBytes <= 0 {
+		return DefaultMaxAnswerBytes
+	}
+	return int(min(s.MaxAnswerBytes, MaxMaxAnswerBytes))
 }
 
 // AllowedIn reports whether the user allowed tool for good in the workspace folder.

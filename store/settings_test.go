@@ -97,6 +97,9 @@ func TestInvalidSettingsAreRefusedAndNothingIsSaved(t *testing.T) {
 		{"negative paint wait", func(s *Settings) { s.AckFallbackMs = -1 }, "ackFallbackMs"},
 		{"unknown approval policy", func(s *Settings) { s.ToolApproval = map[string]string{"write_file": "maybe"} }, "toolApproval"},
 		{"relative Ollama program", func(s *Settings) { s.OllamaBinary = "bin/ollama" }, "ollamaBinary"},
+		{"negative answer size", func(s *Settings) { s.MaxAnswerBytes = -1 }, "maxAnswerBytes"},
+		{"an answer size that cuts real answers", func(s *Settings) { s.MaxAnswerBytes = 1000 }, "maxAnswerBytes"},
+		{"an answer size that lets a server fill the memory", func(s *Settings) { s.MaxAnswerBytes = 64 << 30 }, "maxAnswerBytes"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -188,5 +191,14 @@ func TestTheThemeIsSystemLightOrDark(t *testing.T) {
 	}
 	if got := (Settings{}).ThemeName(); got != ThemeSystem {
 		t.Errorf("the zero theme is %q, want system", got)
+	}
+}
+
+func TestTheAnswerSizeLimitIsTheSettingElseEightMiB(t *testing.T) {
+	if got := (Settings{}).MaxAnswer(); got != 8<<20 {
+		t.Errorf("default %d", got)
+	}
+	if got := (Settings{MaxAnswerBytes: 32 << 20}).MaxAnswer(); got != 32<<20 {
+		t.Errorf("set %d", got)
 	}
 }

@@ -242,6 +242,9 @@ type Settings struct {
 	// CheckpointMaxBytes is the largest file whose prior state a change keeps, so that it
 	// can be undone (0: DefaultCheckpointMaxBytes).
 	CheckpointMaxBytes int64 `json:"checkpointMaxBytes,omitempty"`
+	// MaxAnswerBytes is the most one answer (its text, thinking and tool calls) may hold, in
+	// bytes; past it the answer is cut and what came is kept (0: DefaultMaxAnswerBytes).
+	MaxAnswerBytes int64 `json:"maxAnswerBytes,omitempty"`
 	// AlwaysAllow maps a workspace folder to the tools the user allowed there for good:
 	// their calls in that folder run without asking.
 	AlwaysAllow map[string][]string `json:"alwaysAllow,omitempty"`

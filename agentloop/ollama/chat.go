@@ -5,9 +5,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"time"
+
+	"prototyper/agentloop/internal/httpstream"
 )
 
 // Chat sends one chat turn and streams the answer: fn receives retries before the first
@@ -32,9 +35,9 @@ func (c *Client) Chat(ctx context.Context, req *ChatRequest, fn EventFunc) (*Res
 		return nil, err
 	}
 	defer r.Close()
-	d := chatDecoder{fn: fn, newID: c.newID,
+	d := chatDecoder{fn: fn, newID: c.newID, budget: httpstream.NewBudget(c.maxAnswer), mask: r.Mask,
 		repeat: firstRepeat{watching: req.Think.Enabled(), repeats: func() bool { return c.repeatsFirstPiece(ctx) }}}
-	return d.run(newLineReader(r.Body, c.maxLine), r.LineArrived, r.Why)
+	return d.run(newLineReader(r.Body, c.maxLine), r, r.Why)
 }
 
 // chatChunk is one line of /api/chat as this client reads it: content and thinking stay raw
@@ -76,11 +79,22 @@ type chatDecoder struct {
 	calls             []ToolCall
 	lines             int
 	repeat            firstRepeat // the server's repeat of the first piece, taken out
+	budget            httpstream.Budget
+	grew              bool                // the line being decoded added to the answer
+	mask              func(string) string // masks the key in a server's message
 }
 
-// run reads lines until done:true or an error. onLine is called after every line (it
-// re-arms the idle timer); readErr explains a read error (cancellation, timeout).
-func (d *chatDecoder) run(lr *lineReader, onLine func(), readErr func(error) error) (*Result, error) {
+// timers are the timers of a stream: begun by its first line, kept alive by the lines
+// that make the answer grow.
+type timers interface {
+	Begin()
+	Alive()
+}
+
+// run reads lines until done:true or an error. The first line begins the stream's timers,
+// a line that adds to the answer keeps them alive (t may be nil); readErr explains a read
+// error (cancellation, timeout).
+func (d *chatDecoder) run(lr *lineReader, t timers, readErr func(error) error) (*Result, error) {
 	for {
 		line, err := lr.next()
 		if err != nil {
@@ -88,15 +102,22 @@ func (d *chatDecoder) run(lr *lineReader, onLine func(), readErr func(error) err
 			return d.partial(), streamEnd(err, lr.n, readErr)
 		}
 		d.lines = lr.n
-		if onLine != nil {
-			onLine()
-		}
 		if d.lines == 1 {
+			if t != nil {
+				t.Begin()
+			}
 			if err := d.fn(Event{Kind: EventStarted}); err != nil {
 				return d.partial(), err
 			}
 		}
+		d.grew = false
 		done, err := d.decodeLine(line)
+		if d.grew && t != nil {
+			t.Alive()
+		}
+		if errors.Is(err, ErrAnswerTooLong) {
+			_ = d.endContent(false) // the line held is counted in the budget, and kept
+		}
 		if err != nil {
 			return d.partial(), err
 		}
@@ -114,7 +135,7 @@ func (d *chatDecoder) decodeLine(line []byte) (bool, error) {
 		return false, &MalformedLineError{Line: d.lines, Text: snippet(line), Err: err}
 	}
 	if ch.Error != nil {
-		return false, &StreamError{Message: *ch.Error, Line: d.lines}
+		return false, &StreamError{Message: d.masked(*ch.Error), Line: d.lines}
 	}
 	if err := d.emitText(&d.thinking, ch.Message.Thinking, EventThinkingDelta); err != nil {
 		return false, err
@@ -126,6 +147,10 @@ func (d *chatDecoder) decodeLine(line []byte) (bool, error) {
 		id := w.ID
 		if id == "" {
 			id = d.newID()
+		}
+		d.grew = true
+		if !d.budget.Take(len(id) + len(w.Function.Name) + len(w.Function.Arguments)) {
+			return false, &AnswerTooLongError{Limit: d.budget.Limit()}
 		}
 		d.calls = append(d.calls, ToolCall{
 			ID:       id,
@@ -154,13 +179,41 @@ func (d *chatDecoder) emitText(b *strings.Builder, raw json.RawMessage, kind Eve
 		return nil
 	}
 	start := b.Len()
-	if err := appendJSONString(b, raw); err != nil {
-		return &MalformedLineError{Line: d.lines, Text: snippet(raw), Err: err}
+	tooLong := d.appendText(b, raw)
+	if tooLong != nil && !errors.Is(tooLong, ErrAnswerTooLong) {
+		return tooLong
 	}
-	if b.Len() == start {
+	if b.Len() > start {
+		if err := d.fn(Event{Kind: kind, Text: b.String()[start:]}); err != nil {
+			return err
+		}
+	}
+	return tooLong // what fitted was given first
+}
+
+// appendText appends a raw JSON string to b within the answer's budget: all of it, or what
+// fits with an *AnswerTooLongError.
+func (d *chatDecoder) appendText(b *strings.Builder, raw json.RawMessage) error {
+	start := b.Len()
+	if len(raw) <= d.budget.Left() { // the text is never longer than its JSON
+		if err := appendJSONString(b, raw); err != nil {
+			return &MalformedLineError{Line: d.lines, Text: snippet(raw), Err: err}
+		}
+		d.budget.Fit(b.String()[start:])
+		d.grew = d.grew || b.Len() > start
 		return nil
 	}
-	return d.fn(Event{Kind: kind, Text: b.String()[start:]})
+	var text strings.Builder
+	if err := appendJSONString(&text, raw); err != nil {
+		return &MalformedLineError{Line: d.lines, Text: snippet(raw), Err: err}
+	}
+	kept, whole := d.budget.Fit(text.String())
+	b.WriteString(kept)
+	d.grew = d.grew || text.Len() > 0
+	if !whole {
+		return &AnswerTooLongError{Limit: d.budget.Limit()}
+	}
+	return nil
 }
 
 // emitContent is emitText for the content, without the server's repeat of the first piece:
@@ -177,10 +230,22 @@ func (d *chatDecoder) emitContent(raw json.RawMessage) error {
 		return d.emitText(&d.content, raw, EventContentDelta)
 	}
 	var line strings.Builder
-	if err := appendJSONString(&line, raw); err != nil {
-		return &MalformedLineError{Line: d.lines, Text: snippet(raw), Err: err}
+	tooLong := d.appendText(&line, raw)
+	if tooLong != nil && !errors.Is(tooLong, ErrAnswerTooLong) {
+		return tooLong
 	}
-	return d.giveContent(d.repeat.content(line.String()))
+	if err := d.giveContent(d.repeat.content(line.String())); err != nil {
+		return err
+	}
+	return tooLong
+}
+
+// masked is a message of the server with the key masked.
+func (d *chatDecoder) masked(text string) string {
+	if d.mask == nil {
+		return text
+	}
+	return d.mask(text)
 }
 
 // giveContent adds text to the answer and emits it.

@@ -259,8 +259,8 @@ func TestChatLineLimit(t *testing.T) {
 			t.Errorf("message %q does not name the limit", err)
 		}
 	})
-	t.Run("a raised limit reads the 20 MiB line whole", func(t *testing.T) {
-		c, _ := newTestServer(t, serve, WithMaxLineSize(32<<20))
+	t.Run("raised limits read the 20 MiB line whole", func(t *testing.T) {
+		c, _ := newTestServer(t, serve, WithMaxLineSize(32<<20), WithMaxAnswerSize(32<<20))
 		res, err := c.Chat(testCtx(t), userTurn("m", "hi"), nil)
 		if err != nil {
 			t.Fatal(err)

@@ -18,7 +18,10 @@ import (
 
 // Defaults of a [Client]; each has an [Option].
 const (
-	DefaultMaxLineSize      = 16 << 20
+	DefaultMaxLineSize = 16 << 20
+	// DefaultMaxAnswerSize bounds one answer's text, thinking and tool calls together, in
+	// bytes: far above any real answer, far below what would exhaust the memory or the disk.
+	DefaultMaxAnswerSize    = 8 << 20
 	DefaultFirstByteTimeout = 5 * time.Minute
 	DefaultIdleTimeout      = 60 * time.Second
 	// DefaultMetadataTimeout bounds the wait for /api/show, /api/tags and /api/version,
@@ -39,6 +42,7 @@ type Client struct {
 	base            *url.URL
 	http            *http.Client
 	maxLine         int
+	maxAnswer       int
 	firstByte, idle time.Duration
 	metadata        time.Duration
 	pullIdle        time.Duration
@@ -64,6 +68,17 @@ func WithHTTPClient(hc *http.Client) Option {
 
 // WithMaxLineSize sets the longest line accepted in a stream, in bytes (default 16 MiB).
 func WithMaxLineSize(n int) Option { return func(c *Client) { c.maxLine = n } }
+
+// WithMaxAnswerSize bounds one answer of Chat — its text, thinking and tool calls together
+// — in bytes (default 8 MiB); past it the stream is cut with an [*AnswerTooLongError]. 0 or
+// less keeps the default.
+func WithMaxAnswerSize(n int) Option {
+	return func(c *Client) {
+		if n > 0 {
+			c.maxAnswer = n
+		}
+	}
+}
 
 // WithFirstByteTimeout bounds the wait for the first line of an answer (default 5 min).
 func WithFirstByteTimeout(d time.Duration) Option { return func(c *Client) { c.firstByte = d } }
@@ -105,6 +120,7 @@ func New(base *url.URL, opts ...Option) *Client {
 		base:      base,
 		http:      &http.Client{},
 		maxLine:   DefaultMaxLineSize,
+		maxAnswer: DefaultMaxAnswerSize,
 		firstByte: DefaultFirstByteTimeout,
 		idle:      DefaultIdleTimeout,
 		metadata:  DefaultMetadataTimeout,
@@ -174,6 +190,7 @@ func (c *Client) attempt(ctx context.Context, method, path string, body []byte, 
 	if resp.StatusCode >= 400 {
 		raw := s.ReadError()
 		text, isOllama := errorText(raw)
+		text = s.Mask(text) // the body's escapes may have spelled the key
 		if httpstream.Unauthorized(resp.StatusCode) {
 			// a proxy in front of the server, whatever page it answers with
 			return nil, backoff.Permanent(&StatusError{StatusCode: resp.StatusCode, URL: c.URL(), Model: model,

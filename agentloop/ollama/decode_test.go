@@ -245,8 +245,8 @@ func perChunk(b *testing.B, run func()) {
 }
 
 // BenchmarkDecodeChatStream decodes the recorded 100k-chunk stream into the finished
-// message (content, thinking, tool calls, metrics) with this client and with the official
-// one, side by side.
+// message (content, thinking, tool calls, metrics) with this client, with a key to mask, and
+// with the official one, side by side.
 func BenchmarkDecodeChatStream(b *testing.B) {
 	rec := recordedStream()
 	base := &url.URL{Scheme: "http", Host: "ollama.invalid:11434"}
@@ -263,6 +263,16 @@ func BenchmarkDecodeChatStream(b *testing.B) {
 				b.Fatalf("res = %v, err = %v", res, err)
 			}
 			wantContent = len(res.Message.Content)
+		})
+	})
+	b.Run("client=prototyper,key=masked", func(b *testing.B) { // the key's masking of the body as it is read
+		c := New(base, WithHTTPClient(hc), WithAuthorization("Bearer sk-proj-0123456789abcdef"))
+		req := userTurn("qwen3:0.6b", "hi")
+		perChunk(b, func() {
+			res, err := c.Chat(ctx, req, func(Event) error { return nil })
+			if err != nil || len(res.Message.ToolCalls) != 2 || len(res.Message.Content) != wantContent {
+				b.Fatalf("res = %v, err = %v", res, err)
+			}
 		})
 	})
 	b.Run("client=ollama-api", func(b *testing.B) {

@@ -163,6 +163,21 @@ func (e *LineTooLongError) Error() string {
 }
 func (e *LineTooLongError) Is(target error) bool { return target == ErrLineTooLong }
 
+// ErrAnswerTooLong: the answer (its text, thinking and tool calls) passed the client's
+// answer size limit; the stream was cut there. An *AnswerTooLongError.
+var ErrAnswerTooLong = errors.New("answer too long")
+
+// AnswerTooLongError is an answer cut at the client's answer size limit: the text that fit
+// was delivered, its tool calls never are.
+type AnswerTooLongError struct {
+	Limit int // bytes
+}
+
+func (e *AnswerTooLongError) Error() string {
+	return fmt.Sprintf("the model's answer passed %s, the most one answer may hold, and was cut there (what came before is kept) — ask for a shorter answer or a smaller step, or raise the answer size limit (`prototyper run --max-answer-size`, or the largest answer kept in the settings)", formatBytes(int64(e.Limit)))
+}
+func (e *AnswerTooLongError) Is(target error) bool { return target == ErrAnswerTooLong }
+
 // ErrMalformedLine: a line was not the JSON object expected. A *MalformedLineError.
 var ErrMalformedLine = errors.New("malformed line")
 
@@ -183,13 +198,14 @@ func (e *MalformedLineError) Is(target error) bool { return target == ErrMalform
 var (
 	// ErrFirstByteTimeout: no response within the first-byte timeout.
 	ErrFirstByteTimeout = errors.New("first-byte timeout")
-	// ErrIdleTimeout: no line within the idle timeout mid-stream.
+	// ErrIdleTimeout: the answer did not grow (no text, thinking or tool call) within the
+	// idle timeout mid-stream, whatever else arrived.
 	ErrIdleTimeout = errors.New("idle timeout")
 )
 
 // TimeoutError is a first-byte or idle timeout.
 type TimeoutError struct {
-	FirstByte bool // true: nothing arrived at all; false: the stream went silent
+	FirstByte bool // true: nothing arrived at all; false: the answer stopped growing
 	After     time.Duration
 	URL       string
 	Path      string // the API path asked, e.g. /api/chat; "" when unknown
@@ -207,7 +223,7 @@ func (e *TimeoutError) Error() string {
 	case e.FirstByte:
 		return fmt.Sprintf("Ollama at %s sent nothing for %s (a model can be slow to load) — %s", e.URL, humanDuration(e.After), FirstByteAdvice)
 	}
-	return fmt.Sprintf("Ollama at %s went silent for %s mid-stream — try again; if it repeats, check the Ollama server log", e.URL, humanDuration(e.After))
+	return fmt.Sprintf("Ollama at %s sent nothing new for %s mid-answer — try again; if it repeats, check the Ollama server log", e.URL, humanDuration(e.After))
 }
 
 // humanDuration writes d the way a person would: 300ms, 15 s, 5 min, 1 min 30 s.
@@ -276,12 +292,15 @@ const (
 	CodeFirstByteTimeout  = "first_byte_timeout"
 	CodeIdleTimeout       = "idle_timeout"
 	CodeNetwork           = "network"
+	CodeAnswerTooLong     = "answer_too_long"
+	CodeRedirected        = "redirected"
 	CodeUnknown           = "unknown"
 )
 
 // Code names the kind of err for the `error` event: not_running, model_not_found,
 // capability_missing, busy, http_error, stream_error, incomplete_stream, line_too_long,
-// malformed_line, not_ollama, unauthorized, first_byte_timeout, idle_timeout, canceled, network or unknown.
+// malformed_line, not_ollama, unauthorized, first_byte_timeout, idle_timeout,
+// answer_too_long, redirected, canceled, network or unknown.
 func Code(err error) string {
 	switch {
 	case err == nil:
@@ -312,6 +331,12 @@ func Code(err error) string {
 		return CodeNotOllama
 	case errors.Is(err, ErrUnauthorized):
 		return CodeUnauthorized
+	case errors.Is(err, ErrAnswerTooLong):
+		return CodeAnswerTooLong
+	}
+	var re *httpstream.RedirectError
+	if errors.As(err, &re) {
+		return CodeRedirected
 	}
 	var se *StatusError
 	if errors.As(err, &se) {

@@ -174,7 +174,7 @@ func TestErrorsSayWhatToDoAndClassify(t *testing.T) {
 		{&LineTooLongError{Line: 2, Limit: 16 << 20}, "line_too_long", false, "check that the address points at an Ollama server"},
 		{&MalformedLineError{Line: 7, Err: errors.New("bad")}, "malformed_line", false, "line 7"},
 		{&TimeoutError{FirstByte: true, After: time.Minute}, "first_byte_timeout", true, "slow to load"},
-		{&TimeoutError{After: time.Minute}, "idle_timeout", true, "went silent"},
+		{&TimeoutError{After: time.Minute}, "idle_timeout", true, "sent nothing new for 1 min mid-answer"},
 		{networkFailure(errors.New("EOF")), "network", true, "check that the server is up"},
 	} {
 		if got := Code(tc.err); got != tc.code {

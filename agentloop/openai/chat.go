@@ -3,6 +3,7 @@ package openai
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -113,7 +114,7 @@ func (c *Client) Chat(ctx context.Context, req *ChatRequest, fn EventFunc) (*Res
 		return nil, err
 	}
 	defer s.Close()
-	d := &decoder{fn: fn}
+	d := &decoder{fn: fn, budget: httpstream.NewBudget(c.maxAnswer)}
 	err = d.read(s, c.maxLine)
 	res := d.result()
 	if err != nil {
@@ -138,22 +139,25 @@ type decoder struct {
 	started           bool
 	firstToken        time.Time
 	done              bool
+	budget            httpstream.Budget
+	grew              bool // the event being decoded added to the answer
 }
 
 // callParts is a tool call being assembled from its fragments.
 type callParts struct {
-	index    int
-	id, name string
-	args     strings.Builder
+	index      int
+	id         string
+	name, args strings.Builder // fragments are appended: a string's += would copy it each time
 }
 
-// read reads the stream to its end: [DONE], or EOF after a finish_reason.
+// read reads the stream to its end: [DONE], or EOF after a finish_reason. An event is
+// bounded as a line is (maxLine, its data lines joined); only an event that adds to the
+// answer keeps the stream alive.
 func (d *decoder) read(s *httpstream.Stream, maxLine int) error {
 	sc := bufio.NewScanner(s.Body)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine+1)
 	var data []byte // the data lines of the event being read
 	for sc.Scan() {
-		s.Alive()
 		line := bytes.TrimRight(sc.Bytes(), "\r")
 		switch {
 		case len(line) == 0: // the end of an event
@@ -166,12 +170,16 @@ func (d *decoder) read(s *httpstream.Stream, maxLine int) error {
 				return err
 			}
 		case bytes.HasPrefix(line, []byte("data:")):
+			part := bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))
+			if len(data)+1+len(part) > maxLine { // data lines without their blank line
+				return &MalformedError{TooLong: maxLine}
+			}
 			if len(data) > 0 {
 				data = append(data, '\n')
 			}
-			data = append(data, bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))...)
+			data = append(data, part...)
 		}
-		// comments (":"), event:, id: and retry: lines only keep the stream alive
+		// comments (":"), event:, id: and retry: lines say nothing of the answer
 	}
 	err := sc.Err()
 	if err == nil && len(data) > 0 { // a last event without its blank line
@@ -243,7 +251,7 @@ func (d *decoder) event(s *httpstream.Stream, data []byte) error {
 	}
 	if len(ch.Error) > 0 && string(ch.Error) != "null" {
 		msg, _ := apiErrorText(append(append([]byte(`{"error":`), ch.Error...), '}'))
-		return &StreamError{Message: msg}
+		return &StreamError{Message: s.Mask(msg)}
 	}
 	if !d.started {
 		d.started = true
@@ -255,30 +263,50 @@ func (d *decoder) event(s *httpstream.Stream, data []byte) error {
 	if ch.Usage != nil {
 		d.usage = Usage{PromptTokens: ch.Usage.PromptTokens, CompletionTokens: ch.Usage.CompletionTokens}
 	}
+	d.grew = false
+	err := d.choices(&ch)
+	if d.grew {
+		s.Alive()
+	}
+	if errors.Is(err, ErrAnswerTooLong) {
+		if ferr := d.flushThink(); ferr != nil { // what the splitter holds was counted: kept
+			return ferr
+		}
+	}
+	return err
+}
+
+// choices emits what the choices of a chunk add to the answer, within its budget.
+func (d *decoder) choices(ch *wireChunk) error {
 	for _, choice := range ch.Choices { // n is always 1: every choice is the one answer
 		delta := &choice.Delta
 		if choice.Message != nil {
 			delta = choice.Message
 		}
 		if delta.ReasoningContent != nil {
-			if err := d.emit(&d.thinking, *delta.ReasoningContent, EventThinkingDelta); err != nil {
-				return err
+			text, tooLong := d.fit(*delta.ReasoningContent)
+			if err := d.emit(&d.thinking, text, EventThinkingDelta); err != nil || tooLong != nil {
+				return cmp.Or(err, tooLong)
 			}
 		}
 		var reasoning string
 		if json.Unmarshal(delta.Reasoning, &reasoning) == nil {
-			if err := d.emit(&d.thinking, reasoning, EventThinkingDelta); err != nil {
-				return err
+			text, tooLong := d.fit(reasoning)
+			if err := d.emit(&d.thinking, text, EventThinkingDelta); err != nil || tooLong != nil {
+				return cmp.Or(err, tooLong)
 			}
 		}
 		if delta.Content != nil {
-			thinking, content := d.think.feed(*delta.Content)
-			if err := d.emitBoth(thinking, content); err != nil {
-				return err
+			text, tooLong := d.fit(*delta.Content)
+			thinking, content := d.think.feed(text)
+			if err := d.emitBoth(thinking, content); err != nil || tooLong != nil {
+				return cmp.Or(err, tooLong)
 			}
 		}
 		for _, tc := range delta.ToolCalls {
-			d.callPart(tc.Index, tc.ID, tc.Function.Name, tc.Function.Arguments)
+			if err := d.callPart(tc.Index, tc.ID, tc.Function.Name, tc.Function.Arguments); err != nil {
+				return err
+			}
 		}
 		if choice.FinishReason != nil && *choice.FinishReason != "" {
 			d.finish = *choice.FinishReason
@@ -290,9 +318,21 @@ func (d *decoder) event(s *httpstream.Stream, data []byte) error {
 	return nil
 }
 
+// fit takes text from the answer's budget: all of it, or what fits with an
+// *AnswerTooLongError.
+func (d *decoder) fit(text string) (string, error) {
+	d.grew = d.grew || text != ""
+	kept, whole := d.budget.Fit(text)
+	if !whole {
+		return kept, &AnswerTooLongError{Limit: d.budget.Limit()}
+	}
+	return kept, nil
+}
+
 // callPart adds a fragment to the call at index (or to the last call, for servers that send
-// no index); a new id at a used index starts a new call.
-func (d *decoder) callPart(index *int, id, name, args string) {
+// no index); a new id at a used index starts a new call. A call's id (the one it will be
+// given when it has none), name and arguments count in the answer's budget.
+func (d *decoder) callPart(index *int, id, name, args string) error {
 	var cur *callParts
 	for i := len(d.calls) - 1; i >= 0; i-- {
 		if index == nil || d.calls[i].index == *index {
@@ -300,7 +340,16 @@ func (d *decoder) callPart(index *int, id, name, args string) {
 			break
 		}
 	}
-	if cur == nil || (id != "" && cur.id != "" && id != cur.id) {
+	size := len(id) + len(name) + len(args)
+	fresh := cur == nil || (id != "" && cur.id != "" && id != cur.id)
+	if fresh && id == "" {
+		size += callIDLen // the id it will be given
+	}
+	d.grew = d.grew || size > 0
+	if !d.budget.Take(size) {
+		return &AnswerTooLongError{Limit: d.budget.Limit()}
+	}
+	if fresh {
 		cur = &callParts{index: len(d.calls)}
 		if index != nil {
 			cur.index = *index
@@ -310,8 +359,9 @@ func (d *decoder) callPart(index *int, id, name, args string) {
 	if id != "" {
 		cur.id = id
 	}
-	cur.name += name
+	cur.name.WriteString(name)
 	cur.args.WriteString(args)
+	return nil
 }
 
 func (d *decoder) emitBoth(thinking, content string) error {
@@ -351,7 +401,7 @@ func (d *decoder) result() *Result {
 		if id == "" {
 			id = newCallID()
 		}
-		r.ToolCalls = append(r.ToolCalls, ToolCall{ID: id, Name: c.name, Arguments: objectOrString(c.args.String())})
+		r.ToolCalls = append(r.ToolCalls, ToolCall{ID: id, Name: c.name.String(), Arguments: objectOrString(c.args.String())})
 	}
 	return r
 }
@@ -368,6 +418,9 @@ func objectOrString(args string) json.RawMessage {
 	b, _ := json.Marshal(args)
 	return b
 }
+
+// callIDLen is the length of an id of newCallID.
+const callIDLen = len("call_") + 16
 
 func newCallID() string {
 	var b [8]byte

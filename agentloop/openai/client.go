@@ -28,6 +28,7 @@ type Client struct {
 	http            *http.Client
 	key, keyEnv     string
 	maxLine         int
+	maxAnswer       int
 	firstByte, idle time.Duration
 	metadata        time.Duration
 	retry           httpstream.Policy
@@ -44,6 +45,17 @@ func WithAPIKey(key, env string) Option { return func(c *Client) { c.key, c.keyE
 // slow to load; 0: no bound) and the silence between two lines of a stream (default 60 s).
 func WithTimeouts(firstByte, idle time.Duration) Option {
 	return func(c *Client) { c.firstByte, c.idle = firstByte, idle }
+}
+
+// WithMaxAnswerSize bounds one answer of Chat — its text, thinking and tool calls together
+// — in bytes (default: the native client's, 8 MiB); past it the stream is cut with an
+// [*AnswerTooLongError]. 0 or less keeps the default.
+func WithMaxAnswerSize(n int) Option {
+	return func(c *Client) {
+		if n > 0 {
+			c.maxAnswer = n
+		}
+	}
 }
 
 // WithRetry bounds the retries before the first byte — at most attempts requests in all (1
@@ -74,7 +86,7 @@ func ParseBaseURL(raw string) (*url.URL, error) {
 func New(base *url.URL, opts ...Option) *Client {
 	// the native client's limits: a server of either kind gets the same patience
 	c := &Client{
-		base: base, http: &http.Client{}, maxLine: ollama.DefaultMaxLineSize,
+		base: base, http: &http.Client{}, maxLine: ollama.DefaultMaxLineSize, maxAnswer: ollama.DefaultMaxAnswerSize,
 		firstByte: ollama.DefaultFirstByteTimeout, idle: ollama.DefaultIdleTimeout, metadata: ollama.DefaultMetadataTimeout,
 		retry: httpstream.Policy{Attempts: ollama.DefaultRetryAttempts, MaxElapsed: ollama.DefaultRetryMaxElapsed,
 			Initial: ollama.DefaultRetryInitial, MaxInterval: ollama.DefaultRetryMaxInterval},
@@ -137,14 +149,15 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, mod
 		return nil, httpstream.Unanswered(err, c.refused, c.networkError)
 	}
 	if resp.StatusCode >= 400 || httpstream.HTMLType(resp.Header) {
-		return nil, c.statusError(resp, s.ReadError(), path, model)
+		return nil, c.statusError(resp, s.ReadError(), s.Mask, path, model)
 	}
 	return s, nil
 }
 
 // statusError explains an error answer; only 429 and 5xx may be retried.
-func (c *Client) statusError(resp *http.Response, raw []byte, path, model string) error {
+func (c *Client) statusError(resp *http.Response, raw []byte, mask func(string) string, path, model string) error {
 	msg, apiErr := apiErrorText(raw)
+	msg = mask(msg) // the body's escapes may have spelled the key
 	web := httpstream.HTMLType(resp.Header) || strings.HasPrefix(strings.ToLower(strings.TrimSpace(string(raw))), "<")
 	auth := httpstream.Unauthorized(resp.StatusCode)
 	if !auth && (web || (resp.StatusCode == http.StatusNotFound && !apiErr)) { // a proxy's 401 page is still a 401

@@ -28,14 +28,20 @@
 //   - Requests are retried with exponential backoff only before the first byte of an answer:
 //     a refused connection, 429 and 5xx (Retry-After honoured), never another 4xx.
 //   - There is no whole-request timeout: a first-byte timeout (5 min by default, a model can
-//     be slow to load), an idle timeout between lines (60 s), and a short first-byte timeout
-//     for /v1/models (15 s). Cancelling the context closes the connection at once.
+//     be slow to load), an idle timeout (60 s) that only an event adding to the answer re-arms
+//     (keep-alives do not), and a short first-byte timeout for /v1/models (15 s). Cancelling
+//     the context closes the connection at once.
+//   - One answer's text, thinking and tool calls are kept up to a size (8 MiB by default,
+//     [WithMaxAnswerSize]), an event's data lines up to the line limit; past either the
+//     stream is cut with an error and what fit is the partial result.
+//   - The key is masked in all the server sends; a redirect to another origin is not
+//     followed.
 //
 // # Errors
 //
 // The sentinels ([ErrUnreachable], [ErrUnauthorized], [ErrModelNotFound], [ErrCapability],
 // [ErrBusy], [ErrStream], [ErrIncompleteStream], [ErrLineTooLong], [ErrMalformed],
-// [ErrFirstByteTimeout], [ErrIdleTimeout], [ErrNotOpenAI]) match the typed errors with
+// [ErrFirstByteTimeout], [ErrIdleTimeout], [ErrAnswerTooLong], [ErrNotOpenAI]) match the typed errors with
 // [errors.Is]. Their Error() is one sentence that says what a user can do, naming flags and
 // settings, never the key. [Code] and [Retryable] classify an error for the agent's `error`
 // event with the same codes as the native Ollama client, plus unauthorized and not_openai.

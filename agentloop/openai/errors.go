@@ -22,7 +22,8 @@ var (
 	ErrLineTooLong      = ollama.ErrLineTooLong      // a line of the stream exceeded the maximum
 	ErrMalformed        = ollama.ErrMalformedLine    // an event's data was not the JSON expected
 	ErrFirstByteTimeout = ollama.ErrFirstByteTimeout // no answer within the first-byte timeout
-	ErrIdleTimeout      = ollama.ErrIdleTimeout      // the stream went silent mid-answer
+	ErrIdleTimeout      = ollama.ErrIdleTimeout      // the answer did not grow for the idle timeout
+	ErrAnswerTooLong    = ollama.ErrAnswerTooLong    // the answer passed the answer size limit
 
 	// ErrUnreachable: nothing answers at the base URL (connection refused), after the retries.
 	ErrUnreachable = errors.New("the model server does not answer")
@@ -118,6 +119,11 @@ func (e *NotOpenAIError) Error() string {
 }
 func (e *NotOpenAIError) Is(target error) bool { return target == ErrNotOpenAI }
 
+// AnswerTooLongError is an answer cut at the client's answer size limit: the text that fit
+// was delivered, its tool calls never are. The native client's, whose sentence says the same
+// of any server.
+type AnswerTooLongError = ollama.AnswerTooLongError
+
 // StreamError is an error event inside a stream.
 type StreamError struct{ Message string }
 
@@ -180,7 +186,7 @@ func (e *TimeoutError) Error() string {
 	case e.FirstByte:
 		return fmt.Sprintf("the server at %s sent nothing for %s (a model can be slow to load) — %s", e.URL, e.After, ollama.FirstByteAdvice)
 	}
-	return fmt.Sprintf("the server at %s went silent for %s mid-answer — try again; if it repeats, check the server's log", e.URL, e.After)
+	return fmt.Sprintf("the server at %s sent nothing new for %s mid-answer — try again; if it repeats, check the server's log", e.URL, e.After)
 }
 
 // Is matches what the native client's timeout matches: ErrFirstByteTimeout or
@@ -206,6 +212,7 @@ const CodeNotOpenAI = "not_openai"
 func Code(err error) string {
 	var se *StatusError
 	var ne *httpstream.NetworkError
+	var re *httpstream.RedirectError
 	for _, c := range []struct {
 		target error
 		code   string
@@ -214,7 +221,7 @@ func Code(err error) string {
 		{ErrModelNotFound, ollama.CodeModelNotFound}, {ErrCapability, ollama.CodeCapabilityMissing}, {ErrBusy, ollama.CodeBusy},
 		{ErrStream, ollama.CodeStreamError}, {ErrFirstByteTimeout, ollama.CodeFirstByteTimeout}, {ErrIdleTimeout, ollama.CodeIdleTimeout},
 		{ErrIncompleteStream, ollama.CodeIncompleteStream}, {ErrLineTooLong, ollama.CodeLineTooLong}, {ErrMalformed, ollama.CodeMalformedLine},
-		{ErrNotOpenAI, CodeNotOpenAI},
+		{ErrNotOpenAI, CodeNotOpenAI}, {ErrAnswerTooLong, ollama.CodeAnswerTooLong},
 	} {
 		if errors.Is(err, c.target) {
 			return c.code
@@ -227,6 +234,8 @@ func Code(err error) string {
 		return ollama.CodeHTTPError
 	case errors.As(err, &ne):
 		return ollama.CodeNetwork
+	case errors.As(err, &re):
+		return ollama.CodeRedirected
 	}
 	return ollama.CodeUnknown
 }

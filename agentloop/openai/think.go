@@ -15,6 +15,10 @@ type thinkSplitter struct {
 	pending string // held text: a possible tag, or leading space
 }
 
+// maxLeadingSpace is the most space held before the answer is known not to open with
+// <think>: held text is copied with every delta, and a server could send space for ever.
+const maxLeadingSpace = 4 << 10
+
 type thinkState uint8
 
 const (
@@ -35,7 +39,7 @@ func (t *thinkSplitter) feed(text string) (thinking, content string) {
 			switch {
 			case strings.HasPrefix(trimmed, openThink):
 				t.state, s = thinkInside, trimmed[len(openThink):]
-			case strings.HasPrefix(openThink, trimmed): // "", "<", "<th", …: wait
+			case strings.HasPrefix(openThink, trimmed) && len(s) <= maxLeadingSpace: // "", "<", "<th", …: wait
 				t.pending = s
 				return thinking, content
 			default:

@@ -43,6 +43,8 @@ export interface Config {
   alwaysAllow: Record<string, string[] | null>
   /** The largest file kept so that its change can be undone, in bytes. */
   checkpointMaxBytes?: number
+  /** The most one answer may hold, in bytes (0: the default, 8 MiB). */
+  maxAnswerBytes?: number
   /** The model server's API: Ollama's own, or any OpenAI-compatible server at baseUrl. */
   provider: Provider
   /** The OpenAI-compatible server's API address, e.g. http://gpu:8000/v1. */

@@ -176,6 +176,8 @@ type Settings struct {
 	AlwaysAllow map[string][]string `json:"alwaysAllow"`
 	// CheckpointMaxBytes: the largest file kept so that its change can be undone.
 	CheckpointMaxBytes int64 `json:"checkpointMaxBytes,omitempty"`
+	// MaxAnswerBytes: the most one answer may hold (0: the default, 8 MiB).
+	MaxAnswerBytes int64 `json:"maxAnswerBytes"`
 	// Provider, BaseURL and APIKeyEnv choose the model server (see [store.Settings]).
 	Provider  string `json:"provider"`
 	BaseURL   string `json:"baseUrl"`
@@ -224,7 +226,7 @@ func (d *Desktop) Config() (Config, error) {
 	c := Config{Settings: Settings{Workspace: workspace, Model: model, OllamaURL: url,
 		Think: s.ThinkLevel(), ContextCap: s.ContextCapTokens(), ToolApproval: map[string]string{},
 		FirstByteTimeoutSec: s.FirstByteTimeoutSec, StartOllama: s.StartsOllama(), OllamaBinary: s.OllamaBinary,
-		AlwaysAllow: s.AlwaysAllow, CheckpointMaxBytes: s.CheckpointLimit(),
+		AlwaysAllow: s.AlwaysAllow, CheckpointMaxBytes: s.CheckpointLimit(), MaxAnswerBytes: s.MaxAnswerBytes,
 		Provider: d.server.Endpoint().Provider, BaseURL: s.BaseURL, APIKeyEnv: s.APIKeyEnv, MCPJSON: string(s.MCPServers), Theme: s.ThemeName(),
 		KeepAliveMin: s.KeepAliveMin, LoopRepeats: s.LoopLimit(), IgnoreTextToolCalls: s.IgnoreTextToolCalls, Instructions: s.InstructionsFor(workspace),
 		OlderTurns: s.OlderTurnsPolicy()},
@@ -258,7 +260,7 @@ func (d *Desktop) SaveSettings(in Settings) error {
 	}
 	saved, err := d.db.UpdateSettings(func(s *store.Settings) error {
 		s.OllamaURL, s.Think, s.ContextCap, s.ToolApproval = firstNonEmpty(in.OllamaURL, url), in.Think, in.ContextCap, in.ToolApproval
-		s.FirstByteTimeoutSec = in.FirstByteTimeoutSec
+		s.FirstByteTimeoutSec, s.MaxAnswerBytes = in.FirstByteTimeoutSec, in.MaxAnswerBytes
 		s.ManualOllama, s.OllamaBinary = !in.StartOllama, in.OllamaBinary
 		if in.AlwaysAllow != nil {
 			s.AlwaysAllow = in.AlwaysAllow

@@ -151,3 +151,21 @@ func TestReadImagesGivesBase64OrSaysWhichFileCannotGo(t *testing.T) {
 		t.Fatalf("a folder: %v", err)
 	}
 }
+
+func TestTheSettingsKeepTheAnswerSizeAndRefuseOneNoRunCouldUse(t *testing.T) {
+	d, _ := openTestDesktop(t, DesktopOptions{Workspace: t.TempDir(), Model: "m", Common: Common{Ollama: "http://127.0.0.1:1"}})
+	if err := d.SaveSettings(Settings{Think: "on", MaxAnswerBytes: 32 << 20}); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := d.Config(); err != nil || c.MaxAnswerBytes != 32<<20 {
+		t.Fatalf("config holds %d, %v; want 32 MiB", c.MaxAnswerBytes, err)
+	}
+	err := d.SaveSettings(Settings{Think: "on", MaxAnswerBytes: 2 << 30})
+	var invalid *store.InvalidSettingError
+	if !errors.As(err, &invalid) || invalid.Setting != "maxAnswerBytes" {
+		t.Fatalf("err = %v, want the answer size refused", err)
+	}
+	if s, _ := d.db.Settings(); s.MaxAnswerBytes != 32<<20 {
+		t.Errorf("a refused save changed the answer size to %d", s.MaxAnswerBytes)
+	}
+}

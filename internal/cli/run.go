@@ -33,7 +33,27 @@ type runFlags struct {
 	maxSteps                                               int
 	json                                                   bool
 	firstByte                                              time.Duration
+	maxAnswer                                              byteSize
 	images                                                 fileList
+}
+
+// byteSize is a flag of a size in bytes, written 8MiB, 512KiB, 1GiB or as bytes.
+type byteSize int64
+
+func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
+func (b *byteSize) Set(v string) error {
+	num, unit := strings.TrimSpace(v), int64(1)
+	for suffix, u := range map[string]int64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30} {
+		if strings.HasSuffix(num, suffix) {
+			num, unit = strings.TrimSpace(strings.TrimSuffix(num, suffix)), u
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 0 || n > (1<<40)/unit {
+		return fmt.Errorf("%q is not a size: write it as 8MiB, 512KiB or a number of bytes", v)
+	}
+	*b = byteSize(n * unit)
+	return nil
 }
 
 // fileList is a repeatable flag of file paths.
@@ -76,6 +96,8 @@ Flags:
 	fs.IntVar(&f.maxSteps, "max-steps", agentloop.DefaultMaxSteps, "cap on model calls in this run")
 	fs.BoolVar(&f.json, "json", false, "print every event as one JSON line on stdout")
 	fs.Var(&f.images, "image", "send the image `FILE` (PNG, JPEG, GIF, WebP) with the prompt, to a model that can see; repeatable")
+	fs.Var(&f.maxAnswer, "max-answer-size", "the most one answer (text, thinking and tool calls) may hold, e.g. 8MiB; "+
+		"past it the answer is cut (default: the settings', else 8MiB)")
 	fs.DurationVar(&f.firstByte, "first-byte-timeout", ollama.DefaultFirstByteTimeout,
 		"how long to wait for the model's first byte, loading included, e.g. 90s or 10m (0: no limit)")
 	words, err := parseInterleaved(fs, args)
@@ -102,6 +124,8 @@ Flags:
 		return usage("--max-steps must be at least 1")
 	case f.firstByte < 0:
 		return usage("--first-byte-timeout must be a duration such as 90s or 10m, or 0 for no limit")
+	case f.maxAnswer != 0 && (store.Settings{MaxAnswerBytes: int64(f.maxAnswer)}).Validate() != nil:
+		return usage("--max-answer-size must be between 64KiB and 1GiB")
 	case len(f.images) > 0 && prompt == "":
 		return usage("--image goes with a PROMPT")
 	}
@@ -205,7 +229,7 @@ Flags:
 	opts := agentloop.RunOptions{
 		Model: f.model, Think: f.think, MaxSteps: f.maxSteps, Approve: f.approve, Approver: approver,
 		Summarize: summarize, Offerer: offerer,
-		Workspace: workspace, Decide: f.decide, Reason: f.reason, Images: images,
+		Workspace: workspace, Decide: f.decide, Reason: f.reason, Images: images, MaxAnswerBytes: int(f.maxAnswer),
 	}
 	if firstByteGiven {
 		opts.FirstByteTimeout = f.firstByte

@@ -4,6 +4,12 @@
 // byte that honours a server's Retry-After ([Do]), and the tests that tell a refused
 // connection, a web page or an error status apart.
 //
+// It also keeps what a server could do to the user from the client's side: the key of the
+// Authorization header is masked in everything the server sends ([Hidden]), a redirect to
+// another origin is not followed ([RedirectError]), an answer is kept only up to a size
+// ([Budget]), and the idle timer is re-armed only by what makes the answer grow
+// ([Stream.Alive]), never by bytes that keep a connection open.
+//
 // Each client keeps its own error types and sentences: this package ends a request with
 // the timeout errors it is given, and says which kind of failure happened
 // ([TransportError]) for the client to explain ([Unanswered]); the one sentence of a network
@@ -19,6 +25,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"syscall"
@@ -29,16 +36,18 @@ import (
 
 // Request is one request of a model client and the limits of its answer.
 type Request struct {
-	Method, URL   string
-	Body          []byte // JSON, or nil
-	Accept        string
-	Authorization string // the Authorization header's value; "" sends none
+	Method, URL string
+	Body        []byte // JSON, or nil
+	Accept      string
+	// Authorization is the Authorization header's value ("" sends none). Its value, and its
+	// credentials without the scheme, are masked in the answer's body and its error text.
+	Authorization string
 	// FirstByte bounds the wait for the answer to begin (0: no bound); when it passes, the
 	// request ends with FirstByteTimeout as its cause.
 	FirstByte        time.Duration
 	FirstByteTimeout error
-	// Idle bounds the silence between two lines once lines arrive (0: no bound); when it
-	// passes, the request ends with IdleTimeout as its cause.
+	// Idle bounds the time an answer that has begun may go without growing (0: no bound);
+	// when it passes, the request ends with IdleTimeout as its cause. See [Stream.Alive].
 	Idle        time.Duration
 	IdleTimeout error
 }
@@ -80,10 +89,14 @@ func (e *NetworkError) Unwrap() error { return e.Err }
 // the stream that reads it (whose Body is the answer's). An error is a [backoff.Permanent]
 // one (ctx's cause, the first-byte timeout, a request that cannot be built), or a
 // [*TransportError], which may be retried.
+//
+// A redirect is followed only to the same origin (scheme, host and port): to another one it
+// would carry the key and the request's body (the conversation) to a server the user did not
+// name, so it ends the request with a [*RedirectError], which is permanent.
 func Send(ctx context.Context, hc *http.Client, req Request) (*http.Response, *Stream, error) {
 	reqCtx, cancel := context.WithCancelCause(ctx)
 	s := &Stream{ctx: ctx, reqCtx: reqCtx, cancel: cancel, idleDur: req.Idle,
-		firstErr: req.FirstByteTimeout, idleErr: req.IdleTimeout}
+		firstErr: req.FirstByteTimeout, idleErr: req.IdleTimeout, secrets: secretsOf(req.Authorization)}
 	wait := req.FirstByte
 	if wait <= 0 { // no bound: the timer is armed for ever
 		wait = math.MaxInt64
@@ -107,21 +120,58 @@ func Send(ctx context.Context, hc *http.Client, req Request) (*http.Response, *S
 	if req.Authorization != "" {
 		hr.Header.Set("Authorization", req.Authorization)
 	}
-	resp, err := hc.Do(hr)
+	resp, err := sameOrigin(hc, s.secrets).Do(hr)
 	if err != nil {
 		timeout := s.timedOut()
 		s.Close()
+		var re *RedirectError
 		switch {
 		case ctx.Err() != nil:
 			return nil, nil, backoff.Permanent(context.Cause(ctx))
 		case timeout != nil:
 			return nil, nil, backoff.Permanent(timeout)
+		case errors.As(err, &re):
+			return nil, nil, backoff.Permanent(re)
 		}
 		return nil, nil, &TransportError{Err: err, Refused: refused(err)}
 	}
-	s.Body = resp.Body
+	s.Body = newMaskingReader(resp.Body, s.secrets)
 	return resp, s, nil
 }
+
+// RedirectError is a request the server sent to another origin, which was not followed.
+type RedirectError struct {
+	From, To string // the address asked and the one the server sent the request to
+}
+
+func (e *RedirectError) Error() string {
+	return fmt.Sprintf("the server at %s sent the request on to another address, %s, which was not followed: the conversation and any key go only to the address you chose — if %s is the server, use it as the address", e.From, e.To, e.To)
+}
+
+// sameOrigin is hc (sharing its connections) following redirects within the origin of the
+// first request only, at most 10 as net/http does. The address redirected to is the
+// server's text: the key is masked in it.
+func sameOrigin(hc *http.Client, s secrets) *http.Client {
+	cp := *hc
+	next := hc.CheckRedirect
+	cp.CheckRedirect = func(r *http.Request, via []*http.Request) error {
+		first := via[0].URL
+		if r.URL.Scheme != first.Scheme || r.URL.Host != first.Host {
+			return &RedirectError{From: origin(first), To: s.mask(r.URL.Redacted())}
+		}
+		if next != nil {
+			return next(r, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &cp
+}
+
+// origin is the scheme and host of u: what a user named as the server's address.
+func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
 
 // Unanswered turns the error of [Send] for a request that got no answer into the client's
 // own: refused(cause) when nothing listens at the address, network(cause) for another
@@ -146,7 +196,8 @@ func refused(err error) bool {
 	return errors.As(err, &op) && op.Op == "dial"
 }
 
-// Stream is an answer being read: its body, and the timers that end it.
+// Stream is an answer being read: its body, with the key masked in it, and the timers
+// that end it.
 type Stream struct {
 	Body              io.ReadCloser
 	ctx, reqCtx       context.Context // the caller's, and the request's
@@ -155,6 +206,7 @@ type Stream struct {
 	idleDur           time.Duration
 	firstErr, idleErr error
 	begun             bool
+	secrets           secrets
 }
 
 // NewStream returns a stream of body that no timer ends, for a benchmark of a decoder.
@@ -162,15 +214,18 @@ func NewStream(ctx context.Context, body io.ReadCloser) *Stream {
 	return &Stream{Body: body, ctx: ctx, reqCtx: ctx, cancel: func(error) {}, first: time.NewTimer(math.MaxInt64)}
 }
 
-// Begin stops the first-byte timer: the answer has begun.
+// Begin stops the first-byte timer and arms the idle timer: the answer has begun.
 func (s *Stream) Begin() {
 	if !s.begun {
 		s.begun = true
 		s.first.Stop()
+		s.Alive()
 	}
 }
 
-// Alive arms the idle timer, or re-arms it: a line arrived.
+// Alive re-arms the idle timer: the answer grew. Only what a user would see grow (text,
+// thinking, a tool call's bytes) may call it: a server that sends keep-alives, empty events
+// or blank lines, however often, still ends at the idle timeout.
 func (s *Stream) Alive() {
 	if s.idleDur <= 0 {
 		return
@@ -184,11 +239,15 @@ func (s *Stream) Alive() {
 }
 
 // LineArrived is [Stream.Begin] and [Stream.Alive]: for an answer whose every line is a
-// part of it.
+// part of it (a pull's progress).
 func (s *Stream) LineArrived() {
 	s.Begin()
 	s.Alive()
 }
+
+// Mask returns text from the server with the key masked: a message decoded from the body
+// (an escape in JSON can spell a key the body's masking did not see).
+func (s *Stream) Mask(text string) string { return s.secrets.mask(text) }
 
 // Why explains an error of reading the body: the caller's cancellation, a timeout, or err
 // itself.
@@ -211,11 +270,12 @@ func (s *Stream) timedOut() error {
 	return nil
 }
 
-// ReadError reads up to 1 MiB of an error answer's body and closes the stream.
+// ReadError reads up to 1 MiB of an error answer's body, the key masked in it however short,
+// and closes the stream.
 func (s *Stream) ReadError() []byte {
 	raw, _ := io.ReadAll(io.LimitReader(s.Body, 1<<20))
 	s.Close()
-	return raw
+	return []byte(s.Mask(string(raw)))
 }
 
 // Close stops the timers, closes the body and ends the request.

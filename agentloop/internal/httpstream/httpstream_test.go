@@ -3,6 +3,7 @@ package httpstream
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -124,5 +125,32 @@ func TestNothingListeningIsARefusedTransportError(t *testing.T) {
 	var te *TransportError
 	if !errors.As(err, &te) || !te.Refused {
 		t.Fatalf("err = %v, want a refused TransportError", err)
+	}
+}
+
+func TestKeepAlivesDoNotReArmTheIdleTimer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for {
+			w.Write([]byte("\n"))
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}))
+	defer srv.Close()
+	idle := errors.New("nothing new for 100 ms")
+	_, s, err := Send(context.Background(), srv.Client(), Request{Method: http.MethodGet, URL: srv.URL,
+		Idle: 100 * time.Millisecond, IdleTimeout: idle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.Begin() // the answer began; what follows adds nothing to it
+	_, err = io.Copy(io.Discard, s.Body)
+	if err = s.Why(err); !errors.Is(err, idle) {
+		t.Fatalf("err = %v, want the idle timeout", err)
 	}
 }

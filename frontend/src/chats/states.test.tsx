@@ -68,7 +68,7 @@ describe('states a user sees', () => {
   })
 
   it('every error code the Go side sends has words of its own, and an unknown one keeps its sentence', () => {
-    for (const code of ['not_running', 'network', 'model_not_found', 'capability_missing', 'busy', 'stream_error', 'incomplete_stream', 'malformed_line', 'line_too_long', 'first_byte_timeout', 'idle_timeout', 'not_ollama']) {
+    for (const code of ['not_running', 'network', 'model_not_found', 'capability_missing', 'busy', 'stream_error', 'incomplete_stream', 'malformed_line', 'line_too_long', 'first_byte_timeout', 'idle_timeout', 'answer_too_long', 'not_ollama']) {
       const s = errorSentence(code, 'x')
       expect(s.text).not.toBe('x')
       expect(s.text).not.toMatch(/OLLAMA_HOST|--ollama|done:true|EOF/)

@@ -99,3 +99,16 @@ describe('older messages that no longer fit, in the settings', () => {
     expect((await save(backend, dialog)).olderTurns).toBe('never')
   })
 })
+
+describe('the largest answer kept, in the settings', () => {
+  it('shows the saved size in MiB (empty: the default) and saves it in bytes', async () => {
+    const backend = await mount((b) => {
+      b.cfg.maxAnswerBytes = 16 << 20
+    })
+    const dialog = openSettings()
+    const field = within(dialog).getByLabelText(/Largest answer kept/) as HTMLInputElement
+    expect(field.value).toBe('16')
+    fireEvent.change(field, { target: { value: '32' } })
+    expect((await save(backend, dialog)).maxAnswerBytes).toBe(32 << 20)
+  })
+})

@@ -39,6 +39,8 @@ function OllamaServerSettings(props: {
   )
 }
 
+const MiB = 1 << 20
+
 /** The model server, think level, context cap and the approval policy of each tool. */
 export function SettingsPanel({ config, onClose }: { config: Config; onClose: () => void }) {
   const store = useStore()
@@ -50,6 +52,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
   const [think, setThink] = useState<ThinkLevel>(config.think)
   const [cap, setCap] = useState(String(config.contextCap || ''))
   const [firstByte, setFirstByte] = useState(String(config.firstByteTimeoutSec || ''))
+  const [maxAnswer, setMaxAnswer] = useState(String((config.maxAnswerBytes ?? 0) / MiB || ''))
   const [startOllama, setStartOllama] = useState(config.startOllama)
   const [ollamaBinary, setOllamaBinary] = useState(config.ollamaBinary)
   const [approval, setApproval] = useState<Record<string, ApprovalPolicy>>({ ...config.toolApproval })
@@ -99,6 +102,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
         think,
         contextCap: Number(cap) || 0,
         firstByteTimeoutSec: Number(firstByte) || 0,
+        maxAnswerBytes: Math.round((Number(maxAnswer) || 0) * MiB),
         startOllama,
         ollamaBinary: ollamaBinary.trim(),
         provider,
@@ -183,6 +187,10 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
         <label>
           Wait for a model to start answering (seconds, 0 = the default)
           <input type="number" min={0} step={30} value={firstByte} onChange={(e) => setFirstByte(e.target.value)} />
+        </label>
+        <label>
+          Largest answer kept (MiB, 0 = 8; past it the answer is cut)
+          <input type="number" min={0} max={1024} step={1} value={maxAnswer} onChange={(e) => setMaxAnswer(e.target.value)} />
         </label>
         <label>
           Theme

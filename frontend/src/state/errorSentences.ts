@@ -97,8 +97,12 @@ function sentencesFor(w: ServerWords): Record<string, ErrorSentence> {
       actions: retryOrSettings,
     },
     idle_timeout: {
-      text: 'The model stopped sending in the middle of its answer. What arrived is kept; Retry asks again.',
+      text: 'The model stopped adding to its answer in the middle of it. What arrived is kept; Retry asks again.',
       actions: retryOnly,
+    },
+    answer_too_long: {
+      text: 'The answer grew past the largest answer kept, and was cut there. What arrived is kept: ask for a shorter answer or a smaller step, or raise the limit in the settings and Retry.',
+      actions: ['settings', 'retry'],
     },
     not_ollama: {
       text: 'The address in the settings answers, but not like Ollama. Check the Ollama URL in the settings.',
