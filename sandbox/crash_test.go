@@ -1,0 +1,68 @@
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+)
+
+const (
+	helperEnv          = "PROTOTYPER_SANDBOX_HELPER"
+	helperWorkspaceEnv = "PROTOTYPER_SANDBOX_HELPER_WORKSPACE"
+	crashMarker        = "987650"
+)
+
+// helperMain is the test binary standing in for the app: it runs one command in the
+// workspace it is given and prints what happens.
+func helperMain() {
+	ws := os.Getenv(helperWorkspaceEnv)
+	command := "echo ran > ran.txt"
+	if os.Getenv(helperEnv) == "crash" {
+		command = "echo new > new.txt; echo changed >> existing.txt; echo started; sleep " + crashMarker
+	}
+	_, err := Run(context.Background(), command, Options{Workspace: ws}, func(c Chunk) error {
+		os.Stdout.Write(c.Data)
+		return nil
+	})
+	if errors.Is(err, ErrUnavailable) {
+		fmt.Println("unavailable: " + err.Error())
+		return
+	}
+	fmt.Println("ended:", err)
+}
+
+func TestKillingTheAppLeavesNoProcessAndTheWorkspaceUnchanged(t *testing.T) {
+	needSandbox(t)
+	ws := t.TempDir()
+	writeTree(t, ws, map[string]string{"existing.txt": "as it was\n"})
+	before := snapshot(t, ws)
+
+	app := exec.Command(os.Args[0], "-test.run", "^$")
+	app.Env = append(os.Environ(), helperEnv+"=crash", helperWorkspaceEnv+"="+ws)
+	stdout, err := app.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	app.Stderr = os.Stderr
+	if err := app.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() && lines.Text() != "started" {
+	}
+	if len(processesWith("sleep\x00"+crashMarker)) == 0 {
+		t.Fatal("the command is not running after it printed started")
+	}
+	app.Process.Kill() // kill -9
+	app.Wait()
+
+	awaitNoProcessWith(t, crashMarker, 2*time.Second)
+	if after := snapshot(t, ws); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("the workspace changed: before %v, after %v", before, after)
+	}
+}
