@@ -52,11 +52,12 @@ func TestKillingTheAppLeavesNoProcessAndTheWorkspaceUnchanged(t *testing.T) {
 	if err := app.Start(); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { app.Process.Kill(); app.Wait() }) // a failing test leaves no app behind
 	lines := bufio.NewScanner(stdout)
 	for lines.Scan() && lines.Text() != "started" {
 	}
-	if len(processesWith("sleep\x00"+crashMarker)) == 0 {
-		t.Fatal("the command is not running after it printed started")
+	for len(processesWith("sleep\x00"+crashMarker)) == 0 { // the command is running
+		time.Sleep(5 * time.Millisecond)
 	}
 	app.Process.Kill() // kill -9
 	app.Wait()
