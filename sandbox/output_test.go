@@ -1,8 +1,8 @@
 package sandbox
 
 import (
-	"context"
 	"bytes"
+	"context"
 	"runtime"
 	"strings"
 	"testing"
