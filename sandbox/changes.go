@@ -67,7 +67,8 @@ type ChangeSet struct {
 	// Bytes is the sum of the new files' sizes.
 	Bytes int64
 
-	dir string // the staged contents
+	dir   string    // the staged contents
+	stage *stageDir // the run's folder, locked until Close
 }
 
 // Empty reports whether the command changed nothing.
@@ -79,6 +80,9 @@ func (cs *ChangeSet) Close() error {
 		return nil
 	}
 	err := os.RemoveAll(cs.dir)
+	if cs.stage != nil {
+		err = cs.stage.remove()
+	}
 	cs.dir = ""
 	return err
 }

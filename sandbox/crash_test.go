@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -42,8 +43,9 @@ func TestKillingTheAppLeavesNoProcessAndTheWorkspaceUnchanged(t *testing.T) {
 	writeTree(t, ws, map[string]string{"existing.txt": "as it was\n"})
 	before := snapshot(t, ws)
 
+	stageDir := t.TempDir()
 	app := exec.Command(os.Args[0], "-test.run", "^$")
-	app.Env = append(os.Environ(), helperEnv+"=crash", helperWorkspaceEnv+"="+ws)
+	app.Env = append(os.Environ(), helperEnv+"=crash", helperWorkspaceEnv+"="+ws, "TMPDIR="+stageDir)
 	stdout, err := app.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -65,5 +67,16 @@ func TestKillingTheAppLeavesNoProcessAndTheWorkspaceUnchanged(t *testing.T) {
 	awaitNoProcessWith(t, crashMarker, 2*time.Second)
 	if after := snapshot(t, ws); fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Fatalf("the workspace changed: before %v, after %v", before, after)
+	}
+
+	// The dead app's folder is swept by the next run.
+	left, _ := filepath.Glob(filepath.Join(stageDir, stagePattern))
+	if len(left) != 1 {
+		t.Fatalf("the killed app's run folder: %v", left)
+	}
+	res, _ := run(t, t.TempDir(), "true", Options{StageDir: stageDir})
+	res.Changes.Close()
+	if now, _ := filepath.Glob(filepath.Join(stageDir, "*")); len(now) != 0 {
+		t.Fatalf("after the next run the stage folder holds %v", now)
 	}
 }

@@ -1,19 +1,12 @@
 package sandbox
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
-	"sync"
-	"syscall"
 	"time"
 )
 
@@ -119,15 +112,11 @@ func Run(ctx context.Context, command string, opts Options, fn OutputFunc) (*Res
 			return nil, &UnavailableError{Reason: fmt.Sprintf("Commands cannot run confined because %s is missing: install util-linux and coreutils and try again.", tool), Detail: err.Error()}
 		}
 	}
-	stage, err := os.MkdirTemp(opts.StageDir, "prototyper-run-")
+	stage, err := newStageDir(opts.StageDir)
 	if err != nil {
 		return nil, fmt.Errorf("cannot make the command's stage folder in %s: %w", opts.StageDir, err)
 	}
-	mnt := filepath.Join(stage, "mnt")
-	if err := os.Mkdir(mnt, 0o700); err != nil {
-		os.RemoveAll(stage)
-		return nil, err
-	}
+	mnt := stage.mnt()
 	var secs string
 	if opts.Timeout > 0 {
 		secs = strconv.FormatFloat(opts.Timeout.Seconds(), 'f', 3, 64)
@@ -141,9 +130,11 @@ func Run(ctx context.Context, command string, opts Options, fn OutputFunc) (*Res
 
 	res, err := runOuter(ctx, args, mnt, ws, stage, opts, fn)
 	if err != nil || res.Changes == nil {
-		os.RemoveAll(stage)
+		stage.remove()
+		return res, err
 	}
-	return res, err
+	res.Changes.stage = stage // Close removes the folder and drops its lock
+	return res, nil
 }
 
 // resolveDir makes the workspace absolute (links resolved) and checks that dir is a folder
@@ -174,278 +165,3 @@ func resolveDir(workspace, dir string) (ws, abs string, err error) {
 	}
 	return ws, filepath.Join(ws, rel), nil
 }
-
-// bwrapArgs builds the confinement of the command itself.
-func bwrapArgs(bwrap, ws, dir, mnt, command string, opts Options) []string {
-	a := []string{bwrap,
-		"--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-		"--disable-userns", "--die-with-parent", "--new-session",
-		"--uid", strconv.Itoa(os.Getuid()), "--gid", strconv.Itoa(os.Getgid()),
-	}
-	if !opts.Network {
-		a = append(a, "--unshare-net")
-	}
-	// The system folders, read-only; everything else of the host (homes, other projects,
-	// /tmp, /var, /run, /mnt, /srv) is absent.
-	for _, p := range []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix/store"} {
-		fi, err := os.Lstat(p)
-		switch {
-		case err != nil:
-		case fi.Mode()&fs.ModeSymlink != 0:
-			if t, err := os.Readlink(p); err == nil {
-				a = append(a, "--symlink", t, p)
-			}
-		default:
-			a = append(a, "--ro-bind", p, p)
-		}
-	}
-	if opts.Network { // the resolver of systemd-resolved is linked from /etc/resolv.conf
-		a = append(a, "--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve")
-	}
-	size := strconv.FormatInt(opts.MaxWriteBytes, 10)
-	a = append(a, "--proc", "/proc", "--dev", "/dev", "--size", size, "--tmpfs", "/tmp")
-	home := homeDir()
-	a = append(a, "--size", size, "--tmpfs", home)
-	for _, p := range opts.ReadOnly {
-		a = append(a, "--ro-bind", p, p)
-	}
-	a = append(a, "--bind", filepath.Join(mnt, "merged"), ws)
-	for _, p := range opts.Hidden {
-		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			a = append(a, "--tmpfs", p)
-		} else if err == nil {
-			a = append(a, "--ro-bind", "/dev/null", p)
-		}
-	}
-	a = append(a, "--chdir", dir, "--clearenv")
-	for _, kv := range commandEnv(home, opts.Env) {
-		k, v, _ := strings.Cut(kv, "=")
-		a = append(a, "--setenv", k, v)
-	}
-	return append(a, "--", "/bin/sh", "-c", command)
-}
-
-func homeDir() string {
-	if h, err := os.UserHomeDir(); err == nil && filepath.IsAbs(h) && h != "/" {
-		return filepath.Clean(h)
-	}
-	return "/home/sandbox"
-}
-
-// commandEnv is the command's whole environment: the allow-list from the app's own, then
-// the caller's explicit variables.
-func commandEnv(home string, extra []string) []string {
-	env := []string{"HOME=" + home}
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if k == "PATH" || k == "LANG" || k == "TERM" || strings.HasPrefix(k, "LC_") {
-			env = append(env, kv)
-		}
-	}
-	if os.Getenv("PATH") == "" {
-		env = append(env, "PATH=/usr/local/bin:/usr/bin:/bin")
-	}
-	return append(env, extra...)
-}
-
-// runOuter starts the namespaces, streams the output, and collects the change set.
-func runOuter(ctx context.Context, args []string, mnt, ws, stage string, opts Options, fn OutputFunc) (*Result, error) {
-	cmd := exec.Command("unshare", args...)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
-	if os.Getenv("PATH") == "" {
-		cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"}
-	}
-	// The app's death kills unshare, whose --kill-child kills the namespace's first
-	// process, which takes every process of the namespace with it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-	release, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	statusR, statusW, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	defer statusR.Close()
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		statusW.Close()
-		return nil, err
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		statusW.Close()
-		outR.Close()
-		outW.Close()
-		return nil, err
-	}
-	cmd.Stdout, cmd.Stderr = outW, errW
-	cmd.ExtraFiles = []*os.File{statusW}
-	start := time.Now()
-	err = cmd.Start()
-	statusW.Close()
-	outW.Close()
-	errW.Close()
-	if err != nil {
-		outR.Close()
-		errR.Close()
-		return nil, &UnavailableError{Reason: "Commands cannot run confined because unshare could not start: install util-linux and try again.", Detail: err.Error()}
-	}
-	killed := make(chan struct{})
-	var killOnce sync.Once
-	kill := func() { killOnce.Do(func() { cmd.Process.Kill(); close(killed) }) }
-	stopWatch := context.AfterFunc(ctx, kill)
-	defer stopWatch()
-
-	out := newBoundedOutput(opts.HeadBytes, opts.TailBytes)
-	var outMu sync.Mutex
-	var fnErr error
-	var pumps sync.WaitGroup
-	pump := func(r *os.File, s Stream) {
-		defer pumps.Done()
-		defer r.Close()
-		buf := make([]byte, 32<<10)
-		for {
-			n, err := r.Read(buf)
-			if n > 0 {
-				outMu.Lock()
-				out.write(buf[:n])
-				if fn != nil && fnErr == nil {
-					if fnErr = fn(Chunk{Stream: s, Data: buf[:n]}); fnErr != nil {
-						kill()
-					}
-				}
-				outMu.Unlock()
-			}
-			if err != nil {
-				return
-			}
-		}
-	}
-	pumps.Add(2)
-	go pump(outR, Stdout)
-	go pump(errR, Stderr)
-
-	// Read the status lines until the command ended or the outer process died.
-	var detail []string
-	exitCode, setupFailed, ready := -1, "", false
-	sc := bufio.NewScanner(statusR)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case line == "ready":
-			ready = true
-		case strings.HasPrefix(line, "setup "):
-			setupFailed = strings.TrimPrefix(line, "setup ")
-		case strings.HasPrefix(line, "exit "):
-			exitCode, _ = strconv.Atoi(strings.TrimPrefix(line, "exit "))
-		default:
-			detail = append(detail, line)
-		}
-		if exitCode >= 0 || setupFailed != "" {
-			break
-		}
-	}
-	var changes *ChangeSet
-	var walkErr error
-	if exitCode >= 0 && ctx.Err() == nil && fnErr == nil {
-		// The namespace still holds the upper layer: read it through its root.
-		upper := filepath.Join(fmt.Sprintf("/proc/%d/root", cmd.Process.Pid), mnt, "upper")
-		changes, walkErr = collect(upper, ws, filepath.Join(stage, "files"))
-	}
-	release.Close()
-	pumps.Wait()
-	waitErr := cmd.Wait()
-	dur := time.Since(start)
-
-	switch {
-	case ctx.Err() != nil:
-		return nil, ctx.Err()
-	case fnErr != nil:
-		return nil, fnErr
-	case setupFailed != "" || !ready:
-		return nil, unavailable(setupFailed, strings.Join(detail, "\n"), waitErr)
-	case exitCode < 0:
-		return nil, fmt.Errorf("the command's sandbox ended unexpectedly: %v", waitErr)
-	case walkErr != nil:
-		return nil, fmt.Errorf("reading what the command changed: %w", walkErr)
-	}
-	res := &Result{ExitCode: exitCode, Duration: dur, Output: out.result(), Changes: changes}
-	// timeout(1) kills with SIGKILL: 137, the same as a command that killed itself, told
-	// apart by the clock.
-	res.TimedOut = opts.Timeout > 0 && exitCode == 128+int(syscall.SIGKILL) && dur >= opts.Timeout
-	return res, nil
-}
-
-// unavailable turns a failed setup step into the sentence for the user.
-func unavailable(step, detail string, waitErr error) error {
-	if detail == "" && waitErr != nil {
-		detail = waitErr.Error()
-	}
-	reason := "Commands cannot run confined because this system refuses unprivileged user namespaces: allow them (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu kernel.apparmor_restrict_unprivileged_userns=0) or turn on running commands unconfined in the settings."
-	switch step {
-	case "overlay":
-		reason = "Commands cannot run confined because this kernel cannot mount an overlay in a user namespace (Linux 5.11 or later is needed): update the kernel or turn on running commands unconfined in the settings."
-	case "bind":
-		reason = "Commands cannot run confined because the workspace folder cannot be mounted in the sandbox: choose a folder on a local disk."
-	}
-	return &UnavailableError{Reason: reason, Detail: strings.TrimSpace(step + " " + detail)}
-}
-
-// runUnconfined runs the command as an ordinary child in its own process group.
-func runUnconfined(ctx context.Context, command, dir string, opts Options, fn OutputFunc) (*Result, error) {
-	cmd := exec.Command("/bin/sh", "-c", command)
-	cmd.Dir = dir
-	cmd.Env = commandEnv(homeDir(), opts.Env)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Stdin = nil
-	out := newBoundedOutput(opts.HeadBytes, opts.TailBytes)
-	var mu sync.Mutex
-	var fnErr error
-	w := func(s Stream) io.Writer {
-		return writerFunc(func(p []byte) (int, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			out.write(p)
-			if fn != nil && fnErr == nil {
-				fnErr = fn(Chunk{Stream: s, Data: p})
-			}
-			return len(p), fnErr
-		})
-	}
-	cmd.Stdout, cmd.Stderr = w(Stdout), w(Stderr)
-	if opts.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
-		defer cancel()
-	}
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	stop := context.AfterFunc(ctx, func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
-	defer stop()
-	err := cmd.Wait()
-	res := &Result{Duration: time.Since(start), Output: out.result()}
-	var exitErr *exec.ExitError
-	switch {
-	case ctx.Err() == context.DeadlineExceeded:
-		res.TimedOut, res.ExitCode = true, 128+int(syscall.SIGKILL)
-	case ctx.Err() != nil:
-		return nil, ctx.Err()
-	case fnErr != nil:
-		return nil, fnErr
-	case errors.As(err, &exitErr):
-		res.ExitCode = exitErr.ExitCode()
-		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			res.ExitCode = 128 + int(ws.Signal())
-		}
-	case err != nil:
-		return nil, err
-	}
-	return res, nil
-}
-
-type writerFunc func([]byte) (int, error)
-
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -147,3 +147,20 @@ func TestUnconfinedRunsInTheWorkspaceOnlyWhenAsked(t *testing.T) {
 		t.Fatalf("unconfined write did not land: %q", b)
 	}
 }
+
+func TestASandboxBubblewrapCannotSetUpIsReportedAndNothingRuns(t *testing.T) {
+	needSandbox(t)
+	ws := t.TempDir()
+	writeTree(t, ws, map[string]string{"private/sub/": ""})
+	// The folder to start in exists, but it is inside a hidden one: bwrap cannot enter it.
+	rec := &recorded{}
+	_, err := Run(context.Background(), "echo ran", Options{Workspace: ws, Dir: "private/sub", Hidden: []string{filepath.Join(ws, "private")}}, rec.fn)
+	var unavailable *UnavailableError
+	if !errors.As(err, &unavailable) || !strings.Contains(unavailable.Detail, "bwrap") {
+		t.Fatalf("Run = %v, want an UnavailableError with bubblewrap's message", err)
+	}
+	if strings.Contains(rec.String(), "ran") {
+		t.Fatalf("the command ran: %s", rec)
+	}
+	t.Logf("%s (%s)", err, unavailable.Detail)
+}

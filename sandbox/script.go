@@ -23,7 +23,8 @@ mount -t overlay overlay -o "lowerdir=$st/lower,upperdir=$st/upper,workdir=$st/w
 # Older kernels keep pid_max global: there the RLIMIT_NPROC below is the only process cap.
 echo "$pidmax" >/proc/sys/kernel/pid_max 2>/dev/null
 echo ready >&3
-timeout -s KILL "$secs" prlimit "--nproc=$nproc:$nproc" "$@" </dev/null 3>&-
+# bwrap reports on fd 4 (--json-status-fd, close-on-exec: the command never has it).
+timeout -s KILL "$secs" prlimit "--nproc=$nproc:$nproc" "$@" </dev/null 4>&3 3>&-
 echo "exit $?" >&3
 read -r _ || true
 `

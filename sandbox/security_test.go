@@ -64,6 +64,23 @@ func TestSecretsOfTheHomeFolderAndTheDatabaseAreNotVisible(t *testing.T) {
 	}
 }
 
+func TestCredentialsStayHiddenWhenTheWorkspaceIsTheHomeFolder(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	writeTree(t, home, map[string]string{".ssh/id_rsa": "SECRET-SSH-KEY", ".netrc": "SECRET-NETRC", "notes.txt": "visible"})
+	tried := "cat .ssh/id_rsa .netrc notes.txt; echo x > .ssh/planted"
+	t.Logf("tried: %s (in the home folder as the workspace)", tried)
+	res, rec := run(t, home, tried, Options{})
+	if strings.Contains(rec.String(), "SECRET") || !strings.Contains(rec.String(), "visible") {
+		t.Fatalf("output:\n%s", rec)
+	}
+	for _, c := range res.Changes.Changes {
+		if strings.HasPrefix(c.Path, ".ssh") {
+			t.Fatalf("a change to %s would be applied", c.Path)
+		}
+	}
+}
+
 func TestTheHostsLoopbackIsReachableOnlyWithNetworkAllowed(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
