@@ -12,6 +12,9 @@ packages=(
   xvfb xdotool xclip imagemagick x11-utils dbus-daemon at-spi2-core desktop-file-utils
   # building the Ollama server from its Go module
   nlohmann-json3-dev libstb-dev
+  # confining the commands the agent runs (package sandbox): bwrap; unshare, prlimit and
+  # mount come with util-linux, timeout with coreutils
+  bubblewrap
 )
 # extra packages named on the command line (e.g. chromium for `make bench-stream`)
 packages+=("$@")

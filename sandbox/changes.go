@@ -1,0 +1,441 @@
+package sandbox
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"syscall"
+)
+
+// Kind says what happened to a path.
+type Kind string
+
+// The kinds of change, in the words the rest of the app uses for a path's state.
+const (
+	Created     Kind = "created"  // the path did not exist (or, after a Deleted change of it, had another type)
+	Modified    Kind = "modified" // a file's bytes or a link's target changed
+	Deleted     Kind = "deleted"  // the path and, for a folder, everything in it is gone
+	ModeChanged Kind = "mode"     // only the permission bits changed
+)
+
+// Type is the type of file a change is about.
+type Type string
+
+// The types of file a change set holds. Other types (FIFOs, sockets, devices) the command
+// made are listed in [ChangeSet.Skipped] and never applied.
+const (
+	File    Type = "file"
+	Dir     Type = "dir"
+	Symlink Type = "symlink"
+)
+
+// Change is one path's change. A path replaced by one of another type is a Deleted change
+// followed by a Created one.
+type Change struct {
+	// Path is slash-separated and relative to the workspace; its names may hold any bytes.
+	Path string
+	Kind Kind
+	// Type is the new entry's type, or the removed entry's for Deleted.
+	Type Type
+	// Mode holds the permission bits of the new entry (setuid and setgid dropped).
+	Mode fs.FileMode
+	// Target is a symlink's new target.
+	Target string
+	// Size is a file's new size in bytes.
+	Size int64
+	// Content is the path of a file's new bytes, kept until [ChangeSet.Close]; empty but
+	// for Created and Modified files.
+	Content string
+}
+
+// ChangeSet is what a command did to the workspace, computed from its copy-on-write layer
+// when it ended and not yet applied. Changes are in the order [ChangeSet.Apply] makes them:
+// a folder before what it holds, a deletion before what replaces it.
+type ChangeSet struct {
+	Changes []Change
+	// Skipped lists paths of entries the command made that are no file, folder or link.
+	Skipped []string
+	// Bytes is the sum of the new files' sizes.
+	Bytes int64
+
+	dir   string    // the staged contents
+	stage *stageDir // the run's folder, locked until Close
+}
+
+// Empty reports whether the command changed nothing.
+func (cs *ChangeSet) Empty() bool { return cs == nil || len(cs.Changes) == 0 }
+
+// Close removes the staged contents. The change set cannot be applied afterwards.
+func (cs *ChangeSet) Close() error {
+	if cs == nil || cs.dir == "" {
+		return nil
+	}
+	err := os.RemoveAll(cs.dir)
+	if cs.stage != nil {
+		err = cs.stage.remove()
+	}
+	cs.dir = ""
+	return err
+}
+
+// ReadFile returns the new bytes of a Created or Modified file.
+func (cs *ChangeSet) ReadFile(c Change) ([]byte, error) {
+	if c.Content == "" {
+		return nil, fmt.Errorf("%s: no new content in a %s %s change", c.Path, c.Kind, c.Type)
+	}
+	return os.ReadFile(c.Content)
+}
+
+// modeMask keeps the permission and sticky bits: a command never leaves a setuid file.
+const modeMask = fs.ModePerm | fs.ModeSticky
+
+// collector walks an overlay upper layer against its lower layer, the workspace.
+type collector struct {
+	upper, lower *os.Root
+	cs           *ChangeSet
+	staged       int
+}
+
+// collect computes the change set of upper (an overlayfs upper folder) over the workspace
+// ws, copying new file contents into stage.
+func collect(upper, ws, stage string) (*ChangeSet, error) {
+	u, err := os.OpenRoot(upper)
+	if err != nil {
+		return nil, err
+	}
+	defer u.Close()
+	l, err := os.OpenRoot(ws)
+	if err != nil {
+		return nil, err
+	}
+	defer l.Close()
+	if err := os.Mkdir(stage, 0o700); err != nil {
+		return nil, err
+	}
+	c := &collector{upper: u, lower: l, cs: &ChangeSet{dir: stage}}
+	if err := c.dir(".", isOpaque(upper)); err != nil {
+		c.cs.Close()
+		return nil, err
+	}
+	return c.cs, nil
+}
+
+// dir emits the changes inside the folder rel. Under an opaque folder (one the command
+// deleted and made again), nothing of the lower folder shows through.
+func (c *collector) dir(rel string, opaque bool) error {
+	f, err := c.upper.Open(rel)
+	if err != nil {
+		return err
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	slices.Sort(names)
+	if opaque {
+		if lf, err := c.lower.Open(rel); err == nil {
+			if fi, err := lf.Stat(); err == nil && fi.IsDir() && c.lowerIsDir(rel) {
+				lnames, _ := lf.Readdirnames(-1)
+				slices.Sort(lnames)
+				for _, n := range lnames {
+					if _, found := slices.BinarySearch(names, n); !found {
+						lfi, err := c.lower.Lstat(join(rel, n))
+						if err == nil {
+							c.add(Change{Path: join(rel, n), Kind: Deleted, Type: typeOf(lfi)})
+						}
+					}
+				}
+			}
+			lf.Close()
+		}
+	}
+	for _, n := range names {
+		if err := c.entry(join(rel, n), opaque); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lowerIsDir reports whether rel is a real folder of the workspace (no link on the way).
+func (c *collector) lowerIsDir(rel string) bool {
+	for p := rel; p != "."; p = path.Dir(p) {
+		fi, err := c.lower.Lstat(p)
+		if err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+// lowerLstat is the workspace's entry at rel, or nil when there is none (or a parent of it
+// is no real folder, which the command saw replaced).
+func (c *collector) lowerLstat(rel string) fs.FileInfo {
+	if !c.lowerIsDir(path.Dir(rel)) {
+		return nil
+	}
+	fi, err := c.lower.Lstat(rel)
+	if err != nil {
+		return nil
+	}
+	return fi
+}
+
+func (c *collector) entry(rel string, parentOpaque bool) error {
+	fi, err := c.upper.Lstat(rel)
+	if err != nil {
+		return err
+	}
+	low := c.lowerLstat(rel)
+	replace := func(t Type) { // the lower entry goes first when the type changes
+		if low != nil && typeOf(low) != t {
+			c.add(Change{Path: rel, Kind: Deleted, Type: typeOf(low)})
+			low = nil
+		}
+	}
+	mode := fi.Mode() & modeMask
+	switch {
+	case isWhiteout(fi):
+		if low != nil {
+			c.add(Change{Path: rel, Kind: Deleted, Type: typeOf(low)})
+		}
+	case fi.IsDir():
+		replace(Dir)
+		opaque := parentOpaque || low == nil || isOpaque(filepath.Join(c.upper.Name(), rel))
+		switch {
+		case low == nil:
+			c.add(Change{Path: rel, Kind: Created, Type: Dir, Mode: fi.Mode().Perm()})
+		case low.Mode()&modeMask != mode:
+			c.add(Change{Path: rel, Kind: ModeChanged, Type: Dir, Mode: fi.Mode().Perm()})
+		}
+		return c.dir(rel, opaque)
+	case fi.Mode().IsRegular():
+		replace(File)
+		if low != nil {
+			same, err := c.sameBytes(rel, fi, low)
+			if err != nil {
+				return err
+			}
+			if same {
+				if low.Mode()&modeMask != mode {
+					c.add(Change{Path: rel, Kind: ModeChanged, Type: File, Mode: mode})
+				}
+				return nil
+			}
+		}
+		staged, err := c.stage(rel)
+		if err != nil {
+			return err
+		}
+		kind := Created
+		if low != nil {
+			kind = Modified
+		}
+		c.cs.Bytes += fi.Size()
+		c.add(Change{Path: rel, Kind: kind, Type: File, Mode: mode, Size: fi.Size(), Content: staged})
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, err := c.upper.Readlink(rel)
+		if err != nil {
+			return err
+		}
+		replace(Symlink)
+		kind := Created
+		if low != nil {
+			if old, err := c.lower.Readlink(rel); err == nil && old == target {
+				return nil
+			}
+			kind = Modified
+		}
+		c.add(Change{Path: rel, Kind: kind, Type: Symlink, Target: target})
+	default:
+		c.cs.Skipped = append(c.cs.Skipped, rel)
+	}
+	return nil
+}
+
+func (c *collector) add(ch Change) { c.cs.Changes = append(c.cs.Changes, ch) }
+
+// sameBytes compares the upper file rel with the workspace's.
+func (c *collector) sameBytes(rel string, up, low fs.FileInfo) (bool, error) {
+	if !low.Mode().IsRegular() || up.Size() != low.Size() {
+		return false, nil
+	}
+	a, err := c.upper.Open(rel)
+	if err != nil {
+		return false, err
+	}
+	defer a.Close()
+	b, err := c.lower.Open(rel)
+	if err != nil {
+		return false, nil
+	}
+	defer b.Close()
+	ba, bb := make([]byte, 64<<10), make([]byte, 64<<10)
+	for {
+		na, ea := io.ReadFull(a, ba)
+		nb, _ := io.ReadFull(b, bb)
+		if na != nb || !bytes.Equal(ba[:na], bb[:nb]) {
+			return false, nil
+		}
+		if ea != nil {
+			return true, nil
+		}
+	}
+}
+
+// stage copies the upper file rel into the stage folder under a number, since its name
+// may hold any bytes.
+func (c *collector) stage(rel string) (string, error) {
+	src, err := c.upper.OpenFile(rel, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return "", err
+	}
+	defer src.Close()
+	c.staged++
+	name := filepath.Join(c.cs.dir, strconv.Itoa(c.staged))
+	dst, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", err
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		dst.Close()
+		return "", err
+	}
+	return name, dst.Close()
+}
+
+// isWhiteout reports an overlayfs whiteout: a character device 0/0.
+func isWhiteout(fi fs.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && fi.Mode()&fs.ModeCharDevice != 0 && st.Rdev == 0
+}
+
+// isOpaque reports an overlayfs opaque folder (mounted with userxattr, so in the user.
+// namespace; trusted. when an administrator mounted it).
+func isOpaque(dir string) bool {
+	buf := make([]byte, 8)
+	for _, attr := range []string{"user.overlay.opaque", "trusted.overlay.opaque"} {
+		if n, err := syscall.Getxattr(dir, attr, buf); err == nil && n == 1 && buf[0] == 'y' {
+			return true
+		}
+	}
+	return false
+}
+
+func typeOf(fi fs.FileInfo) Type {
+	switch {
+	case fi.IsDir():
+		return Dir
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return Symlink
+	default:
+		return File
+	}
+}
+
+func join(dir, name string) string {
+	if dir == "." {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// Apply makes the changes in the workspace ws, in order. Each file is written to a
+// temporary file in its folder and renamed over its path, so a reader never sees half a
+// file; every operation goes through an [os.Root] of ws, so no link leads outside it.
+// Apply is meant to be called after the caller checkpointed the paths it changes: when it
+// fails part-way, the error says how many changes were made.
+func (cs *ChangeSet) Apply(ws string) error {
+	if cs == nil {
+		return nil
+	}
+	if cs.dir == "" && len(cs.Changes) > 0 {
+		return errors.New("the change set was closed before it was applied")
+	}
+	root, err := os.OpenRoot(ws)
+	if err != nil {
+		return fmt.Errorf("the workspace folder %s cannot be opened: %w", ws, err)
+	}
+	defer root.Close()
+	for i, c := range cs.Changes {
+		if err := applyOne(root, c); err != nil {
+			return fmt.Errorf("applying the command's changes stopped at %s after %d of %d: %w", c.Path, i, len(cs.Changes), err)
+		}
+	}
+	return nil
+}
+
+func applyOne(root *os.Root, c Change) error {
+	if !filepath.IsLocal(c.Path) {
+		return fmt.Errorf("%q is not a path inside the workspace", c.Path)
+	}
+	switch {
+	case c.Kind == Deleted:
+		return root.RemoveAll(c.Path)
+	case c.Kind == ModeChanged:
+		return root.Chmod(c.Path, c.Mode)
+	case c.Type == Dir:
+		if err := root.Mkdir(c.Path, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		return root.Chmod(c.Path, c.Mode) // exact bits, whatever the umask
+	case c.Type == Symlink:
+		tmp := tempName(c.Path)
+		if err := root.Symlink(c.Target, tmp); err != nil {
+			return err
+		}
+		return renameOrRemove(root, tmp, c.Path)
+	default:
+		return writeFile(root, c)
+	}
+}
+
+func writeFile(root *os.Root, c Change) error {
+	src, err := os.Open(c.Content)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	tmp := tempName(c.Path)
+	dst, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(dst, src)
+	if err == nil {
+		err = dst.Chmod(c.Mode)
+	}
+	if cerr := dst.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		root.Remove(tmp)
+		return err
+	}
+	return renameOrRemove(root, tmp, c.Path)
+}
+
+func renameOrRemove(root *os.Root, tmp, dst string) error {
+	if err := root.Rename(tmp, dst); err != nil {
+		root.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// tempName is a free name beside p for a file about to be renamed onto p.
+func tempName(p string) string {
+	var b [6]byte
+	rand.Read(b[:])
+	return path.Join(path.Dir(p), ".prototyper-"+hex.EncodeToString(b[:])+".tmp")
+}

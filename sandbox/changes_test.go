@@ -1,0 +1,150 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// The same script run in the sandbox and then applied, and run directly in a copy of the
+// workspace, leaves the same tree: every kind of change survives the round trip.
+func TestApplyingTheChangeSetLeavesWhatTheCommandWouldHaveLeft(t *testing.T) {
+	files := map[string]string{
+		"keep.txt":          "unchanged\n",
+		"edit.txt":          "old\n",
+		"gone.txt":          "bye\n",
+		"exec.sh":           "#!/bin/sh\n",
+		"touched.txt":       "same bytes\n",
+		"tree/a/b.txt":      "deep\n",
+		"tree/c.txt":        "c\n",
+		"file-to-dir":       "was a file\n",
+		"dir-to-file/x.txt": "x\n",
+		"redo/old.txt":      "old\n",
+		"link-target.txt":   "t\n",
+	}
+	script := strings.Join([]string{
+		"echo new >> edit.txt",
+		"rm gone.txt",
+		"chmod 755 exec.sh",
+		"cat touched.txt > t && cat t > touched.txt && rm t", // written, same bytes: no change
+		"rm -r tree/a",
+		"rm file-to-dir && mkdir file-to-dir && echo inside > file-to-dir/f",
+		"rm -r dir-to-file && echo now-a-file > dir-to-file",
+		"rm -r redo && mkdir redo && echo fresh > redo/new.txt",
+		"mkdir -p made/deep/er && echo hi > made/deep/er/file && : > made/empty",
+		"ln -s link-target.txt link && ln -s ../outside dangling",
+		"printf 'odd' > \"$(printf 'new\\nline')\" && printf 'bytes' > \"$(printf 'caf\\351')\"",
+		"head -c 300000 /dev/urandom > big.bin",
+	}, " && ")
+
+	sandboxed := t.TempDir()
+	writeTree(t, sandboxed, files)
+	direct := t.TempDir()
+	writeTree(t, direct, files)
+	before := snapshot(t, sandboxed)
+
+	res, rec := run(t, sandboxed, script, Options{})
+	if res.ExitCode != 0 {
+		t.Fatalf("script failed (%d):\n%s", res.ExitCode, rec)
+	}
+	if got := snapshot(t, sandboxed); !reflect.DeepEqual(got, before) {
+		t.Fatal("the workspace changed before Apply")
+	}
+	if _, err := runUnconfinedForTest(direct, strings.ReplaceAll(script, "head -c 300000 /dev/urandom > big.bin", "true")); err != nil {
+		t.Fatal(err)
+	}
+	// the random file is the only one whose bytes differ between the two runs
+	big, err := res.Changes.ReadFile(find(t, res.Changes, "big.bin"))
+	if err != nil || len(big) != 300000 {
+		t.Fatalf("big.bin: %d bytes, %v", len(big), err)
+	}
+	os.WriteFile(filepath.Join(direct, "big.bin"), big, 0o644)
+
+	if err := res.Changes.Apply(sandboxed); err != nil {
+		t.Fatal(err)
+	}
+	got, want := snapshot(t, sandboxed), snapshot(t, direct)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("after Apply:\n%s\nwhat the command does directly:\n%s", show(got), show(want))
+	}
+
+	kinds := map[string]Kind{}
+	for _, c := range res.Changes.Changes {
+		kinds[c.Path+" "+string(c.Type)] = c.Kind
+	}
+	for path, kind := range map[string]Kind{
+		"edit.txt file": Modified, "gone.txt file": Deleted, "exec.sh file": ModeChanged,
+		"tree/a dir": Deleted, "file-to-dir file": Deleted, "file-to-dir dir": Created,
+		"dir-to-file dir": Deleted, "dir-to-file file": Created, "redo/old.txt file": Deleted,
+		"link symlink": Created, "new\nline file": Created, "caf\xe9 file": Created,
+	} {
+		if kinds[path] != kind {
+			t.Errorf("%q: %q, want %q", path, kinds[path], kind)
+		}
+	}
+	for _, unchanged := range []string{"keep.txt file", "touched.txt file"} {
+		if k, ok := kinds[unchanged]; ok {
+			t.Errorf("%q listed as %s although its bytes and mode are the same", unchanged, k)
+		}
+	}
+}
+
+func TestApplyNeverFollowsALinkOutOfTheWorkspace(t *testing.T) {
+	ws := t.TempDir()
+	writeTree(t, ws, map[string]string{"sub/": ""})
+	res, _ := run(t, ws, "echo payload > sub/file", Options{})
+	// While the change set waits, sub becomes a link to a folder outside.
+	outside := t.TempDir()
+	os.Remove(filepath.Join(ws, "sub"))
+	if err := os.Symlink(outside, filepath.Join(ws, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	err := res.Changes.Apply(ws)
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Fatalf("Apply wrote outside the workspace: %v", entries)
+	}
+	if err == nil {
+		t.Fatal("Apply through a link leaving the workspace succeeded")
+	}
+}
+
+func TestAClosedChangeSetIsNotApplied(t *testing.T) {
+	ws := t.TempDir()
+	res, _ := run(t, ws, "echo x > x", Options{})
+	res.Changes.Close()
+	if err := res.Changes.Apply(ws); err == nil {
+		t.Fatal("a closed change set was applied")
+	}
+	if _, err := os.Stat(filepath.Join(ws, "x")); err == nil {
+		t.Fatal("x was created")
+	}
+}
+
+func find(tb testing.TB, cs *ChangeSet, path string) Change {
+	tb.Helper()
+	for _, c := range cs.Changes {
+		if c.Path == path {
+			return c
+		}
+	}
+	tb.Fatalf("%s not in the change set", path)
+	return Change{}
+}
+
+func show(m map[string]string) string {
+	var lines []string
+	for k, v := range m {
+		lines = append(lines, fmt.Sprintf("  %q: %q", k, v))
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
+
+func runUnconfinedForTest(ws, script string) (*Result, error) {
+	return Run(context.Background(), script, Options{Workspace: ws, Unconfined: true}, nil)
+}

@@ -1,0 +1,82 @@
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+const (
+	helperEnv          = "PROTOTYPER_SANDBOX_HELPER"
+	helperWorkspaceEnv = "PROTOTYPER_SANDBOX_HELPER_WORKSPACE"
+	crashMarker        = "987650"
+)
+
+// helperMain is the test binary standing in for the app: it runs one command in the
+// workspace it is given and prints what happens.
+func helperMain() {
+	ws := os.Getenv(helperWorkspaceEnv)
+	command := "echo ran > ran.txt"
+	if os.Getenv(helperEnv) == "crash" {
+		command = "echo new > new.txt; echo changed >> existing.txt; echo started; sleep " + crashMarker
+	}
+	_, err := Run(context.Background(), command, Options{Workspace: ws}, func(c Chunk) error {
+		os.Stdout.Write(c.Data)
+		return nil
+	})
+	if errors.Is(err, ErrUnavailable) {
+		fmt.Println("unavailable: " + err.Error())
+		return
+	}
+	fmt.Println("ended:", err)
+}
+
+func TestKillingTheAppLeavesNoProcessAndTheWorkspaceUnchanged(t *testing.T) {
+	needSandbox(t)
+	ws := t.TempDir()
+	writeTree(t, ws, map[string]string{"existing.txt": "as it was\n"})
+	before := snapshot(t, ws)
+
+	stageDir := t.TempDir()
+	app := exec.Command(os.Args[0], "-test.run", "^$")
+	app.Env = append(os.Environ(), helperEnv+"=crash", helperWorkspaceEnv+"="+ws, "TMPDIR="+stageDir)
+	stdout, err := app.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	app.Stderr = os.Stderr
+	if err := app.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { app.Process.Kill(); app.Wait() }) // a failing test leaves no app behind
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() && lines.Text() != "started" {
+	}
+	for len(processesWith("sleep\x00"+crashMarker)) == 0 { // the command is running
+		time.Sleep(5 * time.Millisecond)
+	}
+	app.Process.Kill() // kill -9
+	app.Wait()
+
+	awaitNoProcessWith(t, crashMarker, 2*time.Second)
+	if after := snapshot(t, ws); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("the workspace changed: before %v, after %v", before, after)
+	}
+
+	// The dead app's folder is swept by the next run.
+	left, _ := filepath.Glob(filepath.Join(stageDir, stagePattern))
+	if len(left) != 1 {
+		t.Fatalf("the killed app's run folder: %v", left)
+	}
+	res, _ := run(t, t.TempDir(), "true", Options{StageDir: stageDir})
+	res.Changes.Close()
+	if now, _ := filepath.Glob(filepath.Join(stageDir, "*")); len(now) != 0 {
+		t.Fatalf("after the next run the stage folder holds %v", now)
+	}
+}
