@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -78,6 +79,24 @@ func TestCredentialsStayHiddenWhenTheWorkspaceIsTheHomeFolder(t *testing.T) {
 		if strings.HasPrefix(c.Path, ".ssh") {
 			t.Fatalf("a change to %s would be applied", c.Path)
 		}
+	}
+}
+
+func TestAFileTheAppHasOpenIsNotOpenInTheCommand(t *testing.T) {
+	// A file outside the workspace, open for writing without close-on-exec, as one the app
+	// inherited from whatever started it would be.
+	outside := filepath.Join(t.TempDir(), "log")
+	fd, err := syscall.Open(outside, syscall.O_WRONLY|syscall.O_CREAT, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	n := strconv.Itoa(fd)
+	tried := "[ -e /proc/self/fd/" + n + " ] && echo inherited; echo escaped >&" + n
+	t.Logf("tried: %s", tried)
+	_, rec := run(t, t.TempDir(), tried, Options{})
+	if b, _ := os.ReadFile(outside); len(b) != 0 || strings.Contains(rec.String(), "inherited") {
+		t.Fatalf("the command had the app's file %d open; it wrote %q:\n%s", fd, b, rec)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 // killed when the command ends, is stopped or times out. A process that left the group
 // (setsid) survives: nothing but the sandbox can promise otherwise.
 func runUnconfined(ctx context.Context, command, dir string, opts Options, fn OutputFunc) (*Result, error) {
+	closeOnExec()
 	cmd := exec.Command("/bin/sh", "-c", command)
 	cmd.Dir = dir
 	cmd.Env = commandEnv(homeDir(), opts.Env)
