@@ -62,8 +62,11 @@
 //     6.14 there is none.
 //   - Files of the workspace owned by a user other than the app's cannot be changed by the
 //     command (overlayfs refuses to copy up an owner it cannot map: EOVERFLOW).
-//   - A command with network allowed reaches the host's loopback too (it shares the host's
-//     network namespace); there is no seccomp filter beyond bubblewrap's own.
+//   - A command with network allowed shares the host's network namespace: it reaches the
+//     host's loopback and its abstract Unix sockets (an X server's, some D-Bus buses') too.
+//     Without network, both are out of reach.
+//   - There is no seccomp filter beyond bubblewrap's own: system calls such as keyctl reach
+//     the kernel as they would for any process of the user.
 //   - Everything the command writes into the workspace counts against MaxWriteBytes, and a
 //     modified file is copied up whole. The change set's new bytes stay in a
 //     prototyper-run-* folder of [Options.StageDir] until Close; the folder is locked while
