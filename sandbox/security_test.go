@@ -213,10 +213,14 @@ func TestForkingWithoutLimitIsCapped(t *testing.T) {
 
 func TestFillingTheDiskStopsAtTheWriteLimit(t *testing.T) {
 	const limit = 8 << 20
-	tried := "head -c 64M /dev/zero > big || echo workspace-full; head -c 64M /dev/zero > /tmp/big || echo tmp-full; head -c 64M /dev/zero > ~/big || echo home-full"
+	ws := t.TempDir()
+	writeTree(t, ws, map[string]string{"hidden/": ""})
+	tried := "head -c 64M /dev/zero > big || echo workspace-full; head -c 64M /dev/zero > /tmp/big || echo tmp-full; " +
+		"head -c 64M /dev/zero > ~/big || echo home-full; head -c 64M /dev/zero > /dev/shm/big || echo shm-full; " +
+		"head -c 64M /dev/zero > hidden/big || echo hidden-refused"
 	t.Logf("tried: %s (MaxWriteBytes %d)", tried, limit)
-	res, rec := run(t, t.TempDir(), tried, Options{MaxWriteBytes: limit})
-	for _, want := range []string{"workspace-full", "tmp-full", "home-full", "No space left on device"} {
+	res, rec := run(t, ws, tried, Options{MaxWriteBytes: limit, Hidden: []string{filepath.Join(ws, "hidden")}})
+	for _, want := range []string{"workspace-full", "tmp-full", "home-full", "shm-full", "hidden-refused", "No space left on device"} {
 		if !strings.Contains(rec.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, rec)
 		}
