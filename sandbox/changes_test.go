@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -147,4 +148,27 @@ func show(m map[string]string) string {
 
 func runUnconfinedForTest(ws, script string) (*Result, error) {
 	return Run(context.Background(), script, Options{Workspace: ws, Unconfined: true}, nil)
+}
+
+func TestRunsSideBySideKeepTheirChangesApart(t *testing.T) {
+	needSandbox(t)
+	ws := t.TempDir()
+	results := make([]*Result, 4)
+	errs := make([]error, 4)
+	var wg sync.WaitGroup
+	for i := range results {
+		wg.Go(func() {
+			results[i], errs[i] = Run(context.Background(), fmt.Sprintf("echo %d > own-%d.txt", i, i), Options{Workspace: ws}, nil)
+		})
+	}
+	wg.Wait()
+	for i, res := range results {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		defer res.Changes.Close()
+		if len(res.Changes.Changes) != 1 || res.Changes.Changes[0].Path != fmt.Sprintf("own-%d.txt", i) {
+			t.Errorf("run %d: changes %+v", i, res.Changes.Changes)
+		}
+	}
 }

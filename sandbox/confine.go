@@ -36,7 +36,8 @@ func bwrapArgs(bwrap, ws, dir, mnt, command string, opts Options) []string {
 		a = append(a, "--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve")
 	}
 	size := strconv.FormatInt(opts.MaxWriteBytes, 10)
-	a = append(a, "--proc", "/proc", "--dev", "/dev", "--size", size, "--tmpfs", "/tmp")
+	// Every writable place is a tmpfs of the write limit: /dev's own tmpfs would have none.
+	a = append(a, "--proc", "/proc", "--dev", "/dev", "--size", size, "--tmpfs", "/dev/shm", "--size", size, "--tmpfs", "/tmp")
 	home := homeDir()
 	a = append(a, "--size", size, "--tmpfs", home)
 	for _, p := range opts.ReadOnly { // a folder that does not exist is simply not there
@@ -45,7 +46,7 @@ func bwrapArgs(bwrap, ws, dir, mnt, command string, opts Options) []string {
 	a = append(a, "--bind", filepath.Join(mnt, "merged"), ws)
 	for _, p := range append(homeSecrets(home), opts.Hidden...) {
 		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			a = append(a, "--tmpfs", p)
+			a = append(a, "--tmpfs", p, "--remount-ro", p) // empty, and nothing can be put there
 		} else if err == nil {
 			a = append(a, "--ro-bind", "/dev/null", p)
 		}

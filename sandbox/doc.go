@@ -38,7 +38,9 @@
 //     (/usr, /bin, /sbin, /lib*, /etc, /opt), read-only; a private /proc, /dev and /tmp; the
 //     home folder is an empty tmpfs (no ~/.ssh, no browser profiles, no other projects),
 //     plus what [Options.ReadOnly] names; the workspace is the overlay's merged view at its
-//     own path; [Options.Hidden] (the app's database and config folder) is masked last.
+//     own path; [Options.Hidden] (the app's database and config folder) and the home's
+//     credentials (~/.ssh, ~/.gnupg, ~/.aws, browser profiles, …) are masked last, even
+//     inside the workspace.
 //     The environment is PATH, HOME, LANG, LC_* and TERM plus [Options.Env]: no keys, no
 //     tokens.
 //
@@ -50,7 +52,8 @@
 // Where this cannot be set up (no bwrap, user namespaces refused, no overlayfs in user
 // namespaces) Run returns an [*UnavailableError] whose sentence says what the user can do,
 // and runs nothing. [Options.Unconfined] runs the command directly in the workspace, for a
-// caller whose user knowingly chose that; there is no change set then.
+// caller whose user knowingly chose that: there is no change set then, and only the
+// command's process group is killed when it ends.
 //
 // # Caveats
 //
@@ -59,12 +62,15 @@
 //     6.14 there is none.
 //   - Files of the workspace owned by a user other than the app's cannot be changed by the
 //     command (overlayfs refuses to copy up an owner it cannot map: EOVERFLOW).
-//   - A command with network allowed reaches the host's loopback too (it shares the host's
-//     network namespace); there is no seccomp filter beyond bubblewrap's own.
+//   - A command with network allowed shares the host's network namespace: it reaches the
+//     host's loopback and its abstract Unix sockets (an X server's, some D-Bus buses') too.
+//     Without network, both are out of reach.
+//   - There is no seccomp filter beyond bubblewrap's own: system calls such as keyctl reach
+//     the kernel as they would for any process of the user.
 //   - Everything the command writes into the workspace counts against MaxWriteBytes, and a
-//     modified file is copied up whole. The change set's new bytes stay in
-//     [Options.StageDir] until Close; an app killed before Close leaves them there, and an
-//     app killed while a command runs leaves an empty prototyper-run-* folder.
+//     modified file is copied up whole. The change set's new bytes stay in a
+//     prototyper-run-* folder of [Options.StageDir] until Close; the folder is locked while
+//     in use, and the next Run removes those an app left when it was killed.
 //   - A workspace that changed while the command ran: the change set compares with the
 //     workspace as it is when the command ends; the caller's checkpoint records what Apply
 //     replaces.

@@ -42,6 +42,7 @@ type report struct {
 
 // startOuter starts unshare with args; the command's output goes to fn and a bounded copy.
 func startOuter(args []string, opts Options, fn OutputFunc) (*outer, error) {
+	closeOnExec()
 	o := &outer{out: newBoundedOutput(opts.HeadBytes, opts.TailBytes), fn: fn}
 	o.cmd = exec.Command("unshare", args...)
 	o.cmd.Env = []string{"PATH=" + toolPath()}
@@ -247,4 +248,21 @@ func toolPath() string {
 		return p
 	}
 	return "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
+}
+
+// closeOnExec marks every open file of the app close-on-exec. Go opens its own files so,
+// but a file the app inherited from whatever started it, or one a C library opened, would
+// otherwise be open in the command: a way out of the sandbox (a socket, a pipe, a file
+// outside the workspace open for writing). Files handed to a child on purpose (ExtraFiles,
+// stdio) are duplicated onto their numbers in the child, which clears the flag there.
+func closeOnExec() {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_SETFD, syscall.FD_CLOEXEC)
+		}
+	}
 }

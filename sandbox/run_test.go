@@ -164,3 +164,11 @@ func TestASandboxBubblewrapCannotSetUpIsReportedAndNothingRuns(t *testing.T) {
 	}
 	t.Logf("%s (%s)", err, unavailable.Detail)
 }
+
+func TestUnconfinedStopsWhatTheCommandLeftInItsGroup(t *testing.T) {
+	res, err := Run(context.Background(), "sleep 987604 & echo left", Options{Workspace: t.TempDir(), Unconfined: true, Timeout: time.Minute}, nil)
+	if err != nil || res.TimedOut || strings.TrimSpace(res.Output.Text()) != "left" {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	awaitNoProcessWith(t, "987604", time.Second)
+}

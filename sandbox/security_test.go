@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -78,6 +79,24 @@ func TestCredentialsStayHiddenWhenTheWorkspaceIsTheHomeFolder(t *testing.T) {
 		if strings.HasPrefix(c.Path, ".ssh") {
 			t.Fatalf("a change to %s would be applied", c.Path)
 		}
+	}
+}
+
+func TestAFileTheAppHasOpenIsNotOpenInTheCommand(t *testing.T) {
+	// A file outside the workspace, open for writing without close-on-exec, as one the app
+	// inherited from whatever started it would be.
+	outside := filepath.Join(t.TempDir(), "log")
+	fd, err := syscall.Open(outside, syscall.O_WRONLY|syscall.O_CREAT, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	n := strconv.Itoa(fd)
+	tried := "[ -e /proc/self/fd/" + n + " ] && echo inherited; echo escaped >&" + n
+	t.Logf("tried: %s", tried)
+	_, rec := run(t, t.TempDir(), tried, Options{})
+	if b, _ := os.ReadFile(outside); len(b) != 0 || strings.Contains(rec.String(), "inherited") {
+		t.Fatalf("the command had the app's file %d open; it wrote %q:\n%s", fd, b, rec)
 	}
 }
 
@@ -194,10 +213,14 @@ func TestForkingWithoutLimitIsCapped(t *testing.T) {
 
 func TestFillingTheDiskStopsAtTheWriteLimit(t *testing.T) {
 	const limit = 8 << 20
-	tried := "head -c 64M /dev/zero > big || echo workspace-full; head -c 64M /dev/zero > /tmp/big || echo tmp-full; head -c 64M /dev/zero > ~/big || echo home-full"
+	ws := t.TempDir()
+	writeTree(t, ws, map[string]string{"hidden/": ""})
+	tried := "head -c 64M /dev/zero > big || echo workspace-full; head -c 64M /dev/zero > /tmp/big || echo tmp-full; " +
+		"head -c 64M /dev/zero > ~/big || echo home-full; head -c 64M /dev/zero > /dev/shm/big || echo shm-full; " +
+		"head -c 64M /dev/zero > hidden/big || echo hidden-refused"
 	t.Logf("tried: %s (MaxWriteBytes %d)", tried, limit)
-	res, rec := run(t, t.TempDir(), tried, Options{MaxWriteBytes: limit})
-	for _, want := range []string{"workspace-full", "tmp-full", "home-full", "No space left on device"} {
+	res, rec := run(t, ws, tried, Options{MaxWriteBytes: limit, Hidden: []string{filepath.Join(ws, "hidden")}})
+	for _, want := range []string{"workspace-full", "tmp-full", "home-full", "shm-full", "hidden-refused", "No space left on device"} {
 		if !strings.Contains(rec.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, rec)
 		}

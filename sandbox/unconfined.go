@@ -6,17 +6,22 @@ import (
 	"io"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
 
-// runUnconfined runs the command as an ordinary child in its own process group.
+// runUnconfined runs the command as an ordinary child in its own process group, which is
+// killed when the command ends, is stopped or times out. A process that left the group
+// (setsid) survives: nothing but the sandbox can promise otherwise.
 func runUnconfined(ctx context.Context, command, dir string, opts Options, fn OutputFunc) (*Result, error) {
+	closeOnExec()
 	cmd := exec.Command("/bin/sh", "-c", command)
 	cmd.Dir = dir
 	cmd.Env = commandEnv(homeDir(), opts.Env)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Stdin = nil
+	cmd.WaitDelay = time.Second // then the pipes a child still holds are closed
+	killGroup := func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	out := newBoundedOutput(opts.HeadBytes, opts.TailBytes)
 	var mu sync.Mutex
 	var fnErr error
@@ -26,29 +31,32 @@ func runUnconfined(ctx context.Context, command, dir string, opts Options, fn Ou
 			defer mu.Unlock()
 			out.write(p)
 			if fn != nil && fnErr == nil {
-				fnErr = fn(Chunk{Stream: s, Data: p})
+				if fnErr = fn(Chunk{Stream: s, Data: p}); fnErr != nil {
+					killGroup()
+				}
 			}
 			return len(p), fnErr
 		})
 	}
 	cmd.Stdout, cmd.Stderr = w(Stdout), w(Stderr)
-	if opts.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
-		defer cancel()
-	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	stop := context.AfterFunc(ctx, func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	stop := context.AfterFunc(ctx, killGroup)
 	defer stop()
+	var timedOut atomic.Bool
+	if opts.Timeout > 0 {
+		timer := time.AfterFunc(opts.Timeout, func() { timedOut.Store(true); killGroup() })
+		defer timer.Stop()
+	}
 	err := cmd.Wait()
-	res := &Result{Duration: time.Since(start), Output: out.result()}
+	killGroup() // what the command left running in its group
+	res := &Result{Duration: time.Since(start), Output: out.result(), TimedOut: timedOut.Load()}
 	var exitErr *exec.ExitError
+	mu.Lock()
+	defer mu.Unlock()
 	switch {
-	case ctx.Err() == context.DeadlineExceeded:
-		res.TimedOut, res.ExitCode = true, 128+int(syscall.SIGKILL)
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case fnErr != nil:
@@ -58,7 +66,7 @@ func runUnconfined(ctx context.Context, command, dir string, opts Options, fn Ou
 		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			res.ExitCode = 128 + int(ws.Signal())
 		}
-	case err != nil:
+	case err != nil && !errors.Is(err, exec.ErrWaitDelay):
 		return nil, err
 	}
 	return res, nil
