@@ -70,6 +70,9 @@ type ApprovalRequest struct {
 	// Origin is where the call came from: events.OriginText for a call the model wrote as
 	// text, which an approver says it asks about.
 	Origin string
+	// Question, when set, is what the approver asks instead of whether to run the call: a
+	// call already running asks whether to go on (a command's change beyond undo).
+	Question string
 }
 
 // Approver decides on ask calls synchronously (a terminal prompt). Without one, a run pauses

@@ -1,0 +1,176 @@
+package agentloop
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"prototyper/events"
+	"prototyper/internal/testenv"
+	"prototyper/store"
+	"prototyper/tools"
+)
+
+// needSandbox fails (under make test) or skips when bubblewrap is missing.
+func needSandbox(tb testing.TB) {
+	tb.Helper()
+	testenv.LookPath(tb, "", "bwrap", "install the package bubblewrap (scripts/install-deps.sh does)")
+}
+
+func commandCall(id, command string) store.ToolCall {
+	return tc(id, "run_command", `{"command":`+quote(command)+`}`)
+}
+
+// newCommandBench is an undo bench whose toolbox has run_command, allowed without asking.
+func newCommandBench(t testing.TB) *undoBench {
+	b := newUndoBench(t, func(c *Config) { c.Tools = WorkspaceTools(tools.WorkspaceOptions{Commands: true}) })
+	b.allowCommands()
+	return b
+}
+
+// allowCommands lets run_command run without asking in the bench's agent.
+func (b *undoBench) allowCommands() {
+	b.t.Helper()
+	if _, err := b.db.UpdateSettings(func(s *store.Settings) error {
+		if s.ToolApproval == nil {
+			s.ToolApproval = map[string]string{}
+		}
+		s.ToolApproval["run_command"] = ApproveAuto
+		return nil
+	}); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// commandDetails is the details.command of the call's tool.result.
+func commandDetails(t testing.TB, evs []events.Event, callID string) (events.Event, tools.CommandDetails) {
+	t.Helper()
+	for _, e := range ofType(evs, events.ToolResult) {
+		if e.ToolCallID != callID {
+			continue
+		}
+		raw, _ := json.Marshal(e.Details)
+		var d struct {
+			Command tools.CommandDetails `json:"command"`
+		}
+		if err := json.Unmarshal(raw, &d); err != nil {
+			t.Fatal(err)
+		}
+		return e, d.Command
+	}
+	t.Fatalf("no tool.result of %s in %+v", callID, evs)
+	return events.Event{}, tools.CommandDetails{}
+}
+
+func TestACommandsChangesAreCheckpointedAppliedUndoneAndRedoneLikeAWrite(t *testing.T) {
+	needSandbox(t)
+	b := newCommandBench(t)
+	b.write("keep.txt", "before\n", 0o644)
+	b.write("gone.txt", "delete me\n", 0o600)
+	b.write("old/a.txt", "a\n", 0o644)
+	b.write("old/deep/b.bin", "b\x00\x01", 0o640)
+	b.run(commandCall("c1", "echo made > new.txt && mkdir -p out/sub && printf 'x' > out/sub/x.js && "+
+		"echo after > keep.txt && rm gone.txt && rm -r old && chmod 600 keep.txt && echo done"))
+
+	b.want("new.txt", "made\n", 0o644)
+	b.want("out/sub/x.js", "x", 0o644)
+	b.want("keep.txt", "after\n", 0o600)
+	b.want("gone.txt", "", 0)
+	b.want("old", "", 0)
+	evs := b.rec.events()
+	res, d := commandDetails(t, evs, "c1")
+	if res.OK == nil || !*res.OK || d.ExitCode != 0 {
+		t.Fatalf("result %+v %+v, want a command that ran with exit status 0", res, d)
+	}
+	kinds := map[string]string{}
+	for _, c := range d.Changes {
+		kinds[c.Path] = c.Kind
+	}
+	for p, k := range map[string]string{"new.txt": "created", "out/sub/x.js": "created", "keep.txt": "modified", "gone.txt": "deleted", "old": "deleted"} {
+		if kinds[p] != k {
+			t.Errorf("details.command.changes says %s is %q, want %q (all: %+v)", p, kinds[p], k, d.Changes)
+		}
+	}
+	cps := ofType(evs, events.Checkpoint)
+	if len(cps) != 1 || indexOf(evs, cps[0]) > indexOf(evs, res) {
+		t.Fatalf("checkpoint events %+v, want one before the result", cps)
+	}
+	if out := ofType(evs, events.ToolOutput); len(out) == 0 || !strings.Contains(out[len(out)-1].Text, "done") ||
+		indexOf(evs, out[len(out)-1]) > indexOf(evs, res) {
+		t.Errorf("tool.output events %+v, want the command's output before its result", out)
+	}
+
+	b.undo(UndoOptions{})
+	b.want("new.txt", "", 0)
+	b.want("out", "", 0)
+	b.want("keep.txt", "before\n", 0o644)
+	b.want("gone.txt", "delete me\n", 0o600)
+	b.want("old/a.txt", "a\n", 0o644)
+	b.want("old/deep/b.bin", "b\x00\x01", 0o640)
+
+	b.redo()
+	b.want("new.txt", "made\n", 0o644)
+	b.want("out/sub/x.js", "x", 0o644)
+	b.want("keep.txt", "after\n", 0o600)
+	b.want("gone.txt", "", 0)
+	b.want("old", "", 0)
+}
+
+func TestACommandSeesItsFailureFixesTheFileAndPassesOnTheNextRun(t *testing.T) {
+	needSandbox(t)
+	b := newCommandBench(t)
+	test := `test "$(cat answer.txt)" = 42 && echo PASS || { echo "FAIL: answer.txt holds $(cat answer.txt)" >&2; exit 3; }`
+	var seen []string
+	b.a.cfg.Model = &fakeModel{turn: func(req ModelRequest) ModelTurn {
+		last := req.Messages[len(req.Messages)-1]
+		switch {
+		case last.Role == store.RoleUser:
+			return toolTurn(writeCall("w1", "answer.txt", "41"), commandCall("t1", test))
+		case last.ToolCallID == "t1":
+			seen = append(seen, last.Content)
+			return toolTurn(writeCall("w2", "answer.txt", "42"), commandCall("t2", test))
+		case last.ToolCallID == "t2":
+			seen = append(seen, last.Content)
+			return answer("fixed")
+		}
+		return answer("?")
+	}}
+	b.run()
+	if len(seen) != 2 {
+		t.Fatalf("the model read %d command results, want 2: %q", len(seen), seen)
+	}
+	if !strings.Contains(seen[0], "Exit status 3") || !strings.Contains(seen[0], "FAIL: answer.txt holds 41") {
+		t.Errorf("first result %q, want the exit status 3 and the failing output", seen[0])
+	}
+	if !strings.Contains(seen[1], "Exit status 0") || !strings.Contains(seen[1], "PASS") {
+		t.Errorf("second result %q, want exit status 0 and PASS", seen[1])
+	}
+}
+
+func TestACommandNeverSeesTheAppsDatabaseFolder(t *testing.T) {
+	needSandbox(t)
+	b := newUndoBench(t, func(c *Config) {})
+	// the app's data folder inside the workspace: protected, and hidden from commands
+	dataDir := filepath.Join(b.dir, "appdata")
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dataDir, "secret.db"), []byte("SECRET"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b.a.cfg.Tools = WorkspaceTools(tools.WorkspaceOptions{Commands: true, ProtectedDirs: []string{dataDir}, ProtectedFiles: []string{filepath.Join(dataDir, "secret.db")}})
+	b.allowCommands()
+	b.run(commandCall("c1", "cat appdata/secret.db 2>/dev/null; ls appdata; echo written > appdata/x"))
+	evs := b.rec.events()
+	_, d := commandDetails(t, evs, "c1")
+	for _, e := range ofType(evs, events.ToolOutput) {
+		if strings.Contains(e.Text, "SECRET") || strings.Contains(e.Text, "secret.db") {
+			t.Errorf("the command saw the app's data: %q", e.Text)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dataDir, "x")); err == nil {
+		t.Errorf("the command wrote into the app's data folder (details %+v)", d)
+	}
+}
