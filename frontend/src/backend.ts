@@ -226,6 +226,10 @@ export interface CommandDetails {
   changes?: CommandChange[] | null
   /** Changed files too large to keep: their change cannot be undone. */
   notUndoable?: string[] | null
+  /** Changes applied but not listed (past the first few hundred). */
+  moreChanges?: number
+  /** Paths the command changed that no tool may change (.git, the app's files): left out. */
+  refused?: string[] | null
 }
 
 /** The command a waiting run_command call would run (preview.command). */
@@ -525,6 +529,8 @@ export interface AgentEvent {
   update?: unknown
   /** tool.output: which stream text came from. */
   stream?: OutputStream
+  /** tool.output: bytes left out of text (a marker line in text says where). */
+  dropped?: number
   ok?: boolean
   output?: string
   details?: ToolDetails | null

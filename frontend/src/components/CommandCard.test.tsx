@@ -131,6 +131,18 @@ describe('the card of a command', () => {
     expect(theCard().textContent).toContain('No file changed.')
   })
 
+  it('counts the changes not listed, and names those left out because no tool may make them', () => {
+    show(
+      card({
+        state: 'completed',
+        details: { command: { exitCode: 0, durationMs: 10, changes: [{ path: 'node_modules/a.js', kind: 'created' }], moreChanges: 9999, refused: ['.git/config'] } },
+      }),
+    )
+    expect(theCard().textContent).toContain('10,000 files changed')
+    expect(theCard().textContent).toContain('… and 9,999 more')
+    expect(screen.getByTestId('command-refused').textContent).toBe('Left out (no tool may change it): .git/config')
+  })
+
   it('says why a command could not run', () => {
     show(card({ state: 'failed', output: 'The sandbox cannot start here: turn on "Run commands without the sandbox" in Settings.' }))
     expect(within(theCard()).getByTestId('tool-subject').textContent).toBe('Could not run npm test')

@@ -121,7 +121,20 @@ function CommandChanges({ details, command, notKept }: { details: CommandDetails
   const changes = details.changes ?? []
   const notUndoable = new Set([...(details.notUndoable ?? []), ...notKept])
   const unlisted = [...notUndoable].filter((p) => !changes.some((c) => c.path === p))
-  if (changes.length === 0 && unlisted.length === 0) return <div className="tool-note">No file changed.</div>
+  const more = details.moreChanges ?? 0
+  const refused = details.refused ?? []
+  const left = refused.length > 0 && (
+    <div className="tool-error" role="note" data-testid="command-refused">
+      Left out (no tool may change {refused.length === 1 ? 'it' : 'them'}): {refused.join(', ')}
+    </div>
+  )
+  if (changes.length === 0 && unlisted.length === 0)
+    return (
+      <>
+        <div className="tool-note">No file changed.</div>
+        {left}
+      </>
+    )
   const row = (c: CommandChange) => {
     const what = `${changeWords[c.kind] ?? c.kind} ${c.path}`
     return (
@@ -139,9 +152,13 @@ function CommandChanges({ details, command, notKept }: { details: CommandDetails
   return (
     <div className="command-changes">
       <div className="muted small">
-        {changes.length === 1 ? '1 file changed' : `${changes.length} files changed`}
+        {changes.length + more === 1 ? '1 file changed' : `${(changes.length + more).toLocaleString('en')} files changed`}
       </div>
-      <ul aria-label={`Files changed by ${command}`}>{changes.map(row)}</ul>
+      <ul aria-label={`Files changed by ${command}`}>
+        {changes.map(row)}
+        {more > 0 && <li className="muted">… and {more.toLocaleString('en')} more</li>}
+      </ul>
+      {left}
       {unlisted.map((p) => (
         <div key={p} className="tool-error" role="note">
           {p} was too large to keep: this change cannot be undone.

@@ -167,4 +167,10 @@ describe('the commands in the settings', () => {
       { pattern: 'npm install', network: true },
     ])
   })
+
+  it('sends back a deny list the Go side left to its defaults as none, unless the user wrote one', async () => {
+    const backend = await mount()
+    const dialog = openSettings()
+    expect((await save(backend, dialog)).commandDeny).toBeNull()
+  })
 })

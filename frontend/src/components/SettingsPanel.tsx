@@ -146,6 +146,8 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
     return out
   })
   const [commandDeny, setCommandDeny] = useState((config.commandDeny ?? []).join('\n'))
+  // A deny list the Go side sends as none stands for its defaults: sent back as none unless edited.
+  const [denyEdited, setDenyEdited] = useState(false)
   const [unconfined, setUnconfined] = useState(!!config.unconfinedCommands)
   const [theme, setTheme] = useState<Theme>(config.theme ?? 'system')
   const [keepAlive, setKeepAlive] = useState(String(config.keepAliveMin || ''))
@@ -193,10 +195,13 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
         toolApproval: approval,
         alwaysAllow: always,
         commandRules,
-        commandDeny: commandDeny
-          .split('\n')
-          .map((l) => l.trim())
-          .filter(Boolean),
+        commandDeny:
+          config.commandDeny == null && !denyEdited
+            ? null
+            : commandDeny
+                .split('\n')
+                .map((l) => l.trim())
+                .filter(Boolean),
         unconfinedCommands: unconfined,
         checkpointMaxBytes: config.checkpointMaxBytes,
         theme,
@@ -386,7 +391,10 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
           rules={commandRules}
           onRules={setCommandRules}
           deny={commandDeny}
-          onDeny={setCommandDeny}
+          onDeny={(v) => {
+            setCommandDeny(v)
+            setDenyEdited(true)
+          }}
           unconfined={unconfined}
           onUnconfined={setUnconfined}
         />

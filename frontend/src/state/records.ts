@@ -115,6 +115,8 @@ export function checkCommandDetails(v: unknown): CommandDetails | null {
       .filter((c) => str(c.path))
       .map((c) => ({ path: str(c.path), kind: str(c.kind), bytes: num(c.bytes) ?? 0, diff: str(c.diff) })),
     notUndoable: strings(v.notUndoable),
+    moreChanges: num(v.moreChanges) ?? 0,
+    refused: strings(v.refused),
   }
 }
 
