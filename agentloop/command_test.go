@@ -2,10 +2,12 @@ package agentloop
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"prototyper/events"
 	"prototyper/internal/testenv"
@@ -172,5 +174,127 @@ func TestACommandNeverSeesTheAppsDatabaseFolder(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dataDir, "x")); err == nil {
 		t.Errorf("the command wrote into the app's data folder (details %+v)", d)
+	}
+}
+
+func TestACommandApprovedByPatternWithNetworkMakesARuleThatRunsTheNextOneWithoutAsking(t *testing.T) {
+	needSandbox(t)
+	b := newUndoBench(t, func(c *Config) {
+		c.Tools = WorkspaceTools(tools.WorkspaceOptions{Commands: true})
+		c.Approve = ""
+	})
+	out := b.run(commandCall("c1", "echo first > one.txt"))
+	if out.StopReason != events.StopAwaitingApproval {
+		t.Fatalf("stop %s, want the command to wait for approval", out.StopReason)
+	}
+	reqs := ofType(b.rec.events(), events.ToolApprovalRequest)
+	pv, _ := reqs[0].Preview.(*tools.Preview)
+	if pv == nil || pv.Command == nil || pv.Command.Command != "echo first > one.txt" || pv.Command.Pattern != "echo first" {
+		t.Fatalf("preview %+v, want the command line and its suggested pattern", reqs[0].Preview)
+	}
+	if err := b.a.AllowCommand("c1", true, "echo"); err != nil {
+		t.Fatal(err)
+	}
+	b.rec.waitFor(t, "the approved run finished", finished(2))
+	b.want("one.txt", "first\n", 0o644)
+	if _, d := commandDetails(t, b.rec.events(), "c1"); !d.Network {
+		t.Errorf("details %+v, want the command run with network as allowed", d)
+	}
+	s, _ := b.db.Settings()
+	if r, ok := s.CommandRule(b.dir, "echo again"); !ok || r.Pattern != "echo" || !r.Network {
+		t.Fatalf("rules %+v, want echo allowed with network in %s", s.CommandRules, b.dir)
+	}
+	if out := b.run(commandCall("c2", "echo second > two.txt")); out.StopReason != events.StopCompleted {
+		t.Fatalf("stop %s, want the rule to run the command without asking", out.StopReason)
+	}
+	b.want("two.txt", "second\n", 0o644)
+	if _, d := commandDetails(t, b.rec.events(), "c2"); !d.Network {
+		t.Errorf("details %+v, want the rule's network", d)
+	}
+	// a rule never covers a line that chains another command
+	if out := b.run(commandCall("c3", "echo x; touch three.txt")); out.StopReason != events.StopAwaitingApproval {
+		t.Fatalf("stop %s, want a chained command to ask", out.StopReason)
+	}
+}
+
+func TestACommandOnTheDenyListIsRefusedWithTheReasonEvenUnderAuto(t *testing.T) {
+	b := newCommandBench(t)
+	b.run(commandCall("c1", "make && sudo make install"))
+	evs := b.rec.events()
+	res, _ := commandDetails(t, evs, "c1")
+	if res.OK == nil || *res.OK || !strings.Contains(res.Output, `"sudo"`) || !strings.Contains(res.Output, "commandDeny") {
+		t.Fatalf("result %+v, want a refusal naming the pattern and where to change it", res)
+	}
+}
+
+func TestStopEndsACommandThatIgnoresTermAndEverythingItForked(t *testing.T) {
+	needSandbox(t)
+	b := newCommandBench(t)
+	b.run() // makes the chat
+	marker := fmt.Sprintf("%d.%d", 300+os.Getpid()%100, time.Now().UnixNano()%1000)
+	done := make(chan Outcome, 1)
+	go func() {
+		b.mu.Lock()
+		b.calls = []store.ToolCall{commandCall("c1", "trap '' TERM; (trap '' TERM; sleep "+marker+") & echo started; sleep "+marker+"; wait")}
+		b.mu.Unlock()
+		out, _ := b.a.RunOnce(b.t.Context(), b.chat, "go", RunOptions{Workspace: b.dir})
+		done <- out
+	}()
+	b.rec.waitFor(t, "the command's output", func(evs []events.Event) bool {
+		for _, e := range ofType(evs, events.ToolOutput) {
+			if strings.Contains(e.Text, "started") {
+				return true
+			}
+		}
+		return false
+	})
+	stopped := time.Now()
+	if err := b.a.Stop(b.chat); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	took := time.Since(stopped)
+	res, _ := commandDetails(t, b.rec.events(), "c1")
+	if !res.Stopped {
+		t.Errorf("result %+v, want the call stopped", res)
+	}
+	if left := processesWith(t, "sleep "+marker); len(left) > 0 {
+		t.Fatalf("processes left after Stop: %v", left)
+	}
+	t.Logf("Stop to the call's result: %s", took)
+	if took > 5*time.Second {
+		t.Errorf("the stop took %s, want about a second at most", took)
+	}
+}
+
+// processesWith lists the processes whose command line holds s.
+func processesWith(t testing.TB, s string) []string {
+	t.Helper()
+	dirs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	var out []string
+	for _, p := range dirs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		line := strings.ReplaceAll(string(b), "\x00", " ")
+		if strings.Contains(line, s) && !strings.Contains(line, "go test") {
+			out = append(out, filepath.Base(filepath.Dir(p))+": "+line)
+		}
+	}
+	return out
+}
+
+func TestACommandsChangeOfAFileTooLargeToKeepIsRefusedWithoutATerminal(t *testing.T) {
+	needSandbox(t)
+	b := newCommandBench(t)
+	b.setCap(8)
+	b.write("big.txt", "more than eight bytes\n", 0o644)
+	b.run(commandCall("c1", "echo small > big.txt && echo new > new.txt"))
+	b.want("big.txt", "more than eight bytes\n", 0o644)
+	b.want("new.txt", "", 0)
+	res, _ := commandDetails(t, b.rec.events(), "c1")
+	if res.OK == nil || *res.OK || !strings.Contains(res.Output, "big.txt") || !strings.Contains(res.Output, "not applied") {
+		t.Fatalf("result %+v, want the change refused, naming big.txt", res)
 	}
 }

@@ -33,8 +33,9 @@ type run struct {
 
 	contextCap int
 	policies   map[string]string
-	allowed    []string // the tools the user allowed for good in the run's workspace
-	keep       int64    // the largest file a checkpoint keeps
+	allowed    []string       // the tools the user allowed for good in the run's workspace
+	settings   store.Settings // as the run started: command rules and deny list
+	keep       int64          // the largest file a checkpoint keeps
 	loopLimit  int
 	// recoverCalls executes an answer made of tool calls written as text (see textcalls.go).
 	recoverCalls bool
@@ -784,6 +785,20 @@ func (r *run) planCall(c store.ToolCall) plannedCall {
 	pc.Policy = policyFor(r.opts.Approve, r.policies, r.defByNm[c.Name])
 	if r.opts.Approve == "" && slices.Contains(r.allowed, c.Name) {
 		pc.Policy = ApproveAuto // "always allow this tool in this workspace"
+	}
+	if c.Name == tools.RunCommand {
+		command := pc.valid.String("command")
+		if p := r.settings.DeniedCommand(command); p != "" {
+			pc.Decision, pc.By, pc.Reason = DecisionDeny, ByPolicy, deniedCommandText(p)
+			return fail(pc.Reason)
+		}
+		if rule, ok := r.settings.CommandRule(r.workspace, command); ok && r.opts.Approve == "" && pc.Policy == ApproveAsk {
+			pc.Policy, pc.Network = ApproveAuto, rule.Network // "always allow commands starting with PATTERN"
+			if c.Recovered {
+				pc.Decision, pc.By = DecisionAllow, ByPolicy
+				return pc
+			}
+		}
 	}
 	if c.Recovered && pc.Policy == ApproveAuto && !slices.Contains(r.allowed, c.Name) {
 		// a call written as text is never trusted more than a native one: a policy of auto

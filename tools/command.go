@@ -19,6 +19,9 @@ import (
 // names ([Call.Checkpoint]), then the change set is applied, so that undo takes a command's
 // changes back like a write_file's.
 
+// RunCommand is the name of the command tool.
+const RunCommand = "run_command"
+
 // Command limits.
 const (
 	// DefaultCommandTimeout is a command's timeout when the call gives none.
@@ -100,7 +103,7 @@ func CommandPattern(command string) string {
 }
 
 func (w *Workspace) runCommandTool() Tool {
-	return New("run_command", "Run a command line with sh -c in the workspace folder (or in cwd, a folder inside it), "+
+	return New(RunCommand, "Run a command line with sh -c in the workspace folder (or in cwd, a folder inside it), "+
 		"for example to install dependencies, build, or run tests: \"npm test\", \"go build ./...\", \"python3 app.py\". "+
 		"It runs in a sandbox: only the workspace is visible besides the system folders, and there is no network "+
 		"unless the user allows it. Files it changes in the workspace are kept and can be undone. "+
