@@ -75,6 +75,20 @@ type ApprovalRequest struct {
 	Question string
 }
 
+// CommandDecision is an approver's answer about a command: allow or deny, with the host's
+// network or not, and a pattern to always allow in the workspace ("" for none).
+type CommandDecision struct {
+	Decision, Reason string
+	Network          bool
+	Pattern          string
+}
+
+// CommandApprover is an [Approver] that can also allow a run_command call with network, or
+// for good by pattern (a terminal); a plain Approver's allow runs it without network.
+type CommandApprover interface {
+	ApproveCommand(ctx context.Context, req ApprovalRequest) (CommandDecision, error)
+}
+
 // Approver decides on ask calls synchronously (a terminal prompt). Without one, a run pauses
 // on an ask call and waits for [Agent.Decide].
 type Approver interface {

@@ -55,20 +55,7 @@ func (a *Agent) AllowCommand(toolCallID string, network bool, pattern string) er
 		if err != nil {
 			return err
 		}
-		workspace := firstOf(chat.Workspace, a.cfg.Workspace)
-		if _, err := a.cfg.Store.UpdateSettings(func(s *store.Settings) error {
-			if s.CommandRules == nil {
-				s.CommandRules = map[string][]store.CommandRule{}
-			}
-			rules := s.CommandRules[workspace][:0:0]
-			for _, r := range s.CommandRules[workspace] {
-				if r.Pattern != pattern {
-					rules = append(rules, r)
-				}
-			}
-			s.CommandRules[workspace] = append(rules, rule)
-			return nil
-		}); err != nil {
+		if err := a.rememberCommandRule(firstOf(chat.Workspace, a.cfg.Workspace), rule); err != nil {
 			return err
 		}
 		reason = fmt.Sprintf("commands starting with %q always allowed in this workspace", pattern)
@@ -93,4 +80,44 @@ func commandOf(args json.RawMessage) string {
 		return ""
 	}
 	return v.Command
+}
+
+// approveCommand asks a command approver about call c: an allow sets the call's network,
+// and a pattern becomes a rule of the run's workspace.
+func (r *run) approveCommand(ca CommandApprover, c *plannedCall, req ApprovalRequest) (decision, reason string, err error) {
+	d, err := ca.ApproveCommand(r.ctx, req)
+	if err != nil || d.Decision != DecisionAllow {
+		return d.Decision, d.Reason, err
+	}
+	c.Network = d.Network
+	reason = textAllowedOnce
+	if d.Pattern != "" {
+		if err := r.a.rememberCommandRule(r.workspace, store.CommandRule{Pattern: d.Pattern, Network: d.Network}); err != nil {
+			return "", "", err
+		}
+		reason = fmt.Sprintf("commands starting with %q always allowed in this workspace", d.Pattern)
+	}
+	if d.Network {
+		reason += ", with network"
+	}
+	return DecisionAllow, reason, nil
+}
+
+// rememberCommandRule adds rule to the workspace's command rules, replacing one of the same
+// pattern.
+func (a *Agent) rememberCommandRule(workspace string, rule store.CommandRule) error {
+	_, err := a.cfg.Store.UpdateSettings(func(s *store.Settings) error {
+		if s.CommandRules == nil {
+			s.CommandRules = map[string][]store.CommandRule{}
+		}
+		rules := s.CommandRules[workspace][:0:0]
+		for _, r := range s.CommandRules[workspace] {
+			if r.Pattern != rule.Pattern {
+				rules = append(rules, r)
+			}
+		}
+		s.CommandRules[workspace] = append(rules, rule)
+		return nil
+	})
+	return err
 }

@@ -857,8 +857,15 @@ func (r *run) runBatch(messageID string, calls []plannedCall) (stop string, paus
 		r.phase(events.PhaseAwaitingApproval)
 		for _, i := range asks {
 			c := &calls[i]
-			decision, reason, err := r.opts.Approver.Approve(r.ctx, ApprovalRequest{ChatID: r.cs.id, RunID: r.id,
-				CallID: c.ID, Name: c.Name, Args: c.Args, Preview: previews[c.ID], Origin: originOf(c.Recovered)})
+			req := ApprovalRequest{ChatID: r.cs.id, RunID: r.id,
+				CallID: c.ID, Name: c.Name, Args: c.Args, Preview: previews[c.ID], Origin: originOf(c.Recovered)}
+			var decision, reason string
+			var err error
+			if ca, ok := r.opts.Approver.(CommandApprover); ok && c.Name == tools.RunCommand {
+				decision, reason, err = r.approveCommand(ca, c, req)
+			} else {
+				decision, reason, err = r.opts.Approver.Approve(r.ctx, req)
+			}
 			if err != nil || (decision != DecisionAllow && decision != DecisionDeny) {
 				if r.ctx.Err() != nil {
 					break
