@@ -300,7 +300,15 @@ export interface UndoResult {
   /** Some of paths were put back in the chat's folder now. */
   inChatFolder?: boolean
   /** Paths an undo forced (or keeping) could not put back: too large to keep; sentence says what became of each. */
-  notPutBack?: { path: string; bytes: number; gone?: boolean; sentence: string }[] | null
+  notPutBack?: NotPutBack[] | null
+}
+
+/** A path an undo could not put back (agentloop.NotPutBack), and what became of it. */
+export interface NotPutBack {
+  path: string
+  bytes: number
+  gone?: boolean
+  sentence: string
 }
 
 /** One file of a chat's review (agentloop.FileChange). */

@@ -193,6 +193,8 @@ function CommandApproval({ card, command, cwd, current, decided }: { card: ToolC
       <label className="command-pattern">
         Always allow commands starting with
         <input
+          // named without its value (a field's text is read as its value, not as its name)
+          aria-label="Always allow commands starting with"
           value={choice.pattern}
           spellCheck={false}
           disabled={!!decided}

@@ -1,0 +1,224 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"prototyper/events"
+	"prototyper/internal/ollamatest"
+	"prototyper/store"
+)
+
+// The small Python project commandLoopModel writes: add is wrong at first, then fixed.
+const (
+	calcWrong = "def add(a, b):\n    return a - b\n"
+	calcFixed = "def add(a, b):\n    return a + b\n"
+	// The test says it starts on stdout, then waits long enough for its card to be read
+	// running with that line in it; unittest reports on stderr.
+	calcTest = `import time
+import unittest
+
+from calc import add
+
+
+class AddTest(unittest.TestCase):
+    def test_adds(self):
+        self.assertEqual(add(2, 3), 5)
+
+
+if __name__ == "__main__":
+    print("testing calc.add", flush=True)
+    time.sleep(4)
+    unittest.main()
+`
+	firstRun  = "python3 test_calc.py"
+	secondRun = "python3 test_calc.py -v"
+)
+
+// commandLoopModel writes calc.py (wrong) and its test, runs the test, fixes calc.py after
+// the failure, runs the test again (the same program, another command line), then answers.
+var commandLoopModel = ollamatest.Model{Name: "e2e-command-loop", Scripts: ollamatest.Scripts{
+	"SU":           ollamatest.ToolCall("write_file", map[string]any{"path": "calc.py", "content": calcWrong}),
+	"SUAT":         ollamatest.ToolCall("write_file", map[string]any{"path": "test_calc.py", "content": calcTest}),
+	"SUATAT":       ollamatest.ToolCall("run_command", map[string]any{"command": firstRun}),
+	"SUATATAT":     ollamatest.ToolCall("write_file", map[string]any{"path": "calc.py", "content": calcFixed}),
+	"SUATATATAT":   ollamatest.ToolCall("run_command", map[string]any{"command": secondRun}),
+	"SUATATATATAT": []string{"The test ", "passes now."},
+}}
+
+// The AT-SPI roles and state a command's approval is read with: ATSPI_ROLE_CHECK_BOX, and
+// ATSPI_STATE_CHECKED.
+const (
+	roleCheckBox a11yRole = 7
+	stateChecked          = 4
+)
+
+// namedText is the text of the window's objects named name, their descendants' included, as
+// a screen reader reads them ("" when none is there).
+func (a *desktopApp) namedText(name string) (string, bool) {
+	var b strings.Builder
+	found := false
+	a.each(func(n a11yNode) {
+		if found || a.name(n) != name {
+			return
+		}
+		found = true
+		var collect func(n a11yNode, depth int)
+		collect = func(n a11yNode, depth int) {
+			if t := a.text(n); t != "" {
+				b.WriteString(t)
+			}
+			if depth < 6 {
+				for _, c := range a.children(n) {
+					collect(c, depth+1)
+				}
+			}
+		}
+		collect(n, 0)
+	})
+	return b.String(), found
+}
+
+// waitNamedText waits until an object named name holds every part, and returns its text; it
+// fails the test with a screenshot when the time is up.
+func (a *desktopApp) waitNamedText(name string, timeout time.Duration, parts ...string) string {
+	a.tb.Helper()
+	var text string
+	var found bool
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if text, found = a.namedText(name); found && containsAll(text, parts) {
+			return text
+		}
+	}
+	a.tb.Fatalf("the window has %s named %q holding %q after %s (its text: %q; %s)",
+		map[bool]string{true: "an object", false: "no object"}[found], name, parts, timeout, text, a.screenshot("command-timeout.png"))
+	return ""
+}
+
+func containsAll(s string, parts []string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// workspaceEntries lists the names at the top of the workspace.
+func (r *desktopRun) workspaceEntries(t *testing.T) []string {
+	t.Helper()
+	entries, err := os.ReadDir(r.workspace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// A run writes a small Python project, runs its test (the command approved by its prefix with
+// "Always allow", from the keyboard), sees it fail, fixes the code and runs the test again
+// (allowed by that prefix, unasked): each command's card is read running with its output live,
+// then ended with its exit status. Undo then puts the workspace back as it was, the files the
+// command made (Python's bytecode cache) included.
+func TestDesktopACommandRunsTheTestsSeesOneFailAndUndoTakesBackTheWholeRun(t *testing.T) {
+	r := startDesktopRunWith(t, commandLoopModel,
+		store.Settings{Think: "off", ToolApproval: map[string]string{"write_file": "auto", "run_command": "ask"}},
+		"Write add in calc.py with a test, and make the test pass")
+
+	// The approval: the command line, its folder, the network off, the prefix to always allow.
+	r.waitLog(t, events.ToolApprovalRequest, true, 90*time.Second)
+	r.app.waitNamedText("Command line", 20*time.Second, firstRun)
+	if !r.app.says("in the workspace, in a sandbox") {
+		t.Error("the approval card does not say the command runs in the workspace, in a sandbox")
+	}
+	network := r.app.waitControl(roleCheckBox, "Allow network", 20*time.Second)
+	if r.app.hasState(network.node, network.name, stateChecked) {
+		t.Error("Allow network is on before the user chose it")
+	}
+	prefix := r.app.waitControl(roleEntry, "Always allow commands starting with", 20*time.Second)
+	if got := r.app.text(prefix.node); got != firstRun {
+		t.Errorf("the prefix offered to always allow is %q, want %q", got, firstRun)
+	}
+	r.app.screenshot("command-approval.png")
+	r.wantFile(t, "calc.py", calcWrong, 0o644) // written before the command, unasked
+	if names := r.workspaceEntries(t); !slices.Equal(names, []string{"calc.py", "test_calc.py"}) {
+		t.Errorf("the workspace holds %v before the command ran, want calc.py and test_calc.py", names)
+	}
+
+	// Always allow (Alt+L, from the composer): the first command runs, seen running with its
+	// output as it comes, then ended with its exit status and what failed.
+	r.app.key("alt+l")
+	r.app.waitNamedText("Output of "+firstRun+", live", 60*time.Second, "testing calc.add")
+	r.app.waitNamedText("Running "+firstRun+"…", 5*time.Second)
+	r.app.screenshot("command-running.png")
+	r.app.waitNamedText("Ran "+firstRun+", exit 1", 60*time.Second)
+	out := r.app.waitNamedText("Output of "+firstRun, 20*time.Second, "testing calc.add", "FAIL: test_adds", "AssertionError: -1 != 5", "FAILED (failures=1)")
+	t.Logf("the first command's output, as the window reads it:\n%s", out)
+	r.app.screenshot("command-completed.png")
+
+	// The fix, and the second command, allowed by the prefix: seen running, then passing.
+	r.app.waitNamedText("Output of "+secondRun+", live", 60*time.Second, "testing calc.add")
+	r.app.waitNamedText("Ran "+secondRun+", exit 0", 60*time.Second)
+	lines := r.waitResumedFinished(t, 60*time.Second)
+	r.app.screenshot("command-passed.png")
+
+	results := assertEveryCallPaintedRunningBeforeItsResult(t, lines)
+	if len(results) != 5 {
+		t.Errorf("tool results sent: %v, want five (three writes, two commands)", results)
+	}
+	approvals, outputs := 0, map[string]int{}
+	for _, l := range lines {
+		for _, e := range l.Events {
+			switch e.Type {
+			case events.ToolApprovalRequest:
+				approvals++
+			case events.ToolOutput:
+				outputs[e.ToolCallID]++
+			}
+		}
+	}
+	if approvals != 1 {
+		t.Errorf("%d approvals asked, want one: the second command matches the prefix allowed", approvals)
+	}
+	if len(outputs) != 2 {
+		t.Errorf("tool.output sent for %d calls (%v), want both commands'", len(outputs), outputs)
+	}
+	r.wantFile(t, "calc.py", calcFixed, 0o644)
+	made := slices.DeleteFunc(r.workspaceEntries(t), func(n string) bool { return n == "calc.py" || n == "test_calc.py" })
+	if len(made) == 0 {
+		t.Errorf("the commands made nothing in the workspace (%v); Python's bytecode cache was expected", r.workspaceEntries(t))
+	}
+
+	// Undo (Alt+Z) of the run's changes until it stands no more: the one before the approval
+	// and the one that went on after it.
+	for i := 1; len(r.workspaceEntries(t)) > 0 && i <= 2; i++ {
+		r.app.key("alt+z")
+		r.waitLogN(t, events.Undo, i, true, 30*time.Second)
+	}
+	if names := r.workspaceEntries(t); len(names) != 0 {
+		t.Errorf("after Undo the workspace holds %v, want it empty as it was", names)
+	}
+	for _, name := range append([]string{"calc.py", "test_calc.py"}, made...) {
+		if _, err := os.Lstat(filepath.Join(r.workspace, name)); err == nil {
+			t.Errorf("%s is still in the workspace after Undo", name)
+		}
+	}
+	r.app.screenshot("command-undone.png")
+
+	_, db := r.finish(t, "command-end.png")
+	s, err := db.Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := s.CommandRules[r.workspace]
+	if len(rules) != 1 || rules[0].Pattern != firstRun || rules[0].Network {
+		t.Errorf("the workspace's command rules are %+v, want %q without network", s.CommandRules, firstRun)
+	}
+}
