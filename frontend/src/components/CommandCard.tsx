@@ -136,11 +136,11 @@ function CommandChanges({ details, command, notKept }: { details: CommandDetails
       </>
     )
   const row = (c: CommandChange) => {
-    const what = `${changeWords[c.kind] ?? c.kind} ${c.path}`
+    const size = c.kind !== 'deleted' && c.bytes ? ` (${bytesText(c.bytes)})` : ''
+    const what = `${changeWords[c.kind] ?? c.kind} ${c.path}${size}`
     return (
       <li key={c.path} className={`command-change kind-${c.kind}`}>
         {c.diff ? <DiffView diff={c.diff} label={what} /> : <span>{what}</span>}
-        {c.kind !== 'deleted' && c.bytes ? <span className="muted small"> {bytesText(c.bytes)}</span> : null}
         {notUndoable.has(c.path) && (
           <span className="badge err" role="note" title="Too large to keep: this change cannot be undone.">
             not undoable
