@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -297,4 +298,43 @@ func TestACommandsChangeOfAFileTooLargeToKeepIsRefusedWithoutATerminal(t *testin
 	if res.OK == nil || *res.OK || !strings.Contains(res.Output, "big.txt") || !strings.Contains(res.Output, "not applied") {
 		t.Fatalf("result %+v, want the change refused, naming big.txt", res)
 	}
+}
+
+func TestWithoutTheSandboxACommandFailsWithItsSentenceUnlessUnconfinedCommandsIsOn(t *testing.T) {
+	// a PATH without bubblewrap: the sandbox cannot start
+	bin := t.TempDir()
+	for _, p := range []string{"sh", "touch"} {
+		target, err := exec.LookPath(p)
+		if err != nil {
+			t.Skip(p, "is missing")
+		}
+		if err := os.Symlink(target, filepath.Join(bin, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin)
+	var b *undoBench
+	b = newUndoBench(t, func(c *Config) {
+		c.Tools = WorkspaceTools(tools.WorkspaceOptions{Commands: true, UnconfinedCommands: func() bool {
+			s, _ := b.db.Settings()
+			return s.UnconfinedCommands
+		}})
+	})
+	b.allowCommands()
+	b.run(commandCall("c1", "touch made.txt"))
+	res, _ := commandDetails(t, b.rec.events(), "c1")
+	if res.OK == nil || *res.OK || !strings.Contains(res.Output, "bubblewrap") {
+		t.Fatalf("result %+v, want the sandbox's sentence", res)
+	}
+	b.want("made.txt", "", 0)
+
+	if _, err := b.db.UpdateSettings(func(s *store.Settings) error { s.UnconfinedCommands = true; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	b.run(commandCall("c2", "touch made.txt"))
+	res, d := commandDetails(t, b.rec.events(), "c2")
+	if res.OK == nil || !*res.OK || !d.Unconfined || !strings.Contains(res.Output, "unconfined") {
+		t.Fatalf("result %+v %+v, want the command run unconfined and said so", res, d)
+	}
+	b.want("made.txt", "", 0o644)
 }
