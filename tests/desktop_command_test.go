@@ -222,3 +222,45 @@ func TestDesktopACommandRunsTheTestsSeesOneFailAndUndoTakesBackTheWholeRun(t *te
 		t.Errorf("the workspace's command rules are %+v, want %q without network", s.CommandRules, firstRun)
 	}
 }
+
+// The settings list the commands allowed in each workspace: removed by keyboard, the focus
+// goes to the next one, then to the deny list, never out of the dialog; a pattern added to
+// the deny list and running unconfined (Space on its checkbox) are saved.
+func TestDesktopTheSettingsRemoveACommandRuleAndEditTheDenyListByKeyboard(t *testing.T) {
+	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "off", CommandRules: map[string][]store.CommandRule{
+		"/srv/shop": {{Pattern: "npm test"}, {Pattern: "npm install", Network: true}},
+	}}, "")
+	r.app.key("ctrl+comma")
+	r.app.waitFocus(roleComboBox, "Model server", 30*time.Second)
+	if !r.app.says("with network, in /srv/shop") {
+		t.Error("the settings do not list npm install, allowed with network in /srv/shop")
+	}
+	r.app.screenshot("command-settings-rules.png")
+	r.app.focus("Remove npm test in /srv/shop")
+	r.app.key("Return")
+	r.app.waitFocus(rolePushButton, "Remove npm install in /srv/shop", 10*time.Second)
+	r.app.key("Return")
+	r.app.waitFocus(roleEntry, "Never run commands matching", 10*time.Second)
+	r.app.key("ctrl+End", "Return")
+	r.app.typeText("npm publish")
+	r.app.key("Tab", "space") // the checkbox after the deny list
+	time.Sleep(time.Second)   // painted, for the screenshot
+	t.Logf("the Commands of the settings: %s", r.app.screenshot("command-settings.png"))
+	r.app.focus("Save")
+	r.app.key("Return")
+	r.app.waitNoControl(rolePushButton, "Cancel", 30*time.Second) // saved: the dialog closes
+	_, db := r.finish(t, "command-settings-saved.png")
+	s, err := db.Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.CommandRules) != 0 {
+		t.Errorf("command rules saved: %+v, want none left", s.CommandRules)
+	}
+	if want := append(slices.Clone(store.DefaultCommandDeny), "npm publish"); !slices.Equal(s.CommandDeny, want) {
+		t.Errorf("deny list saved: %q, want %q", s.CommandDeny, want)
+	}
+	if !s.UnconfinedCommands {
+		t.Error("running commands unconfined was turned on with Space, and not saved")
+	}
+}
