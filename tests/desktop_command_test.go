@@ -235,8 +235,9 @@ func TestDesktopTheSettingsRemoveACommandRuleAndEditTheDenyListByKeyboard(t *tes
 	if !r.app.says("with network, in /srv/shop") {
 		t.Error("the settings do not list npm install, allowed with network in /srv/shop")
 	}
-	r.app.screenshot("command-settings-rules.png")
 	r.app.focus("Remove npm test in /srv/shop")
+	time.Sleep(time.Second) // scrolled to the focus and painted, for the screenshot
+	r.app.screenshot("command-settings-rules.png")
 	r.app.key("Return")
 	r.app.waitFocus(rolePushButton, "Remove npm install in /srv/shop", 10*time.Second)
 	r.app.key("Return")
