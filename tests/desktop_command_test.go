@@ -37,17 +37,22 @@ if __name__ == "__main__":
 `
 	firstRun  = "python3 test_calc.py"
 	secondRun = "python3 test_calc.py -v"
+	// bigRun prints 79 MB (one number a line), then fails: its output stays open on its card.
+	bigRun = "seq 1 10000000; exit 3"
 )
 
 // commandLoopModel writes calc.py (wrong) and its test, runs the test, fixes calc.py after
-// the failure, runs the test again (the same program, another command line), then answers.
+// the failure, runs the test again (the same program, another command line), then answers;
+// asked again, it prints ten million lines.
 var commandLoopModel = ollamatest.Model{Name: "e2e-command-loop", Scripts: ollamatest.Scripts{
-	"SU":           ollamatest.ToolCall("write_file", map[string]any{"path": "calc.py", "content": calcWrong}),
-	"SUAT":         ollamatest.ToolCall("write_file", map[string]any{"path": "test_calc.py", "content": calcTest}),
-	"SUATAT":       ollamatest.ToolCall("run_command", map[string]any{"command": firstRun}),
-	"SUATATAT":     ollamatest.ToolCall("write_file", map[string]any{"path": "calc.py", "content": calcFixed}),
-	"SUATATATAT":   ollamatest.ToolCall("run_command", map[string]any{"command": secondRun}),
-	"SUATATATATAT": []string{"The test ", "passes now."},
+	"SU":               ollamatest.ToolCall("write_file", map[string]any{"path": "calc.py", "content": calcWrong}),
+	"SUAT":             ollamatest.ToolCall("write_file", map[string]any{"path": "test_calc.py", "content": calcTest}),
+	"SUATAT":           ollamatest.ToolCall("run_command", map[string]any{"command": firstRun}),
+	"SUATATAT":         ollamatest.ToolCall("write_file", map[string]any{"path": "calc.py", "content": calcFixed}),
+	"SUATATATAT":       ollamatest.ToolCall("run_command", map[string]any{"command": secondRun}),
+	"SUATATATATAT":     []string{"The test ", "passes now."},
+	"SUATATATATATAU":   ollamatest.ToolCall("run_command", map[string]any{"command": bigRun}),
+	"SUATATATATATAUAT": []string{"Counted."},
 }}
 
 // The AT-SPI roles and state a command's approval is read with: ATSPI_ROLE_CHECK_BOX, and
@@ -106,6 +111,35 @@ func containsAll(s string, parts []string) bool {
 		}
 	}
 	return true
+}
+
+// outputPaintLatency is, over the batches holding tool.output events, the time from the
+// batch sent to the first acknowledgement of its paint: p50, p99 and the number of batches.
+func outputPaintLatency(lines []bridgeLine) (p50, p99 time.Duration, n int) {
+	var waits []time.Duration
+	for i, l := range lines {
+		if l.Kind != events.LogKindBatch || !slices.ContainsFunc(l.Events, func(e events.LogEvent) bool { return e.Type == events.ToolOutput }) {
+			continue
+		}
+		sent, err := time.Parse(time.RFC3339Nano, l.At)
+		if err != nil {
+			continue
+		}
+		last := l.Events[len(l.Events)-1].Seq
+		for _, a := range lines[i+1:] {
+			if a.Kind == events.LogKindAck && a.Seq >= last {
+				if at, err := time.Parse(time.RFC3339Nano, a.At); err == nil {
+					waits = append(waits, at.Sub(sent))
+				}
+				break
+			}
+		}
+	}
+	if len(waits) == 0 {
+		return 0, 0, 0
+	}
+	slices.Sort(waits)
+	return waits[len(waits)/2], waits[(len(waits)*99)/100], len(waits)
 }
 
 // workspaceEntries lists the names at the top of the workspace.
@@ -211,6 +245,21 @@ func TestDesktopACommandRunsTheTestsSeesOneFailAndUndoTakesBackTheWholeRun(t *te
 		}
 	}
 	r.app.screenshot("command-undone.png")
+
+	// A command printing 79 MB: its card keeps the head and the tail, and says the middle was cut.
+	r.app.typeText("Now count to ten million")
+	r.app.key("Return")
+	r.waitLogN(t, events.ToolApprovalRequest, 2, true, 60*time.Second)
+	r.app.key("alt+a")
+	r.app.waitNamedText("Ran "+bigRun+", exit 3", 120*time.Second)
+	big := r.app.waitNamedText("Output of "+bigRun, 20*time.Second, "\n9999999\n10000000\n")
+	if !strings.HasPrefix(big, "1\n2\n3\n") || !(strings.Contains(big, "bytes of output not shown") || strings.Contains(big, "characters cut here")) || len(big) > 200_000 {
+		t.Errorf("the card of %q shows %d characters, beginning %q: want its head, its tail, and the middle said cut", bigRun, len(big), big[:min(len(big), 40)])
+	}
+	r.app.screenshot("command-big-output.png")
+	lines = r.waitLogN(t, events.RunFinished, 3, true, 60*time.Second)
+	p50, p99, n := outputPaintLatency(lines)
+	t.Logf("tool.output, from the batch sent to the window's acknowledgement of its paint: p50 %s, p99 %s over %d batches", p50, p99, n)
 
 	_, db := r.finish(t, "command-end.png")
 	s, err := db.Settings()
