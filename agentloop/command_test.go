@@ -1,6 +1,7 @@
 package agentloop
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -337,4 +338,52 @@ func TestWithoutTheSandboxACommandFailsWithItsSentenceUnlessUnconfinedCommandsIs
 		t.Fatalf("result %+v %+v, want the command run unconfined and said so", res, d)
 	}
 	b.want("made.txt", "", 0o644)
+}
+
+// questionApprover answers every question of a terminal with answer, and records them.
+type questionApprover struct {
+	answer    string
+	questions []string
+}
+
+func (a *questionApprover) Approve(_ context.Context, req ApprovalRequest) (string, string, error) {
+	a.questions = append(a.questions, req.Question)
+	return a.answer, "", nil
+}
+
+func TestATerminalIsAskedBeforeACommandChangesAFileTooLargeToKeep(t *testing.T) {
+	needSandbox(t)
+	for _, answer := range []string{DecisionAllow, DecisionDeny} {
+		t.Run(answer, func(t *testing.T) {
+			b := newUndoBench(t, func(c *Config) {
+				c.Tools = WorkspaceTools(tools.WorkspaceOptions{Commands: true})
+				c.Approve = ""
+			})
+			b.allowCommands()
+			b.setCap(8)
+			b.write("big.txt", "more than eight bytes\n", 0o644)
+			asker := &questionApprover{answer: answer}
+			b.mu.Lock()
+			b.calls = []store.ToolCall{commandCall("c1", "echo small > big.txt")}
+			b.mu.Unlock()
+			if _, err := b.a.RunOnce(t.Context(), "", "go", RunOptions{Workspace: b.dir, Approver: asker}); err != nil {
+				t.Fatal(err)
+			}
+			if len(asker.questions) != 1 || !strings.Contains(asker.questions[0], "big.txt") {
+				t.Fatalf("questions %q, want one naming big.txt", asker.questions)
+			}
+			res, d := commandDetails(t, b.rec.events(), "c1")
+			if answer == DecisionAllow {
+				b.want("big.txt", "small\n", 0o644)
+				if len(d.NotUndoable) != 1 || d.NotUndoable[0] != "big.txt" {
+					t.Errorf("details %+v, want big.txt said to be beyond undo", d)
+				}
+				return
+			}
+			b.want("big.txt", "more than eight bytes\n", 0o644)
+			if res.OK == nil || *res.OK || !strings.Contains(res.Output, "not applied") {
+				t.Errorf("result %+v, want the change not applied", res)
+			}
+		})
+	}
 }

@@ -55,7 +55,7 @@ func TestEveryCommandCaseHoldsForAnUnprivilegedUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("setpriv", "--reuid="+u.Uid, "--regid="+u.Gid, "--clear-groups", "--",
-		bin, "-test.count=1", "-test.v", "-test.run", "TestACommand|TestStopEndsACommand|TestWithoutTheSandbox")
+		bin, "-test.count=1", "-test.v", "-test.run", "TestACommand|TestStopEndsACommand|TestWithoutTheSandbox|TestATerminalIsAsked")
 	cmd.Dir = base
 	cmd.Env = []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + filepath.Join(base, "home"), "TMPDIR=" + filepath.Join(base, "tmp"),
