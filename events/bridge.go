@@ -100,8 +100,10 @@ type queued struct {
 	ev  Event
 	buf []byte
 	// a tool.output that absorbed others: buf holds its head and tail (at most
-	// outputHeadBytes and outputTailBytes), cut the bytes left out between them
-	cut int64
+	// outputHeadBytes and outputTailBytes), cut the bytes left out after its first head
+	// bytes
+	cut  int64
+	head int
 }
 
 // outputHeadBytes and outputTailBytes bound the text one queued tool.output keeps while the
@@ -291,7 +293,7 @@ func (b *Bridge) mergeOutputLocked(e *Event) bool {
 			}
 			q.cut += int64(tail - head)
 			q.buf = append(q.buf[:head], q.buf[tail:]...)
-			q.ev.Text = string(q.buf[:head]) // the head, kept apart from the tail from now on
+			q.head = head // the head, kept apart from the tail from now on
 		}
 		return true
 	}
@@ -313,11 +315,7 @@ func outputText(q *queued) (string, int64) {
 	if q.cut == 0 {
 		return string(q.buf), q.ev.Dropped
 	}
-	head := len(q.ev.Text) // the head's length once cut
-	if head > len(q.buf) {
-		head = len(q.buf)
-	}
-	return fmt.Sprintf("%s\n[… %d bytes of output not shown …]\n%s", q.buf[:head], q.cut+q.ev.Dropped, q.buf[head:]), q.cut + q.ev.Dropped
+	return fmt.Sprintf("%s\n[… %d bytes of output not shown …]\n%s", q.buf[:q.head], q.cut+q.ev.Dropped, q.buf[q.head:]), q.cut + q.ev.Dropped
 }
 
 // noteToolEventLocked keeps the tool-call record current for a tool event just queued.

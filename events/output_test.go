@@ -60,3 +60,25 @@ func TestCommandOutputForASlowWindowMergesPerStreamAndKeepsHeadAndTail(t *testin
 		t.Errorf("stderr: %d bytes, %d dropped; want it bounded too", len(errs.Text), errs.Dropped)
 	}
 }
+
+// BenchmarkBridgeMergesCommandOutputForASlowWindow: a command's output, 4 KiB chunks on two
+// streams, emitted while no batch is acknowledged: the cost per chunk of merging and cutting.
+func BenchmarkBridgeMergesCommandOutputForASlowWindow(b *testing.B) {
+	rec := eventstest.NewRecorder()
+	br := eventstest.NewBridge(b, rec, events.WithFallback(never))
+	br.Emit(call("c", "t1", events.ToolStateRunning))
+	rec.Next(b)
+	chunk := strings.Repeat("y", 4095) + "\n"
+	b.SetBytes(int64(len(chunk)))
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		stream := events.StreamStdout
+		if i%4 == 3 {
+			stream = events.StreamStderr
+		}
+		br.Emit(output("c", "t1", stream, chunk))
+	}
+	if s := br.Stats(); s.Queued > 2 {
+		b.Fatalf("%d events queued, want the output merged into one per stream", s.Queued)
+	}
+}

@@ -173,10 +173,6 @@ func (w *Workspace) hidden() []string {
 	return out
 }
 
-// ErrUnconfinedOff is matched by the error of a command that could not run confined, on a
-// machine where the user did not allow unconfined commands.
-var ErrUnconfinedOff = sandbox.ErrUnavailable
-
 func (w *Workspace) runCommand(ctx context.Context, call Call, progress ProgressFunc) (Result, error) {
 	command := call.Args.String("command")
 	dir, err := w.commandDir(call.Args.String("cwd"))
