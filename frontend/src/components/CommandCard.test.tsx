@@ -185,6 +185,9 @@ describe('approving a command', () => {
     expect((within(c).getByRole('checkbox', { name: /Allow network/ }) as HTMLInputElement).checked).toBe(false)
     expect((within(c).getByRole('textbox', { name: 'Always allow commands starting with' }) as HTMLInputElement).value).toBe('npm test')
     expect(within(c).getByRole('button', { name: 'Always allow' }).getAttribute('aria-keyshortcuts')).toBe('Alt+L')
+    expect(screen.getByTestId('window-status').textContent).toBe(
+      'The command npm test -- --watch=false waits for your approval: Alt+A approves, Alt+D denies.',
+    )
   })
 
   it('Approve without network is a plain decision; with network (Alt+N) it is AllowCommand with no pattern', async () => {
