@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -165,6 +166,9 @@ func (w *Workspace) hidden() []string {
 			if i != j && q != p && holds(q, p) {
 				inside = true
 			}
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real // the command sees the workspace at its resolved path
 		}
 		if !inside && !slices.Contains(out, p) {
 			out = append(out, p)
