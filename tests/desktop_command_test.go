@@ -39,20 +39,22 @@ if __name__ == "__main__":
 	secondRun = "python3 test_calc.py -v"
 	// bigRun prints 79 MB (one number a line), then fails: its output stays open on its card.
 	bigRun = "seq 1 10000000; exit 3"
+	// longRun would run for ten minutes: the user stops it.
+	longRun = "sleep 600"
 )
 
 // commandLoopModel writes calc.py (wrong) and its test, runs the test, fixes calc.py after
 // the failure, runs the test again (the same program, another command line), then answers;
-// asked again, it prints ten million lines.
+// asked again, it sleeps ten minutes; asked once more, it prints ten million lines.
 var commandLoopModel = ollamatest.Model{Name: "e2e-command-loop", Scripts: ollamatest.Scripts{
-	"SU":               ollamatest.ToolCall("write_file", map[string]any{"path": "calc.py", "content": calcWrong}),
-	"SUAT":             ollamatest.ToolCall("write_file", map[string]any{"path": "test_calc.py", "content": calcTest}),
-	"SUATAT":           ollamatest.ToolCall("run_command", map[string]any{"command": firstRun}),
-	"SUATATAT":         ollamatest.ToolCall("write_file", map[string]any{"path": "calc.py", "content": calcFixed}),
-	"SUATATATAT":       ollamatest.ToolCall("run_command", map[string]any{"command": secondRun}),
-	"SUATATATATAT":     []string{"The test ", "passes now."},
-	"SUATATATATATAU":   ollamatest.ToolCall("run_command", map[string]any{"command": bigRun}),
-	"SUATATATATATAUAT": []string{"Counted."},
+	"SU":                ollamatest.ToolCall("write_file", map[string]any{"path": "calc.py", "content": calcWrong}),
+	"SUAT":              ollamatest.ToolCall("write_file", map[string]any{"path": "test_calc.py", "content": calcTest}),
+	"SUATAT":            ollamatest.ToolCall("run_command", map[string]any{"command": firstRun}),
+	"SUATATAT":          ollamatest.ToolCall("write_file", map[string]any{"path": "calc.py", "content": calcFixed}),
+	"SUATATATAT":        ollamatest.ToolCall("run_command", map[string]any{"command": secondRun}),
+	"SUATATATATAT":      []string{"The test ", "passes now."},
+	"SUATATATATATAU":    ollamatest.ToolCall("run_command", map[string]any{"command": longRun}),
+	"SUATATATATATAUATU": ollamatest.ToolCall("run_command", map[string]any{"command": bigRun}),
 }}
 
 // The AT-SPI roles and state a command's approval is read with: ATSPI_ROLE_CHECK_BOX, and
@@ -246,10 +248,23 @@ func TestDesktopACommandRunsTheTestsSeesOneFailAndUndoTakesBackTheWholeRun(t *te
 	}
 	r.app.screenshot("command-undone.png")
 
-	// A command printing 79 MB: its card keeps the head and the tail, and says the middle was cut.
-	r.app.typeText("Now count to ten million")
+	// A command stopped while it runs (Esc, from the composer): its card says so.
+	r.app.typeText("Wait ten minutes")
 	r.app.key("Return")
 	r.waitLogN(t, events.ToolApprovalRequest, 2, true, 60*time.Second)
+	r.app.key("alt+a")
+	r.app.waitNamedText("Running "+longRun+"…", 60*time.Second)
+	r.app.key("Escape")
+	r.app.waitNamedText("Ran "+longRun+", stopped", 30*time.Second)
+	r.waitLogN(t, events.RunFinished, 4, true, 60*time.Second) // its pause for approval, then its end
+	r.app.screenshot("command-stopped.png")
+
+	// A command printing 79 MB: its card keeps the head and the tail, and says the middle was
+	// cut. (The model then reads the head and tail it was given, which takes the tiny scripted
+	// model long: the window is closed while it reads.)
+	r.app.typeText("Now count to ten million")
+	r.app.key("Return")
+	r.waitLogN(t, events.ToolApprovalRequest, 3, true, 60*time.Second)
 	r.app.key("alt+a")
 	r.app.waitNamedText("Ran "+bigRun+", exit 3", 120*time.Second)
 	big := r.app.waitNamedText("Output of "+bigRun, 20*time.Second, "\n9999999\n10000000\n")
@@ -257,8 +272,7 @@ func TestDesktopACommandRunsTheTestsSeesOneFailAndUndoTakesBackTheWholeRun(t *te
 		t.Errorf("the card of %q shows %d characters, beginning %q: want its head, its tail, and the middle said cut", bigRun, len(big), big[:min(len(big), 40)])
 	}
 	r.app.screenshot("command-big-output.png")
-	lines = r.waitLogN(t, events.RunFinished, 3, true, 60*time.Second)
-	p50, p99, n := outputPaintLatency(lines)
+	p50, p99, n := outputPaintLatency(readBridgeLog(t, r.bridgeLog))
 	t.Logf("tool.output, from the batch sent to the window's acknowledgement of its paint: p50 %s, p99 %s over %d batches", p50, p99, n)
 
 	_, db := r.finish(t, "command-end.png")

@@ -143,6 +143,12 @@ describe('the card of a command', () => {
     expect(screen.getByTestId('command-refused').textContent).toBe('Left out (no tool may change it): .git/config')
   })
 
+  it('folds no output under a stopped command whose result is only its sentence', () => {
+    show(card({ state: 'stopped', output: 'stopped: the command was stopped; nothing it wrote was applied to the workspace' }))
+    expect(screen.getByTestId('stopped-sentence').textContent).toBe('Stopped while it ran: the command was stopped; nothing it wrote was applied to the workspace')
+    expect(screen.queryByText('Output')).toBeNull()
+  })
+
   it('says why a command could not run', () => {
     show(card({ state: 'failed', output: 'The sandbox cannot start here: turn on "Run commands without the sandbox" in Settings.' }))
     expect(within(theCard()).getByTestId('tool-subject').textContent).toBe('Could not run npm test')

@@ -312,7 +312,8 @@ export function CommandCard({
       )}
       {card.state === 'interrupted' && <div className="tool-note">The run ended before this command finished.</div>}
       {details && ended && <CommandChanges details={details} command={label} notKept={card.notUndoable ?? []} />}
-      {ended && (card.commandOutput || card.output) && (
+      {/* a stopped or failed command's result is its sentence: folded output only when it says more */}
+      {ended && (card.commandOutput || (card.state === 'completed' ? card.output : card.output.trim().includes('\n'))) && (
         <details className="tool-output" open={details && (details.exitCode !== 0 || details.timedOut) ? true : undefined}>
           <summary>Output</summary>
           {card.commandOutput ? (
