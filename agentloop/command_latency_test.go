@@ -2,7 +2,9 @@ package agentloop
 
 import (
 	"bufio"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -86,4 +88,26 @@ func TestCommandOutputLatencyFromTheCommandToItsEventAgainstABarePipe(t *testing
 	p50, p99 := percentiles(pipe)
 	e50, e99 := percentiles(emitted)
 	t.Logf("output to reader, %d lines: bare pipe p50 %s p99 %s; sandbox to tool.output event p50 %s p99 %s", len(emitted), p50, p99, e50, e99)
+}
+
+// BenchmarkCommandOfTenThousandNewFiles: a command that makes 10,000 files (an npm install),
+// through the loop: the sandbox, the checkpoint of every path, the change applied, against
+// the sandbox run alone on the same files (sandbox.BenchmarkTenThousandNewFiles).
+func BenchmarkCommandOfTenThousandNewFiles(b *testing.B) {
+	needSandbox(b)
+	const script = `mkdir -p node_modules && cd node_modules && for d in $(seq 100); do mkdir p$d; for f in $(seq 100); do echo "module $d $f" > p$d/f$f.js; done; done`
+	for b.Loop() {
+		b.StopTimer()
+		u := newUndoBench(b, func(c *Config) { c.Tools = WorkspaceTools(tools.WorkspaceOptions{Commands: true}) })
+		u.allowCommands()
+		b.StartTimer()
+		u.run(commandCall("c1", script))
+		b.StopTimer()
+		if _, err := os.Stat(filepath.Join(u.dir, "node_modules", "p100", "f100.js")); err != nil {
+			b.Fatalf("the files were not applied: %v", err)
+		}
+		res, d := commandDetails(b, u.rec.events(), "c1")
+		b.Logf("command %d ms in the sandbox, %d ms from the call's start to its result", d.DurationMs, *res.DurationMs)
+		b.StartTimer()
+	}
 }
