@@ -126,14 +126,18 @@ func (r *run) checkpointLate(rec store.ToolCallRecord, c plannedCall, late *late
 // approver asks (a terminal, not under --approve auto); otherwise the change is refused,
 // naming the files.
 func (r *run) confirmNotUndoable(rec store.ToolCallRecord, c plannedCall, notKept []string) error {
-	refused := fmt.Errorf("Its changes were not applied: %s %s larger than what undo keeps (%d bytes), so the change could not be taken back. "+
-		"Raise the checkpoint limit in the settings, or run the command yourself.", strings.Join(notKept, ", "), isOrAre(len(notKept)), r.keep)
+	named := strings.Join(notKept, ", ")
+	if len(notKept) > 10 {
+		named = fmt.Sprintf("%s and %d more files", strings.Join(notKept[:10], ", "), len(notKept)-10)
+	}
+	refused := fmt.Errorf("Its changes were not applied: %s %s larger than what undo keeps (%d bytes per file, %d per call), so the change could not be taken back. "+
+		"Raise the checkpoint limit in the settings, or run the command yourself.", named, isOrAre(len(notKept)), r.keep, r.keep*maxKeptPerCall)
 	if r.opts.Approver == nil || r.opts.Approve == ApproveAuto {
 		return refused
 	}
 	decision, _, err := r.opts.Approver.Approve(r.ctx, ApprovalRequest{ChatID: r.cs.id, RunID: r.id, CallID: rec.ID, Name: rec.Name,
 		Args: c.Args, Preview: &tools.Preview{NotUndoable: notKept},
-		Question: fmt.Sprintf("The command changed %s, larger than what undo keeps: apply its changes anyway, beyond undo?", strings.Join(notKept, ", "))})
+		Question: fmt.Sprintf("The command changed %s, larger than what undo keeps: apply its changes anyway, beyond undo?", named)})
 	if err != nil || decision != DecisionAllow {
 		return refused
 	}
