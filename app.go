@@ -285,6 +285,13 @@ func (a *App) AllowAlways(toolCallID string) error {
 	return a.onDesktop(func(desk *cli.Desktop) error { return desk.Agent().AllowAlways(toolCallID) })
 }
 
+// AllowCommand allows a waiting run_command call, with the host's network when network;
+// a pattern not empty also always allows the commands starting with it in the chat's
+// workspace (revocable in the settings).
+func (a *App) AllowCommand(toolCallID string, network bool, pattern string) error {
+	return a.onDesktop(func(desk *cli.Desktop) error { return desk.Agent().AllowCommand(toolCallID, network, pattern) })
+}
+
 // Undo puts back files the chat's runs changed: the newest run, opts.RunID, the runs from
 // opts.FromMessage on ("Restore to here"), or one path (opts.Path).
 func (a *App) Undo(chatID string, opts agentloop.UndoOptions) (agentloop.UndoResult, error) {

@@ -751,7 +751,7 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 	cs.runID, cs.cancel, cs.done = rec.ID, cancel, make(chan struct{})
 	r = &run{a: a, cs: cs, id: rec.ID, ctx: ctx, cancel: cancel, opts: opts, trigger: spec.trigger,
 		resume: spec.resume, workspace: workspace, contextCap: settings.ContextCap,
-		policies: settings.ToolApproval, allowed: settings.AlwaysAllow[workspace], keep: settings.CheckpointLimit(),
+		policies: settings.ToolApproval, allowed: settings.AlwaysAllow[workspace], settings: settings, keep: settings.CheckpointLimit(),
 		loopLimit: settings.LoopLimit(), recoverCalls: !settings.IgnoreTextToolCalls,
 		keepAlive: settings.KeepAlive(), system: instr.systemPrompt(a.cfg.SystemPrompt), instructionsRefused: instr.refused,
 		started: time.Now()}

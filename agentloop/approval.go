@@ -70,6 +70,23 @@ type ApprovalRequest struct {
 	// Origin is where the call came from: events.OriginText for a call the model wrote as
 	// text, which an approver says it asks about.
 	Origin string
+	// Question, when set, is what the approver asks instead of whether to run the call: a
+	// call already running asks whether to go on (a command's change beyond undo).
+	Question string
+}
+
+// CommandDecision is an approver's answer about a command: allow or deny, with the host's
+// network or not, and a pattern to always allow in the workspace ("" for none).
+type CommandDecision struct {
+	Decision, Reason string
+	Network          bool
+	Pattern          string
+}
+
+// CommandApprover is an [Approver] that can also allow a run_command call with network, or
+// for good by pattern (a terminal); a plain Approver's allow runs it without network.
+type CommandApprover interface {
+	ApproveCommand(ctx context.Context, req ApprovalRequest) (CommandDecision, error)
 }
 
 // Approver decides on ask calls synchronously (a terminal prompt). Without one, a run pauses

@@ -3,6 +3,8 @@ package agentloop
 import (
 	"context"
 	"fmt"
+	"strings"
+	"sync"
 
 	"prototyper/events"
 	"prototyper/store"
@@ -44,20 +46,109 @@ func (r *run) beforeCall(ctx context.Context, c plannedCall) callChange {
 		return callChange{err: err}
 	}
 	cc := callChange{paths: paths}
+	if cc.before, cc.notKept, err = r.statesBefore(ctx, ct, paths); err != nil {
+		return callChange{err: err}
+	}
+	return cc
+}
+
+// statesBefore reads the state of paths before a call changes them, keeping the contents as
+// far as the call's budget goes; notKept lists the files beyond it.
+func (r *run) statesBefore(ctx context.Context, ct ChangeTracker, paths []string) (before []tools.PathState, notKept []string, err error) {
 	budget := r.keep * maxKeptPerCall
 	for _, p := range paths {
 		states, err := ct.States(ctx, []string{p}, min(r.keep, budget))
 		if err != nil {
-			return callChange{err: err}
+			return nil, nil, err
 		}
 		s := states[0]
 		if !s.Kept() {
-			cc.notKept = append(cc.notKept, p)
+			notKept = append(notKept, p)
 		}
 		budget -= int64(len(s.Content))
-		cc.before = append(cc.before, s)
+		before = append(before, s)
 	}
-	return cc
+	return before, notKept, nil
+}
+
+// lateChange is what a call whose paths are known only once it ran (a command) checkpointed
+// while it ran: the paths whose prior state it recorded.
+type lateChange struct {
+	mu    sync.Mutex
+	paths []string
+}
+
+func (l *lateChange) add(paths []string) {
+	l.mu.Lock()
+	l.paths = append(l.paths, paths...)
+	l.mu.Unlock()
+}
+
+func (l *lateChange) taken() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.paths
+}
+
+// checkpointLate is the [tools.CheckpointFunc] of call c: it records the state of the paths
+// the call names with the run's change, in one commit, before the tool changes them. Files
+// too large to keep are said first: an approver (a terminal) is asked whether to change them
+// beyond undo; without one, or under --approve auto, the change is refused.
+func (r *run) checkpointLate(rec store.ToolCallRecord, c plannedCall, late *lateChange) tools.CheckpointFunc {
+	return func(paths []string) ([]string, error) {
+		ct, ok := r.tools.(ChangeTracker)
+		if !ok || len(paths) == 0 {
+			return nil, nil
+		}
+		before, notKept, err := r.statesBefore(r.ctx, ct, paths)
+		if err != nil {
+			return nil, fmt.Errorf("Its changes were not applied: the files they replace could not be read to keep them for undo (%w).", err)
+		}
+		if len(notKept) > 0 {
+			if err := r.confirmNotUndoable(rec, c, notKept); err != nil {
+				return nil, err
+			}
+		}
+		recorded, err := r.a.cfg.Store.AddBefore(rec, before)
+		if err != nil {
+			return nil, fmt.Errorf("Its changes were not applied: they could not be kept for undo (%w).", err)
+		}
+		late.add(paths)
+		if len(recorded) > 0 || len(notKept) > 0 {
+			r.emit(events.Event{Type: events.Checkpoint, MessageID: rec.MessageID, ToolCallID: rec.ID, Name: rec.Name,
+				Paths: recorded, NotUndoable: notKept})
+		}
+		return notKept, nil
+	}
+}
+
+// confirmNotUndoable asks whether a change may replace files too large to keep: only an
+// approver asks (a terminal, not under --approve auto); otherwise the change is refused,
+// naming the files.
+func (r *run) confirmNotUndoable(rec store.ToolCallRecord, c plannedCall, notKept []string) error {
+	named := strings.Join(notKept, ", ")
+	if len(notKept) > 10 {
+		named = fmt.Sprintf("%s and %d more files", strings.Join(notKept[:10], ", "), len(notKept)-10)
+	}
+	refused := fmt.Errorf("Its changes were not applied: %s %s larger than what undo keeps (%d bytes per file, %d per call), so the change could not be taken back. "+
+		"Raise the checkpoint limit in the settings, or run the command yourself.", named, isOrAre(len(notKept)), r.keep, r.keep*maxKeptPerCall)
+	if r.opts.Approver == nil || r.opts.Approve == ApproveAuto {
+		return refused
+	}
+	decision, _, err := r.opts.Approver.Approve(r.ctx, ApprovalRequest{ChatID: r.cs.id, RunID: r.id, CallID: rec.ID, Name: rec.Name,
+		Args: c.Args, Preview: &tools.Preview{NotUndoable: notKept},
+		Question: fmt.Sprintf("The command changed %s, larger than what undo keeps: apply its changes anyway, beyond undo?", named)})
+	if err != nil || decision != DecisionAllow {
+		return refused
+	}
+	return nil
+}
+
+func isOrAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
 }
 
 // afterCall reads what the call left at the paths it changed (contents are hashed, not

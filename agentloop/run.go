@@ -33,8 +33,9 @@ type run struct {
 
 	contextCap int
 	policies   map[string]string
-	allowed    []string // the tools the user allowed for good in the run's workspace
-	keep       int64    // the largest file a checkpoint keeps
+	allowed    []string       // the tools the user allowed for good in the run's workspace
+	settings   store.Settings // as the run started: command rules and deny list
+	keep       int64          // the largest file a checkpoint keeps
 	loopLimit  int
 	// recoverCalls executes an answer made of tool calls written as text (see textcalls.go).
 	recoverCalls bool
@@ -640,6 +641,9 @@ type plannedCall struct {
 	// Previewed is the state of the paths the call's preview was made against (contents
 	// dropped), for a call shown for approval: what the approval holds for.
 	Previewed []tools.PathState `json:"previewed,omitempty"`
+	// Network: the call runs with the host's network (a command the user allowed so, or
+	// a rule did).
+	Network bool `json:"network,omitempty"`
 
 	// valid are Args as the toolbox validated them, for executing the call; a batch paused
 	// across a restart comes back without and is validated again.
@@ -782,6 +786,20 @@ func (r *run) planCall(c store.ToolCall) plannedCall {
 	if r.opts.Approve == "" && slices.Contains(r.allowed, c.Name) {
 		pc.Policy = ApproveAuto // "always allow this tool in this workspace"
 	}
+	if c.Name == tools.RunCommand {
+		command := pc.valid.String("command")
+		if p := r.settings.DeniedCommand(command); p != "" {
+			pc.Decision, pc.By, pc.Reason = DecisionDeny, ByPolicy, deniedCommandText(p)
+			return fail(pc.Reason)
+		}
+		if rule, ok := r.settings.CommandRule(r.workspace, command); ok && r.opts.Approve == "" && pc.Policy == ApproveAsk {
+			pc.Policy, pc.Network = ApproveAuto, rule.Network // "always allow commands starting with PATTERN"
+			if c.Recovered {
+				pc.Decision, pc.By = DecisionAllow, ByPolicy
+				return pc
+			}
+		}
+	}
 	if c.Recovered && pc.Policy == ApproveAuto && !slices.Contains(r.allowed, c.Name) {
 		// a call written as text is never trusted more than a native one: a policy of auto
 		// (a default, --approve auto) asks; only the user's own allow of the tool runs it unasked
@@ -839,8 +857,15 @@ func (r *run) runBatch(messageID string, calls []plannedCall) (stop string, paus
 		r.phase(events.PhaseAwaitingApproval)
 		for _, i := range asks {
 			c := &calls[i]
-			decision, reason, err := r.opts.Approver.Approve(r.ctx, ApprovalRequest{ChatID: r.cs.id, RunID: r.id,
-				CallID: c.ID, Name: c.Name, Args: c.Args, Preview: previews[c.ID], Origin: originOf(c.Recovered)})
+			req := ApprovalRequest{ChatID: r.cs.id, RunID: r.id,
+				CallID: c.ID, Name: c.Name, Args: c.Args, Preview: previews[c.ID], Origin: originOf(c.Recovered)}
+			var decision, reason string
+			var err error
+			if ca, ok := r.opts.Approver.(CommandApprover); ok && c.Name == tools.RunCommand {
+				decision, reason, err = r.approveCommand(ca, c, req)
+			} else {
+				decision, reason, err = r.opts.Approver.Approve(r.ctx, req)
+			}
 			if err != nil || (decision != DecisionAllow && decision != DecisionDeny) {
 				if r.ctx.Err() != nil {
 					break
@@ -970,12 +995,13 @@ func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 		return o
 	}
 	r.emit(callEvent(messageID, c.stored(), events.ToolStateRunning))
+	late := &lateChange{}
 	var res tools.Result
 	ok := true
 	if cc.err != nil {
 		res = tools.ErrorResult(cc.err) // what the call would fail with; it did not run
 	} else {
-		res, ok = r.runTool(messageID, c)
+		res, ok = r.runTool(messageID, c, r.checkpointLate(rec, c, late))
 	}
 	// stopped while the tool ignored the cancellation: the run goes on without it
 	o := ToolOutcome{Output: textStoppedRunning}
@@ -993,6 +1019,7 @@ func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 	}
 	// a call that ran into the user's stop and did not complete was stopped, not failed
 	o.Stopped = cc.err == nil && !o.OK && o.NotRun == "" && r.ctx.Err() != nil
+	cc.paths = append(cc.paths, late.taken()...)
 	if err := r.a.completeRecord(r.cs.id, c.ID, o, r.afterCall(cc)); err != nil {
 		r.emitError(err)
 	}
@@ -1031,7 +1058,7 @@ const stopGrace = 250 * time.Millisecond
 // stopped and the tool did not return within stopGrace: the call is then left running in
 // the background, and nothing it does afterwards (its result, its progress) reaches the
 // run, the store or the events.
-func (r *run) runTool(messageID string, c plannedCall) (res tools.Result, ok bool) {
+func (r *run) runTool(messageID string, c plannedCall, checkpoint tools.CheckpointFunc) (res tools.Result, ok bool) {
 	var (
 		mu        sync.Mutex
 		abandoned bool
@@ -1039,15 +1066,20 @@ func (r *run) runTool(messageID string, c plannedCall) (res tools.Result, ok boo
 	progress := func(update any) {
 		mu.Lock()
 		defer mu.Unlock()
-		if !abandoned {
-			r.emit(events.Event{Type: events.ToolProgress, MessageID: messageID, ToolCallID: c.ID, Update: update})
+		if abandoned {
+			return
 		}
+		if out, is := update.(tools.Output); is {
+			r.emit(events.Event{Type: events.ToolOutput, MessageID: messageID, ToolCallID: c.ID, Stream: out.Stream, Text: out.Text})
+			return
+		}
+		r.emit(events.Event{Type: events.ToolProgress, MessageID: messageID, ToolCallID: c.ID, Update: update})
 	}
 	done := make(chan tools.Result, 1) // buffered: a tool left behind never blocks on it
 	r.stuck.Add(1)
 	go func() {
 		defer r.stuck.Done()
-		done <- r.execTool(c, progress)
+		done <- r.execTool(c, progress, checkpoint)
 	}()
 	select {
 	case res = <-done:
@@ -1069,12 +1101,12 @@ func (r *run) runTool(messageID string, c plannedCall) (res tools.Result, ok boo
 }
 
 // execTool runs the tool of a planned call with its validated arguments.
-func (r *run) execTool(c plannedCall, progress tools.ProgressFunc) tools.Result {
+func (r *run) execTool(c plannedCall, progress tools.ProgressFunc, checkpoint tools.CheckpointFunc) tools.Result {
 	args, err := r.validArgs(c)
 	if err != nil {
 		return tools.ErrorResult(err)
 	}
-	return r.tools.Exec(r.ctx, tools.Call{ID: c.ID, Name: c.Name, Args: args}, progress)
+	return r.tools.Exec(r.ctx, tools.Call{ID: c.ID, Name: c.Name, Args: args, Network: c.Network, Checkpoint: checkpoint}, progress)
 }
 
 // completeRecord completes the pending record of an executed call with the result the model

@@ -36,6 +36,7 @@ const (
 	// textAlwaysAllowed: the reason of a call allowed by "Always allow this tool in this
 	// workspace".
 	textAlwaysAllowed = "always allowed in this workspace"
+	textAllowedOnce   = "allowed"
 	// textEmptyAnswer asks the model again after an answer with no text and no call.
 	textEmptyAnswer = "Your last answer was empty. Answer my last message, or call a tool if you need one."
 	// noteEmptyAnswer ends a run whose model answered nothing twice (run.finished's message).
@@ -74,4 +75,10 @@ func notAnObjectText(name, raw string) string {
 		raw = strings.ToValidUTF8(raw[:limit], "") + "…"
 	}
 	return fmt.Sprintf("invalid arguments for %s: the arguments must be an object of the tool's parameters, like {\"name\": value}, not %s; call %s again with an object", name, raw, name)
+}
+
+// deniedCommandText is the result of a command the user's deny list refuses.
+func deniedCommandText(pattern string) string {
+	return fmt.Sprintf("not run: the command matches %q in the list of commands never run (Settings → Commands, commandDeny); "+
+		"do without it, or ask the user to change that list", pattern)
 }

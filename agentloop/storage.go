@@ -27,6 +27,7 @@ type Store interface {
 	ToolCalls(chatID string) ([]store.ToolCallRecord, error)
 	PutToolCall(r store.ToolCallRecord) error
 	StartToolCall(r store.ToolCallRecord, before []tools.PathState) (recorded []string, err error)
+	AddBefore(r store.ToolCallRecord, before []tools.PathState) (recorded []string, err error)
 	CompleteToolCall(chatID, id string, res store.ToolResult) (store.ToolCallRecord, error)
 
 	RunsOf(chatID string) ([]store.Run, error)

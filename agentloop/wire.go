@@ -40,6 +40,11 @@ func Wire(db *store.DB, model Model, emitter Emitter, opts WireOptions) *Agent {
 		ProtectedFiles: []string{db.Path()},
 		ConfigDirs:     appConfigDirs(),
 		ConfigFiles:    opts.ConfigFiles,
+		Commands:       true,
+		UnconfinedCommands: func() bool {
+			s, err := db.Settings()
+			return err == nil && s.UnconfinedCommands
+		},
 	}
 	factory := WorkspaceTools(files)
 	if opts.Extra != nil {

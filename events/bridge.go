@@ -7,6 +7,7 @@ import (
 	"os"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // DefaultFallback is how long the bridge waits for a batch's paint acknowledgement before it
@@ -98,7 +99,20 @@ type Bridge struct {
 type queued struct {
 	ev  Event
 	buf []byte
+	// a tool.output that absorbed others: buf holds its head and tail (at most
+	// outputHeadBytes and outputTailBytes), cut the bytes left out after its first head
+	// bytes
+	cut  int64
+	head int
 }
+
+// outputHeadBytes and outputTailBytes bound the text one queued tool.output keeps while the
+// window is slow: the first and the last bytes of what the command printed meanwhile, the
+// middle counted. A command printing 100 MB costs the bridge this much per call and stream.
+const (
+	outputHeadBytes = 32 << 10
+	outputTailBytes = 32 << 10
+)
 
 // flight is the batch last handed to the sink.
 type flight struct {
@@ -208,7 +222,7 @@ func (b *Bridge) Emit(e Event) {
 		return
 	}
 	b.stats.Emitted++
-	if e.Type.IsDelta() && b.mergeLocked(&e) {
+	if (e.Type.IsDelta() && b.mergeLocked(&e)) || (e.Type == ToolOutput && b.mergeOutputLocked(&e)) {
 		b.stats.Merged++
 		b.mu.Unlock()
 		return // a merge never makes a batch ready that was not ready already
@@ -247,6 +261,61 @@ func (b *Bridge) mergeLocked(e *Event) bool {
 		return true
 	}
 	return false
+}
+
+// mergeOutputLocked appends e's text to the queued tool.output of the same call and stream,
+// provided nothing of e's chat but output of that call was queued after it: the two streams
+// of a call are merged apart, so their interleaving costs no memory. What outgrows the
+// head and tail bounds is cut from the middle and counted.
+func (b *Bridge) mergeOutputLocked(e *Event) bool {
+	for i, n := len(b.queue)-1, 0; i >= b.head && n < mergeScan; i, n = i-1, n+1 {
+		q := &b.queue[i]
+		if q.ev.ChatID != e.ChatID {
+			continue
+		}
+		if q.ev.Type != ToolOutput || q.ev.ToolCallID != e.ToolCallID || q.ev.RunID != e.RunID {
+			return false
+		}
+		if q.ev.Stream != e.Stream {
+			continue // the other stream of the same call
+		}
+		if q.buf == nil {
+			q.buf = make([]byte, 0, min(2*(len(q.ev.Text)+len(e.Text))+32, outputHeadBytes+2*outputTailBytes))
+			q.buf = append(q.buf, q.ev.Text...)
+		}
+		q.buf = append(q.buf, e.Text...)
+		q.cut += e.Dropped
+		if len(q.buf) > outputHeadBytes+2*outputTailBytes {
+			head := runeCut(q.buf, outputHeadBytes)
+			tail := len(q.buf) - outputTailBytes
+			for tail < len(q.buf) && !utf8.RuneStart(q.buf[tail]) {
+				tail++
+			}
+			q.cut += int64(tail - head)
+			q.buf = append(q.buf[:head], q.buf[tail:]...)
+			q.head = head // the head, kept apart from the tail from now on
+		}
+		return true
+	}
+	return false
+}
+
+// runeCut is the largest n' <= n at which b can be cut without splitting a UTF-8 sequence.
+func runeCut(b []byte, n int) int {
+	n = min(n, len(b))
+	for n > 0 && n < len(b) && !utf8.RuneStart(b[n]) {
+		n--
+	}
+	return n
+}
+
+// outputText is the text of a merged tool.output: its head, a line saying how much was left
+// out, its tail.
+func outputText(q *queued) (string, int64) {
+	if q.cut == 0 {
+		return string(q.buf), q.ev.Dropped
+	}
+	return fmt.Sprintf("%s\n[… %d bytes of output not shown …]\n%s", q.buf[:q.head], q.cut+q.ev.Dropped, q.buf[q.head:]), q.cut + q.ev.Dropped
 }
 
 // noteToolEventLocked keeps the tool-call record current for a tool event just queued.
@@ -513,7 +582,10 @@ cut:
 	for i := range batch {
 		q := &waiting[i]
 		batch[i] = q.ev
-		if q.buf != nil {
+		switch {
+		case q.buf != nil && q.ev.Type == ToolOutput:
+			batch[i].Text, batch[i].Dropped = outputText(q)
+		case q.buf != nil:
 			batch[i].Text = string(q.buf)
 		}
 		e := &batch[i]

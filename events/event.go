@@ -56,6 +56,17 @@ const (
 	// SummaryAnswered: the offer was answered (payload: offerId, choice: summarize, leave_out,
 	// or none when it was closed unanswered).
 	SummaryAnswered Type = "context.summary_answered"
+	// ToolOutput: output of a running command (payload: toolCallId, stream — StreamStdout or
+	// StreamStderr —, text: UTF-8, invalid bytes replaced; dropped: bytes the bridge left out
+	// of text where it says so, for a window that could not keep up). The bridge merges the
+	// queued output of a call and stream, and delivers it before the call's tool.result.
+	ToolOutput Type = "tool.output"
+)
+
+// Streams of a tool.output event.
+const (
+	StreamStdout = "stdout"
+	StreamStderr = "stderr"
 )
 
 // IsDelta reports whether events of type t may merge with their neighbour of the same message.
@@ -197,8 +208,11 @@ type Event struct {
 	// Kind tells a system message.started apart: KindInstructions, KindSummary.
 	Kind string `json:"kind,omitempty"`
 
-	// thinking.delta, text.delta
+	// thinking.delta, text.delta, tool.output
 	Text string `json:"text,omitempty"`
+	// tool.output
+	Stream  string `json:"stream,omitempty"`  // StreamStdout, StreamStderr
+	Dropped int64  `json:"dropped,omitempty"` // bytes of output left out of text (a marker line says where)
 
 	// tool.*
 	ToolCallID string          `json:"toolCallId,omitempty"`

@@ -122,37 +122,53 @@ var (
 // pre-image this call added. A crash leaves either neither or both.
 func (db *DB) StartToolCall(r ToolCallRecord, before []tools.PathState) (recorded []string, err error) {
 	err = db.update("save tool call", func(tx *bolt.Tx) error {
-		recorded = nil
 		if err := putToolCall(tx, r); err != nil {
 			return err
 		}
-		if len(before) == 0 || r.RunID == "" {
-			return nil
-		}
-		b, err := changeBuckets(tx, r.ChatID)
-		if err != nil {
-			return err
-		}
-		c, key, err := b.load(r.RunID)
-		if err != nil {
-			return err
-		}
-		if c == nil {
-			c = &Change{ID: r.RunID, ChatID: r.ChatID, Kind: ChangeRun, CreatedAt: db.now()}
-		}
-		for _, s := range before {
-			if c.Path(s.Path) != nil {
-				continue
-			}
-			if err := b.keep(s); err != nil {
-				return err
-			}
-			c.Paths = append(c.Paths, PathChange{Path: s.Path, Workspace: r.Workspace, CallID: r.ID, Before: s})
-			recorded = append(recorded, s.Path)
-		}
-		return b.save(c, key)
+		recorded, err = db.addBefore(tx, r, before)
+		return err
 	})
 	return recorded, err
+}
+
+// AddBefore records, for the run's change, the state of paths the running call r (already
+// started with [DB.StartToolCall]) is about to change: a call whose paths are known only once
+// it ran (a command) records them before its change is applied. A path the run already
+// touched keeps its first pre-image. recorded lists the paths whose pre-image this added.
+func (db *DB) AddBefore(r ToolCallRecord, before []tools.PathState) (recorded []string, err error) {
+	err = db.update("save the state before a change", func(tx *bolt.Tx) error {
+		recorded, err = db.addBefore(tx, r, before)
+		return err
+	})
+	return recorded, err
+}
+
+func (db *DB) addBefore(tx *bolt.Tx, r ToolCallRecord, before []tools.PathState) (recorded []string, err error) {
+	if len(before) == 0 || r.RunID == "" {
+		return nil, nil
+	}
+	b, err := changeBuckets(tx, r.ChatID)
+	if err != nil {
+		return nil, err
+	}
+	c, key, err := b.load(r.RunID)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil {
+		c = &Change{ID: r.RunID, ChatID: r.ChatID, Kind: ChangeRun, CreatedAt: db.now()}
+	}
+	for _, s := range before {
+		if c.Path(s.Path) != nil {
+			continue
+		}
+		if err := b.keep(s); err != nil {
+			return nil, err
+		}
+		c.Paths = append(c.Paths, PathChange{Path: s.Path, Workspace: r.Workspace, CallID: r.ID, Before: s})
+		recorded = append(recorded, s.Path)
+	}
+	return recorded, b.save(c, key)
 }
 
 // RecordChange stores a change made whole (an undo's or a redo's), the content of each of

@@ -126,6 +126,9 @@ func (s Settings) Validate() error {
 	if s.AckFallbackMs < 0 {
 		return &InvalidSettingError{"ackFallbackMs", "the wait for the window's paint must be a positive number of milliseconds, or 0 for the default"}
 	}
+	if err := s.validateCommands(); err != nil {
+		return err
+	}
 	for name, p := range s.ToolApproval {
 		if _, err := tools.ParseApproval(p); err != nil {
 			return &InvalidSettingError{"toolApproval", fmt.Sprintf("tool %s: %v", name, err)}

@@ -248,6 +248,17 @@ type Settings struct {
 	// AlwaysAllow maps a workspace folder to the tools the user allowed there for good:
 	// their calls in that folder run without asking.
 	AlwaysAllow map[string][]string `json:"alwaysAllow,omitempty"`
+	// CommandRules maps a workspace folder to the command patterns the user allowed there
+	// for good: a run_command call matching one runs without asking, with the rule's network
+	// choice ([Settings.CommandRule]).
+	CommandRules map[string][]CommandRule `json:"commandRules,omitempty"`
+	// CommandDeny lists patterns of commands never run ([Settings.DeniedCommand]); nil is
+	// [DefaultCommandDeny], an empty list denies nothing.
+	CommandDeny []string `json:"commandDeny"`
+	// UnconfinedCommands lets a command run without the sandbox where the sandbox cannot
+	// start (it then sees the whole machine as the app does, and its changes are not kept
+	// for undo). Off by default.
+	UnconfinedCommands bool `json:"unconfinedCommands,omitempty"`
 	// Instructions maps a workspace folder (its absolute path) to the user's instructions
 	// for the model in that folder, added to the system prompt with the folder's AGENTS.md.
 	Instructions map[string]string `json:"instructions,omitempty"`

@@ -50,6 +50,9 @@ type Preview struct {
 	// is outside the folder, an argument is wrong), when that is known before it runs: the
 	// user reads it before approving. Nothing else of the preview is set then.
 	Fails string `json:"fails,omitempty"`
+	// Command is the command line a run_command call would run, its folder and the pattern
+	// suggested for always allowing it.
+	Command *CommandPreview `json:"command,omitempty"`
 }
 
 // Removal is one path a delete would remove.

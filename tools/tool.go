@@ -73,6 +73,11 @@ type Call struct {
 	ID   string // the model's tool-call id
 	Name string
 	Args Args // validated against the schema; numbers are float64
+	// Network: the user allowed this call the host's network (run_command).
+	Network bool
+	// Checkpoint is set by the loop for a tool whose changed paths are known only once it
+	// ran (run_command): the tool names them before it changes them.
+	Checkpoint CheckpointFunc
 }
 
 // Args are the decoded arguments of a call, as encoding/json decodes an
@@ -133,6 +138,8 @@ type Details struct {
 	Created bool   `json:"created,omitempty"` // the path did not exist before
 	Changed bool   `json:"changed,omitempty"` // the content or the tree changed
 	Diff    string `json:"diff,omitempty"`    // unified diff of the change, capped
+	// Command describes a run_command call: exit status, time, output size, changes.
+	Command *CommandDetails `json:"command,omitempty"`
 }
 
 // ErrorResult is the result of a call that failed; err's message is what the

@@ -55,6 +55,16 @@ type WorkspaceOptions struct {
 	MaxSearchResults int   // search_files stops after this many matching lines; default 200
 	MaxSearchFile    int64 // search_files skips larger files; default 2 MiB
 	MaxDiffBytes     int   // diffs in Details are cut here; default 64 KiB
+
+	// Commands offers run_command (the app's agent does; a toolbox of file tools alone
+	// does not).
+	Commands bool
+	// UnconfinedCommands reports whether the user allowed commands to run unconfined where
+	// the sandbox cannot start (read at each call); nil never allows it.
+	UnconfinedCommands func() bool
+	// CommandStageDir holds a command's changed files until they are applied; default
+	// os.TempDir().
+	CommandStageDir string
 }
 
 func (o *WorkspaceOptions) defaults() {
@@ -173,17 +183,21 @@ func (w *Workspace) Close() error { return w.root.Close() }
 
 // Tools returns the workspace tools, ready for [NewRegistry].
 func (w *Workspace) Tools() []Tool {
-	return []Tool{
+	ts := []Tool{
 		w.readFileTool(), w.listDirTool(), w.searchFilesTool(),
 		w.writeFileTool(), w.editFileTool(), w.makeDirTool(), w.deletePathTool(),
 	}
+	if w.opts.Commands {
+		ts = append(ts, w.runCommandTool())
+	}
+	return ts
 }
 
 // WorkspaceDefinitions lists the workspace tools' definitions (names, schemas, modes,
 // default approvals) without opening a folder: what the settings show before any workspace
 // is chosen. The tools it builds are never executed.
 func WorkspaceDefinitions() []Definition {
-	w := &Workspace{}
+	w := &Workspace{opts: WorkspaceOptions{Commands: true}}
 	w.opts.defaults()
 	tools := w.Tools()
 	defs := make([]Definition, len(tools))

@@ -54,6 +54,9 @@ export const pairs = {
   'store.Chat': 'StoredChat',
   'store.ChatHit': 'ChatHit',
   'store.Version': 'Version',
+  'store.CommandRule': 'CommandRule',
+  'tools.CommandPreview': 'CommandPreview',
+  'agentloop.NotPutBack': 'NotPutBack',
 }
 
 function parse(file) {

@@ -13,6 +13,7 @@ import { OllamaDownPanel } from './components/OllamaDownPanel'
 import { SettingsPanel } from './components/SettingsPanel'
 import { WorkspaceServersDialog } from './components/WorkspaceServersDialog'
 import { summarizeArgs } from './components/ToolCard'
+import { commandOf } from './components/CommandCard'
 import { approveShortcut, denyShortcut, leaveOutShortcut, summarizeShortcut } from './keyboard/shortcuts'
 import { useApprovalShortcuts } from './keyboard/useApprovalShortcuts'
 import { focusComposer, useMenuRequest } from './keyboard/menus'
@@ -127,7 +128,10 @@ export function windowStatus(s: AppState): string {
   const chat = s.activeChatId ? s.chats[s.activeChatId] : undefined
   const card = oldestWaitingCard(chat, s.decisions)
   if (card) {
-    const what = [card.name || 'A tool call', summarizeArgs(card)].filter(Boolean).join(' ')
+    const what =
+      card.name === 'run_command'
+        ? `The command ${commandOf(card).command}`
+        : [card.name || 'A tool call', summarizeArgs(card)].filter(Boolean).join(' ')
     return `${what} waits for your approval: ${approveShortcut.label} approves, ${denyShortcut.label} denies.`
   }
   const offer = waitingOffer(chat)

@@ -41,6 +41,12 @@ export interface Config {
   ollamaBinary: string
   /** Per workspace folder, the tools the user allowed for good ("Always allow"). */
   alwaysAllow: Record<string, string[] | null>
+  /** Per workspace folder, the command prefixes run without asking (run_command's "Always allow"). */
+  commandRules?: Record<string, CommandRule[] | null>
+  /** Command patterns never run, whoever allows them. */
+  commandDeny?: string[] | null
+  /** Where the sandbox cannot start, commands run unconfined (off: they are refused). */
+  unconfinedCommands?: boolean
   /** The largest file kept so that its change can be undone, in bytes. */
   checkpointMaxBytes?: number
   /** The most one answer may hold, in bytes (0: the default, 8 MiB). */
@@ -109,6 +115,12 @@ export interface McpServerStatus {
 
 /** What SaveSettings accepts: the Config without the read-only fields. */
 export type Settings = Omit<Config, 'dbPath' | 'tools' | 'mcpServers' | 'workspaceProblem'>
+
+/** Commands starting with pattern run without asking in a workspace, with the host's network when network. */
+export interface CommandRule {
+  pattern: string
+  network: boolean
+}
 
 /** A chat as the store keeps it (store.Chat): its own folder and model among them. */
 export interface StoredChat {
@@ -186,7 +198,51 @@ export interface ToolDetails {
   created?: boolean
   changed?: boolean
   diff?: string
+  /** run_command: how the command ended and what it changed. */
+  command?: CommandDetails | null
 }
+
+/** One path a command changed in the workspace. */
+export interface CommandChange {
+  path: string
+  kind: 'created' | 'modified' | 'deleted' | 'mode' | string
+  bytes?: number
+  /** A unified diff, capped. */
+  diff?: string
+}
+
+/** How a run_command call ended (tool.result's details.command). */
+export interface CommandDetails {
+  exitCode: number
+  durationMs: number
+  timedOut?: boolean
+  /** It ran with the host's network. */
+  network?: boolean
+  outputBytes?: number
+  /** Output bytes cut between the head and the tail the model was given. */
+  cutBytes?: number
+  /** It ran without the sandbox (the user's setting, where the sandbox cannot start). */
+  unconfined?: boolean
+  changes?: CommandChange[] | null
+  /** Changed files too large to keep: their change cannot be undone. */
+  notUndoable?: string[] | null
+  /** Changes applied but not listed (past the first few hundred). */
+  moreChanges?: number
+  /** Paths the command changed that no tool may change (.git, the app's files): left out. */
+  refused?: string[] | null
+}
+
+/** The command a waiting run_command call would run (preview.command). */
+export interface CommandPreview {
+  command: string
+  /** The folder inside the workspace; '' or absent: its root. */
+  cwd?: string
+  /** The prefix suggested to always allow, e.g. "npm test". */
+  pattern?: string
+}
+
+/** The stream a command's output came from (tool.output). */
+export type OutputStream = 'stdout' | 'stderr'
 
 /** One path a delete would remove (tools.Removal). */
 export interface Removal {
@@ -206,6 +262,8 @@ export interface Preview {
   notUndoable?: string[] | null
   /** Why the call cannot succeed as it is (known before it runs); nothing else is set then. */
   fails?: string
+  /** run_command: the command line, its folder, the prefix suggested to always allow. */
+  command?: CommandPreview | null
 }
 
 /** One checkpoint of a chat (agentloop.ChangeSummary): a run that changed files, an undo, a redo. */
@@ -242,7 +300,15 @@ export interface UndoResult {
   /** Some of paths were put back in the chat's folder now. */
   inChatFolder?: boolean
   /** Paths an undo forced (or keeping) could not put back: too large to keep; sentence says what became of each. */
-  notPutBack?: { path: string; bytes: number; gone?: boolean; sentence: string }[] | null
+  notPutBack?: NotPutBack[] | null
+}
+
+/** A path an undo could not put back (agentloop.NotPutBack), and what became of it. */
+export interface NotPutBack {
+  path: string
+  bytes: number
+  gone?: boolean
+  sentence: string
 }
 
 /** One file of a chat's review (agentloop.FileChange). */
@@ -426,6 +492,7 @@ export type EventType =
   | 'tool.approval_requested'
   | 'tool.approval_resolved'
   | 'tool.progress'
+  | 'tool.output'
   | 'tool.result'
   | 'message.completed'
   | 'context.truncated'
@@ -468,6 +535,10 @@ export interface AgentEvent {
   by?: string
   reason?: string
   update?: unknown
+  /** tool.output: which stream text came from. */
+  stream?: OutputStream
+  /** tool.output: bytes left out of text (a marker line in text says where). */
+  dropped?: number
   ok?: boolean
   output?: string
   details?: ToolDetails | null
@@ -552,6 +623,11 @@ export interface Backend {
   decide(toolCallId: string, decision: Decision, reason: string): Promise<void>
   /** Allows the call and every later call of its tool in the chat's workspace. */
   allowAlways(toolCallId: string): Promise<void>
+  /**
+   * Allows a waiting run_command call, with the host's network when network; a pattern not
+   * empty also allows for good the commands starting with it in the chat's workspace.
+   */
+  allowCommand(toolCallId: string, network: boolean, pattern: string): Promise<void>
   /** Answers the chat's offer to summarize older messages; the chat then goes on. */
   answerSummaryOffer(chatId: string, choice: Exclude<SummaryChoice, 'none'>): Promise<void>
   undo(chatId: string, opts: UndoOptions): Promise<UndoResult>
@@ -672,6 +748,7 @@ export function wailsBackend(): Backend {
     stop: (id) => app().Stop(id),
     decide: (id, d, r) => app().Decide(id, d, r),
     allowAlways: (id) => app().AllowAlways(id),
+    allowCommand: (id, network, pattern) => app().AllowCommand(id, network, pattern),
     answerSummaryOffer: (id, choice) => app().AnswerSummaryOffer(id, choice),
     undo: (id, o) => app().Undo(id, o),
     redo: (id, o) => app().Redo(id, o),

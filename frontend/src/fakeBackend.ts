@@ -202,6 +202,9 @@ export class FakeBackend implements Backend {
   async allowAlways(toolCallId: string) {
     this.record('AllowAlways', toolCallId)
   }
+  async allowCommand(toolCallId: string, network: boolean, pattern: string) {
+    this.record('AllowCommand', toolCallId, network, pattern)
+  }
   async answerSummaryOffer(chatId: string, choice: 'summarize' | 'leave_out') {
     this.record('AnswerSummaryOffer', chatId, choice)
   }

@@ -199,6 +199,14 @@ type Settings struct {
 	OlderTurns string `json:"olderTurns,omitempty"`
 	// Instructions: the user's instructions for the model in the session's workspace.
 	Instructions string `json:"instructions,omitempty"`
+	// CommandRules: per workspace folder, the command patterns allowed for good (with their
+	// network choice); absent keeps what is saved, and the panel removes entries to revoke them.
+	CommandRules map[string][]store.CommandRule `json:"commandRules"`
+	// CommandDeny: the patterns of commands never run, as in force (the defaults until the
+	// user edits them); absent keeps what is saved, an empty list denies nothing.
+	CommandDeny []string `json:"commandDeny"`
+	// UnconfinedCommands: where the sandbox cannot start, commands run unconfined.
+	UnconfinedCommands bool `json:"unconfinedCommands"`
 }
 
 // Config is what the window shows in its header and settings: the settings in effect, the
@@ -229,10 +237,14 @@ func (d *Desktop) Config() (Config, error) {
 		AlwaysAllow: s.AlwaysAllow, CheckpointMaxBytes: s.CheckpointLimit(), MaxAnswerBytes: s.MaxAnswerBytes,
 		Provider: d.server.Endpoint().Provider, BaseURL: s.BaseURL, APIKeyEnv: s.APIKeyEnv, MCPJSON: string(s.MCPServers), Theme: s.ThemeName(),
 		KeepAliveMin: s.KeepAliveMin, LoopRepeats: s.LoopLimit(), IgnoreTextToolCalls: s.IgnoreTextToolCalls, Instructions: s.InstructionsFor(workspace),
-		OlderTurns: s.OlderTurnsPolicy()},
+		OlderTurns: s.OlderTurnsPolicy(), CommandRules: s.CommandRules, CommandDeny: s.CommandDenyList(),
+		UnconfinedCommands: s.UnconfinedCommands},
 		DBPath: d.db.Path()}
 	if c.AlwaysAllow == nil {
 		c.AlwaysAllow = map[string][]string{}
+	}
+	if c.CommandRules == nil {
+		c.CommandRules = map[string][]store.CommandRule{}
 	}
 	for _, def := range append(tools.WorkspaceDefinitions(), d.mcpDefinitions(workspace)...) {
 		c.Tools = append(c.Tools, def.Name)
@@ -265,6 +277,13 @@ func (d *Desktop) SaveSettings(in Settings) error {
 		if in.AlwaysAllow != nil {
 			s.AlwaysAllow = in.AlwaysAllow
 		}
+		if in.CommandRules != nil {
+			s.CommandRules = in.CommandRules
+		}
+		if in.CommandDeny != nil {
+			s.CommandDeny = in.CommandDeny
+		}
+		s.UnconfinedCommands = in.UnconfinedCommands
 		if in.CheckpointMaxBytes > 0 {
 			s.CheckpointMaxBytes = in.CheckpointMaxBytes
 		}

@@ -306,7 +306,47 @@ type terminalApprover struct {
 	flush func()
 }
 
+// ApproveCommand asks about a command: "y" runs it without network, "net" with the host's
+// network, "a" (or "a net") also allows, for good, the commands starting with its pattern in
+// this workspace; Enter, "n" or a reason denies it.
+func (t *terminalApprover) ApproveCommand(ctx context.Context, req agentloop.ApprovalRequest) (agentloop.CommandDecision, error) {
+	pattern := ""
+	if req.Preview != nil && req.Preview.Command != nil {
+		pattern = req.Preview.Command.Pattern
+	}
+	answer, err := t.ask(ctx, previewText(req.Preview)+fmt.Sprintf(
+		"Run it%s? [y: yes, no network / net: yes, with network / a, a net: always allow %q here / N or a reason: no] ",
+		originLabel(req.Origin), Sanitize(pattern)))
+	if err != nil {
+		return agentloop.CommandDecision{}, err
+	}
+	switch strings.Join(strings.Fields(strings.ToLower(answer)), " ") {
+	case "y", "yes":
+		return agentloop.CommandDecision{Decision: agentloop.DecisionAllow}, nil
+	case "net", "network", "y net":
+		return agentloop.CommandDecision{Decision: agentloop.DecisionAllow, Network: true}, nil
+	case "a", "always":
+		return agentloop.CommandDecision{Decision: agentloop.DecisionAllow, Pattern: pattern}, nil
+	case "a net", "always net", "a network":
+		return agentloop.CommandDecision{Decision: agentloop.DecisionAllow, Network: true, Pattern: pattern}, nil
+	case "", "n", "no":
+		return agentloop.CommandDecision{Decision: agentloop.DecisionDeny, Reason: "the user said no"}, nil
+	default: // the reason reaches the model
+		return agentloop.CommandDecision{Decision: agentloop.DecisionDeny, Reason: answer}, nil
+	}
+}
+
 func (t *terminalApprover) Approve(ctx context.Context, req agentloop.ApprovalRequest) (string, string, error) {
+	if req.Question != "" {
+		answer, err := t.ask(ctx, previewText(req.Preview)+Sanitize(req.Question)+" [y/N] ")
+		if err != nil {
+			return "", "", err
+		}
+		if a := strings.ToLower(answer); a == "y" || a == "yes" {
+			return agentloop.DecisionAllow, "", nil
+		}
+		return agentloop.DecisionDeny, "the user said no", nil
+	}
 	answer, err := t.ask(ctx, previewText(req.Preview)+
 		fmt.Sprintf("Allow %s %s%s? [y/N, or a reason to deny] ", Sanitize(req.Name), Sanitize(summarizeArgs(req.Args)), originLabel(req.Origin)))
 	if err != nil {
@@ -618,6 +658,12 @@ func (t *terminal) render(e events.Event) {
 		}
 	case events.ToolProgress:
 		t.showProgress(e)
+	case events.ToolOutput:
+		if t.mode != "output" {
+			t.endLine()
+			t.mode = "output"
+		}
+		t.write(e.Text)
 	case events.ToolResult:
 		// a call that did not run (the user replied or stopped, the loop guard refused it),
 		// or that the user stopped while it ran, is no failure: a neutral mark, what became
@@ -653,6 +699,9 @@ func (t *terminal) render(e events.Event) {
 		} else {
 			t.endLine()
 			fmt.Fprintln(t.out, line)
+		}
+		if d, ok := e.Details.(*tools.Details); ok && d.Command != nil {
+			fmt.Fprintln(t.out, t.style("2", "  "+commandSummary(d.Command)))
 		}
 		switch {
 		case e.NotRun == events.NotRunCopied: // its output speaks to the model
@@ -726,6 +775,24 @@ func (t *terminal) write(text string) {
 	t.midLine = !strings.HasSuffix(text, "\n")
 }
 
+// commandSummary says in one line how a command ended and what it changed.
+func commandSummary(d *tools.CommandDetails) string {
+	s := fmt.Sprintf("exit status %d", d.ExitCode)
+	if d.TimedOut {
+		s = "ended by its timeout, " + s
+	}
+	if d.Network {
+		s += ", with network"
+	}
+	if d.Unconfined {
+		s += ", unconfined"
+	}
+	if n := len(d.Changes) + d.MoreChanges; n > 0 {
+		s += fmt.Sprintf(", %d path(s) changed", n)
+	}
+	return s
+}
+
 func formatDuration(ms int64) string {
 	if ms < 1000 {
 		return fmt.Sprintf("%d ms", ms)
@@ -786,6 +853,14 @@ func previewText(p *tools.Preview) string {
 		return "This call cannot succeed as it is: " + Sanitize(p.Fails) + "\n"
 	}
 	var b strings.Builder
+	if c := p.Command; c != nil {
+		folder := "the workspace folder"
+		if c.Cwd != "" {
+			folder = Sanitize(c.Cwd)
+		}
+		fmt.Fprintf(&b, "This runs, in the sandbox, in %s:\n  %s\n", folder, Sanitize(c.Command))
+		return b.String()
+	}
 	switch {
 	case len(p.Removes) > 0:
 		fmt.Fprintf(&b, "This deletes %d path(s), %s:\n", len(p.Removes), sizeLabel(p.Bytes))

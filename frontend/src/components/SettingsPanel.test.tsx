@@ -112,3 +112,65 @@ describe('the largest answer kept, in the settings', () => {
     expect((await save(backend, dialog)).maxAnswerBytes).toBe(32 << 20)
   })
 })
+
+describe('the commands in the settings', () => {
+  const withRules = (b: FakeBackend) => {
+    b.cfg = {
+      ...b.cfg,
+      commandRules: {
+        '/home/me/project': [
+          { pattern: 'npm test', network: false },
+          { pattern: 'npm install', network: true },
+        ],
+        '/home/me/other': [{ pattern: 'go build', network: false }],
+      },
+      commandDeny: ['sudo', 'curl * | sh'],
+      unconfinedCommands: false,
+    }
+  }
+
+  it('lists the commands allowed in each workspace; Remove takes one out, the focus staying in the dialog', async () => {
+    const backend = await mount(withRules)
+    const dialog = openSettings()
+    const section = within(dialog).getByRole('group', { name: 'Commands allowed without asking' })
+    expect(section.textContent).toContain('npm install')
+    expect(section.textContent).toContain('with network, in /home/me/project')
+    const first = within(section).getByRole('button', { name: 'Remove npm test in /home/me/project' })
+    first.focus()
+    fireEvent.click(first)
+    expect(document.activeElement).toBe(within(section).getByRole('button', { name: 'Remove npm install in /home/me/project' }))
+    fireEvent.click(document.activeElement as HTMLElement)
+    expect(document.activeElement).toBe(within(section).getByRole('button', { name: 'Remove go build in /home/me/other' }))
+    fireEvent.click(document.activeElement as HTMLElement)
+    // the last one gone: the deny list takes the focus
+    expect(document.activeElement).toBe(within(dialog).getByRole('textbox', { name: /Never run commands matching/ }))
+    expect(dialog.contains(document.activeElement)).toBe(true)
+    const saved = await save(backend, dialog)
+    expect(saved.commandRules).toEqual({})
+  })
+
+  it('saves the deny list one pattern a line, and the unconfined toggle with the sentence saying what it means', async () => {
+    const backend = await mount(withRules)
+    const dialog = openSettings()
+    const deny = within(dialog).getByRole('textbox', { name: /Never run commands matching/ }) as HTMLTextAreaElement
+    expect(deny.value).toBe('sudo\ncurl * | sh')
+    fireEvent.change(deny, { target: { value: 'sudo\n\n  rm -rf /  \ncurl * | sh\n' } })
+    const toggle = within(dialog).getByRole('checkbox', { name: 'Run commands without the sandbox where it cannot start' })
+    expect(toggle.getAttribute('aria-describedby')).toBe('unconfined-meaning')
+    expect(document.getElementById('unconfined-meaning')?.textContent).toMatch(/runs as you, with your files, your network/)
+    fireEvent.click(toggle)
+    const saved = await save(backend, dialog)
+    expect(saved.commandDeny).toEqual(['sudo', 'rm -rf /', 'curl * | sh'])
+    expect(saved.unconfinedCommands).toBe(true)
+    expect(saved.commandRules?.['/home/me/project']).toEqual([
+      { pattern: 'npm test', network: false },
+      { pattern: 'npm install', network: true },
+    ])
+  })
+
+  it('sends back a deny list the Go side left to its defaults as none, unless the user wrote one', async () => {
+    const backend = await mount()
+    const dialog = openSettings()
+    expect((await save(backend, dialog)).commandDeny).toBeNull()
+  })
+})

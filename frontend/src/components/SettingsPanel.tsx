@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react'
-import { errorText, type ApprovalPolicy, type Config, type OlderTurnsPolicy, type Provider, type Theme, type ThinkLevel } from '../backend'
+import { errorText, type ApprovalPolicy, type CommandRule, type Config, type OlderTurnsPolicy, type Provider, type Theme, type ThinkLevel } from '../backend'
 import { useAppState, useStore } from '../state/useAppState'
 import { reviewWorkspaceServers } from './WorkspaceServersDialog'
 
@@ -41,6 +41,80 @@ function OllamaServerSettings(props: {
 
 const MiB = 1 << 20
 
+/**
+ * The commands of each workspace that run without asking (each removable), the patterns never
+ * run, and whether a command runs unconfined where the sandbox cannot start. A removed rule's
+ * button hands the focus to the next one (or the deny list), so that it stays in the dialog.
+ */
+function CommandSettings(props: {
+  rules: Record<string, CommandRule[]>
+  onRules: (r: Record<string, CommandRule[]>) => void
+  deny: string
+  onDeny: (v: string) => void
+  unconfined: boolean
+  onUnconfined: (v: boolean) => void
+}) {
+  const denyField = useRef<HTMLTextAreaElement>(null)
+  const list = useRef<HTMLDivElement>(null)
+  const remove = (dir: string, i: number, button: HTMLElement) => {
+    const buttons = Array.from(list.current?.querySelectorAll<HTMLElement>('button[data-command-rule]') ?? [])
+    const at = buttons.indexOf(button)
+    const next = buttons[at + 1] ?? buttons[at - 1] ?? denyField.current
+    next?.focus()
+    const left = (props.rules[dir] ?? []).filter((_, k) => k !== i)
+    const rules = { ...props.rules, [dir]: left }
+    if (left.length === 0) delete rules[dir]
+    props.onRules(rules)
+  }
+  const entries = Object.entries(props.rules)
+  return (
+    <fieldset data-testid="command-settings">
+      <legend>Commands</legend>
+      <div ref={list} role="group" aria-label="Commands allowed without asking">
+        {entries.length === 0 && (
+          <div className="muted small">No command runs without asking. A waiting command’s “Always allow” adds its prefix here.</div>
+        )}
+        {/* one flat list: a workspace whose last rule goes does not remount the others (their focus) */}
+        {entries.flatMap(([dir, rules]) =>
+          rules.map((r, i) => (
+            <div key={`${dir}\n${r.pattern}`} className="row inline">
+              <code className="tool-name">{r.pattern}</code>
+              <span className="muted small" title={dir}>
+                {r.network ? 'with network, ' : ''}in {dir}
+              </span>
+              <button
+                type="button"
+                data-command-rule=""
+                aria-label={`Remove ${r.pattern} in ${dir}`}
+                onClick={(e) => remove(dir, i, e.currentTarget)}
+              >
+                Remove
+              </button>
+            </div>
+          )),
+        )}
+      </div>
+      <label>
+        Never run commands matching (one pattern a line; * stands for anything)
+        <textarea ref={denyField} rows={4} spellCheck={false} value={props.deny} onChange={(e) => props.onDeny(e.target.value)} />
+      </label>
+      <label className="inline">
+        <input
+          type="checkbox"
+          aria-describedby="unconfined-meaning"
+          checked={props.unconfined}
+          onChange={(e) => props.onUnconfined(e.target.checked)}
+        />
+        Run commands without the sandbox where it cannot start
+      </label>
+      <div className="muted small" id="unconfined-meaning">
+        Where this computer cannot start the sandbox, an allowed command then runs as you, with your files, your network
+        and your keys in reach; left off, it is refused instead.
+      </div>
+    </fieldset>
+  )
+}
+
 /** The model server, think level, context cap and the approval policy of each tool. */
 export function SettingsPanel({ config, onClose }: { config: Config; onClose: () => void }) {
   const store = useStore()
@@ -66,6 +140,15 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
     if (next[dir].length === 0) delete next[dir]
     setAlways(next)
   }
+  const [commandRules, setCommandRules] = useState<Record<string, CommandRule[]>>(() => {
+    const out: Record<string, CommandRule[]> = {}
+    for (const [dir, list] of Object.entries(config.commandRules ?? {})) if (list?.length) out[dir] = list.map((r) => ({ ...r }))
+    return out
+  })
+  const [commandDeny, setCommandDeny] = useState((config.commandDeny ?? []).join('\n'))
+  // A deny list the Go side sends as none stands for its defaults: sent back as none unless edited.
+  const [denyEdited, setDenyEdited] = useState(false)
+  const [unconfined, setUnconfined] = useState(!!config.unconfinedCommands)
   const [theme, setTheme] = useState<Theme>(config.theme ?? 'system')
   const [keepAlive, setKeepAlive] = useState(String(config.keepAliveMin || ''))
   const [loopRepeats, setLoopRepeats] = useState(String(config.loopRepeats || ''))
@@ -111,6 +194,15 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
         mcpJson: mcpJson.trim(),
         toolApproval: approval,
         alwaysAllow: always,
+        commandRules,
+        commandDeny:
+          config.commandDeny == null && !denyEdited
+            ? null
+            : commandDeny
+                .split('\n')
+                .map((l) => l.trim())
+                .filter(Boolean),
+        unconfinedCommands: unconfined,
         checkpointMaxBytes: config.checkpointMaxBytes,
         theme,
         keepAliveMin: Number(keepAlive) || 0,
@@ -295,6 +387,17 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
             )),
           )}
         </fieldset>
+        <CommandSettings
+          rules={commandRules}
+          onRules={setCommandRules}
+          deny={commandDeny}
+          onDeny={(v) => {
+            setCommandDeny(v)
+            setDenyEdited(true)
+          }}
+          unconfined={unconfined}
+          onUnconfined={setUnconfined}
+        />
         {config.dbPath && <div className="muted small">Chats are stored in {config.dbPath}</div>}
         {error && (
           <div ref={errorLine} className="tool-error" role="alert" data-testid="settings-error">

@@ -10,6 +10,7 @@ import {
 import { focusIsIdle, modalDialogOpen } from '../keyboard/typing'
 import type { ToolCard as ToolCardModel } from '../state/chatReducer'
 import { jsonObject } from '../state/records'
+import { CommandCard } from './CommandCard'
 
 /** The path a file tool's call is about, or '' for a call about no one path. */
 export function callPath(card: Pick<ToolCardModel, 'args' | 'details'> & { name?: string }): string {
@@ -119,7 +120,7 @@ function PathText({ path }: { path: string }) {
   )
 }
 
-function StateBadge({ card }: { card: ToolCardModel }) {
+export function StateBadge({ card }: { card: ToolCardModel }) {
   switch (card.state) {
     case 'pending':
       return <span className="badge muted">queued</span>
@@ -149,14 +150,14 @@ function StateBadge({ card }: { card: ToolCardModel }) {
   }
 }
 
-export function DiffView({ diff, open = false }: { diff: string; open?: boolean }) {
+export function DiffView({ diff, open = false, label = 'Diff' }: { diff: string; open?: boolean; label?: string }) {
   const lines = diff.split('\n')
   const added = lines.filter((l) => l.startsWith('+') && !l.startsWith('+++')).length
   const removed = lines.filter((l) => l.startsWith('-') && !l.startsWith('---')).length
   return (
     <details className="diff" open={open || undefined}>
       <summary>
-        Diff <span className="add">+{added}</span> <span className="del">−{removed}</span>
+        {label} <span className="add">+{added}</span> <span className="del">−{removed}</span>
       </summary>
       <pre>
         {lines.map((l, i) => (
@@ -180,7 +181,7 @@ export function DiffView({ diff, open = false }: { diff: string; open?: boolean 
   )
 }
 
-function bytesText(n: number): string {
+export function bytesText(n: number): string {
   if (n < 1024) return `${n} ${n === 1 ? 'byte' : 'bytes'}`
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`
   return `${(n / 1024 / 1024).toFixed(1)} MiB`
@@ -246,9 +247,10 @@ export function ShortcutKey({ shortcut }: { shortcut: Shortcut }) {
  * leaves the buttons inert but focusable, so that the focus is not lost while the call starts;
  * when they go, the focus returns to the composer.
  */
-function ApprovalActions({
+export function ApprovalActions({
   onDecide,
   onAllowAlways,
+  alwaysLabel = 'Always allow here',
   onAskReason,
   askingReason,
   decided,
@@ -257,6 +259,8 @@ function ApprovalActions({
 }: {
   onDecide: (d: Decision, reason?: string) => void
   onAllowAlways?: () => void
+  /** The name of the "Always allow" button. */
+  alwaysLabel?: string
   onAskReason?: (open: boolean) => void
   askingReason: boolean
   decided?: Decision
@@ -304,7 +308,7 @@ function ApprovalActions({
       {button('Approve', approveShortcut, () => onDecide('allow'), true, approve, 'allow')}
       {button('Deny', denyShortcut, () => onDecide('deny'), false, undefined, 'deny')}
       {onAskReason && button('Deny and tell why…', denyWithReasonShortcut, () => onAskReason(true))}
-      {onAllowAlways && button('Always allow here', alwaysAllowShortcut, onAllowAlways)}
+      {onAllowAlways && button(alwaysLabel, alwaysAllowShortcut, onAllowAlways)}
       {askingReason && !decided && (
         <form
           className="deny-reason"
@@ -398,6 +402,19 @@ export const ToolCard = memo(function ToolCard({
   decided?: Decision
   current?: boolean
 }) {
+  if (card.name === 'run_command') {
+    return (
+      <CommandCard
+        card={card}
+        onDecide={onDecide}
+        onAllowAlways={onAllowAlways}
+        onAskReason={onAskReason}
+        askingReason={askingReason}
+        decided={decided}
+        current={current}
+      />
+    )
+  }
   const summary = summarizeArgs(card)
   const path = namesWorkspace(callPath(card)) ? '' : callPath(card) // the workspace itself reads as words, not "."
   const diff = card.details?.diff

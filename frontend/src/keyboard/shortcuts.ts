@@ -21,6 +21,8 @@ export const denyShortcut: Shortcut = { label: 'Alt+D', letter: 'd', does: 'Deny
 export const denyWithReasonShortcut: Shortcut = { label: 'Alt+R', letter: 'r', does: 'Deny the waiting call and tell the model why' }
 /** Always allow this tool in this workspace. */
 export const alwaysAllowShortcut: Shortcut = { label: 'Alt+L', letter: 'l', does: 'Always allow the waiting tool in this folder' }
+/** On a waiting command: let it use the host's network (or not). */
+export const networkShortcut: Shortcut = { label: 'Alt+N', letter: 'n', does: 'Allow the waiting command the network (or not)' }
 /** Answer the offer to summarize the older messages that no longer fit the model's context. */
 export const summarizeShortcut: Shortcut = { label: 'Alt+S', letter: 's', does: 'Summarize the older messages that no longer fit' }
 export const leaveOutShortcut: Shortcut = { label: 'Alt+O', letter: 'o', does: 'Leave out the older messages that no longer fit' }
@@ -82,6 +84,7 @@ export const helpList: Array<{ label: string; does: string }> = [
   denyShortcut,
   denyWithReasonShortcut,
   alwaysAllowShortcut,
+  networkShortcut,
   summarizeShortcut,
   leaveOutShortcut,
   undoShortcut,

@@ -9,6 +9,7 @@ import {
   denyWithReasonShortcut,
   leaveOutShortcut,
   matches,
+  networkShortcut,
   redoShortcut,
   summarizeShortcut,
   undoShortcut,
@@ -18,7 +19,8 @@ import { modalDialogOpen } from './typing'
 /**
  * The window's keyboard: Alt+A approves and Alt+D denies the oldest call of the open chat that
  * waits for approval, Alt+R opens its "Deny and tell the model why" field and Alt+L allows its
- * tool for good in the workspace, from anywhere in the window (the composer included); Alt+Z
+ * tool for good in the workspace (a command: the prefix its card shows), Alt+N lets a waiting
+ * command use the network or not, from anywhere in the window (the composer included); Alt+Z
  * undoes the open chat's newest run that changed files and Alt+Y redoes; Alt+C opens (or
  * closes) the review of the files the open chat changed; Alt+S and Alt+O answer the open chat's
  * offer to summarize older messages (summarize, leave them out).
@@ -53,6 +55,12 @@ export function useApprovalShortcuts(store: AppStore): void {
       if (waiting && matches(e, denyWithReasonShortcut)) {
         e.preventDefault()
         store.askReason(waiting.id)
+        return
+      }
+      const choice = waiting ? store.commandChoice(waiting.id) : null
+      if (waiting && choice && matches(e, networkShortcut)) {
+        e.preventDefault()
+        store.setCommandChoice(waiting.id, { network: !choice.network })
         return
       }
       if (waiting && matches(e, alwaysAllowShortcut)) {

@@ -19,6 +19,7 @@ import {
   type CheckedToolCall,
 } from './records'
 import { codeOnceBack } from './errorSentences'
+import { appendOutput, emptyOutput, type CommandOutput } from './commandOutput'
 
 /** What a tool card shows. Visual only; never persisted. */
 export type ToolVisualState =
@@ -65,6 +66,8 @@ export interface ToolCard {
   recovered?: boolean
   /** Why the call did not run (state not_run): a NotRunReason, or one a newer Go side knows. */
   notRun?: string
+  /** What a command printed while it ran (tool.output), bounded: seen live in this window only. */
+  commandOutput?: CommandOutput
 }
 
 export interface MessageView {
@@ -461,6 +464,12 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
 
     case 'tool.progress':
       return withCard(s, ev, (c) => ({ ...c, progress: ev.update ?? null }))
+
+    case 'tool.output': {
+      const stream = ev.stream === 'stderr' ? 'stderr' : 'stdout'
+      if (!ev.text) return s
+      return withCard(s, ev, (c) => ({ ...c, commandOutput: appendOutput(c.commandOutput ?? emptyOutput, stream, ev.text ?? '') }))
+    }
 
     case 'tool.result':
       return withCard(leftAsTheyWere(s, ev), ev, (c) => ({

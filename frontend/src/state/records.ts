@@ -5,7 +5,20 @@
 // and returns a complete value with a safe default for everything missing or malformed, so that
 // the reducer and the components never meet an undefined where they expect a string.
 
-import type { ChangeSummary, Decision, Phase, Preview, Removal, Role, StopReason, SummaryChoice, ToolDetails, Usage } from '../backend'
+import type {
+  ChangeSummary,
+  CommandDetails,
+  CommandPreview,
+  Decision,
+  Phase,
+  Preview,
+  Removal,
+  Role,
+  StopReason,
+  SummaryChoice,
+  ToolDetails,
+  Usage,
+} from '../backend'
 
 // The members of the Phase and Role types, as values. A Record over the type makes the compiler
 // hold each list to the type's definition in backend.ts: a member missing or unknown fails.
@@ -81,7 +94,36 @@ export function checkDetails(v: unknown): ToolDetails | null {
   if (typeof d.created === 'boolean') out.created = d.created
   if (typeof d.changed === 'boolean') out.changed = d.changed
   if (typeof d.diff === 'string') out.diff = d.diff
+  const command = checkCommandDetails(d.command)
+  if (command) out.command = command
   return out
+}
+
+/** How a command ended and what it changed, as far as it can be read. */
+export function checkCommandDetails(v: unknown): CommandDetails | null {
+  if (!isObject(v)) return null
+  return {
+    exitCode: num(v.exitCode) ?? 0,
+    durationMs: num(v.durationMs) ?? 0,
+    timedOut: bool(v.timedOut),
+    network: bool(v.network),
+    outputBytes: num(v.outputBytes) ?? 0,
+    cutBytes: num(v.cutBytes) ?? 0,
+    unconfined: bool(v.unconfined),
+    changes: (Array.isArray(v.changes) ? v.changes : [])
+      .filter(isObject)
+      .filter((c) => str(c.path))
+      .map((c) => ({ path: str(c.path), kind: str(c.kind), bytes: num(c.bytes) ?? 0, diff: str(c.diff) })),
+    notUndoable: strings(v.notUndoable),
+    moreChanges: num(v.moreChanges) ?? 0,
+    refused: strings(v.refused),
+  }
+}
+
+/** The command a waiting run_command call would run, when it names one. */
+export function checkCommandPreview(v: unknown): CommandPreview | null {
+  if (!isObject(v) || typeof v.command !== 'string') return null
+  return { command: v.command, cwd: str(v.cwd), pattern: str(v.pattern) }
 }
 
 export function checkUsage(v: unknown): Usage | null {
@@ -139,18 +181,21 @@ const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is
 
 /** The change a call would make, as far as it can be read. */
 export function checkPreview(v: unknown): Preview | null {
-  if (!isObject(v) || typeof v.path !== 'string') return null
+  if (!isObject(v)) return null
+  const command = checkCommandPreview(v.command)
+  if (typeof v.path !== 'string' && !command) return null
   const removes: Removal[] = (Array.isArray(v.removes) ? v.removes : [])
     .filter(isObject)
     .map((r) => ({ path: str(r.path), kind: str(r.kind), bytes: num(r.bytes) ?? 0 }))
   return {
-    path: v.path,
+    path: str(v.path),
     diff: str(v.diff),
     bytes: num(v.bytes) ?? 0,
     created: bool(v.created),
     removes,
     notUndoable: strings(v.notUndoable),
     ...(str(v.fails) ? { fails: str(v.fails) } : {}),
+    ...(command ? { command } : {}),
   }
 }
 

@@ -53,7 +53,9 @@ import {
   type ChatState,
   type OfferView,
   type TimelineEntry,
+  type ToolCard as ToolCardModel,
 } from './chatReducer'
+import { jsonObject } from './records'
 
 export interface PullState {
   name: string
@@ -99,6 +101,8 @@ export interface AppState {
   undoNote: { chatId: string; text: string } | null
   /** The waiting call whose "Deny and tell the model why" field is open. */
   reasonFor: string | null
+  /** What the user chose so far on a waiting command's card (network, the prefix to always allow), by call. */
+  commandChoices: Record<string, CommandChoice>
   /** By chat: the messages that start one of several versions of its history. */
   versions: Record<string, Version[]>
   /** A folder or model chosen while a chat is open: the window asks what it is for. */
@@ -202,6 +206,20 @@ export function needsFirstModel(s: Pick<AppState, 'ollama' | 'models'>): boolean
   return !!s.ollama?.running && s.models.length === 0
 }
 
+/** On a waiting run_command card: whether it may use the network, and the prefix "Always allow" remembers. */
+export interface CommandChoice {
+  network: boolean
+  pattern: string
+}
+
+/** The prefix offered to always allow for a command: the one the Go side suggests, else its first word. */
+export function suggestedPattern(card: Pick<ToolCardModel, 'preview' | 'args'>): string {
+  const suggested = card.preview?.command?.pattern
+  if (suggested) return suggested
+  const line = card.preview?.command?.command ?? jsonObject(card.args)?.command
+  return typeof line === 'string' ? (line.trim().split(/\s+/)[0] ?? '') : ''
+}
+
 export interface StoreOptions {
   backend: Backend
   /** requestAnimationFrame, injectable so tests drive frames by hand. */
@@ -211,7 +229,13 @@ export interface StoreOptions {
   now?: () => number
 }
 
-const deltaTypes = new Set(['thinking.delta', 'text.delta'])
+// Events merged per animation frame: a model's text and thought, and a command's output.
+const deltaTypes = new Set(['thinking.delta', 'text.delta', 'tool.output'])
+
+// The most text one merged tool.output event carries: beyond it the next event starts, so that
+// a command printing fast is bounded by the card's head and tail (commandOutput.ts), not joined
+// whole first.
+const outputMergeChars = 64 * 1024
 
 /** Reads `[data-tool-state="running"]` cards in the document. */
 export function runningToolIdsInDocument(): string[] {
@@ -258,6 +282,7 @@ export class AppStore {
     undoConflict: null,
     undoNote: null,
     reasonFor: null,
+    commandChoices: {},
     versions: {},
     pendingChange: null,
     editing: '',
@@ -446,7 +471,10 @@ export class AppStore {
       if (seen.has(ev.seq) || isDuplicate(s, ev)) continue
       seen.add(ev.seq)
       const last = merged[merged.length - 1]
-      if (last && last.type === ev.type && last.messageId === ev.messageId && last.runId === ev.runId) {
+      const sameOutput =
+        ev.type !== 'tool.output' ||
+        (last?.toolCallId === ev.toolCallId && last?.stream === ev.stream && (last?.text ?? '').length < outputMergeChars)
+      if (last && last.type === ev.type && last.messageId === ev.messageId && last.runId === ev.runId && sameOutput) {
         merged[merged.length - 1] = { ...last, seq: ev.seq, text: (last.text ?? '') + (ev.text ?? '') }
       } else {
         merged.push(ev)
@@ -814,12 +842,36 @@ export class AppStore {
     }
   }
 
-  /** Answers a tool call that waits for approval; a call is answered once. */
+  /** The card of a call, in whichever chat holds it. */
+  private cardOf(toolCallId: string): ToolCardModel | undefined {
+    const active = this.state.activeChatId ? this.state.chats[this.state.activeChatId] : undefined
+    if (active?.tools[toolCallId]) return active.tools[toolCallId]
+    for (const chat of Object.values(this.state.chats)) if (chat.tools[toolCallId]) return chat.tools[toolCallId]
+    return undefined
+  }
+
+  /** What the user chose on a waiting command's card; null for a call of another tool. */
+  commandChoice(toolCallId: string): CommandChoice | null {
+    const card = this.cardOf(toolCallId)
+    if (card?.name !== 'run_command') return null
+    return this.state.commandChoices[toolCallId] ?? { network: false, pattern: suggestedPattern(card) }
+  }
+
+  /** Changes what the user chose on a waiting command's card (ignored once it is answered). */
+  setCommandChoice(toolCallId: string, patch: Partial<CommandChoice>): void {
+    const now = this.commandChoice(toolCallId)
+    if (!now || this.state.decisions[toolCallId]) return
+    this.set({ commandChoices: { ...this.state.commandChoices, [toolCallId]: { ...now, ...patch } } })
+  }
+
+  /** Answers a tool call that waits for approval; a call is answered once. A command allowed with network says so. */
   async decide(toolCallId: string, decision: Decision, reason = ''): Promise<void> {
     if (this.state.decisions[toolCallId]) return
+    const choice = this.commandChoice(toolCallId)
     this.set({ decisions: { ...this.state.decisions, [toolCallId]: decision } })
     try {
-      await this.backend.decide(toolCallId, decision, reason)
+      if (decision === 'allow' && choice?.network) await this.backend.allowCommand(toolCallId, true, '')
+      else await this.backend.decide(toolCallId, decision, reason)
     } catch (err) {
       // Refused: the buttons work again, and the error says why.
       const decisions = { ...this.state.decisions }
@@ -856,12 +908,18 @@ export class AppStore {
     this.set({ reasonFor: toolCallId })
   }
 
-  /** Allows the call and every later call of its tool in the chat's workspace. */
+  /**
+   * Allows the call and every later call of its tool in the chat's workspace; for a command,
+   * every later command starting with the prefix the card shows (none written: nothing is done).
+   */
   async allowAlways(toolCallId: string): Promise<void> {
     if (this.state.decisions[toolCallId]) return
+    const choice = this.commandChoice(toolCallId)
+    if (choice && !choice.pattern.trim()) return
     this.set({ decisions: { ...this.state.decisions, [toolCallId]: 'allow' } })
     try {
-      await this.backend.allowAlways(toolCallId)
+      if (choice) await this.backend.allowCommand(toolCallId, choice.network, choice.pattern.trim())
+      else await this.backend.allowAlways(toolCallId)
       await this.loadConfig()
     } catch (err) {
       const decisions = { ...this.state.decisions }
