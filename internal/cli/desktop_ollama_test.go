@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -225,5 +228,108 @@ func TestTheModelTheWindowStartsWithIsLoadedOnceRetryFindsTheServer(t *testing.T
 	case again := <-loads:
 		t.Errorf("the model was loaded again: %q", again)
 	case <-time.After(500 * time.Millisecond):
+	}
+}
+
+// arrivingOllama is [loadingOllama] for the models that have arrived (pulled after the server
+// started); of any other it answers as Ollama does, HTTP 404, and sends its name to missed.
+func arrivingOllama(arrived func(model string) bool, missed chan<- string, loads chan<- string) http.Handler {
+	loading := loadingOllama(loads)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/show" && r.URL.Path != "/api/generate" {
+			loading.ServeHTTP(w, r)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		var req struct {
+			Model string `json:"model"`
+		}
+		_ = json.Unmarshal(body, &req)
+		if arrived(req.Model) {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			loading.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprintf(w, `{"error":"model '%s' not found"}`, req.Model)
+		select {
+		case missed <- req.Model:
+		default:
+		}
+	})
+}
+
+// arrivals is the set of models that have arrived on an [arrivingOllama].
+type arrivals struct {
+	mu     sync.Mutex
+	models map[string]bool
+}
+
+func (a *arrivals) arrive(model string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.models == nil {
+		a.models = map[string]bool{}
+	}
+	a.models[model] = true
+}
+
+func (a *arrivals) has(model string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.models[model]
+}
+
+// waitFor receives from c until it gets want, failing t after 30 s (the preload's backoff
+// starts at 1 s).
+func waitFor(t *testing.T, c <-chan string, want string) {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case got := <-c:
+			if got == want {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("no %q within 30 s", want)
+		}
+	}
+}
+
+func TestTheModelTheWindowStartsWithIsLoadedOnceItArrivesOnAServerThatAnsweredWithoutIt(t *testing.T) {
+	var models arrivals
+	missed, loads := make(chan string, 16), make(chan string, 4)
+	srv := httptest.NewServer(arrivingOllama(models.has, missed, loads))
+	t.Cleanup(srv.Close)
+	openTestDesktop(t, DesktopOptions{Common: Common{Ollama: srv.URL}, Model: "first"})
+
+	// The server answers, and tells the window's preload that it has no such model; then the
+	// user pulls it, in a terminal: the window is not asked anything.
+	waitFor(t, missed, "first")
+	models.arrive("first")
+	waitFor(t, loads, "first 30m0s num_ctx=4096")
+}
+
+func TestAPreloadWaitingForAModelTheUserLeftNeverLoadsIt(t *testing.T) {
+	var models arrivals
+	models.arrive("second")
+	missed, loads := make(chan string, 16), make(chan string, 4)
+	srv := httptest.NewServer(arrivingOllama(models.has, missed, loads))
+	t.Cleanup(srv.Close)
+	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: srv.URL}, Model: "first"})
+	waitFor(t, missed, "first")
+	if err := d.SetModel("second"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, loads, "second 30m0s num_ctx=4096")
+
+	models.arrive("first")
+	d.OllamaStatus(context.Background()) // wakes a preload still waiting
+	select {
+	case again := <-loads:
+		t.Errorf("loaded %q after the user picked another model", again)
+	case <-time.After(2 * time.Second): // longer than the first wait of the preload's backoff
 	}
 }
