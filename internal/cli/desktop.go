@@ -104,6 +104,10 @@ func assembleDesktop(db *store.DB, opts DesktopOptions, sink events.Sink) (*Desk
 // preloadWait bounds a load (a large model on a slow disk takes minutes).
 const preloadWait = 10 * time.Minute
 
+// preloadBackoff is how long a preload waits for the server or its model before it asks
+// again: first, then doubling up to longest.
+var preloadBackoff = struct{ first, longest time.Duration }{time.Second, 15 * time.Second}
+
 // preload loads the session's model on the server in the background, the way the next
 // message will ask for it (agentloop.Agent.Preload), as soon as the server has it: at start
 // the window may have to start the server first, or the user to start it and press Retry;
@@ -120,8 +124,9 @@ func (d *Desktop) preload() {
 	if model == "" {
 		return
 	}
+	backoff := preloadBackoff
 	go func() {
-		for wait := time.Second; ; wait = min(2*wait, 15*time.Second) {
+		for wait := backoff.first; ; wait = min(2*wait, backoff.longest) {
 			woken := d.mayLoad.wait() // taken before asking: news meanwhile wakes this
 			if !d.stillPreloading(model, n) || !d.loadNotThereYet(model) {
 				return

@@ -231,36 +231,7 @@ func TestTheModelTheWindowStartsWithIsLoadedOnceRetryFindsTheServer(t *testing.T
 	}
 }
 
-// arrivingOllama is [loadingOllama] for the models that have arrived (pulled after the server
-// started); of any other it answers as Ollama does, HTTP 404, and sends its name to missed.
-func arrivingOllama(arrived func(model string) bool, missed chan<- string, loads chan<- string) http.Handler {
-	loading := loadingOllama(loads)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/api/show" && r.URL.Path != "/api/generate" {
-			loading.ServeHTTP(w, r)
-			return
-		}
-		body, _ := io.ReadAll(r.Body)
-		var req struct {
-			Model string `json:"model"`
-		}
-		_ = json.Unmarshal(body, &req)
-		if arrived(req.Model) {
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			loading.ServeHTTP(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusNotFound)
-		fmt.Fprintf(w, `{"error":"model '%s' not found"}`, req.Model)
-		select {
-		case missed <- req.Model:
-		default:
-		}
-	})
-}
-
-// arrivals is the set of models that have arrived on an [arrivingOllama].
+// arrivals is the set of models that have arrived on the server of [arrivals.ollama].
 type arrivals struct {
 	mu     sync.Mutex
 	models map[string]bool
@@ -279,6 +250,44 @@ func (a *arrivals) has(model string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.models[model]
+}
+
+// ollama is [loadingOllama] for the models that have arrived, which it lists; of any other it
+// answers as Ollama does, HTTP 404, and sends its name to missed. A pull makes its model
+// arrive.
+func (a *arrivals) ollama(missed, loads chan<- string) http.Handler {
+	loading := loadingOllama(loads)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var req struct {
+			Model string `json:"model"`
+		}
+		_ = json.Unmarshal(body, &req)
+		switch {
+		case r.URL.Path == "/api/tags":
+			a.mu.Lock()
+			var list []string
+			for m := range a.models {
+				list = append(list, fmt.Sprintf(`{"name":%q,"model":%q}`, m, m))
+			}
+			a.mu.Unlock()
+			fmt.Fprintf(w, `{"models":[%s]}`, strings.Join(list, ","))
+		case r.URL.Path == "/api/pull":
+			a.arrive(req.Model)
+			fmt.Fprintln(w, `{"status":"success"}`)
+		case r.URL.Path != "/api/show" && r.URL.Path != "/api/generate", a.has(req.Model):
+			loading.ServeHTTP(w, r)
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprintf(w, `{"error":"model '%s' not found"}`, req.Model)
+			select {
+			case missed <- req.Model:
+			default:
+			}
+		}
+	})
 }
 
 // waitFor receives from c until it gets want, failing t after 30 s (the preload's backoff
@@ -301,7 +310,7 @@ func waitFor(t *testing.T, c <-chan string, want string) {
 func TestTheModelTheWindowStartsWithIsLoadedOnceItArrivesOnAServerThatAnsweredWithoutIt(t *testing.T) {
 	var models arrivals
 	missed, loads := make(chan string, 16), make(chan string, 4)
-	srv := httptest.NewServer(arrivingOllama(models.has, missed, loads))
+	srv := httptest.NewServer(models.ollama(missed, loads))
 	t.Cleanup(srv.Close)
 	openTestDesktop(t, DesktopOptions{Common: Common{Ollama: srv.URL}, Model: "first"})
 
@@ -316,7 +325,7 @@ func TestAPreloadWaitingForAModelTheUserLeftNeverLoadsIt(t *testing.T) {
 	var models arrivals
 	models.arrive("second")
 	missed, loads := make(chan string, 16), make(chan string, 4)
-	srv := httptest.NewServer(arrivingOllama(models.has, missed, loads))
+	srv := httptest.NewServer(models.ollama(missed, loads))
 	t.Cleanup(srv.Close)
 	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: srv.URL}, Model: "first"})
 	waitFor(t, missed, "first")
@@ -331,5 +340,38 @@ func TestAPreloadWaitingForAModelTheUserLeftNeverLoadsIt(t *testing.T) {
 	case again := <-loads:
 		t.Errorf("loaded %q after the user picked another model", again)
 	case <-time.After(2 * time.Second): // longer than the first wait of the preload's backoff
+	}
+}
+
+func TestAPreloadWaitingForItsModelLoadsItAtOnceWhenTheWindowSeesItArrive(t *testing.T) {
+	// Without a wake the preload would ask again only in an hour.
+	saved := preloadBackoff
+	preloadBackoff.first, preloadBackoff.longest = time.Hour, time.Hour
+	t.Cleanup(func() { preloadBackoff = saved })
+	for _, tc := range []struct {
+		name string
+		sees func(context.Context, *Desktop, *arrivals) error
+	}{
+		{"the window lists the models", func(ctx context.Context, d *Desktop, models *arrivals) error {
+			models.arrive("first") // pulled in a terminal
+			_, err := d.Models(ctx)
+			return err
+		}},
+		{"a pull in the window ends", func(ctx context.Context, d *Desktop, _ *arrivals) error {
+			return d.PullModel(ctx, "first")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var models arrivals
+			missed, loads := make(chan string, 16), make(chan string, 4)
+			srv := httptest.NewServer(models.ollama(missed, loads))
+			t.Cleanup(srv.Close)
+			d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: srv.URL}, Model: "first"})
+			waitFor(t, missed, "first")
+			if err := tc.sees(context.Background(), d, &models); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, loads, "first 30m0s num_ctx=4096")
+		})
 	}
 }
