@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -542,10 +543,8 @@ func (d *Desktop) Models(ctx context.Context) ([]ollama.CatalogEntry, error) {
 	defer cancel()
 	models, err := client.Catalog(ctx)
 	_, current := d.session()
-	for _, m := range models {
-		if ollama.SameModel(m.Name, current) {
-			d.mayLoad.wake()
-		}
+	if slices.ContainsFunc(models, func(m ollama.CatalogEntry) bool { return ollama.SameModel(m.Name, current) }) {
+		d.mayLoad.wake()
 	}
 	return models, err
 }
