@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -78,30 +79,63 @@ func hostOf(t *testing.T, raw string) string {
 	return u.Host
 }
 
+// servedOllama is an `ollama serve` a test started, with the file its output goes to: its log,
+// and gin's line for each request it answered.
+type servedOllama struct {
+	*exec.Cmd
+	log string
+}
+
+// said is what the server wrote so far.
+func (s *servedOllama) said() string {
+	b, _ := os.ReadFile(s.log)
+	return string(b)
+}
+
 // startServe starts the built ollama serving at host (OLLAMA_HOST), with env added to the
 // test's, cut off from the model registry, and waits until it answers; it is killed when the
 // test ends.
-func startServe(t *testing.T, host string, env ...string) *exec.Cmd {
+func startServe(t *testing.T, host string, env ...string) *servedOllama {
 	t.Helper()
 	serve := exec.Command(ollamatest.Binary(t), "serve")
 	serve.Env = append(append(os.Environ(), "OLLAMA_HOST="+host, "HOME="+t.TempDir(),
 		"HTTPS_PROXY="+ollamatest.NoRegistryProxy, "HTTP_PROXY="+ollamatest.NoRegistryProxy), env...)
-	said := &testenv.Output{}
-	serve.Stderr = said
+	// A file, not a pipe: the model runners the server starts write to its standard output
+	// too and may outlive it a moment; a pipe would hold Wait until they are gone.
+	log, err := os.Create(filepath.Join(t.TempDir(), "serve.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	serve.Stdout, serve.Stderr = log, log
 	if err := serve.Start(); err != nil {
 		t.Fatal(err)
 	}
+	s := &servedOllama{Cmd: serve, log: log.Name()}
 	t.Cleanup(func() { _ = serve.Process.Kill(); _ = serve.Wait() })
 	for deadline := time.Now().Add(30 * time.Second); !ollamatest.Answers("http://" + host); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the ollama serve started at %s did not answer: %s", host, said.String())
+			t.Fatalf("the ollama serve started at %s did not answer: %s", host, s.said())
 		}
 	}
 	// Another server answering there (the app's own) would leave this one unable to listen.
 	if !ollamatest.ProcessRuns(serve.Process.Pid) {
-		t.Fatalf("another server answers at %s; the one this test started exited: %s", host, said.String())
+		t.Fatalf("another server answers at %s; the one this test started exited: %s", host, s.said())
 	}
-	return serve
+	return s
+}
+
+// waitAnswered waits until the server has answered a request of method for path with status:
+// its request log (gin's, on its standard output) has the line, e.g.
+// `[GIN] 2025/08/13 - 10:00:00 | 404 |  512µs |  127.0.0.1 | POST  "/api/show"`.
+func (s *servedOllama) waitAnswered(t *testing.T, status int, method, path string, timeout time.Duration) {
+	t.Helper()
+	line := regexp.MustCompile(`(?m)^\[GIN\] .*\| ` + strconv.Itoa(status) + ` \|.*\| ` + method + ` +"` + regexp.QuoteMeta(path) + `"`)
+	for deadline := time.Now().Add(timeout); !line.MatchString(s.said()); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server answered no %s %s with %d within %s: %s", method, path, status, timeout, s.said())
+		}
+	}
 }
 
 // modelsFolderWith is an Ollama models folder (for OLLAMA_MODELS) holding models, created
@@ -305,8 +339,10 @@ func TestDesktopKilledLeavesNoOllamaBehind(t *testing.T) {
 // TestDesktopSaysWhyOllamaCouldNotStartAndRetryUsesTheServerStartedMeanwhile puts on PATH an
 // ollama that fails the way a taken port makes it fail: the window says so (its log's last
 // line is in the app's folder) with Retry focused; the user starts a server there, presses
-// Enter to retry: the model the window started with is loaded at once (the first message
-// shows no load), and the agent runs on that server, which the app leaves running.
+// Enter to retry, and only then pulls the model the window started with, as a user who runs
+// `ollama serve` and then `ollama pull` would: the window, which found the server without the
+// model, loads the model once it is there (the first message shows no load), and the agent
+// runs on that server, which the app leaves running.
 func TestDesktopSaysWhyOllamaCouldNotStartAndRetryUsesTheServerStartedMeanwhile(t *testing.T) {
 	broken := t.TempDir()
 	if err := os.WriteFile(filepath.Join(broken, "ollama"), []byte("#!/bin/sh\n"+
@@ -331,19 +367,24 @@ func TestDesktopSaysWhyOllamaCouldNotStartAndRetryUsesTheServerStartedMeanwhile(
 	t.Logf("the window after the failed start: %s", shot)
 
 	// The user reads the panel for a while (longer than any request's own retries last), then
-	// starts a server there, as the panel suggests.
+	// starts a server there, as the panel suggests, and retries.
 	time.Sleep(time.Until(launched.Add(15 * time.Second)))
-	startServe(t, hostOf(t, r.url))
+	serve := startServe(t, hostOf(t, r.url))
+	r.app.focusWindow()
+	// Retry has the focus, unless the window's own check found the server first: then the
+	// composer has it, and Enter in the empty box sends nothing.
+	r.app.key("Return")
+	r.waitComposerFocus()
+	// The window asked the server for its model, which is not there yet.
+	serve.waitAnswered(t, 404, "POST", "/api/show", 30*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if err := ollamatest.Create(ctx, r.url, writerModel); err != nil {
 		t.Fatal(err)
 	}
 
-	r.app.focusWindow()
-	r.app.key("Return") // Retry has the focus (unless the window's own check found the server first)
-	r.waitComposerFocus()
 	waitLoaded(t, r.url, writerModel.Name)
+	r.waitComposerFocus()
 	r.app.typeText("Write hello.txt with a greeting")
 	r.app.key("Return")
 	assertNoLoadShown(t, r.waitFinished(t, 120*time.Second))

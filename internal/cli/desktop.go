@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -39,11 +40,13 @@ type Desktop struct {
 	mu        sync.Mutex // orders the changes of the fields below and of the stored settings
 	workspace string     // the folder of new chats
 	model     string     // the model of the next message
+	preloads  uint64     // how many preloads were asked: only the latest one waits
 
 	life    context.Context // ends with Close: the preloads' context
 	endLife context.CancelFunc
-	// answered wakes the preloads that wait for the server: OllamaStatus found it answering.
-	answered wakeup
+	// mayLoad wakes the preload waiting for the server or its model: OllamaStatus found the
+	// server answering, the server's models were listed, a pull ended.
+	mayLoad wakeup
 }
 
 // OpenDesktop opens the database of opts and assembles the agent, whose events go through a
@@ -99,33 +102,56 @@ func assembleDesktop(db *store.DB, opts DesktopOptions, sink events.Sink) (*Desk
 	}
 	d.useMCPSettings(settings)
 	d.startMCP(workspace)
-	d.preload(d.model) // the app starts with a model: its first message should not wait for the load
+	d.preload() // the app starts with a model: its first message should not wait for the load
 	return d, nil
 }
 
-// preloadWait bounds a preload (a large model on a slow disk takes minutes).
+// preloadWait bounds a load (a large model on a slow disk takes minutes).
 const preloadWait = 10 * time.Minute
 
-// preload loads model on the server in the background, the way the next message will ask
-// for it (agentloop.Agent.Preload), once the server answers: at start the window may have to
-// start it first, or the user to start it and press Retry ([Desktop.untilServerAnswers]). A
-// model the user left while the server was away is not loaded. A failure is left for the
-// next message to say.
-func (d *Desktop) preload(model string) {
+// preloadBackoff is how long a preload waits for the server or its model before it asks
+// again: first, then doubling up to longest.
+var preloadBackoff = struct{ first, longest time.Duration }{time.Second, 15 * time.Second}
+
+// preload loads the session's model on the server in the background, the way the next
+// message will ask for it (agentloop.Agent.Preload), as soon as the server has it: at start
+// the window may have to start the server first, or the user to start it and press Retry;
+// the model may come later still (pulled in the window or with `ollama pull`). Until then it
+// asks again with backoff (1 s doubling to 15 s) and at once when [Desktop.mayLoad] wakes it.
+// Only the latest preload waits: an older one, and one for a model the user left, stops. A
+// failure other than the server or the model not being there yet is left for the next
+// message to say.
+func (d *Desktop) preload() {
+	d.mu.Lock()
+	d.preloads++
+	model, n := d.model, d.preloads
+	d.mu.Unlock()
 	if model == "" {
 		return
 	}
+	backoff := preloadBackoff
 	go func() {
-		ctx, cancel := context.WithTimeout(d.life, preloadWait)
-		defer cancel()
-		if d.untilServerAnswers(ctx) != nil {
-			return
+		for wait := backoff.first; ; wait = min(2*wait, backoff.longest) {
+			woken := d.mayLoad.wait() // taken before asking: news meanwhile wakes this
+			if !d.stillPreloading(model, n) || !d.loadNotThereYet(model) {
+				return
+			}
+			select {
+			case <-woken:
+			case <-time.After(wait):
+			case <-d.life.Done():
+				return
+			}
 		}
-		if _, current := d.session(); current != model {
-			return
-		}
-		_, _ = d.agent.Preload(ctx, model)
 	}()
+}
+
+// stillPreloading reports whether the n-th preload, of model, is the latest and the user
+// still works with model.
+func (d *Desktop) stillPreloading(model string, n uint64) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.model == model && d.preloads == n && d.life.Err() == nil
 }
 
 // Agent is the agent of the window's chats.
@@ -340,7 +366,7 @@ func (d *Desktop) SetWorkspace(dir string) error {
 // loads it on the server in the background, so that the message does not wait for it.
 func (d *Desktop) SetModel(name string) error {
 	err := d.choose(func() { d.model = name }, func(s *store.Settings) { s.DefaultModel = name })
-	d.preload(name) // picked now, asked soon: loaded while the user types
+	d.preload() // picked now, asked soon: loaded while the user types
 	return err
 }
 
@@ -526,12 +552,13 @@ func (d *Desktop) OllamaStatus(ctx context.Context) OllamaStatus {
 	if err != nil {
 		return OllamaStatus{URL: url, Error: err.Error(), ServerStart: start}
 	}
-	d.answered.wake()
+	d.mayLoad.wake()
 	return OllamaStatus{Running: true, URL: url, Version: v, ServerStart: start}
 }
 
 // Models lists the server's models with their capabilities and context length (waiting at
-// most 30 s); a model the server cannot describe is listed without them.
+// most 30 s); a model the server cannot describe is listed without them. A list that holds
+// the session's model wakes its preload: the model may have just come.
 func (d *Desktop) Models(ctx context.Context) ([]ollama.CatalogEntry, error) {
 	if d.server.OpenAI() != nil {
 		return openAIModels(ctx, d.server)
@@ -539,7 +566,12 @@ func (d *Desktop) Models(ctx context.Context) ([]ollama.CatalogEntry, error) {
 	client, _ := d.server.Client()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	return client.Catalog(ctx)
+	models, err := client.Catalog(ctx)
+	_, current := d.session()
+	if slices.ContainsFunc(models, func(m ollama.CatalogEntry) bool { return ollama.SameModel(m.Name, current) }) {
+		d.mayLoad.wake()
+	}
+	return models, err
 }
 
 // PullModel downloads a model and returns when the pull ends. Its progress goes to the
@@ -554,6 +586,9 @@ func (d *Desktop) PullModel(ctx context.Context, name string) error {
 			Digest: p.Digest, Total: p.Total, Completed: p.Completed})
 		return nil
 	})
+	if err == nil {
+		d.mayLoad.wake() // the model the session waits for may be this one
+	}
 	var running *ollama.PullRunningError
 	if err != nil && name != "" && !errors.As(err, &running) {
 		retryable := ollama.Retryable(err)

@@ -64,27 +64,31 @@ func askVersion(ctx context.Context, client *ollama.Client) (string, error) {
 	return client.With(ollama.WithRetry(1, 0)).Version(ctx)
 }
 
-// untilServerAnswers returns once the Ollama server answers, asking again with backoff (1 s
-// doubling to 15 s) and at once when [Desktop.OllamaStatus] finds it answering (the window
-// started it, or the user pressed Retry); or with ctx's error. An OpenAI-compatible server is
-// not waited for.
-func (d *Desktop) untilServerAnswers(ctx context.Context) error {
-	if d.server.OpenAI() != nil {
-		return nil
-	}
-	for wait := time.Second; ; wait = min(2*wait, 15*time.Second) {
-		woken := d.answered.wait() // taken before asking: an answer found meanwhile wakes this
+// loadNotThereYet loads model on the server once (waiting at most preloadWait) and reports
+// whether it should be asked again later because the server does not answer yet, or does not
+// have the model yet. The server is asked for its version first, once, so that one that is
+// not there says so at once rather than after the retries of a request.
+func (d *Desktop) loadNotThereYet(model string) bool {
+	ctx, cancel := context.WithTimeout(d.life, preloadWait)
+	defer cancel()
+	if d.server.OpenAI() == nil {
 		client, _ := d.server.Client()
-		if _, err := askVersion(ctx, client); err == nil {
-			return nil
-		}
-		select {
-		case <-woken:
-		case <-time.After(wait):
-		case <-ctx.Done():
-			return ctx.Err()
+		if _, err := askVersion(ctx, client); err != nil {
+			return ctx.Err() == nil
 		}
 	}
+	_, err := d.agent.Preload(ctx, model)
+	return ctx.Err() == nil && notThereYet(err)
+}
+
+// notThereYet reports whether err says that the server, or the model on it, is not there
+// (yet): the user may start the one or pull the other at any time.
+func notThereYet(err error) bool {
+	switch ollama.Code(err) {
+	case ollama.CodeNotRunning, ollama.CodeNetwork, ollama.CodeModelNotFound:
+		return true
+	}
+	return false
 }
 
 // wakeup wakes every goroutine waiting on it; its zero value is ready to use.

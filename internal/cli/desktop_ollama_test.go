@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -225,5 +228,150 @@ func TestTheModelTheWindowStartsWithIsLoadedOnceRetryFindsTheServer(t *testing.T
 	case again := <-loads:
 		t.Errorf("the model was loaded again: %q", again)
 	case <-time.After(500 * time.Millisecond):
+	}
+}
+
+// arrivals is the set of models that have arrived on the server of [arrivals.ollama].
+type arrivals struct {
+	mu     sync.Mutex
+	models map[string]bool
+}
+
+func (a *arrivals) arrive(model string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.models == nil {
+		a.models = map[string]bool{}
+	}
+	a.models[model] = true
+}
+
+func (a *arrivals) has(model string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.models[model]
+}
+
+// ollama is [loadingOllama] for the models that have arrived, which it lists; of any other it
+// answers as Ollama does, HTTP 404, and sends its name to missed. A pull makes its model
+// arrive.
+func (a *arrivals) ollama(missed, loads chan<- string) http.Handler {
+	loading := loadingOllama(loads)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var req struct {
+			Model string `json:"model"`
+		}
+		_ = json.Unmarshal(body, &req)
+		switch {
+		case r.URL.Path == "/api/tags":
+			a.mu.Lock()
+			var list []string
+			for m := range a.models {
+				list = append(list, fmt.Sprintf(`{"name":%q,"model":%q}`, m, m))
+			}
+			a.mu.Unlock()
+			fmt.Fprintf(w, `{"models":[%s]}`, strings.Join(list, ","))
+		case r.URL.Path == "/api/pull":
+			a.arrive(req.Model)
+			fmt.Fprintln(w, `{"status":"success"}`)
+		case r.URL.Path != "/api/show" && r.URL.Path != "/api/generate", a.has(req.Model):
+			loading.ServeHTTP(w, r)
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprintf(w, `{"error":"model '%s' not found"}`, req.Model)
+			select {
+			case missed <- req.Model:
+			default:
+			}
+		}
+	})
+}
+
+// waitFor receives from c until it gets want, failing t after 30 s (the preload's backoff
+// starts at 1 s).
+func waitFor(t *testing.T, c <-chan string, want string) {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case got := <-c:
+			if got == want {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("no %q within 30 s", want)
+		}
+	}
+}
+
+func TestTheModelTheWindowStartsWithIsLoadedOnceItArrivesOnAServerThatAnsweredWithoutIt(t *testing.T) {
+	var models arrivals
+	missed, loads := make(chan string, 16), make(chan string, 4)
+	srv := httptest.NewServer(models.ollama(missed, loads))
+	t.Cleanup(srv.Close)
+	openTestDesktop(t, DesktopOptions{Common: Common{Ollama: srv.URL}, Model: "first"})
+
+	// The server answers, and tells the window's preload that it has no such model; then the
+	// user pulls it, in a terminal: the window is not asked anything.
+	waitFor(t, missed, "first")
+	models.arrive("first")
+	waitFor(t, loads, "first 30m0s num_ctx=4096")
+}
+
+func TestAPreloadWaitingForAModelTheUserLeftNeverLoadsIt(t *testing.T) {
+	var models arrivals
+	models.arrive("second")
+	missed, loads := make(chan string, 16), make(chan string, 4)
+	srv := httptest.NewServer(models.ollama(missed, loads))
+	t.Cleanup(srv.Close)
+	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: srv.URL}, Model: "first"})
+	waitFor(t, missed, "first")
+	if err := d.SetModel("second"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, loads, "second 30m0s num_ctx=4096")
+
+	models.arrive("first")
+	d.OllamaStatus(context.Background()) // wakes a preload still waiting
+	select {
+	case again := <-loads:
+		t.Errorf("loaded %q after the user picked another model", again)
+	case <-time.After(2 * time.Second): // longer than the first wait of the preload's backoff
+	}
+}
+
+func TestAPreloadWaitingForItsModelLoadsItAtOnceWhenTheWindowSeesItArrive(t *testing.T) {
+	// Without a wake the preload would ask again only in an hour.
+	saved := preloadBackoff
+	preloadBackoff.first, preloadBackoff.longest = time.Hour, time.Hour
+	t.Cleanup(func() { preloadBackoff = saved })
+	for _, tc := range []struct {
+		name string
+		sees func(context.Context, *Desktop, *arrivals) error
+	}{
+		{"the window lists the models", func(ctx context.Context, d *Desktop, models *arrivals) error {
+			models.arrive("first") // pulled in a terminal
+			_, err := d.Models(ctx)
+			return err
+		}},
+		{"a pull in the window ends", func(ctx context.Context, d *Desktop, _ *arrivals) error {
+			return d.PullModel(ctx, "first")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var models arrivals
+			missed, loads := make(chan string, 16), make(chan string, 4)
+			srv := httptest.NewServer(models.ollama(missed, loads))
+			t.Cleanup(srv.Close)
+			d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: srv.URL}, Model: "first"})
+			waitFor(t, missed, "first")
+			if err := tc.sees(context.Background(), d, &models); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, loads, "first 30m0s num_ctx=4096")
+		})
 	}
 }
