@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strconv"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Kind says what happened to a path.
@@ -372,6 +374,13 @@ func (cs *ChangeSet) Apply(ws string) error {
 			return fmt.Errorf("applying the command's changes stopped at %s after %d of %d: %w", c.Path, i, len(cs.Changes), err)
 		}
 	}
+	// One flush of the file system for the whole set: a sync per file would cost an npm
+	// install's worth of disk flushes. A crash of the app needs none (the kernel has the
+	// data); this is for a power cut after Apply returned.
+	if d, err := root.Open("."); err == nil {
+		unix.Syncfs(int(d.Fd()))
+		d.Close()
+	}
 	return nil
 }
 
@@ -433,9 +442,15 @@ func renameOrRemove(root *os.Root, tmp, dst string) error {
 	return nil
 }
 
-// tempName is a free name beside p for a file about to be renamed onto p.
+// tempName is a free name beside p for a file about to be renamed onto p: ".NAME.tmp-"
+// and 12 hex digits, the shape the workspace tools recognise as an interrupted write's
+// leftover (tools' leftoverOf).
 func tempName(p string) string {
 	var b [6]byte
 	rand.Read(b[:])
-	return path.Join(path.Dir(p), ".prototyper-"+hex.EncodeToString(b[:])+".tmp")
+	name := "." + path.Base(p) + ".tmp-" + hex.EncodeToString(b[:])
+	if len(name) > 255 { // longer than a name may be
+		name = ".prototyper.tmp-" + hex.EncodeToString(b[:])
+	}
+	return path.Join(path.Dir(p), name)
 }

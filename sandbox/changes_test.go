@@ -41,6 +41,7 @@ func TestApplyingTheChangeSetLeavesWhatTheCommandWouldHaveLeft(t *testing.T) {
 		"ln -s link-target.txt link && ln -s ../outside dangling",
 		"printf 'odd' > \"$(printf 'new\\nline')\" && printf 'bytes' > \"$(printf 'caf\\351')\"",
 		"head -c 300000 /dev/urandom > big.bin",
+		"echo long > " + strings.Repeat("n", 250), // a temporary name beside it must still fit
 	}, " && ")
 
 	sandboxed := t.TempDir()
