@@ -2,77 +2,22 @@ package sandbox
 
 import (
 	"os"
-	"os/exec"
-	"os/user"
 	"path/filepath"
-	"strconv"
 	"testing"
+
+	"prototyper/internal/testenv"
 )
 
-const (
-	unprivilegedUser = "prototyper-sandbox-test"
-	unprivilegedEnv  = "PROTOTYPER_SANDBOX_UNPRIVILEGED"
-)
-
-// Users do not run the app as root, and root passes many checks a user would not: every
-// test of this package runs again as an ordinary user, with a workspace, a home and a /tmp
-// of that user's own.
+// Every test of this package runs again as an ordinary user, with a workspace, a home and a
+// /tmp of that user's own (testenv.AsUnprivileged says why).
 func TestEveryCaseHoldsForAnUnprivilegedUser(t *testing.T) {
-	if os.Getenv(unprivilegedEnv) != "" {
-		t.Skip("this run is the unprivileged one")
-	}
-	if os.Getuid() != 0 {
-		t.Skip("the suite already runs as an unprivileged user")
-	}
 	needSandbox(t)
-	u, err := user.Lookup(unprivilegedUser)
-	if err != nil {
-		if out, err := exec.Command("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", unprivilegedUser).CombinedOutput(); err != nil {
-			t.Fatalf("useradd: %v\n%s", err, out)
-		}
-		if u, err = user.Lookup(unprivilegedUser); err != nil {
-			t.Fatal(err)
-		}
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-
-	// A folder the user owns holds the test binary, its /tmp and its home.
-	base, err := os.MkdirTemp("", "prototyper-unprivileged-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
-	os.Chmod(base, 0o755)
-	for _, d := range []string{"tmp", "home"} {
-		os.Mkdir(filepath.Join(base, d), 0o700)
-		os.Chown(filepath.Join(base, d), uid, gid)
-	}
-	bin := filepath.Join(base, "sandbox.test")
-	b, err := os.ReadFile(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	u := testenv.AsUnprivileged(t, "PROTOTYPER_SANDBOX_UNPRIVILEGED")
 	// A setuid-root program the user can run: it must not make the command root.
-	probeDir := filepath.Join(base, "probe")
+	probeDir := filepath.Join(u.Base, "probe")
 	os.Mkdir(probeDir, 0o755)
 	probe := filepath.Join(probeDir, "id")
 	makeSetuidCopy(t, "/usr/bin/id", probe, 0)
-
-	cmd := exec.Command("setpriv", "--reuid="+u.Uid, "--regid="+u.Gid, "--clear-groups", "--",
-		bin, "-test.count=1", "-test.v", "-test.skip", "TestEveryCaseHoldsForAnUnprivilegedUser|Benchmark")
-	cmd.Dir = base
-	cmd.Env = []string{
-		"PATH=" + os.Getenv("PATH"), "HOME=" + filepath.Join(base, "home"), "TMPDIR=" + filepath.Join(base, "tmp"),
-		unprivilegedEnv + "=1", setuidProbeEnv + "=" + probe,
-		"PROTOTYPER_REQUIRE_COMPONENTS=" + os.Getenv("PROTOTYPER_REQUIRE_COMPONENTS"),
-	}
-	out, err := cmd.CombinedOutput()
-	t.Logf("as %s (uid %s):\n%s", unprivilegedUser, u.Uid, out)
-	if err != nil {
-		t.Fatalf("the suite failed as an unprivileged user: %v", err)
-	}
+	u.Env = append(u.Env, setuidProbeEnv+"="+probe)
+	u.Run("-test.skip", "TestEveryCaseHoldsForAnUnprivilegedUser|Benchmark")
 }
