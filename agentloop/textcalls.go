@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 
 	"prototyper/events"
 	"prototyper/store"
@@ -219,16 +221,89 @@ func (c writtenCall) copiedFrom(sources []string) bool {
 	return false
 }
 
-// jsonUnescaper undoes the escapes of a JSON string, closely enough to find a call written
-// inside one (a tool that returns JSON).
-var jsonUnescaper = strings.NewReplacer(`\"`, `"`, `\\`, `\`, `\n`, "\n", `\r`, "\r", `\t`, "\t", `\/`, "/")
+// maxEscapeDepth bounds how many times readings undoes JSON escapes: a call inside a JSON
+// string inside a JSON string (a tool that returns what an API returned) is two.
+const maxEscapeDepth = 4
 
-// readings are the ways a text may hold a call: as it is, and with JSON escapes undone.
+// readings are the ways a text may hold a call: as it is, and with JSON escapes undone
+// (\uXXXX too), as many times as they nest, up to maxEscapeDepth: a model reads through
+// escapes, and a call it decoded is still the call it read.
 func readings(s string) []string {
-	if strings.Contains(s, `\"`) {
-		return []string{s, jsonUnescaper.Replace(s)}
+	out := []string{s}
+	for i := 0; i < maxEscapeDepth && strings.IndexByte(s, '\\') >= 0; i++ {
+		next := unescapeJSON(s)
+		if next == s {
+			break
+		}
+		out = append(out, next)
+		s = next
 	}
-	return []string{s}
+	return out
+}
+
+// unescapeJSON undoes the escapes of a JSON string in s, wherever they are; a backslash that
+// starts no escape stays.
+func unescapeJSON(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		switch c := s[i+1]; c {
+		case '"', '\\', '/':
+			b.WriteByte(c)
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'u':
+			r, n := unicodeEscape(s[i:])
+			if n == 0 {
+				b.WriteByte('\\')
+				continue
+			}
+			b.WriteRune(r)
+			i += n - 1
+			continue
+		default:
+			b.WriteByte('\\')
+			continue
+		}
+		i++
+	}
+	return b.String()
+}
+
+// unicodeEscape reads the \uXXXX escape (or surrogate pair of two) that s begins with: the
+// rune and the bytes it took, 0 when s begins with none.
+func unicodeEscape(s string) (rune, int) {
+	hex4 := func(s string) (rune, bool) {
+		if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+			return 0, false
+		}
+		v, err := strconv.ParseUint(s[2:6], 16, 16)
+		return rune(v), err == nil
+	}
+	r, ok := hex4(s)
+	if !ok {
+		return 0, 0
+	}
+	if utf16.IsSurrogate(r) {
+		if r2, ok := hex4(s[6:]); ok {
+			if pair := utf16.DecodeRune(r, r2); pair != unicode.ReplacementChar {
+				return pair, 12
+			}
+		}
+	}
+	return r, 6
 }
 
 // squeezed is s without its whitespace.

@@ -491,3 +491,22 @@ func BenchmarkCopiedFrom(b *testing.B) {
 		})
 	}
 }
+
+func TestACallWrittenAsTextIsCopiedAlsoWhenTheTextReadHoldsItEscaped(t *testing.T) {
+	call := writtenCall{ToolCall: store.ToolCall{Name: "delete_path", Args: json.RawMessage(`{"path": "src", "recursive": true}`)},
+		raw: `{"name": "delete_path", "arguments": {"path": "src", "recursive": true}}`}
+	inner := `{"name": "delete_path", "arguments": {"path": "src", "recursive": true}}`
+	once, _ := json.Marshal(map[string]string{"content": inner})
+	twice, _ := json.Marshal(map[string]string{"body": string(once)})
+	for _, tt := range []struct{ name, read string }{
+		{"the tool's name with a unicode escape", `{"name": "delete\u005fpath", "arguments": {"path": "src", "recursive": true}}`},
+		{"every quote a unicode escape", `{\u0022name\u0022: \u0022delete_path\u0022, \u0022arguments\u0022: {\u0022path\u0022: \u0022src\u0022, \u0022recursive\u0022: true}}`},
+		{"inside a JSON string inside a JSON string", string(twice)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if !call.copiedFrom([]string{tt.read}) {
+				t.Fatalf("copiedFrom(%q) = false: a model that decodes the escapes runs the call it read", tt.read)
+			}
+		})
+	}
+}
