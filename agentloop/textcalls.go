@@ -207,7 +207,7 @@ func (h *textHold) holding() string {
 // copiedFrom reports whether the call appears in one of sources, the texts the model had
 // just read: its own text, whitespace aside, or a call of the same tool with the same
 // arguments in any spelling recoverTextCalls reads (keys in another order, "parameters" for
-// "arguments", the arguments as a string, the function wrapper), also inside a JSON string.
+// "arguments", the arguments as a string, the function wrapper), also inside JSON strings, escapes undone.
 func (c writtenCall) copiedFrom(sources []string) bool {
 	raw := squeezed(c.raw)
 	sig := callSignature(c.Name, c.Args)
