@@ -749,7 +749,8 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 		policies: settings.ToolApproval, allowed: settings.AlwaysAllow[workspace], keep: settings.CheckpointLimit(),
 		loopLimit: settings.LoopLimit(), recoverCalls: !settings.IgnoreTextToolCalls,
 		keepAlive: settings.KeepAlive(), system: instr.systemPrompt(a.cfg.SystemPrompt), instructionsRefused: instr.refused,
-		started: time.Now()}
+		agentsFile: instr.file,
+		started:    time.Now()}
 	// announced here, under cs.mu, so that the chat is "submitted" as soon as Send returns
 	r.emit(events.Event{Type: events.RunStarted, Model: opts.Model, Think: opts.Think, Trigger: spec.trigger})
 	a.setPhaseLocked(cs, rec.ID, events.PhaseSubmitted)

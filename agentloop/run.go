@@ -42,6 +42,9 @@ type run struct {
 	system       string        // the system prompt: the Config's, then the project's instructions
 	// instructionsRefused is why the workspace's AGENTS.md was not read ("" when it was)
 	instructionsRefused string
+	// agentsFile is the text of the workspace's AGENTS.md the model reads with every request:
+	// the folder's, not the user's, so a call copied from it is not run (justRead)
+	agentsFile string
 
 	guard    *loopGuard
 	stopNote string // why the run stopped, when a sentence says more than its stop reason (a loop, an empty answer)

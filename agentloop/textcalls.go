@@ -376,8 +376,9 @@ func decodedBytes(d *json.Decoder, err error, window int) int {
 }
 
 // justRead is what the model read since the user last wrote, and in this run: the results
-// of the run's calls and of every call since the latest user message, and the files that
-// message named. A call written as text and found there was copied, not meant.
+// of the run's calls and of every call since the latest user message, the files that message
+// named, and the workspace's AGENTS.md (sent with every request). A call written as text and
+// found there was copied, not meant.
 func (r *run) justRead() []string {
 	last := 0
 	for i := len(r.history) - 1; i >= 0; i-- {
@@ -387,6 +388,9 @@ func (r *run) justRead() []string {
 		}
 	}
 	var out []string
+	if r.agentsFile != "" {
+		out = append(out, r.agentsFile)
+	}
 	for i, m := range r.history {
 		switch {
 		case m.Role == store.RoleTool && (i > last || m.RunID == r.id):
