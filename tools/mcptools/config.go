@@ -154,7 +154,8 @@ func (s ServerConfig) check(name string) error {
 }
 
 // Launch is what a server runs, as the user is asked to allow it: a command with its
-// arguments, or a url; the names of the variables it is given.
+// arguments, or a url; the variables it is given, each NAME=value (a variable decides what
+// runs as much as the command: PATH, LD_PRELOAD, NODE_OPTIONS), and the names of its headers.
 type Launch struct {
 	Name    string   `json:"name"`
 	Command string   `json:"command,omitempty"`
@@ -197,12 +198,12 @@ func ReadWorkspaceServers(workspace string) (*WorkspaceServers, error) {
 		sc.FromWorkspace = true
 		ws.config[name] = sc
 		l := Launch{Name: name, Command: sc.Command, Args: sc.Args, URL: sc.URL,
-			Env: slices.Sorted(maps.Keys(sc.Env)), Headers: slices.Sorted(maps.Keys(sc.Headers))}
+			Env: []string{}, Headers: slices.Sorted(maps.Keys(sc.Headers))}
+		for _, k := range slices.Sorted(maps.Keys(sc.Env)) {
+			l.Env = append(l.Env, k+"="+quoteArg(sc.Env[k]))
+		}
 		if l.Args == nil {
 			l.Args = []string{}
-		}
-		if l.Env == nil {
-			l.Env = []string{}
 		}
 		if l.Headers == nil {
 			l.Headers = []string{}

@@ -157,3 +157,25 @@ func TestAWorkspacesValuesAreTakenAsWrittenNotFromTheAppsEnvironment(t *testing.
 		t.Errorf("the workspace's url got Authorization %q; want it as written", got)
 	}
 }
+
+// TestWhatTheUserIsAskedToAllowShowsTheValuesOfAServersVariables: a variable of a workspace's
+// file decides what runs as much as the command (PATH, LD_PRELOAD, NODE_OPTIONS): the user
+// sees its value, not only its name.
+func TestWhatTheUserIsAskedToAllowShowsTheValuesOfAServersVariables(t *testing.T) {
+	ws := t.TempDir()
+	writeWorkspaceServers(t, ws, `{"mcpServers":{"files":{"command":"npx","args":["-y","files-server"],
+		"env":{"PATH":"./bin:/usr/bin","NODE_OPTIONS":"--require ./x.js"}}}}`)
+	servers, err := mcptools.ReadWorkspaceServers(ws)
+	if err != nil || servers == nil {
+		t.Fatal(servers, err)
+	}
+	line := servers.Lines()[0]
+	for _, want := range []string{"PATH=./bin:/usr/bin", `NODE_OPTIONS="--require ./x.js"`} {
+		if !strings.Contains(line, want) {
+			t.Errorf("the line the user allows is %q; it hides %s", line, want)
+		}
+	}
+	if env := strings.Join(servers.Servers[0].Env, " "); !strings.Contains(env, "PATH=./bin:/usr/bin") {
+		t.Errorf("the window is shown the variables %q; want their values", env)
+	}
+}
