@@ -649,6 +649,9 @@ type plannedCall struct {
 	valid tools.Args
 	// seen is the call's number in the run's loop guard (0: not seen, as after a restart).
 	seen int
+	// touched are the paths the call's checkpoint recorded, set as it runs: it changes no other
+	// (nil: it records none).
+	touched []string
 }
 
 // stored is the call as the message stores it.
@@ -963,6 +966,7 @@ func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 	if err := notAsPreviewed(c, cc); err != nil {
 		cc.err = err
 	}
+	c.touched = cc.paths
 	if err := r.startCall(rec, cc); err != nil {
 		o := ToolOutcome{Output: notRunText(err)}
 		r.emitError(err)
@@ -1077,7 +1081,11 @@ func (r *run) execTool(c plannedCall, progress tools.ProgressFunc) tools.Result 
 	if err != nil {
 		return tools.ErrorResult(err)
 	}
-	return r.tools.Exec(r.ctx, tools.Call{ID: c.ID, Name: c.Name, Args: args}, progress)
+	ctx := r.ctx
+	if c.touched != nil { // the tool changes nothing its checkpoint did not record
+		ctx = tools.WithTouched(ctx, c.touched)
+	}
+	return r.tools.Exec(ctx, tools.Call{ID: c.ID, Name: c.Name, Args: args}, progress)
 }
 
 // completeRecord completes the pending record of an executed call with the result the model
