@@ -337,3 +337,22 @@ func TestAConfigurationFileNamedOutsideTheFoldersIsNeverATarget(t *testing.T) {
 		})
 	}
 }
+
+// TestNoToolMakesTheConfigurationFolderThroughALinkToAFolderNotMadeYet: a workspace whose
+// .prototyper is a link to a folder that does not exist yet (a repository can hold such a
+// link) gets no configuration from a tool that makes the link's target.
+func TestNoToolMakesTheConfigurationFolderThroughALinkToAFolderNotMadeYet(t *testing.T) {
+	for _, target := range []string{"conf", "sub/conf"} {
+		t.Run(target, func(t *testing.T) {
+			tw := configWorkspace(t, false)
+			if err := os.Symlink(target, filepath.Join(tw.ws, ".prototyper")); err != nil {
+				t.Fatal(err)
+			}
+			_, err := tw.exec(t, t.Context(), "write_file", argsFor("write_file", target+"/mcp.json"), nil)
+			if _, statErr := os.Stat(filepath.Join(tw.ws, ".prototyper", "mcp.json")); statErr == nil {
+				t.Fatalf("write_file %s/mcp.json wrote .prototyper/mcp.json through the link (err %v)", target, err)
+			}
+			wantConfigRefusal(t, err, target+"/mcp.json")
+		})
+	}
+}
