@@ -375,27 +375,21 @@ func decodedBytes(d *json.Decoder, err error, window int) int {
 	return window
 }
 
-// justRead is what the model read since the user last wrote, and in this run: the results
-// of the run's calls and of every call since the latest user message, the files that message
-// named, and the workspace's AGENTS.md (sent with every request). A call written as text and
-// found there was copied, not meant.
+// justRead is what the model has read in the chat that no one wrote to it: the results of
+// every call (a file read a turn ago is still in its context, and an injected text may ask
+// for its call "when the user next writes"), the files the user's messages named, and the
+// workspace's AGENTS.md (sent with every request). A call written as text and found there
+// was copied, not meant.
 func (r *run) justRead() []string {
-	last := 0
-	for i := len(r.history) - 1; i >= 0; i-- {
-		if m := r.history[i]; m.Role == store.RoleUser && m.ID != "" { // stored: not the loop's own nudges
-			last = i
-			break
-		}
-	}
 	var out []string
 	if r.agentsFile != "" {
 		out = append(out, r.agentsFile)
 	}
-	for i, m := range r.history {
-		switch {
-		case m.Role == store.RoleTool && (i > last || m.RunID == r.id):
+	for _, m := range r.history {
+		switch m.Role {
+		case store.RoleTool:
 			out = append(out, m.Content)
-		case m.Role == store.RoleUser && i >= last:
+		case store.RoleUser:
 			for _, f := range m.Files {
 				out = append(out, f.Content)
 			}
