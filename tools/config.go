@@ -35,6 +35,7 @@ type configFolder struct {
 	anchor os.FileInfo   // the nearest folder above it that exists; nil when there is none
 	under  []string      // the names from anchor down to the folder: its own name at least
 	inside []os.FileInfo // what it holds, for a link to one of them
+	file   bool          // a configuration file not made yet, rather than a folder
 }
 
 // maxConfigLinks bounds the links followed from a configuration folder that is a link to
@@ -207,8 +208,12 @@ func configError(rel string, c *configFolder) error {
 		shown = c.rel
 	}
 	const how = "which the agent may not read or change: the user changes it with a text editor, outside the chat"
-	if c.rel != "" && (strings.EqualFold(rel, c.rel) || strings.HasPrefix(strings.ToLower(rel), strings.ToLower(c.rel)+"/")) {
-		return pathErrorf(ErrProtectedPath, rel, "%q is %s (the folder %s), %s", rel, roleConfig, shown, how)
+	kind := "folder"
+	if c.file {
+		kind = "file"
 	}
-	return pathErrorf(ErrProtectedPath, rel, "%q leads to %s (the folder %s), %s", rel, roleConfig, shown, how)
+	if c.rel != "" && (strings.EqualFold(rel, c.rel) || strings.HasPrefix(strings.ToLower(rel), strings.ToLower(c.rel)+"/")) {
+		return pathErrorf(ErrProtectedPath, rel, "%q is %s (the %s %s), %s", rel, roleConfig, kind, shown, how)
+	}
+	return pathErrorf(ErrProtectedPath, rel, "%q leads to %s (the %s %s), %s", rel, roleConfig, kind, shown, how)
 }

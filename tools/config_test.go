@@ -356,3 +356,34 @@ func TestNoToolMakesTheConfigurationFolderThroughALinkToAFolderNotMadeYet(t *tes
 		})
 	}
 }
+
+// A server file named on the command line that does not exist yet (the app reads none then)
+// is not made by a tool either: the agent would choose what the app starts with it next,
+// with the user's own trust. Nor is it made through a link to a file not made yet.
+func TestAConfigurationFileNamedThatDoesNotExistYetIsNeverMade(t *testing.T) {
+	for _, c := range []struct{ name, link, path string }{
+		{"by its name", "", "servers.json"},
+		{"through the link it is", "made.json", "made.json"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tw := newTestWorkspace(t)
+			if c.link != "" {
+				if err := os.Symlink(c.link, filepath.Join(tw.ws, "servers.json")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tw.w.Close()
+			w, err := OpenWorkspace(tw.ws, WorkspaceOptions{ConfigFiles: []string{filepath.Join(tw.ws, "servers.json")}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { w.Close() })
+			tw.w, tw.reg = w, mustRegistry(t, w.Tools()...)
+			_, err = tw.exec(t, t.Context(), "write_file", argsFor("write_file", c.path), nil)
+			if _, statErr := os.Stat(filepath.Join(tw.ws, "servers.json")); statErr == nil {
+				t.Fatalf("write_file %s made the server file named on the command line (err %v)", c.path, err)
+			}
+			wantProtectedRefusal(t, err, c.path, "Prototyper's own configuration")
+		})
+	}
+}
