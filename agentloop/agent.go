@@ -664,6 +664,13 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// an undo or redo the app died in (`prototyper undo` killed, say) is settled before the
+	// chat's files change again: a run over it would leave it neither done nor undone
+	if cs.id != "" {
+		if _, _, err := a.settleInterrupted(a.base, cs.id, nil); err != nil {
+			return nil, err
+		}
+	}
 	opts := spec.opts
 	if spec.resume != nil {
 		// a resumed run keeps the model and settings of the run it continues

@@ -851,3 +851,42 @@ func TestADeleteNeverRemovesAPathAddedAfterItsCheckpoint(t *testing.T) {
 		})
 	}
 }
+
+// commitFailsOnce is the store of an app that died once just before an undo was recorded
+// done (the files written, the journal left), then started again.
+type commitFailsOnce struct {
+	*store.DB
+	failed *sync.Once
+}
+
+func (s commitFailsOnce) CommitRevert(j store.RevertJournal) error {
+	var err error
+	s.failed.Do(func() { err = errors.New("the disk is full") })
+	if err != nil {
+		return err
+	}
+	return s.DB.CommitRevert(j)
+}
+
+// A run in a chat whose undo the app died in (`prototyper undo` killed, then `prototyper run
+// --chat`) settles that undo before it changes a file: otherwise the undo, neither done nor
+// undone, is dropped at the next undo and the run's own undo leaves the chat stuck ("changed
+// by you").
+func TestARunSettlesAnUndoTheAppDiedInBeforeItWrites(t *testing.T) {
+	b := newUndoBench(t, func(c *Config) { c.Store = commitFailsOnce{c.Store.(*store.DB), &sync.Once{}} })
+	b.write("a.txt", "v1\n", 0o644)
+	b.run(writeCall("c1", "a.txt", "v2\n"))
+	if _, err := b.a.Undo(t.Context(), b.chat, UndoOptions{}); err == nil {
+		t.Fatal("an undo that could not be recorded said it was done")
+	}
+	b.want("a.txt", "v1\n", 0o644)
+	b.run(writeCall("c2", "a.txt", "v3\n"))
+	if js, err := b.db.Reverts(b.chat); err != nil || len(js) != 0 {
+		t.Fatalf("%d undos still under way after a run of the chat (%v)", len(js), err)
+	}
+	b.want("a.txt", "v3\n", 0o644)
+	b.undo(UndoOptions{})
+	b.want("a.txt", "v1\n", 0o644)
+	b.redo()
+	b.want("a.txt", "v3\n", 0o644)
+}
