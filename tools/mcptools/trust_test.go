@@ -179,3 +179,40 @@ func TestWhatTheUserIsAskedToAllowShowsTheValuesOfAServersVariables(t *testing.T
 		t.Errorf("the window is shown the variables %q; want their values", env)
 	}
 }
+
+// TestAServersHeadersAreNeverSentToTheAddressItRedirectsTo: the key a server file gives a
+// server (from the user's environment) goes to that server's address only; a redirect to
+// another address fails with a sentence naming it.
+func TestAServersHeadersAreNeverSentToTheAddressItRedirectsTo(t *testing.T) {
+	t.Setenv("MCP_TEST_TOKEN", "tok-secret")
+	var mu sync.Mutex
+	var leaked []string
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		leaked = append(leaked, r.Header.Get("Authorization"))
+		mu.Unlock()
+		http.Error(w, "no", http.StatusInternalServerError)
+	}))
+	defer elsewhere.Close()
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+"/mcp", http.StatusTemporaryRedirect)
+	}))
+	defer redirecting.Close()
+	file := testenv.MCPServersFile(t, map[string]any{"remote": map[string]any{
+		"url": redirecting.URL + "/mcp", "headers": map[string]string{"Authorization": "Bearer ${MCP_TEST_TOKEN}"}}})
+	set := mcptools.NewSet("", file)
+	set.StartTimeout = 5 * time.Second
+	defer set.Close()
+	_, notices := set.ToolsFor(ctx(t), t.TempDir())
+	mu.Lock()
+	defer mu.Unlock()
+	for _, h := range leaked {
+		if strings.Contains(h, "tok-secret") {
+			t.Fatalf("the server's key was sent to %s, where its address redirected", elsewhere.URL)
+		}
+	}
+	t.Logf("notices: %q", notices)
+	if len(notices) != 1 || !strings.Contains(notices[0], elsewhere.URL) {
+		t.Errorf("notices = %q; want one naming the address it was redirected to", notices)
+	}
+}
