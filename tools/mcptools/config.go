@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -25,6 +26,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // ServerConfig is one server of an mcpServers file.
@@ -180,12 +182,12 @@ type WorkspaceServers struct {
 // none. A file that cannot be read or parsed is an error naming it.
 func ReadWorkspaceServers(workspace string) (*WorkspaceServers, error) {
 	path := WorkspaceFile(workspace)
-	raw, err := os.ReadFile(path)
+	raw, err := readServerFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cannot read the MCP server file %s: %v", path, err)
+		return nil, err
 	}
 	cfg, err := Parse(raw, path)
 	if err != nil {
@@ -211,6 +213,42 @@ func ReadWorkspaceServers(workspace string) (*WorkspaceServers, error) {
 		ws.Servers = append(ws.Servers, l)
 	}
 	return ws, nil
+}
+
+// maxWorkspaceServerFile bounds a workspace's server file: a few servers take a few KB.
+const maxWorkspaceServerFile = 1 << 20
+
+// readServerFile reads a workspace's server file, which is the folder's: a pipe or a device
+// (a link to /dev/zero) is refused without waiting on it, a file over maxWorkspaceServerFile
+// without reading it whole.
+func readServerFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a pipe opens without a writer
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the MCP server file %s: %v", path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the MCP server file %s: %v", path, err)
+	}
+	tooLarge := fmt.Errorf("the MCP server file %s is too large for a server file (over %d KB): it is not read, and none of its servers starts", path, maxWorkspaceServerFile>>10)
+	switch {
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("the MCP server file %s is not a plain file (a pipe, a device, or a link to one): it is not read, and none of its servers starts", path)
+	case fi.Size() > maxWorkspaceServerFile:
+		return nil, tooLarge
+	}
+	raw, err := io.ReadAll(io.LimitReader(f, maxWorkspaceServerFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the MCP server file %s: %v", path, err)
+	}
+	if len(raw) > maxWorkspaceServerFile {
+		return nil, tooLarge
+	}
+	return raw, nil
 }
 
 // Lines are the servers as a terminal shows them: one line each, NAME: the command with its

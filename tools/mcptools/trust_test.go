@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -214,5 +215,56 @@ func TestAServersHeadersAreNeverSentToTheAddressItRedirectsTo(t *testing.T) {
 	t.Logf("notices: %q", notices)
 	if len(notices) != 1 || !strings.Contains(notices[0], elsewhere.URL) {
 		t.Errorf("notices = %q; want one naming the address it was redirected to", notices)
+	}
+}
+
+// TestAWorkspacesServerFileThatIsNoPlainFileIsRefusedAtOnce: a folder's .prototyper/mcp.json
+// is the folder's: a pipe, a link to a device (a repository can hold a link to /dev/zero) or a
+// file larger than any server file is refused with a sentence, without waiting on it or
+// reading it whole.
+func TestAWorkspacesServerFileThatIsNoPlainFileIsRefusedAtOnce(t *testing.T) {
+	read := func(ws string) error {
+		done := make(chan error, 1)
+		go func() { _, err := mcptools.ReadWorkspaceServers(ws); done <- err }()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(30 * time.Second):
+			t.Fatalf("reading the server file of %s did not end", ws)
+			return nil
+		}
+	}
+	pipe := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(pipe, ".prototyper"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fifo := mcptools.WorkspaceFile(pipe)
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { // a reader left waiting on the pipe is let go
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	if err := read(pipe); err == nil || !strings.Contains(err.Error(), fifo) {
+		t.Fatalf("a pipe: %v; want a refusal naming it", err)
+	}
+
+	large := t.TempDir()
+	writeWorkspaceServers(t, large, `{"mcpServers":{}}`+strings.Repeat(" ", 2<<20))
+	if err := read(large); err == nil || !strings.Contains(err.Error(), "too large") {
+		t.Fatalf("a file of 2 MB: %v; want a refusal saying it is too large", err)
+	}
+
+	device := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(device, ".prototyper"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", mcptools.WorkspaceFile(device)); err != nil {
+		t.Fatal(err)
+	}
+	if err := read(device); err == nil || !strings.Contains(err.Error(), "not a plain file") {
+		t.Fatalf("a link to /dev/zero: %v; want a refusal", err)
 	}
 }
