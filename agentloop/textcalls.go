@@ -353,13 +353,57 @@ func holdsCall(text, name, sig string) bool {
 			if err != nil {
 				continue
 			}
-			if c, ok := decodeTextCall(raw); ok && callSignature(c.Name, c.Args) == sig {
+			c, ok := decodeTextCall(raw)
+			canon := ""
+			if ok {
+				if canon = canonicalArgs(c.Args); c.Name+"\x00"+canon == sig {
+					return true
+				}
+			}
+			// a call the loop reads with arguments of its own is not another spelling of this one
+			if (!ok || canon == "{}") && namesCall(raw, name, sig) {
 				return true
 			}
 		}
 		next = at
 		from = at + len(name)
 	}
+}
+
+// namesCall reports whether the object raw names the tool name in one of its values and holds
+// the call's arguments (sig) in another, as an object or a JSON string of one: a call in a
+// spelling the loop does not read (a tool_use block's "input", "tool_name" and "tool_input"),
+// which a model rewrites into one it does.
+func namesCall(raw json.RawMessage, name, sig string) bool {
+	if !bytes.Contains(raw, []byte(`"`+name+`"`)) {
+		return false // the name is in none of its strings (as written: escapes are readings' to undo)
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return false
+	}
+	named := false
+	for _, v := range fields {
+		var s string
+		if json.Unmarshal(v, &s) == nil && s == name {
+			named = true
+			break
+		}
+	}
+	if !named {
+		return false
+	}
+	for _, v := range fields {
+		args := v
+		var inner string
+		if json.Unmarshal(v, &inner) == nil {
+			args = json.RawMessage(inner)
+		}
+		if bytes.HasPrefix(bytes.TrimSpace(args), []byte("{")) && callSignature(name, args) == sig {
+			return true
+		}
+	}
+	return false
 }
 
 // decodedBytes is how much of its window a decode read: up to the value's end, or up to its

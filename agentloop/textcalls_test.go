@@ -571,3 +571,25 @@ func TestACallWrittenAsTextCopiedFromAResultOfAnEarlierTurnIsNotRun(t *testing.T
 		t.Fatalf("ran %v, messages %+v: a call copied from a result the model read a turn ago must not run", ran, msgs)
 	}
 }
+
+func TestACallWrittenAsTextIsCopiedAlsoFromAnotherSpellingOfACall(t *testing.T) {
+	call := writtenCall{ToolCall: store.ToolCall{Name: "delete_path", Args: json.RawMessage(`{"path": "src", "recursive": true}`)},
+		raw: `{"name": "delete_path", "arguments": {"path": "src", "recursive": true}}`}
+	for _, tt := range []struct {
+		name string
+		read string
+		want bool
+	}{
+		{"a tool_use block", `{"type": "tool_use", "id": "toolu_1", "name": "delete_path", "input": {"path": "src", "recursive": true}}`, true},
+		{"tool_name and tool_input", `{"tool_name": "delete_path", "tool_input": {"recursive": true, "path": "src"}}`, true},
+		{"tool and input as a string", `{"tool": "delete_path", "input": "{\"path\": \"src\", \"recursive\": true}"}`, true},
+		{"another path", `{"type": "tool_use", "name": "delete_path", "input": {"path": "docs", "recursive": true}}`, false},
+		{"the name only as a key", `{"delete_path": {"path": "src", "recursive": true}}`, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := call.copiedFrom([]string{tt.read}); got != tt.want {
+				t.Fatalf("copiedFrom(%q) = %v, want %v", tt.read, got, tt.want)
+			}
+		})
+	}
+}
