@@ -27,6 +27,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"unicode"
 )
 
 // ServerConfig is one server of an mcpServers file.
@@ -199,13 +200,13 @@ func ReadWorkspaceServers(workspace string) (*WorkspaceServers, error) {
 		sc := cfg[name]
 		sc.FromWorkspace = true
 		ws.config[name] = sc
-		l := Launch{Name: name, Command: sc.Command, Args: sc.Args, URL: sc.URL,
+		l := Launch{Name: name, Command: visible(sc.Command), Args: []string{}, URL: visible(sc.URL),
 			Env: []string{}, Headers: slices.Sorted(maps.Keys(sc.Headers))}
-		for _, k := range slices.Sorted(maps.Keys(sc.Env)) {
-			l.Env = append(l.Env, k+"="+quoteArg(sc.Env[k]))
+		for _, a := range sc.Args {
+			l.Args = append(l.Args, visible(a))
 		}
-		if l.Args == nil {
-			l.Args = []string{}
+		for _, k := range slices.Sorted(maps.Keys(sc.Env)) {
+			l.Env = append(l.Env, visible(k)+"="+quoteArg(visible(sc.Env[k])))
 		}
 		if l.Headers == nil {
 			l.Headers = []string{}
@@ -249,6 +250,27 @@ func readServerFile(path string) ([]byte, error) {
 		return nil, tooLarge
 	}
 	return raw, nil
+}
+
+// visible is s as the user is asked about it: a character that shows nothing or changes how
+// the text around it reads (a bidirectional override, a zero-width space, a C1 control, a
+// line separator) becomes a mark naming it, <U+202E>, so that what is read is what runs.
+func visible(s string) string {
+	hidden := func(r rune) bool {
+		return unicode.Is(unicode.Cf, r) || (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029
+	}
+	if !strings.ContainsFunc(s, hidden) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if hidden(r) {
+			fmt.Fprintf(&b, "<U+%04X>", r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // Lines are the servers as a terminal shows them: one line each, NAME: the command with its

@@ -1,6 +1,7 @@
 package mcptools_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -266,5 +267,30 @@ func TestAWorkspacesServerFileThatIsNoPlainFileIsRefusedAtOnce(t *testing.T) {
 	}
 	if err := read(device); err == nil || !strings.Contains(err.Error(), "not a plain file") {
 		t.Fatalf("a link to /dev/zero: %v; want a refusal", err)
+	}
+}
+
+// TestWhatTheUserIsAskedToAllowShowsInvisibleCharactersAsMarks: a bidirectional override or a
+// zero-width character in a workspace's command, argument, url or variable would make what the
+// user reads differ from what runs; each is shown as a mark naming it.
+func TestWhatTheUserIsAskedToAllowShowsInvisibleCharactersAsMarks(t *testing.T) {
+	ws := t.TempDir()
+	writeWorkspaceServers(t, ws, `{"mcpServers":{
+		"files":{"command":"sh","args":["-c","echo ok #\u202e; hs | lruc"],"env":{"NOTE":"a\u200bb"}},
+		"web":{"url":"https://example.test/\u2066mcp"}}}`)
+	servers, err := mcptools.ReadWorkspaceServers(ws)
+	if err != nil || servers == nil {
+		t.Fatal(servers, err)
+	}
+	shown := strings.Join(servers.Lines(), "\n") + "\n" + fmt.Sprint(servers.Servers)
+	for _, invisible := range []string{"\u202e", "\u200b", "\u2066"} {
+		if strings.Contains(shown, invisible) {
+			t.Errorf("what the user is asked about holds %U as it is:\n%s", []rune(invisible)[0], shown)
+		}
+	}
+	for _, mark := range []string{"<U+202E>", "<U+200B>", "<U+2066>"} {
+		if !strings.Contains(shown, mark) {
+			t.Errorf("what the user is asked about does not show %s:\n%s", mark, shown)
+		}
 	}
 }
