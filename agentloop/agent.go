@@ -666,6 +666,13 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// an undo or redo the app died in (`prototyper undo` killed, say) is settled before the
+	// chat's files change again: a run over it would leave it neither done nor undone
+	if cs.id != "" {
+		if _, _, err := a.settleInterrupted(a.base, cs.id, nil); err != nil {
+			return nil, err
+		}
+	}
 	opts := spec.opts
 	if spec.resume != nil {
 		// a resumed run keeps the model and settings of the run it continues
@@ -754,7 +761,8 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 		policies: settings.ToolApproval, allowed: settings.AlwaysAllow[workspace], settings: settings, keep: settings.CheckpointLimit(),
 		loopLimit: settings.LoopLimit(), recoverCalls: !settings.IgnoreTextToolCalls,
 		keepAlive: settings.KeepAlive(), system: instr.systemPrompt(a.cfg.SystemPrompt), instructionsRefused: instr.refused,
-		started: time.Now()}
+		agentsFile: instr.file,
+		started:    time.Now()}
 	// announced here, under cs.mu, so that the chat is "submitted" as soon as Send returns
 	r.emit(events.Event{Type: events.RunStarted, Model: opts.Model, Think: opts.Think, Trigger: spec.trigger})
 	a.setPhaseLocked(cs, rec.ID, events.PhaseSubmitted)

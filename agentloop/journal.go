@@ -18,7 +18,7 @@ import (
 // of every path it writes, from what was there to what goes there ([store.DB.BeginRevert]);
 // it is recorded done in the commit that removes the journal. A write that fails takes back
 // the writes made before it. A journal found later is an undo or redo the process died in:
-// the app's start and the chat's next undo or redo settle it first — finish it, or take
+// the app's start and the chat's next undo, redo or run settle it first — finish it, or take
 // back what it wrote when it cannot be finished — and remove the temporary files its writes
 // left. Asked again, the same undo (or redo) reports the one it finished rather than doing
 // another.

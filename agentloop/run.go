@@ -43,6 +43,9 @@ type run struct {
 	system       string        // the system prompt: the Config's, then the project's instructions
 	// instructionsRefused is why the workspace's AGENTS.md was not read ("" when it was)
 	instructionsRefused string
+	// agentsFile is the text of the workspace's AGENTS.md the model reads with every request:
+	// the folder's, not the user's, so a call copied from it is not run (justRead)
+	agentsFile string
 
 	guard    *loopGuard
 	stopNote string // why the run stopped, when a sentence says more than its stop reason (a loop, an empty answer)
@@ -650,6 +653,9 @@ type plannedCall struct {
 	valid tools.Args
 	// seen is the call's number in the run's loop guard (0: not seen, as after a restart).
 	seen int
+	// touched are the paths the call's checkpoint recorded, set as it runs: it changes no other
+	// (nil: it records none).
+	touched []string
 }
 
 // stored is the call as the message stores it.
@@ -985,6 +991,7 @@ func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 	if err := notAsPreviewed(c, cc); err != nil {
 		cc.err = err
 	}
+	c.touched = cc.paths
 	if err := r.startCall(rec, cc); err != nil {
 		o := ToolOutcome{Output: notRunText(err)}
 		r.emitError(err)
@@ -1106,7 +1113,11 @@ func (r *run) execTool(c plannedCall, progress tools.ProgressFunc, checkpoint to
 	if err != nil {
 		return tools.ErrorResult(err)
 	}
-	return r.tools.Exec(r.ctx, tools.Call{ID: c.ID, Name: c.Name, Args: args, Network: c.Network, Checkpoint: checkpoint}, progress)
+	ctx := r.ctx
+	if c.touched != nil { // the tool changes nothing its checkpoint did not record
+		ctx = tools.WithTouched(ctx, c.touched)
+	}
+	return r.tools.Exec(ctx, tools.Call{ID: c.ID, Name: c.Name, Args: args, Network: c.Network, Checkpoint: checkpoint}, progress)
 }
 
 // completeRecord completes the pending record of an executed call with the result the model

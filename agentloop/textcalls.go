@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 
 	"prototyper/events"
 	"prototyper/store"
@@ -205,7 +207,7 @@ func (h *textHold) holding() string {
 // copiedFrom reports whether the call appears in one of sources, the texts the model had
 // just read: its own text, whitespace aside, or a call of the same tool with the same
 // arguments in any spelling recoverTextCalls reads (keys in another order, "parameters" for
-// "arguments", the arguments as a string, the function wrapper), also inside a JSON string.
+// "arguments", the arguments as a string, the function wrapper), also inside JSON strings, escapes undone.
 func (c writtenCall) copiedFrom(sources []string) bool {
 	raw := squeezed(c.raw)
 	sig := callSignature(c.Name, c.Args)
@@ -219,16 +221,89 @@ func (c writtenCall) copiedFrom(sources []string) bool {
 	return false
 }
 
-// jsonUnescaper undoes the escapes of a JSON string, closely enough to find a call written
-// inside one (a tool that returns JSON).
-var jsonUnescaper = strings.NewReplacer(`\"`, `"`, `\\`, `\`, `\n`, "\n", `\r`, "\r", `\t`, "\t", `\/`, "/")
+// maxEscapeDepth bounds how many times readings undoes JSON escapes: a call inside a JSON
+// string inside a JSON string (a tool that returns what an API returned) is two.
+const maxEscapeDepth = 4
 
-// readings are the ways a text may hold a call: as it is, and with JSON escapes undone.
+// readings are the ways a text may hold a call: as it is, and with JSON escapes undone
+// (\uXXXX too), as many times as they nest, up to maxEscapeDepth: a model reads through
+// escapes, and a call it decoded is still the call it read.
 func readings(s string) []string {
-	if strings.Contains(s, `\"`) {
-		return []string{s, jsonUnescaper.Replace(s)}
+	out := []string{s}
+	for i := 0; i < maxEscapeDepth && strings.IndexByte(s, '\\') >= 0; i++ {
+		next := unescapeJSON(s)
+		if next == s {
+			break
+		}
+		out = append(out, next)
+		s = next
 	}
-	return []string{s}
+	return out
+}
+
+// unescapeJSON undoes the escapes of a JSON string in s, wherever they are; a backslash that
+// starts no escape stays.
+func unescapeJSON(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		switch c := s[i+1]; c {
+		case '"', '\\', '/':
+			b.WriteByte(c)
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'u':
+			r, n := unicodeEscape(s[i:])
+			if n == 0 {
+				b.WriteByte('\\')
+				continue
+			}
+			b.WriteRune(r)
+			i += n - 1
+			continue
+		default:
+			b.WriteByte('\\')
+			continue
+		}
+		i++
+	}
+	return b.String()
+}
+
+// unicodeEscape reads the \uXXXX escape (or surrogate pair of two) that s begins with: the
+// rune and the bytes it took, 0 when s begins with none.
+func unicodeEscape(s string) (rune, int) {
+	hex4 := func(s string) (rune, bool) {
+		if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+			return 0, false
+		}
+		v, err := strconv.ParseUint(s[2:6], 16, 16)
+		return rune(v), err == nil
+	}
+	r, ok := hex4(s)
+	if !ok {
+		return 0, 0
+	}
+	if utf16.IsSurrogate(r) {
+		if r2, ok := hex4(s[6:]); ok {
+			if pair := utf16.DecodeRune(r, r2); pair != unicode.ReplacementChar {
+				return pair, 12
+			}
+		}
+	}
+	return r, 6
 }
 
 // squeezed is s without its whitespace.
@@ -278,13 +353,57 @@ func holdsCall(text, name, sig string) bool {
 			if err != nil {
 				continue
 			}
-			if c, ok := decodeTextCall(raw); ok && callSignature(c.Name, c.Args) == sig {
+			c, ok := decodeTextCall(raw)
+			canon := ""
+			if ok {
+				if canon = canonicalArgs(c.Args); c.Name+"\x00"+canon == sig {
+					return true
+				}
+			}
+			// a call the loop reads with arguments of its own is not another spelling of this one
+			if (!ok || canon == "{}") && namesCall(raw, name, sig) {
 				return true
 			}
 		}
 		next = at
 		from = at + len(name)
 	}
+}
+
+// namesCall reports whether the object raw names the tool name in one of its values and holds
+// the call's arguments (sig) in another, as an object or a JSON string of one: a call in a
+// spelling the loop does not read (a tool_use block's "input", "tool_name" and "tool_input"),
+// which a model rewrites into one it does.
+func namesCall(raw json.RawMessage, name, sig string) bool {
+	if !bytes.Contains(raw, []byte(`"`+name+`"`)) {
+		return false // the name is in none of its strings (as written: escapes are readings' to undo)
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return false
+	}
+	named := false
+	for _, v := range fields {
+		var s string
+		if json.Unmarshal(v, &s) == nil && s == name {
+			named = true
+			break
+		}
+	}
+	if !named {
+		return false
+	}
+	for _, v := range fields {
+		args := v
+		var inner string
+		if json.Unmarshal(v, &inner) == nil {
+			args = json.RawMessage(inner)
+		}
+		if bytes.HasPrefix(bytes.TrimSpace(args), []byte("{")) && callSignature(name, args) == sig {
+			return true
+		}
+	}
+	return false
 }
 
 // decodedBytes is how much of its window a decode read: up to the value's end, or up to its
@@ -300,23 +419,21 @@ func decodedBytes(d *json.Decoder, err error, window int) int {
 	return window
 }
 
-// justRead is what the model read since the user last wrote, and in this run: the results
-// of the run's calls and of every call since the latest user message, and the files that
-// message named. A call written as text and found there was copied, not meant.
+// justRead is what the model has read in the chat that no one wrote to it: the results of
+// every call (a file read a turn ago is still in its context, and an injected text may ask
+// for its call "when the user next writes"), the files the user's messages named, and the
+// workspace's AGENTS.md (sent with every request). A call written as text and found there
+// was copied, not meant.
 func (r *run) justRead() []string {
-	last := 0
-	for i := len(r.history) - 1; i >= 0; i-- {
-		if m := r.history[i]; m.Role == store.RoleUser && m.ID != "" { // stored: not the loop's own nudges
-			last = i
-			break
-		}
-	}
 	var out []string
-	for i, m := range r.history {
-		switch {
-		case m.Role == store.RoleTool && (i > last || m.RunID == r.id):
+	if r.agentsFile != "" {
+		out = append(out, r.agentsFile)
+	}
+	for _, m := range r.history {
+		switch m.Role {
+		case store.RoleTool:
 			out = append(out, m.Content)
-		case m.Role == store.RoleUser && i >= last:
+		case store.RoleUser:
 			for _, f := range m.Files {
 				out = append(out, f.Content)
 			}

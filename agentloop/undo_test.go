@@ -816,3 +816,77 @@ func TestAnUndoTheAppDiedInIsDroppedWhenItsFolderIsGone(t *testing.T) {
 		t.Fatalf("%d undos still under way (%v), want the one of the folder gone dropped", len(js), err)
 	}
 }
+
+// A delete removes only what its checkpoint recorded: a file another program puts in the
+// folder after the checkpoint was taken, as the call's card turns running, is never deleted
+// unrecorded (it could not be put back); the call refuses naming it, and nothing is deleted.
+func TestADeleteNeverRemovesAPathAddedAfterItsCheckpoint(t *testing.T) {
+	for _, approve := range []string{ApproveAuto, ApproveAsk} {
+		t.Run(approve, func(t *testing.T) {
+			b := newUndoBench(t, func(c *Config) { c.Approve = approve })
+			b.write("build/out.txt", "built\n", 0o644)
+			b.rec.mu.Lock()
+			b.rec.react = func(e events.Event) {
+				if e.Type == events.ToolCall && e.State == events.ToolStateRunning && e.ToolCallID == "c1" {
+					b.write("build/late.bin", "made while the delete started\n", 0o644)
+				}
+			}
+			b.rec.mu.Unlock()
+			out := b.run(tc("c1", "delete_path", `{"path":"build","recursive":true}`))
+			if approve == ApproveAsk {
+				if out.StopReason != events.StopAwaitingApproval {
+					t.Fatalf("stop %s", out.StopReason)
+				}
+				if err := b.a.Decide("c1", DecisionAllow, ""); err != nil {
+					t.Fatal(err)
+				}
+				b.rec.waitFor(t, "the approved run finished", finished(2))
+			}
+			b.want("build/late.bin", "made while the delete started\n", 0o644)
+			b.want("build/out.txt", "built\n", 0o644)
+			res := ofType(b.rec.events(), events.ToolResult)
+			if len(res) != 1 || *res[0].OK || !strings.Contains(res[0].Output, "build/late.bin") {
+				t.Fatalf("the delete's result: %s", summary(res))
+			}
+		})
+	}
+}
+
+// commitFailsOnce is the store of an app that died once just before an undo was recorded
+// done (the files written, the journal left), then started again.
+type commitFailsOnce struct {
+	*store.DB
+	failed *sync.Once
+}
+
+func (s commitFailsOnce) CommitRevert(j store.RevertJournal) error {
+	var err error
+	s.failed.Do(func() { err = errors.New("the disk is full") })
+	if err != nil {
+		return err
+	}
+	return s.DB.CommitRevert(j)
+}
+
+// A run in a chat whose undo the app died in (`prototyper undo` killed, then `prototyper run
+// --chat`) settles that undo before it changes a file: otherwise the undo, neither done nor
+// undone, is dropped at the next undo and the run's own undo leaves the chat stuck ("changed
+// by you").
+func TestARunSettlesAnUndoTheAppDiedInBeforeItWrites(t *testing.T) {
+	b := newUndoBench(t, func(c *Config) { c.Store = commitFailsOnce{c.Store.(*store.DB), &sync.Once{}} })
+	b.write("a.txt", "v1\n", 0o644)
+	b.run(writeCall("c1", "a.txt", "v2\n"))
+	if _, err := b.a.Undo(t.Context(), b.chat, UndoOptions{}); err == nil {
+		t.Fatal("an undo that could not be recorded said it was done")
+	}
+	b.want("a.txt", "v1\n", 0o644)
+	b.run(writeCall("c2", "a.txt", "v3\n"))
+	if js, err := b.db.Reverts(b.chat); err != nil || len(js) != 0 {
+		t.Fatalf("%d undos still under way after a run of the chat (%v)", len(js), err)
+	}
+	b.want("a.txt", "v3\n", 0o644)
+	b.undo(UndoOptions{})
+	b.want("a.txt", "v1\n", 0o644)
+	b.redo()
+	b.want("a.txt", "v3\n", 0o644)
+}

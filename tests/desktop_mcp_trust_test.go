@@ -21,7 +21,7 @@ func workspaceLongServer(t *testing.T, ws, marker string) {
 	if err := os.MkdirAll(filepath.Join(ws, ".prototyper"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg := fmt.Sprintf(`{"mcpServers":{"marker":{"command":"sh","args":["-c","touch \"$0\"; sleep 600 & exec sleep 601",%q]}}}`, marker)
+	cfg := fmt.Sprintf(`{"mcpServers":{"marker":{"command":"sh","args":["-c","touch \"$0\"; sleep 600 & exec sleep 601",%q,"note\u202e"],"env":{"NODE_OPTIONS":"--require=./x.js"}}}}`, marker)
 	if err := os.WriteFile(filepath.Join(ws, ".prototyper", "mcp.json"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -85,6 +85,12 @@ func TestDesktopAsksBeforeAFoldersOwnServersStart(t *testing.T) {
 	app.waitFocus(rolePushButton, "Don’t allow", 60*time.Second) // the safe answer has the focus
 	if !app.says("sleep 600 & exec sleep 601") || !app.says(first) {
 		t.Errorf("the dialog does not show the server's command with its arguments: %s", app.screenshot("e2e-trust-dialog.png"))
+	}
+	if !app.says("NODE_OPTIONS=--require=./x.js") { // a variable decides what runs as much as the command
+		t.Errorf("the dialog does not show the value of the server's variable: %s", app.screenshot("e2e-trust-dialog.png"))
+	}
+	if !app.says("note<U+202E>") { // an override that would reorder what the user reads is a mark
+		t.Errorf("the dialog does not show the bidirectional override as a mark: %s", app.screenshot("e2e-trust-dialog.png"))
 	}
 	t.Logf("the question: %s", app.screenshot("e2e-trust-dialog.png"))
 	if fileExists(first) {

@@ -147,6 +147,36 @@ func (r *Registry) Preview(ctx context.Context, call Call) (*Preview, error) {
 	return &p, nil
 }
 
+// touchedKey is the context key of [WithTouched].
+type touchedKey struct{}
+
+// WithTouched is ctx carrying the paths [Changer.Touches] named for the call about to run,
+// whose prior state the caller recorded: a call that finds more to change when it runs (a
+// file put in a folder being deleted after its state was taken) refuses with [ErrAddedSince]
+// rather than change what could not be taken back.
+func WithTouched(ctx context.Context, paths []string) context.Context {
+	return context.WithValue(ctx, touchedKey{}, paths)
+}
+
+// notTouched is the first of paths the caller did not record ([WithTouched]); false when
+// every one was, or the caller recorded nothing.
+func notTouched(ctx context.Context, paths []string) (string, bool) {
+	recorded, ok := ctx.Value(touchedKey{}).([]string)
+	if !ok {
+		return "", false
+	}
+	known := make(map[string]bool, len(recorded))
+	for _, p := range recorded {
+		known[p] = true
+	}
+	for _, p := range paths {
+		if !known[p] {
+			return p, true
+		}
+	}
+	return "", false
+}
+
 // Changes makes the tool a [Changer]: touches names the paths of a call, preview describes
 // its change.
 func (b *Builder) Changes(touches TouchesFunc, preview PreviewFunc) *Builder {

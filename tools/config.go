@@ -35,9 +35,47 @@ type configFolder struct {
 	anchor os.FileInfo   // the nearest folder above it that exists; nil when there is none
 	under  []string      // the names from anchor down to the folder: its own name at least
 	inside []os.FileInfo // what it holds, for a link to one of them
+	file   bool          // a configuration file not made yet, rather than a folder
 }
 
+// maxConfigLinks bounds the links followed from a configuration folder that is a link to
+// a folder not made yet.
+const maxConfigLinks = 8
+
+// addConfig records the configuration folder dir; when dir is a link to a folder not made
+// yet (a repository can hold such a link), where the link leads is recorded as well: a tool
+// that made that folder would make the configuration folder.
 func (w *Workspace) addConfig(a *appFiles, dir string) {
+	w.addConfigFolder(a, dir)
+	for i := 0; i < maxConfigLinks; i++ {
+		target, ok := danglingLink(dir)
+		if !ok {
+			return
+		}
+		w.addConfigFolder(a, target)
+		dir = target
+	}
+}
+
+// danglingLink is where the link dir leads, when dir is a link to nothing (yet).
+func danglingLink(dir string) (string, bool) {
+	if fi, err := os.Lstat(dir); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return "", false
+	}
+	if _, err := os.Stat(dir); err == nil {
+		return "", false // it leads to a folder: recognised by identity
+	}
+	target, err := os.Readlink(dir)
+	if err != nil {
+		return "", false
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(dir), target)
+	}
+	return target, true
+}
+
+func (w *Workspace) addConfigFolder(a *appFiles, dir string) {
 	c := configFolder{abs: dir}
 	if r, err := filepath.Rel(w.dir, dir); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
 		c.rel = filepath.ToSlash(r)
@@ -170,8 +208,12 @@ func configError(rel string, c *configFolder) error {
 		shown = c.rel
 	}
 	const how = "which the agent may not read or change: the user changes it with a text editor, outside the chat"
-	if c.rel != "" && (strings.EqualFold(rel, c.rel) || strings.HasPrefix(strings.ToLower(rel), strings.ToLower(c.rel)+"/")) {
-		return pathErrorf(ErrProtectedPath, rel, "%q is %s (the folder %s), %s", rel, roleConfig, shown, how)
+	kind := "folder"
+	if c.file {
+		kind = "file"
 	}
-	return pathErrorf(ErrProtectedPath, rel, "%q leads to %s (the folder %s), %s", rel, roleConfig, shown, how)
+	if c.rel != "" && (strings.EqualFold(rel, c.rel) || strings.HasPrefix(strings.ToLower(rel), strings.ToLower(c.rel)+"/")) {
+		return pathErrorf(ErrProtectedPath, rel, "%q is %s (the %s %s), %s", rel, roleConfig, kind, shown, how)
+	}
+	return pathErrorf(ErrProtectedPath, rel, "%q leads to %s (the %s %s), %s", rel, roleConfig, kind, shown, how)
 }

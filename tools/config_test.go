@@ -337,3 +337,53 @@ func TestAConfigurationFileNamedOutsideTheFoldersIsNeverATarget(t *testing.T) {
 		})
 	}
 }
+
+// TestNoToolMakesTheConfigurationFolderThroughALinkToAFolderNotMadeYet: a workspace whose
+// .prototyper is a link to a folder that does not exist yet (a repository can hold such a
+// link) gets no configuration from a tool that makes the link's target.
+func TestNoToolMakesTheConfigurationFolderThroughALinkToAFolderNotMadeYet(t *testing.T) {
+	for _, target := range []string{"conf", "sub/conf"} {
+		t.Run(target, func(t *testing.T) {
+			tw := configWorkspace(t, false)
+			if err := os.Symlink(target, filepath.Join(tw.ws, ".prototyper")); err != nil {
+				t.Fatal(err)
+			}
+			_, err := tw.exec(t, t.Context(), "write_file", argsFor("write_file", target+"/mcp.json"), nil)
+			if _, statErr := os.Stat(filepath.Join(tw.ws, ".prototyper", "mcp.json")); statErr == nil {
+				t.Fatalf("write_file %s/mcp.json wrote .prototyper/mcp.json through the link (err %v)", target, err)
+			}
+			wantConfigRefusal(t, err, target+"/mcp.json")
+		})
+	}
+}
+
+// A server file named on the command line that does not exist yet (the app reads none then)
+// is not made by a tool either: the agent would choose what the app starts with it next,
+// with the user's own trust. Nor is it made through a link to a file not made yet.
+func TestAConfigurationFileNamedThatDoesNotExistYetIsNeverMade(t *testing.T) {
+	for _, c := range []struct{ name, link, path string }{
+		{"by its name", "", "servers.json"},
+		{"through the link it is", "made.json", "made.json"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tw := newTestWorkspace(t)
+			if c.link != "" {
+				if err := os.Symlink(c.link, filepath.Join(tw.ws, "servers.json")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tw.w.Close()
+			w, err := OpenWorkspace(tw.ws, WorkspaceOptions{ConfigFiles: []string{filepath.Join(tw.ws, "servers.json")}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { w.Close() })
+			tw.w, tw.reg = w, mustRegistry(t, w.Tools()...)
+			_, err = tw.exec(t, t.Context(), "write_file", argsFor("write_file", c.path), nil)
+			if _, statErr := os.Stat(filepath.Join(tw.ws, "servers.json")); statErr == nil {
+				t.Fatalf("write_file %s made the server file named on the command line (err %v)", c.path, err)
+			}
+			wantProtectedRefusal(t, err, c.path, "Prototyper's own configuration")
+		})
+	}
+}

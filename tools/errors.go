@@ -48,6 +48,9 @@ var (
 	ErrMatchCount = errors.New("unexpected number of matches")
 	// ErrNotEmpty is returned by delete_path for a folder that has entries.
 	ErrNotEmpty = errors.New("folder not empty")
+	// ErrAddedSince is returned by a call that finds a path to change which the caller did
+	// not record before it ran ([WithTouched]): made meanwhile by the user or another program.
+	ErrAddedSince = errors.New("path added since the call was checked")
 )
 
 // PathError is the error of a workspace tool about one path. Its message is

@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -79,9 +81,19 @@ func (w *Workspace) appFiles() *appFiles {
 		w.addConfig(a, dir)
 	}
 	for _, p := range w.cfgFiles {
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+		fi, err := os.Stat(p)
+		switch {
+		case err == nil && fi.Mode().IsRegular():
 			a.files = append(a.files, appFile{fi, filepath.Base(p), roleConfigFile})
 			a.addHolders(filepath.Dir(p), "a file of Prototyper's own configuration")
+		case errors.Is(err, fs.ErrNotExist):
+			// not made yet (the app reads none then): no tool makes it, by its name or where a
+			// link of its name leads, or the agent would choose what the app starts next
+			n := len(a.configs)
+			w.addConfig(a, p)
+			for i := n; i < len(a.configs); i++ {
+				a.configs[i].file = true
+			}
 		}
 	}
 	return a

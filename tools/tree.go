@@ -79,6 +79,10 @@ func (w *Workspace) deletePathTool() Tool {
 			if err != nil {
 				return Result{}, err
 			}
+			if p, added := notTouched(ctx, removalPaths(del.removes)); added {
+				return Result{}, pathErrorf(ErrAddedSince, p, "not deleted: %q is new, made by the user or another program after the delete was checked, "+
+					"so it could not be put back; call delete_path again to delete it too", p)
+			}
 			rel, fi := del.rel, del.fi
 			d := &Details{Path: rel, Changed: true, Bytes: sizeOf(del.removes)}
 			what := "file"

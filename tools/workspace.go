@@ -45,7 +45,8 @@ type WorkspaceOptions struct {
 	// server file named on the command line, which may lie in the workspace): no
 	// tool reads, writes, edits or deletes one, recognised by identity like the
 	// database, and a folder holding one cannot be deleted. Absolute, or relative
-	// to the workspace; one that does not exist is passed over.
+	// to the workspace; one that does not exist yet is refused by its name (and where
+	// a link of its name leads), so that no tool makes it.
 	ConfigFiles []string
 
 	MaxReadBytes     int64 // read_file returns at most this much; default 256 KiB

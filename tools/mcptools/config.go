@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -25,6 +26,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
+	"unicode"
 )
 
 // ServerConfig is one server of an mcpServers file.
@@ -154,7 +157,8 @@ func (s ServerConfig) check(name string) error {
 }
 
 // Launch is what a server runs, as the user is asked to allow it: a command with its
-// arguments, or a url; the names of the variables it is given.
+// arguments, or a url; the variables it is given, each NAME=value (a variable decides what
+// runs as much as the command: PATH, LD_PRELOAD, NODE_OPTIONS), and the names of its headers.
 type Launch struct {
 	Name    string   `json:"name"`
 	Command string   `json:"command,omitempty"`
@@ -179,12 +183,12 @@ type WorkspaceServers struct {
 // none. A file that cannot be read or parsed is an error naming it.
 func ReadWorkspaceServers(workspace string) (*WorkspaceServers, error) {
 	path := WorkspaceFile(workspace)
-	raw, err := os.ReadFile(path)
+	raw, err := readServerFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cannot read the MCP server file %s: %v", path, err)
+		return nil, err
 	}
 	cfg, err := Parse(raw, path)
 	if err != nil {
@@ -196,13 +200,13 @@ func ReadWorkspaceServers(workspace string) (*WorkspaceServers, error) {
 		sc := cfg[name]
 		sc.FromWorkspace = true
 		ws.config[name] = sc
-		l := Launch{Name: name, Command: sc.Command, Args: sc.Args, URL: sc.URL,
-			Env: slices.Sorted(maps.Keys(sc.Env)), Headers: slices.Sorted(maps.Keys(sc.Headers))}
-		if l.Args == nil {
-			l.Args = []string{}
+		l := Launch{Name: name, Command: visible(sc.Command), Args: []string{}, URL: visible(sc.URL),
+			Env: []string{}, Headers: slices.Sorted(maps.Keys(sc.Headers))}
+		for _, a := range sc.Args {
+			l.Args = append(l.Args, visible(a))
 		}
-		if l.Env == nil {
-			l.Env = []string{}
+		for _, k := range slices.Sorted(maps.Keys(sc.Env)) {
+			l.Env = append(l.Env, visible(k)+"="+quoteArg(visible(sc.Env[k])))
 		}
 		if l.Headers == nil {
 			l.Headers = []string{}
@@ -210,6 +214,63 @@ func ReadWorkspaceServers(workspace string) (*WorkspaceServers, error) {
 		ws.Servers = append(ws.Servers, l)
 	}
 	return ws, nil
+}
+
+// maxWorkspaceServerFile bounds a workspace's server file: a few servers take a few KB.
+const maxWorkspaceServerFile = 1 << 20
+
+// readServerFile reads a workspace's server file, which is the folder's: a pipe or a device
+// (a link to /dev/zero) is refused without waiting on it, a file over maxWorkspaceServerFile
+// without reading it whole.
+func readServerFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a pipe opens without a writer
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the MCP server file %s: %v", path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the MCP server file %s: %v", path, err)
+	}
+	tooLarge := fmt.Errorf("the MCP server file %s is too large for a server file (over %d KB): it is not read, and none of its servers starts", path, maxWorkspaceServerFile>>10)
+	switch {
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("the MCP server file %s is not a plain file (a pipe, a device, or a link to one): it is not read, and none of its servers starts", path)
+	case fi.Size() > maxWorkspaceServerFile:
+		return nil, tooLarge
+	}
+	raw, err := io.ReadAll(io.LimitReader(f, maxWorkspaceServerFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the MCP server file %s: %v", path, err)
+	}
+	if len(raw) > maxWorkspaceServerFile {
+		return nil, tooLarge
+	}
+	return raw, nil
+}
+
+// visible is s as the user is asked about it: a character that shows nothing or changes how
+// the text around it reads (a bidirectional override, a zero-width space, a C1 control, a
+// line separator) becomes a mark naming it, <U+202E>, so that what is read is what runs.
+func visible(s string) string {
+	hidden := func(r rune) bool {
+		return unicode.Is(unicode.Cf, r) || (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029
+	}
+	if !strings.ContainsFunc(s, hidden) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if hidden(r) {
+			fmt.Fprintf(&b, "<U+%04X>", r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // Lines are the servers as a terminal shows them: one line each, NAME: the command with its

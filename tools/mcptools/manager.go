@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"slices"
 	"strings"
@@ -225,7 +226,7 @@ func (m *Manager) connect(ctx context.Context, s *server) (*mcp.ClientSession, [
 	var transport mcp.Transport
 	if s.cfg.URL != "" {
 		transport = &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, MaxRetries: 2,
-			HTTPClient: &http.Client{Transport: headerTransport{cfg: s.cfg, headers: s.cfg.Headers}}}
+			HTTPClient: &http.Client{Transport: headerTransport{cfg: s.cfg, headers: s.cfg.Headers}, CheckRedirect: sameAddress}}
 	} else {
 		proc, conn, err := startStdio(s.cfg)
 		if err != nil {
@@ -460,10 +461,28 @@ type headerTransport struct {
 
 func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
-	for k, v := range h.headers {
-		r.Header.Set(k, h.cfg.expand(v))
+	if u, err := url.Parse(h.cfg.URL); err == nil && sameOrigin(u, r.URL) { // its key, to its address only
+		for k, v := range h.headers {
+			r.Header.Set(k, h.cfg.expand(v))
+		}
 	}
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// sameAddress lets a server redirect within its own address (scheme, host and port) only: a
+// redirect elsewhere would take the server's headers (a key) and the calls' arguments there.
+func sameAddress(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	if !sameOrigin(via[0].URL, req.URL) {
+		return fmt.Errorf("the server redirected to %s, another address, which Prototyper does not follow with the server's headers and calls; put that address in the server's url if you trust it", req.URL.Redacted())
+	}
+	return nil
+}
+
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Host, b.Host)
 }
 
 // seconds says d in seconds, the unit of a server's "timeout": "2 s", "300 s".

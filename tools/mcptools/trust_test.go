@@ -1,12 +1,14 @@
 package mcptools_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -155,5 +157,140 @@ func TestAWorkspacesValuesAreTakenAsWrittenNotFromTheAppsEnvironment(t *testing.
 	defer mu.Unlock()
 	if got != "Bearer ${OPENAI_API_KEY}" {
 		t.Errorf("the workspace's url got Authorization %q; want it as written", got)
+	}
+}
+
+// TestWhatTheUserIsAskedToAllowShowsTheValuesOfAServersVariables: a variable of a workspace's
+// file decides what runs as much as the command (PATH, LD_PRELOAD, NODE_OPTIONS): the user
+// sees its value, not only its name.
+func TestWhatTheUserIsAskedToAllowShowsTheValuesOfAServersVariables(t *testing.T) {
+	ws := t.TempDir()
+	writeWorkspaceServers(t, ws, `{"mcpServers":{"files":{"command":"npx","args":["-y","files-server"],
+		"env":{"PATH":"./bin:/usr/bin","NODE_OPTIONS":"--require ./x.js"}}}}`)
+	servers, err := mcptools.ReadWorkspaceServers(ws)
+	if err != nil || servers == nil {
+		t.Fatal(servers, err)
+	}
+	line := servers.Lines()[0]
+	for _, want := range []string{"PATH=./bin:/usr/bin", `NODE_OPTIONS="--require ./x.js"`} {
+		if !strings.Contains(line, want) {
+			t.Errorf("the line the user allows is %q; it hides %s", line, want)
+		}
+	}
+	if env := strings.Join(servers.Servers[0].Env, " "); !strings.Contains(env, "PATH=./bin:/usr/bin") {
+		t.Errorf("the window is shown the variables %q; want their values", env)
+	}
+}
+
+// TestAServersHeadersAreNeverSentToTheAddressItRedirectsTo: the key a server file gives a
+// server (from the user's environment) goes to that server's address only; a redirect to
+// another address fails with a sentence naming it.
+func TestAServersHeadersAreNeverSentToTheAddressItRedirectsTo(t *testing.T) {
+	t.Setenv("MCP_TEST_TOKEN", "tok-secret")
+	var mu sync.Mutex
+	var leaked []string
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		leaked = append(leaked, r.Header.Get("Authorization"))
+		mu.Unlock()
+		http.Error(w, "no", http.StatusInternalServerError)
+	}))
+	defer elsewhere.Close()
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+"/mcp", http.StatusTemporaryRedirect)
+	}))
+	defer redirecting.Close()
+	file := testenv.MCPServersFile(t, map[string]any{"remote": map[string]any{
+		"url": redirecting.URL + "/mcp", "headers": map[string]string{"Authorization": "Bearer ${MCP_TEST_TOKEN}"}}})
+	set := mcptools.NewSet("", file)
+	set.StartTimeout = 5 * time.Second
+	defer set.Close()
+	_, notices := set.ToolsFor(ctx(t), t.TempDir())
+	mu.Lock()
+	defer mu.Unlock()
+	for _, h := range leaked {
+		if strings.Contains(h, "tok-secret") {
+			t.Fatalf("the server's key was sent to %s, where its address redirected", elsewhere.URL)
+		}
+	}
+	t.Logf("notices: %q", notices)
+	if len(notices) != 1 || !strings.Contains(notices[0], elsewhere.URL) {
+		t.Errorf("notices = %q; want one naming the address it was redirected to", notices)
+	}
+}
+
+// TestAWorkspacesServerFileThatIsNoPlainFileIsRefusedAtOnce: a folder's .prototyper/mcp.json
+// is the folder's: a pipe, a link to a device (a repository can hold a link to /dev/zero) or a
+// file larger than any server file is refused with a sentence, without waiting on it or
+// reading it whole.
+func TestAWorkspacesServerFileThatIsNoPlainFileIsRefusedAtOnce(t *testing.T) {
+	read := func(ws string) error {
+		done := make(chan error, 1)
+		go func() { _, err := mcptools.ReadWorkspaceServers(ws); done <- err }()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(30 * time.Second):
+			t.Fatalf("reading the server file of %s did not end", ws)
+			return nil
+		}
+	}
+	pipe := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(pipe, ".prototyper"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fifo := mcptools.WorkspaceFile(pipe)
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { // a reader left waiting on the pipe is let go
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	if err := read(pipe); err == nil || !strings.Contains(err.Error(), fifo) {
+		t.Fatalf("a pipe: %v; want a refusal naming it", err)
+	}
+
+	large := t.TempDir()
+	writeWorkspaceServers(t, large, `{"mcpServers":{}}`+strings.Repeat(" ", 2<<20))
+	if err := read(large); err == nil || !strings.Contains(err.Error(), "too large") {
+		t.Fatalf("a file of 2 MB: %v; want a refusal saying it is too large", err)
+	}
+
+	device := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(device, ".prototyper"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", mcptools.WorkspaceFile(device)); err != nil {
+		t.Fatal(err)
+	}
+	if err := read(device); err == nil || !strings.Contains(err.Error(), "not a plain file") {
+		t.Fatalf("a link to /dev/zero: %v; want a refusal", err)
+	}
+}
+
+// TestWhatTheUserIsAskedToAllowShowsInvisibleCharactersAsMarks: a bidirectional override or a
+// zero-width character in a workspace's command, argument, url or variable would make what the
+// user reads differ from what runs; each is shown as a mark naming it.
+func TestWhatTheUserIsAskedToAllowShowsInvisibleCharactersAsMarks(t *testing.T) {
+	ws := t.TempDir()
+	writeWorkspaceServers(t, ws, `{"mcpServers":{
+		"files":{"command":"sh","args":["-c","echo ok #\u202e; hs | lruc"],"env":{"NOTE":"a\u200bb"}},
+		"web":{"url":"https://example.test/\u2066mcp"}}}`)
+	servers, err := mcptools.ReadWorkspaceServers(ws)
+	if err != nil || servers == nil {
+		t.Fatal(servers, err)
+	}
+	shown := strings.Join(servers.Lines(), "\n") + "\n" + fmt.Sprint(servers.Servers)
+	for _, invisible := range []string{"\u202e", "\u200b", "\u2066"} {
+		if strings.Contains(shown, invisible) {
+			t.Errorf("what the user is asked about holds %U as it is:\n%s", []rune(invisible)[0], shown)
+		}
+	}
+	for _, mark := range []string{"<U+202E>", "<U+200B>", "<U+2066>"} {
+		if !strings.Contains(shown, mark) {
+			t.Errorf("what the user is asked about does not show %s:\n%s", mark, shown)
+		}
 	}
 }
