@@ -51,6 +51,9 @@ type ServerConfig struct {
 	// FromWorkspace marks a server of a workspace's own file: it starts only once the user
 	// allowed the file ([Set.Trust]), and its values are taken as written (no ${NAME}).
 	FromWorkspace bool `json:"-"`
+	// Dir is the folder a stdio server starts in: its workspace for a workspace's own server
+	// (so that ./server.js is the workspace's, as the user was shown), "" for the app's own.
+	Dir string `json:"-"`
 }
 
 // Config is a set of servers by name.
@@ -194,11 +197,14 @@ func ReadWorkspaceServers(workspace string) (*WorkspaceServers, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(raw)
-	ws := &WorkspaceServers{Workspace: workspace, File: path, Hash: hex.EncodeToString(sum[:]), Servers: []Launch{}, config: Config{}}
+	hash := sha256.New()
+	hash.Write(raw)
+	ws := &WorkspaceServers{Workspace: workspace, File: path, Servers: []Launch{}, config: Config{}}
 	for _, name := range cfg.Names() {
 		sc := cfg[name]
 		sc.FromWorkspace = true
+		sc.Dir = workspace
+		hashNamedFiles(hash, workspace, name, sc)
 		ws.config[name] = sc
 		l := Launch{Name: name, Command: visible(sc.Command), Args: []string{}, URL: visible(sc.URL),
 			Env: []string{}, Headers: slices.Sorted(maps.Keys(sc.Headers))}
@@ -213,7 +219,50 @@ func ReadWorkspaceServers(workspace string) (*WorkspaceServers, error) {
 		}
 		ws.Servers = append(ws.Servers, l)
 	}
+	ws.Hash = hex.EncodeToString(hash.Sum(nil))
 	return ws, nil
+}
+
+// maxNamedFile bounds a workspace file a server's command or arguments name whose bytes the
+// user's answer covers: a script or a small program, not a data set.
+const maxNamedFile = 64 << 20
+
+// hashNamedFiles adds to h the bytes of every file inside workspace that a stdio server's
+// command or arguments name (./server.js, scripts/mcp.py): what the user allows is what runs,
+// so a script changed since — by the agent, whose tools can write it, or by a pull — is asked
+// about again like a changed server file. A name that is no file in the workspace adds its
+// absence, so a script made later is asked about too.
+func hashNamedFiles(h io.Writer, workspace, server string, sc ServerConfig) {
+	if sc.Command == "" {
+		return
+	}
+	for i, word := range append([]string{sc.Command}, sc.Args...) {
+		if word == "" || strings.HasPrefix(word, "-") || (i == 0 && !strings.ContainsRune(word, '/')) {
+			continue // a flag, or a command looked up on PATH
+		}
+		p := word
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(workspace, p)
+		}
+		rel, err := filepath.Rel(workspace, filepath.Clean(p))
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue // outside the workspace: the user's own machine, not the folder's
+		}
+		fmt.Fprintf(h, "\x00%s\x00%d\x00%s\x00", server, i, rel)
+		f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			fmt.Fprint(h, "absent")
+			continue
+		}
+		if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxNamedFile {
+			fmt.Fprint(h, "not a plain file")
+		} else {
+			sum := sha256.New()
+			io.Copy(sum, io.LimitReader(f, maxNamedFile))
+			fmt.Fprintf(h, "%x", sum.Sum(nil))
+		}
+		f.Close()
+	}
 }
 
 // maxWorkspaceServerFile bounds a workspace's server file: a few servers take a few KB.

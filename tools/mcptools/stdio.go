@@ -31,6 +31,7 @@ func startStdio(cfg ServerConfig) (*tether.Process, io.ReadWriteCloser, error) {
 	}
 	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Env = serverEnv(cfg, os.Environ())
+	cmd.Dir = cfg.Dir
 	cmd.Stdin, cmd.Stdout = inR, outW
 	cmd.Stderr = nil // the server's log goes nowhere: its failures come back through the protocol
 	p, err := tether.Start(cmd)

@@ -294,3 +294,50 @@ func TestWhatTheUserIsAskedToAllowShowsInvisibleCharactersAsMarks(t *testing.T) 
 		}
 	}
 }
+
+// What the user allows is what runs: a workspace's server runs the workspace's script (the
+// server starts in the workspace, whatever the app's own folder), and a script changed since
+// it was allowed — the agent's tools can write it — is asked about again, like a changed file.
+func TestAScriptAWorkspacesServerRunsIsPartOfWhatTheUserAllowed(t *testing.T) {
+	ws := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "ran")
+	script := func(what string) {
+		t.Helper()
+		body := "#!/bin/sh\necho " + what + " > '" + marker + "'\nexit 1\n"
+		if err := os.WriteFile(filepath.Join(ws, "server.sh"), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script("allowed")
+	writeWorkspaceServers(t, ws, `{"mcpServers":{"local":{"command":"./server.sh","args":["--stdio"]}}}`)
+	var mu sync.Mutex
+	allowed := map[string]string{}
+	set := mcptools.NewSet("")
+	set.StartTimeout = 5 * time.Second
+	set.Trust = func(dir, hash string) bool { mu.Lock(); defer mu.Unlock(); return allowed[dir] == hash }
+	defer set.Close()
+
+	asked, err := set.NotAllowed(ws)
+	if err != nil || asked == nil {
+		t.Fatalf("NotAllowed = %+v, %v; want the server asked about", asked, err)
+	}
+	mu.Lock()
+	allowed[ws] = asked.Hash
+	mu.Unlock()
+	t.Chdir(t.TempDir()) // the app's own folder holds no server.sh
+	set.ToolsFor(ctx(t), ws)
+	if got, _ := os.ReadFile(marker); string(got) != "allowed\n" {
+		t.Fatalf("the allowed server did not run the workspace's script (marker %q)", got)
+	}
+
+	os.Remove(marker)
+	script("changed by the agent")
+	again, err := set.NotAllowed(ws)
+	if err != nil || again == nil || again.Hash == asked.Hash {
+		t.Fatalf("NotAllowed after the script changed = %+v, %v; want it asked about again", again, err)
+	}
+	set.ToolsFor(ctx(t), ws)
+	if exists(marker) {
+		t.Fatal("a changed script ran without being allowed again")
+	}
+}
