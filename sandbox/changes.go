@@ -132,7 +132,7 @@ func collect(upper, ws, stage string) (*ChangeSet, error) {
 // dir emits the changes inside the folder rel. Under an opaque folder (one the command
 // deleted and made again), nothing of the lower folder shows through.
 func (c *collector) dir(rel string, opaque bool) error {
-	f, err := c.upper.Open(rel)
+	f, err := c.openUpper(rel, os.O_RDONLY)
 	if err != nil {
 		return err
 	}
@@ -270,7 +270,7 @@ func (c *collector) sameBytes(rel string, up, low fs.FileInfo) (bool, error) {
 	if !low.Mode().IsRegular() || up.Size() != low.Size() {
 		return false, nil
 	}
-	a, err := c.upper.Open(rel)
+	a, err := c.openUpper(rel, os.O_RDONLY|syscall.O_NOFOLLOW)
 	if err != nil {
 		return false, err
 	}
@@ -296,7 +296,7 @@ func (c *collector) sameBytes(rel string, up, low fs.FileInfo) (bool, error) {
 // stage copies the upper file rel into the stage folder under a number, since its name
 // may hold any bytes.
 func (c *collector) stage(rel string) (string, error) {
-	src, err := c.upper.OpenFile(rel, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	src, err := c.openUpper(rel, os.O_RDONLY|syscall.O_NOFOLLOW)
 	if err != nil {
 		return "", err
 	}
@@ -312,6 +312,17 @@ func (c *collector) stage(rel string) (string, error) {
 		return "", err
 	}
 	return name, dst.Close()
+}
+
+// openUpper opens the upper entry rel (a file or a folder) for reading. One the command
+// left without its owner's read permission (chmod 0) is made readable first: the app's user
+// owns the layer, which is thrown away once collected, and the entry's mode was read already.
+func (c *collector) openUpper(rel string, flag int) (*os.File, error) {
+	f, err := c.upper.OpenFile(rel, flag, 0)
+	if errors.Is(err, fs.ErrPermission) && c.upper.Chmod(rel, 0o700) == nil {
+		f, err = c.upper.OpenFile(rel, flag, 0)
+	}
+	return f, err
 }
 
 // isWhiteout reports an overlayfs whiteout: a character device 0/0.
@@ -367,9 +378,20 @@ func (cs *ChangeSet) Apply(ws string) error {
 		return fmt.Errorf("the workspace folder %s cannot be opened: %w", ws, err)
 	}
 	defer root.Close()
+	// A folder's mode is set after everything in it was made, deepest last to first: the
+	// command may have left a folder its owner cannot write (chmod 500) or enter (chmod 0).
+	var dirModes []Change
 	for i, c := range cs.Changes {
 		if err := applyOne(root, c); err != nil {
 			return fmt.Errorf("applying the command's changes stopped at %s after %d of %d: %w", c.Path, i, len(cs.Changes), err)
+		}
+		if c.Type == Dir && c.Kind != Deleted {
+			dirModes = append(dirModes, c)
+		}
+	}
+	for _, c := range slices.Backward(dirModes) {
+		if err := root.Chmod(c.Path, c.Mode); err != nil { // exact bits, whatever the umask
+			return fmt.Errorf("applying the command's changes stopped at the mode of %s: %w", c.Path, err)
 		}
 	}
 	return nil
@@ -382,13 +404,13 @@ func applyOne(root *os.Root, c Change) error {
 	switch {
 	case c.Kind == Deleted:
 		return root.RemoveAll(c.Path)
-	case c.Kind == ModeChanged:
-		return root.Chmod(c.Path, c.Mode)
-	case c.Type == Dir:
+	case c.Type == Dir: // made, or its mode changed: Apply sets its mode once what it holds is made
 		if err := root.Mkdir(c.Path, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 			return err
 		}
-		return root.Chmod(c.Path, c.Mode) // exact bits, whatever the umask
+		return nil
+	case c.Kind == ModeChanged:
+		return root.Chmod(c.Path, c.Mode)
 	case c.Type == Symlink:
 		tmp := tempName(c.Path)
 		if err := root.Symlink(c.Target, tmp); err != nil {

@@ -172,3 +172,36 @@ func TestRunsSideBySideKeepTheirChangesApart(t *testing.T) {
 		}
 	}
 }
+
+// A command may leave files and folders its owner cannot read or write (chmod 0, a
+// read-only folder with files in it): they are collected and applied with their modes all
+// the same, also for a user without root's exemption from permission checks.
+func TestEntriesTheirOwnerCannotReadOrWriteAreCollectedAndApplied(t *testing.T) {
+	ws := t.TempDir()
+	res, rec := run(t, ws, "mkdir locked && echo x > locked/f && chmod 0 locked && "+
+		"echo y > unreadable && chmod 0 unreadable && mkdir ro && echo z > ro/g && chmod 500 ro", Options{})
+	if res.ExitCode != 0 {
+		t.Fatalf("script failed (%d):\n%s", res.ExitCode, rec)
+	}
+	for path, want := range map[string]string{"locked/f": "x\n", "unreadable": "y\n", "ro/g": "z\n"} {
+		if b, err := res.Changes.ReadFile(find(t, res.Changes, path)); err != nil || string(b) != want {
+			t.Errorf("%s: %q, %v; want %q", path, b, err, want)
+		}
+	}
+	if err := res.Changes.Apply(ws); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(filepath.Join(ws, "locked"), 0o700); os.Chmod(filepath.Join(ws, "ro"), 0o700) })
+	for path, want := range map[string]os.FileMode{"locked": 0, "unreadable": 0, "ro": 0o500} {
+		if fi, err := os.Lstat(filepath.Join(ws, path)); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s after Apply: %v, %v; want mode %v", path, fi, err, want)
+		}
+	}
+	os.Chmod(filepath.Join(ws, "locked"), 0o700)
+	os.Chmod(filepath.Join(ws, "unreadable"), 0o600)
+	for path, want := range map[string]string{"locked/f": "x\n", "unreadable": "y\n", "ro/g": "z\n"} {
+		if b, err := os.ReadFile(filepath.Join(ws, path)); err != nil || string(b) != want {
+			t.Errorf("%s after Apply: %q, %v; want %q", path, b, err, want)
+		}
+	}
+}
