@@ -478,9 +478,15 @@ func renameOrRemove(root *os.Root, tmp, dst string) error {
 	return nil
 }
 
-// tempName is a free name beside p for a file about to be renamed onto p.
+// tempName is a free name beside p for a file about to be renamed onto p: ".NAME.tmp-" and
+// 12 hex digits, the name the workspace's tools give a file they write, so that undo after
+// the app was killed mid-Apply removes it as what an interrupted write left.
 func tempName(p string) string {
 	var b [6]byte
 	rand.Read(b[:])
-	return path.Join(path.Dir(p), ".prototyper-"+hex.EncodeToString(b[:])+".tmp")
+	stem := "." + path.Base(p)
+	if len(stem) > 255-24 { // a name of at most 255 bytes, the longest most file systems allow
+		stem = stem[:255-24]
+	}
+	return path.Join(path.Dir(p), stem+".tmp-"+hex.EncodeToString(b[:]))
 }

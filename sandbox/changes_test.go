@@ -6,9 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -240,5 +243,46 @@ func TestALinkTheCommandRetargetedIsReplacedNotRefused(t *testing.T) {
 	}
 	if target, err := os.Readlink(filepath.Join(ws, "cur")); err != nil || target != "b.txt" {
 		t.Fatalf("cur after Apply: %q, %v", target, err)
+	}
+}
+
+// A file Apply is writing sits beside its path under the name a write of the workspace's
+// tools gives its own (".NAME.tmp-" and 12 hex digits): when the app is killed mid-Apply,
+// undo knows it for what the interrupted write left and removes it, rather than refusing to
+// remove a folder that holds something the change did not make.
+func TestAFileBeingAppliedIsNamedLikeAnInterruptedWrite(t *testing.T) {
+	ws := t.TempDir()
+	fifo := filepath.Join(t.TempDir(), "content")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	feed, err := os.OpenFile(fifo, os.O_RDWR, 0) // Apply's open for reading does not wait
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := &ChangeSet{dir: t.TempDir(), Changes: []Change{
+		{Path: "out", Kind: Created, Type: Dir, Mode: 0o755},
+		{Path: "out/a.txt", Kind: Created, Type: File, Mode: 0o644, Size: 3, Content: fifo},
+	}}
+	done := make(chan error, 1)
+	go func() { done <- cs.Apply(ws) }()
+	var names []string
+	for len(names) == 0 { // the temporary file appears once Apply copies into it
+		entries, _ := os.ReadDir(filepath.Join(ws, "out"))
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		runtime.Gosched()
+	}
+	feed.Write([]byte("hi\n"))
+	feed.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if len(names) != 1 || !regexp.MustCompile(`^\.a\.txt\.tmp-[0-9a-f]{12}$`).MatchString(names[0]) {
+		t.Fatalf("while Apply wrote out/a.txt, out held %q; want one .a.txt.tmp-HEX", names)
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "out/a.txt")); err != nil || string(b) != "hi\n" {
+		t.Fatalf("out/a.txt: %q, %v", b, err)
 	}
 }
