@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -100,14 +101,16 @@ const modeMask = fs.ModePerm | fs.ModeSticky
 
 // collector walks an overlay upper layer against its lower layer, the workspace.
 type collector struct {
+	ctx          context.Context
 	upper, lower *os.Root
 	cs           *ChangeSet
 	staged       int
 }
 
 // collect computes the change set of upper (an overlayfs upper folder) over the workspace
-// ws, copying new file contents into stage.
-func collect(upper, ws, stage string) (*ChangeSet, error) {
+// ws, copying new file contents into stage. It stops at the next entry when ctx is done
+// (Stop): a command that left many files is not walked to its end first.
+func collect(ctx context.Context, upper, ws, stage string) (*ChangeSet, error) {
 	u, err := os.OpenRoot(upper)
 	if err != nil {
 		return nil, err
@@ -121,7 +124,7 @@ func collect(upper, ws, stage string) (*ChangeSet, error) {
 	if err := os.Mkdir(stage, 0o700); err != nil {
 		return nil, err
 	}
-	c := &collector{upper: u, lower: l, cs: &ChangeSet{dir: stage}}
+	c := &collector{ctx: ctx, upper: u, lower: l, cs: &ChangeSet{dir: stage}}
 	if err := c.dir(".", isOpaque(upper)); err != nil {
 		c.cs.Close()
 		return nil, err
@@ -192,6 +195,9 @@ func (c *collector) lowerLstat(rel string) fs.FileInfo {
 }
 
 func (c *collector) entry(rel string, parentOpaque bool) error {
+	if err := c.ctx.Err(); err != nil {
+		return err
+	}
 	fi, err := c.upper.Lstat(rel)
 	if err != nil {
 		return err

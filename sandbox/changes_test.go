@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -284,5 +285,25 @@ func TestAFileBeingAppliedIsNamedLikeAnInterruptedWrite(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(ws, "out/a.txt")); err != nil || string(b) != "hi\n" {
 		t.Fatalf("out/a.txt: %q, %v", b, err)
+	}
+}
+
+// Stop while the change set of a command that left many files is being read ends the
+// reading at once: nothing more is staged, and the error is the context's.
+func TestStopEndsCollectingTheChangeSet(t *testing.T) {
+	upper, ws, stage := t.TempDir(), t.TempDir(), filepath.Join(t.TempDir(), "stage")
+	for i := range 100 {
+		if err := os.WriteFile(filepath.Join(upper, fmt.Sprintf("f%d", i)), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	cs, err := collect(ctx, upper, ws, stage)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("collect after Stop: %v, %v; want the context's error", cs, err)
+	}
+	if entries, _ := os.ReadDir(stage); len(entries) != 0 {
+		t.Fatalf("%d files staged after Stop", len(entries))
 	}
 }
