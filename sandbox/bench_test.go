@@ -49,7 +49,7 @@ func BenchmarkTenThousandNewFiles(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			ws, stage := filepath.Join(b.TempDir(), "ws"), filepath.Join(b.TempDir(), "stage")
 			os.Mkdir(ws, 0o755)
-			cs, err := collect(src, ws, stage)
+			cs, err := collect(context.Background(), src, ws, stage)
 			if err != nil || len(cs.Changes) != 10101 {
 				b.Fatal(err)
 			}

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -102,14 +103,16 @@ const modeMask = fs.ModePerm | fs.ModeSticky
 
 // collector walks an overlay upper layer against its lower layer, the workspace.
 type collector struct {
+	ctx          context.Context
 	upper, lower *os.Root
 	cs           *ChangeSet
 	staged       int
 }
 
 // collect computes the change set of upper (an overlayfs upper folder) over the workspace
-// ws, copying new file contents into stage.
-func collect(upper, ws, stage string) (*ChangeSet, error) {
+// ws, copying new file contents into stage. It stops at the next entry when ctx is done
+// (Stop): a command that left many files is not walked to its end first.
+func collect(ctx context.Context, upper, ws, stage string) (*ChangeSet, error) {
 	u, err := os.OpenRoot(upper)
 	if err != nil {
 		return nil, err
@@ -123,7 +126,7 @@ func collect(upper, ws, stage string) (*ChangeSet, error) {
 	if err := os.Mkdir(stage, 0o700); err != nil {
 		return nil, err
 	}
-	c := &collector{upper: u, lower: l, cs: &ChangeSet{dir: stage}}
+	c := &collector{ctx: ctx, upper: u, lower: l, cs: &ChangeSet{dir: stage}}
 	if err := c.dir(".", isOpaque(upper)); err != nil {
 		c.cs.Close()
 		return nil, err
@@ -134,7 +137,7 @@ func collect(upper, ws, stage string) (*ChangeSet, error) {
 // dir emits the changes inside the folder rel. Under an opaque folder (one the command
 // deleted and made again), nothing of the lower folder shows through.
 func (c *collector) dir(rel string, opaque bool) error {
-	f, err := c.upper.Open(rel)
+	f, err := c.openUpper(rel, os.O_RDONLY)
 	if err != nil {
 		return err
 	}
@@ -194,6 +197,9 @@ func (c *collector) lowerLstat(rel string) fs.FileInfo {
 }
 
 func (c *collector) entry(rel string, parentOpaque bool) error {
+	if err := c.ctx.Err(); err != nil {
+		return err
+	}
 	fi, err := c.upper.Lstat(rel)
 	if err != nil {
 		return err
@@ -272,7 +278,7 @@ func (c *collector) sameBytes(rel string, up, low fs.FileInfo) (bool, error) {
 	if !low.Mode().IsRegular() || up.Size() != low.Size() {
 		return false, nil
 	}
-	a, err := c.upper.Open(rel)
+	a, err := c.openUpper(rel, os.O_RDONLY|syscall.O_NOFOLLOW)
 	if err != nil {
 		return false, err
 	}
@@ -298,7 +304,7 @@ func (c *collector) sameBytes(rel string, up, low fs.FileInfo) (bool, error) {
 // stage copies the upper file rel into the stage folder under a number, since its name
 // may hold any bytes.
 func (c *collector) stage(rel string) (string, error) {
-	src, err := c.upper.OpenFile(rel, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	src, err := c.openUpper(rel, os.O_RDONLY|syscall.O_NOFOLLOW)
 	if err != nil {
 		return "", err
 	}
@@ -314,6 +320,17 @@ func (c *collector) stage(rel string) (string, error) {
 		return "", err
 	}
 	return name, dst.Close()
+}
+
+// openUpper opens the upper entry rel (a file or a folder) for reading. One the command
+// left without its owner's read permission (chmod 0) is made readable first: the app's user
+// owns the layer, which is thrown away once collected, and the entry's mode was read already.
+func (c *collector) openUpper(rel string, flag int) (*os.File, error) {
+	f, err := c.upper.OpenFile(rel, flag, 0)
+	if errors.Is(err, fs.ErrPermission) && c.upper.Chmod(rel, 0o700) == nil {
+		f, err = c.upper.OpenFile(rel, flag, 0)
+	}
+	return f, err
 }
 
 // isWhiteout reports an overlayfs whiteout: a character device 0/0.
@@ -354,7 +371,8 @@ func join(dir, name string) string {
 
 // Apply makes the changes in the workspace ws, in order. Each file is written to a
 // temporary file in its folder and renamed over its path, so a reader never sees half a
-// file; every operation goes through an [os.Root] of ws, so no link leads outside it.
+// file; every operation goes through an [os.Root] of ws, so no link leads outside it, and
+// none goes through a link inside it either (a folder that became a link meanwhile).
 // Apply is meant to be called after the caller checkpointed the paths it changes: when it
 // fails part-way, the error says how many changes were made.
 func (cs *ChangeSet) Apply(ws string) error {
@@ -369,9 +387,20 @@ func (cs *ChangeSet) Apply(ws string) error {
 		return fmt.Errorf("the workspace folder %s cannot be opened: %w", ws, err)
 	}
 	defer root.Close()
+	// A folder's mode is set after everything in it was made, deepest last to first: the
+	// command may have left a folder its owner cannot write (chmod 500) or enter (chmod 0).
+	var dirModes []Change
 	for i, c := range cs.Changes {
 		if err := applyOne(root, c); err != nil {
 			return fmt.Errorf("applying the command's changes stopped at %s after %d of %d: %w", c.Path, i, len(cs.Changes), err)
+		}
+		if c.Type == Dir && c.Kind != Deleted {
+			dirModes = append(dirModes, c)
+		}
+	}
+	for _, c := range slices.Backward(dirModes) {
+		if err := root.Chmod(c.Path, c.Mode); err != nil { // exact bits, whatever the umask
+			return fmt.Errorf("applying the command's changes stopped at the mode of %s: %w", c.Path, err)
 		}
 	}
 	// One flush of the file system for the whole set: a sync per file would cost an npm
@@ -388,16 +417,19 @@ func applyOne(root *os.Root, c Change) error {
 	if !filepath.IsLocal(c.Path) {
 		return fmt.Errorf("%q is not a path inside the workspace", c.Path)
 	}
+	if err := noLinkOnTheWay(root, c); err != nil {
+		return err
+	}
 	switch {
 	case c.Kind == Deleted:
 		return root.RemoveAll(c.Path)
-	case c.Kind == ModeChanged:
-		return root.Chmod(c.Path, c.Mode)
-	case c.Type == Dir:
+	case c.Type == Dir: // made, or its mode changed: Apply sets its mode once what it holds is made
 		if err := root.Mkdir(c.Path, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 			return err
 		}
-		return root.Chmod(c.Path, c.Mode) // exact bits, whatever the umask
+		return nil
+	case c.Kind == ModeChanged:
+		return root.Chmod(c.Path, c.Mode)
 	case c.Type == Symlink:
 		tmp := tempName(c.Path)
 		if err := root.Symlink(c.Target, tmp); err != nil {
@@ -407,6 +439,25 @@ func applyOne(root *os.Root, c Change) error {
 	default:
 		return writeFile(root, c)
 	}
+}
+
+// noLinkOnTheWay refuses a change whose path goes through a link: an os.Root follows a link
+// that stays inside the workspace, and the command saw a folder there (a link that was there
+// when it ran came as a deletion before the folder), so one now is not the folder the change
+// is about (another run, say, made it meanwhile) and could lead into .git. A Dir change and a
+// mode change are about the path itself too, which Mkdir and Chmod would follow.
+func noLinkOnTheWay(root *os.Root, c Change) error {
+	last := path.Dir(c.Path) // a removal or a rename onto the path does not follow it
+	if c.Kind == ModeChanged || c.Type == Dir && c.Kind != Deleted {
+		last = c.Path
+	}
+	for p := last; p != "." && p != "/"; p = path.Dir(p) {
+		fi, err := root.Lstat(p)
+		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%q is now a link, which a change is never applied through", p)
+		}
+	}
+	return nil
 }
 
 func writeFile(root *os.Root, c Change) error {
@@ -442,15 +493,15 @@ func renameOrRemove(root *os.Root, tmp, dst string) error {
 	return nil
 }
 
-// tempName is a free name beside p for a file about to be renamed onto p: ".NAME.tmp-"
-// and 12 hex digits, the shape the workspace tools recognise as an interrupted write's
-// leftover (tools' leftoverOf).
+// tempName is a free name beside p for a file about to be renamed onto p: ".NAME.tmp-" and
+// 12 hex digits, the name the workspace's tools give a file they write, so that undo after
+// the app was killed mid-Apply removes it as what an interrupted write left.
 func tempName(p string) string {
 	var b [6]byte
 	rand.Read(b[:])
-	name := "." + path.Base(p) + ".tmp-" + hex.EncodeToString(b[:])
-	if len(name) > 255 { // longer than a name may be
-		name = ".prototyper.tmp-" + hex.EncodeToString(b[:])
+	stem := "." + path.Base(p)
+	if len(stem) > 255-24 { // a name of at most 255 bytes, the longest most file systems allow
+		stem = stem[:255-24]
 	}
-	return path.Join(path.Dir(p), name)
+	return path.Join(path.Dir(p), stem+".tmp-"+hex.EncodeToString(b[:]))
 }

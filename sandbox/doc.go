@@ -60,8 +60,11 @@
 //   - Root is exempt from RLIMIT_NPROC: for an app running as root the process cap is the
 //     namespace's pid_max, which the kernel allows no lower than 301, and on kernels before
 //     6.14 there is none.
-//   - Files of the workspace owned by a user other than the app's cannot be changed by the
-//     command (overlayfs refuses to copy up an owner it cannot map: EOVERFLOW).
+//   - Files of the workspace owned by a user other than the app's, or by a group other than
+//     its primary group (a shared project's group, a setgid folder's), cannot be changed by
+//     the command: overlayfs refuses to copy up an owner it cannot map, and the command reads
+//     "Value too large for defined data type" (EOVERFLOW). The user namespace maps only the
+//     app's user and primary group, since mapping more needs newuidmap and subordinate IDs.
 //   - A command with network allowed shares the host's network namespace: it reaches the
 //     host's loopback and its abstract Unix sockets (an X server's, some D-Bus buses') too.
 //     Without network, both are out of reach.

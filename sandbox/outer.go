@@ -194,7 +194,7 @@ func runOuter(ctx context.Context, args []string, mnt, ws string, stage *stageDi
 	var changes *ChangeSet
 	var collectErr error
 	if rep.exitCode >= 0 && ctx.Err() == nil && o.callbackErr() == nil {
-		changes, collectErr = collect(o.upper(mnt), ws, stage.files())
+		changes, collectErr = collect(ctx, o.upper(mnt), ws, stage.files())
 	}
 	output, dur, waitErr := o.finish()
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -151,6 +152,7 @@ func (w *Workspace) commandDir(cwd string) (string, error) {
 }
 
 // hidden are the paths the command never sees: the app's data folder, its database and the
+// files beside it (its lock and its backups, each a copy of every chat), and the
 // configuration folders and files. A path inside another is left out: masking it would make
 // it appear (empty) in the folder masked already.
 func (w *Workspace) hidden() []string {
@@ -158,6 +160,14 @@ func (w *Workspace) hidden() []string {
 	all = append(all, w.protected...)
 	all = append(all, w.configs...)
 	all = append(all, w.databases...)
+	for _, db := range w.databases {
+		dir, base := filepath.Dir(db), filepath.Base(db)
+		if dfi, err := os.Stat(dir); err == nil {
+			for _, name := range w.appFileNames(dir, dfi, base) {
+				all = append(all, filepath.Join(dir, name))
+			}
+		}
+	}
 	all = append(all, w.cfgFiles...)
 	var out []string
 	for i, p := range all {

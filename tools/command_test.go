@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"prototyper/internal/testenv"
 	"prototyper/sandbox"
 )
 
@@ -53,5 +54,26 @@ func TestCommandOutputIsValidUTF8EvenWhenAChunkSplitsACharacter(t *testing.T) {
 	}
 	if errs.String() != "\uFFFDx\uFFFD" {
 		t.Errorf("stderr %q, want the invalid bytes replaced", errs.String())
+	}
+}
+
+// The database kept in the workspace is masked for a command, and so are its backups (full
+// copies of every chat) and its lock: a command reads none of them.
+func TestACommandReadsNeitherTheDatabaseNorItsBackupsInTheWorkspace(t *testing.T) {
+	testenv.LookPath(t, "", "bwrap", "install the package bubblewrap (scripts/install-deps.sh does)")
+	tw := newTestWorkspaceWith(t, WorkspaceOptions{Commands: true, ProtectedFiles: []string{"p.db"}})
+	for _, name := range []string{"p.db", "p.db.schema1.bak", "p.db.lock", "P.DB.schema2.bak"} {
+		tw.write(t, name, "chat-history-of "+name+"\n")
+	}
+	tw.write(t, "p.dbx", "an ordinary file\n")
+	res, err := tw.exec(t, t.Context(), RunCommand, map[string]any{"command": "cat p.db* P.DB* 2>&1; true"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(res.Content, "chat-history-of") {
+		t.Fatalf("the command read the app's database or a file beside it:\n%s", res.Content)
+	}
+	if !strings.Contains(res.Content, "an ordinary file") {
+		t.Fatalf("the command did not read an ordinary file of the workspace:\n%s", res.Content)
 	}
 }
