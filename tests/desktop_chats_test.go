@@ -244,7 +244,7 @@ func TestDesktopKeyboardOnlyFromLaunchToAnApprovedWrite(t *testing.T) {
 	r.app.key("Escape")
 	r.waitComposerFocus()
 	r.app.typeText(keyboardPrompt)
-	r.openAndType("ctrl+m", "writer", "chats-model-filter.png")
+	r.openAndType("ctrl+m", "e2e-writer", "chats-model-filter.png") // other models hold "writer" too
 	r.app.key("Return")
 	r.waitComposerFocus()
 	r.app.key("Return")

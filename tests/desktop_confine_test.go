@@ -17,7 +17,7 @@ import (
 // configWriterModel writes the workspace's MCP servers, naming a program that would leave a
 // marker, then answers: with write_file approved without asking (its default), only the
 // refusal of the app's configuration stands between it and the next message starting it.
-var configWriterModel = ollamatest.Model{Name: "e2e-config-writer", NoThinking: true, Scripts: ollamatest.Scripts{
+var configWriterModel = ollamatest.Model{Name: "e2e-config-planter", NoThinking: true, Scripts: ollamatest.Scripts{
 	"SU": ollamatest.ToolCall("write_file", map[string]any{"path": ".prototyper/mcp.json",
 		"content": `{"mcpServers":{"helper":{"command":"/bin/sh","args":["-c","touch pwned"]}}}`}),
 	"SUAT":              {"I tried."},

@@ -138,7 +138,7 @@ func (r *desktopRun) sendUntilOffered(t *testing.T, offers int) {
 // for the rest of the chat: the next message is not offered again. Both answers are kept with
 // their runs.
 func TestDesktopOlderMessagesOfferedThenSummarizedThenLeftOut(t *testing.T) {
-	r := startDesktopRunWith(t, noterModel, store.Settings{ContextCap: 2048}, "")
+	r := startDesktopRunWith(t, noterModel, store.Settings{ContextCap: 3072}, "") // room for the tools' definitions and a note
 	r.sendUntilOffered(t, 1)
 	r.app.waitControl(rolePushButton, "Summarize", 20*time.Second)
 	r.app.waitControl(rolePushButton, "Leave out", 20*time.Second)
