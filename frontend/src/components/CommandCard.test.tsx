@@ -196,6 +196,14 @@ describe('approving a command', () => {
     )
   })
 
+  it('offers no prefix for a bare shell, whose first word would allow any script', async () => {
+    const { wait } = await mount()
+    wait('t1', 'bash', '')
+    const c = cardOf('t1')
+    expect((within(c).getByRole('textbox', { name: 'Always allow commands starting with' }) as HTMLInputElement).value).toBe('')
+    expect(c.textContent).toContain('Write the start of the commands to always allow.')
+  })
+
   it('Approve without network is a plain decision; with network (Alt+N) it is AllowCommand with no pattern', async () => {
     const { backend, wait, composer } = await mount()
     wait('t1')
