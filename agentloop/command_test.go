@@ -387,3 +387,33 @@ func TestATerminalIsAskedBeforeACommandChangesAFileTooLargeToKeep(t *testing.T) 
 		})
 	}
 }
+
+func TestACommandThatMadeAFolderUnreadableIsUndoneAndRedone(t *testing.T) {
+	needSandbox(t)
+	b := newCommandBench(t)
+	locked, in := filepath.Join(b.dir, "locked"), filepath.Join(b.dir, "locked", "in")
+	t.Cleanup(func() { os.Chmod(locked, 0o755); os.Chmod(in, 0o755) }) // so that the folder can be removed
+	wantLocked := func() {
+		t.Helper()
+		for _, p := range []string{locked, in} { // entered by giving the owner the permission back
+			if fi, err := os.Lstat(p); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0 {
+				t.Fatalf("%s: %v, %v; want a folder of mode 0", p, fi, err)
+			}
+			os.Chmod(p, 0o700)
+		}
+		b.want("locked/in/f", "x\n", 0o644)
+		os.Chmod(in, 0)
+		os.Chmod(locked, 0)
+	}
+	out := b.run(commandCall("c1", "mkdir -p locked/in && echo x > locked/in/f && chmod 0 locked/in locked"))
+	if res, d := commandDetails(t, b.rec.events(), "c1"); res.OK == nil || !*res.OK || d.ExitCode != 0 {
+		t.Fatalf("result %+v %+v (%+v), want a command that ran with exit status 0", res, d, out)
+	}
+	wantLocked()
+
+	b.undo(UndoOptions{})
+	b.want("locked", "", 0)
+
+	b.redo()
+	wantLocked()
+}
