@@ -337,6 +337,9 @@ func (w *Workspace) runCommand(ctx context.Context, call Call, progress Progress
 	}
 	if !res.Changes.Empty() {
 		if err := w.applyCommandChanges(ctx, call, res.Changes, d); err != nil {
+			if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+				return Result{}, err // Stop: nothing it changed was applied
+			}
 			text.WriteString("\n")
 			text.WriteString(err.Error())
 			return Result{Content: text.String(), Details: &Details{Command: d}, IsError: true}, nil
@@ -362,6 +365,9 @@ func (w *Workspace) applyCommandChanges(ctx context.Context, call Call, cs *sand
 	}
 	diffBudget := maxChangeDiffBytes
 	for _, c := range cs.Changes {
+		if err := ctx.Err(); err != nil {
+			return cancelledf(err, "the command was stopped; nothing it wrote was applied to the workspace")
+		}
 		if err := w.checkWritableIn(c.Path, app); err != nil {
 			d.Refused = append(d.Refused, c.Path)
 			continue
@@ -399,14 +405,29 @@ func (w *Workspace) applyCommandChanges(ctx context.Context, call Call, cs *sand
 		notKept, err := call.Checkpoint(paths)
 		if err != nil {
 			d.Changes, d.MoreChanges = nil, 0
+			if ctx.Err() != nil {
+				return cancelledf(ctx.Err(), "the command was stopped; nothing it wrote was applied to the workspace")
+			}
 			return err
 		}
 		d.NotUndoable = notKept
 	}
-	if err := cs.Apply(w.dir); err != nil {
-		return fmt.Errorf("Its changes could not all be applied (%v); undo the run to put the files back as they were.", err)
+	// Stop before or while applying leaves the workspace as it was: the checkpoint then
+	// records the paths as they are, which an undo leaves alone.
+	err := ctx.Err()
+	if err == nil {
+		err = cs.ApplyContext(ctx, w.dir)
 	}
-	return nil
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil && (err == ctx.Err() || errors.Is(err, sandbox.ErrTakenBack)):
+		d.Changes, d.MoreChanges = nil, 0
+		return cancelledf(ctx.Err(), "the command was stopped; nothing it wrote was applied to the workspace")
+	case ctx.Err() != nil:
+		return fmt.Errorf("The command was stopped while its changes were applied, and they could not all be taken back (%v); undo the run to put the files back as they were.", err)
+	}
+	return fmt.Errorf("Its changes could not all be applied (%v); undo the run to put the files back as they were.", err)
 }
 
 // changeDiff is the diff of one file change against the workspace as it is.
