@@ -1048,9 +1048,15 @@ func (r *run) leftAsTheyWere(paths []string) []string {
 	if err != nil || c == nil {
 		return nil
 	}
+	first := make(map[string]*store.PathChange, len(c.Paths)) // c.Path for each: one pass, not one per path
+	for i := range c.Paths {
+		if _, ok := first[c.Paths[i].Path]; !ok {
+			first[c.Paths[i].Path] = &c.Paths[i]
+		}
+	}
 	var out []string
 	for _, p := range paths {
-		if pc := c.Path(p); pc != nil && pc.Unchanged() {
+		if pc := first[p]; pc != nil && pc.Unchanged() {
 			out = append(out, p)
 		}
 	}
