@@ -349,6 +349,10 @@ func TestDesktopACommandToApproveShowsItsInvisibleCharactersAndItsHiddenTail(t *
 	if strings.ContainsAny(shown, "\u202E\u200B") || strings.Contains(shown, "rm -rf notes") {
 		t.Errorf("the command line reads %q: an invisible character unmarked, or the tail shown before asked", shown)
 	}
+	prefix := r.app.waitControl(roleEntry, "Always allow commands starting with", 20*time.Second)
+	if got := r.app.text(prefix.node); got != "" {
+		t.Errorf("the prefix offered to always allow is %q, want none: the user could not read it", got)
+	}
 	const more = "Show the rest of the command: 33 more lines"
 	r.app.focus(more) // it takes the keyboard focus
 	r.app.screenshot("command-hidden-tail.png")

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"prototyper/sandbox"
@@ -97,8 +98,23 @@ type CommandChange struct {
 // interpreter with an inline-code option such as bash -c or python3 -e, awk, find -exec,
 // xargs, sudo, timeout) or whose words before that point the shell expands is suggested
 // whole, or not at all if it chains commands. A bare shell or interpreter is never suggested, since it would cover any script:
-// for such a line (an interpreter alone, reading its standard input) the pattern is "".
+// for such a line (an interpreter alone, reading its standard input) the pattern is "", as
+// for a pattern that would hold a character the user cannot see.
 func CommandPattern(command string) string {
+	p := commandPattern(command)
+	if strings.ContainsFunc(p, unreadable) {
+		return "" // the user could not read what they would allow
+	}
+	return p
+}
+
+// unreadable reports whether r draws nothing or reorders what follows (a bidirectional
+// control, a zero-width character, a control character).
+func unreadable(r rune) bool {
+	return unicode.Is(unicode.Cf, r) || unicode.IsControl(r) || r == 0x2028 || r == 0x2029
+}
+
+func commandPattern(command string) string {
 	f := strings.Fields(command)
 	if len(f) == 0 {
 		return ""

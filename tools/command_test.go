@@ -61,6 +61,8 @@ func TestTheSuggestedPatternOfCodeGivenInlineIsTheWholeLineNeverABareInterpreter
 		"HOME=~ npm test":                   "HOME=~ npm test",
 		"sudo rm -rf /":                     "sudo rm -rf /",
 		"ls $HOME":                          "ls $HOME",
+		"echo \u202etxt.exe\u200b":          "",
+		"cat \u200bnotes.txt":               "",
 	} {
 		got := CommandPattern(cmd)
 		if got != want {
