@@ -46,17 +46,21 @@ func (r *run) beforeCall(ctx context.Context, c plannedCall) callChange {
 		return callChange{err: err}
 	}
 	cc := callChange{paths: paths}
-	if cc.before, cc.notKept, err = r.statesBefore(ctx, ct, paths); err != nil {
+	if cc.before, cc.notKept, err = r.statesBefore(ctx, ct, paths, false); err != nil {
 		return callChange{err: err}
 	}
 	return cc
 }
 
 // statesBefore reads the state of paths before a call changes them, keeping the contents as
-// far as the call's budget goes; notKept lists the files beyond it.
-func (r *run) statesBefore(ctx context.Context, ct ChangeTracker, paths []string) (before []tools.PathState, notKept []string, err error) {
+// far as the call's budget goes; notKept lists the files beyond it. When stoppable, a done
+// ctx (Stop) ends the reading with its error.
+func (r *run) statesBefore(ctx context.Context, ct ChangeTracker, paths []string, stoppable bool) (before []tools.PathState, notKept []string, err error) {
 	budget := r.keep * maxKeptPerCall
 	for _, p := range paths {
+		if err := ctx.Err(); stoppable && err != nil {
+			return nil, nil, err
+		}
 		states, err := ct.States(ctx, []string{p}, min(r.keep, budget))
 		if err != nil {
 			return nil, nil, err
@@ -76,6 +80,22 @@ func (r *run) statesBefore(ctx context.Context, ct ChangeTracker, paths []string
 type lateChange struct {
 	mu    sync.Mutex
 	paths []string
+	begun bool // the tool asked for its checkpoint: it is about to change the workspace
+}
+
+func (l *lateChange) begin() {
+	l.mu.Lock()
+	l.begun = true
+	l.mu.Unlock()
+}
+
+// changing reports whether the tool has begun checkpointing and applying its change: from
+// then on it ends promptly on Stop (nothing applied, or what was applied taken back), and the
+// run waits for it rather than record the paths while they change.
+func (l *lateChange) changing() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.begun
 }
 
 func (l *lateChange) add(paths []string) {
@@ -96,11 +116,12 @@ func (l *lateChange) taken() []string {
 // beyond undo; without one, or under --approve auto, the change is refused.
 func (r *run) checkpointLate(rec store.ToolCallRecord, c plannedCall, late *lateChange) tools.CheckpointFunc {
 	return func(paths []string) ([]string, error) {
+		late.begin()
 		ct, ok := r.tools.(ChangeTracker)
 		if !ok || len(paths) == 0 {
 			return nil, nil
 		}
-		before, notKept, err := r.statesBefore(r.ctx, ct, paths)
+		before, notKept, err := r.statesBefore(r.ctx, ct, paths, true) // Stop: nothing is changed
 		if err != nil {
 			return nil, fmt.Errorf("Its changes were not applied: the files they replace could not be read to keep them for undo (%w).", err)
 		}

@@ -387,3 +387,85 @@ func TestATerminalIsAskedBeforeACommandChangesAFileTooLargeToKeep(t *testing.T) 
 		})
 	}
 }
+
+func TestACommandThatMadeAFolderUnreadableIsUndoneAndRedone(t *testing.T) {
+	needSandbox(t)
+	b := newCommandBench(t)
+	locked, in := filepath.Join(b.dir, "locked"), filepath.Join(b.dir, "locked", "in")
+	t.Cleanup(func() { os.Chmod(locked, 0o755); os.Chmod(in, 0o755) }) // so that the folder can be removed
+	wantLocked := func() {
+		t.Helper()
+		for _, p := range []string{locked, in} { // entered by giving the owner the permission back
+			if fi, err := os.Lstat(p); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0 {
+				t.Fatalf("%s: %v, %v; want a folder of mode 0", p, fi, err)
+			}
+			os.Chmod(p, 0o700)
+		}
+		b.want("locked/in/f", "x\n", 0o644)
+		os.Chmod(in, 0)
+		os.Chmod(locked, 0)
+	}
+	out := b.run(commandCall("c1", "mkdir -p locked/in && echo x > locked/in/f && chmod 0 locked/in locked"))
+	if res, d := commandDetails(t, b.rec.events(), "c1"); res.OK == nil || !*res.OK || d.ExitCode != 0 {
+		t.Fatalf("result %+v %+v (%+v), want a command that ran with exit status 0", res, d, out)
+	}
+	wantLocked()
+
+	b.undo(UndoOptions{})
+	b.want("locked", "", 0)
+
+	b.redo()
+	wantLocked()
+}
+
+// stopCommandAt runs a command that leaves n files in many/, calls Stop when the events
+// recorded satisfy at, logs the time from Stop to the run's end, and returns the call's result
+// and the number of files of many/ then.
+func stopCommandAt(t *testing.T, n int, at func([]events.Event) bool) (events.Event, int) {
+	t.Helper()
+	b := newCommandBench(t)
+	b.run() // makes the chat
+	done := make(chan Outcome, 1)
+	go func() {
+		b.mu.Lock()
+		b.calls = []store.ToolCall{commandCall("c1", fmt.Sprintf("mkdir many && cd many && seq 1 %d | xargs touch && echo made", n))}
+		b.mu.Unlock()
+		out, _ := b.a.RunOnce(b.t.Context(), b.chat, "go", RunOptions{Workspace: b.dir})
+		done <- out
+	}()
+	b.rec.waitFor(t, "the moment to stop", at)
+	stopped := time.Now()
+	if err := b.a.Stop(b.chat); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	took := time.Since(stopped)
+	res, _ := commandDetails(t, b.rec.events(), "c1")
+	entries, _ := os.ReadDir(filepath.Join(b.dir, "many"))
+	t.Logf("Stop to the run's end: %s; result %q (stopped %v); %d of %d files in the workspace", took, res.Output, res.Stopped, len(entries), n)
+	return res, len(entries)
+}
+
+// Stop once a command's change set is checkpointed (30,000 files, applied over seconds) ends
+// the call with nothing applied: before the apply starts, or with what was applied taken back.
+func TestACommandStoppedOnceItsChangesAreCheckpointedAppliesNothing(t *testing.T) {
+	needSandbox(t)
+	for name, at := range map[string]func([]events.Event) bool{
+		"as its output ends": func(evs []events.Event) bool {
+			for _, e := range ofType(evs, events.ToolOutput) {
+				if strings.Contains(e.Text, "made") {
+					return true
+				}
+			}
+			return false
+		},
+		"once checkpointed": func(evs []events.Event) bool { return len(ofType(evs, events.Checkpoint)) > 0 },
+	} {
+		t.Run(name, func(t *testing.T) {
+			res, left := stopCommandAt(t, 30000, at)
+			if !res.Stopped || left != 0 {
+				t.Errorf("result %q (stopped %v) with %d files applied after Stop; want a stopped call that applied none", res.Output, res.Stopped, left)
+			}
+		})
+	}
+}

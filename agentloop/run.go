@@ -1008,7 +1008,7 @@ func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 	if cc.err != nil {
 		res = tools.ErrorResult(cc.err) // what the call would fail with; it did not run
 	} else {
-		res, ok = r.runTool(messageID, c, r.checkpointLate(rec, c, late))
+		res, ok = r.runTool(messageID, c, r.checkpointLate(rec, c, late), late)
 	}
 	// stopped while the tool ignored the cancellation: the run goes on without it
 	o := ToolOutcome{Output: textStoppedRunning}
@@ -1048,9 +1048,15 @@ func (r *run) leftAsTheyWere(paths []string) []string {
 	if err != nil || c == nil {
 		return nil
 	}
+	first := make(map[string]*store.PathChange, len(c.Paths)) // c.Path for each: one pass, not one per path
+	for i := range c.Paths {
+		if _, ok := first[c.Paths[i].Path]; !ok {
+			first[c.Paths[i].Path] = &c.Paths[i]
+		}
+	}
 	var out []string
 	for _, p := range paths {
-		if pc := c.Path(p); pc != nil && pc.Unchanged() {
+		if pc := first[p]; pc != nil && pc.Unchanged() {
 			out = append(out, p)
 		}
 	}
@@ -1064,8 +1070,10 @@ const stopGrace = 250 * time.Millisecond
 // runTool runs one call's tool with the run's context. ok is false when the run was
 // stopped and the tool did not return within stopGrace: the call is then left running in
 // the background, and nothing it does afterwards (its result, its progress) reaches the
-// run, the store or the events.
-func (r *run) runTool(messageID string, c plannedCall, checkpoint tools.CheckpointFunc) (res tools.Result, ok bool) {
+// run, the store or the events. A tool that has begun its late checkpoint (a command applying
+// its changes) is waited for: it ends promptly, and its paths must not be read while they
+// change.
+func (r *run) runTool(messageID string, c plannedCall, checkpoint tools.CheckpointFunc, late *lateChange) (res tools.Result, ok bool) {
 	var (
 		mu        sync.Mutex
 		abandoned bool
@@ -1099,6 +1107,9 @@ func (r *run) runTool(messageID string, c plannedCall, checkpoint tools.Checkpoi
 	case res = <-done:
 		return res, true
 	case <-grace.C:
+		if late.changing() { // it ends promptly, the workspace as it was or as it said
+			return <-done, true
+		}
 		mu.Lock()
 		abandoned = true
 		mu.Unlock()

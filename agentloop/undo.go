@@ -338,6 +338,7 @@ func (f *folders) states(ctx context.Context, paths []loc, keep func(loc) int64)
 		if err != nil {
 			return nil, err
 		}
+		ws.LendFolders([]string{l.path}) // a folder a change closed (chmod 0) is read and taken back
 		s, err := ws.States(ctx, []string{l.path}, keep(l))
 		if err != nil {
 			return nil, err

@@ -375,7 +375,18 @@ func join(dir, name string) string {
 // none goes through a link inside it either (a folder that became a link meanwhile).
 // Apply is meant to be called after the caller checkpointed the paths it changes: when it
 // fails part-way, the error says how many changes were made.
-func (cs *ChangeSet) Apply(ws string) error {
+func (cs *ChangeSet) Apply(ws string) error { return cs.ApplyContext(context.Background(), ws) }
+
+// ErrTakenBack is returned by [ChangeSet.ApplyContext] stopped part-way: the changes made
+// were all taken back, the workspace is as it was.
+var ErrTakenBack = errors.New("the changes applied were taken back")
+
+// ApplyContext is [ChangeSet.Apply] that a done ctx (Stop) ends before its next change: what
+// it changed until then is taken back, newest first (a file replaced or a path deleted was
+// kept aside under a temporary name until the end, a path made is removed, a mode set back),
+// and the error wraps ctx's and [ErrTakenBack]. The time this takes is that of the changes
+// already made, not of the rest.
+func (cs *ChangeSet) ApplyContext(ctx context.Context, ws string) error {
 	if cs == nil {
 		return nil
 	}
@@ -390,14 +401,25 @@ func (cs *ChangeSet) Apply(ws string) error {
 	// A folder's mode is set after everything in it was made, deepest last to first: the
 	// command may have left a folder its owner cannot write (chmod 500) or enter (chmod 0).
 	var dirModes []Change
+	var made []applied
 	for i, c := range cs.Changes {
-		if err := applyOne(root, c); err != nil {
+		if err := ctx.Err(); err != nil {
+			if rerr := takeBack(root, made); rerr != nil {
+				return fmt.Errorf("applying the command's changes was stopped after %d of %d, and they could not all be taken back (%v): %w", i, len(cs.Changes), rerr, err)
+			}
+			return fmt.Errorf("%w after %d of %d: %w", ErrTakenBack, i, len(cs.Changes), err)
+		}
+		a, err := applyOne(root, c)
+		if err != nil {
+			forget(root, made)
 			return fmt.Errorf("applying the command's changes stopped at %s after %d of %d: %w", c.Path, i, len(cs.Changes), err)
 		}
+		made = append(made, a)
 		if c.Type == Dir && c.Kind != Deleted {
 			dirModes = append(dirModes, c)
 		}
 	}
+	forget(root, made)
 	for _, c := range slices.Backward(dirModes) {
 		if err := root.Chmod(c.Path, c.Mode); err != nil { // exact bits, whatever the umask
 			return fmt.Errorf("applying the command's changes stopped at the mode of %s: %w", c.Path, err)
@@ -413,32 +435,106 @@ func (cs *ChangeSet) Apply(ws string) error {
 	return nil
 }
 
-func applyOne(root *os.Root, c Change) error {
+// applied is how one change made is taken back: the path it made (removed), or what was
+// there before, kept aside (renamed back), or the mode it had (set back).
+type applied struct {
+	path    string
+	made    bool        // the path did not exist: it is removed
+	aside   string      // what the path was, under this name beside it
+	mode    fs.FileMode // the mode the path had, when the change set it
+	setMode bool
+	lost    bool // what was there could not be kept aside: it cannot be put back
+}
+
+// takeBack undoes the changes made, newest first.
+func takeBack(root *os.Root, made []applied) error {
+	var first error
+	note := func(err error) {
+		if err != nil && !errors.Is(err, fs.ErrNotExist) && first == nil {
+			first = err
+		}
+	}
+	for _, a := range slices.Backward(made) {
+		switch {
+		case a.aside != "":
+			note(root.Rename(a.aside, a.path))
+		case a.made:
+			note(root.Remove(a.path))
+		case a.setMode:
+			note(root.Chmod(a.path, a.mode))
+		case a.lost:
+			note(fmt.Errorf("%s was replaced and could not be kept aside", a.path))
+		}
+	}
+	return first
+}
+
+// forget removes what the changes made kept aside: they stand.
+func forget(root *os.Root, made []applied) {
+	for _, a := range made {
+		if a.aside != "" {
+			root.RemoveAll(a.aside)
+		}
+	}
+}
+
+func applyOne(root *os.Root, c Change) (applied, error) {
+	a := applied{path: c.Path}
 	if !filepath.IsLocal(c.Path) {
-		return fmt.Errorf("%q is not a path inside the workspace", c.Path)
+		return a, fmt.Errorf("%q is not a path inside the workspace", c.Path)
 	}
 	if err := noLinkOnTheWay(root, c); err != nil {
-		return err
+		return a, err
 	}
+	before, lerr := root.Lstat(c.Path)
 	switch {
 	case c.Kind == Deleted:
-		return root.RemoveAll(c.Path)
+		if errors.Is(lerr, fs.ErrNotExist) {
+			return a, nil // gone already
+		} else if lerr != nil {
+			return a, lerr
+		}
+		a.aside = tempName(c.Path) // removed at the end, when nothing can be taken back any more
+		return a, root.Rename(c.Path, a.aside)
 	case c.Type == Dir: // made, or its mode changed: Apply sets its mode once what it holds is made
-		if err := root.Mkdir(c.Path, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-			return err
+		err := root.Mkdir(c.Path, 0o700)
+		if err != nil && !errors.Is(err, fs.ErrExist) {
+			return a, err
 		}
-		return nil
+		if err == nil {
+			a.made = true
+		} else if lerr == nil {
+			a.mode, a.setMode = before.Mode()&modeMask, true
+		}
+		return a, nil
 	case c.Kind == ModeChanged:
-		return root.Chmod(c.Path, c.Mode)
-	case c.Type == Symlink:
-		tmp := tempName(c.Path)
-		if err := root.Symlink(c.Target, tmp); err != nil {
-			return err
+		if lerr == nil {
+			a.mode, a.setMode = before.Mode()&modeMask, true
 		}
-		return renameOrRemove(root, tmp, c.Path)
-	default:
-		return writeFile(root, c)
+		return a, root.Chmod(c.Path, c.Mode)
 	}
+	// a file or a link replaces what was there, kept aside (a second name of it) until the end
+	if lerr == nil && !before.IsDir() {
+		a.aside = tempName(c.Path)
+		if root.Link(c.Path, a.aside) != nil { // not linkable here (another user's file): replaced for good
+			a.aside, a.lost = "", true
+		}
+	} else {
+		a.made = errors.Is(lerr, fs.ErrNotExist)
+	}
+	var err error
+	if c.Type == Symlink {
+		tmp := tempName(c.Path)
+		if err = root.Symlink(c.Target, tmp); err == nil {
+			err = renameOrRemove(root, tmp, c.Path)
+		}
+	} else {
+		err = writeFile(root, c)
+	}
+	if err != nil && a.aside != "" {
+		root.Remove(a.aside)
+	}
+	return a, err
 }
 
 // noLinkOnTheWay refuses a change whose path goes through a link: an os.Root follows a link

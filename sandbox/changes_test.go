@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -306,5 +307,72 @@ func TestStopEndsCollectingTheChangeSet(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(stage); len(entries) != 0 {
 		t.Fatalf("%d files staged after Stop", len(entries))
+	}
+}
+
+// stopAfter is a context that is done from its nth Err call on: Stop arriving part-way
+// through an apply, at a known change.
+type stopAfter struct {
+	context.Context
+	n int
+}
+
+func (c *stopAfter) Err() error {
+	if c.n--; c.n < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// Stop part-way through applying a change set takes back what was applied, whatever the
+// change: a file made, a file replaced, a file and a folder deleted, a mode changed, a folder
+// made; the workspace is as it was.
+func TestStopWhileApplyingTakesBackWhatWasApplied(t *testing.T) {
+	ws := t.TempDir()
+	write := func(p, content string, mode os.FileMode) {
+		os.MkdirAll(filepath.Dir(filepath.Join(ws, p)), 0o755)
+		if err := os.WriteFile(filepath.Join(ws, p), []byte(content), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("keep.txt", "before\n", 0o644)
+	write("gone.txt", "delete me\n", 0o600)
+	write("old/a.txt", "a\n", 0o644)
+	write("mode.sh", "#!/bin/sh\n", 0o644)
+	snapshot := func() string {
+		var b strings.Builder
+		filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
+			fi, _ := os.Lstat(p)
+			content, _ := os.ReadFile(p)
+			fmt.Fprintf(&b, "%s %v %q\n", strings.TrimPrefix(p, ws), fi.Mode(), content)
+			return nil
+		})
+		return b.String()
+	}
+	was := snapshot()
+	script := "echo made > new.txt && mkdir -p out/sub && echo x > out/sub/x.js && echo after > keep.txt && " +
+		"rm gone.txt && rm -r old && chmod 755 mode.sh && ln -s keep.txt link"
+	res, rec := run(t, ws, script, Options{})
+	if res.ExitCode != 0 {
+		t.Fatalf("script failed (%d):\n%s", res.ExitCode, rec)
+	}
+	n := len(res.Changes.Changes)
+	for stop := 0; stop <= n; stop++ {
+		err := res.Changes.ApplyContext(&stopAfter{context.Background(), stop}, ws)
+		if stop == n {
+			if err != nil {
+				t.Fatalf("applied to its end: %v", err)
+			}
+			break
+		}
+		if !errors.Is(err, context.Canceled) || !errors.Is(err, ErrTakenBack) {
+			t.Fatalf("stopped after %d of %d changes: %v; want the context's error and ErrTakenBack", stop, n, err)
+		}
+		if now := snapshot(); now != was {
+			t.Fatalf("stopped after %d of %d changes, the workspace is\n%s\nwant\n%s", stop, n, now, was)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "keep.txt")); string(b) != "after\n" {
+		t.Errorf("keep.txt after the whole apply: %q", b)
 	}
 }

@@ -20,7 +20,8 @@
 //
 // Cancelling the context (Stop) kills the command and all it started at once and returns
 // the context's error with no change set; [Options.Timeout] kills it too but keeps the
-// change set of what it wrote until then.
+// change set of what it wrote until then. [ChangeSet.ApplyContext] is Apply that Stop ends
+// before its next change, taking back the changes it made ([ErrTakenBack]).
 //
 // # Confinement
 //

@@ -158,13 +158,18 @@ func (db *DB) addBefore(tx *bolt.Tx, r ToolCallRecord, before []tools.PathState)
 	if c == nil {
 		c = &Change{ID: r.RunID, ChatID: r.ChatID, Kind: ChangeRun, CreatedAt: db.now()}
 	}
+	known := make(map[string]bool, len(c.Paths)+len(before)) // c.Path for each: one pass, not one per state
+	for i := range c.Paths {
+		known[c.Paths[i].Path] = true
+	}
 	for _, s := range before {
-		if c.Path(s.Path) != nil {
+		if known[s.Path] {
 			continue
 		}
 		if err := b.keep(s); err != nil {
 			return nil, err
 		}
+		known[s.Path] = true
 		c.Paths = append(c.Paths, PathChange{Path: s.Path, Workspace: r.Workspace, CallID: r.ID, Before: s})
 		recorded = append(recorded, s.Path)
 	}
@@ -293,8 +298,14 @@ func recordAfter(tx *bolt.Tx, chatID, runID string, after []tools.PathState) err
 	if err != nil || c == nil {
 		return err
 	}
+	first := make(map[string]*PathChange, len(c.Paths)) // c.Path for each: one pass, not one per state
+	for i := range c.Paths {
+		if _, ok := first[c.Paths[i].Path]; !ok {
+			first[c.Paths[i].Path] = &c.Paths[i]
+		}
+	}
 	for _, s := range after {
-		if pc := c.Path(s.Path); pc != nil {
+		if pc := first[s.Path]; pc != nil {
 			s.Content = nil
 			pc.After = &s
 		}

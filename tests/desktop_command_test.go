@@ -328,3 +328,35 @@ func TestDesktopTheSettingsRemoveACommandRuleAndEditTheDenyListByKeyboard(t *tes
 		t.Error("running commands unconfined was turned on with Space, and not saved")
 	}
 }
+
+// hiddenTailRun reads as a harmless echo: a right-to-left override turns what follows around,
+// a zero-width space hides, and forty blank lines push the part that matters out of sight.
+var hiddenTailRun = "echo \u202Etxt.exe\u200B" + strings.Repeat("\n", 40) + "rm -rf notes"
+
+// hiddenTailModel asks to run hiddenTailRun.
+var hiddenTailModel = ollamatest.Model{Name: "e2e-hidden-tail", Scripts: ollamatest.Scripts{
+	"SU": ollamatest.ToolCall("run_command", map[string]any{"command": hiddenTailRun}),
+}}
+
+// A command to approve shows its invisible characters as marks and its newlines as ⏎, and
+// says how many more lines there are past the first few, a button that shows them: nothing of
+// it reaches the screen unmarked or hides below the card.
+func TestDesktopACommandToApproveShowsItsInvisibleCharactersAndItsHiddenTail(t *testing.T) {
+	r := startDesktopRunWith(t, hiddenTailModel,
+		store.Settings{Think: "off", ToolApproval: map[string]string{"run_command": "ask"}}, "Tidy up")
+	r.waitLog(t, events.ToolApprovalRequest, true, 90*time.Second)
+	shown := r.app.waitNamedText("Command line", 20*time.Second, "echo <U+202E>txt.exe<U+200B>⏎")
+	if strings.ContainsAny(shown, "\u202E\u200B") || strings.Contains(shown, "rm -rf notes") {
+		t.Errorf("the command line reads %q: an invisible character unmarked, or the tail shown before asked", shown)
+	}
+	prefix := r.app.waitControl(roleEntry, "Always allow commands starting with", 20*time.Second)
+	if got := r.app.text(prefix.node); got != "" {
+		t.Errorf("the prefix offered to always allow is %q, want none: the user could not read it", got)
+	}
+	const more = "Show the rest of the command: 33 more lines"
+	r.app.focus(more) // it takes the keyboard focus
+	r.app.screenshot("command-hidden-tail.png")
+	r.app.press(more)
+	r.app.waitNamedText("Command line", 20*time.Second, "echo <U+202E>txt.exe<U+200B>"+strings.Repeat("⏎\n", 40)+"rm -rf notes")
+	r.app.screenshot("command-hidden-tail-shown.png")
+}

@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"io/fs"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -216,6 +218,9 @@ func (w *Workspace) States(ctx context.Context, paths []string, keep int64) ([]P
 func (w *Workspace) state(ctx context.Context, rel string, keep int64) (PathState, error) {
 	s := PathState{Path: rel, Kind: KindAbsent}
 	fi, err := w.root.Lstat(rel)
+	if errors.Is(err, fs.ErrPermission) && w.lendWay(rel, false) {
+		fi, err = w.root.Lstat(rel)
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist), isNotDir(err):
 		return s, nil
@@ -229,7 +234,7 @@ func (w *Workspace) state(ctx context.Context, rel string, keep int64) (PathStat
 			return s, w.explain(rel, err)
 		}
 	case fi.IsDir():
-		s.Kind, s.Mode = KindDir, fi.Mode().Perm()
+		s.Kind, s.Mode = KindDir, w.ownMode(rel, fi.Mode().Perm())
 	case fi.Mode().IsRegular():
 		s.Kind, s.Mode, s.Size = KindFile, fi.Mode().Perm(), fi.Size()
 		if fi.Size() <= keep {
@@ -252,8 +257,18 @@ func (w *Workspace) state(ctx context.Context, rel string, keep int64) (PathStat
 // written atomically with their permission bits, folders made, links made, and what is
 // absent removed (deepest first). It writes only where a tool could: .git, the app's data
 // folder and its files are refused, before anything is changed. A folder to remove that
-// holds a path the states do not name is refused too, since it holds something else.
+// holds a path the states do not name is refused too, since it holds something else. A
+// folder whose mode keeps its owner out (0, 0500) is made with the owner let in and gets its
+// mode when all is done, so that what it holds can be put back first.
 func (w *Workspace) Restore(ctx context.Context, states []PathState) error {
+	err := w.restore(ctx, states)
+	if gerr := w.giveBack(); err == nil {
+		err = gerr
+	}
+	return err
+}
+
+func (w *Workspace) restore(ctx context.Context, states []PathState) error {
 	named := map[string]bool{}
 	for _, s := range states {
 		if err := w.restorablePath(s.Path); err != nil {
@@ -277,6 +292,7 @@ func (w *Workspace) Restore(ctx context.Context, states []PathState) error {
 			continue
 		}
 		if now.Kind == KindDir {
+			w.lendWay(s.Path, true)
 			entries, err := w.readDir(ctx, s.Path)
 			if err != nil {
 				return err
@@ -300,6 +316,7 @@ func (w *Workspace) Restore(ctx context.Context, states []PathState) error {
 		gone = append(gone, s.Path)
 	}
 	for _, p := range gone {
+		w.lendWay(p, false)
 		if err := w.root.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return w.explain(p, err)
 		}
@@ -335,10 +352,21 @@ func (w *Workspace) put(ctx context.Context, s PathState) error {
 	case KindAbsent:
 		return nil
 	case KindDir:
-		if err := w.root.Mkdir(s.Path, s.Mode); err != nil && !errors.Is(err, fs.ErrExist) {
+		w.lendWay(s.Path, false)
+		if err := w.root.Mkdir(s.Path, s.Mode|ownerAll); err != nil && !errors.Is(err, fs.ErrExist) {
 			return w.explain(s.Path, err)
 		}
-		return w.chmod(s.Path, s.Mode)
+		w.lendMu.Lock()
+		if s.Mode&ownerAll != ownerAll { // what it holds is put back first: its mode comes last
+			if w.lent == nil {
+				w.lent = map[string]fs.FileMode{}
+			}
+			w.lent[s.Path] = s.Mode.Perm()
+		} else {
+			delete(w.lent, s.Path)
+		}
+		w.lendMu.Unlock()
+		return w.chmod(s.Path, s.Mode|ownerAll)
 	case KindSymlink:
 		if now, err := w.state(ctx, s.Path, 0); err == nil && now.Kind == KindSymlink {
 			if now.Target == s.Target {
@@ -353,6 +381,7 @@ func (w *Workspace) put(ctx context.Context, s PathState) error {
 		}
 		return nil
 	case KindFile:
+		w.lendWay(s.Path, false)
 		if HashContent(s.Content) != s.Hash {
 			return pathErrorf(ErrInvalidPath, s.Path, "the kept content of %q does not match its hash; it was not written", s.Path)
 		}
@@ -372,6 +401,93 @@ func (w *Workspace) chmod(rel string, mode fs.FileMode) error {
 }
 
 func depth(p string) int { return strings.Count(p, "/") }
+
+// ownerAll is the owner's read, write and search permission, which entering a folder and
+// changing what it holds need.
+const ownerAll fs.FileMode = 0o700
+
+// LendFolders lets this workspace's reads and Restore enter the named folders when their mode
+// keeps their owner out (a command's chmod 0 or 0500): such a folder is given u+rwx while it
+// is needed, is read as of its own mode, and gets that mode back at the end of Restore or at
+// Close. An undo names the paths of the changes it takes back, so that a folder a change
+// closed can be taken back; no other folder is ever opened.
+func (w *Workspace) LendFolders(paths []string) {
+	w.lendMu.Lock()
+	defer w.lendMu.Unlock()
+	if w.lendable == nil {
+		w.lendable = map[string]bool{}
+	}
+	for _, p := range paths {
+		w.lendable[p] = true
+	}
+}
+
+// lendWay lets the owner into the lendable folders on the way to rel, and into rel itself
+// when self, that keep them out; it reports whether it let them into any.
+func (w *Workspace) lendWay(rel string, self bool) bool {
+	var way []string
+	for dir := path.Dir(rel); dir != "." && dir != "/"; dir = path.Dir(dir) {
+		way = append([]string{dir}, way...)
+	}
+	if self {
+		way = append(way, rel)
+	}
+	w.lendMu.Lock()
+	defer w.lendMu.Unlock()
+	lent := false
+	for _, dir := range way {
+		if !w.lendable[dir] {
+			continue
+		}
+		if _, ok := w.lent[dir]; ok {
+			continue
+		}
+		fi, err := w.root.Lstat(dir)
+		if err != nil || !fi.IsDir() || fi.Mode().Perm()&ownerAll == ownerAll {
+			continue
+		}
+		if w.root.Chmod(dir, fi.Mode().Perm()|ownerAll) != nil {
+			continue // not the owner's: as closed as it was
+		}
+		if w.lent == nil {
+			w.lent = map[string]fs.FileMode{}
+		}
+		w.lent[dir], lent = fi.Mode().Perm(), true
+	}
+	return lent
+}
+
+// ownMode is the mode of folder rel as it would be without lending.
+func (w *Workspace) ownMode(rel string, now fs.FileMode) fs.FileMode {
+	w.lendMu.Lock()
+	defer w.lendMu.Unlock()
+	if own, ok := w.lent[rel]; ok && now == own|ownerAll {
+		return own
+	}
+	return now
+}
+
+// giveBack puts back the mode of every folder lent that is still there as it was lent,
+// deepest first (a folder closed again cannot be entered to close the one inside).
+func (w *Workspace) giveBack() error {
+	w.lendMu.Lock()
+	defer w.lendMu.Unlock()
+	dirs := slices.Collect(maps.Keys(w.lent))
+	sort.Slice(dirs, func(i, j int) bool { return depth(dirs[i]) > depth(dirs[j]) })
+	var first error
+	for _, dir := range dirs {
+		own := w.lent[dir]
+		delete(w.lent, dir)
+		fi, err := w.root.Lstat(dir)
+		if err != nil || !fi.IsDir() || fi.Mode().Perm() != own|ownerAll {
+			continue // gone, or changed since: left as it is
+		}
+		if err := w.root.Chmod(dir, own); err != nil && first == nil {
+			first = w.explain(dir, err)
+		}
+	}
+	return first
+}
 
 // missingParents lists the folders on the way to rel that do not exist yet, outermost first:
 // what a write with parents creates.

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"prototyper/sandbox"
@@ -56,8 +57,8 @@ type Output struct {
 type CommandPreview struct {
 	Command string `json:"command"`
 	Cwd     string `json:"cwd"`
-	// Pattern is the prefix suggested for "always allow": the first word, or the first two
-	// when the second names a subcommand or a script ("npm test", "python3 app.py").
+	// Pattern is the prefix suggested for "always allow" ([CommandPattern]); "" when no
+	// prefix is narrow enough (a bare shell or interpreter).
 	Pattern string `json:"pattern"`
 }
 
@@ -90,19 +91,138 @@ type CommandChange struct {
 	Diff  string `json:"diff,omitempty"`
 }
 
-// CommandPattern is the prefix suggested for always allowing a command line: its first word,
-// with the second when that is no option (so "npm test", "go build", "python3 app.py", but
-// "ls" for "ls -la").
+// CommandPattern is the prefix suggested for always allowing a command line. It covers no
+// more than was asked: the program with the words up to its first one that is no option
+// ("npm test", "go build", "python3 app.py", "ls -la"), after the variable assignments that
+// precede it, kept ("env CI=1 npm test"). A line whose program runs code it is given (an
+// interpreter with an inline-code option such as bash -c or python3 -e, awk, find -exec,
+// xargs, sudo, timeout) or whose words before that point the shell expands is suggested
+// whole, or not at all if it chains commands. A bare shell or interpreter is never suggested, since it would cover any script:
+// for such a line (an interpreter alone, reading its standard input) the pattern is "", as
+// for a pattern that would hold a character the user cannot see.
 func CommandPattern(command string) string {
-	f := strings.Fields(command)
-	switch {
-	case len(f) == 0:
-		return ""
-	case len(f) == 1 || strings.HasPrefix(f[1], "-") || strings.ContainsAny(f[1], "|&;<>$`()"):
-		return f[0]
+	p := commandPattern(command)
+	if strings.ContainsFunc(p, unreadable) {
+		return "" // the user could not read what they would allow
 	}
-	return f[0] + " " + f[1]
+	return p
 }
+
+// unreadable reports whether r draws nothing or reorders what follows (a bidirectional
+// control, a zero-width character, a control character).
+func unreadable(r rune) bool {
+	return unicode.Is(unicode.Cf, r) || unicode.IsControl(r) || r == 0x2028 || r == 0x2029
+}
+
+func commandPattern(command string) string {
+	f := strings.Fields(command)
+	if len(f) == 0 {
+		return ""
+	}
+	whole := strings.Join(f, " ")
+	if chains(command) {
+		whole = "" // no rule covers a line that chains commands: the settings refuse one
+	}
+	i := 0
+	if f[0] == "env" {
+		i = 1
+		if len(f) > 1 && strings.HasPrefix(f[1], "-") {
+			return whole // env's own options (-S splits a string into a command line)
+		}
+	}
+	for i < len(f) && isAssignment(f[i]) {
+		i++
+	}
+	if i == len(f) {
+		return whole
+	}
+	prefix, prog, args := f[:i], f[i], f[i+1:]
+	for _, w := range f[:i+1] {
+		if strings.ContainsAny(w, shellSpecial) {
+			return whole
+		}
+	}
+	name := filepath.Base(prog)
+	if runsGivenCode(name) {
+		return whole
+	}
+	cut := -1 // the index in args of the last word of the pattern
+	if interpreter(name) {
+		switch {
+		case len(args) == 0:
+			return "" // reading its standard input: any script
+		case !strings.HasPrefix(args[0], "-"):
+			cut = 0 // the script
+		case args[0] == "-m" && len(args) > 1 && strings.HasPrefix(name, "python") && !strings.HasPrefix(args[1], "-"):
+			cut = 1 // python3 -m pytest
+		default:
+			return whole // its options may hold code (-c, -e, -p, -r) or take the next word
+		}
+	} else {
+		cut = len(args) - 1
+		for j, w := range args {
+			if !strings.HasPrefix(w, "-") {
+				cut = j
+				break
+			}
+		}
+	}
+	words := append(append(slices.Clone(prefix), prog), args[:cut+1]...)
+	for _, w := range args[:cut+1] {
+		if strings.ContainsAny(w, shellSpecial) {
+			return whole
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// shellSpecial are the characters that make the shell read a word as more than itself
+// (expansion, redirection, quoting, chaining): a pattern ending at such a word would cover
+// lines that differ where it matters.
+const shellSpecial = "|&;<>()$`\\\"' \t*?[]{}~#!"
+
+// chains reports whether a command line runs more than one command or one of its own making,
+// as the settings' rules see it (store.CommandMatches): no pattern covers such a line.
+func chains(command string) bool {
+	return strings.ContainsAny(command, ";&|`\n\r") || strings.Contains(command, "$(") ||
+		strings.Contains(command, "<(") || strings.Contains(command, ">(")
+}
+
+// isAssignment reports whether w is a variable assignment (NAME=value) before a program.
+func isAssignment(w string) bool {
+	name, _, ok := strings.Cut(w, "=")
+	if !ok || name == "" || name[0] >= '0' && name[0] <= '9' {
+		return false
+	}
+	for _, c := range name {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// interpreters are the shells and language runtimes that run a script named as their first
+// word or the code an option gives them.
+var interpreters = []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "busybox",
+	"python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "deno", "bun", "perl", "ruby", "php",
+	"lua", "luajit", "Rscript", "R", "tclsh", "wish", "julia", "guile", "racket", "ghci", "runghc", "scala", "groovy",
+	"jshell", "osascript", "pwsh", "powershell", "elixir", "erl", "escript", "ts-node", "tsx"}
+
+// interpreter reports whether the program name is an interpreter (python3.12 as python3).
+func interpreter(name string) bool {
+	return slices.Contains(interpreters, strings.TrimRight(name, "0123456789.")) || slices.Contains(interpreters, name)
+}
+
+// codeRunners are the programs whose arguments are code or another command line, so that no
+// prefix of a line of theirs is narrower than the line.
+var codeRunners = []string{"awk", "gawk", "mawk", "nawk", "sed", "find", "xargs", "parallel", "env", "sudo", "doas", "su",
+	"runuser", "setpriv", "nice", "ionice", "nohup", "timeout", "time", "exec", "command", "builtin", "eval", "source", ".",
+	"stdbuf", "setsid", "strace", "ltrace", "watch", "flock", "unshare", "nsenter", "chroot", "script", "expect",
+	"chrt", "taskset", "systemd-run", "dbus-run-session", "xvfb-run", "gdb", "valgrind", "entr", "npx", "bunx", "pnpx"}
+
+// runsGivenCode reports whether the program name is one of [codeRunners].
+func runsGivenCode(name string) bool { return slices.Contains(codeRunners, name) }
 
 func (w *Workspace) runCommandTool() Tool {
 	return New(RunCommand, "Run a command line with sh -c in the workspace folder (or in cwd, a folder inside it), "+
@@ -233,6 +353,9 @@ func (w *Workspace) runCommand(ctx context.Context, call Call, progress Progress
 	}
 	if !res.Changes.Empty() {
 		if err := w.applyCommandChanges(ctx, call, res.Changes, d); err != nil {
+			if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+				return Result{}, err // Stop: nothing it changed was applied
+			}
 			text.WriteString("\n")
 			text.WriteString(err.Error())
 			return Result{Content: text.String(), Details: &Details{Command: d}, IsError: true}, nil
@@ -258,6 +381,9 @@ func (w *Workspace) applyCommandChanges(ctx context.Context, call Call, cs *sand
 	}
 	diffBudget := maxChangeDiffBytes
 	for _, c := range cs.Changes {
+		if err := ctx.Err(); err != nil {
+			return cancelledf(err, "the command was stopped; nothing it wrote was applied to the workspace")
+		}
 		if err := w.checkWritableIn(c.Path, app); err != nil {
 			d.Refused = append(d.Refused, c.Path)
 			continue
@@ -295,14 +421,29 @@ func (w *Workspace) applyCommandChanges(ctx context.Context, call Call, cs *sand
 		notKept, err := call.Checkpoint(paths)
 		if err != nil {
 			d.Changes, d.MoreChanges = nil, 0
+			if ctx.Err() != nil {
+				return cancelledf(ctx.Err(), "the command was stopped; nothing it wrote was applied to the workspace")
+			}
 			return err
 		}
 		d.NotUndoable = notKept
 	}
-	if err := cs.Apply(w.dir); err != nil {
-		return fmt.Errorf("Its changes could not all be applied (%v); undo the run to put the files back as they were.", err)
+	// Stop before or while applying leaves the workspace as it was: the checkpoint then
+	// records the paths as they are, which an undo leaves alone.
+	err := ctx.Err()
+	if err == nil {
+		err = cs.ApplyContext(ctx, w.dir)
 	}
-	return nil
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil && (err == ctx.Err() || errors.Is(err, sandbox.ErrTakenBack)):
+		d.Changes, d.MoreChanges = nil, 0
+		return cancelledf(ctx.Err(), "the command was stopped; nothing it wrote was applied to the workspace")
+	case ctx.Err() != nil:
+		return fmt.Errorf("The command was stopped while its changes were applied, and they could not all be taken back (%v); undo the run to put the files back as they were.", err)
+	}
+	return fmt.Errorf("Its changes could not all be applied (%v); undo the run to put the files back as they were.", err)
 }
 
 // changeDiff is the diff of one file change against the workspace as it is.

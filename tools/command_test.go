@@ -14,16 +14,66 @@ func TestTheSuggestedPatternIsTheProgramAndItsSubcommandOrScript(t *testing.T) {
 		"npm test":                 "npm test",
 		"npm test -- --watch":      "npm test",
 		"go build ./...":           "go build",
+		"go -C web build":          "go -C web",
 		"python3 app.py --port 80": "python3 app.py",
-		"ls -la":                   "ls",
+		"python3 -m pytest -x":     "python3 -m pytest",
+		"bash build.sh --fast":     "bash build.sh",
+		"ls -la":                   "ls -la",
 		"make":                     "make",
 		"  cargo   check  ":        "cargo check",
 		"echo hi | tee x":          "echo hi",
-		"cat $(ls)":                "cat",
+		"cat $(ls)":                "",
 		"":                         "",
 	} {
 		if got := CommandPattern(cmd); got != want {
 			t.Errorf("CommandPattern(%q) = %q, want %q", cmd, got, want)
+		}
+	}
+}
+
+func TestTheSuggestedPatternOfCodeGivenInlineIsTheWholeLineNeverABareInterpreter(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"bash -c 'echo hi'":                 "bash -c 'echo hi'",
+		"sh -c make":                        "sh -c make",
+		"/bin/sh -c make":                   "/bin/sh -c make",
+		"python3 -c 'print(1)'":             "python3 -c 'print(1)'",
+		"python3.12 -c pass":                "python3.12 -c pass",
+		"python3 -W ignore app.py":          "python3 -W ignore app.py",
+		"node -e 'console.log(1)'":          "node -e 'console.log(1)'",
+		"perl -e 'print 1'":                 "perl -e 'print 1'",
+		"perl -pi -e s/a/b/ f.txt":          "perl -pi -e s/a/b/ f.txt",
+		"ruby -e 'puts 1'":                  "ruby -e 'puts 1'",
+		"awk '{print $1}' f.txt":            "awk '{print $1}' f.txt",
+		"find . -name x -exec rm {} +":      "find . -name x -exec rm {} +",
+		"xargs rm":                          "xargs rm",
+		"timeout 10 npm test":               "timeout 10 npm test",
+		"bash":                              "",
+		"python3":                           "",
+		"bash -c 'make; rm -rf src'":        "",
+		"env FOO=1 npm test":                "env FOO=1 npm test",
+		"env FOO=1 npm":                     "env FOO=1 npm",
+		"CI=1 NODE_ENV=test npm test -- -u": "CI=1 NODE_ENV=test npm test",
+		"env FOO=1 bash -c 'echo hi'":       "env FOO=1 bash -c 'echo hi'",
+		"env -S 'bash -c x'":                "env -S 'bash -c x'",
+		"env":                               "env",
+		"LD_PRELOAD=./x.so ls":              "LD_PRELOAD=./x.so ls",
+		"FOO=$(id) npm test":                "",
+		"HOME=~ npm test":                   "HOME=~ npm test",
+		"sudo rm -rf /":                     "sudo rm -rf /",
+		"ls $HOME":                          "ls $HOME",
+		"echo \u202etxt.exe\u200b":          "",
+		"cat \u200bnotes.txt":               "",
+	} {
+		got := CommandPattern(cmd)
+		if got != want {
+			t.Errorf("CommandPattern(%q) = %q, want %q", cmd, got, want)
+		}
+		if got != "" && strings.Join(strings.Fields(cmd), " ") != got {
+			for _, bare := range []string{"bash", "sh", "/bin/sh", "python3", "python3.12", "node", "perl", "ruby", "awk", "env FOO=1", "env", "xargs", "find", "sudo", "timeout"} {
+				if got == bare {
+					t.Errorf("CommandPattern(%q) = %q: it would allow any script", cmd, got)
+				}
+			}
 		}
 	}
 }

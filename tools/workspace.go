@@ -101,6 +101,10 @@ type Workspace struct {
 
 	appNamesMu sync.Mutex
 	appNames   map[string]appFileListing // by database path: its folder's entries that are app files
+
+	lendMu   sync.Mutex
+	lendable map[string]bool        // folders whose owner may be let in ([Workspace.LendFolders])
+	lent     map[string]fs.FileMode // folders given u+rwx for now, by their own mode
 }
 
 // OpenWorkspace opens dir for the workspace tools.
@@ -180,7 +184,10 @@ func holds(folder, dir string) bool {
 func (w *Workspace) Dir() string { return w.dir }
 
 // Close releases the workspace folder; the tools fail afterwards.
-func (w *Workspace) Close() error { return w.root.Close() }
+func (w *Workspace) Close() error {
+	w.giveBack()
+	return w.root.Close()
+}
 
 // Tools returns the workspace tools, ready for [NewRegistry].
 func (w *Workspace) Tools() []Tool {

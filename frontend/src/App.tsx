@@ -13,7 +13,7 @@ import { OllamaDownPanel } from './components/OllamaDownPanel'
 import { SettingsPanel } from './components/SettingsPanel'
 import { WorkspaceServersDialog } from './components/WorkspaceServersDialog'
 import { summarizeArgs } from './components/ToolCard'
-import { commandOf } from './components/CommandCard'
+import { commandOf, shortCommand } from './components/CommandCard'
 import { approveShortcut, denyShortcut, leaveOutShortcut, summarizeShortcut } from './keyboard/shortcuts'
 import { useApprovalShortcuts } from './keyboard/useApprovalShortcuts'
 import { focusComposer, useMenuRequest } from './keyboard/menus'
@@ -130,7 +130,7 @@ export function windowStatus(s: AppState): string {
   if (card) {
     const what =
       card.name === 'run_command'
-        ? `The command ${commandOf(card).command}`
+        ? `The command ${shortCommand(commandOf(card).command)}`
         : [card.name || 'A tool call', summarizeArgs(card)].filter(Boolean).join(' ')
     return `${what} waits for your approval: ${approveShortcut.label} approves, ${denyShortcut.label} denies.`
   }

@@ -38,6 +38,27 @@ func TestTheTerminalAsksAboutACommandShowingItsLineAndFolderAndReadsTheNetworkAn
 	}
 }
 
+func TestTheTerminalsAlwaysAllowCoversOnlyTheInlineCodeAskedAndNeverABareShell(t *testing.T) {
+	ask := func(line, answer string) (agentloop.CommandDecision, string) {
+		req := agentloop.ApprovalRequest{Name: tools.RunCommand, Preview: &tools.Preview{
+			Command: &tools.CommandPreview{Command: line, Pattern: tools.CommandPattern(line)}}}
+		var out bytes.Buffer
+		asker := &terminalApprover{in: bufio.NewReader(strings.NewReader(answer + "\n")), out: &out, flush: func() {}}
+		got, err := asker.ApproveCommand(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got, out.String()
+	}
+	if got, _ := ask("bash -c 'echo hi'", "a"); got.Decision != agentloop.DecisionAllow || got.Pattern != "bash -c 'echo hi'" {
+		t.Errorf("always allowing bash -c 'echo hi' gave %+v; want the whole line as the pattern", got)
+	}
+	got, said := ask("bash", "a")
+	if got.Decision != agentloop.DecisionDeny || got.Pattern != "" || strings.Contains(said, "always allow") {
+		t.Errorf("a bare shell: asked %q, answer a gave %+v; want no always-allow offered and nothing allowed", said, got)
+	}
+}
+
 func TestTheTerminalPrintsACommandsOutputAsItComesAndHowItEnded(t *testing.T) {
 	var out, errs bytes.Buffer
 	term := newTerminal(&out, &errs, false)

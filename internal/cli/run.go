@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -314,13 +315,20 @@ func (t *terminalApprover) ApproveCommand(ctx context.Context, req agentloop.App
 	if req.Preview != nil && req.Preview.Command != nil {
 		pattern = req.Preview.Command.Pattern
 	}
+	always := "" // no pattern is narrow enough for a bare shell or interpreter
+	if pattern != "" {
+		always = fmt.Sprintf(" / a, a net: always allow %q here", Sanitize(pattern))
+	}
 	answer, err := t.ask(ctx, previewText(req.Preview)+fmt.Sprintf(
-		"Run it%s? [y: yes, no network / net: yes, with network / a, a net: always allow %q here / N or a reason: no] ",
-		originLabel(req.Origin), Sanitize(pattern)))
+		"Run it%s? [y: yes, no network / net: yes, with network%s / N or a reason: no] ", originLabel(req.Origin), always))
 	if err != nil {
 		return agentloop.CommandDecision{}, err
 	}
-	switch strings.Join(strings.Fields(strings.ToLower(answer)), " ") {
+	said := strings.Join(strings.Fields(strings.ToLower(answer)), " ")
+	if pattern == "" && slices.Contains([]string{"a", "always", "a net", "always net", "a network"}, said) {
+		return agentloop.CommandDecision{Decision: agentloop.DecisionDeny, Reason: "the user said no"}, nil
+	}
+	switch said {
 	case "y", "yes":
 		return agentloop.CommandDecision{Decision: agentloop.DecisionAllow}, nil
 	case "net", "network", "y net":

@@ -196,6 +196,43 @@ describe('approving a command', () => {
     )
   })
 
+  it('offers no prefix for a bare shell, whose first word would allow any script', async () => {
+    const { wait } = await mount()
+    wait('t1', 'bash', '')
+    const c = cardOf('t1')
+    expect((within(c).getByRole('textbox', { name: 'Always allow commands starting with' }) as HTMLInputElement).value).toBe('')
+    expect(c.textContent).toContain('Write the start of the commands to always allow.')
+  })
+
+  it('marks the invisible and bidirectional characters of the command line, and its newlines', async () => {
+    const { wait } = await mount()
+    wait('t1', 'echo "\u202Etxt.exe"\u200B && ls\nrm -rf x\r', 'echo')
+    const line = within(cardOf('t1')).getByLabelText('Command line')
+    expect(line.textContent).toBe('echo "<U+202E>txt.exe"<U+200B> && ls⏎\nrm -rf x<U+000D>')
+    expect(cardOf('t1').getAttribute('aria-label') ?? '').not.toMatch(/[\u202E\u200B]/)
+    expect(screen.getByTestId('window-status').textContent).toContain('The command echo "<U+202E>txt.exe"<U+200B> && ls…')
+  })
+
+  it('says how much of a long command is not shown yet, and shows it on request', async () => {
+    const { wait } = await mount()
+    const padded = 'npm test' + '\n'.repeat(40) + 'rm -rf ~'
+    wait('t1', padded, 'npm test')
+    const c = cardOf('t1')
+    expect(within(c).getByLabelText('Command line').textContent).not.toContain('rm -rf ~')
+    const more = within(c).getByRole('button', { name: 'Show the rest of the command: 33 more lines' })
+    more.focus()
+    expect(document.activeElement).toBe(more)
+    fireEvent.click(more)
+    expect(within(c).getByLabelText('Command line').textContent).toBe('npm test' + '⏎\n'.repeat(40) + 'rm -rf ~')
+    expect(within(c).queryByRole('button', { name: /Show the rest/ })).toBeNull()
+
+    wait('t2', 'echo ' + 'a'.repeat(1500) + ' && rm -rf ~', 'echo')
+    const long = within(cardOf('t2')).getByRole('button', { name: /^Show the rest of the command: \d+ more characters$/ })
+    expect(within(cardOf('t2')).getByLabelText('Command line').textContent).not.toContain('rm -rf')
+    fireEvent.click(long)
+    expect(within(cardOf('t2')).getByLabelText('Command line').textContent).toContain('&& rm -rf ~')
+  })
+
   it('Approve without network is a plain decision; with network (Alt+N) it is AllowCommand with no pattern', async () => {
     const { backend, wait, composer } = await mount()
     wait('t1')

@@ -1,4 +1,4 @@
-import { useLayoutEffect, useRef } from 'react'
+import { Fragment, useLayoutEffect, useRef, useState } from 'react'
 import type { CommandChange, CommandDetails, Decision } from '../backend'
 import { networkShortcut } from '../keyboard/shortcuts'
 import { emptyOutput, type CommandOutput } from '../state/commandOutput'
@@ -6,6 +6,7 @@ import type { ToolCard as ToolCardModel } from '../state/chatReducer'
 import { jsonObject } from '../state/records'
 import { suggestedPattern } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
+import { visibleChars } from '../state/visibleText'
 import {
   ApprovalActions,
   bytesText,
@@ -26,11 +27,64 @@ export function commandOf(card: Pick<ToolCardModel, 'args' | 'preview'>): { comm
   return { command, cwd: /^\.?\/?$/.test(dir) ? '' : dir }
 }
 
-// A command as a title says it: its first line, not too long (the whole line is the tooltip).
-function shortCommand(command: string): string {
-  const line = command.trim().split('\n')[0] ?? ''
+/**
+ * A command as a title or the window's status says it: its first line, not too long, its
+ * invisible characters marked (the whole line is on the card).
+ */
+export function shortCommand(command: string): string {
+  const line = visibleChars(command.trim().split('\n')[0] ?? '')
   const more = line.length > 80 || command.trim().includes('\n')
   return more ? `${line.slice(0, 77)}…` : line
+}
+
+// What of a command line to approve is shown before the user asks for the rest: enough to
+// read at a glance, never more than fits without scrolling (nothing hidden below).
+const shownLines = 8
+const shownChars = 1000
+
+/**
+ * A command line to approve, all of it in view: invisible and bidirectional characters marked,
+ * each newline shown as ⏎, and past a few lines or characters a button saying how much more
+ * there is, which shows it.
+ */
+function CommandLineView({ command }: { command: string }) {
+  const [all, setAll] = useState(false)
+  const lines = command.split('\n')
+  let shown = lines
+  if (!all) {
+    shown = lines.slice(0, shownLines)
+    let chars = 0
+    for (let i = 0; i < shown.length; i++) {
+      if (chars + shown[i]!.length > shownChars) {
+        shown = [...shown.slice(0, i), shown[i]!.slice(0, shownChars - chars)]
+        break
+      }
+      chars += shown[i]!.length + 1
+    }
+  }
+  const moreLines = lines.length - shown.length
+  const moreChars = moreLines === 0 ? lines[shown.length - 1]!.length - shown[shown.length - 1]!.length : 0
+  const more = moreLines > 0 ? (moreLines === 1 ? '1 more line' : `${moreLines.toLocaleString('en')} more lines`) : `${moreChars.toLocaleString('en')} more characters`
+  return (
+    <>
+      <pre className={all ? 'command-line all' : 'command-line'} aria-label="Command line" tabIndex={0}>
+        <code>
+          {shown.map((line, i) => (
+            <Fragment key={i}>
+              {visibleChars(line)}
+              {i < lines.length - 1 && i < shown.length - 1 && <span className="newline-mark">{'⏎\n'}</span>}
+            </Fragment>
+          ))}
+          {(moreLines > 0 || moreChars > 0) && <span className="newline-mark">{moreLines > 0 ? '⏎' : '…'}</span>}
+        </code>
+      </pre>
+      {(moreLines > 0 || moreChars > 0) && (
+        <button type="button" className="command-more" onClick={() => setAll(true)}>
+          Show the rest of the command: {more}
+        </button>
+      )}
+    </>
+  )
 }
 
 /** What happened to the command, as its card is titled: "Running npm test…", "Ran npm test". */
@@ -175,9 +229,7 @@ function CommandApproval({ card, command, cwd, current, decided }: { card: ToolC
   const choice = chosen ?? { network: false, pattern: suggestedPattern(card) }
   return (
     <div className="command-approval">
-      <pre className="command-line" aria-label="Command line" tabIndex={0}>
-        <code>{command}</code>
-      </pre>
+      <CommandLineView command={command} />
       <div className="muted small">in {cwd || 'the workspace'}, in a sandbox</div>
       <label className="check">
         <input

@@ -55,7 +55,6 @@ import {
   type TimelineEntry,
   type ToolCard as ToolCardModel,
 } from './chatReducer'
-import { jsonObject } from './records'
 
 export interface PullState {
   name: string
@@ -212,12 +211,12 @@ export interface CommandChoice {
   pattern: string
 }
 
-/** The prefix offered to always allow for a command: the one the Go side suggests, else its first word. */
-export function suggestedPattern(card: Pick<ToolCardModel, 'preview' | 'args'>): string {
-  const suggested = card.preview?.command?.pattern
-  if (suggested) return suggested
-  const line = card.preview?.command?.command ?? jsonObject(card.args)?.command
-  return typeof line === 'string' ? (line.trim().split(/\s+/)[0] ?? '') : ''
+/**
+ * The prefix offered to always allow for a command: the one the Go side suggests, which is
+ * empty when no prefix covers only what the line runs (a bare shell): then the user writes one.
+ */
+export function suggestedPattern(card: Pick<ToolCardModel, 'preview'>): string {
+  return card.preview?.command?.pattern ?? ''
 }
 
 export interface StoreOptions {
