@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -332,5 +333,30 @@ func TestEnsureForAnotherAddressStopsTheServerItStartedForTheFirst(t *testing.T)
 	waitGone(t, old.PID)
 	if ollamatest.Answers(first.String()) {
 		t.Errorf("the server at the old address %s still answers", first)
+	}
+}
+
+// The server the app starts is a program like any other: it gets what it needs to find the
+// user's models and GPU and to download, never the app's keys.
+func TestTheStartedServerGetsItsOwnVariablesNeverTheAppsKeys(t *testing.T) {
+	app := []string{
+		"PATH=/usr/bin", "HOME=/home/u", "LANG=C.UTF-8", "LC_ALL=C", "OLLAMA_MODELS=/m", "OLLAMA_HOST=127.0.0.1:1",
+		"CUDA_VISIBLE_DEVICES=0", "HIP_VISIBLE_DEVICES=1", "LD_LIBRARY_PATH=/opt/cuda", "HTTPS_PROXY=http://proxy:3128",
+		"OPENAI_API_KEY=sk-secret", "OLLAMA_TOKEN_FILE_IS_OURS=1", "GITHUB_TOKEN=ghp_secret", "AWS_SECRET_ACCESS_KEY=x",
+		"PROTOTYPER_DB=/home/u/p.db", "SSH_AUTH_SOCK=/run/agent",
+	}
+	got := serverEnvironment(app)
+	for _, want := range []string{"PATH=/usr/bin", "HOME=/home/u", "LANG=C.UTF-8", "LC_ALL=C", "OLLAMA_MODELS=/m",
+		"CUDA_VISIBLE_DEVICES=0", "HIP_VISIBLE_DEVICES=1", "LD_LIBRARY_PATH=/opt/cuda", "HTTPS_PROXY=http://proxy:3128"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("the server's environment lacks %s: %q", want, got)
+		}
+	}
+	for _, kv := range got {
+		for _, secret := range []string{"OPENAI_API_KEY", "GITHUB_TOKEN", "AWS_SECRET", "PROTOTYPER_DB", "SSH_AUTH_SOCK"} {
+			if strings.HasPrefix(kv, secret) {
+				t.Errorf("the server was given %s", kv)
+			}
+		}
 	}
 }

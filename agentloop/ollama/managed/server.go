@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -247,7 +248,7 @@ func (s *Server) start(ctx context.Context, u *url.URL, listen, bin string) (*pr
 	}
 	env := s.opts.Env
 	if env == nil {
-		env = os.Environ()
+		env = serverEnvironment(os.Environ())
 	}
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = withHost(env, listen)
@@ -294,6 +295,29 @@ func withHost(env []string, listen string) []string {
 		}
 	}
 	return append(out, "OLLAMA_HOST="+listen)
+}
+
+// serverEnvironment is what of the app's environment the server it starts is given: what
+// any program needs (PATH, HOME, the user, the locale, TMPDIR, TZ), Ollama's own settings
+// (OLLAMA_*), what finds and picks a GPU (CUDA_*, NVIDIA_*, HIP_*, ROCR_*, ROCM_*, HSA_*,
+// GPU_*, GGML_*, LD_LIBRARY_PATH) and the proxies its downloads go through; never the rest
+// of the app's environment, where an API key of another provider may be.
+func serverEnvironment(appEnv []string) []string {
+	names := []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TMPDIR", "TZ", "LANG", "LANGUAGE",
+		"LD_LIBRARY_PATH", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"}
+	prefixes := []string{"LC_", "OLLAMA_", "CUDA_", "NVIDIA_", "HIP_", "ROCR_", "ROCM_", "HSA_", "GPU_", "GGML_"}
+	var out []string
+	for _, kv := range appEnv {
+		name, _, _ := strings.Cut(kv, "=")
+		keep := slices.Contains(names, name)
+		for _, p := range prefixes {
+			keep = keep || strings.HasPrefix(name, p)
+		}
+		if keep {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // process is a running `ollama serve` this package started.
