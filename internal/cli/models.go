@@ -45,7 +45,7 @@ func modelsCommand(ctx context.Context, args []string, io IO) int {
 		return ollamaFailure(ctx, io, "models", err)
 	}
 	if len(models) == 0 {
-		fmt.Fprintf(io.Out, "No models on the Ollama server at %s — pull one, e.g. `prototyper pull qwen3:0.6b`.\n", Sanitize(client.URL()))
+		fmt.Fprintf(io.Out, "No models on the Ollama server at %s — pull one, e.g. the recommended `prototyper pull %s`.\n", Sanitize(client.URL()), ollama.RecommendedModel().Name)
 		return ExitCompleted
 	}
 	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"prototyper/agentloop/ollama"
 	"prototyper/internal/ollamatest"
 )
 
@@ -101,5 +102,24 @@ func TestOllamaCommandsFailWithOneClearLine(t *testing.T) {
 				t.Errorf("first line %q does not name the command", first)
 			}
 		})
+	}
+}
+
+// One model is recommended to start with, and every command that suggests one names it:
+// `models` on an empty server, `pull` without a name and its help (`run` without a model is
+// TestRunWithoutAModelOnAnEmptyServerNamesTheCommandThatPullsTheRecommendedOne).
+func TestEveryCommandThatSuggestsAModelNamesTheRecommendedOne(t *testing.T) {
+	want := "prototyper pull " + ollama.RecommendedModel().Name
+	empty := ollamatest.Serve(t, ollamatest.Routes{"/api/tags": func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, `{"models":[]}`)
+	}})
+	if code, out, errOut := runCmd(modelsCommand, "--ollama", empty); code != ExitCompleted || !strings.Contains(out, want) {
+		t.Errorf("models on an empty server: exit %d, %q %q; want it to suggest `%s`", code, out, errOut, want)
+	}
+	if code, _, errOut := runCmd(pullCommand); code != ExitUsage || !strings.Contains(errOut, want) {
+		t.Errorf("pull without a name: exit %d, %q; want it to suggest `%s`", code, errOut, want)
+	}
+	if _, _, errOut := runCmd(pullCommand, "--help"); !strings.Contains(errOut, ollama.RecommendedModel().Name) {
+		t.Errorf("pull --help %q does not name %s", errOut, ollama.RecommendedModel().Name)
 	}
 }

@@ -18,10 +18,10 @@ import (
 // progress bar per layer on a terminal and one line per progress step otherwise.
 func pullCommand(ctx context.Context, args []string, io IO) int {
 	client, pos, code, done := startOllamaCommand("pull",
-		"Usage: prototyper pull [--ollama URL] NAME\n\nPulls a model (e.g. qwen3:0.6b) onto the Ollama server.\n",
+		"Usage: prototyper pull [--ollama URL] NAME\n\nPulls a model (e.g. "+ollama.RecommendedModel().Name+", the one recommended to start with) onto the Ollama server.\n",
 		args, io, func(pos []string) string {
 			if len(pos) != 1 {
-				return "name one model, e.g. `prototyper pull qwen3:0.6b`"
+				return "name one model, e.g. `prototyper pull " + ollama.RecommendedModel().Name + "`"
 			}
 			return ""
 		})
