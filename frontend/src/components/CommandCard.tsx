@@ -11,12 +11,10 @@ import {
   ApprovalActions,
   bytesText,
   DiffView,
-  errorSentence,
   formatDuration,
-  notRunSentence,
+  OutcomeSentence,
   ShortcutKey,
   StateBadge,
-  stoppedSentence,
 } from './ToolCard'
 
 /** The command line of a run_command call, and its folder ('' for the workspace's root). */
@@ -341,28 +339,7 @@ export function CommandCard({
             .join(' · ')}
         </div>
       )}
-      {card.state === 'failed' && (
-        <div className="tool-error" data-testid="tool-error">
-          {errorSentence(card.output)}
-        </div>
-      )}
-      {card.state === 'stopped' && (
-        <div className="tool-note" data-testid="stopped-sentence">
-          {stoppedSentence(card.output)}
-        </div>
-      )}
-      {card.state === 'not_run' && (
-        <div className="tool-note" data-testid="not-run-reason">
-          {notRunSentence(card)}
-        </div>
-      )}
-      {card.state === 'denied' && (
-        <div className="tool-note">
-          Denied{card.approval?.by ? ` by ${card.approval.by}` : ''}
-          {card.approval?.reason ? `: ${card.approval.reason}` : '.'}
-        </div>
-      )}
-      {card.state === 'interrupted' && <div className="tool-note">The run ended before this command finished.</div>}
+      <OutcomeSentence card={card} what="command" />
       {details && ended && <CommandChanges details={details} command={label} notKept={card.notUndoable ?? []} />}
       {/* a stopped or failed command's result is its sentence: folded output only when it says more */}
       {ended && (card.commandOutput || (card.state === 'completed' ? card.output : card.output.trim().includes('\n'))) && (

@@ -359,6 +359,43 @@ function FileActions({ path, onOpen }: { path: string; onOpen: (inFolder: boolea
 }
 
 /** What a running tool last said of its progress (an MCP server's progress notification). */
+/** The sentence of a card that did not complete: why it failed, was not run, stopped, was
+ * denied or was cut off with its run; nothing for any other state. `what` names the card in
+ * the last case ("call", "command"). */
+export function OutcomeSentence({ card, what }: { card: ToolCardModel; what: string }) {
+  switch (card.state) {
+    case 'failed':
+      return (
+        <div className="tool-error" data-testid="tool-error">
+          {errorSentence(card.output)}
+        </div>
+      )
+    case 'not_run':
+      return (
+        <div className="tool-note" data-testid="not-run-reason">
+          {notRunSentence(card)}
+        </div>
+      )
+    case 'stopped':
+      return (
+        <div className="tool-note" data-testid="stopped-sentence">
+          {stoppedSentence(card.output)}
+        </div>
+      )
+    case 'denied':
+      return (
+        <div className="tool-note">
+          Denied{card.approval?.by ? ` by ${card.approval.by}` : ''}
+          {card.approval?.reason ? `: ${card.approval.reason}` : '.'}
+        </div>
+      )
+    case 'interrupted':
+      return <div className="tool-note">The run ended before this {what} finished.</div>
+    default:
+      return null
+  }
+}
+
 export function progressText(p: unknown): string {
   if (!p || typeof p !== 'object') return ''
   const { progress, total, message } = p as { progress?: unknown; total?: unknown; message?: unknown }
@@ -473,28 +510,7 @@ export const ToolCard = memo(function ToolCard({
         </div>
       )}
       {card.state === 'running' && <ProgressLine progress={card.progress} />}
-      {card.state === 'failed' && (
-        <div className="tool-error" data-testid="tool-error">
-          {errorSentence(card.output)}
-        </div>
-      )}
-      {card.state === 'not_run' && (
-        <div className="tool-note" data-testid="not-run-reason">
-          {notRunSentence(card)}
-        </div>
-      )}
-      {card.state === 'stopped' && (
-        <div className="tool-note" data-testid="stopped-sentence">
-          {stoppedSentence(card.output)}
-        </div>
-      )}
-      {card.state === 'denied' && (
-        <div className="tool-note">
-          Denied{card.approval?.by ? ` by ${card.approval.by}` : ''}
-          {card.approval?.reason ? `: ${card.approval.reason}` : '.'}
-        </div>
-      )}
-      {card.state === 'interrupted' && <div className="tool-note">The run ended before this call finished.</div>}
+      <OutcomeSentence card={card} what="call" />
       {(card.notUndoable ?? []).map((p) => (
         <div key={p} className="tool-note" role="note">
           {p} was too large to keep: this change cannot be undone.
