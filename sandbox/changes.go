@@ -589,15 +589,31 @@ func renameOrRemove(root *os.Root, tmp, dst string) error {
 	return nil
 }
 
-// tempName is a free name beside p for a file about to be renamed onto p: ".NAME.tmp-" and
-// 12 hex digits, the name the workspace's tools give a file they write, so that undo after
-// the app was killed mid-Apply removes it as what an interrupted write left.
+// tempName is a free name beside p for a file about to be renamed onto p ([TempName]), so
+// that undo after the app was killed mid-Apply removes it as what an interrupted write left.
 func tempName(p string) string {
+	return path.Join(path.Dir(p), TempName(path.Base(p)))
+}
+
+// TempSuffix marks the temporary file a write fills before it renames it over its target.
+const TempSuffix = ".tmp-"
+
+// TempName is the name of the temporary file a write of the file named base fills before it
+// renames it over base: [TempStem], [TempSuffix] and 12 random hex digits. The workspace's
+// file tools and [ChangeSet.Apply] both write so, and undo knows such a name as the leftover
+// of a write that was killed.
+func TempName(base string) string {
 	var b [6]byte
 	rand.Read(b[:])
-	stem := "." + path.Base(p)
-	if len(stem) > 255-24 { // a name of at most 255 bytes, the longest most file systems allow
-		stem = stem[:255-24]
+	return TempStem(base) + TempSuffix + hex.EncodeToString(b[:])
+}
+
+// TempStem is how the temporary files of base begin: its name hidden, cut so that the whole
+// name stays within 255 bytes, the longest name most file systems allow.
+func TempStem(base string) string {
+	name := "." + base
+	if len(name) > 255-24 {
+		name = name[:255-24]
 	}
-	return path.Join(path.Dir(p), stem+".tmp-"+hex.EncodeToString(b[:]))
+	return name
 }

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"prototyper/sandbox"
 )
 
 // A tool that changes the workspace says so before it runs: which paths a call would touch,
@@ -607,7 +609,7 @@ func (w *Workspace) RemoveLeftovers(ctx context.Context, paths []string) error {
 		if stems[dir] == nil {
 			stems[dir] = map[string]bool{}
 		}
-		stems[dir][tempStem(base)] = true
+		stems[dir][sandbox.TempStem(base)] = true
 	}
 	for dir, names := range stems {
 		entries, err := w.readDir(ctx, dir)

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"prototyper/sandbox"
 )
 
 func (tw *testWorkspace) call(t testing.TB, tool string, args map[string]any) Call {
@@ -110,9 +112,9 @@ func TestRestoreTakesTheLeftoverOfAnInterruptedWriteWithTheFolder(t *testing.T) 
 	made := filepath.Join(tw.ws, "made")
 	os.MkdirAll(made, 0o755)
 	os.WriteFile(filepath.Join(made, "n.txt"), []byte("n"), 0o644)
-	leftover := tempName("n.txt")
+	leftover := sandbox.TempName("n.txt")
 	os.WriteFile(filepath.Join(made, leftover), []byte("half"), 0o600)
-	os.WriteFile(filepath.Join(made, tempName("other.txt")), []byte("?"), 0o600)
+	os.WriteFile(filepath.Join(made, sandbox.TempName("other.txt")), []byte("?"), 0o600)
 	undo := []PathState{{Path: "made", Kind: KindAbsent}, {Path: "made/n.txt", Kind: KindAbsent}}
 	if err := tw.w.Restore(t.Context(), undo); !errors.Is(err, ErrNotEmpty) || !strings.Contains(err.Error(), "other.txt") {
 		t.Fatalf("restore with the leftover of a file it does not name: %v", err)

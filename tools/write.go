@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"path"
 	"strings"
 
+	"prototyper/sandbox"
 	"prototyper/tools/diff"
 )
 
@@ -128,7 +128,7 @@ func (w *Workspace) replaceFileWith(ctx context.Context, rel string, how writeFl
 		return ch, err
 	}
 
-	tmp := tempName(base)
+	tmp := sandbox.TempName(base)
 	f, err := parent.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return ch, w.explain(rel, err)
@@ -175,36 +175,17 @@ func (w *Workspace) replaceFileWith(ctx context.Context, rel string, how writeFl
 	return ch, nil
 }
 
-// tempSuffix marks the temporary file a write fills before it renames it over its target.
-const tempSuffix = ".tmp-"
-
 // leftoverOf says whether name is the temporary file of an interrupted write (the process
-// died between filling it and renaming it) and of which file of its folder.
+// died between filling it and renaming it, [sandbox.TempName]) and of which file of its folder.
 func leftoverOf(name string) (base string, ok bool) {
-	i := strings.LastIndex(name, tempSuffix)
+	i := strings.LastIndex(name, sandbox.TempSuffix)
 	if !strings.HasPrefix(name, ".") || i < 2 {
 		return "", false
 	}
-	if _, err := hex.DecodeString(name[i+len(tempSuffix):]); err != nil || len(name)-i-len(tempSuffix) != 12 {
+	if _, err := hex.DecodeString(name[i+len(sandbox.TempSuffix):]); err != nil || len(name)-i-len(sandbox.TempSuffix) != 12 {
 		return "", false
 	}
 	return name[1:i], true
-}
-
-func tempName(base string) string {
-	var b [6]byte
-	rand.Read(b[:])
-	return tempStem(base) + tempSuffix + hex.EncodeToString(b[:])
-}
-
-// tempStem is how the temporary files of base begin: its name hidden, cut to leave room for
-// the suffix.
-func tempStem(base string) string {
-	name := "." + base
-	if len(name) > maxComponentBytes-24 {
-		name = name[:maxComponentBytes-24]
-	}
-	return name
 }
 
 // details describes a change for the UI.
