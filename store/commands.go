@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"prototyper/tools"
 )
 
 // CommandRule is one "always allow" of run_command in a workspace: the calls whose command
@@ -52,25 +54,17 @@ func (s Settings) CommandRule(workspace, command string) (CommandRule, bool) {
 	return best, found
 }
 
-// chaining are what makes one command line run more than one command, or run one of its
-// own making: a rule never covers a line that holds one. The sequences are "$(", and "<("
-// and ">(", which bash runs as process substitutions even as sh.
+// chaining are the characters that make one command line run more than one command (a rule
+// that holds one is refused; a line that holds one is never covered: tools.ChainsCommands).
 const chaining = ";&|`\n\r"
-
-var chainingSequences = []string{"$(", "<(", ">("}
 
 // CommandMatches reports whether an allow pattern covers command: the line is the pattern,
 // or the pattern followed by a space and arguments, and it chains no other command (no ;,
 // &, |, backquote, $(, <(, >( or newline).
 func CommandMatches(pattern, command string) bool {
 	pattern, command = strings.Join(strings.Fields(pattern), " "), strings.TrimSpace(command)
-	if pattern == "" || strings.ContainsAny(command, chaining) {
+	if pattern == "" || tools.ChainsCommands(command) {
 		return false
-	}
-	for _, seq := range chainingSequences {
-		if strings.Contains(command, seq) {
-			return false
-		}
 	}
 	norm := strings.Join(strings.Fields(command), " ")
 	return norm == pattern || strings.HasPrefix(norm, pattern+" ")

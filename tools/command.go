@@ -120,7 +120,7 @@ func commandPattern(command string) string {
 		return ""
 	}
 	whole := strings.Join(f, " ")
-	if chains(command) {
+	if ChainsCommands(command) {
 		whole = "" // no rule covers a line that chains commands: the settings refuse one
 	}
 	i := 0
@@ -181,9 +181,11 @@ func commandPattern(command string) string {
 // lines that differ where it matters.
 const shellSpecial = "|&;<>()$`\\\"' \t*?[]{}~#!"
 
-// chains reports whether a command line runs more than one command or one of its own making,
-// as the settings' rules see it (store.CommandMatches): no pattern covers such a line.
-func chains(command string) bool {
+// ChainsCommands reports whether a command line runs more than one command or one of its own
+// making: a ;, &, |, backquote or line break, a $(, or a <( or >( (which bash runs as process
+// substitutions even as sh). No "always allow" pattern covers such a line (store.CommandMatches),
+// and none is suggested for it.
+func ChainsCommands(command string) bool {
 	return strings.ContainsAny(command, ";&|`\n\r") || strings.Contains(command, "$(") ||
 		strings.Contains(command, "<(") || strings.Contains(command, ">(")
 }
