@@ -28,6 +28,10 @@ var (
 	call  = ollamatest.ToolCall
 )
 
+// TestMain starts the real Ollama server with the package's scripted models. A script's key is
+// the trail of the conversation so far, a letter per message: S system, U user, A assistant,
+// T tool result (and I per image); "SUAT" is the turn after the first tool result, "*" any
+// other trail (see internal/ollamatest/scripts.go).
 func TestMain(m *testing.M) {
 	long := think("Counting.")
 	for _, w := range []string{"one", " two", " three", " four", " five", " six", " seven", " eight", " nine", " ten",

@@ -202,3 +202,24 @@ func TestTheAnswerSizeLimitIsTheSettingElseEightMiB(t *testing.T) {
 		t.Errorf("set %d", got)
 	}
 }
+
+func TestSettingsRoundTrip(t *testing.T) {
+	db, _ := openTestDB(t, nil)
+	if s, err := db.Settings(); err != nil || s.OllamaURL != "" {
+		t.Fatalf("fresh settings = %+v, %v", s, err)
+	}
+	want := Settings{
+		OllamaURL: "http://127.0.0.1:11434", DefaultModel: "qwen3:4b", Workspace: "/w", Think: "low",
+		ContextCap: 8192, ToolApproval: map[string]string{"write_file": "ask", "*": "auto"}, AckFallbackMs: 16,
+	}
+	if err := db.PutSettings(want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("settings = %+v, want %+v", got, want)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+	"time"
 
 	"prototyper/events"
 )
@@ -127,5 +128,53 @@ func TestARecordStoredBeforeOriginsReadsItsCallWrittenAsTextAsOriginText(t *test
 		if r.Origin != tt.want || r.Name != "echo" || !r.OK {
 			t.Fatalf("%s read as %+v, want origin %q", tt.stored, r, tt.want)
 		}
+	}
+}
+
+func TestToolCallIsPendingUntilCompleted(t *testing.T) {
+	clock := newTestClock()
+	db, _ := openTestDB(t, clock)
+	c := mustChat(t, db, Chat{})
+	args := json.RawMessage(`{"path":"a.txt"}`)
+	waiting := ToolCallRecord{ID: "call_2", ChatID: c.ID, Name: "write_file", Args: args, AwaitingApproval: true}
+	running := ToolCallRecord{ID: "call_1", ChatID: c.ID, Name: "read_file", Args: args, Pending: true, StartedAt: clock.Now()}
+	for _, r := range []ToolCallRecord{running, waiting} {
+		if err := db.PutToolCall(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.Advance(1500 * time.Millisecond)
+	done, err := db.CompleteToolCall(c.ID, "call_1", ToolResult{OK: true, Output: "hi", Details: json.RawMessage(`{"bytes":2}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done.Pending || !done.OK || done.Output != "hi" || done.DurationMs != 1500 {
+		t.Errorf("completed = %+v", done)
+	}
+	// The decision on the waiting call, then its execution, replace the same record.
+	waiting.AwaitingApproval, waiting.Pending = false, true
+	waiting.Approval = &Approval{Decision: DecisionAllow, By: ByUser}
+	if err := db.PutToolCall(waiting); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := db.ToolCalls(c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || recs[0].ID != "call_1" || recs[1].ID != "call_2" {
+		t.Fatalf("records = %+v, want call_1 then call_2, once each", recs)
+	}
+	if !recs[1].Pending || recs[1].Approval == nil || recs[1].Approval.Decision != DecisionAllow {
+		t.Errorf("call_2 = %+v", recs[1])
+	}
+	if string(recs[0].Details) != `{"bytes":2}` {
+		t.Errorf("details = %s", recs[0].Details)
+	}
+	// The user stops the run while call_2 runs: its record says so, read back as stored.
+	if _, err := db.CompleteToolCall(c.ID, "call_2", ToolResult{Output: "stopped: by the user", Stopped: true}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := db.ToolCall(c.ID, "call_2"); err != nil || !r.Stopped || r.OK || r.Pending || recs[0].Stopped {
+		t.Errorf("call_2 = %+v, %v; want stopped (and call_1 not)", r, err)
 	}
 }

@@ -13,8 +13,14 @@ import (
 	"prototyper/store"
 )
 
-// Scripted models of the desktop end-to-end tests. The agent sends a system prompt, so every
-// trail starts with S.
+// Scripted models of the cross-package tests. A model's Scripts are keyed by the trail of the
+// conversation so far, one letter per message in order: S the system prompt, U a user message,
+// A an assistant message, T a tool result, and I for each image a message carries (after its
+// letter). So "SU" answers the first message, "SUAT" the turn after its first tool call's
+// result, "SUATAT" the turn after the second, and "SUATAU" a second user message; "*"
+// (ollamatest.Fallback) answers any trail without a script of its own. The agent always sends a
+// system prompt, so every trail starts with S. (internal/ollamatest/scripts.go is where the
+// trail is made.)
 var (
 	// writerModel thinks, writes hello.txt, then answers.
 	writerModel = ollamatest.Model{Name: "e2e-writer", Scripts: ollamatest.Scripts{
