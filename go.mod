@@ -7,6 +7,8 @@ require (
 	github.com/wailsapp/wails/v2 v2.11.0
 )
 
+require github.com/coder/acp-go-sdk v0.13.0 // indirect
+
 require (
 	github.com/agnivade/levenshtein v1.1.1 // indirect
 	github.com/apache/arrow/go/arrow v0.0.0-20211112161151-bc219186db40 // indirect
