@@ -150,4 +150,3 @@ func TestPromptNamesWorkspaceResourcesAsMentions(t *testing.T) {
 		t.Error("audio was taken")
 	}
 }
-
