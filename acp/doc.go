@@ -28,11 +28,17 @@
 // approval policy of its runs: the settings' per-tool policies (as in the window), ask for
 // every tool, allow every tool, or run none.
 //
+// # Files
+//
+// When the editor offers fs/read_text_file, read_file (and so every @-mention) reads a file's
+// text through it, so that what the user typed and did not save is seen; the workspace's
+// rules are checked on disk first. Writes and edits stay on disk, where a call's checkpoint
+// records what it changed and undo puts it back; the editor sees them as changes on disk.
+//
 // # Caveats
 //
-// The client's fs and terminal capabilities are not used: files are read and written on
-// disk by the workspace tools (so checkpoints and undo see every change), and an editor's
-// unsaved buffer is not seen. MCP servers named in session/new are not started. The store
-// is one process's at a time: `prototyper acp` and the window cannot have the same
-// database open together.
+// The terminal capability is not used: commands run confined by the sandbox, their output
+// sent as the call's content. fs/write_text_file is not used (see Files). MCP servers named
+// in session/new are not started. The store is one process's at a time: `prototyper acp`
+// and the window cannot have the same database open together.
 package acp

@@ -15,6 +15,7 @@ import (
 	"prototyper/agentloop"
 	"prototyper/events"
 	"prototyper/store"
+	"prototyper/tools"
 )
 
 // Config assembles what [Serve] serves. DB and Wire are required.
@@ -22,8 +23,9 @@ type Config struct {
 	DB *store.DB
 	// Model is the model of the chats session/new creates ("": the settings').
 	Model string
-	// Wire returns the agent of the connection, emitting into emitter.
-	Wire func(emitter agentloop.Emitter) *agentloop.Agent
+	// Wire returns the agent of the connection, emitting into emitter, its read_file reading
+	// through buffers (the editor's, when it offers to read files).
+	Wire func(emitter agentloop.Emitter, buffers tools.Buffers) *agentloop.Agent
 	// Explain turns an error into the one sentence the editor shows (nil: err.Error()).
 	Explain func(error) string
 	// Log receives the connection's diagnostics (nil: discarded). Never stdout: that is the
@@ -51,7 +53,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	s.agent = cfg.Wire(bridge)
+	s.agent = cfg.Wire(bridge, editorBuffers{s})
 	s.conn = sdk.NewAgentSideConnection(s, flushing{out}, in)
 	s.conn.SetLogger(cfg.Log)
 	close(s.ready)
@@ -90,6 +92,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session // by chat id
+	reads    bool                // the editor offered fs/read_text_file
 }
 
 var (
@@ -115,6 +118,9 @@ func (s *Server) fail(err error) error {
 // Initialize says what this agent does: sessions that load, prompts with images and
 // embedded resources; no authentication, no MCP servers from the client.
 func (s *Server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
+	s.mu.Lock()
+	s.reads = p.ClientCapabilities.Fs.ReadTextFile
+	s.mu.Unlock()
 	return sdk.InitializeResponse{
 		ProtocolVersion: sdk.ProtocolVersionNumber,
 		AgentCapabilities: sdk.AgentCapabilities{

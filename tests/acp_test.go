@@ -447,3 +447,75 @@ func TestACPCancelEndsThePromptCancelledWithinASecond(t *testing.T) {
 		t.Errorf("the whole answer streamed despite the cancel")
 	}
 }
+
+// acpReaderModel reads notes.txt, then answers.
+var acpReaderModel = ollamatest.Model{Name: "acp-reader", Scripts: ollamatest.Scripts{
+	"SU":   ollamatest.ToolCall("read_file", map[string]any{"path": "notes.txt"}),
+	"SUAT": []string{"Read ", "the notes."},
+}}
+
+// bufferClient is an editor that offers fs/read_text_file and holds unsaved text.
+type bufferClient struct {
+	*acpClient
+	unsaved map[string]string
+	reads   []string
+}
+
+func (c *bufferClient) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	c.mu.Lock()
+	c.reads = append(c.reads, p.Path)
+	c.mu.Unlock()
+	if text, ok := c.unsaved[p.Path]; ok {
+		return sdk.ReadTextFileResponse{Content: text}, nil
+	}
+	b, err := os.ReadFile(p.Path)
+	return sdk.ReadTextFileResponse{Content: string(b)}, err
+}
+
+// TestACPReadsFilesThroughTheEditorThatOffersTo: an editor that offers fs/read_text_file is
+// asked for the file read_file reads, and the model gets its unsaved text, not the disk's.
+func TestACPReadsFilesThroughTheEditorThatOffersTo(t *testing.T) {
+	ws, db := t.TempDir(), filepath.Join(t.TempDir(), "p.db")
+	notes := filepath.Join(ws, "notes.txt")
+	writeFile(t, notes, "saved notes\n", 0o644)
+	cmd := exec.Command(desktopBinary(t), "acp", "--ollama", ollamatest.Get(t).URL(), "--db", db, "--model", acpReaderModel.Name)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = in.Close()
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("prototyper acp ended with %v; stderr:\n%s", err, stderr.String())
+		}
+	})
+	client := &bufferClient{acpClient: &acpClient{seen: make(chan struct{}, 1)}, unsaved: map[string]string{notes: "unsaved notes\n"}}
+	conn := sdk.NewClientSideConnection(client, in, out)
+	if _, err := conn.Initialize(acpCtx(t), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
+		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true}}}); err != nil {
+		t.Fatal(err)
+	}
+	id := newACPSession(t, conn, ws, "")
+	if resp := prompt(t, conn, id, sdk.TextBlock("Read the notes")); resp.StopReason != sdk.StopReasonEndTurn {
+		t.Errorf("stop reason %q", resp.StopReason)
+	}
+	_, statuses, content := callStatuses(client.of(id))
+	var shown string
+	for _, c := range content {
+		if c.Content != nil && c.Content.Content.Text != nil {
+			shown += c.Content.Content.Text.Text
+		}
+	}
+	if !strings.Contains(shown, "unsaved notes") || len(statuses) == 0 || statuses[len(statuses)-1] != sdk.ToolCallStatusCompleted {
+		t.Errorf("read_file went through %v and read %q; want it completed with the editor's unsaved text", statuses, shown)
+	}
+	client.mu.Lock()
+	defer client.mu.Unlock()
+	if !slices.Contains(client.reads, notes) {
+		t.Errorf("the editor was asked for %v, want %s", client.reads, notes)
+	}
+}

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -66,6 +67,17 @@ type WorkspaceOptions struct {
 	// CommandStageDir holds a command's changed files until they are applied; default
 	// os.TempDir().
 	CommandStageDir string
+	// Buffers, when set, is where read_file reads the text of a file that may be open in an
+	// editor with unsaved changes; the file must still be one read_file may read on disk.
+	// nil reads the disk.
+	Buffers Buffers
+}
+
+// Buffers give the text of files as an editor holding them open sees it.
+type Buffers interface {
+	// Text returns the text of the file at the absolute path abs; ok is false when the
+	// editor cannot say (the disk is read then).
+	Text(ctx context.Context, abs string) (text string, ok bool, err error)
 }
 
 func (o *WorkspaceOptions) defaults() {

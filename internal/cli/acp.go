@@ -9,6 +9,7 @@ import (
 	"prototyper/acp"
 	"prototyper/agentloop"
 	"prototyper/store"
+	"prototyper/tools"
 )
 
 // acpFlags are the flags of `prototyper acp`.
@@ -79,8 +80,9 @@ Flags:
 	err = acp.Serve(ctx, io.In, io.Out, acp.Config{
 		DB:    db,
 		Model: f.model,
-		Wire: func(emitter agentloop.Emitter) *agentloop.Agent {
-			return agentloop.Wire(db, server, emitter, agentloop.WireOptions{Workspace: wd, Extra: mcpServers, ConfigFiles: f.MCPFlags.Files()})
+		Wire: func(emitter agentloop.Emitter, buffers tools.Buffers) *agentloop.Agent {
+			return agentloop.Wire(db, server, emitter, agentloop.WireOptions{Workspace: wd, Extra: mcpServers,
+				ConfigFiles: f.MCPFlags.Files(), Buffers: buffers})
 		},
 		Explain: errorLine,
 		Log:     log,
