@@ -15,6 +15,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"prototyper/internal/ollamatest"
+	"prototyper/internal/testenv"
 	"prototyper/store"
 )
 
@@ -517,5 +518,60 @@ func TestACPReadsFilesThroughTheEditorThatOffersTo(t *testing.T) {
 	defer client.mu.Unlock()
 	if !slices.Contains(client.reads, notes) {
 		t.Errorf("the editor was asked for %v, want %s", client.reads, notes)
+	}
+}
+
+// acpCommanderModel runs a command that prints a line, then answers.
+var acpCommanderModel = ollamatest.Model{Name: "acp-commander", Scripts: ollamatest.Scripts{
+	"SU":   ollamatest.ToolCall("run_command", map[string]any{"command": "echo hello from a command"}),
+	"SUAT": []string{"Ran ", "it."},
+}}
+
+// TestACPAsksToRunACommandWithItsLineAndShowsItsOutput: run_command asks with the command
+// line, offers to always allow commands of its prefix, and once allowed shows its output as
+// the call's content.
+func TestACPAsksToRunACommandWithItsLineAndShowsItsOutput(t *testing.T) {
+	testenv.LookPath(t, "", "bwrap", "install the package bubblewrap (scripts/install-deps.sh does)")
+	a := startACP(t, filepath.Join(t.TempDir(), "p.db"), "--model", acpCommanderModel.Name)
+	a.client.mu.Lock()
+	a.client.answer = choose(sdk.PermissionOptionKindAllowOnce)
+	a.client.mu.Unlock()
+	id := newACPSession(t, a.conn, t.TempDir(), "")
+	if resp := prompt(t, a.conn, id, sdk.TextBlock("Run echo")); resp.StopReason != sdk.StopReasonEndTurn {
+		t.Errorf("stop reason %q", resp.StopReason)
+	}
+	a.client.mu.Lock()
+	asked := a.client.asked
+	a.client.mu.Unlock()
+	if len(asked) != 1 {
+		t.Fatalf("%d permission requests, want 1", len(asked))
+	}
+	var preview string
+	for _, c := range asked[0].ToolCall.Content {
+		if c.Content != nil && c.Content.Content.Text != nil {
+			preview += c.Content.Content.Text.Text
+		}
+	}
+	if !strings.Contains(preview, "echo hello from a command") {
+		t.Errorf("the request shows %q, want the command line", preview)
+	}
+	var always string
+	for _, o := range asked[0].Options {
+		if o.Kind == sdk.PermissionOptionKindAllowAlways {
+			always = o.Name
+		}
+	}
+	if !strings.Contains(always, `"echo`) {
+		t.Errorf("allow always reads %q, want the command's prefix", always)
+	}
+	_, statuses, content := callStatuses(a.client.of(id))
+	var shown string
+	for _, c := range content {
+		if c.Content != nil && c.Content.Content.Text != nil {
+			shown += c.Content.Content.Text.Text
+		}
+	}
+	if !slices.Contains(statuses, sdk.ToolCallStatusInProgress) || statuses[len(statuses)-1] != sdk.ToolCallStatusCompleted || !strings.Contains(shown, "hello from a command") {
+		t.Errorf("the command went through %v showing %q; want it in progress, then completed with its output", statuses, shown)
 	}
 }
