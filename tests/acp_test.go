@@ -3,6 +3,7 @@ package tests
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -573,5 +574,19 @@ func TestACPAsksToRunACommandWithItsLineAndShowsItsOutput(t *testing.T) {
 	}
 	if !slices.Contains(statuses, sdk.ToolCallStatusInProgress) || statuses[len(statuses)-1] != sdk.ToolCallStatusCompleted || !strings.Contains(shown, "hello from a command") {
 		t.Errorf("the command went through %v showing %q; want it in progress, then completed with its output", statuses, shown)
+	}
+}
+
+// TestACPSendsThePromptsImageToTheModel: an image block of the prompt reaches a model that can
+// see, as the window's attached images do.
+func TestACPSendsThePromptsImageToTheModel(t *testing.T) {
+	a := startACP(t, filepath.Join(t.TempDir(), "p.db"), "--model", seeingModel.Name)
+	id := newACPSession(t, a.conn, t.TempDir(), "")
+	img := base64.StdEncoding.EncodeToString(screenshotPNG(t))
+	if resp := prompt(t, a.conn, id, sdk.TextBlock("What is this?"), sdk.ImageBlock(img, "image/png")); resp.StopReason != sdk.StopReasonEndTurn {
+		t.Errorf("stop reason %q", resp.StopReason)
+	}
+	if got := chunks(a.client.of(id), "answer"); got != "I see one image in your message." {
+		t.Errorf("answer %q, want the model's answer to one image", got)
 	}
 }
