@@ -37,7 +37,9 @@ func (sess *session) answer() {
 			err = sess.answerApproval(t.ctx, e)
 		}
 		if err != nil {
-			sess.s.cfg.Log.Warn("a question went unanswered; the run is stopped", "chat", sess.chatID, "err", err)
+			if t.ctx.Err() == nil { // a cancelled prompt withdrew it: nothing to say
+				sess.s.cfg.Log.Warn("a question went unanswered; the run is stopped", "chat", sess.chatID, "err", err)
+			}
 			_ = sess.s.agent.Stop(sess.chatID)
 			t.finish(events.StopAborted)
 		}

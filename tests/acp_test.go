@@ -37,7 +37,9 @@ type acpClient struct {
 	updates []sdk.SessionNotification
 	asked   []sdk.RequestPermissionRequest
 	answer  func(sdk.RequestPermissionRequest) sdk.RequestPermissionResponse
-	seen    chan struct{} // a nudge per update
+	seen    chan struct{} // a nudge per update, and per permission request
+	// hold keeps a permission request unanswered until the agent withdraws it
+	hold bool
 }
 
 func (c *acpClient) SessionUpdate(ctx context.Context, n sdk.SessionNotification) error {
@@ -54,8 +56,16 @@ func (c *acpClient) SessionUpdate(ctx context.Context, n sdk.SessionNotification
 func (c *acpClient) RequestPermission(ctx context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
 	c.mu.Lock()
 	c.asked = append(c.asked, p)
-	answer := c.answer
+	answer, hold := c.answer, c.hold
 	c.mu.Unlock()
+	select {
+	case c.seen <- struct{}{}:
+	default:
+	}
+	if hold {
+		<-ctx.Done()
+		return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeCancelled()}, nil
+	}
 	if answer == nil {
 		return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeCancelled()}, nil
 	}
@@ -588,5 +598,64 @@ func TestACPSendsThePromptsImageToTheModel(t *testing.T) {
 	}
 	if got := chunks(a.client.of(id), "answer"); got != "I see one image in your message." {
 		t.Errorf("answer %q, want the model's answer to one image", got)
+	}
+}
+
+// TestACPCancelWhileAPermissionRequestWaitsEndsThePromptAndRunsNothing: session/cancel while
+// the editor has not answered a permission request withdraws it, closes the paused run (its
+// call not run) and answers the prompt cancelled within a second.
+func TestACPCancelWhileAPermissionRequestWaitsEndsThePromptAndRunsNothing(t *testing.T) {
+	ws := t.TempDir()
+	a := startACP(t, filepath.Join(t.TempDir(), "p.db"), "--model", acpWriterModel.Name)
+	a.client.mu.Lock()
+	a.client.hold = true
+	a.client.mu.Unlock()
+	id := newACPSession(t, a.conn, ws, "ask")
+	type result struct {
+		resp sdk.PromptResponse
+		err  error
+		at   time.Time
+	}
+	ended := make(chan result, 1)
+	go func() {
+		resp, err := a.conn.Prompt(context.Background(), sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("Write hello.txt")}})
+		ended <- result{resp, err, time.Now()}
+	}()
+	deadline := time.After(2 * time.Minute)
+	for {
+		a.client.mu.Lock()
+		n := len(a.client.asked)
+		a.client.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		select {
+		case <-a.client.seen:
+		case r := <-ended:
+			t.Fatalf("the prompt ended before asking: %+v %v", r.resp, r.err)
+		case <-deadline:
+			t.Fatal("no permission request")
+		}
+	}
+	cancelledAt := time.Now()
+	if err := a.conn.Cancel(context.Background(), sdk.CancelNotification{SessionId: id}); err != nil {
+		t.Fatal(err)
+	}
+	r := <-ended
+	if r.err != nil || r.resp.StopReason != sdk.StopReasonCancelled {
+		t.Fatalf("the cancelled prompt answered %+v, %v; want stop reason cancelled", r.resp, r.err)
+	}
+	if took := r.at.Sub(cancelledAt); took > time.Second {
+		t.Errorf("the prompt answered %v after session/cancel, want within a second", took)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "hello.txt")); !os.IsNotExist(err) {
+		t.Errorf("the call whose request was withdrawn wrote hello.txt (%v)", err)
+	}
+	// the chat is free again: the next prompt runs
+	a.client.mu.Lock()
+	a.client.hold, a.client.answer = false, choose(sdk.PermissionOptionKindAllowOnce)
+	a.client.mu.Unlock()
+	if resp := prompt(t, a.conn, id, sdk.TextBlock("Write hello.txt")); resp.StopReason != sdk.StopReasonEndTurn {
+		t.Errorf("the next prompt ended %q, want end_turn", resp.StopReason)
 	}
 }
