@@ -14,7 +14,7 @@ import (
 
 // history is a chat as session updates, oldest first: each user message with its images,
 // each answer's thinking and text, and each tool call in the state its record keeps (a call
-// left pending by a run that is no longer live was interrupted: failed).
+// left pending by a run that is no longer live, or never recorded, was interrupted: failed).
 func history(c agentloop.OpenedChat) []sdk.SessionUpdate {
 	records := make(map[string]store.ToolCallRecord, len(c.ToolCalls))
 	for _, r := range c.ToolCalls {
@@ -50,7 +50,7 @@ func history(c agentloop.OpenedChat) []sdk.SessionUpdate {
 func recordedCall(ws string, tc store.ToolCall, r store.ToolCallRecord, liveRun string) sdk.SessionUpdate {
 	status := sdk.ToolCallStatusFailed
 	switch {
-	case r.ID == "" || r.AwaitingApproval || (r.Pending && r.RunID == liveRun):
+	case r.AwaitingApproval || (r.Pending && r.RunID == liveRun):
 		status = sdk.ToolCallStatusPending
 	case r.OK && !r.Pending:
 		status = sdk.ToolCallStatusCompleted

@@ -98,7 +98,7 @@ func (sess *session) updates(e events.Event) []sdk.SessionUpdate {
 		if e.Usage != nil && e.Usage.NumCtx > 0 {
 			return []sdk.SessionUpdate{{UsageUpdate: &sdk.SessionUsageUpdate{Used: e.Usage.ContextTokens, Size: e.Usage.NumCtx}}}
 		}
-	case events.Error:
+	case events.Error, events.ContextCut:
 		return []sdk.SessionUpdate{sdk.UpdateAgentMessageText("\n\n" + e.Message + "\n")}
 	case events.RunFinished:
 		if e.Message != "" {
