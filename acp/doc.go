@@ -32,13 +32,16 @@
 //
 // When the editor offers fs/read_text_file, read_file (and so every @-mention) reads a file's
 // text through it, so that what the user typed and did not save is seen; the workspace's
-// rules are checked on disk first. Writes and edits stay on disk, where a call's checkpoint
-// records what it changed and undo puts it back; the editor sees them as changes on disk.
+// rules are checked on disk first. A write or an edit of a file whose editor text differs
+// from the disk is refused (tools.ErrUnsaved) rather than throw that text away. Writes go to
+// the disk first, where a call's checkpoint records them and undo puts them back; when the
+// editor offers fs/write_text_file, the new text is then handed to it, which shows it as the
+// agent's change.
 //
 // # Caveats
 //
 // The terminal capability is not used: commands run confined by the sandbox, their output
-// sent as the call's content. fs/write_text_file is not used (see Files). MCP servers named
-// in session/new are not started. The store is one process's at a time: `prototyper acp`
-// and the window cannot have the same database open together.
+// sent as the call's content; a command's changes are not handed to the editor. MCP servers
+// named in session/new are not started. The store is one process's at a time: `prototyper
+// acp` and the window cannot have the same database open together.
 package acp

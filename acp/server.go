@@ -93,6 +93,7 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[string]*session // by chat id
 	reads    bool                // the editor offered fs/read_text_file
+	writes   bool                // the editor offered fs/write_text_file
 }
 
 var (
@@ -120,6 +121,7 @@ func (s *Server) fail(err error) error {
 func (s *Server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
 	s.mu.Lock()
 	s.reads = p.ClientCapabilities.Fs.ReadTextFile
+	s.writes = p.ClientCapabilities.Fs.WriteTextFile
 	s.mu.Unlock()
 	return sdk.InitializeResponse{
 		ProtocolVersion: sdk.ProtocolVersionNumber,

@@ -471,6 +471,7 @@ type bufferClient struct {
 	*acpClient
 	unsaved map[string]string
 	reads   []string
+	writes  []string
 }
 
 func (c *bufferClient) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
@@ -657,5 +658,81 @@ func TestACPCancelWhileAPermissionRequestWaitsEndsThePromptAndRunsNothing(t *tes
 	a.client.mu.Unlock()
 	if resp := prompt(t, a.conn, id, sdk.TextBlock("Write hello.txt")); resp.StopReason != sdk.StopReasonEndTurn {
 		t.Errorf("the next prompt ended %q, want end_turn", resp.StopReason)
+	}
+}
+
+func (c *bufferClient) WriteTextFile(_ context.Context, p sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	c.mu.Lock()
+	c.writes = append(c.writes, p.Path)
+	c.unsaved[p.Path] = p.Content // the buffer holds it, and is saved, as Zed does
+	c.mu.Unlock()
+	return sdk.WriteTextFileResponse{}, os.WriteFile(p.Path, []byte(p.Content), 0o644)
+}
+
+// TestACPWritesReachTheEditorNeverThrowAwayItsUnsavedTextAndUndoTakesThemBack: with an editor
+// that offers fs/write_text_file, write_file writes the disk (checkpointed) and hands the new
+// text to the editor; `prototyper undo` then takes the file back. A file whose editor holds
+// unsaved text is not written: the call fails and says why.
+func TestACPWritesReachTheEditorNeverThrowAwayItsUnsavedTextAndUndoTakesThemBack(t *testing.T) {
+	clean, dirty, db := t.TempDir(), t.TempDir(), filepath.Join(t.TempDir(), "p.db")
+	dirtyFile := filepath.Join(dirty, "hello.txt")
+	writeFile(t, dirtyFile, "saved\n", 0o644)
+	cmd := exec.Command(desktopBinary(t), "acp", "--ollama", ollamatest.Get(t).URL(), "--db", db, "--model", acpWriterModel.Name)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ended := false
+	end := func() {
+		if !ended {
+			ended = true
+			_ = in.Close()
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("prototyper acp ended with %v; stderr:\n%s", err, stderr.String())
+			}
+		}
+	}
+	t.Cleanup(end)
+	client := &bufferClient{acpClient: &acpClient{seen: make(chan struct{}, 1)}, unsaved: map[string]string{dirtyFile: "saved\ntyped, not saved\n"}}
+	conn := sdk.NewClientSideConnection(client, in, out)
+	if _, err := conn.Initialize(acpCtx(t), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
+		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}}}); err != nil {
+		t.Fatal(err)
+	}
+
+	id := newACPSession(t, conn, clean, "")
+	prompt(t, conn, id, sdk.TextBlock("Write hello.txt"))
+	cleanFile := filepath.Join(clean, "hello.txt")
+	wantContent(t, cleanFile, "hello from the editor\n")
+	client.mu.Lock()
+	if !slices.Contains(client.writes, cleanFile) || client.unsaved[cleanFile] != "hello from the editor\n" {
+		t.Errorf("the editor was handed %v, want %s with its new text", client.writes, cleanFile)
+	}
+	client.mu.Unlock()
+
+	other := newACPSession(t, conn, dirty, "")
+	prompt(t, conn, other, sdk.TextBlock("Write hello.txt"))
+	wantContent(t, dirtyFile, "saved\n")
+	_, statuses, content := callStatuses(client.of(other))
+	var said string
+	for _, c := range content {
+		if c.Content != nil && c.Content.Content.Text != nil {
+			said += c.Content.Content.Text.Text
+		}
+	}
+	if len(statuses) == 0 || statuses[len(statuses)-1] != sdk.ToolCallStatusFailed || !strings.Contains(said, "not saved") {
+		t.Errorf("the write over unsaved text went through %v saying %q; want it failed, saying the editor's changes are not saved", statuses, said)
+	}
+
+	end()
+	if out, errOut, code := cliRun(t, "undo", "--db", db, "--chat", string(id)); code != 0 {
+		t.Fatalf("undo (exit %d):\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(cleanFile); !os.IsNotExist(err) {
+		t.Errorf("after undo, hello.txt is still there (%v)", err)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -100,7 +99,7 @@ func (w *Workspace) buffered(ctx context.Context, rel string, f *os.File) (io.Re
 	if w.opts.Buffers == nil {
 		return f, nil
 	}
-	text, ok, err := w.opts.Buffers.Text(ctx, filepath.Join(w.dir, filepath.FromSlash(rel)))
+	text, ok, err := w.opts.Buffers.Text(ctx, w.abs(rel))
 	if err != nil {
 		return nil, fmt.Errorf("%q could not be read from the editor: %w", rel, err)
 	}
