@@ -124,6 +124,15 @@ type acpAgent struct {
 // would; it ends when the test does, if not before.
 func startACP(t *testing.T, db string, extra ...string) *acpAgent {
 	t.Helper()
+	client := &acpClient{seen: make(chan struct{}, 1)}
+	a := startACPWith(t, db, client, sdk.ClientCapabilities{}, extra...)
+	a.client = client
+	return a
+}
+
+// startACPWith is startACP with the editor client, which offers caps.
+func startACPWith(t *testing.T, db string, client sdk.Client, caps sdk.ClientCapabilities, extra ...string) *acpAgent {
+	t.Helper()
 	args := append([]string{"acp", "--ollama", ollamatest.Get(t).URL(), "--db", db}, extra...)
 	cmd := exec.Command(desktopBinary(t), args...)
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
@@ -161,17 +170,16 @@ func startACP(t *testing.T, db string, extra ...string) *acpAgent {
 		})
 	}
 	t.Cleanup(end)
-	client := &acpClient{seen: make(chan struct{}, 1)}
 	conn := sdk.NewClientSideConnection(client, in, out)
 	init, err := conn.Initialize(acpCtx(t), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
-		ClientCapabilities: sdk.ClientCapabilities{}})
+		ClientCapabilities: caps})
 	if err != nil {
 		t.Fatalf("initialize: %v; stderr:\n%s", err, stderr.String())
 	}
 	if !init.AgentCapabilities.LoadSession || !init.AgentCapabilities.PromptCapabilities.Image || !init.AgentCapabilities.PromptCapabilities.EmbeddedContext {
 		t.Errorf("initialize announces %+v, want loadSession, images and embedded context", init.AgentCapabilities)
 	}
-	return &acpAgent{conn: conn, client: client, end: end}
+	return &acpAgent{conn: conn, end: end}
 }
 
 // acpCtx bounds one request of a test.
@@ -491,27 +499,8 @@ func TestACPReadsFilesThroughTheEditorThatOffersTo(t *testing.T) {
 	ws, db := t.TempDir(), filepath.Join(t.TempDir(), "p.db")
 	notes := filepath.Join(ws, "notes.txt")
 	writeFile(t, notes, "saved notes\n", 0o644)
-	cmd := exec.Command(desktopBinary(t), "acp", "--ollama", ollamatest.Get(t).URL(), "--db", db, "--model", acpReaderModel.Name)
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = in.Close()
-		if err := cmd.Wait(); err != nil {
-			t.Errorf("prototyper acp ended with %v; stderr:\n%s", err, stderr.String())
-		}
-	})
 	client := &bufferClient{acpClient: &acpClient{seen: make(chan struct{}, 1)}, unsaved: map[string]string{notes: "unsaved notes\n"}}
-	conn := sdk.NewClientSideConnection(client, in, out)
-	if _, err := conn.Initialize(acpCtx(t), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
-		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true}}}); err != nil {
-		t.Fatal(err)
-	}
+	conn := startACPWith(t, db, client, sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true}}, "--model", acpReaderModel.Name).conn
 	id := newACPSession(t, conn, ws, "")
 	if resp := prompt(t, conn, id, sdk.TextBlock("Read the notes")); resp.StopReason != sdk.StopReasonEndTurn {
 		t.Errorf("stop reason %q", resp.StopReason)
@@ -677,32 +666,10 @@ func TestACPWritesReachTheEditorNeverThrowAwayItsUnsavedTextAndUndoTakesThemBack
 	clean, dirty, db := t.TempDir(), t.TempDir(), filepath.Join(t.TempDir(), "p.db")
 	dirtyFile := filepath.Join(dirty, "hello.txt")
 	writeFile(t, dirtyFile, "saved\n", 0o644)
-	cmd := exec.Command(desktopBinary(t), "acp", "--ollama", ollamatest.Get(t).URL(), "--db", db, "--model", acpWriterModel.Name)
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ended := false
-	end := func() {
-		if !ended {
-			ended = true
-			_ = in.Close()
-			if err := cmd.Wait(); err != nil {
-				t.Errorf("prototyper acp ended with %v; stderr:\n%s", err, stderr.String())
-			}
-		}
-	}
-	t.Cleanup(end)
 	client := &bufferClient{acpClient: &acpClient{seen: make(chan struct{}, 1)}, unsaved: map[string]string{dirtyFile: "saved\ntyped, not saved\n"}}
-	conn := sdk.NewClientSideConnection(client, in, out)
-	if _, err := conn.Initialize(acpCtx(t), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
-		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}}}); err != nil {
-		t.Fatal(err)
-	}
+	a := startACPWith(t, db, client, sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}},
+		"--model", acpWriterModel.Name)
+	conn := a.conn
 
 	id := newACPSession(t, conn, clean, "")
 	prompt(t, conn, id, sdk.TextBlock("Write hello.txt"))
@@ -728,7 +695,7 @@ func TestACPWritesReachTheEditorNeverThrowAwayItsUnsavedTextAndUndoTakesThemBack
 		t.Errorf("the write over unsaved text went through %v saying %q; want it failed, saying the editor's changes are not saved", statuses, said)
 	}
 
-	end()
+	a.end()
 	if out, errOut, code := cliRun(t, "undo", "--db", db, "--chat", string(id)); code != 0 {
 		t.Fatalf("undo (exit %d):\n%s%s", code, out, errOut)
 	}
