@@ -14,10 +14,10 @@
 //
 // The agent's events reach the editor through an [events.Bridge] whose sink writes each
 // event as session updates (thinking and answer chunks, tool calls pending → in_progress →
-// completed or failed with their diffs and command output, usage) and counts a batch as
+// completed or failed with their diffs and command output) and counts a batch as
 // painted once its updates are written to stdout and flushed. So the bridge's paint rule
 // holds across the protocol: a tool call's in_progress update is on the wire before its
-// completed update, however fast the tool.
+// completed update, however fast the tool. A prompt's answer carries its runs' token usage.
 //
 // # Approvals and modes
 //

@@ -94,10 +94,6 @@ func (sess *session) updates(e events.Event) []sdk.SessionUpdate {
 			sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(text))}))}
 	case events.ToolResult:
 		return []sdk.SessionUpdate{sess.resultUpdate(e)}
-	case events.MessageCompleted:
-		if e.Usage != nil && e.Usage.NumCtx > 0 {
-			return []sdk.SessionUpdate{{UsageUpdate: &sdk.SessionUsageUpdate{Used: e.Usage.ContextTokens, Size: e.Usage.NumCtx}}}
-		}
 	case events.Error, events.ContextCut:
 		return []sdk.SessionUpdate{sdk.UpdateAgentMessageText("\n\n" + e.Message + "\n")}
 	case events.RunFinished:
