@@ -3,6 +3,7 @@ module prototyper
 go 1.26.8
 
 require (
+	github.com/coder/acp-go-sdk v0.13.0
 	github.com/godbus/dbus/v5 v5.1.0
 	github.com/wailsapp/wails/v2 v2.11.0
 )

@@ -27,6 +27,9 @@ type WireOptions struct {
 	// ConfigFiles are configuration files of the app outside its configuration folders
 	// (--mcp-config's file), refused to the tools like those folders.
 	ConfigFiles []string
+	// Buffers is where read_file reads files an editor may hold unsaved (`prototyper acp`);
+	// nil reads the disk.
+	Buffers tools.Buffers
 }
 
 // Wire returns the agent of the app, the one constructor of both the window and
@@ -40,6 +43,7 @@ func Wire(db *store.DB, model Model, emitter Emitter, opts WireOptions) *Agent {
 		ProtectedFiles: []string{db.Path()},
 		ConfigDirs:     appConfigDirs(),
 		ConfigFiles:    opts.ConfigFiles,
+		Buffers:        opts.Buffers,
 		Commands:       true,
 		UnconfinedCommands: func() bool {
 			s, err := db.Settings()

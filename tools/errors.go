@@ -51,6 +51,9 @@ var (
 	// ErrAddedSince is returned by a call that finds a path to change which the caller did
 	// not record before it ran ([WithTouched]): made meanwhile by the user or another program.
 	ErrAddedSince = errors.New("path added since the call was checked")
+	// ErrUnsaved is returned by a write or an edit of a file whose editor holds changes not
+	// saved ([Buffers]): writing it would throw them away.
+	ErrUnsaved = errors.New("unsaved changes in the editor")
 )
 
 // PathError is the error of a workspace tool about one path. Its message is

@@ -30,6 +30,10 @@ func (w *Workspace) readFileTool() Tool {
 				return Result{}, err
 			}
 			defer f.Close()
+			src, err := w.buffered(ctx, rel, f)
+			if err != nil {
+				return Result{}, err
+			}
 			offset := call.Args.Int("offset", 1)
 			limit := call.Args.Int("limit", 0)
 			// Reading starts at line offset; lines are found in a bounded
@@ -37,7 +41,7 @@ func (w *Workspace) readFileTool() Tool {
 			capBytes := int(w.opts.MaxReadBytes)
 			var out strings.Builder
 			line, shown, truncated := 1, 0, false
-			br := newLineReader(f)
+			br := newLineReader(src)
 			for {
 				if err := ctx.Err(); err != nil {
 					return Result{}, cancelledf(err, "reading %q was cancelled", rel)
@@ -87,6 +91,22 @@ func (w *Workspace) readFileTool() Tool {
 			}
 			return Result{Content: content, Details: &Details{Path: rel, Bytes: int64(out.Len())}}, nil
 		})
+}
+
+// buffered is what read_file reads of rel, open as f: the editor's text of it when the
+// options have [Buffers] that know it, else f.
+func (w *Workspace) buffered(ctx context.Context, rel string, f *os.File) (io.Reader, error) {
+	if w.opts.Buffers == nil {
+		return f, nil
+	}
+	text, ok, err := w.opts.Buffers.Text(ctx, w.abs(rel))
+	if err != nil {
+		return nil, fmt.Errorf("%q could not be read from the editor: %w", rel, err)
+	}
+	if !ok {
+		return f, nil
+	}
+	return strings.NewReader(text), nil
 }
 
 // openReadable opens rel, a cleaned path, for reading when a tool may read it: a regular

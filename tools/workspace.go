@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -66,6 +67,22 @@ type WorkspaceOptions struct {
 	// CommandStageDir holds a command's changed files until they are applied; default
 	// os.TempDir().
 	CommandStageDir string
+	// Buffers, when set, is the editor that holds the workspace's files open: read_file reads
+	// a file's text from it (the file must still be one read_file may read on disk), a write
+	// or an edit of a file whose editor text differs from the disk is refused ([ErrUnsaved])
+	// rather than throw the unsaved text away, and what a write or an edit put on disk is
+	// handed to it. nil: the disk alone.
+	Buffers Buffers
+}
+
+// Buffers are an editor's open files.
+type Buffers interface {
+	// Text returns the text of the file at the absolute path abs; ok is false when the
+	// editor cannot say (the disk is read then).
+	Text(ctx context.Context, abs string) (text string, ok bool, err error)
+	// Wrote tells the editor the new text of abs, just written on disk, so that it shows
+	// it (and keeps it as the agent's change).
+	Wrote(ctx context.Context, abs string, text []byte)
 }
 
 func (o *WorkspaceOptions) defaults() {

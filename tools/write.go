@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"prototyper/sandbox"
@@ -123,6 +124,9 @@ func (w *Workspace) replaceFileWith(ctx context.Context, rel string, how writeFl
 			return ch, w.explain(rel, err)
 		}
 	}
+	if err := w.checkUnsaved(ctx, rel, ch); err != nil {
+		return ch, err
+	}
 	data, err := produce(ch.old)
 	if err != nil || how&dryRun != 0 {
 		return ch, err
@@ -172,8 +176,33 @@ func (w *Workspace) replaceFileWith(ctx context.Context, rel string, how writeFl
 		d.Sync()
 		d.Close()
 	}
+	if w.opts.Buffers != nil {
+		w.opts.Buffers.Wrote(ctx, w.abs(rel), data)
+	}
 	return ch, nil
 }
+
+// checkUnsaved refuses to change rel, whose disk content ch read, when its editor holds
+// another text: the user's changes not saved, which the write would throw away. A file too
+// large to compare, or new, is not asked about.
+func (w *Workspace) checkUnsaved(ctx context.Context, rel string, ch fileChange) error {
+	if w.opts.Buffers == nil || ch.created || ch.old == nil {
+		return nil
+	}
+	text, ok, err := w.opts.Buffers.Text(ctx, w.abs(rel))
+	// an editor that cannot say leaves the disk as the truth; one that keeps a file's lines
+	// apart with "\n" where the disk has "\r\n" holds the same text
+	if err != nil || !ok || lf(text) == lf(string(ch.old)) {
+		return nil
+	}
+	return pathErrorf(ErrUnsaved, rel, "%q has changes in the editor that are not saved; save or undo them there, then ask again", rel)
+}
+
+// lf is s with each "\r\n" as "\n".
+func lf(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
+
+// abs is the absolute path of the workspace path rel.
+func (w *Workspace) abs(rel string) string { return filepath.Join(w.dir, filepath.FromSlash(rel)) }
 
 // leftoverOf says whether name is the temporary file of an interrupted write (the process
 // died between filling it and renaming it, [sandbox.TempName]) and of which file of its folder.

@@ -135,6 +135,7 @@ var subcommands = []subcommand{
 	{"pull", "pull NAME", "pull a model with a progress bar", pullCommand},
 	{"undo", "undo --chat ID [--run ID] [--force] [--json]", "put back the files a run changed", undoCommand(false)},
 	{"redo", "redo --chat ID", "take back the last undo", undoCommand(true)},
+	{"acp", "acp [--model NAME]", "serve an editor through the Agent Client Protocol on stdin/stdout", acpCommand},
 	{"mcp", "mcp list [--workspace DIR] [--mcp-config FILE] [--json] | allow [--workspace DIR]", "the MCP servers, their state and their tools; allow a workspace's own", mcpCommand},
 }
 
