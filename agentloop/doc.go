@@ -16,7 +16,7 @@
 //
 // The agent reaches its edges through small interfaces: a [Model] that streams a turn, a
 // [Toolbox] that lists and runs tools, a [Store] that persists, and an [Emitter] that takes
-// events. [OllamaModel], [WorkspaceTools] and the store's *store.DB are the real ones.
+// events. [model.Ollama], [WorkspaceTools] and the store's *store.DB are the real ones.
 //
 // # A run
 //

@@ -12,8 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"prototyper/agentloop/ollama"
 	"prototyper/events"
+	"prototyper/model"
+	"prototyper/model/ollama"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -29,7 +30,7 @@ func TestAnErrorMidStreamEndsTheRunAndKeepsThePartialAnswer(t *testing.T) {
 		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"answer"},"done":false}`)
 		fmt.Fprintln(w, `{"error":"the model runner crashed"}`)
 	})
-	a, db, rec := fakeHarness(t, NewOllamaModel(client), nil)
+	a, db, rec := fakeHarness(t, model.NewOllama(client), nil)
 	out, err := a.RunOnce(context.Background(), "", "hi", RunOptions{})
 	if err == nil || out.StopReason != events.StopError || !strings.Contains(err.Error(), "crashed") {
 		t.Fatalf("outcome %+v, err %v", out, err)
@@ -63,7 +64,7 @@ func TestARunFailedWhileTheServerWasAwayKeepsWhy(t *testing.T) {
 	s := newStubOllama(t, nil, func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"hello"},"done":true,"done_reason":"stop"}`)
 	})
-	a, db, rec := fakeHarness(t, NewOllamaModel(s.client(ollama.WithRetry(1, time.Second))), nil)
+	a, db, rec := fakeHarness(t, model.NewOllama(s.client(ollama.WithRetry(1, time.Second))), nil)
 	first, err := a.RunOnce(context.Background(), "", "hi", RunOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +89,7 @@ func TestAStreamCutBeforeDoneNeverRunsItsToolCalls(t *testing.T) {
 		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"echo","arguments":{"text":"x"}}}]},"done":false}`)
 	})
 	ran := false
-	a, _, _ := fakeHarness(t, NewOllamaModel(client), nil, echoTool(tools.Parallel, func() { ran = true }))
+	a, _, _ := fakeHarness(t, model.NewOllama(client), nil, echoTool(tools.Parallel, func() { ran = true }))
 	out, _ := a.RunOnce(context.Background(), "", "hi", RunOptions{})
 	if out.StopReason != events.StopError || ran {
 		t.Fatalf("stop %q, tool ran %v", out.StopReason, ran)
@@ -104,7 +105,7 @@ func TestRetriesBeforeTheFirstByteBecomeRetryEvents(t *testing.T) {
 		}
 		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"fine"},"done":true,"done_reason":"stop","prompt_eval_count":10,"eval_count":1}`)
 	})
-	a, _, rec := fakeHarness(t, NewOllamaModel(client), nil)
+	a, _, rec := fakeHarness(t, model.NewOllama(client), nil)
 	out := runFake(t, a, "hi")
 	if out.StopReason != events.StopCompleted {
 		t.Fatalf("stop %q", out.StopReason)
@@ -143,7 +144,7 @@ func TestStopEndsARunWithinASecondWhileAToolIgnoresTheCancellation(t *testing.T)
 			var once sync.Once
 			free := func() { once.Do(func() { close(release) }) }
 			t.Cleanup(free)
-			m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+			m := &fakeModel{turn: func(req model.Request) model.Turn {
 				if trail(req) == "U" {
 					return toolTurn(tc("c1", "stuck", `{}`), tc("c2", "stuck", `{}`))
 				}
@@ -261,7 +262,7 @@ func TestStopEndsARunWithinASecondWhileAToolIgnoresTheCancellation(t *testing.T)
 // ran": nothing of it ran.
 func TestACallStoppedBeforeItsToolStartsIsNotRun(t *testing.T) {
 	var ran atomic.Bool
-	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+	m := &fakeModel{turn: func(req model.Request) model.Turn {
 		return toolTurn(tc("c1", "echo", `{"text":"a"}`))
 	}}
 	a, db, rec := fakeHarness(t, m, nil, echoTool(tools.Sequential, func() { ran.Store(true) }))
@@ -287,7 +288,7 @@ func TestACallStoppedBeforeItsToolStartsIsNotRun(t *testing.T) {
 }
 
 func TestEveryCallGetsItsOwnRecordWhateverIdsTheServerSends(t *testing.T) {
-	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+	m := &fakeModel{turn: func(req model.Request) model.Turn {
 		switch trail(req) {
 		case "U": // one id for three calls
 			return toolTurn(tc("call_0", "echo", `{"text":"one"}`), tc("call_0", "echo", `{"text":"two"}`), tc("call_0", "echo", `{"text":"three"}`))
@@ -351,7 +352,7 @@ func TestASilentServerFailsOnceAfterOneTimeout(t *testing.T) {
 	const timeout = 400 * time.Millisecond
 	t.Run("silent everywhere: one short wait for the model's details, no chat request", func(t *testing.T) {
 		s := newStubOllama(t, silent, silent)
-		a, db, rec := fakeHarness(t, NewOllamaModel(s.client(ollama.WithMetadataTimeout(timeout))), nil)
+		a, db, rec := fakeHarness(t, model.NewOllama(s.client(ollama.WithMetadataTimeout(timeout))), nil)
 		_, err := a.RunOnce(context.Background(), "", "hi", RunOptions{FirstByteTimeout: time.Hour})
 		if !errors.Is(err, ollama.ErrFirstByteTimeout) {
 			t.Fatalf("err = %v", err)
@@ -367,7 +368,7 @@ func TestASilentServerFailsOnceAfterOneTimeout(t *testing.T) {
 		for _, where := range []string{"run option", "config"} {
 			t.Run(where, func(t *testing.T) {
 				s := newStubOllama(t, nil, silent)
-				a, _, rec := fakeHarness(t, NewOllamaModel(s.client()), func(c *Config) {
+				a, _, rec := fakeHarness(t, model.NewOllama(s.client()), func(c *Config) {
 					if where == "config" {
 						c.FirstByteTimeout = chatTimeout
 					}
@@ -409,7 +410,7 @@ func TestASilentServerFailsOnceAfterOneTimeout(t *testing.T) {
 			fmt.Fprintln(w, `{"message":{"role":"assistant","content":"ready"},"done":true,"done_reason":"stop","load_duration":1234000000}`)
 		})
 		var a *Agent
-		a, _, rec = fakeHarness(t, NewOllamaModel(s.client()), nil)
+		a, _, rec = fakeHarness(t, model.NewOllama(s.client()), nil)
 		if out := runFake(t, a, "hi"); out.StopReason != events.StopCompleted {
 			t.Fatalf("stop %q", out.StopReason)
 		}
@@ -424,7 +425,7 @@ func TestASilentServerFailsOnceAfterOneTimeout(t *testing.T) {
 		s := newStubOllama(t, nil, func(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprintln(w, `{"message":{"role":"assistant","content":"hi"},"done":true,"done_reason":"stop"}`)
 		})
-		a, _, rec := fakeHarness(t, NewOllamaModel(s.client()), nil)
+		a, _, rec := fakeHarness(t, model.NewOllama(s.client()), nil)
 		runFake(t, a, "hi")
 		time.Sleep(1100 * time.Millisecond) // a timer left armed would fire now
 		if n := len(ofType(rec.events(), events.ModelLoading)) + len(ofType(rec.events(), events.ModelLoaded)); n != 0 {
@@ -445,7 +446,7 @@ func TestArgumentsThatAreNoObjectBecomeAnErrorAndAreNeverSentBack(t *testing.T) 
 				fmt.Fprintln(w, `{"message":{"role":"assistant","content":"ok"},"done":true,"done_reason":"stop"}`)
 			})
 			ran := false
-			a, db, rec := fakeHarness(t, NewOllamaModel(s.client()), nil, echoTool(tools.Parallel, func() { ran = true }))
+			a, db, rec := fakeHarness(t, model.NewOllama(s.client()), nil, echoTool(tools.Parallel, func() { ran = true }))
 			out := runFake(t, a, "go")
 			if out.StopReason != events.StopCompleted || ran {
 				t.Fatalf("stop %q, tool ran %v", out.StopReason, ran)
@@ -494,7 +495,7 @@ func TestAChatStoredWithNonObjectArgumentsIsSentWithObjects(t *testing.T) {
 	s := newStubOllama(t, nil, func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"ok"},"done":true,"done_reason":"stop"}`)
 	})
-	a, db, _ := fakeHarness(t, NewOllamaModel(s.client()), nil, echoTool(tools.Parallel, nil))
+	a, db, _ := fakeHarness(t, model.NewOllama(s.client()), nil, echoTool(tools.Parallel, nil))
 	chatID := poisonedChat(t, db, "")
 	if _, err := a.RunOnce(context.Background(), chatID, "again", RunOptions{}); err != nil {
 		t.Fatal(err)
@@ -570,7 +571,7 @@ func TestACallStoppedWhileItRanIsStoppedNotFailed(t *testing.T) {
 				}
 				return tools.Result{}, errors.New("the run was stopped while the tool ran this call")
 			})
-			m := &fakeModel{turn: func(req ModelRequest) ModelTurn { return toolTurn(tc("c1", "wait", `{}`)) }}
+			m := &fakeModel{turn: func(req model.Request) model.Turn { return toolTurn(tc("c1", "wait", `{}`)) }}
 			a, db, rec := fakeHarness(t, m, nil, tool)
 			out, err := a.RunOnce(ctx, "", "go", RunOptions{})
 			if err != nil || out.StopReason != events.StopAborted {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"prototyper/events"
+	"prototyper/model"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -227,7 +228,7 @@ func (r *run) turns() (string, *pausedRun) {
 	r.est = newEstimator()
 	r.guard = newLoopGuard(r.loopLimit)
 	length, err := r.a.cfg.Model.ContextLength(r.ctx, r.opts.Model)
-	if fatalModelError(err) {
+	if model.Fatal(err) {
 		// the chat request would fail the same way (after its own wait): fail once, now
 		r.err = err
 		return events.StopError, nil
@@ -265,7 +266,7 @@ func (r *run) turns() (string, *pausedRun) {
 			return events.StopError, nil
 		}
 		if len(msg.ToolCalls) == 0 {
-			if turn.DoneReason == DoneLength {
+			if turn.DoneReason == model.DoneLength {
 				if continuations >= maxLengthContinuations {
 					return events.StopLength, nil
 				}
@@ -316,9 +317,9 @@ func withoutShownInstructions(msgs []store.Message) []store.Message {
 
 // emptyAnswer reports whether the model ended its turn with nothing: no text, no call (what
 // it thought does not count).
-func emptyAnswer(msg store.Message, turn ModelTurn) bool {
+func emptyAnswer(msg store.Message, turn model.Turn) bool {
 	return len(msg.ToolCalls) == 0 && strings.TrimSpace(msg.Content) == "" &&
-		(turn.DoneReason == DoneStop || turn.DoneReason == "")
+		(turn.DoneReason == model.DoneStop || turn.DoneReason == "")
 }
 
 // injectQueued commits the messages the user sent while the run was busy and adds them to
@@ -343,14 +344,14 @@ func (r *run) injectQueued() {
 }
 
 // turn streams one assistant message.
-func (r *run) turn() (store.Message, ModelTurn, error) {
+func (r *run) turn() (store.Message, model.Turn, error) {
 	system := []store.Message{{Role: store.RoleSystem, Content: r.system}}
 	budget := promptBudget(r.numCtx, r.opts.NumPredict)
 	fit := fitContext(r.est, system, condensed(r.history), r.defs, budget)
 	if fit.dropped > 0 {
 		choice, err := r.olderTurns(fit)
 		if err != nil {
-			return store.Message{}, ModelTurn{}, err
+			return store.Message{}, model.Turn{}, err
 		}
 		if choice == store.SummaryChoiceSummarize && r.summarize() {
 			// older turns no longer fit: the model summarized them, the summary goes in their place
@@ -361,7 +362,7 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 		r.emit(events.Event{Type: events.ContextTruncated, DroppedMessages: fit.dropped,
 			EstimatedTokens: fit.estimated, NumCtx: r.numCtx})
 	}
-	req := ModelRequest{Model: r.opts.Model, Messages: fit.messages, Tools: r.defs, Think: r.opts.Think,
+	req := model.Request{Model: r.opts.Model, Messages: fit.messages, Tools: r.defs, Think: r.opts.Think,
 		NumCtx: r.numCtx, NumPredict: r.opts.NumPredict, FirstByteTimeout: r.opts.FirstByteTimeout,
 		KeepAlive: r.keepAlive, MaxAnswerBytes: r.opts.MaxAnswerBytes}
 
@@ -398,7 +399,7 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 		return nil
 	}
 	load := r.watchLoad(req.Model)
-	turn, err := r.a.cfg.Model.Chat(r.ctx, req, func(d Delta) error {
+	turn, err := r.a.cfg.Model.Chat(r.ctx, req, func(d model.Delta) error {
 		if err := r.ctx.Err(); err != nil {
 			// stopped: lines already read (a fast model's whole answer) are not shown
 			return err
@@ -553,11 +554,11 @@ type loadWatch struct {
 	waited    time.Duration // from the request to its first byte
 }
 
-func (r *run) watchLoad(model string) *loadWatch {
-	w := &loadWatch{r: r, model: model}
-	if res, ok := r.a.cfg.Model.(Residency); ok {
+func (r *run) watchLoad(modelName string) *loadWatch {
+	w := &loadWatch{r: r, model: modelName}
+	if res, ok := r.a.cfg.Model.(model.Residency); ok {
 		ctx, cancel := context.WithTimeout(r.ctx, residencyWait)
-		loaded, known := res.Loaded(ctx, model)
+		loaded, known := res.Loaded(ctx, modelName)
 		cancel()
 		if known {
 			w.start = time.Now()
@@ -620,7 +621,7 @@ func (w *loadWatch) stop() {
 	}
 }
 
-func usageOf(t ModelTurn) events.Usage {
+func usageOf(t model.Turn) events.Usage {
 	u := events.Usage{PromptTokens: t.PromptTokens, EvalTokens: t.EvalTokens, EvalMs: t.EvalDuration.Milliseconds()}
 	if t.EvalDuration > 0 {
 		u.TokensPerSec = float64(t.EvalTokens) / t.EvalDuration.Seconds()
@@ -1152,7 +1153,7 @@ func (r *run) emitError(err error) {
 // errorCode is the code of err for the window (a model error's own, "store" for a write that
 // failed, "internal" otherwise) and whether asking again may succeed.
 func errorCode(err error) (code string, retryable bool) {
-	var ce ClassifiedError
+	var ce model.ClassifiedError
 	if errors.As(err, &ce) {
 		return ce.Code(), ce.Retryable()
 	}

@@ -9,8 +9,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"prototyper/agentloop/ollama"
-	"prototyper/agentloop/openai"
+	"prototyper/model/ollama"
+	"prototyper/model/openai"
 	"prototyper/tools"
 	"prototyper/tools/mcptools"
 )

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"time"
 
-	"prototyper/agentloop/ollama"
 	"prototyper/events"
+	"prototyper/model/ollama"
 	"prototyper/tools"
 )
 

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"prototyper/agentloop/ollama"
-	"prototyper/agentloop/ollama/managed"
+	"prototyper/model/managed"
+	"prototyper/model/ollama"
 	"prototyper/store"
 )
 

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"prototyper/agentloop/ollama"
 	"prototyper/internal/ollamatest"
+	"prototyper/model/ollama"
 	"prototyper/store"
 )
 

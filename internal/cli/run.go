@@ -18,8 +18,8 @@ import (
 	"golang.org/x/term"
 
 	"prototyper/agentloop"
-	"prototyper/agentloop/ollama"
 	"prototyper/events"
+	"prototyper/model/ollama"
 	"prototyper/store"
 	"prototyper/tools"
 )

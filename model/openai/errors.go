@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"time"
 
-	"prototyper/agentloop/internal/httpstream"
-	"prototyper/agentloop/ollama"
+	"prototyper/model/internal/httpstream"
+	"prototyper/model/ollama"
 )
 
 // Sentinel errors, for errors.Is; the typed errors below match them and carry the details.

@@ -1,20 +1,24 @@
-package agentloop
+package model
 
 import (
 	"context"
+	"errors"
 	"time"
+
+	"prototyper/model/ollama"
+	"prototyper/model/openai"
 
 	"prototyper/store"
 	"prototyper/tools"
 )
 
-// Model streams one turn of a chat model. [OllamaModel] is the real one; tests use fakes.
+// Model streams one turn of a chat model. [Ollama] is the real one; tests use fakes.
 type Model interface {
 	// Chat sends req and calls fn once per streamed item (a thinking or content delta, a
 	// retry). It returns the finished turn only when the stream ended properly; on error the
 	// returned turn holds what arrived, and its tool calls are never executed. Cancelling ctx
 	// closes the connection at once.
-	Chat(ctx context.Context, req ModelRequest, fn DeltaFunc) (ModelTurn, error)
+	Chat(ctx context.Context, req Request, fn DeltaFunc) (Turn, error)
 	// ContextLength returns the model's context length in tokens (0 when unknown).
 	ContextLength(ctx context.Context, model string) (int, error)
 }
@@ -22,8 +26,8 @@ type Model interface {
 // DeltaFunc receives one streamed item of a turn. Returning an error stops the stream.
 type DeltaFunc func(Delta) error
 
-// ModelRequest is one /api/chat request, in the loop's terms.
-type ModelRequest struct {
+// Request is one /api/chat request, in the loop's terms.
+type Request struct {
 	Model      string
 	Messages   []store.Message
 	Tools      []tools.Definition
@@ -80,8 +84,8 @@ func (ks streamKinds[K]) send(fn DeltaFunc, k K, text string, retry RetryNotice)
 	return nil
 }
 
-// ModelTurn is a finished (or, on error, partial) assistant turn.
-type ModelTurn struct {
+// Turn is a finished (or, on error, partial) assistant turn.
+type Turn struct {
 	Content      string
 	Thinking     string
 	ToolCalls    []store.ToolCall
@@ -94,7 +98,7 @@ type ModelTurn struct {
 	LoadDuration time.Duration
 }
 
-// Done reasons of a [ModelTurn] the loop tells apart (Ollama's done_reason).
+// Done reasons of a [Turn] the loop tells apart (Ollama's done_reason).
 const (
 	// DoneStop: the model ended its answer.
 	DoneStop = "stop"
@@ -112,7 +116,7 @@ type ClassifiedError interface {
 }
 
 // Residency is implemented by models whose server can say whether a model is in memory and
-// load it ahead of a request. [OllamaModel] is one (/api/ps, and an empty request with
+// load it ahead of a request. [Ollama] is one (/api/ps, and an empty request with
 // keep_alive). The loop announces a load before it happens with it, and the window preloads
 // the model the user picks.
 type Residency interface {
@@ -127,9 +131,36 @@ type Residency interface {
 
 // ToolSupport is implemented by models that can tell, before any request, whether a model
 // can call tools; a message to one that cannot is then refused before it is stored.
-// [OllamaModel] is one (from /api/show's capabilities).
+// [Ollama] is one (from /api/show's capabilities).
 type ToolSupport interface {
 	// SupportsTools reports whether model can call tools; known is false when the server
 	// does not say.
 	SupportsTools(ctx context.Context, model string) (ok, known bool)
+}
+
+// VisionSupport is implemented by models that can tell, before any request, whether a model
+// sees images. [Ollama] is one (the vision capability of /api/show).
+type VisionSupport interface {
+	// SupportsVision reports whether model reads images; known is false when the server
+	// does not say.
+	SupportsVision(ctx context.Context, model string) (ok, known bool)
+}
+
+// ErrNoPreload is returned by a Preload when the model's server cannot load a model
+// ahead of a request (it does not implement [Residency]).
+var ErrNoPreload = errors.New("this model server cannot load a model ahead of a message")
+
+// Fatal reports whether an error of asking about a model (its context length) means that
+// a chat request would fail too: there is no use sending one (and waiting again).
+func Fatal(err error) bool {
+	var ce ClassifiedError
+	if err == nil || !errors.As(err, &ce) {
+		return false
+	}
+	switch ce.Code() {
+	case ollama.CodeNotRunning, ollama.CodeModelNotFound, ollama.CodeNotOllama, ollama.CodeFirstByteTimeout,
+		ollama.CodeUnauthorized, ollama.CodeRedirected, openai.CodeNotOpenAI:
+		return true
+	}
+	return false
 }

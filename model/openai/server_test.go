@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"prototyper/agentloop/ollama"
-	"prototyper/agentloop/openai"
 	"prototyper/internal/ollamatest"
+	"prototyper/model/ollama"
+	"prototyper/model/openai"
 )
 
 // The models of the real-server tests, served through Ollama's own OpenAI-compatible

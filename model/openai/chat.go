@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"prototyper/agentloop/internal/httpstream"
+	"prototyper/model/internal/httpstream"
 )
 
 // ChatRequest is one /v1/chat/completions request; it always streams.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"prototyper/agentloop/internal/httpstream"
+	"prototyper/model/internal/httpstream"
 )
 
 // BenchmarkDecodeSSE decodes a stream of 2,000 events (thinking, then content), the hot path

@@ -1,7 +1,7 @@
 // Package openai is Prototyper's client for servers that speak the OpenAI-compatible chat
 // API: vLLM, llama.cpp's server, LM Studio, Ollama's own /v1 endpoint, hosted APIs. It streams
 // /v1/chat/completions as server-sent events and lists /v1/models; it knows nothing of the
-// agent loop, which adapts it (agentloop.OpenAIModel) the way it adapts the native Ollama
+// agent loop; package model adapts it ([prototyper/model.OpenAI]) the way it adapts the native Ollama
 // client.
 //
 // # Basics

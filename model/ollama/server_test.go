@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"prototyper/agentloop/ollama"
 	"prototyper/internal/ollamatest"
+	"prototyper/model/ollama"
 )
 
 // The models of the real-server tests: "scripted" thinks and calls write_file, then answers

@@ -13,8 +13,8 @@ import (
 
 	"github.com/cenkalti/backoff/v4"
 
-	"prototyper/agentloop/internal/httpstream"
-	"prototyper/agentloop/ollama"
+	"prototyper/model/internal/httpstream"
+	"prototyper/model/ollama"
 )
 
 const (

@@ -1,4 +1,4 @@
-package agentloop
+package model
 
 import (
 	"context"
@@ -6,16 +6,16 @@ import (
 	"sync"
 	"time"
 
-	"prototyper/agentloop/ollama"
+	"prototyper/model/ollama"
 	"prototyper/store"
 	"prototyper/tools"
 )
 
-// OllamaModel is the [Model] of a local Ollama server, through the native client. It asks
+// Ollama is the [Model] of a local Ollama server, through the native client. It asks
 // /api/show once per model for the context length and the capabilities; a failure that
 // lets the run go on without them is remembered for a short while, so that one run never
 // waits for it twice.
-type OllamaModel struct {
+type Ollama struct {
 	Client *ollama.Client
 
 	mu       sync.Mutex
@@ -33,13 +33,13 @@ type showFailure struct {
 // checks and the first turn of one run, short enough that the next message asks again.
 const failureMemory = 10 * time.Second
 
-// NewOllamaModel returns the model of client.
-func NewOllamaModel(client *ollama.Client) *OllamaModel {
-	return &OllamaModel{Client: client, infos: map[string]*ollama.ModelInfo{}, failures: map[string]showFailure{}}
+// NewOllama returns the model of client.
+func NewOllama(client *ollama.Client) *Ollama {
+	return &Ollama{Client: client, infos: map[string]*ollama.ModelInfo{}, failures: map[string]showFailure{}}
 }
 
 // info returns what /api/show says of model, asking once.
-func (m *OllamaModel) info(ctx context.Context, model string) (*ollama.ModelInfo, error) {
+func (m *Ollama) info(ctx context.Context, model string) (*ollama.ModelInfo, error) {
 	m.mu.Lock()
 	info, ok := m.infos[model]
 	f, failed := m.failures[model]
@@ -55,7 +55,7 @@ func (m *OllamaModel) info(ctx context.Context, model string) (*ollama.ModelInfo
 		err = modelError{err}
 		// a failure that ends the run is not remembered: the user fixes it (starts the
 		// server, pulls the model) and tries again at once
-		if ctx.Err() == nil && !errors.Is(err, context.Canceled) && !fatalModelError(err) {
+		if ctx.Err() == nil && !errors.Is(err, context.Canceled) && !Fatal(err) {
 			m.mu.Lock()
 			m.failures[model] = showFailure{err: err, at: time.Now()}
 			m.mu.Unlock()
@@ -70,7 +70,7 @@ func (m *OllamaModel) info(ctx context.Context, model string) (*ollama.ModelInfo
 }
 
 // ContextLength returns the model's trained context length from /api/show.
-func (m *OllamaModel) ContextLength(ctx context.Context, model string) (int, error) {
+func (m *Ollama) ContextLength(ctx context.Context, model string) (int, error) {
 	info, err := m.info(ctx, model)
 	if err != nil {
 		return 0, err
@@ -80,7 +80,7 @@ func (m *OllamaModel) ContextLength(ctx context.Context, model string) (int, err
 
 // SupportsTools reports whether /api/show lists the tools capability of model; known is
 // false when the server lists no capabilities at all, or could not be asked.
-func (m *OllamaModel) SupportsTools(ctx context.Context, model string) (ok, known bool) {
+func (m *Ollama) SupportsTools(ctx context.Context, model string) (ok, known bool) {
 	info, err := m.info(ctx, model)
 	if err != nil || len(info.Capabilities) == 0 {
 		return false, false
@@ -90,7 +90,7 @@ func (m *OllamaModel) SupportsTools(ctx context.Context, model string) (ok, know
 
 // SupportsVision reports whether /api/show lists the vision capability of model; known is
 // false when the server lists no capabilities, or could not be asked.
-func (m *OllamaModel) SupportsVision(ctx context.Context, model string) (ok, known bool) {
+func (m *Ollama) SupportsVision(ctx context.Context, model string) (ok, known bool) {
 	info, err := m.info(ctx, model)
 	if err != nil || len(info.Capabilities) == 0 {
 		return false, false
@@ -102,7 +102,7 @@ func (m *OllamaModel) SupportsVision(ctx context.Context, model string) (ok, kno
 // that can think — by default, so that its thinking streams apart from its answer — and
 // never of one that cannot (the server would refuse the request with a 400). "off" is always
 // sent as it is.
-func (m *OllamaModel) think(ctx context.Context, model, level string) (ollama.Think, error) {
+func (m *Ollama) think(ctx context.Context, model, level string) (ollama.Think, error) {
 	think, err := ollama.ParseThink(level)
 	if err != nil || think == ollama.ThinkOff {
 		return think, err
@@ -121,10 +121,10 @@ func (m *OllamaModel) think(ctx context.Context, model, level string) (ollama.Th
 }
 
 // Chat streams one turn.
-func (m *OllamaModel) Chat(ctx context.Context, req ModelRequest, fn DeltaFunc) (ModelTurn, error) {
+func (m *Ollama) Chat(ctx context.Context, req Request, fn DeltaFunc) (Turn, error) {
 	think, err := m.think(ctx, req.Model, req.Think)
 	if err != nil {
-		return ModelTurn{}, err
+		return Turn{}, err
 	}
 	client := m.Client
 	if req.FirstByteTimeout > 0 {
@@ -152,9 +152,9 @@ func (m *OllamaModel) Chat(ctx context.Context, req ModelRequest, fn DeltaFunc) 
 	res, err := client.Chat(ctx, oreq, func(e ollama.Event) error {
 		return ollamaStream.send(fn, e.Kind, e.Text, RetryNotice{Attempt: e.Retry.Attempt, Delay: e.Retry.Delay, Reason: e.Retry.Reason})
 	})
-	var turn ModelTurn
+	var turn Turn
 	if res != nil {
-		turn = ModelTurn{Content: res.Message.Content, Thinking: res.Message.Thinking, DoneReason: res.DoneReason,
+		turn = Turn{Content: res.Message.Content, Thinking: res.Message.Thinking, DoneReason: res.DoneReason,
 			PromptTokens: res.Metrics.PromptEvalCount, EvalTokens: res.Metrics.EvalCount,
 			EvalDuration: res.Metrics.EvalDuration, LoadDuration: res.Metrics.LoadDuration}
 		if err == nil && res.Done {
@@ -185,13 +185,13 @@ func keepAliveOf(d time.Duration) ollama.KeepAlive {
 }
 
 // Loaded asks /api/ps whether the server holds model in memory.
-func (m *OllamaModel) Loaded(ctx context.Context, model string) (loaded, known bool) {
+func (m *Ollama) Loaded(ctx context.Context, model string) (loaded, known bool) {
 	loaded, err := m.Client.IsLoaded(ctx, model)
 	return loaded, err == nil
 }
 
 // Preload loads model with an empty request that keeps it for keepAlive.
-func (m *OllamaModel) Preload(ctx context.Context, model string, numCtx int, keepAlive time.Duration) (time.Duration, error) {
+func (m *Ollama) Preload(ctx context.Context, model string, numCtx int, keepAlive time.Duration) (time.Duration, error) {
 	var opts *ollama.Options
 	if numCtx > 0 {
 		opts = &ollama.Options{NumCtx: numCtx}
@@ -203,7 +203,7 @@ func (m *OllamaModel) Preload(ctx context.Context, model string, numCtx int, kee
 	return d, nil
 }
 
-var _ Residency = (*OllamaModel)(nil)
+var _ Residency = (*Ollama)(nil)
 
 // modelError gives a client error its `error` event code and retryability.
 type modelError struct{ err error }

@@ -13,7 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"prototyper/agentloop/ollama"
+	"prototyper/model/ollama"
 )
 
 // serve returns a client of a server that answers every request with h.

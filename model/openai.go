@@ -1,34 +1,34 @@
-package agentloop
+package model
 
 import (
 	"context"
 	"errors"
 	"sync"
 
-	"prototyper/agentloop/openai"
+	"prototyper/model/openai"
 	"prototyper/store"
 	"prototyper/tools"
 )
 
-// OpenAIModel is the [Model] of a server that speaks the OpenAI-compatible API (vLLM,
+// OpenAI is the [Model] of a server that speaks the OpenAI-compatible API (vLLM,
 // llama.cpp, LM Studio, Ollama's /v1, a hosted API). The context length comes from the
 // server's model list when it says (asked once); such servers cannot tell whether a model
 // can call tools, so it is not a [ToolSupport].
-type OpenAIModel struct {
+type OpenAI struct {
 	Client *openai.Client
 
 	mu      sync.Mutex
 	lengths map[string]int // from /v1/models, once it answered
 }
 
-// NewOpenAIModel returns the model of client.
-func NewOpenAIModel(client *openai.Client) *OpenAIModel {
-	return &OpenAIModel{Client: client}
+// NewOpenAI returns the model of client.
+func NewOpenAI(client *openai.Client) *OpenAI {
+	return &OpenAI{Client: client}
 }
 
 // ContextLength returns what the server's model list says of model's context, 0 when it
 // says nothing (the context cap of the settings then applies).
-func (m *OpenAIModel) ContextLength(ctx context.Context, model string) (int, error) {
+func (m *OpenAI) ContextLength(ctx context.Context, model string) (int, error) {
 	m.mu.Lock()
 	lengths := m.lengths
 	m.mu.Unlock()
@@ -54,7 +54,7 @@ func (m *OpenAIModel) ContextLength(ctx context.Context, model string) (int, err
 // Chat streams one turn. Thinking levels low, medium and high are sent as the reasoning
 // effort; on, off and the default leave it to the server (thinking that arrives anyway is
 // shown as thinking).
-func (m *OpenAIModel) Chat(ctx context.Context, req ModelRequest, fn DeltaFunc) (ModelTurn, error) {
+func (m *OpenAI) Chat(ctx context.Context, req Request, fn DeltaFunc) (Turn, error) {
 	client := m.Client
 	if req.FirstByteTimeout > 0 {
 		client = client.With(openai.WithTimeouts(req.FirstByteTimeout, client.IdleTimeout()))
@@ -80,9 +80,9 @@ func (m *OpenAIModel) Chat(ctx context.Context, req ModelRequest, fn DeltaFunc) 
 	res, err := client.Chat(ctx, oreq, func(e openai.Event) error {
 		return openAIStream.send(fn, e.Kind, e.Text, RetryNotice{Attempt: e.Attempt, Delay: e.Delay, Reason: e.Reason})
 	})
-	var turn ModelTurn
+	var turn Turn
 	if res != nil {
-		turn = ModelTurn{Content: res.Content, Thinking: res.Thinking, DoneReason: doneReason(res.FinishReason),
+		turn = Turn{Content: res.Content, Thinking: res.Thinking, DoneReason: doneReason(res.FinishReason),
 			PromptTokens: res.Usage.PromptTokens, EvalTokens: res.Usage.CompletionTokens, EvalDuration: res.Generating}
 		for _, c := range res.ToolCalls {
 			turn.ToolCalls = append(turn.ToolCalls, store.ToolCall{ID: c.ID, Name: c.Name, Args: c.Arguments})

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"prototyper/agentloop/ollama"
+	"prototyper/model/ollama"
 )
 
 // sse serves the given raw stream bodies, one per request (the last one repeats), each

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"prototyper/agentloop/internal/httpstream"
+	"prototyper/model/internal/httpstream"
 )
 
 // Chat sends one chat turn and streams the answer: fn receives retries before the first

@@ -1,4 +1,4 @@
-package agentloop
+package model
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"prototyper/agentloop/ollama"
-	"prototyper/agentloop/openai"
+	"prototyper/model/ollama"
+	"prototyper/model/openai"
 	"prototyper/store"
 )
 
@@ -53,10 +53,10 @@ func TestTheOpenAIModelWaitsTheRunsFirstByteTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := NewOpenAIModel(openai.New(base, openai.WithRetry(1, 0, time.Millisecond, time.Millisecond)))
+	m := NewOpenAI(openai.New(base, openai.WithRetry(1, 0, time.Millisecond, time.Millisecond)))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // the client's default is 5 min
 	defer cancel()
-	_, err = m.Chat(ctx, ModelRequest{Model: "m", FirstByteTimeout: 100 * time.Millisecond}, func(Delta) error { return nil })
+	_, err = m.Chat(ctx, Request{Model: "m", FirstByteTimeout: 100 * time.Millisecond}, func(Delta) error { return nil })
 	var ce ClassifiedError
 	if !errors.As(err, &ce) || ce.Code() != ollama.CodeFirstByteTimeout || !ce.Retryable() || !errors.Is(err, ollama.ErrFirstByteTimeout) ||
 		!strings.Contains(err.Error(), "--first-byte-timeout") {

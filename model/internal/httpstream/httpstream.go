@@ -1,5 +1,5 @@
-// Package httpstream holds what the two model clients, agentloop/ollama and
-// agentloop/openai, share about one HTTP request whose answer is read as it arrives: the
+// Package httpstream holds what the two model clients, model/ollama and
+// model/openai, share about one HTTP request whose answer is read as it arrives: the
 // first-byte and idle timers that end it ([Send], [Stream]), the retrying before its first
 // byte that honours a server's Retry-After ([Do]), and the tests that tell a refused
 // connection, a web page or an error status apart.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"prototyper/agentloop/internal/httpstream"
+	"prototyper/model/internal/httpstream"
 )
 
 // Each sentinel error, for errors.Is, stands beside the typed error that is returned, which

@@ -13,7 +13,7 @@ import (
 
 	"github.com/cenkalti/backoff/v4"
 
-	"prototyper/agentloop/internal/httpstream"
+	"prototyper/model/internal/httpstream"
 )
 
 // Defaults of a [Client]; each has an [Option].
