@@ -15,6 +15,7 @@ import (
 	"prototyper/events"
 	"prototyper/model"
 	"prototyper/model/ollama"
+	"prototyper/model/vocab"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -75,7 +76,7 @@ func TestARunFailedWhileTheServerWasAwayKeepsWhy(t *testing.T) {
 		t.Fatalf("outcome %+v, err %v", out, err)
 	}
 	errs := ofType(rec.events(), events.Error)
-	if len(errs) != 1 || errs[0].Code != ollama.CodeNotRunning {
+	if len(errs) != 1 || errs[0].Code != vocab.CodeNotRunning {
 		t.Fatalf("error events %+v", errs)
 	}
 	if msgs, _ := db.Messages(out.ChatID); roles(msgs) != "UAU" {

@@ -2,8 +2,6 @@ package agentloop
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +13,7 @@ import (
 
 	"prototyper/events"
 	"prototyper/model"
+	"prototyper/model/vocab"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -381,7 +380,7 @@ func (r *run) turn() (store.Message, model.Turn, error) {
 	}
 	// the answer's text goes through two filters: inline reasoning becomes thinking, and the
 	// beginning of an answer that may be a call written as text waits until that is known
-	var split reasoningSplitter
+	var split vocab.ReasoningSplitter
 	hold := textHold{on: r.recoverCalls}
 	show := func(thinking, text string) error {
 		if thinking != "" {
@@ -417,7 +416,7 @@ func (r *run) turn() (store.Message, model.Turn, error) {
 		if cpErr != nil {
 			return cpErr
 		}
-		thinking, text := split.push(d.Content)
+		thinking, text := split.Push(d.Content)
 		return show(d.Thinking+thinking, hold.push(text))
 	})
 	if err == nil {
@@ -430,7 +429,7 @@ func (r *run) turn() (store.Message, model.Turn, error) {
 	}
 	var recovered []writtenCall
 	if cp != nil && cpErr == nil && r.ctx.Err() == nil {
-		thinking, text := split.flush()
+		thinking, text := split.Flush()
 		text = hold.push(text)
 		if err == nil && len(turn.ToolCalls) == 0 && hold.holding() != "" {
 			recovered, _ = recoverTextCalls(hold.holding(), r.validCall)
@@ -1192,19 +1191,13 @@ func wholeHistory(msgs []store.Message, pending map[string]bool) []store.Message
 	return out
 }
 
-func newCallID() string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return "call_" + hex.EncodeToString(b[:])
-}
-
 // uniqueCallID returns the id a new call of the chat is recorded under: the server's when
 // the chat has none like it, else one derived from it (call_0, call_0_2, call_0_3, …). Some
 // servers number calls from zero in every message, or repeat one id for every call of a
 // message; each call still gets its own record and its own result.
 func (r *run) uniqueCallID(id string) string {
 	if id == "" {
-		id = newCallID()
+		id = vocab.NewCallID()
 	}
 	unique := id
 	for n := 2; r.callIDs[unique]; n++ {

@@ -8,6 +8,7 @@ import (
 
 	"prototyper/events"
 	"prototyper/model"
+	"prototyper/model/vocab"
 	"prototyper/store"
 )
 
@@ -144,9 +145,9 @@ func (r *run) summarize() bool {
 	if text.Len() == 0 {
 		text.WriteString(turn.Content)
 	}
-	var split reasoningSplitter
-	_, answer := split.push(text.String())
-	_, rest := split.flush()
+	var split vocab.ReasoningSplitter
+	_, answer := split.Push(text.String())
+	_, rest := split.Flush()
 	summary := strings.TrimSpace(answer + rest)
 	if summary == "" {
 		return false

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"prototyper/model/ollama"
-	"prototyper/model/openai"
-
+	"prototyper/model/vocab"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -158,8 +156,8 @@ func Fatal(err error) bool {
 		return false
 	}
 	switch ce.Code() {
-	case ollama.CodeNotRunning, ollama.CodeModelNotFound, ollama.CodeNotOllama, ollama.CodeFirstByteTimeout,
-		ollama.CodeUnauthorized, ollama.CodeRedirected, openai.CodeNotOpenAI:
+	case vocab.CodeNotRunning, vocab.CodeModelNotFound, vocab.CodeNotOllama, vocab.CodeFirstByteTimeout,
+		vocab.CodeUnauthorized, vocab.CodeRedirected, vocab.CodeNotOpenAI:
 		return true
 	}
 	return false

@@ -12,6 +12,7 @@ import (
 
 	"prototyper/model/ollama"
 	"prototyper/model/openai"
+	"prototyper/model/vocab"
 	"prototyper/store"
 )
 
@@ -58,7 +59,7 @@ func TestTheOpenAIModelWaitsTheRunsFirstByteTimeout(t *testing.T) {
 	defer cancel()
 	_, err = m.Chat(ctx, Request{Model: "m", FirstByteTimeout: 100 * time.Millisecond}, func(Delta) error { return nil })
 	var ce ClassifiedError
-	if !errors.As(err, &ce) || ce.Code() != ollama.CodeFirstByteTimeout || !ce.Retryable() || !errors.Is(err, ollama.ErrFirstByteTimeout) ||
+	if !errors.As(err, &ce) || ce.Code() != vocab.CodeFirstByteTimeout || !ce.Retryable() || !errors.Is(err, ollama.ErrFirstByteTimeout) ||
 		!strings.Contains(err.Error(), "--first-byte-timeout") {
 		t.Errorf("err = %v; want the first-byte timeout, retryable, saying how to allow longer", err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"prototyper/model/ollama"
 	"prototyper/model/openai"
+	"prototyper/model/vocab"
 	"prototyper/tools"
 	"prototyper/tools/mcptools"
 )
@@ -30,7 +31,7 @@ const (
 	DefaultKeepAlive = 30 * time.Minute
 	// DefaultMaxAnswerBytes bounds one answer (its text, thinking and tool calls) when
 	// MaxAnswerBytes is zero: far above any real answer.
-	DefaultMaxAnswerBytes = ollama.DefaultMaxAnswerSize
+	DefaultMaxAnswerBytes = vocab.DefaultMaxAnswerSize
 	// MinMaxAnswerBytes and MaxMaxAnswerBytes bound the answer size a user may set: a smaller
 	// one cuts real answers, a larger one lets a server fill the memory and the disk.
 	MinMaxAnswerBytes = 64 << 10

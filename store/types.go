@@ -5,16 +5,16 @@ import (
 	"time"
 
 	"prototyper/events"
-	"prototyper/model/ollama"
+	"prototyper/model/vocab"
 	"prototyper/tools"
 )
 
 // Message roles: the store keeps a message in the role the model reads it in.
 const (
-	RoleSystem    = ollama.RoleSystem
-	RoleUser      = ollama.RoleUser
-	RoleAssistant = ollama.RoleAssistant
-	RoleTool      = ollama.RoleTool
+	RoleSystem    = vocab.RoleSystem
+	RoleUser      = vocab.RoleUser
+	RoleAssistant = vocab.RoleAssistant
+	RoleTool      = vocab.RoleTool
 )
 
 // StopInterrupted is the stop reason of a run that was live when the process died: the

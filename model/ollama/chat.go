@@ -2,8 +2,6 @@ package ollama
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -291,11 +289,4 @@ func (d *chatDecoder) result() *Result {
 			EvalDuration:       time.Duration(ch.EvalDuration),
 		},
 	}
-}
-
-// newCallID makes an id for a tool call the server sent without one.
-func newCallID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return "call_" + hex.EncodeToString(b[:])
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"prototyper/model/vocab"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -252,7 +253,7 @@ func TestChatLineLimit(t *testing.T) {
 		c, _ := newTestServer(t, serve)
 		_, err := c.Chat(testCtx(t), userTurn("m", "hi"), nil)
 		var tl *LineTooLongError
-		if !errors.As(err, &tl) || tl.Limit != DefaultMaxLineSize || tl.Line != 1 {
+		if !errors.As(err, &tl) || tl.Limit != vocab.DefaultMaxLineSize || tl.Line != 1 {
 			t.Fatalf("err = %v, want a LineTooLongError for line 1", err)
 		}
 		if !strings.Contains(err.Error(), "16 MiB") {

@@ -14,28 +14,13 @@ import (
 	"github.com/cenkalti/backoff/v4"
 
 	"prototyper/model/internal/httpstream"
+	"prototyper/model/vocab"
 )
 
-// Defaults of a [Client]; each has an [Option].
-const (
-	DefaultMaxLineSize = 16 << 20
-	// DefaultMaxAnswerSize bounds one answer's text, thinking and tool calls together, in
-	// bytes: far above any real answer, far below what would exhaust the memory or the disk.
-	DefaultMaxAnswerSize    = 8 << 20
-	DefaultFirstByteTimeout = 5 * time.Minute
-	DefaultIdleTimeout      = 60 * time.Second
-	// DefaultMetadataTimeout bounds the wait for /api/show, /api/tags and /api/version,
-	// which load no model: a server that says nothing for this long is stuck, and waiting
-	// the chat's first-byte timeout for it would only delay the chat's own wait.
-	DefaultMetadataTimeout = 15 * time.Second
-	// DefaultPullIdleTimeout is longer than the chat's: the server says nothing while it
-	// verifies a multi-gigabyte layer.
-	DefaultPullIdleTimeout  = 10 * time.Minute
-	DefaultRetryAttempts    = 5
-	DefaultRetryMaxElapsed  = 30 * time.Second
-	DefaultRetryInitial     = 500 * time.Millisecond
-	DefaultRetryMaxInterval = 5 * time.Second
-)
+// DefaultPullIdleTimeout is longer than a chat's idle timeout: the server says nothing
+// while it verifies a multi-gigabyte layer. The other defaults are both clients' (package
+// vocab).
+const DefaultPullIdleTimeout = 10 * time.Minute
 
 // Client talks to one Ollama server. It is safe for concurrent use.
 type Client struct {
@@ -119,15 +104,15 @@ func New(base *url.URL, opts ...Option) *Client {
 	c := &Client{
 		base:      base,
 		http:      &http.Client{},
-		maxLine:   DefaultMaxLineSize,
-		maxAnswer: DefaultMaxAnswerSize,
-		firstByte: DefaultFirstByteTimeout,
-		idle:      DefaultIdleTimeout,
-		metadata:  DefaultMetadataTimeout,
+		maxLine:   vocab.DefaultMaxLineSize,
+		maxAnswer: vocab.DefaultMaxAnswerSize,
+		firstByte: vocab.DefaultFirstByteTimeout,
+		idle:      vocab.DefaultIdleTimeout,
+		metadata:  vocab.DefaultMetadataTimeout,
 		pullIdle:  DefaultPullIdleTimeout,
-		retry: httpstream.Policy{Attempts: DefaultRetryAttempts, MaxElapsed: DefaultRetryMaxElapsed,
-			Initial: DefaultRetryInitial, MaxInterval: DefaultRetryMaxInterval},
-		newID:   newCallID,
+		retry: httpstream.Policy{Attempts: vocab.DefaultRetryAttempts, MaxElapsed: vocab.DefaultRetryMaxElapsed,
+			Initial: vocab.DefaultRetryInitial, MaxInterval: vocab.DefaultRetryMaxInterval},
+		newID:   vocab.NewCallID,
 		version: &serverVersion{},
 	}
 	for _, o := range opts {

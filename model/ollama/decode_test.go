@@ -17,6 +17,8 @@ import (
 	"unicode/utf8"
 
 	official "github.com/ollama/ollama/api"
+
+	"prototyper/model/vocab"
 )
 
 func TestAppendJSONStringMatchesEncodingJSON(t *testing.T) {
@@ -72,7 +74,7 @@ func FuzzDecodeChatStream(f *testing.F) {
 				content.WriteString(e.Text)
 			}
 			return nil
-		}, newID: newCallID}
+		}, newID: vocab.NewCallID}
 		res, err := d.run(newLineReader(bytes.NewReader(body), 256), nil, func(err error) error { return err })
 		if err != nil {
 			if !errors.Is(err, ErrMalformedLine) && !errors.Is(err, ErrLineTooLong) &&
@@ -156,14 +158,14 @@ func TestALineMustHoldExactlyOneJSONObject(t *testing.T) {
 		`"done"`,
 		`{"message":{"content":"a"},"done":tru}`,
 	} {
-		d := chatDecoder{fn: func(Event) error { return nil }, newID: newCallID}
+		d := chatDecoder{fn: func(Event) error { return nil }, newID: vocab.NewCallID}
 		_, err := d.run(newLineReader(strings.NewReader(body), 1024), nil, func(err error) error { return err })
 		if !errors.Is(err, ErrMalformedLine) {
 			t.Errorf("%q: err = %v, want ErrMalformedLine", body, err)
 		}
 	}
 	// Blank space around a value is fine, and the decoder carries on across lines.
-	d := chatDecoder{fn: func(Event) error { return nil }, newID: newCallID}
+	d := chatDecoder{fn: func(Event) error { return nil }, newID: vocab.NewCallID}
 	res, err := d.run(newLineReader(strings.NewReader("  {\"message\":{\"content\":\"a\"}}  \n\t{\"message\":{\"content\":\"b\"},\"done\":true}\t\n"), 1024), nil, func(err error) error { return err })
 	if err != nil || res.Message.Content != "ab" {
 		t.Fatalf("res = %+v, err = %v", res, err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"prototyper/model/internal/httpstream"
+	"prototyper/model/vocab"
 )
 
 // Each sentinel error, for errors.Is, stands beside the typed error that is returned, which
@@ -54,15 +55,15 @@ func (e *NotRunningError) Is(target error) bool { return target == ErrNotRunning
 // The kinds of an error status, each a *StatusError.
 var (
 	// ErrModelNotFound: the server does not have the model (HTTP 404).
-	ErrModelNotFound = errors.New("model not found")
+	ErrModelNotFound = vocab.ErrModelNotFound
 	// ErrCapability: the model lacks what the request needs, e.g. tools or thinking (HTTP
 	// 400 "… does not support …").
-	ErrCapability = errors.New("model lacks a capability")
+	ErrCapability = vocab.ErrCapability
 	// ErrBusy: the server is overloaded (HTTP 503), after the retries.
 	ErrBusy = errors.New("Ollama is busy")
 	// ErrUnauthorized: the server, or a proxy in front of it, wants a token or refused the
 	// one sent (HTTP 401 or 403).
-	ErrUnauthorized = errors.New("the server wants a token")
+	ErrUnauthorized = vocab.ErrUnauthorized
 )
 
 // StatusError is an HTTP error answer (status 400 or more) with the server's message.
@@ -130,7 +131,7 @@ func (e *StreamError) Is(target error) bool { return target == ErrStream }
 
 // ErrIncompleteStream: the stream ended (EOF or a broken connection) before done:true. An
 // *IncompleteStreamError.
-var ErrIncompleteStream = errors.New("stream ended before done")
+var ErrIncompleteStream = vocab.ErrIncompleteStream
 
 // IncompleteStreamError is a stream that ended before its done:true line. The tool calls
 // it carried were not returned.
@@ -150,7 +151,7 @@ func (e *IncompleteStreamError) Unwrap() error        { return e.Err }
 func (e *IncompleteStreamError) Is(target error) bool { return target == ErrIncompleteStream }
 
 // ErrLineTooLong: a line exceeded the maximum line size. A *LineTooLongError.
-var ErrLineTooLong = errors.New("line too long")
+var ErrLineTooLong = vocab.ErrLineTooLong
 
 // LineTooLongError is a line longer than the client's limit.
 type LineTooLongError struct {
@@ -159,27 +160,19 @@ type LineTooLongError struct {
 }
 
 func (e *LineTooLongError) Error() string {
-	return fmt.Sprintf("the server sent a line longer than %s (line %d), more than an Ollama answer holds — check that the address points at an Ollama server, or ask for a shorter answer", formatBytes(int64(e.Limit)), e.Line)
+	return fmt.Sprintf("the server sent a line longer than %s (line %d), more than an Ollama answer holds — check that the address points at an Ollama server, or ask for a shorter answer", vocab.FormatBytes(int64(e.Limit)), e.Line)
 }
 func (e *LineTooLongError) Is(target error) bool { return target == ErrLineTooLong }
 
 // ErrAnswerTooLong: the answer (its text, thinking and tool calls) passed the client's
 // answer size limit; the stream was cut there. An *AnswerTooLongError.
-var ErrAnswerTooLong = errors.New("answer too long")
+var ErrAnswerTooLong = vocab.ErrAnswerTooLong
 
-// AnswerTooLongError is an answer cut at the client's answer size limit: the text that fit
-// was delivered, its tool calls never are.
-type AnswerTooLongError struct {
-	Limit int // bytes
-}
-
-func (e *AnswerTooLongError) Error() string {
-	return fmt.Sprintf("the model's answer passed %s, the most one answer may hold, and was cut there (what came before is kept) — ask for a shorter answer or a smaller step, or raise the answer size limit (`prototyper run --max-answer-size`, or the largest answer kept in the settings)", formatBytes(int64(e.Limit)))
-}
-func (e *AnswerTooLongError) Is(target error) bool { return target == ErrAnswerTooLong }
+// AnswerTooLongError is an answer cut at the client's answer size limit (the shared one).
+type AnswerTooLongError = vocab.AnswerTooLongError
 
 // ErrMalformedLine: a line was not the JSON object expected. A *MalformedLineError.
-var ErrMalformedLine = errors.New("malformed line")
+var ErrMalformedLine = vocab.ErrMalformedLine
 
 // MalformedLineError is a line that is not the JSON object expected.
 type MalformedLineError struct {
@@ -197,10 +190,10 @@ func (e *MalformedLineError) Is(target error) bool { return target == ErrMalform
 // The two timeouts, each a *TimeoutError.
 var (
 	// ErrFirstByteTimeout: no response within the first-byte timeout.
-	ErrFirstByteTimeout = errors.New("first-byte timeout")
+	ErrFirstByteTimeout = vocab.ErrFirstByteTimeout
 	// ErrIdleTimeout: the answer did not grow (no text, thinking or tool call) within the
 	// idle timeout mid-stream, whatever else arrived.
-	ErrIdleTimeout = errors.New("idle timeout")
+	ErrIdleTimeout = vocab.ErrIdleTimeout
 )
 
 // TimeoutError is a first-byte or idle timeout.
@@ -211,17 +204,13 @@ type TimeoutError struct {
 	Path      string // the API path asked, e.g. /api/chat; "" when unknown
 }
 
-// FirstByteAdvice names the flag and the setting that change the chat's first-byte
-// timeout; it ends the message of a chat that timed out waiting for its first byte.
-const FirstByteAdvice = "try again, or allow longer with `prototyper run --first-byte-timeout 10m` or the first-byte timeout in the settings"
-
 func (e *TimeoutError) Error() string {
 	switch {
 	case e.FirstByte && e.Path != "" && e.Path != "/api/chat" && e.Path != "/api/pull":
 		// a question that loads no model: the server is stuck, not loading
 		return fmt.Sprintf("Ollama at %s did not answer within %s — check that it is running and not stuck (restart `ollama serve`), or that the address is right", e.URL, humanDuration(e.After))
 	case e.FirstByte:
-		return fmt.Sprintf("Ollama at %s sent nothing for %s (a model can be slow to load) — %s", e.URL, humanDuration(e.After), FirstByteAdvice)
+		return fmt.Sprintf("Ollama at %s sent nothing for %s (a model can be slow to load) — %s", e.URL, humanDuration(e.After), vocab.FirstByteAdvice)
 	}
 	return fmt.Sprintf("Ollama at %s sent nothing new for %s mid-answer — try again; if it repeats, check the Ollama server log", e.URL, humanDuration(e.After))
 }
@@ -240,17 +229,7 @@ func humanDuration(d time.Duration) string {
 }
 
 // Is matches ErrFirstByteTimeout or ErrIdleTimeout, and context.DeadlineExceeded.
-func (e *TimeoutError) Is(target error) bool {
-	switch target {
-	case ErrFirstByteTimeout:
-		return e.FirstByte
-	case ErrIdleTimeout:
-		return !e.FirstByte
-	case context.DeadlineExceeded:
-		return true
-	}
-	return false
-}
+func (e *TimeoutError) Is(target error) bool { return vocab.TimeoutIs(e.FirstByte, target) }
 
 // Retryable reports whether trying the same request again may succeed: the server was not
 // running, busy or failing (5xx, 429), timed out, broke the stream, or reported an error
@@ -274,29 +253,6 @@ func Retryable(err error) bool {
 	return errors.As(err, &te)
 }
 
-// The codes of [Code]: the kind of a failure, as the `error` event names it for the window
-// to pick its sentence by. The OpenAI-compatible client's Code says the same ones.
-const (
-	CodeCanceled          = "canceled"
-	CodeNotRunning        = "not_running"
-	CodeModelNotFound     = "model_not_found"
-	CodeCapabilityMissing = "capability_missing"
-	CodeBusy              = "busy"
-	CodeHTTPError         = "http_error"
-	CodeStreamError       = "stream_error"
-	CodeIncompleteStream  = "incomplete_stream"
-	CodeLineTooLong       = "line_too_long"
-	CodeMalformedLine     = "malformed_line"
-	CodeNotOllama         = "not_ollama"
-	CodeUnauthorized      = "unauthorized"
-	CodeFirstByteTimeout  = "first_byte_timeout"
-	CodeIdleTimeout       = "idle_timeout"
-	CodeNetwork           = "network"
-	CodeAnswerTooLong     = "answer_too_long"
-	CodeRedirected        = "redirected"
-	CodeUnknown           = "unknown"
-)
-
 // Code names the kind of err for the `error` event: not_running, model_not_found,
 // capability_missing, busy, http_error, stream_error, incomplete_stream, line_too_long,
 // malformed_line, not_ollama, unauthorized, first_byte_timeout, idle_timeout,
@@ -306,47 +262,47 @@ func Code(err error) string {
 	case err == nil:
 		return ""
 	case errors.Is(err, context.Canceled):
-		return CodeCanceled
+		return vocab.CodeCanceled
 	case errors.Is(err, ErrNotRunning):
-		return CodeNotRunning
+		return vocab.CodeNotRunning
 	case errors.Is(err, ErrModelNotFound):
-		return CodeModelNotFound
+		return vocab.CodeModelNotFound
 	case errors.Is(err, ErrCapability):
-		return CodeCapabilityMissing
+		return vocab.CodeCapabilityMissing
 	case errors.Is(err, ErrBusy):
-		return CodeBusy
+		return vocab.CodeBusy
 	case errors.Is(err, ErrStream):
-		return CodeStreamError
+		return vocab.CodeStreamError
 	case errors.Is(err, ErrFirstByteTimeout):
-		return CodeFirstByteTimeout
+		return vocab.CodeFirstByteTimeout
 	case errors.Is(err, ErrIdleTimeout):
-		return CodeIdleTimeout
+		return vocab.CodeIdleTimeout
 	case errors.Is(err, ErrIncompleteStream):
-		return CodeIncompleteStream
+		return vocab.CodeIncompleteStream
 	case errors.Is(err, ErrLineTooLong):
-		return CodeLineTooLong
+		return vocab.CodeLineTooLong
 	case errors.Is(err, ErrMalformedLine):
-		return CodeMalformedLine
+		return vocab.CodeMalformedLine
 	case errors.Is(err, ErrNotOllama):
-		return CodeNotOllama
+		return vocab.CodeNotOllama
 	case errors.Is(err, ErrUnauthorized):
-		return CodeUnauthorized
+		return vocab.CodeUnauthorized
 	case errors.Is(err, ErrAnswerTooLong):
-		return CodeAnswerTooLong
+		return vocab.CodeAnswerTooLong
 	}
 	var re *httpstream.RedirectError
 	if errors.As(err, &re) {
-		return CodeRedirected
+		return vocab.CodeRedirected
 	}
 	var se *StatusError
 	if errors.As(err, &se) {
-		return CodeHTTPError
+		return vocab.CodeHTTPError
 	}
 	var te *httpstream.NetworkError
 	if errors.As(err, &te) {
-		return CodeNetwork
+		return vocab.CodeNetwork
 	}
-	return CodeUnknown
+	return vocab.CodeUnknown
 }
 
 // refused is the error of a request that nothing answered: the connection was refused.
@@ -356,21 +312,4 @@ func (c *Client) refused(err error) error { return &NotRunningError{URL: c.URL()
 // any answer.
 func (c *Client) networkError(err error) error {
 	return &httpstream.NetworkError{Server: "Ollama", URL: c.URL(), Check: "the server is up and the address is right", Err: err}
-}
-
-// formatBytes writes n in B, KiB, MiB or GiB.
-func formatBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 3; m /= unit {
-		div *= unit
-		exp++
-	}
-	v := float64(n) / float64(div)
-	s := fmt.Sprintf("%.1f", v)
-	s = strings.TrimSuffix(s, ".0")
-	return s + " " + [...]string{"KiB", "MiB", "GiB", "TiB"}[exp]
 }

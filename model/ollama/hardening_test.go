@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"prototyper/model/vocab"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -84,7 +85,7 @@ func TestAChatFirstByteTimeoutNamesTheFlagAndTheSetting(t *testing.T) {
 func TestWithChangesOneTimeoutOfACopyOnly(t *testing.T) {
 	c, _ := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { hang(r) })
 	short := c.With(WithFirstByteTimeout(50 * time.Millisecond))
-	if c.FirstByteTimeout() != DefaultFirstByteTimeout || short.FirstByteTimeout() != 50*time.Millisecond {
+	if c.FirstByteTimeout() != vocab.DefaultFirstByteTimeout || short.FirstByteTimeout() != 50*time.Millisecond {
 		t.Fatalf("timeouts %v and %v", c.FirstByteTimeout(), short.FirstByteTimeout())
 	}
 	if _, err := short.Chat(testCtx(t), userTurn("m", "hi"), nil); !errors.Is(err, ErrFirstByteTimeout) {

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"prototyper/model/vocab"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -39,7 +40,7 @@ func TestAnEndlessAnswerIsCutAtTheAnswerSizeWithWhatFitKept(t *testing.T) {
 			var rec recorder
 			res, err := c.Chat(testCtx(t), userTurn("m", "hi"), rec.fn)
 			var tl *AnswerTooLongError
-			if !errors.As(err, &tl) || tl.Limit != limit || Code(err) != CodeAnswerTooLong || Retryable(err) {
+			if !errors.As(err, &tl) || tl.Limit != limit || Code(err) != vocab.CodeAnswerTooLong || Retryable(err) {
 				t.Fatalf("err = %v (code %s), want an AnswerTooLongError of %d bytes, not retryable", err, Code(err), limit)
 			}
 			if !strings.Contains(err.Error(), "64 KiB") || !strings.Contains(err.Error(), "--max-answer-size") {
@@ -80,7 +81,7 @@ func TestKeepAlivesDoNotHoldAnAnswerOpen(t *testing.T) {
 	}, WithIdleTimeout(300*time.Millisecond))
 	var rec recorder
 	_, err := c.Chat(testCtx(t), userTurn("m", "hi"), rec.fn)
-	if !errors.Is(err, ErrIdleTimeout) || Code(err) != CodeIdleTimeout || rec.text(EventContentDelta) != "a" {
+	if !errors.Is(err, ErrIdleTimeout) || Code(err) != vocab.CodeIdleTimeout || rec.text(EventContentDelta) != "a" {
 		t.Fatalf("err = %v, content %q; want the idle timeout after \"a\"", err, rec.text(EventContentDelta))
 	}
 }
@@ -176,7 +177,7 @@ func TestARedirectToAnotherOriginIsNotFollowed(t *testing.T) {
 			if sent.Load() != 0 {
 				t.Fatal("the request was sent on to the other origin")
 			}
-			if Code(err) != CodeRedirected || Retryable(err) || !strings.Contains(fmt.Sprint(err), to+"/api/chat") ||
+			if Code(err) != vocab.CodeRedirected || Retryable(err) || !strings.Contains(fmt.Sprint(err), to+"/api/chat") ||
 				!strings.Contains(fmt.Sprint(err), srv.URL) {
 				t.Fatalf("err = %v (code %s), want one naming both addresses", err, Code(err))
 			}

@@ -3,17 +3,18 @@ package ollama
 import (
 	"encoding/json"
 	"fmt"
+	"prototyper/model/vocab"
 	"slices"
 	"strings"
 	"time"
 )
 
-// Roles of a [Message].
+// Roles of a [Message] (package vocab's words).
 const (
-	RoleSystem    = "system"
-	RoleUser      = "user"
-	RoleAssistant = "assistant"
-	RoleTool      = "tool"
+	RoleSystem    = vocab.RoleSystem
+	RoleUser      = vocab.RoleUser
+	RoleAssistant = vocab.RoleAssistant
+	RoleTool      = vocab.RoleTool
 )
 
 // ChatRequest is one turn sent to /api/chat. The request always streams.
@@ -147,21 +148,16 @@ var (
 
 // ParseThink reads the --think flag: off|false, on|true, low, medium or high; "" is unset.
 func ParseThink(s string) (Think, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
+	level, err := vocab.ParseThinkLevel(s)
+	switch level {
+	case vocab.ThinkOff:
+		return ThinkOff, err
+	case vocab.ThinkOn:
+		return ThinkOn, err
 	case "":
-		return Think{}, nil
-	case "off", "false":
-		return ThinkOff, nil
-	case "on", "true":
-		return ThinkOn, nil
-	case "low":
-		return ThinkLow, nil
-	case "medium":
-		return ThinkMedium, nil
-	case "high":
-		return ThinkHigh, nil
+		return Think{}, err
 	}
-	return Think{}, fmt.Errorf("think value %q is not one of off, on, low, medium, high", s)
+	return Think{level}, err
 }
 
 // IsZero reports whether t is unset.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"prototyper/model/internal/httpstream"
+	"prototyper/model/vocab"
 )
 
 // BenchmarkDecodeSSE decodes a stream of 2,000 events (thinking, then content), the hot path
@@ -27,7 +28,7 @@ func BenchmarkDecodeSSE(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		s := httpstream.NewStream(ctx, io.NopCloser(bytes.NewReader(data)))
-		d := &decoder{fn: func(Event) error { return nil }}
+		d := &decoder{fn: func(Event) error { return nil }, think: vocab.ReasoningSplitter{Leading: true}}
 		if err := d.read(s, 16<<20); err != nil || !d.done {
 			b.Fatal(err)
 		}

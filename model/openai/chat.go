@@ -5,9 +5,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -15,6 +13,7 @@ import (
 	"time"
 
 	"prototyper/model/internal/httpstream"
+	"prototyper/model/vocab"
 )
 
 // ChatRequest is one /v1/chat/completions request; it always streams.
@@ -114,7 +113,7 @@ func (c *Client) Chat(ctx context.Context, req *ChatRequest, fn EventFunc) (*Res
 		return nil, err
 	}
 	defer s.Close()
-	d := &decoder{fn: fn, budget: httpstream.NewBudget(c.maxAnswer)}
+	d := &decoder{fn: fn, budget: httpstream.NewBudget(c.maxAnswer), think: vocab.ReasoningSplitter{Leading: true}}
 	err = d.read(s, c.maxLine)
 	res := d.result()
 	if err != nil {
@@ -131,7 +130,7 @@ func (c *Client) Chat(ctx context.Context, req *ChatRequest, fn EventFunc) (*Res
 type decoder struct {
 	fn                EventFunc
 	content, thinking strings.Builder
-	think             thinkSplitter
+	think             vocab.ReasoningSplitter
 	calls             []*callParts
 	finish            string
 	usage             Usage
@@ -298,7 +297,7 @@ func (d *decoder) choices(ch *wireChunk) error {
 		}
 		if delta.Content != nil {
 			text, tooLong := d.fit(*delta.Content)
-			thinking, content := d.think.feed(text)
+			thinking, content := d.think.Push(text)
 			if err := d.emitBoth(thinking, content); err != nil || tooLong != nil {
 				return cmp.Or(err, tooLong)
 			}
@@ -343,7 +342,7 @@ func (d *decoder) callPart(index *int, id, name, args string) error {
 	size := len(id) + len(name) + len(args)
 	fresh := cur == nil || (id != "" && cur.id != "" && id != cur.id)
 	if fresh && id == "" {
-		size += callIDLen // the id it will be given
+		size += vocab.CallIDLen // the id it will be given
 	}
 	d.grew = d.grew || size > 0
 	if !d.budget.Take(size) {
@@ -372,7 +371,7 @@ func (d *decoder) emitBoth(thinking, content string) error {
 }
 
 func (d *decoder) flushThink() error {
-	return d.emitBoth(d.think.flush())
+	return d.emitBoth(d.think.Flush())
 }
 
 func (d *decoder) emit(b *strings.Builder, text string, kind EventKind) error {
@@ -388,7 +387,7 @@ func (d *decoder) emit(b *strings.Builder, text string, kind EventKind) error {
 
 // result is what arrived; its tool calls are complete when the stream was.
 func (d *decoder) result() *Result {
-	th, co := d.think.flush()
+	th, co := d.think.Flush()
 	d.thinking.WriteString(th)
 	d.content.WriteString(co)
 	r := &Result{Content: d.content.String(), Thinking: d.thinking.String(), FinishReason: d.finish,
@@ -399,7 +398,7 @@ func (d *decoder) result() *Result {
 	for _, c := range d.calls {
 		id := c.id
 		if id == "" {
-			id = newCallID()
+			id = vocab.NewCallID()
 		}
 		r.ToolCalls = append(r.ToolCalls, ToolCall{ID: id, Name: c.name.String(), Arguments: objectOrString(c.args.String())})
 	}
@@ -417,15 +416,6 @@ func objectOrString(args string) json.RawMessage {
 	}
 	b, _ := json.Marshal(args)
 	return b
-}
-
-// callIDLen is the length of an id of newCallID.
-const callIDLen = len("call_") + 16
-
-func newCallID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return "call_" + hex.EncodeToString(b[:])
 }
 
 // wire types of the request.

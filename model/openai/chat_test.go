@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"prototyper/model/ollama"
+	"prototyper/model/vocab"
 )
 
 // sse serves the given raw stream bodies, one per request (the last one repeats), each
@@ -154,32 +155,6 @@ func TestThinkingFromEveryPlaceServersPutIt(t *testing.T) {
 	}
 }
 
-func TestThinkSplitter(t *testing.T) {
-	for _, tc := range []struct {
-		pieces           []string
-		thinking, answer string
-	}{
-		{[]string{"Hello"}, "", "Hello"},
-		{[]string{"<", "b>bold</b>"}, "", "<b>bold</b>"},
-		{[]string{"<think>", "a<", "/b>c", "</think>", "x"}, "a</b>c", "x"},
-		{[]string{"<think>unfinished"}, "unfinished", ""},
-		{[]string{"Answer <think>not thinking</think>"}, "", "Answer <think>not thinking</think>"},
-		{[]string{"  ", "\n"}, "", ""},
-	} {
-		var ts thinkSplitter
-		var th, an string
-		for _, p := range tc.pieces {
-			a, b := ts.feed(p)
-			th, an = th+a, an+b
-		}
-		a, b := ts.flush()
-		th, an = th+a, an+b
-		if th != tc.thinking || an != tc.answer {
-			t.Errorf("%q: thinking %q answer %q, want %q %q", tc.pieces, th, an, tc.thinking, tc.answer)
-		}
-	}
-}
-
 func TestAnErrorMidStreamIsOneSentenceAndKeepsThePartialText(t *testing.T) {
 	for name, errLine := range map[string]string{
 		"as an SSE event":                    `data: {"error":{"message":"CUDA out of memory","type":"server_error"}}` + "\n\n",
@@ -269,8 +244,8 @@ func TestABusyServerIsRetriedAsTheNativeClientRetriesIt(t *testing.T) {
 			if !errors.Is(err, tc.err) || (err == nil) != (tc.err == nil) || int(calls.Load()) != tc.requests || len(retries) != tc.retries {
 				t.Fatalf("err %v after %d requests and %d retries; want %v after %d and %d", err, calls.Load(), len(retries), tc.err, tc.requests, tc.retries)
 			}
-			if err != nil && (!Retryable(err) || Code(err) != ollama.CodeBusy || !strings.Contains(err.Error(), "wait a moment and try again")) {
-				t.Errorf("err %v: want a retryable %s that says what to do", err, ollama.CodeBusy)
+			if err != nil && (!Retryable(err) || Code(err) != vocab.CodeBusy || !strings.Contains(err.Error(), "wait a moment and try again")) {
+				t.Errorf("err %v: want a retryable %s that says what to do", err, vocab.CodeBusy)
 			}
 			if tc.delay > 0 && (retries[0].Delay != tc.delay || retries[0].Attempt != 2 || !strings.Contains(retries[0].Reason, "HTTP") || took < tc.delay) {
 				t.Errorf("retry %+v after %s; want attempt 2 after the %s the server asked for", retries[0], took, tc.delay)

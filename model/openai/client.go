@@ -14,7 +14,7 @@ import (
 	"github.com/cenkalti/backoff/v4"
 
 	"prototyper/model/internal/httpstream"
-	"prototyper/model/ollama"
+	"prototyper/model/vocab"
 )
 
 const (
@@ -86,10 +86,10 @@ func ParseBaseURL(raw string) (*url.URL, error) {
 func New(base *url.URL, opts ...Option) *Client {
 	// the native client's limits: a server of either kind gets the same patience
 	c := &Client{
-		base: base, http: &http.Client{}, maxLine: ollama.DefaultMaxLineSize, maxAnswer: ollama.DefaultMaxAnswerSize,
-		firstByte: ollama.DefaultFirstByteTimeout, idle: ollama.DefaultIdleTimeout, metadata: ollama.DefaultMetadataTimeout,
-		retry: httpstream.Policy{Attempts: ollama.DefaultRetryAttempts, MaxElapsed: ollama.DefaultRetryMaxElapsed,
-			Initial: ollama.DefaultRetryInitial, MaxInterval: ollama.DefaultRetryMaxInterval},
+		base: base, http: &http.Client{}, maxLine: vocab.DefaultMaxLineSize, maxAnswer: vocab.DefaultMaxAnswerSize,
+		firstByte: vocab.DefaultFirstByteTimeout, idle: vocab.DefaultIdleTimeout, metadata: vocab.DefaultMetadataTimeout,
+		retry: httpstream.Policy{Attempts: vocab.DefaultRetryAttempts, MaxElapsed: vocab.DefaultRetryMaxElapsed,
+			Initial: vocab.DefaultRetryInitial, MaxInterval: vocab.DefaultRetryMaxInterval},
 	}
 	return c.With(opts...)
 }

@@ -8,22 +8,22 @@ import (
 	"time"
 
 	"prototyper/model/internal/httpstream"
-	"prototyper/model/ollama"
+	"prototyper/model/vocab"
 )
 
 // Sentinel errors, for errors.Is; the typed errors below match them and carry the details.
-// Those a model server of either kind can meet are the native client's own, so that one
+// Those a model server of either kind can meet are package vocab's, so that one
 // errors.Is recognises a missing model or a timeout whichever provider answered.
 var (
-	ErrModelNotFound    = ollama.ErrModelNotFound    // HTTP 404 with an API error
-	ErrCapability       = ollama.ErrCapability       // HTTP 400 "does not support …"
-	ErrUnauthorized     = ollama.ErrUnauthorized     // HTTP 401 or 403: a key is wanted or refused
-	ErrIncompleteStream = ollama.ErrIncompleteStream // the stream ended before [DONE] or a finish_reason
-	ErrLineTooLong      = ollama.ErrLineTooLong      // a line of the stream exceeded the maximum
-	ErrMalformed        = ollama.ErrMalformedLine    // an event's data was not the JSON expected
-	ErrFirstByteTimeout = ollama.ErrFirstByteTimeout // no answer within the first-byte timeout
-	ErrIdleTimeout      = ollama.ErrIdleTimeout      // the answer did not grow for the idle timeout
-	ErrAnswerTooLong    = ollama.ErrAnswerTooLong    // the answer passed the answer size limit
+	ErrModelNotFound    = vocab.ErrModelNotFound    // HTTP 404 with an API error
+	ErrCapability       = vocab.ErrCapability       // HTTP 400 "does not support …"
+	ErrUnauthorized     = vocab.ErrUnauthorized     // HTTP 401 or 403: a key is wanted or refused
+	ErrIncompleteStream = vocab.ErrIncompleteStream // the stream ended before [DONE] or a finish_reason
+	ErrLineTooLong      = vocab.ErrLineTooLong      // a line of the stream exceeded the maximum
+	ErrMalformed        = vocab.ErrMalformedLine    // an event's data was not the JSON expected
+	ErrFirstByteTimeout = vocab.ErrFirstByteTimeout // no answer within the first-byte timeout
+	ErrIdleTimeout      = vocab.ErrIdleTimeout      // the answer did not grow for the idle timeout
+	ErrAnswerTooLong    = vocab.ErrAnswerTooLong    // the answer passed the answer size limit
 
 	// ErrUnreachable: nothing answers at the base URL (connection refused), after the retries.
 	ErrUnreachable = errors.New("the model server does not answer")
@@ -122,7 +122,7 @@ func (e *NotOpenAIError) Is(target error) bool { return target == ErrNotOpenAI }
 // AnswerTooLongError is an answer cut at the client's answer size limit: the text that fit
 // was delivered, its tool calls never are. The native client's, whose sentence says the same
 // of any server.
-type AnswerTooLongError = ollama.AnswerTooLongError
+type AnswerTooLongError = vocab.AnswerTooLongError
 
 // StreamError is an error event inside a stream.
 type StreamError struct{ Message string }
@@ -184,7 +184,7 @@ func (e *TimeoutError) Error() string {
 	case e.FirstByte && e.Path != chatPath:
 		return fmt.Sprintf("the server at %s did not answer within %s — check that it is running and not stuck, or that the base URL is right", e.URL, e.After)
 	case e.FirstByte:
-		return fmt.Sprintf("the server at %s sent nothing for %s (a model can be slow to load) — %s", e.URL, e.After, ollama.FirstByteAdvice)
+		return fmt.Sprintf("the server at %s sent nothing for %s (a model can be slow to load) — %s", e.URL, e.After, vocab.FirstByteAdvice)
 	}
 	return fmt.Sprintf("the server at %s sent nothing new for %s mid-answer — try again; if it repeats, check the server's log", e.URL, e.After)
 }
@@ -192,7 +192,7 @@ func (e *TimeoutError) Error() string {
 // Is matches what the native client's timeout matches: ErrFirstByteTimeout or
 // ErrIdleTimeout, and context.DeadlineExceeded.
 func (e *TimeoutError) Is(target error) bool {
-	return (&ollama.TimeoutError{FirstByte: e.FirstByte}).Is(target)
+	return vocab.TimeoutIs(e.FirstByte, target)
 }
 
 // refused is the error of a request that nothing answered: the connection was refused.
@@ -204,11 +204,8 @@ func (c *Client) networkError(err error) error {
 	return &httpstream.NetworkError{Server: "the server", URL: c.URL(), Check: "it is up and the base URL is right", Err: err}
 }
 
-// CodeNotOpenAI is the code of [ErrNotOpenAI].
-const CodeNotOpenAI = "not_openai"
-
 // Code names the kind of err for the `error` event, with the native client's codes
-// (ollama.CodeNotRunning and the others) and one of its own, [CodeNotOpenAI].
+// (vocab.CodeNotRunning and the others) and one of its own, [CodeNotOpenAI].
 func Code(err error) string {
 	var se *StatusError
 	var ne *httpstream.NetworkError
@@ -217,11 +214,11 @@ func Code(err error) string {
 		target error
 		code   string
 	}{
-		{context.Canceled, ollama.CodeCanceled}, {ErrUnreachable, ollama.CodeNotRunning}, {ErrUnauthorized, ollama.CodeUnauthorized},
-		{ErrModelNotFound, ollama.CodeModelNotFound}, {ErrCapability, ollama.CodeCapabilityMissing}, {ErrBusy, ollama.CodeBusy},
-		{ErrStream, ollama.CodeStreamError}, {ErrFirstByteTimeout, ollama.CodeFirstByteTimeout}, {ErrIdleTimeout, ollama.CodeIdleTimeout},
-		{ErrIncompleteStream, ollama.CodeIncompleteStream}, {ErrLineTooLong, ollama.CodeLineTooLong}, {ErrMalformed, ollama.CodeMalformedLine},
-		{ErrNotOpenAI, CodeNotOpenAI}, {ErrAnswerTooLong, ollama.CodeAnswerTooLong},
+		{context.Canceled, vocab.CodeCanceled}, {ErrUnreachable, vocab.CodeNotRunning}, {ErrUnauthorized, vocab.CodeUnauthorized},
+		{ErrModelNotFound, vocab.CodeModelNotFound}, {ErrCapability, vocab.CodeCapabilityMissing}, {ErrBusy, vocab.CodeBusy},
+		{ErrStream, vocab.CodeStreamError}, {ErrFirstByteTimeout, vocab.CodeFirstByteTimeout}, {ErrIdleTimeout, vocab.CodeIdleTimeout},
+		{ErrIncompleteStream, vocab.CodeIncompleteStream}, {ErrLineTooLong, vocab.CodeLineTooLong}, {ErrMalformed, vocab.CodeMalformedLine},
+		{ErrNotOpenAI, vocab.CodeNotOpenAI}, {ErrAnswerTooLong, vocab.CodeAnswerTooLong},
 	} {
 		if errors.Is(err, c.target) {
 			return c.code
@@ -231,13 +228,13 @@ func Code(err error) string {
 	case err == nil:
 		return ""
 	case errors.As(err, &se):
-		return ollama.CodeHTTPError
+		return vocab.CodeHTTPError
 	case errors.As(err, &ne):
-		return ollama.CodeNetwork
+		return vocab.CodeNetwork
 	case errors.As(err, &re):
-		return ollama.CodeRedirected
+		return vocab.CodeRedirected
 	}
-	return ollama.CodeUnknown
+	return vocab.CodeUnknown
 }
 
 // Retryable reports whether the same request may succeed if tried again: the server did

@@ -13,7 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"prototyper/model/ollama"
+	"prototyper/model/vocab"
 )
 
 // serve returns a client of a server that answers every request with h.
@@ -61,7 +61,7 @@ func TestAnEndlessAnswerIsCutAtTheAnswerSizeWithWhatFitKept(t *testing.T) {
 			c, _ := serve(t, endless(tc.piece), WithMaxAnswerSize(limit))
 			thinking, content, res, err := collect(t, c)
 			var tl *AnswerTooLongError
-			if !errors.As(err, &tl) || tl.Limit != limit || Code(err) != ollama.CodeAnswerTooLong || Retryable(err) {
+			if !errors.As(err, &tl) || tl.Limit != limit || Code(err) != vocab.CodeAnswerTooLong || Retryable(err) {
 				t.Fatalf("err = %v (code %s), want an AnswerTooLongError of %d bytes, not retryable", err, Code(err), limit)
 			}
 			if !strings.Contains(err.Error(), "64 KiB") {
@@ -89,7 +89,7 @@ func TestAnEndlessAnswerIsCutAtTheAnswerSizeWithWhatFitKept(t *testing.T) {
 func TestDataLinesWithoutTheirBlankLineAreBoundedAsALineIs(t *testing.T) {
 	c, _ := serve(t, endless("data: "+strings.Repeat("x", 1000)+"\n"))
 	_, _, _, err := collect(t, c)
-	if !errors.Is(err, ErrLineTooLong) || Code(err) != ollama.CodeLineTooLong {
+	if !errors.Is(err, ErrLineTooLong) || Code(err) != vocab.CodeLineTooLong {
 		t.Fatalf("err = %v, want the line limit", err)
 	}
 }
@@ -112,7 +112,7 @@ func TestKeepAlivesDoNotHoldAnAnswerOpen(t *testing.T) {
 				}
 			}, WithTimeouts(time.Minute, 300*time.Millisecond))
 			_, content, _, err := collect(t, c)
-			if !errors.Is(err, ErrIdleTimeout) || Code(err) != ollama.CodeIdleTimeout || strings.Join(content, "") != "a" {
+			if !errors.Is(err, ErrIdleTimeout) || Code(err) != vocab.CodeIdleTimeout || strings.Join(content, "") != "a" {
 				t.Fatalf("err = %v, content %q; want the idle timeout after \"a\"", err, content)
 			}
 		})
@@ -213,7 +213,7 @@ func TestARedirectToAnotherOriginIsNotFollowed(t *testing.T) {
 			if sent.Load() != 0 {
 				t.Fatal("the key and the conversation were sent on to the other origin")
 			}
-			if Code(err) != ollama.CodeRedirected || Retryable(err) || !strings.Contains(fmt.Sprint(err), to+"/v1/chat/completions") ||
+			if Code(err) != vocab.CodeRedirected || Retryable(err) || !strings.Contains(fmt.Sprint(err), to+"/v1/chat/completions") ||
 				!strings.Contains(fmt.Sprint(err), srv.URL) {
 				t.Fatalf("err = %v (code %s), want one naming both addresses", err, Code(err))
 			}
@@ -224,7 +224,7 @@ func TestARedirectToAnotherOriginIsNotFollowed(t *testing.T) {
 			http.Redirect(w, r, elsewhere.URL+"/?k="+strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), http.StatusFound)
 		}, WithAPIKey(secretKey, "VLLM_API_KEY"))
 		_, _, _, err := collect(t, c)
-		if Code(err) != ollama.CodeRedirected || strings.Contains(fmt.Sprint(err), secretKey) || !strings.Contains(fmt.Sprint(err), "[key hidden]") {
+		if Code(err) != vocab.CodeRedirected || strings.Contains(fmt.Sprint(err), secretKey) || !strings.Contains(fmt.Sprint(err), "[key hidden]") {
 			t.Fatalf("err = %v, want the redirect with the key hidden", err)
 		}
 	})

@@ -1,22 +1,20 @@
-package agentloop
+package vocab
 
 import (
 	"strings"
 	"testing"
-
-	"prototyper/events"
 )
 
 // splitAll pushes chunks through a splitter and returns all reasoning and all text.
 func splitAll(chunks ...string) (thinking, text string) {
-	var s reasoningSplitter
+	var s ReasoningSplitter
 	var th, tx strings.Builder
 	for _, c := range chunks {
-		a, b := s.push(c)
+		a, b := s.Push(c)
 		th.WriteString(a)
 		tx.WriteString(b)
 	}
-	a, b := s.flush()
+	a, b := s.Flush()
 	th.WriteString(a)
 	tx.WriteString(b)
 	return th.String(), tx.String()
@@ -87,15 +85,30 @@ func FuzzReasoningSplitterIgnoresChunkBoundaries(f *testing.F) {
 	})
 }
 
-func TestStrayThinkTagsOfAModelThatCannotThinkBecomeReasoningOnTheRealServer(t *testing.T) {
-	h := newHarness(t, harnessOptions{model: "stray"})
-	out := h.runOnce(t, "hi", RunOptions{Think: "off"})
-	evs := h.rec.events()
-	if th, tx := textDeltas(evs, events.ThinkingDelta), textDeltas(evs, events.TextDelta); th != "Hidden plan." || tx != "Visible answer." {
-		t.Fatalf("thinking %q, text %q; events %s", th, tx, summary(evs))
-	}
-	msgs := h.messages(t, out.ChatID)
-	if last := msgs[len(msgs)-1]; last.Content != "Visible answer." || last.Thinking != "Hidden plan." {
-		t.Fatalf("stored %+v", last)
+// TestALeadingSplitterReadsOnlyABlockThatOpensTheAnswer: what an OpenAI-compatible server
+// leaves in the content.
+func TestALeadingSplitterReadsOnlyABlockThatOpensTheAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		pieces           []string
+		thinking, answer string
+	}{
+		{[]string{"Hello"}, "", "Hello"},
+		{[]string{"<", "b>bold</b>"}, "", "<b>bold</b>"},
+		{[]string{"<think>", "a<", "/b>c", "</think>", "x"}, "a</b>c", "x"},
+		{[]string{"<think>unfinished"}, "unfinished", ""},
+		{[]string{"Answer <think>not thinking</think>"}, "", "Answer <think>not thinking</think>"},
+		{[]string{"  ", "\n"}, "", ""},
+	} {
+		ts := ReasoningSplitter{Leading: true}
+		var th, an string
+		for _, p := range tc.pieces {
+			a, b := ts.Push(p)
+			th, an = th+a, an+b
+		}
+		a, b := ts.Flush()
+		th, an = th+a, an+b
+		if th != tc.thinking || an != tc.answer {
+			t.Errorf("%q: thinking %q answer %q, want %q %q", tc.pieces, th, an, tc.thinking, tc.answer)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package agentloop
+package vocab
 
 import "strings"
 
@@ -29,19 +29,28 @@ var droppedMarkers = func() []string {
 	return out
 }()
 
-// reasoningSplitter takes the content of a streamed answer, chunk by chunk, and separates
-// the reasoning written inline in it (<think>…</think> and its variants) from the text.
-// A tag split across chunks is held back until it is whole: nothing of a tag ever reaches
-// the text. The zero value is ready.
-type reasoningSplitter struct {
+// ReasoningSplitter takes the content of a streamed answer, chunk by chunk, and separates
+// the reasoning written inline in it (<think>…</think> and its variants, anywhere) from the
+// text. A tag split across chunks is held back until it is whole: nothing of a tag ever
+// reaches the text. The zero value is ready.
+//
+// With Leading set it reads only a <think>…</think> block that opens the answer (after
+// space), the way an OpenAI-compatible server leaves a model's thinking in the content: text
+// before any tag is the answer, tags and all.
+type ReasoningSplitter struct {
+	Leading bool
+
 	inside   string // the close tag awaited, when inside a block
 	held     string // the end of the last chunk, which may begin a tag
 	trimNext bool   // drop the whitespace that follows a block, before the text goes on
 	wrote    bool   // some text came out
 }
 
-// push takes the next chunk of content and returns what of it is reasoning and what is text.
-func (s *reasoningSplitter) push(chunk string) (thinking, text string) {
+// Push takes the next chunk of content and returns what of it is reasoning and what is text.
+func (s *ReasoningSplitter) Push(chunk string) (thinking, text string) {
+	if s.Leading {
+		return s.pushLeading(chunk)
+	}
 	buf := s.held + chunk
 	s.held = ""
 	var th, tx strings.Builder
@@ -84,13 +93,16 @@ func (s *reasoningSplitter) push(chunk string) (thinking, text string) {
 	return th.String(), tx.String()
 }
 
-// flush returns what was held back at the end of the stream: an unfinished tag is text (or
+// Flush returns what was held back at the end of the stream: an unfinished tag is text (or
 // reasoning, inside a block) after all.
-func (s *reasoningSplitter) flush() (thinking, text string) {
+func (s *ReasoningSplitter) Flush() (thinking, text string) {
 	h := s.held
 	s.held = ""
 	if s.inside != "" {
 		return h, ""
+	}
+	if s.Leading && !s.wrote && strings.TrimSpace(h) == "" { // nothing but space: no answer yet
+		return "", ""
 	}
 	if s.trimNext {
 		h = strings.TrimLeft(h, " \t\r\n")
@@ -139,4 +151,49 @@ func partialSuffix(s string, markers []string) int {
 		}
 	}
 	return best
+}
+
+// maxLeadingSpace is the most space held before the answer is known not to open with
+// <think>: held text is copied with every chunk, and a server could send space for ever.
+const maxLeadingSpace = 4 << 10
+
+// pushLeading is Push for a splitter that reads only a block opening the answer: undecided
+// (nothing but space so far), inside the block, after it (its trailing space is dropped), or
+// in the answer (wrote), where every chunk is text.
+func (s *ReasoningSplitter) pushLeading(chunk string) (thinking, text string) {
+	buf := s.held + chunk
+	s.held = ""
+	open := reasoningTags[0] // <think>
+	for buf != "" {
+		switch {
+		case s.wrote:
+			return thinking, text + buf
+		case s.inside != "":
+			i := strings.Index(buf, s.inside)
+			if i < 0 {
+				keep := partialSuffix(buf, []string{s.inside})
+				s.held = buf[len(buf)-keep:]
+				return thinking + buf[:len(buf)-keep], text
+			}
+			thinking += buf[:i]
+			buf = buf[i+len(s.inside):]
+			s.inside, s.trimNext = "", true
+		case s.trimNext:
+			if buf = strings.TrimLeft(buf, " \t\r\n"); buf != "" {
+				s.wrote = true
+			}
+		default:
+			trimmed := strings.TrimLeft(buf, " \t\r\n")
+			switch {
+			case strings.HasPrefix(trimmed, open.open):
+				s.inside, buf = open.close, trimmed[len(open.open):]
+			case strings.HasPrefix(open.open, trimmed) && len(buf) <= maxLeadingSpace: // "", "<", "<th", …: wait
+				s.held = buf
+				return thinking, text
+			default:
+				s.wrote = true
+			}
+		}
+	}
+	return thinking, text
 }
