@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"prototyper/internal/ollamatest"
-
 	"prototyper/model/vocab"
 	"prototyper/store"
 )
