@@ -29,7 +29,7 @@ type ChatRequest struct {
 
 // Message is one message of the conversation.
 type Message struct {
-	Role    string // ollama.RoleUser, RoleAssistant, RoleTool, RoleSystem: the same words
+	Role    string // vocab.RoleUser, RoleAssistant, RoleTool, RoleSystem
 	Content string
 	// Images are sent with a user message as data: URLs.
 	Images    [][]byte

@@ -48,7 +48,7 @@ func WithTimeouts(firstByte, idle time.Duration) Option {
 }
 
 // WithMaxAnswerSize bounds one answer of Chat — its text, thinking and tool calls together
-// — in bytes (default: the native client's, 8 MiB); past it the stream is cut with an
+// — in bytes (default: [vocab.DefaultMaxAnswerSize], 8 MiB); past it the stream is cut with an
 // [*AnswerTooLongError]. 0 or less keeps the default.
 func WithMaxAnswerSize(n int) Option {
 	return func(c *Client) {
@@ -84,7 +84,7 @@ func ParseBaseURL(raw string) (*url.URL, error) {
 
 // New returns a client of the server at base (see [ParseBaseURL]).
 func New(base *url.URL, opts ...Option) *Client {
-	// the native client's limits: a server of either kind gets the same patience
+	// both clients' limits: a server of either kind gets the same patience
 	c := &Client{
 		base: base, http: &http.Client{}, maxLine: vocab.DefaultMaxLineSize, maxAnswer: vocab.DefaultMaxAnswerSize,
 		firstByte: vocab.DefaultFirstByteTimeout, idle: vocab.DefaultIdleTimeout, metadata: vocab.DefaultMetadataTimeout,

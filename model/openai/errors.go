@@ -120,8 +120,8 @@ func (e *NotOpenAIError) Error() string {
 func (e *NotOpenAIError) Is(target error) bool { return target == ErrNotOpenAI }
 
 // AnswerTooLongError is an answer cut at the client's answer size limit: the text that fit
-// was delivered, its tool calls never are. The native client's, whose sentence says the same
-// of any server.
+// was delivered, its tool calls never are (the one both clients return, whose sentence says the
+// same of any server).
 type AnswerTooLongError = vocab.AnswerTooLongError
 
 // StreamError is an error event inside a stream.
@@ -189,7 +189,7 @@ func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("the server at %s sent nothing new for %s mid-answer — try again; if it repeats, check the server's log", e.URL, e.After)
 }
 
-// Is matches what the native client's timeout matches: ErrFirstByteTimeout or
+// Is matches what either client's timeout matches: ErrFirstByteTimeout or
 // ErrIdleTimeout, and context.DeadlineExceeded.
 func (e *TimeoutError) Is(target error) bool {
 	return vocab.TimeoutIs(e.FirstByte, target)
@@ -204,8 +204,8 @@ func (c *Client) networkError(err error) error {
 	return &httpstream.NetworkError{Server: "the server", URL: c.URL(), Check: "it is up and the base URL is right", Err: err}
 }
 
-// Code names the kind of err for the `error` event, with the native client's codes
-// (vocab.CodeNotRunning and the others) and one of its own, [CodeNotOpenAI].
+// Code names the kind of err for the `error` event, in the codes both clients share
+// ([vocab.CodeNotRunning] and the others, [vocab.CodeNotOpenAI] among them).
 func Code(err error) string {
 	var se *StatusError
 	var ne *httpstream.NetworkError
