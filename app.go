@@ -11,9 +11,9 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"prototyper/agentloop"
-	"prototyper/agentloop/ollama"
 	"prototyper/events/wailssink"
 	"prototyper/internal/cli"
+	"prototyper/model/ollama"
 	"prototyper/store"
 	"prototyper/tools/mcptools"
 )

@@ -6,8 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"prototyper/agentloop/ollama"
-	"prototyper/agentloop/openai"
+	"prototyper/model"
 	"prototyper/store"
 )
 
@@ -87,21 +86,6 @@ func thousands(n int) string {
 	return string(out)
 }
 
-// fatalModelError reports whether an error of asking the model's context length means that
-// a chat request would fail too: there is no use sending one (and waiting again).
-func fatalModelError(err error) bool {
-	var ce ClassifiedError
-	if err == nil || !errors.As(err, &ce) {
-		return false
-	}
-	switch ce.Code() {
-	case ollama.CodeNotRunning, ollama.CodeModelNotFound, ollama.CodeNotOllama, ollama.CodeFirstByteTimeout,
-		ollama.CodeUnauthorized, ollama.CodeRedirected, openai.CodeNotOpenAI:
-		return true
-	}
-	return false
-}
-
 // Budget returns the budget of one message to a chat: model, else the chat's, the
 // settings' or the Config's default model; chatID "" is a new chat in the Config's
 // workspace. It asks the model's context length (once per model) and opens the chat's
@@ -144,8 +128,8 @@ func (a *Agent) assess(ctx context.Context, chat store.Chat, opts RunOptions) (a
 	if err != nil {
 		return assessment{}, err
 	}
-	model := firstOf(opts.Model, chat.Model, settings.DefaultModel, a.cfg.DefaultModel)
-	if model == "" {
+	modelName := firstOf(opts.Model, chat.Model, settings.DefaultModel, a.cfg.DefaultModel)
+	if modelName == "" {
 		return assessment{}, ErrNoModel
 	}
 	tb, closeTools, err := a.cfg.Tools(firstOf(chat.Workspace, a.cfg.Workspace))
@@ -160,13 +144,13 @@ func (a *Agent) assess(ctx context.Context, chat store.Chat, opts RunOptions) (a
 			_ = closeTools()
 		}
 	}()
-	length, err := a.cfg.Model.ContextLength(ctx, model)
-	if fatalModelError(err) {
+	length, err := a.cfg.Model.ContextLength(ctx, modelName)
+	if model.Fatal(err) {
 		return assessment{}, err
 	}
-	if ts, ok := a.cfg.Model.(ToolSupport); ok && len(defs) > 0 {
-		if can, known := ts.SupportsTools(ctx, model); known && !can {
-			return assessment{}, &NoToolsError{Model: model}
+	if ts, ok := a.cfg.Model.(model.ToolSupport); ok && len(defs) > 0 {
+		if can, known := ts.SupportsTools(ctx, modelName); known && !can {
+			return assessment{}, &NoToolsError{Model: modelName}
 		}
 	}
 	numPredict := opts.NumPredict
@@ -183,7 +167,7 @@ func (a *Agent) assess(ctx context.Context, chat store.Chat, opts RunOptions) (a
 		maxTokens = 0
 	}
 	keep = true
-	return assessment{model: model, budget: Budget{Model: model, NumCtx: numCtx, MaxTokens: maxTokens,
+	return assessment{model: modelName, budget: Budget{Model: modelName, NumCtx: numCtx, MaxTokens: maxTokens,
 		CharsPerToken: 1 / est.tokensPerChar}, tools: tb, close: closeTools}, nil
 }
 

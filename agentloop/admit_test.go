@@ -11,6 +11,7 @@ import (
 
 	"prototyper/events"
 	"prototyper/internal/ollamatest"
+	"prototyper/model"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -75,7 +76,7 @@ func TestARunThatCannotStartLeavesNoChat(t *testing.T) {
 					}
 				}
 				s := newStubOllama(t, tt.show, chat)
-				a, db, rec := fakeHarness(t, NewOllamaModel(s.client()), tt.cfg)
+				a, db, rec := fakeHarness(t, model.NewOllama(s.client()), tt.cfg)
 				var err error
 				if path == "RunOnce" {
 					_, err = a.RunOnce(context.Background(), "", "hello", RunOptions{})
@@ -109,7 +110,7 @@ func TestAPromptOverTheModelsContextIsRefusedBeforeItIsStoredOrSent(t *testing.T
 			s := newStubOllama(t, showContext(16384), func(w http.ResponseWriter, r *http.Request) {
 				t.Error("a chat request was made")
 			})
-			a, db, _ := fakeHarness(t, NewOllamaModel(s.client()), nil)
+			a, db, _ := fakeHarness(t, model.NewOllama(s.client()), nil)
 			var err error
 			var existing store.Chat
 			switch path {
@@ -147,7 +148,7 @@ func TestAPromptOverTheModelsContextIsRefusedBeforeItIsStoredOrSent(t *testing.T
 
 func TestTheBudgetOfAMessageIsTheContextLessWhatTheRunKeeps(t *testing.T) {
 	s := newStubOllama(t, showContext(16384), nil)
-	a, _, _ := fakeHarness(t, NewOllamaModel(s.client()), nil, echoTool(tools.Parallel, nil))
+	a, _, _ := fakeHarness(t, model.NewOllama(s.client()), nil, echoTool(tools.Parallel, nil))
 	b, err := a.Budget(context.Background(), "", "")
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"prototyper/events"
+	"prototyper/model"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -35,7 +36,7 @@ func (f EmitterFunc) Emit(e events.Event) { f(e) }
 
 // Config assembles an [Agent]. Model, Store, Emitter and Tools are required.
 type Config struct {
-	Model   Model
+	Model   model.Model
 	Store   Store
 	Emitter Emitter
 	Tools   ToolsFactory
@@ -780,7 +781,7 @@ func (a *Agent) showInstructions(chatID, runID string, in instructions) error {
 	a.emit(events.Event{ChatID: chatID, RunID: runID, MessageID: m.ID, Type: events.MessageStarted, Role: store.RoleSystem,
 		Kind: events.KindInstructions, Name: m.Instructions})
 	a.emit(events.Event{ChatID: chatID, RunID: runID, MessageID: m.ID, Type: events.TextDelta, Text: m.Content})
-	a.emit(events.Event{ChatID: chatID, RunID: runID, MessageID: m.ID, Type: events.MessageCompleted, DoneReason: DoneStop})
+	a.emit(events.Event{ChatID: chatID, RunID: runID, MessageID: m.ID, Type: events.MessageCompleted, DoneReason: model.DoneStop})
 	return nil
 }
 

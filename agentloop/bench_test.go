@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"prototyper/events"
+	"prototyper/model"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -18,7 +19,7 @@ import (
 func BenchmarkLoopToolRoundTrip(b *testing.B) {
 	for _, trips := range []int{1, 10} {
 		b.Run(fmt.Sprintf("trips=%d", trips), func(b *testing.B) {
-			m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+			m := &fakeModel{turn: func(req model.Request) model.Turn {
 				if n := countToolMessages(req); n < trips {
 					return toolTurn(tc("", "echo", `{"text":"hi"}`))
 				}
@@ -44,7 +45,7 @@ func BenchmarkLoopToolRoundTrip(b *testing.B) {
 	}
 }
 
-func countToolMessages(req ModelRequest) int {
+func countToolMessages(req model.Request) int {
 	n := 0
 	for _, m := range req.Messages {
 		if m.Role == store.RoleTool {

@@ -13,6 +13,7 @@ import (
 
 	"prototyper/events"
 	"prototyper/internal/testenv"
+	"prototyper/model"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -127,7 +128,7 @@ func TestACommandSeesItsFailureFixesTheFileAndPassesOnTheNextRun(t *testing.T) {
 	b := newCommandBench(t)
 	test := `test "$(cat answer.txt)" = 42 && echo PASS || { echo "FAIL: answer.txt holds $(cat answer.txt)" >&2; exit 3; }`
 	var seen []string
-	b.a.cfg.Model = &fakeModel{turn: func(req ModelRequest) ModelTurn {
+	b.a.cfg.Model = &fakeModel{turn: func(req model.Request) model.Turn {
 		last := req.Messages[len(req.Messages)-1]
 		switch {
 		case last.Role == store.RoleUser:

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"prototyper/events"
+	"prototyper/model"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -38,10 +39,10 @@ func userContents(msgs []store.Message) []string {
 // winding down, so the message is queued), lets the call return, and waits for the follow-up
 // run that message starts. The model answers every later request with reply(its last message).
 // It returns the store and the chat.
-func sendAfterStop(t *testing.T, reply func(last store.Message) ModelTurn, send func(a *Agent, chatID string) error, extra ...tools.Tool) (*store.DB, string) {
+func sendAfterStop(t *testing.T, reply func(last store.Message) model.Turn, send func(a *Agent, chatID string) error, extra ...tools.Tool) (*store.DB, string) {
 	t.Helper()
 	started, release := make(chan struct{}, 1), make(chan struct{})
-	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+	m := &fakeModel{turn: func(req model.Request) model.Turn {
 		last := req.Messages[len(req.Messages)-1]
 		if last.Role == store.RoleUser && last.Content == "go" {
 			return toolTurn(tc("", "stubborn", `{}`))
@@ -66,7 +67,7 @@ func sendAfterStop(t *testing.T, reply func(last store.Message) ModelTurn, send 
 }
 
 func TestAMessageSentAfterStopWhileTheRunWindsDownStartsAFollowUp(t *testing.T) {
-	db, id := sendAfterStop(t, func(last store.Message) ModelTurn { return answer("ok:" + last.Content) },
+	db, id := sendAfterStop(t, func(last store.Message) model.Turn { return answer("ok:" + last.Content) },
 		func(a *Agent, id string) error { _, err := a.Send(context.Background(), id, "after stop"); return err })
 	msgs, err := db.Messages(id)
 	if err != nil {
@@ -82,7 +83,7 @@ func TestAMessageSentAfterStopWhileTheRunWindsDownStartsAFollowUp(t *testing.T) 
 
 func TestDecideRightAfterTheApprovalRequestResumesTheRun(t *testing.T) {
 	for i := range 5 {
-		m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+		m := &fakeModel{turn: func(req model.Request) model.Turn {
 			if req.Messages[len(req.Messages)-1].Role == store.RoleUser {
 				return toolTurn(tc("c1", "echo", `{"text":"a"}`))
 			}
@@ -112,9 +113,9 @@ func TestDecideRightAfterTheApprovalRequestResumesTheRun(t *testing.T) {
 
 // pausedOnTwoCalls is a chat whose run waits for approval of two calls; its model answers a
 // later message with the turn answerNew gives.
-func pausedOnTwoCalls(t *testing.T, answerNew func() ModelTurn) (*Agent, *store.DB, *recorder, string) {
+func pausedOnTwoCalls(t *testing.T, answerNew func() model.Turn) (*Agent, *store.DB, *recorder, string) {
 	t.Helper()
-	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+	m := &fakeModel{turn: func(req model.Request) model.Turn {
 		if last := req.Messages[len(req.Messages)-1]; last.Role == store.RoleUser && last.Content == "go" {
 			return toolTurn(tc("c1", "echo", `{"text":"a"}`), tc("c2", "echo", `{"text":"b"}`))
 		}
@@ -158,7 +159,7 @@ func waitParked(t *testing.T, fn string, done <-chan struct{}) bool {
 // comes first. Both orders are made to happen, each every time.
 func TestStopOnAPausedChatNeverLetsASendSlipBetweenCallsAndResults(t *testing.T) {
 	t.Run("a Send while the Stop stores the results waits for them", func(t *testing.T) {
-		a, db, rec, id := pausedOnTwoCalls(t, func() ModelTurn { return answer("done") })
+		a, db, rec, id := pausedOnTwoCalls(t, func() model.Turn { return answer("done") })
 		sent, sendErr := make(chan struct{}), make(chan error, 1)
 		rec.react = func(e events.Event) {
 			if e.Type != events.ToolResult || e.ToolCallID != "c1" || e.NotRun != events.NotRunStopped {
@@ -187,7 +188,7 @@ func TestStopOnAPausedChatNeverLetsASendSlipBetweenCallsAndResults(t *testing.T)
 	})
 	t.Run("a Send before the Stop starts a run that the Stop then stops", func(t *testing.T) {
 		release := make(chan struct{})
-		a, db, rec, id := pausedOnTwoCalls(t, func() ModelTurn { <-release; return ModelTurn{} })
+		a, db, rec, id := pausedOnTwoCalls(t, func() model.Turn { <-release; return model.Turn{} })
 		if _, err := a.Send(context.Background(), id, "new"); err != nil {
 			t.Fatal(err)
 		}
@@ -232,7 +233,7 @@ func (s *slowStore) StartRun(r store.Run) (store.Run, error) {
 func TestASlowStoreWriteOfOneChatNeverHoldsUpAnotherChat(t *testing.T) {
 	started, release := make(chan struct{}, 1), make(chan struct{})
 	defer close(release)
-	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+	m := &fakeModel{turn: func(req model.Request) model.Turn {
 		if last := req.Messages[len(req.Messages)-1]; last.Role == store.RoleUser && last.Content == "go" {
 			return toolTurn(tc("", "stubborn", `{}`))
 		}
@@ -288,7 +289,7 @@ func TestASlowStoreWriteOfOneChatNeverHoldsUpAnotherChat(t *testing.T) {
 }
 
 func TestWhoeverSawRunFinishedCanStartTheChatsNextRunAtOnce(t *testing.T) {
-	a, _, rec := fakeHarness(t, &fakeModel{turn: func(ModelRequest) ModelTurn { return answer("ok") }}, nil)
+	a, _, rec := fakeHarness(t, &fakeModel{turn: func(model.Request) model.Turn { return answer("ok") }}, nil)
 	finishedRuns := make(chan string, 1)
 	rec.react = func(e events.Event) {
 		if e.Type == events.RunFinished {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"prototyper/events"
+	"prototyper/model"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -33,12 +34,12 @@ func TestACutPromptIsToldApartFromACachedOne(t *testing.T) {
 
 func TestARunSaysWhenTheServerCutThePrompt(t *testing.T) {
 	huge := strings.Repeat("all work and no play ", 1200) // about 7000 tokens by the estimate
-	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+	m := &fakeModel{turn: func(req model.Request) model.Turn {
 		if trail(req) == "U" {
 			return toolTurn(echoCall(huge))
 		}
 		// the server evaluated what fits the window, not the whole prompt
-		return ModelTurn{Content: "ok", DoneReason: "stop", PromptTokens: req.NumCtx - 10, EvalTokens: 1}
+		return model.Turn{Content: "ok", DoneReason: "stop", PromptTokens: req.NumCtx - 10, EvalTokens: 1}
 	}}
 	a, db, rec := fakeHarness(t, m, nil, echoTool(tools.Parallel, nil))
 	if err := db.PutSettings(store.Settings{ContextCap: 2048}); err != nil {
@@ -58,8 +59,8 @@ func TestARunSaysWhenTheServerCutThePrompt(t *testing.T) {
 }
 
 func TestEachAnswersUsageCarriesTheContextItTook(t *testing.T) {
-	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
-		return ModelTurn{Content: "hi", DoneReason: "stop", PromptTokens: 120, EvalTokens: 3}
+	m := &fakeModel{turn: func(req model.Request) model.Turn {
+		return model.Turn{Content: "hi", DoneReason: "stop", PromptTokens: 120, EvalTokens: 3}
 	}}
 	a, db, rec := fakeHarness(t, m, nil)
 	if err := db.PutSettings(store.Settings{ContextCap: 4096}); err != nil {

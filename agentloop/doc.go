@@ -14,9 +14,9 @@
 //	agent := agentloop.NewAgent(agentloop.Config{Model: m, Store: db, Emitter: bridge, Tools: factory})
 //	chatID, err := agent.Send(ctx, "", "write hello.txt")
 //
-// The agent reaches its edges through small interfaces: a [Model] that streams a turn, a
+// The agent reaches its edges through small interfaces: a [model.Model] that streams a turn, a
 // [Toolbox] that lists and runs tools, a [Store] that persists, and an [Emitter] that takes
-// events. [OllamaModel], [WorkspaceTools] and the store's *store.DB are the real ones.
+// events. [model.Ollama], [WorkspaceTools] and the store's *store.DB are the real ones.
 //
 // # A run
 //

@@ -4,13 +4,14 @@ import (
 	"testing"
 
 	"prototyper/events"
+	"prototyper/model"
 	"prototyper/store"
 )
 
 func TestAnEmptyAnswerIsAskedAgainOnce(t *testing.T) {
-	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+	m := &fakeModel{turn: func(req model.Request) model.Turn {
 		if len(req.Messages) == 2 {
-			return ModelTurn{Thinking: "hm", DoneReason: "stop"} // thought, said nothing
+			return model.Turn{Thinking: "hm", DoneReason: "stop"} // thought, said nothing
 		}
 		return answer("Here it is.")
 	}}
@@ -29,7 +30,7 @@ func TestAnEmptyAnswerIsAskedAgainOnce(t *testing.T) {
 }
 
 func TestAModelThatAnswersNothingTwiceIsReportedAsAnEmptyAnswer(t *testing.T) {
-	m := &fakeModel{turn: func(req ModelRequest) ModelTurn { return ModelTurn{DoneReason: "stop", EvalTokens: 1} }}
+	m := &fakeModel{turn: func(req model.Request) model.Turn { return model.Turn{DoneReason: "stop", EvalTokens: 1} }}
 	a, _, rec := fakeHarness(t, m, nil)
 	out := runFake(t, a, "hi")
 	if out.StopReason != events.StopCompleted || out.Note != noteEmptyAnswer || len(m.reqs) != 2 {
@@ -41,9 +42,9 @@ func TestAModelThatAnswersNothingTwiceIsReportedAsAnEmptyAnswer(t *testing.T) {
 }
 
 func TestAnAnswerCutByTheLengthLimitIsNotEmpty(t *testing.T) {
-	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+	m := &fakeModel{turn: func(req model.Request) model.Turn {
 		if len(req.Messages) == 2 {
-			return ModelTurn{Thinking: "long thought", DoneReason: "length"}
+			return model.Turn{Thinking: "long thought", DoneReason: "length"}
 		}
 		return answer("ok")
 	}}

@@ -4,11 +4,12 @@ import (
 	"testing"
 
 	"prototyper/events"
+	"prototyper/model"
 )
 
 func TestToolsThatCouldNotBeOfferedAreSaidAndKeptWithTheRun(t *testing.T) {
 	const sentence = "The MCP server files could not start: prototyper-files is not installed."
-	m := &fakeModel{turn: func(ModelRequest) ModelTurn { return answer("done") }}
+	m := &fakeModel{turn: func(model.Request) model.Turn { return answer("done") }}
 	a, _, rec := fakeHarness(t, m, func(c *Config) {
 		static := c.Tools
 		c.Tools = func(dir string) (Toolbox, func() error, error) {

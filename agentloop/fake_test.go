@@ -12,26 +12,27 @@ import (
 	"time"
 
 	"prototyper/events"
+	"prototyper/model"
 	"prototyper/store"
 	"prototyper/tools"
 )
 
 // fakeModel answers each request with the turn its function returns, instantly.
 type fakeModel struct {
-	turn func(req ModelRequest) ModelTurn
-	reqs []ModelRequest
+	turn func(req model.Request) model.Turn
+	reqs []model.Request
 	mu   sync.Mutex
 }
 
 func (f *fakeModel) ContextLength(context.Context, string) (int, error) { return 0, nil }
 
-func (f *fakeModel) Chat(ctx context.Context, req ModelRequest, fn DeltaFunc) (ModelTurn, error) {
+func (f *fakeModel) Chat(ctx context.Context, req model.Request, fn model.DeltaFunc) (model.Turn, error) {
 	f.mu.Lock()
 	f.reqs = append(f.reqs, req)
 	f.mu.Unlock()
 	t := f.turn(req)
 	if t.Content != "" {
-		if err := fn(Delta{Content: t.Content}); err != nil {
+		if err := fn(model.Delta{Content: t.Content}); err != nil {
 			return t, err
 		}
 	}
@@ -39,13 +40,13 @@ func (f *fakeModel) Chat(ctx context.Context, req ModelRequest, fn DeltaFunc) (M
 }
 
 // trail is the roles of a request after the system prompt, as the scripts name them.
-func trail(req ModelRequest) string { return roles(req.Messages[1:]) }
+func trail(req model.Request) string { return roles(req.Messages[1:]) }
 
-func toolTurn(calls ...store.ToolCall) ModelTurn {
-	return ModelTurn{ToolCalls: calls, DoneReason: "stop"}
+func toolTurn(calls ...store.ToolCall) model.Turn {
+	return model.Turn{ToolCalls: calls, DoneReason: "stop"}
 }
 
-func answer(s string) ModelTurn { return ModelTurn{Content: s, DoneReason: "stop"} }
+func answer(s string) model.Turn { return model.Turn{Content: s, DoneReason: "stop"} }
 
 func tc(id, name, args string) store.ToolCall {
 	return store.ToolCall{ID: id, Name: name, Args: json.RawMessage(args)}
@@ -58,7 +59,7 @@ func echoCall(text string) store.ToolCall {
 }
 
 // fakeHarness is an agent on a fake model, a real store and a registry of test tools.
-func fakeHarness(t testing.TB, m Model, cfg func(*Config), tl ...tools.Tool) (*Agent, *store.DB, *recorder) {
+func fakeHarness(t testing.TB, m model.Model, cfg func(*Config), tl ...tools.Tool) (*Agent, *store.DB, *recorder) {
 	t.Helper()
 	db, err := store.Open(filepath.Join(t.TempDir(), "p.db"), store.Options{})
 	if err != nil {
@@ -99,7 +100,7 @@ func runFake(t *testing.T, a *Agent, prompt string) Outcome {
 }
 
 func TestAnUnknownToolGetsAnErrorNamingTheToolsThatExist(t *testing.T) {
-	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+	m := &fakeModel{turn: func(req model.Request) model.Turn {
 		if trail(req) == "U" {
 			return toolTurn(tc("c1", "launch_rockets", `{}`))
 		}
@@ -117,7 +118,7 @@ func TestAnUnknownToolGetsAnErrorNamingTheToolsThatExist(t *testing.T) {
 }
 
 func TestHooksDecideInOrderAndTheFirstNonContinueWins(t *testing.T) {
-	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+	m := &fakeModel{turn: func(req model.Request) model.Turn {
 		if trail(req) == "U" {
 			return toolTurn(tc("c1", "echo", `{"text":"a"}`), tc("c2", "echo", `{"text":"b"}`), tc("c3", "echo", `{"text":"c"}`))
 		}
@@ -190,7 +191,7 @@ func TestParallelSafeCallsRunTogetherAndSequentialOnesOneByOne(t *testing.T) {
 		wantOverlap bool
 	}{{tools.Parallel, true}, {tools.Sequential, false}} {
 		t.Run(tt.mode.String(), func(t *testing.T) {
-			m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+			m := &fakeModel{turn: func(req model.Request) model.Turn {
 				if trail(req) == "U" {
 					return toolTurn(tc("c1", "echo", `{"text":"1"}`), tc("c2", "echo", `{"text":"2"}`), tc("c3", "echo", `{"text":"3"}`))
 				}
@@ -235,7 +236,7 @@ func TestParallelSafeCallsRunTogetherAndSequentialOnesOneByOne(t *testing.T) {
 }
 
 func TestAResultWithTerminateOnEveryCallEndsTheRun(t *testing.T) {
-	m := &fakeModel{turn: func(req ModelRequest) ModelTurn { return toolTurn(tc("", "finish", `{}`)) }}
+	m := &fakeModel{turn: func(req model.Request) model.Turn { return toolTurn(tc("", "finish", `{}`)) }}
 	finish := tools.New("finish", "End.").Handle(func(context.Context, tools.Call, tools.ProgressFunc) (tools.Result, error) {
 		return tools.Result{Content: "finished", Terminate: true}, nil
 	})
@@ -248,7 +249,7 @@ func TestAResultWithTerminateOnEveryCallEndsTheRun(t *testing.T) {
 
 func TestOverTheBudgetTheOldestTurnsAreDroppedButNeverHalfAPair(t *testing.T) {
 	big := strings.Repeat("x", 4000)
-	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+	m := &fakeModel{turn: func(req model.Request) model.Turn {
 		switch trail(req) {
 		case "U", "UATAU":
 			return toolTurn(echoCall(big))
@@ -286,7 +287,7 @@ func TestOverTheBudgetTheOldestTurnsAreDroppedButNeverHalfAPair(t *testing.T) {
 
 func TestShutdownStopsEveryRunAndMarksItAborted(t *testing.T) {
 	block := make(chan struct{})
-	m := &fakeModel{turn: func(req ModelRequest) ModelTurn { return toolTurn(tc("", "wait", `{}`)) }}
+	m := &fakeModel{turn: func(req model.Request) model.Turn { return toolTurn(tc("", "wait", `{}`)) }}
 	a, db, rec := fakeHarness(t, m, nil, waitTool(block))
 	var ids []string
 	for range 2 {

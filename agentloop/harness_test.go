@@ -15,9 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"prototyper/agentloop/ollama"
 	"prototyper/events"
 	"prototyper/internal/ollamatest"
+	"prototyper/model"
+	"prototyper/model/ollama"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -241,7 +242,7 @@ func newHarness(t *testing.T, o harnessOptions) *harness {
 	t.Cleanup(func() { db.Close() })
 	rec := newRecorder()
 	cfg := Config{
-		Model:        NewOllamaModel(client),
+		Model:        model.NewOllama(client),
 		Store:        db,
 		Emitter:      rec,
 		Tools:        WorkspaceTools(tools.WorkspaceOptions{}, o.extra...),

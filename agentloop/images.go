@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"prototyper/model"
 )
 
 // Images in a message: sent to a model that can see them (Ollama's `images` of the user's
@@ -34,16 +35,8 @@ func (e *NoVisionError) Error() string {
 // Is matches ErrNoVision.
 func (e *NoVisionError) Is(target error) bool { return target == ErrNoVision }
 
-// VisionSupport is implemented by models that can tell, before any request, whether a model
-// sees images. [OllamaModel] is one (the vision capability of /api/show).
-type VisionSupport interface {
-	// SupportsVision reports whether model reads images; known is false when the server
-	// does not say.
-	SupportsVision(ctx context.Context, model string) (ok, known bool)
-}
-
 // checkImages refuses images a model could not read, before anything is stored.
-func (a *Agent) checkImages(ctx context.Context, model string, images [][]byte) error {
+func (a *Agent) checkImages(ctx context.Context, modelName string, images [][]byte) error {
 	if len(images) == 0 {
 		return nil
 	}
@@ -60,9 +53,9 @@ func (a *Agent) checkImages(ctx context.Context, model string, images [][]byte) 
 			return fmt.Errorf("%w: attachment %d is no PNG, JPEG, GIF or WebP image", ErrBadImage, i+1)
 		}
 	}
-	if vs, ok := a.cfg.Model.(VisionSupport); ok {
-		if can, known := vs.SupportsVision(ctx, model); known && !can {
-			return &NoVisionError{Model: model}
+	if vs, ok := a.cfg.Model.(model.VisionSupport); ok {
+		if can, known := vs.SupportsVision(ctx, modelName); known && !can {
+			return &NoVisionError{Model: modelName}
 		}
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"prototyper/events"
+	"prototyper/model"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -38,7 +39,7 @@ func showCapabilities(caps ...string) http.HandlerFunc {
 
 func TestImagesReachTheRequestOfAModelThatSeesThem(t *testing.T) {
 	s := newStubOllama(t, showCapabilities("completion", "tools", "vision"), ndjson("A red dot."))
-	a, db, _ := fakeHarness(t, NewOllamaModel(s.client()), nil)
+	a, db, _ := fakeHarness(t, model.NewOllama(s.client()), nil)
 	pic := tinyPNG(t)
 	out, err := a.RunOnce(context.Background(), "", "what is this?", RunOptions{Images: [][]byte{pic}})
 	if err != nil {
@@ -65,7 +66,7 @@ func TestImagesReachTheRequestOfAModelThatSeesThem(t *testing.T) {
 
 func TestImagesAreRefusedBeforeSendingForAModelThatCannotSeeThem(t *testing.T) {
 	s := newStubOllama(t, showCapabilities("completion", "tools"), ndjson("never"))
-	a, db, _ := fakeHarness(t, NewOllamaModel(s.client()), nil)
+	a, db, _ := fakeHarness(t, model.NewOllama(s.client()), nil)
 	_, err := a.SendImages(context.Background(), "", store.Chat{}, "what is this?", [][]byte{tinyPNG(t)})
 	if !errors.Is(err, ErrNoVision) || err.Error() != "fake cannot see images: remove them, or pick a model that can (the model menu marks them “vision”; `prototyper models` lists them)" {
 		t.Fatalf("err = %v", err)
@@ -78,7 +79,7 @@ func TestImagesAreRefusedBeforeSendingForAModelThatCannotSeeThem(t *testing.T) {
 
 func TestAnAttachmentThatIsNoImageIsRefused(t *testing.T) {
 	s := newStubOllama(t, showCapabilities("completion", "tools", "vision"), ndjson("never"))
-	a, db, _ := fakeHarness(t, NewOllamaModel(s.client()), nil)
+	a, db, _ := fakeHarness(t, model.NewOllama(s.client()), nil)
 	_, err := a.SendImages(context.Background(), "", store.Chat{}, "what is this?", [][]byte{[]byte("#!/bin/sh\nrm -rf /\n")})
 	if !errors.Is(err, ErrBadImage) {
 		t.Fatalf("err = %v", err)
@@ -144,7 +145,7 @@ func TestImagesSentWhileTheRunIsBusyWaitInTheQueueAndReachTheModelWithTheirMessa
 func TestImagesSentAfterTheLastSafePointGoWithTheirMessageIntoTheFollowUpRun(t *testing.T) {
 	pic := tinyPNG(t)
 	var seen [][]byte
-	db, id := sendAfterStop(t, func(last store.Message) ModelTurn { seen = last.Images; return answer("seen") },
+	db, id := sendAfterStop(t, func(last store.Message) model.Turn { seen = last.Images; return answer("seen") },
 		func(a *Agent, id string) error {
 			_, err := a.SendImages(context.Background(), id, store.Chat{}, "and this", [][]byte{pic})
 			return err

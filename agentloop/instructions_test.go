@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"prototyper/events"
+	"prototyper/model"
 	"prototyper/store"
 )
 
 func TestAgentsMdAndTheSettingsTextReachTheSystemPromptAndShowInTheFirstTurn(t *testing.T) {
 	ws := t.TempDir()
 	writeFile(t, ws, "AGENTS.md", "Use tabs.\n")
-	m := &fakeModel{turn: func(req ModelRequest) ModelTurn { return answer("ok") }}
+	m := &fakeModel{turn: func(req model.Request) model.Turn { return answer("ok") }}
 	a, db, rec := fakeHarness(t, m, func(c *Config) { c.Workspace = ws })
 	if err := db.PutSettings(store.Settings{Instructions: map[string]string{ws: "Answer in French."}}); err != nil {
 		t.Fatal(err)
@@ -45,7 +46,7 @@ func TestAgentsMdAndTheSettingsTextReachTheSystemPromptAndShowInTheFirstTurn(t *
 
 func TestTheInstructionsAreCountedInTheBudget(t *testing.T) {
 	ws := t.TempDir()
-	m := &fakeModel{turn: func(req ModelRequest) ModelTurn { return answer("ok") }}
+	m := &fakeModel{turn: func(req model.Request) model.Turn { return answer("ok") }}
 	a, db, _ := fakeHarness(t, m, func(c *Config) { c.Workspace = ws })
 	if err := db.PutSettings(store.Settings{ContextCap: 4096}); err != nil {
 		t.Fatal(err)
@@ -64,7 +65,7 @@ func TestTheInstructionsAreCountedInTheBudget(t *testing.T) {
 func TestAnAgentsMdOverItsLimitIsRefusedWithASentence(t *testing.T) {
 	ws := t.TempDir()
 	writeFile(t, ws, "AGENTS.md", strings.Repeat("x", maxInstructionBytes+10))
-	a, _, _ := fakeHarness(t, &fakeModel{turn: func(ModelRequest) ModelTurn { return answer("ok") }}, nil)
+	a, _, _ := fakeHarness(t, &fakeModel{turn: func(model.Request) model.Turn { return answer("ok") }}, nil)
 	in := a.readInstructions(t.Context(), ws, store.Settings{})
 	if in.file != "" || in.refused != "AGENTS.md was not read, so the model runs without it: it is over the 32 KB instructions may take; shorten it" {
 		t.Fatalf("a large AGENTS.md gave %d bytes and %q", len(in.file), in.refused)

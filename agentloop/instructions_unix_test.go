@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"prototyper/events"
+	"prototyper/model"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -64,7 +65,7 @@ func TestAnAgentsMdIsReadOnlyAsReadFileWouldReadIt(t *testing.T) {
 				t.Fatal(err)
 			}
 			c.make(t, ws, outside)
-			a, _, _ := fakeHarness(t, &fakeModel{turn: func(ModelRequest) ModelTurn { return answer("ok") }}, func(cfg *Config) { cfg.Files = c.files })
+			a, _, _ := fakeHarness(t, &fakeModel{turn: func(model.Request) model.Turn { return answer("ok") }}, func(cfg *Config) { cfg.Files = c.files })
 			done := make(chan instructions, 1)
 			go func() { done <- a.readInstructions(context.Background(), ws, store.Settings{}) }()
 			in := <-done // a pipe must not keep it waiting
@@ -96,7 +97,7 @@ func TestAnAgentsMdLinkedOutsideNeverReachesTheModelNorTheStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	symlink(t, key, filepath.Join(ws, "AGENTS.md"))
-	m := &fakeModel{turn: func(req ModelRequest) ModelTurn { return answer("ok") }}
+	m := &fakeModel{turn: func(req model.Request) model.Turn { return answer("ok") }}
 	a, db, rec := fakeHarness(t, m, func(c *Config) { c.Workspace = ws })
 	out := runFake(t, a, "hi")
 	if _, err := a.RunOnce(context.Background(), out.ChatID, "again", RunOptions{}); err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"prototyper/events"
+	"prototyper/model"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -92,7 +93,7 @@ func TestAUserMessageStartsTheCountAgain(t *testing.T) {
 }
 
 func TestAModelRepeatingACallIsToldOnceThenStoppedAsALoop(t *testing.T) {
-	m := &fakeModel{turn: func(req ModelRequest) ModelTurn { return toolTurn(tc("", "echo", `{"text":"again"}`)) }}
+	m := &fakeModel{turn: func(req model.Request) model.Turn { return toolTurn(tc("", "echo", `{"text":"again"}`)) }}
 	runs := 0
 	a, db, rec := fakeHarness(t, m, nil, echoTool(tools.Parallel, func() { runs++ }))
 	out := runFake(t, a, "go")
@@ -144,7 +145,7 @@ func TestAModelRepeatingACallIsToldOnceThenStoppedAsALoop(t *testing.T) {
 }
 
 func TestACycleOfCallsThatChangesNothingStopsAsALoop(t *testing.T) {
-	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+	m := &fakeModel{turn: func(req model.Request) model.Turn {
 		return toolTurn(echoCall(strconv.Itoa(len(req.Messages) % 4 / 2)))
 	}}
 	a, _, _ := fakeHarness(t, m, nil, echoTool(tools.Parallel, nil))
@@ -155,7 +156,7 @@ func TestACycleOfCallsThatChangesNothingStopsAsALoop(t *testing.T) {
 }
 
 func TestTheLoopLimitIsASetting(t *testing.T) {
-	m := &fakeModel{turn: func(req ModelRequest) ModelTurn { return toolTurn(tc("", "echo", `{"text":"again"}`)) }}
+	m := &fakeModel{turn: func(req model.Request) model.Turn { return toolTurn(tc("", "echo", `{"text":"again"}`)) }}
 	a, db, _ := fakeHarness(t, m, nil, echoTool(tools.Parallel, nil))
 	if err := db.PutSettings(store.Settings{LoopRepeats: 5}); err != nil {
 		t.Fatal(err)

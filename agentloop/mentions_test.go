@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"prototyper/model"
 	"prototyper/tools"
 )
 
@@ -21,7 +22,7 @@ func TestMentionedPathsAreWordsThatStartWithAt(t *testing.T) {
 func TestAFileNamedWithAtGoesWithTheMessageAndIsStoredWithIt(t *testing.T) {
 	ws := t.TempDir()
 	writeFile(t, ws, "notes.txt", "buy milk\n")
-	m := &fakeModel{turn: func(req ModelRequest) ModelTurn { return answer("ok") }}
+	m := &fakeModel{turn: func(req model.Request) model.Turn { return answer("ok") }}
 	a, db, _ := fakeHarness(t, m, func(c *Config) {
 		c.Workspace = ws
 		c.Tools = WorkspaceTools(tools.WorkspaceOptions{})
@@ -41,7 +42,7 @@ func TestAFileOutsideTheWorkspaceIsNeverAttached(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "secret.txt", "hunter2")
 	ws := filepath.Dir(writeFile(t, dir, "ws/notes.txt", "buy milk\n"))
-	m := &fakeModel{turn: func(req ModelRequest) ModelTurn { return answer("ok") }}
+	m := &fakeModel{turn: func(req model.Request) model.Turn { return answer("ok") }}
 	a, db, _ := fakeHarness(t, m, func(c *Config) {
 		c.Workspace = ws
 		c.Tools = WorkspaceTools(tools.WorkspaceOptions{})
@@ -58,7 +59,7 @@ func TestAFileOutsideTheWorkspaceIsNeverAttached(t *testing.T) {
 func TestTheAppsConfigurationIsNeverAttached(t *testing.T) {
 	ws := t.TempDir()
 	writeFile(t, ws, ".prototyper/mcp.json", `{"mcpServers":{"x":{"command":"/usr/bin/true"}}}`)
-	m := &fakeModel{turn: func(req ModelRequest) ModelTurn { return answer("ok") }}
+	m := &fakeModel{turn: func(req model.Request) model.Turn { return answer("ok") }}
 	a, db, _ := fakeHarness(t, m, func(c *Config) {
 		c.Workspace = ws
 		c.Tools = WorkspaceTools(tools.WorkspaceOptions{ConfigDirs: appConfigDirs()})

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"prototyper/events"
+	"prototyper/model"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -68,7 +69,7 @@ func TestAFileNamedInAMessageQueuedAfterTheLastSafePointGoesWithItIntoTheFollowU
 				Handle(func(ctx context.Context, c tools.Call, _ tools.ProgressFunc) (tools.Result, error) {
 					return tools.Result{Content: "the notes"}, nil
 				})
-			db, id := sendAfterStop(t, func(store.Message) ModelTurn { return answer("read") }, send, readFile)
+			db, id := sendAfterStop(t, func(store.Message) model.Turn { return answer("read") }, send, readFile)
 			msgs, _ := db.Messages(id)
 			i := slices.IndexFunc(msgs, func(m store.Message) bool { return m.Content == "see @notes.txt" })
 			if i < 0 || len(msgs[i].Files) != 1 || msgs[i].Files[0].Content != "the notes" {

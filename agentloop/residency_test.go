@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"prototyper/agentloop/ollama"
 	"prototyper/events"
+	"prototyper/model"
+	"prototyper/model/ollama"
 	"prototyper/store"
 )
 
@@ -55,7 +56,7 @@ func (s *psStub) client() *ollama.Client {
 
 func TestAModelTheServerHasNotLoadedIsAnnouncedAtOnce(t *testing.T) {
 	s := newPsStub(t, "other:latest")
-	a, _, rec := fakeHarness(t, NewOllamaModel(s.client()), nil)
+	a, _, rec := fakeHarness(t, model.NewOllama(s.client()), nil)
 	runFake(t, a, "hi")
 	evs := rec.events()
 	loading, loaded := ofType(evs, events.ModelLoading), ofType(evs, events.ModelLoaded)
@@ -67,7 +68,7 @@ func TestAModelTheServerHasNotLoadedIsAnnouncedAtOnce(t *testing.T) {
 func TestALoadedModelIsNotAnnouncedEvenWhenItIsSlow(t *testing.T) {
 	s := newPsStub(t, "fake:latest")
 	s.delay = 1300 * time.Millisecond
-	a, _, rec := fakeHarness(t, NewOllamaModel(s.client()), nil)
+	a, _, rec := fakeHarness(t, model.NewOllama(s.client()), nil)
 	runFake(t, a, "hi")
 	if n := len(ofType(rec.events(), events.ModelLoading)); n != 0 {
 		t.Fatalf("%d model.loading for a model /api/ps lists", n)
@@ -76,7 +77,7 @@ func TestALoadedModelIsNotAnnouncedEvenWhenItIsSlow(t *testing.T) {
 
 func TestWithoutAnAnswerFromPsASlowFirstByteIsStillAnnounced(t *testing.T) {
 	s := newPsStub(t)
-	a, _, rec := fakeHarness(t, NewOllamaModel(s.client()), nil)
+	a, _, rec := fakeHarness(t, model.NewOllama(s.client()), nil)
 	// slower than LoadingNotice, however late a loaded machine fires its timer
 	s.broken, s.until = true, func() { rec.saw(events.ModelLoading, 30*time.Second) }
 	runFake(t, a, "hi")
@@ -87,7 +88,7 @@ func TestWithoutAnAnswerFromPsASlowFirstByteIsStillAnnounced(t *testing.T) {
 
 func TestEveryRequestCarriesTheKeepAliveOfTheSettings(t *testing.T) {
 	s := newPsStub(t, "fake:latest")
-	a, db, _ := fakeHarness(t, NewOllamaModel(s.client()), nil)
+	a, db, _ := fakeHarness(t, model.NewOllama(s.client()), nil)
 	runFake(t, a, "hi")
 	settings, _ := db.Settings()
 	settings.KeepAliveMin = -1
@@ -164,13 +165,13 @@ func TestPreloadingAModelSpareTheFirstRequestItsLoadOnTheRealServer(t *testing.T
 // window does). The load and the preload are not timed: only the message's wait is.
 func BenchmarkFirstTokenOfAColdModel(b *testing.B) {
 	client := realClient(b)
-	model := NewOllamaModel(client)
-	req := ModelRequest{Model: coldModel, Think: "on", NumCtx: 2048,
+	modelName := model.NewOllama(client)
+	req := model.Request{Model: coldModel, Think: "on", NumCtx: 2048,
 		Messages: []store.Message{{Role: store.RoleSystem, Content: "s"}, {Role: store.RoleUser, Content: "hi"}}}
 	firstToken := func(b *testing.B) time.Duration {
 		start := time.Now()
 		var first time.Duration
-		_, err := model.Chat(context.Background(), req, func(d Delta) error {
+		_, err := modelName.Chat(context.Background(), req, func(d model.Delta) error {
 			if first == 0 && (d.Thinking != "" || d.Content != "") {
 				first = time.Since(start)
 			}
@@ -189,7 +190,7 @@ func BenchmarkFirstTokenOfAColdModel(b *testing.B) {
 				b.StopTimer()
 				unload(b, client, coldModel)
 				if preload {
-					if _, err := model.Preload(context.Background(), coldModel, req.NumCtx, time.Minute); err != nil {
+					if _, err := modelName.Preload(context.Background(), coldModel, req.NumCtx, time.Minute); err != nil {
 						b.Fatal(err)
 					}
 				}

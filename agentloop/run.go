@@ -2,8 +2,6 @@ package agentloop
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +12,8 @@ import (
 	"time"
 
 	"prototyper/events"
+	"prototyper/model"
+	"prototyper/model/vocab"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -227,7 +227,7 @@ func (r *run) turns() (string, *pausedRun) {
 	r.est = newEstimator()
 	r.guard = newLoopGuard(r.loopLimit)
 	length, err := r.a.cfg.Model.ContextLength(r.ctx, r.opts.Model)
-	if fatalModelError(err) {
+	if model.Fatal(err) {
 		// the chat request would fail the same way (after its own wait): fail once, now
 		r.err = err
 		return events.StopError, nil
@@ -265,7 +265,7 @@ func (r *run) turns() (string, *pausedRun) {
 			return events.StopError, nil
 		}
 		if len(msg.ToolCalls) == 0 {
-			if turn.DoneReason == DoneLength {
+			if turn.DoneReason == model.DoneLength {
 				if continuations >= maxLengthContinuations {
 					return events.StopLength, nil
 				}
@@ -316,9 +316,9 @@ func withoutShownInstructions(msgs []store.Message) []store.Message {
 
 // emptyAnswer reports whether the model ended its turn with nothing: no text, no call (what
 // it thought does not count).
-func emptyAnswer(msg store.Message, turn ModelTurn) bool {
+func emptyAnswer(msg store.Message, turn model.Turn) bool {
 	return len(msg.ToolCalls) == 0 && strings.TrimSpace(msg.Content) == "" &&
-		(turn.DoneReason == DoneStop || turn.DoneReason == "")
+		(turn.DoneReason == model.DoneStop || turn.DoneReason == "")
 }
 
 // injectQueued commits the messages the user sent while the run was busy and adds them to
@@ -343,14 +343,14 @@ func (r *run) injectQueued() {
 }
 
 // turn streams one assistant message.
-func (r *run) turn() (store.Message, ModelTurn, error) {
+func (r *run) turn() (store.Message, model.Turn, error) {
 	system := []store.Message{{Role: store.RoleSystem, Content: r.system}}
 	budget := promptBudget(r.numCtx, r.opts.NumPredict)
 	fit := fitContext(r.est, system, condensed(r.history), r.defs, budget)
 	if fit.dropped > 0 {
 		choice, err := r.olderTurns(fit)
 		if err != nil {
-			return store.Message{}, ModelTurn{}, err
+			return store.Message{}, model.Turn{}, err
 		}
 		if choice == store.SummaryChoiceSummarize && r.summarize() {
 			// older turns no longer fit: the model summarized them, the summary goes in their place
@@ -361,7 +361,7 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 		r.emit(events.Event{Type: events.ContextTruncated, DroppedMessages: fit.dropped,
 			EstimatedTokens: fit.estimated, NumCtx: r.numCtx})
 	}
-	req := ModelRequest{Model: r.opts.Model, Messages: fit.messages, Tools: r.defs, Think: r.opts.Think,
+	req := model.Request{Model: r.opts.Model, Messages: fit.messages, Tools: r.defs, Think: r.opts.Think,
 		NumCtx: r.numCtx, NumPredict: r.opts.NumPredict, FirstByteTimeout: r.opts.FirstByteTimeout,
 		KeepAlive: r.keepAlive, MaxAnswerBytes: r.opts.MaxAnswerBytes}
 
@@ -380,7 +380,7 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 	}
 	// the answer's text goes through two filters: inline reasoning becomes thinking, and the
 	// beginning of an answer that may be a call written as text waits until that is known
-	var split reasoningSplitter
+	var split vocab.ReasoningSplitter
 	hold := textHold{on: r.recoverCalls}
 	show := func(thinking, text string) error {
 		if thinking != "" {
@@ -398,7 +398,7 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 		return nil
 	}
 	load := r.watchLoad(req.Model)
-	turn, err := r.a.cfg.Model.Chat(r.ctx, req, func(d Delta) error {
+	turn, err := r.a.cfg.Model.Chat(r.ctx, req, func(d model.Delta) error {
 		if err := r.ctx.Err(); err != nil {
 			// stopped: lines already read (a fast model's whole answer) are not shown
 			return err
@@ -416,7 +416,7 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 		if cpErr != nil {
 			return cpErr
 		}
-		thinking, text := split.push(d.Content)
+		thinking, text := split.Push(d.Content)
 		return show(d.Thinking+thinking, hold.push(text))
 	})
 	if err == nil {
@@ -429,7 +429,7 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 	}
 	var recovered []writtenCall
 	if cp != nil && cpErr == nil && r.ctx.Err() == nil {
-		thinking, text := split.flush()
+		thinking, text := split.Flush()
 		text = hold.push(text)
 		if err == nil && len(turn.ToolCalls) == 0 && hold.holding() != "" {
 			recovered, _ = recoverTextCalls(hold.holding(), r.validCall)
@@ -553,11 +553,11 @@ type loadWatch struct {
 	waited    time.Duration // from the request to its first byte
 }
 
-func (r *run) watchLoad(model string) *loadWatch {
-	w := &loadWatch{r: r, model: model}
-	if res, ok := r.a.cfg.Model.(Residency); ok {
+func (r *run) watchLoad(modelName string) *loadWatch {
+	w := &loadWatch{r: r, model: modelName}
+	if res, ok := r.a.cfg.Model.(model.Residency); ok {
 		ctx, cancel := context.WithTimeout(r.ctx, residencyWait)
-		loaded, known := res.Loaded(ctx, model)
+		loaded, known := res.Loaded(ctx, modelName)
 		cancel()
 		if known {
 			w.start = time.Now()
@@ -620,7 +620,7 @@ func (w *loadWatch) stop() {
 	}
 }
 
-func usageOf(t ModelTurn) events.Usage {
+func usageOf(t model.Turn) events.Usage {
 	u := events.Usage{PromptTokens: t.PromptTokens, EvalTokens: t.EvalTokens, EvalMs: t.EvalDuration.Milliseconds()}
 	if t.EvalDuration > 0 {
 		u.TokensPerSec = float64(t.EvalTokens) / t.EvalDuration.Seconds()
@@ -1152,7 +1152,7 @@ func (r *run) emitError(err error) {
 // errorCode is the code of err for the window (a model error's own, "store" for a write that
 // failed, "internal" otherwise) and whether asking again may succeed.
 func errorCode(err error) (code string, retryable bool) {
-	var ce ClassifiedError
+	var ce model.ClassifiedError
 	if errors.As(err, &ce) {
 		return ce.Code(), ce.Retryable()
 	}
@@ -1191,19 +1191,13 @@ func wholeHistory(msgs []store.Message, pending map[string]bool) []store.Message
 	return out
 }
 
-func newCallID() string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return "call_" + hex.EncodeToString(b[:])
-}
-
 // uniqueCallID returns the id a new call of the chat is recorded under: the server's when
 // the chat has none like it, else one derived from it (call_0, call_0_2, call_0_3, …). Some
 // servers number calls from zero in every message, or repeat one id for every call of a
 // message; each call still gets its own record and its own result.
 func (r *run) uniqueCallID(id string) string {
 	if id == "" {
-		id = newCallID()
+		id = vocab.NewCallID()
 	}
 	unique := id
 	for n := 2; r.callIDs[unique]; n++ {

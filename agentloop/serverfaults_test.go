@@ -10,8 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"prototyper/agentloop/ollama"
 	"prototyper/events"
+	"prototyper/model"
+	"prototyper/model/ollama"
+	"prototyper/model/vocab"
 	"prototyper/tools"
 )
 
@@ -26,7 +28,7 @@ func TestAnErrorMidStreamEndsTheRunAndKeepsThePartialAnswer(t *testing.T) {
 		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"answer"},"done":false}`)
 		fmt.Fprintln(w, `{"error":"the model runner crashed"}`)
 	})
-	a, db, rec := fakeHarness(t, NewOllamaModel(client), nil)
+	a, db, rec := fakeHarness(t, model.NewOllama(client), nil)
 	out, err := a.RunOnce(context.Background(), "", "hi", RunOptions{})
 	if err == nil || out.StopReason != events.StopError || !strings.Contains(err.Error(), "crashed") {
 		t.Fatalf("outcome %+v, err %v", out, err)
@@ -60,7 +62,7 @@ func TestARunFailedWhileTheServerWasAwayKeepsWhy(t *testing.T) {
 	s := newStubOllama(t, nil, func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"hello"},"done":true,"done_reason":"stop"}`)
 	})
-	a, db, rec := fakeHarness(t, NewOllamaModel(s.client(ollama.WithRetry(1, time.Second))), nil)
+	a, db, rec := fakeHarness(t, model.NewOllama(s.client(ollama.WithRetry(1, time.Second))), nil)
 	first, err := a.RunOnce(context.Background(), "", "hi", RunOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +73,7 @@ func TestARunFailedWhileTheServerWasAwayKeepsWhy(t *testing.T) {
 		t.Fatalf("outcome %+v, err %v", out, err)
 	}
 	errs := ofType(rec.events(), events.Error)
-	if len(errs) != 1 || errs[0].Code != ollama.CodeNotRunning {
+	if len(errs) != 1 || errs[0].Code != vocab.CodeNotRunning {
 		t.Fatalf("error events %+v", errs)
 	}
 	if msgs, _ := db.Messages(out.ChatID); roles(msgs) != "UAU" {
@@ -85,7 +87,7 @@ func TestAStreamCutBeforeDoneNeverRunsItsToolCalls(t *testing.T) {
 		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"echo","arguments":{"text":"x"}}}]},"done":false}`)
 	})
 	ran := false
-	a, _, _ := fakeHarness(t, NewOllamaModel(client), nil, echoTool(tools.Parallel, func() { ran = true }))
+	a, _, _ := fakeHarness(t, model.NewOllama(client), nil, echoTool(tools.Parallel, func() { ran = true }))
 	out, _ := a.RunOnce(context.Background(), "", "hi", RunOptions{})
 	if out.StopReason != events.StopError || ran {
 		t.Fatalf("stop %q, tool ran %v", out.StopReason, ran)
@@ -101,7 +103,7 @@ func TestRetriesBeforeTheFirstByteBecomeRetryEvents(t *testing.T) {
 		}
 		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"fine"},"done":true,"done_reason":"stop","prompt_eval_count":10,"eval_count":1}`)
 	})
-	a, _, rec := fakeHarness(t, NewOllamaModel(client), nil)
+	a, _, rec := fakeHarness(t, model.NewOllama(client), nil)
 	out := runFake(t, a, "hi")
 	if out.StopReason != events.StopCompleted {
 		t.Fatalf("stop %q", out.StopReason)
@@ -124,7 +126,7 @@ func TestASilentServerFailsOnceAfterOneTimeout(t *testing.T) {
 	const timeout = 400 * time.Millisecond
 	t.Run("silent everywhere: one short wait for the model's details, no chat request", func(t *testing.T) {
 		s := newStubOllama(t, silent, silent)
-		a, db, rec := fakeHarness(t, NewOllamaModel(s.client(ollama.WithMetadataTimeout(timeout))), nil)
+		a, db, rec := fakeHarness(t, model.NewOllama(s.client(ollama.WithMetadataTimeout(timeout))), nil)
 		_, err := a.RunOnce(context.Background(), "", "hi", RunOptions{FirstByteTimeout: time.Hour})
 		if !errors.Is(err, ollama.ErrFirstByteTimeout) {
 			t.Fatalf("err = %v", err)
@@ -140,7 +142,7 @@ func TestASilentServerFailsOnceAfterOneTimeout(t *testing.T) {
 		for _, where := range []string{"run option", "config"} {
 			t.Run(where, func(t *testing.T) {
 				s := newStubOllama(t, nil, silent)
-				a, _, rec := fakeHarness(t, NewOllamaModel(s.client()), func(c *Config) {
+				a, _, rec := fakeHarness(t, model.NewOllama(s.client()), func(c *Config) {
 					if where == "config" {
 						c.FirstByteTimeout = chatTimeout
 					}
@@ -182,7 +184,7 @@ func TestASilentServerFailsOnceAfterOneTimeout(t *testing.T) {
 			fmt.Fprintln(w, `{"message":{"role":"assistant","content":"ready"},"done":true,"done_reason":"stop","load_duration":1234000000}`)
 		})
 		var a *Agent
-		a, _, rec = fakeHarness(t, NewOllamaModel(s.client()), nil)
+		a, _, rec = fakeHarness(t, model.NewOllama(s.client()), nil)
 		if out := runFake(t, a, "hi"); out.StopReason != events.StopCompleted {
 			t.Fatalf("stop %q", out.StopReason)
 		}
@@ -197,7 +199,7 @@ func TestASilentServerFailsOnceAfterOneTimeout(t *testing.T) {
 		s := newStubOllama(t, nil, func(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprintln(w, `{"message":{"role":"assistant","content":"hi"},"done":true,"done_reason":"stop"}`)
 		})
-		a, _, rec := fakeHarness(t, NewOllamaModel(s.client()), nil)
+		a, _, rec := fakeHarness(t, model.NewOllama(s.client()), nil)
 		runFake(t, a, "hi")
 		time.Sleep(1100 * time.Millisecond) // a timer left armed would fire now
 		if n := len(ofType(rec.events(), events.ModelLoading)) + len(ofType(rec.events(), events.ModelLoaded)); n != 0 {

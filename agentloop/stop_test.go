@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"prototyper/events"
+	"prototyper/model"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -35,7 +36,7 @@ func TestStopEndsARunWithinASecondWhileAToolIgnoresTheCancellation(t *testing.T)
 			var once sync.Once
 			free := func() { once.Do(func() { close(release) }) }
 			t.Cleanup(free)
-			m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+			m := &fakeModel{turn: func(req model.Request) model.Turn {
 				if trail(req) == "U" {
 					return toolTurn(tc("c1", "stuck", `{}`), tc("c2", "stuck", `{}`))
 				}
@@ -153,7 +154,7 @@ func TestStopEndsARunWithinASecondWhileAToolIgnoresTheCancellation(t *testing.T)
 // ran": nothing of it ran.
 func TestACallStoppedBeforeItsToolStartsIsNotRun(t *testing.T) {
 	var ran atomic.Bool
-	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+	m := &fakeModel{turn: func(req model.Request) model.Turn {
 		return toolTurn(tc("c1", "echo", `{"text":"a"}`))
 	}}
 	a, db, rec := fakeHarness(t, m, nil, echoTool(tools.Sequential, func() { ran.Store(true) }))
@@ -195,7 +196,7 @@ func TestACallStoppedWhileItRanIsStoppedNotFailed(t *testing.T) {
 				}
 				return tools.Result{}, errors.New("the run was stopped while the tool ran this call")
 			})
-			m := &fakeModel{turn: func(req ModelRequest) ModelTurn { return toolTurn(tc("c1", "wait", `{}`)) }}
+			m := &fakeModel{turn: func(req model.Request) model.Turn { return toolTurn(tc("c1", "wait", `{}`)) }}
 			a, db, rec := fakeHarness(t, m, nil, tool)
 			out, err := a.RunOnce(ctx, "", "go", RunOptions{})
 			if err != nil || out.StopReason != events.StopAborted {

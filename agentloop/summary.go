@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"prototyper/events"
+	"prototyper/model"
+	"prototyper/model/vocab"
 	"prototyper/store"
 )
 
@@ -128,12 +130,12 @@ func (r *run) summarize() bool {
 	ctx, cancel := context.WithTimeout(r.ctx, summaryWait)
 	defer cancel()
 	limit := int(float64(promptBudget(r.numCtx, summaryNumPredict)) * 3) // bytes: about 3 a token
-	req := ModelRequest{Model: r.opts.Model, Think: "off", NumCtx: r.numCtx, NumPredict: summaryNumPredict,
+	req := model.Request{Model: r.opts.Model, Think: "off", NumCtx: r.numCtx, NumPredict: summaryNumPredict,
 		KeepAlive: r.keepAlive, FirstByteTimeout: r.opts.FirstByteTimeout,
 		Messages: []store.Message{{Role: store.RoleSystem, Content: summaryRequestText},
 			{Role: store.RoleUser, Content: transcript(older, limit)}}}
 	var text strings.Builder
-	turn, err := r.a.cfg.Model.Chat(ctx, req, func(d Delta) error {
+	turn, err := r.a.cfg.Model.Chat(ctx, req, func(d model.Delta) error {
 		text.WriteString(d.Content)
 		return nil
 	})
@@ -143,9 +145,9 @@ func (r *run) summarize() bool {
 	if text.Len() == 0 {
 		text.WriteString(turn.Content)
 	}
-	var split reasoningSplitter
-	_, answer := split.push(text.String())
-	_, rest := split.flush()
+	var split vocab.ReasoningSplitter
+	_, answer := split.Push(text.String())
+	_, rest := split.Flush()
 	summary := strings.TrimSpace(answer + rest)
 	if summary == "" {
 		return false
@@ -159,7 +161,7 @@ func (r *run) summarize() bool {
 	r.emit(events.Event{Type: events.MessageStarted, MessageID: m.ID, Role: store.RoleSystem, Kind: events.KindSummary,
 		DroppedMessages: len(older)})
 	r.emit(events.Event{Type: events.TextDelta, MessageID: m.ID, Text: summary})
-	r.emit(events.Event{Type: events.MessageCompleted, MessageID: m.ID, DoneReason: DoneStop})
+	r.emit(events.Event{Type: events.MessageCompleted, MessageID: m.ID, DoneReason: model.DoneStop})
 	r.history = append(r.history, m)
 	return true
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"prototyper/events"
+	"prototyper/model"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -18,11 +19,11 @@ import (
 // summaryHarness is an agent whose fake model echoes a long text in the first turn of a chat
 // and answers the summary request with summary, in a context of 2048 tokens; the first run
 // is done, and the next message does not fit.
-func summaryHarness(t *testing.T, summary ModelTurn) (a *Agent, m *fakeModel, db *store.DB, rec *recorder, summaryReqs *[]ModelRequest, chatID string) {
+func summaryHarness(t *testing.T, summary model.Turn) (a *Agent, m *fakeModel, db *store.DB, rec *recorder, summaryReqs *[]model.Request, chatID string) {
 	t.Helper()
 	big := strings.Repeat("y", 4000)
-	summaryReqs = &[]ModelRequest{}
-	m = &fakeModel{turn: func(req ModelRequest) ModelTurn {
+	summaryReqs = &[]model.Request{}
+	m = &fakeModel{turn: func(req model.Request) model.Turn {
 		if req.Messages[0].Content == summaryRequestText {
 			*summaryReqs = append(*summaryReqs, req)
 			return summary
@@ -83,7 +84,7 @@ func TestOlderTurnsThatNoLongerFitAreSummarizedByTheModelInsteadOfLost(t *testin
 }
 
 func TestWhenTheSummaryFailsTheOldTurnsAreLeftOutAsBefore(t *testing.T) {
-	a, _, db, rec, _, chatID := summaryHarness(t, ModelTurn{DoneReason: "stop"}) // an empty summary
+	a, _, db, rec, _, chatID := summaryHarness(t, model.Turn{DoneReason: "stop"}) // an empty summary
 	if _, err := a.RunOnce(context.Background(), chatID, "second", RunOptions{Summarize: store.SummarizeAlways}); err != nil {
 		t.Fatal(err)
 	}

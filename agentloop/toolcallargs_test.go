@@ -11,12 +11,13 @@ import (
 	"time"
 
 	"prototyper/events"
+	"prototyper/model"
 	"prototyper/store"
 	"prototyper/tools"
 )
 
 func TestEveryCallGetsItsOwnRecordWhateverIdsTheServerSends(t *testing.T) {
-	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+	m := &fakeModel{turn: func(req model.Request) model.Turn {
 		switch trail(req) {
 		case "U": // one id for three calls
 			return toolTurn(tc("call_0", "echo", `{"text":"one"}`), tc("call_0", "echo", `{"text":"two"}`), tc("call_0", "echo", `{"text":"three"}`))
@@ -88,7 +89,7 @@ func TestArgumentsThatAreNoObjectBecomeAnErrorAndAreNeverSentBack(t *testing.T) 
 				fmt.Fprintln(w, `{"message":{"role":"assistant","content":"ok"},"done":true,"done_reason":"stop"}`)
 			})
 			ran := false
-			a, db, rec := fakeHarness(t, NewOllamaModel(s.client()), nil, echoTool(tools.Parallel, func() { ran = true }))
+			a, db, rec := fakeHarness(t, model.NewOllama(s.client()), nil, echoTool(tools.Parallel, func() { ran = true }))
 			out := runFake(t, a, "go")
 			if out.StopReason != events.StopCompleted || ran {
 				t.Fatalf("stop %q, tool ran %v", out.StopReason, ran)
@@ -137,7 +138,7 @@ func TestAChatStoredWithNonObjectArgumentsIsSentWithObjects(t *testing.T) {
 	s := newStubOllama(t, nil, func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"ok"},"done":true,"done_reason":"stop"}`)
 	})
-	a, db, _ := fakeHarness(t, NewOllamaModel(s.client()), nil, echoTool(tools.Parallel, nil))
+	a, db, _ := fakeHarness(t, model.NewOllama(s.client()), nil, echoTool(tools.Parallel, nil))
 	chatID := poisonedChat(t, db, "")
 	if _, err := a.RunOnce(context.Background(), chatID, "again", RunOptions{}); err != nil {
 		t.Fatal(err)

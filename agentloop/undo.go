@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"prototyper/model/vocab"
 	"prototyper/store"
 	"prototyper/tools"
 	"prototyper/tools/diff"
@@ -644,7 +645,7 @@ func mineName(ctx context.Context, ws *tools.Workspace, p string, taken []string
 
 // newChangeID names an undo or a redo: its time, then random bytes.
 func newChangeID() string {
-	return fmt.Sprintf("change_%x_%s", time.Now().UnixMilli(), strings.TrimPrefix(newCallID(), "call_"))
+	return fmt.Sprintf("change_%x_%s", time.Now().UnixMilli(), strings.TrimPrefix(vocab.NewCallID(), "call_"))
 }
 
 // FileChange is one path of a chat's review: how it differs now from before the chat first

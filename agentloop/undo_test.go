@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"prototyper/events"
+	"prototyper/model"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -31,7 +32,7 @@ type undoBench struct {
 func newUndoBench(t testing.TB, cfg func(*Config)) *undoBench {
 	t.Helper()
 	b := &undoBench{t: t, dir: t.TempDir()}
-	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+	m := &fakeModel{turn: func(req model.Request) model.Turn {
 		if req.Messages[len(req.Messages)-1].Role == store.RoleUser {
 			b.mu.Lock()
 			defer b.mu.Unlock()

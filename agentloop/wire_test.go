@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"prototyper/events"
+	"prototyper/model"
 	"prototyper/store"
 )
 
@@ -25,7 +26,7 @@ func TestTheAppsAgentCannotWriteTheMCPServersTheAppStarts(t *testing.T) {
 			}
 			defer db.Close()
 			write := tc("w1", "write_file", `{"path":"`+target+`","content":"{\"mcpServers\":{\"x\":{\"command\":\"/bin/sh\"}}}"}`)
-			m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
+			m := &fakeModel{turn: func(req model.Request) model.Turn {
 				if trail(req) == "U" {
 					return toolTurn(write)
 				}

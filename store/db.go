@@ -34,6 +34,11 @@ type Options struct {
 	CheckpointInterval time.Duration
 	// Now is the clock (default time.Now); tests inject their own.
 	Now func() time.Time
+	// CheckSettings, when set, judges settings about to be saved after [Settings.Validate]:
+	// the rules of the rooms that own a field (a server's address, the MCP servers'
+	// configuration), which the store does not import. It returns an [*InvalidSettingError]
+	// for a value no run could use; nothing is saved then.
+	CheckSettings func(Settings) error
 }
 
 // DB is an open store. Its methods are safe for concurrent use.

@@ -9,10 +9,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"prototyper/agentloop/ollama"
-	"prototyper/agentloop/openai"
+	"prototyper/model/vocab"
 	"prototyper/tools"
-	"prototyper/tools/mcptools"
 )
 
 // The settings' defaults: what a zero field stands for. They are defined here once; the
@@ -30,7 +28,7 @@ const (
 	DefaultKeepAlive = 30 * time.Minute
 	// DefaultMaxAnswerBytes bounds one answer (its text, thinking and tool calls) when
 	// MaxAnswerBytes is zero: far above any real answer.
-	DefaultMaxAnswerBytes = ollama.DefaultMaxAnswerSize
+	DefaultMaxAnswerBytes = vocab.DefaultMaxAnswerSize
 	// MinMaxAnswerBytes and MaxMaxAnswerBytes bound the answer size a user may set: a smaller
 	// one cuts real answers, a larger one lets a server fill the memory and the disk.
 	MinMaxAnswerBytes = 64 << 10
@@ -94,11 +92,13 @@ type InvalidSettingError struct {
 
 func (e *InvalidSettingError) Error() string { return e.Reason }
 
-// Validate checks every field a user can set: the thinking level, the context cap, the wait
-// for a first byte, the answer size limit, the bridge's fallback, the tools' approval policies, the Ollama
-// address and the Ollama program's path. The zero Settings is valid.
+// Validate checks every field a user can set whose rule the store knows: the thinking level,
+// the context cap, the wait for a first byte, the answer size limit, the bridge's fallback,
+// the tools' approval policies, the Ollama program's path, the provider, the key's variable
+// and the theme. The zero Settings is valid. What only a client or the MCP code can judge
+// (an address, the MCP servers' configuration) is checked by [Options.CheckSettings].
 func (s Settings) Validate() error {
-	if _, err := ollama.ParseThink(s.Think); err != nil {
+	if _, err := vocab.ParseThinkLevel(s.Think); err != nil {
 		return &InvalidSettingError{"think", err.Error()}
 	}
 	if s.ContextCap < 0 {
@@ -134,19 +134,14 @@ func (s Settings) Validate() error {
 			return &InvalidSettingError{"toolApproval", fmt.Sprintf("tool %s: %v", name, err)}
 		}
 	}
-	if s.OllamaURL != "" {
-		if _, err := ollama.ResolveHost(s.OllamaURL); err != nil {
-			return &InvalidSettingError{"ollamaUrl", err.Error()}
-		}
-	}
 	if s.OllamaBinary != "" && !filepath.IsAbs(s.OllamaBinary) {
 		return &InvalidSettingError{"ollamaBinary", "the Ollama program must be given by its full path, like /usr/local/bin/ollama"}
 	}
 	return s.validateServers()
 }
 
-// validateServers checks the provider, the OpenAI-compatible base URL, the name of the
-// key's environment variable and the MCP servers.
+// validateServers checks the provider, that an OpenAI-compatible server has a base URL, the
+// name of the key's environment variable and the theme.
 func (s Settings) validateServers() error {
 	switch s.Provider {
 	case "", ProviderOllama:
@@ -156,16 +151,6 @@ func (s Settings) validateServers() error {
 		}
 	default:
 		return &InvalidSettingError{"provider", fmt.Sprintf("the provider is %s or %s, not %q", ProviderOllama, ProviderOpenAI, s.Provider)}
-	}
-	if s.BaseURL != "" {
-		if _, err := openai.ParseBaseURL(s.BaseURL); err != nil {
-			return &InvalidSettingError{"baseUrl", err.Error()}
-		}
-	}
-	if len(s.MCPServers) > 0 {
-		if _, err := mcptools.Parse(s.MCPServers, mcptools.SettingsSource); err != nil {
-			return &InvalidSettingError{"mcpServers", err.Error()}
-		}
 	}
 	if s.APIKeyEnv != "" && !ValidEnvName(s.APIKeyEnv) {
 		return &InvalidSettingError{"apiKeyEnv", fmt.Sprintf("%q is not the name of an environment variable: give its name (letters, digits and _, such as VLLM_API_KEY), never the key itself", s.APIKeyEnv)}
@@ -339,10 +324,10 @@ func (db *DB) Settings() (Settings, error) {
 }
 
 // PutSettings saves the settings, replacing the previous ones. Settings that do not pass
-// [Settings.Validate] are refused. A caller that changes some fields uses
+// [Settings.Validate] and [Options.CheckSettings] are refused. A caller that changes some fields uses
 // [DB.UpdateSettings], so that it never undoes another writer's change.
 func (db *DB) PutSettings(s Settings) error {
-	if err := s.Validate(); err != nil {
+	if err := db.checkSettings(s); err != nil {
 		return err
 	}
 	return db.update("save settings", func(tx *bolt.Tx) error {
@@ -350,9 +335,21 @@ func (db *DB) PutSettings(s Settings) error {
 	})
 }
 
+// checkSettings is what a save requires: [Settings.Validate], then the opener's
+// [Options.CheckSettings].
+func (db *DB) checkSettings(s Settings) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	if db.opts.CheckSettings != nil {
+		return db.opts.CheckSettings(s)
+	}
+	return nil
+}
+
 // UpdateSettings reads the settings, lets edit change them and saves the result, all in one
 // write transaction: two concurrent updates never lose each other's change. When edit
-// returns an error, or the result does not pass [Settings.Validate], nothing is saved and
+// returns an error, or the result does not pass [Settings.Validate] and [Options.CheckSettings], nothing is saved and
 // the error comes back as it is. It returns the settings as saved.
 func (db *DB) UpdateSettings(edit func(*Settings) error) (Settings, error) {
 	var saved Settings
@@ -364,7 +361,7 @@ func (db *DB) UpdateSettings(edit func(*Settings) error) (Settings, error) {
 		if err := edit(&s); err != nil {
 			return err
 		}
-		if err := s.Validate(); err != nil {
+		if err := db.checkSettings(s); err != nil {
 			return err
 		}
 		if err := putJSON(tx.Bucket(bucketSettings), keySettings, &s); err != nil {

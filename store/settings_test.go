@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -221,5 +222,34 @@ func TestSettingsRoundTrip(t *testing.T) {
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("settings = %+v, want %+v", got, want)
+	}
+}
+
+// TestTheOpenersSettingsCheckRefusesASaveAndNothingIsSaved: a rule the store does not own
+// (a server's address, the MCP servers) comes from the opener, and a save it refuses leaves
+// the saved settings as they were.
+func TestTheOpenersSettingsCheckRefusesASaveAndNothingIsSaved(t *testing.T) {
+	refused := &InvalidSettingError{Setting: "ollamaUrl", Reason: "not an address"}
+	db, err := Open(filepath.Join(t.TempDir(), "prototyper.db"), Options{CheckSettings: func(s Settings) error {
+		if s.OllamaURL == "nowhere" {
+			return refused
+		}
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if err := db.PutSettings(Settings{OllamaURL: "nowhere"}); !errors.Is(err, refused) {
+		t.Errorf("PutSettings err = %v, want the check's", err)
+	}
+	if _, err := db.UpdateSettings(func(s *Settings) error { s.OllamaURL = "nowhere"; return nil }); !errors.Is(err, refused) {
+		t.Errorf("UpdateSettings err = %v, want the check's", err)
+	}
+	if got, _ := db.Settings(); got.OllamaURL != "" {
+		t.Errorf("OllamaURL = %q after refused saves", got.OllamaURL)
+	}
+	if err := db.PutSettings(Settings{OllamaURL: "http://127.0.0.1:11434"}); err != nil {
+		t.Errorf("a setting the check accepts: %v", err)
 	}
 }

@@ -4,17 +4,17 @@ import (
 	"encoding/json"
 	"time"
 
-	"prototyper/agentloop/ollama"
 	"prototyper/events"
+	"prototyper/model/vocab"
 	"prototyper/tools"
 )
 
 // Message roles: the store keeps a message in the role the model reads it in.
 const (
-	RoleSystem    = ollama.RoleSystem
-	RoleUser      = ollama.RoleUser
-	RoleAssistant = ollama.RoleAssistant
-	RoleTool      = ollama.RoleTool
+	RoleSystem    = vocab.RoleSystem
+	RoleUser      = vocab.RoleUser
+	RoleAssistant = vocab.RoleAssistant
+	RoleTool      = vocab.RoleTool
 )
 
 // StopInterrupted is the stop reason of a run that was live when the process died: the

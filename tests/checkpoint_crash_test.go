@@ -18,6 +18,7 @@ import (
 
 	"prototyper/agentloop"
 	"prototyper/events"
+	"prototyper/model"
 	"prototyper/store"
 )
 
@@ -44,9 +45,9 @@ type crashWriter struct{ n atomic.Int64 }
 
 func (m *crashWriter) ContextLength(context.Context, string) (int, error) { return 0, nil }
 
-func (m *crashWriter) Chat(ctx context.Context, req agentloop.ModelRequest, fn agentloop.DeltaFunc) (agentloop.ModelTurn, error) {
+func (m *crashWriter) Chat(ctx context.Context, req model.Request, fn model.DeltaFunc) (model.Turn, error) {
 	if req.Messages[len(req.Messages)-1].Role != store.RoleUser {
-		return agentloop.ModelTurn{Content: "done", DoneReason: agentloop.DoneStop}, nil
+		return model.Turn{Content: "done", DoneReason: model.DoneStop}, nil
 	}
 	i := m.n.Add(1)
 	path := fmt.Sprintf("f%d.txt", i%checkpointCrashFiles)
@@ -55,7 +56,7 @@ func (m *crashWriter) Chat(ctx context.Context, req agentloop.ModelRequest, fn a
 	}
 	content := fmt.Sprintf("%d|%s", i, strings.Repeat("x", 512<<10))
 	args := fmt.Sprintf(`{"path":%q,"content":%q}`, path, content)
-	return agentloop.ModelTurn{DoneReason: agentloop.DoneStop,
+	return model.Turn{DoneReason: model.DoneStop,
 		ToolCalls: []store.ToolCall{{ID: fmt.Sprintf("c%d", i), Name: "write_file", Args: []byte(args)}}}, nil
 }
 

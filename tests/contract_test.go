@@ -10,9 +10,10 @@ import (
 	"time"
 
 	"prototyper/agentloop"
-	"prototyper/agentloop/ollama"
 	"prototyper/events"
 	"prototyper/internal/ollamatest"
+	"prototyper/model"
+	"prototyper/model/ollama"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -43,15 +44,15 @@ type contractEnv struct {
 	dbPath string
 	db     *store.DB
 	agent  *agentloop.Agent
-	model  agentloop.Model
+	model  model.Model
 	ws     string
 	emit   func(events.Event)
 }
 
-func newContractEnv(t *testing.T, model agentloop.Model) *contractEnv {
+func newContractEnv(t *testing.T, modelName model.Model) *contractEnv {
 	t.Helper()
 	dir := t.TempDir()
-	e := &contractEnv{t: t, dbPath: filepath.Join(dir, "data", "prototyper.db"), ws: filepath.Join(dir, "ws"), model: model}
+	e := &contractEnv{t: t, dbPath: filepath.Join(dir, "data", "prototyper.db"), ws: filepath.Join(dir, "ws"), model: modelName}
 	if err := os.MkdirAll(e.ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -145,12 +146,12 @@ func TestContractEveryScenarioOfTheStoreOpensInTheWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	real := agentloop.NewOllamaModel(ollama.New(base))
+	real := model.NewOllama(ollama.New(base))
 	ask := agentloop.RunOptions{Model: writerModel.Name, Approve: agentloop.ApproveAsk}
 
 	scenarios := []struct {
 		name  string
-		model agentloop.Model
+		model model.Model
 		make  func(e *contractEnv) contractFixture
 	}{
 		{"completed-write", real, func(e *contractEnv) contractFixture {
@@ -281,12 +282,12 @@ func crashDuringATool(e *contractEnv) string {
 // sometimes do, then answers.
 type nonObjectArgsModel struct{}
 
-func (nonObjectArgsModel) Chat(ctx context.Context, req agentloop.ModelRequest, fn agentloop.DeltaFunc) (agentloop.ModelTurn, error) {
+func (nonObjectArgsModel) Chat(ctx context.Context, req model.Request, fn model.DeltaFunc) (model.Turn, error) {
 	last := req.Messages[len(req.Messages)-1]
 	if last.Role == store.RoleTool {
-		return agentloop.ModelTurn{Content: "I will send an object next time.", DoneReason: "stop"}, nil
+		return model.Turn{Content: "I will send an object next time.", DoneReason: "stop"}, nil
 	}
-	return agentloop.ModelTurn{DoneReason: "stop", ToolCalls: []store.ToolCall{
+	return model.Turn{DoneReason: "stop", ToolCalls: []store.ToolCall{
 		{ID: "call_text", Name: "write_file", Args: json.RawMessage(`"just text"`)}}}, nil
 }
 

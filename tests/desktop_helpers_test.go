@@ -24,8 +24,8 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
-	"prototyper/agentloop/ollama"
 	"prototyper/internal/testenv"
+	"prototyper/model/ollama"
 )
 
 // moduleRoot is the repository root (the folder holding go.mod).

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"prototyper/agentloop/ollama"
 	"prototyper/events"
 	"prototyper/internal/ollamatest"
+	"prototyper/model/ollama"
 	"prototyper/store"
 )
 

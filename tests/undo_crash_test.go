@@ -17,6 +17,7 @@ import (
 
 	"prototyper/agentloop"
 	"prototyper/events"
+	"prototyper/model"
 	"prototyper/store"
 )
 
@@ -50,9 +51,9 @@ type undoCrashWriter struct{}
 
 func (undoCrashWriter) ContextLength(context.Context, string) (int, error) { return 0, nil }
 
-func (undoCrashWriter) Chat(ctx context.Context, req agentloop.ModelRequest, fn agentloop.DeltaFunc) (agentloop.ModelTurn, error) {
+func (undoCrashWriter) Chat(ctx context.Context, req model.Request, fn model.DeltaFunc) (model.Turn, error) {
 	if req.Messages[len(req.Messages)-1].Role != store.RoleUser {
-		return agentloop.ModelTurn{Content: "done", DoneReason: agentloop.DoneStop}, nil
+		return model.Turn{Content: "done", DoneReason: model.DoneStop}, nil
 	}
 	var calls []store.ToolCall
 	for k := range undoCrashFiles {
@@ -60,7 +61,7 @@ func (undoCrashWriter) Chat(ctx context.Context, req agentloop.ModelRequest, fn 
 		calls = append(calls, store.ToolCall{ID: fmt.Sprintf("c%d", k), Name: "write_file", Args: []byte(args)})
 	}
 	calls = append(calls, store.ToolCall{ID: "rm", Name: "delete_path", Args: []byte(`{"path":"odd","recursive":true}`)})
-	return agentloop.ModelTurn{DoneReason: agentloop.DoneStop, ToolCalls: calls}, nil
+	return model.Turn{DoneReason: model.DoneStop, ToolCalls: calls}, nil
 }
 
 // TestUndoCrashChild is the child of TestUndoAndRedoKilledAtAnyMomentContinueAndLeaveNoTemporaryFile:

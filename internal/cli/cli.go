@@ -57,11 +57,15 @@ func (c *Common) DBPath() (string, error) {
 	return ResolveDBPath(c.DB)
 }
 
-// OpenDB opens the database DBPath resolves, with opts.
+// OpenDB opens the database DBPath resolves, with opts; settings saved through it are
+// judged by [checkSettings] too, unless opts has a CheckSettings of its own.
 func (c *Common) OpenDB(opts store.Options) (*store.DB, error) {
 	path, err := c.DBPath()
 	if err != nil {
 		return nil, err
+	}
+	if opts.CheckSettings == nil {
+		opts.CheckSettings = checkSettings
 	}
 	return store.Open(path, opts)
 }

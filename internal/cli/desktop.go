@@ -13,9 +13,10 @@ import (
 	"time"
 
 	"prototyper/agentloop"
-	"prototyper/agentloop/ollama"
-	"prototyper/agentloop/ollama/managed"
 	"prototyper/events"
+	"prototyper/model"
+	"prototyper/model/managed"
+	"prototyper/model/ollama"
 	"prototyper/store"
 	"prototyper/tools"
 	"prototyper/tools/mcptools"
@@ -31,7 +32,7 @@ type Desktop struct {
 	db     *store.DB
 	bridge *events.Bridge
 	agent  *agentloop.Agent
-	server *agentloop.OllamaServer
+	server *model.Server
 	pulls  ollama.Pulls
 	// serve is the Ollama server the window starts when nothing answers at a local address.
 	serve *managed.Server
@@ -292,8 +293,8 @@ func (d *Desktop) SaveSettings(in Settings) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	_, url := d.server.Client()
-	workspace, model := firstNonEmpty(in.Workspace, d.workspace), firstNonEmpty(in.Model, d.model)
-	if err := (agentloop.Endpoint{APIKeyEnv: in.APIKeyEnv}).Check(); err != nil {
+	workspace, modelName := firstNonEmpty(in.Workspace, d.workspace), firstNonEmpty(in.Model, d.model)
+	if err := (model.Endpoint{APIKeyEnv: in.APIKeyEnv}).Check(); err != nil {
 		return err
 	}
 	saved, err := d.db.UpdateSettings(func(s *store.Settings) error {
@@ -323,13 +324,13 @@ func (d *Desktop) SaveSettings(in Settings) error {
 			s.OlderTurns = in.OlderTurns
 		}
 		s.SetInstructions(workspace, in.Instructions)
-		s.Workspace, s.DefaultModel = workspace, model
+		s.Workspace, s.DefaultModel = workspace, modelName
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	d.workspace, d.model = workspace, model
+	d.workspace, d.model = workspace, modelName
 	if !saved.StartsOllama() {
 		d.serve.Stop() // the user runs Ollama: the port is theirs
 	}

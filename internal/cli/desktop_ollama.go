@@ -7,8 +7,9 @@ import (
 	"sync"
 	"time"
 
-	"prototyper/agentloop/ollama"
-	"prototyper/agentloop/ollama/managed"
+	"prototyper/model/managed"
+	"prototyper/model/ollama"
+	"prototyper/model/vocab"
 	"prototyper/store"
 )
 
@@ -85,7 +86,7 @@ func (d *Desktop) loadNotThereYet(model string) bool {
 // (yet): the user may start the one or pull the other at any time.
 func notThereYet(err error) bool {
 	switch ollama.Code(err) {
-	case ollama.CodeNotRunning, ollama.CodeNetwork, ollama.CodeModelNotFound:
+	case vocab.CodeNotRunning, vocab.CodeNetwork, vocab.CodeModelNotFound:
 		return true
 	}
 	return false

@@ -169,3 +169,32 @@ func TestTheSettingsKeepTheAnswerSizeAndRefuseOneNoRunCouldUse(t *testing.T) {
 		t.Errorf("a refused save changed the answer size to %d", s.MaxAnswerBytes)
 	}
 }
+
+// TestTheWindowsSettingsAreJudgedByTheRoomsThatOwnThem: the store imports no client and no
+// MCP code, yet an address no client can use or MCP servers that do not parse are refused
+// when the window saves them, and nothing is saved.
+func TestTheWindowsSettingsAreJudgedByTheRoomsThatOwnThem(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		edit    func(*Settings)
+		setting string
+	}{
+		{"an Ollama address that is none", func(s *Settings) { s.OllamaURL = "not a url" }, "ollamaUrl"},
+		{"a base URL without a host", func(s *Settings) { s.Provider, s.BaseURL = store.ProviderOpenAI, "http://" }, "baseUrl"},
+		{"MCP servers that do not parse", func(s *Settings) { s.MCPJSON = `{"mcpServers":{"x":{}}}` }, "mcpServers"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: "http://127.0.0.1:1"}})
+			var in Settings
+			tc.edit(&in)
+			err := d.SaveSettings(in)
+			var invalid *store.InvalidSettingError
+			if !errors.As(err, &invalid) || invalid.Setting != tc.setting {
+				t.Fatalf("SaveSettings = %v, want an InvalidSettingError for %s", err, tc.setting)
+			}
+			if s, _ := d.db.Settings(); s.BaseURL != "" || len(s.MCPServers) != 0 || s.OllamaURL == "not a url" {
+				t.Errorf("settings %+v were saved", s)
+			}
+		})
+	}
+}

@@ -9,8 +9,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"prototyper/agentloop"
-	"prototyper/agentloop/ollama"
+	"prototyper/model"
+	"prototyper/model/ollama"
 	"prototyper/store"
 )
 
@@ -34,30 +34,30 @@ func (e EndpointFlags) Given() bool { return e.Provider != "" || e.BaseURL != ""
 
 // Endpoint is the endpoint the flags choose; common's --ollama is Ollama's address when
 // --base-url is not given.
-func (e EndpointFlags) Endpoint(common Common) (agentloop.Endpoint, error) {
+func (e EndpointFlags) Endpoint(common Common) (model.Endpoint, error) {
 	switch e.Provider {
 	case "", store.ProviderOllama:
 		url := firstNonEmpty(e.BaseURL, common.Ollama)
 		if _, err := resolveOllama(url); err != nil {
-			return agentloop.Endpoint{}, err
+			return model.Endpoint{}, err
 		}
-		return agentloop.Endpoint{Provider: store.ProviderOllama, URL: url, APIKeyEnv: e.APIKeyEnv}, nil
+		return model.Endpoint{Provider: store.ProviderOllama, URL: url, APIKeyEnv: e.APIKeyEnv}, nil
 	case store.ProviderOpenAI:
 		if e.BaseURL == "" {
-			return agentloop.Endpoint{}, fmt.Errorf("--provider openai needs --base-url, the server's API address such as http://127.0.0.1:8000/v1")
+			return model.Endpoint{}, fmt.Errorf("--provider openai needs --base-url, the server's API address such as http://127.0.0.1:8000/v1")
 		}
-		return agentloop.Endpoint{Provider: store.ProviderOpenAI, URL: e.BaseURL, APIKeyEnv: e.APIKeyEnv}, nil
+		return model.Endpoint{Provider: store.ProviderOpenAI, URL: e.BaseURL, APIKeyEnv: e.APIKeyEnv}, nil
 	}
-	return agentloop.Endpoint{}, fmt.Errorf("--provider is %s or %s, not %q", store.ProviderOllama, store.ProviderOpenAI, e.Provider)
+	return model.Endpoint{}, fmt.Errorf("--provider is %s or %s, not %q", store.ProviderOllama, store.ProviderOpenAI, e.Provider)
 }
 
 // Server is the model of the endpoint the flags choose, with opts for an Ollama client.
-func (e EndpointFlags) Server(common Common, opts ...ollama.Option) (*agentloop.OllamaServer, error) {
+func (e EndpointFlags) Server(common Common, opts ...ollama.Option) (*model.Server, error) {
 	ep, err := e.Endpoint(common)
 	if err != nil {
 		return nil, err
 	}
-	return agentloop.NewServer(ep, opts...)
+	return model.NewServer(ep, opts...)
 }
 
 // openAIModels lists the OpenAI-compatible server's models as catalog entries (waiting at
@@ -66,7 +66,7 @@ func (e EndpointFlags) Server(common Common, opts ...ollama.Option) (*agentloop.
 // window offers every model it serves. Nor does it say whether a model reads images: Vision
 // stays false, which for this provider means unknown (the window lets images go, and the
 // server's answer decides).
-func openAIModels(ctx context.Context, server *agentloop.OllamaServer) ([]ollama.CatalogEntry, error) {
+func openAIModels(ctx context.Context, server *model.Server) ([]ollama.CatalogEntry, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	models, err := server.OpenAI().Models(ctx)
@@ -84,7 +84,7 @@ func openAIModels(ctx context.Context, server *agentloop.OllamaServer) ([]ollama
 // (and the other endpoint flags) in front. A key variable that is empty at start does not
 // keep the window from opening: the server is used without a key, and its refusal says what
 // to do.
-func desktopServer(opts DesktopOptions, settings store.Settings) (*agentloop.OllamaServer, error) {
+func desktopServer(opts DesktopOptions, settings store.Settings) (*model.Server, error) {
 	s := settings
 	if opts.EndpointFlags.Given() {
 		s.Provider, s.BaseURL, s.APIKeyEnv = opts.Provider, opts.BaseURL, opts.APIKeyEnv
@@ -93,11 +93,11 @@ func desktopServer(opts DesktopOptions, settings store.Settings) (*agentloop.Oll
 		}
 	}
 	s.OllamaURL = firstNonEmpty(opts.Ollama, s.OllamaURL)
-	server, err := agentloop.NewOllamaServer(s.OllamaURL)
+	server, err := model.NewOllamaServer(s.OllamaURL)
 	if err != nil {
 		return nil, err
 	}
-	if err := useSettings(server, s); errors.Is(err, agentloop.ErrKeyNotSet) {
+	if err := useSettings(server, s); errors.Is(err, model.ErrKeyNotSet) {
 		s.APIKeyEnv = ""
 		err = useSettings(server, s)
 	} else if err != nil {
@@ -108,20 +108,20 @@ func desktopServer(opts DesktopOptions, settings store.Settings) (*agentloop.Oll
 
 // useSettings points server at the endpoint of s: Ollama at its address, and then, when the
 // provider is the OpenAI-compatible one, that server (pulls still go to Ollama).
-func useSettings(server *agentloop.OllamaServer, s store.Settings) error {
-	ollamaEndpoint := agentloop.Endpoint{Provider: store.ProviderOllama, URL: s.OllamaURL}
+func useSettings(server *model.Server, s store.Settings) error {
+	ollamaEndpoint := model.Endpoint{Provider: store.ProviderOllama, URL: s.OllamaURL}
 	if s.Provider != store.ProviderOpenAI {
 		ollamaEndpoint.APIKeyEnv = s.APIKeyEnv
 	}
 	if err := server.UseEndpoint(ollamaEndpoint); err != nil || s.Provider != store.ProviderOpenAI {
 		return err
 	}
-	return server.UseEndpoint(agentloop.Endpoint{Provider: store.ProviderOpenAI, URL: s.BaseURL, APIKeyEnv: s.APIKeyEnv})
+	return server.UseEndpoint(model.Endpoint{Provider: store.ProviderOpenAI, URL: s.BaseURL, APIKeyEnv: s.APIKeyEnv})
 }
 
 // openAIStatus says whether the OpenAI-compatible server answers its model list (waiting at
 // most 5 s), for the panel the window shows when the model server is down.
-func openAIStatus(ctx context.Context, server *agentloop.OllamaServer) OllamaStatus {
+func openAIStatus(ctx context.Context, server *model.Server) OllamaStatus {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	oc := server.OpenAI()
@@ -133,7 +133,7 @@ func openAIStatus(ctx context.Context, server *agentloop.OllamaServer) OllamaSta
 
 // openAIModelsCommand is `prototyper models` for an OpenAI-compatible server: the models of
 // its /v1/models, with the context length when it says.
-func openAIModelsCommand(ctx context.Context, io IO, server *agentloop.OllamaServer) int {
+func openAIModelsCommand(ctx context.Context, io IO, server *model.Server) int {
 	models, err := openAIModels(ctx, server)
 	if err != nil {
 		return ollamaFailure(ctx, io, "models", err)

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"prototyper/agentloop"
-	"prototyper/agentloop/ollama"
+	"prototyper/model/ollama"
 )
 
 // noModelError is err, unless it says no model was chosen and the server has no model at all:

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"prototyper/agentloop/ollama"
 	"prototyper/internal/ollamatest"
+	"prototyper/model/ollama"
 )
 
 func TestRunWithoutAModelOnAnEmptyServerNamesTheCommandThatPullsTheRecommendedOne(t *testing.T) {

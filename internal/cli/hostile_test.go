@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"prototyper/agentloop/ollama"
 	"prototyper/internal/ollamatest"
+	"prototyper/model/vocab"
 	"prototyper/store"
 )
 
@@ -108,7 +108,7 @@ func TestRunCutsAnEndlessAnswerAtTheAnswerSizeAndKeepsWhatFit(t *testing.T) {
 					if len(text) > limit || len(text) < limit-100 {
 						t.Errorf("the stored answer holds %d bytes; want what fit of %d", len(text), limit)
 					}
-					if len(notes) != 1 || notes[0].Code != ollama.CodeAnswerTooLong {
+					if len(notes) != 1 || notes[0].Code != vocab.CodeAnswerTooLong {
 						t.Errorf("notes %+v; want one answer_too_long", notes)
 					}
 				} else if chats := storedChats(t, db); len(chats) != 0 { // calls cut are never run nor kept
@@ -227,7 +227,7 @@ func TestRunStaysWithinItsMemoryWhateverAServerSends(t *testing.T) {
 					t.Fatalf("exit %d (%v), stderr %s", code, err, errOut.String())
 				}
 				// each save of the growing answer rewrites it, and the file keeps the pages it freed
-				if fileSize(db) > 8*ollama.DefaultMaxAnswerSize {
+				if fileSize(db) > 8*vocab.DefaultMaxAnswerSize {
 					t.Errorf("the database grew to %d MiB", fileSize(db)>>20)
 				}
 			})

@@ -12,7 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"prototyper/agentloop/ollama"
+	"prototyper/model/ollama"
 )
 
 // modelsCommand is `prototyper models`: the models on the Ollama server, with their size,

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"prototyper/agentloop/ollama"
 	"prototyper/internal/ollamatest"
+	"prototyper/model/ollama"
 )
 
 // fakeOllama serves /api/tags, /api/show and /api/pull the way Ollama does.

@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/term"
 
-	"prototyper/agentloop/ollama"
+	"prototyper/model/ollama"
 )
 
 // pullCommand is `prototyper pull NAME`: it pulls a model through the Ollama server, with a

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"prototyper/agentloop/ollama"
 	"prototyper/events"
+	"prototyper/model/ollama"
 )
 
 func TestPullPrintsOneLinePerStepWithoutATerminal(t *testing.T) {

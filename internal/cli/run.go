@@ -18,8 +18,9 @@ import (
 	"golang.org/x/term"
 
 	"prototyper/agentloop"
-	"prototyper/agentloop/ollama"
 	"prototyper/events"
+	"prototyper/model/ollama"
+	"prototyper/model/vocab"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -99,7 +100,7 @@ Flags:
 	fs.Var(&f.images, "image", "send the image `FILE` (PNG, JPEG, GIF, WebP) with the prompt, to a model that can see; repeatable")
 	fs.Var(&f.maxAnswer, "max-answer-size", "the most one answer (text, thinking and tool calls) may hold, e.g. 8MiB; "+
 		"past it the answer is cut (default: the settings', else 8MiB)")
-	fs.DurationVar(&f.firstByte, "first-byte-timeout", ollama.DefaultFirstByteTimeout,
+	fs.DurationVar(&f.firstByte, "first-byte-timeout", vocab.DefaultFirstByteTimeout,
 		"how long to wait for the model's first byte, loading included, e.g. 90s or 10m (0: no limit)")
 	words, err := parseInterleaved(fs, args)
 	if err != nil {

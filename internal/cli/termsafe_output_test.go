@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"prototyper/agentloop/ollama"
+	"prototyper/model/ollama"
 	"prototyper/store"
 )
 

@@ -12,6 +12,7 @@ import (
 
 	"prototyper/agentloop"
 	"prototyper/events"
+	"prototyper/model"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -177,11 +178,11 @@ type deleteModel struct{ path string }
 
 func (deleteModel) ContextLength(context.Context, string) (int, error) { return 0, nil }
 
-func (m deleteModel) Chat(_ context.Context, req agentloop.ModelRequest, _ agentloop.DeltaFunc) (agentloop.ModelTurn, error) {
+func (m deleteModel) Chat(_ context.Context, req model.Request, _ model.DeltaFunc) (model.Turn, error) {
 	if req.Messages[len(req.Messages)-1].Role != store.RoleUser {
-		return agentloop.ModelTurn{Content: "done", DoneReason: agentloop.DoneStop}, nil
+		return model.Turn{Content: "done", DoneReason: model.DoneStop}, nil
 	}
-	return agentloop.ModelTurn{DoneReason: agentloop.DoneStop, ToolCalls: []store.ToolCall{{ID: "c1", Name: "delete_path",
+	return model.Turn{DoneReason: model.DoneStop, ToolCalls: []store.ToolCall{{ID: "c1", Name: "delete_path",
 		Args: []byte(`{"path":` + strconv.Quote(m.path) + `,"recursive":true}`)}}}, nil
 }
 

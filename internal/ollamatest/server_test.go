@@ -339,7 +339,7 @@ func TestErrorsAreJSONBodiesWithTheServersStatus(t *testing.T) {
 // Ollama v0.11.4's thinking parser, given think:true and a reply that does not open with
 // <think>, sends the first content piece twice: alone, then joined to the second (fixed in
 // v0.11.7). The native client takes the repeat out on the versions that send it
-// (agentloop/ollama/firstrepeat.go); when this test fails after an upgrade, check that the new
+// (model/ollama/firstrepeat.go); when this test fails after an upgrade, check that the new
 // version is outside that range.
 func TestQuirkThinkingRequestRepeatsTheFirstPieceOfAReplyWithoutThink(t *testing.T) {
 	srv := ollamatest.Get(t)
