@@ -404,3 +404,10 @@ func (a *App) startupErr() error {
 	defer a.mu.Unlock()
 	return a.exitErr
 }
+
+// PreviewOpen starts the preview server if needed and returns the page the Preview pane
+// shows for the chat ("" for the folder of new chats): page when the folder has it, else
+// its index.html, else its first HTML file.
+func (a *App) PreviewOpen(chatID, page string) (cli.PreviewPage, error) {
+	return withDesktop(a, func(d *cli.Desktop) (cli.PreviewPage, error) { return d.PreviewOpen(chatID, page) })
+}
