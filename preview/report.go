@@ -44,6 +44,9 @@ type Report struct {
 	Console []Entry `json:"console"`
 	// Dropped counts what came past maxEntries and was not kept.
 	Dropped int `json:"dropped,omitempty"`
+	// Text is the report as the model reads it ([Report.Describe]): the window's "Fix these"
+	// sends it.
+	Text string `json:"text"`
 }
 
 // maxEntries bounds what one load keeps of each kind; maxMessage, a message.
@@ -129,6 +132,12 @@ func sameResource(a, b string) bool {
 	return a == b || strings.HasSuffix(a, "/"+b) || strings.HasSuffix(b, "/"+a)
 }
 
+func (st *site) pageOf() string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.page
+}
+
 func (st *site) paint(load int) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -170,8 +179,10 @@ func (st *site) notified() {
 func (s *Server) report(st *site) Report {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return Report{Workspace: st.dir, URL: s.baseURL(st), Page: st.page, Load: st.load, Painted: st.painted,
+	rep := Report{Workspace: st.dir, URL: s.baseURL(st), Page: st.page, Load: st.load, Painted: st.painted,
 		Errors: append([]Entry{}, st.errors...), Console: append([]Entry{}, st.console...), Dropped: st.dropped}
+	rep.Text = rep.Describe(rep.Painted)
+	return rep
 }
 
 // Report returns what the page of the folder dir reported since it was last loaded, and
@@ -246,7 +257,9 @@ func (s *Server) receive(w http.ResponseWriter, r *http.Request) {
 	changed := false
 	switch b.Kind {
 	case "painted":
-		changed = st.paint(b.Load)
+		if changed = st.paint(b.Load); changed {
+			s.log("painted", st.pageOf(), b.Load)
+		}
 	case "scroll":
 		st.scrolled(b.Load, b.X, b.Y)
 	case KindError, KindRejection, KindLoad, KindConsole:

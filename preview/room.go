@@ -88,12 +88,12 @@ func (r *Room) errorsTool(workspace string) tools.Tool {
 			}
 			painted := srv.WaitPainted(workspace, paintWait)
 			rep, _ := srv.Report(workspace)
-			return tools.Result{Content: rep.Text(painted)}, nil
+			return tools.Result{Content: rep.Describe(painted)}, nil
 		})
 }
 
-// Text is the report as the model reads it; painted says whether the page finished loading.
-func (rep Report) Text(painted bool) string {
+// Describe is the report as the model reads it; painted says whether the page finished loading.
+func (rep Report) Describe(painted bool) string {
 	var b strings.Builder
 	page := rep.Page
 	if page == "" {

@@ -3,6 +3,7 @@ package preview
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +31,31 @@ type Options struct {
 	// painted, reported something, or was answered 404), at most once per [notifyEvery]
 	// per site. It must not block.
 	Notify func(Report)
+	// Log, when set, gets one JSON line per page served and per page painted,
+	// {"kind":"served"|"painted","at":RFC3339Nano,"page":…,"load":N}: a test measures from
+	// it how soon a change is on screen ([LogEnv]).
+	Log io.Writer
+}
+
+// LogEnv names the variable of a file the window's preview appends [Options.Log] lines to.
+const LogEnv = "PROTOTYPER_PREVIEW_LOG"
+
+// LogLine is one line of [Options.Log].
+type LogLine struct {
+	Kind string    `json:"kind"`
+	At   time.Time `json:"at"`
+	Page string    `json:"page"`
+	Load int       `json:"load"`
+}
+
+func (s *Server) log(kind, page string, load int) {
+	if s.opts.Log == nil {
+		return
+	}
+	b, _ := json.Marshal(LogLine{Kind: kind, At: time.Now(), Page: page, Load: load})
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	s.opts.Log.Write(append(b, '\n'))
 }
 
 // Server is the preview's HTTP server. Its methods are safe for concurrent use.
@@ -39,6 +65,8 @@ type Server struct {
 	srv    *http.Server
 	secret string // the path prefix every request must start with: "/" + 32 hex digits
 	origin string // http://127.0.0.1:PORT
+
+	logMu sync.Mutex
 
 	mu     sync.Mutex
 	closed bool
@@ -198,6 +226,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, st *site, rel
 		return
 	}
 	load, scroll := st.begin(rel)
+	s.log("served", rel, load)
 	s.notifyLater(st)
 	page := injectReporter(b, reporterScript(s.secret+"/report", st.id, load, scroll))
 	w.Header().Set("Content-Length", fmt.Sprint(len(page)))
@@ -213,8 +242,9 @@ const maxPageBytes = 32 << 20
 // missed records a 404 in the load of the page that asked for it (its Referer names the
 // page's site): a script or style that is not there is an error of the page.
 func (s *Server) missed(st *site, r *http.Request, rel string) {
-	if ref := r.Header.Get("Referer"); ref == "" && r.Header.Get("Sec-Fetch-Dest") == "document" {
-		return // the pane itself asked for a page that is not there: the pane says so
+	switch ext := strings.ToLower(path.Ext(rel)); {
+	case ext == ".html", ext == ".htm", r.Header.Get("Sec-Fetch-Dest") == "iframe", r.Header.Get("Sec-Fetch-Dest") == "document":
+		return // a page that is not there is no failure of the page shown before: the pane says so
 	}
 	if st.add(entry{Kind: KindLoad, Message: "404 Not Found: " + rel, Source: rel}, 0) {
 		s.notifyLater(st)

@@ -223,7 +223,7 @@ func TestAPageSScriptErrorAndA404AreReportedForItsCurrentLoadOnly(t *testing.T) 
 	if rep.Errors[0].Kind != KindLoad || rep.Errors[1].Message != "ReferenceError: Can't find variable: nope" || rep.Errors[1].Source != "index.html" {
 		t.Fatalf("errors: %+v", rep.Errors)
 	}
-	text := rep.Text(true)
+	text := rep.Describe(true)
 	if strings.Contains(text, srv.secret) || !strings.Contains(text, "2 errors") || !strings.Contains(text, "(index.html:3:7)") || !strings.Contains(text, "404 Not Found: missing.js") {
 		t.Fatalf("the report reads:\n%s", text)
 	}

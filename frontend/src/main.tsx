@@ -5,6 +5,8 @@ import { hasWailsBackend, wailsBackend, type Backend } from './backend'
 import { BackendUnreachable } from './components/BackendUnreachable'
 import { ItemBoundary } from './components/ItemBoundary'
 import { AppStore } from './state/store'
+import { PreviewStore } from './state/preview'
+import { PreviewContext } from './components/PreviewPane'
 import { StoreContext } from './state/useAppState'
 import './style.css'
 
@@ -20,9 +22,13 @@ function show(node: ReactNode) {
 
 function run(backend: Backend, started?: (store: AppStore) => void) {
   const store = new AppStore({ backend })
+  const preview = new PreviewStore(backend, store)
+  preview.start()
   show(
     <StoreContext.Provider value={store}>
-      <App />
+      <PreviewContext.Provider value={preview}>
+        <App />
+      </PreviewContext.Provider>
     </StoreContext.Provider>,
   )
   void store.start().then(() => started?.(store))

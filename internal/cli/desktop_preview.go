@@ -35,10 +35,17 @@ const maxPreviewPages = 200
 
 // newPreviewRoom is the preview of the window's session: its reports go to the window as
 // preview.report events, of no chat.
+// With PROTOTYPER_PREVIEW_LOG set, the pages served and painted are logged to that file.
 func newPreviewRoom(files tools.WorkspaceOptions, bridge *events.Bridge) *preview.Room {
-	return preview.NewRoom(preview.Options{Files: files, Notify: func(rep preview.Report) {
+	opts := preview.Options{Files: files, Notify: func(rep preview.Report) {
 		bridge.Emit(events.Event{Type: events.PreviewReport, Report: rep})
-	}})
+	}}
+	if name := os.Getenv(preview.LogEnv); name != "" {
+		if f, err := os.OpenFile(name, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+			opts.Log = f // closed with the process
+		}
+	}
+	return preview.NewRoom(opts)
 }
 
 // PreviewOpen starts the preview server if it is not running and returns the page to show
