@@ -42,20 +42,11 @@ var (
 	headTag    = regexp.MustCompile(`(?i)<head(\s[^>]*)?>`)
 	htmlTag    = regexp.MustCompile(`(?i)<html(\s[^>]*)?>`)
 	doctypeTag = regexp.MustCompile(`(?i)^\s*<!doctype[^>]*>`)
-	// scriptSrc finds the classic scripts loaded from a file, which get crossorigin so that
-	// their errors are told in full to an opaque origin.
-	scriptSrc = regexp.MustCompile(`(?i)<script(\s[^>]*\bsrc\s*=[^>]*)>`)
 )
 
 // injectReporter puts script first in page's head (else after its <html> or doctype, else
-// at its start), before any script of the page, and marks its scripts crossorigin.
+// at its start), before any script of the page.
 func injectReporter(page, script []byte) []byte {
-	page = scriptSrc.ReplaceAllFunc(page, func(tag []byte) []byte {
-		if bytes.Contains(bytes.ToLower(tag), []byte("crossorigin")) {
-			return tag
-		}
-		return append([]byte("<script crossorigin"), tag[len("<script"):]...)
-	})
 	at := 0
 	for _, re := range []*regexp.Regexp{headTag, htmlTag, doctypeTag} {
 		if loc := re.FindIndex(page); loc != nil {

@@ -191,9 +191,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // serveFile answers a GET of rel, a path of st's folder as the URL gave it (decoded).
 func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, st *site, rel string) {
-	// The window's frame has an opaque origin: its module scripts and fetches are CORS
-	// requests, and its classic scripts' errors are told only with CORS.
-	w.Header().Set("Access-Control-Allow-Origin", "*")
 	if rel == "" || strings.HasSuffix(rel, "/") {
 		rel += "index.html"
 	}

@@ -149,9 +149,9 @@ func TestThePreviewInjectsItsReporterFirstInTheHead(t *testing.T) {
 	_, _, body := get(t, srv.Origin(), pathOf(t, base), "")
 	head := strings.Index(body, "<head>")
 	reporter := strings.Index(body, "<script>(function(c){")
-	page := strings.Index(body, `<script crossorigin src="app.js">`)
+	page := strings.Index(body, `<script src="app.js">`)
 	if head < 0 || reporter != head+len("<head>") || page < reporter {
-		t.Fatalf("the reporter is not first in the head, or the page's script is not crossorigin:\n%s", body)
+		t.Fatalf("the reporter is not first in the head, before the page's script:\n%s", body)
 	}
 }
 

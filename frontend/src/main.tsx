@@ -7,6 +7,7 @@ import { ItemBoundary } from './components/ItemBoundary'
 import { AppStore } from './state/store'
 import { PreviewStore } from './state/preview'
 import { PreviewContext } from './components/PreviewPane'
+import { bridgeBindings } from './ipcBridge'
 import { StoreContext } from './state/useAppState'
 import './style.css'
 
@@ -45,6 +46,7 @@ async function bindings(graceMs: number): Promise<boolean> {
 
 async function boot() {
   if (await bindings(__BROWSER_DEMO__ ? 0 : 3000)) {
+    bridgeBindings()
     run(wailsBackend())
   } else if (__BROWSER_DEMO__) {
     // A plain browser during development or the benchmark: the in-memory demo backend. The

