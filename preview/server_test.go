@@ -259,3 +259,15 @@ func TestPreviewErrorsToolReadsTheReportOfItsWorkspace(t *testing.T) {
 		t.Fatalf("the tool reads %q", res.Content)
 	}
 }
+
+func TestTheNextLoadOfAPageIsScrolledWhereTheLastOneWas(t *testing.T) {
+	srv, dir, base := served(t, map[string]string{"index.html": "<html><head></head><body></body></html>"}, Options{})
+	p := pathOf(t, base)
+	get(t, srv.Origin(), p, "")
+	st := srv.lookup(dir)
+	beaconOf(t, srv, `{"site":"`+st.id+`","load":1,"kind":"scroll","x":0,"y":1234}`)
+	_, _, body := get(t, srv.Origin(), p+"index.html", "")
+	if !strings.Contains(body, `"load":2`) || !strings.Contains(body, `"y":1234`) {
+		t.Fatalf("the second load is not told where to scroll:\n%s", body)
+	}
+}
