@@ -103,4 +103,23 @@ describe('the Preview pane', () => {
     expect(screen.getByTestId('preview-errors').textContent).toBe('0 errors')
     expect(screen.queryByRole('button', { name: 'Fix these' })).toBeNull()
   })
+
+  it('switches between desktop, tablet and phone widths and takes the whole width with Alt+W', async () => {
+    await mountPreview()
+    await act(async () => {
+      fireEvent.keyDown(window, { key: 'w', code: 'KeyW', altKey: true })
+    })
+    const frame = await screen.findByTestId('preview-frame')
+    expect(screen.getByTestId('preview-pane').className).toBe('preview-pane wide')
+    expect(frame.style.width).toBe('')
+    fireEvent.click(screen.getByRole('button', { name: 'Phone' }))
+    expect(screen.getByTestId('preview-frame').style.width).toBe('390px')
+    expect(screen.getByRole('button', { name: 'Phone' }).getAttribute('aria-pressed')).toBe('true')
+    fireEvent.click(screen.getByRole('button', { name: 'Tablet' }))
+    expect(screen.getByTestId('preview-frame').style.width).toBe('768px')
+    await act(async () => {
+      fireEvent.keyDown(window, { key: 'w', code: 'KeyW', altKey: true })
+    })
+    expect(screen.getByTestId('preview-pane').className).toBe('preview-pane')
+  })
 })
