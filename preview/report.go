@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -65,7 +67,8 @@ type site struct {
 	load     int
 	page     string
 	painted  bool
-	paintedC chan struct{} // closed when the current load paints
+	wake     chan struct{}        // closed (and replaced) when a load begins or paints
+	served   map[string]time.Time // the files the current load was served, with their times
 	errors   []Entry
 	console  []Entry
 	dropped  int
@@ -75,7 +78,7 @@ type site struct {
 }
 
 func newSite(id, dir string, ws *tools.Workspace) *site {
-	return &site{id: id, dir: dir, ws: ws, paintedC: make(chan struct{}), scroll: map[string][2]float64{}}
+	return &site{id: id, dir: dir, ws: ws, wake: make(chan struct{}), scroll: map[string][2]float64{}}
 }
 
 // begin starts a new load of page: what the previous one reported is dropped. It returns
@@ -85,11 +88,8 @@ func (st *site) begin(page string) (int, [2]float64) {
 	defer st.mu.Unlock()
 	st.load++
 	st.page, st.painted, st.errors, st.console, st.dropped = page, false, nil, nil, 0
-	select {
-	case <-st.paintedC:
-		st.paintedC = make(chan struct{})
-	default:
-	}
+	st.served = map[string]time.Time{}
+	st.wakeLocked()
 	return st.load, st.scroll[page]
 }
 
@@ -145,8 +145,40 @@ func (st *site) paint(load int) bool {
 		return false
 	}
 	st.painted = true
-	close(st.paintedC)
+	st.wakeLocked()
 	return true
+}
+
+func (st *site) wakeLocked() {
+	close(st.wake)
+	st.wake = make(chan struct{})
+}
+
+// servedFile notes that the current load was served rel as it was at modTime (zero: it
+// was not there).
+func (st *site) servedFile(rel string, modTime time.Time) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.served != nil {
+		st.served[rel] = modTime
+	}
+}
+
+// staleLocked reports whether a file the current load was served changed since (or is gone):
+// what the page reported is then about files that are no longer there.
+func (st *site) staleLocked() bool {
+	for rel, at := range st.served {
+		fi, err := os.Stat(filepath.Join(st.dir, filepath.FromSlash(rel)))
+		switch {
+		case at.IsZero(): // answered 404: stale once it is there
+			if err == nil {
+				return true
+			}
+		case err != nil || !fi.ModTime().Equal(at):
+			return true
+		}
+	}
+	return false
 }
 
 func (st *site) scrolled(load int, x, y float64) {
@@ -195,27 +227,34 @@ func (s *Server) Report(dir string) (Report, bool) {
 	return s.report(st), true
 }
 
-// WaitPainted waits until the page of dir loaded last has painted, or until timeout; it
-// reports whether it painted. A folder never previewed, or with no page loaded, has nothing
-// to wait for.
-func (s *Server) WaitPainted(dir string, timeout time.Duration) bool {
+// WaitCurrent waits until the page of dir loaded last was served the files as they are now
+// (none changed since: the pane reloads after a change) and has painted, or until timeout.
+// It reports whether the report is about the files as they are and the page painted. A folder
+// never previewed, or with no page loaded, has nothing to wait for.
+func (s *Server) WaitCurrent(dir string, timeout time.Duration) (current, painted bool) {
 	st := s.lookup(dir)
 	if st == nil {
-		return false
+		return false, false
 	}
-	st.mu.Lock()
-	c, none := st.paintedC, st.load == 0
-	st.mu.Unlock()
-	if none {
-		return false
-	}
-	select {
-	case <-c:
-		return true
-	case <-time.After(timeout):
-		return false
+	deadline := time.After(timeout)
+	for {
+		st.mu.Lock()
+		none, painted, stale, wake := st.load == 0, st.painted, st.staleLocked(), st.wake
+		st.mu.Unlock()
+		if none || (painted && !stale) {
+			return !none, painted
+		}
+		select {
+		case <-wake:
+		case <-time.After(staleLook): // a change shows in the files before the pane reloads
+		case <-deadline:
+			return !stale, painted
+		}
 	}
 }
+
+// staleLook is how often WaitCurrent looks at the files while it waits.
+const staleLook = 50 * time.Millisecond
 
 // beacon is what the reporter script posts.
 type beacon struct {

@@ -69,8 +69,8 @@ func (r *Room) ToolsFor(_ context.Context, workspace string) ([]tools.Tool, []st
 // ErrorsToolName is the name of the tool that reads the preview's report.
 const ErrorsToolName = "preview_errors"
 
-// paintWait is how long preview_errors waits for a page still loading to paint: a change
-// just made is reloaded by the pane within a fraction of that.
+// paintWait is how long preview_errors waits for the pane to load the files as they are and
+// paint them: a change just made is reloaded within a fraction of that.
 const paintWait = 3 * time.Second
 
 func (r *Room) errorsTool(workspace string) tools.Tool {
@@ -86,9 +86,13 @@ func (r *Room) errorsTool(workspace string) tools.Tool {
 			if _, ok := srv.Report(workspace); !ok {
 				return tools.Result{Content: "The Preview pane has not shown a page of this workspace yet, so nothing was reported."}, nil
 			}
-			painted := srv.WaitPainted(workspace, paintWait)
+			current, painted := srv.WaitCurrent(workspace, paintWait)
 			rep, _ := srv.Report(workspace)
-			return tools.Result{Content: rep.Describe(painted)}, nil
+			text := rep.Describe(painted)
+			if !current {
+				text += "\n(The files changed since the page was loaded, and the preview has not loaded them yet: this is about the page as it was.)"
+			}
+			return tools.Result{Content: text}, nil
 		})
 }
 

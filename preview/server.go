@@ -194,7 +194,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, st *site, rel
 	if rel == "" || strings.HasSuffix(rel, "/") {
 		rel += "index.html"
 	}
-	f, _, err := st.ws.OpenToServe(rel)
+	f, fi, err := st.ws.OpenToServe(rel)
 	if errors.Is(err, tools.ErrWrongKind) && !strings.HasSuffix(r.URL.Path, "/") {
 		if g, _, err2 := st.ws.OpenToServe(path.Join(rel, "index.html")); err2 == nil {
 			g.Close()
@@ -209,11 +209,13 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, st *site, rel
 	}
 	defer f.Close()
 	ctype := mime.TypeByExtension(path.Ext(rel))
+	isPage := strings.HasPrefix(ctype, "text/html")
 	if ctype == "" {
 		ctype = "application/octet-stream"
 	}
 	w.Header().Set("Content-Type", ctype)
-	if !strings.HasPrefix(ctype, "text/html") {
+	if !isPage {
+		st.servedFile(rel, fi.ModTime())
 		http.ServeContent(w, r, "", time.Time{}, f) // Range requests for media; no Last-Modified
 		return
 	}
@@ -223,6 +225,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, st *site, rel
 		return
 	}
 	load, scroll := st.begin(rel)
+	st.servedFile(rel, fi.ModTime())
 	s.log("served", rel, load)
 	s.notifyLater(st)
 	page := injectReporter(b, reporterScript(s.secret+"/report", st.id, load, scroll))
@@ -243,6 +246,7 @@ func (s *Server) missed(st *site, r *http.Request, rel string) {
 	case ext == ".html", ext == ".htm", r.Header.Get("Sec-Fetch-Dest") == "iframe", r.Header.Get("Sec-Fetch-Dest") == "document":
 		return // a page that is not there is no failure of the page shown before: the pane says so
 	}
+	st.servedFile(rel, time.Time{})
 	if st.add(entry{Kind: KindLoad, Message: "404 Not Found: " + rel, Source: rel}, 0) {
 		s.notifyLater(st)
 	}

@@ -2,6 +2,7 @@ package preview
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -269,5 +270,33 @@ func TestTheNextLoadOfAPageIsScrolledWhereTheLastOneWas(t *testing.T) {
 	_, _, body := get(t, srv.Origin(), p+"index.html", "")
 	if !strings.Contains(body, `"load":2`) || !strings.Contains(body, `"y":1234`) {
 		t.Fatalf("the second load is not told where to scroll:\n%s", body)
+	}
+}
+
+func TestTheReportIsCurrentOnlyWhileNoFileThePageWasServedChanged(t *testing.T) {
+	srv, dir, base := served(t, map[string]string{"index.html": "<html><head></head></html>", "app.js": "1"}, Options{})
+	p := pathOf(t, base)
+	load := func(n int) {
+		get(t, srv.Origin(), p, "")
+		get(t, srv.Origin(), p+"app.js", base)
+		get(t, srv.Origin(), p+"style.css", base) // not there yet
+		beaconOf(t, srv, fmt.Sprintf(`{"site":"%s","load":%d,"kind":"painted"}`, srv.lookup(dir).id, n))
+	}
+	load(1)
+	if current, painted := srv.WaitCurrent(dir, time.Second); !current || !painted {
+		t.Fatalf("a page painted with its files unchanged: current %v, painted %v", current, painted)
+	}
+	later := time.Now().Add(time.Hour)
+	os.Chtimes(filepath.Join(dir, "app.js"), later, later)
+	if current, _ := srv.WaitCurrent(dir, 100*time.Millisecond); current {
+		t.Fatal("the report is current after app.js changed")
+	}
+	load(2)
+	if current, _ := srv.WaitCurrent(dir, time.Second); !current {
+		t.Fatal("the report of the page loaded again is not current")
+	}
+	os.WriteFile(filepath.Join(dir, "style.css"), []byte("body{}"), 0o644)
+	if current, _ := srv.WaitCurrent(dir, 100*time.Millisecond); current {
+		t.Fatal("the report is current after the style it missed was made")
 	}
 }
