@@ -404,3 +404,17 @@ func (a *App) startupErr() error {
 	defer a.mu.Unlock()
 	return a.exitErr
 }
+
+// PreviewOpen starts the preview server if needed and returns the page the Preview pane
+// shows for the chat ("" for the folder of new chats): page when the folder has it, else
+// its index.html, else its first HTML file.
+// Pages are shown only once the window's bindings are out of their reach
+// (bindingsguard_linux.go).
+func (a *App) PreviewOpen(chatID, page string) (cli.PreviewPage, error) {
+	return withDesktop(a, func(d *cli.Desktop) (cli.PreviewPage, error) {
+		if err := guardBindings(); err != nil {
+			return cli.PreviewPage{}, err
+		}
+		return d.PreviewOpen(chatID, page)
+	})
+}

@@ -37,6 +37,9 @@ const (
 	// total, completed); status "success" ends it, an error event with the model ends a
 	// failed pull.
 	PullProgress Type = "pull.progress"
+	// PreviewReport: what the page in the Preview pane reported since it was last loaded,
+	// of no chat (payload: report, a preview.Report).
+	PreviewReport Type = "preview.report"
 	// Checkpoint: the prior state of the paths a call is about to change was recorded with
 	// its pending record (payload: toolCallId, paths; notUndoable lists the files too large
 	// to keep, whose change cannot be taken back).
@@ -230,6 +233,8 @@ type Event struct {
 	// tool.approval_requested: the change the call would make (path, diff, bytes; for a
 	// delete, what it removes)
 	Preview any `json:"preview,omitempty"`
+	// preview.report: the page's report (a preview.Report).
+	Report any `json:"report,omitempty"`
 
 	// checkpoint, undo, redo
 	Paths       []string `json:"paths,omitempty"`

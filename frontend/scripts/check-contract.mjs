@@ -57,6 +57,9 @@ export const pairs = {
   'store.CommandRule': 'CommandRule',
   'tools.CommandPreview': 'CommandPreview',
   'agentloop.NotPutBack': 'NotPutBack',
+  'cli.PreviewPage': 'PreviewPage',
+  'preview.Report': 'PreviewReport',
+  'preview.Entry': 'PreviewEntry',
 }
 
 function parse(file) {

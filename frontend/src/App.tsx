@@ -12,6 +12,7 @@ import { SearchDialog } from './components/SearchDialog'
 import { OllamaDownPanel } from './components/OllamaDownPanel'
 import { SettingsPanel } from './components/SettingsPanel'
 import { WorkspaceServersDialog } from './components/WorkspaceServersDialog'
+import { PreviewHost } from './components/PreviewPane'
 import { summarizeArgs } from './components/ToolCard'
 import { commandOf, shortCommand } from './components/CommandCard'
 import { approveShortcut, denyShortcut, leaveOutShortcut, summarizeShortcut } from './keyboard/shortcuts'
@@ -212,6 +213,7 @@ export function App() {
         <ChangesPanel />
         <ConnectedComposer />
       </main>
+      <PreviewHost />
       <WindowStatus />
       {settingsOpen && config && <SettingsPanel config={config} onClose={() => setSettingsOpen(false)} />}
       {searchOpen && <SearchDialog onClose={() => setSearchOpen(false)} />}

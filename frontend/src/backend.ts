@@ -508,6 +508,7 @@ export type EventType =
   | 'checkpoint'
   | 'undo'
   | 'redo'
+  | 'preview.report'
 
 /**
  * One event of "agent:batch". The payload's fields sit beside the envelope's; which of them are
@@ -585,6 +586,43 @@ export interface AgentEvent {
   /** context.summary_offered, context.summary_answered: the offer, and the answer. */
   offerId?: string
   choice?: SummaryChoice
+  /** preview.report (of no chat): what the page in the Preview pane reported since it loaded. */
+  report?: PreviewReport
+}
+
+/** One thing a previewed page reported (preview.Entry). */
+export interface PreviewEntry {
+  kind: 'error' | 'rejection' | 'load' | 'console'
+  level?: string
+  message: string
+  source?: string
+  line?: number
+  column?: number
+}
+
+/** What the page of a folder reported since it was last loaded (preview.Report). */
+export interface PreviewReport {
+  workspace: string
+  url: string
+  page: string
+  load: number
+  painted: boolean
+  errors: PreviewEntry[] | null
+  console: PreviewEntry[] | null
+  dropped?: number
+  /** The report as the model reads it (preview.Report.Describe). */
+  text: string
+}
+
+/** The page the Preview pane shows for a chat (cli.PreviewPage). */
+export interface PreviewPage {
+  /** The folder's site, ending in "/": the frame shows url + page. */
+  url: string
+  origin: string
+  workspace: string
+  page: string
+  pages: string[] | null
+  report: PreviewReport
 }
 
 /**
@@ -668,6 +706,8 @@ export interface Backend {
   refuseWorkspaceServers(dir: string, hash: string): Promise<void>
   /** Replaces a message waiting for the chat's run (index 0 the oldest); '' takes it back. */
   editQueued(chatId: string, index: number, text: string): Promise<void>
+  /** Starts the preview if needed; the page to show for the chat ('' for the folder of new chats), page if it has it. */
+  previewOpen(chatId: string, page: string): Promise<PreviewPage>
   /** Sets the window's title (the desktop's task bar shows it). */
   setTitle(title: string): void
   /** Quits the app, as closing its window does. */
@@ -773,6 +813,7 @@ export function wailsBackend(): Backend {
     allowWorkspaceServers: (dir, hash) => app().AllowWorkspaceServers(dir, hash),
     refuseWorkspaceServers: (dir, hash) => app().RefuseWorkspaceServers(dir, hash),
     editQueued: (id, i, text) => app().EditQueued(id, i, text),
+    previewOpen: (id, page) => app().PreviewOpen(id, page),
     setTitle: (title) => {
       window.runtime?.WindowSetTitle?.(title)
       document.title = title

@@ -19,6 +19,7 @@ import type {
   UndoOptions,
   UndoResult,
   WorkspaceServers,
+  PreviewPage,
 } from './backend'
 
 export interface FakeCall {
@@ -310,6 +311,13 @@ export class FakeBackend implements Backend {
   }
   async editQueued(chatId: string, index: number, text: string) {
     this.record('EditQueued', chatId, index, text)
+  }
+  /** The page previewOpen answers with (a test sets it); without one the pane says there is nothing to show. */
+  previewPage: PreviewPage | null = null
+  async previewOpen(chatId: string, page: string): Promise<PreviewPage> {
+    this.record('PreviewOpen', chatId, page)
+    if (!this.previewPage) throw new Error('There is no folder to preview yet: open a folder first (Ctrl+O).')
+    return this.previewPage
   }
   setTitle(title: string) {
     this.title = title

@@ -5,6 +5,9 @@ import { hasWailsBackend, wailsBackend, type Backend } from './backend'
 import { BackendUnreachable } from './components/BackendUnreachable'
 import { ItemBoundary } from './components/ItemBoundary'
 import { AppStore } from './state/store'
+import { PreviewStore } from './state/preview'
+import { PreviewContext } from './components/PreviewPane'
+import { bridgeBindings } from './ipcBridge'
 import { StoreContext } from './state/useAppState'
 import './style.css'
 
@@ -20,9 +23,13 @@ function show(node: ReactNode) {
 
 function run(backend: Backend, started?: (store: AppStore) => void) {
   const store = new AppStore({ backend })
+  const preview = new PreviewStore(backend, store)
+  preview.start()
   show(
     <StoreContext.Provider value={store}>
-      <App />
+      <PreviewContext.Provider value={preview}>
+        <App />
+      </PreviewContext.Provider>
     </StoreContext.Provider>,
   )
   void store.start().then(() => started?.(store))
@@ -39,6 +46,7 @@ async function bindings(graceMs: number): Promise<boolean> {
 
 async function boot() {
   if (await bindings(__BROWSER_DEMO__ ? 0 : 3000)) {
+    bridgeBindings()
     run(wailsBackend())
   } else if (__BROWSER_DEMO__) {
     // A plain browser during development or the benchmark: the in-memory demo backend. The

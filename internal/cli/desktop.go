@@ -17,6 +17,7 @@ import (
 	"prototyper/model"
 	"prototyper/model/managed"
 	"prototyper/model/ollama"
+	"prototyper/preview"
 	"prototyper/store"
 	"prototyper/tools"
 	"prototyper/tools/mcptools"
@@ -37,6 +38,8 @@ type Desktop struct {
 	// serve is the Ollama server the window starts when nothing answers at a local address.
 	serve *managed.Server
 	mcp   *mcptools.Set // the MCP servers, ended by Close
+	// preview serves the workspace's pages to the Preview pane (desktop_preview.go).
+	preview *preview.Room
 
 	mu        sync.Mutex // orders the changes of the fields below and of the stored settings
 	workspace string     // the folder of new chats
@@ -93,9 +96,12 @@ func assembleDesktop(db *store.DB, opts DesktopOptions, sink events.Sink) (*Desk
 	if err != nil {
 		return nil, err
 	}
+	pv := &previewTools{}
 	d := &Desktop{db: db, bridge: bridge, server: server, serve: newManagedServer(db), mcp: mcpServers,
-		agent:     agentloop.Wire(db, server, bridge, agentloop.WireOptions{Extra: mcpServers, ConfigFiles: opts.MCPFlags.Files()}),
+		agent:     agentloop.Wire(db, server, bridge, agentloop.WireOptions{Extra: extraTools{mcpServers, pv}, ConfigFiles: opts.MCPFlags.Files()}),
 		workspace: workspace, model: firstNonEmpty(opts.Model, settings.DefaultModel)}
+	d.preview = newPreviewRoom(d.agent.FileOptions(), bridge)
+	pv.room = d.preview
 	d.life, d.endLife = context.WithCancel(context.Background())
 	mcpServers.Trust = storedTrust(db)
 	if err := d.agent.FinishInterrupted(d.life); err != nil { // an undo the app died in; its chat's next undo tries again
@@ -179,6 +185,7 @@ func (d *Desktop) Close() error {
 	d.pulls.Close()
 	d.serve.Stop()
 	_ = d.mcp.Close()
+	_ = d.preview.Close()
 	_ = d.bridge.Close()
 	return errors.Join(stopErr, d.db.Close())
 }

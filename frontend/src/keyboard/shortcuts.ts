@@ -31,6 +31,9 @@ export const undoShortcut: Shortcut = { label: 'Alt+Z', letter: 'z', does: 'Undo
 export const redoShortcut: Shortcut = { label: 'Alt+Y', letter: 'y', does: 'Redo what the last undo took back' }
 /** Open (or close) the review of every file the open chat changed. */
 export const changesShortcut: Shortcut = { label: 'Alt+C', letter: 'c', does: 'Show the files this chat changed, to review or revert' }
+/** Open (or close) the Preview pane beside the chat, and give it the whole width (or not). */
+export const previewShortcut: Shortcut = { label: 'Alt+P', letter: 'p', does: 'Show or hide the preview of the folder’s web page' }
+export const previewWideShortcut: Shortcut = { label: 'Alt+W', letter: 'w', does: 'Give the preview the whole width (or not)' }
 
 /** Whether a keydown is the shortcut: Alt and the letter, no other modifier, not a held key. */
 export function matches(e: Pick<KeyboardEvent, 'altKey' | 'ctrlKey' | 'metaKey' | 'shiftKey' | 'key' | 'code' | 'repeat'>, s: Shortcut): boolean {
@@ -90,6 +93,8 @@ export const helpList: Array<{ label: string; does: string }> = [
   undoShortcut,
   redoShortcut,
   changesShortcut,
+  previewShortcut,
+  previewWideShortcut,
   helpShortcut,
   quitShortcut,
 ]

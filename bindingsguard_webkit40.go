@@ -1,0 +1,6 @@
+//go:build linux && !webkit2_41
+
+package main
+
+// #cgo pkg-config: gtk+-3.0 webkit2gtk-4.0
+import "C"

@@ -1,0 +1,118 @@
+// The Preview pane: the folder's web page beside the chat, in a frame of another origin that
+// may run scripts but not reach the window (not its document, not its navigation, no
+// pop-ups). Its bar picks the page and the width, counts what the page reported
+// and sends it to the chat ("Fix these").
+
+import { createContext, useContext, useEffect, useSyncExternalStore } from 'react'
+import { matches, previewShortcut, previewWideShortcut } from '../keyboard/shortcuts'
+import { errorCount, previewWidths, type PreviewState, type PreviewStore, type PreviewWidth } from '../state/preview'
+import { ShortcutButton } from './ShortcutButton'
+
+export const PreviewContext = createContext<PreviewStore | null>(null)
+
+function usePreview<T>(store: PreviewStore, select: (s: PreviewState) => T): T {
+  return useSyncExternalStore(store.subscribe, () => select(store.getState()))
+}
+
+/**
+ * What the frame may do. Its page keeps the preview server's origin (allow-same-origin), which is
+ * not the window's: the same-origin policy keeps it from the window's document, and its own
+ * storage and its scripts' errors (muted for an opaque origin) work as in a browser. No
+ * allow-top-navigation or allow-popups: it cannot take the window elsewhere or open another.
+ * The app's bindings are out of its reach whatever its origin (bindingsguard_linux.go).
+ */
+export const previewSandbox = 'allow-scripts allow-same-origin allow-forms allow-modals allow-pointer-lock'
+
+/** The pane when the window has a preview store (the app's; tests mount the window without). */
+export function PreviewHost() {
+  const store = useContext(PreviewContext)
+  return store ? <PreviewPane store={store} /> : null
+}
+
+function usePreviewShortcuts(store: PreviewStore) {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const which = matches(e, previewShortcut) ? store.toggle : matches(e, previewWideShortcut) ? store.toggleWide : null
+      if (!which) return
+      e.preventDefault()
+      e.stopPropagation()
+      which()
+    }
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [store])
+}
+
+const widthNames: Record<PreviewWidth, string> = { desktop: 'Desktop', tablet: 'Tablet', phone: 'Phone' }
+
+export function PreviewPane({ store }: { store: PreviewStore }) {
+  usePreviewShortcuts(store)
+  const s = usePreview(store, (x) => x)
+  if (!s.open) return null
+  const n = errorCount(s.report)
+  const src = s.site && s.page ? `${s.site.url}${s.page.split('/').map(encodeURIComponent).join('/')}?r=${s.reload}` : ''
+  const frameWidth = previewWidths[s.width]
+  return (
+    <aside className={s.wide ? 'preview-pane wide' : 'preview-pane'} aria-label="Preview" data-testid="preview-pane">
+      <div className="preview-bar">
+        {s.site && (s.site.pages?.length ?? 0) > 0 && (
+          <select aria-label="Page to preview" value={s.page} onChange={(e) => store.pick(e.target.value)}>
+            {(s.site.pages ?? []).map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
+          </select>
+        )}
+        <div className="preview-widths" role="group" aria-label="Preview width">
+          {(Object.keys(widthNames) as PreviewWidth[]).map((w) => (
+            <button key={w} type="button" className="link" aria-pressed={s.width === w} onClick={() => store.setWidth(w)}>
+              {widthNames[w]}
+            </button>
+          ))}
+        </div>
+        <button type="button" className="link" onClick={store.reloadNow} aria-label="Reload the preview" title="Reload the preview">
+          ↻
+        </button>
+        <span className={n > 0 ? 'badge err' : 'badge ok'} role="status" data-testid="preview-errors">
+          {s.report ? (n === 1 ? '1 error' : `${n} errors`) : 'Loading…'}
+        </span>
+        {n > 0 && (
+          <button type="button" onClick={() => void store.fixThese()} title="Send what the page reported to the chat">
+            Fix these
+          </button>
+        )}
+        <span className="preview-spacer" />
+        <ShortcutButton
+          shortcut={previewWideShortcut}
+          what={s.wide ? 'Show the chat beside the preview' : 'Give the preview the whole width'}
+          className="link"
+          onClick={store.toggleWide}
+          aria-label={s.wide ? 'Narrow the preview' : 'Widen the preview'}
+        >
+          {s.wide ? '⇥' : '⇤'}
+        </ShortcutButton>
+        <ShortcutButton shortcut={previewShortcut} what="Close the preview" className="link" onClick={store.toggle} aria-label="Close the preview">
+          ✕
+        </ShortcutButton>
+      </div>
+      {src ? (
+        <div className="preview-stage">
+          <iframe
+            key={s.site?.url}
+            title={`Preview of ${s.page}`}
+            src={src}
+            sandbox={previewSandbox}
+            referrerPolicy="no-referrer-when-downgrade"
+            style={frameWidth ? { width: `${frameWidth}px` } : undefined}
+            data-testid="preview-frame"
+          />
+        </div>
+      ) : (
+        <p className="preview-empty" role="note">
+          {s.error || 'Loading…'}
+        </p>
+      )}
+    </aside>
+  )
+}

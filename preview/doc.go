@@ -1,0 +1,34 @@
+// Package preview is the preview room: an HTTP server on the loopback address that serves
+// the web pages of a workspace to the window's Preview pane, and keeps what those pages
+// report (errors, failed loads, console output) for the pane and for the agent.
+//
+// # Basics
+//
+// A [Server] listens on 127.0.0.1 at a port the system picks, and answers only under a
+// secret path prefix made at start (a request without it is a 404): a page of the machine
+// that guesses the port still cannot read the workspace. [Server.Site] gives a workspace
+// folder its own base URL under that prefix; a site serves files of that folder only,
+// opened by [tools.Workspace.OpenToServe]: the file tools' confinement (os.Root, no path
+// outside through ".." or a link, none of the app's own files) and no hidden file or folder
+// (.git, .prototyper, .env). Responses are never cached.
+//
+// Every HTML page served gets a small reporter script first in its document. It reports, by
+// POST to the server's own secret endpoint, uncaught errors, unhandled rejections, failed
+// loads of scripts, styles and images, console output, the scroll position (given back to
+// the next load of that page, so that a reload keeps it) and that the page painted. The
+// server also records the 404s it answered. Each HTML page served starts a new load of its
+// site: what an earlier load reported is dropped, so a site's [Report] is always about the
+// page as it is now.
+//
+// # Who sees the reports
+//
+// [Server] calls its notify function with a site's report when it changed (at most every
+// [notifyEvery]); the window's session turns that into a `preview.report` event. The
+// `preview_errors` tool ([Server.ToolsFor]) gives the agent the report of its workspace.
+//
+// # Caveats
+//
+// The page runs in the window's web view, in an iframe of another origin. What keeps it
+// from the app's bound methods is the window's business (see docs/ARCHITECTURE.md, "The
+// preview"), not this package's.
+package preview

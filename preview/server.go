@@ -1,0 +1,270 @@
+package preview
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"prototyper/tools"
+)
+
+// ErrClosed is returned by [Server.Site] once the server is closed.
+var ErrClosed = errors.New("the preview server is closed")
+
+// Options configure a [Server].
+type Options struct {
+	// Files are the options the app's file tools use (its own files refused); the sites
+	// open their folders with them.
+	Files tools.WorkspaceOptions
+	// Notify, when set, is called with a site's report after it changed (a page loaded,
+	// painted, reported something, or was answered 404), at most once per [notifyEvery]
+	// per site. It must not block.
+	Notify func(Report)
+	// Log, when set, gets one JSON line per page served and per page painted,
+	// {"kind":"served"|"painted","at":RFC3339Nano,"page":…,"load":N}: a test measures from
+	// it how soon a change is on screen ([LogEnv]).
+	Log io.Writer
+}
+
+// LogEnv names the variable of a file the window's preview appends [Options.Log] lines to.
+const LogEnv = "PROTOTYPER_PREVIEW_LOG"
+
+// LogLine is one line of [Options.Log].
+type LogLine struct {
+	Kind string    `json:"kind"`
+	At   time.Time `json:"at"`
+	Page string    `json:"page"`
+	Load int       `json:"load"`
+}
+
+func (s *Server) log(kind, page string, load int) {
+	if s.opts.Log == nil {
+		return
+	}
+	b, _ := json.Marshal(LogLine{Kind: kind, At: time.Now(), Page: page, Load: load})
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	s.opts.Log.Write(append(b, '\n'))
+}
+
+// Server is the preview's HTTP server. Its methods are safe for concurrent use.
+type Server struct {
+	opts   Options
+	ln     net.Listener
+	srv    *http.Server
+	secret string // the path prefix every request must start with: "/" + 32 hex digits
+	origin string // http://127.0.0.1:PORT
+
+	logMu sync.Mutex
+
+	mu     sync.Mutex
+	closed bool
+	sites  map[string]*site // by folder
+	byID   map[string]*site
+}
+
+// Start listens on 127.0.0.1 at a port the system picks and serves until [Server.Close].
+func Start(opts Options) (*Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("the preview cannot listen on the loopback address: %w", err)
+	}
+	s := &Server{opts: opts, ln: ln, secret: "/" + randomHex(16), origin: "http://" + ln.Addr().String(),
+		sites: map[string]*site{}, byID: map[string]*site{}}
+	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	go s.srv.Serve(ln)
+	return s, nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail on Linux
+	}
+	return hex.EncodeToString(b)
+}
+
+// Origin is the server's origin, http://127.0.0.1:PORT: the window's frame of the preview
+// has it, and no other.
+func (s *Server) Origin() string { return s.origin }
+
+// Close stops the server and releases the sites' folders.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	sites := s.sites
+	s.sites, s.byID = map[string]*site{}, map[string]*site{}
+	s.mu.Unlock()
+	err := s.srv.Close()
+	for _, st := range sites {
+		st.ws.Close()
+	}
+	return err
+}
+
+// Site returns the base URL (ending in "/") under which the folder dir is served, opening it
+// on first use. The same folder keeps its URL while the server runs.
+func (s *Server) Site(dir string) (string, error) {
+	st, err := s.site(dir)
+	if err != nil {
+		return "", err
+	}
+	return s.baseURL(st), nil
+}
+
+func (s *Server) baseURL(st *site) string { return s.origin + s.secret + "/s/" + st.id + "/" }
+
+func (s *Server) site(dir string) (*site, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	if st := s.sites[abs]; st != nil {
+		return st, nil
+	}
+	ws, err := tools.OpenWorkspace(abs, s.opts.Files)
+	if err != nil {
+		return nil, err
+	}
+	st := newSite(randomHex(6), abs, ws)
+	s.sites[abs], s.byID[st.id] = st, st
+	return st, nil
+}
+
+// lookup returns the site of a folder already served, or nil.
+func (s *Server) lookup(dir string) *site {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sites[abs]
+}
+
+// ServeHTTP answers under the secret prefix only: a site's files (GET, HEAD) and the
+// reporter's endpoint (POST); anything else is a 404 that says nothing.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	rest, ok := strings.CutPrefix(r.URL.Path, s.secret+"/")
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	if rest == "report" {
+		s.receive(w, r)
+		return
+	}
+	idPath, ok := strings.CutPrefix(rest, "s/")
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	id, rel, _ := strings.Cut(idPath, "/")
+	s.mu.Lock()
+	st := s.byID[id]
+	s.mu.Unlock()
+	if st == nil || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
+		http.NotFound(w, r)
+		return
+	}
+	s.serveFile(w, r, st, rel)
+}
+
+// serveFile answers a GET of rel, a path of st's folder as the URL gave it (decoded).
+func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, st *site, rel string) {
+	if rel == "" || strings.HasSuffix(rel, "/") {
+		rel += "index.html"
+	}
+	f, fi, err := st.ws.OpenToServe(rel)
+	if errors.Is(err, tools.ErrWrongKind) && !strings.HasSuffix(r.URL.Path, "/") {
+		if g, _, err2 := st.ws.OpenToServe(path.Join(rel, "index.html")); err2 == nil {
+			g.Close()
+			http.Redirect(w, r, r.URL.Path+"/", http.StatusFound)
+			return
+		}
+	}
+	if err != nil {
+		s.missed(st, r, rel)
+		http.NotFound(w, r)
+		return
+	}
+	defer f.Close()
+	ctype := mime.TypeByExtension(path.Ext(rel))
+	isPage := strings.HasPrefix(ctype, "text/html")
+	if ctype == "" {
+		ctype = "application/octet-stream"
+	}
+	w.Header().Set("Content-Type", ctype)
+	if !isPage {
+		st.servedFile(rel, fi.ModTime())
+		http.ServeContent(w, r, "", time.Time{}, f) // Range requests for media; no Last-Modified
+		return
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxPageBytes+1))
+	if err != nil || len(b) > maxPageBytes {
+		http.Error(w, "the page is too large for the preview", http.StatusInternalServerError)
+		return
+	}
+	load, scroll := st.begin(rel)
+	st.servedFile(rel, fi.ModTime())
+	s.log("served", rel, load)
+	s.notifyLater(st)
+	page := injectReporter(b, reporterScript(s.secret+"/report", st.id, load, scroll))
+	w.Header().Set("Content-Length", fmt.Sprint(len(page)))
+	if r.Method == http.MethodGet {
+		w.Write(page)
+	}
+}
+
+// maxPageBytes is the largest HTML page served (with its reporter); any other file is
+// served whatever its size.
+const maxPageBytes = 32 << 20
+
+// missed records a 404 in the load of the page that asked for it (its Referer names the
+// page's site): a script or style that is not there is an error of the page.
+func (s *Server) missed(st *site, r *http.Request, rel string) {
+	switch ext := strings.ToLower(path.Ext(rel)); {
+	case ext == ".html", ext == ".htm", r.Header.Get("Sec-Fetch-Dest") == "iframe", r.Header.Get("Sec-Fetch-Dest") == "document":
+		return // a page that is not there is no failure of the page shown before: the pane says so
+	}
+	st.servedFile(rel, time.Time{})
+	if st.add(entry{Kind: KindLoad, Message: "404 Not Found: " + rel, Source: rel}, 0) {
+		s.notifyLater(st)
+	}
+}
+
+// notifyLater calls Notify with st's report, at most once per notifyEvery.
+func (s *Server) notifyLater(st *site) {
+	if s.opts.Notify == nil {
+		return
+	}
+	if wait, ok := st.scheduleNotify(notifyEvery); ok {
+		time.AfterFunc(wait, func() {
+			st.notified()
+			s.opts.Notify(s.report(st))
+		})
+	}
+}
+
+// notifyEvery bounds how often a site's report is sent: a page that logs in a loop must
+// not flood the window.
+const notifyEvery = 50 * time.Millisecond

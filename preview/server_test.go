@@ -1,0 +1,302 @@
+package preview
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"prototyper/tools"
+)
+
+// served starts a server over a workspace holding files, with the app's database beside
+// them, and returns the server and the site's base URL.
+func served(t *testing.T, files map[string]string, opts Options) (*Server, string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts.Files = tools.WorkspaceOptions{ProtectedFiles: []string{filepath.Join(dir, "prototyper.db")},
+		ConfigDirs: []string{tools.WorkspaceConfigDir}}
+	srv, err := Start(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	base, err := srv.Site(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, dir, base
+}
+
+// get asks for the raw path (sent as written: no cleaning by the client) with a Referer.
+func get(t *testing.T, origin, rawPath, referer string) (int, http.Header, string) {
+	t.Helper()
+	u, err := url.Parse(origin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Opaque = rawPath
+	req := &http.Request{Method: http.MethodGet, URL: u, Header: http.Header{}, Host: u.Host}
+	if referer != "" {
+		req.Header.Set("Referer", referer)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+func pathOf(t *testing.T, base string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Path
+}
+
+func TestThePreviewServesOnlyTheWorkspaceUnderItsSecret(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	os.WriteFile(outside, []byte("outside"), 0o644)
+	srv, dir, base := served(t, map[string]string{
+		"index.html":           "<p>hi</p>",
+		"app.js":               "console.log(1)",
+		".git/config":          "[core]",
+		".env":                 "KEY=1",
+		".prototyper/mcp.json": "{}",
+		"prototyper.db":        "db",
+		"sub/page.html":        "<p>sub</p>",
+		"assets/.hidden/x.css": "x",
+		"assets/ok/styles.css": "body{}",
+		"assets/ok/readme.txt": "text",
+	}, Options{})
+	os.Symlink(outside, filepath.Join(dir, "out.txt"))
+	os.Symlink(filepath.Join(dir, ".git", "config"), filepath.Join(dir, "git.txt"))
+	os.Symlink(filepath.Dir(outside), filepath.Join(dir, "outdir"))
+	p := pathOf(t, base)
+	secret := strings.Split(strings.TrimPrefix(p, "/"), "/")[0]
+
+	refused := []string{
+		"/" + "index.html", // no secret
+		"/" + strings.Repeat("0", 32) + "/s/x/index.html", // a wrong secret
+		"/" + secret + "/s/nosuchsite/index.html",
+		p + "../../index.html",
+		p + "%2e%2e/%2e%2e/etc/passwd",
+		p + "..%2f..%2fetc%2fpasswd",
+		p + "sub/../../" + filepath.Base(dir) + "/index.html",
+		p + ".git/config",
+		p + ".env",
+		p + ".prototyper/mcp.json",
+		p + ".PROTOTYPER/mcp.json",
+		p + "prototyper.db",
+		p + "out.txt",
+		p + "git.txt",
+		p + "outdir/secret.txt",
+		p + "assets/.hidden/x.css",
+		p + "%00index.html",
+		p + "/etc/passwd",
+		p + "nothing.html",
+	}
+	for _, raw := range refused {
+		t.Run(raw, func(t *testing.T) {
+			code, _, body := get(t, srv.Origin(), raw, "")
+			if code != http.StatusNotFound {
+				t.Fatalf("GET %s = %d %q, want 404", raw, code, body)
+			}
+			if strings.Contains(body, "outside") || strings.Contains(body, "[core]") || strings.Contains(body, "KEY=1") {
+				t.Fatalf("GET %s leaked %q", raw, body)
+			}
+		})
+	}
+	for raw, ctype := range map[string]string{
+		p:                          "text/html; charset=utf-8",
+		p + "index.html":           "text/html; charset=utf-8",
+		p + "app.js":               "text/javascript; charset=utf-8",
+		p + "assets/ok/styles.css": "text/css; charset=utf-8",
+		p + "sub/page.html":        "text/html; charset=utf-8",
+	} {
+		code, h, _ := get(t, srv.Origin(), raw, "")
+		if code != http.StatusOK || h.Get("Content-Type") != ctype || h.Get("Cache-Control") != "no-store" {
+			t.Errorf("GET %s = %d %q %q, want 200 %q no-store", raw, code, h.Get("Content-Type"), h.Get("Cache-Control"), ctype)
+		}
+	}
+	if !strings.HasPrefix(srv.Origin(), "http://127.0.0.1:") {
+		t.Errorf("origin %s is not on the loopback address", srv.Origin())
+	}
+}
+
+func TestThePreviewInjectsItsReporterFirstInTheHead(t *testing.T) {
+	srv, _, base := served(t, map[string]string{
+		"index.html": `<!DOCTYPE html><html><head><title>x</title><script src="app.js"></script></head><body><header>h</header></body></html>`,
+	}, Options{})
+	_, _, body := get(t, srv.Origin(), pathOf(t, base), "")
+	head := strings.Index(body, "<head>")
+	reporter := strings.Index(body, "<script>(function(c){")
+	page := strings.Index(body, `<script src="app.js">`)
+	if head < 0 || reporter != head+len("<head>") || page < reporter {
+		t.Fatalf("the reporter is not first in the head, before the page's script:\n%s", body)
+	}
+}
+
+// recorder keeps the reports a server notifies.
+type recorder struct {
+	mu      sync.Mutex
+	reports []Report
+	got     chan struct{}
+}
+
+func newRecorder() *recorder { return &recorder{got: make(chan struct{}, 100)} }
+
+func (r *recorder) notify(rep Report) {
+	r.mu.Lock()
+	r.reports = append(r.reports, rep)
+	r.mu.Unlock()
+	r.got <- struct{}{}
+}
+
+// waitFor waits for a notified report that satisfies ok.
+func (r *recorder) waitFor(t *testing.T, ok func(Report) bool) Report {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		r.mu.Lock()
+		for _, rep := range r.reports {
+			if ok(rep) {
+				r.mu.Unlock()
+				return rep
+			}
+		}
+		r.mu.Unlock()
+		select {
+		case <-r.got:
+		case <-deadline:
+			t.Fatalf("no such report among %+v", r.reports)
+		}
+	}
+}
+
+func beaconOf(t *testing.T, srv *Server, body string) {
+	t.Helper()
+	resp, err := http.Post(srv.Origin()+srv.secret+"/report", "text/plain", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("report answered %d", resp.StatusCode)
+	}
+}
+
+func TestAPageSScriptErrorAndA404AreReportedForItsCurrentLoadOnly(t *testing.T) {
+	rec := newRecorder()
+	srv, dir, base := served(t, map[string]string{"index.html": "<html><head></head><body></body></html>"}, Options{Notify: rec.notify})
+	p := pathOf(t, base)
+	get(t, srv.Origin(), p, "")
+	st := srv.lookup(dir)
+	code, _, _ := get(t, srv.Origin(), p+"missing.js", base)
+	if code != http.StatusNotFound {
+		t.Fatalf("missing.js = %d", code)
+	}
+	// the page saw the same failed load: it is counted once
+	beaconOf(t, srv, `{"site":"`+st.id+`","load":1,"kind":"load","message":"Failed to load script `+base+`missing.js","source":"`+base+`missing.js"}`)
+	beaconOf(t, srv, `{"site":"`+st.id+`","load":1,"kind":"error","message":"ReferenceError: Can't find variable: nope","source":"`+base+`index.html","line":3,"column":7}`)
+	beaconOf(t, srv, `{"site":"`+st.id+`","load":1,"kind":"console","level":"warn","message":"careful"}`)
+	beaconOf(t, srv, `{"site":"`+st.id+`","load":1,"kind":"painted"}`)
+	rep := rec.waitFor(t, func(r Report) bool { return r.Painted && len(r.Errors) == 2 && len(r.Console) == 1 })
+	if rep.Errors[0].Kind != KindLoad || rep.Errors[1].Message != "ReferenceError: Can't find variable: nope" || rep.Errors[1].Source != "index.html" {
+		t.Fatalf("errors: %+v", rep.Errors)
+	}
+	text := rep.Describe(true)
+	if strings.Contains(text, srv.secret) || !strings.Contains(text, "2 errors") || !strings.Contains(text, "(index.html:3:7)") || !strings.Contains(text, "404 Not Found: missing.js") {
+		t.Fatalf("the report reads:\n%s", text)
+	}
+	// a beacon of an earlier load, after the page loaded again, is dropped
+	get(t, srv.Origin(), p, "")
+	beaconOf(t, srv, `{"site":"`+st.id+`","load":1,"kind":"error","message":"late"}`)
+	if rep, _ := srv.Report(dir); rep.Load != 2 || len(rep.Errors) != 0 || rep.Painted {
+		t.Fatalf("after a new load the report is %+v", rep)
+	}
+}
+
+func TestPreviewErrorsToolReadsTheReportOfItsWorkspace(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "index.html"), []byte("<p>x</p>"), 0o644)
+	room := NewRoom(Options{})
+	defer room.Close()
+	tool, _ := room.ToolsFor(context.Background(), dir)
+	if def := tool[0].Definition(); def.Name != ErrorsToolName || def.Mode != tools.Parallel || def.DefaultApproval != tools.ApprovalAuto {
+		t.Fatalf("definition %+v: want a read-only tool run without asking", def)
+	}
+	res, _ := tool[0].Execute(context.Background(), tools.Call{Name: ErrorsToolName}, nil)
+	if !strings.Contains(res.Content, "not open") {
+		t.Fatalf("before the pane opened: %q", res.Content)
+	}
+	srv, _ := room.Server()
+	base, _ := srv.Site(dir)
+	get(t, srv.Origin(), pathOf(t, base), "")
+	st := srv.lookup(dir)
+	beaconOf(t, srv, `{"site":"`+st.id+`","load":1,"kind":"rejection","message":"Unhandled promise rejection: boom"}`)
+	beaconOf(t, srv, `{"site":"`+st.id+`","load":1,"kind":"painted"}`)
+	res, _ = tool[0].Execute(context.Background(), tools.Call{Name: ErrorsToolName}, nil)
+	if res.Content != "The preview of index.html reported 1 error.\n1. Unhandled promise rejection: boom" {
+		t.Fatalf("the tool reads %q", res.Content)
+	}
+}
+
+func TestTheNextLoadOfAPageIsScrolledWhereTheLastOneWas(t *testing.T) {
+	srv, dir, base := served(t, map[string]string{"index.html": "<html><head></head><body></body></html>"}, Options{})
+	p := pathOf(t, base)
+	get(t, srv.Origin(), p, "")
+	st := srv.lookup(dir)
+	beaconOf(t, srv, `{"site":"`+st.id+`","load":1,"kind":"scroll","x":0,"y":1234}`)
+	_, _, body := get(t, srv.Origin(), p+"index.html", "")
+	if !strings.Contains(body, `"load":2`) || !strings.Contains(body, `"y":1234`) {
+		t.Fatalf("the second load is not told where to scroll:\n%s", body)
+	}
+}
+
+func TestTheReportIsCurrentOnlyWhileNoFileThePageWasServedChanged(t *testing.T) {
+	srv, dir, base := served(t, map[string]string{"index.html": "<html><head></head></html>", "app.js": "1"}, Options{})
+	p := pathOf(t, base)
+	load := func(n int) {
+		get(t, srv.Origin(), p, "")
+		get(t, srv.Origin(), p+"app.js", base)
+		get(t, srv.Origin(), p+"style.css", base) // not there yet
+		beaconOf(t, srv, fmt.Sprintf(`{"site":"%s","load":%d,"kind":"painted"}`, srv.lookup(dir).id, n))
+	}
+	load(1)
+	if current, painted := srv.WaitCurrent(dir, time.Second); !current || !painted {
+		t.Fatalf("a page painted with its files unchanged: current %v, painted %v", current, painted)
+	}
+	later := time.Now().Add(time.Hour)
+	os.Chtimes(filepath.Join(dir, "app.js"), later, later)
+	if current, _ := srv.WaitCurrent(dir, 100*time.Millisecond); current {
+		t.Fatal("the report is current after app.js changed")
+	}
+	load(2)
+	if current, _ := srv.WaitCurrent(dir, time.Second); !current {
+		t.Fatal("the report of the page loaded again is not current")
+	}
+	os.WriteFile(filepath.Join(dir, "style.css"), []byte("body{}"), 0o644)
+	if current, _ := srv.WaitCurrent(dir, 100*time.Millisecond); current {
+		t.Fatal("the report is current after the style it missed was made")
+	}
+}

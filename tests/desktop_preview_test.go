@@ -1,0 +1,274 @@
+package tests
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"prototyper/events"
+	"prototyper/internal/ollamatest"
+	"prototyper/preview"
+	"prototyper/store"
+)
+
+// The counter page previewFixModel writes: broken (a misspelt variable), then fixed.
+const (
+	brokenCounter = `<!doctype html><html><head><title>Counter</title></head><body><h1 id="h">Broken counter</h1>
+<p style="height:3000px">tall</p><script>
+document.getElementById('h').textContent = 'Counter ' + countr;
+</script></body></html>`
+	fixedCounter = `<!doctype html><html><head><title>Counter</title></head><body><h1 id="h">Broken counter</h1>
+<p style="height:3000px">tall</p><script>
+var count = 0;
+document.getElementById('h').textContent = 'Working counter ' + count;
+</script></body></html>`
+)
+
+// previewFixModel writes the broken counter; sent the page's errors, it writes the fixed one,
+// reads the preview's report and answers.
+var previewFixModel = ollamatest.Model{Name: "e2e-preview-fix", Scripts: ollamatest.Scripts{
+	"SU":         ollamatest.ToolCall("write_file", map[string]any{"path": "index.html", "content": brokenCounter}),
+	"SUAT":       []string{"Wrote index.html."},
+	"SUATAU":     ollamatest.ToolCall("write_file", map[string]any{"path": "index.html", "content": fixedCounter}),
+	"SUATAUAT":   ollamatest.ToolCall(preview.ErrorsToolName, map[string]any{}),
+	"SUATAUATAT": []string{"The page reports no errors now."},
+}}
+
+// previewLog reads the preview's log of pages served and painted.
+func previewLog(t *testing.T, path string) []preview.LogLine {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var lines []preview.LogLine
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var l preview.LogLine
+		if json.Unmarshal(sc.Bytes(), &l) == nil {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
+// waitPainted waits until the preview has painted n pages, and returns the n-th paint.
+func waitPainted(t *testing.T, path string, n int, timeout time.Duration) preview.LogLine {
+	t.Helper()
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		var painted []preview.LogLine
+		for _, l := range previewLog(t, path) {
+			if l.Kind == "painted" {
+				painted = append(painted, l)
+			}
+		}
+		if len(painted) >= n {
+			return painted[n-1]
+		}
+	}
+	t.Fatalf("the preview did not paint %d pages within %s: %+v", n, timeout, previewLog(t, path))
+	return preview.LogLine{}
+}
+
+// modTime is when a file of the workspace was last changed: when the change was applied.
+func (r *desktopRun) modTime(t *testing.T, name string) time.Time {
+	t.Helper()
+	fi, err := os.Stat(filepath.Join(r.workspace, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.ModTime()
+}
+
+// startPreviewRun opens the window with the preview's log and sends prompt.
+func startPreviewRun(t *testing.T, model ollamatest.Model, prompt string) (*desktopRun, string) {
+	t.Helper()
+	log := filepath.Join(t.TempDir(), "preview.jsonl")
+	r := startDesktopRunWith(t, model, store.Settings{Think: "off"}, prompt, withEnv(preview.LogEnv+"="+log))
+	return r, log
+}
+
+// By keyboard, in the real window: a run writes a page with a script error; Alt+P shows the
+// page and its error count; "Fix these" sends the errors to the chat; the next run fixes the
+// script and the pane reloads by itself, with zero errors; Alt+Z brings the broken version
+// back and the pane shows it again.
+func TestDesktopPreviewPaneShowsAScriptErrorFixesItAndUndoBringsItBack(t *testing.T) {
+	r, log := startPreviewRun(t, previewFixModel, "Make a counter page")
+	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
+
+	r.app.key("alt+p")
+	waitPainted(t, log, 1, 30*time.Second)
+	if !r.app.says("1 error") {
+		t.Fatalf("the pane does not count the page's error: %s", r.app.screenshot("preview-broken.png"))
+	}
+	r.app.screenshot("preview-broken.png")
+	if !r.app.says("Broken counter") {
+		t.Errorf("the pane does not show the page: %s", r.app.screenshot("preview-broken-page.png"))
+	}
+
+	r.app.press("Fix these")
+	r.waitLogN(t, events.RunFinished, 2, true, 60*time.Second)
+	fixed := waitPainted(t, log, 2, 30*time.Second)
+	fixedAt := r.modTime(t, "index.html")
+	if !r.app.says("0 errors") || !r.app.says("Working counter 0") {
+		t.Fatalf("after the fix the pane does not show the working page with 0 errors: %s", r.app.screenshot("preview-fixed.png"))
+	}
+	r.app.screenshot("preview-fixed.png")
+
+	r.app.key("alt+z")
+	r.waitLog(t, events.Undo, true, 30*time.Second)
+	undone := waitPainted(t, log, 3, 30*time.Second)
+	undoneAt := r.modTime(t, "index.html")
+	if !r.app.says("1 error") || !r.app.says("Broken counter") {
+		t.Fatalf("after the undo the pane does not show the broken page again: %s", r.app.screenshot("preview-undone.png"))
+	}
+	t.Logf("change applied → preview painted: the fix %s, the undo %s", fixed.At.Sub(fixedAt), undone.At.Sub(undoneAt))
+
+	_, db := r.finish(t, "preview-undone.png")
+	chat := theOneChat(t, db)
+	msgs, err := db.Messages(chat.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent string
+	for _, m := range msgs {
+		if m.Role == store.RoleUser && strings.Contains(m.Content, "Please fix these errors.") {
+			sent = m.Content
+		}
+	}
+	if !strings.Contains(sent, "reported 1 error") || !strings.Contains(sent, "countr") {
+		t.Errorf("Fix these sent %q, want the page's error", sent)
+	}
+	calls, _ := db.ToolCalls(chat.ID)
+	i := slices.IndexFunc(calls, func(c store.ToolCallRecord) bool { return c.Name == preview.ErrorsToolName })
+	if i < 0 || !strings.Contains(calls[i].Output, "reported no errors") {
+		t.Errorf("preview_errors after the fix: %+v", calls)
+	}
+}
+
+// attackPage tries, from the preview, what a page must not be able to do to the app, and says
+// on its console what happened: the window's message handler (the Wails bindings' channel on
+// Linux) called as the window's runtime calls it, the bindings, the window's document, and
+// the window's navigation.
+const attackPage = `<!doctype html><html><head><title>Attack</title></head><body><h1 id="h">Attack page</h1><script>
+function note(s) { console.log(s) }
+var h = null
+try { h = window.webkit && window.webkit.messageHandlers && window.webkit.messageHandlers.external } catch (e) { note('handler: threw ' + e.name) }
+note('handler: ' + (h ? 'present' : 'absent'))
+function call(name, args) {
+  try { h.postMessage('C' + JSON.stringify({ name: name, args: args, callbackID: name + '-1' })); note('post ' + name + ': sent') } catch (e) { note('post ' + name + ': threw ' + e.name) }
+}
+if (h) { call('main.App.SaveDraft', ['', 'PWNED-BY-PREVIEW']); call('main.App.SetModel', ['pwned-by-preview']) }
+var msg = 'C' + JSON.stringify({ name: 'main.App.SaveDraft', args: ['', 'PWNED-BY-PREVIEW'], callbackID: 'x-1' })
+document.dispatchEvent(new CustomEvent('prototyper-ipc', { detail: msg }))
+try { window.top.document.dispatchEvent(new CustomEvent('prototyper-ipc', { detail: msg })); note('top event: sent') } catch (e) { note('top event: blocked ' + e.name) }
+note('own bindings: ' + typeof window.go)
+try { note('parent bindings: ' + typeof window.parent.go.main.App.SaveDraft); window.parent.go.main.App.SaveDraft('', 'PWNED-BY-PREVIEW') } catch (e) { note('parent bindings: blocked ' + e.name) }
+try { note('parent: read ' + window.parent.document.title) } catch (e) { note('parent: blocked ' + e.name) }
+try { window.top.location.href = 'about:blank#navigated'; note('top: not refused') } catch (e) { note('top: blocked ' + e.name) }
+document.getElementById('h').textContent = 'Attack done'
+</script></body></html>`
+
+// previewAttackModel writes attackPage; asked again, it reads what the page reported.
+var previewAttackModel = ollamatest.Model{Name: "e2e-preview-attack", Scripts: ollamatest.Scripts{
+	"SU":       ollamatest.ToolCall("write_file", map[string]any{"path": "index.html", "content": attackPage}),
+	"SUAT":     []string{"Wrote index.html."},
+	"SUATAU":   ollamatest.ToolCall(preview.ErrorsToolName, map[string]any{}),
+	"SUATAUAT": []string{"Read it."},
+}}
+
+// A page in the preview cannot reach the app: calling its bindings (through the window's
+// message handler as the Wails runtime does, or window.go), reading window.parent, or
+// navigating the top window fails, and the app is as it was.
+func TestDesktopPreviewPaneCannotReachTheApp(t *testing.T) {
+	r, log := startPreviewRun(t, previewAttackModel, "Make a page")
+	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
+	r.app.key("alt+p")
+	waitPainted(t, log, 1, 30*time.Second)
+	if !r.app.says("Attack done") {
+		t.Fatalf("the page did not run: %s", r.app.screenshot("preview-attack.png"))
+	}
+	r.app.screenshot("preview-attack.png")
+	r.sendAndWait(t, "What did the page say?", 2)
+	if name := r.app.windowName(); name != "Prototyper" {
+		t.Errorf("the window is now %q", name)
+	}
+	if !r.app.says("Read it.") {
+		t.Errorf("the chat is gone from the window: %s", r.app.screenshot("preview-attack-after.png"))
+	}
+	_, db := r.finish(t, "preview-attack-after.png")
+	calls, _ := db.ToolCalls(theOneChat(t, db).ID)
+	i := slices.IndexFunc(calls, func(c store.ToolCallRecord) bool { return c.Name == preview.ErrorsToolName })
+	if i < 0 {
+		t.Fatalf("no preview_errors call: %+v", calls)
+	}
+	said := calls[i].Output
+	t.Logf("the page's console:\n%s", said)
+	for _, want := range []string{"handler: absent", "own bindings: undefined", "parent bindings: blocked SecurityError", "parent: blocked SecurityError", "top event: blocked SecurityError"} {
+		if !strings.Contains(said, want) {
+			t.Errorf("the page's console does not say %q", want)
+		}
+	}
+	drafts, _ := db.Drafts()
+	settings, _ := db.Settings()
+	for _, d := range drafts {
+		if strings.Contains(d, "PWNED") {
+			t.Errorf("the page saved a draft through the app's bindings: %q", d)
+		}
+	}
+	if settings.DefaultModel == "pwned-by-preview" {
+		t.Error("the page changed the model through the app's bindings")
+	}
+}
+
+// How soon a change is on screen: the page of the open pane is changed by a run's undo and
+// redo, again and again (each applied by the app, as a run's write is); each time, from the
+// file's change (its modification time) to the page's paint in the frame (the reporter's
+// second animation frame after load, logged by the preview). The figures are printed, not
+// asserted: the issue's 300 ms is read from them on a quiet machine.
+func TestDesktopPreviewPaneRepaintsAfterEachChange(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "preview.jsonl")
+	r := newPreviewRunWithPage(t, log)
+	r.app.key("alt+p")
+	waitPainted(t, log, 1, 30*time.Second)
+	const changes = 40
+	var took []time.Duration
+	for i := 0; i < changes; i++ {
+		if i%2 == 0 {
+			r.app.key("alt+z")
+			r.waitLogN(t, events.Undo, i/2+1, true, 30*time.Second)
+		} else {
+			r.app.key("alt+y")
+			r.waitLogN(t, events.Redo, i/2+1, true, 30*time.Second)
+		}
+		painted := waitPainted(t, log, i+2, 30*time.Second)
+		took = append(took, painted.At.Sub(r.modTime(t, "index.html")))
+	}
+	slices.Sort(took)
+	p := func(q float64) time.Duration { return took[int(q*float64(len(took)-1)+0.5)] }
+	t.Logf("change applied → preview painted over %d changes: p50 %s, p99 %s, max %s", len(took), p(0.50), p(0.99), took[len(took)-1])
+	r.finish(t, "preview-latency.png")
+}
+
+// newPreviewRunWithPage opens the window on a workspace whose index.html the first run of
+// previewFixModel overwrites, and waits for that run.
+func newPreviewRunWithPage(t *testing.T, log string) *desktopRun {
+	t.Helper()
+	srv := ollamatest.Get(t)
+	r := newDesktopRun(t, store.Settings{Think: "off"})
+	r.writeFile(t, "index.html", "<!doctype html><html><head></head><body><h1>First page</h1></body></html>", 0o644)
+	r.app = launchDesktop(t, desktopBinary(t), startXvfb(t),
+		[]string{"--db", r.db, "--workspace", r.workspace, "--model", previewFixModel.Name, "--ollama", srv.URL()},
+		events.LogEnv+"="+r.bridgeLog, preview.LogEnv+"="+log)
+	r.app.waitWindow("Prototyper", 60*time.Second)
+	r.waitForComposer(t)
+	r.app.focusWindow()
+	r.sendAndWait(t, "Make a counter page", 1)
+	return r
+}
