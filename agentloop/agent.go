@@ -402,6 +402,8 @@ func (a *Agent) RunOnce(ctx context.Context, chatID, prompt string, opts RunOpti
 		cs.mu.Unlock()
 		return Outcome{ChatID: chatID}, ErrChatBusy
 	}
+	// the answer the run gives, when it resumes the chat rather than sends a prompt
+	var ans *userAnswer
 	if opts.Decide != "" {
 		if opts.Decide != DecisionAllow && opts.Decide != DecisionDeny {
 			cs.mu.Unlock()
@@ -411,17 +413,11 @@ func (a *Agent) RunOnce(ctx context.Context, chatID, prompt string, opts RunOpti
 			cs.mu.Unlock()
 			return Outcome{ChatID: chatID}, fmt.Errorf("%w: chat %s is not paused on an approval", ErrNoPendingApproval, chatID)
 		}
-		p := cs.paused
-		for i := range p.Calls {
-			c := &p.Calls[i]
-			if c.Policy == ApproveAsk && c.Decision == "" {
-				c.Decision, c.By, c.Reason = opts.Decide, ByUser, opts.Reason
-				a.emit(events.Event{ChatID: chatID, RunID: p.RunID, Type: events.ToolApprovalResolved,
-					ToolCallID: c.ID, Name: c.Name, Decision: c.Decision, By: ByUser, Reason: c.Reason})
-			}
-		}
-		if prompt == "" {
-			spec = startSpec{trigger: events.TriggerApproval, resume: p, opts: opts}
+		ans = &userAnswer{decision: opts.Decide, reason: opts.Reason} // every call still undecided
+		if prompt != "" {
+			// decided and said; the prompt's run then closes the batch as a reply does
+			a.decideLocked(cs, cs.paused, *ans)
+			ans = nil
 		}
 	}
 	if p := cs.paused; p.offers() && prompt == "" && opts.Decide == "" {
@@ -434,22 +430,23 @@ func (a *Agent) RunOnce(ctx context.Context, chatID, prompt string, opts RunOpti
 			cs.mu.Unlock()
 			return Outcome{ChatID: chatID}, fmt.Errorf("%w: answer it with --summarize always or never", ErrSummaryOfferWaits)
 		}
-		p.Offer.Choice = choice
-		if err := a.answerOffer(chatID, p.RunID, p.Offer.ID, choice); err != nil {
-			cs.mu.Unlock()
-			return Outcome{ChatID: chatID}, err
-		}
-		spec = startSpec{trigger: events.TriggerSummary, resume: p, opts: opts}
+		ans = &userAnswer{choice: choice}
 	}
-	if prompt == "" && spec.resume == nil && opts.Summarize != "" {
+	if prompt == "" && ans == nil && opts.Summarize != "" {
 		cs.mu.Unlock()
 		return Outcome{ChatID: chatID}, ErrNoSummaryOffer // an answer to nothing starts nothing
 	}
-	r, err := a.startLocked(cs, spec)
+	var r *run
+	if ans != nil {
+		r, err = a.answerLocked(cs, *ans, opts)
+	} else {
+		r, err = a.startLocked(cs, spec)
+	}
 	cs.mu.Unlock()
-	if err != nil {
+	if r == nil {
 		return discard(err)
 	}
+	answerErr := err // the run started, and its answer could not be kept
 	stopWatch := context.AfterFunc(ctx, r.cancel)
 	defer stopWatch()
 	out := r.execute()
@@ -462,7 +459,7 @@ func (a *Agent) RunOnce(ctx context.Context, chatID, prompt string, opts RunOpti
 	if out.StopReason == events.StopError && r.err != nil {
 		return out, r.err
 	}
-	return out, nil
+	return out, answerErr
 }
 
 // forget drops what the agent knows of a deleted chat.
@@ -536,34 +533,11 @@ func (a *Agent) Decide(toolCallID, decision, reason string) error {
 	if i < 0 || p.Calls[i].Decision != "" {
 		return fmt.Errorf("%w (tool call %q)", ErrNoPendingApproval, toolCallID)
 	}
-	c := &p.Calls[i]
-	c.Decision, c.By, c.Reason = decision, ByUser, reason
-	a.emit(events.Event{ChatID: cs.id, RunID: p.RunID, Type: events.ToolApprovalResolved,
-		ToolCallID: c.ID, Name: c.Name, Decision: decision, By: ByUser, Reason: reason})
-	if p.undecided() > 0 {
-		// under cs.mu: another Decide may complete the batch and resume it meanwhile
-		state, err := json.Marshal(p)
-		if err != nil {
-			return err
-		}
-		_, err = a.cfg.Store.UpdateRun(p.RunID, func(r *store.Run) { r.State = state })
-		return err
+	r, err := a.answerLocked(cs, userAnswer{callID: toolCallID, decision: decision, reason: reason}, RunOptions{})
+	if r != nil {
+		go r.execute()
 	}
-	if cs.done != nil {
-		return nil
-	}
-	return a.resumeLocked(cs, events.TriggerApproval, p)
-}
-
-// resumeLocked starts, in the background, the run that continues the paused run p (its
-// calls decided). cs.mu must be held.
-func (a *Agent) resumeLocked(cs *chatState, trigger string, p *pausedRun) error {
-	r, err := a.startLocked(cs, startSpec{trigger: trigger, resume: p})
-	if err != nil {
-		return err
-	}
-	go r.execute()
-	return nil
+	return err
 }
 
 // chatWaitingFor returns the chat whose paused run holds the call toolCallID, or nil. A run

@@ -20,6 +20,12 @@ import (
 // is done, and the next message does not fit.
 func summaryHarness(t *testing.T, summary ModelTurn) (a *Agent, m *fakeModel, db *store.DB, rec *recorder, summaryReqs *[]ModelRequest, chatID string) {
 	t.Helper()
+	return summaryHarnessWith(t, summary, nil)
+}
+
+// summaryHarnessWith is summaryHarness with cfg applied to the agent's Config.
+func summaryHarnessWith(t *testing.T, summary ModelTurn, cfg func(*Config)) (a *Agent, m *fakeModel, db *store.DB, rec *recorder, summaryReqs *[]ModelRequest, chatID string) {
+	t.Helper()
 	big := strings.Repeat("y", 4000)
 	summaryReqs = &[]ModelRequest{}
 	m = &fakeModel{turn: func(req ModelRequest) ModelTurn {
@@ -32,7 +38,7 @@ func summaryHarness(t *testing.T, summary ModelTurn) (a *Agent, m *fakeModel, db
 		}
 		return answer("ok")
 	}}
-	a, db, rec = fakeHarness(t, m, nil, echoTool(tools.Parallel, nil))
+	a, db, rec = fakeHarness(t, m, cfg, echoTool(tools.Parallel, nil))
 	if err := db.PutSettings(store.Settings{ContextCap: 2048}); err != nil {
 		t.Fatal(err)
 	}
