@@ -647,44 +647,12 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 			return nil, err
 		}
 	}
-	opts := spec.opts
-	if spec.resume != nil {
-		// a resumed run keeps the model and settings of the run it continues
-		opts.Model, opts.Think = firstOf(opts.Model, spec.resume.Model), firstOf(opts.Think, spec.resume.Think)
-		opts.Approve = firstOf(opts.Approve, spec.resume.Approve)
-		if opts.MaxSteps == 0 {
-			opts.MaxSteps = spec.resume.MaxSteps
-		}
-		if opts.NumPredict == 0 {
-			opts.NumPredict = spec.resume.NumPredict
-		}
-		opts.Summarize = firstOf(opts.Summarize, spec.resume.Summarize)
+	resolved, err := resolveOptions(optionSources{run: spec.opts, resumed: spec.resume, chat: chat,
+		settings: settings, config: a.cfg})
+	if err != nil {
+		return nil, err
 	}
-	opts.Model = firstOf(opts.Model, chat.Model, settings.DefaultModel, a.cfg.DefaultModel)
-	if opts.Model == "" {
-		return nil, ErrNoModel
-	}
-	opts.Think = firstOf(opts.Think, settings.Think)
-	opts.Approve = firstOf(opts.Approve, a.cfg.Approve)
-	if opts.MaxSteps <= 0 {
-		opts.MaxSteps = a.cfg.MaxSteps
-	}
-	if opts.NumPredict <= 0 {
-		opts.NumPredict = a.cfg.NumPredict
-	}
-	if opts.Approver == nil {
-		opts.Approver = a.cfg.Approver
-	}
-	opts.Summarize = firstOf(opts.Summarize, settings.OlderTurnsPolicy())
-	if opts.FirstByteTimeout <= 0 {
-		opts.FirstByteTimeout = settings.FirstByteTimeout()
-	}
-	if opts.FirstByteTimeout <= 0 {
-		opts.FirstByteTimeout = a.cfg.FirstByteTimeout
-	}
-	if opts.MaxAnswerBytes <= 0 {
-		opts.MaxAnswerBytes = settings.MaxAnswer()
-	}
+	opts, workspace := resolved.opts, resolved.workspace
 
 	// a message instead of a decision: stand-in results for the paused batch first
 	if p := cs.paused; p != nil && spec.resume == nil {
@@ -707,7 +675,6 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 	if err != nil {
 		return nil, err
 	}
-	workspace := firstOf(chat.Workspace, a.cfg.Workspace)
 	instr := a.readInstructions(a.base, workspace, settings)
 	if chat.MessageCount == 0 && len(spec.prompts) > 0 && instr.text() != "" {
 		// the chat's first turn shows what the model is told besides the user's message
