@@ -64,7 +64,8 @@ type Config struct {
 	FirstByteTimeout time.Duration
 }
 
-// RunOptions tune one run; zero fields fall back to the chat, the settings, then the Config.
+// RunOptions tune one run; zero fields fall back to the paused run it resumes, the chat, the
+// settings, then the Config (resolveOptions).
 type RunOptions struct {
 	Model      string
 	Think      string // off, on, low, medium, high
@@ -351,8 +352,9 @@ func (a *Agent) send(ctx context.Context, chatID string, fresh store.Chat, promp
 	return chatID, nil
 }
 
-// RunOnce runs synchronously: it submits prompt (or, with opts.Decide, resumes the chat's
-// paused run), waits for the run to end, and returns how it ended. Cancelling ctx stops the
+// RunOnce runs synchronously: it submits prompt (or, with opts.Decide or opts.Summarize,
+// answers what the chat's paused run waits for, as the window's Decide and AnswerSummary do,
+// and resumes it), waits for the run to end, and returns how it ended. Cancelling ctx stops the
 // run (stop reason aborted). The prompt is checked as in Send before anything is stored; a
 // chat RunOnce creates (chatID "") is deleted again when its run fails before the model
 // answered anything (Outcome.ChatID is then "").
@@ -697,13 +699,11 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 	}
 	ctx, cancel := context.WithCancel(a.base)
 	cs.runID, cs.cancel, cs.done = rec.ID, cancel, make(chan struct{})
-	r = &run{a: a, cs: cs, id: rec.ID, ctx: ctx, cancel: cancel, opts: opts, trigger: spec.trigger,
-		resume: spec.resume, workspace: workspace, contextCap: settings.ContextCap,
-		policies: settings.ToolApproval, allowed: settings.AlwaysAllow[workspace], settings: settings, keep: settings.CheckpointLimit(),
+	r = &run{a: a, cs: cs, id: rec.ID, ctx: ctx, cancel: cancel, opts: opts, resume: spec.resume,
+		workspace: workspace, contextCap: settings.ContextCap, policies: settings.ToolApproval, allowed: settings.AlwaysAllow[workspace], settings: settings, keep: settings.CheckpointLimit(),
 		loopLimit: settings.LoopLimit(), recoverCalls: !settings.IgnoreTextToolCalls,
 		keepAlive: settings.KeepAlive(), system: instr.systemPrompt(a.cfg.SystemPrompt), instructionsRefused: instr.refused,
-		agentsFile: instr.file,
-		started:    time.Now()}
+		agentsFile: instr.file}
 	// announced here, under cs.mu, so that the chat is "submitted" as soon as Send returns
 	r.emit(events.Event{Type: events.RunStarted, Model: opts.Model, Think: opts.Think, Trigger: spec.trigger})
 	a.setPhaseLocked(cs, rec.ID, events.PhaseSubmitted)

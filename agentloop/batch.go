@@ -172,7 +172,7 @@ func (r *run) planCall(c store.ToolCall) plannedCall {
 			return fail(err.Error())
 		}
 	}
-	pc.Policy = policyFor(r.opts.Approve, r.policies, r.defByNm[c.Name])
+	pc.Policy = policyFor(r.opts.Approve, r.policies, r.defByName[c.Name])
 	if r.opts.Approve == "" && slices.Contains(r.allowed, c.Name) {
 		pc.Policy = ApproveAuto // "always allow this tool in this workspace"
 	}

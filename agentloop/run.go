@@ -21,18 +21,16 @@ type run struct {
 	id        string
 	ctx       context.Context
 	cancel    context.CancelFunc
-	opts      RunOptions
-	trigger   string
-	resume    *pausedRun
+	opts      RunOptions // resolved (options.go)
+	resume    *pausedRun // the paused run this run continues (nil: none)
 	workspace string
-	started   time.Time
 
-	contextCap int
-	policies   map[string]string
-	allowed    []string       // the tools the user allowed for good in the run's workspace
-	settings   store.Settings // as the run started: command rules and deny list
-	keep       int64          // the largest file a checkpoint keeps
-	loopLimit  int
+	contextCap int               // the settings' cap on num_ctx (0: the default)
+	policies   map[string]string // the approval policy of each tool, as the user set it
+	allowed    []string          // the tools the user allowed for good in the run's workspace
+	settings   store.Settings    // as the run started: command rules and deny list
+	keep       int64             // the largest file a checkpoint keeps
+	loopLimit  int               // how many times a call may come in a row before the run stops as a loop
 	// recoverCalls executes an answer made of tool calls written as text (see textcalls.go).
 	recoverCalls bool
 	keepAlive    time.Duration // sent with every request (the setting)
@@ -46,17 +44,17 @@ type run struct {
 	guard    *loopGuard
 	stopNote string // why the run stopped, when a sentence says more than its stop reason (a loop, an empty answer)
 
-	tools    Toolbox
-	defs     []tools.Definition
-	defByNm  map[string]tools.Definition
-	history  []store.Message
-	est      *estimator
-	numCtx   int
-	steps    int
-	usage    events.Usage
-	err      error // the error that ended the run, when stop reason is error
-	awaiting []ApprovalRequest
-	answered bool // the model answered something in this run (a message was started)
+	tools     Toolbox
+	defs      []tools.Definition
+	defByName map[string]tools.Definition
+	history   []store.Message
+	est       *estimator
+	numCtx    int
+	steps     int
+	usage     events.Usage
+	err       error // the error that ended the run, when stop reason is error
+	awaiting  []ApprovalRequest
+	answered  bool // the model answered something in this run (a message was started)
 	// offerChoice is the user's answer to this run's summary offer (store.SummaryChoice*),
 	// which holds for the rest of the run; offerPause the run's state when it pauses on one.
 	offerChoice string
@@ -192,9 +190,9 @@ func (r *run) turns() (string, *pausedRun) {
 	r.toolNotices(tb)
 	r.tools = tb
 	r.defs = tb.Definitions()
-	r.defByNm = make(map[string]tools.Definition, len(r.defs))
+	r.defByName = make(map[string]tools.Definition, len(r.defs))
 	for _, d := range r.defs {
-		r.defByNm[d.Name] = d
+		r.defByName[d.Name] = d
 	}
 	if r.history, err = r.a.cfg.Store.Messages(r.cs.id); err != nil {
 		r.err = err

@@ -300,7 +300,7 @@ func (t *streamedTurn) finish(turn ModelTurn, calls []store.ToolCall, usage even
 // validCall reports whether a call written as text names a tool of the run with arguments
 // that pass its schema.
 func (r *run) validCall(name string, args json.RawMessage) bool {
-	if _, ok := r.defByNm[name]; !ok {
+	if _, ok := r.defByName[name]; !ok {
 		return false
 	}
 	_, err := r.tools.Validate(name, args)
