@@ -33,10 +33,10 @@ type streamedTurn struct {
 	r   *run
 	fit fitResult // the prompt as it fits the context
 
-	// saver keeps the streaming message (store.Checkpointer): it is saved now and then while
+	// saver keeps the streaming message (store.MessageSaver): it is saved now and then while
 	// deltas arrive, at once at the tool-call boundary and at the end. nil until the answer
 	// begins; saverErr is why it could not begin.
-	saver    *store.Checkpointer
+	saver    *store.MessageSaver
 	saverErr error
 
 	split reasoningSplitter
@@ -138,7 +138,7 @@ func (t *streamedTurn) begin() {
 	if t.saver != nil || t.saverErr != nil {
 		return
 	}
-	t.saver, t.saverErr = r.a.cfg.Store.NewCheckpointer(r.cs.id, store.Message{Role: store.RoleAssistant, RunID: r.id})
+	t.saver, t.saverErr = r.a.cfg.Store.NewMessageSaver(r.cs.id, store.Message{Role: store.RoleAssistant, RunID: r.id})
 	if t.saverErr == nil {
 		r.answered = true
 		r.phase(events.PhaseStreaming)
