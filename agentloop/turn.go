@@ -13,8 +13,8 @@ import (
 )
 
 // streamedTurn is one assistant message as the model streams it. Each step is a method,
-// called in this order by [run.turn], all on the run's goroutine (the model's callback
-// included):
+// called in this order by [run.turn], one after another (the model calls receive for one
+// delta at a time, before its Chat returns), so that the type needs no lock:
 //
 //   - fitPrompt: the history fitted to the context, older turns summarized or left out;
 //   - stream: the request, with the wait for the model to load watched (loadwatch.go); each
