@@ -61,48 +61,6 @@ func (c plannedCall) approval() *store.Approval {
 	return &store.Approval{Decision: c.Decision, By: c.By, Reason: c.Reason, DecidedAt: time.Now()}
 }
 
-// pausedRun is the persisted state of a run paused on approvals (store.Run.State).
-type pausedRun struct {
-	RunID      string        `json:"-"`
-	MessageID  string        `json:"messageId"`
-	Model      string        `json:"model"`
-	Think      string        `json:"think,omitempty"`
-	Approve    string        `json:"approve,omitempty"`
-	MaxSteps   int           `json:"maxSteps,omitempty"`
-	NumPredict int           `json:"numPredict,omitempty"`
-	Calls      []plannedCall `json:"calls"`
-	// Summarize and Offer: a run paused on a summary offer (no calls) carries its policy and
-	// the offer, whose Choice the answer fills in.
-	Summarize string              `json:"summarize,omitempty"`
-	Offer     *store.SummaryOffer `json:"offer,omitempty"`
-}
-
-// offers reports whether p is a run paused on a summary offer (false when p is nil).
-func (p *pausedRun) offers() bool { return p != nil && p.Offer != nil }
-
-// index returns the position of the call toolCallID in the batch, or -1 (also when p is nil).
-func (p *pausedRun) index(toolCallID string) int {
-	if p == nil {
-		return -1
-	}
-	for i, c := range p.Calls {
-		if c.ID == toolCallID {
-			return i
-		}
-	}
-	return -1
-}
-
-func (p *pausedRun) undecided() int {
-	n := 0
-	for _, c := range p.Calls {
-		if c.Outcome == nil && c.Policy == ApproveAsk && c.Decision == "" {
-			n++
-		}
-	}
-	return n
-}
-
 // plan checks each call of a message: repetition, unknown tool, arguments, PreToolUse hooks,
 // policy. A call that repeats the run's latest calls is not run: the model is told once
 // instead, and the call that reaches the loop limit stops the run (r.stopNote says why;

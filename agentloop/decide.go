@@ -15,6 +15,50 @@ import (
 // any more. Only who executes that run differs: the window's in the background, `run`'s
 // while it waits.
 
+// pausedRun is the persisted state of a run paused on approvals or on a summary offer
+// (store.Run.State): what it waits for, and the options the run that resumes it keeps.
+type pausedRun struct {
+	RunID      string        `json:"-"`
+	MessageID  string        `json:"messageId"`
+	Model      string        `json:"model"`
+	Think      string        `json:"think,omitempty"`
+	Approve    string        `json:"approve,omitempty"`
+	MaxSteps   int           `json:"maxSteps,omitempty"`
+	NumPredict int           `json:"numPredict,omitempty"`
+	Calls      []plannedCall `json:"calls"`
+	// Summarize and Offer: a run paused on a summary offer (no calls) carries its policy and
+	// the offer, whose Choice the answer fills in.
+	Summarize string              `json:"summarize,omitempty"`
+	Offer     *store.SummaryOffer `json:"offer,omitempty"`
+}
+
+// offers reports whether p is a run paused on a summary offer (false when p is nil).
+func (p *pausedRun) offers() bool { return p != nil && p.Offer != nil }
+
+// index returns the position of the call toolCallID in the batch, or -1 (also when p is nil).
+func (p *pausedRun) index(toolCallID string) int {
+	if p == nil {
+		return -1
+	}
+	for i, c := range p.Calls {
+		if c.ID == toolCallID {
+			return i
+		}
+	}
+	return -1
+}
+
+// undecided counts the calls of the batch that still wait for the user's decision.
+func (p *pausedRun) undecided() int {
+	n := 0
+	for _, c := range p.Calls {
+		if c.Outcome == nil && c.Policy == ApproveAsk && c.Decision == "" {
+			n++
+		}
+	}
+	return n
+}
+
 // userAnswer is the user's answer to what a chat's paused run waits for: a decision (allow or
 // deny, with its reason) on the call callID, or on every call still undecided when callID
 // is ""; or, when choice is set, the choice on the summary offer (store.SummaryChoice*).
