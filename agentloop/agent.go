@@ -700,7 +700,8 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 	ctx, cancel := context.WithCancel(a.base)
 	cs.runID, cs.cancel, cs.done = rec.ID, cancel, make(chan struct{})
 	r = &run{a: a, cs: cs, id: rec.ID, ctx: ctx, cancel: cancel, opts: opts, resume: spec.resume,
-		workspace: workspace, contextCap: settings.ContextCap, policies: settings.ToolApproval, allowed: settings.AlwaysAllow[workspace], settings: settings, keep: settings.CheckpointLimit(),
+		workspace: workspace, contextCap: settings.ContextCap, policies: settings.ToolApproval,
+		allowed: settings.AlwaysAllow[workspace], settings: settings, keep: settings.CheckpointLimit(),
 		loopLimit: settings.LoopLimit(), recoverCalls: !settings.IgnoreTextToolCalls,
 		keepAlive: settings.KeepAlive(), system: instr.systemPrompt(a.cfg.SystemPrompt), instructionsRefused: instr.refused,
 		agentsFile: instr.file}
