@@ -65,7 +65,8 @@ type Config struct {
 	FirstByteTimeout time.Duration
 }
 
-// RunOptions tune one run; zero fields fall back to the chat, the settings, then the Config.
+// RunOptions tune one run; zero fields fall back to the paused run it resumes, the chat, the
+// settings, then the Config (resolveOptions).
 type RunOptions struct {
 	Model      string
 	Think      string // off, on, low, medium, high
@@ -352,8 +353,9 @@ func (a *Agent) send(ctx context.Context, chatID string, fresh store.Chat, promp
 	return chatID, nil
 }
 
-// RunOnce runs synchronously: it submits prompt (or, with opts.Decide, resumes the chat's
-// paused run), waits for the run to end, and returns how it ended. Cancelling ctx stops the
+// RunOnce runs synchronously: it submits prompt (or, with opts.Decide or opts.Summarize,
+// answers what the chat's paused run waits for, as the window's Decide and AnswerSummary do,
+// and resumes it), waits for the run to end, and returns how it ended. Cancelling ctx stops the
 // run (stop reason aborted). The prompt is checked as in Send before anything is stored; a
 // chat RunOnce creates (chatID "") is deleted again when its run fails before the model
 // answered anything (Outcome.ChatID is then "").
@@ -403,6 +405,8 @@ func (a *Agent) RunOnce(ctx context.Context, chatID, prompt string, opts RunOpti
 		cs.mu.Unlock()
 		return Outcome{ChatID: chatID}, ErrChatBusy
 	}
+	// the answer the run gives, when it resumes the chat rather than sends a prompt
+	var ans *userAnswer
 	if opts.Decide != "" {
 		if opts.Decide != DecisionAllow && opts.Decide != DecisionDeny {
 			cs.mu.Unlock()
@@ -412,17 +416,11 @@ func (a *Agent) RunOnce(ctx context.Context, chatID, prompt string, opts RunOpti
 			cs.mu.Unlock()
 			return Outcome{ChatID: chatID}, fmt.Errorf("%w: chat %s is not paused on an approval", ErrNoPendingApproval, chatID)
 		}
-		p := cs.paused
-		for i := range p.Calls {
-			c := &p.Calls[i]
-			if c.Policy == ApproveAsk && c.Decision == "" {
-				c.Decision, c.By, c.Reason = opts.Decide, ByUser, opts.Reason
-				a.emit(events.Event{ChatID: chatID, RunID: p.RunID, Type: events.ToolApprovalResolved,
-					ToolCallID: c.ID, Name: c.Name, Decision: c.Decision, By: ByUser, Reason: c.Reason})
-			}
-		}
-		if prompt == "" {
-			spec = startSpec{trigger: events.TriggerApproval, resume: p, opts: opts}
+		ans = &userAnswer{decision: opts.Decide, reason: opts.Reason} // every call still undecided
+		if prompt != "" {
+			// decided and said; the prompt's run then closes the batch as a reply does
+			a.decideLocked(cs, cs.paused, *ans)
+			ans = nil
 		}
 	}
 	if p := cs.paused; p.offers() && prompt == "" && opts.Decide == "" {
@@ -435,22 +433,23 @@ func (a *Agent) RunOnce(ctx context.Context, chatID, prompt string, opts RunOpti
 			cs.mu.Unlock()
 			return Outcome{ChatID: chatID}, fmt.Errorf("%w: answer it with --summarize always or never", ErrSummaryOfferWaits)
 		}
-		p.Offer.Choice = choice
-		if err := a.answerOffer(chatID, p.RunID, p.Offer.ID, choice); err != nil {
-			cs.mu.Unlock()
-			return Outcome{ChatID: chatID}, err
-		}
-		spec = startSpec{trigger: events.TriggerSummary, resume: p, opts: opts}
+		ans = &userAnswer{choice: choice}
 	}
-	if prompt == "" && spec.resume == nil && opts.Summarize != "" {
+	if prompt == "" && ans == nil && opts.Summarize != "" {
 		cs.mu.Unlock()
 		return Outcome{ChatID: chatID}, ErrNoSummaryOffer // an answer to nothing starts nothing
 	}
-	r, err := a.startLocked(cs, spec)
+	var r *run
+	if ans != nil {
+		r, err = a.answerLocked(cs, *ans, opts)
+	} else {
+		r, err = a.startLocked(cs, spec)
+	}
 	cs.mu.Unlock()
-	if err != nil {
+	if r == nil {
 		return discard(err)
 	}
+	answerErr := err // the run started, and its answer could not be kept
 	stopWatch := context.AfterFunc(ctx, r.cancel)
 	defer stopWatch()
 	out := r.execute()
@@ -463,7 +462,7 @@ func (a *Agent) RunOnce(ctx context.Context, chatID, prompt string, opts RunOpti
 	if out.StopReason == events.StopError && r.err != nil {
 		return out, r.err
 	}
-	return out, nil
+	return out, answerErr
 }
 
 // forget drops what the agent knows of a deleted chat.
@@ -537,34 +536,11 @@ func (a *Agent) Decide(toolCallID, decision, reason string) error {
 	if i < 0 || p.Calls[i].Decision != "" {
 		return fmt.Errorf("%w (tool call %q)", ErrNoPendingApproval, toolCallID)
 	}
-	c := &p.Calls[i]
-	c.Decision, c.By, c.Reason = decision, ByUser, reason
-	a.emit(events.Event{ChatID: cs.id, RunID: p.RunID, Type: events.ToolApprovalResolved,
-		ToolCallID: c.ID, Name: c.Name, Decision: decision, By: ByUser, Reason: reason})
-	if p.undecided() > 0 {
-		// under cs.mu: another Decide may complete the batch and resume it meanwhile
-		state, err := json.Marshal(p)
-		if err != nil {
-			return err
-		}
-		_, err = a.cfg.Store.UpdateRun(p.RunID, func(r *store.Run) { r.State = state })
-		return err
+	r, err := a.answerLocked(cs, userAnswer{callID: toolCallID, decision: decision, reason: reason}, RunOptions{})
+	if r != nil {
+		go r.execute()
 	}
-	if cs.done != nil {
-		return nil
-	}
-	return a.resumeLocked(cs, events.TriggerApproval, p)
-}
-
-// resumeLocked starts, in the background, the run that continues the paused run p (its
-// calls decided). cs.mu must be held.
-func (a *Agent) resumeLocked(cs *chatState, trigger string, p *pausedRun) error {
-	r, err := a.startLocked(cs, startSpec{trigger: trigger, resume: p})
-	if err != nil {
-		return err
-	}
-	go r.execute()
-	return nil
+	return err
 }
 
 // chatWaitingFor returns the chat whose paused run holds the call toolCallID, or nil. A run
@@ -674,44 +650,12 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 			return nil, err
 		}
 	}
-	opts := spec.opts
-	if spec.resume != nil {
-		// a resumed run keeps the model and settings of the run it continues
-		opts.Model, opts.Think = firstOf(opts.Model, spec.resume.Model), firstOf(opts.Think, spec.resume.Think)
-		opts.Approve = firstOf(opts.Approve, spec.resume.Approve)
-		if opts.MaxSteps == 0 {
-			opts.MaxSteps = spec.resume.MaxSteps
-		}
-		if opts.NumPredict == 0 {
-			opts.NumPredict = spec.resume.NumPredict
-		}
-		opts.Summarize = firstOf(opts.Summarize, spec.resume.Summarize)
+	resolved, err := resolveOptions(optionSources{run: spec.opts, resumed: spec.resume, chat: chat,
+		settings: settings, config: a.cfg})
+	if err != nil {
+		return nil, err
 	}
-	opts.Model = firstOf(opts.Model, chat.Model, settings.DefaultModel, a.cfg.DefaultModel)
-	if opts.Model == "" {
-		return nil, ErrNoModel
-	}
-	opts.Think = firstOf(opts.Think, settings.Think)
-	opts.Approve = firstOf(opts.Approve, a.cfg.Approve)
-	if opts.MaxSteps <= 0 {
-		opts.MaxSteps = a.cfg.MaxSteps
-	}
-	if opts.NumPredict <= 0 {
-		opts.NumPredict = a.cfg.NumPredict
-	}
-	if opts.Approver == nil {
-		opts.Approver = a.cfg.Approver
-	}
-	opts.Summarize = firstOf(opts.Summarize, settings.OlderTurnsPolicy())
-	if opts.FirstByteTimeout <= 0 {
-		opts.FirstByteTimeout = settings.FirstByteTimeout()
-	}
-	if opts.FirstByteTimeout <= 0 {
-		opts.FirstByteTimeout = a.cfg.FirstByteTimeout
-	}
-	if opts.MaxAnswerBytes <= 0 {
-		opts.MaxAnswerBytes = settings.MaxAnswer()
-	}
+	opts, workspace := resolved.opts, resolved.workspace
 
 	// a message instead of a decision: stand-in results for the paused batch first
 	if p := cs.paused; p != nil && spec.resume == nil {
@@ -734,7 +678,6 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 	if err != nil {
 		return nil, err
 	}
-	workspace := firstOf(chat.Workspace, a.cfg.Workspace)
 	instr := a.readInstructions(a.base, workspace, settings)
 	if chat.MessageCount == 0 && len(spec.prompts) > 0 && instr.text() != "" {
 		// the chat's first turn shows what the model is told besides the user's message
@@ -757,13 +700,12 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 	}
 	ctx, cancel := context.WithCancel(a.base)
 	cs.runID, cs.cancel, cs.done = rec.ID, cancel, make(chan struct{})
-	r = &run{a: a, cs: cs, id: rec.ID, ctx: ctx, cancel: cancel, opts: opts, trigger: spec.trigger,
-		resume: spec.resume, workspace: workspace, contextCap: settings.ContextCap,
-		policies: settings.ToolApproval, allowed: settings.AlwaysAllow[workspace], settings: settings, keep: settings.CheckpointLimit(),
+	r = &run{a: a, cs: cs, id: rec.ID, ctx: ctx, cancel: cancel, opts: opts, resume: spec.resume,
+		workspace: workspace, contextCap: settings.ContextCap, policies: settings.ToolApproval,
+		allowed: settings.AlwaysAllow[workspace], settings: settings, keep: settings.CheckpointLimit(),
 		loopLimit: settings.LoopLimit(), recoverCalls: !settings.IgnoreTextToolCalls,
 		keepAlive: settings.KeepAlive(), system: instr.systemPrompt(a.cfg.SystemPrompt), instructionsRefused: instr.refused,
-		agentsFile: instr.file,
-		started:    time.Now()}
+		agentsFile: instr.file}
 	// announced here, under cs.mu, so that the chat is "submitted" as soon as Send returns
 	r.emit(events.Event{Type: events.RunStarted, Model: opts.Model, Think: opts.Think, Trigger: spec.trigger})
 	a.setPhaseLocked(cs, rec.ID, events.PhaseSubmitted)

@@ -21,7 +21,9 @@ func BenchmarkLoopToolRoundTrip(b *testing.B) {
 		b.Run(fmt.Sprintf("trips=%d", trips), func(b *testing.B) {
 			m := &fakeModel{turn: func(req model.Request) model.Turn {
 				if n := countToolMessages(req); n < trips {
-					return toolTurn(tc("", "echo", `{"text":"hi"}`))
+					// each trip's call its own, as a working model's are: the same call again
+					// and again is a loop, which the run stops
+					return toolTurn(tc("", "echo", fmt.Sprintf(`{"text":"hi %d"}`, n)))
 				}
 				return answer("done")
 			}}

@@ -9,7 +9,8 @@
 // (or queues the message when the chat is busy), [Agent.Stop] cancels it, [Agent.Decide]
 // answers a tool call that waits for approval, [Agent.AnswerSummary] an offer to summarize
 // older messages that no longer fit (offer.go), [Agent.Shutdown] stops everything when the
-// window closes. [Agent.RunOnce] runs synchronously; `prototyper run` uses it.
+// window closes. [Agent.RunOnce] runs synchronously; `prototyper run` uses it, and its answers
+// to a paused chat (RunOptions.Decide, Summarize) take the window's path (decide.go).
 //
 //	agent := agentloop.NewAgent(agentloop.Config{Model: m, Store: db, Emitter: bridge, Tools: factory})
 //	chatID, err := agent.Send(ctx, "", "write hello.txt")

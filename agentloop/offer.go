@@ -207,15 +207,9 @@ func (a *Agent) AnswerSummary(chatID, choice string) error {
 	if p == nil || p.Offer == nil || cs.done != nil {
 		return ErrNoSummaryOffer
 	}
-	// the answer is kept and said once the resumed run has started: an answer that starts
-	// nothing leaves the offer waiting
-	p.Offer.Choice = choice
-	r, err := a.startLocked(cs, startSpec{trigger: events.TriggerSummary, resume: p})
-	if err != nil {
-		p.Offer.Choice = ""
-		return err
+	r, err := a.answerLocked(cs, userAnswer{choice: choice}, RunOptions{})
+	if r != nil {
+		go r.execute()
 	}
-	err = a.answerOffer(cs.id, p.RunID, p.Offer.ID, choice)
-	go r.execute()
 	return err
 }

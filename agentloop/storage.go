@@ -21,7 +21,7 @@ type Store interface {
 
 	Messages(chatID string) ([]store.Message, error)
 	AppendMessage(chatID string, m store.Message) (store.Message, error)
-	NewCheckpointer(chatID string, m store.Message) (*store.Checkpointer, error)
+	NewMessageSaver(chatID string, m store.Message) (*store.MessageSaver, error)
 
 	ToolCall(chatID, id string) (store.ToolCallRecord, error)
 	ToolCalls(chatID string) ([]store.ToolCallRecord, error)

@@ -21,6 +21,12 @@ import (
 // is done, and the next message does not fit.
 func summaryHarness(t *testing.T, summary model.Turn) (a *Agent, m *fakeModel, db *store.DB, rec *recorder, summaryReqs *[]model.Request, chatID string) {
 	t.Helper()
+	return summaryHarnessWith(t, summary, nil)
+}
+
+// summaryHarnessWith is summaryHarness with cfg applied to the agent's Config.
+func summaryHarnessWith(t *testing.T, summary model.Turn, cfg func(*Config)) (a *Agent, m *fakeModel, db *store.DB, rec *recorder, summaryReqs *[]model.Request, chatID string) {
+	t.Helper()
 	big := strings.Repeat("y", 4000)
 	summaryReqs = &[]model.Request{}
 	m = &fakeModel{turn: func(req model.Request) model.Turn {
@@ -33,7 +39,7 @@ func summaryHarness(t *testing.T, summary model.Turn) (a *Agent, m *fakeModel, d
 		}
 		return answer("ok")
 	}}
-	a, db, rec = fakeHarness(t, m, nil, echoTool(tools.Parallel, nil))
+	a, db, rec = fakeHarness(t, m, cfg, echoTool(tools.Parallel, nil))
 	if err := db.PutSettings(store.Settings{ContextCap: 2048}); err != nil {
 		t.Fatal(err)
 	}

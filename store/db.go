@@ -18,8 +18,8 @@ import (
 // DefaultLockTimeout is how long Open waits for another process to release the file.
 const DefaultLockTimeout = time.Second
 
-// DefaultCheckpointInterval is the longest a streaming message goes without being saved.
-const DefaultCheckpointInterval = time.Second
+// DefaultSaveInterval is the longest a streaming message goes without being saved.
+const DefaultSaveInterval = time.Second
 
 // Options tune Open. The zero value is what the app uses.
 type Options struct {
@@ -29,9 +29,9 @@ type Options struct {
 	// file must exist (ErrNoDatabase otherwise). Since the lock proves that no process is
 	// writing, the runs left live are read as interrupted (see [DB.Recovered]).
 	ReadOnly bool
-	// CheckpointInterval is a Checkpointer's longest gap between saves while streaming
-	// (default DefaultCheckpointInterval).
-	CheckpointInterval time.Duration
+	// SaveInterval is a MessageSaver's longest gap between saves while streaming
+	// (default DefaultSaveInterval).
+	SaveInterval time.Duration
 	// Now is the clock (default time.Now); tests inject their own.
 	Now func() time.Time
 	// CheckSettings, when set, judges settings about to be saved after [Settings.Validate]:
@@ -78,8 +78,8 @@ func Open(path string, opts Options) (*DB, error) {
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = DefaultLockTimeout
 	}
-	if opts.CheckpointInterval <= 0 {
-		opts.CheckpointInterval = DefaultCheckpointInterval
+	if opts.SaveInterval <= 0 {
+		opts.SaveInterval = DefaultSaveInterval
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now

@@ -12,8 +12,8 @@
 //	db, err := store.Open(path, store.Options{})
 //	chat, err := db.CreateChat(store.Chat{Model: "qwen3"})
 //	user, err := db.AppendMessage(chat.ID, store.Message{Role: store.RoleUser, Content: "hi"})
-//	cp, err := db.NewCheckpointer(chat.ID, store.Message{Role: store.RoleAssistant})
-//	cp.AddText("Hel"); cp.AddText("lo")           // checkpointed at most once a second
+//	cp, err := db.NewMessageSaver(chat.ID, store.Message{Role: store.RoleAssistant})
+//	cp.AddText("Hel"); cp.AddText("lo")           // saved at most once a second
 //	cp.AddToolCalls(store.ToolCall{ID: "c1", …})   // committed now: a tool-call boundary
 //	cp.Finish("stop", usage)                       // committed now, Complete
 //
@@ -21,7 +21,7 @@
 //
 // The design's policy maps onto the API like this: the loop commits the user message with
 // [DB.AppendMessage] before it asks the model; it streams the assistant message through a
-// [Checkpointer]; it commits a [ToolCallRecord] with Pending set ([DB.PutToolCall]) before a
+// [MessageSaver]; it commits a [ToolCallRecord] with Pending set ([DB.PutToolCall]) before a
 // tool runs and completes it ([DB.CompleteToolCall]) right after. A call that changes files
 // is recorded with [DB.StartToolCall] instead: the same record and, in the same commit, the
 // prior state of every path it touches ([Change]), so that undo can put it back.

@@ -20,7 +20,7 @@ import (
 
 // The crash test re-runs this test binary as a child (TestCrashChild, selected by
 // crashChildEnv) that writes to a database as fast as it can: user messages, streamed
-// assistant messages saved at every checkpoint, tool-call records and runs. After each write
+// assistant messages saved as they stream, tool-call records and runs. After each write
 // returns it prints what is now on disk. The parent kills it with SIGKILL at random moments
 // and checks that nothing printed was lost and nothing is half-written.
 
@@ -59,8 +59,8 @@ func TestCrashChild(t *testing.T) {
 	if path == "" {
 		t.Skip("runs only as the child of the crash test")
 	}
-	// Every delta is a checkpoint here, so that kills land in checkpoints as often as possible.
-	db, err := store.Open(path, store.Options{CheckpointInterval: time.Nanosecond, LockTimeout: 10 * time.Second})
+	// Every delta is saved here, so that kills land in saves as often as possible.
+	db, err := store.Open(path, store.Options{SaveInterval: time.Nanosecond, LockTimeout: 10 * time.Second})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child open:", err)
 		os.Exit(3)
@@ -98,9 +98,9 @@ func TestCrashChild(t *testing.T) {
 				fail("start run", err)
 			}
 			say("run %s", run.ID)
-			cp, err := db.NewCheckpointer(chat.ID, store.Message{RunID: run.ID})
+			cp, err := db.NewMessageSaver(chat.ID, store.Message{RunID: run.ID})
 			if err != nil {
-				fail("checkpointer", err)
+				fail("message saver", err)
 			}
 			text := crashText(r.Uint64(), 500+r.IntN(6000))
 			for at := 0; at < len(text); {
@@ -109,7 +109,7 @@ func TestCrashChild(t *testing.T) {
 					n = strings.IndexByte(text, '|') + 1 // the nonce comes whole: a prefix can be checked
 				}
 				if err := cp.AddText(text[at : at+n]); err != nil {
-					fail("checkpoint", err)
+					fail("save", err)
 				}
 				at += n
 				say("ckpt %s %s %d", chat.ID, cp.ID(), at)

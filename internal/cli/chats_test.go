@@ -40,7 +40,7 @@ func chatsFixture(t *testing.T) (path string, chat store.Chat) {
 			t.Fatal(err)
 		}
 		run, _ := db.StartRun(store.Run{ChatID: chat.ID, Model: "qwen3:4b"})
-		cp, err := db.NewCheckpointer(chat.ID, store.Message{RunID: run.ID})
+		cp, err := db.NewMessageSaver(chat.ID, store.Message{RunID: run.ID})
 		if err != nil {
 			t.Fatal(err)
 		}

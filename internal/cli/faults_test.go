@@ -59,7 +59,7 @@ func oneCallChat(t *testing.T, end func(db *store.DB, chatID, runID string)) (pa
 		chat, _ := db.CreateChat(store.Chat{Model: "qwen3:4b"})
 		_, _ = db.AppendMessage(chat.ID, store.Message{Role: store.RoleUser, Content: "Write big.txt"})
 		run, _ := db.StartRun(store.Run{ChatID: chat.ID})
-		cp, _ := db.NewCheckpointer(chat.ID, store.Message{RunID: run.ID})
+		cp, _ := db.NewMessageSaver(chat.ID, store.Message{RunID: run.ID})
 		_ = cp.AddToolCalls(store.ToolCall{ID: "call_1", Name: "write_file", Args: json.RawMessage(`{"path":"big.txt"}`)})
 		if err := db.PutToolCall(store.ToolCallRecord{ID: "call_1", ChatID: chat.ID, RunID: run.ID, MessageID: cp.ID(),
 			Name: "write_file", Pending: true, StartedAt: time.Now()}); err != nil {
@@ -347,7 +347,7 @@ func TestErrorLineSaysAFailedSaveOnce(t *testing.T) {
 	}
 }
 
-// The stream's checkpoint fails on a full disk, then the flush that keeps what arrived fails
+// The stream's save fails on a full disk, then the flush that keeps what arrived fails
 // the same way: the loop reports both, and the user reads it once.
 func TestFullDiskDuringAStreamIsSaidOnce(t *testing.T) {
 	disk := storetest.MountSmallDisk(t, "1m")
@@ -359,13 +359,13 @@ func TestFullDiskDuringAStreamIsSaidOnce(t *testing.T) {
 	}
 	defer db.Close()
 	chat, _ := db.CreateChat(store.Chat{})
-	cp, err := db.NewCheckpointer(chat.ID, store.Message{})
+	cp, err := db.NewMessageSaver(chat.ID, store.Message{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	storetest.FillDisk(t, disk)
 
-	clock = clock.Add(2 * time.Second) // a checkpoint is due
+	clock = clock.Add(2 * time.Second) // a save is due
 	streamErr := cp.AddText(strings.Repeat("x", 100_000))
 	flushErr := cp.Flush()
 	if !errors.Is(streamErr, store.ErrWrite) || !errors.Is(flushErr, store.ErrWrite) {

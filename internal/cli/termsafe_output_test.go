@@ -41,7 +41,7 @@ func hostileChat(t *testing.T) (path string, chat store.Chat) {
 		chat, _ := db.CreateChat(store.Chat{Model: "qwen3" + hostile, Workspace: "/w" + hostile})
 		_, _ = db.AppendMessage(chat.ID, store.Message{Role: store.RoleUser, Content: "Hi " + hostile})
 		run, _ := db.StartRun(store.Run{ChatID: chat.ID})
-		cp, _ := db.NewCheckpointer(chat.ID, store.Message{RunID: run.ID})
+		cp, _ := db.NewMessageSaver(chat.ID, store.Message{RunID: run.ID})
 		_ = cp.AddThinking("thinking " + hostile)
 		_ = cp.AddText("answer " + hostile)
 		must := func(err error) {

@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// stored reads the checkpointed message back from disk.
-func stored(t *testing.T, db *DB, cp *Checkpointer) Message {
+// stored reads the saved message back from disk.
+func stored(t *testing.T, db *DB, cp *MessageSaver) Message {
 	t.Helper()
 	m, err := db.Message(cp.Message().ChatID, cp.ID())
 	if err != nil {
@@ -15,11 +15,11 @@ func stored(t *testing.T, db *DB, cp *Checkpointer) Message {
 	return m
 }
 
-func TestCheckpointerSavesAtMostOncePerIntervalWhileStreaming(t *testing.T) {
+func TestMessageSaverSavesAtMostOncePerIntervalWhileStreaming(t *testing.T) {
 	clock := newTestClock()
 	db, _ := openTestDB(t, clock)
 	c := mustChat(t, db, Chat{})
-	cp, err := db.NewCheckpointer(c.ID, Message{})
+	cp, err := db.NewMessageSaver(c.ID, Message{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,17 +56,17 @@ func TestCheckpointerSavesAtMostOncePerIntervalWhileStreaming(t *testing.T) {
 
 // thinkingStream is an answer of run r1 in a new chat whose model began to think, on a clock
 // the test moves.
-func thinkingStream(t *testing.T) (*testClock, *DB, *Checkpointer, Chat) {
+func thinkingStream(t *testing.T) (*testClock, *DB, *MessageSaver, Chat) {
 	t.Helper()
 	clock := newTestClock()
 	db, _ := openTestDB(t, clock)
 	c := mustChat(t, db, Chat{})
-	cp, _ := db.NewCheckpointer(c.ID, Message{RunID: "r1"})
+	cp, _ := db.NewMessageSaver(c.ID, Message{RunID: "r1"})
 	_ = cp.AddThinking("let me ")
 	return clock, db, cp, c
 }
 
-func TestCheckpointerSavesAtToolCallBoundaryAndAtTheEnd(t *testing.T) {
+func TestMessageSaverSavesAtToolCallBoundaryAndAtTheEnd(t *testing.T) {
 	clock, db, cp, c := thinkingStream(t)
 	clock.Advance(300 * time.Millisecond)
 	_ = cp.AddThinking("think")
@@ -94,13 +94,13 @@ func TestCheckpointerSavesAtToolCallBoundaryAndAtTheEnd(t *testing.T) {
 		t.Errorf("after Finish: %+v", got)
 	}
 	if chat, _ := db.Chat(c.ID); chat.MessageCount != 1 {
-		t.Errorf("checkpoints changed the message count: %d", chat.MessageCount)
+		t.Errorf("saves changed the message count: %d", chat.MessageCount)
 	}
 }
 
 // A stream stopped (or cut) while the model still thinks keeps how long it thought so far, as
 // does every save while it thinks: the chat opened again says "Thought for 23s", not 0.
-func TestCheckpointerKeepsTheThinkingTimeOfAStreamStoppedWhileItThinks(t *testing.T) {
+func TestMessageSaverKeepsTheThinkingTimeOfAStreamStoppedWhileItThinks(t *testing.T) {
 	clock, db, cp, _ := thinkingStream(t)
 	clock.Advance(2 * time.Second)
 	_ = cp.AddThinking("think") // saved: an interval old
@@ -117,10 +117,10 @@ func TestCheckpointerKeepsTheThinkingTimeOfAStreamStoppedWhileItThinks(t *testin
 	}
 }
 
-func TestCheckpointerFlushSavesWhatStreamedBeforeAFailure(t *testing.T) {
+func TestMessageSaverFlushSavesWhatStreamedBeforeAFailure(t *testing.T) {
 	db, _ := openTestDB(t, newTestClock())
 	c := mustChat(t, db, Chat{})
-	cp, _ := db.NewCheckpointer(c.ID, Message{})
+	cp, _ := db.NewMessageSaver(c.ID, Message{})
 	_ = cp.AddText("partial")
 	cp.Edit(func(m *Message) { m.DoneReason = "error" })
 	if err := cp.Flush(); err != nil {

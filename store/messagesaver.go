@@ -5,11 +5,11 @@ import (
 	"time"
 )
 
-// Checkpointer saves one streaming assistant message according to the design's policy: at
-// most once per Options.CheckpointInterval while deltas arrive, at once at each tool-call
+// MessageSaver saves one streaming assistant message according to the design's policy: at
+// most once per Options.SaveInterval while deltas arrive, at once at each tool-call
 // boundary, and at once at the end. The loop calls it on every delta and boundary and needs
-// no timer of its own. A Checkpointer belongs to one goroutine.
-type Checkpointer struct {
+// no timer of its own. A MessageSaver belongs to one goroutine.
+type MessageSaver struct {
 	db        *DB
 	msg       Message
 	content   strings.Builder
@@ -19,9 +19,9 @@ type Checkpointer struct {
 	thinkFrom time.Time // first thinking delta; zero when not thinking
 }
 
-// NewCheckpointer appends m (an assistant message, Complete false) to the chat at once, so
-// that it has its ID before the first token, and returns the Checkpointer that streams into it.
-func (db *DB) NewCheckpointer(chatID string, m Message) (*Checkpointer, error) {
+// NewMessageSaver appends m (an assistant message, Complete false) to the chat at once, so
+// that it has its ID before the first token, and returns the MessageSaver that streams into it.
+func (db *DB) NewMessageSaver(chatID string, m Message) (*MessageSaver, error) {
 	if m.Role == "" {
 		m.Role = RoleAssistant
 	}
@@ -30,24 +30,24 @@ func (db *DB) NewCheckpointer(chatID string, m Message) (*Checkpointer, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Checkpointer{db: db, msg: saved, lastSave: db.now()}
+	c := &MessageSaver{db: db, msg: saved, lastSave: db.now()}
 	c.content.WriteString(saved.Content)
 	c.thinking.WriteString(saved.Thinking)
 	return c, nil
 }
 
 // Message is the message as it stands, saved or not.
-func (c *Checkpointer) Message() Message {
+func (c *MessageSaver) Message() Message {
 	m := c.msg
 	m.Content, m.Thinking = c.content.String(), c.thinking.String()
 	return m
 }
 
 // ID is the message's id.
-func (c *Checkpointer) ID() string { return c.msg.ID }
+func (c *MessageSaver) ID() string { return c.msg.ID }
 
 // AddThinking appends a thinking delta and saves if the last save is an interval old.
-func (c *Checkpointer) AddThinking(delta string) error {
+func (c *MessageSaver) AddThinking(delta string) error {
 	if c.thinkFrom.IsZero() && c.msg.ThinkingMs == 0 { // the first: thinking starts
 		c.thinkFrom = c.db.now()
 	}
@@ -57,7 +57,7 @@ func (c *Checkpointer) AddThinking(delta string) error {
 
 // AddText appends a text delta (which ends the thinking) and saves if the last save is an
 // interval old.
-func (c *Checkpointer) AddText(delta string) error {
+func (c *MessageSaver) AddText(delta string) error {
 	c.endThinking()
 	c.content.WriteString(delta)
 	return c.changed()
@@ -65,7 +65,7 @@ func (c *Checkpointer) AddText(delta string) error {
 
 // AddToolCalls records the tool calls the model asked for and saves now: a tool-call
 // boundary, so the calls are on disk before any of them runs.
-func (c *Checkpointer) AddToolCalls(calls ...ToolCall) error {
+func (c *MessageSaver) AddToolCalls(calls ...ToolCall) error {
 	c.endThinking()
 	c.msg.ToolCalls = append(c.msg.ToolCalls, calls...)
 	c.dirty = true
@@ -73,7 +73,7 @@ func (c *Checkpointer) AddToolCalls(calls ...ToolCall) error {
 }
 
 // Edit changes other fields of the message (RunID, Images, …); the next save carries them.
-func (c *Checkpointer) Edit(edit func(*Message)) {
+func (c *MessageSaver) Edit(edit func(*Message)) {
 	m := c.Message()
 	edit(&m)
 	c.msg = m
@@ -85,7 +85,7 @@ func (c *Checkpointer) Edit(edit func(*Message)) {
 }
 
 // Finish marks the message complete with the stream's done reason and usage and saves now.
-func (c *Checkpointer) Finish(doneReason string, usage *Usage) error {
+func (c *MessageSaver) Finish(doneReason string, usage *Usage) error {
 	c.endThinking()
 	c.msg.Complete, c.msg.DoneReason, c.msg.Usage = true, doneReason, usage
 	c.dirty = true
@@ -93,7 +93,7 @@ func (c *Checkpointer) Finish(doneReason string, usage *Usage) error {
 }
 
 // Flush saves now if anything changed since the last save (for a stream that failed, say).
-func (c *Checkpointer) Flush() error {
+func (c *MessageSaver) Flush() error {
 	if !c.dirty {
 		return nil
 	}
@@ -107,15 +107,15 @@ func (c *Checkpointer) Flush() error {
 	return nil
 }
 
-func (c *Checkpointer) changed() error {
+func (c *MessageSaver) changed() error {
 	c.dirty = true
-	if c.db.now().Sub(c.lastSave) < c.db.opts.CheckpointInterval {
+	if c.db.now().Sub(c.lastSave) < c.db.opts.SaveInterval {
 		return nil
 	}
 	return c.Flush()
 }
 
-func (c *Checkpointer) endThinking() {
+func (c *MessageSaver) endThinking() {
 	if !c.thinkFrom.IsZero() {
 		c.msg.ThinkingMs = c.db.now().Sub(c.thinkFrom).Milliseconds()
 		c.thinkFrom = time.Time{}

@@ -1,0 +1,101 @@
+package agentloop
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"prototyper/events"
+	"prototyper/model"
+)
+
+// LoadingNotice is how long a model request goes without a first byte before the
+// model.loading event tells the user that the server is probably loading the model, when
+// the server cannot say whether it is loaded.
+const LoadingNotice = time.Second
+
+// residencyWait bounds the question whether the model is loaded, before each request.
+const residencyWait = 2 * time.Second
+
+// loadWatch announces a model being loaded for a request: model.loading at once when the
+// server says the model is not in memory (/api/ps), else once the request got no first
+// byte within LoadingNotice; then, when the answer ends, model.loaded with the load time
+// the server reports (load_duration), or the wait for the first byte when it reports none.
+type loadWatch struct {
+	r     *run
+	model string
+	start time.Time
+	timer *time.Timer // nil when the server said whether the model is loaded
+
+	mu        sync.Mutex
+	announced bool          // model.loading went out
+	over      bool          // the first byte came, or the request ended
+	waited    time.Duration // from the request to its first byte
+}
+
+func (r *run) watchLoad(modelName string) *loadWatch {
+	w := &loadWatch{r: r, model: modelName}
+	if res, ok := r.a.cfg.Model.(model.Residency); ok {
+		ctx, cancel := context.WithTimeout(r.ctx, residencyWait)
+		loaded, known := res.Loaded(ctx, modelName)
+		cancel()
+		if known {
+			w.start = time.Now()
+			if !loaded {
+				w.announce()
+			}
+			return w
+		}
+	}
+	w.start = time.Now()
+	w.timer = time.AfterFunc(LoadingNotice, w.announce)
+	return w
+}
+
+func (w *loadWatch) announce() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.over {
+		w.announced = true
+		w.r.emit(events.Event{Type: events.ModelLoading, Model: w.model})
+	}
+}
+
+// arrived ends the wait: the answer started.
+func (w *loadWatch) arrived() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.over {
+		return
+	}
+	w.over, w.waited = true, time.Since(w.start)
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+}
+
+// loaded says, at the end of an answer after a model.loading, how long the load took: the
+// server's own figure when it gave one.
+func (w *loadWatch) loaded(reported time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.announced {
+		return
+	}
+	w.announced = false
+	ms := w.waited.Milliseconds()
+	if reported > 0 {
+		ms = reported.Milliseconds()
+	}
+	w.r.emit(events.Event{Type: events.ModelLoaded, Model: w.model, LoadMs: &ms})
+}
+
+// stop ends the wait without an answer (the request failed or was stopped).
+func (w *loadWatch) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.over = true
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+}

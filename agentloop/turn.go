@@ -1,0 +1,324 @@
+package agentloop
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"prototyper/events"
+	"prototyper/model"
+	"prototyper/model/vocab"
+	"prototyper/store"
+	"prototyper/tools"
+)
+
+// streamedTurn is one assistant message as the model streams it. Each step is a method,
+// called in this order by [run.turn], one after another (the model calls receive for one
+// delta at a time, before its Chat returns), so that the type needs no lock:
+//
+//   - fitPrompt: the history fitted to the context, older turns summarized or left out;
+//   - stream: the request, with the wait for the model to load watched (loadwatch.go); each
+//     delta is shown and saved (receive);
+//   - endText: the text filters let go of what they hold, or the answer's calls written as
+//     text are taken as calls;
+//   - keepPartial, on failure: what arrived is kept, the message left incomplete;
+//   - account: the turn's usage, and what its prompt count teaches the estimator;
+//   - toolCalls: each call gets its own id and arguments that are an object;
+//   - finish: the calls and the end of the message saved and said.
+//
+// The answer's text goes through two filters: inline reasoning becomes thinking (split), and
+// the beginning of an answer that may be a call written as text waits until that is known
+// (hold).
+type streamedTurn struct {
+	r   *run
+	fit fitResult // the prompt as it fits the context
+
+	// saver keeps the streaming message (store.MessageSaver): it is saved now and then while
+	// deltas arrive, at once at the tool-call boundary and at the end. nil until the answer
+	// begins; saverErr is why it could not begin.
+	saver    *store.MessageSaver
+	saverErr error
+
+	split vocab.ReasoningSplitter
+	hold  textHold
+	// recovered are the calls the answer wrote as text, taken as its calls (nil: none).
+	recovered []writtenCall
+}
+
+// turn streams one assistant message: the run's control flow over the steps of a
+// [streamedTurn].
+func (r *run) turn() (store.Message, model.Turn, error) {
+	t := &streamedTurn{r: r, hold: textHold{on: r.recoverCalls}}
+	if err := t.fitPrompt(); err != nil {
+		return store.Message{}, model.Turn{}, err
+	}
+	turn, err := t.stream()
+	if err = t.endText(turn, err); err != nil {
+		return store.Message{}, turn, t.keepPartial(err)
+	}
+	usage := t.account(turn)
+	m, err := t.finish(turn, t.toolCalls(turn), usage)
+	return m, turn, err
+}
+
+// fitPrompt fits the run's history into the context: when older turns no longer fit, the
+// run's answer to them (an offer, the setting) has them summarized or left out, and leaving
+// messages out is said. It fails with errOfferWaits when the run pauses on a summary offer.
+func (t *streamedTurn) fitPrompt() error {
+	r := t.r
+	system := []store.Message{{Role: store.RoleSystem, Content: r.system}}
+	budget := promptBudget(r.numCtx, r.opts.NumPredict)
+	t.fit = fitContext(r.est, system, condensed(r.history), r.defs, budget)
+	if t.fit.dropped > 0 {
+		choice, err := r.olderTurns(t.fit)
+		if err != nil {
+			return err
+		}
+		if choice == store.SummaryChoiceSummarize && r.summarize() {
+			// older turns no longer fit: the model summarized them, the summary goes in their place
+			t.fit = fitContext(r.est, system, condensed(r.history), r.defs, budget)
+		}
+	}
+	if t.fit.dropped > 0 {
+		r.emit(events.Event{Type: events.ContextTruncated, DroppedMessages: t.fit.dropped,
+			EstimatedTokens: t.fit.estimated, NumCtx: r.numCtx})
+	}
+	return nil
+}
+
+// stream sends the fitted prompt and receives the answer, watching the wait for the model
+// to load. When it returns without an error, the message has begun (also for an answer
+// that brought no delta).
+func (t *streamedTurn) stream() (model.Turn, error) {
+	r := t.r
+	req := model.Request{Model: r.opts.Model, Messages: t.fit.messages, Tools: r.defs, Think: r.opts.Think,
+		NumCtx: r.numCtx, NumPredict: r.opts.NumPredict, FirstByteTimeout: r.opts.FirstByteTimeout,
+		KeepAlive: r.keepAlive, MaxAnswerBytes: r.opts.MaxAnswerBytes}
+	load := r.watchLoad(req.Model)
+	turn, err := r.a.cfg.Model.Chat(r.ctx, req, func(d model.Delta) error { return t.receive(d, load) })
+	if err != nil {
+		load.stop()
+		return turn, err
+	}
+	load.arrived()
+	load.loaded(turn.LoadDuration)
+	t.begin()
+	return turn, t.saverErr
+}
+
+// receive takes one delta of the answer: a retry is said, the first byte ends the wait for
+// the model to load, and text and thinking are shown and saved.
+func (t *streamedTurn) receive(d model.Delta, load *loadWatch) error {
+	r := t.r
+	if err := r.ctx.Err(); err != nil {
+		// stopped: lines already read (a fast model's whole answer) are not shown
+		return err
+	}
+	if d.Retry != nil {
+		r.emit(events.Event{Type: events.Retry, Attempt: d.Retry.Attempt, DelayMs: d.Retry.Delay.Milliseconds(),
+			Reason: d.Retry.Reason})
+		return nil
+	}
+	load.arrived()
+	if d.Started {
+		return nil
+	}
+	t.begin()
+	if t.saverErr != nil {
+		return t.saverErr
+	}
+	thinking, text := t.split.Push(d.Content)
+	return t.show(d.Thinking+thinking, t.hold.push(text))
+}
+
+// begin starts the assistant message, once: stored empty (so that it has its id before its
+// first token), announced, the chat streaming.
+func (t *streamedTurn) begin() {
+	r := t.r
+	if t.saver != nil || t.saverErr != nil {
+		return
+	}
+	t.saver, t.saverErr = r.a.cfg.Store.NewMessageSaver(r.cs.id, store.Message{Role: store.RoleAssistant, RunID: r.id})
+	if t.saverErr == nil {
+		r.answered = true
+		r.phase(events.PhaseStreaming)
+		r.emit(events.Event{Type: events.MessageStarted, MessageID: t.saver.ID(), Role: store.RoleAssistant})
+	}
+}
+
+// show says and saves what passed the filters.
+func (t *streamedTurn) show(thinking, text string) error {
+	r := t.r
+	if thinking != "" {
+		r.emit(events.Event{Type: events.ThinkingDelta, MessageID: t.saver.ID(), Text: thinking})
+		if err := t.saver.AddThinking(thinking); err != nil {
+			return err
+		}
+	}
+	if text != "" {
+		r.emit(events.Event{Type: events.TextDelta, MessageID: t.saver.ID(), Text: text})
+		if err := t.saver.AddText(text); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// endText ends the filters of an answer that began and was not stopped: what they still
+// hold is shown, unless the whole answer is calls written as text (t.recovered). It returns
+// err, or the failure to save what it showed.
+func (t *streamedTurn) endText(turn model.Turn, err error) error {
+	if t.saver == nil || t.saverErr != nil || t.r.ctx.Err() != nil {
+		return err
+	}
+	thinking, text := t.split.Flush()
+	text = t.hold.push(text)
+	if err == nil && len(turn.ToolCalls) == 0 && t.hold.holding() != "" {
+		t.recovered, _ = recoverTextCalls(t.hold.holding(), t.r.validCall)
+	}
+	if t.recovered == nil {
+		text += t.hold.release()
+	}
+	if serr := t.show(thinking, text); err == nil {
+		err = serr
+	}
+	return err
+}
+
+// keepPartial keeps what arrived of an answer that failed or was stopped: the message stays
+// incomplete, with the reason it ended, and the run's history holds its text. It returns
+// err, joined with a failure to save what arrived.
+func (t *streamedTurn) keepPartial(err error) error {
+	r, saver := t.r, t.saver
+	if saver == nil {
+		return err
+	}
+	reason := events.StopError
+	if r.ctx.Err() != nil {
+		reason = events.StopAborted
+	}
+	saver.Edit(func(m *store.Message) { m.DoneReason = reason })
+	// A failed save of what arrived is worth saying, unless the stream itself failed on a
+	// save (a full disk): then it is the same failure, said once.
+	if ferr := saver.Flush(); ferr != nil && r.ctx.Err() == nil &&
+		!(errors.Is(err, store.ErrWrite) && errors.Is(ferr, store.ErrWrite)) {
+		err = errors.Join(err, ferr)
+	}
+	m := saver.Message()
+	m.ToolCalls = nil
+	if m.Content != "" || m.Thinking != "" {
+		r.history = append(r.history, m)
+	}
+	return err
+}
+
+// account returns the usage of the turn and adds it to the run's. A prompt count that shows
+// the server cut the prompt is said; any other teaches the estimator.
+func (t *streamedTurn) account(turn model.Turn) events.Usage {
+	r := t.r
+	expected := r.est.tokens(t.fit.chars, len(t.fit.messages))
+	if promptWasCut(expected, turn.PromptTokens, r.numCtx) {
+		r.emit(events.Event{Type: events.ContextCut, MessageID: t.saver.ID(), EstimatedTokens: expected, NumCtx: r.numCtx,
+			Message: cutPromptSentence(expected, r.numCtx)})
+	} else { // a cut prompt's count is the window's, and teaches nothing of the prompt
+		r.est.learn(t.fit.chars, len(t.fit.messages), turn.PromptTokens)
+	}
+	usage := usageOf(turn)
+	usage.NumCtx = r.numCtx
+	usage.ContextTokens = min(max(turn.PromptTokens, expected)+turn.EvalTokens, r.numCtx)
+	r.usage.NumCtx = r.numCtx
+	r.usage.PromptTokens += usage.PromptTokens
+	r.usage.EvalTokens += usage.EvalTokens
+	r.usage.EvalMs += usage.EvalMs
+	if r.usage.EvalMs > 0 {
+		r.usage.TokensPerSec = float64(r.usage.EvalTokens) / (float64(r.usage.EvalMs) / 1000)
+	}
+	return usage
+}
+
+func usageOf(t model.Turn) events.Usage {
+	u := events.Usage{PromptTokens: t.PromptTokens, EvalTokens: t.EvalTokens, EvalMs: t.EvalDuration.Milliseconds()}
+	if t.EvalDuration > 0 {
+		u.TokensPerSec = float64(t.EvalTokens) / t.EvalDuration.Seconds()
+	}
+	return u
+}
+
+// toolCalls are the calls of the answer as they are stored: the server's, or those it wrote
+// as text, each with an id of its own in the chat and arguments that are an object. A call
+// written as text that copies what the model had just read is marked copied; a call whose
+// arguments were no object keeps them in badArgs (plan gives it an error result).
+func (t *streamedTurn) toolCalls(turn model.Turn) []store.ToolCall {
+	r := t.r
+	asked := turn.ToolCalls
+	if t.recovered != nil {
+		asked = make([]store.ToolCall, len(t.recovered))
+		for i, c := range t.recovered {
+			asked[i] = c.ToolCall
+		}
+	}
+	calls := make([]store.ToolCall, len(asked))
+	for i, c := range asked {
+		c.ID = r.uniqueCallID(c.ID)
+		if t.recovered != nil && t.recovered[i].copiedFrom(r.justRead()) {
+			r.copied[c.ID] = true
+		}
+		// what is stored and sent back is always an object (the server refuses anything
+		// else in a history); the call itself gets an error result in plan
+		if tools.IsObjectArgs(c.Args) {
+			c.Args = tools.ObjectArgs(c.Args) // also {} for what no server could decode (1e400)
+		} else {
+			r.badArgs[c.ID] = string(c.Args)
+			c.Args = json.RawMessage(`{}`)
+		}
+		calls[i] = c
+	}
+	return calls
+}
+
+// finish saves the message's calls (a tool-call boundary: on disk before any of them runs)
+// and shows their cards, then completes the message and adds it to the run's history.
+func (t *streamedTurn) finish(turn model.Turn, calls []store.ToolCall, usage events.Usage) (store.Message, error) {
+	r, saver := t.r, t.saver
+	if len(calls) > 0 {
+		if err := saver.AddToolCalls(calls...); err != nil {
+			return store.Message{}, err
+		}
+		for _, c := range calls {
+			r.emit(callEvent(saver.ID(), c, events.ToolStatePending))
+		}
+	}
+	if err := saver.Finish(turn.DoneReason, &usage); err != nil {
+		return store.Message{}, err
+	}
+	r.emit(events.Event{Type: events.MessageCompleted, MessageID: saver.ID(), DoneReason: turn.DoneReason, Usage: &usage})
+	m := saver.Message()
+	r.history = append(r.history, m)
+	return m, nil
+}
+
+// validCall reports whether a call written as text names a tool of the run with arguments
+// that pass its schema.
+func (r *run) validCall(name string, args json.RawMessage) bool {
+	if _, ok := r.defByName[name]; !ok {
+		return false
+	}
+	_, err := r.tools.Validate(name, args)
+	return err == nil
+}
+
+// uniqueCallID returns the id a new call of the chat is recorded under: the server's when
+// the chat has none like it, else one derived from it (call_0, call_0_2, call_0_3, …). Some
+// servers number calls from zero in every message, or repeat one id for every call of a
+// message; each call still gets its own record and its own result.
+func (r *run) uniqueCallID(id string) string {
+	if id == "" {
+		id = vocab.NewCallID()
+	}
+	unique := id
+	for n := 2; r.callIDs[unique]; n++ {
+		unique = fmt.Sprintf("%s_%d", id, n)
+	}
+	r.callIDs[unique] = true
+	return unique
+}
