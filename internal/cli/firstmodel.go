@@ -19,6 +19,10 @@ func noModelError(ctx context.Context, client *ollama.Client, err error) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	list, listErr := client.With(ollama.WithRetry(1, 0)).List(ctx)
+	switch ollama.Code(listErr) {
+	case ollama.CodeNotRunning, ollama.CodeNetwork:
+		return listErr // no server: that comes before a model
+	}
 	if listErr != nil || len(list) > 0 {
 		return err
 	}
