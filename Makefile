@@ -53,13 +53,14 @@ uninstall:
 	@if [[ -L $(PREFIX)/bin/prototyper ]]; then rm $(PREFIX)/bin/prototyper && echo "make: removed $(PREFIX)/bin/prototyper"; else echo "make: no $(PREFIX)/bin/prototyper to remove"; fi
 
 # scripts/build.sh runs `npm run build` when the frontend changed; node_modules come from the lockfile, here
-# `npm install` installs the lockfile's versions (and leaves the file as it is). Not `npm ci`:
+# `npm install --no-save` installs the lockfile's versions and leaves the file as it is (without
+# --no-save, npm 11 rewrites it and a fresh clone is left with a change). Not `npm ci`:
 # npm 11 writes lockfiles without other platforms' optional packages (rollup's, esbuild's) and
 # its own `npm ci` then refuses them as out of sync.
 $(NODE_STAMP): frontend/package.json frontend/package-lock.json
 	@echo "make: installing the frontend's npm packages from the lockfile"
 	@# npm warns about the install script of esbuild (vite's bundler), which it runs as it should
-	@cd frontend && npm install --no-audit --no-fund --loglevel=error
+	@cd frontend && npm install --no-audit --no-fund --no-save --loglevel=error
 	@touch $@
 
 deps: deps-deb $(WAILS) $(NODE_STAMP)
