@@ -68,19 +68,26 @@ func shellWord(s string) string {
 
 // serveCommand is the command line that starts an Ollama server at raw on this machine: the
 // ollama program the app would start, by its path, with OLLAMA_HOST when the address is not
-// Ollama's default.
-func serveCommand(raw string) string {
+// Ollama's default. It returns [managed.ErrNotLocal] for an address on another machine, and
+// [managed.ErrNoBinary] when there is no ollama program here.
+func serveCommand(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", managed.ErrNotLocal
+	}
+	listen, err := managed.ListenAddress(u)
+	if err != nil {
+		return "", err
+	}
 	bin, err := managed.Find(managed.Locations{})
 	if err != nil {
-		return ""
+		return "", err
 	}
 	cmd := shellWord(bin) + " serve"
-	if u, err := url.Parse(raw); err == nil {
-		if listen, err := managed.ListenAddress(u); err == nil && listen != "127.0.0.1:11434" {
-			cmd = "OLLAMA_HOST=" + listen + " " + cmd
-		}
+	if listen != "127.0.0.1:11434" {
+		cmd = "OLLAMA_HOST=" + listen + " " + cmd
 	}
-	return cmd
+	return cmd, nil
 }
 
 // terminalWords is err said for a terminal: the errors whose words are the window's (a
@@ -92,11 +99,15 @@ func terminalWords(err error) string {
 	var start *managed.StartError
 	switch {
 	case errors.As(err, &notRunning):
-		if cmd := serveCommand(notRunning.URL); cmd != "" {
-			return fmt.Sprintf("Ollama is not running at %s: start it with `%s` (Prototyper starts it itself unless "+
-				"the settings say you run Ollama yourself), or point --ollama at a server that runs", notRunning.URL, cmd)
+		cmd, err := serveCommand(notRunning.URL)
+		switch {
+		case errors.Is(err, managed.ErrNotLocal):
+			return fmt.Sprintf("Ollama is not running at %s: start it on that machine, or point --ollama at a server that runs", notRunning.URL)
+		case err != nil:
+			return (&noOllamaError{URL: notRunning.URL}).Error()
 		}
-		return (&noOllamaError{URL: notRunning.URL}).Error()
+		return fmt.Sprintf("Ollama is not running at %s: start it with `%s` (Prototyper starts it itself unless "+
+			"the settings say you run Ollama yourself), or point --ollama at a server that runs", notRunning.URL, cmd)
 	case errors.As(err, &offline):
 		return hint(fmt.Sprintf("Ollama could not download %s because it cannot reach the model registry (%s): "+
 			"this computer seems to be offline; once it is online, run `prototyper pull %s` again", offline.Model, offline.Reason, offline.Model))

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"prototyper/agentloop/ollama"
 )
 
 // refusingURL is a loopback address where nothing listens.
@@ -52,5 +54,14 @@ func TestCommandsWithoutAServerOrAnOllamaToStartSayThereIsNoServer(t *testing.T)
 				t.Errorf("stderr %q gives advice that does not run here", errOut)
 			}
 		})
+	}
+}
+
+// TestNoServerOnAnotherMachineIsNotToldToStartOneHere: the serve command a hint names starts a
+// server on this machine only, so a remote address that does not answer gets no such hint.
+func TestNoServerOnAnotherMachineIsNotToldToStartOneHere(t *testing.T) {
+	got := terminalWords(&ollama.NotRunningError{URL: "http://10.0.0.7:11434"})
+	if strings.Contains(got, "serve`") || !strings.Contains(got, "start it on that machine") {
+		t.Errorf("terminalWords = %q; want no local serve command for a remote address", got)
 	}
 }
