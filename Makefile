@@ -45,7 +45,7 @@ PREFIX ?= $(HOME)/.local
 install: build
 	@mkdir -p $(PREFIX)/bin
 	@ln -sfn $(CURDIR)/$(BIN) $(PREFIX)/bin/prototyper
-	@echo "make: installed $(PREFIX)/bin/prototyper (a link to $(CURDIR)/$(BIN)); remove it with make uninstall"
+	@echo "make: installed $(PREFIX)/bin/prototyper (a link to $(CURDIR)/$(BIN)); remove it with make uninstall$(if $(filter-out $(HOME)/.local,$(PREFIX)), PREFIX=$(PREFIX))"
 	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "make: $(PREFIX)/bin is not on your PATH: add it, e.g. echo 'export PATH=\"$(PREFIX)/bin:\$$PATH\"' >> ~/.bashrc";; esac
 
 ## uninstall: removes what make install put on PATH (the chats and settings stay; see README)
