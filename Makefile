@@ -1,6 +1,6 @@
-# Prototyper: `make run` opens the app, `make test` runs every test. Both install what is
-# missing first (Debian packages, the pinned wails CLI and ollama server into .tools/, npm
-# packages from the lockfile) and skip what is already there.
+# Prototyper: `make run` opens the app, `make install` puts `prototyper` on PATH, `make test`
+# runs every test. They install what is missing first (Debian packages, the pinned wails CLI
+# and ollama server into .tools/, npm packages from the lockfile) and skip what is already there.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -24,33 +24,50 @@ NODE_STAMP   := frontend/node_modules/.package-lock.json
 export PATH := $(TOOLS):$(shell go env GOPATH)/bin:$(PATH)
 export GOFLAGS := -tags=$(TAGS)
 
-.PHONY: mcp-test-servers run test build package deps deps-deb vet test-go test-frontend test-contract test-desktop test-desktop-default test-desktop-large test-clean-clone test-package bench bench-stream clean go-packages
+.PHONY: mcp-test-servers run install uninstall test build package deps deps-deb vet test-go test-frontend test-contract test-desktop test-desktop-default test-desktop-large test-clean-clone test-package bench bench-stream clean go-packages
 
 ## run: install what is missing, build, open the app. The pinned ollama server is built only
 ## when no `ollama` is on PATH and none answers (with no Ollama running, the app starts one)
 run: build
 	@if scripts/ollama-needed.sh; then $(MAKE) --no-print-directory $(OLLAMA); fi
-	./$(BIN) $(ARGS)
+	@echo "make: opening the window (./$(BIN) $(ARGS))"
+	@# WebKitGTK says on every start that it takes over a signal the Go runtime handles too
+	@# (harmless: JSC_SIGNAL_FOR_GC); every other line of the app's stderr is kept
+	@{ ./$(BIN) $(ARGS) 2>&1 1>&3 3>&- | awk '!/Overriding existing handler for signal/ { print; fflush() }' 1>&2; } 3>&1
 
-## build: the production desktop binary, build/bin/prototyper
+## build: the production desktop binary, build/bin/prototyper; the frontend is rebuilt only
+## when its sources changed
 build: deps
-	@# -m: no `go mod tidy` (it would drop test-only requirements)
-	$(WAILS) build -tags $(TAGS) -m
-	@test -x $(BIN)
+	@WAILS=$(WAILS) scripts/build.sh $(TAGS)
 
-# wails build runs `npm run build` itself; node_modules come from the lockfile, here
-# `npm install` installs the lockfile's versions (and leaves the file as it is). Not `npm ci`:
+## install: `prototyper` on PATH, as a link in PREFIX/bin (~/.local/bin) to build/bin/prototyper
+PREFIX ?= $(HOME)/.local
+install: build
+	@mkdir -p $(PREFIX)/bin
+	@ln -sfn $(CURDIR)/$(BIN) $(PREFIX)/bin/prototyper
+	@echo "make: installed $(PREFIX)/bin/prototyper (a link to $(CURDIR)/$(BIN)); remove it with make uninstall$(if $(filter-out $(HOME)/.local,$(PREFIX)), PREFIX=$(PREFIX))"
+	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "make: $(PREFIX)/bin is not on your PATH: add it, e.g. echo 'export PATH=\"$(PREFIX)/bin:\$$PATH\"' >> ~/.bashrc";; esac
+
+## uninstall: removes what make install put on PATH (the chats and settings stay; see README)
+uninstall:
+	@if [[ -L $(PREFIX)/bin/prototyper ]]; then rm $(PREFIX)/bin/prototyper && echo "make: removed $(PREFIX)/bin/prototyper"; else echo "make: no $(PREFIX)/bin/prototyper to remove"; fi
+
+# scripts/build.sh runs `npm run build` when the frontend changed; node_modules come from the lockfile, here
+# `npm install --no-save` installs the lockfile's versions and leaves the file as it is (without
+# --no-save, npm 11 rewrites it and a fresh clone is left with a change). Not `npm ci`:
 # npm 11 writes lockfiles without other platforms' optional packages (rollup's, esbuild's) and
 # its own `npm ci` then refuses them as out of sync.
 $(NODE_STAMP): frontend/package.json frontend/package-lock.json
-	cd frontend && npm install --no-audit --no-fund
+	@echo "make: installing the frontend's npm packages from the lockfile"
+	@# npm warns about the install script of esbuild (vite's bundler), which it runs as it should
+	@cd frontend && npm install --no-audit --no-fund --no-save --loglevel=error
 	@touch $@
 
 deps: deps-deb $(WAILS) $(NODE_STAMP)
 
 deps-deb: $(DEPS_STAMP)
 $(DEPS_STAMP): scripts/install-deps.sh
-	scripts/install-deps.sh
+	@scripts/install-deps.sh
 	@mkdir -p $(@D) && touch $@
 
 # The MCP servers the tests connect to: the reference server, pinned in tests/mcp.
@@ -63,12 +80,12 @@ $(MCP_STAMP): tests/mcp/package.json tests/mcp/package-lock.json
 mcp-test-servers: $(MCP_STAMP)
 
 $(WAILS):
-	scripts/announce.sh "building the wails CLI $(WAILS_VER) into .tools/bin" 2 -- \
+	@scripts/announce.sh "building the wails CLI $(WAILS_VER) into .tools/bin" 2 -- \
 		env GOBIN=$(TOOLS) go install github.com/wailsapp/wails/v2/cmd/wails@$(WAILS_VER)
 
 # stamped with its version, as Ollama's releases are: /api/version then says which it is
 $(OLLAMA): | $(DEPS_STAMP)
-	scripts/announce.sh "building the Ollama server $(OLLAMA_VER) from source into .tools/bin" 12 -- \
+	@scripts/announce.sh "building the Ollama server $(OLLAMA_VER) from source into .tools/bin, since none is installed or running" 12 -- \
 		env GOBIN=$(TOOLS) go install -ldflags=-X=github.com/ollama/ollama/version.Version=$(OLLAMA_VER:v%=%) github.com/ollama/ollama@$(OLLAMA_VER)
 
 # v2.44: later versions need modules that the Go module proxy does not serve

@@ -204,6 +204,12 @@ func (a *App) UseFolder(dir string) (string, error) {
 	return withDesktop(a, func(desk *cli.Desktop) (string, error) { return desk.UseFolder(dir) })
 }
 
+// CheckFolder says whether a path typed in the folder picker is a folder, or one it can create.
+func (a *App) CheckFolder(dir string) cli.FolderCheck { return cli.CheckFolder(dir) }
+
+// CreateFolder creates the folder dir inside one that exists and returns its absolute path.
+func (a *App) CreateFolder(dir string) (string, error) { return cli.CreateFolder(dir) }
+
 // SetChatWorkspace moves a chat to the folder dir from its next message on.
 func (a *App) SetChatWorkspace(chatID, dir string) (agentloop.ChatSummary, error) {
 	return withDesktop(a, func(desk *cli.Desktop) (agentloop.ChatSummary, error) { return desk.SetChatWorkspace(chatID, dir) })

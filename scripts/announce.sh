@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # announce.sh LABEL MINUTES -- COMMAND…: says what a long step is doing and what it costs
-# before it starts, then a line a minute while it runs, so a first build is never a silent
-# quarter of an hour. The command's own exit status is this script's.
+# before it starts, then a line every 30 s while it runs (the command's own output, such as
+# go's "downloading" lines, can stay the same for minutes), so a first build is never a
+# silent quarter of an hour. The command's own exit status is this script's.
 set -euo pipefail
 label=$1 minutes=$2
 shift 3
-echo "make: $label (about $minutes min the first time, once; later builds reuse it)"
+echo "make: $label: about $minutes min on two cores, once (later builds reuse it)"
 start=$SECONDS
 "$@" &
 cmd=$!
 (
-  while sleep 60; do
-    echo "make: still $label ($(((SECONDS - start) / 60)) min so far)"
+  while sleep 30; do
+    s=$((SECONDS - start))
+    echo "make: still $label ($((s / 60)) min $((s % 60)) s so far, about $minutes min in all)"
   done
 ) &
 ticker=$!

@@ -265,8 +265,20 @@ func oneFailureLine(p provider, stderr, says string) bool {
 	return strings.Contains(last, says) && strings.Contains(last, "try again")
 }
 
+// TestCLIRunAgainstNoServerIsOneClearLine: where the settings say the user runs Ollama (else
+// run starts one, TestCLIRunStartsTheLocalOllamaWhereNoneAnswersAndEndsInAnAnswer), no server
+// is one line saying how to start it.
 func TestCLIRunAgainstNoServerIsOneClearLine(t *testing.T) {
-	_, errOut, code := cliRun(t, "run", "--ollama", "http://127.0.0.1:1", "--db", filepath.Join(t.TempDir(), "p.db"),
+	db := filepath.Join(t.TempDir(), "p.db")
+	s, err := store.Open(db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutSettings(store.Settings{ManualOllama: true}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	_, errOut, code := cliRun(t, "run", "--ollama", "http://127.0.0.1:1", "--db", db,
 		"--workspace", t.TempDir(), "--model", "m", "hi")
 	if code != 1 {
 		t.Errorf("exit status %d, want 1", code)

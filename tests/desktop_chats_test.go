@@ -117,9 +117,10 @@ func TestDesktopAChatWritesOnlyInTheFolderTheHeaderShowsForIt(t *testing.T) {
 	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
 	wroteIn(t, "the first message", ws1, ws1, ws2)
 
-	// a folder that does not exist: the window's error line says so (it has a Dismiss button),
-	// and the chat stays where it was
-	r.typeFolder(filepath.Join(t.TempDir(), "missing"))
+	// a folder that does not exist, inside one that does not either (so not offered to be
+	// created): the window's error line says so (it has a Dismiss button), and the chat stays
+	// where it was
+	r.typeFolder(filepath.Join(t.TempDir(), "no", "missing"))
 	r.app.key("Return")
 	r.app.waitControl(rolePushButton, "Dismiss", 20*time.Second)
 	r.app.screenshot("chats-not-a-folder.png")

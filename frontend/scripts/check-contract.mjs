@@ -35,6 +35,7 @@ export const pairs = {
   'ollama.CatalogEntry': 'ModelInfo',
   'ollama.StarterModel': 'StarterModel',
   'cli.OllamaStatus': 'OllamaStatus',
+  'cli.FolderCheck': 'FolderCheck',
   'agentloop.OpenedChat': 'OpenedChat',
   'cli.SendResult': 'SendResult',
   'cli.Settings': 'Settings',

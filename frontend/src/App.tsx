@@ -186,6 +186,11 @@ export function App() {
   const ollamaDown = useAppState((s) => s.ollama !== null && !s.ollama.running)
   const firstModel = useAppState((s) => needsFirstModel(s) && s.activeChatId === null)
   const openSettings = useCallback(() => setSettingsOpen(true), [])
+  // the keys go back to the message box, as after any dialog, never to nowhere
+  const closeSettings = useCallback(() => {
+    setSettingsOpen(false)
+    focusComposer()
+  }, [])
   const openSearch = useCallback(() => setSearchOpen(true), [])
   const openHelp = useCallback(() => setHelpOpen(true), [])
   useApprovalShortcuts(store)
@@ -215,7 +220,7 @@ export function App() {
       </main>
       <PreviewHost />
       <WindowStatus />
-      {settingsOpen && config && <SettingsPanel config={config} onClose={() => setSettingsOpen(false)} />}
+      {settingsOpen && config && <SettingsPanel config={config} onClose={closeSettings} />}
       {searchOpen && <SearchDialog onClose={() => setSearchOpen(false)} />}
       {helpOpen && <HelpOverlay onClose={() => setHelpOpen(false)} />}
       <ChatChangeDialog />

@@ -437,6 +437,15 @@ export interface SendResult {
   chatId: string
 }
 
+/** What the folder picker knows of a typed path (cli.FolderCheck). */
+export interface FolderCheck {
+  /** The path made absolute (~/ is the home folder). */
+  path: string
+  exists: boolean
+  /** It does not exist and its parent is a folder that exists. */
+  canCreate: boolean
+}
+
 export interface OllamaStatus {
   running: boolean
   url: string
@@ -688,6 +697,10 @@ export interface Backend {
   chooseFolder(from: string): Promise<string>
   /** Makes a folder the one new chats take; returns its absolute path. */
   useFolder(dir: string): Promise<string>
+  /** Whether a typed path is a folder, or one that can be created inside a folder that exists. */
+  checkFolder(dir: string): Promise<FolderCheck>
+  /** Creates a folder inside one that exists; returns its absolute path. */
+  createFolder(dir: string): Promise<string>
   /** Moves a chat to a folder from its next message on. */
   setChatWorkspace(chatId: string, dir: string): Promise<ChatSummary>
   /** Makes a model the one of a chat's next messages. */
@@ -804,6 +817,8 @@ export function wailsBackend(): Backend {
     setVisible: (v) => app().SetVisible(v),
     chooseFolder: (from) => app().ChooseFolder(from),
     useFolder: (dir) => app().UseFolder(dir),
+    checkFolder: async (dir) => (await app().CheckFolder(dir)) ?? { path: dir, exists: false, canCreate: false },
+    createFolder: (dir) => app().CreateFolder(dir),
     setChatWorkspace: (id, dir) => app().SetChatWorkspace(id, dir),
     setChatModel: (id, name) => app().SetChatModel(id, name),
     editAndResend: (id, mid, text) => app().EditAndResend(id, mid, text),

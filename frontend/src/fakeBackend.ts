@@ -9,6 +9,7 @@ import type {
   Config,
   Decision,
   FileChange,
+  FolderCheck,
   ModelInfo,
   OllamaStatus,
   StarterModel,
@@ -271,6 +272,18 @@ export class FakeBackend implements Backend {
   async useFolder(dir: string) {
     this.record('UseFolder', dir)
     this.cfg = { ...this.cfg, workspace: dir }
+    return dir
+  }
+  /** The paths that are not folders that exist: what CheckFolder says of them (every other path is a folder). */
+  missingFolders: Record<string, Omit<FolderCheck, 'path' | 'exists'>> = {}
+  async checkFolder(dir: string) {
+    this.record('CheckFolder', dir)
+    const missing = this.missingFolders[dir]
+    return { path: dir, exists: !missing, canCreate: missing?.canCreate ?? false }
+  }
+  async createFolder(dir: string) {
+    this.record('CreateFolder', dir)
+    delete this.missingFolders[dir]
     return dir
   }
   async setChatWorkspace(chatId: string, dir: string) {

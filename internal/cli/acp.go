@@ -26,15 +26,14 @@ func acpCommand(ctx context.Context, args []string, io IO) int {
 	var f acpFlags
 	fs := commandFlags("acp", io, &f.Common)
 	fs.Usage = func() {
-		fmt.Fprint(io.Err, `Usage: prototyper acp [flags]
-
+		fmt.Fprint(io.Err, usageLines("acp")+`
 Speak the Agent Client Protocol on stdin and stdout, for an editor that starts Prototyper as its
 agent (Zed's agent_servers, for one). A session is a chat of the store: it opens in the window
 too. Diagnostics go to stderr.
 
 Flags:
 `)
-		fs.PrintDefaults()
+		printFlags(io.Err, fs)
 	}
 	f.EndpointFlags.Register(fs)
 	f.MCPFlags.Register(fs)

@@ -27,15 +27,15 @@ func chatsCommand(ctx context.Context, args []string, io IO) int {
 	fs.StringVar(&format, "format", "md", "export `FORMAT`: md (Markdown to paste into an issue) or json")
 	fs.BoolVar(&asJSON, "json", false, "list: print the chats as JSON")
 	fs.Usage = func() {
-		fmt.Fprint(io.Err, "Usage: prototyper chats list | show ID | export ID [--format md|json]\n\n")
-		fs.PrintDefaults()
+		fmt.Fprint(io.Err, usageLines("chats")+"\n")
+		printFlags(io.Err, fs)
 	}
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return parseExit(err)
 	}
 	usage := func(msg string) int {
-		fmt.Fprintf(io.Err, "prototyper chats: %s\n", msg)
+		fmt.Fprintf(io.Err, "prototyper chats: %s\n", hint(msg))
 		fs.Usage()
 		return ExitUsage
 	}

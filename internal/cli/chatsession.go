@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"prototyper/agentloop"
@@ -30,18 +29,9 @@ const ChatSearchLimit = 50
 // checkFolder is dir as an absolute path when it is a folder that exists, else a sentence
 // saying what to do.
 func checkFolder(dir string) (string, error) {
-	dir = strings.TrimSpace(dir)
-	if dir == "" {
-		return "", errors.New("no folder given: pick a workspace folder")
-	}
-	if strings.HasPrefix(dir, "~"+string(filepath.Separator)) {
-		if home, err := os.UserHomeDir(); err == nil {
-			dir = filepath.Join(home, dir[2:])
-		}
-	}
-	abs, err := filepath.Abs(dir)
+	abs, err := absFolder(dir)
 	if err != nil {
-		return "", fmt.Errorf("%s is not a folder path Prototyper can read: pick another folder", dir)
+		return "", err
 	}
 	info, err := os.Stat(abs)
 	switch {

@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"prototyper/store"
@@ -57,15 +58,11 @@ func (c *Common) DBPath() (string, error) {
 	return ResolveDBPath(c.DB)
 }
 
-// OpenDB opens the database DBPath resolves, with opts; settings saved through it are
-// judged by [checkSettings] too, unless opts has a CheckSettings of its own.
+// OpenDB opens the database DBPath resolves, with opts.
 func (c *Common) OpenDB(opts store.Options) (*store.DB, error) {
 	path, err := c.DBPath()
 	if err != nil {
 		return nil, err
-	}
-	if opts.CheckSettings == nil {
-		opts.CheckSettings = checkSettings
 	}
 	return store.Open(path, opts)
 }
@@ -128,19 +125,52 @@ func ResolveDBPath(flagValue string) (string, error) {
 }
 
 type subcommand struct {
-	name, usage, summary string
-	run                  func(ctx context.Context, args []string, io IO) int
+	name, summary string
+	run           func(ctx context.Context, args []string, io IO) int
 }
 
 var subcommands = []subcommand{
-	{"run", "run [flags] PROMPT", "one agent run in the terminal, same loop, same store", runCommand},
-	{"chats", "chats list | show ID | export ID --format md|json", "read the chats in the store", chatsCommand},
-	{"models", "models [--provider openai --base-url URL]", "models on the model server, with capabilities and context length", modelsCommand},
-	{"pull", "pull NAME", "pull a model with a progress bar", pullCommand},
-	{"undo", "undo --chat ID [--run ID] [--force] [--json]", "put back the files a run changed", undoCommand(false)},
-	{"redo", "redo --chat ID", "take back the last undo", undoCommand(true)},
-	{"acp", "acp [--model NAME]", "serve an editor through the Agent Client Protocol on stdin/stdout", acpCommand},
-	{"mcp", "mcp list [--workspace DIR] [--mcp-config FILE] [--json] | allow [--workspace DIR]", "the MCP servers, their state and their tools; allow a workspace's own", mcpCommand},
+	{"run", "one agent run in the terminal, same loop, same store", runCommand},
+	{"chats", "read the chats in the store", chatsCommand},
+	{"models", "models on the model server, with capabilities and context length", modelsCommand},
+	{"pull", "pull a model with a progress bar", pullCommand},
+	{"undo", "put back the files a run changed", undoCommand(false)},
+	{"redo", "take back the last undo", undoCommand(true)},
+	{"acp", "serve an editor through the Agent Client Protocol on stdin and stdout", acpCommand},
+	{"mcp", "the MCP servers, their state and their tools; allow a workspace's own", mcpCommand},
+}
+
+// synopses are the usage lines of each command, said by the command table ([Usage]) and by
+// the command's own --help ([usageLines]) alike.
+var synopses = map[string][]string{
+	"run": {
+		"run [flags] PROMPT",
+		"run --chat ID --decide allow|deny [--reason TEXT]",
+		"run --chat ID --summarize always|never",
+	},
+	"chats":  {"chats list [--json] | show ID | export ID [--format md|json]"},
+	"models": {"models [--ollama URL] [--provider openai --base-url URL] [--api-key-env NAME]"},
+	"pull":   {"pull [--ollama URL] NAME"},
+	"undo":   {"undo --chat ID [--run ID | --message ID] [--force] [--keep] [--json]"},
+	"redo":   {"redo --chat ID [--force] [--keep] [--json]"},
+	"acp":    {"acp [--model NAME] [--ollama URL] [--provider openai --base-url URL] [--api-key-env NAME] [--mcp-config FILE]"},
+	"mcp": {
+		"mcp list [--workspace DIR] [--mcp-config FILE] [--json]",
+		"mcp allow [--workspace DIR]",
+	},
+}
+
+// usageLines is the "Usage:" block of the command name, its synopses one a line.
+func usageLines(name string) string {
+	var b strings.Builder
+	for i, s := range synopses[name] {
+		if i == 0 {
+			b.WriteString("Usage: prototyper " + s + "\n")
+		} else {
+			b.WriteString("       prototyper " + s + "\n")
+		}
+	}
+	return b.String()
 }
 
 // IsSubcommand reports whether arg names a subcommand (or asks for help), so that main.go
@@ -172,7 +202,7 @@ func Main(args []string, io IO) int {
 			return s.run(ctx, args[1:], io)
 		}
 	}
-	fmt.Fprintf(io.Err, "prototyper: unknown command %q; run `prototyper --help` for the list\n", args[0])
+	fmt.Fprintf(io.Err, hint("prototyper: unknown command %q; run `prototyper --help` for the list\n"), args[0])
 	return ExitUsage
 }
 
@@ -186,7 +216,10 @@ Usage:
         open the desktop window
 `)
 	for _, s := range subcommands {
-		fmt.Fprintf(w, "  prototyper %s\n        %s\n", s.usage, s.summary)
+		for _, line := range synopses[s.name] {
+			fmt.Fprintf(w, "  prototyper %s\n", line)
+		}
+		fmt.Fprintf(w, "        %s\n", s.summary)
 	}
 	fmt.Fprint(w, `
 --ollama URL and --db FILE apply to every command; --provider openai --base-url URL speaks to any
@@ -232,7 +265,7 @@ func ParseDesktopFlags(args []string, errOut io.Writer) (DesktopOptions, error) 
 		return o, fmt.Errorf("%w: %w", ErrUsageReported, err)
 	}
 	if len(extra) > 0 {
-		return o, fmt.Errorf("unexpected argument %q; run `prototyper --help` for the commands", extra[0])
+		return o, fmt.Errorf(hint("unexpected argument %q; run `prototyper --help` for the commands"), extra[0])
 	}
 	if o.Ollama != "" {
 		if _, err := resolveOllama(o.Ollama); err != nil {

@@ -9,8 +9,8 @@ import (
 	"prototyper/store"
 )
 
-// errorLine is the one line a command prints for err: joined errors are said in turn, once
-// each, a save that failed for one cause (a full disk) is said once however many writes it
+// errorLine is the one line a command prints for err, in the terminal's words
+// ([terminalWords]): joined errors are said in turn, once each, a save that failed for one cause (a full disk) is said once however many writes it
 // failed, and what came from a model or a server is sanitized for the terminal.
 func errorLine(err error) string {
 	var parts []string
@@ -24,7 +24,7 @@ func errorLine(err error) string {
 			}
 			writes = append(writes, we)
 		}
-		msg := strings.Join(strings.Fields(Sanitize(e.Error())), " ")
+		msg := strings.Join(strings.Fields(Sanitize(terminalWords(e))), " ")
 		if msg != "" && !seen[msg] {
 			seen[msg] = true
 			parts = append(parts, msg)

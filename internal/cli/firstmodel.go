@@ -8,6 +8,7 @@ import (
 
 	"prototyper/agentloop"
 	"prototyper/model/ollama"
+	"prototyper/model/vocab"
 )
 
 // noModelError is err, unless it says no model was chosen and the server has no model at all:
@@ -19,6 +20,10 @@ func noModelError(ctx context.Context, client *ollama.Client, err error) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	list, listErr := client.With(ollama.WithRetry(1, 0)).List(ctx)
+	switch ollama.Code(listErr) {
+	case vocab.CodeNotRunning, vocab.CodeNetwork:
+		return listErr // no server: that comes before a model
+	}
 	if listErr != nil || len(list) > 0 {
 		return err
 	}

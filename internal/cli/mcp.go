@@ -67,8 +67,7 @@ func displayPath(p string) string {
 }
 
 // mcpUsage is the usage of `prototyper mcp`.
-const mcpUsage = `Usage: prototyper mcp list [--workspace DIR] [--mcp-config FILE] [--json]
-       prototyper mcp allow [--workspace DIR]`
+var mcpUsage = strings.TrimSuffix(usageLines("mcp"), "\n")
 
 // mcpCommand is `prototyper mcp list`, the MCP servers of a workspace, started, with their
 // state and their tools, and `prototyper mcp allow`, which allows a workspace's own servers.
@@ -91,6 +90,7 @@ func mcpCommand(ctx context.Context, args []string, io IO) int {
 	mf.Register(fs)
 	fs.StringVar(&workspace, "workspace", "", "the workspace `DIR` whose .prototyper/mcp.json applies (default: the current folder)")
 	fs.BoolVar(&asJSON, "json", false, "print the servers as JSON")
+	fs.Usage = func() { fmt.Fprintf(io.Err, "%s\n\n", mcpUsage); printFlags(io.Err, fs) }
 	extra, err := parseInterleaved(fs, args[1:])
 	if err != nil {
 		return parseExit(err)
@@ -257,6 +257,7 @@ func mcpAllowCommand(args []string, io IO) int {
 	var workspace string
 	fs := commandFlags("mcp allow", io, &common)
 	fs.StringVar(&workspace, "workspace", "", "the workspace `DIR` whose .prototyper/mcp.json is allowed (default: the current folder)")
+	fs.Usage = func() { fmt.Fprintf(io.Err, "%s\n\n", mcpUsage); printFlags(io.Err, fs) }
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}

@@ -21,13 +21,13 @@ import (
 func modelsCommand(ctx context.Context, args []string, io IO) int {
 	var endpoint EndpointFlags
 	common, pos, code, done := parseOllamaCommand("models",
-		"Usage: prototyper models [--ollama URL] [--provider openai --base-url URL] [--api-key-env NAME]\n\nLists the models on the model server, with capabilities and context length.\n",
+		usageLines("models")+"\nLists the models on the model server, with capabilities and context length.\n",
 		args, io, endpoint.Register)
 	if done {
 		return code
 	}
 	if len(pos) != 0 {
-		fmt.Fprintf(io.Err, "prototyper models: unexpected argument %q; run `prototyper models --help`\n", pos[0])
+		fmt.Fprintf(io.Err, hint("prototyper models: unexpected argument %q; run `prototyper models --help`\n"), pos[0])
 		return ExitUsage
 	}
 	server, err := endpoint.Server(common, cliRetry)
@@ -39,13 +39,20 @@ func modelsCommand(ctx context.Context, args []string, io IO) int {
 		return openAIModelsCommand(ctx, io, server)
 	}
 	client, _ := server.Client()
+	settings, logDir := commandSettings(common)
+	local, err := startLocalOllama(ctx, io.Err, "models", client.URL(), settings, logDir)
+	if err != nil {
+		printError(io.Err, "models", err)
+		return ExitFailed
+	}
+	defer local.stop()
 
 	models, err := client.Catalog(ctx)
 	if err != nil {
 		return ollamaFailure(ctx, io, "models", err)
 	}
 	if len(models) == 0 {
-		fmt.Fprintf(io.Out, "No models on the Ollama server at %s — pull one, e.g. the recommended `prototyper pull %s`.\n", Sanitize(client.URL()), ollama.RecommendedModel().Name)
+		fmt.Fprintf(io.Out, hint("No models on the Ollama server at %s — pull one, e.g. the recommended `prototyper pull %s`.\n"), Sanitize(client.URL()), ollama.RecommendedModel().Name)
 		return ExitCompleted
 	}
 	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
@@ -72,21 +79,21 @@ func modelsCommand(ctx context.Context, args []string, io IO) int {
 // --db), checks the positional arguments with badArgs (which returns what is wrong with them,
 // or "") and makes the client. When done is true the command ends with code: the user asked
 // for help, or a flag, an argument or the address was wrong (and that has been said).
-func startOllamaCommand(name, usage string, args []string, io IO, badArgs func(pos []string) string) (client *ollama.Client, pos []string, code int, done bool) {
-	common, pos, code, done := parseOllamaCommand(name, usage, args, io)
+func startOllamaCommand(name, usage string, args []string, io IO, badArgs func(pos []string) string) (client *ollama.Client, common Common, pos []string, code int, done bool) {
+	common, pos, code, done = parseOllamaCommand(name, usage, args, io)
 	if done {
-		return nil, nil, code, true
+		return nil, common, nil, code, true
 	}
 	if problem := badArgs(pos); problem != "" {
-		fmt.Fprintf(io.Err, "prototyper %s: %s\n", name, problem)
-		return nil, nil, ExitUsage, true
+		fmt.Fprintf(io.Err, "prototyper %s: %s\n", name, hint(problem))
+		return nil, common, nil, ExitUsage, true
 	}
 	client, err := ollamaClient(common.Ollama, cliRetry)
 	if err != nil {
 		printError(io.Err, name, err)
-		return nil, nil, ExitUsage, true
+		return nil, common, nil, ExitUsage, true
 	}
-	return client, pos, 0, false
+	return client, common, pos, 0, false
 }
 
 // parseOllamaCommand parses the flags of a command that talks to a model server (--ollama,
@@ -100,7 +107,7 @@ func parseOllamaCommand(name, usage string, args []string, io IO, more ...func(*
 	}
 	fs.Usage = func() {
 		fmt.Fprintln(io.Err, usage)
-		fs.PrintDefaults()
+		printFlags(io.Err, fs)
 	}
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {

@@ -79,6 +79,7 @@ func TestOllamaCommandsFailWithOneClearLine(t *testing.T) {
 	}
 	down := "http://" + ln.Addr().String()
 	ln.Close()
+	t.Setenv("PATH", t.TempDir()) // no ollama to start at down
 	for _, tc := range []struct {
 		name string
 		cmd  func(context.Context, []string, IO) int
@@ -86,8 +87,8 @@ func TestOllamaCommandsFailWithOneClearLine(t *testing.T) {
 		code int
 		says string
 	}{
-		{"models without a server", modelsCommand, []string{"--ollama", down}, ExitFailed, "ollama serve"},
-		{"pull without a server", pullCommand, []string{"--ollama", down, "qwen3:0.6b"}, ExitFailed, "ollama serve"},
+		{"models without a server", modelsCommand, []string{"--ollama", down}, ExitFailed, "Ollama is not running at " + down},
+		{"pull without a server", pullCommand, []string{"--ollama", down, "qwen3:0.6b"}, ExitFailed, "Ollama is not running at " + down},
 		{"pull without a name", pullCommand, nil, ExitUsage, "name one model"},
 		{"models with a bad address", modelsCommand, []string{"--ollama", "ftp://x"}, ExitUsage, "--ollama must be a URL such as http://127.0.0.1:11434"},
 		{"pull without internet", pullCommand, []string{"--ollama", fakeOllama(t, `{"error":"pull model manifest: dial tcp: lookup registry.ollama.ai: no such host"}`), "qwen3:0.6b"}, ExitFailed, "could not download qwen3:0.6b because it cannot reach the model registry (no such host)"},

@@ -17,8 +17,8 @@ import (
 // pullCommand is `prototyper pull NAME`: it pulls a model through the Ollama server, with a
 // progress bar per layer on a terminal and one line per progress step otherwise.
 func pullCommand(ctx context.Context, args []string, io IO) int {
-	client, pos, code, done := startOllamaCommand("pull",
-		"Usage: prototyper pull [--ollama URL] NAME\n\nPulls a model (e.g. "+ollama.RecommendedModel().Name+", the one recommended to start with) onto the Ollama server.\n",
+	client, common, pos, code, done := startOllamaCommand("pull",
+		usageLines("pull")+"\nPulls a model (e.g. "+ollama.RecommendedModel().Name+", the one recommended to start with) onto the Ollama server.\n",
 		args, io, func(pos []string) string {
 			if len(pos) != 1 {
 				return "name one model, e.g. `prototyper pull " + ollama.RecommendedModel().Name + "`"
@@ -29,6 +29,13 @@ func pullCommand(ctx context.Context, args []string, io IO) int {
 		return code
 	}
 	name := pos[0]
+	settings, logDir := commandSettings(common)
+	local, err := startLocalOllama(ctx, io.Err, "pull", client.URL(), settings, logDir)
+	if err != nil {
+		printError(io.Err, "pull", err)
+		return ExitFailed
+	}
+	defer local.stop()
 
 	view := newPullView(io.Out, isTerminal(io.Out), time.Now)
 	update := view.update
@@ -36,7 +43,7 @@ func pullCommand(ctx context.Context, args []string, io IO) int {
 		// the bars redraw as often as the window's progress does
 		update = ollama.ThrottlePull(update)
 	}
-	err := client.Pull(ctx, name, update)
+	err = client.Pull(ctx, name, update)
 	view.finish()
 	var se *ollama.StreamError
 	switch {

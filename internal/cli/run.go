@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -69,10 +70,7 @@ func runCommand(ctx context.Context, args []string, io IO) int {
 	fs := flag.NewFlagSet("prototyper run", flag.ContinueOnError)
 	fs.SetOutput(io.Err)
 	fs.Usage = func() {
-		fmt.Fprint(io.Err, `Usage: prototyper run [flags] PROMPT [flags]
-       prototyper run --chat ID --decide allow|deny [--reason TEXT]
-       prototyper run --chat ID --summarize always|never
-
+		fmt.Fprint(io.Err, usageLines("run")+`
 One agent run in the terminal, on the same loop and store as the window. Flags may come
 before or after the PROMPT; after --, every word is the prompt's.
 Exit status: 0 completed, 1 failed, 2 usage, 3 stopped at max steps, 4 paused awaiting
@@ -80,7 +78,7 @@ approval (or an answer to --summarize ask), 5 stopped as a loop, 130 interrupted
 
 Flags:
 `)
-		fs.PrintDefaults()
+		printFlags(io.Err, fs)
 	}
 	f.Common.Register(fs)
 	f.EndpointFlags.Register(fs)
@@ -108,7 +106,7 @@ Flags:
 	}
 	prompt := strings.TrimSpace(strings.Join(words, " "))
 	usage := func(msg string) int {
-		fmt.Fprintf(io.Err, "prototyper run: %s; run `prototyper run --help` for the flags\n", msg)
+		fmt.Fprintf(io.Err, hint("prototyper run: %s; run `prototyper run --help` for the flags\n"), msg)
 		return ExitUsage
 	}
 	switch {
@@ -175,6 +173,15 @@ Flags:
 	server, err := f.EndpointFlags.Server(f.Common)
 	if err != nil {
 		return usage(err.Error())
+	}
+	if server.OpenAI() == nil {
+		settings, _ := db.Settings()
+		client, _ := server.Client()
+		local, err := startLocalOllama(ctx, io.Err, "run", client.URL(), settings, filepath.Dir(db.Path()))
+		if err != nil {
+			return fail(err)
+		}
+		defer local.stop()
 	}
 	mcpServers, err := f.MCPFlags.Set()
 	if err != nil {
@@ -262,7 +269,7 @@ Flags:
 		fmt.Fprintf(io.Err, "prototyper run: the answer was cut at the length limit after %d continuations (chat %s)\n", 3, out.ChatID)
 		return ExitCompleted
 	case events.StopMaxSteps:
-		fmt.Fprintf(io.Err, "prototyper run: stopped after %d model calls (--max-steps); continue with `prototyper run --chat %s PROMPT`\n", f.maxSteps, out.ChatID)
+		fmt.Fprintf(io.Err, hint("prototyper run: stopped after %d model calls (--max-steps); continue with `prototyper run --chat %s PROMPT`\n"), f.maxSteps, out.ChatID)
 		return ExitMaxSteps
 	case events.StopLoop:
 		fmt.Fprintf(io.Err, "prototyper run: %s (chat %s)\n", Sanitize(out.Note), out.ChatID)
@@ -271,17 +278,17 @@ Flags:
 		for _, a := range out.Awaiting {
 			fmt.Fprintf(io.Err, "prototyper run: %s%s waits for approval\n", callLabel(a.Name, a.Args), originLabel(a.Origin))
 		}
-		fmt.Fprintf(io.Err, "prototyper run: paused; resume with `prototyper run --chat %s --decide allow|deny`\n", out.ChatID)
+		fmt.Fprintf(io.Err, hint("prototyper run: paused; resume with `prototyper run --chat %s --decide allow|deny`\n"), out.ChatID)
 		return ExitAwaitApproval
 	case events.StopAwaitingSummary:
-		fmt.Fprintf(io.Err, "prototyper run: paused; answer with `prototyper run --chat %s --summarize always|never` "+
-			"(always: the model summarizes the older messages; never: they are left out)\n", out.ChatID)
+		fmt.Fprintf(io.Err, hint("prototyper run: paused; answer with `prototyper run --chat %s --summarize always|never` "+
+			"(always: the model summarizes the older messages; never: they are left out)\n"), out.ChatID)
 		return ExitAwaitApproval
 	case events.StopAborted:
 		if out.Answered {
 			fmt.Fprintf(io.Err, "prototyper run: interrupted; the partial answer is saved in chat %s\n", out.ChatID)
 		} else {
-			fmt.Fprintf(io.Err, "prototyper run: interrupted before the model answered; continue with `prototyper run --chat %s PROMPT`\n", out.ChatID)
+			fmt.Fprintf(io.Err, hint("prototyper run: interrupted before the model answered; continue with `prototyper run --chat %s PROMPT`\n"), out.ChatID)
 		}
 		return ExitInterrupted
 	}

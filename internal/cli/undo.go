@@ -35,12 +35,12 @@ func undoCommand(redo bool) func(ctx context.Context, args []string, io IO) int 
 		fs.BoolVar(&asJSON, "json", false, "print what was done as JSON")
 		fs.Usage = func() {
 			if redo {
-				fmt.Fprint(io.Err, "Usage: prototyper redo --chat ID [--force] [--keep] [--json]\n\nTakes back the chat's last undo.\n\n")
+				fmt.Fprint(io.Err, usageLines("redo")+"\nTakes back the chat's last undo.\n\n")
 			} else {
-				fmt.Fprint(io.Err, "Usage: prototyper undo --chat ID [--run ID | --message ID] [--force] [--keep] [--json]\n\n"+
+				fmt.Fprint(io.Err, usageLines("undo")+"\n"+
 					"Puts back the files a run changed, as they were before it.\n\n")
 			}
-			fs.PrintDefaults()
+			printFlags(io.Err, fs)
 		}
 		extra, err := parseInterleaved(fs, args)
 		if err != nil {
@@ -48,7 +48,7 @@ func undoCommand(redo bool) func(ctx context.Context, args []string, io IO) int 
 		}
 		switch {
 		case chat == "":
-			fmt.Fprintf(io.Err, "prototyper %s: give --chat ID (`prototyper chats list` shows them)\n", name)
+			fmt.Fprintf(io.Err, hint("prototyper %s: give --chat ID (`prototyper chats list` shows them)\n"), name)
 			return ExitUsage
 		case len(extra) > 0:
 			fmt.Fprintf(io.Err, "prototyper %s: unexpected argument %q\n", name, extra[0])
@@ -103,7 +103,7 @@ func undoCommand(redo bool) func(ctx context.Context, args []string, io IO) int 
 			fmt.Fprintf(io.Out, "%s.\n", Sanitize(n.Sentence))
 		}
 		if !redo {
-			fmt.Fprintf(io.Out, "Take it back with `prototyper redo --chat %s`\n", chat)
+			fmt.Fprintf(io.Out, hint("Take it back with `prototyper redo --chat %s`\n"), chat)
 		}
 		return ExitCompleted
 	}

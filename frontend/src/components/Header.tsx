@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState, type KeyboardEvent, type ReactNode, type RefObject } from 'react'
-import type { ModelInfo } from '../backend'
+import type { FolderCheck, ModelInfo } from '../backend'
 import { focusComposer, useMenuRequest, type MenuName } from '../keyboard/menus'
 import { folderShortcut, modelShortcut, settingsShortcut, type WindowShortcut } from '../keyboard/shortcuts'
 import { isBusy } from '../state/chatReducer'
@@ -282,12 +282,29 @@ export function FolderMenu() {
   const folders = useAppState(useCallback((s: AppState) => recentFolders(s).join('\n'), [])).split('\n').filter(Boolean)
   const menu = useHeaderMenu('folder')
   const typed = menu.text.trim()
+  // what the Go side says of the typed path: a folder that does not exist is offered to be
+  // created when its parent does, rather than offered and then refused
+  const [check, setCheck] = useState<FolderCheck & { typed: string }>()
+  useEffect(() => {
+    let current = true
+    if (typed) void store.checkFolder(typed).then((c) => current && setCheck({ ...c, typed }))
+    return () => {
+      current = false
+    }
+  }, [store, typed])
+  const creatable = check?.typed === typed && !check.exists && check.canCreate
   const options = typed
-    ? [{ label: `Use ${typed}`, dir: typed }]
+    ? [creatable ? { label: `Create ${check.path} and use it`, dir: typed, create: true } : { label: `Use ${typed}`, dir: typed }]
     : [...folders.map((f) => ({ label: f, dir: f })), { label: 'Other folder…', dir: '' }]
-  const choose = (o: { dir: string }) => {
+  const choose = async (o: { dir: string; create?: boolean }) => {
+    if (o.dir && !o.create) {
+      // chosen before the check came back: a folder that can be created is offered first
+      const c = await store.checkFolder(o.dir)
+      if (!c.exists && c.canCreate) return setCheck({ ...c, typed: o.dir })
+    }
     menu.close(false)
-    if (o.dir) void store.requestFolder(o.dir)
+    if (o.create) void store.createFolder(o.dir)
+    else if (o.dir) void store.requestFolder(o.dir)
     else void store.chooseFolder()
     focusComposer()
   }
@@ -314,7 +331,7 @@ export function FolderMenu() {
         listId="folder-list"
         listLabel="Folders"
         items={options}
-        choose={choose}
+        choose={(o) => void choose(o)}
         option={(o) => ({
           key: o.label,
           className: 'folder-option',

@@ -174,3 +174,20 @@ describe('the commands in the settings', () => {
     expect((await save(backend, dialog)).commandDeny).toBeNull()
   })
 })
+
+describe('closing the settings', () => {
+  it('gives the keys back to the message box, by Esc and by Cancel', async () => {
+    await mount()
+    for (const close of ['Escape', 'Cancel']) {
+      const dialog = openSettings()
+      await act(async () => {
+        if (close === 'Escape') fireEvent.keyDown(dialog, { key: 'Escape' })
+        else fireEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }))
+        await new Promise((r) => setTimeout(r, 10))
+      })
+      expect(screen.queryByRole('dialog', { name: 'Settings' })).toBeNull()
+      expect(document.activeElement?.id).toBe('composer')
+      ;(document.activeElement as HTMLElement).blur()
+    }
+  })
+})

@@ -25,6 +25,7 @@ import type {
   Config,
   Decision,
   FileChange,
+  FolderCheck,
   ModelInfo,
   OllamaStatus,
   PromptBudget,
@@ -1037,6 +1038,20 @@ export class AppStore {
       this.folderPicked()
       await this.loadConfig()
       void this.loadBudget()
+    } catch (err) {
+      this.fail(err, 'folder')
+    }
+  }
+
+  /** Whether a path typed in the folder picker is a folder, or one that can be created. */
+  checkFolder(dir: string): Promise<FolderCheck> {
+    return this.backend.checkFolder(dir)
+  }
+
+  /** The user asked to create a folder inside one that exists and to work in it. */
+  async createFolder(dir: string): Promise<void> {
+    try {
+      await this.requestFolder(await this.backend.createFolder(dir))
     } catch (err) {
       this.fail(err, 'folder')
     }
