@@ -25,7 +25,7 @@ type OpenedChat struct {
 	// the undos and redos made since.
 	Changes []ChangeSummary `json:"changes"`
 	// Versions are the messages that start one of several versions of the history (edit and
-	// resend); the window's session fills them in (cli.Desktop.OpenChat).
+	// resend); the window's session fills them in (desktop.Desktop.OpenChat).
 	Versions []store.Version `json:"versions,omitempty"`
 	// Notes are the sentences the chat's runs said besides their messages (why a run stopped
 	// as a loop, which tools it could not offer), oldest run first: the window shows each

@@ -1,4 +1,4 @@
-package cli
+package desktop
 
 import (
 	"context"
@@ -16,13 +16,14 @@ import (
 	"prototyper/agentloop/ollama"
 	"prototyper/agentloop/ollama/managed"
 	"prototyper/events"
+	"prototyper/internal/cli"
 	"prototyper/store"
 	"prototyper/tools"
 	"prototyper/tools/mcptools"
 )
 
 // Desktop is the desktop window's side of the app, without the window: it assembles for the
-// window what [runCommand] assembles for the terminal (the store, the agent, the Ollama
+// window what `prototyper run` assembles for the terminal (the store, the agent, the Ollama
 // server), keeps the workspace and the model of the next message (the flags' when given,
 // else the settings'), and remembers what the user last worked with. app.go binds its
 // methods to the frontend and gives it the window's sink; nothing here imports Wails, so a
@@ -52,7 +53,7 @@ type Desktop struct {
 // OpenDesktop opens the database of opts and assembles the agent, whose events go through a
 // bridge to sink. A database another process holds is the store's "Prototyper is already
 // running" error.
-func OpenDesktop(opts DesktopOptions, sink events.Sink) (*Desktop, error) {
+func OpenDesktop(opts cli.DesktopOptions, sink events.Sink) (*Desktop, error) {
 	db, err := opts.OpenDB(store.Options{})
 	if err != nil {
 		return nil, err
@@ -65,7 +66,7 @@ func OpenDesktop(opts DesktopOptions, sink events.Sink) (*Desktop, error) {
 	return d, nil
 }
 
-func assembleDesktop(db *store.DB, opts DesktopOptions, sink events.Sink) (*Desktop, error) {
+func assembleDesktop(db *store.DB, opts cli.DesktopOptions, sink events.Sink) (*Desktop, error) {
 	settings, err := db.Settings()
 	if err != nil {
 		return nil, err
@@ -96,7 +97,7 @@ func assembleDesktop(db *store.DB, opts DesktopOptions, sink events.Sink) (*Desk
 		agent:     agentloop.Wire(db, server, bridge, agentloop.WireOptions{Extra: mcpServers, ConfigFiles: opts.MCPFlags.Files()}),
 		workspace: workspace, model: firstNonEmpty(opts.Model, settings.DefaultModel)}
 	d.life, d.endLife = context.WithCancel(context.Background())
-	mcpServers.Trust = storedTrust(db)
+	mcpServers.Trust = cli.StoredTrust(db)
 	if err := d.agent.FinishInterrupted(d.life); err != nil { // an undo the app died in; its chat's next undo tries again
 		fmt.Fprintln(os.Stderr, "prototyper:", err)
 	}
@@ -561,7 +562,7 @@ func (d *Desktop) OllamaStatus(ctx context.Context) OllamaStatus {
 // the session's model wakes its preload: the model may have just come.
 func (d *Desktop) Models(ctx context.Context) ([]ollama.CatalogEntry, error) {
 	if d.server.OpenAI() != nil {
-		return openAIModels(ctx, d.server)
+		return cli.OpenAIModels(ctx, d.server)
 	}
 	client, _ := d.server.Client()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
