@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"prototyper/agentloop"
 	"prototyper/events"
 	"prototyper/internal/cli"
 	"prototyper/store"
@@ -60,7 +61,7 @@ func TestAChatWaitingForTheAnswerToASummaryOfferKeepsItsModelAndFolder(t *testin
 		"model":  func() error { _, err := d.SetChatModel(c.ID, "gemma3:1b"); return err },
 		"folder": func() error { _, err := d.SetChatWorkspace(c.ID, t.TempDir()); return err },
 	} {
-		if err := change(); !errors.Is(err, ErrChatNotIdle) || !strings.Contains(err.Error(), "waiting for your answer") {
+		if err := change(); !errors.Is(err, agentloop.ErrChatNotIdle) || !strings.Contains(err.Error(), "waiting for your answer") {
 			t.Errorf("changing the %s of a chat waiting on an offer: %v", what, err)
 		}
 	}

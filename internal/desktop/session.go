@@ -414,14 +414,16 @@ func (d *Desktop) RenameChat(id, title string) error {
 	return err
 }
 
-// DeleteChat stops the chat's run, if any, and deletes the chat with its messages.
+// deleteWait bounds how long DeleteChat waits for the chat's run to end once stopped (a run
+// ends within a second of its stop).
+const deleteWait = 10 * time.Second
+
+// DeleteChat stops the chat's run, if any, and deletes the chat with its messages, through the
+// agent, which forgets the chat ([agentloop.Agent.DeleteChat]).
 func (d *Desktop) DeleteChat(id string) error {
-	if d.agent.Phase(id).Busy() {
-		if err := d.agent.Stop(id); err != nil {
-			return err
-		}
-	}
-	return d.db.DeleteChat(id)
+	ctx, cancel := context.WithTimeout(d.life, deleteWait)
+	defer cancel()
+	return d.agent.DeleteChat(ctx, id)
 }
 
 // SendResult names the chat a message went to (a new one when the window sent none).
