@@ -80,11 +80,7 @@ func (a *Agent) EditAndResend(ctx context.Context, chatID, messageID, text strin
 	if err := a.whileIdle(chatID, isUsers); err != nil { // refused before asking the server
 		return err
 	}
-	chat, err := a.cfg.Store.Chat(chatID)
-	if err != nil {
-		return err
-	}
-	in, err := a.admit(ctx, chat, RunOptions{}, text)
+	in, err := a.admitTo(ctx, chatID, text)
 	if err != nil {
 		return err
 	}
@@ -117,6 +113,15 @@ func (a *Agent) EditAndResend(ctx context.Context, chatID, messageID, text strin
 	}
 	go r.execute()
 	return nil
+}
+
+// admitTo admits text as a message sent now to the stored chat chatID (see [Agent.admit]).
+func (a *Agent) admitTo(ctx context.Context, chatID, text string) (admitted, error) {
+	chat, err := a.cfg.Store.Chat(chatID)
+	if err != nil {
+		return admitted{}, err
+	}
+	return a.admit(ctx, chat, RunOptions{}, text)
 }
 
 // DeleteChat deletes a chat with its messages, tool-call records and runs. A live run is

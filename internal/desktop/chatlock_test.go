@@ -208,14 +208,7 @@ func TestAModelChangeRacingARunEitherComesFirstOrIsRefused(t *testing.T) {
 		case changeErr != nil && !errors.Is(changeErr, agentloop.ErrChatNotIdle):
 			t.Errorf("round %d: the change failed with %v", i, changeErr)
 		}
-		if err := d.StopChat(chat.ID); err != nil {
-			t.Fatal(err)
-		}
-		for deadline := time.Now().Add(30 * time.Second); d.agent.Phase(chat.ID) != events.PhaseIdle; time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("round %d: the stopped run did not end", i)
-			}
-		}
+		stopAndWait(t, d, chat.ID)
 	}
 }
 

@@ -2,8 +2,6 @@ package desktop
 
 import (
 	"context"
-	"io"
-	"net/http"
 	"testing"
 
 	"prototyper/events"
@@ -66,12 +64,5 @@ func TestAPullThatNeverStartedSendsNoEvent(t *testing.T) {
 // pullServer serves /api/pull the way Ollama does, streaming pullLines.
 func pullServer(t *testing.T, pullLines ...string) string {
 	t.Helper()
-	return ollamatest.Serve(t, ollamatest.Routes{
-		"/api/pull": func(w http.ResponseWriter, r *http.Request) {
-			for _, l := range pullLines {
-				_, _ = io.WriteString(w, l+"\n")
-				w.(http.Flusher).Flush()
-			}
-		},
-	})
+	return ollamatest.Serve(t, ollamatest.Routes{"/api/pull": ollamatest.PullLines(pullLines...)})
 }
