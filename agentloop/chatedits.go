@@ -115,6 +115,17 @@ func (a *Agent) EditAndResend(ctx context.Context, chatID, messageID, text strin
 	return nil
 }
 
+// beingDeleted reports whether DeleteChat is under way for the chat.
+func (a *Agent) beingDeleted(chatID string) bool {
+	cs := a.known(chatID)
+	if cs == nil {
+		return false
+	}
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return cs.deleting
+}
+
 // admitTo admits text as a message sent now to the stored chat chatID (see [Agent.admit]).
 func (a *Agent) admitTo(ctx context.Context, chatID, text string) (admitted, error) {
 	chat, err := a.cfg.Store.Chat(chatID)
@@ -133,6 +144,9 @@ func (a *Agent) admitTo(ctx context.Context, chatID, text string) (admitted, err
 func (a *Agent) DeleteChat(ctx context.Context, chatID string) error {
 	cs := a.chat(chatID)
 	cs.mu.Lock()
+	// from now on lists leave the chat out: one asked when the run's end is said (the window
+	// asks then) must not bring it back
+	cs.deleting = true
 	for cs.done != nil {
 		cs.cancel()
 		cs.queue = nil
@@ -141,6 +155,9 @@ func (a *Agent) DeleteChat(ctx context.Context, chatID string) error {
 		select {
 		case <-done:
 		case <-ctx.Done():
+			cs.mu.Lock()
+			cs.deleting = false
+			cs.mu.Unlock()
 			return fmt.Errorf("%w (%w)", ErrStillStopping, ctx.Err())
 		}
 		cs.mu.Lock() // a message queued while the run ended may have started a follow-up
@@ -149,6 +166,8 @@ func (a *Agent) DeleteChat(ctx context.Context, chatID string) error {
 	if err == nil {
 		// no phase event: the window drops the chat itself, and nothing is left to change
 		cs.paused, cs.queue, cs.runID, cs.phase = nil, nil, "", events.PhaseIdle
+	} else {
+		cs.deleting = false
 	}
 	cs.mu.Unlock()
 	if err != nil {

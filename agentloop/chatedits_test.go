@@ -3,6 +3,7 @@ package agentloop
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -69,7 +70,8 @@ func TestDeletingARunningChatEndsItsRunFirstAndForgetsItsQueue(t *testing.T) {
 }
 
 // A run that does not end within the delete's context keeps its chat: nothing is deleted, the
-// caller is told to try again, and a later delete, once the run ended, deletes it.
+// caller is told to try again, and the chat is listed again. A later delete leaves the chat out
+// of lists at once, and deletes it once the run ended.
 func TestADeleteThatCannotWaitForTheRunDeletesNothing(t *testing.T) {
 	release := make(chan struct{})
 	m := &fakeModel{turn: func(req ModelRequest) ModelTurn {
@@ -103,13 +105,35 @@ func TestADeleteThatCannotWaitForTheRunDeletesNothing(t *testing.T) {
 	if _, err := db.Chat(id); err != nil {
 		t.Fatalf("the chat whose run did not end was deleted: %v", err)
 	}
+	if !listed(t, a, id) {
+		t.Error("the chat a delete gave up on is no longer listed")
+	}
+	deleted := make(chan error, 1)
+	go func() { deleted <- a.DeleteChat(context.Background(), id) }()
+	// while the delete waits for the run, a list (the window asks for one when the run's end is
+	// said) leaves the chat out, so that it does not come back in the window
+	for deadline := time.Now().Add(10 * time.Second); listed(t, a, id); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the chat being deleted is still listed")
+		}
+	}
 	free()
-	if err := a.DeleteChat(context.Background(), id); err != nil {
+	if err := <-deleted; err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.Chat(id); err == nil {
 		t.Fatal("the chat is still stored")
 	}
+}
+
+// listed reports whether the agent's list of chats holds id.
+func listed(t *testing.T, a *Agent, id string) bool {
+	t.Helper()
+	list, err := a.Summaries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.ContainsFunc(list, func(s ChatSummary) bool { return s.ID == id })
 }
 
 // A chat that runs or waits for an approval keeps its folder, model and history; idle, it
