@@ -3,7 +3,6 @@ package agentloop
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"prototyper/events"
 	"prototyper/store"
@@ -158,7 +157,7 @@ func (a *Agent) DeleteChat(ctx context.Context, chatID string) error {
 			cs.mu.Lock()
 			cs.deleting = false
 			cs.mu.Unlock()
-			return fmt.Errorf("%w (%w)", ErrStillStopping, ctx.Err())
+			return ErrStillStopping
 		}
 		cs.mu.Lock() // a message queued while the run ended may have started a follow-up
 	}
