@@ -10,35 +10,28 @@ import (
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
-	"prototyper/agentloop"
 	"prototyper/events/wailssink"
 	"prototyper/internal/cli"
-	"prototyper/model/ollama"
-	"prototyper/store"
-	"prototyper/tools/mcptools"
+	"prototyper/internal/desktop"
 )
 
-// App is the facade bound to the frontend: every exported method is callable from the
-// window and is a few lines into the package that owns the behaviour, most often the
-// [cli.Desktop] startup opens. Besides main.go, App is the only code that calls Wails: the
-// window's sink, its dialogs, raising it, quitting it.
+// App is the facade bound to the frontend: each exported method is one call into the window's
+// session ([desktop.Desktop]). Besides main.go, App is the only code that calls Wails.
 type App struct {
 	opts cli.DesktopOptions
 
 	mu      sync.Mutex
 	ctx     context.Context
-	desk    *cli.Desktop
+	desk    *desktop.Desktop
 	exitErr error // set when startup fails; main reports it after the window closes
 }
 
 // NewApp returns the facade for the desktop options. It opens nothing: startup does.
 func NewApp(opts cli.DesktopOptions) *App { return &App{opts: opts} }
 
-// startup opens the store and assembles the agent, its events going to the window. A second
-// instance on the same database gets the store's "Prototyper is already running" error and
-// quits.
+// startup opens the session, its events going to the window (a second instance quits).
 func (a *App) startup(ctx context.Context) {
-	desk, err := cli.OpenDesktop(a.opts, wailssink.New(ctx))
+	desk, err := desktop.OpenDesktop(a.opts, wailssink.New(ctx))
 	// Wails runs startup beside the page's first calls: the fields are published under a.mu.
 	a.mu.Lock()
 	a.ctx, a.desk, a.exitErr = ctx, desk, err
@@ -48,8 +41,7 @@ func (a *App) startup(ctx context.Context) {
 	}
 }
 
-// beforeClose stops the runs before the window goes: each keeps its partial answer and tool
-// records and ends aborted, within a second.
+// beforeClose stops the runs, within a second, before the window goes: each keeps what it has.
 func (a *App) beforeClose(ctx context.Context) (prevent bool) {
 	if desk, err := a.desktop(); err == nil {
 		stopCtx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -72,9 +64,8 @@ func report(err error) {
 	}
 }
 
-// withDesktop calls fn with what startup opened, or returns why there is nothing: the body of
-// a bound method that answers with a value.
-func withDesktop[T any](a *App, fn func(*cli.Desktop) (T, error)) (T, error) {
+// with calls fn with the session, or returns why there is none: the body of a bound method.
+func with[T any](a *App, fn func(*session) (T, error)) (T, error) {
 	desk, err := a.desktop()
 	if err != nil {
 		var none T
@@ -83,344 +74,173 @@ func withDesktop[T any](a *App, fn func(*cli.Desktop) (T, error)) (T, error) {
 	return fn(desk)
 }
 
-// onDesktop is [withDesktop] for a bound method that answers only with an error.
-func (a *App) onDesktop(fn func(*cli.Desktop) error) error {
-	_, err := withDesktop(a, func(desk *cli.Desktop) (struct{}, error) { return struct{}{}, fn(desk) })
+// do is [with] for a bound method that answers only with an error.
+func (a *App) do(fn func(*session) error) error {
+	_, err := with(a, func(desk *session) (struct{}, error) { return struct{}{}, fn(desk) })
 	return err
 }
 
-// desktop returns what startup opened, or why there is nothing.
-func (a *App) desktop() (*cli.Desktop, error) {
+// desktop returns the session startup opened, or why there is none.
+func (a *App) desktop() (*session, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	switch {
-	case a.desk != nil:
-		return a.desk, nil
-	case a.exitErr != nil:
-		return nil, a.exitErr
+	if a.desk == nil && a.exitErr == nil {
+		return nil, errors.New("Prototyper is still starting; try again in a moment")
 	}
-	return nil, errors.New("Prototyper is still starting; try again in a moment")
+	return a.desk, a.exitErr // startup sets one of them
 }
 
-// Config returns the settings in effect, with the flags applied and every tool's policy.
-func (a *App) Config() (cli.Config, error) {
-	return withDesktop(a, (*cli.Desktop).Config)
+// session is the window's session, as the bound methods name it.
+type session = desktop.Desktop
+
+// call1, do1 and do2 are [with] and [App.do] for a session method of one or two arguments.
+func call1[A, T any](a *App, m func(*session, A) (T, error), x A) (T, error) {
+	return with(a, func(d *session) (T, error) { return m(d, x) })
+}
+func do1[A any](a *App, m func(*session, A) error, x A) error {
+	return a.do(func(d *session) error { return m(d, x) })
+}
+func do2[A, B any](a *App, m func(*session, A, B) error, x A, y B) error {
+	return a.do(func(d *session) error { return m(d, x, y) })
 }
 
-// SaveSettings stores the settings; a new Ollama URL applies to the runs that start next.
-func (a *App) SaveSettings(in cli.Settings) error {
-	return a.onDesktop(func(desk *cli.Desktop) error { return desk.SaveSettings(in) })
-}
-
-// SetModel makes name the model of the next message, and the default of new chats.
-func (a *App) SetModel(name string) error {
-	return a.onDesktop(func(desk *cli.Desktop) error { return desk.SetModel(name) })
-}
-
-// PickWorkspace asks for a folder with the native dialog and makes it the workspace of new
-// chats; it returns "" when the user cancels.
-func (a *App) PickWorkspace() (string, error) {
-	desk, err := a.desktop()
-	if err != nil {
-		return "", err
-	}
-	dir, err := runtime.OpenDirectoryDialog(a.ctx, runtime.OpenDialogOptions{
-		Title: "Open a workspace folder", DefaultDirectory: desk.Workspace(), CanCreateDirectories: true})
-	if err != nil || dir == "" {
-		return "", err
-	}
-	return dir, desk.SetWorkspace(dir)
-}
-
-// PickImages asks for image files to send with the next message and returns them base64,
-// as the composer holds pasted ones ("Cancel": none).
-func (a *App) PickImages() ([]string, error) {
-	desk, err := a.desktop()
-	if err != nil {
-		return nil, err
-	}
-	paths, err := runtime.OpenMultipleFilesDialog(a.ctx, runtime.OpenDialogOptions{Title: "Attach images",
-		DefaultDirectory: desk.Workspace(), Filters: []runtime.FileFilter{{DisplayName: "Images", Pattern: cli.ImagePatterns}}})
-	if err != nil || len(paths) == 0 {
-		return nil, err
-	}
-	return desk.ReadImages(paths)
-}
-
-// ListChats returns the chats, newest first.
-func (a *App) ListChats() ([]agentloop.ChatSummary, error) {
-	return withDesktop(a, func(desk *cli.Desktop) ([]agentloop.ChatSummary, error) { return desk.Agent().Summaries() })
-}
-
-// NewChat creates an empty chat in the current workspace with the current model.
-func (a *App) NewChat() (agentloop.ChatSummary, error) {
-	return withDesktop(a, (*cli.Desktop).NewChat)
-}
-
-// RenameChat gives a chat a new title.
-func (a *App) RenameChat(id, title string) error {
-	return a.onDesktop(func(desk *cli.Desktop) error { return desk.RenameChat(id, title) })
-}
-
-// SaveDraft keeps the text typed in a chat's box and not sent ("" for a chat not started).
-func (a *App) SaveDraft(chatID, text string) error {
-	return a.onDesktop(func(desk *cli.Desktop) error { return desk.SaveDraft(chatID, text) })
-}
-
-// Drafts returns the unsent text of each chat, by chat id.
-func (a *App) Drafts() (map[string]string, error) { return withDesktop(a, (*cli.Desktop).Drafts) }
-
-// SetOpenChat remembers the chat the window shows, for the next start of the app.
-func (a *App) SetOpenChat(chatID string) error {
-	return a.onDesktop(func(desk *cli.Desktop) error { return desk.SetOpenChat(chatID) })
-}
-
-// LastOpenChat is the chat the window showed last ("" when none, or when it is gone).
-func (a *App) LastOpenChat() (string, error) { return withDesktop(a, (*cli.Desktop).OpenChatID) }
-
-// DeleteChat stops the chat's run, if any, and deletes the chat with its messages.
-func (a *App) DeleteChat(id string) error {
-	return a.onDesktop(func(desk *cli.Desktop) error { return desk.DeleteChat(id) })
-}
-
-// OpenChat reads one chat from the store, as the window shows it, with the versions of its
-// edited history.
-func (a *App) OpenChat(id string) (agentloop.OpenedChat, error) {
-	return withDesktop(a, func(desk *cli.Desktop) (agentloop.OpenedChat, error) { return desk.OpenChat(id) })
-}
-
-// ChooseFolder asks for a folder with the native dialog, starting at from, and returns it
-// ("" when the user cancels) without using it: the window asks what it is for.
-func (a *App) ChooseFolder(from string) (string, error) {
-	if _, err := a.desktop(); err != nil {
-		return "", err
-	}
+// folderDialog asks for a folder with the native dialog, starting at from ("" when cancelled).
+func (a *App) folderDialog(from string) (string, error) {
 	return runtime.OpenDirectoryDialog(a.ctx, runtime.OpenDialogOptions{
 		Title: "Open a workspace folder", DefaultDirectory: from, CanCreateDirectories: true})
 }
 
-// UseFolder makes dir the folder of new chats and returns its absolute path.
-func (a *App) UseFolder(dir string) (string, error) {
-	return withDesktop(a, func(desk *cli.Desktop) (string, error) { return desk.UseFolder(dir) })
+// imagesDialog asks for image files with the native dialog, starting at from.
+func (a *App) imagesDialog(from string) ([]string, error) {
+	return runtime.OpenMultipleFilesDialog(a.ctx, runtime.OpenDialogOptions{Title: "Attach images", DefaultDirectory: from,
+		Filters: []runtime.FileFilter{{DisplayName: "Images", Pattern: desktop.ImagePatterns}}})
 }
 
-// CheckFolder says whether a path typed in the folder picker is a folder, or one it can create.
-func (a *App) CheckFolder(dir string) cli.FolderCheck { return cli.CheckFolder(dir) }
+// The bound methods, each documented on the [desktop.Desktop] method it calls. ChooseFolder
+// asks for a folder without using it: the window asks what it is for.
 
-// CreateFolder creates the folder dir inside one that exists and returns its absolute path.
-func (a *App) CreateFolder(dir string) (string, error) { return cli.CreateFolder(dir) }
-
-// SetChatWorkspace moves a chat to the folder dir from its next message on.
-func (a *App) SetChatWorkspace(chatID, dir string) (agentloop.ChatSummary, error) {
-	return withDesktop(a, func(desk *cli.Desktop) (agentloop.ChatSummary, error) { return desk.SetChatWorkspace(chatID, dir) })
+func (a *App) Config() (desktop.Config, error)        { return with(a, (*session).Config) }
+func (a *App) SaveSettings(in desktop.Settings) error { return do1(a, (*session).SaveSettings, in) }
+func (a *App) SetModel(name string) error             { return do1(a, (*session).SetModel, name) }
+func (a *App) PickWorkspace() (string, error) {
+	return call1(a, (*session).PickWorkspace, a.folderDialog)
 }
-
-// SetChatModel makes name the model of a chat's next messages.
-func (a *App) SetChatModel(chatID, name string) (agentloop.ChatSummary, error) {
-	return withDesktop(a, func(desk *cli.Desktop) (agentloop.ChatSummary, error) { return desk.SetChatModel(chatID, name) })
+func (a *App) PickImages() ([]string, error) { return call1(a, (*session).PickImages, a.imagesDialog) }
+func (a *App) ChooseFolder(from string) (string, error) {
+	return with(a, func(*session) (string, error) { return a.folderDialog(from) })
 }
-
-// EditAndResend replaces a user message with text and sends it; what followed it stays as an
-// earlier version of the chat.
-func (a *App) EditAndResend(chatID, messageID, text string) (cli.SendResult, error) {
-	return withDesktop(a, func(desk *cli.Desktop) (cli.SendResult, error) {
-		return desk.EditAndResend(a.ctx, chatID, messageID, text)
-	})
+func (a *App) ListChats() ([]desktop.ChatSummary, error) { return with(a, (*session).ListChats) }
+func (a *App) NewChat() (desktop.ChatSummary, error)     { return with(a, (*session).NewChat) }
+func (a *App) RenameChat(id, title string) error         { return do2(a, (*session).RenameChat, id, title) }
+func (a *App) SaveDraft(chatID, text string) error       { return do2(a, (*session).SaveDraft, chatID, text) }
+func (a *App) Drafts() (map[string]string, error)        { return with(a, (*session).Drafts) }
+func (a *App) SetOpenChat(chatID string) error           { return do1(a, (*session).SetOpenChat, chatID) }
+func (a *App) LastOpenChat() (string, error)             { return with(a, (*session).OpenChatID) }
+func (a *App) DeleteChat(id string) error                { return do1(a, (*session).DeleteChat, id) }
+func (a *App) OpenChat(id string) (desktop.OpenedChat, error) {
+	return call1(a, (*session).OpenChat, id)
 }
-
-// ShowVersion shows version index (1-based) of a chat's history at the message shownID, and
-// returns the chat as it reads then.
-func (a *App) ShowVersion(chatID, shownID string, index int) (agentloop.OpenedChat, error) {
-	return withDesktop(a, func(desk *cli.Desktop) (agentloop.OpenedChat, error) { return desk.ShowVersion(chatID, shownID, index) })
+func (a *App) UseFolder(dir string) (string, error)       { return call1(a, (*session).UseFolder, dir) }
+func (a *App) CheckFolder(dir string) desktop.FolderCheck { return desktop.CheckFolder(dir) }
+func (a *App) CreateFolder(dir string) (string, error)    { return desktop.CreateFolder(dir) }
+func (a *App) PreviewOpen(chatID, page string) (desktop.PreviewPage, error) { // the page kept from the bindings first
+	return with(a, func(d *session) (desktop.PreviewPage, error) { return d.PreviewOpen(guardBindings, chatID, page) })
 }
-
-// EditQueued replaces (or, with an empty text, takes back) a message that waits for the
-// chat's run to take it.
+func (a *App) SetChatWorkspace(chatID, dir string) (desktop.ChatSummary, error) {
+	return with(a, func(d *session) (desktop.ChatSummary, error) { return d.SetChatWorkspace(chatID, dir) })
+}
+func (a *App) SetChatModel(chatID, name string) (desktop.ChatSummary, error) {
+	return with(a, func(d *session) (desktop.ChatSummary, error) { return d.SetChatModel(chatID, name) })
+}
+func (a *App) EditAndResend(chatID, messageID, text string) (desktop.SendResult, error) {
+	return with(a, func(d *session) (desktop.SendResult, error) { return d.EditAndResend(a.ctx, chatID, messageID, text) })
+}
+func (a *App) ShowVersion(chatID, shownID string, index int) (desktop.OpenedChat, error) {
+	return with(a, func(d *session) (desktop.OpenedChat, error) { return d.ShowVersion(chatID, shownID, index) })
+}
 func (a *App) EditQueued(chatID string, index int, text string) error {
-	return a.onDesktop(func(desk *cli.Desktop) error { return desk.EditQueued(a.ctx, chatID, index, text) })
+	return a.do(func(d *session) error { return d.EditQueued(a.ctx, chatID, index, text) })
 }
-
-// SearchChats finds the chats whose title or messages hold query, newest first.
-func (a *App) SearchChats(query string) ([]store.ChatHit, error) {
-	return withDesktop(a, func(desk *cli.Desktop) ([]store.ChatHit, error) { return desk.SearchChats(query) })
+func (a *App) SearchChats(query string) ([]desktop.ChatHit, error) {
+	return call1(a, (*session).SearchChats, query)
 }
-
-// Send submits a message. With no chat, one is created in the current workspace. The current
-// model becomes the chat's. A message sent while the chat is busy steers the running agent.
-func (a *App) Send(chatID, prompt string) (cli.SendResult, error) {
-	return withDesktop(a, func(desk *cli.Desktop) (cli.SendResult, error) { return desk.Send(a.ctx, chatID, prompt) })
+func (a *App) Send(chatID, prompt string) (desktop.SendResult, error) {
+	return with(a, func(d *session) (desktop.SendResult, error) { return d.Send(a.ctx, chatID, prompt) })
 }
-
-// SendImages sends a message with images (base64, as the composer read them) to a chat, or
-// to a new one for "".
-func (a *App) SendImages(chatID, prompt string, images []string) (cli.SendResult, error) {
-	return withDesktop(a, func(desk *cli.Desktop) (cli.SendResult, error) { return desk.SendImages(a.ctx, chatID, prompt, images) })
+func (a *App) SendImages(chatID, prompt string, images []string) (desktop.SendResult, error) {
+	return with(a, func(d *session) (desktop.SendResult, error) { return d.SendImages(a.ctx, chatID, prompt, images) })
 }
-
-// WorkspaceFiles offers the workspace's files whose path contains query, for the composer's
-// @ completion.
 func (a *App) WorkspaceFiles(query string) ([]string, error) {
-	return withDesktop(a, func(desk *cli.Desktop) ([]string, error) { return desk.WorkspaceFiles(query) })
+	return call1(a, (*session).WorkspaceFiles, query)
 }
-
-// PromptBudget is how long a message to the chat (or a new chat, for "") with model may be,
-// for the composer's warning while the user types or pastes.
-func (a *App) PromptBudget(chatID, model string) (agentloop.Budget, error) {
-	return withDesktop(a, func(desk *cli.Desktop) (agentloop.Budget, error) { return desk.PromptBudget(a.ctx, chatID, model) })
+func (a *App) PromptBudget(chatID, model string) (desktop.Budget, error) {
+	return with(a, func(d *session) (desktop.Budget, error) { return d.PromptBudget(a.ctx, chatID, model) })
 }
-
-// Stop stops the chat's run; its partial answer stays.
-func (a *App) Stop(chatID string) error {
-	return a.onDesktop(func(desk *cli.Desktop) error { return desk.Agent().Stop(chatID) })
-}
-
-// Decide answers a tool call that waits for approval: allow or deny, with a reason.
+func (a *App) Stop(chatID string) error { return do1(a, (*session).StopChat, chatID) }
 func (a *App) Decide(toolCallID, decision, reason string) error {
-	return a.onDesktop(func(desk *cli.Desktop) error { return desk.Agent().Decide(toolCallID, decision, reason) })
+	return a.do(func(d *session) error { return d.Decide(toolCallID, decision, reason) })
 }
-
-// AnswerSummaryOffer answers the offer to summarize a chat's older messages that no longer
-// fit: summarize or leave_out; the chat then goes on.
 func (a *App) AnswerSummaryOffer(chatID, choice string) error {
-	return a.onDesktop(func(desk *cli.Desktop) error { return desk.Agent().AnswerSummary(chatID, choice) })
+	return do2(a, (*session).AnswerSummaryOffer, chatID, choice)
 }
-
-// AllowAlways allows a waiting call and every later call of its tool in the chat's
-// workspace ("Always allow this tool in this workspace"; revocable in the settings).
-func (a *App) AllowAlways(toolCallID string) error {
-	return a.onDesktop(func(desk *cli.Desktop) error { return desk.Agent().AllowAlways(toolCallID) })
-}
-
-// AllowCommand allows a waiting run_command call, with the host's network when network;
-// a pattern not empty also always allows the commands starting with it in the chat's
-// workspace (revocable in the settings).
+func (a *App) AllowAlways(toolCallID string) error { return do1(a, (*session).AllowAlways, toolCallID) }
 func (a *App) AllowCommand(toolCallID string, network bool, pattern string) error {
-	return a.onDesktop(func(desk *cli.Desktop) error { return desk.Agent().AllowCommand(toolCallID, network, pattern) })
+	return a.do(func(d *session) error { return d.AllowCommand(toolCallID, network, pattern) })
 }
-
-// Undo puts back files the chat's runs changed: the newest run, opts.RunID, the runs from
-// opts.FromMessage on ("Restore to here"), or one path (opts.Path).
-func (a *App) Undo(chatID string, opts agentloop.UndoOptions) (agentloop.UndoResult, error) {
-	return withDesktop(a, func(desk *cli.Desktop) (agentloop.UndoResult, error) { return desk.Agent().Undo(a.ctx, chatID, opts) })
+func (a *App) Undo(chatID string, opts desktop.UndoOptions) (desktop.UndoResult, error) {
+	return with(a, func(d *session) (desktop.UndoResult, error) { return d.Undo(a.ctx, chatID, opts) })
 }
-
-// Redo takes back the chat's last undo.
-func (a *App) Redo(chatID string, opts agentloop.UndoOptions) (agentloop.UndoResult, error) {
-	return withDesktop(a, func(desk *cli.Desktop) (agentloop.UndoResult, error) { return desk.Agent().Redo(a.ctx, chatID, opts) })
+func (a *App) Redo(chatID string, opts desktop.UndoOptions) (desktop.UndoResult, error) {
+	return with(a, func(d *session) (desktop.UndoResult, error) { return d.Redo(a.ctx, chatID, opts) })
 }
-
-// ChatChanges is the review of a chat: every file its runs created, changed or deleted, with
-// the combined diff from before the chat to now.
-func (a *App) ChatChanges(chatID string) ([]agentloop.FileChange, error) {
-	return withDesktop(a, func(desk *cli.Desktop) ([]agentloop.FileChange, error) {
-		return desk.Agent().ChatChanges(a.ctx, chatID)
-	})
+func (a *App) ChatChanges(chatID string) ([]desktop.FileChange, error) {
+	return with(a, func(d *session) ([]desktop.FileChange, error) { return d.ChatChanges(a.ctx, chatID) })
 }
-
-// OpenPath opens a file of the chat's workspace with the system's default app; inFolder
-// opens the folder that holds it ("Show in folder").
 func (a *App) OpenPath(chatID, path string, inFolder bool) error {
-	return a.onDesktop(func(desk *cli.Desktop) error { return desk.OpenPath(chatID, path, inFolder) })
+	return a.do(func(d *session) error { return d.OpenPath(chatID, path, inFolder) })
 }
-
-// OpenCallPath is OpenPath for a tool call's card: the path in the folder that call wrote it
-// in.
 func (a *App) OpenCallPath(chatID, toolCallID, path string, inFolder bool) error {
-	return a.onDesktop(func(desk *cli.Desktop) error { return desk.OpenCallPath(chatID, toolCallID, path, inFolder) })
+	return a.do(func(d *session) error { return d.OpenCallPath(chatID, toolCallID, path, inFolder) })
 }
-
-// OpenChangedPath is OpenPath for a file of the chat's review: the path in the folder the
-// review names for it.
 func (a *App) OpenChangedPath(chatID, workspace, path string, inFolder bool) error {
-	return a.onDesktop(func(desk *cli.Desktop) error { return desk.OpenChangedPath(chatID, workspace, path, inFolder) })
+	return a.do(func(d *session) error { return d.OpenChangedPath(chatID, workspace, path, inFolder) })
 }
-
-// WorkspaceServersToAsk is what the folder dir ("" for the folder of new chats) runs of its
-// own MCP servers when the user has not answered about it yet (again: or refused it); nil
-// when nothing is to ask.
-func (a *App) WorkspaceServersToAsk(dir string, again bool) (*mcptools.WorkspaceServers, error) {
-	return withDesktop(a, func(desk *cli.Desktop) (*mcptools.WorkspaceServers, error) {
-		return desk.WorkspaceServersToAsk(dir, again)
-	})
+func (a *App) WorkspaceServersToAsk(dir string, again bool) (*desktop.WorkspaceServers, error) {
+	return with(a, func(d *session) (*desktop.WorkspaceServers, error) { return d.WorkspaceServersToAsk(dir, again) })
 }
-
-// AllowWorkspaceServers allows the MCP server file of the folder dir as shown (its hash).
 func (a *App) AllowWorkspaceServers(dir, hash string) error {
-	return a.onDesktop(func(desk *cli.Desktop) error { return desk.AllowWorkspaceServers(dir, hash) })
+	return do2(a, (*session).AllowWorkspaceServers, dir, hash)
 }
-
-// RefuseWorkspaceServers does not allow the MCP server file of the folder dir as shown.
 func (a *App) RefuseWorkspaceServers(dir, hash string) error {
-	return a.onDesktop(func(desk *cli.Desktop) error { return desk.RefuseWorkspaceServers(dir, hash) })
+	return do2(a, (*session).RefuseWorkspaceServers, dir, hash)
 }
-
-// OllamaStatus says whether the server answers, for the "Ollama is not running" panel.
-func (a *App) OllamaStatus() cli.OllamaStatus {
-	desk, err := a.desktop()
-	if err != nil {
-		return cli.OllamaStatus{Error: err.Error()}
-	}
-	return desk.OllamaStatus(a.ctx)
-}
-
-// Models lists the server's models with their capabilities and context length.
-func (a *App) Models() ([]ollama.CatalogEntry, error) {
-	return withDesktop(a, func(desk *cli.Desktop) ([]ollama.CatalogEntry, error) { return desk.Models(a.ctx) })
-}
-
-// StarterModels lists the small models that call tools which the window offers to pull
-// when the server has none, the recommended one first.
-func (a *App) StarterModels() []ollama.StarterModel { return ollama.StarterModels() }
-
-// PullModel downloads a model and returns when the pull ends; its progress reaches the
-// window in the "agent:batch" stream (pull.progress events, an error event if it fails).
-func (a *App) PullModel(name string) error {
-	return a.onDesktop(func(desk *cli.Desktop) error { return desk.PullModel(a.ctx, name) })
-}
-
-// Painted acknowledges the batch ending at seq: the window applied it and painted a frame,
-// with the tool cards of runningToolCallIDs in the DOM as running.
+func (a *App) Models() ([]desktop.CatalogEntry, error) { return call1(a, (*session).Models, a.ctx) }
+func (a *App) StarterModels() []desktop.StarterModel   { return desktop.StarterModels() }
+func (a *App) PullModel(name string) error             { return do2(a, (*session).PullModel, a.ctx, name) }
 func (a *App) Painted(seq uint64, runningToolCallIDs []string) {
-	if desk, err := a.desktop(); err == nil {
-		desk.Bridge().Painted(seq, runningToolCallIDs)
-	}
+	a.do(func(d *session) error { d.Painted(seq, runningToolCallIDs); return nil })
+}
+func (a *App) SetVisible(visible bool) {
+	a.do(func(d *session) error { d.SetVisible(visible); return nil })
 }
 
-// SetVisible tells the bridge whether the window can paint; hidden, it waits for no ack.
-func (a *App) SetVisible(visible bool) {
-	if desk, err := a.desktop(); err == nil {
-		desk.Bridge().SetVisible(visible)
+// OllamaStatus answers even before startup ends: the panel shows why there is no session.
+func (a *App) OllamaStatus() desktop.OllamaStatus {
+	if desk, err := a.desktop(); err != nil {
+		return desktop.OllamaStatus{Error: err.Error()}
+	} else {
+		return desk.OllamaStatus(a.ctx)
 	}
 }
 
 // raiseWindow brings the window to the front: a second launch on the same database asked.
 func (a *App) raiseWindow() {
-	a.mu.Lock()
-	ctx := a.ctx
-	a.mu.Unlock()
-	if ctx != nil {
+	if ctx := a.context(); ctx != nil {
 		runtime.WindowUnminimise(ctx) // gtk_window_present: shows, raises and focuses
 		runtime.WindowShow(ctx)
 	}
 }
 
-// startupErr is why startup failed, if it did.
-func (a *App) startupErr() error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.exitErr
-}
-
-// PreviewOpen starts the preview server if needed and returns the page the Preview pane
-// shows for the chat ("" for the folder of new chats): page when the folder has it, else
-// its index.html, else its first HTML file.
-// Pages are shown only once the window's bindings are out of their reach
-// (bindingsguard_linux.go).
-func (a *App) PreviewOpen(chatID, page string) (cli.PreviewPage, error) {
-	return withDesktop(a, func(d *cli.Desktop) (cli.PreviewPage, error) {
-		if err := guardBindings(); err != nil {
-			return cli.PreviewPage{}, err
-		}
-		return d.PreviewOpen(chatID, page)
-	})
-}
+// startupErr is why startup failed, if it did; context is the window's, once started.
+func (a *App) startupErr() error        { a.mu.Lock(); defer a.mu.Unlock(); return a.exitErr }
+func (a *App) context() context.Context { a.mu.Lock(); defer a.mu.Unlock(); return a.ctx }

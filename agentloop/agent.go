@@ -145,6 +145,8 @@ type chatState struct {
 	done   chan struct{} // the live run's; closed when it ends
 	queue  []userMessage // messages sent while busy, in order
 	paused *pausedRun
+	// deleting: DeleteChat is under way (see chatedits.go); the chat is left out of lists
+	deleting bool
 }
 
 // NewAgent returns the agent of cfg. It reads the runs paused on an approval from the

@@ -44,11 +44,7 @@ func (a *Agent) EditQueued(ctx context.Context, chatID string, i int, text strin
 	if err := a.editQueued(cs, i, nil, func() { was = cs.queue[i] }); err != nil {
 		return err // not queued: nothing to read the files for
 	}
-	chat, err := a.cfg.Store.Chat(chatID)
-	if err != nil {
-		return err
-	}
-	in, err := a.admit(ctx, chat, RunOptions{}, text)
+	in, err := a.admitTo(ctx, chatID, text)
 	if err != nil {
 		return err
 	}

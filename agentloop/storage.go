@@ -20,6 +20,10 @@ type Store interface {
 	DeleteChat(id string) error
 
 	Messages(chatID string) ([]store.Message, error)
+	Message(chatID, id string) (store.Message, error)
+	ForkAt(chatID, messageID string) (after string, err error)
+	ShowVersion(chatID, after, firstID string) error
+	ShowVersionAt(chatID, shownID string, index int) error
 	AppendMessage(chatID string, m store.Message) (store.Message, error)
 	NewMessageSaver(chatID string, m store.Message) (*store.MessageSaver, error)
 

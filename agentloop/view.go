@@ -25,7 +25,7 @@ type OpenedChat struct {
 	// the undos and redos made since.
 	Changes []ChangeSummary `json:"changes"`
 	// Versions are the messages that start one of several versions of the history (edit and
-	// resend); the window's session fills them in (cli.Desktop.OpenChat).
+	// resend); the window's session fills them in (desktop.Desktop.OpenChat).
 	Versions []store.Version `json:"versions,omitempty"`
 	// Notes are the sentences the chat's runs said besides their messages (why a run stopped
 	// as a loop, which tools it could not offer), oldest run first: the window shows each
@@ -88,15 +88,17 @@ func (a *Agent) Summary(c store.Chat) ChatSummary {
 	return ChatSummary{Chat: c, Phase: a.Phase(c.ID)}
 }
 
-// Summaries lists the chats, newest first, with their phases.
+// Summaries lists the chats, newest first, with their phases; a chat being deleted is left out.
 func (a *Agent) Summaries() ([]ChatSummary, error) {
 	chats, err := a.cfg.Store.ListChats()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]ChatSummary, len(chats))
-	for i, c := range chats {
-		out[i] = a.Summary(c)
+	out := make([]ChatSummary, 0, len(chats))
+	for _, c := range chats {
+		if !a.beingDeleted(c.ID) { // listed while its run ends, it would come back in the window
+			out = append(out, a.Summary(c))
+		}
 	}
 	return out, nil
 }

@@ -9,12 +9,13 @@ import (
 
 	"prototyper/events"
 	"prototyper/internal/cli"
+	"prototyper/internal/desktop"
 	"prototyper/internal/ollamatest"
 )
 
 // sendAndWait sends prompt to chatID ("" for a new chat) through the window's session, waits
 // until its run ended, and returns the chat.
-func sendAndWait(t *testing.T, d *cli.Desktop, chatID, prompt string) string {
+func sendAndWait(t *testing.T, d *desktop.Desktop, chatID, prompt string) string {
 	t.Helper()
 	res, err := d.Send(context.Background(), chatID, prompt)
 	if err != nil {
@@ -37,7 +38,7 @@ func sendAndWait(t *testing.T, d *cli.Desktop, chatID, prompt string) string {
 func TestAMessageToAChatRunsInTheChatsFolderWhateverNewChatsTake(t *testing.T) {
 	srv := ollamatest.Get(t)
 	ws1, ws2 := t.TempDir(), t.TempDir()
-	d, err := cli.OpenDesktop(cli.DesktopOptions{Common: cli.Common{Ollama: srv.URL(), DB: filepath.Join(t.TempDir(), "p.db")},
+	d, err := desktop.OpenDesktop(cli.DesktopOptions{Common: cli.Common{Ollama: srv.URL(), DB: filepath.Join(t.TempDir(), "p.db")},
 		Workspace: ws1, Model: folderModel.Name}, events.AckOnDelivery(events.SinkFunc(func([]events.Event) error { return nil })))
 	if err != nil {
 		t.Fatal(err)

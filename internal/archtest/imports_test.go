@@ -36,9 +36,9 @@ var rules = []rule{
 	{
 		name:    "one client never imports the other (what both share is in model/vocab or model/internal/httpstream)",
 		targets: []string{"prototyper/model/ollama/..."},
-		allowedImporters: []string{"prototyper/model", "prototyper/model/ollama/...", "prototyper/model/managed/...",
+		allowedImporters: append([]string{"prototyper/model", "prototyper/model/ollama/...", "prototyper/model/managed/...",
 			"prototyper/agentloop", "prototyper/internal/cli", "prototyper", "prototyper/tests",
-			"prototyper/model/openai (test)" /* its tests compare with the real Ollama's /v1 */},
+			"prototyper/model/openai (test)" /* its tests compare with the real Ollama's /v1 */}, session...),
 	},
 	{
 		name:    "one client never imports the other (what both share is in model/vocab or model/internal/httpstream)",
@@ -55,6 +55,11 @@ var rules = []rule{
 		name:             "the agent loop is used by main, the command line, the window's session and the ACP server only",
 		targets:          []string{"prototyper/agentloop/..."},
 		allowedImporters: append([]string{"prototyper", "prototyper/agentloop/...", "prototyper/internal/cli", "prototyper/tests", "prototyper/acp/..."}, session...),
+	},
+	{
+		name:             "the window's session is App's only neighbour: only main (and the cross-package tests) import it",
+		targets:          session,
+		allowedImporters: append([]string{"prototyper", "prototyper/tests"}, session...),
 	},
 	{
 		name:     "the store imports no client, no MCP code, no agent: only the events' and the tools' types and the model layer's words",

@@ -68,9 +68,9 @@ Flags:
 	}
 	defer mcpServers.Close()
 	if settings, err := db.Settings(); err == nil {
-		mcpServers.UseSettings(settingsServers(settings))
+		mcpServers.UseSettings(SettingsServers(settings))
 	}
-	mcpServers.Trust = storedTrust(db)
+	mcpServers.Trust = StoredTrust(db)
 	wd, err := os.Getwd()
 	if err != nil {
 		return fail(err)

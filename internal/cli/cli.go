@@ -1,8 +1,8 @@
 // Package cli is Prototyper's command line: the subcommands of the design's command table
-// (run, chats, models, pull), the flags of the desktop window, and [Desktop], what the window
-// works with (the same store, agent and Ollama server the subcommands assemble). main.go calls
-// [Main] for a subcommand and [ParseDesktopFlags] otherwise, and app.go binds a Desktop to the
-// window; nothing here imports Wails.
+// (run, chats, models, pull, undo, redo, mcp, acp) and the flags of the desktop window. main.go calls [Main] for a
+// subcommand and [ParseDesktopFlags] otherwise; the window's session (package desktop) takes
+// the flags and the few helpers both share ([OpenAIModels], [SettingsServers], [StoredTrust]).
+// Nothing here imports Wails or the window's session.
 //
 // Text that came from a model, a tool or a server is passed through [Sanitize] before it
 // reaches a terminal; JSON output keeps the exact text. A failure is one line on stderr.
@@ -58,11 +58,15 @@ func (c *Common) DBPath() (string, error) {
 	return ResolveDBPath(c.DB)
 }
 
-// OpenDB opens the database DBPath resolves, with opts.
+// OpenDB opens the database DBPath resolves, with opts; settings saved through it are
+// judged by [checkSettings] too, unless opts has a CheckSettings of its own.
 func (c *Common) OpenDB(opts store.Options) (*store.DB, error) {
 	path, err := c.DBPath()
 	if err != nil {
 		return nil, err
+	}
+	if opts.CheckSettings == nil {
+		opts.CheckSettings = checkSettings
 	}
 	return store.Open(path, opts)
 }
@@ -273,4 +277,14 @@ func ParseDesktopFlags(args []string, errOut io.Writer) (DesktopOptions, error) 
 		}
 	}
 	return o, nil
+}
+
+// firstNonEmpty is the first of vals that is not blank, or "".
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if strings.TrimSpace(v) != "" {
+			return v
+		}
+	}
+	return ""
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"strconv"
@@ -60,13 +59,13 @@ func (e EndpointFlags) Server(common Common, opts ...ollama.Option) (*model.Serv
 	return model.NewServer(ep, opts...)
 }
 
-// openAIModels lists the OpenAI-compatible server's models as catalog entries (waiting at
+// OpenAIModels lists the OpenAI-compatible server's models as catalog entries (waiting at
 // most 30 s): their names and, when the server says, their context length. Such a server
 // cannot tell whether a model calls tools or thinks; the entries say it can, so that the
 // window offers every model it serves. Nor does it say whether a model reads images: Vision
 // stays false, which for this provider means unknown (the window lets images go, and the
 // server's answer decides).
-func openAIModels(ctx context.Context, server *model.Server) ([]ollama.CatalogEntry, error) {
+func OpenAIModels(ctx context.Context, server *model.Server) ([]ollama.CatalogEntry, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	models, err := server.OpenAI().Models(ctx)
@@ -80,61 +79,10 @@ func openAIModels(ctx context.Context, server *model.Server) ([]ollama.CatalogEn
 	return out, nil
 }
 
-// desktopServer is the model server of the window: the settings' endpoint, with --ollama
-// (and the other endpoint flags) in front. A key variable that is empty at start does not
-// keep the window from opening: the server is used without a key, and its refusal says what
-// to do.
-func desktopServer(opts DesktopOptions, settings store.Settings) (*model.Server, error) {
-	s := settings
-	if opts.EndpointFlags.Given() {
-		s.Provider, s.BaseURL, s.APIKeyEnv = opts.Provider, opts.BaseURL, opts.APIKeyEnv
-		if s.Provider != store.ProviderOpenAI && opts.BaseURL != "" {
-			s.OllamaURL = opts.BaseURL
-		}
-	}
-	s.OllamaURL = firstNonEmpty(opts.Ollama, s.OllamaURL)
-	server, err := model.NewOllamaServer(s.OllamaURL)
-	if err != nil {
-		return nil, err
-	}
-	if err := useSettings(server, s); errors.Is(err, model.ErrKeyNotSet) {
-		s.APIKeyEnv = ""
-		err = useSettings(server, s)
-	} else if err != nil {
-		return nil, err
-	}
-	return server, nil
-}
-
-// useSettings points server at the endpoint of s: Ollama at its address, and then, when the
-// provider is the OpenAI-compatible one, that server (pulls still go to Ollama).
-func useSettings(server *model.Server, s store.Settings) error {
-	ollamaEndpoint := model.Endpoint{Provider: store.ProviderOllama, URL: s.OllamaURL}
-	if s.Provider != store.ProviderOpenAI {
-		ollamaEndpoint.APIKeyEnv = s.APIKeyEnv
-	}
-	if err := server.UseEndpoint(ollamaEndpoint); err != nil || s.Provider != store.ProviderOpenAI {
-		return err
-	}
-	return server.UseEndpoint(model.Endpoint{Provider: store.ProviderOpenAI, URL: s.BaseURL, APIKeyEnv: s.APIKeyEnv})
-}
-
-// openAIStatus says whether the OpenAI-compatible server answers its model list (waiting at
-// most 5 s), for the panel the window shows when the model server is down.
-func openAIStatus(ctx context.Context, server *model.Server) OllamaStatus {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	oc := server.OpenAI()
-	if _, err := oc.Models(ctx); err != nil {
-		return OllamaStatus{URL: oc.URL(), Error: err.Error()}
-	}
-	return OllamaStatus{Running: true, URL: oc.URL(), Version: "OpenAI-compatible"}
-}
-
 // openAIModelsCommand is `prototyper models` for an OpenAI-compatible server: the models of
 // its /v1/models, with the context length when it says.
 func openAIModelsCommand(ctx context.Context, io IO, server *model.Server) int {
-	models, err := openAIModels(ctx, server)
+	models, err := OpenAIModels(ctx, server)
 	if err != nil {
 		return ollamaFailure(ctx, io, "models", err)
 	}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"prototyper/store"
-	"prototyper/tools"
 	"prototyper/tools/mcptools"
 )
 
@@ -150,62 +149,9 @@ func mcpCommand(ctx context.Context, args []string, io IO) int {
 	return ExitCompleted
 }
 
-// startMCP starts the MCP servers of workspace in the background, so that their tools and
-// their state are known when the settings open and the first message goes.
-func (d *Desktop) startMCP(workspace string) {
-	if workspace != "" {
-		go d.mcp.ToolsFor(context.Background(), workspace)
-	}
-}
-
-// mcpDefinitions are the definitions of the MCP tools of workspace's servers that run.
-func (d *Desktop) mcpDefinitions(workspace string) []tools.Definition {
-	m, err := d.mcp.Manager(workspace)
-	if err != nil {
-		return nil
-	}
-	var defs []tools.Definition
-	for _, st := range m.Status() {
-		if st.State != mcptools.StateRunning {
-			continue
-		}
-		for _, name := range st.Tools {
-			defs = append(defs, tools.Definition{Name: name, DefaultApproval: tools.ApprovalAsk})
-		}
-	}
-	return defs
-}
-
-// mcpStatus is the state of workspace's MCP servers, for the settings; an unreadable server
-// file is one failed entry naming it.
-func (d *Desktop) mcpStatus(workspace string) []mcptools.Status {
-	st, err := d.mcp.Status(workspace)
-	if err != nil {
-		return []mcptools.Status{{Name: mcptools.FileName, State: mcptools.StateFailed, Tools: []string{}, Error: err.Error()}}
-	}
-	if st == nil {
-		st = []mcptools.Status{}
-	}
-	return st
-}
-
-// settingsMCP is the settings' MCP servers as stored: the JSON text given, or none.
-func settingsMCP(text string) json.RawMessage {
-	if strings.TrimSpace(text) == "" {
-		return nil
-	}
-	return json.RawMessage(strings.TrimSpace(text))
-}
-
-// useMCPSettings gives the MCP servers of s to the window's servers, and starts them for the
-// workspace in use.
-func (d *Desktop) useMCPSettings(s store.Settings) {
-	d.mcp.UseSettings(settingsServers(s))
-	d.startMCP(d.workspace)
-}
-
-// settingsServers are the MCP servers of the settings (none when they hold none).
-func settingsServers(s store.Settings) mcptools.Config {
+// SettingsServers are the MCP servers of the settings (none when they hold none): what the
+// window and a run give their server set.
+func SettingsServers(s store.Settings) mcptools.Config {
 	cfg, err := mcptools.Parse(s.MCPServers, mcptools.SettingsSource)
 	if len(s.MCPServers) == 0 || err != nil { // refused when saved: only an older file could hold one
 		return nil
@@ -233,7 +179,7 @@ func useStoredMCP(set *mcptools.Set, common Common, workspace string) string {
 	if err != nil {
 		return "the MCP servers of the settings are left out: " + err.Error()
 	}
-	set.UseSettings(settingsServers(settings))
+	set.UseSettings(SettingsServers(settings))
 	if abs, err := filepath.Abs(workspace); err == nil {
 		if answer, err := db.WorkspaceTrust(abs); err == nil {
 			set.Trust = func(dir, hash string) bool { return dir == abs && answer.AllowsHash(hash) }
@@ -242,8 +188,8 @@ func useStoredMCP(set *mcptools.Set, common Common, workspace string) string {
 	return ""
 }
 
-// storedTrust is the user's answers in db about workspaces' own server files.
-func storedTrust(db *store.DB) func(workspace, hash string) bool {
+// StoredTrust is the user's answers in db about workspaces' own server files.
+func StoredTrust(db *store.DB) func(workspace, hash string) bool {
 	return func(workspace, hash string) bool {
 		answer, err := db.WorkspaceTrust(workspace)
 		return err == nil && answer.AllowsHash(hash)

@@ -30,12 +30,7 @@ func fakeOllama(t *testing.T, pullLines ...string) string {
 				_, _ = io.WriteString(w, `{"template":"x","capabilities":["completion","vision"],"model_info":{"general.architecture":"gemma3","gemma3.context_length":32768}}`)
 			}
 		},
-		"/api/pull": func(w http.ResponseWriter, r *http.Request) {
-			for _, l := range pullLines {
-				_, _ = io.WriteString(w, l+"\n")
-				w.(http.Flusher).Flush()
-			}
-		},
+		"/api/pull": ollamatest.PullLines(pullLines...),
 	})
 }
 

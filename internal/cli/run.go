@@ -189,9 +189,9 @@ Flags:
 	}
 	defer mcpServers.Close()
 	if settings, err := db.Settings(); err == nil {
-		mcpServers.UseSettings(settingsServers(settings))
+		mcpServers.UseSettings(SettingsServers(settings))
 	}
-	mcpServers.Trust = storedTrust(db)
+	mcpServers.Trust = StoredTrust(db)
 	if err := notAllowedMCP(mcpServers, db, f.chat, workspace); err != nil {
 		return fail(err)
 	}

@@ -33,6 +33,17 @@ func Serve(tb testing.TB, routes Routes) string {
 	return srv.URL
 }
 
+// PullLines answers /api/pull as Ollama streams a pull: each line of lines (a JSON object),
+// flushed as it goes.
+func PullLines(lines ...string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		for _, l := range lines {
+			_, _ = io.WriteString(w, l+"\n")
+			w.(http.Flusher).Flush()
+		}
+	}
+}
+
 // ModelNotFound answers as Ollama does for a model it does not have: HTTP 404 with its JSON
 // error.
 func ModelNotFound(model string) http.HandlerFunc {

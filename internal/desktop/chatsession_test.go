@@ -1,4 +1,4 @@
-package cli
+package desktop
 
 import (
 	"errors"
@@ -8,13 +8,15 @@ import (
 	"testing"
 	"time"
 
+	"prototyper/agentloop"
 	"prototyper/events"
+	"prototyper/internal/cli"
 	"prototyper/store"
 )
 
 func TestAChatMovedToAnotherFolderKeepsItAndNewChatsTakeIt(t *testing.T) {
 	ws1, ws2 := t.TempDir(), t.TempDir()
-	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: "127.0.0.1:1"}, Workspace: ws1, Model: "qwen3:0.6b"})
+	d, _ := openTestDesktop(t, cli.DesktopOptions{Common: cli.Common{Ollama: "127.0.0.1:1"}, Workspace: ws1, Model: "qwen3:0.6b"})
 	c, err := d.db.CreateChat(store.Chat{Workspace: ws1, Model: "qwen3:0.6b", Title: "first"})
 	if err != nil {
 		t.Fatal(err)
@@ -54,19 +56,19 @@ func TestAChatWaitingForTheAnswerToASummaryOfferKeepsItsModelAndFolder(t *testin
 		t.Fatal(err)
 	}
 	db.Close()
-	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: "127.0.0.1:1", DB: path}, Workspace: ws})
+	d, _ := openTestDesktop(t, cli.DesktopOptions{Common: cli.Common{Ollama: "127.0.0.1:1", DB: path}, Workspace: ws})
 	for what, change := range map[string]func() error{
 		"model":  func() error { _, err := d.SetChatModel(c.ID, "gemma3:1b"); return err },
 		"folder": func() error { _, err := d.SetChatWorkspace(c.ID, t.TempDir()); return err },
 	} {
-		if err := change(); !errors.Is(err, ErrChatNotIdle) || !strings.Contains(err.Error(), "waiting for your answer") {
+		if err := change(); !errors.Is(err, agentloop.ErrChatNotIdle) || !strings.Contains(err.Error(), "waiting for your answer") {
 			t.Errorf("changing the %s of a chat waiting on an offer: %v", what, err)
 		}
 	}
 }
 
 func TestAFolderThatIsNotThereIsRefusedWithASentence(t *testing.T) {
-	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: "127.0.0.1:1"}, Workspace: t.TempDir()})
+	d, _ := openTestDesktop(t, cli.DesktopOptions{Common: cli.Common{Ollama: "127.0.0.1:1"}, Workspace: t.TempDir()})
 	c, _ := d.db.CreateChat(store.Chat{Workspace: "/w"})
 	file := filepath.Join(t.TempDir(), "a.txt")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
@@ -92,7 +94,7 @@ func TestAFolderThatIsNotThereIsRefusedWithASentence(t *testing.T) {
 }
 
 func TestOnlyAMessageOfTheUserCanBeEditedAndSentAgain(t *testing.T) {
-	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: "127.0.0.1:1"}, Workspace: t.TempDir()})
+	d, _ := openTestDesktop(t, cli.DesktopOptions{Common: cli.Common{Ollama: "127.0.0.1:1"}, Workspace: t.TempDir()})
 	c, _ := d.db.CreateChat(store.Chat{Workspace: t.TempDir()})
 	answer, _ := d.db.AppendMessage(c.ID, store.Message{Role: store.RoleAssistant, Content: "hi", Complete: true})
 	if _, err := d.EditAndResend(t.Context(), c.ID, answer.ID, "x"); err == nil {
@@ -108,7 +110,7 @@ func TestOnlyAMessageOfTheUserCanBeEditedAndSentAgain(t *testing.T) {
 
 func TestARefusedEditLeavesTheChatAsItWas(t *testing.T) {
 	// no server answers at 127.0.0.1:1: the agent refuses the message before storing it
-	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: "127.0.0.1:1"}, Workspace: t.TempDir(), Model: "qwen3:0.6b"})
+	d, _ := openTestDesktop(t, cli.DesktopOptions{Common: cli.Common{Ollama: "127.0.0.1:1"}, Workspace: t.TempDir(), Model: "qwen3:0.6b"})
 	c, _ := d.db.CreateChat(store.Chat{Workspace: t.TempDir(), Model: "qwen3:0.6b"})
 	q, _ := d.db.AppendMessage(c.ID, store.Message{Role: store.RoleUser, Content: "make a"})
 	_, _ = d.db.AppendMessage(c.ID, store.Message{Role: store.RoleAssistant, Content: "made a", Complete: true})
@@ -125,7 +127,7 @@ func TestARefusedEditLeavesTheChatAsItWas(t *testing.T) {
 }
 
 func TestSearchChatsFindsTheWordsOfAChat(t *testing.T) {
-	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: "127.0.0.1:1"}, Workspace: t.TempDir()})
+	d, _ := openTestDesktop(t, cli.DesktopOptions{Common: cli.Common{Ollama: "127.0.0.1:1"}, Workspace: t.TempDir()})
 	c, _ := d.db.CreateChat(store.Chat{Title: "landing page"})
 	_, _ = d.db.AppendMessage(c.ID, store.Message{Role: store.RoleUser, Content: "use a dark hero section"})
 	hits, err := d.SearchChats("HERO")
@@ -137,7 +139,7 @@ func TestSearchChatsFindsTheWordsOfAChat(t *testing.T) {
 func TestOllamaNotThereIsSaidAtOnce(t *testing.T) {
 	// a port nothing listens on: connection refused, which a run would retry for seconds; the
 	// user runs Ollama themselves (the window would otherwise start one there)
-	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: "127.0.0.1:1"}, Workspace: t.TempDir()})
+	d, _ := openTestDesktop(t, cli.DesktopOptions{Common: cli.Common{Ollama: "127.0.0.1:1"}, Workspace: t.TempDir()})
 	if _, err := d.db.UpdateSettings(func(s *store.Settings) error { s.ManualOllama = true; return nil }); err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +156,7 @@ func TestOllamaNotThereIsSaidAtOnce(t *testing.T) {
 // the window opens, not at the first message.
 func TestTheConfigSaysWhenTheFolderOfNewChatsIsGone(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "missing")
-	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: "127.0.0.1:1"}, Workspace: missing})
+	d, _ := openTestDesktop(t, cli.DesktopOptions{Common: cli.Common{Ollama: "127.0.0.1:1"}, Workspace: missing})
 	if c, err := d.Config(); err != nil || !strings.Contains(c.WorkspaceProblem, missing+" is not a folder that exists") {
 		t.Errorf("config %q, %v; want the sentence saying the folder is not there", c.WorkspaceProblem, err)
 	}

@@ -1,4 +1,4 @@
-package cli
+package desktop
 
 import (
 	"errors"
@@ -9,12 +9,13 @@ import (
 	"testing"
 
 	"prototyper/events"
+	"prototyper/internal/cli"
 	"prototyper/store"
 )
 
 // openTestDesktop opens a Desktop on a fresh database whose events are kept in order; the
 // returned function closes it and returns every event it sent.
-func openTestDesktop(t *testing.T, opts DesktopOptions) (*Desktop, func() []events.Event) {
+func openTestDesktop(t *testing.T, opts cli.DesktopOptions) (*Desktop, func() []events.Event) {
 	t.Helper()
 	if opts.DB == "" {
 		opts.DB = filepath.Join(t.TempDir(), "prototyper.db")
@@ -49,7 +50,7 @@ func openTestDesktop(t *testing.T, opts DesktopOptions) (*Desktop, func() []even
 
 func TestConfigShowsTheFlagsAndFillsTheDefaults(t *testing.T) {
 	ws := t.TempDir()
-	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: "127.0.0.1:1"}, Workspace: ws, Model: "qwen3:0.6b"})
+	d, _ := openTestDesktop(t, cli.DesktopOptions{Common: cli.Common{Ollama: "127.0.0.1:1"}, Workspace: ws, Model: "qwen3:0.6b"})
 	c, err := d.Config()
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +67,7 @@ func TestConfigShowsTheFlagsAndFillsTheDefaults(t *testing.T) {
 }
 
 func TestSavingInvalidSettingsChangesNothing(t *testing.T) {
-	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: "127.0.0.1:1"}, Model: "before"})
+	d, _ := openTestDesktop(t, cli.DesktopOptions{Common: cli.Common{Ollama: "127.0.0.1:1"}, Model: "before"})
 	err := d.SaveSettings(Settings{Model: "after", OllamaURL: "http://127.0.0.1:2", Think: "very"})
 	var invalid *store.InvalidSettingError
 	if !errors.As(err, &invalid) {
@@ -79,7 +80,7 @@ func TestSavingInvalidSettingsChangesNothing(t *testing.T) {
 }
 
 func TestConcurrentSettingsChangesOfTheWindowKeepEachOther(t *testing.T) {
-	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: "127.0.0.1:1"}})
+	d, _ := openTestDesktop(t, cli.DesktopOptions{Common: cli.Common{Ollama: "127.0.0.1:1"}})
 	ws := t.TempDir()
 	var wg sync.WaitGroup
 	for _, change := range []func() error{
@@ -107,7 +108,7 @@ func TestConcurrentSettingsChangesOfTheWindowKeepEachOther(t *testing.T) {
 
 func TestTheSettingsKeepTheWorkspacesInstructionsAndTheRealModelSettings(t *testing.T) {
 	ws := t.TempDir()
-	d, _ := openTestDesktop(t, DesktopOptions{Workspace: ws, Model: "m", Common: Common{Ollama: "http://127.0.0.1:1"}})
+	d, _ := openTestDesktop(t, cli.DesktopOptions{Workspace: ws, Model: "m", Common: cli.Common{Ollama: "http://127.0.0.1:1"}})
 	if c, _ := d.Config(); c.OlderTurns != store.SummarizeAsk {
 		t.Fatalf("older messages that no longer fit, by default: %q", c.OlderTurns)
 	}
@@ -137,7 +138,7 @@ func TestTheSettingsKeepTheWorkspacesInstructionsAndTheRealModelSettings(t *test
 }
 
 func TestReadImagesGivesBase64OrSaysWhichFileCannotGo(t *testing.T) {
-	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: "http://127.0.0.1:1"}})
+	d, _ := openTestDesktop(t, cli.DesktopOptions{Common: cli.Common{Ollama: "http://127.0.0.1:1"}})
 	dir := t.TempDir()
 	pic := filepath.Join(dir, "dot.png")
 	if err := os.WriteFile(pic, []byte("\x89PNG\r\n\x1a\nfake"), 0o644); err != nil {
@@ -153,7 +154,7 @@ func TestReadImagesGivesBase64OrSaysWhichFileCannotGo(t *testing.T) {
 }
 
 func TestTheSettingsKeepTheAnswerSizeAndRefuseOneNoRunCouldUse(t *testing.T) {
-	d, _ := openTestDesktop(t, DesktopOptions{Workspace: t.TempDir(), Model: "m", Common: Common{Ollama: "http://127.0.0.1:1"}})
+	d, _ := openTestDesktop(t, cli.DesktopOptions{Workspace: t.TempDir(), Model: "m", Common: cli.Common{Ollama: "http://127.0.0.1:1"}})
 	if err := d.SaveSettings(Settings{Think: "on", MaxAnswerBytes: 32 << 20}); err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +185,7 @@ func TestTheWindowsSettingsAreJudgedByTheRoomsThatOwnThem(t *testing.T) {
 		{"MCP servers that do not parse", func(s *Settings) { s.MCPJSON = `{"mcpServers":{"x":{}}}` }, "mcpServers"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: "http://127.0.0.1:1"}})
+			d, _ := openTestDesktop(t, cli.DesktopOptions{Common: cli.Common{Ollama: "http://127.0.0.1:1"}})
 			var in Settings
 			tc.edit(&in)
 			err := d.SaveSettings(in)

@@ -1,4 +1,4 @@
-package cli
+package desktop
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"prototyper/agentloop"
-	"prototyper/events"
 	"prototyper/store"
 )
 
@@ -17,11 +16,6 @@ import (
 // chosen for new chats since. The header shows the open chat's; changing either for an open
 // chat changes that chat, from its next message on, or starts a new chat. What the user last
 // chose or sent with is what a new chat takes.
-
-// ErrChatNotIdle is returned when a chat's folder, model or history would change while a run of
-// it is live or waits for the user's answer (an approval, a summary offer): what runs or waits
-// was shown with the old ones.
-var ErrChatNotIdle = errors.New("this chat is running or waiting for your answer: stop it or answer first, then change it")
 
 // ChatSearchLimit is how many chats a search returns at most.
 const ChatSearchLimit = 50
@@ -43,13 +37,10 @@ func checkFolder(dir string) (string, error) {
 	return abs, nil
 }
 
-// changeIdleChat applies edit to a chat that neither runs nor waits for an approval, and makes
-// its folder and model the ones new chats take.
+// changeIdleChat applies edit to a chat that neither runs nor waits for the user (through the
+// agent, under the chat's lock), and makes its folder and model the ones new chats take.
 func (d *Desktop) changeIdleChat(chatID string, edit func(*store.Chat)) (agentloop.ChatSummary, error) {
-	if d.agent.Phase(chatID) != events.PhaseIdle {
-		return agentloop.ChatSummary{}, ErrChatNotIdle
-	}
-	c, err := d.db.UpdateChat(chatID, edit)
+	c, err := d.agent.ChangeChat(chatID, edit)
 	if err != nil {
 		return agentloop.ChatSummary{}, err
 	}
@@ -58,7 +49,7 @@ func (d *Desktop) changeIdleChat(chatID string, edit func(*store.Chat)) (agentlo
 }
 
 // SetChatWorkspace moves a chat to the folder dir: its next message runs there. A chat that
-// runs or waits for an approval is refused with [ErrChatNotIdle].
+// runs or waits for an approval is refused with [agentloop.ErrChatNotIdle].
 func (d *Desktop) SetChatWorkspace(chatID, dir string) (agentloop.ChatSummary, error) {
 	abs, err := checkFolder(dir)
 	if err != nil {
@@ -68,7 +59,7 @@ func (d *Desktop) SetChatWorkspace(chatID, dir string) (agentloop.ChatSummary, e
 }
 
 // SetChatModel makes name the model of a chat's next messages. A chat that runs or waits for
-// an approval is refused with [ErrChatNotIdle].
+// an approval is refused with [agentloop.ErrChatNotIdle].
 func (d *Desktop) SetChatModel(chatID, name string) (agentloop.ChatSummary, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
@@ -128,45 +119,27 @@ func (d *Desktop) OpenChat(chatID string) (OpenedChat, error) {
 
 // EditAndResend replaces the user message messageID with text and sends it: the chat goes on
 // from there, and the message with everything after it stays as an earlier version
-// ([store.DB.ForkAt]). Regenerating an answer is resending the message it answered. A message
-// the agent refuses leaves the chat as it was.
+// ([agentloop.Agent.EditAndResend]). Regenerating an answer is resending the message it
+// answered. A message the agent refuses leaves the chat as it was; one it takes makes the
+// chat's folder and model those new chats take, as [Desktop.Send] does.
 func (d *Desktop) EditAndResend(ctx context.Context, chatID, messageID, text string) (SendResult, error) {
 	if strings.TrimSpace(text) == "" {
 		return SendResult{}, errors.New("the message is empty: type what you want built")
 	}
-	if d.agent.Phase(chatID) != events.PhaseIdle {
-		return SendResult{}, ErrChatNotIdle
-	}
-	m, err := d.db.Message(chatID, messageID)
-	if err != nil {
+	if err := d.agent.EditAndResend(ctx, chatID, messageID, text); err != nil {
 		return SendResult{}, err
 	}
-	if m.Role != store.RoleUser {
-		return SendResult{}, errors.New("only a message you wrote can be edited and sent again")
+	if c, err := d.db.Chat(chatID); err == nil {
+		d.useLast(c.Workspace, c.Model)
 	}
-	after, err := d.db.ForkAt(chatID, messageID)
-	if err != nil {
-		return SendResult{}, err
-	}
-	res, err := d.Send(ctx, chatID, text)
-	if err != nil && d.agent.Phase(chatID) == events.PhaseIdle {
-		// refused before anything was stored: the version put aside is shown again
-		msgs, _ := d.db.Messages(chatID)
-		nothingNew := len(msgs) == 0 && after == "" || len(msgs) > 0 && msgs[len(msgs)-1].ID == after
-		if nothingNew {
-			err = errors.Join(err, d.db.ShowVersion(chatID, after, messageID))
-		}
-	}
-	return res, err
+	return SendResult{ChatID: chatID}, d.remember()
 }
 
 // ShowVersion shows version index (1-based, oldest first) of a chat's history at the message
-// shownID, which starts the version shown now; the chat goes on from it.
+// shownID, which starts the version shown now; the chat goes on from it. A chat that runs or
+// waits for the user is refused with [agentloop.ErrChatNotIdle].
 func (d *Desktop) ShowVersion(chatID, shownID string, index int) (OpenedChat, error) {
-	if d.agent.Phase(chatID) != events.PhaseIdle {
-		return OpenedChat{}, ErrChatNotIdle
-	}
-	if err := d.db.ShowVersionAt(chatID, shownID, index); err != nil {
+	if err := d.agent.ShowVersion(chatID, shownID, index); err != nil {
 		return OpenedChat{}, err
 	}
 	return d.OpenChat(chatID)

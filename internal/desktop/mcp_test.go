@@ -1,4 +1,4 @@
-package cli
+package desktop
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"prototyper/internal/cli"
 	"prototyper/internal/testenv"
 	"prototyper/tools/mcptools"
 )
@@ -16,7 +17,7 @@ import (
 // with the ask policy; JSON that is not the mcpServers shape is refused with one sentence.
 func TestMCPServersOfTheSettingsStartAndOfferTheirToolsToTheWindow(t *testing.T) {
 	cmd := testenv.MCPEverything(t)
-	d, _ := openTestDesktop(t, DesktopOptions{Workspace: t.TempDir()})
+	d, _ := openTestDesktop(t, cli.DesktopOptions{Workspace: t.TempDir()})
 
 	if err := d.SaveSettings(Settings{MCPJSON: `{"mcpServers": {"bad name!": {"command": "x"}}}`}); err == nil ||
 		!strings.Contains(err.Error(), "may hold only letters") {

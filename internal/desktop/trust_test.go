@@ -1,4 +1,4 @@
-package cli
+package desktop
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"prototyper/internal/cli"
 )
 
 // writeMarkerServers writes ws/.prototyper/mcp.json with one server whose start creates marker.
@@ -37,7 +39,7 @@ func TestTheWindowAsksOnceAboutAFoldersOwnServersAndStartsThemWhenAllowed(t *tes
 	marker := filepath.Join(t.TempDir(), "marker")
 	writeMarkerServers(t, ws, marker)
 	db := filepath.Join(t.TempDir(), "p.db")
-	d, closeDesk := openTestDesktop(t, DesktopOptions{Common: Common{DB: db, Ollama: "http://127.0.0.1:9"}, Workspace: ws})
+	d, closeDesk := openTestDesktop(t, cli.DesktopOptions{Common: cli.Common{DB: db, Ollama: "http://127.0.0.1:9"}, Workspace: ws})
 
 	asked, err := d.WorkspaceServersToAsk("", false)
 	if err != nil || asked == nil || asked.Workspace != ws || len(asked.Servers) != 1 {
@@ -68,7 +70,7 @@ func TestTheWindowAsksOnceAboutAFoldersOwnServersAndStartsThemWhenAllowed(t *tes
 	// another start: allowed as the file is, asked again once it changed
 	changed := filepath.Join(t.TempDir(), "changed")
 	writeMarkerServers(t, ws, changed)
-	d, _ = openTestDesktop(t, DesktopOptions{Common: Common{DB: db, Ollama: "http://127.0.0.1:9"}, Workspace: ws})
+	d, _ = openTestDesktop(t, cli.DesktopOptions{Common: cli.Common{DB: db, Ollama: "http://127.0.0.1:9"}, Workspace: ws})
 	if asked, _ := d.WorkspaceServersToAsk(ws, false); asked == nil || asked.Hash == review.Hash {
 		t.Errorf("after the file changed WorkspaceServersToAsk = %+v; want the changed file", asked)
 	}

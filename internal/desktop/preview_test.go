@@ -1,4 +1,4 @@
-package cli
+package desktop
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"prototyper/events"
+	"prototyper/internal/cli"
 	"prototyper/preview"
 )
 
@@ -19,15 +20,15 @@ func TestThePreviewServesTheFolderOfNewChatsButNeverTheAppsDatabase(t *testing.T
 	os.MkdirAll(filepath.Join(ws, "games"), 0o755)
 	os.WriteFile(filepath.Join(ws, "games", "snake.html"), []byte("<p>snake</p>"), 0o644)
 	db := filepath.Join(ws, "prototyper.db") // the app's database inside the folder
-	d, closeDesk := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: "127.0.0.1:1", DB: db}, Workspace: ws})
-	page, err := d.PreviewOpen("", "games/snake.html")
+	d, closeDesk := openTestDesktop(t, cli.DesktopOptions{Common: cli.Common{Ollama: "127.0.0.1:1", DB: db}, Workspace: ws})
+	page, err := d.PreviewOpen(noGuard, "", "games/snake.html")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if page.Page != "games/snake.html" || len(page.Pages) != 2 || page.Pages[0] != "index.html" || !strings.HasPrefix(page.URL, page.Origin+"/") {
 		t.Fatalf("page %+v", page)
 	}
-	if again, _ := d.PreviewOpen("", "nothing.html"); again.Page != "index.html" || again.URL != page.URL {
+	if again, _ := d.PreviewOpen(noGuard, "", "nothing.html"); again.Page != "index.html" || again.URL != page.URL {
 		t.Fatalf("a page that is not there falls back to index.html on the same site: %+v", again)
 	}
 	body := func(rel string) (int, string) {
@@ -66,3 +67,6 @@ func hasEvent(evs []events.Event, typ events.Type) bool {
 	}
 	return false
 }
+
+// noGuard is a page guard that has nothing to guard: no window.
+func noGuard() error { return nil }

@@ -1,4 +1,4 @@
-package cli
+package desktop
 
 import (
 	"context"
@@ -50,8 +50,12 @@ func newPreviewRoom(files tools.WorkspaceOptions, bridge *events.Bridge) *previe
 
 // PreviewOpen starts the preview server if it is not running and returns the page to show
 // for the chat (its folder; for "" the folder of new chats): want when it is an HTML file of
-// the folder, else index.html, else the first HTML file.
-func (d *Desktop) PreviewOpen(chatID, want string) (PreviewPage, error) {
+// the folder, else index.html, else the first HTML file. guard is called first: it keeps the
+// page out of the window's reach (the window's bindings guard), and its error refuses.
+func (d *Desktop) PreviewOpen(guard func() error, chatID, want string) (PreviewPage, error) {
+	if err := guard(); err != nil {
+		return PreviewPage{}, err
+	}
 	workspace := d.Workspace()
 	if chatID != "" {
 		chat, err := d.db.Chat(chatID)

@@ -1,4 +1,4 @@
-package cli
+package desktop
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"prototyper/agentloop"
 	"prototyper/events"
+	"prototyper/internal/cli"
 	"prototyper/model"
 	"prototyper/model/managed"
 	"prototyper/model/ollama"
@@ -24,7 +25,7 @@ import (
 )
 
 // Desktop is the desktop window's side of the app, without the window: it assembles for the
-// window what [runCommand] assembles for the terminal (the store, the agent, the Ollama
+// window what `prototyper run` assembles for the terminal (the store, the agent, the Ollama
 // server), keeps the workspace and the model of the next message (the flags' when given,
 // else the settings'), and remembers what the user last worked with. app.go binds its
 // methods to the frontend and gives it the window's sink; nothing here imports Wails, so a
@@ -56,7 +57,7 @@ type Desktop struct {
 // OpenDesktop opens the database of opts and assembles the agent, whose events go through a
 // bridge to sink. A database another process holds is the store's "Prototyper is already
 // running" error.
-func OpenDesktop(opts DesktopOptions, sink events.Sink) (*Desktop, error) {
+func OpenDesktop(opts cli.DesktopOptions, sink events.Sink) (*Desktop, error) {
 	db, err := opts.OpenDB(store.Options{})
 	if err != nil {
 		return nil, err
@@ -69,7 +70,7 @@ func OpenDesktop(opts DesktopOptions, sink events.Sink) (*Desktop, error) {
 	return d, nil
 }
 
-func assembleDesktop(db *store.DB, opts DesktopOptions, sink events.Sink) (*Desktop, error) {
+func assembleDesktop(db *store.DB, opts cli.DesktopOptions, sink events.Sink) (*Desktop, error) {
 	settings, err := db.Settings()
 	if err != nil {
 		return nil, err
@@ -103,7 +104,7 @@ func assembleDesktop(db *store.DB, opts DesktopOptions, sink events.Sink) (*Desk
 	d.preview = newPreviewRoom(d.agent.FileOptions(), bridge)
 	pv.room = d.preview
 	d.life, d.endLife = context.WithCancel(context.Background())
-	mcpServers.Trust = storedTrust(db)
+	mcpServers.Trust = cli.StoredTrust(db)
 	if err := d.agent.FinishInterrupted(d.life); err != nil { // an undo the app died in; its chat's next undo tries again
 		fmt.Fprintln(os.Stderr, "prototyper:", err)
 	}
@@ -421,14 +422,16 @@ func (d *Desktop) RenameChat(id, title string) error {
 	return err
 }
 
-// DeleteChat stops the chat's run, if any, and deletes the chat with its messages.
+// deleteWait bounds how long DeleteChat waits for the chat's run to end once stopped (a run
+// ends within a second of its stop).
+const deleteWait = 10 * time.Second
+
+// DeleteChat stops the chat's run, if any, and deletes the chat with its messages, through the
+// agent, which forgets the chat ([agentloop.Agent.DeleteChat]).
 func (d *Desktop) DeleteChat(id string) error {
-	if d.agent.Phase(id).Busy() {
-		if err := d.agent.Stop(id); err != nil {
-			return err
-		}
-	}
-	return d.db.DeleteChat(id)
+	ctx, cancel := context.WithTimeout(d.life, deleteWait)
+	defer cancel()
+	return d.agent.DeleteChat(ctx, id)
 }
 
 // SendResult names the chat a message went to (a new one when the window sent none).
@@ -569,7 +572,7 @@ func (d *Desktop) OllamaStatus(ctx context.Context) OllamaStatus {
 // the session's model wakes its preload: the model may have just come.
 func (d *Desktop) Models(ctx context.Context) ([]ollama.CatalogEntry, error) {
 	if d.server.OpenAI() != nil {
-		return openAIModels(ctx, d.server)
+		return cli.OpenAIModels(ctx, d.server)
 	}
 	client, _ := d.server.Client()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)

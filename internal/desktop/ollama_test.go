@@ -1,4 +1,4 @@
-package cli
+package desktop
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"prototyper/internal/cli"
 	"prototyper/internal/ollamatest"
 	"prototyper/store"
 )
@@ -33,7 +34,7 @@ func openDesktopWith(t *testing.T, url string, settings store.Settings) (*Deskto
 		t.Fatal(err)
 	}
 	db.Close()
-	d, err := OpenDesktop(DesktopOptions{Common: Common{Ollama: url, DB: dbPath}}, nil)
+	d, err := OpenDesktop(cli.DesktopOptions{Common: cli.Common{Ollama: url, DB: dbPath}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +187,7 @@ func TestPickingAModelAndStartingWithOneLoadItOnTheServer(t *testing.T) {
 	loads := make(chan string, 4)
 	srv := httptest.NewServer(loadingOllama(loads))
 	t.Cleanup(srv.Close)
-	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: srv.URL}, Model: "first"})
+	d, _ := openTestDesktop(t, cli.DesktopOptions{Common: cli.Common{Ollama: srv.URL}, Model: "first"})
 	next := func() string { return nextLoad(t, loads) }
 	if got := next(); got != "first 30m0s num_ctx=4096" {
 		t.Fatalf("at start: %q", got)
@@ -312,7 +313,7 @@ func TestTheModelTheWindowStartsWithIsLoadedOnceItArrivesOnAServerThatAnsweredWi
 	missed, loads := make(chan string, 16), make(chan string, 4)
 	srv := httptest.NewServer(models.ollama(missed, loads))
 	t.Cleanup(srv.Close)
-	openTestDesktop(t, DesktopOptions{Common: Common{Ollama: srv.URL}, Model: "first"})
+	openTestDesktop(t, cli.DesktopOptions{Common: cli.Common{Ollama: srv.URL}, Model: "first"})
 
 	// The server answers, and tells the window's preload that it has no such model; then the
 	// user pulls it, in a terminal: the window is not asked anything.
@@ -327,7 +328,7 @@ func TestAPreloadWaitingForAModelTheUserLeftNeverLoadsIt(t *testing.T) {
 	missed, loads := make(chan string, 16), make(chan string, 4)
 	srv := httptest.NewServer(models.ollama(missed, loads))
 	t.Cleanup(srv.Close)
-	d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: srv.URL}, Model: "first"})
+	d, _ := openTestDesktop(t, cli.DesktopOptions{Common: cli.Common{Ollama: srv.URL}, Model: "first"})
 	waitFor(t, missed, "first")
 	if err := d.SetModel("second"); err != nil {
 		t.Fatal(err)
@@ -366,7 +367,7 @@ func TestAPreloadWaitingForItsModelLoadsItAtOnceWhenTheWindowSeesItArrive(t *tes
 			missed, loads := make(chan string, 16), make(chan string, 4)
 			srv := httptest.NewServer(models.ollama(missed, loads))
 			t.Cleanup(srv.Close)
-			d, _ := openTestDesktop(t, DesktopOptions{Common: Common{Ollama: srv.URL}, Model: "first"})
+			d, _ := openTestDesktop(t, cli.DesktopOptions{Common: cli.Common{Ollama: srv.URL}, Model: "first"})
 			waitFor(t, missed, "first")
 			if err := tc.sees(context.Background(), d, &models); err != nil {
 				t.Fatal(err)
