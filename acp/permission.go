@@ -123,7 +123,7 @@ func previewContent(workspace string, pv *tools.Preview, origin string) []sdk.To
 	case pv.Fails != "":
 		text("This call would fail: " + pv.Fails)
 	case pv.Command != nil:
-		text("```\n" + pv.Command.Command + "\n```\nin " + pv.Command.Cwd)
+		text(fenced(tools.Visible(pv.Command.Command)) + "\nin " + tools.Visible(pv.Command.Cwd))
 	case len(pv.Removes) > 0:
 		var b strings.Builder
 		b.WriteString("Deletes:\n")

@@ -88,7 +88,7 @@ func (sess *session) updates(e events.Event) []sdk.SessionUpdate {
 		if len(v.output) > outputTail {
 			v.output = v.output[len(v.output)-outputTail:]
 		}
-		text := "```\n" + string(v.output) + "\n```"
+		text := fenced(string(v.output))
 		sess.mu.Unlock()
 		return []sdk.SessionUpdate{sdk.UpdateToolCall(sdk.ToolCallId(e.ToolCallID),
 			sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(text))}))}
@@ -171,7 +171,7 @@ func resultContent(workspace string, d tools.Details, output, commandOutput stri
 		}
 	}
 	if commandOutput != "" {
-		return []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock("```\n" + commandOutput + "\n```"))}
+		return []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(fenced(commandOutput)))}
 	}
 	if output == "" {
 		return nil
@@ -210,8 +210,13 @@ func argsOf(raw []byte) callArgs {
 	return a
 }
 
-// title is a call's one line: the command line of a command, else the tool and its path.
+// title is a call's one line: the command line of a command, else the tool and its path,
+// with the characters a user cannot see marked (tools.Visible).
 func title(name string, raw []byte) string {
+	return tools.Visible(rawTitle(name, raw))
+}
+
+func rawTitle(name string, raw []byte) string {
 	a := argsOf(raw)
 	switch {
 	case name == tools.RunCommand && a.Command != "":
@@ -224,6 +229,23 @@ func title(name string, raw []byte) string {
 		return name + " " + a.Pattern
 	}
 	return name
+}
+
+// fenced is text in a Markdown code block whose fence is longer than any run of backticks in
+// it: a command line or its output cannot close the block and have what follows read as the
+// editor's own text (or a link or an image it fetches).
+func fenced(text string) string {
+	longest, run := 0, 0
+	for _, c := range text {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	return fence + "\n" + text + "\n" + fence
 }
 
 // kindOf is the protocol's kind of a tool, for the editor's icon.
