@@ -56,7 +56,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, cfg Config) error {
 		return err
 	}
 	s.agent = cfg.Wire(bridge, editorBuffers{s})
-	s.conn = sdk.NewAgentSideConnection(s, flushing{out}, in)
+	s.conn = sdk.NewAgentSideConnection(s, flushing{out}, boundLines(in, maxMessage, cfg.Log))
 	s.conn.SetLogger(cfg.Log)
 	close(s.ready)
 	select {
