@@ -31,7 +31,7 @@ func TestAMessageTooLongToReadIsAnsweredAndTheConnectionGoesOn(t *testing.T) {
 	editorIn, agentOut := io.Pipe()
 	agentIn, editorOut := io.Pipe()
 	serverOn(t, agentOut, boundLines(agentIn, maxMessage, slog.New(slog.DiscardHandler)))
-		answers := make(chan map[string]any, 8)
+	answers := make(chan map[string]any, 8)
 	go func() {
 		sc := bufio.NewScanner(editorIn)
 		sc.Buffer(nil, 1<<20)
