@@ -62,7 +62,9 @@ func TestACPEndsItsRunsAndLeavesNoProcessWhenTheEditorGoes(t *testing.T) {
 		t.Run(how, func(t *testing.T) {
 			a := startACP(t, filepath.Join(t.TempDir(), "p.db"), "--model", acpSleeperModel.Name)
 			id := newACPSession(t, a.conn, t.TempDir(), "auto")
-			go func() { _, _ = a.conn.Prompt(context.Background(), sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("Sleep")}}) }()
+			go func() {
+				_, _ = a.conn.Prompt(context.Background(), sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("Sleep")}})
+			}()
 			deadline := time.After(2 * time.Minute)
 			var tree []int
 			for {
