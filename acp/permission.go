@@ -128,14 +128,14 @@ func previewContent(workspace string, pv *tools.Preview, origin string) []sdk.To
 		var b strings.Builder
 		b.WriteString("Deletes:\n")
 		for _, r := range pv.Removes {
-			fmt.Fprintf(&b, "- %s (%s)\n", r.Path, r.Kind)
+			fmt.Fprintf(&b, "- %s (%s)\n", tools.Visible(r.Path), r.Kind)
 		}
 		text(b.String())
 	case pv.Diff != "":
 		out = append(out, diffContent(absPath(workspace, pv.Path), pv.Diff)...)
 	}
 	if len(pv.NotUndoable) > 0 {
-		text("Cannot be undone (too large to keep): " + strings.Join(pv.NotUndoable, ", "))
+		text("Cannot be undone (too large to keep): " + tools.Visible(strings.Join(pv.NotUndoable, ", ")))
 	}
 	return out
 }

@@ -40,4 +40,9 @@ func TestAPermissionRequestShowsACommandsInvisibleCharactersAndKeepsItInItsBlock
 	if out := fenced("a\n````\nb"); !strings.HasPrefix(out, "`````\n") || !strings.HasSuffix(out, "\n`````") {
 		t.Errorf("fenced = %q, want a fence longer than any in the text", out)
 	}
+
+	pv = &tools.Preview{Path: "old", Removes: []tools.Removal{{Path: "old/a\u202etxt.exe", Kind: tools.KindFile}}}
+	if text := previewContent("/ws", pv, "")[0].Content.Content.Text.Text; !strings.Contains(text, "old/a<U+202E>txt.exe") {
+		t.Errorf("delete preview %q, want the file name's override marked", text)
+	}
 }
