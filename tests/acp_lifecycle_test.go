@@ -120,3 +120,39 @@ func TestACPSaysItsVersionInInitialize(t *testing.T) {
 		t.Errorf("agentInfo = %+v, want the build's version", a.init.AgentInfo)
 	}
 }
+
+// TestACPRunsTwoSessionsAtOnceEachWithItsOwnUpdates: two sessions of one process, in two
+// folders, prompted together, each end their turn with their own file written and only their
+// own updates.
+func TestACPRunsTwoSessionsAtOnceEachWithItsOwnUpdates(t *testing.T) {
+	a := startACP(t, filepath.Join(t.TempDir(), "p.db"), "--model", acpWriterModel.Name)
+	wsA, wsB := t.TempDir(), t.TempDir()
+	idA, idB := newACPSession(t, a.conn, wsA, "auto"), newACPSession(t, a.conn, wsB, "auto")
+	type result struct {
+		resp sdk.PromptResponse
+		err  error
+	}
+	ended := map[sdk.SessionId]chan result{idA: make(chan result, 1), idB: make(chan result, 1)}
+	for id, ch := range ended {
+		go func() {
+			resp, err := a.conn.Prompt(acpCtx(t), sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("Write hello.txt")}})
+			ch <- result{resp, err}
+		}()
+	}
+	for id, ws := range map[sdk.SessionId]string{idA: wsA, idB: wsB} {
+		r := <-ended[id]
+		if r.err != nil || r.resp.StopReason != sdk.StopReasonEndTurn {
+			t.Errorf("session %s answered %+v, %v; want end_turn", id, r.resp, r.err)
+		}
+		if b, err := os.ReadFile(filepath.Join(ws, "hello.txt")); err != nil || string(b) != "hello from the editor\n" {
+			t.Errorf("session %s's hello.txt = %q, %v", id, b, err)
+		}
+		ups := a.client.of(id)
+		if got := chunks(ups, "answer"); got != "Finished with `hello.txt`." {
+			t.Errorf("session %s's answer %q, want its own answer once", id, got)
+		}
+		if _, statuses, _ := callStatuses(ups); len(statuses) == 0 || statuses[len(statuses)-1] != sdk.ToolCallStatusCompleted {
+			t.Errorf("session %s's call went %v, want completed", id, statuses)
+		}
+	}
+}
