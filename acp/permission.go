@@ -23,7 +23,8 @@ const (
 
 // answer asks the editor, one question at a time and in order, about each call waiting for
 // approval and each summary offer of the session, and gives the answers to the agent as the
-// window does. A question the editor cancels (or a cancelled prompt) stops the run.
+// window does; in Auto-approve it allows a call itself, unless the model wrote it as text. A
+// question the editor cancels (or a cancelled prompt) stops the run.
 func (sess *session) answer() {
 	for e := range sess.asks {
 		t := sess.current()
@@ -31,9 +32,12 @@ func (sess *session) answer() {
 			continue // no prompt waits: the chat stays paused, as in the window
 		}
 		var err error
-		if e.Type == events.SummaryOffered {
+		switch {
+		case e.Type == events.ToolApprovalRequest && sess.currentMode() == ModeAuto && e.Origin != events.OriginText:
+			err = sess.s.agent.Decide(e.ToolCallID, agentloop.DecisionAllow, "")
+		case e.Type == events.SummaryOffered:
 			err = sess.answerOffer(t.ctx, e)
-		} else {
+		default:
 			err = sess.answerApproval(t.ctx, e)
 		}
 		if err != nil {
