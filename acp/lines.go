@@ -17,23 +17,32 @@ import (
 // reads: a longer line ends its reading, and so the connection, for every session.
 const maxMessage = 10<<20 - 1
 
-// methodTooLarge is what a request too long to read becomes, so that its answer says so.
-const methodTooLarge = "_prototyper/too_large"
+// What a request the connection cannot read becomes, so that its answer says why: too long,
+// or not JSON.
+const (
+	methodTooLarge  = "_prototyper/too_large"
+	methodMalformed = "_prototyper/malformed"
+)
 
 // headSize is how much of a message too long to read is kept to find its id.
 const headSize = 64 << 10
 
 // boundLines passes in's lines through, and replaces each line longer than limit bytes with
-// a request of methodTooLarge of the same id (a notification too long is dropped): a prompt
-// with a huge attachment is refused in one answer rather than end the connection.
+// a request of methodTooLarge of the same id, and each line that is not JSON with one of
+// methodMalformed (one whose id is not found is dropped, with a short warning): a prompt with
+// a huge attachment is refused in one answer rather than end the connection, and a broken
+// request is answered rather than wait forever.
 func boundLines(in io.Reader, limit int, log *slog.Logger) io.Reader {
 	pr, pw := io.Pipe()
 	go func() {
 		br := bufio.NewReaderSize(in, headSize)
 		for {
 			line, n, over, err := readLine(br, limit)
-			if over {
-				line = tooLargeRequest(line, n, log)
+			switch {
+			case over:
+				line = stand(line, methodTooLarge, n, log)
+			case len(bytes.TrimSpace(line)) > 0 && !json.Valid(line):
+				line = stand(line, methodMalformed, n, log)
 			}
 			if len(line) > 0 {
 				if _, werr := pw.Write(line); werr != nil {
@@ -72,9 +81,10 @@ func readLine(br *bufio.Reader, limit int) (line []byte, n int64, over bool, err
 	}
 }
 
-// tooLargeRequest is the methodTooLarge request of the id the head of a message holds, or
-// nil when it holds none that is found (a notification, or an id after its params).
-func tooLargeRequest(head []byte, n int64, log *slog.Logger) []byte {
+// stand is the request of method that stands for a message the connection cannot read, n
+// bytes long, with the id its head holds; nil when none is found there (a notification, an
+// id after its params, or no JSON at all).
+func stand(head []byte, method string, n int64, log *slog.Logger) []byte {
 	dec := json.NewDecoder(bytes.NewReader(head))
 	var id json.RawMessage
 	if tok, err := dec.Token(); err == nil && tok == json.Delim('{') {
@@ -94,21 +104,24 @@ func tooLargeRequest(head []byte, n int64, log *slog.Logger) []byte {
 		}
 	}
 	if id == nil {
-		log.Warn("a message over the size an agent reads was dropped: it has no id to answer", "bytes", n)
+		log.Warn("a message the agent cannot read was dropped: it has no id to answer", "why", method, "bytes", n)
 		return nil
 	}
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": methodTooLarge, "params": map[string]int64{"bytes": n}})
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": map[string]int64{"bytes": n}})
 	return append(b, '\n')
 }
 
-// HandleExtensionMethod answers a request too long to read (methodTooLarge) with the sentence
-// a user can act on; this agent has no other extension.
+// HandleExtensionMethod answers a request the connection could not read (methodTooLarge,
+// methodMalformed) with the sentence a user can act on; this agent has no other extension.
 func (s *Server) HandleExtensionMethod(ctx context.Context, method string, params json.RawMessage) (any, error) {
-	if method != methodTooLarge {
-		return nil, sdk.NewMethodNotFound(method)
-	}
 	var p struct{ Bytes int64 }
 	_ = json.Unmarshal(params, &p)
-	return nil, invalid(fmt.Sprintf("the message is %.1f MB, over the %d MB this agent reads: attach smaller or fewer images and files",
-		float64(p.Bytes)/(1<<20), (maxMessage+1)>>20))
+	switch method {
+	case methodTooLarge:
+		return nil, invalid(fmt.Sprintf("the message is %.1f MB, over the %d MB this agent reads: attach smaller or fewer images and files",
+			float64(p.Bytes)/(1<<20), (maxMessage+1)>>20))
+	case methodMalformed:
+		return nil, &sdk.RequestError{Code: -32700, Message: fmt.Sprintf("the editor sent a message of %d bytes that is not valid JSON, which the agent cannot read: report it to the editor's developers", p.Bytes)}
+	}
+	return nil, sdk.NewMethodNotFound(method)
 }

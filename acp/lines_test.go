@@ -84,10 +84,51 @@ func TestReadLineKeepsTheHeadOfALineTooLongAndDropsTheRest(t *testing.T) {
 	if err != nil || !over || len(line) != headSize || n != int64(100<<10+len(`{"id":7,"x":""}`)) {
 		t.Fatalf("readLine = %d bytes, n %d, over %v, %v", len(line), n, over, err)
 	}
-	if got := string(tooLargeRequest(line, n, slog.New(slog.DiscardHandler))); !strings.Contains(got, `"id":7`) || !strings.Contains(got, methodTooLarge) {
+	if got := string(stand(line, methodTooLarge, n, slog.New(slog.DiscardHandler))); !strings.Contains(got, `"id":7`) || !strings.Contains(got, methodTooLarge) {
 		t.Errorf("substitute %q, want id 7 and %s", got, methodTooLarge)
 	}
 	if line, _, over, _ := readLine(br, 1000); over || string(line) != "next\n" {
 		t.Errorf("next line %q (over %v), want it whole", line, over)
+	}
+}
+
+// TestAMessageThatIsNotJSONIsAnsweredByItsId: a request cut short (or otherwise not JSON) is
+// answered with a parse error for its id, rather than left waiting forever, and the
+// connection answers the next one.
+func TestAMessageThatIsNotJSONIsAnsweredByItsId(t *testing.T) {
+	editorIn, agentOut := io.Pipe()
+	agentIn, editorOut := io.Pipe()
+	t.Cleanup(func() { _ = agentIn.Close() })
+	serverOn(t, agentOut, boundLines(agentIn, maxMessage, slog.New(slog.DiscardHandler)))
+	go func() {
+		_, _ = io.WriteString(editorOut, `{"jsonrpc":"2.0","id":4,"method":"session/new","params":{"cwd":`+"\n")
+		_, _ = io.WriteString(editorOut, promptLine(t, 5, 200))
+	}()
+	sc := bufio.NewScanner(editorIn)
+	got := map[float64]map[string]any{}
+	for len(got) < 2 {
+		done := make(chan bool, 1)
+		go func() { done <- sc.Scan() }()
+		select {
+		case ok := <-done:
+			if !ok {
+				t.Fatalf("the connection ended after %v", got)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no answer after %v: the broken request waits forever", got)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatal(err)
+		}
+		id, _ := m["id"].(float64)
+		e, _ := m["error"].(map[string]any)
+		got[id] = e
+	}
+	if code, _ := got[4]["code"].(float64); code != -32700 || !strings.Contains(got[4]["message"].(string), "not valid JSON") {
+		t.Errorf("answer to the broken request: %v, want a parse error saying so", got[4])
+	}
+	if msg, _ := got[5]["message"].(string); !strings.Contains(msg, "no session") {
+		t.Errorf("answer to the next request: %v, want the agent's own", got[5])
 	}
 }
