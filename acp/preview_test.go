@@ -46,3 +46,17 @@ func TestAPermissionRequestShowsACommandsInvisibleCharactersAndKeepsItInItsBlock
 		t.Errorf("delete preview %q, want the file name's override marked", text)
 	}
 }
+
+// TestACallsLocationIsNeverOutsideItsWorkspace: the editor follows a call's locations (it
+// opens the file); a path the model gave that leaves the workspace (../, absolute) is not
+// one, whatever the tool then says of it.
+func TestACallsLocationIsNeverOutsideItsWorkspace(t *testing.T) {
+	for _, p := range []string{"../../etc/passwd", "/etc/passwd", "a/../../x", ".."} {
+		if got := locations("/ws", []byte(`{"path":"`+p+`"}`)); got != nil {
+			t.Errorf("path %q: locations %+v, want none", p, got)
+		}
+	}
+	if got := locations("/ws", []byte(`{"path":"src/../a.txt"}`)); len(got) != 1 || got[0].Path != "/ws/a.txt" {
+		t.Errorf("locations %+v, want /ws/a.txt", got)
+	}
+}

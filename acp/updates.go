@@ -266,13 +266,15 @@ func kindOf(name string) sdk.ToolKind {
 	return sdk.ToolKindOther
 }
 
-// locations are the files a call is about, for the editor to follow.
+// locations are the files a call is about, for the editor to follow (it opens them): only a
+// path of the workspace, never one the model gave that leaves it.
 func locations(workspace string, raw []byte) []sdk.ToolCallLocation {
 	a := argsOf(raw)
-	if a.Path == "" {
+	rel := path.Clean(a.Path)
+	if a.Path == "" || workspace == "" || path.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../") {
 		return nil
 	}
-	return []sdk.ToolCallLocation{{Path: absPath(workspace, path.Clean(a.Path))}}
+	return []sdk.ToolCallLocation{{Path: absPath(workspace, rel)}}
 }
 
 // diffContent is a unified diff as the protocol's diff contents, one per hunk: each the old
