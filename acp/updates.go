@@ -148,18 +148,21 @@ func (sess *session) resultUpdate(e events.Event) sdk.SessionUpdate {
 		}
 	}
 	return sdk.UpdateToolCall(sdk.ToolCallId(e.ToolCallID), sdk.WithUpdateStatus(status),
-		sdk.WithUpdateContent(resultContent(sess.workspace(), d, e.Output, sess.outputOf(e.ToolCallID))),
+		sdk.WithUpdateContent(resultContent(sess.workspace(), d, e.Output, sess.takeOutput(e.ToolCallID))),
 		sdk.WithUpdateRawOutput(map[string]any{"output": e.Output}))
 }
 
-// outputOf is the command output shown for a call so far.
-func (sess *session) outputOf(id string) string {
+// takeOutput is the command output shown for a call, let go of: the call has finished.
+func (sess *session) takeOutput(id string) string {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	if v := sess.calls[id]; v != nil {
-		return string(v.output)
+	v := sess.calls[id]
+	if v == nil {
+		return ""
 	}
-	return ""
+	out := string(v.output)
+	v.output = nil
+	return out
 }
 
 // resultContent is what a finished call shows: the diff of the change it made, else the
