@@ -2,7 +2,6 @@ package acp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -85,7 +84,7 @@ func (sess *session) answerApproval(ctx context.Context, e events.Event) error {
 			Title:      sdk.Ptr(title(name, args)),
 			Kind:       sdk.Ptr(kindOf(name)),
 			Status:     sdk.Ptr(sdk.ToolCallStatusPending),
-			RawInput:   json.RawMessage(args),
+			RawInput:   rawInput(args),
 			Locations:  locations(ws, args),
 			Content:    previewContent(ws, pv, e.Origin),
 		},

@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -58,5 +59,23 @@ func TestACallsLocationIsNeverOutsideItsWorkspace(t *testing.T) {
 	}
 	if got := locations("/ws", []byte(`{"path":"src/../a.txt"}`)); len(got) != 1 || got[0].Path != "/ws/a.txt" {
 		t.Errorf("locations %+v, want /ws/a.txt", got)
+	}
+}
+
+// TestACallsRawInputEscapesWhatAUserCannotSee: the arguments an editor may show as they are
+// carry each invisible or reordering character as a JSON escape (\u202e): the same value,
+// which reads as what it is.
+func TestACallsRawInputEscapesWhatAUserCannotSee(t *testing.T) {
+	raw := []byte("{\"command\":\"echo \u202etxt.exe\U000E0041\"}")
+	got := string(rawInput(raw))
+	if got != `{"command":"echo \u202etxt.exe\udb40\udc41"}` {
+		t.Errorf("raw input %s, want the override and the tag escaped", got)
+	}
+	var a, b map[string]string
+	if json.Unmarshal(raw, &a) != nil || json.Unmarshal([]byte(got), &b) != nil || a["command"] != b["command"] {
+		t.Errorf("the escaped input means %q, want %q", b, a)
+	}
+	if plain := []byte(`{"path":"a.txt"}`); string(rawInput(plain)) != string(plain) {
+		t.Errorf("plain input changed: %s", rawInput(plain))
 	}
 }

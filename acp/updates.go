@@ -1,11 +1,15 @@
 package acp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode"
+	"unicode/utf16"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -129,7 +133,7 @@ func (sess *session) callUpdates(e events.Event) []sdk.SessionUpdate {
 	ws := sess.workspace()
 	if !known {
 		return []sdk.SessionUpdate{sdk.StartToolCall(sdk.ToolCallId(e.ToolCallID), title(e.Name, e.Args),
-			sdk.WithStartKind(kindOf(e.Name)), sdk.WithStartStatus(status), sdk.WithStartRawInput(json.RawMessage(e.Args)),
+			sdk.WithStartKind(kindOf(e.Name)), sdk.WithStartStatus(status), sdk.WithStartRawInput(rawInput(e.Args)),
 			sdk.WithStartLocations(locations(ws, e.Args)))}
 	}
 	return []sdk.SessionUpdate{sdk.UpdateToolCall(sdk.ToolCallId(e.ToolCallID), sdk.WithUpdateStatus(status))}
@@ -249,6 +253,30 @@ func fenced(text string) string {
 	}
 	fence := strings.Repeat("`", max(3, longest+1))
 	return fence + "\n" + text + "\n" + fence
+}
+
+// rawInput is a call's arguments as the editor may show them, as they are: each format
+// character (a bidirectional override, a zero-width space, a tag), C1 control and line or
+// paragraph separator, which valid JSON holds only inside a string, becomes its JSON escape
+// (\u202e). The value is the same; what is read is what it is.
+func rawInput(raw []byte) json.RawMessage {
+	unseen := func(r rune) bool {
+		return unicode.Is(unicode.Cf, r) || (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029
+	}
+	if !bytes.ContainsFunc(raw, unseen) {
+		return raw
+	}
+	var b bytes.Buffer
+	for _, r := range string(raw) {
+		if !unseen(r) {
+			b.WriteRune(r)
+			continue
+		}
+		for _, u := range utf16.Encode([]rune{r}) {
+			fmt.Fprintf(&b, `\u%04x`, u)
+		}
+	}
+	return b.Bytes()
 }
 
 // kindOf is the protocol's kind of a tool, for the editor's icon.
