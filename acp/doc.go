@@ -26,7 +26,8 @@
 // (the same [agentloop.Agent.AllowAlways] or [agentloop.Agent.AllowCommand] the window
 // calls, so the choice persists in the settings) and reject. The session's mode is the
 // approval policy of its runs: the settings' per-tool policies (as in the window), ask for
-// every tool, allow every tool, or run none.
+// every tool, allow unasked what the settings ask about (never what they deny, nor a call
+// the model wrote as text), or run none.
 //
 // # Files
 //

@@ -63,7 +63,7 @@ func recordedCall(ws string, tc store.ToolCall, r store.ToolCallRecord, liveRun 
 		ws = r.Workspace
 	}
 	return sdk.StartToolCall(sdk.ToolCallId(tc.ID), title(tc.Name, tc.Args),
-		sdk.WithStartKind(kindOf(tc.Name)), sdk.WithStartStatus(status), sdk.WithStartRawInput(json.RawMessage(tc.Args)),
+		sdk.WithStartKind(kindOf(tc.Name)), sdk.WithStartStatus(status), sdk.WithStartRawInput(rawInput(tc.Args)),
 		sdk.WithStartLocations(locations(ws, tc.Args)), sdk.WithStartContent(resultContent(ws, d, r.Output, "")),
 		sdk.WithStartRawOutput(map[string]any{"output": r.Output}))
 }

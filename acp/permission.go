@@ -2,7 +2,6 @@ package acp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -23,7 +22,8 @@ const (
 
 // answer asks the editor, one question at a time and in order, about each call waiting for
 // approval and each summary offer of the session, and gives the answers to the agent as the
-// window does. A question the editor cancels (or a cancelled prompt) stops the run.
+// window does; in Auto-approve it allows a call itself, unless the model wrote it as text. A
+// question the editor cancels (or a cancelled prompt) stops the run.
 func (sess *session) answer() {
 	for e := range sess.asks {
 		t := sess.current()
@@ -31,9 +31,12 @@ func (sess *session) answer() {
 			continue // no prompt waits: the chat stays paused, as in the window
 		}
 		var err error
-		if e.Type == events.SummaryOffered {
+		switch {
+		case e.Type == events.ToolApprovalRequest && sess.currentMode() == ModeAuto && e.Origin != events.OriginText:
+			err = sess.s.agent.Decide(e.ToolCallID, agentloop.DecisionAllow, "")
+		case e.Type == events.SummaryOffered:
 			err = sess.answerOffer(t.ctx, e)
-		} else {
+		default:
 			err = sess.answerApproval(t.ctx, e)
 		}
 		if err != nil {
@@ -81,7 +84,7 @@ func (sess *session) answerApproval(ctx context.Context, e events.Event) error {
 			Title:      sdk.Ptr(title(name, args)),
 			Kind:       sdk.Ptr(kindOf(name)),
 			Status:     sdk.Ptr(sdk.ToolCallStatusPending),
-			RawInput:   json.RawMessage(args),
+			RawInput:   rawInput(args),
 			Locations:  locations(ws, args),
 			Content:    previewContent(ws, pv, e.Origin),
 		},
@@ -123,19 +126,19 @@ func previewContent(workspace string, pv *tools.Preview, origin string) []sdk.To
 	case pv.Fails != "":
 		text("This call would fail: " + pv.Fails)
 	case pv.Command != nil:
-		text("```\n" + pv.Command.Command + "\n```\nin " + pv.Command.Cwd)
+		text(fenced(tools.Visible(pv.Command.Command)) + "\nin " + tools.Visible(pv.Command.Cwd))
 	case len(pv.Removes) > 0:
 		var b strings.Builder
 		b.WriteString("Deletes:\n")
 		for _, r := range pv.Removes {
-			fmt.Fprintf(&b, "- %s (%s)\n", r.Path, r.Kind)
+			fmt.Fprintf(&b, "- %s (%s)\n", tools.Visible(r.Path), r.Kind)
 		}
 		text(b.String())
 	case pv.Diff != "":
 		out = append(out, diffContent(absPath(workspace, pv.Path), pv.Diff)...)
 	}
 	if len(pv.NotUndoable) > 0 {
-		text("Cannot be undone (too large to keep): " + strings.Join(pv.NotUndoable, ", "))
+		text("Cannot be undone (too large to keep): " + tools.Visible(strings.Join(pv.NotUndoable, ", ")))
 	}
 	return out
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -54,7 +56,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, cfg Config) error {
 		return err
 	}
 	s.agent = cfg.Wire(bridge, editorBuffers{s})
-	s.conn = sdk.NewAgentSideConnection(s, flushing{out}, in)
+	s.conn = sdk.NewAgentSideConnection(s, flushing{out}, boundLines(in, maxMessage, cfg.Log))
 	s.conn.SetLogger(cfg.Log)
 	close(s.ready)
 	select {
@@ -141,8 +143,8 @@ func (s *Server) Authenticate(ctx context.Context, p sdk.AuthenticateRequest) (s
 
 // NewSession creates a chat in the folder cwd, with the configured model.
 func (s *Server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
-	if !filepath.IsAbs(p.Cwd) {
-		return sdk.NewSessionResponse{}, sdk.NewInvalidParams(map[string]any{"error": "cwd must be an absolute path"})
+	if err := checkFolder(p.Cwd); err != nil {
+		return sdk.NewSessionResponse{}, invalid(err.Error())
 	}
 	c, err := s.cfg.DB.CreateChat(store.Chat{Workspace: filepath.Clean(p.Cwd), Model: s.cfg.Model})
 	if err != nil {
@@ -159,7 +161,7 @@ func (s *Server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 	chatID := string(p.SessionId)
 	opened, err := s.agent.Open(chatID)
 	if errors.Is(err, store.ErrNotFound) {
-		return sdk.LoadSessionResponse{}, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("no chat %q in this store", chatID)})
+		return sdk.LoadSessionResponse{}, invalid(fmt.Sprintf("no chat %q in this store: start a new session, or load a chat that `prototyper chats list` shows", chatID))
 	}
 	if err != nil {
 		return sdk.LoadSessionResponse{}, s.fail(err)
@@ -180,7 +182,7 @@ func (s *Server) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest
 		return sdk.SetSessionModeResponse{}, errNoSession(p.SessionId)
 	}
 	if err := sess.setMode(string(p.ModeId)); err != nil {
-		return sdk.SetSessionModeResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
+		return sdk.SetSessionModeResponse{}, invalid(err.Error())
 	}
 	return sdk.SetSessionModeResponse{}, nil
 }
@@ -213,7 +215,30 @@ func (s *Server) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionCon
 }
 
 func errNoSession(id sdk.SessionId) error {
-	return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("no session %q: create it with session/new or open it with session/load", id)})
+	return invalid(fmt.Sprintf("no session %q in this connection: create it with session/new or open it with session/load", id))
+}
+
+// invalid is the protocol's invalid-params error whose message is the sentence a user
+// reads: editors show an error's message, not its data.
+func invalid(sentence string) *sdk.RequestError {
+	return &sdk.RequestError{Code: -32602, Message: sentence, Data: map[string]any{"error": sentence}}
+}
+
+// checkFolder says in one sentence why cwd cannot be a session's folder, or nil.
+func checkFolder(cwd string) error {
+	if !filepath.IsAbs(cwd) {
+		return fmt.Errorf("the session's folder %q is not an absolute path: give the workspace folder's full path", cwd)
+	}
+	fi, err := os.Stat(cwd)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("the session's folder %s does not exist: create it, or open a folder that exists", cwd)
+	case err != nil:
+		return fmt.Errorf("the session's folder %s cannot be read (%v): open a folder you can read", cwd, errors.Unwrap(err))
+	case !fi.IsDir():
+		return fmt.Errorf("the session's folder %s is a file, not a folder: open the folder that holds it", cwd)
+	}
+	return nil
 }
 
 // open returns the session of a chat, made the first time.
@@ -248,7 +273,7 @@ func (s *Server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 	}
 	text, images, err := promptOf(chat.Workspace, p.Prompt)
 	if err != nil {
-		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
+		return sdk.PromptResponse{}, invalid(err.Error())
 	}
 	t, err := sess.begin(ctx)
 	if err != nil {

@@ -17,20 +17,23 @@ const (
 	ModeSettings = "settings"
 	// ModeAsk asks before every tool call.
 	ModeAsk = "ask"
-	// ModeAuto allows every tool call (a call the model wrote as text is still asked).
+	// ModeAuto runs unasked every call the settings would ask about; a tool the settings deny
+	// stays denied, and a call the model wrote as text is still asked: no mode allows more
+	// than the window's settings.
 	ModeAuto = "auto"
 	// ModeDeny runs no tool.
 	ModeDeny = "deny"
 )
 
 // modes are the session modes, in the order the editor lists them, with the policy each
-// gives RunOptions.Approve.
+// gives RunOptions.Approve (auto's runs take the settings' policies, and its answerer allows
+// what they ask about).
 var modes = []struct {
 	id, name, description, approve string
 }{
 	{ModeSettings, "Settings", "Each tool as the settings say (the window's policies)", ""},
 	{ModeAsk, "Ask", "Ask before every tool call", agentloop.ApproveAsk},
-	{ModeAuto, "Auto-approve", "Run every tool call without asking", agentloop.ApproveAuto},
+	{ModeAuto, "Auto-approve", "Run without asking what the settings ask about (what they deny stays denied)", ""},
 	{ModeDeny, "No tools", "Answer without running any tool", agentloop.ApproveDeny},
 }
 

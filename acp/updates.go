@@ -1,11 +1,15 @@
 package acp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode"
+	"unicode/utf16"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -88,7 +92,7 @@ func (sess *session) updates(e events.Event) []sdk.SessionUpdate {
 		if len(v.output) > outputTail {
 			v.output = v.output[len(v.output)-outputTail:]
 		}
-		text := "```\n" + string(v.output) + "\n```"
+		text := fenced(string(v.output))
 		sess.mu.Unlock()
 		return []sdk.SessionUpdate{sdk.UpdateToolCall(sdk.ToolCallId(e.ToolCallID),
 			sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(text))}))}
@@ -129,7 +133,7 @@ func (sess *session) callUpdates(e events.Event) []sdk.SessionUpdate {
 	ws := sess.workspace()
 	if !known {
 		return []sdk.SessionUpdate{sdk.StartToolCall(sdk.ToolCallId(e.ToolCallID), title(e.Name, e.Args),
-			sdk.WithStartKind(kindOf(e.Name)), sdk.WithStartStatus(status), sdk.WithStartRawInput(json.RawMessage(e.Args)),
+			sdk.WithStartKind(kindOf(e.Name)), sdk.WithStartStatus(status), sdk.WithStartRawInput(rawInput(e.Args)),
 			sdk.WithStartLocations(locations(ws, e.Args)))}
 	}
 	return []sdk.SessionUpdate{sdk.UpdateToolCall(sdk.ToolCallId(e.ToolCallID), sdk.WithUpdateStatus(status))}
@@ -148,18 +152,21 @@ func (sess *session) resultUpdate(e events.Event) sdk.SessionUpdate {
 		}
 	}
 	return sdk.UpdateToolCall(sdk.ToolCallId(e.ToolCallID), sdk.WithUpdateStatus(status),
-		sdk.WithUpdateContent(resultContent(sess.workspace(), d, e.Output, sess.outputOf(e.ToolCallID))),
+		sdk.WithUpdateContent(resultContent(sess.workspace(), d, e.Output, sess.takeOutput(e.ToolCallID))),
 		sdk.WithUpdateRawOutput(map[string]any{"output": e.Output}))
 }
 
-// outputOf is the command output shown for a call so far.
-func (sess *session) outputOf(id string) string {
+// takeOutput is the command output shown for a call, let go of: the call has finished.
+func (sess *session) takeOutput(id string) string {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	if v := sess.calls[id]; v != nil {
-		return string(v.output)
+	v := sess.calls[id]
+	if v == nil {
+		return ""
 	}
-	return ""
+	out := string(v.output)
+	v.output = nil
+	return out
 }
 
 // resultContent is what a finished call shows: the diff of the change it made, else the
@@ -171,7 +178,7 @@ func resultContent(workspace string, d tools.Details, output, commandOutput stri
 		}
 	}
 	if commandOutput != "" {
-		return []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock("```\n" + commandOutput + "\n```"))}
+		return []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(fenced(commandOutput)))}
 	}
 	if output == "" {
 		return nil
@@ -210,8 +217,13 @@ func argsOf(raw []byte) callArgs {
 	return a
 }
 
-// title is a call's one line: the command line of a command, else the tool and its path.
+// title is a call's one line: the command line of a command, else the tool and its path,
+// with the characters a user cannot see marked (tools.Visible).
 func title(name string, raw []byte) string {
+	return tools.Visible(rawTitle(name, raw))
+}
+
+func rawTitle(name string, raw []byte) string {
 	a := argsOf(raw)
 	switch {
 	case name == tools.RunCommand && a.Command != "":
@@ -224,6 +236,47 @@ func title(name string, raw []byte) string {
 		return name + " " + a.Pattern
 	}
 	return name
+}
+
+// fenced is text in a Markdown code block whose fence is longer than any run of backticks in
+// it: a command line or its output cannot close the block and have what follows read as the
+// editor's own text (or a link or an image it fetches).
+func fenced(text string) string {
+	longest, run := 0, 0
+	for _, c := range text {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	return fence + "\n" + text + "\n" + fence
+}
+
+// rawInput is a call's arguments as the editor may show them, as they are: each format
+// character (a bidirectional override, a zero-width space, a tag), C1 control and line or
+// paragraph separator, which valid JSON holds only inside a string, becomes its JSON escape
+// (\u202e). The value is the same; what is read is what it is.
+func rawInput(raw []byte) json.RawMessage {
+	unseen := func(r rune) bool {
+		return unicode.Is(unicode.Cf, r) || (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029
+	}
+	if !bytes.ContainsFunc(raw, unseen) {
+		return raw
+	}
+	var b bytes.Buffer
+	for _, r := range string(raw) {
+		if !unseen(r) {
+			b.WriteRune(r)
+			continue
+		}
+		for _, u := range utf16.Encode([]rune{r}) {
+			fmt.Fprintf(&b, `\u%04x`, u)
+		}
+	}
+	return b.Bytes()
 }
 
 // kindOf is the protocol's kind of a tool, for the editor's icon.
@@ -244,13 +297,15 @@ func kindOf(name string) sdk.ToolKind {
 	return sdk.ToolKindOther
 }
 
-// locations are the files a call is about, for the editor to follow.
+// locations are the files a call is about, for the editor to follow (it opens them): only a
+// path of the workspace, never one the model gave that leaves it.
 func locations(workspace string, raw []byte) []sdk.ToolCallLocation {
 	a := argsOf(raw)
-	if a.Path == "" {
+	rel := path.Clean(a.Path)
+	if a.Path == "" || workspace == "" || path.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../") {
 		return nil
 	}
-	return []sdk.ToolCallLocation{{Path: absPath(workspace, path.Clean(a.Path))}}
+	return []sdk.ToolCallLocation{{Path: absPath(workspace, rel)}}
 }
 
 // diffContent is a unified diff as the protocol's diff contents, one per hunk: each the old

@@ -150,3 +150,23 @@ func TestPromptNamesWorkspaceResourcesAsMentions(t *testing.T) {
 		t.Error("audio was taken")
 	}
 }
+
+// TestAFinishedCallKeepsNoCommandOutput: the output tail a command's updates carry is let go
+// once its call has finished (a long session of commands would otherwise hold 64 KiB each).
+func TestAFinishedCallKeepsNoCommandOutput(t *testing.T) {
+	s, b, chat := serverOn(t, io.Discard, strings.NewReader(""))
+	ok := true
+	args := json.RawMessage(`{"command":"yes"}`)
+	b.Emit(events.Event{ChatID: chat, RunID: "r", Type: events.ToolCall, ToolCallID: "c1", Name: "run_command", Args: args, State: events.ToolStateRunning})
+	b.Emit(events.Event{ChatID: chat, RunID: "r", Type: events.ToolOutput, ToolCallID: "c1", Name: "run_command", Text: strings.Repeat("y\n", 1000)})
+	b.Emit(events.Event{ChatID: chat, RunID: "r", Type: events.ToolResult, ToolCallID: "c1", Name: "run_command", OK: &ok, Output: "done"})
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	sess := s.session(sdk.SessionId(chat))
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	if v := sess.calls["c1"]; v == nil || len(v.output) != 0 {
+		t.Errorf("after its result the call keeps %d bytes of output, want none", len(v.output))
+	}
+}

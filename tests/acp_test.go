@@ -118,6 +118,8 @@ type acpAgent struct {
 	conn   *sdk.ClientSideConnection
 	client *acpClient
 	end    func() // closes the editor's side and waits for the process to end
+	cmd    *exec.Cmd
+	init   sdk.InitializeResponse
 }
 
 // startACP starts `prototyper acp` on db against the shared server, initialized as an editor
@@ -179,7 +181,7 @@ func startACPWith(t *testing.T, db string, client sdk.Client, caps sdk.ClientCap
 	if !init.AgentCapabilities.LoadSession || !init.AgentCapabilities.PromptCapabilities.Image || !init.AgentCapabilities.PromptCapabilities.EmbeddedContext {
 		t.Errorf("initialize announces %+v, want loadSession, images and embedded context", init.AgentCapabilities)
 	}
-	return &acpAgent{conn: conn, end: end}
+	return &acpAgent{conn: conn, end: end, cmd: cmd, init: init}
 }
 
 // acpCtx bounds one request of a test.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime/debug"
 
 	"prototyper/acp"
 	"prototyper/agentloop"
@@ -85,9 +86,19 @@ Flags:
 		},
 		Explain: errorLine,
 		Log:     log,
+		Version: buildVersion(),
 	})
 	if err != nil {
 		return fail(err)
 	}
 	return ExitCompleted
+}
+
+// buildVersion is the version Go stamped in the binary (the module's, or the commit it was
+// built from), "dev" when there is none.
+func buildVersion() string {
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return "dev"
 }

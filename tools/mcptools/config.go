@@ -27,7 +27,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"unicode"
+
+	"prototyper/tools"
 )
 
 // ServerConfig is one server of an mcpServers file.
@@ -301,26 +302,9 @@ func readServerFile(path string) ([]byte, error) {
 	return raw, nil
 }
 
-// visible is s as the user is asked about it: a character that shows nothing or changes how
-// the text around it reads (a bidirectional override, a zero-width space, a C1 control, a
-// line separator) becomes a mark naming it, <U+202E>, so that what is read is what runs.
-func visible(s string) string {
-	hidden := func(r rune) bool {
-		return unicode.Is(unicode.Cf, r) || (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029
-	}
-	if !strings.ContainsFunc(s, hidden) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if hidden(r) {
-			fmt.Fprintf(&b, "<U+%04X>", r)
-		} else {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+// visible is s as the user is asked about it: each character that shows nothing or changes
+// how the text around it reads is a mark naming it, <U+202E> ([tools.Visible]).
+func visible(s string) string { return tools.Visible(s) }
 
 // Lines are the servers as a terminal shows them: one line each, NAME: the command with its
 // arguments (each quoted when it holds a space), or the url.
