@@ -395,6 +395,8 @@ export interface OpenedChat {
   toolCalls: ToolCallRecord[] | null
   phase: Phase
   liveRunId: string
+  /** The state each tool call's card is drawn in, by call id (agentloop.RecordState): drawn as given. */
+  toolStates?: Record<string, string> | null
   /** The chat's checkpoints: which runs changed files, and the undos and redos since. */
   changes?: ChangeSummary[] | null
   /** The messages that start one of several versions of the history (edit and resend). */

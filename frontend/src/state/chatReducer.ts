@@ -661,29 +661,29 @@ export function addLocalUserMessage(s: ChatState, id: string, content: string, a
   }
 }
 
+const toolVisualStates: ReadonlySet<string> = new Set<ToolVisualState>([
+  'pending',
+  'running',
+  'awaiting_approval',
+  ...terminalToolStates,
+])
+
 /**
- * The visual state of a persisted tool record, from the record itself: a denial, a wait for the
- * user's decision, a call that did not run (the user replied or stopped, the loop guard refused
- * it), a pending call (running while its run is live, else interrupted), a result
- * (completed, failed, or stopped: the user stopped the run while the call ran). A call neither started nor finished is queued while its run is live
- * (allowed, waiting for the other calls of its batch) and interrupted once that run is gone.
+ * The state a stored call's card is drawn in: the one the Go side gives it (OpenedChat.toolStates,
+ * agentloop.RecordState, which owns the rule). A record it names no known state for says
+ * nothing of its result: it is drawn interrupted, never running.
  */
-export function visualStateOfRecord(r: CheckedToolCall, liveRunId: string): ToolVisualState {
-  const ofLiveRun = !!liveRunId && (!r.runId || r.runId === liveRunId)
-  if (r.approval?.decision === 'deny') return 'denied'
-  if (r.notRun) return 'not_run'
-  if (r.awaitingApproval) return 'awaiting_approval'
-  if (r.pending) return ofLiveRun ? 'running' : 'interrupted'
-  if (r.finishedAt || r.output || r.ok) return r.ok ? 'completed' : r.stopped ? 'stopped' : 'failed'
-  return ofLiveRun ? 'pending' : 'interrupted'
+function stateOfRecord(id: string, toolStates: Record<string, string>): ToolVisualState {
+  const state = toolStates[id]
+  return state && toolVisualStates.has(state) ? (state as ToolVisualState) : 'interrupted'
 }
 
-function cardOfRecord(r: CheckedToolCall, liveRunId: string): ToolCard {
+function cardOfRecord(r: CheckedToolCall, state: ToolVisualState): ToolCard {
   return {
     id: r.id,
     name: r.name,
     args: r.args,
-    state: visualStateOfRecord(r, liveRunId),
+    state,
     messageId: r.messageId,
     runId: r.runId,
     output: r.output,
@@ -754,7 +754,7 @@ export function chatFromSnapshot(raw: OpenedChat | unknown, chatId = ''): ChatSt
   const place = (r: CheckedToolCall) => {
     if (placed.has(r.id)) return
     placed.add(r.id)
-    tools[r.id] = cardOfRecord(r, opened.liveRunId)
+    tools[r.id] = cardOfRecord(r, stateOfRecord(r.id, opened.toolStates))
     timeline.push({ kind: 'tool', id: r.id })
   }
   const shown = opened.messages.filter((m) => m.role !== 'tool' && (m.role !== 'system' || m.instructions || m.summaryOf))

@@ -73,6 +73,7 @@ describe('a chat opened from the store', () => {
       toolCalls: [{ id: 't1', chatId: 'c1', messageId: 'm1', name: 'echo', pending: false, ok: false, awaitingApproval: true, origin: 'text' }],
       phase: 'awaiting_approval',
       liveRunId: '',
+      toolStates: { t1: 'awaiting_approval' },
     })
     expect(s.tools.t1).toMatchObject({ state: 'awaiting_approval', recovered: true })
   })

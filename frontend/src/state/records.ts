@@ -323,6 +323,8 @@ export interface CheckedOpenedChat {
   toolCalls: CheckedToolCall[]
   phase: Phase
   liveRunId: string
+  /** The state of each tool call's card, by call id, as the Go side decided it (agentloop.RecordState). */
+  toolStates: Record<string, string>
   changes: ChangeSummary[]
   notes: CheckedNote[]
 }
@@ -338,6 +340,9 @@ export function checkOpenedChat(v: unknown, fallbackId = ''): CheckedOpenedChat 
     toolCalls: list(o.toolCalls, checkToolCall),
     phase: checkPhase(o.phase),
     liveRunId: str(o.liveRunId),
+    toolStates: isObject(o.toolStates)
+      ? Object.fromEntries(Object.entries(o.toolStates).filter((e): e is [string, string] => typeof e[1] === 'string'))
+      : {},
     changes: list(o.changes, checkChange),
     notes: list(o.notes, checkNote),
   }
