@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -317,8 +316,7 @@ func withoutShownInstructions(msgs []store.Message) []store.Message {
 // emptyAnswer reports whether the model ended its turn with nothing: no text, no call (what
 // it thought does not count).
 func emptyAnswer(msg store.Message, turn ModelTurn) bool {
-	return len(msg.ToolCalls) == 0 && strings.TrimSpace(msg.Content) == "" &&
-		(turn.DoneReason == DoneStop || turn.DoneReason == "")
+	return IsEmptyAnswer(msg.Content, len(msg.ToolCalls), turn.DoneReason)
 }
 
 // injectQueued commits the messages the user sent while the run was busy and adds them to
@@ -513,8 +511,9 @@ func (r *run) turn() (store.Message, ModelTurn, error) {
 	if err := cp.Finish(turn.DoneReason, &usage); err != nil {
 		return store.Message{}, turn, err
 	}
-	r.emit(events.Event{Type: events.MessageCompleted, MessageID: cp.ID(), DoneReason: turn.DoneReason, Usage: &usage})
 	m := cp.Message()
+	r.emit(events.Event{Type: events.MessageCompleted, MessageID: cp.ID(), DoneReason: turn.DoneReason, Usage: &usage,
+		Empty: emptyAnswer(m, turn)})
 	r.history = append(r.history, m)
 	return m, turn, nil
 }

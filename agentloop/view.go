@@ -24,6 +24,8 @@ type OpenedChat struct {
 	// ToolStates is the state each tool call's card is drawn in, by call id ([RecordState]):
 	// the window draws it as given.
 	ToolStates map[string]string `json:"toolStates"`
+	// EmptyAnswers are the ids of the answers that are empty answers ([IsEmptyAnswer]).
+	EmptyAnswers []string `json:"emptyAnswers,omitempty"`
 	// Changes are the chat's checkpoints: which runs changed files (and can be undone), and
 	// the undos and redos made since.
 	Changes []ChangeSummary `json:"changes"`
@@ -128,5 +130,6 @@ func (a *Agent) Open(chatID string) (OpenedChat, error) {
 	}
 	phase, live := a.Phase(chatID), a.LiveRun(chatID)
 	return OpenedChat{Chat: ChatSummary{Chat: c, Phase: phase}, Messages: msgs, ToolCalls: calls,
-		Phase: phase, LiveRunID: live, ToolStates: recordStates(calls, live), Changes: changes, Notes: notes}, nil
+		Phase: phase, LiveRunID: live, ToolStates: recordStates(calls, live),
+		EmptyAnswers: emptyAnswers(msgs), Changes: changes, Notes: notes}, nil
 }

@@ -486,13 +486,12 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
     case 'message.completed': {
       s = endThinking(s, ev)
       const id = messageIdOf(ev)
-      const hasCalls = Object.values(s.tools).some((c) => c.messageId === id)
       return withMessage(s, id, 'assistant', runId, (m) => ({
         ...m,
         complete: true,
         doneReason: str(ev.doneReason),
         usage: checkUsage(ev.usage) ?? m.usage,
-        empty: isEmptyAnswer(m.content, hasCalls, str(ev.doneReason)),
+        empty: ev.empty === true,
       }))
     }
 
@@ -698,12 +697,7 @@ function cardOfRecord(r: CheckedToolCall, state: ToolVisualState): ToolCard {
   }
 }
 
-/** An answer with no text and no call that the model ended itself: "an empty answer". */
-function isEmptyAnswer(content: string, hasCalls: boolean, doneReason: string): boolean {
-  return content.trim() === '' && !hasCalls && (doneReason === 'stop' || doneReason === '')
-}
-
-function messageOfRecord(m: CheckedMessage): MessageView {
+function messageOfRecord(m: CheckedMessage, empty: boolean): MessageView {
   return {
     id: m.id,
     role: m.role,
@@ -716,7 +710,7 @@ function messageOfRecord(m: CheckedMessage): MessageView {
     doneReason: m.doneReason,
     usage: m.usage,
     local: false,
-    empty: m.role === 'assistant' && m.complete && isEmptyAnswer(m.content, m.toolCalls.length > 0, m.doneReason),
+    empty,
     instructions: m.instructions || undefined,
     images: m.images.length > 0 ? m.images : undefined,
     summary: m.summaryOf ? true : undefined,
@@ -761,7 +755,7 @@ export function chatFromSnapshot(raw: OpenedChat | unknown, chatId = ''): ChatSt
   const lastAssistant = shown.filter((m) => m.role === 'assistant').pop()
   for (const m of shown) {
     if (messages[m.id]) continue // a duplicate id: the first one is shown
-    messages[m.id] = messageOfRecord(m)
+    messages[m.id] = messageOfRecord(m, opened.emptyAnswers.has(m.id))
     timeline.push({ kind: 'message', id: m.id })
     for (const call of m.toolCalls) {
       const r = byId.get(call.id)

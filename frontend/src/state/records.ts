@@ -325,6 +325,8 @@ export interface CheckedOpenedChat {
   liveRunId: string
   /** The state of each tool call's card, by call id, as the Go side decided it (agentloop.RecordState). */
   toolStates: Record<string, string>
+  /** The answers the Go side says are empty answers (agentloop.IsEmptyAnswer), by id. */
+  emptyAnswers: Set<string>
   changes: ChangeSummary[]
   notes: CheckedNote[]
 }
@@ -343,6 +345,7 @@ export function checkOpenedChat(v: unknown, fallbackId = ''): CheckedOpenedChat 
     toolStates: isObject(o.toolStates)
       ? Object.fromEntries(Object.entries(o.toolStates).filter((e): e is [string, string] => typeof e[1] === 'string'))
       : {},
+    emptyAnswers: new Set(strings(o.emptyAnswers)),
     changes: list(o.changes, checkChange),
     notes: list(o.notes, checkNote),
   }
