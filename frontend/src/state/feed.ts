@@ -92,8 +92,11 @@ export class Feed {
   /** Applies one "agent:batch" and schedules its paint acknowledgement. */
   ingest(batch: AgentEvent[]): void {
     if (batch.length === 0) return
-    const events = [...batch].sort((a, b) => a.seq - b.seq)
-    const lastSeq = events[events.length - 1].seq
+    // The bridge sends batches in seq order, each event once (events.Bridge owns the order):
+    // they are applied as they come.
+    const events = batch
+    let lastSeq = 0
+    for (const ev of events) lastSeq = Math.max(lastSeq, ev.seq)
     // Scheduled before anything this batch schedules, so that in the frame where a held result
     // is released the acknowledgement reads the DOM first (microtasks run between callbacks).
     this.afterPaint(() => {
@@ -130,7 +133,6 @@ export class Feed {
       const ev = events[i]
       if (feed.heldFor.size > 0) {
         feed.held.push(...events.slice(i))
-        feed.held.sort((a, b) => a.seq - b.seq)
         break
       }
       if (deltaTypes.has(ev.type)) {

@@ -165,12 +165,14 @@ describe('the reducer', () => {
     expect(twice.messages.m1.content).toBe('ab')
   })
 
-  it('orders a batch by seq and drops its duplicates in the store', () => {
+  // The order of a batch is the bridge's (events/bridge_test.go:
+  // TestLifecycleOrderIsPreservedWithConcurrentChats, TestSeqIsStrictlyIncreasingAndStampsTheEnvelope).
+  it('drops the duplicates of a batch in the store', () => {
     const { backend, frames, chat } = setup()
     backend.emit([
-      { seq: 3, type: 'text.delta', messageId: 'm1', text: 'c' },
       { seq: 1, type: 'text.delta', messageId: 'm1', text: 'a' },
       { seq: 2, type: 'text.delta', messageId: 'm1', text: 'b' },
+      { seq: 3, type: 'text.delta', messageId: 'm1', text: 'c' },
     ])
     backend.emit([{ seq: 2, type: 'text.delta', messageId: 'm1', text: 'b' }])
     frames.drain()
