@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -312,8 +311,7 @@ func withoutShownInstructions(msgs []store.Message) []store.Message {
 // emptyAnswer reports whether the model ended its turn with nothing: no text, no call (what
 // it thought does not count).
 func emptyAnswer(msg store.Message, turn model.Turn) bool {
-	return len(msg.ToolCalls) == 0 && strings.TrimSpace(msg.Content) == "" &&
-		(turn.DoneReason == model.DoneStop || turn.DoneReason == "")
+	return IsEmptyAnswer(msg.Content, len(msg.ToolCalls), turn.DoneReason)
 }
 
 // injectQueued commits the messages the user sent while the run was busy and adds them to

@@ -291,8 +291,9 @@ func (t *streamedTurn) finish(turn model.Turn, calls []store.ToolCall, usage eve
 	if err := saver.Finish(turn.DoneReason, &usage); err != nil {
 		return store.Message{}, err
 	}
-	r.emit(events.Event{Type: events.MessageCompleted, MessageID: saver.ID(), DoneReason: turn.DoneReason, Usage: &usage})
 	m := saver.Message()
+	r.emit(events.Event{Type: events.MessageCompleted, MessageID: saver.ID(), DoneReason: turn.DoneReason, Usage: &usage,
+		Empty: emptyAnswer(m, turn)})
 	r.history = append(r.history, m)
 	return m, nil
 }

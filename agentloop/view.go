@@ -21,6 +21,11 @@ type OpenedChat struct {
 	ToolCalls []store.ToolCallRecord `json:"toolCalls"`
 	Phase     events.Phase           `json:"phase"`
 	LiveRunID string                 `json:"liveRunId"`
+	// ToolStates is the state each tool call's card is drawn in, by call id ([RecordState]):
+	// the window draws it as given.
+	ToolStates map[string]string `json:"toolStates"`
+	// EmptyAnswers are the ids of the answers that are empty answers ([IsEmptyAnswer]).
+	EmptyAnswers []string `json:"emptyAnswers,omitempty"`
 	// Changes are the chat's checkpoints: which runs changed files (and can be undone), and
 	// the undos and redos made since.
 	Changes []ChangeSummary `json:"changes"`
@@ -125,7 +130,8 @@ func (a *Agent) Open(chatID string) (OpenedChat, error) {
 	if err != nil {
 		return OpenedChat{}, err
 	}
-	phase := a.Phase(chatID)
+	phase, live := a.Phase(chatID), a.LiveRun(chatID)
 	return OpenedChat{Chat: ChatSummary{Chat: c, Phase: phase}, Messages: msgs, ToolCalls: calls,
-		Phase: phase, LiveRunID: a.LiveRun(chatID), Changes: changes, Notes: notes}, nil
+		Phase: phase, LiveRunID: live, ToolStates: recordStates(calls, live),
+		EmptyAnswers: emptyAnswers(msgs), Changes: changes, Notes: notes}, nil
 }

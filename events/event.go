@@ -261,6 +261,8 @@ type Event struct {
 	// message.completed, run.finished
 	DoneReason string `json:"doneReason,omitempty"`
 	Usage      *Usage `json:"usage,omitempty"`
+	// Empty: message.completed of an empty answer (agentloop.IsEmptyAnswer).
+	Empty      bool   `json:"empty,omitempty"`
 	StopReason string `json:"stopReason,omitempty"`
 
 	// model.loaded: how long the model took to load (the wait for its first byte)

@@ -395,6 +395,10 @@ export interface OpenedChat {
   toolCalls: ToolCallRecord[] | null
   phase: Phase
   liveRunId: string
+  /** The state each tool call's card is drawn in, by call id (agentloop.RecordState): drawn as given. */
+  toolStates?: Record<string, string> | null
+  /** The ids of the answers that are empty answers (agentloop.IsEmptyAnswer). */
+  emptyAnswers?: string[] | null
   /** The chat's checkpoints: which runs changed files, and the undos and redos since. */
   changes?: ChangeSummary[] | null
   /** The messages that start one of several versions of the history (edit and resend). */
@@ -555,6 +559,8 @@ export interface AgentEvent {
   durationMs?: number
   doneReason?: string
   usage?: Usage | null
+  /** message.completed of an empty answer (agentloop.IsEmptyAnswer decides it). */
+  empty?: boolean
   stopReason?: StopReason
   /** message.started of a system message: 'instructions' or 'summary'. */
   kind?: string

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"prototyper/agentloop"
 	"prototyper/store"
 )
 
@@ -193,30 +194,42 @@ func writeJSONValue(w io.Writer, v any) error {
 	return err
 }
 
-// toolStatus says what became of a call, from the persisted record alone: a pending record
-// with no live run to finish it was interrupted.
+// toolStatus says what became of a call, in the state the window draws its card in
+// ([agentloop.RecordState]): a pending record with no live run to finish it was interrupted.
 func toolStatus(t store.Transcript, r store.ToolCallRecord) string {
-	switch {
-	case r.Approval != nil && r.Approval.Decision == store.DecisionDeny:
+	switch agentloop.RecordState(r, ofLiveRun(t, r)) {
+	case agentloop.CardDenied:
 		s := "denied by " + r.Approval.By
 		if r.Approval.Reason != "" {
 			s += ": " + r.Approval.Reason
 		}
 		return s
-	case r.AwaitingApproval:
-		return "awaiting approval"
-	case t.Interrupted(r):
-		return "interrupted (no result recorded)"
-	case r.Pending:
-		return "running"
-	case r.Stopped:
-		return fmt.Sprintf("stopped while it ran, %d ms", r.DurationMs)
-	case r.NotRun != "":
+	case agentloop.CardNotRun:
 		return "not run (" + r.NotRun + ")"
-	case r.OK:
+	case agentloop.CardAwaitingApproval:
+		return "awaiting approval"
+	case agentloop.CardInterrupted:
+		return "interrupted (no result recorded)"
+	case agentloop.CardRunning:
+		return "running"
+	case agentloop.CardPending:
+		return "waiting to run"
+	case agentloop.CardStopped:
+		return fmt.Sprintf("stopped while it ran, %d ms", r.DurationMs)
+	case agentloop.CardCompleted:
 		return fmt.Sprintf("ok, %d ms", r.DurationMs)
 	}
 	return fmt.Sprintf("failed, %d ms", r.DurationMs)
+}
+
+// ofLiveRun reports whether the run that made r is live in t.
+func ofLiveRun(t store.Transcript, r store.ToolCallRecord) bool {
+	for _, run := range t.Runs {
+		if run.ID == r.RunID {
+			return run.Live
+		}
+	}
+	return false
 }
 
 // toolRecords indexes a transcript's tool-call records by call id.

@@ -208,7 +208,7 @@ describe('states a user sees', () => {
     const { emitPainted } = await mount()
     emitPainted([
       { type: 'message.started', runId: 'r1', messageId: 'm1', role: 'assistant' },
-      { type: 'message.completed', runId: 'r1', messageId: 'm1', doneReason: 'stop', usage: { evalTokens: 1, tokensPerSec: 14092 } },
+      { type: 'message.completed', runId: 'r1', messageId: 'm1', doneReason: 'stop', empty: true, usage: { evalTokens: 1, tokensPerSec: 14092 } },
     ])
     expect(screen.getByTestId('empty-answer').textContent).toContain('empty answer')
   })

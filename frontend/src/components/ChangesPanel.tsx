@@ -2,7 +2,7 @@ import { useEffect, useRef } from 'react'
 import { headerWorkspace } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
 import { DiffView } from './ToolCard'
-import { baseName } from './Header'
+import { baseName } from './format'
 
 const statusWords: Record<string, string> = { created: 'created', changed: 'changed', deleted: 'deleted' }
 

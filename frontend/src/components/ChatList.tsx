@@ -5,7 +5,7 @@ import { helpShortcut, newChatShortcut, searchShortcut } from '../keyboard/short
 import { isBusy, type ChatState } from '../state/chatReducer'
 import type { AppState } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
-import { baseName } from './Header'
+import { baseName } from './format'
 import { Icon } from './icons'
 import { ShortcutButton } from './ShortcutButton'
 

@@ -1,6 +1,7 @@
 import { useEffect } from 'react'
 import { useAppState, useStore } from '../state/useAppState'
-import { formatBytes, PullBar } from './Header'
+import { formatBytes } from './format'
+import { PullBar } from './PullBar'
 
 /** How often the offer asks the server again, so that a model pulled elsewhere shows up. */
 export const firstModelPollMs = 3000

@@ -4,7 +4,7 @@ import { focusComposer } from '../keyboard/menus'
 import { useStore } from '../state/useAppState'
 import { chatDate } from './ChatList'
 import { Dialog } from './Dialog'
-import { baseName } from './Header'
+import { baseName } from './format'
 import { ComboList } from './ComboList'
 
 /** How long typing pauses before the search runs. */

@@ -4,7 +4,7 @@ import { focusComposer } from '../keyboard/menus'
 import { headerWorkspace } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
 import { Dialog } from './Dialog'
-import { baseName } from './Header'
+import { baseName } from './format'
 
 /** A command line as a terminal would read it: each argument that holds a space or a quote quoted. */
 export function commandLine(l: ServerLaunch): string {

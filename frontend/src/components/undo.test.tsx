@@ -165,6 +165,7 @@ describe('undo in the window', () => {
       ],
       phase: 'idle',
       liveRunId: '',
+      toolStates: { t1: 'completed' },
       changes: [
         { id: 'r1', kind: 'run', paths: ['a.txt'] },
         { id: 'r2', kind: 'run', paths: ['b.txt', 'c.txt'] },

@@ -97,6 +97,7 @@ describe('approving with the keyboard', () => {
             awaitingApproval: true,
           } as unknown as ToolCallRecord,
         ],
+        toolStates: { w1: 'awaiting_approval' },
       }),
     )
     expect(within(cardOf('w1')).getByRole('button', { name: 'Approve' })).toBeTruthy()

@@ -486,13 +486,12 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
     case 'message.completed': {
       s = endThinking(s, ev)
       const id = messageIdOf(ev)
-      const hasCalls = Object.values(s.tools).some((c) => c.messageId === id)
       return withMessage(s, id, 'assistant', runId, (m) => ({
         ...m,
         complete: true,
         doneReason: str(ev.doneReason),
         usage: checkUsage(ev.usage) ?? m.usage,
-        empty: isEmptyAnswer(m.content, hasCalls, str(ev.doneReason)),
+        empty: ev.empty === true,
       }))
     }
 
@@ -661,29 +660,29 @@ export function addLocalUserMessage(s: ChatState, id: string, content: string, a
   }
 }
 
+const toolVisualStates: ReadonlySet<string> = new Set<ToolVisualState>([
+  'pending',
+  'running',
+  'awaiting_approval',
+  ...terminalToolStates,
+])
+
 /**
- * The visual state of a persisted tool record, from the record itself: a denial, a wait for the
- * user's decision, a call that did not run (the user replied or stopped, the loop guard refused
- * it), a pending call (running while its run is live, else interrupted), a result
- * (completed, failed, or stopped: the user stopped the run while the call ran). A call neither started nor finished is queued while its run is live
- * (allowed, waiting for the other calls of its batch) and interrupted once that run is gone.
+ * The state a stored call's card is drawn in: the one the Go side gives it (OpenedChat.toolStates,
+ * agentloop.RecordState, which owns the rule). A record it names no known state for says
+ * nothing of its result: it is drawn interrupted, never running.
  */
-export function visualStateOfRecord(r: CheckedToolCall, liveRunId: string): ToolVisualState {
-  const ofLiveRun = !!liveRunId && (!r.runId || r.runId === liveRunId)
-  if (r.approval?.decision === 'deny') return 'denied'
-  if (r.notRun) return 'not_run'
-  if (r.awaitingApproval) return 'awaiting_approval'
-  if (r.pending) return ofLiveRun ? 'running' : 'interrupted'
-  if (r.finishedAt || r.output || r.ok) return r.ok ? 'completed' : r.stopped ? 'stopped' : 'failed'
-  return ofLiveRun ? 'pending' : 'interrupted'
+function stateOfRecord(id: string, toolStates: Record<string, string>): ToolVisualState {
+  const state = toolStates[id]
+  return state && toolVisualStates.has(state) ? (state as ToolVisualState) : 'interrupted'
 }
 
-function cardOfRecord(r: CheckedToolCall, liveRunId: string): ToolCard {
+function cardOfRecord(r: CheckedToolCall, state: ToolVisualState): ToolCard {
   return {
     id: r.id,
     name: r.name,
     args: r.args,
-    state: visualStateOfRecord(r, liveRunId),
+    state,
     messageId: r.messageId,
     runId: r.runId,
     output: r.output,
@@ -698,12 +697,7 @@ function cardOfRecord(r: CheckedToolCall, liveRunId: string): ToolCard {
   }
 }
 
-/** An answer with no text and no call that the model ended itself: "an empty answer". */
-function isEmptyAnswer(content: string, hasCalls: boolean, doneReason: string): boolean {
-  return content.trim() === '' && !hasCalls && (doneReason === 'stop' || doneReason === '')
-}
-
-function messageOfRecord(m: CheckedMessage): MessageView {
+function messageOfRecord(m: CheckedMessage, empty: boolean): MessageView {
   return {
     id: m.id,
     role: m.role,
@@ -716,7 +710,7 @@ function messageOfRecord(m: CheckedMessage): MessageView {
     doneReason: m.doneReason,
     usage: m.usage,
     local: false,
-    empty: m.role === 'assistant' && m.complete && isEmptyAnswer(m.content, m.toolCalls.length > 0, m.doneReason),
+    empty,
     instructions: m.instructions || undefined,
     images: m.images.length > 0 ? m.images : undefined,
     summary: m.summaryOf ? true : undefined,
@@ -754,14 +748,14 @@ export function chatFromSnapshot(raw: OpenedChat | unknown, chatId = ''): ChatSt
   const place = (r: CheckedToolCall) => {
     if (placed.has(r.id)) return
     placed.add(r.id)
-    tools[r.id] = cardOfRecord(r, opened.liveRunId)
+    tools[r.id] = cardOfRecord(r, stateOfRecord(r.id, opened.toolStates))
     timeline.push({ kind: 'tool', id: r.id })
   }
   const shown = opened.messages.filter((m) => m.role !== 'tool' && (m.role !== 'system' || m.instructions || m.summaryOf))
   const lastAssistant = shown.filter((m) => m.role === 'assistant').pop()
   for (const m of shown) {
     if (messages[m.id]) continue // a duplicate id: the first one is shown
-    messages[m.id] = messageOfRecord(m)
+    messages[m.id] = messageOfRecord(m, opened.emptyAnswers.has(m.id))
     timeline.push({ kind: 'message', id: m.id })
     for (const call of m.toolCalls) {
       const r = byId.get(call.id)

@@ -39,7 +39,8 @@ describe('a call that did not run', () => {
   })
 
   it('is not run when its chat is reopened', () => {
-    const s = chatFromSnapshot(opened({ toolCalls: [record({ notRun: 'replied', output: 'the user replied instead of approving' })] }))
+    // the state as agentloop.RecordState gives it (its order: agentloop/toolstate_test.go)
+    const s = chatFromSnapshot(opened({ toolCalls: [record({ notRun: 'replied', output: 'the user replied instead of approving' })], toolStates: { t1: 'not_run' } }))
     expect(s.tools.t1).toMatchObject({ state: 'not_run', notRun: 'replied' })
   })
 })
@@ -57,9 +58,10 @@ describe('a call the user stopped while it ran', () => {
   })
 
   it('is stopped when its chat is reopened; a record stored before the field existed still reads failed', () => {
-    const stopped = chatFromSnapshot(opened({ toolCalls: [record({ output: stoppedOutput, stopped: true })] }))
+    // the states as agentloop.RecordState gives them (its order: agentloop/toolstate_test.go)
+    const stopped = chatFromSnapshot(opened({ toolCalls: [record({ output: stoppedOutput, stopped: true })], toolStates: { t1: 'stopped' } }))
     expect(stopped.tools.t1.state).toBe('stopped')
-    const older = chatFromSnapshot(opened({ toolCalls: [record({ output: stoppedOutput })] }))
+    const older = chatFromSnapshot(opened({ toolCalls: [record({ output: stoppedOutput })], toolStates: { t1: 'failed' } }))
     expect(older.tools.t1.state).toBe('failed')
   })
 })

@@ -73,21 +73,24 @@ describe('a chat opened from the store', () => {
       toolCalls: [{ id: 't1', chatId: 'c1', messageId: 'm1', name: 'echo', pending: false, ok: false, awaitingApproval: true, origin: 'text' }],
       phase: 'awaiting_approval',
       liveRunId: '',
+      toolStates: { t1: 'awaiting_approval' },
     })
     expect(s.tools.t1).toMatchObject({ state: 'awaiting_approval', recovered: true })
   })
 })
 
+// Which answer is empty is decided by the Go side (agentloop.IsEmptyAnswer, tested in
+// agentloop/emptyanswer_test.go); the window marks what it is told.
 describe('an empty answer', () => {
-  it('is marked empty when it has no text and no call', () => {
+  it('is marked empty when the Go side says it has no text and no call', () => {
     const s = apply([
       ev(1, { type: 'message.started', role: 'assistant' }),
-      ev(2, { type: 'message.completed', doneReason: 'stop', usage: { promptTokens: 5, evalTokens: 1, evalMs: 1, tokensPerSec: 1 } }),
+      ev(2, { type: 'message.completed', doneReason: 'stop', empty: true, usage: { promptTokens: 5, evalTokens: 1, evalMs: 1, tokensPerSec: 1 } }),
     ])
     expect(s.messages.m1.empty).toBe(true)
   })
 
-  it('is not empty when it called a tool or said something', () => {
+  it('is not empty when it called a tool or said something (the Go side does not say it is)', () => {
     const called = apply([
       ev(1, { type: 'message.started', role: 'assistant' }),
       ev(2, { type: 'tool.call', toolCallId: 't1', name: 'echo', state: 'pending' }),
@@ -96,6 +99,13 @@ describe('an empty answer', () => {
     expect(called.messages.m1.empty).toBe(false)
     const said = apply([ev(1, { type: 'text.delta', text: 'hi' }), ev(2, { type: 'message.completed', doneReason: 'stop' })])
     expect(said.messages.m1.empty).toBe(false)
+  })
+
+  it('is marked empty in a chat opened from the store when the Go side lists it', () => {
+    const msg = (id: string) => ({ id, chatId: 'c1', role: 'assistant', content: '', complete: true, doneReason: 'stop' })
+    const s = chatFromSnapshot({ chat: { id: 'c1', title: 't' }, messages: [msg('a1'), msg('a2')], toolCalls: [], phase: 'idle', liveRunId: '', emptyAnswers: ['a2'] })
+    expect(s.messages.a1.empty).toBe(false)
+    expect(s.messages.a2.empty).toBe(true)
   })
 })
 

@@ -323,6 +323,10 @@ export interface CheckedOpenedChat {
   toolCalls: CheckedToolCall[]
   phase: Phase
   liveRunId: string
+  /** The state of each tool call's card, by call id, as the Go side decided it (agentloop.RecordState). */
+  toolStates: Record<string, string>
+  /** The answers the Go side says are empty answers (agentloop.IsEmptyAnswer), by id. */
+  emptyAnswers: Set<string>
   changes: ChangeSummary[]
   notes: CheckedNote[]
 }
@@ -338,6 +342,10 @@ export function checkOpenedChat(v: unknown, fallbackId = ''): CheckedOpenedChat 
     toolCalls: list(o.toolCalls, checkToolCall),
     phase: checkPhase(o.phase),
     liveRunId: str(o.liveRunId),
+    toolStates: isObject(o.toolStates)
+      ? Object.fromEntries(Object.entries(o.toolStates).filter((e): e is [string, string] => typeof e[1] === 'string'))
+      : {},
+    emptyAnswers: new Set(strings(o.emptyAnswers)),
     changes: list(o.changes, checkChange),
     notes: list(o.notes, checkNote),
   }

@@ -165,12 +165,14 @@ describe('the reducer', () => {
     expect(twice.messages.m1.content).toBe('ab')
   })
 
-  it('orders a batch by seq and drops its duplicates in the store', () => {
+  // The order of a batch is the bridge's (events/bridge_test.go:
+  // TestLifecycleOrderIsPreservedWithConcurrentChats, TestSeqIsStrictlyIncreasingAndStampsTheEnvelope).
+  it('drops the duplicates of a batch in the store', () => {
     const { backend, frames, chat } = setup()
     backend.emit([
-      { seq: 3, type: 'text.delta', messageId: 'm1', text: 'c' },
       { seq: 1, type: 'text.delta', messageId: 'm1', text: 'a' },
       { seq: 2, type: 'text.delta', messageId: 'm1', text: 'b' },
+      { seq: 3, type: 'text.delta', messageId: 'm1', text: 'c' },
     ])
     backend.emit([{ seq: 2, type: 'text.delta', messageId: 'm1', text: 'b' }])
     frames.drain()
@@ -275,7 +277,9 @@ describe('rehydration from the store', () => {
     durationMs: 1000,
     ...over,
   })
-  const opened = (records: ToolCallRecord[], liveRunId = '', phase: OpenedChat['phase'] = 'idle'): OpenedChat => ({
+  // toolStates: what agentloop.RecordState gives each record (its order is tested in Go,
+  // agentloop/toolstate_test.go); by default every record completed.
+  const opened = (records: ToolCallRecord[], liveRunId = '', phase: OpenedChat['phase'] = 'idle', toolStates?: Record<string, string>): OpenedChat => ({
     chat: { id: 'c1', title: 't', model: 'm', workspace: '/w', createdAt: '', updatedAt: '', messageCount: 2, phase },
     messages: [
       { id: 'm1', chatId: 'c1', role: 'user', content: 'make a.txt', thinking: '', thinkingMs: 0, toolCalls: null, toolName: '', toolCallId: '', createdAt: '1', updatedAt: '1', complete: true, doneReason: '' },
@@ -285,21 +289,22 @@ describe('rehydration from the store', () => {
     toolCalls: records,
     phase,
     liveRunId,
+    toolStates: toolStates ?? Object.fromEntries(records.map((r) => [r.id, r.pending ? (liveRunId ? 'running' : 'interrupted') : 'completed'])),
   })
 
-  it.each([
-    ['a pending record without a live run is interrupted', record({ pending: true, finishedAt: '' }), '', 'idle', 'interrupted'],
-    ['a pending record of the live run is running', record({ pending: true, finishedAt: '' }), 'r1', 'tools', 'running'],
-    ['a finished ok record is completed', record({}), '', 'idle', 'completed'],
-    ['a finished failed record is failed', record({ ok: false, output: 'no such file' }), '', 'idle', 'failed'],
-    ['a denied record is denied', record({ ok: false, approval: { decision: 'deny', by: 'user', reason: '' } }), '', 'idle', 'denied'],
-    ['a record waiting for the user awaits approval', record({ finishedAt: '', awaitingApproval: true }), 'r1', 'awaiting_approval', 'awaiting_approval'],
-    ['an allowed call of a paused run waits its turn', record({ finishedAt: '', ok: false, approval: { decision: 'allow', by: 'user' } }), 'r1', 'awaiting_approval', 'pending'],
-    ['a call neither started nor finished whose run is gone is interrupted', record({ finishedAt: '', ok: false }), '', 'idle', 'interrupted'],
-    ['a pending record of another run than the live one is interrupted', record({ pending: true, finishedAt: '', runId: 'r0' }), 'r1', 'streaming', 'interrupted'],
-  ] as const)('%s', (_name, rec, live, phase, want) => {
-    const s = chatFromSnapshot(opened([rec], live, phase))
-    expect(s.tools.t.state).toBe(want)
+  // Which state a record is in is decided by the Go side (agentloop.RecordState, with these
+  // cases in agentloop/toolstate_test.go); the window draws the state it is given.
+  it.each(['interrupted', 'running', 'completed', 'failed', 'denied', 'awaiting_approval', 'pending', 'not_run', 'stopped'] as const)(
+    'draws a stored call %s when the Go side says so',
+    (want) => {
+      const s = chatFromSnapshot(opened([record({ pending: true, finishedAt: '' })], 'r1', 'tools', { t: want }))
+      expect(s.tools.t.state).toBe(want)
+    },
+  )
+
+  it('draws a stored call the Go side gives no known state interrupted, never running', () => {
+    expect(chatFromSnapshot(opened([record({ pending: true, finishedAt: '' })], 'r1', 'tools', {})).tools.t.state).toBe('interrupted')
+    expect(chatFromSnapshot(opened([record({ pending: true, finishedAt: '' })], 'r1', 'tools', { t: 'exploded' })).tools.t.state).toBe('interrupted')
   })
 
   it('places each card after its assistant message and hides tool messages', () => {
@@ -356,7 +361,7 @@ describe('rehydration from the store', () => {
     const rejected = { id: 'bad', chatId: 'c1', runId: 'r1', messageId: 'm2', name: 'write_file', args: 'path=a.txt', pending: false, ok: false, output: 'invalid arguments: want an object', finishedAt: '2025-01-01T00:00:03Z' }
     const ran = record({ id: 'good' })
     const o = opened([ran])
-    const s = chatFromSnapshot({ ...o, toolCalls: [rejected as unknown as ToolCallRecord, ran] })
+    const s = chatFromSnapshot({ ...o, toolCalls: [rejected as unknown as ToolCallRecord, ran], toolStates: { bad: 'failed', good: 'completed' } })
     expect(s.tools.bad).toMatchObject({ state: 'failed', args: 'path=a.txt', output: 'invalid arguments: want an object' })
     expect(s.tools.good.state).toBe('completed')
     expect(s.timeline.map((e) => e.id)).toEqual(['m1', 'm2', 'good', 'bad'])
@@ -384,6 +389,8 @@ describe('rehydration from the store', () => {
       ],
       phase: 'dancing',
       liveRunId: null,
+      // as agentloop.RecordState gives them (t1's zero finishedAt is no finish)
+      toolStates: { t0: 'interrupted', t1: 'interrupted', t2: 'completed', t3: 'awaiting_approval', t4: 'interrupted', t9: 7 },
     }
     const s = chatFromSnapshot(bare)
     expect(s.phase).toBe('idle')

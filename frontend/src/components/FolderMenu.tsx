@@ -1,0 +1,100 @@
+import { useCallback, useEffect, useState } from 'react'
+import type { FolderCheck } from '../backend'
+import { focusComposer } from '../keyboard/menus'
+import { folderShortcut } from '../keyboard/shortcuts'
+import { headerWorkspace, type AppState } from '../state/store'
+import { useAppState, useStore } from '../state/useAppState'
+import { ComboList } from './ComboList'
+import { baseName } from './format'
+import { HeaderMenu, useHeaderMenu } from './HeaderMenu'
+import { Icon } from './icons'
+
+/** The folders a user worked in: the one shown, the next new chat's, then every chat's. */
+export function recentFolders(s: AppState): string[] {
+  const all = [headerWorkspace(s), s.config?.workspace ?? '', ...s.chatList.map((c) => c.workspace ?? '')]
+  return Array.from(new Set(all.filter(Boolean))).slice(0, 10)
+}
+
+/**
+ * The folder the header shows (the open chat's, else the next new chat's). Opened (click or
+ * Ctrl+O): the folders worked in, "Other folder…" (the system's dialog), and a field to type a
+ * path; ↑/↓ move, Enter picks, Esc closes. A folder picked while a chat is open is asked about
+ * (this chat, or a new one).
+ */
+export function FolderMenu() {
+  const store = useStore()
+  const workspace = useAppState(headerWorkspace)
+  const folders = useAppState(useCallback((s: AppState) => recentFolders(s).join('\n'), [])).split('\n').filter(Boolean)
+  const menu = useHeaderMenu('folder')
+  const typed = menu.text.trim()
+  // what the Go side says of the typed path: a folder that does not exist is offered to be
+  // created when its parent does, rather than offered and then refused
+  const [check, setCheck] = useState<FolderCheck & { typed: string }>()
+  useEffect(() => {
+    let current = true
+    if (typed) void store.checkFolder(typed).then((c) => current && setCheck({ ...c, typed }))
+    return () => {
+      current = false
+    }
+  }, [store, typed])
+  const creatable = check?.typed === typed && !check.exists && check.canCreate
+  const options = typed
+    ? [creatable ? { label: `Create ${check.path} and use it`, dir: typed, create: true } : { label: `Use ${typed}`, dir: typed }]
+    : [...folders.map((f) => ({ label: f, dir: f })), { label: 'Other folder…', dir: '' }]
+  const choose = async (o: { dir: string; create?: boolean }) => {
+    if (o.dir && !o.create) {
+      // chosen before the check came back: a folder that can be created is offered first
+      const c = await store.checkFolder(o.dir)
+      if (!c.exists && c.canCreate) return setCheck({ ...c, typed: o.dir })
+    }
+    menu.close(false)
+    if (o.create) void store.createFolder(o.dir)
+    else if (o.dir) void store.requestFolder(o.dir)
+    else void store.chooseFolder()
+    focusComposer()
+  }
+  return (
+    <HeaderMenu
+      menu={menu}
+      className="folder-menu"
+      buttonClassName="header-button workspace"
+      testId="workspace-button"
+      shortcut={folderShortcut}
+      what={workspace || 'Pick the folder Prototyper works in'}
+      label={
+        <>
+          <Icon name="folder" /> {workspace ? baseName(workspace) : 'Pick a workspace…'}
+        </>
+      }
+    >
+      <ComboList
+        id="folder-path"
+        label="Folder path"
+        placeholder="Type a folder path, or pick one below"
+        value={menu.text}
+        onType={menu.setText}
+        listId="folder-list"
+        listLabel="Folders"
+        items={options}
+        choose={(o) => void choose(o)}
+        option={(o) => ({
+          key: o.label,
+          className: 'folder-option',
+          title: o.dir,
+          content: (
+            <>
+              {o.dir && o.dir === workspace && <span aria-label="in use">✓ </span>}
+              {o.dir && !typed ? (
+                <>
+                  <span className="folder-name">{baseName(o.dir)}</span> <span className="muted small">{o.dir}</span>
+                </>
+              ) : (
+                o.label
+              )}
+            </>
+          ),
+        })}
+      />
+    </HeaderMenu>
+  )
+}

@@ -1,0 +1,15 @@
+import type { ModelInfo } from '../backend'
+
+/** What a model can do: tools, thinking, images, its context. */
+export function ModelBadges({ model }: { model: ModelInfo }) {
+  return (
+    <span className="badges">
+      {model.tools ? <span className="badge ok">tools</span> : <span className="badge err">no tools</span>}
+      {model.thinking && <span className="badge info">thinking</span>}
+      {model.vision && <span className="badge info">vision</span>}
+      {model.contextLength > 0 && (
+        <span className="badge muted">{Math.round(model.contextLength / 1024)}K ctx</span>
+      )}
+    </span>
+  )
+}

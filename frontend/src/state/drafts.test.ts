@@ -1,0 +1,42 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { FakeBackend } from '../fakeBackend'
+import { Drafts, draftSaveMs } from './drafts'
+
+describe('unsent text', () => {
+  beforeEach(() => vi.useFakeTimers())
+  afterEach(() => vi.useRealTimers())
+
+  it('is kept once the typing pauses, once per pause', async () => {
+    const backend = new FakeBackend()
+    const drafts = new Drafts(backend)
+    drafts.draftChanged('c1', 'h')
+    drafts.draftChanged('c1', 'he')
+    expect(backend.callsOf('SaveDraft')).toEqual([])
+    await vi.advanceTimersByTimeAsync(draftSaveMs)
+    expect(backend.callsOf('SaveDraft')).toEqual([['c1', 'he']])
+    expect(drafts.draftOf('c1')).toBe('he')
+  })
+
+  it('is kept at once when the box is emptied, and every pending text on flush', async () => {
+    const backend = new FakeBackend()
+    const drafts = new Drafts(backend)
+    drafts.draftChanged('c1', 'a')
+    drafts.draftChanged('c2', 'b')
+    drafts.draftChanged('c1', '')
+    await drafts.flush()
+    expect(backend.callsOf('SaveDraft')).toEqual([
+      ['c1', ''],
+      ['c2', 'b'],
+    ])
+  })
+
+  it('reads the texts the Go side kept, a text typed meanwhile winning', async () => {
+    const backend = new FakeBackend()
+    backend.savedDrafts = { c1: 'kept', c2: 'old' }
+    const drafts = new Drafts(backend)
+    drafts.draftChanged('c2', 'new')
+    await drafts.load()
+    expect(drafts.draftOf('c1')).toBe('kept')
+    expect(drafts.draftOf('c2')).toBe('new')
+  })
+})
