@@ -164,8 +164,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", contentPolicy)
+	h.Set("Referrer-Policy", "no-referrer")
 	rest, ok := strings.CutPrefix(r.URL.Path, s.secret+"/")
-	if !ok {
+	// a Host other than the server's own is a name of another site that points at the
+	// loopback address (DNS rebinding): its pages must not read the workspace
+	if !ok || r.Host != strings.TrimPrefix(s.origin, "http://") {
 		http.NotFound(w, r)
 		return
 	}
@@ -234,6 +238,14 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, st *site, rel
 		w.Write(page)
 	}
 }
+
+// contentPolicy is the Content-Security-Policy of every response (pages, but also scripts run
+// as workers and SVG opened as documents). A page may talk to its own server and to any
+// https or wss address, and post its forms there; not to a plain-http address, which
+// includes the machine's other loopback services: a model server (Ollama takes requests
+// from 127.0.0.1 pages by default, deletions among them), another app's local API. Loading
+// scripts, styles and images from anywhere stays allowed, as in a browser.
+const contentPolicy = "connect-src 'self' https: wss:; form-action 'self' https:"
 
 // maxPageBytes is the largest HTML page served (with its reporter); any other file is
 // served whatever its size.

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -300,3 +302,62 @@ func TestTheReportIsCurrentOnlyWhileNoFileThePageWasServedChanged(t *testing.T) 
 		t.Fatal("the report is current after the style it missed was made")
 	}
 }
+
+// A name of another site that resolves to the loopback address (DNS rebinding) reaches the
+// server with that name as its Host: it is answered like a wrong secret.
+func TestThePreviewAnswersOnlyUnderItsOwnAddress(t *testing.T) {
+	srv, _, base := served(t, map[string]string{"index.html": "<p>workspace</p>"}, Options{})
+	for host, want := range map[string]int{
+		strings.TrimPrefix(srv.Origin(), "http://"):                       http.StatusOK,
+		"evil.example:" + strconv.Itoa(srv.ln.Addr().(*net.TCPAddr).Port): http.StatusNotFound,
+		"localhost": http.StatusNotFound,
+	} {
+		req, err := http.NewRequest(http.MethodGet, base, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want || (want != http.StatusOK && strings.Contains(string(b), "workspace")) {
+			t.Errorf("Host %s: %d %q, want %d", host, resp.StatusCode, b, want)
+		}
+	}
+}
+
+// Every response tells the browser that the page may not talk to plain-http addresses (the
+// machine's loopback services among them) nor post forms there, and that it sends its
+// address (which holds the secret) to no one.
+func TestEveryResponseKeepsThePageFromLoopbackServicesAndItsAddressToItself(t *testing.T) {
+	srv, _, base := served(t, map[string]string{"index.html": "<p>x</p>", "app.js": "1", "pic.svg": "<svg/>"}, Options{})
+	p := pathOf(t, base)
+	for _, raw := range []string{p, p + "app.js", p + "pic.svg", p + "missing.js"} {
+		_, h, _ := get(t, srv.Origin(), raw, "")
+		csp := h.Get("Content-Security-Policy")
+		directives := map[string][]string{}
+		for _, d := range strings.Split(csp, ";") {
+			if f := strings.Fields(d); len(f) > 0 {
+				directives[f[0]] = f[1:]
+			}
+		}
+		for _, name := range []string{"connect-src", "form-action"} {
+			src := directives[name]
+			if len(src) == 0 {
+				t.Errorf("GET %s: no %s in %q", raw, name, csp)
+			}
+			for _, s := range src {
+				if s == "*" || s == "http:" || strings.Contains(s, "127.0.0.1") || strings.Contains(s, "localhost") {
+					t.Errorf("GET %s: %s allows %s", raw, name, s)
+				}
+			}
+		}
+		if got := h.Get("Referrer-Policy"); got != "no-referrer" {
+			t.Errorf("GET %s: Referrer-Policy %q", raw, got)
+		}
+	}
+}
+

@@ -3,10 +3,13 @@ package tests
 import (
 	"bufio"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -271,4 +274,104 @@ func newPreviewRunWithPage(t *testing.T, log string) *desktopRun {
 	r.app.focusWindow()
 	r.sendAndWait(t, "Make a counter page", 1)
 	return r
+}
+
+// loopbackPage tries, from the preview, to reach another service of the machine on the
+// loopback address (SVC, as a page of a cloned folder would reach the model server: Ollama
+// takes requests from 127.0.0.1 pages): a fetch that deletes, a beacon, a form posted into a
+// frame. Once each settled it loads an image from SVC, whose request carries the Referer the
+// page sends to other sites, and shows what happened in its heading.
+const loopbackPage = `<!doctype html><html><head><title>Loopback</title></head><body><h1 id="h">Loopback page</h1><script>
+var svc = 'SVC', said = []
+function note(s) { said.push(s); console.log(s) }
+var formSettled
+var formDone = new Promise(function (res) { formSettled = res })
+document.addEventListener('securitypolicyviolation', function (e) { if (e.violatedDirective.indexOf('form-action') === 0) { note('form: blocked'); formSettled() } })
+var beacon
+try { beacon = navigator.sendBeacon(svc + '/api/beacon', '{"model":"x"}') } catch (e) { beacon = 'threw' }
+note('beacon: ' + beacon)
+var fetched = fetch(svc + '/api/delete', { method: 'DELETE', body: '{"model":"x"}' }).then(function () { note('fetch: reached') }, function () { note('fetch: blocked') })
+var own = fetch('data.json').then(function (r) { return r.json() }).then(function (d) { note('own fetch: ' + d.ok) }, function (e) { note('own fetch: failed ' + e) })
+var sink = document.createElement('iframe')
+sink.name = 'sink'
+document.body.appendChild(sink)
+sink.onload = function () { note('form: sent'); formSettled() }
+var f = document.createElement('form')
+f.method = 'POST'; f.action = svc + '/api/form'; f.target = 'sink'; f.enctype = 'text/plain'
+var i = document.createElement('input'); i.name = '{"model":"x","y":"'; i.value = '"}'; f.appendChild(i)
+document.body.appendChild(f)
+f.submit()
+Promise.all([fetched, own, formDone]).then(function () {
+  var img = new Image()
+  img.onload = img.onerror = function () { document.getElementById('h').textContent = 'Loopback done: ' + said.join('; ') }
+  img.src = svc + '/pixel.png'
+})
+</script></body></html>`
+
+// A page in the preview cannot send requests to the machine's other loopback services (a
+// model server's API among them): its fetch, beacon and form never reach them, while its
+// own server still answers its fetches; and the page's address, which holds the server's
+// secret, does not travel to other sites in a Referer.
+func TestDesktopPreviewPaneKeepsPagesFromTheMachinesLoopbackServices(t *testing.T) {
+	type hit struct{ method, path, referer string }
+	var mu sync.Mutex
+	var hits []hit
+	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		mu.Lock()
+		hits = append(hits, hit{req.Method, req.URL.Path, req.Referer()})
+		mu.Unlock()
+		// as permissive as a service that trusts loopback pages
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		w.Header().Set("Access-Control-Allow-Methods", "*")
+		w.Header().Set("Access-Control-Allow-Headers", "*")
+		if req.Method == http.MethodOptions {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		w.Write([]byte("ok"))
+	}))
+	defer svc.Close()
+	pixelAsked := func() (bool, []hit) {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.ContainsFunc(hits, func(h hit) bool { return h.path == "/pixel.png" }), slices.Clone(hits)
+	}
+
+	srv := ollamatest.Get(t)
+	r := newDesktopRun(t, store.Settings{Think: "off"})
+	r.writeFile(t, "index.html", strings.ReplaceAll(loopbackPage, "SVC", svc.URL), 0o644)
+	r.writeFile(t, "data.json", `{"ok":"yes"}`, 0o644)
+	log := filepath.Join(t.TempDir(), "preview.jsonl")
+	r.app = launchDesktop(t, desktopBinary(t), startXvfb(t),
+		[]string{"--db", r.db, "--workspace", r.workspace, "--model", previewFixModel.Name, "--ollama", srv.URL()},
+		events.LogEnv+"="+r.bridgeLog, preview.LogEnv+"="+log)
+	r.app.waitWindow("Prototyper", 60*time.Second)
+	r.waitForComposer(t)
+	r.app.focusWindow()
+	r.app.key("alt+p")
+	waitPainted(t, log, 1, 30*time.Second)
+	if !r.app.says("Loopback done") {
+		_, got := pixelAsked()
+		t.Fatalf("the page did not finish (the service saw %+v): %s", got, r.app.screenshot("preview-loopback.png"))
+	}
+	said := strings.Join(r.app.textsWith("Loopback done"), "\n")
+	t.Logf("the page says: %s", said)
+	asked, got := pixelAsked()
+	if !asked {
+		t.Fatalf("the page's image never reached the service: %+v", got)
+	}
+	for _, h := range got {
+		if strings.HasPrefix(h.path, "/api/") {
+			t.Errorf("the page reached the loopback service: %s %s", h.method, h.path)
+		}
+		if strings.Contains(h.referer, "/s/") {
+			t.Errorf("the page's address went to another site: %s asked with Referer %s", h.path, h.referer)
+		}
+	}
+	for _, want := range []string{"own fetch: yes", "fetch: blocked", "form: blocked"} {
+		if !strings.Contains(said, want) {
+			t.Errorf("the page does not say %q", want)
+		}
+	}
+	r.finish(t, "preview-loopback.png")
 }
