@@ -155,14 +155,19 @@ func (st *site) wakeLocked() {
 }
 
 // servedFile notes that the current load was served rel as it was at modTime (zero: it
-// was not there).
+// was not there). A load notes at most maxServed files: a page that asks for one missing
+// file after another must not grow the server without end (past the bound, a change to a
+// file it asked for is not seen by [Server.WaitCurrent]).
 func (st *site) servedFile(rel string, modTime time.Time) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.served != nil {
+	if _, known := st.served[rel]; st.served != nil && (known || len(st.served) < maxServed) {
 		st.served[rel] = modTime
 	}
 }
+
+// maxServed bounds the files one load notes (each costs a stat while preview_errors waits).
+const maxServed = 1000
 
 // staleLocked reports whether a file the current load was served changed since (or is gone):
 // what the page reported is then about files that are no longer there.

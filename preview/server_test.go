@@ -361,3 +361,24 @@ func TestEveryResponseKeepsThePageFromLoopbackServicesAndItsAddressToItself(t *t
 	}
 }
 
+// A page asking for one missing file after another (a loop of fetches) costs the server a
+// bounded amount of memory: what a load keeps of the files it was answered stays bounded.
+func TestAPageAskingForEndlessMissingFilesKeepsTheServerBounded(t *testing.T) {
+	srv, dir, base := served(t, map[string]string{"index.html": "<html><head></head></html>"}, Options{})
+	p := pathOf(t, base)
+	get(t, srv.Origin(), p, "")
+	st := srv.lookup(dir)
+	for i := range 3 * maxServed {
+		get(t, srv.Origin(), fmt.Sprintf("%smissing-%d-%s.js", p, i, strings.Repeat("x", 200)), base)
+	}
+	st.mu.Lock()
+	n := len(st.served)
+	st.mu.Unlock()
+	if n > maxServed {
+		t.Fatalf("one load keeps %d files it was served, over %d", n, maxServed)
+	}
+	beaconOf(t, srv, fmt.Sprintf(`{"site":"%s","load":1,"kind":"painted"}`, st.id))
+	if current, _ := srv.WaitCurrent(dir, time.Second); !current {
+		t.Fatal("the report of a page whose files did not change is not current")
+	}
+}
