@@ -4,10 +4,11 @@
 //
 // # Basics
 //
-// A [Server] listens on 127.0.0.1 at a port the system picks, and answers only under a
-// secret path prefix made at start (a request without it is a 404): a page of the machine
-// that guesses the port still cannot read the workspace. [Server.Site] gives a workspace
-// folder its own base URL under that prefix; a site serves files of that folder only,
+// A [Server] answers only under a secret path prefix made at start (a request without it is
+// a 404): a page of the machine that guesses a port still cannot read the workspace.
+// [Server.Site] gives a workspace folder its own base URL under that prefix, on a port of
+// its own on 127.0.0.1 (so each folder's pages have their own origin, and their storage is
+// out of the other folders' reach); a site serves files of that folder only,
 // opened by [tools.Workspace.OpenToServe]: the file tools' confinement (os.Root, no path
 // outside through ".." or a link, none of the app's own files) and no hidden file or folder
 // (.git, .prototyper, .env). Responses are never cached.

@@ -59,9 +59,10 @@ const (
 
 // site is one workspace folder served, and what its current load reported.
 type site struct {
-	id  string
-	dir string
-	ws  *tools.Workspace
+	id   string
+	dir  string
+	host string // 127.0.0.1:PORT, the site's own listener: its origin
+	ws   *tools.Workspace
 
 	mu       sync.Mutex
 	load     int
@@ -286,9 +287,7 @@ func (s *Server) receive(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad report", http.StatusBadRequest)
 		return
 	}
-	s.mu.Lock()
-	st := s.byID[b.Site]
-	s.mu.Unlock()
+	st := s.siteAt(b.Site, r)
 	if st == nil {
 		http.NotFound(w, r)
 		return

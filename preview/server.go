@@ -61,10 +61,8 @@ func (s *Server) log(kind, page string, load int) {
 // Server is the preview's HTTP server. Its methods are safe for concurrent use.
 type Server struct {
 	opts   Options
-	ln     net.Listener
 	srv    *http.Server
 	secret string // the path prefix every request must start with: "/" + 32 hex digits
-	origin string // http://127.0.0.1:PORT
 
 	logMu sync.Mutex
 
@@ -74,16 +72,13 @@ type Server struct {
 	byID   map[string]*site
 }
 
-// Start listens on 127.0.0.1 at a port the system picks and serves until [Server.Close].
+// Start makes the server; each site ([Server.Site]) listens on 127.0.0.1 at a port of its
+// own, which the system picks, until [Server.Close]. A port per folder makes an origin per
+// folder: the page of one folder cannot read the storage (localStorage, IndexedDB, cookies)
+// or the files of another folder's page, as it could under one shared origin.
 func Start(opts Options) (*Server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("the preview cannot listen on the loopback address: %w", err)
-	}
-	s := &Server{opts: opts, ln: ln, secret: "/" + randomHex(16), origin: "http://" + ln.Addr().String(),
-		sites: map[string]*site{}, byID: map[string]*site{}}
+	s := &Server{opts: opts, secret: "/" + randomHex(16), sites: map[string]*site{}, byID: map[string]*site{}}
 	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
-	go s.srv.Serve(ln)
 	return s, nil
 }
 
@@ -95,9 +90,15 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// Origin is the server's origin, http://127.0.0.1:PORT: the window's frame of the preview
-// has it, and no other.
-func (s *Server) Origin() string { return s.origin }
+// Origin is the origin of the folder dir's site, http://127.0.0.1:PORT (its own port), or ""
+// when the folder is not served: the window's frame of its preview has it, and no other.
+func (s *Server) Origin(dir string) string {
+	st := s.lookup(dir)
+	if st == nil {
+		return ""
+	}
+	return "http://" + st.host
+}
 
 // Close stops the server and releases the sites' folders.
 func (s *Server) Close() error {
@@ -123,7 +124,9 @@ func (s *Server) Site(dir string) (string, error) {
 	return s.baseURL(st), nil
 }
 
-func (s *Server) baseURL(st *site) string { return s.origin + s.secret + "/s/" + st.id + "/" }
+func (s *Server) baseURL(st *site) string {
+	return "http://" + st.host + s.secret + "/s/" + st.id + "/"
+}
 
 func (s *Server) site(dir string) (*site, error) {
 	abs, err := filepath.Abs(dir)
@@ -142,7 +145,14 @@ func (s *Server) site(dir string) (*site, error) {
 	if err != nil {
 		return nil, err
 	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		ws.Close()
+		return nil, fmt.Errorf("the preview cannot listen on the loopback address: %w", err)
+	}
+	go s.srv.Serve(ln) // closed by s.srv.Close, also when that came first
 	st := newSite(randomHex(6), abs, ws)
+	st.host = ln.Addr().String()
 	s.sites[abs], s.byID[st.id] = st, st
 	return st, nil
 }
@@ -167,9 +177,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Security-Policy", contentPolicy)
 	h.Set("Referrer-Policy", "no-referrer")
 	rest, ok := strings.CutPrefix(r.URL.Path, s.secret+"/")
-	// a Host other than the server's own is a name of another site that points at the
-	// loopback address (DNS rebinding): its pages must not read the workspace
-	if !ok || r.Host != strings.TrimPrefix(s.origin, "http://") {
+	if !ok {
 		http.NotFound(w, r)
 		return
 	}
@@ -183,14 +191,24 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, rel, _ := strings.Cut(idPath, "/")
-	s.mu.Lock()
-	st := s.byID[id]
-	s.mu.Unlock()
+	st := s.siteAt(id, r)
 	if st == nil || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
 		http.NotFound(w, r)
 		return
 	}
 	s.serveFile(w, r, st, rel)
+}
+
+// siteAt returns the site id when r came to its own address, else nil: a page of another
+// folder (another port) does not reach it, nor does a name of another host that resolves to
+// the loopback address (DNS rebinding).
+func (s *Server) siteAt(id string, r *http.Request) *site {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st := s.byID[id]; st != nil && r.Host == st.host {
+		return st
+	}
+	return nil
 }
 
 // serveFile answers a GET of rel, a path of st's folder as the URL gave it (decoded).

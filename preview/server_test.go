@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -67,6 +65,15 @@ func get(t *testing.T, origin, rawPath, referer string) (int, http.Header, strin
 	return resp.StatusCode, resp.Header, string(b)
 }
 
+// originOf is the origin of a site's base URL.
+func originOf(t *testing.T, base string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Scheme + "://" + u.Host
+}
+
 func pathOf(t *testing.T, base string) string {
 	u, err := url.Parse(base)
 	if err != nil {
@@ -78,7 +85,7 @@ func pathOf(t *testing.T, base string) string {
 func TestThePreviewServesOnlyTheWorkspaceUnderItsSecret(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "secret.txt")
 	os.WriteFile(outside, []byte("outside"), 0o644)
-	srv, dir, base := served(t, map[string]string{
+	_, dir, base := served(t, map[string]string{
 		"index.html":           "<p>hi</p>",
 		"app.js":               "console.log(1)",
 		".git/config":          "[core]",
@@ -119,7 +126,7 @@ func TestThePreviewServesOnlyTheWorkspaceUnderItsSecret(t *testing.T) {
 	}
 	for _, raw := range refused {
 		t.Run(raw, func(t *testing.T) {
-			code, _, body := get(t, srv.Origin(), raw, "")
+			code, _, body := get(t, originOf(t, base), raw, "")
 			if code != http.StatusNotFound {
 				t.Fatalf("GET %s = %d %q, want 404", raw, code, body)
 			}
@@ -135,21 +142,21 @@ func TestThePreviewServesOnlyTheWorkspaceUnderItsSecret(t *testing.T) {
 		p + "assets/ok/styles.css": "text/css; charset=utf-8",
 		p + "sub/page.html":        "text/html; charset=utf-8",
 	} {
-		code, h, _ := get(t, srv.Origin(), raw, "")
+		code, h, _ := get(t, originOf(t, base), raw, "")
 		if code != http.StatusOK || h.Get("Content-Type") != ctype || h.Get("Cache-Control") != "no-store" {
 			t.Errorf("GET %s = %d %q %q, want 200 %q no-store", raw, code, h.Get("Content-Type"), h.Get("Cache-Control"), ctype)
 		}
 	}
-	if !strings.HasPrefix(srv.Origin(), "http://127.0.0.1:") {
-		t.Errorf("origin %s is not on the loopback address", srv.Origin())
+	if !strings.HasPrefix(originOf(t, base), "http://127.0.0.1:") {
+		t.Errorf("origin %s is not on the loopback address", originOf(t, base))
 	}
 }
 
 func TestThePreviewInjectsItsReporterFirstInTheHead(t *testing.T) {
-	srv, _, base := served(t, map[string]string{
+	_, _, base := served(t, map[string]string{
 		"index.html": `<!DOCTYPE html><html><head><title>x</title><script src="app.js"></script></head><body><header>h</header></body></html>`,
 	}, Options{})
-	_, _, body := get(t, srv.Origin(), pathOf(t, base), "")
+	_, _, body := get(t, originOf(t, base), pathOf(t, base), "")
 	head := strings.Index(body, "<head>")
 	reporter := strings.Index(body, "<script>(function(c){")
 	page := strings.Index(body, `<script src="app.js">`)
@@ -195,9 +202,11 @@ func (r *recorder) waitFor(t *testing.T, ok func(Report) bool) Report {
 	}
 }
 
-func beaconOf(t *testing.T, srv *Server, body string) {
+// beaconOf posts a reporter's beacon to the endpoint of the site at base, from its origin.
+func beaconOf(t *testing.T, base, body string) {
 	t.Helper()
-	resp, err := http.Post(srv.Origin()+srv.secret+"/report", "text/plain", strings.NewReader(body))
+	secret := strings.Split(strings.TrimPrefix(pathOf(t, base), "/"), "/")[0]
+	resp, err := http.Post(originOf(t, base)+"/"+secret+"/report", "text/plain", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,17 +220,17 @@ func TestAPageSScriptErrorAndA404AreReportedForItsCurrentLoadOnly(t *testing.T) 
 	rec := newRecorder()
 	srv, dir, base := served(t, map[string]string{"index.html": "<html><head></head><body></body></html>"}, Options{Notify: rec.notify})
 	p := pathOf(t, base)
-	get(t, srv.Origin(), p, "")
+	get(t, originOf(t, base), p, "")
 	st := srv.lookup(dir)
-	code, _, _ := get(t, srv.Origin(), p+"missing.js", base)
+	code, _, _ := get(t, originOf(t, base), p+"missing.js", base)
 	if code != http.StatusNotFound {
 		t.Fatalf("missing.js = %d", code)
 	}
 	// the page saw the same failed load: it is counted once
-	beaconOf(t, srv, `{"site":"`+st.id+`","load":1,"kind":"load","message":"Failed to load script `+base+`missing.js","source":"`+base+`missing.js"}`)
-	beaconOf(t, srv, `{"site":"`+st.id+`","load":1,"kind":"error","message":"ReferenceError: Can't find variable: nope","source":"`+base+`index.html","line":3,"column":7}`)
-	beaconOf(t, srv, `{"site":"`+st.id+`","load":1,"kind":"console","level":"warn","message":"careful"}`)
-	beaconOf(t, srv, `{"site":"`+st.id+`","load":1,"kind":"painted"}`)
+	beaconOf(t, base, `{"site":"`+st.id+`","load":1,"kind":"load","message":"Failed to load script `+base+`missing.js","source":"`+base+`missing.js"}`)
+	beaconOf(t, base, `{"site":"`+st.id+`","load":1,"kind":"error","message":"ReferenceError: Can't find variable: nope","source":"`+base+`index.html","line":3,"column":7}`)
+	beaconOf(t, base, `{"site":"`+st.id+`","load":1,"kind":"console","level":"warn","message":"careful"}`)
+	beaconOf(t, base, `{"site":"`+st.id+`","load":1,"kind":"painted"}`)
 	rep := rec.waitFor(t, func(r Report) bool { return r.Painted && len(r.Errors) == 2 && len(r.Console) == 1 })
 	if rep.Errors[0].Kind != KindLoad || rep.Errors[1].Message != "ReferenceError: Can't find variable: nope" || rep.Errors[1].Source != "index.html" {
 		t.Fatalf("errors: %+v", rep.Errors)
@@ -231,8 +240,8 @@ func TestAPageSScriptErrorAndA404AreReportedForItsCurrentLoadOnly(t *testing.T) 
 		t.Fatalf("the report reads:\n%s", text)
 	}
 	// a beacon of an earlier load, after the page loaded again, is dropped
-	get(t, srv.Origin(), p, "")
-	beaconOf(t, srv, `{"site":"`+st.id+`","load":1,"kind":"error","message":"late"}`)
+	get(t, originOf(t, base), p, "")
+	beaconOf(t, base, `{"site":"`+st.id+`","load":1,"kind":"error","message":"late"}`)
 	if rep, _ := srv.Report(dir); rep.Load != 2 || len(rep.Errors) != 0 || rep.Painted {
 		t.Fatalf("after a new load the report is %+v", rep)
 	}
@@ -253,10 +262,10 @@ func TestPreviewErrorsToolReadsTheReportOfItsWorkspace(t *testing.T) {
 	}
 	srv, _ := room.Server()
 	base, _ := srv.Site(dir)
-	get(t, srv.Origin(), pathOf(t, base), "")
+	get(t, originOf(t, base), pathOf(t, base), "")
 	st := srv.lookup(dir)
-	beaconOf(t, srv, `{"site":"`+st.id+`","load":1,"kind":"rejection","message":"Unhandled promise rejection: boom"}`)
-	beaconOf(t, srv, `{"site":"`+st.id+`","load":1,"kind":"painted"}`)
+	beaconOf(t, base, `{"site":"`+st.id+`","load":1,"kind":"rejection","message":"Unhandled promise rejection: boom"}`)
+	beaconOf(t, base, `{"site":"`+st.id+`","load":1,"kind":"painted"}`)
 	res, _ = tool[0].Execute(context.Background(), tools.Call{Name: ErrorsToolName}, nil)
 	if res.Content != "The preview of index.html reported 1 error.\n1. Unhandled promise rejection: boom" {
 		t.Fatalf("the tool reads %q", res.Content)
@@ -266,10 +275,10 @@ func TestPreviewErrorsToolReadsTheReportOfItsWorkspace(t *testing.T) {
 func TestTheNextLoadOfAPageIsScrolledWhereTheLastOneWas(t *testing.T) {
 	srv, dir, base := served(t, map[string]string{"index.html": "<html><head></head><body></body></html>"}, Options{})
 	p := pathOf(t, base)
-	get(t, srv.Origin(), p, "")
+	get(t, originOf(t, base), p, "")
 	st := srv.lookup(dir)
-	beaconOf(t, srv, `{"site":"`+st.id+`","load":1,"kind":"scroll","x":0,"y":1234}`)
-	_, _, body := get(t, srv.Origin(), p+"index.html", "")
+	beaconOf(t, base, `{"site":"`+st.id+`","load":1,"kind":"scroll","x":0,"y":1234}`)
+	_, _, body := get(t, originOf(t, base), p+"index.html", "")
 	if !strings.Contains(body, `"load":2`) || !strings.Contains(body, `"y":1234`) {
 		t.Fatalf("the second load is not told where to scroll:\n%s", body)
 	}
@@ -279,10 +288,10 @@ func TestTheReportIsCurrentOnlyWhileNoFileThePageWasServedChanged(t *testing.T) 
 	srv, dir, base := served(t, map[string]string{"index.html": "<html><head></head></html>", "app.js": "1"}, Options{})
 	p := pathOf(t, base)
 	load := func(n int) {
-		get(t, srv.Origin(), p, "")
-		get(t, srv.Origin(), p+"app.js", base)
-		get(t, srv.Origin(), p+"style.css", base) // not there yet
-		beaconOf(t, srv, fmt.Sprintf(`{"site":"%s","load":%d,"kind":"painted"}`, srv.lookup(dir).id, n))
+		get(t, originOf(t, base), p, "")
+		get(t, originOf(t, base), p+"app.js", base)
+		get(t, originOf(t, base), p+"style.css", base) // not there yet
+		beaconOf(t, base, fmt.Sprintf(`{"site":"%s","load":%d,"kind":"painted"}`, srv.lookup(dir).id, n))
 	}
 	load(1)
 	if current, painted := srv.WaitCurrent(dir, time.Second); !current || !painted {
@@ -306,11 +315,12 @@ func TestTheReportIsCurrentOnlyWhileNoFileThePageWasServedChanged(t *testing.T) 
 // A name of another site that resolves to the loopback address (DNS rebinding) reaches the
 // server with that name as its Host: it is answered like a wrong secret.
 func TestThePreviewAnswersOnlyUnderItsOwnAddress(t *testing.T) {
-	srv, _, base := served(t, map[string]string{"index.html": "<p>workspace</p>"}, Options{})
+	_, _, base := served(t, map[string]string{"index.html": "<p>workspace</p>"}, Options{})
+	u, _ := url.Parse(base)
 	for host, want := range map[string]int{
-		strings.TrimPrefix(srv.Origin(), "http://"):                       http.StatusOK,
-		"evil.example:" + strconv.Itoa(srv.ln.Addr().(*net.TCPAddr).Port): http.StatusNotFound,
-		"localhost": http.StatusNotFound,
+		u.Host:                     http.StatusOK,
+		"evil.example:" + u.Port(): http.StatusNotFound,
+		"localhost":                http.StatusNotFound,
 	} {
 		req, err := http.NewRequest(http.MethodGet, base, nil)
 		if err != nil {
@@ -333,10 +343,10 @@ func TestThePreviewAnswersOnlyUnderItsOwnAddress(t *testing.T) {
 // machine's loopback services among them) nor post forms there, and that it sends its
 // address (which holds the secret) to no one.
 func TestEveryResponseKeepsThePageFromLoopbackServicesAndItsAddressToItself(t *testing.T) {
-	srv, _, base := served(t, map[string]string{"index.html": "<p>x</p>", "app.js": "1", "pic.svg": "<svg/>"}, Options{})
+	_, _, base := served(t, map[string]string{"index.html": "<p>x</p>", "app.js": "1", "pic.svg": "<svg/>"}, Options{})
 	p := pathOf(t, base)
 	for _, raw := range []string{p, p + "app.js", p + "pic.svg", p + "missing.js"} {
-		_, h, _ := get(t, srv.Origin(), raw, "")
+		_, h, _ := get(t, originOf(t, base), raw, "")
 		csp := h.Get("Content-Security-Policy")
 		directives := map[string][]string{}
 		for _, d := range strings.Split(csp, ";") {
@@ -366,10 +376,10 @@ func TestEveryResponseKeepsThePageFromLoopbackServicesAndItsAddressToItself(t *t
 func TestAPageAskingForEndlessMissingFilesKeepsTheServerBounded(t *testing.T) {
 	srv, dir, base := served(t, map[string]string{"index.html": "<html><head></head></html>"}, Options{})
 	p := pathOf(t, base)
-	get(t, srv.Origin(), p, "")
+	get(t, originOf(t, base), p, "")
 	st := srv.lookup(dir)
 	for i := range 3 * maxServed {
-		get(t, srv.Origin(), fmt.Sprintf("%smissing-%d-%s.js", p, i, strings.Repeat("x", 200)), base)
+		get(t, originOf(t, base), fmt.Sprintf("%smissing-%d-%s.js", p, i, strings.Repeat("x", 200)), base)
 	}
 	st.mu.Lock()
 	n := len(st.served)
@@ -377,8 +387,44 @@ func TestAPageAskingForEndlessMissingFilesKeepsTheServerBounded(t *testing.T) {
 	if n > maxServed {
 		t.Fatalf("one load keeps %d files it was served, over %d", n, maxServed)
 	}
-	beaconOf(t, srv, fmt.Sprintf(`{"site":"%s","load":1,"kind":"painted"}`, st.id))
+	beaconOf(t, base, fmt.Sprintf(`{"site":"%s","load":1,"kind":"painted"}`, st.id))
 	if current, _ := srv.WaitCurrent(dir, time.Second); !current {
 		t.Fatal("the report of a page whose files did not change is not current")
+	}
+}
+
+// Two folders served are two origins: the page of one (a folder the user cloned) cannot
+// read the other's storage, and asking its own address for the other's files or posting the
+// other's reports there gets a 404.
+func TestEachFolderIsServedFromAnOriginOfItsOwn(t *testing.T) {
+	srv, _, baseA := served(t, map[string]string{"index.html": "<p>A</p>"}, Options{})
+	dirB := t.TempDir()
+	os.WriteFile(filepath.Join(dirB, "index.html"), []byte("<p>B secret</p>"), 0o644)
+	baseB, err := srv.Site(dirB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if originOf(t, baseA) == originOf(t, baseB) {
+		t.Fatalf("two folders share the origin %s", originOf(t, baseA))
+	}
+	if srv.Origin(dirB) != originOf(t, baseB) {
+		t.Errorf("Origin(dirB) = %q, want %q", srv.Origin(dirB), originOf(t, baseB))
+	}
+	if code, _, body := get(t, originOf(t, baseA), pathOf(t, baseB), ""); code != http.StatusNotFound || strings.Contains(body, "B secret") {
+		t.Errorf("B's page asked at A's address: %d %q", code, body)
+	}
+	if code, _, body := get(t, originOf(t, baseB), pathOf(t, baseB), ""); code != http.StatusOK || !strings.Contains(body, "B secret") {
+		t.Fatalf("B's page at its own address: %d %q", code, body)
+	}
+	idB := strings.Split(strings.TrimSuffix(pathOf(t, baseB), "/"), "/")[3]
+	secret := strings.Split(strings.TrimPrefix(pathOf(t, baseB), "/"), "/")[0]
+	resp, err := http.Post(originOf(t, baseA)+"/"+secret+"/report", "text/plain",
+		strings.NewReader(`{"site":"`+idB+`","load":1,"kind":"error","message":"planted by A"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if rep, _ := srv.Report(dirB); resp.StatusCode != http.StatusNotFound || len(rep.Errors) != 0 {
+		t.Errorf("A's address took a report for B: %d, B reports %+v", resp.StatusCode, rep.Errors)
 	}
 }
