@@ -293,10 +293,15 @@ func (s *Server) receive(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
-	// the secret stays out of what the user and the model read
+	// the secret stays out of what the user and the model read (and the chat keeps): a URL
+	// of the site becomes the path in the folder, and the secret anywhere else (a page that
+	// prints its location.pathname) is cut out
 	base := s.baseURL(st)
 	b.Source = strings.TrimPrefix(b.Source, base)
 	b.Message = strings.ReplaceAll(b.Message, base, "")
+	b.Message = strings.ReplaceAll(b.Message, s.secret+"/s/"+st.id+"/", "")
+	b.Source = strings.ReplaceAll(b.Source, s.secret[1:], "…")
+	b.Message = strings.ReplaceAll(b.Message, s.secret[1:], "…")
 	changed := false
 	switch b.Kind {
 	case "painted":

@@ -428,3 +428,28 @@ func TestEachFolderIsServedFromAnOriginOfItsOwn(t *testing.T) {
 		t.Errorf("A's address took a report for B: %d, B reports %+v", resp.StatusCode, rep.Errors)
 	}
 }
+
+// What a page reports is read by the model and kept in the chat: the server's secret is
+// cut out of it in any form the page prints it (its URL, its path, the secret alone).
+func TestThePreviewSecretStaysOutOfWhatAPageReports(t *testing.T) {
+	srv, dir, base := served(t, map[string]string{"index.html": "<html><head></head></html>"}, Options{})
+	get(t, originOf(t, base), pathOf(t, base), "")
+	st := srv.lookup(dir)
+	p := pathOf(t, base)
+	secret := strings.Split(strings.TrimPrefix(p, "/"), "/")[0]
+	for _, msg := range []string{"href " + base + "index.html", "path " + p + "index.html", "alone " + secret} {
+		beaconOf(t, base, fmt.Sprintf(`{"site":%q,"load":1,"kind":"console","level":"log","message":%q,"source":%q}`, st.id, msg, "http://x/"+secret))
+	}
+	rep, _ := srv.Report(dir)
+	if len(rep.Console) != 3 {
+		t.Fatalf("console: %+v", rep.Console)
+	}
+	for _, e := range rep.Console {
+		if strings.Contains(e.Message, secret) || strings.Contains(e.Source, secret) {
+			t.Errorf("the report holds the secret: %+v", e)
+		}
+	}
+	if rep.Console[1].Message != "path index.html" {
+		t.Errorf("the page's path reads %q, want %q", rep.Console[1].Message, "path index.html")
+	}
+}
