@@ -32,14 +32,15 @@ document.getElementById('h').textContent = 'Working counter ' + count;
 </script></body></html>`
 )
 
-// previewFixModel writes the broken counter; sent the page's errors, it writes the fixed one,
-// reads the preview's report and answers.
+// previewFixModel writes the broken counter; asked to fix the page's errors, it reads them
+// with preview_errors, writes the fixed page, reads the preview's report again and answers.
 var previewFixModel = ollamatest.Model{Name: "e2e-preview-fix", Scripts: ollamatest.Scripts{
-	"SU":         ollamatest.ToolCall("write_file", map[string]any{"path": "index.html", "content": brokenCounter}),
-	"SUAT":       []string{"Wrote index.html."},
-	"SUATAU":     ollamatest.ToolCall("write_file", map[string]any{"path": "index.html", "content": fixedCounter}),
-	"SUATAUAT":   ollamatest.ToolCall(preview.ErrorsToolName, map[string]any{}),
-	"SUATAUATAT": []string{"The page reports no errors now."},
+	"SU":           ollamatest.ToolCall("write_file", map[string]any{"path": "index.html", "content": brokenCounter}),
+	"SUAT":         []string{"Wrote index.html."},
+	"SUATAU":       ollamatest.ToolCall(preview.ErrorsToolName, map[string]any{}),
+	"SUATAUAT":     ollamatest.ToolCall("write_file", map[string]any{"path": "index.html", "content": fixedCounter}),
+	"SUATAUATAT":   ollamatest.ToolCall(preview.ErrorsToolName, map[string]any{}),
+	"SUATAUATATAT": []string{"The page reports no errors now."},
 }}
 
 // previewLog reads the preview's log of pages served and painted.
@@ -141,24 +142,31 @@ func TestDesktopPreviewPaneShowsAScriptErrorFixesItAndUndoBringsItBack(t *testin
 	}
 	var sent string
 	for _, m := range msgs {
-		if m.Role == store.RoleUser && strings.Contains(m.Content, "Please fix these errors.") {
+		if m.Role == store.RoleUser && strings.Contains(m.Content, "Please read them") {
 			sent = m.Content
 		}
 	}
-	if !strings.Contains(sent, "reported 1 error") || !strings.Contains(sent, "countr") {
-		t.Errorf("Fix these sent %q, want the page's error", sent)
+	// the page's words are the page's: the model reads them as preview_errors' output (data,
+	// from which a call copied is not run), never as the user's own message
+	if !strings.Contains(sent, "1 error") || !strings.Contains(sent, preview.ErrorsToolName) || strings.Contains(sent, "countr") {
+		t.Errorf("Fix these sent %q, want the count and preview_errors, without the page's words", sent)
 	}
 	calls, _ := db.ToolCalls(chat.ID)
-	i := slices.IndexFunc(calls, func(c store.ToolCallRecord) bool { return c.Name == preview.ErrorsToolName })
-	if i < 0 || !strings.Contains(calls[i].Output, "reported no errors") {
-		t.Errorf("preview_errors after the fix: %+v", calls)
+	var read []string
+	for _, c := range calls {
+		if c.Name == preview.ErrorsToolName {
+			read = append(read, c.Output)
+		}
+	}
+	if len(read) != 2 || !strings.Contains(read[0], "reported 1 error") || !strings.Contains(read[0], "countr") || !strings.Contains(read[1], "reported no errors") {
+		t.Errorf("preview_errors before and after the fix: %q", read)
 	}
 }
 
 // attackPage tries, from the preview, what a page must not be able to do to the app, and says
 // on its console what happened: the window's message handler (the Wails bindings' channel on
 // Linux) called as the window's runtime calls it, the bindings, the window's document, and
-// the window's navigation.
+// the window's navigation, a pop-up.
 const attackPage = `<!doctype html><html><head><title>Attack</title></head><body><h1 id="h">Attack page</h1><script>
 function note(s) { console.log(s) }
 var h = null
@@ -175,6 +183,7 @@ note('own bindings: ' + typeof window.go)
 try { note('parent bindings: ' + typeof window.parent.go.main.App.SaveDraft); window.parent.go.main.App.SaveDraft('', 'PWNED-BY-PREVIEW') } catch (e) { note('parent bindings: blocked ' + e.name) }
 try { note('parent: read ' + window.parent.document.title) } catch (e) { note('parent: blocked ' + e.name) }
 try { window.top.location.href = 'about:blank#navigated'; note('top: not refused') } catch (e) { note('top: blocked ' + e.name) }
+try { note('popup: ' + (window.open('about:blank') ? 'opened' : 'blocked')) } catch (e) { note('popup: blocked ' + e.name) }
 document.getElementById('h').textContent = 'Attack done'
 </script></body></html>`
 
@@ -187,8 +196,8 @@ var previewAttackModel = ollamatest.Model{Name: "e2e-preview-attack", Scripts: o
 }}
 
 // A page in the preview cannot reach the app: calling its bindings (through the window's
-// message handler as the Wails runtime does, or window.go), reading window.parent, or
-// navigating the top window fails, and the app is as it was.
+// message handler as the Wails runtime does, or window.go), reading window.parent,
+// navigating the top window or opening a pop-up fails, and the app is as it was.
 func TestDesktopPreviewPaneCannotReachTheApp(t *testing.T) {
 	r, log := startPreviewRun(t, previewAttackModel, "Make a page")
 	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
@@ -213,7 +222,7 @@ func TestDesktopPreviewPaneCannotReachTheApp(t *testing.T) {
 	}
 	said := calls[i].Output
 	t.Logf("the page's console:\n%s", said)
-	for _, want := range []string{"handler: absent", "own bindings: undefined", "parent bindings: blocked SecurityError", "parent: blocked SecurityError", "top event: blocked SecurityError"} {
+	for _, want := range []string{"handler: absent", "own bindings: undefined", "parent bindings: blocked SecurityError", "parent: blocked SecurityError", "top event: blocked SecurityError", "popup: blocked"} {
 		if !strings.Contains(said, want) {
 			t.Errorf("the page's console does not say %q", want)
 		}
