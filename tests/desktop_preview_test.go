@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -381,6 +382,11 @@ func TestDesktopPreviewPaneKeepsPagesFromTheMachinesLoopbackServices(t *testing.
 		if !strings.Contains(said, want) {
 			t.Errorf("the page does not say %q", want)
 		}
+	}
+	// each blocked request is an error of the page's report (the page itself caught them)
+	counted := regexp.MustCompile(`^[1-9][0-9]* errors?$`)
+	if len(r.app.waitTexts(counted.MatchString, 20*time.Second)) == 0 {
+		t.Errorf("the pane does not count the blocked requests as errors: %q", r.app.textsWith("error"))
 	}
 	r.finish(t, "preview-loopback.png")
 }
