@@ -51,18 +51,13 @@ var (
 	doctypeTag = regexp.MustCompile(`(?i)^\s*<!doctype[^>]*>`)
 )
 
-// injectReporter puts script first in page's head (else after its <html> or doctype, else
-// at its start), before any script of the page.
-func injectReporter(page, script []byte) []byte {
-	at := 0
+// reporterAt is where the reporter goes in a page that starts with first: first in its head
+// (else after its <html> or doctype, else at its start), before any script of the page.
+func reporterAt(first []byte) int {
 	for _, re := range []*regexp.Regexp{headTag, htmlTag, doctypeTag} {
-		if loc := re.FindIndex(page); loc != nil {
-			at = loc[1]
-			break
+		if loc := re.FindIndex(first); loc != nil {
+			return loc[1]
 		}
 	}
-	out := make([]byte, 0, len(page)+len(script))
-	out = append(out, page[:at]...)
-	out = append(out, script...)
-	return append(out, page[at:]...)
+	return 0
 }

@@ -241,21 +241,34 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, st *site, rel
 		http.ServeContent(w, r, "", time.Time{}, f) // Range requests for media; no Last-Modified
 		return
 	}
-	b, err := io.ReadAll(io.LimitReader(f, maxPageBytes+1))
-	if err != nil || len(b) > maxPageBytes {
-		http.Error(w, "the page is too large for the preview", http.StatusInternalServerError)
+	// The reporter goes where the page's first bytes say; the rest is copied as it is read,
+	// so that a page costs the server a buffer, not its size, however large it is and however
+	// often it is asked for.
+	first := make([]byte, min(fi.Size(), pageSniffBytes))
+	if _, err := io.ReadFull(f, first); err != nil {
+		http.Error(w, "the page could not be read", http.StatusInternalServerError)
 		return
 	}
 	load, scroll := st.begin(rel)
 	st.servedFile(rel, fi.ModTime())
 	s.log("served", rel, load)
 	s.notifyLater(st)
-	page := injectReporter(b, reporterScript(s.secret+"/report", st.id, load, scroll))
-	w.Header().Set("Content-Length", fmt.Sprint(len(page)))
-	if r.Method == http.MethodGet {
-		w.Write(page)
+	script := reporterScript(s.secret+"/report", st.id, load, scroll)
+	at := reporterAt(first)
+	w.Header().Set("Content-Length", fmt.Sprint(fi.Size()+int64(len(script))))
+	if r.Method != http.MethodGet {
+		return
 	}
+	for _, b := range [][]byte{first[:at], script, first[at:]} {
+		if _, err := w.Write(b); err != nil {
+			return
+		}
+	}
+	io.CopyN(w, f, fi.Size()-int64(len(first))) // the size measured: a page growing meanwhile is cut there
 }
+
+// pageSniffBytes is how much of a page is read to find where the reporter goes (its <head>).
+const pageSniffBytes = 256 << 10
 
 // contentPolicy is the Content-Security-Policy of every response (pages, but also scripts run
 // as workers and SVG opened as documents). A page may talk to its own server and to any
@@ -264,10 +277,6 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, st *site, rel
 // from 127.0.0.1 pages by default, deletions among them), another app's local API. Loading
 // scripts, styles and images from anywhere stays allowed, as in a browser.
 const contentPolicy = "connect-src 'self' https: wss:; form-action 'self' https:"
-
-// maxPageBytes is the largest HTML page served (with its reporter); any other file is
-// served whatever its size.
-const maxPageBytes = 32 << 20
 
 // missed records a 404 in the load of the page that asked for it (its Referer names the
 // page's site): a script or style that is not there is an error of the page.

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -451,5 +452,37 @@ func TestThePreviewSecretStaysOutOfWhatAPageReports(t *testing.T) {
 	}
 	if rep.Console[1].Message != "path index.html" {
 		t.Errorf("the page's path reads %q, want %q", rep.Console[1].Message, "path index.html")
+	}
+}
+
+// A page is copied to the frame as it is read: a large page is served whole with its
+// reporter, and asking for it again and again costs the server a buffer, not the page's size.
+func TestALargePageIsServedWholeWithoutBeingHeldInMemory(t *testing.T) {
+	const size = 40 << 20
+	page := "<!doctype html><html><head><title>big</title></head><body><p>" + strings.Repeat("x", size) + "</p></body></html>"
+	_, _, base := served(t, map[string]string{"big.html": page}, Options{})
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	const asks = 3
+	for range asks {
+		resp, err := http.Get(base + "big.html")
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := make([]byte, 512)
+		n, _ := io.ReadFull(resp.Body, head)
+		rest, _ := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(head[:n]), "<head><script>(function(c){") {
+			t.Fatalf("big.html: %d, starts %q", resp.StatusCode, head[:n])
+		}
+		if got := int64(n) + rest; got < int64(len(page)) || got != resp.ContentLength {
+			t.Fatalf("big.html: %d bytes of %d (Content-Length %d)", got, len(page), resp.ContentLength)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if perAsk := (after.TotalAlloc - before.TotalAlloc) / asks; perAsk > size/4 {
+		t.Errorf("serving the page allocates %d MB per request for a page of %d MB", perAsk>>20, size>>20)
 	}
 }
