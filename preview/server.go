@@ -220,7 +220,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, st *site, rel
 	if errors.Is(err, tools.ErrWrongKind) && !strings.HasSuffix(r.URL.Path, "/") {
 		if g, _, err2 := st.ws.OpenToServe(path.Join(rel, "index.html")); err2 == nil {
 			g.Close()
-			http.Redirect(w, r, r.URL.Path+"/", http.StatusFound)
+			http.Redirect(w, r, r.URL.EscapedPath()+"/", http.StatusFound) // escaped: a folder may be named "a?b" or "a#b"
 			return
 		}
 	}

@@ -486,3 +486,21 @@ func TestALargePageIsServedWholeWithoutBeingHeldInMemory(t *testing.T) {
 		t.Errorf("serving the page allocates %d MB per request for a page of %d MB", perAsk>>20, size>>20)
 	}
 }
+
+// A folder's address without its final slash is sent to the address with it, escaped as it
+// came: a folder named "a?b" or "50%" is not cut at its "?" nor misread.
+func TestAFolderIsRedirectedToItsOwnAddressWhateverItsName(t *testing.T) {
+	_, _, base := served(t, map[string]string{"a?b/index.html": "<p>q</p>", "50%/index.html": "<p>p</p>", "sub/index.html": "<p>s</p>"}, Options{})
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for folder, escaped := range map[string]string{"a?b": "a%3Fb", "50%": "50%25", "sub": "sub"} {
+		resp, err := client.Get(base + escaped)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		want := pathOf(t, base) + escaped + "/"
+		if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != want {
+			t.Errorf("%s: %d to %q, want %q", folder, resp.StatusCode, resp.Header.Get("Location"), want)
+		}
+	}
+}
