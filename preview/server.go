@@ -231,7 +231,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, st *site, rel
 	}
 	defer f.Close()
 	ctype := mime.TypeByExtension(path.Ext(rel))
-	isPage := strings.HasPrefix(ctype, "text/html")
+	isPage := strings.HasPrefix(ctype, "text/html") && loadsAPage(r)
 	if ctype == "" {
 		ctype = "application/octet-stream"
 	}
@@ -265,6 +265,19 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, st *site, rel
 		}
 	}
 	io.CopyN(w, f, fi.Size()-int64(len(first))) // the size measured: a page growing meanwhile is cut there
+}
+
+// loadsAPage reports whether r loads a document into a frame (the pane's, or one of the
+// page's own), as opposed to a script's fetch of an HTML file (a template, a partial): only
+// a document gets the reporter and starts a new load of its site, so that a page fetching
+// HTML neither drops its own report nor gets a copy of the reporter's text. A request that
+// does not say (no Sec-Fetch-Dest) is taken as a document.
+func loadsAPage(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Dest") {
+	case "", "document", "iframe", "frame", "embed", "object":
+		return true
+	}
+	return false
 }
 
 // pageSniffBytes is how much of a page is read to find where the reporter goes (its <head>).

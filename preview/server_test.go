@@ -504,3 +504,39 @@ func TestAFolderIsRedirectedToItsOwnAddressWhateverItsName(t *testing.T) {
 		}
 	}
 }
+
+// A script of the page fetching an HTML file (a template) gets the file as it is: no
+// reporter in it, and the page's load, with what it reported, goes on.
+func TestAPageFetchingAnHTMLFileKeepsItsLoadAndItsReport(t *testing.T) {
+	const partial = "<template><p>card</p></template>"
+	srv, dir, base := served(t, map[string]string{"index.html": "<html><head></head></html>", "card.html": partial}, Options{})
+	get(t, originOf(t, base), pathOf(t, base), "")
+	st := srv.lookup(dir)
+	beaconOf(t, base, `{"site":"`+st.id+`","load":1,"kind":"error","message":"boom"}`)
+	req, _ := http.NewRequest(http.MethodGet, base+"card.html", nil)
+	req.Header.Set("Sec-Fetch-Dest", "empty")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != partial {
+		t.Errorf("the fetched file reads %q, want it as it is", b)
+	}
+	if rep, _ := srv.Report(dir); rep.Load != 1 || len(rep.Errors) != 1 {
+		t.Errorf("after the fetch the report is of load %d with %d errors, want load 1 and its error", rep.Load, len(rep.Errors))
+	}
+	// the frame loading a page still starts a new load
+	req, _ = http.NewRequest(http.MethodGet, base+"card.html", nil)
+	req.Header.Set("Sec-Fetch-Dest", "iframe")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if rep, _ := srv.Report(dir); rep.Load != 2 || !strings.Contains(string(b), "(function(c){") {
+		t.Errorf("a frame's load of card.html: load %d, reporter in it %v", rep.Load, strings.Contains(string(b), "(function(c){"))
+	}
+}

@@ -301,7 +301,7 @@ var beacon
 try { beacon = navigator.sendBeacon(svc + '/api/beacon', '{"model":"x"}') } catch (e) { beacon = 'threw' }
 note('beacon: ' + beacon)
 var fetched = fetch(svc + '/api/delete', { method: 'DELETE', body: '{"model":"x"}' }).then(function () { note('fetch: reached') }, function () { note('fetch: blocked') })
-var own = fetch('data.json').then(function (r) { return r.json() }).then(function (d) { note('own fetch: ' + d.ok) }, function (e) { note('own fetch: failed ' + e) })
+var own = fetch('card.html').then(function (r) { return r.text() }).then(function (t) { note('own fetch: ' + (t === '<p>card</p>' ? 'as it is' : 'changed')) }, function (e) { note('own fetch: failed ' + e) })
 var sink = document.createElement('iframe')
 sink.name = 'sink'
 document.body.appendChild(sink)
@@ -320,7 +320,8 @@ Promise.all([fetched, own, formDone]).then(function () {
 
 // A page in the preview cannot send requests to the machine's other loopback services (a
 // model server's API among them): its fetch, beacon and form never reach them, while its
-// own server still answers its fetches; and the page's address, which holds the server's
+// own server still answers its fetches (an HTML file fetched comes as it is, and the page's
+// load goes on); and the page's address, which holds the server's
 // secret, does not travel to other sites in a Referer.
 func TestDesktopPreviewPaneKeepsPagesFromTheMachinesLoopbackServices(t *testing.T) {
 	type hit struct{ method, path, referer string }
@@ -350,7 +351,7 @@ func TestDesktopPreviewPaneKeepsPagesFromTheMachinesLoopbackServices(t *testing.
 	srv := ollamatest.Get(t)
 	r := newDesktopRun(t, store.Settings{Think: "off"})
 	r.writeFile(t, "index.html", strings.ReplaceAll(loopbackPage, "SVC", svc.URL), 0o644)
-	r.writeFile(t, "data.json", `{"ok":"yes"}`, 0o644)
+	r.writeFile(t, "card.html", `<p>card</p>`, 0o644) // an HTML partial the page fetches: its load goes on
 	log := filepath.Join(t.TempDir(), "preview.jsonl")
 	r.app = launchDesktop(t, desktopBinary(t), startXvfb(t),
 		[]string{"--db", r.db, "--workspace", r.workspace, "--model", previewFixModel.Name, "--ollama", srv.URL()},
@@ -378,7 +379,7 @@ func TestDesktopPreviewPaneKeepsPagesFromTheMachinesLoopbackServices(t *testing.
 			t.Errorf("the page's address went to another site: %s asked with Referer %s", h.path, h.referer)
 		}
 	}
-	for _, want := range []string{"own fetch: yes", "fetch: blocked", "form: blocked"} {
+	for _, want := range []string{"own fetch: as it is", "fetch: blocked", "form: blocked"} {
 		if !strings.Contains(said, want) {
 			t.Errorf("the page does not say %q", want)
 		}
