@@ -15,8 +15,8 @@ function usePreview<T>(store: PreviewStore, select: (s: PreviewState) => T): T {
 }
 
 /**
- * What the frame may do. Its page keeps the preview server's origin (allow-same-origin), which is
- * not the window's: the same-origin policy keeps it from the window's document, and its own
+ * What the frame may do. Its page keeps its folder's origin on the preview server
+ * (allow-same-origin; each folder has a port of its own), which is not the window's: the same-origin policy keeps it from the window's document, and its own
  * storage and its scripts' errors (muted for an opaque origin) work as in a browser. No
  * allow-top-navigation or allow-popups: it cannot take the window elsewhere or open another.
  * The app's bindings are out of its reach whatever its origin (bindingsguard_linux.go).
