@@ -27,7 +27,8 @@
 // # Who sees the reports
 //
 // [Server] calls its notify function with a site's report when it changed (at most every
-// [notifyEvery]); the window's session turns that into a `preview.report` event. The
+// [notifyEvery], and less often after a large report: about [notifyBytesPerSecond] of
+// reports per site); the window's session turns that into a `preview.report` event. The
 // `preview_errors` tool ([Server.ToolsFor]) gives the agent the report of its workspace.
 //
 // # Caveats

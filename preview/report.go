@@ -76,6 +76,7 @@ type site struct {
 	scroll   map[string][2]float64 // by page: where it was scrolled, for its next load
 	notifyAt time.Time             // when the pending notification fires; zero: none pending
 	lastSent time.Time
+	gap      time.Duration // the least time from the last notification to the next
 }
 
 func newSite(id, dir string, ws *tools.Workspace) *site {
@@ -197,21 +198,41 @@ func (st *site) scrolled(load int, x, y float64) {
 
 // scheduleNotify says how long to wait before notifying, and false when a notification is
 // already pending.
-func (st *site) scheduleNotify(every time.Duration) (time.Duration, bool) {
+func (st *site) scheduleNotify() (time.Duration, bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if !st.notifyAt.IsZero() {
 		return 0, false
 	}
-	wait := max(0, every-time.Since(st.lastSent))
+	wait := max(0, st.gap-time.Since(st.lastSent))
 	st.notifyAt = time.Now().Add(wait)
 	return wait, true
 }
 
-func (st *site) notified() {
+// notified notes a notification of a report of size bytes: the next one waits at least
+// notifyEvery, and longer after a large report, so that the window is sent at most about
+// notifyBytesPerSecond of reports, whatever a page does.
+func (st *site) notified(size int) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.notifyAt, st.lastSent = time.Time{}, time.Now()
+	st.gap = max(notifyEvery, time.Duration(size)*time.Second/notifyBytesPerSecond)
+}
+
+// notifyBytesPerSecond bounds what a site's reports cost the window: a page can fill its
+// report (200 entries of 2000 characters, read twice: as entries and as text) with every
+// load, and load again and again.
+const notifyBytesPerSecond = 1 << 20
+
+// size is about how many bytes the report takes in an event.
+func (rep Report) size() int {
+	n := len(rep.Text)
+	for _, list := range [][]Entry{rep.Errors, rep.Console} {
+		for _, e := range list {
+			n += len(e.Message) + len(e.Source) + 64
+		}
+	}
+	return n
 }
 
 func (s *Server) report(st *site) Report {

@@ -29,7 +29,8 @@ type Options struct {
 	Files tools.WorkspaceOptions
 	// Notify, when set, is called with a site's report after it changed (a page loaded,
 	// painted, reported something, or was answered 404), at most once per [notifyEvery]
-	// per site. It must not block.
+	// per site, and after a large report later still ([notifyBytesPerSecond]). It must not
+	// block.
 	Notify func(Report)
 	// Log, when set, gets one JSON line per page served and per page painted,
 	// {"kind":"served"|"painted","at":RFC3339Nano,"page":…,"load":N}: a test measures from
@@ -309,10 +310,11 @@ func (s *Server) notifyLater(st *site) {
 	if s.opts.Notify == nil {
 		return
 	}
-	if wait, ok := st.scheduleNotify(notifyEvery); ok {
+	if wait, ok := st.scheduleNotify(); ok {
 		time.AfterFunc(wait, func() {
-			st.notified()
-			s.opts.Notify(s.report(st))
+			rep := s.report(st)
+			st.notified(rep.size())
+			s.opts.Notify(rep)
 		})
 	}
 }

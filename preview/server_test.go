@@ -170,6 +170,7 @@ func TestThePreviewInjectsItsReporterFirstInTheHead(t *testing.T) {
 type recorder struct {
 	mu      sync.Mutex
 	reports []Report
+	at      []time.Time // when each was notified
 	got     chan struct{}
 }
 
@@ -177,7 +178,7 @@ func newRecorder() *recorder { return &recorder{got: make(chan struct{}, 100)} }
 
 func (r *recorder) notify(rep Report) {
 	r.mu.Lock()
-	r.reports = append(r.reports, rep)
+	r.reports, r.at = append(r.reports, rep), append(r.at, time.Now())
 	r.mu.Unlock()
 	r.got <- struct{}{}
 }
@@ -185,13 +186,20 @@ func (r *recorder) notify(rep Report) {
 // waitFor waits for a notified report that satisfies ok.
 func (r *recorder) waitFor(t *testing.T, ok func(Report) bool) Report {
 	t.Helper()
+	rep, _ := r.waitForAt(t, ok)
+	return rep
+}
+
+// waitForAt is waitFor that also says when the report was notified.
+func (r *recorder) waitForAt(t *testing.T, ok func(Report) bool) (Report, time.Time) {
+	t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
 		r.mu.Lock()
-		for _, rep := range r.reports {
+		for i, rep := range r.reports {
 			if ok(rep) {
 				r.mu.Unlock()
-				return rep
+				return rep, r.at[i]
 			}
 		}
 		r.mu.Unlock()
@@ -538,5 +546,32 @@ func TestAPageFetchingAnHTMLFileKeepsItsLoadAndItsReport(t *testing.T) {
 	resp.Body.Close()
 	if rep, _ := srv.Report(dir); rep.Load != 2 || !strings.Contains(string(b), "(function(c){") {
 		t.Errorf("a frame's load of card.html: load %d, reporter in it %v", rep.Load, strings.Contains(string(b), "(function(c){"))
+	}
+}
+
+// A page that fills its report with long messages (and could do so with every load) is not
+// sent to the window as often as a small report: after a large report, the next waits in
+// proportion to its size.
+func TestALargeReportIsSentToTheWindowLessOften(t *testing.T) {
+	rec := newRecorder()
+	srv, dir, base := served(t, map[string]string{"index.html": "<html><head></head></html>"}, Options{Notify: rec.notify})
+	get(t, originOf(t, base), pathOf(t, base), "")
+	st := srv.lookup(dir)
+	long := strings.Repeat("y", maxMessage)
+	for i := range 2 * maxEntries {
+		kind := KindError
+		if i%2 == 1 {
+			kind = KindConsole
+		}
+		beaconOf(t, base, fmt.Sprintf(`{"site":%q,"load":1,"kind":%q,"message":"%d %s"}`, st.id, kind, i, long))
+	}
+	full, fullAt := rec.waitForAt(t, func(r Report) bool { return len(r.Errors) == maxEntries && len(r.Console) == maxEntries })
+	beaconOf(t, base, fmt.Sprintf(`{"site":%q,"load":1,"kind":"painted"}`, st.id))
+	_, nextAt := rec.waitForAt(t, func(r Report) bool { return r.Painted })
+	// at least the time the large report takes at the bound (a little less: the time from the
+	// report's notification to its recording)
+	least := time.Duration(full.size())*time.Second/notifyBytesPerSecond - 20*time.Millisecond
+	if took := nextAt.Sub(fullAt); took < least || least < 500*time.Millisecond {
+		t.Errorf("the report after a report of %d KB came %s later, want at least %s", full.size()>>10, took, least)
 	}
 }
