@@ -4,26 +4,31 @@
 //
 // # Basics
 //
-// A [Server] listens on 127.0.0.1 at a port the system picks, and answers only under a
-// secret path prefix made at start (a request without it is a 404): a page of the machine
-// that guesses the port still cannot read the workspace. [Server.Site] gives a workspace
-// folder its own base URL under that prefix; a site serves files of that folder only,
+// A [Server] answers only under a secret path prefix made at start (a request without it is
+// a 404): a page of the machine that guesses a port still cannot read the workspace.
+// [Server.Site] gives a workspace folder its own base URL under that prefix, on a port of
+// its own on 127.0.0.1 (so each folder's pages have their own origin, and their storage is
+// out of the other folders' reach); a site serves files of that folder only,
 // opened by [tools.Workspace.OpenToServe]: the file tools' confinement (os.Root, no path
 // outside through ".." or a link, none of the app's own files) and no hidden file or folder
-// (.git, .prototyper, .env). Responses are never cached.
+// (.git, .prototyper, .env). Responses are never cached, and their policy keeps a page from
+// the machine's plain-http services (connect-src and form-action: its own server, https and
+// wss only) and its address, which holds the secret, from other sites (no Referer).
 //
-// Every HTML page served gets a small reporter script first in its document. It reports, by
-// POST to the server's own secret endpoint, uncaught errors, unhandled rejections, failed
-// loads of scripts, styles and images, console output, the scroll position (given back to
+// Every HTML page loaded into a frame gets a small reporter script first in its document
+// (an HTML file a script fetches comes as it is). It reports, by POST to its site's secret
+// endpoint, uncaught errors, unhandled rejections, failed loads of scripts, styles and
+// images, requests the policy blocked, console output, the scroll position (given back to
 // the next load of that page, so that a reload keeps it) and that the page painted. The
-// server also records the 404s it answered. Each HTML page served starts a new load of its
+// server also records the 404s it answered. Each HTML page loaded starts a new load of its
 // site: what an earlier load reported is dropped, so a site's [Report] is always about the
 // page as it is now.
 //
 // # Who sees the reports
 //
 // [Server] calls its notify function with a site's report when it changed (at most every
-// [notifyEvery]); the window's session turns that into a `preview.report` event. The
+// [notifyEvery], and less often after a large report: about [notifyBytesPerSecond] of
+// reports per site); the window's session turns that into a `preview.report` event. The
 // `preview_errors` tool ([Server.ToolsFor]) gives the agent the report of its workspace.
 //
 // # Caveats

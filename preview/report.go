@@ -59,9 +59,10 @@ const (
 
 // site is one workspace folder served, and what its current load reported.
 type site struct {
-	id  string
-	dir string
-	ws  *tools.Workspace
+	id   string
+	dir  string
+	host string // 127.0.0.1:PORT, the site's own listener: its origin
+	ws   *tools.Workspace
 
 	mu       sync.Mutex
 	load     int
@@ -75,6 +76,7 @@ type site struct {
 	scroll   map[string][2]float64 // by page: where it was scrolled, for its next load
 	notifyAt time.Time             // when the pending notification fires; zero: none pending
 	lastSent time.Time
+	gap      time.Duration // the least time from the last notification to the next
 }
 
 func newSite(id, dir string, ws *tools.Workspace) *site {
@@ -155,14 +157,19 @@ func (st *site) wakeLocked() {
 }
 
 // servedFile notes that the current load was served rel as it was at modTime (zero: it
-// was not there).
+// was not there). A load notes at most maxServed files: a page that asks for one missing
+// file after another must not grow the server without end (past the bound, a change to a
+// file it asked for is not seen by [Server.WaitCurrent]).
 func (st *site) servedFile(rel string, modTime time.Time) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.served != nil {
+	if _, known := st.served[rel]; st.served != nil && (known || len(st.served) < maxServed) {
 		st.served[rel] = modTime
 	}
 }
+
+// maxServed bounds the files one load notes (each costs a stat while preview_errors waits).
+const maxServed = 1000
 
 // staleLocked reports whether a file the current load was served changed since (or is gone):
 // what the page reported is then about files that are no longer there.
@@ -191,21 +198,41 @@ func (st *site) scrolled(load int, x, y float64) {
 
 // scheduleNotify says how long to wait before notifying, and false when a notification is
 // already pending.
-func (st *site) scheduleNotify(every time.Duration) (time.Duration, bool) {
+func (st *site) scheduleNotify() (time.Duration, bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if !st.notifyAt.IsZero() {
 		return 0, false
 	}
-	wait := max(0, every-time.Since(st.lastSent))
+	wait := max(0, st.gap-time.Since(st.lastSent))
 	st.notifyAt = time.Now().Add(wait)
 	return wait, true
 }
 
-func (st *site) notified() {
+// notified notes a notification of a report of size bytes: the next one waits at least
+// notifyEvery, and longer after a large report, so that the window is sent at most about
+// notifyBytesPerSecond of reports, whatever a page does.
+func (st *site) notified(size int) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.notifyAt, st.lastSent = time.Time{}, time.Now()
+	st.gap = max(notifyEvery, time.Duration(size)*time.Second/notifyBytesPerSecond)
+}
+
+// notifyBytesPerSecond bounds what a site's reports cost the window: a page can fill its
+// report (200 entries of 2000 characters, read twice: as entries and as text) with every
+// load, and load again and again.
+const notifyBytesPerSecond = 1 << 20
+
+// size is about how many bytes the report takes in an event.
+func (rep Report) size() int {
+	n := len(rep.Text)
+	for _, list := range [][]Entry{rep.Errors, rep.Console} {
+		for _, e := range list {
+			n += len(e.Message) + len(e.Source) + 64
+		}
+	}
+	return n
 }
 
 func (s *Server) report(st *site) Report {
@@ -281,18 +308,21 @@ func (s *Server) receive(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad report", http.StatusBadRequest)
 		return
 	}
-	s.mu.Lock()
-	st := s.byID[b.Site]
-	s.mu.Unlock()
+	st := s.siteAt(b.Site, r)
 	if st == nil {
 		http.NotFound(w, r)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
-	// the secret stays out of what the user and the model read
+	// the secret stays out of what the user and the model read (and the chat keeps): a URL
+	// of the site becomes the path in the folder, and the secret anywhere else (a page that
+	// prints its location.pathname) is cut out
 	base := s.baseURL(st)
 	b.Source = strings.TrimPrefix(b.Source, base)
 	b.Message = strings.ReplaceAll(b.Message, base, "")
+	b.Message = strings.ReplaceAll(b.Message, s.secret+"/s/"+st.id+"/", "")
+	b.Source = strings.ReplaceAll(b.Source, s.secret[1:], "…")
+	b.Message = strings.ReplaceAll(b.Message, s.secret[1:], "…")
 	changed := false
 	switch b.Kind {
 	case "painted":

@@ -9,7 +9,9 @@ import (
 // reporterJS is the script put first in every HTML page served. It reads its settings from
 // the object it is called with, keeps the page's own behaviour (console methods still
 // print, errors still reach the page's handlers) and sends at most maxBeacons beacons per
-// load, so that a page logging in a loop costs little.
+// load, so that a page logging in a loop costs little. A request or form the server's
+// policy blocked ([contentPolicy]) is an error that says why, since the page itself only
+// sees a failed fetch.
 const reporterJS = `(function(c){
 var sent=0,max=400;
 function send(o){if(sent>=max)return;sent++;o.site=c.site;o.load=c.load;var b=JSON.stringify(o);
@@ -19,6 +21,11 @@ function text(v){if(typeof v==='string')return v;if(v instanceof Error)return St
 window.addEventListener('error',function(e){var t=e.target;
 if(t&&t!==window&&t.tagName){var u=t.src||t.href||'';send({kind:'load',message:'Failed to load '+t.tagName.toLowerCase()+' '+u,source:u});return}
 send({kind:'error',message:e.message||text(e.error),source:e.filename||'',line:e.lineno||0,column:e.colno||0})},true);
+document.addEventListener('securitypolicyviolation',function(e){var d=e.violatedDirective||'';
+if(d.indexOf('connect-src')!==0&&d.indexOf('form-action')!==0)return;
+send({kind:'error',message:'The preview blocked '+(d.indexOf('form')===0?'a form posted to ':'a request to ')+(e.blockedURI||'an address')+
+': a page in the preview may talk only to its own server and to https or wss addresses, not to plain http ones such as the other services of this machine',
+source:e.sourceFile||'',line:e.lineNumber||0,column:e.columnNumber||0})});
 window.addEventListener('unhandledrejection',function(e){send({kind:'rejection',message:'Unhandled promise rejection: '+text(e.reason)})});
 ['log','info','warn','error','debug'].forEach(function(k){var o=console[k];if(!o)return;console[k]=function(){
 try{send({kind:'console',level:k,message:Array.prototype.map.call(arguments,text).join(' ')})}catch(e){}return o.apply(this,arguments)}});
@@ -44,18 +51,13 @@ var (
 	doctypeTag = regexp.MustCompile(`(?i)^\s*<!doctype[^>]*>`)
 )
 
-// injectReporter puts script first in page's head (else after its <html> or doctype, else
-// at its start), before any script of the page.
-func injectReporter(page, script []byte) []byte {
-	at := 0
+// reporterAt is where the reporter goes in a page that starts with first: first in its head
+// (else after its <html> or doctype, else at its start), before any script of the page.
+func reporterAt(first []byte) int {
 	for _, re := range []*regexp.Regexp{headTag, htmlTag, doctypeTag} {
-		if loc := re.FindIndex(page); loc != nil {
-			at = loc[1]
-			break
+		if loc := re.FindIndex(first); loc != nil {
+			return loc[1]
 		}
 	}
-	out := make([]byte, 0, len(page)+len(script))
-	out = append(out, page[:at]...)
-	out = append(out, script...)
-	return append(out, page[at:]...)
+	return 0
 }

@@ -29,7 +29,8 @@ type Options struct {
 	Files tools.WorkspaceOptions
 	// Notify, when set, is called with a site's report after it changed (a page loaded,
 	// painted, reported something, or was answered 404), at most once per [notifyEvery]
-	// per site. It must not block.
+	// per site, and after a large report later still ([notifyBytesPerSecond]). It must not
+	// block.
 	Notify func(Report)
 	// Log, when set, gets one JSON line per page served and per page painted,
 	// {"kind":"served"|"painted","at":RFC3339Nano,"page":…,"load":N}: a test measures from
@@ -61,10 +62,8 @@ func (s *Server) log(kind, page string, load int) {
 // Server is the preview's HTTP server. Its methods are safe for concurrent use.
 type Server struct {
 	opts   Options
-	ln     net.Listener
 	srv    *http.Server
 	secret string // the path prefix every request must start with: "/" + 32 hex digits
-	origin string // http://127.0.0.1:PORT
 
 	logMu sync.Mutex
 
@@ -74,16 +73,13 @@ type Server struct {
 	byID   map[string]*site
 }
 
-// Start listens on 127.0.0.1 at a port the system picks and serves until [Server.Close].
+// Start makes the server; each site ([Server.Site]) listens on 127.0.0.1 at a port of its
+// own, which the system picks, until [Server.Close]. A port per folder makes an origin per
+// folder: the page of one folder cannot read the storage (localStorage, IndexedDB, cookies)
+// or the files of another folder's page, as it could under one shared origin.
 func Start(opts Options) (*Server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("the preview cannot listen on the loopback address: %w", err)
-	}
-	s := &Server{opts: opts, ln: ln, secret: "/" + randomHex(16), origin: "http://" + ln.Addr().String(),
-		sites: map[string]*site{}, byID: map[string]*site{}}
+	s := &Server{opts: opts, secret: "/" + randomHex(16), sites: map[string]*site{}, byID: map[string]*site{}}
 	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
-	go s.srv.Serve(ln)
 	return s, nil
 }
 
@@ -95,9 +91,15 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// Origin is the server's origin, http://127.0.0.1:PORT: the window's frame of the preview
-// has it, and no other.
-func (s *Server) Origin() string { return s.origin }
+// Origin is the origin of the folder dir's site, http://127.0.0.1:PORT (its own port), or ""
+// when the folder is not served: the window's frame of its preview has it, and no other.
+func (s *Server) Origin(dir string) string {
+	st := s.lookup(dir)
+	if st == nil {
+		return ""
+	}
+	return "http://" + st.host
+}
 
 // Close stops the server and releases the sites' folders.
 func (s *Server) Close() error {
@@ -123,7 +125,9 @@ func (s *Server) Site(dir string) (string, error) {
 	return s.baseURL(st), nil
 }
 
-func (s *Server) baseURL(st *site) string { return s.origin + s.secret + "/s/" + st.id + "/" }
+func (s *Server) baseURL(st *site) string {
+	return "http://" + st.host + s.secret + "/s/" + st.id + "/"
+}
 
 func (s *Server) site(dir string) (*site, error) {
 	abs, err := filepath.Abs(dir)
@@ -142,7 +146,14 @@ func (s *Server) site(dir string) (*site, error) {
 	if err != nil {
 		return nil, err
 	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		ws.Close()
+		return nil, fmt.Errorf("the preview cannot listen on the loopback address: %w", err)
+	}
+	go s.srv.Serve(ln) // closed by s.srv.Close, also when that came first
 	st := newSite(randomHex(6), abs, ws)
+	st.host = ln.Addr().String()
 	s.sites[abs], s.byID[st.id] = st, st
 	return st, nil
 }
@@ -164,6 +175,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", contentPolicy)
+	h.Set("Referrer-Policy", "no-referrer")
 	rest, ok := strings.CutPrefix(r.URL.Path, s.secret+"/")
 	if !ok {
 		http.NotFound(w, r)
@@ -179,14 +192,24 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, rel, _ := strings.Cut(idPath, "/")
-	s.mu.Lock()
-	st := s.byID[id]
-	s.mu.Unlock()
+	st := s.siteAt(id, r)
 	if st == nil || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
 		http.NotFound(w, r)
 		return
 	}
 	s.serveFile(w, r, st, rel)
+}
+
+// siteAt returns the site id when r came to its own address, else nil: a page of another
+// folder (another port) does not reach it, nor does a name of another host that resolves to
+// the loopback address (DNS rebinding).
+func (s *Server) siteAt(id string, r *http.Request) *site {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st := s.byID[id]; st != nil && r.Host == st.host {
+		return st
+	}
+	return nil
 }
 
 // serveFile answers a GET of rel, a path of st's folder as the URL gave it (decoded).
@@ -198,7 +221,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, st *site, rel
 	if errors.Is(err, tools.ErrWrongKind) && !strings.HasSuffix(r.URL.Path, "/") {
 		if g, _, err2 := st.ws.OpenToServe(path.Join(rel, "index.html")); err2 == nil {
 			g.Close()
-			http.Redirect(w, r, r.URL.Path+"/", http.StatusFound)
+			http.Redirect(w, r, r.URL.EscapedPath()+"/", http.StatusFound) // escaped: a folder may be named "a?b" or "a#b"
 			return
 		}
 	}
@@ -209,7 +232,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, st *site, rel
 	}
 	defer f.Close()
 	ctype := mime.TypeByExtension(path.Ext(rel))
-	isPage := strings.HasPrefix(ctype, "text/html")
+	isPage := strings.HasPrefix(ctype, "text/html") && loadsAPage(r)
 	if ctype == "" {
 		ctype = "application/octet-stream"
 	}
@@ -219,25 +242,55 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, st *site, rel
 		http.ServeContent(w, r, "", time.Time{}, f) // Range requests for media; no Last-Modified
 		return
 	}
-	b, err := io.ReadAll(io.LimitReader(f, maxPageBytes+1))
-	if err != nil || len(b) > maxPageBytes {
-		http.Error(w, "the page is too large for the preview", http.StatusInternalServerError)
+	// The reporter goes where the page's first bytes say; the rest is copied as it is read,
+	// so that a page costs the server a buffer, not its size, however large it is and however
+	// often it is asked for.
+	first := make([]byte, min(fi.Size(), pageSniffBytes))
+	if _, err := io.ReadFull(f, first); err != nil {
+		http.Error(w, "the page could not be read", http.StatusInternalServerError)
 		return
 	}
 	load, scroll := st.begin(rel)
 	st.servedFile(rel, fi.ModTime())
 	s.log("served", rel, load)
 	s.notifyLater(st)
-	page := injectReporter(b, reporterScript(s.secret+"/report", st.id, load, scroll))
-	w.Header().Set("Content-Length", fmt.Sprint(len(page)))
-	if r.Method == http.MethodGet {
-		w.Write(page)
+	script := reporterScript(s.secret+"/report", st.id, load, scroll)
+	at := reporterAt(first)
+	w.Header().Set("Content-Length", fmt.Sprint(fi.Size()+int64(len(script))))
+	if r.Method != http.MethodGet {
+		return
 	}
+	for _, b := range [][]byte{first[:at], script, first[at:]} {
+		if _, err := w.Write(b); err != nil {
+			return
+		}
+	}
+	io.CopyN(w, f, fi.Size()-int64(len(first))) // the size measured: a page growing meanwhile is cut there
 }
 
-// maxPageBytes is the largest HTML page served (with its reporter); any other file is
-// served whatever its size.
-const maxPageBytes = 32 << 20
+// loadsAPage reports whether r loads a document into a frame (the pane's, or one of the
+// page's own), as opposed to a script's fetch of an HTML file (a template, a partial): only
+// a document gets the reporter and starts a new load of its site, so that a page fetching
+// HTML neither drops its own report nor gets a copy of the reporter's text. A request that
+// does not say (no Sec-Fetch-Dest) is taken as a document.
+func loadsAPage(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Dest") {
+	case "", "document", "iframe", "frame", "embed", "object":
+		return true
+	}
+	return false
+}
+
+// pageSniffBytes is how much of a page is read to find where the reporter goes (its <head>).
+const pageSniffBytes = 256 << 10
+
+// contentPolicy is the Content-Security-Policy of every response (pages, but also scripts run
+// as workers and SVG opened as documents). A page may talk to its own server and to any
+// https or wss address, and post its forms there; not to a plain-http address, which
+// includes the machine's other loopback services: a model server (Ollama takes requests
+// from 127.0.0.1 pages by default, deletions among them), another app's local API. Loading
+// scripts, styles and images from anywhere stays allowed, as in a browser.
+const contentPolicy = "connect-src 'self' https: wss:; form-action 'self' https:"
 
 // missed records a 404 in the load of the page that asked for it (its Referer names the
 // page's site): a script or style that is not there is an error of the page.
@@ -257,10 +310,11 @@ func (s *Server) notifyLater(st *site) {
 	if s.opts.Notify == nil {
 		return
 	}
-	if wait, ok := st.scheduleNotify(notifyEvery); ok {
+	if wait, ok := st.scheduleNotify(); ok {
 		time.AfterFunc(wait, func() {
-			st.notified()
-			s.opts.Notify(s.report(st))
+			rep := s.report(st)
+			st.notified(rep.size())
+			s.opts.Notify(rep)
 		})
 	}
 }

@@ -3,10 +3,14 @@ package tests
 import (
 	"bufio"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,14 +33,15 @@ document.getElementById('h').textContent = 'Working counter ' + count;
 </script></body></html>`
 )
 
-// previewFixModel writes the broken counter; sent the page's errors, it writes the fixed one,
-// reads the preview's report and answers.
+// previewFixModel writes the broken counter; asked to fix the page's errors, it reads them
+// with preview_errors, writes the fixed page, reads the preview's report again and answers.
 var previewFixModel = ollamatest.Model{Name: "e2e-preview-fix", Scripts: ollamatest.Scripts{
-	"SU":         ollamatest.ToolCall("write_file", map[string]any{"path": "index.html", "content": brokenCounter}),
-	"SUAT":       []string{"Wrote index.html."},
-	"SUATAU":     ollamatest.ToolCall("write_file", map[string]any{"path": "index.html", "content": fixedCounter}),
-	"SUATAUAT":   ollamatest.ToolCall(preview.ErrorsToolName, map[string]any{}),
-	"SUATAUATAT": []string{"The page reports no errors now."},
+	"SU":           ollamatest.ToolCall("write_file", map[string]any{"path": "index.html", "content": brokenCounter}),
+	"SUAT":         []string{"Wrote index.html."},
+	"SUATAU":       ollamatest.ToolCall(preview.ErrorsToolName, map[string]any{}),
+	"SUATAUAT":     ollamatest.ToolCall("write_file", map[string]any{"path": "index.html", "content": fixedCounter}),
+	"SUATAUATAT":   ollamatest.ToolCall(preview.ErrorsToolName, map[string]any{}),
+	"SUATAUATATAT": []string{"The page reports no errors now."},
 }}
 
 // previewLog reads the preview's log of pages served and painted.
@@ -138,24 +143,31 @@ func TestDesktopPreviewPaneShowsAScriptErrorFixesItAndUndoBringsItBack(t *testin
 	}
 	var sent string
 	for _, m := range msgs {
-		if m.Role == store.RoleUser && strings.Contains(m.Content, "Please fix these errors.") {
+		if m.Role == store.RoleUser && strings.Contains(m.Content, "Please read them") {
 			sent = m.Content
 		}
 	}
-	if !strings.Contains(sent, "reported 1 error") || !strings.Contains(sent, "countr") {
-		t.Errorf("Fix these sent %q, want the page's error", sent)
+	// the page's words are the page's: the model reads them as preview_errors' output (data,
+	// from which a call copied is not run), never as the user's own message
+	if !strings.Contains(sent, "1 error") || !strings.Contains(sent, preview.ErrorsToolName) || strings.Contains(sent, "countr") {
+		t.Errorf("Fix these sent %q, want the count and preview_errors, without the page's words", sent)
 	}
 	calls, _ := db.ToolCalls(chat.ID)
-	i := slices.IndexFunc(calls, func(c store.ToolCallRecord) bool { return c.Name == preview.ErrorsToolName })
-	if i < 0 || !strings.Contains(calls[i].Output, "reported no errors") {
-		t.Errorf("preview_errors after the fix: %+v", calls)
+	var read []string
+	for _, c := range calls {
+		if c.Name == preview.ErrorsToolName {
+			read = append(read, c.Output)
+		}
+	}
+	if len(read) != 2 || !strings.Contains(read[0], "reported 1 error") || !strings.Contains(read[0], "countr") || !strings.Contains(read[1], "reported no errors") {
+		t.Errorf("preview_errors before and after the fix: %q", read)
 	}
 }
 
 // attackPage tries, from the preview, what a page must not be able to do to the app, and says
 // on its console what happened: the window's message handler (the Wails bindings' channel on
 // Linux) called as the window's runtime calls it, the bindings, the window's document, and
-// the window's navigation.
+// the window's navigation, a pop-up.
 const attackPage = `<!doctype html><html><head><title>Attack</title></head><body><h1 id="h">Attack page</h1><script>
 function note(s) { console.log(s) }
 var h = null
@@ -172,6 +184,7 @@ note('own bindings: ' + typeof window.go)
 try { note('parent bindings: ' + typeof window.parent.go.main.App.SaveDraft); window.parent.go.main.App.SaveDraft('', 'PWNED-BY-PREVIEW') } catch (e) { note('parent bindings: blocked ' + e.name) }
 try { note('parent: read ' + window.parent.document.title) } catch (e) { note('parent: blocked ' + e.name) }
 try { window.top.location.href = 'about:blank#navigated'; note('top: not refused') } catch (e) { note('top: blocked ' + e.name) }
+try { note('popup: ' + (window.open('about:blank') ? 'opened' : 'blocked')) } catch (e) { note('popup: blocked ' + e.name) }
 document.getElementById('h').textContent = 'Attack done'
 </script></body></html>`
 
@@ -184,8 +197,8 @@ var previewAttackModel = ollamatest.Model{Name: "e2e-preview-attack", Scripts: o
 }}
 
 // A page in the preview cannot reach the app: calling its bindings (through the window's
-// message handler as the Wails runtime does, or window.go), reading window.parent, or
-// navigating the top window fails, and the app is as it was.
+// message handler as the Wails runtime does, or window.go), reading window.parent,
+// navigating the top window or opening a pop-up fails, and the app is as it was.
 func TestDesktopPreviewPaneCannotReachTheApp(t *testing.T) {
 	r, log := startPreviewRun(t, previewAttackModel, "Make a page")
 	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
@@ -210,7 +223,7 @@ func TestDesktopPreviewPaneCannotReachTheApp(t *testing.T) {
 	}
 	said := calls[i].Output
 	t.Logf("the page's console:\n%s", said)
-	for _, want := range []string{"handler: absent", "own bindings: undefined", "parent bindings: blocked SecurityError", "parent: blocked SecurityError", "top event: blocked SecurityError"} {
+	for _, want := range []string{"handler: absent", "own bindings: undefined", "parent bindings: blocked SecurityError", "parent: blocked SecurityError", "top event: blocked SecurityError", "popup: blocked"} {
 		if !strings.Contains(said, want) {
 			t.Errorf("the page's console does not say %q", want)
 		}
@@ -271,4 +284,110 @@ func newPreviewRunWithPage(t *testing.T, log string) *desktopRun {
 	r.app.focusWindow()
 	r.sendAndWait(t, "Make a counter page", 1)
 	return r
+}
+
+// loopbackPage tries, from the preview, to reach another service of the machine on the
+// loopback address (SVC, as a page of a cloned folder would reach the model server: Ollama
+// takes requests from 127.0.0.1 pages): a fetch that deletes, a beacon, a form posted into a
+// frame. Once each settled it loads an image from SVC, whose request carries the Referer the
+// page sends to other sites, and shows what happened in its heading.
+const loopbackPage = `<!doctype html><html><head><title>Loopback</title></head><body><h1 id="h">Loopback page</h1><script>
+var svc = 'SVC', said = []
+function note(s) { said.push(s); console.log(s) }
+var formSettled
+var formDone = new Promise(function (res) { formSettled = res })
+document.addEventListener('securitypolicyviolation', function (e) { if (e.violatedDirective.indexOf('form-action') === 0) { note('form: blocked'); formSettled() } })
+var beacon
+try { beacon = navigator.sendBeacon(svc + '/api/beacon', '{"model":"x"}') } catch (e) { beacon = 'threw' }
+note('beacon: ' + beacon)
+var fetched = fetch(svc + '/api/delete', { method: 'DELETE', body: '{"model":"x"}' }).then(function () { note('fetch: reached') }, function () { note('fetch: blocked') })
+var own = fetch('card.html').then(function (r) { return r.text() }).then(function (t) { note('own fetch: ' + (t === '<p>card</p>' ? 'as it is' : 'changed')) }, function (e) { note('own fetch: failed ' + e) })
+var sink = document.createElement('iframe')
+sink.name = 'sink'
+document.body.appendChild(sink)
+sink.onload = function () { note('form: sent'); formSettled() }
+var f = document.createElement('form')
+f.method = 'POST'; f.action = svc + '/api/form'; f.target = 'sink'; f.enctype = 'text/plain'
+var i = document.createElement('input'); i.name = '{"model":"x","y":"'; i.value = '"}'; f.appendChild(i)
+document.body.appendChild(f)
+f.submit()
+Promise.all([fetched, own, formDone]).then(function () {
+  var img = new Image()
+  img.onload = img.onerror = function () { document.getElementById('h').textContent = 'Loopback done: ' + said.join('; ') }
+  img.src = svc + '/pixel.png'
+})
+</script></body></html>`
+
+// A page in the preview cannot send requests to the machine's other loopback services (a
+// model server's API among them): its fetch, beacon and form never reach them, while its
+// own server still answers its fetches (an HTML file fetched comes as it is, and the page's
+// load goes on); and the page's address, which holds the server's
+// secret, does not travel to other sites in a Referer.
+func TestDesktopPreviewPaneKeepsPagesFromTheMachinesLoopbackServices(t *testing.T) {
+	type hit struct{ method, path, referer string }
+	var mu sync.Mutex
+	var hits []hit
+	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		mu.Lock()
+		hits = append(hits, hit{req.Method, req.URL.Path, req.Referer()})
+		mu.Unlock()
+		// as permissive as a service that trusts loopback pages
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		w.Header().Set("Access-Control-Allow-Methods", "*")
+		w.Header().Set("Access-Control-Allow-Headers", "*")
+		if req.Method == http.MethodOptions {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		w.Write([]byte("ok"))
+	}))
+	defer svc.Close()
+	pixelAsked := func() (bool, []hit) {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.ContainsFunc(hits, func(h hit) bool { return h.path == "/pixel.png" }), slices.Clone(hits)
+	}
+
+	srv := ollamatest.Get(t)
+	r := newDesktopRun(t, store.Settings{Think: "off"})
+	r.writeFile(t, "index.html", strings.ReplaceAll(loopbackPage, "SVC", svc.URL), 0o644)
+	r.writeFile(t, "card.html", `<p>card</p>`, 0o644) // an HTML partial the page fetches: its load goes on
+	log := filepath.Join(t.TempDir(), "preview.jsonl")
+	r.app = launchDesktop(t, desktopBinary(t), startXvfb(t),
+		[]string{"--db", r.db, "--workspace", r.workspace, "--model", previewFixModel.Name, "--ollama", srv.URL()},
+		events.LogEnv+"="+r.bridgeLog, preview.LogEnv+"="+log)
+	r.app.waitWindow("Prototyper", 60*time.Second)
+	r.waitForComposer(t)
+	r.app.focusWindow()
+	r.app.key("alt+p")
+	waitPainted(t, log, 1, 30*time.Second)
+	if !r.app.says("Loopback done") {
+		_, got := pixelAsked()
+		t.Fatalf("the page did not finish (the service saw %+v): %s", got, r.app.screenshot("preview-loopback.png"))
+	}
+	said := strings.Join(r.app.textsWith("Loopback done"), "\n")
+	t.Logf("the page says: %s", said)
+	asked, got := pixelAsked()
+	if !asked {
+		t.Fatalf("the page's image never reached the service: %+v", got)
+	}
+	for _, h := range got {
+		if strings.HasPrefix(h.path, "/api/") {
+			t.Errorf("the page reached the loopback service: %s %s", h.method, h.path)
+		}
+		if strings.Contains(h.referer, "/s/") {
+			t.Errorf("the page's address went to another site: %s asked with Referer %s", h.path, h.referer)
+		}
+	}
+	for _, want := range []string{"own fetch: as it is", "fetch: blocked", "form: blocked"} {
+		if !strings.Contains(said, want) {
+			t.Errorf("the page does not say %q", want)
+		}
+	}
+	// each blocked request is an error of the page's report (the page itself caught them)
+	counted := regexp.MustCompile(`^[1-9][0-9]* errors?$`)
+	if len(r.app.waitTexts(counted.MatchString, 20*time.Second)) == 0 {
+		t.Errorf("the pane does not count the blocked requests as errors: %q", r.app.textsWith("error"))
+	}
+	r.finish(t, "preview-loopback.png")
 }

@@ -18,7 +18,8 @@ import (
 type PreviewPage struct {
 	// URL is the base URL of the folder's site (ending in "/"); the pane opens URL+Page.
 	URL string `json:"url"`
-	// Origin is the preview server's origin: the pane's frame has it, the window another.
+	// Origin is the origin of the folder's site (a port of its own): the pane's frame has
+	// it, the window and the other folders' pages others.
 	Origin    string `json:"origin"`
 	Workspace string `json:"workspace"`
 	// Page is the page to show: the one asked for when it exists, else index.html, else
@@ -90,7 +91,7 @@ func (d *Desktop) PreviewOpen(guard func() error, chatID, want string) (PreviewP
 		page = pages[0]
 	}
 	rep, _ := srv.Report(workspace)
-	return PreviewPage{URL: base, Origin: srv.Origin(), Workspace: workspace, Page: page, Pages: pages, Report: rep}, nil
+	return PreviewPage{URL: base, Origin: srv.Origin(workspace), Workspace: workspace, Page: page, Pages: pages, Report: rep}, nil
 }
 
 // errNoFolderToPreview: the window has no folder yet.

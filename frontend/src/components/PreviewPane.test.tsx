@@ -96,7 +96,8 @@ describe('the Preview pane', () => {
     await act(async () => {
       fireEvent.click(screen.getByRole('button', { name: 'Fix these' }))
     })
-    expect(backend.callsOf('Send')).toEqual([['c1', 'The preview of index.html reported 1 errors.\nPlease fix these errors.']])
+    // the page's words reach the model as preview_errors' output, never as the user's
+    expect(backend.callsOf('Send')).toEqual([['c1', 'The preview shows 1 error. Please read them with preview_errors and fix them.']])
     act(() => {
       backend.emit([{ type: 'preview.report', chatId: '', report: report([], 2) }])
     })

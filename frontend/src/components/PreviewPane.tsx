@@ -1,7 +1,7 @@
 // The Preview pane: the folder's web page beside the chat, in a frame of another origin that
 // may run scripts but not reach the window (not its document, not its navigation, no
 // pop-ups). Its bar picks the page and the width, counts what the page reported
-// and sends it to the chat ("Fix these").
+// and asks the model to read it and fix it ("Fix these").
 
 import { createContext, useContext, useEffect, useSyncExternalStore } from 'react'
 import { matches, previewShortcut, previewWideShortcut } from '../keyboard/shortcuts'
@@ -15,8 +15,8 @@ function usePreview<T>(store: PreviewStore, select: (s: PreviewState) => T): T {
 }
 
 /**
- * What the frame may do. Its page keeps the preview server's origin (allow-same-origin), which is
- * not the window's: the same-origin policy keeps it from the window's document, and its own
+ * What the frame may do. Its page keeps its folder's origin on the preview server
+ * (allow-same-origin; each folder has a port of its own), which is not the window's: the same-origin policy keeps it from the window's document, and its own
  * storage and its scripts' errors (muted for an opaque origin) work as in a browser. No
  * allow-top-navigation or allow-popups: it cannot take the window elsewhere or open another.
  * The app's bindings are out of its reach whatever its origin (bindingsguard_linux.go).
@@ -78,7 +78,7 @@ export function PreviewPane({ store }: { store: PreviewStore }) {
           {s.report ? (n === 1 ? '1 error' : `${n} errors`) : 'Loading…'}
         </span>
         {n > 0 && (
-          <button type="button" onClick={() => void store.fixThese()} title="Send what the page reported to the chat">
+          <button type="button" onClick={() => void store.fixThese()} title="Ask the model to read what the page reported and fix it">
             Fix these
           </button>
         )}

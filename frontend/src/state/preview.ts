@@ -48,9 +48,15 @@ export function errorCount(r: PreviewReport | null): number {
   return r?.errors?.length ?? 0
 }
 
-/** The message "Fix these" sends: the report as the model would read it, and the ask. */
+/**
+ * The message "Fix these" sends: the count and the ask, not what the page said. The page's
+ * words are the page's (a folder the user cloned, or text planted in a file the model copied,
+ * can make them say anything): the model reads them as the output of preview_errors, which is
+ * data (a call copied from it is not run), never as the user's own words.
+ */
 export function fixMessage(r: PreviewReport): string {
-  return `${r.text}\nPlease fix these errors.`
+  const n = errorCount(r)
+  return `The preview shows ${n === 1 ? '1 error' : `${n} errors`}. Please read them with preview_errors and fix them.`
 }
 
 export class PreviewStore {
