@@ -418,3 +418,24 @@ func (a *App) PreviewOpen(chatID, page string) (cli.PreviewPage, error) {
 		return d.PreviewOpen(chatID, page)
 	})
 }
+
+// DevServers lists the development servers the agent started that still run.
+func (a *App) DevServers() ([]cli.DevServer, error) {
+	return withDesktop(a, func(d *cli.Desktop) ([]cli.DevServer, error) { return d.DevServers(), nil })
+}
+
+// DevServerURL is the address at which the Preview pane shows development server id.
+func (a *App) DevServerURL(id string) (string, error) {
+	return withDesktop(a, func(d *cli.Desktop) (string, error) {
+		if err := guardBindings(); err != nil {
+			return "", err
+		}
+		return d.DevServerURL(id)
+	})
+}
+
+// StopDevServer stops development server id.
+func (a *App) StopDevServer(id string) error {
+	_, err := withDesktop(a, func(d *cli.Desktop) (struct{}, error) { return struct{}{}, d.StopDevServer(id) })
+	return err
+}

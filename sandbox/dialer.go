@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -84,13 +85,17 @@ func dialLoopback(port int) (net.Conn, error) {
 
 // dialer is the app's end of one server's dialer.
 type dialer struct {
-	mu   sync.Mutex // one request at a time
-	conn *net.UnixConn
-	cmd  *exec.Cmd
+	mu     sync.Mutex // one request at a time
+	conn   *net.UnixConn
+	cmd    *exec.Cmd
+	stderr *limitedBuffer // what nsenter or the dialer said when it failed
 }
 
-// startDialer enters the namespaces of process netPid with the app's binary as a dialer.
-func startDialer(netPid int) (*dialer, error) {
+// startDialer runs the app's binary as a dialer in the network namespace of process netPid.
+// It enters the user namespace of userPid first, the one unshare made as the app's user: the
+// app's user has every capability there and in the namespaces below it, which the network
+// namespace's own (bubblewrap's, and the locked one under it) do not give an outsider.
+func startDialer(userPid, netPid int) (*dialer, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("cannot find the app's program to reach the server: %w", err)
@@ -107,19 +112,20 @@ func startDialer(netPid int) (*dialer, error) {
 		theirs.Close()
 		return nil, err
 	}
-	// --preserve-credentials: the namespace maps the app's user, not necessarily root.
-	cmd := exec.Command("nsenter", "--user", "--net", "--preserve-credentials", "--target", strconv.Itoa(netPid), "--", exe)
+	// --preserve-credentials: the app's user is root of that namespace already.
+	cmd := exec.Command("nsenter", fmt.Sprintf("--user=/proc/%d/ns/user", userPid), fmt.Sprintf("--net=/proc/%d/ns/net", netPid),
+		"--preserve-credentials", "--", exe)
 	cmd.Env = []string{dialerEnv + "=1"}
 	cmd.Stdin = theirs
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	var stderr limitedBuffer
-	cmd.Stderr = &stderr
+	stderr := &limitedBuffer{}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		fc.Close()
 		return nil, fmt.Errorf("cannot reach the server's network (nsenter from util-linux is needed): %w", err)
 	}
 	go cmd.Wait()
-	return &dialer{conn: fc.(*net.UnixConn), cmd: cmd}, nil
+	return &dialer{conn: fc.(*net.UnixConn), cmd: cmd, stderr: stderr}, nil
 }
 
 // errDialRefused is what the dialer answers when nothing accepts on the port.
@@ -143,7 +149,7 @@ func (d *dialer) dial(ctx context.Context, port int) (net.Conn, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("the server's dialer ended: %v", err)
+		return nil, fmt.Errorf("the server's dialer ended: %v %s", err, d.stderr.String())
 	}
 	if b[0] != 0 {
 		return nil, fmt.Errorf("port %d: %w", port, errDialRefused)
@@ -180,4 +186,10 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 		b.buf = append(b.buf, p[:min(room, len(p))]...)
 	}
 	return len(p), nil
+}
+
+func (b *limitedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.TrimSpace(string(b.buf))
 }

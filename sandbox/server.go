@@ -26,11 +26,12 @@ var ErrServerEnded = errors.New("the server has stopped")
 // context given to Start, or its own exit. The host reaches its ports only through
 // [Server.Forward].
 type Server struct {
-	cancel context.CancelFunc
-	done   chan struct{}
-	res    *Result // set before done closes
-	err    error
-	netPid int // a host pid of a process in the server's network namespace
+	cancel  context.CancelFunc
+	done    chan struct{}
+	res     *Result // set before done closes
+	err     error
+	netPid  int // a host pid of a process in the server's network namespace
+	userPid int // unshare's: it holds the user namespace the app's user owns, above the server's
 
 	mu        sync.Mutex // guards dialer, forwards and ended
 	dialer    *dialer
@@ -73,7 +74,7 @@ func Start(ctx context.Context, command string, opts Options, fn OutputFunc) (*S
 	for {
 		for _, p := range tether.Descendants(unsharePid) {
 			if ns, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/net", p)); err == nil && ns != own {
-				s.netPid = p
+				s.netPid, s.userPid = p, unsharePid
 				return s, nil
 			}
 		}
@@ -172,7 +173,7 @@ func (s *Server) Dial(ctx context.Context, port int) (net.Conn, error) {
 	d := s.dialer
 	if d == nil {
 		var err error
-		if d, err = startDialer(s.netPid); err != nil {
+		if d, err = startDialer(s.userPid, s.netPid); err != nil {
 			s.mu.Unlock()
 			return nil, err
 		}
