@@ -228,7 +228,7 @@ func (w *Workspace) Tools() []Tool {
 // default approvals) without opening a folder: what the settings show before any workspace
 // is chosen. The tools it builds are never executed.
 func WorkspaceDefinitions() []Definition {
-	w := &Workspace{opts: WorkspaceOptions{Commands: true}}
+	w := &Workspace{opts: WorkspaceOptions{Commands: true, Servers: NewServers()}}
 	w.opts.defaults()
 	tools := w.Tools()
 	defs := make([]Definition, len(tools))

@@ -354,6 +354,7 @@ export class AppStore {
       // A model's download is of no chat: it travels in the same stream, and goes to the pulls.
       if (this.takePullEvent(ev)) continue
       if (ev.type === 'preview.report') continue // of no chat: the Preview pane's (state/preview.ts)
+      if (ev.type.startsWith('server.')) continue // of no chat: the pane's servers (state/devServers.ts)
       if (ev.type === 'error' && ev.code && serverGoneCodes.has(ev.code)) this.onServerGone(ev)
       const list = byChat.get(ev.chatId)
       if (list) list.push(ev)
