@@ -51,7 +51,7 @@ func TestDesktopPreviewPaneShowsADevServerAndStopEndsIt(t *testing.T) {
 		t.Errorf("the approval card does not show the server's command: %s", r.app.screenshot("devserver-approval.png"))
 	}
 	r.app.key("alt+a")
-	r.waitLogN(t, events.RunFinished, 1, true, 90*time.Second)
+	r.waitResumedFinished(t, 90*time.Second) // the run paused for the approval, then went on
 	if len(serverProcesses()) == 0 {
 		t.Fatalf("the server does not run after its run ended")
 	}
