@@ -50,6 +50,9 @@ func TestDesktopPreviewPaneShowsADevServerAndStopEndsIt(t *testing.T) {
 	if !r.app.says(devServerCommand) {
 		t.Errorf("the approval card does not show the server's command: %s", r.app.screenshot("devserver-approval.png"))
 	}
+	if !r.app.says("This server keeps running after the run") {
+		t.Errorf("the approval card does not say the server keeps running: %s", r.app.screenshot("devserver-approval.png"))
+	}
 	r.app.key("alt+a")
 	r.waitResumedFinished(t, 90*time.Second) // the run paused for the approval, then went on
 	if len(serverProcesses()) == 0 {

@@ -239,6 +239,8 @@ export interface CommandPreview {
   cwd?: string
   /** The prefix suggested to always allow, e.g. "npm test". */
   pattern?: string
+  /** start_server: the command is a server that keeps running after the call. */
+  keepsRunning?: boolean
 }
 
 /** The stream a command's output came from (tool.output). */

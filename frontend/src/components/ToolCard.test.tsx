@@ -209,4 +209,10 @@ describe('ToolCard', () => {
     expect(summarizeArgs({ args: '{"path":"c.txt"}', details: null })).toBe('c.txt')
     expect(summarizeArgs({ args: { command: 'ls', n: 2 }, details: null })).toBe('command: ls, n: 2')
   })
+
+  it('says, when asking for start_server, that the server keeps running after the run', () => {
+    const command = { command: 'npm run dev', cwd: '', pattern: 'npm run', keepsRunning: true }
+    render(<ToolCard card={card({ name: 'start_server', args: { command: 'npm run dev' }, state: 'awaiting_approval', preview: { path: '', bytes: 0, command } })} />)
+    expect(screen.getByTestId('keeps-running').textContent).toMatch(/keeps running after the run/)
+  })
 })
