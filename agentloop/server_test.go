@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"prototyper/events"
@@ -76,4 +77,21 @@ func TestAServerStartedByARunOutlivesItUntilStopServer(t *testing.T) {
 		t.Fatalf("servers after stop_server: %+v", got)
 	}
 	b.want("index.html", "<p>page</p>", 0o644)
+}
+
+func TestAServerOnTheDenyListIsRefusedLikeACommand(t *testing.T) {
+	b, ss := newServerBench(t)
+	b.run(tc("s1", tools.StartServer, `{"command":"sudo python3 -m http.server 8733"}`))
+	var res events.Event
+	for _, e := range ofType(b.rec.events(), events.ToolResult) {
+		if e.ToolCallID == "s1" {
+			res = e
+		}
+	}
+	if res.OK == nil || *res.OK || !strings.Contains(res.Output, `"sudo"`) || !strings.Contains(res.Output, "commandDeny") {
+		t.Fatalf("result %+v, want a refusal naming the pattern and where to change it", res)
+	}
+	if got := ss.List(""); len(got) != 0 {
+		t.Fatalf("a refused server runs: %+v", got)
+	}
 }
