@@ -5,11 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"prototyper/events"
 	"prototyper/internal/ollamatest"
+	"prototyper/internal/tether"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -95,4 +97,32 @@ func TestDesktopPreviewPaneShowsADevServerAndStopEndsIt(t *testing.T) {
 	if !started {
 		t.Errorf("start_server's result: %+v", calls)
 	}
+}
+
+// The window killed with SIGKILL while a server it started runs and is shown: the server, its
+// sandbox and the dialer that reaches its port are all gone.
+func TestDesktopADevServerEndsWhenTheWindowIsKilled(t *testing.T) {
+	r := startDesktopRunWith(t, devServerModel,
+		store.Settings{Think: "off", ToolApproval: map[string]string{"write_file": "auto", tools.StartServer: "auto"}}, "Serve the page")
+	r.waitLogN(t, events.RunFinished, 1, true, 90*time.Second)
+	r.app.key("alt+p")
+	r.app.press("Preview the server at :8731")
+	if !r.app.says("Served by the dev server") {
+		t.Fatalf("the pane does not show the server's page: %s", r.app.screenshot("devserver-killed.png"))
+	}
+	server := serverProcesses()
+	if len(server) == 0 {
+		t.Fatal("the server does not run")
+	}
+	all := tether.Descendants(r.app.cmd.Process.Pid) // the server's sandbox, the dialer, the web view's
+	killed := time.Now()
+	_ = r.app.cmd.Process.Signal(syscall.SIGKILL)
+	for deadline := time.Now().Add(10 * time.Second); len(serverProcesses()) > 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server %v outlived the window", serverProcesses())
+		}
+	}
+	t.Logf("the server was gone %s after the window's SIGKILL", time.Since(killed).Round(time.Millisecond))
+	_ = r.app.waitExit(10 * time.Second)
+	waitTreeGone(t, all, 10*time.Second)
 }
