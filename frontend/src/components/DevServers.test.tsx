@@ -65,12 +65,15 @@ describe('a development server in the Preview pane', () => {
     })
     expect(screen.getByTestId('preview-frame').getAttribute('src')).toBe('http://127.0.0.1:48000/')
     expect(screen.getByTestId('preview-frame').getAttribute('title')).toBe('Preview of the server at :8000')
+    // the folder page's report is not the server's: its count is not shown over the server
+    expect(screen.queryByTestId('preview-errors')).toBeNull()
     await act(async () => {
       fireEvent.click(screen.getByRole('button', { name: 'Stop the server at :8000' }))
     })
     expect(backend.callsOf('StopDevServer')).toEqual([['call_1']])
     expect(screen.queryByRole('group', { name: 'Server at :8000' })).toBeNull()
     expect(screen.getByTestId('preview-frame').getAttribute('src')).toBe(`${site.url}index.html?r=0`)
+    expect(screen.getByTestId('preview-errors')).toBeTruthy()
     expect(screen.getByText(/The server was stopped\./)).toBeTruthy()
   })
 })

@@ -77,10 +77,12 @@ export function PreviewPane({ store }: { store: PreviewStore }) {
         <button type="button" className="link" onClick={store.reloadNow} aria-label="Reload the preview" title="Reload the preview">
           ↻
         </button>
-        <span className={n > 0 ? 'badge err' : 'badge ok'} role="status" data-testid="preview-errors">
-          {s.report ? (n === 1 ? '1 error' : `${n} errors`) : 'Loading…'}
-        </span>
-        {n > 0 && (
+        {!servers.shown && (
+          <span className={n > 0 ? 'badge err' : 'badge ok'} role="status" data-testid="preview-errors">
+            {s.report ? (n === 1 ? '1 error' : `${n} errors`) : 'Loading…'}
+          </span>
+        )}
+        {n > 0 && !servers.shown && (
           <button type="button" onClick={() => void store.fixThese()} title="Send what the page reported to the chat">
             Fix these
           </button>
