@@ -116,8 +116,7 @@ func (a *App) imagesDialog(from string) ([]string, error) {
 		Filters: []runtime.FileFilter{{DisplayName: "Images", Pattern: desktop.ImagePatterns}}})
 }
 
-// The bound methods, each documented on the [desktop.Desktop] method it calls. ChooseFolder
-// asks for a folder without using it: the window asks what it is for.
+// The bound methods, each documented on the [desktop.Desktop] method it calls.
 
 func (a *App) Config() (desktop.Config, error)        { return with(a, (*session).Config) }
 func (a *App) SaveSettings(in desktop.Settings) error { return do1(a, (*session).SaveSettings, in) }
@@ -126,7 +125,7 @@ func (a *App) PickWorkspace() (string, error) {
 	return call1(a, (*session).PickWorkspace, a.folderDialog)
 }
 func (a *App) PickImages() ([]string, error) { return call1(a, (*session).PickImages, a.imagesDialog) }
-func (a *App) ChooseFolder(from string) (string, error) {
+func (a *App) ChooseFolder(from string) (string, error) { // asks, and uses it for nothing
 	return with(a, func(*session) (string, error) { return a.folderDialog(from) })
 }
 func (a *App) ListChats() ([]desktop.ChatSummary, error) { return with(a, (*session).ListChats) }
@@ -140,7 +139,12 @@ func (a *App) DeleteChat(id string) error                { return do1(a, (*sessi
 func (a *App) OpenChat(id string) (desktop.OpenedChat, error) {
 	return call1(a, (*session).OpenChat, id)
 }
-func (a *App) UseFolder(dir string) (string, error)       { return call1(a, (*session).UseFolder, dir) }
+func (a *App) UseFolder(dir string) (string, error)     { return call1(a, (*session).UseFolder, dir) }
+func (a *App) DevServers() ([]desktop.DevServer, error) { return with(a, (*session).DevServers) }
+func (a *App) StopDevServer(id string) error            { return do1(a, (*session).StopDevServer, id) }
+func (a *App) DevServerURL(id string) (string, error) {
+	return with(a, func(d *session) (string, error) { return d.DevServerURL(guardBindings, id) })
+}
 func (a *App) CheckFolder(dir string) desktop.FolderCheck { return desktop.CheckFolder(dir) }
 func (a *App) CreateFolder(dir string) (string, error)    { return desktop.CreateFolder(dir) }
 func (a *App) PreviewOpen(chatID, page string) (desktop.PreviewPage, error) { // the page kept from the bindings first

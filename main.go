@@ -19,6 +19,7 @@ import (
 	"prototyper/internal/cli"
 	"prototyper/internal/singleinstance"
 	"prototyper/internal/tether"
+	"prototyper/sandbox"
 )
 
 //go:embed all:frontend/dist
@@ -32,7 +33,8 @@ var assets embed.FS
 var icon []byte
 
 func main() {
-	tether.Supervise() // the app's binary also supervises the programs it starts, where namespaces are refused
+	tether.Supervise()   // the app's binary also supervises the programs it starts, where namespaces are refused
+	sandbox.DialerMain() // and reaches a development server's port from inside its sandbox
 	stdio := cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}
 	if len(os.Args) > 1 && cli.IsSubcommand(os.Args[1]) {
 		os.Exit(cli.Main(os.Args[1:], stdio))

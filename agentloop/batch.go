@@ -134,6 +134,12 @@ func (r *run) planCall(c store.ToolCall) plannedCall {
 	if r.opts.Approve == "" && slices.Contains(r.allowed, c.Name) {
 		pc.Policy = ApproveAuto // "always allow this tool in this workspace"
 	}
+	if c.Name == tools.StartServer { // a server is a command too: the deny list holds for it
+		if p := r.settings.DeniedCommand(pc.valid.String("command")); p != "" {
+			pc.Decision, pc.By, pc.Reason = DecisionDeny, ByPolicy, deniedCommandText(p)
+			return fail(pc.Reason)
+		}
+	}
 	if c.Name == tools.RunCommand {
 		command := pc.valid.String("command")
 		if p := r.settings.DeniedCommand(command); p != "" {

@@ -19,6 +19,7 @@ import (
 	"prototyper/internal/ollamatest"
 	"prototyper/model"
 	"prototyper/model/ollama"
+	"prototyper/sandbox"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -34,6 +35,7 @@ var (
 // T tool result (and I per image); "SUAT" is the turn after the first tool result, "*" any
 // other trail (see internal/ollamatest/scripts.go).
 func TestMain(m *testing.M) {
+	sandbox.DialerMain() // the test binary reaches the servers start_server starts
 	long := think("Counting.")
 	for _, w := range []string{"one", " two", " three", " four", " five", " six", " seven", " eight", " nine", " ten",
 		" eleven", " twelve", " thirteen", " fourteen", " fifteen", " sixteen"} {

@@ -22,6 +22,9 @@ type WireOptions struct {
 	// Buffers is where read_file reads files an editor may hold unsaved (`prototyper acp`);
 	// nil reads the disk.
 	Buffers tools.Buffers
+	// Servers keeps the development servers start_server starts (the window's); nil offers
+	// neither start_server nor stop_server.
+	Servers *tools.Servers
 }
 
 // Wire returns the agent of the app, the one constructor of both the window and
@@ -37,6 +40,7 @@ func Wire(db *store.DB, modelName model.Model, emitter Emitter, opts WireOptions
 		ConfigFiles:    opts.ConfigFiles,
 		Buffers:        opts.Buffers,
 		Commands:       true,
+		Servers:        opts.Servers,
 		UnconfinedCommands: func() bool {
 			s, err := db.Settings()
 			return err == nil && s.UnconfinedCommands

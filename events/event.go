@@ -64,6 +64,14 @@ const (
 	// of text where it says so, for a window that could not keep up). The bridge merges the
 	// queued output of a call and stream, and delivers it before the call's tool.result.
 	ToolOutput Type = "tool.output"
+	// ServerStarted: a development server started by start_server listens (of no chat;
+	// payload: toolCallId, the call's and the server's id; update, a tools.ServerInfo).
+	ServerStarted Type = "server.started"
+	// ServerOutput: a development server's output after its start_server call returned (of
+	// no chat; payload: toolCallId, stream, text).
+	ServerOutput Type = "server.output"
+	// ServerEnded: a development server ended (of no chat; payload: toolCallId, message: how).
+	ServerEnded Type = "server.ended"
 )
 
 // Streams of a tool.output event.

@@ -3,11 +3,14 @@ package sandbox
 import (
 	"context"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // The start cost of a confined command against a bare exec of the same program.
@@ -89,4 +92,55 @@ func copyTree(tb testing.TB, src, dst string) {
 	if err != nil {
 		tb.Fatal(err)
 	}
+}
+
+// One HTTP request on a new connection to a server on the host's loopback, against the same
+// request to a server in the sandbox through its forward (a dialer round trip and the copy).
+func BenchmarkServerRequest(b *testing.B) {
+	ws := b.TempDir()
+	writeTree(b, ws, map[string]string{"index.html": "<p>page</p>"})
+	get := func(b *testing.B, url string) {
+		tr := &http.Transport{DisableKeepAlives: true}
+		defer tr.CloseIdleConnections()
+		c := &http.Client{Transport: tr}
+		for b.Loop() {
+			resp, err := c.Get(url)
+			if err != nil {
+				b.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}
+	b.Run("host-loopback", func(b *testing.B) { // the same server, unconfined, on the host
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			b.Fatal(err)
+		}
+		port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+		l.Close()
+		py := exec.Command("python3", "-m", "http.server", port, "--bind", "127.0.0.1")
+		py.Dir = ws
+		if err := py.Start(); err != nil {
+			b.Skip("python3 serves the test pages")
+		}
+		defer func() { py.Process.Kill(); py.Wait() }()
+		for {
+			if c, err := net.Dial("tcp", "127.0.0.1:"+port); err == nil {
+				c.Close()
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		get(b, "http://127.0.0.1:"+port+"/index.html")
+	})
+	b.Run("sandbox-forward", func(b *testing.B) {
+		s, rec := startServer(b, ws, httpServer)
+		awaitPort(b, s, rec, serverPort)
+		addr, err := s.Forward(serverPort)
+		if err != nil {
+			b.Fatal(err)
+		}
+		get(b, "http://"+addr+"/index.html")
+	})
 }

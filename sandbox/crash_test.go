@@ -22,6 +22,10 @@ const (
 // workspace it is given and prints what happens.
 func helperMain() {
 	ws := os.Getenv(helperWorkspaceEnv)
+	if os.Getenv(helperEnv) == "server" {
+		serverHelperMain(ws)
+		return
+	}
 	command := "echo ran > ran.txt"
 	if os.Getenv(helperEnv) == "crash" {
 		command = "echo new > new.txt; echo changed >> existing.txt; echo started; sleep " + crashMarker

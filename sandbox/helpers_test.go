@@ -16,8 +16,10 @@ import (
 	"prototyper/internal/testenv"
 )
 
-// TestMain lets the test binary stand in for the app in the crash test (see helperMain).
+// TestMain lets the test binary stand in for the app in the crash tests (see helperMain) and
+// serve as a server's dialer.
 func TestMain(m *testing.M) {
+	DialerMain()
 	if os.Getenv(helperEnv) != "" {
 		helperMain()
 		return

@@ -189,6 +189,9 @@ func runOuter(ctx context.Context, args []string, mnt, ws string, stage *stageDi
 	}
 	stopWatch := context.AfterFunc(ctx, o.kill)
 	defer stopWatch()
+	if opts.started != nil {
+		opts.started(o.cmd.Process.Pid)
+	}
 
 	rep := o.awaitEnd()
 	var changes *ChangeSet

@@ -48,6 +48,10 @@ type Options struct {
 	// and no change set: its writes land at once. Set it only when the user knowingly chose
 	// that for this machine.
 	Unconfined bool
+
+	// started is told the pid of unshare once it runs ([Start] finds the server's network
+	// namespace below it).
+	started func(pid int)
 }
 
 func (o *Options) defaults() {

@@ -60,6 +60,8 @@ type CommandPreview struct {
 	// Pattern is the prefix suggested for "always allow" ([CommandPattern]); "" when no
 	// prefix is narrow enough (a bare shell or interpreter).
 	Pattern string `json:"pattern"`
+	// KeepsRunning: the command is a server (start_server) that runs on after the call.
+	KeepsRunning bool `json:"keepsRunning,omitempty"`
 }
 
 // CommandDetails describe a command's run on its card (details.command).

@@ -140,6 +140,8 @@ type Details struct {
 	Diff    string `json:"diff,omitempty"`    // unified diff of the change, capped
 	// Command describes a run_command call: exit status, time, output size, changes.
 	Command *CommandDetails `json:"command,omitempty"`
+	// Server is the development server a start_server call started.
+	Server *ServerInfo `json:"server,omitempty"`
 }
 
 // ErrorResult is the result of a call that failed; err's message is what the

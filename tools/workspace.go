@@ -67,6 +67,9 @@ type WorkspaceOptions struct {
 	// CommandStageDir holds a command's changed files until they are applied; default
 	// os.TempDir().
 	CommandStageDir string
+	// Servers, when set, offers start_server and stop_server; the servers run on in it
+	// after their calls.
+	Servers *Servers
 	// Buffers, when set, is the editor that holds the workspace's files open: read_file reads
 	// a file's text from it (the file must still be one read_file may read on disk), a write
 	// or an edit of a file whose editor text differs from the disk is refused ([ErrUnsaved])
@@ -215,6 +218,9 @@ func (w *Workspace) Tools() []Tool {
 	if w.opts.Commands {
 		ts = append(ts, w.runCommandTool())
 	}
+	if w.opts.Servers != nil {
+		ts = append(ts, w.startServerTool(), w.stopServerTool())
+	}
 	return ts
 }
 
@@ -222,7 +228,7 @@ func (w *Workspace) Tools() []Tool {
 // default approvals) without opening a folder: what the settings show before any workspace
 // is chosen. The tools it builds are never executed.
 func WorkspaceDefinitions() []Definition {
-	w := &Workspace{opts: WorkspaceOptions{Commands: true}}
+	w := &Workspace{opts: WorkspaceOptions{Commands: true, Servers: NewServers()}}
 	w.opts.defaults()
 	tools := w.Tools()
 	defs := make([]Definition, len(tools))

@@ -301,7 +301,7 @@ func TestWorkspaceRefusesAFileAsItsFolder(t *testing.T) {
 }
 
 func TestWorkspaceDefinitionsNeedNoFolderAndMatchAnOpenWorkspace(t *testing.T) {
-	ws, err := OpenWorkspace(t.TempDir(), WorkspaceOptions{Commands: true}) // as the app opens one
+	ws, err := OpenWorkspace(t.TempDir(), WorkspaceOptions{Commands: true, Servers: NewServers()}) // as the app opens one
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -239,6 +239,8 @@ export interface CommandPreview {
   cwd?: string
   /** The prefix suggested to always allow, e.g. "npm test". */
   pattern?: string
+  /** start_server: the command is a server that keeps running after the call. */
+  keepsRunning?: boolean
 }
 
 /** The stream a command's output came from (tool.output). */
@@ -522,6 +524,9 @@ export type EventType =
   | 'undo'
   | 'redo'
   | 'preview.report'
+  | 'server.started'
+  | 'server.output'
+  | 'server.ended'
 
 /**
  * One event of "agent:batch". The payload's fields sit beside the envelope's; which of them are
@@ -629,6 +634,17 @@ export interface PreviewReport {
   text: string
 }
 
+/** A development server start_server started (tools.ServerInfo); server.started carries it as `update`. */
+export interface DevServer {
+  /** The start_server call's id. */
+  id: string
+  workspace: string
+  command: string
+  cwd: string
+  /** The port it listens on in its sandbox. */
+  port: number
+}
+
 /** The page the Preview pane shows for a chat (cli.PreviewPage). */
 export interface PreviewPage {
   /** The folder's site, ending in "/": the frame shows url + page. */
@@ -727,6 +743,9 @@ export interface Backend {
   editQueued(chatId: string, index: number, text: string): Promise<void>
   /** Starts the preview if needed; the page to show for the chat ('' for the folder of new chats), page if it has it. */
   previewOpen(chatId: string, page: string): Promise<PreviewPage>
+  devServers(): Promise<DevServer[]>
+  devServerURL(id: string): Promise<string>
+  stopDevServer(id: string): Promise<void>
   /** Sets the window's title (the desktop's task bar shows it). */
   setTitle(title: string): void
   /** Quits the app, as closing its window does. */
@@ -835,6 +854,9 @@ export function wailsBackend(): Backend {
     refuseWorkspaceServers: (dir, hash) => app().RefuseWorkspaceServers(dir, hash),
     editQueued: (id, i, text) => app().EditQueued(id, i, text),
     previewOpen: (id, page) => app().PreviewOpen(id, page),
+    devServers: async () => (await app().DevServers()) ?? [],
+    devServerURL: (id) => app().DevServerURL(id),
+    stopDevServer: (id) => app().StopDevServer(id),
     setTitle: (title) => {
       window.runtime?.WindowSetTitle?.(title)
       document.title = title

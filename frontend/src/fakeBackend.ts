@@ -21,6 +21,7 @@ import type {
   UndoResult,
   WorkspaceServers,
   PreviewPage,
+  DevServer,
 } from './backend'
 
 export interface FakeCall {
@@ -331,6 +332,23 @@ export class FakeBackend implements Backend {
     this.record('PreviewOpen', chatId, page)
     if (!this.previewPage) throw new Error('There is no folder to preview yet: open a folder first (Ctrl+O).')
     return this.previewPage
+  }
+  /** The development servers devServers answers with (a test sets them). */
+  servers: DevServer[] = []
+  async devServers(): Promise<DevServer[]> {
+    this.record('DevServers')
+    return this.servers
+  }
+  async devServerURL(id: string): Promise<string> {
+    this.record('DevServerURL', id)
+    const s = this.servers.find((x) => x.id === id)
+    if (!s) throw new Error(`server "${id}": no such server runs`)
+    return `http://127.0.0.1:${40000 + s.port}/`
+  }
+  async stopDevServer(id: string) {
+    this.record('StopDevServer', id)
+    this.servers = this.servers.filter((x) => x.id !== id)
+    this.emit([{ type: 'server.ended', chatId: '', toolCallId: id, message: 'The server was stopped.' }])
   }
   setTitle(title: string) {
     this.title = title

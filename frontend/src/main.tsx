@@ -7,6 +7,8 @@ import { ItemBoundary } from './components/ItemBoundary'
 import { AppStore } from './state/store'
 import { PreviewStore } from './state/preview'
 import { PreviewContext } from './components/PreviewPane'
+import { DevServerStore } from './state/devServers'
+import { DevServersContext } from './components/DevServers'
 import { bridgeBindings } from './ipcBridge'
 import { StoreContext } from './state/useAppState'
 import './style.css'
@@ -25,10 +27,14 @@ function run(backend: Backend, started?: (store: AppStore) => void) {
   const store = new AppStore({ backend })
   const preview = new PreviewStore(backend, store)
   preview.start()
+  const servers = new DevServerStore(backend)
+  servers.start()
   show(
     <StoreContext.Provider value={store}>
       <PreviewContext.Provider value={preview}>
-        <App />
+        <DevServersContext.Provider value={servers}>
+          <App />
+        </DevServersContext.Provider>
       </PreviewContext.Provider>
     </StoreContext.Provider>,
   )

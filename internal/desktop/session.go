@@ -41,6 +41,8 @@ type Desktop struct {
 	mcp   *mcptools.Set // the MCP servers, ended by Close
 	// preview serves the workspace's pages to the Preview pane (desktop_preview.go).
 	preview *preview.Room
+	// servers are the development servers the agent started (servers.go).
+	servers *tools.Servers
 
 	mu        sync.Mutex // orders the changes of the fields below and of the stored settings
 	workspace string     // the folder of new chats
@@ -98,8 +100,9 @@ func assembleDesktop(db *store.DB, opts cli.DesktopOptions, sink events.Sink) (*
 		return nil, err
 	}
 	pv := &previewTools{}
-	d := &Desktop{db: db, bridge: bridge, server: server, serve: newManagedServer(db), mcp: mcpServers,
-		agent:     agentloop.Wire(db, server, bridge, agentloop.WireOptions{Extra: extraTools{mcpServers, pv}, ConfigFiles: opts.MCPFlags.Files()}),
+	servers := newDevServers(bridge)
+	d := &Desktop{servers: servers, db: db, bridge: bridge, server: server, serve: newManagedServer(db), mcp: mcpServers,
+		agent:     agentloop.Wire(db, server, bridge, agentloop.WireOptions{Extra: extraTools{mcpServers, pv}, ConfigFiles: opts.MCPFlags.Files(), Servers: servers}),
 		workspace: workspace, model: firstNonEmpty(opts.Model, settings.DefaultModel)}
 	d.preview = newPreviewRoom(d.agent.FileOptions(), bridge)
 	pv.room = d.preview
@@ -186,6 +189,7 @@ func (d *Desktop) Close() error {
 	d.pulls.Close()
 	d.serve.Stop()
 	_ = d.mcp.Close()
+	d.servers.Close()
 	_ = d.preview.Close()
 	_ = d.bridge.Close()
 	return errors.Join(stopErr, d.db.Close())

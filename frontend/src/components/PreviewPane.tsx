@@ -7,6 +7,7 @@ import { createContext, useContext, useEffect, useSyncExternalStore } from 'reac
 import { matches, previewShortcut, previewWideShortcut } from '../keyboard/shortcuts'
 import { errorCount, previewWidths, type PreviewState, type PreviewStore, type PreviewWidth } from '../state/preview'
 import { ShortcutButton } from './ShortcutButton'
+import { DevServerList, useDevServers } from './DevServers'
 
 export const PreviewContext = createContext<PreviewStore | null>(null)
 
@@ -48,9 +49,11 @@ const widthNames: Record<PreviewWidth, string> = { desktop: 'Desktop', tablet: '
 export function PreviewPane({ store }: { store: PreviewStore }) {
   usePreviewShortcuts(store)
   const s = usePreview(store, (x) => x)
+  const [servers] = useDevServers()
   if (!s.open) return null
   const n = errorCount(s.report)
-  const src = s.site && s.page ? `${s.site.url}${s.page.split('/').map(encodeURIComponent).join('/')}?r=${s.reload}` : ''
+  const page = s.site && s.page ? `${s.site.url}${s.page.split('/').map(encodeURIComponent).join('/')}?r=${s.reload}` : ''
+  const src = servers.shown ? servers.shown.url : page
   const frameWidth = previewWidths[s.width]
   return (
     <aside className={s.wide ? 'preview-pane wide' : 'preview-pane'} aria-label="Preview" data-testid="preview-pane">
@@ -74,10 +77,12 @@ export function PreviewPane({ store }: { store: PreviewStore }) {
         <button type="button" className="link" onClick={store.reloadNow} aria-label="Reload the preview" title="Reload the preview">
           ↻
         </button>
-        <span className={n > 0 ? 'badge err' : 'badge ok'} role="status" data-testid="preview-errors">
-          {s.report ? (n === 1 ? '1 error' : `${n} errors`) : 'Loading…'}
-        </span>
-        {n > 0 && (
+        {!servers.shown && (
+          <span className={n > 0 ? 'badge err' : 'badge ok'} role="status" data-testid="preview-errors">
+            {s.report ? (n === 1 ? '1 error' : `${n} errors`) : 'Loading…'}
+          </span>
+        )}
+        {n > 0 && !servers.shown && (
           <button type="button" onClick={() => void store.fixThese()} title="Ask the model to read what the page reported and fix it">
             Fix these
           </button>
@@ -96,11 +101,12 @@ export function PreviewPane({ store }: { store: PreviewStore }) {
           ✕
         </ShortcutButton>
       </div>
+      <DevServerList />
       {src ? (
         <div className="preview-stage">
           <iframe
-            key={s.site?.url}
-            title={`Preview of ${s.page}`}
+            key={servers.shown?.url ?? s.site?.url}
+            title={servers.shown ? `Preview of the server at :${servers.shown.port}` : `Preview of ${s.page}`}
             src={src}
             sandbox={previewSandbox}
             referrerPolicy="no-referrer-when-downgrade"

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { fireEvent, render, screen } from '@testing-library/react'
 import type { ToolCard as Model, ToolVisualState } from '../state/chatReducer'
+import { checkPreview } from '../state/records'
 import { errorSentence, notRunSentence, stoppedSentence, summarizeArgs, ToolCard } from './ToolCard'
 
 function card(over: Partial<Model> = {}): Model {
@@ -208,5 +209,13 @@ describe('ToolCard', () => {
     expect(summarizeArgs({ args: { path: 'a/b.go' }, details: null })).toBe('a/b.go')
     expect(summarizeArgs({ args: '{"path":"c.txt"}', details: null })).toBe('c.txt')
     expect(summarizeArgs({ args: { command: 'ls', n: 2 }, details: null })).toBe('command: ls, n: 2')
+  })
+
+  it('says, when asking for start_server, that the server keeps running after the run', () => {
+    const command = { command: 'npm run dev', cwd: '', pattern: 'npm run', keepsRunning: true }
+    // as the event brings it: the window reads the preview it is sent
+    const preview = checkPreview({ path: '', bytes: 0, command })
+    render(<ToolCard card={card({ name: 'start_server', args: { command: 'npm run dev' }, state: 'awaiting_approval', preview })} />)
+    expect(screen.getByTestId('keeps-running').textContent).toMatch(/keeps running after the run/)
   })
 })

@@ -493,6 +493,12 @@ export const ToolCard = memo(function ToolCard({
               The model wrote this call as text in its answer, not as a tool call: approve it only if it is what you asked for.
             </div>
           )}
+          {card.preview?.command?.keepsRunning && (
+            <div className="tool-note" role="note" data-testid="keeps-running">
+              This server keeps running after the run, in a sandbox with no network but its own, until you stop it in the
+              Preview pane (Alt+P); files it writes are not kept.
+            </div>
+          )}
           {card.preview?.fails && (
             <div className="tool-error" role="note" data-testid="preview-fails">
               This call cannot succeed as it is: {card.preview.fails}

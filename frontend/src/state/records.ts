@@ -123,7 +123,7 @@ export function checkCommandDetails(v: unknown): CommandDetails | null {
 /** The command a waiting run_command call would run, when it names one. */
 export function checkCommandPreview(v: unknown): CommandPreview | null {
   if (!isObject(v) || typeof v.command !== 'string') return null
-  return { command: v.command, cwd: str(v.cwd), pattern: str(v.pattern) }
+  return { command: v.command, cwd: str(v.cwd), pattern: str(v.pattern), ...(v.keepsRunning === true ? { keepsRunning: true } : {}) }
 }
 
 export function checkUsage(v: unknown): Usage | null {

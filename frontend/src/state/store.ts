@@ -71,8 +71,9 @@ export class AppStore {
     this.feed = new Feed(
       cell,
       {
-        // a model's download goes to the pulls; a preview report is the Preview pane's (state/preview.ts)
-        takeOther: (ev) => this.pulls.takeEvent(ev) || ev.type === 'preview.report',
+        // a model's download goes to the pulls; a preview report and the development servers'
+        // events are the Preview pane's (state/preview.ts, state/devServers.ts)
+        takeOther: (ev) => this.pulls.takeEvent(ev) || ev.type === 'preview.report' || ev.type.startsWith('server.'),
         notice: (ev) => this.server.notice(ev),
         afterEvents: (chatId, evs, chat) => {
           const kept = this.session.takeFromQueue(chatId, evs, chat)

@@ -1,0 +1,105 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"prototyper/internal/testenv"
+	"prototyper/sandbox"
+)
+
+// TestMain lets the test binary serve as a development server's dialer.
+func TestMain(m *testing.M) {
+	sandbox.DialerMain()
+	os.Exit(m.Run())
+}
+
+func serverWorkspace(t *testing.T) (*testWorkspace, *Servers) {
+	t.Helper()
+	testenv.LookPath(t, "", "bwrap", "install the package bubblewrap (scripts/install-deps.sh does)")
+	testenv.LookPath(t, "", "python3", "python3 serves the test pages")
+	ss := NewServers()
+	t.Cleanup(ss.Close)
+	return newTestWorkspaceWith(t, WorkspaceOptions{Commands: true, Servers: ss}), ss
+}
+
+func TestAStartedServerRunsOnAfterItsCallAndServesThroughItsForward(t *testing.T) {
+	tw, ss := serverWorkspace(t)
+	tw.write(t, "index.html", "<p>dev server page</p>")
+	var mu sync.Mutex
+	var during []string
+	res, err := tw.exec(t, t.Context(), StartServer, map[string]any{"command": "echo booting; exec python3 -u -m http.server 8000 --bind 127.0.0.1"},
+		func(u any) { mu.Lock(); during = append(during, u.(Output).Text); mu.Unlock() })
+	if err != nil || res.IsError {
+		t.Fatalf("start_server: %v %s", err, res.Content)
+	}
+	if res.Details == nil || res.Details.Server == nil || res.Details.Server.Port != 8000 {
+		t.Fatalf("details.server: %+v", res.Details)
+	}
+	mu.Lock()
+	if !strings.Contains(strings.Join(during, ""), "booting") {
+		t.Errorf("the output before the result did not reach the call: %q", during)
+	}
+	mu.Unlock()
+	if got := ss.List(""); len(got) != 1 || got[0].ID != "t" || got[0].Port != 8000 {
+		t.Fatalf("List after the call: %+v", got)
+	}
+	addr, err := ss.Forward("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get("http://" + addr + "/index.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(body) != "<p>dev server page</p>" {
+		t.Fatalf("through the forward: %q", body)
+	}
+
+	stop, err := tw.exec(t, t.Context(), StopServer, map[string]any{}, nil)
+	if err != nil || !strings.Contains(stop.Content, "Stopped the server") || !strings.Contains(stop.Content, "GET /index.html") {
+		t.Fatalf("stop_server: %v %q", err, stop.Content)
+	}
+	if got := ss.List(""); len(got) != 0 {
+		t.Fatalf("servers after stop_server: %+v", got)
+	}
+	if _, err := ss.Forward("t"); !errors.Is(err, ErrNoServer) {
+		t.Fatalf("Forward after stop_server: %v", err)
+	}
+}
+
+func TestAServerThatNeverListensIsAnErrorWithItsOutput(t *testing.T) {
+	tw, ss := serverWorkspace(t)
+	res, err := tw.exec(t, t.Context(), StartServer, map[string]any{"command": "echo no such script >&2; exit 2"}, nil)
+	if err != nil || !res.IsError || !strings.Contains(res.Content, "ended before it listened") ||
+		!strings.Contains(res.Content, "status 2") || !strings.Contains(res.Content, "no such script") {
+		t.Fatalf("start_server of a command that exits: %v %+v", err, res)
+	}
+	if got := ss.List(""); len(got) != 0 {
+		t.Fatalf("servers: %+v", got)
+	}
+}
+
+func TestStoppingTheCallBeforeTheServerListensStopsTheServer(t *testing.T) {
+	tw, ss := serverWorkspace(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	started := make(chan struct{})
+	var once sync.Once
+	go func() { <-started; cancel() }()
+	_, err := tw.exec(t, ctx, StartServer, map[string]any{"command": "echo waiting; exec sleep 1000"},
+		func(any) { once.Do(func() { close(started) }) })
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("start_server stopped: %v", err)
+	}
+	if got := ss.List(""); len(got) != 0 {
+		t.Fatalf("servers: %+v", got)
+	}
+}
