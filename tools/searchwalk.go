@@ -86,10 +86,24 @@ type openDir struct {
 	root *os.Root
 	rel  string
 	refs atomic.Int32
+	list *os.File // the folder, for its entries (see openListing)
+	fd   int      // list's descriptor, when its files are opened by it directly; -1 if not
+}
+
+func newOpenDir(root *os.Root, rel string) (*openDir, error) {
+	list, fd, err := openListing(root)
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	d := &openDir{root: root, rel: rel, list: list, fd: fd}
+	d.refs.Store(1)
+	return d, nil
 }
 
 func (d *openDir) release() {
 	if d.refs.Add(-1) == 0 {
+		d.list.Close()
 		d.root.Close()
 	}
 }
@@ -112,8 +126,10 @@ func (s *search) tree(rel string) error {
 	if err != nil {
 		return s.w.explain(rel, err)
 	}
-	d := &openDir{root: root, rel: rel}
-	d.refs.Store(1)
+	d, err := newOpenDir(root, rel)
+	if err != nil {
+		return s.w.explain(rel, err)
+	}
 	s.push(searchJob{dir: d, ign: s.ancestorsIgnore(rel)})
 	var wg sync.WaitGroup
 	for range max(2, runtime.GOMAXPROCS(0)) {
@@ -142,7 +158,7 @@ func (s *search) start(rel string, fi fs.FileInfo) error {
 	if _, ok := s.app.file(fi); ok {
 		return nil
 	}
-	s.file(s.w.root, rel, rel, make([]byte, 0, firstBlock))
+	s.file(nil, rel, rel, make([]byte, 0, firstBlock))
 	return s.finish()
 }
 
@@ -301,25 +317,19 @@ func (s *search) do(j searchJob) {
 		if s.cancelled() {
 			return
 		}
-		buf = s.file(j.dir.root, name, path.Join(j.dir.rel, name), buf)
+		buf = s.file(j.dir, name, path.Join(j.dir.rel, name), buf)
 	}
 }
 
 // folder reads a folder: its .gitignore, then its entries, which become jobs (folders) or
 // are searched (files) here and by the other workers.
 func (s *search) folder(j searchJob) {
-	f, err := j.dir.root.OpenFile(".", os.O_RDONLY|openFolderFlags, 0)
-	if err != nil {
-		s.folderFailed(j.dir.rel, err)
-		return
-	}
-	defer f.Close()
 	var entries []fs.DirEntry
 	for {
 		if s.cancelled() {
 			return
 		}
-		batch, err := f.ReadDir(1024)
+		batch, err := j.dir.list.ReadDir(1024)
 		entries = append(entries, batch...)
 		if err == io.EOF || (err == nil && len(batch) == 0) {
 			break
@@ -360,8 +370,10 @@ func (s *search) folder(j searchJob) {
 					continue
 				}
 			}
-			d := &openDir{root: sub, rel: child}
-			d.refs.Store(1)
+			d, err := newOpenDir(sub, child)
+			if err != nil {
+				continue
+			}
 			s.push(searchJob{dir: d, ign: ign})
 		case e.Type().IsRegular():
 			if s.glob != "" {
@@ -391,7 +403,7 @@ func (s *search) folder(j searchJob) {
 		if s.cancelled() {
 			return
 		}
-		buf = s.file(j.dir.root, name, path.Join(j.dir.rel, name), buf)
+		buf = s.file(j.dir, name, path.Join(j.dir.rel, name), buf)
 	}
 }
 
@@ -410,27 +422,27 @@ func (s *search) folderFailed(rel string, err error) {
 	s.fail(s.w.explain(rel, err))
 }
 
-// file searches the file name of r (rel in the workspace), reading it into buf, which it
-// returns for the next file.
-func (s *search) file(r *os.Root, name, rel string, buf []byte) []byte {
-	f, err := r.OpenFile(name, os.O_RDONLY|openFileFlags, 0)
-	if err != nil {
-		return buf // vanished, unreadable: not a reason to stop the search
+// file searches the file name of folder d (nil: of the workspace) and rel in the workspace,
+// reading it into buf, which it returns for the next file.
+func (s *search) file(d *openDir, name, rel string, buf []byte) []byte {
+	var data []byte
+	var binary bool
+	var err error
+	if d != nil && d.fd >= 0 {
+		data, binary, err = s.readAt(d.fd, name, buf[:0])
+	} else {
+		r := s.w.root
+		if d != nil {
+			r = d.root
+		}
+		data, binary, err = s.readIn(r, name, rel, buf[:0])
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || regularFile(rel, fi) != nil {
-		return buf // replaced by a special file, or hard-linked: not searched
+	if data == nil {
+		data = buf
 	}
-	if _, ok := s.app.file(fi); ok {
-		return buf
-	}
-	if fi.Size() > s.w.opts.MaxSearchFile {
-		s.skip(&s.skippedBig)
-		return buf
-	}
-	data, binary, err := s.read(f, fi.Size(), rel, buf[:0])
 	switch {
+	case errors.Is(err, errNotSearched):
+		return data
 	case err != nil:
 		if errors.Is(err, errOverLimit) {
 			s.skip(&s.skippedBig)
@@ -463,49 +475,67 @@ func (s *search) skip(n *int) {
 	s.mu.Unlock()
 }
 
-// read reads an open file of size bytes into buf: its first block, then, when that is not
-// binary, the rest, checking the context between chunks. A file that grew past the limit
-// gives errOverLimit.
-func (s *search) read(f *os.File, size int64, rel string, buf []byte) (data []byte, binary bool, err error) {
+// errNotSearched is a file the search leaves out without counting it: gone, unreadable, a
+// special or hard-linked file, or one of the app's.
+var errNotSearched = errors.New("not searched")
+
+// readIn opens the file name of r and reads it (see readOpen).
+func (s *search) readIn(r *os.Root, name, rel string, buf []byte) ([]byte, bool, error) {
+	f, err := r.OpenFile(name, os.O_RDONLY|openFileFlags, 0)
+	if err != nil {
+		return buf, false, errNotSearched // vanished, unreadable: not a reason to stop the search
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || regularFile(rel, fi) != nil {
+		return buf, false, errNotSearched // replaced by a special file, or hard-linked
+	}
+	if _, ok := s.app.file(fi); ok {
+		return buf, false, errNotSearched
+	}
+	return s.readOpen(f.Read, fi.Size(), buf)
+}
+
+// readOpen reads an open file of size bytes (as it was measured) into buf through read: its
+// first block, then, when that is not binary, the rest, checking the context between chunks.
+// A file larger than the limit gives errOverLimit.
+func (s *search) readOpen(read func([]byte) (int, error), size int64, buf []byte) (data []byte, binary bool, err error) {
 	limit := s.w.opts.MaxSearchFile
-	want := int(min(size, limit)) + 1 // one more: a file that grew is seen to
+	if size > limit {
+		return buf, false, errOverLimit
+	}
+	want := int(size) + 1 // one more: a file that grew is seen to
 	if cap(buf) < want {
 		buf = make([]byte, 0, want)
 	}
-	n, err := io.ReadFull(f, buf[:min(want, firstBlock)])
-	buf = buf[:n]
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		return buf, false, err
-	}
-	if isBinary(buf) {
-		return buf, true, nil
-	}
-	if err == nil { // more to read
-		for {
-			if err := s.ctx.Err(); err != nil {
-				s.cancelled()
-				return buf, false, err
-			}
-			if len(buf) == cap(buf) {
-				if int64(len(buf)) > limit {
-					return buf, false, errOverLimit
-				}
-				buf = append(buf, 0)[:len(buf)]
-			}
-			n, err := f.Read(buf[len(buf):min(cap(buf), len(buf)+readChunk)])
-			buf = buf[:len(buf)+n]
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return buf, false, err
-			}
+	for len(buf) < want {
+		if len(buf) > 0 && len(buf) >= firstBlock && isBinary(buf) {
+			return buf, true, nil
+		}
+		if err := s.ctx.Err(); err != nil {
+			s.cancelled()
+			return buf, false, err
+		}
+		end := len(buf) + readChunk
+		if len(buf) == 0 {
+			end = firstBlock // the first block alone tells a binary file
+		}
+		n, err := read(buf[len(buf):min(want, end)])
+		buf = buf[:len(buf)+max(n, 0)]
+		if err == io.EOF || (err == nil && n == 0) {
+			break
+		}
+		if err != nil {
+			return buf, false, err
+		}
+		if int64(len(buf)) == size {
+			break // as it was measured: a file that grows meanwhile is read as it was
 		}
 	}
 	if int64(len(buf)) > limit {
 		return buf, false, errOverLimit
 	}
-	return buf, false, nil
+	return buf, isBinary(buf), nil
 }
 
 // lines finds the matching lines of a file's content, at most the cap's worth.
