@@ -35,28 +35,41 @@ func (db *DB) SearchChats(query string, limit int) ([]ChatHit, error) {
 		byID := tx.Bucket(bucketChats)
 		cur := tx.Bucket(bucketChatsByUpdated).Cursor()
 		for k, _ := cur.Last(); k != nil && (limit <= 0 || len(hits) < limit); k, _ = cur.Prev() {
-			var c Chat
-			if err := json.Unmarshal(byID.Get(k[8:]), &c); err != nil {
-				return err
-			}
-			if strings.Contains(strings.ToLower(c.Title), needle) {
-				hits = append(hits, ChatHit{Chat: c})
+			if len(k) < 8 {
 				continue
 			}
+			id := string(k[8:])
 			var hit ChatHit
 			var err error
-			if sub := chatIndex(tx, c.ID); indexCurrent(sub, c.UpdatedAt) {
-				hit, err = searchIndexed(tx, sub, c.ID, needle)
+			found := false
+			if sub := chatIndex(tx, id); stampCurrent(sub, k[:8]) {
+				// the index holds the title and the text: the chat's record is read if found
+				if bytes.Contains(sub.Get(keyIndexTitle)[1:], []byte(needle)) {
+					found = true
+				} else if hit, err = searchIndexed(tx, sub, id, needle); err == nil {
+					found = hit.MessageID != ""
+				}
 			} else {
-				hit, err = searchMessages(tx, c.ID, needle)
+				var c Chat
+				if err := json.Unmarshal(byID.Get(k[8:]), &c); err != nil {
+					return err
+				}
+				if strings.Contains(strings.ToLower(c.Title), needle) {
+					found = true
+				} else if hit, err = searchMessages(tx, c.ID, needle); err == nil {
+					found = hit.MessageID != ""
+				}
 			}
 			if err != nil {
 				return err
 			}
-			if hit.MessageID != "" {
-				hit.Chat = c
-				hits = append(hits, hit)
+			if !found {
+				continue
 			}
+			if err := json.Unmarshal(byID.Get(k[8:]), &hit.Chat); err != nil {
+				return err
+			}
+			hits = append(hits, hit)
 		}
 		return nil
 	})
@@ -72,7 +85,7 @@ func searchIndexed(tx *bolt.Tx, sub *bolt.Bucket, chatID, needle string) (ChatHi
 	}
 	raw := []byte(needle)
 	cur := sub.Cursor()
-	for k, v := cur.Seek(seqKey(1)); k != nil; k, v = cur.Next() {
+	for k, v := cur.Seek(seqKey(1)); k != nil && len(k) == 8; k, v = cur.Next() {
 		if !bytes.Contains(v, raw) {
 			continue
 		}

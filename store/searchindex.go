@@ -31,6 +31,11 @@ var bucketSearchIndex = []byte("searchIndex")
 // keyIndexStamp is the key of a chat index's stamp: sequence 0, which no message has.
 var keyIndexStamp = make([]byte, 8)
 
+// keyIndexTitle is the key of the chat's lower-cased title, after a "t" (a value is never
+// empty), kept with the stamp: search reads no chat's record but those it finds. It is not
+// 8 bytes long, so no message's key is ever it.
+var keyIndexTitle = []byte("title")
+
 // reindexBatch is how many chats one transaction of the rebuild at open re-indexes: a file of
 // many chats is not rebuilt in one transaction held in memory whole.
 const reindexBatch = 200
@@ -49,7 +54,20 @@ func chatIndex(tx *bolt.Tx, chatID string) *bolt.Bucket {
 
 // indexCurrent reports whether a chat's index is whole: stamped with the chat's updatedAt.
 func indexCurrent(sub *bolt.Bucket, updatedAt time.Time) bool {
-	return sub != nil && bytes.Equal(sub.Get(keyIndexStamp), stampOf(updatedAt))
+	return stampCurrent(sub, stampOf(updatedAt))
+}
+
+// stampCurrent is indexCurrent for the stamp of an updatedAt (as chatsByUpdated keys hold it).
+func stampCurrent(sub *bolt.Bucket, stamp []byte) bool {
+	return sub != nil && bytes.Equal(sub.Get(keyIndexStamp), stamp) && sub.Get(keyIndexTitle) != nil
+}
+
+// putStamp declares a chat's index whole for the chat as c is saved.
+func putStamp(sub *bolt.Bucket, stamp []byte, title string) error {
+	if err := sub.Put(keyIndexTitle, []byte("t"+strings.ToLower(title))); err != nil {
+		return err
+	}
+	return sub.Put(keyIndexStamp, stamp)
 }
 
 // stampIndex moves a chat's stamp from old's updatedAt to c's, within the write that saves c
@@ -65,13 +83,13 @@ func stampIndex(tx *bolt.Tx, old, c *Chat) error {
 		if err != nil {
 			return err
 		}
-		return sub.Put(keyIndexStamp, stampOf(c.UpdatedAt))
+		return putStamp(sub, stampOf(c.UpdatedAt), c.Title)
 	}
 	sub := idx.Bucket([]byte(c.ID))
 	if !indexCurrent(sub, old.UpdatedAt) {
 		return nil
 	}
-	return sub.Put(keyIndexStamp, stampOf(c.UpdatedAt))
+	return putStamp(sub, stampOf(c.UpdatedAt), c.Title)
 }
 
 // indexMessage mirrors the message stored at seq into its chat's index.
@@ -128,7 +146,7 @@ func (db *DB) reindex() error {
 			if idx != nil {
 				sub = idx.Bucket([]byte(id))
 			}
-			if sub == nil || !bytes.Equal(sub.Get(keyIndexStamp), k[:8]) {
+			if !stampCurrent(sub, k[:8]) {
 				stale = append(stale, staleChat{id: id, stamp: append([]byte(nil), k[:8]...)})
 			}
 		}
@@ -203,6 +221,10 @@ func reindexChat(tx *bolt.Tx, c staleChat) error {
 	if err != nil {
 		return err
 	}
+	chat, err := loadChat(tx, c.id)
+	if err != nil {
+		return err
+	}
 	msgs, err := messagesBucket(tx, c.id)
 	if err != nil {
 		return err
@@ -217,5 +239,5 @@ func reindexChat(tx *bolt.Tx, c staleChat) error {
 	}); err != nil {
 		return err
 	}
-	return sub.Put(keyIndexStamp, c.stamp)
+	return putStamp(sub, c.stamp, chat.Title)
 }

@@ -70,8 +70,8 @@ func TestAFileWithoutASearchIndexGetsItBuiltOnceAtOpen(t *testing.T) {
 				t.Errorf("chat %s was not indexed at open", c.Title)
 			}
 		}
-		if n := chatIndex(tx, a.ID).Stats().KeyN; n != 3 { // the stamp and two shown texts
-			t.Errorf("the index of a holds %d keys, want 3", n)
+		if n := chatIndex(tx, a.ID).Stats().KeyN; n != 4 { // the stamp, the title and two shown texts
+			t.Errorf("the index of a holds %d keys, want 4", n)
 		}
 		return nil
 	})
@@ -200,6 +200,12 @@ func TestSearchFollowsEditsForksVersionsAndDeletes(t *testing.T) {
 	}
 	if got := searchIDs(t, db, "crane"); len(got) != 0 {
 		t.Errorf("the version put aside (%s) is still found: %v", other[0].ID, got)
+	}
+	if _, err := db.RenameChat(c.ID, "Birds of the Marsh"); err != nil {
+		t.Fatal(err)
+	}
+	if got := searchIDs(t, db, "MARSH"); len(got) != 1 || got[c.ID] != "" {
+		t.Errorf("a chat is not found by its new title: %v", got)
 	}
 	if err := db.DeleteChat(c.ID); err != nil {
 		t.Fatal(err)
