@@ -104,3 +104,21 @@ func lineByLine(t *testing.T, dir string, re *regexp.Regexp) string {
 	})
 	return strings.Join(out, "\n")
 }
+
+func TestSearchFilesReadsOnlyTheFirstBlockOfABinaryFile(t *testing.T) {
+	tw := newTestWorkspace(t)
+	s := newSearch(t.Context(), tw.w, regexp.MustCompile("x"), "", 10, func(any) {})
+	content := append([]byte("\x00binary"), make([]byte, 1<<20)...)
+	read := 0
+	data, binary, err := s.readOpen(func(b []byte) (int, error) {
+		n := copy(b, content[read:])
+		read += n
+		return n, nil
+	}, int64(len(content)), nil)
+	if err != nil || !binary {
+		t.Fatalf("binary = %v, err = %v", binary, err)
+	}
+	if read > firstBlock || len(data) > firstBlock {
+		t.Errorf("read %d bytes of a binary file of %d, want at most its first block (%d)", read, len(content), firstBlock)
+	}
+}
