@@ -31,6 +31,7 @@ func (db *DB) SearchChats(query string, limit int) ([]ChatHit, error) {
 	if needle == "" {
 		return hits, nil
 	}
+	runs := trigramsOf([]byte(needle))
 	err := db.view(func(tx *bolt.Tx) error {
 		byID := tx.Bucket(bucketChats)
 		cur := tx.Bucket(bucketChatsByUpdated).Cursor()
@@ -46,6 +47,8 @@ func (db *DB) SearchChats(query string, limit int) ([]ChatHit, error) {
 				// the index holds the title and the text: the chat's record is read if found
 				if bytes.Contains(sub.Get(keyIndexTitle)[1:], []byte(needle)) {
 					found = true
+				} else if !mayHold(sub.Get(keyIndexTrigrams), runs) {
+					continue
 				} else if hit, err = searchIndexed(tx, sub, id, needle); err == nil {
 					found = hit.MessageID != ""
 				}

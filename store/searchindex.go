@@ -36,6 +36,62 @@ var keyIndexStamp = make([]byte, 8)
 // 8 bytes long, so no message's key is ever it.
 var keyIndexTitle = []byte("title")
 
+// keyIndexTrigrams is the key of a chat's trigram filter: a bit for each (hashed) run of
+// three bytes its indexed texts hold. Words whose runs are not all there are in none of the
+// chat's messages, which search then does not read. Bits are only ever added (a message put
+// aside or edited leaves its own): the filter may let a chat through for nothing, never keep
+// one out. A rebuild at open makes it exact again.
+var keyIndexTrigrams = []byte("trigram")
+
+// trigramBits is the size of a chat's filter, in bits (512 bytes). A chat holds a few
+// thousand distinct runs, so the few runs of a query are rarely all set by chance.
+const trigramBits = 4096
+
+// trigramBit is the bit of the run of three bytes a, b, c.
+func trigramBit(a, b, c byte) uint32 {
+	return (uint32(a)<<16 | uint32(b)<<8 | uint32(c)) * 0x9E3779B1 >> (32 - 12)
+}
+
+// addTrigrams sets in filter (trigramBits/8 bytes) the bits of every run of text.
+func addTrigrams(filter, text []byte) {
+	for i := 0; i+2 < len(text); i++ {
+		bit := trigramBit(text[i], text[i+1], text[i+2])
+		filter[bit/8] |= 1 << (bit % 8)
+	}
+}
+
+// trigramsOf are the bits of the runs of a query (none for a query shorter than three bytes).
+func trigramsOf(needle []byte) []uint32 {
+	var bits []uint32
+	for i := 0; i+2 < len(needle); i++ {
+		bits = append(bits, trigramBit(needle[i], needle[i+1], needle[i+2]))
+	}
+	return bits
+}
+
+// mayHold reports whether a chat's filter lets the query's runs through (true without one).
+func mayHold(filter []byte, bits []uint32) bool {
+	if len(filter) != trigramBits/8 {
+		return true
+	}
+	for _, bit := range bits {
+		if filter[bit/8]&(1<<(bit%8)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// addToFilter adds text's runs to a chat's filter.
+func addToFilter(sub *bolt.Bucket, text []byte) error {
+	filter := make([]byte, trigramBits/8)
+	if old := sub.Get(keyIndexTrigrams); len(old) == len(filter) {
+		copy(filter, old)
+	}
+	addTrigrams(filter, text)
+	return sub.Put(keyIndexTrigrams, filter)
+}
+
 // reindexBatch is how many chats one transaction of the rebuild at open re-indexes: a file of
 // many chats is not rebuilt in one transaction held in memory whole.
 const reindexBatch = 200
@@ -101,7 +157,11 @@ func indexMessage(tx *bolt.Tx, chatID string, seq uint64, m *Message) error {
 	if !searchable(m) {
 		return sub.Delete(seqKey(seq))
 	}
-	return sub.Put(seqKey(seq), []byte(strings.ToLower(m.Content)))
+	text := []byte(strings.ToLower(m.Content))
+	if err := addToFilter(sub, text); err != nil {
+		return err
+	}
+	return sub.Put(seqKey(seq), text)
 }
 
 // unindexMessage drops the message at seq from its chat's index (it is no longer shown).
@@ -229,14 +289,20 @@ func reindexChat(tx *bolt.Tx, c staleChat) error {
 	if err != nil {
 		return err
 	}
+	filter := make([]byte, trigramBits/8)
 	if err := msgs.ForEach(func(k, v []byte) error {
 		var m Message
 		if json.Unmarshal(v, &m) != nil || !searchable(&m) {
 			// a message that does not decode is shown to no one: nothing to find in it
 			return nil
 		}
-		return sub.Put(append([]byte(nil), k...), []byte(strings.ToLower(m.Content)))
+		text := []byte(strings.ToLower(m.Content))
+		addTrigrams(filter, text)
+		return sub.Put(append([]byte(nil), k...), text)
 	}); err != nil {
+		return err
+	}
+	if err := sub.Put(keyIndexTrigrams, filter); err != nil {
 		return err
 	}
 	return putStamp(sub, c.stamp, chat.Title)

@@ -70,8 +70,8 @@ func TestAFileWithoutASearchIndexGetsItBuiltOnceAtOpen(t *testing.T) {
 				t.Errorf("chat %s was not indexed at open", c.Title)
 			}
 		}
-		if n := chatIndex(tx, a.ID).Stats().KeyN; n != 4 { // the stamp, the title and two shown texts
-			t.Errorf("the index of a holds %d keys, want 4", n)
+		if n := chatIndex(tx, a.ID).Stats().KeyN; n != 5 { // the stamp, the title, the filter and two shown texts
+			t.Errorf("the index of a holds %d keys, want 5", n)
 		}
 		return nil
 	})
@@ -219,4 +219,27 @@ func TestSearchFollowsEditsForksVersionsAndDeletes(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+func TestTheTrigramFilterNeverKeepsOutAChatThatHoldsTheWords(t *testing.T) {
+	texts := []string{"write a snake game in python", "the walrus is here", "naïve café — ünïcödé", "ab"}
+	filter := make([]byte, trigramBits/8)
+	for _, text := range texts {
+		addTrigrams(filter, []byte(text))
+	}
+	for _, text := range texts {
+		for i := range len(text) {
+			for j := i + 1; j <= len(text); j++ {
+				if !mayHold(filter, trigramsOf([]byte(text[i:j]))) {
+					t.Fatalf("the filter keeps out %q, which %q holds", text[i:j], text)
+				}
+			}
+		}
+	}
+	if mayHold(filter, trigramsOf([]byte("never found anywhere"))) {
+		t.Error("the filter lets through words no text holds (possible, but not for these)")
+	}
+	if !mayHold(nil, trigramsOf([]byte("anything"))) {
+		t.Error("a chat without a filter is kept out")
+	}
 }
