@@ -64,6 +64,8 @@
 //	searchIndex     chat id → bucket (derived; see below)
 //	    seq           → the lower-cased text of a shown user or assistant message
 //	    0             → the chat's updatedAt when its index was last whole
+//	    "title"       → "t" ‖ the chat's lower-cased title
+//	    "trigram"     → 512 bytes: a bit per (hashed) run of three bytes of the texts
 //
 // The search index is kept in the transactions that write the messages and is never the
 // only copy of anything: a chat whose stamp is not its updatedAt (a file from a build without
