@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
 	"os"
@@ -120,5 +121,21 @@ func TestSearchFilesReadsOnlyTheFirstBlockOfABinaryFile(t *testing.T) {
 	}
 	if read > firstBlock || len(data) > firstBlock {
 		t.Errorf("read %d bytes of a binary file of %d, want at most its first block (%d)", read, len(content), firstBlock)
+	}
+}
+
+func TestIndexFromFindsWhatBytesIndexFinds(t *testing.T) {
+	data := []byte(strings.Repeat("the quick brown fox, never found; jumps over zz the lazy dog\n", 50) + "at the end: zzq")
+	for _, lit := range []string{"never found", "zz", "zzq", "q", "dog\nthe", "the lazy", "absent", "x", "\n"} {
+		rare := rarestByte([]byte(lit))
+		for from := 0; from < len(data); from += 7 {
+			want := bytes.Index(data[from:], []byte(lit))
+			if want >= 0 {
+				want += from
+			}
+			if got := indexFrom(data, from, []byte(lit), rare); got != want {
+				t.Fatalf("indexFrom(%d, %q) = %d, want %d", from, lit, got, want)
+			}
+		}
 	}
 }

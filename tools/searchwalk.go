@@ -45,6 +45,7 @@ type search struct {
 	w        *Workspace
 	re       *regexp.Regexp
 	literal  []byte // the pattern, when it is a plain literal that holds no line break
+	rare     int    // the index of literal's rarest byte, which the search looks for first
 	glob     string
 	max      int
 	progress ProgressFunc
@@ -113,6 +114,7 @@ func newSearch(ctx context.Context, w *Workspace, re *regexp.Regexp, glob string
 	s.cond = sync.NewCond(&s.qmu)
 	if lit, complete := re.LiteralPrefix(); complete && lit != "" && !strings.Contains(lit, "\n") {
 		s.literal = []byte(lit)
+		s.rare = rarestByte(s.literal)
 	}
 	return s
 }
@@ -132,7 +134,7 @@ func (s *search) tree(rel string) error {
 	}
 	s.push(searchJob{dir: d, ign: s.ancestorsIgnore(rel)})
 	var wg sync.WaitGroup
-	for range max(2, runtime.GOMAXPROCS(0)) {
+	for range searchWorkers() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -576,11 +578,10 @@ func (s *search) literalLines(data []byte, rel string) []match {
 	var out []match
 	n, counted := 1, 0 // the line number of data[counted:]
 	for from := 0; ; {
-		i := bytes.Index(data[from:], s.literal)
-		if i < 0 {
+		at := indexFrom(data, from, s.literal, s.rare)
+		if at < 0 {
 			return out
 		}
-		at := from + i
 		start := bytes.LastIndexByte(data[:at], '\n') + 1
 		end := len(data)
 		if e := bytes.IndexByte(data[at:], '\n'); e >= 0 {
@@ -599,6 +600,48 @@ func (s *search) literalLines(data []byte, rel string) []match {
 	}
 }
 
+// indexFrom is bytes.Index(data[from:], lit)+from, or -1: it looks for lit's rarest byte
+// (at rare in lit) with IndexByte and compares lit around each one found. bytes.Index looks
+// for lit's first byte, which in text is often a common letter that starts many false
+// candidates.
+func indexFrom(data []byte, from int, lit []byte, rare int) int {
+	c := lit[rare]
+	for pos := from + rare; pos < len(data); {
+		i := bytes.IndexByte(data[pos:], c)
+		if i < 0 {
+			return -1
+		}
+		start := pos + i - rare
+		if start+len(lit) > len(data) {
+			return -1
+		}
+		if bytes.Equal(data[start:start+len(lit)], lit) {
+			return start
+		}
+		pos += i + 1
+	}
+	return -1
+}
+
+// byteCommonness ranks bytes by how often text and code hold them, most common first; a byte
+// not listed is rarer than all of these.
+const byteCommonness = " etaoinsrhldcumfpgwybvk\n.,_()=;:\"'/-{}0123456789xjqz<>*#[]&|ETAOINSRHLDCUMFPGWYBVKXJQZ"
+
+// rarestByte is the index of lit's rarest byte by byteCommonness (the first of equals).
+func rarestByte(lit []byte) int {
+	best, bestRank := 0, -1
+	for i, c := range lit {
+		rank := strings.IndexByte(byteCommonness, c)
+		if rank < 0 {
+			rank = len(byteCommonness)
+		}
+		if rank > bestRank {
+			best, bestRank = i, rank
+		}
+	}
+	return best
+}
+
 // shownLine is a matching line as the result shows it: without its carriage return, cut to
 // maxMatchLine characters.
 func shownLine(line []byte) string {
@@ -608,3 +651,6 @@ func shownLine(line []byte) string {
 	}
 	return text
 }
+
+// searchWorkers is how many workers search: one a processor, as ripgrep has threads.
+func searchWorkers() int { return max(2, runtime.GOMAXPROCS(0)) }
