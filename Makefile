@@ -24,7 +24,8 @@ NODE_STAMP   := frontend/node_modules/.package-lock.json
 export PATH := $(TOOLS):$(shell go env GOPATH)/bin:$(PATH)
 export GOFLAGS := -tags=$(TAGS)
 
-.PHONY: mcp-test-servers run install uninstall test build package deps deps-deb vet test-go test-frontend test-contract test-desktop test-desktop-default test-desktop-large test-clean-clone test-package bench bench-stream clean go-packages
+.PHONY: mcp-test-servers run install uninstall test build package deps deps-deb vet test-go test-frontend test-contract test-desktop test-desktop-default test-desktop-large test-clean-clone test-package bench bench-all bench-stream clean go-packages
+
 
 ## run: install what is missing, build, open the app. The pinned ollama server is built only
 ## when no `ollama` is on PATH and none answers (with no Ollama running, the app starts one)
@@ -153,8 +154,13 @@ test-desktop-large:
 test-package:
 	$(DESKTOP_ENV) PROTOTYPER_DEB=$(CURDIR)/$(DEB) go test -count=1 -v -run 'Package' ./tests/
 
-## bench: the benchmarks with their figures
-bench: deps $(OLLAMA)
+## bench: the figures at the size people reach, each beside its peer, a row per size
+## (search over chats, undo against a plain rewrite, search_files against ripgrep and grep)
+bench:
+	scripts/bench.sh
+
+## bench-all: every benchmark of the Go packages
+bench-all: deps $(OLLAMA)
 	PROTOTYPER_OLLAMA=$(OLLAMA) go test -run '^$$' -bench . -benchmem $(GO_PKGS)
 
 ## bench-stream: the chat window streaming in headless Chromium (10,000 tokens at 200/s, and a

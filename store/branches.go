@@ -158,6 +158,9 @@ func (db *DB) showBranch(tx *bolt.Tx, chatID string, msgs *bolt.Bucket, after st
 		if err := putJSON(msgs, seqKey(s), &b.Messages[i]); err != nil {
 			return err
 		}
+		if err := indexMessage(tx, chatID, s, &b.Messages[i]); err != nil {
+			return err
+		}
 	}
 	return db.touchChat(tx, chatID, len(b.Messages), nil)
 }
@@ -228,6 +231,9 @@ func (db *DB) putAside(tx *bolt.Tx, chatID string, msgs *bolt.Bucket, seq uint64
 	}
 	for _, k := range keys {
 		if err := msgs.Delete(k); err != nil {
+			return err
+		}
+		if err := unindexMessage(tx, chatID, seqOf(k)); err != nil {
 			return err
 		}
 	}

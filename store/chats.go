@@ -19,22 +19,25 @@ func (db *DB) CreateChat(c Chat) (Chat, error) {
 		c.ID = newID(now)
 	}
 	c.CreatedAt, c.UpdatedAt, c.MessageCount = now, now, 0
-	err := db.update("create chat", func(tx *bolt.Tx) error {
-		if tx.Bucket(bucketChats).Get([]byte(c.ID)) != nil {
-			return &existsError{kind: "chat", id: c.ID}
-		}
-		cb, err := tx.Bucket(bucketChat).CreateBucket([]byte(c.ID))
-		if err != nil {
+	err := db.update("create chat", func(tx *bolt.Tx) error { return db.createChatTx(tx, &c) })
+	return c, err
+}
+
+// createChatTx stores the new chat c (its ID and times set) with its buckets.
+func (db *DB) createChatTx(tx *bolt.Tx, c *Chat) error {
+	if tx.Bucket(bucketChats).Get([]byte(c.ID)) != nil {
+		return &existsError{kind: "chat", id: c.ID}
+	}
+	cb, err := tx.Bucket(bucketChat).CreateBucket([]byte(c.ID))
+	if err != nil {
+		return err
+	}
+	for _, name := range [][]byte{bucketMessages, bucketTools, bucketToolIndex, bucketChatRuns} {
+		if _, err := cb.CreateBucket(name); err != nil {
 			return err
 		}
-		for _, name := range [][]byte{bucketMessages, bucketTools, bucketToolIndex, bucketChatRuns} {
-			if _, err := cb.CreateBucket(name); err != nil {
-				return err
-			}
-		}
-		return saveChat(tx, nil, &c)
-	})
-	return c, err
+	}
+	return saveChat(tx, nil, c)
 }
 
 // Chat returns one chat's summary.
@@ -110,6 +113,9 @@ func (db *DB) DeleteChat(id string) error {
 				return err
 			}
 		}
+		if err := unindexChat(tx, id); err != nil {
+			return err
+		}
 		if err := tx.Bucket(bucketChatsByUpdated).Delete(updatedKey(c.UpdatedAt, c.ID)); err != nil {
 			return err
 		}
@@ -143,6 +149,9 @@ func saveChat(tx *bolt.Tx, old, c *Chat) error {
 		}
 	}
 	if err := idx.Put(updatedKey(c.UpdatedAt, c.ID), nil); err != nil {
+		return err
+	}
+	if err := stampIndex(tx, old, c); err != nil {
 		return err
 	}
 	return putJSON(tx.Bucket(bucketChats), []byte(c.ID), c)

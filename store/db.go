@@ -166,7 +166,13 @@ func (db *DB) prepare() error {
 		db.recovered = live
 		return err
 	}
-	return db.recoverLiveRuns()
+	if err := db.recoverLiveRuns(); err != nil {
+		return err
+	}
+	// Search reads the messages of a chat whose index is behind, so a rebuild that fails
+	// (a full disk) costs speed, never a message or a result.
+	_ = db.reindex()
+	return nil
 }
 
 // Close releases the file and its lock.

@@ -61,6 +61,16 @@
 //	runs            run id → Run
 //	liveRuns        run id → empty
 //	settings        "settings" → Settings
+//	searchIndex     chat id → bucket (derived; see below)
+//	    seq           → the lower-cased text of a shown user or assistant message
+//	    0             → the chat's updatedAt when its index was last whole
+//	    "title"       → "t" ‖ the chat's lower-cased title
+//	    "trigram"     → 512 bytes: a bit per (hashed) run of three bytes of the texts
+//
+// The search index is kept in the transactions that write the messages and is never the
+// only copy of anything: a chat whose stamp is not its updatedAt (a file from a build without
+// the index, damage) is searched through its messages and re-indexed by the next writable
+// Open, which also builds the index of a file that has none. It is not part of the schema.
 //
 // Values are JSON with camelCase names (the frontend reads the same shapes). The schema
 // version is checked on open: an older file is copied to PATH.schemaN.bak and migrated in one

@@ -32,27 +32,36 @@ func (db *DB) AppendMessage(chatID string, m Message) (Message, error) {
 	if m.Role != RoleAssistant {
 		m.Complete = true
 	}
-	err := db.update("append message", func(tx *bolt.Tx) error {
-		msgs, err := messagesBucket(tx, chatID)
-		if err != nil {
-			return err
-		}
-		seq, err := msgs.NextSequence()
-		if err != nil {
-			return err
-		}
-		now := db.now()
-		m.ID, m.ChatID = messageID(chatID, seq), chatID
-		if m.CreatedAt.IsZero() {
-			m.CreatedAt = now
-		}
-		m.UpdatedAt = now
-		if err := putJSON(msgs, seqKey(seq), &m); err != nil {
-			return err
-		}
-		return db.touchChat(tx, chatID, 1, &m)
+	err := db.update("append message", func(tx *bolt.Tx) (err error) {
+		m, err = db.appendMessageTx(tx, chatID, m)
+		return err
 	})
 	return m, err
+}
+
+// appendMessageTx adds m at the end of a chat within tx and returns it as stored.
+func (db *DB) appendMessageTx(tx *bolt.Tx, chatID string, m Message) (Message, error) {
+	msgs, err := messagesBucket(tx, chatID)
+	if err != nil {
+		return m, err
+	}
+	seq, err := msgs.NextSequence()
+	if err != nil {
+		return m, err
+	}
+	now := db.now()
+	m.ID, m.ChatID = messageID(chatID, seq), chatID
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = now
+	}
+	m.UpdatedAt = now
+	if err := putJSON(msgs, seqKey(seq), &m); err != nil {
+		return m, err
+	}
+	if err := indexMessage(tx, chatID, seq, &m); err != nil {
+		return m, err
+	}
+	return m, db.touchChat(tx, chatID, 1, &m)
 }
 
 // UpdateMessage replaces a stored message (found by m.ID) in place: streaming checkpoints,
@@ -77,6 +86,9 @@ func (db *DB) UpdateMessage(chatID string, m Message) error {
 		}
 		m.ChatID, m.CreatedAt, m.UpdatedAt = chatID, prev.CreatedAt, db.now()
 		if err := putJSON(msgs, seqKey(seq), &m); err != nil {
+			return err
+		}
+		if err := indexMessage(tx, chatID, seq, &m); err != nil {
 			return err
 		}
 		return db.touchChat(tx, chatID, 0, nil)

@@ -55,7 +55,10 @@
 // FIFOs, sockets and devices are refused before they are opened (an open of
 // a FIFO would wait for ever): every existing path is checked first, opened
 // without blocking, and checked again on the open file. list_dir names them;
-// search_files skips them. Long work (reading, searching, listing, writing)
+// search_files skips them. search_files also leaves out .git, node_modules and
+// what the workspace's .gitignore files ignore (gitignore.go), and says so; it
+// searches with a few workers, opening each file by its name in its folder's
+// open descriptor (searchwalk.go). Long work (reading, searching, listing, writing)
 // looks at the context between steps, so a cancelled call returns promptly.
 // edit_file computes the size of its result from the number of matches and
 // refuses a result over the limit before building it.

@@ -5,20 +5,12 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 
 	"prototyper/internal/testenv"
-	"prototyper/sandbox"
 )
-
-// TestMain lets the test binary serve as a development server's dialer.
-func TestMain(m *testing.M) {
-	sandbox.DialerMain()
-	os.Exit(m.Run())
-}
 
 func serverWorkspace(t *testing.T) (*testWorkspace, *Servers) {
 	t.Helper()

@@ -59,7 +59,24 @@ const maxDiffInput = 1 << 20
 // existing file of more than oldLimit bytes, which is not read.
 func (w *Workspace) replaceFileWith(ctx context.Context, rel string, how writeFlags, check func(fi os.FileInfo) error, oldLimit int64,
 	produce func(old []byte) ([]byte, error), progress ProgressFunc) (fileChange, error) {
-	var ch fileChange
+	ch, st, err := w.stageReplace(ctx, rel, how, check, oldLimit, produce, progress)
+	if err != nil || st == nil {
+		return ch, err
+	}
+	if err := st.commit(ctx); err != nil {
+		return ch, err
+	}
+	if w.opts.Buffers != nil { // the disk first, checkpointed; then the editor that holds the file
+		w.opts.Buffers.Wrote(ctx, w.abs(rel), st.data)
+	}
+	return ch, nil
+}
+
+// stageReplace is replaceFileWith up to the new content written to its temporary file, not
+// yet synced nor renamed: the caller commits the returned write (or aborts it). It returns
+// no write for a dry run.
+func (w *Workspace) stageReplace(ctx context.Context, rel string, how writeFlags, check func(fi os.FileInfo) error, oldLimit int64,
+	produce func(old []byte) ([]byte, error), progress ProgressFunc) (ch fileChange, st *stagedWrite, err error) {
 	dir, base := path.Split(rel)
 	if dir == "" {
 		dir = "."
@@ -70,26 +87,30 @@ func (w *Workspace) replaceFileWith(ctx context.Context, rel string, how writeFl
 			ch.created = true
 			if check != nil {
 				if err := check(nil); err != nil {
-					return ch, err
+					return ch, nil, err
 				}
 			}
 			_, err := produce(nil)
-			return ch, err
+			return ch, nil, err
 		}
 	}
 	if how&withParents != 0 && how&dryRun == 0 && dir != "." {
 		if err := w.root.MkdirAll(dir, 0o755); err != nil {
 			if errors.Is(err, fs.ErrExist) { // a file stands where a folder is needed
-				return ch, pathErrorf(ErrWrongKind, rel, "path %q goes through a file as if it were a folder; check the path with list_dir", rel)
+				return ch, nil, pathErrorf(ErrWrongKind, rel, "path %q goes through a file as if it were a folder; check the path with list_dir", rel)
 			}
-			return ch, w.explain(rel, err)
+			return ch, nil, w.explain(rel, err)
 		}
 	}
 	parent, err := openFolder(w.root, dir)
 	if err != nil {
-		return ch, w.explain(rel, err)
+		return ch, nil, w.explain(rel, err)
 	}
-	defer parent.Close()
+	defer func() {
+		if st == nil {
+			parent.Close()
+		}
+	}()
 
 	perm := fs.FileMode(0o644)
 	fi, err := parent.Lstat(base)
@@ -97,23 +118,23 @@ func (w *Workspace) replaceFileWith(ctx context.Context, rel string, how writeFl
 	case errors.Is(err, fs.ErrNotExist):
 		ch.created = true
 	case err != nil:
-		return ch, w.explain(rel, err)
+		return ch, nil, w.explain(rel, err)
 	case fi.Mode()&fs.ModeSymlink != 0:
 		target, _ := parent.Readlink(base)
 		if _, err := w.root.Stat(rel); err != nil && !errors.Is(err, fs.ErrNotExist) { // judged from the workspace, not the folder
-			return ch, pathErrorf(ErrOutsideWorkspace, rel, "%q is a symbolic link to %q, which is outside the workspace; links are not written through, so write a file at another path", rel, target)
+			return ch, nil, pathErrorf(ErrOutsideWorkspace, rel, "%q is a symbolic link to %q, which is outside the workspace; links are not written through, so write a file at another path", rel, target)
 		}
-		return ch, pathErrorf(ErrSymlink, rel, "%q is a symbolic link to %q; links are not written through, so write to the path it points to instead", rel, target)
+		return ch, nil, pathErrorf(ErrSymlink, rel, "%q is a symbolic link to %q; links are not written through, so write to the path it points to instead", rel, target)
 	default:
 		if err := regularFile(rel, fi); err != nil {
-			return ch, err
+			return ch, nil, err
 		}
 		perm = fi.Mode().Perm()
 		ch.oldSize = fi.Size()
 	}
 	if check != nil {
 		if err := check(fi); err != nil {
-			return ch, err
+			return ch, nil, err
 		}
 	}
 	if !ch.created && ch.oldSize <= oldLimit {
@@ -121,65 +142,116 @@ func (w *Workspace) replaceFileWith(ctx context.Context, rel string, how writeFl
 		switch {
 		case errors.Is(err, errOverLimit): // grew meanwhile: no diff, and produce is told so by a nil old
 		case err != nil:
-			return ch, w.explain(rel, err)
+			return ch, nil, w.explain(rel, err)
 		}
 	}
 	if err := w.checkUnsaved(ctx, rel, ch); err != nil {
-		return ch, err
+		return ch, nil, err
 	}
 	data, err := produce(ch.old)
 	if err != nil || how&dryRun != 0 {
-		return ch, err
+		return ch, nil, err
 	}
 
 	tmp := sandbox.TempName(base)
 	f, err := parent.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
-		return ch, w.explain(rel, err)
+		return ch, nil, w.explain(rel, err)
 	}
-	renamed := false
-	defer func() {
-		if !renamed {
-			f.Close()
-			parent.Remove(tmp)
-		}
-	}()
+	staged := &stagedWrite{w: w, parent: parent, dir: dir, rel: rel, base: base, tmp: tmp, f: f, data: data}
 	if !ch.created {
 		f.Chmod(perm) // the umask must not change an existing file's mode
 	}
 	for off := 0; off < len(data); off += writeChunk {
 		if err := ctx.Err(); err != nil {
-			return ch, cancelledf(err, "writing %q was cancelled; the file was not changed", rel)
+			staged.abort()
+			return ch, nil, cancelledf(err, "writing %q was cancelled; the file was not changed", rel)
 		}
 		end := min(off+writeChunk, len(data))
 		if _, err := f.Write(data[off:end]); err != nil {
-			return ch, w.explain(rel, err)
+			staged.abort()
+			return ch, nil, w.explain(rel, err)
 		}
 		if len(data) > writeChunk {
 			progress(map[string]any{"path": rel, "bytesWritten": end, "bytesTotal": len(data)})
 		}
 	}
-	if err := f.Sync(); err != nil {
-		return ch, w.explain(rel, err)
-	}
-	if err := f.Close(); err != nil {
-		return ch, w.explain(rel, err)
+	return ch, staged, nil
+}
+
+// stagedWrite is a file's new content in its temporary file, in the folder it replaces a
+// name of, which it holds open until it is committed or aborted.
+type stagedWrite struct {
+	w         *Workspace
+	parent    *os.Root
+	dir       string // the folder, relative to the workspace
+	rel, base string
+	tmp       string
+	f         *os.File
+	data      []byte // the new content, for an editor that holds the file (WorkspaceOptions.Buffers)
+}
+
+// commit makes one staged write durable and visible: fsync, rename over the name, fsync of
+// the folder (see replaceFile).
+func (s *stagedWrite) commit(ctx context.Context) error {
+	if err := s.sync(); err != nil {
+		s.abort()
+		return err
 	}
 	if err := ctx.Err(); err != nil {
-		return ch, cancelledf(err, "writing %q was cancelled; the file was not changed", rel)
+		s.abort()
+		return cancelledf(err, "writing %q was cancelled; the file was not changed", s.rel)
 	}
-	if err := parent.Rename(tmp, base); err != nil {
-		return ch, w.explain(rel, err)
+	if err := s.rename(); err != nil {
+		s.abort()
+		return err
 	}
-	renamed = true
-	if d, err := parent.Open("."); err == nil { // make the rename itself durable
+	syncFolder(s.parent) // make the rename itself durable
+	s.parent.Close()
+	return nil
+}
+
+// sync puts the temporary file's content on disk and closes it.
+func (s *stagedWrite) sync() error {
+	if err := s.f.Sync(); err != nil {
+		return s.w.explain(s.rel, err)
+	}
+	err := s.f.Close()
+	s.f = nil
+	if err != nil {
+		return s.w.explain(s.rel, err)
+	}
+	return nil
+}
+
+// rename puts the temporary file in the place of the name; the write can no longer be aborted.
+func (s *stagedWrite) rename() error {
+	if err := s.parent.Rename(s.tmp, s.base); err != nil {
+		return s.w.explain(s.rel, err)
+	}
+	s.tmp = ""
+	return nil
+}
+
+// abort removes what the write left (its temporary file, before the rename) and lets go of
+// its folder.
+func (s *stagedWrite) abort() {
+	if s.f != nil {
+		s.f.Close()
+		s.f = nil
+	}
+	if s.tmp != "" {
+		s.parent.Remove(s.tmp)
+		s.tmp = ""
+	}
+	s.parent.Close()
+}
+
+func syncFolder(parent *os.Root) {
+	if d, err := parent.Open("."); err == nil {
 		d.Sync()
 		d.Close()
 	}
-	if w.opts.Buffers != nil {
-		w.opts.Buffers.Wrote(ctx, w.abs(rel), data)
-	}
-	return ch, nil
 }
 
 // checkUnsaved refuses to change rel, whose disk content ch read, when its editor holds

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# bench.sh: the figures that must hold at the size people reach, each measured beside its
+# peer in one run, one row per size (the time per chat or per file shows the growth):
+#
+#   - SearchChats for words found in no chat, at 100, 1,000 and 10,000 chats of 50 messages
+#     (store.BenchmarkSearchChatsBySize): under 100 ms at 1,000 chats, at most linear;
+#   - an undo of a run that rewrote 10, 100 and 1,000 files, beside a plain rewrite of the same
+#     files (agentloop.BenchmarkUndoBySize): under 100 ms at 100 files, at most 1.5 times the
+#     rewrite;
+#   - search_files for a pattern found nowhere, over 1,000, 10,000 and 100,000 files, beside
+#     ripgrep and grep -r on the same tree (tools.BenchmarkSearchFilesBySize): at most 1.2
+#     times ripgrep (a peer that is not installed is shown as "-").
+#
+# BENCHTIME sets the iterations of each benchmark (default 3x); BENCH_OUT is where the raw
+# output is kept (default: a file in the temporary folder, named at the end).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export GOFLAGS="${GOFLAGS:--tags=webkit2_41}"
+benchtime=${BENCHTIME:-3x}
+out=${BENCH_OUT:-$(mktemp "${TMPDIR:-/tmp}/prototyper-bench.XXXXXX")}
+: >"$out"
+
+run() { # PACKAGE BENCHMARK
+  echo "bench: $2 in $1 …" >&2
+  go test -run '^$' -bench "^$2\$" -benchtime="$benchtime" -timeout 60m "$1" | tee -a "$out" | grep -E '^Benchmark' >&2 || true
+}
+run ./store BenchmarkSearchChatsBySize
+run ./agentloop BenchmarkUndoBySize
+run ./tools BenchmarkSearchFilesBySize
+
+# BenchmarkName/size=N/peer-P  iterations  ns/op … → "name size peer ns"
+awk '
+function ms(ns) { return ns == "" ? "-" : sprintf("%.1f ms", ns / 1e6) }
+function per(ns, n) { return ns == "" ? "-" : sprintf("%.1f µs", ns / 1e3 / n) }
+function ratio(a, b) { return (a == "" || b == "") ? "-" : sprintf("%.2f×", a / b) }
+/^Benchmark/ && / ns\/op/ {
+  name = $1; sub(/-[0-9]+$/, "", name)
+  n = split(name, part, "/")
+  split(part[2], kv, "="); size = kv[2]
+  peer = (n >= 3) ? part[3] : "-"
+  for (i = 1; i <= NF; i++) if ($(i + 1) == "ns/op") ns[part[1], size, peer] = $i
+  sizes[part[1], size] = 1
+}
+END {
+  b = "BenchmarkSearchChatsBySize"
+  print "\nSearchChats, words found in no chat (chats of 50 messages; goal: < 100 ms at 1,000, linear)"
+  printf "  %8s  %12s  %12s\n", "chats", "time", "per chat"
+  split("100 1000 10000", cs, " ")
+  for (i = 1; i <= 3; i++) printf "  %8s  %12s  %12s\n", cs[i], ms(ns[b, cs[i], "-"]), per(ns[b, cs[i], "-"], cs[i])
+
+  b = "BenchmarkUndoBySize"
+  print "\nUndo of a run that rewrote N files of 4 KiB, beside a plain rewrite (goal: < 100 ms at 100, ≤ 1.5× rewrite)"
+  printf "  %8s  %12s  %12s  %12s  %12s\n", "files", "undo", "rewrite", "undo/rewrite", "undo/file"
+  split("10 100 1000", fs, " ")
+  for (i = 1; i <= 3; i++) {
+    u = ns[b, fs[i], "undo"]; r = ns[b, fs[i], "rewrite"]
+    printf "  %8s  %12s  %12s  %12s  %12s\n", fs[i], ms(u), ms(r), ratio(u, r), per(u, fs[i])
+  }
+
+  b = "BenchmarkSearchFilesBySize"
+  print "\nsearch_files, a pattern found nowhere, beside ripgrep and grep -r (goal: ≤ 1.2× ripgrep, linear)"
+  printf "  %8s  %14s  %12s  %12s  %14s  %12s\n", "files", "search_files", "ripgrep", "grep -r", "/ripgrep", "per file"
+  split("1000 10000 100000", ss, " ")
+  for (i = 1; i <= 3; i++) {
+    s = ns[b, ss[i], "search_files"]; rg = ns[b, ss[i], "ripgrep"]; g = ns[b, ss[i], "grep"]
+    printf "  %8s  %14s  %12s  %12s  %14s  %12s\n", ss[i], ms(s), ms(rg), ms(g), ratio(s, rg), per(s, ss[i])
+  }
+  print ""
+}' "$out"
+echo "the benchmarks' own output: $out"
