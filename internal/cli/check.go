@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"text/tabwriter"
+
+	"prototyper/modelcheck"
+	"prototyper/store"
+)
+
+// checkCommand is `prototyper check MODEL`: the model check (package modelcheck) on this
+// machine, printed per case and in sum, and recorded in the store per model, quantisation and
+// context size, where `prototyper models` shows it.
+func checkCommand(ctx context.Context, args []string, io IO) int {
+	var endpoint EndpointFlags
+	var asJSON bool
+	common, pos, code, done := parseOllamaCommand("check",
+		usageLines("check")+"\nChecks whether MODEL works on this machine: six short agent tasks in a scratch folder,\n"+
+			"with the time to first token, the speeds and the memory the model takes. The result is kept\n"+
+			"for `prototyper models`.\n",
+		args, io, endpoint.Register, func(fs *flag.FlagSet) { fs.BoolVar(&asJSON, "json", false, "print the report as JSON") })
+	if done {
+		return code
+	}
+	if len(pos) != 1 {
+		fmt.Fprint(io.Err, hint("prototyper check: name one MODEL; run `prototyper check --help`\n"))
+		return ExitUsage
+	}
+	server, err := endpoint.Server(common, cliRetry)
+	if err != nil {
+		printError(io.Err, "check", err)
+		return ExitUsage
+	}
+	db, err := common.OpenDB(store.Options{})
+	if err != nil {
+		printError(io.Err, "check", err)
+		return ExitFailed
+	}
+	defer db.Close()
+	if server.OpenAI() == nil {
+		client, _ := server.Client()
+		settings, _ := db.Settings()
+		local, err := startLocalOllama(ctx, io.Err, "check", client.URL(), settings, filepath.Dir(db.Path()))
+		if err != nil {
+			printError(io.Err, "check", err)
+			return ExitFailed
+		}
+		defer local.stop()
+	}
+	opts := modelcheck.Options{Model: pos[0]}
+	if !asJSON {
+		opts.Progress = func(c modelcheck.CaseResult) {
+			mark := "pass"
+			if !c.Passed {
+				mark = "FAIL: " + Sanitize(c.Why)
+			}
+			fmt.Fprintf(io.Err, "  %-26s %s\n", c.Name, mark)
+		}
+	}
+	rep, err := modelcheck.Run(ctx, server, opts)
+	if err != nil {
+		return ollamaFailure(ctx, io, "check", err)
+	}
+	if err := db.PutModelCheck(rep.Record()); err != nil {
+		printError(io.Err, "check", err)
+		return ExitFailed
+	}
+	if asJSON {
+		enc := json.NewEncoder(io.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return ExitFailed
+		}
+		return ExitCompleted
+	}
+	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CASE\tPASSED\tCALLS\tWELL FORMED\tFIRST TOKEN\tPROMPT TOK/S\tANSWER TOK/S\tCONTEXT")
+	row := func(name, passed string, m modelcheck.Measures) {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d ms\t%.0f\t%.1f\t%d/%d\n", name, passed, m.Calls, m.WellFormed,
+			m.FirstTokenMs, m.PromptTokensPerSec, m.AnswerTokensPerSec, m.ContextTokens, m.NumCtx)
+	}
+	for _, c := range rep.Cases {
+		row(c.Name, yesNo(c.Passed), c.Measures)
+	}
+	row("all", fmt.Sprintf("%d/%d", rep.Passed, rep.Total), rep.Measures)
+	if err := tw.Flush(); err != nil {
+		return ExitFailed
+	}
+	fmt.Fprintf(io.Out, "%s on this machine: %s in %.1f s", Sanitize(rep.Model), checkBadge(rep.Record()), float64(rep.DurationMs)/1000)
+	if rep.MemoryBytes > 0 {
+		fmt.Fprintf(io.Out, ", %s loaded", humanBytes(rep.MemoryBytes))
+	}
+	fmt.Fprintln(io.Out)
+	return ExitCompleted
+}
+
+// checkBadge is a check's result in a few words: "5/6, 14 tok/s".
+func checkBadge(c store.ModelCheck) string {
+	return fmt.Sprintf("%d/%d, %.0f tok/s", c.Passed, c.Total, c.AnswerTokensPerSec)
+}

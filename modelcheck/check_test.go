@@ -1,0 +1,128 @@
+package modelcheck_test
+
+import (
+	"context"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"prototyper/internal/ollamatest"
+	"prototyper/model"
+	"prototyper/modelcheck"
+)
+
+// Scripted models of the check, one per way a model can treat tools. A script's key is the
+// trail of the conversation so far, a letter per message: S system, U user, A assistant,
+// T tool result; "SUATT" is the turn after two results (internal/ollamatest/scripts.go). Every
+// case of the check opens a chat of its own, so each case's first turn gets the same "SU".
+var (
+	// nativeCaller makes two calls in one turn through the API, then answers.
+	nativeCaller = ollamatest.Model{Name: "check-native", Scripts: ollamatest.Scripts{
+		"SU": slices.Concat(
+			ollamatest.ToolCall("write_file", map[string]any{"path": "a.txt", "content": "a"}),
+			ollamatest.ToolCall("write_file", map[string]any{"path": "b.txt", "content": "b"})),
+		"SUATT": {"Wrote", " a.txt and b.txt."},
+	}}
+	// textCaller writes its call as JSON in its answer, never through the API, then answers.
+	textCaller = ollamatest.Model{Name: "check-text", Scripts: ollamatest.Scripts{
+		"SU":   {"```json\n", `{"name": "write_file", "arguments": {"path": "hello.txt", "content": "hello"}}`, "\n```"},
+		"SUAT": {"Done", " with hello.txt."},
+	}}
+	// malformedCaller writes, at every turn, a call whose JSON does not close: the server's
+	// parser swallows it, and the answer reaches the loop empty.
+	malformedCaller = ollamatest.Model{Name: "check-malformed", Scripts: ollamatest.Scripts{
+		"*": ollamatest.ToolCall("write_file", `{"path": "hello.txt", "content": "hello"`),
+	}}
+	// neverCaller answers in words whatever it is asked.
+	neverCaller = ollamatest.Model{Name: "check-never", Scripts: ollamatest.Scripts{
+		"*": {"I would", " do that", " for you."},
+	}}
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(ollamatest.Main(m, nativeCaller, textCaller, malformedCaller, neverCaller))
+}
+
+// check runs the whole suite on a scripted model of the shared server.
+func check(t *testing.T, name string) modelcheck.Report {
+	t.Helper()
+	server, err := model.NewOllamaServer(ollamatest.Get(t).URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	start := time.Now()
+	rep, err := modelcheck.Run(ctx, server, modelcheck.Options{Model: name})
+	if err != nil {
+		t.Fatalf("check %s: %v", name, err)
+	}
+	t.Logf("%s: %d/%d passed, %d calls, %d well formed (%d as text), %d malformed, first token %d ms, "+
+		"prompt %.0f tok/s, answer %.1f tok/s, context %d/%d, memory %d B, in %s",
+		name, rep.Passed, rep.Total, rep.Calls, rep.WellFormed, rep.TextCalls, rep.Malformed, rep.FirstTokenMs,
+		rep.PromptTokensPerSec, rep.AnswerTokensPerSec, rep.ContextTokens, rep.NumCtx, rep.MemoryBytes, time.Since(start))
+	for _, c := range rep.Cases {
+		t.Logf("  %-26s passed=%v calls=%d wellFormed=%d malformed=%d stop=%s %s", c.Name, c.Passed, c.Measures.Calls, c.WellFormed, c.Malformed, c.StopReason, c.Why)
+	}
+	return rep
+}
+
+// passedCase reports whether the report's case name passed.
+func passedCase(rep modelcheck.Report, name string) bool {
+	for _, c := range rep.Cases {
+		if c.Name == name {
+			return c.Passed
+		}
+	}
+	return false
+}
+
+func TestTheCheckTellsApartModelsThatCallNativelyAsTextMalformedAndNever(t *testing.T) {
+	native := check(t, nativeCaller.Name)
+	text := check(t, textCaller.Name)
+	malformed := check(t, malformedCaller.Name)
+	never := check(t, neverCaller.Name)
+
+	total := len(modelcheck.Cases())
+	for _, rep := range []modelcheck.Report{native, text, malformed, never} {
+		if rep.Total != total || len(rep.Cases) != total {
+			t.Errorf("%s: %d cases reported of %d", rep.Model, len(rep.Cases), total)
+		}
+	}
+	// The native caller: every call well formed and native; it passes the case its script does.
+	if native.Calls != 2*total || native.WellFormed != native.Calls || native.TextCalls != 0 || native.Malformed != 0 {
+		t.Errorf("native: %d calls, %d well formed, %d as text, %d malformed; want %d native well-formed calls",
+			native.Calls, native.WellFormed, native.TextCalls, native.Malformed, 2*total)
+	}
+	if native.Passed != 1 || !passedCase(native, "two calls in one turn") {
+		t.Errorf("native passed %d, want only \"two calls in one turn\"", native.Passed)
+	}
+	// The text caller: its calls are well formed, all written as text; it creates the file.
+	if text.Calls != total || text.WellFormed != total || text.TextCalls != total || text.Malformed != 0 {
+		t.Errorf("text: %d calls, %d well formed, %d as text, %d malformed; want %d well-formed text calls",
+			text.Calls, text.WellFormed, text.TextCalls, text.Malformed, total)
+	}
+	if text.Passed != 1 || !passedCase(text, "create a file") {
+		t.Errorf("text passed %d, want only \"create a file\"", text.Passed)
+	}
+	// The malformed caller: nothing well formed, every case's attempt counted malformed.
+	if malformed.WellFormed != 0 || malformed.Malformed < total || malformed.Passed != 0 {
+		t.Errorf("malformed: %d well formed, %d malformed, %d passed; want 0, at least %d, 0",
+			malformed.WellFormed, malformed.Malformed, malformed.Passed, total)
+	}
+	// The model that never calls: no call at all, nothing malformed, nothing passed.
+	if never.Calls != 0 || never.Malformed != 0 || never.Passed != 0 {
+		t.Errorf("never: %d calls, %d malformed, %d passed; want none", never.Calls, never.Malformed, never.Passed)
+	}
+	// The figures are measured, not left zero.
+	for _, rep := range []modelcheck.Report{native, text, malformed, never} {
+		if rep.FirstTokenMs <= 0 && rep.PromptTokensPerSec <= 0 || rep.AnswerTokens <= 0 || rep.NumCtx <= 0 || rep.ContextTokens <= 0 {
+			t.Errorf("%s: figures missing: first token %d ms, prompt %.0f tok/s, answer tokens %d, context %d/%d",
+				rep.Model, rep.FirstTokenMs, rep.PromptTokensPerSec, rep.AnswerTokens, rep.ContextTokens, rep.NumCtx)
+		}
+		if rep.MemoryBytes <= 0 {
+			t.Errorf("%s: the loaded model's memory was not read from /api/ps", rep.Model)
+		}
+	}
+}
