@@ -214,9 +214,15 @@ func storedChecks(common Common) func(model string) string {
 		}
 	}
 	return func(model string) string {
-		if checks := byModel[model]; len(checks) > 0 {
-			return checkBadge(checks[0])
+		var latest *store.ModelCheck
+		for name, checks := range byModel { // "qwen3" was checked, "qwen3:latest" is listed
+			if len(checks) > 0 && ollama.SameModel(name, model) && (latest == nil || checks[0].At.After(latest.At)) {
+				latest = &checks[0]
+			}
 		}
-		return "-"
+		if latest == nil {
+			return "-"
+		}
+		return checkBadge(*latest)
 	}
 }
