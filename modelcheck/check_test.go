@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -40,12 +41,40 @@ var (
 	}}
 )
 
+// solvers do each case right, one model a case (named "check-solves-" and the case's index):
+// the cases can be passed through the real loop and tools, and the judges say so.
+var solvers = []ollamatest.Model{
+	{Name: "check-solves-0", Scripts: ollamatest.Scripts{
+		"SU":   ollamatest.ToolCall("write_file", map[string]any{"path": "hello.txt", "content": "hello"}),
+		"SUAT": {"Created", " hello.txt."},
+	}},
+	{Name: "check-solves-1", Scripts: ollamatest.Scripts{
+		"SU":   ollamatest.ToolCall("edit_file", map[string]any{"path": "config.txt", "old_string": "port = 8080", "new_string": "port = 9090"}),
+		"SUAT": {"The port", " is 9090."},
+	}},
+	{Name: "check-solves-2", Scripts: ollamatest.Scripts{
+		"SU":   ollamatest.ToolCall("read_file", map[string]any{"path": "secret.txt"}),
+		"SUAT": {"lantern"},
+	}},
+	nativeCaller,
+	{Name: "check-solves-4", Scripts: ollamatest.Scripts{
+		"SU":     ollamatest.ToolCall("read_file", map[string]any{"path": "notes.txt"}),
+		"SUAT":   ollamatest.ToolCall("write_file", map[string]any{"path": "notes.txt", "content": "created"}),
+		"SUATAT": {"It was", " missing; I created it."},
+	}},
+	{Name: "check-solves-5", Scripts: ollamatest.Scripts{
+		"SU":   ollamatest.ToolCall("write_file", map[string]any{"path": "done.txt", "content": "done"}),
+		"SUAT": {"I am", " done."},
+	}},
+}
+
 func TestMain(m *testing.M) {
-	os.Exit(ollamatest.Main(m, nativeCaller, textCaller, malformedCaller, neverCaller))
+	models := []ollamatest.Model{textCaller, malformedCaller, neverCaller}
+	os.Exit(ollamatest.Main(m, append(models, solvers...)...))
 }
 
 // check runs the whole suite on a scripted model of the shared server.
-func check(t *testing.T, name string) modelcheck.Report {
+func check(t *testing.T, name string, cases ...modelcheck.Case) modelcheck.Report {
 	t.Helper()
 	server, err := model.NewOllamaServer(ollamatest.Get(t).URL())
 	if err != nil {
@@ -54,7 +83,7 @@ func check(t *testing.T, name string) modelcheck.Report {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	start := time.Now()
-	rep, err := modelcheck.Run(ctx, server, modelcheck.Options{Model: name})
+	rep, err := modelcheck.Run(ctx, server, modelcheck.Options{Model: name, Cases: cases})
 	if err != nil {
 		t.Fatalf("check %s: %v", name, err)
 	}
@@ -123,6 +152,37 @@ func TestTheCheckTellsApartModelsThatCallNativelyAsTextMalformedAndNever(t *test
 		}
 		if rep.MemoryBytes <= 0 {
 			t.Errorf("%s: the loaded model's memory was not read from /api/ps", rep.Model)
+		}
+	}
+}
+
+func TestEachCaseIsPassedByAModelThatDoesWhatItAsks(t *testing.T) {
+	for i, c := range modelcheck.Cases() {
+		t.Run(c.Name, func(t *testing.T) {
+			rep := check(t, solvers[i].Name, c)
+			if rep.Passed != 1 || rep.Malformed != 0 || rep.WellFormed != rep.Calls {
+				t.Errorf("%s: passed %d of 1, %d calls, %d well formed, %d malformed; want it passed with every call well formed",
+					solvers[i].Name, rep.Passed, rep.Calls, rep.WellFormed, rep.Malformed)
+			}
+		})
+	}
+}
+
+func TestACaseThatOutlastsItsTimeoutFailsAndTheSuiteGoesOn(t *testing.T) {
+	server, err := model.NewOllamaServer(ollamatest.Get(t).URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := modelcheck.Run(context.Background(), server, modelcheck.Options{Model: solvers[0].Name, CaseTimeout: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Cases) != rep.Total || rep.Passed != 0 {
+		t.Fatalf("%d of %d cases reported, %d passed; want all reported, none passed", len(rep.Cases), rep.Total, rep.Passed)
+	}
+	for _, c := range rep.Cases {
+		if !strings.Contains(c.Why, "took longer than 1ms") {
+			t.Errorf("%s: why = %q, want that it took longer than its timeout", c.Name, c.Why)
 		}
 	}
 }
