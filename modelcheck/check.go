@@ -14,7 +14,6 @@ import (
 	"prototyper/agentloop"
 	"prototyper/events"
 	"prototyper/model"
-	"prototyper/model/ollama"
 	"prototyper/store"
 )
 
@@ -35,6 +34,9 @@ type Options struct {
 	Cases []Case
 	// Progress, when set, is told each case's result as it ends.
 	Progress func(CaseResult)
+	// Residency, when set, is asked after the cases for the model's quantization and the
+	// memory it takes loaded (an Ollama server's /api/show and /api/ps); nil leaves them unknown.
+	Residency func(ctx context.Context, model string) (quantization string, bytes int64)
 }
 
 // Call is one tool call of a case, as the loop recorded it.
@@ -140,32 +142,10 @@ func Run(ctx context.Context, server model.Model, opts Options) (Report, error) 
 	if n > 0 {
 		rep.FirstTokenMs /= n
 	}
-	rep.Quantization, rep.MemoryBytes = residency(ctx, server, opts.Model)
+	if opts.Residency != nil {
+		rep.Quantization, rep.MemoryBytes = opts.Residency(ctx, opts.Model)
+	}
 	return rep, nil
-}
-
-// residency is the model's quantization and the memory it takes loaded, when the server is an
-// Ollama server that says them.
-func residency(ctx context.Context, server model.Model, name string) (quant string, size int64) {
-	s, ok := server.(*model.Server)
-	if !ok {
-		return "", 0
-	}
-	client, _ := s.Client()
-	if client == nil {
-		return "", 0
-	}
-	if info, err := client.Show(ctx, name); err == nil {
-		quant = info.QuantizationLevel
-	}
-	if running, err := client.Running(ctx); err == nil {
-		for _, m := range running {
-			if ollama.SameModel(m.Name, name) || ollama.SameModel(m.Model, name) {
-				size = m.Size
-			}
-		}
-	}
-	return quant, size
 }
 
 func (m *Measures) add(c Measures) {

@@ -11,8 +11,8 @@
 //
 // [Run] measures, per case and in sum: passed, calls made and calls well formed (native, or
 // written as text and read by the loop: origin text), time to first token, prompt and answer
-// tokens per second, the context used, and (after the cases) the memory the loaded model
-// takes (Ollama's /api/ps). [Report.Record] is what the store keeps ([store.ModelCheck]),
+// tokens per second, the context used, and (after the cases, through [Options.Residency]) the
+// memory the loaded model takes (Ollama's /api/ps). [Report.Record] is what the store keeps ([store.ModelCheck]),
 // per model, quantisation and context size.
 //
 // # Bounds

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"text/tabwriter"
 
+	"prototyper/model"
+	"prototyper/model/ollama"
 	"prototyper/modelcheck"
 	"prototyper/store"
 )
@@ -51,7 +53,7 @@ func checkCommand(ctx context.Context, args []string, io IO) int {
 		}
 		defer local.stop()
 	}
-	opts := modelcheck.Options{Model: pos[0]}
+	opts := modelcheck.Options{Model: pos[0], Residency: ollamaResidency(server)}
 	if !asJSON {
 		opts.Progress = func(c modelcheck.CaseResult) {
 			mark := "pass"
@@ -101,4 +103,26 @@ func checkCommand(ctx context.Context, args []string, io IO) int {
 // checkBadge is a check's result in a few words: "5/6, 14 tok/s".
 func checkBadge(c store.ModelCheck) string {
 	return fmt.Sprintf("%d/%d, %.0f tok/s", c.Passed, c.Total, c.AnswerTokensPerSec)
+}
+
+// ollamaResidency is the model check's view of an Ollama server: the model's quantization
+// (/api/show) and the memory it takes loaded (/api/ps); unknown on another server.
+func ollamaResidency(server *model.Server) func(ctx context.Context, name string) (string, int64) {
+	return func(ctx context.Context, name string) (quant string, size int64) {
+		client, _ := server.Client()
+		if client == nil {
+			return "", 0
+		}
+		if info, err := client.Show(ctx, name); err == nil {
+			quant = info.QuantizationLevel
+		}
+		if running, err := client.Running(ctx); err == nil {
+			for _, m := range running {
+				if ollama.SameModel(m.Name, name) || ollama.SameModel(m.Model, name) {
+					size = m.Size
+				}
+			}
+		}
+		return quant, size
+	}
 }
