@@ -66,6 +66,8 @@ type Measures struct {
 	ContextTokens int   `json:"contextTokens"`
 	NumCtx        int   `json:"numCtx"`
 	DurationMs    int64 `json:"durationMs"`
+	// LoadMs is how long loading the model took before the cases (not counted in them).
+	LoadMs int64 `json:"loadMs"`
 
 	promptMs, answerMs int64 // the sums the rates divide by
 }
@@ -97,7 +99,8 @@ var ErrNoModel = errors.New("name the model to check")
 
 // Run checks opts.Model on server, one case after the other. A case that fails, times out or
 // meets a model error counts as failed and the suite goes on; Run returns an error only when
-// it could not run at all (no scratch folder) or ctx was cancelled.
+// it could not run at all (no scratch folder, a model the server cannot load) or ctx was
+// cancelled.
 func Run(ctx context.Context, server model.Model, opts Options) (Report, error) {
 	if strings.TrimSpace(opts.Model) == "" {
 		return Report{}, ErrNoModel
@@ -159,6 +162,7 @@ func (m *Measures) add(c Measures) {
 	m.answerMs += c.answerMs
 	m.ContextTokens = max(m.ContextTokens, c.ContextTokens)
 	m.NumCtx = max(m.NumCtx, c.NumCtx)
+	m.LoadMs += c.LoadMs
 }
 
 func (m *Measures) rates() {
@@ -221,6 +225,14 @@ func runCase(ctx context.Context, server model.Model, name string, c Case, timeo
 		return res, err
 	}
 	agent := agentloop.Wire(db, server, bridge, agentloop.WireOptions{Workspace: workspace})
+
+	// The load is not the case's: a model loaded from disk within the case's time would fail
+	// the first case on a slow machine. A model that cannot load cannot be checked at all.
+	load, err := agent.Preload(ctx, name)
+	if err != nil && !errors.Is(err, model.ErrNoPreload) {
+		return res, fmt.Errorf("cannot load %s: %w", name, err)
+	}
+	res.LoadMs = load.Milliseconds()
 
 	caseCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

@@ -183,3 +183,15 @@ func TestACaseThatOutlastsItsTimeoutFailsAndTheSuiteGoesOn(t *testing.T) {
 		}
 	}
 }
+
+func TestAModelTheServerDoesNotHaveIsOneErrorNotSixFailedCases(t *testing.T) {
+	server, err := model.NewOllamaServer(ollamatest.Get(t).URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := modelcheck.Run(context.Background(), server, modelcheck.Options{Model: "no-such-model"})
+	if err == nil || !strings.Contains(err.Error(), "no-such-model") || len(rep.Cases) != 0 {
+		t.Fatalf("Run = %d cases, %v; want no case and an error naming the model", len(rep.Cases), err)
+	}
+	t.Log(err)
+}
