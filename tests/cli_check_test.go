@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"prototyper/internal/ollamatest"
+	"prototyper/store"
 )
 
 // Scripted models of `prototyper check`: every case of the check opens a chat of its own, so
@@ -97,5 +98,24 @@ func TestCLICheckTellsACallingModelFromOneThatNeverCallsAndModelsShowsTheResult(
 		if !regexp.MustCompile(want).MatchString(line) {
 			t.Errorf("models shows %s as %q; want its check column to match %q", name, line, want)
 		}
+	}
+}
+
+// TestCLICheckWhileTheStoreIsHeldReportsAndSaysTheResultWasNotKept: the window holds the
+// store; the check still runs and prints its report, then says in one line that the result
+// was not kept, and exits 1.
+func TestCLICheckWhileTheStoreIsHeldReportsAndSaysTheResultWasNotKept(t *testing.T) {
+	srv := ollamatest.Get(t)
+	db := filepath.Join(t.TempDir(), "p.db")
+	held, err := store.Open(db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	out, errOut, code := cliRun(t, "check", "--ollama", srv.URL(), "--db", db, checkNeverModel.Name)
+	t.Logf("exit %d\n%s%s", code, errOut, out)
+	if code != 1 || !strings.Contains(out, checkNeverModel.Name+" on this machine: 0/6") ||
+		!strings.Contains(errOut, "the result was not kept") || !strings.Contains(errOut, "already running") {
+		t.Errorf("want the report, then one line saying the result was not kept as Prototyper is running, and exit 1")
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"path/filepath"
 	"text/tabwriter"
 
 	"prototyper/model"
@@ -37,16 +36,10 @@ func checkCommand(ctx context.Context, args []string, io IO) int {
 		printError(io.Err, "check", err)
 		return ExitUsage
 	}
-	db, err := common.OpenDB(store.Options{})
-	if err != nil {
-		printError(io.Err, "check", err)
-		return ExitFailed
-	}
-	defer db.Close()
 	if server.OpenAI() == nil {
 		client, _ := server.Client()
-		settings, _ := db.Settings()
-		local, err := startLocalOllama(ctx, io.Err, "check", client.URL(), settings, filepath.Dir(db.Path()))
+		settings, logDir := commandSettings(common)
+		local, err := startLocalOllama(ctx, io.Err, "check", client.URL(), settings, logDir)
 		if err != nil {
 			printError(io.Err, "check", err)
 			return ExitFailed
@@ -67,17 +60,13 @@ func checkCommand(ctx context.Context, args []string, io IO) int {
 	if err != nil {
 		return ollamaFailure(ctx, io, "check", err)
 	}
-	if err := db.PutModelCheck(rep.Record()); err != nil {
-		printError(io.Err, "check", err)
-		return ExitFailed
-	}
 	if asJSON {
 		enc := json.NewEncoder(io.Out)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rep); err != nil {
 			return ExitFailed
 		}
-		return ExitCompleted
+		return keepCheck(io, common, rep)
 	}
 	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "CASE\tPASSED\tCALLS\tWELL FORMED\tFIRST TOKEN\tPROMPT TOK/S\tANSWER TOK/S\tCONTEXT")
@@ -97,6 +86,22 @@ func checkCommand(ctx context.Context, args []string, io IO) int {
 		fmt.Fprintf(io.Out, ", %s loaded", humanBytes(rep.MemoryBytes))
 	}
 	fmt.Fprintln(io.Out)
+	return keepCheck(io, common, rep)
+}
+
+// keepCheck stores rep for `prototyper models`. The store is opened only now, after the
+// report is out: the check runs while the window holds the store, and says then that its
+// result was not kept.
+func keepCheck(io IO, common Common, rep modelcheck.Report) int {
+	db, err := common.OpenDB(store.Options{})
+	if err == nil {
+		err = db.PutModelCheck(rep.Record())
+		db.Close()
+	}
+	if err != nil {
+		printError(io.Err, "check", fmt.Errorf("the result was not kept for `prototyper models`: %w", err))
+		return ExitFailed
+	}
 	return ExitCompleted
 }
 
