@@ -49,12 +49,12 @@ var rules = []rule{
 	{
 		name:             "the store is imported by the rooms that keep or show chats, never by a client, the tools or the events",
 		targets:          []string{"prototyper/store"},
-		allowedImporters: append([]string{"prototyper", "prototyper/agentloop/...", "prototyper/model", "prototyper/internal/cli", "prototyper/store/...", "prototyper/tests", "prototyper/acp/..."}, session...),
+		allowedImporters: append([]string{"prototyper", "prototyper/agentloop/...", "prototyper/model", "prototyper/internal/cli", "prototyper/store/...", "prototyper/tests", "prototyper/acp/...", "prototyper/modelcheck"}, session...),
 	},
 	{
-		name:             "the agent loop is used by main, the command line, the window's session and the ACP server only",
+		name:             "the agent loop is used by main, the command line, the window's session, the ACP server and the model check only",
 		targets:          []string{"prototyper/agentloop/..."},
-		allowedImporters: append([]string{"prototyper", "prototyper/agentloop/...", "prototyper/internal/cli", "prototyper/tests", "prototyper/acp/..."}, session...),
+		allowedImporters: append([]string{"prototyper", "prototyper/agentloop/...", "prototyper/internal/cli", "prototyper/tests", "prototyper/acp/...", "prototyper/modelcheck"}, session...),
 	},
 	{
 		name:             "the window's session is App's only neighbour: only main (and the cross-package tests) import it",

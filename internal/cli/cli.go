@@ -1,5 +1,5 @@
 // Package cli is Prototyper's command line: the subcommands of the design's command table
-// (run, chats, models, pull, undo, redo, mcp, acp) and the flags of the desktop window. main.go calls [Main] for a
+// (run, chats, models, pull, check, undo, redo, mcp, acp) and the flags of the desktop window. main.go calls [Main] for a
 // subcommand and [ParseDesktopFlags] otherwise; the window's session (package desktop) takes
 // the flags and the few helpers both share ([OpenAIModels], [SettingsServers], [StoredTrust]).
 // Nothing here imports Wails or the window's session.
@@ -138,6 +138,7 @@ var subcommands = []subcommand{
 	{"chats", "read the chats in the store", chatsCommand},
 	{"models", "models on the model server, with capabilities and context length", modelsCommand},
 	{"pull", "pull a model with a progress bar", pullCommand},
+	{"check", "check whether a model works on this machine; kept for `prototyper models`", checkCommand},
 	{"undo", "put back the files a run changed", undoCommand(false)},
 	{"redo", "take back the last undo", undoCommand(true)},
 	{"acp", "serve an editor through the Agent Client Protocol on stdin and stdout", acpCommand},
@@ -155,6 +156,7 @@ var synopses = map[string][]string{
 	"chats":  {"chats list [--json] | show ID | export ID [--format md|json]"},
 	"models": {"models [--ollama URL] [--provider openai --base-url URL] [--api-key-env NAME]"},
 	"pull":   {"pull [--ollama URL] NAME"},
+	"check":  {"check [--ollama URL] [--provider openai --base-url URL] [--api-key-env NAME] [--json] MODEL"},
 	"undo":   {"undo --chat ID [--run ID | --message ID] [--force] [--keep] [--json]"},
 	"redo":   {"redo --chat ID [--force] [--keep] [--json]"},
 	"acp":    {"acp [--model NAME] [--ollama URL] [--provider openai --base-url URL] [--api-key-env NAME] [--mcp-config FILE]"},

@@ -13,11 +13,13 @@ import (
 	"time"
 
 	"prototyper/model/ollama"
+	"prototyper/store"
 )
 
 // modelsCommand is `prototyper models`: the models on the Ollama server, with their size,
 // the capabilities the agent cares about (tools, thinking) and their context length, and
-// whether they read images (vision; the last column, so that the earlier ones keep their place).
+// whether they read images (vision), and how the model did in its latest check on this machine
+// (`prototyper check`; new columns go last, so that the earlier ones keep their place).
 func modelsCommand(ctx context.Context, args []string, io IO) int {
 	var endpoint EndpointFlags
 	common, pos, code, done := parseOllamaCommand("models",
@@ -55,8 +57,9 @@ func modelsCommand(ctx context.Context, args []string, io IO) int {
 		fmt.Fprintf(io.Out, hint("No models on the Ollama server at %s — pull one, e.g. the recommended `prototyper pull %s`.\n"), Sanitize(client.URL()), ollama.RecommendedModel().Name)
 		return ExitCompleted
 	}
+	checks := storedChecks(common)
 	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSIZE\tPARAMS\tTOOLS\tTHINKING\tCONTEXT\tVISION")
+	fmt.Fprintln(tw, "NAME\tSIZE\tPARAMS\tTOOLS\tTHINKING\tCONTEXT\tVISION\tCHECK")
 	for _, m := range models {
 		tools, thinking, context, vision := "?", "?", "?", "?"
 		if m.ShowErr == nil {
@@ -67,7 +70,8 @@ func modelsCommand(ctx context.Context, args []string, io IO) int {
 		} else {
 			printError(io.Err, "models", fmt.Errorf("%s: %w", m.Name, m.ShowErr))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cell(m.Name), humanBytes(m.Size), orDash(cell(m.ParameterSize)), tools, thinking, context, vision)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cell(m.Name), humanBytes(m.Size), orDash(cell(m.ParameterSize)), tools, thinking, context, vision,
+			checks(m.Name))
 	}
 	if err := tw.Flush(); err != nil {
 		return ExitFailed
@@ -183,4 +187,42 @@ func humanBytes(n int64) string {
 		return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0") + " " + units[i]
 	}
 	return fmt.Sprintf("%.0f %s", v, units[i])
+}
+
+// storedChecks returns what the latest stored model check of a model says ("5/6, 14 tok/s"),
+// "-" when there is none or the store cannot be read (the app holds it): the list of models
+// does not fail for want of it. A name serves one quantization at a time, so the newest check
+// of the name is the one of the model the server holds.
+func storedChecks(common Common) func(model string) string {
+	none := func(string) string { return "-" }
+	path, err := common.DBPath()
+	if err != nil {
+		return none
+	}
+	if _, err := os.Stat(path); err != nil {
+		return none
+	}
+	db, err := store.Open(path, store.Options{ReadOnly: true, LockTimeout: settingsLockWait})
+	if err != nil {
+		return none
+	}
+	defer db.Close()
+	byModel := map[string][]store.ModelCheck{}
+	if names, err := db.CheckedModels(); err == nil {
+		for _, name := range names {
+			byModel[name], _ = db.ModelChecks(name)
+		}
+	}
+	return func(model string) string {
+		var latest *store.ModelCheck
+		for name, checks := range byModel { // "qwen3" was checked, "qwen3:latest" is listed
+			if len(checks) > 0 && ollama.SameModel(name, model) && (latest == nil || checks[0].At.After(latest.At)) {
+				latest = &checks[0]
+			}
+		}
+		if latest == nil {
+			return "-"
+		}
+		return checkBadge(*latest)
+	}
 }

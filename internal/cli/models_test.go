@@ -57,9 +57,9 @@ func TestModelsListsNameSizeCapabilitiesContextAndVision(t *testing.T) {
 		t.Fatalf("output:\n%s", out)
 	}
 	for i, want := range [][]string{
-		{"NAME", "SIZE", "PARAMS", "TOOLS", "THINKING", "CONTEXT", "VISION"},
-		{"gemma3:1b", "815", "MB", "999.89M", "no", "no", "32768", "yes"},
-		{"qwen3:0.6b", "523", "MB", "751.63M", "yes", "yes", "40960", "no"},
+		{"NAME", "SIZE", "PARAMS", "TOOLS", "THINKING", "CONTEXT", "VISION", "CHECK"},
+		{"gemma3:1b", "815", "MB", "999.89M", "no", "no", "32768", "yes", "-"},
+		{"qwen3:0.6b", "523", "MB", "751.63M", "yes", "yes", "40960", "no", "-"},
 	} {
 		if got := strings.Fields(lines[i]); strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Errorf("line %d = %q, want %q", i, got, want)

@@ -13,6 +13,7 @@ import (
 type RunningModel struct {
 	Name      string    `json:"name"`
 	Model     string    `json:"model"`
+	Size      int64     `json:"size"` // the memory the loaded model takes, bytes
 	SizeVRAM  int64     `json:"size_vram"`
 	ExpiresAt time.Time `json:"expires_at"`
 	// ContextLength is the context the model was loaded with (0 when the server does not say).

@@ -1,0 +1,133 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"text/tabwriter"
+
+	"prototyper/model"
+	"prototyper/model/ollama"
+	"prototyper/modelcheck"
+	"prototyper/store"
+)
+
+// checkCommand is `prototyper check MODEL`: the model check (package modelcheck) on this
+// machine, printed per case and in sum, and recorded in the store per model, quantisation and
+// context size, where `prototyper models` shows it.
+func checkCommand(ctx context.Context, args []string, io IO) int {
+	var endpoint EndpointFlags
+	var asJSON bool
+	common, pos, code, done := parseOllamaCommand("check",
+		usageLines("check")+"\nChecks whether MODEL works on this machine: six short agent tasks in a scratch folder,\n"+
+			"with the time to first token, the speeds and the memory the model takes. The result is kept\n"+
+			"for `prototyper models`.\n",
+		args, io, endpoint.Register, func(fs *flag.FlagSet) { fs.BoolVar(&asJSON, "json", false, "print the report as JSON") })
+	if done {
+		return code
+	}
+	if len(pos) != 1 {
+		fmt.Fprint(io.Err, hint("prototyper check: name one MODEL; run `prototyper check --help`\n"))
+		return ExitUsage
+	}
+	server, err := endpoint.Server(common, cliRetry)
+	if err != nil {
+		printError(io.Err, "check", err)
+		return ExitUsage
+	}
+	if server.OpenAI() == nil {
+		client, _ := server.Client()
+		settings, logDir := commandSettings(common)
+		local, err := startLocalOllama(ctx, io.Err, "check", client.URL(), settings, logDir)
+		if err != nil {
+			printError(io.Err, "check", err)
+			return ExitFailed
+		}
+		defer local.stop()
+	}
+	opts := modelcheck.Options{Model: pos[0], Residency: ollamaResidency(server)}
+	if !asJSON {
+		opts.Progress = func(c modelcheck.CaseResult) {
+			mark := "pass"
+			if !c.Passed {
+				mark = "FAIL: " + Sanitize(c.Why)
+			}
+			fmt.Fprintf(io.Err, "  %-26s %s\n", c.Name, mark)
+		}
+	}
+	rep, err := modelcheck.Run(ctx, server, opts)
+	if err != nil {
+		return ollamaFailure(ctx, io, "check", err)
+	}
+	if asJSON {
+		enc := json.NewEncoder(io.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return ExitFailed
+		}
+		return keepCheck(io, common, rep)
+	}
+	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CASE\tPASSED\tCALLS\tWELL FORMED\tFIRST TOKEN\tPROMPT TOK/S\tANSWER TOK/S\tCONTEXT")
+	row := func(name, passed string, m modelcheck.Measures) {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d ms\t%.0f\t%.1f\t%d/%d\n", name, passed, m.Calls, m.WellFormed,
+			m.FirstTokenMs, m.PromptTokensPerSec, m.AnswerTokensPerSec, m.ContextTokens, m.NumCtx)
+	}
+	for _, c := range rep.Cases {
+		row(c.Name, yesNo(c.Passed), c.Measures)
+	}
+	row("all", fmt.Sprintf("%d/%d", rep.Passed, rep.Total), rep.Measures)
+	if err := tw.Flush(); err != nil {
+		return ExitFailed
+	}
+	fmt.Fprintf(io.Out, "%s on this machine: %s in %.1f s", Sanitize(rep.Model), checkBadge(rep.Record()), float64(rep.DurationMs)/1000)
+	if rep.MemoryBytes > 0 {
+		fmt.Fprintf(io.Out, ", %s loaded", humanBytes(rep.MemoryBytes))
+	}
+	fmt.Fprintln(io.Out)
+	return keepCheck(io, common, rep)
+}
+
+// keepCheck stores rep for `prototyper models`. The store is opened only now, after the
+// report is out: the check runs while the window holds the store, and says then that its
+// result was not kept.
+func keepCheck(io IO, common Common, rep modelcheck.Report) int {
+	db, err := common.OpenDB(store.Options{})
+	if err == nil {
+		err = db.PutModelCheck(rep.Record())
+		db.Close()
+	}
+	if err != nil {
+		printError(io.Err, "check", fmt.Errorf("the result was not kept for `prototyper models`: %w", err))
+		return ExitFailed
+	}
+	return ExitCompleted
+}
+
+// checkBadge is a check's result in a few words: "5/6, 14 tok/s".
+func checkBadge(c store.ModelCheck) string {
+	return fmt.Sprintf("%d/%d, %.0f tok/s", c.Passed, c.Total, c.AnswerTokensPerSec)
+}
+
+// ollamaResidency is the model check's view of an Ollama server: the model's quantization
+// (/api/show) and the memory it takes loaded (/api/ps); unknown on another server.
+func ollamaResidency(server *model.Server) func(ctx context.Context, name string) (string, int64) {
+	return func(ctx context.Context, name string) (quant string, size int64) {
+		client, _ := server.Client()
+		if client == nil {
+			return "", 0
+		}
+		if info, err := client.Show(ctx, name); err == nil {
+			quant = info.QuantizationLevel
+		}
+		if running, err := client.Running(ctx); err == nil {
+			for _, m := range running {
+				if ollama.SameModel(m.Name, name) || ollama.SameModel(m.Model, name) {
+					size = m.Size
+				}
+			}
+		}
+		return quant, size
+	}
+}
