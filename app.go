@@ -146,6 +146,13 @@ func (a *App) CreateFolder(dir string) (string, error)    { return desktop.Creat
 func (a *App) PreviewOpen(chatID, page string) (desktop.PreviewPage, error) { // the page kept from the bindings first
 	return with(a, func(d *session) (desktop.PreviewPage, error) { return d.PreviewOpen(guardBindings, chatID, page) })
 }
+
+// PreviewScreenshot is a PNG (base64) of the Preview pane's frame, whose rectangle in CSS
+// pixels and device scale the window passes. It is Wails/GTK work, no session's: the web view
+// is asked for what it shows (previewshot_linux.go), as the bindings guard is armed here too.
+func (a *App) PreviewScreenshot(x, y, width, height, scale float64) (string, error) {
+	return previewScreenshot(x, y, width, height, scale)
+}
 func (a *App) SetChatWorkspace(chatID, dir string) (desktop.ChatSummary, error) {
 	return with(a, func(d *session) (desktop.ChatSummary, error) { return d.SetChatWorkspace(chatID, dir) })
 }

@@ -332,6 +332,13 @@ export class FakeBackend implements Backend {
     if (!this.previewPage) throw new Error('There is no folder to preview yet: open a folder first (Ctrl+O).')
     return this.previewPage
   }
+  /** The PNG (base64) previewScreenshot answers with (a test sets it). */
+  previewShot = ''
+  async previewScreenshot(x: number, y: number, width: number, height: number, scale: number): Promise<string> {
+    this.record('PreviewScreenshot', x, y, width, height, scale)
+    if (!this.previewShot) throw new Error('The preview could not be captured: try again once the page is shown.')
+    return this.previewShot
+  }
   setTitle(title: string) {
     this.title = title
   }
