@@ -147,11 +147,11 @@ func (a *App) PreviewOpen(chatID, page string) (desktop.PreviewPage, error) { //
 	return with(a, func(d *session) (desktop.PreviewPage, error) { return d.PreviewOpen(guardBindings, chatID, page) })
 }
 
-// PreviewScreenshot is a PNG (base64) of the Preview pane's frame, whose rectangle in CSS
-// pixels and device scale the window passes. It is Wails/GTK work, no session's: the web view
+// PreviewScreenshot is a PNG (base64) of the Preview pane's frame, whose rectangle and the
+// viewport's width, in CSS pixels, the window passes. It is Wails/GTK work, no session's: the web view
 // is asked for what it shows (previewshot_linux.go), as the bindings guard is armed here too.
-func (a *App) PreviewScreenshot(x, y, width, height, scale float64) (string, error) {
-	return previewScreenshot(x, y, width, height, scale)
+func (a *App) PreviewScreenshot(x, y, width, height, viewWidth float64) (string, error) {
+	return previewScreenshot(x, y, width, height, viewWidth)
 }
 func (a *App) SetChatWorkspace(chatID, dir string) (desktop.ChatSummary, error) {
 	return with(a, func(d *session) (desktop.ChatSummary, error) { return d.SetChatWorkspace(chatID, dir) })

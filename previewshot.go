@@ -18,14 +18,14 @@ var errNoShot = errors.New("the preview could not be captured: try again once th
 var errShotOutside = errors.New("the preview could not be captured: its page is not in view; open the Preview pane (Alt+P) first")
 
 // previewScreenshot is a PNG (base64, as the composer holds an attached image) of the frame
-// at x, y, width, height (CSS pixels of the window) at the window's device scale: the
-// page as the pane shows it.
-func previewScreenshot(x, y, width, height, scale float64) (string, error) {
+// at x, y, width, height (CSS pixels of the window, whose viewport is viewWidth CSS pixels
+// wide): the page as the pane shows it.
+func previewScreenshot(x, y, width, height, viewWidth float64) (string, error) {
 	s, err := takeSnapshot()
 	if err != nil {
 		return "", err
 	}
-	img, err := s.crop(x, y, width, height, scale)
+	img, err := s.crop(x, y, width, height, viewWidth)
 	if err != nil {
 		return "", err
 	}
@@ -36,9 +36,13 @@ func previewScreenshot(x, y, width, height, scale float64) (string, error) {
 	return base64.StdEncoding.EncodeToString(b.Bytes()), nil
 }
 
-// crop is the snapshot's part under a rectangle of CSS pixels, scaled to device pixels and
-// cut to the snapshot's edges, as an image of straight (not premultiplied) colours.
-func (s snapshot) crop(x, y, width, height, scale float64) (*image.NRGBA, error) {
+// crop is the snapshot's part under a rectangle of CSS pixels, cut to the snapshot's edges, as
+// an image of straight (not premultiplied) colours. The snapshot is the whole viewport, which
+// is viewWidth CSS pixels wide: their ratio is the scale, whatever makes it (the display's
+// scale, or the page zoom WebKitGTK applies for a larger font DPI, which devicePixelRatio
+// does not count).
+func (s snapshot) crop(x, y, width, height, viewWidth float64) (*image.NRGBA, error) {
+	scale := float64(s.width) / viewWidth
 	if !(scale > 0) || math.IsInf(scale, 0) {
 		scale = 1
 	}

@@ -23,11 +23,11 @@ func argb32(w, h int, bg, fg [4]byte, x0, y0, x1, y1 int) snapshot {
 	return snapshot{pix: pix, width: w, height: h, stride: stride}
 }
 
-func TestAPreviewScreenshotIsTheFramesRectangleAtTheDeviceScale(t *testing.T) {
-	// a window of 100×60 CSS pixels at scale 2; the frame at (30,10) 40×20 CSS pixels, all blue
+func TestAPreviewScreenshotIsTheFramesRectangleAtTheViewsScale(t *testing.T) {
+	// a window 100 CSS pixels wide, 200 device pixels; the frame at (30,10) 40×20 CSS pixels, all blue
 	blue := [4]byte{200, 0, 0, 255} // B, G, R, A
 	s := argb32(200, 120, [4]byte{255, 255, 255, 255}, blue, 60, 20, 140, 60)
-	img, err := s.crop(30, 10, 40, 20, 2)
+	img, err := s.crop(30, 10, 40, 20, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,14 +43,14 @@ func TestAPreviewScreenshotIsTheFramesRectangleAtTheDeviceScale(t *testing.T) {
 
 func TestAPreviewScreenshotIsCutToTheWindowAndRefusedWhenNothingIsInView(t *testing.T) {
 	s := argb32(100, 60, [4]byte{0, 0, 0, 255}, [4]byte{0, 0, 0, 255}, 0, 0, 0, 0)
-	img, err := s.crop(80, 50, 40, 40, 1)
+	img, err := s.crop(80, 50, 40, 40, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if b := img.Bounds(); b.Dx() != 20 || b.Dy() != 10 {
 		t.Errorf("the picture is %v, want the 20×10 pixels of the frame inside the window", b)
 	}
-	if _, err := s.crop(120, 0, 40, 40, 1); !errors.Is(err, errShotOutside) {
+	if _, err := s.crop(120, 0, 40, 40, 100); !errors.Is(err, errShotOutside) {
 		t.Errorf("a frame outside the window: %v, want errShotOutside", err)
 	}
 }

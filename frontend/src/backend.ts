@@ -727,8 +727,8 @@ export interface Backend {
   editQueued(chatId: string, index: number, text: string): Promise<void>
   /** Starts the preview if needed; the page to show for the chat ('' for the folder of new chats), page if it has it. */
   previewOpen(chatId: string, page: string): Promise<PreviewPage>
-  /** A PNG (base64) of what the web view shows in a rectangle of CSS pixels, at the device scale. */
-  previewScreenshot(x: number, y: number, width: number, height: number, scale: number): Promise<string>
+  /** A PNG (base64) of what the web view shows in a rectangle of CSS pixels (the viewport viewWidth wide). */
+  previewScreenshot(x: number, y: number, width: number, height: number, viewWidth: number): Promise<string>
   /** Sets the window's title (the desktop's task bar shows it). */
   setTitle(title: string): void
   /** Quits the app, as closing its window does. */
@@ -837,7 +837,7 @@ export function wailsBackend(): Backend {
     refuseWorkspaceServers: (dir, hash) => app().RefuseWorkspaceServers(dir, hash),
     editQueued: (id, i, text) => app().EditQueued(id, i, text),
     previewOpen: (id, page) => app().PreviewOpen(id, page),
-    previewScreenshot: (x, y, w, h, scale) => app().PreviewScreenshot(x, y, w, h, scale),
+    previewScreenshot: (x, y, w, h, viewWidth) => app().PreviewScreenshot(x, y, w, h, viewWidth),
     setTitle: (title) => {
       window.runtime?.WindowSetTitle?.(title)
       document.title = title

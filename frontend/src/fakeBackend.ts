@@ -334,8 +334,8 @@ export class FakeBackend implements Backend {
   }
   /** The PNG (base64) previewScreenshot answers with (a test sets it). */
   previewShot = ''
-  async previewScreenshot(x: number, y: number, width: number, height: number, scale: number): Promise<string> {
-    this.record('PreviewScreenshot', x, y, width, height, scale)
+  async previewScreenshot(x: number, y: number, width: number, height: number, viewWidth: number): Promise<string> {
+    this.record('PreviewScreenshot', x, y, width, height, viewWidth)
     if (!this.previewShot) throw new Error('The preview could not be captured: try again once the page is shown.')
     return this.previewShot
   }

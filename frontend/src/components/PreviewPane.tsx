@@ -6,6 +6,7 @@
 import { createContext, useContext, useEffect, useSyncExternalStore } from 'react'
 import { matches, previewShortcut, previewShotShortcut, previewWideShortcut } from '../keyboard/shortcuts'
 import { errorCount, previewWidths, type PreviewState, type PreviewStore, type PreviewWidth } from '../state/preview'
+import { Icon } from './icons'
 import { ShortcutButton } from './ShortcutButton'
 
 export const PreviewContext = createContext<PreviewStore | null>(null)
@@ -63,7 +64,7 @@ async function attachScreenshot(store: PreviewStore): Promise<void> {
   const y = Math.max(0, stage.top, r.top + frame.clientTop)
   const right = Math.min(window.innerWidth, stage.right, r.left + frame.clientLeft + frame.clientWidth)
   const bottom = Math.min(window.innerHeight, stage.bottom, r.top + frame.clientTop + frame.clientHeight)
-  const ok = await store.attachScreenshot({ x, y, width: right - x, height: bottom - y }, window.devicePixelRatio || 1)
+  const ok = await store.attachScreenshot({ x, y, width: right - x, height: bottom - y }, window.innerWidth)
   if (ok) document.getElementById('composer')?.focus()
 }
 
@@ -114,7 +115,7 @@ export function PreviewPane({ store }: { store: PreviewStore }) {
             onClick={() => void attachScreenshot(store)}
             aria-label="Attach a screenshot"
           >
-            📷
+            <Icon name="image" />
           </ShortcutButton>
         )}
         {s.shotError && (

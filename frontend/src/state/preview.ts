@@ -127,13 +127,13 @@ export class PreviewStore {
 
   /**
    * Attaches a PNG of the page as the pane shows it (the frame's rectangle in the window's CSS
-   * pixels, at its device scale) to the message being typed, as a pasted image: the composer
+   * pixels, whose viewport is viewWidth wide) to the message being typed, as a pasted image: the composer
    * refuses it the same way for a model that cannot see. The frame is another origin, so the
    * picture comes from the web view itself, not from the window's script.
    */
-  attachScreenshot = async (frame: { x: number; y: number; width: number; height: number }, scale: number): Promise<boolean> => {
+  attachScreenshot = async (frame: { x: number; y: number; width: number; height: number }, viewWidth: number): Promise<boolean> => {
     try {
-      const png = await this.backend.previewScreenshot(frame.x, frame.y, frame.width, frame.height, scale)
+      const png = await this.backend.previewScreenshot(frame.x, frame.y, frame.width, frame.height, viewWidth)
       this.app.attachImages([png])
       if (this.state.shotError) this.set({ shotError: '' })
       return true
