@@ -125,3 +125,45 @@ func TestDesktopPreviewPaneAttachesAScreenshotOfThePageToAMessageForAModelThatSe
 		}
 	}
 }
+
+// By keyboard, in the real window, for a model that cannot see images (previewFixModel): the
+// screenshot is attached as a pasted image is, and refused the same way before anything is
+// sent: the composer says why, Send cannot be pressed, Enter sends nothing.
+func TestDesktopPreviewPaneScreenshotForAModelThatCannotSeeIsRefusedBeforeSending(t *testing.T) {
+	r, log := startPreviewRun(t, previewFixModel, "Make a counter page")
+	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
+	r.app.key("alt+p")
+	waitPainted(t, log, 1, 30*time.Second)
+	r.app.key("alt+i")
+	r.app.waitControl(roleImage, "Image 1 to send", 30*time.Second)
+	r.app.typeText("What does this page look like?")
+	if !r.app.says("cannot see images") {
+		t.Errorf("the composer does not say the model cannot see the screenshot: %s", r.app.screenshot("preview-shot-blind.png"))
+	}
+	if send := r.app.waitControl(rolePushButton, "Send", 10*time.Second); r.app.enabled(send) {
+		t.Errorf("Send can be pressed with a screenshot for a model that cannot see")
+	}
+	r.app.key("Return")
+	time.Sleep(3 * time.Second) // as assertEnterSendsNothing: a message sent would be stored by now
+	_, db := r.finish(t, "preview-shot-blind.png")
+	msgs, err := db.Messages(theOneChat(t, db).ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range msgs {
+		if m.Role == store.RoleUser && (len(m.Images) > 0 || m.Content == "What does this page look like?") {
+			t.Errorf("the refused message was sent: %+v", m)
+		}
+	}
+	started := 0
+	for _, l := range readBridgeLog(t, r.bridgeLog) {
+		for _, e := range l.Events {
+			if e.Type == events.RunStarted {
+				started++
+			}
+		}
+	}
+	if started != 1 {
+		t.Errorf("%d runs started, want only the first one", started)
+	}
+}
