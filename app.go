@@ -3,20 +3,17 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
 	"sync"
-	"time"
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
-	"prototyper/events/wailssink"
 	"prototyper/internal/cli"
 	"prototyper/internal/desktop"
 )
 
 // App is the facade bound to the frontend: each exported method is one call into the window's
-// session ([desktop.Desktop]). Besides main.go, App is the only code that calls Wails.
+// session ([desktop.Desktop]); its life with the window is in app_lifecycle.go. Besides main.go,
+// App is the only code that calls Wails.
 type App struct {
 	opts cli.DesktopOptions
 
@@ -28,41 +25,6 @@ type App struct {
 
 // NewApp returns the facade for the desktop options. It opens nothing: startup does.
 func NewApp(opts cli.DesktopOptions) *App { return &App{opts: opts} }
-
-// startup opens the session, its events going to the window (a second instance quits).
-func (a *App) startup(ctx context.Context) {
-	desk, err := desktop.OpenDesktop(a.opts, wailssink.New(ctx))
-	// Wails runs startup beside the page's first calls: the fields are published under a.mu.
-	a.mu.Lock()
-	a.ctx, a.desk, a.exitErr = ctx, desk, err
-	a.mu.Unlock()
-	if err != nil {
-		runtime.Quit(ctx)
-	}
-}
-
-// beforeClose stops the runs, within a second, before the window goes: each keeps what it has.
-func (a *App) beforeClose(ctx context.Context) (prevent bool) {
-	if desk, err := a.desktop(); err == nil {
-		stopCtx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		report(desk.Stop(stopCtx))
-	}
-	return false
-}
-
-func (a *App) shutdown(ctx context.Context) {
-	if desk, err := a.desktop(); err == nil {
-		report(desk.Close())
-	}
-}
-
-// report prints a failure of closing on stderr: the window is gone.
-func report(err error) {
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "prototyper:", err)
-	}
-}
 
 // with calls fn with the session, or returns why there is none: the body of a bound method.
 func with[T any](a *App, fn func(*session) (T, error)) (T, error) {
@@ -150,6 +112,11 @@ func (a *App) CreateFolder(dir string) (string, error)    { return desktop.Creat
 func (a *App) PreviewOpen(chatID, page string) (desktop.PreviewPage, error) { // the page kept from the bindings first
 	return with(a, func(d *session) (desktop.PreviewPage, error) { return d.PreviewOpen(guardBindings, chatID, page) })
 }
+
+// PreviewScreenshot is GTK work, not the session's: the web view's snapshot (previewshot_linux.go).
+func (a *App) PreviewScreenshot(x, y, width, height, viewWidth float64) (string, error) {
+	return previewScreenshot(x, y, width, height, viewWidth)
+}
 func (a *App) SetChatWorkspace(chatID, dir string) (desktop.ChatSummary, error) {
 	return with(a, func(d *session) (desktop.ChatSummary, error) { return d.SetChatWorkspace(chatID, dir) })
 }
@@ -236,15 +203,3 @@ func (a *App) OllamaStatus() desktop.OllamaStatus {
 		return desk.OllamaStatus(a.ctx)
 	}
 }
-
-// raiseWindow brings the window to the front: a second launch on the same database asked.
-func (a *App) raiseWindow() {
-	if ctx := a.context(); ctx != nil {
-		runtime.WindowUnminimise(ctx) // gtk_window_present: shows, raises and focuses
-		runtime.WindowShow(ctx)
-	}
-}
-
-// startupErr is why startup failed, if it did; context is the window's, once started.
-func (a *App) startupErr() error        { a.mu.Lock(); defer a.mu.Unlock(); return a.exitErr }
-func (a *App) context() context.Context { a.mu.Lock(); defer a.mu.Unlock(); return a.ctx }

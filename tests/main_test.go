@@ -175,5 +175,5 @@ func TestMain(m *testing.M) {
 	if os.Getenv(crashChildEnv) != "" || os.Getenv(checkpointCrashEnv) != "" || os.Getenv(undoCrashEnv) != "" { // the crash tests' children need no server
 		os.Exit(m.Run())
 	}
-	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel, badArgsModel, folderModel, twoRunsModel, mcpEchoModel, mcpLongModel, mcpHangModel, misbehavingModel, cardsModel, noterModel, seeingModel, cutModel, paragraphModel, failedEditModel, echoerModel, textWriterModel, configWriterModel, deleteBuildModel, commandLoopModel, commandCrashModel, patientEchoerModel, hiddenTailModel, acpWriterModel, acpReaderModel, acpCommanderModel, previewFixModel, previewAttackModel, acpSleeperModel, devServerModel, checkNativeModel, checkNeverModel))
+	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel, badArgsModel, folderModel, twoRunsModel, mcpEchoModel, mcpLongModel, mcpHangModel, misbehavingModel, cardsModel, noterModel, seeingModel, cutModel, paragraphModel, failedEditModel, echoerModel, textWriterModel, configWriterModel, deleteBuildModel, commandLoopModel, commandCrashModel, patientEchoerModel, hiddenTailModel, acpWriterModel, acpReaderModel, acpCommanderModel, previewFixModel, previewAttackModel, acpSleeperModel, devServerModel, checkNativeModel, checkNeverModel, previewShotModel))
 }

@@ -68,6 +68,7 @@ function ConnectedComposer() {
   const busy = useAppState((s) => isStoppable((s.activeChatId ? s.chats[s.activeChatId]?.phase : undefined) ?? 'idle'))
   const budget = useAppState((s) => s.budgets[budgetKey(s)])
   const restored = useAppState((s) => s.restoredDraft)
+  const restoredImages = useAppState((s) => s.restoredImages.length)
   const model = useAppState((s) => s.config?.model ?? '')
   const vision = useAppState((s) => modelVision(s))
   const chatId = useAppState((s) => s.activeChatId ?? '')
@@ -90,6 +91,7 @@ function ConnectedComposer() {
       restored={restored}
       onRestored={store.takeRestoredDraft}
       onRestoredImages={store.takeRestoredImages}
+      restoredImages={restoredImages}
     />
   )
 }

@@ -746,6 +746,8 @@ export interface Backend {
   devServers(): Promise<DevServer[]>
   devServerURL(id: string): Promise<string>
   stopDevServer(id: string): Promise<void>
+  /** A PNG (base64) of what the web view shows in a rectangle of CSS pixels (the viewport viewWidth wide). */
+  previewScreenshot(x: number, y: number, width: number, height: number, viewWidth: number): Promise<string>
   /** Sets the window's title (the desktop's task bar shows it). */
   setTitle(title: string): void
   /** Quits the app, as closing its window does. */
@@ -857,6 +859,7 @@ export function wailsBackend(): Backend {
     devServers: async () => (await app().DevServers()) ?? [],
     devServerURL: (id) => app().DevServerURL(id),
     stopDevServer: (id) => app().StopDevServer(id),
+    previewScreenshot: (x, y, w, h, viewWidth) => app().PreviewScreenshot(x, y, w, h, viewWidth),
     setTitle: (title) => {
       window.runtime?.WindowSetTitle?.(title)
       document.title = title

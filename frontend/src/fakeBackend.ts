@@ -350,6 +350,13 @@ export class FakeBackend implements Backend {
     this.servers = this.servers.filter((x) => x.id !== id)
     this.emit([{ type: 'server.ended', chatId: '', toolCallId: id, message: 'The server was stopped.' }])
   }
+  /** The PNG (base64) previewScreenshot answers with (a test sets it). */
+  previewShot = ''
+  async previewScreenshot(x: number, y: number, width: number, height: number, viewWidth: number): Promise<string> {
+    this.record('PreviewScreenshot', x, y, width, height, viewWidth)
+    if (!this.previewShot) throw new Error('The preview could not be captured: try again once the page is shown.')
+    return this.previewShot
+  }
   setTitle(title: string) {
     this.title = title
   }

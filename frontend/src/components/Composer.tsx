@@ -21,8 +21,10 @@ export interface ComposerProps {
   /** Text given back to the box (queued messages a stopped run never took), taken once. */
   restored?: string
   onRestored?: () => string
-  /** Images (base64) given back with that text, taken once. */
+  /** Images (base64) given back with that text, or attached from outside the box (the preview's screenshot), taken once. */
   onRestoredImages?: () => string[]
+  /** How many such images wait: images alone are taken too. */
+  restoredImages?: number
   /** Whether the model reads images: false refuses pasted or dropped images before sending. */
   vision?: boolean
   /** The model's name, for the sentence that refuses images. */
@@ -123,6 +125,7 @@ export function Composer({
   restored,
   onRestored,
   onRestoredImages,
+  restoredImages = 0,
   vision,
   model,
   suggestFiles,
@@ -145,12 +148,12 @@ export function Composer({
 
   // Text given back is added to what is being typed, never in place of it; so are its images.
   useEffect(() => {
-    if (!restored || !onRestored) return
-    const text = onRestored()
+    if (!restored && !restoredImages) return
+    const text = onRestored?.() ?? ''
     if (text) setDraft((d) => (d.trim() ? `${d}\n\n${text}` : text))
     const pics = onRestoredImages?.() ?? []
     if (pics.length > 0) setImages((i) => [...i, ...pics])
-  }, [restored, onRestored, onRestoredImages])
+  }, [restored, restoredImages, onRestored, onRestoredImages])
 
   // The box grows with its text, up to a third of the window; beyond that it scrolls.
   useLayoutEffect(() => {

@@ -4,8 +4,9 @@
 // and asks the model to read it and fix it ("Fix these").
 
 import { createContext, useContext, useEffect, useSyncExternalStore } from 'react'
-import { matches, previewShortcut, previewWideShortcut } from '../keyboard/shortcuts'
+import { matches, previewShortcut, previewShotShortcut, previewWideShortcut } from '../keyboard/shortcuts'
 import { errorCount, previewWidths, type PreviewState, type PreviewStore, type PreviewWidth } from '../state/preview'
+import { Icon } from './icons'
 import { ShortcutButton } from './ShortcutButton'
 import { DevServerList, useDevServers } from './DevServers'
 
@@ -33,7 +34,13 @@ export function PreviewHost() {
 function usePreviewShortcuts(store: PreviewStore) {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      const which = matches(e, previewShortcut) ? store.toggle : matches(e, previewWideShortcut) ? store.toggleWide : null
+      const which = matches(e, previewShortcut)
+        ? store.toggle
+        : matches(e, previewWideShortcut)
+          ? store.toggleWide
+          : matches(e, previewShotShortcut) && store.getState().open
+            ? () => void attachScreenshot(store)
+            : null
       if (!which) return
       e.preventDefault()
       e.stopPropagation()
@@ -42,6 +49,24 @@ function usePreviewShortcuts(store: PreviewStore) {
     window.addEventListener('keydown', onKey)
     return () => window.removeEventListener('keydown', onKey)
   }, [store])
+}
+
+/**
+ * Attaches a screenshot of the frame shown (the part of it in the window) to the composer,
+ * which then has the focus: the message is typed and sent from there.
+ */
+async function attachScreenshot(store: PreviewStore): Promise<void> {
+  const frame = document.querySelector<HTMLIFrameElement>('[data-testid="preview-frame"]')
+  if (!frame) return
+  const r = frame.getBoundingClientRect()
+  // the frame's content box, without its border, cut to the stage that scrolls it and to the window
+  const stage = frame.parentElement?.getBoundingClientRect() ?? new DOMRect(0, 0, window.innerWidth, window.innerHeight)
+  const x = Math.max(0, stage.left, r.left + frame.clientLeft)
+  const y = Math.max(0, stage.top, r.top + frame.clientTop)
+  const right = Math.min(window.innerWidth, stage.right, r.left + frame.clientLeft + frame.clientWidth)
+  const bottom = Math.min(window.innerHeight, stage.bottom, r.top + frame.clientTop + frame.clientHeight)
+  const ok = await store.attachScreenshot({ x, y, width: right - x, height: bottom - y }, window.innerWidth)
+  if (ok) document.getElementById('composer')?.focus()
 }
 
 const widthNames: Record<PreviewWidth, string> = { desktop: 'Desktop', tablet: 'Tablet', phone: 'Phone' }
@@ -86,6 +111,22 @@ export function PreviewPane({ store }: { store: PreviewStore }) {
           <button type="button" onClick={() => void store.fixThese()} title="Ask the model to read what the page reported and fix it">
             Fix these
           </button>
+        )}
+        {src && (
+          <ShortcutButton
+            shortcut={previewShotShortcut}
+            what="Attach a screenshot of the page to the message"
+            className="link"
+            onClick={() => void attachScreenshot(store)}
+            aria-label="Attach a screenshot"
+          >
+            <Icon name="image" />
+          </ShortcutButton>
+        )}
+        {s.shotError && (
+          <span className="badge err" role="alert" data-testid="preview-shot-error">
+            {s.shotError}
+          </span>
         )}
         <span className="preview-spacer" />
         <ShortcutButton

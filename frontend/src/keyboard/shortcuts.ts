@@ -34,6 +34,8 @@ export const changesShortcut: Shortcut = { label: 'Alt+C', letter: 'c', does: 'S
 /** Open (or close) the Preview pane beside the chat, and give it the whole width (or not). */
 export const previewShortcut: Shortcut = { label: 'Alt+P', letter: 'p', does: 'Show or hide the preview of the folder’s web page' }
 export const previewWideShortcut: Shortcut = { label: 'Alt+W', letter: 'w', does: 'Give the preview the whole width (or not)' }
+/** Attach a picture of the page the preview shows to the message being typed. */
+export const previewShotShortcut: Shortcut = { label: 'Alt+I', letter: 'i', does: 'Attach a screenshot of the preview to the message' }
 
 /** Whether a keydown is the shortcut: Alt and the letter, no other modifier, not a held key. */
 export function matches(e: Pick<KeyboardEvent, 'altKey' | 'ctrlKey' | 'metaKey' | 'shiftKey' | 'key' | 'code' | 'repeat'>, s: Shortcut): boolean {
@@ -95,6 +97,7 @@ export const helpList: Array<{ label: string; does: string }> = [
   changesShortcut,
   previewShortcut,
   previewWideShortcut,
+  previewShotShortcut,
   helpShortcut,
   quitShortcut,
 ]

@@ -27,6 +27,8 @@ export interface PreviewState {
   report: PreviewReport | null
   /** Why the pane shows nothing. */
   error: string
+  /** Why the last screenshot could not be attached ('' when it was). */
+  shotError?: string
 }
 
 /** Whether an event says that files of its chat's folder changed. */
@@ -121,6 +123,24 @@ export class PreviewStore {
   fixThese = async (): Promise<void> => {
     const r = this.state.report
     if (r && errorCount(r) > 0) await this.app.send(fixMessage(r))
+  }
+
+  /**
+   * Attaches a PNG of the page as the pane shows it (the frame's rectangle in the window's CSS
+   * pixels, whose viewport is viewWidth wide) to the message being typed, as a pasted image: the composer
+   * refuses it the same way for a model that cannot see. The frame is another origin, so the
+   * picture comes from the web view itself, not from the window's script.
+   */
+  attachScreenshot = async (frame: { x: number; y: number; width: number; height: number }, viewWidth: number): Promise<boolean> => {
+    try {
+      const png = await this.backend.previewScreenshot(frame.x, frame.y, frame.width, frame.height, viewWidth)
+      this.app.attachImages([png])
+      if (this.state.shotError) this.set({ shotError: '' })
+      return true
+    } catch (err) {
+      this.set({ shotError: errorText(err) })
+      return false
+    }
   }
 
   private key(s: AppState): string {

@@ -157,6 +157,11 @@ export class Session {
     return text
   }
 
+  /** Images for the composer from outside it (the preview's screenshot): attached as a pasted one. */
+  attachImages = (images: string[]): void => {
+    if (images.length) this.cell.set({ restoredImages: [...this.cell.get().restoredImages, ...images] })
+  }
+
   /** The composer took the images given back to it. */
   takeRestoredImages = (): string[] => {
     const images = this.cell.get().restoredImages

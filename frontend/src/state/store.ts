@@ -164,6 +164,7 @@ export class AppStore {
   editQueued = (localId: string, text: string): Promise<void> => this.session.editQueued(localId, text)
   takeRestoredDraft = (): string => this.session.takeRestoredDraft()
   takeRestoredImages = (): string[] => this.session.takeRestoredImages()
+  attachImages = (images: string[]): void => this.session.attachImages(images)
   pickImages = (): Promise<string[]> => this.session.pickImages()
   workspaceFiles = (query: string): Promise<string[]> => this.session.workspaceFiles(query)
   searchChats = (query: string) => this.session.searchChats(query)
