@@ -11,8 +11,9 @@ import (
 )
 
 // Budget is how much of a model's context one message may take. The window asks for it
-// once per chat and model and compares [EstimateTokens] of the composer's text with
-// MaxTokens while the user types or pastes; [Agent.Send] refuses a message over it.
+// once per chat and model and compares its estimate of the composer's text (made with the
+// parameters the Budget carries) with MaxTokens while the user types or pastes;
+// [Agent.Send] refuses a message over it.
 type Budget struct {
 	// Model is the model the budget is of.
 	Model string `json:"model"`
@@ -23,9 +24,11 @@ type Budget struct {
 	// the tools' definitions and the room kept for the answer. Older turns of a chat are
 	// left out as needed, so they take nothing from it.
 	MaxTokens int `json:"maxTokens"`
-	// CharsPerToken is the ratio [EstimateTokens] uses, so that a client can estimate a
-	// text's tokens without sending it: tokens ≈ characters / CharsPerToken.
-	CharsPerToken float64 `json:"charsPerToken"`
+	// CharsPerToken and PerMessageTokens are [EstimateTokens]'s parameters, so that a client
+	// estimates a text's tokens as Go does without sending it on every keystroke:
+	// tokens = floor(UTF-8 bytes / CharsPerToken) + PerMessageTokens.
+	CharsPerToken    float64 `json:"charsPerToken"`
+	PerMessageTokens int     `json:"perMessageTokens"`
 }
 
 // Check returns a [*PromptTooLongError] when text is over the budget, else nil.
@@ -168,7 +171,7 @@ func (a *Agent) assess(ctx context.Context, chat store.Chat, opts RunOptions) (a
 	}
 	keep = true
 	return assessment{model: modelName, budget: Budget{Model: modelName, NumCtx: numCtx, MaxTokens: maxTokens,
-		CharsPerToken: 1 / est.tokensPerChar}, tools: tb, close: closeTools}, nil
+		CharsPerToken: 1 / est.tokensPerChar, PerMessageTokens: perMessageTokens}, tools: tb, close: closeTools}, nil
 }
 
 // admitted is a user's message as it will be committed.

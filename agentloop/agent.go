@@ -234,7 +234,7 @@ func (a *Agent) setPhaseLocked(cs *chatState, runID string, p events.Phase) {
 		return
 	}
 	cs.phase = p
-	a.emit(events.Event{ChatID: cs.id, RunID: runID, Type: events.PhaseChanged, Phase: p})
+	a.emit(events.Event{ChatID: cs.id, RunID: runID, Type: events.PhaseChanged, Phase: p, Busy: p.Busy()})
 }
 
 // Phase returns a chat's phase (idle for a chat the agent has not run).

@@ -9,6 +9,8 @@ import (
 type ChatSummary struct {
 	store.Chat
 	Phase events.Phase `json:"phase"`
+	// Busy is Phase.Busy(): the list's busy dot, drawn as given.
+	Busy bool `json:"busy,omitempty"`
 }
 
 // OpenedChat is a chat as the window receives it when it opens one (also after a restart):
@@ -20,6 +22,7 @@ type OpenedChat struct {
 	Messages  []store.Message        `json:"messages"`
 	ToolCalls []store.ToolCallRecord `json:"toolCalls"`
 	Phase     events.Phase           `json:"phase"`
+	Busy      bool                   `json:"busy,omitempty"` // Phase.Busy(): the header's spinner and Stop
 	LiveRunID string                 `json:"liveRunId"`
 	// ToolStates is the state each tool call's card is drawn in, by call id ([RecordState]):
 	// the window draws it as given.
@@ -90,7 +93,8 @@ func (a *Agent) ChangeSummaries(chatID string) ([]ChangeSummary, error) {
 
 // Summary is c with its phase.
 func (a *Agent) Summary(c store.Chat) ChatSummary {
-	return ChatSummary{Chat: c, Phase: a.Phase(c.ID)}
+	p := a.Phase(c.ID)
+	return ChatSummary{Chat: c, Phase: p, Busy: p.Busy()}
 }
 
 // Summaries lists the chats, newest first, with their phases; a chat being deleted is left out.
@@ -131,7 +135,7 @@ func (a *Agent) Open(chatID string) (OpenedChat, error) {
 		return OpenedChat{}, err
 	}
 	phase, live := a.Phase(chatID), a.LiveRun(chatID)
-	return OpenedChat{Chat: ChatSummary{Chat: c, Phase: phase}, Messages: msgs, ToolCalls: calls,
-		Phase: phase, LiveRunID: live, ToolStates: recordStates(calls, live),
+	return OpenedChat{Chat: ChatSummary{Chat: c, Phase: phase, Busy: phase.Busy()}, Messages: msgs, ToolCalls: calls,
+		Phase: phase, Busy: phase.Busy(), LiveRunID: live, ToolStates: recordStates(calls, live),
 		EmptyAnswers: emptyAnswers(msgs), Changes: changes, Notes: notes}, nil
 }

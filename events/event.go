@@ -213,6 +213,8 @@ type Event struct {
 
 	// phase
 	Phase Phase `json:"phase,omitempty"`
+	// Busy is Phase.Busy(), sent so that the window does not decide it again.
+	Busy bool `json:"busy,omitempty"`
 
 	// message.started
 	Role string `json:"role,omitempty"` // store.RoleUser, store.RoleAssistant

@@ -27,7 +27,7 @@ describe('App', () => {
     await act(() => store.selectChat('c1'))
     act(() => {
       backend.emit([
-        { seq: 1, type: 'phase', phase: 'tools', runId: 'r1' },
+        { seq: 1, type: 'phase', phase: 'tools', busy: true, runId: 'r1' },
         { seq: 2, type: 'tool.call', toolCallId: 't1', name: 'write_file', args: { path: 'a.txt' }, state: 'running', runId: 'r1', messageId: 'm1' },
         { seq: 3, type: 'tool.result', toolCallId: 't1', ok: true, durationMs: 2, runId: 'r1', details: { path: 'a.txt', diff: '+hi' } },
         { seq: 4, type: 'phase', phase: 'idle', runId: 'r1' },
@@ -47,10 +47,10 @@ describe('App', () => {
   it('shows the typing indicator only after sending, and Stop while busy', async () => {
     const { backend, store } = await mount()
     await act(() => store.selectChat('c1'))
-    act(() => void backend.emit([{ seq: 1, type: 'phase', phase: 'submitted' }]))
+    act(() => void backend.emit([{ seq: 1, type: 'phase', phase: 'submitted', busy: true }]))
     expect(screen.getByTestId('typing')).toBeTruthy()
     expect(screen.getByTestId('stop')).toBeTruthy()
-    act(() => void backend.emit([{ seq: 2, type: 'phase', phase: 'streaming' }]))
+    act(() => void backend.emit([{ seq: 2, type: 'phase', phase: 'streaming', busy: true }]))
     expect(screen.queryByTestId('typing')).toBeNull()
     fireEvent.click(screen.getByTestId('stop'))
     expect(backend.callsOf('Stop')).toEqual([['c1']])
@@ -61,7 +61,7 @@ describe('App', () => {
   it('says how long it has waited for Ollama to load the model, until the answer starts', async () => {
     const { backend, store } = await mount()
     await act(() => store.selectChat('c1'))
-    act(() => void backend.emit([{ seq: 1, type: 'phase', phase: 'submitted', runId: 'r1' }]))
+    act(() => void backend.emit([{ seq: 1, type: 'phase', phase: 'submitted', busy: true, runId: 'r1' }]))
     expect(screen.getByTestId('typing')).toBeTruthy()
     act(() => void backend.emit([{ seq: 2, type: 'model.loading', model: 'qwen3:4b', runId: 'r1' }]))
     expect(screen.getByTestId('model-loading').textContent).toMatch(/^ Loading qwen3:4b… 0s$/)
@@ -138,7 +138,7 @@ describe('App', () => {
     const { backend } = await mount()
     const dotOf = (id: string) =>
       screen.getAllByTestId('chat-item').find((e) => e.dataset.chatId === id)!.querySelector('.busy-dot')
-    act(() => void backend.emit([{ seq: 1, chatId: 'old', type: 'phase', phase: 'streaming' }]))
+    act(() => void backend.emit([{ seq: 1, chatId: 'old', type: 'phase', phase: 'streaming', busy: true }]))
     expect(dotOf('old')).not.toBeNull()
     expect(dotOf('c1')).toBeNull()
     act(() => void backend.emit([{ seq: 2, chatId: 'old', type: 'phase', phase: 'idle' }]))

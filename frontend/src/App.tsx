@@ -65,7 +65,7 @@ function ConnectedComposer() {
   const store = useStore()
   const blocker = useAppState(composerBlocker)
   const warning = useAppState(modelWarning)
-  const busy = useAppState((s) => isStoppable((s.activeChatId ? s.chats[s.activeChatId]?.phase : undefined) ?? 'idle'))
+  const busy = useAppState((s) => isStoppable(s.activeChatId ? s.chats[s.activeChatId] : undefined))
   const budget = useAppState((s) => s.budgets[budgetKey(s)])
   const restored = useAppState((s) => s.restoredDraft)
   const restoredImages = useAppState((s) => s.restoredImages.length)

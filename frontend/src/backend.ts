@@ -136,6 +136,8 @@ export interface StoredChat {
 /** A chat as the list shows it: the stored chat and its phase. */
 export interface ChatSummary extends StoredChat {
   phase: Phase
+  /** The phase is a busy one (events.Phase.Busy; absent: not busy): the list's busy dot. */
+  busy?: boolean
 }
 
 export interface Usage {
@@ -396,6 +398,8 @@ export interface OpenedChat {
   messages: StoredMessage[] | null
   toolCalls: ToolCallRecord[] | null
   phase: Phase
+  /** The phase is a busy one (events.Phase.Busy; absent: not busy). */
+  busy?: boolean
   liveRunId: string
   /** The state each tool call's card is drawn in, by call id (agentloop.RecordState): drawn as given. */
   toolStates?: Record<string, string> | null
@@ -434,8 +438,9 @@ export interface PromptBudget {
   numCtx: number
   /** What one message may take of it. */
   maxTokens: number
-  /** tokens ≈ UTF-8 bytes / charsPerToken (the estimate the Go side applies). */
+  /** Go's estimate of a text: floor(UTF-8 bytes / charsPerToken) + perMessageTokens. */
   charsPerToken: number
+  perMessageTokens: number
 }
 
 /** The chat a message went to (a new one when the window sent none). */
@@ -544,6 +549,8 @@ export interface AgentEvent {
   think?: string
   trigger?: string
   phase?: Phase
+  /** On a phase event: the phase is a busy one (events.Phase.Busy; absent: not busy). */
+  busy?: boolean
   role?: string
   text?: string
   toolCallId?: string

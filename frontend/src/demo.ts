@@ -126,7 +126,7 @@ type Step =
 // An assistant message streamed: it starts (after pauseMs), thinks, then writes its text.
 function streamedMessage(messageId: string, thinking: string[], text: string[], pauseMs?: number): Step[] {
   return [
-    { kind: 'events', pauseMs, events: [{ type: 'phase', phase: 'streaming' }, { type: 'message.started', role: 'assistant', messageId }] },
+    { kind: 'events', pauseMs, events: [{ type: 'phase', phase: 'streaming', busy: true }, { type: 'message.started', role: 'assistant', messageId }] },
     { kind: 'stream', type: 'thinking.delta', messageId, parts: thinking },
     { kind: 'stream', type: 'text.delta', messageId, parts: text },
   ]
@@ -149,7 +149,7 @@ function script(run: number, prompt: string, opts: DemoOptions): { steps: Step[]
         {
           kind: 'events',
           events: [
-            { type: 'phase', phase: 'tools' },
+            { type: 'phase', phase: 'tools', busy: true },
             { type: 'tool.call', toolCallId: t1, messageId: m1, name: 'write_file', args: { path: 'index.html' }, state: 'running' },
           ],
         },
@@ -185,7 +185,7 @@ function script(run: number, prompt: string, opts: DemoOptions): { steps: Step[]
           { type: 'tool.call', toolCallId: write, messageId: m1, name: 'write_file', args: { path, content: sentence(rnd, 40) }, state: 'pending' },
           { type: 'tool.call', toolCallId: read, messageId: m1, name: 'read_file', args: { path: 'README.md' }, state: 'pending' },
           { type: 'message.completed', messageId: m1, doneReason: 'stop', usage: { ...usage, evalTokens: think1.length + intro.length } },
-          { type: 'phase', phase: 'tools' },
+          { type: 'phase', phase: 'tools', busy: true },
           { type: 'tool.call', toolCallId: write, messageId: m1, name: 'write_file', state: 'running' },
         ],
       },
@@ -202,7 +202,7 @@ function script(run: number, prompt: string, opts: DemoOptions): { steps: Step[]
         pauseMs: 20,
         events: [
           { type: 'tool.result', toolCallId: read, messageId: m1, ok: true, durationMs: 19, output: sentence(rnd, 60), details: { path: 'README.md', bytes: 380 } },
-          { type: 'phase', phase: 'continuing' },
+          { type: 'phase', phase: 'continuing', busy: true },
         ],
       },
       ...streamedMessage(m2, think2, answer, 150),
@@ -253,7 +253,7 @@ export function installDemo(backend: FakeBackend, params: URLSearchParams): void
       delivered.set(events[events.length - 1].seq, performance.now())
       backend.emit(events)
     }
-    send([ev({ type: 'run.started', model: backend.cfg.model }), ev({ type: 'phase', phase: 'submitted' })])
+    send([ev({ type: 'run.started', model: backend.cfg.model }), ev({ type: 'phase', phase: 'submitted', busy: true })])
     const { steps, tokens } = script(run, prompt, opts)
     let step = 0
     let part = 0

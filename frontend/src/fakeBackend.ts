@@ -62,7 +62,7 @@ export class FakeBackend implements Backend {
   chats: ChatSummary[] = []
   opened: Record<string, OpenedChat> = {}
   /** What PromptBudget answers (a model with a 40k context, as qwen3:4b has). */
-  budget: PromptBudget = { model: 'qwen3:4b', numCtx: 40960, maxTokens: 32000, charsPerToken: 3.5 }
+  budget: PromptBudget = { model: 'qwen3:4b', numCtx: 40960, maxTokens: 32000, charsPerToken: 3.5, perMessageTokens: 4 }
   /** Set to make the next Send resolve with this chat id (default: the given id or "chat-N"). */
   nextChatId = ''
   private batchHandlers = new Set<(events: AgentEvent[]) => void>()

@@ -122,7 +122,7 @@ describe('a chat owns its folder and model', () => {
 
   it('a folder picked while the chat runs offers only a new chat, and says why', async () => {
     const { emit, store } = await mount()
-    emit([{ type: 'phase', chatId: 'b', runId: 'r1', phase: 'streaming' }])
+    emit([{ type: 'phase', chatId: 'b', runId: 'r1', phase: 'streaming', busy: true }])
     await act(() => store.requestFolder('/home/me/three'))
     expect(screen.getByTestId('change-busy').textContent).toContain('stop it or answer first')
     expect((screen.getByTestId('change-this-chat') as HTMLButtonElement).disabled).toBe(true)

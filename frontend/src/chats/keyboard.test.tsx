@@ -165,7 +165,7 @@ describe('keyboard first', () => {
 
   it('Esc closes the search, the help, the settings and a menu, and stops the run only when none is open', async () => {
     const { backend, store, emit } = await mount()
-    emit([{ chatId: 'b', type: 'phase', phase: 'streaming', runId: 'r1' }])
+    emit([{ chatId: 'b', type: 'phase', phase: 'streaming', busy: true, runId: 'r1' }])
     for (const open of [
       () => key('k', { ctrlKey: true }),
       () => key(',', { ctrlKey: true }),

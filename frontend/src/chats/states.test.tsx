@@ -24,7 +24,7 @@ const openWithAMessage = (b: FakeBackend) => {
 /** The window with the chat running and "also add a score" sent meanwhile (queued). */
 async function mountWithAQueuedMessage() {
   const mounted = await mount()
-  mounted.emit([{ type: 'phase', runId: 'r1', phase: 'streaming' }])
+  mounted.emit([{ type: 'phase', runId: 'r1', phase: 'streaming', busy: true }])
   await act(() => mounted.store.send('also add a score'))
   return mounted
 }
@@ -179,7 +179,7 @@ describe('states a user sees', () => {
   it('a message with images sent while the chat runs is queued with them, and a stop gives them back too', async () => {
     const mounted = await mount()
     act(() => {
-      mounted.backend.emit([{ type: 'phase', runId: 'r1', phase: 'streaming' }])
+      mounted.backend.emit([{ type: 'phase', runId: 'r1', phase: 'streaming', busy: true }])
     })
     await act(() => mounted.store.send('and this picture', ['iVBORw==']))
     expect(mounted.backend.callsOf('SendImages')).toEqual([['c1', 'and this picture', ['iVBORw==']]])
@@ -198,7 +198,7 @@ describe('states a user sees', () => {
   it('while the model loads the header says so, not "Sending…"', async () => {
     const { emit } = await mount()
     emit([
-      { type: 'phase', runId: 'r1', phase: 'submitted' },
+      { type: 'phase', runId: 'r1', phase: 'submitted', busy: true },
       { type: 'model.loading', runId: 'r1', model: 'qwen3:4b' },
     ])
     expect(screen.getByTestId('run-state').textContent).toContain('Loading qwen3:4b…')

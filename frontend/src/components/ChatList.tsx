@@ -2,7 +2,7 @@ import { useState } from 'react'
 import type { ChatSummary } from '../backend'
 import { focusComposer } from '../keyboard/menus'
 import { helpShortcut, newChatShortcut, searchShortcut } from '../keyboard/shortcuts'
-import { isBusy, type ChatState } from '../state/chatReducer'
+import type { ChatState } from '../state/chatReducer'
 import type { AppState } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
 import { baseName } from './format'
@@ -180,6 +180,11 @@ function phaseOf(live: ChatState | undefined, c: ChatSummary) {
   return live && (live.loaded || live.phaseSeq > 0) ? live.phase : c.phase
 }
 
+// Whether the chat is busy, from the same source as phaseOf: as the Go side said it.
+function busyOf(live: ChatState | undefined, c: ChatSummary): boolean {
+  return live && (live.loaded || live.phaseSeq > 0) ? live.busy : c.busy === true
+}
+
 /** The chats, newest first, with a busy dot on those running now. */
 export function ChatList({ onSearch, onHelp }: { onSearch?: () => void; onHelp?: () => void } = {}) {
   const store = useStore()
@@ -188,7 +193,7 @@ export function ChatList({ onSearch, onHelp }: { onSearch?: () => void; onHelp?:
   // A string, so that streaming (which changes the chats every frame) does not redraw the list.
   const busyIds = useAppState((s) =>
     s.chatList
-      .filter((c) => isBusy(phaseOf(s.chats[c.id], c)))
+      .filter((c) => busyOf(s.chats[c.id], c))
       .map((c) => c.id)
       .join(' '),
   )

@@ -79,7 +79,7 @@ describe('Composer', () => {
   })
 
   it('says while typing that a message is too long for the model, and does not send it', () => {
-    const budget = { model: 'qwen3:4b', numCtx: 1000, maxTokens: 100, charsPerToken: 3.5 }
+    const budget = { model: 'qwen3:4b', numCtx: 1000, maxTokens: 100, charsPerToken: 3.5, perMessageTokens: 4 }
     const { onSend, box } = setup({ budget })
     // 96 tokens of text and the message's 4: just fits.
     fireEvent.change(box, { target: { value: 'x'.repeat(336) } })
@@ -95,7 +95,7 @@ describe('Composer', () => {
   })
 
   it('counts a pasted text by its UTF-8 bytes, as the Go side does', () => {
-    const budget = { model: 'm', numCtx: 10_000, maxTokens: 8000, charsPerToken: 3.5 }
+    const budget = { model: 'm', numCtx: 10_000, maxTokens: 8000, charsPerToken: 3.5, perMessageTokens: 4 }
     const { box } = setup({ budget })
     // 20,000 three-byte characters: about 17,000 tokens, more than the whole context.
     fireEvent.change(box, { target: { value: '語'.repeat(20_000) } })

@@ -1,5 +1,4 @@
 import { settingsShortcut } from '../keyboard/shortcuts'
-import { isBusy } from '../state/chatReducer'
 import { useAppState } from '../state/useAppState'
 import { FolderMenu } from './FolderMenu'
 import { Icon } from './icons'
@@ -19,6 +18,7 @@ const phaseLabels: Record<string, string> = {
 /** The bar above the chat: the open chat's folder and model, its run state, settings. */
 export function Header({ onSettings }: { onSettings: () => void }) {
   const phase = useAppState((s) => (s.activeChatId ? s.chats[s.activeChatId]?.phase : undefined) ?? 'idle')
+  const busy = useAppState((s) => (s.activeChatId ? s.chats[s.activeChatId]?.busy : undefined) ?? false)
   const loading = useAppState((s) => (s.activeChatId ? s.chats[s.activeChatId]?.loadingModel?.model : undefined))
   return (
     <header className="chat-header">
@@ -27,8 +27,8 @@ export function Header({ onSettings }: { onSettings: () => void }) {
       <OllamaStartedBadge />
       <span className="spacer" />
       {phase !== 'idle' && (
-        <span className={`run-state${isBusy(phase) ? ' busy' : ''}`} data-testid="run-state" data-phase={phase}>
-          {isBusy(phase) && <span className="spinner" aria-hidden="true" />}{' '}
+        <span className={`run-state${busy ? ' busy' : ''}`} data-testid="run-state" data-phase={phase}>
+          {busy && <span className="spinner" aria-hidden="true" />}{' '}
           {phase === 'submitted' && loading ? `Loading ${loading}…` : phaseLabels[phase]}
         </span>
       )}

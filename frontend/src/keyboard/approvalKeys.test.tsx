@@ -258,7 +258,7 @@ describe('the offer to summarize older messages', () => {
     emit([
       { type: 'context.summary_answered', offerId: 'offer_r1', choice: 'leave_out' },
       { type: 'run.started', runId: 'r2', trigger: 'summary' },
-      { type: 'phase', phase: 'submitted', runId: 'r2' },
+      { type: 'phase', phase: 'submitted', busy: true, runId: 'r2' },
     ])
     expect(card().dataset.choice).toBe('leave_out')
     expect(screen.getByTestId('summary-offer-answer').textContent).toMatch(/^You chose Leave out: from now on this chat leaves out/)

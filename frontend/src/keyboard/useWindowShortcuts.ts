@@ -34,8 +34,7 @@ export function useWindowShortcuts(store: AppStore, actions: WindowActions): voi
       if (e.key === 'Escape') {
         if (modalDialogOpen() || menuOpen()) return
         const s = store.getState()
-        const phase = s.activeChatId ? s.chats[s.activeChatId]?.phase : undefined
-        if (phase && isStoppable(phase)) {
+        if (isStoppable(s.activeChatId ? s.chats[s.activeChatId] : undefined)) {
           e.preventDefault()
           void store.stop()
         }

@@ -116,6 +116,8 @@ export type TimelineEntry =
 export interface ChatState {
   chatId: string
   phase: Phase
+  /** Something is happening (spinner, Stop): the Go side's word for the phase, never decided here. */
+  busy: boolean
   /** seq of the phase event that set `phase` (0: from the store or initial). */
   phaseSeq: number
   runId: string
@@ -142,6 +144,7 @@ export function emptyChat(chatId: string): ChatState {
   return {
     chatId,
     phase: 'idle',
+    busy: false,
     phaseSeq: 0,
     runId: '',
     lastSeq: 0,
@@ -230,16 +233,12 @@ export function oldestWaitingCard(chat: ChatState | undefined, decided: Record<s
 }
 
 /**
- * Phases in which Stop stops the run and a message sent waits for it: the busy ones, and a
- * summary offer waiting for its answer (the run goes on once it is answered).
+ * Whether Stop stops the chat's run and a message sent waits for it: while it is busy (as the
+ * Go side says), and while a summary offer waits for its answer (the run goes on once it is
+ * answered).
  */
-export function isStoppable(phase: Phase): boolean {
-  return isBusy(phase) || phase === 'awaiting_summary'
-}
-
-/** Phases in which something is happening (busy indicator, Stop button). */
-export function isBusy(phase: Phase): boolean {
-  return phase === 'submitted' || phase === 'streaming' || phase === 'tools' || phase === 'continuing'
+export function isStoppable(chat: Pick<ChatState, 'busy' | 'phase'> | undefined): boolean {
+  return !!chat && (chat.busy || chat.phase === 'awaiting_summary')
 }
 
 /** Whether the event was already applied to this chat. */
@@ -386,7 +385,7 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
     case 'phase':
       // An unknown phase (from a newer Go side) is ignored rather than shown as a state.
       if (!ev.phase || checkPhase(ev.phase) !== ev.phase || late || ev.seq < s.phaseSeq) return s
-      return { ...s, phase: ev.phase, phaseSeq: ev.seq }
+      return { ...s, phase: ev.phase, busy: ev.busy === true, phaseSeq: ev.seq }
 
     case 'message.started': {
       const role = checkRole(ev.role)
@@ -731,7 +730,8 @@ export const stoppedBeforeTheEnd = 'Stopped before the end.'
 export function chatFromSnapshot(raw: OpenedChat | unknown, chatId = ''): ChatState {
   const opened = checkOpenedChat(raw, chatId)
   const waits = opened.phase === 'awaiting_approval' || opened.phase === 'awaiting_summary'
-  const phase = opened.liveRunId || waits ? opened.phase : 'idle'
+  const current = !!opened.liveRunId || waits
+  const phase = current ? opened.phase : 'idle'
   const s = emptyChat(opened.chatId)
   const records = opened.toolCalls
   const byMessage = new Map<string, CheckedToolCall[]>()
@@ -780,7 +780,7 @@ export function chatFromSnapshot(raw: OpenedChat | unknown, chatId = ''): ChatSt
   for (const n of opened.notes) {
     if (n.offer) offers[n.offer.id] = { id: n.offer.id, runId: n.runId, text: n.message, choice: n.offer.choice }
   }
-  return { ...s, phase, runId: opened.liveRunId, messages, tools, timeline: noted, loaded: true, changes: opened.changes, offers }
+  return { ...s, phase, busy: current && opened.busy, runId: opened.liveRunId, messages, tools, timeline: noted, loaded: true, changes: opened.changes, offers }
 }
 
 /**
@@ -825,6 +825,7 @@ export function mergeLive(snapshot: ChatState, live: ChatState | undefined): Cha
   return {
     ...snapshot,
     phase: livePhase ? live.phase : snapshot.phase,
+    busy: livePhase ? live.busy : snapshot.busy,
     phaseSeq: live.phaseSeq,
     runId: live.runId || snapshot.runId,
     loadingModel: live.loadingModel,

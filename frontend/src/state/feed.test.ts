@@ -71,7 +71,7 @@ describe('the feed', () => {
     })
     feed.ingest([
       ev(1, { type: 'pull.progress', chatId: '', model: 'qwen3:4b', status: 'pulling' }),
-      ev(2, { type: 'phase', phase: 'streaming', chatId: 'c2' }),
+      ev(2, { type: 'phase', phase: 'streaming', busy: true, chatId: 'c2' }),
     ])
     expect(taken).toEqual(['qwen3:4b'])
     expect(Object.keys(cell.get().chats)).toEqual(['c2'])

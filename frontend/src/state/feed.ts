@@ -1,21 +1,26 @@
 // The feed: every "agent:batch" for every chat, applied with reduceChat, and its paint
 // acknowledgement.
 //
-// Timing rules:
-//   - Lifecycle events (phase, tool.call, tool.result, message.completed, …) apply at once, one
-//     notification per batch. Text and thinking deltas are merged and applied once per
-//     animation frame; before a lifecycle event of the same chat they are flushed, so the order
-//     of the seq stream is kept.
-//   - After a batch is applied the feed waits two animation frames (the first frame paints it,
-//     the second runs after that paint), then calls Painted(highest seq of the batch, ids of the
-//     tool cards in the DOM as running).
-//   - The bridge owns the paint invariant (docs/ARCHITECTURE.md): it sends a tool's result only
-//     after an acknowledgement listed its card running. The feed keeps one guard of its own,
-//     for the failure the bridge cannot prevent: a window slower than the bridge's ack fallback
-//     (a busy page, a loaded machine; a shared 2-core test machine saw 270 ms) gets the result
-//     without that acknowledgement, because a hung window must never stall a run. Then a result
-//     for a card whose running state was not painted yet first shows the card running, and that
-//     chat's events from the result on are held until two frames later.
+// The bridge owns order, merging and the paint gate (docs/ARCHITECTURE.md): it sends batches
+// in seq order, each event once, merges deltas while a batch waits, and sends a tool's result
+// only after an acknowledgement listed its card running. The feed applies batches as they come
+// and acknowledges each two animation frames after it was applied (the first frame paints it,
+// the second runs after that paint): Painted(highest seq of the batch, ids of the tool cards in
+// the DOM as running).
+//
+// Its own guards all have one reason: a window slower than the bridge's ack fallback (a busy
+// page, a loaded machine; a shared 2-core test machine saw 270 ms) gets batches without having
+// acknowledged the last, because a hung window must never stall a run; so batches overtake the
+// paint. Then
+//   - a result for a card whose running state was not painted yet first shows the card running,
+//     and that chat's events from the result on are held until two frames later;
+//   - text, thinking and output deltas are applied once per animation frame, those of one
+//     message (or one command's stream) merged, since several batches may land in one frame
+//     (ack-paced, a batch's deltas are already merged by the bridge); before a lifecycle event
+//     of the same chat they are flushed, so the order of the seq stream is kept. Lifecycle
+//     events apply at once, one notification per batch.
+// And the reducer's dedupe by seq (isDuplicate) matters only where a chat reopened from the
+// store (versions.ts keeps the seqs its live state applied) overlaps the live batches.
 
 import type { AgentEvent, Backend } from '../backend'
 import type { StateCell } from './appState'
@@ -92,8 +97,7 @@ export class Feed {
   /** Applies one "agent:batch" and schedules its paint acknowledgement. */
   ingest(batch: AgentEvent[]): void {
     if (batch.length === 0) return
-    // The bridge sends batches in seq order, each event once (events.Bridge owns the order):
-    // they are applied as they come.
+    // Applied as they come: the bridge owns the order (see the top of this file).
     const events = batch
     let lastSeq = 0
     for (const ev of events) lastSeq = Math.max(lastSeq, ev.seq)

@@ -1,12 +1,10 @@
-// The composer's estimate of a draft's tokens, the same the Go side applies before it stores a
-// message (agentloop.EstimateTokens): UTF-8 bytes divided by charsPerToken, plus the template's
-// markers of one message. A draft over the budget's maxTokens would be refused; the composer
-// says so while the user types or pastes instead of after a round trip.
+// The composer's estimate of a draft's tokens, made with the parameters the Go side sends in
+// the budget (agentloop.Budget: charsPerToken, perMessageTokens), so that it is Go's estimate
+// (agentloop.EstimateTokens; a Go test holds the two equal). It is computed here, per keystroke,
+// rather than asked for: a draft over maxTokens is said while the user types or pastes, with no
+// round trip per character. A draft over it would be refused by Send.
 
 import type { PromptBudget } from '../backend'
-
-/** The template's role markers around one message, in tokens (agentloop's perMessageTokens). */
-const perMessageTokens = 4
 
 /** Bytes of s in UTF-8, without encoding it. */
 export function utf8Length(s: string): number {
@@ -23,9 +21,8 @@ export function utf8Length(s: string): number {
   return n
 }
 
-export function estimateTokens(text: string, budget: Pick<PromptBudget, 'charsPerToken'>): number {
-  const perToken = budget.charsPerToken > 0 ? budget.charsPerToken : 3.5
-  return Math.floor(utf8Length(text) / perToken) + perMessageTokens
+export function estimateTokens(text: string, budget: Pick<PromptBudget, 'charsPerToken' | 'perMessageTokens'>): number {
+  return Math.floor(utf8Length(text) / budget.charsPerToken) + budget.perMessageTokens
 }
 
 function thousands(n: number): string {

@@ -322,6 +322,8 @@ export interface CheckedOpenedChat {
   messages: CheckedMessage[]
   toolCalls: CheckedToolCall[]
   phase: Phase
+  /** Whether the phase is a busy one, as the Go side says (events.Phase.Busy). */
+  busy: boolean
   liveRunId: string
   /** The state of each tool call's card, by call id, as the Go side decided it (agentloop.RecordState). */
   toolStates: Record<string, string>
@@ -341,6 +343,7 @@ export function checkOpenedChat(v: unknown, fallbackId = ''): CheckedOpenedChat 
     messages: list(o.messages, checkMessage),
     toolCalls: list(o.toolCalls, checkToolCall),
     phase: checkPhase(o.phase),
+    busy: o.busy === true,
     liveRunId: str(o.liveRunId),
     toolStates: isObject(o.toolStates)
       ? Object.fromEntries(Object.entries(o.toolStates).filter((e): e is [string, string] => typeof e[1] === 'string'))

@@ -19,7 +19,7 @@ function ev(e: Partial<AgentEvent> & Pick<AgentEvent, 'type'>): AgentEvent {
 describe('the session', () => {
   it('queues a message sent while the chat runs, and the run takes it as steering', async () => {
     const { cell, session } = setup()
-    cell.set({ activeChatId: 'c1', chats: { c1: { ...emptyChat('c1'), phase: 'streaming', loaded: true } } })
+    cell.set({ activeChatId: 'c1', chats: { c1: { ...emptyChat('c1'), phase: 'streaming', busy: true, loaded: true } } })
     await session.send('also this')
     const [id] = cell.get().queued.c1
     expect(id).toMatch(/^local:/)
@@ -31,7 +31,7 @@ describe('the session', () => {
 
   it('gives the text of queued messages back to the composer when the run is stopped', async () => {
     const { cell, session } = setup()
-    cell.set({ activeChatId: 'c1', chats: { c1: { ...emptyChat('c1'), phase: 'streaming', loaded: true } } })
+    cell.set({ activeChatId: 'c1', chats: { c1: { ...emptyChat('c1'), phase: 'streaming', busy: true, loaded: true } } })
     await session.send('first')
     await session.send('second')
     const after = session.takeFromQueue('c1', [ev({ type: 'run.finished', stopReason: 'aborted' })], cell.get().chats.c1)

@@ -83,7 +83,7 @@ export class Session {
     if (!text) return
     const chatId = this.cell.get().activeChatId
     const localId = `local:${++localIds}`
-    const waits = !!chatId && isStoppable(this.cell.get().chats[chatId]?.phase ?? 'idle')
+    const waits = !!chatId && isStoppable(this.cell.get().chats[chatId])
     if (chatId) {
       this.cell.setChat(chatId, addLocalUserMessage(this.cell.get().chats[chatId] ?? emptyChat(chatId), localId, text, false, images))
       if (waits) this.setQueued(chatId, [...(this.cell.get().queued[chatId] ?? []), localId])

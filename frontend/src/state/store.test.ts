@@ -44,7 +44,7 @@ describe('the store applies a burst', () => {
   it('paints a tool card running before completed when call, result and done arrive in one task', () => {
     const { backend, frames, painted, chat } = setup()
     backend.emit([
-      { seq: 1, type: 'phase', phase: 'tools', runId: 'r1' },
+      { seq: 1, type: 'phase', phase: 'tools', busy: true, runId: 'r1' },
       { seq: 2, type: 'tool.call', toolCallId: 't1', name: 'write_file', args: { path: 'a.txt' }, state: 'running', runId: 'r1', messageId: 'm1' },
       { seq: 3, type: 'tool.result', toolCallId: 't1', ok: true, output: 'wrote', durationMs: 1, runId: 'r1', messageId: 'm1' },
       { seq: 4, type: 'message.completed', runId: 'r1', messageId: 'm1', doneReason: 'stop' },
@@ -124,7 +124,7 @@ describe('the store applies a burst', () => {
 
   it('acknowledges every batch two frames later with its highest seq', () => {
     const { backend, frames } = setup()
-    backend.emit([{ seq: 7, type: 'phase', phase: 'streaming' }, { seq: 5, type: 'run.started' }])
+    backend.emit([{ seq: 7, type: 'phase', phase: 'streaming', busy: true }, { seq: 5, type: 'run.started' }])
     frames.tick()
     expect(backend.callsOf('Painted')).toEqual([])
     frames.tick()
@@ -134,8 +134,8 @@ describe('the store applies a burst', () => {
   it('keeps the events of different chats apart', () => {
     const { backend, frames, chat } = setup()
     backend.emit([
-      { seq: 1, chatId: 'c1', type: 'phase', phase: 'streaming' },
-      { seq: 2, chatId: 'c2', type: 'phase', phase: 'tools' },
+      { seq: 1, chatId: 'c1', type: 'phase', phase: 'streaming', busy: true },
+      { seq: 2, chatId: 'c2', type: 'phase', phase: 'tools', busy: true },
       { seq: 3, chatId: 'c2', type: 'tool.call', toolCallId: 'x', state: 'running' },
       { seq: 4, chatId: 'c1', type: 'text.delta', messageId: 'm1', text: 'one' },
       { seq: 5, chatId: 'c2', type: 'text.delta', messageId: 'm2', text: 'two' },
@@ -183,7 +183,7 @@ describe('the reducer', () => {
     const s = apply([
       ev(5, { type: 'tool.result', toolCallId: 't', ok: true }),
       ev(3, { type: 'tool.call', toolCallId: 't', name: 'write_file', state: 'running' }),
-      ev(4, { type: 'phase', phase: 'tools' }),
+      ev(4, { type: 'phase', phase: 'tools', busy: true }),
     ])
     expect(s.tools.t.state).toBe('completed')
     expect(s.tools.t.name).toBe('write_file')
@@ -191,7 +191,7 @@ describe('the reducer', () => {
   })
 
   it('tolerates gaps in seq (other chats use the numbers in between)', () => {
-    const s = apply([ev(10, { type: 'phase', phase: 'streaming' }), ev(250, { type: 'phase', phase: 'idle' })])
+    const s = apply([ev(10, { type: 'phase', phase: 'streaming', busy: true }), ev(250, { type: 'phase', phase: 'idle' })])
     expect(s.phase).toBe('idle')
     expect(s.lastSeq).toBe(250)
   })
@@ -325,7 +325,7 @@ describe('rehydration from the store', () => {
     const live = apply([
       ev(1, { type: 'message.started', messageId: 'm4', role: 'assistant' }),
       ev(2, { type: 'text.delta', messageId: 'm4', text: 'Hello there' }),
-      ev(3, { type: 'phase', phase: 'streaming' }),
+      ev(3, { type: 'phase', phase: 'streaming', busy: true }),
     ])
     const snap = chatFromSnapshot(opened([record({})], 'r1', 'streaming'))
     const m = mergeLive(snap, live)
