@@ -12,8 +12,8 @@ import (
 )
 
 // App is the facade bound to the frontend: each exported method is one call into the window's
-// session ([desktop.Desktop]); its life with the window is in app_lifecycle.go. Besides main.go,
-// App is the only code that calls Wails.
+// session ([desktop.Desktop]); its life with the window is in app_lifecycle.go. Besides main.go
+// and the window's sink (events/wailssink), App is the only code that calls Wails.
 type App struct {
 	opts cli.DesktopOptions
 

@@ -13,7 +13,9 @@ import (
 // with RunOptions.Decide or Summarize) all go through answerLocked: applied to the paused
 // state and said in one way, and the run that resumes the chat started once nothing waits
 // any more. Only who executes that run differs: the window's in the background, `run`'s
-// while it waits.
+// while it waits. A decision that `run` gives with a message of its own is applied and said
+// the same way (decideLocked, answerLocked's first step), and the message's run then closes
+// the batch as a reply in the window does.
 
 // pausedRun is the persisted state of a run paused on approvals or on a summary offer
 // (store.Run.State): what it waits for, and the options the run that resumes it keeps.

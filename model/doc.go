@@ -18,6 +18,6 @@
 // A client error reaches the loop as a [ClassifiedError]: its code names the kind of failure
 // for the `error` event, and [Fatal] says whether a chat request would fail the same way.
 //
-// Package model imports the clients and the store's types; it never imports the agent loop,
-// which imports it.
+// Package model imports the clients and the store's and the tools' types; it never imports
+// the agent loop, which imports it.
 package model

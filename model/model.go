@@ -10,7 +10,9 @@ import (
 	"prototyper/tools"
 )
 
-// Model streams one turn of a chat model. [Ollama] is the real one; tests use fakes.
+// Model streams one turn of a chat model. [Ollama] and [OpenAI] are the real ones, and
+// [Server] the one the loop is given (it passes each call to the one the user chose); tests
+// use fakes.
 type Model interface {
 	// Chat sends req and calls fn once per streamed item (a thinking or content delta, a
 	// retry). It returns the finished turn only when the stream ended properly; on error the
@@ -24,7 +26,8 @@ type Model interface {
 // DeltaFunc receives one streamed item of a turn. Returning an error stops the stream.
 type DeltaFunc func(Delta) error
 
-// Request is one /api/chat request, in the loop's terms.
+// Request is one chat request (Ollama's /api/chat, an OpenAI-compatible server's
+// /v1/chat/completions), in the loop's terms.
 type Request struct {
 	Model      string
 	Messages   []store.Message

@@ -11,7 +11,7 @@ import (
 	"prototyper/tools"
 )
 
-// Ollama is the [Model] of a local Ollama server, through the native client. It asks
+// Ollama is the [Model] of an Ollama server (local or remote), through the native client. It asks
 // /api/show once per model for the context length and the capabilities; a failure that
 // lets the run go on without them is remembered for a short while, so that one run never
 // waits for it twice.

@@ -64,8 +64,8 @@ func (db *DB) appendMessageTx(tx *bolt.Tx, chatID string, m Message) (Message, e
 	return m, db.touchChat(tx, chatID, 1, &m)
 }
 
-// UpdateMessage replaces a stored message (found by m.ID) in place: streaming checkpoints,
-// the end of a stream. CreatedAt is kept, UpdatedAt set.
+// UpdateMessage replaces a stored message (found by m.ID) in place: what a [MessageSaver] has
+// of a streaming message so far, the end of a stream. CreatedAt is kept, UpdatedAt set.
 func (db *DB) UpdateMessage(chatID string, m Message) error {
 	return db.update("update message", func(tx *bolt.Tx) error {
 		msgs, err := messagesBucket(tx, chatID)

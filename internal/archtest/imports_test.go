@@ -13,9 +13,8 @@ import (
 // A pattern is an import path, or a path ending in /... for the path and everything under it.
 // "prototyper" alone is package main.
 
-// The window's session package: App's only neighbour, which may import what main may
-// (whichever of these paths it takes; name its path here if it takes another).
-var session = []string{"prototyper/internal/desktop/...", "prototyper/internal/session/...", "prototyper/internal/window/..."}
+// The window's session package: App's only neighbour, which may import what main may.
+var session = []string{"prototyper/internal/desktop/..."}
 
 // The rules. Each names the packages it is about and who may import them (allowedImporters),
 // or what a package may import (allowedImports, of the project's packages and Wails).
@@ -34,17 +33,16 @@ var rules = []rule{
 			"prototyper", "prototyper/tests"}, session...),
 	},
 	{
-		name:    "one client never imports the other (what both share is in model/vocab or model/internal/httpstream)",
-		targets: []string{"prototyper/model/ollama/..."},
-		allowedImporters: append([]string{"prototyper/model", "prototyper/model/ollama/...", "prototyper/model/managed/...",
-			"prototyper/agentloop", "prototyper/internal/cli", "prototyper", "prototyper/tests",
-			"prototyper/model/openai (test)" /* its tests compare with the real Ollama's /v1 */}, session...),
+		name:             "one client never imports the other (what both share is in model/vocab or model/internal/httpstream)",
+		packages:         []string{"prototyper/model/openai/..."},
+		forbiddenImports: []string{"prototyper/model/ollama/..."},
+		// its tests compare the client with the real Ollama's /v1
+		exempt: []string{"prototyper/model/openai (test)"},
 	},
 	{
-		name:    "one client never imports the other (what both share is in model/vocab or model/internal/httpstream)",
-		targets: []string{"prototyper/model/openai/..."},
-		allowedImporters: append([]string{"prototyper/model", "prototyper/agentloop", "prototyper/internal/cli",
-			"prototyper", "prototyper/tests"}, session...),
+		name:             "one client never imports the other (what both share is in model/vocab or model/internal/httpstream)",
+		packages:         []string{"prototyper/model/ollama/..."},
+		forbiddenImports: []string{"prototyper/model/openai/..."},
 	},
 	{
 		name:             "the store is imported by the rooms that keep or show chats, never by a client, the tools or the events",
@@ -87,6 +85,9 @@ type rule struct {
 	// packages and allowedImports: an import by one of packages of a project package (or
 	// Wails) not in allowedImports breaks it
 	packages, allowedImports []string
+	// packages and forbiddenImports: an import by one of packages of one of forbiddenImports
+	// breaks it, unless the importer (its path, or "path (test)") is in exempt
+	forbiddenImports, exempt []string
 }
 
 // pkg is one package of the module, with the imports of its code and of its tests.
@@ -128,6 +129,10 @@ func TestAWrongArrowIsNamedWithItsRule(t *testing.T) {
 			`prototyper/model/vocab imports prototyper/events: breaks "model/vocab is a leaf`},
 		{pkg{path: "prototyper/tools", testImports: []string{"prototyper/store"}},
 			`prototyper/tools (test) imports prototyper/store: breaks "the store is imported by`},
+		{pkg{path: "prototyper/tools", imports: []string{"prototyper/internal/desktop"}},
+			`prototyper/tools imports prototyper/internal/desktop: breaks "the window's session is App's only neighbour`},
+		{pkg{path: "prototyper/model/managed", imports: []string{"prototyper/preview"}},
+			`prototyper/model/managed imports prototyper/preview: breaks "the model layer never imports`},
 	} {
 		got := strings.Join(violations(tc.p), "\n")
 		if !strings.Contains(got, tc.want) {
@@ -147,6 +152,16 @@ func TestAWrongArrowIsNamedWithItsRule(t *testing.T) {
 	}
 }
 
+// An import breaks the rules it breaks, and no other: a package outside the model layer that
+// imports a client hears of the rule about the clients' importers, not of the one about a
+// client importing the other.
+func TestAWrongArrowIsNamedOnceByTheRuleItBreaks(t *testing.T) {
+	got := violations(pkg{path: "prototyper/preview", imports: []string{"prototyper/model/ollama"}})
+	if len(got) != 1 || !strings.Contains(got[0], `breaks "the model clients are the model layer's`) {
+		t.Errorf("prototyper/preview importing prototyper/model/ollama: got\n%s\nwant only the model clients' rule", strings.Join(got, "\n"))
+	}
+}
+
 // violations lists, one sentence each, the imports of p that break a rule.
 func violations(p pkg) []string {
 	var out []string
@@ -159,8 +174,11 @@ func violations(p pkg) []string {
 				if matchesAny(imp, r.targets) && !matchesAny(importer, r.allowedImporters) && !matchesAny(p.path, r.targets) {
 					out = append(out, fmt.Sprintf("%s imports %s: breaks %q (allowed importers: %s)", importer, imp, r.name, strings.Join(r.allowedImporters, ", ")))
 				}
-				if matchesAny(p.path, r.packages) && !matchesAny(imp, r.allowedImports) {
+				if matchesAny(p.path, r.packages) && r.forbiddenImports == nil && !matchesAny(imp, r.allowedImports) {
 					out = append(out, fmt.Sprintf("%s imports %s: breaks %q (allowed imports: %s)", importer, imp, r.name, strings.Join(r.allowedImports, ", ")))
+				}
+				if matchesAny(p.path, r.packages) && matchesAny(imp, r.forbiddenImports) && !matchesAny(importer, r.exempt) {
+					out = append(out, fmt.Sprintf("%s imports %s: breaks %q", importer, imp, r.name))
 				}
 			}
 		}

@@ -105,23 +105,11 @@ func TestADeleteRacingARunAndASendLeavesNothingOfTheChat(t *testing.T) {
 				t.Fatal(err)
 			}
 			<-asked // the run streams
-			var wg sync.WaitGroup
 			var deleteErr error
-			start := make(chan struct{})
-			wg.Add(2)
-			go func() {
-				defer wg.Done()
-				<-start
-				deleteErr = d.DeleteChat(res.ChatID)
-			}()
-			go func() {
-				defer wg.Done()
-				<-start
+			atOnce(func() { deleteErr = d.DeleteChat(res.ChatID) }, func() {
 				// sent before the delete it lands and goes with the chat; after, it finds none
 				_, _ = d.Send(context.Background(), res.ChatID, fmt.Sprint("second ", i))
-			}()
-			close(start)
-			wg.Wait()
+			})
 			if deleteErr != nil {
 				t.Fatal(deleteErr)
 			}
@@ -182,22 +170,9 @@ func TestAModelChangeRacingARunEitherComesFirstOrIsRefused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var wg sync.WaitGroup
 		var sendErr, changeErr error
-		start := make(chan struct{})
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			<-start
-			_, sendErr = d.Send(context.Background(), chat.ID, "go")
-		}()
-		go func() {
-			defer wg.Done()
-			<-start
-			_, changeErr = d.SetChatModel(chat.ID, "other")
-		}()
-		close(start)
-		wg.Wait()
+		atOnce(func() { _, sendErr = d.Send(context.Background(), chat.ID, "go") },
+			func() { _, changeErr = d.SetChatModel(chat.ID, "other") })
 		if sendErr != nil {
 			t.Fatal(sendErr)
 		}
@@ -210,6 +185,23 @@ func TestAModelChangeRacingARunEitherComesFirstOrIsRefused(t *testing.T) {
 		}
 		stopAndWait(t, d, chat.ID)
 	}
+}
+
+// atOnce calls each of fns in a goroutine of its own, all released together, and returns when
+// every one has: the calls race as the window's clicks would.
+func atOnce(fns ...func()) {
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for _, fn := range fns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			fn()
+		}()
+	}
+	close(start)
+	wg.Wait()
 }
 
 // drain empties c of what the runs asked.
@@ -240,22 +232,9 @@ func TestAnEditRacingAMessageNeverPutsTheMessageAside(t *testing.T) {
 		if err != nil || len(msgs) == 0 || msgs[0].Role != store.RoleUser {
 			t.Fatalf("messages = %v, %v", msgs, err)
 		}
-		var wg sync.WaitGroup
 		var editErr, sendErr error
-		start := make(chan struct{})
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			<-start
-			_, editErr = d.EditAndResend(context.Background(), res.ChatID, msgs[0].ID, "edited")
-		}()
-		go func() {
-			defer wg.Done()
-			<-start
-			_, sendErr = d.Send(context.Background(), res.ChatID, "go")
-		}()
-		close(start)
-		wg.Wait()
+		atOnce(func() { _, editErr = d.EditAndResend(context.Background(), res.ChatID, msgs[0].ID, "edited") },
+			func() { _, sendErr = d.Send(context.Background(), res.ChatID, "go") })
 		if sendErr != nil {
 			t.Fatal(sendErr)
 		}

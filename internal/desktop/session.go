@@ -25,11 +25,12 @@ import (
 )
 
 // Desktop is the desktop window's side of the app, without the window: it assembles for the
-// window what `prototyper run` assembles for the terminal (the store, the agent, the Ollama
-// server), keeps the workspace and the model of the next message (the flags' when given,
-// else the settings'), and remembers what the user last worked with. app.go binds its
-// methods to the frontend and gives it the window's sink; nothing here imports Wails, so a
-// test drives a Desktop as the window does. Its methods are safe for concurrent use.
+// window what `prototyper run` assembles for the terminal (the store, the agent, the model
+// server, the MCP servers), keeps the workspace and the model of the next message (the
+// flags' when given, else the settings'), and remembers what the user last worked with.
+// app.go binds its methods to the frontend and gives it the window's sink; nothing here
+// imports Wails, so a test drives a Desktop as the window does. Its methods are safe for
+// concurrent use.
 type Desktop struct {
 	db     *store.DB
 	bridge *events.Bridge
@@ -39,7 +40,7 @@ type Desktop struct {
 	// serve is the Ollama server the window starts when nothing answers at a local address.
 	serve *managed.Server
 	mcp   *mcptools.Set // the MCP servers, ended by Close
-	// preview serves the workspace's pages to the Preview pane (desktop_preview.go).
+	// preview serves the workspace's pages to the Preview pane (preview.go).
 	preview *preview.Room
 	// servers are the development servers the agent started (servers.go).
 	servers *tools.Servers

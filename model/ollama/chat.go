@@ -15,8 +15,8 @@ import (
 // byte, the start of the answer ([EventStarted]), thinking and content deltas as they
 // arrive, and — once done:true has arrived — the message's tool calls. Chat returns the finished [Result].
 //
-// On error Chat returns a non-nil Result when some of the answer had arrived (for display
-// or a checkpoint), but its Message never holds tool calls: only a complete stream's calls
+// On error Chat returns a non-nil Result when some of the answer had arrived (to show
+// and to save as the partial answer), but its Message never holds tool calls: only a complete stream's calls
 // may be executed. The request always streams; cancelling ctx closes the connection.
 func (c *Client) Chat(ctx context.Context, req *ChatRequest, fn EventFunc) (*Result, error) {
 	if fn == nil {
