@@ -170,3 +170,21 @@ func TestDesktopTheUndoNoteGoesWhenTheChatRunsAgain(t *testing.T) {
 		t.Errorf("after the next run the chat still says %q (%s)", said, r.app.screenshot("undo-note-after-a-run.png"))
 	}
 }
+
+// TestDesktopLettersTypedOnAButtonGoToTheMessageBox: with the focus on a button of the chat, a
+// letter typed is written in the message box rather than lost, and Ctrl+L puts the cursor
+// there from anywhere.
+func TestDesktopLettersTypedOnAButtonGoToTheMessageBox(t *testing.T) {
+	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "Write hello.txt with a greeting")
+	r.waitFinished(t, 60*time.Second)
+	const undo = "Undo the run that changed hello.txt"
+	r.app.focus(undo)
+	r.app.waitFocus(rolePushButton, undo, 10*time.Second)
+	r.app.typeText("more")
+	r.app.waitNamedText("Message", 20*time.Second, "more")
+	r.app.focus(undo)
+	r.app.waitFocus(rolePushButton, undo, 10*time.Second)
+	r.app.key("ctrl+l")
+	r.waitComposerFocus()
+	r.app.screenshot("typed-on-a-button.png")
+}
