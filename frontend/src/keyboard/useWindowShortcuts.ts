@@ -47,7 +47,7 @@ function typeInComposer(text: string): void {
   box.focus()
   box.setSelectionRange(box.value.length, box.value.length)
   // as typed: the field's input event updates the draft
-  if (!document.execCommand('insertText', false, text)) {
+  if (typeof document.execCommand !== 'function' || !document.execCommand('insertText', false, text)) {
     box.setRangeText(text, box.value.length, box.value.length, 'end')
     box.dispatchEvent(new Event('input', { bubbles: true }))
   }
