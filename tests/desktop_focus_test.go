@@ -33,19 +33,24 @@ func TestDesktopTabGoesRoundTheSettingsAndEscClosesThemFromAnywhere(t *testing.T
 
 // TestDesktopSendingFromAScrolledUpChatBringsTheRunIntoView: with the chat scrolled up to its
 // first message (as a screen reader's user or a search does), the message the user sends and
-// the answer to it are in view, not below the fold.
+// the answer to it are not below the fold: the view follows the run to its end.
 func TestDesktopSendingFromAScrolledUpChatBringsTheRunIntoView(t *testing.T) {
 	r := startDesktopRunWith(t, chattyModel, store.Settings{}, "The first question")
 	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
 	r.sendAndWait(t, "The second question", 2)
 	r.app.scrollTo(r.app.lastTextWith("The first question"))
-	if r.app.inView(r.app.lastTextWith("part249")) {
+	_, boxY, _, _ := r.app.extents(r.app.waitNode(roleEntry, "Message"))
+	if _, y, _, h := r.app.extents(r.app.lastTextWith("part249")); y+h <= boxY {
 		t.Fatalf("the chat did not scroll up to its first message (%s)", r.app.screenshot("scrolled-up.png"))
 	}
 	r.sendAndWait(t, "The third question", 3)
 	shot := r.app.screenshot("sent-from-scrolled-up.png")
-	if !r.app.inView(r.app.lastTextWith("The third question")) || !r.app.inView(r.app.lastTextWith("part249")) {
-		t.Errorf("the message sent and its answer are not in view (%s)", shot)
+	// the view followed the run to its end: the answer's end is in view, the message sent above
+	// it (out of view only when the answer is taller than the window), nothing below the fold
+	_, sentY, _, _ := r.app.extents(r.app.lastTextWith("The third question"))
+	_, endY, _, endH := r.app.extents(r.app.lastTextWith("part249"))
+	if end := endY + endH; end <= 0 || end > boxY || sentY >= boxY {
+		t.Errorf("the message sent (at y=%d) and its answer (its end at y=%d..%d) are below the fold (the message box at y=%d) (%s)", sentY, endY, endY+endH, boxY, shot)
 	}
 }
 
@@ -72,15 +77,6 @@ func (a *desktopApp) scrollTo(n a11yNode) {
 		a.tb.Fatalf("scroll to %s: %v", n.Path, err)
 	}
 	settle()
-}
-
-// inView reports whether n lies, whole, between the top of the window and the top of the
-// message box (below which the chat's part of the window ends).
-func (a *desktopApp) inView(n a11yNode) bool {
-	a.tb.Helper()
-	_, y, _, h := a.extents(n)
-	_, boxY, _, _ := a.extents(a.waitNode(roleEntry, "Message"))
-	return y >= 0 && y+h <= boxY
 }
 
 // waitNode is the one object of role named name.
