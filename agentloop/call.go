@@ -57,10 +57,12 @@ func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 	// a call that ran into the user's stop and did not complete was stopped, not failed
 	o.Stopped = cc.err == nil && !o.OK && o.NotRun == "" && r.ctx.Err() != nil
 	cc.paths = append(cc.paths, late.taken()...)
-	if err := r.a.completeRecord(r.cs.id, c.ID, o, r.afterCall(cc)); err != nil {
+	// the card says how long the call took as its record does, so the chat reopened says it too
+	dur, err := r.a.completeRecord(r.cs.id, c.ID, o, r.afterCall(cc))
+	if err != nil {
 		r.emitError(err)
+		dur = time.Since(startedAt).Milliseconds()
 	}
-	dur := time.Since(startedAt).Milliseconds()
 	r.emit(events.Event{Type: events.ToolResult, MessageID: messageID, ToolCallID: c.ID, Name: c.Name, OK: &o.OK,
 		Output: o.Output, Details: o.Details, DurationMs: &dur, Recovered: c.Recovered, Stopped: o.Stopped, NotRun: o.NotRun,
 		Unchanged: r.leftAsTheyWere(cc.paths)})
@@ -162,13 +164,13 @@ func (r *run) execTool(c plannedCall, progress tools.ProgressFunc, checkpoint to
 }
 
 // completeRecord completes the pending record of an executed call with the result the model
-// reads.
-func (a *Agent) completeRecord(chatID, callID string, o ToolOutcome, after []tools.PathState) error {
+// reads, and returns how long the call took as the record says.
+func (a *Agent) completeRecord(chatID, callID string, o ToolOutcome, after []tools.PathState) (durationMs int64, err error) {
 	details, err := marshalDetails(o.Details)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	_, err = a.cfg.Store.CompleteToolCall(chatID, callID, store.ToolResult{OK: o.OK, Output: o.Output, Details: details,
+	rec, err := a.cfg.Store.CompleteToolCall(chatID, callID, store.ToolResult{OK: o.OK, Output: o.Output, Details: details,
 		Stopped: o.Stopped, NotRun: o.NotRun, After: after})
-	return err
+	return rec.DurationMs, err
 }

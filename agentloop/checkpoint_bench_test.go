@@ -69,7 +69,7 @@ func benchmarkWriteFileCall(b *testing.B, size int, checkpointed bool) {
 		if checkpointed {
 			after = r.afterCall(cc)
 		}
-		if err := ub.a.completeRecord(chat.ID, id, ToolOutcome{OK: true, Output: res.Content}, after); err != nil {
+		if _, err := ub.a.completeRecord(chat.ID, id, ToolOutcome{OK: true, Output: res.Content}, after); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -93,6 +93,15 @@ var (
 	paragraphModel = ollamatest.Model{Name: "e2e-paragraph", Scripts: ollamatest.Scripts{
 		"SU": slices.Concat(ollamatest.Think(cutThinking[0]), paragraphPieces()),
 	}}
+
+	// chattyModel answers every message with paragraphModel's paragraph: a few turns make a
+	// chat longer than the window.
+	chattyModel = ollamatest.Model{Name: "e2e-chatty", Scripts: ollamatest.Scripts{ollamatest.Fallback: paragraphPieces()}}
+
+	// tableModel answers with a table of one row followed by a line of a tab, then a sentence.
+	tableModel = ollamatest.Model{Name: "e2e-table", Scripts: ollamatest.Scripts{
+		"SU": {"| Name | Size |\n", "|---|---|\n", "| index.html | 1 KB |\n", "\t\n", "After the table."},
+	}}
 )
 
 // longAnswerPieces is the long answer, one distinct token per word.
@@ -175,5 +184,5 @@ func TestMain(m *testing.M) {
 	if os.Getenv(crashChildEnv) != "" || os.Getenv(checkpointCrashEnv) != "" || os.Getenv(undoCrashEnv) != "" { // the crash tests' children need no server
 		os.Exit(m.Run())
 	}
-	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel, badArgsModel, folderModel, twoRunsModel, mcpEchoModel, mcpLongModel, mcpHangModel, misbehavingModel, cardsModel, noterModel, seeingModel, cutModel, paragraphModel, failedEditModel, echoerModel, textWriterModel, configWriterModel, deleteBuildModel, commandLoopModel, commandCrashModel, patientEchoerModel, hiddenTailModel, acpWriterModel, acpReaderModel, acpCommanderModel, previewFixModel, previewAttackModel, acpSleeperModel, devServerModel, checkNativeModel, checkNeverModel, previewShotModel))
+	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel, badArgsModel, folderModel, twoRunsModel, mcpEchoModel, mcpLongModel, mcpHangModel, misbehavingModel, cardsModel, noterModel, seeingModel, cutModel, paragraphModel, failedEditModel, echoerModel, textWriterModel, configWriterModel, deleteBuildModel, commandLoopModel, commandCrashModel, patientEchoerModel, hiddenTailModel, acpWriterModel, acpReaderModel, acpCommanderModel, previewFixModel, previewAttackModel, acpSleeperModel, devServerModel, checkNativeModel, checkNeverModel, previewShotModel, chattyModel, tableModel))
 }

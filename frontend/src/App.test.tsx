@@ -124,6 +124,20 @@ describe('App', () => {
     expect(screen.getAllByTestId('chat-item')).toHaveLength(1)
   })
 
+  it('writes a letter typed on a button in the message box, and Ctrl+L puts the cursor there', async () => {
+    await mount()
+    const box = screen.getByTestId('composer') as HTMLTextAreaElement
+    const button = screen.getByRole('button', { name: 'Rename Newest chat' })
+    button.focus()
+    await act(async () => fireEvent.keyDown(button, { key: 'h' }))
+    expect(document.activeElement).toBe(box)
+    expect(box.value).toBe('h')
+    button.focus()
+    await act(async () => fireEvent.keyDown(button, { key: 'l', ctrlKey: true }))
+    await act(async () => new Promise((r) => setTimeout(r, 0)))
+    expect(document.activeElement).toBe(box)
+  })
+
   it('renames a chat', async () => {
     const { backend } = await mount()
     fireEvent.click(screen.getByRole('button', { name: 'Rename Newest chat' }))

@@ -1,4 +1,4 @@
-import { useCallback, useLayoutEffect, useRef, useState } from 'react'
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react'
 import type { Decision } from '../backend'
 import {
   oldestWaitingCard,
@@ -11,6 +11,7 @@ import {
 import { filesAndFolders, pathList, runChangeText } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
 import { focusComposer } from '../keyboard/menus'
+import { attentionKey } from './chatAttention'
 import { ItemBoundary } from './ItemBoundary'
 import { Message } from './Message'
 import { EditBox, MessageActions } from './MessageActions'
@@ -314,6 +315,13 @@ export function ChangesBar({ chat }: { chat: ChatState }) {
   const reviewOpen = useAppState((s) => s.review?.chatId === chat.chatId)
   const canRedo = !!redoable(chat)
   const changed = chat.changes.some((c) => (c.paths?.length ?? 0) > 0)
+  // The note tells of the undo just done: once the chat runs again it is old news.
+  const seenRun = useRef({ chatId: chat.chatId, runId: chat.runId })
+  useEffect(() => {
+    const was = seenRun.current
+    seenRun.current = { chatId: chat.chatId, runId: chat.runId }
+    if (note && was.chatId === chat.chatId && was.runId !== chat.runId && chat.phase !== 'idle') store.dismissUndoNote()
+  }, [chat.chatId, chat.runId, chat.phase, note, store])
   if (!changed && !note && !conflict) return null
   return (
     <div className="changes-bar" data-testid="changes-bar">
@@ -389,6 +397,15 @@ function ChatScroller() {
     const el = scroller.current
     if (el && pinned === null) el.scrollTop = el.scrollHeight
   })
+  // A message sent, or a question put to the user, brings the chat back to its end.
+  const attention = attentionKey(chat)
+  const seen = useRef(attention)
+  useEffect(() => {
+    const was = seen.current.split('\n')
+    seen.current = attention
+    // one that appeared, not one answered
+    if (attention.split('\n').some((k, i) => k !== '' && k !== was[i])) setPinned(null)
+  }, [attention])
 
   const empty = !chat || chat.timeline.length === 0
   return (

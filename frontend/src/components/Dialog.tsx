@@ -1,8 +1,10 @@
-import type { ReactNode } from 'react'
+import { type ReactNode, useRef } from 'react'
+import { useModalFocus } from './modalFocus'
 
 /**
  * A modal dialog over the window: Esc or a press beside it closes it (the key goes no further:
- * it never also stops a run), and while it is open the chat behind takes no keys.
+ * it never also stops a run), and while it is open the chat behind takes no keys: Tab goes round
+ * its controls (useModalFocus).
  */
 export function Dialog({
   label,
@@ -20,9 +22,12 @@ export function Dialog({
   onClose: () => void
   children: ReactNode
 }) {
+  const ref = useRef<HTMLDivElement>(null)
+  useModalFocus(ref, onClose)
   return (
     <div role="presentation" className={`modal-backdrop${top ? ' top' : ''}`} onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
       <div
+        ref={ref}
         className={`modal ${className}`}
         role="dialog"
         aria-modal="true"

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react'
 import { errorText, type ApprovalPolicy, type CommandRule, type Config, type OlderTurnsPolicy, type Provider, type Theme, type ThinkLevel } from '../backend'
 import { useAppState, useStore } from '../state/useAppState'
+import { useModalFocus } from './modalFocus'
 import { reviewWorkspaceServers } from './WorkspaceServersDialog'
 
 const thinkLevels: ThinkLevel[] = ['off', 'on', 'low', 'medium', 'high']
@@ -118,6 +119,8 @@ function CommandSettings(props: {
 /** The model server, think level, context cap and the approval policy of each tool. */
 export function SettingsPanel({ config, onClose }: { config: Config; onClose: () => void }) {
   const store = useStore()
+  const dialog = useRef<HTMLFormElement>(null)
+  useModalFocus(dialog, onClose)
   const [url, setUrl] = useState(config.ollamaUrl)
   const [provider, setProvider] = useState<Provider>(config.provider === 'openai' ? 'openai' : 'ollama')
   const [baseUrl, setBaseUrl] = useState(config.baseUrl ?? '')
@@ -224,6 +227,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
     // A click beside the dialog closes it, as Esc and Cancel do (the backdrop is no control).
     <div role="presentation" className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
       <form
+        ref={dialog}
         className="modal"
         role="dialog"
         aria-modal="true"

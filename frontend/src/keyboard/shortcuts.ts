@@ -68,6 +68,7 @@ export const folderShortcut: WindowShortcut = { label: 'Ctrl+O', key: 'o', ctrl:
 export const modelShortcut: WindowShortcut = { label: 'Ctrl+M', key: 'm', ctrl: true, does: 'Pick a model' }
 export const helpShortcut: WindowShortcut = { label: 'Ctrl+/', key: '/', ctrl: true, does: 'Keyboard shortcuts (also ? outside a text field)' }
 export const quitShortcut: WindowShortcut = { label: 'Ctrl+Q', key: 'q', ctrl: true, does: 'Quit Prototyper (as closing the window does)' }
+export const messageShortcut: WindowShortcut = { label: 'Ctrl+L', key: 'l', ctrl: true, does: 'Put the cursor in the message box' }
 
 /**
  * Every key of the window, defined once, in the order the help overlay lists them: the
@@ -80,6 +81,8 @@ export const helpList: Array<{ label: string; does: string }> = [
   folderShortcut,
   modelShortcut,
   settingsShortcut,
+  messageShortcut,
+  { label: 'A letter', does: 'Outside a text field: write it in the message box' },
   { label: 'Enter', does: 'Send the message' },
   { label: 'Shift+Enter', does: 'New line in the message' },
   { label: '↑', does: 'In an empty message: edit the last one you sent' },

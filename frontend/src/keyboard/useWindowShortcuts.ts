@@ -6,6 +6,7 @@ import {
   folderShortcut,
   helpShortcut,
   matchesWindow,
+  messageShortcut,
   modelShortcut,
   newChatShortcut,
   quitShortcut,
@@ -23,9 +24,35 @@ export interface WindowActions {
 /**
  * The window's keyboard, from anywhere in it: Ctrl+N a new chat with the focus in the composer,
  * Ctrl+K search, Ctrl+, settings, Ctrl+O the folder menu, Ctrl+M the model menu, ? (outside a
- * text field) or Ctrl+/ this list, Ctrl+Q quits. Esc closes the menu or dialog that is open (each closes
+ * text field) or Ctrl+/ this list, Ctrl+Q quits, Ctrl+L the message box (and a letter typed
+ * outside a text field is written there). Esc closes the menu or dialog that is open (each closes
  * itself and keeps the key); only with none open does it stop the open chat's run.
  */
+/**
+ * A letter, digit or sign typed with the focus on no text field (a button, a card, the page)
+ * and no menu open goes into the message box rather than nowhere. Space and Enter stay the
+ * focused control's.
+ */
+function writesInTheMessageBox(e: KeyboardEvent): boolean {
+  if (e.key.length !== 1 || e.key === ' ' || e.ctrlKey || e.metaKey || e.altKey || menuOpen()) return false
+  const at = e.target as Element | null
+  if (isTextField(at) || (at instanceof Element && at.closest('select, [role="combobox"], [role="listbox"], [role="menu"]'))) return false
+  const box = document.getElementById('composer')
+  return box instanceof HTMLTextAreaElement && !box.disabled && at !== box
+}
+
+/** Puts the cursor at the end of the message box and writes text there, as typing does. */
+function typeInComposer(text: string): void {
+  const box = document.getElementById('composer') as HTMLTextAreaElement
+  box.focus()
+  box.setSelectionRange(box.value.length, box.value.length)
+  // as typed: the field's input event updates the draft
+  if (typeof document.execCommand !== 'function' || !document.execCommand('insertText', false, text)) {
+    box.setRangeText(text, box.value.length, box.value.length, 'end')
+    box.dispatchEvent(new Event('input', { bubbles: true }))
+  }
+}
+
 export function useWindowShortcuts(store: AppStore, actions: WindowActions): void {
   const { openSettings, openSearch, openHelp } = actions
   useEffect(() => {
@@ -57,6 +84,8 @@ export function useWindowShortcuts(store: AppStore, actions: WindowActions): voi
       else if (matchesWindow(e, modelShortcut)) run(() => openMenu('model'))
       else if (matchesWindow(e, helpShortcut) || plainQuestion) run(openHelp)
       else if (matchesWindow(e, quitShortcut)) run(store.quit)
+      else if (matchesWindow(e, messageShortcut)) run(focusComposer)
+      else if (writesInTheMessageBox(e)) run(() => typeInComposer(e.key))
     }
     // The focus is never lost: when the element that had it leaves the page (a spent button, a
     // closed menu), the composer takes it.

@@ -9,6 +9,16 @@ describe('Markdown', () => {
     expect(container.querySelectorAll('table td')).toHaveLength(2)
   })
 
+  it('ends a table at a line of only spaces or tabs, as at an empty line', () => {
+    for (const blank of ['   ', '\t', ' \t ']) {
+      const text = `| a | b |\n|---|---|\n| 1 | 2 |\n${blank}\nAfter the table.`
+      const { container, unmount } = render(<Markdown text={text} />)
+      expect(container.querySelectorAll('table tbody tr'), JSON.stringify(blank)).toHaveLength(1)
+      expect(container.querySelector('p')?.textContent).toBe('After the table.')
+      unmount()
+    }
+  })
+
   it('renders fenced code with a language label and a copy button', () => {
     const { container } = render(<Markdown text={'```go\nfunc main() {}\n```'} />)
     expect(container.querySelector('.code-head span')!.textContent).toBe('go')

@@ -71,9 +71,15 @@ md.use({
   },
 })
 
+// A line of only spaces and tabs ends a block, as an empty line does: marked takes a tab-only
+// line after a table for one more (empty) row, so such lines are emptied before lexing.
+function blankLines(text: string): string {
+  return text.replace(/^[ \t]+$/gm, '')
+}
+
 /** The top-level blocks of a Markdown text. */
 export function lexBlocks(text: string): TokensList {
-  return md.lexer(text)
+  return md.lexer(blankLines(text))
 }
 
 // A copy of `s` that shares no memory with the string it was cut from. Tokens keep slices of
@@ -92,7 +98,8 @@ function detached(s: string): string {
 export function incrementalLexer(): (text: string) => TokensList {
   let prevText = ''
   let prev: TokensList | null = null
-  return (text) => {
+  return (raw) => {
+    const text = blankLines(raw)
     if (prev && text === prevText) return prev
     let next: TokensList
     if (prev && text.startsWith(prevText)) {

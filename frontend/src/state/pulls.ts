@@ -1,7 +1,7 @@
 // Downloads of models: a pull's progress arrives as "pull.progress" events of no chat in the
 // batch stream; its speed is measured here, smoothed, within one digest.
 
-import type { AgentEvent, PullProgress } from '../backend'
+import type { AgentEvent, ModelInfo, PullProgress } from '../backend'
 import { errorText } from '../backend'
 import { findModel, type PullState, type StateCell } from './appState'
 
@@ -77,4 +77,19 @@ export class Pulls {
     this.samples.set(p.name, { at: now, completed })
     this.setPull(p.name, { ...prev, status: p.status, total: p.total ?? prev.total, completed, bytesPerSec: speed })
   }
+}
+
+/**
+ * The pulls still worth showing once the server lists models: a failed pull is dropped when the
+ * list gained a model it did not have (the server came back, or a model arrived another way),
+ * its failure being older than what the menu now shows.
+ */
+export function pullsAfterModels(pulls: Record<string, PullState>, before: ModelInfo[], after: ModelInfo[]): Record<string, PullState> {
+  const had = new Set(before.map((m) => m.name))
+  if (!after.some((m) => !had.has(m.name))) return pulls
+  const failed = Object.values(pulls).filter((p) => p.done && p.error)
+  if (failed.length === 0) return pulls
+  const kept = { ...pulls }
+  for (const p of failed) delete kept[p.name]
+  return kept
 }

@@ -21,6 +21,24 @@ describe('the server watch', () => {
     expect(changed).toBe(1)
   })
 
+  it('drops a failed download from the model menu once models arrive, and keeps one still going', async () => {
+    const backend = new FakeBackend()
+    backend.status = { ...backend.status, running: false }
+    const cell = new StateCell(backend)
+    const watch = new ServerWatch(cell, () => {})
+    await watch.refreshOllama()
+    const pull = { status: '', total: 0, completed: 0, bytesPerSec: 0 }
+    cell.set({
+      pulls: {
+        'qwen3:4b': { ...pull, name: 'qwen3:4b', error: 'Ollama is not running.', done: true },
+        'gemma3:1b': { ...pull, name: 'gemma3:1b', error: '', done: false },
+      },
+    })
+    backend.status = { ...backend.status, running: true }
+    await watch.refreshOllama()
+    expect(Object.keys(cell.get().pulls)).toEqual(['gemma3:1b'])
+  })
+
   it('asks again by itself while the server is away, and stops once it answers', async () => {
     const backend = new FakeBackend()
     backend.status = { ...backend.status, running: false }

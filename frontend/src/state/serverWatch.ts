@@ -4,11 +4,12 @@
 // panel goes, and the errors it caused in the chats become notices of the messages left
 // unanswered.
 
-import type { AgentEvent } from '../backend'
+import type { AgentEvent, ModelInfo } from '../backend'
 import { errorText } from '../backend'
 import type { StateCell } from './appState'
 import { serverBack } from './chatReducer'
 import { serverGoneCodes } from './errorSentences'
+import { pullsAfterModels } from './pulls'
 
 /** The first wait before asking again whether Ollama answers, and the longest one. */
 export const ollamaPollFirstMs = 1000
@@ -35,7 +36,7 @@ export class ServerWatch {
       this.cell.set({ ollama: status })
       this.watch(status.running)
       if (status.running) {
-        this.cell.set({ models: await this.cell.backend.models() })
+        this.setModels(await this.cell.backend.models())
         this.modelsChanged()
       }
     } catch (err) {
@@ -46,6 +47,11 @@ export class ServerWatch {
     }
   }
 
+  private setModels(models: ModelInfo[]): void {
+    const s = this.cell.get()
+    this.cell.set({ models, pulls: pullsAfterModels(s.pulls, s.models, models) })
+  }
+
   /**
    * Lists the server's models again, quietly (no "Checking…"): the first-model offer asks
    * while it is shown, so that a model pulled elsewhere (`prototyper pull`) appears.
@@ -54,7 +60,7 @@ export class ServerWatch {
     if (!this.cell.get().ollama?.running) return
     try {
       const models = await this.cell.backend.models()
-      if (models.length !== this.cell.get().models.length) this.cell.set({ models })
+      if (models.length !== this.cell.get().models.length) this.setModels(models)
     } catch {
       // The next check of Ollama says what is wrong.
     }

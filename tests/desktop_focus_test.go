@@ -1,0 +1,186 @@
+package tests
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"prototyper/events"
+	"prototyper/store"
+)
+
+// TestDesktopTabGoesRoundTheSettingsAndEscClosesThemFromAnywhere: Tab past the last button of
+// the settings (Save) comes back to their first field rather than to the header behind the
+// backdrop, Shift+Tab goes the other way round, and Esc then still closes them, with the keys
+// back in the message box.
+func TestDesktopTabGoesRoundTheSettingsAndEscClosesThemFromAnywhere(t *testing.T) {
+	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "")
+	r.app.key("ctrl+comma")
+	r.app.waitFocus(roleComboBox, "Model server", 30*time.Second)
+	r.app.focus("Save")
+	r.app.waitFocus(rolePushButton, "Save", 10*time.Second)
+	r.app.key("Tab")
+	r.app.waitFocus(roleComboBox, "Model server", 10*time.Second)
+	r.app.key("shift+Tab")
+	r.app.waitFocus(rolePushButton, "Save", 10*time.Second)
+	r.app.key("Tab", "Tab", "Tab")
+	r.app.screenshot("settings-tab-round.png")
+	r.app.key("Escape")
+	r.app.waitNoControl(rolePushButton, "Save", 20*time.Second)
+	r.app.typeText("after the settings")
+	r.app.waitNamedText("Message", 20*time.Second, "after the settings")
+}
+
+// TestDesktopSendingFromAScrolledUpChatBringsTheRunIntoView: with the chat scrolled up to its
+// first message (as a screen reader's user or a search does), the message the user sends and
+// the answer to it are not below the fold: the view follows the run to its end.
+func TestDesktopSendingFromAScrolledUpChatBringsTheRunIntoView(t *testing.T) {
+	r := startDesktopRunWith(t, chattyModel, store.Settings{}, "The first question")
+	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
+	r.sendAndWait(t, "The second question", 2)
+	r.app.scrollTo(r.app.lastTextWith("The first question"))
+	_, boxY, _, _ := r.app.extents(r.app.waitNode(roleEntry, "Message"))
+	if _, y, _, h := r.app.extents(r.app.lastTextWith("part249")); y+h <= boxY {
+		t.Fatalf("the chat did not scroll up to its first message (%s)", r.app.screenshot("scrolled-up.png"))
+	}
+	r.sendAndWait(t, "The third question", 3)
+	shot := r.app.screenshot("sent-from-scrolled-up.png")
+	// the view followed the run to its end: the answer's end is in view, the message sent above
+	// it (out of view only when the answer is taller than the window), nothing below the fold
+	_, sentY, _, _ := r.app.extents(r.app.lastTextWith("The third question"))
+	_, endY, _, endH := r.app.extents(r.app.lastTextWith("part249"))
+	if end := endY + endH; end <= 0 || end > boxY || sentY >= boxY {
+		t.Errorf("the message sent (at y=%d) and its answer (its end at y=%d..%d) are below the fold (the message box at y=%d) (%s)", sentY, endY, endY+endH, boxY, shot)
+	}
+}
+
+// lastTextWith is the last object of the window, in the page's order, whose text holds part.
+func (a *desktopApp) lastTextWith(part string) a11yNode {
+	a.tb.Helper()
+	var last a11yNode
+	a.each(func(n a11yNode) {
+		if strings.Contains(a.text(n), part) {
+			last = n
+		}
+	})
+	if last.Path == "" {
+		a.tb.Fatalf("the window shows no text holding %q", part)
+	}
+	return last
+}
+
+// scrollTo scrolls n to the top of its view, as a screen reader does (Component.ScrollTo).
+func (a *desktopApp) scrollTo(n a11yNode) {
+	a.tb.Helper()
+	var ok bool
+	if err := a.a11yBus().Object(n.Dest, n.Path).Call(atspiComponent+".ScrollTo", 0, uint32(0)).Store(&ok); err != nil {
+		a.tb.Fatalf("scroll to %s: %v", n.Path, err)
+	}
+	settle()
+}
+
+// waitNode is the one object of role named name.
+func (a *desktopApp) waitNode(role a11yRole, name string) a11yNode {
+	a.tb.Helper()
+	return a.waitControl(role, name, 20*time.Second).node
+}
+
+// extents is where n is drawn, in the window's coordinates.
+func (a *desktopApp) extents(n a11yNode) (x, y, w, h int32) {
+	a.tb.Helper()
+	var box struct{ X, Y, W, H int32 }
+	if err := a.a11yBus().Object(n.Dest, n.Path).Call(atspiComponent+".GetExtents", 0, uint32(1)).Store(&box); err != nil {
+		a.tb.Fatalf("the extents of %s: %v", n.Path, err)
+	}
+	return box.X, box.Y, box.W, box.H
+}
+
+// TestDesktopALineOfATabAfterATableAddsNoRow: an answer whose table is followed by a line of
+// only a tab shows the table with its one row, not an empty one and the sentence after it.
+func TestDesktopALineOfATabAfterATableAddsNoRow(t *testing.T) {
+	r := startDesktopRunWith(t, tableModel, store.Settings{}, "List the files")
+	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
+	shot := r.app.screenshot("table-then-tab.png")
+	var rows []int32
+	r.app.each(func(n a11yNode) {
+		if r.app.role(n) == roleTable {
+			v, err := r.app.a11yBus().Object(n.Dest, n.Path).GetProperty(atspiTable + ".NRows")
+			if err != nil {
+				t.Fatalf("the table's rows: %v", err)
+			}
+			rows = append(rows, v.Value().(int32))
+		}
+	})
+	if len(rows) != 1 || rows[0] != 2 {
+		t.Errorf("the answer's tables have %v rows; want one table of 2 (its head and index.html) (%s)", rows, shot)
+	}
+}
+
+// ATSPI_ROLE_TABLE, and the interface of a table's rows and columns.
+const (
+	roleTable  a11yRole = 55
+	atspiTable          = "org.a11y.atspi.Table"
+)
+
+// TestDesktopTheContextGaugeIsInLineWithTheMessageBox: the gauge of the context used starts
+// where the message box starts, and the end of the chat above it is shown whole.
+func TestDesktopTheContextGaugeIsInLineWithTheMessageBox(t *testing.T) {
+	r := startDesktopRunWith(t, chattyModel, store.Settings{}, "A question")
+	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
+	settle()
+	shot := r.app.screenshot("context-gauge.png")
+	var gauge a11yNode
+	for deadline := time.Now().Add(20 * time.Second); gauge.Path == "" && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		r.app.each(func(n a11yNode) {
+			if r.app.name(n) == "Context used" {
+				gauge = n
+			}
+		})
+	}
+	if gauge.Path == "" {
+		t.Fatalf("the window shows no gauge named \"Context used\" (%s)", shot)
+	}
+	gx, gy, _, _ := r.app.extents(gauge)
+	bx, _, _, _ := r.app.extents(r.app.waitNode(roleEntry, "Message"))
+	if d := gx - bx; d < -1 || d > 1 {
+		t.Errorf("the gauge starts at x=%d, the message box at x=%d: not in line (%s)", gx, bx, shot)
+	}
+	if _, y, _, h := r.app.extents(r.app.lastTextWith("part249")); y+h > gy {
+		t.Errorf("the answer's end (down to y=%d) runs under the gauge (at y=%d) (%s)", y+h, gy, shot)
+	}
+}
+
+// TestDesktopTheUndoNoteGoesWhenTheChatRunsAgain: what an undo did is said until the chat's
+// next run; after it, the chat no longer says it.
+func TestDesktopTheUndoNoteGoesWhenTheChatRunsAgain(t *testing.T) {
+	r := twoRuns(t)
+	r.app.key("alt+z")
+	r.waitLog(t, events.Undo, true, 30*time.Second)
+	const note = "Undone: b.txt removed."
+	if !r.app.says(note) {
+		t.Fatalf("the window does not say %q after the undo", note)
+	}
+	r.sendAndWait(t, "Change a.txt again", 3)
+	settle()
+	if said := r.app.textsWith(note); len(said) != 0 {
+		t.Errorf("after the next run the chat still says %q (%s)", said, r.app.screenshot("undo-note-after-a-run.png"))
+	}
+}
+
+// TestDesktopLettersTypedOnAButtonGoToTheMessageBox: with the focus on a button of the chat, a
+// letter typed is written in the message box rather than lost, and Ctrl+L puts the cursor
+// there from anywhere.
+func TestDesktopLettersTypedOnAButtonGoToTheMessageBox(t *testing.T) {
+	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "Write hello.txt with a greeting")
+	r.waitFinished(t, 60*time.Second)
+	const undo = "Undo the run that changed hello.txt"
+	r.app.focus(undo)
+	r.app.waitFocus(rolePushButton, undo, 10*time.Second)
+	r.app.typeText("more")
+	r.app.waitNamedText("Message", 20*time.Second, "more")
+	r.app.focus(undo)
+	r.app.waitFocus(rolePushButton, undo, 10*time.Second)
+	r.app.key("ctrl+l")
+	r.waitComposerFocus()
+	r.app.screenshot("typed-on-a-button.png")
+}
