@@ -120,7 +120,7 @@ vet:
 
 # PROTOTYPER_REQUIRE_COMPONENTS turns a missing component (ollama, Xvfb, the binary) into a failure.
 test-go:
-	PROTOTYPER_REQUIRE_COMPONENTS=1 PROTOTYPER_OLLAMA=$(OLLAMA) go test -race -count=1 -skip 'Desktop|Package' $(GO_PKGS)
+	PROTOTYPER_REQUIRE_COMPONENTS=1 PROTOTYPER_OLLAMA=$(OLLAMA) go test -race -timeout 30m -count=1 -skip 'Desktop|Package' $(GO_PKGS)
 
 test-frontend: $(NODE_STAMP)
 	cd frontend && npm run typecheck && npm run lint && npm test
@@ -145,11 +145,13 @@ DESKTOP_ENV := PROTOTYPER_REQUIRE_COMPONENTS=1 PROTOTYPER_OLLAMA=$(OLLAMA) PROTO
 test-desktop:
 	$(MAKE) --no-print-directory --output-sync=target -j2 test-desktop-default test-desktop-large
 
+# go test's own deadline (10 minutes a binary by default) bounds a hang only: each window test
+# bounds its own waits, and a whole pass takes 6 to 8 minutes on two idle cores.
 test-desktop-default:
-	$(DESKTOP_ENV) go test -count=1 -v -run 'Desktop' ./tests/
+	$(DESKTOP_ENV) go test -timeout 40m -count=1 -v -run 'Desktop' ./tests/
 
 test-desktop-large:
-	$(DESKTOP_ENV) PROTOTYPER_TEST_LAYOUT=large go test -count=1 -v -run 'Desktop' ./tests/
+	$(DESKTOP_ENV) PROTOTYPER_TEST_LAYOUT=large go test -timeout 40m -count=1 -v -run 'Desktop' ./tests/
 
 test-package:
 	$(DESKTOP_ENV) PROTOTYPER_DEB=$(CURDIR)/$(DEB) go test -count=1 -v -run 'Package' ./tests/
