@@ -57,6 +57,7 @@ export const pairs = {
   'store.Version': 'Version',
   'store.CommandRule': 'CommandRule',
   'tools.CommandPreview': 'CommandPreview',
+  'tools.ServerInfo': 'DevServer',
   'agentloop.NotPutBack': 'NotPutBack',
   'desktop.PreviewPage': 'PreviewPage',
   'preview.Report': 'PreviewReport',

@@ -9,68 +9,32 @@
 // drift apart unnoticed. What arrives is never trusted either: state/records.ts turns every
 // record into a complete value before the window uses it.
 
+import type * as generated from './generated/settings'
+
+// The settings have one type from Go to the panel: generated/settings.ts, written from
+// desktop.Settings by `go generate ./internal/desktop/` (a Go test fails when it is stale).
+/** What SaveSettings accepts and Config carries (desktop.Settings). */
+export type Settings = generated.Settings
+export type ThinkLevel = generated.ThinkLevel
+export type ApprovalPolicy = generated.ApprovalPolicy
+export type OlderTurnsPolicy = generated.OlderTurnsPolicy
+export type Provider = generated.Provider
+export type Theme = generated.Theme
+export type CommandRule = generated.CommandRule
+
 export type Phase = 'idle' | 'submitted' | 'streaming' | 'tools' | 'continuing' | 'awaiting_approval' | 'awaiting_summary'
-export type ThinkLevel = 'off' | 'on' | 'low' | 'medium' | 'high'
-export type ApprovalPolicy = 'auto' | 'ask' | 'deny'
 export type Decision = 'allow' | 'deny'
 /** Why a run ended: the events.Stop* constants of events/event.go. */
 export type StopReason = 'completed' | 'max_steps' | 'aborted' | 'error' | 'awaiting_approval' | 'length' | 'loop' | 'awaiting_summary'
-/** What a run does when older messages no longer fit the context (store.Summarize*). */
-export type OlderTurnsPolicy = 'ask' | 'always' | 'never'
 /** The answer to a summary offer (store.SummaryChoice*): 'none' when it was closed unanswered. */
 export type SummaryChoice = 'summarize' | 'leave_out' | 'none'
 /** Why a call did not run: the events.NotRun* constants of events/event.go (tool.result's and a record's notRun). */
 export type NotRunReason = 'replied' | 'stopped' | 'skipped' | 'repeated' | 'loop' | 'copied'
 /** Where a call came from: the events.Origin* constants ('text': the model wrote it as text); absent for a native call. */
 export type ToolOrigin = 'text'
-export type Provider = 'ollama' | 'openai'
-export type Theme = 'system' | 'light' | 'dark'
 
-export interface Config {
-  workspace: string
-  model: string
-  ollamaUrl: string
-  think: ThinkLevel
-  contextCap: number
-  toolApproval: Record<string, ApprovalPolicy>
-  /** How long to wait for a model to start answering, in seconds (0: the default). */
-  firstByteTimeoutSec: number
-  /** Whether Prototyper starts an Ollama server itself when nothing answers at a local address. */
-  startOllama: boolean
-  /** The ollama program to start when none is on PATH or beside the app ('' for none). */
-  ollamaBinary: string
-  /** Per workspace folder, the tools the user allowed for good ("Always allow"). */
-  alwaysAllow: Record<string, string[] | null>
-  /** Per workspace folder, the command prefixes run without asking (run_command's "Always allow"). */
-  commandRules?: Record<string, CommandRule[] | null>
-  /** Command patterns never run, whoever allows them. */
-  commandDeny?: string[] | null
-  /** Where the sandbox cannot start, commands run unconfined (off: they are refused). */
-  unconfinedCommands?: boolean
-  /** The largest file kept so that its change can be undone, in bytes. */
-  checkpointMaxBytes?: number
-  /** The most one answer may hold, in bytes (0: the default, 8 MiB). */
-  maxAnswerBytes?: number
-  /** The model server's API: Ollama's own, or any OpenAI-compatible server at baseUrl. */
-  provider: Provider
-  /** The OpenAI-compatible server's API address, e.g. http://gpu:8000/v1. */
-  baseUrl: string
-  /** The NAME of the environment variable holding the server's key (never the key). */
-  apiKeyEnv: string
-  /** The MCP servers of the settings: JSON text of the mcpServers shape ('' for none). */
-  mcpJson: string
-  /** The window's look (an older Go side sends none: the system's). */
-  theme?: Theme
-  /** How long a model stays loaded after a request, in minutes (0: 30 minutes; -1: as long as Ollama runs). */
-  keepAliveMin?: number
-  /** How many times the same tool call may come in a row before the run stops as a loop. */
-  loopRepeats?: number
-  /** When older messages no longer fit the context: ask (the default), always summarize, or leave them out. */
-  olderTurns?: OlderTurnsPolicy
-  /** Tool calls a model writes as text stay text (by default they are run, marked). */
-  ignoreTextToolCalls?: boolean
-  /** The user's instructions for the model in the current workspace (with its AGENTS.md). */
-  instructions?: string
+/** What the window shows in its header and settings (desktop.Config): the settings in effect and the read-only fields. */
+export interface Config extends Settings {
   tools: string[]
   dbPath: string
   /** The MCP servers of the workspace: their state, their tools, and why one failed. */
@@ -111,15 +75,6 @@ export interface McpServerStatus {
   tools: string[]
   /** One sentence when the server failed to start, hung or died. */
   error?: string
-}
-
-/** What SaveSettings accepts: the Config without the read-only fields. */
-export type Settings = Omit<Config, 'dbPath' | 'tools' | 'mcpServers' | 'workspaceProblem'>
-
-/** Commands starting with pattern run without asking in a workspace, with the host's network when network. */
-export interface CommandRule {
-  pattern: string
-  network: boolean
 }
 
 /** A chat as the store keeps it (store.Chat): its own folder and model among them. */

@@ -196,14 +196,15 @@ func (d *Desktop) Close() error {
 	return errors.Join(stopErr, d.db.Close())
 }
 
-// Settings is what the settings panel shows and saves.
+// Settings is what the settings panel shows and saves. The window's TypeScript type is
+// generated from it (settingsts.go); a `ts` tag names the union of values a string takes.
 type Settings struct {
 	Workspace    string            `json:"workspace"`
 	Model        string            `json:"model"`
 	OllamaURL    string            `json:"ollamaUrl"`
-	Think        string            `json:"think"`
+	Think        string            `json:"think" ts:"ThinkLevel"`
 	ContextCap   int               `json:"contextCap"`
-	ToolApproval map[string]string `json:"toolApproval"`
+	ToolApproval map[string]string `json:"toolApproval" ts:"ApprovalPolicy"`
 	// FirstByteTimeoutSec: how long to wait for a model to start answering (0: the default).
 	FirstByteTimeoutSec int `json:"firstByteTimeoutSec"`
 	// StartOllama: the window starts an Ollama server itself when nothing answers at a local
@@ -219,14 +220,14 @@ type Settings struct {
 	// MaxAnswerBytes: the most one answer may hold (0: the default, 8 MiB).
 	MaxAnswerBytes int64 `json:"maxAnswerBytes"`
 	// Provider, BaseURL and APIKeyEnv choose the model server (see [store.Settings]).
-	Provider  string `json:"provider"`
+	Provider  string `json:"provider" ts:"Provider"`
 	BaseURL   string `json:"baseUrl"`
 	APIKeyEnv string `json:"apiKeyEnv"`
 	// MCPJSON is the MCP servers of the settings, as the JSON text of the mcpServers shape
 	// ("" for none).
 	MCPJSON string `json:"mcpJson"`
 	// Theme: system, light or dark ("" keeps the one saved).
-	Theme string `json:"theme"`
+	Theme string `json:"theme" ts:"Theme"`
 	// KeepAliveMin: how long a model stays loaded after a request, in minutes (0: the
 	// default, 30; -1: as long as Ollama runs).
 	KeepAliveMin int `json:"keepAliveMin,omitempty"`
@@ -236,7 +237,7 @@ type Settings struct {
 	IgnoreTextToolCalls bool `json:"ignoreTextToolCalls,omitempty"`
 	// OlderTurns: what a run does when older messages no longer fit the context: ask,
 	// always (summarize) or never (leave them out); "" keeps the one saved.
-	OlderTurns string `json:"olderTurns,omitempty"`
+	OlderTurns string `json:"olderTurns,omitempty" ts:"OlderTurnsPolicy"`
 	// Instructions: the user's instructions for the model in the session's workspace.
 	Instructions string `json:"instructions,omitempty"`
 	// CommandRules: per workspace folder, the command patterns allowed for good (with their
