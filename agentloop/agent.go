@@ -495,8 +495,10 @@ func (a *Agent) chatOrNew(chatID string, fresh store.Chat, workspace string) (st
 
 // Stop cancels a chat's live run: the model connection closes at once, running tools get
 // the cancelled context, nothing further starts, the partial answer is kept (stop reason
-// aborted). A chat paused on an approval is closed: its calls get "not run" results.
+// aborted). A chat paused on an approval is closed: its calls get "not run" results. The
+// development servers the chat's runs started end too, once the run is cancelled.
 func (a *Agent) Stop(chatID string) error {
+	defer a.stopServers(chatID)
 	cs := a.known(chatID)
 	if cs == nil {
 		return nil

@@ -160,7 +160,7 @@ func (r *run) execTool(c plannedCall, progress tools.ProgressFunc, checkpoint to
 	if c.touched != nil { // the tool changes nothing its checkpoint did not record
 		ctx = tools.WithTouched(ctx, c.touched)
 	}
-	return r.tools.Exec(ctx, tools.Call{ID: c.ID, Name: c.Name, Args: args, Network: c.Network, Checkpoint: checkpoint}, progress)
+	return r.tools.Exec(ctx, tools.Call{ID: c.ID, Name: c.Name, Args: args, Network: c.Network, Chat: r.cs.id, Checkpoint: checkpoint}, progress)
 }
 
 // completeRecord completes the pending record of an executed call with the result the model

@@ -139,7 +139,8 @@ func (a *Agent) admitTo(ctx context.Context, chatID, text string) (admitted, err
 // deleted, so it writes nothing to a deleted chat, and a message queued meanwhile goes with
 // the chat. A paused batch or summary offer is dropped with it, unanswered. The deletion holds
 // the chat's lock, so a message sent at the same time either lands before it (and is deleted
-// with the chat) or finds no chat; the agent then forgets the chat.
+// with the chat) or finds no chat; the agent then forgets the chat and stops the development
+// servers its runs started.
 func (a *Agent) DeleteChat(ctx context.Context, chatID string) error {
 	cs := a.chat(chatID)
 	cs.mu.Lock()
@@ -173,5 +174,6 @@ func (a *Agent) DeleteChat(ctx context.Context, chatID string) error {
 		return err
 	}
 	a.forget(chatID)
+	a.stopServers(chatID)
 	return nil
 }

@@ -2,10 +2,12 @@ package agentloop
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"prototyper/events"
 	"prototyper/store"
@@ -19,7 +21,10 @@ func newServerBench(t *testing.T) (*undoBench, *tools.Servers) {
 	needSandbox(t)
 	ss := tools.NewServers()
 	t.Cleanup(ss.Close)
-	b := newUndoBench(t, func(c *Config) { c.Tools = WorkspaceTools(tools.WorkspaceOptions{Commands: true, Servers: ss}) })
+	b := newUndoBench(t, func(c *Config) {
+		c.Files = tools.WorkspaceOptions{Commands: true, Servers: ss} // as Wire: the same options
+		c.Tools = WorkspaceTools(c.Files)
+	})
 	if _, err := b.db.UpdateSettings(func(s *store.Settings) error {
 		s.ToolApproval = map[string]string{tools.StartServer: ApproveAuto}
 		return nil
@@ -77,6 +82,78 @@ func TestAServerStartedByARunOutlivesItUntilStopServer(t *testing.T) {
 		t.Fatalf("servers after stop_server: %+v", got)
 	}
 	b.want("index.html", "<p>page</p>", 0o644)
+}
+
+// startServersInTwoChats has one run of a chat start a server and one run of another chat
+// start another in the same workspace; it returns the chats' ids.
+func startServersInTwoChats(t *testing.T, b *undoBench, ss *tools.Servers) (chatA, chatB string) {
+	t.Helper()
+	chatA = b.run(tc("a1", tools.StartServer, `{"command":"python3 -m http.server 8734 --bind 127.0.0.1"}`)).ChatID
+	b.chat = ""
+	chatB = b.run(tc("b1", tools.StartServer, `{"command":"python3 -m http.server 8735 --bind 127.0.0.1"}`)).ChatID
+	if chatA == chatB {
+		t.Fatal("both runs were of one chat")
+	}
+	if got := ss.List(""); len(got) != 2 {
+		t.Fatalf("servers after both runs: %+v", got)
+	}
+	return chatA, chatB
+}
+
+// wantServers fails unless exactly the servers ids run, and each one serves.
+func wantServers(t *testing.T, ss *tools.Servers, ids ...string) {
+	t.Helper()
+	var got []string
+	for _, s := range ss.List("") {
+		got = append(got, s.ID)
+	}
+	if strings.Join(got, ",") != strings.Join(ids, ",") {
+		t.Fatalf("servers running: %v, want %v", got, ids)
+	}
+	for _, id := range ids {
+		addr, err := ss.Forward(id)
+		if err != nil {
+			t.Fatalf("server %s: %v", id, err)
+		}
+		resp, err := http.Get("http://" + addr + "/")
+		if err != nil {
+			t.Fatalf("server %s does not serve: %v", id, err)
+		}
+		resp.Body.Close()
+	}
+}
+
+// The chat's Stop, after its run ended, ends the server that run started, and only that one:
+// another chat's server in the same workspace serves on.
+func TestAChatsStopEndsTheServersItsRunsStartedOnly(t *testing.T) {
+	b, ss := newServerBench(t)
+	chatA, chatB := startServersInTwoChats(t, b, ss)
+
+	start := time.Now()
+	if err := b.a.Stop(chatA); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Stop took %s", time.Since(start))
+	wantServers(t, ss, "b1")
+	if _, err := ss.Forward("a1"); !errors.Is(err, tools.ErrNoServer) {
+		t.Fatalf("the stopped chat's server: %v", err)
+	}
+
+	if err := b.a.Stop(chatB); err != nil {
+		t.Fatal(err)
+	}
+	wantServers(t, ss)
+}
+
+// Deleting a chat ends the servers its runs started; another chat's server serves on.
+func TestDeletingAChatEndsTheServersItsRunsStarted(t *testing.T) {
+	b, ss := newServerBench(t)
+	chatA, _ := startServersInTwoChats(t, b, ss)
+
+	if err := b.a.DeleteChat(t.Context(), chatA); err != nil {
+		t.Fatal(err)
+	}
+	wantServers(t, ss, "b1")
 }
 
 func TestAServerOnTheDenyListIsRefusedLikeACommand(t *testing.T) {

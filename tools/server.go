@@ -44,8 +44,8 @@ type ServerInfo struct {
 
 // Servers are the development servers the agent started, across workspaces, runs and chats:
 // a server outlives the turn that started it and ends with stop_server, [Servers.Stop] (the
-// user's Stop on its card) or [Servers.Close] (the app's quit; the app's death ends them
-// too, see [sandbox.Start]). Its methods are safe for concurrent use.
+// user's Stop on its card), [Servers.StopChat] (its chat's Stop or deletion) or
+// [Servers.Close] (the app's quit; the app's death ends them too, see [sandbox.Start]). Its methods are safe for concurrent use.
 type Servers struct {
 	mu      sync.Mutex
 	running map[string]*devServer
@@ -64,6 +64,7 @@ type Servers struct {
 // devServer is one running server.
 type devServer struct {
 	info ServerInfo
+	chat string // the chat whose run started it
 	s    *sandbox.Server
 
 	mu       sync.Mutex
@@ -112,6 +113,26 @@ func (ss *Servers) Stop(id string) error {
 	d.s.Stop()
 	ss.awaitGone(id)
 	return nil
+}
+
+// StopChat ends the servers that chat's runs started and waits until they are gone; the
+// servers of other chats, also in the same workspace, run on.
+func (ss *Servers) StopChat(chat string) {
+	if chat == "" {
+		return
+	}
+	ss.mu.Lock()
+	var mine []*devServer
+	for _, d := range ss.running {
+		if d.chat == chat {
+			mine = append(mine, d)
+		}
+	}
+	ss.mu.Unlock()
+	for _, d := range mine {
+		d.s.Stop()
+		ss.awaitGone(d.info.ID)
+	}
 }
 
 // Close stops every server; none starts afterwards.
@@ -212,7 +233,7 @@ func (w *Workspace) startServer(ctx context.Context, call Call, progress Progres
 	if closed {
 		return Result{}, errors.New("the app is quitting: no server can start")
 	}
-	d := &devServer{info: ServerInfo{ID: call.ID, Workspace: w.dir, Command: command, Cwd: dir}, out: newOutputSplitter(progress)}
+	d := &devServer{info: ServerInfo{ID: call.ID, Workspace: w.dir, Command: command, Cwd: dir}, chat: call.Chat, out: newOutputSplitter(progress)}
 	opts := sandbox.Options{Workspace: w.dir, Dir: dir, Hidden: w.hidden(), StageDir: w.opts.CommandStageDir,
 		HeadBytes: commandOutputBytes, TailBytes: commandOutputBytes}
 	// The server outlives the call: its context is not the call's.
@@ -268,6 +289,10 @@ func (w *Workspace) startServer(ctx context.Context, call Call, progress Progres
 			ss.OnEnd(d.info.ID, how)
 		}
 	}()
+	if ctx.Err() != nil { // its chat's Stop came while it was being kept and may have missed it
+		ss.Stop(d.info.ID)
+		return Result{}, cancelledf(ctx.Err(), "the server was stopped with its run")
+	}
 	text := fmt.Sprintf("The server runs (id %q) and listens on port %d; the user can see it in the Preview pane. "+
 		"It keeps running until stop_server or the user stops it; files it writes are dropped when it stops.", d.info.ID, port)
 	if o := d.lastOutput(); o != "" {

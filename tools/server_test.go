@@ -95,3 +95,39 @@ func TestStoppingTheCallBeforeTheServerListensStopsTheServer(t *testing.T) {
 		t.Fatalf("servers: %+v", got)
 	}
 }
+
+// A call stopped once the server listens, before the call returned (the chat's Stop looking
+// for the chat's servers before this one was kept), still stops the server.
+func TestStoppingTheCallAsTheServerStartsListeningStopsTheServer(t *testing.T) {
+	tw, ss := serverWorkspace(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	_, err := tw.exec(t, ctx, StartServer, map[string]any{"command": "exec python3 -u -m http.server 8001 --bind 127.0.0.1"},
+		func(u any) {
+			if o, ok := u.(Output); ok && strings.Contains(o.Text, "Serving HTTP") { // it listens
+				cancel()
+			}
+		})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("start_server stopped: %v", err)
+	}
+	if got := ss.List(""); len(got) != 0 {
+		t.Fatalf("servers: %+v", got)
+	}
+}
+
+// StopChat ends the servers started by calls of that chat and no other.
+func TestStopChatEndsTheServersOfThatChatOnly(t *testing.T) {
+	tw, ss := serverWorkspace(t)
+	for _, c := range []struct{ id, chat, port string }{{"a", "chat-a", "8002"}, {"b", "chat-b", "8003"}} {
+		res, err := tw.w.startServer(t.Context(), Call{ID: c.id, Name: StartServer, Chat: c.chat,
+			Args: Args{"command": "exec python3 -m http.server " + c.port + " --bind 127.0.0.1"}}, func(any) {})
+		if err != nil || res.IsError {
+			t.Fatalf("start_server %s: %v %s", c.id, err, res.Content)
+		}
+	}
+	ss.StopChat("chat-a")
+	if got := ss.List(""); len(got) != 1 || got[0].ID != "b" {
+		t.Fatalf("servers after chat-a's stop: %+v", got)
+	}
+}

@@ -75,6 +75,9 @@ type Call struct {
 	Args Args // validated against the schema; numbers are float64
 	// Network: the user allowed this call the host's network (run_command).
 	Network bool
+	// Chat is the chat whose run makes the call ("" outside a chat): the servers it starts
+	// are that chat's (see [Servers.StopChat]).
+	Chat string
 	// Checkpoint is set by the loop for a tool whose changed paths are known only once it
 	// ran (run_command): the tool names them before it changes them.
 	Checkpoint CheckpointFunc
