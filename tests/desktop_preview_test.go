@@ -91,11 +91,15 @@ func (r *desktopRun) modTime(t *testing.T, name string) time.Time {
 	return fi.ModTime()
 }
 
-// startPreviewRun opens the window with the preview's log and sends prompt.
-func startPreviewRun(t *testing.T, model ollamatest.Model, prompt string) (*desktopRun, string) {
+// previewAfterRun opens the window with the preview's log, sends prompt, waits for the run to
+// end and shows the pane (Alt+P) until it has painted the page once; it returns the log.
+func previewAfterRun(t *testing.T, model ollamatest.Model, prompt string) (*desktopRun, string) {
 	t.Helper()
 	log := filepath.Join(t.TempDir(), "preview.jsonl")
 	r := startDesktopRunWith(t, model, store.Settings{Think: "off"}, prompt, withEnv(preview.LogEnv+"="+log))
+	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
+	r.app.key("alt+p")
+	waitPainted(t, log, 1, 30*time.Second)
 	return r, log
 }
 
@@ -104,11 +108,7 @@ func startPreviewRun(t *testing.T, model ollamatest.Model, prompt string) (*desk
 // script and the pane reloads by itself, with zero errors; Alt+Z brings the broken version
 // back and the pane shows it again.
 func TestDesktopPreviewPaneShowsAScriptErrorFixesItAndUndoBringsItBack(t *testing.T) {
-	r, log := startPreviewRun(t, previewFixModel, "Make a counter page")
-	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
-
-	r.app.key("alt+p")
-	waitPainted(t, log, 1, 30*time.Second)
+	r, log := previewAfterRun(t, previewFixModel, "Make a counter page")
 	if !r.app.says("1 error") {
 		t.Fatalf("the pane does not count the page's error: %s", r.app.screenshot("preview-broken.png"))
 	}
@@ -200,10 +200,7 @@ var previewAttackModel = ollamatest.Model{Name: "e2e-preview-attack", Scripts: o
 // message handler as the Wails runtime does, or window.go), reading window.parent,
 // navigating the top window or opening a pop-up fails, and the app is as it was.
 func TestDesktopPreviewPaneCannotReachTheApp(t *testing.T) {
-	r, log := startPreviewRun(t, previewAttackModel, "Make a page")
-	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
-	r.app.key("alt+p")
-	waitPainted(t, log, 1, 30*time.Second)
+	r, _ := previewAfterRun(t, previewAttackModel, "Make a page")
 	if !r.app.says("Attack done") {
 		t.Fatalf("the page did not run: %s", r.app.screenshot("preview-attack.png"))
 	}
