@@ -270,17 +270,24 @@ func TestDesktopPreviewPaneRepaintsAfterEachChange(t *testing.T) {
 // previewFixModel overwrites, and waits for that run.
 func newPreviewRunWithPage(t *testing.T, log string) *desktopRun {
 	t.Helper()
-	srv := ollamatest.Get(t)
 	r := newDesktopRun(t, store.Settings{Think: "off"})
 	r.writeFile(t, "index.html", "<!doctype html><html><head></head><body><h1>First page</h1></body></html>", 0o644)
+	launchWithPreviewLog(t, r, log)
+	r.sendAndWait(t, "Make a counter page", 1)
+	return r
+}
+
+// launchWithPreviewLog opens the window on r's database and workspace with previewFixModel,
+// the bridge's log and the preview's log at log, and waits until its composer can be typed in.
+func launchWithPreviewLog(t *testing.T, r *desktopRun, log string) {
+	t.Helper()
+	srv := ollamatest.Get(t)
 	r.app = launchDesktop(t, desktopBinary(t), startXvfb(t),
 		[]string{"--db", r.db, "--workspace", r.workspace, "--model", previewFixModel.Name, "--ollama", srv.URL()},
 		events.LogEnv+"="+r.bridgeLog, preview.LogEnv+"="+log)
 	r.app.waitWindow("Prototyper", 60*time.Second)
 	r.waitForComposer(t)
 	r.app.focusWindow()
-	r.sendAndWait(t, "Make a counter page", 1)
-	return r
 }
 
 // loopbackPage tries, from the preview, to reach another service of the machine on the
@@ -345,17 +352,11 @@ func TestDesktopPreviewPaneKeepsPagesFromTheMachinesLoopbackServices(t *testing.
 		return slices.ContainsFunc(hits, func(h hit) bool { return h.path == "/pixel.png" }), slices.Clone(hits)
 	}
 
-	srv := ollamatest.Get(t)
 	r := newDesktopRun(t, store.Settings{Think: "off"})
 	r.writeFile(t, "index.html", strings.ReplaceAll(loopbackPage, "SVC", svc.URL), 0o644)
 	r.writeFile(t, "card.html", `<p>card</p>`, 0o644) // an HTML partial the page fetches: its load goes on
 	log := filepath.Join(t.TempDir(), "preview.jsonl")
-	r.app = launchDesktop(t, desktopBinary(t), startXvfb(t),
-		[]string{"--db", r.db, "--workspace", r.workspace, "--model", previewFixModel.Name, "--ollama", srv.URL()},
-		events.LogEnv+"="+r.bridgeLog, preview.LogEnv+"="+log)
-	r.app.waitWindow("Prototyper", 60*time.Second)
-	r.waitForComposer(t)
-	r.app.focusWindow()
+	launchWithPreviewLog(t, r, log)
 	r.app.key("alt+p")
 	waitPainted(t, log, 1, 30*time.Second)
 	if !r.app.says("Loopback done") {
