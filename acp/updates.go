@@ -242,6 +242,13 @@ func rawTitle(name string, raw []byte) string {
 // it: a command line or its output cannot close the block and have what follows read as the
 // editor's own text (or a link or an image it fetches).
 func fenced(text string) string {
+	fence := Fence(text)
+	return fence + "\n" + text + "\n" + fence
+}
+
+// Fence is the Markdown code fence for text: longer than any run of backticks in it (and at
+// least three), so that text cannot close it.
+func Fence(text string) string {
 	longest, run := 0, 0
 	for _, c := range text {
 		if c == '`' {
@@ -251,8 +258,7 @@ func fenced(text string) string {
 			run = 0
 		}
 	}
-	fence := strings.Repeat("`", max(3, longest+1))
-	return fence + "\n" + text + "\n" + fence
+	return strings.Repeat("`", max(3, longest+1))
 }
 
 // rawInput is a call's arguments as the editor may show them, as they are: each format

@@ -3,7 +3,6 @@ package modelcheck_test
 import (
 	"context"
 	"os"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,12 +18,7 @@ import (
 // case of the check opens a chat of its own, so each case's first turn gets the same "SU".
 var (
 	// nativeCaller makes two calls in one turn through the API, then answers.
-	nativeCaller = ollamatest.Model{Name: "check-native", Scripts: ollamatest.Scripts{
-		"SU": slices.Concat(
-			ollamatest.ToolCall("write_file", map[string]any{"path": "a.txt", "content": "a"}),
-			ollamatest.ToolCall("write_file", map[string]any{"path": "b.txt", "content": "b"})),
-		"SUATT": {"Wrote", " a.txt and b.txt."},
-	}}
+	nativeCaller = ollamatest.Model{Name: "check-native", Scripts: ollamatest.TwoWritesInOneTurn()}
 	// textCaller writes its call as JSON in its answer, never through the API, then answers.
 	textCaller = ollamatest.Model{Name: "check-text", Scripts: ollamatest.Scripts{
 		"SU":   {"```json\n", `{"name": "write_file", "arguments": {"path": "hello.txt", "content": "hello"}}`, "\n```"},
@@ -36,9 +30,7 @@ var (
 		"*": ollamatest.ToolCall("write_file", `{"path": "hello.txt", "content": "hello"`),
 	}}
 	// neverCaller answers in words whatever it is asked.
-	neverCaller = ollamatest.Model{Name: "check-never", Scripts: ollamatest.Scripts{
-		"*": {"I would", " do that", " for you."},
-	}}
+	neverCaller = ollamatest.Model{Name: "check-never", Scripts: ollamatest.NeverCalls()}
 )
 
 // solvers do each case right, one model a case (named "check-solves-" and the case's index):

@@ -18,6 +18,25 @@ const (
 	crashMarker        = "987650"
 )
 
+// startHelperApp starts the test binary as the app in helper mode mode on workspace ws, with
+// env added to its environment, and returns it and its output's lines; the test's end kills
+// it, so that a failing test leaves no app behind.
+func startHelperApp(t *testing.T, mode, ws string, env ...string) (*exec.Cmd, *bufio.Scanner) {
+	t.Helper()
+	app := exec.Command(os.Args[0], "-test.run", "^$")
+	app.Env = append(append(os.Environ(), helperEnv+"="+mode, helperWorkspaceEnv+"="+ws), env...)
+	stdout, err := app.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	app.Stderr = os.Stderr
+	if err := app.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { app.Process.Kill(); app.Wait() })
+	return app, bufio.NewScanner(stdout)
+}
+
 // helperMain is the test binary standing in for the app: it runs one command in the
 // workspace it is given and prints what happens.
 func helperMain() {
@@ -48,18 +67,7 @@ func TestKillingTheAppLeavesNoProcessAndTheWorkspaceUnchanged(t *testing.T) {
 	before := snapshot(t, ws)
 
 	stageDir := t.TempDir()
-	app := exec.Command(os.Args[0], "-test.run", "^$")
-	app.Env = append(os.Environ(), helperEnv+"=crash", helperWorkspaceEnv+"="+ws, "TMPDIR="+stageDir)
-	stdout, err := app.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	app.Stderr = os.Stderr
-	if err := app.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { app.Process.Kill(); app.Wait() }) // a failing test leaves no app behind
-	lines := bufio.NewScanner(stdout)
+	app, lines := startHelperApp(t, "crash", ws, "TMPDIR="+stageDir)
 	for lines.Scan() && lines.Text() != "started" {
 	}
 	for len(processesWith("sleep\x00"+crashMarker)) == 0 { // the command is running

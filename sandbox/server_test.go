@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -220,18 +219,7 @@ func dialers() []string {
 func TestKillingTheAppEndsItsServerAndTheServersDialer(t *testing.T) {
 	needSandbox(t)
 	ws := t.TempDir()
-	app := exec.Command(os.Args[0], "-test.run", "^$")
-	app.Env = append(os.Environ(), helperEnv+"=server", helperWorkspaceEnv+"="+ws)
-	stdout, err := app.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	app.Stderr = os.Stderr
-	if err := app.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { app.Process.Kill(); app.Wait() })
-	lines := bufio.NewScanner(stdout)
+	app, lines := startHelperApp(t, "server", ws)
 	var addr string
 	for lines.Scan() {
 		if a, ok := strings.CutPrefix(lines.Text(), "started "); ok {

@@ -15,20 +15,7 @@ import (
 // without asking what the settings would ask about, but a tool the settings deny stays
 // denied, as in the window: no mode of the editor allows more than the window's settings.
 func TestACPAutoApproveNeverRunsAToolTheSettingsDeny(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "p.db")
-	s, err := store.Open(db, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.UpdateSettings(func(st *store.Settings) error {
-		st.ToolApproval = map[string]string{"write_file": "deny"}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	db := dbWithToolApproval(t, map[string]string{"write_file": "deny"})
 	a := startACP(t, db, "--model", acpWriterModel.Name)
 	ws := t.TempDir()
 	id := newACPSession(t, a.conn, ws, "auto")
@@ -39,10 +26,7 @@ func TestACPAutoApproveNeverRunsAToolTheSettingsDeny(t *testing.T) {
 	if _, statuses, _ := callStatuses(a.client.of(id)); len(statuses) == 0 || statuses[len(statuses)-1] != sdk.ToolCallStatusFailed {
 		t.Errorf("the call went %v, want failed (denied)", statuses)
 	}
-	a.client.mu.Lock()
-	asked := len(a.client.asked)
-	a.client.mu.Unlock()
-	if asked != 0 {
+	if asked := a.client.askedCount(); asked != 0 {
 		t.Errorf("%d permission requests, want none: a denied tool is not asked about", asked)
 	}
 }
@@ -50,20 +34,7 @@ func TestACPAutoApproveNeverRunsAToolTheSettingsDeny(t *testing.T) {
 // TestACPAutoApproveRunsWhatTheSettingsAskAboutWithoutAsking: in Auto-approve, a tool the
 // settings ask about runs without a permission request.
 func TestACPAutoApproveRunsWhatTheSettingsAskAboutWithoutAsking(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "p.db")
-	s, err := store.Open(db, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.UpdateSettings(func(st *store.Settings) error {
-		st.ToolApproval = map[string]string{"write_file": "ask"}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	db := dbWithToolApproval(t, map[string]string{"write_file": "ask"})
 	a := startACP(t, db, "--model", acpWriterModel.Name)
 	ws := t.TempDir()
 	id := newACPSession(t, a.conn, ws, "auto")
@@ -73,10 +44,7 @@ func TestACPAutoApproveRunsWhatTheSettingsAskAboutWithoutAsking(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(ws, "hello.txt")); err != nil || string(b) != "hello from the editor\n" {
 		t.Errorf("hello.txt = %q, %v; want it written", b, err)
 	}
-	a.client.mu.Lock()
-	asked := len(a.client.asked)
-	a.client.mu.Unlock()
-	if asked != 0 {
+	if asked := a.client.askedCount(); asked != 0 {
 		t.Errorf("%d permission requests, want none in Auto-approve", asked)
 	}
 }
@@ -110,4 +78,24 @@ func TestACPAutoApproveStillAsksAboutACallTheModelWroteAsText(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws, "notes.txt")); err == nil {
 		t.Error("the rejected text call wrote notes.txt")
 	}
+}
+
+// dbWithToolApproval is a new database whose settings approve tools as approval says.
+func dbWithToolApproval(t *testing.T, approval map[string]string) string {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "p.db")
+	s, err := store.Open(db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.UpdateSettings(func(st *store.Settings) error {
+		st.ToolApproval = approval
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return db
 }

@@ -219,6 +219,62 @@ func prompt(t *testing.T, conn *sdk.ClientSideConnection, id sdk.SessionId, bloc
 	return resp
 }
 
+// promptEnd is how a prompt sent with promptAsync answered, and when.
+type promptEnd struct {
+	resp sdk.PromptResponse
+	err  error
+	at   time.Time
+}
+
+// promptAsync sends text as a prompt without waiting for its answer, which arrives on the channel.
+func (a *acpAgent) promptAsync(id sdk.SessionId, text string) <-chan promptEnd {
+	ended := make(chan promptEnd, 1)
+	go func() {
+		resp, err := a.conn.Prompt(context.Background(), sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}})
+		ended <- promptEnd{resp, err, time.Now()}
+	}()
+	return ended
+}
+
+// waitWhilePrompting waits, as the editor receives updates, until ready holds; it fails the
+// test if the prompt ends first or nothing comes within two minutes. what names what ready
+// waits for.
+func (a *acpAgent) waitWhilePrompting(t *testing.T, ended <-chan promptEnd, what string, ready func() bool) {
+	t.Helper()
+	deadline := time.After(2 * time.Minute)
+	for !ready() {
+		select {
+		case <-a.client.seen:
+		case r := <-ended:
+			t.Fatalf("the prompt ended before any %s: %+v %v", what, r.resp, r.err)
+		case <-deadline:
+			t.Fatalf("no %s within two minutes", what)
+		}
+	}
+}
+
+// cancelPrompt sends session/cancel for the prompt that ends on ended, requires it to answer
+// cancelled and returns how long after the cancel it answered.
+func (a *acpAgent) cancelPrompt(t *testing.T, id sdk.SessionId, ended <-chan promptEnd) time.Duration {
+	t.Helper()
+	cancelledAt := time.Now()
+	if err := a.conn.Cancel(context.Background(), sdk.CancelNotification{SessionId: id}); err != nil {
+		t.Fatal(err)
+	}
+	r := <-ended
+	if r.err != nil || r.resp.StopReason != sdk.StopReasonCancelled {
+		t.Fatalf("the cancelled prompt answered %+v, %v; want stop reason cancelled", r.resp, r.err)
+	}
+	return r.at.Sub(cancelledAt)
+}
+
+// askedCount is how many permission requests the editor has received.
+func (c *acpClient) askedCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.asked)
+}
+
 // chunks is the text of the updates of one kind: the agent's answer or its thinking, or
 // the user's message.
 func chunks(ups []sdk.SessionUpdate, kind string) string {
@@ -431,35 +487,9 @@ func TestACPCancelEndsThePromptCancelledWithinASecond(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "p.db")
 	a := startACP(t, db, "--model", longAnswerModel.Name)
 	id := newACPSession(t, a.conn, t.TempDir(), "")
-	type result struct {
-		resp sdk.PromptResponse
-		err  error
-		at   time.Time
-	}
-	ended := make(chan result, 1)
-	go func() {
-		resp, err := a.conn.Prompt(context.Background(), sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("Say a lot")}})
-		ended <- result{resp, err, time.Now()}
-	}()
-	deadline := time.After(2 * time.Minute)
-	for chunks(a.client.of(id), "answer") == "" {
-		select {
-		case <-a.client.seen:
-		case r := <-ended:
-			t.Fatalf("the prompt ended before its answer streamed: %+v %v", r.resp, r.err)
-		case <-deadline:
-			t.Fatal("no answer streamed")
-		}
-	}
-	cancelledAt := time.Now()
-	if err := a.conn.Cancel(context.Background(), sdk.CancelNotification{SessionId: id}); err != nil {
-		t.Fatal(err)
-	}
-	r := <-ended
-	if r.err != nil || r.resp.StopReason != sdk.StopReasonCancelled {
-		t.Fatalf("the cancelled prompt answered %+v, %v; want stop reason cancelled", r.resp, r.err)
-	}
-	took := r.at.Sub(cancelledAt)
+	ended := a.promptAsync(id, "Say a lot")
+	a.waitWhilePrompting(t, ended, "streamed answer", func() bool { return chunks(a.client.of(id), "answer") != "" })
+	took := a.cancelPrompt(t, id, ended)
 	t.Logf("session/cancel to the prompt's answer: %v", took)
 	if took > time.Second {
 		t.Errorf("the prompt answered %v after session/cancel, want within a second", took)
@@ -603,41 +633,9 @@ func TestACPCancelWhileAPermissionRequestWaitsEndsThePromptAndRunsNothing(t *tes
 	a.client.hold = true
 	a.client.mu.Unlock()
 	id := newACPSession(t, a.conn, ws, "ask")
-	type result struct {
-		resp sdk.PromptResponse
-		err  error
-		at   time.Time
-	}
-	ended := make(chan result, 1)
-	go func() {
-		resp, err := a.conn.Prompt(context.Background(), sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("Write hello.txt")}})
-		ended <- result{resp, err, time.Now()}
-	}()
-	deadline := time.After(2 * time.Minute)
-	for {
-		a.client.mu.Lock()
-		n := len(a.client.asked)
-		a.client.mu.Unlock()
-		if n > 0 {
-			break
-		}
-		select {
-		case <-a.client.seen:
-		case r := <-ended:
-			t.Fatalf("the prompt ended before asking: %+v %v", r.resp, r.err)
-		case <-deadline:
-			t.Fatal("no permission request")
-		}
-	}
-	cancelledAt := time.Now()
-	if err := a.conn.Cancel(context.Background(), sdk.CancelNotification{SessionId: id}); err != nil {
-		t.Fatal(err)
-	}
-	r := <-ended
-	if r.err != nil || r.resp.StopReason != sdk.StopReasonCancelled {
-		t.Fatalf("the cancelled prompt answered %+v, %v; want stop reason cancelled", r.resp, r.err)
-	}
-	if took := r.at.Sub(cancelledAt); took > time.Second {
+	ended := a.promptAsync(id, "Write hello.txt")
+	a.waitWhilePrompting(t, ended, "permission request", func() bool { return a.client.askedCount() > 0 })
+	if took := a.cancelPrompt(t, id, ended); took > time.Second {
 		t.Errorf("the prompt answered %v after session/cancel, want within a second", took)
 	}
 	if _, err := os.Stat(filepath.Join(ws, "hello.txt")); !os.IsNotExist(err) {

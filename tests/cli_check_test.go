@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,16 +17,9 @@ import (
 var (
 	// checkNativeModel makes two calls in one turn through the API, then answers: it passes the
 	// check's "two calls in one turn" and no other case.
-	checkNativeModel = ollamatest.Model{Name: "e2e-check-native", Scripts: ollamatest.Scripts{
-		"SU": slices.Concat(
-			ollamatest.ToolCall("write_file", map[string]any{"path": "a.txt", "content": "a"}),
-			ollamatest.ToolCall("write_file", map[string]any{"path": "b.txt", "content": "b"})),
-		"SUATT": {"Wrote", " a.txt and b.txt."},
-	}}
+	checkNativeModel = ollamatest.Model{Name: "e2e-check-native", Scripts: ollamatest.TwoWritesInOneTurn()}
 	// checkNeverModel answers in words whatever it is asked.
-	checkNeverModel = ollamatest.Model{Name: "e2e-check-never", Scripts: ollamatest.Scripts{
-		"*": {"I would", " do that", " for you."},
-	}}
+	checkNeverModel = ollamatest.Model{Name: "e2e-check-never", Scripts: ollamatest.NeverCalls()}
 )
 
 // TestCLICheckTellsACallingModelFromOneThatNeverCallsAndModelsShowsTheResult: `prototyper

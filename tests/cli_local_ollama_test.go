@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"prototyper/internal/ollamatest"
-	"prototyper/store"
 )
 
 // TestCLIRunStartsTheLocalOllamaWhereNoneAnswersAndEndsInAnAnswer: on a machine with an
@@ -43,15 +42,7 @@ func TestCLIRunStartsTheLocalOllamaWhereNoneAnswersAndEndsInAnAnswer(t *testing.
 func TestCLIHintsRunAsPrinted(t *testing.T) {
 	url := ollamatest.FreeURL(t)
 	t.Cleanup(func() { killServersAt(t, url) })
-	db := filepath.Join(t.TempDir(), "p.db")
-	s, err := store.Open(db, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.PutSettings(store.Settings{ManualOllama: true}); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
+	db := dbWithManualOllama(t)
 	path := ollamaOnPath(t)
 	_, errOut, code := cliRunEnv(t, []string{"PATH=" + path}, "run", "--ollama", url, "--db", db, "--workspace", t.TempDir(), "--model", "m", "hi")
 	m := regexp.MustCompile("start it with `([^`]+)`").FindStringSubmatch(errOut)

@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,19 +12,6 @@ import (
 	"prototyper/internal/tether"
 )
 
-// workspaceMarkerServers writes ws/.prototyper/mcp.json with one server whose start creates
-// marker (and then exits).
-func workspaceMarkerServers(t *testing.T, ws, marker string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Join(ws, ".prototyper"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cfg := fmt.Sprintf(`{"mcpServers":{"marker":{"command":"sh","args":["-c","touch \"$0\"; exit 1",%q]}}}`, marker)
-	if err := os.WriteFile(filepath.Join(ws, ".prototyper", "mcp.json"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func fileExists(path string) bool { _, err := os.Stat(path); return err == nil }
 
 // TestCLIAWorkspacesOwnServersRunOnlyOnceAllowed: `run` (with --approve ask too) and `mcp
@@ -35,7 +21,7 @@ func fileExists(path string) bool { _, err := os.Stat(path); return err == nil }
 func TestCLIAWorkspacesOwnServersRunOnlyOnceAllowed(t *testing.T) {
 	ws, db := t.TempDir(), filepath.Join(t.TempDir(), "p.db")
 	first := filepath.Join(t.TempDir(), "first")
-	workspaceMarkerServers(t, ws, first)
+	testenv.WorkspaceMarkerServer(t, ws, first)
 	allowSays := "prototyper mcp allow --workspace " + ws
 
 	_, errOut, code := cliRun(t, "run", "--db", db, "--ollama", "http://127.0.0.1:9", "--workspace", ws, "--model", "any", "--approve", "ask", "hello")
@@ -57,7 +43,7 @@ func TestCLIAWorkspacesOwnServersRunOnlyOnceAllowed(t *testing.T) {
 	}
 
 	second := filepath.Join(t.TempDir(), "second")
-	workspaceMarkerServers(t, ws, second)
+	testenv.WorkspaceMarkerServer(t, ws, second)
 	_, errOut, code = cliRun(t, "mcp", "list", "--db", db, "--workspace", ws)
 	if code != 1 || !strings.Contains(errOut, allowSays) || fileExists(second) {
 		t.Errorf("mcp list after the file changed: exit %d, marker %v, stderr %q; want it refused again", code, fileExists(second), errOut)

@@ -269,15 +269,7 @@ func oneFailureLine(p provider, stderr, says string) bool {
 // run starts one, TestCLIRunStartsTheLocalOllamaWhereNoneAnswersAndEndsInAnAnswer), no server
 // is one line saying how to start it.
 func TestCLIRunAgainstNoServerIsOneClearLine(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "p.db")
-	s, err := store.Open(db, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.PutSettings(store.Settings{ManualOllama: true}); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
+	db := dbWithManualOllama(t)
 	_, errOut, code := cliRun(t, "run", "--ollama", "http://127.0.0.1:1", "--db", db,
 		"--workspace", t.TempDir(), "--model", "m", "hi")
 	if code != 1 {
@@ -306,4 +298,20 @@ func TestCLIRunImageReachesAModelThatSeesAndIsRefusedForOneThatCannot(t *testing
 	if code != 1 || !strings.Contains(errOut, "e2e-writer cannot see images") || out != "" {
 		t.Errorf("exit status %d, stdout %q, stderr %q; want status 1 and the sentence, before anything is sent", code, out, errOut)
 	}
+}
+
+// dbWithManualOllama is a new database whose settings say the user runs Ollama, so that no
+// command starts one.
+func dbWithManualOllama(t *testing.T) string {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "p.db")
+	s, err := store.Open(db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutSettings(store.Settings{ManualOllama: true}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	return db
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"prototyper/internal/testenv"
 	"prototyper/internal/tether"
 	"prototyper/store"
 )
@@ -18,13 +19,7 @@ import (
 // marker, starts a child that sleeps, and then hangs (a server that never answers).
 func workspaceLongServer(t *testing.T, ws, marker string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Join(ws, ".prototyper"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cfg := fmt.Sprintf(`{"mcpServers":{"marker":{"command":"sh","args":["-c","touch \"$0\"; sleep 600 & exec sleep 601",%q,"note\u202e"],"env":{"NODE_OPTIONS":"--require=./x.js"}}}}`, marker)
-	if err := os.WriteFile(filepath.Join(ws, ".prototyper", "mcp.json"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testenv.WriteWorkspaceServers(t, ws, fmt.Sprintf(`{"mcpServers":{"marker":{"command":"sh","args":["-c","touch \"$0\"; sleep 600 & exec sleep 601",%q,"note\u202e"],"env":{"NODE_OPTIONS":"--require=./x.js"}}}}`, marker))
 }
 
 // waitFile waits until path exists.

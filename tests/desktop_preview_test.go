@@ -91,11 +91,15 @@ func (r *desktopRun) modTime(t *testing.T, name string) time.Time {
 	return fi.ModTime()
 }
 
-// startPreviewRun opens the window with the preview's log and sends prompt.
-func startPreviewRun(t *testing.T, model ollamatest.Model, prompt string) (*desktopRun, string) {
+// previewAfterRun opens the window with the preview's log, sends prompt, waits for the run to
+// end and shows the pane (Alt+P) until it has painted the page once; it returns the log.
+func previewAfterRun(t *testing.T, model ollamatest.Model, prompt string) (*desktopRun, string) {
 	t.Helper()
 	log := filepath.Join(t.TempDir(), "preview.jsonl")
 	r := startDesktopRunWith(t, model, store.Settings{Think: "off"}, prompt, withEnv(preview.LogEnv+"="+log))
+	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
+	r.app.key("alt+p")
+	waitPainted(t, log, 1, 30*time.Second)
 	return r, log
 }
 
@@ -104,11 +108,7 @@ func startPreviewRun(t *testing.T, model ollamatest.Model, prompt string) (*desk
 // script and the pane reloads by itself, with zero errors; Alt+Z brings the broken version
 // back and the pane shows it again.
 func TestDesktopPreviewPaneShowsAScriptErrorFixesItAndUndoBringsItBack(t *testing.T) {
-	r, log := startPreviewRun(t, previewFixModel, "Make a counter page")
-	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
-
-	r.app.key("alt+p")
-	waitPainted(t, log, 1, 30*time.Second)
+	r, log := previewAfterRun(t, previewFixModel, "Make a counter page")
 	if !r.app.says("1 error") {
 		t.Fatalf("the pane does not count the page's error: %s", r.app.screenshot("preview-broken.png"))
 	}
@@ -200,10 +200,7 @@ var previewAttackModel = ollamatest.Model{Name: "e2e-preview-attack", Scripts: o
 // message handler as the Wails runtime does, or window.go), reading window.parent,
 // navigating the top window or opening a pop-up fails, and the app is as it was.
 func TestDesktopPreviewPaneCannotReachTheApp(t *testing.T) {
-	r, log := startPreviewRun(t, previewAttackModel, "Make a page")
-	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
-	r.app.key("alt+p")
-	waitPainted(t, log, 1, 30*time.Second)
+	r, _ := previewAfterRun(t, previewAttackModel, "Make a page")
 	if !r.app.says("Attack done") {
 		t.Fatalf("the page did not run: %s", r.app.screenshot("preview-attack.png"))
 	}
@@ -273,17 +270,24 @@ func TestDesktopPreviewPaneRepaintsAfterEachChange(t *testing.T) {
 // previewFixModel overwrites, and waits for that run.
 func newPreviewRunWithPage(t *testing.T, log string) *desktopRun {
 	t.Helper()
-	srv := ollamatest.Get(t)
 	r := newDesktopRun(t, store.Settings{Think: "off"})
 	r.writeFile(t, "index.html", "<!doctype html><html><head></head><body><h1>First page</h1></body></html>", 0o644)
+	launchWithPreviewLog(t, r, log)
+	r.sendAndWait(t, "Make a counter page", 1)
+	return r
+}
+
+// launchWithPreviewLog opens the window on r's database and workspace with previewFixModel,
+// the bridge's log and the preview's log at log, and waits until its composer can be typed in.
+func launchWithPreviewLog(t *testing.T, r *desktopRun, log string) {
+	t.Helper()
+	srv := ollamatest.Get(t)
 	r.app = launchDesktop(t, desktopBinary(t), startXvfb(t),
 		[]string{"--db", r.db, "--workspace", r.workspace, "--model", previewFixModel.Name, "--ollama", srv.URL()},
 		events.LogEnv+"="+r.bridgeLog, preview.LogEnv+"="+log)
 	r.app.waitWindow("Prototyper", 60*time.Second)
 	r.waitForComposer(t)
 	r.app.focusWindow()
-	r.sendAndWait(t, "Make a counter page", 1)
-	return r
 }
 
 // loopbackPage tries, from the preview, to reach another service of the machine on the
@@ -348,17 +352,11 @@ func TestDesktopPreviewPaneKeepsPagesFromTheMachinesLoopbackServices(t *testing.
 		return slices.ContainsFunc(hits, func(h hit) bool { return h.path == "/pixel.png" }), slices.Clone(hits)
 	}
 
-	srv := ollamatest.Get(t)
 	r := newDesktopRun(t, store.Settings{Think: "off"})
 	r.writeFile(t, "index.html", strings.ReplaceAll(loopbackPage, "SVC", svc.URL), 0o644)
 	r.writeFile(t, "card.html", `<p>card</p>`, 0o644) // an HTML partial the page fetches: its load goes on
 	log := filepath.Join(t.TempDir(), "preview.jsonl")
-	r.app = launchDesktop(t, desktopBinary(t), startXvfb(t),
-		[]string{"--db", r.db, "--workspace", r.workspace, "--model", previewFixModel.Name, "--ollama", srv.URL()},
-		events.LogEnv+"="+r.bridgeLog, preview.LogEnv+"="+log)
-	r.app.waitWindow("Prototyper", 60*time.Second)
-	r.waitForComposer(t)
-	r.app.focusWindow()
+	launchWithPreviewLog(t, r, log)
 	r.app.key("alt+p")
 	waitPainted(t, log, 1, 30*time.Second)
 	if !r.app.says("Loopback done") {

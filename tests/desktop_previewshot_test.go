@@ -35,11 +35,7 @@ var previewShotModel = ollamatest.Model{Name: "e2e-preview-shot", Vision: true, 
 // composer); Enter sends it to a model that sees images, which is handed the image; the
 // stored PNG is the page: green where the block is, white beside it, the pane's bar not in it.
 func TestDesktopPreviewPaneAttachesAScreenshotOfThePageToAMessageForAModelThatSees(t *testing.T) {
-	r, log := startPreviewRun(t, previewShotModel, "Make a page with a green block")
-	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
-
-	r.app.key("alt+p")
-	waitPainted(t, log, 1, 30*time.Second)
+	r, _ := previewAfterRun(t, previewShotModel, "Make a page with a green block")
 	if !r.app.says("A green block") {
 		t.Fatalf("the pane does not show the page: %s", r.app.screenshot("preview-shot-page.png"))
 	}
@@ -130,10 +126,7 @@ func TestDesktopPreviewPaneAttachesAScreenshotOfThePageToAMessageForAModelThatSe
 // screenshot is attached as a pasted image is, and refused the same way before anything is
 // sent: the composer says why, Send cannot be pressed, Enter sends nothing.
 func TestDesktopPreviewPaneScreenshotForAModelThatCannotSeeIsRefusedBeforeSending(t *testing.T) {
-	r, log := startPreviewRun(t, previewFixModel, "Make a counter page")
-	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
-	r.app.key("alt+p")
-	waitPainted(t, log, 1, 30*time.Second)
+	r, _ := previewAfterRun(t, previewFixModel, "Make a counter page")
 	r.app.key("alt+i")
 	r.app.waitControl(roleImage, "Image 1 to send", 30*time.Second)
 	r.app.typeText("What does this page look like?")

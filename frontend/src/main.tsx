@@ -6,11 +6,9 @@ import { BackendUnreachable } from './components/BackendUnreachable'
 import { ItemBoundary } from './components/ItemBoundary'
 import { AppStore } from './state/store'
 import { PreviewStore } from './state/preview'
-import { PreviewContext } from './components/PreviewPane'
 import { DevServerStore } from './state/devServers'
-import { DevServersContext } from './components/DevServers'
 import { bridgeBindings } from './ipcBridge'
-import { StoreContext } from './state/useAppState'
+import { WindowStores } from './WindowStores'
 import './style.css'
 
 const root = createRoot(document.getElementById('root')!)
@@ -30,13 +28,9 @@ function run(backend: Backend, started?: (store: AppStore) => void) {
   const servers = new DevServerStore(backend)
   servers.start()
   show(
-    <StoreContext.Provider value={store}>
-      <PreviewContext.Provider value={preview}>
-        <DevServersContext.Provider value={servers}>
-          <App />
-        </DevServersContext.Provider>
-      </PreviewContext.Provider>
-    </StoreContext.Provider>,
+    <WindowStores store={store} preview={preview} servers={servers}>
+      <App />
+    </WindowStores>,
   )
   void store.start().then(() => started?.(store))
 }

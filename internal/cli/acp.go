@@ -63,15 +63,11 @@ Flags:
 	if err != nil {
 		return usage(err.Error())
 	}
-	mcpServers, err := f.MCPFlags.Set()
+	mcpServers, err := f.MCPFlags.StoredSet(db)
 	if err != nil {
 		return usage(err.Error())
 	}
 	defer mcpServers.Close()
-	if settings, err := db.Settings(); err == nil {
-		mcpServers.UseSettings(SettingsServers(settings))
-	}
-	mcpServers.Trust = StoredTrust(db)
 	wd, err := os.Getwd()
 	if err != nil {
 		return fail(err)

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"prototyper/acp"
 	"prototyper/agentloop"
 	"prototyper/store"
 )
@@ -341,16 +342,7 @@ func streamNote(m store.Message) string {
 
 // fenced puts text in a code fence longer than any backtick run inside it.
 func fenced(lang, text string) string {
-	longest, run := 0, 0
-	for _, r := range text {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", max(3, longest+1))
+	fence := acp.Fence(text)
 	return fence + lang + "\n" + strings.TrimRight(text, "\n") + "\n" + fence
 }
 

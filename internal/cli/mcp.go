@@ -44,6 +44,20 @@ func (m MCPFlags) Set() (*mcptools.Set, error) {
 	return mcptools.NewSet(mcptools.UserFile()), nil
 }
 
+// StoredSet is Set with db's part: the MCP servers of its settings and the user's answers in
+// it about workspaces' own server files.
+func (m MCPFlags) StoredSet(db *store.DB) (*mcptools.Set, error) {
+	set, err := m.Set()
+	if err != nil {
+		return nil, err
+	}
+	if settings, err := db.Settings(); err == nil {
+		set.UseSettings(SettingsServers(settings))
+	}
+	set.Trust = StoredTrust(db)
+	return set, nil
+}
+
 // Files are the server files the flags name (an absolute --mcp-config), which the agent's
 // tools must refuse like the app's configuration folders: a file in the workspace that
 // names the programs the app starts would otherwise be the agent's to rewrite.

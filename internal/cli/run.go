@@ -183,15 +183,11 @@ Flags:
 		}
 		defer local.stop()
 	}
-	mcpServers, err := f.MCPFlags.Set()
+	mcpServers, err := f.MCPFlags.StoredSet(db)
 	if err != nil {
 		return usage(err.Error())
 	}
 	defer mcpServers.Close()
-	if settings, err := db.Settings(); err == nil {
-		mcpServers.UseSettings(SettingsServers(settings))
-	}
-	mcpServers.Trust = StoredTrust(db)
 	if err := notAllowedMCP(mcpServers, db, f.chat, workspace); err != nil {
 		return fail(err)
 	}

@@ -1,26 +1,14 @@
 package desktop
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"prototyper/internal/cli"
+	"prototyper/internal/testenv"
 )
-
-// writeMarkerServers writes ws/.prototyper/mcp.json with one server whose start creates marker.
-func writeMarkerServers(t *testing.T, ws, marker string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Join(ws, ".prototyper"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cfg := fmt.Sprintf(`{"mcpServers":{"marker":{"command":"sh","args":["-c","touch \"$0\"; exit 1",%q]}}}`, marker)
-	if err := os.WriteFile(filepath.Join(ws, ".prototyper", "mcp.json"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func waitExists(t *testing.T, path string) {
 	t.Helper()
@@ -37,7 +25,7 @@ func waitExists(t *testing.T, path string) {
 func TestTheWindowAsksOnceAboutAFoldersOwnServersAndStartsThemWhenAllowed(t *testing.T) {
 	ws := t.TempDir()
 	marker := filepath.Join(t.TempDir(), "marker")
-	writeMarkerServers(t, ws, marker)
+	testenv.WorkspaceMarkerServer(t, ws, marker)
 	db := filepath.Join(t.TempDir(), "p.db")
 	d, closeDesk := openTestDesktop(t, cli.DesktopOptions{Common: cli.Common{DB: db, Ollama: "http://127.0.0.1:9"}, Workspace: ws})
 
@@ -69,7 +57,7 @@ func TestTheWindowAsksOnceAboutAFoldersOwnServersAndStartsThemWhenAllowed(t *tes
 
 	// another start: allowed as the file is, asked again once it changed
 	changed := filepath.Join(t.TempDir(), "changed")
-	writeMarkerServers(t, ws, changed)
+	testenv.WorkspaceMarkerServer(t, ws, changed)
 	d, _ = openTestDesktop(t, cli.DesktopOptions{Common: cli.Common{DB: db, Ollama: "http://127.0.0.1:9"}, Workspace: ws})
 	if asked, _ := d.WorkspaceServersToAsk(ws, false); asked == nil || asked.Hash == review.Hash {
 		t.Errorf("after the file changed WorkspaceServersToAsk = %+v; want the changed file", asked)

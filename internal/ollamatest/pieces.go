@@ -45,3 +45,21 @@ func WriteHello() Scripts {
 		"UAT": slices.Concat(Think("Done."), []string{"I wrote", " hello.txt", "."}),
 	}
 }
+
+// TwoWritesInOneTurn returns the scripts of a model that, at its first turn, calls write_file
+// twice through the API (a.txt with "a", b.txt with "b"), then answers "Wrote",
+// " a.txt and b.txt.": the model check's "two calls in one turn" and no other of its cases.
+func TwoWritesInOneTurn() Scripts {
+	return Scripts{
+		"SU": slices.Concat(
+			ToolCall("write_file", map[string]any{"path": "a.txt", "content": "a"}),
+			ToolCall("write_file", map[string]any{"path": "b.txt", "content": "b"})),
+		"SUATT": {"Wrote", " a.txt and b.txt."},
+	}
+}
+
+// NeverCalls returns the scripts of a model that answers "I would", " do that", " for you."
+// whatever it is asked, never calling a tool.
+func NeverCalls() Scripts {
+	return Scripts{"*": {"I would", " do that", " for you."}}
+}

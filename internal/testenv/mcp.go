@@ -117,3 +117,22 @@ func MCPEverythingKillable(tb testing.TB) (server map[string]any, kill func()) {
 		}
 	}
 }
+
+// WriteWorkspaceServers writes cfg as ws/.prototyper/mcp.json, the workspace's own MCP server
+// file.
+func WriteWorkspaceServers(tb testing.TB, ws, cfg string) {
+	tb.Helper()
+	if err := os.MkdirAll(filepath.Join(ws, ".prototyper"), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".prototyper", "mcp.json"), []byte(cfg), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// WorkspaceMarkerServer writes ws/.prototyper/mcp.json with one server whose start creates
+// marker (and then exits): a test sees by the file whether the server was started.
+func WorkspaceMarkerServer(tb testing.TB, ws, marker string) {
+	tb.Helper()
+	WriteWorkspaceServers(tb, ws, fmt.Sprintf(`{"mcpServers":{"marker":{"command":"sh","args":["-c","touch \"$0\"; exit 1",%q]}}}`, marker))
+}

@@ -1,52 +1,17 @@
-import { act, fireEvent, render, screen } from '@testing-library/react'
+import { act, fireEvent, screen } from '@testing-library/react'
 import { describe, expect, it } from 'vitest'
-import { App } from '../App'
-import type { DevServer, PreviewPage } from '../backend'
-import { FakeBackend, FakeFrames } from '../fakeBackend'
-import { DevServerStore } from '../state/devServers'
-import { PreviewStore } from '../state/preview'
-import { AppStore } from '../state/store'
-import { StoreContext } from '../state/useAppState'
-import { summary } from '../test/mountApp'
-import { DevServersContext } from './DevServers'
-import { PreviewContext } from './PreviewPane'
+import type { DevServer } from '../backend'
+import { mountPreview, onePageSite, openPreviewPane } from '../test/mountPreview'
 
 const ws = '/home/u/site'
 
-const site: PreviewPage = {
-  url: 'http://127.0.0.1:4000/s3cr3t/s/ab/',
-  origin: 'http://127.0.0.1:4000',
-  workspace: ws,
-  page: 'index.html',
-  pages: ['index.html'],
-  report: { workspace: ws, url: 'http://127.0.0.1:4000/s3cr3t/s/ab/', page: 'index.html', load: 0, painted: true, errors: [], console: [], text: '' },
-}
+const site = onePageSite(ws)
 
 const server: DevServer = { id: 'call_1', workspace: ws, command: 'python3 -m http.server 8000', cwd: '', port: 8000 }
 
 async function mount() {
-  const backend = new FakeBackend()
-  backend.chats = [summary('c1', 'Site', ws, '2026-11-26T10:00:00Z')]
-  backend.previewPage = site
-  const store = new AppStore({ backend, requestFrame: new FakeFrames().request })
-  const preview = new PreviewStore(backend, store)
-  preview.start()
-  const servers = new DevServerStore(backend)
-  servers.start()
-  render(
-    <StoreContext.Provider value={store}>
-      <PreviewContext.Provider value={preview}>
-        <DevServersContext.Provider value={servers}>
-          <App />
-        </DevServersContext.Provider>
-      </PreviewContext.Provider>
-    </StoreContext.Provider>,
-  )
-  await act(() => store.start())
-  await act(async () => {
-    fireEvent.keyDown(window, { key: 'p', code: 'KeyP', altKey: true })
-  })
-  await screen.findByTestId('preview-frame')
+  const { backend } = await mountPreview(site, { servers: true })
+  await openPreviewPane()
   return { backend }
 }
 

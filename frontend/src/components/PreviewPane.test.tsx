@@ -1,13 +1,8 @@
-import { act, fireEvent, render, screen } from '@testing-library/react'
+import { act, fireEvent, screen } from '@testing-library/react'
 import { describe, expect, it } from 'vitest'
-import { App } from '../App'
 import type { PreviewPage, PreviewReport } from '../backend'
-import { FakeBackend, FakeFrames } from '../fakeBackend'
-import { PreviewStore } from '../state/preview'
-import { AppStore } from '../state/store'
-import { StoreContext } from '../state/useAppState'
-import { summary } from '../test/mountApp'
-import { PreviewContext, previewSandbox } from './PreviewPane'
+import { mountPreview } from '../test/mountPreview'
+import { previewSandbox } from './PreviewPane'
 
 const ws = '/home/u/site'
 
@@ -33,29 +28,11 @@ const site: PreviewPage = {
   report: report([], 0),
 }
 
-async function mountPreview() {
-  const backend = new FakeBackend()
-  backend.chats = [summary('c1', 'Site', ws, '2026-11-26T10:00:00Z')]
-  backend.previewPage = site
-  const store = new AppStore({ backend, requestFrame: new FakeFrames().request })
-  const preview = new PreviewStore(backend, store)
-  preview.start()
-  render(
-    <StoreContext.Provider value={store}>
-      <PreviewContext.Provider value={preview}>
-        <App />
-      </PreviewContext.Provider>
-    </StoreContext.Provider>,
-  )
-  await act(() => store.start())
-  return { backend, store, preview }
-}
-
 const altP = { key: 'p', code: 'KeyP', altKey: true }
 
 describe('the Preview pane', () => {
   it('opens with Alt+P on the folder’s index.html in a sandboxed frame of the preview’s origin', async () => {
-    const { backend } = await mountPreview()
+    const { backend } = await mountPreview(site)
     expect(screen.queryByTestId('preview-pane')).toBeNull()
     await act(async () => {
       fireEvent.keyDown(window, altP)
@@ -72,7 +49,7 @@ describe('the Preview pane', () => {
   })
 
   it('reloads after a change a run made to its folder, counts the errors and sends them with Fix these', async () => {
-    const { backend } = await mountPreview()
+    const { backend } = await mountPreview(site)
     await act(async () => {
       fireEvent.keyDown(window, altP)
     })
@@ -106,7 +83,7 @@ describe('the Preview pane', () => {
   })
 
   it('switches between desktop, tablet and phone widths and takes the whole width with Alt+W', async () => {
-    await mountPreview()
+    await mountPreview(site)
     await act(async () => {
       fireEvent.keyDown(window, { key: 'w', code: 'KeyW', altKey: true })
     })

@@ -1,46 +1,19 @@
-import { act, fireEvent, render, screen } from '@testing-library/react'
+import { act, fireEvent, screen } from '@testing-library/react'
 import { describe, expect, it } from 'vitest'
-import { App } from '../App'
-import type { PreviewPage } from '../backend'
-import { FakeBackend, FakeFrames } from '../fakeBackend'
-import { PreviewStore } from '../state/preview'
-import { AppStore } from '../state/store'
-import { StoreContext } from '../state/useAppState'
-import { summary } from '../test/mountApp'
-import { PreviewContext } from './PreviewPane'
+import { mountPreview, onePageSite, openPreviewPane } from '../test/mountPreview'
 
 const ws = '/home/u/site'
-const site: PreviewPage = {
-  url: 'http://127.0.0.1:4000/s3cr3t/s/ab/',
-  origin: 'http://127.0.0.1:4000',
-  workspace: ws,
-  page: 'index.html',
-  pages: ['index.html'],
-  report: { workspace: ws, url: 'http://127.0.0.1:4000/s3cr3t/s/ab/', page: 'index.html', load: 0, painted: true, errors: [], console: [], text: '' },
-}
+const site = onePageSite(ws)
 // a 1×1 PNG
 const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=='
 
 async function openPane(shot: string) {
-  const backend = new FakeBackend()
-  backend.chats = [summary('c1', 'Site', ws, '2026-11-26T10:00:00Z')]
-  backend.previewPage = site
-  backend.previewShot = shot
-  const store = new AppStore({ backend, requestFrame: new FakeFrames().request })
-  const preview = new PreviewStore(backend, store)
-  preview.start()
-  render(
-    <StoreContext.Provider value={store}>
-      <PreviewContext.Provider value={preview}>
-        <App />
-      </PreviewContext.Provider>
-    </StoreContext.Provider>,
-  )
-  await act(() => store.start())
-  await act(async () => {
-    fireEvent.keyDown(window, { key: 'p', code: 'KeyP', altKey: true })
+  const { backend } = await mountPreview(site, {
+    prepare: (b) => {
+      b.previewShot = shot
+    },
   })
-  await screen.findByTestId('preview-frame')
+  await openPreviewPane()
   return backend
 }
 
