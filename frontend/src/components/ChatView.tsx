@@ -4,6 +4,7 @@ import {
   oldestWaitingCard,
   redoable,
   standingChange,
+  stoppedText,
   terminalToolStates,
   type ChatState,
   type TimelineEntry,
@@ -15,6 +16,7 @@ import { attentionKey } from './chatAttention'
 import { ItemBoundary } from './ItemBoundary'
 import { Message } from './Message'
 import { EditBox, MessageActions } from './MessageActions'
+import { StoppedNotice } from './StoppedNotice'
 import { ErrorNotice } from './ErrorNotice'
 import { ModelLoadingNote } from './ModelLoadingNote'
 import { SummaryOfferCard } from './SummaryOfferCard'
@@ -298,6 +300,9 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
       ) : null
     }
     if (e.tone === 'error' && e.code) return <ErrorNotice key={e.id} code={e.code} message={e.text} />
+    if (e.tone === 'info' && e.text === stoppedText) {
+      return <StoppedNotice key={e.id} text={e.text} last={e.id === chat.timeline[chat.timeline.length - 1]?.id} />
+    }
     return (
       <div key={e.id} className={`notice ${e.tone}`} role={e.tone === 'error' ? 'alert' : undefined} data-testid="notice">
         {e.tone === 'error' ? '⚠ ' : ''}
