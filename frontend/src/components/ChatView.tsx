@@ -165,6 +165,23 @@ function RunUndo({ chat, runId }: { chat: ChatState; runId: string }) {
   )
 }
 
+/** The start of the sentence a run ends with after its model answered nothing twice (agentloop's noteEmptyAnswer). */
+const emptyAnswerNote = 'The model gave an empty answer'
+
+/**
+ * Whether the empty answer at entry `at` is said by what follows it: the model asked again
+ * answered nothing again, or the run ended saying so. One empty answer is said once.
+ */
+function emptySaidLater(chat: ChatState, at: number): boolean {
+  const m = chat.messages[chat.timeline[at]?.id ?? '']
+  if (!m?.empty) return false
+  const next = chat.timeline[at + 1]
+  if (!next) return false
+  if (next.kind === 'notice') return next.text.startsWith(emptyAnswerNote)
+  const n = next.kind === 'message' ? chat.messages[next.id] : undefined
+  return !!n && n.runId === m.runId && n.role === 'assistant' && n.complete && !!n.empty
+}
+
 /** The messages, tool cards and notices of one chat from entry `start` on, in the order they happened. */
 export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?: ShownFrom }) {
   const store = useStore()
@@ -243,7 +260,7 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
             />
           ) : (
             <>
-              <Message message={m} from={i === 0 ? start.from : 0} />
+              <Message message={m} from={i === 0 ? start.from : 0} emptySaidLater={emptySaidLater(chat, start.entry + i)} />
               {restore ? (
                 <div className={`message-footer ${m.role}`}>
                   {actions}
