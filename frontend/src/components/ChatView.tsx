@@ -17,6 +17,7 @@ import { ItemBoundary } from './ItemBoundary'
 import { Message } from './Message'
 import { EditBox, MessageActions } from './MessageActions'
 import { StoppedNotice } from './StoppedNotice'
+import { runActivity } from '../state/runState'
 import { ErrorNotice } from './ErrorNotice'
 import { ModelLoadingNote } from './ModelLoadingNote'
 import { SummaryOfferCard } from './SummaryOfferCard'
@@ -209,6 +210,7 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
   // The card the approval keys apply to; its Approve button takes the focus.
   const current = oldestWaitingCard(chat, decisions)?.id
   const { undoAfter, restoreAt } = runControls(chat)
+  const activity = runActivity(chat)
   return (
     <>
       {chat.timeline.slice(start.entry).map((e, i) => {
@@ -224,8 +226,8 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
           item
         )
       })}
-      {chat.loadingModel && <ModelLoadingNote model={chat.loadingModel.model} since={chat.loadingModel.since} />}
-      {chat.phase === 'submitted' && !chat.loadingModel && (
+      {activity.kind === 'loading' && <ModelLoadingNote model={activity.model} since={activity.since} />}
+      {chat.phase === 'submitted' && activity.kind === 'phase' && (
         <div className="typing" data-testid="typing" aria-label="The model is starting">
           <span />
           <span />
