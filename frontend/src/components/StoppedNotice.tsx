@@ -12,7 +12,7 @@ export function StoppedNotice({ text, last }: { text: string; last: boolean }) {
   const store = useStore()
   const idle = useAppState((s) => (s.activeChatId ? s.chats[s.activeChatId]?.phase : 'idle') === 'idle')
   return (
-    <div className="notice info" data-testid="notice">
+    <div className="notice info stopped" data-testid="notice">
       <span>{text}</span>
       {last && (
         <span className="notice-actions">
