@@ -113,6 +113,39 @@ describe('ChatView', () => {
     expect(screen.queryByTestId('show-earlier')).toBeNull()
   })
 
+  it('says an answer was empty once when the model, asked again, answered nothing again', async () => {
+    const backend = new FakeBackend()
+    const msg = (id: string, role: 'user' | 'assistant', content: string, i: number) => ({
+      id,
+      chatId: 'c1',
+      role,
+      content,
+      thinking: '',
+      thinkingMs: 0,
+      toolCalls: null,
+      toolName: '',
+      toolCallId: '',
+      runId: 'r1',
+      createdAt: new Date(Date.UTC(2025, 0, 1, 0, 0, i)).toISOString(),
+      updatedAt: '',
+      complete: true,
+      doneReason: 'stop',
+    })
+    backend.opened.c1 = {
+      chat: { id: 'c1', title: 'Empty', model: 'qwen3:4b', workspace: '/w', createdAt: '', updatedAt: '', messageCount: 3, phase: 'idle' },
+      messages: [msg('u1', 'user', 'Say something', 0), msg('a1', 'assistant', '', 1), msg('a2', 'assistant', '', 2)],
+      toolCalls: [],
+      phase: 'idle',
+      liveRunId: '',
+      emptyAnswers: ['a1', 'a2'],
+    }
+    const { store } = renderWithStore(<ChatView />, backend)
+    await act(() => store.start())
+    await act(() => store.selectChat('c1'))
+    expect(screen.getAllByTestId('message-assistant')).toHaveLength(2)
+    expect(screen.getAllByTestId('empty-answer')).toHaveLength(1)
+  })
+
   it('shows a short chat whole, without the button', async () => {
     await mount(4, 200)
     expect(screen.getAllByTestId('message-assistant')).toHaveLength(4)

@@ -4,6 +4,7 @@ import {
   oldestWaitingCard,
   redoable,
   standingChange,
+  stoppedText,
   terminalToolStates,
   type ChatState,
   type TimelineEntry,
@@ -15,6 +16,8 @@ import { attentionKey } from './chatAttention'
 import { ItemBoundary } from './ItemBoundary'
 import { Message } from './Message'
 import { EditBox, MessageActions } from './MessageActions'
+import { StoppedNotice } from './StoppedNotice'
+import { runActivity } from '../state/runState'
 import { ErrorNotice } from './ErrorNotice'
 import { ModelLoadingNote } from './ModelLoadingNote'
 import { SummaryOfferCard } from './SummaryOfferCard'
@@ -163,6 +166,23 @@ function RunUndo({ chat, runId }: { chat: ChatState; runId: string }) {
   )
 }
 
+/** The start of the sentence a run ends with after its model answered nothing twice (agentloop's noteEmptyAnswer). */
+const emptyAnswerNote = 'The model gave an empty answer'
+
+/**
+ * Whether the empty answer at entry `at` is said by what follows it: the model asked again
+ * answered nothing again, or the run ended saying so. One empty answer is said once.
+ */
+function emptySaidLater(chat: ChatState, at: number): boolean {
+  const m = chat.messages[chat.timeline[at]?.id ?? '']
+  if (!m?.empty) return false
+  const next = chat.timeline[at + 1]
+  if (!next) return false
+  if (next.kind === 'notice') return next.text.startsWith(emptyAnswerNote)
+  const n = next.kind === 'message' ? chat.messages[next.id] : undefined
+  return !!n && n.runId === m.runId && n.role === 'assistant' && n.complete && !!n.empty
+}
+
 /** The messages, tool cards and notices of one chat from entry `start` on, in the order they happened. */
 export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?: ShownFrom }) {
   const store = useStore()
@@ -190,6 +210,7 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
   // The card the approval keys apply to; its Approve button takes the focus.
   const current = oldestWaitingCard(chat, decisions)?.id
   const { undoAfter, restoreAt } = runControls(chat)
+  const activity = runActivity(chat)
   return (
     <>
       {chat.timeline.slice(start.entry).map((e, i) => {
@@ -205,8 +226,8 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
           item
         )
       })}
-      {chat.loadingModel && <ModelLoadingNote model={chat.loadingModel.model} since={chat.loadingModel.since} />}
-      {chat.phase === 'submitted' && !chat.loadingModel && (
+      {activity.kind === 'loading' && <ModelLoadingNote model={activity.model} since={activity.since} />}
+      {chat.phase === 'submitted' && activity.kind === 'phase' && (
         <div className="typing" data-testid="typing" aria-label="The model is starting">
           <span />
           <span />
@@ -241,7 +262,7 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
             />
           ) : (
             <>
-              <Message message={m} from={i === 0 ? start.from : 0} />
+              <Message message={m} from={i === 0 ? start.from : 0} emptySaidLater={emptySaidLater(chat, start.entry + i)} />
               {restore ? (
                 <div className={`message-footer ${m.role}`}>
                   {actions}
@@ -298,6 +319,9 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
       ) : null
     }
     if (e.tone === 'error' && e.code) return <ErrorNotice key={e.id} code={e.code} message={e.text} />
+    if (e.tone === 'info' && e.text === stoppedText) {
+      return <StoppedNotice key={e.id} text={e.text} last={e.id === chat.timeline[chat.timeline.length - 1]?.id} />
+    }
     return (
       <div key={e.id} className={`notice ${e.tone}`} role={e.tone === 'error' ? 'alert' : undefined} data-testid="notice">
         {e.tone === 'error' ? '⚠ ' : ''}

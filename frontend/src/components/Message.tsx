@@ -15,8 +15,13 @@ export function imageURL(b64: string): string {
   return `data:${type};base64,${b64}`
 }
 
-export function UsageLine({ message }: { message: MessageView }) {
+/**
+ * What an answer cost, or that it was empty. `emptySaidLater`: what follows (the model asked
+ * again and answering nothing again, or the run's last word) says it, so this one does not.
+ */
+export function UsageLine({ message, emptySaidLater = false }: { message: MessageView; emptySaidLater?: boolean }) {
   if (message.complete && message.empty) {
+    if (emptySaidLater) return null
     return (
       <div className="usage empty-answer" data-testid="empty-answer">
         The model gave an empty answer
@@ -42,7 +47,15 @@ export function UsageLine({ message }: { message: MessageView }) {
  * One message of the chat: the user's text, or the model's thought and answer. `from` > 0 shows
  * only the end of a long answer: its Markdown blocks from the one holding that offset on.
  */
-export const Message = memo(function Message({ message, from = 0 }: { message: MessageView; from?: number }) {
+export const Message = memo(function Message({
+  message,
+  from = 0,
+  emptySaidLater = false,
+}: {
+  message: MessageView
+  from?: number
+  emptySaidLater?: boolean
+}) {
   if (message.role === 'system' && message.summary) {
     return (
       <details className="message instructions summary" data-testid="message-summary" data-message-id={message.id}>
@@ -92,7 +105,7 @@ export const Message = memo(function Message({ message, from = 0 }: { message: M
         <ReasoningBlock text={message.thinking} ms={message.thinkingMs} live={thinkingLive} since={message.thinkingStartedAt} />
       )}
       {message.content && <Markdown text={message.content} from={from} />}
-      <UsageLine message={message} />
+      <UsageLine message={message} emptySaidLater={emptySaidLater} />
     </div>
   )
 })

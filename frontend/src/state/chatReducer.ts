@@ -555,8 +555,11 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
   return s
 }
 
+/** What the chat says where the user stopped a run (the notice offers Continue and Regenerate). */
+export const stoppedText = 'Stopped.'
+
 const stopNotices: Partial<Record<StopReason, string>> = {
-  aborted: 'Stopped.',
+  aborted: stoppedText,
   max_steps: 'Stopped at the step limit. Send a message to continue.',
   length: 'The answer reached the context length and was cut off.',
   loop: 'Stopped: the model kept repeating the same calls. Send a message to steer it.',

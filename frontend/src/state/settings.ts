@@ -130,8 +130,17 @@ export class SettingsAndPicks {
     const backend = this.cell.backend
     try {
       if (to === 'new') {
-        if (change.kind === 'workspace') await backend.useFolder(change.value)
-        else await backend.setModel(change.value)
+        // The new chat takes what was just picked, and the rest as the header showed it (the
+        // open chat's), not what the app used last elsewhere.
+        const shown = this.cell.get().chatList.find((c) => c.id === change.chatId)
+        const config = this.cell.get().config
+        if (change.kind === 'workspace') {
+          await backend.useFolder(change.value)
+          if (shown?.model && !sameModel(shown.model, config?.model ?? '')) await backend.setModel(shown.model)
+        } else {
+          if (shown?.workspace && shown.workspace !== config?.workspace) await backend.useFolder(shown.workspace)
+          await backend.setModel(change.value)
+        }
         this.hooks.openNewChat()
       } else {
         const c =
