@@ -416,17 +416,22 @@ func (f *folders) restore(ctx context.Context, states []located) error {
 // from what it left to what it found.
 type revertPlan struct {
 	steps    []store.Change
-	paths    []loc    // every path involved, in the order first met
-	reverts  []string // the changes taken back
-	marks    []string // changes marked taken back (not for a per-file revert)
-	restores []string // changes that stand again (a redo's undone runs)
+	paths    []loc        // every path involved, in the order first met
+	reverts  []string     // the changes taken back
+	marks    []string     // changes marked taken back (not for a per-file revert)
+	restores []string     // changes that stand again (a redo's undone runs)
+	met      map[loc]bool // the paths of paths: a plan of thousands looks each up once
 }
 
 func (p *revertPlan) add(c store.Change) {
 	p.steps = append(p.steps, c)
 	p.reverts = append(p.reverts, c.ID)
+	if p.met == nil {
+		p.met = map[loc]bool{}
+	}
 	for _, pc := range c.Paths {
-		if l := (loc{pc.Workspace, pc.Path}); !slices.Contains(p.paths, l) {
+		if l := (loc{pc.Workspace, pc.Path}); !p.met[l] {
+			p.met[l] = true
 			p.paths = append(p.paths, l)
 		}
 	}

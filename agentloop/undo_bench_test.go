@@ -79,3 +79,23 @@ func rewriteSynced(p string, content []byte) error {
 	}
 	return f.Close()
 }
+
+// BenchmarkUndoPlanBySize plans an undo of a run that wrote 1,000 and 10,000 paths: each path
+// is looked up once, so planning grows with the paths, not with their square.
+func BenchmarkUndoPlanBySize(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		c := store.Change{ID: "run", Kind: store.ChangeRun}
+		for i := range n {
+			c.Paths = append(c.Paths, store.PathChange{Path: fmt.Sprintf("pkg%d/file%d.txt", i%10, i), Workspace: "/ws"})
+		}
+		b.Run(fmt.Sprintf("paths=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				var plan revertPlan
+				plan.add(c)
+				if len(plan.paths) != n {
+					b.Fatalf("planned %d paths", len(plan.paths))
+				}
+			}
+		})
+	}
+}
