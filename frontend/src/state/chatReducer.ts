@@ -257,7 +257,8 @@ function eventTime(ev: AgentEvent): number {
   return Number.isNaN(t) ? Date.now() : t
 }
 
-function newMessage(id: string, role: MessageView['role'], runId: string): MessageView {
+/** A message as it starts: no text, no thinking, not complete. */
+export function newMessage(id: string, role: MessageView['role'], runId: string): MessageView {
   return {
     id,
     role,

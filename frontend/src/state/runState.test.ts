@@ -1,22 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { emptyChat, type ChatState, type MessageView } from './chatReducer'
+import { emptyChat, newMessage, type ChatState, type MessageView } from './chatReducer'
 import { runActivity, runStateText } from './runState'
 
 function answer(over: Partial<MessageView>): MessageView {
-  return {
-    id: 'a1',
-    role: 'assistant',
-    runId: 'r1',
-    content: '',
-    thinking: '',
-    thinkingStartedAt: null,
-    thinkingMs: null,
-    complete: false,
-    doneReason: '',
-    usage: null,
-    local: false,
-    ...over,
-  }
+  return { ...newMessage('a1', 'assistant', 'r1'), ...over }
 }
 
 function running(over: Partial<ChatState>, m?: MessageView): ChatState {
