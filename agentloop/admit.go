@@ -1,6 +1,7 @@
 package agentloop
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -100,7 +101,7 @@ func (a *Agent) Budget(ctx context.Context, chatID, model string) (Budget, error
 // BudgetIn is [Agent.Budget] where a new chat (chatID "") would work in workspace: its tools'
 // definitions take room in the context too.
 func (a *Agent) BudgetIn(ctx context.Context, chatID, workspace, model string) (Budget, error) {
-	chat := store.Chat{Workspace: firstOf(workspace, a.cfg.Workspace)}
+	chat := store.Chat{Workspace: cmp.Or(workspace, a.cfg.Workspace)}
 	if chatID != "" {
 		c, err := a.cfg.Store.Chat(chatID)
 		if err != nil {
@@ -131,11 +132,11 @@ func (a *Agent) assess(ctx context.Context, chat store.Chat, opts RunOptions) (a
 	if err != nil {
 		return assessment{}, err
 	}
-	modelName := firstOf(opts.Model, chat.Model, settings.DefaultModel, a.cfg.DefaultModel)
+	modelName := cmp.Or(opts.Model, chat.Model, settings.DefaultModel, a.cfg.DefaultModel)
 	if modelName == "" {
 		return assessment{}, ErrNoModel
 	}
-	tb, closeTools, err := a.cfg.Tools(firstOf(chat.Workspace, a.cfg.Workspace))
+	tb, closeTools, err := a.cfg.Tools(cmp.Or(chat.Workspace, a.cfg.Workspace))
 	if err != nil {
 		return assessment{}, err
 	}
@@ -163,7 +164,7 @@ func (a *Agent) assess(ctx context.Context, chat store.Chat, opts RunOptions) (a
 	numCtx := numCtxFor(length, settings.ContextCap)
 	est := newEstimator()
 	// the project's instructions are part of the system prompt of every request: counted here
-	system := a.readInstructions(ctx, firstOf(chat.Workspace, a.cfg.Workspace), settings).systemPrompt(a.cfg.SystemPrompt)
+	system := a.readInstructions(ctx, cmp.Or(chat.Workspace, a.cfg.Workspace), settings).systemPrompt(a.cfg.SystemPrompt)
 	fixed := est.tokens(toolsChars+messageChars(store.Message{Role: store.RoleSystem, Content: system}), 1)
 	maxTokens := promptBudget(numCtx, numPredict) - fixed
 	if maxTokens < 0 {

@@ -1,6 +1,7 @@
 package agentloop
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -489,7 +490,7 @@ func (a *Agent) chatOrNew(chatID string, fresh store.Chat, workspace string) (st
 	if chatID != "" {
 		return a.cfg.Store.Chat(chatID)
 	}
-	fresh.Workspace = firstOf(fresh.Workspace, workspace, a.cfg.Workspace)
+	fresh.Workspace = cmp.Or(fresh.Workspace, workspace, a.cfg.Workspace)
 	return fresh, nil
 }
 
@@ -792,15 +793,6 @@ func (a *Agent) hasQueue(cs *chatState) bool {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	return len(cs.queue) > 0
-}
-
-func firstOf(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 func marshalDetails(d any) (json.RawMessage, error) {

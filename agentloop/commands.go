@@ -1,6 +1,7 @@
 package agentloop
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -55,7 +56,7 @@ func (a *Agent) AllowCommand(toolCallID string, network bool, pattern string) er
 		if err != nil {
 			return err
 		}
-		if err := a.rememberCommandRule(firstOf(chat.Workspace, a.cfg.Workspace), rule); err != nil {
+		if err := a.rememberCommandRule(cmp.Or(chat.Workspace, a.cfg.Workspace), rule); err != nil {
 			return err
 		}
 		reason = fmt.Sprintf("commands starting with %q always allowed in this workspace", pattern)

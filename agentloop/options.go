@@ -1,6 +1,9 @@
 package agentloop
 
-import "prototyper/store"
+import (
+	"cmp"
+	"prototyper/store"
+)
 
 // optionSources are where the options of a run come from. For each option the first source
 // that sets it wins: the caller's (RunOnce's flags; the window gives none), then the paused
@@ -26,23 +29,23 @@ func resolveOptions(src optionSources) (resolvedOptions, error) {
 	opts := src.run
 	if p := src.resumed; p != nil {
 		// a resumed run keeps the model and settings of the run it continues
-		opts.Model, opts.Think = firstOf(opts.Model, p.Model), firstOf(opts.Think, p.Think)
-		opts.Approve = firstOf(opts.Approve, p.Approve)
+		opts.Model, opts.Think = cmp.Or(opts.Model, p.Model), cmp.Or(opts.Think, p.Think)
+		opts.Approve = cmp.Or(opts.Approve, p.Approve)
 		if opts.MaxSteps == 0 {
 			opts.MaxSteps = p.MaxSteps
 		}
 		if opts.NumPredict == 0 {
 			opts.NumPredict = p.NumPredict
 		}
-		opts.Summarize = firstOf(opts.Summarize, p.Summarize)
+		opts.Summarize = cmp.Or(opts.Summarize, p.Summarize)
 	}
 	settings, cfg := src.settings, src.config
-	opts.Model = firstOf(opts.Model, src.chat.Model, settings.DefaultModel, cfg.DefaultModel)
+	opts.Model = cmp.Or(opts.Model, src.chat.Model, settings.DefaultModel, cfg.DefaultModel)
 	if opts.Model == "" {
 		return resolvedOptions{}, ErrNoModel
 	}
-	opts.Think = firstOf(opts.Think, settings.Think)
-	opts.Approve = firstOf(opts.Approve, cfg.Approve)
+	opts.Think = cmp.Or(opts.Think, settings.Think)
+	opts.Approve = cmp.Or(opts.Approve, cfg.Approve)
 	if opts.MaxSteps <= 0 {
 		opts.MaxSteps = cfg.MaxSteps
 	}
@@ -52,7 +55,7 @@ func resolveOptions(src optionSources) (resolvedOptions, error) {
 	if opts.Approver == nil {
 		opts.Approver = cfg.Approver
 	}
-	opts.Summarize = firstOf(opts.Summarize, settings.OlderTurnsPolicy())
+	opts.Summarize = cmp.Or(opts.Summarize, settings.OlderTurnsPolicy())
 	if opts.FirstByteTimeout <= 0 {
 		opts.FirstByteTimeout = settings.FirstByteTimeout()
 	}
@@ -62,5 +65,5 @@ func resolveOptions(src optionSources) (resolvedOptions, error) {
 	if opts.MaxAnswerBytes <= 0 {
 		opts.MaxAnswerBytes = settings.MaxAnswer()
 	}
-	return resolvedOptions{opts: opts, workspace: firstOf(src.chat.Workspace, cfg.Workspace)}, nil
+	return resolvedOptions{opts: opts, workspace: cmp.Or(src.chat.Workspace, cfg.Workspace)}, nil
 }

@@ -1,6 +1,7 @@
 package agentloop
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -263,11 +264,11 @@ func (a *Agent) changesOf(chatID string) ([]store.Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	folder := firstOf(chat.Workspace, a.cfg.Workspace)
+	folder := cmp.Or(chat.Workspace, a.cfg.Workspace)
 	for i := range changes {
 		for j := range changes[i].Paths {
 			pc := &changes[i].Paths[j]
-			pc.Workspace = firstOf(pc.Workspace, folder)
+			pc.Workspace = cmp.Or(pc.Workspace, folder)
 		}
 	}
 	return changes, nil
@@ -299,7 +300,7 @@ func (a *Agent) PathFolder(chatID, workspace, rel string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return firstOf(chat.Workspace, a.cfg.Workspace), nil
+	return cmp.Or(chat.Workspace, a.cfg.Workspace), nil
 }
 
 // folders are the workspaces an undo reads and writes, each opened once.
@@ -771,7 +772,7 @@ func (a *Agent) AllowAlways(toolCallID string) error {
 	if err != nil {
 		return err
 	}
-	workspace := firstOf(chat.Workspace, a.cfg.Workspace)
+	workspace := cmp.Or(chat.Workspace, a.cfg.Workspace)
 	if name != "" && workspace != "" {
 		if _, err := a.cfg.Store.UpdateSettings(func(s *store.Settings) error {
 			if s.AllowedIn(workspace, name) {
