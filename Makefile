@@ -136,8 +136,10 @@ test-contract: $(NODE_STAMP)
 		go test -count=1 -run 'TestContract' ./tests/
 	cd frontend && PROTOTYPER_CONTRACT_DIR=$(CONTRACT_DIR) npx vitest run src/test/contract.test.tsx
 
-# The window's tests run twice: at the default size, then in a smaller window with text half as
-# large again (GDK_DPI_SCALE=1.5), so that nothing they do depends on where things are laid out.
+# The window's tests run at the default size; those where layout can matter (marked
+# layoutCanMatter: the keyboard's path, what is scrolled into view, panes, screenshots) run again
+# in a smaller window with text half as large again (GDK_DPI_SCALE=1.5), so that nothing they
+# do depends on where things are laid out. The others skip there, saying so.
 DESKTOP_ENV := PROTOTYPER_REQUIRE_COMPONENTS=1 PROTOTYPER_OLLAMA=$(OLLAMA) PROTOTYPER_BIN=$(CURDIR)/$(BIN)
 # The window's tests in both layouts at once: each test has its own X server, session bus and
 # window, each pass its own Ollama; most of a window test is waiting for what it watches, so

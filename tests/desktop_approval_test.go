@@ -64,6 +64,7 @@ func TestDesktopApprovalApproveRunsTheCallAndItIsSeenRunning(t *testing.T) {
 // composer, which gets all of "hi there" (the space approved the write when the card took the
 // focus), the call still waits, and nothing is written.
 func TestDesktopTypingWhileACallWaitsNeverApprovesIt(t *testing.T) {
+	layoutCanMatter(t)
 	r := approvalRun(t)
 	r.app.typeText("hi there")
 	if !r.app.says("hi there") {
@@ -123,6 +124,7 @@ func previewWaits(t *testing.T) *desktopRun {
 // A call that waits for approval shows its change; Enter on Approve, once the user put the
 // focus there, runs it.
 func TestDesktopApproveFromThePreview(t *testing.T) {
+	layoutCanMatter(t)
 	r := previewWaits(t)
 	time.Sleep(time.Second) // the card's frames settle
 	shot := r.app.screenshot("preview-approval.png")
@@ -147,6 +149,7 @@ func TestDesktopApproveFromThePreview(t *testing.T) {
 // Alt+R opens the reason field of the waiting call; what is typed there reaches the model as
 // the call's result, and the call never runs.
 func TestDesktopDenyAndTellTheModelWhy(t *testing.T) {
+	layoutCanMatter(t)
 	r := approvalRun(t)
 	r.openAndType("alt+r", "write it in docs instead", "deny-reason.png")
 	r.app.key("Return")

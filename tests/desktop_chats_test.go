@@ -109,6 +109,7 @@ func (r *desktopRun) sendAndWait(t *testing.T, text string, n int) {
 // folder writes there from its next message on; a new chat takes the folder last used; and an
 // old chat opened again (with Ctrl+K) writes in its own folder, whatever new chats take.
 func TestDesktopAChatWritesOnlyInTheFolderTheHeaderShowsForIt(t *testing.T) {
+	layoutCanMatter(t)
 	r := startDesktopRunWith(t, folderModel, store.Settings{}, "Say where you are")
 	ws1, ws2 := r.workspace, filepath.Join(t.TempDir(), "second")
 	if err := os.MkdirAll(ws2, 0o755); err != nil {
@@ -233,6 +234,7 @@ func TestDesktopEditAndResendKeepsTheEarlierVersion(t *testing.T) {
 // letters, the prompt typed, the call approved with Alt+A; Ctrl+/ shows the shortcuts, Esc
 // closes them.
 func TestDesktopKeyboardOnlyFromLaunchToAnApprovedWrite(t *testing.T) {
+	layoutCanMatter(t)
 	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on", ToolApproval: map[string]string{"write_file": "ask"}}, "")
 	r.app.key("ctrl+slash")
 	settle()
@@ -274,6 +276,7 @@ const keyboardPrompt = "Write hello.txt with a greeting"
 // open) stops the run, the answer streamed so far is kept, incomplete, and the follow-up it
 // never took goes back to the composer, unsent.
 func TestDesktopAFollowUpDuringARunIsShownQueued(t *testing.T) {
+	layoutCanMatter(t)
 	eachProvider(t, func(t *testing.T, p provider) {
 		slow := pacedProxy(t, ollamatest.Get(t).URL(), 1000, 60*time.Millisecond) // 15 s of answer
 		r := startDesktopRunWith(t, paragraphModel, store.Settings{Think: "on"}, "Write a long answer", withArgs(p.argsAt(slow)...))

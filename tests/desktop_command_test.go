@@ -290,6 +290,7 @@ func TestDesktopACommandRunsTheTestsSeesOneFailAndUndoTakesBackTheWholeRun(t *te
 // goes to the next one, then to the deny list, never out of the dialog; a pattern added to
 // the deny list and running unconfined (Space on its checkbox) are saved.
 func TestDesktopTheSettingsRemoveACommandRuleAndEditTheDenyListByKeyboard(t *testing.T) {
+	layoutCanMatter(t)
 	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "off", CommandRules: map[string][]store.CommandRule{
 		"/srv/shop": {{Pattern: "npm test"}, {Pattern: "npm install", Network: true}},
 	}}, "")
@@ -342,6 +343,7 @@ var hiddenTailModel = ollamatest.Model{Name: "e2e-hidden-tail", Scripts: ollamat
 // says how many more lines there are past the first few, a button that shows them: nothing of
 // it reaches the screen unmarked or hides below the card.
 func TestDesktopACommandToApproveShowsItsInvisibleCharactersAndItsHiddenTail(t *testing.T) {
+	layoutCanMatter(t)
 	r := startDesktopRunWith(t, hiddenTailModel,
 		store.Settings{Think: "off", ToolApproval: map[string]string{"run_command": "ask"}}, "Tidy up")
 	r.waitLog(t, events.ToolApprovalRequest, true, 90*time.Second)

@@ -46,6 +46,7 @@ func serverProcesses() []string {
 // Alt+A); the Preview pane (Alt+P) offers it, shows its page through the app's forward and its
 // log as it comes; the server keeps running after the run; Stop ends it and its process.
 func TestDesktopPreviewPaneShowsADevServerAndStopEndsIt(t *testing.T) {
+	layoutCanMatter(t)
 	r := startDesktopRunWith(t, devServerModel,
 		store.Settings{Think: "off", ToolApproval: map[string]string{"write_file": "auto"}}, "Serve the page")
 	r.waitLog(t, events.ToolApprovalRequest, true, 90*time.Second)

@@ -337,6 +337,7 @@ func theEndedAnswer(t *testing.T, db *store.DB, stop string) (store.Run, store.M
 // model with a 4k context: the composer says it is too long, Enter sends nothing, and no chat
 // is stored.
 func TestDesktopAPastedMessageTooLongForTheModelIsNeverSent(t *testing.T) {
+	layoutCanMatter(t)
 	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "")
 	r.paste(t, []byte(strings.Repeat("Please build a site with many pages. ", 5500)), "")
 	time.Sleep(2 * time.Second) // the composer asks for the model's budget and says what it found
@@ -384,6 +385,7 @@ func (r *desktopRun) assertEnterSendsNothing(t *testing.T, shotName string) {
 // TestDesktopEndToEndThinkWriteFileAnswerEveryCardSeenRunning: the thinking, the card seen
 // running before its result, the file, the answer without the thinking's tags, its usage.
 func TestDesktopEndToEndThinkWriteFileAnswerEveryCardSeenRunning(t *testing.T) {
+	layoutCanMatter(t)
 	eachProvider(t, func(t *testing.T, p provider) {
 		r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "Write hello.txt with a greeting", p.window(t))
 		r.assertWroteHelloSeenRunning(t, r.waitFinished(t, 90*time.Second))
@@ -421,6 +423,7 @@ func TestDesktopEndToEndThinkWriteFileAnswerEveryCardSeenRunning(t *testing.T) {
 // TestDesktopEndToEndFiveInstantCallsInARowEachSeenRunning: one call per turn, five turns,
 // every card painted running before its result.
 func TestDesktopEndToEndFiveInstantCallsInARowEachSeenRunning(t *testing.T) {
+	layoutCanMatter(t)
 	eachProvider(t, func(t *testing.T, p provider) {
 		r := startDesktopRunWith(t, fiveCallsModel, store.Settings{Think: "on"}, "List the workspace five times", p.window(t))
 		lines := r.waitFinished(t, 120*time.Second)
@@ -555,6 +558,7 @@ var cardsModel = ollamatest.Model{Name: "e2e-cards", Scripts: ollamatest.Scripts
 // changed that file (the folders it made are counted apart).
 // The screenshots (tests/artifacts/cards-*.png) show each.
 func TestDesktopToolCardsSayWhatACallIsAboutAndWhyItFailedOrDidNotRun(t *testing.T) {
+	layoutCanMatter(t)
 	r := startDesktopRunWith(t, cardsModel,
 		store.Settings{Think: "on", ToolApproval: map[string]string{"*": "auto", "delete_path": "ask"}}, "Make the site")
 	r.waitLog(t, events.ToolApprovalRequest, true, 60*time.Second)

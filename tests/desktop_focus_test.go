@@ -14,6 +14,7 @@ import (
 // backdrop, Shift+Tab goes the other way round, and Esc then still closes them, with the keys
 // back in the message box.
 func TestDesktopTabGoesRoundTheSettingsAndEscClosesThemFromAnywhere(t *testing.T) {
+	layoutCanMatter(t)
 	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "")
 	r.app.key("ctrl+comma")
 	r.app.waitFocus(roleComboBox, "Model server", 30*time.Second)
@@ -35,6 +36,7 @@ func TestDesktopTabGoesRoundTheSettingsAndEscClosesThemFromAnywhere(t *testing.T
 // first message (as a screen reader's user or a search does), the message the user sends and
 // the answer to it are not below the fold: the view follows the run to its end.
 func TestDesktopSendingFromAScrolledUpChatBringsTheRunIntoView(t *testing.T) {
+	layoutCanMatter(t)
 	r := startDesktopRunWith(t, chattyModel, store.Settings{}, "The first question")
 	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
 	r.sendAndWait(t, "The second question", 2)
@@ -98,6 +100,7 @@ func (a *desktopApp) extents(n a11yNode) (x, y, w, h int32) {
 // TestDesktopALineOfATabAfterATableAddsNoRow: an answer whose table is followed by a line of
 // only a tab shows the table with its one row, not an empty one and the sentence after it.
 func TestDesktopALineOfATabAfterATableAddsNoRow(t *testing.T) {
+	layoutCanMatter(t)
 	r := startDesktopRunWith(t, tableModel, store.Settings{}, "List the files")
 	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
 	shot := r.app.screenshot("table-then-tab.png")
@@ -125,6 +128,7 @@ const (
 // TestDesktopTheContextGaugeIsInLineWithTheMessageBox: the gauge of the context used starts
 // where the message box starts, and the end of the chat above it is shown whole.
 func TestDesktopTheContextGaugeIsInLineWithTheMessageBox(t *testing.T) {
+	layoutCanMatter(t)
 	r := startDesktopRunWith(t, chattyModel, store.Settings{}, "A question")
 	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
 	settle()
@@ -171,6 +175,7 @@ func TestDesktopTheUndoNoteGoesWhenTheChatRunsAgain(t *testing.T) {
 // letter typed is written in the message box rather than lost, and Ctrl+L puts the cursor
 // there from anywhere.
 func TestDesktopLettersTypedOnAButtonGoToTheMessageBox(t *testing.T) {
+	layoutCanMatter(t)
 	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "Write hello.txt with a greeting")
 	r.waitFinished(t, 60*time.Second)
 	const undo = "Undo the run that changed hello.txt"

@@ -15,6 +15,7 @@ import (
 // Enter creates it, the header shows it, the keys are back in the message box, and the next
 // message writes there.
 func TestDesktopTheFolderPickerCreatesATypedFolderThatDoesNotExist(t *testing.T) {
+	layoutCanMatter(t)
 	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "")
 	site := filepath.Join(t.TempDir(), "site")
 	r.openField("ctrl+o")
@@ -38,6 +39,7 @@ func TestDesktopTheFolderPickerCreatesATypedFolderThatDoesNotExist(t *testing.T)
 // (Esc, Cancel, or Save, whose button is disabled while it saves and so loses the focus before
 // the dialog goes), what the user types goes into the message box.
 func TestDesktopClosingTheSettingsGivesTheKeysBackToTheMessageBox(t *testing.T) {
+	layoutCanMatter(t)
 	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "")
 	for i, closeWith := range []string{"Save", "Escape", "Cancel"} {
 		r.app.key("ctrl+comma")
@@ -63,6 +65,7 @@ func TestDesktopClosingTheSettingsGivesTheKeysBackToTheMessageBox(t *testing.T) 
 // message box cannot be used; after the settings close, the first-model offer has the keys
 // (its recommended Pull), and Enter there pulls, as it did before the settings opened.
 func TestDesktopClosingTheSettingsBeforeAFirstModelGivesTheKeysToTheOffer(t *testing.T) {
+	layoutCanMatter(t)
 	t.Setenv("OLLAMA_MODELS", t.TempDir()) // no model on the server the app starts
 	r := launchOnEmptyAddress(t, desktopBinary(t), ollamaOnPath(t))
 	r.waitServer(t)

@@ -148,6 +148,28 @@ func desktopLayout() layout {
 	}
 }
 
+// layoutTests are the window tests marked with layoutCanMatter.
+var layoutTests sync.Map
+
+// layoutCanMatter marks a window test whose outcome can depend on how the window is laid out
+// (what the keyboard reaches and in which order, what is scrolled into view, what a pane or a
+// narrow window cuts, what a screenshot shows): the second layout's pass runs these only. The
+// others (a server's life, a process's, what is stored or refused) run in the default layout.
+func layoutCanMatter(t *testing.T) { layoutTests.Store(t.Name(), true) }
+
+// skipUnlessLayoutMatters skips, in a layout other than the default, a test not marked with
+// layoutCanMatter, saying so.
+func skipUnlessLayoutMatters(tb testing.TB) {
+	l := desktopLayout()
+	if l.name == "default" {
+		return
+	}
+	top, _, _ := strings.Cut(tb.Name(), "/")
+	if _, ok := layoutTests.Load(top); !ok {
+		tb.Skipf("the %s layout runs only the window tests where layout can matter (layoutCanMatter); this one runs in the default layout", l.name)
+	}
+}
+
 // artifactName puts the layout in a screenshot's name, so the two passes keep both.
 func artifactName(name string) string {
 	if l := desktopLayout(); l.name != "default" {
@@ -162,9 +184,10 @@ func artifactName(name string) string {
 var sessionBuses sync.Map
 
 // startXvfb starts a private X server, with a session bus of its own, and returns its DISPLAY
-// (":N").
+// (":N"); in the second layout, only for a test where layout can matter.
 func startXvfb(tb testing.TB) string {
 	tb.Helper()
+	skipUnlessLayoutMatters(tb)
 	xvfb := debianTool(tb, "Xvfb", "xvfb")
 	debianTool(tb, "xdotool", "xdotool")
 	r, w, err := os.Pipe()

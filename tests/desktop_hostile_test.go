@@ -128,6 +128,7 @@ func TestDesktopAKeyAServerEchoesIsNeverShownNorStored(t *testing.T) {
 // TestDesktopTheLargestAnswerIsSetInTheSettingsByKeyboard: the answer size limit is a field of
 // the settings, reached with Tab; what is typed there (MiB) is saved in bytes.
 func TestDesktopTheLargestAnswerIsSetInTheSettingsByKeyboard(t *testing.T) {
+	layoutCanMatter(t)
 	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "")
 	r.app.key("ctrl+comma")
 	r.app.waitFocus(roleComboBox, "Model server", 30*time.Second)

@@ -296,6 +296,7 @@ func TestDesktopUsesTheOllamaThatRunsAndLeavesItRunningWhenItQuits(t *testing.T)
 // it, the first-model offer has the focus, Enter pulls the recommended model, and with no way
 // to the registry the pull fails at once and says so.
 func TestDesktopOffersAFirstModelAndSaysWhenItCannotBeDownloaded(t *testing.T) {
+	layoutCanMatter(t)
 	bin := desktopBinary(t)
 	tools := requireToolsOllama(t, bin)
 	r := launchOnEmptyAddress(t, bin, pathWithoutOllama())

@@ -108,6 +108,7 @@ func previewAfterRun(t *testing.T, model ollamatest.Model, prompt string) (*desk
 // script and the pane reloads by itself, with zero errors; Alt+Z brings the broken version
 // back and the pane shows it again.
 func TestDesktopPreviewPaneShowsAScriptErrorFixesItAndUndoBringsItBack(t *testing.T) {
+	layoutCanMatter(t)
 	r, log := previewAfterRun(t, previewFixModel, "Make a counter page")
 	if !r.app.says("1 error") {
 		t.Fatalf("the pane does not count the page's error: %s", r.app.screenshot("preview-broken.png"))
@@ -243,6 +244,7 @@ func TestDesktopPreviewPaneCannotReachTheApp(t *testing.T) {
 // second animation frame after load, logged by the preview). The figures are printed, not
 // asserted: the 300 ms is read from them on a quiet machine.
 func TestDesktopPreviewPaneRepaintsAfterEachChange(t *testing.T) {
+	layoutCanMatter(t)
 	log := filepath.Join(t.TempDir(), "preview.jsonl")
 	r := newPreviewRunWithPage(t, log)
 	r.app.key("alt+p")

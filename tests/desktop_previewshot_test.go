@@ -35,6 +35,7 @@ var previewShotModel = ollamatest.Model{Name: "e2e-preview-shot", Vision: true, 
 // composer); Enter sends it to a model that sees images, which is handed the image; the
 // stored PNG is the page: green where the block is, white beside it, the pane's bar not in it.
 func TestDesktopPreviewPaneAttachesAScreenshotOfThePageToAMessageForAModelThatSees(t *testing.T) {
+	layoutCanMatter(t)
 	r, _ := previewAfterRun(t, previewShotModel, "Make a page with a green block")
 	if !r.app.says("A green block") {
 		t.Fatalf("the pane does not show the page: %s", r.app.screenshot("preview-shot-page.png"))

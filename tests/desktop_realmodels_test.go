@@ -138,6 +138,7 @@ func (r *desktopRun) sendUntilOffered(t *testing.T, offers int) {
 // for the rest of the chat: the next message is not offered again. Both answers are kept with
 // their runs.
 func TestDesktopOlderMessagesOfferedThenSummarizedThenLeftOut(t *testing.T) {
+	layoutCanMatter(t)
 	r := startDesktopRunWith(t, noterModel, store.Settings{ContextCap: 3072}, "") // room for the tools' definitions and a note
 	r.sendUntilOffered(t, 1)
 	r.app.waitControl(rolePushButton, "Summarize", 20*time.Second)
@@ -290,6 +291,7 @@ func (r *desktopRun) sendAndRead(t *testing.T, text, shotName string) []store.Me
 // message through the real server to a model with vision, which says it got one image; the
 // stored message keeps it.
 func TestDesktopAnImagePastedIntoTheComposerReachesAModelThatSees(t *testing.T) {
+	layoutCanMatter(t)
 	r := startDesktopRunWith(t, seeingModel, store.Settings{Think: "on"}, "")
 	r.app.key("ctrl+n") // a new chat, the focus in the composer
 	r.pasteImage(t, screenshotPNG(t))

@@ -14,6 +14,7 @@ import (
 // (slowly, behind a paced proxy) the chat says "Thinking…", and the header says the same,
 // never "Answering…" above it.
 func TestDesktopTheHeaderSaysThinkingWhileTheThoughtStreams(t *testing.T) {
+	layoutCanMatter(t)
 	slow := pacedProxy(t, ollamatest.Get(t).URL(), 1000, 3*time.Second)
 	r := startDesktopRunWith(t, paragraphModel, store.Settings{Think: "on"}, "Explain it", withArgs("--ollama", slow))
 	r.waitLog(t, events.ThinkingDelta, true, 90*time.Second)

@@ -13,6 +13,7 @@ import (
 // OpenAI-compatible server in use and, as one sentence, the MCP server that could not start;
 // the name of a key variable typed there (Tab from the first field, Enter to save) is saved.
 func TestDesktopSettingsChooseTheModelServerByKeyboard(t *testing.T) {
+	layoutCanMatter(t)
 	srv := ollamatest.Get(t)
 	servers, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"broken": map[string]any{"command": "prototyper-no-such-mcp-server"}}})
 	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on", Provider: store.ProviderOpenAI, BaseURL: srv.URL() + "/v1",

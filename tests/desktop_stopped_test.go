@@ -26,6 +26,7 @@ func stopWhileStreaming(t *testing.T) *desktopRun {
 // on, by keyboard: Continue sends a message asking the model to go on, in the same chat;
 // Regenerate asks again, keeping the stopped answer as an earlier version.
 func TestDesktopAStoppedAnswerOffersContinueAndRegenerate(t *testing.T) {
+	layoutCanMatter(t)
 	t.Run("continue", func(t *testing.T) {
 		r := stopWhileStreaming(t)
 		const name = "Continue the stopped answer"

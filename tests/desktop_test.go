@@ -11,6 +11,7 @@ import (
 // Xvfb with a private database and config, finds its window by title, takes a screenshot, and
 // closes the window the way a user does.
 func TestDesktopSmokeWindowOpensShowsTheAppAndClosesCleanly(t *testing.T) {
+	layoutCanMatter(t)
 	bin := desktopBinary(t)
 	display := startXvfb(t)
 	db := filepath.Join(t.TempDir(), "prototyper.db")

@@ -207,6 +207,7 @@ func TestDesktopRestoreToTheFirstMessageTakesBackEveryLaterRun(t *testing.T) {
 // The Changes review lists what the chat changed; Revert on a.txt puts it back as it was
 // before the chat, and leaves b.txt. Alt+C, the shortcut its button shows, opens the review.
 func TestDesktopTheChangesReviewRevertsOneFile(t *testing.T) {
+	layoutCanMatter(t)
 	r := twoRuns(t)
 	r.app.key("alt+c")
 	r.app.waitControl(rolePushButton, "Revert b.txt to before this chat", 20*time.Second)

@@ -339,13 +339,6 @@ export function ChangesBar({ chat }: { chat: ChatState }) {
   const reviewOpen = useAppState((s) => s.review?.chatId === chat.chatId)
   const canRedo = !!redoable(chat)
   const changed = chat.changes.some((c) => (c.paths?.length ?? 0) > 0)
-  // The note tells of the undo just done: once the chat runs again it is old news.
-  const seenRun = useRef({ chatId: chat.chatId, runId: chat.runId })
-  useEffect(() => {
-    const was = seenRun.current
-    seenRun.current = { chatId: chat.chatId, runId: chat.runId }
-    if (note && was.chatId === chat.chatId && was.runId !== chat.runId && chat.phase !== 'idle') store.dismissUndoNote()
-  }, [chat.chatId, chat.runId, chat.phase, note, store])
   if (!changed && !note && !conflict) return null
   return (
     <div className="changes-bar" data-testid="changes-bar">

@@ -47,8 +47,11 @@ export interface AppState {
   review: { chatId: string; files: FileChange[]; loading: boolean } | null
   /** An undo or redo refused because files changed since: what was asked, and why. */
   undoConflict: { chatId: string; redo: boolean; opts: UndoOptions; message: string } | null
-  /** What the last undo or redo did, in one sentence, and the chat it was done in (shown there only). */
-  undoNote: { chatId: string; text: string } | null
+  /**
+   * What the last undo or redo did, in one sentence, and the chat it was done in (shown there
+   * only) until that chat's next run starts (a run.started after seq).
+   */
+  undoNote: { chatId: string; text: string; seq: number } | null
   /** The waiting call whose "Deny and tell the model why" field is open. */
   reasonFor: string | null
   /** What the user chose so far on a waiting command's card (network, the prefix to always allow), by call. */

@@ -11,7 +11,20 @@ describe('undo and the review', () => {
     const cell = new StateCell(backend)
     const undo = new UndoReview(cell)
     await undo.undo({}, 'c1')
-    expect(cell.get().undoNote).toEqual({ chatId: 'c1', text: 'Undone: a.txt and b.txt put back.' })
+    expect(cell.get().undoNote).toEqual({ chatId: 'c1', text: 'Undone: a.txt and b.txt put back.', seq: 0 })
+  })
+
+  it('drop the note when its chat runs again, even a run that starts and ends in one batch', async () => {
+    const backend = new FakeBackend()
+    backend.undoResult = { changeId: 'x', reverts: [], paths: ['b.txt'] }
+    const cell = new StateCell(backend)
+    const undo = new UndoReview(cell)
+    await undo.undo({}, 'c1')
+    const ev = (seq: number, type: AgentEvent['type'], chatId = 'c1'): AgentEvent => ({ v: 1, seq, chatId, at: '', type, runId: 'r2' })
+    undo.follow('c2', [ev(1, 'run.started', 'c2')])
+    expect(cell.get().undoNote?.chatId).toBe('c1')
+    undo.follow('c1', [ev(1, 'run.started'), ev(2, 'phase'), ev(3, 'run.finished'), ev(4, 'phase')])
+    expect(cell.get().undoNote).toBeNull()
   })
 
   it('keep a refusal because files changed since open, then do what the user chose', async () => {

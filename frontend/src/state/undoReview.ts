@@ -44,8 +44,13 @@ export class UndoReview {
     }
   }
 
-  /** The open review follows what a run, an undo or a redo changed in its chat. */
+  /**
+   * The open review follows what a run, an undo or a redo changed in its chat; the note of what
+   * an undo did goes once the chat runs again.
+   */
   follow(chatId: string, events: AgentEvent[]): void {
+    const note = this.cell.get().undoNote
+    if (note?.chatId === chatId && events.some((e) => e.type === 'run.started' && e.seq > note.seq)) this.dismissUndoNote()
     if (this.cell.get().review?.chatId === chatId && events.some((e) => e.type === 'run.finished' || e.type === 'undo' || e.type === 'redo'))
       void this.loadReview(chatId)
   }
@@ -79,7 +84,8 @@ export class UndoReview {
       const res = redo ? await this.cell.backend.redo(chatId, opts) : await this.cell.backend.undo(chatId, opts)
       const kept = res.kept?.length ? ` Your version is kept in ${res.kept.join(', ')}.` : ''
       const lost = (res.notPutBack ?? []).map((n) => ` ${n.sentence}.`).join('')
-      this.cell.set({ undoNote: { chatId, text: `${undoneText(redo, res)}${kept}${lost}` } })
+      const seq = this.cell.get().chats[chatId]?.lastSeq ?? 0
+      this.cell.set({ undoNote: { chatId, text: `${undoneText(redo, res)}${kept}${lost}`, seq } })
       if (this.cell.get().review?.chatId === chatId) void this.loadReview(chatId)
     } catch (err) {
       const message = errorText(err)
