@@ -128,7 +128,7 @@ func TestASilentServerFailsOnceAfterOneTimeout(t *testing.T) {
 		s := newStubOllama(t, silent, silent)
 		a, db, rec := fakeHarness(t, model.NewOllama(s.client(ollama.WithMetadataTimeout(timeout))), nil)
 		_, err := a.RunOnce(context.Background(), "", "hi", RunOptions{FirstByteTimeout: time.Hour})
-		if !errors.Is(err, ollama.ErrFirstByteTimeout) {
+		if !errors.Is(err, vocab.ErrFirstByteTimeout) {
 			t.Fatalf("err = %v", err)
 		}
 		if held := s.longest("/api/show"); s.requests() != 1 || held > 2*timeout+time.Second {
@@ -154,7 +154,7 @@ func TestASilentServerFailsOnceAfterOneTimeout(t *testing.T) {
 				start := time.Now()
 				out, err := a.RunOnce(context.Background(), "", "hi", opts)
 				took := time.Since(start)
-				if !errors.Is(err, ollama.ErrFirstByteTimeout) || out.StopReason != events.StopError {
+				if !errors.Is(err, vocab.ErrFirstByteTimeout) || out.StopReason != events.StopError {
 					t.Fatalf("outcome %+v, err %v", out, err)
 				}
 				if s.count("/api/show") != 1 || s.count("/api/chat") != 1 {

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"prototyper/model/ollama"
 	"prototyper/model/openai"
 	"prototyper/model/vocab"
 	"prototyper/store"
@@ -59,7 +58,7 @@ func TestTheOpenAIModelWaitsTheRunsFirstByteTimeout(t *testing.T) {
 	defer cancel()
 	_, err = m.Chat(ctx, Request{Model: "m", FirstByteTimeout: 100 * time.Millisecond}, func(Delta) error { return nil })
 	var ce ClassifiedError
-	if !errors.As(err, &ce) || ce.Code() != vocab.CodeFirstByteTimeout || !ce.Retryable() || !errors.Is(err, ollama.ErrFirstByteTimeout) ||
+	if !errors.As(err, &ce) || ce.Code() != vocab.CodeFirstByteTimeout || !ce.Retryable() || !errors.Is(err, vocab.ErrFirstByteTimeout) ||
 		!strings.Contains(err.Error(), "--first-byte-timeout") {
 		t.Errorf("err = %v; want the first-byte timeout, retryable, saying how to allow longer", err)
 	}

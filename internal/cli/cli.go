@@ -281,8 +281,9 @@ func ParseDesktopFlags(args []string, errOut io.Writer) (DesktopOptions, error) 
 	return o, nil
 }
 
-// firstNonEmpty is the first of vals that is not blank, or "".
-func firstNonEmpty(vals ...string) string {
+// FirstNonBlank is the first of vals that is not blank, or "": a choice given (a flag, a
+// field of the settings panel) wins over the one saved unless it is only spaces.
+func FirstNonBlank(vals ...string) string {
 	for _, v := range vals {
 		if strings.TrimSpace(v) != "" {
 			return v

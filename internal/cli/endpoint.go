@@ -36,7 +36,7 @@ func (e EndpointFlags) Given() bool { return e.Provider != "" || e.BaseURL != ""
 func (e EndpointFlags) Endpoint(common Common) (model.Endpoint, error) {
 	switch e.Provider {
 	case "", store.ProviderOllama:
-		url := firstNonEmpty(e.BaseURL, common.Ollama)
+		url := FirstNonBlank(e.BaseURL, common.Ollama)
 		if _, err := resolveOllama(url); err != nil {
 			return model.Endpoint{}, err
 		}

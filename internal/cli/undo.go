@@ -131,7 +131,7 @@ func undoneWhat(res agentloop.UndoResult) string {
 	}
 	var parts []string
 	if len(back) > 0 || len(removed) == 0 {
-		parts = append(parts, firstNonEmpty(strings.Join(back, ", "), "nothing")+" put back")
+		parts = append(parts, FirstNonBlank(strings.Join(back, ", "), "nothing")+" put back")
 	}
 	if len(removed) > 0 {
 		parts = append(parts, strings.Join(removed, ", ")+" removed")

@@ -22,7 +22,7 @@ func desktopServer(opts cli.DesktopOptions, settings store.Settings) (*model.Ser
 			s.OllamaURL = opts.BaseURL
 		}
 	}
-	s.OllamaURL = firstNonEmpty(opts.Ollama, s.OllamaURL)
+	s.OllamaURL = cli.FirstNonBlank(opts.Ollama, s.OllamaURL)
 	server, err := model.NewOllamaServer(s.OllamaURL)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	"prototyper/internal/cli"
 	"prototyper/tools"
 )
 
@@ -27,7 +28,7 @@ func (d *Desktop) OpenChangedPath(chatID, workspace, rel string, inFolder bool) 
 	if err != nil {
 		return err
 	}
-	return openIn(firstNonEmpty(dir, d.Workspace()), rel, inFolder)
+	return openIn(cli.FirstNonBlank(dir, d.Workspace()), rel, inFolder)
 }
 
 // OpenCallPath is [Desktop.OpenPath] for the path of one tool call's card: it opens it in the

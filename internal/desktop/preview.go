@@ -9,6 +9,7 @@ import (
 
 	"prototyper/agentloop"
 	"prototyper/events"
+	"prototyper/internal/cli"
 	"prototyper/preview"
 	"prototyper/tools"
 )
@@ -63,7 +64,7 @@ func (d *Desktop) PreviewOpen(guard func() error, chatID, want string) (PreviewP
 		if err != nil {
 			return PreviewPage{}, err
 		}
-		workspace = firstNonEmpty(chat.Workspace, workspace)
+		workspace = cli.FirstNonBlank(chat.Workspace, workspace)
 	}
 	if workspace == "" {
 		return PreviewPage{}, errNoFolderToPreview

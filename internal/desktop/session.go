@@ -90,7 +90,7 @@ func assembleDesktop(db *store.DB, opts cli.DesktopOptions, sink events.Sink) (*
 	if err != nil {
 		return nil, err
 	}
-	workspace := firstNonEmpty(opts.Workspace, settings.Workspace)
+	workspace := cli.FirstNonBlank(opts.Workspace, settings.Workspace)
 	if workspace != "" {
 		if abs, err := filepath.Abs(workspace); err == nil {
 			workspace = abs
@@ -104,7 +104,7 @@ func assembleDesktop(db *store.DB, opts cli.DesktopOptions, sink events.Sink) (*
 	servers := newDevServers(bridge)
 	d := &Desktop{servers: servers, db: db, bridge: bridge, server: server, serve: newManagedServer(db), mcp: mcpServers,
 		agent:     agentloop.Wire(db, server, bridge, agentloop.WireOptions{Extra: extraTools{mcpServers, pv}, ConfigFiles: opts.MCPFlags.Files(), Servers: servers}),
-		workspace: workspace, model: firstNonEmpty(opts.Model, settings.DefaultModel)}
+		workspace: workspace, model: cli.FirstNonBlank(opts.Model, settings.DefaultModel)}
 	d.preview = newPreviewRoom(d.agent.FileOptions(), bridge)
 	pv.room = d.preview
 	d.life, d.endLife = context.WithCancel(context.Background())
@@ -307,12 +307,12 @@ func (d *Desktop) SaveSettings(in Settings) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	_, url := d.server.Client()
-	workspace, modelName := firstNonEmpty(in.Workspace, d.workspace), firstNonEmpty(in.Model, d.model)
+	workspace, modelName := cli.FirstNonBlank(in.Workspace, d.workspace), cli.FirstNonBlank(in.Model, d.model)
 	if err := (model.Endpoint{APIKeyEnv: in.APIKeyEnv}).Check(); err != nil {
 		return err
 	}
 	saved, err := d.db.UpdateSettings(func(s *store.Settings) error {
-		s.OllamaURL, s.Think, s.ContextCap, s.ToolApproval = firstNonEmpty(in.OllamaURL, url), in.Think, in.ContextCap, in.ToolApproval
+		s.OllamaURL, s.Think, s.ContextCap, s.ToolApproval = cli.FirstNonBlank(in.OllamaURL, url), in.Think, in.ContextCap, in.ToolApproval
 		s.FirstByteTimeoutSec, s.MaxAnswerBytes = in.FirstByteTimeoutSec, in.MaxAnswerBytes
 		s.ManualOllama, s.OllamaBinary = !in.StartOllama, in.OllamaBinary
 		if in.AlwaysAllow != nil {
@@ -613,13 +613,4 @@ func (d *Desktop) PullModel(ctx context.Context, name string) error {
 			Message: err.Error(), Retryable: &retryable})
 	}
 	return err
-}
-
-func firstNonEmpty(vals ...string) string {
-	for _, v := range vals {
-		if strings.TrimSpace(v) != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"prototyper/model/vocab"
 	"strings"
 	"testing"
 )
@@ -47,8 +48,8 @@ func TestCatalogListsModelsWithCapabilitiesAndContextLength(t *testing.T) {
 		if (showErr != nil) != (want[i].Name == "broken:1b") {
 			t.Errorf("%s: ShowErr = %v", want[i].Name, showErr)
 		}
-		if want[i].Name == "broken:1b" && !errors.Is(showErr, ErrModelNotFound) {
-			t.Errorf("ShowErr = %v, want ErrModelNotFound", showErr)
+		if want[i].Name == "broken:1b" && !errors.Is(showErr, vocab.ErrModelNotFound) {
+			t.Errorf("ShowErr = %v, want vocab.ErrModelNotFound", showErr)
 		}
 	}
 	raw, _ := json.Marshal(got[2])
@@ -121,8 +122,8 @@ func TestShowReadsCapabilitiesContextLengthAndTemplate(t *testing.T) {
 		t.Errorf("odd = %+v, %v; want the context length of any *.context_length key, no template", odd, err)
 	}
 	_, err = c.Show(testCtx(t), "nope")
-	if !errors.Is(err, ErrModelNotFound) || !strings.Contains(err.Error(), "prototyper pull nope") {
-		t.Errorf("err = %v, want ErrModelNotFound suggesting a pull", err)
+	if !errors.Is(err, vocab.ErrModelNotFound) || !strings.Contains(err.Error(), "prototyper pull nope") {
+		t.Errorf("err = %v, want vocab.ErrModelNotFound suggesting a pull", err)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"prototyper/model/internal/httpstream"
+	"prototyper/model/vocab"
 )
 
 // Chat sends one chat turn and streams the answer: fn receives retries before the first
@@ -113,7 +114,7 @@ func (d *chatDecoder) run(lr *lineReader, t timers, readErr func(error) error) (
 		if d.grew && t != nil {
 			t.Alive()
 		}
-		if errors.Is(err, ErrAnswerTooLong) {
+		if errors.Is(err, vocab.ErrAnswerTooLong) {
 			_ = d.endContent(false) // the line held is counted in the budget, and kept
 		}
 		if err != nil {
@@ -148,7 +149,7 @@ func (d *chatDecoder) decodeLine(line []byte) (bool, error) {
 		}
 		d.grew = true
 		if !d.budget.Take(len(id) + len(w.Function.Name) + len(w.Function.Arguments)) {
-			return false, &AnswerTooLongError{Limit: d.budget.Limit()}
+			return false, &vocab.AnswerTooLongError{Limit: d.budget.Limit()}
 		}
 		d.calls = append(d.calls, ToolCall{
 			ID:       id,
@@ -178,7 +179,7 @@ func (d *chatDecoder) emitText(b *strings.Builder, raw json.RawMessage, kind Eve
 	}
 	start := b.Len()
 	tooLong := d.appendText(b, raw)
-	if tooLong != nil && !errors.Is(tooLong, ErrAnswerTooLong) {
+	if tooLong != nil && !errors.Is(tooLong, vocab.ErrAnswerTooLong) {
 		return tooLong
 	}
 	if b.Len() > start {
@@ -190,7 +191,7 @@ func (d *chatDecoder) emitText(b *strings.Builder, raw json.RawMessage, kind Eve
 }
 
 // appendText appends a raw JSON string to b within the answer's budget: all of it, or what
-// fits with an *AnswerTooLongError.
+// fits with a *vocab.AnswerTooLongError.
 func (d *chatDecoder) appendText(b *strings.Builder, raw json.RawMessage) error {
 	start := b.Len()
 	if len(raw) <= d.budget.Left() { // the text is never longer than its JSON
@@ -209,7 +210,7 @@ func (d *chatDecoder) appendText(b *strings.Builder, raw json.RawMessage) error 
 	b.WriteString(kept)
 	d.grew = d.grew || text.Len() > 0
 	if !whole {
-		return &AnswerTooLongError{Limit: d.budget.Limit()}
+		return &vocab.AnswerTooLongError{Limit: d.budget.Limit()}
 	}
 	return nil
 }
@@ -229,7 +230,7 @@ func (d *chatDecoder) emitContent(raw json.RawMessage) error {
 	}
 	var line strings.Builder
 	tooLong := d.appendText(&line, raw)
-	if tooLong != nil && !errors.Is(tooLong, ErrAnswerTooLong) {
+	if tooLong != nil && !errors.Is(tooLong, vocab.ErrAnswerTooLong) {
 		return tooLong
 	}
 	if err := d.giveContent(d.repeat.content(line.String())); err != nil {

@@ -203,12 +203,12 @@ func TestChatFailures(t *testing.T) {
 	}, {
 		name:        "EOF without done is an incomplete stream whose tool calls are not returned",
 		lines:       []string{`{"message":{"content":"Hel"},"done":false}`, partialCall},
-		want:        ErrIncompleteStream,
+		want:        vocab.ErrIncompleteStream,
 		wantContent: "Hel",
 	}, {
 		name:  "a malformed line is an error naming its line number",
 		lines: []string{`{"message":{"content":"a"},"done":false}`, ``, `{"message":{"content":"b"},"done":false}`, `{"message":{"content":`},
-		want:  ErrMalformedLine,
+		want:  vocab.ErrMalformedLine,
 		check: func(t *testing.T, err error) {
 			var me *MalformedLineError
 			if !errors.As(err, &me) || me.Line != 4 || !strings.Contains(err.Error(), "line 4") {
@@ -219,7 +219,7 @@ func TestChatFailures(t *testing.T) {
 	}, {
 		name:  "content that is not a string is malformed",
 		lines: []string{`{"message":{"content":42},"done":false}`},
-		want:  ErrMalformedLine,
+		want:  vocab.ErrMalformedLine,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, _ := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { writeLines(w, tc.lines...) })
@@ -361,9 +361,9 @@ func TestChatRetriesBeforeTheFirstByte(t *testing.T) {
 		want   error
 		says   string
 	}{
-		{404, `{"error":"model \"nope\" not found, try pulling it first"}`, ErrModelNotFound, "prototyper pull nope"},
-		{400, `{"error":"registry.ollama.ai/library/gemma3:1b does not support tools"}`, ErrCapability, "does not support tools"},
-		{400, `{"error":"registry.ollama.ai/library/gemma3:1b does not support thinking"}`, ErrCapability, "--think off"},
+		{404, `{"error":"model \"nope\" not found, try pulling it first"}`, vocab.ErrModelNotFound, "prototyper pull nope"},
+		{400, `{"error":"registry.ollama.ai/library/gemma3:1b does not support tools"}`, vocab.ErrCapability, "does not support tools"},
+		{400, `{"error":"registry.ollama.ai/library/gemma3:1b does not support thinking"}`, vocab.ErrCapability, "--think off"},
 	} {
 		t.Run(fmt.Sprintf("%d is never retried: %s", tc.status, tc.want), func(t *testing.T) {
 			var calls atomic.Int32
@@ -415,8 +415,8 @@ func TestChatTimeouts(t *testing.T) {
 			hang(r)
 		}, WithFirstByteTimeout(100*time.Millisecond))
 		_, err := c.Chat(testCtx(t), userTurn("m", "hi"), nil)
-		if !errors.Is(err, ErrFirstByteTimeout) || errors.Is(err, ErrIdleTimeout) {
-			t.Fatalf("err = %v, want ErrFirstByteTimeout", err)
+		if !errors.Is(err, vocab.ErrFirstByteTimeout) || errors.Is(err, vocab.ErrIdleTimeout) {
+			t.Fatalf("err = %v, want vocab.ErrFirstByteTimeout", err)
 		}
 		if calls.Load() != 1 {
 			t.Errorf("%d requests, want 1", calls.Load())
@@ -429,8 +429,8 @@ func TestChatTimeouts(t *testing.T) {
 			hang(r)
 		}, WithFirstByteTimeout(100*time.Millisecond))
 		_, err := c.Chat(testCtx(t), userTurn("m", "hi"), nil)
-		if !errors.Is(err, ErrFirstByteTimeout) {
-			t.Fatalf("err = %v, want ErrFirstByteTimeout", err)
+		if !errors.Is(err, vocab.ErrFirstByteTimeout) {
+			t.Fatalf("err = %v, want vocab.ErrFirstByteTimeout", err)
 		}
 	})
 	t.Run("a hang between lines is an idle timeout, partial text kept", func(t *testing.T) {
@@ -439,8 +439,8 @@ func TestChatTimeouts(t *testing.T) {
 			hang(r)
 		}, WithIdleTimeout(100*time.Millisecond))
 		res, err := c.Chat(testCtx(t), userTurn("m", "hi"), nil)
-		if !errors.Is(err, ErrIdleTimeout) || !Retryable(err) {
-			t.Fatalf("err = %v, want ErrIdleTimeout", err)
+		if !errors.Is(err, vocab.ErrIdleTimeout) || !Retryable(err) {
+			t.Fatalf("err = %v, want vocab.ErrIdleTimeout", err)
 		}
 		if res == nil || res.Message.Content != "Hel" {
 			t.Errorf("partial = %+v", res)
@@ -486,8 +486,8 @@ func TestChatResetMidStreamIsIncomplete(t *testing.T) {
 		conn.Close()
 	})
 	res, err := c.Chat(testCtx(t), userTurn("m", "hi"), nil)
-	if !errors.Is(err, ErrIncompleteStream) || !Retryable(err) {
-		t.Fatalf("err = %v, want ErrIncompleteStream", err)
+	if !errors.Is(err, vocab.ErrIncompleteStream) || !Retryable(err) {
+		t.Fatalf("err = %v, want vocab.ErrIncompleteStream", err)
 	}
 	if res == nil || res.Message.Content != "Hel" {
 		t.Errorf("partial = %+v", res)

@@ -55,7 +55,7 @@ func WithHTTPClient(hc *http.Client) Option {
 func WithMaxLineSize(n int) Option { return func(c *Client) { c.maxLine = n } }
 
 // WithMaxAnswerSize bounds one answer of Chat — its text, thinking and tool calls together
-// — in bytes (default 8 MiB); past it the stream is cut with an [*AnswerTooLongError]. 0 or
+// — in bytes (default 8 MiB); past it the stream is cut with a [*vocab.AnswerTooLongError]. 0 or
 // less keeps the default.
 func WithMaxAnswerSize(n int) Option {
 	return func(c *Client) {

@@ -77,8 +77,8 @@ func FuzzDecodeChatStream(f *testing.F) {
 		}, newID: vocab.NewCallID}
 		res, err := d.run(newLineReader(bytes.NewReader(body), 256), nil, func(err error) error { return err })
 		if err != nil {
-			if !errors.Is(err, ErrMalformedLine) && !errors.Is(err, ErrLineTooLong) &&
-				!errors.Is(err, ErrIncompleteStream) && !errors.Is(err, ErrStream) {
+			if !errors.Is(err, vocab.ErrMalformedLine) && !errors.Is(err, vocab.ErrLineTooLong) &&
+				!errors.Is(err, vocab.ErrIncompleteStream) && !errors.Is(err, ErrStream) {
 				t.Fatalf("untyped error %T: %v", err, err)
 			}
 			if res != nil && len(res.Message.ToolCalls) > 0 {
@@ -160,8 +160,8 @@ func TestALineMustHoldExactlyOneJSONObject(t *testing.T) {
 	} {
 		d := chatDecoder{fn: func(Event) error { return nil }, newID: vocab.NewCallID}
 		_, err := d.run(newLineReader(strings.NewReader(body), 1024), nil, func(err error) error { return err })
-		if !errors.Is(err, ErrMalformedLine) {
-			t.Errorf("%q: err = %v, want ErrMalformedLine", body, err)
+		if !errors.Is(err, vocab.ErrMalformedLine) {
+			t.Errorf("%q: err = %v, want vocab.ErrMalformedLine", body, err)
 		}
 	}
 	// Blank space around a value is fine, and the decoder carries on across lines.

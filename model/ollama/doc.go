@@ -17,11 +17,11 @@
 //     carried are never returned as executable: [EventToolCalls] is emitted, and
 //     Result.Message.ToolCalls is filled, only once done:true has arrived.
 //   - Every line is read in full up to a limit (16 MiB by default, [WithMaxLineSize]); a
-//     longer line is an [ErrLineTooLong] error, never a silent stop. A line that is not JSON
-//     is an [ErrMalformedLine] error naming the line number.
+//     longer line is a [vocab.ErrLineTooLong] error, never a silent stop. A line that is not JSON
+//     is a [vocab.ErrMalformedLine] error naming the line number.
 //   - One answer's text, thinking and tool calls together are kept up to a size (8 MiB by
 //     default, [WithMaxAnswerSize]); past it the stream is cut between two characters with an
-//     [ErrAnswerTooLong] error, and what fit is the partial result.
+//     [vocab.ErrAnswerTooLong] error, and what fit is the partial result.
 //   - Requests are retried with exponential backoff only before the first byte of a response
 //     arrives: connection refused and 5xx answers (503's Retry-After is honoured), never 4xx.
 //     Each retry is reported ([EventRetry] in Chat, [WithRetryNotify] elsewhere).
@@ -42,9 +42,9 @@
 // # Errors
 //
 // Errors can be matched with [errors.Is] against the sentinels ([ErrNotRunning],
-// [ErrModelNotFound], [ErrCapability], [ErrBusy], [ErrStream], [ErrIncompleteStream],
-// [ErrLineTooLong], [ErrMalformedLine], [ErrFirstByteTimeout], [ErrIdleTimeout],
-// [ErrAnswerTooLong], [ErrNotOllama], and for a pull [ErrRegistryUnreachable]) or with
+// [vocab.ErrModelNotFound], [vocab.ErrCapability], [ErrBusy], [ErrStream], [vocab.ErrIncompleteStream],
+// [vocab.ErrLineTooLong], [vocab.ErrMalformedLine], [vocab.ErrFirstByteTimeout], [vocab.ErrIdleTimeout],
+// [vocab.ErrAnswerTooLong], [ErrNotOllama], and for a pull [ErrRegistryUnreachable]) or with
 // [errors.As] against the typed errors that carry details ([StatusError], [StreamError], …).
 // Their Error() is one sentence that says what the user can do, and names only commands,
 // flags and settings, never this package's API. [Retryable] and [Code] classify an

@@ -52,19 +52,10 @@ func (e *NotRunningError) Error() string {
 func (e *NotRunningError) Unwrap() error        { return e.Err }
 func (e *NotRunningError) Is(target error) bool { return target == ErrNotRunning }
 
-// The kinds of an error status, each a *StatusError.
-var (
-	// ErrModelNotFound: the server does not have the model (HTTP 404).
-	ErrModelNotFound = vocab.ErrModelNotFound
-	// ErrCapability: the model lacks what the request needs, e.g. tools or thinking (HTTP
-	// 400 "… does not support …").
-	ErrCapability = vocab.ErrCapability
-	// ErrBusy: the server is overloaded (HTTP 503), after the retries.
-	ErrBusy = errors.New("Ollama is busy")
-	// ErrUnauthorized: the server, or a proxy in front of it, wants a token or refused the
-	// one sent (HTTP 401 or 403).
-	ErrUnauthorized = vocab.ErrUnauthorized
-)
+// ErrBusy: the server is overloaded (HTTP 503), after the retries. A *StatusError, as are
+// [vocab.ErrModelNotFound] (HTTP 404), [vocab.ErrCapability] (HTTP 400 "… does not support …")
+// and [vocab.ErrUnauthorized] (HTTP 401 or 403).
+var ErrBusy = errors.New("Ollama is busy")
 
 // StatusError is an HTTP error answer (status 400 or more) with the server's message.
 type StatusError struct {
@@ -80,15 +71,15 @@ type StatusError struct {
 	TokenSent bool
 }
 
-// Is matches ErrModelNotFound (404), ErrCapability (400 "does not support"), ErrBusy (503)
-// and ErrUnauthorized (401, 403).
+// Is matches vocab.ErrModelNotFound (404), vocab.ErrCapability (400 "does not support"), ErrBusy (503)
+// and vocab.ErrUnauthorized (401, 403).
 func (e *StatusError) Is(target error) bool {
 	switch target {
-	case ErrUnauthorized:
+	case vocab.ErrUnauthorized:
 		return httpstream.Unauthorized(e.StatusCode)
-	case ErrModelNotFound:
+	case vocab.ErrModelNotFound:
 		return e.StatusCode == http.StatusNotFound
-	case ErrCapability:
+	case vocab.ErrCapability:
 		return httpstream.Unsupported(e.StatusCode, e.Message)
 	case ErrBusy:
 		return e.StatusCode == http.StatusServiceUnavailable
@@ -99,13 +90,13 @@ func (e *StatusError) Is(target error) bool {
 func (e *StatusError) Error() string {
 	msg := httpstream.StatusText(e.StatusCode, e.Message)
 	switch {
-	case e.Is(ErrUnauthorized) && !e.TokenSent:
+	case e.Is(vocab.ErrUnauthorized) && !e.TokenSent:
 		return fmt.Sprintf("the server at %s wants a token (HTTP %d) — put it in an environment variable and name it with --api-key-env NAME or the API key variable in the settings", e.URL, e.StatusCode)
-	case e.Is(ErrUnauthorized):
+	case e.Is(vocab.ErrUnauthorized):
 		return fmt.Sprintf("the server at %s refused the token (HTTP %d) — check the key in the variable named by --api-key-env or the settings", e.URL, e.StatusCode)
-	case e.Is(ErrModelNotFound) && e.Model != "":
+	case e.Is(vocab.ErrModelNotFound) && e.Model != "":
 		return fmt.Sprintf("model %q is not on the Ollama server at %s — run `prototyper pull %s`", e.Model, e.URL, e.Model)
-	case e.Is(ErrCapability):
+	case e.Is(vocab.ErrCapability):
 		return fmt.Sprintf("Ollama refused the request: %s — pick a model that has this capability (see `prototyper models`) or turn the feature off (e.g. --think off)", msg)
 	case e.Is(ErrBusy):
 		return fmt.Sprintf("Ollama at %s is busy (HTTP 503: %s) — wait a moment and try again", e.URL, msg)
@@ -129,11 +120,8 @@ func (e *StreamError) Error() string {
 }
 func (e *StreamError) Is(target error) bool { return target == ErrStream }
 
-// ErrIncompleteStream: the stream ended (EOF or a broken connection) before done:true. An
-// *IncompleteStreamError.
-var ErrIncompleteStream = vocab.ErrIncompleteStream
-
-// IncompleteStreamError is a stream that ended before its done:true line. The tool calls
+// IncompleteStreamError is a stream that ended (EOF or a broken connection) before its
+// done:true line ([vocab.ErrIncompleteStream]). The tool calls
 // it carried were not returned.
 type IncompleteStreamError struct {
 	Lines int   // lines received
@@ -148,12 +136,9 @@ func (e *IncompleteStreamError) Error() string {
 	return fmt.Sprintf("Ollama's answer stopped before it was complete (after %d lines; %s) — nothing from it was run; try again", e.Lines, cause)
 }
 func (e *IncompleteStreamError) Unwrap() error        { return e.Err }
-func (e *IncompleteStreamError) Is(target error) bool { return target == ErrIncompleteStream }
+func (e *IncompleteStreamError) Is(target error) bool { return target == vocab.ErrIncompleteStream }
 
-// ErrLineTooLong: a line exceeded the maximum line size. A *LineTooLongError.
-var ErrLineTooLong = vocab.ErrLineTooLong
-
-// LineTooLongError is a line longer than the client's limit.
+// LineTooLongError is a line longer than the client's limit ([vocab.ErrLineTooLong]).
 type LineTooLongError struct {
 	Line  int // 1-based line number
 	Limit int // bytes
@@ -162,19 +147,9 @@ type LineTooLongError struct {
 func (e *LineTooLongError) Error() string {
 	return fmt.Sprintf("the server sent a line longer than %s (line %d), more than an Ollama answer holds — check that the address points at an Ollama server, or ask for a shorter answer", vocab.FormatBytes(int64(e.Limit)), e.Line)
 }
-func (e *LineTooLongError) Is(target error) bool { return target == ErrLineTooLong }
+func (e *LineTooLongError) Is(target error) bool { return target == vocab.ErrLineTooLong }
 
-// ErrAnswerTooLong: the answer (its text, thinking and tool calls) passed the client's
-// answer size limit; the stream was cut there. An *AnswerTooLongError.
-var ErrAnswerTooLong = vocab.ErrAnswerTooLong
-
-// AnswerTooLongError is an answer cut at the client's answer size limit (the shared one).
-type AnswerTooLongError = vocab.AnswerTooLongError
-
-// ErrMalformedLine: a line was not the JSON object expected. A *MalformedLineError.
-var ErrMalformedLine = vocab.ErrMalformedLine
-
-// MalformedLineError is a line that is not the JSON object expected.
+// MalformedLineError is a line that is not the JSON object expected ([vocab.ErrMalformedLine]).
 type MalformedLineError struct {
 	Line int    // 1-based line number
 	Text string // the start of the line
@@ -185,16 +160,7 @@ func (e *MalformedLineError) Error() string {
 	return fmt.Sprintf("Ollama sent malformed JSON on line %d (%v; starts %q) — check that the address points at an Ollama server", e.Line, e.Err, e.Text)
 }
 func (e *MalformedLineError) Unwrap() error        { return e.Err }
-func (e *MalformedLineError) Is(target error) bool { return target == ErrMalformedLine }
-
-// The two timeouts, each a *TimeoutError.
-var (
-	// ErrFirstByteTimeout: no response within the first-byte timeout.
-	ErrFirstByteTimeout = vocab.ErrFirstByteTimeout
-	// ErrIdleTimeout: the answer did not grow (no text, thinking or tool call) within the
-	// idle timeout mid-stream, whatever else arrived.
-	ErrIdleTimeout = vocab.ErrIdleTimeout
-)
+func (e *MalformedLineError) Is(target error) bool { return target == vocab.ErrMalformedLine }
 
 // TimeoutError is a first-byte or idle timeout.
 type TimeoutError struct {
@@ -228,7 +194,7 @@ func humanDuration(d time.Duration) string {
 	return fmt.Sprintf("%d min %d s", int(d/time.Minute), int(d%time.Minute/time.Second))
 }
 
-// Is matches ErrFirstByteTimeout or ErrIdleTimeout, and context.DeadlineExceeded.
+// Is matches vocab.ErrFirstByteTimeout or vocab.ErrIdleTimeout, and context.DeadlineExceeded.
 func (e *TimeoutError) Is(target error) bool { return vocab.TimeoutIs(e.FirstByte, target) }
 
 // Retryable reports whether trying the same request again may succeed: the server was not
@@ -243,10 +209,10 @@ func Retryable(err error) bool {
 		return httpstream.RetryableStatus(se.StatusCode)
 	}
 	switch {
-	case errors.Is(err, ErrLineTooLong), errors.Is(err, ErrMalformedLine), errors.Is(err, ErrNotOllama):
+	case errors.Is(err, vocab.ErrLineTooLong), errors.Is(err, vocab.ErrMalformedLine), errors.Is(err, ErrNotOllama):
 		return false
-	case errors.Is(err, ErrNotRunning), errors.Is(err, ErrIncompleteStream), errors.Is(err, ErrStream),
-		errors.Is(err, ErrFirstByteTimeout), errors.Is(err, ErrIdleTimeout):
+	case errors.Is(err, ErrNotRunning), errors.Is(err, vocab.ErrIncompleteStream), errors.Is(err, ErrStream),
+		errors.Is(err, vocab.ErrFirstByteTimeout), errors.Is(err, vocab.ErrIdleTimeout):
 		return true
 	}
 	var te *httpstream.NetworkError
@@ -265,29 +231,29 @@ func Code(err error) string {
 		return vocab.CodeCanceled
 	case errors.Is(err, ErrNotRunning):
 		return vocab.CodeNotRunning
-	case errors.Is(err, ErrModelNotFound):
+	case errors.Is(err, vocab.ErrModelNotFound):
 		return vocab.CodeModelNotFound
-	case errors.Is(err, ErrCapability):
+	case errors.Is(err, vocab.ErrCapability):
 		return vocab.CodeCapabilityMissing
 	case errors.Is(err, ErrBusy):
 		return vocab.CodeBusy
 	case errors.Is(err, ErrStream):
 		return vocab.CodeStreamError
-	case errors.Is(err, ErrFirstByteTimeout):
+	case errors.Is(err, vocab.ErrFirstByteTimeout):
 		return vocab.CodeFirstByteTimeout
-	case errors.Is(err, ErrIdleTimeout):
+	case errors.Is(err, vocab.ErrIdleTimeout):
 		return vocab.CodeIdleTimeout
-	case errors.Is(err, ErrIncompleteStream):
+	case errors.Is(err, vocab.ErrIncompleteStream):
 		return vocab.CodeIncompleteStream
-	case errors.Is(err, ErrLineTooLong):
+	case errors.Is(err, vocab.ErrLineTooLong):
 		return vocab.CodeLineTooLong
-	case errors.Is(err, ErrMalformedLine):
+	case errors.Is(err, vocab.ErrMalformedLine):
 		return vocab.CodeMalformedLine
 	case errors.Is(err, ErrNotOllama):
 		return vocab.CodeNotOllama
-	case errors.Is(err, ErrUnauthorized):
+	case errors.Is(err, vocab.ErrUnauthorized):
 		return vocab.CodeUnauthorized
-	case errors.Is(err, ErrAnswerTooLong):
+	case errors.Is(err, vocab.ErrAnswerTooLong):
 		return vocab.CodeAnswerTooLong
 	}
 	var re *httpstream.RedirectError

@@ -35,7 +35,7 @@ func TestAWebPageOrAForeign404SaysCheckTheAddressNotPull(t *testing.T) {
 				_, _ = io.WriteString(w, tc.body)
 			})
 			_, err := c.Chat(testCtx(t), userTurn("qwen3", "hi"), nil)
-			if !errors.Is(err, ErrNotOllama) || errors.Is(err, ErrModelNotFound) || Code(err) != "not_ollama" {
+			if !errors.Is(err, ErrNotOllama) || errors.Is(err, vocab.ErrModelNotFound) || Code(err) != "not_ollama" {
 				t.Fatalf("err = %v (code %s), want ErrNotOllama", err, Code(err))
 			}
 			if msg := err.Error(); !strings.Contains(msg, tc.says) || strings.Contains(msg, "pull") {
@@ -57,7 +57,7 @@ func TestMetadataCallsGiveUpAfterTheirOwnShortTimeout(t *testing.T) {
 	start := time.Now()
 	_, err := c.Show(testCtx(t), "qwen3")
 	elapsed := time.Since(start)
-	if !errors.Is(err, ErrFirstByteTimeout) || elapsed > 5*time.Second {
+	if !errors.Is(err, vocab.ErrFirstByteTimeout) || elapsed > 5*time.Second {
 		t.Fatalf("err = %v after %v, want a first-byte timeout after the metadata timeout", err, elapsed)
 	}
 	if calls.Load() != 1 {
@@ -72,7 +72,7 @@ func TestAChatFirstByteTimeoutNamesTheFlagAndTheSetting(t *testing.T) {
 	c, _ := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { hang(r) },
 		WithFirstByteTimeout(100*time.Millisecond))
 	_, err := c.Chat(testCtx(t), userTurn("m", "hi"), nil)
-	if !errors.Is(err, ErrFirstByteTimeout) {
+	if !errors.Is(err, vocab.ErrFirstByteTimeout) {
 		t.Fatalf("err = %v", err)
 	}
 	for _, want := range []string{"--first-byte-timeout", "first-byte timeout in the settings"} {
@@ -88,7 +88,7 @@ func TestWithChangesOneTimeoutOfACopyOnly(t *testing.T) {
 	if c.FirstByteTimeout() != vocab.DefaultFirstByteTimeout || short.FirstByteTimeout() != 50*time.Millisecond {
 		t.Fatalf("timeouts %v and %v", c.FirstByteTimeout(), short.FirstByteTimeout())
 	}
-	if _, err := short.Chat(testCtx(t), userTurn("m", "hi"), nil); !errors.Is(err, ErrFirstByteTimeout) {
+	if _, err := short.Chat(testCtx(t), userTurn("m", "hi"), nil); !errors.Is(err, vocab.ErrFirstByteTimeout) {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -211,7 +211,7 @@ func TestAProxyThatWantsATokenIsOneSentenceAndNeverRetried(t *testing.T) {
 	req := &ChatRequest{Model: "m", Messages: []Message{{Role: RoleUser, Content: "hi"}}}
 
 	_, err := c.Chat(context.Background(), req, nil)
-	if !errors.Is(err, ErrUnauthorized) || Code(err) != "unauthorized" || Retryable(err) || requests != 1 {
+	if !errors.Is(err, vocab.ErrUnauthorized) || Code(err) != "unauthorized" || Retryable(err) || requests != 1 {
 		t.Fatalf("without a token: %v (code %s, %d requests)", err, Code(err), requests)
 	}
 	if !strings.Contains(err.Error(), "wants a token (HTTP 401)") || !strings.Contains(err.Error(), "--api-key-env") {
@@ -219,7 +219,7 @@ func TestAProxyThatWantsATokenIsOneSentenceAndNeverRetried(t *testing.T) {
 	}
 
 	_, err = c.With(WithAuthorization("Bearer wrong")).Chat(context.Background(), req, nil)
-	if !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), "refused the token") || strings.Contains(err.Error(), "wrong") {
+	if !errors.Is(err, vocab.ErrUnauthorized) || !strings.Contains(err.Error(), "refused the token") || strings.Contains(err.Error(), "wrong") {
 		t.Errorf("a wrong token: %v", err)
 	}
 

@@ -39,9 +39,9 @@ func TestAnEndlessAnswerIsCutAtTheAnswerSizeWithWhatFitKept(t *testing.T) {
 			c, _ := newTestServer(t, endless(tc.line), WithMaxAnswerSize(limit))
 			var rec recorder
 			res, err := c.Chat(testCtx(t), userTurn("m", "hi"), rec.fn)
-			var tl *AnswerTooLongError
+			var tl *vocab.AnswerTooLongError
 			if !errors.As(err, &tl) || tl.Limit != limit || Code(err) != vocab.CodeAnswerTooLong || Retryable(err) {
-				t.Fatalf("err = %v (code %s), want an AnswerTooLongError of %d bytes, not retryable", err, Code(err), limit)
+				t.Fatalf("err = %v (code %s), want a vocab.AnswerTooLongError of %d bytes, not retryable", err, Code(err), limit)
 			}
 			if !strings.Contains(err.Error(), "64 KiB") || !strings.Contains(err.Error(), "--max-answer-size") {
 				t.Errorf("message %q does not name the limit and how to raise it", err)
@@ -81,7 +81,7 @@ func TestKeepAlivesDoNotHoldAnAnswerOpen(t *testing.T) {
 	}, WithIdleTimeout(300*time.Millisecond))
 	var rec recorder
 	_, err := c.Chat(testCtx(t), userTurn("m", "hi"), rec.fn)
-	if !errors.Is(err, ErrIdleTimeout) || Code(err) != vocab.CodeIdleTimeout || rec.text(EventContentDelta) != "a" {
+	if !errors.Is(err, vocab.ErrIdleTimeout) || Code(err) != vocab.CodeIdleTimeout || rec.text(EventContentDelta) != "a" {
 		t.Fatalf("err = %v, content %q; want the idle timeout after \"a\"", err, rec.text(EventContentDelta))
 	}
 }

@@ -40,7 +40,7 @@ func (c *Client) List(ctx context.Context) ([]ModelSummary, error) {
 }
 
 // Show describes one model (/api/show): its capabilities, context length and template.
-// A model the server does not have is an [ErrModelNotFound] error.
+// A model the server does not have is a [vocab.ErrModelNotFound] error.
 func (c *Client) Show(ctx context.Context, name string) (*ModelInfo, error) {
 	var resp struct {
 		Template     string         `json:"template"`

@@ -9,7 +9,7 @@ import (
 // Pull downloads a model (/api/pull), calling fn for every progress line. It returns nil
 // only when the server reported "success"; an {"error":…} line is a [StreamError] (an
 // unknown model shows up this way), or a [RegistryUnreachableError] when the server could not
-// reach the registry; a stream that ends earlier is an [ErrIncompleteStream].
+// reach the registry; a stream that ends earlier is a [vocab.ErrIncompleteStream].
 func (c *Client) Pull(ctx context.Context, name string, fn PullFunc) error {
 	if fn == nil {
 		fn = func(PullProgress) error { return nil }

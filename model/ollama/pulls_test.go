@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"prototyper/model/vocab"
 	"testing"
 	"time"
 )
@@ -82,8 +83,8 @@ func TestPull(t *testing.T) {
 		{"an unreachable registry says the computer is offline", []string{`{"status":"pulling manifest"}`,
 			`{"error":"pull model manifest: Get \"https://registry.ollama.ai/v2/library/qwen3/manifests/0.6b\": dial tcp: lookup registry.ollama.ai: no such host"}`},
 			ErrRegistryUnreachable, 1},
-		{"a stream without success is incomplete", []string{`{"status":"pulling manifest"}`}, ErrIncompleteStream, 1},
-		{"a malformed line is an error", []string{`{"status":`}, ErrMalformedLine, 0},
+		{"a stream without success is incomplete", []string{`{"status":"pulling manifest"}`}, vocab.ErrIncompleteStream, 1},
+		{"a malformed line is an error", []string{`{"status":`}, vocab.ErrMalformedLine, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, _ := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -117,7 +118,7 @@ func TestPullIdleTimeout(t *testing.T) {
 		writeLines(w, `{"status":"pulling manifest"}`)
 		hang(r)
 	}, WithPullIdleTimeout(100*time.Millisecond))
-	if err := c.Pull(testCtx(t), "m", nil); !errors.Is(err, ErrIdleTimeout) {
-		t.Fatalf("err = %v, want ErrIdleTimeout", err)
+	if err := c.Pull(testCtx(t), "m", nil); !errors.Is(err, vocab.ErrIdleTimeout) {
+		t.Fatalf("err = %v, want vocab.ErrIdleTimeout", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"prototyper/internal/ollamatest"
 	"prototyper/model/ollama"
+	"prototyper/model/vocab"
 )
 
 // The models of the real-server tests: "scripted" thinks and calls write_file, then answers
@@ -160,9 +161,9 @@ func TestRealServerErrors(t *testing.T) {
 		want error
 		says string
 	}{
-		{"a missing model is not found, with the pull command", &ollama.ChatRequest{Model: "no-such-model", Messages: user}, ollama.ErrModelNotFound, "prototyper pull no-such-model"},
-		{"tools on a model without tools is a capability error", &ollama.ChatRequest{Model: "plain", Messages: user, Tools: []ollama.Tool{writeFile}}, ollama.ErrCapability, "does not support tools"},
-		{"thinking on a model without thinking is a capability error", &ollama.ChatRequest{Model: "plain", Messages: user, Think: ollama.ThinkOn}, ollama.ErrCapability, "does not support thinking"},
+		{"a missing model is not found, with the pull command", &ollama.ChatRequest{Model: "no-such-model", Messages: user}, vocab.ErrModelNotFound, "prototyper pull no-such-model"},
+		{"tools on a model without tools is a capability error", &ollama.ChatRequest{Model: "plain", Messages: user, Tools: []ollama.Tool{writeFile}}, vocab.ErrCapability, "does not support tools"},
+		{"thinking on a model without thinking is a capability error", &ollama.ChatRequest{Model: "plain", Messages: user, Think: ollama.ThinkOn}, vocab.ErrCapability, "does not support thinking"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var retries int
@@ -180,8 +181,8 @@ func TestRealServerErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := c.Show(ctx(t), "no-such-model"); !errors.Is(err, ollama.ErrModelNotFound) {
-		t.Errorf("show: err = %v, want ErrModelNotFound", err)
+	if _, err := c.Show(ctx(t), "no-such-model"); !errors.Is(err, vocab.ErrModelNotFound) {
+		t.Errorf("show: err = %v, want vocab.ErrModelNotFound", err)
 	}
 }
 

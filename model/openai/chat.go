@@ -267,7 +267,7 @@ func (d *decoder) event(s *httpstream.Stream, data []byte) error {
 	if d.grew {
 		s.Alive()
 	}
-	if errors.Is(err, ErrAnswerTooLong) {
+	if errors.Is(err, vocab.ErrAnswerTooLong) {
 		if ferr := d.flushThink(); ferr != nil { // what the splitter holds was counted: kept
 			return ferr
 		}
@@ -318,12 +318,12 @@ func (d *decoder) choices(ch *wireChunk) error {
 }
 
 // fit takes text from the answer's budget: all of it, or what fits with an
-// *AnswerTooLongError.
+// *vocab.AnswerTooLongError.
 func (d *decoder) fit(text string) (string, error) {
 	d.grew = d.grew || text != ""
 	kept, whole := d.budget.Fit(text)
 	if !whole {
-		return kept, &AnswerTooLongError{Limit: d.budget.Limit()}
+		return kept, &vocab.AnswerTooLongError{Limit: d.budget.Limit()}
 	}
 	return kept, nil
 }
@@ -346,7 +346,7 @@ func (d *decoder) callPart(index *int, id, name, args string) error {
 	}
 	d.grew = d.grew || size > 0
 	if !d.budget.Take(size) {
-		return &AnswerTooLongError{Limit: d.budget.Limit()}
+		return &vocab.AnswerTooLongError{Limit: d.budget.Limit()}
 	}
 	if fresh {
 		cur = &callParts{index: len(d.calls)}

@@ -179,7 +179,7 @@ func TestAnErrorMidStreamIsOneSentenceAndKeepsThePartialText(t *testing.T) {
 func TestAStreamThatEndsBeforeItsEndRunsNothing(t *testing.T) {
 	c, _ := sse(t, []string{chunk(`{"content":"Half"}`), chunk(`{"tool_calls":[{"index":0,"id":"x","function":{"name":"f","arguments":"{}"}}]}`)})
 	_, _, res, err := collect(t, c)
-	if !errors.Is(err, ErrIncompleteStream) || Code(err) != "incomplete_stream" {
+	if !errors.Is(err, vocab.ErrIncompleteStream) || Code(err) != "incomplete_stream" {
 		t.Fatalf("err = %v", err)
 	}
 	if res.Content != "Half" || len(res.ToolCalls) != 0 {
@@ -266,12 +266,12 @@ func TestHTTPErrorsSayWhatToDo(t *testing.T) {
 		code   string
 		says   string
 	}{
-		{"no key", []string{"HTTP 401", `{"error":{"message":"missing bearer token"}}`}, nil, ErrUnauthorized, "unauthorized", "--api-key-env"},
-		{"a proxy's page", []string{"HTTP 401", `<html><body>401 Authorization Required</body></html>`}, nil, ErrUnauthorized, "unauthorized", "wants an API key (HTTP 401: Unauthorized)"},
-		{"refused key", []string{"HTTP 401", `{"error":"bad token"}`}, []Option{WithAPIKey("s3cret", "MY_KEY")}, ErrUnauthorized, "unauthorized", "$MY_KEY"},
-		{"missing model", []string{"HTTP 404", `{"error":{"message":"model \"m\" not found, try pulling it first"}}`}, nil, ErrModelNotFound, "model_not_found", `does not serve model "m"`},
+		{"no key", []string{"HTTP 401", `{"error":{"message":"missing bearer token"}}`}, nil, vocab.ErrUnauthorized, "unauthorized", "--api-key-env"},
+		{"a proxy's page", []string{"HTTP 401", `<html><body>401 Authorization Required</body></html>`}, nil, vocab.ErrUnauthorized, "unauthorized", "wants an API key (HTTP 401: Unauthorized)"},
+		{"refused key", []string{"HTTP 401", `{"error":"bad token"}`}, []Option{WithAPIKey("s3cret", "MY_KEY")}, vocab.ErrUnauthorized, "unauthorized", "$MY_KEY"},
+		{"missing model", []string{"HTTP 404", `{"error":{"message":"model \"m\" not found, try pulling it first"}}`}, nil, vocab.ErrModelNotFound, "model_not_found", `does not serve model "m"`},
 		{"not the API", []string{"HTTP 404", `404 page not found`}, nil, ErrNotOpenAI, "not_openai", "--base-url"},
-		{"capability", []string{"HTTP 400", `{"error":{"message":"m does not support tools"}}`}, nil, ErrCapability, "capability_missing", "does not support tools"},
+		{"capability", []string{"HTTP 400", `{"error":{"message":"m does not support tools"}}`}, nil, vocab.ErrCapability, "capability_missing", "does not support tools"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, calls := sse(t, tc.body)
@@ -290,12 +290,12 @@ func TestHTTPErrorsSayWhatToDo(t *testing.T) {
 func TestTimeouts(t *testing.T) {
 	c, _ := sse(t, []string{"<stall>"})
 	_, _, _, err := collect(t, c.With(WithTimeouts(50*time.Millisecond, time.Minute), WithRetry(1, 0, time.Millisecond, time.Millisecond)))
-	if !errors.Is(err, ErrFirstByteTimeout) || !strings.Contains(err.Error(), "--first-byte-timeout") {
+	if !errors.Is(err, vocab.ErrFirstByteTimeout) || !strings.Contains(err.Error(), "--first-byte-timeout") {
 		t.Errorf("silent server: %v", err)
 	}
 	c, _ = sse(t, []string{chunk(`{"content":"a"}`), ": keep-alive\n\n", "<stall>"})
 	_, content, _, err := collect(t, c.With(WithTimeouts(time.Minute, 50*time.Millisecond)))
-	if !errors.Is(err, ErrIdleTimeout) || strings.Join(content, "") != "a" {
+	if !errors.Is(err, vocab.ErrIdleTimeout) || strings.Join(content, "") != "a" {
 		t.Errorf("stalled stream: %v (content %q)", err, content)
 	}
 }

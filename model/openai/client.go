@@ -49,7 +49,7 @@ func WithTimeouts(firstByte, idle time.Duration) Option {
 
 // WithMaxAnswerSize bounds one answer of Chat — its text, thinking and tool calls together
 // — in bytes (default: [vocab.DefaultMaxAnswerSize], 8 MiB); past it the stream is cut with an
-// [*AnswerTooLongError]. 0 or less keeps the default.
+// [*vocab.AnswerTooLongError]. 0 or less keeps the default.
 func WithMaxAnswerSize(n int) Option {
 	return func(c *Client) {
 		if n > 0 {

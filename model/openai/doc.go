@@ -39,9 +39,9 @@
 //
 // # Errors
 //
-// The sentinels ([ErrUnreachable], [ErrUnauthorized], [ErrModelNotFound], [ErrCapability],
-// [ErrBusy], [ErrStream], [ErrIncompleteStream], [ErrLineTooLong], [ErrMalformed],
-// [ErrFirstByteTimeout], [ErrIdleTimeout], [ErrAnswerTooLong], [ErrNotOpenAI]) match the typed errors with
+// The sentinels ([ErrUnreachable], [vocab.ErrUnauthorized], [vocab.ErrModelNotFound], [vocab.ErrCapability],
+// [ErrBusy], [ErrStream], [vocab.ErrIncompleteStream], [vocab.ErrLineTooLong], [vocab.ErrMalformedLine],
+// [vocab.ErrFirstByteTimeout], [vocab.ErrIdleTimeout], [vocab.ErrAnswerTooLong], [ErrNotOpenAI]) match the typed errors with
 // [errors.Is]. Their Error() is one sentence that says what a user can do, naming flags and
 // settings, never the key. [Code] and [Retryable] classify an error for the agent's `error`
 // event with the same codes as the native Ollama client, plus unauthorized and not_openai.

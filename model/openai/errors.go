@@ -12,19 +12,10 @@ import (
 )
 
 // Sentinel errors, for errors.Is; the typed errors below match them and carry the details.
-// Those a model server of either kind can meet are package vocab's, so that one
+// Those a model server of either kind can meet are package vocab's ([vocab.ErrModelNotFound],
+// [vocab.ErrCapability], [vocab.ErrUnauthorized], the stream and timeout errors), so that one
 // errors.Is recognises a missing model or a timeout whichever provider answered.
 var (
-	ErrModelNotFound    = vocab.ErrModelNotFound    // HTTP 404 with an API error
-	ErrCapability       = vocab.ErrCapability       // HTTP 400 "does not support …"
-	ErrUnauthorized     = vocab.ErrUnauthorized     // HTTP 401 or 403: a key is wanted or refused
-	ErrIncompleteStream = vocab.ErrIncompleteStream // the stream ended before [DONE] or a finish_reason
-	ErrLineTooLong      = vocab.ErrLineTooLong      // a line of the stream exceeded the maximum
-	ErrMalformed        = vocab.ErrMalformedLine    // an event's data was not the JSON expected
-	ErrFirstByteTimeout = vocab.ErrFirstByteTimeout // no answer within the first-byte timeout
-	ErrIdleTimeout      = vocab.ErrIdleTimeout      // the answer did not grow for the idle timeout
-	ErrAnswerTooLong    = vocab.ErrAnswerTooLong    // the answer passed the answer size limit
-
 	// ErrUnreachable: nothing answers at the base URL (connection refused), after the retries.
 	ErrUnreachable = errors.New("the model server does not answer")
 	// ErrBusy: the server is overloaded or rate-limits (HTTP 503 or 429), after the retries.
@@ -69,15 +60,15 @@ type StatusError struct {
 func (e *StatusError) Error() string {
 	msg := httpstream.StatusText(e.StatusCode, e.Message)
 	switch {
-	case e.Is(ErrUnauthorized) && !e.KeySent:
+	case e.Is(vocab.ErrUnauthorized) && !e.KeySent:
 		return fmt.Sprintf("the server at %s wants an API key (HTTP %d: %s) — put it in an environment variable and name it with --api-key-env NAME or the API key variable in the settings", e.URL, e.StatusCode, msg)
-	case e.Is(ErrUnauthorized) && e.KeyEnv != "":
+	case e.Is(vocab.ErrUnauthorized) && e.KeyEnv != "":
 		return fmt.Sprintf("the server at %s refused the key in $%s (HTTP %d: %s) — check the key that variable holds", e.URL, e.KeyEnv, e.StatusCode, msg)
-	case e.Is(ErrUnauthorized):
+	case e.Is(vocab.ErrUnauthorized):
 		return fmt.Sprintf("the server at %s refused the key (HTTP %d: %s) — check the key", e.URL, e.StatusCode, msg)
-	case e.Is(ErrModelNotFound) && e.Model != "":
+	case e.Is(vocab.ErrModelNotFound) && e.Model != "":
 		return fmt.Sprintf("the server at %s does not serve model %q (%s) — pick one it lists (`prototyper models`)", e.URL, e.Model, msg)
-	case e.Is(ErrCapability):
+	case e.Is(vocab.ErrCapability):
 		return fmt.Sprintf("the server refused the request: %s — pick a model that has this capability or turn the feature off (e.g. --think off)", msg)
 	case e.Is(ErrBusy):
 		return fmt.Sprintf("the server at %s is busy (HTTP %d: %s) — wait a moment and try again", e.URL, e.StatusCode, msg)
@@ -87,18 +78,18 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("the server at %s refused the request (HTTP %d: %s) — check the model and the settings, and the server's log for the reason", e.URL, e.StatusCode, msg)
 }
 
-// Is matches ErrModelNotFound (404 with an API error: a 404 page is another server) and
-// ErrBusy (503, 429); ErrUnauthorized (401, 403) and ErrCapability (400 "does not
+// Is matches vocab.ErrModelNotFound (404 with an API error: a 404 page is another server) and
+// ErrBusy (503, 429); vocab.ErrUnauthorized (401, 403) and vocab.ErrCapability (400 "does not
 // support") by the rules both clients share.
 func (e *StatusError) Is(target error) bool {
 	switch target {
-	case ErrModelNotFound:
+	case vocab.ErrModelNotFound:
 		return e.StatusCode == http.StatusNotFound && e.APIError
 	case ErrBusy:
 		return e.StatusCode == http.StatusServiceUnavailable || e.StatusCode == http.StatusTooManyRequests
-	case ErrUnauthorized:
+	case vocab.ErrUnauthorized:
 		return httpstream.Unauthorized(e.StatusCode)
-	case ErrCapability:
+	case vocab.ErrCapability:
 		return httpstream.Unsupported(e.StatusCode, e.Message)
 	}
 	return false
@@ -118,11 +109,6 @@ func (e *NotOpenAIError) Error() string {
 	return fmt.Sprintf("the server at %s does not know the OpenAI-compatible API (HTTP %d for %s) — %s", e.URL, e.StatusCode, e.Path, baseURLAdvice)
 }
 func (e *NotOpenAIError) Is(target error) bool { return target == ErrNotOpenAI }
-
-// AnswerTooLongError is an answer cut at the client's answer size limit: the text that fit
-// was delivered, its tool calls never are (the one both clients return, whose sentence says the
-// same of any server).
-type AnswerTooLongError = vocab.AnswerTooLongError
 
 // StreamError is an error event inside a stream.
 type StreamError struct{ Message string }
@@ -152,7 +138,7 @@ func closedBecause(err error) string {
 	return err.Error()
 }
 func (e *IncompleteStreamError) Unwrap() error        { return e.Err }
-func (e *IncompleteStreamError) Is(target error) bool { return target == ErrIncompleteStream }
+func (e *IncompleteStreamError) Is(target error) bool { return target == vocab.ErrIncompleteStream }
 
 // MalformedError is an event whose data is not the JSON expected, or a line too long.
 type MalformedError struct {
@@ -169,7 +155,7 @@ func (e *MalformedError) Error() string {
 }
 func (e *MalformedError) Unwrap() error { return e.Err }
 func (e *MalformedError) Is(target error) bool {
-	return (target == ErrMalformed && e.TooLong == 0) || (target == ErrLineTooLong && e.TooLong > 0)
+	return (target == vocab.ErrMalformedLine && e.TooLong == 0) || (target == vocab.ErrLineTooLong && e.TooLong > 0)
 }
 
 // TimeoutError is a first-byte or idle timeout.
@@ -189,8 +175,8 @@ func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("the server at %s sent nothing new for %s mid-answer — try again; if it repeats, check the server's log", e.URL, e.After)
 }
 
-// Is matches what either client's timeout matches: ErrFirstByteTimeout or
-// ErrIdleTimeout, and context.DeadlineExceeded.
+// Is matches what either client's timeout matches: vocab.ErrFirstByteTimeout or
+// vocab.ErrIdleTimeout, and context.DeadlineExceeded.
 func (e *TimeoutError) Is(target error) bool {
 	return vocab.TimeoutIs(e.FirstByte, target)
 }
@@ -214,11 +200,11 @@ func Code(err error) string {
 		target error
 		code   string
 	}{
-		{context.Canceled, vocab.CodeCanceled}, {ErrUnreachable, vocab.CodeNotRunning}, {ErrUnauthorized, vocab.CodeUnauthorized},
-		{ErrModelNotFound, vocab.CodeModelNotFound}, {ErrCapability, vocab.CodeCapabilityMissing}, {ErrBusy, vocab.CodeBusy},
-		{ErrStream, vocab.CodeStreamError}, {ErrFirstByteTimeout, vocab.CodeFirstByteTimeout}, {ErrIdleTimeout, vocab.CodeIdleTimeout},
-		{ErrIncompleteStream, vocab.CodeIncompleteStream}, {ErrLineTooLong, vocab.CodeLineTooLong}, {ErrMalformed, vocab.CodeMalformedLine},
-		{ErrNotOpenAI, vocab.CodeNotOpenAI}, {ErrAnswerTooLong, vocab.CodeAnswerTooLong},
+		{context.Canceled, vocab.CodeCanceled}, {ErrUnreachable, vocab.CodeNotRunning}, {vocab.ErrUnauthorized, vocab.CodeUnauthorized},
+		{vocab.ErrModelNotFound, vocab.CodeModelNotFound}, {vocab.ErrCapability, vocab.CodeCapabilityMissing}, {ErrBusy, vocab.CodeBusy},
+		{ErrStream, vocab.CodeStreamError}, {vocab.ErrFirstByteTimeout, vocab.CodeFirstByteTimeout}, {vocab.ErrIdleTimeout, vocab.CodeIdleTimeout},
+		{vocab.ErrIncompleteStream, vocab.CodeIncompleteStream}, {vocab.ErrLineTooLong, vocab.CodeLineTooLong}, {vocab.ErrMalformedLine, vocab.CodeMalformedLine},
+		{ErrNotOpenAI, vocab.CodeNotOpenAI}, {vocab.ErrAnswerTooLong, vocab.CodeAnswerTooLong},
 	} {
 		if errors.Is(err, c.target) {
 			return c.code
@@ -247,8 +233,8 @@ func Retryable(err error) bool {
 		return false
 	case errors.As(err, &se):
 		return httpstream.RetryableStatus(se.StatusCode)
-	case errors.Is(err, ErrUnreachable), errors.Is(err, ErrIncompleteStream), errors.Is(err, ErrStream),
-		errors.Is(err, ErrFirstByteTimeout), errors.Is(err, ErrIdleTimeout):
+	case errors.Is(err, ErrUnreachable), errors.Is(err, vocab.ErrIncompleteStream), errors.Is(err, ErrStream),
+		errors.Is(err, vocab.ErrFirstByteTimeout), errors.Is(err, vocab.ErrIdleTimeout):
 		return true
 	}
 	return errors.As(err, &ne)

@@ -60,9 +60,9 @@ func TestAnEndlessAnswerIsCutAtTheAnswerSizeWithWhatFitKept(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c, _ := serve(t, endless(tc.piece), WithMaxAnswerSize(limit))
 			thinking, content, res, err := collect(t, c)
-			var tl *AnswerTooLongError
+			var tl *vocab.AnswerTooLongError
 			if !errors.As(err, &tl) || tl.Limit != limit || Code(err) != vocab.CodeAnswerTooLong || Retryable(err) {
-				t.Fatalf("err = %v (code %s), want an AnswerTooLongError of %d bytes, not retryable", err, Code(err), limit)
+				t.Fatalf("err = %v (code %s), want a vocab.AnswerTooLongError of %d bytes, not retryable", err, Code(err), limit)
 			}
 			if !strings.Contains(err.Error(), "64 KiB") {
 				t.Errorf("message %q does not name the limit", err)
@@ -89,7 +89,7 @@ func TestAnEndlessAnswerIsCutAtTheAnswerSizeWithWhatFitKept(t *testing.T) {
 func TestDataLinesWithoutTheirBlankLineAreBoundedAsALineIs(t *testing.T) {
 	c, _ := serve(t, endless("data: "+strings.Repeat("x", 1000)+"\n"))
 	_, _, _, err := collect(t, c)
-	if !errors.Is(err, ErrLineTooLong) || Code(err) != vocab.CodeLineTooLong {
+	if !errors.Is(err, vocab.ErrLineTooLong) || Code(err) != vocab.CodeLineTooLong {
 		t.Fatalf("err = %v, want the line limit", err)
 	}
 }
@@ -112,7 +112,7 @@ func TestKeepAlivesDoNotHoldAnAnswerOpen(t *testing.T) {
 				}
 			}, WithTimeouts(time.Minute, 300*time.Millisecond))
 			_, content, _, err := collect(t, c)
-			if !errors.Is(err, ErrIdleTimeout) || Code(err) != vocab.CodeIdleTimeout || strings.Join(content, "") != "a" {
+			if !errors.Is(err, vocab.ErrIdleTimeout) || Code(err) != vocab.CodeIdleTimeout || strings.Join(content, "") != "a" {
 				t.Fatalf("err = %v, content %q; want the idle timeout after \"a\"", err, content)
 			}
 		})

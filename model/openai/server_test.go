@@ -12,6 +12,7 @@ import (
 	"prototyper/internal/ollamatest"
 	"prototyper/model/ollama"
 	"prototyper/model/openai"
+	"prototyper/model/vocab"
 )
 
 // The models of the real-server tests, served through Ollama's own OpenAI-compatible
@@ -103,8 +104,8 @@ func TestRealServerErrorsOverV1(t *testing.T) {
 		want error
 		says string
 	}{
-		{"a missing model", &openai.ChatRequest{Model: "no-such-model", Messages: user}, openai.ErrModelNotFound, `does not serve model "no-such-model"`},
-		{"tools on a model without tools", &openai.ChatRequest{Model: "plain", Messages: user, Tools: fileTools}, openai.ErrCapability, "does not support tools"},
+		{"a missing model", &openai.ChatRequest{Model: "no-such-model", Messages: user}, vocab.ErrModelNotFound, `does not serve model "no-such-model"`},
+		{"tools on a model without tools", &openai.ChatRequest{Model: "plain", Messages: user, Tools: fileTools}, vocab.ErrCapability, "does not support tools"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var retries int

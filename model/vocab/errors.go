@@ -9,7 +9,7 @@ import (
 
 // The failures either model client can meet, for errors.Is: each client's typed errors match
 // them, so that one errors.Is recognises a missing model or a timeout whichever provider
-// answered. The clients name them too (ollama.ErrModelNotFound is this ErrModelNotFound).
+// answered. This package is their one owner: the clients and their callers name them here.
 var (
 	// ErrModelNotFound: the server does not have the model (HTTP 404).
 	ErrModelNotFound = errors.New("model not found")
