@@ -7,6 +7,11 @@ import (
 	"prototyper/store"
 )
 
+// CodeEmptyAnswer is the code of the sentence that ends a run whose model answered nothing,
+// also when asked again (run.finished's code and message, kept in the run's note): the window
+// knows that sentence by its code, whatever its words.
+const CodeEmptyAnswer = "empty_answer"
+
 // IsEmptyAnswer reports whether an answer is an empty answer: the model ended its turn itself
 // (doneReason stop, or none given) with no text and no tool call; what it thought does not
 // count. The loop asks again after one; the window marks one as such from what it is sent

@@ -41,6 +41,51 @@ func TestAModelThatAnswersNothingTwiceIsReportedAsAnEmptyAnswer(t *testing.T) {
 	}
 }
 
+// The window knows the sentence that ends a run on an empty answer by its code, live and in
+// the reopened chat, so that its words can change.
+func TestTheSentenceOfAnEmptyAnswerCarriesItsCodeLiveAndReopened(t *testing.T) {
+	m := &fakeModel{turn: func(req model.Request) model.Turn { return model.Turn{DoneReason: "stop", EvalTokens: 1} }}
+	a, _, rec := fakeHarness(t, m, nil)
+	out := runFake(t, a, "hi")
+	if fin := ofType(rec.events(), events.RunFinished); fin[0].Code != CodeEmptyAnswer {
+		t.Fatalf("run.finished %+v, want the code %q", fin[0], CodeEmptyAnswer)
+	}
+	opened, err := a.Open(out.ChatID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(opened.Notes) != 1 || opened.Notes[0].Code != CodeEmptyAnswer || opened.Notes[0].Message != noteEmptyAnswer {
+		t.Fatalf("opened notes %+v, want the empty answer's sentence with its code", opened.Notes)
+	}
+}
+
+// A store written before the sentence had a code still opens with it: a completed run keeps
+// no other sentence.
+func TestAnEmptyAnswerNoteKeptWithoutACodeOpensWithIt(t *testing.T) {
+	a, db, _ := fakeHarness(t, &fakeModel{}, nil)
+	chat, err := db.CreateChat(store.Chat{Workspace: t.TempDir(), Model: "fake"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := db.StartRun(store.Run{ChatID: chat.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.AddRunNote(run.ID, store.RunNote{StopReason: events.StopCompleted, Message: "The model said nothing."}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.FinishRun(run.ID, events.StopCompleted, nil); err != nil {
+		t.Fatal(err)
+	}
+	opened, err := a.Open(chat.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(opened.Notes) != 1 || opened.Notes[0].Code != CodeEmptyAnswer {
+		t.Fatalf("opened notes %+v, want the old note with the code %q", opened.Notes, CodeEmptyAnswer)
+	}
+}
+
 func TestAnAnswerCutByTheLengthLimitIsNotEmpty(t *testing.T) {
 	m := &fakeModel{turn: func(req model.Request) model.Turn {
 		if len(req.Messages) == 2 {

@@ -43,6 +43,7 @@ type run struct {
 
 	guard    *loopGuard
 	stopNote string // why the run stopped, when a sentence says more than its stop reason (a loop, an empty answer)
+	stopCode string // the code of stopNote's sentence where the window must know it (CodeEmptyAnswer)
 
 	tools     Toolbox
 	defs      []tools.Definition
@@ -93,7 +94,7 @@ func (r *run) execute() Outcome {
 	}
 	if r.stopNote != "" {
 		// kept with the run, so that the chat reopened says it again
-		if _, err := r.a.cfg.Store.AddRunNote(r.id, store.RunNote{StopReason: stop, Message: r.stopNote}); err != nil && r.err == nil {
+		if _, err := r.a.cfg.Store.AddRunNote(r.id, store.RunNote{StopReason: stop, Code: r.stopCode, Message: r.stopNote}); err != nil && r.err == nil {
 			r.err = err
 		}
 	}
@@ -116,7 +117,7 @@ func (r *run) execute() Outcome {
 	// said under cs.mu, with the chat released below before anyone can ask: whoever saw
 	// run.finished can start the chat's next run at once (the follow-up's run.started and
 	// the phase still come after it)
-	r.emit(events.Event{Type: events.RunFinished, StopReason: stop, Usage: &usage, Message: r.stopNote})
+	r.emit(events.Event{Type: events.RunFinished, StopReason: stop, Usage: &usage, Code: r.stopCode, Message: r.stopNote})
 	close(cs.done) // wakes a Decide that arrived while the run was pausing
 	cs.cancel, cs.done = nil, nil
 	if state != nil {
@@ -279,7 +280,7 @@ func (r *run) turns() (string, *pausedRun) {
 					r.phase(events.PhaseContinuing)
 					continue
 				}
-				r.stopNote = noteEmptyAnswer
+				r.stopNote, r.stopCode = noteEmptyAnswer, CodeEmptyAnswer
 			}
 			return events.StopCompleted, nil
 		}

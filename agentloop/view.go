@@ -56,6 +56,10 @@ func (a *Agent) chatNotes(chatID string) ([]ChatNote, error) {
 	var out []ChatNote
 	for _, r := range runs {
 		for _, n := range r.Notes {
+			if n.StopReason == events.StopCompleted && n.Code == "" {
+				// kept before the sentence had a code: the only one a completed run keeps
+				n.Code = CodeEmptyAnswer
+			}
 			out = append(out, ChatNote{RunID: r.ID, RunNote: n})
 		}
 	}

@@ -297,7 +297,8 @@ type Event struct {
 	Attempt int   `json:"attempt,omitempty"`
 	DelayMs int64 `json:"delayMs,omitempty"`
 
-	// error; run.finished: a sentence saying why the run stopped (stop reason loop)
+	// error; run.finished: a sentence saying why the run stopped (stop reason loop, or an
+	// empty answer: code agentloop.CodeEmptyAnswer)
 	Code      string `json:"code,omitempty"`
 	Message   string `json:"message,omitempty"`
 	Retryable *bool  `json:"retryable,omitempty"`

@@ -195,7 +195,7 @@ type RunNote struct {
 	// events.StopError for the error that failed it (Code is then the error event's code).
 	StopReason string `json:"stopReason,omitempty"`
 	// Code is the code of an error event the run said: one it said without ending (a tool that
-	// could not be offered), or the one that failed it.
+	// could not be offered), or the one that failed it; or run.finished's (an empty answer).
 	Code    string `json:"code,omitempty"`
 	Message string `json:"message"`
 	// Offer is set on the note of a summary the run offered (Message is its sentence); its

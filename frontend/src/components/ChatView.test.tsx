@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { act, fireEvent, screen } from '@testing-library/react'
 import { FakeBackend } from '../fakeBackend'
-import { emptyChat, type ChatState, type MessageView, type ToolCard } from '../state/chatReducer'
+import type { ChatNote } from '../backend'
+import { emptyAnswerCode, emptyChat, type ChatState, type MessageView, type ToolCard } from '../state/chatReducer'
 import { ChatView, followStart, mountedChars } from './ChatView'
 import { renderWithStore } from '../test/renderWithStore'
 
@@ -19,6 +20,43 @@ function message(id: string, chars: number, complete = true): MessageView {
     usage: null,
     local: false,
   }
+}
+
+/** A stored message of chat c1's run r1, written at second `i`. */
+function stored(id: string, role: 'user' | 'assistant', content: string, i: number) {
+  return {
+    id,
+    chatId: 'c1',
+    role,
+    content,
+    thinking: '',
+    thinkingMs: 0,
+    toolCalls: null,
+    toolName: '',
+    toolCallId: '',
+    runId: 'r1',
+    createdAt: new Date(Date.UTC(2025, 0, 1, 0, 0, i)).toISOString(),
+    updatedAt: '',
+    complete: true,
+    doneReason: 'stop',
+  }
+}
+
+/** Opens chat c1: a question, then the empty answers `answers` (ids), with what its run said. */
+async function openEmptyAnswers(answers: string[], notes: ChatNote[] = []) {
+  const backend = new FakeBackend()
+  backend.opened.c1 = {
+    chat: { id: 'c1', title: 'Empty', model: 'qwen3:4b', workspace: '/w', createdAt: '', updatedAt: '', messageCount: answers.length + 1, phase: 'idle' },
+    messages: [stored('u1', 'user', 'Say something', 0), ...answers.map((id, i) => stored(id, 'assistant', '', i + 1))],
+    toolCalls: [],
+    phase: 'idle',
+    liveRunId: '',
+    emptyAnswers: answers,
+    notes,
+  }
+  const { store } = renderWithStore(<ChatView />, backend)
+  await act(() => store.start())
+  await act(() => store.selectChat('c1'))
 }
 
 /** A chat of `n` assistant messages of `chars` characters each. */
@@ -114,36 +152,16 @@ describe('ChatView', () => {
   })
 
   it('says an answer was empty once when the model, asked again, answered nothing again', async () => {
-    const backend = new FakeBackend()
-    const msg = (id: string, role: 'user' | 'assistant', content: string, i: number) => ({
-      id,
-      chatId: 'c1',
-      role,
-      content,
-      thinking: '',
-      thinkingMs: 0,
-      toolCalls: null,
-      toolName: '',
-      toolCallId: '',
-      runId: 'r1',
-      createdAt: new Date(Date.UTC(2025, 0, 1, 0, 0, i)).toISOString(),
-      updatedAt: '',
-      complete: true,
-      doneReason: 'stop',
-    })
-    backend.opened.c1 = {
-      chat: { id: 'c1', title: 'Empty', model: 'qwen3:4b', workspace: '/w', createdAt: '', updatedAt: '', messageCount: 3, phase: 'idle' },
-      messages: [msg('u1', 'user', 'Say something', 0), msg('a1', 'assistant', '', 1), msg('a2', 'assistant', '', 2)],
-      toolCalls: [],
-      phase: 'idle',
-      liveRunId: '',
-      emptyAnswers: ['a1', 'a2'],
-    }
-    const { store } = renderWithStore(<ChatView />, backend)
-    await act(() => store.start())
-    await act(() => store.selectChat('c1'))
+    await openEmptyAnswers(['a1', 'a2'])
     expect(screen.getAllByTestId('message-assistant')).toHaveLength(2)
     expect(screen.getAllByTestId('empty-answer')).toHaveLength(1)
+  })
+
+  it('knows the sentence that ended the run on an empty answer by its code, whatever its words', async () => {
+    const said = 'Nothing came back, also when asked again.'
+    await openEmptyAnswers(['a1'], [{ runId: 'r1', stopReason: 'completed', code: emptyAnswerCode, message: said }])
+    expect(screen.getByTestId('notice').textContent).toBe(said)
+    expect(screen.queryAllByTestId('empty-answer')).toHaveLength(0)
   })
 
   it('shows a short chat whole, without the button', async () => {

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react'
 import type { Decision } from '../backend'
 import {
+  emptyAnswerCode,
   oldestWaitingCard,
   redoable,
   standingChange,
@@ -166,9 +167,6 @@ function RunUndo({ chat, runId }: { chat: ChatState; runId: string }) {
   )
 }
 
-/** The start of the sentence a run ends with after its model answered nothing twice (agentloop's noteEmptyAnswer). */
-const emptyAnswerNote = 'The model gave an empty answer'
-
 /**
  * Whether the empty answer at entry `at` is said by what follows it: the model asked again
  * answered nothing again, or the run ended saying so. One empty answer is said once.
@@ -178,7 +176,7 @@ function emptySaidLater(chat: ChatState, at: number): boolean {
   if (!m?.empty) return false
   const next = chat.timeline[at + 1]
   if (!next) return false
-  if (next.kind === 'notice') return next.text.startsWith(emptyAnswerNote)
+  if (next.kind === 'notice') return next.code === emptyAnswerCode
   const n = next.kind === 'message' ? chat.messages[next.id] : undefined
   return !!n && n.runId === m.runId && n.role === 'assistant' && n.complete && !!n.empty
 }

@@ -589,8 +589,14 @@ function finishRun(s: ChatState, ev: AgentEvent): ChatState {
   }
   const next: ChatState = changed ? { ...s, tools, messages } : s
   const notice = stopNotice(ev.stopReason, ev.message)
-  return notice ? addNotice(next, ev, notice.tone, notice.text) : next
+  return notice ? addNotice(next, ev, notice.tone, notice.text, undefined, ev.code) : next
 }
+
+/**
+ * The code of the sentence that ends a run whose model answered nothing, also when asked again
+ * (agentloop.CodeEmptyAnswer, on run.finished and on the run's kept note).
+ */
+export const emptyAnswerCode = 'empty_answer'
 
 /**
  * What the chat says when a run ends (run.finished's stop reason and message, live or kept with

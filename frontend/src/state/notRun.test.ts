@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { AgentEvent, OpenedChat } from '../backend'
 import { offerAnswerText } from '../components/SummaryOfferCard'
-import { chatFromSnapshot, emptyChat, mergeLive, reduceChat, type ChatState } from './chatReducer'
+import { chatFromSnapshot, emptyAnswerCode, emptyChat, mergeLive, reduceChat, type ChatState } from './chatReducer'
 
 // A call that did not run is no failure, and what a run said besides its messages (why it
 // stopped as a loop, which tools it could not offer) is said again when its chat is reopened.
@@ -93,6 +93,14 @@ describe('a chat reopened from the store', () => {
     expect(s.timeline[3]).toMatchObject({ tone: 'error' })
     const live = apply([ev(1, { type: 'run.finished', stopReason: 'loop', message: loopSentence })])
     expect(live.timeline[0]).toMatchObject({ kind: 'notice', tone: 'error', text: loopSentence })
+  })
+
+  it('keeps the code of the sentence that ended its run on an empty answer, as the live view did', () => {
+    const said = 'Nothing came back, also when asked again.'
+    const s = chatFromSnapshot(opened({ notes: [{ runId: 'r1', stopReason: 'completed', code: emptyAnswerCode, message: said }] }))
+    expect(s.timeline[3]).toMatchObject({ kind: 'notice', tone: 'info', text: said, code: emptyAnswerCode })
+    const live = apply([ev(1, { type: 'run.finished', stopReason: 'completed', code: emptyAnswerCode, message: said })])
+    expect(live.timeline[0]).toMatchObject({ kind: 'notice', tone: 'info', text: said, code: emptyAnswerCode })
   })
 
   it('says which tools its run could not offer, before that run’s answer', () => {
