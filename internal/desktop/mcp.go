@@ -2,8 +2,6 @@ package desktop
 
 import (
 	"context"
-	"encoding/json"
-	"strings"
 
 	"prototyper/internal/cli"
 	"prototyper/store"
@@ -48,14 +46,6 @@ func (d *Desktop) mcpStatus(workspace string) []mcptools.Status {
 		st = []mcptools.Status{}
 	}
 	return st
-}
-
-// settingsMCP is the settings' MCP servers as stored: the JSON text given, or none.
-func settingsMCP(text string) json.RawMessage {
-	if strings.TrimSpace(text) == "" {
-		return nil
-	}
-	return json.RawMessage(strings.TrimSpace(text))
 }
 
 // useMCPSettings gives the MCP servers of s to the window's servers, and starts them for the

@@ -198,6 +198,7 @@ func (d *Desktop) Close() error {
 
 // Settings is what the settings panel shows and saves. The window's TypeScript type is
 // generated from it (settingsts.go); a `ts` tag names the union of values a string takes.
+// settingsview.go alone translates it to and from [store.Settings].
 type Settings struct {
 	Workspace    string            `json:"workspace"`
 	Model        string            `json:"model"`
@@ -272,21 +273,7 @@ func (d *Desktop) Config() (Config, error) {
 	}
 	workspace, model := d.session()
 	_, url := d.server.Client()
-	c := Config{Settings: Settings{Workspace: workspace, Model: model, OllamaURL: url,
-		Think: s.ThinkLevel(), ContextCap: s.ContextCapTokens(), ToolApproval: map[string]string{},
-		FirstByteTimeoutSec: s.FirstByteTimeoutSec, StartOllama: s.StartsOllama(), OllamaBinary: s.OllamaBinary,
-		AlwaysAllow: s.AlwaysAllow, CheckpointMaxBytes: s.CheckpointLimit(), MaxAnswerBytes: s.MaxAnswerBytes,
-		Provider: d.server.Endpoint().Provider, BaseURL: s.BaseURL, APIKeyEnv: s.APIKeyEnv, MCPJSON: string(s.MCPServers), Theme: s.ThemeName(),
-		KeepAliveMin: s.KeepAliveMin, LoopRepeats: s.LoopLimit(), IgnoreTextToolCalls: s.IgnoreTextToolCalls, Instructions: s.InstructionsFor(workspace),
-		OlderTurns: s.OlderTurnsPolicy(), CommandRules: s.CommandRules, CommandDeny: s.CommandDenyList(),
-		UnconfinedCommands: s.UnconfinedCommands},
-		DBPath: d.db.Path()}
-	if c.AlwaysAllow == nil {
-		c.AlwaysAllow = map[string][]string{}
-	}
-	if c.CommandRules == nil {
-		c.CommandRules = map[string][]store.CommandRule{}
-	}
+	c := Config{Settings: settingsShown(s, workspace, model, url, d.server.Endpoint().Provider), DBPath: d.db.Path()}
 	for _, def := range append(tools.WorkspaceDefinitions(), d.mcpDefinitions(workspace)...) {
 		c.Tools = append(c.Tools, def.Name)
 		c.ToolApproval[def.Name] = agentloop.Policy(s.ToolApproval, def)
@@ -311,36 +298,7 @@ func (d *Desktop) SaveSettings(in Settings) error {
 	if err := (model.Endpoint{APIKeyEnv: in.APIKeyEnv}).Check(); err != nil {
 		return err
 	}
-	saved, err := d.db.UpdateSettings(func(s *store.Settings) error {
-		s.OllamaURL, s.Think, s.ContextCap, s.ToolApproval = cli.FirstNonBlank(in.OllamaURL, url), in.Think, in.ContextCap, in.ToolApproval
-		s.FirstByteTimeoutSec, s.MaxAnswerBytes = in.FirstByteTimeoutSec, in.MaxAnswerBytes
-		s.ManualOllama, s.OllamaBinary = !in.StartOllama, in.OllamaBinary
-		if in.AlwaysAllow != nil {
-			s.AlwaysAllow = in.AlwaysAllow
-		}
-		if in.CommandRules != nil {
-			s.CommandRules = in.CommandRules
-		}
-		if in.CommandDeny != nil {
-			s.CommandDeny = in.CommandDeny
-		}
-		s.UnconfinedCommands = in.UnconfinedCommands
-		if in.CheckpointMaxBytes > 0 {
-			s.CheckpointMaxBytes = in.CheckpointMaxBytes
-		}
-		s.Provider, s.BaseURL, s.APIKeyEnv = in.Provider, strings.TrimSpace(in.BaseURL), strings.TrimSpace(in.APIKeyEnv)
-		s.MCPServers = settingsMCP(in.MCPJSON)
-		if in.Theme != "" {
-			s.Theme = in.Theme
-		}
-		s.KeepAliveMin, s.LoopRepeats, s.IgnoreTextToolCalls = in.KeepAliveMin, in.LoopRepeats, in.IgnoreTextToolCalls
-		if in.OlderTurns != "" {
-			s.OlderTurns = in.OlderTurns
-		}
-		s.SetInstructions(workspace, in.Instructions)
-		s.Workspace, s.DefaultModel = workspace, modelName
-		return nil
-	})
+	saved, err := d.db.UpdateSettings(func(s *store.Settings) error { in.saveInto(s, url, workspace, modelName); return nil })
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,46 @@
+package desktop
+
+import (
+	"reflect"
+	"testing"
+
+	"prototyper/internal/cli"
+	"prototyper/store"
+)
+
+// Every field of the panel's settings comes back as it was saved: a field added to [Settings]
+// and translated one way only fails here (the value below must then name it).
+func TestEverySettingSavedFromThePanelIsShownBackAsSaved(t *testing.T) {
+	ws := t.TempDir()
+	t.Setenv("PROTOTYPER_TEST_KEY", "k")
+	d, _ := openTestDesktop(t, cli.DesktopOptions{Workspace: ws, Model: "m", Common: cli.Common{Ollama: "http://127.0.0.1:1"}})
+	in := Settings{Workspace: ws, Model: "qwen3:0.6b", OllamaURL: "http://127.0.0.1:2", Think: "low", ContextCap: 8192,
+		ToolApproval: map[string]string{"write_file": "deny"}, FirstByteTimeoutSec: 90, StartOllama: true,
+		OllamaBinary: "/opt/ollama/bin/ollama", AlwaysAllow: map[string][]string{ws: {"write_file"}}, CheckpointMaxBytes: 1 << 20,
+		MaxAnswerBytes: 16 << 20, Provider: store.ProviderOllama, BaseURL: "http://gpu:8000/v1", APIKeyEnv: "PROTOTYPER_TEST_KEY",
+		MCPJSON: `{"mcpServers":{}}`, Theme: store.ThemeDark, KeepAliveMin: 5, LoopRepeats: 4, IgnoreTextToolCalls: true,
+		OlderTurns: store.SummarizeNever, Instructions: "Answer in French.",
+		CommandRules: map[string][]store.CommandRule{ws: {{Pattern: "go test", Network: true}}}, CommandDeny: []string{"rm -rf /"},
+		UnconfinedCommands: true}
+	v := reflect.ValueOf(in)
+	for i := range v.NumField() {
+		if v.Field(i).IsZero() {
+			t.Fatalf("the test's settings leave %s at its zero value: give it one that shows it round trips", v.Type().Field(i).Name)
+		}
+	}
+	if err := d.SaveSettings(in); err != nil {
+		t.Fatal(err)
+	}
+	c, err := d.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.Settings
+	if got.ToolApproval["write_file"] != "deny" || len(got.ToolApproval) != len(c.Tools) {
+		t.Errorf("tool approval %v, want write_file denied among every tool's policy", got.ToolApproval)
+	}
+	got.ToolApproval = in.ToolApproval // every tool's policy is shown; the one saved is checked above
+	if !reflect.DeepEqual(got, in) {
+		t.Errorf("shown back\n%+v\nsaved\n%+v", got, in)
+	}
+}
