@@ -28,7 +28,7 @@ func settingsShown(s store.Settings, workspace, model, url, provider string) Set
 		Instructions: s.InstructionsFor(workspace),
 		// an empty map, never null: the panel lists entries and removes them
 		AlwaysAllow: nonNil(s.AlwaysAllow), CommandRules: nonNil(s.CommandRules),
-		ToolApproval: map[string]string{}, // filled by Config with every tool's policy in effect
+		ToolApproval:        map[string]string{}, // filled by Config with every tool's policy in effect
 		FirstByteTimeoutSec: s.FirstByteTimeoutSec, OllamaBinary: s.OllamaBinary, MaxAnswerBytes: s.MaxAnswerBytes,
 		BaseURL: s.BaseURL, APIKeyEnv: s.APIKeyEnv, KeepAliveMin: s.KeepAliveMin,
 		IgnoreTextToolCalls: s.IgnoreTextToolCalls, UnconfinedCommands: s.UnconfinedCommands}
