@@ -2,24 +2,13 @@ import { describe, expect, it } from 'vitest'
 import { act, fireEvent, screen } from '@testing-library/react'
 import { FakeBackend } from '../fakeBackend'
 import type { ChatNote } from '../backend'
-import { emptyAnswerCode, emptyChat, type ChatState, type MessageView, type ToolCard } from '../state/chatReducer'
+import { emptyAnswerCode, emptyChat, newCard, newMessage, type ChatState, type MessageView, type ToolCard } from '../state/chatReducer'
 import { ChatView, followStart, mountedChars } from './ChatView'
 import { renderWithStore } from '../test/renderWithStore'
 
 function message(id: string, chars: number, complete = true): MessageView {
-  return {
-    id,
-    role: 'assistant',
-    runId: 'r1',
-    content: `${id} ${'x'.repeat(Math.max(0, chars - id.length - 1))}`,
-    thinking: '',
-    thinkingStartedAt: null,
-    thinkingMs: null,
-    complete,
-    doneReason: 'stop',
-    usage: null,
-    local: false,
-  }
+  const content = `${id} ${'x'.repeat(Math.max(0, chars - id.length - 1))}`
+  return { ...newMessage(id, 'assistant', 'r1'), content, complete, doneReason: 'stop' }
 }
 
 /** A stored message of chat c1's run r1, written at second `i`. */
@@ -71,7 +60,7 @@ function longChat(n: number, chars: number): ChatState {
 }
 
 function runningCard(id: string): ToolCard {
-  return { id, name: 'write_file', args: { path: 'a.txt' }, state: 'running', messageId: 'm0', runId: 'r1', output: '', details: null, durationMs: null, approval: null, progress: null }
+  return { ...newCard(id, 'm0', 'r1'), name: 'write_file', args: { path: 'a.txt' }, state: 'running' }
 }
 
 describe('followStart', () => {

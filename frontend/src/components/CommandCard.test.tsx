@@ -3,25 +3,12 @@ import { act, fireEvent, render, screen, within } from '@testing-library/react'
 import type { AgentEvent } from '../backend'
 import { mountApp } from '../test/mountApp'
 import { renderWithStore } from '../test/renderWithStore'
-import type { ToolCard as Model } from '../state/chatReducer'
+import { newCard, type ToolCard as Model } from '../state/chatReducer'
 import { appendOutput, emptyOutput, outputTailChars } from '../state/commandOutput'
 import { ToolCard } from './ToolCard'
 
 function card(over: Partial<Model> = {}): Model {
-  return {
-    id: 't1',
-    name: 'run_command',
-    args: { command: 'npm test', cwd: 'web' },
-    state: 'running',
-    messageId: 'm1',
-    runId: 'r1',
-    output: '',
-    details: null,
-    durationMs: null,
-    approval: null,
-    progress: null,
-    ...over,
-  }
+  return { ...newCard('t1', 'm1', 'r1'), name: 'run_command', args: { command: 'npm test', cwd: 'web' }, state: 'running', ...over }
 }
 
 const show = (c: Model) => renderWithStore(<ToolCard card={c} />)

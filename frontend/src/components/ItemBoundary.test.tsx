@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest'
 import { render, screen } from '@testing-library/react'
-import { emptyChat, type ChatState, type MessageView, type ToolCard } from '../state/chatReducer'
+import { emptyChat, newCard, newMessage, type ChatState, type MessageView, type ToolCard } from '../state/chatReducer'
 import { Timeline } from './ChatView'
 import { ItemBoundary } from './ItemBoundary'
 import { renderWithStore } from '../test/renderWithStore'
@@ -21,11 +21,11 @@ beforeEach(() => {
 afterEach(() => consoleError.mockRestore())
 
 function answer(id: string, content: string): MessageView {
-  return { id, role: 'assistant', runId: 'r1', content, thinking: '', thinkingStartedAt: null, thinkingMs: null, complete: true, doneReason: 'stop', usage: null, local: false }
+  return { ...newMessage(id, 'assistant', 'r1'), content, complete: true, doneReason: 'stop' }
 }
 
 function card(id: string, args: unknown): ToolCard {
-  return { id, name: 'write_file', args, state: 'completed', messageId: 'a1', runId: 'r1', output: 'ok', details: null, durationMs: 3, approval: null, progress: null }
+  return { ...newCard(id, 'a1', 'r1'), name: 'write_file', args, state: 'completed', output: 'ok', durationMs: 3 }
 }
 
 function chatOf(messages: MessageView[], cards: ToolCard[] = []): ChatState {

@@ -1,24 +1,11 @@
 import { describe, expect, it, vi } from 'vitest'
 import { fireEvent, render, screen } from '@testing-library/react'
-import type { ToolCard as Model, ToolVisualState } from '../state/chatReducer'
+import { newCard, type ToolCard as Model, type ToolVisualState } from '../state/chatReducer'
 import { checkPreview } from '../state/records'
 import { errorSentence, notRunSentence, stoppedSentence, summarizeArgs, ToolCard } from './ToolCard'
 
 function card(over: Partial<Model> = {}): Model {
-  return {
-    id: 't1',
-    name: 'write_file',
-    args: { path: 'src/index.html', content: '<h1>Hi</h1>' },
-    state: 'running',
-    messageId: 'm1',
-    runId: 'r1',
-    output: '',
-    details: null,
-    durationMs: null,
-    approval: null,
-    progress: null,
-    ...over,
-  }
+  return { ...newCard('t1', 'm1', 'r1'), name: 'write_file', args: { path: 'src/index.html', content: '<h1>Hi</h1>' }, state: 'running', ...over }
 }
 
 describe('ToolCard', () => {

@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { emptyChat, type ChatState, type MessageView } from '../state/chatReducer'
+import { emptyChat, newCard, newMessage, type ChatState, type MessageView } from '../state/chatReducer'
 import { attentionKey } from './chatAttention'
 
-const message = (id: string, role: MessageView['role']): MessageView => ({
-  id, role, runId: 'r', content: 'x', thinking: '', thinkingStartedAt: null, thinkingMs: null, complete: true, doneReason: '', usage: null, local: false,
-})
+const message = (id: string, role: MessageView['role']): MessageView => ({ ...newMessage(id, role, 'r'), content: 'x', complete: true })
 
 function withMessages(...ms: MessageView[]): ChatState {
   const chat = emptyChat('c')
@@ -22,7 +20,7 @@ describe('attentionKey', () => {
     const chat = withMessages(message('u1', 'user'))
     const waiting: ChatState = {
       ...chat,
-      tools: { t1: { id: 't1', name: 'write_file', args: {}, state: 'awaiting_approval', messageId: 'a1', runId: 'r', output: '', details: null, durationMs: null, approval: null, progress: null } as ChatState['tools'][string] },
+      tools: { t1: { ...newCard('t1', 'a1', 'r'), name: 'write_file', args: {}, state: 'awaiting_approval' } },
       timeline: [...chat.timeline, { kind: 'tool', id: 't1' }],
     }
     expect(attentionKey(waiting)).not.toBe(attentionKey(chat))

@@ -274,7 +274,8 @@ export function newMessage(id: string, role: MessageView['role'], runId: string)
   }
 }
 
-function newCard(id: string, messageId: string, runId: string): ToolCard {
+/** A tool card as it starts: no name or arguments yet, pending. */
+export function newCard(id: string, messageId: string, runId: string): ToolCard {
   return {
     id,
     name: '',
