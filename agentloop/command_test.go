@@ -233,17 +233,9 @@ func TestACommandOnTheDenyListIsRefusedWithTheReasonEvenUnderAuto(t *testing.T) 
 func TestStopEndsACommandThatIgnoresTermAndEverythingItForked(t *testing.T) {
 	needSandbox(t)
 	b := newCommandBench(t)
-	b.run() // makes the chat
 	marker := fmt.Sprintf("%d.%d", 300+os.Getpid()%100, time.Now().UnixNano()%1000)
-	done := make(chan Outcome, 1)
-	go func() {
-		b.mu.Lock()
-		b.calls = []store.ToolCall{commandCall("c1", "trap '' TERM; (trap '' TERM; sleep "+marker+") & echo started; sleep "+marker+"; wait")}
-		b.mu.Unlock()
-		out, _ := b.a.RunOnce(b.t.Context(), b.chat, "go", RunOptions{Workspace: b.dir})
-		done <- out
-	}()
-	b.rec.waitFor(t, "the command's output", func(evs []events.Event) bool {
+	command := "trap '' TERM; (trap '' TERM; sleep " + marker + ") & echo started; sleep " + marker + "; wait"
+	took, res := stopCommandWhen(t, b, command, "the command's output", func(evs []events.Event) bool {
 		for _, e := range ofType(evs, events.ToolOutput) {
 			if strings.Contains(e.Text, "started") {
 				return true
@@ -251,13 +243,6 @@ func TestStopEndsACommandThatIgnoresTermAndEverythingItForked(t *testing.T) {
 		}
 		return false
 	})
-	stopped := time.Now()
-	if err := b.a.Stop(b.chat); err != nil {
-		t.Fatal(err)
-	}
-	<-done
-	took := time.Since(stopped)
-	res, _ := commandDetails(t, b.rec.events(), "c1")
 	if !res.Stopped {
 		t.Errorf("result %+v, want the call stopped", res)
 	}
@@ -419,22 +404,21 @@ func TestACommandThatMadeAFolderUnreadableIsUndoneAndRedone(t *testing.T) {
 	wantLocked()
 }
 
-// stopCommandAt runs a command that leaves n files in many/, calls Stop when the events
-// recorded satisfy at, logs the time from Stop to the run's end, and returns the call's result
-// and the number of files of many/ then.
-func stopCommandAt(t *testing.T, n int, at func([]events.Event) bool) (events.Event, int) {
+// stopCommandWhen runs command as the call c1 of a run in b's chat (made first), calls Stop
+// once the events recorded satisfy at (what names that moment), and returns the time from
+// Stop to the run's end and the call's result.
+func stopCommandWhen(t *testing.T, b *undoBench, command, what string, at func([]events.Event) bool) (time.Duration, events.Event) {
 	t.Helper()
-	b := newCommandBench(t)
 	b.run() // makes the chat
 	done := make(chan Outcome, 1)
 	go func() {
 		b.mu.Lock()
-		b.calls = []store.ToolCall{commandCall("c1", fmt.Sprintf("mkdir many && cd many && seq 1 %d | xargs touch && echo made", n))}
+		b.calls = []store.ToolCall{commandCall("c1", command)}
 		b.mu.Unlock()
 		out, _ := b.a.RunOnce(b.t.Context(), b.chat, "go", RunOptions{Workspace: b.dir})
 		done <- out
 	}()
-	b.rec.waitFor(t, "the moment to stop", at)
+	b.rec.waitFor(t, what, at)
 	stopped := time.Now()
 	if err := b.a.Stop(b.chat); err != nil {
 		t.Fatal(err)
@@ -442,6 +426,16 @@ func stopCommandAt(t *testing.T, n int, at func([]events.Event) bool) (events.Ev
 	<-done
 	took := time.Since(stopped)
 	res, _ := commandDetails(t, b.rec.events(), "c1")
+	return took, res
+}
+
+// stopCommandAt runs a command that leaves n files in many/, calls Stop when the events
+// recorded satisfy at, logs the time from Stop to the run's end, and returns the call's result
+// and the number of files of many/ then.
+func stopCommandAt(t *testing.T, n int, at func([]events.Event) bool) (events.Event, int) {
+	t.Helper()
+	b := newCommandBench(t)
+	took, res := stopCommandWhen(t, b, fmt.Sprintf("mkdir many && cd many && seq 1 %d | xargs touch && echo made", n), "the moment to stop", at)
 	entries, _ := os.ReadDir(filepath.Join(b.dir, "many"))
 	t.Logf("Stop to the run's end: %s; result %q (stopped %v); %d of %d files in the workspace", took, res.Output, res.Stopped, len(entries), n)
 	return res, len(entries)

@@ -10,6 +10,22 @@ import (
 
 const mcpConfig = `{"mcpServers":{"helper":{"command":"/usr/bin/true"}}}` + "\n"
 
+// configCallArgs are the arguments of a call of tool on path, the server configuration, that
+// would do it harm: an edit that makes a server a shell, a delete of the whole folder, a search
+// for its commands.
+func configCallArgs(tool, path string) map[string]any {
+	args := argsFor(tool, path)
+	switch tool {
+	case "edit_file":
+		args["old_string"], args["new_string"] = "/usr/bin/true", "/bin/sh"
+	case "delete_path":
+		args["recursive"] = true
+	case "search_files":
+		args["pattern"] = "command"
+	}
+	return args
+}
+
 // configWorkspace is a workspace opened with the options the app passes for
 // its configuration: the workspace's .prototyper folder, here holding an
 // mcp.json when withFolder is set.
@@ -75,15 +91,7 @@ func TestTheWorkspaceConfigurationIsNeverATarget(t *testing.T) {
 			tw := configWorkspace(t, true)
 			links(t, tw)
 			before := snapshot(t, filepath.Join(tw.ws, ".prototyper", "mcp.json"))
-			args := argsFor(c.tool, c.path)
-			switch c.tool {
-			case "edit_file":
-				args["old_string"], args["new_string"] = "/usr/bin/true", "/bin/sh"
-			case "delete_path":
-				args["recursive"] = true
-			case "search_files":
-				args["pattern"] = "command"
-			}
+			args := configCallArgs(c.tool, c.path)
 			res, err := tw.exec(t, t.Context(), c.tool, args, nil)
 			if err == nil {
 				t.Fatalf("%s %q was allowed: %+v", c.tool, c.path, res)
@@ -174,13 +182,7 @@ func TestTheUserConfigFolderInsideTheWorkspaceIsRefused(t *testing.T) {
 		{"write_file", ".config/Prototyper/mcp.json", "is Prototyper's own configuration"},
 		{"delete_path", ".config", `folder ".config" holds Prototyper's own configuration, so the agent may not delete it`},
 	} {
-		args := argsFor(c.tool, c.path)
-		switch c.tool {
-		case "delete_path":
-			args["recursive"] = true
-		case "search_files":
-			args["pattern"] = "command"
-		}
+		args := configCallArgs(c.tool, c.path)
 		_, err := tw.exec(t, t.Context(), c.tool, args, nil)
 		if !errors.Is(err, ErrProtectedPath) || !strings.Contains(err.Error(), c.says) {
 			t.Fatalf("%s %s: %v", c.tool, c.path, err)
@@ -321,13 +323,7 @@ func TestAConfigurationFileNamedOutsideTheFoldersIsNeverATarget(t *testing.T) {
 			t.Cleanup(func() { w.Close() })
 			tw.w, tw.reg = w, mustRegistry(t, w.Tools()...)
 			before := snapshot(t, filepath.Join(tw.ws, "conf", "servers.json"))
-			args := argsFor(c.tool, c.path)
-			switch c.tool {
-			case "edit_file":
-				args["old_string"], args["new_string"] = "/usr/bin/true", "/bin/sh"
-			case "delete_path":
-				args["recursive"] = true
-			}
+			args := configCallArgs(c.tool, c.path)
 			res, err := tw.exec(t, t.Context(), c.tool, args, nil)
 			if err == nil {
 				t.Fatalf("%s %q was allowed: %+v", c.tool, c.path, res)
