@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"prototyper/model/internal/clienttest"
 	"prototyper/model/vocab"
 	"strings"
 	"sync/atomic"
@@ -387,19 +388,17 @@ func TestChatRetriesBeforeTheFirstByte(t *testing.T) {
 }
 
 func TestChatConnectionRefusedIsNotRunningAfterRetries(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	u, err := url.Parse(clienttest.RefusingURL(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	c := New(&url.URL{Scheme: "http", Host: addr}, WithRetry(3, 5*time.Second), WithRetryInterval(5*time.Millisecond, 10*time.Millisecond))
+	c := New(u, WithRetry(3, 5*time.Second), WithRetryInterval(5*time.Millisecond, 10*time.Millisecond))
 	var rec recorder
 	_, err = c.Chat(testCtx(t), userTurn("m", "hi"), rec.fn)
 	if !errors.Is(err, ErrNotRunning) {
 		t.Fatalf("err = %v, want ErrNotRunning", err)
 	}
-	if !strings.Contains(err.Error(), "http://"+addr) || !strings.Contains(err.Error(), "ollama serve") {
+	if !strings.Contains(err.Error(), u.String()) || !strings.Contains(err.Error(), "ollama serve") {
 		t.Errorf("message %q should name the URL and how to start Ollama", err)
 	}
 	if rec.count(EventRetry) != 2 {

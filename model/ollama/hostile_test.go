@@ -3,9 +3,9 @@ package ollama
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
+	"prototyper/model/internal/clienttest"
 	"prototyper/model/vocab"
 	"strings"
 	"sync/atomic"
@@ -100,8 +100,6 @@ func TestAnAnswerThatGrowsSlowlyIsNotIdle(t *testing.T) {
 	}
 }
 
-const secretKey = "sk-proj-0123456789abcdefSECRET"
-
 func TestTheKeyIsMaskedInWhateverTheServerSends(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -121,10 +119,10 @@ func TestTheKeyIsMaskedInWhateverTheServerSends(t *testing.T) {
 		}},
 		{"an error mid-stream", func(w http.ResponseWriter, r *http.Request) {
 			writeLines(w, `{"message":{"role":"assistant","content":"hi"},"done":false}`,
-				`{"error":"token `+secretKey+` expired"}`)
+				`{"error":"token `+clienttest.SecretKey+` expired"}`)
 		}},
 		{"the answer itself, cut anywhere", func(w http.ResponseWriter, r *http.Request) {
-			line := `{"message":{"role":"assistant","content":"your key is ` + secretKey + `"},"done":false}` + "\n" + doneLine + "\n"
+			line := `{"message":{"role":"assistant","content":"your key is ` + clienttest.SecretKey + `"},"done":false}` + "\n" + doneLine + "\n"
 			w.Header().Set("Content-Type", "application/x-ndjson")
 			for i := 0; i < len(line); i += 7 {
 				_, _ = w.Write([]byte(line[i:min(i+7, len(line))]))
@@ -133,7 +131,7 @@ func TestTheKeyIsMaskedInWhateverTheServerSends(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, _ := newTestServer(t, tc.h, WithAuthorization("Bearer "+secretKey), WithRetry(1, 0))
+			c, _ := newTestServer(t, tc.h, WithAuthorization("Bearer "+clienttest.SecretKey), WithRetry(1, 0))
 			var rec recorder
 			res, err := c.Chat(testCtx(t), userTurn("m", "hi"), rec.fn)
 			seen := fmt.Sprint(err) + rec.text(EventContentDelta)
@@ -144,12 +142,7 @@ func TestTheKeyIsMaskedInWhateverTheServerSends(t *testing.T) {
 			if errors.As(err, &se) { // what a caller may show of the server's own words
 				seen += se.Message
 			}
-			if strings.Contains(seen, secretKey) || strings.Contains(seen, "0123456789abcdef") {
-				t.Fatalf("the key reached the client's caller: %s", seen)
-			}
-			if !strings.Contains(seen, "[key hidden]") {
-				t.Errorf("nothing says where the key was: %s", seen)
-			}
+			clienttest.WantKeyHidden(t, seen)
 		})
 	}
 }
@@ -162,17 +155,11 @@ func TestARedirectToAnotherOriginIsNotFollowed(t *testing.T) {
 	}))
 	t.Cleanup(elsewhere.Close)
 	// a port that refuses: the address named must be the one redirected to
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refusing := "http://" + l.Addr().String()
-	l.Close()
-	for _, to := range []string{elsewhere.URL, refusing} {
+	for _, to := range []string{elsewhere.URL, clienttest.RefusingURL(t)} {
 		t.Run(to, func(t *testing.T) {
 			c, srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 				http.Redirect(w, r, to+r.URL.Path, http.StatusTemporaryRedirect)
-			}, WithAuthorization("Bearer "+secretKey), WithRetry(1, 0))
+			}, WithAuthorization("Bearer "+clienttest.SecretKey), WithRetry(1, 0))
 			_, err := c.Chat(testCtx(t), userTurn("m", "my private conversation"), nil)
 			if sent.Load() != 0 {
 				t.Fatal("the request was sent on to the other origin")

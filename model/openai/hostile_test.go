@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"prototyper/model/internal/clienttest"
 	"prototyper/model/vocab"
 )
 
@@ -135,8 +135,6 @@ func TestAnAnswerThatGrowsSlowlyIsNotIdle(t *testing.T) {
 	}
 }
 
-const secretKey = "sk-proj-0123456789abcdefSECRET"
-
 func TestTheKeyIsMaskedInWhateverTheServerSends(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -157,11 +155,11 @@ func TestTheKeyIsMaskedInWhateverTheServerSends(t *testing.T) {
 		}},
 		{"an error event mid-stream", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/event-stream")
-			io.WriteString(w, chunk(`{"content":"hi"}`)+`data: {"error":{"message":"key `+secretKey+` expired"}}`+"\n\n")
+			io.WriteString(w, chunk(`{"content":"hi"}`)+`data: {"error":{"message":"key `+clienttest.SecretKey+` expired"}}`+"\n\n")
 		}},
 		{"the answer itself, cut anywhere", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/event-stream")
-			body := chunk(`{"content":"your key is `+secretKey+`"}`) + finish + "data: [DONE]\n\n"
+			body := chunk(`{"content":"your key is `+clienttest.SecretKey+`"}`) + finish + "data: [DONE]\n\n"
 			for i := 0; i < len(body); i += 5 {
 				io.WriteString(w, body[i:min(i+5, len(body))])
 				w.(http.Flusher).Flush()
@@ -169,7 +167,7 @@ func TestTheKeyIsMaskedInWhateverTheServerSends(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, _ := serve(t, tc.h, WithAPIKey(secretKey, "VLLM_API_KEY"))
+			c, _ := serve(t, tc.h, WithAPIKey(clienttest.SecretKey, "VLLM_API_KEY"))
 			_, content, res, err := collect(t, c)
 			seen := fmt.Sprint(err) + strings.Join(content, "")
 			if res != nil {
@@ -179,12 +177,7 @@ func TestTheKeyIsMaskedInWhateverTheServerSends(t *testing.T) {
 			if errors.As(err, &se) { // what a caller may show of the server's own words
 				seen += se.Message
 			}
-			if strings.Contains(seen, secretKey) || strings.Contains(seen, "0123456789abcdef") {
-				t.Fatalf("the key reached the client's caller: %s", seen)
-			}
-			if !strings.Contains(seen, "[key hidden]") {
-				t.Errorf("nothing says where the key was: %s", seen)
-			}
+			clienttest.WantKeyHidden(t, seen)
 		})
 	}
 }
@@ -198,17 +191,11 @@ func TestARedirectToAnotherOriginIsNotFollowed(t *testing.T) {
 	}))
 	t.Cleanup(elsewhere.Close)
 	// a port that refuses: the address named must be the one redirected to
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refusing := "http://" + l.Addr().String()
-	l.Close()
-	for _, to := range []string{elsewhere.URL, refusing} {
+	for _, to := range []string{elsewhere.URL, clienttest.RefusingURL(t)} {
 		t.Run(to, func(t *testing.T) {
 			c, srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
 				http.Redirect(w, r, to+r.URL.Path, http.StatusPermanentRedirect)
-			}, WithAPIKey(secretKey, "VLLM_API_KEY"))
+			}, WithAPIKey(clienttest.SecretKey, "VLLM_API_KEY"))
 			_, _, _, err := collect(t, c)
 			if sent.Load() != 0 {
 				t.Fatal("the key and the conversation were sent on to the other origin")
@@ -222,9 +209,9 @@ func TestARedirectToAnotherOriginIsNotFollowed(t *testing.T) {
 	t.Run("to an address that holds the key", func(t *testing.T) {
 		c, _ := serve(t, func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, elsewhere.URL+"/?k="+strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), http.StatusFound)
-		}, WithAPIKey(secretKey, "VLLM_API_KEY"))
+		}, WithAPIKey(clienttest.SecretKey, "VLLM_API_KEY"))
 		_, _, _, err := collect(t, c)
-		if Code(err) != vocab.CodeRedirected || strings.Contains(fmt.Sprint(err), secretKey) || !strings.Contains(fmt.Sprint(err), "[key hidden]") {
+		if Code(err) != vocab.CodeRedirected || strings.Contains(fmt.Sprint(err), clienttest.SecretKey) || !strings.Contains(fmt.Sprint(err), "[key hidden]") {
 			t.Fatalf("err = %v, want the redirect with the key hidden", err)
 		}
 	})
