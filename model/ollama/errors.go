@@ -224,37 +224,21 @@ func Retryable(err error) bool {
 // malformed_line, not_ollama, unauthorized, first_byte_timeout, idle_timeout,
 // answer_too_long, redirected, canceled, network or unknown.
 func Code(err error) string {
-	switch {
-	case err == nil:
+	if err == nil {
 		return ""
-	case errors.Is(err, context.Canceled):
-		return vocab.CodeCanceled
+	}
+	if code := vocab.SharedCode(err); code != "" {
+		return code
+	}
+	switch {
 	case errors.Is(err, ErrNotRunning):
 		return vocab.CodeNotRunning
-	case errors.Is(err, vocab.ErrModelNotFound):
-		return vocab.CodeModelNotFound
-	case errors.Is(err, vocab.ErrCapability):
-		return vocab.CodeCapabilityMissing
 	case errors.Is(err, ErrBusy):
 		return vocab.CodeBusy
 	case errors.Is(err, ErrStream):
 		return vocab.CodeStreamError
-	case errors.Is(err, vocab.ErrFirstByteTimeout):
-		return vocab.CodeFirstByteTimeout
-	case errors.Is(err, vocab.ErrIdleTimeout):
-		return vocab.CodeIdleTimeout
-	case errors.Is(err, vocab.ErrIncompleteStream):
-		return vocab.CodeIncompleteStream
-	case errors.Is(err, vocab.ErrLineTooLong):
-		return vocab.CodeLineTooLong
-	case errors.Is(err, vocab.ErrMalformedLine):
-		return vocab.CodeMalformedLine
 	case errors.Is(err, ErrNotOllama):
 		return vocab.CodeNotOllama
-	case errors.Is(err, vocab.ErrUnauthorized):
-		return vocab.CodeUnauthorized
-	case errors.Is(err, vocab.ErrAnswerTooLong):
-		return vocab.CodeAnswerTooLong
 	}
 	var re *httpstream.RedirectError
 	if errors.As(err, &re) {

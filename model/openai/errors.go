@@ -196,23 +196,20 @@ func Code(err error) string {
 	var se *StatusError
 	var ne *httpstream.NetworkError
 	var re *httpstream.RedirectError
-	for _, c := range []struct {
-		target error
-		code   string
-	}{
-		{context.Canceled, vocab.CodeCanceled}, {ErrUnreachable, vocab.CodeNotRunning}, {vocab.ErrUnauthorized, vocab.CodeUnauthorized},
-		{vocab.ErrModelNotFound, vocab.CodeModelNotFound}, {vocab.ErrCapability, vocab.CodeCapabilityMissing}, {ErrBusy, vocab.CodeBusy},
-		{ErrStream, vocab.CodeStreamError}, {vocab.ErrFirstByteTimeout, vocab.CodeFirstByteTimeout}, {vocab.ErrIdleTimeout, vocab.CodeIdleTimeout},
-		{vocab.ErrIncompleteStream, vocab.CodeIncompleteStream}, {vocab.ErrLineTooLong, vocab.CodeLineTooLong}, {vocab.ErrMalformedLine, vocab.CodeMalformedLine},
-		{ErrNotOpenAI, vocab.CodeNotOpenAI}, {vocab.ErrAnswerTooLong, vocab.CodeAnswerTooLong},
-	} {
-		if errors.Is(err, c.target) {
-			return c.code
-		}
+	if code := vocab.SharedCode(err); code != "" {
+		return code
 	}
 	switch {
 	case err == nil:
 		return ""
+	case errors.Is(err, ErrUnreachable):
+		return vocab.CodeNotRunning
+	case errors.Is(err, ErrBusy):
+		return vocab.CodeBusy
+	case errors.Is(err, ErrStream):
+		return vocab.CodeStreamError
+	case errors.Is(err, ErrNotOpenAI):
+		return vocab.CodeNotOpenAI
 	case errors.As(err, &se):
 		return vocab.CodeHTTPError
 	case errors.As(err, &ne):

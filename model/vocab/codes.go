@@ -1,5 +1,10 @@
 package vocab
 
+import (
+	"context"
+	"errors"
+)
+
 // The codes of a failed model request: the kind of a failure, as the `error` event names it
 // for the window to pick its sentence by. Each client's Code function says which one an
 // error of its is.
@@ -25,3 +30,27 @@ const (
 	// CodeNotOpenAI: the address does not serve the OpenAI-compatible API.
 	CodeNotOpenAI = "not_openai"
 )
+
+// sharedCodes are the codes of a cancellation and of the failures either client can meet, in
+// the order they are asked.
+var sharedCodes = []struct {
+	err  error
+	code string
+}{
+	{context.Canceled, CodeCanceled}, {ErrUnauthorized, CodeUnauthorized}, {ErrModelNotFound, CodeModelNotFound},
+	{ErrCapability, CodeCapabilityMissing}, {ErrFirstByteTimeout, CodeFirstByteTimeout}, {ErrIdleTimeout, CodeIdleTimeout},
+	{ErrIncompleteStream, CodeIncompleteStream}, {ErrLineTooLong, CodeLineTooLong}, {ErrMalformedLine, CodeMalformedLine},
+	{ErrAnswerTooLong, CodeAnswerTooLong},
+}
+
+// SharedCode is the code of err when it is a cancellation or one of the failures either client
+// can meet ([ErrModelNotFound] and the others of this package), "" otherwise. Each client's
+// Code asks it first, then names its own failures.
+func SharedCode(err error) string {
+	for _, c := range sharedCodes {
+		if errors.Is(err, c.err) {
+			return c.code
+		}
+	}
+	return ""
+}
