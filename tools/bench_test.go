@@ -61,13 +61,7 @@ func BenchmarkReadFileBesideTheDatabase(b *testing.B) {
 			}
 			if withDatabase {
 				tw.write(b, "prototyper.db", "bolt")
-				tw.w.Close()
-				w, err := OpenWorkspace(tw.ws, WorkspaceOptions{ProtectedFiles: []string{filepath.Join(tw.ws, "prototyper.db")}})
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.Cleanup(func() { w.Close() })
-				tw.w, tw.reg = w, mustRegistry(b, w.Tools()...)
+				tw.reopen(b, WorkspaceOptions{ProtectedFiles: []string{filepath.Join(tw.ws, "prototyper.db")}})
 			}
 			raw := json.RawMessage(`{"path":"file0001.txt"}`)
 			b.ReportAllocs()
@@ -95,13 +89,7 @@ func BenchmarkReadFileWithTheConfigurationFolders(b *testing.B) {
 				for _, f := range []string{"mcp.json", "prototyper.db", "prototyper.db.lock"} {
 					writeOutside(b, filepath.Join(user, f))
 				}
-				tw.w.Close()
-				w, err := OpenWorkspace(tw.ws, WorkspaceOptions{ConfigDirs: []string{WorkspaceConfigDir, user}})
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.Cleanup(func() { w.Close() })
-				tw.w, tw.reg = w, mustRegistry(b, w.Tools()...)
+				tw.reopen(b, WorkspaceOptions{ConfigDirs: []string{WorkspaceConfigDir, user}})
 			}
 			raw := json.RawMessage(`{"path":"src/app/ui/parts/button.tsx"}`)
 			b.ReportAllocs()

@@ -36,12 +36,7 @@ func configWorkspace(t testing.TB, withFolder bool) *testWorkspace {
 	if withFolder {
 		tw.write(t, ".prototyper/mcp.json", mcpConfig)
 	}
-	w, err := OpenWorkspace(tw.ws, WorkspaceOptions{ConfigDirs: []string{WorkspaceConfigDir}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Close() })
-	tw.w, tw.reg = w, mustRegistry(t, w.Tools()...)
+	tw.reopen(t, WorkspaceOptions{ConfigDirs: []string{WorkspaceConfigDir}})
 	return tw
 }
 
@@ -166,12 +161,7 @@ func TestTheUserConfigFolderInsideTheWorkspaceIsRefused(t *testing.T) {
 	tw.w.Close()
 	tw.write(t, ".config/prototyper/mcp.json", mcpConfig)
 	tw.write(t, ".config/other/settings.ini", "mine\n")
-	w, err := OpenWorkspace(tw.ws, WorkspaceOptions{ConfigDirs: []string{WorkspaceConfigDir, filepath.Join(tw.ws, ".config", "prototyper")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	tw.w, tw.reg = w, mustRegistry(t, w.Tools()...)
+	tw.reopen(t, WorkspaceOptions{ConfigDirs: []string{WorkspaceConfigDir, filepath.Join(tw.ws, ".config", "prototyper")}})
 	if err := os.Symlink(".config/prototyper", filepath.Join(tw.ws, "cfg")); err != nil {
 		t.Fatal(err)
 	}
@@ -208,12 +198,7 @@ func TestTheUserConfigFolderOutsideIsOutOfReachThroughALink(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(user, "mcp.json"), []byte(mcpConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	w, err := OpenWorkspace(tw.ws, WorkspaceOptions{ConfigDirs: []string{WorkspaceConfigDir, user}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	tw.w, tw.reg = w, mustRegistry(t, w.Tools()...)
+	tw.reopen(t, WorkspaceOptions{ConfigDirs: []string{WorkspaceConfigDir, user}})
 	if err := os.Symlink(user, filepath.Join(tw.ws, "cfg")); err != nil {
 		t.Fatal(err)
 	}
@@ -257,13 +242,7 @@ func TestUndoNeverRestoresIntoTheConfiguration(t *testing.T) {
 
 func TestAConfigurationFolderThatIsTheWorkspaceLeavesTheWorkspaceWritable(t *testing.T) {
 	tw := newTestWorkspaceWith(t, WorkspaceOptions{})
-	tw.w.Close()
-	w, err := OpenWorkspace(tw.ws, WorkspaceOptions{ConfigDirs: []string{tw.ws, filepath.Dir(tw.ws)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	tw.w, tw.reg = w, mustRegistry(t, w.Tools()...)
+	tw.reopen(t, WorkspaceOptions{ConfigDirs: []string{tw.ws, filepath.Dir(tw.ws)}})
 	if res := tw.run(t, "write_file", argsFor("write_file", "mcp.json")); res.IsError {
 		t.Fatal(res.Content)
 	}
@@ -276,13 +255,7 @@ func TestAConfigurationFolderThatIsTheWorkspaceLeavesTheWorkspaceWritable(t *tes
 // exists, its parent is the user's.
 func TestAUserConfigFolderNotMadeYetCannotBeCreated(t *testing.T) {
 	tw := newTestWorkspace(t)
-	tw.w.Close()
-	w, err := OpenWorkspace(tw.ws, WorkspaceOptions{ConfigDirs: []string{filepath.Join(tw.ws, ".config", "prototyper")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	tw.w, tw.reg = w, mustRegistry(t, w.Tools()...)
+	tw.reopen(t, WorkspaceOptions{ConfigDirs: []string{filepath.Join(tw.ws, ".config", "prototyper")}})
 	for _, p := range []string{".config/prototyper/mcp.json", ".CONFIG/prototyper/mcp.json"} {
 		_, err := tw.exec(t, t.Context(), "write_file", argsFor("write_file", p), nil)
 		wantConfigRefusal(t, err, "is Prototyper's own configuration (the folder .config/prototyper)")
@@ -315,13 +288,7 @@ func TestAConfigurationFileNamedOutsideTheFoldersIsNeverATarget(t *testing.T) {
 			if err := os.Symlink("conf/servers.json", filepath.Join(tw.ws, "link.json")); err != nil {
 				t.Fatal(err)
 			}
-			tw.w.Close()
-			w, err := OpenWorkspace(tw.ws, WorkspaceOptions{ConfigFiles: []string{filepath.Join(tw.ws, "conf", "servers.json")}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { w.Close() })
-			tw.w, tw.reg = w, mustRegistry(t, w.Tools()...)
+			tw.reopen(t, WorkspaceOptions{ConfigFiles: []string{filepath.Join(tw.ws, "conf", "servers.json")}})
 			before := snapshot(t, filepath.Join(tw.ws, "conf", "servers.json"))
 			args := configCallArgs(c.tool, c.path)
 			res, err := tw.exec(t, t.Context(), c.tool, args, nil)
@@ -368,14 +335,8 @@ func TestAConfigurationFileNamedThatDoesNotExistYetIsNeverMade(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			tw.w.Close()
-			w, err := OpenWorkspace(tw.ws, WorkspaceOptions{ConfigFiles: []string{filepath.Join(tw.ws, "servers.json")}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { w.Close() })
-			tw.w, tw.reg = w, mustRegistry(t, w.Tools()...)
-			_, err = tw.exec(t, t.Context(), "write_file", argsFor("write_file", c.path), nil)
+			tw.reopen(t, WorkspaceOptions{ConfigFiles: []string{filepath.Join(tw.ws, "servers.json")}})
+			_, err := tw.exec(t, t.Context(), "write_file", argsFor("write_file", c.path), nil)
 			if _, statErr := os.Stat(filepath.Join(tw.ws, "servers.json")); statErr == nil {
 				t.Fatalf("write_file %s made the server file named on the command line (err %v)", c.path, err)
 			}

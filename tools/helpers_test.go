@@ -25,6 +25,18 @@ func newTestWorkspace(t testing.TB) *testWorkspace {
 	return newTestWorkspaceWith(t, WorkspaceOptions{})
 }
 
+// reopen opens the workspace again with opts, in place of the one open now.
+func (tw *testWorkspace) reopen(t testing.TB, opts WorkspaceOptions) {
+	t.Helper()
+	tw.w.Close()
+	w, err := OpenWorkspace(tw.ws, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	tw.w, tw.reg = w, mustRegistry(t, w.Tools()...)
+}
+
 // newTestWorkspaceWith is newTestWorkspace with the given options.
 func newTestWorkspaceWith(t testing.TB, opts WorkspaceOptions) *testWorkspace {
 	t.Helper()

@@ -18,12 +18,7 @@ func databaseWorkspace(t testing.TB, dbRel string) (tw *testWorkspace, db string
 	db = filepath.Join(tw.ws, filepath.FromSlash(dbRel))
 	tw.write(t, dbRel, "bolt database: every chat\n")
 	tw.write(t, dbRel+".schema1.bak", "bolt backup: every chat\n")
-	w, err := OpenWorkspace(tw.ws, WorkspaceOptions{ProtectedDirs: []string{filepath.Dir(db)}, ProtectedFiles: []string{db}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Close() })
-	tw.w, tw.reg = w, mustRegistry(t, w.Tools()...)
+	tw.reopen(t, WorkspaceOptions{ProtectedDirs: []string{filepath.Dir(db)}, ProtectedFiles: []string{db}})
 	return tw, db
 }
 
@@ -150,12 +145,7 @@ func TestAFolderHoldingTheDatabaseCannotBeDeleted(t *testing.T) {
 	tw.w.Close()
 	tw.write(t, "app/data/prototyper.db", "bolt")
 	db := filepath.Join(tw.ws, "app", "data", "prototyper.db")
-	w, err := OpenWorkspace(tw.ws, WorkspaceOptions{ProtectedFiles: []string{db}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	tw.w, tw.reg = w, mustRegistry(t, w.Tools()...)
+	tw.reopen(t, WorkspaceOptions{ProtectedFiles: []string{db}})
 	os.Symlink("app", filepath.Join(tw.ws, "app-link"))
 	for _, p := range []string{"app", "app/data", "app/./data"} {
 		_, err := tw.exec(t, t.Context(), "delete_path", map[string]any{"path": p}, nil)
@@ -183,12 +173,7 @@ func TestADatabaseOutsideIsRefusedThroughAHardLink(t *testing.T) {
 	if err := os.Link(db, filepath.Join(tw.ws, "linked")); err != nil {
 		t.Skipf("hard links are not possible here: %v", err)
 	}
-	w, err := OpenWorkspace(tw.ws, WorkspaceOptions{ProtectedDirs: []string{tw.out}, ProtectedFiles: []string{db}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	tw.w, tw.reg = w, mustRegistry(t, w.Tools()...)
+	tw.reopen(t, WorkspaceOptions{ProtectedDirs: []string{tw.out}, ProtectedFiles: []string{db}})
 	before := snapshot(t, db)
 	for _, tool := range []string{"read_file", "write_file", "edit_file", "delete_path"} {
 		_, err := tw.exec(t, t.Context(), tool, argsFor(tool, "linked"), nil)
@@ -208,12 +193,7 @@ func TestADatabasePathThatIsASymbolicLinkIsProtectedByBothNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := filepath.Join(tw.ws, "prototyper.db") // what --db was given
-	w, err := OpenWorkspace(tw.ws, WorkspaceOptions{ProtectedFiles: []string{db}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	tw.w, tw.reg = w, mustRegistry(t, w.Tools()...)
+	tw.reopen(t, WorkspaceOptions{ProtectedFiles: []string{db}})
 	for _, c := range []struct{ tool, path string }{
 		{"read_file", "real/chats.db"}, {"write_file", "real/chats.db"}, {"write_file", "real/chats.db.lock"},
 		{"write_file", "prototyper.db.schema1.bak"}, {"read_file", "prototyper.db"}, {"delete_path", "prototyper.db"},
@@ -237,12 +217,7 @@ func TestADataFolderThatIsTheWorkspaceLeavesTheWorkspaceWritable(t *testing.T) {
 			if folder != "the workspace" {
 				dir = filepath.Dir(tw.ws)
 			}
-			w, err := OpenWorkspace(tw.ws, WorkspaceOptions{ProtectedDirs: []string{dir}, ProtectedFiles: []string{filepath.Join(tw.ws, "prototyper.db")}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer w.Close()
-			tw.w, tw.reg = w, mustRegistry(t, w.Tools()...)
+			tw.reopen(t, WorkspaceOptions{ProtectedDirs: []string{dir}, ProtectedFiles: []string{filepath.Join(tw.ws, "prototyper.db")}})
 			os.Symlink(".", filepath.Join(tw.ws, "self"))
 			for _, c := range []struct{ tool, path string }{
 				{"write_file", "notes.txt"}, {"write_file", "self/more.txt"}, {"make_dir", "src"},
