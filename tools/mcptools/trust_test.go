@@ -34,16 +34,24 @@ func markerServer(marker string) string {
 
 func exists(path string) bool { _, err := os.Stat(path); return err == nil }
 
-func TestAWorkspacesOwnServersStartOnlyOnceTheUserAllowedItsExactBytes(t *testing.T) {
-	ws := t.TempDir()
-	first := filepath.Join(t.TempDir(), "first")
-	writeWorkspaceServers(t, ws, markerServer(first))
+// trustingSet is a set of servers that trusts a workspace's file once allow was given its
+// folder and the hash of its bytes, as the user's answer does.
+func trustingSet(t *testing.T) (*mcptools.Set, func(dir, hash string)) {
+	t.Helper()
 	var mu sync.Mutex
 	allowed := map[string]string{}
 	set := mcptools.NewSet("")
 	set.StartTimeout = 5 * time.Second
 	set.Trust = func(dir, hash string) bool { mu.Lock(); defer mu.Unlock(); return allowed[dir] == hash }
-	defer set.Close()
+	t.Cleanup(func() { set.Close() })
+	return set, func(dir, hash string) { mu.Lock(); defer mu.Unlock(); allowed[dir] = hash }
+}
+
+func TestAWorkspacesOwnServersStartOnlyOnceTheUserAllowedItsExactBytes(t *testing.T) {
+	ws := t.TempDir()
+	first := filepath.Join(t.TempDir(), "first")
+	writeWorkspaceServers(t, ws, markerServer(first))
+	set, allow := trustingSet(t)
 
 	_, notices := set.ToolsFor(ctx(t), ws)
 	if exists(first) {
@@ -62,9 +70,7 @@ func TestAWorkspacesOwnServersStartOnlyOnceTheUserAllowedItsExactBytes(t *testin
 		t.Fatalf("NotAllowed = %+v, %v; want the server with its command and arguments", asked, err)
 	}
 
-	mu.Lock()
-	allowed[ws] = asked.Hash
-	mu.Unlock()
+	allow(ws, asked.Hash)
 	set.ToolsFor(ctx(t), ws)
 	if !exists(first) {
 		t.Fatal("the server did not start once the user allowed the file")
@@ -310,20 +316,13 @@ func TestAScriptAWorkspacesServerRunsIsPartOfWhatTheUserAllowed(t *testing.T) {
 	}
 	script("allowed")
 	writeWorkspaceServers(t, ws, `{"mcpServers":{"local":{"command":"./server.sh","args":["--stdio"]}}}`)
-	var mu sync.Mutex
-	allowed := map[string]string{}
-	set := mcptools.NewSet("")
-	set.StartTimeout = 5 * time.Second
-	set.Trust = func(dir, hash string) bool { mu.Lock(); defer mu.Unlock(); return allowed[dir] == hash }
-	defer set.Close()
+	set, allow := trustingSet(t)
 
 	asked, err := set.NotAllowed(ws)
 	if err != nil || asked == nil {
 		t.Fatalf("NotAllowed = %+v, %v; want the server asked about", asked, err)
 	}
-	mu.Lock()
-	allowed[ws] = asked.Hash
-	mu.Unlock()
+	allow(ws, asked.Hash)
 	t.Chdir(t.TempDir()) // the app's own folder holds no server.sh
 	set.ToolsFor(ctx(t), ws)
 	if got, _ := os.ReadFile(marker); string(got) != "allowed\n" {
