@@ -193,7 +193,7 @@ func TestChatFailures(t *testing.T) {
 	}{{
 		name:        "an error line after content is a StreamError with the server's text",
 		lines:       []string{`{"message":{"content":"Hel"},"done":false}`, partialCall, `{"error":"model runner has unexpectedly stopped"}`},
-		want:        ErrStream,
+		want:        vocab.ErrStream,
 		wantContent: "Hel",
 		check: func(t *testing.T, err error) {
 			var se *StreamError
@@ -292,7 +292,7 @@ func TestChatRetriesBeforeTheFirstByte(t *testing.T) {
 			t.Fatalf("%d requests, %d retry events; want 2 and 1", calls.Load(), rec.count(EventRetry))
 		}
 		r := rec.events[0].Retry
-		if r.Attempt != 2 || !errors.Is(r.Err, ErrBusy) || r.Reason == "" {
+		if r.Attempt != 2 || !errors.Is(r.Err, vocab.ErrBusy) || r.Reason == "" {
 			t.Errorf("retry = %+v", r)
 		}
 	})
@@ -314,7 +314,7 @@ func TestChatRetriesBeforeTheFirstByte(t *testing.T) {
 			t.Errorf("events = %+v, want one retry after 1s", rec.events)
 		}
 	})
-	t.Run("a busy server that stays busy is ErrBusy after the bounded attempts", func(t *testing.T) {
+	t.Run("a busy server that stays busy is vocab.ErrBusy after the bounded attempts", func(t *testing.T) {
 		var calls atomic.Int32
 		c, _ := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 			calls.Add(1)
@@ -322,8 +322,8 @@ func TestChatRetriesBeforeTheFirstByte(t *testing.T) {
 		}, WithRetry(3, 5*time.Second))
 		var rec recorder
 		_, err := c.Chat(testCtx(t), userTurn("m", "hi"), rec.fn)
-		if !errors.Is(err, ErrBusy) || !Retryable(err) {
-			t.Fatalf("err = %v, want ErrBusy (retryable)", err)
+		if !errors.Is(err, vocab.ErrBusy) || !Retryable(err) {
+			t.Fatalf("err = %v, want vocab.ErrBusy (retryable)", err)
 		}
 		if calls.Load() != 3 || rec.count(EventRetry) != 2 {
 			t.Errorf("%d requests, %d retries; want 3 and 2", calls.Load(), rec.count(EventRetry))
@@ -336,7 +336,7 @@ func TestChatRetriesBeforeTheFirstByte(t *testing.T) {
 		})
 		start := time.Now()
 		_, err := c.Chat(testCtx(t), userTurn("m", "hi"), nil)
-		if !errors.Is(err, ErrBusy) {
+		if !errors.Is(err, vocab.ErrBusy) {
 			t.Fatalf("err = %v", err)
 		}
 		if time.Since(start) > 10*time.Second {

@@ -223,7 +223,7 @@ func retryReason(err error) string {
 	switch {
 	case errors.Is(err, ErrNotRunning):
 		return "Ollama is not answering yet"
-	case errors.Is(err, ErrBusy):
+	case errors.Is(err, vocab.ErrBusy):
 		return "Ollama is busy (HTTP 503)"
 	case errors.As(err, &se):
 		return "Ollama failed (HTTP " + strconv.Itoa(se.StatusCode) + ")"

@@ -78,7 +78,7 @@ func FuzzDecodeChatStream(f *testing.F) {
 		res, err := d.run(newLineReader(bytes.NewReader(body), 256), nil, func(err error) error { return err })
 		if err != nil {
 			if !errors.Is(err, vocab.ErrMalformedLine) && !errors.Is(err, vocab.ErrLineTooLong) &&
-				!errors.Is(err, vocab.ErrIncompleteStream) && !errors.Is(err, ErrStream) {
+				!errors.Is(err, vocab.ErrIncompleteStream) && !errors.Is(err, vocab.ErrStream) {
 				t.Fatalf("untyped error %T: %v", err, err)
 			}
 			if res != nil && len(res.Message.ToolCalls) > 0 {

@@ -42,7 +42,7 @@
 // # Errors
 //
 // Errors can be matched with [errors.Is] against the sentinels ([ErrNotRunning],
-// [vocab.ErrModelNotFound], [vocab.ErrCapability], [ErrBusy], [ErrStream], [vocab.ErrIncompleteStream],
+// [vocab.ErrModelNotFound], [vocab.ErrCapability], [vocab.ErrBusy], [vocab.ErrStream], [vocab.ErrIncompleteStream],
 // [vocab.ErrLineTooLong], [vocab.ErrMalformedLine], [vocab.ErrFirstByteTimeout], [vocab.ErrIdleTimeout],
 // [vocab.ErrAnswerTooLong], [ErrNotOllama], and for a pull [ErrRegistryUnreachable]) or with
 // [errors.As] against the typed errors that carry details ([StatusError], [StreamError], …).

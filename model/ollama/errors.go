@@ -52,10 +52,9 @@ func (e *NotRunningError) Error() string {
 func (e *NotRunningError) Unwrap() error        { return e.Err }
 func (e *NotRunningError) Is(target error) bool { return target == ErrNotRunning }
 
-// ErrBusy: the server is overloaded (HTTP 503), after the retries. A *StatusError, as are
-// [vocab.ErrModelNotFound] (HTTP 404), [vocab.ErrCapability] (HTTP 400 "… does not support …")
-// and [vocab.ErrUnauthorized] (HTTP 401 or 403).
-var ErrBusy = errors.New("Ollama is busy")
+// A *StatusError matches [vocab.ErrBusy] (HTTP 503), [vocab.ErrModelNotFound] (HTTP 404),
+// [vocab.ErrCapability] (HTTP 400 "… does not support …") and [vocab.ErrUnauthorized] (HTTP
+// 401 or 403).
 
 // StatusError is an HTTP error answer (status 400 or more) with the server's message.
 type StatusError struct {
@@ -71,7 +70,7 @@ type StatusError struct {
 	TokenSent bool
 }
 
-// Is matches vocab.ErrModelNotFound (404), vocab.ErrCapability (400 "does not support"), ErrBusy (503)
+// Is matches vocab.ErrModelNotFound (404), vocab.ErrCapability (400 "does not support"), vocab.ErrBusy (503)
 // and vocab.ErrUnauthorized (401, 403).
 func (e *StatusError) Is(target error) bool {
 	switch target {
@@ -81,7 +80,7 @@ func (e *StatusError) Is(target error) bool {
 		return e.StatusCode == http.StatusNotFound
 	case vocab.ErrCapability:
 		return httpstream.Unsupported(e.StatusCode, e.Message)
-	case ErrBusy:
+	case vocab.ErrBusy:
 		return e.StatusCode == http.StatusServiceUnavailable
 	}
 	return false
@@ -98,16 +97,13 @@ func (e *StatusError) Error() string {
 		return fmt.Sprintf("model %q is not on the Ollama server at %s — run `prototyper pull %s`", e.Model, e.URL, e.Model)
 	case e.Is(vocab.ErrCapability):
 		return fmt.Sprintf("Ollama refused the request: %s — pick a model that has this capability (see `prototyper models`) or turn the feature off (e.g. --think off)", msg)
-	case e.Is(ErrBusy):
+	case e.Is(vocab.ErrBusy):
 		return fmt.Sprintf("Ollama at %s is busy (HTTP 503: %s) — wait a moment and try again", e.URL, msg)
 	case e.StatusCode >= 500:
 		return fmt.Sprintf("Ollama at %s failed (HTTP %d: %s) — try again; if it repeats, check the Ollama server log", e.URL, e.StatusCode, msg)
 	}
 	return fmt.Sprintf("Ollama at %s refused the request (HTTP %d: %s) — check the address, and the Ollama server log for the reason", e.URL, e.StatusCode, msg)
 }
-
-// ErrStream: the server sent an {"error":…} line. A *StreamError.
-var ErrStream = errors.New("Ollama reported an error in the stream")
 
 // StreamError is an {"error":…} line inside a stream, usually on an HTTP 200 answer.
 type StreamError struct {
@@ -118,7 +114,7 @@ type StreamError struct {
 func (e *StreamError) Error() string {
 	return fmt.Sprintf("Ollama reported an error mid-stream: %s — try again; if it repeats, check the Ollama server log", e.Message)
 }
-func (e *StreamError) Is(target error) bool { return target == ErrStream }
+func (e *StreamError) Is(target error) bool { return target == vocab.ErrStream }
 
 // IncompleteStreamError is a stream that ended (EOF or a broken connection) before its
 // done:true line ([vocab.ErrIncompleteStream]). The tool calls
@@ -211,7 +207,7 @@ func Retryable(err error) bool {
 	switch {
 	case errors.Is(err, vocab.ErrLineTooLong), errors.Is(err, vocab.ErrMalformedLine), errors.Is(err, ErrNotOllama):
 		return false
-	case errors.Is(err, ErrNotRunning), errors.Is(err, vocab.ErrIncompleteStream), errors.Is(err, ErrStream),
+	case errors.Is(err, ErrNotRunning), errors.Is(err, vocab.ErrIncompleteStream), errors.Is(err, vocab.ErrStream),
 		errors.Is(err, vocab.ErrFirstByteTimeout), errors.Is(err, vocab.ErrIdleTimeout):
 		return true
 	}
@@ -233,10 +229,6 @@ func Code(err error) string {
 	switch {
 	case errors.Is(err, ErrNotRunning):
 		return vocab.CodeNotRunning
-	case errors.Is(err, ErrBusy):
-		return vocab.CodeBusy
-	case errors.Is(err, ErrStream):
-		return vocab.CodeStreamError
 	case errors.Is(err, ErrNotOllama):
 		return vocab.CodeNotOllama
 	}

@@ -79,7 +79,7 @@ func TestPull(t *testing.T) {
 			`{"status":"pulling 7df6b6e09427","digest":"sha256:7df6b6e09427","total":522653767,"completed":1000}`,
 			`{"status":"verifying sha256 digest"}`, `{"status":"writing manifest"}`, `{"status":"success"}`,
 		}, nil, 6},
-		{"an error line is a StreamError", []string{`{"status":"pulling manifest"}`, `{"error":"pull model manifest: file does not exist"}`}, ErrStream, 1},
+		{"an error line is a StreamError", []string{`{"status":"pulling manifest"}`, `{"error":"pull model manifest: file does not exist"}`}, vocab.ErrStream, 1},
 		{"an unreachable registry says the computer is offline", []string{`{"status":"pulling manifest"}`,
 			`{"error":"pull model manifest: Get \"https://registry.ollama.ai/v2/library/qwen3/manifests/0.6b\": dial tcp: lookup registry.ollama.ai: no such host"}`},
 			ErrRegistryUnreachable, 1},

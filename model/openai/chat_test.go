@@ -163,7 +163,7 @@ func TestAnErrorMidStreamIsOneSentenceAndKeepsThePartialText(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c, calls := sse(t, []string{chunk(`{"content":"Half"}`), chunk(`{"tool_calls":[{"index":0,"id":"x","function":{"name":"f","arguments":"{}"}}]}`), errLine})
 			_, _, res, err := collect(t, c)
-			if !errors.Is(err, ErrStream) || !strings.Contains(err.Error(), "CUDA out of memory") || !Retryable(err) {
+			if !errors.Is(err, vocab.ErrStream) || !strings.Contains(err.Error(), "CUDA out of memory") || !Retryable(err) {
 				t.Fatalf("err = %v", err)
 			}
 			if res == nil || res.Content != "Half" || len(res.ToolCalls) != 0 || res.Done {
@@ -226,8 +226,8 @@ func TestABusyServerIsRetriedAsTheNativeClientRetriesIt(t *testing.T) {
 	}{
 		{"503 with Retry-After waits as long as the server asks", [][]string{{"HTTP 503 Retry-After: 1", busy}, ok}, 2, 1, time.Second, nil},
 		{"429 with Retry-After too", [][]string{{"HTTP 429 Retry-After: 1", busy}, ok}, 2, 1, time.Second, nil},
-		{"a server that stays busy is ErrBusy after the attempts", [][]string{{"HTTP 503", busy}}, 3, 2, 0, ErrBusy},
-		{"a Retry-After beyond the bound ends the retrying", [][]string{{"HTTP 503 Retry-After: 3600", busy}}, 1, 0, 0, ErrBusy},
+		{"a server that stays busy is vocab.ErrBusy after the attempts", [][]string{{"HTTP 503", busy}}, 3, 2, 0, vocab.ErrBusy},
+		{"a Retry-After beyond the bound ends the retrying", [][]string{{"HTTP 503 Retry-After: 3600", busy}}, 1, 0, 0, vocab.ErrBusy},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, calls := sse(t, tc.bodies...)

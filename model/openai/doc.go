@@ -40,7 +40,7 @@
 // # Errors
 //
 // The sentinels ([ErrUnreachable], [vocab.ErrUnauthorized], [vocab.ErrModelNotFound], [vocab.ErrCapability],
-// [ErrBusy], [ErrStream], [vocab.ErrIncompleteStream], [vocab.ErrLineTooLong], [vocab.ErrMalformedLine],
+// [vocab.ErrBusy], [vocab.ErrStream], [vocab.ErrIncompleteStream], [vocab.ErrLineTooLong], [vocab.ErrMalformedLine],
 // [vocab.ErrFirstByteTimeout], [vocab.ErrIdleTimeout], [vocab.ErrAnswerTooLong], [ErrNotOpenAI]) match the typed errors with
 // [errors.Is]. Their Error() is one sentence that says what a user can do, naming flags and
 // settings, never the key. [Code] and [Retryable] classify an error for the agent's `error`

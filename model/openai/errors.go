@@ -18,10 +18,6 @@ import (
 var (
 	// ErrUnreachable: nothing answers at the base URL (connection refused), after the retries.
 	ErrUnreachable = errors.New("the model server does not answer")
-	// ErrBusy: the server is overloaded or rate-limits (HTTP 503 or 429), after the retries.
-	ErrBusy = errors.New("the model server is busy")
-	// ErrStream: the server sent an error event in the stream. A *StreamError.
-	ErrStream = errors.New("the model server reported an error in the stream")
 	// ErrNotOpenAI: the address does not serve the OpenAI-compatible API (a web page, or a
 	// 404 that is not an API error).
 	ErrNotOpenAI = errors.New("not an OpenAI-compatible API")
@@ -70,7 +66,7 @@ func (e *StatusError) Error() string {
 		return fmt.Sprintf("the server at %s does not serve model %q (%s) — pick one it lists (`prototyper models`)", e.URL, e.Model, msg)
 	case e.Is(vocab.ErrCapability):
 		return fmt.Sprintf("the server refused the request: %s — pick a model that has this capability or turn the feature off (e.g. --think off)", msg)
-	case e.Is(ErrBusy):
+	case e.Is(vocab.ErrBusy):
 		return fmt.Sprintf("the server at %s is busy (HTTP %d: %s) — wait a moment and try again", e.URL, e.StatusCode, msg)
 	case e.StatusCode >= 500:
 		return fmt.Sprintf("the server at %s failed (HTTP %d: %s) — try again; if it repeats, check the server's log", e.URL, e.StatusCode, msg)
@@ -79,13 +75,13 @@ func (e *StatusError) Error() string {
 }
 
 // Is matches vocab.ErrModelNotFound (404 with an API error: a 404 page is another server) and
-// ErrBusy (503, 429); vocab.ErrUnauthorized (401, 403) and vocab.ErrCapability (400 "does not
+// vocab.ErrBusy (503, 429); vocab.ErrUnauthorized (401, 403) and vocab.ErrCapability (400 "does not
 // support") by the rules both clients share.
 func (e *StatusError) Is(target error) bool {
 	switch target {
 	case vocab.ErrModelNotFound:
 		return e.StatusCode == http.StatusNotFound && e.APIError
-	case ErrBusy:
+	case vocab.ErrBusy:
 		return e.StatusCode == http.StatusServiceUnavailable || e.StatusCode == http.StatusTooManyRequests
 	case vocab.ErrUnauthorized:
 		return httpstream.Unauthorized(e.StatusCode)
@@ -116,7 +112,7 @@ type StreamError struct{ Message string }
 func (e *StreamError) Error() string {
 	return fmt.Sprintf("the model server reported an error mid-answer: %s — try again; if it repeats, check the server's log", e.Message)
 }
-func (e *StreamError) Is(target error) bool { return target == ErrStream }
+func (e *StreamError) Is(target error) bool { return target == vocab.ErrStream }
 
 // IncompleteStreamError is a stream that ended before [DONE] or a finish_reason; its tool
 // calls were not returned.
@@ -204,10 +200,6 @@ func Code(err error) string {
 		return ""
 	case errors.Is(err, ErrUnreachable):
 		return vocab.CodeNotRunning
-	case errors.Is(err, ErrBusy):
-		return vocab.CodeBusy
-	case errors.Is(err, ErrStream):
-		return vocab.CodeStreamError
 	case errors.Is(err, ErrNotOpenAI):
 		return vocab.CodeNotOpenAI
 	case errors.As(err, &se):
@@ -230,7 +222,7 @@ func Retryable(err error) bool {
 		return false
 	case errors.As(err, &se):
 		return httpstream.RetryableStatus(se.StatusCode)
-	case errors.Is(err, ErrUnreachable), errors.Is(err, vocab.ErrIncompleteStream), errors.Is(err, ErrStream),
+	case errors.Is(err, ErrUnreachable), errors.Is(err, vocab.ErrIncompleteStream), errors.Is(err, vocab.ErrStream),
 		errors.Is(err, vocab.ErrFirstByteTimeout), errors.Is(err, vocab.ErrIdleTimeout):
 		return true
 	}

@@ -40,7 +40,7 @@ var sharedCodes = []struct {
 	{context.Canceled, CodeCanceled}, {ErrUnauthorized, CodeUnauthorized}, {ErrModelNotFound, CodeModelNotFound},
 	{ErrCapability, CodeCapabilityMissing}, {ErrFirstByteTimeout, CodeFirstByteTimeout}, {ErrIdleTimeout, CodeIdleTimeout},
 	{ErrIncompleteStream, CodeIncompleteStream}, {ErrLineTooLong, CodeLineTooLong}, {ErrMalformedLine, CodeMalformedLine},
-	{ErrAnswerTooLong, CodeAnswerTooLong},
+	{ErrAnswerTooLong, CodeAnswerTooLong}, {ErrBusy, CodeBusy}, {ErrStream, CodeStreamError},
 }
 
 // SharedCode is the code of err when it is a cancellation or one of the failures either client

@@ -33,6 +33,11 @@ var (
 	// ErrAnswerTooLong: the answer (its text, thinking and tool calls) passed the client's
 	// answer size limit; the stream was cut there. An *AnswerTooLongError.
 	ErrAnswerTooLong = errors.New("answer too long")
+	// ErrBusy: the server is overloaded (HTTP 503, or 429 from an OpenAI-compatible one), after
+	// the retries.
+	ErrBusy = errors.New("the server is busy")
+	// ErrStream: the server reported an error inside the stream of its answer.
+	ErrStream = errors.New("the server reported an error in the stream")
 )
 
 // TimeoutIs is the Is method of a client's timeout error: it matches ErrFirstByteTimeout
