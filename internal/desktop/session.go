@@ -96,6 +96,11 @@ func assembleDesktop(db *store.DB, opts cli.DesktopOptions, sink events.Sink) (*
 			workspace = abs
 		}
 	}
+	if workspace != "" { // the folder the app was started with is the first of the recent ones
+		if _, err := db.UpdateSettings(func(s *store.Settings) error { s.RememberFolder(workspace); return nil }); err != nil {
+			return nil, err
+		}
+	}
 	mcpServers, err := opts.MCPFlags.Set()
 	if err != nil {
 		return nil, err
@@ -228,6 +233,9 @@ type Settings struct {
 	MCPJSON string `json:"mcpJson"`
 	// Theme: system, light or dark ("" keeps the one saved).
 	Theme string `json:"theme" ts:"Theme"`
+	// Sidebar: whether the list of chats is shown or hidden ("" keeps the one saved; saved
+	// as "", the window shows it when it is wide enough).
+	Sidebar string `json:"sidebar,omitempty" ts:"SidebarChoice"`
 	// KeepAliveMin: how long a model stays loaded after a request, in minutes (0: the
 	// default, 30; -1: as long as Ollama runs).
 	KeepAliveMin int `json:"keepAliveMin,omitempty"`
@@ -258,6 +266,8 @@ type Config struct {
 	DBPath string   `json:"dbPath"`
 	// MCPServers are the MCP servers of the workspace, with their state and tools.
 	MCPServers []mcptools.Status `json:"mcpServers"`
+	// RecentFolders are the folders new chats last took, newest first (the folder menu's).
+	RecentFolders []RecentFolder `json:"recentFolders"`
 	// WorkspaceProblem says, when the folder new chats take cannot be used (it is gone, or a
 	// file), why and what to do; "" when it can, or when there is none yet.
 	WorkspaceProblem string `json:"workspaceProblem,omitempty"`
@@ -279,8 +289,8 @@ func (d *Desktop) Config() (Config, error) {
 		Provider: d.server.Endpoint().Provider, BaseURL: s.BaseURL, APIKeyEnv: s.APIKeyEnv, MCPJSON: string(s.MCPServers), Theme: s.ThemeName(),
 		KeepAliveMin: s.KeepAliveMin, LoopRepeats: s.LoopLimit(), IgnoreTextToolCalls: s.IgnoreTextToolCalls, Instructions: s.InstructionsFor(workspace),
 		OlderTurns: s.OlderTurnsPolicy(), CommandRules: s.CommandRules, CommandDeny: s.CommandDenyList(),
-		UnconfinedCommands: s.UnconfinedCommands},
-		DBPath: d.db.Path()}
+		UnconfinedCommands: s.UnconfinedCommands, Sidebar: s.Sidebar},
+		DBPath: d.db.Path(), RecentFolders: recentFolders(s.RecentFolders)}
 	if c.AlwaysAllow == nil {
 		c.AlwaysAllow = map[string][]string{}
 	}
@@ -333,12 +343,16 @@ func (d *Desktop) SaveSettings(in Settings) error {
 		if in.Theme != "" {
 			s.Theme = in.Theme
 		}
+		if in.Sidebar != "" {
+			s.Sidebar = in.Sidebar
+		}
 		s.KeepAliveMin, s.LoopRepeats, s.IgnoreTextToolCalls = in.KeepAliveMin, in.LoopRepeats, in.IgnoreTextToolCalls
 		if in.OlderTurns != "" {
 			s.OlderTurns = in.OlderTurns
 		}
 		s.SetInstructions(workspace, in.Instructions)
 		s.Workspace, s.DefaultModel = workspace, modelName
+		s.RememberFolder(workspace)
 		return nil
 	})
 	if err != nil {
@@ -374,7 +388,7 @@ func (d *Desktop) Workspace() string {
 
 // SetWorkspace makes dir the folder of new chats, now and at the next start.
 func (d *Desktop) SetWorkspace(dir string) error {
-	return d.choose(func() { d.workspace = dir; d.startMCP(dir) }, func(s *store.Settings) { s.Workspace = dir })
+	return d.choose(func() { d.workspace = dir; d.startMCP(dir) }, func(s *store.Settings) { s.Workspace = dir; s.RememberFolder(dir) })
 }
 
 // SetModel makes name the model of the next message, and the default of new chats, and
@@ -383,6 +397,12 @@ func (d *Desktop) SetModel(name string) error {
 	err := d.choose(func() { d.model = name }, func(s *store.Settings) { s.DefaultModel = name })
 	d.preload() // picked now, asked soon: loaded while the user types
 	return err
+}
+
+// SetSidebar saves whether the window shows its list of chats (store.Sidebar*), for this
+// start and the next.
+func (d *Desktop) SetSidebar(choice string) error {
+	return d.choose(func() {}, func(s *store.Settings) { s.Sidebar = choice })
 }
 
 // choose applies a choice of the user to the session (apply) and to the stored settings (save),
@@ -541,6 +561,7 @@ func (d *Desktop) remember() error {
 		s.DefaultModel = d.model
 		if d.workspace != "" {
 			s.Workspace = d.workspace
+			s.RememberFolder(d.workspace)
 		}
 		return nil
 	})
