@@ -108,8 +108,9 @@ export function FolderMenu() {
               {o.dir && o.dir === workspace && <span aria-label="in use">✓ </span>}
               {o.dir && !typed ? (
                 <>
-                  <span className="folder-name">{baseName(o.dir)}</span> <span className="muted small">{o.dir}</span>
-                  {'missing' in o && o.missing && <span className="badge warn">Not found: moved or deleted</span>}
+                  <span className="folder-name">{baseName(o.dir)}</span>{' '}
+                  {'missing' in o && o.missing && <span className="badge warn">Not found: moved or deleted</span>}{' '}
+                  <span className="muted small">{o.dir}</span>
                 </>
               ) : (
                 o.label
