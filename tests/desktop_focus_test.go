@@ -219,6 +219,7 @@ func TestDesktopNoKeystrokeIsLostAfterTheChangesReviewARevertOrARename(t *testin
 	r.app.waitNamedText("Message", 20*time.Second, "onetwo")
 	r.app.key("Escape")
 
+	r.showChatList()
 	rename := r.app.waitControl(rolePushButton, "Rename Change a.txt", 20*time.Second)
 	r.app.activate(rename)
 	r.app.waitFocus(roleEntry, "Chat title", 20*time.Second)
