@@ -83,6 +83,7 @@ func (a *App) imagesDialog(from string) ([]string, error) {
 func (a *App) Config() (desktop.Config, error)        { return with(a, (*session).Config) }
 func (a *App) SaveSettings(in desktop.Settings) error { return do1(a, (*session).SaveSettings, in) }
 func (a *App) SetModel(name string) error             { return do1(a, (*session).SetModel, name) }
+func (a *App) SetSidebar(choice string) error         { return do1(a, (*session).SetSidebar, choice) }
 func (a *App) PickWorkspace() (string, error) {
 	return call1(a, (*session).PickWorkspace, a.folderDialog)
 }

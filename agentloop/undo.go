@@ -43,6 +43,9 @@ type UndoOptions struct {
 	// folders (the review's FileChange.Workspace); "" is the folder the chat last changed
 	// it in.
 	Workspace string `json:"workspace,omitempty"`
+	// All puts every path the chat changed back as it was before the chat first changed it,
+	// and takes back every run that stands (the review's Revert all).
+	All bool `json:"all,omitempty"`
 	// Force overwrites paths that changed since the run wrote them.
 	Force bool `json:"force,omitempty"`
 	// Keep puts the user's version of each such path beside the restored one
@@ -540,6 +543,29 @@ func (a *Agent) planUndo(chatID string, changes []store.Change, opts UndoOptions
 			plan.add(store.Change{Paths: []store.PathChange{{Path: p, Workspace: folder, Before: first.Before, After: last.After}}})
 			plan.reverts = nil
 		}
+	case opts.All:
+		// one step per path, from what the chat's last change left to before its first
+		var whole store.Change
+		at := map[loc]int{}
+		for _, c := range changes {
+			for _, pc := range c.Paths {
+				l := loc{pc.Workspace, pc.Path}
+				if i, ok := at[l]; ok {
+					whole.Paths[i].After = pc.After
+					continue
+				}
+				at[l] = len(whole.Paths)
+				whole.Paths = append(whole.Paths, pc)
+			}
+		}
+		plan.add(whole)
+		plan.reverts = nil
+		for _, c := range changes {
+			if standing(c) {
+				plan.reverts = append(plan.reverts, c.ID)
+			}
+		}
+		plan.marks = plan.reverts
 	case opts.FromMessage != "" || opts.FromRun != "":
 		runs, err := a.runsFrom(chatID, opts.FromMessage, opts.FromRun)
 		if err != nil {

@@ -891,3 +891,40 @@ func TestARunSettlesAnUndoTheAppDiedInBeforeItWrites(t *testing.T) {
 	b.redo()
 	b.want("a.txt", "v3\n", 0o644)
 }
+
+// Revert all (the review's) puts every file of the chat back as it was before the chat, a
+// file reverted alone before it included, with the refusal and Keep mine of any undo, and
+// marks every run that stood taken back; a redo brings them all back.
+func TestRevertAllPutsEveryFileBackAsItWasBeforeTheChat(t *testing.T) {
+	b := newUndoBench(t, nil)
+	b.write("a.txt", "a0\n", 0o644)
+	b.write("c.txt", "c0\n", 0o644)
+	b.run(writeCall("c1", "a.txt", "a1\n"), writeCall("c2", "new.txt", "n\n"))
+	b.run(writeCall("c3", "a.txt", "a2\n"), writeCall("c4", "c.txt", "c1\n"))
+	b.undo(UndoOptions{Path: "c.txt"}) // reverted alone first
+	b.want("c.txt", "c0\n", 0o644)
+	b.write("new.txt", "mine\n", 0o644) // the user edits one after the runs
+
+	_, err := b.a.Undo(t.Context(), b.chat, UndoOptions{All: true})
+	var ce *ConflictError
+	if !errors.As(err, &ce) || len(ce.Conflicts) != 1 || ce.Conflicts[0].Path != "new.txt" {
+		t.Fatalf("revert all over a file edited since: %v, want a conflict naming new.txt only", err)
+	}
+	b.want("a.txt", "a2\n", 0o644) // nothing changed
+
+	res := b.undo(UndoOptions{All: true, Keep: true})
+	b.want("a.txt", "a0\n", 0o644)
+	b.want("c.txt", "c0\n", 0o644)
+	b.want("new.txt", "", 0)
+	b.want("new.txt.mine", "mine\n", 0o644)
+	if len(res.Reverts) != 2 {
+		t.Errorf("revert all took back %v, want the two runs", res.Reverts)
+	}
+	if _, err := b.a.Undo(t.Context(), b.chat, UndoOptions{}); !errors.Is(err, ErrNothingToUndo) {
+		t.Errorf("an undo after revert all: %v, want nothing to undo", err)
+	}
+	b.redo()
+	b.want("a.txt", "a2\n", 0o644)
+	b.want("new.txt", "mine\n", 0o644)
+	b.want("c.txt", "c0\n", 0o644)
+}

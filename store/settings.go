@@ -160,6 +160,11 @@ func (s Settings) validateServers() error {
 	default:
 		return &InvalidSettingError{"theme", fmt.Sprintf("the theme %q is not one the window has: choose system, light or dark", s.Theme)}
 	}
+	switch s.Sidebar {
+	case SidebarAuto, SidebarShown, SidebarHidden:
+	default:
+		return &InvalidSettingError{"sidebar", fmt.Sprintf("the sidebar is %s or %s, not %q", SidebarShown, SidebarHidden, s.Sidebar)}
+	}
 	return nil
 }
 
@@ -189,6 +194,31 @@ const (
 	ThemeLight  = "light"
 	ThemeDark   = "dark"
 )
+
+// Whether the window shows its list of chats: as the user last chose, or (auto) when the
+// window is wide enough for it beside the chat.
+const (
+	SidebarAuto   = ""
+	SidebarShown  = "shown"
+	SidebarHidden = "hidden"
+)
+
+// MaxRecentFolders is how many folders the folder menu remembers.
+const MaxRecentFolders = 8
+
+// RememberFolder puts dir first in RecentFolders (once), keeping at most MaxRecentFolders.
+func (s *Settings) RememberFolder(dir string) {
+	if dir == "" {
+		return
+	}
+	list := []string{dir}
+	for _, f := range s.RecentFolders {
+		if f != dir && len(list) < MaxRecentFolders {
+			list = append(list, f)
+		}
+	}
+	s.RecentFolders = list
+}
 
 // ThemeName is the theme in effect: Theme, else [ThemeSystem].
 func (s Settings) ThemeName() string {

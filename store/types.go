@@ -285,6 +285,12 @@ type Settings struct {
 	MCPServers json.RawMessage `json:"mcpServers,omitempty"`
 	// Theme is the window's look: system (its light or dark), light or dark ("" : system).
 	Theme string `json:"theme,omitempty"`
+	// Sidebar is whether the window shows its list of chats: shown, hidden, or "" (shown
+	// when the window is wide enough, SidebarAuto).
+	Sidebar string `json:"sidebar,omitempty"`
+	// RecentFolders are the folders new chats last took, newest first, at most
+	// MaxRecentFolders (the folder menu lists them).
+	RecentFolders []string `json:"recentFolders,omitempty"`
 	// IgnoreTextToolCalls leaves an answer made of tool calls written as JSON text as text;
 	// by default such calls are executed (marked recovered).
 	IgnoreTextToolCalls bool `json:"ignoreTextToolCalls,omitempty"`

@@ -189,3 +189,140 @@ func TestDesktopLettersTypedOnAButtonGoToTheMessageBox(t *testing.T) {
 	r.waitComposerFocus()
 	r.app.screenshot("typed-on-a-button.png")
 }
+
+// TestDesktopNoKeystrokeIsLostAfterTheChangesReviewARevertOrARename: after the Changes review
+// is closed (Esc), the focus is back in the message box it was opened from; after a file is
+// reverted there, the focus stays in the review; after a chat is renamed (Enter), it is in the
+// message box, and the window still answers: each time, what is typed next is written there.
+func TestDesktopNoKeystrokeIsLostAfterTheChangesReviewARevertOrARename(t *testing.T) {
+	layoutCanMatter(t)
+	r := twoRuns(t)
+	r.app.key("ctrl+l")
+	r.waitComposerFocus()
+	r.app.key("alt+c")
+	r.app.waitControl(rolePushButton, "Revert a.txt to before this chat", 20*time.Second)
+	r.app.key("Escape")
+	r.app.waitNoControl(rolePushButton, "Revert a.txt to before this chat", 20*time.Second)
+	r.waitComposerFocus()
+	r.app.typeText("one")
+	r.app.waitNamedText("Message", 20*time.Second, "one")
+
+	r.app.key("alt+c")
+	const revert = "Revert a.txt to before this chat"
+	r.app.focus(revert)
+	r.app.waitFocus(rolePushButton, revert, 10*time.Second)
+	r.app.key("Return")
+	r.waitLog(t, events.Undo, true, 30*time.Second)
+	r.app.waitNoControl(rolePushButton, revert, 20*time.Second)
+	r.app.waitControl(rolePushButton, "Revert b.txt to before this chat", 20*time.Second)
+	r.app.typeText("two")
+	r.app.waitNamedText("Message", 20*time.Second, "onetwo")
+	r.app.key("Escape")
+
+	r.showChatList()
+	rename := r.app.waitControl(rolePushButton, "Rename Change a.txt", 20*time.Second)
+	r.app.activate(rename)
+	r.app.waitFocus(roleEntry, "Chat title", 20*time.Second)
+	r.app.key("ctrl+a")
+	r.app.typeText("Renamed")
+	r.app.key("Return")
+	r.app.typeText("three")
+	r.app.waitNamedText("Message", 20*time.Second, "onetwothree")
+	r.app.waitControl(rolePushButton, "Rename Renamed", 20*time.Second)
+	r.app.screenshot("no-keystroke-lost.png")
+}
+
+// TestDesktopOnAFoldALetterWritesInTheMessageBoxAndSpaceToggles: with the focus on the fold of a
+// card's diff, Space and Enter open and close it as any button's press does, and a letter is
+// written in the message box rather than toggling it.
+func TestDesktopOnAFoldALetterWritesInTheMessageBoxAndSpaceToggles(t *testing.T) {
+	layoutCanMatter(t)
+	r := twoRuns(t)
+	fold := r.app.waitNodeNamed("Diff", 20*time.Second)
+	r.app.grabFocus(fold)
+	if r.app.expanded(fold) {
+		t.Fatalf("the diff of a done card is open before it was asked for")
+	}
+	r.app.key("space")
+	r.app.waitExpanded(fold, true)
+	r.app.typeText("x")
+	r.app.waitNamedText("Message", 20*time.Second, "x")
+	if !r.app.expanded(fold) {
+		t.Errorf("a letter typed on the fold closed it (%s)", r.app.screenshot("fold-letter.png"))
+	}
+	r.app.grabFocus(fold)
+	r.app.key("Return")
+	r.app.waitExpanded(fold, false)
+}
+
+// TestDesktopOnTheModelButtonALetterWritesAndArrowDownOpensTheMenu: with the focus on the
+// header's model button, a letter is written in the message box and the menu stays closed;
+// ↓ opens the menu, as Enter and Space do.
+func TestDesktopOnTheModelButtonALetterWritesAndArrowDownOpensTheMenu(t *testing.T) {
+	layoutCanMatter(t)
+	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "")
+	button := r.app.waitNodeNamed(writerModel.Name, 30*time.Second)
+	r.app.grabFocus(button)
+	r.app.typeText("hi")
+	r.app.waitNamedText("Message", 20*time.Second, "hi")
+	if len(r.app.controls(roleComboBox, "Filter the models")) != 0 {
+		t.Errorf("a letter typed on the model button opened its menu (%s)", r.app.screenshot("model-button-letter.png"))
+	}
+	r.app.grabFocus(button)
+	r.app.key("Down")
+	r.app.typeText("e2e-w")
+	r.app.waitNamedText("Filter the models", 20*time.Second, "e2e-w")
+	r.app.key("Escape")
+}
+
+// waitNodeNamed is the first object of the window, in the page's order, whose accessible name
+// begins with prefix.
+func (a *desktopApp) waitNodeNamed(prefix string, timeout time.Duration) a11yNode {
+	a.tb.Helper()
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		var found a11yNode
+		a.each(func(n a11yNode) {
+			if found.Path == "" && strings.HasPrefix(a.name(n), prefix) {
+				found = n
+			}
+		})
+		if found.Path != "" {
+			return found
+		}
+	}
+	a.tb.Fatalf("the window has no object named %q… after %s; its buttons: %s", prefix, timeout, strings.Join(a.names(rolePushButton), ", "))
+	return a11yNode{}
+}
+
+// grabFocus gives n the keyboard focus, as a screen reader does, and waits until it has it.
+func (a *desktopApp) grabFocus(n a11yNode) {
+	a.tb.Helper()
+	var ok bool
+	if err := a.a11yBus().Object(n.Dest, n.Path).Call(atspiComponent+".GrabFocus", 0).Store(&ok); err != nil || !ok {
+		a.tb.Fatalf("focus %s: %v (done: %v)", a.name(n), err, ok)
+	}
+	for deadline := time.Now().Add(10 * time.Second); !a.hasState(n, a.name(n), stateFocused); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			a.tb.Fatalf("%q did not take the focus", a.name(n))
+		}
+	}
+}
+
+// stateExpanded is the AtspiStateType bit of an open fold, menu or list.
+const stateExpanded = 10
+
+// expanded reports whether n (a fold, a menu button) is open.
+func (a *desktopApp) expanded(n a11yNode) bool {
+	a.tb.Helper()
+	return a.hasState(n, a.name(n), stateExpanded)
+}
+
+// waitExpanded waits until n is open (want) or closed.
+func (a *desktopApp) waitExpanded(n a11yNode, want bool) {
+	a.tb.Helper()
+	for deadline := time.Now().Add(10 * time.Second); a.expanded(n) != want; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			a.tb.Fatalf("%q is not %s after 10s (%s)", a.name(n), map[bool]string{true: "open", false: "closed"}[want], a.screenshot("fold-state.png"))
+		}
+	}
+}

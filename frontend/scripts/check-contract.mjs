@@ -36,6 +36,7 @@ export const pairs = {
   'ollama.StarterModel': 'StarterModel',
   'desktop.OllamaStatus': 'OllamaStatus',
   'desktop.FolderCheck': 'FolderCheck',
+  'desktop.RecentFolder': 'RecentFolder',
   'agentloop.OpenedChat': 'OpenedChat',
   'desktop.SendResult': 'SendResult',
   'desktop.Settings': 'Settings',

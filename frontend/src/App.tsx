@@ -21,6 +21,7 @@ import { useApprovalShortcuts } from './keyboard/useApprovalShortcuts'
 import { focusComposer, useMenuRequest } from './keyboard/menus'
 import { useWindowShortcuts } from './keyboard/useWindowShortcuts'
 import { useTheme } from './theme'
+import { useSidebarShown } from './sidebar'
 import { isStoppable, oldestWaitingCard, waitingOffer } from './state/chatReducer'
 import { budgetKey, findModel, headerModel, headerWorkspace, needsFirstModel, type AppState } from './state/store'
 import { useAppState, useStore } from './state/useAppState'
@@ -201,10 +202,11 @@ export function App() {
   useMenuRequest('settings', openSettings)
   useWindowTitle()
   useTheme(config?.theme)
+  const sidebar = useSidebarShown(config?.sidebar)
   return (
-    <div className="app" data-ready={ready ? 'true' : 'false'} data-testid="app">
+    <div className="app" data-ready={ready ? 'true' : 'false'} data-sidebar={sidebar ? 'shown' : 'hidden'} data-testid="app">
       <Header onSettings={openSettings} />
-      <ChatList onSearch={openSearch} onHelp={openHelp} />
+      {sidebar && <ChatList onSearch={openSearch} onHelp={openHelp} />}
       <main className="chat">
         <ErrorLine />
         {ollamaDown && config?.provider === 'openai' ? (

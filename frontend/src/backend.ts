@@ -20,6 +20,7 @@ export type ApprovalPolicy = generated.ApprovalPolicy
 export type OlderTurnsPolicy = generated.OlderTurnsPolicy
 export type Provider = generated.Provider
 export type Theme = generated.Theme
+export type SidebarChoice = generated.SidebarChoice
 export type CommandRule = generated.CommandRule
 
 export type Phase = 'idle' | 'submitted' | 'streaming' | 'tools' | 'continuing' | 'awaiting_approval' | 'awaiting_summary'
@@ -41,6 +42,14 @@ export interface Config extends Settings {
   mcpServers?: McpServerStatus[]
   /** Why the folder new chats take cannot be used (gone, or a file), with what to do; none when it can. */
   workspaceProblem?: string
+  /** The folders new chats last took, newest first (desktop.RecentFolder). */
+  recentFolders?: RecentFolder[] | null
+}
+
+/** A folder of the folder menu's recent ones; missing: moved or deleted since. */
+export interface RecentFolder {
+  path: string
+  missing?: boolean
 }
 
 /** 'not allowed': a server of the folder's own .prototyper/mcp.json the user has not allowed (it never starts). */
@@ -242,6 +251,8 @@ export interface UndoOptions {
   path?: string
   /** With path: the folder it is in (FileChange.workspace); none: where the chat last changed it. */
   workspace?: string
+  /** Every path the chat changed, back to before the chat (the review's Revert all). */
+  all?: boolean
   force?: boolean
   keep?: boolean
 }
@@ -627,6 +638,8 @@ export interface Backend {
   config(): Promise<Config>
   saveSettings(settings: Settings): Promise<void>
   setModel(name: string): Promise<void>
+  /** Saves whether the list of chats is shown, for this start and the next. */
+  setSidebar(choice: SidebarChoice): Promise<void>
   pickWorkspace(): Promise<string>
   listChats(): Promise<ChatSummary[]>
   newChat(): Promise<ChatSummary>
@@ -772,6 +785,7 @@ export function wailsBackend(): Backend {
     config: () => app().Config(),
     saveSettings: (s) => app().SaveSettings(s),
     setModel: (n) => app().SetModel(n),
+    setSidebar: (c) => app().SetSidebar(c),
     pickWorkspace: () => app().PickWorkspace(),
     listChats: async () => (await app().ListChats()) ?? [],
     newChat: () => app().NewChat(),

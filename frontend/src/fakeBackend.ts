@@ -17,6 +17,7 @@ import type {
   PromptBudget,
   PullProgress,
   Settings,
+  SidebarChoice,
   UndoOptions,
   UndoResult,
   WorkspaceServers,
@@ -119,6 +120,10 @@ export class FakeBackend implements Backend {
   async setModel(name: string) {
     this.record('SetModel', name)
     this.cfg = { ...this.cfg, model: name }
+  }
+  async setSidebar(choice: SidebarChoice) {
+    this.record('SetSidebar', choice)
+    this.cfg = { ...this.cfg, sidebar: choice }
   }
   async pickWorkspace() {
     this.record('PickWorkspace')

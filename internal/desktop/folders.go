@@ -78,3 +78,20 @@ func CreateFolder(dir string) (string, error) {
 	}
 	return abs, nil
 }
+
+// RecentFolder is a folder of the folder menu's recent ones, and whether it is gone (moved or
+// deleted since), so that the menu says so rather than offering a folder it would refuse.
+type RecentFolder struct {
+	Path    string `json:"path"`
+	Missing bool   `json:"missing,omitempty"`
+}
+
+// recentFolders are the stored recent folders as the folder menu lists them.
+func recentFolders(paths []string) []RecentFolder {
+	out := make([]RecentFolder, 0, len(paths))
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		out = append(out, RecentFolder{Path: p, Missing: err != nil || !info.IsDir()})
+	}
+	return out
+}

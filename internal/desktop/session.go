@@ -96,6 +96,11 @@ func assembleDesktop(db *store.DB, opts cli.DesktopOptions, sink events.Sink) (*
 			workspace = abs
 		}
 	}
+	if workspace != "" { // the folder the app was started with is the first of the recent ones
+		if _, err := db.UpdateSettings(func(s *store.Settings) error { s.RememberFolder(workspace); return nil }); err != nil {
+			return nil, err
+		}
+	}
 	mcpServers, err := opts.MCPFlags.Set()
 	if err != nil {
 		return nil, err
@@ -229,6 +234,9 @@ type Settings struct {
 	MCPJSON string `json:"mcpJson"`
 	// Theme: system, light or dark ("" keeps the one saved).
 	Theme string `json:"theme" ts:"Theme"`
+	// Sidebar: whether the list of chats is shown or hidden ("" keeps the one saved; saved
+	// as "", the window shows it when it is wide enough).
+	Sidebar string `json:"sidebar,omitempty" ts:"SidebarChoice"`
 	// KeepAliveMin: how long a model stays loaded after a request, in minutes (0: the
 	// default, 30; -1: as long as Ollama runs).
 	KeepAliveMin int `json:"keepAliveMin,omitempty"`
@@ -259,6 +267,8 @@ type Config struct {
 	DBPath string   `json:"dbPath"`
 	// MCPServers are the MCP servers of the workspace, with their state and tools.
 	MCPServers []mcptools.Status `json:"mcpServers"`
+	// RecentFolders are the folders new chats last took, newest first (the folder menu's).
+	RecentFolders []RecentFolder `json:"recentFolders"`
 	// WorkspaceProblem says, when the folder new chats take cannot be used (it is gone, or a
 	// file), why and what to do; "" when it can, or when there is none yet.
 	WorkspaceProblem string `json:"workspaceProblem,omitempty"`
@@ -273,7 +283,8 @@ func (d *Desktop) Config() (Config, error) {
 	}
 	workspace, model := d.session()
 	_, url := d.server.Client()
-	c := Config{Settings: settingsShown(s, workspace, model, url, d.server.Endpoint().Provider), DBPath: d.db.Path()}
+	c := Config{Settings: settingsShown(s, workspace, model, url, d.server.Endpoint().Provider), DBPath: d.db.Path(),
+		RecentFolders: recentFolders(s.RecentFolders)}
 	for _, def := range append(tools.WorkspaceDefinitions(), d.mcpDefinitions(workspace)...) {
 		c.Tools = append(c.Tools, def.Name)
 		c.ToolApproval[def.Name] = agentloop.Policy(s.ToolApproval, def)
@@ -332,7 +343,7 @@ func (d *Desktop) Workspace() string {
 
 // SetWorkspace makes dir the folder of new chats, now and at the next start.
 func (d *Desktop) SetWorkspace(dir string) error {
-	return d.choose(func() { d.workspace = dir; d.startMCP(dir) }, func(s *store.Settings) { s.Workspace = dir })
+	return d.choose(func() { d.workspace = dir; d.startMCP(dir) }, func(s *store.Settings) { s.Workspace = dir; s.RememberFolder(dir) })
 }
 
 // SetModel makes name the model of the next message, and the default of new chats, and
@@ -341,6 +352,12 @@ func (d *Desktop) SetModel(name string) error {
 	err := d.choose(func() { d.model = name }, func(s *store.Settings) { s.DefaultModel = name })
 	d.preload() // picked now, asked soon: loaded while the user types
 	return err
+}
+
+// SetSidebar saves whether the window shows its list of chats (store.Sidebar*), for this
+// start and the next.
+func (d *Desktop) SetSidebar(choice string) error {
+	return d.choose(func() {}, func(s *store.Settings) { s.Sidebar = choice })
 }
 
 // choose applies a choice of the user to the session (apply) and to the stored settings (save),
@@ -499,6 +516,7 @@ func (d *Desktop) remember() error {
 		s.DefaultModel = d.model
 		if d.workspace != "" {
 			s.Workspace = d.workspace
+			s.RememberFolder(d.workspace)
 		}
 		return nil
 	})

@@ -31,6 +31,7 @@ var settingsUnions = []struct {
 	{"OlderTurnsPolicy", "What a run does when older messages no longer fit the context (store.Summarize*).", []string{store.SummarizeAsk, store.SummarizeAlways, store.SummarizeNever}},
 	{"Provider", "The model server's API (store.Provider*).", []string{store.ProviderOllama, store.ProviderOpenAI}},
 	{"Theme", "The window's look (store.Theme*).", []string{store.ThemeSystem, store.ThemeLight, store.ThemeDark}},
+	{"SidebarChoice", "Whether the list of chats is shown (store.Sidebar*; '' : as wide enough).", []string{store.SidebarAuto, store.SidebarShown, store.SidebarHidden}},
 }
 
 // SettingsTS returns the TypeScript of [Settings] (and of the types its fields use) that the

@@ -31,7 +31,7 @@ func settingsShown(s store.Settings, workspace, model, url, provider string) Set
 		ToolApproval:        map[string]string{}, // filled by Config with every tool's policy in effect
 		FirstByteTimeoutSec: s.FirstByteTimeoutSec, OllamaBinary: s.OllamaBinary, MaxAnswerBytes: s.MaxAnswerBytes,
 		BaseURL: s.BaseURL, APIKeyEnv: s.APIKeyEnv, KeepAliveMin: s.KeepAliveMin,
-		IgnoreTextToolCalls: s.IgnoreTextToolCalls, UnconfinedCommands: s.UnconfinedCommands}
+		IgnoreTextToolCalls: s.IgnoreTextToolCalls, UnconfinedCommands: s.UnconfinedCommands, Sidebar: s.Sidebar}
 }
 
 // saveInto writes what the panel saved into s. url, workspace and model are those in effect,
@@ -61,12 +61,17 @@ func (in Settings) saveInto(s *store.Settings, url, workspace, model string) {
 	if in.OlderTurns != "" {
 		s.OlderTurns = in.OlderTurns
 	}
+	if in.Sidebar != "" {
+		s.Sidebar = in.Sidebar
+	}
 	s.UnconfinedCommands = in.UnconfinedCommands
 	// typed into text fields: spaces around them are no part of an address or a name
 	s.Provider, s.BaseURL, s.APIKeyEnv = in.Provider, strings.TrimSpace(in.BaseURL), strings.TrimSpace(in.APIKeyEnv)
 	s.MCPServers = mcpDocument(in.MCPJSON)
 	s.KeepAliveMin, s.LoopRepeats, s.IgnoreTextToolCalls = in.KeepAliveMin, in.LoopRepeats, in.IgnoreTextToolCalls
 	s.SetInstructions(workspace, in.Instructions)
+	// the folder saved is the one in use: the folder menu offers it again
+	s.RememberFolder(workspace)
 }
 
 // mcpDocument is the panel's MCP text as stored: the JSON document, or none for blank text

@@ -21,7 +21,7 @@ func TestEverySettingSavedFromThePanelIsShownBackAsSaved(t *testing.T) {
 		MCPJSON: `{"mcpServers":{}}`, Theme: store.ThemeDark, KeepAliveMin: 5, LoopRepeats: 4, IgnoreTextToolCalls: true,
 		OlderTurns: store.SummarizeNever, Instructions: "Answer in French.",
 		CommandRules: map[string][]store.CommandRule{ws: {{Pattern: "go test", Network: true}}}, CommandDeny: []string{"rm -rf /"},
-		UnconfinedCommands: true}
+		UnconfinedCommands: true, Sidebar: store.SidebarHidden}
 	v := reflect.ValueOf(in)
 	for i := range v.NumField() {
 		if v.Field(i).IsZero() {

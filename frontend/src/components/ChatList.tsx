@@ -89,6 +89,15 @@ function ChatListItem({
   const [title, setTitle] = useState(chat.title)
 
   if (mode === 'rename') {
+    // The keys go to the message box before the field goes: a text field taken out of the page
+    // while it has the focus ends WebKit's web process when assistive technology is listening
+    // (the window goes blank and deaf).
+    const leave = () => {
+      const box = document.getElementById('composer')
+      if (box instanceof HTMLTextAreaElement && !box.disabled) box.focus()
+      setMode('view')
+      focusComposer()
+    }
     return (
       <li className="chat-item active">
         <input
@@ -99,14 +108,13 @@ function ChatListItem({
           onBlur={() => setMode('view')}
           onKeyDown={(e) => {
             if (e.key === 'Enter' && title.trim()) {
+              e.preventDefault()
               void store.renameChat(chat.id, title.trim())
-              setMode('view')
-              focusComposer()
+              leave()
             } else if (e.key === 'Escape') {
               e.preventDefault() // closes the field; it does not stop a run
               setTitle(chat.title)
-              setMode('view')
-              focusComposer()
+              leave()
             }
           }}
         />

@@ -13,6 +13,7 @@ import {
 import { filesAndFolders, pathList, runChangeText } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
 import { focusComposer } from '../keyboard/menus'
+import { ExamplePrompts } from './ExamplePrompts'
 import { attentionKey } from './chatAttention'
 import { ItemBoundary } from './ItemBoundary'
 import { Message } from './Message'
@@ -437,7 +438,10 @@ function ChatScroller() {
       }}
     >
       {empty && !chat?.phase.match(/submitted/) ? (
-        <div className="empty">Describe what to build. Prototyper writes the files in your workspace.</div>
+        <div className="empty">
+          <p>Describe what to build. Prototyper writes the files in your workspace.</p>
+          <ExamplePrompts />
+        </div>
       ) : (
         <div className="timeline">
           {hidden > 0 && (

@@ -9,10 +9,29 @@ import { baseName } from './format'
 import { HeaderMenu, useHeaderMenu } from './HeaderMenu'
 import { Icon } from './icons'
 
-/** The folders a user worked in: the one shown, the next new chat's, then every chat's. */
+/** How many folders the menu lists (the Go side remembers as many: store.MaxRecentFolders). */
+const shownFolders = 8
+
+/**
+ * The folders a user worked in: the one shown, the next new chat's, those new chats last took
+ * (the one the app was started with among them, remembered across starts), then every chat's.
+ */
 export function recentFolders(s: AppState): string[] {
-  const all = [headerWorkspace(s), s.config?.workspace ?? '', ...s.chatList.map((c) => c.workspace ?? '')]
-  return Array.from(new Set(all.filter(Boolean))).slice(0, 10)
+  const all = [
+    headerWorkspace(s),
+    s.config?.workspace ?? '',
+    ...(s.config?.recentFolders ?? []).map((f) => f.path),
+    ...s.chatList.map((c) => c.workspace ?? ''),
+  ]
+  return Array.from(new Set(all.filter(Boolean))).slice(0, shownFolders)
+}
+
+/** The remembered folders that are gone (moved or deleted since), as the Go side found them. */
+function missingFolders(s: AppState): string {
+  return (s.config?.recentFolders ?? [])
+    .filter((f) => f.missing)
+    .map((f) => f.path)
+    .join('\n')
 }
 
 /**
@@ -25,7 +44,10 @@ export function FolderMenu() {
   const store = useStore()
   const workspace = useAppState(headerWorkspace)
   const folders = useAppState(useCallback((s: AppState) => recentFolders(s).join('\n'), [])).split('\n').filter(Boolean)
-  const menu = useHeaderMenu('folder')
+  const missing = new Set(useAppState(missingFolders).split('\n'))
+  // the list is read again each time the menu opens: a folder deleted since says so
+  const reload = useCallback(() => void store.loadConfig(), [store])
+  const menu = useHeaderMenu('folder', reload)
   const typed = menu.text.trim()
   // what the Go side says of the typed path: a folder that does not exist is offered to be
   // created when its parent does, rather than offered and then refused
@@ -40,7 +62,7 @@ export function FolderMenu() {
   const creatable = check?.typed === typed && !check.exists && check.canCreate
   const options = typed
     ? [creatable ? { label: `Create ${check.path} and use it`, dir: typed, create: true } : { label: `Use ${typed}`, dir: typed }]
-    : [...folders.map((f) => ({ label: f, dir: f })), { label: 'Other folder…', dir: '' }]
+    : [...folders.map((f) => ({ label: f, dir: f, missing: missing.has(f) })), { label: 'Other folder…', dir: '' }]
   const choose = async (o: { dir: string; create?: boolean }) => {
     if (o.dir && !o.create) {
       // chosen before the check came back: a folder that can be created is offered first
@@ -86,7 +108,9 @@ export function FolderMenu() {
               {o.dir && o.dir === workspace && <span aria-label="in use">✓ </span>}
               {o.dir && !typed ? (
                 <>
-                  <span className="folder-name">{baseName(o.dir)}</span> <span className="muted small">{o.dir}</span>
+                  <span className="folder-name">{baseName(o.dir)}</span>{' '}
+                  {'missing' in o && o.missing && <span className="badge warn">Not found: moved or deleted</span>}{' '}
+                  <span className="muted small">{o.dir}</span>
                 </>
               ) : (
                 o.label

@@ -6,6 +6,7 @@ import { Icon } from './icons'
 import { ModelPicker } from './ModelPicker'
 import { OllamaStartedBadge } from './OllamaStartedBadge'
 import { ShortcutButton } from './ShortcutButton'
+import { SidebarToggle } from './SidebarToggle'
 
 /** The bar above the chat: the open chat's folder and model, its run state, settings. */
 export function Header({ onSettings }: { onSettings: () => void }) {
@@ -17,6 +18,7 @@ export function Header({ onSettings }: { onSettings: () => void }) {
   })
   return (
     <header className="chat-header">
+      <SidebarToggle />
       <FolderMenu />
       <ModelPicker />
       <OllamaStartedBadge />

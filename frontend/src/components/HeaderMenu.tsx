@@ -20,6 +20,7 @@ function useCloseOutside(open: boolean, root: RefObject<HTMLElement | null>, clo
  * opens a popover inside root, with a text field (text). onOpen runs each time it opens.
  * close() empties the field and gives the focus back where it was when the menu opened (else
  * to the button), close(false) leaves the focus where it is; a press outside closes it, and so does Esc.
+ * On the button, Enter, Space and ↓ open it.
  */
 export function useHeaderMenu(name: MenuName, onOpen?: () => void) {
   const [open, setOpen] = useState(false)
@@ -51,6 +52,10 @@ export function useHeaderMenu(name: MenuName, onOpen?: () => void) {
       e.stopPropagation()
       e.preventDefault()
       close()
+    } else if (e.key === 'ArrowDown' && !open && e.target === button.current) {
+      // as a menu button does: ↓ opens it (as Enter and Space do); a letter goes to the message box
+      e.preventDefault()
+      openIt()
     }
   }
   return { open, openIt, text, setText, root, button, close, onKeyDown }

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react'
+import { useEffect, useState, type ReactNode } from 'react'
 import { errorText, type ChatHit } from '../backend'
 import { focusComposer } from '../keyboard/menus'
 import { useStore } from '../state/useAppState'
@@ -9,6 +9,20 @@ import { ComboList } from './ComboList'
 
 /** How long typing pauses before the search runs. */
 export const searchDelayMs = 120
+
+/**
+ * text with each word of query in it marked (<mark>), whatever its case, as the search found it.
+ */
+export function highlighted(text: string, query: string): ReactNode[] {
+  const words = query
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+  if (words.length === 0) return [text]
+  // the longest first, so that "hello" is marked whole beside "he"
+  const re = new RegExp(`(${words.sort((a, b) => b.length - a.length).join('|')})`, 'gi')
+  return text.split(re).map((part, i) => (i % 2 === 1 ? <mark key={i}>{part}</mark> : part))
+}
 
 /**
  * Ctrl+K: finds chats by title and by what was said in them (the store searches). Typing
@@ -86,13 +100,13 @@ export function SearchDialog({ onClose }: { onClose: () => void }) {
           content: (
             <>
               <div className="search-hit-title">
-                <span>{h.chat.title || 'Untitled'}</span>
-                <span className="muted small">
+                <span>{highlighted(h.chat.title || 'Untitled', searched)}</span>
+                <span className="muted small search-hit-when">
                   {h.chat.workspace ? `${baseName(h.chat.workspace)} · ` : ''}
                   {chatDate(h.chat.updatedAt)}
                 </span>
               </div>
-              {h.snippet && <div className="muted small search-snippet">{h.snippet}</div>}
+              {h.snippet && <div className="muted small search-snippet">{highlighted(h.snippet, searched)}</div>}
             </>
           ),
         })}

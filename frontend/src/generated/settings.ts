@@ -16,6 +16,9 @@ export type Provider = 'ollama' | 'openai'
 /** The window's look (store.Theme*). */
 export type Theme = 'system' | 'light' | 'dark'
 
+/** Whether the list of chats is shown (store.Sidebar*; '' : as wide enough). */
+export type SidebarChoice = '' | 'shown' | 'hidden'
+
 /** Commands starting with pattern run without asking in a workspace, with the host's network when network (store.CommandRule). */
 export interface CommandRule {
   pattern: string
@@ -50,6 +53,8 @@ export interface Settings {
   mcpJson: string
   /** Theme: system, light or dark ("" keeps the one saved). */
   theme: Theme
+  /** Sidebar: whether the list of chats is shown or hidden ("" keeps the one saved; saved as "", the window shows it when it is wide enough). */
+  sidebar?: SidebarChoice
   /** KeepAliveMin: how long a model stays loaded after a request, in minutes (0: the default, 30; -1: as long as Ollama runs). */
   keepAliveMin?: number
   /** LoopRepeats: how many times the same call may come in a row before the run stops. */

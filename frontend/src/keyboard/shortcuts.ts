@@ -69,6 +69,7 @@ export const modelShortcut: WindowShortcut = { label: 'Ctrl+M', key: 'm', ctrl: 
 export const helpShortcut: WindowShortcut = { label: 'Ctrl+/', key: '/', ctrl: true, does: 'Keyboard shortcuts (also ? outside a text field)' }
 export const quitShortcut: WindowShortcut = { label: 'Ctrl+Q', key: 'q', ctrl: true, does: 'Quit Prototyper (as closing the window does)' }
 export const messageShortcut: WindowShortcut = { label: 'Ctrl+L', key: 'l', ctrl: true, does: 'Put the cursor in the message box' }
+export const sidebarShortcut: WindowShortcut = { label: 'Ctrl+B', key: 'b', ctrl: true, does: 'Show or hide the list of chats' }
 
 /**
  * Every key of the window, defined once, in the order the help overlay lists them: the
@@ -82,6 +83,7 @@ export const helpList: Array<{ label: string; does: string }> = [
   modelShortcut,
   settingsShortcut,
   messageShortcut,
+  sidebarShortcut,
   { label: 'A letter', does: 'Outside a text field: write it in the message box' },
   { label: 'Enter', does: 'Send the message' },
   { label: 'Shift+Enter', does: 'New line in the message' },

@@ -1,6 +1,7 @@
 import { useEffect } from 'react'
 import { isStoppable } from '../state/chatReducer'
 import type { AppStore } from '../state/store'
+import { typeInComposer } from './composerText'
 import { focusComposer, menuOpen, openMenu } from './menus'
 import {
   folderShortcut,
@@ -12,7 +13,9 @@ import {
   quitShortcut,
   searchShortcut,
   settingsShortcut,
+  sidebarShortcut,
 } from './shortcuts'
+import { toggledSidebar } from '../sidebar'
 import { isTextField, modalDialogOpen } from './typing'
 
 export interface WindowActions {
@@ -24,7 +27,8 @@ export interface WindowActions {
 /**
  * The window's keyboard, from anywhere in it: Ctrl+N a new chat with the focus in the composer,
  * Ctrl+K search, Ctrl+, settings, Ctrl+O the folder menu, Ctrl+M the model menu, ? (outside a
- * text field) or Ctrl+/ this list, Ctrl+Q quits, Ctrl+L the message box (and a letter typed
+ * text field) or Ctrl+/ this list, Ctrl+Q quits, Ctrl+B shows or hides the list of chats,
+ * Ctrl+L the message box (and a letter typed
  * outside a text field is written there). Esc closes the menu or dialog that is open (each closes
  * itself and keeps the key); only with none open does it stop the open chat's run.
  */
@@ -39,18 +43,6 @@ function writesInTheMessageBox(e: KeyboardEvent): boolean {
   if (isTextField(at) || (at instanceof Element && at.closest('select, [role="combobox"], [role="listbox"], [role="menu"]'))) return false
   const box = document.getElementById('composer')
   return box instanceof HTMLTextAreaElement && !box.disabled && at !== box
-}
-
-/** Puts the cursor at the end of the message box and writes text there, as typing does. */
-function typeInComposer(text: string): void {
-  const box = document.getElementById('composer') as HTMLTextAreaElement
-  box.focus()
-  box.setSelectionRange(box.value.length, box.value.length)
-  // as typed: the field's input event updates the draft
-  if (typeof document.execCommand !== 'function' || !document.execCommand('insertText', false, text)) {
-    box.setRangeText(text, box.value.length, box.value.length, 'end')
-    box.dispatchEvent(new Event('input', { bubbles: true }))
-  }
 }
 
 export function useWindowShortcuts(store: AppStore, actions: WindowActions): void {
@@ -85,6 +77,7 @@ export function useWindowShortcuts(store: AppStore, actions: WindowActions): voi
       else if (matchesWindow(e, helpShortcut) || plainQuestion) run(openHelp)
       else if (matchesWindow(e, quitShortcut)) run(store.quit)
       else if (matchesWindow(e, messageShortcut)) run(focusComposer)
+      else if (matchesWindow(e, sidebarShortcut)) run(() => void store.setSidebar(toggledSidebar(store.getState().config?.sidebar)))
       else if (writesInTheMessageBox(e)) run(() => typeInComposer(e.key))
     }
     // The focus is never lost: when the element that had it leaves the page (a spent button, a

@@ -6,7 +6,7 @@
 // asks (pendingChange) whether it is for this chat, from its next message on, or for a new
 // chat; with no chat open it is what the next new chat takes.
 
-import type { FolderCheck, Settings, WorkspaceServers } from '../backend'
+import type { FolderCheck, Settings, SidebarChoice, WorkspaceServers } from '../backend'
 import { errorText } from '../backend'
 import { activeSummary, budgetKey, headerModel, headerWorkspace, sameModel, type StateCell } from './appState'
 
@@ -60,6 +60,17 @@ export class SettingsAndPicks {
       if (config) this.cell.set({ config: { ...config, model: name } })
       else await this.loadConfig()
       void this.loadBudget()
+    } catch (err) {
+      this.cell.fail(err)
+    }
+  }
+
+  /** Shows or hides the list of chats at once, and saves the choice for the next start. */
+  async setSidebar(choice: SidebarChoice): Promise<void> {
+    const config = this.cell.get().config
+    if (config) this.cell.set({ config: { ...config, sidebar: choice } })
+    try {
+      await this.cell.backend.setSidebar(choice)
     } catch (err) {
       this.cell.fail(err)
     }

@@ -199,6 +199,7 @@ export class AppStore {
   loadBudget = (): Promise<void> => this.settings.loadBudget()
   pickWorkspace = (): Promise<void> => this.settings.pickWorkspace()
   setModel = (name: string): Promise<void> => this.settings.setModel(name)
+  setSidebar: SettingsAndPicks['setSidebar'] = (choice) => this.settings.setSidebar(choice)
   saveSettings: SettingsAndPicks['saveSettings'] = (settings) => this.settings.saveSettings(settings)
   chooseFolder = (): Promise<void> => this.settings.chooseFolder()
   requestFolder = (dir: string): Promise<void> => this.settings.requestFolder(dir)
