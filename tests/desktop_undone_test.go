@@ -1,0 +1,91 @@
+package tests
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"prototyper/events"
+)
+
+// waitNamed waits for an object of the window's accessibility tree, of any role, named name,
+// and reports whether one came.
+func (a *desktopApp) waitNamed(name string, timeout time.Duration) bool {
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		found := false
+		a.each(func(n a11yNode) { found = found || a.name(n) == name })
+		if found {
+			return true
+		}
+	}
+	return false
+}
+
+// descriptions lists the accessible descriptions of the window's buttons named name.
+func (a *desktopApp) descriptions(name string) []string {
+	var out []string
+	for _, c := range a.controls(rolePushButton, name) {
+		v, err := a.a11yBus().Object(c.node.Dest, c.node.Path).GetProperty(atspiAccessible + ".Description")
+		if err == nil {
+			s, _ := v.Value().(string)
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// After Alt+Z the card of the call whose change was taken back reads undone and the run's
+// answer says its changes were undone, also after the app is started again; Alt+Y makes them
+// read done again. The cards are titled by what happened, and a step's statistics are the
+// description of a button rather than a line under every step.
+func TestDesktopAnUndoneRunReadsUndoneInItsCardAndAnswerUntilARedo(t *testing.T) {
+	r := twoRuns(t)
+	const line = "The changes made here were undone: b.txt."
+	if !r.app.waitNamed("Created b.txt", 20*time.Second) {
+		t.Fatalf("no card titled %q (%s)", "Created b.txt", r.app.screenshot("undone-titles.png"))
+	}
+	stats := r.app.descriptions("Statistics of this step")
+	if len(stats) == 0 || !strings.Contains(stats[0], "tokens") {
+		t.Errorf("the steps' statistics buttons describe %q, want their tokens", stats)
+	}
+	if said := r.app.textsWith("tokens/s"); len(said) != 0 {
+		t.Errorf("the statistics are shown under the steps without being asked for: %q", said)
+	}
+
+	r.app.key("alt+z")
+	r.waitLog(t, events.Undo, true, 30*time.Second)
+	r.wantFile(t, "b.txt", "", 0)
+	if !r.app.waitNamed("Created b.txt, undone", 20*time.Second) {
+		t.Errorf("the card of the undone write does not read undone (%s)", r.app.screenshot("undone-card.png"))
+	}
+	if !r.app.says(line) {
+		t.Errorf("the undone run's answer does not say %q", line)
+	}
+	if !r.app.waitNamed("Replaced a.txt", 5*time.Second) {
+		t.Errorf("the first run's card no longer reads done")
+	}
+	_, db := r.finish(t, "undone-after-undo.png")
+	db.Close()
+
+	r.relaunch(t, twoRunsModel, "bridge-undone-relaunch")
+	if !r.app.waitNamed("Created b.txt, undone", 20*time.Second) {
+		t.Errorf("started again, the card of the undone write does not read undone (%s)", r.app.screenshot("undone-relaunched.png"))
+	}
+	if !r.app.says(line) {
+		t.Errorf("started again, the undone run's answer does not say %q", line)
+	}
+
+	r.app.key("alt+y")
+	r.waitLog(t, events.Redo, true, 30*time.Second)
+	r.wantFile(t, "b.txt", "new\n", 0o644)
+	if !r.app.waitNamed("Created b.txt", 20*time.Second) {
+		t.Errorf("after the redo the card does not read done (%s)", r.app.screenshot("undone-redone.png"))
+	}
+	for deadline := time.Now().Add(20 * time.Second); len(r.app.textsWith(line)) != 0; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Errorf("after the redo the answer still says %q", line)
+			break
+		}
+	}
+	r.finish(t, "undone-redone.png")
+}
