@@ -1,4 +1,4 @@
-import { useMemo, useSyncExternalStore } from 'react'
+import { useMemo, useState, useSyncExternalStore } from 'react'
 import { highlightCode, highlighterVersion, subscribeHighlighter } from '../markdown/render'
 
 /** One line of a unified diff as the view shows it. */
@@ -41,6 +41,42 @@ export function diffLines(diff: string): DiffLine[] {
   return out
 }
 
+/** A row of the side-by-side view: the line before and the line after, either missing. */
+export interface SplitRow {
+  before: DiffLine | null
+  after: DiffLine | null
+  /** A hunk header or a note, across both sides. */
+  across?: DiffLine
+}
+
+/**
+ * The lines of a diff side by side: a context line on both sides, the lines a block removed
+ * beside the ones it added in their place, in order.
+ */
+export function splitRows(lines: DiffLine[]): SplitRow[] {
+  const rows: SplitRow[] = []
+  let dels: DiffLine[] = []
+  let adds: DiffLine[] = []
+  const flush = () => {
+    for (let i = 0; i < Math.max(dels.length, adds.length); i++) rows.push({ before: dels[i] ?? null, after: adds[i] ?? null })
+    dels = []
+    adds = []
+  }
+  for (const l of lines) {
+    if (l.kind === 'del') {
+      if (adds.length > 0) flush()
+      dels.push(l)
+    } else if (l.kind === 'add') {
+      adds.push(l)
+    } else {
+      flush()
+      rows.push(l.kind === 'context' ? { before: l, after: l } : { before: null, after: null, across: l })
+    }
+  }
+  flush()
+  return rows
+}
+
 const extensionLanguages: Record<string, string> = { rs: 'rust', h: 'c', hpp: 'cpp', cc: 'cpp', htm: 'xml', mk: 'makefile', jsonc: 'json' }
 
 /** The highlighter's language for a file, by its name; '' when there is none. */
@@ -59,7 +95,8 @@ const sign: Record<DiffLine['kind'], string> = { add: '+', del: '−', context: 
 /**
  * A change as a unified diff: each line with its numbers before and after, its sign, its text
  * in the colours of the file's language (the highlighter of the answers' code) and wrapped
- * where it is long. Folded under its summary unless open.
+ * where it is long; "Side by side" shows the lines before beside the lines after. Folded
+ * under its summary unless open.
  */
 export function DiffView({ diff, open = false, label = 'Diff', path = '' }: { diff: string; open?: boolean; label?: string; path?: string }) {
   const version = useSyncExternalStore(subscribeHighlighter, highlighterVersion)
@@ -73,11 +110,54 @@ export function DiffView({ diff, open = false, label = 'Diff', path = '' }: { di
   )
   const added = lines.filter((l) => l.kind === 'add').length
   const removed = lines.filter((l) => l.kind === 'del').length
+  const [split, setSplit] = useState(false)
+  const text = (l: DiffLine, i: number) =>
+    html[i] !== null && html[i] !== undefined ? (
+      // the highlighter escapes the text it is given
+      <code className="diff-text hljs" role="cell" dangerouslySetInnerHTML={{ __html: html[i] || ' ' }} />
+    ) : (
+      <code className="diff-text" role="cell">
+        {l.text || ' '}
+      </code>
+    )
+  const side = (l: DiffLine | null, which: 'before' | 'after') => {
+    if (!l) return [<span key={`${which}-n`} className="ln" role="cell" />, <span key={`${which}-t`} className="diff-text empty" role="cell" />]
+    const n = which === 'before' ? l.oldLine : l.newLine
+    return [
+      <span key={`${which}-n`} className={`ln ${l.kind}`} role="cell" aria-label={`line ${n} ${which}`}>
+        {n}
+      </span>,
+      <span key={`${which}-t`} className={`side ${l.kind}`}>
+        {text(l, lines.indexOf(l))}
+      </span>,
+    ]
+  }
   return (
     <details className="diff" open={open || undefined}>
       <summary>
         {label} <span className="add">+{added}</span> <span className="del">−{removed}</span>
       </summary>
+      <button type="button" className="link diff-layout" aria-pressed={split} onClick={() => setSplit((v) => !v)}>
+        Side by side
+      </button>
+      {split ? (
+        <div className="diff-lines split" role="table" aria-label={`${label}, side by side: ${added} lines added, ${removed} removed`}>
+          {splitRows(lines).map((r, i) =>
+            r.across ? (
+              <div key={i} className={`diff-line ${r.across.kind}`} role="row">
+                <span className="diff-text" role="cell">
+                  {r.across.text}
+                </span>
+              </div>
+            ) : (
+              <div key={i} className="diff-line split-row" role="row" data-testid="diff-row">
+                {side(r.before, 'before')}
+                {side(r.after, 'after')}
+              </div>
+            ),
+          )}
+        </div>
+      ) : (
       <div className="diff-lines" role="table" aria-label={`${label}: ${added} lines added, ${removed} removed`}>
         {lines.map((l, i) =>
           l.kind === 'hunk' || l.kind === 'note' ? (
@@ -97,18 +177,12 @@ export function DiffView({ diff, open = false, label = 'Diff', path = '' }: { di
               <span className="sign" aria-hidden="true">
                 {sign[l.kind]}
               </span>
-              {html[i] !== null && html[i] !== undefined ? (
-                // the highlighter escapes the text it is given
-                <code className="diff-text hljs" role="cell" dangerouslySetInnerHTML={{ __html: html[i] || ' ' }} />
-              ) : (
-                <code className="diff-text" role="cell">
-                  {l.text || ' '}
-                </code>
-              )}
+              {text(l, i)}
             </div>
           ),
         )}
       </div>
+      )}
     </details>
   )
 }

@@ -4,7 +4,7 @@ import type { AgentEvent, OpenedChat } from '../backend'
 import { chatFromSnapshot, reduceChat, type ToolCard as Model, type ToolVisualState, type MessageView } from '../state/chatReducer'
 import { loadHighlighter } from '../markdown/render'
 import { ChatView } from './ChatView'
-import { diffLines, DiffView, languageOf } from './DiffView'
+import { diffLines, DiffView, languageOf, splitRows } from './DiffView'
 import { UsageLine } from './Message'
 import { ToolCard } from './ToolCard'
 import { toolTitle } from './toolTitle'
@@ -92,6 +92,30 @@ describe('a diff', () => {
     expect(languageOf('Makefile')).toBe('makefile')
     expect(languageOf('lib.rs')).toBe('rust')
     expect(languageOf('README')).toBe('')
+  })
+})
+
+describe('a diff side by side', () => {
+  const diff = '@@ -1,3 +1,3 @@\n same\n-old one\n-old two\n+new one\n tail\n'
+
+  it('puts the removed lines beside the ones added in their place', () => {
+    const rows = splitRows(diffLines(diff)).filter((r) => !r.across)
+    expect(rows.map((r) => [r.before?.text ?? null, r.after?.text ?? null])).toEqual([
+      ['same', 'same'],
+      ['old one', 'new one'],
+      ['old two', null],
+      ['tail', 'tail'],
+    ])
+  })
+
+  it('is a toggle of the diff, pressed when on', () => {
+    render(<DiffView diff={diff} open path="a.txt" />)
+    const toggle = screen.getByRole('button', { name: 'Side by side' })
+    expect(toggle.getAttribute('aria-pressed')).toBe('false')
+    fireEvent.click(toggle)
+    expect(toggle.getAttribute('aria-pressed')).toBe('true')
+    expect(screen.getAllByTestId('diff-row')).toHaveLength(4)
+    expect(screen.queryAllByTestId('diff-line')).toHaveLength(0)
   })
 })
 
