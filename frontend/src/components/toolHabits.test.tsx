@@ -31,7 +31,8 @@ function card(over: Partial<Model> = {}): Model {
 describe('a tool card is titled by what happened', () => {
   it.each<[string, Partial<Model>, string]>([
     ['a file created', { details: { path: 'index.html', created: true } }, 'Created index.html'],
-    ['a file replaced', { details: { path: 'index.html', created: false } }, 'Replaced index.html'],
+    ['a file replaced', { details: { path: 'index.html', changed: true } }, 'Replaced index.html'],
+    ['a file written as it was', { details: { path: 'index.html' } }, 'Wrote index.html'],
     ['an edit', { name: 'edit_file' }, 'Edited index.html'],
     ['a read', { name: 'read_file', args: { path: 'notes.md' } }, 'Read notes.md'],
     ['a deletion', { name: 'delete_path', args: { path: 'old.txt' } }, 'Deleted old.txt'],

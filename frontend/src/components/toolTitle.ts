@@ -26,12 +26,14 @@ const verbs: Record<string, Verb> = {
   stop_server: { base: 'Stop the server', doing: 'Stopping the server', done: 'Stopped the server' },
 }
 
-/** write_file creates or replaces: which one, once the result or the preview says it. */
+/**
+ * write_file creates or replaces: which one, once its result says it (created and changed are
+ * left out when false) or its preview does; before either, it writes.
+ */
 function writeVerb(card: Pick<ToolCard, 'details' | 'preview'>): Verb {
-  const created = card.details?.created ?? card.preview?.created
-  if (created === true) return { base: 'Create', doing: 'Creating', done: 'Created' }
-  if (created === false && card.details?.changed === false) return { base: 'Write', doing: 'Writing', done: 'Left unchanged' }
-  if (created === false) return { base: 'Replace', doing: 'Replacing', done: 'Replaced' }
+  const d = card.details
+  if (d?.created || (!d && card.preview?.created)) return { base: 'Create', doing: 'Creating', done: 'Created' }
+  if (d?.changed || (!d && card.preview && !card.preview.created)) return { base: 'Replace', doing: 'Replacing', done: 'Replaced' }
   return { base: 'Write', doing: 'Writing', done: 'Wrote' }
 }
 
