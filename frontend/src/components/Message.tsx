@@ -2,6 +2,7 @@ import { memo, useId, useState } from 'react'
 import type { MessageView } from '../state/chatReducer'
 import { Markdown } from '../markdown/Markdown'
 import { ReasoningBlock } from './ReasoningBlock'
+import { Icon } from './icons'
 
 /** A data URL for an image's base64, its type read from its first bytes. */
 export function imageURL(b64: string): string {
@@ -71,7 +72,7 @@ function StepStatistics({ parts }: { parts: string[] }) {
           }
         }}
       >
-        <span aria-hidden="true">ⓘ</span>
+        <Icon name="info" size={13} />
       </button>
       <span className="step-stats-text" role="tooltip" id={id} data-testid="step-stats">
         {text}
