@@ -89,3 +89,42 @@ func TestDesktopAnUndoneRunReadsUndoneInItsCardAndAnswerUntilARedo(t *testing.T)
 	}
 	r.finish(t, "undone-redone.png")
 }
+
+// Restore to here before the first message turns every later call that changed a file undone,
+// and each run's answer says so.
+func TestDesktopRestoreToHereTurnsEveryLaterRunsCardsUndone(t *testing.T) {
+	r := twoRuns(t)
+	r.app.press("Restore to here, before “Change a.txt”")
+	r.waitLog(t, events.Undo, true, 30*time.Second)
+	for _, name := range []string{"Replaced a.txt, undone", "Created b.txt, undone"} {
+		if !r.app.waitNamed(name, 20*time.Second) {
+			t.Errorf("no card reads %q (%s)", name, r.app.screenshot("restore-undone.png"))
+		}
+	}
+	for _, line := range []string{"The changes made here were undone: a.txt.", "The changes made here were undone: b.txt."} {
+		if !r.app.says(line) {
+			t.Errorf("no answer says %q", line)
+		}
+	}
+	r.finish(t, "restore-undone.png")
+}
+
+// A Revert of one file in Changes turns only the card of the call that changed it undone, and
+// its run's answer says some of its changes were undone.
+func TestDesktopARevertInChangesTurnsOnlyThatFilesCardUndone(t *testing.T) {
+	r := twoRuns(t)
+	r.app.key("alt+c")
+	r.app.press("Revert a.txt to before this chat")
+	r.waitLog(t, events.Undo, true, 30*time.Second)
+	r.app.key("Escape") // the review closes; the chat is read again
+	if !r.app.waitNamed("Replaced a.txt, undone", 20*time.Second) {
+		t.Errorf("the reverted file's card does not read undone (%s)", r.app.screenshot("revert-undone.png"))
+	}
+	if !r.app.waitNamed("Created b.txt", 5*time.Second) {
+		t.Errorf("the card of the file left as it is no longer reads done")
+	}
+	if !r.app.says("The changes made here were undone: a.txt.") {
+		t.Errorf("the first run's answer does not say its change was undone")
+	}
+	r.finish(t, "revert-undone.png")
+}
