@@ -21,6 +21,13 @@ func (a *desktopApp) waitNamed(name string, timeout time.Duration) bool {
 	return false
 }
 
+// pressToggle activates the one toggle button (a button with aria-pressed) named name.
+func (a *desktopApp) pressToggle(name string) {
+	a.tb.Helper()
+	const roleToggleButton a11yRole = 62 // ATSPI_ROLE_TOGGLE_BUTTON
+	a.activate(a.waitControl(roleToggleButton, name, 20*time.Second))
+}
+
 // descriptions lists the accessible descriptions of the window's buttons named name.
 func (a *desktopApp) descriptions(name string) []string {
 	var out []string
@@ -127,4 +134,26 @@ func TestDesktopARevertInChangesTurnsOnlyThatFilesCardUndone(t *testing.T) {
 		t.Errorf("the first run's answer does not say its change was undone")
 	}
 	r.finish(t, "revert-undone.png")
+}
+
+// A change waiting for approval is titled as a question of what it would do, and its diff
+// numbers each line before and after the change; the side-by-side view is a toggle of it.
+func TestDesktopAWaitingChangeIsTitledAndItsDiffNumbersItsLines(t *testing.T) {
+	r := previewWaits(t)
+	if !r.app.waitNamed("Replace hello.txt?", 20*time.Second) {
+		t.Errorf("no card titled %q (%s)", "Replace hello.txt?", r.app.screenshot("diff-numbered.png"))
+	}
+	for _, name := range []string{"Diff: 1 lines added, 1 removed", "line 1 before", "line 1 after"} {
+		if !r.app.waitNamed(name, 10*time.Second) {
+			t.Errorf("the diff has nothing named %q (%s)", name, r.app.screenshot("diff-numbered.png"))
+		}
+	}
+	r.app.pressToggle("Side by side")
+	if !r.app.waitNamed("Diff, side by side: 1 lines added, 1 removed", 10*time.Second) {
+		t.Errorf("the diff is not shown side by side (%s)", r.app.screenshot("diff-side-by-side.png"))
+	}
+	r.app.screenshot("diff-side-by-side.png")
+	r.app.key("alt+d")
+	r.waitLog(t, events.RunFinished, true, 60*time.Second)
+	r.finish(t, "diff-denied.png")
 }
