@@ -206,12 +206,50 @@ func (a *Agent) withContent(chatID, folder string, s tools.PathState) (located, 
 	return located{folder, s}, nil
 }
 
-// emitReverted announces an undo or a redo done.
+// emitReverted announces an undo or a redo done, with the cards and answers it turned (an
+// undo's "undone", a redo's back to done): the state of every call that changed files.
 func (a *Agent) emitReverted(chatID string, redo bool, res UndoResult) {
 	typ := events.Undo
 	if redo {
 		typ = events.Redo
 	}
-	a.emit(events.Event{ChatID: chatID, Type: typ, ChangeID: res.ChangeID, Reverts: res.Reverts,
-		Paths: append(res.Paths, res.Kept...)})
+	ev := events.Event{ChatID: chatID, Type: typ, ChangeID: res.ChangeID, Reverts: res.Reverts,
+		Paths: append(res.Paths, res.Kept...)}
+	// the undo is done and recorded: a database that cannot be read now leaves the cards as
+	// they were until the chat is opened again, which reads them from the same records
+	if states, runs, err := a.revertedStates(chatID); err == nil {
+		ev.ToolStates, ev.UndoneRuns = states, runs
+	}
+	a.emit(ev)
+}
+
+// revertedStates are the states of the chat's calls that changed files and the lines of its
+// runs whose changes stand undone, as an undo or a redo leaves them.
+func (a *Agent) revertedStates(chatID string) (map[string]string, map[string]string, error) {
+	changes, err := a.changesOf(chatID)
+	if err != nil {
+		return nil, nil, err
+	}
+	calls, err := a.cfg.Store.ToolCalls(chatID)
+	if err != nil {
+		return nil, nil, err
+	}
+	changers := map[string]bool{}
+	for _, c := range changes {
+		for _, pc := range c.Paths {
+			changers[pc.CallID] = true
+			for _, id := range pc.Calls {
+				changers[id] = true
+			}
+		}
+	}
+	// under the chat's lock, with no run going (an undo waits for none): no call is of a live run
+	undone := UndoneOf(changes, "")
+	states := map[string]string{}
+	for _, r := range calls {
+		if changers[r.ID] {
+			states[r.ID] = undone.State(r, false)
+		}
+	}
+	return states, undone.Runs, nil
 }

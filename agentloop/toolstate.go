@@ -59,12 +59,12 @@ func RecordState(r store.ToolCallRecord, ofLiveRun bool) string {
 	return CardInterrupted
 }
 
-// recordStates gives each record of an opened chat its card's state: a record is of the live
-// run when the chat has one and the record names no other.
-func recordStates(records []store.ToolCallRecord, liveRunID string) map[string]string {
+// recordStates gives each record of an opened chat its card's state ([Undone.State]): a
+// record is of the live run when the chat has one and the record names no other.
+func recordStates(records []store.ToolCallRecord, liveRunID string, undone Undone) map[string]string {
 	out := make(map[string]string, len(records))
 	for _, r := range records {
-		out[r.ID] = RecordState(r, liveRunID != "" && (r.RunID == "" || r.RunID == liveRunID))
+		out[r.ID] = undone.State(r, liveRunID != "" && (r.RunID == "" || r.RunID == liveRunID))
 	}
 	return out
 }

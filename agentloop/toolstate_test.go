@@ -51,14 +51,14 @@ func TestARecordIsOfTheLiveRunWhenItNamesNoOtherRun(t *testing.T) {
 		{ID: "unnamed", Pending: true},
 		{ID: "older", RunID: "r1", Pending: true},
 	}
-	got := recordStates(records, "r2")
+	got := recordStates(records, "r2", Undone{})
 	want := map[string]string{"mine": CardRunning, "unnamed": CardRunning, "older": CardInterrupted}
 	for id, w := range want {
 		if got[id] != w {
 			t.Errorf("%s: %q, want %q", id, got[id], w)
 		}
 	}
-	if s := recordStates(records, ""); s["mine"] != CardInterrupted || s["unnamed"] != CardInterrupted {
+	if s := recordStates(records, "", Undone{}); s["mine"] != CardInterrupted || s["unnamed"] != CardInterrupted {
 		t.Errorf("no live run: %v, want every pending record interrupted", s)
 	}
 }

@@ -24,9 +24,12 @@ type OpenedChat struct {
 	Phase     events.Phase           `json:"phase"`
 	Busy      bool                   `json:"busy,omitempty"` // Phase.Busy(): the header's spinner and Stop
 	LiveRunID string                 `json:"liveRunId"`
-	// ToolStates is the state each tool call's card is drawn in, by call id ([RecordState]):
+	// ToolStates is the state each tool call's card is drawn in, by call id ([Undone.State]):
 	// the window draws it as given.
 	ToolStates map[string]string `json:"toolStates"`
+	// UndoneRuns is, for each run whose changes an undo took back (some or all, [UndoneOf]),
+	// the line its answer carries saying so.
+	UndoneRuns map[string]string `json:"undoneRuns,omitempty"`
 	// EmptyAnswers are the ids of the answers that are empty answers ([IsEmptyAnswer]).
 	EmptyAnswers []string `json:"emptyAnswers,omitempty"`
 	// Changes are the chat's checkpoints: which runs changed files (and can be undone), and
@@ -138,8 +141,12 @@ func (a *Agent) Open(chatID string) (OpenedChat, error) {
 	if err != nil {
 		return OpenedChat{}, err
 	}
+	undone, err := a.undone(chatID)
+	if err != nil {
+		return OpenedChat{}, err
+	}
 	phase, live := a.Phase(chatID), a.LiveRun(chatID)
 	return OpenedChat{Chat: ChatSummary{Chat: c, Phase: phase, Busy: phase.Busy()}, Messages: msgs, ToolCalls: calls,
-		Phase: phase, Busy: phase.Busy(), LiveRunID: live, ToolStates: recordStates(calls, live),
+		Phase: phase, Busy: phase.Busy(), LiveRunID: live, ToolStates: recordStates(calls, live, undone), UndoneRuns: undone.Runs,
 		EmptyAnswers: emptyAnswers(msgs), Changes: changes, Notes: notes}, nil
 }

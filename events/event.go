@@ -251,6 +251,10 @@ type Event struct {
 	NotUndoable []string `json:"notUndoable,omitempty"`
 	ChangeID    string   `json:"changeId,omitempty"`
 	Reverts     []string `json:"reverts,omitempty"`
+	// undo, redo: the state of every card of a call that changed files, and the line each
+	// run's answer carries about its changes taken back (agentloop.UndoneOf), as they stand now.
+	ToolStates map[string]string `json:"toolStates,omitempty"`
+	UndoneRuns map[string]string `json:"undoneRuns,omitempty"`
 	// Unchanged (tool.result): paths the call's checkpoint named that its run left as they
 	// were before it (the call failed, or put back what it wrote): the run changed nothing there.
 	Unchanged []string `json:"unchanged,omitempty"`

@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -43,9 +44,12 @@ type PathChange struct {
 	// Workspace is the folder Path is in: the workspace of the run that touched it (a
 	// chat's folder can change between runs). "" in changes recorded before it was kept:
 	// the chat's folder.
-	Workspace string          `json:"workspace,omitempty"`
-	CallID    string          `json:"callId,omitempty"` // the call that first touched it
-	Before    tools.PathState `json:"before"`
+	Workspace string `json:"workspace,omitempty"`
+	CallID    string `json:"callId,omitempty"` // the call that first touched it
+	// Calls are the later calls of the run that touched it, in order: what an undo of the
+	// path takes back is theirs too. Empty in changes recorded before it was kept.
+	Calls  []string        `json:"calls,omitempty"`
+	Before tools.PathState `json:"before"`
 	// After is what the change left there; nil while the call that touched it last has not
 	// completed (or never did: the app died while it ran).
 	After *tools.PathState `json:"after,omitempty"`
@@ -158,18 +162,21 @@ func (db *DB) addBefore(tx *bolt.Tx, r ToolCallRecord, before []tools.PathState)
 	if c == nil {
 		c = &Change{ID: r.RunID, ChatID: r.ChatID, Kind: ChangeRun, CreatedAt: db.now()}
 	}
-	known := make(map[string]bool, len(c.Paths)+len(before)) // c.Path for each: one pass, not one per state
+	known := make(map[string]int, len(c.Paths)+len(before)) // c.Path for each: one pass, not one per state
 	for i := range c.Paths {
-		known[c.Paths[i].Path] = true
+		known[c.Paths[i].Path] = i
 	}
 	for _, s := range before {
-		if known[s.Path] {
+		if i, ok := known[s.Path]; ok {
+			if pc := &c.Paths[i]; pc.CallID != r.ID && !slices.Contains(pc.Calls, r.ID) {
+				pc.Calls = append(pc.Calls, r.ID)
+			}
 			continue
 		}
 		if err := b.keep(s); err != nil {
 			return nil, err
 		}
-		known[s.Path] = true
+		known[s.Path] = len(c.Paths)
 		c.Paths = append(c.Paths, PathChange{Path: s.Path, Workspace: r.Workspace, CallID: r.ID, Before: s})
 		recorded = append(recorded, s.Path)
 	}

@@ -158,6 +158,13 @@ func TestContractEveryScenarioOfTheStoreOpensInTheWindow(t *testing.T) {
 			out := e.run("", "Write hello.txt", agentloop.RunOptions{Model: writerModel.Name, Think: "on", Approve: agentloop.ApproveAuto})
 			return e.opened(out.ChatID, e.expectAll(out.ChatID, "completed"))
 		}},
+		{"undone-write", real, func(e *contractEnv) contractFixture {
+			out := e.run("", "Write hello.txt", agentloop.RunOptions{Model: writerModel.Name, Think: "on", Approve: agentloop.ApproveAuto})
+			if _, err := e.agent.Undo(context.Background(), out.ChatID, agentloop.UndoOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			return e.opened(out.ChatID, e.expectAll(out.ChatID, "undone"))
+		}},
 		{"five-calls", real, func(e *contractEnv) contractFixture {
 			out := e.run("", "List the workspace five times", agentloop.RunOptions{Model: fiveCallsModel.Name, Approve: agentloop.ApproveAuto})
 			return e.opened(out.ChatID, e.expectAll(out.ChatID, "completed"))

@@ -377,6 +377,8 @@ export interface OpenedChat {
   versions?: Version[] | null
   /** What the chat's runs said besides their messages, oldest run first. */
   notes?: ChatNote[] | null
+  /** For each run whose changes an undo took back (agentloop.UndoneOf), the line its answer carries. */
+  undoneRuns?: Record<string, string> | null
 }
 
 /** Of a message that starts one version of the history after its predecessor: "< 2/3 >". */
@@ -576,6 +578,9 @@ export interface AgentEvent {
   /** undo, redo: the change made, and the changes it took back. */
   changeId?: string
   reverts?: string[] | null
+  /** undo, redo: the state of every card of a call that changed files, and the lines of the runs whose changes stand undone. */
+  toolStates?: Record<string, string> | null
+  undoneRuns?: Record<string, string> | null
   /** context.summary_offered, context.summary_answered: the offer, and the answer. */
   offerId?: string
   choice?: SummaryChoice

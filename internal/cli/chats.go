@@ -88,15 +88,19 @@ func chatsCommand(ctx context.Context, args []string, io IO) int {
 		err = listChats(db, asJSON, io.Out)
 	} else {
 		var t store.Transcript
+		var undone agentloop.Undone
 		t, err = loadTranscript(db, rest[0])
+		if err == nil {
+			undone, err = loadUndone(db, t.Chat)
+		}
 		switch {
 		case err != nil:
 		case verb == "show":
-			err = writeShow(io.Out, t)
+			err = writeShow(io.Out, t, undone)
 		case format == "json":
 			err = writeJSON(io.Out, t)
 		default:
-			err = writeMarkdown(io.Out, t)
+			err = writeMarkdown(io.Out, t, undone)
 		}
 	}
 	if err != nil {
@@ -164,6 +168,15 @@ func chatByPrefix(db *store.DB, prefix string) (store.Chat, error) {
 	return store.Chat{}, fmt.Errorf("%d chats start with %q: give more of the ID", len(found), prefix)
 }
 
+// loadUndone reads what of the chat's changes stands undone, as the window shows it.
+func loadUndone(db *store.DB, c store.Chat) (agentloop.Undone, error) {
+	changes, err := db.Changes(c.ID)
+	if err != nil {
+		return agentloop.Undone{}, err
+	}
+	return agentloop.UndoneOf(changes, c.Workspace), nil
+}
+
 // writeJSON writes the transcript with its exact text: JSON escapes control characters,
 // and writeJSONValue the rest that a terminal would act on.
 func writeJSON(w io.Writer, t store.Transcript) error { return writeJSONValue(w, t) }
@@ -196,9 +209,9 @@ func writeJSONValue(w io.Writer, v any) error {
 }
 
 // toolStatus says what became of a call, in the state the window draws its card in
-// ([agentloop.RecordState]): a pending record with no live run to finish it was interrupted.
-func toolStatus(t store.Transcript, r store.ToolCallRecord) string {
-	switch agentloop.RecordState(r, ofLiveRun(t, r)) {
+// ([agentloop.Undone.State]): a pending record with no live run to finish it was interrupted.
+func toolStatus(t store.Transcript, undone agentloop.Undone, r store.ToolCallRecord) string {
+	switch undone.State(r, ofLiveRun(t, r)) {
 	case agentloop.CardDenied:
 		s := "denied by " + r.Approval.By
 		if r.Approval.Reason != "" {
@@ -219,6 +232,8 @@ func toolStatus(t store.Transcript, r store.ToolCallRecord) string {
 		return fmt.Sprintf("stopped while it ran, %d ms", r.DurationMs)
 	case agentloop.CardCompleted:
 		return fmt.Sprintf("ok, %d ms", r.DurationMs)
+	case agentloop.CardUndone:
+		return fmt.Sprintf("ok, %d ms; undone since", r.DurationMs)
 	}
 	return fmt.Sprintf("failed, %d ms", r.DurationMs)
 }
@@ -243,11 +258,12 @@ func toolRecords(t store.Transcript) map[string]store.ToolCallRecord {
 }
 
 // writeShow prints a transcript for reading on a terminal: everything it prints is sanitized.
-func writeShow(w io.Writer, t store.Transcript) error {
+func writeShow(w io.Writer, t store.Transcript, undone agentloop.Undone) error {
 	ew := &errWriter{w: w, sanitize: true}
 	c := t.Chat
 	ew.printf("%s\n%s · %d messages · model %s · workspace %s\n", orDash(c.Title), c.ID, c.MessageCount, orDash(c.Model), orDash(c.Workspace))
 	recs := toolRecords(t)
+	ends := runEnds(t, recs)
 	for _, m := range t.Messages {
 		if _, ok := recs[m.ToolCallID]; ok && m.Role == store.RoleTool {
 			continue // shown with its call
@@ -262,19 +278,37 @@ func writeShow(w io.Writer, t store.Transcript) error {
 		for _, call := range m.ToolCalls {
 			ew.printf("→ %s %s\n", call.Name, compactJSON(call.Args))
 			if r, ok := recs[call.ID]; ok {
-				ew.printf("  %s\n", toolStatus(t, r))
+				ew.printf("  %s\n", toolStatus(t, undone, r))
 				if r.Output != "" {
 					ew.printf("%s\n", indent(r.Output, "  │ "))
 				}
 			}
 		}
+		if line := undone.Runs[m.RunID]; line != "" && ends[m.RunID] == m.ID {
+			ew.printf("(%s)\n", line)
+		}
 	}
 	return ew.err
 }
 
+// runEnds gives each run the last of its messages shown (a tool result is shown with its
+// call): the line saying its changes were undone follows it.
+func runEnds(t store.Transcript, recs map[string]store.ToolCallRecord) map[string]string {
+	ends := map[string]string{}
+	for _, m := range t.Messages {
+		if _, ok := recs[m.ToolCallID]; ok && m.Role == store.RoleTool {
+			continue
+		}
+		if m.RunID != "" {
+			ends[m.RunID] = m.ID
+		}
+	}
+	return ends
+}
+
 // writeMarkdown writes a transcript as Markdown, sanitized like show: it is as often read on
 // the terminal as pasted, and an escape sequence is noise in an issue.
-func writeMarkdown(w io.Writer, t store.Transcript) error {
+func writeMarkdown(w io.Writer, t store.Transcript, undone agentloop.Undone) error {
 	ew := &errWriter{w: w, sanitize: true}
 	c := t.Chat
 	ew.printf("# %s\n\n", orDash(c.Title))
@@ -287,6 +321,7 @@ func writeMarkdown(w io.Writer, t store.Transcript) error {
 	}
 	ew.printf("- Created %s, updated %s\n", c.CreatedAt.UTC().Format(time.RFC3339), c.UpdatedAt.UTC().Format(time.RFC3339))
 	recs := toolRecords(t)
+	ends := runEnds(t, recs)
 	for _, m := range t.Messages {
 		if _, ok := recs[m.ToolCallID]; ok && m.Role == store.RoleTool {
 			continue
@@ -310,7 +345,7 @@ func writeMarkdown(w io.Writer, t store.Transcript) error {
 			status := "no record"
 			r, ok := recs[call.ID]
 			if ok {
-				status = toolStatus(t, r)
+				status = toolStatus(t, undone, r)
 			}
 			ew.printf("**Tool call `%s`** (`%s`): %s\n\n", call.Name, call.ID, status)
 			ew.printf("Arguments:\n\n%s\n\n", fenced("json", prettyJSON(call.Args)))
@@ -321,6 +356,9 @@ func writeMarkdown(w io.Writer, t store.Transcript) error {
 		if m.Usage != nil {
 			ew.printf("<sub>%s · %d prompt tokens, %d generated, %.1f tokens/s</sub>\n", orDash(m.DoneReason),
 				m.Usage.PromptTokens, m.Usage.EvalTokens, m.Usage.TokensPerSec)
+		}
+		if line := undone.Runs[m.RunID]; line != "" && ends[m.RunID] == m.ID {
+			ew.printf("\n_%s_\n", line)
 		}
 	}
 	return ew.err

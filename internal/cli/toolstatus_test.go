@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"prototyper/agentloop"
 	"prototyper/events"
 	"prototyper/store"
 )
@@ -31,7 +32,7 @@ func TestChatsSayWhatBecameOfACallAsTheWindowDrawsIt(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := toolStatus(live, c.r); got != c.want {
+			if got := toolStatus(live, agentloop.Undone{}, c.r); got != c.want {
 				t.Errorf("toolStatus = %q, want %q", got, c.want)
 			}
 		})

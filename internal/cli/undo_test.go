@@ -103,3 +103,47 @@ func TestUndoKeepSaysWhichFileTooLargeToKeepIsGone(t *testing.T) {
 		t.Errorf("build/out.txt: %q, %v", got, err)
 	}
 }
+
+// writeModel is a model whose one turn writes a file.
+type writeModel struct{ path string }
+
+func (writeModel) ContextLength(context.Context, string) (int, error) { return 0, nil }
+
+func (m writeModel) Chat(_ context.Context, req model.Request, _ model.DeltaFunc) (model.Turn, error) {
+	if req.Messages[len(req.Messages)-1].Role != store.RoleUser {
+		return model.Turn{Content: "I wrote it.", DoneReason: model.DoneStop}, nil
+	}
+	return model.Turn{DoneReason: model.DoneStop, ToolCalls: []store.ToolCall{{ID: "w1", Name: "write_file",
+		Args: []byte(`{"path":` + strconv.Quote(m.path) + `,"content":"hello\n"}`)}}}, nil
+}
+
+// After `prototyper undo`, `chats show` and the export say what the window says: the call's
+// change was undone, and so does the run's answer; a redo makes them read done again.
+func TestChatsShowSaysACallsChangeWasUndoneUntilARedo(t *testing.T) {
+	ws, dbPath := t.TempDir(), filepath.Join(t.TempDir(), "p.db")
+	db, err := store.Open(dbPath, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := agentloop.Wire(db, writeModel{"index.html"}, agentloop.EmitterFunc(func(events.Event) {}), agentloop.WireOptions{Workspace: ws})
+	out, err := agent.RunOnce(t.Context(), "", "write", agentloop.RunOptions{Model: "m", Approve: agentloop.ApproveAuto, Workspace: ws})
+	agent.Shutdown(t.Context())
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := "The changes made here were undone: index.html."
+	for _, step := range []struct{ redo, undone bool }{{false, true}, {true, false}} {
+		var stdout, stderr strings.Builder
+		if code := undoCommand(step.redo)(t.Context(), []string{"--db", dbPath, "--chat", out.ChatID}, IO{Out: &stdout, Err: &stderr}); code != ExitCompleted {
+			t.Fatalf("exit %d\n%s%s", code, stdout.String(), stderr.String())
+		}
+		show := readOut(t, "chats", "show", out.ChatID, "--db", dbPath)
+		md := readOut(t, "chats", "export", out.ChatID, "--db", dbPath)
+		for name, text := range map[string]string{"show": show, "export": md} {
+			if got := strings.Contains(text, "undone since") && strings.Contains(text, line); got != step.undone {
+				t.Errorf("%s after redo=%v: reads undone %v, want %v:\n%s", name, step.redo, got, step.undone, text)
+			}
+		}
+	}
+}

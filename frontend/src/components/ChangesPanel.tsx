@@ -119,7 +119,7 @@ export function ChangesPanel() {
                   Revert
                 </button>
               </div>
-              {f.diff ? <DiffView diff={f.diff} /> : null}
+              {f.diff ? <DiffView diff={f.diff} path={f.path} /> : null}
             </li>
           )
         })}

@@ -25,6 +25,7 @@ import { ModelLoadingNote } from './ModelLoadingNote'
 import { SummaryOfferCard } from './SummaryOfferCard'
 import { changesShortcut, redoShortcut, undoShortcut } from '../keyboard/shortcuts'
 import { ToolCard } from './ToolCard'
+import { RunUndoneLine, undoneLinesAfter } from './RunUndoneLine'
 
 /**
  * How much of a long chat stays in the page while the view follows its end: the newest entries
@@ -209,17 +210,20 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
   // The card the approval keys apply to; its Approve button takes the focus.
   const current = oldestWaitingCard(chat, decisions)?.id
   const { undoAfter, restoreAt } = runControls(chat)
+  const undoneAfter = undoneLinesAfter(chat)
   const activity = runActivity(chat)
   return (
     <>
       {chat.timeline.slice(start.entry).map((e, i) => {
         const at = start.entry + i
         const undo = undoAfter.get(at)
+        const undone = undoneAfter.get(at)
         const item = timelineItem(e, i)
-        return undo ? (
+        return undo || undone ? (
           <div key={e.id} className="run-end">
             {item}
-            <RunUndo chat={chat} runId={undo} />
+            {undone && <RunUndoneLine text={undone} />}
+            {undo && <RunUndo chat={chat} runId={undo} />}
           </div>
         ) : (
           item

@@ -96,6 +96,7 @@ export function commandTitle(card: Pick<ToolCardModel, 'state' | 'args' | 'previ
     case 'pending':
       return `Will run ${cmd}`
     case 'completed':
+    case 'undone':
     case 'stopped':
     case 'interrupted':
       return `Ran ${cmd}`
@@ -192,7 +193,7 @@ function CommandChanges({ details, command, notKept }: { details: CommandDetails
     const what = `${changeWords[c.kind] ?? c.kind} ${c.path}${size}`
     return (
       <li key={c.path} className={`command-change kind-${c.kind}`}>
-        {c.diff ? <DiffView diff={c.diff} label={what} /> : <span>{what}</span>}
+        {c.diff ? <DiffView diff={c.diff} label={what} path={c.path} /> : <span>{what}</span>}
         {notUndoable.has(c.path) && (
           <span className="badge err" role="note" title="Too large to keep: this change cannot be undone.">
             not undoable
@@ -287,7 +288,7 @@ export function CommandCard({
   const { command, cwd } = commandOf(card)
   const title = commandTitle(card)
   const details = card.details?.command ?? null
-  const ended = card.state === 'completed' || card.state === 'failed' || card.state === 'stopped' || card.state === 'interrupted'
+  const ended = card.state === 'completed' || card.state === 'undone' || card.state === 'failed' || card.state === 'stopped' || card.state === 'interrupted'
   const label = shortCommand(command) || 'the command'
   const duration = details?.durationMs ?? card.durationMs
   return (
@@ -298,7 +299,7 @@ export function CommandCard({
       data-tool-state={card.state}
       data-tool-name={card.name}
       role="group"
-      aria-label={[title, ended ? exitStatus(card) : ''].filter(Boolean).join(', ')}
+      aria-label={[title, ended ? exitStatus(card) : '', card.state === 'undone' ? 'undone' : ''].filter(Boolean).join(', ')}
     >
       <div className="tool-head">
         <span className="command-title" title={command} data-testid="tool-subject">

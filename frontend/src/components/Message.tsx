@@ -1,7 +1,8 @@
-import { memo } from 'react'
+import { memo, useId, useState } from 'react'
 import type { MessageView } from '../state/chatReducer'
 import { Markdown } from '../markdown/Markdown'
 import { ReasoningBlock } from './ReasoningBlock'
+import { Icon } from './icons'
 
 /** A data URL for an image's base64, its type read from its first bytes. */
 export function imageURL(b64: string): string {
@@ -28,17 +29,54 @@ export function UsageLine({ message, emptySaidLater = false }: { message: Messag
       </div>
     )
   }
+  const parts = stepStatistics(message)
+  if (parts.length === 0) return null
+  return <StepStatistics parts={parts} />
+}
+
+/** What one step of a run cost: tokens, speed, time, its prompt, how it ended; none while it streams. */
+export function stepStatistics(message: Pick<MessageView, 'usage' | 'complete' | 'doneReason' | 'thinkingMs'>): string[] {
   const u = message.usage
-  if (!u || !message.complete) return null
+  if (!u || !message.complete) return []
   const parts: string[] = []
   if (u.evalTokens) parts.push(`${u.evalTokens} tokens`)
   if (u.tokensPerSec) parts.push(`${u.tokensPerSec.toFixed(1)} tokens/s`)
+  if (u.evalMs) parts.push(`${(u.evalMs / 1000).toFixed(1)} s to answer`)
+  if (message.thinkingMs) parts.push(`${(message.thinkingMs / 1000).toFixed(1)} s thinking`)
   if (u.promptTokens) parts.push(`${u.promptTokens} prompt tokens`)
   if (message.doneReason && message.doneReason !== 'stop') parts.push(`ended: ${message.doneReason}`)
-  if (parts.length === 0) return null
+  return parts
+}
+
+/**
+ * A step's statistics behind a small button: shown while the pointer is over it or it has the
+ * focus (and kept open by a click), read by a screen reader as the button's description.
+ */
+function StepStatistics({ parts }: { parts: string[] }) {
+  const id = useId()
+  const [pinned, setPinned] = useState(false)
+  const text = parts.join(' · ')
   return (
-    <div className="usage" data-testid="usage">
-      {parts.join(' · ')}
+    <div className={`usage step-stats${pinned ? ' pinned' : ''}`} data-testid="usage">
+      <button
+        type="button"
+        className="step-stats-button"
+        aria-label="Statistics of this step"
+        aria-describedby={id}
+        aria-expanded={pinned}
+        onClick={() => setPinned((p) => !p)}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape' && pinned) {
+            e.stopPropagation()
+            setPinned(false)
+          }
+        }}
+      >
+        <Icon name="info" size={13} />
+      </button>
+      <span className="step-stats-text" role="tooltip" id={id} data-testid="step-stats">
+        {text}
+      </span>
     </div>
   )
 }

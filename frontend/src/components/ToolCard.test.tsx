@@ -97,7 +97,7 @@ describe('ToolCard', () => {
     const details = container.querySelector('details.diff') as HTMLDetailsElement
     expect(details.open).toBe(false)
     expect(details.querySelector('summary')!.textContent).toBe('Diff +2 −1')
-    expect(details.querySelectorAll('pre .add')).toHaveLength(2)
+    expect(details.querySelectorAll('.diff-line.add')).toHaveLength(2)
   })
 
   it('shows the error sentence of a failed call without being opened, whole, and says when the tool gave none', () => {

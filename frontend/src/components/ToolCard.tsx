@@ -11,6 +11,10 @@ import { focusIsIdle, modalDialogOpen } from '../keyboard/typing'
 import type { ToolCard as ToolCardModel } from '../state/chatReducer'
 import { jsonObject } from '../state/records'
 import { CommandCard } from './CommandCard'
+import { DiffView } from './DiffView'
+import { titleEnd, titleVerb, toolTitle } from './toolTitle'
+
+export { DiffView }
 
 /** The path a file tool's call is about, or '' for a call about no one path. */
 export function callPath(card: Pick<ToolCardModel, 'args' | 'details'> & { name?: string }): string {
@@ -144,41 +148,16 @@ export function StateBadge({ card }: { card: ToolCardModel }) {
       return <span className="badge muted">not run</span>
     case 'stopped':
       return <span className="badge muted">stopped</span>
+    case 'undone':
+      return (
+        <span className="badge muted undone" title="An undo took this change back; Redo brings it back">
+          ↶ undone
+        </span>
+      )
     default:
       // A state this version does not know: said as it is rather than left blank.
       return <span className="badge muted">{String(card.state)}</span>
   }
-}
-
-export function DiffView({ diff, open = false, label = 'Diff' }: { diff: string; open?: boolean; label?: string }) {
-  const lines = diff.split('\n')
-  const added = lines.filter((l) => l.startsWith('+') && !l.startsWith('+++')).length
-  const removed = lines.filter((l) => l.startsWith('-') && !l.startsWith('---')).length
-  return (
-    <details className="diff" open={open || undefined}>
-      <summary>
-        {label} <span className="add">+{added}</span> <span className="del">−{removed}</span>
-      </summary>
-      <pre>
-        {lines.map((l, i) => (
-          <div
-            key={i}
-            className={
-              l.startsWith('+') && !l.startsWith('+++')
-                ? 'add'
-                : l.startsWith('-') && !l.startsWith('---')
-                  ? 'del'
-                  : l.startsWith('@@')
-                    ? 'hunk'
-                    : undefined
-            }
-          >
-            {l || ' '}
-          </div>
-        ))}
-      </pre>
-    </details>
-  )
 }
 
 export function bytesText(n: number): string {
@@ -212,7 +191,7 @@ export function PreviewView({ preview }: { preview: Preview }) {
           {preview.created ? 'Creates' : 'Changes'} {preview.path} ({bytesText(preview.bytes)})
         </div>
       )}
-      {preview.diff ? <DiffView diff={preview.diff} open /> : null}
+      {preview.diff ? <DiffView diff={preview.diff} open path={preview.path} /> : null}
       {(preview.notUndoable ?? []).map((p) => (
         <div key={p} className="tool-error" role="note">
           {p} is too large to keep: this change cannot be undone.
@@ -457,6 +436,8 @@ export const ToolCard = memo(function ToolCard({
   const diff = card.details?.diff
   // the path a completed call wrote or read, which Open and Show in folder open
   const opens = card.state === 'completed' && card.name !== 'delete_path' && card.name !== 'search_files' ? card.details?.path : undefined
+  const verb = titleVerb(card)
+  const title = toolTitle(card, path || summary)
   return (
     <div
       className={`tool-card state-${card.state}`}
@@ -464,12 +445,23 @@ export const ToolCard = memo(function ToolCard({
       data-tool-call-id={card.id}
       data-tool-state={card.state}
       data-tool-name={card.name}
+      role="group"
+      aria-label={card.state === 'undone' ? `${title}, undone` : title}
+      aria-description={card.state === 'undone' ? 'An undo took this change back.' : undefined}
     >
       <div className="tool-head">
-        <span className="tool-name">{card.name || 'tool'}</span>
-        <span className={path ? 'tool-args tool-path' : 'tool-args'} title={summary} data-testid="tool-subject">
-          {path ? <PathText path={path} /> : summary}
+        <span className="tool-title" data-testid="tool-title">
+          <span className={verb ? 'tool-verb' : 'tool-name'}>{verb || card.name || 'tool'}</span>{' '}
+          <span className={path ? 'tool-args tool-path' : 'tool-args'} title={summary} data-testid="tool-subject">
+            {path ? <PathText path={path} /> : summary}
+          </span>
+          {titleEnd(card)}
         </span>
+        {verb && (
+          <span className="tool-fn muted small" title="The tool the model called">
+            {card.name}
+          </span>
+        )}
         {card.recovered && (
           <span
             className="badge info"
@@ -523,11 +515,11 @@ export const ToolCard = memo(function ToolCard({
         </div>
       ))}
       {onOpen && opens && <FileActions path={opens} onOpen={(inFolder) => onOpen(opens, inFolder, card.id)} />}
-      {diff ? <DiffView diff={diff} /> : null}
+      {diff ? <DiffView diff={diff} path={card.details?.path ?? path} /> : null}
       {/* a stopped call's output is folded only when it says more than its sentence */}
       {!diff &&
         card.output &&
-        (card.state === 'completed' || card.state === 'failed' || (card.state === 'stopped' && card.output.trim().includes('\n'))) && (
+        (card.state === 'completed' || card.state === 'undone' || card.state === 'failed' || (card.state === 'stopped' && card.output.trim().includes('\n'))) && (
         <details className="tool-output">
           <summary>Output</summary>
           <pre>{card.output}</pre>

@@ -21,6 +21,7 @@ const drawings = {
   image:
     'M2.5 2.5h11a1 1 0 0 1 1 1v9a1 1 0 0 1-1 1h-11a1 1 0 0 1-1-1v-9a1 1 0 0 1 1-1z' +
     'M4.3 6a1.2 1.2 0 1 0 2.4 0a1.2 1.2 0 1 0-2.4 0M2 12l4-4 3 3 2-2 3.5 3.5',
+  info: 'M1.5 8a6.5 6.5 0 1 0 13 0a6.5 6.5 0 1 0-13 0M8 7.2v4.3M8 4.7v.1',
 } as const
 
 export type IconName = keyof typeof drawings

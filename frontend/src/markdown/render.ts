@@ -38,6 +38,18 @@ export function highlighterVersion(): number {
   return version
 }
 
+/**
+ * Highlighted HTML of code in a language (escaped by the highlighter), or null while the
+ * highlighter loads (subscribers hear when it arrived) or when the language is unknown.
+ */
+export function highlightCode(code: string, lang: string): string | null {
+  if (!highlighter) {
+    void loadHighlighter()
+    return null
+  }
+  return highlighter(code, lang)
+}
+
 const md = new Marked({ gfm: true, breaks: false })
 md.use({
   renderer: {

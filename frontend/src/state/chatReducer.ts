@@ -17,6 +17,7 @@ import {
   type CheckedMessage,
   type CheckedNote,
   type CheckedToolCall,
+  stringMap,
 } from './records'
 import { codeOnceBack } from './errorSentences'
 import { appendOutput, emptyOutput, type CommandOutput } from './commandOutput'
@@ -34,6 +35,8 @@ export type ToolVisualState =
   | 'not_run'
   /** The call was running when the user stopped its run: it did not complete, and did not fail. */
   | 'stopped'
+  /** The call completed, and an undo (of its run, a Restore to here, a Revert) took its change back. */
+  | 'undone'
 
 export const terminalToolStates: ReadonlySet<ToolVisualState> = new Set([
   'completed',
@@ -42,6 +45,7 @@ export const terminalToolStates: ReadonlySet<ToolVisualState> = new Set([
   'interrupted',
   'not_run',
   'stopped',
+  'undone',
 ])
 
 export interface ToolCard {
@@ -136,6 +140,8 @@ export interface ChatState {
   changes: ChangeSummary[]
   /** The summary offers of the chat's runs, by offer id. */
   offers: Record<string, OfferView>
+  /** For each run whose changes stand undone, the line its answer carries (the Go side's words). */
+  undoneRuns: Record<string, string>
 }
 
 const recentWindow = 256
@@ -156,6 +162,7 @@ export function emptyChat(chatId: string): ChatState {
     loadingModel: null,
     changes: [],
     offers: {},
+    undoneRuns: {},
   }
 }
 
@@ -182,6 +189,20 @@ export function redoable(chat: ChatState): ChangeSummary | null {
     if (c.kind === 'undo' && !c.revertedBy && (c.paths?.length ?? 0) > 0) return c
   }
   return null
+}
+
+// An undo or a redo carries the state of every card of a call that changed files and the lines
+// of the runs whose changes stand undone, as the Go side says them now: a card turns undone or
+// back to done, never any other way (a card this window has not seen is not made here).
+function undoneAsGoSays(s: ChatState, ev: AgentEvent): ChatState {
+  const states = stringMap(ev.toolStates)
+  let tools = s.tools
+  for (const [id, state] of Object.entries(states)) {
+    const c = tools[id]
+    const turns = (state === 'undone' && c?.state === 'completed') || (state === 'completed' && c?.state === 'undone')
+    if (turns) tools = { ...tools, [id]: { ...c, state } }
+  }
+  return { ...s, tools, undoneRuns: stringMap(ev.undoneRuns) }
 }
 
 // A call's result names the paths its checkpoint announced that the run left as they were (the
@@ -549,7 +570,7 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
 
     case 'undo':
     case 'redo':
-      return applyChange(s, ev)
+      return undoneAsGoSays(applyChange(s, ev), ev)
 
     case 'run.finished':
       return finishRun(s.loadingModel ? { ...s, loadingModel: null } : s, ev)
@@ -791,7 +812,19 @@ export function chatFromSnapshot(raw: OpenedChat | unknown, chatId = ''): ChatSt
   for (const n of opened.notes) {
     if (n.offer) offers[n.offer.id] = { id: n.offer.id, runId: n.runId, text: n.message, choice: n.offer.choice }
   }
-  return { ...s, phase, busy: current && opened.busy, runId: opened.liveRunId, messages, tools, timeline: noted, loaded: true, changes: opened.changes, offers }
+  return {
+    ...s,
+    phase,
+    busy: current && opened.busy,
+    runId: opened.liveRunId,
+    messages,
+    tools,
+    timeline: noted,
+    loaded: true,
+    changes: opened.changes,
+    offers,
+    undoneRuns: opened.undoneRuns,
+  }
 }
 
 /**

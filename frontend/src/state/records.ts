@@ -331,6 +331,8 @@ export interface CheckedOpenedChat {
   emptyAnswers: Set<string>
   changes: ChangeSummary[]
   notes: CheckedNote[]
+  /** For each run whose changes stand undone, the line its answer carries (agentloop.UndoneOf). */
+  undoneRuns: Record<string, string>
 }
 
 export function checkOpenedChat(v: unknown, fallbackId = ''): CheckedOpenedChat {
@@ -345,11 +347,15 @@ export function checkOpenedChat(v: unknown, fallbackId = ''): CheckedOpenedChat 
     phase: checkPhase(o.phase),
     busy: o.busy === true,
     liveRunId: str(o.liveRunId),
-    toolStates: isObject(o.toolStates)
-      ? Object.fromEntries(Object.entries(o.toolStates).filter((e): e is [string, string] => typeof e[1] === 'string'))
-      : {},
+    toolStates: stringMap(o.toolStates),
     emptyAnswers: new Set(strings(o.emptyAnswers)),
     changes: list(o.changes, checkChange),
     notes: list(o.notes, checkNote),
+    undoneRuns: stringMap(o.undoneRuns),
   }
+}
+
+/** An object's string values by key; anything else is left out. */
+export function stringMap(v: unknown): Record<string, string> {
+  return isObject(v) ? Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string')) : {}
 }

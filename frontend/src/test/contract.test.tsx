@@ -41,6 +41,7 @@ const badges: Record<ToolVisualState, RegExp> = {
   interrupted: /interrupted/,
   not_run: /not run/,
   stopped: /stopped/,
+  undone: /undone/,
 }
 
 async function open(fixture: Fixture) {
