@@ -7,6 +7,9 @@
 #   - an undo of a run that rewrote 10, 100 and 1,000 files, beside a plain rewrite of the same
 #     files (agentloop.BenchmarkUndoBySize): under 100 ms at 100 files, at most 1.5 times the
 #     rewrite;
+#   - a chat's changes read at 10, 100 and 1,000 runs of 20 files (store.BenchmarkChangesByHistory):
+#     every change decoded whole, beside what opening a chat reads (outlines) and what an
+#     undo of the last run reads;
 #   - search_files for a pattern found nowhere, over 1,000, 10,000 and 100,000 files, beside
 #     ripgrep and grep -r on the same tree (tools.BenchmarkSearchFilesBySize): at most 1.2
 #     times ripgrep (a peer that is not installed is shown as "-").
@@ -25,12 +28,13 @@ run() { # PACKAGE BENCHMARK
   go test -run '^$' -bench "^$2\$" -benchtime="$benchtime" -timeout 60m "$1" | tee -a "$out" | grep -E '^Benchmark' >&2 || true
 }
 run ./store BenchmarkSearchChatsBySize
+run ./store BenchmarkChangesByHistory
 run ./agentloop BenchmarkUndoBySize
 run ./tools BenchmarkSearchFilesBySize
 
 # BenchmarkName/size=N/peer-P  iterations  ns/op … → "name size peer ns"
 awk '
-function ms(ns) { return ns == "" ? "-" : sprintf("%.1f ms", ns / 1e6) }
+function ms(ns) { return ns == "" ? "-" : sprintf(ns < 1e6 ? "%.2f ms" : "%.1f ms", ns / 1e6) }
 function per(ns, n) { return ns == "" ? "-" : sprintf("%.1f µs", ns / 1e3 / n) }
 function ratio(a, b) { return (a == "" || b == "") ? "-" : sprintf("%.2f×", a / b) }
 /^Benchmark/ && / ns\/op/ {
@@ -47,6 +51,15 @@ END {
   printf "  %8s  %12s  %12s\n", "chats", "time", "per chat"
   split("100 1000 10000", cs, " ")
   for (i = 1; i <= 3; i++) printf "  %8s  %12s  %12s\n", cs[i], ms(ns[b, cs[i], "-"]), per(ns[b, cs[i], "-"], cs[i])
+
+  b = "BenchmarkChangesByHistory"
+  print "\nChanges of a chat read, runs of 20 files: all decoded, beside what opening the chat and an undo of its last run read"
+  printf "  %8s  %12s  %12s  %12s  %12s\n", "runs", "whole", "outlines", "last run", "whole/outl."
+  split("10 100 1000", rs, " ")
+  for (i = 1; i <= 3; i++) {
+    w = ns[b, rs[i], "whole"]; o = ns[b, rs[i], "outlines"]; l = ns[b, rs[i], "last-run"]
+    printf "  %8s  %12s  %12s  %12s  %12s\n", rs[i], ms(w), ms(o), ms(l), ratio(w, o)
+  }
 
   b = "BenchmarkUndoBySize"
   print "\nUndo of a run that rewrote N files of 4 KiB, beside a plain rewrite (goal: < 100 ms at 100, ≤ 1.5× rewrite)"
