@@ -13,6 +13,12 @@
 #   - search_files for a pattern found nowhere, over 1,000, 10,000 and 100,000 files, beside
 #     ripgrep and grep -r on the same tree (tools.BenchmarkSearchFilesBySize): at most 1.2
 #     times ripgrep (a peer that is not installed is shown as "-").
+#   - the real window (the production binary under Xvfb, build/bin/prototyper or PROTOTYPER_BIN,
+#     with the test Ollama, PROTOTYPER_OLLAMA; tests.BenchmarkWindowStream and
+#     BenchmarkWindowMemory): batches delivered per second while a scripted model streams and
+#     the paint acknowledgement's p50/p99, Enter → first text painted beside the server's own
+#     first content, and the memory of the app and its web view, empty and with 10,000 chats
+#     and a chat of 1,000 messages open. Without the binary or the Ollama they are left out.
 #
 # BENCHTIME sets the iterations of each benchmark (default 3x); BENCH_OUT is where the raw
 # output is kept (default: a file in the temporary folder, named at the end).
@@ -31,18 +37,27 @@ run ./store BenchmarkSearchChatsBySize
 run ./store BenchmarkChangesByHistory
 run ./agentloop BenchmarkUndoBySize
 run ./tools BenchmarkSearchFilesBySize
+bin=${PROTOTYPER_BIN:-$PWD/build/bin/prototyper}
+ollama=${PROTOTYPER_OLLAMA:-$PWD/.tools/bin/ollama}
+if [[ -x $bin && -x $ollama ]]; then
+  export PROTOTYPER_BIN=$bin PROTOTYPER_OLLAMA=$ollama PROTOTYPER_REQUIRE_COMPONENTS=1
+  run ./tests 'BenchmarkWindow(Stream|Memory)'
+else
+  echo "bench: the window's figures are left out: no $bin or $ollama (make build, or make bench from make)" >&2
+fi
 
 # BenchmarkName/size=N/peer-P  iterations  ns/op … → "name size peer ns"
 awk '
 function ms(ns) { return ns == "" ? "-" : sprintf(ns < 1e6 ? "%.2f ms" : "%.1f ms", ns / 1e6) }
+function v(b, size, unit) { return ((b, size, unit) in metric) ? sprintf("%.1f", metric[b, size, unit]) : "-" }
 function per(ns, n) { return ns == "" ? "-" : sprintf("%.1f µs", ns / 1e3 / n) }
 function ratio(a, b) { return (a == "" || b == "") ? "-" : sprintf("%.2f×", a / b) }
 /^Benchmark/ && / ns\/op/ {
   name = $1; sub(/-[0-9]+$/, "", name)
   n = split(name, part, "/")
-  split(part[2], kv, "="); size = kv[2]
+  size = (n >= 2) ? substr(part[2], index(part[2], "=") + 1) : ""
   peer = (n >= 3) ? part[3] : "-"
-  for (i = 1; i <= NF; i++) if ($(i + 1) == "ns/op") ns[part[1], size, peer] = $i
+  for (i = 1; i <= NF; i++) if ($(i + 1) == "ns/op") ns[part[1], size, peer] = $i; else if (i > 2 && $(i + 1) ~ /[a-zA-Z]/) metric[part[1], size, $(i + 1)] = $i
   sizes[part[1], size] = 1
 }
 END {
@@ -78,6 +93,18 @@ END {
     s = ns[b, ss[i], "search_files"]; rg = ns[b, ss[i], "ripgrep"]; g = ns[b, ss[i], "grep"]
     printf "  %8s  %14s  %12s  %12s  %14s  %12s\n", ss[i], ms(s), ms(rg), ms(g), ratio(s, rg), per(s, ss[i])
   }
+
+  b = "BenchmarkWindowStream"
+  print "\nThe real window while a scripted model streams (goal: >= 55 deliveries/s, ack p99 <= 2 frames, <= 1 frame added to the first text)"
+  printf "  %14s  %10s  %10s  %14s  %14s  %14s  %12s\n", "deliveries/s", "ack p50", "ack p99", "Enter→text", "run→text", "server first", "server tok/s"
+  printf "  %14s  %10s  %10s  %14s  %14s  %14s  %12s\n", v(b, "", "deliveries/s"), v(b, "", "ack-p50-ms") " ms", v(b, "", "ack-p99-ms") " ms", \
+    v(b, "", "enter-to-text-ms") " ms", v(b, "", "run-to-text-ms") " ms", v(b, "", "server-first-ms") " ms", v(b, "", "server-tok/s")
+
+  b = "BenchmarkWindowMemory"
+  print "\nMemory of the real window (goal: within 1.5x of an empty window)"
+  printf "  %28s  %10s  %12s\n", "window", "app MB", "web view MB"
+  split("empty chats=10000+messages=1000", ws, " ")
+  for (i = 1; i <= 2; i++) printf "  %28s  %10s  %12s\n", ws[i], v(b, ws[i], "app-MB"), v(b, ws[i], "webview-MB")
   print ""
 }' "$out"
 echo "the benchmarks' own output: $out"
