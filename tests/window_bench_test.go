@@ -5,12 +5,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,14 +32,18 @@ import (
 // (e2e-chatty), b.N times in one chat after one untimed message that loads the model, and
 // reports from the bridge log: the batches delivered per second while the answer streams, the
 // time from a batch sent to the window's acknowledgement that it painted it (p50, p99), and
-// Enter → the first text painted, beside its peer: the same server's first content for the
-// same message asked directly (server-first-ms), and its rate (server-tok/s).
+// Enter → the first text painted, beside its peer: the server's first content for the app's
+// same request sent again straight to it (server-first-ms), and its rate (server-tok/s); and
+// where Enter's time goes: until the app's request reached the server (enter-to-request-ms),
+// then until the server's first bytes went back (request-to-answer-ms).
 func BenchmarkWindowStream(b *testing.B) {
-	r := startWindowForBench(b, store.Settings{})
+	rec := recordChats(b, ollamatest.Get(b).URL())
+	r := startWindowForBench(b, store.Settings{}, withArgs("--ollama", rec.url))
 	r.app.typeText("Warm up")
 	r.app.key("Return")
 	r.waitLogN(b, events.RunFinished, 1, true, 120*time.Second)
-	var rates, acks, firsts, runFirsts []float64
+	var rates, acks, firsts, runFirsts, servers, asks, answers []float64
+	var tokPerSec float64
 	n := 1
 	for b.Loop() {
 		n++
@@ -45,16 +54,87 @@ func BenchmarkWindowStream(b *testing.B) {
 		f := streamFigures(lines, n, enter)
 		rates, acks = append(rates, f.deliveriesPerSecond), append(acks, f.ackMs...)
 		firsts, runFirsts = append(firsts, f.enterToFirstMs), append(runFirsts, f.runToFirstMs)
+		b.StopTimer()
+		body, asked, answered := rec.last()
+		asks, answers = append(asks, ms(asked.Sub(enter))), append(answers, ms(answered.Sub(asked)))
+		var first float64
+		first, tokPerSec = serverFirstContent(b, ollamatest.Get(b).URL(), body)
+		servers = append(servers, first)
+		b.StartTimer()
 	}
 	b.StopTimer()
-	firstContent, tokPerSec := serverFirstContent(b, chattyModel.Name, "Question 1")
 	b.ReportMetric(median(rates), "deliveries/s")
 	b.ReportMetric(percentile(acks, 50), "ack-p50-ms")
 	b.ReportMetric(percentile(acks, 99), "ack-p99-ms")
 	b.ReportMetric(median(firsts), "enter-to-text-ms")
 	b.ReportMetric(median(runFirsts), "run-to-text-ms")
-	b.ReportMetric(firstContent, "server-first-ms")
+	b.ReportMetric(median(asks), "enter-to-request-ms")
+	b.ReportMetric(median(answers), "request-to-answer-ms")
+	b.ReportMetric(median(servers), "server-first-ms")
 	b.ReportMetric(tokPerSec, "server-tok/s")
+}
+
+// chatRecorder passes the app's requests to the server, keeping the last /api/chat body, so
+// that the same request can be replayed straight to the server, and when it came and when the
+// server's first bytes went back through.
+type chatRecorder struct {
+	url           string
+	mu            sync.Mutex
+	body          []byte
+	asked, answer time.Time
+}
+
+func (c *chatRecorder) last() (body []byte, asked, answer time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.body, c.asked, c.answer
+}
+
+func recordChats(b *testing.B, upstream string) *chatRecorder {
+	b.Helper()
+	target, err := url.Parse(upstream)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := &chatRecorder{}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.FlushInterval = -1 // each line of a stream as it comes
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/chat" {
+			asked := time.Now()
+			body, _ := io.ReadAll(r.Body)
+			c.mu.Lock()
+			c.body, c.asked, c.answer = body, asked, time.Time{}
+			c.mu.Unlock()
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			w = &firstWrite{ResponseWriter: w, c: c}
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	b.Cleanup(srv.Close)
+	c.url = srv.URL
+	return c
+}
+
+// firstWrite notes when the server's answer first went back to the app.
+type firstWrite struct {
+	http.ResponseWriter
+	c *chatRecorder
+}
+
+func (f *firstWrite) Write(p []byte) (int, error) {
+	f.c.mu.Lock()
+	if f.c.answer.IsZero() {
+		f.c.answer = time.Now()
+	}
+	f.c.mu.Unlock()
+	return f.ResponseWriter.Write(p)
+}
+
+func (f *firstWrite) Flush() {
+	if fl, ok := f.ResponseWriter.(http.Flusher); ok {
+		fl.Flush()
+	}
 }
 
 // BenchmarkWindowMemory opens the window empty, and with 10,000 chats and a chat of 1,000
@@ -166,14 +246,15 @@ func streamFigures(lines []bridgeLine, n int, enter time.Time) streamRun {
 	return f
 }
 
-// serverFirstContent asks the test server for model's answer to prompt directly, streamed as
-// the app asks it, and returns the time to its first content and its rate of tokens.
-func serverFirstContent(b *testing.B, model, prompt string) (firstMs, tokPerSec float64) {
+// serverFirstContent sends body, a request of the app to /api/chat, straight to the server,
+// and returns the time to its first content and its rate of tokens.
+func serverFirstContent(b *testing.B, server string, body []byte) (firstMs, tokPerSec float64) {
 	b.Helper()
-	body, _ := json.Marshal(map[string]any{"model": model, "stream": true,
-		"messages": []map[string]string{{"role": "user", "content": prompt}}})
+	if body == nil {
+		b.Fatal("no request of the app to replay: it did not ask the server through the recorder")
+	}
 	start := time.Now()
-	resp, err := http.Post(ollamatest.Get(b).URL()+"/api/chat", "application/json", bytes.NewReader(body))
+	resp, err := http.Post(server+"/api/chat", "application/json", bytes.NewReader(body))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -254,6 +335,8 @@ func rssMB(pid int) float64 {
 	}
 	return 0
 }
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func median(v []float64) float64 { return percentile(v, 50) }
 
