@@ -42,6 +42,7 @@ type Store interface {
 
 	Changes(chatID string) ([]store.Change, error)
 	ChangeOutlines(chatID string) ([]store.ChangeOutline, error)
+	ChangeHeads(chatID string) ([]store.ChangeOutline, error)
 	RunChange(chatID, runID string) (*store.Change, error)
 	Content(chatID, hash string) ([]byte, error)
 	BeginRevert(j store.RevertJournal, contents []tools.PathState) error

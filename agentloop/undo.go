@@ -264,19 +264,19 @@ func (a *Agent) changesOf(chatID string) ([]store.Change, error) {
 }
 
 // changesToPlan are the changes an undo or a redo may take back, oldest first, with their
-// paths (as changesOf gives them): picked by the chat's outlines, so that taking back the
+// paths (as changesOf gives them): picked by the heads of the chat's changes, so that taking back the
 // last run reads that run's paths and not the chat's history. An undo of one path reads them
 // all: any change may hold it.
 func (a *Agent) changesToPlan(chatID string, redo bool, opts UndoOptions) ([]store.Change, error) {
 	if !redo && opts.Path != "" {
 		return a.changesOf(chatID)
 	}
-	outlines, err := a.cfg.Store.ChangeOutlines(chatID)
+	outlines, err := a.cfg.Store.ChangeHeads(chatID)
 	if err != nil {
 		return nil, err
 	}
 	standing := func(o store.ChangeOutline) bool {
-		return o.Kind == store.ChangeRun && o.RevertedBy == "" && len(o.Changed) > 0
+		return o.Kind == store.ChangeRun && o.RevertedBy == "" && o.Left > 0
 	}
 	var ids []string
 	newest := func(pick func(store.ChangeOutline) bool) {

@@ -274,14 +274,26 @@ type ChangeOutline struct {
 	RevertedBy string    `json:"revertedBy,omitempty"`
 	CreatedAt  time.Time `json:"createdAt"`
 	// Changed are the paths it left other than they were ([Change.Changed]), in the order
-	// they were first touched; Touched counts them all.
+	// they were first touched (nil from [DB.ChangeHeads]); Left counts them, Touched counts
+	// every path it touched.
 	Changed []string `json:"changed"`
+	Left    int      `json:"left"`
 	Touched int      `json:"touched"`
 }
 
 // ChangeOutlines returns a chat's changes, oldest first, as a list shows them: read from their
 // heads and the index of their paths, never decoding a path's states.
 func (db *DB) ChangeOutlines(chatID string) ([]ChangeOutline, error) {
+	return db.outlines(chatID, true)
+}
+
+// ChangeHeads returns a chat's changes, oldest first, as [DB.ChangeOutlines] does but without
+// the names of their paths: read from their heads alone.
+func (db *DB) ChangeHeads(chatID string) ([]ChangeOutline, error) {
+	return db.outlines(chatID, false)
+}
+
+func (db *DB) outlines(chatID string, names bool) ([]ChangeOutline, error) {
 	var out []ChangeOutline
 	err := db.view(func(tx *bolt.Tx) error {
 		s, err := readChanges(tx, chatID)
@@ -294,9 +306,12 @@ func (db *DB) ChangeOutlines(chatID string) ([]ChangeOutline, error) {
 				return err
 			}
 			o := ChangeOutline{ID: h.ID, Kind: h.Kind, Reverts: h.Reverts, RevertedBy: h.RevertedBy, CreatedAt: h.CreatedAt,
-				Touched: h.Touched, Changed: []string{}}
-			if h.Same < h.Touched {
-				o.Changed = s.changedNames(k, h.Touched)
+				Touched: h.Touched, Left: h.Touched - h.Same}
+			if names {
+				o.Changed = []string{}
+				if o.Left > 0 {
+					o.Changed = s.changedNames(k, h.Touched)
+				}
 			}
 			out = append(out, o)
 			return nil

@@ -52,7 +52,7 @@ func seedChanges(tb testing.TB, db *DB, runs, paths int) Chat {
 // the three ways side by side: "whole" decodes every change with every path's states, as
 // opening a chat and every undo did; "outlines" is what opening a chat reads (each change's
 // head and the names of the paths it changed); "last-run" is what an undo of the last run
-// reads (the outlines, then that run's paths). Only "whole" may grow with a path's states.
+// reads (the changes' heads, then that run's paths). Only "whole" may grow with a path's states.
 func BenchmarkChangesByHistory(b *testing.B) {
 	for _, runs := range []int{10, 100, 1000} {
 		db, _ := openTestDB(b, nil)
@@ -76,7 +76,7 @@ func BenchmarkChangesByHistory(b *testing.B) {
 		b.Run(fmt.Sprintf("runs=%d/last-run", runs), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				got, err := db.ChangeOutlines(c.ID)
+				got, err := db.ChangeHeads(c.ID)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -171,6 +171,9 @@ func TestOutlinesAndTheLastRunAreReadWithoutDecodingOtherChangesPaths(t *testing
 	if o, err := db.ChangeOutlines(c.ID); err != nil || len(o) != 2 || !slices.Equal(o[0].Changed, []string{"r1.txt"}) {
 		t.Fatalf("outlines %+v, %v", o, err)
 	}
+	if h, err := db.ChangeHeads(c.ID); err != nil || len(h) != 2 || h[1].ID != "r2" || h[1].Left != 1 || h[1].Changed != nil {
+		t.Fatalf("heads %+v, %v", h, err)
+	}
 	if r, err := db.RunChange(c.ID, "r2"); err != nil || len(r.Paths) != 1 || r.Paths[0].Path != "r2.txt" {
 		t.Fatalf("the last run %+v, %v", r, err)
 	}
