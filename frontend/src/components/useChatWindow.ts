@@ -77,7 +77,9 @@ export function useChatWindow(ref: RefObject<HTMLElement | null>, rows: ChatRow[
     (i: number) => {
       const el = ref.current
       if (!el || i < 0 || i >= chatIds.length) return
-      el.scrollTop = scrollToShow(offsets, rowOf[i], el.scrollTop, el.clientHeight)
+      // the first and last chats to the very ends, so that the list's padding shows their focus ring
+      const ends = i === 0 ? 0 : i === chatIds.length - 1 ? el.scrollHeight : null
+      el.scrollTop = ends ?? scrollToShow(offsets, rowOf[i], el.scrollTop, el.clientHeight)
       readView()
       focusNext.current = chatIds[i]
       setCurrent(chatIds[i])
