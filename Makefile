@@ -159,9 +159,10 @@ test-package:
 	$(DESKTOP_ENV) PROTOTYPER_DEB=$(CURDIR)/$(DEB) go test -count=1 -v -run 'Package' ./tests/
 
 ## bench: the figures at the size people reach, each beside its peer, a row per size
-## (search over chats, undo against a plain rewrite, search_files against ripgrep and grep)
-bench:
-	scripts/bench.sh
+## (search over chats, a chat's changes, undo against a plain rewrite, search_files against
+## ripgrep and grep, the real window's deliveries, first text and memory)
+bench: build $(OLLAMA)
+	PROTOTYPER_BIN=$(CURDIR)/$(BIN) PROTOTYPER_OLLAMA=$(OLLAMA) scripts/bench.sh
 
 ## bench-all: every benchmark of the Go packages
 bench-all: deps $(OLLAMA)

@@ -41,6 +41,8 @@ type Store interface {
 	AddRunNote(id string, n store.RunNote) (store.Run, error)
 
 	Changes(chatID string) ([]store.Change, error)
+	ChangeOutlines(chatID string) ([]store.ChangeOutline, error)
+	ChangeHeads(chatID string) ([]store.ChangeOutline, error)
 	RunChange(chatID, runID string) (*store.Change, error)
 	Content(chatID, hash string) ([]byte, error)
 	BeginRevert(j store.RevertJournal, contents []tools.PathState) error

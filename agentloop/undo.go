@@ -117,7 +117,7 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 	if res, done, err := a.settleInterrupted(ctx, chatID, req); err != nil || done {
 		return res, err
 	}
-	changes, err := a.changesOf(chatID)
+	changes, err := a.changesToPlan(chatID, redo, opts)
 	if err != nil {
 		return UndoResult{}, err
 	}
@@ -259,11 +259,70 @@ type located struct {
 // changesOf is the chat's changes, oldest first, each path with its folder: a change
 // recorded before folders were kept with it is in the chat's folder.
 func (a *Agent) changesOf(chatID string) ([]store.Change, error) {
-	chat, err := a.cfg.Store.Chat(chatID)
+	changes, err := a.cfg.Store.Changes(chatID)
 	if err != nil {
 		return nil, err
 	}
-	changes, err := a.cfg.Store.Changes(chatID)
+	return a.inFolders(chatID, changes)
+}
+
+// changesToPlan are the changes an undo or a redo may take back, oldest first, with their
+// paths (as changesOf gives them): picked by the heads of the chat's changes, so that taking back the
+// last run reads that run's paths and not the chat's history. An undo of one path, or of all,
+// reads them all: any change may hold a path.
+func (a *Agent) changesToPlan(chatID string, redo bool, opts UndoOptions) ([]store.Change, error) {
+	if !redo && (opts.Path != "" || opts.All) {
+		return a.changesOf(chatID)
+	}
+	outlines, err := a.cfg.Store.ChangeHeads(chatID)
+	if err != nil {
+		return nil, err
+	}
+	standing := func(o store.ChangeOutline) bool {
+		return o.Kind == store.ChangeRun && o.RevertedBy == "" && o.Left > 0
+	}
+	var ids []string
+	newest := func(pick func(store.ChangeOutline) bool) {
+		for i := len(outlines) - 1; i >= 0; i-- {
+			if pick(outlines[i]) {
+				ids = append(ids, outlines[i].ID)
+				return
+			}
+		}
+	}
+	switch {
+	case redo:
+		newest(func(o store.ChangeOutline) bool {
+			return o.Kind == store.ChangeUndo && o.RevertedBy == "" && o.Touched > 0
+		})
+	case opts.FromMessage != "" || opts.FromRun != "":
+		for _, o := range outlines {
+			if standing(o) {
+				ids = append(ids, o.ID)
+			}
+		}
+	case opts.RunID != "":
+		newest(func(o store.ChangeOutline) bool { return o.ID == opts.RunID && o.Kind == store.ChangeRun })
+	default:
+		newest(standing)
+	}
+	changes := make([]store.Change, 0, len(ids))
+	for _, id := range ids {
+		c, err := a.cfg.Store.RunChange(chatID, id)
+		if err != nil {
+			return nil, err
+		}
+		if c != nil {
+			changes = append(changes, *c)
+		}
+	}
+	return a.inFolders(chatID, changes)
+}
+
+// inFolders gives each path of changes its folder: one recorded before folders were kept with
+// it is in the chat's folder.
+func (a *Agent) inFolders(chatID string, changes []store.Change) ([]store.Change, error) {
+	chat, err := a.cfg.Store.Chat(chatID)
 	if err != nil {
 		return nil, err
 	}

@@ -94,11 +94,42 @@ func (u Undone) State(r store.ToolCallRecord, ofLiveRun bool) string {
 	return s
 }
 
-// undone reads what stands taken back in a chat.
+// undone reads what stands taken back in a chat. Opening a chat asks it: the heads of the
+// chat's changes pick the ones UndoneOf reads (the runs an undo took back, the per-file
+// reverts that stand and the runs before them), so that a chat where nothing stands undone
+// decodes none of its changes' states.
 func (a *Agent) undone(chatID string) (Undone, error) {
-	changes, err := a.changesOf(chatID)
+	heads, err := a.cfg.Store.ChangeHeads(chatID)
 	if err != nil {
 		return Undone{}, err
 	}
-	return UndoneOf(changes, ""), nil // changesOf gave each path its folder
+	lastRevert := -1 // the newest per-file revert that stands
+	for i, h := range heads {
+		if h.Kind == store.ChangeUndo && len(h.Reverts) == 0 && h.RevertedBy == "" {
+			lastRevert = i
+		}
+	}
+	var changes []store.Change
+	for i, h := range heads {
+		if i > lastRevert && (h.Kind != store.ChangeRun || h.RevertedBy == "") {
+			continue
+		}
+		if h.Kind == store.ChangeRedo || (h.Kind == store.ChangeUndo && len(h.Reverts) > 0) {
+			continue // UndoneOf reads neither
+		}
+		c, err := a.cfg.Store.RunChange(chatID, h.ID)
+		if err != nil {
+			return Undone{}, err
+		}
+		if c != nil {
+			changes = append(changes, *c)
+		}
+	}
+	if len(changes) == 0 {
+		return Undone{Calls: map[string]bool{}, Runs: map[string]string{}}, nil
+	}
+	if changes, err = a.inFolders(chatID, changes); err != nil {
+		return Undone{}, err
+	}
+	return UndoneOf(changes, ""), nil // inFolders gave each path its folder
 }

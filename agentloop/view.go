@@ -79,21 +79,16 @@ type ChangeSummary struct {
 	RevertedBy string   `json:"revertedBy,omitempty"`
 }
 
-// ChangeSummaries lists a chat's checkpoints, oldest first.
+// ChangeSummaries lists a chat's checkpoints, oldest first, from their outlines: opening a
+// chat decodes none of the states its changes kept.
 func (a *Agent) ChangeSummaries(chatID string) ([]ChangeSummary, error) {
-	changes, err := a.cfg.Store.Changes(chatID)
+	changes, err := a.cfg.Store.ChangeOutlines(chatID)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]ChangeSummary, 0, len(changes))
 	for _, c := range changes {
-		s := ChangeSummary{ID: c.ID, Kind: c.Kind, Reverts: c.Reverts, RevertedBy: c.RevertedBy, Paths: []string{}}
-		for _, p := range c.Paths {
-			if !p.Unchanged() {
-				s.Paths = append(s.Paths, p.Path)
-			}
-		}
-		out = append(out, s)
+		out = append(out, ChangeSummary{ID: c.ID, Kind: c.Kind, Reverts: c.Reverts, RevertedBy: c.RevertedBy, Paths: c.Changed})
 	}
 	return out, nil
 }

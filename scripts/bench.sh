@@ -7,9 +7,18 @@
 #   - an undo of a run that rewrote 10, 100 and 1,000 files, beside a plain rewrite of the same
 #     files (agentloop.BenchmarkUndoBySize): under 100 ms at 100 files, at most 1.5 times the
 #     rewrite;
+#   - a chat's changes read at 10, 100 and 1,000 runs of 20 files (store.BenchmarkChangesByHistory):
+#     every change decoded whole, beside what opening a chat reads (outlines) and what an
+#     undo of the last run reads;
 #   - search_files for a pattern found nowhere, over 1,000, 10,000 and 100,000 files, beside
 #     ripgrep and grep -r on the same tree (tools.BenchmarkSearchFilesBySize): at most 1.2
 #     times ripgrep (a peer that is not installed is shown as "-").
+#   - the real window (the production binary under Xvfb, build/bin/prototyper or PROTOTYPER_BIN,
+#     with the test Ollama, PROTOTYPER_OLLAMA; tests.BenchmarkWindowStream and
+#     BenchmarkWindowMemory): batches delivered per second while a scripted model streams and
+#     the paint acknowledgement's p50/p99, Enter → first text painted beside the server's own
+#     first content, and the memory of the app and its web view, empty and with 10,000 chats
+#     and a chat of 1,000 messages open. Without the binary or the Ollama they are left out.
 #
 # BENCHTIME sets the iterations of each benchmark (default 3x); BENCH_OUT is where the raw
 # output is kept (default: a file in the temporary folder, named at the end).
@@ -25,20 +34,30 @@ run() { # PACKAGE BENCHMARK
   go test -run '^$' -bench "^$2\$" -benchtime="$benchtime" -timeout 60m "$1" | tee -a "$out" | grep -E '^Benchmark' >&2 || true
 }
 run ./store BenchmarkSearchChatsBySize
+run ./store BenchmarkChangesByHistory
 run ./agentloop BenchmarkUndoBySize
 run ./tools BenchmarkSearchFilesBySize
+bin=${PROTOTYPER_BIN:-$PWD/build/bin/prototyper}
+ollama=${PROTOTYPER_OLLAMA:-$PWD/.tools/bin/ollama}
+if [[ -x $bin && -x $ollama ]]; then
+  export PROTOTYPER_BIN=$bin PROTOTYPER_OLLAMA=$ollama PROTOTYPER_REQUIRE_COMPONENTS=1
+  run ./tests 'BenchmarkWindow(Stream|Memory)'
+else
+  echo "bench: the window's figures are left out: no $bin or $ollama (make build, or make bench from make)" >&2
+fi
 
 # BenchmarkName/size=N/peer-P  iterations  ns/op … → "name size peer ns"
 awk '
-function ms(ns) { return ns == "" ? "-" : sprintf("%.1f ms", ns / 1e6) }
+function ms(ns) { return ns == "" ? "-" : sprintf(ns < 1e6 ? "%.2f ms" : "%.1f ms", ns / 1e6) }
+function v(b, size, unit) { return ((b, size, unit) in metric) ? sprintf("%.1f", metric[b, size, unit]) : "-" }
 function per(ns, n) { return ns == "" ? "-" : sprintf("%.1f µs", ns / 1e3 / n) }
 function ratio(a, b) { return (a == "" || b == "") ? "-" : sprintf("%.2f×", a / b) }
 /^Benchmark/ && / ns\/op/ {
   name = $1; sub(/-[0-9]+$/, "", name)
   n = split(name, part, "/")
-  split(part[2], kv, "="); size = kv[2]
+  size = (n >= 2) ? substr(part[2], index(part[2], "=") + 1) : ""
   peer = (n >= 3) ? part[3] : "-"
-  for (i = 1; i <= NF; i++) if ($(i + 1) == "ns/op") ns[part[1], size, peer] = $i
+  for (i = 1; i <= NF; i++) if ($(i + 1) == "ns/op") ns[part[1], size, peer] = $i; else if (i > 2 && $(i + 1) ~ /[a-zA-Z]/) metric[part[1], size, $(i + 1)] = $i
   sizes[part[1], size] = 1
 }
 END {
@@ -47,6 +66,15 @@ END {
   printf "  %8s  %12s  %12s\n", "chats", "time", "per chat"
   split("100 1000 10000", cs, " ")
   for (i = 1; i <= 3; i++) printf "  %8s  %12s  %12s\n", cs[i], ms(ns[b, cs[i], "-"]), per(ns[b, cs[i], "-"], cs[i])
+
+  b = "BenchmarkChangesByHistory"
+  print "\nChanges of a chat read, runs of 20 files: all decoded, beside what opening the chat and an undo of its last run read"
+  printf "  %8s  %12s  %12s  %12s  %12s\n", "runs", "whole", "outlines", "last run", "whole/outl."
+  split("10 100 1000", rs, " ")
+  for (i = 1; i <= 3; i++) {
+    w = ns[b, rs[i], "whole"]; o = ns[b, rs[i], "outlines"]; l = ns[b, rs[i], "last-run"]
+    printf "  %8s  %12s  %12s  %12s  %12s\n", rs[i], ms(w), ms(o), ms(l), ratio(w, o)
+  }
 
   b = "BenchmarkUndoBySize"
   print "\nUndo of a run that rewrote N files of 4 KiB, beside a plain rewrite (goal: < 100 ms at 100, ≤ 1.5× rewrite)"
@@ -65,6 +93,20 @@ END {
     s = ns[b, ss[i], "search_files"]; rg = ns[b, ss[i], "ripgrep"]; g = ns[b, ss[i], "grep"]
     printf "  %8s  %14s  %12s  %12s  %14s  %12s\n", ss[i], ms(s), ms(rg), ms(g), ratio(s, rg), per(s, ss[i])
   }
+
+  b = "BenchmarkWindowStream"
+  print "\nThe real window while a scripted model streams (goal: >= 55 deliveries/s, ack p99 <= 2 frames, <= 1 frame added to the first text)"
+  printf "  %14s  %10s  %10s  %12s\n", "deliveries/s", "ack p50", "ack p99", "server tok/s"
+  printf "  %14s  %10s  %10s  %12s\n", v(b, "", "deliveries/s"), v(b, "", "ack-p50-ms") " ms", v(b, "", "ack-p99-ms") " ms", v(b, "", "server-tok/s")
+  printf "  %12s  %12s  %14s  %14s  %16s\n", "Enter→text", "run→text", "Enter→request", "request→answer", "replayed: first"
+  printf "  %12s  %12s  %14s  %14s  %16s\n", v(b, "", "enter-to-text-ms") " ms", v(b, "", "run-to-text-ms") " ms", \
+    v(b, "", "enter-to-request-ms") " ms", v(b, "", "request-to-answer-ms") " ms", v(b, "", "server-first-ms") " ms"
+
+  b = "BenchmarkWindowMemory"
+  print "\nMemory of the real window (goal: within 1.5x of an empty window)"
+  printf "  %28s  %10s  %12s\n", "window", "app MB", "web view MB"
+  split("empty chats=10000+messages=1000", ws, " ")
+  for (i = 1; i <= 2; i++) printf "  %28s  %10s  %12s\n", ws[i], v(b, ws[i], "app-MB"), v(b, ws[i], "webview-MB")
   print ""
 }' "$out"
 echo "the benchmarks' own output: $out"

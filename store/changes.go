@@ -1,6 +1,8 @@
 package store
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"slices"
 	"time"
@@ -32,7 +34,7 @@ type Change struct {
 	// Reverts lists the changes an undo or a redo took back, newest first.
 	Reverts []string `json:"reverts,omitempty"`
 	// Paths are in the order they were first touched.
-	Paths     []PathChange `json:"paths"`
+	Paths     []PathChange `json:"paths,omitempty"`
 	CreatedAt time.Time    `json:"createdAt"`
 	// RevertedBy is the undo (or redo) that took this change back; "" while it stands.
 	RevertedBy string `json:"revertedBy,omitempty"`
@@ -114,11 +116,28 @@ func (c *Change) PathIn(workspace, p string) *PathChange {
 }
 
 // Sub-buckets of a chat holding its changes, made when the chat's first change is recorded.
+// A change is split so that reading it costs by what is asked: its head (the change without
+// its paths, with their count) under its seq, each path's record apart, and an index of its
+// paths by name that says which it left as they were, read without decoding a record.
 var (
-	bucketChanges     = []byte("changes")     // seq → Change
+	bucketChanges     = []byte("changes")     // seq → changeHead
 	bucketChangeIndex = []byte("changeIndex") // change id → seq
+	bucketChangePaths = []byte("changePaths") // seq 'p' ordinal → PathChange; seq 'n' path 0 workspace → ordinal, same
 	bucketContents    = []byte("contents")    // SHA-256 hex → a file's content
 )
+
+// Path keys of bucketChangePaths, after the change's seq (8 bytes).
+const (
+	pathRecord = 'p' // then the path's ordinal (4 bytes, big-endian): its PathChange
+	pathName   = 'n' // then the path, 0, the workspace: the ordinal (4 bytes) and 1 when unchanged
+)
+
+// changeHead is a change as stored: without its paths, which are kept apart, and their count.
+type changeHead struct {
+	Change
+	Touched int `json:"touched"` // paths recorded, the next one's ordinal
+	Same    int `json:"same"`    // of them, those the change left as they were
+}
 
 // StartToolCall stores r, a record made Pending just before its tool runs, and in the same
 // commit the state of every path the call is about to touch, for the run's change: a path
@@ -155,32 +174,33 @@ func (db *DB) addBefore(tx *bolt.Tx, r ToolCallRecord, before []tools.PathState)
 	if err != nil {
 		return nil, err
 	}
-	c, key, err := b.load(r.RunID)
+	h, key, err := b.head(r.RunID)
 	if err != nil {
 		return nil, err
 	}
-	if c == nil {
-		c = &Change{ID: r.RunID, ChatID: r.ChatID, Kind: ChangeRun, CreatedAt: db.now()}
-	}
-	known := make(map[string]int, len(c.Paths)+len(before)) // c.Path for each: one pass, not one per state
-	for i := range c.Paths {
-		known[c.Paths[i].Path] = i
+	if h == nil {
+		h = &changeHead{Change: Change{ID: r.RunID, ChatID: r.ChatID, Kind: ChangeRun, CreatedAt: db.now()}}
+		if key, err = b.newKey(r.RunID); err != nil {
+			return nil, err
+		}
 	}
 	for _, s := range before {
-		if i, ok := known[s.Path]; ok {
-			if pc := &c.Paths[i]; pc.CallID != r.ID && !slices.Contains(pc.Calls, r.ID) {
-				pc.Calls = append(pc.Calls, r.ID)
+		if ord, found := b.pathOrdinal(key, s.Path); found {
+			// a later call of the run touching the path: what an undo of it takes back is its too
+			if err := b.addCall(key, ord, r.ID); err != nil {
+				return nil, err
 			}
 			continue
 		}
 		if err := b.keep(s); err != nil {
 			return nil, err
 		}
-		known[s.Path] = len(c.Paths)
-		c.Paths = append(c.Paths, PathChange{Path: s.Path, Workspace: r.Workspace, CallID: r.ID, Before: s})
+		if err := b.addPath(key, h, PathChange{Path: s.Path, Workspace: r.Workspace, CallID: r.ID, Before: s}); err != nil {
+			return nil, err
+		}
 		recorded = append(recorded, s.Path)
 	}
-	return recorded, b.save(c, key)
+	return recorded, b.putHead(key, h)
 }
 
 // RecordChange stores a change made whole (an undo's or a redo's), the content of each of
@@ -207,15 +227,15 @@ func recordChange(tx *bolt.Tx, c Change, contents []tools.PathState, revert, res
 	}
 	mark := func(ids []string, by string) error {
 		for _, id := range ids {
-			old, key, err := b.load(id)
+			h, key, err := b.head(id)
 			if err != nil {
 				return err
 			}
-			if old == nil {
+			if h == nil {
 				return &NotFoundError{Kind: "change", ID: id}
 			}
-			old.RevertedBy = by
-			if err := b.save(old, key); err != nil {
+			h.RevertedBy = by
+			if err := b.putHead(key, h); err != nil {
 				return err
 			}
 		}
@@ -227,40 +247,105 @@ func recordChange(tx *bolt.Tx, c Change, contents []tools.PathState, revert, res
 	if err := mark(restore, ""); err != nil {
 		return err
 	}
-	return b.save(&c, nil)
+	return b.putWhole(c)
 }
 
-// Changes returns a chat's changes, oldest first.
+// Changes returns a chat's changes, oldest first, each with all its paths. [DB.ChangeOutlines]
+// and [DB.RunChange] read less.
 func (db *DB) Changes(chatID string) ([]Change, error) {
 	var out []Change
 	err := db.view(func(tx *bolt.Tx) error {
-		cb := chatBucket(tx, chatID)
-		if cb == nil {
-			return &NotFoundError{Kind: "chat", ID: chatID}
+		s, err := readChanges(tx, chatID)
+		if err != nil || s == nil {
+			return err
 		}
-		if b := cb.Bucket(bucketChanges); b != nil {
-			return appendDecoded(b, &out)
-		}
-		return nil
+		return s.changes.ForEach(func(k, v []byte) error {
+			h, err := decodeHead(v)
+			if err != nil {
+				return err
+			}
+			if h.Paths, err = s.allPaths(k); err != nil {
+				return err
+			}
+			out = append(out, h.Change)
+			return nil
+		})
 	})
 	return out, err
 }
 
-// RunChange returns the change of one run of the chat (nil when the run changed nothing).
+// ChangeOutline is a [Change] as a list shows it: its paths by name, without their states.
+type ChangeOutline struct {
+	ID         string    `json:"id"`
+	Kind       string    `json:"kind"`
+	Reverts    []string  `json:"reverts,omitempty"`
+	RevertedBy string    `json:"revertedBy,omitempty"`
+	CreatedAt  time.Time `json:"createdAt"`
+	// Changed are the paths it left other than they were ([Change.Changed]), in the order
+	// they were first touched (nil from [DB.ChangeHeads]); Left counts them, Touched counts
+	// every path it touched.
+	Changed []string `json:"changed"`
+	Left    int      `json:"left"`
+	Touched int      `json:"touched"`
+}
+
+// ChangeOutlines returns a chat's changes, oldest first, as a list shows them: read from their
+// heads and the index of their paths, never decoding a path's states.
+func (db *DB) ChangeOutlines(chatID string) ([]ChangeOutline, error) {
+	return db.outlines(chatID, true)
+}
+
+// ChangeHeads returns a chat's changes, oldest first, as [DB.ChangeOutlines] does but without
+// the names of their paths: read from their heads alone.
+func (db *DB) ChangeHeads(chatID string) ([]ChangeOutline, error) {
+	return db.outlines(chatID, false)
+}
+
+func (db *DB) outlines(chatID string, names bool) ([]ChangeOutline, error) {
+	var out []ChangeOutline
+	err := db.view(func(tx *bolt.Tx) error {
+		s, err := readChanges(tx, chatID)
+		if err != nil || s == nil {
+			return err
+		}
+		return s.changes.ForEach(func(k, v []byte) error {
+			h, err := decodeHead(v)
+			if err != nil {
+				return err
+			}
+			o := ChangeOutline{ID: h.ID, Kind: h.Kind, Reverts: h.Reverts, RevertedBy: h.RevertedBy, CreatedAt: h.CreatedAt,
+				Touched: h.Touched, Left: h.Touched - h.Same}
+			if names {
+				o.Changed = []string{}
+				if o.Left > 0 {
+					o.Changed = s.changedNames(k, h.Touched)
+				}
+			}
+			out = append(out, o)
+			return nil
+		})
+	})
+	return out, err
+}
+
+// RunChange returns the change of one run of the chat (nil when the run changed nothing), or
+// of one undo or redo by its id.
 func (db *DB) RunChange(chatID, runID string) (*Change, error) {
 	var c *Change
 	err := db.view(func(tx *bolt.Tx) error {
-		cb := chatBucket(tx, chatID)
-		if cb == nil {
-			return &NotFoundError{Kind: "chat", ID: chatID}
+		s, err := readChanges(tx, chatID)
+		if err != nil || s == nil {
+			return err
 		}
-		s := changeStore{changes: cb.Bucket(bucketChanges), index: cb.Bucket(bucketChangeIndex)}
-		if s.changes == nil || s.index == nil {
-			return nil // the chat changed nothing yet
+		h, key, err := s.head(runID)
+		if err != nil || h == nil {
+			return err
 		}
-		var err error
-		c, _, err = s.load(runID)
-		return err
+		if h.Paths, err = s.allPaths(key); err != nil {
+			return err
+		}
+		c = &h.Change
+		return nil
 	})
 	return c, err
 }
@@ -292,7 +377,8 @@ func (db *DB) Content(chatID, hash string) ([]byte, error) {
 	return out, err
 }
 
-// recordAfter sets, in the run's change, what the call left at each path it touched.
+// recordAfter sets, in the run's change, what the call left at each path it touched: each
+// path is found by its name, whatever the number of paths the run touched.
 func recordAfter(tx *bolt.Tx, chatID, runID string, after []tools.PathState) error {
 	if len(after) == 0 || runID == "" {
 		return nil
@@ -301,27 +387,50 @@ func recordAfter(tx *bolt.Tx, chatID, runID string, after []tools.PathState) err
 	if err != nil {
 		return err
 	}
-	c, key, err := b.load(runID)
-	if err != nil || c == nil {
+	h, key, err := b.head(runID)
+	if err != nil || h == nil {
 		return err
 	}
-	first := make(map[string]*PathChange, len(c.Paths)) // c.Path for each: one pass, not one per state
-	for i := range c.Paths {
-		if _, ok := first[c.Paths[i].Path]; !ok {
-			first[c.Paths[i].Path] = &c.Paths[i]
-		}
-	}
 	for _, s := range after {
-		if pc := first[s.Path]; pc != nil {
-			s.Content = nil
-			pc.After = &s
+		ord, found := b.pathOrdinal(key, s.Path)
+		if !found {
+			continue
+		}
+		pc, err := b.path(key, ord)
+		if err != nil {
+			return err
+		}
+		was := pc.Unchanged()
+		s.Content = nil
+		pc.After = &s
+		if err := b.putPath(key, ord, pc); err != nil {
+			return err
+		}
+		switch now := pc.Unchanged(); {
+		case now && !was:
+			h.Same++
+		case was && !now:
+			h.Same--
 		}
 	}
-	return b.save(c, key)
+	return b.putHead(key, h)
 }
 
 type changeStore struct {
-	changes, index, contents *bolt.Bucket
+	changes, index, paths, contents *bolt.Bucket
+}
+
+// readChanges is the chat's change buckets for reading, nil when the chat changed nothing yet.
+func readChanges(tx *bolt.Tx, chatID string) (*changeStore, error) {
+	cb := chatBucket(tx, chatID)
+	if cb == nil {
+		return nil, &NotFoundError{Kind: "chat", ID: chatID}
+	}
+	s := changeStore{changes: cb.Bucket(bucketChanges), index: cb.Bucket(bucketChangeIndex), paths: cb.Bucket(bucketChangePaths)}
+	if s.changes == nil || s.index == nil || s.paths == nil {
+		return nil, nil
+	}
+	return &s, nil
 }
 
 func changeBuckets(tx *bolt.Tx, chatID string) (*changeStore, error) {
@@ -331,44 +440,176 @@ func changeBuckets(tx *bolt.Tx, chatID string) (*changeStore, error) {
 	}
 	var s changeStore
 	var err error
-	if s.changes, err = cb.CreateBucketIfNotExists(bucketChanges); err != nil {
-		return nil, err
-	}
-	if s.index, err = cb.CreateBucketIfNotExists(bucketChangeIndex); err != nil {
-		return nil, err
-	}
-	if s.contents, err = cb.CreateBucketIfNotExists(bucketContents); err != nil {
-		return nil, err
+	for _, b := range []struct {
+		name []byte
+		into **bolt.Bucket
+	}{{bucketChanges, &s.changes}, {bucketChangeIndex, &s.index}, {bucketChangePaths, &s.paths}, {bucketContents, &s.contents}} {
+		if *b.into, err = cb.CreateBucketIfNotExists(b.name); err != nil {
+			return nil, err
+		}
 	}
 	return &s, nil
 }
 
-// load returns the change id and its key, or nil when there is none.
-func (s *changeStore) load(id string) (*Change, []byte, error) {
+func decodeHead(v []byte) (*changeHead, error) {
+	var h changeHead
+	if err := json.Unmarshal(v, &h); err != nil {
+		return nil, err
+	}
+	return &h, nil
+}
+
+// head returns the head of change id and its key, or nil when there is none.
+func (s *changeStore) head(id string) (*changeHead, []byte, error) {
 	key := s.index.Get([]byte(id))
 	if key == nil {
 		return nil, nil, nil
 	}
-	var c Change
-	if err := json.Unmarshal(s.changes.Get(key), &c); err != nil {
+	h, err := decodeHead(s.changes.Get(key))
+	if err != nil {
 		return nil, nil, err
 	}
-	return &c, append([]byte{}, key...), nil
+	return h, append([]byte{}, key...), nil
 }
 
-// save writes c under key, or under a new key when key is nil.
-func (s *changeStore) save(c *Change, key []byte) error {
-	if key == nil {
-		seq, err := s.changes.NextSequence()
-		if err != nil {
-			return err
-		}
-		key = seqKey(seq)
-		if err := s.index.Put([]byte(c.ID), key); err != nil {
+// newKey is the key of a new change id, indexed by its id.
+func (s *changeStore) newKey(id string) ([]byte, error) {
+	seq, err := s.changes.NextSequence()
+	if err != nil {
+		return nil, err
+	}
+	key := seqKey(seq)
+	return key, s.index.Put([]byte(id), key)
+}
+
+func (s *changeStore) putHead(key []byte, h *changeHead) error {
+	h.Paths = nil
+	return putJSON(s.changes, key, h)
+}
+
+// putWhole writes c, a change made whole, under a new key.
+func (s *changeStore) putWhole(c Change) error {
+	key, err := s.newKey(c.ID)
+	if err != nil {
+		return err
+	}
+	h := &changeHead{Change: c}
+	for _, pc := range c.Paths {
+		if err := s.addPath(key, h, pc); err != nil {
 			return err
 		}
 	}
-	return putJSON(s.changes, key, c)
+	return s.putHead(key, h)
+}
+
+func pathRecordKey(key []byte, ord int) []byte {
+	return binary.BigEndian.AppendUint32(append(append(make([]byte, 0, len(key)+5), key...), pathRecord), uint32(ord))
+}
+
+// pathNamePrefix is the start of the keys of path p in the name index of change key.
+func pathNamePrefix(key []byte, p string) []byte {
+	k := append(append(make([]byte, 0, len(key)+len(p)+2), key...), pathName)
+	return append(append(k, p...), 0)
+}
+
+// addPath records pc as the next path of the change under key.
+func (s *changeStore) addPath(key []byte, h *changeHead, pc PathChange) error {
+	ord := h.Touched
+	h.Touched++
+	if pc.Unchanged() {
+		h.Same++
+	}
+	return s.putPath(key, ord, pc)
+}
+
+// putPath writes the record of path ord of the change under key, and its entry in the index.
+func (s *changeStore) putPath(key []byte, ord int, pc PathChange) error {
+	if err := putJSON(s.paths, pathRecordKey(key, ord), pc); err != nil {
+		return err
+	}
+	v := binary.BigEndian.AppendUint32(nil, uint32(ord))
+	if pc.Unchanged() {
+		v = append(v, 1)
+	} else {
+		v = append(v, 0)
+	}
+	return s.paths.Put(append(pathNamePrefix(key, pc.Path), pc.Workspace...), v)
+}
+
+// addCall names call among those that touched path ord of the change under key, once.
+func (s *changeStore) addCall(key []byte, ord int, call string) error {
+	pc, err := s.path(key, ord)
+	if err != nil || pc.CallID == call || slices.Contains(pc.Calls, call) {
+		return err
+	}
+	pc.Calls = append(pc.Calls, call)
+	return s.putPath(key, ord, pc)
+}
+
+// path decodes the record of path ord of the change under key.
+func (s *changeStore) path(key []byte, ord int) (PathChange, error) {
+	var pc PathChange
+	v := s.paths.Get(pathRecordKey(key, ord))
+	if v == nil {
+		return pc, &NotFoundError{Kind: "path of a change", ID: string(key)}
+	}
+	return pc, json.Unmarshal(v, &pc)
+}
+
+// pathOrdinal finds path p (in any folder: a run touches each path once) in the change under
+// key: its first ordinal.
+func (s *changeStore) pathOrdinal(key []byte, p string) (int, bool) {
+	prefix := pathNamePrefix(key, p)
+	ord, found := 0, false
+	c := s.paths.Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		if o := int(binary.BigEndian.Uint32(v)); !found || o < ord {
+			ord, found = o, true
+		}
+	}
+	return ord, found
+}
+
+// allPaths decodes every path of the change under key, in the order they were first touched.
+func (s *changeStore) allPaths(key []byte) ([]PathChange, error) {
+	var out []PathChange
+	prefix := append(append([]byte{}, key...), pathRecord)
+	c := s.paths.Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		var pc PathChange
+		if err := json.Unmarshal(v, &pc); err != nil {
+			return nil, err
+		}
+		out = append(out, pc)
+	}
+	return out, nil
+}
+
+// changedNames reads, from the index alone, the paths of the change under key that it did
+// not leave as they were, in the order they were first touched (touched paths in all).
+func (s *changeStore) changedNames(key []byte, touched int) []string {
+	byOrd := make([]string, touched)
+	prefix := append(append([]byte{}, key...), pathName)
+	c := s.paths.Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		if len(v) < 5 || v[4] == 1 {
+			continue
+		}
+		name := k[len(prefix):]
+		if i := bytes.IndexByte(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		if o := int(binary.BigEndian.Uint32(v)); o < touched {
+			byOrd[o] = string(name)
+		}
+	}
+	out := byOrd[:0]
+	for _, n := range byOrd {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // emptyHash is the hash of an empty file, whose content is never stored.

@@ -1,10 +1,13 @@
 package store
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
 
+	"prototyper/store/storetest"
 	"prototyper/tools"
 )
 
@@ -59,5 +62,119 @@ func TestAPreImageIsKeptOncePerPathPerRunAndEachContentOncePerChat(t *testing.T)
 	}
 	if err := db.DeleteChat(c.ID); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A list of changes reads each change's head and the index of its paths: which paths a change
+// left other than they were, in the order they were first touched, without their states.
+func TestChangeOutlinesNameTheChangedPathsInTheOrderFirstTouched(t *testing.T) {
+	db, _ := openTestDB(t, nil)
+	c := mustChat(t, db, Chat{})
+	file := func(p, content string) tools.PathState {
+		return tools.PathState{Path: p, Kind: tools.KindFile, Size: int64(len(content)), Hash: tools.HashContent([]byte(content)), Content: []byte(content)}
+	}
+	for i, p := range []string{"z.txt", "a.txt", "m.txt"} {
+		id := fmt.Sprint("call", i)
+		if _, err := db.StartToolCall(ToolCallRecord{ID: id, ChatID: c.ID, RunID: "r1", Name: "write_file", Pending: true}, []tools.PathState{file(p, "before")}); err != nil {
+			t.Fatal(err)
+		}
+		after := file(p, "after")
+		if p == "a.txt" {
+			after = file(p, "before") // put back as it was: not a change
+		}
+		if _, err := db.CompleteToolCall(c.ID, id, ToolResult{OK: true, After: []tools.PathState{after}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.RecordChange(Change{ID: "u1", ChatID: c.ID, Kind: ChangeUndo, Reverts: []string{"r1"},
+		Paths: []PathChange{{Path: "z.txt", Workspace: "/one", Before: file("z.txt", "after"), After: &tools.PathState{Path: "z.txt", Kind: tools.KindAbsent}}}}, nil, []string{"r1"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.ChangeOutlines(c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].ID != "r1" || got[0].RevertedBy != "u1" || got[0].Touched != 3 ||
+		!slices.Equal(got[0].Changed, []string{"z.txt", "m.txt"}) || got[1].Kind != ChangeUndo || !slices.Equal(got[1].Changed, []string{"z.txt"}) {
+		t.Fatalf("outlines %+v", got)
+	}
+	whole, _ := db.Changes(c.ID)
+	if len(whole) != 2 || len(whole[0].Paths) != 3 || whole[0].Paths[1].Path != "a.txt" || !whole[0].Paths[1].Unchanged() || whole[0].RevertedBy != "u1" {
+		t.Fatalf("changes %+v", whole)
+	}
+}
+
+// A file written before each change's paths were kept apart opens with every change as it
+// was: its paths, their states and what they were left as.
+func TestChangesOfAFileOfSchemaOneReadTheSameOnceMigrated(t *testing.T) {
+	db, path := openTestDB(t, nil)
+	c := mustChat(t, db, Chat{})
+	old := Change{ID: "r1", ChatID: c.ID, Kind: ChangeRun, RevertedBy: "u1", Paths: []PathChange{
+		{Path: "b.txt", CallID: "c1", Before: tools.PathState{Path: "b.txt", Kind: tools.KindAbsent}, After: &tools.PathState{Path: "b.txt", Kind: tools.KindFile, Hash: "h"}},
+		{Path: "a.txt", Before: tools.PathState{Path: "a.txt", Kind: tools.KindDir}, After: &tools.PathState{Path: "a.txt", Kind: tools.KindDir}},
+	}}
+	if err := db.update("an old change", func(tx *bolt.Tx) error {
+		cb := chatBucket(tx, c.ID)
+		changes, _ := cb.CreateBucketIfNotExists(bucketChanges)
+		index, _ := cb.CreateBucketIfNotExists(bucketChangeIndex)
+		seq, _ := changes.NextSequence()
+		if err := index.Put([]byte(old.ID), seqKey(seq)); err != nil {
+			return err
+		}
+		return putJSON(changes, seqKey(seq), old)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	storetest.SetSchema(t, path, 1)
+	db, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	got, err := db.Changes(c.ID)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("changes %+v, %v", got, err)
+	}
+	if g := got[0]; g.ID != "r1" || g.RevertedBy != "u1" || len(g.Paths) != 2 || g.Paths[0].Path != "b.txt" || g.Paths[0].CallID != "c1" ||
+		g.Paths[0].After == nil || g.Paths[0].After.Hash != "h" || !g.Paths[1].Unchanged() {
+		t.Fatalf("migrated change %+v", g)
+	}
+	if o, _ := db.ChangeOutlines(c.ID); len(o) != 1 || !slices.Equal(o[0].Changed, []string{"b.txt"}) {
+		t.Fatalf("outlines %+v", o)
+	}
+	if r, err := db.RunChange(c.ID, "r1"); err != nil || r == nil || len(r.Paths) != 2 {
+		t.Fatalf("run change %+v, %v", r, err)
+	}
+}
+
+// What a list of changes and an undo of the last run read is by what they ask: neither decodes
+// the paths' states of another change (here, one that could not be decoded at all).
+func TestOutlinesAndTheLastRunAreReadWithoutDecodingOtherChangesPaths(t *testing.T) {
+	db, _ := openTestDB(t, nil)
+	c := mustChat(t, db, Chat{})
+	for _, run := range []string{"r1", "r2"} {
+		s := tools.PathState{Path: run + ".txt", Kind: tools.KindAbsent}
+		if _, err := db.StartToolCall(ToolCallRecord{ID: "call-" + run, ChatID: c.ID, RunID: run, Name: "write_file", Pending: true}, []tools.PathState{s}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.update("spoil the first run's path", func(tx *bolt.Tx) error {
+		paths := chatBucket(tx, c.ID).Bucket(bucketChangePaths)
+		return paths.Put(pathRecordKey(seqKey(1), 0), []byte("{not json"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Changes(c.ID); err == nil {
+		t.Fatal("the spoilt record was never decoded: the test proves nothing")
+	}
+	if o, err := db.ChangeOutlines(c.ID); err != nil || len(o) != 2 || !slices.Equal(o[0].Changed, []string{"r1.txt"}) {
+		t.Fatalf("outlines %+v, %v", o, err)
+	}
+	if h, err := db.ChangeHeads(c.ID); err != nil || len(h) != 2 || h[1].ID != "r2" || h[1].Left != 1 || h[1].Changed != nil {
+		t.Fatalf("heads %+v, %v", h, err)
+	}
+	if r, err := db.RunChange(c.ID, "r2"); err != nil || len(r.Paths) != 1 || r.Paths[0].Path != "r2.txt" {
+		t.Fatalf("the last run %+v, %v", r, err)
 	}
 }

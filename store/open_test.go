@@ -116,10 +116,10 @@ func TestOlderSchemaIsBackedUpThenMigratedInOneTransaction(t *testing.T) {
 	c := mustChat(t, db, Chat{Title: "kept"})
 	db.Close()
 
-	saved := migrations
+	saved, from := migrations, CurrentSchema()
 	t.Cleanup(func() { migrations = saved })
 	migrations = append(append([]migration(nil), saved...), migration{
-		to: 2, about: "test: a bucket", apply: func(tx *bolt.Tx) error {
+		to: from + 1, about: "test: a bucket", apply: func(tx *bolt.Tx) error {
 			_, err := tx.CreateBucket([]byte("v2"))
 			return err
 		},
@@ -133,20 +133,20 @@ func TestOlderSchemaIsBackedUpThenMigratedInOneTransaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if v, _, _ := db.schemaVersion(); v != 2 {
-		t.Errorf("schema after migration = %d, want 2", v)
+	if v, _, _ := db.schemaVersion(); v != from+1 {
+		t.Errorf("schema after migration = %d, want %d", v, from+1)
 	}
 	if got, err := db.Chat(c.ID); err != nil || got.Title != "kept" {
 		t.Errorf("chat after migration = %+v, %v", got, err)
 	}
-	backup, err := bolt.Open(BackupPath(path, 1), 0o600, &bolt.Options{ReadOnly: true})
+	backup, err := bolt.Open(BackupPath(path, from), 0o600, &bolt.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatalf("no backup of the old file: %v", err)
 	}
 	defer backup.Close()
 	_ = backup.View(func(tx *bolt.Tx) error {
-		if v := binary.BigEndian.Uint64(tx.Bucket(bucketMeta).Get(keySchema)); v != 1 {
-			t.Errorf("backup schema = %d, want 1", v)
+		if v := binary.BigEndian.Uint64(tx.Bucket(bucketMeta).Get(keySchema)); v != from {
+			t.Errorf("backup schema = %d, want %d", v, from)
 		}
 		if tx.Bucket([]byte("v2")) != nil {
 			t.Error("the backup was taken after migrating")

@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 
 	bolt "go.etcd.io/bbolt"
@@ -18,6 +19,7 @@ type migration struct {
 // migrations are applied in order; the schema version is the number of them. Append only.
 var migrations = []migration{
 	{to: 1, about: "chats, messages, tool-call records, runs and settings", apply: createBucketsV1},
+	{to: 2, about: "each change's paths kept apart from it", apply: splitChangePaths},
 }
 
 // CurrentSchema is the schema version this build writes.
@@ -90,5 +92,51 @@ func (db *DB) migrate(from uint64) error {
 			}
 		}
 		return meta.Put(keySchema, binary.BigEndian.AppendUint64(nil, CurrentSchema()))
+	})
+}
+
+// splitChangePaths moves the paths of every change, held in the change's own record until
+// schema 2, into their own records and index (bucketChangePaths), keeping each change's key.
+func splitChangePaths(tx *bolt.Tx) error {
+	chats := tx.Bucket(bucketChat)
+	if chats == nil {
+		return nil
+	}
+	return chats.ForEachBucket(func(id []byte) error {
+		cb := chats.Bucket(id)
+		if cb.Bucket(bucketChanges) == nil {
+			return nil
+		}
+		s, err := changeBuckets(tx, string(id))
+		if err != nil {
+			return err
+		}
+		type old struct {
+			key []byte
+			c   Change
+		}
+		var all []old
+		if err := s.changes.ForEach(func(k, v []byte) error {
+			var c Change
+			if err := json.Unmarshal(v, &c); err != nil {
+				return err
+			}
+			all = append(all, old{append([]byte{}, k...), c})
+			return nil
+		}); err != nil {
+			return err
+		}
+		for _, o := range all {
+			h := &changeHead{Change: o.c}
+			for _, pc := range o.c.Paths {
+				if err := s.addPath(o.key, h, pc); err != nil {
+					return err
+				}
+			}
+			if err := s.putHead(o.key, h); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }

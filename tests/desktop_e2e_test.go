@@ -34,21 +34,40 @@ func startDesktopRun(t *testing.T, model ollamatest.Model, prompt string) *deskt
 	return startDesktopRunWith(t, model, store.Settings{Think: "on"}, prompt)
 }
 
-// launchExtra is what a window test adds to the app's command line and environment.
-type launchExtra struct{ args, env []string }
+// launchExtra is what a window test adds to the app's command line and environment, and
+// what it puts in the database before the window opens.
+type launchExtra struct {
+	args, env []string
+	seed      func(db *store.DB, workspace string)
+}
 
 // withArgs adds flags of the window; withEnv adds KEY=VALUE to the app's environment.
 func withArgs(args ...string) launchExtra { return launchExtra{args: args} }
 func withEnv(env ...string) launchExtra   { return launchExtra{env: env} }
 
+// withSeed fills the database (the workspace is the window's folder) before the window opens.
+func withSeed(seed func(db *store.DB, workspace string)) launchExtra { return launchExtra{seed: seed} }
+
 // startDesktopRunWith is startDesktopRun with the given stored settings, and extra flags of
 // the window or variables of its environment.
-func startDesktopRunWith(t *testing.T, model ollamatest.Model, settings store.Settings, prompt string, extra ...launchExtra) *desktopRun {
+func startDesktopRunWith(t testing.TB, model ollamatest.Model, settings store.Settings, prompt string, extra ...launchExtra) *desktopRun {
 	t.Helper()
 	srv := ollamatest.Get(t)
 	bin := desktopBinary(t)
 	display := startXvfb(t)
 	r := newDesktopRun(t, settings)
+	for _, x := range extra {
+		if x.seed != nil {
+			db, err := store.Open(r.db, store.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			x.seed(db, r.workspace)
+			if err := db.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	args := []string{"--db", r.db, "--workspace", r.workspace, "--model", model.Name, "--ollama", srv.URL()}
 	env := []string{events.LogEnv + "=" + r.bridgeLog}
 	for _, x := range extra {
@@ -68,7 +87,7 @@ func startDesktopRunWith(t *testing.T, model ollamatest.Model, settings store.Se
 
 // newDesktopRun makes the folders of a window test (workspace, database, bridge log) and
 // saves the settings a user would have chosen.
-func newDesktopRun(t *testing.T, settings store.Settings) *desktopRun {
+func newDesktopRun(t testing.TB, settings store.Settings) *desktopRun {
 	t.Helper()
 	dir := t.TempDir()
 	r := &desktopRun{
@@ -102,7 +121,7 @@ func newDesktopRun(t *testing.T, settings store.Settings) *desktopRun {
 // waitForComposer waits until the page has loaded its configuration (the window then shows
 // more than the background: the page renders its layout only once it has the config) and the
 // composer has the keyboard focus, as it takes it at start: what the test types goes there.
-func (r *desktopRun) waitForComposer(t *testing.T) {
+func (r *desktopRun) waitForComposer(t testing.TB) {
 	t.Helper()
 	r.app.waitForPage("e2e-start.png", 30*time.Second)
 	r.app.focusWindow()
@@ -118,7 +137,7 @@ type bridgeLine struct {
 	Running []string          `json:"running"`
 }
 
-func readBridgeLog(t *testing.T, path string) []bridgeLine {
+func readBridgeLog(t testing.TB, path string) []bridgeLine {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil && !os.IsNotExist(err) {
@@ -146,7 +165,7 @@ func (r *desktopRun) waitLog(t *testing.T, typ events.Type, acked bool, timeout 
 }
 
 // waitLogN is waitLog for the n-th event of type typ.
-func (r *desktopRun) waitLogN(t *testing.T, typ events.Type, n int, acked bool, timeout time.Duration) []bridgeLine {
+func (r *desktopRun) waitLogN(t testing.TB, typ events.Type, n int, acked bool, timeout time.Duration) []bridgeLine {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {

@@ -1,13 +1,15 @@
-import { useState } from 'react'
+import { useMemo, useRef, useState } from 'react'
 import type { ChatSummary } from '../backend'
 import { focusComposer } from '../keyboard/menus'
 import { helpShortcut, newChatShortcut, searchShortcut } from '../keyboard/shortcuts'
 import type { ChatState } from '../state/chatReducer'
 import type { AppState } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
+import { chatRows, type ChatRow } from './chatRows'
 import { baseName } from './format'
 import { Icon } from './icons'
 import { ShortcutButton } from './ShortcutButton'
+import { useChatWindow } from './useChatWindow'
 
 /** When a chat was last active, as a list shows it: the time today, else the day. */
 export function chatDate(iso: string, now = new Date()): string {
@@ -76,6 +78,8 @@ function ChatListItem({
   busy,
   waiting,
   showFolder,
+  tabbable,
+  position,
 }: {
   chat: ChatSummary
   active: boolean
@@ -83,7 +87,12 @@ function ChatListItem({
   waiting: boolean
   /** Said on the item when no group heading says it. */
   showFolder: boolean
+  /** The one chat of the list in the Tab order; the keys move from it to the others. */
+  tabbable: boolean
+  /** Its place in its group, and the group's size, for assistive technology (the rest is not rendered). */
+  position: { pos: number; size: number }
 }) {
+  const tab = tabbable ? 0 : -1
   const store = useStore()
   const [mode, setMode] = useState<'view' | 'rename' | 'confirm-delete'>('view')
   const [title, setTitle] = useState(chat.title)
@@ -137,9 +146,16 @@ function ChatListItem({
     )
   }
   return (
-    <li className={`chat-item${active ? ' active' : ''}`} data-testid="chat-item" data-chat-id={chat.id}>
+    <li
+      className={`chat-item${active ? ' active' : ''}`}
+      data-testid="chat-item"
+      data-chat-id={chat.id}
+      aria-posinset={position.pos}
+      aria-setsize={position.size}
+    >
       <button
         type="button"
+        tabIndex={tab}
         className="chat-title"
         onClick={thenComposer(() => void store.selectChat(chat.id))}
         title={`${chat.title}${chat.workspace ? `\n${chat.workspace}` : ''}${chat.model ? `\n${chat.model}` : ''}`}
@@ -162,6 +178,7 @@ function ChatListItem({
         <button
           type="button"
           title="Rename"
+          tabIndex={tab}
           aria-label={`Rename ${chat.title || 'Untitled'}`}
           onClick={() => {
             setTitle(chat.title)
@@ -173,6 +190,7 @@ function ChatListItem({
         <button
           type="button"
           title="Delete"
+          tabIndex={tab}
           aria-label={`Delete ${chat.title || 'Untitled'}`}
           onClick={() => setMode('confirm-delete')}
         >
@@ -193,7 +211,27 @@ function busyOf(live: ChatState | undefined, c: ChatSummary): boolean {
   return live && (live.loaded || live.phaseSeq > 0) ? live.busy : c.busy === true
 }
 
-/** The chats, newest first, with a busy dot on those running now. */
+type ChatItemRow = Extract<ChatRow, { kind: 'chat' }>
+
+/** The rows in view by their group: whether the group's heading is among them, and its chats that are. */
+function groupShown(rows: ChatRow[]): { group: number; head: boolean; rows: ChatItemRow[] }[] {
+  const out: { group: number; head: boolean; rows: ChatItemRow[] }[] = []
+  for (const r of rows) {
+    let last = out[out.length - 1]
+    if (!last || last.group !== r.group) {
+      last = { group: r.group, head: false, rows: [] }
+      out.push(last)
+    }
+    if (r.kind === 'head') last.head = true
+    else last.rows.push(r)
+  }
+  return out
+}
+
+/**
+ * The chats, newest first, with a busy dot on those running now. Only the rows in view are in
+ * the page (useChatWindow), whatever the number of chats.
+ */
 export function ChatList({ onSearch, onHelp }: { onSearch?: () => void; onHelp?: () => void } = {}) {
   const store = useStore()
   const chats = useAppState((s) => s.chatList)
@@ -207,6 +245,14 @@ export function ChatList({ onSearch, onHelp }: { onSearch?: () => void; onHelp?:
   )
   const busy = new Set(busyIds.split(' '))
   const waiting = new Set(useAppState((s) => waitingChatIds(s).join(' ')).split(' '))
+  const navRef = useRef<HTMLElement>(null)
+  const groups = useMemo(() => groupByFolder(chats), [chats])
+  const { rows, chats: ordered, rowOf } = useMemo(() => chatRows(groups), [groups])
+  const ids = useMemo(() => ordered.map((c) => c.id), [ordered])
+  const win = useChatWindow(navRef, rows, rowOf, ids)
+  const shownGroups = groupShown(rows.slice(win.start, win.end))
+  const shownIds = shownGroups.flatMap((p) => p.rows.map((r) => r.chat.id))
+  const tabId = [win.current, activeId].find((id) => id && shownIds.includes(id)) ?? shownIds[0]
   return (
     <aside className="sidebar">
       <div className="brand">Prototyper</div>
@@ -230,28 +276,35 @@ export function ChatList({ onSearch, onHelp }: { onSearch?: () => void; onHelp?:
           <Icon name="search" /> Search <kbd>{searchShortcut.label}</kbd>
         </ShortcutButton>
       )}
-      <nav aria-label="Chats">
-        {groupByFolder(chats).map((g) => (
-          <section key={g.folder} className="chat-group" aria-label={g.folder || 'No folder'}>
-            {g.heading && (
-              <h3 className="chat-group-head" title={g.folder} data-testid="chat-group">
-                <Icon name="folder" size={12} /> {g.heading}
-              </h3>
-            )}
-            <ul className="chat-list">
-              {g.chats.map((c) => (
-                <ChatListItem
-                  key={c.id}
-                  chat={c}
-                  active={c.id === activeId}
-                  busy={busy.has(c.id)}
-                  waiting={waiting.has(c.id)}
-                  showFolder={!g.heading}
-                />
-              ))}
-            </ul>
-          </section>
-        ))}
+      <nav aria-label="Chats" className="chat-scroll" ref={navRef} onKeyDown={win.onKeyDown} onFocus={win.onFocus}>
+        <div aria-hidden="true" style={{ height: win.offsets[win.start] }} />
+        {shownGroups.map(({ group, head, rows: shownRows }) => {
+          const g = groups[group]
+          return (
+            <section key={g.folder} className="chat-group" aria-label={g.folder || 'No folder'}>
+              {head && g.heading && (
+                <h3 className="chat-group-head" title={g.folder} data-testid="chat-group">
+                  <Icon name="folder" size={12} /> {g.heading}
+                </h3>
+              )}
+              <ul className="chat-list">
+                {shownRows.map((r) => (
+                  <ChatListItem
+                    key={r.chat.id}
+                    chat={r.chat}
+                    active={r.chat.id === activeId}
+                    busy={busy.has(r.chat.id)}
+                    waiting={waiting.has(r.chat.id)}
+                    showFolder={!g.heading}
+                    tabbable={r.chat.id === tabId}
+                    position={{ pos: r.posInGroup + 1, size: g.chats.length }}
+                  />
+                ))}
+              </ul>
+            </section>
+          )
+        })}
+        <div aria-hidden="true" style={{ height: win.offsets[rows.length] - win.offsets[win.end] }} />
       </nav>
       {onHelp && (
         <ShortcutButton shortcut={helpShortcut} what="Keyboard shortcuts" className="link help-button" onClick={onHelp}>

@@ -1,0 +1,351 @@
+package tests
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"prototyper/events"
+	"prototyper/internal/ollamatest"
+	"prototyper/store"
+)
+
+// The window's figures, measured in the real window (the production binary under Xvfb, as the
+// window tests run it) and printed with their peers by `make bench`; they assert nothing of
+// time. Each is reported as a metric of its benchmark (go test -bench 'Window' -benchtime=Nx).
+
+// BenchmarkWindowStream sends a message to a scripted model that answers 250 words at once
+// (e2e-chatty), b.N times in one chat after one untimed message that loads the model, and
+// reports from the bridge log: the batches delivered per second while the answer streams, the
+// time from a batch sent to the window's acknowledgement that it painted it (p50, p99), and
+// Enter → the first text painted, beside its peer: the server's first content for the app's
+// same request sent again straight to it (server-first-ms), and its rate (server-tok/s); and
+// where Enter's time goes: until the app's request reached the server (enter-to-request-ms),
+// then until the server's first bytes went back (request-to-answer-ms).
+func BenchmarkWindowStream(b *testing.B) {
+	rec := recordChats(b, ollamatest.Get(b).URL())
+	r := startWindowForBench(b, store.Settings{}, withArgs("--ollama", rec.url))
+	r.app.typeText("Warm up")
+	r.app.key("Return")
+	r.waitLogN(b, events.RunFinished, 1, true, 120*time.Second)
+	var rates, acks, firsts, runFirsts, servers, asks, answers []float64
+	var tokPerSec float64
+	n := 1
+	for b.Loop() {
+		n++
+		r.app.typeText(fmt.Sprintf("Question %d", n))
+		enter := time.Now()
+		r.app.key("Return")
+		lines := r.waitLogN(b, events.RunFinished, n, true, 120*time.Second)
+		f := streamFigures(lines, n, enter)
+		rates, acks = append(rates, f.deliveriesPerSecond), append(acks, f.ackMs...)
+		firsts, runFirsts = append(firsts, f.enterToFirstMs), append(runFirsts, f.runToFirstMs)
+		b.StopTimer()
+		body, asked, answered := rec.last()
+		asks, answers = append(asks, ms(asked.Sub(enter))), append(answers, ms(answered.Sub(asked)))
+		var first float64
+		first, tokPerSec = serverFirstContent(b, ollamatest.Get(b).URL(), body)
+		servers = append(servers, first)
+		b.StartTimer()
+	}
+	b.StopTimer()
+	b.ReportMetric(median(rates), "deliveries/s")
+	b.ReportMetric(percentile(acks, 50), "ack-p50-ms")
+	b.ReportMetric(percentile(acks, 99), "ack-p99-ms")
+	b.ReportMetric(median(firsts), "enter-to-text-ms")
+	b.ReportMetric(median(runFirsts), "run-to-text-ms")
+	b.ReportMetric(median(asks), "enter-to-request-ms")
+	b.ReportMetric(median(answers), "request-to-answer-ms")
+	b.ReportMetric(median(servers), "server-first-ms")
+	b.ReportMetric(tokPerSec, "server-tok/s")
+}
+
+// chatRecorder passes the app's requests to the server, keeping the last /api/chat body, so
+// that the same request can be replayed straight to the server, and when it came and when the
+// server's first bytes went back through.
+type chatRecorder struct {
+	url           string
+	mu            sync.Mutex
+	body          []byte
+	asked, answer time.Time
+}
+
+func (c *chatRecorder) last() (body []byte, asked, answer time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.body, c.asked, c.answer
+}
+
+func recordChats(b *testing.B, upstream string) *chatRecorder {
+	b.Helper()
+	target, err := url.Parse(upstream)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := &chatRecorder{}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.FlushInterval = -1 // each line of a stream as it comes
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/chat" {
+			asked := time.Now()
+			body, _ := io.ReadAll(r.Body)
+			c.mu.Lock()
+			c.body, c.asked, c.answer = body, asked, time.Time{}
+			c.mu.Unlock()
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			w = &firstWrite{ResponseWriter: w, c: c}
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	b.Cleanup(srv.Close)
+	c.url = srv.URL
+	return c
+}
+
+// firstWrite notes when the server's answer first went back to the app.
+type firstWrite struct {
+	http.ResponseWriter
+	c *chatRecorder
+}
+
+func (f *firstWrite) Write(p []byte) (int, error) {
+	f.c.mu.Lock()
+	if f.c.answer.IsZero() {
+		f.c.answer = time.Now()
+	}
+	f.c.mu.Unlock()
+	return f.ResponseWriter.Write(p)
+}
+
+func (f *firstWrite) Flush() {
+	if fl, ok := f.ResponseWriter.(http.Flusher); ok {
+		fl.Flush()
+	}
+}
+
+// BenchmarkWindowMemory opens the window empty, and with 10,000 chats and a chat of 1,000
+// messages opened, and reports the resident memory of the app and of its WebKit web process
+// once the window painted the chat and settled.
+func BenchmarkWindowMemory(b *testing.B) {
+	for _, size := range []struct {
+		name            string
+		chats, messages int
+	}{{"empty", 0, 0}, {"chats=10000+messages=1000", 10_000, 1000}} {
+		b.Run("window="+size.name, func(b *testing.B) {
+			var app, web []float64
+			for b.Loop() {
+				r := startWindowForBench(b, store.Settings{}, withSeed(func(db *store.DB, ws string) {
+					if size.chats > 0 {
+						seedChats(b, db, ws, size.chats, size.messages)
+					}
+				}))
+				if size.messages > 0 {
+					r.app.focusNamed(rolePushButton, "Long chat")
+					r.app.key("Return")
+					last := fmt.Sprintf("Answer %d:", size.messages-1)
+					r.app.waitTexts(func(s string) bool { return strings.Contains(s, last) }, 60*time.Second)
+				}
+				time.Sleep(5 * time.Second) // what is freed once painted is given back: a figure, not a test
+				a, w := processMemory(b, r.app.cmd.Process.Pid)
+				app, web = append(app, a), append(web, w)
+				_ = r.app.closeWindow(30 * time.Second)
+			}
+			b.ReportMetric(median(app), "app-MB")
+			b.ReportMetric(median(web), "webview-MB")
+		})
+	}
+}
+
+// startWindowForBench opens the window on the scripted model e2e-chatty with nothing typed:
+// startDesktopRunWith, for a benchmark.
+func startWindowForBench(b *testing.B, settings store.Settings, extra ...launchExtra) *desktopRun {
+	b.Helper()
+	b.StopTimer()
+	defer b.StartTimer()
+	return startDesktopRunWith(b, chattyModel, settings, "", extra...)
+}
+
+// streamRun is what the bridge log says of the n-th run of a chat.
+type streamRun struct {
+	deliveriesPerSecond          float64
+	ackMs                        []float64
+	enterToFirstMs, runToFirstMs float64
+}
+
+// streamFigures reads the n-th run's figures from the bridge log: its batches holding text
+// from the first to the last, how soon each batch was acknowledged painted, and when its first
+// text was painted (from Enter, and from the run's start as the app saw it).
+func streamFigures(lines []bridgeLine, n int, enter time.Time) streamRun {
+	var f streamRun
+	at := func(l bridgeLine) time.Time { t, _ := time.Parse(time.RFC3339Nano, l.At); return t }
+	ackOf := func(i int, seq uint64) (time.Time, bool) {
+		for _, l := range lines[i+1:] {
+			if l.Kind == events.LogKindAck && l.Seq >= seq {
+				return at(l), true
+			}
+		}
+		return time.Time{}, false
+	}
+	runs, in := 0, false
+	var started, firstText, lastText time.Time
+	var textBatches int
+	for i, l := range lines {
+		if l.Kind != events.LogKindBatch || len(l.Events) == 0 {
+			continue
+		}
+		hasText, finished := false, false
+		for _, e := range l.Events {
+			switch e.Type {
+			case events.RunStarted:
+				if runs++; runs == n {
+					in, started = true, at(l)
+				}
+			case events.TextDelta:
+				hasText = true
+			case events.RunFinished:
+				finished = true
+			}
+		}
+		if !in {
+			continue
+		}
+		acked, ok := ackOf(i, l.Events[len(l.Events)-1].Seq)
+		if ok {
+			f.ackMs = append(f.ackMs, float64(acked.Sub(at(l)).Microseconds())/1000)
+		}
+		if hasText {
+			if textBatches == 0 && ok {
+				f.enterToFirstMs = float64(acked.Sub(enter).Microseconds()) / 1000
+				f.runToFirstMs = float64(acked.Sub(started).Microseconds()) / 1000
+				firstText = at(l)
+			}
+			textBatches++
+			lastText = at(l)
+		}
+		if finished {
+			break
+		}
+	}
+	if d := lastText.Sub(firstText).Seconds(); textBatches > 1 && d > 0 {
+		f.deliveriesPerSecond = float64(textBatches-1) / d
+	}
+	return f
+}
+
+// serverFirstContent sends body, a request of the app to /api/chat, straight to the server,
+// and returns the time to its first content and its rate of tokens.
+func serverFirstContent(b *testing.B, server string, body []byte) (firstMs, tokPerSec float64) {
+	b.Helper()
+	if body == nil {
+		b.Fatal("no request of the app to replay: it did not ask the server through the recorder")
+	}
+	start := time.Now()
+	resp, err := http.Post(server+"/api/chat", "application/json", bytes.NewReader(body))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		var chunk struct {
+			Message struct {
+				Content string `json:"content"`
+			} `json:"message"`
+			Done         bool  `json:"done"`
+			EvalCount    int   `json:"eval_count"`
+			EvalDuration int64 `json:"eval_duration"`
+		}
+		if json.Unmarshal(sc.Bytes(), &chunk) != nil {
+			continue
+		}
+		if firstMs == 0 && chunk.Message.Content != "" {
+			firstMs = float64(time.Since(start).Microseconds()) / 1000
+		}
+		if chunk.Done && chunk.EvalDuration > 0 {
+			tokPerSec = float64(chunk.EvalCount) / (float64(chunk.EvalDuration) / 1e9)
+		}
+	}
+	return firstMs, tokPerSec
+}
+
+// processMemory returns the resident memory, in MB, of the app (pid) and of the WebKit web
+// processes it started.
+func processMemory(b *testing.B, pid int) (app, web float64) {
+	b.Helper()
+	parents := map[int]int{}
+	names := map[int]string{}
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		p, _ := strconv.Atoi(filepath.Base(d))
+		stat, err := os.ReadFile(filepath.Join(d, "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …: comm may hold spaces, so read after its last ')'
+		s := string(stat)
+		end := strings.LastIndexByte(s, ')')
+		fields := strings.Fields(s[end+1:])
+		if len(fields) < 2 {
+			continue
+		}
+		parents[p], _ = strconv.Atoi(fields[1])
+		names[p] = s[strings.IndexByte(s, '(')+1 : end]
+	}
+	descends := func(p int) bool {
+		for ; p > 1; p = parents[p] {
+			if p == pid {
+				return true
+			}
+		}
+		return false
+	}
+	app = rssMB(pid)
+	for p, name := range names {
+		if p != pid && strings.HasPrefix(name, "WebKitWebProces") && descends(p) {
+			web += rssMB(p)
+		}
+	}
+	return app, web
+}
+
+func rssMB(pid int) float64 {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func median(v []float64) float64 { return percentile(v, 50) }
+
+func percentile(v []float64, p float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	i := int(float64(len(s)-1) * p / 100)
+	return s[i]
+}
