@@ -344,7 +344,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
         </label>
         <label className="inline">
           <input type="checkbox" checked={textCalls} onChange={(e) => setTextCalls(e.target.checked)} />
-          Run tool calls a model writes as text (marked “written as text”)
+          Run tool calls a model writes as text (marked “Written as text”)
         </label>
         {config.workspace && (
           <label>

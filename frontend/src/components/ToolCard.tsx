@@ -10,6 +10,7 @@ import {
 import { focusIsIdle, modalDialogOpen } from '../keyboard/typing'
 import type { ToolCard as ToolCardModel } from '../state/chatReducer'
 import { jsonObject } from '../state/records'
+import { asSentence } from '../state/sentence'
 import { CommandCard } from './CommandCard'
 
 /** The path a file tool's call is about, or '' for a call about no one path. */
@@ -68,10 +69,10 @@ function firstLine(s: string): string {
 export function errorSentence(output: string): string {
   const paragraph = (output.trim().split('\n')[0] ?? '').replace(/\s+/g, ' ').trim()
   if (!paragraph) return 'The tool failed without saying why.'
-  if (paragraph.length <= 400) return paragraph
+  if (paragraph.length <= 400) return asSentence(paragraph)
   const cut = paragraph.slice(0, 400)
   const space = cut.lastIndexOf(' ')
-  return `${space > 300 ? cut.slice(0, space) : cut}…`
+  return asSentence(`${space > 300 ? cut.slice(0, space) : cut}…`)
 }
 
 const notRunSentences: Record<NotRunReason, string> = {
@@ -476,7 +477,7 @@ export const ToolCard = memo(function ToolCard({
             data-testid="recovered-badge"
             title="The model wrote this call as text in its answer instead of calling the tool."
           >
-            written as text by the model
+            Written as text by the model
           </span>
         )}
         <StateBadge card={card} />

@@ -364,6 +364,6 @@ describe('an undo with nothing to take back', () => {
     const store = new AppStore({ backend, requestFrame: new FakeFrames().request })
     await act(() => store.undo({}, 'c1'))
     expect(store.getState().undoConflict).toBeNull()
-    expect(store.getState().error).toContain('nothing to undo')
+    expect(store.getState().error).toContain('Nothing to undo')
   })
 })
