@@ -196,7 +196,7 @@ export function PreviewView({ preview }: { preview: Preview }) {
       {removes.length > 0 ? (
         <>
           <div className="preview-title">
-            Deletes {removes.length === 1 ? removes[0].path : `${removes.length} paths`} ({bytesText(preview.bytes)})
+            Will delete {removes.length === 1 ? removes[0].path : `${removes.length} files and folders`} ({bytesText(preview.bytes)})
           </div>
           <ul className="preview-removes">
             {removes.slice(0, 50).map((r) => (
@@ -210,7 +210,9 @@ export function PreviewView({ preview }: { preview: Preview }) {
         </>
       ) : (
         <div className="preview-title">
-          {preview.created ? 'Creates' : 'Changes'} {preview.path} ({bytesText(preview.bytes)})
+          {preview.created
+            ? `Will create ${preview.path} (${bytesText(preview.bytes)})`
+            : `Will edit ${preview.path} (${bytesText(preview.bytes)} after the edit)`}
         </div>
       )}
       {preview.diff ? <DiffView diff={preview.diff} open /> : null}
