@@ -106,7 +106,7 @@ function sentencesFor(w: ServerWords): Record<string, ErrorSentence> {
       actions: ['settings', 'retry'],
     },
     not_ollama: {
-      text: 'The address in the settings answers, but not like Ollama. Check the Ollama URL in the settings.',
+      text: 'The address in the settings answers, but not like Ollama. Check the Ollama address in the settings.',
       actions: ['settings', 'retry'],
     },
   }
