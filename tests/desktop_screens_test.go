@@ -1,0 +1,87 @@
+package tests
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"prototyper/events"
+	"prototyper/internal/ollamatest"
+	"prototyper/preview"
+	"prototyper/store"
+)
+
+// The window's main states, kept as screenshots to be looked at: an empty chat, a call
+// waiting for approval, a run with its cards, the Changes review, the settings and the
+// preview pane, each at 1440×900 and at 900×650, in the light and in the dark theme
+// (tests/artifacts/screen-THEME-STATE-WxH.png). The test sets the window's sizes itself, so
+// it has no second layout.
+
+// screenSizes are the window sizes each state is kept at: a laptop's full screen, and a
+// window beside another.
+var screenSizes = [][2]int{{1440, 900}, {900, 650}}
+
+const screenPage = `<!doctype html><html><head><title>Counter</title></head>
+<body style="font-family: sans-serif"><h1>Counter</h1><p>The page the preview shows.</p></body></html>
+`
+
+func TestDesktopTheMainStatesAreKeptAsScreenshots(t *testing.T) {
+	for _, theme := range []string{"light", "dark"} {
+		t.Run(theme, func(t *testing.T) {
+			log := filepath.Join(t.TempDir(), "preview.jsonl")
+			r := newDesktopRun(t, store.Settings{Think: "on", Theme: theme, ToolApproval: map[string]string{"write_file": "ask"}})
+			writeFile(t, filepath.Join(r.workspace, "index.html"), screenPage, 0o644)
+			srv := ollamatest.Get(t).URL()
+			display := startXvfbScreen(t, "1600x1000x24")
+			r.app = launchDesktop(t, desktopBinary(t), display,
+				[]string{"--db", r.db, "--workspace", r.workspace, "--model", writerModel.Name, "--ollama", srv},
+				events.LogEnv+"="+r.bridgeLog, preview.LogEnv+"="+log)
+			r.app.waitWindow("Prototyper", 60*time.Second)
+			if out, err := r.app.xdotool("windowmove", "--sync", r.app.window, "0", "0"); err != nil {
+				t.Fatalf("move the window: %v (%s)", err, out)
+			}
+			r.waitForComposer(t)
+			r.app.focusWindow()
+			shoot := func(state string) {
+				t.Helper()
+				for _, size := range screenSizes {
+					w, h := fmt.Sprint(size[0]), fmt.Sprint(size[1])
+					if out, err := r.app.xdotool("windowsize", "--sync", r.app.window, w, h); err != nil {
+						t.Fatalf("resize the window to %s×%s: %v (%s)", w, h, err, out)
+					}
+					time.Sleep(time.Second) // laid out and painted at the new size, for the picture only
+					t.Logf("%s at %s×%s: %s", state, w, h, r.app.screenshot(fmt.Sprintf("screen-%s-%s-%sx%s.png", theme, state, w, h)))
+				}
+			}
+
+			shoot("empty-chat")
+
+			r.app.typeText("Write hello.txt with a greeting")
+			r.app.key("Return")
+			r.waitLog(t, events.ToolApprovalRequest, true, 60*time.Second)
+			r.app.waitControl(rolePushButton, "Approve", 20*time.Second)
+			shoot("approval")
+
+			r.app.key("alt+a")
+			r.waitResumedFinished(t, 60*time.Second)
+			r.wantWritten(t, "hello.txt", "hello from Prototyper\n")
+			shoot("run-with-cards")
+
+			r.app.key("alt+c")
+			r.app.waitControl(rolePushButton, "Revert hello.txt to before this chat", 20*time.Second)
+			shoot("changes")
+			r.app.key("Escape")
+
+			r.app.key("ctrl+comma")
+			r.app.waitFocus(roleComboBox, "Model server", 30*time.Second)
+			shoot("settings")
+			r.app.key("Escape")
+			r.app.waitNoControl(rolePushButton, "Cancel", 30*time.Second)
+
+			r.app.key("alt+p")
+			waitPainted(t, log, 1, 30*time.Second)
+			shoot("preview")
+		})
+	}
+}
