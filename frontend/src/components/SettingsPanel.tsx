@@ -294,7 +294,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
             </label>
           )}
           <label>
-            API key variable (the name of an environment variable holding the key; the key is never stored)
+            API key variable: the name of the environment variable that holds the server’s key, if it needs one (the key itself is never stored)
             <input value={keyEnv} onChange={(e) => setKeyEnv(e.target.value)} placeholder="VLLM_API_KEY" spellCheck={false} />
           </label>
           <OllamaServerSettings
