@@ -3,6 +3,7 @@ package tests
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,6 +62,9 @@ func TestDesktopTheMainStatesAreKeptAsScreenshots(t *testing.T) {
 			r.app.key("Return")
 			r.waitLog(t, events.ToolApprovalRequest, true, 60*time.Second)
 			r.app.waitControl(rolePushButton, "Approve", 20*time.Second)
+			if !r.app.says("Will create hello.txt (22 bytes)") {
+				t.Errorf("the waiting card does not say what it will do (%s)", r.app.screenshot("screen-approval-words.png"))
+			}
 			shoot("approval")
 
 			r.app.key("alt+a")
@@ -75,6 +79,9 @@ func TestDesktopTheMainStatesAreKeptAsScreenshots(t *testing.T) {
 
 			r.app.key("ctrl+comma")
 			r.app.waitFocus(roleComboBox, "Model server", 30*time.Second)
+			if name := r.app.waitControlNamed(roleComboBox, "Keep the model loaded after an answer", 10*time.Second); !strings.Contains(name, "30 minutes") {
+				t.Errorf("the choice of how long a model stays loaded is named %q, want it to say 30 minutes (%s)", name, r.app.screenshot("screen-settings-words.png"))
+			}
 			shoot("settings")
 			r.app.key("Escape")
 			r.app.waitNoControl(rolePushButton, "Cancel", 30*time.Second)
@@ -84,4 +91,22 @@ func TestDesktopTheMainStatesAreKeptAsScreenshots(t *testing.T) {
 			shoot("preview")
 		})
 	}
+}
+
+// waitControlNamed waits for a control of role whose accessible name begins with prefix (a
+// select's name goes on with the choice it shows) and returns its whole name, or "".
+func (a *desktopApp) waitControlNamed(role a11yRole, prefix string, timeout time.Duration) string {
+	a.tb.Helper()
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		found := ""
+		a.each(func(n a11yNode) {
+			if name := a.name(n); found == "" && strings.HasPrefix(name, prefix) && a.role(n) == role {
+				found = name
+			}
+		})
+		if found != "" {
+			return found
+		}
+	}
+	return ""
 }

@@ -264,7 +264,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
     <div role="presentation" className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
       <form
         ref={dialog}
-        className="modal"
+        className="modal settings"
         role="dialog"
         aria-modal="true"
         aria-label="Settings"
@@ -333,7 +333,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
               <option value="never">Leave them out</option>
             </select>
           </label>
-          <label className="inline">
+          <label className="check">
             <input type="checkbox" checked={textCalls} onChange={(e) => setTextCalls(e.target.checked)} />
             Run tool calls a model writes as text (marked “Written as text”)
           </label>
