@@ -14,8 +14,8 @@ import (
 )
 
 // The window's main states, kept as screenshots to be looked at: an empty chat, a call
-// waiting for approval, a run with its cards, the Changes review, the settings and the
-// preview pane, each at 1440×900 and at 900×650, in the light and in the dark theme
+// waiting for approval, a run with its cards, the Changes review, the settings, the model
+// menu, the search and the preview pane, each at 1440×900 and at 900×650, in the light and in the dark theme
 // (tests/artifacts/screen-THEME-STATE-WxH.png). The test sets the window's sizes itself, so
 // it has no second layout.
 
@@ -85,6 +85,19 @@ func TestDesktopTheMainStatesAreKeptAsScreenshots(t *testing.T) {
 			shoot("settings")
 			r.app.key("Escape")
 			r.app.waitNoControl(rolePushButton, "Cancel", 30*time.Second)
+
+			r.openField("ctrl+m")
+			if !r.app.says(" parameters · ") {
+				t.Errorf("the model menu does not label a model's sizes (%s)", r.app.screenshot("screen-model-menu-words.png"))
+			}
+			shoot("model-menu")
+			r.app.key("Escape")
+
+			r.openField("ctrl+k")
+			r.app.typeText("greeting")
+			settle()
+			shoot("search")
+			r.app.key("Escape")
 
 			r.app.key("alt+p")
 			waitPainted(t, log, 1, 30*time.Second)
