@@ -121,7 +121,7 @@ func (s *Server) HandleExtensionMethod(ctx context.Context, method string, param
 		return nil, invalid(fmt.Sprintf("the message is %.1f MB, over the %d MB this agent reads: attach smaller or fewer images and files",
 			float64(p.Bytes)/(1<<20), (maxMessage+1)>>20))
 	case methodMalformed:
-		return nil, &sdk.RequestError{Code: -32700, Message: fmt.Sprintf("the editor sent a message of %d bytes that is not valid JSON, which the agent cannot read: report it to the editor's developers", p.Bytes)}
+		return nil, &sdk.RequestError{Code: -32700, Message: fmt.Sprintf("The editor sent a message of %d bytes that is not valid JSON, which the agent cannot read: report it to the editor's developers", p.Bytes)}
 	}
 	return nil, sdk.NewMethodNotFound(method)
 }

@@ -11,7 +11,7 @@ import (
 
 // ErrNoModel is returned when a run has no model: none given, none in the chat or the
 // settings.
-var ErrNoModel = errors.New("no model chosen: pick one in the settings or pass --model NAME (`prototyper models` lists them)")
+var ErrNoModel = errors.New("no model chosen: pick one in the model menu, or pass --model NAME (`prototyper models` lists them)")
 
 // ErrChatBusy is returned by RunOnce (and Undo) when the chat already has a live run in this
 // process.

@@ -155,7 +155,7 @@ func (a *Agent) keepQueuedWhileOffered(cs *chatState) {
 		if err := a.keepWhileOffered(cs, q); err != nil {
 			cs.queue = cs.queue[i:] // kept in memory: joins the run the answer resumes
 			a.emit(events.Event{ChatID: cs.id, Type: events.Error, Code: "internal",
-				Message: "your message could not be saved: " + err.Error() + "; it waits for your answer to the offer"})
+				Message: "Your message could not be saved: " + err.Error() + "; it waits for your answer to the offer"})
 			return
 		}
 	}

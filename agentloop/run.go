@@ -140,7 +140,7 @@ func (r *run) execute() Outcome {
 		f, err := a.startLocked(cs, startSpec{prompts: q, trigger: events.TriggerFollowUp})
 		if err != nil {
 			a.emit(events.Event{ChatID: cs.id, RunID: r.id, Type: events.Error, Code: "internal",
-				Message: "your message could not be sent: " + err.Error() + "; send it again"})
+				Message: "Your message could not be sent: " + err.Error() + "; send it again"})
 		} else {
 			follow = f
 		}

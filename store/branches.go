@@ -162,7 +162,7 @@ func (db *DB) showBranch(tx *bolt.Tx, chatID string, msgs *bolt.Bucket, after st
 			return err
 		}
 	}
-	return db.touchChat(tx, chatID, len(b.Messages), nil)
+	return recountChat(tx, chatID, len(b.Messages))
 }
 
 // Versions lists, for every message of the shown history that starts one of several
@@ -244,7 +244,7 @@ func (db *DB) putAside(tx *bolt.Tx, chatID string, msgs *bolt.Bucket, seq uint64
 	if err := putJSON(branches, seqKey(seq), &b); err != nil {
 		return err
 	}
-	return db.touchChat(tx, chatID, -len(keys), nil)
+	return recountChat(tx, chatID, -len(keys))
 }
 
 // previousMessage is the id of the message before seq ("" when none).

@@ -184,3 +184,57 @@ func BenchmarkSearchChats(b *testing.B) {
 		}
 	}
 }
+
+// Showing another version of a chat (or putting one aside to edit a message) writes nothing
+// new in it: the chat keeps its place in the list, newest activity first, and search still
+// finds the version shown.
+func TestAVersionSwitchLeavesTheChatWhereItIsInTheList(t *testing.T) {
+	db, _ := openTestDB(t, nil)
+	older := mustChat(t, db, Chat{Workspace: "/w"})
+	first := appendTexts(t, db, older.ID, RoleUser, "make a", RoleAssistant, "made a")
+	if _, err := db.ForkAt(older.ID, first[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	second := appendTexts(t, db, older.ID, RoleUser, "make zebra", RoleAssistant, "made zebra")
+	newer := mustChat(t, db, Chat{Workspace: "/w"})
+	appendTexts(t, db, newer.ID, RoleUser, "hello", RoleAssistant, "hi")
+
+	order := func() string {
+		chats, err := db.ListChats()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, c := range chats {
+			ids = append(ids, c.ID)
+		}
+		return strings.Join(ids, ",")
+	}
+	want := newer.ID + "," + older.ID
+	if got := order(); got != want {
+		t.Fatalf("list = %s before the switch, want the newer chat first (%s)", got, want)
+	}
+	if err := db.ShowVersionAt(older.ID, second[0].ID, 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := contents(t, db, older.ID); got != "make a|made a" {
+		t.Fatalf("the chat shows %q after the switch", got)
+	}
+	if got := order(); got != want {
+		t.Errorf("list = %s after a version switch, want %s: only a new message brings a chat to the top", got, want)
+	}
+	if _, err := db.ForkAt(older.ID, first[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := order(); got != want {
+		t.Errorf("list = %s after a message was put aside to be edited, want %s", got, want)
+	}
+	appendTexts(t, db, older.ID, RoleUser, "make b")
+	if got := order(); got != older.ID+","+newer.ID {
+		t.Errorf("list = %s after a new message, want the chat it went to first", got)
+	}
+	hits, err := db.SearchChats("make b", 10)
+	if err != nil || len(hits) != 1 || hits[0].Chat.ID != older.ID {
+		t.Errorf("search after the switches = %+v, %v; want the chat, its index kept whole", hits, err)
+	}
+}

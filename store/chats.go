@@ -157,6 +157,20 @@ func saveChat(tx *bolt.Tx, old, c *Chat) error {
 	return putJSON(tx.Bucket(bucketChats), []byte(c.ID), c)
 }
 
+// recountChat records messages shown or put aside as a version of the history: the count
+// changes, updatedAt does not, since nothing new was written in the chat (the list of chats is
+// ordered by it: only a new message brings a chat to the top). The search index is kept in the
+// same transaction, so its stamp stays current.
+func recountChat(tx *bolt.Tx, chatID string, added int) error {
+	old, err := loadChat(tx, chatID)
+	if err != nil {
+		return err
+	}
+	c := old
+	c.MessageCount += added
+	return saveChat(tx, &old, &c)
+}
+
 // touchChat records activity in a chat: updated now, count grown by added, titled from the
 // first user message if it has no title.
 func (db *DB) touchChat(tx *bolt.Tx, chatID string, added int, m *Message) error {

@@ -19,8 +19,9 @@ import (
 // whenever it may be behind them; the messages never depend on it.
 //
 // A chat's index is stamped with the chat's updatedAt. Every write of a chat's messages moves
-// its updatedAt (touchChat), and saveChat moves the stamp along only when it matched the old
-// updatedAt, i.e. when the index was whole before the write. So a stamp that differs from its
+// its updatedAt (touchChat; a version shown or put aside, which writes nothing new, keeps it,
+// its index kept in the same transaction), and saveChat moves the stamp along only when it
+// matched the old updatedAt, i.e. when the index was whole before the write. So a stamp that differs from its
 // chat's updatedAt means an index that may be behind: a file written by a build that keeps no
 // index, an index lost to damage, or one never built. Search reads such a chat's messages
 // themselves, and the next writable [Open] re-indexes it.

@@ -187,6 +187,12 @@ var sessionBuses sync.Map
 // (":N"); in the second layout, only for a test where layout can matter.
 func startXvfb(tb testing.TB) string {
 	tb.Helper()
+	return startXvfbScreen(tb, desktopLayout().screen)
+}
+
+// startXvfbScreen is startXvfb on a screen of the given size (Xvfb's WxHxDEPTH).
+func startXvfbScreen(tb testing.TB, screen string) string {
+	tb.Helper()
 	skipUnlessLayoutMatters(tb)
 	xvfb := debianTool(tb, "Xvfb", "xvfb")
 	debianTool(tb, "xdotool", "xdotool")
@@ -194,7 +200,7 @@ func startXvfb(tb testing.TB) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cmd := exec.Command(xvfb, "-displayfd", "3", "-screen", "0", desktopLayout().screen, "-nolisten", "tcp")
+	cmd := exec.Command(xvfb, "-displayfd", "3", "-screen", "0", screen, "-nolisten", "tcp")
 	cmd.ExtraFiles = []*os.File{w}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {

@@ -51,7 +51,7 @@ func TestDesktopAColdModelALoopAndACallWrittenAsText(t *testing.T) {
 	if r.hasFile("notes.txt") {
 		t.Fatal("the call written as text ran before the user approved it")
 	}
-	if !r.app.says("written as text by the model") || !r.app.says("approve it only if it is what you asked for") {
+	if !r.app.says("Written as text by the model") || !r.app.says("approve it only if it is what you asked for") {
 		t.Errorf("the waiting card does not say the call was written as text (%s)", r.app.screenshot("e2e-misbehaving-waiting.png"))
 	}
 	r.app.screenshot("e2e-misbehaving-waiting.png")

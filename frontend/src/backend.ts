@@ -10,6 +10,7 @@
 // record into a complete value before the window uses it.
 
 import type * as generated from './generated/settings'
+import { asSentence } from './state/sentence'
 
 // The settings have one type from Go to the panel: generated/settings.ts, written from
 // desktop.Settings by `go generate ./internal/desktop/` (a Go test fails when it is stale).
@@ -779,7 +780,7 @@ export function hasWailsBackend(): boolean {
 export function wailsBackend(): Backend {
   const app = (): WailsApp => {
     const a = window.go?.main?.App
-    if (!a) throw new Error('The Go side is not available: run the app with `make run`.')
+    if (!a) throw new Error('The app’s Go side is not available: open Prototyper with “make run”.')
     return a
   }
   const rt = (): WailsRuntime => {
@@ -853,11 +854,11 @@ export function wailsBackend(): Backend {
   }
 }
 
-/** A Go error arrives as a plain string; anything else is turned into one sentence. */
+/** A Go error arrives as a plain string, in Go's words; it is shown as a sentence (asSentence). */
 export function errorText(err: unknown): string {
-  if (typeof err === 'string') return err
-  if (err instanceof Error) return err.message
-  return String(err)
+  if (typeof err === 'string') return asSentence(err)
+  if (err instanceof Error) return asSentence(err.message)
+  return asSentence(String(err))
 }
 
 /** Copies text with the Wails clipboard when present, else the browser's. */

@@ -78,9 +78,9 @@ describe('a chat owns its folder and model', () => {
     }
     await act(() => store.requestModel('llama3.2:1b'))
     await act(() => store.applyChange('chat'))
-    expect(screen.getByTestId('error-line').textContent).toContain('this chat is running')
+    expect(screen.getByTestId('error-line').textContent).toContain('This chat is running')
     await pick('/home/me/four')
-    expect(screen.getByTestId('error-line').textContent).toContain('this chat is running')
+    expect(screen.getByTestId('error-line').textContent).toContain('This chat is running')
   })
 
   it('an error goes once another chat is opened, or a message is sent', async () => {

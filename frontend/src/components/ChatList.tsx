@@ -163,7 +163,7 @@ function ChatListItem({
         <span className="chat-title-line">
           {busy && <span className="busy-dot" role="img" aria-label="running" />}
           {waiting && (
-            <span className="waiting-mark" role="img" aria-label="waiting for your answer" data-testid="waiting-mark">
+            <span className="waiting-mark" role="img" aria-label="Waiting for your answer" data-testid="waiting-mark">
               !
             </span>
           )}

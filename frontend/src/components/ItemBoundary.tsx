@@ -1,5 +1,4 @@
 import { Component, type ErrorInfo, type ReactNode } from 'react'
-import { errorText } from '../backend'
 
 export interface ItemBoundaryProps {
   /** What the user would call the item: "message", "tool call", "chat". */
@@ -40,8 +39,14 @@ export class ItemBoundary extends Component<ItemBoundaryProps, ItemBoundaryState
     if (!this.state.failed) return this.props.children
     return (
       <div className="notice error item-error" data-testid="item-error" {...this.props.attributes}>
-        This {this.props.what} could not be shown: {errorText(this.state.error) || 'unknown error'}
+        This {this.props.what} could not be shown: {reason(this.state.error)}
       </div>
     )
   }
+}
+
+/** What went wrong in rendering, said inside the item's sentence as the error says it. */
+function reason(err: unknown): string {
+  const said = err instanceof Error ? err.message : String(err ?? '')
+  return said || 'unknown error'
 }

@@ -4,7 +4,7 @@ import { modelShortcut } from '../keyboard/shortcuts'
 import { findModel, headerModel, sameModel } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
 import { ComboList } from './ComboList'
-import { formatBytes } from './format'
+import { modelSizeText } from './format'
 import { HeaderMenu, useHeaderMenu } from './HeaderMenu'
 import { ModelBadges } from './ModelBadges'
 import { PullBar } from './PullBar'
@@ -68,9 +68,7 @@ export function ModelPicker() {
                 {sameModel(m.name, current) && <span aria-label="in use">✓ </span>}
                 {m.name}
               </span>
-              <span className="muted">
-                {m.parameterSize} {formatBytes(m.size)}
-              </span>
+              <span className="muted model-sizes">{modelSizeText(m)}</span>
               <ModelBadges model={m} />
             </>
           ),

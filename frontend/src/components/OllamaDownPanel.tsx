@@ -1,3 +1,4 @@
+import { asSentence } from '../state/sentence'
 import { useAppState, useStore } from '../state/useAppState'
 
 /**
@@ -13,7 +14,7 @@ export function OllamaDownPanel({ onSettings }: { onSettings: () => void }) {
       {status?.startError ? (
         <>
           <h2>Prototyper could not start Ollama</h2>
-          <p data-testid="ollama-start-error">{status.startError}</p>
+          <p data-testid="ollama-start-error">{asSentence(status.startError)}</p>
           <p>
             Fix what it says and retry, or start Ollama yourself with <code>ollama serve</code>.
           </p>
@@ -25,7 +26,7 @@ export function OllamaDownPanel({ onSettings }: { onSettings: () => void }) {
             Prototyper talks to a local Ollama server{status?.url ? ` at ${status.url}` : ''}. Start it in a terminal with
           </p>
           <pre>ollama serve</pre>
-          <p>or open the Ollama app, then retry. If it runs elsewhere, change its URL in the settings.</p>
+          <p>Or open the Ollama app, then press Retry. If it runs on another computer, change its address in the settings.</p>
           {status?.error && <p className="muted small">Details: {status.error}</p>}
         </>
       )}

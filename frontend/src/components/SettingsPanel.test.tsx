@@ -3,6 +3,7 @@ import { act, fireEvent, screen, within } from '@testing-library/react'
 import type { Settings } from '../backend'
 import type { FakeBackend } from '../fakeBackend'
 import { mountApp } from '../test/mountApp'
+import { keepAliveChoices } from './SettingsPanel'
 
 async function mount(prepare?: (backend: FakeBackend) => void) {
   return (await mountApp([], prepare)).backend
@@ -97,6 +98,46 @@ describe('older messages that no longer fit, in the settings', () => {
     expect(choice.value).toBe('ask')
     fireEvent.change(choice, { target: { value: 'never' } })
     expect((await save(backend, dialog)).olderTurns).toBe('never')
+  })
+})
+
+describe('how long a model stays loaded, in the settings', () => {
+  it('is said in words, not in a code of minutes, and saves the minutes', async () => {
+    const backend = await mount((b) => {
+      b.cfg.keepAliveMin = -1
+    })
+    const dialog = openSettings()
+    const choice = within(dialog).getByLabelText('Keep the model loaded after an answer') as HTMLSelectElement
+    expect(choice.selectedOptions[0].textContent).toBe('As long as Ollama runs')
+    expect(Array.from(choice.options, (o) => o.textContent)).toEqual(['5 minutes', '30 minutes', '1 hour', '4 hours', 'As long as Ollama runs'])
+    fireEvent.change(choice, { target: { value: '5' } })
+    expect((await save(backend, dialog)).keepAliveMin).toBe(5)
+  })
+
+  it('keeps a value set elsewhere as a choice of its own, and the default as 30 minutes', async () => {
+    expect(keepAliveChoices('15').map(([, words]) => words)).toEqual(['5 minutes', '15 minutes', '30 minutes', '1 hour', '4 hours', 'As long as Ollama runs'])
+    expect(keepAliveChoices('120').find(([v]) => v === '120')?.[1]).toBe('2 hours')
+    const backend = await mount()
+    const dialog = openSettings()
+    const choice = within(dialog).getByLabelText('Keep the model loaded after an answer') as HTMLSelectElement
+    expect(choice.selectedOptions[0].textContent).toBe('30 minutes')
+    expect((await save(backend, dialog)).keepAliveMin).toBe(0)
+  })
+})
+
+describe('the settings, in groups', () => {
+  it('come in titled groups, each a group a screen reader names', async () => {
+    await mount()
+    const dialog = openSettings()
+    const groups = within(dialog).getAllByRole('group').filter((g) => g.classList.contains('settings-group'))
+    expect(groups.map((g) => g.getAttribute('aria-labelledby') && document.getElementById(g.getAttribute('aria-labelledby')!)?.textContent)).toEqual([
+      'Server',
+      'Answers',
+      'Appearance',
+      'This folder',
+      'Tools and commands',
+      'MCP servers',
+    ])
   })
 })
 

@@ -1,10 +1,46 @@
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useRef, useState, type ReactNode } from 'react'
 import { errorText, type ApprovalPolicy, type CommandRule, type Config, type OlderTurnsPolicy, type Provider, type Theme, type ThinkLevel } from '../backend'
 import { useAppState, useStore } from '../state/useAppState'
 import { useModalFocus } from './modalFocus'
 import { reviewWorkspaceServers } from './WorkspaceServersDialog'
 
 const thinkLevels: ThinkLevel[] = ['off', 'on', 'low', 'medium', 'high']
+const thinkWords: Record<ThinkLevel, string> = { off: 'Off', on: 'On', low: 'Low', medium: 'Medium', high: 'High' }
+
+/**
+ * How long a model stays loaded, as the settings offer it ([value, words]; keepAliveMin: 0 is
+ * the default, 30 minutes, and -1 as long as Ollama runs). A value set elsewhere (the command
+ * line, an older version) is offered too, so that opening the settings never changes it.
+ */
+export function keepAliveChoices(current: string): [string, string][] {
+  const choices: [string, string][] = [
+    ['5', '5 minutes'],
+    ['', '30 minutes'],
+    ['60', '1 hour'],
+    ['240', '4 hours'],
+    ['-1', 'As long as Ollama runs'],
+  ]
+  const n = Number(current)
+  if (current === '0' || choices.some(([v]) => v === current) || !Number.isInteger(n)) return choices
+  const words = n % 60 === 0 ? `${n / 60} hours` : `${n} minute${n === 1 ? '' : 's'}`
+  return [...choices, [current, words] as [string, string]].sort(([a], [b]) => keepOrder(a) - keepOrder(b))
+}
+
+function keepOrder(v: string): number {
+  const n = Number(v || 30)
+  return n < 0 ? Infinity : n
+}
+
+/** One group of the settings, titled, so that a long form reads as a few short ones. */
+function SettingsGroup({ title, children }: { title: string; children: ReactNode }) {
+  const id = `settings-${title.toLowerCase().replace(/\W+/g, '-')}`
+  return (
+    <section className="settings-group" role="group" aria-labelledby={id}>
+      <h3 id={id}>{title}</h3>
+      {children}
+    </section>
+  )
+}
 const policies: ApprovalPolicy[] = ['auto', 'ask', 'deny']
 
 /** Whether Prototyper starts Ollama itself, with which program, and what it started. */
@@ -228,7 +264,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
     <div role="presentation" className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
       <form
         ref={dialog}
-        className="modal"
+        className="modal settings"
         role="dialog"
         aria-modal="true"
         aria-label="Settings"
@@ -239,169 +275,184 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
         onKeyDown={(e) => e.key === 'Escape' && onClose()}
       >
         <h2>Settings</h2>
-        <label>
-          Model server
-          <select autoFocus value={provider} onChange={(e) => setProvider(e.target.value as Provider)}>
-            <option value="ollama">Ollama</option>
-            <option value="openai">OpenAI-compatible (vLLM, llama.cpp, LM Studio, …)</option>
-          </select>
-        </label>
-        <label>
-          Ollama URL
-          <input value={url} onChange={(e) => setUrl(e.target.value)} placeholder="http://127.0.0.1:11434" />
-        </label>
-        {provider === 'openai' && (
+        <SettingsGroup title="Server">
           <label>
-            Server URL (OpenAI-compatible)
-            <input value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} placeholder="http://127.0.0.1:8000/v1" />
+            Model server
+            <select autoFocus value={provider} onChange={(e) => setProvider(e.target.value as Provider)}>
+              <option value="ollama">Ollama</option>
+              <option value="openai">OpenAI-compatible (vLLM, llama.cpp, LM Studio, …)</option>
+            </select>
           </label>
-        )}
-        <label>
-          API key variable (the name of an environment variable holding the key; the key is never stored)
-          <input value={keyEnv} onChange={(e) => setKeyEnv(e.target.value)} placeholder="VLLM_API_KEY" spellCheck={false} />
-        </label>
-        <OllamaServerSettings
-          startOllama={startOllama}
-          onStartOllama={setStartOllama}
-          ollamaBinary={ollamaBinary}
-          onOllamaBinary={setOllamaBinary}
-        />
-        <label>
-          Thinking
-          <select value={think} onChange={(e) => setThink(e.target.value as ThinkLevel)}>
-            {thinkLevels.map((t) => (
-              <option key={t} value={t}>
-                {t}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Context cap (tokens, 0 = the model's own)
-          <input type="number" min={0} step={1024} value={cap} onChange={(e) => setCap(e.target.value)} />
-        </label>
-        <label>
-          Wait for a model to start answering (seconds, 0 = the default)
-          <input type="number" min={0} step={30} value={firstByte} onChange={(e) => setFirstByte(e.target.value)} />
-        </label>
-        <label>
-          Largest answer kept (MiB, 0 = 8; past it the answer is cut)
-          <input type="number" min={0} max={1024} step={1} value={maxAnswer} onChange={(e) => setMaxAnswer(e.target.value)} />
-        </label>
-        <label>
-          Theme
-          <select value={theme} onChange={(e) => setTheme(e.target.value as Theme)}>
-            <option value="system">System (follows the desktop)</option>
-            <option value="light">Light</option>
-            <option value="dark">Dark</option>
-          </select>
-        </label>
-        <fieldset>
-          <legend>MCP servers</legend>
-          {(config.mcpServers ?? []).length === 0 && (
-            <div className="muted small">
-              None. Add servers to mcp.json in the Prototyper config folder, or to .prototyper/mcp.json in the workspace.
-            </div>
-          )}
-          {(config.mcpServers ?? []).map((s, i, all) => (
-            <div key={s.name} className="mcp-server" role="group" aria-label={`MCP server ${s.name}`}>
-              <span className="tool-name">{s.name}</span> <span className="muted small">{s.state}</span>
-              {s.state === 'running' && <span className="muted small"> · {s.tools.length} tools</span>}
-              {s.error && <div className="tool-error">{s.error}</div>}
-              {s.state === 'not allowed' && all.findIndex((o) => o.state === 'not allowed') === i && (
-                <button type="button" className="link" onClick={reviewWorkspaceServers}>
-                  Review and allow…
-                </button>
-              )}
-            </div>
-          ))}
           <label>
-            Servers of the settings (JSON, the mcpServers shape; give secrets as ${'{'}NAME{'}'}, read from the environment)
-            <textarea
-              rows={4}
-              spellCheck={false}
-              value={mcpJson}
-              onChange={(e) => setMcpJson(e.target.value)}
-              placeholder={'{"mcpServers": {"everything": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]}}}'}
-            />
+            Ollama address
+            <input value={url} onChange={(e) => setUrl(e.target.value)} placeholder="http://127.0.0.1:11434" />
           </label>
-        </fieldset>
-        <label>
-          Keep a model loaded after each message (minutes, 0 = 30, -1 = as long as Ollama runs)
-          <input type="number" min={-1} step={5} value={keepAlive} onChange={(e) => setKeepAlive(e.target.value)} />
-        </label>
-        <label>
-          Stop a run when the model repeats the same call (times in a row)
-          <input type="number" min={2} step={1} value={loopRepeats} onChange={(e) => setLoopRepeats(e.target.value)} />
-        </label>
-        <label>
-          When older messages no longer fit
-          <select value={olderTurns} onChange={(e) => setOlderTurns(e.target.value as OlderTurnsPolicy)}>
-            <option value="ask">Ask</option>
-            <option value="always">Always summarize</option>
-            <option value="never">Leave them out</option>
-          </select>
-        </label>
-        <label className="inline">
-          <input type="checkbox" checked={textCalls} onChange={(e) => setTextCalls(e.target.checked)} />
-          Run tool calls a model writes as text (marked “written as text”)
-        </label>
-        {config.workspace && (
-          <label>
-            Instructions for the model in {config.workspace} (sent with every message, after its AGENTS.md)
-            <textarea rows={3} value={instructions} onChange={(e) => setInstructions(e.target.value)} />
-          </label>
-        )}
-        <fieldset>
-          <legend>Tool approval</legend>
-          {tools.length === 0 && <div className="muted">No tools registered.</div>}
-          {tools.map((t) => (
-            <label key={t} className="inline">
-              <span className="tool-name">{t}</span>
-              <select
-                aria-label={`Approval for ${t}`}
-                value={approval[t] ?? 'auto'}
-                onChange={(e) => setApproval({ ...approval, [t]: e.target.value as ApprovalPolicy })}
-              >
-                {policies.map((p) => (
-                  <option key={p} value={p}>
-                    {p === 'auto' ? 'run without asking' : p === 'ask' ? 'ask me' : 'never run'}
-                  </option>
-                ))}
-              </select>
+          {provider === 'openai' && (
+            <label>
+              Server URL (OpenAI-compatible)
+              <input value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} placeholder="http://127.0.0.1:8000/v1" />
             </label>
-          ))}
-        </fieldset>
-        <fieldset data-testid="always-allowed">
-          <legend>Always allowed</legend>
-          {Object.keys(always).length === 0 && (
-            <div className="muted small">No tool is allowed for good in a workspace. A waiting call's “Always allow” adds one here.</div>
           )}
-          {Object.entries(always).map(([dir, list]) =>
-            list.map((t) => (
-              <div key={`${dir}\n${t}`} className="row inline">
+          <label>
+            API key variable: the name of the environment variable that holds the server’s key, if it needs one (the key itself is never stored)
+            <input value={keyEnv} onChange={(e) => setKeyEnv(e.target.value)} placeholder="VLLM_API_KEY" spellCheck={false} />
+          </label>
+          <OllamaServerSettings
+            startOllama={startOllama}
+            onStartOllama={setStartOllama}
+            ollamaBinary={ollamaBinary}
+            onOllamaBinary={setOllamaBinary}
+          />
+        </SettingsGroup>
+        <SettingsGroup title="Answers">
+          <label>
+            Thinking
+            <select value={think} onChange={(e) => setThink(e.target.value as ThinkLevel)}>
+              {thinkLevels.map((t) => (
+                <option key={t} value={t}>
+                  {thinkWords[t]}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Keep the model loaded after an answer
+            <select value={keepAlive} onChange={(e) => setKeepAlive(e.target.value)}>
+              {keepAliveChoices(keepAlive).map(([value, words]) => (
+                <option key={value} value={value}>
+                  {words}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            When older messages no longer fit
+            <select value={olderTurns} onChange={(e) => setOlderTurns(e.target.value as OlderTurnsPolicy)}>
+              <option value="ask">Ask</option>
+              <option value="always">Always summarize</option>
+              <option value="never">Leave them out</option>
+            </select>
+          </label>
+          <label className="check">
+            <input type="checkbox" checked={textCalls} onChange={(e) => setTextCalls(e.target.checked)} />
+            Run tool calls a model writes as text (marked “Written as text”)
+          </label>
+          <label>
+            Longest context sent to the model, in tokens (empty: as long as the model takes)
+            <input type="number" min={0} step={1024} value={cap} onChange={(e) => setCap(e.target.value)} />
+          </label>
+          <label>
+            Wait for a model to start answering, in seconds (empty: 5 minutes)
+            <input type="number" min={0} step={30} value={firstByte} onChange={(e) => setFirstByte(e.target.value)} />
+          </label>
+          <label>
+            Largest answer kept, in MiB (empty: 8 MiB; a longer answer is cut there)
+            <input type="number" min={0} max={1024} step={1} value={maxAnswer} onChange={(e) => setMaxAnswer(e.target.value)} />
+          </label>
+          <label>
+            Stop a run when the model makes the same call this many times in a row (empty: 3)
+            <input type="number" min={2} step={1} value={loopRepeats} onChange={(e) => setLoopRepeats(e.target.value)} />
+          </label>
+        </SettingsGroup>
+        <SettingsGroup title="Appearance">
+          <label>
+            Theme
+            <select value={theme} onChange={(e) => setTheme(e.target.value as Theme)}>
+              <option value="system">System (follows the desktop)</option>
+              <option value="light">Light</option>
+              <option value="dark">Dark</option>
+            </select>
+          </label>
+        </SettingsGroup>
+        {config.workspace && (
+          <SettingsGroup title="This folder">
+            <label>
+              Instructions for the model in {config.workspace} (sent with every message, after its AGENTS.md)
+              <textarea rows={3} value={instructions} onChange={(e) => setInstructions(e.target.value)} />
+            </label>
+          </SettingsGroup>
+        )}
+        <SettingsGroup title="Tools and commands">
+          <fieldset>
+            <legend>Tool approval</legend>
+            {tools.length === 0 && <div className="muted">No tools registered.</div>}
+            {tools.map((t) => (
+              <label key={t} className="inline">
                 <span className="tool-name">{t}</span>
-                <span className="muted small" title={dir}>
-                  in {dir}
-                </span>
-                <button type="button" aria-label={`Revoke ${t} in ${dir}`} onClick={() => revoke(dir, t)}>
-                  Revoke
-                </button>
+                <select
+                  aria-label={`Approval for ${t}`}
+                  value={approval[t] ?? 'auto'}
+                  onChange={(e) => setApproval({ ...approval, [t]: e.target.value as ApprovalPolicy })}
+                >
+                  {policies.map((p) => (
+                    <option key={p} value={p}>
+                      {p === 'auto' ? 'Run without asking' : p === 'ask' ? 'Ask me' : 'Never run'}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            ))}
+          </fieldset>
+          <fieldset data-testid="always-allowed">
+            <legend>Always allowed</legend>
+            {Object.keys(always).length === 0 && (
+              <div className="muted small">No tool is allowed for good in a workspace. A waiting call's “Always allow” adds one here.</div>
+            )}
+            {Object.entries(always).map(([dir, list]) =>
+              list.map((t) => (
+                <div key={`${dir}\n${t}`} className="row inline">
+                  <span className="tool-name">{t}</span>
+                  <span className="muted small" title={dir}>
+                    in {dir}
+                  </span>
+                  <button type="button" aria-label={`Revoke ${t} in ${dir}`} onClick={() => revoke(dir, t)}>
+                    Revoke
+                  </button>
+                </div>
+              )),
+            )}
+          </fieldset>
+          <CommandSettings
+            rules={commandRules}
+            onRules={setCommandRules}
+            deny={commandDeny}
+            onDeny={(v) => {
+              setCommandDeny(v)
+              setDenyEdited(true)
+            }}
+            unconfined={unconfined}
+            onUnconfined={setUnconfined}
+          />
+        </SettingsGroup>
+        <SettingsGroup title="MCP servers">
+            {(config.mcpServers ?? []).length === 0 && (
+              <div className="muted small">
+                None. Add servers to mcp.json in the Prototyper config folder, or to .prototyper/mcp.json in the workspace.
               </div>
-            )),
-          )}
-        </fieldset>
-        <CommandSettings
-          rules={commandRules}
-          onRules={setCommandRules}
-          deny={commandDeny}
-          onDeny={(v) => {
-            setCommandDeny(v)
-            setDenyEdited(true)
-          }}
-          unconfined={unconfined}
-          onUnconfined={setUnconfined}
-        />
+            )}
+            {(config.mcpServers ?? []).map((s, i, all) => (
+              <div key={s.name} className="mcp-server" role="group" aria-label={`MCP server ${s.name}`}>
+                <span className="tool-name">{s.name}</span> <span className="muted small">{s.state}</span>
+                {s.state === 'running' && <span className="muted small"> · {s.tools.length} tools</span>}
+                {s.error && <div className="tool-error">{s.error}</div>}
+                {s.state === 'not allowed' && all.findIndex((o) => o.state === 'not allowed') === i && (
+                  <button type="button" className="link" onClick={reviewWorkspaceServers}>
+                    Review and allow…
+                  </button>
+                )}
+              </div>
+            ))}
+            <label>
+              Servers of the settings (JSON, the mcpServers shape; give secrets as ${'{'}NAME{'}'}, read from the environment)
+              <textarea
+                rows={4}
+                spellCheck={false}
+                value={mcpJson}
+                onChange={(e) => setMcpJson(e.target.value)}
+                placeholder={'{"mcpServers": {"everything": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]}}}'}
+              />
+            </label>
+        </SettingsGroup>
         {config.dbPath && <div className="muted small">Chats are stored in {config.dbPath}</div>}
         {error && (
           <div ref={errorLine} className="tool-error" role="alert" data-testid="settings-error">

@@ -36,9 +36,9 @@ describe('ToolCard', () => {
     expect(screen.getByTestId('tool-card').textContent).toContain('✓ 1.5 s')
   })
 
-  it('shows the error of a failed call', () => {
+  it('shows the error of a failed call as a sentence', () => {
     render(<ToolCard card={card({ state: 'failed', output: 'permission denied: src/index.html\nstack' })} />)
-    expect(screen.getByText('permission denied: src/index.html')).toBeTruthy()
+    expect(screen.getByText('Permission denied: src/index.html')).toBeTruthy()
   })
 
   it('asks for approval with the arguments in full and reports the decision', () => {
@@ -100,15 +100,15 @@ describe('ToolCard', () => {
     expect(details.querySelectorAll('.diff-line.add')).toHaveLength(2)
   })
 
-  it('shows the error sentence of a failed call without being opened, whole, and says when the tool gave none', () => {
+  it('shows the error sentence of a failed call without being opened, whole, as a sentence, and says when the tool gave none', () => {
     const cause =
       'invalid arguments for write_file: the path ../../etc/hosts is outside the workspace folder /home/me/site; write inside it, ' +
       'for example site/hosts.txt, or ask the user to open the folder that holds the file you want to change'
     render(<ToolCard card={card({ state: 'failed', output: `${cause}\n\ndetails the model reads` })} />)
-    expect(screen.getByTestId('tool-error').textContent).toBe(cause)
+    expect(screen.getByTestId('tool-error').textContent).toBe(`I${cause.slice(1)}`)
     expect(screen.getByTestId('tool-error').closest('details')).toBeNull()
     expect(errorSentence('')).toBe('The tool failed without saying why.')
-    expect(errorSentence('  a  sentence\nstack')).toBe('a sentence')
+    expect(errorSentence('  a  sentence\nstack')).toBe('A sentence')
     const long = errorSentence('word '.repeat(200))
     expect(long.length).toBeLessThanOrEqual(401)
     expect(long.endsWith('word…')).toBe(true)
@@ -128,16 +128,16 @@ describe('ToolCard', () => {
 
   it('labels a call the model wrote as text, and says on its waiting card that it runs only if approved', () => {
     const { rerender } = render(<ToolCard card={card({ state: 'awaiting_approval', recovered: true })} />)
-    expect(screen.getByText('written as text by the model')).toBeTruthy()
+    expect(screen.getByText('Written as text by the model')).toBeTruthy()
     expect(screen.getByRole('note').textContent).toMatch(/wrote this call as text in its answer, not as a tool call: approve it only if/)
     rerender(<ToolCard card={card({ state: 'awaiting_approval' })} />)
-    expect(screen.queryByText('written as text by the model')).toBeNull()
+    expect(screen.queryByText('Written as text by the model')).toBeNull()
     expect(screen.queryByRole('note')).toBeNull()
   })
 
   it('says that a call copied from a file or tool output was not run', () => {
     render(<ToolCard card={card({ state: 'not_run', notRun: 'copied', recovered: true, output: 'not run: this call was copied from a file or tool output you just read' })} />)
-    expect(screen.getByText('written as text by the model')).toBeTruthy()
+    expect(screen.getByText('Written as text by the model')).toBeTruthy()
     expect(screen.getByTestId('not-run-reason').textContent).toBe(
       'Not run: the model copied this call from a file or tool output it had read. Text it reads is never run as a call.',
     )

@@ -10,6 +10,7 @@ import {
 import { focusIsIdle, modalDialogOpen } from '../keyboard/typing'
 import type { ToolCard as ToolCardModel } from '../state/chatReducer'
 import { jsonObject } from '../state/records'
+import { asSentence } from '../state/sentence'
 import { CommandCard } from './CommandCard'
 import { DiffView } from './DiffView'
 import { titleEnd, titleVerb, toolTitle } from './toolTitle'
@@ -72,10 +73,10 @@ function firstLine(s: string): string {
 export function errorSentence(output: string): string {
   const paragraph = (output.trim().split('\n')[0] ?? '').replace(/\s+/g, ' ').trim()
   if (!paragraph) return 'The tool failed without saying why.'
-  if (paragraph.length <= 400) return paragraph
+  if (paragraph.length <= 400) return asSentence(paragraph)
   const cut = paragraph.slice(0, 400)
   const space = cut.lastIndexOf(' ')
-  return `${space > 300 ? cut.slice(0, space) : cut}…`
+  return asSentence(`${space > 300 ? cut.slice(0, space) : cut}…`)
 }
 
 const notRunSentences: Record<NotRunReason, string> = {
@@ -174,7 +175,7 @@ export function PreviewView({ preview }: { preview: Preview }) {
       {removes.length > 0 ? (
         <>
           <div className="preview-title">
-            Deletes {removes.length === 1 ? removes[0].path : `${removes.length} paths`} ({bytesText(preview.bytes)})
+            Will delete {removes.length === 1 ? removes[0].path : `${removes.length} files and folders`} ({bytesText(preview.bytes)})
           </div>
           <ul className="preview-removes">
             {removes.slice(0, 50).map((r) => (
@@ -188,7 +189,9 @@ export function PreviewView({ preview }: { preview: Preview }) {
         </>
       ) : (
         <div className="preview-title">
-          {preview.created ? 'Creates' : 'Changes'} {preview.path} ({bytesText(preview.bytes)})
+          {preview.created
+            ? `Will create ${preview.path} (${bytesText(preview.bytes)})`
+            : `Will edit ${preview.path} (${bytesText(preview.bytes)} after the edit)`}
         </div>
       )}
       {preview.diff ? <DiffView diff={preview.diff} open path={preview.path} /> : null}
@@ -468,7 +471,7 @@ export const ToolCard = memo(function ToolCard({
             data-testid="recovered-badge"
             title="The model wrote this call as text in its answer instead of calling the tool."
           >
-            written as text by the model
+            Written as text by the model
           </span>
         )}
         <StateBadge card={card} />

@@ -8,6 +8,12 @@ export function formatBytes(n: number): string {
   return `${(n / 1000 ** i).toFixed(i >= 3 ? 1 : 0)} ${units[i]}`
 }
 
+/** A model's sizes as the model menu labels them: "8B parameters · 5.2 GB on disk". */
+export function modelSizeText(m: { parameterSize?: string; size?: number }): string {
+  const parts = [m.parameterSize ? `${m.parameterSize} parameters` : '', m.size ? `${formatBytes(m.size)} on disk` : '']
+  return parts.filter(Boolean).join(' · ')
+}
+
 /** The last name of a path: the folder or file it names. */
 export function baseName(path: string): string {
   const parts = path.split(/[\\/]/).filter(Boolean)

@@ -74,7 +74,7 @@ describe('the approval card', () => {
   it('shows the diff of the change rather than the escaped arguments', () => {
     render(<ToolCard card={waiting} current onDecide={() => {}} />)
     const el = screen.getByTestId('tool-card')
-    expect(screen.getByTestId('preview').textContent).toContain('Changes notes.md (15 bytes)')
+    expect(screen.getByTestId('preview').textContent).toContain('Will edit notes.md (15 bytes after the edit)')
     expect(el.textContent).toContain('+World')
     expect(el.textContent).not.toContain('\\n')
   })
@@ -127,7 +127,7 @@ describe('the approval card', () => {
     }
     render(<ToolCard card={card} />)
     const text = screen.getByTestId('preview').textContent ?? ''
-    expect(text).toContain('Deletes 2 paths')
+    expect(text).toContain('Will delete 2 files and folders')
     expect(text).toContain('lib/a.txt')
     expect(text).toContain('cannot be undone')
   })
@@ -310,7 +310,10 @@ describe('undo in the window', () => {
     expect(undoneText(false, { paths: ['résumé notes', 'résumé notes/ünï côde.txt'] })).toBe(
       'Undone: résumé notes/ünï côde.txt (and a folder) put back.',
     )
-    expect(undoneText(true, { paths: ['a.txt'] })).toBe('Redone: a.txt put back.')
+    expect(undoneText(true, { paths: ['a.txt'] })).toBe('Redone: a.txt as the run left it.')
+    expect(undoneText(true, { paths: ['a.txt', 'b.txt', 'old.txt'], removed: ['old.txt'] })).toBe(
+      'Redone: a.txt and b.txt as the run left them; old.txt removed again.',
+    )
     expect(undoneText(false, { paths: ['a.txt', 'site', 'site/b.txt'], removed: ['site', 'site/b.txt'] })).toBe(
       'Undone: a.txt put back; site/b.txt (and a folder) removed.',
     )
@@ -364,6 +367,6 @@ describe('an undo with nothing to take back', () => {
     const store = new AppStore({ backend, requestFrame: new FakeFrames().request })
     await act(() => store.undo({}, 'c1'))
     expect(store.getState().undoConflict).toBeNull()
-    expect(store.getState().error).toContain('nothing to undo')
+    expect(store.getState().error).toContain('Nothing to undo')
   })
 })

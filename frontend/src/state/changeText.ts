@@ -18,15 +18,20 @@ export function runChangeText(paths: string[]): string {
   return `This run changed ${filesThenFolders(paths)}`
 }
 
-/** What an undo or a redo put back, files named and the folders that hold them counted apart. */
+/**
+ * What an undo put back or a redo made again, files named and the folders that hold them
+ * counted apart: "Undone: a.txt put back.", "Redone: a.txt as the run left it."
+ */
 export function undoneText(redo: boolean, res: Pick<UndoResult, 'paths' | 'removed' | 'elsewhere' | 'inChatFolder'>): string {
   // a name put back in two of the chat's folders is said once; the folders are said after
   const paths = [...new Set(res.paths ?? [])]
   const removed = paths.filter((p) => res.removed?.includes(p))
   const back = paths.filter((p) => !removed.includes(p))
   const said = [
-    ...(back.length > 0 || removed.length === 0 ? [`${filesThenFolders(back)} put back`] : []),
-    ...(removed.length > 0 ? [`${filesThenFolders(removed)} removed`] : []),
+    ...(back.length > 0 || removed.length === 0
+      ? [redo ? `${filesThenFolders(back)} as the run left ${back.length === 1 ? 'it' : 'them'}` : `${filesThenFolders(back)} put back`]
+      : []),
+    ...(removed.length > 0 ? [`${filesThenFolders(removed)} removed${redo ? ' again' : ''}`] : []),
   ]
   const elsewhere = res.elsewhere ?? []
   const earlier = `${pathList(elsewhere)}, its earlier folder${elsewhere.length > 1 ? 's' : ''}`

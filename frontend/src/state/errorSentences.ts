@@ -3,6 +3,7 @@
 // message is kept for the details; the code (ollama.Code, events' error code) picks the words.
 
 import type { Provider } from '../backend'
+import { asSentence } from './sentence'
 
 export type ErrorAction = 'retry' | 'settings' | 'models'
 
@@ -105,7 +106,7 @@ function sentencesFor(w: ServerWords): Record<string, ErrorSentence> {
       actions: ['settings', 'retry'],
     },
     not_ollama: {
-      text: 'The address in the settings answers, but not like Ollama. Check the Ollama URL in the settings.',
+      text: 'The address in the settings answers, but not like Ollama. Check the Ollama address in the settings.',
       actions: ['settings', 'retry'],
     },
   }
@@ -122,8 +123,8 @@ const sentences: Record<Provider, Record<string, ErrorSentence>> = {
  * Go side's message, which is already one sentence.
  */
 export function errorSentence(code: string | undefined, message: string, provider: Provider = 'ollama'): ErrorSentence {
-  if (code && goesOnCodes.has(code)) return { text: message, actions: [] }
+  if (code && goesOnCodes.has(code)) return { text: asSentence(message), actions: [] }
   const known = code ? sentences[provider === 'openai' ? 'openai' : 'ollama'][code] : undefined
   if (known) return known
-  return { text: message || 'The run failed.', actions: ['retry'] }
+  return { text: asSentence(message) || 'The run failed.', actions: ['retry'] }
 }

@@ -33,7 +33,7 @@ describe('undo and the review', () => {
     const cell = new StateCell(backend)
     const undo = new UndoReview(cell)
     await undo.undo({}, 'c1')
-    expect(cell.get().undoConflict).toMatchObject({ chatId: 'c1', redo: false, message: 'nothing was undone: a.txt changed since' })
+    expect(cell.get().undoConflict).toMatchObject({ chatId: 'c1', redo: false, message: 'Nothing was undone: a.txt changed since' })
     expect(cell.get().error).toBe('')
     backend.undoError = ''
     await undo.resolveConflict('force')

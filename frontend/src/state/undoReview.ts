@@ -91,7 +91,7 @@ export class UndoReview {
       const message = errorText(err)
       // A refusal because files changed since (agentloop.ConflictError) says nothing was done;
       // so does a Keep refused (a version too large to keep): the choice stays open.
-      if ((/^nothing was (undone|redone):/.test(message) || opts.keep) && !opts.force) {
+      if ((/^nothing was (undone|redone):/i.test(message) || opts.keep) && !opts.force) {
         this.cell.set({ undoConflict: { chatId, redo, opts: { ...opts, keep: undefined }, message } })
       } else {
         this.cell.fail(err)

@@ -9,7 +9,7 @@ export const StoreContext = createContext<AppStore | null>(null)
 
 export function useStore(): AppStore {
   const store = useContext(StoreContext)
-  if (!store) throw new Error('useStore needs a <StoreContext.Provider>.')
+  if (!store) throw new Error('The store is missing: render the component inside a <StoreContext.Provider>.')
   return store
 }
 
