@@ -143,13 +143,13 @@ func TestDesktopAWaitingChangeIsTitledAndItsDiffNumbersItsLines(t *testing.T) {
 	if !r.app.waitNamed("Replace hello.txt?", 20*time.Second) {
 		t.Errorf("no card titled %q (%s)", "Replace hello.txt?", r.app.screenshot("diff-numbered.png"))
 	}
-	for _, name := range []string{"Diff: 1 lines added, 1 removed", "line 1 before", "line 1 after"} {
+	for _, name := range []string{"Diff: 1 line added, 1 removed", "Line 1 before", "Line 1 after"} {
 		if !r.app.waitNamed(name, 10*time.Second) {
 			t.Errorf("the diff has nothing named %q (%s)", name, r.app.screenshot("diff-numbered.png"))
 		}
 	}
 	r.app.pressToggle("Side by side")
-	if !r.app.waitNamed("Diff, side by side: 1 lines added, 1 removed", 10*time.Second) {
+	if !r.app.waitNamed("Diff, side by side: 1 line added, 1 removed", 10*time.Second) {
 		t.Errorf("the diff is not shown side by side (%s)", r.app.screenshot("diff-side-by-side.png"))
 	}
 	r.app.screenshot("diff-side-by-side.png")

@@ -124,7 +124,7 @@ export function DiffView({ diff, open = false, label = 'Diff', path = '' }: { di
     if (!l) return [<span key={`${which}-n`} className="ln" role="cell" />, <span key={`${which}-t`} className="diff-text empty" role="cell" />]
     const n = which === 'before' ? l.oldLine : l.newLine
     return [
-      <span key={`${which}-n`} className={`ln ${l.kind}`} role="cell" aria-label={`line ${n} ${which}`}>
+      <span key={`${which}-n`} className={`ln ${l.kind}`} role="cell" aria-label={`Line ${n} ${which}`}>
         {n}
       </span>,
       <span key={`${which}-t`} className={`side ${l.kind}`}>
@@ -141,7 +141,7 @@ export function DiffView({ diff, open = false, label = 'Diff', path = '' }: { di
         Side by side
       </button>
       {split ? (
-        <div className="diff-lines split" role="table" aria-label={`${label}, side by side: ${added} lines added, ${removed} removed`}>
+        <div className="diff-lines split" role="table" aria-label={`${label}, side by side: ${counted(added, removed)}`}>
           {splitRows(lines).map((r, i) =>
             r.across ? (
               <div key={i} className={`diff-line ${r.across.kind}`} role="row">
@@ -158,7 +158,7 @@ export function DiffView({ diff, open = false, label = 'Diff', path = '' }: { di
           )}
         </div>
       ) : (
-      <div className="diff-lines" role="table" aria-label={`${label}: ${added} lines added, ${removed} removed`}>
+      <div className="diff-lines" role="table" aria-label={`${label}: ${counted(added, removed)}`}>
         {lines.map((l, i) =>
           l.kind === 'hunk' || l.kind === 'note' ? (
             <div key={i} className={`diff-line ${l.kind}`} role="row">
@@ -185,4 +185,9 @@ export function DiffView({ diff, open = false, label = 'Diff', path = '' }: { di
       )}
     </details>
   )
+}
+
+/** The lines a diff adds and removes, in words: "1 line added, 3 removed". */
+function counted(added: number, removed: number): string {
+  return `${added} ${added === 1 ? 'line' : 'lines'} added, ${removed} removed`
 }
