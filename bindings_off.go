@@ -2,6 +2,13 @@
 
 package main
 
+import "embed"
+
 // generatingBindings is true in the binary that Wails builds to write the frontend's bindings:
 // it must not touch a running instance.
 const generatingBindings = false
+
+// assets is the window's page, the frontend's production bundle.
+//
+//go:embed all:frontend/dist
+var assets embed.FS

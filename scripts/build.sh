@@ -35,7 +35,10 @@ start=$SECONDS
 phase=$(mktemp)
 ticker=
 stop_ticker() {
-  [[ -n $ticker ]] && kill "$ticker" 2>/dev/null && wait "$ticker" 2>/dev/null
+  if [[ -n $ticker ]]; then
+    kill "$ticker" 2>/dev/null || true
+    wait "$ticker" 2>/dev/null || true
+  fi
   ticker=
   rm -f "$phase"
 }
@@ -92,7 +95,8 @@ if [[ -f $generated && $(<"$generated") == "$want_gen" && -f frontend/wailsjs/go
 else
   say "generating the window's bindings"
   rm -f "$generated"
-  tsprefix='' tssuffix='' tsoutputtype=classes "$generator" 2>&1 | quiet
+  # its output lists every type it converts; what it warns about goes to stderr
+  tsprefix='' tssuffix='' tsoutputtype=classes "$generator" 2>&1 >/dev/null | quiet
   echo "$want_gen" >"$generated"
 fi
 
@@ -130,7 +134,7 @@ else
 fi
 "${go_build[@]}" -tags "$prod_tags" "${deps[@]}"
 if [[ -n $front_pid ]]; then
-  doing "building the frontend"
+  if kill -0 "$front_pid" 2>/dev/null; then doing "building the frontend"; fi
   wait "$front_pid"
   echo "$want" >"$stamp"
 fi
