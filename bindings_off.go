@@ -12,3 +12,6 @@ const generatingBindings = false
 //
 //go:embed all:frontend/dist
 var assets embed.FS
+
+// bound is what the window binds: its calls of the Go side.
+func bound(app *App) []any { return []any{app} }

@@ -66,7 +66,7 @@ func main() {
 		OnStartup:        app.startup,
 		OnBeforeClose:    app.beforeClose,
 		OnShutdown:       app.shutdown,
-		Bind:             []any{app},
+		Bind:             bound(app),
 		Linux:            linuxOptions(),
 	})
 	instance.Release()
