@@ -101,7 +101,7 @@ else
 fi
 
 if [[ -n $npm_pid ]]; then
-  doing "installing the frontend's npm packages"
+  if kill -0 "$npm_pid" 2>/dev/null; then doing "installing the frontend's npm packages"; fi
   wait "$npm_pid"
 fi
 
