@@ -17,8 +17,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tags=$1
 
-# A first build with empty caches on two free cores; later builds take seconds.
-first_build_s=150
+# A first build with empty caches on two free cores (about 115 s of CPU, half of it in
+# parallel); later builds take seconds.
+first_build_s=90
 bin=build/bin/prototyper
 generator=build/bin/.bindings-generator
 prod_tags="desktop,production,$tags"
@@ -53,7 +54,7 @@ trap 'stop_ticker; jobs -p | xargs -r kill 2>/dev/null || true' EXIT
     elif ((left > 0)); then
       eta="about a minute left"
     else
-      eta="longer than the usual $((first_build_s / 60)) min $((first_build_s % 60)) s of a first build: other work is using the cores"
+      eta="longer than the $(clock "$first_build_s") a first build takes on two free cores"
     fi
     echo "make: still $(<"$phase") ($(clock "$s") so far, $eta)"
   done
