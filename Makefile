@@ -1,6 +1,6 @@
 # Prototyper: `make run` opens the app, `make install` puts `prototyper` on PATH, `make test`
-# runs every test. They install what is missing first (Debian packages, the pinned wails CLI
-# and ollama server into .tools/, npm packages from the lockfile) and skip what is already there.
+# runs every test. They install what is missing first (Debian packages, the pinned ollama
+# server into .tools/, npm packages from the lockfile) and skip what is already there.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -24,7 +24,7 @@ NODE_STAMP   := frontend/node_modules/.package-lock.json
 export PATH := $(TOOLS):$(shell go env GOPATH)/bin:$(PATH)
 export GOFLAGS := -tags=$(TAGS)
 
-.PHONY: mcp-test-servers run install uninstall test build package deps deps-deb vet test-go test-frontend test-contract test-desktop test-desktop-default test-desktop-large test-clean-clone test-package bench bench-all bench-stream clean go-packages
+.PHONY: wails mcp-test-servers run install uninstall test build package deps deps-deb vet test-go test-frontend test-contract test-desktop test-desktop-default test-desktop-large test-clean-clone test-package bench bench-all bench-stream clean go-packages
 
 
 ## run: install what is missing, build, open the app. The pinned ollama server is built only
@@ -36,10 +36,10 @@ run: build
 	@# (harmless: JSC_SIGNAL_FOR_GC); every other line of the app's stderr is kept
 	@{ ./$(BIN) $(ARGS) 2>&1 1>&3 3>&- | awk '!/Overriding existing handler for signal/ { print; fflush() }' 1>&2; } 3>&1
 
-## build: the production desktop binary, build/bin/prototyper; the frontend is rebuilt only
-## when its sources changed
-build: deps
-	@WAILS=$(WAILS) scripts/build.sh $(TAGS)
+## build: the production desktop binary, build/bin/prototyper, with the go command alone (no
+## wails CLI); each step is skipped when what it makes is current, see scripts/build.sh
+build: deps-deb
+	@scripts/build.sh $(TAGS)
 
 ## install: `prototyper` on PATH, as a link in PREFIX/bin (~/.local/bin) to build/bin/prototyper
 PREFIX ?= $(HOME)/.local
@@ -53,18 +53,13 @@ install: build
 uninstall:
 	@if [[ -L $(PREFIX)/bin/prototyper ]]; then rm $(PREFIX)/bin/prototyper && echo "make: removed $(PREFIX)/bin/prototyper"; else echo "make: no $(PREFIX)/bin/prototyper to remove"; fi
 
-# scripts/build.sh runs `npm run build` when the frontend changed; node_modules come from the lockfile, here
-# `npm install --no-save` installs the lockfile's versions and leaves the file as it is (without
-# --no-save, npm 11 rewrites it and a fresh clone is left with a change). Not `npm ci`:
-# npm 11 writes lockfiles without other platforms' optional packages (rollup's, esbuild's) and
-# its own `npm ci` then refuses them as out of sync.
+# node_modules come from the lockfile (scripts/npm-install.sh says how); scripts/build.sh installs
+# them itself, while Go compiles
 $(NODE_STAMP): frontend/package.json frontend/package-lock.json
 	@echo "make: installing the frontend's npm packages from the lockfile"
-	@# npm warns about the install script of esbuild (vite's bundler), which it runs as it should
-	@cd frontend && npm install --no-audit --no-fund --no-save --loglevel=error
-	@touch $@
+	@scripts/npm-install.sh
 
-deps: deps-deb $(WAILS) $(NODE_STAMP)
+deps: deps-deb $(NODE_STAMP)
 
 deps-deb: $(DEPS_STAMP)
 $(DEPS_STAMP): scripts/install-deps.sh
@@ -80,6 +75,8 @@ $(MCP_STAMP): tests/mcp/package.json tests/mcp/package-lock.json
 ## mcp-test-servers: install the MCP servers the tests use (@modelcontextprotocol/server-everything)
 mcp-test-servers: $(MCP_STAMP)
 
+## wails: the pinned wails CLI in .tools/bin, for `wails dev` (the build does not use it)
+wails: $(WAILS)
 $(WAILS):
 	@scripts/announce.sh "building the wails CLI $(WAILS_VER) into .tools/bin" 2 -- \
 		env GOBIN=$(TOOLS) go install github.com/wailsapp/wails/v2/cmd/wails@$(WAILS_VER)

@@ -5,7 +5,7 @@
 package main
 
 import (
-	"embed"
+	_ "embed"
 	"errors"
 	"fmt"
 	"os"
@@ -21,9 +21,6 @@ import (
 	"prototyper/internal/tether"
 	"prototyper/sandbox"
 )
-
-//go:embed all:frontend/dist
-var assets embed.FS
 
 // icon is the window's and the taskbar's icon; the desktop entry installs the same file. It is
 // 256 px: GDK silently drops a window icon of 512×512 or more (the X property would exceed its
@@ -69,7 +66,7 @@ func main() {
 		OnStartup:        app.startup,
 		OnBeforeClose:    app.beforeClose,
 		OnShutdown:       app.shutdown,
-		Bind:             []any{app},
+		Bind:             bound(app),
 		Linux:            linuxOptions(),
 	})
 	instance.Release()

@@ -11,7 +11,7 @@ start=$SECONDS
 "$@" &
 cmd=$!
 (
-  while sleep 30; do
+  while sleep 30 >/dev/null 2>&1; do
     s=$((SECONDS - start))
     echo "make: still $label ($((s / 60)) min $((s % 60)) s so far, about $minutes min in all)"
   done

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Checks the window's hand-written contract (src/backend.ts) against the types Wails generates
-// from the Go side (wailsjs/go/models.ts and wailsjs/go/main/App.d.ts, written by `wails build`
-// or `wails generate module`; not committed).
+// from the Go side (wailsjs/go/models.ts and wailsjs/go/main/App.d.ts, written by `make build`;
+// not committed).
 //
 // It fails when
 //   - a field of a Go type is missing from its TypeScript type, or the TypeScript type has a
@@ -9,7 +9,9 @@
 //   - Go may omit a field (omitempty: `name?` in models.ts) that the TypeScript type requires;
 //   - models.ts has a Go type that the table below does not pair with a TypeScript type;
 //   - a bound App method is missing from the window's WailsApp type (Backend's methods under
-//     their Go names), or the other way round, or they take a different number of arguments.
+//     their Go names), or the other way round, or they take a different number of arguments;
+//   - Wails typed a struct field as any because its generator did not find the field's Go type
+//     (it does not follow the fields of an embedded struct; bindings_on.go names such types).
 // Field types are not compared: Wails types a json.RawMessage as number[] and a time.Time as
 // any, where the window has the JSON they really carry.
 //
@@ -48,6 +50,7 @@ export const pairs = {
   'events.Usage': 'Usage',
   'agentloop.ChangeSummary': 'ChangeSummary',
   'agentloop.ChatNote': 'ChatNote',
+  'store.SummaryOffer': 'SummaryOffer',
   'agentloop.FileChange': 'FileChange',
   'agentloop.UndoOptions': 'UndoOptions',
   'agentloop.UndoResult': 'UndoResult',
@@ -93,6 +96,34 @@ export function goTypes(modelsFile) {
     ts.forEachChild(node, (n) => visit(n, ns))
   }
   visit(parse(modelsFile), '')
+  return out
+}
+
+/** The fields Wails typed any for want of their Go type ("Class.field" → its Go package):
+ * it marks each with a comment "// Go type: package". time.Time is any by design. */
+export function untypedFields(modelsFile) {
+  const source = parse(modelsFile)
+  const text = source.getFullText()
+  const out = new Map()
+  const visit = (node, ns) => {
+    if (ts.isModuleDeclaration(node) && node.body) {
+      const name = ns ? `${ns}.${node.name.text}` : node.name.text
+      ts.forEachChild(node.body, (n) => visit(n, name))
+      return
+    }
+    if (ts.isClassDeclaration(node) && node.name) {
+      for (const m of node.members) {
+        if (!ts.isPropertyDeclaration(m) || m.type?.kind !== ts.SyntaxKind.AnyKeyword) continue
+        for (const c of ts.getLeadingCommentRanges(text, m.getFullStart()) ?? []) {
+          const pkg = /^\/\/ Go type: (\S+)/.exec(text.slice(c.pos, c.end))?.[1]
+          if (pkg && pkg !== 'time') out.set(`${ns}.${node.name.text}.${m.name.getText()}`, pkg)
+        }
+      }
+      return
+    }
+    ts.forEachChild(node, (n) => visit(n, ns))
+  }
+  visit(source, '')
   return out
 }
 
@@ -185,6 +216,11 @@ export function checkContract({ models, app, backend }) {
       if (!goFields.has(field)) problems.push(`${tsName}.${field} in src/backend.ts is not a field of ${goName}`)
     }
   }
+  for (const [field, pkg] of untypedFields(models)) {
+    problems.push(
+      `${field} is typed any: Wails' generator did not find its Go type (package ${pkg}), which only an embedded struct reaches; name it in bindings_on.go`,
+    )
+  }
   if (app && existsSync(app)) {
     const bound = goMethods(app)
     for (const [name, n] of bound) {
@@ -215,7 +251,7 @@ function main() {
   const backend = option('backend', join(root, 'src/backend.ts'))
   const require = process.argv.includes('--require') || process.env.PROTOTYPER_REQUIRE_COMPONENTS === '1'
   if (!existsSync(models)) {
-    const note = `check-contract: ${models} does not exist (\`wails build\` or \`wails generate module\` writes it)`
+    const note = `check-contract: ${models} does not exist (\`make build\` writes it)`
     if (require) {
       console.error(`${note}.`)
       process.exit(1)

@@ -40,6 +40,12 @@ describe('check-contract', () => {
     expect(problems.some((p) => p.startsWith('main.Checkpoint is a Go type the window receives'))).toBe(true)
   })
 
+  it('names a field typed any because Wails did not find its Go type, and not a time', () => {
+    expect(problems.filter((p) => p.includes('is typed any'))).toEqual([
+      "agentloop.ChatNote.offer is typed any: Wails' generator did not find its Go type (package store), which only an embedded struct reaches; name it in bindings_on.go",
+    ])
+  })
+
   it('compares the bound methods with the ones the window calls', () => {
     expect(problems).toContain('App.Rewind is bound by Go but missing from WailsApp in src/backend.ts')
     expect(problems).toContain('App.Send takes 1 argument in Go but 2 arguments in WailsApp (src/backend.ts)')
