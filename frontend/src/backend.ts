@@ -448,6 +448,29 @@ export interface ModelInfo {
   vision?: boolean
 }
 
+/**
+ * How a model did on this machine's model check (store.ModelCheck): the latest per model, its
+ * quantization and context size.
+ */
+export interface ModelCheck {
+  model: string
+  quantization?: string
+  numCtx: number
+  passed: number
+  total: number
+  calls: number
+  wellFormed: number
+  textCalls: number
+  firstTokenMs: number
+  promptTokensPerSec: number
+  answerTokensPerSec: number
+  memoryBytes?: number
+  durationMs: number
+  at: string
+  /** Every case's result, as the check wrote it. */
+  cases?: unknown
+}
+
 /** One step of a model's download, read from a "pull.progress" event of the batch stream. */
 export interface PullProgress {
   name: string
@@ -480,6 +503,7 @@ export type EventType =
   | 'model.loading'
   | 'model.loaded'
   | 'pull.progress'
+  | 'check.progress'
   | 'checkpoint'
   | 'undo'
   | 'redo'
@@ -675,6 +699,12 @@ export interface Backend {
   /** The models offered to pull when the server has none, the recommended one first. */
   starterModels(): Promise<StarterModel[]>
   pullModel(name: string): Promise<void>
+  /** Runs the model check on a model and keeps its result; progress comes as "check.progress" events. */
+  checkModel(name: string): Promise<ModelCheck>
+  /** Stops the model check of a model (its checkModel call then fails). */
+  stopModelCheck(name: string): Promise<void>
+  /** The latest check of every model checked on this machine. */
+  modelChecks(): Promise<ModelCheck[]>
   painted(seq: number, runningToolCallIds: string[]): Promise<void>
   setVisible(visible: boolean): Promise<void>
   /** Asks for a folder with the native dialog ('' when cancelled); uses it for nothing yet. */
@@ -802,6 +832,9 @@ export function wailsBackend(): Backend {
     models: async () => (await app().Models()) ?? [],
     starterModels: async () => (await app().StarterModels()) ?? [],
     pullModel: (n) => app().PullModel(n),
+    checkModel: (n) => app().CheckModel(n),
+    stopModelCheck: (n) => app().StopModelCheck(n),
+    modelChecks: async () => (await app().ModelChecks()) ?? [],
     painted: (seq, ids) => app().Painted(seq, ids),
     setVisible: (v) => app().SetVisible(v),
     chooseFolder: (from) => app().ChooseFolder(from),

@@ -16,6 +16,7 @@ import type {
   OpenedChat,
   PromptBudget,
   PullProgress,
+  ModelCheck,
   Settings,
   UndoOptions,
   UndoResult,
@@ -258,6 +259,24 @@ export class FakeBackend implements Backend {
     return new Promise<void>((resolve) => {
       this.finishPull = resolve
     })
+  }
+  /** What ModelChecks answers. */
+  checks: ModelCheck[] = []
+  /** Ends the current CheckModel call: with a result, or failing with an error. */
+  finishCheck: ((result: ModelCheck | Error) => void) | null = null
+  checkModel(name: string) {
+    this.record('CheckModel', name)
+    return new Promise<ModelCheck>((resolve, reject) => {
+      this.finishCheck = (result) => (result instanceof Error ? reject(result) : resolve(result))
+    })
+  }
+  async stopModelCheck(name: string) {
+    this.record('StopModelCheck', name)
+    this.finishCheck?.(new Error('context canceled'))
+  }
+  async modelChecks() {
+    this.record('ModelChecks')
+    return [...this.checks]
   }
   async painted(seq: number, running: string[]) {
     this.record('Painted', seq, running)
