@@ -78,8 +78,9 @@ export function ModelPicker() {
               <span className="muted">
                 {m.parameterSize} {formatBytes(m.size)}
               </span>
-              <ModelBadges model={m} />
-              <CheckBadge result={checkOf(checks, m.name)?.result} />
+              <ModelBadges model={m}>
+                <CheckBadge result={checkOf(checks, m.name)?.result} />
+              </ModelBadges>
             </>
           ),
         })}
