@@ -186,8 +186,11 @@ func (a *App) RefuseWorkspaceServers(dir, hash string) error {
 	return do2(a, (*session).RefuseWorkspaceServers, dir, hash)
 }
 func (a *App) Models() ([]desktop.CatalogEntry, error) { return call1(a, (*session).Models, a.ctx) }
-func (a *App) StarterModels() []desktop.StarterModel   { return desktop.StarterModels() }
-func (a *App) PullModel(name string) error             { return do2(a, (*session).PullModel, a.ctx, name) }
+func (a *App) StarterModels() []desktop.StarterModel { // before startup ends too
+	desk, _ := a.desktop()
+	return desk.StarterModels()
+}
+func (a *App) PullModel(name string) error { return do2(a, (*session).PullModel, a.ctx, name) }
 func (a *App) CheckModel(name string) (desktop.ModelCheck, error) {
 	return with(a, func(d *session) (desktop.ModelCheck, error) { return d.CheckModel(a.ctx, name) })
 }

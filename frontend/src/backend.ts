@@ -434,6 +434,10 @@ export interface StarterModel {
   /** What it is good at, and what it needs. */
   goodAt: string
   recommended?: boolean
+  /** The memory a machine should have for it, in bytes. */
+  minMemory: number
+  /** Why it is recommended on this machine (by the model check, else by its memory). */
+  why?: string
 }
 
 export interface ModelInfo {

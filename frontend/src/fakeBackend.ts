@@ -61,8 +61,8 @@ export class FakeBackend implements Backend {
     { name: 'gemma3:1b', size: 8.1e8, parameterSize: '1B', family: 'gemma3', tools: false, thinking: false, contextLength: 32768 },
   ]
   starters: StarterModel[] = [
-    { name: 'qwen3:4b', size: 2.5e9, parameterSize: '4B', goodAt: 'Thinks, calls tools reliably.', recommended: true },
-    { name: 'qwen3:8b', size: 5.2e9, parameterSize: '8B', goodAt: 'Better plans and code.' },
+    { name: 'qwen3:4b', size: 2.5e9, parameterSize: '4B', goodAt: 'Thinks, calls tools reliably.', recommended: true, minMemory: 8 * 2 ** 30, why: 'It fits this machine’s 16 GB of memory.' },
+    { name: 'qwen3:8b', size: 5.2e9, parameterSize: '8B', goodAt: 'Better plans and code.', minMemory: 16 * 2 ** 30 },
   ]
   chats: ChatSummary[] = []
   opened: Record<string, OpenedChat> = {}

@@ -8,6 +8,7 @@ import (
 
 	"prototyper/events"
 	"prototyper/internal/cli"
+	"prototyper/model/ollama"
 	"prototyper/modelcheck"
 )
 
@@ -100,4 +101,24 @@ func (d *Desktop) ModelChecks() ([]ModelCheck, error) {
 		}
 	}
 	return out, nil
+}
+
+// StarterModels returns the models offered when the server has none, one recommended for this
+// machine (ollama.RecommendStarters): by the model check where a starter was checked here,
+// else by the machine's memory. It answers on a nil session too (the window asks before one
+// is open), by the memory alone.
+func (d *Desktop) StarterModels() []StarterModel {
+	checks := map[string]ollama.StarterCheck{}
+	var kept []ModelCheck
+	if d != nil {
+		kept, _ = d.ModelChecks() // unread checks leave the memory to recommend
+	}
+	for _, c := range kept {
+		for _, s := range ollama.StarterModels() {
+			if ollama.SameModel(c.Model, s.Name) {
+				checks[s.Name] = ollama.StarterCheck{Passed: c.Passed, Total: c.Total, AnswerTokensPerSec: c.AnswerTokensPerSec}
+			}
+		}
+	}
+	return ollama.RecommendStarters(ollama.MachineMemory().Total, checks)
 }
