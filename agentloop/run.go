@@ -226,7 +226,7 @@ func (r *run) turns() (string, *pausedRun) {
 		r.err = err
 		return events.StopError, nil
 	}
-	r.numCtx = numCtxFor(length, r.contextCap)
+	r.numCtx, _ = r.a.contextSize(r.ctx, r.opts.Model, length, r.contextCap)
 
 	if p := r.resume; p.offers() {
 		r.offerChoice = p.Offer.Choice

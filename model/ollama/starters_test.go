@@ -58,3 +58,19 @@ func TestMachineMemoryIsReadFromMeminfo(t *testing.T) {
 		t.Errorf("this machine's memory = %+v", live)
 	}
 }
+
+func TestTheKVCacheOfATokenIsReadFromTheModelsGeometry(t *testing.T) {
+	qwen := map[string]any{"qwen3.block_count": 36.0, "qwen3.attention.head_count": 32.0, "qwen3.attention.head_count_kv": 8.0,
+		"qwen3.attention.key_length": 128.0, "qwen3.attention.value_length": 128.0, "qwen3.embedding_length": 2560.0}
+	if got := kvBytesPerToken(qwen, "qwen3"); got != 36*8*256*2 {
+		t.Errorf("qwen3:4b: %d bytes a token", got)
+	}
+	// no key length: the embedding over the heads; no kv heads: as many as heads
+	llama := map[string]any{"llama.block_count": 2.0, "llama.attention.head_count": 4.0, "llama.embedding_length": 64.0}
+	if got := kvBytesPerToken(llama, "llama"); got != 2*4*(16+16)*2 {
+		t.Errorf("llama: %d bytes a token", got)
+	}
+	if got := kvBytesPerToken(map[string]any{}, "x"); got != 0 {
+		t.Errorf("no geometry: %d", got)
+	}
+}
