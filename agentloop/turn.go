@@ -230,16 +230,24 @@ func (t *streamedTurn) account(turn model.Turn) events.Usage {
 	r.usage.PromptTokens += usage.PromptTokens
 	r.usage.EvalTokens += usage.EvalTokens
 	r.usage.EvalMs += usage.EvalMs
+	r.usage.PromptMs += usage.PromptMs
 	if r.usage.EvalMs > 0 {
 		r.usage.TokensPerSec = float64(r.usage.EvalTokens) / (float64(r.usage.EvalMs) / 1000)
+	}
+	if r.usage.PromptMs > 0 {
+		r.usage.PromptTokensPerSec = float64(r.usage.PromptTokens) / (float64(r.usage.PromptMs) / 1000)
 	}
 	return usage
 }
 
 func usageOf(t model.Turn) events.Usage {
-	u := events.Usage{PromptTokens: t.PromptTokens, EvalTokens: t.EvalTokens, EvalMs: t.EvalDuration.Milliseconds()}
+	u := events.Usage{PromptTokens: t.PromptTokens, EvalTokens: t.EvalTokens, EvalMs: t.EvalDuration.Milliseconds(),
+		PromptMs: t.PromptDuration.Milliseconds()}
 	if t.EvalDuration > 0 {
 		u.TokensPerSec = float64(t.EvalTokens) / t.EvalDuration.Seconds()
+	}
+	if t.PromptDuration > 0 {
+		u.PromptTokensPerSec = float64(t.PromptTokens) / t.PromptDuration.Seconds()
 	}
 	return u
 }

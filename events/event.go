@@ -196,6 +196,11 @@ type Usage struct {
 	EvalTokens   int     `json:"evalTokens"`
 	EvalMs       int64   `json:"evalMs"`
 	TokensPerSec float64 `json:"tokensPerSec"`
+	// PromptMs is the server's time evaluating the prompt, and PromptTokensPerSec the prompt
+	// tokens a second it took (omitted when the server does not say, as OpenAI-compatible
+	// ones do not).
+	PromptMs           int64   `json:"promptMs,omitempty"`
+	PromptTokensPerSec float64 `json:"promptTokensPerSec,omitempty"`
 	// NumCtx is the context window the request asked for (tokens).
 	NumCtx int `json:"numCtx,omitempty"`
 	// ContextTokens is how much of NumCtx the message took: its prompt (the server's count

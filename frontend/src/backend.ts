@@ -100,6 +100,9 @@ export interface Usage {
   evalTokens?: number
   evalMs?: number
   tokensPerSec?: number
+  /** The server's time evaluating the prompt, and the prompt tokens a second (absent when it does not say). */
+  promptMs?: number
+  promptTokensPerSec?: number
   /** The context window the request asked for (tokens). */
   numCtx?: number
   /** How much of numCtx the message took: its prompt and its answer. */
@@ -391,6 +394,8 @@ export interface PromptBudget {
   model: string
   /** The context the model is given. */
   numCtx: number
+  /** Why numCtx is less than asked, when this machine's free memory chose it. */
+  numCtxWhy?: string
   /** What one message may take of it. */
   maxTokens: number
   /** Go's estimate of a text: floor(UTF-8 bytes / charsPerToken) + perMessageTokens. */
