@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -81,11 +82,13 @@ func completedUsages(t *testing.T, out string) (chatID string, usages []events.U
 
 // TestTheSecondTurnOfAChatBeginsWithTheFirstTurnsRequestByteForByte: the system prompt, the
 // tools' definitions, the options and the messages already sent are sent again unchanged, so
-// that the server's prompt cache serves them and evaluates only what is new. `run --json`
-// carries each answer's prompt and answer speeds; the counts of both turns are logged.
+// that the server's prompt cache serves them and evaluates only what is new (its log says how
+// much it reused). `run --json` carries each answer's prompt and answer speeds; the counts and
+// times of both turns are logged.
 func TestTheSecondTurnOfAChatBeginsWithTheFirstTurnsRequestByteForByte(t *testing.T) {
 	front, requests := recordingOllama(t)
 	db, ws := filepath.Join(t.TempDir(), "p.db"), t.TempDir()
+	logFrom := len(ollamatest.Get(t).Logs())
 	common := []string{"--ollama", front, "--db", db, "--workspace", ws, "--model", chattyModel.Name, "--json"}
 	out1, errOut, code := cliRun(t, append(append([]string{"run"}, common...), "Say something")...)
 	if code != 0 {
@@ -97,6 +100,9 @@ func TestTheSecondTurnOfAChatBeginsWithTheFirstTurnsRequestByteForByte(t *testin
 		t.Fatalf("second run: exit %d: %s", code, errOut)
 	}
 	_, second := completedUsages(t, out2)
+	if strings.Contains(out2, `"type":"model.loading"`) {
+		t.Logf("the second run waited for the model to load again: the server's cache of the first turn went with it")
+	}
 	if len(first) == 0 || len(second) == 0 {
 		t.Fatalf("no message.completed with usage in run --json:\n%s\n%s", out1, out2)
 	}
@@ -109,6 +115,25 @@ func TestTheSecondTurnOfAChatBeginsWithTheFirstTurnsRequestByteForByte(t *testin
 		first[0].PromptTokens, first[0].PromptMs, first[0].PromptTokensPerSec,
 		second[0].PromptTokens, second[0].PromptMs, second[0].PromptTokensPerSec)
 
+	// the server's own word on its cache (its debug log): the second turn's prompt evaluation
+	// reused all of the first turn's prompt but the last token (the turn's end marker) and
+	// evaluated only what is new
+	var slots []string
+	for _, line := range strings.Split(ollamatest.Get(t).Logs()[logFrom:], "\n") {
+		if strings.Contains(line, `msg="loading cache slot"`) {
+			slots = append(slots, line)
+		}
+	}
+	t.Logf("the server's cache at each turn:\n%s", strings.Join(slots, "\n"))
+	var prompt, used int
+	if len(slots) == 0 {
+		t.Fatal("the server's log says nothing of its cache")
+	} else if _, err := fmt.Sscanf(slots[len(slots)-1][strings.Index(slots[len(slots)-1], "prompt="):], "prompt=%d used=%d", &prompt, &used); err != nil {
+		t.Fatalf("read %q: %v", slots[len(slots)-1], err)
+	}
+	if prompt != second[0].PromptTokens || used < first[0].PromptTokens-1 {
+		t.Errorf("the second turn's prompt of %d tokens reused %d from the cache; want at least the first turn's %d but one", prompt, used, first[0].PromptTokens)
+	}
 	reqs := requests()
 	if len(reqs) < 2 {
 		t.Fatalf("%d chat requests recorded, want one a turn", len(reqs))
