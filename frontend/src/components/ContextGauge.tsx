@@ -3,19 +3,22 @@ import type { ChatState } from '../state/chatReducer'
 import { budgetKey } from '../state/store'
 import { useAppState } from '../state/useAppState'
 
-/**
- * How full the model's context was at the chat's latest answer, with that answer's speeds
- * (usage), or null when no answer says.
- */
-export function contextUse(chat: ChatState | undefined): { used: number; size: number; usage: Usage } | null {
+/** The usage of the chat's latest answer that says how full the context was, or null. */
+function latestUsage(chat: ChatState | undefined): Usage | null {
   if (!chat) return null
   for (let i = chat.timeline.length - 1; i >= 0; i--) {
     const e = chat.timeline[i]
     if (e.kind !== 'message') continue
     const u = chat.messages[e.id]?.usage
-    if (u?.numCtx && u.contextTokens) return { used: Math.min(u.contextTokens, u.numCtx), size: u.numCtx, usage: u }
+    if (u?.numCtx && u.contextTokens) return u
   }
   return null
+}
+
+/** How full the model's context was at the chat's latest answer, or null when no answer says. */
+export function contextUse(chat: ChatState | undefined): { used: number; size: number } | null {
+  const u = latestUsage(chat)
+  return u?.numCtx && u.contextTokens ? { used: Math.min(u.contextTokens, u.numCtx), size: u.numCtx } : null
 }
 
 /** The speeds of an answer: "prompt 850 tok/s · answer 14 tok/s" (what the server said). */
@@ -36,6 +39,7 @@ export function ContextGauge() {
   const chat = useAppState((s) => (s.activeChatId ? s.chats[s.activeChatId] : undefined))
   const why = useAppState((s) => s.budgets[budgetKey(s)]?.numCtxWhy ?? '')
   const use = contextUse(chat)
+  const usage = latestUsage(chat)
   if (!use) {
     // before the first answer, a context the machine's memory chose is said all the same
     return why ? (
@@ -47,7 +51,7 @@ export function ContextGauge() {
   const pct = Math.round((use.used / use.size) * 100)
   const tone = pct >= 90 ? 'err' : pct >= 70 ? 'warn' : 'ok'
   const label = `Context: ${tokens(use.used)} of ${tokens(use.size)} tokens (${pct}%)`
-  const rates = speeds(use.usage)
+  const rates = usage ? speeds(usage) : ''
   const title = [
     "How much of the model's context the conversation took at the last answer. Older turns are left out when it is full.",
     why && `Context ${why}.`,
