@@ -51,5 +51,17 @@ describe('ContextGauge', () => {
     })
     expect(screen.getByTestId('context-speeds').textContent).toBe('prompt 850 tok/s · answer 14 tok/s')
     expect(screen.getByTestId('context-gauge').getAttribute('title')).toContain('Context 8k: the most the 5 GB')
+    act(() => {
+      backend.emit([
+        { v: 1, seq: 2, chatId: 'c1', runId: 'r2', messageId: 'a2', at: '', type: 'message.completed', doneReason: 'stop',
+          usage: { numCtx: 8192, contextTokens: 2500, promptTokens: 300, promptMs: 1000, promptTokensPerSec: 300, evalTokens: 120, evalMs: 10000, tokensPerSec: 12 } },
+      ])
+      frames.drain()
+    })
+    expect(screen.getByTestId('context-speeds').textContent).toBe('prompt 300 tok/s · answer 12 tok/s')
+    // the hover holds the chat's history of speeds
+    expect(screen.getByTestId('context-gauge').getAttribute('title')).toContain(
+      'Answer 1: prompt 850 tok/s · answer 14 tok/s\nAnswer 2: prompt 300 tok/s · answer 12 tok/s',
+    )
   })
 })

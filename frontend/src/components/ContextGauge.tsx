@@ -15,6 +15,19 @@ function latestUsage(chat: ChatState | undefined): Usage | null {
   return null
 }
 
+/** The speeds of the chat's answers that say them, oldest first, one line each (the gauge's hover). */
+export function speedHistory(chat: ChatState | undefined): string[] {
+  if (!chat) return []
+  const lines: string[] = []
+  for (const e of chat.timeline) {
+    if (e.kind !== 'message') continue
+    const u = chat.messages[e.id]?.usage
+    const rates = u ? speeds(u) : ''
+    if (rates) lines.push(`Answer ${lines.length + 1}: ${rates}`)
+  }
+  return lines
+}
+
 /** How full the model's context was at the chat's latest answer, or null when no answer says. */
 export function contextUse(chat: ChatState | undefined): { used: number; size: number } | null {
   const u = latestUsage(chat)
@@ -55,6 +68,7 @@ export function ContextGauge() {
   const title = [
     "How much of the model's context the conversation took at the last answer. Older turns are left out when it is full.",
     why && `Context ${why}.`,
+    ...speedHistory(chat).slice(-10),
   ]
     .filter(Boolean)
     .join('\n')
