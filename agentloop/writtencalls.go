@@ -32,7 +32,7 @@ type callForms interface {
 // writesCalls reports whether the run's model is driven with calls written as text.
 func (r *run) writesCalls() bool {
 	cf, ok := r.a.cfg.Store.(callForms)
-	if !ok || !r.recoverCalls {
+	if !ok || !r.recoverCalls || r.opts.NativeCallsOnly {
 		return false
 	}
 	yes, err := cf.WritesCalls(r.opts.Model)
@@ -42,7 +42,7 @@ func (r *run) writesCalls() bool {
 // nativeCallsUnreadable reports whether an answer is what an unreadable native call leaves:
 // empty, though the model spent tokens on it, in a request that offered tools natively.
 func (r *run) nativeCallsUnreadable(msg store.Message, turn model.Turn) bool {
-	return !r.written && r.recoverCalls && len(r.defs) > 0 && turn.EvalTokens > 0 && emptyAnswer(msg, turn)
+	return !r.written && r.recoverCalls && !r.opts.NativeCallsOnly && len(r.defs) > 0 && turn.EvalTokens > 0 && emptyAnswer(msg, turn)
 }
 
 // switchToWrittenCalls drives the model with calls written as text from now on, says so once
