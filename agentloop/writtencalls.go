@@ -12,8 +12,8 @@ import (
 )
 
 // Calls written as text, asked for: a model whose calls through the server's API come back
-// unreadable (the server's parser swallows a call it cannot read, and the answer arrives empty
-// though the model spent tokens on it) is driven in the written form from then on. Its
+// unreadable (the server's parser swallows a call it cannot read, and nothing of the answer
+// arrives though the model spent tokens on it) is driven in the written form from then on. Its
 // requests carry no tools; the system prompt lists them and asks for each call as a JSON
 // object, which the loop reads as it reads any call written as text (textcalls.go), with the
 // same trust. The switch is said once, in the chat where it happened, and remembered per
@@ -39,10 +39,12 @@ func (r *run) writesCalls() bool {
 	return err == nil && yes
 }
 
-// nativeCallsUnreadable reports whether an answer is what an unreadable native call leaves:
-// empty, though the model spent tokens on it, in a request that offered tools natively.
+// nativeCallsUnreadable reports whether an answer is what an unreadable native call leaves,
+// in a request that offered tools natively: the model spent tokens, and not one character of
+// text or thinking reached the loop (an answer of only white space is the model's, not this).
 func (r *run) nativeCallsUnreadable(msg store.Message, turn model.Turn) bool {
-	return !r.written && r.recoverCalls && !r.opts.NativeCallsOnly && len(r.defs) > 0 && turn.EvalTokens > 0 && emptyAnswer(msg, turn)
+	return !r.written && r.recoverCalls && !r.opts.NativeCallsOnly && len(r.defs) > 0 &&
+		turn.EvalTokens > 0 && turn.Content == "" && turn.Thinking == "" && emptyAnswer(msg, turn)
 }
 
 // switchToWrittenCalls drives the model with calls written as text from now on, says so once
