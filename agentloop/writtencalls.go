@@ -39,12 +39,16 @@ func (r *run) writesCalls() bool {
 	return err == nil && yes
 }
 
+// minUnreadableCallTokens is the least a call takes, its end included: an empty answer of
+// fewer tokens (a line break and the end) is the model's own empty answer, not a call.
+const minUnreadableCallTokens = 4
+
 // nativeCallsUnreadable reports whether an answer is what an unreadable native call leaves,
-// in a request that offered tools natively: the model spent tokens, and not one character of
-// text or thinking reached the loop (an answer of only white space is the model's, not this).
+// in a request that offered tools natively: the model spent the tokens of a call, and no text
+// or thinking reached the loop.
 func (r *run) nativeCallsUnreadable(msg store.Message, turn model.Turn) bool {
 	return !r.written && r.recoverCalls && !r.opts.NativeCallsOnly && len(r.defs) > 0 &&
-		turn.EvalTokens > 0 && turn.Content == "" && turn.Thinking == "" && emptyAnswer(msg, turn)
+		turn.EvalTokens >= minUnreadableCallTokens && turn.Thinking == "" && emptyAnswer(msg, turn)
 }
 
 // switchToWrittenCalls drives the model with calls written as text from now on, says so once
