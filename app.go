@@ -187,8 +187,16 @@ func (a *App) RefuseWorkspaceServers(dir, hash string) error {
 	return do2(a, (*session).RefuseWorkspaceServers, dir, hash)
 }
 func (a *App) Models() ([]desktop.CatalogEntry, error) { return call1(a, (*session).Models, a.ctx) }
-func (a *App) StarterModels() []desktop.StarterModel   { return desktop.StarterModels() }
-func (a *App) PullModel(name string) error             { return do2(a, (*session).PullModel, a.ctx, name) }
+func (a *App) StarterModels() []desktop.StarterModel { // before startup ends too
+	desk, _ := a.desktop()
+	return desk.StarterModels()
+}
+func (a *App) PullModel(name string) error { return do2(a, (*session).PullModel, a.ctx, name) }
+func (a *App) CheckModel(name string) (desktop.ModelCheck, error) {
+	return with(a, func(d *session) (desktop.ModelCheck, error) { return d.CheckModel(a.ctx, name) })
+}
+func (a *App) StopModelCheck(name string) error           { return do1(a, (*session).StopModelCheck, name) }
+func (a *App) ModelChecks() ([]desktop.ModelCheck, error) { return with(a, (*session).ModelChecks) }
 func (a *App) Painted(seq uint64, runningToolCallIDs []string) {
 	a.do(func(d *session) error { d.Painted(seq, runningToolCallIDs); return nil })
 }

@@ -19,8 +19,11 @@ type Budget struct {
 	// Model is the model the budget is of.
 	Model string `json:"model"`
 	// NumCtx is the context the model is given: its trained length capped by the
-	// settings' context cap.
+	// settings' context cap, and without a cap set, by what this machine's free memory holds.
 	NumCtx int `json:"numCtx"`
+	// NumCtxWhy says why NumCtx is less than asked when the machine's memory chose it
+	// ("16k: the most …"); "" otherwise.
+	NumCtxWhy string `json:"numCtxWhy,omitempty"`
 	// MaxTokens is what one message may take of NumCtx: the rest holds the system prompt,
 	// the tools' definitions and the room kept for the answer. Older turns of a chat are
 	// left out as needed, so they take nothing from it.
@@ -161,7 +164,7 @@ func (a *Agent) assess(ctx context.Context, chat store.Chat, opts RunOptions) (a
 	if numPredict <= 0 {
 		numPredict = a.cfg.NumPredict
 	}
-	numCtx := numCtxFor(length, settings.ContextCap)
+	numCtx, numCtxWhy := a.contextSize(ctx, modelName, length, settings.ContextCap)
 	est := newEstimator()
 	// the project's instructions are part of the system prompt of every request: counted here
 	system := a.readInstructions(ctx, cmp.Or(chat.Workspace, a.cfg.Workspace), settings).systemPrompt(a.cfg.SystemPrompt)
@@ -171,7 +174,7 @@ func (a *Agent) assess(ctx context.Context, chat store.Chat, opts RunOptions) (a
 		maxTokens = 0
 	}
 	keep = true
-	return assessment{model: modelName, budget: Budget{Model: modelName, NumCtx: numCtx, MaxTokens: maxTokens,
+	return assessment{model: modelName, budget: Budget{Model: modelName, NumCtx: numCtx, NumCtxWhy: numCtxWhy, MaxTokens: maxTokens,
 		CharsPerToken: 1 / est.tokensPerChar, PerMessageTokens: perMessageTokens}, tools: tb, close: closeTools}, nil
 }
 

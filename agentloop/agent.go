@@ -92,6 +92,10 @@ type RunOptions struct {
 	// RunOnce on a chat paused on an offer, always or never answers it and resumes the chat.
 	Summarize string
 	Offerer   Offerer
+	// NativeCallsOnly keeps offering tools natively whatever the model's calls look like: no
+	// switch to calls written as text (writtencalls.go). The model check measures the
+	// model's own calls with it.
+	NativeCallsOnly bool
 }
 
 // Outcome is how a run ended.

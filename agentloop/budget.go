@@ -1,6 +1,9 @@
 package agentloop
 
 import (
+	"context"
+
+	"prototyper/model"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -145,6 +148,19 @@ func numCtxFor(modelLength, capTokens int) int {
 		return capTokens
 	}
 	return modelLength
+}
+
+// contextSize is the context to ask for of modelName: its trained length (0: unknown) capped
+// by the settings' cap; with the default cap (0, or [DefaultContextCap] as the settings panel
+// saves it back), no more than what this machine's free memory holds for it
+// (model.ContextFitter), with why in a sentence when that chose it. Another cap the user set
+// is used as set.
+func (a *Agent) contextSize(ctx context.Context, modelName string, length, capTokens int) (numCtx int, why string) {
+	n := numCtxFor(length, capTokens)
+	if f, ok := a.cfg.Model.(model.ContextFitter); ok && (capTokens <= 0 || capTokens == DefaultContextCap) {
+		return f.FitContext(ctx, modelName, n)
+	}
+	return n, ""
 }
 
 // promptBudget is what the prompt may take of numCtx: the rest is kept for the answer

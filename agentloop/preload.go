@@ -23,5 +23,6 @@ func (a *Agent) Preload(ctx context.Context, modelName string) (time.Duration, e
 	if err != nil {
 		return 0, err
 	}
-	return res.Preload(ctx, modelName, numCtxFor(length, settings.ContextCap), settings.KeepAlive())
+	numCtx, _ := a.contextSize(ctx, modelName, length, settings.ContextCap)
+	return res.Preload(ctx, modelName, numCtx, settings.KeepAlive())
 }

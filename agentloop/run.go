@@ -33,8 +33,11 @@ type run struct {
 	loopLimit  int               // how many times a call may come in a row before the run stops as a loop
 	// recoverCalls executes an answer made of tool calls written as text (see textcalls.go).
 	recoverCalls bool
-	keepAlive    time.Duration // sent with every request (the setting)
-	system       string        // the system prompt: the Config's, then the project's instructions
+	// written: the model is asked for its calls written as text, not offered tools natively
+	// (writtencalls.go)
+	written   bool
+	keepAlive time.Duration // sent with every request (the setting)
+	system    string        // the system prompt: the Config's, then the project's instructions
 	// instructionsRefused is why the workspace's AGENTS.md was not read ("" when it was)
 	instructionsRefused string
 	// agentsFile is the text of the workspace's AGENTS.md the model reads with every request:
@@ -191,6 +194,7 @@ func (r *run) turns() (string, *pausedRun) {
 	r.toolNotices(tb)
 	r.tools = tb
 	r.defs = tb.Definitions()
+	r.written = r.writesCalls()
 	r.defByName = make(map[string]tools.Definition, len(r.defs))
 	for _, d := range r.defs {
 		r.defByName[d.Name] = d
@@ -227,7 +231,7 @@ func (r *run) turns() (string, *pausedRun) {
 		r.err = err
 		return events.StopError, nil
 	}
-	r.numCtx = numCtxFor(length, r.contextCap)
+	r.numCtx, _ = r.a.contextSize(r.ctx, r.opts.Model, length, r.contextCap)
 
 	if p := r.resume; p.offers() {
 		r.offerChoice = p.Offer.Choice
@@ -270,6 +274,12 @@ func (r *run) turns() (string, *pausedRun) {
 				continue
 			}
 			if r.a.hasQueue(r.cs) { // a follow-up arrived while the model answered
+				r.phase(events.PhaseContinuing)
+				continue
+			}
+			if r.nativeCallsUnreadable(msg, turn) {
+				r.switchToWrittenCalls()
+				r.history = append(r.history, store.Message{Role: store.RoleUser, Content: textEmptyAnswer})
 				r.phase(events.PhaseContinuing)
 				continue
 			}

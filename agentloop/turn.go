@@ -67,8 +67,13 @@ func (r *run) turn() (store.Message, model.Turn, error) {
 func (t *streamedTurn) fitPrompt() error {
 	r := t.r
 	system := []store.Message{{Role: store.RoleSystem, Content: r.system}}
+	defs := r.defs
+	if r.written { // the tools are in the system prompt, counted there
+		system[0].Content += writtenCallsPrompt(r.defs)
+		defs = nil
+	}
 	budget := promptBudget(r.numCtx, r.opts.NumPredict)
-	t.fit = fitContext(r.est, system, condensed(r.history), r.defs, budget)
+	t.fit = fitContext(r.est, system, condensed(r.history), defs, budget)
 	if t.fit.dropped > 0 {
 		choice, err := r.olderTurns(t.fit)
 		if err != nil {
@@ -76,7 +81,7 @@ func (t *streamedTurn) fitPrompt() error {
 		}
 		if choice == store.SummaryChoiceSummarize && r.summarize() {
 			// older turns no longer fit: the model summarized them, the summary goes in their place
-			t.fit = fitContext(r.est, system, condensed(r.history), r.defs, budget)
+			t.fit = fitContext(r.est, system, condensed(r.history), defs, budget)
 		}
 	}
 	if t.fit.dropped > 0 {
@@ -91,7 +96,11 @@ func (t *streamedTurn) fitPrompt() error {
 // that brought no delta).
 func (t *streamedTurn) stream() (model.Turn, error) {
 	r := t.r
-	req := model.Request{Model: r.opts.Model, Messages: t.fit.messages, Tools: r.defs, Think: r.opts.Think,
+	offered := r.defs
+	if r.written {
+		offered = nil // listed in the system prompt instead
+	}
+	req := model.Request{Model: r.opts.Model, Messages: t.fit.messages, Tools: offered, Think: r.opts.Think,
 		NumCtx: r.numCtx, NumPredict: r.opts.NumPredict, FirstByteTimeout: r.opts.FirstByteTimeout,
 		KeepAlive: r.keepAlive, MaxAnswerBytes: r.opts.MaxAnswerBytes}
 	load := r.watchLoad(req.Model)
@@ -230,16 +239,24 @@ func (t *streamedTurn) account(turn model.Turn) events.Usage {
 	r.usage.PromptTokens += usage.PromptTokens
 	r.usage.EvalTokens += usage.EvalTokens
 	r.usage.EvalMs += usage.EvalMs
+	r.usage.PromptMs += usage.PromptMs
 	if r.usage.EvalMs > 0 {
 		r.usage.TokensPerSec = float64(r.usage.EvalTokens) / (float64(r.usage.EvalMs) / 1000)
+	}
+	if r.usage.PromptMs > 0 {
+		r.usage.PromptTokensPerSec = float64(r.usage.PromptTokens) / (float64(r.usage.PromptMs) / 1000)
 	}
 	return usage
 }
 
 func usageOf(t model.Turn) events.Usage {
-	u := events.Usage{PromptTokens: t.PromptTokens, EvalTokens: t.EvalTokens, EvalMs: t.EvalDuration.Milliseconds()}
+	u := events.Usage{PromptTokens: t.PromptTokens, EvalTokens: t.EvalTokens, EvalMs: t.EvalDuration.Milliseconds(),
+		PromptMs: t.PromptDuration.Milliseconds()}
 	if t.EvalDuration > 0 {
 		u.TokensPerSec = float64(t.EvalTokens) / t.EvalDuration.Seconds()
+	}
+	if t.PromptDuration > 0 {
+		u.PromptTokensPerSec = float64(t.PromptTokens) / t.PromptDuration.Seconds()
 	}
 	return u
 }

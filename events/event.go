@@ -37,6 +37,10 @@ const (
 	// total, completed); status "success" ends it, an error event with the model ends a
 	// failed pull.
 	PullProgress Type = "pull.progress"
+	// CheckProgress: a model check run from the window, of no chat (payload: model, status
+	// CheckRunning with name the case under way, or CheckCaseEnded with name and ok the case's
+	// result; completed the cases ended, total the cases).
+	CheckProgress Type = "check.progress"
 	// PreviewReport: what the page in the Preview pane reported since it was last loaded,
 	// of no chat (payload: report, a preview.Report).
 	PreviewReport Type = "preview.report"
@@ -108,6 +112,12 @@ const (
 	ToolStatePending          = "pending"
 	ToolStateRunning          = "running"
 	ToolStateAwaitingApproval = "awaiting_approval"
+)
+
+// Statuses of check.progress.
+const (
+	CheckRunning   = "running"
+	CheckCaseEnded = "case"
 )
 
 // Stop reasons of run.finished, also kept in a stored run's stopReason.
@@ -186,6 +196,11 @@ type Usage struct {
 	EvalTokens   int     `json:"evalTokens"`
 	EvalMs       int64   `json:"evalMs"`
 	TokensPerSec float64 `json:"tokensPerSec"`
+	// PromptMs is the server's time evaluating the prompt, and PromptTokensPerSec the prompt
+	// tokens a second it took (omitted when the server does not say, as OpenAI-compatible
+	// ones do not).
+	PromptMs           int64   `json:"promptMs,omitempty"`
+	PromptTokensPerSec float64 `json:"promptTokensPerSec,omitempty"`
 	// NumCtx is the context window the request asked for (tokens).
 	NumCtx int `json:"numCtx,omitempty"`
 	// ContextTokens is how much of NumCtx the message took: its prompt (the server's count

@@ -94,6 +94,9 @@ type Turn struct {
 	PromptTokens int
 	EvalTokens   int
 	EvalDuration time.Duration
+	// PromptDuration is how long the server spent evaluating the prompt (0 when it does not
+	// say): what a prompt its cache served saves.
+	PromptDuration time.Duration
 	// LoadDuration is how long the server spent loading the model for this request (0 when
 	// it was loaded already, or the server does not say).
 	LoadDuration time.Duration
@@ -128,6 +131,13 @@ type Residency interface {
 	// keepAlive (0: the server's default; negative: until it stops). It returns how long the
 	// load took.
 	Preload(ctx context.Context, model string, numCtx int, keepAlive time.Duration) (time.Duration, error)
+}
+
+// ContextFitter is implemented by models whose server shares this machine's memory: it says
+// how much of the context asked for fits ([Ollama.FitContext]): numCtx, and why in a sentence
+// for the user when it is less than want.
+type ContextFitter interface {
+	FitContext(ctx context.Context, model string, want int) (numCtx int, why string)
 }
 
 // ToolSupport is implemented by models that can tell, before any request, whether a model

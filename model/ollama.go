@@ -21,6 +21,16 @@ type Ollama struct {
 	mu       sync.Mutex
 	infos    map[string]*ollama.ModelInfo
 	failures map[string]showFailure
+	fits     map[fitKey]ollama.ContextFit // FitContext's choices, kept for the process
+}
+
+// machineMemory reads this machine's memory (a test gives a machine of its own).
+var machineMemory = ollama.MachineMemory
+
+// fitKey is a context fit's question: a model and the context asked for.
+type fitKey struct {
+	model string
+	want  int
 }
 
 // showFailure is a failed /api/show, kept for failureMemory.
@@ -156,7 +166,7 @@ func (m *Ollama) Chat(ctx context.Context, req Request, fn DeltaFunc) (Turn, err
 	if res != nil {
 		turn = Turn{Content: res.Message.Content, Thinking: res.Message.Thinking, DoneReason: res.DoneReason,
 			PromptTokens: res.Metrics.PromptEvalCount, EvalTokens: res.Metrics.EvalCount,
-			EvalDuration: res.Metrics.EvalDuration, LoadDuration: res.Metrics.LoadDuration}
+			EvalDuration: res.Metrics.EvalDuration, PromptDuration: res.Metrics.PromptEvalDuration, LoadDuration: res.Metrics.LoadDuration}
 		if err == nil && res.Done {
 			for _, c := range res.Message.ToolCalls {
 				turn.ToolCalls = append(turn.ToolCalls, store.ToolCall{ID: c.ID, Name: c.Function.Name, Args: c.Function.Arguments})
@@ -212,3 +222,53 @@ func (e modelError) Error() string   { return e.err.Error() }
 func (e modelError) Unwrap() error   { return e.err }
 func (e modelError) Code() string    { return ollama.Code(e.err) }
 func (e modelError) Retryable() bool { return ollama.Retryable(e.err) }
+
+// FitContext is the context for model on this machine: want, or less when the model's weights
+// and the KV cache of want tokens would not fit the memory free for it with room to spare
+// ([ollama.FitContext]; free is the machine's available memory and what the model holds
+// loaded). It is chosen once per model and want, so that the turns of a chat keep one size
+// and the server does not load the model again between them. A server on another machine,
+// or one that does not say the model's size or geometry, keeps want.
+func (m *Ollama) FitContext(ctx context.Context, model string, want int) (numCtx int, why string) {
+	key := fitKey{model, want}
+	m.mu.Lock()
+	fit, ok := m.fits[key]
+	m.mu.Unlock()
+	if ok {
+		return fit.NumCtx, fit.Why
+	}
+	if !m.Client.OnThisMachine() {
+		return want, ""
+	}
+	info, err := m.info(ctx, model)
+	if err != nil {
+		return want, ""
+	}
+	var weights, held int64
+	if list, err := m.Client.List(ctx); err == nil {
+		for _, s := range list {
+			if ollama.SameModel(s.Name, model) || ollama.SameModel(s.Model, model) {
+				weights = s.Size
+			}
+		}
+	}
+	if running, err := m.Client.Running(ctx); err == nil {
+		for _, r := range running {
+			if ollama.SameModel(r.Name, model) || ollama.SameModel(r.Model, model) {
+				held = r.Size
+			}
+		}
+	}
+	free := machineMemory().Available
+	if free > 0 {
+		free += held
+	}
+	fit = ollama.FitContext(model, want, weights, info.KVBytesPerToken, free)
+	m.mu.Lock()
+	if m.fits == nil {
+		m.fits = map[fitKey]ollama.ContextFit{}
+	}
+	m.fits[key] = fit
+	m.mu.Unlock()
+	return fit.NumCtx, fit.Why
+}

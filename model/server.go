@@ -203,6 +203,14 @@ func (s *Server) ContextLength(ctx context.Context, model string) (int, error) {
 	return s.current().ContextLength(ctx, model)
 }
 
+// FitContext asks the server in use (see [Ollama.FitContext]); another server keeps want.
+func (s *Server) FitContext(ctx context.Context, model string, want int) (numCtx int, why string) {
+	if f, is := s.current().(ContextFitter); is {
+		return f.FitContext(ctx, model, want)
+	}
+	return want, ""
+}
+
 // SupportsTools asks the server in use (see [Ollama.SupportsTools]); an
 // OpenAI-compatible server cannot tell.
 func (s *Server) SupportsTools(ctx context.Context, model string) (ok, known bool) {

@@ -240,6 +240,7 @@ func runCase(ctx context.Context, server model.Model, name string, c Case, timeo
 	out, runErr := agent.RunOnce(caseCtx, "", c.Prompt, agentloop.RunOptions{
 		Model: name, MaxSteps: MaxSteps, NumPredict: NumPredict, Approve: agentloop.ApproveAuto,
 		Approver: allowAll{}, Summarize: store.SummarizeNever, Workspace: workspace, Think: "off",
+		NativeCallsOnly: true, // the check measures the model's own calls
 	})
 	res.DurationMs = time.Since(start).Milliseconds()
 	closeCtx, stop := context.WithTimeout(context.Background(), 2*time.Second)

@@ -309,6 +309,9 @@ func TestDesktopOffersAFirstModelAndSaysWhenItCannotBeDownloaded(t *testing.T) {
 	r.app.focusWindow()
 	// the offer comes with the first status of the server, the recommended model's Pull focused
 	t.Logf("focused: %s", r.app.waitFocus(rolePushButton, "Pull ", 60*time.Second))
+	if !r.app.says("of memory.") { // the recommendation fits this machine, and says so
+		t.Errorf("the first-model offer does not say why its recommended model suits this machine: %q", r.app.textsWith("recommended"))
+	}
 	r.app.screenshot("first-model.png")
 	r.app.key("Return")
 	r.waitLog(t, events.PullProgress, true, 30*time.Second)

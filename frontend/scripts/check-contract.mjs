@@ -66,6 +66,7 @@ export const pairs = {
   'desktop.PreviewPage': 'PreviewPage',
   'preview.Report': 'PreviewReport',
   'preview.Entry': 'PreviewEntry',
+  'store.ModelCheck': 'ModelCheck',
 }
 
 function parse(file) {

@@ -110,6 +110,9 @@ export interface Usage {
   evalTokens?: number
   evalMs?: number
   tokensPerSec?: number
+  /** The server's time evaluating the prompt, and the prompt tokens a second (absent when it does not say). */
+  promptMs?: number
+  promptTokensPerSec?: number
   /** The context window the request asked for (tokens). */
   numCtx?: number
   /** How much of numCtx the message took: its prompt and its answer. */
@@ -405,6 +408,8 @@ export interface PromptBudget {
   model: string
   /** The context the model is given. */
   numCtx: number
+  /** Why numCtx is less than asked, when this machine's free memory chose it. */
+  numCtxWhy?: string
   /** What one message may take of it. */
   maxTokens: number
   /** Go's estimate of a text: floor(UTF-8 bytes / charsPerToken) + perMessageTokens. */
@@ -448,6 +453,10 @@ export interface StarterModel {
   /** What it is good at, and what it needs. */
   goodAt: string
   recommended?: boolean
+  /** The memory a machine should have for it, in bytes. */
+  minMemory: number
+  /** Why it is recommended on this machine (by the model check, else by its memory). */
+  why?: string
 }
 
 export interface ModelInfo {
@@ -460,6 +469,29 @@ export interface ModelInfo {
   contextLength: number
   /** The model reads images sent with a message. */
   vision?: boolean
+}
+
+/**
+ * How a model did on this machine's model check (store.ModelCheck): the latest per model, its
+ * quantization and context size.
+ */
+export interface ModelCheck {
+  model: string
+  quantization?: string
+  numCtx: number
+  passed: number
+  total: number
+  calls: number
+  wellFormed: number
+  textCalls: number
+  firstTokenMs: number
+  promptTokensPerSec: number
+  answerTokensPerSec: number
+  memoryBytes?: number
+  durationMs: number
+  at: string
+  /** Every case's result, as the check wrote it. */
+  cases?: unknown
 }
 
 /** One step of a model's download, read from a "pull.progress" event of the batch stream. */
@@ -494,6 +526,7 @@ export type EventType =
   | 'model.loading'
   | 'model.loaded'
   | 'pull.progress'
+  | 'check.progress'
   | 'checkpoint'
   | 'undo'
   | 'redo'
@@ -694,6 +727,12 @@ export interface Backend {
   /** The models offered to pull when the server has none, the recommended one first. */
   starterModels(): Promise<StarterModel[]>
   pullModel(name: string): Promise<void>
+  /** Runs the model check on a model and keeps its result; progress comes as "check.progress" events. */
+  checkModel(name: string): Promise<ModelCheck>
+  /** Stops the model check of a model (its checkModel call then fails). */
+  stopModelCheck(name: string): Promise<void>
+  /** The latest check of every model checked on this machine. */
+  modelChecks(): Promise<ModelCheck[]>
   painted(seq: number, runningToolCallIds: string[]): Promise<void>
   setVisible(visible: boolean): Promise<void>
   /** Asks for a folder with the native dialog ('' when cancelled); uses it for nothing yet. */
@@ -822,6 +861,9 @@ export function wailsBackend(): Backend {
     models: async () => (await app().Models()) ?? [],
     starterModels: async () => (await app().StarterModels()) ?? [],
     pullModel: (n) => app().PullModel(n),
+    checkModel: (n) => app().CheckModel(n),
+    stopModelCheck: (n) => app().StopModelCheck(n),
+    modelChecks: async () => (await app().ModelChecks()) ?? [],
     painted: (seq, ids) => app().Painted(seq, ids),
     setVisible: (v) => app().SetVisible(v),
     chooseFolder: (from) => app().ChooseFolder(from),

@@ -16,6 +16,7 @@ import type {
   OpenedChat,
   PromptBudget,
   PullProgress,
+  ModelCheck,
   Settings,
   SidebarChoice,
   UndoOptions,
@@ -61,8 +62,8 @@ export class FakeBackend implements Backend {
     { name: 'gemma3:1b', size: 8.1e8, parameterSize: '1B', family: 'gemma3', tools: false, thinking: false, contextLength: 32768 },
   ]
   starters: StarterModel[] = [
-    { name: 'qwen3:4b', size: 2.5e9, parameterSize: '4B', goodAt: 'Thinks, calls tools reliably.', recommended: true },
-    { name: 'qwen3:8b', size: 5.2e9, parameterSize: '8B', goodAt: 'Better plans and code.' },
+    { name: 'qwen3:4b', size: 2.5e9, parameterSize: '4B', goodAt: 'Thinks, calls tools reliably.', recommended: true, minMemory: 8 * 2 ** 30, why: 'It fits this machine’s 16 GB of memory.' },
+    { name: 'qwen3:8b', size: 5.2e9, parameterSize: '8B', goodAt: 'Better plans and code.', minMemory: 16 * 2 ** 30 },
   ]
   chats: ChatSummary[] = []
   opened: Record<string, OpenedChat> = {}
@@ -263,6 +264,24 @@ export class FakeBackend implements Backend {
     return new Promise<void>((resolve) => {
       this.finishPull = resolve
     })
+  }
+  /** What ModelChecks answers. */
+  checks: ModelCheck[] = []
+  /** Ends the current CheckModel call: with a result, or failing with an error. */
+  finishCheck: ((result: ModelCheck | Error) => void) | null = null
+  checkModel(name: string) {
+    this.record('CheckModel', name)
+    return new Promise<ModelCheck>((resolve, reject) => {
+      this.finishCheck = (result) => (result instanceof Error ? reject(result) : resolve(result))
+    })
+  }
+  async stopModelCheck(name: string) {
+    this.record('StopModelCheck', name)
+    this.finishCheck?.(new Error('context canceled'))
+  }
+  async modelChecks() {
+    this.record('ModelChecks')
+    return [...this.checks]
   }
   async painted(seq: number, running: string[]) {
     this.record('Painted', seq, running)

@@ -46,7 +46,7 @@ func checkCommand(ctx context.Context, args []string, io IO) int {
 		}
 		defer local.stop()
 	}
-	opts := modelcheck.Options{Model: pos[0], Residency: ollamaResidency(server)}
+	opts := modelcheck.Options{Model: pos[0], Residency: OllamaResidency(server)}
 	if !asJSON {
 		opts.Progress = func(c modelcheck.CaseResult) {
 			mark := "pass"
@@ -110,9 +110,9 @@ func checkBadge(c store.ModelCheck) string {
 	return fmt.Sprintf("%d/%d, %.0f tok/s", c.Passed, c.Total, c.AnswerTokensPerSec)
 }
 
-// ollamaResidency is the model check's view of an Ollama server: the model's quantization
+// OllamaResidency is the model check's view of an Ollama server: the model's quantization
 // (/api/show) and the memory it takes loaded (/api/ps); unknown on another server.
-func ollamaResidency(server *model.Server) func(ctx context.Context, name string) (string, int64) {
+func OllamaResidency(server *model.Server) func(ctx context.Context, name string) (string, int64) {
 	return func(ctx context.Context, name string) (quant string, size int64) {
 		client, _ := server.Client()
 		if client == nil {

@@ -765,10 +765,10 @@ func (t *terminal) render(e events.Event) {
 		}
 		t.endLine()
 	// error events are not rendered: the run's error is the one line printed at its end;
-	// only tools that could not be offered and an AGENTS.md that was not read are said as
-	// they are found, the run going on
+	// only tools that could not be offered, an AGENTS.md that was not read and a model now
+	// asked for calls written as text are said as they are found, the run going on
 	case events.Error:
-		if e.Code == agentloop.CodeToolsUnavailable || e.Code == agentloop.CodeInstructionsRefused {
+		if e.Code == agentloop.CodeToolsUnavailable || e.Code == agentloop.CodeInstructionsRefused || e.Code == agentloop.CodeCallsWritten {
 			t.endLine()
 			fmt.Fprintf(t.err, "%s %s\n", t.style("33", "!"), cell(e.Message))
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"prototyper/agentloop"
-	"prototyper/model/ollama"
 )
 
 // The window's answers to a run (stop, approvals, summary offers), undo and review, and the
@@ -51,11 +50,6 @@ func (d *Desktop) Redo(ctx context.Context, chatID string, opts agentloop.UndoOp
 func (d *Desktop) ChatChanges(ctx context.Context, chatID string) ([]agentloop.FileChange, error) {
 	return d.agent.ChatChanges(ctx, chatID)
 }
-
-// StarterModels lists the small models that call tools which the window offers to pull when
-// the server has none, the recommended one first. It needs no session: the window asks before
-// one is open.
-func StarterModels() []StarterModel { return ollama.StarterModels() }
 
 // Painted acknowledges the batch ending at seq: the window applied it and painted a frame, with
 // the tool cards of runningToolCallIDs in the DOM as running.

@@ -45,10 +45,11 @@ type Desktop struct {
 	// servers are the development servers the agent started (servers.go).
 	servers *tools.Servers
 
-	mu        sync.Mutex // orders the changes of the fields below and of the stored settings
-	workspace string     // the folder of new chats
-	model     string     // the model of the next message
-	preloads  uint64     // how many preloads were asked: only the latest one waits
+	mu        sync.Mutex                    // orders the changes of the fields below and of the stored settings
+	workspace string                        // the folder of new chats
+	model     string                        // the model of the next message
+	preloads  uint64                        // how many preloads were asked: only the latest one waits
+	checks    map[string]context.CancelFunc // the model checks under way, by model (modelcheck.go)
 
 	life    context.Context // ends with Close: the preloads' context
 	endLife context.CancelFunc

@@ -19,5 +19,6 @@ type (
 	CatalogEntry     = ollama.CatalogEntry
 	StarterModel     = ollama.StarterModel
 	ChatHit          = store.ChatHit
+	ModelCheck       = store.ModelCheck
 	WorkspaceServers = mcptools.WorkspaceServers
 )

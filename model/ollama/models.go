@@ -70,7 +70,30 @@ func (c *Client) Show(ctx context.Context, name string) (*ModelInfo, error) {
 	}
 	info.Architecture, _ = resp.ModelInfo["general.architecture"].(string)
 	info.ContextLength = contextLength(resp.ModelInfo, info.Architecture)
+	info.KVBytesPerToken = kvBytesPerToken(resp.ModelInfo, info.Architecture)
 	return info, nil
+}
+
+// kvBytesPerToken is the KV cache of one token: for every layer, a key and a value of each
+// key-value head, 2 bytes an element. A head's width is the key or value length model_info
+// gives, else the embedding over the heads; a count given per layer (an array) is not read.
+func kvBytesPerToken(mi map[string]any, arch string) int64 {
+	num := func(key string) int64 {
+		v, _ := mi[arch+"."+key].(float64)
+		return int64(v)
+	}
+	layers, heads, kvHeads, embd := num("block_count"), num("attention.head_count"), num("attention.head_count_kv"), num("embedding_length")
+	if kvHeads == 0 {
+		kvHeads = heads
+	}
+	keyLen, valueLen := num("attention.key_length"), num("attention.value_length")
+	if heads > 0 && keyLen == 0 {
+		keyLen = embd / heads
+	}
+	if valueLen == 0 {
+		valueLen = keyLen
+	}
+	return layers * kvHeads * (keyLen + valueLen) * 2
 }
 
 // contextLength reads "<arch>.context_length", else any "*.context_length" key.

@@ -367,6 +367,9 @@ type ModelInfo struct {
 	ContextLength int
 	// NumCtx is the num_ctx parameter of the model's Modelfile; 0 when it sets none.
 	NumCtx int
+	// KVBytesPerToken is what one token of context takes in the server's KV cache (keys and
+	// values of every layer in 16-bit floats), from model_info's geometry; 0 when it does not say.
+	KVBytesPerToken int64
 	// HasTemplate reports whether the model has a chat template.
 	HasTemplate       bool
 	Family            string

@@ -80,6 +80,8 @@ describe('states a user sees', () => {
   it('a sentence the run says without failing keeps its words and offers no Retry', () => {
     const said = 'AGENTS.md was not read, so the model runs without it: it is a binary file, not text; write the instructions as plain text'
     expect(errorSentence('instructions_refused', said)).toEqual({ text: said, actions: [] })
+    const switched = "e2e-unreadable-caller's tool calls came back unreadable, so Prototyper now asks it to write each call as text, for this model from now on."
+    expect(errorSentence('calls_written', switched)).toEqual({ text: switched, actions: [] })
   })
 
   it('with an OpenAI-compatible server the sentences name the model server, not Ollama', () => {

@@ -26,4 +26,42 @@ describe('ContextGauge', () => {
     expect(screen.getByTestId('context-gauge').textContent).toBe('Context: 6.1k of 8.2k tokens (75%)')
     expect(screen.getByRole('meter').getAttribute('aria-valuenow')).toBe('6144')
   })
+
+  it('puts the prompt and answer speeds of the last answer beside it, and the context the memory of the machine chose in its hover', async () => {
+    const backend = new FakeBackend()
+    backend.budget = { ...backend.budget, numCtx: 8192, numCtxWhy: '8k: the most the 5 GB of memory this machine has free holds for qwen3:4b with room to spare' }
+    const frames = new FakeFrames()
+    const store = new AppStore({ backend, requestFrame: frames.request, runningToolIdsInDom: () => [] })
+    backend.onBatch((evs) => store.ingest(evs))
+    render(
+      <StoreContext.Provider value={store}>
+        <ContextGauge />
+      </StoreContext.Provider>,
+    )
+    await act(() => store.start())
+    await act(() => store.selectChat('c1'))
+    // before any answer: the size and why
+    expect(screen.getByTestId('context-gauge').textContent).toBe('Context 8k: the most the 5 GB of memory this machine has free holds for qwen3:4b with room to spare.')
+    act(() => {
+      backend.emit([
+        { v: 1, seq: 1, chatId: 'c1', runId: 'r1', messageId: 'a1', at: '', type: 'message.completed', doneReason: 'stop',
+          usage: { numCtx: 8192, contextTokens: 2048, promptTokens: 1700, promptMs: 2000, promptTokensPerSec: 850, evalTokens: 140, evalMs: 10000, tokensPerSec: 14 } },
+      ])
+      frames.drain()
+    })
+    expect(screen.getByTestId('context-speeds').textContent).toBe('prompt 850 tok/s · answer 14 tok/s')
+    expect(screen.getByTestId('context-gauge').getAttribute('title')).toContain('Context 8k: the most the 5 GB')
+    act(() => {
+      backend.emit([
+        { v: 1, seq: 2, chatId: 'c1', runId: 'r2', messageId: 'a2', at: '', type: 'message.completed', doneReason: 'stop',
+          usage: { numCtx: 8192, contextTokens: 2500, promptTokens: 300, promptMs: 1000, promptTokensPerSec: 300, evalTokens: 120, evalMs: 10000, tokensPerSec: 12 } },
+      ])
+      frames.drain()
+    })
+    expect(screen.getByTestId('context-speeds').textContent).toBe('prompt 300 tok/s · answer 12 tok/s')
+    // the hover holds the chat's history of speeds
+    expect(screen.getByTestId('context-gauge').getAttribute('title')).toContain(
+      'Answer 1: prompt 850 tok/s · answer 14 tok/s\nAnswer 2: prompt 300 tok/s · answer 12 tok/s',
+    )
+  })
 })

@@ -1,16 +1,45 @@
+import type { Usage } from '../backend'
 import type { ChatState } from '../state/chatReducer'
+import { budgetKey } from '../state/store'
 import { useAppState } from '../state/useAppState'
 
-/** How full the model's context was at the chat's latest answer, or null when no answer says. */
-export function contextUse(chat: ChatState | undefined): { used: number; size: number } | null {
+/** The usage of the chat's latest answer that says how full the context was, or null. */
+function latestUsage(chat: ChatState | undefined): Usage | null {
   if (!chat) return null
   for (let i = chat.timeline.length - 1; i >= 0; i--) {
     const e = chat.timeline[i]
     if (e.kind !== 'message') continue
     const u = chat.messages[e.id]?.usage
-    if (u?.numCtx && u.contextTokens) return { used: Math.min(u.contextTokens, u.numCtx), size: u.numCtx }
+    if (u?.numCtx && u.contextTokens) return u
   }
   return null
+}
+
+/** The speeds of the chat's answers that say them, oldest first, one line each (the gauge's hover). */
+export function speedHistory(chat: ChatState | undefined): string[] {
+  if (!chat) return []
+  const lines: string[] = []
+  for (const e of chat.timeline) {
+    if (e.kind !== 'message') continue
+    const u = chat.messages[e.id]?.usage
+    const rates = u ? speeds(u) : ''
+    if (rates) lines.push(`Answer ${lines.length + 1}: ${rates}`)
+  }
+  return lines
+}
+
+/** How full the model's context was at the chat's latest answer, or null when no answer says. */
+export function contextUse(chat: ChatState | undefined): { used: number; size: number } | null {
+  const u = latestUsage(chat)
+  return u?.numCtx && u.contextTokens ? { used: Math.min(u.contextTokens, u.numCtx), size: u.numCtx } : null
+}
+
+/** The speeds of an answer: "prompt 850 tok/s · answer 14 tok/s" (what the server said). */
+export function speeds(u: Usage): string {
+  const parts: string[] = []
+  if (u.promptTokensPerSec) parts.push(`prompt ${Math.round(u.promptTokensPerSec)} tok/s`)
+  if (u.tokensPerSec) parts.push(`answer ${Math.round(u.tokensPerSec)} tok/s`)
+  return parts.join(' · ')
 }
 
 function tokens(n: number): string {
@@ -21,13 +50,30 @@ function tokens(n: number): string {
 export function ContextGauge() {
   // the chat is selected, not the figures: a selector must return what the store holds
   const chat = useAppState((s) => (s.activeChatId ? s.chats[s.activeChatId] : undefined))
+  const why = useAppState((s) => s.budgets[budgetKey(s)]?.numCtxWhy ?? '')
   const use = contextUse(chat)
-  if (!use) return null
+  const usage = latestUsage(chat)
+  if (!use) {
+    // before the first answer, a context the machine's memory chose is said all the same
+    return why ? (
+      <div className="context-gauge ok" data-testid="context-gauge">
+        <span className="context-label">Context {why}.</span>
+      </div>
+    ) : null
+  }
   const pct = Math.round((use.used / use.size) * 100)
   const tone = pct >= 90 ? 'err' : pct >= 70 ? 'warn' : 'ok'
   const label = `Context: ${tokens(use.used)} of ${tokens(use.size)} tokens (${pct}%)`
+  const rates = usage ? speeds(usage) : ''
+  const title = [
+    "How much of the model's context the conversation took at the last answer. Older turns are left out when it is full.",
+    why && `Context ${why}.`,
+    ...speedHistory(chat).slice(-10),
+  ]
+    .filter(Boolean)
+    .join('\n')
   return (
-    <div className={`context-gauge ${tone}`} data-testid="context-gauge" title="How much of the model's context the conversation took at the last answer. Older turns are left out when it is full.">
+    <div className={`context-gauge ${tone}`} data-testid="context-gauge" title={title}>
       <div
         className="context-bar"
         role="meter"
@@ -40,6 +86,11 @@ export function ContextGauge() {
         <span style={{ width: `${pct}%` }} />
       </div>
       <span className="context-label">{label}</span>
+      {rates && (
+        <span className="context-speeds" data-testid="context-speeds">
+          {rates}
+        </span>
+      )}
     </div>
   )
 }

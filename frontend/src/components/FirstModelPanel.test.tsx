@@ -34,6 +34,19 @@ describe('the first-model offer', () => {
     expect(offer.textContent).toContain('prototyper pull qwen3:4b')
   })
 
+  it('says why the recommended model suits this machine, and only for that one', async () => {
+    await mountEmptyServer((b) => {
+      b.starters = [
+        { name: 'qwen3:1.7b', size: 1.4e9, parameterSize: '1.7B', goodAt: 'Quick.', recommended: true, minMemory: 4 * 2 ** 30, why: 'It fits this machine’s 6 GB of memory.' },
+        { name: 'qwen3:4b', size: 2.5e9, parameterSize: '4B', goodAt: 'The best start.', minMemory: 8 * 2 ** 30 },
+      ]
+    })
+    const items = within(screen.getByTestId('first-model')).getAllByTestId('starter-model')
+    expect(items[0].textContent).toContain('It fits this machine’s 6 GB of memory.')
+    expect(items[1].textContent).not.toContain('fits')
+    expect(document.activeElement).toBe(within(items[0]).getByRole('button', { name: /Pull qwen3:1.7b/ }))
+  })
+
   it('pulls the chosen model with the progress bar, then uses it', async () => {
     const { backend } = await mountEmptyServer()
     await act(async () => fireEvent.click(screen.getByRole('button', { name: /Pull qwen3:8b/ })))

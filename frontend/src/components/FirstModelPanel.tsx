@@ -51,6 +51,7 @@ export function FirstModelPanel() {
                 {m.recommended && <span className="badge ok">recommended</span>}
               </div>
               <p className="starter-good-at">{m.goodAt}</p>
+              {m.recommended && m.why && <p className="starter-why small">{m.why}</p>}
               {pull && <PullBar pull={pull} />}
             </li>
           )

@@ -1,7 +1,8 @@
+import type { ReactNode } from 'react'
 import type { ModelInfo } from '../backend'
 
-/** What a model can do: tools, thinking, images, its context. */
-export function ModelBadges({ model }: { model: ModelInfo }) {
+/** What a model can do: tools, thinking, images, its context; then what is given after them. */
+export function ModelBadges({ model, children }: { model: ModelInfo; children?: ReactNode }) {
   return (
     <span className="badges">
       {model.tools ? <span className="badge ok">tools</span> : <span className="badge err">no tools</span>}
@@ -10,6 +11,7 @@ export function ModelBadges({ model }: { model: ModelInfo }) {
       {model.contextLength > 0 && (
         <span className="badge muted">{Math.round(model.contextLength / 1024)}K ctx</span>
       )}
+      {children}
     </span>
   )
 }

@@ -7,6 +7,8 @@ import { ComboList } from './ComboList'
 import { modelSizeText } from './format'
 import { HeaderMenu, useHeaderMenu } from './HeaderMenu'
 import { ModelBadges } from './ModelBadges'
+import { CheckBadge, ModelCheckRow } from './ModelCheckRow'
+import { checkOf, failsMost, type CheckState } from '../state/checks'
 import { PullBar } from './PullBar'
 
 /**
@@ -19,8 +21,13 @@ export function ModelPicker() {
   const models = useAppState((s) => s.models)
   const current = useAppState(headerModel)
   const pulls = useAppState((s) => s.pulls)
-  // the list is read again each time the menu opens: a model pulled elsewhere shows up
-  const refresh = useCallback(() => void store.refreshOllama(true), [store])
+  const checks = useAppState((s) => s.checks)
+  // the list is read again each time the menu opens: a model pulled elsewhere shows up, and a
+  // check run with `prototyper check` meanwhile
+  const refresh = useCallback(() => {
+    void store.refreshOllama(true)
+    void store.loadModelChecks()
+  }, [store])
   const menu = useHeaderMenu('model', refresh)
   const [pullName, setPullName] = useState('')
   const info = findModel(models, current)
@@ -44,7 +51,7 @@ export function ModelPicker() {
       what="The model of this chat"
       label={
         <>
-          {current || 'Pick a model'} {info && <ModelBadges model={info} />}
+          {current || 'Pick a model'} {info && <ModelBadges model={info} />} <FailsMostBadge checks={checks} model={current} />
         </>
       }
       beside={pulling > 0 && !menu.open && <span className="pull-mini">{pulling} pulling…</span>}
@@ -69,7 +76,9 @@ export function ModelPicker() {
                 {m.name}
               </span>
               <span className="muted model-sizes">{modelSizeText(m)}</span>
-              <ModelBadges model={m} />
+              <ModelBadges model={m}>
+                <CheckBadge result={checkOf(checks, m.name)?.result} />
+              </ModelBadges>
             </>
           ),
         })}
@@ -77,6 +86,7 @@ export function ModelPicker() {
         {models.length === 0 && <div className="muted pad">No models on the server yet. Pull one below.</div>}
         {models.length > 0 && shown.length === 0 && <div className="muted pad">No model matches “{filter}”.</div>}
       </ComboList>
+      <ModelCheckRow model={current} />
       <form
         className="pull-form"
         onSubmit={(e) => {
@@ -100,4 +110,10 @@ export function ModelPicker() {
       ))}
     </HeaderMenu>
   )
+}
+
+/** The model in use failed most of the check: said in the header, before a chat starts with it. */
+function FailsMostBadge({ checks, model }: { checks: Record<string, CheckState>; model: string }) {
+  const result = checkOf(checks, model)?.result
+  return result && failsMost(result) ? <CheckBadge result={result} /> : null
 }

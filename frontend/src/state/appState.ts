@@ -6,6 +6,7 @@
 import type { Backend, ChatSummary, Config, Decision, FileChange, ModelInfo, OllamaStatus, PromptBudget, StarterModel, UndoOptions, Version } from '../backend'
 import { errorText } from '../backend'
 import type { ChatState } from './chatReducer'
+import type { CheckState } from './checks'
 
 export interface PullState {
   name: string
@@ -30,6 +31,8 @@ export interface AppState {
   activeChatId: string | null
   chats: Record<string, ChatState>
   pulls: Record<string, PullState>
+  /** By model: its latest check on this machine and a check under way (checks.ts). */
+  checks: Record<string, CheckState>
   /** The last action that failed, in one sentence; shown until dismissed, another chat is opened or a message is sent. */
   error: string
   /**
@@ -96,6 +99,7 @@ export function initialState(): AppState {
     activeChatId: null,
     chats: {},
     pulls: {},
+    checks: {},
     error: '',
     errorAbout: null,
     ready: false,

@@ -22,10 +22,11 @@ export const serverGoneCodes: ReadonlySet<string> = new Set(['not_running', 'net
 export const notAnsweredCode = 'not_answered'
 
 /**
- * Codes of sentences a run says without failing (an AGENTS.md that was not read): the message is
- * the sentence, and Retry would only say it again.
+ * Codes of sentences a run says without failing (an AGENTS.md that was not read, a model now
+ * asked for its calls written as text): the message is the sentence, and Retry would only say it
+ * again.
  */
-const goesOnCodes: ReadonlySet<string> = new Set(['instructions_refused'])
+const goesOnCodes: ReadonlySet<string> = new Set(['instructions_refused', 'calls_written'])
 
 /** The code a notice of an error shows with: a server-gone error is history once it answers. */
 export function codeOnceBack(code: string): string {

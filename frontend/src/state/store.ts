@@ -6,6 +6,7 @@
 //   drafts.ts       the unsent text of each chat's box
 //   serverWatch.ts  whether the model server answers, its models, asking again while it is away
 //   pulls.ts        downloads of models
+//   checks.ts       the model check run from the model menu
 //   approvals.ts    answers to waiting tool calls and to the summary offer
 //   undoReview.ts   undo, redo, the review of changed files
 //   settings.ts     the settings, the folder and model picked in the header, MCP servers asked
@@ -18,6 +19,7 @@ import { Approvals } from './approvals'
 import { Drafts } from './drafts'
 import { Feed } from './feed'
 import { Pulls } from './pulls'
+import { ModelChecks } from './checks'
 import { ServerWatch } from './serverWatch'
 import { Session } from './session'
 import { SettingsAndPicks } from './settings'
@@ -46,6 +48,7 @@ export class AppStore {
   private readonly drafts: Drafts
   private readonly server: ServerWatch
   private readonly pulls: Pulls
+  private readonly checks: ModelChecks
   private readonly approvals: Approvals
   private readonly undoReview: UndoReview
   private readonly settings: SettingsAndPicks
@@ -64,6 +67,7 @@ export class AppStore {
     // at start, start() asks for the budget once the chat is open
     this.server = new ServerWatch(cell, () => void (cell.get().ready && loadBudget()))
     this.pulls = new Pulls(cell, { refreshOllama: () => this.server.refreshOllama(), setModel: (m) => this.settings.setModel(m) }, opts.now)
+    this.checks = new ModelChecks(cell)
     this.approvals = new Approvals(cell, () => this.settings.loadConfig())
     this.undoReview = new UndoReview(cell)
     this.session = new Session(cell, { loadBudget })
@@ -73,7 +77,7 @@ export class AppStore {
       {
         // a model's download goes to the pulls; a preview report and the development servers'
         // events are the Preview pane's (state/preview.ts, state/devServers.ts)
-        takeOther: (ev) => this.pulls.takeEvent(ev) || ev.type === 'preview.report' || ev.type.startsWith('server.'),
+        takeOther: (ev) => this.pulls.takeEvent(ev) || this.checks.takeEvent(ev) || ev.type === 'preview.report' || ev.type.startsWith('server.'),
         notice: (ev) => this.server.notice(ev),
         afterEvents: (chatId, evs, chat) => {
           const kept = this.session.takeFromQueue(chatId, evs, chat)
@@ -105,7 +109,7 @@ export class AppStore {
     }
     try {
       const last = backend.lastOpenChat().catch(() => '')
-      await Promise.all([this.loadConfig(), this.refreshOllama(), this.refreshChats(), this.loadStarters(), this.drafts.load()])
+      await Promise.all([this.loadConfig(), this.refreshOllama(), this.refreshChats(), this.loadStarters(), this.drafts.load(), this.checks.load()])
       // Coming back to the app shows the chat you were in (else the newest one), unless a chat
       // was already chosen (or started) meanwhile.
       const lastId = await last
@@ -152,6 +156,9 @@ export class AppStore {
   loadStarters = (): Promise<void> => this.server.loadStarters()
   pullModel = (name: string): Promise<void> => this.pulls.pullModel(name)
   dismissPull = (name: string): void => this.pulls.dismissPull(name)
+  loadModelChecks = (): Promise<void> => this.checks.load()
+  checkModel = (name: string): Promise<void> => this.checks.check(name)
+  stopModelCheck = (name: string): Promise<void> => this.checks.stop(name)
 
   // ---- session ---------------------------------------------------------------------------
   refreshChats = (): Promise<void> => this.session.refreshChats()

@@ -1,0 +1,83 @@
+package agentloop
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"prototyper/events"
+	"prototyper/model"
+	"prototyper/store"
+	"prototyper/tools"
+)
+
+// Calls written as text, asked for: a model whose calls through the server's API come back
+// unreadable (the server's parser swallows a call it cannot read, and nothing of the answer
+// arrives though the model spent tokens on it) is driven in the written form from then on. Its
+// requests carry no tools; the system prompt lists them and asks for each call as a JSON
+// object, which the loop reads as it reads any call written as text (textcalls.go), with the
+// same trust. The switch is said once, in the chat where it happened, and remembered per
+// model in the store, so the model's next chats start in the written form.
+
+// CodeCallsWritten is the code of the `error` event that says the loop now asks the model for
+// calls written as text. The run goes on.
+const CodeCallsWritten = "calls_written"
+
+// callForms is a store that remembers which models write their calls as text (*store.DB).
+type callForms interface {
+	WritesCalls(model string) (bool, error)
+	SetWritesCalls(model string) error
+}
+
+// writesCalls reports whether the run's model is driven with calls written as text.
+func (r *run) writesCalls() bool {
+	cf, ok := r.a.cfg.Store.(callForms)
+	if !ok || !r.recoverCalls || r.opts.NativeCallsOnly {
+		return false
+	}
+	yes, err := cf.WritesCalls(r.opts.Model)
+	return err == nil && yes
+}
+
+// minUnreadableCallTokens is the least a call takes, its end included: an empty answer of
+// fewer tokens (a line break and the end) is the model's own empty answer, not a call.
+const minUnreadableCallTokens = 4
+
+// nativeCallsUnreadable reports whether an answer is what an unreadable native call leaves,
+// in a request that offered tools natively: the model spent the tokens of a call, and no text
+// or thinking reached the loop.
+func (r *run) nativeCallsUnreadable(msg store.Message, turn model.Turn) bool {
+	return !r.written && r.recoverCalls && !r.opts.NativeCallsOnly && len(r.defs) > 0 &&
+		turn.EvalTokens >= minUnreadableCallTokens && turn.Thinking == "" && emptyAnswer(msg, turn)
+}
+
+// switchToWrittenCalls drives the model with calls written as text from now on, says so once
+// and remembers it for the model.
+func (r *run) switchToWrittenCalls() {
+	r.written = true
+	if cf, ok := r.a.cfg.Store.(callForms); ok {
+		if err := cf.SetWritesCalls(r.opts.Model); err != nil {
+			r.emitError(err)
+		}
+	}
+	note := fmt.Sprintf("%s's tool calls came back unreadable, so Prototyper now asks it to write each call as text, for this model from now on.", r.opts.Model)
+	if _, err := r.a.cfg.Store.AddRunNote(r.id, store.RunNote{Code: CodeCallsWritten, Message: note}); err != nil {
+		r.emitError(err)
+	}
+	no := false
+	r.emit(events.Event{Type: events.Error, Code: CodeCallsWritten, Message: note, Retryable: &no})
+}
+
+// writtenCallsPrompt is what the system prompt adds for a model driven with calls written as
+// text: the tools, each with its arguments' schema, and the one form of a call.
+func writtenCallsPrompt(defs []tools.Definition) string {
+	var b strings.Builder
+	b.WriteString("\n\nYou have these tools. To use one, answer with only a JSON object and nothing else: " +
+		`{"name": "TOOL", "arguments": {...}}` + ". Several calls go one object after the other. " +
+		"After the results come back, go on; when the work is done, answer in words.\n")
+	for _, d := range defs {
+		schema, _ := json.Marshal(d.Schema)
+		fmt.Fprintf(&b, "\n- %s: %s Arguments: %s", d.Name, strings.TrimSpace(d.Description), schema)
+	}
+	return b.String()
+}
