@@ -64,6 +64,6 @@ describe('the model check in the model menu', () => {
     await openMenu()
     await act(async () => fireEvent.click(within(screen.getByTestId('model-check')).getByRole('button', { name: 'Check' })))
     await act(async () => backend.finishCheck?.(new Error('cannot load qwen3:4b: model not found')))
-    expect(screen.getByTestId('model-check').textContent).toContain('The check did not finish: cannot load qwen3:4b')
+    expect(screen.getByTestId('model-check').textContent).toContain('The check did not finish. Cannot load qwen3:4b: model not found')
   })
 })

@@ -58,7 +58,7 @@ export function ModelCheckRow({ model }: { model: string }) {
           {result ? 'Check again' : 'Check'}
         </button>
       </div>
-      {state?.error && <div className="tool-error">The check did not finish: {state.error}</div>}
+      {state?.error && <div className="tool-error">The check did not finish. {state.error}</div>}
     </div>
   )
 }
