@@ -168,10 +168,10 @@ export function DiffView({ diff, open = false, label = 'Diff', path = '' }: { di
             </div>
           ) : (
             <div key={i} className={`diff-line ${l.kind}`} role="row" data-testid="diff-line">
-              <span className="ln" role="cell" aria-label={l.oldLine === null ? 'no line before' : `line ${l.oldLine} before`}>
+              <span className="ln" role="cell" aria-label={l.oldLine === null ? 'No line before' : `Line ${l.oldLine} before`}>
                 {l.oldLine ?? ''}
               </span>
-              <span className="ln" role="cell" aria-label={l.newLine === null ? 'no line after' : `line ${l.newLine} after`}>
+              <span className="ln" role="cell" aria-label={l.newLine === null ? 'No line after' : `Line ${l.newLine} after`}>
                 {l.newLine ?? ''}
               </span>
               <span className="sign" aria-hidden="true">
