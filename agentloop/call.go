@@ -1,6 +1,7 @@
 package agentloop
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -63,22 +64,30 @@ func (r *run) call(messageID string, c plannedCall) ToolOutcome {
 		r.emitError(err)
 		dur = time.Since(startedAt).Milliseconds()
 	}
+	left := r.leftAt(cc.paths)
 	r.emit(events.Event{Type: events.ToolResult, MessageID: messageID, ToolCallID: c.ID, Name: c.Name, OK: &o.OK,
 		Output: o.Output, Details: o.Details, DurationMs: &dur, Recovered: c.Recovered, Stopped: o.Stopped, NotRun: o.NotRun,
-		Unchanged: r.leftAsTheyWere(cc.paths)})
+		Paths: left.changed, Created: left.created, Deleted: left.deleted, Unchanged: left.unchanged})
 	return o
 }
 
-// leftAsTheyWere lists the paths of a call's checkpoint that the run's change leaves as they
-// were before the run (the call failed, or put back what it wrote): the run did not change them,
-// whatever its checkpoint announced.
-func (r *run) leftAsTheyWere(paths []string) []string {
+// pathsLeft is what the run's change leaves at the paths of one call's checkpoint, by
+// [store.PathChange.Effect]: changed lists those it changed, created and deleted those of
+// them it created and deleted (the others it edited), unchanged those it leaves as they were
+// before the run (the call failed, or put back what it wrote), whatever the checkpoint announced.
+type pathsLeft struct {
+	changed, created, deleted, unchanged []string
+}
+
+// leftAt says what the run's change leaves at the paths of a call's checkpoint.
+func (r *run) leftAt(paths []string) pathsLeft {
+	var left pathsLeft
 	if len(paths) == 0 {
-		return nil
+		return left
 	}
 	c, err := r.a.cfg.Store.RunChange(r.cs.id, r.id)
 	if err != nil || c == nil {
-		return nil
+		return left
 	}
 	first := make(map[string]*store.PathChange, len(c.Paths)) // c.Path for each: one pass, not one per path
 	for i := range c.Paths {
@@ -86,13 +95,23 @@ func (r *run) leftAsTheyWere(paths []string) []string {
 			first[c.Paths[i].Path] = &c.Paths[i]
 		}
 	}
-	var out []string
 	for _, p := range paths {
-		if pc := first[p]; pc != nil && pc.Unchanged() {
-			out = append(out, p)
+		pc := first[p]
+		if pc == nil || slices.Contains(left.changed, p) || slices.Contains(left.unchanged, p) {
+			continue
 		}
+		switch pc.Effect() {
+		case store.PathUnchanged:
+			left.unchanged = append(left.unchanged, p)
+			continue
+		case store.PathCreated:
+			left.created = append(left.created, p)
+		case store.PathDeleted:
+			left.deleted = append(left.deleted, p)
+		}
+		left.changed = append(left.changed, p)
 	}
-	return out
+	return left
 }
 
 // stopGrace is how long a stopped run waits for a running tool to notice the cancellation

@@ -3,6 +3,7 @@ package agentloop
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -137,7 +138,7 @@ func (r *run) checkpointLate(rec store.ToolCallRecord, c plannedCall, late *late
 		late.add(paths)
 		if len(recorded) > 0 || len(notKept) > 0 {
 			r.emit(events.Event{Type: events.Checkpoint, MessageID: rec.MessageID, ToolCallID: rec.ID, Name: rec.Name,
-				Paths: recorded, NotUndoable: notKept})
+				Paths: recorded, Created: absentBefore(recorded, before), NotUndoable: notKept})
 		}
 		return notKept, nil
 	}
@@ -252,9 +253,21 @@ func (r *run) startCall(rec store.ToolCallRecord, cc callChange) error {
 	}
 	if len(recorded) > 0 || len(cc.notKept) > 0 {
 		r.emit(events.Event{Type: events.Checkpoint, MessageID: rec.MessageID, ToolCallID: rec.ID, Name: rec.Name,
-			Paths: recorded, NotUndoable: cc.notKept})
+			Paths: recorded, Created: absentBefore(recorded, cc.before), NotUndoable: cc.notKept})
 	}
 	return nil
+}
+
+// absentBefore lists the paths of recorded where nothing was before the call: the run is
+// creating them (store.PathChange.Effect says so until the call's result says otherwise).
+func absentBefore(recorded []string, before []tools.PathState) []string {
+	var out []string
+	for _, s := range before {
+		if s.Kind == tools.KindAbsent && slices.Contains(recorded, s.Path) {
+			out = append(out, s.Path)
+		}
+	}
+	return out
 }
 
 // validArgs are the arguments of c as validated; a call resumed after a restart is

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -252,6 +253,33 @@ func TestAFailedCallIsNotAChangeOfItsRun(t *testing.T) {
 	sums, err := b.a.ChangeSummaries(b.chat)
 	if err != nil || len(sums) != 1 || sums[0].ID != out.RunID || strings.Join(sums[0].Paths, ",") != "new.txt" {
 		t.Fatalf("change summaries %+v, %v; want the run's change of new.txt only", sums, err)
+	}
+}
+
+// What a run did to each path is said by the Go side once, the same way live and reopened: the
+// checkpoint names the path it is creating, each result the paths its run created, edited and
+// deleted, and the chat's changes, opened again, the same.
+func TestARunsChangeSaysWhichPathsItCreatedEditedAndDeleted(t *testing.T) {
+	b := newUndoBench(t, nil)
+	b.write("notes.md", "v1\n", 0o644)
+	b.write("old.txt", "old\n", 0o644)
+	b.run(writeCall("c1", "new.txt", "n\n"), writeCall("c2", "notes.md", "v2\n"), tc("c3", "delete_path", `{"path":"old.txt"}`))
+	b.want("old.txt", "", 0)
+	evs := b.rec.events()
+	cps := ofType(evs, events.Checkpoint)
+	if len(cps) != 3 || !slices.Equal(cps[0].Created, []string{"new.txt"}) || len(cps[1].Created) != 0 || len(cps[2].Created) != 0 {
+		t.Errorf("checkpoints %s; want the first to say new.txt is being created", summary(cps))
+	}
+	res := ofType(evs, events.ToolResult)
+	if len(res) != 3 || !slices.Equal(res[0].Paths, []string{"new.txt"}) || !slices.Equal(res[0].Created, []string{"new.txt"}) ||
+		!slices.Equal(res[1].Paths, []string{"notes.md"}) || len(res[1].Created)+len(res[1].Deleted) != 0 ||
+		!slices.Equal(res[2].Paths, []string{"old.txt"}) || !slices.Equal(res[2].Deleted, []string{"old.txt"}) || len(res[2].Created) != 0 {
+		t.Errorf("results %+v; want new.txt created, notes.md edited, old.txt deleted", res)
+	}
+	sums, err := b.a.ChangeSummaries(b.chat)
+	if err != nil || len(sums) != 1 || !slices.Equal(sums[0].Paths, []string{"new.txt", "notes.md", "old.txt"}) ||
+		!slices.Equal(sums[0].Created, []string{"new.txt"}) || !slices.Equal(sums[0].Deleted, []string{"old.txt"}) {
+		t.Fatalf("change summaries %+v, %v; want new.txt created, notes.md edited, old.txt deleted", sums, err)
 	}
 }
 

@@ -72,9 +72,13 @@ func (a *Agent) chatNotes(chatID string) ([]ChatNote, error) {
 // ChangeSummary is one checkpoint of a chat as the window shows it: a run that changed
 // files ("Undo" on it while it stands), an undo or a redo.
 type ChangeSummary struct {
-	ID         string   `json:"id"` // the run's id, for a run
-	Kind       string   `json:"kind"`
-	Paths      []string `json:"paths"`
+	ID    string   `json:"id"` // the run's id, for a run
+	Kind  string   `json:"kind"`
+	Paths []string `json:"paths"`
+	// Created and Deleted are those of Paths a run created and deleted (store.PathChange.Effect);
+	// the others it edited.
+	Created    []string `json:"created,omitempty"`
+	Deleted    []string `json:"deleted,omitempty"`
 	Reverts    []string `json:"reverts,omitempty"`
 	RevertedBy string   `json:"revertedBy,omitempty"`
 }
@@ -88,7 +92,8 @@ func (a *Agent) ChangeSummaries(chatID string) ([]ChangeSummary, error) {
 	}
 	out := make([]ChangeSummary, 0, len(changes))
 	for _, c := range changes {
-		out = append(out, ChangeSummary{ID: c.ID, Kind: c.Kind, Reverts: c.Reverts, RevertedBy: c.RevertedBy, Paths: c.Changed})
+		out = append(out, ChangeSummary{ID: c.ID, Kind: c.Kind, Reverts: c.Reverts, RevertedBy: c.RevertedBy, Paths: c.Changed,
+			Created: c.Created, Deleted: c.Deleted})
 	}
 	return out, nil
 }

@@ -261,8 +261,12 @@ type Event struct {
 	// preview.report: the page's report (a preview.Report).
 	Report any `json:"report,omitempty"`
 
-	// checkpoint, undo, redo
+	// checkpoint, undo, redo; tool.result: the paths of the call's checkpoint its run changed.
+	// Created, Deleted (checkpoint, tool.result): those of Paths the run created, deleted
+	// (store.PathChange.Effect: a checkpoint names only creations); the others it edited.
 	Paths       []string `json:"paths,omitempty"`
+	Created     []string `json:"created,omitempty"`
+	Deleted     []string `json:"deleted,omitempty"`
 	NotUndoable []string `json:"notUndoable,omitempty"`
 	ChangeID    string   `json:"changeId,omitempty"`
 	Reverts     []string `json:"reverts,omitempty"`

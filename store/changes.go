@@ -129,8 +129,20 @@ var (
 // Path keys of bucketChangePaths, after the change's seq (8 bytes).
 const (
 	pathRecord = 'p' // then the path's ordinal (4 bytes, big-endian): its PathChange
-	pathName   = 'n' // then the path, 0, the workspace: the ordinal (4 bytes) and 1 when unchanged
+	pathName   = 'n' // then the path, 0, the workspace: the ordinal (4 bytes) and its effect (an effect byte)
 )
+
+// Effect bytes of the name index: what the change did to the path ([PathChange.Effect]), read
+// without decoding its record. Changes recorded before creations and deletions were told apart
+// hold effectEdited for both.
+const (
+	effectEdited    = 0
+	effectUnchanged = 1
+	effectCreated   = 2
+	effectDeleted   = 3
+)
+
+var effectBytes = map[string]byte{PathEdited: effectEdited, PathUnchanged: effectUnchanged, PathCreated: effectCreated, PathDeleted: effectDeleted}
 
 // changeHead is a change as stored: without its paths, which are kept apart, and their count.
 type changeHead struct {
@@ -285,6 +297,10 @@ type ChangeOutline struct {
 	// they were first touched (nil from [DB.ChangeHeads]); Left counts them, Touched counts
 	// every path it touched.
 	Changed []string `json:"changed"`
+	// Created and Deleted are those of Changed it created and deleted ([PathChange.Effect]);
+	// the others it edited.
+	Created []string `json:"created,omitempty"`
+	Deleted []string `json:"deleted,omitempty"`
 	Left    int      `json:"left"`
 	Touched int      `json:"touched"`
 }
@@ -318,7 +334,7 @@ func (db *DB) outlines(chatID string, names bool) ([]ChangeOutline, error) {
 			if names {
 				o.Changed = []string{}
 				if o.Left > 0 {
-					o.Changed = s.changedNames(k, h.Touched)
+					o.Changed, o.Created, o.Deleted = s.changedNames(k, h.Touched)
 				}
 			}
 			out = append(out, o)
@@ -353,6 +369,29 @@ func (db *DB) RunChange(chatID, runID string) (*Change, error) {
 // Unchanged reports whether the change left pc as it was before (a call that failed, or
 // that put back what it wrote): nothing was changed there.
 func (pc *PathChange) Unchanged() bool { return pc.After != nil && pc.After.Same(pc.Before) }
+
+// What a change did to one of its paths, as a person says it ([PathChange.Effect]).
+const (
+	PathCreated   = "created"   // nothing was there before
+	PathEdited    = "edited"    // something was there before and is there after
+	PathDeleted   = "deleted"   // something was there before and nothing is after
+	PathUnchanged = "unchanged" // left as it was ([PathChange.Unchanged])
+)
+
+// Effect is what the change did to pc, from its state before and after. A path whose call
+// has not completed (or never did) was created when nothing was there before, edited
+// otherwise: only what the call left tells a deletion.
+func (pc *PathChange) Effect() string {
+	switch {
+	case pc.Unchanged():
+		return PathUnchanged
+	case pc.Before.Kind == tools.KindAbsent:
+		return PathCreated
+	case pc.After != nil && pc.After.Kind == tools.KindAbsent:
+		return PathDeleted
+	}
+	return PathEdited
+}
 
 // Content returns a file's content kept for a change of the chat, by its hash.
 func (db *DB) Content(chatID, hash string) ([]byte, error) {
@@ -527,12 +566,7 @@ func (s *changeStore) putPath(key []byte, ord int, pc PathChange) error {
 	if err := putJSON(s.paths, pathRecordKey(key, ord), pc); err != nil {
 		return err
 	}
-	v := binary.BigEndian.AppendUint32(nil, uint32(ord))
-	if pc.Unchanged() {
-		v = append(v, 1)
-	} else {
-		v = append(v, 0)
-	}
+	v := append(binary.BigEndian.AppendUint32(nil, uint32(ord)), effectBytes[pc.Effect()])
 	return s.paths.Put(append(pathNamePrefix(key, pc.Path), pc.Workspace...), v)
 }
 
@@ -586,13 +620,15 @@ func (s *changeStore) allPaths(key []byte) ([]PathChange, error) {
 }
 
 // changedNames reads, from the index alone, the paths of the change under key that it did
-// not leave as they were, in the order they were first touched (touched paths in all).
-func (s *changeStore) changedNames(key []byte, touched int) []string {
+// not leave as they were, in the order they were first touched (touched paths in all), and
+// of them those it created and those it deleted.
+func (s *changeStore) changedNames(key []byte, touched int) (changed, created, deleted []string) {
 	byOrd := make([]string, touched)
+	effect := make([]byte, touched)
 	prefix := append(append([]byte{}, key...), pathName)
 	c := s.paths.Cursor()
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		if len(v) < 5 || v[4] == 1 {
+		if len(v) < 5 || v[4] == effectUnchanged {
 			continue
 		}
 		name := k[len(prefix):]
@@ -600,16 +636,23 @@ func (s *changeStore) changedNames(key []byte, touched int) []string {
 			name = name[:i]
 		}
 		if o := int(binary.BigEndian.Uint32(v)); o < touched {
-			byOrd[o] = string(name)
+			byOrd[o], effect[o] = string(name), v[4]
 		}
 	}
-	out := byOrd[:0]
-	for _, n := range byOrd {
-		if n != "" {
-			out = append(out, n)
+	changed = make([]string, 0, touched)
+	for o, n := range byOrd {
+		if n == "" {
+			continue
+		}
+		changed = append(changed, n)
+		switch effect[o] {
+		case effectCreated:
+			created = append(created, n)
+		case effectDeleted:
+			deleted = append(deleted, n)
 		}
 	}
-	return out
+	return changed, created, deleted
 }
 
 // emptyHash is the hash of an empty file, whose content is never stored.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 
@@ -176,5 +177,66 @@ func TestOutlinesAndTheLastRunAreReadWithoutDecodingOtherChangesPaths(t *testing
 	}
 	if r, err := db.RunChange(c.ID, "r2"); err != nil || len(r.Paths) != 1 || r.Paths[0].Path != "r2.txt" {
 		t.Fatalf("the last run %+v, %v", r, err)
+	}
+}
+
+// A run's outline tells, from the index alone, the paths it created and those it deleted; the
+// others it edited. A path deleted and written again by a later call of the run was edited,
+// one created and deleted again was not changed at all.
+func TestChangeOutlinesTellCreatedAndDeletedPathsWithoutDecodingThem(t *testing.T) {
+	db, _ := openTestDB(t, nil)
+	c := mustChat(t, db, Chat{})
+	file := func(p, content string) tools.PathState {
+		return tools.PathState{Path: p, Kind: tools.KindFile, Size: int64(len(content)), Hash: tools.HashContent([]byte(content)), Content: []byte(content)}
+	}
+	absent := func(p string) tools.PathState { return tools.PathState{Path: p, Kind: tools.KindAbsent} }
+	calls := []struct{ before, after tools.PathState }{
+		{absent("new.txt"), file("new.txt", "made")},
+		{file("b.txt", "was"), file("b.txt", "is")},
+		{file("old.txt", "was"), absent("old.txt")},
+		{file("back.txt", "was"), absent("back.txt")},
+		{absent("back.txt"), file("back.txt", "again")}, // the run's later call: its first pre-image holds
+		{absent("tmp.txt"), file("tmp.txt", "x")},
+		{file("tmp.txt", "x"), absent("tmp.txt")},
+	}
+	for i, call := range calls {
+		id := fmt.Sprint("call", i)
+		if _, err := db.StartToolCall(ToolCallRecord{ID: id, ChatID: c.ID, RunID: "r1", Name: "tool", Pending: true}, []tools.PathState{call.before}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.CompleteToolCall(c.ID, id, ToolResult{OK: true, After: []tools.PathState{call.after}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	whole, err := db.RunChange(c.ID, "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	effects := map[string]string{}
+	for i := range whole.Paths {
+		effects[whole.Paths[i].Path] = whole.Paths[i].Effect()
+	}
+	want := map[string]string{"new.txt": PathCreated, "b.txt": PathEdited, "old.txt": PathDeleted, "back.txt": PathEdited, "tmp.txt": PathUnchanged}
+	if !maps.Equal(effects, want) {
+		t.Errorf("effects %v, want %v", effects, want)
+	}
+	if err := db.update("spoil every path record", func(tx *bolt.Tx) error {
+		paths := chatBucket(tx, c.ID).Bucket(bucketChangePaths)
+		for ord := range whole.Paths {
+			if err := paths.Put(pathRecordKey(seqKey(1), ord), []byte("{not json")); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	o, err := db.ChangeOutlines(c.ID)
+	if err != nil || len(o) != 1 {
+		t.Fatalf("outlines %+v, %v", o, err)
+	}
+	if !slices.Equal(o[0].Changed, []string{"new.txt", "b.txt", "old.txt", "back.txt"}) ||
+		!slices.Equal(o[0].Created, []string{"new.txt"}) || !slices.Equal(o[0].Deleted, []string{"old.txt"}) {
+		t.Errorf("outline changed %v, created %v, deleted %v; want new.txt created and old.txt deleted of four", o[0].Changed, o[0].Created, o[0].Deleted)
 	}
 }
