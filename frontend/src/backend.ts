@@ -243,6 +243,9 @@ export interface ChangeSummary {
   id: string
   kind: 'run' | 'undo' | 'redo' | string
   paths: string[] | null
+  /** Of a run's paths, those it created and those it deleted; the others it edited. */
+  created?: string[] | null
+  deleted?: string[] | null
   reverts?: string[] | null
   revertedBy?: string
 }
@@ -603,8 +606,11 @@ export interface AgentEvent {
   retryable?: boolean
   /** tool.approval_requested: the change the call would make. */
   preview?: Preview | null
-  /** checkpoint: the paths whose prior state was kept; undo, redo: the paths put back. */
+  /** checkpoint: the paths whose prior state was kept; undo, redo: the paths put back; tool.result: the call's paths its run changed. */
   paths?: string[] | null
+  /** checkpoint, tool.result: those of paths the run created, deleted (the others it edited); a checkpoint names only creations. */
+  created?: string[] | null
+  deleted?: string[] | null
   /** checkpoint: files too large to keep, whose change cannot be undone. */
   notUndoable?: string[] | null
   /** tool.result: paths of the call's checkpoint that its run left as they were (it changed nothing there). */

@@ -145,7 +145,7 @@ export function excerpt(text: string): string {
   return line.length > 40 ? `${line.slice(0, 39)}…` : line
 }
 
-/** "This run changed a.txt and b.txt · Undo", under the last entry of a run whose change stands. */
+/** "This run created a.txt and edited b.txt · Undo", under the last entry of a run whose change stands. */
 function RunUndo({ chat, runId }: { chat: ChatState; runId: string }) {
   const store = useStore()
   const change = standingChange(chat, runId)
@@ -155,7 +155,7 @@ function RunUndo({ chat, runId }: { chat: ChatState; runId: string }) {
   return (
     <div className="run-changes" data-testid="run-changes" data-run-id={runId}>
       <span className="muted small" title={change.paths?.join('\n')}>
-        {runChangeText(change.paths ?? [])}.
+        {runChangeText(change)}.
       </span>
       <button
         type="button"

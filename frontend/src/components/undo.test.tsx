@@ -167,8 +167,8 @@ describe('undo in the window', () => {
       liveRunId: '',
       toolStates: { t1: 'completed' },
       changes: [
-        { id: 'r1', kind: 'run', paths: ['a.txt'] },
-        { id: 'r2', kind: 'run', paths: ['b.txt', 'c.txt'] },
+        { id: 'r1', kind: 'run', paths: ['a.txt'], created: ['a.txt'] },
+        { id: 'r2', kind: 'run', paths: ['b.txt', 'c.txt', 'old.txt'], deleted: ['old.txt'] },
       ],
     }
     backend.opened.c1 = opened
@@ -300,8 +300,8 @@ describe('undo in the window', () => {
   it('names the paths each run changed beside its Undo', async () => {
     await mount()
     const runs = screen.getAllByTestId('run-changes').map((r) => r.textContent)
-    expect(runs[0]).toContain('This run changed a.txt.')
-    expect(runs[1]).toContain('This run changed b.txt and c.txt.')
+    expect(runs[0]).toContain('This run created a.txt.')
+    expect(runs[1]).toContain('This run edited b.txt and c.txt, and deleted old.txt.')
     expect(pathList(['a', 'b', 'c', 'd', 'e'])).toBe('a, b, c and 2 more')
     expect(pathList(['a', 'b', 'c'])).toBe('a, b and c')
   })
@@ -327,10 +327,11 @@ describe('undo in the window', () => {
 
   it('counts the files a run changed, and the folders it made with them apart', () => {
     const made = ['site', 'site/assets', 'site/assets/logo.svg', 'site/index.html']
-    expect(runChangeText(made)).toBe('This run changed site/assets/logo.svg and site/index.html (and 2 folders)')
-    expect(runChangeText(['docs', 'docs/a.md'])).toBe('This run changed docs/a.md (and a folder)')
-    expect(runChangeText(['empty'])).toBe('This run changed empty') // make_dir: the folder is what it made
-    expect(runChangeText(['site.old', 'site/a'])).toBe('This run changed site.old and site/a') // a name is no folder of another's prefix
+    expect(runChangeText({ paths: made, created: made })).toBe('This run created site/assets/logo.svg and site/index.html (and 2 folders)')
+    const gone = ['docs', 'docs/a.md']
+    expect(runChangeText({ paths: gone, deleted: gone })).toBe('This run deleted docs/a.md (and a folder)')
+    expect(runChangeText({ paths: ['empty'], created: ['empty'] })).toBe('This run created empty') // make_dir: the folder is what it made
+    expect(runChangeText({ paths: ['site.old', 'site/a'] })).toBe('This run edited site.old and site/a') // a name is no folder of another's prefix
   })
 
   it('names each Restore to here after its message', async () => {

@@ -205,15 +205,32 @@ function undoneAsGoSays(s: ChatState, ev: AgentEvent): ChatState {
   return { ...s, tools, undoneRuns: stringMap(ev.undoneRuns) }
 }
 
-// A call's result names the paths its checkpoint announced that the run left as they were (the
-// call failed, or put back what it wrote): the run did not change them.
-function leftAsTheyWere(s: ChatState, ev: AgentEvent): ChatState {
-  const same = (ev.unchanged ?? []).filter((p): p is string => typeof p === 'string')
-  if (same.length === 0) return s
-  const changes = s.changes.map((c) =>
-    c.id === ev.runId && c.kind === 'run' ? { ...c, paths: (c.paths ?? []).filter((p) => !same.includes(p)) } : c,
-  )
-  return { ...s, changes }
+const pathsOf = (v: unknown): string[] => (Array.isArray(v) ? v.filter((p): p is string => typeof p === 'string') : [])
+
+// A call's result says, as the run's change stands after it, what the run did at the paths the
+// call's checkpoint announced: those it changed (created, deleted, the others edited: the Go
+// side's word, never guessed here) and those it left as they were (the call failed, or put back
+// what it wrote): the run did not change them.
+function leftByCall(s: ChatState, ev: AgentEvent): ChatState {
+  const said = { paths: pathsOf(ev.paths), created: pathsOf(ev.created), deleted: pathsOf(ev.deleted), same: pathsOf(ev.unchanged) }
+  if (said.paths.length === 0 && said.same.length === 0) return s
+  const runId = ev.runId ?? ''
+  const run = (c: ChangeSummary) => c.id === runId && c.kind === 'run'
+  const changes = s.changes.some(run) ? s.changes : [...s.changes, { id: runId, kind: 'run', paths: [] }]
+  return { ...s, changes: changes.map((c) => (run(c) ? withEffects(c, said) : c)) }
+}
+
+// The run's change with what an event says of some of its paths: those changed added with their
+// effect (what it said of them before replaced), those left as they were taken out.
+function withEffects(c: ChangeSummary, said: { paths: string[]; created: string[]; deleted: string[]; same: string[] }): ChangeSummary {
+  const told = new Set([...said.paths, ...said.same])
+  const kept = (ps: string[] | null | undefined) => (ps ?? []).filter((p) => !told.has(p))
+  return {
+    ...c,
+    paths: [...(c.paths ?? []).filter((p) => !said.same.includes(p)), ...said.paths.filter((p) => !c.paths?.includes(p))],
+    created: [...kept(c.created), ...said.created],
+    deleted: [...kept(c.deleted), ...said.deleted],
+  }
 }
 
 // A checkpoint event adds the paths kept to its run's change; an undo or a redo adds its own and
@@ -222,10 +239,11 @@ function applyChange(s: ChatState, ev: AgentEvent): ChatState {
   const paths = (ev.paths ?? []).filter((p): p is string => typeof p === 'string')
   if (ev.type === 'checkpoint') {
     const runId = ev.runId ?? ''
+    const said = { paths, created: pathsOf(ev.created), deleted: [], same: [] }
     const existing = s.changes.find((c) => c.id === runId)
     const changes = existing
-      ? s.changes.map((c) => (c.id === runId ? { ...c, paths: [...(c.paths ?? []), ...paths.filter((p) => !c.paths?.includes(p))] } : c))
-      : [...s.changes, { id: runId, kind: 'run', paths }]
+      ? s.changes.map((c) => (c.id === runId ? withEffects(c, said) : c))
+      : [...s.changes, withEffects({ id: runId, kind: 'run', paths: [] }, said)]
     return { ...s, changes }
   }
   const id = ev.changeId ?? ''
@@ -494,7 +512,7 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
     }
 
     case 'tool.result':
-      return withCard(leftAsTheyWere(s, ev), ev, (c) => ({
+      return withCard(leftByCall(s, ev), ev, (c) => ({
         ...c,
         output: str(ev.output),
         details: checkDetails(ev.details) ?? c.details,
@@ -890,7 +908,8 @@ function mergeChanges(snapshot: ChangeSummary[], live: ChangeSummary[]): ChangeS
     const l = live.find((x) => x.id === c.id)
     if (!l) return c
     const paths = [...(c.paths ?? []), ...(l.paths ?? []).filter((p) => !c.paths?.includes(p))]
-    return { ...c, paths, revertedBy: l.revertedBy ?? c.revertedBy }
+    const either = (a: string[] | null | undefined, b: string[] | null | undefined) => [...new Set([...(a ?? []), ...(b ?? [])])]
+    return { ...c, paths, created: either(c.created, l.created), deleted: either(c.deleted, l.deleted), revertedBy: l.revertedBy ?? c.revertedBy }
   })
   for (const l of live) if (!out.some((c) => c.id === l.id)) out.push(l)
   return out

@@ -202,7 +202,15 @@ export function checkPreview(v: unknown): Preview | null {
 /** A chat's checkpoint, as far as it can be read. */
 export function checkChange(v: unknown): ChangeSummary | null {
   if (!isObject(v) || !str(v.id)) return null
-  return { id: str(v.id), kind: str(v.kind), paths: strings(v.paths), reverts: strings(v.reverts), revertedBy: str(v.revertedBy) }
+  return {
+    id: str(v.id),
+    kind: str(v.kind),
+    paths: strings(v.paths),
+    created: strings(v.created),
+    deleted: strings(v.deleted),
+    reverts: strings(v.reverts),
+    revertedBy: str(v.revertedBy),
+  }
 }
 
 export function checkToolCall(v: unknown): CheckedToolCall | null {
