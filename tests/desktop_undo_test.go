@@ -161,7 +161,7 @@ func TestDesktopARunWhoseEditFailedChangedNothing(t *testing.T) {
 		t.Fatal("the run's answer is not shown")
 	}
 	r.app.screenshot("failed-edit.png")
-	if said := r.app.textsWith("This run changed"); len(said) != 0 {
+	if said := r.app.textsWith("This run "); len(said) != 0 {
 		t.Errorf("the window says %q of a run that changed nothing", said)
 	}
 	if undo := r.app.controls(rolePushButton, "Undo"); len(undo) != 0 {
@@ -169,11 +169,43 @@ func TestDesktopARunWhoseEditFailedChangedNothing(t *testing.T) {
 	}
 	// Alt+Z finds no run that changed a file, and says so rather than "undone"
 	r.app.key("alt+z")
-	if !r.app.says("nothing to undo") || len(r.app.textsWith("Undone")) != 0 {
+	if !r.app.says("Nothing to undo") || len(r.app.textsWith("Undone")) != 0 {
 		t.Errorf("Alt+Z after a run that changed nothing does not say there is nothing to undo (%s)", r.app.screenshot("failed-edit-undo.png"))
 	}
 	r.wantFile(t, "a.txt", "original\n", 0o600)
 	r.finish(t, "failed-edit-end.png")
+}
+
+// createEditDeleteModel creates a.txt, edits b.txt and deletes old.txt, in one run.
+var createEditDeleteModel = ollamatest.Model{Name: "e2e-create-edit-delete", Scripts: ollamatest.Scripts{
+	"SU":       ollamatest.ToolCall("write_file", map[string]any{"path": "a.txt", "content": "new\n"}),
+	"SUAT":     ollamatest.ToolCall("write_file", map[string]any{"path": "b.txt", "content": "edited\n"}),
+	"SUATAT":   ollamatest.ToolCall("delete_path", map[string]any{"path": "old.txt"}),
+	"SUATATAT": []string{"Tidied up."},
+}}
+
+// The line under a run says what it did to each file as a person says it, in the same words
+// as the run ends and once the window is opened again on the chat.
+func TestDesktopTheRunLineSaysWhatItCreatedEditedAndDeleted(t *testing.T) {
+	r := startDesktopRunWith(t, createEditDeleteModel, store.Settings{Think: "off", ToolApproval: map[string]string{"delete_path": "auto"}}, "")
+	r.writeFile(t, "b.txt", "was\n", 0o644)
+	r.writeFile(t, "old.txt", "old\n", 0o644)
+	r.sendAndWait(t, "Tidy up", 1)
+	r.wantFile(t, "a.txt", "new\n", 0o644)
+	r.wantFile(t, "old.txt", "", 0)
+	const said = "This run created a.txt, edited b.txt and deleted old.txt"
+	saysIt := func(s string) bool { return strings.Contains(s, said) }
+	if len(r.app.waitTexts(saysIt, 20*time.Second)) == 0 {
+		t.Errorf("the run's line says %q, want %q (%s)", r.app.textsWith("This run"), said, r.app.screenshot("run-line-live.png"))
+	}
+	if wrong := r.app.textsWith("This run changed"); len(wrong) != 0 {
+		t.Errorf("the window says %q", wrong)
+	}
+	r.reopen(t, createEditDeleteModel, "run-line-reopened")
+	if len(r.app.waitTexts(saysIt, 20*time.Second)) == 0 {
+		t.Errorf("reopened, the run's line says %q, want %q (%s)", r.app.textsWith("This run"), said, r.app.screenshot("run-line-reopened.png"))
+	}
+	r.finish(t, "run-line-reopened.png")
 }
 
 // "Restore to here" on the first message undoes both runs at once: a.txt as the user left it
