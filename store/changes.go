@@ -639,7 +639,7 @@ func (s *changeStore) changedNames(key []byte, touched int) (changed, created, d
 			byOrd[o], effect[o] = string(name), v[4]
 		}
 	}
-	changed = make([]string, 0, touched)
+	changed = byOrd[:0] // written behind where it is read
 	for o, n := range byOrd {
 		if n == "" {
 			continue
