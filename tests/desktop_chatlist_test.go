@@ -70,6 +70,7 @@ func TestDesktopTheTenThousandthChatIsReachableByKeyboardAndOpens(t *testing.T) 
 	const chats = 10_000
 	r := startDesktopRunWith(t, writerModel, store.Settings{}, "",
 		withSeed(func(db *store.DB, ws string) { seedChats(t, db, ws, chats, 0) }))
+	r.showChatList() // a narrow window starts with it hidden
 	newest := fmt.Sprintf("Chat %05d", chats)
 	var shown []string
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
