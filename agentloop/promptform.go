@@ -1,6 +1,7 @@
 package agentloop
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -20,8 +21,8 @@ import (
 // carries the same bytes.
 //
 // An MCP server's tools are offered to a chat only once the chat uses the server: the user
-// named it in one of the chat's messages (its name as a word, "ask github", "@github"), or
-// the chat already called one of its tools. A server configured for every folder then costs
+// named it, or one of its tools, in one of the chat's messages (as a word: "ask github",
+// "@github", "echo it"), or the chat already called one of its tools. A server configured for every folder then costs
 // nothing in the chats that never speak of it; once it joins a chat it stays, so the requests
 // after it begin the same way again.
 
@@ -57,13 +58,13 @@ func formDefinitions(defs []tools.Definition, compact bool) []tools.Definition {
 // usedServerTools are defs without the MCP servers' tools the chat whose messages are
 // history does not use (see above).
 func usedServerTools(defs []tools.Definition, history []store.Message) []tools.Definition {
-	var servers []string
+	names := map[string][]string{} // by server: its name and its tools' names, as a user may say them
 	for _, d := range defs {
 		if s, ok := tools.ServerOf(d.Name); ok {
-			servers = append(servers, s)
+			names[s] = append(names[s], strings.TrimPrefix(d.Name, tools.ServerToolPrefix+s+"__"))
 		}
 	}
-	if len(servers) == 0 {
+	if len(names) == 0 {
 		return defs
 	}
 	used := map[string]bool{}
@@ -76,9 +77,9 @@ func usedServerTools(defs []tools.Definition, history []store.Message) []tools.D
 		if m.Role != store.RoleUser {
 			continue
 		}
-		for _, s := range servers {
-			if !used[s] && namesWord(m.Content, s) {
-				used[s] = true
+		for s, said := range names {
+			if !used[s] {
+				used[s] = namesWord(m.Content, s) || slices.ContainsFunc(said, func(t string) bool { return namesWord(m.Content, t) })
 			}
 		}
 	}

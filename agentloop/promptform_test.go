@@ -179,11 +179,13 @@ func TestAnMCPServersToolsAreOfferedOnceTheChatNamesTheServer(t *testing.T) {
 }
 
 // TestAServerWhoseToolTheChatCalledStaysOffered: a server is used by a chat that called one
-// of its tools, named by the user or not; a name inside a longer word names nothing.
+// of its tools, named by the user or not, and by one whose user named it or one of its tools
+// (letter case aside); a name inside a longer word names nothing, nor does the model's text.
 func TestAServerWhoseToolTheChatCalledStaysOffered(t *testing.T) {
-	defs := []tools.Definition{{Name: "read_file"}, {Name: "mcp__git__log"}, {Name: "mcp__git__diff"}, {Name: "mcp__db__query"}, {Name: "mcp__web__get"}}
+	defs := []tools.Definition{{Name: "read_file"}, {Name: "mcp__git__log"}, {Name: "mcp__git__diff"}, {Name: "mcp__db__query"},
+		{Name: "mcp__web__get"}, {Name: "mcp__cal__add_event"}, {Name: "mcp__mail__send"}}
 	history := []store.Message{
-		{Role: store.RoleUser, Content: "Look at the digit of github and the DB."},
+		{Role: store.RoleUser, Content: "Look at the digit of github and the DB, then add_event; the mail-send waits."},
 		{Role: store.RoleAssistant, ToolCalls: []store.ToolCall{{ID: "1", Name: "mcp__web__get"}}},
 		{Role: store.RoleAssistant, Content: "Shall I use git?"},
 	}
@@ -191,7 +193,7 @@ func TestAServerWhoseToolTheChatCalledStaysOffered(t *testing.T) {
 	for _, d := range usedServerTools(defs, history) {
 		got = append(got, d.Name)
 	}
-	if strings.Join(got, " ") != "read_file mcp__db__query mcp__web__get" {
+	if strings.Join(got, " ") != "read_file mcp__db__query mcp__web__get mcp__cal__add_event" {
 		t.Errorf("offered %v", got)
 	}
 }
