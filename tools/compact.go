@@ -25,7 +25,7 @@ var compactTools = map[string]compactTool{
 	"list_dir":     {description: "List a folder; \".\" is the workspace. Folders end with /."},
 	"search_files": {description: "Search files for a regular expression; answers path:line: text.", params: map[string]string{"glob": "File name pattern, e.g. *.go"}},
 	"write_file":   {description: "Create a file or replace its whole content."},
-	"edit_file":    {description: "Replace old_string, which must occur exactly once, with new_string in a file."},
+	"edit_file":    {description: "Replace old_string, matched exactly (whitespace too) once or expected_replacements times, with new_string. Read the file first."},
 	"make_dir":     {description: "Create a folder."},
 	"delete_path":  {description: "Delete a file, or a folder (recursive: with its content)."},
 	"run_command":  {description: "Run a shell command in the workspace, sandboxed, without network; answers its exit status and output.", params: map[string]string{"timeout": "Seconds; default 120"}},
