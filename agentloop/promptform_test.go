@@ -90,8 +90,9 @@ func setContextCap(t *testing.T, db *store.DB, tokens int) {
 }
 
 // TestASmallContextCarriesTheCompactPromptTheSameOnEveryTurn: with a context of 8192 tokens
-// every request of a run carries the compact system prompt and the compact tools'
-// definitions, byte for byte the same from turn to turn; with 16000 the full ones.
+// every request of a chat carries the compact system prompt and the compact tools'
+// definitions, byte for byte the same from turn to turn and from run to run; with 16000 the
+// full ones.
 func TestASmallContextCarriesTheCompactPromptTheSameOnEveryTurn(t *testing.T) {
 	for _, c := range []struct {
 		numCtx  int
@@ -100,10 +101,13 @@ func TestASmallContextCarriesTheCompactPromptTheSameOnEveryTurn(t *testing.T) {
 	}{{8192, CompactSystemPrompt, true}, {16000, DefaultSystemPrompt, false}} {
 		h, requests := recordedHarness(t, harnessOptions{model: "scripted"})
 		setContextCap(t, h.db, c.numCtx)
-		h.runCompleted(t, "Write hello.txt")
+		first := h.runCompleted(t, "Write hello.txt")
+		if _, err := h.agent.RunOnce(context.Background(), first.ChatID, "Thanks", RunOptions{Think: "on"}); err != nil {
+			t.Fatal(err)
+		}
 		reqs := requests()
-		if len(reqs) != 2 {
-			t.Fatalf("context %d: %d requests, want a call's turn and the answer's", c.numCtx, len(reqs))
+		if len(reqs) != 3 {
+			t.Fatalf("context %d: %d requests, want a call's turn and the answer's, then the next run's", c.numCtx, len(reqs))
 		}
 		want, _ := json.Marshal(wireTools(formDefinitions(tools.WorkspaceDefinitions()[:7], c.compact)))
 		for i, r := range reqs {
