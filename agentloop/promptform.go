@@ -13,18 +13,19 @@ import (
 // What a request carries besides the chat: the system prompt and the tools' definitions.
 //
 // A model whose context is small reads them in their compact form (CompactSystemPrompt,
-// tools.CompactDefinitions): the full form's tool definitions take about 1.6k tokens, a fifth
-// of an 8k context and more than a third of a 4k one (Ollama's default), which a small model
-// needs for the files it reads; above 8k they are under a tenth, and the fuller wording helps
-// the model more than the room would. The form follows from the context size in effect, which
-// is fixed while the model stays loaded with it, so every turn served from the same cache
-// carries the same bytes.
+// tools.CompactDefinitions): the full form takes about 2k tokens (7.8 KB as a chat template
+// renders it; the compact one half of that), a quarter of an 8k context and half of a 4k one
+// (Ollama's default), room a small model needs for the files it reads; above 8k it is under an
+// eighth, and the fuller wording helps the model more than the room would. The form follows
+// from the context size in effect, which is fixed while the model stays loaded with it (a new
+// size reloads it, and its cache goes), so every turn served from the same cache carries the
+// same bytes.
 //
 // An MCP server's tools are offered to a chat only once the chat uses the server: the user
 // named it, or one of its tools, in one of the chat's messages (as a word: "ask github",
-// "@github", "echo it"), or the chat already called one of its tools. A server configured for every folder then costs
-// nothing in the chats that never speak of it; once it joins a chat it stays, so the requests
-// after it begin the same way again.
+// "@github", "echo it"), or the chat already called one of its tools. A server configured for
+// every folder then costs nothing in the chats that never speak of it; once it joins a chat it
+// stays, so the requests after it begin the same way again.
 
 // compactAtMost is the largest context, in tokens, whose requests carry the compact form.
 const compactAtMost = 8192
