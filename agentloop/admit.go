@@ -144,7 +144,6 @@ func (a *Agent) assess(ctx context.Context, chat store.Chat, opts RunOptions) (a
 		return assessment{}, err
 	}
 	defs := tb.Definitions()
-	toolsChars := toolChars(defs)
 	keep := false
 	defer func() {
 		if !keep {
@@ -168,6 +167,10 @@ func (a *Agent) assess(ctx context.Context, chat store.Chat, opts RunOptions) (a
 	est := newEstimator()
 	// the project's instructions are part of the system prompt of every request: counted here
 	system := a.readInstructions(ctx, cmp.Or(chat.Workspace, a.cfg.Workspace), settings).systemPrompt(a.cfg.SystemPrompt)
+	// in the form the run will send, but with every MCP server's tools: the most they can take
+	compact := compactForm(numCtx)
+	system = formSystem(system, a.cfg.SystemPrompt, compact)
+	toolsChars := toolChars(formDefinitions(defs, compact))
 	fixed := est.tokens(toolsChars+messageChars(store.Message{Role: store.RoleSystem, Content: system}), 1)
 	maxTokens := promptBudget(numCtx, numPredict) - fixed
 	if maxTokens < 0 {

@@ -111,6 +111,10 @@ func TestMain(m *testing.M) {
 				call("write_file", map[string]any{"path": "a.txt", "content": "A"})),
 			"SUATTU": slices.Concat(think("New plan."), []string{"Switching to", " the new request."}),
 		}},
+		// renders the tools' whole definitions in its prompt, as real templates do (promptform_test.go)
+		ollamatest.Model{Name: "tooled", ToolsInPrompt: true, Scripts: ollamatest.Scripts{
+			ollamatest.Fallback: slices.Concat(think("Fine."), []string{"Noted."}),
+		}},
 		// sees images (images_test.go): an I in the trail for each image the server handed it
 		ollamatest.Model{Name: "seeing", Vision: true, Scripts: ollamatest.Scripts{
 			"SUI":    slices.Concat(think("A picture."), []string{"I see", " one image."}),

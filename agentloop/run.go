@@ -38,6 +38,7 @@ type run struct {
 	written   bool
 	keepAlive time.Duration // sent with every request (the setting)
 	system    string        // the system prompt: the Config's, then the project's instructions
+	compact   bool          // the requests carry the compact form (promptform.go)
 	// instructionsRefused is why the workspace's AGENTS.md was not read ("" when it was)
 	instructionsRefused string
 	// agentsFile is the text of the workspace's AGENTS.md the model reads with every request:
@@ -232,6 +233,8 @@ func (r *run) turns() (string, *pausedRun) {
 		return events.StopError, nil
 	}
 	r.numCtx, _ = r.a.contextSize(r.ctx, r.opts.Model, length, r.contextCap)
+	r.compact = compactForm(r.numCtx)
+	r.system = formSystem(r.system, r.a.cfg.SystemPrompt, r.compact)
 
 	if p := r.resume; p.offers() {
 		r.offerChoice = p.Offer.Choice

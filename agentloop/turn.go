@@ -30,8 +30,9 @@ import (
 // the beginning of an answer that may be a call written as text waits until that is known
 // (hold).
 type streamedTurn struct {
-	r   *run
-	fit fitResult // the prompt as it fits the context
+	r    *run
+	fit  fitResult          // the prompt as it fits the context
+	defs []tools.Definition // the tools offered, as the request carries them (nil: in the system prompt)
 
 	// saver keeps the streaming message (store.MessageSaver): it is saved now and then while
 	// deltas arrive, at once at the tool-call boundary and at the end. nil until the answer
@@ -67,11 +68,12 @@ func (r *run) turn() (store.Message, model.Turn, error) {
 func (t *streamedTurn) fitPrompt() error {
 	r := t.r
 	system := []store.Message{{Role: store.RoleSystem, Content: r.system}}
-	defs := r.defs
+	defs := formDefinitions(usedServerTools(r.defs, r.history), r.compact)
 	if r.written { // the tools are in the system prompt, counted there
-		system[0].Content += writtenCallsPrompt(r.defs)
+		system[0].Content += writtenCallsPrompt(defs)
 		defs = nil
 	}
+	t.defs = defs
 	budget := promptBudget(r.numCtx, r.opts.NumPredict)
 	t.fit = fitContext(r.est, system, condensed(r.history), defs, budget)
 	if t.fit.dropped > 0 {
@@ -96,11 +98,7 @@ func (t *streamedTurn) fitPrompt() error {
 // that brought no delta).
 func (t *streamedTurn) stream() (model.Turn, error) {
 	r := t.r
-	offered := r.defs
-	if r.written {
-		offered = nil // listed in the system prompt instead
-	}
-	req := model.Request{Model: r.opts.Model, Messages: t.fit.messages, Tools: offered, Think: r.opts.Think,
+	req := model.Request{Model: r.opts.Model, Messages: t.fit.messages, Tools: t.defs, Think: r.opts.Think,
 		NumCtx: r.numCtx, NumPredict: r.opts.NumPredict, FirstByteTimeout: r.opts.FirstByteTimeout,
 		KeepAlive: r.keepAlive, MaxAnswerBytes: r.opts.MaxAnswerBytes}
 	load := r.watchLoad(req.Model)

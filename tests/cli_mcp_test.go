@@ -60,7 +60,7 @@ func mcpCallResult(t *testing.T, model ollamatest.Model, cfg string, env []strin
 	t.Helper()
 	srv := ollamatest.Get(t)
 	out, errOut, code := cliRunEnv(t, env, "run", "--json", "--ollama", srv.URL(), "--db", filepath.Join(t.TempDir(), "p.db"),
-		"--workspace", t.TempDir(), "--mcp-config", cfg, "--model", model.Name, "--approve", "auto", "Go")
+		"--workspace", t.TempDir(), "--mcp-config", cfg, "--model", model.Name, "--approve", "auto", "Go, with everything")
 	if code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s\n%s", code, errOut, out)
 	}
@@ -130,7 +130,7 @@ func TestCLIRunGoesOnWhenAnMCPServerDiesDuringACall(t *testing.T) {
 	cfg := testenv.MCPServersFile(t, map[string]any{"everything": server})
 	srv := ollamatest.Get(t)
 	cmd := exec.Command(desktopBinary(t), "run", "--json", "--ollama", srv.URL(), "--db", filepath.Join(t.TempDir(), "p.db"),
-		"--workspace", t.TempDir(), "--mcp-config", cfg, "--model", mcpHangModel.Name, "--approve", "auto", "Go")
+		"--workspace", t.TempDir(), "--mcp-config", cfg, "--model", mcpHangModel.Name, "--approve", "auto", "Go, with everything")
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
 	var errOut bytes.Buffer
 	cmd.Stderr = &errOut
@@ -313,7 +313,7 @@ func TestCLIRunShowsAnMCPCallsProgressOnATerminalAndEveryUpdateInJSON(t *testing
 	srv := ollamatest.Get(t)
 	cfg := mcpConfigFile(t)
 	args := []string{desktopBinary(t), "run", "--ollama", srv.URL(), "--db", filepath.Join(t.TempDir(), "p.db"), "--workspace", t.TempDir(),
-		"--mcp-config", cfg, "--model", mcpLongModel.Name, "--approve", "auto", "Go"}
+		"--mcp-config", cfg, "--model", mcpLongModel.Name, "--approve", "auto", "Go, with everything"}
 	quoted := make([]string, len(args))
 	for i, a := range args {
 		quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"

@@ -56,7 +56,7 @@ var progressOfThree = regexp.MustCompile(`\b[123]/3\b`)
 // running, then its tool.progress updates are painted while it still runs (a screen reader
 // reads "n/3" on the card), then it is completed.
 func TestDesktopMCPProgressIsSeenOnTheRunningCard(t *testing.T) {
-	r := startDesktopRunWith(t, mcpLongModel, mcpToolAllowed(), "Run the long operation", withArgs("--mcp-config", mcpConfigFile(t)))
+	r := startDesktopRunWith(t, mcpLongModel, mcpToolAllowed(), "Run the long operation of everything", withArgs("--mcp-config", mcpConfigFile(t)))
 	r.waitLog(t, events.ToolProgress, true, 90*time.Second)
 	said := r.app.waitTexts(progressOfThree.MatchString, 10*time.Second)
 	t.Logf("the card while it runs: %s, read as %q", r.app.screenshot("e2e-mcp-progress.png"), said)
@@ -115,7 +115,7 @@ func TestDesktopStopEndsAHungMCPCallWithinASecond(t *testing.T) {
 	marker := fmt.Sprintf("PROTOTYPER_TEST_MARKER=%d", time.Now().UnixNano())
 	name, value, _ := strings.Cut(marker, "=")
 	cfg := mcpConfigFile(t, map[string]any{"env": map[string]string{name: value}})
-	r := startDesktopRunWith(t, mcpHangModel, mcpToolAllowed(), "Run the long operation", withArgs("--mcp-config", cfg))
+	r := startDesktopRunWith(t, mcpHangModel, mcpToolAllowed(), "Run the long operation of everything", withArgs("--mcp-config", cfg))
 	r.waitPaintedRunning(t, 90*time.Second)
 	time.Sleep(500 * time.Millisecond) // the call reaches the server
 	r.app.screenshot("e2e-mcp-hung.png")

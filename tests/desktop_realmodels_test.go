@@ -332,7 +332,7 @@ func TestDesktopAnImagePastedForAModelThatCannotSeeIsRefusedBeforeSending(t *tes
 // model after the tool's result, with its image, and the chat keeps it.
 func TestDesktopAnImagePastedWhileTheModelWorksWaitsWithItsMessageAndReachesTheModel(t *testing.T) {
 	settings := store.Settings{Think: "on", ToolApproval: map[string]string{"*": "auto"}}
-	r := startDesktopRunWith(t, seeingModel, settings, "Wait a moment", withArgs("--mcp-config", mcpConfigFile(t)))
+	r := startDesktopRunWith(t, seeingModel, settings, "Wait a moment, with everything", withArgs("--mcp-config", mcpConfigFile(t)))
 	r.waitLog(t, events.ToolCall, true, 90*time.Second)
 	r.pasteImage(t, screenshotPNG(t))
 	msgs := r.sendAndRead(t, "And this picture?", "e2e-image-queued-answered.png")

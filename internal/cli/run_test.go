@@ -423,7 +423,8 @@ func TestRunSummarizesOlderMessagesWithoutATerminalAndAsksWithSummarizeAsk(t *te
 			"--model", "m"}, args...)...)
 		return code, errOut
 	}
-	long := strings.Repeat("words ", 600)
+	// two of them no longer fit beside the compact tools of a 4k context; one does
+	long := strings.Repeat("words ", 900)
 	if code, errOut := run("1 " + long); code != ExitCompleted {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}

@@ -25,6 +25,10 @@ type Model struct {
 	// model sees no pixels (it has no projector), but its answer tells how many images the
 	// server handed it.
 	Vision bool
+	// ToolsInPrompt renders each tool's whole definition as JSON, as real chat templates do
+	// (Qwen's), rather than its name alone, so that the prompt's token count includes the
+	// definitions (one token a byte, but for pieces of the scripts).
+	ToolsInPrompt bool
 }
 
 // DefaultParameters are the Modelfile parameters of every scripted model: greedy sampling,
@@ -52,7 +56,10 @@ func (m Model) parameters() map[string]any {
 // trail — whose token picks the script.
 func (m Model) Template() string {
 	var b strings.Builder
-	if !m.NoTools {
+	switch {
+	case m.ToolsInPrompt:
+		b.WriteString(`{{- if .Tools }}tools:{{ range .Tools }}` + "\n" + `{"type": "function", "function": {{ .Function }}}{{ end }}` + "\n" + `{{ end }}`)
+	case !m.NoTools:
 		// Referencing .Tools is what gives the model the tools capability.
 		b.WriteString(`{{- if .Tools }}tools:{{ range .Tools }} {{ .Function.Name }}{{ end }}` + "\n" + `{{ end }}`)
 	}

@@ -39,7 +39,7 @@ const (
 )
 
 // Prefix starts the name of every MCP tool: mcp__SERVER__TOOL.
-const Prefix = "mcp__"
+const Prefix = tools.ServerToolPrefix
 
 // ToolName is the name the model calls a server's tool by.
 func ToolName(server, tool string) string { return Prefix + server + "__" + tool }
