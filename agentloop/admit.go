@@ -9,6 +9,7 @@ import (
 
 	"prototyper/model"
 	"prototyper/store"
+	"prototyper/tools"
 )
 
 // Budget is how much of a model's context one message may take. The window asks for it
@@ -170,7 +171,11 @@ func (a *Agent) assess(ctx context.Context, chat store.Chat, opts RunOptions) (a
 	// in the form the run will send, but with every MCP server's tools: the most they can take
 	compact := compactForm(numCtx)
 	system = formSystem(system, a.cfg.SystemPrompt, compact)
-	toolsChars := toolChars(formDefinitions(defs, compact))
+	offered := defs
+	if compact {
+		offered = tools.CompactDefinitions(defs)
+	}
+	toolsChars := toolChars(offered)
 	fixed := est.tokens(toolsChars+messageChars(store.Message{Role: store.RoleSystem, Content: system}), 1)
 	maxTokens := promptBudget(numCtx, numPredict) - fixed
 	if maxTokens < 0 {

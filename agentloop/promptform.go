@@ -21,11 +21,13 @@ import (
 // size reloads it, and its cache goes), so every turn served from the same cache carries the
 // same bytes.
 //
-// An MCP server's tools are offered to a chat only once the chat uses the server: the user
-// named it, or one of its tools, in one of the chat's messages (as a word: "ask github",
-// "@github", "echo it"), or the chat already called one of its tools. A server configured for
-// every folder then costs nothing in the chats that never speak of it; once it joins a chat it
-// stays, so the requests after it begin the same way again.
+// In the compact form, an MCP server's tools are offered to a chat only once the chat uses the
+// server: the user named it, or one of its tools, in one of the chat's messages (as a word:
+// "ask github", "@github", "echo it"), or the chat already called one of its tools. A server
+// configured for every folder then costs a small context nothing in the chats that never speak
+// of it; once it joins a chat it stays, so the requests after it begin the same way again. A
+// larger context is offered every server the folder allows, as the user configured them: a
+// model there has the room, and a user who never names a server still expects its tools.
 
 // compactAtMost is the largest context, in tokens, whose requests carry the compact form.
 const compactAtMost = 8192
@@ -48,10 +50,11 @@ func formSystem(system, base string, compact bool) string {
 	return CompactSystemPrompt + strings.TrimPrefix(system, base)
 }
 
-// formDefinitions are defs as a request carries them in the form compact says.
-func formDefinitions(defs []tools.Definition, compact bool) []tools.Definition {
+// formDefinitions are defs as a request of the chat whose messages are history carries them,
+// in the form compact says.
+func formDefinitions(defs []tools.Definition, history []store.Message, compact bool) []tools.Definition {
 	if compact && len(defs) > 0 {
-		return tools.CompactDefinitions(defs)
+		return tools.CompactDefinitions(usedServerTools(defs, history))
 	}
 	return defs
 }

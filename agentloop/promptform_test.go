@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -109,7 +110,7 @@ func TestASmallContextCarriesTheCompactPromptTheSameOnEveryTurn(t *testing.T) {
 		if len(reqs) != 3 {
 			t.Fatalf("context %d: %d requests, want a call's turn and the answer's, then the next run's", c.numCtx, len(reqs))
 		}
-		want, _ := json.Marshal(wireTools(formDefinitions(tools.WorkspaceDefinitions()[:7], c.compact)))
+		want, _ := json.Marshal(wireTools(formDefinitions(tools.WorkspaceDefinitions()[:7], nil, c.compact)))
 		for i, r := range reqs {
 			if r.Messages[0].Role != "system" || r.Messages[0].Content != c.system {
 				t.Errorf("context %d, request %d: system prompt %+v, want %q", c.numCtx, i, r.Messages[0], c.system)
@@ -145,17 +146,27 @@ func jsonEqual(t *testing.T, a, b []byte) bool {
 	return bytes.Equal(xs, ys)
 }
 
-// TestAnMCPServersToolsAreOfferedOnceTheChatNamesTheServer: the tools of an MCP server are
-// not offered to a chat that never named the server; once the user names it, they are, on
-// that turn and the next, and another server's tools still are not.
+// TestAnMCPServersToolsAreOfferedOnceTheChatNamesTheServer: in a small context, the tools of
+// an MCP server are not offered to a chat that never named the server; once the user names
+// it, they are, on that turn and the next, and another server's tools still are not. A larger
+// context is offered every server's tools from the first turn.
 func TestAnMCPServersToolsAreOfferedOnceTheChatNamesTheServer(t *testing.T) {
 	serverTool := func(name string) tools.Tool {
 		return tools.New(name, "A tool of a server.").Handle(func(context.Context, tools.Call, tools.ProgressFunc) (tools.Result, error) {
 			return tools.Result{Content: "ok"}, nil
 		})
 	}
-	h, requests := recordedHarness(t, harnessOptions{model: "tooled",
-		extra: []tools.Tool{serverTool("mcp__notes__add"), serverTool("mcp__weather-eu__now")}})
+	servers := []tools.Tool{serverTool("mcp__notes__add"), serverTool("mcp__weather-eu__now")}
+	large, largeRequests := recordedHarness(t, harnessOptions{model: "tooled", extra: servers})
+	setContextCap(t, large.db, 16000)
+	large.runCompleted(t, "Tell me about the weather in general")
+	if reqs := largeRequests(); len(reqs) != 1 || !slices.Contains(reqs[0].toolNames(), "mcp__notes__add") ||
+		!slices.Contains(reqs[0].toolNames(), "mcp__weather-eu__now") {
+		t.Errorf("a context of 16000 was offered %v, want every server's tools", reqs[0].toolNames())
+	}
+
+	h, requests := recordedHarness(t, harnessOptions{model: "tooled", extra: servers})
+	setContextCap(t, h.db, compactAtMost)
 	first := h.runCompleted(t, "Tell me about the weather in general")
 	for _, prompt := range []string{"Add this to my notes", "And once more"} {
 		if _, err := h.agent.RunOnce(context.Background(), first.ChatID, prompt, RunOptions{Think: "on"}); err != nil {

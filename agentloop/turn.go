@@ -68,7 +68,7 @@ func (r *run) turn() (store.Message, model.Turn, error) {
 func (t *streamedTurn) fitPrompt() error {
 	r := t.r
 	system := []store.Message{{Role: store.RoleSystem, Content: r.system}}
-	defs := formDefinitions(usedServerTools(r.defs, r.history), r.compact)
+	defs := formDefinitions(r.defs, r.history, r.compact)
 	if r.written { // the tools are in the system prompt, counted there
 		system[0].Content += writtenCallsPrompt(defs)
 		defs = nil
