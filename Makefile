@@ -24,7 +24,7 @@ NODE_STAMP   := frontend/node_modules/.package-lock.json
 export PATH := $(TOOLS):$(shell go env GOPATH)/bin:$(PATH)
 export GOFLAGS := -tags=$(TAGS)
 
-.PHONY: wails mcp-test-servers run install uninstall test build package deps deps-deb vet test-go test-frontend test-contract test-desktop test-desktop-default test-desktop-large test-clean-clone test-package bench bench-all bench-stream clean go-packages
+.PHONY: wails mcp-test-servers run install uninstall test build package deps deps-deb vet test-go test-frontend test-contract test-desktop test-desktop-default test-desktop-shard1 test-desktop-shard2 test-desktop-large test-clean-clone test-package bench bench-all bench-stream clean go-packages
 
 
 ## run: install what is missing, build, open the app. The pinned ollama server is built only
@@ -138,11 +138,16 @@ test-contract: $(NODE_STAMP)
 # in a smaller window with text half as large again (GDK_DPI_SCALE=1.5), so that nothing they
 # do depends on where things are laid out. The others skip there, saying so.
 DESKTOP_ENV := PROTOTYPER_REQUIRE_COMPONENTS=1 PROTOTYPER_OLLAMA=$(OLLAMA) PROTOTYPER_BIN=$(CURDIR)/$(BIN)
-# The window's tests in both layouts at once: each test has its own X server, session bus and
-# window, each pass its own Ollama; most of a window test is waiting for what it watches, so
-# the two passes share two cores well. Each pass's output is printed whole when it ends.
+# The window's tests in three passes at once: the default layout's in two shards (by a hash of
+# each test's name, PROTOTYPER_TEST_SHARD) and the second layout's. Each test has its own X
+# server, session bus and window, each pass its own Ollama; most of a window test is waiting
+# for what it watches, so the passes share two cores well. Each pass's output is printed whole
+# when it ends. `make test-desktop-default` runs the default layout's tests in one pass.
 test-desktop:
-	$(MAKE) --no-print-directory --output-sync=target -j2 test-desktop-default test-desktop-large
+	$(MAKE) --no-print-directory --output-sync=target -j3 test-desktop-shard1 test-desktop-shard2 test-desktop-large
+
+test-desktop-shard1 test-desktop-shard2: test-desktop-shard%:
+	$(DESKTOP_ENV) PROTOTYPER_TEST_SHARD=$*/2 go test -timeout 40m -count=1 -v -run 'Desktop' ./tests/
 
 # go test's own deadline (10 minutes a binary by default) bounds a hang only: each window test
 # bounds its own waits, and a whole pass takes 6 to 8 minutes on two idle cores.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"hash/fnv"
 	"image"
 	"image/png"
 	"io"
@@ -157,16 +158,30 @@ var layoutTests sync.Map
 // others (a server's life, a process's, what is stored or refused) run in the default layout.
 func layoutCanMatter(t *testing.T) { layoutTests.Store(t.Name(), true) }
 
-// skipUnlessLayoutMatters skips, in a layout other than the default, a test not marked with
-// layoutCanMatter, saying so.
-func skipUnlessLayoutMatters(tb testing.TB) {
-	l := desktopLayout()
-	if l.name == "default" {
+// skipOutsideThisPass skips a window test another pass of `make test` runs, saying so: in a
+// layout other than the default, a test not marked with layoutCanMatter; with
+// PROTOTYPER_TEST_SHARD=K/N (the default layout's passes run side by side), a test whose name
+// does not fall in shard K of N.
+func skipOutsideThisPass(tb testing.TB) {
+	top, _, _ := strings.Cut(tb.Name(), "/")
+	if l := desktopLayout(); l.name != "default" {
+		if _, ok := layoutTests.Load(top); !ok {
+			tb.Skipf("the %s layout runs only the window tests where layout can matter (layoutCanMatter); this one runs in the default layout", l.name)
+		}
 		return
 	}
-	top, _, _ := strings.Cut(tb.Name(), "/")
-	if _, ok := layoutTests.Load(top); !ok {
-		tb.Skipf("the %s layout runs only the window tests where layout can matter (layoutCanMatter); this one runs in the default layout", l.name)
+	shard := os.Getenv("PROTOTYPER_TEST_SHARD")
+	if shard == "" {
+		return
+	}
+	var k, n uint32
+	if _, err := fmt.Sscanf(shard, "%d/%d", &k, &n); err != nil || n == 0 || k < 1 || k > n {
+		panic("PROTOTYPER_TEST_SHARD: want K/N with 1 ≤ K ≤ N, got " + shard)
+	}
+	h := fnv.New32a()
+	h.Write([]byte(top))
+	if h.Sum32()%n != k-1 {
+		tb.Skipf("shard %s of the window tests does not hold this one; another pass runs it", shard)
 	}
 }
 
@@ -184,7 +199,7 @@ func artifactName(name string) string {
 var sessionBuses sync.Map
 
 // startXvfb starts a private X server, with a session bus of its own, and returns its DISPLAY
-// (":N"); in the second layout, only for a test where layout can matter.
+// (":N"), for a test this pass runs (skipOutsideThisPass).
 func startXvfb(tb testing.TB) string {
 	tb.Helper()
 	return startXvfbScreen(tb, desktopLayout().screen)
@@ -193,7 +208,7 @@ func startXvfb(tb testing.TB) string {
 // startXvfbScreen is startXvfb on a screen of the given size (Xvfb's WxHxDEPTH).
 func startXvfbScreen(tb testing.TB, screen string) string {
 	tb.Helper()
-	skipUnlessLayoutMatters(tb)
+	skipOutsideThisPass(tb)
 	xvfb := debianTool(tb, "Xvfb", "xvfb")
 	debianTool(tb, "xdotool", "xdotool")
 	r, w, err := os.Pipe()

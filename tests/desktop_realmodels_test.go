@@ -139,7 +139,7 @@ func (r *desktopRun) sendUntilOffered(t *testing.T, offers int) {
 // their runs.
 func TestDesktopOlderMessagesOfferedThenSummarizedThenLeftOut(t *testing.T) {
 	layoutCanMatter(t)
-	r := startDesktopRunWith(t, noterModel, store.Settings{ContextCap: 3072}, "") // room for the tools' definitions and a note
+	r := startDesktopRunWith(t, noterModel, store.Settings{ContextCap: 2048}, "") // room for the compact tools' definitions and a note
 	r.sendUntilOffered(t, 1)
 	r.app.waitControl(rolePushButton, "Summarize", 20*time.Second)
 	r.app.waitControl(rolePushButton, "Leave out", 20*time.Second)
