@@ -185,13 +185,18 @@ func skipOutsideThisPass(tb testing.TB) {
 	}
 }
 
-// artifactName puts the layout in a screenshot's name, so the two passes keep both.
+// artifactName puts the pass in a screenshot's name — the layout other than the default, the
+// shard — so that passes running side by side never write (or read back) each other's file.
 func artifactName(name string) string {
+	ext := filepath.Ext(name)
+	base := strings.TrimSuffix(name, ext)
 	if l := desktopLayout(); l.name != "default" {
-		ext := filepath.Ext(name)
-		return strings.TrimSuffix(name, ext) + "-" + l.name + ext
+		base += "-" + l.name
 	}
-	return name
+	if shard := os.Getenv("PROTOTYPER_TEST_SHARD"); shard != "" {
+		base += "-shard" + strings.ReplaceAll(shard, "/", "of")
+	}
+	return base + ext
 }
 
 // sessionBuses maps a display to the session bus started with it: the app's instances meet on
