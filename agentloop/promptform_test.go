@@ -4,14 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -49,38 +43,14 @@ func (r sentRequest) toolNames() []string {
 // recordedHarness is a harness whose requests to the real server pass through a recorder.
 func recordedHarness(t *testing.T, o harnessOptions) (*harness, func() []sentRequest) {
 	t.Helper()
-	target, err := url.Parse(ollamatest.Get(t).URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	var mu sync.Mutex
-	var kept []sentRequest
-	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/api/chat" {
-			body, _ := io.ReadAll(r.Body)
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			var req sentRequest
-			if json.Unmarshal(body, &req) == nil && len(req.Messages) > 0 {
-				mu.Lock()
-				kept = append(kept, req)
-				mu.Unlock()
-			}
-		}
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(front.Close)
-	base, err := ollama.ResolveHost(front.URL)
+	front, requests := ollamatest.RecordChats[sentRequest](t)
+	base, err := ollama.ResolveHost(front)
 	if err != nil {
 		t.Fatal(err)
 	}
 	o.cfg = func(c *Config) { c.Model = model.NewOllama(ollama.New(base)) }
 	h := newHarness(t, o)
-	return h, func() []sentRequest {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]sentRequest(nil), kept...)
-	}
+	return h, requests
 }
 
 func setContextCap(t *testing.T, db *store.DB, tokens int) {

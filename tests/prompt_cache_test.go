@@ -5,14 +5,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"prototyper/events"
@@ -26,38 +20,6 @@ type chatRequest struct {
 	Tools    json.RawMessage   `json:"tools"`
 	Options  json.RawMessage   `json:"options"`
 	Think    json.RawMessage   `json:"think"`
-}
-
-// recordingOllama stands in front of the shared scripted server and keeps every /api/chat
-// request that carries messages (a preload carries none).
-func recordingOllama(t *testing.T) (address string, requests func() []chatRequest) {
-	t.Helper()
-	target, err := url.Parse(ollamatest.Get(t).URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	var mu sync.Mutex
-	var kept []chatRequest
-	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/api/chat" {
-			body, _ := io.ReadAll(r.Body)
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			var req chatRequest
-			if json.Unmarshal(body, &req) == nil && len(req.Messages) > 0 {
-				mu.Lock()
-				kept = append(kept, req)
-				mu.Unlock()
-			}
-		}
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(front.Close)
-	return front.URL, func() []chatRequest {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]chatRequest(nil), kept...)
-	}
 }
 
 // completedUsages reads the usage of every message.completed line of `run --json`.
@@ -86,7 +48,7 @@ func completedUsages(t *testing.T, out string) (chatID string, usages []events.U
 // much it reused). `run --json` carries each answer's prompt and answer speeds; the counts and
 // times of both turns are logged.
 func TestTheSecondTurnOfAChatBeginsWithTheFirstTurnsRequestByteForByte(t *testing.T) {
-	front, requests := recordingOllama(t)
+	front, requests := ollamatest.RecordChats[chatRequest](t)
 	db, ws := filepath.Join(t.TempDir(), "p.db"), t.TempDir()
 	logFrom := len(ollamatest.Get(t).Logs())
 	common := []string{"--ollama", front, "--db", db, "--workspace", ws, "--model", chattyModel.Name, "--json"}

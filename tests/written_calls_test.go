@@ -64,7 +64,7 @@ func (r *eventRecorder) withCode(code string) []events.Event {
 // written as text, asks again without tools (the system prompt lists them), runs the call the
 // model writes, and starts the model's next chat in that form without saying it again.
 func TestAModelWhoseNativeCallsComeBackUnreadableIsDrivenInTheWrittenFormFromThenOn(t *testing.T) {
-	front, requests := recordingOllama(t)
+	front, requests := ollamatest.RecordChats[chatRequest](t)
 	server, err := model.NewOllamaServer(front)
 	if err != nil {
 		t.Fatal(err)
