@@ -266,7 +266,19 @@ func recordChange(tx *bolt.Tx, c Change, contents []tools.PathState, revert, res
 // and [DB.RunChange] read less.
 func (db *DB) Changes(chatID string) ([]Change, error) {
 	var out []Change
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.eachHead(chatID, func(s *changeStore, key []byte, h *changeHead) (err error) {
+		if h.Paths, err = s.allPaths(key); err == nil {
+			out = append(out, h.Change)
+		}
+		return err
+	})
+	return out, err
+}
+
+// eachHead calls fn with the head of each of the chat's changes, oldest first, and its key, in
+// one read transaction.
+func (db *DB) eachHead(chatID string, fn func(s *changeStore, key []byte, h *changeHead) error) error {
+	return db.view(func(tx *bolt.Tx) error {
 		s, err := readChanges(tx, chatID)
 		if err != nil || s == nil {
 			return err
@@ -276,14 +288,9 @@ func (db *DB) Changes(chatID string) ([]Change, error) {
 			if err != nil {
 				return err
 			}
-			if h.Paths, err = s.allPaths(k); err != nil {
-				return err
-			}
-			out = append(out, h.Change)
-			return nil
+			return fn(s, k, h)
 		})
 	})
-	return out, err
 }
 
 // ChangeOutline is a [Change] as a list shows it: its paths by name, without their states.
@@ -319,27 +326,17 @@ func (db *DB) ChangeHeads(chatID string) ([]ChangeOutline, error) {
 
 func (db *DB) outlines(chatID string, names bool) ([]ChangeOutline, error) {
 	var out []ChangeOutline
-	err := db.view(func(tx *bolt.Tx) error {
-		s, err := readChanges(tx, chatID)
-		if err != nil || s == nil {
-			return err
+	err := db.eachHead(chatID, func(s *changeStore, key []byte, h *changeHead) error {
+		o := ChangeOutline{ID: h.ID, Kind: h.Kind, Reverts: h.Reverts, RevertedBy: h.RevertedBy, CreatedAt: h.CreatedAt,
+			Touched: h.Touched, Left: h.Touched - h.Same}
+		if names {
+			o.Changed = []string{}
+			if o.Left > 0 {
+				o.Changed, o.Created, o.Deleted = s.changedNames(key, h.Touched)
+			}
 		}
-		return s.changes.ForEach(func(k, v []byte) error {
-			h, err := decodeHead(v)
-			if err != nil {
-				return err
-			}
-			o := ChangeOutline{ID: h.ID, Kind: h.Kind, Reverts: h.Reverts, RevertedBy: h.RevertedBy, CreatedAt: h.CreatedAt,
-				Touched: h.Touched, Left: h.Touched - h.Same}
-			if names {
-				o.Changed = []string{}
-				if o.Left > 0 {
-					o.Changed, o.Created, o.Deleted = s.changedNames(k, h.Touched)
-				}
-			}
-			out = append(out, o)
-			return nil
-		})
+		out = append(out, o)
+		return nil
 	})
 	return out, err
 }
