@@ -75,9 +75,8 @@ function parse(file) {
   return ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true)
 }
 
-/** The classes of models.ts: "namespace.Class" → Map(field → optional). */
-export function goTypes(modelsFile) {
-  const out = new Map()
+/** Calls fn with each class of a parsed models.ts and its name, "namespace.Class". */
+function eachClass(source, fn) {
   const visit = (node, ns) => {
     if (ts.isModuleDeclaration(node) && node.body) {
       const name = ns ? `${ns}.${node.name.text}` : node.name.text
@@ -85,18 +84,26 @@ export function goTypes(modelsFile) {
       return
     }
     if (ts.isClassDeclaration(node) && node.name) {
-      const fields = new Map()
-      for (const m of node.members) {
-        if (ts.isPropertyDeclaration(m) && m.name && !m.modifiers?.some((x) => x.kind === ts.SyntaxKind.StaticKeyword)) {
-          fields.set(m.name.getText(), !!m.questionToken)
-        }
-      }
-      out.set(ns ? `${ns}.${node.name.text}` : node.name.text, fields)
+      fn(ns ? `${ns}.${node.name.text}` : node.name.text, node)
       return
     }
     ts.forEachChild(node, (n) => visit(n, ns))
   }
-  visit(parse(modelsFile), '')
+  visit(source, '')
+}
+
+/** The classes of models.ts: "namespace.Class" → Map(field → optional). */
+export function goTypes(modelsFile) {
+  const out = new Map()
+  eachClass(parse(modelsFile), (name, node) => {
+    const fields = new Map()
+    for (const m of node.members) {
+      if (ts.isPropertyDeclaration(m) && m.name && !m.modifiers?.some((x) => x.kind === ts.SyntaxKind.StaticKeyword)) {
+        fields.set(m.name.getText(), !!m.questionToken)
+      }
+    }
+    out.set(name, fields)
+  })
   return out
 }
 
@@ -106,25 +113,15 @@ export function untypedFields(modelsFile) {
   const source = parse(modelsFile)
   const text = source.getFullText()
   const out = new Map()
-  const visit = (node, ns) => {
-    if (ts.isModuleDeclaration(node) && node.body) {
-      const name = ns ? `${ns}.${node.name.text}` : node.name.text
-      ts.forEachChild(node.body, (n) => visit(n, name))
-      return
-    }
-    if (ts.isClassDeclaration(node) && node.name) {
-      for (const m of node.members) {
-        if (!ts.isPropertyDeclaration(m) || m.type?.kind !== ts.SyntaxKind.AnyKeyword) continue
-        for (const c of ts.getLeadingCommentRanges(text, m.getFullStart()) ?? []) {
-          const pkg = /^\/\/ Go type: (\S+)/.exec(text.slice(c.pos, c.end))?.[1]
-          if (pkg && pkg !== 'time') out.set(`${ns}.${node.name.text}.${m.name.getText()}`, pkg)
-        }
+  eachClass(source, (name, node) => {
+    for (const m of node.members) {
+      if (!ts.isPropertyDeclaration(m) || m.type?.kind !== ts.SyntaxKind.AnyKeyword) continue
+      for (const c of ts.getLeadingCommentRanges(text, m.getFullStart()) ?? []) {
+        const pkg = /^\/\/ Go type: (\S+)/.exec(text.slice(c.pos, c.end))?.[1]
+        if (pkg && pkg !== 'time') out.set(`${name}.${m.name.getText()}`, pkg)
       }
-      return
     }
-    ts.forEachChild(node, (n) => visit(n, ns))
-  }
-  visit(source, '')
+  })
   return out
 }
 
