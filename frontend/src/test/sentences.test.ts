@@ -45,6 +45,15 @@ function literalText(n: ts.Node): { text: string; opens: boolean } | null {
   return null
 }
 
+/** The expressions an attribute's value may be: each branch of a choice (`a ? 'x' : 'y'`, `a ?? 'y'`, `a || 'y'`). */
+function attributeValues(e: ts.Expression): ts.Expression[] {
+  if (ts.isParenthesizedExpression(e)) return attributeValues(e.expression)
+  if (ts.isConditionalExpression(e)) return [...attributeValues(e.whenTrue), ...attributeValues(e.whenFalse)]
+  if (ts.isBinaryExpression(e) && [ts.SyntaxKind.QuestionQuestionToken, ts.SyntaxKind.BarBarToken].includes(e.operatorToken.kind))
+    return [e.left, ...attributeValues(e.right)]
+  return [e]
+}
+
 export function sentencesIn(file: string, code: string): Found[] {
   const src = ts.createSourceFile(file, code, ts.ScriptTarget.Latest, true, file.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS)
   const out: Found[] = []
@@ -60,8 +69,13 @@ export function sentencesIn(file: string, code: string): Found[] {
       }
     } else if (ts.isJsxAttribute(n) && readAttributes.has(n.name.getText(src)) && n.initializer) {
       const init = ts.isJsxExpression(n.initializer) ? n.initializer.expression : n.initializer
-      const lit = init && literalText(init)
-      if (lit && sentenceLike(lit.text)) out.push({ where: where(n), ...lit })
+      if (!init) return
+      for (const value of attributeValues(init)) {
+        const lit = literalText(value)
+        if (lit) {
+          if (sentenceLike(lit.text)) out.push({ where: where(value), ...lit })
+        } else ts.forEachChild(value, visit)
+      }
       return
     } else if (ts.isImportDeclaration(n) || ts.isExportDeclaration(n) || ts.isLiteralTypeNode(n)) {
       return
@@ -101,6 +115,7 @@ describe('the window’s sentences', () => {
        const b = <p>{n} files changed here</p>
        const g = <span>running</span>
        const c = <b title="stop the run">x</b>
+       const h = <b aria-label={busy ? 'stop the run' : 'Send'} title={tip ?? 'send the message'}>x</b>
        const d = 'Run \`make run\` to build it.'
        const e = \`\${name} cannot see images.\`
        const f = 'the run stopped for good.'`,
@@ -109,6 +124,8 @@ describe('the window’s sentences', () => {
       ['run the app with', true],
       ['files changed here', false],
       ['stop the run', true],
+      ['stop the run', true],
+      ['send the message', true],
       ['Run `make run` to build it.', true],
       ['${} cannot see images.', false],
       ['the run stopped for good.', true],
