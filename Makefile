@@ -24,7 +24,7 @@ NODE_STAMP   := frontend/node_modules/.package-lock.json
 export PATH := $(TOOLS):$(shell go env GOPATH)/bin:$(PATH)
 export GOFLAGS := -tags=$(TAGS)
 
-.PHONY: wails mcp-test-servers run install uninstall test build package deps deps-deb vet test-go test-frontend test-contract test-desktop test-desktop-default test-desktop-shard1 test-desktop-shard2 test-desktop-large test-clean-clone test-package bench bench-all bench-stream clean go-packages
+.PHONY: wails mcp-test-servers run install uninstall test build package deps deps-deb vet test-go test-frontend test-contract test-desktop test-desktop-default test-desktop-shard1 test-desktop-shard2 test-desktop-large test-clean-clone test-package bench bench-all bench-stream moonshot clean go-packages
 
 
 ## run: install what is missing, build, open the app. The pinned ollama server is built only
@@ -175,6 +175,14 @@ bench-all: deps $(OLLAMA)
 bench-stream: $(NODE_STAMP)
 	scripts/install-deps.sh chromium
 	cd frontend && npm run bench:stream -- $(if $(BENCH_MINUTES),--minutes=$(BENCH_MINUTES))
+
+## moonshot: a new user's first minutes, each step timed (tests/moonshot_test.go; not part of
+## `make test`, it needs the network): a fresh clone of the committed tree with empty Go and npm
+## caches, `make run` to the window with an ollama on PATH and a scripted model present, then by
+## keyboard a new folder, the model, write_file set to ask, the request, the change approved,
+## the page in the preview, the undo
+moonshot: deps-deb $(OLLAMA)
+	PROTOTYPER_REQUIRE_COMPONENTS=1 PROTOTYPER_OLLAMA=$(OLLAMA) go test -tags=$(TAGS),moonshot -count=1 -v -timeout 60m -run 'TestMoonshot' ./tests/
 
 clean:
 	rm -rf build/bin frontend/dist/assets frontend/dist/index.html

@@ -180,8 +180,12 @@ func eachProvider(t *testing.T, scenario func(t *testing.T, p provider)) {
 	}
 }
 
+// noSharedServer is set by a test binary whose tests start the servers they need (the
+// moonshot's, moonshot_test.go): it starts none for them.
+var noSharedServer bool
+
 func TestMain(m *testing.M) {
-	if os.Getenv(crashChildEnv) != "" || os.Getenv(checkpointCrashEnv) != "" || os.Getenv(undoCrashEnv) != "" { // the crash tests' children need no server
+	if noSharedServer || os.Getenv(crashChildEnv) != "" || os.Getenv(checkpointCrashEnv) != "" || os.Getenv(undoCrashEnv) != "" { // the crash tests' children need no server
 		os.Exit(m.Run())
 	}
 	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel, badArgsModel, folderModel, twoRunsModel, mcpEchoModel, mcpLongModel, mcpHangModel, misbehavingModel, cardsModel, noterModel, seeingModel, cutModel, paragraphModel, failedEditModel, echoerModel, textWriterModel, configWriterModel, deleteBuildModel, commandLoopModel, commandCrashModel, patientEchoerModel, hiddenTailModel, acpWriterModel, acpReaderModel, acpCommanderModel, previewFixModel, previewAttackModel, acpSleeperModel, devServerModel, checkNativeModel, checkNeverModel, checkSleeperModel, unreadableCallerModel, previewShotModel, chattyModel, tableModel, emptyModel, createEditDeleteModel))
