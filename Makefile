@@ -29,8 +29,11 @@ export GOFLAGS := -tags=$(TAGS)
 
 ## run: install what is missing, build, open the app. The pinned ollama server is built only
 ## when no `ollama` is on PATH and none answers (with no Ollama running, the app starts one)
-run: build
-	@if scripts/ollama-needed.sh; then $(MAKE) --no-print-directory $(OLLAMA); fi
+## (announced before the app's build starts, since it is the longer of the two)
+run:
+	@need=; if [ ! -x $(OLLAMA) ] && scripts/ollama-needed.sh; then need=1; \
+		echo "make: this first run builds the app, then the Ollama server from source once (about 12 min on two cores; later runs reuse it)"; fi; \
+		$(MAKE) --no-print-directory build && if [ -n "$$need" ]; then $(MAKE) --no-print-directory $(OLLAMA); fi
 	@echo "make: opening the window (./$(BIN) $(ARGS))"
 	@# WebKitGTK says on every start that it takes over a signal the Go runtime handles too
 	@# (harmless: JSC_SIGNAL_FOR_GC); every other line of the app's stderr is kept

@@ -8,6 +8,7 @@
 # asked for again.
 set -euo pipefail
 cd "$(dirname "$0")/../frontend"
+# --no-update-notifier: a newer npm is not this project's step to take.
 # npm warns about the install script of esbuild (vite's bundler), which it runs as it should
-npm install --no-audit --no-fund --no-save --prefer-offline --loglevel=error
+npm install --no-audit --no-fund --no-update-notifier --no-save --prefer-offline --loglevel=error
 touch node_modules/.package-lock.json
