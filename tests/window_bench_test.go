@@ -35,21 +35,23 @@ import (
 // arrival to the first line with content; the request is new to the server, as a user's is,
 // where the same request sent again would find its prompt cached), and the server's rate for
 // it (server-tok/s, its own eval timings). What Prototyper adds (added-ms) is the rest: Enter
-// until the request reached the server (enter-to-request-ms), and the first content until it
-// was painted (content-to-paint-ms).
+// until the request reached the server (enter-to-request-ms; Enter is taken before xdotool
+// starts, which itself takes key-ms, the key's own delivery included), and the first content
+// until it was painted (content-to-paint-ms).
 func BenchmarkWindowStream(b *testing.B) {
 	rec := recordChats(b, ollamatest.Get(b).URL())
 	r := startWindowForBench(b, store.Settings{}, withArgs("--ollama", rec.url))
 	r.app.typeText("Warm up")
 	r.app.key("Return")
 	r.waitLogN(b, events.RunFinished, 1, true, 120*time.Second)
-	var rates, acks, firsts, runFirsts, servers, asks, paints, added, rate []float64
+	var rates, acks, firsts, runFirsts, servers, asks, paints, added, rate, keys []float64
 	n := 1
 	for b.Loop() {
 		n++
 		r.app.typeText(fmt.Sprintf("Question %d", n))
 		enter := time.Now()
 		r.app.key("Return")
+		keys = append(keys, ms(time.Since(enter)))
 		lines := r.waitLogN(b, events.RunFinished, n, true, 120*time.Second)
 		f := streamFigures(lines, n, enter)
 		rates, acks = append(rates, f.deliveriesPerSecond), append(acks, f.ackMs...)
@@ -74,6 +76,7 @@ func BenchmarkWindowStream(b *testing.B) {
 	b.ReportMetric(median(asks), "enter-to-request-ms")
 	b.ReportMetric(median(paints), "content-to-paint-ms")
 	b.ReportMetric(median(rate), "server-tok/s")
+	b.ReportMetric(median(keys), "key-ms")
 }
 
 // chatRecorder passes the app's requests to the server and notes, for the last /api/chat,
