@@ -21,7 +21,8 @@
 #     and its web view, empty and with 10,000 chats and a chat of 1,000 messages open. Without
 #     the binary or the Ollama they are left out. BENCH_BEFORE=REF (a commit, branch or tag)
 #     builds that version's binary in the temporary folder and measures the stream with it too,
-#     in the same run, a row above this version's.
+#     in the same run, a row above this version's; BENCH_ROUNDS=N (default 1) measures the two
+#     in turn N times, so a load that comes and goes weighs on both, and prints the medians.
 #
 # BENCHTIME sets the iterations of each benchmark (default 3x); BENCH_OUT is where the raw
 # output is kept (default: a file in the temporary folder, named at the end).
@@ -58,13 +59,21 @@ build_before() {
   fi
   echo "$dir/build/bin/prototyper"
 }
+# stream_before: BenchmarkWindowStream with the binary of BENCH_BEFORE, named ...Before.
+stream_before() {
+  echo "bench: BenchmarkWindowStream in ./tests with $BENCH_BEFORE …" >&2
+  PROTOTYPER_BIN=$before go test -run '^$' -bench '^BenchmarkWindowStream$' -benchtime="$benchtime" -timeout 60m ./tests |
+    sed 's/^BenchmarkWindowStream/BenchmarkWindowStreamBefore/' | tee -a "$out" | grep -E '^Benchmark' >&2 || true
+}
 if [[ -x $bin && -x $ollama ]]; then
   export PROTOTYPER_OLLAMA=$ollama PROTOTYPER_REQUIRE_COMPONENTS=1
   if [[ -n ${BENCH_BEFORE:-} ]]; then
     before=$(build_before "$BENCH_BEFORE")
-    echo "bench: BenchmarkWindowStream in ./tests with $BENCH_BEFORE …" >&2
-    PROTOTYPER_BIN=$before go test -run '^$' -bench '^BenchmarkWindowStream$' -benchtime="$benchtime" -timeout 60m ./tests |
-      sed 's/^BenchmarkWindowStream/BenchmarkWindowStreamBefore/' | tee -a "$out" | grep -E '^Benchmark' >&2 || true
+    for ((round = 1; round < ${BENCH_ROUNDS:-1}; round++)); do
+      stream_before
+      PROTOTYPER_BIN=$bin run ./tests BenchmarkWindowStream
+    done
+    stream_before
   fi
   export PROTOTYPER_BIN=$bin
   run ./tests 'BenchmarkWindow(Stream|Memory)'
@@ -75,7 +84,13 @@ fi
 # BenchmarkName/size=N/peer-P  iterations  ns/op … → "name size peer ns"
 awk '
 function ms(ns) { return ns == "" ? "-" : sprintf(ns < 1e6 ? "%.2f ms" : "%.1f ms", ns / 1e6) }
-function v(b, size, unit) { return ((b, size, unit) in metric) ? sprintf("%.1f", metric[b, size, unit]) : "-" }
+function v(b, size, unit,   n, i, j, t, a) { # the median of the rounds
+  if (!((b, size, unit) in metric)) return "-"
+  n = rounds[b, size, unit]
+  for (i = 1; i <= n; i++) a[i] = vals[b, size, unit, i]
+  for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+  return sprintf("%.1f", n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2)
+}
 function per(ns, n) { return ns == "" ? "-" : sprintf("%.1f µs", ns / 1e3 / n) }
 function ratio(a, b) { return (a == "" || b == "") ? "-" : sprintf("%.2f×", a / b) }
 /^Benchmark/ && / ns\/op/ {
@@ -83,7 +98,10 @@ function ratio(a, b) { return (a == "" || b == "") ? "-" : sprintf("%.2f×", a /
   n = split(name, part, "/")
   size = (n >= 2) ? substr(part[2], index(part[2], "=") + 1) : ""
   peer = (n >= 3) ? part[3] : "-"
-  for (i = 1; i <= NF; i++) if ($(i + 1) == "ns/op") ns[part[1], size, peer] = $i; else if (i > 2 && $(i + 1) ~ /[a-zA-Z]/) metric[part[1], size, $(i + 1)] = $i
+  for (i = 1; i <= NF; i++) if ($(i + 1) == "ns/op") ns[part[1], size, peer] = $i; else if (i > 2 && $(i + 1) ~ /[a-zA-Z]/) {
+    metric[part[1], size, $(i + 1)] = $i
+    vals[part[1], size, $(i + 1), ++rounds[part[1], size, $(i + 1)]] = $i
+  }
   sizes[part[1], size] = 1
 }
 END {
