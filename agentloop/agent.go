@@ -682,24 +682,35 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 		}
 	}
 
-	rec, err := a.cfg.Store.StartRun(store.Run{ChatID: cs.id, Model: opts.Model, Think: opts.Think,
-		Trigger: spec.trigger, Phase: events.PhaseSubmitted})
+	instr := a.readInstructions(a.base, workspace, settings)
+	// the chat's first turn shows what the model is told besides the user's message, before it
+	shown := chat.MessageCount == 0 && len(spec.prompts) > 0 && instr.text() != ""
+	var prompts []store.Message
+	for _, p := range spec.prompts {
+		prompts = append(prompts, store.Message{Role: store.RoleUser, Content: p.text, Images: p.images, Files: p.files, Complete: true})
+	}
+	// the run and its user messages are one commit, one wait for the disk before the request,
+	// unless the instructions go between them
+	withRun := prompts
+	if shown {
+		withRun = nil
+	}
+	rec, _, err := a.cfg.Store.StartRunWith(store.Run{ChatID: cs.id, Model: opts.Model, Think: opts.Think,
+		Trigger: spec.trigger, Phase: events.PhaseSubmitted}, withRun...)
 	if err != nil {
 		return nil, err
 	}
-	instr := a.readInstructions(a.base, workspace, settings)
-	if chat.MessageCount == 0 && len(spec.prompts) > 0 && instr.text() != "" {
-		// the chat's first turn shows what the model is told besides the user's message
+	if shown {
 		if err := a.showInstructions(cs.id, rec.ID, instr); err != nil {
 			_, _ = a.cfg.Store.FinishRun(rec.ID, events.StopError, nil)
 			return nil, err
 		}
-	}
-	for _, p := range spec.prompts {
-		m := store.Message{Role: store.RoleUser, Content: p.text, Images: p.images, Files: p.files, RunID: rec.ID, Complete: true}
-		if _, err := a.cfg.Store.AppendMessage(cs.id, m); err != nil {
-			_, _ = a.cfg.Store.FinishRun(rec.ID, events.StopError, nil)
-			return nil, err
+		for _, m := range prompts {
+			m.RunID = rec.ID
+			if _, err := a.cfg.Store.AppendMessage(cs.id, m); err != nil {
+				_, _ = a.cfg.Store.FinishRun(rec.ID, events.StopError, nil)
+				return nil, err
+			}
 		}
 	}
 	if len(spec.prompts) > 0 {

@@ -222,12 +222,12 @@ type slowStore struct {
 	release chan struct{}
 }
 
-func (s *slowStore) StartRun(r store.Run) (store.Run, error) {
+func (s *slowStore) StartRunWith(r store.Run, msgs ...store.Message) (store.Run, []store.Message, error) {
 	if r.ChatID == s.chatID {
 		s.entered <- struct{}{}
 		<-s.release
 	}
-	return s.DB.StartRun(r)
+	return s.DB.StartRunWith(r, msgs...)
 }
 
 func TestASlowStoreWriteOfOneChatNeverHoldsUpAnotherChat(t *testing.T) {

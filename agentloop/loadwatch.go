@@ -14,55 +14,72 @@ import (
 // the server cannot say whether it is loaded.
 const LoadingNotice = time.Second
 
-// residencyWait bounds the question whether the model is loaded, before each request.
+// residencyWait bounds the question whether the model is loaded, asked with each request.
 const residencyWait = 2 * time.Second
 
 // loadWatch announces a model being loaded for a request: model.loading at once when the
 // server says the model is not in memory (/api/ps), else once the request got no first
 // byte within LoadingNotice; then, when the answer ends, model.loaded with the load time
 // the server reports (load_duration), or the wait for the first byte when it reports none.
+//
+// The server is asked beside the request, not before it, so the request waits for no round
+// trip; the answer's first byte waits for the server's reply instead (it comes first but for
+// a model that answers within a round trip), so model.loading still precedes the answer.
 type loadWatch struct {
 	r     *run
 	model string
 	start time.Time
-	timer *time.Timer // nil when the server said whether the model is loaded
+	known chan struct{} // closed once the server said whether the model is loaded, or could not
 
 	mu        sync.Mutex
+	timer     *time.Timer   // set when the server could not say
 	announced bool          // model.loading went out
 	over      bool          // the first byte came, or the request ended
 	waited    time.Duration // from the request to its first byte
 }
 
 func (r *run) watchLoad(modelName string) *loadWatch {
-	w := &loadWatch{r: r, model: modelName}
-	if res, ok := r.a.cfg.Model.(model.Residency); ok {
+	w := &loadWatch{r: r, model: modelName, start: time.Now(), known: make(chan struct{})}
+	res, ok := r.a.cfg.Model.(model.Residency)
+	if !ok {
+		w.timer = time.AfterFunc(LoadingNotice, w.announce)
+		close(w.known)
+		return w
+	}
+	go func() {
+		defer close(w.known)
 		ctx, cancel := context.WithTimeout(r.ctx, residencyWait)
 		loaded, known := res.Loaded(ctx, modelName)
 		cancel()
-		if known {
-			w.start = time.Now()
-			if !loaded {
-				w.announce()
-			}
-			return w
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		switch {
+		case !known && !w.over:
+			w.timer = time.AfterFunc(max(0, LoadingNotice-time.Since(w.start)), w.announce)
+		case known && !loaded:
+			w.announceLocked()
 		}
-	}
-	w.start = time.Now()
-	w.timer = time.AfterFunc(LoadingNotice, w.announce)
+	}()
 	return w
 }
 
 func (w *loadWatch) announce() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.announceLocked()
+}
+
+func (w *loadWatch) announceLocked() {
 	if !w.over {
 		w.announced = true
 		w.r.emit(events.Event{Type: events.ModelLoading, Model: w.model})
 	}
 }
 
-// arrived ends the wait: the answer started.
+// arrived ends the wait: the answer started. It first waits for the server's word on the
+// model (if it is still on its way), so that a load is announced before the answer.
 func (w *loadWatch) arrived() {
+	<-w.known
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.over {

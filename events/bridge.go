@@ -27,6 +27,7 @@ type Option func(*config)
 
 type config struct {
 	fallback time.Duration
+	ahead    bool
 	logPath  string
 	logSet   bool // logPath or logWriter given: the environment is not read
 	logW     io.Writer
@@ -35,6 +36,13 @@ type config struct {
 // WithFallback sets how long an unacknowledged batch holds the next one back (default
 // [DefaultFallback]). Zero or less means no waiting at all.
 func WithFallback(d time.Duration) Option { return func(c *config) { c.fallback = d } }
+
+// WithTextAhead lets a batch that holds no tool event go while one batch that holds none is
+// in flight, so a window receives the next text while it paints the last, instead of a
+// round trip after each paint: at most two batches in flight, neither with a tool event. A
+// batch with a tool event still goes only when nothing is in flight, and a result still waits
+// for its call's paint.
+func WithTextAhead() Option { return func(c *config) { c.ahead = true } }
 
 // WithLogFile appends the bridge log to path instead of the file named by PROTOTYPER_BRIDGE_LOG;
 // an empty path turns the log off whatever the environment says.
@@ -57,7 +65,8 @@ func WithLog(w io.Writer) Option {
 //   - [Bridge.Emit] never waits for the sink: it stamps the event and queues it.
 //   - One batch in flight: the next batch goes when [Bridge.Painted] acknowledges the previous
 //     one, when the fallback has passed since it was sent, at once while the window is hidden
-//     ([Bridge.SetVisible]), or at once for a sink that [PaintsOnDelivery].
+//     ([Bridge.SetVisible]), or at once for a sink that [PaintsOnDelivery]. With
+//     [WithTextAhead], a second batch may go before that when neither holds a tool event.
 //   - A queued thinking.delta or text.delta absorbs the next delta of the same chat, message and
 //     kind, provided nothing else of that chat was queued in between; so memory stays bounded
 //     while a batch waits, and text never jumps over a tool call. Every other event is delivered
@@ -71,6 +80,7 @@ type Bridge struct {
 	sink     Sink
 	selfAck  bool
 	fallback time.Duration
+	textAhd  bool       // WithTextAhead
 	log      *bridgeLog // nil: no bridge log
 	closeLog bool
 
@@ -86,7 +96,8 @@ type Bridge struct {
 	idle     bool // the sender waits for events, with no deadline: Emit must nudge it
 	visible  bool
 	closing  bool
-	flight   flight
+	flight   flight // the oldest batch in flight
+	ahead    flight // a batch sent while flight was still out (WithTextAhead)
 	calls    map[string]*toolCall
 	order    []string // tool-call ids in the order first seen, for pruning
 	pruneAt  int      // prune once order is longer than this
@@ -114,13 +125,17 @@ const (
 	outputTailBytes = 32 << 10
 )
 
-// flight is the batch last handed to the sink.
+// flight is a batch handed to the sink.
 type flight struct {
 	active   bool
 	released bool // acknowledged, past its fallback, or failed
+	tools    bool // it holds a tool event
 	firstSeq uint64
 	sentAt   time.Time
 }
+
+// out reports whether the batch is in flight: sent, neither acknowledged nor past its fallback.
+func (f *flight) out() bool { return f.active && !f.released }
 
 // toolCall is what the bridge knows about one tool call: its gating state and its timings.
 type toolCall struct {
@@ -190,6 +205,7 @@ func NewBridge(sink Sink, opts ...Option) (*Bridge, error) {
 		sink:     sink,
 		selfAck:  paintsOnDelivery(sink),
 		fallback: c.fallback,
+		textAhd:  c.ahead,
 		wake:     make(chan struct{}, 1),
 		done:     make(chan struct{}),
 		visible:  true,
@@ -376,8 +392,10 @@ func (b *Bridge) Painted(seq uint64, running []string) {
 			tc.painted, tc.PaintedAt = true, now
 		}
 	}
-	if b.flight.active && !b.flight.released && seq >= b.flight.firstSeq {
-		b.flight.released = true
+	for _, f := range []*flight{&b.flight, &b.ahead} {
+		if f.out() && seq >= f.firstSeq {
+			f.released = true
+		}
 	}
 	b.mu.Unlock()
 	b.nudge()
@@ -399,7 +417,7 @@ func (b *Bridge) Stats() Stats {
 	defer b.mu.Unlock()
 	s := b.stats
 	s.Queued = len(b.queue) - b.head
-	s.InFlight = b.flight.active && !b.flight.released
+	s.InFlight = b.flight.out() || b.ahead.out()
 	return s
 }
 
@@ -502,7 +520,11 @@ func (b *Bridge) send() {
 			if b.firstErr == nil {
 				b.firstErr = err
 			}
-			b.flight.released = true // no acknowledgement will come for it
+			for _, f := range []*flight{&b.flight, &b.ahead} {
+				if f.active && f.firstSeq == batch[0].Seq {
+					f.released = true // no acknowledgement will come for it
+				}
+			}
 			b.mu.Unlock()
 			continue
 		}
@@ -541,12 +563,25 @@ func (b *Bridge) cutLocked(now time.Time) (batch []Event, running []string, wait
 	}
 	b.idle = false
 	pacing := b.visible && !b.closing && b.fallback > 0
-	if pacing && b.flight.active && !b.flight.released {
-		if deadline := b.flight.sentAt.Add(b.fallback); now.Before(deadline) {
-			return nil, nil, deadline.Sub(now), false
+	ahead := false
+	if pacing {
+		for _, f := range []*flight{&b.flight, &b.ahead} {
+			if f.out() && !now.Before(f.sentAt.Add(b.fallback)) {
+				f.released = true
+				b.stats.Fallbacks++
+			}
 		}
-		b.flight.released = true
-		b.stats.Fallbacks++
+		if !b.flight.out() && b.ahead.active {
+			b.flight, b.ahead = b.ahead, flight{}
+		}
+		if b.flight.out() {
+			// the oldest batch in flight waits for its ack; text may go ahead of it once
+			wait = b.flight.sentAt.Add(b.fallback).Sub(now)
+			if !b.textAhd || b.flight.tools || b.ahead.active || waiting[0].ev.ToolCallID != "" {
+				return nil, nil, wait, false
+			}
+			ahead = true
+		}
 	}
 
 	n := 0
@@ -556,6 +591,9 @@ cut:
 		ev := &waiting[n].ev
 		if ev.ToolCallID == "" {
 			continue
+		}
+		if ahead {
+			break // a tool event never goes ahead of a batch in flight
 		}
 		switch ev.Type {
 		case ToolCall:
@@ -609,7 +647,15 @@ cut:
 	b.dequeueLocked(n)
 
 	b.pruneLocked()
-	b.flight = flight{active: true, firstSeq: batch[0].Seq, sentAt: now}
+	sent := flight{active: true, firstSeq: batch[0].Seq, sentAt: now}
+	for i := range batch {
+		sent.tools = sent.tools || batch[i].ToolCallID != ""
+	}
+	if ahead {
+		b.ahead = sent
+	} else {
+		b.flight, b.ahead = sent, flight{}
+	}
 	b.stats.Batches++
 	b.stats.Delivered += uint64(n)
 	return batch, running, 0, false

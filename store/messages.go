@@ -29,9 +29,6 @@ func messageSeq(chatID, id string) (uint64, bool) {
 // Only an assistant message streams, so any other is stored Complete. It is on disk when
 // AppendMessage returns.
 func (db *DB) AppendMessage(chatID string, m Message) (Message, error) {
-	if m.Role != RoleAssistant {
-		m.Complete = true
-	}
 	err := db.update("append message", func(tx *bolt.Tx) (err error) {
 		m, err = db.appendMessageTx(tx, chatID, m)
 		return err
@@ -41,6 +38,9 @@ func (db *DB) AppendMessage(chatID string, m Message) (Message, error) {
 
 // appendMessageTx adds m at the end of a chat within tx and returns it as stored.
 func (db *DB) appendMessageTx(tx *bolt.Tx, chatID string, m Message) (Message, error) {
+	if m.Role != RoleAssistant {
+		m.Complete = true
+	}
 	msgs, err := messagesBucket(tx, chatID)
 	if err != nil {
 		return m, err

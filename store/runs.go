@@ -13,6 +13,15 @@ import (
 // StartRun records a new live run in a chat. ID (when empty), StartedAt (when zero) and Live
 // are set; Phase defaults to events.PhaseSubmitted.
 func (db *DB) StartRun(r Run) (Run, error) {
+	r, _, err := db.StartRunWith(r)
+	return r, err
+}
+
+// StartRunWith is StartRun that also appends msgs (as [DB.AppendMessage] does, with the run's
+// ID as their RunID when they have none) to the run's chat, in the same transaction: the run
+// and the message that starts it are one commit, so one wait for the disk before the model is
+// asked. It returns the messages as stored.
+func (db *DB) StartRunWith(r Run, msgs ...Message) (Run, []Message, error) {
 	now := db.now()
 	if r.ID == "" {
 		r.ID = newID(now)
@@ -24,6 +33,7 @@ func (db *DB) StartRun(r Run) (Run, error) {
 		r.Phase = events.PhaseSubmitted
 	}
 	r.Live, r.FinishedAt = true, time.Time{}
+	var saved []Message
 	err := db.update("start run", func(tx *bolt.Tx) error {
 		runs, err := chatSubBucket(tx, r.ChatID, bucketChatRuns)
 		if err != nil {
@@ -35,9 +45,26 @@ func (db *DB) StartRun(r Run) (Run, error) {
 		if err := runs.Put([]byte(r.ID), nil); err != nil {
 			return err
 		}
-		return saveRun(tx, &r)
+		if err := saveRun(tx, &r); err != nil {
+			return err
+		}
+		saved = saved[:0]
+		for _, m := range msgs {
+			if m.RunID == "" {
+				m.RunID = r.ID
+			}
+			m, err := db.appendMessageTx(tx, r.ChatID, m)
+			if err != nil {
+				return err
+			}
+			saved = append(saved, m)
+		}
+		return nil
 	})
-	return r, err
+	if err != nil {
+		return r, nil, err
+	}
+	return r, saved, nil
 }
 
 // UpdateRun lets edit change a run (phase, stop reason, state, …; not its ID or chat) and

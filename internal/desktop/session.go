@@ -83,7 +83,8 @@ func assembleDesktop(db *store.DB, opts cli.DesktopOptions, sink events.Sink) (*
 	if err != nil {
 		return nil, err
 	}
-	var bridgeOpts []events.Option
+	// the window paints at the display's rate: text goes one batch ahead of its ack
+	bridgeOpts := []events.Option{events.WithTextAhead()}
 	if fallback := settings.AckFallback(); fallback > 0 {
 		bridgeOpts = append(bridgeOpts, events.WithFallback(fallback))
 	}

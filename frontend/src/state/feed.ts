@@ -4,16 +4,18 @@
 // The bridge owns order, merging and the paint gate (docs/ARCHITECTURE.md): it sends batches
 // in seq order, each event once, merges deltas while a batch waits, and sends a tool's result
 // only after an acknowledgement listed its card running. The feed applies batches as they come
-// and acknowledges each two animation frames after it was applied (the first frame paints it,
-// the second runs after that paint): Painted(highest seq of the batch, ids of the tool cards in
-// the DOM as running).
+// and acknowledges each once the first animation frame after it was applied has been rendered:
+// a frame callback posts a message, and a message is a task, run only after that frame's
+// layout and paint (the rendering update is one task of the web view's run loop). So the ack
+// comes within one frame, not after a second frame callback 16 ms later: Painted(highest seq
+// of the batch, ids of the tool cards in the DOM as running).
 //
 // Its own guards all have one reason: a window slower than the bridge's ack fallback (a busy
 // page, a loaded machine; a shared 2-core test machine saw 270 ms) gets batches without having
 // acknowledged the last, because a hung window must never stall a run; so batches overtake the
 // paint. Then
 //   - a result for a card whose running state was not painted yet first shows the card running,
-//     and that chat's events from the result on are held until two frames later;
+//     and that chat's events from the result on are held until that frame was rendered;
 //   - text, thinking and output deltas are applied once per animation frame, those of one
 //     message (or one command's stream) merged, since several batches may land in one frame
 //     (ack-paced, a batch's deltas are already merged by the bridge); before a lifecycle event
@@ -41,6 +43,12 @@ export interface FeedHooks {
 export interface FeedOptions {
   /** requestAnimationFrame, injectable so tests drive frames by hand. */
   requestFrame?: (cb: () => void) => void
+  /**
+   * Runs a callback after the rendering of the frame whose callback calls it. By default a
+   * posted message ({@link afterRendering}); with an injected requestFrame and none given, the
+   * next frame, the first moment frames driven by hand can show was after a paint.
+   */
+  afterRender?: (cb: () => void) => void
   /** Ids of the tool cards shown as running in the DOM; read for each paint ack. */
   runningToolIdsInDom?: () => string[]
 }
@@ -67,6 +75,27 @@ export function animationFrame(cb: () => void): void {
   else setTimeout(cb, 16)
 }
 
+/**
+ * Returns a function that runs each callback it is given in a task of its own, in order: called
+ * from a frame callback, after that frame's layout and paint. A MessageChannel, not a timer:
+ * a timer may be clamped or throttled; a message runs as soon as the rendering update ends.
+ * Each callback gets its own message, so the microtasks one queues (a React commit) run before
+ * the next callback reads the DOM.
+ */
+export function afterRendering(): (cb: () => void) => void {
+  if (typeof MessageChannel !== 'function') return (cb) => setTimeout(cb, 0)
+  let channel: MessageChannel | null = null
+  const queue: Array<() => void> = []
+  return (cb) => {
+    if (!channel) {
+      channel = new MessageChannel()
+      channel.port1.onmessage = () => queue.shift()?.()
+    }
+    queue.push(cb)
+    channel.port2.postMessage(null)
+  }
+}
+
 // Per chat: deltas waiting for the next frame, and events held behind an unpainted running card.
 interface ChatFeed {
   deltas: AgentEvent[]
@@ -82,6 +111,7 @@ export class Feed {
   private deltaFrameQueued = false
   private readonly backend: Backend
   private readonly requestFrame: (cb: () => void) => void
+  private readonly afterRender: (cb: () => void) => void
   private readonly runningInDom: () => string[]
 
   constructor(
@@ -91,6 +121,7 @@ export class Feed {
   ) {
     this.backend = cell.backend
     this.requestFrame = opts.requestFrame ?? animationFrame
+    this.afterRender = opts.afterRender ?? (opts.requestFrame ? opts.requestFrame : afterRendering())
     this.runningInDom = opts.runningToolIdsInDom ?? runningToolIdsInDocument
   }
 
@@ -254,7 +285,8 @@ export class Feed {
     })
   }
 
+  // Runs cb once the next frame has been rendered: what is committed now is painted by then.
   private afterPaint(cb: () => void): void {
-    this.requestFrame(() => this.requestFrame(cb))
+    this.requestFrame(() => this.afterRender(cb))
   }
 }

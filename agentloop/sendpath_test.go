@@ -1,0 +1,163 @@
+package agentloop
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"prototyper/events"
+	"prototyper/model"
+	"prototyper/store"
+)
+
+// requestNoter is a model that notes when each request reached it and answers at once.
+type requestNoter struct {
+	asked chan time.Time
+}
+
+func (m *requestNoter) ContextLength(context.Context, string) (int, error) { return 0, nil }
+
+func (m *requestNoter) Chat(ctx context.Context, req model.Request, fn model.DeltaFunc) (model.Turn, error) {
+	m.asked <- time.Now()
+	t := answer("ok")
+	return t, fn(model.Delta{Content: t.Content})
+}
+
+// BenchmarkSendUntilTheRequest measures what the loop does between a message sent to a chat
+// that already has turns (Send) and its request handed to the model: the user's message
+// committed, the run started and recorded, the history read, the prompt fitted. The model
+// answers at once; only Send → request is timed (ms/request), on a real store (bbolt, fsync
+// per commit).
+func BenchmarkSendUntilTheRequest(b *testing.B) {
+	m := &requestNoter{asked: make(chan time.Time, 1)}
+	done := make(chan struct{}, 1)
+	a, _, _ := fakeHarness(b, m, func(c *Config) {
+		c.Emitter = EmitterFunc(func(e events.Event) {
+			if e.Type == events.RunFinished {
+				done <- struct{}{}
+			}
+		})
+	})
+	chatID, err := a.SendNew(context.Background(), store.Chat{}, "first")
+	if err != nil {
+		b.Fatal(err)
+	}
+	<-m.asked
+	<-done
+	var total, sent time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if _, err := a.Send(context.Background(), chatID, "again"); err != nil {
+			b.Fatal(err)
+		}
+		sent += time.Since(start)
+		total += (<-m.asked).Sub(start)
+		<-done
+	}
+	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms/request")
+	b.ReportMetric(float64(sent.Microseconds())/1000/float64(b.N), "ms/send")
+}
+
+// writeCounter counts the store's commits of a run start and of a message append.
+type writeCounter struct {
+	*store.DB
+	mu       sync.Mutex
+	starts   int
+	appended int
+}
+
+func (w *writeCounter) StartRunWith(r store.Run, msgs ...store.Message) (store.Run, []store.Message, error) {
+	w.mu.Lock()
+	w.starts++
+	w.mu.Unlock()
+	return w.DB.StartRunWith(r, msgs...)
+}
+
+func (w *writeCounter) AppendMessage(chatID string, m store.Message) (store.Message, error) {
+	w.mu.Lock()
+	w.appended++
+	w.mu.Unlock()
+	return w.DB.AppendMessage(chatID, m)
+}
+
+func TestAMessageIsCommittedWithItsRunInOneWriteBeforeTheRequest(t *testing.T) {
+	m := &requestNoter{asked: make(chan time.Time, 1)}
+	w := &writeCounter{}
+	a, db, _ := fakeHarness(t, m, func(c *Config) {
+		w.DB = c.Store.(*store.DB)
+		c.Store = w
+	})
+	chat, err := db.CreateChat(store.Chat{Title: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Send(context.Background(), chat.ID, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	w.mu.Lock()
+	starts, appended := w.starts, w.appended
+	w.mu.Unlock()
+	if starts != 1 || appended != 0 {
+		t.Errorf("Send committed %d run starts and %d separate messages, want one commit holding both", starts, appended)
+	}
+	msgs, err := db.Messages(chat.ID)
+	if err != nil || len(msgs) == 0 || msgs[0].Role != store.RoleUser || msgs[0].Content != "hello" || msgs[0].RunID == "" {
+		t.Errorf("stored = %+v, %v; want the user's message, of its run, when Send returned", msgs, err)
+	}
+	<-m.asked
+}
+
+// askedFirst is a model whose server answers whether a model is loaded only once the chat
+// request reached it (or the question timed out): a server slow to say.
+type askedFirst struct {
+	requested chan struct{} // closed by the first request
+	once      sync.Once
+	mu        sync.Mutex
+	sawChat   bool // Loaded returned because the request came, not because it gave up
+}
+
+func (m *askedFirst) ContextLength(context.Context, string) (int, error) { return 0, nil }
+
+func (m *askedFirst) Chat(ctx context.Context, req model.Request, fn model.DeltaFunc) (model.Turn, error) {
+	m.once.Do(func() { close(m.requested) })
+	t := answer("ok")
+	return t, fn(model.Delta{Content: t.Content})
+}
+
+func (m *askedFirst) Loaded(ctx context.Context, _ string) (loaded, known bool) {
+	select {
+	case <-m.requested:
+		m.mu.Lock()
+		m.sawChat = true
+		m.mu.Unlock()
+		return false, true
+	case <-ctx.Done():
+		return false, false
+	}
+}
+
+func (m *askedFirst) Preload(context.Context, string, int, time.Duration) (time.Duration, error) {
+	return 0, nil
+}
+
+func TestTheRequestWaitsForNoAnswerWhetherTheModelIsLoadedAndALoadIsStillAnnouncedFirst(t *testing.T) {
+	m := &askedFirst{requested: make(chan struct{})}
+	a, _, rec := fakeHarness(t, m, nil)
+	runFake(t, a, "hi")
+	m.mu.Lock()
+	saw := m.sawChat
+	m.mu.Unlock()
+	if !saw {
+		t.Fatal("the request went only after the question whether the model is loaded gave up")
+	}
+	var order []events.Type
+	for _, e := range rec.events() {
+		if e.Type == events.ModelLoading || e.Type == events.TextDelta {
+			order = append(order, e.Type)
+		}
+	}
+	if len(order) == 0 || order[0] != events.ModelLoading {
+		t.Errorf("events = %v, want model.loading before the answer's text", order)
+	}
+}
