@@ -8,11 +8,12 @@ import { suggestedPattern } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
 import { visibleChars } from '../state/visibleText'
 import {
-  ApprovalActions,
   bytesText,
+  CardApprovalActions,
   DiffView,
   formatDuration,
   OutcomeSentence,
+  PreviewFails,
   ShortcutKey,
   StateBadge,
 } from './ToolCard'
@@ -310,21 +311,17 @@ export function CommandCard({
       </div>
       {card.state === 'awaiting_approval' && (
         <div className="approval">
-          {card.preview?.fails && (
-            <div className="tool-error" role="note" data-testid="preview-fails">
-              This call cannot succeed as it is: {card.preview.fails}
-            </div>
-          )}
+          <PreviewFails card={card} />
           <CommandApproval card={card} command={command} cwd={cwd} current={current} decided={decided} />
-          <ApprovalActions
-            onDecide={(d, reason) => (reason === undefined ? onDecide?.(card.id, d) : onDecide?.(card.id, d, reason))}
-            onAllowAlways={onAllowAlways ? () => onAllowAlways(card.id) : undefined}
+          <CardApprovalActions
+            card={card}
+            onDecide={onDecide}
+            onAllowAlways={onAllowAlways}
             alwaysLabel="Always allow"
-            onAskReason={onAskReason ? (open) => onAskReason(open ? card.id : null) : undefined}
+            onAskReason={onAskReason}
             askingReason={askingReason}
             decided={decided}
             current={current}
-            restored={!!card.restored}
           />
         </div>
       )}

@@ -397,6 +397,50 @@ function ProgressLine({ progress }: { progress: unknown }) {
   )
 }
 
+/** Why the waiting call cannot succeed as it is, when its preview found that it cannot. */
+export function PreviewFails({ card }: { card: ToolCardModel }) {
+  if (!card.preview?.fails) return null
+  return (
+    <div className="tool-error" role="note" data-testid="preview-fails">
+      This call cannot succeed as it is: {card.preview.fails}
+    </div>
+  )
+}
+
+/** The decisions on a waiting card's call: ApprovalActions with the card's id given to each answer. */
+export function CardApprovalActions({
+  card,
+  onDecide,
+  onAllowAlways,
+  alwaysLabel,
+  onAskReason,
+  askingReason,
+  decided,
+  current,
+}: {
+  card: ToolCardModel
+  onDecide?: (id: string, d: Decision, reason?: string) => void
+  onAllowAlways?: (id: string) => void
+  alwaysLabel?: string
+  onAskReason?: (id: string | null) => void
+  askingReason: boolean
+  decided?: Decision
+  current: boolean
+}) {
+  return (
+    <ApprovalActions
+      onDecide={(d, reason) => (reason === undefined ? onDecide?.(card.id, d) : onDecide?.(card.id, d, reason))}
+      onAllowAlways={onAllowAlways ? () => onAllowAlways(card.id) : undefined}
+      alwaysLabel={alwaysLabel}
+      onAskReason={onAskReason ? (open) => onAskReason(open ? card.id : null) : undefined}
+      askingReason={askingReason}
+      decided={decided}
+      current={current}
+      restored={!!card.restored}
+    />
+  )
+}
+
 /**
  * A tool call: what it does, its state, and what it changed. `current` marks the card the
  * approval shortcuts apply to; `decided` is the answer the window already sent for it.
@@ -494,19 +538,15 @@ export const ToolCard = memo(function ToolCard({
               Preview pane (Alt+P); files it writes are not kept.
             </div>
           )}
-          {card.preview?.fails && (
-            <div className="tool-error" role="note" data-testid="preview-fails">
-              This call cannot succeed as it is: {card.preview.fails}
-            </div>
-          )}
-          <ApprovalActions
-            onDecide={(d, reason) => (reason === undefined ? onDecide?.(card.id, d) : onDecide?.(card.id, d, reason))}
-            onAllowAlways={onAllowAlways ? () => onAllowAlways(card.id) : undefined}
-            onAskReason={onAskReason ? (open) => onAskReason(open ? card.id : null) : undefined}
+          <PreviewFails card={card} />
+          <CardApprovalActions
+            card={card}
+            onDecide={onDecide}
+            onAllowAlways={onAllowAlways}
+            onAskReason={onAskReason}
             askingReason={askingReason}
             decided={decided}
             current={current}
-            restored={!!card.restored}
           />
         </div>
       )}
