@@ -13,14 +13,7 @@ import (
 
 // endless streams line until the client goes away.
 func endless(line string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/x-ndjson")
-		for r.Context().Err() == nil {
-			if _, err := w.Write([]byte(line + "\n")); err != nil {
-				return
-			}
-		}
-	}
+	return clienttest.Endless("application/x-ndjson", line+"\n")
 }
 
 func TestAnEndlessAnswerIsCutAtTheAnswerSizeWithWhatFitKept(t *testing.T) {

@@ -32,14 +32,7 @@ func serve(t *testing.T, h http.HandlerFunc, opts ...Option) (*Client, *httptest
 
 // endless writes piece until the client goes away.
 func endless(piece string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		for r.Context().Err() == nil {
-			if _, err := io.WriteString(w, piece); err != nil {
-				return
-			}
-		}
-	}
+	return clienttest.Endless("text/event-stream", piece)
 }
 
 func TestAnEndlessAnswerIsCutAtTheAnswerSizeWithWhatFitKept(t *testing.T) {

@@ -1,11 +1,13 @@
 // Package clienttest holds what the tests of both model clients check alike, through the
 // stream code they share: that an API key never reaches the client's caller, that a redirect
-// to another origin is not followed, and an address where nothing answers. Only tests import it.
+// to another origin is not followed, an answer with no end, and an address where nothing
+// answers. Only tests import it.
 package clienttest
 
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -59,6 +61,19 @@ func OtherOrigins(t *testing.T, answer http.HandlerFunc, try func(t *testing.T, 
 		})
 	}
 	return elsewhere.URL
+}
+
+// Endless is a server's answer that writes piece, as contentType, until the client goes away:
+// an answer with no end, which only the client's limits stop.
+func Endless(contentType, piece string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", contentType)
+		for r.Context().Err() == nil {
+			if _, err := io.WriteString(w, piece); err != nil {
+				return
+			}
+		}
+	}
 }
 
 // RefusingURL is the http address of a port that refuses connections: one just closed.
