@@ -10,6 +10,7 @@ import { visibleChars } from '../state/visibleText'
 import {
   bytesText,
   CardApprovalActions,
+  type CardDecisionProps,
   DiffView,
   formatDuration,
   OutcomeSentence,
@@ -276,16 +277,8 @@ export function CommandCard({
   onAskReason,
   askingReason,
   decided,
-  current,
-}: {
-  card: ToolCardModel
-  onDecide?: (id: string, d: Decision, reason?: string) => void
-  onAllowAlways?: (id: string) => void
-  onAskReason?: (id: string | null) => void
-  askingReason: boolean
-  decided?: Decision
-  current: boolean
-}) {
+  current = false,
+}: CardDecisionProps & { card: ToolCardModel }) {
   const { command, cwd } = commandOf(card)
   const title = commandTitle(card)
   const details = card.details?.command ?? null

@@ -407,6 +407,20 @@ export function PreviewFails({ card }: { card: ToolCardModel }) {
   )
 }
 
+/**
+ * What a card's decisions are bound to: the window's answers to a waiting call, given its id.
+ * `current` marks the card the approval shortcuts apply to; `decided` is the answer the window
+ * already sent for it.
+ */
+export interface CardDecisionProps {
+  onDecide?: (id: string, d: Decision, reason?: string) => void
+  onAllowAlways?: (id: string) => void
+  onAskReason?: (id: string | null) => void
+  askingReason?: boolean
+  decided?: Decision
+  current?: boolean
+}
+
 /** The decisions on a waiting card's call: ApprovalActions with the card's id given to each answer. */
 export function CardApprovalActions({
   card,
@@ -414,19 +428,10 @@ export function CardApprovalActions({
   onAllowAlways,
   alwaysLabel,
   onAskReason,
-  askingReason,
+  askingReason = false,
   decided,
-  current,
-}: {
-  card: ToolCardModel
-  onDecide?: (id: string, d: Decision, reason?: string) => void
-  onAllowAlways?: (id: string) => void
-  alwaysLabel?: string
-  onAskReason?: (id: string | null) => void
-  askingReason: boolean
-  decided?: Decision
-  current: boolean
-}) {
+  current = false,
+}: CardDecisionProps & { card: ToolCardModel; alwaysLabel?: string }) {
   return (
     <ApprovalActions
       onDecide={(d, reason) => (reason === undefined ? onDecide?.(card.id, d) : onDecide?.(card.id, d, reason))}
@@ -454,16 +459,10 @@ export const ToolCard = memo(function ToolCard({
   onOpen,
   decided,
   current = false,
-}: {
+}: CardDecisionProps & {
   card: ToolCardModel
-  onDecide?: (id: string, d: Decision, reason?: string) => void
-  onAllowAlways?: (id: string) => void
-  onAskReason?: (id: string | null) => void
-  askingReason?: boolean
   /** Opens the card's path (or, inFolder, its folder) in the folder the call wrote it in. */
   onOpen?: (path: string, inFolder: boolean, toolCallId: string) => void
-  decided?: Decision
-  current?: boolean
 }) {
   if (card.name === 'run_command') {
     return (
