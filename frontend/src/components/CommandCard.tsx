@@ -270,15 +270,7 @@ function CommandApproval({ card, command, cwd, current, decided }: { card: ToolC
  * (with its folder, the network and the prefix to always allow), running with its output live,
  * then how it ended, how long it took and the files it changed.
  */
-export function CommandCard({
-  card,
-  onDecide,
-  onAllowAlways,
-  onAskReason,
-  askingReason,
-  decided,
-  current = false,
-}: CardDecisionProps & { card: ToolCardModel }) {
+export function CommandCard({ card, ...decisions }: CardDecisionProps & { card: ToolCardModel }) {
   const { command, cwd } = commandOf(card)
   const title = commandTitle(card)
   const details = card.details?.command ?? null
@@ -305,17 +297,8 @@ export function CommandCard({
       {card.state === 'awaiting_approval' && (
         <div className="approval">
           <PreviewFails card={card} />
-          <CommandApproval card={card} command={command} cwd={cwd} current={current} decided={decided} />
-          <CardApprovalActions
-            card={card}
-            onDecide={onDecide}
-            onAllowAlways={onAllowAlways}
-            alwaysLabel="Always allow"
-            onAskReason={onAskReason}
-            askingReason={askingReason}
-            decided={decided}
-            current={current}
-          />
+          <CommandApproval card={card} command={command} cwd={cwd} current={!!decisions.current} decided={decisions.decided} />
+          <CardApprovalActions card={card} alwaysLabel="Always allow" {...decisions} />
         </div>
       )}
       {card.state === 'running' && <OutputLog output={card.commandOutput ?? emptyOutput} label={`Output of ${label}, live`} />}

@@ -446,19 +446,11 @@ export function CardApprovalActions({
   )
 }
 
-/**
- * A tool call: what it does, its state, and what it changed. `current` marks the card the
- * approval shortcuts apply to; `decided` is the answer the window already sent for it.
- */
+/** A tool call: what it does, its state, and what it changed; its decisions as CardDecisionProps says. */
 export const ToolCard = memo(function ToolCard({
   card,
-  onDecide,
-  onAllowAlways,
-  onAskReason,
-  askingReason = false,
   onOpen,
-  decided,
-  current = false,
+  ...decisions
 }: CardDecisionProps & {
   card: ToolCardModel
   /** Opens the card's path (or, inFolder, its folder) in the folder the call wrote it in. */
@@ -466,15 +458,7 @@ export const ToolCard = memo(function ToolCard({
 }) {
   if (card.name === 'run_command') {
     return (
-      <CommandCard
-        card={card}
-        onDecide={onDecide}
-        onAllowAlways={onAllowAlways}
-        onAskReason={onAskReason}
-        askingReason={askingReason}
-        decided={decided}
-        current={current}
-      />
+      <CommandCard card={card} {...decisions} />
     )
   }
   const summary = summarizeArgs(card)
@@ -538,15 +522,7 @@ export const ToolCard = memo(function ToolCard({
             </div>
           )}
           <PreviewFails card={card} />
-          <CardApprovalActions
-            card={card}
-            onDecide={onDecide}
-            onAllowAlways={onAllowAlways}
-            onAskReason={onAskReason}
-            askingReason={askingReason}
-            decided={decided}
-            current={current}
-          />
+          <CardApprovalActions card={card} {...decisions} />
         </div>
       )}
       {card.state === 'running' && <ProgressLine progress={card.progress} />}
