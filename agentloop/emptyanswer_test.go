@@ -34,12 +34,7 @@ func TestAnAnswerIsEmptyWithNoTextNoCallAndAnEndTheModelChose(t *testing.T) {
 // The window marks an empty answer from what it is sent: message.completed says so live, and
 // the opened chat lists the empty answers it holds.
 func TestAnEmptyAnswerIsSaidLiveAndInTheOpenedChat(t *testing.T) {
-	m := &fakeModel{turn: func(req model.Request) model.Turn {
-		if len(req.Messages) == 2 {
-			return model.Turn{Thinking: "hm", DoneReason: "stop"}
-		}
-		return answer("Here it is.")
-	}}
+	m := thinksOnlyFirst("hm", "stop", "Here it is.")
 	a, _, rec := fakeHarness(t, m, nil)
 	out := runFake(t, a, "hi")
 	done := ofType(rec.events(), events.MessageCompleted)

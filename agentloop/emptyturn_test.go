@@ -8,13 +8,19 @@ import (
 	"prototyper/store"
 )
 
-func TestAnEmptyAnswerIsAskedAgainOnce(t *testing.T) {
-	m := &fakeModel{turn: func(req model.Request) model.Turn {
-		if len(req.Messages) == 2 {
-			return model.Turn{Thinking: "hm", DoneReason: "stop"} // thought, said nothing
+// thinksOnlyFirst is a model whose first turn only thinks thought and ends for done (with
+// "stop", an empty answer), and whose every later turn answers then.
+func thinksOnlyFirst(thought, done, then string) *fakeModel {
+	return &fakeModel{turn: func(req model.Request) model.Turn {
+		if len(req.Messages) == 2 { // the system prompt and the user's message: the first turn
+			return model.Turn{Thinking: thought, DoneReason: done}
 		}
-		return answer("Here it is.")
+		return answer(then)
 	}}
+}
+
+func TestAnEmptyAnswerIsAskedAgainOnce(t *testing.T) {
+	m := thinksOnlyFirst("hm", "stop", "Here it is.") // thought, said nothing
 	a, db, _ := fakeHarness(t, m, nil)
 	out := runFake(t, a, "hi")
 	if out.StopReason != events.StopCompleted || out.Note != "" || len(m.reqs) != 2 {
@@ -87,12 +93,7 @@ func TestAnEmptyAnswerNoteKeptWithoutACodeOpensWithIt(t *testing.T) {
 }
 
 func TestAnAnswerCutByTheLengthLimitIsNotEmpty(t *testing.T) {
-	m := &fakeModel{turn: func(req model.Request) model.Turn {
-		if len(req.Messages) == 2 {
-			return model.Turn{Thinking: "long thought", DoneReason: "length"}
-		}
-		return answer("ok")
-	}}
+	m := thinksOnlyFirst("long thought", "length", "ok")
 	a, _, _ := fakeHarness(t, m, nil)
 	runFake(t, a, "hi")
 	if last := m.reqs[1].Messages[len(m.reqs[1].Messages)-1]; last.Content != textContinue {

@@ -2,13 +2,10 @@ package tests
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -66,11 +63,7 @@ func TestCheckpointCrashChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("runs only as the child of the checkpoint crash test")
 	}
-	db, err := store.Open(filepath.Join(dir, "p.db"), store.Options{LockTimeout: 10 * time.Second})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "child open:", err)
-		os.Exit(3)
-	}
+	db := openChildDB(filepath.Join(dir, "p.db"), store.Options{LockTimeout: 10 * time.Second})
 	emit := agentloop.EmitterFunc(func(e events.Event) {
 		if e.Type == events.Checkpoint {
 			os.Stdout.WriteString("checkpoint\n")
@@ -154,11 +147,7 @@ func checkpointCrashChild(t *testing.T, dir string, r *rand.Rand, afterCheckpoin
 		t.Errorf("the child wrote nothing for a minute; stderr:\n%s", errBuf.String())
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 	}
-	_ = cmd.Process.Signal(syscall.SIGKILL)
-	_ = cmd.Wait()
-	if strings.Contains(errBuf.String(), "child") {
-		t.Fatalf("the child failed: %s", errBuf.String())
-	}
+	killTestChild(t, cmd, errBuf)
 	return seen
 }
 
@@ -216,22 +205,4 @@ func restoreAll(t *testing.T, dir string, kill int) {
 			t.Errorf("kill %d: f%d.txt after the undo = %.40q (%v), %v; want it as the user left it", kill, k, got, fi.Mode().Perm(), err)
 		}
 	}
-}
-
-// startTestChild starts this test binary again running only the test named test, with env
-// added to its environment; its stdout is the returned pipe and its stderr goes to errBuf.
-func startTestChild(t *testing.T, test, env string) (cmd *exec.Cmd, stdout io.ReadCloser, errBuf *bytes.Buffer) {
-	t.Helper()
-	cmd = exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1")
-	cmd.Env = append(os.Environ(), env)
-	errBuf = &bytes.Buffer{}
-	cmd.Stderr = errBuf
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	return cmd, stdout, errBuf
 }

@@ -60,11 +60,7 @@ func TestCrashChild(t *testing.T) {
 		t.Skip("runs only as the child of the crash test")
 	}
 	// Every delta is saved here, so that kills land in saves as often as possible.
-	db, err := store.Open(path, store.Options{SaveInterval: time.Nanosecond, LockTimeout: 10 * time.Second})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "child open:", err)
-		os.Exit(3)
-	}
+	db := openChildDB(path, store.Options{SaveInterval: time.Nanosecond, LockTimeout: 10 * time.Second})
 	say := func(format string, args ...any) {
 		// One write per line: a pipe write this small is atomic, so the parent reads whole lines.
 		os.Stdout.WriteString(fmt.Sprintf(format, args...) + "\n")

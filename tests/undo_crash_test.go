@@ -72,13 +72,10 @@ func TestUndoCrashChild(t *testing.T) {
 		t.Skip("runs only as the child of the undo crash test")
 	}
 	dir, op, chat := splitUndoCrashEnv(env)
-	db, err := store.Open(filepath.Join(dir, "p.db"), store.Options{LockTimeout: 10 * time.Second})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "child open:", err)
-		os.Exit(3)
-	}
+	db := openChildDB(filepath.Join(dir, "p.db"), store.Options{LockTimeout: 10 * time.Second})
 	agent := agentloop.Wire(db, undoCrashWriter{}, agentloop.EmitterFunc(func(events.Event) {}), agentloop.WireOptions{})
 	os.Stdout.WriteString("begin\n")
+	var err error
 	if op == "redo" {
 		_, err = agent.Redo(context.Background(), chat, agentloop.UndoOptions{})
 	} else {
@@ -213,11 +210,7 @@ func undoCrashChild(t *testing.T, dir, chat, op string, at *undoCrashKill) time.
 	default:
 		time.Sleep(at.after)
 	}
-	_ = cmd.Process.Signal(syscall.SIGKILL)
-	_ = cmd.Wait()
-	if strings.Contains(errBuf.String(), "child") {
-		t.Fatalf("the child failed: %s", errBuf.String())
-	}
+	killTestChild(t, cmd, errBuf)
 	return time.Since(began)
 }
 

@@ -9,7 +9,6 @@ import (
 
 	"prototyper/acp"
 	"prototyper/agentloop"
-	"prototyper/store"
 	"prototyper/tools"
 )
 
@@ -54,15 +53,11 @@ Flags:
 		printError(io.Err, "acp", err)
 		return ExitFailed
 	}
-	db, err := f.OpenDB(store.Options{})
-	if err != nil {
-		return fail(err)
+	db, server, exit, ok := f.EndpointFlags.openDBAndServer(f.Common, usage, fail)
+	if !ok {
+		return exit
 	}
 	defer db.Close()
-	server, err := f.EndpointFlags.Server(f.Common)
-	if err != nil {
-		return usage(err.Error())
-	}
 	mcpServers, err := f.MCPFlags.StoredSet(db)
 	if err != nil {
 		return usage(err.Error())

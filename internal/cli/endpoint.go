@@ -59,6 +59,24 @@ func (e EndpointFlags) Server(common Common, opts ...ollama.Option) (*model.Serv
 	return model.NewServer(ep, opts...)
 }
 
+// openDBAndServer opens the database common names and the model server the flags choose, as
+// a command that runs the agent needs both: a database that does not open ends the command as
+// fail says, a server the flags get wrong as usage says (the user corrects the flags). ok
+// false: the command ends with exit and nothing is left open; otherwise the caller closes db.
+func (e EndpointFlags) openDBAndServer(common Common, usage func(string) int, fail func(error) int) (db *store.DB, server *model.Server, exit int, ok bool) {
+	db, err := common.OpenDB(store.Options{})
+	if err != nil {
+		return nil, nil, fail(err), false
+	}
+	server, err = e.Server(common)
+	if err != nil {
+		exit = usage(err.Error())
+		db.Close()
+		return nil, nil, exit, false
+	}
+	return db, server, 0, true
+}
+
 // OpenAIModels lists the OpenAI-compatible server's models as catalog entries (waiting at
 // most 30 s): their names and, when the server says, their context length. Such a server
 // cannot tell whether a model calls tools or thinks; the entries say it can, so that the

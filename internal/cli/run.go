@@ -165,15 +165,11 @@ Flags:
 		}
 		workspace = wd
 	}
-	db, err := f.OpenDB(store.Options{})
-	if err != nil {
-		return fail(err)
+	db, server, exit, ok := f.EndpointFlags.openDBAndServer(f.Common, usage, fail)
+	if !ok {
+		return exit
 	}
 	defer db.Close()
-	server, err := f.EndpointFlags.Server(f.Common)
-	if err != nil {
-		return usage(err.Error())
-	}
 	if server.OpenAI() == nil {
 		settings, _ := db.Settings()
 		client, _ := server.Client()

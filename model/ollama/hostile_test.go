@@ -4,25 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"prototyper/model/internal/clienttest"
 	"prototyper/model/vocab"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 )
 
 // endless streams line until the client goes away.
 func endless(line string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/x-ndjson")
-		for r.Context().Err() == nil {
-			if _, err := w.Write([]byte(line + "\n")); err != nil {
-				return
-			}
-		}
-	}
+	return clienttest.Endless("application/x-ndjson", line+"\n")
 }
 
 func TestAnEndlessAnswerIsCutAtTheAnswerSizeWithWhatFitKept(t *testing.T) {
@@ -134,42 +125,26 @@ func TestTheKeyIsMaskedInWhateverTheServerSends(t *testing.T) {
 			c, _ := newTestServer(t, tc.h, WithAuthorization("Bearer "+clienttest.SecretKey), WithRetry(1, 0))
 			var rec recorder
 			res, err := c.Chat(testCtx(t), userTurn("m", "hi"), rec.fn)
-			seen := fmt.Sprint(err) + rec.text(EventContentDelta)
+			answer := ""
 			if res != nil {
-				seen += res.Message.Content
+				answer = res.Message.Content
 			}
-			var se *StatusError
-			if errors.As(err, &se) { // what a caller may show of the server's own words
-				seen += se.Message
-			}
-			clienttest.WantKeyHidden(t, seen)
+			clienttest.WantKeyHidden(t, err, func(se *StatusError) string { return se.Message }, rec.text(EventContentDelta), answer)
 		})
 	}
 }
 
 func TestARedirectToAnotherOriginIsNotFollowed(t *testing.T) {
-	var sent atomic.Int32
-	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sent.Add(1)
-		writeLines(w, doneLine)
-	}))
-	t.Cleanup(elsewhere.Close)
-	// a port that refuses: the address named must be the one redirected to
-	for _, to := range []string{elsewhere.URL, clienttest.RefusingURL(t)} {
-		t.Run(to, func(t *testing.T) {
-			c, srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
-				http.Redirect(w, r, to+r.URL.Path, http.StatusTemporaryRedirect)
-			}, WithAuthorization("Bearer "+clienttest.SecretKey), WithRetry(1, 0))
-			_, err := c.Chat(testCtx(t), userTurn("m", "my private conversation"), nil)
-			if sent.Load() != 0 {
-				t.Fatal("the request was sent on to the other origin")
-			}
-			if Code(err) != vocab.CodeRedirected || Retryable(err) || !strings.Contains(fmt.Sprint(err), to+"/api/chat") ||
-				!strings.Contains(fmt.Sprint(err), srv.URL) {
-				t.Fatalf("err = %v (code %s), want one naming both addresses", err, Code(err))
-			}
-		})
-	}
+	clienttest.OtherOrigins(t, func(w http.ResponseWriter, r *http.Request) { writeLines(w, doneLine) }, func(t *testing.T, to string) {
+		c, srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, to+r.URL.Path, http.StatusTemporaryRedirect)
+		}, WithAuthorization("Bearer "+clienttest.SecretKey), WithRetry(1, 0))
+		_, err := c.Chat(testCtx(t), userTurn("m", "my private conversation"), nil)
+		if Code(err) != vocab.CodeRedirected || Retryable(err) || !strings.Contains(fmt.Sprint(err), to+"/api/chat") ||
+			!strings.Contains(fmt.Sprint(err), srv.URL) {
+			t.Fatalf("err = %v (code %s), want one naming both addresses", err, Code(err))
+		}
+	})
 }
 
 func TestARedirectWithinTheOriginIsFollowed(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -33,14 +32,7 @@ func serve(t *testing.T, h http.HandlerFunc, opts ...Option) (*Client, *httptest
 
 // endless writes piece until the client goes away.
 func endless(piece string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		for r.Context().Err() == nil {
-			if _, err := io.WriteString(w, piece); err != nil {
-				return
-			}
-		}
-	}
+	return clienttest.Endless("text/event-stream", piece)
 }
 
 func TestAnEndlessAnswerIsCutAtTheAnswerSizeWithWhatFitKept(t *testing.T) {
@@ -169,46 +161,32 @@ func TestTheKeyIsMaskedInWhateverTheServerSends(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c, _ := serve(t, tc.h, WithAPIKey(clienttest.SecretKey, "VLLM_API_KEY"))
 			_, content, res, err := collect(t, c)
-			seen := fmt.Sprint(err) + strings.Join(content, "")
+			answer := ""
 			if res != nil {
-				seen += res.Content
+				answer = res.Content
 			}
-			var se *StatusError
-			if errors.As(err, &se) { // what a caller may show of the server's own words
-				seen += se.Message
-			}
-			clienttest.WantKeyHidden(t, seen)
+			clienttest.WantKeyHidden(t, err, func(se *StatusError) string { return se.Message }, strings.Join(content, ""), answer)
 		})
 	}
 }
 
 func TestARedirectToAnotherOriginIsNotFollowed(t *testing.T) {
-	var sent atomic.Int32
-	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sent.Add(1)
+	elsewhere := clienttest.OtherOrigins(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		io.WriteString(w, finish)
-	}))
-	t.Cleanup(elsewhere.Close)
-	// a port that refuses: the address named must be the one redirected to
-	for _, to := range []string{elsewhere.URL, clienttest.RefusingURL(t)} {
-		t.Run(to, func(t *testing.T) {
-			c, srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
-				http.Redirect(w, r, to+r.URL.Path, http.StatusPermanentRedirect)
-			}, WithAPIKey(clienttest.SecretKey, "VLLM_API_KEY"))
-			_, _, _, err := collect(t, c)
-			if sent.Load() != 0 {
-				t.Fatal("the key and the conversation were sent on to the other origin")
-			}
-			if Code(err) != vocab.CodeRedirected || Retryable(err) || !strings.Contains(fmt.Sprint(err), to+"/v1/chat/completions") ||
-				!strings.Contains(fmt.Sprint(err), srv.URL) {
-				t.Fatalf("err = %v (code %s), want one naming both addresses", err, Code(err))
-			}
-		})
-	}
+	}, func(t *testing.T, to string) {
+		c, srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, to+r.URL.Path, http.StatusPermanentRedirect)
+		}, WithAPIKey(clienttest.SecretKey, "VLLM_API_KEY"))
+		_, _, _, err := collect(t, c)
+		if Code(err) != vocab.CodeRedirected || Retryable(err) || !strings.Contains(fmt.Sprint(err), to+"/v1/chat/completions") ||
+			!strings.Contains(fmt.Sprint(err), srv.URL) {
+			t.Fatalf("err = %v (code %s), want one naming both addresses", err, Code(err))
+		}
+	})
 	t.Run("to an address that holds the key", func(t *testing.T) {
 		c, _ := serve(t, func(w http.ResponseWriter, r *http.Request) {
-			http.Redirect(w, r, elsewhere.URL+"/?k="+strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), http.StatusFound)
+			http.Redirect(w, r, elsewhere+"/?k="+strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), http.StatusFound)
 		}, WithAPIKey(clienttest.SecretKey, "VLLM_API_KEY"))
 		_, _, _, err := collect(t, c)
 		if Code(err) != vocab.CodeRedirected || strings.Contains(fmt.Sprint(err), clienttest.SecretKey) || !strings.Contains(fmt.Sprint(err), "[key hidden]") {

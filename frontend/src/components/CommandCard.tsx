@@ -8,11 +8,13 @@ import { suggestedPattern } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
 import { visibleChars } from '../state/visibleText'
 import {
-  ApprovalActions,
   bytesText,
+  CardApprovalActions,
+  type CardDecisionProps,
   DiffView,
   formatDuration,
   OutcomeSentence,
+  PreviewFails,
   ShortcutKey,
   StateBadge,
 } from './ToolCard'
@@ -268,23 +270,7 @@ function CommandApproval({ card, command, cwd, current, decided }: { card: ToolC
  * (with its folder, the network and the prefix to always allow), running with its output live,
  * then how it ended, how long it took and the files it changed.
  */
-export function CommandCard({
-  card,
-  onDecide,
-  onAllowAlways,
-  onAskReason,
-  askingReason,
-  decided,
-  current,
-}: {
-  card: ToolCardModel
-  onDecide?: (id: string, d: Decision, reason?: string) => void
-  onAllowAlways?: (id: string) => void
-  onAskReason?: (id: string | null) => void
-  askingReason: boolean
-  decided?: Decision
-  current: boolean
-}) {
+export function CommandCard({ card, ...decisions }: CardDecisionProps & { card: ToolCardModel }) {
   const { command, cwd } = commandOf(card)
   const title = commandTitle(card)
   const details = card.details?.command ?? null
@@ -310,22 +296,9 @@ export function CommandCard({
       </div>
       {card.state === 'awaiting_approval' && (
         <div className="approval">
-          {card.preview?.fails && (
-            <div className="tool-error" role="note" data-testid="preview-fails">
-              This call cannot succeed as it is: {card.preview.fails}
-            </div>
-          )}
-          <CommandApproval card={card} command={command} cwd={cwd} current={current} decided={decided} />
-          <ApprovalActions
-            onDecide={(d, reason) => (reason === undefined ? onDecide?.(card.id, d) : onDecide?.(card.id, d, reason))}
-            onAllowAlways={onAllowAlways ? () => onAllowAlways(card.id) : undefined}
-            alwaysLabel="Always allow"
-            onAskReason={onAskReason ? (open) => onAskReason(open ? card.id : null) : undefined}
-            askingReason={askingReason}
-            decided={decided}
-            current={current}
-            restored={!!card.restored}
-          />
+          <PreviewFails card={card} />
+          <CommandApproval card={card} command={command} cwd={cwd} current={!!decisions.current} decided={decisions.decided} />
+          <CardApprovalActions card={card} alwaysLabel="Always allow" {...decisions} />
         </div>
       )}
       {card.state === 'running' && <OutputLog output={card.commandOutput ?? emptyOutput} label={`Output of ${label}, live`} />}

@@ -397,41 +397,68 @@ function ProgressLine({ progress }: { progress: unknown }) {
   )
 }
 
+/** Why the waiting call cannot succeed as it is, when its preview found that it cannot. */
+export function PreviewFails({ card }: { card: ToolCardModel }) {
+  if (!card.preview?.fails) return null
+  return (
+    <div className="tool-error" role="note" data-testid="preview-fails">
+      This call cannot succeed as it is: {card.preview.fails}
+    </div>
+  )
+}
+
 /**
- * A tool call: what it does, its state, and what it changed. `current` marks the card the
- * approval shortcuts apply to; `decided` is the answer the window already sent for it.
+ * What a card's decisions are bound to: the window's answers to a waiting call, given its id.
+ * `current` marks the card the approval shortcuts apply to; `decided` is the answer the window
+ * already sent for it.
  */
-export const ToolCard = memo(function ToolCard({
-  card,
-  onDecide,
-  onAllowAlways,
-  onAskReason,
-  askingReason = false,
-  onOpen,
-  decided,
-  current = false,
-}: {
-  card: ToolCardModel
+export interface CardDecisionProps {
   onDecide?: (id: string, d: Decision, reason?: string) => void
   onAllowAlways?: (id: string) => void
   onAskReason?: (id: string | null) => void
   askingReason?: boolean
-  /** Opens the card's path (or, inFolder, its folder) in the folder the call wrote it in. */
-  onOpen?: (path: string, inFolder: boolean, toolCallId: string) => void
   decided?: Decision
   current?: boolean
+}
+
+/** The decisions on a waiting card's call: ApprovalActions with the card's id given to each answer. */
+export function CardApprovalActions({
+  card,
+  onDecide,
+  onAllowAlways,
+  alwaysLabel,
+  onAskReason,
+  askingReason = false,
+  decided,
+  current = false,
+}: CardDecisionProps & { card: ToolCardModel; alwaysLabel?: string }) {
+  return (
+    <ApprovalActions
+      onDecide={(d, reason) => (reason === undefined ? onDecide?.(card.id, d) : onDecide?.(card.id, d, reason))}
+      onAllowAlways={onAllowAlways ? () => onAllowAlways(card.id) : undefined}
+      alwaysLabel={alwaysLabel}
+      onAskReason={onAskReason ? (open) => onAskReason(open ? card.id : null) : undefined}
+      askingReason={askingReason}
+      decided={decided}
+      current={current}
+      restored={!!card.restored}
+    />
+  )
+}
+
+/** A tool call: what it does, its state, and what it changed; its decisions as CardDecisionProps says. */
+export const ToolCard = memo(function ToolCard({
+  card,
+  onOpen,
+  ...decisions
+}: CardDecisionProps & {
+  card: ToolCardModel
+  /** Opens the card's path (or, inFolder, its folder) in the folder the call wrote it in. */
+  onOpen?: (path: string, inFolder: boolean, toolCallId: string) => void
 }) {
   if (card.name === 'run_command') {
     return (
-      <CommandCard
-        card={card}
-        onDecide={onDecide}
-        onAllowAlways={onAllowAlways}
-        onAskReason={onAskReason}
-        askingReason={askingReason}
-        decided={decided}
-        current={current}
-      />
+      <CommandCard card={card} {...decisions} />
     )
   }
   const summary = summarizeArgs(card)
@@ -494,20 +521,8 @@ export const ToolCard = memo(function ToolCard({
               Preview pane (Alt+P); files it writes are not kept.
             </div>
           )}
-          {card.preview?.fails && (
-            <div className="tool-error" role="note" data-testid="preview-fails">
-              This call cannot succeed as it is: {card.preview.fails}
-            </div>
-          )}
-          <ApprovalActions
-            onDecide={(d, reason) => (reason === undefined ? onDecide?.(card.id, d) : onDecide?.(card.id, d, reason))}
-            onAllowAlways={onAllowAlways ? () => onAllowAlways(card.id) : undefined}
-            onAskReason={onAskReason ? (open) => onAskReason(open ? card.id : null) : undefined}
-            askingReason={askingReason}
-            decided={decided}
-            current={current}
-            restored={!!card.restored}
-          />
+          <PreviewFails card={card} />
+          <CardApprovalActions card={card} {...decisions} />
         </div>
       )}
       {card.state === 'running' && <ProgressLine progress={card.progress} />}

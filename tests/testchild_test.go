@@ -1,0 +1,58 @@
+package tests
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+
+	"prototyper/store"
+)
+
+// The crash tests run this test binary again as a child that works on a database until the
+// parent kills it. A child says what failed on its stderr, starting "child", and exits 3; the
+// parent reads a failed child apart from a killed one by those words.
+
+// startTestChild starts this test binary again running only the test named test, with env
+// added to its environment; its stdout is the returned pipe and its stderr goes to errBuf.
+func startTestChild(t *testing.T, test, env string) (cmd *exec.Cmd, stdout io.ReadCloser, errBuf *bytes.Buffer) {
+	t.Helper()
+	cmd = exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env)
+	errBuf = &bytes.Buffer{}
+	cmd.Stderr = errBuf
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, stdout, errBuf
+}
+
+// killTestChild kills the child cmd with SIGKILL (again, if it was), waits for it, and fails t
+// when the child said it failed (errBuf).
+func killTestChild(t *testing.T, cmd *exec.Cmd, errBuf *bytes.Buffer) {
+	t.Helper()
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	if strings.Contains(errBuf.String(), "child") {
+		t.Fatalf("the child failed: %s", errBuf.String())
+	}
+}
+
+// openChildDB opens the database at path in a child, with opts; a child that cannot open it
+// says so and exits 3.
+func openChildDB(path string, opts store.Options) *store.DB {
+	db, err := store.Open(path, opts)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child open:", err)
+		os.Exit(3)
+	}
+	return db
+}
