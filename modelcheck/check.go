@@ -310,7 +310,8 @@ func callShaped(text string) bool {
 
 // measure reads the timings and token counts of the recorded events into m: per request, the
 // wait from the request (phase submitted or continuing) to the answer's first byte (its
-// message.started), the model's load left out, and its usage. An answer the model spent
+// message.started), the model's load left out, and its usage; the time to first token is the
+// loop's, of the case's first answer. An answer the model spent
 // tokens on that reached the loop as nothing (no text, no thinking, no call) is counted
 // malformed: the server's parser swallowed a call it could not read.
 func (r *recorder) measure(m *Measures) {
@@ -333,15 +334,14 @@ func (r *recorder) measure(m *Measures) {
 			if e.Role != store.RoleAssistant || asked.IsZero() {
 				continue
 			}
-			wait := max(e.At.Sub(asked).Milliseconds()-loadMs, 0)
+			m.promptMs += max(e.At.Sub(asked).Milliseconds()-loadMs, 0)
 			asked = time.Time{}
-			if firstToken < 0 {
-				firstToken = wait
-			}
-			m.promptMs += wait
 		case events.MessageCompleted:
 			if e.Usage == nil {
 				continue
+			}
+			if firstToken < 0 && e.Usage.FirstTokenMs > 0 { // the loop's measure (events.Usage)
+				firstToken = e.Usage.FirstTokenMs
 			}
 			if e.Empty && e.Usage.EvalTokens > 0 {
 				m.Malformed++
