@@ -497,6 +497,8 @@ export interface ModelCheck {
   at: string
   /** Every case's result, as the check wrote it. */
   cases?: unknown
+  /** The model's calls work written as text and not through the server's API: its chats ask for that form. */
+  writtenCalls?: boolean
 }
 
 /** One step of a model's download, read from a "pull.progress" event of the batch stream. */
