@@ -151,13 +151,12 @@ func numCtxFor(modelLength, capTokens int) int {
 }
 
 // contextSize is the context to ask for of modelName: its trained length (0: unknown) capped
-// by the settings' cap; with the default cap (0, or [DefaultContextCap] as the settings panel
-// saves it back), no more than what this machine's free memory holds for it
-// (model.ContextFitter), with why in a sentence when that chose it. Another cap the user set
-// is used as set.
+// by the settings' cap; with no cap set (0: [DefaultContextCap]), no more than what this
+// machine's free memory holds for it (model.ContextFitter), with why in a sentence when that
+// chose it. A cap the user set, whatever its value, is used as set.
 func (a *Agent) contextSize(ctx context.Context, modelName string, length, capTokens int) (numCtx int, why string) {
 	n := numCtxFor(length, capTokens)
-	if f, ok := a.cfg.Model.(model.ContextFitter); ok && (capTokens <= 0 || capTokens == DefaultContextCap) {
+	if f, ok := a.cfg.Model.(model.ContextFitter); ok && capTokens <= 0 {
 		return f.FitContext(ctx, modelName, n)
 	}
 	return n, ""

@@ -196,6 +196,9 @@ func (r *run) turns() (string, *pausedRun) {
 	r.tools = tb
 	r.defs = tb.Definitions()
 	r.written = r.writesCalls()
+	if !r.written && r.checkChoseWrittenCalls() {
+		r.switchToWrittenCalls(checkedCallsNote(r.opts.Model))
+	}
 	r.defByName = make(map[string]tools.Definition, len(r.defs))
 	for _, d := range r.defs {
 		r.defByName[d.Name] = d
@@ -281,7 +284,7 @@ func (r *run) turns() (string, *pausedRun) {
 				continue
 			}
 			if r.nativeCallsUnreadable(msg, turn) {
-				r.switchToWrittenCalls()
+				r.switchToWrittenCalls(unreadableCallsNote(r.opts.Model))
 				r.history = append(r.history, store.Message{Role: store.RoleUser, Content: textEmptyAnswer})
 				r.phase(events.PhaseContinuing)
 				continue

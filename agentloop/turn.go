@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"prototyper/events"
 	"prototyper/model"
@@ -39,6 +40,11 @@ type streamedTurn struct {
 	// begins; saverErr is why it could not begin.
 	saver    *store.MessageSaver
 	saverErr error
+
+	// asked is when the request left (again, after a retry's delay), firstToken the wait from
+	// then to the answer's first text or thinking (0: none yet); see [events.Usage.FirstTokenMs].
+	asked      time.Time
+	firstToken time.Duration
 
 	split vocab.ReasoningSplitter
 	hold  textHold
@@ -102,6 +108,7 @@ func (t *streamedTurn) stream() (model.Turn, error) {
 		NumCtx: r.numCtx, NumPredict: r.opts.NumPredict, FirstByteTimeout: r.opts.FirstByteTimeout,
 		KeepAlive: r.keepAlive, MaxAnswerBytes: r.opts.MaxAnswerBytes}
 	load := r.watchLoad(req.Model)
+	t.asked = time.Now()
 	turn, err := r.a.cfg.Model.Chat(r.ctx, req, func(d model.Delta) error { return t.receive(d, load) })
 	if err != nil {
 		load.stop()
@@ -109,6 +116,9 @@ func (t *streamedTurn) stream() (model.Turn, error) {
 	}
 	load.arrived()
 	load.loaded(turn.LoadDuration)
+	if t.firstToken == 0 { // an answer of calls alone: they arrived with its end
+		t.firstToken = time.Since(t.asked)
+	}
 	t.begin()
 	return turn, t.saverErr
 }
@@ -124,7 +134,11 @@ func (t *streamedTurn) receive(d model.Delta, load *loadWatch) error {
 	if d.Retry != nil {
 		r.emit(events.Event{Type: events.Retry, Attempt: d.Retry.Attempt, DelayMs: d.Retry.Delay.Milliseconds(),
 			Reason: d.Retry.Reason})
+		t.asked = time.Now().Add(d.Retry.Delay) // the request leaves again after the delay
 		return nil
+	}
+	if t.firstToken == 0 && (d.Content != "" || d.Thinking != "") {
+		t.firstToken = max(time.Since(t.asked), time.Millisecond)
 	}
 	load.arrived()
 	if d.Started {
@@ -231,6 +245,13 @@ func (t *streamedTurn) account(turn model.Turn) events.Usage {
 		r.est.learn(t.fit.chars, len(t.fit.messages), turn.PromptTokens)
 	}
 	usage := usageOf(turn)
+	if t.firstToken > 0 {
+		// the server's load of the model is part of the wait, and no measure of the model
+		usage.FirstTokenMs = max(t.firstToken-turn.LoadDuration, time.Millisecond).Milliseconds()
+	}
+	if r.usage.FirstTokenMs == 0 {
+		r.usage.FirstTokenMs = usage.FirstTokenMs
+	}
 	usage.NumCtx = r.numCtx
 	usage.ContextTokens = min(max(turn.PromptTokens, expected)+turn.EvalTokens, r.numCtx)
 	r.usage.NumCtx = r.numCtx

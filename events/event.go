@@ -201,6 +201,10 @@ type Usage struct {
 	// ones do not).
 	PromptMs           int64   `json:"promptMs,omitempty"`
 	PromptTokensPerSec float64 `json:"promptTokensPerSec,omitempty"`
+	// FirstTokenMs is the wait from the request leaving to the answer's first text or
+	// thinking (for an answer that is calls alone, to its end), the model's load left out;
+	// on a run, its first answer's. Omitted when nothing arrived.
+	FirstTokenMs int64 `json:"firstTokenMs,omitempty"`
 	// NumCtx is the context window the request asked for (tokens).
 	NumCtx int `json:"numCtx,omitempty"`
 	// ContextTokens is how much of NumCtx the message took: its prompt (the server's count

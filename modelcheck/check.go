@@ -91,6 +91,10 @@ type Report struct {
 	Total        int          `json:"total"`
 	MemoryBytes  int64        `json:"memoryBytes,omitempty"`
 	Cases        []CaseResult `json:"cases"`
+	// WrittenCalls: the model's calls work written as text and not through the server's API
+	// (no well-formed call that way, cases passed with calls written as text); the loop drives
+	// it in that form from its next chat's first request.
+	WrittenCalls bool `json:"writtenCalls,omitempty"`
 	Measures
 }
 
@@ -145,10 +149,23 @@ func Run(ctx context.Context, server model.Model, opts Options) (Report, error) 
 	if n > 0 {
 		rep.FirstTokenMs /= n
 	}
+	rep.WrittenCalls = writtenCallsWork(rep)
 	if opts.Residency != nil {
 		rep.Quantization, rep.MemoryBytes = opts.Residency(ctx, opts.Model)
 	}
 	return rep, nil
+}
+
+// writtenCallsWork reports whether the model's calls work written as text and not through
+// the server's API: it made no well-formed call that way, wrote well-formed ones as text, and
+// passed cases with them.
+func writtenCallsWork(rep Report) bool {
+	for _, c := range rep.Cases {
+		if c.Passed && c.TextCalls > 0 {
+			return rep.WellFormed == rep.TextCalls
+		}
+	}
+	return false
 }
 
 func (m *Measures) add(c Measures) {
@@ -310,7 +327,8 @@ func callShaped(text string) bool {
 
 // measure reads the timings and token counts of the recorded events into m: per request, the
 // wait from the request (phase submitted or continuing) to the answer's first byte (its
-// message.started), the model's load left out, and its usage. An answer the model spent
+// message.started), the model's load left out, and its usage; the time to first token is the
+// loop's, of the case's first answer. An answer the model spent
 // tokens on that reached the loop as nothing (no text, no thinking, no call) is counted
 // malformed: the server's parser swallowed a call it could not read.
 func (r *recorder) measure(m *Measures) {
@@ -333,15 +351,14 @@ func (r *recorder) measure(m *Measures) {
 			if e.Role != store.RoleAssistant || asked.IsZero() {
 				continue
 			}
-			wait := max(e.At.Sub(asked).Milliseconds()-loadMs, 0)
+			m.promptMs += max(e.At.Sub(asked).Milliseconds()-loadMs, 0)
 			asked = time.Time{}
-			if firstToken < 0 {
-				firstToken = wait
-			}
-			m.promptMs += wait
 		case events.MessageCompleted:
 			if e.Usage == nil {
 				continue
+			}
+			if firstToken < 0 && e.Usage.FirstTokenMs > 0 { // the loop's measure (events.Usage)
+				firstToken = e.Usage.FirstTokenMs
 			}
 			if e.Empty && e.Usage.EvalTokens > 0 {
 				m.Malformed++
@@ -365,6 +382,6 @@ func (rep Report) Record() store.ModelCheck {
 		Passed: rep.Passed, Total: rep.Total, Calls: rep.Measures.Calls, WellFormed: rep.WellFormed,
 		TextCalls: rep.TextCalls, FirstTokenMs: rep.FirstTokenMs,
 		PromptTokensPerSec: rep.PromptTokensPerSec, AnswerTokensPerSec: rep.AnswerTokensPerSec,
-		MemoryBytes: rep.MemoryBytes, DurationMs: rep.DurationMs, Cases: cases,
+		MemoryBytes: rep.MemoryBytes, DurationMs: rep.DurationMs, Cases: cases, WrittenCalls: rep.WrittenCalls,
 	}
 }

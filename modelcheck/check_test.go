@@ -127,6 +127,16 @@ func TestTheCheckTellsApartModelsThatCallNativelyAsTextMalformedAndNever(t *test
 	if text.Passed != 1 || !passedCase(text, "create a file") {
 		t.Errorf("text passed %d, want only \"create a file\"", text.Passed)
 	}
+	// No call of it went through the API, and its calls written as text passed a case: that
+	// is the form its chats will use.
+	if !text.WrittenCalls || !text.Record().WrittenCalls {
+		t.Errorf("text: written calls %v (kept: %v); want the written form chosen", text.WrittenCalls, text.Record().WrittenCalls)
+	}
+	for _, rep := range []modelcheck.Report{native, malformed, never} {
+		if rep.WrittenCalls {
+			t.Errorf("%s: the written form chosen; want it only for a model whose calls work that way and fail through the API", rep.Model)
+		}
+	}
 	// The malformed caller: nothing well formed, every case's attempt counted malformed.
 	if malformed.WellFormed != 0 || malformed.Malformed < total || malformed.Passed != 0 {
 		t.Errorf("malformed: %d well formed, %d malformed, %d passed; want 0, at least %d, 0",

@@ -42,6 +42,9 @@ type ModelCheck struct {
 	At          time.Time `json:"at"`
 	// Cases is the report of every case, as the check wrote it.
 	Cases json.RawMessage `json:"cases,omitempty"`
+	// WrittenCalls: no native call worked and the cases asking for calls written as text
+	// passed; the figures are that form's, and the loop drives the model in it.
+	WrittenCalls bool `json:"writtenCalls,omitempty"`
 }
 
 // Key is where c is kept: its model, quantization and context size.

@@ -20,6 +20,7 @@ type migration struct {
 var migrations = []migration{
 	{to: 1, about: "chats, messages, tool-call records, runs and settings", apply: createBucketsV1},
 	{to: 2, about: "each change's paths kept apart from it", apply: splitChangePaths},
+	{to: 3, about: "a context cap saved back as the default is no cap", apply: uncapDefaultContext},
 }
 
 // CurrentSchema is the schema version this build writes.
@@ -139,4 +140,25 @@ func splitChangePaths(tx *bolt.Tx) error {
 		}
 		return nil
 	})
+}
+
+// uncapDefaultContext clears a context cap equal to [DefaultContextCap]. Until schema 3 the
+// settings panel showed the default as the cap's value and saved it back as a number, and the
+// loop took that number for no cap (the context chosen from free memory). Clearing it keeps
+// what every such file's user had; a cap of that size typed on purpose behaved as no cap all
+// the same, so nothing the user saw changes.
+func uncapDefaultContext(tx *bolt.Tx) error {
+	b := tx.Bucket(bucketSettings)
+	if b == nil || b.Get(keySettings) == nil {
+		return nil
+	}
+	var s Settings
+	if err := getSettings(tx, &s); err != nil {
+		return err
+	}
+	if s.ContextCap != DefaultContextCap {
+		return nil
+	}
+	s.ContextCap = 0
+	return putJSON(b, keySettings, &s)
 }

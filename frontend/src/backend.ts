@@ -113,6 +113,8 @@ export interface Usage {
   /** The server's time evaluating the prompt, and the prompt tokens a second (absent when it does not say). */
   promptMs?: number
   promptTokensPerSec?: number
+  /** The wait from the request to the answer's first text or thinking, the model's load left out (ms). */
+  firstTokenMs?: number
   /** The context window the request asked for (tokens). */
   numCtx?: number
   /** How much of numCtx the message took: its prompt and its answer. */
@@ -495,6 +497,8 @@ export interface ModelCheck {
   at: string
   /** Every case's result, as the check wrote it. */
   cases?: unknown
+  /** The model's calls work written as text and not through the server's API: its chats ask for that form. */
+  writtenCalls?: boolean
 }
 
 /** One step of a model's download, read from a "pull.progress" event of the batch stream. */

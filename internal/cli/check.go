@@ -86,6 +86,9 @@ func checkCommand(ctx context.Context, args []string, io IO) int {
 		fmt.Fprintf(io.Out, ", %s loaded", humanBytes(rep.MemoryBytes))
 	}
 	fmt.Fprintln(io.Out)
+	if rep.WrittenCalls {
+		fmt.Fprintln(io.Out, "It writes its calls as text, and they work: its chats ask it for calls in that form.")
+	}
 	return keepCheck(io, common, rep)
 }
 

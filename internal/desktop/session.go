@@ -215,6 +215,9 @@ type Settings struct {
 	ToolApproval map[string]string `json:"toolApproval" ts:"ApprovalPolicy"`
 	// FirstByteTimeoutSec: how long to wait for a model to start answering (0: the default).
 	FirstByteTimeoutSec int `json:"firstByteTimeoutSec"`
+	// ContextCapDefault: what a ContextCap of 0 (the user set none) stands for, the most the
+	// context chosen from free memory takes; shown, never saved.
+	ContextCapDefault int `json:"contextCapDefault,omitempty"`
 	// StartOllama: the window starts an Ollama server itself when nothing answers at a local
 	// address (store.Settings.StartsOllama).
 	StartOllama bool `json:"startOllama"`

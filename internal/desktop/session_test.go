@@ -58,7 +58,7 @@ func TestConfigShowsTheFlagsAndFillsTheDefaults(t *testing.T) {
 	if c.Workspace != ws || c.Model != "qwen3:0.6b" || c.OllamaURL != "http://127.0.0.1:1" {
 		t.Errorf("flags not applied: %+v", c.Settings)
 	}
-	if c.Think != store.DefaultThink || c.ContextCap != store.DefaultContextCap || c.FirstByteTimeoutSec != 0 {
+	if c.Think != store.DefaultThink || c.ContextCap != 0 || c.ContextCapDefault != store.DefaultContextCap || c.FirstByteTimeoutSec != 0 {
 		t.Errorf("defaults not filled in: %+v", c.Settings)
 	}
 	if len(c.Tools) == 0 || len(c.ToolApproval) != len(c.Tools) || c.DBPath != d.DBPath() {

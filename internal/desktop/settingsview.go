@@ -18,8 +18,11 @@ import (
 func settingsShown(s store.Settings, workspace, model, url, provider string) Settings {
 	return Settings{Workspace: workspace, Model: model, OllamaURL: url, Provider: provider,
 		// the values in effect, defaults filled in: the panel shows what a run will use
-		Think: s.ThinkLevel(), ContextCap: s.ContextCapTokens(), CheckpointMaxBytes: s.CheckpointLimit(),
+		Think: s.ThinkLevel(), CheckpointMaxBytes: s.CheckpointLimit(),
 		LoopRepeats: s.LoopLimit(), OlderTurns: s.OlderTurnsPolicy(), Theme: s.ThemeName(), CommandDeny: s.CommandDenyList(),
+		// as stored, 0 for none: a default shown as a value would come back as a cap the user
+		// never set; the panel shows the default beside it
+		ContextCap: s.ContextCap, ContextCapDefault: store.DefaultContextCap,
 		// stored as ManualOllama so that its zero value starts Ollama; the panel asks the positive question
 		StartOllama: s.StartsOllama(),
 		// a text field: the JSON document as the user wrote it

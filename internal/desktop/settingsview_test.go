@@ -15,7 +15,8 @@ func TestEverySettingSavedFromThePanelIsShownBackAsSaved(t *testing.T) {
 	t.Setenv("PROTOTYPER_TEST_KEY", "k")
 	d, _ := openTestDesktop(t, cli.DesktopOptions{Workspace: ws, Model: "m", Common: cli.Common{Ollama: "http://127.0.0.1:1"}})
 	in := Settings{Workspace: ws, Model: "qwen3:0.6b", OllamaURL: "http://127.0.0.1:2", Think: "low", ContextCap: 8192,
-		ToolApproval: map[string]string{"write_file": "deny"}, FirstByteTimeoutSec: 90, StartOllama: true,
+		ContextCapDefault: store.DefaultContextCap, // shown, never saved: always the default
+		ToolApproval:      map[string]string{"write_file": "deny"}, FirstByteTimeoutSec: 90, StartOllama: true,
 		OllamaBinary: "/opt/ollama/bin/ollama", AlwaysAllow: map[string][]string{ws: {"write_file"}}, CheckpointMaxBytes: 1 << 20,
 		MaxAnswerBytes: 16 << 20, Provider: store.ProviderOllama, BaseURL: "http://gpu:8000/v1", APIKeyEnv: "PROTOTYPER_TEST_KEY",
 		MCPJSON: `{"mcpServers":{}}`, Theme: store.ThemeDark, KeepAliveMin: 5, LoopRepeats: 4, IgnoreTextToolCalls: true,

@@ -45,23 +45,23 @@ describe('ContextGauge', () => {
     act(() => {
       backend.emit([
         { v: 1, seq: 1, chatId: 'c1', runId: 'r1', messageId: 'a1', at: '', type: 'message.completed', doneReason: 'stop',
-          usage: { numCtx: 8192, contextTokens: 2048, promptTokens: 1700, promptMs: 2000, promptTokensPerSec: 850, evalTokens: 140, evalMs: 10000, tokensPerSec: 14 } },
+          usage: { numCtx: 8192, contextTokens: 2048, promptTokens: 1700, promptMs: 2000, promptTokensPerSec: 850, firstTokenMs: 2140, evalTokens: 140, evalMs: 10000, tokensPerSec: 14 } },
       ])
       frames.drain()
     })
-    expect(screen.getByTestId('context-speeds').textContent).toBe('prompt 850 tok/s · answer 14 tok/s')
+    expect(screen.getByTestId('context-speeds').textContent).toBe('first token 2.1 s · prompt 850 tok/s · answer 14 tok/s')
     expect(screen.getByTestId('context-gauge').getAttribute('title')).toContain('Context 8k: the most the 5 GB')
     act(() => {
       backend.emit([
         { v: 1, seq: 2, chatId: 'c1', runId: 'r2', messageId: 'a2', at: '', type: 'message.completed', doneReason: 'stop',
-          usage: { numCtx: 8192, contextTokens: 2500, promptTokens: 300, promptMs: 1000, promptTokensPerSec: 300, evalTokens: 120, evalMs: 10000, tokensPerSec: 12 } },
+          usage: { numCtx: 8192, contextTokens: 2500, promptTokens: 300, promptMs: 1000, promptTokensPerSec: 300, firstTokenMs: 420, evalTokens: 120, evalMs: 10000, tokensPerSec: 12 } },
       ])
       frames.drain()
     })
-    expect(screen.getByTestId('context-speeds').textContent).toBe('prompt 300 tok/s · answer 12 tok/s')
+    expect(screen.getByTestId('context-speeds').textContent).toBe('first token 420 ms · prompt 300 tok/s · answer 12 tok/s')
     // the hover holds the chat's history of speeds
     expect(screen.getByTestId('context-gauge').getAttribute('title')).toContain(
-      'Answer 1: prompt 850 tok/s · answer 14 tok/s\nAnswer 2: prompt 300 tok/s · answer 12 tok/s',
+      'Answer 1: first token 2.1 s · prompt 850 tok/s · answer 14 tok/s\nAnswer 2: first token 420 ms · prompt 300 tok/s · answer 12 tok/s',
     )
   })
 })

@@ -34,9 +34,16 @@ export function contextUse(chat: ChatState | undefined): { used: number; size: n
   return u?.numCtx && u.contextTokens ? { used: Math.min(u.contextTokens, u.numCtx), size: u.numCtx } : null
 }
 
-/** The speeds of an answer: "prompt 850 tok/s · answer 14 tok/s" (what the server said). */
+/** A wait as it reads: "350 ms", "1.2 s", "14 s". */
+function duration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`
+  return ms < 10000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`
+}
+
+/** The speeds of an answer: "first token 1.2 s · prompt 850 tok/s · answer 14 tok/s" (what the loop measured and the server said). */
 export function speeds(u: Usage): string {
   const parts: string[] = []
+  if (u.firstTokenMs) parts.push(`first token ${duration(u.firstTokenMs)}`)
   if (u.promptTokensPerSec) parts.push(`prompt ${Math.round(u.promptTokensPerSec)} tok/s`)
   if (u.tokensPerSec) parts.push(`answer ${Math.round(u.tokensPerSec)} tok/s`)
   return parts.join(' · ')

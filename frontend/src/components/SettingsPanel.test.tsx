@@ -232,3 +232,25 @@ describe('closing the settings', () => {
     }
   })
 })
+
+describe('the context cap in the settings', () => {
+  it('shows no cap as an empty field with the default as its placeholder, and saves none back', async () => {
+    const backend = await mount((b) => {
+      b.cfg = { ...b.cfg, contextCap: 0, contextCapDefault: 16384 }
+    })
+    const dialog = openSettings()
+    const field = within(dialog).getByLabelText(/Longest context sent to the model/) as HTMLInputElement
+    expect(field.value).toBe('')
+    expect(field.placeholder).toBe('16384')
+    expect((await save(backend, dialog)).contextCap).toBe(0)
+  })
+
+  it('saves a cap typed equal to the default as a cap', async () => {
+    const backend = await mount((b) => {
+      b.cfg = { ...b.cfg, contextCap: 0, contextCapDefault: 16384 }
+    })
+    const dialog = openSettings()
+    fireEvent.change(within(dialog).getByLabelText(/Longest context sent to the model/), { target: { value: '16384' } })
+    expect((await save(backend, dialog)).contextCap).toBe(16384)
+  })
+})

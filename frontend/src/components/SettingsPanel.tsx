@@ -163,6 +163,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
   const [keyEnv, setKeyEnv] = useState(config.apiKeyEnv ?? '')
   const [mcpJson, setMcpJson] = useState(config.mcpJson ?? '')
   const [think, setThink] = useState<ThinkLevel>(config.think)
+  // empty when the user set no cap: the default is the placeholder, so that saving sends none
   const [cap, setCap] = useState(String(config.contextCap || ''))
   const [firstByte, setFirstByte] = useState(String(config.firstByteTimeoutSec || ''))
   const [maxAnswer, setMaxAnswer] = useState(String((config.maxAnswerBytes ?? 0) / MiB || ''))
@@ -338,8 +339,16 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
             Run tool calls a model writes as text (marked “Written as text”)
           </label>
           <label>
-            Longest context sent to the model, in tokens (empty: as long as the model takes)
-            <input type="number" min={0} step={1024} value={cap} onChange={(e) => setCap(e.target.value)} />
+            Longest context sent to the model, in tokens (empty: what this machine's free memory holds, at most{' '}
+            {config.contextCapDefault ?? 'the default'})
+            <input
+              type="number"
+              min={0}
+              step={1024}
+              value={cap}
+              placeholder={config.contextCapDefault ? String(config.contextCapDefault) : undefined}
+              onChange={(e) => setCap(e.target.value)}
+            />
           </label>
           <label>
             Wait for a model to start answering, in seconds (empty: 5 minutes)

@@ -35,6 +35,8 @@ export interface Settings {
   toolApproval: Record<string, ApprovalPolicy>
   /** FirstByteTimeoutSec: how long to wait for a model to start answering (0: the default). */
   firstByteTimeoutSec: number
+  /** ContextCapDefault: what a ContextCap of 0 (the user set none) stands for, the most the context chosen from free memory takes; shown, never saved. */
+  contextCapDefault?: number
   /** StartOllama: the window starts an Ollama server itself when nothing answers at a local address (store.Settings.StartsOllama). */
   startOllama: boolean
   /** OllamaBinary: the ollama program to start when none is on PATH or beside the app. */

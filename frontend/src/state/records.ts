@@ -129,7 +129,7 @@ export function checkCommandPreview(v: unknown): CommandPreview | null {
 export function checkUsage(v: unknown): Usage | null {
   if (!isObject(v)) return null
   const u: Usage = {}
-  for (const k of ['promptTokens', 'evalTokens', 'evalMs', 'tokensPerSec', 'promptMs', 'promptTokensPerSec', 'numCtx', 'contextTokens'] as const) {
+  for (const k of ['promptTokens', 'evalTokens', 'evalMs', 'tokensPerSec', 'promptMs', 'promptTokensPerSec', 'firstTokenMs', 'numCtx', 'contextTokens'] as const) {
     const n = num(v[k])
     if (n !== null) u[k] = n
   }
