@@ -410,15 +410,17 @@ func TestACommandThatMadeAFolderUnreadableIsUndoneAndRedone(t *testing.T) {
 func stopCommandWhen(t *testing.T, b *undoBench, command, what string, at func([]events.Event) bool) (time.Duration, events.Event) {
 	t.Helper()
 	b.run() // makes the chat
-	done := make(chan Outcome, 1)
+	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		b.mu.Lock()
 		b.calls = []store.ToolCall{commandCall("c1", command)}
 		b.mu.Unlock()
-		out, _ := b.a.RunOnce(b.t.Context(), b.chat, "go", RunOptions{Workspace: b.dir})
-		done <- out
+		_, _ = b.a.RunOnce(b.t.Context(), b.chat, "go", RunOptions{Workspace: b.dir})
 	}()
-	b.rec.waitFor(t, what, at)
+	// Waited for as long as the run goes on, not for a fixed time: a loaded machine takes
+	// minutes over the 30,000 files a command leaves, and only a run that ended first fails.
+	b.rec.waitForDuring(t, what, at, done)
 	stopped := time.Now()
 	if err := b.a.Stop(b.chat); err != nil {
 		t.Fatal(err)

@@ -176,6 +176,26 @@ func (r *recorder) waitFor(t testing.TB, what string, ok func([]events.Event) bo
 	}
 }
 
+// waitForDuring waits until the events recorded satisfy ok, for as long as running is open;
+// a run that ends first fails the test.
+func (r *recorder) waitForDuring(t testing.TB, what string, ok func([]events.Event) bool, running <-chan struct{}) []events.Event {
+	t.Helper()
+	for {
+		if evs := r.events(); ok(evs) {
+			return evs
+		}
+		select {
+		case <-r.notify:
+		case <-time.After(50 * time.Millisecond):
+		case <-running:
+			if evs := r.events(); ok(evs) {
+				return evs
+			}
+			t.Fatalf("the run ended before %s; events: %s", what, summary(r.events()))
+		}
+	}
+}
+
 // saw waits until an event of type typ was emitted and reports true, or false once within
 // passed. A stub server that answers only after the agent's own timer said something waits on
 // it: a loaded machine can fire that timer well past its time.
