@@ -224,10 +224,29 @@ func (a *Agent) emitReverted(chatID string, redo bool, res UndoResult) {
 }
 
 // revertedStates are the states of the chat's calls that changed files and the lines of its
-// runs whose changes stand undone, as an undo or a redo leaves them.
+// runs whose changes stand undone, as an undo or a redo leaves them. They are read from the
+// runs' changes and the per-file reverts that stand, all UndoneOf reads: the undos' and redos'
+// own changes, one more with each, are left unread, so that an undo does not slow down with
+// the chat's history of undos.
 func (a *Agent) revertedStates(chatID string) (map[string]string, map[string]string, error) {
-	changes, err := a.changesOf(chatID)
+	heads, err := a.cfg.Store.ChangeHeads(chatID)
 	if err != nil {
+		return nil, nil, err
+	}
+	var changes []store.Change
+	for _, h := range heads {
+		if h.Kind != store.ChangeRun && (h.Kind != store.ChangeUndo || len(h.Reverts) > 0 || h.RevertedBy != "") {
+			continue
+		}
+		c, err := a.cfg.Store.RunChange(chatID, h.ID)
+		if err != nil {
+			return nil, nil, err
+		}
+		if c != nil {
+			changes = append(changes, *c)
+		}
+	}
+	if changes, err = a.inFolders(chatID, changes); err != nil {
 		return nil, nil, err
 	}
 	calls, err := a.cfg.Store.ToolCalls(chatID)
