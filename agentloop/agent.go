@@ -700,6 +700,18 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// the resumed part of a run continues its change: one run, one undo
+	var continued string
+	if spec.resume != nil {
+		ok, err := a.cfg.Store.ContinueChange(cs.id, spec.resume.RunID, rec.ID)
+		if err != nil {
+			_, _ = a.cfg.Store.FinishRun(rec.ID, events.StopError, nil)
+			return nil, err
+		}
+		if ok {
+			continued = spec.resume.RunID
+		}
+	}
 	if shown {
 		if err := a.showInstructions(cs.id, rec.ID, instr); err != nil {
 			_, _ = a.cfg.Store.FinishRun(rec.ID, events.StopError, nil)
@@ -727,7 +739,7 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 		keepAlive: settings.KeepAlive(), system: instr.systemPrompt(a.cfg.SystemPrompt), instructionsRefused: instr.refused,
 		agentsFile: instr.file}
 	// announced here, under cs.mu, so that the chat is "submitted" as soon as Send returns
-	r.emit(events.Event{Type: events.RunStarted, Model: opts.Model, Think: opts.Think, Trigger: spec.trigger})
+	r.emit(events.Event{Type: events.RunStarted, Model: opts.Model, Think: opts.Think, Trigger: spec.trigger, ChangeID: continued})
 	a.setPhaseLocked(cs, rec.ID, events.PhaseSubmitted)
 	return r, nil
 }

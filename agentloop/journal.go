@@ -8,6 +8,7 @@ import (
 	"fmt"
 	iofs "io/fs"
 	"os"
+	"sync"
 
 	"prototyper/events"
 	"prototyper/store"
@@ -79,7 +80,7 @@ func (a *Agent) settleInterrupted(ctx context.Context, chatID string, req json.R
 		}
 		var r UndoResult
 		_ = json.Unmarshal(j.Result, &r)
-		a.emitReverted(chatID, j.Change.Kind == store.ChangeRedo, r)
+		a.emitReverted(chatID, j.Change.Kind == store.ChangeRedo, r, func() ([]store.ToolCallRecord, error) { return a.cfg.Store.ToolCalls(chatID) })
 		if req != nil && bytes.Equal(j.Request, req) {
 			res, done = r, true
 		}
@@ -207,8 +208,9 @@ func (a *Agent) withContent(chatID, folder string, s tools.PathState) (located, 
 }
 
 // emitReverted announces an undo or a redo done, with the cards and answers it turned (an
-// undo's "undone", a redo's back to done): the state of every call that changed files.
-func (a *Agent) emitReverted(chatID string, redo bool, res UndoResult) {
+// undo's "undone", a redo's back to done): the state of every call that changed files, of the
+// chat's tool-call records that calls gives.
+func (a *Agent) emitReverted(chatID string, redo bool, res UndoResult, calls callRecords) {
 	typ := events.Undo
 	if redo {
 		typ = events.Redo
@@ -217,20 +219,39 @@ func (a *Agent) emitReverted(chatID string, redo bool, res UndoResult) {
 		Paths: append(res.Paths, res.Kept...)}
 	// the undo is done and recorded: a database that cannot be read now leaves the cards as
 	// they were until the chat is opened again, which reads them from the same records
-	if states, runs, err := a.revertedStates(chatID); err == nil {
+	if states, runs, err := a.revertedStates(chatID, calls); err == nil {
 		ev.ToolStates, ev.UndoneRuns = states, runs
 	}
 	a.emit(ev)
 }
 
 // revertedStates are the states of the chat's calls that changed files and the lines of its
-// runs whose changes stand undone, as an undo or a redo leaves them.
-func (a *Agent) revertedStates(chatID string) (map[string]string, map[string]string, error) {
-	changes, err := a.changesOf(chatID)
+// runs whose changes stand undone, as an undo or a redo leaves them. They are read from the
+// runs' changes and the per-file reverts that stand, all UndoneOf reads: the undos' and redos'
+// own changes, one more with each, are left unread, so that an undo does not slow down with
+// the chat's history of undos.
+func (a *Agent) revertedStates(chatID string, records callRecords) (map[string]string, map[string]string, error) {
+	heads, err := a.cfg.Store.ChangeHeads(chatID)
 	if err != nil {
 		return nil, nil, err
 	}
-	calls, err := a.cfg.Store.ToolCalls(chatID)
+	var changes []store.Change
+	for _, h := range heads {
+		if h.Kind != store.ChangeRun && (h.Kind != store.ChangeUndo || len(h.Reverts) > 0 || h.RevertedBy != "") {
+			continue
+		}
+		c, err := a.cfg.Store.RunChange(chatID, h.ID)
+		if err != nil {
+			return nil, nil, err
+		}
+		if c != nil {
+			changes = append(changes, *c)
+		}
+	}
+	if changes, err = a.inFolders(chatID, changes); err != nil {
+		return nil, nil, err
+	}
+	calls, err := records()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -252,4 +273,26 @@ func (a *Agent) revertedStates(chatID string) (map[string]string, map[string]str
 		}
 	}
 	return states, undone.Runs, nil
+}
+
+// callRecords gives a chat's tool-call records.
+type callRecords func() ([]store.ToolCallRecord, error)
+
+// readCallRecords starts reading a chat's tool-call records in the background, for the
+// announcement of an undo or a redo: it changes none of them, and decoding them (their
+// arguments, their diffs) takes as long as a good part of its writes, which it overlaps.
+func (a *Agent) readCallRecords(chatID string) callRecords {
+	type read struct {
+		calls []store.ToolCallRecord
+		err   error
+	}
+	done := make(chan read, 1) // never blocks: an undo that fails reads no further
+	go func() {
+		calls, err := a.cfg.Store.ToolCalls(chatID)
+		done <- read{calls, err}
+	}()
+	return sync.OnceValues(func() ([]store.ToolCallRecord, error) {
+		r := <-done
+		return r.calls, r.err
+	})
 }

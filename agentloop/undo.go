@@ -230,6 +230,7 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 	if j.Result, err = json.Marshal(res); err != nil {
 		return UndoResult{}, err
 	}
+	calls := a.readCallRecords(chatID)
 	if err := a.cfg.Store.BeginRevert(j, slices.Collect(maps.Values(kept))); err != nil {
 		return UndoResult{}, err
 	}
@@ -242,7 +243,7 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 	if err := a.cfg.Store.CommitRevert(j); err != nil {
 		return UndoResult{}, fmt.Errorf("the files were put back, but the database could not record it (%w); undo or redo again to record it", err)
 	}
-	a.emitReverted(chatID, redo, res)
+	a.emitReverted(chatID, redo, res, calls)
 	return res, nil
 }
 

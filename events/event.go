@@ -272,7 +272,7 @@ type Event struct {
 	Created     []string `json:"created,omitempty"`
 	Deleted     []string `json:"deleted,omitempty"`
 	NotUndoable []string `json:"notUndoable,omitempty"`
-	ChangeID    string   `json:"changeId,omitempty"`
+	ChangeID    string   `json:"changeId,omitempty"` // also run.started: the change the run continues
 	Reverts     []string `json:"reverts,omitempty"`
 	// undo, redo: the state of every card of a call that changed files, and the line each
 	// run's answer carries about its changes taken back (agentloop.UndoneOf), as they stand now.

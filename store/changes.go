@@ -215,6 +215,40 @@ func (db *DB) addBefore(tx *bolt.Tx, r ToolCallRecord, before []tools.PathState)
 	return recorded, b.putHead(key, h)
 }
 
+// ContinueChange makes the change of run from, while it stands, the change of run to: a run
+// that resumes a run paused for the user's approval continues its change, so that one undo
+// takes back the whole run. The change keeps its place among the chat's changes and its
+// paths; only its id becomes to. continued is false when from changed nothing or its change
+// was taken back (an undo while the run waited): to then starts a change of its own.
+func (db *DB) ContinueChange(chatID, from, to string) (continued bool, err error) {
+	if from == "" || to == "" || from == to {
+		return false, nil
+	}
+	err = db.update("continue a run's change", func(tx *bolt.Tx) error {
+		s, err := readChanges(tx, chatID)
+		if err != nil || s == nil {
+			return err
+		}
+		h, key, err := s.head(from)
+		if err != nil || h == nil || h.Kind != ChangeRun || h.RevertedBy != "" {
+			return err
+		}
+		if s.index.Get([]byte(to)) != nil {
+			return nil // to has a change of its own already
+		}
+		if err := s.index.Delete([]byte(from)); err != nil {
+			return err
+		}
+		if err := s.index.Put([]byte(to), key); err != nil {
+			return err
+		}
+		h.ID = to
+		continued = true
+		return s.putHead(key, h)
+	})
+	return continued, err
+}
+
 // RecordChange stores a change made whole (an undo's or a redo's), the content of each of
 // its states, and which changes it takes back (RevertedBy set to c.ID) or brings back
 // (RevertedBy cleared), in one commit.

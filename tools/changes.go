@@ -326,23 +326,20 @@ func (w *Workspace) restore(ctx context.Context, states []PathState) error {
 	// then what must be there: parents first
 	creations := append([]PathState(nil), states...)
 	sort.SliceStable(creations, func(i, j int) bool { return depth(creations[i].Path) < depth(creations[j].Path) })
-	var files writeBatch // written now, made durable and visible together at the end
-	defer files.abort()
+	var files []PathState // written once every folder is there, made durable and visible together
 	for _, s := range creations {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if s.Kind == KindFile {
-			if err := w.stageFile(ctx, s, &files); err != nil {
-				return err
-			}
+			files = append(files, s)
 			continue
 		}
 		if err := w.put(ctx, s); err != nil {
 			return err
 		}
 	}
-	return files.commit(ctx)
+	return w.writeFiles(ctx, files)
 }
 
 // restorablePath refuses a path Restore may not write: one that is not a clean relative path

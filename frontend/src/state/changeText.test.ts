@@ -52,6 +52,19 @@ describe('the sentences of a change', () => {
     expect(runChangeText(standingChange(chatFromSnapshot(opened, 'c1'), 'r1')!)).toBe(said)
   })
 
+  it('say one change for a run resumed after an approval, under the resumed part', () => {
+    const live = [
+      ev(1, { type: 'run.started' }),
+      ev(2, { type: 'checkpoint', toolCallId: 't1', paths: ['a.txt'], created: ['a.txt'] }),
+      ev(3, { type: 'tool.result', toolCallId: 't1', ok: true, paths: ['a.txt'], created: ['a.txt'] }),
+      ev(4, { type: 'run.started', runId: 'r2', changeId: 'r1', trigger: 'approval' }),
+      ev(5, { type: 'checkpoint', runId: 'r2', toolCallId: 't2', paths: ['b.txt'] }),
+      ev(6, { type: 'tool.result', runId: 'r2', toolCallId: 't2', ok: true, paths: ['b.txt'] }),
+    ].reduce(reduceChat, emptyChat('c1'))
+    expect(live.changes.map((c) => c.id)).toEqual(['r2'])
+    expect(runChangeText(standingChange(live, 'r2')!)).toBe('This run created a.txt and edited b.txt')
+  })
+
   it('name at most four paths', () => {
     expect(pathList([])).toBe('nothing')
     expect(pathList(['a', 'b'])).toBe('a and b')

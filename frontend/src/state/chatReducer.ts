@@ -420,8 +420,14 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
   let s = dropRetryNotice(noteSeq(state, ev.seq), ev)
   const runId = ev.runId ?? ''
   switch (ev.type) {
-    case 'run.started':
-      return late ? s : { ...s, runId }
+    case 'run.started': {
+      // a run resumed after an approval continues the change of the run it resumes (changeId),
+      // which takes its id: one run, one change
+      const from = ev.changeId ?? ''
+      const changes = from ? s.changes.map((c) => (c.id === from && c.kind === 'run' ? { ...c, id: runId } : c)) : s.changes
+      const next = changes === s.changes ? s : { ...s, changes }
+      return late ? next : { ...next, runId }
+    }
 
     case 'phase':
       // An unknown phase (from a newer Go side) is ignored rather than shown as a state.
