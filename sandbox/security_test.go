@@ -22,10 +22,13 @@ const setuidProbeEnv = "PROTOTYPER_SANDBOX_SETUID_PROBE"
 func TestAWriteOutsideTheWorkspaceLandsNowhere(t *testing.T) {
 	ws := t.TempDir()
 	outside := t.TempDir()
-	tried := "echo x > /etc/prototyper-probe; echo x > /usr/prototyper-probe; echo x > " + outside + "/probe; echo x > ../probe; echo x > /tmp/probe && echo wrote-private-tmp"
+	// Names of this run's own, so that a file another program left in /tmp or /etc is not
+	// taken for the command's write.
+	probe := fmt.Sprintf("prototyper-probe-%d-%d", os.Getpid(), time.Now().UnixNano())
+	tried := "echo x > /etc/" + probe + "; echo x > /usr/" + probe + "; echo x > " + outside + "/probe; echo x > ../" + probe + "; echo x > /tmp/" + probe + " && echo wrote-private-tmp"
 	t.Logf("tried: %s", tried)
 	res, rec := run(t, ws, tried, Options{})
-	for _, p := range []string{"/etc/prototyper-probe", "/usr/prototyper-probe", filepath.Join(outside, "probe"), filepath.Join(filepath.Dir(ws), "probe"), "/tmp/probe"} {
+	for _, p := range []string{"/etc/" + probe, "/usr/" + probe, filepath.Join(outside, "probe"), filepath.Join(filepath.Dir(ws), probe), "/tmp/" + probe} {
 		if _, err := os.Lstat(p); err == nil {
 			os.Remove(p)
 			t.Errorf("the command wrote %s outside the workspace", p)
