@@ -85,15 +85,15 @@ func (r *run) leftAt(paths []string) pathsLeft {
 	if len(paths) == 0 {
 		return left
 	}
-	c, err := r.a.cfg.Store.RunChange(r.cs.id, r.id)
-	if err != nil || c == nil {
+	// the records of these paths only: read after every call, the whole change would make a
+	// long run's cost grow with the square of its calls
+	recs, err := r.a.cfg.Store.RunChangeAt(r.cs.id, r.id, paths)
+	if err != nil {
 		return left
 	}
-	first := make(map[string]*store.PathChange, len(c.Paths)) // c.Path for each: one pass, not one per path
-	for i := range c.Paths {
-		if _, ok := first[c.Paths[i].Path]; !ok {
-			first[c.Paths[i].Path] = &c.Paths[i]
-		}
+	first := make(map[string]*store.PathChange, len(recs))
+	for i := range recs {
+		first[recs[i].Path] = &recs[i]
 	}
 	for _, p := range paths {
 		pc := first[p]

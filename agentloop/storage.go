@@ -44,6 +44,7 @@ type Store interface {
 	ChangeOutlines(chatID string) ([]store.ChangeOutline, error)
 	ChangeHeads(chatID string) ([]store.ChangeOutline, error)
 	RunChange(chatID, runID string) (*store.Change, error)
+	RunChangeAt(chatID, runID string, paths []string) ([]store.PathChange, error)
 	ContinueChange(chatID, from, to string) (continued bool, err error)
 	Content(chatID, hash string) ([]byte, error)
 	BeginRevert(j store.RevertJournal, contents []tools.PathState) error

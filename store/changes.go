@@ -397,6 +397,42 @@ func (db *DB) RunChange(chatID, runID string) (*Change, error) {
 	return c, err
 }
 
+// RunChangeAt returns, of the change of one run of the chat, the record of each of paths it
+// touched (its first, in the order of paths; a path it did not touch is left out), reading
+// those records only: a call's checkpoint asks this after every call, and a run of a thousand
+// calls must not decode its whole change a thousand times.
+func (db *DB) RunChangeAt(chatID, runID string, paths []string) ([]PathChange, error) {
+	var out []PathChange
+	err := db.view(func(tx *bolt.Tx) error {
+		s, err := readChanges(tx, chatID)
+		if err != nil || s == nil {
+			return err
+		}
+		h, key, err := s.head(runID)
+		if err != nil || h == nil {
+			return err
+		}
+		seen := make(map[string]bool, len(paths))
+		for _, p := range paths {
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			ord, ok := s.pathOrdinal(key, p)
+			if !ok {
+				continue
+			}
+			pc, err := s.path(key, ord)
+			if err != nil {
+				return err
+			}
+			out = append(out, pc)
+		}
+		return nil
+	})
+	return out, err
+}
+
 // Unchanged reports whether the change left pc as it was before (a call that failed, or
 // that put back what it wrote): nothing was changed there.
 func (pc *PathChange) Unchanged() bool { return pc.After != nil && pc.After.Same(pc.Before) }

@@ -87,3 +87,29 @@ func BenchmarkChangesByHistory(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkACallsCheckpointReadsItsPaths is what the loop reads after each call of a run that
+// has touched 10, 100 and 1,000 paths, to say what the run leaves at the call's one path:
+// "whole" decodes the run's whole change (RunChange), "named" the path asked for only
+// (RunChangeAt). Over a run of n calls, "whole" costs n² path decodings, "named" n.
+func BenchmarkACallsCheckpointReadsItsPaths(b *testing.B) {
+	for _, paths := range []int{10, 100, 1000} {
+		db, _ := openTestDB(b, nil)
+		c := seedChanges(b, db, 1, paths)
+		last := []string{fmt.Sprintf("src/pkg%d/file%d.go", (paths-1)%5, paths-1)}
+		b.Run(fmt.Sprintf("paths=%d/whole", paths), func(b *testing.B) {
+			for b.Loop() {
+				if ch, err := db.RunChange(c.ID, "run0"); err != nil || ch.Path(last[0]) == nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("paths=%d/named", paths), func(b *testing.B) {
+			for b.Loop() {
+				if got, err := db.RunChangeAt(c.ID, "run0", last); err != nil || len(got) != 1 {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -240,3 +240,38 @@ func TestChangeOutlinesTellCreatedAndDeletedPathsWithoutDecodingThem(t *testing.
 		t.Errorf("outline changed %v, created %v, deleted %v; want new.txt created and old.txt deleted of four", o[0].Changed, o[0].Created, o[0].Deleted)
 	}
 }
+
+// What a call's checkpoint asks after every call, the records of a few paths of its run's
+// change, is read from those records alone: a spoilt record of another path is never decoded.
+func TestTheRecordsOfNamedPathsOfARunsChangeAreReadWithoutTheOthers(t *testing.T) {
+	db, _ := openTestDB(t, nil)
+	c := mustChat(t, db, Chat{})
+	for i, p := range []string{"a.txt", "dir/b.txt", "c.txt"} {
+		s := tools.PathState{Path: p, Kind: tools.KindAbsent}
+		if _, err := db.StartToolCall(ToolCallRecord{ID: fmt.Sprint("call", i), ChatID: c.ID, RunID: "r1", Name: "write_file", Pending: true}, []tools.PathState{s}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.update("spoil the first path's record", func(tx *bolt.Tx) error {
+		return chatBucket(tx, c.ID).Bucket(bucketChangePaths).Put(pathRecordKey(seqKey(1), 0), []byte("{not json"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.RunChangeAt(c.ID, "r1", []string{"c.txt", "nowhere.txt", "dir/b.txt", "c.txt", "b.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, pc := range got {
+		names = append(names, pc.Path)
+	}
+	if !slices.Equal(names, []string{"c.txt", "dir/b.txt"}) || got[0].Before.Kind != tools.KindAbsent {
+		t.Fatalf("records %+v, want c.txt and dir/b.txt once each, in the order asked", got)
+	}
+	if _, err := db.RunChangeAt(c.ID, "r1", []string{"a.txt"}); err == nil {
+		t.Fatal("the spoilt record was never decoded when asked for: the test proves nothing")
+	}
+	if got, err := db.RunChangeAt(c.ID, "no-such-run", []string{"c.txt"}); err != nil || got != nil {
+		t.Fatalf("a run that changed nothing: %+v, %v", got, err)
+	}
+}
