@@ -255,15 +255,22 @@ export function Timeline({
   }
   const spacer = (from: number, to: number) =>
     to > from && <div key={`spacer-${from}`} className="entries-spacer" aria-hidden="true" style={{ height: spacerHeight(heights, from, to) }} />
-  const rendered: ReactNode[] = []
+  const before: ReactNode[] = []
   if (last > first) {
-    rendered.push(spacer(0, first))
-    for (let at = first; at < last; at++) rendered.push(entry(at, 0))
+    before.push(spacer(0, first))
+    for (let at = first; at < last; at++) before.push(entry(at, 0))
   }
-  rendered.push(spacer(last > first ? last : 0, tail))
+  before.push(spacer(last > first ? last : 0, tail))
+  const rendered: ReactNode[] = []
   for (let at = tail; at < chat.timeline.length; at++) rendered.push(entry(at, at === tail ? start.from : 0))
   return (
     <>
+      {tail > 0 && (
+        // what scrolling up brings into the page was said long ago: not read out as news
+        <div className="entries-above" aria-live="off">
+          {before}
+        </div>
+      )}
       {rendered}
       {activity.kind === 'loading' && <ModelLoadingNote model={activity.model} since={activity.since} />}
       {chat.phase === 'submitted' && activity.kind === 'phase' && (
