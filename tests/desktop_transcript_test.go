@@ -93,3 +93,54 @@ func TestDesktopAChatOfFiveThousandMessagesOpensAndHomeReachesItsFirst(t *testin
 		}
 	}
 }
+
+// TestDesktopASearchHitFarUpALongChatOpensItInView: a word said in the tenth message of a
+// chat of 5,000, found with Ctrl+K, opens the chat with that message in the window, on screen,
+// though it lies thousands of messages above the newest.
+func TestDesktopASearchHitFarUpALongChatOpensItInView(t *testing.T) {
+	layoutCanMatter(t)
+	const messages, found = 5000, "Question 10: where is the quokka garden?"
+	r := startDesktopRunWith(t, writerModel, store.Settings{}, "",
+		withSeed(func(db *store.DB, ws string) {
+			seedChats(t, db, ws, 1, messages)
+			chats, err := db.ListChats()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range chats {
+				if c.Title != "Long chat" {
+					continue
+				}
+				msgs, err := db.Messages(c.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m := msgs[10]
+				m.Content = found
+				if err := db.UpdateMessage(c.ID, m); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}))
+	r.openField("ctrl+k")
+	r.app.typeText("quokka")
+	if r.app.waitTexts(func(s string) bool { return strings.Contains(s, "garden") }, 30*time.Second) == nil {
+		t.Fatalf("the search does not find the tenth message (%s)", r.app.screenshot("transcript-search.png"))
+	}
+	r.app.key("Return")
+	if r.app.waitTexts(func(s string) bool { return s == found }, 30*time.Second) == nil {
+		t.Fatalf("the chat opened from the search does not hold the message found (%s)", r.app.screenshot("transcript-found.png"))
+	}
+	root, _ := r.app.appRoot()
+	_, top, _, height := r.app.extents(r.app.children(root)[0])
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		_, y, _, h := r.app.extents(r.app.lastTextWith(found))
+		if h > 0 && y >= top && y+h <= top+height {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the message found is at y=%d (height %d), outside the window's %d..%d (%s)",
+				y, h, top, top+height, r.app.screenshot("transcript-found.png"))
+		}
+	}
+}

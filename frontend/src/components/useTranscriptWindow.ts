@@ -99,11 +99,14 @@ export function useTranscriptWindow(
   useLayoutEffect(() => {
     const el = scroller.current
     if (!el) return
-    for (const n of entryElements(el)) {
+    const entries = entryElements(el)
+    entries.forEach((n, i) => {
       const id = n.dataset.entry ?? ''
-      // an answer shown in part is not as high as the whole of it
-      if (id !== cut) measured.current.set(id, n.offsetHeight)
-    }
+      // An answer shown in part is not as high as the whole of it. While the view follows the
+      // end, only the newest entries change: the others are measured once, so that a frame of
+      // a streamed answer lays out no more than it did.
+      if (id !== cut && (!follow || i >= entries.length - 2 || !measured.current.has(id))) measured.current.set(id, n.offsetHeight)
+    })
     if (follow) el.scrollTop = el.scrollHeight
     else {
       const a = anchor.current
@@ -122,7 +125,8 @@ export function useTranscriptWindow(
         message?.classList.add('found')
       }
     }
-    anchor.current = anchorOf(el)
+    anchor.current = follow ? null : anchorOf(el)
+    if (tail === 0) return
     const h = heightsOf(timeline, tail, measured.current, estimate)
     update(bandAt(el, h, el.scrollTop - timelineTop(el)))
   })
