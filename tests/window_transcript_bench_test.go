@@ -125,8 +125,9 @@ func BenchmarkWindowLongStream(b *testing.B) {
 			var app []float64
 			for b.Loop() {
 				b.StopTimer()
-				// older messages left out of the prompt, not offered to be summarized
-				r := startDesktopRunWith(b, longChattyModel, store.Settings{OlderTurns: store.SummarizeNever}, "")
+				// Older messages are left out of the prompt, not offered to be summarized, and the
+				// prompt is kept short: what is measured is the window, not the model reading.
+				r := startDesktopRunWith(b, longChattyModel, store.Settings{OlderTurns: store.SummarizeNever, ContextCap: 4096}, "")
 				b.StartTimer()
 				for n := 1; n <= answers; n++ {
 					r.app.typeText(fmt.Sprintf("Question %d", n))
