@@ -18,11 +18,15 @@
 #     BenchmarkWindowMemory): batches delivered per second while a scripted model streams and
 #     the paint acknowledgement's p50/p99, Enter → first text painted beside the server's own
 #     first content for the same request (read at the server's door), and the memory of the app
-#     and its web view, empty and with 10,000 chats and a chat of 1,000 messages open. Without
-#     the binary or the Ollama they are left out. BENCH_BEFORE=REF (a commit, branch or tag)
-#     builds that version's binary in the temporary folder and measures the stream with it too,
-#     in the same run, a row above this version's; BENCH_ROUNDS=N (default 1) measures the two
-#     in turn N times, so a load that comes and goes weighs on both, and prints the medians.
+#     and its web view, empty and with 10,000 chats and a chat of 1,000 messages open; a chat of
+#     5,000 messages opened and taken to its first message by Home, and the web view over a
+#     chat of 100 answers of 1,500 tokens (BenchmarkWindowLongChat, BenchmarkWindowLongStream),
+#     each beside the build PROTOTYPER_BIN_BEFORE names if set. Without the binary or the
+#     Ollama they are left out. BENCH_BEFORE=REF (a commit, branch or tag) builds that
+#     version's binary in the temporary folder, measures the stream with it too in the same
+#     run, a row above this version's, and is the PROTOTYPER_BIN_BEFORE of the others;
+#     BENCH_ROUNDS=N (default 1) measures the two streams in turn N times, so a load that comes
+#     and goes weighs on both, and prints the medians.
 #
 # BENCHTIME sets the iterations of each benchmark (default 3x); BENCH_OUT is where the raw
 # output is kept (default: a file in the temporary folder, named at the end).
@@ -74,9 +78,10 @@ if [[ -x $bin && -x $ollama ]]; then
       PROTOTYPER_BIN=$bin run ./tests BenchmarkWindowStream
     done
     stream_before
+    export PROTOTYPER_BIN_BEFORE=$before
   fi
   export PROTOTYPER_BIN=$bin
-  run ./tests 'BenchmarkWindow(Stream|Memory)'
+  run ./tests 'BenchmarkWindow(Stream|Memory|LongChat|LongStream)'
 else
   echo "bench: the window's figures are left out: no $bin or $ollama (make build, or make bench from make)" >&2
 fi
@@ -91,6 +96,7 @@ function v(b, size, unit,   n, i, j, t, a) { # the median of the rounds
   for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
   return sprintf("%.1f", n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2)
 }
+function vp(b, size, peer, unit) { return ((b, size, peer, unit) in metricp) ? sprintf("%.1f", metricp[b, size, peer, unit]) : "-" }
 function per(ns, n) { return ns == "" ? "-" : sprintf("%.1f µs", ns / 1e3 / n) }
 function ratio(a, b) { return (a == "" || b == "") ? "-" : sprintf("%.2f×", a / b) }
 /^Benchmark/ && / ns\/op/ {
@@ -99,7 +105,7 @@ function ratio(a, b) { return (a == "" || b == "") ? "-" : sprintf("%.2f×", a /
   size = (n >= 2) ? substr(part[2], index(part[2], "=") + 1) : ""
   peer = (n >= 3) ? part[3] : "-"
   for (i = 1; i <= NF; i++) if ($(i + 1) == "ns/op") ns[part[1], size, peer] = $i; else if (i > 2 && $(i + 1) ~ /[a-zA-Z]/) {
-    metric[part[1], size, $(i + 1)] = $i
+    metric[part[1], size, $(i + 1)] = metricp[part[1], size, peer, $(i + 1)] = $i
     vals[part[1], size, $(i + 1), ++rounds[part[1], size, $(i + 1)]] = $i
   }
   sizes[part[1], size] = 1
@@ -155,6 +161,23 @@ END {
   printf "  %28s  %10s  %12s\n", "window", "app MB", "web view MB"
   split("empty chats=10000+messages=1000", ws, " ")
   for (i = 1; i <= 2; i++) printf "  %28s  %10s  %12s\n", ws[i], v(b, ws[i], "app-MB"), v(b, ws[i], "webview-MB")
+
+  b = "BenchmarkWindowLongChat"
+  print "\nA chat of 5,000 messages in the real window, beside the build PROTOTYPER_BIN_BEFORE names (goal: open < 1 s, memory within 1.5x of empty, Home reaches the first message)"
+  printf "  %28s  %8s  %9s  %8s  %10s  %9s  %10s  %12s\n", "window", "binary", "open ms", "app MB", "web MB", "Home ms", "app MB top", "web MB top"
+  split("empty chats=10000+messages=5000", ws, " ")
+  split("binary=this binary=before", bs, " ")
+  for (i = 1; i <= 2; i++) for (j = 1; j <= 2; j++) if ((b, ws[i], bs[j], "app-MB") in metricp)
+    printf "  %28s  %8s  %9s  %8s  %10s  %9s  %10s  %12s\n", ws[i], substr(bs[j], 8), vp(b, ws[i], bs[j], "open-ms"), vp(b, ws[i], bs[j], "app-MB"), \
+      vp(b, ws[i], bs[j], "webview-MB"), vp(b, ws[i], bs[j], "home-ms"), vp(b, ws[i], bs[j], "app-MB-at-top"), vp(b, ws[i], bs[j], "webview-MB-at-top")
+
+  b = "BenchmarkWindowLongStream"
+  print "\nThe web view of one chat while answers of 1,500 tokens stream, after every tenth (goal: flat once painted)"
+  printf "  %8s", "answers"; for (j = 1; j <= 2; j++) printf "  %14s", substr(bs[j], 8) " web MB"; print ""
+  for (n = 10; n <= 1000; n += 10) {
+    if (!(((b, "before", "-", "webview-MB-after-" n) in metricp) || ((b, "this", "-", "webview-MB-after-" n) in metricp))) continue
+    printf "  %8s", n; for (j = 1; j <= 2; j++) printf "  %14s", vp(b, substr(bs[j], 8), "-", "webview-MB-after-" n); print ""
+  }
   print ""
 }' "$out"
 echo "the benchmarks' own output: $out"

@@ -98,6 +98,10 @@ var (
 	// chat longer than the window.
 	chattyModel = ollamatest.Model{Name: "e2e-chatty", Scripts: ollamatest.Scripts{ollamatest.Fallback: paragraphPieces()}}
 
+	// longChattyModel answers every message with that paragraph six times, 1,500 tokens: a
+	// chat of hours in a few minutes.
+	longChattyModel = ollamatest.Model{Name: "e2e-long-chatty", Scripts: ollamatest.Scripts{ollamatest.Fallback: slices.Repeat(paragraphPieces(), 6)}}
+
 	// tableModel answers with a table of one row followed by a line of a tab, then a sentence.
 	tableModel = ollamatest.Model{Name: "e2e-table", Scripts: ollamatest.Scripts{
 		"SU": {"| Name | Size |\n", "|---|---|\n", "| index.html | 1 KB |\n", "\t\n", "After the table."},
@@ -188,5 +192,5 @@ func TestMain(m *testing.M) {
 	if noSharedServer || os.Getenv(crashChildEnv) != "" || os.Getenv(checkpointCrashEnv) != "" || os.Getenv(undoCrashEnv) != "" { // the crash tests' children need no server
 		os.Exit(m.Run())
 	}
-	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel, badArgsModel, folderModel, twoRunsModel, mcpEchoModel, mcpLongModel, mcpHangModel, misbehavingModel, cardsModel, noterModel, seeingModel, cutModel, paragraphModel, failedEditModel, echoerModel, textWriterModel, configWriterModel, deleteBuildModel, commandLoopModel, commandCrashModel, patientEchoerModel, hiddenTailModel, acpWriterModel, acpReaderModel, acpCommanderModel, previewFixModel, previewAttackModel, acpSleeperModel, devServerModel, checkNativeModel, checkNeverModel, checkTextModel, checkSleeperModel, unreadableCallerModel, previewShotModel, chattyModel, tableModel, emptyModel, createEditDeleteModel, pausedRunModel))
+	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel, badArgsModel, folderModel, twoRunsModel, mcpEchoModel, mcpLongModel, mcpHangModel, misbehavingModel, cardsModel, noterModel, seeingModel, cutModel, paragraphModel, failedEditModel, echoerModel, textWriterModel, configWriterModel, deleteBuildModel, commandLoopModel, commandCrashModel, patientEchoerModel, hiddenTailModel, acpWriterModel, acpReaderModel, acpCommanderModel, previewFixModel, previewAttackModel, acpSleeperModel, devServerModel, checkNativeModel, checkNeverModel, checkTextModel, checkSleeperModel, unreadableCallerModel, previewShotModel, chattyModel, tableModel, emptyModel, createEditDeleteModel, pausedRunModel, longChattyModel))
 }

@@ -1,10 +1,12 @@
-import { describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { act, fireEvent, screen } from '@testing-library/react'
 import { FakeBackend } from '../fakeBackend'
 import type { ChatNote } from '../backend'
 import { emptyAnswerCode, emptyChat, newCard, newMessage, type ChatState, type MessageView, type ToolCard } from '../state/chatReducer'
 import { ChatView, followStart, mountedChars } from './ChatView'
 import { renderWithStore } from '../test/renderWithStore'
+import { revealMessage } from './transcriptReveal'
+import { alwaysRendered, entryGap } from './transcriptWindow'
 
 function message(id: string, chars: number, complete = true): MessageView {
   const content = `${id} ${'x'.repeat(Math.max(0, chars - id.length - 1))}`
@@ -69,6 +71,10 @@ describe('followStart', () => {
     expect(followStart(chat)).toEqual({ entry: 30 - mountedChars / 5000, from: 0 })
   })
 
+  it('keeps at most the newest alwaysRendered entries, however short', () => {
+    expect(followStart(longChat(400, 10))).toEqual({ entry: 400 - alwaysRendered, from: 0 })
+  })
+
   it('keeps only the end of the oldest answer that does not fit whole', () => {
     const chat = longChat(30, 15000)
     // Two answers fit whole; of the third only its last 10,000 characters.
@@ -93,7 +99,48 @@ describe('followStart', () => {
   })
 })
 
+/** Where an entry is laid out in the timeline: after spacers and entries of 100 px, 10 px apart. */
+function laidOutTop(entry: Element): number {
+  let y = 0
+  for (let n = entry.previousElementSibling; n; n = n.previousElementSibling) {
+    y += (n.classList.contains('entries-spacer') ? parseFloat((n as HTMLElement).style.height) : 100) + entryGap
+  }
+  return y
+}
+
 describe('ChatView', () => {
+  // A layout for the page, which jsdom has not: a view 600 px high over a long page, whose
+  // entries are 100 px high.
+  beforeEach(() => {
+    const view = (el: HTMLElement, px: number) => (el.classList.contains('messages') ? px : 0)
+    vi.spyOn(HTMLElement.prototype, 'clientHeight', 'get').mockImplementation(function (this: HTMLElement) {
+      return view(this, 600)
+    })
+    vi.spyOn(HTMLElement.prototype, 'scrollHeight', 'get').mockImplementation(function (this: HTMLElement) {
+      return view(this, 100_000)
+    })
+    vi.spyOn(HTMLElement.prototype, 'offsetHeight', 'get').mockImplementation(function (this: HTMLElement) {
+      return this.classList.contains('entry') ? 100 : 0
+    })
+    // the view is at the top of the window; the timeline and its entries move up as it scrolls
+    const rect = Element.prototype.getBoundingClientRect
+    vi.spyOn(Element.prototype, 'getBoundingClientRect').mockImplementation(function (this: Element) {
+      const scrolled = this.closest('.messages')?.scrollTop ?? 0
+      let top = 0
+      let height = 0
+      if (this.classList.contains('messages')) height = 600
+      else if (this.classList.contains('timeline')) top = -scrolled
+      else if (this.classList.contains('entry')) [top, height] = [laidOutTop(this) - scrolled, 100]
+      return { ...rect.call(this), top, y: top, bottom: top + height, height }
+    })
+    Element.prototype.scrollIntoView = function (this: Element) {
+      const view = this.closest('.messages')
+      if (view) view.scrollTop = laidOutTop(this.closest('.entry') ?? this)
+    }
+  })
+  afterEach(() => vi.restoreAllMocks())
+  const shown = () => screen.getAllByTestId('message-assistant').map((e) => e.dataset.messageId)
+
   // A stored chat of `n` answers of `chars` characters, opened in the view.
   async function mount(n: number, chars: number, lastComplete = true, content?: (i: number) => string) {
     const backend = new FakeBackend()
@@ -125,19 +172,43 @@ describe('ChatView', () => {
     await act(() => store.selectChat('c1'))
   }
 
-  it('mounts only the end of a long chat and shows earlier entries on request', async () => {
+  it('renders the tail of a long chat, the entries before it out of view standing as a spacer', async () => {
     await mount(40, 5000)
-    const shown = () => screen.getAllByTestId('message-assistant').map((e) => e.dataset.messageId)
-    expect(shown()).toHaveLength(8)
-    expect(shown()[7]).toBe('m39')
-    const earlier = screen.getByTestId('show-earlier')
-    expect(earlier.textContent).toContain('32')
-    fireEvent.click(earlier)
-    expect(shown()).toHaveLength(28)
-    expect(shown()[0]).toBe('m12')
-    fireEvent.click(screen.getByTestId('show-earlier'))
-    expect(shown()).toHaveLength(40)
-    expect(screen.queryByTestId('show-earlier')).toBeNull()
+    expect(shown()).toEqual(['m32', 'm33', 'm34', 'm35', 'm36', 'm37', 'm38', 'm39'])
+    // scrolled up a little, above it
+    const view = screen.getByTestId('messages')
+    view.scrollTop = 50_000
+    fireEvent.scroll(view)
+    const spacer = document.querySelector<HTMLElement>('.entries-spacer')
+    // the 32 entries before the tail, never rendered, as high as the rendered ones of as much
+    // text, 10 px apart
+    expect(spacer?.style.height).toBe(`${32 * (100 + entryGap) - entryGap}px`)
+  })
+
+  it('renders the first entries, and not those between, when Home is pressed in the transcript', async () => {
+    await mount(40, 5000)
+    fireEvent.keyDown(screen.getByTestId('messages'), { key: 'Home' })
+    expect(shown()[0]).toBe('m0')
+    expect(shown()).not.toContain('m20')
+    expect(shown()).toContain('m39')
+  })
+
+  it('brings a message far above the tail into the page when it is revealed, and marks it found', async () => {
+    await mount(40, 5000)
+    expect(shown()).not.toContain('m3')
+    // scrolled to the entry's top, as laid out: spacers and entries of 100 px, 10 px apart
+    const view = screen.getByTestId('messages')
+    Element.prototype.scrollIntoView = function (this: Element) {
+      let y = 0
+      for (let n = this.previousElementSibling; n; n = n.previousElementSibling) {
+        y += (n.classList.contains('entries-spacer') ? parseFloat((n as HTMLElement).style.height) : 100) + entryGap
+      }
+      view.scrollTop = y
+    }
+    act(() => void revealMessage('m3'))
+    expect(shown()).toContain('m3')
+    expect(document.querySelector('[data-message-id="m3"]')?.classList.contains('found')).toBe(true)
+    expect(revealMessage('no-such-message')).toBe(false)
   })
 
   it('says an answer was empty once when the model, asked again, answered nothing again', async () => {
@@ -153,10 +224,10 @@ describe('ChatView', () => {
     expect(screen.queryAllByTestId('empty-answer')).toHaveLength(0)
   })
 
-  it('shows a short chat whole, without the button', async () => {
+  it('shows a short chat whole', async () => {
     await mount(4, 200)
     expect(screen.getAllByTestId('message-assistant')).toHaveLength(4)
-    expect(screen.queryByTestId('show-earlier')).toBeNull()
+    expect(document.querySelector('.entries-spacer')).toBeNull()
   })
 
   it('says under a partial answer of a reopened chat that it stopped before the end', async () => {
@@ -164,14 +235,12 @@ describe('ChatView', () => {
     const answers = screen.getAllByTestId('message-assistant')
     const note = screen.getByTestId('notice')
     expect(note.textContent).toBe('Stopped before the end.')
-    // next after the answer (and its actions) comes the note
-    let next = answers[2].nextElementSibling
-    while (next?.getAttribute('data-testid') === 'message-actions') next = next.nextElementSibling
-    expect(next).toBe(note)
+    // the entry after the answer's is the note's
+    expect(answers[2].closest('.entry')?.nextElementSibling?.contains(note)).toBe(true)
     expect(answers[2].textContent).toContain('m2 xxx')
   })
 
-  it('shows only the last blocks of an answer too long for the page, and all of it on request', async () => {
+  it('shows only the last blocks of an answer too long for the page, and all of it once scrolled up', async () => {
     // One answer of 100 paragraphs of about 1,000 characters.
     const paragraph = (i: number) => `Paragraph ${i} ${'y'.repeat(1000)}`
     await mount(1, 0, true, () => Array.from({ length: 100 }, (_, i) => paragraph(i)).join('\n\n'))
@@ -179,10 +248,10 @@ describe('ChatView', () => {
     expect(blocks().length).toBeGreaterThanOrEqual(39)
     expect(blocks().length).toBeLessThanOrEqual(41)
     expect(blocks().at(-1)).toContain('Paragraph 99 ')
-    expect(screen.getByTestId('show-earlier').textContent).toContain('1')
-    fireEvent.click(screen.getByTestId('show-earlier'))
+    const view = screen.getByTestId('messages')
+    view.scrollTop = 0
+    fireEvent.scroll(view)
     expect(blocks()).toHaveLength(100)
     expect(blocks()[0]).toContain('Paragraph 0 ')
-    expect(screen.queryByTestId('show-earlier')).toBeNull()
   })
 })

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react'
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react'
 import type { Decision } from '../backend'
 import {
   emptyAnswerCode,
@@ -26,16 +26,18 @@ import { SummaryOfferCard } from './SummaryOfferCard'
 import { changesShortcut, redoShortcut, undoShortcut } from '../keyboard/shortcuts'
 import { ToolCard } from './ToolCard'
 import { RunUndoneLine, undoneLinesAfter } from './RunUndoneLine'
+import { alwaysRendered, estimatedHeight, noEntries, spacerHeight, type EntryRange } from './transcriptWindow'
+import { useTranscriptWindow } from './useTranscriptWindow'
 
 /**
- * How much of a long chat stays in the page while the view follows its end: the newest entries
- * whose text adds up to about this many characters (some 10 screens). The oldest entry kept may
- * be cut: of a long answer only its last Markdown blocks are shown. Everything before is behind a
- * "Show earlier" button, so a chat that streams for hours keeps a steady DOM and memory instead
+ * How much of a long chat is its tail, rendered while the view follows its end: the newest
+ * entries whose text adds up to about this many characters (some 10 screens), at most
+ * `alwaysRendered` of them. The oldest entry kept may be cut: of a long answer only its last
+ * Markdown blocks are shown. The entries before the tail are rendered only when in view
+ * (transcriptWindow.ts), so a chat that streams for hours keeps a steady DOM and memory instead
  * of one that grows with every answer, and that does not swing by a whole answer at a time.
  */
 export const mountedChars = 40_000
-const earlierStep = 20
 
 /**
  * Where the page starts: the first timeline entry shown and, when that entry is an answer shown
@@ -49,7 +51,8 @@ export interface ShownFrom {
 
 const wholeChat: ShownFrom = { entry: 0, from: 0 }
 
-function entrySize(chat: ChatState, e: TimelineEntry): number {
+/** An entry's size in characters, what the tail's budget counts. */
+export function entrySize(chat: ChatState, e: TimelineEntry): number {
   if (e.kind === 'message') {
     const m = chat.messages[e.id]
     return m ? m.content.length + (m.complete ? 0 : m.thinking.length) : 0
@@ -70,13 +73,13 @@ function isLive(chat: ChatState, e: TimelineEntry): boolean {
   return false
 }
 
-/** Where the page starts while the view follows the end of the chat. */
-export function followStart(chat: ChatState, budget = mountedChars): ShownFrom {
+/** Where the tail starts while the view follows the end of the chat. */
+export function followStart(chat: ChatState, budget = mountedChars, most = alwaysRendered): ShownFrom {
   const t = chat.timeline
   let used = 0
   let i = t.length
   let from = 0
-  while (i > 0) {
+  while (i > 0 && t.length - i < most) {
     const e = t[i - 1]
     const size = entrySize(chat, e)
     if (used + size > budget) {
@@ -183,8 +186,23 @@ function emptySaidLater(chat: ChatState, at: number): boolean {
   return !!n && n.runId === m.runId && n.role === 'assistant' && n.complete && !!n.empty
 }
 
-/** The messages, tool cards and notices of one chat from entry `start` on, in the order they happened. */
-export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?: ShownFrom }) {
+/**
+ * The messages, tool cards and notices of one chat, in the order they happened: of the entries
+ * before `start` (the tail) only those of `above`, the others standing as spacers of their
+ * `heights`; from `start` on, all of them. Each entry is one `.entry` element named by its id
+ * (`data-entry`), which the transcript measures.
+ */
+export function Timeline({
+  chat,
+  start = wholeChat,
+  above = noEntries,
+  heights = [],
+}: {
+  chat: ChatState
+  start?: ShownFrom
+  above?: EntryRange
+  heights?: readonly number[]
+}) {
   const store = useStore()
   // A decision spends the card's buttons: the focus goes on to the composer rather than to
   // nowhere (a reason being typed keeps it until it is sent).
@@ -212,23 +230,48 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
   const { undoAfter, restoreAt } = runControls(chat)
   const undoneAfter = undoneLinesAfter(chat)
   const activity = runActivity(chat)
-  return (
-    <>
-      {chat.timeline.slice(start.entry).map((e, i) => {
-        const at = start.entry + i
-        const undo = undoAfter.get(at)
-        const undone = undoneAfter.get(at)
-        const item = timelineItem(e, i)
-        return undo || undone ? (
-          <div key={e.id} className="run-end">
+  const tail = Math.min(start.entry, chat.timeline.length)
+  const first = Math.min(above.first, tail)
+  const last = Math.min(above.last, tail)
+  const entry = (at: number, from: number) => {
+    const e = chat.timeline[at]
+    const undo = undoAfter.get(at)
+    const undone = undoneAfter.get(at)
+    const item = timelineItem(e, at, from)
+    if (!item) return null
+    return (
+      <div key={e.id} className="entry" data-entry={e.id}>
+        {undo || undone ? (
+          <div className="run-end">
             {item}
             {undone && <RunUndoneLine text={undone} />}
             {undo && <RunUndo chat={chat} runId={undo} />}
           </div>
         ) : (
           item
-        )
-      })}
+        )}
+      </div>
+    )
+  }
+  const spacer = (from: number, to: number) =>
+    to > from && <div key={`spacer-${from}`} className="entries-spacer" aria-hidden="true" style={{ height: spacerHeight(heights, from, to) }} />
+  const before: ReactNode[] = []
+  if (last > first) {
+    before.push(spacer(0, first))
+    for (let at = first; at < last; at++) before.push(entry(at, 0))
+  }
+  before.push(spacer(last > first ? last : 0, tail))
+  const rendered: ReactNode[] = []
+  for (let at = tail; at < chat.timeline.length; at++) rendered.push(entry(at, at === tail ? start.from : 0))
+  return (
+    <>
+      {tail > 0 && (
+        // what scrolling up brings into the page was said long ago: not read out as news
+        <div className="entries-above" aria-live="off">
+          {before}
+        </div>
+      )}
+      {rendered}
       {activity.kind === 'loading' && <ModelLoadingNote model={activity.model} since={activity.since} />}
       {chat.phase === 'submitted' && activity.kind === 'phase' && (
         <div className="typing" data-testid="typing" aria-label="The model is starting">
@@ -240,7 +283,7 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
     </>
   )
 
-  function timelineItem(e: TimelineEntry, i: number) {
+  function timelineItem(e: TimelineEntry, at: number, from: number) {
     // Each item renders inside its own boundary: an error in one never blanks the chat.
     if (e.kind === 'message') {
       const m = chat.messages[e.id]
@@ -265,7 +308,7 @@ export function Timeline({ chat, start = wholeChat }: { chat: ChatState; start?:
             />
           ) : (
             <>
-              <Message message={m} from={i === 0 ? start.from : 0} emptySaidLater={emptySaidLater(chat, start.entry + i)} />
+              <Message message={m} from={from} emptySaidLater={emptySaidLater(chat, at)} />
               {restore ? (
                 <div className={`message-footer ${m.role}`}>
                   {actions}
@@ -405,18 +448,22 @@ export function ChatView() {
 function ChatScroller() {
   const chat = useAppState((s) => (s.activeChatId ? s.chats[s.activeChatId] : undefined))
   const scroller = useRef<HTMLElement>(null)
-  // null while the view follows the end; where the page starts once the user scrolled up or
-  // asked for earlier entries, so nothing above the part being read moves.
+  // null while the view follows the end; where the tail starts once the user scrolled up, so
+  // that nothing above the part being read moves. Away from the end, an answer cut in the tail
+  // is shown whole.
   const [pinned, setPinned] = useState<ShownFrom | null>(null)
   const follow = chat ? followStart(chat) : wholeChat
-  const start = pinned ? earlier(pinned, follow) : follow
-  // Entries not shown in full above the page.
-  const hidden = start.entry + (start.from > 0 ? 1 : 0)
-
-  useLayoutEffect(() => {
-    const el = scroller.current
-    if (el && pinned === null) el.scrollTop = el.scrollHeight
-  })
+  const start = pinned ? { ...earlier(pinned, follow), from: 0 } : follow
+  const cut = start.from > 0 ? (chat?.timeline[start.entry]?.id ?? '') : ''
+  const win = useTranscriptWindow(
+    scroller,
+    chat?.timeline ?? [],
+    start.entry,
+    pinned === null,
+    () => setPinned((p) => p ?? start),
+    (e) => (chat ? estimatedHeight(entrySize(chat, e)) : 0),
+    cut,
+  )
   // A message sent, or a question put to the user, brings the chat back to its end.
   const attention = attentionKey(chat)
   const seen = useRef(attention)
@@ -434,11 +481,13 @@ function ChatScroller() {
       ref={scroller}
       aria-live="polite"
       data-testid="messages"
+      onKeyDown={win.onKeyDown}
       onScroll={(e) => {
         const el = e.currentTarget
         const atEnd = el.scrollHeight - el.scrollTop - el.clientHeight < 40
         if (atEnd && pinned !== null) setPinned(null)
         else if (!atEnd && pinned === null) setPinned(start)
+        win.onScroll()
       }}
     >
       {empty && !chat?.phase.match(/submitted/) ? (
@@ -447,19 +496,7 @@ function ChatScroller() {
           <ExamplePrompts />
         </div>
       ) : (
-        <div className="timeline">
-          {hidden > 0 && (
-            <button
-              type="button"
-              className="show-earlier"
-              data-testid="show-earlier"
-              onClick={() => setPinned({ entry: Math.max(0, hidden - earlierStep), from: 0 })}
-            >
-              Show earlier ({hidden})
-            </button>
-          )}
-          {chat && <Timeline chat={chat} start={start} />}
-        </div>
+        <div className="timeline">{chat && <Timeline chat={chat} start={start} above={win.range} heights={win.heights} />}</div>
       )}
     </section>
   )

@@ -3,6 +3,7 @@ import { errorText, type ChatHit } from '../backend'
 import { focusComposer } from '../keyboard/menus'
 import { useStore } from '../state/useAppState'
 import { chatDate } from './ChatList'
+import { revealMessage } from './transcriptReveal'
 import { Dialog } from './Dialog'
 import { baseName } from './format'
 import { ComboList } from './ComboList'
@@ -59,14 +60,10 @@ export function SearchDialog({ onClose }: { onClose: () => void }) {
   const shown = query.trim() ? hits : []
   const open = (hit: ChatHit) => {
     onClose()
-    // the chat opens at the message the words were found in, when it is on the page
+    // the chat opens at the message the words were found in, however far up
     void store.selectChat(hit.chat.id).then(() => {
-      if (!hit.messageId) return
-      setTimeout(() => {
-        const found = document.querySelector(`[data-message-id="${(hit.messageId ?? '').replace(/["\\]/g, '')}"]`)
-        found?.scrollIntoView?.({ block: 'center' })
-        found?.classList.add('found')
-      }, 50)
+      const id = hit.messageId
+      if (id) setTimeout(() => revealMessage(id), 50)
     })
     focusComposer()
   }
