@@ -159,27 +159,26 @@ func (r *recorder) events() []events.Event {
 	return slices.Clone(r.evs)
 }
 
-// waitFor waits until ok holds for the events so far.
+// waitFor waits until ok holds for the events so far, for up to a minute.
 func (r *recorder) waitFor(t testing.TB, what string, ok func([]events.Event) bool) []events.Event {
 	t.Helper()
-	deadline := time.After(60 * time.Second)
-	for {
-		if evs := r.events(); ok(evs) {
-			return evs
-		}
-		select {
-		case <-r.notify:
-		case <-time.After(50 * time.Millisecond):
-		case <-deadline:
-			t.Fatalf("timed out waiting for %s; events: %s", what, summary(r.events()))
-		}
-	}
+	deadline := make(chan struct{})
+	timer := time.AfterFunc(60*time.Second, func() { close(deadline) })
+	defer timer.Stop()
+	return r.waitUntil(t, what, ok, deadline, "timed out waiting for "+what)
 }
 
 // waitForDuring waits until the events recorded satisfy ok, for as long as running is open;
 // a run that ends first fails the test.
 func (r *recorder) waitForDuring(t testing.TB, what string, ok func([]events.Event) bool, running <-chan struct{}) []events.Event {
 	t.Helper()
+	return r.waitUntil(t, what, ok, running, "the run ended before "+what)
+}
+
+// waitUntil waits until ok holds for the events so far, and fails the test saying failure
+// once over is closed and ok still does not hold.
+func (r *recorder) waitUntil(t testing.TB, what string, ok func([]events.Event) bool, over <-chan struct{}, failure string) []events.Event {
+	t.Helper()
 	for {
 		if evs := r.events(); ok(evs) {
 			return evs
@@ -187,11 +186,11 @@ func (r *recorder) waitForDuring(t testing.TB, what string, ok func([]events.Eve
 		select {
 		case <-r.notify:
 		case <-time.After(50 * time.Millisecond):
-		case <-running:
+		case <-over:
 			if evs := r.events(); ok(evs) {
 				return evs
 			}
-			t.Fatalf("the run ended before %s; events: %s", what, summary(r.events()))
+			t.Fatalf("%s; events: %s", failure, summary(r.events()))
 		}
 	}
 }
