@@ -379,15 +379,7 @@ func (db *DB) outlines(chatID string, names bool) ([]ChangeOutline, error) {
 // of one undo or redo by its id.
 func (db *DB) RunChange(chatID, runID string) (*Change, error) {
 	var c *Change
-	err := db.view(func(tx *bolt.Tx) error {
-		s, err := readChanges(tx, chatID)
-		if err != nil || s == nil {
-			return err
-		}
-		h, key, err := s.head(runID)
-		if err != nil || h == nil {
-			return err
-		}
+	err := db.viewRunChange(chatID, runID, func(s *changeStore, key []byte, h *changeHead) (err error) {
 		if h.Paths, err = s.allPaths(key); err != nil {
 			return err
 		}
@@ -397,13 +389,10 @@ func (db *DB) RunChange(chatID, runID string) (*Change, error) {
 	return c, err
 }
 
-// RunChangeAt returns, of the change of one run of the chat, the record of each of paths it
-// touched (its first, in the order of paths; a path it did not touch is left out), reading
-// those records only: a call's checkpoint asks this after every call, and a run of a thousand
-// calls must not decode its whole change a thousand times.
-func (db *DB) RunChangeAt(chatID, runID string, paths []string) ([]PathChange, error) {
-	var out []PathChange
-	err := db.view(func(tx *bolt.Tx) error {
+// viewRunChange calls fn with the head of the change of one run of the chat and its key, in a
+// read transaction; not at all when the run changed nothing.
+func (db *DB) viewRunChange(chatID, runID string, fn func(s *changeStore, key []byte, h *changeHead) error) error {
+	return db.view(func(tx *bolt.Tx) error {
 		s, err := readChanges(tx, chatID)
 		if err != nil || s == nil {
 			return err
@@ -412,6 +401,17 @@ func (db *DB) RunChangeAt(chatID, runID string, paths []string) ([]PathChange, e
 		if err != nil || h == nil {
 			return err
 		}
+		return fn(s, key, h)
+	})
+}
+
+// RunChangeAt returns, of the change of one run of the chat, the record of each of paths it
+// touched (its first, in the order of paths; a path it did not touch is left out), reading
+// those records only: a call's checkpoint asks this after every call, and a run of a thousand
+// calls must not decode its whole change a thousand times.
+func (db *DB) RunChangeAt(chatID, runID string, paths []string) ([]PathChange, error) {
+	var out []PathChange
+	err := db.viewRunChange(chatID, runID, func(s *changeStore, key []byte, _ *changeHead) error {
 		seen := make(map[string]bool, len(paths))
 		for _, p := range paths {
 			if seen[p] {
