@@ -12,28 +12,7 @@ import (
 // A run that waits for the user's approval part-way resumes as a run of its own; what both
 // parts changed is one change, taken back by one undo and brought back by one redo.
 func TestOneUndoTakesBackARunThatWaitedForAnApprovalPartWay(t *testing.T) {
-	b := &undoBench{t: t, dir: t.TempDir()}
-	// the model edits a.txt (allowed without asking), then writes b.txt (asked), then answers
-	m := &fakeModel{turn: func(req model.Request) model.Turn {
-		switch results := len(roleMessages(req, store.RoleTool)); results {
-		case 0:
-			return toolTurn(tc("c1", "edit_file", `{"path":"a.txt","old_string":"one","new_string":"two"}`))
-		case 1:
-			return toolTurn(writeCall("c2", "b.txt", "new b\n"), writeCall("c3", "c.txt", "new c\n"))
-		}
-		return answer("done")
-	}}
-	b.a, b.db, b.rec = fakeHarness(t, m, func(c *Config) {
-		c.Tools = WorkspaceTools(tools.WorkspaceOptions{})
-		c.Workspace = b.dir
-		c.Approve = ""
-	})
-	if _, err := b.db.UpdateSettings(func(s *store.Settings) error {
-		s.ToolApproval = map[string]string{"edit_file": ApproveAuto, "write_file": ApproveAsk}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	b := pausingBench(t, writeCall("c2", "b.txt", "new b\n"), writeCall("c3", "c.txt", "new c\n"))
 	b.write("a.txt", "one\n", 0o644)
 	b.write("b.txt", "old b\n", 0o600)
 	out := b.run()
@@ -83,27 +62,7 @@ func TestOneUndoTakesBackARunThatWaitedForAnApprovalPartWay(t *testing.T) {
 // An undo while the run waits takes back what it changed so far; the resumed part then
 // starts a change of its own, and the undo can still be redone.
 func TestARunUndoneWhileItWaitsResumesWithAChangeOfItsOwn(t *testing.T) {
-	b := &undoBench{t: t, dir: t.TempDir()}
-	m := &fakeModel{turn: func(req model.Request) model.Turn {
-		switch len(roleMessages(req, store.RoleTool)) {
-		case 0:
-			return toolTurn(tc("c1", "edit_file", `{"path":"a.txt","old_string":"one","new_string":"two"}`))
-		case 1:
-			return toolTurn(writeCall("c2", "b.txt", "new b\n"))
-		}
-		return answer("done")
-	}}
-	b.a, b.db, b.rec = fakeHarness(t, m, func(c *Config) {
-		c.Tools = WorkspaceTools(tools.WorkspaceOptions{})
-		c.Workspace = b.dir
-		c.Approve = ""
-	})
-	if _, err := b.db.UpdateSettings(func(s *store.Settings) error {
-		s.ToolApproval = map[string]string{"edit_file": ApproveAuto, "write_file": ApproveAsk}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	b := pausingBench(t, writeCall("c2", "b.txt", "new b\n"))
 	b.write("a.txt", "one\n", 0o644)
 	if out := b.run(); out.StopReason != events.StopAwaitingApproval {
 		t.Fatalf("stop %s", out.StopReason)
@@ -136,4 +95,31 @@ func roleMessages(req model.Request, role string) []store.Message {
 		}
 	}
 	return out
+}
+
+// pausingBench is an undoBench whose model edits a.txt (allowed without asking), then writes
+// the files of second (asked: the run waits for an approval there), then answers.
+func pausingBench(t *testing.T, second ...store.ToolCall) *undoBench {
+	b := &undoBench{t: t, dir: t.TempDir()}
+	m := &fakeModel{turn: func(req model.Request) model.Turn {
+		switch len(roleMessages(req, store.RoleTool)) {
+		case 0:
+			return toolTurn(tc("c1", "edit_file", `{"path":"a.txt","old_string":"one","new_string":"two"}`))
+		case 1:
+			return toolTurn(second...)
+		}
+		return answer("done")
+	}}
+	b.a, b.db, b.rec = fakeHarness(t, m, func(c *Config) {
+		c.Tools = WorkspaceTools(tools.WorkspaceOptions{})
+		c.Workspace = b.dir
+		c.Approve = ""
+	})
+	if _, err := b.db.UpdateSettings(func(s *store.Settings) error {
+		s.ToolApproval = map[string]string{"edit_file": ApproveAuto, "write_file": ApproveAsk}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
