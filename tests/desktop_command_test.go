@@ -313,12 +313,7 @@ func TestDesktopTheSettingsRemoveACommandRuleAndEditTheDenyListByKeyboard(t *tes
 	t.Logf("the Commands of the settings: %s", r.app.screenshot("command-settings.png"))
 	r.app.focus("Save")
 	r.app.key("Return")
-	r.app.waitNoControl(rolePushButton, "Cancel", 30*time.Second) // saved: the dialog closes
-	_, db := r.finish(t, "command-settings-saved.png")
-	s, err := db.Settings()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := r.savedSettings(t, "command-settings-saved.png")
 	if len(s.CommandRules) != 0 {
 		t.Errorf("command rules saved: %+v, want none left", s.CommandRules)
 	}

@@ -48,13 +48,7 @@ func TestDesktopTheSettingsSaveNoContextCapUntilTheUserTypesOne(t *testing.T) {
 		}
 		// Enter in the field saves the dialog
 		r.app.key("Return")
-		r.app.waitNoControl(rolePushButton, "Cancel", 30*time.Second) // saved: the dialog closes
-		_, db := r.finish(t, "e2e-settings-context-cap.png")
-		s, err := db.Settings()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+		return r.savedSettings(t, "e2e-settings-context-cap.png")
 	}
 	t.Run("nothing typed", func(t *testing.T) {
 		if s := save(t, ""); s.ContextCap != 0 {

@@ -305,6 +305,19 @@ func (r *desktopRun) finish(t *testing.T, shotName string) (shot string, db *sto
 	return shot, db
 }
 
+// savedSettings waits for the settings dialog to close once saved, finishes the run with the
+// screenshot shotName, and returns the settings the store then holds.
+func (r *desktopRun) savedSettings(t *testing.T, shotName string) store.Settings {
+	t.Helper()
+	r.app.waitNoControl(rolePushButton, "Cancel", 30*time.Second) // saved: the dialog closes
+	_, db := r.finish(t, shotName)
+	s, err := db.Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // reopen quits the window and opens it again on the run's database (the chat it shows is the
 // newest, as the store has it), with a bridge log of its own.
 func (r *desktopRun) reopen(t *testing.T, model ollamatest.Model, name string) {

@@ -27,12 +27,7 @@ func TestDesktopSettingsChooseTheModelServerByKeyboard(t *testing.T) {
 	time.Sleep(time.Second) // painted, for the screenshot
 	t.Logf("the settings, the key variable typed: %s", r.app.screenshot("e2e-settings-servers.png"))
 	r.app.key("Return")
-	r.app.waitNoControl(rolePushButton, "Cancel", 30*time.Second) // saved: the dialog closes
-	_, db := r.finish(t, "e2e-settings-saved.png")
-	s, err := db.Settings()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := r.savedSettings(t, "e2e-settings-saved.png")
 	if s.APIKeyEnv != "HOME" || s.Provider != store.ProviderOpenAI || s.BaseURL != srv.URL()+"/v1" || string(s.MCPServers) != string(servers) {
 		t.Errorf("saved settings = provider %q, base URL %q, key variable %q, MCP %s", s.Provider, s.BaseURL, s.APIKeyEnv, s.MCPServers)
 	}
