@@ -10,5 +10,6 @@ set -euo pipefail
 cd "$(dirname "$0")/../frontend"
 # --no-update-notifier: a newer npm is not this project's step to take.
 # npm warns about the install script of esbuild (vite's bundler), which it runs as it should
-npm install --no-audit --no-fund --no-update-notifier --no-save --prefer-offline --loglevel=error
+# (the blank line npm prints before its summary is left out: make's output is progress only)
+npm install --no-audit --no-fund --no-update-notifier --no-save --prefer-offline --loglevel=error | sed '/^$/d'
 touch node_modules/.package-lock.json
