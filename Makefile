@@ -32,7 +32,7 @@ export GOFLAGS := -tags=$(TAGS)
 ## (announced before the app's build starts, since it is the longer of the two)
 run:
 	@need=; if [ ! -x $(OLLAMA) ] && scripts/ollama-needed.sh; then need=1; \
-		echo "make: this first run builds the app, then the Ollama server from source once (about 12 min on two cores; later runs reuse it)"; fi; \
+		echo "make: this first run builds the app, then the Ollama server from source once (about 2 min on two free cores, longer on a busy machine; later runs reuse it)"; fi; \
 		$(MAKE) --no-print-directory build && if [ -n "$$need" ]; then $(MAKE) --no-print-directory $(OLLAMA); fi
 	@echo "make: opening the window (./$(BIN) $(ARGS))"
 	@# WebKitGTK says on every start that it takes over a signal the Go runtime handles too
@@ -86,7 +86,7 @@ $(WAILS):
 
 # stamped with its version, as Ollama's releases are: /api/version then says which it is
 $(OLLAMA): | $(DEPS_STAMP)
-	@scripts/announce.sh "building the Ollama server $(OLLAMA_VER) from source into .tools/bin, since none is installed or running" 12 -- \
+	@scripts/announce.sh "building the Ollama server $(OLLAMA_VER) from source into .tools/bin, since none is installed or running" 2 -- \
 		env GOBIN=$(TOOLS) go install -ldflags=-X=github.com/ollama/ollama/version.Version=$(OLLAMA_VER:v%=%) github.com/ollama/ollama@$(OLLAMA_VER)
 
 # v2.44: later versions need modules that the Go module proxy does not serve
