@@ -683,20 +683,18 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 	}
 
 	instr := a.readInstructions(a.base, workspace, settings)
+	var msgs []store.Message
 	// the chat's first turn shows what the model is told besides the user's message, before it
 	shown := chat.MessageCount == 0 && len(spec.prompts) > 0 && instr.text() != ""
-	var prompts []store.Message
-	for _, p := range spec.prompts {
-		prompts = append(prompts, store.Message{Role: store.RoleUser, Content: p.text, Images: p.images, Files: p.files, Complete: true})
-	}
-	// the run and its user messages are one commit, one wait for the disk before the request,
-	// unless the instructions go between them
-	withRun := prompts
 	if shown {
-		withRun = nil
+		msgs = append(msgs, store.Message{Role: store.RoleSystem, Content: instr.text(), Instructions: instr.sources(), Complete: true})
 	}
-	rec, _, err := a.cfg.Store.StartRunWith(store.Run{ChatID: cs.id, Model: opts.Model, Think: opts.Think,
-		Trigger: spec.trigger, Phase: events.PhaseSubmitted}, withRun...)
+	for _, p := range spec.prompts {
+		msgs = append(msgs, store.Message{Role: store.RoleUser, Content: p.text, Images: p.images, Files: p.files, Complete: true})
+	}
+	// the run and the messages that start it are one commit: one wait for the disk before the request
+	rec, saved, err := a.cfg.Store.StartRunWith(store.Run{ChatID: cs.id, Model: opts.Model, Think: opts.Think,
+		Trigger: spec.trigger, Phase: events.PhaseSubmitted}, msgs...)
 	if err != nil {
 		return nil, err
 	}
@@ -713,17 +711,7 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 		}
 	}
 	if shown {
-		if err := a.showInstructions(cs.id, rec.ID, instr); err != nil {
-			_, _ = a.cfg.Store.FinishRun(rec.ID, events.StopError, nil)
-			return nil, err
-		}
-		for _, m := range prompts {
-			m.RunID = rec.ID
-			if _, err := a.cfg.Store.AppendMessage(cs.id, m); err != nil {
-				_, _ = a.cfg.Store.FinishRun(rec.ID, events.StopError, nil)
-				return nil, err
-			}
-		}
+		a.showInstructions(saved[0])
 	}
 	if len(spec.prompts) > 0 {
 		if chat.Model == "" {
@@ -744,19 +732,13 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 	return r, nil
 }
 
-// showInstructions stores the message that shows a chat the project instructions of its
-// first turn, and announces it (message.started with role system, its text, completed).
-func (a *Agent) showInstructions(chatID, runID string, in instructions) error {
-	m, err := a.cfg.Store.AppendMessage(chatID, store.Message{Role: store.RoleSystem, Content: in.text(),
-		Instructions: in.sources(), RunID: runID, Complete: true})
-	if err != nil {
-		return err
-	}
-	a.emit(events.Event{ChatID: chatID, RunID: runID, MessageID: m.ID, Type: events.MessageStarted, Role: store.RoleSystem,
+// showInstructions announces m, the stored message that shows a chat the project
+// instructions of its first turn (message.started with role system, its text, completed).
+func (a *Agent) showInstructions(m store.Message) {
+	a.emit(events.Event{ChatID: m.ChatID, RunID: m.RunID, MessageID: m.ID, Type: events.MessageStarted, Role: store.RoleSystem,
 		Kind: events.KindInstructions, Name: m.Instructions})
-	a.emit(events.Event{ChatID: chatID, RunID: runID, MessageID: m.ID, Type: events.TextDelta, Text: m.Content})
-	a.emit(events.Event{ChatID: chatID, RunID: runID, MessageID: m.ID, Type: events.MessageCompleted, DoneReason: model.DoneStop})
-	return nil
+	a.emit(events.Event{ChatID: m.ChatID, RunID: m.RunID, MessageID: m.ID, Type: events.TextDelta, Text: m.Content})
+	a.emit(events.Event{ChatID: m.ChatID, RunID: m.RunID, MessageID: m.ID, Type: events.MessageCompleted, DoneReason: model.DoneStop})
 }
 
 // closePaused gives every call of a paused batch the result text (the user answered or
