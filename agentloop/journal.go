@@ -235,20 +235,10 @@ func (a *Agent) revertedStates(chatID string, records callRecords) (map[string]s
 	if err != nil {
 		return nil, nil, err
 	}
-	var changes []store.Change
-	for _, h := range heads {
-		if h.Kind != store.ChangeRun && (h.Kind != store.ChangeUndo || len(h.Reverts) > 0 || h.RevertedBy != "") {
-			continue
-		}
-		c, err := a.cfg.Store.RunChange(chatID, h.ID)
-		if err != nil {
-			return nil, nil, err
-		}
-		if c != nil {
-			changes = append(changes, *c)
-		}
-	}
-	if changes, err = a.inFolders(chatID, changes); err != nil {
+	changes, err := a.changesPicked(chatID, heads, func(_ int, h store.ChangeOutline) bool {
+		return h.Kind == store.ChangeRun || (h.Kind == store.ChangeUndo && len(h.Reverts) == 0 && h.RevertedBy == "")
+	})
+	if err != nil {
 		return nil, nil, err
 	}
 	calls, err := records()

@@ -109,27 +109,39 @@ func (a *Agent) undone(chatID string) (Undone, error) {
 			lastRevert = i
 		}
 	}
+	changes, err := a.changesPicked(chatID, heads, func(i int, h store.ChangeOutline) bool {
+		if i > lastRevert && (h.Kind != store.ChangeRun || h.RevertedBy == "") {
+			return false
+		}
+		return h.Kind != store.ChangeRedo && (h.Kind != store.ChangeUndo || len(h.Reverts) == 0) // UndoneOf reads neither
+	})
+	if err != nil {
+		return Undone{}, err
+	}
+	if len(changes) == 0 {
+		return Undone{Calls: map[string]bool{}, Runs: map[string]string{}}, nil
+	}
+	return UndoneOf(changes, ""), nil // changesPicked gave each path its folder
+}
+
+// changesPicked reads whole the chat's changes of heads that pick keeps (given each one's
+// place among heads), each path with its folder; none when it keeps none.
+func (a *Agent) changesPicked(chatID string, heads []store.ChangeOutline, pick func(i int, h store.ChangeOutline) bool) ([]store.Change, error) {
 	var changes []store.Change
 	for i, h := range heads {
-		if i > lastRevert && (h.Kind != store.ChangeRun || h.RevertedBy == "") {
+		if !pick(i, h) {
 			continue
-		}
-		if h.Kind == store.ChangeRedo || (h.Kind == store.ChangeUndo && len(h.Reverts) > 0) {
-			continue // UndoneOf reads neither
 		}
 		c, err := a.cfg.Store.RunChange(chatID, h.ID)
 		if err != nil {
-			return Undone{}, err
+			return nil, err
 		}
 		if c != nil {
 			changes = append(changes, *c)
 		}
 	}
 	if len(changes) == 0 {
-		return Undone{Calls: map[string]bool{}, Runs: map[string]string{}}, nil
+		return nil, nil
 	}
-	if changes, err = a.inFolders(chatID, changes); err != nil {
-		return Undone{}, err
-	}
-	return UndoneOf(changes, ""), nil // inFolders gave each path its folder
+	return a.inFolders(chatID, changes)
 }
