@@ -22,11 +22,11 @@
 #     5,000 messages opened and taken to its first message by Home, and the web view over a
 #     chat of 100 answers of 1,500 tokens (BenchmarkWindowLongChat, BenchmarkWindowLongStream),
 #     each beside the build PROTOTYPER_BIN_BEFORE names if set. Without the binary or the
-#     Ollama they are left out. BENCH_BEFORE=REF (a commit, branch or tag) builds that
-#     version's binary in the temporary folder, measures the stream with it too in the same
-#     run, a row above this version's, and is the PROTOTYPER_BIN_BEFORE of the others;
-#     BENCH_ROUNDS=N (default 1) measures the two streams in turn N times, so a load that comes
-#     and goes weighs on both, and prints the medians.
+#     Ollama they are left out (PROTOTYPER_BIN_BEFORE must open this version's database).
+#     BENCH_BEFORE=REF (a commit, branch or tag) builds that version in the temporary folder
+#     and measures the stream with its binary and its own tests in the same run, a row above
+#     this version's; BENCH_ROUNDS=N (default 1) measures the two streams in turn N times, so
+#     a load that comes and goes weighs on both, and prints the medians.
 #
 # BENCHTIME sets the iterations of each benchmark (default 3x); BENCH_OUT is where the raw
 # output is kept (default: a file in the temporary folder, named at the end).
@@ -63,10 +63,12 @@ build_before() {
   fi
   echo "$dir/build/bin/prototyper"
 }
-# stream_before: BenchmarkWindowStream with the binary of BENCH_BEFORE, named ...Before.
+# stream_before: BenchmarkWindowStream of BENCH_BEFORE's own tests with its binary, named
+# ...Before: each version's window opens the database its own tests make (a newer schema is
+# refused by an older app).
 stream_before() {
   echo "bench: BenchmarkWindowStream in ./tests with $BENCH_BEFORE …" >&2
-  PROTOTYPER_BIN=$before go test -run '^$' -bench '^BenchmarkWindowStream$' -benchtime="$benchtime" -timeout 60m ./tests |
+  (cd "${before%/build/bin/prototyper}" && PROTOTYPER_BIN=$before go test -run '^$' -bench '^BenchmarkWindowStream$' -benchtime="$benchtime" -timeout 60m ./tests) |
     sed 's/^BenchmarkWindowStream/BenchmarkWindowStreamBefore/' | tee -a "$out" | grep -E '^Benchmark' >&2 || true
 }
 if [[ -x $bin && -x $ollama ]]; then
@@ -78,7 +80,6 @@ if [[ -x $bin && -x $ollama ]]; then
       PROTOTYPER_BIN=$bin run ./tests BenchmarkWindowStream
     done
     stream_before
-    export PROTOTYPER_BIN_BEFORE=$before
   fi
   export PROTOTYPER_BIN=$bin
   run ./tests 'BenchmarkWindow(Stream|Memory|LongChat|LongStream)'
