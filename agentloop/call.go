@@ -1,7 +1,6 @@
 package agentloop
 
 import (
-	"slices"
 	"sync"
 	"time"
 
@@ -81,25 +80,33 @@ type pathsLeft struct {
 
 // leftAt says what the run's change leaves at the paths of a call's checkpoint.
 func (r *run) leftAt(paths []string) pathsLeft {
-	var left pathsLeft
 	if len(paths) == 0 {
-		return left
+		return pathsLeft{}
 	}
 	// the records of these paths only: read after every call, the whole change would make a
 	// long run's cost grow with the square of its calls
 	recs, err := r.a.cfg.Store.RunChangeAt(r.cs.id, r.id, paths)
 	if err != nil {
-		return left
+		return pathsLeft{}
 	}
+	return leftOf(paths, recs)
+}
+
+// leftOf sorts paths, each named once in the order given, by what the run's records recs
+// leave at them; a path without a record is left out. It grows with the paths: a command
+// may have touched tens of thousands, and Stop waits for this.
+func leftOf(paths []string, recs []store.PathChange) pathsLeft {
+	var left pathsLeft
 	first := make(map[string]*store.PathChange, len(recs))
 	for i := range recs {
 		first[recs[i].Path] = &recs[i]
 	}
 	for _, p := range paths {
 		pc := first[p]
-		if pc == nil || slices.Contains(left.changed, p) || slices.Contains(left.unchanged, p) {
+		if pc == nil {
 			continue
 		}
+		delete(first, p) // named once
 		switch pc.Effect() {
 		case store.PathUnchanged:
 			left.unchanged = append(left.unchanged, p)
