@@ -20,6 +20,11 @@ const (
 	DefaultThink = "on"
 	// DefaultContextCap caps num_ctx when ContextCap is zero (tokens).
 	DefaultContextCap = 16384
+	// MinContextCap and MaxContextCap bound the context cap a user may set: a smaller one
+	// does not hold the prompt and its tools, a larger one is a slip of the keyboard that
+	// would ask the server for more memory than any machine has (a million tokens).
+	MinContextCap = 1 << 10
+	MaxContextCap = 1 << 20
 	// DefaultCheckpointMaxBytes is the largest file a change keeps when CheckpointMaxBytes
 	// is zero: as large as a file tool writes.
 	DefaultCheckpointMaxBytes = 16 << 20
@@ -101,8 +106,8 @@ func (s Settings) Validate() error {
 	if _, err := vocab.ParseThinkLevel(s.Think); err != nil {
 		return &InvalidSettingError{"think", err.Error()}
 	}
-	if s.ContextCap < 0 {
-		return &InvalidSettingError{"contextCap", "the context cap must be a positive number of tokens"}
+	if s.ContextCap != 0 && (s.ContextCap < MinContextCap || s.ContextCap > MaxContextCap) {
+		return &InvalidSettingError{"contextCap", "the context cap must be between 1,024 and 1,048,576 tokens, or empty for the default"}
 	}
 	if s.FirstByteTimeoutSec < 0 {
 		return &InvalidSettingError{"firstByteTimeoutSec",

@@ -94,6 +94,8 @@ func TestInvalidSettingsAreRefusedAndNothingIsSaved(t *testing.T) {
 	}{
 		{"unknown thinking level", func(s *Settings) { s.Think = "very" }, "think"},
 		{"negative context cap", func(s *Settings) { s.ContextCap = -1 }, "contextCap"},
+		{"a context cap too small for the prompt", func(s *Settings) { s.ContextCap = 100 }, "contextCap"},
+		{"a context cap typed twice", func(s *Settings) { s.ContextCap = 1638416384 }, "contextCap"},
 		{"negative first-byte wait", func(s *Settings) { s.FirstByteTimeoutSec = -5 }, "firstByteTimeoutSec"},
 		{"negative paint wait", func(s *Settings) { s.AckFallbackMs = -1 }, "ackFallbackMs"},
 		{"unknown approval policy", func(s *Settings) { s.ToolApproval = map[string]string{"write_file": "maybe"} }, "toolApproval"},

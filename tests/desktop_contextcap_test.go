@@ -60,4 +60,21 @@ func TestDesktopTheSettingsSaveNoContextCapUntilTheUserTypesOne(t *testing.T) {
 			t.Errorf("16384 typed was saved as a cap of %d", s.ContextCap)
 		}
 	})
+	t.Run("a slip of the keyboard", func(t *testing.T) {
+		r := startDesktopRunWith(t, writerModel, store.Settings{}, "")
+		r.app.key("ctrl+comma")
+		r.app.waitFocus(roleComboBox, "Model server", 30*time.Second)
+		r.app.focusField(contextCapField)
+		r.app.typeText("1638416384")
+		r.app.key("Return")
+		// the panel stays open and says what to type; nothing is saved
+		if !r.app.says("must be between 1,024 and 1,048,576 tokens") {
+			t.Error("a context cap of 1638416384 typed and saved: the panel does not say what the cap may be")
+		}
+		r.app.waitControl(rolePushButton, "Cancel", 5*time.Second)
+		_, db := r.finish(t, "e2e-settings-context-cap-slip.png")
+		if s, err := db.Settings(); err != nil || s.ContextCap != 0 {
+			t.Errorf("a context cap of 1638416384 typed: saved %d (%v); want nothing saved", s.ContextCap, err)
+		}
+	})
 }
