@@ -21,6 +21,7 @@ var migrations = []migration{
 	{to: 1, about: "chats, messages, tool-call records, runs and settings", apply: createBucketsV1},
 	{to: 2, about: "each change's paths kept apart from it", apply: splitChangePaths},
 	{to: 3, about: "a context cap saved back as the default is no cap", apply: uncapDefaultContext},
+	{to: 4, about: "a context cap within what a model can be asked for", apply: boundContextCap},
 }
 
 // CurrentSchema is the schema version this build writes.
@@ -160,5 +161,25 @@ func uncapDefaultContext(tx *bolt.Tx) error {
 		return nil
 	}
 	s.ContextCap = 0
+	return putJSON(b, keySettings, &s)
+}
+
+// boundContextCap brings a saved context cap within [MinContextCap] and [MaxContextCap], the
+// range the settings accept from schema 4: the panel took any number before, and a cap out of
+// range would make every later change of the settings (a model chosen, a folder opened) fail
+// their check. The nearest cap in range is what its user asked for as closely as can be.
+func boundContextCap(tx *bolt.Tx) error {
+	b := tx.Bucket(bucketSettings)
+	if b == nil || b.Get(keySettings) == nil {
+		return nil
+	}
+	var s Settings
+	if err := getSettings(tx, &s); err != nil {
+		return err
+	}
+	if s.ContextCap == 0 || (s.ContextCap >= MinContextCap && s.ContextCap <= MaxContextCap) {
+		return nil
+	}
+	s.ContextCap = min(max(s.ContextCap, MinContextCap), MaxContextCap)
 	return putJSON(b, keySettings, &s)
 }

@@ -22,7 +22,7 @@ func TestConcurrentSettingsUpdatesNeverLoseAChange(t *testing.T) {
 				_, err := db.UpdateSettings(func(s *Settings) error {
 					// a read-modify-write of two fields: a counter both writers share, and a key
 					// of this writer's own
-					s.ContextCap++
+					s.FirstByteTimeoutSec++
 					if s.ToolApproval == nil {
 						s.ToolApproval = map[string]string{}
 					}
@@ -41,8 +41,8 @@ func TestConcurrentSettingsUpdatesNeverLoseAChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.ContextCap != writers*updates {
-		t.Errorf("ContextCap = %d after %d increments: updates were lost", got.ContextCap, writers*updates)
+	if got.FirstByteTimeoutSec != writers*updates {
+		t.Errorf("FirstByteTimeoutSec = %d after %d increments: updates were lost", got.FirstByteTimeoutSec, writers*updates)
 	}
 	if len(got.ToolApproval) != writers*updates {
 		t.Errorf("%d tool policies saved, want %d: updates were lost", len(got.ToolApproval), writers*updates)
