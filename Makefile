@@ -183,7 +183,8 @@ bench-stream: $(NODE_STAMP)
 ## `make test`, it needs the network): a fresh clone of the committed tree with empty Go and npm
 ## caches, `make run` to the window with an ollama on PATH and a scripted model present, then by
 ## keyboard a new folder, the model, write_file set to ask, the request, the change approved,
-## the page in the preview, the undo
+## the page in the preview, the undo (PROTOTYPER_MOONSHOT_MODEL=NAME: a real model present in
+## PROTOTYPER_MOONSHOT_MODELS, by default ~/.ollama/models, instead of the scripted one)
 moonshot: deps-deb $(OLLAMA)
 	PROTOTYPER_REQUIRE_COMPONENTS=1 PROTOTYPER_OLLAMA=$(OLLAMA) go test -tags=$(TAGS),moonshot -count=1 -v -timeout 60m -run 'TestMoonshot' ./tests/
 

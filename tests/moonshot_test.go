@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -32,6 +33,10 @@ import (
 //
 // The model is scripted (internal/ollamatest), as in the window's tests: it writes its page
 // at once. What a real small model adds is printed as an estimate, from the stated figures.
+// On a machine that has a real small model, PROTOTYPER_MOONSHOT_MODEL names it (as Ollama
+// lists it) and PROTOTYPER_MOONSHOT_MODELS its models folder (by default ~/.ollama/models):
+// the same steps then measure that model, which must write its page as index.html with a
+// heading (<h1>) the preview shows.
 
 // moonshotPage is the page the scripted model writes; its heading is what the preview shows.
 const (
@@ -73,6 +78,39 @@ const (
 	estimateGenPerSec    = 4.0  // generation on two cores
 )
 
+// moonshotSubject is the model the moonshot asks: the scripted one, or a real one present on
+// this machine (PROTOTYPER_MOONSHOT_MODEL).
+type moonshotSubject struct {
+	name   string
+	models string // the Ollama models folder it is in
+	real   bool
+}
+
+func moonshotSubjectFor(t *testing.T) moonshotSubject {
+	name := os.Getenv("PROTOTYPER_MOONSHOT_MODEL")
+	if name == "" {
+		return moonshotSubject{name: moonshotModel.Name, models: modelsFolderWith(t, moonshotModel)}
+	}
+	models := os.Getenv("PROTOTYPER_MOONSHOT_MODELS")
+	if models == "" {
+		home, _ := os.UserHomeDir()
+		models = filepath.Join(home, ".ollama", "models")
+	}
+	if _, err := os.Stat(filepath.Join(models, "manifests")); err != nil {
+		t.Fatalf("PROTOTYPER_MOONSHOT_MODEL=%s: no Ollama models folder at %s (set PROTOTYPER_MOONSHOT_MODELS to the folder that holds it): %v", name, models, err)
+	}
+	return moonshotSubject{name: name, models: models, real: true}
+}
+
+// pageHeading is the text of the first <h1> of an HTML page, "" when it has none.
+func pageHeading(page string) string {
+	m := regexp.MustCompile(`(?is)<h1[^>]*>(.*?)</h1>`).FindStringSubmatch(page)
+	if m == nil {
+		return ""
+	}
+	return strings.TrimSpace(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(m[1], ""))
+}
+
 // stopwatch prints each step's time since the start and since the step before.
 type stopwatch struct {
 	start, last time.Time
@@ -107,7 +145,8 @@ func TestMoonshotFromMakeRunToAnUndoneChange(t *testing.T) {
 
 	// The machine: Ollama installed (on PATH), a small model in its models folder, no server
 	// running at the address the app will use, and a desktop (an X server, a session bus).
-	models := modelsFolderWith(t, moonshotModel)
+	subject := moonshotSubjectFor(t)
+	models := subject.models
 	onPath := t.TempDir()
 	if err := os.Symlink(bin, filepath.Join(onPath, "ollama")); err != nil {
 		t.Fatal(err)
@@ -116,7 +155,11 @@ func TestMoonshotFromMakeRunToAnUndoneChange(t *testing.T) {
 	display := startXvfb(t)
 	bus, _ := sessionBuses.Load(display)
 
-	fmt.Println("moonshot: the model is SCRIPTED (" + moonshotModel.Name + ", internal/ollamatest): it writes its page at once; a real model's time is estimated at the end")
+	if subject.real {
+		fmt.Printf("moonshot: the model is %s, from %s (PROTOTYPER_MOONSHOT_MODEL)\n", subject.name, subject.models)
+	} else {
+		fmt.Println("moonshot: the model is SCRIPTED (" + moonshotModel.Name + ", internal/ollamatest): it writes its page at once; a real model's time is estimated at the end")
+	}
 	head, _ := exec.Command("git", "-C", root, "rev-parse", "--short", "HEAD").Output()
 	fmt.Printf("moonshot: cloning the committed tree of %s at %s (uncommitted changes are not measured)\n", root, strings.TrimSpace(string(head)))
 	fmt.Printf("moonshot: %d CPUs, load average %s at the start\n", runtime.NumCPU(), loadAverage())
@@ -235,8 +278,8 @@ func TestMoonshotFromMakeRunToAnUndoneChange(t *testing.T) {
 
 	// Choose the model.
 	r.openField("ctrl+m")
-	a.typeText(moonshotModel.Name)
-	a.waitTexts(func(s string) bool { return strings.Contains(s, moonshotModel.Name) }, 20*time.Second)
+	a.typeText(subject.name)
+	a.waitTexts(func(s string) bool { return strings.Contains(s, subject.name) }, 20*time.Second)
 	a.key("Return")
 	// with a folder and a model the message box can be used, and takes the keys
 	r.waitComposerFocus()
@@ -264,12 +307,21 @@ func TestMoonshotFromMakeRunToAnUndoneChange(t *testing.T) {
 	// The request.
 	r.waitComposerFocus()
 	a.screenshot("moonshot-ready.png")
-	a.typeText("Make me a one-page site about tea")
+	a.typeText("Make me a one-page site about tea, in index.html")
 	a.key("Return")
-	if len(a.waitTexts(func(s string) bool { return strings.Contains(s, "waits for your approval") }, 3*time.Minute)) == 0 {
+	answerWithin := 3 * time.Minute
+	if subject.real {
+		answerWithin = 30 * time.Minute
+	}
+	if len(a.waitTexts(func(s string) bool { return strings.Contains(s, "waits for your approval") }, answerWithin)) == 0 {
 		t.Fatalf("no call waits for approval (%s)\n%s", a.screenshot("moonshot-no-approval.png"), out.String())
 	}
-	shown := a.says(moonshotHeading) // the change's diff, in the card
+	// the change's diff, in the card: the scripted page's heading, or a real model's file
+	seen := moonshotHeading
+	if subject.real {
+		seen = "index.html"
+	}
+	shown := a.says(seen)
 	a.screenshot("moonshot-approval.png")
 	index := filepath.Join(r.workspace, "index.html")
 	if _, err := os.Stat(index); err == nil {
@@ -281,8 +333,9 @@ func TestMoonshotFromMakeRunToAnUndoneChange(t *testing.T) {
 	sw.step("request sent; the change is shown, not yet made")
 
 	a.key("alt+a")
+	var page []byte
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
-		if b, err := os.ReadFile(index); err == nil && string(b) == moonshotPage {
+		if page, err = os.ReadFile(index); err == nil && (string(page) == moonshotPage || subject.real && len(page) > 0) {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -290,14 +343,27 @@ func TestMoonshotFromMakeRunToAnUndoneChange(t *testing.T) {
 		}
 	}
 	sw.step("approved (Alt+A): index.html written")
-	if !a.says(moonshotAnswer) {
-		t.Errorf("the model's answer is not shown (%s)", a.screenshot("moonshot-answer.png"))
+	if subject.real {
+		// its answer is its own: the run's end is when the Stop button goes
+		a.waitNoControl(rolePushButton, "■ Stop", answerWithin)
+		sw.step("the model's run ended")
+	} else {
+		if !a.says(moonshotAnswer) {
+			t.Errorf("the model's answer is not shown (%s)", a.screenshot("moonshot-answer.png"))
+		}
+		sw.step("the model's answer shown")
 	}
-	sw.step("the model's answer shown")
 
-	// The page's paragraph, as a text of its own: in the preview's page, not in the card's diff
-	// (whose line also holds the tags); not there before the pane opens.
-	paragraph := func(s string) bool { return strings.TrimSpace(s) == moonshotParagraph }
+	// A text of the page as a text of its own: in the preview's page, not in the card's diff
+	// (whose line also holds the tags); not there before the pane opens. The scripted page's
+	// paragraph, a real model's heading.
+	pageText := moonshotParagraph
+	if subject.real {
+		if pageText = pageHeading(string(page)); pageText == "" {
+			t.Fatalf("the page %s wrote has no <h1> for the preview's check:\n%s", subject.name, page)
+		}
+	}
+	paragraph := func(s string) bool { return strings.TrimSpace(s) == pageText }
 	if len(a.texts(paragraph)) != 0 {
 		t.Fatal("the page's paragraph is shown before the preview is opened: the check below would prove nothing")
 	}
@@ -348,10 +414,14 @@ func TestMoonshotFromMakeRunToAnUndoneChange(t *testing.T) {
 
 	prompt := estimatePromptTokens / estimatePromptPerSec
 	gen := (estimatePageTokens + estimateAnswerTokens) / estimateGenPerSec
-	fmt.Printf("moonshot: TOTAL from git clone to the undone change: %.1f s (%.1f min) with the scripted model\n", total.Seconds(), total.Minutes())
-	fmt.Printf("moonshot: ESTIMATE for a real model, %s (assumed, not measured): prompt %d tokens at %.0f/s = %.0f s, page and answer %d tokens at %.0f/s = %.0f s; total about %.1f min\n",
-		estimateModel, estimatePromptTokens, estimatePromptPerSec, prompt, estimatePageTokens+estimateAnswerTokens, estimateGenPerSec, gen,
-		(total.Seconds()+prompt+gen)/60)
+	if subject.real {
+		fmt.Printf("moonshot: TOTAL from git clone to the undone change: %.1f s (%.1f min) with %s\n", total.Seconds(), total.Minutes(), subject.name)
+	} else {
+		fmt.Printf("moonshot: TOTAL from git clone to the undone change: %.1f s (%.1f min) with the scripted model\n", total.Seconds(), total.Minutes())
+		fmt.Printf("moonshot: ESTIMATE for a real model, %s (assumed, not measured): prompt %d tokens at %.0f/s = %.0f s, page and answer %d tokens at %.0f/s = %.0f s; total about %.1f min\n",
+			estimateModel, estimatePromptTokens, estimatePromptPerSec, prompt, estimatePageTokens+estimateAnswerTokens, estimateGenPerSec, gen,
+			(total.Seconds()+prompt+gen)/60)
+	}
 	if !warm {
 		fmt.Printf("moonshot: caches filled: %s\n", duSizes(caches))
 		fmt.Printf("moonshot: the module download alone (go mod download into another empty module cache): %s\n", timeModDownload(t, clone, env))
