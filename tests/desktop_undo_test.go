@@ -576,3 +576,38 @@ func TestDesktopOneAltZUndoesARunThatWaitedForAnApproval(t *testing.T) {
 		t.Errorf("changes %+v, want the run's one change and the undo that took it back", changes)
 	}
 }
+
+// TestDesktopAcceptAllClosesTheReviewAndRevertAllPutsEveryFileBack: in Changes, Accept all
+// keeps the files and closes the review, the keys back in the message box; Revert all puts
+// every file the chat changed back as it was before it, refusing a file the user changed
+// since until they choose Keep mine, which keeps their version beside it.
+func TestDesktopAcceptAllClosesTheReviewAndRevertAllPutsEveryFileBack(t *testing.T) {
+	layoutCanMatter(t)
+	r := twoRuns(t)
+	r.app.key("alt+c")
+	r.app.waitControl(rolePushButton, "Revert all", 20*time.Second)
+	r.app.screenshot("changes-accept-revert-all.png")
+	r.app.press("Accept all")
+	r.app.waitNoControl(rolePushButton, "Revert all", 20*time.Second)
+	r.waitComposerFocus()
+	r.wantFile(t, "a.txt", "first\n", 0o600)
+	r.wantFile(t, "b.txt", "new\n", 0o644)
+
+	r.writeFile(t, "b.txt", "mine\n", 0o644) // the user edits one of them since
+	r.app.key("alt+c")
+	r.app.press("Revert all")
+	r.app.waitControl(rolePushButton, "Keep mine beside it", 20*time.Second)
+	r.wantFile(t, "a.txt", "first\n", 0o600) // refused: nothing changed
+	r.app.press("Keep mine beside it")
+	r.waitLog(t, events.Undo, true, 30*time.Second)
+	r.wantFile(t, "a.txt", "original\n", 0o600)
+	r.wantFile(t, "b.txt", "", 0)
+	r.wantFile(t, "b.txt.mine", "mine\n", 0o644)
+	// what is left to review is the user's version kept beside the restored one
+	r.app.waitControl(rolePushButton, "Revert b.txt.mine to before this chat", 20*time.Second)
+	for _, f := range []string{"a.txt", "b.txt"} {
+		if len(r.app.controls(rolePushButton, "Revert "+f+" to before this chat")) != 0 {
+			t.Errorf("the review still lists %s after Revert all (%s)", f, r.app.screenshot("changes-reverted-all.png"))
+		}
+	}
+}
