@@ -85,12 +85,7 @@ func TestAMessageToAChatRunsInTheChatsFolderWhateverNewChatsTake(t *testing.T) {
 // chat" gives a chat with that model in the first folder, the one the header showed, not the
 // folder used last elsewhere.
 func TestDesktopANewChatFromAModelChangeKeepsTheFolderTheHeaderShows(t *testing.T) {
-	r := startDesktopRunWith(t, folderModel, store.Settings{}, "Say where you are")
-	ws1, ws2 := r.workspace, filepath.Join(t.TempDir(), "second")
-	if err := os.MkdirAll(ws2, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
+	r, ws1, ws2 := twoFolders(t)
 
 	// a chat in the second folder: new chats go there since
 	r.app.key("ctrl+n")
@@ -114,31 +109,14 @@ func TestDesktopANewChatFromAModelChangeKeepsTheFolderTheHeaderShows(t *testing.
 	r.waitLogN(t, events.RunStarted, 3, true, 60*time.Second)
 
 	_, db := r.finish(t, "newchat-end.png")
-	chats, err := db.ListChats()
-	if err != nil || len(chats) != 3 {
-		t.Fatalf("chats = %+v, %v; want three", chats, err)
-	}
-	for _, c := range chats {
-		if c.Title == "Write hello.txt with a greeting" {
-			if c.Workspace != ws1 || c.Model != writerModel.Name+":latest" && c.Model != writerModel.Name {
-				t.Errorf("the new chat works in %s with %s, want %s with %s", c.Workspace, c.Model, ws1, writerModel.Name)
-			}
-			return
-		}
-	}
-	t.Errorf("no chat of the message sent after the model change: %+v", chats)
+	wantNewChat(t, db, "Write hello.txt with a greeting", "the model change", ws1, writerModel)
 }
 
 // TestDesktopANewChatFromAFolderChangeKeepsTheModelTheHeaderShows: with a chat of one model
 // open while new chats took another, picking another folder and "Start a new chat" gives a
 // chat in that folder with the open chat's model, the one the header showed.
 func TestDesktopANewChatFromAFolderChangeKeepsTheModelTheHeaderShows(t *testing.T) {
-	r := startDesktopRunWith(t, folderModel, store.Settings{}, "Say where you are")
-	ws1, ws2 := r.workspace, filepath.Join(t.TempDir(), "second")
-	if err := os.MkdirAll(ws2, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
+	r, ws1, ws2 := twoFolders(t)
 	wroteIn(t, "the first message", ws1, ws1, ws2)
 
 	// a chat with another model: new chats take it since
@@ -164,19 +142,7 @@ func TestDesktopANewChatFromAFolderChangeKeepsTheModelTheHeaderShows(t *testing.
 	wroteIn(t, "the new chat", ws2, ws1, ws2)
 
 	_, db := r.finish(t, "newchat-folder-end.png")
-	chats, err := db.ListChats()
-	if err != nil || len(chats) != 3 {
-		t.Fatalf("chats = %+v, %v; want three", chats, err)
-	}
-	for _, c := range chats {
-		if c.Title == "Say where the new one is" {
-			if c.Workspace != ws2 || c.Model != folderModel.Name+":latest" && c.Model != folderModel.Name {
-				t.Errorf("the new chat works in %s with %s, want %s with %s", c.Workspace, c.Model, ws2, folderModel.Name)
-			}
-			return
-		}
-	}
-	t.Errorf("no chat of the message sent after the folder change: %+v", chats)
+	wantNewChat(t, db, "Say where the new one is", "the folder change", ws2, folderModel)
 }
 
 // A chat owns its folder: in the real window, by keyboard only, a chat changed to another
@@ -184,12 +150,7 @@ func TestDesktopANewChatFromAFolderChangeKeepsTheModelTheHeaderShows(t *testing.
 // old chat opened again (with Ctrl+K) writes in its own folder, whatever new chats take.
 func TestDesktopAChatWritesOnlyInTheFolderTheHeaderShowsForIt(t *testing.T) {
 	layoutCanMatter(t)
-	r := startDesktopRunWith(t, folderModel, store.Settings{}, "Say where you are")
-	ws1, ws2 := r.workspace, filepath.Join(t.TempDir(), "second")
-	if err := os.MkdirAll(ws2, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
+	r, ws1, ws2 := twoFolders(t)
 	wroteIn(t, "the first message", ws1, ws1, ws2)
 
 	// a folder that does not exist, inside one that does not either (so not offered to be
@@ -355,4 +316,35 @@ func wroteIn(t *testing.T, step, want string, dirs ...string) {
 		}
 		_ = os.Remove(filepath.Join(dir, "where.txt"))
 	}
+}
+
+// twoFolders starts the window with the folder model, whose first chat has answered in the
+// start folder (ws1), and makes a second folder (ws2) beside it.
+func twoFolders(t *testing.T) (r *desktopRun, ws1, ws2 string) {
+	r = startDesktopRunWith(t, folderModel, store.Settings{}, "Say where you are")
+	ws1, ws2 = r.workspace, filepath.Join(t.TempDir(), "second")
+	if err := os.MkdirAll(ws2, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
+	return r, ws1, ws2
+}
+
+// wantNewChat checks that db holds three chats, of which the one titled title (started after
+// change) works in ws with model m.
+func wantNewChat(t *testing.T, db *store.DB, title, change, ws string, m ollamatest.Model) {
+	t.Helper()
+	chats, err := db.ListChats()
+	if err != nil || len(chats) != 3 {
+		t.Fatalf("chats = %+v, %v; want three", chats, err)
+	}
+	for _, c := range chats {
+		if c.Title == title {
+			if c.Workspace != ws || c.Model != m.Name+":latest" && c.Model != m.Name {
+				t.Errorf("the new chat works in %s with %s, want %s with %s", c.Workspace, c.Model, ws, m.Name)
+			}
+			return
+		}
+	}
+	t.Errorf("no chat of the message sent after %s: %+v", change, chats)
 }
