@@ -1,6 +1,9 @@
 package agentloop
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -78,5 +81,75 @@ func TestAnOpenedChatSaysTheStateOfEachCard(t *testing.T) {
 	}
 	if len(opened.ToolCalls) != 2 || opened.ToolStates["c1"] != CardCompleted || opened.ToolStates["c2"] != CardFailed {
 		t.Errorf("tool states %v of %d records, want c1 completed and c2 failed", opened.ToolStates, len(opened.ToolCalls))
+	}
+}
+
+// slowCompletion is a store whose disk takes a while to confirm a call's result.
+type slowCompletion struct{ Store }
+
+func (s slowCompletion) CompleteToolCall(chatID, id string, res store.ToolResult) (store.ToolCallRecord, error) {
+	r, err := s.Store.CompleteToolCall(chatID, id, res)
+	time.Sleep(30 * time.Millisecond)
+	return r, err
+}
+
+// TestACallsCardAndItsRecordSayTheSameDuration: the duration a call's result carries is the
+// one its record keeps, so a chat reopened says what the card said live, however long the
+// record took to write.
+func TestACallsCardAndItsRecordSayTheSameDuration(t *testing.T) {
+	h := newHarness(t, harnessOptions{model: "scripted", approve: ApproveAuto, cfg: func(c *Config) {
+		c.Store = slowCompletion{c.Store}
+	}})
+	out := h.runCompleted(t, "write hello.txt")
+	res := ofType(h.rec.events(), events.ToolResult)[0]
+	recs, err := h.db.ToolCalls(out.ChatID)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("tool records = %+v, %v", recs, err)
+	}
+	if res.DurationMs == nil || *res.DurationMs != recs[0].DurationMs {
+		t.Fatalf("the result says %v ms, its record %d ms", res.DurationMs, recs[0].DurationMs)
+	}
+}
+
+// The window's opened-chat fixtures (frontend/src/test/contract, read by its contract test)
+// carry the card states this package gives their records: each file's toolStates is what
+// [RecordState] says, and so is the state its expect names for a card.
+func TestTheWindowsFixturesCarryTheCardStatesGoGives(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "frontend", "src", "test", "contract", "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no fixtures (%v)", err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			raw, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var fixture struct {
+				OpenedChat
+				Expect map[string]string `json:"expect"`
+			}
+			if err := json.Unmarshal(raw, &fixture); err != nil {
+				t.Fatal(err)
+			}
+			want := recordStates(fixture.ToolCalls, fixture.LiveRunID, Undone{}) // the fixtures hold no change records
+			if os.Getenv("PROTOTYPER_PRINT_STATES") != "" {
+				out, _ := json.Marshal(want)
+				t.Logf("STATES %s %s", filepath.Base(f), out)
+			}
+			for id, state := range want {
+				if fixture.ToolStates[id] != state {
+					t.Errorf("toolStates[%s] = %q, RecordState gives %q", id, fixture.ToolStates[id], state)
+				}
+			}
+			if len(fixture.ToolStates) != len(want) {
+				t.Errorf("toolStates %v, want %v", fixture.ToolStates, want)
+			}
+			for id, state := range fixture.Expect {
+				if want[id] != state {
+					t.Errorf("expect[%s] = %q, RecordState gives %q", id, state, want[id])
+				}
+			}
+		})
 	}
 }

@@ -115,3 +115,45 @@ func (a *desktopApp) focusNamed(role a11yRole, prefix string) {
 		a.tb.Fatalf("focus %q: %v (done: %v)", prefix, err, ok)
 	}
 }
+
+// showChatList shows the list of chats when the window started with it hidden (a narrow
+// window does, until the user chooses): Ctrl+B, its button's shortcut.
+func (r *desktopRun) showChatList() {
+	r.app.tb.Helper()
+	if len(r.app.controls(rolePushButton, "+ New chat")) == 0 {
+		r.app.key("ctrl+b")
+		r.app.waitControl(rolePushButton, "+ New chat", 20*time.Second)
+	}
+}
+
+// TestDesktopTheListOfChatsHidesWithCtrlBAndStaysSoAfterARestart: a narrow window starts
+// with the list of chats hidden, a wide one with it shown; Ctrl+B (or the header's button)
+// shows or hides it, and the choice is kept when the app starts again.
+func TestDesktopTheListOfChatsHidesWithCtrlBAndStaysSoAfterARestart(t *testing.T) {
+	layoutCanMatter(t)
+	r := startDesktopRunWith(t, writerModel, store.Settings{}, "")
+	shown := func() bool { return len(r.app.controls(rolePushButton, "+ New chat")) == 1 }
+	narrow := desktopLayout().name == "large" // 900 px at 1.5 times: 600 px of page
+	if shown() == narrow {
+		t.Fatalf("the list of chats is shown: %v in the %s layout (%s)", shown(), desktopLayout().name, r.app.screenshot("sidebar-at-start.png"))
+	}
+	was := shown()
+	r.app.key("ctrl+b")
+	if was {
+		r.app.waitNoControl(rolePushButton, "+ New chat", 20*time.Second)
+	} else {
+		r.app.waitControl(rolePushButton, "+ New chat", 20*time.Second)
+	}
+	r.app.screenshot("sidebar-toggled.png")
+	r.reopen(t, writerModel, "bridge-sidebar")
+	settle()
+	if shown() == was {
+		t.Errorf("after a restart the list of chats is shown: %v, want it as chosen, %v (%s)", shown(), !was, r.app.screenshot("sidebar-restarted.png"))
+	}
+	r.app.press("List of chats") // the header's button does the same
+	if was {
+		r.app.waitControl(rolePushButton, "+ New chat", 20*time.Second)
+	} else {
+		r.app.waitNoControl(rolePushButton, "+ New chat", 20*time.Second)
+	}
+}

@@ -1,8 +1,8 @@
 package tests
 
 import (
-	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,22 +14,6 @@ import (
 
 // settle lets the window apply a key's effect (a menu opening, a chat loading) before the next.
 func settle() { time.Sleep(900 * time.Millisecond) }
-
-// wroteIn checks that where.txt was written in want and nowhere else of dirs, then removes it,
-// so that the next message's file is told apart.
-func wroteIn(t *testing.T, step, want string, dirs ...string) {
-	t.Helper()
-	for _, dir := range dirs {
-		_, err := os.Stat(filepath.Join(dir, "where.txt"))
-		switch {
-		case dir == want && err != nil:
-			t.Errorf("%s: where.txt is not in %s: %v", step, dir, err)
-		case dir != want && err == nil:
-			t.Errorf("%s: where.txt was written in %s, want only %s", step, dir, want)
-		}
-		_ = os.Remove(filepath.Join(dir, "where.txt"))
-	}
-}
 
 // typeFolder opens the folder menu (Ctrl+O), types dir and picks it with Enter.
 func (r *desktopRun) typeFolder(dir string) {
@@ -103,95 +87,6 @@ func (r *desktopRun) sendAndWait(t *testing.T, text string, n int) {
 	r.app.typeText(text)
 	r.app.key("Return")
 	r.waitLogN(t, events.RunFinished, n, true, 60*time.Second)
-}
-
-// A chat owns its folder: in the real window, by keyboard only, a chat changed to another
-// folder writes there from its next message on; a new chat takes the folder last used; and an
-// old chat opened again (with Ctrl+K) writes in its own folder, whatever new chats take.
-func TestDesktopAChatWritesOnlyInTheFolderTheHeaderShowsForIt(t *testing.T) {
-	layoutCanMatter(t)
-	r := startDesktopRunWith(t, folderModel, store.Settings{}, "Say where you are")
-	ws1, ws2 := r.workspace, filepath.Join(t.TempDir(), "second")
-	if err := os.MkdirAll(ws2, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
-	wroteIn(t, "the first message", ws1, ws1, ws2)
-
-	// a folder that does not exist, inside one that does not either (so not offered to be
-	// created): the window's error line says so (it has a Dismiss button), and the chat stays
-	// where it was
-	r.typeFolder(filepath.Join(t.TempDir(), "no", "missing"))
-	r.app.key("Return")
-	r.app.waitControl(rolePushButton, "Dismiss", 20*time.Second)
-	r.app.screenshot("chats-not-a-folder.png")
-
-	// Ctrl+O, a typed path, Enter: the window asks what the folder is for; Enter changes this
-	// chat, and the sentence about the folder that could not be used goes
-	r.typeFolder(ws2)
-	r.app.screenshot("chats-folder-dialog.png")
-	r.app.key("Return")
-	r.waitHeaderFolder(ws2)
-	r.waitComposerFocus()
-	r.sendAndWait(t, "And now?", 2)
-	wroteIn(t, "the chat moved to the second folder", ws2, ws1, ws2)
-	if errs := r.app.controls(rolePushButton, "Dismiss"); len(errs) != 0 {
-		t.Errorf("the error line about the missing folder is still there once a folder was picked and used (%s)", r.app.screenshot("chats-moved.png"))
-	}
-	r.app.screenshot("chats-moved.png")
-
-	// a new chat (Ctrl+N) in the first folder again: no question, there is no chat to change;
-	// what was typed in the first chat and not sent stays with it
-	r.app.typeText(unsentDraft)
-	r.app.key("ctrl+n")
-	settle()
-	if carried := r.app.textsWith(unsentDraft); len(carried) != 0 {
-		t.Errorf("the new chat's box holds the first chat's unsent text: %q", carried)
-	}
-	r.typeFolder(ws1)
-	r.waitHeaderFolder(ws1)
-	r.sendAndWait(t, "A new one", 3)
-	wroteIn(t, "the new chat", ws1, ws1, ws2)
-
-	// the first chat, found with Ctrl+K, still writes in its own folder
-	r.openAndType("ctrl+k", "Say where", "chats-search.png")
-	r.app.key("Return")
-	settle()
-	r.app.screenshot("chats-reopened.png")
-	if !r.app.says(unsentDraft) {
-		t.Error("the first chat's unsent text did not come back with it")
-	}
-	r.app.key("ctrl+a")
-	r.sendAndWait(t, "Once more", 4)
-	wroteIn(t, "the first chat opened again", ws2, ws1, ws2)
-
-	_, db := r.finish(t, "chats-folders-end.png")
-	chats, err := db.ListChats()
-	if err != nil || len(chats) != 2 {
-		t.Fatalf("chats = %+v, %v; want two", chats, err)
-	}
-	for _, c := range chats {
-		want := ws1
-		if c.Title == "Say where you are" {
-			want = ws2
-		}
-		if c.Workspace != want {
-			t.Errorf("chat %q is stored in %s, want %s", c.Title, c.Workspace, want)
-		}
-		// the answer after the write, with thinking on and none thought, reads as the model
-		// wrote it: the server's repeat of its first piece is not shown ("WroteWrote …")
-		msgs, _ := db.Messages(c.ID)
-		for _, m := range msgs {
-			// a call the model wrote without thinking is a call alone at every turn (the
-			// server's repeat of its first piece, "<tool_ca", is not shown as text)
-			if len(m.ToolCalls) > 0 && m.Content != "" {
-				t.Errorf("chat %q: a call's message holds the text %q", c.Title, m.Content)
-			}
-		}
-		if answer := msgs[3]; answer.Role != store.RoleAssistant || answer.Content != "Wrote where.txt." {
-			t.Errorf("chat %q: the first answer is %s %q, want the assistant's \"Wrote where.txt.\"", c.Title, answer.Role, answer.Content)
-		}
-	}
 }
 
 // unsentDraft is typed in a chat and left there, unsent, while another chat is used.
@@ -342,13 +237,70 @@ func TestDesktopUnsentTextOutlivesQuitting(t *testing.T) {
 	}
 }
 
-// A folder for new chats that is not there (a --workspace mistyped, a folder deleted since) is
-// said as the window opens, not at the first message.
-func TestDesktopAFolderThatIsNotThereIsSaidAsTheWindowOpens(t *testing.T) {
-	missing := filepath.Join(t.TempDir(), "missing")
-	r := startDesktopRunWith(t, writerModel, store.Settings{}, "", withArgs("--workspace", missing))
-	if !r.app.says(missing + " is not a folder that exists") {
-		t.Errorf("the window does not say that %s is not there (%s)", missing, r.app.screenshot("folder-missing-at-start.png"))
+// TestDesktopAnExamplePromptFillsTheMessageBoxAndSendsNothing: an empty chat offers example
+// prompts; Enter on one (reached with the keyboard) writes it in the message box, where it
+// waits to be changed or sent.
+func TestDesktopAnExamplePromptFillsTheMessageBoxAndSendsNothing(t *testing.T) {
+	layoutCanMatter(t)
+	r := startDesktopRunWith(t, writerModel, store.Settings{}, "")
+	const example = "Build a landing page for a small coffee shop"
+	r.app.focus(example)
+	r.app.waitFocus(rolePushButton, example, 10*time.Second)
+	r.app.screenshot("example-prompts.png")
+	r.app.key("Return")
+	r.app.waitNamedText("Message", 20*time.Second, example)
+	r.waitComposerFocus()
+	// a message sent leaves the box: what is typed next goes after the example, still there
+	r.app.typeText(" with a menu")
+	r.app.waitNamedText("Message", 20*time.Second, example+" with a menu")
+}
+
+// A chat deleted from the sidebar while its answer streams is gone for good: its run stops
+// and ends before the chat goes, so nothing of it is written afterwards and no error is said
+// about a chat that is no longer there; the sidebar no longer lists it, and the store keeps no
+// chat and no live run.
+func TestDesktopDeletingAChatWhileItsAnswerStreamsRemovesItForGood(t *testing.T) {
+	slow := pacedProxy(t, ollamatest.Get(t).URL(), 1000, 60*time.Millisecond) // 15 s of answer
+	r := startDesktopRunWith(t, paragraphModel, store.Settings{Think: "on"}, "Write a long answer", withArgs("--ollama", slow))
+	r.waitLog(t, events.TextDelta, true, 60*time.Second)
+
+	deleteButtons := func() []string {
+		var named []string
+		for _, quoted := range r.app.names(rolePushButton) {
+			if n, err := strconv.Unquote(quoted); err == nil && strings.HasPrefix(n, "Delete ") {
+				named = append(named, n)
+			}
+		}
+		return named
 	}
-	r.finish(t, "folder-missing-at-start.png")
+	var buttons []string
+	for deadline := time.Now().Add(20 * time.Second); len(buttons) == 0 && time.Now().Before(deadline); {
+		buttons = deleteButtons()
+	}
+	if len(buttons) != 1 {
+		t.Fatalf("the sidebar's delete buttons are %q, want the one of the running chat; the buttons: %q", buttons, r.app.names(rolePushButton))
+	}
+	r.app.press(buttons[0])
+	r.app.press("Delete") // the confirmation
+	r.waitLog(t, events.RunFinished, false, 30*time.Second)
+	for deadline := time.Now().Add(20 * time.Second); len(deleteButtons()) > 0; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the deleted chat is still listed: %q", deleteButtons())
+		}
+	}
+	time.Sleep(time.Second) // what a run writing to the deleted chat would say arrives meanwhile
+	for _, l := range readBridgeLog(t, r.bridgeLog) {
+		for _, e := range l.Events {
+			if e.Type == events.Error {
+				t.Errorf("an error was sent to the window after the chat was deleted:\n%s", mustRead(r.bridgeLog))
+			}
+		}
+	}
+	_, db := r.finish(t, "delete-running-chat.png")
+	if chats, err := db.ListChats(); err != nil || len(chats) != 0 {
+		t.Errorf("the store keeps chats %v (%v), want none", chats, err)
+	}
+	if live, err := db.LiveRuns(); err != nil || len(live) != 0 {
+		t.Errorf("the store keeps live runs %v (%v), want none", live, err)
+	}
 }

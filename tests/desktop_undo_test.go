@@ -382,3 +382,232 @@ func TestDesktopAnUndoKeepingNamesTheFileTooLargeToKeepThatIsGone(t *testing.T) 
 	r.wantFile(t, "build/big.bin", "", 0)
 	r.finish(t, "undo-not-put-back.png")
 }
+
+// waitNamed waits for an object of the window's accessibility tree, of any role, named name,
+// and reports whether one came.
+func (a *desktopApp) waitNamed(name string, timeout time.Duration) bool {
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		found := false
+		a.each(func(n a11yNode) { found = found || a.name(n) == name })
+		if found {
+			return true
+		}
+	}
+	return false
+}
+
+// pressToggle activates the one toggle button (a button with aria-pressed) named name.
+func (a *desktopApp) pressToggle(name string) {
+	a.tb.Helper()
+	const roleToggleButton a11yRole = 62 // ATSPI_ROLE_TOGGLE_BUTTON
+	a.activate(a.waitControl(roleToggleButton, name, 20*time.Second))
+}
+
+// descriptions lists the accessible descriptions of the window's buttons named name.
+func (a *desktopApp) descriptions(name string) []string {
+	var out []string
+	for _, c := range a.controls(rolePushButton, name) {
+		v, err := a.a11yBus().Object(c.node.Dest, c.node.Path).GetProperty(atspiAccessible + ".Description")
+		if err == nil {
+			s, _ := v.Value().(string)
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// After Alt+Z the card of the call whose change was taken back reads undone and the run's
+// answer says its changes were undone, also after the app is started again; Alt+Y makes them
+// read done again. The cards are titled by what happened, and a step's statistics are the
+// description of a button rather than a line under every step.
+func TestDesktopAnUndoneRunReadsUndoneInItsCardAndAnswerUntilARedo(t *testing.T) {
+	r := twoRuns(t)
+	const line = "The changes made here were undone: b.txt."
+	if !r.app.waitNamed("Created b.txt", 20*time.Second) {
+		t.Fatalf("no card titled %q (%s)", "Created b.txt", r.app.screenshot("undone-titles.png"))
+	}
+	stats := r.app.descriptions("Statistics of this step")
+	if len(stats) == 0 || !strings.Contains(stats[0], "tokens") {
+		t.Errorf("the steps' statistics buttons describe %q, want their tokens", stats)
+	}
+	if said := r.app.textsWith("tokens/s"); len(said) != 0 {
+		t.Errorf("the statistics are shown under the steps without being asked for: %q", said)
+	}
+
+	r.app.key("alt+z")
+	r.waitLog(t, events.Undo, true, 30*time.Second)
+	r.wantFile(t, "b.txt", "", 0)
+	if !r.app.waitNamed("Created b.txt, undone", 20*time.Second) {
+		t.Errorf("the card of the undone write does not read undone (%s)", r.app.screenshot("undone-card.png"))
+	}
+	if !r.app.says(line) {
+		t.Errorf("the undone run's answer does not say %q", line)
+	}
+	if !r.app.waitNamed("Replaced a.txt", 5*time.Second) {
+		t.Errorf("the first run's card no longer reads done")
+	}
+	_, db := r.finish(t, "undone-after-undo.png")
+	db.Close()
+
+	r.relaunch(t, twoRunsModel, "bridge-undone-relaunch")
+	if !r.app.waitNamed("Created b.txt, undone", 20*time.Second) {
+		t.Errorf("started again, the card of the undone write does not read undone (%s)", r.app.screenshot("undone-relaunched.png"))
+	}
+	if !r.app.says(line) {
+		t.Errorf("started again, the undone run's answer does not say %q", line)
+	}
+
+	r.app.key("alt+y")
+	r.waitLog(t, events.Redo, true, 30*time.Second)
+	r.wantFile(t, "b.txt", "new\n", 0o644)
+	if !r.app.waitNamed("Created b.txt", 20*time.Second) {
+		t.Errorf("after the redo the card does not read done (%s)", r.app.screenshot("undone-redone.png"))
+	}
+	for deadline := time.Now().Add(20 * time.Second); len(r.app.textsWith(line)) != 0; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Errorf("after the redo the answer still says %q", line)
+			break
+		}
+	}
+	r.finish(t, "undone-redone.png")
+}
+
+// Restore to here before the first message turns every later call that changed a file undone,
+// and each run's answer says so.
+func TestDesktopRestoreToHereTurnsEveryLaterRunsCardsUndone(t *testing.T) {
+	r := twoRuns(t)
+	r.app.press("Restore to here, before “Change a.txt”")
+	r.waitLog(t, events.Undo, true, 30*time.Second)
+	for _, name := range []string{"Replaced a.txt, undone", "Created b.txt, undone"} {
+		if !r.app.waitNamed(name, 20*time.Second) {
+			t.Errorf("no card reads %q (%s)", name, r.app.screenshot("restore-undone.png"))
+		}
+	}
+	for _, line := range []string{"The changes made here were undone: a.txt.", "The changes made here were undone: b.txt."} {
+		if !r.app.says(line) {
+			t.Errorf("no answer says %q", line)
+		}
+	}
+	r.finish(t, "restore-undone.png")
+}
+
+// A Revert of one file in Changes turns only the card of the call that changed it undone, and
+// its run's answer says some of its changes were undone.
+func TestDesktopARevertInChangesTurnsOnlyThatFilesCardUndone(t *testing.T) {
+	r := twoRuns(t)
+	r.app.key("alt+c")
+	r.app.press("Revert a.txt to before this chat")
+	r.waitLog(t, events.Undo, true, 30*time.Second)
+	r.app.key("Escape") // the review closes; the chat is read again
+	if !r.app.waitNamed("Replaced a.txt, undone", 20*time.Second) {
+		t.Errorf("the reverted file's card does not read undone (%s)", r.app.screenshot("revert-undone.png"))
+	}
+	if !r.app.waitNamed("Created b.txt", 5*time.Second) {
+		t.Errorf("the card of the file left as it is no longer reads done")
+	}
+	if !r.app.says("The changes made here were undone: a.txt.") {
+		t.Errorf("the first run's answer does not say its change was undone")
+	}
+	r.finish(t, "revert-undone.png")
+}
+
+// A change waiting for approval is titled as a question of what it would do, and its diff
+// numbers each line before and after the change; the side-by-side view is a toggle of it.
+func TestDesktopAWaitingChangeIsTitledAndItsDiffNumbersItsLines(t *testing.T) {
+	r := previewWaits(t)
+	if !r.app.waitNamed("Replace hello.txt?", 20*time.Second) {
+		t.Errorf("no card titled %q (%s)", "Replace hello.txt?", r.app.screenshot("diff-numbered.png"))
+	}
+	for _, name := range []string{"Diff: 1 line added, 1 removed", "Line 1 before", "Line 1 after"} {
+		if !r.app.waitNamed(name, 10*time.Second) {
+			t.Errorf("the diff has nothing named %q (%s)", name, r.app.screenshot("diff-numbered.png"))
+		}
+	}
+	r.app.pressToggle("Side by side")
+	if !r.app.waitNamed("Diff, side by side: 1 line added, 1 removed", 10*time.Second) {
+		t.Errorf("the diff is not shown side by side (%s)", r.app.screenshot("diff-side-by-side.png"))
+	}
+	r.app.screenshot("diff-side-by-side.png")
+	r.app.key("alt+d")
+	r.waitLog(t, events.RunFinished, true, 60*time.Second)
+	r.finish(t, "diff-denied.png")
+}
+
+// pausedRunModel edits a.txt (allowed without asking), then writes b.txt (asked), then answers:
+// its run waits for the user part-way.
+var pausedRunModel = ollamatest.Model{Name: "e2e-paused-run", Scripts: ollamatest.Scripts{
+	"SU":     ollamatest.ToolCall("edit_file", map[string]any{"path": "a.txt", "old_string": "original", "new_string": "edited"}),
+	"SUAT":   ollamatest.ToolCall("write_file", map[string]any{"path": "b.txt", "content": "new\n"}),
+	"SUATAT": []string{"Edited a.txt and created b.txt."},
+}}
+
+// A run that waited for an approval part-way is one change: the window shows one Undo for it,
+// and one Alt+Z puts back every file it changed, before and after the approval.
+func TestDesktopOneAltZUndoesARunThatWaitedForAnApproval(t *testing.T) {
+	r := startDesktopRunWith(t, pausedRunModel, store.Settings{Think: "off",
+		ToolApproval: map[string]string{"edit_file": "auto", "write_file": "ask"}}, "")
+	r.writeFile(t, "a.txt", "original\n", 0o600)
+	r.app.typeText("Edit a.txt, then create b.txt")
+	r.app.key("Return")
+	r.waitLog(t, events.ToolApprovalRequest, true, 60*time.Second)
+	r.wantFile(t, "a.txt", "edited\n", 0o600)
+	r.app.key("alt+a")
+	r.waitResumedFinished(t, 60*time.Second)
+	r.wantFile(t, "b.txt", "new\n", 0o644)
+	r.app.waitControlNamed(rolePushButton, "Undo the run that changed", 20*time.Second)
+	var undos []string
+	for _, n := range r.app.names(rolePushButton) {
+		if strings.HasPrefix(n, `"Undo the run that changed`) {
+			undos = append(undos, n)
+		}
+	}
+	if len(undos) != 1 || !strings.Contains(undos[0], "a.txt") || !strings.Contains(undos[0], "b.txt") {
+		t.Fatalf("the window offers %v, want one Undo for the run's two files (%s)", undos, r.app.screenshot("undo-approved-run-before.png"))
+	}
+
+	r.app.key("alt+z")
+	r.waitLog(t, events.Undo, true, 30*time.Second)
+	r.wantFile(t, "a.txt", "original\n", 0o600)
+	r.wantFile(t, "b.txt", "", 0)
+	r.app.waitNoControl(rolePushButton, undos[0][1:len(undos[0])-1], 20*time.Second)
+	_, db := r.finish(t, "undo-approved-run.png")
+	changes, _ := db.Changes(theOneChat(t, db).ID)
+	if len(changes) != 2 || changes[0].Kind != store.ChangeRun || changes[1].Kind != store.ChangeUndo || len(changes[1].Reverts) != 1 {
+		t.Errorf("changes %+v, want the run's one change and the undo that took it back", changes)
+	}
+}
+
+// TestDesktopAcceptAllClosesTheReviewAndRevertAllPutsEveryFileBack: in Changes, Accept all
+// keeps the files and closes the review, the keys back in the message box; Revert all puts
+// every file the chat changed back as it was before it, refusing a file the user changed
+// since until they choose Keep mine, which keeps their version beside it.
+func TestDesktopAcceptAllClosesTheReviewAndRevertAllPutsEveryFileBack(t *testing.T) {
+	layoutCanMatter(t)
+	r := twoRuns(t)
+	r.app.key("alt+c")
+	r.app.waitControl(rolePushButton, "Revert all", 20*time.Second)
+	r.app.screenshot("changes-accept-revert-all.png")
+	r.app.press("Accept all")
+	r.app.waitNoControl(rolePushButton, "Revert all", 20*time.Second)
+	r.waitComposerFocus()
+	r.wantFile(t, "a.txt", "first\n", 0o600)
+	r.wantFile(t, "b.txt", "new\n", 0o644)
+
+	r.writeFile(t, "b.txt", "mine\n", 0o644) // the user edits one of them since
+	r.app.key("alt+c")
+	r.app.press("Revert all")
+	r.app.waitControl(rolePushButton, "Keep mine beside it", 20*time.Second)
+	r.wantFile(t, "a.txt", "first\n", 0o600) // refused: nothing changed
+	r.app.press("Keep mine beside it")
+	r.waitLog(t, events.Undo, true, 30*time.Second)
+	r.wantFile(t, "a.txt", "original\n", 0o600)
+	r.wantFile(t, "b.txt", "", 0)
+	r.wantFile(t, "b.txt.mine", "mine\n", 0o644)
+	// what is left to review is the user's version kept beside the restored one
+	r.app.waitControl(rolePushButton, "Revert b.txt.mine to before this chat", 20*time.Second)
+	for _, f := range []string{"a.txt", "b.txt"} {
+		if len(r.app.controls(rolePushButton, "Revert "+f+" to before this chat")) != 0 {
+			t.Errorf("the review still lists %s after Revert all (%s)", f, r.app.screenshot("changes-reverted-all.png"))
+		}
+	}
+}

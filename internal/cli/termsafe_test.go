@@ -1,9 +1,18 @@
 package cli
 
 import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
+
+	"prototyper/model/ollama"
+	"prototyper/store"
 )
 
 func TestSanitizeRemovesWhatATerminalWouldObey(t *testing.T) {
@@ -104,4 +113,157 @@ func BenchmarkSanitizeWithEscapes(b *testing.B) {
 	for b.Loop() {
 		_ = Sanitize(s)
 	}
+}
+
+// hostile is text a model or a server could send to take over the terminal: a new window
+// title, a cleared screen, a line rewritten, a clipboard write, text reversed.
+const hostile = "\x1b]0;pwned\x07\x1b[2J\x1b[H\rspoof\x1b]52;c;cm0gLXJm\x07 \u202eevil\u202c \u009b31m"
+
+// terminalControlRE matches anything in printed output that a terminal would act on.
+var terminalControlRE = regexp.MustCompile("[\x00-\x08\x0b-\x1f\x7f\u0080-\u009f\u202a-\u202e\u2066-\u2069]")
+
+// rendererOwn takes out what the run's terminal renderer writes itself (dim, colors, reset,
+// erase to the end of the line, the carriage return that rewrites the status line), leaving
+// what came from elsewhere for [checkNoTerminalControl].
+var rendererOwn = strings.NewReplacer("\x1b[2m", "", "\x1b[0m", "", "\x1b[K", "", "\x1b[32m", "", "\x1b[31m", "", "\r", "")
+
+// checkNoTerminalControl fails t when out, printed for what, holds anything a terminal acts on.
+func checkNoTerminalControl(t *testing.T, what, out string) {
+	t.Helper()
+	if loc := terminalControlRE.FindStringIndex(out); loc != nil {
+		t.Errorf("%s prints %q to the terminal:\n%q", what, out[loc[0]:loc[1]], out)
+	}
+}
+
+// hostileChat stores a chat whose every text came from a hostile model.
+func hostileChat(t *testing.T) (path string, chat store.Chat) {
+	t.Helper()
+	return storedChat(t, func(db *store.DB) store.Chat {
+		chat, _ := db.CreateChat(store.Chat{Model: "qwen3" + hostile, Workspace: "/w" + hostile})
+		_, _ = db.AppendMessage(chat.ID, store.Message{Role: store.RoleUser, Content: "Hi " + hostile})
+		run, _ := db.StartRun(store.Run{ChatID: chat.ID})
+		cp, _ := db.NewMessageSaver(chat.ID, store.Message{RunID: run.ID})
+		_ = cp.AddThinking("thinking " + hostile)
+		_ = cp.AddText("answer " + hostile)
+		must := func(err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		args, _ := json.Marshal(map[string]string{"path": "a.txt" + hostile})
+		name := "write_file" + hostile
+		must(cp.AddToolCalls(store.ToolCall{ID: "call_1", Name: name, Args: args},
+			// valid JSON may hold C1 and bidi characters unescaped
+			store.ToolCall{ID: "call_2", Name: name, Args: json.RawMessage("{\"raw\":\"\u009b2J \u202eevil\"}")}))
+		_ = db.PutToolCall(store.ToolCallRecord{ID: "call_1", ChatID: chat.ID, RunID: run.ID, MessageID: cp.ID(), Name: name,
+			Pending: true, StartedAt: time.Now()})
+		_, _ = db.CompleteToolCall(chat.ID, "call_1", store.ToolResult{OK: false, Output: "output " + hostile})
+		_ = db.PutToolCall(store.ToolCallRecord{ID: "call_2", ChatID: chat.ID, RunID: run.ID, MessageID: cp.ID(), Name: name,
+			Approval: &store.Approval{Decision: store.DecisionDeny, By: "hook", Reason: "reason " + hostile}})
+		_, _ = db.AppendMessage(chat.ID, store.Message{Role: store.RoleTool, ToolName: name, ToolCallID: "other", Content: "tool " + hostile})
+		must(cp.Finish("stop", nil))
+		_, _ = db.FinishRun(run.ID, "completed", nil)
+		return chat
+	})
+}
+
+func TestChatsPrintNoTerminalControlFromTheModel(t *testing.T) {
+	path, chat := hostileChat(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string // the visible text survives
+	}{
+		{"list", []string{"chats", "list", "--db", path}, []string{"Hi ", "qwen3"}},
+		{"show", []string{"chats", "show", chat.ID, "--db", path}, []string{"answer", "spoof", "evil", "output", "reason", "thinking", "tool "}},
+		{"export md", []string{"chats", "export", chat.ID, "--db", path}, []string{"answer", "spoof", "evil", "output", "reason"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runMain(tc.args...)
+			if code != ExitCompleted {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			checkNoTerminalControl(t, tc.name, out)
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("lost %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+}
+
+func TestChatsJSONKeepsTheExactTextEscaped(t *testing.T) {
+	path, chat := hostileChat(t)
+	code, out, errOut := runMain("chats", "export", chat.ID, "--format", "json", "--db", path)
+	if code != ExitCompleted {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	checkNoTerminalControl(t, "export json", out)
+	var got store.Transcript
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Chat.Model != "qwen3"+hostile || got.Messages[1].Content != "answer "+hostile || got.ToolCalls[0].Output != "output "+hostile {
+		t.Errorf("the JSON does not hold the exact text: %+v", got)
+	}
+
+	code, out, _ = runMain("chats", "list", "--json", "--db", path)
+	checkNoTerminalControl(t, "list --json", out)
+	var chats []store.Chat
+	if code != ExitCompleted || json.Unmarshal([]byte(out), &chats) != nil || chats[0].Model != "qwen3"+hostile {
+		t.Errorf("list --json = %d %s", code, out)
+	}
+}
+
+func TestModelsAndPullPrintNoTerminalControlFromTheServer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		enc := json.NewEncoder(w)
+		switch r.URL.Path {
+		case "/api/tags":
+			_ = enc.Encode(map[string]any{"models": []map[string]any{
+				{"name": "evil" + hostile, "size": 1, "details": map[string]string{"parameter_size": "1B" + hostile}},
+			}})
+		case "/api/show":
+			w.WriteHeader(http.StatusInternalServerError)
+			_ = enc.Encode(map[string]string{"error": "no " + hostile})
+		case "/api/pull":
+			for _, p := range []map[string]any{
+				{"status": "pulling manifest" + hostile},
+				{"status": "pulling x", "digest": "sha256:" + hostile, "total": 10, "completed": 5},
+				{"error": "failed " + hostile},
+			} {
+				_ = enc.Encode(p)
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"models", []string{"models", "--ollama", srv.URL}},
+		{"pull", []string{"pull", "--ollama", srv.URL, "x"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, out, errOut := runMain(tc.args...)
+			checkNoTerminalControl(t, tc.name+" stdout", out)
+			checkNoTerminalControl(t, tc.name+" stderr", errOut)
+			if !strings.Contains(out+errOut, "spoof") {
+				t.Errorf("the server's text is gone rather than cleaned:\n%s\n%s", out, errOut)
+			}
+		})
+	}
+
+	t.Run("pull bars on a terminal", func(t *testing.T) {
+		var out bytes.Buffer
+		v := newPullView(&out, true, time.Now)
+		_ = v.update(ollama.PullProgress{Status: "pulling manifest" + hostile})
+		_ = v.update(ollama.PullProgress{Status: "pulling x", Digest: "sha256:a" + hostile, Total: 10, Completed: 5})
+		v.finish()
+		// the view's own cursor movements are all it may write
+		own := regexp.MustCompile(`\x1b\[(\d+A|2K)`)
+		checkNoTerminalControl(t, "pull view", strings.ReplaceAll(own.ReplaceAllString(out.String(), ""), "\r", ""))
+	})
 }
