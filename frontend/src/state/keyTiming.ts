@@ -1,7 +1,8 @@
 // When the window received Enter in the message box, told to Go for the bridge log: what the
 // window adds to a send is measured from there, not from when a test's tool began to type it.
-// The key event's own time is taken (the moment the web view received it); the note is sent
-// after the send it starts, so it never delays it.
+// The key event's own time is taken (the moment the web view received it). The note goes at
+// once, from the key's first listener: a timer or a later task may run only after the answer
+// has begun on a loaded machine, and the note costs the send a message post, no wait.
 
 import type { Backend } from '../backend'
 
@@ -21,9 +22,7 @@ export function sendsMessage(ev: KeyboardEvent): boolean {
 export function watchEnterTiming(backend: Pick<Backend, 'keyReceived'>, doc: Document = document): () => void {
   const onKey = (ev: KeyboardEvent) => {
     if (!sendsMessage(ev)) return
-    const at = eventTimeUnixMs(ev)
-    // after the composer's own handler, which sends, has run
-    setTimeout(() => void backend.keyReceived('Enter', at).catch(() => {}), 0)
+    void backend.keyReceived('Enter', eventTimeUnixMs(ev)).catch(() => {})
   }
   doc.addEventListener('keydown', onKey, { capture: true })
   return () => doc.removeEventListener('keydown', onKey, { capture: true })
