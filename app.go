@@ -200,6 +200,9 @@ func (a *App) ModelChecks() ([]desktop.ModelCheck, error) { return with(a, (*ses
 func (a *App) Painted(seq uint64, runningToolCallIDs []string) {
 	a.do(func(d *session) error { d.Painted(seq, runningToolCallIDs); return nil })
 }
+func (a *App) KeyReceived(key string, atUnixMs float64) {
+	a.do(func(d *session) error { d.KeyReceived(key, atUnixMs); return nil })
+}
 func (a *App) SetVisible(visible bool) {
 	a.do(func(d *session) error { d.SetVisible(visible); return nil })
 }

@@ -692,10 +692,34 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 	for _, p := range spec.prompts {
 		msgs = append(msgs, store.Message{Role: store.RoleUser, Content: p.text, Images: p.images, Files: p.files, Complete: true})
 	}
-	// the run and the messages that start it are one commit: one wait for the disk before the request
-	rec, saved, err := a.cfg.Store.StartRunWith(store.Run{ChatID: cs.id, Model: opts.Model, Think: opts.Think,
-		Trigger: spec.trigger, Phase: events.PhaseSubmitted}, msgs...)
+	rec := store.Run{ID: a.cfg.Store.NewRunID(), ChatID: cs.id, Model: opts.Model, Think: opts.Think,
+		Trigger: spec.trigger, Phase: events.PhaseSubmitted}
+	for i := range msgs {
+		msgs[i].RunID = rec.ID
+	}
+	ctx, cancel := context.WithCancel(a.base)
+	r = &run{a: a, cs: cs, id: rec.ID, ctx: ctx, cancel: cancel, opts: opts, resume: spec.resume,
+		workspace: workspace, contextCap: settings.ContextCap, policies: settings.ToolApproval,
+		allowed: settings.AlwaysAllow[workspace], settings: settings, keep: settings.CheckpointLimit(),
+		loopLimit: settings.LoopLimit(), recoverCalls: !settings.IgnoreTextToolCalls,
+		keepAlive: settings.KeepAlive(), system: instr.systemPrompt(a.cfg.SystemPrompt), instructionsRefused: instr.refused,
+		agentsFile: instr.file, commit: newRunCommit()}
+	// A run with a prompt asks the model while its start is committed (runcommit.go); a resumed
+	// run first continues its change, which needs the run recorded.
+	if len(spec.prompts) > 0 && spec.resume == nil {
+		r.pending = msgs
+		r.workDone = make(chan struct{})
+		a.wg.Add(1)
+		go func() {
+			defer a.wg.Done()
+			r.work()
+		}()
+	}
+	// the run and the messages that start it are one commit: one wait for the disk
+	rec, saved, err := a.cfg.Store.StartRunWith(rec, msgs...)
 	if err != nil {
+		cancel()
+		r.commit.open(nil, err)
 		return nil, err
 	}
 	// the resumed part of a run continues its change: one run, one undo
@@ -704,6 +728,8 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 		ok, err := a.cfg.Store.ContinueChange(cs.id, spec.resume.RunID, rec.ID)
 		if err != nil {
 			_, _ = a.cfg.Store.FinishRun(rec.ID, events.StopError, nil)
+			cancel()
+			r.commit.open(nil, err)
 			return nil, err
 		}
 		if ok {
@@ -718,17 +744,13 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 			_, _ = a.cfg.Store.UpdateChat(cs.id, func(c *store.Chat) { c.Model = opts.Model })
 		}
 	}
-	ctx, cancel := context.WithCancel(a.base)
 	cs.runID, cs.cancel, cs.done = rec.ID, cancel, make(chan struct{})
-	r = &run{a: a, cs: cs, id: rec.ID, ctx: ctx, cancel: cancel, opts: opts, resume: spec.resume,
-		workspace: workspace, contextCap: settings.ContextCap, policies: settings.ToolApproval,
-		allowed: settings.AlwaysAllow[workspace], settings: settings, keep: settings.CheckpointLimit(),
-		loopLimit: settings.LoopLimit(), recoverCalls: !settings.IgnoreTextToolCalls,
-		keepAlive: settings.KeepAlive(), system: instr.systemPrompt(a.cfg.SystemPrompt), instructionsRefused: instr.refused,
-		agentsFile: instr.file}
-	// announced here, under cs.mu, so that the chat is "submitted" as soon as Send returns
-	r.emit(events.Event{Type: events.RunStarted, Model: opts.Model, Think: opts.Think, Trigger: spec.trigger, ChangeID: continued})
+	// announced here, under cs.mu, so that the chat is "submitted" as soon as Send returns; the
+	// run's own events follow once the commit is open
+	a.emit(events.Event{ChatID: cs.id, RunID: rec.ID, Type: events.RunStarted, Model: opts.Model, Think: opts.Think,
+		Trigger: spec.trigger, ChangeID: continued})
 	a.setPhaseLocked(cs, rec.ID, events.PhaseSubmitted)
+	r.commit.open(saved, nil)
 	return r, nil
 }
 

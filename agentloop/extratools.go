@@ -48,7 +48,7 @@ type noticedToolbox struct {
 // the sentences with the run, so that the chat reopened says them again.
 func (r *run) toolNotices(tb Toolbox) {
 	nt, ok := tb.(noticedToolbox)
-	if !ok {
+	if !ok || len(nt.notices) == 0 || r.awaitCommit() != nil {
 		return
 	}
 	no := false

@@ -126,7 +126,7 @@ func instructionsRefusal(workspace string, err error) string {
 // instructionsNotice says, as an `error` event in the chat, why the workspace's AGENTS.md
 // was not read, and keeps the sentence with the run, so that the chat reopened says it again.
 func (r *run) instructionsNotice() {
-	if r.instructionsRefused == "" {
+	if r.instructionsRefused == "" || r.awaitCommit() != nil {
 		return
 	}
 	if _, err := r.a.cfg.Store.AddRunNote(r.id, store.RunNote{Code: CodeInstructionsRefused, Message: r.instructionsRefused}); err != nil {

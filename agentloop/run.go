@@ -45,6 +45,16 @@ type run struct {
 	// the folder's, not the user's, so a call copied from it is not run (justRead)
 	agentsFile string
 
+	// commit is the run's start being committed; pending the messages it commits, in the
+	// history until the run's goroutine takes them as stored (runcommit.go)
+	commit  *runCommit
+	pending []store.Message
+	// workDone is closed when the turns, begun before the commit, are over (nil: they begin
+	// in execute); stop and paused are how they ended
+	workDone chan struct{}
+	stop     string
+	paused   *pausedRun
+
 	guard    *loopGuard
 	stopNote string // why the run stopped, when a sentence says more than its stop reason (a loop, an empty answer)
 	stopCode string // the code of stopNote's sentence where the window must know it (CodeEmptyAnswer)
@@ -79,18 +89,39 @@ type run struct {
 }
 
 func (r *run) emit(e events.Event) {
+	if r.awaitCommit() != nil {
+		return
+	}
 	e.ChatID, e.RunID = r.cs.id, r.id
 	r.a.emit(e)
 }
 
-func (r *run) phase(p events.Phase) { r.a.setPhase(r.cs, r.id, p) }
+func (r *run) phase(p events.Phase) {
+	if r.awaitCommit() != nil {
+		return
+	}
+	r.a.setPhase(r.cs, r.id, p)
+}
+
+// work runs the run's turns when they begin before the commit (see startLocked).
+func (r *run) work() {
+	defer close(r.workDone)
+	r.stop, r.paused = r.loop()
+}
 
 // execute runs to the end and records how it ended; a follow-up run starts when messages
 // were queued at the very end.
 func (r *run) execute() Outcome {
 	defer r.a.wg.Done()
 
-	stop, state := r.loop()
+	var stop string
+	var state *pausedRun
+	if r.workDone != nil {
+		<-r.workDone
+		stop, state = r.stop, r.paused
+	} else {
+		stop, state = r.loop()
+	}
 
 	var stateJSON json.RawMessage
 	if state != nil {
@@ -207,6 +238,7 @@ func (r *run) turns() (string, *pausedRun) {
 		r.err = err
 		return events.StopError, nil
 	}
+	r.history = r.withPending(r.history)
 	var resumed map[string]bool
 	if r.resume != nil {
 		resumed = map[string]bool{}
@@ -334,6 +366,9 @@ func emptyAnswer(msg store.Message, turn model.Turn) bool {
 // injectQueued commits the messages the user sent while the run was busy and adds them to
 // the history, after the results of the last batch: they steer the run.
 func (r *run) injectQueued() {
+	if !r.committed() {
+		return // nothing can wait yet: the chat's lock is held until the commit is over
+	}
 	for _, q := range r.a.takeQueue(r.cs) {
 		// the files it names are read now, as the message joins the run (admit checked them)
 		files, _ := readMentions(r.ctx, r.tools, q.text)

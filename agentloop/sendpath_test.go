@@ -81,7 +81,7 @@ func (w *writeCounter) AppendMessage(chatID string, m store.Message) (store.Mess
 	return w.DB.AppendMessage(chatID, m)
 }
 
-func TestAMessageIsCommittedWithItsRunInOneWriteBeforeTheRequest(t *testing.T) {
+func TestAMessageIsCommittedWithItsRunInOneWriteBeforeSendReturns(t *testing.T) {
 	m := &requestNoter{asked: make(chan time.Time, 1)}
 	w := &writeCounter{}
 	a, db, _ := fakeHarness(t, m, func(c *Config) {

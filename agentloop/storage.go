@@ -35,6 +35,7 @@ type Store interface {
 	CompleteToolCall(chatID, id string, res store.ToolResult) (store.ToolCallRecord, error)
 
 	RunsOf(chatID string) ([]store.Run, error)
+	NewRunID() string
 	StartRunWith(r store.Run, msgs ...store.Message) (store.Run, []store.Message, error)
 	UpdateRun(id string, edit func(*store.Run)) (store.Run, error)
 	FinishRun(id, stopReason string, state json.RawMessage) (store.Run, error)

@@ -83,6 +83,14 @@ func (t *streamedTurn) fitPrompt() error {
 	budget := promptBudget(r.numCtx, r.opts.NumPredict)
 	t.fit = fitContext(r.est, system, condensed(r.history), defs, budget)
 	if t.fit.dropped > 0 {
+		// what is offered or summarized is the stored history
+		if err := r.awaitCommit(); err != nil {
+			return err
+		}
+		r.syncHistory()
+		t.fit = fitContext(r.est, system, condensed(r.history), defs, budget)
+	}
+	if t.fit.dropped > 0 {
 		choice, err := r.olderTurns(t.fit)
 		if err != nil {
 			return err
@@ -127,6 +135,9 @@ func (t *streamedTurn) stream() (model.Turn, error) {
 // the model to load, and text and thinking are shown and saved.
 func (t *streamedTurn) receive(d model.Delta, load *loadWatch) error {
 	r := t.r
+	if err := r.awaitCommit(); err != nil {
+		return err
+	}
 	if err := r.ctx.Err(); err != nil {
 		// stopped: lines already read (a fast model's whole answer) are not shown
 		return err
@@ -152,13 +163,19 @@ func (t *streamedTurn) receive(d model.Delta, load *loadWatch) error {
 	return t.show(d.Thinking+thinking, t.hold.push(text))
 }
 
-// begin starts the assistant message, once: stored empty (so that it has its id before its
-// first token), announced, the chat streaming.
+// begin starts the assistant message, once: given its id, announced, the chat streaming.
+// Nothing waits for the disk here: the message is first written by its saver's first save,
+// after its first text went out. It begins after the run's commit, so that it follows the
+// user's message.
 func (t *streamedTurn) begin() {
 	r := t.r
 	if t.saver != nil || t.saverErr != nil {
 		return
 	}
+	if t.saverErr = r.awaitCommit(); t.saverErr != nil {
+		return
+	}
+	r.syncHistory()
 	t.saver, t.saverErr = r.a.cfg.Store.NewMessageSaver(r.cs.id, store.Message{Role: store.RoleAssistant, RunID: r.id})
 	if t.saverErr == nil {
 		r.answered = true

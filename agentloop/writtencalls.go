@@ -70,6 +70,9 @@ func (r *run) nativeCallsUnreadable(msg store.Message, turn model.Turn) bool {
 // (note) once and remembers it for the model.
 func (r *run) switchToWrittenCalls(note string) {
 	r.written = true
+	if r.awaitCommit() != nil {
+		return
+	}
 	if cf, ok := r.a.cfg.Store.(callForms); ok {
 		if err := cf.SetWritesCalls(r.opts.Model); err != nil {
 			r.emitError(err)

@@ -401,6 +401,15 @@ func (b *Bridge) Painted(seq uint64, running []string) {
 	b.nudge()
 }
 
+// KeyReceived notes on the bridge log (when it is on) that the window received key at at, the
+// key event's own time: the start of what the window measures from a key. Bind it as
+// App.KeyReceived.
+func (b *Bridge) KeyReceived(key string, at time.Time) {
+	if b.log != nil {
+		b.log.key(at, key)
+	}
+}
+
 // SetVisible tells the bridge whether the window is visible. While it is not, the bridge does
 // not wait for acknowledgements at all (a hidden webview may not paint). Bind it as
 // App.SetVisible.

@@ -38,10 +38,20 @@ type LogAck struct {
 	Running []string `json:"running"`
 }
 
+// LogKey is the bridge log's line for a key the window received:
+// {"kind":"key","at":"…","key":"Enter"}, at being the key event's own time in the window
+// (Enter in the message box: the moment a send begins, as the window saw it).
+type LogKey struct {
+	Kind string `json:"kind"` // "key"
+	At   string `json:"at"`
+	Key  string `json:"key"`
+}
+
 // Kinds of bridge log lines.
 const (
 	LogKindBatch = "batch"
 	LogKindAck   = "ack"
+	LogKindKey   = "key"
 )
 
 // bridgeLog appends lines; one Write per line keeps lines whole.
@@ -73,6 +83,10 @@ func (l *bridgeLog) ack(at time.Time, seq uint64, running []string) {
 		running = []string{}
 	}
 	l.write(LogAck{Kind: LogKindAck, At: at.Format(time.RFC3339Nano), Seq: seq, Running: running})
+}
+
+func (l *bridgeLog) key(at time.Time, key string) {
+	l.write(LogKey{Kind: LogKindKey, At: at.Format(time.RFC3339Nano), Key: key})
 }
 
 func (l *bridgeLog) write(line any) {

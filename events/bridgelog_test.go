@@ -39,6 +39,9 @@ func readBridgeLog(t *testing.T, path string) (lines []any) {
 		case events.LogKindAck:
 			var l events.LogAck
 			err, line = dec.Decode(&l), l
+		case events.LogKindKey:
+			var l events.LogKey
+			err, line = dec.Decode(&l), l
 		default:
 			t.Fatalf("log line %q: unknown kind", sc.Text())
 		}
@@ -176,5 +179,23 @@ func TestASinkThatNeverAcksStillGetsEveryEventSpacedByTheFallback(t *testing.T) 
 	}
 	if s := b.Stats(); s.Fallbacks < 2 {
 		t.Errorf("fallbacks = %d, want 2 or more", s.Fallbacks)
+	}
+}
+
+func TestTheBridgeLogNotesAKeyAtTheTimeTheWindowReceivedIt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bridge.jsonl")
+	b, err := events.NewBridge(eventstest.NewRecorder(), events.WithLogFile(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	received := time.Date(2026, 11, 27, 8, 0, 0, 123_000_000, time.UTC)
+	b.KeyReceived("Enter", received)
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	lines := readBridgeLog(t, path)
+	want := events.LogKey{Kind: events.LogKindKey, At: "2026-11-27T08:00:00.123Z", Key: "Enter"}
+	if len(lines) != 1 || lines[0] != want {
+		t.Errorf("log = %+v, want %+v", lines, want)
 	}
 }

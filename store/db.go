@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -47,6 +48,13 @@ type DB struct {
 	path      string
 	opts      Options
 	recovered []Run
+
+	// seqs holds, per chat, the highest message sequence this process handed out: to a
+	// message appended (committed or not) or to a streaming message that has its id before
+	// its first write ([DB.NewMessageSaver]). An append never takes a sequence at or below
+	// it, so a reserved id is never given twice; a transaction rolled back leaves a gap.
+	seqMu sync.Mutex
+	seqs  map[string]uint64
 }
 
 // Bucket names; see the package documentation for the layout.

@@ -19,9 +19,10 @@
 //
 // # Persistence policy
 //
-// The design's policy maps onto the API like this: the loop commits the user message with
-// [DB.AppendMessage] before it asks the model; it streams the assistant message through a
-// [MessageSaver]; it commits a [ToolCallRecord] with Pending set ([DB.PutToolCall]) before a
+// The design's policy maps onto the API like this: the loop commits the user message with its
+// run ([DB.StartRunWith]) and says nothing of the run before that commit is durable; it streams
+// the assistant message through a [MessageSaver], which gives it its id at once and first
+// writes it at its first save; it commits a [ToolCallRecord] with Pending set ([DB.PutToolCall]) before a
 // tool runs and completes it ([DB.CompleteToolCall]) right after. A call that changes files
 // is recorded with [DB.StartToolCall] instead: the same record and, in the same commit, the
 // prior state of every path it touches ([Change]), so that undo can put it back.

@@ -175,3 +175,7 @@ func hint(err error) string {
 	}
 	return ""
 }
+
+// errReservedTaken is a streaming message's first save finding its reserved id taken: only a
+// second process writing the same file could do it, which the file's lock refuses.
+var errReservedTaken = errors.New("the id reserved for a streaming message is taken")

@@ -45,7 +45,7 @@ func (db *DB) appendMessageTx(tx *bolt.Tx, chatID string, m Message) (Message, e
 	if err != nil {
 		return m, err
 	}
-	seq, err := msgs.NextSequence()
+	seq, err := db.nextMessageSeq(msgs, chatID)
 	if err != nil {
 		return m, err
 	}
@@ -62,6 +62,82 @@ func (db *DB) appendMessageTx(tx *bolt.Tx, chatID string, m Message) (Message, e
 		return m, err
 	}
 	return m, db.touchChat(tx, chatID, 1, &m)
+}
+
+// nextMessageSeq takes the next sequence of a chat's messages bucket, past any this process
+// handed out already (a streaming message's reserved id among them).
+func (db *DB) nextMessageSeq(msgs *bolt.Bucket, chatID string) (uint64, error) {
+	db.seqMu.Lock()
+	defer db.seqMu.Unlock()
+	if taken := db.seqs[chatID]; msgs.Sequence() < taken {
+		if err := msgs.SetSequence(taken); err != nil {
+			return 0, err
+		}
+	}
+	seq, err := msgs.NextSequence()
+	if err != nil {
+		return 0, err
+	}
+	db.noteSeqLocked(chatID, seq)
+	return seq, nil
+}
+
+func (db *DB) noteSeqLocked(chatID string, seq uint64) {
+	if db.seqs == nil {
+		db.seqs = map[string]uint64{}
+	}
+	db.seqs[chatID] = max(db.seqs[chatID], seq)
+}
+
+// reserveMessageID gives a message of a chat its id without writing it: the sequence after
+// every one stored or handed out. [DB.insertMessage] stores it there later; a message
+// appended meanwhile comes after it.
+func (db *DB) reserveMessageID(chatID string) (string, error) {
+	db.seqMu.Lock()
+	defer db.seqMu.Unlock()
+	var stored uint64
+	err := db.view(func(tx *bolt.Tx) error {
+		msgs, err := messagesBucket(tx, chatID)
+		if err != nil {
+			return err
+		}
+		stored = msgs.Sequence()
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	seq := max(stored, db.seqs[chatID]) + 1
+	db.noteSeqLocked(chatID, seq)
+	return messageID(chatID, seq), nil
+}
+
+// insertMessage stores m for the first time under the id [DB.reserveMessageID] gave it. It
+// is on disk when insertMessage returns.
+func (db *DB) insertMessage(chatID string, m Message) error {
+	return db.update("append message", func(tx *bolt.Tx) error {
+		msgs, err := messagesBucket(tx, chatID)
+		if err != nil {
+			return err
+		}
+		seq, ok := messageSeq(chatID, m.ID)
+		if !ok || msgs.Get(seqKey(seq)) != nil {
+			return fmt.Errorf("message %s: %w", m.ID, errReservedTaken)
+		}
+		if msgs.Sequence() < seq { // a later process numbers on from here
+			if err := msgs.SetSequence(seq); err != nil {
+				return err
+			}
+		}
+		m.ChatID, m.UpdatedAt = chatID, db.now()
+		if err := putJSON(msgs, seqKey(seq), &m); err != nil {
+			return err
+		}
+		if err := indexMessage(tx, chatID, seq, &m); err != nil {
+			return err
+		}
+		return db.touchChat(tx, chatID, 1, &m)
+	})
 }
 
 // UpdateMessage replaces a stored message (found by m.ID) in place: what a [MessageSaver] has

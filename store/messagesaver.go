@@ -9,9 +9,14 @@ import (
 // most once per Options.SaveInterval while deltas arrive, at once at each tool-call
 // boundary, and at once at the end. The loop calls it on every delta and boundary and needs
 // no timer of its own. A MessageSaver belongs to one goroutine.
+//
+// The message has its id from the start but is first written by the first save: showing its
+// first text waits for no disk. A kill -9 before that save loses what a save once a second
+// loses anyway, the text since the last one.
 type MessageSaver struct {
 	db        *DB
 	msg       Message
+	stored    bool // written once: later saves replace it
 	content   strings.Builder
 	thinking  strings.Builder
 	lastSave  time.Time
@@ -19,20 +24,26 @@ type MessageSaver struct {
 	thinkFrom time.Time // first thinking delta; zero when not thinking
 }
 
-// NewMessageSaver appends m (an assistant message, Complete false) to the chat at once, so
-// that it has its ID before the first token, and returns the MessageSaver that streams into it.
+// NewMessageSaver starts m (an assistant message, Complete false) at the end of the chat:
+// it has its id at once, and is written by the first save ([MessageSaver.Flush], an interval
+// after it started, a tool-call boundary or the end). A message appended to the chat before
+// that comes after it.
 func (db *DB) NewMessageSaver(chatID string, m Message) (*MessageSaver, error) {
 	if m.Role == "" {
 		m.Role = RoleAssistant
 	}
-	m.Complete = false
-	saved, err := db.AppendMessage(chatID, m)
+	id, err := db.reserveMessageID(chatID)
 	if err != nil {
 		return nil, err
 	}
-	c := &MessageSaver{db: db, msg: saved, lastSave: db.now()}
-	c.content.WriteString(saved.Content)
-	c.thinking.WriteString(saved.Thinking)
+	now := db.now()
+	m.ID, m.ChatID, m.Complete = id, chatID, false
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = now
+	}
+	c := &MessageSaver{db: db, msg: m, lastSave: now, dirty: true}
+	c.content.WriteString(m.Content)
+	c.thinking.WriteString(m.Thinking)
 	return c, nil
 }
 
@@ -100,10 +111,14 @@ func (c *MessageSaver) Flush() error {
 	if !c.thinkFrom.IsZero() { // still thinking: the time so far, should the stream end here
 		c.msg.ThinkingMs = c.db.now().Sub(c.thinkFrom).Milliseconds()
 	}
-	if err := c.db.UpdateMessage(c.msg.ChatID, c.Message()); err != nil {
+	save := c.db.UpdateMessage
+	if !c.stored {
+		save = c.db.insertMessage
+	}
+	if err := save(c.msg.ChatID, c.Message()); err != nil {
 		return err
 	}
-	c.dirty, c.lastSave = false, c.db.now()
+	c.stored, c.dirty, c.lastSave = true, false, c.db.now()
 	return nil
 }
 

@@ -1,14 +1,18 @@
 package store
 
 import (
+	"errors"
 	"testing"
 	"time"
 )
 
-// stored reads the saved message back from disk.
+// stored reads the saved message back from disk; a message not written yet reads as empty.
 func stored(t *testing.T, db *DB, cp *MessageSaver) Message {
 	t.Helper()
 	m, err := db.Message(cp.Message().ChatID, cp.ID())
+	if errors.Is(err, ErrNotFound) {
+		return Message{}
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,8 +27,11 @@ func TestMessageSaverSavesAtMostOncePerIntervalWhileStreaming(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := stored(t, db, cp); m.Role != RoleAssistant || m.Complete {
-		t.Fatalf("the message is not on disk, streaming, before the first token: %+v", m)
+	if cp.ID() == "" {
+		t.Fatal("the message has no id before its first save")
+	}
+	if _, err := db.Message(c.ID, cp.ID()); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("the message was written before its first save (%v): its first text would wait for the disk", err)
 	}
 
 	steps := []struct {
@@ -72,7 +79,7 @@ func TestMessageSaverSavesAtToolCallBoundaryAndAtTheEnd(t *testing.T) {
 	_ = cp.AddThinking("think")
 	clock.Advance(200 * time.Millisecond)
 	_ = cp.AddText("Writing the file.")
-	if got := stored(t, db, cp); got.Thinking != "" || got.Content != "" {
+	if got := stored(t, db, cp); got.ID != "" {
 		t.Fatalf("saved before the interval: %+v", got)
 	}
 	if err := cp.AddToolCalls(ToolCall{ID: "c1", Name: "write_file", Args: []byte(`{"path":"a"}`)}); err != nil {
@@ -128,5 +135,74 @@ func TestMessageSaverFlushSavesWhatStreamedBeforeAFailure(t *testing.T) {
 	}
 	if got := stored(t, db, cp); got.Content != "partial" || got.Complete || got.DoneReason != "error" {
 		t.Errorf("after Flush: %+v", got)
+	}
+}
+
+func TestAStreamingMessageKeepsItsPlaceWhenAnotherIsAppendedBeforeItsFirstSave(t *testing.T) {
+	db, _ := openTestDB(t, newTestClock())
+	c := mustChat(t, db, Chat{})
+	if _, err := db.AppendMessage(c.ID, Message{Role: RoleUser, Content: "question"}); err != nil {
+		t.Fatal(err)
+	}
+	cp, err := db.NewMessageSaver(c.ID, Message{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	later, err := db.AppendMessage(c.ID, Message{Role: RoleUser, Content: "sent while it streams"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if later.ID == cp.ID() {
+		t.Fatalf("a message appended took the streaming message's id %s", cp.ID())
+	}
+	_ = cp.AddText("answer")
+	if err := cp.Finish("stop", nil); err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := db.Messages(c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range msgs {
+		got = append(got, m.Content)
+	}
+	if len(got) != 3 || got[0] != "question" || got[1] != "answer" || got[2] != "sent while it streams" {
+		t.Errorf("messages = %q, want the answer where it started, before the message sent after it", got)
+	}
+	if chat, _ := db.Chat(c.ID); chat.MessageCount != 3 {
+		t.Errorf("message count %d, want 3", chat.MessageCount)
+	}
+}
+
+func TestAStreamingMessagesIdIsNotGivenAgainAfterTheFileIsOpenedAnew(t *testing.T) {
+	clock := newTestClock()
+	db, path := openTestDB(t, clock)
+	c := mustChat(t, db, Chat{})
+	cp, err := db.NewMessageSaver(c.ID, Message{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = cp.AddText("answer")
+	if err := cp.Finish("stop", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err = Open(path, Options{Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	next, err := db.AppendMessage(c.ID, Message{Role: RoleUser, Content: "next"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.ID == cp.ID() {
+		t.Fatalf("the next message took the id %s of the answer before it", next.ID)
+	}
+	if msgs, _ := db.Messages(c.ID); len(msgs) != 2 || msgs[0].Content != "answer" {
+		t.Errorf("messages = %+v", msgs)
 	}
 }

@@ -17,6 +17,10 @@ func (db *DB) StartRun(r Run) (Run, error) {
 	return r, err
 }
 
+// NewRunID is an id for a run not recorded yet: a run can be named before its
+// [DB.StartRunWith] commits it.
+func (db *DB) NewRunID() string { return newID(db.now()) }
+
 // StartRunWith is StartRun that also appends msgs (as [DB.AppendMessage] does, with the run's
 // ID as their RunID when they have none) to the run's chat, in the same transaction: the run
 // and the message that starts it are one commit, so one wait for the disk before the model is

@@ -135,6 +135,7 @@ type bridgeLine struct {
 	Events  []events.LogEvent `json:"events"`
 	Seq     uint64            `json:"seq"`
 	Running []string          `json:"running"`
+	Key     string            `json:"key"`
 }
 
 func readBridgeLog(t testing.TB, path string) []bridgeLine {

@@ -37,7 +37,9 @@ import (
 // it (server-tok/s, its own eval timings). What Prototyper adds (added-ms) is the rest: Enter
 // until the request reached the server (enter-to-request-ms; Enter is taken before xdotool
 // starts, which itself takes key-ms, the key's own delivery included), and the first content
-// until it was painted (content-to-paint-ms).
+// until it was painted (content-to-paint-ms). The same two from Enter as the window received
+// it (the key event's time, which the window notes on the bridge log): window-added-ms and
+// window-enter-to-request-ms, and key-delivery-ms from Enter taken to Enter received.
 func BenchmarkWindowStream(b *testing.B) {
 	rec := recordChats(b, ollamatest.Get(b).URL())
 	r := startWindowForBench(b, store.Settings{}, withArgs("--ollama", rec.url))
@@ -45,6 +47,7 @@ func BenchmarkWindowStream(b *testing.B) {
 	r.app.key("Return")
 	r.waitLogN(b, events.RunFinished, 1, true, 120*time.Second)
 	var rates, acks, firsts, runFirsts, servers, asks, paints, added, rate, keys []float64
+	var windowAsks, windowAdded, deliveries []float64
 	n := 1
 	for b.Loop() {
 		n++
@@ -64,6 +67,11 @@ func BenchmarkWindowStream(b *testing.B) {
 		servers, asks = append(servers, server), append(asks, ms(ex.asked.Sub(enter)))
 		paints, added = append(paints, f.enterToFirstMs-ms(ex.content.Sub(enter))), append(added, f.enterToFirstMs-server)
 		rate = append(rate, ex.tokPerSec)
+		if received, ok := enterReceived(lines, enter); ok {
+			windowAsks = append(windowAsks, ms(ex.asked.Sub(received)))
+			windowAdded = append(windowAdded, ms(ex.asked.Sub(received))+paints[len(paints)-1])
+			deliveries = append(deliveries, ms(received.Sub(enter)))
+		}
 	}
 	b.StopTimer()
 	b.ReportMetric(median(rates), "deliveries/s")
@@ -77,6 +85,27 @@ func BenchmarkWindowStream(b *testing.B) {
 	b.ReportMetric(median(paints), "content-to-paint-ms")
 	b.ReportMetric(median(rate), "server-tok/s")
 	b.ReportMetric(median(keys), "key-ms")
+	if len(windowAsks) < len(asks) {
+		b.Fatalf("the window noted Enter for %d of %d messages", len(windowAsks), len(asks))
+	}
+	b.ReportMetric(median(windowAdded), "window-added-ms")
+	b.ReportMetric(median(windowAsks), "window-enter-to-request-ms")
+	b.ReportMetric(median(deliveries), "key-delivery-ms")
+}
+
+// enterReceived is when the window received the Enter taken at enter: the first Enter the
+// bridge log notes after it (a key event's time may precede the bridge's by the clocks' skew,
+// never by the key's whole delivery: up to a millisecond before enter is taken as this one).
+func enterReceived(lines []bridgeLine, enter time.Time) (time.Time, bool) {
+	for _, l := range lines {
+		if l.Kind != events.LogKindKey || l.Key != "Enter" {
+			continue
+		}
+		if at, err := time.Parse(time.RFC3339Nano, l.At); err == nil && at.After(enter.Add(-time.Millisecond)) {
+			return at, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // chatRecorder passes the app's requests to the server and notes, for the last /api/chat,

@@ -744,6 +744,8 @@ export interface Backend {
   /** The latest check of every model checked on this machine. */
   modelChecks(): Promise<ModelCheck[]>
   painted(seq: number, runningToolCallIds: string[]): Promise<void>
+  /** Notes on the bridge log that the window received a key at atUnixMs (the key event's time). */
+  keyReceived(key: string, atUnixMs: number): Promise<void>
   setVisible(visible: boolean): Promise<void>
   /** Asks for a folder with the native dialog ('' when cancelled); uses it for nothing yet. */
   chooseFolder(from: string): Promise<string>
@@ -875,6 +877,7 @@ export function wailsBackend(): Backend {
     stopModelCheck: (n) => app().StopModelCheck(n),
     modelChecks: async () => (await app().ModelChecks()) ?? [],
     painted: (seq, ids) => app().Painted(seq, ids),
+    keyReceived: (key, at) => app().KeyReceived(key, at),
     setVisible: (v) => app().SetVisible(v),
     chooseFolder: (from) => app().ChooseFolder(from),
     useFolder: (dir) => app().UseFolder(dir),

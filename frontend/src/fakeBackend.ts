@@ -286,6 +286,9 @@ export class FakeBackend implements Backend {
   async painted(seq: number, running: string[]) {
     this.record('Painted', seq, running)
   }
+  async keyReceived(key: string, at: number) {
+    this.record('KeyReceived', key, at)
+  }
   async setVisible(visible: boolean) {
     this.record('SetVisible', visible)
   }

@@ -9,6 +9,7 @@ import { PreviewStore } from './state/preview'
 import { DevServerStore } from './state/devServers'
 import { bridgeBindings } from './ipcBridge'
 import { WindowStores } from './WindowStores'
+import { watchEnterTiming } from './state/keyTiming'
 import './style.css'
 
 const root = createRoot(document.getElementById('root')!)
@@ -23,6 +24,7 @@ function show(node: ReactNode) {
 
 function run(backend: Backend, started?: (store: AppStore) => void) {
   const store = new AppStore({ backend })
+  watchEnterTiming(backend)
   const preview = new PreviewStore(backend, store)
   preview.start()
   const servers = new DevServerStore(backend)

@@ -2,6 +2,7 @@ package desktop
 
 import (
 	"context"
+	"time"
 
 	"prototyper/agentloop"
 )
@@ -55,6 +56,12 @@ func (d *Desktop) ChatChanges(ctx context.Context, chatID string) ([]agentloop.F
 // the tool cards of runningToolCallIDs in the DOM as running.
 func (d *Desktop) Painted(seq uint64, runningToolCallIDs []string) {
 	d.bridge.Painted(seq, runningToolCallIDs)
+}
+
+// KeyReceived notes on the bridge log that the window received key at atUnixMs (the key
+// event's time, milliseconds since the Unix epoch).
+func (d *Desktop) KeyReceived(key string, atUnixMs float64) {
+	d.bridge.KeyReceived(key, time.UnixMicro(int64(atUnixMs*1000)))
 }
 
 // SetVisible tells the bridge whether the window can paint; hidden, it waits for no ack.
