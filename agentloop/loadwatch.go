@@ -17,14 +17,20 @@ const LoadingNotice = time.Second
 // residencyWait bounds the question whether the model is loaded, asked with each request.
 const residencyWait = 2 * time.Second
 
+// residencyAhead is how long a request waits for the server's word on the model before it
+// goes. A request that reaches the server first starts the load, and the server then lists
+// the model as loaded while it loads it, so the notice would never come; a local server
+// answers within a millisecond, and a slow one delays the request by this much at most.
+const residencyAhead = 100 * time.Millisecond
+
 // loadWatch announces a model being loaded for a request: model.loading at once when the
 // server says the model is not in memory (/api/ps), else once the request got no first
 // byte within LoadingNotice; then, when the answer ends, model.loaded with the load time
 // the server reports (load_duration), or the wait for the first byte when it reports none.
 //
-// The server is asked beside the request, not before it, so the request waits for no round
-// trip; the answer's first byte waits for the server's reply instead (it comes first but for
-// a model that answers within a round trip), so model.loading still precedes the answer.
+// The server is asked just before the request, which waits for its reply for residencyAhead
+// at most; a later reply still comes before the answer's first byte, which waits for it, so
+// model.loading precedes the answer.
 type loadWatch struct {
 	r     *run
 	model string
@@ -60,6 +66,12 @@ func (r *run) watchLoad(modelName string) *loadWatch {
 			w.announceLocked()
 		}
 	}()
+	ahead := time.NewTimer(residencyAhead)
+	defer ahead.Stop()
+	select {
+	case <-w.known:
+	case <-ahead.C:
+	}
 	return w
 }
 
