@@ -279,6 +279,9 @@ func (w *Workspace) restore(ctx context.Context, states []PathState) error {
 		if !s.Kept() {
 			return pathErrorf(ErrTooLarge, s.Path, "the earlier state of %q was not kept (too large), so it cannot be put back", s.Path)
 		}
+		if s.Kind == KindFile && HashContent(s.Content) != s.Hash { // checked before anything is written
+			return pathErrorf(ErrInvalidPath, s.Path, "the kept content of %q does not match its hash; it was not written", s.Path)
+		}
 		named[s.Path] = true
 	}
 	// what must go first: deepest first, so that a folder is empty when its turn comes
