@@ -27,10 +27,10 @@ import (
 // see agentloop's journal) is never on disk before the files it speaks of. A file written in
 // place costs what a program's plain save costs (no new inode, no rename, no folder sync), but
 // a process killed while writing it leaves it cut short: a part of its new content, from its
-// start. That is why only an undo or a redo, whose journal names every path with what it was
-// and what it becomes, restores: the next start finishes or takes back the writes, and
-// counts a file that holds the start of either as one of them under way; it also removes
-// the temporary files beside those names (RemoveLeftovers). A restore that fails before its
+// start. That is why Restore serves only an undo or a redo, whose journal names every path
+// with what it was and what it becomes: the next start finishes or takes back the writes,
+// counting a file that holds the start of either as one of them under way, and removes the
+// temporary files beside those names (RemoveLeftovers). A restore that fails before its
 // first write (a content that does not match its hash, a cancelled ctx) changes nothing;
 // one that fails after it leaves the files it wrote for its caller to take back.
 
@@ -121,7 +121,8 @@ func (w *Workspace) stageFile(ctx context.Context, s PathState) (*stagedWrite, e
 }
 
 // commit makes the batch's files durable and visible (steps 2 to 4 above). Before a rename,
-// a failure or a cancelled ctx removes every temporary file and changes no name.
+// a failure or a cancelled ctx removes every temporary file and renames none; what was
+// written in place stays written.
 func (b *writeBatch) commit(ctx context.Context) error {
 	syncs := make([]func() error, 0, len(b.staged)+len(b.inPlace))
 	for _, st := range b.staged {
