@@ -120,7 +120,7 @@ func (a *Agent) settle(ctx context.Context, fs *folders, j store.RevertJournal, 
 	}
 	for i, w := range j.Writes {
 		is, ok := now[paths[i]]
-		if ok && is.Kind != tools.KindAbsent && !passesThrough(w.Before, is) && !passesThrough(*w.After, is) {
+		if ok && is.Kind != tools.KindAbsent && !a.underWay(chatID, w, is) {
 			changedSince[paths[i]] = true
 		}
 	}
@@ -176,6 +176,25 @@ func (a *Agent) settle(ctx context.Context, fs *folders, j store.RevertJournal, 
 		return false, err
 	}
 	return false, a.cfg.Store.DropRevert(chatID, j.Change.ID)
+}
+
+// underWay reports whether now is a state the journaled write w leaves its path in while it
+// is under way, in either direction: a state passesThrough on the way to what it found or to
+// what it puts there, or the start of either's content, which a file written in place holds
+// when the process died while writing it (see tools' writebatch.go).
+func (a *Agent) underWay(chatID string, w store.PathChange, now tools.PathState) bool {
+	return passesThrough(w.Before, now) || passesThrough(*w.After, now) ||
+		a.startOf(chatID, w.Before, now) || a.startOf(chatID, *w.After, now)
+}
+
+// startOf reports whether the file now holds less than the kept file want, and only the start
+// of its content.
+func (a *Agent) startOf(chatID string, want, now tools.PathState) bool {
+	if want.Kind != tools.KindFile || now.Kind != tools.KindFile || want.Hash == "" || now.Hash == "" || now.Size >= want.Size {
+		return false
+	}
+	content, err := a.cfg.Store.Content(chatID, want.Hash)
+	return err == nil && bytes.HasPrefix(content, now.Content)
 }
 
 // passesThrough reports whether now is a state a path has when a restore left it as want, or

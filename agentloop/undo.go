@@ -230,10 +230,10 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 	if j.Result, err = json.Marshal(res); err != nil {
 		return UndoResult{}, err
 	}
-	calls := a.readCallRecords(chatID)
 	if err := a.cfg.Store.BeginRevert(j, slices.Collect(maps.Values(kept))); err != nil {
 		return UndoResult{}, err
 	}
+	calls := a.readCallRecords(chatID) // after the journal's commit, which it would slow down
 	if err := fs.restore(ctx, restore); err != nil {
 		if _, backErr := a.settle(ctx, fs, j, false); backErr != nil {
 			return UndoResult{}, fmt.Errorf("the files could not all be put back (%v): %w", err, backErr)

@@ -272,12 +272,16 @@ func (w *Workspace) Restore(ctx context.Context, states []PathState) error {
 
 func (w *Workspace) restore(ctx context.Context, states []PathState) error {
 	named := map[string]bool{}
+	app := w.appFiles() // looked up once for all the paths
 	for _, s := range states {
-		if err := w.restorablePath(s.Path); err != nil {
+		if err := w.restorablePath(s.Path, app); err != nil {
 			return err
 		}
 		if !s.Kept() {
 			return pathErrorf(ErrTooLarge, s.Path, "the earlier state of %q was not kept (too large), so it cannot be put back", s.Path)
+		}
+		if s.Kind == KindFile && HashContent(s.Content) != s.Hash { // checked before anything is written
+			return pathErrorf(ErrInvalidPath, s.Path, "the kept content of %q does not match its hash; it was not written", s.Path)
 		}
 		named[s.Path] = true
 	}
@@ -346,11 +350,11 @@ func (w *Workspace) restore(ctx context.Context, states []PathState) error {
 // of the workspace, or that no tool may change (.git, the app's files). Unlike a path a model
 // gives, any name the file system allows is accepted (control characters, bytes that are not
 // UTF-8): it is a name a tool read from the disk, and it goes back as it was.
-func (w *Workspace) restorablePath(p string) error {
+func (w *Workspace) restorablePath(p string, app *appFiles) error {
 	if p == "" || strings.IndexByte(p, 0) >= 0 || path.IsAbs(p) || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../") {
 		return pathErrorf(ErrInvalidPath, p, "%q is not a path inside the workspace, so it is not put back", p)
 	}
-	return w.checkWritable(p)
+	return w.checkWritableIn(p, app)
 }
 
 // put makes one path be as s says; what stood there of another kind is already gone.

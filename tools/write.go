@@ -158,7 +158,7 @@ func (w *Workspace) stageReplace(ctx context.Context, rel string, how writeFlags
 	if err != nil {
 		return ch, nil, w.explain(rel, err)
 	}
-	staged := &stagedWrite{w: w, parent: parent, dir: dir, rel: rel, base: base, tmp: tmp, f: f, data: data}
+	staged := &stagedWrite{w: w, parent: parent, rel: rel, base: base, tmp: tmp, f: f, data: data}
 	if !ch.created {
 		f.Chmod(perm) // the umask must not change an existing file's mode
 	}
@@ -184,7 +184,6 @@ func (w *Workspace) stageReplace(ctx context.Context, rel string, how writeFlags
 type stagedWrite struct {
 	w         *Workspace
 	parent    *os.Root
-	dir       string // the folder, relative to the workspace
 	rel, base string
 	tmp       string
 	f         *os.File
