@@ -123,8 +123,8 @@ export function incrementalLexer(): (text: string) => TokensList {
       // A reference definition new or changed in the tail (its address still arriving) changes
       // the links of the blocks kept, whose inline tokens were made without it: then the whole
       // text is lexed again.
-      const sameLinks = (t: TokensList) =>
-        Object.entries(t.links).every(([k, l]) => prev.links[k]?.href === l.href && prev.links[k]?.title === l.title)
+      const had = prev.links
+      const sameLinks = (t: TokensList) => Object.entries(t.links).every(([k, l]) => had[k]?.href === l.href && had[k]?.title === l.title)
       if (tail && sameLinks(tail)) {
         next = Object.assign([...kept, ...tail], { links: { ...prev.links, ...tail.links } }) as TokensList
       } else {
