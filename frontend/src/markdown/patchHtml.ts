@@ -4,9 +4,9 @@
 // thrown away and built again each time (garbage that the renderer's heap keeps pages for long
 // after it is collected). Patching keeps the nodes that did not change: usually only the last
 // text node grows and a few nodes are added at the end. A text that grows is appended to, not
-// set again: the engine then lays out and repaints only from the text's old end (its last line),
-// where setting the whole value invalidates the whole paragraph, every frame, for as long as the
-// paragraph grows.
+// set again: an append tells the engine where the text changed (at its old end), where setting
+// the whole value changes it from its first character, the whole paragraph again every frame
+// for as long as the paragraph grows.
 
 let parser: HTMLTemplateElement | null = null
 
