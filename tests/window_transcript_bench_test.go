@@ -109,8 +109,9 @@ func lastControl(a *desktopApp, role a11yRole, name string) a11yNode {
 // BenchmarkWindowLongStream is a chat of two hours: one window where the scripted model
 // e2e-long-chatty answers PROTOTYPER_BENCH_ANSWERS messages (100 unless set) of 1,500 tokens
 // each, reporting the resident memory of the web view after every tenth answer
-// (webview-MB-after-N) and of the app after the last: flat once painted, not growing with
-// every answer.
+// (webview-MB-after-N), what it grew by per answer from the tenth to the last
+// (webview-MB-per-answer: the chat already fills the page by the tenth), and the memory of the
+// app after the last: flat once painted, not growing with every answer.
 func BenchmarkWindowLongStream(b *testing.B) {
 	answers := 100
 	if n, err := strconv.Atoi(os.Getenv("PROTOTYPER_BENCH_ANSWERS")); err == nil && n > 0 {
@@ -122,7 +123,7 @@ func BenchmarkWindowLongStream(b *testing.B) {
 				b.Setenv("PROTOTYPER_BIN", bin.path)
 			}
 			rows := map[int][]float64{}
-			var app []float64
+			var app, slopes []float64
 			for b.Loop() {
 				b.StopTimer()
 				// Older messages are left out of the prompt, not offered to be summarized, and the
@@ -140,10 +141,17 @@ func BenchmarkWindowLongStream(b *testing.B) {
 				}
 				a, _ := processMemory(b, r.app.cmd.Process.Pid)
 				app = append(app, a)
+				if answers > 10 {
+					last, tenth := rows[answers], rows[10]
+					slopes = append(slopes, (last[len(last)-1]-tenth[len(tenth)-1])/float64(answers-10))
+				}
 				_ = r.app.closeWindow(30 * time.Second)
 			}
 			for n, w := range rows {
 				b.ReportMetric(median(w), fmt.Sprintf("webview-MB-after-%d", n))
+			}
+			if len(slopes) > 0 {
+				b.ReportMetric(median(slopes), "webview-MB-per-answer")
 			}
 			b.ReportMetric(median(app), "app-MB")
 		})

@@ -63,3 +63,36 @@ describe('incrementalLexer', () => {
     }
   })
 })
+
+describe('Markdown streamed', () => {
+  // An answer whose blocks span the pieces it arrives in: a code fence opened in one piece and
+  // closed pieces later (with a blank line inside), a list and a table growing row by row, a
+  // reference link defined after its use, and a paragraph that grows over many pieces.
+  const answer = [
+    '# Plan\n\nFirst I read the files, then I write ',
+    'the page.\n\n```ts\nconst a = 1\n',
+    '\nfunction f() {\n  return a\n}\n',
+    '```\n\n- one\n- tw',
+    'o\n  - nested\n- three\n\n| name | size |\n|---|---|\n| a',
+    '.txt | 1 KB |\n| b.txt | 2 KB |\n\nSee [the docs][d] and `code`.\n\n',
+    ...Array.from({ length: 40 }, (_, i) => `word${i} `),
+    '\n\n1. a\n2. b\n\n[d]: https://example.com\n',
+  ]
+
+  it('ends as the same HTML as the whole answer rendered at once, in one piece or a character at a time', () => {
+    const whole = answer.join('')
+    const once = render(<Markdown text={whole} />)
+    const want = once.container.innerHTML
+    once.unmount()
+    for (const pieces of [answer, Array.from(whole)]) {
+      let text = ''
+      const streamed = render(<Markdown text="" />)
+      for (const piece of pieces) {
+        text += piece
+        streamed.rerender(<Markdown text={text} />)
+      }
+      expect(streamed.container.innerHTML).toBe(want)
+      streamed.unmount()
+    }
+  })
+})

@@ -16,11 +16,14 @@ export function Markdown({ text, from = 0 }: { text: string; from?: number }) {
   lexer.current ??= incrementalLexer()
   const lex = lexer.current
   const tokens = useMemo(() => lex(text), [lex, text])
+  // A reference definition can come after the blocks that use it: they are rendered again when
+  // the definitions change, not when only the object holding them is new.
+  const links = useMemo(() => JSON.stringify(tokens.links), [tokens])
   const first = from > 0 ? firstBlockAt(tokens, from) : 0
   return (
     <div className="markdown" onClick={onMarkdownClick}>
       {tokens.map((t, i) =>
-        i < first || t.type === 'space' ? null : <Block key={i} token={t} links={tokens.links} version={version} />,
+        i < first || t.type === 'space' ? null : <Block key={i} token={t} links={tokens.links} linksKey={links} version={version} />,
       )}
     </div>
   )
@@ -40,6 +43,7 @@ function firstBlockAt(tokens: TokensList, offset: number): number {
 interface BlockProps {
   token: Token
   links: TokensList['links']
+  linksKey: string
   version: number
 }
 
@@ -53,7 +57,7 @@ const Block = memo(
     }, [html])
     return <div className="md-block" ref={ref} />
   },
-  (a, b) => a.token.raw === b.token.raw && a.version === b.version,
+  (a, b) => a.token.raw === b.token.raw && a.linksKey === b.linksKey && a.version === b.version,
 )
 
 // Copy buttons and links inside the rendered HTML, handled in one place.

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { patchHtml } from './patchHtml'
 
 describe('patchHtml', () => {
@@ -40,5 +40,19 @@ describe('patchHtml', () => {
     patchHtml(el, '<a href="https://a.example" title="t">a</a>')
     patchHtml(el, '<a href="https://b.example">a</a>')
     expect(el.innerHTML).toBe('<a href="https://b.example">a</a>')
+  })
+
+  it('appends to a text that grew instead of setting it again', () => {
+    const el = document.createElement('div')
+    patchHtml(el, '<p>Hello</p>')
+    const text = el.querySelector('p')!.firstChild as Text
+    const append = vi.spyOn(text, 'appendData')
+    patchHtml(el, '<p>Hello world</p>')
+    expect(el.querySelector('p')!.firstChild).toBe(text)
+    expect(append).toHaveBeenCalledWith(' world')
+    expect(text.data).toBe('Hello world')
+    patchHtml(el, '<p>Goodbye</p>')
+    expect(text.data).toBe('Goodbye')
+    expect(append).toHaveBeenCalledTimes(1)
   })
 })

@@ -3,7 +3,10 @@
 // frame; with innerHTML every element, text node, style and layout object of that block would be
 // thrown away and built again each time (garbage that the renderer's heap keeps pages for long
 // after it is collected). Patching keeps the nodes that did not change: usually only the last
-// text node grows and a few nodes are added at the end.
+// text node grows and a few nodes are added at the end. A text that grows is appended to, not
+// set again: an append tells the engine where the text changed (at its old end), where setting
+// the whole value changes it from its first character, the whole paragraph again every frame
+// for as long as the paragraph grows.
 
 let parser: HTMLTemplateElement | null = null
 
@@ -32,7 +35,7 @@ function patchChildren(to: Node, from: Node): void {
         patchAttributes(a as Element, b as Element)
         patchChildren(a, b)
       } else if (a.nodeValue !== b.nodeValue) {
-        a.nodeValue = b.nodeValue
+        setText(a as CharacterData, b.nodeValue ?? '')
       }
       a = a.nextSibling
     } else {
@@ -47,6 +50,13 @@ function patchChildren(to: Node, from: Node): void {
     to.removeChild(a)
     a = next
   }
+}
+
+// Sets a text node's value; a value that only grew is appended (see the top of this file).
+function setText(node: CharacterData, value: string): void {
+  const was = node.data
+  if (value.length > was.length && value.startsWith(was)) node.appendData(value.slice(was.length))
+  else node.data = value
 }
 
 function sameKind(a: Node, b: Node): boolean {

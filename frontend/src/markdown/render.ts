@@ -119,8 +119,13 @@ export function incrementalLexer(): (text: string) => TokensList {
       for (let found = 0; keep > 0 && found < 2; ) if (prev[--keep].type !== 'space') found++
       const kept = prev.slice(0, keep)
       const offset = kept.reduce((n, t) => n + t.raw.length, 0)
-      if (text.slice(0, offset) === kept.map((t) => t.raw).join('')) {
-        const tail = md.lexer(detached(text.slice(offset)))
+      const tail = text.slice(0, offset) === kept.map((t) => t.raw).join('') ? md.lexer(detached(text.slice(offset))) : null
+      // A reference definition new or changed in the tail (its address still arriving) changes
+      // the links of the blocks kept, whose inline tokens were made without it: then the whole
+      // text is lexed again.
+      const had = prev.links
+      const sameLinks = (t: TokensList) => Object.entries(t.links).every(([k, l]) => had[k]?.href === l.href && had[k]?.title === l.title)
+      if (tail && sameLinks(tail)) {
         next = Object.assign([...kept, ...tail], { links: { ...prev.links, ...tail.links } }) as TokensList
       } else {
         next = md.lexer(text)
