@@ -143,12 +143,9 @@ func splitChangePaths(tx *bolt.Tx) error {
 	})
 }
 
-// uncapDefaultContext clears a context cap equal to [DefaultContextCap]. Until schema 3 the
-// settings panel showed the default as the cap's value and saved it back as a number, and the
-// loop took that number for no cap (the context chosen from free memory). Clearing it keeps
-// what every such file's user had; a cap of that size typed on purpose behaved as no cap all
-// the same, so nothing the user saw changes.
-func uncapDefaultContext(tx *bolt.Tx) error {
+// editSavedSettings lets edit change the saved settings within a migration's transaction, and
+// saves them when it reports a change; a file without saved settings is left as it is.
+func editSavedSettings(tx *bolt.Tx, edit func(s *Settings) (changed bool)) error {
 	b := tx.Bucket(bucketSettings)
 	if b == nil || b.Get(keySettings) == nil {
 		return nil
@@ -157,11 +154,25 @@ func uncapDefaultContext(tx *bolt.Tx) error {
 	if err := getSettings(tx, &s); err != nil {
 		return err
 	}
-	if s.ContextCap != DefaultContextCap {
+	if !edit(&s) {
 		return nil
 	}
-	s.ContextCap = 0
 	return putJSON(b, keySettings, &s)
+}
+
+// uncapDefaultContext clears a context cap equal to [DefaultContextCap]. Until schema 3 the
+// settings panel showed the default as the cap's value and saved it back as a number, and the
+// loop took that number for no cap (the context chosen from free memory). Clearing it keeps
+// what every such file's user had; a cap of that size typed on purpose behaved as no cap all
+// the same, so nothing the user saw changes.
+func uncapDefaultContext(tx *bolt.Tx) error {
+	return editSavedSettings(tx, func(s *Settings) bool {
+		if s.ContextCap != DefaultContextCap {
+			return false
+		}
+		s.ContextCap = 0
+		return true
+	})
 }
 
 // boundContextCap brings a saved context cap within [MinContextCap] and [MaxContextCap], the
@@ -169,17 +180,11 @@ func uncapDefaultContext(tx *bolt.Tx) error {
 // range would make every later change of the settings (a model chosen, a folder opened) fail
 // their check. The nearest cap in range is what its user asked for as closely as can be.
 func boundContextCap(tx *bolt.Tx) error {
-	b := tx.Bucket(bucketSettings)
-	if b == nil || b.Get(keySettings) == nil {
-		return nil
-	}
-	var s Settings
-	if err := getSettings(tx, &s); err != nil {
-		return err
-	}
-	if s.ContextCap == 0 || (s.ContextCap >= MinContextCap && s.ContextCap <= MaxContextCap) {
-		return nil
-	}
-	s.ContextCap = min(max(s.ContextCap, MinContextCap), MaxContextCap)
-	return putJSON(b, keySettings, &s)
+	return editSavedSettings(tx, func(s *Settings) bool {
+		if s.ContextCap == 0 || (s.ContextCap >= MinContextCap && s.ContextCap <= MaxContextCap) {
+			return false
+		}
+		s.ContextCap = min(max(s.ContextCap, MinContextCap), MaxContextCap)
+		return true
+	})
 }
