@@ -255,8 +255,7 @@ func TestASlowStoreWriteOfOneChatNeverHoldsUpAnotherChat(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-started
-	sent := make(chan error, 1)
-	go func() { _, err := a.Send(context.Background(), other.ID, "hi"); sent <- err }()
+	sent := sendAway(a, other.ID, "hi")
 	<-slow.entered // the other chat's run start now waits for its write
 
 	within := func(what string, f func()) {

@@ -92,13 +92,19 @@ func heldHarness(t *testing.T) (*Agent, *heldCommit, *heldAnswer, *recorder, sto
 	return a, h, m, rec, chat
 }
 
-func TestTheRequestLeavesWhileTheMessageIsCommittedAndTheRunIsSaidOnlyOnceItIsDurable(t *testing.T) {
-	a, h, m, rec, chat := heldHarness(t)
+// sendAway sends text to the chat in the background; Send's error comes on the channel.
+func sendAway(a *Agent, chatID, text string) <-chan error {
 	sent := make(chan error, 1)
 	go func() {
-		_, err := a.Send(context.Background(), chat.ID, "hello")
+		_, err := a.Send(context.Background(), chatID, text)
 		sent <- err
 	}()
+	return sent
+}
+
+func TestTheRequestLeavesWhileTheMessageIsCommittedAndTheRunIsSaidOnlyOnceItIsDurable(t *testing.T) {
+	a, h, m, rec, chat := heldHarness(t)
+	sent := sendAway(a, chat.ID, "hello")
 	within(t, h.started, "the run's commit")
 	req := within(t, m.asked, "the request while the message was being committed")
 	if last := req.Messages[len(req.Messages)-1]; last.Role != store.RoleUser || last.Content != "hello" {
@@ -161,11 +167,7 @@ func TestNothingOfARunIsSaidBeforeItsMessageIsDurable(t *testing.T) {
 
 func TestACommitThatFailsCancelsTheRequestSaysNothingAndLeavesTheChatIdle(t *testing.T) {
 	a, h, m, rec, chat := heldHarness(t)
-	sent := make(chan error, 1)
-	go func() {
-		_, err := a.Send(context.Background(), chat.ID, "hello")
-		sent <- err
-	}()
+	sent := sendAway(a, chat.ID, "hello")
 	within(t, h.started, "the run's commit")
 	within(t, m.asked, "the request")
 	full := errors.New("no space left on device")
