@@ -143,6 +143,7 @@ func (a *Agent) settle(ctx context.Context, fs *folders, j store.RevertJournal, 
 			if targets[i], forwardErr = a.withContent(chatID, w.Workspace, *w.After); forwardErr != nil {
 				break
 			}
+			targets[i].whole = !w.Before.Kept() // as the undo wrote it
 		}
 		if forwardErr == nil {
 			forwardErr = fs.restore(ctx, targets)
@@ -163,6 +164,7 @@ func (a *Agent) settle(ctx context.Context, fs *folders, j store.RevertJournal, 
 		if err != nil {
 			return false, err
 		}
+		s.whole = true // cut short, a file on its way back would read as the user's edit
 		back = append(back, s)
 	}
 	if err := fs.restore(ctx, back); err != nil {
@@ -180,11 +182,12 @@ func (a *Agent) settle(ctx context.Context, fs *folders, j store.RevertJournal, 
 
 // underWay reports whether now is a state the journaled write w leaves its path in while it
 // is under way, in either direction: a state passesThrough on the way to what it found or to
-// what it puts there, or the start of either's content, which a file written in place holds
-// when the process died while writing it (see tools' writebatch.go).
+// what it puts there, or the start of what it puts there, which a file written in place holds
+// when the process died while writing it (see tools' writebatch.go). The way back writes
+// whole (located.whole), so the start of what it found is no write of the app's: a user who
+// cut the file meanwhile changed it.
 func (a *Agent) underWay(chatID string, w store.PathChange, now tools.PathState) bool {
-	return passesThrough(w.Before, now) || passesThrough(*w.After, now) ||
-		a.startOf(chatID, w.Before, now) || a.startOf(chatID, *w.After, now)
+	return passesThrough(w.Before, now) || passesThrough(*w.After, now) || a.startOf(chatID, *w.After, now)
 }
 
 // startOf reports whether the file now holds less than the kept file want, and only the start
@@ -223,7 +226,7 @@ func (a *Agent) withContent(chatID, folder string, s tools.PathState) (located, 
 			return located{}, fmt.Errorf("the content of %s to put back is missing from the database: %w", s.Path, err)
 		}
 	}
-	return located{folder, s}, nil
+	return located{folder: folder, state: s}, nil
 }
 
 // emitReverted announces an undo or a redo done, with the cards and answers it turned (an

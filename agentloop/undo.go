@@ -178,7 +178,7 @@ func (a *Agent) revert(ctx context.Context, chatID string, redo bool, opts UndoO
 	// that change their path are the change's paths (store.RevertJournal)
 	var writes []store.PathChange
 	put := func(l loc, before, t tools.PathState) {
-		restore = append(restore, located{l.folder, t})
+		restore = append(restore, located{l.folder, t, !before.Kept()})
 		t.Content = nil
 		writes = append(writes, store.PathChange{Path: l.path, Workspace: l.folder, Before: before, After: &t})
 	}
@@ -255,6 +255,10 @@ type loc struct{ folder, path string }
 type located struct {
 	folder string
 	state  tools.PathState
+	// whole: a file written whole (a temporary file renamed over it), never in place, for a
+	// path whose state before the write cannot come back (too large to keep) or a write on the
+	// way back: cut short, it stays as it was rather than holding a part of its new content
+	whole bool
 }
 
 // changesOf is the chat's changes, oldest first, each path with its folder: a change
@@ -458,18 +462,20 @@ func keptUnder(states map[loc]tools.PathState, limit int64) map[loc]tools.PathSt
 func (f *folders) restore(ctx context.Context, states []located) error {
 	var order []string
 	byFolder := map[string][]tools.PathState{}
+	whole := map[loc]bool{}
 	for _, s := range states {
 		if _, ok := byFolder[s.folder]; !ok {
 			order = append(order, s.folder)
 		}
 		byFolder[s.folder] = append(byFolder[s.folder], s.state)
+		whole[loc{s.folder, s.state.Path}] = s.whole
 	}
 	for _, dir := range order {
 		ws, err := f.get(dir)
 		if err != nil {
 			return err
 		}
-		if err := ws.Restore(ctx, byFolder[dir]); err != nil {
+		if err := ws.RestoreWith(ctx, byFolder[dir], func(p string) bool { return whole[loc{dir, p}] }); err != nil {
 			return err
 		}
 	}

@@ -14,18 +14,21 @@ import (
 // it holding the start of what went there. The next start counts that file as one of the
 // undo's writes under way, not as a change of the user's: it finishes the undo, and the file
 // ends whole; when the undo must be taken back (another file did change since), the file ends
-// whole as the undo found it.
+// whole as the undo found it. The way back writes whole, so the start of what the undo found
+// is no write of the app's: a file the user cut so meanwhile is the user's, and stays.
 func TestAFileAnUndoWasKilledWhileWritingInPlaceEndsWholeAtTheNextStart(t *testing.T) {
 	v := func(name string, n int) string { return strings.Repeat(name+" version "+string(rune('0'+n))+"\n", 30) }
+	undone := [3]string{v("a", 1), v("b", 1), v("c", 1)}
 	for _, tc := range []struct {
 		name    string
 		halfA   func() string // what a.txt holds when the app is killed
 		changeC bool          // the user changed c.txt since: the undo is taken back
+		want    [3]string     // a.txt, b.txt and c.txt after the next start
 	}{
-		{"cut short after its start", func() string { return v("a", 1)[:200] }, false},
-		{"cut to nothing", func() string { return "" }, false},
-		{"taken back", func() string { return v("a", 1)[:200] }, true},
-		{"killed again while taken back", func() string { return v("a", 2)[:100] }, true},
+		{"cut short after its start", func() string { return v("a", 1)[:200] }, false, undone},
+		{"cut to nothing", func() string { return "" }, false, undone},
+		{"taken back", func() string { return v("a", 1)[:200] }, true, [3]string{v("a", 2), v("b", 2), "the user's\n"}},
+		{"cut by the user since", func() string { return v("a", 2)[:100] }, false, [3]string{v("a", 2)[:100], v("b", 2), v("c", 2)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newUndoBench(t, func(c *Config) { c.Store = commitFails{c.Store.(*store.DB)} })
@@ -51,15 +54,9 @@ func TestAFileAnUndoWasKilledWhileWritingInPlaceEndsWholeAtTheNextStart(t *testi
 			if js, err := b.db.Reverts(""); err != nil || len(js) != 0 {
 				t.Fatalf("%d undos still under way after the start (%v)", len(js), err)
 			}
-			if tc.changeC {
-				b.want("a.txt", v("a", 2), 0o640)
-				b.want("b.txt", v("b", 2), 0o640)
-				b.want("c.txt", "the user's\n", 0o640)
-				return
-			}
-			b.want("a.txt", v("a", 1), 0o640)
-			b.want("b.txt", v("b", 1), 0o640)
-			b.want("c.txt", v("c", 1), 0o640)
+			b.want("a.txt", tc.want[0], 0o640)
+			b.want("b.txt", tc.want[1], 0o640)
+			b.want("c.txt", tc.want[2], 0o640)
 			noLeftovers(t, b.dir)
 		})
 	}
@@ -95,6 +92,38 @@ func TestAnUndoWritesAPlainFileInPlaceAndNeverThroughALink(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(outside); string(got) != "outside\n" {
 		t.Errorf("the file the link pointed to holds %q: the undo wrote through the link", got)
+	}
+	noLeftovers(t, b.dir)
+}
+
+// A file the app did not keep as the undo found it (larger than what undo keeps) cannot come
+// back if the undo fails part-way: it is written whole, to a temporary file renamed over it,
+// never in place, so that a write cut short leaves it as it was and not a part of the file
+// the undo puts back.
+func TestAnUndoWritesWholeAFileItCouldNotPutBack(t *testing.T) {
+	b := newUndoBench(t, nil)
+	if _, err := b.db.UpdateSettings(func(s *store.Settings) error { s.CheckpointMaxBytes = 64; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	b.write("small.txt", "small\n", 0o640)
+	b.write("kept.txt", "kept v1\n", 0o640)
+	b.run(writeCall("c1", "small.txt", strings.Repeat("large\n", 100)), writeCall("c2", "kept.txt", "kept v2\n"))
+	stat := func(name string) os.FileInfo {
+		fi, err := os.Stat(filepath.Join(b.dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi
+	}
+	large, kept := stat("small.txt"), stat("kept.txt")
+	b.undo(UndoOptions{})
+	b.want("small.txt", "small\n", 0o640)
+	b.want("kept.txt", "kept v1\n", 0o640)
+	if os.SameFile(large, stat("small.txt")) {
+		t.Error("small.txt, too large to keep as the undo found it, was written in place")
+	}
+	if !os.SameFile(kept, stat("kept.txt")) {
+		t.Error("kept.txt, kept as the undo found it, was not written in place")
 	}
 	noLeftovers(t, b.dir)
 }

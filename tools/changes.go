@@ -263,14 +263,21 @@ func (w *Workspace) state(ctx context.Context, rel string, keep int64) (PathStat
 // folder whose mode keeps its owner out (0, 0500) is made with the owner let in and gets its
 // mode when all is done, so that what it holds can be put back first.
 func (w *Workspace) Restore(ctx context.Context, states []PathState) error {
-	err := w.restore(ctx, states)
+	return w.RestoreWith(ctx, states, nil)
+}
+
+// RestoreWith is [Workspace.Restore] that writes each file whole names (a path) whole: to a
+// temporary name renamed over it, never in place, so that a write cut short leaves the path as
+// it was rather than a part of its new content. A nil whole writes in place where it may.
+func (w *Workspace) RestoreWith(ctx context.Context, states []PathState, whole func(path string) bool) error {
+	err := w.restore(ctx, states, whole)
 	if gerr := w.giveBack(); err == nil {
 		err = gerr
 	}
 	return err
 }
 
-func (w *Workspace) restore(ctx context.Context, states []PathState) error {
+func (w *Workspace) restore(ctx context.Context, states []PathState, whole func(string) bool) error {
 	named := map[string]bool{}
 	app := w.appFiles() // looked up once for all the paths
 	for _, s := range states {
@@ -343,7 +350,7 @@ func (w *Workspace) restore(ctx context.Context, states []PathState) error {
 			return err
 		}
 	}
-	return w.writeFiles(ctx, files)
+	return w.writeFiles(ctx, files, whole)
 }
 
 // restorablePath refuses a path Restore may not write: one that is not a clean relative path

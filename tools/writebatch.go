@@ -15,9 +15,9 @@ import (
 //
 //  1. every file is written (stage), in parallel, nothing synced yet: over the file that is
 //     there, in place, when it is a regular file of the app's user with one name
-//     (openInPlace), or created in place where nothing is; otherwise (a link, a folder, a
-//     file of another user or with other names stands there, or it cannot be opened) to a
-//     temporary name beside it;
+//     (openInPlace), or created in place where nothing is; otherwise (the caller asks it
+//     whole — [Workspace.RestoreWith] —, or a link, a folder, a file of another user or with
+//     other names stands there, or it cannot be opened) to a temporary name beside it;
 //  2. the files are fsynced in parallel: the file system commits them in a few journal
 //     transactions instead of one each;
 //  3. each temporary file is renamed over its name, in parallel;
@@ -52,11 +52,11 @@ type writeBatch struct {
 
 // writeFiles puts back files (states of KindFile, with their content) whose folders are
 // there: batches of at most batchFiles, each written and committed together.
-func (w *Workspace) writeFiles(ctx context.Context, files []PathState) error {
+func (w *Workspace) writeFiles(ctx context.Context, files []PathState, whole func(string) bool) error {
 	for len(files) > 0 {
 		n := min(len(files), batchFiles)
 		var b writeBatch
-		err := b.stage(ctx, w, files[:n])
+		err := b.stage(ctx, w, files[:n], whole)
 		if err == nil {
 			err = b.commit(ctx)
 		}
@@ -69,9 +69,9 @@ func (w *Workspace) writeFiles(ctx context.Context, files []PathState) error {
 	return nil
 }
 
-// stage writes each file (step 1), in parallel; on an error, the files written stay in the
-// batch for its abort.
-func (b *writeBatch) stage(ctx context.Context, w *Workspace, files []PathState) error {
+// stage writes each file (step 1), in parallel, those whole names to temporary names only; on
+// an error, the files written stay in the batch for its abort.
+func (b *writeBatch) stage(ctx context.Context, w *Workspace, files []PathState, whole func(string) bool) error {
 	if err := ctx.Err(); err != nil {
 		return cancelledf(err, "putting the files back was cancelled before it was done")
 	}
@@ -89,7 +89,10 @@ func (b *writeBatch) stage(ctx context.Context, w *Workspace, files []PathState)
 	inPlace := make([]*inPlaceWrite, len(files))
 	errs := make([]error, len(files))
 	parallel(len(files), func(i int) {
-		if inPlace[i], errs[i] = w.writeInPlace(ctx, b.folders[folderOf(files[i].Path)], files[i]); inPlace[i] == nil && errs[i] == nil {
+		if whole == nil || !whole(files[i].Path) {
+			inPlace[i], errs[i] = w.writeInPlace(ctx, b.folders[folderOf(files[i].Path)], files[i])
+		}
+		if inPlace[i] == nil && errs[i] == nil {
 			staged[i], errs[i] = w.stageFile(ctx, files[i])
 		}
 	})
