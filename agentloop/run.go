@@ -367,7 +367,7 @@ func emptyAnswer(msg store.Message, turn model.Turn) bool {
 // the history, after the results of the last batch: they steer the run.
 func (r *run) injectQueued() {
 	if !r.committed() {
-		return // nothing can wait yet: the chat's lock is held until the commit is over
+		return // nothing can wait yet (the chat's lock is held until the commit is over), or the run was never recorded
 	}
 	for _, q := range r.a.takeQueue(r.cs) {
 		// the files it names are read now, as the message joins the run (admit checked them)

@@ -8,8 +8,9 @@ import (
 // (the user's, the instructions a first turn shows). A run with a prompt does not wait for it
 // before it asks the model: the request needs only what the run read, and the disk's wait
 // overlaps the request's way to the server. Everything else waits for it: nothing of the run
-// is said (run.started first, then the run's events) and nothing of it is written before the
-// commit is durable, so a message shown as sent is never lost; a commit that fails cancels the
+// is said (the instructions a first turn shows, then run.started, then the run's events, all
+// once the commit returned) and nothing of it is written before the commit is durable, so a
+// message shown as sent is never lost; a commit that fails cancels the
 // request, and the run ends having said and written nothing.
 type runCommit struct {
 	done  chan struct{}   // closed once the commit is durable (or failed) and run.started is out
@@ -33,11 +34,12 @@ func (r *run) awaitCommit() error {
 	return r.commit.err
 }
 
-// committed reports, without waiting, whether the run's commit is over.
+// committed reports, without waiting, whether the run's commit is over and durable (a commit
+// that failed is not: nothing may be written under the run's id).
 func (r *run) committed() bool {
 	select {
 	case <-r.commit.done:
-		return true
+		return r.commit.err == nil
 	default:
 		return false
 	}
