@@ -181,10 +181,14 @@ func uncapDefaultContext(tx *bolt.Tx) error {
 // their check. The nearest cap in range is what its user asked for as closely as can be.
 func boundContextCap(tx *bolt.Tx) error {
 	return editSavedSettings(tx, func(s *Settings) bool {
-		if s.ContextCap == 0 || (s.ContextCap >= MinContextCap && s.ContextCap <= MaxContextCap) {
+		switch {
+		case s.ContextCap == 0 || (s.ContextCap >= MinContextCap && s.ContextCap <= MaxContextCap):
 			return false
+		case s.ContextCap < 0: // read as no cap, as the loop read it
+			s.ContextCap = 0
+		default:
+			s.ContextCap = min(max(s.ContextCap, MinContextCap), MaxContextCap)
 		}
-		s.ContextCap = min(max(s.ContextCap, MinContextCap), MaxContextCap)
 		return true
 	})
 }

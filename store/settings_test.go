@@ -298,7 +298,7 @@ func TestUpgradingClearsAContextCapTheOldPanelSavedBackAsTheDefault(t *testing.T
 // nearest cap in range after the upgrade, so that a later change of the settings passes their
 // check; a cap in range, or none, is kept.
 func TestUpgradingBringsAContextCapWithinRange(t *testing.T) {
-	for _, c := range []struct{ stored, want int }{{512, MinContextCap}, {1638416384, MaxContextCap}, {8192, 8192}, {0, 0}} {
+	for _, c := range []struct{ stored, want int }{{512, MinContextCap}, {1638416384, MaxContextCap}, {-1, 0}, {8192, 8192}, {0, 0}} {
 		db := reopenedFrom(t, 3, Settings{ContextCap: c.stored, Think: "high"})
 		s, err := db.Settings()
 		if err != nil || s.ContextCap != c.want || s.Think != "high" {
