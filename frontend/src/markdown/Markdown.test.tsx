@@ -79,7 +79,18 @@ describe('Markdown streamed', () => {
     '\n\n1. a\n2. b\n\n[d]: https://example.com\n',
   ]
 
-  it('ends as the same HTML as the whole answer rendered at once, in one piece or a character at a time', () => {
+  // A reference defined before its use, and a definition that stops being one as text arrives.
+  const definedFirst = [
+    '[d]: https://example.com/first\n\nIntro.\n\nMore.\n\n',
+    'See [the docs][d] here.\n\nAnd more.\n\n',
+    '[e]: /url',
+    ' not a definition after all\n\nThen [e] and [d].\n',
+  ]
+
+  it.each([
+    ['a reference defined after its use', answer],
+    ['a reference defined before its use', definedFirst],
+  ])('ends as the same HTML as the whole answer rendered at once, in one piece or a character at a time: %s', (_, answer) => {
     const whole = answer.join('')
     const once = render(<Markdown text={whole} />)
     const want = once.container.innerHTML

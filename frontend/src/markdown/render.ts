@@ -3,7 +3,7 @@
 // as text, links keep only http(s) and mailto targets, images are never fetched (the app works
 // offline) and appear as links.
 
-import { Marked, type Token, type TokensList } from 'marked'
+import { Lexer, Marked, type Token, type TokensList } from 'marked'
 
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!)
@@ -102,6 +102,23 @@ function detached(s: string): string {
   return (' ' + s).slice(1)
 }
 
+// The reference definitions the blocks hold (also inside quotes and lists), the first of each
+// label as marked keeps it: what a tail lexed after them must know.
+function definitionsIn(tokens: Token[], into: TokensList['links'] = Object.create(null)): TokensList['links'] {
+  for (const t of tokens) {
+    if (t.type === 'def' && !(t.tag in into)) into[t.tag] = { href: t.href, title: t.title }
+    const children = [...((t as { tokens?: Token[] }).tokens ?? []), ...((t as { items?: Token[] }).items ?? [])]
+    if (children.length) definitionsIn(children, into)
+  }
+  return into
+}
+
+// The same definitions, label by label.
+function sameDefinitions(a: TokensList['links'], b: TokensList['links']): boolean {
+  const keys = Object.keys(a)
+  return keys.length === Object.keys(b).length && keys.every((k) => b[k] && a[k].href === b[k].href && a[k].title === b[k].title)
+}
+
 /**
  * A lexer for a text that grows at its end (a streaming answer). When the new text extends the
  * previous one, the blocks before the last two are kept and only the rest is lexed again, so a
@@ -119,14 +136,18 @@ export function incrementalLexer(): (text: string) => TokensList {
       for (let found = 0; keep > 0 && found < 2; ) if (prev[--keep].type !== 'space') found++
       const kept = prev.slice(0, keep)
       const offset = kept.reduce((n, t) => n + t.raw.length, 0)
-      const tail = text.slice(0, offset) === kept.map((t) => t.raw).join('') ? md.lexer(detached(text.slice(offset))) : null
-      // A reference definition new or changed in the tail (its address still arriving) changes
-      // the links of the blocks kept, whose inline tokens were made without it: then the whole
-      // text is lexed again.
-      const had = prev.links
-      const sameLinks = (t: TokensList) => Object.entries(t.links).every(([k, l]) => had[k]?.href === l.href && had[k]?.title === l.title)
-      if (tail && sameLinks(tail)) {
-        next = Object.assign([...kept, ...tail], { links: { ...prev.links, ...tail.links } }) as TokensList
+      let tail: TokensList | null = null
+      if (text.slice(0, offset) === kept.map((t) => t.raw).join('')) {
+        // the tail is lexed knowing the definitions of the blocks kept, which its links may use
+        const lexer = new Lexer(md.defaults)
+        Object.assign(lexer.tokens.links, definitionsIn(kept))
+        tail = lexer.lex(detached(text.slice(offset)))
+      }
+      // Definitions other than the last frame's (one new or changed in the tail, its address
+      // still arriving, or text that stopped being one) change the links of the blocks kept,
+      // whose inline tokens were made without them: then the whole text is lexed again.
+      if (tail && sameDefinitions(tail.links, prev.links)) {
+        next = Object.assign([...kept, ...tail], { links: tail.links }) as TokensList
       } else {
         next = md.lexer(text)
       }
