@@ -45,11 +45,14 @@ func helperMain() {
 		serverHelperMain(ws)
 		return
 	}
-	command := "echo ran > ran.txt"
-	if os.Getenv(helperEnv) == "crash" {
+	command, opts := "echo ran > ran.txt", Options{Workspace: ws}
+	switch os.Getenv(helperEnv) {
+	case "crash":
 		command = "echo new > new.txt; echo changed >> existing.txt; echo started; sleep " + crashMarker
+	case "crash-unconfined":
+		command, opts.Unconfined = "setsid sleep "+crashMarker+"1 & sleep "+crashMarker+"2 & echo started; wait", true
 	}
-	_, err := Run(context.Background(), command, Options{Workspace: ws}, func(c Chunk) error {
+	_, err := Run(context.Background(), command, opts, func(c Chunk) error {
 		os.Stdout.Write(c.Data)
 		return nil
 	})
@@ -58,6 +61,18 @@ func helperMain() {
 		return
 	}
 	fmt.Println("ended:", err)
+}
+
+func TestKillingTheAppEndsEveryProcessOfAnUnconfinedCommand(t *testing.T) {
+	app, lines := startHelperApp(t, "crash-unconfined", t.TempDir())
+	for lines.Scan() && lines.Text() != "started" {
+	}
+	for len(processesWith("sleep\x00"+crashMarker+"1")) == 0 || len(processesWith("sleep\x00"+crashMarker+"2")) == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	app.Process.Kill() // kill -9
+	app.Wait()
+	awaitNoProcessWith(t, "sleep\x00"+crashMarker, 2*time.Second)
 }
 
 func TestKillingTheAppLeavesNoProcessAndTheWorkspaceUnchanged(t *testing.T) {

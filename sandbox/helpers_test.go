@@ -13,12 +13,14 @@ import (
 	"testing"
 	"time"
 
+	"prototyper/internal/tether"
 	"prototyper/internal/testenv"
 )
 
 // TestMain lets the test binary stand in for the app in the crash tests (see helperMain) and
 // serve as a server's dialer.
 func TestMain(m *testing.M) {
+	tether.Supervise() // an unconfined command runs under this binary as its supervisor
 	DialerMain()
 	if os.Getenv(helperEnv) != "" {
 		helperMain()

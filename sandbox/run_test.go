@@ -179,3 +179,39 @@ func TestUnconfinedStopsWhatTheCommandLeftInItsGroup(t *testing.T) {
 	}
 	awaitNoProcessWith(t, "987604", time.Second)
 }
+
+func TestUnconfinedEndsWhatTheCommandStartedOutsideItsGroup(t *testing.T) {
+	res, err := Run(context.Background(), "setsid sleep 987605 & echo left", Options{Workspace: t.TempDir(), Unconfined: true, Timeout: time.Minute}, nil)
+	if err != nil || strings.TrimSpace(res.Output.Text()) != "left" {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	awaitNoProcessWith(t, "987605", time.Second)
+}
+
+func TestStoppingAnUnconfinedCommandEndsItsWholeTreeWithinASecond(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := Run(ctx, "setsid sleep 987606 & sleep 987607 & echo started; wait", Options{Workspace: t.TempDir(), Unconfined: true}, func(c Chunk) error {
+			if strings.Contains(string(c.Data), "started") {
+				for len(processesWith("987606")) == 0 || len(processesWith("987607")) == 0 {
+					time.Sleep(5 * time.Millisecond)
+				}
+				cancel() // Stop
+			}
+			return nil
+		})
+		done <- err
+	}()
+	<-ctx.Done()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Run after Stop = %v, want context.Canceled", err)
+		}
+	case <-time.After(time.Second):
+		t.Fatal("Run did not return within a second of Stop")
+	}
+	awaitNoProcessWith(t, "98760", time.Second)
+}

@@ -9,20 +9,31 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"prototyper/internal/tether"
 )
 
-// runUnconfined runs the command as an ordinary child in its own process group, which is
-// killed when the command ends, is stopped or times out. A process that left the group
-// (setsid) survives: nothing but the sandbox can promise otherwise.
+// runUnconfined runs the command as the app's own user, seeing the machine as the app does,
+// under the app's supervisor (tether.StartSupervised): every process it starts — one that left
+// its group or session (setsid) too — is killed when the command ends, is stopped or times
+// out, and when the app ends, kill -9 included.
 func runUnconfined(ctx context.Context, command, dir string, opts Options, fn OutputFunc) (*Result, error) {
 	closeOnExec()
 	cmd := exec.Command("/bin/sh", "-c", command)
 	cmd.Dir = dir
 	cmd.Env = commandEnv(homeDir(), opts.Env)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.WaitDelay = time.Second // then the pipes a child still holds are closed
-	killGroup := func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second // then the pipes a process outside the tree still holds are closed
 	out := newBoundedOutput(opts.HeadBytes, opts.TailBytes)
+	var proc atomic.Pointer[tether.Process]
+	var killed atomic.Bool
+	// killTree asks the supervisor to end the command's tree and returns at once: it is called
+	// from the goroutine that copies the output, which the process's end waits for.
+	killTree := func() {
+		killed.Store(true)
+		if p := proc.Load(); p != nil {
+			go p.Kill()
+		}
+	}
 	var mu sync.Mutex
 	var fnErr error
 	w := func(s Stream) io.Writer {
@@ -32,7 +43,7 @@ func runUnconfined(ctx context.Context, command, dir string, opts Options, fn Ou
 			out.write(p)
 			if fn != nil && fnErr == nil {
 				if fnErr = fn(Chunk{Stream: s, Data: p}); fnErr != nil {
-					killGroup()
+					killTree()
 				}
 			}
 			return len(p), fnErr
@@ -40,18 +51,22 @@ func runUnconfined(ctx context.Context, command, dir string, opts Options, fn Ou
 	}
 	cmd.Stdout, cmd.Stderr = w(Stdout), w(Stderr)
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	p, err := tether.StartSupervised(cmd)
+	if err != nil {
 		return nil, err
 	}
-	stop := context.AfterFunc(ctx, killGroup)
+	proc.Store(p)
+	if killed.Load() { // asked before the process was known
+		go p.Kill()
+	}
+	stop := context.AfterFunc(ctx, killTree)
 	defer stop()
 	var timedOut atomic.Bool
 	if opts.Timeout > 0 {
-		timer := time.AfterFunc(opts.Timeout, func() { timedOut.Store(true); killGroup() })
+		timer := time.AfterFunc(opts.Timeout, func() { timedOut.Store(true); killTree() })
 		defer timer.Stop()
 	}
-	err := cmd.Wait()
-	killGroup() // what the command left running in its group
+	err = p.Err()
 	res := &Result{Duration: time.Since(start), Output: out.result(), TimedOut: timedOut.Load()}
 	var exitErr *exec.ExitError
 	mu.Lock()

@@ -19,6 +19,8 @@
 // orphaned descendant of the program becomes its child), passes signals on to the program,
 // and kills every descendant when the program exits or when the app goes, which it learns from
 // the end of a pipe only the app holds open (the kernel closes it however the app dies).
+// [StartSupervised] chooses it for a program that must see the machine as the app does (a
+// command the user let run unconfined): no namespace, and still nothing of it outlives the app.
 //
 // Elsewhere the program leads a process group of its own, ended on a clean exit only.
 //

@@ -67,6 +67,16 @@ func clone(cmd *exec.Cmd) *exec.Cmd {
 	return c
 }
 
+// StartSupervised starts cmd under the supervisor ([ModeSupervisor]) whatever the kernel
+// allows: for a program that must see the machine as the app does (its processes, its users),
+// which a namespace would hide, and still end with the app. cmd.SysProcAttr must be nil.
+func StartSupervised(cmd *exec.Cmd) (*Process, error) {
+	if cmd.Err != nil {
+		return nil, cmd.Err
+	}
+	return startSupervised(cmd)
+}
+
 // startSupervised starts cmd under the app's binary run as a supervisor ([Supervise]).
 func startSupervised(cmd *exec.Cmd) (*Process, error) {
 	self, err := os.Executable()
@@ -84,7 +94,7 @@ func startSupervised(cmd *exec.Cmd) (*Process, error) {
 		env = os.Environ()
 	}
 	sup.Env = append(env[:len(env):len(env)], superviseEnv+"=1")
-	sup.Dir = cmd.Dir
+	sup.Dir, sup.WaitDelay = cmd.Dir, cmd.WaitDelay
 	sup.Stdin, sup.Stdout, sup.Stderr = cmd.Stdin, cmd.Stdout, cmd.Stderr
 	sup.ExtraFiles = []*os.File{r} // fd 3: its end of the app's lifeline
 	sup.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -19,6 +19,9 @@ func Start(cmd *exec.Cmd) (*Process, error) {
 	return p, nil
 }
 
+// StartSupervised is [Start] here: no supervisor is started.
+func StartSupervised(cmd *exec.Cmd) (*Process, error) { return Start(cmd) }
+
 // Supervise does nothing here: no supervisor is started.
 func Supervise() {}
 
