@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"prototyper/internal/tether"
 	"prototyper/internal/testenv"
+	"prototyper/internal/tether"
 )
 
 // TestMain lets the test binary stand in for the app in the crash tests (see helperMain) and
