@@ -12,7 +12,8 @@ import (
 )
 
 // App is the facade bound to the frontend: each exported method is one call into the window's
-// session ([desktop.Desktop]); its life with the window is in app_lifecycle.go. Besides main.go
+// session ([desktop.Desktop]), but the folder checks and dialog (desktop's functions, Wails'
+// dialog) and the preview's screenshot (GTK); its life with the window is in app_lifecycle.go. Besides main.go
 // and the window's sink (events/wailssink), App is the only code that calls Wails.
 type App struct {
 	opts cli.DesktopOptions

@@ -17,7 +17,8 @@
 //
 // The agent reaches its edges through small interfaces: a [model.Model] that streams a turn, a
 // [Toolbox] that lists and runs tools, a [Store] that persists, and an [Emitter] that takes
-// events. [model.Ollama], [WorkspaceTools] and the store's *store.DB are the real ones.
+// events. [model.Server] (Ollama or an OpenAI-compatible server), [WorkspaceTools] and the
+// store's *store.DB are the real ones.
 //
 // # A run
 //
@@ -30,9 +31,10 @@
 // one chat's slow disk write never holds up another chat.
 //
 // A run ends with run.finished and a stop reason: completed, max_steps (a cap on model
-// calls, [DefaultMaxSteps]), aborted, error, awaiting_approval, awaiting_summary or length (an answer still
-// cut by the length limit after three continuations; standins.go holds every text
-// the model reads in place of a result).
+// calls, [DefaultMaxSteps]), aborted, error, awaiting_approval, awaiting_summary, loop (the
+// same call or cycle of calls again and again, loopguard.go) or length (an answer still cut
+// by the length limit after three continuations). standins.go holds the texts the model reads
+// in place of a result; loopguard.go the notice of a loop.
 //
 // A message is checked before anything of it is stored: a model is chosen, the chat's
 // workspace opens, the server has the model, the UserPromptSubmit hooks let it through, and
@@ -40,8 +42,8 @@
 // behind ([Agent.SendNew] creates the chat only once the message is accepted), and a chat
 // that RunOnce created is deleted again when the model never answered it.
 //
-// A model request whose first byte takes more than [LoadingNotice] is announced with
-// model.loading, and model.loaded (with the wait) when the answer starts. The wait is bounded
+// A model request whose first byte takes more than [LoadingNotice], or whose model the server
+// does not list as loaded (/api/ps, asked just before), is announced with model.loading, and model.loaded (with the wait) when the answer starts. The wait is bounded
 // by the first-byte timeout (Config.FirstByteTimeout, RunOptions.FirstByteTimeout); a server
 // that does not answer the model's details fails the run at once instead of adding a wait.
 //
@@ -68,9 +70,11 @@
 //
 // # Context budget
 //
-// num_ctx is the model's context length capped by a setting ([DefaultContextCap]); before
-// each request the prompt's tokens are estimated (refined by the server's prompt_eval_count)
-// and, over budget, the oldest turns are dropped — never the system prompt, the latest user
-// message, or half of a tool call and its result — with a context.truncated event. Ollama
-// never truncates silently.
+// num_ctx is the model's context length capped by a setting ([DefaultContextCap]) and, with no
+// cap set, by the memory free for it; before each request the prompt's tokens are estimated
+// (refined by the server's prompt_eval_count) and, over budget, the older turns are offered
+// for a summary (olderTurns ask, offer.go), summarized (always) or left out with a
+// context.truncated event (never, or the user's leave_out) — never the system prompt, the
+// latest user message, or half of a tool call and its result. Ollama never truncates
+// silently.
 package agentloop

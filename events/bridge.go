@@ -69,8 +69,9 @@ func WithLog(w io.Writer) Option {
 //     [WithTextAhead], a second batch may go before that when neither holds a tool event.
 //   - A queued thinking.delta or text.delta absorbs the next delta of the same chat, message and
 //     kind, provided nothing else of that chat was queued in between; so memory stays bounded
-//     while a batch waits, and text never jumps over a tool call. Every other event is delivered
-//     once, in seq order: never merged, dropped or reordered.
+//     while a batch waits, and text never jumps over a tool call. A tool.output absorbs the
+//     next of the same call likewise. Every other event is delivered once, in seq order:
+//     never merged, dropped or reordered.
 //   - A tool.result never shares a batch with a tool.call of the same id: the batch closes
 //     before it. And once the call was sent as running, the result goes only after an
 //     acknowledgement listed the call as running, or after the fallback has passed since the

@@ -28,8 +28,8 @@ const (
 	Retry                Type = "retry"
 	Error                Type = "error"
 	RunFinished          Type = "run.finished"
-	// ModelLoading: a model request got no answer within a second; the server is most
-	// likely loading the model (payload: model).
+	// ModelLoading: the server does not list the model as loaded, or a model request got no
+	// answer within a second; the server is most likely loading it (payload: model).
 	ModelLoading Type = "model.loading"
 	// ModelLoaded: the answer after a model.loading started (payload: model, loadMs).
 	ModelLoaded Type = "model.loaded"
@@ -45,7 +45,7 @@ const (
 	// of no chat (payload: report, a preview.Report).
 	PreviewReport Type = "preview.report"
 	// Checkpoint: the prior state of the paths a call is about to change was recorded with
-	// its pending record (payload: toolCallId, paths; notUndoable lists the files too large
+	// its pending record, or a command's before its changes are applied (payload: toolCallId, paths; notUndoable lists the files too large
 	// to keep, whose change cannot be taken back).
 	Checkpoint Type = "checkpoint"
 	// Undo: an undo put files back (payload: changeId, reverts — the runs or changes taken

@@ -29,7 +29,7 @@
 // [Server] calls its notify function with a site's report when it changed (at most every
 // [notifyEvery], and less often after a large report: about [notifyBytesPerSecond] of
 // reports per site); the window's session turns that into a `preview.report` event. The
-// `preview_errors` tool ([Server.ToolsFor]) gives the agent the report of its workspace.
+// `preview_errors` tool ([Room.ToolsFor]) gives the agent the report of its workspace.
 //
 // # Caveats
 //

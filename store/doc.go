@@ -45,23 +45,28 @@
 //
 // # Layout
 //
-// Buckets of schema version 1 (sequence keys are 8-byte big-endian from NextSequence):
+// Buckets of schema version 4 (sequence keys are 8-byte big-endian from NextSequence):
 //
 //	meta            "schema" → uint64 version
 //	chats           chat id → Chat (its summary: title, model, workspace, times, count)
 //	chatsByUpdated  updatedAt (8 bytes, unix ns) ‖ chat id → empty: the newest-first index
 //	chat            chat id → bucket
-//	    messages      seq → Message
+//	    messages      seq → Message (the version of the chat shown)
+//	    branches      seq of a version's first message → the version put aside (made by a fork)
 //	    tools         seq → ToolCallRecord
 //	    toolIndex     tool call id → seq
 //	    runs          run id → empty
-//	    changes       seq → Change (a run's pre-images, an undo, a redo; made with the first)
+//	    changes       seq → the head of a Change (a run's pre-images, an undo, a redo)
 //	    changeIndex   change id → seq
+//	    changePaths   seq ‖ 'p' ‖ ordinal → PathChange; seq ‖ 'n' ‖ path ‖ workspace → ordinal
 //	    contents      SHA-256 hex → a file's content kept for undo, once per chat
 //	    revertJournal change id → RevertJournal (an undo or redo begun, not yet recorded done)
 //	runs            run id → Run
 //	liveRuns        run id → empty
-//	settings        "settings" → Settings
+//	settings        "settings" → Settings; "drafts" → unsent text by chat; "openChat" → chat id
+//	writtenCalls    model name → empty: the model is asked for calls written as text
+//	modelChecks     ModelCheck.Key → ModelCheck
+//	workspaceTrust  workspace path → WorkspaceTrust (the user's word on its server file)
 //	searchIndex     chat id → bucket (derived; see below)
 //	    seq           → the lower-cased text of a shown user or assistant message
 //	    0             → the chat's updatedAt when its index was last whole

@@ -1,6 +1,7 @@
 // Package wailssink delivers the bridge's batches to the desktop window: one Wails event
-// "agent:batch" per batch, its data the batch as a JSON array of envelopes. Besides app.go it
-// is the only code that imports Wails, so that package events and its tests need no window.
+// "agent:batch" per batch, its data the batch as a JSON array of envelopes. Besides package
+// main (main.go, app.go, app_lifecycle.go) it is the only code that imports Wails, so that
+// package events and its tests need no window.
 //
 // The window acknowledges a batch by calling App.Painted, which app.go forwards to
 // [events.Bridge.Painted].

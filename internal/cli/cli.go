@@ -1,7 +1,8 @@
 // Package cli is Prototyper's command line: the subcommands of the design's command table
 // (run, chats, models, pull, check, undo, redo, mcp, acp) and the flags of the desktop window. main.go calls [Main] for a
 // subcommand and [ParseDesktopFlags] otherwise; the window's session (package desktop) takes
-// the flags and the few helpers both share ([OpenAIModels], [SettingsServers], [StoredTrust]).
+// the flags and the few helpers both share ([FirstNonBlank], [OllamaResidency], [OpenAIModels],
+// [SettingsServers], [StoredTrust]).
 // Nothing here imports Wails or the window's session.
 //
 // Text that came from a model, a tool or a server is passed through [Sanitize] before it

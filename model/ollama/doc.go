@@ -1,5 +1,6 @@
 // Package ollama is Prototyper's native client for a local Ollama server: it speaks the
-// server's own NDJSON API (/api/chat, /api/tags, /api/show, /api/pull, /api/version), never
+// server's own NDJSON API (/api/chat, /api/tags, /api/show, /api/ps, /api/generate to load a
+// model, /api/pull, /api/version), never
 // the OpenAI-compatible endpoint.
 //
 // # Basics

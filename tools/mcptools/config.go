@@ -173,11 +173,11 @@ type Launch struct {
 }
 
 // WorkspaceServers is a workspace's own server file as read once: the hash of its exact
-// bytes, which the user's answer is recorded with, and what each of its servers runs.
+// bytes and of the files its commands name, which the user's answer is recorded with, and what each of its servers runs.
 type WorkspaceServers struct {
 	Workspace string   `json:"workspace"` // absolute
 	File      string   `json:"file"`
-	Hash      string   `json:"hash"` // SHA-256 of the file's bytes, hex
+	Hash      string   `json:"hash"` // SHA-256 of the file's bytes and of the files its commands name, hex
 	Servers   []Launch `json:"servers"`
 
 	config Config

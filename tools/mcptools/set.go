@@ -23,7 +23,7 @@ var ErrClosed = errors.New("Prototyper is closing: no MCP server starts now")
 // on first use and run until [Set.Close]. It is safe for concurrent use.
 //
 // A workspace's own file is the folder's, not the user's: none of its servers starts until
-// [Set.Trust] says the user allowed its exact bytes. Until then they are listed as
+// [Set.Trust] says the user allowed its exact bytes (and those of the files its commands name). Until then they are listed as
 // [StateNotAllowed] and [Set.NotAllowed] says what they would run; a file changed since it
 // was allowed is not allowed again until the user says so.
 type Set struct {

@@ -1,6 +1,6 @@
 // The shape of the window's state, the cell that holds it, and the selectors read from it.
-// Every concern of the store (feed.ts, drafts.ts, serverWatch.ts, pulls.ts, approvals.ts,
-// undoReview.ts, settings.ts, session.ts, versions.ts) changes this one state through one
+// Every concern of the store (feed.ts, drafts.ts, serverWatch.ts, pulls.ts, checks.ts,
+// approvals.ts, undoReview.ts, settings.ts, session.ts, versions.ts) changes this one state through one
 // StateCell, so that a component subscribed once sees every change.
 
 import type { Backend, ChatSummary, Config, Decision, FileChange, ModelInfo, OllamaStatus, PromptBudget, StarterModel, UndoOptions, Version } from '../backend'

@@ -1,7 +1,8 @@
 // The development servers the agent started (start_server), for the Preview pane: each one
 // running, its latest output, and the one the pane shows. It listens to "agent:batch" itself:
 // server.started, server.output and server.ended are events of no chat. A server keeps running
-// after its turn; the pane's Stop, stop_server or the app's quit ends it.
+// after its turn; the pane's Stop, stop_server, its chat's Stop or deletion, or the app's quit
+// ends it.
 
 import { errorText, type AgentEvent, type Backend, type DevServer } from '../backend'
 

@@ -1,5 +1,5 @@
 // What an error of a run means to the person at the window: one sentence in their words, and
-// what they can do about it (Retry: send the last message again; Settings). The Go side's
+// what they can do about it (Retry: send the last message again; Settings; Models). The Go side's
 // message is kept for the details; the code (ollama.Code, events' error code) picks the words.
 
 import type { Provider } from '../backend'
