@@ -17,6 +17,7 @@ import (
 
 	"prototyper/events"
 	"prototyper/internal/ollamatest"
+	"prototyper/internal/tether"
 	"prototyper/model"
 	"prototyper/model/ollama"
 	"prototyper/sandbox"
@@ -35,7 +36,8 @@ var (
 // T tool result (and I per image); "SUAT" is the turn after the first tool result, "*" any
 // other trail (see internal/ollamatest/scripts.go).
 func TestMain(m *testing.M) {
-	sandbox.DialerMain() // the test binary reaches the servers start_server starts
+	tether.Supervise()   // the test binary supervises the commands run unconfined
+	sandbox.DialerMain() // and reaches the servers start_server starts
 	long := think("Counting.")
 	for _, w := range []string{"one", " two", " three", " four", " five", " six", " seven", " eight", " nine", " ten",
 		" eleven", " twelve", " thirteen", " fourteen", " fifteen", " sixteen"} {

@@ -53,8 +53,10 @@
 // Where this cannot be set up (no bwrap, user namespaces refused, no overlayfs in user
 // namespaces) Run returns an [*UnavailableError] whose sentence says what the user can do,
 // and runs nothing. [Options.Unconfined] runs the command directly in the workspace, for a
-// caller whose user knowingly chose that: there is no change set then, and only the
-// command's process group is killed when it ends.
+// caller whose user knowingly chose that: there is no change set then. It runs under the
+// app's binary as its supervisor (tether.StartSupervised), which kills every process the
+// command started when it ends, is stopped, or the app dies: a binary that may run one calls
+// tether.Supervise first in main (a test binary in TestMain), as it calls [DialerMain].
 //
 // # Caveats
 //
