@@ -149,7 +149,9 @@ type chatState struct {
 	cancel context.CancelFunc
 	done   chan struct{} // the live run's; closed when it ends
 	queue  []userMessage // messages sent while busy, in order
-	paused *pausedRun
+	// queueKept: the store holds this chat's queue (see keepQueue)
+	queueKept bool
+	paused    *pausedRun
 	// deleting: DeleteChat is under way (see chatedits.go); the chat is left out of lists
 	deleting bool
 }
@@ -347,6 +349,11 @@ func (a *Agent) send(ctx context.Context, chatID string, fresh store.Chat, promp
 	// follow-up run; a run that takes it at a safe point reads them again
 	if cs.done != nil {
 		cs.queue = append(cs.queue, userMessage{text: prompt, images: images, files: in.files})
+		if err := a.keepQueue(cs); err != nil {
+			cs.queue = cs.queue[:len(cs.queue)-1]
+			cs.mu.Unlock()
+			return chatID, err
+		}
 		cs.mu.Unlock()
 		return chatID, nil
 	}
@@ -513,6 +520,9 @@ func (a *Agent) Stop(chatID string) error {
 	if cs.cancel != nil {
 		cs.cancel()
 		cs.queue = nil
+		// the window gives the texts back to the box; kept there at once, so that they
+		// outlive the app too (one that could not be is given back at the next start)
+		_ = a.giveBackQueue(cs)
 		return nil
 	}
 	p := cs.paused
@@ -810,13 +820,46 @@ func (a *Agent) recordNotRun(chatID, runID, messageID string, c plannedCall, o T
 	return nil
 }
 
-// takeQueue removes and returns the messages queued for a chat.
+// takeQueue removes and returns the messages queued for a chat. The store keeps them as
+// queued until the caller stored them as the chat's ([Agent.keepQueue]).
 func (a *Agent) takeQueue(cs *chatState) []userMessage {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	q := cs.queue
 	cs.queue = nil
 	return q
+}
+
+// keepQueue keeps the texts of the chat's queue in the store, as its queue now stands, so
+// that a message shown as queued survives a kill -9 (the next start gives it back to the
+// chat's box, store.DB.GiveBackQueued). A message leaves the kept queue only once it is
+// stored as the chat's: kept twice for a moment, never lost. cs.mu must be held.
+func (a *Agent) keepQueue(cs *chatState) error {
+	if len(cs.queue) == 0 && !cs.queueKept {
+		return nil // nothing kept, nothing to keep: no write
+	}
+	texts := make([]string, len(cs.queue))
+	for i, q := range cs.queue {
+		texts[i] = q.text
+	}
+	if err := a.cfg.Store.SetQueued(cs.id, texts); err != nil {
+		return fmt.Errorf("your message could not be kept while the model works: %w", err)
+	}
+	cs.queueKept = len(texts) > 0
+	return nil
+}
+
+// giveBackQueue moves the kept queue into the chat's unsent text in the store (a Stop leaves
+// the queued messages to the user, the window puts them back in the box). cs.mu must be held.
+func (a *Agent) giveBackQueue(cs *chatState) error {
+	if !cs.queueKept {
+		return nil
+	}
+	if err := a.cfg.Store.GiveBackQueued(cs.id); err != nil {
+		return err
+	}
+	cs.queueKept = false
+	return nil
 }
 
 // hasQueue reports whether the user sent a message the run has not injected yet.

@@ -165,7 +165,8 @@ func (a *Agent) DeleteChat(ctx context.Context, chatID string) error {
 	err := a.cfg.Store.DeleteChat(chatID)
 	if err == nil {
 		// no phase event: the window drops the chat itself, and nothing is left to change
-		cs.paused, cs.queue, cs.runID, cs.phase = nil, nil, "", events.PhaseIdle
+		// the store forgot the chat's kept queue with it
+		cs.paused, cs.queue, cs.queueKept, cs.runID, cs.phase = nil, nil, false, "", events.PhaseIdle
 	} else {
 		cs.deleting = false
 	}

@@ -156,10 +156,12 @@ func (a *Agent) keepQueuedWhileOffered(cs *chatState) {
 			cs.queue = cs.queue[i:] // kept in memory: joins the run the answer resumes
 			a.emit(events.Event{ChatID: cs.id, Type: events.Error, Code: "internal",
 				Message: "Your message could not be saved: " + err.Error() + "; it waits for your answer to the offer"})
+			_ = a.keepQueue(cs)
 			return
 		}
 	}
 	cs.queue = nil
+	_ = a.keepQueue(cs) // stored as the chat's
 }
 
 // answerOffer keeps the answer to an offer with its run and says it.

@@ -64,5 +64,5 @@ func (a *Agent) editQueued(cs *chatState, i int, was *userMessage, edit func()) 
 		return ErrNotQueued
 	}
 	edit()
-	return nil
+	return a.keepQueue(cs)
 }

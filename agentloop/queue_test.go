@@ -78,3 +78,71 @@ func TestAFileNamedInAMessageQueuedAfterTheLastSafePointGoesWithItIntoTheFollowU
 		})
 	}
 }
+
+// A message shown as queued survives a kill -9: the store keeps the queue as it changes, and
+// forgets a message only once the run stored it as the chat's.
+func TestAQueuedMessageIsKeptInTheStoreUntilTheRunStoresItAsTheChats(t *testing.T) {
+	release := make(chan struct{})
+	h := newHarness(t, harnessOptions{model: "steered", approve: ApproveAuto, extra: []tools.Tool{waitTool(release)}})
+	kept := func(chatID string) []string {
+		q, err := h.db.Queued()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return q[chatID]
+	}
+	h.rec.react = func(e events.Event) {
+		if e.Type != events.ToolCall || e.State != events.ToolStateRunning || e.Name != "wait" {
+			return
+		}
+		defer close(release)
+		for _, text := range []string{"never mind", "write nothing"} {
+			if _, err := h.agent.Send(context.Background(), e.ChatID, text); err != nil {
+				t.Error(err)
+			}
+		}
+		if q := kept(e.ChatID); !slices.Equal(q, []string{"never mind", "write nothing"}) {
+			t.Errorf("kept once sent: %q", q)
+		}
+		if err := h.agent.EditQueued(context.Background(), e.ChatID, 0, " "); err != nil {
+			t.Error(err)
+		}
+		if q := kept(e.ChatID); !slices.Equal(q, []string{"write nothing"}) {
+			t.Errorf("kept once one was taken back: %q", q)
+		}
+	}
+	out := h.runCompleted(t, "wait then write")
+	if msgs := h.messages(t, out.ChatID); roles(msgs) != "UATTUA" || msgs[4].Content != "write nothing" {
+		t.Fatalf("messages %+v: want the queued message injected", msgs)
+	}
+	if q, _ := h.db.Queued(); len(q) != 0 {
+		t.Errorf("kept after the run took it: %q", q)
+	}
+}
+
+// A Stop leaves the messages its run never took to the user: the window puts them back in the
+// box, and the store keeps them as the chat's unsent text at once.
+func TestAStoppedRunsQueuedMessagesAreKeptAsTheChatsUnsentText(t *testing.T) {
+	h := newHarness(t, harnessOptions{model: "steered", approve: ApproveAuto, extra: []tools.Tool{waitTool(make(chan struct{}))}})
+	h.rec.react = func(e events.Event) {
+		if e.Type != events.ToolCall || e.State != events.ToolStateRunning || e.Name != "wait" {
+			return
+		}
+		if _, err := h.agent.Send(context.Background(), e.ChatID, "then this"); err != nil {
+			t.Error(err)
+		}
+		if err := h.agent.Stop(e.ChatID); err != nil {
+			t.Error(err)
+		}
+	}
+	out := h.runOnce(t, "wait then write", RunOptions{})
+	if out.StopReason != events.StopAborted {
+		t.Fatalf("stop reason %q, want aborted", out.StopReason)
+	}
+	if d, _ := h.db.Drafts(); d[out.ChatID] != "then this" {
+		t.Errorf("unsent text %q, want the queued message", d)
+	}
+	if q, _ := h.db.Queued(); len(q) != 0 {
+		t.Errorf("kept as queued after the Stop: %q", q)
+	}
+}

@@ -173,6 +173,9 @@ func (r *run) execute() Outcome {
 	if q := cs.queue; len(q) > 0 && !a.isDown() && !state.offers() {
 		cs.queue = nil
 		f, err := a.startLocked(cs, startSpec{prompts: q, trigger: events.TriggerFollowUp})
+		if err == nil {
+			_ = a.keepQueue(cs) // they are the follow-up's now, committed with it
+		}
 		if err != nil {
 			a.emit(events.Event{ChatID: cs.id, RunID: r.id, Type: events.Error, Code: "internal",
 				Message: "Your message could not be sent: " + err.Error() + "; send it again"})
@@ -369,6 +372,11 @@ func (r *run) injectQueued() {
 	if !r.committed() {
 		return // nothing can wait yet (the chat's lock is held until the commit is over), or the run was never recorded
 	}
+	defer func() { // what was taken is the chat's now; what came since stays kept
+		r.cs.mu.Lock()
+		_ = r.a.keepQueue(r.cs)
+		r.cs.mu.Unlock()
+	}()
 	for _, q := range r.a.takeQueue(r.cs) {
 		// the files it names are read now, as the message joins the run (admit checked them)
 		files, _ := readMentions(r.ctx, r.tools, q.text)

@@ -53,6 +53,9 @@ type Store interface {
 	DropRevert(chatID, changeID string) error
 	Reverts(chatID string) ([]store.RevertJournal, error)
 	UpdateSettings(edit func(*store.Settings) error) (store.Settings, error)
+
+	SetQueued(chatID string, texts []string) error
+	GiveBackQueued(chatID string) error
 }
 
 var _ Store = (*store.DB)(nil)

@@ -122,6 +122,9 @@ func (db *DB) DeleteChat(id string) error {
 		if err := editDrafts(tx, func(d map[string]string) { delete(d, id) }); err != nil {
 			return err
 		}
+		if err := editQueued(tx, func(q map[string][]string) { delete(q, id) }); err != nil {
+			return err
+		}
 		return tx.Bucket(bucketChats).Delete([]byte(id))
 	})
 }

@@ -177,6 +177,10 @@ func (db *DB) prepare() error {
 	if err := db.recoverLiveRuns(); err != nil {
 		return err
 	}
+	// no run outlives the process that started it: what waited in a queue goes back to the box
+	if err := db.GiveBackQueued(""); err != nil {
+		return err
+	}
 	// Search reads the messages of a chat whose index is behind, so a rebuild that fails
 	// (a full disk) costs speed, never a message or a result.
 	_ = db.reindex()

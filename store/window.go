@@ -1,10 +1,11 @@
 package store
 
-// What the window had when it was closed: the text typed in each chat's box and not sent, and
-// the chat it showed. Both live in the settings bucket.
+// What the window had when it was closed: the text typed in each chat's box and not sent, the
+// messages a busy run had not taken yet, and the chat it showed. All live in the settings bucket.
 
 import (
 	"encoding/json"
+	"strings"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -74,4 +75,93 @@ func (db *DB) OpenChatID() (string, error) {
 		return nil
 	})
 	return id, err
+}
+
+// keyQueued holds, in the settings bucket, the messages sent to each chat while its run was
+// busy that the run has not taken yet: a JSON object from chat id to their texts, oldest
+// first. The agent keeps it as its queue changes, so that a message shown as queued outlives
+// the app; the next Open gives what it finds back to its chat's box ([DB.GiveBackQueued]).
+var keyQueued = []byte("queued")
+
+// SetQueued keeps texts as the messages waiting in the queue of chat chatID (none forgets the
+// chat's).
+func (db *DB) SetQueued(chatID string, texts []string) error {
+	return db.update("keep the queued messages", func(tx *bolt.Tx) error {
+		return editQueued(tx, func(q map[string][]string) {
+			if len(texts) == 0 {
+				delete(q, chatID)
+			} else {
+				q[chatID] = texts
+			}
+		})
+	})
+}
+
+// Queued returns the texts kept as waiting in each chat's queue, by chat id.
+func (db *DB) Queued() (map[string][]string, error) {
+	q := map[string][]string{}
+	err := db.view(func(tx *bolt.Tx) error { return readQueued(tx, q) })
+	return q, err
+}
+
+// GiveBackQueued puts the messages kept as waiting in the queue of chat chatID ("" every
+// chat's) into that chat's unsent text, after what the box held, and forgets them, in one
+// transaction: a message a run never took is given back to the user, as the window gives it
+// back when the run is stopped. Open does it for every chat, since no run outlives the app.
+func (db *DB) GiveBackQueued(chatID string) error {
+	if q, err := db.Queued(); err != nil || len(q) == 0 {
+		return err // nothing to give back: no write
+	}
+	return db.update("give queued messages back", func(tx *bolt.Tx) error { return giveBackQueued(tx, chatID) })
+}
+
+func giveBackQueued(tx *bolt.Tx, chatID string) error {
+	q := map[string][]string{}
+	if err := readQueued(tx, q); err != nil || len(q) == 0 {
+		return err
+	}
+	back := map[string][]string{}
+	for id, texts := range q {
+		if chatID == "" || id == chatID {
+			back[id] = texts
+		}
+	}
+	if len(back) == 0 {
+		return nil
+	}
+	if err := editDrafts(tx, func(d map[string]string) {
+		for id, texts := range back {
+			if strings.TrimSpace(d[id]) != "" {
+				texts = append([]string{d[id]}, texts...)
+			}
+			d[id] = strings.Join(texts, "\n\n")
+		}
+	}); err != nil {
+		return err
+	}
+	return editQueued(tx, func(q map[string][]string) {
+		for id := range back {
+			delete(q, id)
+		}
+	})
+}
+
+func readQueued(tx *bolt.Tx, q map[string][]string) error {
+	if raw := tx.Bucket(bucketSettings).Get(keyQueued); raw != nil {
+		return json.Unmarshal(raw, &q)
+	}
+	return nil
+}
+
+// editQueued lets edit change the kept queues within tx; none left deletes the key.
+func editQueued(tx *bolt.Tx, edit func(map[string][]string)) error {
+	q := map[string][]string{}
+	if err := readQueued(tx, q); err != nil {
+		return err
+	}
+	edit(q)
+	if len(q) == 0 {
+		return tx.Bucket(bucketSettings).Delete(keyQueued)
+	}
+	return putJSON(tx.Bucket(bucketSettings), keyQueued, q)
 }

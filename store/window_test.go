@@ -47,3 +47,60 @@ func TestTheChatShownLastIsRememberedWhileItExists(t *testing.T) {
 		t.Errorf("open chat %q after it was deleted, want none (the window then shows %s, the newest)", id, newer.ID)
 	}
 }
+
+// A message waiting in a busy chat's queue outlives the app: kept as the queue changes, given
+// back to its chat's box (after what was typed there) by the next Open, and gone with its chat.
+func TestQueuedMessagesAreGivenBackToTheirChatsBoxWhenTheFileIsOpenedAgain(t *testing.T) {
+	db, path := openTestDB(t, newTestClock())
+	typed, quiet, gone := mustChat(t, db, Chat{}), mustChat(t, db, Chat{}), mustChat(t, db, Chat{})
+	for chat, texts := range map[string][]string{typed.ID: {"then shorter", "and in French"}, quiet.ID: {"one more thing"}, gone.ID: {"lost?"}} {
+		if err := db.SetQueued(chat, texts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.SaveDraft(typed.ID, "half a thought"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.DeleteChat(gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	if q, err := db.Queued(); err != nil || len(q) != 2 || q[gone.ID] != nil {
+		t.Errorf("queued %v, %v; want the two chats still there", q, err)
+	}
+	db.Close()
+	db, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	want := map[string]string{typed.ID: "half a thought\n\nthen shorter\n\nand in French", quiet.ID: "one more thing"}
+	if d, err := db.Drafts(); err != nil || !maps.Equal(d, want) {
+		t.Errorf("drafts %q, %v; want %q", d, err, want)
+	}
+	if q, err := db.Queued(); err != nil || len(q) != 0 {
+		t.Errorf("queued %v, %v after the Open; want none", q, err)
+	}
+}
+
+// A Stop gives one chat's kept queue back to its box and leaves another's.
+func TestGivingBackOneChatsQueueLeavesTheOthers(t *testing.T) {
+	db, _ := openTestDB(t, newTestClock())
+	a, b := mustChat(t, db, Chat{}), mustChat(t, db, Chat{})
+	_ = db.SetQueued(a.ID, []string{"for a"})
+	_ = db.SetQueued(b.ID, []string{"for b"})
+	if err := db.GiveBackQueued(a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := db.Drafts(); !maps.Equal(d, map[string]string{a.ID: "for a"}) {
+		t.Errorf("drafts %q; want a's queue given back", d)
+	}
+	if q, _ := db.Queued(); len(q) != 1 || q[b.ID][0] != "for b" {
+		t.Errorf("queued %q; want b's kept", q)
+	}
+	if err := db.SetQueued(b.ID, nil); err != nil { // taken by its run
+		t.Fatal(err)
+	}
+	if q, _ := db.Queued(); len(q) != 0 {
+		t.Errorf("queued %q; want none", q)
+	}
+}
