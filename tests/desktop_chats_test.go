@@ -192,6 +192,29 @@ func TestDesktopAFollowUpDuringARunIsShownQueued(t *testing.T) {
 	})
 }
 
+// A follow-up shown queued is not lost when the app is killed before the run took it: opened
+// again, the window has it back in the chat's box, unsent, as a Stop gives it back.
+func TestDesktopAQueuedFollowUpIsBackInTheBoxAfterTheAppWasKilled(t *testing.T) {
+	slow := pacedProxy(t, ollamatest.Get(t).URL(), 1000, 60*time.Millisecond) // 15 s of answer
+	r := startDesktopRunWith(t, paragraphModel, store.Settings{}, "Write a long answer", withArgs("--ollama", slow))
+	r.waitLog(t, events.TextDelta, true, 60*time.Second)
+	r.app.typeText("Then make it shorter")
+	r.app.key("Return")
+	r.app.waitControl(rolePushButton, "Take back the queued message", 10*time.Second) // shown queued
+	if err := r.app.cmd.Process.Kill(); err != nil { // kill -9: nothing of the app's runs after it
+		t.Fatal(err)
+	}
+	_ = r.app.waitExit(15 * time.Second)
+	r.relaunch(t, paragraphModel, "bridge-queued-killed")
+	if said := r.app.waitTexts(func(s string) bool { return s == "Then make it shorter" }, 20*time.Second); len(said) == 0 {
+		t.Fatalf("the box does not hold the queued follow-up after the restart (%s)", r.app.screenshot("queued-after-kill.png"))
+	}
+	_, db := r.finish(t, "queued-after-kill.png")
+	if q, _ := db.Queued(); len(q) != 0 {
+		t.Errorf("still kept as queued after the restart: %q", q)
+	}
+}
+
 // The app opened again is where the user left it: in the chat they were in (not the newest),
 // with the text typed in its box and not sent, where Enter sends it.
 func TestDesktopUnsentTextOutlivesQuitting(t *testing.T) {
