@@ -200,8 +200,9 @@ func TestDesktopAQueuedFollowUpIsBackInTheBoxAfterTheAppWasKilled(t *testing.T) 
 	r.waitLog(t, events.TextDelta, true, 60*time.Second)
 	r.app.typeText("Then make it shorter")
 	r.app.key("Return")
-	r.app.waitControl(rolePushButton, "Take back the queued message", 10*time.Second) // shown queued
-	if err := r.app.cmd.Process.Kill(); err != nil { // kill -9: nothing of the app's runs after it
+	// shown queued, then kill -9: nothing of the app's runs after it
+	r.app.waitControl(rolePushButton, "Take back the queued message", 10*time.Second)
+	if err := r.app.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	_ = r.app.waitExit(15 * time.Second)
