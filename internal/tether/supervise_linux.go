@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -16,9 +17,15 @@ import (
 // superviseEnv marks the app's binary run as a supervisor.
 const superviseEnv = "PROTOTYPER_TETHER_SUPERVISE"
 
+// canSupervise is set by [Supervise]: only a binary that calls it can be run again as a
+// supervisor (another would run its own main again: a test binary, its tests).
+var canSupervise atomic.Bool
+
 // Supervise runs the supervisor and exits when the binary was started as one by [Start]; it
-// returns at once otherwise. main calls it first, before anything else runs.
+// returns at once otherwise. main calls it first, before anything else runs (a test binary
+// that starts supervised programs, TestMain).
 func Supervise() {
+	canSupervise.Store(true)
 	if os.Getenv(superviseEnv) == "" {
 		return
 	}

@@ -79,6 +79,9 @@ func StartSupervised(cmd *exec.Cmd) (*Process, error) {
 
 // startSupervised starts cmd under the app's binary run as a supervisor ([Supervise]).
 func startSupervised(cmd *exec.Cmd) (*Process, error) {
+	if !canSupervise.Load() {
+		return nil, fmt.Errorf("cannot start %s: this program cannot supervise it (its main does not call tether.Supervise first)", cmd.Path)
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("cannot start %s: Prototyper cannot find its own program to supervise it: %w", cmd.Path, err)

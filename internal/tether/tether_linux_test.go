@@ -197,3 +197,18 @@ func runs(pid int, start string) bool {
 	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
 	return len(fields) >= 20 && fields[0] != "Z" && fields[0] != "X" && fields[19] == start
 }
+
+// A binary whose main never called Supervise is not run again as a supervisor (it would run
+// its own main again: a test binary, its tests): the start fails saying so.
+func TestAProgramIsNotSupervisedByABinaryThatCannotSupervise(t *testing.T) {
+	canSupervise.Store(false)
+	defer canSupervise.Store(true)
+	p, err := StartSupervised(exec.Command("true"))
+	if err == nil {
+		p.Kill()
+		t.Fatal("started under a binary that cannot supervise")
+	}
+	if !strings.Contains(err.Error(), "tether.Supervise") {
+		t.Errorf("error %q does not say why", err)
+	}
+}
