@@ -15,29 +15,21 @@ import (
 func TestAQueuedMessageCanBeChangedOrTakenBackUntilTheRunTakesIt(t *testing.T) {
 	release := make(chan struct{})
 	h := newHarness(t, harnessOptions{model: "steered", approve: ApproveAuto, extra: []tools.Tool{waitTool(release)}})
-	h.rec.react = func(e events.Event) {
-		if e.Type != events.ToolCall || e.State != events.ToolStateRunning || e.Name != "wait" {
-			return
-		}
-		defer close(release)
-		for _, text := range []string{"never mind", "write nothing"} {
-			if _, err := h.agent.Send(context.Background(), e.ChatID, text); err != nil {
-				t.Error(err)
-			}
-		}
-		if q := h.agent.Queued(e.ChatID); !slices.Equal(q, []string{"never mind", "write nothing"}) {
+	whenWaitRuns(h, release, func(chatID string) {
+		sendAll(t, h, chatID, "never mind", "write nothing")
+		if q := h.agent.Queued(chatID); !slices.Equal(q, []string{"never mind", "write nothing"}) {
 			t.Errorf("queued = %q", q)
 		}
-		if err := h.agent.EditQueued(context.Background(), e.ChatID, 0, " "); err != nil {
+		if err := h.agent.EditQueued(context.Background(), chatID, 0, " "); err != nil {
 			t.Error(err)
 		}
-		if err := h.agent.EditQueued(context.Background(), e.ChatID, 0, "write nothing at all"); err != nil {
+		if err := h.agent.EditQueued(context.Background(), chatID, 0, "write nothing at all"); err != nil {
 			t.Error(err)
 		}
-		if err := h.agent.EditQueued(context.Background(), e.ChatID, 1, "x"); !errors.Is(err, ErrNotQueued) {
+		if err := h.agent.EditQueued(context.Background(), chatID, 1, "x"); !errors.Is(err, ErrNotQueued) {
 			t.Errorf("editing a message not queued: %v, want ErrNotQueued", err)
 		}
-	}
+	})
 	out := h.runCompleted(t, "wait then write")
 	msgs := h.messages(t, out.ChatID)
 	if roles(msgs) != "UATTUA" || msgs[4].Content != "write nothing at all" {
@@ -91,26 +83,18 @@ func TestAQueuedMessageIsKeptInTheStoreUntilTheRunStoresItAsTheChats(t *testing.
 		}
 		return q[chatID]
 	}
-	h.rec.react = func(e events.Event) {
-		if e.Type != events.ToolCall || e.State != events.ToolStateRunning || e.Name != "wait" {
-			return
-		}
-		defer close(release)
-		for _, text := range []string{"never mind", "write nothing"} {
-			if _, err := h.agent.Send(context.Background(), e.ChatID, text); err != nil {
-				t.Error(err)
-			}
-		}
-		if q := kept(e.ChatID); !slices.Equal(q, []string{"never mind", "write nothing"}) {
+	whenWaitRuns(h, release, func(chatID string) {
+		sendAll(t, h, chatID, "never mind", "write nothing")
+		if q := kept(chatID); !slices.Equal(q, []string{"never mind", "write nothing"}) {
 			t.Errorf("kept once sent: %q", q)
 		}
-		if err := h.agent.EditQueued(context.Background(), e.ChatID, 0, " "); err != nil {
+		if err := h.agent.EditQueued(context.Background(), chatID, 0, " "); err != nil {
 			t.Error(err)
 		}
-		if q := kept(e.ChatID); !slices.Equal(q, []string{"write nothing"}) {
+		if q := kept(chatID); !slices.Equal(q, []string{"write nothing"}) {
 			t.Errorf("kept once one was taken back: %q", q)
 		}
-	}
+	})
 	out := h.runCompleted(t, "wait then write")
 	if msgs := h.messages(t, out.ChatID); roles(msgs) != "UATTUA" || msgs[4].Content != "write nothing" {
 		t.Fatalf("messages %+v: want the queued message injected", msgs)
@@ -124,17 +108,12 @@ func TestAQueuedMessageIsKeptInTheStoreUntilTheRunStoresItAsTheChats(t *testing.
 // box, and the store keeps them as the chat's unsent text at once.
 func TestAStoppedRunsQueuedMessagesAreKeptAsTheChatsUnsentText(t *testing.T) {
 	h := newHarness(t, harnessOptions{model: "steered", approve: ApproveAuto, extra: []tools.Tool{waitTool(make(chan struct{}))}})
-	h.rec.react = func(e events.Event) {
-		if e.Type != events.ToolCall || e.State != events.ToolStateRunning || e.Name != "wait" {
-			return
-		}
-		if _, err := h.agent.Send(context.Background(), e.ChatID, "then this"); err != nil {
+	whenWaitRuns(h, nil, func(chatID string) {
+		sendAll(t, h, chatID, "then this")
+		if err := h.agent.Stop(chatID); err != nil {
 			t.Error(err)
 		}
-		if err := h.agent.Stop(e.ChatID); err != nil {
-			t.Error(err)
-		}
-	}
+	})
 	out := h.runOnce(t, "wait then write", RunOptions{})
 	if out.StopReason != events.StopAborted {
 		t.Fatalf("stop reason %q, want aborted", out.StopReason)
@@ -144,5 +123,29 @@ func TestAStoppedRunsQueuedMessagesAreKeptAsTheChatsUnsentText(t *testing.T) {
 	}
 	if q, _ := h.db.Queued(); len(q) != 0 {
 		t.Errorf("kept as queued after the Stop: %q", q)
+	}
+}
+
+// whenWaitRuns calls fn with the chat's id once the wait tool's call is running (the run is
+// busy there), then lets the call end by closing release (nil: it waits until stopped).
+func whenWaitRuns(h *harness, release chan struct{}, fn func(chatID string)) {
+	h.rec.react = func(e events.Event) {
+		if e.Type != events.ToolCall || e.State != events.ToolStateRunning || e.Name != "wait" {
+			return
+		}
+		if release != nil {
+			defer close(release)
+		}
+		fn(e.ChatID)
+	}
+}
+
+// sendAll sends each text to the chat, in order.
+func sendAll(t *testing.T, h *harness, chatID string, texts ...string) {
+	t.Helper()
+	for _, text := range texts {
+		if _, err := h.agent.Send(context.Background(), chatID, text); err != nil {
+			t.Error(err)
+		}
 	}
 }
