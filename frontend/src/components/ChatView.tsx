@@ -1,31 +1,23 @@
-import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react'
-import type { Decision } from '../backend'
+import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react'
 import {
   emptyAnswerCode,
   oldestWaitingCard,
   redoable,
   standingChange,
-  stoppedText,
   terminalToolStates,
   type ChatState,
   type TimelineEntry,
 } from '../state/chatReducer'
-import { filesAndFolders, pathList, runChangeText } from '../state/store'
 import { useAppState, useStore } from '../state/useAppState'
 import { focusComposer } from '../keyboard/menus'
 import { ExamplePrompts } from './ExamplePrompts'
 import { attentionKey } from './chatAttention'
 import { ItemBoundary } from './ItemBoundary'
-import { Message } from './Message'
-import { EditBox, MessageActions } from './MessageActions'
-import { StoppedNotice } from './StoppedNotice'
 import { runActivity } from '../state/runState'
-import { ErrorNotice } from './ErrorNotice'
 import { ModelLoadingNote } from './ModelLoadingNote'
-import { SummaryOfferCard } from './SummaryOfferCard'
-import { changesShortcut, redoShortcut, undoShortcut } from '../keyboard/shortcuts'
-import { ToolCard } from './ToolCard'
-import { RunUndoneLine, undoneLinesAfter } from './RunUndoneLine'
+import { changesShortcut, redoShortcut } from '../keyboard/shortcuts'
+import { undoneLinesAfter } from './RunUndoneLine'
+import { TranscriptEntry, type CardHandlers } from './TranscriptEntry'
 import { alwaysRendered, estimatedHeight, noEntries, spacerHeight, type EntryRange } from './transcriptWindow'
 import { useTranscriptWindow } from './useTranscriptWindow'
 
@@ -142,36 +134,6 @@ function undoneRun(chat: ChatState, runId: string | undefined): boolean {
   return chat.changes.some((c) => c.id === runId && c.kind === 'run' && !!c.revertedBy)
 }
 
-/** The start of a message, to name the control that acts on it: its first line, up to 40 characters. */
-export function excerpt(text: string): string {
-  const line = text.trim().split('\n')[0]
-  return line.length > 40 ? `${line.slice(0, 39)}…` : line
-}
-
-/** "This run created a.txt and edited b.txt · Undo", under the last entry of a run whose change stands. */
-function RunUndo({ chat, runId }: { chat: ChatState; runId: string }) {
-  const store = useStore()
-  const change = standingChange(chat, runId)
-  if (!change) return null
-  const newest = [...chat.changes].reverse().find((c) => c.kind === 'run' && !c.revertedBy && (c.paths?.length ?? 0) > 0)
-  const keys = newest?.id === runId ? undoShortcut.label : undefined
-  return (
-    <div className="run-changes" data-testid="run-changes" data-run-id={runId}>
-      <span className="muted small" title={change.paths?.join('\n')}>
-        {runChangeText(change)}.
-      </span>
-      <button
-        type="button"
-        aria-label={`Undo the run that changed ${pathList(filesAndFolders(change.paths ?? []).files)}`}
-        aria-keyshortcuts={keys}
-        onClick={() => void store.undo({ runId })}
-      >
-        Undo{keys && <kbd className="shortcut" aria-hidden="true">{keys}</kbd>}
-      </button>
-    </div>
-  )
-}
-
 /**
  * Whether the empty answer at entry `at` is said by what follows it: the model asked again
  * answered nothing again, or the run ended saying so. One empty answer is said once.
@@ -206,17 +168,16 @@ export function Timeline({
   const store = useStore()
   // A decision spends the card's buttons: the focus goes on to the composer rather than to
   // nowhere (a reason being typed keeps it until it is sent).
-  const decide = useCallback(
-    (id: string, d: Decision, reason?: string) => {
-      void (reason ? store.decide(id, d, reason) : store.decide(id, d))
-      focusComposer()
-    },
-    [store],
-  )
-  const allowAlways = useCallback((id: string) => void store.allowAlways(id), [store])
-  const askReason = useCallback((id: string | null) => store.askReason(id), [store])
-  const open = useCallback(
-    (path: string, inFolder: boolean, toolCallId: string) => void store.openPath(path, inFolder, { toolCallId }),
+  const handlers = useMemo<CardHandlers>(
+    () => ({
+      decide: (id, d, reason) => {
+        void (reason ? store.decide(id, d, reason) : store.decide(id, d))
+        focusComposer()
+      },
+      allowAlways: (id) => void store.allowAlways(id),
+      askReason: (id) => store.askReason(id),
+      open: (path, inFolder, toolCallId) => void store.openPath(path, inFolder, { toolCallId }),
+    }),
     [store],
   )
   const decisions = useAppState((s) => s.decisions)
@@ -233,24 +194,40 @@ export function Timeline({
   const tail = Math.min(start.entry, chat.timeline.length)
   const first = Math.min(above.first, tail)
   const last = Math.min(above.last, tail)
+  // the newest run whose change stands: its Undo is the one the undo shortcut takes
+  const newestRun = [...chat.changes].reverse().find((c) => c.kind === 'run' && !c.revertedBy && (c.paths?.length ?? 0) > 0)?.id
+  // Each entry gets its own parts of the chat and flags, so that it renders only when they change.
   const entry = (at: number, from: number) => {
     const e = chat.timeline[at]
     const undo = undoAfter.get(at)
-    const undone = undoneAfter.get(at)
-    const item = timelineItem(e, at, from)
-    if (!item) return null
+    const m = e.kind === 'message' ? chat.messages[e.id] : undefined
+    const c = e.kind === 'tool' ? chat.tools[e.id] : undefined
+    const waits = !!m && !!queued?.includes(m.id)
     return (
-      <div key={e.id} className="entry" data-entry={e.id}>
-        {undo || undone ? (
-          <div className="run-end">
-            {item}
-            {undone && <RunUndoneLine text={undone} />}
-            {undo && <RunUndo chat={chat} runId={undo} />}
-          </div>
-        ) : (
-          item
-        )}
-      </div>
+      <TranscriptEntry
+        key={e.id}
+        entry={e}
+        from={from}
+        undo={undo ? (standingChange(chat, undo) ?? undefined) : undefined}
+        undoKeys={!!undo && undo === newestRun}
+        undone={undoneAfter.get(at)}
+        message={m}
+        idle={!!m && idle}
+        emptySaidLater={!!m && emptySaidLater(chat, at)}
+        restore={m ? restoreAt.get(e.id) : undefined}
+        queued={waits}
+        version={m ? versions?.find((v) => v.messageId === m.id) : undefined}
+        editing={!!m && editing === m.id}
+        card={c}
+        handlers={handlers}
+        undoneRun={!!c && undoneRun(chat, c.runId)}
+        decided={c ? decisions[c.id] : undefined}
+        askingReason={!!c && reasonFor === c.id}
+        current={!!c && c.id === current}
+        offer={e.kind === 'offer' ? chat.offers[e.id] : undefined}
+        waiting={e.kind === 'offer' && chat.phase === 'awaiting_summary'}
+        last={e.kind === 'notice' && at === chat.timeline.length - 1}
+      />
     )
   }
   const spacer = (from: number, to: number) =>
@@ -282,99 +259,6 @@ export function Timeline({
       )}
     </>
   )
-
-  function timelineItem(e: TimelineEntry, at: number, from: number) {
-    // Each item renders inside its own boundary: an error in one never blanks the chat.
-    if (e.kind === 'message') {
-      const m = chat.messages[e.id]
-      const restore = restoreAt.get(e.id)
-      const waits = !!m && !!queued?.includes(m.id)
-      const actions = m && (m.role === 'user' || m.role === 'assistant') && (
-        <MessageActions
-          message={m}
-          idle={idle}
-          version={versions?.find((v) => v.messageId === m.id)}
-          queued={waits}
-          onEdit={() => store.edit(m.id)}
-        />
-      )
-      return m ? (
-        <ItemBoundary key={e.id} what="message" resetKey={m}>
-          {editing === m.id && (idle || waits) ? (
-            <EditBox
-              message={m}
-              onDone={() => store.edit('')}
-              onSend={waits ? (text) => void store.editQueued(m.id, text) : undefined}
-            />
-          ) : (
-            <>
-              <Message message={m} from={from} emptySaidLater={emptySaidLater(chat, at)} />
-              {restore ? (
-                <div className={`message-footer ${m.role}`}>
-                  {actions}
-                  <button
-                    type="button"
-                    className="link restore-here"
-                    data-testid="restore-here"
-                    aria-label={`Restore to here, before “${excerpt(m.content)}”`}
-                    title="Undo the runs of this message and of every later one, newest first"
-                    onClick={() => void store.undo({ fromRun: restore })}
-                  >
-                    Restore to here
-                  </button>
-                </div>
-              ) : (
-                actions
-              )}
-            </>
-          )}
-        </ItemBoundary>
-      ) : null
-    }
-    if (e.kind === 'tool') {
-      const c = chat.tools[e.id]
-      return c ? (
-        <ItemBoundary
-          key={e.id}
-          what="tool call"
-          resetKey={c}
-          attributes={{ 'data-tool-call-id': c.id, 'data-tool-state': c.state }}
-        >
-          <ToolCard
-            card={c}
-            onDecide={decide}
-            onAllowAlways={allowAlways}
-            onAskReason={askReason}
-            askingReason={reasonFor === c.id}
-            onOpen={undoneRun(chat, c.runId) ? undefined : open}
-            decided={decisions[c.id]}
-            current={c.id === current}
-          />
-        </ItemBoundary>
-      ) : null
-    }
-    if (e.kind === 'offer') {
-      const offer = chat.offers[e.id]
-      return offer ? (
-        <SummaryOfferCard
-          key={e.id}
-          offer={offer}
-          waiting={chat.phase === 'awaiting_summary'}
-          onAnswer={(choice) => void store.answerSummary(choice)}
-        />
-      ) : null
-    }
-    if (e.tone === 'error' && e.code) return <ErrorNotice key={e.id} code={e.code} message={e.text} />
-    if (e.tone === 'info' && e.text === stoppedText) {
-      return <StoppedNotice key={e.id} text={e.text} last={e.id === chat.timeline[chat.timeline.length - 1]?.id} />
-    }
-    return (
-      <div key={e.id} className={`notice ${e.tone}`} role={e.tone === 'error' ? 'alert' : undefined} data-testid="notice">
-        {e.tone === 'error' ? '⚠ ' : ''}
-        {e.text}
-      </div>
-    )
-  }
 }
 
 /** Redo, the review of changed files, and what the last undo did or why it was refused. */
