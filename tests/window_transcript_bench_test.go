@@ -3,6 +3,7 @@ package tests
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -107,53 +108,94 @@ func lastControl(a *desktopApp, role a11yRole, name string) a11yNode {
 }
 
 // BenchmarkWindowLongStream is a chat of two hours: one window where the scripted model
-// e2e-long-chatty answers PROTOTYPER_BENCH_ANSWERS messages (100 unless set) of 1,500 tokens
-// each, reporting the resident memory of the web view after every tenth answer
-// (webview-MB-after-N), what it grew by per answer from the tenth to the last
-// (webview-MB-per-answer: the chat already fills the page by the tenth), and the memory of the
-// app after the last: flat once painted, not growing with every answer.
+// e2e-long-chatty answers PROTOTYPER_BENCH_ANSWERS messages (100 unless set) of the text of
+// 1,500 tokens each, 150,000 in all. The resident memory of the web view and of the app is
+// sampled once the window acknowledged each answer's end, and reported as what survives the
+// sawtooth of the collectors: the floor of each stretch of ten answers from the eleventh
+// (webview-floor-MB-after-N, app-floor-MB-after-N: the least sample of answers N-9..N), and
+// the Theil-Sen slope of the samples from the tenth answer on (the chat already fills the page
+// by then), per answer and per 100 KB of answer text shown (webview-MB-per-answer,
+// webview-MB-per-100KB, app-MB-per-answer, app-MB-per-100KB). Flat once painted is a slope
+// near zero and floors that do not climb; answer-s is the time of an answer, Enter to painted.
 func BenchmarkWindowLongStream(b *testing.B) {
 	answers := 100
 	if n, err := strconv.Atoi(os.Getenv("PROTOTYPER_BENCH_ANSWERS")); err == nil && n > 0 {
 		answers = n
 	}
+	const stretch = 10
+	textKB := float64(len(strings.Join(longChattyPieces(), ""))) / 1000
 	for _, bin := range windowBinaries() {
 		b.Run("binary="+bin.name, func(b *testing.B) {
 			if bin.path != "" {
 				b.Setenv("PROTOTYPER_BIN", bin.path)
 			}
-			rows := map[int][]float64{}
-			var app, slopes []float64
+			floors := map[string]map[int][]float64{"webview": {}, "app": {}}
+			slopes := map[string][]float64{}
+			var times []float64
 			for b.Loop() {
 				b.StopTimer()
 				// Older messages are left out of the prompt, not offered to be summarized, and the
 				// prompt is kept short: what is measured is the window, not the model reading.
 				r := startDesktopRunWith(b, longChattyModel, store.Settings{OlderTurns: store.SummarizeNever, ContextCap: 4096}, "")
 				b.StartTimer()
+				samples := map[string][]float64{"webview": make([]float64, answers+1), "app": make([]float64, answers+1)}
+				start := time.Now()
 				for n := 1; n <= answers; n++ {
 					r.app.typeText(fmt.Sprintf("Question %d", n))
 					r.app.key("Return")
 					r.waitLogN(b, events.RunFinished, n, true, 180*time.Second)
-					if n%10 == 0 || n == answers {
-						_, w := processMemory(b, r.app.cmd.Process.Pid)
-						rows[n] = append(rows[n], w)
-					}
+					samples["app"][n], samples["webview"][n] = processMemory(b, r.app.cmd.Process.Pid)
 				}
-				a, _ := processMemory(b, r.app.cmd.Process.Pid)
-				app = append(app, a)
-				if answers > 10 {
-					last, tenth := rows[answers], rows[10]
-					slopes = append(slopes, (last[len(last)-1]-tenth[len(tenth)-1])/float64(answers-10))
+				times = append(times, time.Since(start).Seconds()/float64(answers))
+				for who, s := range samples {
+					for end := 2 * stretch; end <= answers; end += stretch {
+						floors[who][end] = append(floors[who][end], slices.Min(s[end-stretch+1:end+1]))
+					}
+					if answers > stretch {
+						slopes[who] = append(slopes[who], theilSen(s[stretch:]))
+					}
 				}
 				_ = r.app.closeWindow(30 * time.Second)
 			}
-			for n, w := range rows {
-				b.ReportMetric(median(w), fmt.Sprintf("webview-MB-after-%d", n))
+			for who, rows := range floors {
+				for n, v := range rows {
+					b.ReportMetric(median(v), fmt.Sprintf("%s-floor-MB-after-%d", who, n))
+				}
+				if s := slopes[who]; len(s) > 0 {
+					b.ReportMetric(median(s), who+"-MB-per-answer")
+					b.ReportMetric(median(s)*100/textKB, who+"-MB-per-100KB")
+				}
 			}
-			if len(slopes) > 0 {
-				b.ReportMetric(median(slopes), "webview-MB-per-answer")
-			}
-			b.ReportMetric(median(app), "app-MB")
+			b.ReportMetric(median(times), "answer-s")
 		})
 	}
+}
+
+// longChattyPieces is e2e-long-chatty's answer: the text of 1,500 tokens, one word each,
+// emitted as 150 pieces of ten words. The window paints the same text as from a model of 1,500
+// tokens; the scripted model, whose every step costs the square of its vocabulary, emits it in
+// about a second rather than ten, so a chat of a hundred answers is measured in minutes.
+func longChattyPieces() []string {
+	pieces := make([]string, 150)
+	for i := range pieces {
+		var b strings.Builder
+		for w := range 10 {
+			fmt.Fprintf(&b, "part%d ", i*10+w)
+		}
+		pieces[i] = b.String()
+	}
+	return pieces
+}
+
+// theilSen is the median of the slopes between every two of the samples y, one a step: a
+// straight line's slope that a sawtooth's teeth do not tilt, where least squares follows a
+// tooth at either end.
+func theilSen(y []float64) float64 {
+	var slopes []float64
+	for i := range y {
+		for j := i + 1; j < len(y); j++ {
+			slopes = append(slopes, (y[j]-y[i])/float64(j-i))
+		}
+	}
+	return median(slopes)
 }
