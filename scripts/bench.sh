@@ -19,8 +19,8 @@
 #     the paint acknowledgement's p50/p99, Enter → first text painted beside the server's own
 #     first content for the same request (read at the server's door), and the memory of the app
 #     and its web view, empty and with 10,000 chats and a chat of 1,000 messages open; a chat of
-#     5,000 messages opened and taken to its first message by Home, and the floor and slope of
-#     the memory over a chat of 100 answers of 1,500 tokens (BenchmarkWindowLongChat,
+#     5,000 messages opened and taken to its first message by Home, and the memory over a chat
+#     of 100 answers of 1,500 tokens, its floor, slope and settled memory (BenchmarkWindowLongChat,
 #     BenchmarkWindowLongStream; PROTOTYPER_BENCH_ANSWERS sets how many),
 #     each beside the build PROTOTYPER_BIN_BEFORE names if set. Without the binary or the
 #     Ollama they are left out (PROTOTYPER_BIN_BEFORE must open this version's database).
@@ -99,6 +99,7 @@ function v(b, size, unit,   n, i, j, t, a) { # the median of the rounds
   return sprintf("%.1f", n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2)
 }
 function vp(b, size, peer, unit) { return ((b, size, peer, unit) in metricp) ? sprintf("%.1f", metricp[b, size, peer, unit]) : "-" }
+function vp3(b, size, peer, unit) { return ((b, size, peer, unit) in metricp) ? sprintf("%.3f", metricp[b, size, peer, unit]) : "-" }
 function per(ns, n) { return ns == "" ? "-" : sprintf("%.1f µs", ns / 1e3 / n) }
 function ratio(a, b) { return (a == "" || b == "") ? "-" : sprintf("%.2f×", a / b) }
 /^Benchmark/ && / ns\/op/ {
@@ -182,7 +183,15 @@ END {
   }
   split("MB-per-answer MB-per-100KB", us, " ")
   for (u = 1; u <= 2; u++) {
-    printf "  %8s", "per " substr(us[u], 8); for (j = 1; j <= 2; j++) printf "  %14s  %14s", vp(b, substr(bs[j], 8), "-", "webview-" us[u]), vp(b, substr(bs[j], 8), "-", "app-" us[u]); print ""
+    printf "  %8s", "per " substr(us[u], 8); for (j = 1; j <= 2; j++) printf "  %14s  %14s", vp3(b, substr(bs[j], 8), "-", "webview-" us[u]), vp3(b, substr(bs[j], 8), "-", "app-" us[u]); print ""
+  }
+  print "  settled: left idle after every 25th answer until the memory stops falling"
+  for (n = 25; n <= 1000; n += 25) {
+    if (!(((b, "before", "-", "webview-settled-MB-after-" n) in metricp) || ((b, "this", "-", "webview-settled-MB-after-" n) in metricp))) continue
+    printf "  %8s", n; for (j = 1; j <= 2; j++) printf "  %14s  %14s", vp(b, substr(bs[j], 8), "-", "webview-settled-MB-after-" n), vp(b, substr(bs[j], 8), "-", "app-settled-MB-after-" n); print ""
+  }
+  for (u = 1; u <= 2; u++) {
+    printf "  %8s", "per " substr(us[u], 8); for (j = 1; j <= 2; j++) printf "  %14s  %14s", vp3(b, substr(bs[j], 8), "-", "webview-settled-" us[u]), vp3(b, substr(bs[j], 8), "-", "app-settled-" us[u]); print ""
   }
   print ""
 }' "$out"

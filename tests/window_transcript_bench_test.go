@@ -115,14 +115,24 @@ func lastControl(a *desktopApp, role a11yRole, name string) a11yNode {
 // (webview-floor-MB-after-N, app-floor-MB-after-N: the least sample of answers N-9..N), and
 // the Theil-Sen slope of the samples from the tenth answer on (the chat already fills the page
 // by then), per answer and per 100 KB of answer text shown (webview-MB-per-answer,
-// webview-MB-per-100KB, app-MB-per-answer, app-MB-per-100KB). Flat once painted is a slope
-// near zero and floors that do not climb; answer-s is the time of an answer, Enter to painted.
+// webview-MB-per-100KB, app-…); the same slope of the anonymous memory alone (…-anon-MB-per-
+// answer), which leaves out the files mapped: the app's database grows with the chat, and the
+// pages of it read are counted in its resident memory. The floors and slopes still follow when
+// the web view's collector last took its whole heap, which a stream of answers back to back can
+// put off for a hundred of them; so after every 25th answer the window is left idle until its
+// memory stops falling (a collection of the whole heap and the allocator giving pages back come
+// within about 20 s), and that memory is reported (webview-settled-MB-after-N,
+// app-settled-MB-after-N), with their Theil-Sen slope (webview-settled-MB-per-answer,
+// …-per-100KB, app-…). Flat once painted is settled memory that
+// does not climb; answer-s is the time of an answer, Enter to painted.
+// PROTOTYPER_BENCH_SAMPLES=FILE appends every sample to FILE (binary, answer, app MB, web view
+// MB, then both anonymous).
 func BenchmarkWindowLongStream(b *testing.B) {
 	answers := 100
 	if n, err := strconv.Atoi(os.Getenv("PROTOTYPER_BENCH_ANSWERS")); err == nil && n > 0 {
 		answers = n
 	}
-	const stretch = 10
+	const stretch, settleEvery = 10, 25
 	textKB := float64(len(strings.Join(longChattyPieces(), ""))) / 1000
 	for _, bin := range windowBinaries() {
 		b.Run("binary="+bin.name, func(b *testing.B) {
@@ -130,6 +140,8 @@ func BenchmarkWindowLongStream(b *testing.B) {
 				b.Setenv("PROTOTYPER_BIN", bin.path)
 			}
 			floors := map[string]map[int][]float64{"webview": {}, "app": {}}
+			settled := map[string]map[int][]float64{"webview": {}, "app": {}}
+			floored := func(who string) bool { return floors[who] != nil }
 			slopes := map[string][]float64{}
 			var times []float64
 			for b.Loop() {
@@ -138,17 +150,29 @@ func BenchmarkWindowLongStream(b *testing.B) {
 				// prompt is kept short: what is measured is the window, not the model reading.
 				r := startDesktopRunWith(b, longChattyModel, store.Settings{OlderTurns: store.SummarizeNever, ContextCap: 4096}, "")
 				b.StartTimer()
-				samples := map[string][]float64{"webview": make([]float64, answers+1), "app": make([]float64, answers+1)}
+				samples := map[string][]float64{}
+				for _, who := range []string{"webview", "app", "webview-anon", "app-anon"} {
+					samples[who] = make([]float64, answers+1)
+				}
 				start := time.Now()
 				for n := 1; n <= answers; n++ {
 					r.app.typeText(fmt.Sprintf("Question %d", n))
 					r.app.key("Return")
 					r.waitLogN(b, events.RunFinished, n, true, 180*time.Second)
-					samples["app"][n], samples["webview"][n] = processMemory(b, r.app.cmd.Process.Pid)
+					pid := r.app.cmd.Process.Pid
+					samples["app"][n], samples["webview"][n] = processMemory(b, pid)
+					samples["app-anon"][n], samples["webview-anon"][n] = processStatusMB(pid, "RssAnon:")
+					if n%settleEvery == 0 {
+						idle := time.Now()
+						a, w := settledMemory(b, pid)
+						start = start.Add(time.Since(idle)) // answer-s is the time of answers, not of waits
+						settled["app"][n], settled["webview"][n] = append(settled["app"][n], a), append(settled["webview"][n], w)
+					}
 				}
+				writeSamples(b, bin.name, samples)
 				times = append(times, time.Since(start).Seconds()/float64(answers))
 				for who, s := range samples {
-					for end := 2 * stretch; end <= answers; end += stretch {
+					for end := 2 * stretch; floored(who) && end <= answers; end += stretch {
 						floors[who][end] = append(floors[who][end], slices.Min(s[end-stretch+1:end+1]))
 					}
 					if answers > stretch {
@@ -161,13 +185,63 @@ func BenchmarkWindowLongStream(b *testing.B) {
 				for n, v := range rows {
 					b.ReportMetric(median(v), fmt.Sprintf("%s-floor-MB-after-%d", who, n))
 				}
-				if s := slopes[who]; len(s) > 0 {
-					b.ReportMetric(median(s), who+"-MB-per-answer")
+			}
+			for who, s := range slopes {
+				b.ReportMetric(median(s), who+"-MB-per-answer")
+				if floored(who) {
 					b.ReportMetric(median(s)*100/textKB, who+"-MB-per-100KB")
+				}
+			}
+			if first, last := settleEvery, answers/settleEvery*settleEvery; last > first {
+				for who, rows := range settled {
+					for n, v := range rows {
+						b.ReportMetric(median(v), fmt.Sprintf("%s-settled-MB-after-%d", who, n))
+					}
+					var points []float64
+					for n := first; n <= last; n += settleEvery {
+						points = append(points, median(rows[n]))
+					}
+					perAnswer := theilSen(points) / settleEvery
+					b.ReportMetric(perAnswer, who+"-settled-MB-per-answer")
+					b.ReportMetric(perAnswer*100/textKB, who+"-settled-MB-per-100KB")
 				}
 			}
 			b.ReportMetric(median(times), "answer-s")
 		})
+	}
+}
+
+// settledMemory leaves the window idle until the memory of the app and its web view stops
+// falling, ten seconds without a new least (at most a minute), and returns that least.
+func settledMemory(b *testing.B, pid int) (app, web float64) {
+	b.Helper()
+	app, web = processMemory(b, pid)
+	deadline := time.Now().Add(time.Minute)
+	for still := time.Now(); time.Since(still) < 10*time.Second && time.Now().Before(deadline); {
+		time.Sleep(500 * time.Millisecond)
+		a, w := processMemory(b, pid)
+		if a < app-0.1 || w < web-0.1 {
+			still = time.Now()
+		}
+		app, web = min(app, a), min(web, w)
+	}
+	return app, web
+}
+
+// writeSamples appends the samples of one window to the file PROTOTYPER_BENCH_SAMPLES names,
+// if it does: a line an answer.
+func writeSamples(b *testing.B, binary string, samples map[string][]float64) {
+	name := os.Getenv("PROTOTYPER_BENCH_SAMPLES")
+	if name == "" {
+		return
+	}
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	for n := 1; n < len(samples["app"]); n++ {
+		fmt.Fprintf(f, "%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\n", binary, n, samples["app"][n], samples["webview"][n], samples["app-anon"][n], samples["webview-anon"][n])
 	}
 }
 
