@@ -117,120 +117,97 @@ func lastControl(a *desktopApp, role a11yRole, name string) a11yNode {
 // by then), per answer and per 100 KB of answer text shown (webview-MB-per-answer,
 // webview-MB-per-100KB, app-…); the same slope of the anonymous memory alone (…-anon-MB-per-
 // answer), which leaves out the files mapped: the app's database grows with the chat, and the
-// pages of it read are counted in its resident memory. The floors and slopes still follow when
-// the web view's collector last took its whole heap, which a stream of answers back to back can
-// put off for a hundred of them; so after every 25th answer the window is left idle until its
-// memory stops falling (a collection of the whole heap and the allocator giving pages back come
-// within about 20 s), and that memory is reported (webview-settled-MB-after-N,
-// app-settled-MB-after-N), with their Theil-Sen slope (webview-settled-MB-per-answer,
-// …-per-100KB, app-…). Flat once painted is settled memory that
-// does not climb; answer-s is the time of an answer, Enter to painted.
-// PROTOTYPER_BENCH_SAMPLES=FILE appends every sample to FILE (binary, answer, app MB, web view
-// MB, then both anonymous).
+// pages of it read are counted in its resident memory.
+//
+// The web view's collector takes its young objects often and its whole heap when it sees fit,
+// which a stream of answers back to back can put off for a hundred of them (a run then climbs
+// by tens of MB of garbage, the next does not); so the same chat is streamed again in a second
+// window whose collector takes the whole heap every time (JSC_useGenerationalGC=0), and its
+// floors and slope (webview-wholegc-floor-MB-after-N, webview-wholegc-MB-per-answer, …-per-
+// 100KB) are what the page keeps. Flat once painted is a slope near zero there; answer-s is the
+// time of an answer, Enter to painted. PROTOTYPER_BENCH_SAMPLES=FILE appends every sample to
+// FILE (binary, collector, answer, app MB, web view MB, then both anonymous).
 func BenchmarkWindowLongStream(b *testing.B) {
 	answers := 100
 	if n, err := strconv.Atoi(os.Getenv("PROTOTYPER_BENCH_ANSWERS")); err == nil && n > 0 {
 		answers = n
 	}
-	const stretch, settleEvery = 10, 25
 	textKB := float64(len(strings.Join(longChattyPieces(), ""))) / 1000
+	collectors := []struct{ name, prefix, env string }{{"generational", "", ""}, {"whole", "wholegc-", "JSC_useGenerationalGC=0"}}
 	for _, bin := range windowBinaries() {
 		b.Run("binary="+bin.name, func(b *testing.B) {
 			if bin.path != "" {
 				b.Setenv("PROTOTYPER_BIN", bin.path)
 			}
-			floors := map[string]map[int][]float64{"webview": {}, "app": {}}
-			settled := map[string]map[int][]float64{"webview": {}, "app": {}}
-			floored := func(who string) bool { return floors[who] != nil }
-			slopes := map[string][]float64{}
-			var times []float64
+			metrics := map[string][]float64{}
 			for b.Loop() {
-				b.StopTimer()
-				// Older messages are left out of the prompt, not offered to be summarized, and the
-				// prompt is kept short: what is measured is the window, not the model reading.
-				r := startDesktopRunWith(b, longChattyModel, store.Settings{OlderTurns: store.SummarizeNever, ContextCap: 4096}, "")
-				b.StartTimer()
-				samples := map[string][]float64{}
-				for _, who := range []string{"webview", "app", "webview-anon", "app-anon"} {
-					samples[who] = make([]float64, answers+1)
-				}
-				start := time.Now()
-				for n := 1; n <= answers; n++ {
-					r.app.typeText(fmt.Sprintf("Question %d", n))
-					r.app.key("Return")
-					r.waitLogN(b, events.RunFinished, n, true, 180*time.Second)
-					pid := r.app.cmd.Process.Pid
-					samples["app"][n], samples["webview"][n] = processMemory(b, pid)
-					samples["app-anon"][n], samples["webview-anon"][n] = processStatusMB(pid, "RssAnon:")
-					if n%settleEvery == 0 {
-						idle := time.Now()
-						a, w := settledMemory(b, pid)
-						start = start.Add(time.Since(idle)) // answer-s is the time of answers, not of waits
-						settled["app"][n], settled["webview"][n] = append(settled["app"][n], a), append(settled["webview"][n], w)
+				for _, c := range collectors {
+					b.StopTimer()
+					var extra []launchExtra
+					if c.env != "" {
+						extra = append(extra, withEnv(c.env))
 					}
-				}
-				writeSamples(b, bin.name, samples)
-				times = append(times, time.Since(start).Seconds()/float64(answers))
-				for who, s := range samples {
-					for end := 2 * stretch; floored(who) && end <= answers; end += stretch {
-						floors[who][end] = append(floors[who][end], slices.Min(s[end-stretch+1:end+1]))
+					// Older messages are left out of the prompt, not offered to be summarized, and
+					// the prompt is kept short: what is measured is the window, not the model reading.
+					r := startDesktopRunWith(b, longChattyModel, store.Settings{OlderTurns: store.SummarizeNever, ContextCap: 4096}, "", extra...)
+					b.StartTimer()
+					samples := streamAnswers(b, r, answers)
+					writeSamples(b, bin.name, c.name, samples)
+					_ = r.app.closeWindow(30 * time.Second)
+					for who, s := range samples {
+						if who == "seconds" || c.prefix != "" && who != "webview" {
+							continue
+						}
+						if who == "webview" || who == "app" {
+							for end := 20; end <= answers; end += 10 {
+								name := fmt.Sprintf("%s-%sfloor-MB-after-%d", who, c.prefix, end)
+								metrics[name] = append(metrics[name], slices.Min(s[end-9:end+1]))
+							}
+						}
+						if answers > 10 {
+							slope := theilSen(s[10:])
+							metrics[who+"-"+c.prefix+"MB-per-answer"] = append(metrics[who+"-"+c.prefix+"MB-per-answer"], slope)
+							if !strings.HasSuffix(who, "-anon") {
+								metrics[who+"-"+c.prefix+"MB-per-100KB"] = append(metrics[who+"-"+c.prefix+"MB-per-100KB"], slope*100/textKB)
+							}
+						}
 					}
-					if answers > stretch {
-						slopes[who] = append(slopes[who], theilSen(s[stretch:]))
+					if c.prefix == "" {
+						metrics["answer-s"] = append(metrics["answer-s"], samples["seconds"][0]/float64(answers))
 					}
-				}
-				_ = r.app.closeWindow(30 * time.Second)
-			}
-			for who, rows := range floors {
-				for n, v := range rows {
-					b.ReportMetric(median(v), fmt.Sprintf("%s-floor-MB-after-%d", who, n))
 				}
 			}
-			for who, s := range slopes {
-				b.ReportMetric(median(s), who+"-MB-per-answer")
-				if floored(who) {
-					b.ReportMetric(median(s)*100/textKB, who+"-MB-per-100KB")
-				}
+			for name, v := range metrics {
+				b.ReportMetric(median(v), name)
 			}
-			if first, last := settleEvery, answers/settleEvery*settleEvery; last > first {
-				for who, rows := range settled {
-					for n, v := range rows {
-						b.ReportMetric(median(v), fmt.Sprintf("%s-settled-MB-after-%d", who, n))
-					}
-					var points []float64
-					for n := first; n <= last; n += settleEvery {
-						points = append(points, median(rows[n]))
-					}
-					perAnswer := theilSen(points) / settleEvery
-					b.ReportMetric(perAnswer, who+"-settled-MB-per-answer")
-					b.ReportMetric(perAnswer*100/textKB, who+"-settled-MB-per-100KB")
-				}
-			}
-			b.ReportMetric(median(times), "answer-s")
 		})
 	}
 }
 
-// settledMemory leaves the window idle until the memory of the app and its web view stops
-// falling, ten seconds without a new least (at most a minute), and returns that least.
-func settledMemory(b *testing.B, pid int) (app, web float64) {
-	b.Helper()
-	app, web = processMemory(b, pid)
-	deadline := time.Now().Add(time.Minute)
-	for still := time.Now(); time.Since(still) < 10*time.Second && time.Now().Before(deadline); {
-		time.Sleep(500 * time.Millisecond)
-		a, w := processMemory(b, pid)
-		if a < app-0.1 || w < web-0.1 {
-			still = time.Now()
-		}
-		app, web = min(app, a), min(web, w)
+// streamAnswers asks the window of r for answers answers, one after the other, and samples the
+// memory of the app and its web view, resident and anonymous, once each answer is painted:
+// samples[who][n] after the n-th; samples["seconds"][0] is the time they took.
+func streamAnswers(b *testing.B, r *desktopRun, answers int) map[string][]float64 {
+	samples := map[string][]float64{"seconds": {0}}
+	for _, who := range []string{"webview", "app", "webview-anon", "app-anon"} {
+		samples[who] = make([]float64, answers+1)
 	}
-	return app, web
+	start := time.Now()
+	for n := 1; n <= answers; n++ {
+		r.app.typeText(fmt.Sprintf("Question %d", n))
+		r.app.key("Return")
+		r.waitLogN(b, events.RunFinished, n, true, 180*time.Second)
+		pid := r.app.cmd.Process.Pid
+		samples["app"][n], samples["webview"][n] = processMemory(b, pid)
+		samples["app-anon"][n], samples["webview-anon"][n] = processStatusMB(pid, "RssAnon:")
+	}
+	samples["seconds"][0] = time.Since(start).Seconds()
+	return samples
 }
 
 // writeSamples appends the samples of one window to the file PROTOTYPER_BENCH_SAMPLES names,
 // if it does: a line an answer.
-func writeSamples(b *testing.B, binary string, samples map[string][]float64) {
+func writeSamples(b *testing.B, binary, collector string, samples map[string][]float64) {
 	name := os.Getenv("PROTOTYPER_BENCH_SAMPLES")
 	if name == "" {
 		return
@@ -241,7 +218,7 @@ func writeSamples(b *testing.B, binary string, samples map[string][]float64) {
 	}
 	defer f.Close()
 	for n := 1; n < len(samples["app"]); n++ {
-		fmt.Fprintf(f, "%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\n", binary, n, samples["app"][n], samples["webview"][n], samples["app-anon"][n], samples["webview-anon"][n])
+		fmt.Fprintf(f, "%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\n", binary, collector, n, samples["app"][n], samples["webview"][n], samples["app-anon"][n], samples["webview-anon"][n])
 	}
 }
 
