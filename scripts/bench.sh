@@ -19,8 +19,10 @@
 #     the paint acknowledgement's p50/p99, Enter → first text painted beside the server's own
 #     first content for the same request (read at the server's door), and the memory of the app
 #     and its web view, empty and with 10,000 chats and a chat of 1,000 messages open; a chat of
-#     5,000 messages opened and taken to its first message by Home, and the web view over a
-#     chat of 100 answers of 1,500 tokens (BenchmarkWindowLongChat, BenchmarkWindowLongStream),
+#     5,000 messages opened and taken to its first message by Home, and the memory over a chat
+#     of 100 answers of 1,500 tokens, its floor and slope, and the web view's with every
+#     collection of the whole heap (BenchmarkWindowLongChat,
+#     BenchmarkWindowLongStream; PROTOTYPER_BENCH_ANSWERS sets how many),
 #     each beside the build PROTOTYPER_BIN_BEFORE names if set. Without the binary or the
 #     Ollama they are left out (PROTOTYPER_BIN_BEFORE must open this version's database).
 #     BENCH_BEFORE=REF (a commit, branch or tag) builds that version in the temporary folder
@@ -98,6 +100,7 @@ function v(b, size, unit,   n, i, j, t, a) { # the median of the rounds
   return sprintf("%.1f", n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2)
 }
 function vp(b, size, peer, unit) { return ((b, size, peer, unit) in metricp) ? sprintf("%.1f", metricp[b, size, peer, unit]) : "-" }
+function vp3(b, size, peer, unit) { return ((b, size, peer, unit) in metricp) ? sprintf("%.3f", metricp[b, size, peer, unit]) : "-" }
 function per(ns, n) { return ns == "" ? "-" : sprintf("%.1f µs", ns / 1e3 / n) }
 function ratio(a, b) { return (a == "" || b == "") ? "-" : sprintf("%.2f×", a / b) }
 /^Benchmark/ && / ns\/op/ {
@@ -173,11 +176,23 @@ END {
       vp(b, ws[i], bs[j], "webview-MB"), vp(b, ws[i], bs[j], "home-ms"), vp(b, ws[i], bs[j], "app-MB-at-top"), vp(b, ws[i], bs[j], "webview-MB-at-top")
 
   b = "BenchmarkWindowLongStream"
-  print "\nThe web view of one chat while answers of 1,500 tokens stream, after every tenth (goal: flat once painted)"
-  printf "  %8s", "answers"; for (j = 1; j <= 2; j++) printf "  %14s", substr(bs[j], 8) " web MB"; print ""
-  for (n = 10; n <= 1000; n += 10) {
-    if (!(((b, "before", "-", "webview-MB-after-" n) in metricp) || ((b, "this", "-", "webview-MB-after-" n) in metricp))) continue
-    printf "  %8s", n; for (j = 1; j <= 2; j++) printf "  %14s", vp(b, substr(bs[j], 8), "-", "webview-MB-after-" n); print ""
+  print "\nOne chat while answers of 1,500 tokens stream: the floor of the memory of each ten answers, and its slope from the tenth (goal: flat once painted)"
+  printf "  %8s", "answers"; for (j = 1; j <= 2; j++) printf "  %14s  %14s", substr(bs[j], 8) " web MB", substr(bs[j], 8) " app MB"; print ""
+  for (n = 20; n <= 1000; n += 10) {
+    if (!(((b, "before", "-", "webview-floor-MB-after-" n) in metricp) || ((b, "this", "-", "webview-floor-MB-after-" n) in metricp))) continue
+    printf "  %8s", n; for (j = 1; j <= 2; j++) printf "  %14s  %14s", vp(b, substr(bs[j], 8), "-", "webview-floor-MB-after-" n), vp(b, substr(bs[j], 8), "-", "app-floor-MB-after-" n); print ""
+  }
+  split("MB-per-answer MB-per-100KB", us, " ")
+  for (u = 1; u <= 2; u++) {
+    printf "  %8s", "per " substr(us[u], 8); for (j = 1; j <= 2; j++) printf "  %14s  %14s", vp3(b, substr(bs[j], 8), "-", "webview-" us[u]), vp3(b, substr(bs[j], 8), "-", "app-" us[u]); print ""
+  }
+  print "  the same chat in a web view whose collector takes the whole heap every time: what the page keeps"
+  for (n = 20; n <= 1000; n += 10) {
+    if (!(((b, "before", "-", "webview-wholegc-floor-MB-after-" n) in metricp) || ((b, "this", "-", "webview-wholegc-floor-MB-after-" n) in metricp))) continue
+    printf "  %8s", n; for (j = 1; j <= 2; j++) printf "  %14s  %14s", vp(b, substr(bs[j], 8), "-", "webview-wholegc-floor-MB-after-" n), ""; print ""
+  }
+  for (u = 1; u <= 2; u++) {
+    printf "  %8s", "per " substr(us[u], 8); for (j = 1; j <= 2; j++) printf "  %14s  %14s", vp3(b, substr(bs[j], 8), "-", "webview-wholegc-" us[u]), ""; print ""
   }
   print ""
 }' "$out"

@@ -98,9 +98,9 @@ var (
 	// chat longer than the window.
 	chattyModel = ollamatest.Model{Name: "e2e-chatty", Scripts: ollamatest.Scripts{ollamatest.Fallback: paragraphPieces()}}
 
-	// longChattyModel answers every message with that paragraph six times, 1,500 tokens: a
+	// longChattyModel answers every message with the text of 1,500 tokens (longChattyPieces): a
 	// chat of hours in a few minutes.
-	longChattyModel = ollamatest.Model{Name: "e2e-long-chatty", Scripts: ollamatest.Scripts{ollamatest.Fallback: slices.Repeat(paragraphPieces(), 6)}}
+	longChattyModel = ollamatest.Model{Name: "e2e-long-chatty", Scripts: ollamatest.Scripts{ollamatest.Fallback: longChattyPieces()}}
 
 	// tableModel answers with a table of one row followed by a line of a tab, then a sentence.
 	tableModel = ollamatest.Model{Name: "e2e-table", Scripts: ollamatest.Scripts{

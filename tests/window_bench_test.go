@@ -315,6 +315,12 @@ func streamFigures(lines []bridgeLine, n int, enter time.Time) streamRun {
 // processes it started.
 func processMemory(b *testing.B, pid int) (app, web float64) {
 	b.Helper()
+	return processStatusMB(pid, "VmRSS:")
+}
+
+// processStatusMB is processMemory for another line of /proc/PID/status (RssAnon: leaves out
+// the files mapped, the database's among them).
+func processStatusMB(pid int, field string) (app, web float64) {
 	parents := map[int]int{}
 	names := map[int]string{}
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
@@ -342,22 +348,25 @@ func processMemory(b *testing.B, pid int) (app, web float64) {
 		}
 		return false
 	}
-	app = rssMB(pid)
+	app = statusMB(pid, field)
 	for p, name := range names {
 		if p != pid && strings.HasPrefix(name, "WebKitWebProces") && descends(p) {
-			web += rssMB(p)
+			web += statusMB(p, field)
 		}
 	}
 	return app, web
 }
 
-func rssMB(pid int) float64 {
+func rssMB(pid int) float64 { return statusMB(pid, "VmRSS:") }
+
+// statusMB is a line of /proc/PID/status in MB (VmRSS:, RssAnon:, …), 0 if it cannot be read.
+func statusMB(pid int, field string) float64 {
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(status), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == field {
 			kb, _ := strconv.ParseFloat(f[1], 64)
 			return kb / 1024
 		}

@@ -3,6 +3,7 @@ package tests
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -107,53 +108,145 @@ func lastControl(a *desktopApp, role a11yRole, name string) a11yNode {
 }
 
 // BenchmarkWindowLongStream is a chat of two hours: one window where the scripted model
-// e2e-long-chatty answers PROTOTYPER_BENCH_ANSWERS messages (100 unless set) of 1,500 tokens
-// each, reporting the resident memory of the web view after every tenth answer
-// (webview-MB-after-N), what it grew by per answer from the tenth to the last
-// (webview-MB-per-answer: the chat already fills the page by the tenth), and the memory of the
-// app after the last: flat once painted, not growing with every answer.
+// e2e-long-chatty answers PROTOTYPER_BENCH_ANSWERS messages (100 unless set) of the text of
+// 1,500 tokens each, 150,000 in all. The resident memory of the web view and of the app is
+// sampled once the window acknowledged each answer's end, and reported as what survives the
+// sawtooth of the collectors: the floor of each stretch of ten answers from the eleventh
+// (webview-floor-MB-after-N, app-floor-MB-after-N: the least sample of answers N-9..N), and
+// the Theil-Sen slope of the samples from the tenth answer on (the chat already fills the page
+// by then), per answer and per 100 KB of answer text shown (webview-MB-per-answer,
+// webview-MB-per-100KB, app-…); the same slope of the anonymous memory alone (…-anon-MB-per-
+// answer), which leaves out the files mapped: the app's database grows with the chat, and the
+// pages of it read are counted in its resident memory.
+//
+// The web view's collector takes its young objects often and its whole heap when it sees fit,
+// which a stream of answers back to back can put off for a hundred of them (a run then climbs
+// by tens of MB of garbage, the next does not); so the same chat is streamed again in a second
+// window whose collector takes the whole heap every time (JSC_useGenerationalGC=0), and its
+// floors and slope (webview-wholegc-floor-MB-after-N, webview-wholegc-MB-per-answer, …-per-
+// 100KB) are what the page keeps. Flat once painted is a slope near zero there; answer-s is the
+// time of an answer, Enter to painted. PROTOTYPER_BENCH_SAMPLES=FILE appends every sample to
+// FILE (binary, collector, answer, app MB, web view MB, then both anonymous).
 func BenchmarkWindowLongStream(b *testing.B) {
 	answers := 100
 	if n, err := strconv.Atoi(os.Getenv("PROTOTYPER_BENCH_ANSWERS")); err == nil && n > 0 {
 		answers = n
 	}
+	textKB := float64(len(strings.Join(longChattyPieces(), ""))) / 1000
+	collectors := []struct{ name, prefix, env string }{{"generational", "", ""}, {"whole", "wholegc-", "JSC_useGenerationalGC=0"}}
 	for _, bin := range windowBinaries() {
 		b.Run("binary="+bin.name, func(b *testing.B) {
 			if bin.path != "" {
 				b.Setenv("PROTOTYPER_BIN", bin.path)
 			}
-			rows := map[int][]float64{}
-			var app, slopes []float64
+			metrics := map[string][]float64{}
 			for b.Loop() {
-				b.StopTimer()
-				// Older messages are left out of the prompt, not offered to be summarized, and the
-				// prompt is kept short: what is measured is the window, not the model reading.
-				r := startDesktopRunWith(b, longChattyModel, store.Settings{OlderTurns: store.SummarizeNever, ContextCap: 4096}, "")
-				b.StartTimer()
-				for n := 1; n <= answers; n++ {
-					r.app.typeText(fmt.Sprintf("Question %d", n))
-					r.app.key("Return")
-					r.waitLogN(b, events.RunFinished, n, true, 180*time.Second)
-					if n%10 == 0 || n == answers {
-						_, w := processMemory(b, r.app.cmd.Process.Pid)
-						rows[n] = append(rows[n], w)
+				for _, c := range collectors {
+					b.StopTimer()
+					var extra []launchExtra
+					if c.env != "" {
+						extra = append(extra, withEnv(c.env))
+					}
+					// Older messages are left out of the prompt, not offered to be summarized, and
+					// the prompt is kept short: what is measured is the window, not the model reading.
+					r := startDesktopRunWith(b, longChattyModel, store.Settings{OlderTurns: store.SummarizeNever, ContextCap: 4096}, "", extra...)
+					b.StartTimer()
+					samples := streamAnswers(b, r, answers)
+					writeSamples(b, bin.name, c.name, samples)
+					_ = r.app.closeWindow(30 * time.Second)
+					for who, s := range samples {
+						if who == "seconds" || c.prefix != "" && who != "webview" {
+							continue
+						}
+						if who == "webview" || who == "app" {
+							for end := 20; end <= answers; end += 10 {
+								name := fmt.Sprintf("%s-%sfloor-MB-after-%d", who, c.prefix, end)
+								metrics[name] = append(metrics[name], slices.Min(s[end-9:end+1]))
+							}
+						}
+						if answers > 10 {
+							slope := theilSen(s[10:])
+							metrics[who+"-"+c.prefix+"MB-per-answer"] = append(metrics[who+"-"+c.prefix+"MB-per-answer"], slope)
+							if !strings.HasSuffix(who, "-anon") {
+								metrics[who+"-"+c.prefix+"MB-per-100KB"] = append(metrics[who+"-"+c.prefix+"MB-per-100KB"], slope*100/textKB)
+							}
+						}
+					}
+					if c.prefix == "" {
+						metrics["answer-s"] = append(metrics["answer-s"], samples["seconds"][0]/float64(answers))
 					}
 				}
-				a, _ := processMemory(b, r.app.cmd.Process.Pid)
-				app = append(app, a)
-				if answers > 10 {
-					last, tenth := rows[answers], rows[10]
-					slopes = append(slopes, (last[len(last)-1]-tenth[len(tenth)-1])/float64(answers-10))
-				}
-				_ = r.app.closeWindow(30 * time.Second)
 			}
-			for n, w := range rows {
-				b.ReportMetric(median(w), fmt.Sprintf("webview-MB-after-%d", n))
+			for name, v := range metrics {
+				b.ReportMetric(median(v), name)
 			}
-			if len(slopes) > 0 {
-				b.ReportMetric(median(slopes), "webview-MB-per-answer")
-			}
-			b.ReportMetric(median(app), "app-MB")
 		})
 	}
+}
+
+// streamAnswers asks the window of r for answers answers, one after the other, and samples the
+// memory of the app and its web view, resident and anonymous, once each answer is painted:
+// samples[who][n] after the n-th; samples["seconds"][0] is the time they took.
+func streamAnswers(b *testing.B, r *desktopRun, answers int) map[string][]float64 {
+	samples := map[string][]float64{"seconds": {0}}
+	for _, who := range []string{"webview", "app", "webview-anon", "app-anon"} {
+		samples[who] = make([]float64, answers+1)
+	}
+	start := time.Now()
+	for n := 1; n <= answers; n++ {
+		r.app.typeText(fmt.Sprintf("Question %d", n))
+		r.app.key("Return")
+		r.waitLogN(b, events.RunFinished, n, true, 180*time.Second)
+		pid := r.app.cmd.Process.Pid
+		samples["app"][n], samples["webview"][n] = processMemory(b, pid)
+		samples["app-anon"][n], samples["webview-anon"][n] = processStatusMB(pid, "RssAnon:")
+	}
+	samples["seconds"][0] = time.Since(start).Seconds()
+	return samples
+}
+
+// writeSamples appends the samples of one window to the file PROTOTYPER_BENCH_SAMPLES names,
+// if it does: a line an answer.
+func writeSamples(b *testing.B, binary, collector string, samples map[string][]float64) {
+	name := os.Getenv("PROTOTYPER_BENCH_SAMPLES")
+	if name == "" {
+		return
+	}
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	for n := 1; n < len(samples["app"]); n++ {
+		fmt.Fprintf(f, "%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\n", binary, collector, n, samples["app"][n], samples["webview"][n], samples["app-anon"][n], samples["webview-anon"][n])
+	}
+}
+
+// longChattyPieces is e2e-long-chatty's answer: the text of 1,500 tokens, one word each,
+// emitted as 150 pieces of ten words. The window paints the same text as from a model of 1,500
+// tokens; the scripted model, whose every step costs the square of its vocabulary, emits it in
+// about a second rather than ten, so a chat of a hundred answers is measured in minutes.
+func longChattyPieces() []string {
+	pieces := make([]string, 150)
+	for i := range pieces {
+		var b strings.Builder
+		for w := range 10 {
+			fmt.Fprintf(&b, "part%d ", i*10+w)
+		}
+		pieces[i] = b.String()
+	}
+	return pieces
+}
+
+// theilSen is the median of the slopes between every two of the samples y, one a step: a
+// straight line's slope that a sawtooth's teeth do not tilt, where least squares follows a
+// tooth at either end.
+func theilSen(y []float64) float64 {
+	var slopes []float64
+	for i := range y {
+		for j := i + 1; j < len(y); j++ {
+			slopes = append(slopes, (y[j]-y[i])/float64(j-i))
+		}
+	}
+	return median(slopes)
 }
