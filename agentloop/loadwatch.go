@@ -23,14 +23,50 @@ const residencyWait = 2 * time.Second
 // answers within a millisecond, and a slow one delays the request by this much at most.
 const residencyAhead = 100 * time.Millisecond
 
+// residencyAnswer is the server's word on whether a model is loaded ([model.Residency]),
+// asked as a message is admitted, so that its run's first request need not wait for it: the
+// question overlaps opening the workspace and committing the message.
+type residencyAnswer struct {
+	model         string
+	done          chan struct{} // closed once loaded and known are set
+	loaded, known bool
+}
+
+// askResidency asks the server, in the background and within ctx, whether modelName is
+// loaded; nil when the server cannot say.
+func (a *Agent) askResidency(ctx context.Context, modelName string) *residencyAnswer {
+	res, ok := a.cfg.Model.(model.Residency)
+	if !ok {
+		return nil
+	}
+	ans := &residencyAnswer{model: modelName, done: make(chan struct{})}
+	go func() {
+		defer close(ans.done)
+		ctx, cancel := context.WithTimeout(ctx, residencyWait)
+		defer cancel()
+		ans.loaded, ans.known = res.Loaded(ctx, modelName)
+	}()
+	return ans
+}
+
+// wait returns the answer, or known false when ctx ends first.
+func (ans *residencyAnswer) wait(ctx context.Context) (loaded, known bool) {
+	select {
+	case <-ans.done:
+		return ans.loaded, ans.known
+	case <-ctx.Done():
+		return false, false
+	}
+}
+
 // loadWatch announces a model being loaded for a request: model.loading at once when the
 // server says the model is not in memory (/api/ps), else once the request got no first
 // byte within LoadingNotice; then, when the answer ends, model.loaded with the load time
 // the server reports (load_duration), or the wait for the first byte when it reports none.
 //
-// The server is asked just before the request, which waits for its reply for residencyAhead
-// at most; a later reply still comes before the answer's first byte, which waits for it, so
-// model.loading precedes the answer.
+// The server is asked just before the request (for a run's first request, as its message was
+// admitted), which waits for its reply for residencyAhead at most; a later reply still comes
+// before the answer's first byte, which waits for it, so model.loading precedes the answer.
 type loadWatch struct {
 	r     *run
 	model string
@@ -46,17 +82,19 @@ type loadWatch struct {
 
 func (r *run) watchLoad(modelName string) *loadWatch {
 	w := &loadWatch{r: r, model: modelName, start: time.Now(), known: make(chan struct{})}
-	res, ok := r.a.cfg.Model.(model.Residency)
-	if !ok {
+	ans := r.residency
+	r.residency = nil // asked for the run's first request only
+	if ans == nil || ans.model != modelName {
+		ans = r.a.askResidency(r.ctx, modelName)
+	}
+	if ans == nil {
 		w.timer = time.AfterFunc(LoadingNotice, w.announce)
 		close(w.known)
 		return w
 	}
 	go func() {
 		defer close(w.known)
-		ctx, cancel := context.WithTimeout(r.ctx, residencyWait)
-		loaded, known := res.Loaded(ctx, modelName)
-		cancel()
+		loaded, known := ans.wait(r.ctx)
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		switch {

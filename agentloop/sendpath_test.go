@@ -2,6 +2,8 @@ package agentloop
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"sync"
 	"testing"
 	"time"
@@ -9,6 +11,7 @@ import (
 	"prototyper/events"
 	"prototyper/model"
 	"prototyper/store"
+	"prototyper/tools"
 )
 
 // requestNoter is a model that notes when each request reached it and answers at once.
@@ -160,4 +163,50 @@ func TestTheRequestWaitsForNoAnswerWhetherTheModelIsLoadedAndALoadIsStillAnnounc
 	if len(order) == 0 || order[0] != events.ModelLoading {
 		t.Errorf("events = %v, want model.loading before the answer's text", order)
 	}
+}
+
+// BenchmarkSendUntilTheRequestReachesTheServer measures the path of the window's Send to a
+// chat that already has turns, in a workspace folder with the app's toolbox, to a scripted
+// Ollama that says the model is loaded: from Send to the chat request at the server's door
+// (ms/request), and Send's own return (ms/send). What the run needs is opened and read once,
+// as the message is admitted, and the question whether the model is loaded travels meanwhile.
+func BenchmarkSendUntilTheRequestReachesTheServer(b *testing.B) {
+	arrived := make(chan time.Time, 1)
+	s := newStubOllama(b, nil, func(w http.ResponseWriter, r *http.Request) {
+		arrived <- time.Now()
+		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"ok"},"done":true,"done_reason":"stop"}`)
+	})
+	s.ps = func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"models":[{"name":"fake:latest","model":"fake:latest"}]}`)
+	}
+	ws := b.TempDir()
+	writeFile(b, ws, ProjectInstructionsFile, "Answer briefly.")
+	done := make(chan struct{}, 1)
+	a, _, _ := fakeHarness(b, model.NewOllama(s.client()), func(c *Config) {
+		c.Workspace = ws
+		c.Tools = WorkspaceTools(tools.WorkspaceOptions{})
+		c.Emitter = EmitterFunc(func(e events.Event) {
+			if e.Type == events.RunFinished {
+				done <- struct{}{}
+			}
+		})
+	})
+	chatID, err := a.SendNew(context.Background(), store.Chat{}, "first")
+	if err != nil {
+		b.Fatal(err)
+	}
+	<-arrived
+	<-done
+	var total, sent time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if _, err := a.Send(context.Background(), chatID, "again"); err != nil {
+			b.Fatal(err)
+		}
+		sent += time.Since(start)
+		total += (<-arrived).Sub(start)
+		<-done
+	}
+	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms/request")
+	b.ReportMetric(float64(sent.Microseconds())/1000/float64(b.N), "ms/send")
 }
