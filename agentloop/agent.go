@@ -129,6 +129,8 @@ type Agent struct {
 	mu    sync.Mutex
 	chats map[string]*chatState
 
+	lastAnswer lastAnswer // the model that answered last (loadwatch.go)
+
 	// life guards down and counts runs: a run is counted before it starts, so Shutdown
 	// waits for every run it did not refuse.
 	life sync.Mutex
