@@ -113,7 +113,7 @@ func (a *Agent) BudgetIn(ctx context.Context, chatID, workspace, model string) (
 		}
 		chat = c
 	}
-	ad, err := a.assess(ctx, chat, RunOptions{Model: model})
+	ad, err := a.assess(ctx, chat, RunOptions{Model: model}, false)
 	if err != nil {
 		return Budget{}, err
 	}
@@ -123,15 +123,20 @@ func (a *Agent) BudgetIn(ctx context.Context, chatID, workspace, model string) (
 
 // assessment is what is known of a message's run before anything is stored.
 type assessment struct {
-	model  string
-	budget Budget
-	tools  Toolbox // open until close is called (admit reads the files a message names)
-	close  func() error
+	model      string
+	budget     Budget
+	workspace  string
+	contextCap int
+	instr      instructions
+	residency  *residencyAnswer
+	tools      Toolbox // open until close is called (admit reads the files a message names)
+	close      func() error
 }
 
 // assess checks what a run of chat needs before it starts: a model, a workspace whose
-// tools open, and a model the server has. It never stores anything.
-func (a *Agent) assess(ctx context.Context, chat store.Chat, opts RunOptions) (assessment, error) {
+// tools open, and a model the server has. It never stores anything. With ask, it also asks
+// the server whether the model is loaded, for the run's first request, while it checks.
+func (a *Agent) assess(ctx context.Context, chat store.Chat, opts RunOptions, ask bool) (assessment, error) {
 	settings, err := a.cfg.Store.Settings()
 	if err != nil {
 		return assessment{}, err
@@ -140,7 +145,8 @@ func (a *Agent) assess(ctx context.Context, chat store.Chat, opts RunOptions) (a
 	if modelName == "" {
 		return assessment{}, ErrNoModel
 	}
-	tb, closeTools, err := a.cfg.Tools(cmp.Or(chat.Workspace, a.cfg.Workspace))
+	workspace := cmp.Or(chat.Workspace, a.cfg.Workspace)
+	tb, closeTools, err := a.cfg.Tools(workspace)
 	if err != nil {
 		return assessment{}, err
 	}
@@ -155,6 +161,10 @@ func (a *Agent) assess(ctx context.Context, chat store.Chat, opts RunOptions) (a
 	if model.Fatal(err) {
 		return assessment{}, err
 	}
+	var residency *residencyAnswer
+	if ask { // once the server is known to answer and to have the model
+		residency = a.askResidency(a.base, modelName) // the run's, which does not exist yet
+	}
 	if ts, ok := a.cfg.Model.(model.ToolSupport); ok && len(defs) > 0 {
 		if can, known := ts.SupportsTools(ctx, modelName); known && !can {
 			return assessment{}, &NoToolsError{Model: modelName}
@@ -167,7 +177,8 @@ func (a *Agent) assess(ctx context.Context, chat store.Chat, opts RunOptions) (a
 	numCtx, numCtxWhy := a.contextSize(ctx, modelName, length, settings.ContextCap)
 	est := newEstimator()
 	// the project's instructions are part of the system prompt of every request: counted here
-	system := a.readInstructions(ctx, cmp.Or(chat.Workspace, a.cfg.Workspace), settings).systemPrompt(a.cfg.SystemPrompt)
+	instr := a.readInstructions(ctx, workspace, settings)
+	system := instr.systemPrompt(a.cfg.SystemPrompt)
 	// in the form the run will send, but with every MCP server's tools: the most they can take
 	compact := compactForm(numCtx)
 	system = formSystem(system, a.cfg.SystemPrompt, compact)
@@ -183,13 +194,17 @@ func (a *Agent) assess(ctx context.Context, chat store.Chat, opts RunOptions) (a
 	}
 	keep = true
 	return assessment{model: modelName, budget: Budget{Model: modelName, NumCtx: numCtx, NumCtxWhy: numCtxWhy, MaxTokens: maxTokens,
-		CharsPerToken: 1 / est.tokensPerChar, PerMessageTokens: perMessageTokens}, tools: tb, close: closeTools}, nil
+		CharsPerToken: 1 / est.tokensPerChar, PerMessageTokens: perMessageTokens}, workspace: workspace,
+		contextCap: settings.ContextCap, instr: instr, residency: residency, tools: tb, close: closeTools}, nil
 }
 
 // admitted is a user's message as it will be committed.
 type admitted struct {
 	prompt string
 	files  []store.FileAttachment // the files it names with @path, read now
+	// admission is what its run reuses; the caller releases it once the run started or was
+	// refused
+	admission *admission
 }
 
 // admit checks a user's message before anything of it is stored: the chat's run can start
@@ -197,11 +212,16 @@ type admitted struct {
 // rewrite it), the files it names with @path can be read, and it fits the model's context
 // with them. chat.ID is "" for a chat not created yet; the hooks then see ChatID "".
 func (a *Agent) admit(ctx context.Context, chat store.Chat, opts RunOptions, prompt string) (admitted, error) {
-	ad, err := a.assess(ctx, chat, opts)
+	ad, err := a.assess(ctx, chat, opts, true)
 	if err != nil {
 		return admitted{}, err
 	}
-	defer ad.close()
+	kept := false
+	defer func() {
+		if !kept {
+			_ = ad.close()
+		}
+	}()
 	if err := a.checkImages(ctx, ad.model, opts.Images); err != nil {
 		return admitted{}, err
 	}
@@ -219,5 +239,8 @@ func (a *Agent) admit(ctx context.Context, chat store.Chat, opts RunOptions, pro
 	if err := ad.budget.Check(withFiles(store.Message{Content: prompt, Files: files}).Content); err != nil {
 		return admitted{}, err
 	}
-	return admitted{prompt: prompt, files: files}, nil
+	kept = true
+	return admitted{prompt: prompt, files: files, admission: &admission{workspace: ad.workspace, model: ad.model,
+		contextCap: ad.contextCap, numCtx: ad.budget.NumCtx, instr: ad.instr, residency: ad.residency,
+		tools: ad.tools, closeTB: ad.close}}, nil
 }

@@ -129,6 +129,8 @@ type Agent struct {
 	mu    sync.Mutex
 	chats map[string]*chatState
 
+	lastAnswer lastAnswer // the model that answered last (loadwatch.go)
+
 	// life guards down and counts runs: a run is counted before it starts, so Shutdown
 	// waits for every run it did not refuse.
 	life sync.Mutex
@@ -327,6 +329,7 @@ func (a *Agent) send(ctx context.Context, chatID string, fresh store.Chat, promp
 	if err != nil {
 		return chatID, err
 	}
+	defer in.admission.release()
 	prompt = in.prompt
 	if chatID == "" {
 		if chat, err = a.cfg.Store.CreateChat(chat); err != nil {
@@ -358,7 +361,7 @@ func (a *Agent) send(ctx context.Context, chatID string, fresh store.Chat, promp
 		return chatID, nil
 	}
 	r, err := a.startLocked(cs, startSpec{prompts: []userMessage{{text: prompt, images: images, files: in.files}},
-		trigger: events.TriggerUser})
+		trigger: events.TriggerUser, admission: in.admission})
 	cs.mu.Unlock()
 	if err != nil {
 		return chatID, err
@@ -387,7 +390,9 @@ func (a *Agent) RunOnce(ctx context.Context, chatID, prompt string, opts RunOpti
 		if err != nil {
 			return Outcome{ChatID: chatID}, err
 		}
+		defer in.admission.release()
 		spec.prompts = []userMessage{{text: in.prompt, images: opts.Images, files: in.files}}
+		spec.admission = in.admission
 	}
 	created := chatID == ""
 	if created {
@@ -632,6 +637,8 @@ type startSpec struct {
 	trigger string        // events.Trigger*
 	resume  *pausedRun    // the paused batch to execute first
 	opts    RunOptions
+	// admission is what admitting the prompt opened and read, for the run to reuse (nil: none)
+	admission *admission
 }
 
 // userMessage is a message of the user on its way into a chat: its text, its images, and
@@ -692,7 +699,10 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 		}
 	}
 
-	instr := a.readInstructions(a.base, workspace, settings)
+	instr, read := spec.admission.instructionsFor(workspace)
+	if !read {
+		instr = a.readInstructions(a.base, workspace, settings)
+	}
 	var msgs []store.Message
 	// the chat's first turn shows what the model is told besides the user's message, before it
 	shown := chat.MessageCount == 0 && len(spec.prompts) > 0 && instr.text() != ""
@@ -713,12 +723,17 @@ func (a *Agent) startLocked(cs *chatState, spec startSpec) (r *run, err error) {
 		allowed: settings.AlwaysAllow[workspace], settings: settings, keep: settings.CheckpointLimit(),
 		loopLimit: settings.LoopLimit(), recoverCalls: !settings.IgnoreTextToolCalls,
 		keepAlive: settings.KeepAlive(), system: instr.systemPrompt(a.cfg.SystemPrompt), instructionsRefused: instr.refused,
-		agentsFile: instr.file, commit: newRunCommit()}
+		agentsFile: instr.file, commit: newRunCommit(), admission: spec.admission}
 	// A run with a prompt asks the model while its start is committed (runcommit.go); a resumed
 	// run first continues its change, which needs the run recorded.
 	if len(spec.prompts) > 0 && spec.resume == nil {
 		r.pending = msgs
 		r.workDone = make(chan struct{})
+		// taken here, before whoever admitted the prompt releases the admission
+		r.openTB, r.closeTB, _ = spec.admission.takeTools(workspace)
+		if spec.admission != nil {
+			r.residency = spec.admission.residency
+		}
 		a.wg.Add(1)
 		go func() {
 			defer a.wg.Done()

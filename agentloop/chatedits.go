@@ -83,6 +83,7 @@ func (a *Agent) EditAndResend(ctx context.Context, chatID, messageID, text strin
 	if err != nil {
 		return err
 	}
+	defer in.admission.release()
 	if a.isDown() {
 		return ErrShutDown
 	}
@@ -96,7 +97,7 @@ func (a *Agent) EditAndResend(ctx context.Context, chatID, messageID, text strin
 			return err
 		}
 		r, err = a.startLocked(cs, startSpec{prompts: []userMessage{{text: in.prompt, files: in.files}},
-			trigger: events.TriggerUser})
+			trigger: events.TriggerUser, admission: in.admission})
 		if err != nil {
 			// refused before anything was stored: the version put aside is shown again
 			msgs, _ := a.cfg.Store.Messages(chatID)

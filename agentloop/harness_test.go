@@ -420,7 +420,7 @@ type stubOllama struct {
 	open   map[string]int // requests of each path still being answered
 }
 
-func newStubOllama(t *testing.T, show, chat http.HandlerFunc) *stubOllama {
+func newStubOllama(t testing.TB, show, chat http.HandlerFunc) *stubOllama {
 	t.Helper()
 	s := &stubOllama{show: show, chat: chat, counts: map[string]int{}, held: map[string]time.Duration{}, open: map[string]int{}}
 	if s.show == nil {

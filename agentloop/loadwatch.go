@@ -20,17 +20,84 @@ const residencyWait = 2 * time.Second
 // residencyAhead is how long a request waits for the server's word on the model before it
 // goes. A request that reaches the server first starts the load, and the server then lists
 // the model as loaded while it loads it, so the notice would never come; a local server
-// answers within a millisecond, and a slow one delays the request by this much at most.
-const residencyAhead = 100 * time.Millisecond
+// answers within a millisecond, and a slow one delays the request by this much at most (a
+// variable: a test lengthens it to show a request that does not wait).
+var residencyAhead = 100 * time.Millisecond
+
+// residencyAnswer is the server's word on whether a model is loaded ([model.Residency]),
+// asked as a message is admitted, so that its run's first request need not wait for it: the
+// question overlaps opening the workspace and committing the message.
+type residencyAnswer struct {
+	model         string
+	done          chan struct{} // closed once loaded and known are set
+	loaded, known bool
+}
+
+// askResidency asks the server, in the background and within ctx, whether modelName is
+// loaded; nil when the server cannot say.
+func (a *Agent) askResidency(ctx context.Context, modelName string) *residencyAnswer {
+	res, ok := a.cfg.Model.(model.Residency)
+	if !ok {
+		return nil
+	}
+	ans := &residencyAnswer{model: modelName, done: make(chan struct{})}
+	go func() {
+		defer close(ans.done)
+		ctx, cancel := context.WithTimeout(ctx, residencyWait)
+		defer cancel()
+		ans.loaded, ans.known = res.Loaded(ctx, modelName)
+	}()
+	return ans
+}
+
+// wait returns the answer, or known false when ctx ends first.
+func (ans *residencyAnswer) wait(ctx context.Context) (loaded, known bool) {
+	select {
+	case <-ans.done:
+		return ans.loaded, ans.known
+	case <-ctx.Done():
+		return false, false
+	}
+}
+
+// lastAnswer is the model that answered last, with the context it was asked for, and when:
+// it stays loaded until its keep-alive ends, unless another model's load pushed it out, so a
+// request to it does not wait for the server's word; should the server say otherwise too late
+// (the request already loading it), the wait for the first byte announces the load.
+type lastAnswer struct {
+	mu     sync.Mutex
+	model  string
+	numCtx int
+	at     time.Time
+}
+
+// note records that modelName answered (or was loaded) with numCtx just now.
+func (l *lastAnswer) note(modelName string, numCtx int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.model, l.numCtx, l.at = modelName, numCtx, time.Now()
+}
+
+// loaded reports whether modelName answered last, with numCtx (another context reloads it),
+// within half of keepAlive (negative: for ever).
+func (l *lastAnswer) loaded(modelName string, numCtx int, keepAlive time.Duration) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.at.IsZero() || l.model != modelName || l.numCtx != numCtx {
+		return false
+	}
+	return keepAlive < 0 || time.Since(l.at) < keepAlive/2
+}
 
 // loadWatch announces a model being loaded for a request: model.loading at once when the
 // server says the model is not in memory (/api/ps), else once the request got no first
 // byte within LoadingNotice; then, when the answer ends, model.loaded with the load time
 // the server reports (load_duration), or the wait for the first byte when it reports none.
 //
-// The server is asked just before the request, which waits for its reply for residencyAhead
-// at most; a later reply still comes before the answer's first byte, which waits for it, so
-// model.loading precedes the answer.
+// The server is asked just before the request (for a run's first request, as its message was
+// admitted), which waits for its reply for residencyAhead at most, unless the model answered
+// last a moment ago (lastAnswer); a later reply still comes before the answer's first byte,
+// which waits for it, so model.loading precedes the answer.
 type loadWatch struct {
 	r     *run
 	model string
@@ -44,28 +111,38 @@ type loadWatch struct {
 	waited    time.Duration // from the request to its first byte
 }
 
-func (r *run) watchLoad(modelName string) *loadWatch {
+func (r *run) watchLoad(modelName string, numCtx int) *loadWatch {
 	w := &loadWatch{r: r, model: modelName, start: time.Now(), known: make(chan struct{})}
-	res, ok := r.a.cfg.Model.(model.Residency)
-	if !ok {
+	ans := r.residency
+	r.residency = nil // asked for the run's first request only
+	if ans == nil || ans.model != modelName {
+		ans = r.a.askResidency(r.ctx, modelName)
+	}
+	if ans == nil {
 		w.timer = time.AfterFunc(LoadingNotice, w.announce)
 		close(w.known)
 		return w
 	}
 	go func() {
 		defer close(w.known)
-		ctx, cancel := context.WithTimeout(r.ctx, residencyWait)
-		loaded, known := res.Loaded(ctx, modelName)
-		cancel()
+		loaded, known := ans.wait(r.ctx)
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		switch {
-		case !known && !w.over:
+		case !known && !w.over && w.timer == nil:
 			w.timer = time.AfterFunc(max(0, LoadingNotice-time.Since(w.start)), w.announce)
 		case known && !loaded:
 			w.announceLocked()
 		}
 	}()
+	if r.a.lastAnswer.loaded(modelName, numCtx, r.keepAlive) {
+		w.mu.Lock()
+		if !w.over && w.timer == nil {
+			w.timer = time.AfterFunc(LoadingNotice, w.announce)
+		}
+		w.mu.Unlock()
+		return w
+	}
 	ahead := time.NewTimer(residencyAhead)
 	defer ahead.Stop()
 	select {
@@ -82,7 +159,7 @@ func (w *loadWatch) announce() {
 }
 
 func (w *loadWatch) announceLocked() {
-	if !w.over {
+	if !w.over && !w.announced {
 		w.announced = true
 		w.r.emit(events.Event{Type: events.ModelLoading, Model: w.model})
 	}

@@ -24,5 +24,9 @@ func (a *Agent) Preload(ctx context.Context, modelName string) (time.Duration, e
 		return 0, err
 	}
 	numCtx, _ := a.contextSize(ctx, modelName, length, settings.ContextCap)
-	return res.Preload(ctx, modelName, numCtx, settings.KeepAlive())
+	took, err := res.Preload(ctx, modelName, numCtx, settings.KeepAlive())
+	if err == nil {
+		a.lastAnswer.note(modelName, numCtx)
+	}
+	return took, err
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -199,5 +200,73 @@ func BenchmarkFirstTokenOfAColdModel(b *testing.B) {
 			}
 			b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "ms/first-token")
 		})
+	}
+}
+
+// slowToSay is a model whose server says whether a model is loaded only once the next chat
+// request reached it (or the question gave up): a request that waits for the answer waits in
+// vain. It says the model is loaded.
+type slowToSay struct {
+	admissionModel
+	mu   sync.Mutex
+	next chan struct{} // closed by the next chat request
+	saw  []bool        // per question: the chat request came while it waited
+}
+
+func (m *slowToSay) Chat(ctx context.Context, req model.Request, fn model.DeltaFunc) (model.Turn, error) {
+	m.mu.Lock()
+	close(m.next)
+	m.next = make(chan struct{})
+	m.mu.Unlock()
+	return m.admissionModel.Chat(ctx, req, fn)
+}
+
+func (m *slowToSay) Loaded(ctx context.Context, _ string) (loaded, known bool) {
+	m.mu.Lock()
+	next := m.next
+	m.mu.Unlock()
+	saw := false
+	select {
+	case <-next:
+		saw = true
+	case <-ctx.Done():
+	}
+	m.mu.Lock()
+	m.saw = append(m.saw, saw)
+	m.mu.Unlock()
+	return saw, saw
+}
+
+func (m *slowToSay) Preload(context.Context, string, int, time.Duration) (time.Duration, error) {
+	return 0, nil
+}
+
+// A model loaded a moment ago (preloaded, or it answered the last request, with the same
+// context) is asked at once: the request does not wait for the server's word on it.
+func TestARequestToTheModelThatAnsweredLastDoesNotWaitForTheServersWordThatItIsLoaded(t *testing.T) {
+	defer func(d time.Duration) { residencyAhead = d }(residencyAhead)
+	residencyAhead = time.Minute // a request that waits, waits until the question gives up
+	m := &slowToSay{next: make(chan struct{})}
+	a, db, rec, _, ws := admissionHarness(t, m, nil)
+	if _, err := a.Preload(context.Background(), "fake"); err != nil {
+		t.Fatal(err)
+	}
+	chat, err := db.CreateChat(store.Chat{Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, text := range []string{"after the preload", "after an answer"} {
+		if _, err := a.Send(context.Background(), chat.ID, text); err != nil {
+			t.Fatal(err)
+		}
+		rec.waitFor(t, "the run's end", finished(i+1))
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.saw) != 2 || !m.saw[0] || !m.saw[1] {
+		t.Errorf("per request, it went while the server's word was awaited: %v; want both to go at once", m.saw)
+	}
+	if loads := ofType(rec.events(), events.ModelLoading); len(loads) != 0 {
+		t.Errorf("a load was announced for a loaded model: %v", loads)
 	}
 }

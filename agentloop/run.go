@@ -45,6 +45,15 @@ type run struct {
 	// the folder's, not the user's, so a call copied from it is not run (justRead)
 	agentsFile string
 
+	// admission is what admitting the run's prompt read (nil: none); openTB and closeTB the
+	// toolbox it opened, which the run took (nil: the run opens its own)
+	admission *admission
+	openTB    Toolbox
+	closeTB   func() error
+	// residency is whether the model is loaded, asked as the prompt was admitted, for the
+	// first request (nil: asked with it)
+	residency *residencyAnswer
+
 	// commit is the run's start being committed; pending the messages it commits, in the
 	// history until the run's goroutine takes them as stored (runcommit.go)
 	commit  *runCommit
@@ -213,7 +222,7 @@ func (r *run) loop() (string, *pausedRun) {
 // turns is loop's work: the resumed batch, then the model's turns.
 func (r *run) turns() (string, *pausedRun) {
 	r.instructionsNotice()
-	tb, closeTools, err := r.a.cfg.Tools(r.workspace)
+	tb, closeTools, err := r.openTools()
 	if err != nil {
 		r.err = err
 		return events.StopError, nil
@@ -264,13 +273,10 @@ func (r *run) turns() (string, *pausedRun) {
 	}
 	r.est = newEstimator()
 	r.guard = newLoopGuard(r.loopLimit)
-	length, err := r.a.cfg.Model.ContextLength(r.ctx, r.opts.Model)
-	if model.Fatal(err) {
-		// the chat request would fail the same way (after its own wait): fail once, now
+	if r.numCtx, err = r.contextSize(); err != nil {
 		r.err = err
 		return events.StopError, nil
 	}
-	r.numCtx, _ = r.a.contextSize(r.ctx, r.opts.Model, length, r.contextCap)
 	r.compact = compactForm(r.numCtx)
 	r.system = formSystem(r.system, r.a.cfg.SystemPrompt, r.compact)
 
@@ -345,6 +351,30 @@ func (r *run) turns() (string, *pausedRun) {
 		}
 		r.phase(events.PhaseContinuing)
 	}
+}
+
+// openTools returns the toolbox the run's admission opened, else opens the workspace's.
+func (r *run) openTools() (Toolbox, func() error, error) {
+	if tb, closeTB := r.openTB, r.closeTB; tb != nil {
+		r.openTB, r.closeTB = nil, nil
+		return tb, closeTB, nil
+	}
+	return r.a.cfg.Tools(r.workspace)
+}
+
+// contextSize is the context the run's requests ask for: as admitting its prompt found it,
+// else asked now. It fails when the model's length cannot be asked in a way the chat request
+// would fail too (after its own wait): the run fails once, now.
+func (r *run) contextSize() (int, error) {
+	if n, ok := r.admission.numCtxFor(r.opts.Model, r.contextCap); ok {
+		return n, nil
+	}
+	length, err := r.a.cfg.Model.ContextLength(r.ctx, r.opts.Model)
+	if model.Fatal(err) {
+		return 0, err
+	}
+	n, _ := r.a.contextSize(r.ctx, r.opts.Model, length, r.contextCap)
+	return n, nil
 }
 
 // withoutShownInstructions leaves out the messages that show the chat its project

@@ -2,6 +2,9 @@ package agentloop
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -9,6 +12,7 @@ import (
 	"prototyper/events"
 	"prototyper/model"
 	"prototyper/store"
+	"prototyper/tools"
 )
 
 // requestNoter is a model that notes when each request reached it and answers at once.
@@ -160,4 +164,81 @@ func TestTheRequestWaitsForNoAnswerWhetherTheModelIsLoadedAndALoadIsStillAnnounc
 	if len(order) == 0 || order[0] != events.ModelLoading {
 		t.Errorf("events = %v, want model.loading before the answer's text", order)
 	}
+}
+
+// BenchmarkSendUntilTheRequestReachesTheServer measures the path of the window's Send to a
+// chat that already has turns (a few, and a thousand messages; each send adds two), in a
+// workspace folder with the app's toolbox, to a scripted Ollama that says the model is loaded:
+// from Send to the chat request at the server's door (ms/request), and Send's own return
+// (ms/send). What the run needs is opened and read once, as the message is admitted, and the
+// question whether the model is loaded travels meanwhile.
+func BenchmarkSendUntilTheRequestReachesTheServer(b *testing.B) {
+	for _, size := range []int{2, 1000} {
+		b.Run(fmt.Sprintf("history=%d", size), func(b *testing.B) { benchSendToServer(b, size) })
+	}
+}
+
+func benchSendToServer(b *testing.B, history int) {
+	arrived := make(chan time.Time, 1)
+	s := newStubOllama(b, showContext(1<<20), func(w http.ResponseWriter, r *http.Request) {
+		arrived <- time.Now()
+		fmt.Fprintln(w, `{"message":{"role":"assistant","content":"ok"},"done":true,"done_reason":"stop"}`)
+	})
+	s.ps = func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"models":[{"name":"fake:latest","model":"fake:latest"}]}`)
+	}
+	ws := b.TempDir()
+	writeFile(b, ws, ProjectInstructionsFile, "Answer briefly.")
+	done := make(chan struct{}, 1)
+	a, db, _ := fakeHarness(b, model.NewOllama(s.client()), func(c *Config) {
+		c.Workspace = ws
+		c.Tools = WorkspaceTools(tools.WorkspaceOptions{})
+		c.Emitter = EmitterFunc(func(e events.Event) {
+			if e.Type == events.RunFinished {
+				done <- struct{}{}
+			}
+		})
+	})
+	// room for the whole history: no turn is left out, none offered for a summary
+	if err := db.PutSettings(store.Settings{ContextCap: 256 << 10}); err != nil {
+		b.Fatal(err)
+	}
+	chat, err := db.CreateChat(store.Chat{Workspace: ws})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if history > 2 { // earlier turns, stored as a run of them
+		var msgs []store.Message
+		for i := range history - 2 {
+			role := store.RoleUser
+			if i%2 == 1 {
+				role = store.RoleAssistant
+			}
+			msgs = append(msgs, store.Message{Role: role, Content: fmt.Sprintf("turn %d: %s", i, strings.Repeat("words ", 80)), Complete: true})
+		}
+		rec, _, err := db.StartRunWith(store.Run{ID: db.NewRunID(), ChatID: chat.ID, Model: "fake"}, msgs...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := db.FinishRun(rec.ID, events.StopCompleted, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := a.Send(context.Background(), chat.ID, "first"); err != nil {
+		b.Fatal(err)
+	}
+	<-arrived
+	<-done
+	var total, sent time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if _, err := a.Send(context.Background(), chat.ID, "again"); err != nil {
+			b.Fatal(err)
+		}
+		sent += time.Since(start)
+		total += (<-arrived).Sub(start)
+		<-done
+	}
+	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms/request")
+	b.ReportMetric(float64(sent.Microseconds())/1000/float64(b.N), "ms/send")
 }

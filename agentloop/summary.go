@@ -135,6 +135,7 @@ func (r *run) summarize() bool {
 		Messages: []store.Message{{Role: store.RoleSystem, Content: summaryRequestText},
 			{Role: store.RoleUser, Content: transcript(older, limit)}}}
 	var text strings.Builder
+	r.residency = nil // asked before this request, which may load the model: no longer true
 	turn, err := r.a.cfg.Model.Chat(ctx, req, func(d model.Delta) error {
 		text.WriteString(d.Content)
 		return nil

@@ -254,9 +254,9 @@ func TestStopWhileTheOfferWaitsClosesItUnansweredAndKeepsTheMessageSentMeanwhile
 }
 
 func TestStopJustBeforeTheOfferIsMadeEndsTheRunStoppedWithNoOfferWaiting(t *testing.T) {
-	a, m, db, rec, _, chatID := summaryHarness(t, answer("A summary."))
+	a, _, db, rec, _, chatID := summaryHarness(t, answer("A summary."))
 	gate := make(chan struct{})
-	a.cfg.Model = gatedModel{m, gate}
+	a.cfg.Store = gatedStore{a.cfg.Store, gate}
 	var once sync.Once
 	rec.mu.Lock()
 	rec.react = func(e events.Event) {
@@ -267,7 +267,7 @@ func TestStopJustBeforeTheOfferIsMadeEndsTheRunStoppedWithNoOfferWaiting(t *test
 	}
 	rec.mu.Unlock()
 	for _, text := range []string{"second", "and this"} {
-		if _, err := a.Send(context.WithValue(context.Background(), ungated{}, true), chatID, text); err != nil {
+		if _, err := a.Send(context.Background(), chatID, text); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -291,20 +291,16 @@ func TestStopJustBeforeTheOfferIsMadeEndsTheRunStoppedWithNoOfferWaiting(t *test
 	}
 }
 
-// gatedModel is a fake model whose runs wait for gate before their first request (a
-// message's admission, whose context says ungated, does not).
-type gatedModel struct {
-	*fakeModel
+// gatedStore is a store whose reads of a chat's history wait for gate: a run reads it before
+// its first request, a message's admission does not.
+type gatedStore struct {
+	Store
 	gate chan struct{}
 }
 
-type ungated struct{}
-
-func (g gatedModel) ContextLength(ctx context.Context, model string) (int, error) {
-	if ctx.Value(ungated{}) == nil {
-		<-g.gate
-	}
-	return g.fakeModel.ContextLength(ctx, model)
+func (g gatedStore) Messages(chatID string) ([]store.Message, error) {
+	<-g.gate
+	return g.Store.Messages(chatID)
 }
 
 func TestLeaveOutHoldsForTheChatSoLaterMessagesAreNotOfferedAgain(t *testing.T) {

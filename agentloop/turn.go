@@ -115,7 +115,7 @@ func (t *streamedTurn) stream() (model.Turn, error) {
 	req := model.Request{Model: r.opts.Model, Messages: t.fit.messages, Tools: t.defs, Think: r.opts.Think,
 		NumCtx: r.numCtx, NumPredict: r.opts.NumPredict, FirstByteTimeout: r.opts.FirstByteTimeout,
 		KeepAlive: r.keepAlive, MaxAnswerBytes: r.opts.MaxAnswerBytes}
-	load := r.watchLoad(req.Model)
+	load := r.watchLoad(req.Model, req.NumCtx)
 	t.asked = time.Now()
 	turn, err := r.a.cfg.Model.Chat(r.ctx, req, func(d model.Delta) error { return t.receive(d, load) })
 	if err != nil {
@@ -124,6 +124,7 @@ func (t *streamedTurn) stream() (model.Turn, error) {
 	}
 	load.arrived()
 	load.loaded(turn.LoadDuration)
+	r.a.lastAnswer.note(req.Model, req.NumCtx)
 	if t.firstToken == 0 { // an answer of calls alone: they arrived with its end
 		t.firstToken = time.Since(t.asked)
 	}

@@ -19,8 +19,8 @@ import (
 var printer = message.NewPrinter(language.English)
 
 // Registry is the set of tools of a run. Schemas are compiled once, in
-// NewRegistry (the jsonschema compiler is not safe for concurrent use);
-// after that every method is safe for concurrent use.
+// NewRegistry (the jsonschema compiler is not safe for concurrent use), and kept
+// for the next registry of the same tools; every method is safe for concurrent use.
 type Registry struct {
 	entries []*entry // registration order
 	byName  map[string]*entry
@@ -39,7 +39,7 @@ type entry struct {
 // compile.
 func NewRegistry(tools ...Tool) (*Registry, error) {
 	r := &Registry{byName: make(map[string]*entry, len(tools))}
-	c := jsonschema.NewCompiler()
+	var c *jsonschema.Compiler // made for the first schema not compiled before
 	for i, t := range tools {
 		if t == nil {
 			return nil, fmt.Errorf("%w: tool number %d is nil", ErrInvalidTool, i+1)
@@ -57,23 +57,39 @@ func NewRegistry(tools ...Tool) (*Registry, error) {
 		if len(def.Schema) == 0 {
 			def.Schema = json.RawMessage(`{"type":"object"}`)
 		}
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(def.Schema))
-		if err != nil {
-			return nil, fmt.Errorf("%w: the schema of %q is not JSON: %v", ErrInvalidTool, def.Name, err)
+		cs := cachedSchema(def.Name, def.Schema)
+		if cs == nil {
+			if c == nil {
+				c = jsonschema.NewCompiler()
+			}
+			var err error
+			if cs, err = compileSchema(c, def); err != nil {
+				return nil, err
+			}
+			keepSchema(def.Name, def.Schema, cs)
 		}
-		url := "prototyper:tools/" + def.Name + ".json"
-		if err := c.AddResource(url, doc); err != nil {
-			return nil, fmt.Errorf("%w: the schema of %q: %v", ErrInvalidTool, def.Name, err)
-		}
-		sch, err := c.Compile(url)
-		if err != nil {
-			return nil, fmt.Errorf("%w: the schema of %q does not compile: %v", ErrInvalidTool, def.Name, err)
-		}
-		e := &entry{tool: t, def: def, schema: sch, allowed: propertyNames(doc), expected: expectedArgs(doc)}
+		e := &entry{tool: t, def: def, schema: cs.schema, allowed: cs.allowed, expected: cs.expected}
 		r.entries = append(r.entries, e)
 		r.byName[def.Name] = e
 	}
 	return r, nil
+}
+
+// compileSchema compiles the schema of def with c.
+func compileSchema(c *jsonschema.Compiler, def Definition) (*compiledSchema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(def.Schema))
+	if err != nil {
+		return nil, fmt.Errorf("%w: the schema of %q is not JSON: %v", ErrInvalidTool, def.Name, err)
+	}
+	url := "prototyper:tools/" + def.Name + ".json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, fmt.Errorf("%w: the schema of %q: %v", ErrInvalidTool, def.Name, err)
+	}
+	sch, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the schema of %q does not compile: %v", ErrInvalidTool, def.Name, err)
+	}
+	return &compiledSchema{schema: sch, allowed: propertyNames(doc), expected: expectedArgs(doc)}, nil
 }
 
 // expectedArgs says what a call's arguments object holds: "path and

@@ -27,6 +27,12 @@ func (c *Client) Chat(ctx context.Context, req *ChatRequest, fn EventFunc) (*Res
 	if err != nil {
 		return nil, err
 	}
+	watch := req.Think.Enabled()
+	if watch {
+		// asked beside the request, the version is known by the answer's first piece, which
+		// then goes at once on a server that does not repeat it
+		c.askVersion()
+	}
 	r, err := c.open(ctx, http.MethodPost, "/api/chat", body, req.Model, c.firstByte, c.idle, func(ri RetryInfo) error {
 		return fn(Event{Kind: EventRetry, Retry: ri})
 	})
@@ -35,7 +41,8 @@ func (c *Client) Chat(ctx context.Context, req *ChatRequest, fn EventFunc) (*Res
 	}
 	defer r.Close()
 	d := chatDecoder{fn: fn, newID: c.newID, budget: httpstream.NewBudget(c.maxAnswer), mask: r.Mask,
-		repeat: firstRepeat{watching: req.Think.Enabled(), repeats: func() bool { return c.repeatsFirstPiece(ctx) }}}
+		repeat: firstRepeat{watching: watch, repeats: func() bool { return c.repeatsFirstPiece(ctx) },
+			fixed: func() bool { return c.fixedServer(ctx) }}}
 	return d.run(newLineReader(r.Body, c.maxLine), r, r.Why)
 }
 

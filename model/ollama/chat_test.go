@@ -12,6 +12,7 @@ import (
 	"prototyper/model/internal/clienttest"
 	"prototyper/model/vocab"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -36,6 +37,10 @@ func TestChatRequestCarriesEverythingTheAgentNeeds(t *testing.T) {
 	var got map[string]any
 	var raw []byte
 	c, _ := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/version" { // asked beside a request for thinking
+			fmt.Fprint(w, `{"version":"0.12.0"}`)
+			return
+		}
 		if r.URL.Path != "/api/chat" || r.Method != http.MethodPost {
 			t.Errorf("request = %s %s, want POST /api/chat", r.Method, r.URL.Path)
 		}
@@ -618,6 +623,81 @@ func TestChatTakesOutTheFirstPieceAServerRepeatsWhenThinkingWasSkipped(t *testin
 	}
 	if repeatsFirstPiece("0.11.7-rc0") || !repeatsFirstPiece("v0.11.6") || repeatsFirstPiece("0.0.1") || repeatsFirstPiece("junk") {
 		t.Error("versions: 0.11.7-rc0 is fixed, v0.11.6 repeats, 0.0.1 and a version that is no number do not")
+	}
+}
+
+// On a server known not to repeat the first piece, an answer whose thinking was asked for and
+// skipped shows its first piece as it comes, not once the second came; the version is asked
+// beside the request, so that it is known before the first piece (once a minute at most).
+func TestOnAServerThatDoesNotRepeatTheFirstPieceItShowsBeforeTheSecondComes(t *testing.T) {
+	var versions atomic.Int32
+	versionAsked := make(chan struct{}, 8)
+	var mu sync.Mutex
+	var askedFirst, shownFirst []bool // per request: version asked before the first piece; first piece shown before the second was sent
+	var firstShown chan struct{}
+	c, _ := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/version" {
+			versions.Add(1)
+			fmt.Fprint(w, `{"version":"0.12.0"}`)
+			versionAsked <- struct{}{}
+			return
+		}
+		asked := versions.Load() > 0
+		if !asked {
+			select {
+			case <-versionAsked:
+				asked = true
+			case <-time.After(5 * time.Second):
+			}
+		}
+		mu.Lock()
+		shownNow := firstShown
+		mu.Unlock()
+		writeLines(w, contentLine("Wrote"))
+		shown := false
+		select {
+		case <-shownNow:
+			shown = true
+		case <-time.After(5 * time.Second):
+		}
+		mu.Lock()
+		askedFirst, shownFirst = append(askedFirst, asked), append(shownFirst, shown)
+		mu.Unlock()
+		writeLines(w, contentLine(" where.txt"), doneLine)
+	})
+	req := userTurn("m", "go")
+	req.Think = ThinkOn
+	for i := range 2 {
+		shown := make(chan struct{})
+		mu.Lock()
+		firstShown = shown
+		mu.Unlock()
+		once := sync.Once{}
+		var rec recorder
+		res, err := c.Chat(testCtx(t), req, func(e Event) error {
+			if e.Kind == EventContentDelta {
+				once.Do(func() { close(shown) })
+			}
+			return rec.fn(e)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rec.text(EventContentDelta); got != "Wrote where.txt" || res.Message.Content != got {
+			t.Errorf("request %d: content deltas %q, message %q; want the answer whole, once", i+1, got, res.Message.Content)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(askedFirst) != 2 || !askedFirst[0] {
+		t.Errorf("version asked before the first piece was sent, per request: %v; want it asked beside the first request", askedFirst)
+	}
+	// the first request's piece may wait versionAhead for the answer; the second knows it
+	if len(shownFirst) != 2 || !shownFirst[1] {
+		t.Errorf("first piece shown before the second was sent, per request: %v; want it shown at once once the version is known", shownFirst)
+	}
+	if n := versions.Load(); n != 1 {
+		t.Errorf("the version was asked %d times, want once", n)
 	}
 }
 
