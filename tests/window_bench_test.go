@@ -357,8 +357,6 @@ func processStatusMB(pid int, field string) (app, web float64) {
 	return app, web
 }
 
-func rssMB(pid int) float64 { return statusMB(pid, "VmRSS:") }
-
 // statusMB is a line of /proc/PID/status in MB (VmRSS:, RssAnon:, …), 0 if it cannot be read.
 func statusMB(pid int, field string) float64 {
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
