@@ -2,6 +2,7 @@ package tether
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -55,13 +57,18 @@ func supervise() int {
 			_ = cmd.Process.Signal(sig)
 		}
 	}()
+	var killed atomic.Bool
 	go func() { // the app went (or ended the program): end everything, now
 		_, _ = lifeline.Read(make([]byte, 1))
+		killed.Store(true)
 		killDescendants()
 		os.Exit(137)
 	}()
 	err := cmd.Wait()
 	killDescendants()
+	if killed.Load() { // the program may have been reaped by the killing, not by Wait
+		return 137
+	}
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
@@ -73,27 +80,38 @@ func supervise() int {
 }
 
 // killDescendants kills every process below this one until none is left: as a subreaper it
-// inherits the orphans, so each round finds the rest.
+// inherits the orphans, so each round finds the rest. A process this user may not signal (one
+// that became another user's, through sudo or a setuid program) is said on stderr and left;
+// and after killGrace it returns whatever is left, so that the supervisor always ends.
 func killDescendants() {
 	self := os.Getpid()
-	for {
-		pids := Descendants(self)
-		if len(pids) == 0 {
-			return
-		}
-		for _, pid := range pids {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+	refused := map[int]bool{}
+	for deadline := time.Now().Add(killGrace); ; time.Sleep(5 * time.Millisecond) {
+		left := 0
+		for _, pid := range Descendants(self) {
+			if refused[pid] {
+				continue
+			}
+			if err := syscall.Kill(pid, syscall.SIGKILL); errors.Is(err, syscall.EPERM) {
+				refused[pid] = true
+				fmt.Fprintf(os.Stderr, "process %d belongs to another user: Prototyper cannot end it and leaves it running\n", pid)
+				continue
+			}
+			left++
 		}
 		for { // reap them, so that they leave the process table
-			if _, err := syscall.Wait4(-1, nil, syscall.WNOHANG, nil); err != nil {
+			if pid, err := syscall.Wait4(-1, nil, syscall.WNOHANG, nil); err != nil || pid <= 0 {
 				break
 			}
-			if len(Descendants(self)) == 0 {
-				break
-			}
+		}
+		if left == 0 || time.Now().After(deadline) {
+			return
 		}
 	}
 }
+
+// killGrace bounds the supervisor's killing: the kernel ends a killed process within moments.
+const killGrace = 2 * time.Second
 
 // Descendants are the processes below pid, read from /proc (children before grandchildren).
 func Descendants(pid int) []int {

@@ -82,10 +82,8 @@ func startSupervised(cmd *exec.Cmd) (*Process, error) {
 	if !canSupervise.Load() {
 		return nil, fmt.Errorf("cannot start %s: this program cannot supervise it (its main does not call tether.Supervise first)", cmd.Path)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("cannot start %s: Prototyper cannot find its own program to supervise it: %w", cmd.Path, err)
-	}
+	// this very program, even once its file was replaced or removed (an upgrade)
+	const self = "/proc/self/exe"
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
