@@ -133,6 +133,10 @@ func (r *run) watchLoad(modelName string, numCtx int) *loadWatch {
 			w.timer = time.AfterFunc(max(0, LoadingNotice-time.Since(w.start)), w.announce)
 		case known && !loaded:
 			w.announceLocked()
+		case known && w.timer != nil:
+			// the server lists the model (asked before the request left): a slow answer is
+			// not a load, whatever timer the model's last answer armed
+			w.timer.Stop()
 		}
 	}()
 	if r.a.lastAnswer.loaded(modelName, numCtx, r.keepAlive) {

@@ -71,6 +71,7 @@ func TestALoadedModelIsNotAnnouncedEvenWhenItIsSlow(t *testing.T) {
 	s.delay = 1300 * time.Millisecond
 	a, _, rec := fakeHarness(t, model.NewOllama(s.client()), nil)
 	runFake(t, a, "hi")
+	runFake(t, a, "again") // the model answered last: its request does not wait for /api/ps
 	if n := len(ofType(rec.events(), events.ModelLoading)); n != 0 {
 		t.Fatalf("%d model.loading for a model /api/ps lists", n)
 	}
