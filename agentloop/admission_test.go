@@ -174,6 +174,12 @@ func TestAMessageRefusedOrQueuedClosesTheToolboxItsAdmissionOpened(t *testing.T)
 		if opened, closed := counted.counts(); opened != 2 || closed != 1 {
 			t.Errorf("with the first message's run still asking the model and the second queued: opened %d toolboxes, closed %d; want the queued message's closed at once", opened, closed)
 		}
+		if err := a.EditQueued(context.Background(), chat.ID, 0, "second, edited"); err != nil {
+			t.Fatal(err)
+		}
+		if opened, closed := counted.counts(); opened != 3 || closed != 2 {
+			t.Errorf("after the queued message was edited: opened %d toolboxes, closed %d; want the edit's closed at once", opened, closed)
+		}
 		close(release)
 		rec.waitFor(t, "the run's end", finished(1))
 	})

@@ -48,6 +48,7 @@ func (a *Agent) EditQueued(ctx context.Context, chatID string, i int, text strin
 	if err != nil {
 		return err
 	}
+	defer in.admission.release() // the run that takes the message opens its own
 	return a.editQueued(cs, i, &was, func() { cs.queue[i].text, cs.queue[i].files = in.prompt, in.files })
 }
 
