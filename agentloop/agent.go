@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -151,7 +152,10 @@ type chatState struct {
 	cancel context.CancelFunc
 	done   chan struct{} // the live run's; closed when it ends
 	queue  []userMessage // messages sent while busy, in order
-	// queueKept: the store holds this chat's queue (see keepQueue)
+	// injecting: messages the run took from the queue and is storing as the chat's; the store
+	// keeps them as queued until then. queueKept: the store holds a queue of this chat's
+	// (see keepQueue).
+	injecting []userMessage
 	queueKept bool
 	paused    *pausedRun
 	// deleting: DeleteChat is under way (see chatedits.go); the chat is left out of lists
@@ -524,10 +528,11 @@ func (a *Agent) Stop(chatID string) error {
 	defer cs.mu.Unlock()
 	if cs.cancel != nil {
 		cs.cancel()
+		given := cs.queue
 		cs.queue = nil
 		// the window gives the texts back to the box; kept there at once, so that they
 		// outlive the app too (one that could not be is given back at the next start)
-		_ = a.giveBackQueue(cs)
+		_ = a.giveBackQueue(cs, given)
 		return nil
 	}
 	p := cs.paused
@@ -841,7 +846,7 @@ func (a *Agent) takeQueue(cs *chatState) []userMessage {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	q := cs.queue
-	cs.queue = nil
+	cs.queue, cs.injecting = nil, q
 	return q
 }
 
@@ -850,12 +855,9 @@ func (a *Agent) takeQueue(cs *chatState) []userMessage {
 // chat's box, store.DB.GiveBackQueued). A message leaves the kept queue only once it is
 // stored as the chat's: kept twice for a moment, never lost. cs.mu must be held.
 func (a *Agent) keepQueue(cs *chatState) error {
-	if len(cs.queue) == 0 && !cs.queueKept {
+	texts := textsOf(slices.Concat(cs.injecting, cs.queue))
+	if len(texts) == 0 && !cs.queueKept {
 		return nil // nothing kept, nothing to keep: no write
-	}
-	texts := make([]string, len(cs.queue))
-	for i, q := range cs.queue {
-		texts[i] = q.text
 	}
 	if err := a.cfg.Store.SetQueued(cs.id, texts); err != nil {
 		return fmt.Errorf("your message could not be kept while the model works: %w", err)
@@ -864,17 +866,28 @@ func (a *Agent) keepQueue(cs *chatState) error {
 	return nil
 }
 
-// giveBackQueue moves the kept queue into the chat's unsent text in the store (a Stop leaves
-// the queued messages to the user, the window puts them back in the box). cs.mu must be held.
-func (a *Agent) giveBackQueue(cs *chatState) error {
+// giveBackQueue puts given, the messages a Stop took from the queue, into the chat's unsent
+// text in the store (the window puts them back in the box), and keeps as queued only those
+// the run is storing. cs.mu must be held.
+func (a *Agent) giveBackQueue(cs *chatState, given []userMessage) error {
 	if !cs.queueKept {
 		return nil
 	}
-	if err := a.cfg.Store.GiveBackQueued(cs.id); err != nil {
+	still := textsOf(cs.injecting)
+	if err := a.cfg.Store.GiveBackQueued(cs.id, textsOf(given), still); err != nil {
 		return err
 	}
-	cs.queueKept = false
+	cs.queueKept = len(still) > 0
 	return nil
+}
+
+// textsOf is the texts of messages.
+func textsOf(messages []userMessage) []string {
+	texts := make([]string, len(messages))
+	for i, m := range messages {
+		texts[i] = m.text
+	}
+	return texts
 }
 
 // hasQueue reports whether the user sent a message the run has not injected yet.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync"
 	"testing"
 
 	"prototyper/events"
@@ -148,4 +149,54 @@ func sendAll(t *testing.T, h *harness, chatID string, texts ...string) {
 			t.Error(err)
 		}
 	}
+}
+
+// A message the run is storing stays kept while a message sent meanwhile is kept beside it:
+// the kept queue loses neither before each is the chat's.
+func TestAMessageSentWhileTheRunStoresAQueuedOneKeepsBothKept(t *testing.T) {
+	release := make(chan struct{})
+	held := &heldSteering{storing: make(chan struct{}), release: make(chan struct{})}
+	h := newHarness(t, harnessOptions{model: "steered", approve: ApproveAuto, extra: []tools.Tool{waitTool(release)},
+		cfg: func(c *Config) { held.DB = c.Store.(*store.DB); c.Store = held }})
+	var keptMeanwhile []string
+	whenWaitRuns(h, release, func(chatID string) {
+		sendAll(t, h, chatID, "write nothing")
+		go func() { // once the run stores it, another message comes
+			<-held.storing
+			sendAll(t, h, chatID, "and say so")
+			q, _ := h.db.Queued()
+			keptMeanwhile = q[chatID]
+			close(held.release)
+		}()
+	})
+	out := h.runCompleted(t, "wait then write")
+	if !slices.Equal(keptMeanwhile, []string{"write nothing", "and say so"}) {
+		t.Errorf("kept while the first was being stored: %q; want both", keptMeanwhile)
+	}
+	if q, _ := h.db.Queued(); len(q) != 0 {
+		t.Errorf("kept after the run: %q", q)
+	}
+	var users []string
+	for _, m := range h.messages(t, out.ChatID) {
+		if m.Role == store.RoleUser {
+			users = append(users, m.Content)
+		}
+	}
+	if !slices.Equal(users, []string{"wait then write", "write nothing", "and say so"}) {
+		t.Errorf("the chat's messages %q; want each once", users)
+	}
+}
+
+// heldSteering holds the store's write of the first steering message until released.
+type heldSteering struct {
+	*store.DB
+	storing, release chan struct{}
+	once             sync.Once
+}
+
+func (s *heldSteering) AppendMessage(chatID string, m store.Message) (store.Message, error) {
+	if m.Role == store.RoleUser && m.Content == "write nothing" {
+		s.once.Do(func() { close(s.storing); <-s.release })
+	}
+	return s.DB.AppendMessage(chatID, m)
 }

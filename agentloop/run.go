@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -402,8 +403,10 @@ func (r *run) injectQueued() {
 	if !r.committed() {
 		return // nothing can wait yet (the chat's lock is held until the commit is over), or the run was never recorded
 	}
-	defer func() { // what was taken is the chat's now; what came since stays kept
+	var failed []userMessage
+	defer func() { // what was taken is the chat's now; what came since, or could not be stored, stays
 		r.cs.mu.Lock()
+		r.cs.injecting, r.cs.queue = nil, slices.Concat(failed, r.cs.queue)
 		_ = r.a.keepQueue(r.cs)
 		r.cs.mu.Unlock()
 	}()
@@ -414,6 +417,7 @@ func (r *run) injectQueued() {
 			Images: q.images, RunID: r.id, Complete: true, Files: files})
 		if err != nil {
 			r.emitError(err)
+			failed = append(failed, q) // still queued: the next safe point, or a follow-up, tries again
 			continue
 		}
 		// the message steers the run from here: said with its id, so that the window can

@@ -55,7 +55,7 @@ type Store interface {
 	UpdateSettings(edit func(*store.Settings) error) (store.Settings, error)
 
 	SetQueued(chatID string, texts []string) error
-	GiveBackQueued(chatID string) error
+	GiveBackQueued(chatID string, texts, stillQueued []string) error
 }
 
 var _ Store = (*store.DB)(nil)

@@ -178,7 +178,7 @@ func (db *DB) prepare() error {
 		return err
 	}
 	// no run outlives the process that started it: what waited in a queue goes back to the box
-	if err := db.GiveBackQueued(""); err != nil {
+	if err := db.giveBackAllQueued(); err != nil {
 		return err
 	}
 	// Search reads the messages of a chat whose index is behind, so a rebuild that fails

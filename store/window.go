@@ -19,14 +19,17 @@ var keyDrafts = []byte("drafts")
 // forgets it.
 func (db *DB) SaveDraft(chatID, text string) error {
 	return db.update("save the unsent text", func(tx *bolt.Tx) error {
-		return editDrafts(tx, func(d map[string]string) {
-			if text == "" {
-				delete(d, chatID)
-			} else {
-				d[chatID] = text
-			}
-		})
+		return editDrafts(tx, func(d map[string]string) { putDraft(d, chatID, text) })
 	})
+}
+
+// putDraft sets the unsent text of a chat in d; an empty one forgets it.
+func putDraft(d map[string]string, chatID, text string) {
+	if text == "" {
+		delete(d, chatID)
+	} else {
+		d[chatID] = text
+	}
 }
 
 // Drafts returns the unsent text of each chat that has one, by chat id.
@@ -80,7 +83,7 @@ func (db *DB) OpenChatID() (string, error) {
 // keyQueued holds, in the settings bucket, the messages sent to each chat while its run was
 // busy that the run has not taken yet: a JSON object from chat id to their texts, oldest
 // first. The agent keeps it as its queue changes, so that a message shown as queued outlives
-// the app; the next Open gives what it finds back to its chat's box ([DB.GiveBackQueued]).
+// the app; the next Open gives what it finds back to its chat's box.
 var keyQueued = []byte("queued")
 
 // SetQueued keeps texts as the messages waiting in the queue of chat chatID (none forgets the
@@ -104,46 +107,59 @@ func (db *DB) Queued() (map[string][]string, error) {
 	return q, err
 }
 
-// GiveBackQueued puts the messages kept as waiting in the queue of chat chatID ("" every
-// chat's) into that chat's unsent text, after what the box held, and forgets them, in one
-// transaction: a message a run never took is given back to the user, as the window gives it
-// back when the run is stopped. Open does it for every chat, since no run outlives the app.
-func (db *DB) GiveBackQueued(chatID string) error {
+// GiveBackQueued puts texts, messages a stopped run never took, into the unsent text of chat
+// chatID, after what the box held, and keeps stillQueued as the messages of its queue not
+// stored yet (a run taking them stores them itself), in one transaction.
+func (db *DB) GiveBackQueued(chatID string, texts, stillQueued []string) error {
+	return db.update("give queued messages back", func(tx *bolt.Tx) error {
+		if err := editDrafts(tx, func(d map[string]string) { putDraft(d, chatID, withTexts(d[chatID], texts)) }); err != nil {
+			return err
+		}
+		return editQueued(tx, func(q map[string][]string) {
+			if len(stillQueued) == 0 {
+				delete(q, chatID)
+			} else {
+				q[chatID] = stillQueued
+			}
+		})
+	})
+}
+
+// giveBackAllQueued puts every chat's kept queue into its unsent text and forgets it: Open
+// does it, since no run outlives the process that started it.
+func (db *DB) giveBackAllQueued() error {
 	if q, err := db.Queued(); err != nil || len(q) == 0 {
 		return err // nothing to give back: no write
 	}
-	return db.update("give queued messages back", func(tx *bolt.Tx) error { return giveBackQueued(tx, chatID) })
+	return db.update("give queued messages back", func(tx *bolt.Tx) error {
+		q := map[string][]string{}
+		if err := readQueued(tx, q); err != nil {
+			return err
+		}
+		if err := editDrafts(tx, func(d map[string]string) {
+			for id, texts := range q {
+				putDraft(d, id, withTexts(d[id], texts))
+			}
+		}); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketSettings).Delete(keyQueued)
+	})
 }
 
-func giveBackQueued(tx *bolt.Tx, chatID string) error {
-	q := map[string][]string{}
-	if err := readQueued(tx, q); err != nil || len(q) == 0 {
-		return err
+// withTexts is draft with texts after it, a blank line apart; a text the draft already holds
+// (the window saved the box with it given back) is not added again.
+func withTexts(draft string, texts []string) string {
+	parts := []string{}
+	if strings.TrimSpace(draft) != "" {
+		parts = append(parts, draft)
 	}
-	back := map[string][]string{}
-	for id, texts := range q {
-		if chatID == "" || id == chatID {
-			back[id] = texts
+	for _, t := range texts {
+		if !strings.Contains(draft, t) {
+			parts = append(parts, t)
 		}
 	}
-	if len(back) == 0 {
-		return nil
-	}
-	if err := editDrafts(tx, func(d map[string]string) {
-		for id, texts := range back {
-			if strings.TrimSpace(d[id]) != "" {
-				texts = append([]string{d[id]}, texts...)
-			}
-			d[id] = strings.Join(texts, "\n\n")
-		}
-	}); err != nil {
-		return err
-	}
-	return editQueued(tx, func(q map[string][]string) {
-		for id := range back {
-			delete(q, id)
-		}
-	})
+	return strings.Join(parts, "\n\n")
 }
 
 func readQueued(tx *bolt.Tx, q map[string][]string) error {

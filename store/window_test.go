@@ -82,25 +82,45 @@ func TestQueuedMessagesAreGivenBackToTheirChatsBoxWhenTheFileIsOpenedAgain(t *te
 	}
 }
 
-// A Stop gives one chat's kept queue back to its box and leaves another's.
-func TestGivingBackOneChatsQueueLeavesTheOthers(t *testing.T) {
+// A Stop gives the messages it took from one chat's queue back to its box, keeps those its
+// run is storing, and leaves another chat's queue.
+func TestGivingBackOneChatsQueueLeavesWhatItsRunStoresAndTheOthers(t *testing.T) {
 	db, _ := openTestDB(t, newTestClock())
 	a, b := mustChat(t, db, Chat{}), mustChat(t, db, Chat{})
-	_ = db.SetQueued(a.ID, []string{"for a"})
+	_ = db.SetQueued(a.ID, []string{"being stored", "for a"})
 	_ = db.SetQueued(b.ID, []string{"for b"})
-	if err := db.GiveBackQueued(a.ID); err != nil {
+	if err := db.GiveBackQueued(a.ID, []string{"for a"}, []string{"being stored"}); err != nil {
 		t.Fatal(err)
 	}
 	if d, _ := db.Drafts(); !maps.Equal(d, map[string]string{a.ID: "for a"}) {
-		t.Errorf("drafts %q; want a's queue given back", d)
+		t.Errorf("drafts %q; want what a's Stop took given back", d)
 	}
-	if q, _ := db.Queued(); len(q) != 1 || q[b.ID][0] != "for b" {
-		t.Errorf("queued %q; want b's kept", q)
+	if q, _ := db.Queued(); len(q) != 2 || q[a.ID][0] != "being stored" || q[b.ID][0] != "for b" {
+		t.Errorf("queued %q; want a's message being stored and b's kept", q)
 	}
-	if err := db.SetQueued(b.ID, nil); err != nil { // taken by its run
+	_ = db.SetQueued(a.ID, nil) // stored by its run
+	if err := db.SetQueued(b.ID, nil); err != nil {
 		t.Fatal(err)
 	}
 	if q, _ := db.Queued(); len(q) != 0 {
 		t.Errorf("queued %q; want none", q)
+	}
+}
+
+// A text the window already saved in the box, given back when the run stopped, is not added
+// again when the next Open gives the kept queue back.
+func TestAQueuedTextTheBoxAlreadyHoldsIsNotGivenBackTwice(t *testing.T) {
+	db, path := openTestDB(t, newTestClock())
+	c := mustChat(t, db, Chat{})
+	_ = db.SetQueued(c.ID, []string{"then shorter", "and in French"})
+	_ = db.SaveDraft(c.ID, "typed\n\nthen shorter")
+	db.Close()
+	db, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if d, _ := db.Drafts(); d[c.ID] != "typed\n\nthen shorter\n\nand in French" {
+		t.Errorf("draft %q; want each text once", d[c.ID])
 	}
 }
