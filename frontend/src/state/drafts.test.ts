@@ -30,6 +30,35 @@ describe('unsent text', () => {
     ])
   })
 
+  it('keeps a box emptied by sending its message empty only once the message was taken', async () => {
+    const backend = new FakeBackend()
+    const drafts = new Drafts(backend)
+    drafts.draftChanged('c1', 'then shorter')
+    await vi.advanceTimersByTimeAsync(draftSaveMs)
+    let took: () => void = () => {}
+    drafts.sending('c1', new Promise<void>((resolve) => (took = resolve)))
+    drafts.draftChanged('c1', '')
+    await vi.advanceTimersByTimeAsync(draftSaveMs)
+    // a window killed now finds the text in its box after a restart
+    expect(backend.callsOf('SaveDraft')).toEqual([['c1', 'then shorter']])
+    took()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(backend.callsOf('SaveDraft')).toEqual([
+      ['c1', 'then shorter'],
+      ['c1', ''],
+    ])
+  })
+
+  it('keeps the text of a message the Go side refused, given back to the box', async () => {
+    const backend = new FakeBackend()
+    const drafts = new Drafts(backend)
+    drafts.sending('c1', Promise.reject(new Error('refused')))
+    drafts.draftChanged('c1', '')
+    drafts.draftChanged('c1', 'then shorter') // the box gives the text back
+    await vi.advanceTimersByTimeAsync(draftSaveMs)
+    expect(backend.callsOf('SaveDraft')).toEqual([['c1', 'then shorter']])
+  })
+
   it('reads the texts the Go side kept, a text typed meanwhile winning', async () => {
     const backend = new FakeBackend()
     backend.savedDrafts = { c1: 'kept', c2: 'old' }

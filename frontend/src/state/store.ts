@@ -166,7 +166,12 @@ export class AppStore {
   newChat = (): void => this.session.newChat()
   renameChat = (id: string, title: string): Promise<void> => this.session.renameChat(id, title)
   deleteChat = (id: string): Promise<void> => this.session.deleteChat(id)
-  send = (prompt: string, images: string[] = []): Promise<void> => this.session.send(prompt, images)
+  send = (prompt: string, images: string[] = []): Promise<void> => {
+    const box = this.cell.get().activeChatId ?? '' // the box the message leaves
+    const sent = this.session.send(prompt, images)
+    this.drafts.sending(box, sent)
+    return sent
+  }
   stop = (): Promise<void> => this.session.stop()
   editQueued = (localId: string, text: string): Promise<void> => this.session.editQueued(localId, text)
   takeRestoredDraft = (): string => this.session.takeRestoredDraft()
