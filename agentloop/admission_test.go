@@ -2,6 +2,7 @@ package agentloop
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -211,10 +212,7 @@ func TestAMessagesRunAsksTheModelsContextLengthNoSecondTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Send(context.Background(), chat.ID, "hello"); err != nil {
-		t.Fatal(err)
-	}
-	rec.waitFor(t, "the run's end", finished(1))
+	sendAndFinish(t, a, rec, chat.ID, "hello", 1)
 	if lengths, _ := m.asked(); lengths != 1 {
 		t.Errorf("one message asked the model's context length %d times, want once (as it was admitted)", lengths)
 	}
@@ -228,22 +226,13 @@ func TestInstructionsEditedBetweenTwoSendsAreTheOnesTheSecondRequestCarries(t *t
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Send(context.Background(), chat.ID, "hello"); err != nil {
-		t.Fatal(err)
-	}
-	rec.waitFor(t, "the first run's end", finished(1))
+	sendAndFinish(t, a, rec, chat.ID, "hello", 1)
 	writeFile(t, ws, ProjectInstructionsFile, "Answer in German.")
-	if _, err := a.Send(context.Background(), chat.ID, "hello again"); err != nil {
-		t.Fatal(err)
-	}
-	rec.waitFor(t, "the second run's end", finished(2))
+	sendAndFinish(t, a, rec, chat.ID, "hello again", 2)
 	if err := os.Remove(filepath.Join(ws, ProjectInstructionsFile)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Send(context.Background(), chat.ID, "and again"); err != nil {
-		t.Fatal(err)
-	}
-	rec.waitFor(t, "the third run's end", finished(3))
+	sendAndFinish(t, a, rec, chat.ID, "and again", 3)
 	_, systems := m.asked()
 	if len(systems) != 3 {
 		t.Fatalf("%d requests with a system prompt, want 3", len(systems))
@@ -338,4 +327,13 @@ func TestTheServerIsAskedWhetherTheModelIsLoadedWhileTheMessageIsAdmitted(t *tes
 	if len(ofType(evs, events.ModelLoading)) != 1 {
 		t.Errorf("events = %v, want the load announced", typesOf(evs))
 	}
+}
+
+// sendAndFinish sends text to the chat and waits for the end of its n-th run.
+func sendAndFinish(t *testing.T, a *Agent, rec *recorder, chatID, text string, n int) {
+	t.Helper()
+	if _, err := a.Send(context.Background(), chatID, text); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitFor(t, fmt.Sprintf("the end of run %d", n), finished(n))
 }
