@@ -204,18 +204,21 @@ func BenchmarkFirstTokenOfAColdModel(b *testing.B) {
 	}
 }
 
-// slowToSay is a model whose server says whether a model is loaded only once the next chat
-// request reached it (or the question gave up): a request that waits for the answer waits in
-// vain. It says the model is loaded.
+// slowToSay is a model whose server says whether a model is loaded only once the chat request
+// of the question's message reached it (or the question gave up): a request that waits for the
+// answer waits in vain. It says the model is loaded. The n-th question belongs to the n-th
+// request, whichever of the two the scheduler starts first.
 type slowToSay struct {
 	admissionModel
-	mu   sync.Mutex
-	next chan struct{} // closed by the next chat request
-	saw  []bool        // per question: the chat request came while it waited
+	mu    sync.Mutex
+	chats int           // chat requests so far
+	next  chan struct{} // closed by the next chat request
+	saw   []bool        // per question: its chat request came before it was answered
 }
 
 func (m *slowToSay) Chat(ctx context.Context, req model.Request, fn model.DeltaFunc) (model.Turn, error) {
 	m.mu.Lock()
+	m.chats++
 	close(m.next)
 	m.next = make(chan struct{})
 	m.mu.Unlock()
@@ -224,18 +227,25 @@ func (m *slowToSay) Chat(ctx context.Context, req model.Request, fn model.DeltaF
 
 func (m *slowToSay) Loaded(ctx context.Context, _ string) (loaded, known bool) {
 	m.mu.Lock()
-	next := m.next
+	i := len(m.saw)
+	m.saw = append(m.saw, false)
 	m.mu.Unlock()
-	saw := false
-	select {
-	case <-next:
-		saw = true
-	case <-ctx.Done():
+	for {
+		m.mu.Lock()
+		came, next := m.chats > i, m.next
+		if came {
+			m.saw[i] = true
+		}
+		m.mu.Unlock()
+		if came {
+			return true, true
+		}
+		select {
+		case <-next:
+		case <-ctx.Done():
+			return false, false
+		}
 	}
-	m.mu.Lock()
-	m.saw = append(m.saw, saw)
-	m.mu.Unlock()
-	return saw, saw
 }
 
 func (m *slowToSay) Preload(context.Context, string, int, time.Duration) (time.Duration, error) {
