@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -350,19 +349,8 @@ func crashUsers(t *testing.T) []crashUser {
 	if os.Getuid() != 0 {
 		return users
 	}
-	const name = "prototyper-sandbox-test"
-	u, err := user.Lookup(name)
-	if err != nil {
-		if out, err := exec.Command("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name).CombinedOutput(); err != nil {
-			t.Fatalf("useradd: %v\n%s", err, out)
-		}
-		if u, err = user.Lookup(name); err != nil {
-			t.Fatal(err)
-		}
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	return append(users, crashUser{name: name, uid: uid, gid: gid})
+	_, uid, gid := testenv.UnprivilegedIDs(t)
+	return append(users, crashUser{name: testenv.UnprivilegedUser, uid: uid, gid: gid})
 }
 
 // TestKillingRunWhileACommandRunsLeavesNoProcessAndTheWorkspaceUnchanged: `prototyper run`

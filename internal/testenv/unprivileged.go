@@ -36,17 +36,7 @@ func AsUnprivileged(tb testing.TB, marker string) *Unprivileged {
 	if os.Getuid() != 0 {
 		tb.Skip("the suite already runs as an unprivileged user")
 	}
-	u, err := user.Lookup(UnprivilegedUser)
-	if err != nil {
-		if out, err := exec.Command("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", UnprivilegedUser).CombinedOutput(); err != nil {
-			tb.Fatalf("useradd: %v\n%s", err, out)
-		}
-		if u, err = user.Lookup(UnprivilegedUser); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
+	u, uid, gid := UnprivilegedIDs(tb)
 	base, err := os.MkdirTemp("", "prototyper-unprivileged-")
 	if err != nil {
 		tb.Fatal(err)
@@ -72,6 +62,24 @@ func AsUnprivileged(tb testing.TB, marker string) *Unprivileged {
 			marker + "=1", "PROTOTYPER_REQUIRE_COMPONENTS=" + os.Getenv("PROTOTYPER_REQUIRE_COMPONENTS"),
 		},
 	}
+}
+
+// UnprivilegedIDs returns [UnprivilegedUser] and its uid and gid, creating the user when
+// missing (the caller must be root).
+func UnprivilegedIDs(tb testing.TB) (u *user.User, uid, gid int) {
+	tb.Helper()
+	u, err := user.Lookup(UnprivilegedUser)
+	if err != nil {
+		if out, err := exec.Command("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", UnprivilegedUser).CombinedOutput(); err != nil {
+			tb.Fatalf("useradd: %v\n%s", err, out)
+		}
+		if u, err = user.Lookup(UnprivilegedUser); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	uid, _ = strconv.Atoi(u.Uid)
+	gid, _ = strconv.Atoi(u.Gid)
+	return u, uid, gid
 }
 
 // Run runs the test binary as the user with args (-test.run, -test.skip, …) and fails the
