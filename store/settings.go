@@ -1,7 +1,9 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -385,7 +387,8 @@ func (db *DB) checkSettings(s Settings) error {
 // UpdateSettings reads the settings, lets edit change them and saves the result, all in one
 // write transaction: two concurrent updates never lose each other's change. When edit
 // returns an error, or the result does not pass [Settings.Validate] and [Options.CheckSettings], nothing is saved and
-// the error comes back as it is. It returns the settings as saved.
+// the error comes back as it is; when the result is the settings as stored, nothing is written.
+// It returns the settings as saved.
 func (db *DB) UpdateSettings(edit func(*Settings) error) (Settings, error) {
 	var saved Settings
 	err := db.update("save settings", func(tx *bolt.Tx) error {
@@ -399,17 +402,26 @@ func (db *DB) UpdateSettings(edit func(*Settings) error) (Settings, error) {
 		if err := db.checkSettings(s); err != nil {
 			return err
 		}
-		if err := putJSON(tx.Bucket(bucketSettings), keySettings, &s); err != nil {
+		raw, err := json.Marshal(&s)
+		if err != nil {
 			return err
 		}
 		saved = s
-		return nil
+		if bytes.Equal(raw, tx.Bucket(bucketSettings).Get(keySettings)) {
+			return errSettingsUnchanged // rolled back: no write, no sync to disk
+		}
+		return tx.Bucket(bucketSettings).Put(keySettings, raw)
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, errSettingsUnchanged) {
 		return Settings{}, err
 	}
 	return saved, nil
 }
+
+// errSettingsUnchanged ends an [DB.UpdateSettings] whose edit left the saved settings as they
+// were: the window saves the model and folder in use at every message, which most often changes
+// nothing, and a commit would cost a sync to disk each time.
+var errSettingsUnchanged = errors.New("settings unchanged")
 
 // getSettings reads the settings of tx into s (left as it is before anything was saved).
 func getSettings(tx *bolt.Tx, s *Settings) error {

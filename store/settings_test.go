@@ -72,6 +72,31 @@ func TestUpdateSettingsReturnsWhatItSaved(t *testing.T) {
 	}
 }
 
+func TestAnUpdateThatChangesNothingWritesNothing(t *testing.T) {
+	db, _ := openTestDB(t, nil)
+	if err := db.PutSettings(Settings{DefaultModel: "qwen3:4b", Workspace: "/w"}); err != nil {
+		t.Fatal(err)
+	}
+	lastTx := func() (id int) {
+		_ = db.bolt.View(func(tx *bolt.Tx) error { id = tx.ID(); return nil })
+		return id
+	}
+	before := lastTx()
+	saved, err := db.UpdateSettings(func(s *Settings) error { s.DefaultModel = "qwen3:4b"; return nil })
+	if err != nil || saved.Workspace != "/w" {
+		t.Fatalf("an unchanged update: %+v, %v; want the settings as saved and no error", saved, err)
+	}
+	if after := lastTx(); after != before {
+		t.Errorf("an update that changed nothing committed (transaction %d -> %d): every message would sync the disk", before, after)
+	}
+	if _, err := db.UpdateSettings(func(s *Settings) error { s.DefaultModel = "llama3.2"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := db.Settings(); got.DefaultModel != "llama3.2" || lastTx() == before {
+		t.Errorf("a change after it: model %q, transaction %d; want it saved", got.DefaultModel, lastTx())
+	}
+}
+
 func TestUpdateSettingsSavesNothingWhenTheEditFails(t *testing.T) {
 	db, _ := openTestDB(t, nil)
 	if err := db.PutSettings(Settings{DefaultModel: "before"}); err != nil {
