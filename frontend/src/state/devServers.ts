@@ -5,6 +5,7 @@
 // ends it.
 
 import { errorText, type AgentEvent, type Backend, type DevServer } from '../backend'
+import { Cell } from './cell'
 
 /** How much of a server's latest output the pane keeps. */
 export const serverOutputChars = 16 * 1024
@@ -24,21 +25,19 @@ export interface DevServersState {
 }
 
 export class DevServerStore {
-  private state: DevServersState = { servers: [], shown: null, note: '' }
-  private listeners = new Set<() => void>()
+  private readonly cell = new Cell<DevServersState>({ servers: [], shown: null, note: '' })
 
   constructor(private readonly backend: Backend) {}
 
-  getState = (): DevServersState => this.state
+  getState = this.cell.get
+  subscribe = this.cell.subscribe
 
-  subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener)
-    return () => this.listeners.delete(listener)
+  private get state(): DevServersState {
+    return this.cell.get()
   }
 
   private set(patch: Partial<DevServersState>): void {
-    this.state = { ...this.state, ...patch }
-    for (const l of this.listeners) l()
+    this.cell.set(patch)
   }
 
   /** Listens to the events and reads the servers that already run (a window reloaded). */

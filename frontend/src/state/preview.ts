@@ -5,6 +5,7 @@
 // page at once.
 
 import { errorText, type AgentEvent, type Backend, type PreviewPage, type PreviewReport } from '../backend'
+import { Cell } from './cell'
 import { headerWorkspace, type AppState, type AppStore } from './store'
 
 export type PreviewWidth = 'desktop' | 'tablet' | 'phone'
@@ -62,8 +63,7 @@ export function fixMessage(r: PreviewReport): string {
 }
 
 export class PreviewStore {
-  private state: PreviewState = { open: false, wide: false, width: 'desktop', site: null, page: '', reload: 0, report: null, error: '' }
-  private listeners = new Set<() => void>()
+  private readonly cell = new Cell<PreviewState>({ open: false, wide: false, width: 'desktop', site: null, page: '', reload: 0, report: null, error: '' })
   private unsubscribers: Array<() => void> = []
   /** The chat and folder the site was opened for: another one opens its own. */
   private openedFor = ''
@@ -75,16 +75,15 @@ export class PreviewStore {
     private readonly app: AppStore,
   ) {}
 
-  getState = (): PreviewState => this.state
+  getState = this.cell.get
+  subscribe = this.cell.subscribe
 
-  subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener)
-    return () => this.listeners.delete(listener)
+  private get state(): PreviewState {
+    return this.cell.get()
   }
 
   private set(patch: Partial<PreviewState>): void {
-    this.state = { ...this.state, ...patch }
-    for (const l of this.listeners) l()
+    this.cell.set(patch)
   }
 
   start(): () => void {
