@@ -129,6 +129,11 @@ export class StateCell extends Cell<AppState> {
     super(initialState())
   }
 
+  /** Every concern of the store changes the app's state. */
+  override set(patch: Partial<AppState>): void {
+    super.set(patch)
+  }
+
   setChat(chatId: string, chat: ChatState): void {
     this.set({ chats: { ...this.state.chats, [chatId]: chat } })
   }

@@ -17,7 +17,8 @@ export class Cell<S> {
     return () => this.listeners.delete(listener)
   }
 
-  set(patch: Partial<S>): void {
+  /** Replaces the state with patch applied and notifies; the cell's owner decides who may. */
+  protected set(patch: Partial<S>): void {
     this.state = { ...this.state, ...patch }
     for (const l of this.listeners) l()
   }

@@ -24,21 +24,12 @@ export interface DevServersState {
   note: string
 }
 
-export class DevServerStore {
-  private readonly cell = new Cell<DevServersState>({ servers: [], shown: null, note: '' })
-
-  constructor(private readonly backend: Backend) {}
-
-  getState = this.cell.get
-  subscribe = this.cell.subscribe
-
-  private get state(): DevServersState {
-    return this.cell.get()
+export class DevServerStore extends Cell<DevServersState> {
+  constructor(private readonly backend: Backend) {
+    super({ servers: [], shown: null, note: '' })
   }
 
-  private set(patch: Partial<DevServersState>): void {
-    this.cell.set(patch)
-  }
+  getState = this.get
 
   /** Listens to the events and reads the servers that already run (a window reloaded). */
   start(): () => void {

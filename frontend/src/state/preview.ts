@@ -62,8 +62,7 @@ export function fixMessage(r: PreviewReport): string {
   return `The preview shows ${n === 1 ? '1 error' : `${n} errors`}. Please read them with preview_errors and fix them.`
 }
 
-export class PreviewStore {
-  private readonly cell = new Cell<PreviewState>({ open: false, wide: false, width: 'desktop', site: null, page: '', reload: 0, report: null, error: '' })
+export class PreviewStore extends Cell<PreviewState> {
   private unsubscribers: Array<() => void> = []
   /** The chat and folder the site was opened for: another one opens its own. */
   private openedFor = ''
@@ -73,18 +72,11 @@ export class PreviewStore {
   constructor(
     private readonly backend: Backend,
     private readonly app: AppStore,
-  ) {}
-
-  getState = this.cell.get
-  subscribe = this.cell.subscribe
-
-  private get state(): PreviewState {
-    return this.cell.get()
+  ) {
+    super({ open: false, wide: false, width: 'desktop', site: null, page: '', reload: 0, report: null, error: '' })
   }
 
-  private set(patch: Partial<PreviewState>): void {
-    this.cell.set(patch)
-  }
+  getState = this.get
 
   start(): () => void {
     this.unsubscribers.push(this.backend.onBatch((events) => this.ingest(events)))
