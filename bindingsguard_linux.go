@@ -22,21 +22,10 @@ static const char *guardJS =
 	"var tries=0;(function post(){var h=window.webkit&&window.webkit.messageHandlers&&window.webkit.messageHandlers.external;"
 	"if(h){h.postMessage(m);return}if(++tries<50)setTimeout(post,10)})()})})();";
 
-static WebKitWebView *findWebView(GtkWidget *w) {
-	if (WEBKIT_IS_WEB_VIEW(w)) return WEBKIT_WEB_VIEW(w);
-	if (!GTK_IS_CONTAINER(w)) return NULL;
-	GList *children = gtk_container_get_children(GTK_CONTAINER(w));
-	WebKitWebView *found = NULL;
-	for (GList *l = children; l && !found; l = l->next) found = findWebView(GTK_WIDGET(l->data));
-	g_list_free(children);
-	return found;
-}
+extern WebKitWebView *windowWebView(void);
 
 static gboolean armGuard(gpointer data) {
-	GList *tops = gtk_window_list_toplevels();
-	WebKitWebView *view = NULL;
-	for (GList *l = tops; l && !view; l = l->next) view = findWebView(GTK_WIDGET(l->data));
-	g_list_free(tops);
+	WebKitWebView *view = windowWebView();
 	if (!view) {
 		bindingsGuardDone(0);
 		return G_SOURCE_REMOVE;

@@ -8,16 +8,7 @@ package main
 
 extern void previewShotDone(guint id, unsigned char *data, int width, int height, int stride, int opaque, char *err);
 
-// The window's web view (the guard's findWebView is static to its own file).
-static WebKitWebView *shotFindView(GtkWidget *w) {
-	if (WEBKIT_IS_WEB_VIEW(w)) return WEBKIT_WEB_VIEW(w);
-	if (!GTK_IS_CONTAINER(w)) return NULL;
-	GList *children = gtk_container_get_children(GTK_CONTAINER(w));
-	WebKitWebView *found = NULL;
-	for (GList *l = children; l && !found; l = l->next) found = shotFindView(GTK_WIDGET(l->data));
-	g_list_free(children);
-	return found;
-}
+extern WebKitWebView *windowWebView(void);
 
 // shotTaken hands the snapshot's 32-bit pixels (cairo's ARGB32: premultiplied, native endian)
 // to Go, which copies them before the surface is freed.
@@ -46,10 +37,7 @@ static void shotTaken(GObject *src, GAsyncResult *res, gpointer data) {
 }
 
 static gboolean takeShot(gpointer data) {
-	GList *tops = gtk_window_list_toplevels();
-	WebKitWebView *view = NULL;
-	for (GList *l = tops; l && !view; l = l->next) view = shotFindView(GTK_WIDGET(l->data));
-	g_list_free(tops);
+	WebKitWebView *view = windowWebView();
 	if (!view) previewShotDone(GPOINTER_TO_UINT(data), NULL, 0, 0, 0, 0, "the window has no web view");
 	else webkit_web_view_get_snapshot(view, WEBKIT_SNAPSHOT_REGION_VISIBLE, WEBKIT_SNAPSHOT_OPTIONS_NONE, NULL, shotTaken, data);
 	return G_SOURCE_REMOVE;

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"prototyper/store"
-	"prototyper/tools"
 )
 
 // An undo writes a plain file over itself, in place: an app killed while writing one leaves
@@ -46,11 +45,7 @@ func TestAFileAnUndoWasKilledWhileWritingInPlaceEndsWholeAtTheNextStart(t *testi
 				b.write("c.txt", "the user's\n", 0o640)
 			}
 
-			again := NewAgent(Config{Store: b.db, Emitter: newRecorder(), Tools: WorkspaceTools(tools.WorkspaceOptions{}), Workspace: b.dir, DefaultModel: "fake"})
-			defer again.Shutdown(t.Context())
-			if err := again.FinishInterrupted(t.Context()); err != nil {
-				t.Fatal(err)
-			}
+			b.startAgain(newRecorder())
 			if js, err := b.db.Reverts(""); err != nil || len(js) != 0 {
 				t.Fatalf("%d undos still under way after the start (%v)", len(js), err)
 			}

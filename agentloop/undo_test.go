@@ -1,6 +1,7 @@
 package agentloop
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -120,6 +121,18 @@ func (b *undoBench) redo() UndoResult {
 		b.t.Fatalf("redo: %v", err)
 	}
 	return res
+}
+
+// startAgain starts an agent anew over the bench's store and folder, as the app does after it
+// died: it finishes the undos the app died in. rec hears what it tells the window.
+func (b *undoBench) startAgain(rec *recorder) *Agent {
+	b.t.Helper()
+	again := NewAgent(Config{Store: b.db, Emitter: rec, Tools: WorkspaceTools(tools.WorkspaceOptions{}), Workspace: b.dir, DefaultModel: "fake"})
+	b.t.Cleanup(func() { _ = again.Shutdown(context.Background()) })
+	if err := again.FinishInterrupted(b.t.Context()); err != nil {
+		b.t.Fatal(err)
+	}
+	return again
 }
 
 func writeCall(id, path, content string) store.ToolCall {
@@ -751,11 +764,7 @@ func TestAnUndoTheAppDiedInIsFinishedWhenTheAppStarts(t *testing.T) {
 	b.write(".a.txt.tmp-0123456789ab", "half a write", 0o644) // what a write killed before its rename leaves
 
 	rec := newRecorder()
-	again := NewAgent(Config{Store: b.db, Emitter: rec, Tools: WorkspaceTools(tools.WorkspaceOptions{}), Workspace: b.dir, DefaultModel: "fake"})
-	defer again.Shutdown(t.Context())
-	if err := again.FinishInterrupted(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	again := b.startAgain(rec)
 	if js, err := b.db.Reverts(""); err != nil || len(js) != 0 {
 		t.Fatalf("%d undos still under way after the start (%v)", len(js), err)
 	}
@@ -836,11 +845,7 @@ func TestAnUndoTheAppDiedInIsDroppedWhenItsFolderIsGone(t *testing.T) {
 	if err := os.RemoveAll(b.dir); err != nil {
 		t.Fatal(err)
 	}
-	again := NewAgent(Config{Store: b.db, Emitter: newRecorder(), Tools: WorkspaceTools(tools.WorkspaceOptions{}), Workspace: b.dir, DefaultModel: "fake"})
-	defer again.Shutdown(t.Context())
-	if err := again.FinishInterrupted(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	b.startAgain(newRecorder())
 	if js, err := b.db.Reverts(""); err != nil || len(js) != 0 {
 		t.Fatalf("%d undos still under way (%v), want the one of the folder gone dropped", len(js), err)
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"prototyper/internal/testenv"
 	"testing"
 	"time"
 )
@@ -25,16 +26,7 @@ func startHelperApp(t *testing.T, mode, ws string, env ...string) (*exec.Cmd, *b
 	t.Helper()
 	app := exec.Command(os.Args[0], "-test.run", "^$")
 	app.Env = append(append(os.Environ(), helperEnv+"="+mode, helperWorkspaceEnv+"="+ws), env...)
-	stdout, err := app.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	app.Stderr = os.Stderr
-	if err := app.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { app.Process.Kill(); app.Wait() })
-	return app, bufio.NewScanner(stdout)
+	return app, bufio.NewScanner(testenv.StartApp(t, app))
 }
 
 // helperMain is the test binary standing in for the app: it runs one command in the

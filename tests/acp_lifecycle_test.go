@@ -14,6 +14,7 @@ import (
 
 	"prototyper/internal/ollamatest"
 	"prototyper/internal/testenv"
+	"prototyper/internal/tether"
 )
 
 // acpSleeperModel runs a command that would outlive any test, then answers.
@@ -21,37 +22,6 @@ var acpSleeperModel = ollamatest.Model{Name: "acp-sleeper", Scripts: ollamatest.
 	"SU":   ollamatest.ToolCall("run_command", map[string]any{"command": "sleep 300"}),
 	"SUAT": []string{"Slept."},
 }}
-
-// descendants are the processes below pid, read from /proc now.
-func descendants(pid int) []int {
-	parents := map[int]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		child, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		raw, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(raw)
-		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(fields) > 1 {
-			parents[child], _ = strconv.Atoi(fields[1])
-		}
-	}
-	var out []int
-	for child := range parents {
-		for p := parents[child]; p > 1; p = parents[p] {
-			if p == pid {
-				out = append(out, child)
-				break
-			}
-		}
-	}
-	return out
-}
 
 // TestACPEndsItsRunsAndLeavesNoProcessWhenTheEditorGoes: while a command of a prompt runs,
 // the editor closing the agent's stdin, or a SIGTERM or SIGINT, ends `prototyper acp`
@@ -69,7 +39,7 @@ func TestACPEndsItsRunsAndLeavesNoProcessWhenTheEditorGoes(t *testing.T) {
 			var tree []int
 			for {
 				if _, statuses, _ := callStatuses(a.client.of(id)); len(statuses) > 0 && statuses[len(statuses)-1] == sdk.ToolCallStatusInProgress {
-					if tree = descendants(a.cmd.Process.Pid); sleeping(tree) {
+					if tree = tether.Descendants(a.cmd.Process.Pid); sleeping(tree) {
 						break
 					}
 				}
@@ -88,7 +58,7 @@ func TestACPEndsItsRunsAndLeavesNoProcessWhenTheEditorGoes(t *testing.T) {
 			}
 			if how != "stdin closed" { // it ends on the signal alone, its stdin still open
 				for limit := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-					if state, _ := procStat(a.cmd.Process.Pid); state == "Z" || state == "" {
+					if state, _ := testenv.ProcStat(a.cmd.Process.Pid); state == "Z" || state == "" {
 						break
 					}
 					if time.Now().After(limit) {
@@ -97,7 +67,7 @@ func TestACPEndsItsRunsAndLeavesNoProcessWhenTheEditorGoes(t *testing.T) {
 				}
 			}
 			a.end() // reaps it, and fails the test unless it ended successfully
-			waitTreeGone(t, tree, 30*time.Second)
+			testenv.WaitTreeGone(t, tree, 30*time.Second)
 		})
 	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"prototyper/events"
 	"prototyper/internal/ollamatest"
+	"prototyper/internal/testenv"
 	"prototyper/internal/tether"
 	"prototyper/preview"
 	"prototyper/store"
@@ -654,5 +655,5 @@ func TestDesktopADevServerEndsWhenTheWindowIsKilled(t *testing.T) {
 	}
 	t.Logf("the server was gone %s after the window's SIGKILL", time.Since(killed).Round(time.Millisecond))
 	_ = r.app.waitExit(10 * time.Second)
-	waitTreeGone(t, all, 10*time.Second)
+	testenv.WaitTreeGone(t, all, 10*time.Second)
 }

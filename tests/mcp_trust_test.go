@@ -106,10 +106,10 @@ func TestDesktopAsksBeforeAFoldersOwnServersStart(t *testing.T) {
 	all := tether.Descendants(app.cmd.Process.Pid) // the server's, the managed Ollama's, the web view's
 	killed := time.Now()
 	_ = app.cmd.Process.Signal(syscall.SIGKILL)
-	waitTreeGone(t, tree, 10*time.Second)
+	testenv.WaitTreeGone(t, tree, 10*time.Second)
 	t.Logf("the server and its child were gone %s after the window's SIGKILL", time.Since(killed).Round(time.Millisecond))
 	_ = app.waitExit(10 * time.Second)
-	waitTreeGone(t, all, 10*time.Second)
+	testenv.WaitTreeGone(t, all, 10*time.Second)
 	t.Logf("all %d processes below the window (%s) were gone %s after its SIGKILL", len(all), comms(all), time.Since(killed).Round(time.Millisecond))
 
 	if err := os.Remove(first); err != nil {
@@ -241,6 +241,6 @@ func TestCLIAKilledCommandLeavesNoProcessOfItsServersBehind(t *testing.T) {
 	_ = app.Process.Signal(syscall.SIGKILL)
 	_ = app.Wait()
 	killed := time.Now()
-	waitTreeGone(t, tree, 10*time.Second)
+	testenv.WaitTreeGone(t, tree, 10*time.Second)
 	t.Logf("the %d processes below the killed command were gone %s after its SIGKILL", len(tree), time.Since(killed).Round(time.Millisecond))
 }

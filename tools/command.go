@@ -239,18 +239,28 @@ func (w *Workspace) runCommandTool() Tool {
 		Param("timeout", "number", "Seconds before the command is ended; default 120, at most 1800.", Minimum(1), Maximum(MaxCommandTimeout.Seconds())).
 		Mode(Sequential).
 		Approval(ApprovalAsk).
-		Changes(func(ctx context.Context, call Call) ([]string, error) {
-			_, err := w.commandDir(call.Args.String("cwd"))
-			return nil, err // its paths are known when it has run
-		}, func(ctx context.Context, call Call) (Preview, error) {
-			dir, err := w.commandDir(call.Args.String("cwd"))
-			if err != nil {
-				return Preview{}, err
-			}
-			cmd := call.Args.String("command")
-			return Preview{Path: dir, Command: &CommandPreview{Command: cmd, Cwd: dir, Pattern: CommandPattern(cmd)}}, nil
-		}).
+		Changes(w.commandChanges(false)).
 		Handle(w.runCommand)
+}
+
+// commandChanges are the Changes of a tool that runs a command line (run_command, and
+// start_server, whose command keepsRunning): before it runs, a call names no path (a command's
+// paths are known only once it has run, a server's never are), and what the user is asked to
+// allow is its command line, its folder and the prefix suggested to always allow.
+func (w *Workspace) commandChanges(keepsRunning bool) (TouchesFunc, PreviewFunc) {
+	touches := func(ctx context.Context, call Call) ([]string, error) {
+		_, err := w.commandDir(call.Args.String("cwd"))
+		return nil, err
+	}
+	preview := func(ctx context.Context, call Call) (Preview, error) {
+		dir, err := w.commandDir(call.Args.String("cwd"))
+		if err != nil {
+			return Preview{}, err
+		}
+		cmd := call.Args.String("command")
+		return Preview{Path: dir, Command: &CommandPreview{Command: cmd, Cwd: dir, Pattern: CommandPattern(cmd), KeepsRunning: keepsRunning}}, nil
+	}
+	return touches, preview
 }
 
 // commandDir checks the cwd of a call: "" (the workspace) or a folder inside it.

@@ -206,17 +206,7 @@ func (w *Workspace) startServerTool() Tool {
 		Param("cwd", "string", "Folder to run in, relative to the workspace; default the workspace folder.").
 		Mode(Sequential).
 		Approval(ApprovalAsk).
-		Changes(func(ctx context.Context, call Call) ([]string, error) {
-			_, err := w.commandDir(call.Args.String("cwd"))
-			return nil, err // it changes nothing of the workspace
-		}, func(ctx context.Context, call Call) (Preview, error) {
-			dir, err := w.commandDir(call.Args.String("cwd"))
-			if err != nil {
-				return Preview{}, err
-			}
-			cmd := call.Args.String("command")
-			return Preview{Path: dir, Command: &CommandPreview{Command: cmd, Cwd: dir, Pattern: CommandPattern(cmd), KeepsRunning: true}}, nil
-		}).
+		Changes(w.commandChanges(true)).
 		Handle(w.startServer)
 }
 

@@ -38,10 +38,8 @@ func checkCommand(ctx context.Context, args []string, io IO) int {
 	}
 	if server.OpenAI() == nil {
 		client, _ := server.Client()
-		settings, logDir := commandSettings(common)
-		local, err := startLocalOllama(ctx, io.Err, "check", client.URL(), settings, logDir)
-		if err != nil {
-			printError(io.Err, "check", err)
+		local, ok := startCommandOllama(ctx, io, "check", client.URL(), common)
+		if !ok {
 			return ExitFailed
 		}
 		defer local.stop()

@@ -52,6 +52,19 @@ func startLocalOllama(ctx context.Context, errOut io.Writer, cmd, base string, s
 	return &localOllama{serve: serve}, nil
 }
 
+// startCommandOllama is [startLocalOllama] for a command that does not otherwise open the
+// database: it reads the settings with [commandSettings]. When ok is false the failure has
+// been said on io.Err and the command ends with ExitFailed.
+func startCommandOllama(ctx context.Context, io IO, cmd, base string, common Common) (local *localOllama, ok bool) {
+	settings, logDir := commandSettings(common)
+	local, err := startLocalOllama(ctx, io.Err, cmd, base, settings, logDir)
+	if err != nil {
+		printError(io.Err, cmd, err)
+		return nil, false
+	}
+	return local, true
+}
+
 // stop stops the server startLocalOllama started, if any.
 func (l *localOllama) stop() {
 	if l != nil {

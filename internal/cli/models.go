@@ -41,10 +41,8 @@ func modelsCommand(ctx context.Context, args []string, io IO) int {
 		return openAIModelsCommand(ctx, io, server)
 	}
 	client, _ := server.Client()
-	settings, logDir := commandSettings(common)
-	local, err := startLocalOllama(ctx, io.Err, "models", client.URL(), settings, logDir)
-	if err != nil {
-		printError(io.Err, "models", err)
+	local, ok := startCommandOllama(ctx, io, "models", client.URL(), common)
+	if !ok {
 		return ExitFailed
 	}
 	defer local.stop()

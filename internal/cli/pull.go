@@ -29,10 +29,8 @@ func pullCommand(ctx context.Context, args []string, io IO) int {
 		return code
 	}
 	name := pos[0]
-	settings, logDir := commandSettings(common)
-	local, err := startLocalOllama(ctx, io.Err, "pull", client.URL(), settings, logDir)
-	if err != nil {
-		printError(io.Err, "pull", err)
+	local, ok := startCommandOllama(ctx, io, "pull", client.URL(), common)
+	if !ok {
 		return ExitFailed
 	}
 	defer local.stop()
@@ -43,7 +41,7 @@ func pullCommand(ctx context.Context, args []string, io IO) int {
 		// the bars redraw as often as the window's progress does
 		update = ollama.ThrottlePull(update)
 	}
-	err = client.Pull(ctx, name, update)
+	err := client.Pull(ctx, name, update)
 	view.finish()
 	var se *ollama.StreamError
 	switch {

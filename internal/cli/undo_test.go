@@ -56,17 +56,26 @@ func TestTheUndoLineSaysWhatWasRemovedAndInWhichFolder(t *testing.T) {
 	}
 }
 
-// deleteModel is a model whose one turn deletes a folder.
-type deleteModel struct{ path string }
+// oneCallModel is a model whose turn after the user's message makes call, and whose turn
+// after the call's result says answer.
+type oneCallModel struct {
+	call   store.ToolCall
+	answer string
+}
 
-func (deleteModel) ContextLength(context.Context, string) (int, error) { return 0, nil }
+func (oneCallModel) ContextLength(context.Context, string) (int, error) { return 0, nil }
 
-func (m deleteModel) Chat(_ context.Context, req model.Request, _ model.DeltaFunc) (model.Turn, error) {
+func (m oneCallModel) Chat(_ context.Context, req model.Request, _ model.DeltaFunc) (model.Turn, error) {
 	if req.Messages[len(req.Messages)-1].Role != store.RoleUser {
-		return model.Turn{Content: "done", DoneReason: model.DoneStop}, nil
+		return model.Turn{Content: m.answer, DoneReason: model.DoneStop}, nil
 	}
-	return model.Turn{DoneReason: model.DoneStop, ToolCalls: []store.ToolCall{{ID: "c1", Name: "delete_path",
-		Args: []byte(`{"path":` + strconv.Quote(m.path) + `,"recursive":true}`)}}}, nil
+	return model.Turn{DoneReason: model.DoneStop, ToolCalls: []store.ToolCall{m.call}}, nil
+}
+
+// deleteModel is a model whose one turn deletes the folder path.
+func deleteModel(path string) oneCallModel {
+	return oneCallModel{call: store.ToolCall{ID: "c1", Name: "delete_path",
+		Args: []byte(`{"path":` + strconv.Quote(path) + `,"recursive":true}`)}, answer: "done"}
 }
 
 // `prototyper undo --keep` of a deletion that held a file too large to keep puts the rest
@@ -83,7 +92,7 @@ func TestUndoKeepSaysWhichFileTooLargeToKeepIsGone(t *testing.T) {
 	if _, err := db.UpdateSettings(func(s *store.Settings) error { s.CheckpointMaxBytes = 64; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	agent := agentloop.Wire(db, deleteModel{"build"}, agentloop.EmitterFunc(func(events.Event) {}), agentloop.WireOptions{Workspace: ws})
+	agent := agentloop.Wire(db, deleteModel("build"), agentloop.EmitterFunc(func(events.Event) {}), agentloop.WireOptions{Workspace: ws})
 	out, err := agent.RunOnce(t.Context(), "", "clean", agentloop.RunOptions{Model: "m", Approve: agentloop.ApproveAuto, Workspace: ws})
 	agent.Shutdown(t.Context())
 	db.Close()
@@ -104,17 +113,10 @@ func TestUndoKeepSaysWhichFileTooLargeToKeepIsGone(t *testing.T) {
 	}
 }
 
-// writeModel is a model whose one turn writes a file.
-type writeModel struct{ path string }
-
-func (writeModel) ContextLength(context.Context, string) (int, error) { return 0, nil }
-
-func (m writeModel) Chat(_ context.Context, req model.Request, _ model.DeltaFunc) (model.Turn, error) {
-	if req.Messages[len(req.Messages)-1].Role != store.RoleUser {
-		return model.Turn{Content: "I wrote it.", DoneReason: model.DoneStop}, nil
-	}
-	return model.Turn{DoneReason: model.DoneStop, ToolCalls: []store.ToolCall{{ID: "w1", Name: "write_file",
-		Args: []byte(`{"path":` + strconv.Quote(m.path) + `,"content":"hello\n"}`)}}}, nil
+// writeModel is a model whose one turn writes hello into the file path.
+func writeModel(path string) oneCallModel {
+	return oneCallModel{call: store.ToolCall{ID: "w1", Name: "write_file",
+		Args: []byte(`{"path":` + strconv.Quote(path) + `,"content":"hello\n"}`)}, answer: "I wrote it."}
 }
 
 // After `prototyper undo`, `chats show` and the export say what the window says: the call's
@@ -125,7 +127,7 @@ func TestChatsShowSaysACallsChangeWasUndoneUntilARedo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	agent := agentloop.Wire(db, writeModel{"index.html"}, agentloop.EmitterFunc(func(events.Event) {}), agentloop.WireOptions{Workspace: ws})
+	agent := agentloop.Wire(db, writeModel("index.html"), agentloop.EmitterFunc(func(events.Event) {}), agentloop.WireOptions{Workspace: ws})
 	out, err := agent.RunOnce(t.Context(), "", "write", agentloop.RunOptions{Model: "m", Approve: agentloop.ApproveAuto, Workspace: ws})
 	agent.Shutdown(t.Context())
 	db.Close()

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"prototyper/internal/testenv"
 )
 
 // FreeURL returns an http address on loopback where nothing listens: where a test expects
@@ -44,14 +46,8 @@ func ProcessRuns(pid int) bool {
 	if runtime.GOOS != "linux" {
 		return processAlive(pid)
 	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	// pid (comm) STATE …: the state follows the last ')'.
-	s := string(stat)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
+	state, _ := testenv.ProcStat(pid)
+	return state != "" && state != "Z" && state != "X"
 }
 
 // ServerProcesses returns the running processes of the Ollama server whose OLLAMA_HOST is

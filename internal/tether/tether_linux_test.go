@@ -7,11 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"prototyper/internal/testenv"
 )
 
 // The test binary doubles as an app, its program and the program's child, as the
@@ -132,15 +133,7 @@ func killedApp(t *testing.T, mode Mode, chosen string, prefix []string) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), appEnv+"=1", ModeEnv+"="+chosen)
 	cmd.Dir = "/"
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	out := testenv.StartApp(t, cmd)
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if want := "ready " + string(mode) + "\n"; line != want {
 		rest, _ := io.ReadAll(out)
@@ -150,52 +143,10 @@ func killedApp(t *testing.T, mode Mode, chosen string, prefix []string) {
 	if min := map[Mode]int{ModeNamespace: 2, ModeSupervisor: 3}[mode]; len(tree) < min {
 		t.Fatalf("the app's tree is %v; want the program and its child (and a supervisor)", tree)
 	}
-	started := map[int]string{}
-	for _, pid := range tree {
-		started[pid] = startTime(pid)
-	}
 	killedAt := time.Now()
 	_ = cmd.Process.Signal(syscall.SIGKILL)
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		var left []int
-		for _, pid := range tree {
-			if runs(pid, started[pid]) {
-				left = append(left, pid)
-			}
-		}
-		if len(left) == 0 {
-			t.Logf("%d processes below the app were gone %s after its SIGKILL", len(tree), time.Since(killedAt).Round(time.Millisecond))
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes %v of the killed app's tree %v still run 20 s after its SIGKILL", left, tree)
-		}
-	}
-}
-
-// startTime is the start time of pid ("" when it is gone): a pid used again is another process.
-func startTime(pid int) string {
-	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return ""
-	}
-	s := string(raw)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(fields) < 20 {
-		return ""
-	}
-	return fields[19]
-}
-
-// runs reports whether the process pid that started at start still runs (a zombie does not).
-func runs(pid int, start string) bool {
-	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(raw)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(fields) >= 20 && fields[0] != "Z" && fields[0] != "X" && fields[19] == start
+	testenv.WaitTreeGone(t, tree, 20*time.Second)
+	t.Logf("%d processes below the app were gone %s after its SIGKILL", len(tree), time.Since(killedAt).Round(time.Millisecond))
 }
 
 // A binary whose main never called Supervise is not run again as a supervisor (it would run

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"prototyper/internal/tether"
-
 	"prototyper/internal/ollamatest"
+	"prototyper/internal/testenv"
+	"prototyper/internal/tether"
 )
 
 // TestAKilledAppLeavesNoServerBehind kills an app with SIGKILL once the server it started
@@ -20,14 +20,7 @@ func TestAKilledAppLeavesNoServerBehind(t *testing.T) {
 	addr := strings.TrimPrefix(ollamatest.FreeURL(t), "http://")
 	app := exec.Command(os.Args[0])
 	app.Env = append(os.Environ(), killedAppEnv+"="+addr, "MANAGED_LOG_DIR="+t.TempDir())
-	out, err := app.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	app.Stderr = os.Stderr
-	if err := app.Start(); err != nil {
-		t.Fatal(err)
-	}
+	out := testenv.StartApp(t, app)
 	line, err := bufio.NewReader(out).ReadString('\n')
 	pid, convErr := strconv.Atoi(strings.TrimSpace(line))
 	if err != nil || convErr != nil {

@@ -5,6 +5,7 @@
 
 import type { Backend, ChatSummary, Config, Decision, FileChange, ModelInfo, OllamaStatus, PromptBudget, StarterModel, UndoOptions, Version } from '../backend'
 import { errorText } from '../backend'
+import { Cell } from './cell'
 import type { ChatState } from './chatReducer'
 import type { CheckState } from './checks'
 
@@ -123,22 +124,14 @@ export function initialState(): AppState {
  * The one immutable state and its listeners, with the backend every concern calls: each change
  * replaces the state and notifies once.
  */
-export class StateCell {
-  private state: AppState = initialState()
-  private listeners = new Set<() => void>()
-
-  constructor(readonly backend: Backend) {}
-
-  get = (): AppState => this.state
-
-  subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener)
-    return () => this.listeners.delete(listener)
+export class StateCell extends Cell<AppState> {
+  constructor(readonly backend: Backend) {
+    super(initialState())
   }
 
-  set(patch: Partial<AppState>): void {
-    this.state = { ...this.state, ...patch }
-    for (const l of this.listeners) l()
+  /** Every concern of the store changes the app's state. */
+  override set(patch: Partial<AppState>): void {
+    super.set(patch)
   }
 
   setChat(chatId: string, chat: ChatState): void {

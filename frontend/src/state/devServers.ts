@@ -5,6 +5,7 @@
 // ends it.
 
 import { errorText, type AgentEvent, type Backend, type DevServer } from '../backend'
+import { Cell } from './cell'
 
 /** How much of a server's latest output the pane keeps. */
 export const serverOutputChars = 16 * 1024
@@ -23,23 +24,12 @@ export interface DevServersState {
   note: string
 }
 
-export class DevServerStore {
-  private state: DevServersState = { servers: [], shown: null, note: '' }
-  private listeners = new Set<() => void>()
-
-  constructor(private readonly backend: Backend) {}
-
-  getState = (): DevServersState => this.state
-
-  subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener)
-    return () => this.listeners.delete(listener)
+export class DevServerStore extends Cell<DevServersState> {
+  constructor(private readonly backend: Backend) {
+    super({ servers: [], shown: null, note: '' })
   }
 
-  private set(patch: Partial<DevServersState>): void {
-    this.state = { ...this.state, ...patch }
-    for (const l of this.listeners) l()
-  }
+  getState = this.get
 
   /** Listens to the events and reads the servers that already run (a window reloaded). */
   start(): () => void {

@@ -5,6 +5,7 @@
 // page at once.
 
 import { errorText, type AgentEvent, type Backend, type PreviewPage, type PreviewReport } from '../backend'
+import { Cell } from './cell'
 import { headerWorkspace, type AppState, type AppStore } from './store'
 
 export type PreviewWidth = 'desktop' | 'tablet' | 'phone'
@@ -61,9 +62,7 @@ export function fixMessage(r: PreviewReport): string {
   return `The preview shows ${n === 1 ? '1 error' : `${n} errors`}. Please read them with preview_errors and fix them.`
 }
 
-export class PreviewStore {
-  private state: PreviewState = { open: false, wide: false, width: 'desktop', site: null, page: '', reload: 0, report: null, error: '' }
-  private listeners = new Set<() => void>()
+export class PreviewStore extends Cell<PreviewState> {
   private unsubscribers: Array<() => void> = []
   /** The chat and folder the site was opened for: another one opens its own. */
   private openedFor = ''
@@ -73,19 +72,11 @@ export class PreviewStore {
   constructor(
     private readonly backend: Backend,
     private readonly app: AppStore,
-  ) {}
-
-  getState = (): PreviewState => this.state
-
-  subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener)
-    return () => this.listeners.delete(listener)
+  ) {
+    super({ open: false, wide: false, width: 'desktop', site: null, page: '', reload: 0, report: null, error: '' })
   }
 
-  private set(patch: Partial<PreviewState>): void {
-    this.state = { ...this.state, ...patch }
-    for (const l of this.listeners) l()
-  }
+  getState = this.get
 
   start(): () => void {
     this.unsubscribers.push(this.backend.onBatch((events) => this.ingest(events)))
