@@ -4,6 +4,10 @@ package store
 // sent, and those of each message waiting in a busy chat's queue. They live in a bucket of their
 // own, beside the texts the settings bucket keeps (window.go), so that reading the settings or
 // the texts never decodes them: they are read only when a box or a queue is given back.
+//
+// A build that does not know the bucket opens the file as before and leaves the bucket alone: it
+// gives the queued texts back without their images, which the next Open of a build that knows it
+// gives to the box then (late, but not lost), and the images of a box it emptied stay there.
 
 import (
 	"bytes"
