@@ -85,8 +85,10 @@ function useDraftPerChat(
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key])
   // each text the box holds is kept for its chat; as the key moves, the box still holds the
-  // chat it leaves, until the text of the chat it moves to comes back just above
-  const keptKey = useRef(key)
+  // chat it leaves, until the text of the chat it moves to comes back just above. The empty box
+  // a mount starts with is no text typed: reported, it would forget a text kept for the chat
+  // when the kept texts were read before the first render's effects ran.
+  const keptKey = useRef<string | null>(null)
   useEffect(() => {
     if (keptKey.current !== key) {
       keptKey.current = key
@@ -94,7 +96,7 @@ function useDraftPerChat(
     }
     onDraft?.(key, draft)
   }, [key, draft, onDraft])
-  const keptImagesKey = useRef(key)
+  const keptImagesKey = useRef<string | null>(null)
   useEffect(() => {
     if (keptImagesKey.current !== key) {
       keptImagesKey.current = key
