@@ -36,6 +36,30 @@ func TestDesktopAQueuedMessagesImageIsBackInTheBoxAfterTheAppWasKilled(t *testin
 	}
 }
 
+// TestDesktopAStopGivesAQueuedMessagesImageBackToTheBoxForGood: a message with a pasted image,
+// queued while a tool runs, then Esc stops the run: the box has the message's text and image
+// back, and keeps both across a kill -9.
+func TestDesktopAStopGivesAQueuedMessagesImageBackToTheBoxForGood(t *testing.T) {
+	settings := store.Settings{Think: "on", ToolApproval: map[string]string{"*": "auto"}}
+	r := startDesktopRunWith(t, seeingModel, settings, "Wait a moment, with everything", withArgs("--mcp-config", mcpConfigFile(t)))
+	r.waitLog(t, events.ToolCall, true, 90*time.Second)
+	r.pasteImage(t, screenshotPNG(t))
+	r.app.typeText("And this picture?")
+	r.app.key("Return")
+	r.app.waitControl(rolePushButton, "Take back the queued message", 10*time.Second)
+	r.app.key("Escape")
+	r.waitBoxHoldsTextAndImage(t, "And this picture?", "stopped-queued-image.png")
+	// given back as the chat's unsent text (a map's value, no longer a queue's list): then kill -9
+	waitFileHolds(t, r.db, 30*time.Second, []byte(`":"And this picture?"`))
+	r.kill(t)
+	r.relaunch(t, seeingModel, "bridge-stopped-queued-image-killed")
+	r.waitBoxHoldsTextAndImage(t, "And this picture?", "stopped-queued-image-after-kill.png")
+	_, db := r.finish(t, "stopped-queued-image-after-kill.png")
+	if d, _ := db.DraftImages(); len(d[theOneChat(t, db).ID]) != 1 {
+		t.Errorf("the box keeps %d images, want the queued message's one, once", len(d[theOneChat(t, db).ID]))
+	}
+}
+
 // TestDesktopAnImagePastedInTheBoxOutlivesAKill: text typed and an image pasted in a new chat's
 // box, not sent, then kill -9: the app opened again has both in the box, and Enter sends them.
 func TestDesktopAnImagePastedInTheBoxOutlivesAKill(t *testing.T) {
