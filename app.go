@@ -97,6 +97,10 @@ func (a *App) NewChat() (desktop.ChatSummary, error)     { return with(a, (*sess
 func (a *App) RenameChat(id, title string) error         { return do2(a, (*session).RenameChat, id, title) }
 func (a *App) SaveDraft(chatID, text string) error       { return do2(a, (*session).SaveDraft, chatID, text) }
 func (a *App) Drafts() (map[string]string, error)        { return with(a, (*session).Drafts) }
+func (a *App) SaveDraftImages(chatID string, images []string) error {
+	return do2(a, (*session).SaveDraftImages, chatID, images)
+}
+func (a *App) DraftImages() (map[string][]string, error) { return with(a, (*session).DraftImages) }
 func (a *App) SetOpenChat(chatID string) error           { return do1(a, (*session).SetOpenChat, chatID) }
 func (a *App) LastOpenChat() (string, error)             { return with(a, (*session).OpenChatID) }
 func (a *App) DeleteChat(id string) error                { return do1(a, (*session).DeleteChat, id) }

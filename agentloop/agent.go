@@ -850,44 +850,44 @@ func (a *Agent) takeQueue(cs *chatState) []userMessage {
 	return q
 }
 
-// keepQueue keeps the texts of the chat's queue in the store, as its queue now stands, so
+// keepQueue keeps the messages of the chat's queue, texts and images, in the store, as its queue now stands, so
 // that a message shown as queued survives a kill -9 (the next start gives it back to the
 // chat's box, store.DB.GiveBackQueued). A message leaves the kept queue only once it is
 // stored as the chat's: kept twice for a moment, never lost. cs.mu must be held.
 func (a *Agent) keepQueue(cs *chatState) error {
-	texts := textsOf(slices.Concat(cs.injecting, cs.queue))
-	if len(texts) == 0 && !cs.queueKept {
+	queued := unsentOf(slices.Concat(cs.injecting, cs.queue))
+	if len(queued) == 0 && !cs.queueKept {
 		return nil // nothing kept, nothing to keep: no write
 	}
-	if err := a.cfg.Store.SetQueued(cs.id, texts); err != nil {
+	if err := a.cfg.Store.SetQueued(cs.id, queued); err != nil {
 		return fmt.Errorf("your message could not be kept while the model works: %w", err)
 	}
-	cs.queueKept = len(texts) > 0
+	cs.queueKept = len(queued) > 0
 	return nil
 }
 
 // giveBackQueue puts given, the messages a Stop took from the queue, into the chat's unsent
-// text in the store (the window puts them back in the box), and keeps as queued only those
+// text and its images in the store (the window puts them back in the box), and keeps as queued only those
 // the run is storing. cs.mu must be held.
 func (a *Agent) giveBackQueue(cs *chatState, given []userMessage) error {
 	if !cs.queueKept {
 		return nil
 	}
-	still := textsOf(cs.injecting)
-	if err := a.cfg.Store.GiveBackQueued(cs.id, textsOf(given), still); err != nil {
+	still := unsentOf(cs.injecting)
+	if err := a.cfg.Store.GiveBackQueued(cs.id, unsentOf(given), still); err != nil {
 		return err
 	}
 	cs.queueKept = len(still) > 0
 	return nil
 }
 
-// textsOf is the texts of messages.
-func textsOf(messages []userMessage) []string {
-	texts := make([]string, len(messages))
+// unsentOf is messages as the store keeps them while no run took them: text and images.
+func unsentOf(messages []userMessage) []store.Unsent {
+	out := make([]store.Unsent, len(messages))
 	for i, m := range messages {
-		texts[i] = m.text
+		out[i] = store.Unsent{Text: m.text, Images: m.images}
 	}
-	return texts
+	return out
 }
 
 // hasQueue reports whether the user sent a message the run has not injected yet.

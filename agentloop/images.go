@@ -40,6 +40,21 @@ func (a *Agent) checkImages(ctx context.Context, modelName string, images [][]by
 	if len(images) == 0 {
 		return nil
 	}
+	if err := CheckImages(images); err != nil {
+		return err
+	}
+	if vs, ok := a.cfg.Model.(model.VisionSupport); ok {
+		if can, known := vs.SupportsVision(ctx, modelName); known && !can {
+			return &NoVisionError{Model: modelName}
+		}
+	}
+	return nil
+}
+
+// CheckImages refuses images no message could carry, whatever its model: too many, too large,
+// or no PNG, JPEG, GIF or WebP ([ErrBadImage], with the sentence to show). What the store keeps
+// of a message not sent yet is bounded by it too.
+func CheckImages(images [][]byte) error {
 	if len(images) > maxImages {
 		return fmt.Errorf("%w: a message takes at most %d images; send the others in another message", ErrBadImage, maxImages)
 	}
@@ -51,11 +66,6 @@ func (a *Agent) checkImages(ctx context.Context, modelName string, images [][]by
 		case "image/png", "image/jpeg", "image/gif", "image/webp":
 		default:
 			return fmt.Errorf("%w: attachment %d is no PNG, JPEG, GIF or WebP image", ErrBadImage, i+1)
-		}
-	}
-	if vs, ok := a.cfg.Model.(model.VisionSupport); ok {
-		if can, known := vs.SupportsVision(ctx, modelName); known && !can {
-			return &NoVisionError{Model: modelName}
 		}
 	}
 	return nil

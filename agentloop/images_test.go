@@ -164,3 +164,36 @@ func TestImagesSentAfterTheLastSafePointGoWithTheirMessageIntoTheFollowUpRun(t *
 		t.Errorf("the follow-up's request carried %d images, want the message's one", len(seen))
 	}
 }
+
+// A message with images queued while the run works is kept with its images, and a Stop gives
+// them back to the chat's box in the store with its text: a window killed right after finds both.
+func TestAStopGivesAQueuedMessagesImagesBackWithItsText(t *testing.T) {
+	h := newHarness(t, harnessOptions{model: "seeing", approve: ApproveAuto, extra: []tools.Tool{waitTool(make(chan struct{}))}})
+	pic := tinyPNG(t)
+	var keptQueued [][][]byte
+	whenWaitRuns(h, nil, func(chatID string) {
+		if _, err := h.agent.SendImages(context.Background(), chatID, store.Chat{}, "and this?", [][]byte{pic}); err != nil {
+			t.Error(err)
+		}
+		keptQueued, _ = h.db.QueuedImages(chatID)
+		if err := h.agent.Stop(chatID); err != nil {
+			t.Error(err)
+		}
+	})
+	out := h.runOnce(t, "wait for my picture", RunOptions{})
+	if out.StopReason != events.StopAborted {
+		t.Fatalf("stop reason %q, want aborted", out.StopReason)
+	}
+	if len(keptQueued) != 1 || len(keptQueued[0]) != 1 || !bytes.Equal(keptQueued[0][0], pic) {
+		t.Errorf("kept while queued: %d messages' images; want the queued message's one", len(keptQueued))
+	}
+	if d, _ := h.db.Drafts(); d[out.ChatID] != "and this?" {
+		t.Errorf("unsent text %q, want the queued message", d[out.ChatID])
+	}
+	if d, _ := h.db.DraftImages(); len(d[out.ChatID]) != 1 || !bytes.Equal(d[out.ChatID][0], pic) {
+		t.Errorf("unsent images %d, want the queued message's one", len(d[out.ChatID]))
+	}
+	if q, _ := h.db.QueuedImages(out.ChatID); len(q) != 0 {
+		t.Errorf("images kept as queued after the Stop: %d", len(q))
+	}
+}

@@ -54,8 +54,8 @@ type Store interface {
 	Reverts(chatID string) ([]store.RevertJournal, error)
 	UpdateSettings(edit func(*store.Settings) error) (store.Settings, error)
 
-	SetQueued(chatID string, texts []string) error
-	GiveBackQueued(chatID string, texts, stillQueued []string) error
+	SetQueued(chatID string, queued []store.Unsent) error
+	GiveBackQueued(chatID string, given, stillQueued []store.Unsent) error
 }
 
 var _ Store = (*store.DB)(nil)

@@ -125,6 +125,9 @@ func (db *DB) DeleteChat(id string) error {
 		if err := editQueued(tx, func(q map[string][]string) { delete(q, id) }); err != nil {
 			return err
 		}
+		if err := forgetUnsentImages(tx, id); err != nil {
+			return err
+		}
 		return tx.Bucket(bucketChats).Delete([]byte(id))
 	})
 }

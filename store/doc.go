@@ -63,7 +63,10 @@
 //	    revertJournal change id → RevertJournal (an undo or redo begun, not yet recorded done)
 //	runs            run id → Run
 //	liveRuns        run id → empty
-//	settings        "settings" → Settings; "drafts" → unsent text by chat; "openChat" → chat id
+//	settings        "settings" → Settings; "drafts" → unsent text by chat; "queued" → queued
+//	                texts by chat; "openChat" → chat id
+//	unsentImages    'd' ‖ chat id → the images of its unsent text; 'q' ‖ chat id → those of
+//	                each queued message (created by the first write, not part of the schema)
 //	writtenCalls    model name → empty: the model is asked for calls written as text
 //	modelChecks     ModelCheck.Key → ModelCheck
 //	workspaceTrust  workspace path → WorkspaceTrust (the user's word on its server file)

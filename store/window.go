@@ -1,7 +1,8 @@
 package store
 
 // What the window had when it was closed: the text typed in each chat's box and not sent, the
-// messages a busy run had not taken yet, and the chat it showed. All live in the settings bucket.
+// messages a busy run had not taken yet, and the chat it showed. All live in the settings bucket
+// but the images of the box and of the queue (unsentimages.go).
 
 import (
 	"encoding/json"
@@ -86,18 +87,32 @@ func (db *DB) OpenChatID() (string, error) {
 // the app; the next Open gives what it finds back to its chat's box.
 var keyQueued = []byte("queued")
 
-// SetQueued keeps texts as the messages waiting in the queue of chat chatID (none forgets the
-// chat's).
-func (db *DB) SetQueued(chatID string, texts []string) error {
+// SetQueued keeps queued as the messages waiting in the queue of chat chatID, their texts and
+// their images (none forgets the chat's).
+func (db *DB) SetQueued(chatID string, queued []Unsent) error {
 	return db.update("keep the queued messages", func(tx *bolt.Tx) error {
-		return editQueued(tx, func(q map[string][]string) {
-			if len(texts) == 0 {
-				delete(q, chatID)
-			} else {
-				q[chatID] = texts
-			}
-		})
+		if err := keepQueuedImages(tx, chatID, queued); err != nil {
+			return err
+		}
+		return editQueued(tx, func(q map[string][]string) { putQueued(q, chatID, queued) })
 	})
+}
+
+// putQueued sets the texts of chat chatID's queue in q; none forgets it.
+func putQueued(q map[string][]string, chatID string, queued []Unsent) {
+	if len(queued) == 0 {
+		delete(q, chatID)
+	} else {
+		q[chatID] = textsOf(queued)
+	}
+}
+
+func textsOf(messages []Unsent) []string {
+	texts := make([]string, len(messages))
+	for i, m := range messages {
+		texts[i] = m.Text
+	}
+	return texts
 }
 
 // Queued returns the texts kept as waiting in each chat's queue, by chat id.
@@ -107,28 +122,35 @@ func (db *DB) Queued() (map[string][]string, error) {
 	return q, err
 }
 
-// GiveBackQueued puts texts, messages a stopped run never took, into the unsent text of chat
-// chatID, after what the box held, and keeps stillQueued as the messages of its queue not
-// stored yet (a run taking them stores them itself), in one transaction.
-func (db *DB) GiveBackQueued(chatID string, texts, stillQueued []string) error {
+// GiveBackQueued puts given, messages a stopped run never took, into the box of chat chatID,
+// their texts after what the box held and their images after its images, and keeps stillQueued
+// as the messages of its queue not stored yet (a run taking them stores them itself), in one
+// transaction.
+func (db *DB) GiveBackQueued(chatID string, given, stillQueued []Unsent) error {
 	return db.update("give queued messages back", func(tx *bolt.Tx) error {
-		if err := editDrafts(tx, func(d map[string]string) { putDraft(d, chatID, withTexts(d[chatID], texts)) }); err != nil {
+		if err := editDrafts(tx, func(d map[string]string) { putDraft(d, chatID, withTexts(d[chatID], textsOf(given))) }); err != nil {
 			return err
 		}
-		return editQueued(tx, func(q map[string][]string) {
-			if len(stillQueued) == 0 {
-				delete(q, chatID)
-			} else {
-				q[chatID] = stillQueued
+		for _, m := range given {
+			if err := addDraftImages(tx, chatID, m.Images); err != nil {
+				return err
 			}
-		})
+		}
+		if err := keepQueuedImages(tx, chatID, stillQueued); err != nil {
+			return err
+		}
+		return editQueued(tx, func(q map[string][]string) { putQueued(q, chatID, stillQueued) })
 	})
 }
 
 // giveBackAllQueued puts every chat's kept queue into its unsent text and forgets it: Open
 // does it, since no run outlives the process that started it.
 func (db *DB) giveBackAllQueued() error {
-	if q, err := db.Queued(); err != nil || len(q) == 0 {
+	var some bool
+	if err := db.view(func(tx *bolt.Tx) error {
+		some = tx.Bucket(bucketSettings).Get(keyQueued) != nil || hasQueuedImages(tx)
+		return nil
+	}); err != nil || !some {
 		return err // nothing to give back: no write
 	}
 	return db.update("give queued messages back", func(tx *bolt.Tx) error {
@@ -141,6 +163,9 @@ func (db *DB) giveBackAllQueued() error {
 				putDraft(d, id, withTexts(d[id], texts))
 			}
 		}); err != nil {
+			return err
+		}
+		if err := giveBackQueuedImages(tx); err != nil {
 			return err
 		}
 		return tx.Bucket(bucketSettings).Delete(keyQueued)

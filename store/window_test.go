@@ -54,7 +54,7 @@ func TestQueuedMessagesAreGivenBackToTheirChatsBoxWhenTheFileIsOpenedAgain(t *te
 	db, path := openTestDB(t, newTestClock())
 	typed, quiet, gone := mustChat(t, db, Chat{}), mustChat(t, db, Chat{}), mustChat(t, db, Chat{})
 	for chat, texts := range map[string][]string{typed.ID: {"then shorter", "and in French"}, quiet.ID: {"one more thing"}, gone.ID: {"lost?"}} {
-		if err := db.SetQueued(chat, texts); err != nil {
+		if err := db.SetQueued(chat, unsent(texts...)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -87,9 +87,9 @@ func TestQueuedMessagesAreGivenBackToTheirChatsBoxWhenTheFileIsOpenedAgain(t *te
 func TestGivingBackOneChatsQueueLeavesWhatItsRunStoresAndTheOthers(t *testing.T) {
 	db, _ := openTestDB(t, newTestClock())
 	a, b := mustChat(t, db, Chat{}), mustChat(t, db, Chat{})
-	_ = db.SetQueued(a.ID, []string{"being stored", "for a"})
-	_ = db.SetQueued(b.ID, []string{"for b"})
-	if err := db.GiveBackQueued(a.ID, []string{"for a"}, []string{"being stored"}); err != nil {
+	_ = db.SetQueued(a.ID, unsent("being stored", "for a"))
+	_ = db.SetQueued(b.ID, unsent("for b"))
+	if err := db.GiveBackQueued(a.ID, unsent("for a"), unsent("being stored")); err != nil {
 		t.Fatal(err)
 	}
 	if d, _ := db.Drafts(); !maps.Equal(d, map[string]string{a.ID: "for a"}) {
@@ -112,7 +112,7 @@ func TestGivingBackOneChatsQueueLeavesWhatItsRunStoresAndTheOthers(t *testing.T)
 func TestAQueuedTextTheBoxAlreadyHoldsIsNotGivenBackTwice(t *testing.T) {
 	db, path := openTestDB(t, newTestClock())
 	c := mustChat(t, db, Chat{})
-	_ = db.SetQueued(c.ID, []string{"then shorter", "and in French"})
+	_ = db.SetQueued(c.ID, unsent("then shorter", "and in French"))
 	_ = db.SaveDraft(c.ID, "typed\n\nthen shorter")
 	db.Close()
 	db, err := Open(path, Options{})
@@ -123,4 +123,13 @@ func TestAQueuedTextTheBoxAlreadyHoldsIsNotGivenBackTwice(t *testing.T) {
 	if d, _ := db.Drafts(); d[c.ID] != "typed\n\nthen shorter\n\nand in French" {
 		t.Errorf("draft %q; want each text once", d[c.ID])
 	}
+}
+
+// unsent is messages of texts, without images.
+func unsent(texts ...string) []Unsent {
+	m := make([]Unsent, len(texts))
+	for i, t := range texts {
+		m[i] = Unsent{Text: t}
+	}
+	return m
 }

@@ -78,6 +78,8 @@ function ConnectedComposer() {
       draftKey={chatId}
       savedDraft={store.draftOf}
       onDraft={store.draftChanged}
+      savedImages={store.draftImagesOf}
+      onDraftImages={store.draftImagesChanged}
       disabledReason={blocker}
       busy={busy}
       warning={warning}

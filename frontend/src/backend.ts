@@ -697,6 +697,10 @@ export interface Backend {
   saveDraft(chatId: string, text: string): Promise<void>
   /** The unsent text of each chat, by chat id. */
   drafts(): Promise<Record<string, string>>
+  /** Keeps the images (base64) of a chat's box not sent, beside its text; none forgets them. */
+  saveDraftImages(chatId: string, images: string[]): Promise<void>
+  /** The images of each chat's unsent text, by chat id (a queued message's a run never took too). */
+  draftImages(): Promise<Record<string, string[]>>
   /** Remembers the chat the window shows ('' for a chat not started), for the next start. */
   setOpenChat(chatId: string): Promise<void>
   /** The chat the window showed last ('' when none, or when it is gone). */
@@ -849,6 +853,8 @@ export function wailsBackend(): Backend {
     renameChat: (id, t) => app().RenameChat(id, t),
     saveDraft: (id, text) => app().SaveDraft(id, text),
     drafts: async () => (await app().Drafts()) ?? {},
+    saveDraftImages: (id, images) => app().SaveDraftImages(id, images),
+    draftImages: async () => (await app().DraftImages()) ?? {},
     setOpenChat: (id) => app().SetOpenChat(id),
     lastOpenChat: () => app().LastOpenChat(),
     deleteChat: (id) => app().DeleteChat(id),

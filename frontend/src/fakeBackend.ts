@@ -154,6 +154,16 @@ export class FakeBackend implements Backend {
   async drafts() {
     return { ...this.savedDrafts }
   }
+  /** The images of the unsent text kept by chat id. */
+  savedDraftImages: Record<string, string[]> = {}
+  async saveDraftImages(chatId: string, images: string[]) {
+    this.record('SaveDraftImages', chatId, images)
+    if (images.length) this.savedDraftImages[chatId] = images
+    else delete this.savedDraftImages[chatId]
+  }
+  async draftImages() {
+    return { ...this.savedDraftImages }
+  }
   /** The chat the window showed last. */
   lastOpen = ''
   async setOpenChat(chatId: string) {

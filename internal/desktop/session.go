@@ -437,19 +437,14 @@ func (d *Desktop) Send(ctx context.Context, chatID, prompt string) (SendResult, 
 // SendImages is Send of a message with images, each base64 as the window reads a pasted or
 // dropped file; the agent refuses them for a model that cannot see.
 func (d *Desktop) SendImages(ctx context.Context, chatID, prompt string, images []string) (SendResult, error) {
-	var raw [][]byte
-	for i, s := range images {
-		b, err := base64.StdEncoding.DecodeString(s)
-		if err != nil {
-			return SendResult{}, fmt.Errorf("image %d could not be read: attach it again", i+1)
-		}
-		raw = append(raw, b)
+	raw, err := decodeImages(images)
+	if err != nil {
+		return SendResult{}, err
 	}
 	if strings.TrimSpace(prompt) == "" {
 		return SendResult{}, errors.New("the message is empty: type what you want built")
 	}
 	var id string
-	var err error
 	if chatID == "" {
 		workspace, model := d.session()
 		if model == "" {

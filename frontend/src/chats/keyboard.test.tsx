@@ -92,6 +92,21 @@ describe('keyboard first', () => {
     }
   })
 
+  it('the box’s images outlive the app, each with its chat', async () => {
+    const { backend, store } = await mount((b) => {
+      b.savedDraftImages = { a: ['iVBORw0KGgo='] }
+      b.savedDrafts = { a: 'look at this' }
+    })
+    const pictures = () => screen.queryAllByRole('img', { name: /Image \d+ to send/ })
+    expect(pictures()).toHaveLength(0) // b, the newest, has none
+    await act(() => store.selectChat('a'))
+    expect(pictures()).toHaveLength(1)
+    expect(backend.callsOf('SaveDraftImages')).toEqual([]) // nothing changed: nothing to keep
+    fireEvent.click(screen.getByRole('button', { name: 'Remove image 1' }))
+    await flush()
+    expect(backend.savedDraftImages.a).toBeUndefined()
+  })
+
   it('the app opened again shows the chat it showed last, else the newest', async () => {
     const { backend, store } = await mount()
     expect(store.getState().activeChatId).toBe('b') // the newest: none was remembered
@@ -108,6 +123,14 @@ describe('keyboard first', () => {
       b.savedDrafts = { '': 'the first words' }
     })
     expect((screen.getByTestId('composer') as HTMLTextAreaElement).value).toBe('the first words')
+  })
+
+  it('a new chat’s unsent images come back in its box', async () => {
+    const { backend } = await mountApp([], (b) => {
+      b.savedDraftImages = { '': ['iVBORw0KGgo='] }
+    })
+    expect(screen.getAllByRole('img', { name: 'Image 1 to send' })).toHaveLength(1)
+    expect(backend.callsOf('SaveDraftImages')).toEqual([]) // given back as kept: nothing to keep again
   })
 
   it('the New chat button gives the focus to the composer, and says its shortcut', async () => {

@@ -1,6 +1,8 @@
 import { describe, expect, it, vi } from 'vitest'
 import { fireEvent, render, screen, waitFor } from '@testing-library/react'
 import { Composer } from './Composer'
+import { FakeBackend } from '../fakeBackend'
+import { Drafts } from '../state/drafts'
 
 function setup(props: Partial<Parameters<typeof Composer>[0]> = {}) {
   const onSend = vi.fn()
@@ -206,5 +208,20 @@ describe('@ completion over the workspace files', () => {
     expect(screen.queryByTestId('file-mentions')).toBeNull()
     fireEvent.keyDown(box, { key: 'Enter' })
     expect(sent).toEqual(['look at @src/api.ts'])
+  })
+})
+
+describe('the box’s unsent text and images', () => {
+  it('are not forgotten by the empty box a mount starts with, when they were read before it', async () => {
+    const backend = new FakeBackend()
+    backend.savedDrafts = { '': 'the first words' }
+    backend.savedDraftImages = { '': ['iVBORw0KGgo='] }
+    const drafts = new Drafts(backend)
+    await drafts.load() // the Go side answered before the first render's effects ran
+    setup({ draftKey: '', onDraft: drafts.draftChanged, onDraftImages: drafts.imagesChanged })
+    await waitFor(() => expect(drafts.draftOf('')).toBe('the first words'))
+    expect(drafts.imagesOf('')).toEqual(['iVBORw0KGgo='])
+    expect(backend.callsOf('SaveDraft')).toEqual([])
+    expect(backend.callsOf('SaveDraftImages')).toEqual([])
   })
 })

@@ -39,13 +39,26 @@ export interface ComposerProps {
   savedDraft?: (key: string) => string
   /** The box's text changed: kept, so that quitting loses none of it. */
   onDraft?: (key: string, text: string) => void
+  /** The unsent images kept for a chat the box moves to (from an earlier run of the app). */
+  savedImages?: (key: string) => string[]
+  /** The box's images changed: kept, as its text is. */
+  onDraftImages?: (key: string, images: string[]) => void
+}
+
+/** How the box's unsent text and images are kept across chats and runs of the app. */
+interface DraftKeeping {
+  saved?: (key: string) => string
+  onDraft?: (key: string, text: string) => void
+  savedImages?: (key: string) => string[]
+  onDraftImages?: (key: string, images: string[]) => void
 }
 
 /**
  * Keeps each chat's unsent text and images apart: when the box moves to another chat (picked in
  * the list, or Ctrl+N), what was typed is put away with the chat it was typed in, and what was
- * typed in the chat it moves to comes back. Each text is also handed to onDraft as it changes,
- * and saved gives back what an earlier run of the app kept for a chat the box moves to.
+ * typed in the chat it moves to comes back. Each text and each set of images is also handed to
+ * onDraft and onDraftImages as it changes, and saved and savedImages give back what an earlier
+ * run of the app kept for a chat the box moves to.
  */
 function useDraftPerChat(
   key: string,
@@ -53,8 +66,7 @@ function useDraftPerChat(
   setDraft: (d: string) => void,
   images: string[],
   setImages: (i: string[]) => void,
-  saved?: (key: string) => string,
-  onDraft?: (key: string, text: string) => void,
+  { saved, onDraft, savedImages, onDraftImages }: DraftKeeping,
 ) {
   const kept = useRef(new Map<string, { text: string; images: string[] }>())
   const shownKey = useRef(key)
@@ -68,13 +80,15 @@ function useDraftPerChat(
     const back = kept.current.get(key)
     kept.current.delete(key)
     setDraft(back?.text ?? saved?.(key) ?? '')
-    setImages(back?.images ?? [])
+    setImages(back?.images ?? savedImages?.(key) ?? [])
     // only the key moves the draft: the text and images are read as they are when it does
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key])
   // each text the box holds is kept for its chat; as the key moves, the box still holds the
-  // chat it leaves, until the text of the chat it moves to comes back just above
-  const keptKey = useRef(key)
+  // chat it leaves, until the text of the chat it moves to comes back just above. The empty box
+  // a mount starts with is no text typed: reported, it would forget a text kept for the chat
+  // when the kept texts were read before the first render's effects ran.
+  const keptKey = useRef<string | null>(null)
   useEffect(() => {
     if (keptKey.current !== key) {
       keptKey.current = key
@@ -82,6 +96,14 @@ function useDraftPerChat(
     }
     onDraft?.(key, draft)
   }, [key, draft, onDraft])
+  const keptImagesKey = useRef<string | null>(null)
+  useEffect(() => {
+    if (keptImagesKey.current !== key) {
+      keptImagesKey.current = key
+      return
+    }
+    onDraftImages?.(key, images)
+  }, [key, images, onDraftImages])
 }
 
 /** Reads a file as base64 (without the data URL's head). */
@@ -133,10 +155,12 @@ export function Composer({
   draftKey = '',
   savedDraft,
   onDraft,
+  savedImages,
+  onDraftImages,
 }: ComposerProps) {
   const [draft, setDraft] = useState('')
   const [images, setImages] = useState<string[]>([])
-  useDraftPerChat(draftKey, draft, setDraft, images, setImages, savedDraft, onDraft)
+  useDraftPerChat(draftKey, draft, setDraft, images, setImages, { saved: savedDraft, onDraft, savedImages, onDraftImages })
   // @path completion: the @word being typed, the files it matches, the one highlighted
   const [mention, setMention] = useState<{ start: number; caret: number; files: string[]; active: number } | null>(null)
   // a file pasted or dropped that is no image: said until the next attachment or message

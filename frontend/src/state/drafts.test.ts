@@ -68,4 +68,36 @@ describe('unsent text', () => {
     expect(drafts.draftOf('c1')).toBe('kept')
     expect(drafts.draftOf('c2')).toBe('new')
   })
+
+  it('keeps the box’s images at once, in order, and an emptied box’s only once its message was taken', async () => {
+    const backend = new FakeBackend()
+    const drafts = new Drafts(backend)
+    drafts.imagesChanged('c1', ['A'])
+    drafts.imagesChanged('c1', ['A', 'B'])
+    drafts.imagesChanged('c1', ['A', 'B']) // the same: nothing to keep
+    await vi.advanceTimersByTimeAsync(0)
+    expect(backend.callsOf('SaveDraftImages')).toEqual([
+      ['c1', ['A']],
+      ['c1', ['A', 'B']],
+    ])
+    let took: () => void = () => {}
+    drafts.sending('c1', new Promise<void>((resolve) => (took = resolve)))
+    drafts.imagesChanged('c1', [])
+    await vi.advanceTimersByTimeAsync(0)
+    // a window killed now finds the images in its box after a restart
+    expect(backend.savedDraftImages.c1).toEqual(['A', 'B'])
+    took()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(backend.savedDraftImages.c1).toBeUndefined()
+  })
+
+  it('reads the images the Go side kept, those the box was given meanwhile winning', async () => {
+    const backend = new FakeBackend()
+    backend.savedDraftImages = { c1: ['kept'], c2: ['old'] }
+    const drafts = new Drafts(backend)
+    drafts.imagesChanged('c2', ['new'])
+    await drafts.load()
+    expect(drafts.imagesOf('c1')).toEqual(['kept'])
+    expect(drafts.imagesOf('c2')).toEqual(['new'])
+  })
 })

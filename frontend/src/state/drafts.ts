@@ -2,6 +2,8 @@
 // the typing pauses (draftSaveMs), and at once when the app quits: quitting loses none of it.
 // A box emptied by sending its message is kept empty once the Go side took the message (stored
 // it, or kept it queued), not before: a window killed in between finds the text still in the box.
+// The box's images follow the same rules, but are kept at once as they change (they change
+// seldom, and a paste is what the user least wants to redo), in order, in a store of their own.
 
 import type { Backend } from '../backend'
 
@@ -11,8 +13,11 @@ export const draftSaveMs = 300
 export class Drafts {
   private drafts = new Map<string, string>()
   private saves = new Map<string, ReturnType<typeof setTimeout>>()
-  /** Chats whose message is being sent, and whether their box was emptied meanwhile. */
-  private sends = new Map<string, { emptied: boolean }>()
+  private images = new Map<string, string[]>()
+  /** The last save of each chat's images: the next waits for it, so that they land in order. */
+  private imageSaves = new Map<string, Promise<void>>()
+  /** Chats whose message is being sent, and whether their box (text, images) was emptied meanwhile. */
+  private sends = new Map<string, { emptied: boolean; imagesEmptied: boolean }>()
 
   constructor(private readonly backend: Backend) {}
 
@@ -32,32 +37,48 @@ export class Drafts {
     else this.saves.set(chatId, setTimeout(() => void this.save(chatId), draftSaveMs))
   }
 
+  /** The images (base64) of the unsent text of a chat, as last put in its box. */
+  imagesOf = (chatId: string): string[] => this.images.get(chatId) ?? []
+
+  /** The box of chatId holds these images now; they are kept at once (emptied: as its text is). */
+  imagesChanged = (chatId: string, images: string[]): void => {
+    const was = this.imagesOf(chatId)
+    if (was.length === images.length && was.every((img, i) => img === images[i])) return
+    this.images.set(chatId, images)
+    const sending = this.sends.get(chatId)
+    if (images.length === 0 && sending) sending.imagesEmptied = true
+    else void this.saveImages(chatId)
+  }
+
   /** The message of chatId's box is being sent (sent settles once the Go side took it or not). */
   sending = (chatId: string, sent: Promise<unknown>): void => {
-    const mark = { emptied: false }
+    const mark = { emptied: false, imagesEmptied: false }
     this.sends.set(chatId, mark)
     const settled = () => {
       if (this.sends.get(chatId) === mark) this.sends.delete(chatId)
       if (mark.emptied && this.draftOf(chatId) === '') void this.save(chatId)
+      if (mark.imagesEmptied && this.imagesOf(chatId).length === 0) void this.saveImages(chatId)
     }
     sent.then(settled, settled)
   }
 
-  /** Keeps every unsent text not kept yet, now. */
+  /** Keeps every unsent text not kept yet, now, and waits for the images being kept. */
   async flush(): Promise<void> {
     const emptied = [...this.sends].filter(([, mark]) => mark.emptied).map(([id]) => id)
     const pending = [...new Set([...this.saves.keys(), ...emptied])]
     for (const id of pending) clearTimeout(this.saves.get(id))
-    await Promise.all(pending.map((id) => this.save(id)))
+    const imagesEmptied = [...this.sends].filter(([, mark]) => mark.imagesEmptied).map(([id]) => id)
+    await Promise.all([...pending.map((id) => this.save(id)), ...imagesEmptied.map((id) => this.saveImages(id)), ...this.imageSaves.values()])
   }
 
-  /** Reads the texts kept by the Go side; a text typed meanwhile wins. */
+  /** Reads the texts and images kept by the Go side; what the box was given meanwhile wins. */
   async load(): Promise<void> {
-    try {
-      for (const [id, text] of Object.entries(await this.backend.drafts())) if (!this.drafts.has(id)) this.drafts.set(id, text)
-    } catch {
-      // without them the boxes start empty, as before
-    }
+    const [texts, images] = await Promise.all([
+      this.backend.drafts().catch(() => ({})), // without them the boxes start empty, as before
+      this.backend.draftImages().catch(() => ({})),
+    ])
+    for (const [id, text] of Object.entries(texts)) if (!this.drafts.has(id)) this.drafts.set(id, text)
+    for (const [id, pics] of Object.entries(images)) if (!this.images.has(id)) this.images.set(id, pics)
   }
 
   private async save(chatId: string): Promise<void> {
@@ -67,5 +88,20 @@ export class Drafts {
     } catch {
       // the text stays in the box; the next key typed tries again
     }
+  }
+
+  /** Keeps the images chatId's box holds now, once the save before it is done. */
+  private saveImages(chatId: string): Promise<void> {
+    const images = this.imagesOf(chatId)
+    const saved = (this.imageSaves.get(chatId) ?? Promise.resolve())
+      .then(() => this.backend.saveDraftImages(chatId, images))
+      .catch(() => {
+        // the images stay in the box (more than a message carries are refused: its Send says why)
+      })
+    this.imageSaves.set(chatId, saved)
+    void saved.then(() => {
+      if (this.imageSaves.get(chatId) === saved) this.imageSaves.delete(chatId)
+    })
+    return saved
   }
 }

@@ -3,7 +3,7 @@
 // changes the one state held by a StateCell (appState.ts):
 //
 //   feed.ts         every "agent:batch", applied in seq order, and its paint acknowledgement
-//   drafts.ts       the unsent text of each chat's box
+//   drafts.ts       the unsent text and images of each chat's box
 //   serverWatch.ts  whether the model server answers, its models, asking again while it is away
 //   pulls.ts        downloads of models
 //   checks.ts       the model check run from the model menu
@@ -120,6 +120,7 @@ export class AppStore {
       // the box of a chat opened above takes its unsent text as it moves there; a new chat's
       // box, open from the start, is given its own, and told at once when its folder is gone
       if (this.cell.get().activeChatId === null && this.draftOf('')) this.cell.set({ restoredDraft: this.draftOf('') })
+      if (this.cell.get().activeChatId === null) this.session.attachImages(this.draftImagesOf(''))
       const problem = this.cell.get().config?.workspaceProblem
       if (this.cell.get().activeChatId === null && problem) this.cell.fail(problem, 'folder')
     } finally {
@@ -149,6 +150,8 @@ export class AppStore {
   draftOf = (chatId: string): string => this.drafts.draftOf(chatId)
   draftChanged = (chatId: string, text: string): void => this.drafts.draftChanged(chatId, text)
   flushDrafts = (): Promise<void> => this.drafts.flush()
+  draftImagesOf = (chatId: string): string[] => this.drafts.imagesOf(chatId)
+  draftImagesChanged = (chatId: string, images: string[]): void => this.drafts.imagesChanged(chatId, images)
 
   // ---- the model server and pulls --------------------------------------------------------
   refreshOllama = (quiet = false): Promise<void> => this.server.refreshOllama(quiet)
