@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -262,18 +261,9 @@ type desktopApp struct {
 	exited  bool
 	exitErr error
 	a11y    *dbus.Conn // the accessibility bus, once a test reads the tree (desktop_a11y_test.go)
-}
-
-// withoutAccessibility keeps a window off the accessibility bus (WebKit then builds no
-// accessibility tree for its page), as for a user without a screen reader or other
-// assistive technology running.
-func withoutAccessibility() launchExtra {
-	return withEnv("DBUS_SESSION_BUS_ADDRESS=", "NO_AT_BRIDGE=1")
-}
-
-// accessible reports whether the window was started on the accessibility bus.
-func (a *desktopApp) accessible() bool {
-	return !slices.Contains(a.cmd.Env, "NO_AT_BRIDGE=1")
+	// inaccessible: started off the accessibility bus (withoutAccessibility), so that its tree
+	// cannot be read
+	inaccessible bool
 }
 
 // launchDesktop starts bin on display with args, a private HOME/XDG config, and extra env.
