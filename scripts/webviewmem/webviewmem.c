@@ -12,6 +12,8 @@
 //         (webkit_web_view_call_async_javascript_function, WebKitGTK >= 2.40)
 //   type  the string typed into a text box with execCommand('insertText') and the box emptied
 //         (undo steps kept by the editor), set: the same with the value set
+//   port  a message posted through one MessageChannel and received (how the page schedules
+//         its work after a frame's paint, frontend/src/state/feed.ts afterRendering)
 //
 //   gcc -O1 -o /tmp/webviewmem scripts/webviewmem/webviewmem.c $(pkg-config --cflags --libs gtk+-3.0 webkit2gtk-4.1)
 //   NO_AT_BRIDGE=1 DBUS_SESSION_BUS_ADDRESS= JSC_useGenerationalGC=0 xvfb-run -a /tmp/webviewmem eval 3000 4000 500
@@ -124,7 +126,10 @@ static void fill(int i) {
 static void next(void) {
 	fill(done);
 	if (calls()) {
-		const char *body = !strcmp(mode, "call") ? "window.__sink(s);"
+		const char *body = !strcmp(mode, "port")
+			? "return new Promise(function(res){if(!window.__ch){window.__ch=new MessageChannel();window.__q=[];"
+			  "window.__ch.port1.onmessage=function(){window.__q.shift()()}}window.__q.push(res);window.__ch.port2.postMessage(null)});"
+			: !strcmp(mode, "call") ? "window.__sink(s);"
 			: !strcmp(mode, "type") ? "var t=document.getElementById('t');t.focus();document.execCommand('insertText',false,'Question '+s.slice(0,8));t.value='';"
 			: "var t=document.getElementById('t');t.focus();t.value='Question '+s.slice(0,8);t.value='';";
 		GVariantDict args;
@@ -147,7 +152,7 @@ static void loaded(WebKitWebView *v, WebKitLoadEvent ev, gpointer d) {
 int main(int argc, char **argv) {
 	gtk_init(&argc, &argv);
 	if (argc != 5) {
-		fprintf(stderr, "usage: webviewmem eval|same|call|type|set N K S\n");
+		fprintf(stderr, "usage: webviewmem eval|same|call|type|set|port N K S\n");
 		return 2;
 	}
 	mode = argv[1], total = atoi(argv[2]), size = atoi(argv[3]), every = atoi(argv[4]);
