@@ -261,6 +261,9 @@ type desktopApp struct {
 	exited  bool
 	exitErr error
 	a11y    *dbus.Conn // the accessibility bus, once a test reads the tree (desktop_a11y_test.go)
+	// inaccessible: started off the accessibility bus (withoutAccessibility), so that its tree
+	// cannot be read
+	inaccessible bool
 }
 
 // launchDesktop starts bin on display with args, a private HOME/XDG config, and extra env.

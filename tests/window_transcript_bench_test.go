@@ -127,13 +127,28 @@ func lastControl(a *desktopApp, role a11yRole, name string) a11yNode {
 // 100KB) are what the page keeps. Flat once painted is a slope near zero there; answer-s is the
 // time of an answer, Enter to painted. PROTOTYPER_BENCH_SAMPLES=FILE appends every sample to
 // FILE (binary, collector, answer, app MB, web view MB, then both anonymous).
+//
+// PROTOTYPER_BENCH_WINDOWS=generational,whole,whole-inaccessible chooses the windows (the first
+// two unless set); whole-inaccessible is the whole-heap window kept off the accessibility bus, as
+// for a user without assistive technology (webview-wholegc-noa11y-…). PROTOTYPER_BENCH_WINDOW_ENV
+// adds variables to every window's environment (e.g. Malloc=1: WebKit then allocates with the
+// system's malloc, which tools such as heaptrack can follow).
 func BenchmarkWindowLongStream(b *testing.B) {
 	answers := 100
 	if n, err := strconv.Atoi(os.Getenv("PROTOTYPER_BENCH_ANSWERS")); err == nil && n > 0 {
 		answers = n
 	}
 	textKB := float64(len(strings.Join(longChattyPieces(), ""))) / 1000
-	collectors := []struct{ name, prefix, env string }{{"generational", "", ""}, {"whole", "wholegc-", "JSC_useGenerationalGC=0"}}
+	type window struct {
+		name, prefix, env string
+		inaccessible      bool
+	}
+	collectors := []window{{"generational", "", "", false}, {"whole", "wholegc-", "JSC_useGenerationalGC=0", false}, {"whole-inaccessible", "wholegc-noa11y-", "JSC_useGenerationalGC=0", true}}
+	if names := os.Getenv("PROTOTYPER_BENCH_WINDOWS"); names != "" {
+		collectors = slices.DeleteFunc(collectors, func(c window) bool { return !slices.Contains(strings.Split(names, ","), c.name) })
+	} else {
+		collectors = collectors[:2]
+	}
 	for _, bin := range windowBinaries() {
 		b.Run("binary="+bin.name, func(b *testing.B) {
 			if bin.path != "" {
@@ -146,6 +161,12 @@ func BenchmarkWindowLongStream(b *testing.B) {
 					var extra []launchExtra
 					if c.env != "" {
 						extra = append(extra, withEnv(c.env))
+					}
+					if c.inaccessible {
+						extra = append(extra, withoutAccessibility())
+					}
+					if env := os.Getenv("PROTOTYPER_BENCH_WINDOW_ENV"); env != "" {
+						extra = append(extra, withEnv(strings.Fields(env)...))
 					}
 					// Older messages are left out of the prompt, not offered to be summarized, and
 					// the prompt is kept short: what is measured is the window, not the model reading.

@@ -1,0 +1,171 @@
+// webviewmem: what a WebKitGTK web view's web process keeps per script it is given, outside
+// the app. A blank page is shown; N times a string of K bytes, unique each time, reaches it,
+// and every S times the process's memory (smaps_rollup: Rss, Anonymous, Private_Dirty) is
+// printed after the page allocated enough garbage for the collector to take the whole heap
+// (run it with JSC_useGenerationalGC=0; this WebKit build exposes no call that collects).
+//
+// Modes, as the app's window can reach its page:
+//   eval  a new script per delivery, the string in its text (what Wails' EventsEmit and its
+//         binding results do: webkit_web_view_run_javascript("window.wails.EventsNotify('…')"))
+//   same  one unchanging script, evaluated N times (the baseline)
+//   call  one constant function body, the string passed as its argument
+//         (webkit_web_view_call_async_javascript_function, WebKitGTK >= 2.40)
+//   type  the string typed into a text box with execCommand('insertText') and the box emptied
+//         (undo steps kept by the editor), set: the same with the value set
+//   port  a message posted through one MessageChannel and received (how the page schedules
+//         its work after a frame's paint, frontend/src/state/feed.ts afterRendering)
+//
+//   gcc -O1 -o /tmp/webviewmem scripts/webviewmem/webviewmem.c $(pkg-config --cflags --libs gtk+-3.0 webkit2gtk-4.1)
+//   NO_AT_BRIDGE=1 DBUS_SESSION_BUS_ADDRESS= JSC_useGenerationalGC=0 xvfb-run -a /tmp/webviewmem eval 3000 4000 500
+#include <gtk/gtk.h>
+#include <webkit2/webkit2.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static WebKitWebView *view;
+static const char *mode;
+static int total, size, every, done;
+static char *payload;
+
+// webPid is the web process this program started.
+static int webPid(void) {
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int me = getpid(), found = 0;
+	while ((e = readdir(d))) {
+		int pid = atoi(e->d_name);
+		if (pid <= 0) continue;
+		char p[64], buf[512];
+		snprintf(p, sizeof p, "/proc/%d/stat", pid);
+		FILE *f = fopen(p, "r");
+		if (!f) continue;
+		if (fgets(buf, sizeof buf, f)) {
+			char *r = strrchr(buf, ')'), st;
+			int ppid = 0;
+			if (r && sscanf(r + 2, "%c %d", &st, &ppid) == 2 && ppid == me && strstr(buf, "(WebKitWebProces")) found = pid;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return found;
+}
+
+static long field(const char *file, const char *name) {
+	FILE *f = fopen(file, "r");
+	char line[256];
+	long v = -1;
+	if (!f) return -1;
+	while (fgets(line, sizeof line, f))
+		if (!strncmp(line, name, strlen(name))) {
+			v = atol(line + strlen(name));
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+static void sample(void) {
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d/smaps_rollup", webPid());
+	printf("%s n=%d K=%d rss_kb=%ld anon_kb=%ld privdirty_kb=%ld\n", mode, done, size, field(p, "Rss:"),
+		field(p, "Anonymous:"), field(p, "Private_Dirty:"));
+	fflush(stdout);
+}
+
+static void next(void);
+static gboolean nextIdle(gpointer d) {
+	next();
+	return G_SOURCE_REMOVE;
+}
+
+static void collected(GObject *o, GAsyncResult *r, gpointer d) {
+	JSCValue *v = webkit_web_view_evaluate_javascript_finish(view, r, NULL);
+	if (v) g_object_unref(v);
+	sample();
+	if (done >= total) {
+		gtk_main_quit();
+		return;
+	}
+	g_idle_add(nextIdle, NULL);
+}
+
+// collect makes the page allocate about 30 MB of objects three times, which the whole-heap
+// collector answers with collections of the whole heap.
+static gboolean collect(gpointer d) {
+	webkit_web_view_evaluate_javascript(view,
+		"(function(){for(var r=0;r<3;r++){var a=[];for(var i=0;i<300000;i++)a.push({i:i,s:'x'+i});}return 1})()", -1,
+		NULL, NULL, NULL, collected, NULL);
+	return G_SOURCE_REMOVE;
+}
+
+static int calls(void) { return strcmp(mode, "eval") && strcmp(mode, "same"); }
+
+static void delivered(GObject *o, GAsyncResult *r, gpointer d) {
+	GError *err = NULL;
+	JSCValue *v = calls() ? webkit_web_view_call_async_javascript_function_finish(view, r, &err)
+			      : webkit_web_view_evaluate_javascript_finish(view, r, &err);
+	if (err) {
+		fprintf(stderr, "%s\n", err->message);
+		exit(1);
+	}
+	if (v) g_object_unref(v);
+	if (++done % every == 0) g_timeout_add(300, collect, NULL);
+	else g_idle_add(nextIdle, NULL);
+}
+
+// fill writes the i-th string: its number, then words of letters that vary with it.
+static void fill(int i) {
+	int n = snprintf(payload, size + 1, "%d:", i);
+	for (int j = n; j < size; j++) payload[j] = (j % 7 == 6) ? ' ' : 'a' + (i * 7 + j) % 26;
+	payload[size] = 0;
+}
+
+static void next(void) {
+	fill(done);
+	if (calls()) {
+		const char *body = !strcmp(mode, "port")
+			? "return new Promise(function(res){if(!window.__ch){window.__ch=new MessageChannel();window.__q=[];"
+			  "window.__ch.port1.onmessage=function(){window.__q.shift()()}}window.__q.push(res);window.__ch.port2.postMessage(null)});"
+			: !strcmp(mode, "call") ? "window.__sink(s);"
+			: !strcmp(mode, "type") ? "var t=document.getElementById('t');t.focus();document.execCommand('insertText',false,'Question '+s.slice(0,8));t.value='';"
+			: "var t=document.getElementById('t');t.focus();t.value='Question '+s.slice(0,8);t.value='';";
+		GVariantDict args;
+		g_variant_dict_init(&args, NULL);
+		g_variant_dict_insert(&args, "s", "s", payload);
+		webkit_web_view_call_async_javascript_function(view, body, -1, g_variant_dict_end(&args), NULL, NULL, NULL, delivered, NULL);
+		return;
+	}
+	GString *js = g_string_new(NULL);
+	if (!strcmp(mode, "same")) g_string_assign(js, "window.__sink('x');");
+	else g_string_printf(js, "window.__sink('%s');", payload);
+	webkit_web_view_evaluate_javascript(view, js->str, -1, NULL, NULL, NULL, delivered, NULL);
+	g_string_free(js, TRUE);
+}
+
+static void loaded(WebKitWebView *v, WebKitLoadEvent ev, gpointer d) {
+	if (ev == WEBKIT_LOAD_FINISHED) g_timeout_add(500, collect, NULL);
+}
+
+int main(int argc, char **argv) {
+	gtk_init(&argc, &argv);
+	if (argc != 5) {
+		fprintf(stderr, "usage: webviewmem eval|same|call|type|set|port N K S\n");
+		return 2;
+	}
+	mode = argv[1], total = atoi(argv[2]), size = atoi(argv[3]), every = atoi(argv[4]);
+	payload = malloc(size + 16);
+	GtkWidget *w = gtk_window_new(GTK_WINDOW_TOPLEVEL);
+	gtk_window_set_default_size(GTK_WINDOW(w), 800, 600);
+	view = WEBKIT_WEB_VIEW(webkit_web_view_new());
+	gtk_container_add(GTK_CONTAINER(w), GTK_WIDGET(view));
+	g_signal_connect(view, "load-changed", G_CALLBACK(loaded), NULL);
+	webkit_web_view_load_html(view,
+		"<html><body><textarea id=t></textarea><script>window.__n=0;window.__sink=function(s){window.__n+=s.length}</script></body></html>",
+		"http://localhost/");
+	gtk_widget_show_all(w);
+	gtk_main();
+	return 0;
+}
