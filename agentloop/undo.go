@@ -288,7 +288,7 @@ func (a *Agent) changesToPlan(chatID string, redo bool, opts UndoOptions) ([]sto
 		return nil, err
 	}
 	if opts.RunID != "" && notShown[opts.RunID] && !redo {
-		return nil, fmt.Errorf("%w: that run is of a version of this chat that is not shown: show that version in the window (‹ ›) to undo it", ErrNothingToUndo)
+		return nil, fmt.Errorf("%w: that run is of a version of this chat that is not shown; show that version in the window (‹ ›) to undo it", ErrNothingToUndo)
 	}
 	// a run of a version not shown, and an undo that took one back, are left as they are: what
 	// the screen shows of them is elsewhere
@@ -316,7 +316,7 @@ func (a *Agent) changesToPlan(chatID string, redo bool, opts UndoOptions) ([]sto
 			return !elsewhere(o)
 		})
 		if len(ids) == 0 && skipped {
-			return nil, fmt.Errorf("%w: the undo left to take back is of a version of this chat that is not shown: show that version in the window (‹ ›) to redo it", ErrNothingToRedo)
+			return nil, fmt.Errorf("%w: the undo left to take back is of a version of this chat that is not shown; show that version in the window (‹ ›) to redo it", ErrNothingToRedo)
 		}
 	case opts.FromMessage != "" || opts.FromRun != "":
 		for _, o := range outlines {
@@ -332,7 +332,7 @@ func (a *Agent) changesToPlan(chatID string, redo bool, opts UndoOptions) ([]sto
 			return standing(o)
 		})
 		if len(ids) == 0 && skipped {
-			return nil, fmt.Errorf("%w: the runs that changed files are of a version of this chat that is not shown: show that version in the window (‹ ›) to undo them", ErrNothingToUndo)
+			return nil, fmt.Errorf("%w: the runs that changed files are of a version of this chat that is not shown; show that version in the window (‹ ›) to undo them", ErrNothingToUndo)
 		}
 	}
 	changes := make([]store.Change, 0, len(ids))

@@ -186,7 +186,7 @@ func TestRedoRefusesAnUndoOfAVersionNotShownUntilItIsShownAgain(t *testing.T) {
 	db.Close()
 
 	code, said := command(true)
-	if code != ExitFailed || !strings.Contains(said, "is of a version of this chat that is not shown: show that version in the window") {
+	if code != ExitFailed || !strings.Contains(said, "is of a version of this chat that is not shown; show that version in the window") {
 		t.Errorf("redo with the version put aside: exit %d, said %q; want it refused, saying why", code, said)
 	}
 	if _, err := os.Stat(filepath.Join(ws, "index.html")); !os.IsNotExist(err) {
