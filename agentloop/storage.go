@@ -44,6 +44,7 @@ type Store interface {
 	Changes(chatID string) ([]store.Change, error)
 	ChangeOutlines(chatID string) ([]store.ChangeOutline, error)
 	ChangeHeads(chatID string) ([]store.ChangeOutline, error)
+	RunsNotShown(chatID string) (map[string]bool, error)
 	RunChange(chatID, runID string) (*store.Change, error)
 	RunChangeAt(chatID, runID string, paths []string) ([]store.PathChange, error)
 	ContinueChange(chatID, from, to string) (continued bool, err error)

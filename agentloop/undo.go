@@ -283,9 +283,20 @@ func (a *Agent) changesToPlan(chatID string, redo bool, opts UndoOptions) ([]sto
 	if err != nil {
 		return nil, err
 	}
-	standing := func(o store.ChangeOutline) bool {
-		return o.Kind == store.ChangeRun && o.RevertedBy == "" && o.Left > 0
+	notShown, err := a.cfg.Store.RunsNotShown(chatID)
+	if err != nil {
+		return nil, err
 	}
+	if opts.RunID != "" && notShown[opts.RunID] && !redo {
+		return nil, fmt.Errorf("%w: that run is of a version of this chat that is not shown; show that version in the window (‹ ›) to undo it", ErrNothingToUndo)
+	}
+	// a run of a version not shown, and an undo that took one back, are left as they are: what
+	// the screen shows of them is elsewhere
+	elsewhere := func(o store.ChangeOutline) bool { return ofVersionNotShown(o.Kind, o.ID, o.Reverts, notShown) }
+	standing := func(o store.ChangeOutline) bool {
+		return o.Kind == store.ChangeRun && o.RevertedBy == "" && o.Left > 0 && !elsewhere(o)
+	}
+	var skipped bool // a change that would be taken back but for its version
 	var ids []string
 	newest := func(pick func(store.ChangeOutline) bool) {
 		for i := len(outlines) - 1; i >= 0; i-- {
@@ -298,8 +309,15 @@ func (a *Agent) changesToPlan(chatID string, redo bool, opts UndoOptions) ([]sto
 	switch {
 	case redo:
 		newest(func(o store.ChangeOutline) bool {
-			return o.Kind == store.ChangeUndo && o.RevertedBy == "" && o.Touched > 0
+			if o.Kind != store.ChangeUndo || o.RevertedBy != "" || o.Touched == 0 {
+				return false
+			}
+			skipped = skipped || elsewhere(o)
+			return !elsewhere(o)
 		})
+		if len(ids) == 0 && skipped {
+			return nil, fmt.Errorf("%w: the undo left to take back is of a version of this chat that is not shown; show that version in the window (‹ ›) to redo it", ErrNothingToRedo)
+		}
 	case opts.FromMessage != "" || opts.FromRun != "":
 		for _, o := range outlines {
 			if standing(o) {
@@ -309,7 +327,13 @@ func (a *Agent) changesToPlan(chatID string, redo bool, opts UndoOptions) ([]sto
 	case opts.RunID != "":
 		newest(func(o store.ChangeOutline) bool { return o.ID == opts.RunID && o.Kind == store.ChangeRun })
 	default:
-		newest(standing)
+		newest(func(o store.ChangeOutline) bool {
+			skipped = skipped || (o.Kind == store.ChangeRun && o.RevertedBy == "" && o.Left > 0)
+			return standing(o)
+		})
+		if len(ids) == 0 && skipped {
+			return nil, fmt.Errorf("%w: the runs that changed files are of a version of this chat that is not shown; show that version in the window (‹ ›) to undo them", ErrNothingToUndo)
+		}
 	}
 	changes := make([]store.Change, 0, len(ids))
 	for _, id := range ids {
@@ -322,6 +346,19 @@ func (a *Agent) changesToPlan(chatID string, redo bool, opts UndoOptions) ([]sto
 		}
 	}
 	return a.inFolders(chatID, changes)
+}
+
+// ofVersionNotShown reports whether a change (of kind, by its id and the changes it took back)
+// is of a version of the chat not shown: a run of one ([store.DB.RunsNotShown]), or an undo
+// that took back such a run. Undo and redo leave it as it is; the window offers neither for it.
+func ofVersionNotShown(kind, id string, reverts []string, notShown map[string]bool) bool {
+	switch kind {
+	case store.ChangeRun:
+		return notShown[id]
+	case store.ChangeUndo:
+		return slices.ContainsFunc(reverts, func(r string) bool { return notShown[r] })
+	}
+	return false
 }
 
 // inFolders gives each path of changes its folder: one recorded before folders were kept with

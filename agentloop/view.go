@@ -81,6 +81,9 @@ type ChangeSummary struct {
 	Deleted    []string `json:"deleted,omitempty"`
 	Reverts    []string `json:"reverts,omitempty"`
 	RevertedBy string   `json:"revertedBy,omitempty"`
+	// OtherVersion: a run of a version of the chat not shown, or an undo of one; undo and
+	// redo leave it until that version is shown again.
+	OtherVersion bool `json:"otherVersion,omitempty"`
 }
 
 // ChangeSummaries lists a chat's checkpoints, oldest first, from their outlines: opening a
@@ -90,10 +93,14 @@ func (a *Agent) ChangeSummaries(chatID string) ([]ChangeSummary, error) {
 	if err != nil {
 		return nil, err
 	}
+	notShown, err := a.cfg.Store.RunsNotShown(chatID)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]ChangeSummary, 0, len(changes))
 	for _, c := range changes {
 		out = append(out, ChangeSummary{ID: c.ID, Kind: c.Kind, Reverts: c.Reverts, RevertedBy: c.RevertedBy, Paths: c.Changed,
-			Created: c.Created, Deleted: c.Deleted})
+			Created: c.Created, Deleted: c.Deleted, OtherVersion: ofVersionNotShown(c.Kind, c.ID, c.Reverts, notShown)})
 	}
 	return out, nil
 }

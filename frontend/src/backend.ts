@@ -250,6 +250,8 @@ export interface ChangeSummary {
   deleted?: string[] | null
   reverts?: string[] | null
   revertedBy?: string
+  /** A run of a version of the chat not shown, or an undo of one: neither Undo nor Redo acts on it. */
+  otherVersion?: boolean
 }
 
 /** What an undo takes back (agentloop.UndoOptions); none set: the newest run. */

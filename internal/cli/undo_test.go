@@ -149,3 +149,62 @@ func TestChatsShowSaysACallsChangeWasUndoneUntilARedo(t *testing.T) {
 		}
 	}
 }
+
+// `prototyper redo` follows the window's rule: an undo of a version of the chat put aside by
+// an edit is not taken back, and the refusal says how to get it back; that version shown
+// again, it is.
+func TestRedoRefusesAnUndoOfAVersionNotShownUntilItIsShownAgain(t *testing.T) {
+	ws, dbPath := t.TempDir(), filepath.Join(t.TempDir(), "p.db")
+	db, err := store.Open(dbPath, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := agentloop.Wire(db, writeModel("index.html"), agentloop.EmitterFunc(func(events.Event) {}), agentloop.WireOptions{Workspace: ws})
+	out, err := agent.RunOnce(t.Context(), "", "write", agentloop.RunOptions{Model: "m", Approve: agentloop.ApproveAuto, Workspace: ws})
+	agent.Shutdown(t.Context())
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	command := func(redo bool) (int, string) {
+		var stdout, stderr strings.Builder
+		code := undoCommand(redo)(t.Context(), []string{"--db", dbPath, "--chat", out.ChatID}, IO{Out: &stdout, Err: &stderr})
+		return code, stdout.String() + stderr.String()
+	}
+	if code, said := command(false); code != ExitCompleted {
+		t.Fatalf("undo: exit %d\n%s", code, said)
+	}
+	// the first message edited: its version, with the run, is put aside
+	db, err = store.Open(dbPath, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, _ := db.Messages(out.ChatID)
+	if _, err := db.ForkAt(out.ChatID, msgs[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	code, said := command(true)
+	if code != ExitFailed || !strings.Contains(said, "is of a version of this chat that is not shown; show that version in the window") {
+		t.Errorf("redo with the version put aside: exit %d, said %q; want it refused, saying why", code, said)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "index.html")); !os.IsNotExist(err) {
+		t.Fatalf("index.html after the refused redo: %v, want it still gone", err)
+	}
+
+	db, err = store.Open(dbPath, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.ShowVersion(out.ChatID, "", msgs[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if code, said := command(true); code != ExitCompleted {
+		t.Fatalf("redo with the version shown again: exit %d\n%s", code, said)
+	}
+	if got, err := os.ReadFile(filepath.Join(ws, "index.html")); err != nil || string(got) != "hello\n" {
+		t.Errorf("index.html after the redo: %q, %v", got, err)
+	}
+}

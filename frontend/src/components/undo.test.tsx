@@ -48,6 +48,20 @@ describe('checkpoints in the chat state', () => {
     expect(redoable(s)).toBeNull()
   })
 
+  it('offers no Redo for an undo of a version of the chat not shown, and the one before it instead', () => {
+    const s = {
+      ...emptyChat('c1'),
+      changes: [
+        { id: 'r0', kind: 'run', paths: ['a.txt'], revertedBy: 'u0' },
+        { id: 'u0', kind: 'undo', paths: ['a.txt'], reverts: ['r0'] },
+        { id: 'r1', kind: 'run', paths: ['index.html'], revertedBy: 'u1', otherVersion: true },
+        { id: 'u1', kind: 'undo', paths: ['index.html'], reverts: ['r1'], otherVersion: true },
+      ],
+    }
+    expect(redoable(s)?.id).toBe('u0')
+    expect(redoable({ ...s, changes: s.changes.slice(2) })).toBeNull()
+  })
+
   it('drops from its run a path the call that failed left as it was', () => {
     let s = [
       ev(1, { type: 'checkpoint', toolCallId: 't1', paths: ['a.txt'] }),

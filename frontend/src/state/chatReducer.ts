@@ -179,14 +179,14 @@ export function waitingOffer(chat: ChatState | undefined): OfferView | null {
 /** The run's checkpoint while it stands (not undone) and holds paths: its "Undo" shows. */
 export function standingChange(chat: ChatState, runId: string): ChangeSummary | null {
   const c = chat.changes.find((x) => x.id === runId && x.kind === 'run')
-  return c && !c.revertedBy && (c.paths?.length ?? 0) > 0 ? c : null
+  return c && !c.revertedBy && !c.otherVersion && (c.paths?.length ?? 0) > 0 ? c : null
 }
 
-/** The newest undo that stands: what Redo takes back. */
+/** The newest undo that stands, of the version of the chat shown (the Go side marks the others): what Redo takes back. */
 export function redoable(chat: ChatState): ChangeSummary | null {
   for (let i = chat.changes.length - 1; i >= 0; i--) {
     const c = chat.changes[i]
-    if (c.kind === 'undo' && !c.revertedBy && (c.paths?.length ?? 0) > 0) return c
+    if (c.kind === 'undo' && !c.revertedBy && !c.otherVersion && (c.paths?.length ?? 0) > 0) return c
   }
   return null
 }

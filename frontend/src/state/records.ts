@@ -210,6 +210,7 @@ export function checkChange(v: unknown): ChangeSummary | null {
     deleted: strings(v.deleted),
     reverts: strings(v.reverts),
     revertedBy: str(v.revertedBy),
+    ...(v.otherVersion === true ? { otherVersion: true } : {}),
   }
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { OpenedChat } from '../backend'
 import { FakeBackend } from '../fakeBackend'
 import { StateCell } from './appState'
-import { chatFromSnapshot } from './chatReducer'
+import { chatFromSnapshot, redoable } from './chatReducer'
 import { Versions } from './versions'
 
 function opened(): OpenedChat {
@@ -34,6 +34,17 @@ describe('versions of a chat', () => {
     expect(backend.callsOf('EditAndResend')).toEqual([['c1', 'u1', 'hello']])
     expect(cell.get().versions.c1).toEqual([{ messageId: 'u1', index: 2, count: 2 }])
     expect(refreshed()).toBe(1)
+  })
+
+  it('after an edit, offer no Redo for an undo the Go side says is of the version put aside', async () => {
+    const { backend, cell, versions } = setup()
+    const run = { id: 'r1', kind: 'run', paths: ['index.html'], revertedBy: 'x1' }
+    const undo = { id: 'x1', kind: 'undo', paths: ['index.html'], reverts: ['r1'] }
+    cell.set({ chats: { c1: { ...cell.get().chats.c1, changes: [run, undo] } } })
+    expect(redoable(cell.get().chats.c1)?.id).toBe('x1')
+    backend.opened.c1 = { ...opened(), changes: [{ ...run, otherVersion: true }, { ...undo, otherVersion: true }] }
+    await versions.editAndResend('u1', 'hello again')
+    expect(redoable(cell.get().chats.c1)).toBeNull()
   })
 
   it('open the last message of the user for editing, not while the chat runs', () => {

@@ -48,7 +48,10 @@ export class Versions {
         messages[newId] = snap.messages[newId]
         timeline = [...kept, { kind: 'message', id: newId }]
       }
-      this.cell.setChat(chatId, { ...now, messages, timeline: [...timeline, ...added] })
+      // the runs put aside with the earlier version, and their undos, are no longer undone or redone from here
+      const elsewhere = new Set(snap.changes.filter((c) => c.otherVersion).map((c) => c.id))
+      const changes = now.changes.map((c) => (elsewhere.has(c.id) ? { ...c, otherVersion: true } : c))
+      this.cell.setChat(chatId, { ...now, messages, timeline: [...timeline, ...added], changes })
       setVersions(this.cell, chatId, opened.versions)
       void this.hooks.refreshChats()
     } catch (err) {
