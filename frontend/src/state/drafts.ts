@@ -29,6 +29,7 @@ export class Drafts {
     if (this.draftOf(chatId) === text) return
     this.drafts.set(chatId, text)
     clearTimeout(this.saves.get(chatId))
+    this.saves.delete(chatId)
     // a box emptied (its message sent) is kept at once, or once its message was taken: a window
     // closed right after a message was sent does not give its text back as unsent
     const sending = this.sends.get(chatId)
@@ -50,25 +51,38 @@ export class Drafts {
     else void this.saveImages(chatId)
   }
 
-  /** The message of chatId's box is being sent (sent settles once the Go side took it or not). */
+  /**
+   * The message of chatId's box is being sent (sent settles once the Go side took it or not).
+   * Called before the box is emptied: the text it holds now, if not kept yet, is kept at once, so
+   * that until the message is taken the stored box is the box as it was before the send.
+   */
   sending = (chatId: string, sent: Promise<unknown>): void => {
+    if (this.saves.has(chatId)) {
+      clearTimeout(this.saves.get(chatId))
+      void this.save(chatId)
+    }
     const mark = { emptied: false, imagesEmptied: false }
     this.sends.set(chatId, mark)
-    const settled = () => {
+    const done = () => {
       if (this.sends.get(chatId) === mark) this.sends.delete(chatId)
+    }
+    const taken = () => {
+      done()
       if (mark.emptied && this.draftOf(chatId) === '') void this.save(chatId)
       if (mark.imagesEmptied && this.imagesOf(chatId).length === 0) void this.saveImages(chatId)
     }
-    sent.then(settled, settled)
+    // refused: the box gets its message back, and what is stored is what it will hold again
+    sent.then(taken, done)
   }
 
-  /** Keeps every unsent text not kept yet, now, and waits for the images being kept. */
+  /**
+   * Keeps every unsent text not kept yet, now, and waits for the images being kept. A box emptied
+   * by a send still in flight is not kept empty: its message may yet be refused (a quit refuses it).
+   */
   async flush(): Promise<void> {
-    const emptied = [...this.sends].filter(([, mark]) => mark.emptied).map(([id]) => id)
-    const pending = [...new Set([...this.saves.keys(), ...emptied])]
+    const pending = [...this.saves.keys()]
     for (const id of pending) clearTimeout(this.saves.get(id))
-    const imagesEmptied = [...this.sends].filter(([, mark]) => mark.imagesEmptied).map(([id]) => id)
-    await Promise.all([...pending.map((id) => this.save(id)), ...imagesEmptied.map((id) => this.saveImages(id)), ...this.imageSaves.values()])
+    await Promise.all([...pending.map((id) => this.save(id)), ...this.imageSaves.values()])
   }
 
   /** Reads the texts and images kept by the Go side; what the box was given meanwhile wins. */
