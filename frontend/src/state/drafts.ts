@@ -110,7 +110,7 @@ export class Drafts {
     const saved = (this.imageSaves.get(chatId) ?? Promise.resolve())
       .then(() => this.backend.saveDraftImages(chatId, images))
       .catch(() => {
-        // the images stay in the box (more than a message carries are refused: its Send says why)
+        // the images stay in the box; the next change keeps them again
       })
     this.imageSaves.set(chatId, saved)
     void saved.then(() => {
