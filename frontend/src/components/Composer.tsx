@@ -77,10 +77,11 @@ function useDraftPerChat(
     // what the box holds as the key changes was typed in the chat it leaves (a message sent
     // as it starts its chat has left the box already)
     if (draft || images.length > 0) kept.current.set(was, { text: draft, images })
+    // what the keeper holds for the chat wins (it has what was given back to it meanwhile)
     const back = kept.current.get(key)
     kept.current.delete(key)
-    setDraft(back?.text ?? saved?.(key) ?? '')
-    setImages(back?.images ?? savedImages?.(key) ?? [])
+    setDraft(saved ? saved(key) : (back?.text ?? ''))
+    setImages(savedImages ? savedImages(key) : (back?.images ?? []))
     // only the key moves the draft: the text and images are read as they are when it does
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key])

@@ -51,6 +51,12 @@ export class Drafts {
     else void this.saveImages(chatId)
   }
 
+  /** Puts text (a blank line apart) and images after those chatId's box keeps, as if typed there. */
+  giveBack = (chatId: string, text: string, images: string[]): void => {
+    if (text) this.draftChanged(chatId, [this.draftOf(chatId), text].filter((t) => t.trim()).join('\n\n'))
+    if (images.length) this.imagesChanged(chatId, [...this.imagesOf(chatId), ...images])
+  }
+
   /**
    * The message of chatId's box is being sent (sent settles once the Go side took it or not).
    * Called before the box is emptied: the text it holds now, if not kept yet, is kept at once, so
