@@ -24,7 +24,7 @@ type Unsent struct {
 
 // bucketUnsentImages holds, by chat id ("" for the chat not started yet), the images of its
 // box (key 'd' ‖ chat id → JSON list) and of its queued messages (key 'q' ‖ chat id → JSON list
-// of lists, one per message, in the order of the queued texts). Created by the first write;
+// of lists, one per queued message that has images, in queue order). Created by the first write;
 // a file without it holds none.
 var bucketUnsentImages = []byte("unsentImages")
 
@@ -71,8 +71,8 @@ func (db *DB) DraftImages() (map[string][][]byte, error) {
 	return out, err
 }
 
-// QueuedImages returns the images kept with each message of chat chatID's queue, in the order of
-// its texts ([DB.Queued]).
+// QueuedImages returns the images kept with each message of chat chatID's queue that has some, in
+// queue order.
 func (db *DB) QueuedImages(chatID string) ([][][]byte, error) {
 	var out [][][]byte
 	err := db.view(func(tx *bolt.Tx) error {
@@ -107,14 +107,11 @@ func getUnsentImages(tx *bolt.Tx, key []byte, v any) error {
 
 // keepQueuedImages keeps the images of queued, the messages of chat chatID's queue, within tx.
 func keepQueuedImages(tx *bolt.Tx, chatID string, queued []Unsent) error {
-	per := make([][][]byte, len(queued))
-	some := false
-	for i, m := range queued {
-		per[i] = m.Images
-		some = some || len(m.Images) > 0
-	}
-	if !some {
-		per = nil
+	var per [][][]byte
+	for _, m := range queued {
+		if len(m.Images) > 0 {
+			per = append(per, m.Images)
+		}
 	}
 	return putUnsentImages(tx, unsentImagesKey(queuedImagesPrefix, chatID), per)
 }

@@ -98,6 +98,20 @@ func (db *DB) SetQueued(chatID string, queued []Unsent) error {
 	})
 }
 
+// SetQueuedTexts keeps texts as those of chat chatID's queue, leaving its images as kept: a queue
+// whose messages changed their texts alone (edited, taken by the run) does not rewrite them.
+func (db *DB) SetQueuedTexts(chatID string, texts []string) error {
+	return db.update("keep the queued messages", func(tx *bolt.Tx) error {
+		return editQueued(tx, func(q map[string][]string) {
+			if len(texts) == 0 {
+				delete(q, chatID)
+			} else {
+				q[chatID] = texts
+			}
+		})
+	})
+}
+
 // putQueued sets the texts of chat chatID's queue in q; none forgets it.
 func putQueued(q map[string][]string, chatID string, queued []Unsent) {
 	if len(queued) == 0 {
