@@ -145,8 +145,10 @@ func TestDesktopQuittingRightAfterSendingLosesNothing(t *testing.T) {
 	images, _ := db.DraftImages()
 	db.Close()
 	if sent {
-		return // the Go side took it before the quit
+		t.Log("the Go side took the message before the quit")
+		return
 	}
+	t.Log("the quit came before the Go side took the message")
 	if drafts[""] != "What is in this picture?" || len(images[""]) != 1 {
 		t.Fatalf("the message was not sent, and the box keeps %q with %d images: lost", drafts[""], len(images[""]))
 	}
