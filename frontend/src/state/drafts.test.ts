@@ -154,4 +154,25 @@ describe('unsent text', () => {
     await done
     expect(backend.savedDraftImages.c1).toEqual(['A', 'B'])
   })
+
+  it('keeps a box emptied by a taken message empty only after the text kept as it was sent', async () => {
+    const backend = new FakeBackend()
+    const answers: (() => void)[] = []
+    const save = backend.saveDraft.bind(backend)
+    backend.saveDraft = (chatId: string, text: string) => new Promise<void>((resolve) => answers.push(() => void save(chatId, text).then(resolve)))
+    const drafts = new Drafts(backend)
+    drafts.draftChanged('c1', 'look') // Enter comes before the typing pause
+    drafts.sending('c1', Promise.resolve())
+    drafts.draftChanged('c1', '')
+    await vi.advanceTimersByTimeAsync(0)
+    expect(answers).toHaveLength(1) // the emptied box waits for the text kept before it
+    answers[0]()
+    await vi.advanceTimersByTimeAsync(0)
+    answers[1]?.()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(backend.callsOf('SaveDraft')).toEqual([
+      ['c1', 'look'],
+      ['c1', ''],
+    ])
+  })
 })

@@ -63,9 +63,10 @@ export class Drafts {
    * that until the message is taken the stored box is the box as it was before the send.
    */
   sending = (chatId: string, sent: Promise<unknown>): void => {
+    let before = Promise.resolve()
     if (this.saves.has(chatId)) {
       clearTimeout(this.saves.get(chatId))
-      void this.save(chatId)
+      before = this.save(chatId)
     }
     const mark = { emptied: false, imagesEmptied: false }
     this.sends.set(chatId, mark)
@@ -74,8 +75,9 @@ export class Drafts {
     }
     const taken = () => {
       done()
-      if (mark.emptied && this.draftOf(chatId) === '') void this.save(chatId)
       if (mark.imagesEmptied && this.imagesOf(chatId).length === 0) void this.saveImages(chatId)
+      // after the text kept just above: the emptied box is the last word
+      if (mark.emptied) void before.then(() => (this.draftOf(chatId) === '' ? this.save(chatId) : undefined))
     }
     // refused: the box gets its message back, and what is stored is what it will hold again
     sent.then(taken, done)
