@@ -157,7 +157,11 @@ type chatState struct {
 	// (see keepQueue).
 	injecting []userMessage
 	queueKept bool
-	paused    *pausedRun
+	// keptImages: the images the store keeps of the queue, one entry per message that has
+	// some (its first image's first byte: a message's images never change), so that a queue
+	// whose texts alone changed does not rewrite its images
+	keptImages []*byte
+	paused     *pausedRun
 	// deleting: DeleteChat is under way (see chatedits.go); the chat is left out of lists
 	deleting bool
 }
@@ -355,6 +359,10 @@ func (a *Agent) send(ctx context.Context, chatID string, fresh store.Chat, promp
 	// busy: queue it, the run injects it; the files it names, read now, go with it into a
 	// follow-up run; a run that takes it at a safe point reads them again
 	if cs.done != nil {
+		if err := queueRoom(cs, images); err != nil {
+			cs.mu.Unlock()
+			return chatID, err
+		}
 		cs.queue = append(cs.queue, userMessage{text: prompt, images: images, files: in.files})
 		if err := a.keepQueue(cs); err != nil {
 			cs.queue = cs.queue[:len(cs.queue)-1]
@@ -859,10 +867,61 @@ func (a *Agent) keepQueue(cs *chatState) error {
 	if len(queued) == 0 && !cs.queueKept {
 		return nil // nothing kept, nothing to keep: no write
 	}
-	if err := a.cfg.Store.SetQueued(cs.id, queued); err != nil {
+	images := imagesOf(queued)
+	var err error
+	if len(queued) > 0 && cs.queueKept && slices.Equal(images, cs.keptImages) {
+		err = a.cfg.Store.SetQueuedTexts(cs.id, textsOf(queued))
+	} else {
+		err = a.cfg.Store.SetQueued(cs.id, queued)
+	}
+	if err != nil {
 		return fmt.Errorf("your message could not be kept while the model works: %w", err)
 	}
-	cs.queueKept = len(queued) > 0
+	cs.queueKept, cs.keptImages = len(queued) > 0, images
+	return nil
+}
+
+// imagesOf names the images of queued: the first byte of each message's that has some.
+func imagesOf(queued []store.Unsent) []*byte {
+	var out []*byte
+	for _, m := range queued {
+		if len(m.Images) > 0 && len(m.Images[0]) > 0 {
+			out = append(out, &m.Images[0][0])
+		}
+	}
+	return out
+}
+
+func textsOf(queued []store.Unsent) []string {
+	out := make([]string, len(queued))
+	for i, m := range queued {
+		out[i] = m.Text
+	}
+	return out
+}
+
+// MaxQueued caps the messages that wait in a busy chat's queue; MaxQueuedImageBytes caps their
+// images together. The store rewrites a queue's images whenever they change, in one value.
+const (
+	MaxQueued           = 16
+	MaxQueuedImageBytes = 64 << 20
+)
+
+// queueRoom refuses a message with images the queue of cs has no room for. cs.mu must be held.
+func queueRoom(cs *chatState, images [][]byte) error {
+	waiting := slices.Concat(cs.injecting, cs.queue)
+	if len(waiting) >= MaxQueued {
+		return fmt.Errorf("%w: %d messages already wait for the model; send this one once it has taken them, or stop it and send them again as one", ErrQueueFull, len(waiting))
+	}
+	size := 0
+	for _, m := range append(waiting, userMessage{images: images}) {
+		for _, img := range m.images {
+			size += len(img)
+		}
+	}
+	if size > MaxQueuedImageBytes {
+		return fmt.Errorf("%w: the messages waiting for the model hold %d MB of images with this one, more than %d MB; send it once the model has taken them", ErrQueueFull, size>>20, MaxQueuedImageBytes>>20)
+	}
 	return nil
 }
 
@@ -877,7 +936,7 @@ func (a *Agent) giveBackQueue(cs *chatState, given []userMessage) error {
 	if err := a.cfg.Store.GiveBackQueued(cs.id, unsentOf(given), still); err != nil {
 		return err
 	}
-	cs.queueKept = len(still) > 0
+	cs.queueKept, cs.keptImages = len(still) > 0, imagesOf(still)
 	return nil
 }
 

@@ -167,7 +167,7 @@ func (a *Agent) DeleteChat(ctx context.Context, chatID string) error {
 	if err == nil {
 		// no phase event: the window drops the chat itself, and nothing is left to change
 		// the store forgot the chat's kept queue with it
-		cs.paused, cs.queue, cs.injecting, cs.queueKept, cs.runID, cs.phase = nil, nil, nil, false, "", events.PhaseIdle
+		cs.paused, cs.queue, cs.injecting, cs.queueKept, cs.keptImages, cs.runID, cs.phase = nil, nil, nil, false, nil, "", events.PhaseIdle
 	} else {
 		cs.deleting = false
 	}

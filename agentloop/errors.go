@@ -17,6 +17,11 @@ var ErrNoModel = errors.New("no model chosen: pick one in the model menu, or pas
 // process.
 var ErrChatBusy = errors.New("the chat is busy with another run: wait for it or stop it first")
 
+// ErrQueueFull is returned (wrapped, with the sentence to show) by Send and SendImages for a
+// message a busy chat's queue has no room for: [MaxQueued] messages wait already, or their images
+// with its own would pass [MaxQueuedImageBytes]. Nothing was queued.
+var ErrQueueFull = errors.New("the chat's queue is full")
+
 // ErrShutDown is returned after Shutdown.
 var ErrShutDown = errors.New("the agent is shutting down")
 

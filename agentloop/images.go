@@ -11,11 +11,11 @@ import (
 // Images in a message: sent to a model that can see them (Ollama's `images` of the user's
 // message), refused before anything is stored for one that cannot.
 
-// maxImageBytes caps one image of a message: larger ones are photos to shrink first.
-const maxImageBytes = 20 << 20
+// MaxImageBytes caps one image of a message: larger ones are photos to shrink first.
+const MaxImageBytes = 20 << 20
 
-// maxImages caps the images of one message.
-const maxImages = 8
+// MaxImages caps the images of one message.
+const MaxImages = 8
 
 // ErrNoVision is matched by a [*NoVisionError]: the message has images and the run's model
 // cannot see them (the server says so); nothing was stored.
@@ -55,12 +55,12 @@ func (a *Agent) checkImages(ctx context.Context, modelName string, images [][]by
 // or no PNG, JPEG, GIF or WebP ([ErrBadImage], with the sentence to show). What the store keeps
 // of a message not sent yet is bounded by it too.
 func CheckImages(images [][]byte) error {
-	if len(images) > maxImages {
-		return fmt.Errorf("%w: a message takes at most %d images; send the others in another message", ErrBadImage, maxImages)
+	if len(images) > MaxImages {
+		return fmt.Errorf("%w: a message takes at most %d images; send the others in another message", ErrBadImage, MaxImages)
 	}
 	for i, img := range images {
-		if len(img) > maxImageBytes {
-			return fmt.Errorf("%w: image %d is %d MB; shrink it below %d MB", ErrBadImage, i+1, len(img)>>20, maxImageBytes>>20)
+		if len(img) > MaxImageBytes {
+			return fmt.Errorf("%w: image %d is %d MB; shrink it below %d MB", ErrBadImage, i+1, len(img)>>20, MaxImageBytes>>20)
 		}
 		switch http.DetectContentType(img) {
 		case "image/png", "image/jpeg", "image/gif", "image/webp":

@@ -56,6 +56,7 @@ type Store interface {
 	UpdateSettings(edit func(*store.Settings) error) (store.Settings, error)
 
 	SetQueued(chatID string, queued []store.Unsent) error
+	SetQueuedTexts(chatID string, texts []string) error
 	GiveBackQueued(chatID string, given, stillQueued []store.Unsent) error
 }
 

@@ -24,7 +24,7 @@ type Unsent struct {
 
 // bucketUnsentImages holds, by chat id ("" for the chat not started yet), the images of its
 // box (key 'd' ‖ chat id → JSON list) and of its queued messages (key 'q' ‖ chat id → JSON list
-// of lists, one per message, in the order of the queued texts). Created by the first write;
+// of lists, one per queued message that has images, in queue order). Created by the first write;
 // a file without it holds none.
 var bucketUnsentImages = []byte("unsentImages")
 
@@ -38,10 +38,14 @@ func unsentImagesKey(prefix byte, chatID string) []byte {
 }
 
 // SaveDraftImages keeps images as those of the unsent text of chat chatID ("" for the chat the
-// window starts with its first message); none forgets them. The caller bounds them as a message's
-// images are bounded: the store keeps what it is given.
+// window starts with its first message); none forgets them. The images of a chat that does not
+// exist (deleted while its box was being saved) are not kept. The caller bounds them as a
+// message's images are bounded: the store keeps what it is given.
 func (db *DB) SaveDraftImages(chatID string, images [][]byte) error {
 	return db.update("save the images of the unsent text", func(tx *bolt.Tx) error {
+		if !chatExists(tx, chatID) {
+			return nil
+		}
 		return putUnsentImages(tx, unsentImagesKey(boxImagesPrefix, chatID), images)
 	})
 }
@@ -67,8 +71,8 @@ func (db *DB) DraftImages() (map[string][][]byte, error) {
 	return out, err
 }
 
-// QueuedImages returns the images kept with each message of chat chatID's queue, in the order of
-// its texts ([DB.Queued]).
+// QueuedImages returns the images kept with each message of chat chatID's queue that has some, in
+// queue order.
 func (db *DB) QueuedImages(chatID string) ([][][]byte, error) {
 	var out [][][]byte
 	err := db.view(func(tx *bolt.Tx) error {
@@ -103,14 +107,11 @@ func getUnsentImages(tx *bolt.Tx, key []byte, v any) error {
 
 // keepQueuedImages keeps the images of queued, the messages of chat chatID's queue, within tx.
 func keepQueuedImages(tx *bolt.Tx, chatID string, queued []Unsent) error {
-	per := make([][][]byte, len(queued))
-	some := false
-	for i, m := range queued {
-		per[i] = m.Images
-		some = some || len(m.Images) > 0
-	}
-	if !some {
-		per = nil
+	var per [][][]byte
+	for _, m := range queued {
+		if len(m.Images) > 0 {
+			per = append(per, m.Images)
+		}
 	}
 	return putUnsentImages(tx, unsentImagesKey(queuedImagesPrefix, chatID), per)
 }
@@ -146,26 +147,37 @@ func containsImage(images [][]byte, img []byte) bool {
 
 // giveBackQueuedImages moves the images of every chat's kept queue into its box within tx: those
 // of the messages whose texts the box is given too, or whose texts an older build gave back
-// without them.
+// without them. The box images of chats gone are deleted in the same pass.
 func giveBackQueuedImages(tx *bolt.Tx) error {
 	b := tx.Bucket(bucketUnsentImages)
 	if b == nil {
 		return nil
 	}
 	queued := map[string][][][]byte{}
+	var orphans [][]byte
 	c := b.Cursor()
-	for k, v := c.Seek([]byte{queuedImagesPrefix}); len(k) > 0 && k[0] == queuedImagesPrefix; k, v = c.Next() {
-		var per [][][]byte
-		if err := json.Unmarshal(v, &per); err != nil {
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		switch {
+		case k[0] == boxImagesPrefix && !chatExists(tx, string(k[1:])):
+			orphans = append(orphans, bytes.Clone(k))
+		case k[0] == queuedImagesPrefix:
+			var per [][][]byte
+			if err := json.Unmarshal(v, &per); err != nil {
+				return err
+			}
+			queued[string(k[1:])] = per
+		}
+	}
+	for _, k := range orphans {
+		if err := b.Delete(k); err != nil {
 			return err
 		}
-		queued[string(k[1:])] = per
 	}
 	for id, per := range queued {
 		if err := b.Delete(unsentImagesKey(queuedImagesPrefix, id)); err != nil {
 			return err
 		}
-		if tx.Bucket(bucketChats).Get([]byte(id)) == nil && id != "" {
+		if !chatExists(tx, id) {
 			continue // its chat is gone
 		}
 		for _, images := range per {
@@ -177,14 +189,25 @@ func giveBackQueuedImages(tx *bolt.Tx) error {
 	return nil
 }
 
-// hasQueuedImages reports whether a chat's queue keeps images (Open then has some to give back).
-func hasQueuedImages(tx *bolt.Tx) bool {
+// unsentImagesToTidy reports whether a chat's queue keeps images, or a chat gone keeps box
+// images: Open then has some to give back or to delete.
+func unsentImagesToTidy(tx *bolt.Tx) bool {
 	b := tx.Bucket(bucketUnsentImages)
 	if b == nil {
 		return false
 	}
-	k, _ := b.Cursor().Seek([]byte{queuedImagesPrefix})
-	return len(k) > 0 && k[0] == queuedImagesPrefix
+	c := b.Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		if k[0] == queuedImagesPrefix || !chatExists(tx, string(k[1:])) {
+			return true
+		}
+	}
+	return false
+}
+
+// chatExists reports whether chat id exists; "" (the chat not started yet) always does.
+func chatExists(tx *bolt.Tx, id string) bool {
+	return id == "" || tx.Bucket(bucketChats).Get([]byte(id)) != nil
 }
 
 // forgetUnsentImages deletes the images of chat chatID's box and queue within tx.

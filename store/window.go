@@ -98,6 +98,20 @@ func (db *DB) SetQueued(chatID string, queued []Unsent) error {
 	})
 }
 
+// SetQueuedTexts keeps texts as those of chat chatID's queue, leaving its images as kept: a queue
+// whose messages changed their texts alone (edited, taken by the run) does not rewrite them.
+func (db *DB) SetQueuedTexts(chatID string, texts []string) error {
+	return db.update("keep the queued messages", func(tx *bolt.Tx) error {
+		return editQueued(tx, func(q map[string][]string) {
+			if len(texts) == 0 {
+				delete(q, chatID)
+			} else {
+				q[chatID] = texts
+			}
+		})
+	})
+}
+
 // putQueued sets the texts of chat chatID's queue in q; none forgets it.
 func putQueued(q map[string][]string, chatID string, queued []Unsent) {
 	if len(queued) == 0 {
@@ -148,7 +162,7 @@ func (db *DB) GiveBackQueued(chatID string, given, stillQueued []Unsent) error {
 func (db *DB) giveBackAllQueued() error {
 	var some bool
 	if err := db.view(func(tx *bolt.Tx) error {
-		some = tx.Bucket(bucketSettings).Get(keyQueued) != nil || hasQueuedImages(tx)
+		some = tx.Bucket(bucketSettings).Get(keyQueued) != nil || unsentImagesToTidy(tx)
 		return nil
 	}); err != nil || !some {
 		return err // nothing to give back: no write
@@ -172,15 +186,17 @@ func (db *DB) giveBackAllQueued() error {
 	})
 }
 
-// withTexts is draft with texts after it, a blank line apart; a text the draft already holds
-// (the window saved the box with it given back) is not added again.
+// withTexts is draft with texts after it, a blank line apart; a text the draft already holds as
+// whole parts (the window saved the box with it given back) is not added again.
 func withTexts(draft string, texts []string) string {
 	parts := []string{}
 	if strings.TrimSpace(draft) != "" {
 		parts = append(parts, draft)
 	}
+	// a text is held when it is whole parts of the draft, blank-line separated: a word of it is not
+	held := "\n\n" + draft + "\n\n"
 	for _, t := range texts {
-		if !strings.Contains(draft, t) {
+		if !strings.Contains(held, "\n\n"+t+"\n\n") {
 			parts = append(parts, t)
 		}
 	}

@@ -133,3 +133,21 @@ func unsent(texts ...string) []Unsent {
 	}
 	return m
 }
+
+// A queued text is held by the box only as whole blank-line-separated parts of it: a short text
+// that is a word of what is typed is still given back.
+func TestAQueuedTextInsideAWordOfTheBoxIsStillGivenBack(t *testing.T) {
+	db, path := openTestDB(t, newTestClock())
+	c := mustChat(t, db, Chat{})
+	_ = db.SetQueued(c.ID, unsent("the", "two\n\nparts"))
+	_ = db.SaveDraft(c.ID, "look at the header\n\ntwo\n\nparts")
+	db.Close()
+	db, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if d, _ := db.Drafts(); d[c.ID] != "look at the header\n\ntwo\n\nparts\n\nthe" {
+		t.Errorf("draft %q; want the queued text given back after the box's", d[c.ID])
+	}
+}

@@ -83,6 +83,80 @@ func TestDesktopAnImagePastedInTheBoxOutlivesAKill(t *testing.T) {
 	}
 }
 
+// TestDesktopWhatAStopGivesBackStaysWithItsChatWhenTheBoxMovedOn: a message with a pasted image,
+// queued while a tool runs; Esc stops the run and Ctrl+N moves the box to a new chat at once,
+// before the stop's end arrives: the stopped chat's box has the text and image when opened again,
+// and the new chat's box stays empty.
+func TestDesktopWhatAStopGivesBackStaysWithItsChatWhenTheBoxMovedOn(t *testing.T) {
+	settings := store.Settings{Think: "on", ToolApproval: map[string]string{"*": "auto"}}
+	r := startDesktopRunWith(t, seeingModel, settings, "Wait a moment, with everything", withArgs("--mcp-config", mcpConfigFile(t)))
+	r.waitLog(t, events.ToolCall, true, 90*time.Second)
+	r.pasteImage(t, screenshotPNG(t))
+	r.app.typeText("And this picture?")
+	r.app.key("Return")
+	r.app.waitControl(rolePushButton, "Take back the queued message", 10*time.Second)
+	r.app.key("Escape", "ctrl+n") // one keystroke after the other: the stop's end comes after
+	r.waitLog(t, events.RunFinished, true, 30*time.Second)
+	r.openAndType("ctrl+k", "Wait a moment", "stopped-then-moved-search.png")
+	r.app.key("Return")
+	r.waitBoxHoldsTextAndImage(t, "And this picture?", "stopped-then-moved-back.png")
+	r.app.key("ctrl+n")
+	r.waitComposerFocus()
+	if n := len(r.app.controls(roleImage, "Image 1 to send")); n != 0 {
+		t.Errorf("the new chat's box holds %d images given back to another chat (%s)", n, r.app.screenshot("stopped-then-moved-new.png"))
+	}
+	if said := r.app.waitTexts(func(s string) bool { return s == "And this picture?" }, time.Second); len(said) != 0 {
+		t.Errorf("the new chat's box holds the text given back to another chat (%s)", r.app.screenshot("stopped-then-moved-new.png"))
+	}
+	_, db := r.finish(t, "stopped-then-moved.png")
+	chat := theOneChat(t, db)
+	if d, _ := db.Drafts(); d[chat.ID] != "And this picture?" || d[""] != "" {
+		t.Errorf("unsent texts %q; want the stopped chat's alone", d)
+	}
+	if d, _ := db.DraftImages(); len(d) != 1 || len(d[chat.ID]) != 1 {
+		t.Errorf("box images of %d chats; want the stopped chat's one image alone", len(d))
+	}
+}
+
+// TestDesktopQuittingRightAfterSendingLosesNothing: a message with a pasted image sent with
+// Enter and Ctrl+Q at once: the app opened again has it, sent in the chat or back in the box,
+// its image with it.
+func TestDesktopQuittingRightAfterSendingLosesNothing(t *testing.T) {
+	r := startDesktopRunWith(t, seeingModel, store.Settings{Think: "on"}, "")
+	r.app.key("ctrl+n")
+	r.pasteImage(t, screenshotPNG(t))
+	r.app.typeText("What is in this picture?")
+	r.app.waitControl(roleImage, "Image 1 to send", 10*time.Second)
+	r.app.key("Return", "ctrl+q")
+	if err := r.app.waitExit(30 * time.Second); err != nil {
+		t.Fatalf("after Ctrl+Q the app ended with %s", describeExit(err))
+	}
+	db, err := store.Open(r.db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chats, _ := db.ListChats()
+	sent := false
+	for _, c := range chats {
+		msgs, _ := db.Messages(c.ID)
+		sent = sent || (len(msgs) > 0 && msgs[0].Content == "What is in this picture?" && len(msgs[0].Images) == 1)
+	}
+	drafts, _ := db.Drafts()
+	images, _ := db.DraftImages()
+	db.Close()
+	if sent {
+		t.Log("the Go side took the message before the quit")
+		return
+	}
+	t.Log("the quit came before the Go side took the message")
+	if drafts[""] != "What is in this picture?" || len(images[""]) != 1 {
+		t.Fatalf("the message was not sent, and the box keeps %q with %d images: lost", drafts[""], len(images[""]))
+	}
+	r.relaunch(t, seeingModel, "bridge-quit-after-send")
+	r.waitBoxHoldsTextAndImage(t, "What is in this picture?", "quit-after-send.png")
+	r.finish(t, "quit-after-send.png")
+}
+
 // kill ends the app with SIGKILL and waits for it to be gone.
 func (r *desktopRun) kill(t *testing.T) {
 	t.Helper()

@@ -68,8 +68,9 @@ function ConnectedComposer() {
   const warning = useAppState(modelWarning)
   const busy = useAppState((s) => isStoppable(s.activeChatId ? s.chats[s.activeChatId] : undefined))
   const budget = useAppState((s) => s.budgets[budgetKey(s)])
-  const restored = useAppState((s) => s.restoredDraft)
-  const restoredImages = useAppState((s) => s.restoredImages.length)
+  // what is given back is for one chat's box: the box takes it only while it shows that chat
+  const restored = useAppState((s) => (s.restoredFor === (s.activeChatId ?? '') ? s.restoredDraft : ''))
+  const restoredImages = useAppState((s) => (s.restoredFor === (s.activeChatId ?? '') ? s.restoredImages.length : 0))
   const model = useAppState((s) => s.config?.model ?? '')
   const vision = useAppState((s) => modelVision(s))
   const chatId = useAppState((s) => s.activeChatId ?? '')

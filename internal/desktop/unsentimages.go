@@ -9,17 +9,31 @@ import (
 
 // SaveDraftImages keeps the images (base64, as the box holds them) of a chat's box not sent yet
 // ("" for the chat the window starts with its first message), beside its text, so that closing
-// or killing the app loses none of them; none forgets them. Images no message could carry are
-// refused with the sentence a Send of them would get, and nothing is kept.
+// or killing the app loses none of them; none forgets them. Only images a message could carry
+// are kept, the first [agentloop.MaxImages] of them: one the box should not hold (no image the
+// models read, too large) does not stop the others being kept, and the Send of the box says
+// what is wrong with it. An image past those is not even decoded.
 func (d *Desktop) SaveDraftImages(chatID string, images []string) error {
-	raw, err := decodeImages(images)
-	if err != nil {
-		return err
+	return d.db.SaveDraftImages(chatID, keepableImages(images))
+}
+
+// keepableImages is the first images (base64) a message could carry, decoded.
+func keepableImages(images []string) [][]byte {
+	var kept [][]byte
+	for _, s := range images {
+		if len(kept) == agentloop.MaxImages {
+			break
+		}
+		if base64.StdEncoding.DecodedLen(len(s)) > agentloop.MaxImageBytes+2 {
+			continue // too large, whatever it holds: not decoded
+		}
+		img, err := base64.StdEncoding.DecodeString(s)
+		if err != nil || agentloop.CheckImages([][]byte{img}) != nil {
+			continue
+		}
+		kept = append(kept, img)
 	}
-	if err := agentloop.CheckImages(raw); err != nil {
-		return err
-	}
-	return d.db.SaveDraftImages(chatID, raw)
+	return kept
 }
 
 // DraftImages returns the images (base64) of each chat's unsent text that has some, by chat id:

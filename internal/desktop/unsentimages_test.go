@@ -1,16 +1,18 @@
 package desktop
 
 import (
+	"encoding/base64"
 	"slices"
-	"strings"
 	"testing"
 
+	"prototyper/agentloop"
 	"prototyper/internal/cli"
 )
 
-// The images of a box not sent are kept as the box holds them, and bounded as a message's
-// images are: more than a message can carry is refused with the sentence a Send would get.
-func TestTheBoxsImagesAreKeptWithinTheBoundsOfAMessagesImages(t *testing.T) {
+// The images of a box not sent are kept as the box holds them, as far as a message could carry
+// them: an image it could not (no image the models read, too large, past the eighth) does not
+// stop the others being kept; the Send of the box says what is wrong with it.
+func TestTheBoxsImagesThatAMessageCouldCarryAreKeptAndTheOthersLeftToItsSend(t *testing.T) {
 	d, _ := openTestDesktop(t, cli.DesktopOptions{Common: cli.Common{Ollama: "http://127.0.0.1:1"}})
 	png := "iVBORw0KGgpmYWtl" // a PNG's signature and "fake"
 	if err := d.SaveDraftImages("", []string{png}); err != nil {
@@ -19,12 +21,14 @@ func TestTheBoxsImagesAreKeptWithinTheBoundsOfAMessagesImages(t *testing.T) {
 	if got, err := d.DraftImages(); err != nil || !slices.Equal(got[""], []string{png}) {
 		t.Fatalf("DraftImages = %v, %v; want the box's image", got, err)
 	}
-	err := d.SaveDraftImages("", slices.Repeat([]string{png}, 9))
-	if err == nil || !strings.Contains(err.Error(), "a message takes at most 8 images; send the others in another message") {
-		t.Fatalf("nine images: %v; want the sentence a Send of them gets", err)
+	bmp := base64.StdEncoding.EncodeToString([]byte("BM a bitmap"))
+	huge := base64.StdEncoding.EncodeToString(append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, agentloop.MaxImageBytes)...))
+	box := append([]string{bmp, "not base64!", huge}, slices.Repeat([]string{png}, 9)...)
+	if err := d.SaveDraftImages("", box); err != nil {
+		t.Fatalf("a box with images no message carries: %v; want the others kept, no error", err)
 	}
-	if got, _ := d.DraftImages(); len(got[""]) != 1 {
-		t.Errorf("kept %d images after a refusal; want what was kept before", len(got[""]))
+	if got, _ := d.DraftImages(); !slices.Equal(got[""], slices.Repeat([]string{png}, agentloop.MaxImages)) {
+		t.Errorf("kept %d images; want the first %d a message could carry", len(got[""]), agentloop.MaxImages)
 	}
 	if err := d.SaveDraftImages("", nil); err != nil {
 		t.Fatal(err)

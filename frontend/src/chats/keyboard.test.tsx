@@ -107,6 +107,28 @@ describe('keyboard first', () => {
     expect(backend.savedDraftImages.a).toBeUndefined()
   })
 
+  it('a message a Stop gives back lands in its own chat’s box, not in the box on screen', async () => {
+    const { backend, store } = await mount()
+    await act(() => store.selectChat('a'))
+    act(() => void backend.emit([{ type: 'phase', chatId: 'a', runId: 'r1', phase: 'streaming', busy: true }]))
+    await act(() => store.send('and this picture', ['iVBORw0KGgo=']))
+    expect(store.getState().queued.a).toHaveLength(1)
+    const composer = () => screen.getByTestId('composer') as HTMLTextAreaElement
+    fireEvent.change(composer(), { target: { value: 'still typing' } })
+    await act(() => store.selectChat('b')) // before the run's end arrives
+    act(() => void backend.emit([{ type: 'run.finished', chatId: 'a', runId: 'r1', stopReason: 'aborted' }]))
+    await flush()
+    const pictures = () => screen.queryAllByRole('img', { name: /Image \d+ to send/ })
+    expect(composer().value).toBe('')
+    expect(pictures()).toHaveLength(0)
+    expect(backend.savedDraftImages.b).toBeUndefined()
+    await act(() => store.selectChat('a'))
+    await flush()
+    expect(composer().value).toBe('still typing\n\nand this picture')
+    expect(pictures()).toHaveLength(1)
+    expect(backend.savedDraftImages.a).toEqual(['iVBORw0KGgo='])
+  })
+
   it('the app opened again shows the chat it showed last, else the newest', async () => {
     const { backend, store } = await mount()
     expect(store.getState().activeChatId).toBe('b') // the newest: none was remembered

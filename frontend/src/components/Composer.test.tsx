@@ -1,3 +1,4 @@
+import { StrictMode } from 'react'
 import { describe, expect, it, vi } from 'vitest'
 import { fireEvent, render, screen, waitFor } from '@testing-library/react'
 import { Composer } from './Composer'
@@ -222,6 +223,24 @@ describe('the box’s unsent text and images', () => {
     await waitFor(() => expect(drafts.draftOf('')).toBe('the first words'))
     expect(drafts.imagesOf('')).toEqual(['iVBORw0KGgo='])
     expect(backend.callsOf('SaveDraft')).toEqual([])
+    expect(backend.callsOf('SaveDraftImages')).toEqual([])
+  })
+
+  it('are not forgotten under StrictMode, whose effects run twice as the box mounts', async () => {
+    const backend = new FakeBackend()
+    backend.savedDrafts = { '': 'the first words' }
+    backend.savedDraftImages = { '': ['iVBORw0KGgo='] }
+    const drafts = new Drafts(backend)
+    await drafts.load()
+    render(
+      <StrictMode>
+        <Composer disabledReason="" busy={false} onSend={vi.fn()} onStop={vi.fn()} draftKey="" onDraft={drafts.draftChanged} onDraftImages={drafts.imagesChanged} />
+      </StrictMode>,
+    )
+    const box = screen.getByTestId('composer') as HTMLTextAreaElement
+    fireEvent.change(box, { target: { value: 'typed' } })
+    await waitFor(() => expect(drafts.draftOf('')).toBe('typed')) // what is typed is still reported
+    expect(drafts.imagesOf('')).toEqual(['iVBORw0KGgo='])
     expect(backend.callsOf('SaveDraftImages')).toEqual([])
   })
 })

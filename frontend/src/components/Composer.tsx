@@ -77,10 +77,11 @@ function useDraftPerChat(
     // what the box holds as the key changes was typed in the chat it leaves (a message sent
     // as it starts its chat has left the box already)
     if (draft || images.length > 0) kept.current.set(was, { text: draft, images })
+    // what the keeper holds for the chat wins (it has what was given back to it meanwhile)
     const back = kept.current.get(key)
     kept.current.delete(key)
-    setDraft(back?.text ?? saved?.(key) ?? '')
-    setImages(back?.images ?? savedImages?.(key) ?? [])
+    setDraft(saved ? saved(key) : (back?.text ?? ''))
+    setImages(savedImages ? savedImages(key) : (back?.images ?? []))
     // only the key moves the draft: the text and images are read as they are when it does
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key])
@@ -88,22 +89,25 @@ function useDraftPerChat(
   // chat it leaves, until the text of the chat it moves to comes back just above. The empty box
   // a mount starts with is no text typed: reported, it would forget a text kept for the chat
   // when the kept texts were read before the first render's effects ran.
-  const keptKey = useRef<string | null>(null)
+  useReportedChanges(key, draft, onDraft, (a, b) => a === b)
+  useReportedChanges(key, images, onDraftImages, (a, b) => a.length === b.length && a.every((x, i) => x === b[i]))
+}
+
+/**
+ * Reports value for key only when it differs from the value last seen for that key: the value a
+ * mount starts with, and the one the box holds as its key moves, are not reported. Effects that
+ * run twice (React's StrictMode mounts twice) report nothing the second time.
+ */
+function useReportedChanges<T>(key: string, value: T, report: ((key: string, value: T) => void) | undefined, same: (a: T, b: T) => boolean) {
+  const seen = useRef({ key, value })
   useEffect(() => {
-    if (keptKey.current !== key) {
-      keptKey.current = key
-      return
-    }
-    onDraft?.(key, draft)
-  }, [key, draft, onDraft])
-  const keptImagesKey = useRef<string | null>(null)
-  useEffect(() => {
-    if (keptImagesKey.current !== key) {
-      keptImagesKey.current = key
-      return
-    }
-    onDraftImages?.(key, images)
-  }, [key, images, onDraftImages])
+    const last = seen.current
+    if (last.key === key && same(last.value, value)) return
+    seen.current = { key, value }
+    if (last.key === key) report?.(key, value)
+    // same is a comparison, not a value the report depends on
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [key, value, report])
 }
 
 /** Reads a file as base64 (without the data URL's head). */

@@ -70,6 +70,8 @@ export interface AppState {
   queued: Record<string, string[]>
   /** Text of queued messages a stopped run never took, given back to the composer ('' none). */
   restoredDraft: string
+  /** The chat ('' the new chat) whose box restoredDraft and restoredImages are for. */
+  restoredFor: string
   /** Images (base64) of those messages, given back with their text. */
   restoredImages: string[]
 }
@@ -116,6 +118,7 @@ export function initialState(): AppState {
     editing: '',
     queued: {},
     restoredDraft: '',
+    restoredFor: '',
     restoredImages: [],
   }
 }

@@ -100,4 +100,79 @@ describe('unsent text', () => {
     expect(drafts.imagesOf('c1')).toEqual(['kept'])
     expect(drafts.imagesOf('c2')).toEqual(['new'])
   })
+
+  it('keeps the box as it was before a send still in flight when the app quits, text and images', async () => {
+    const backend = new FakeBackend()
+    const drafts = new Drafts(backend)
+    drafts.imagesChanged('c1', ['A'])
+    drafts.draftChanged('c1', 'look') // Enter comes before the typing pause
+    drafts.sending('c1', new Promise<void>(() => {})) // the quit refuses it after the flush
+    drafts.draftChanged('c1', '')
+    drafts.imagesChanged('c1', [])
+    await drafts.flush()
+    expect(backend.savedDrafts.c1).toBe('look')
+    expect(backend.savedDraftImages.c1).toEqual(['A'])
+  })
+
+  it('never keeps the box empty for a message the Go side refused', async () => {
+    const backend = new FakeBackend()
+    const drafts = new Drafts(backend)
+    drafts.draftChanged('c1', 'look')
+    drafts.imagesChanged('c1', ['A'])
+    await vi.advanceTimersByTimeAsync(draftSaveMs)
+    let refuse: () => void = () => {}
+    drafts.sending('c1', new Promise<void>((_, reject) => (refuse = () => reject(new Error('refused')))))
+    drafts.draftChanged('c1', '')
+    drafts.imagesChanged('c1', [])
+    refuse()
+    await vi.advanceTimersByTimeAsync(0)
+    // a kill now, before the box puts the message back, finds it stored
+    expect(backend.savedDrafts.c1).toBe('look')
+    expect(backend.savedDraftImages.c1).toEqual(['A'])
+  })
+
+  it('keeps the images last put in the box when the Go side answers the saves out of order', async () => {
+    const backend = new FakeBackend()
+    const answers: (() => void)[] = []
+    // each save lands when it is answered: the first is answered last
+    backend.saveDraftImages = (chatId: string, images: string[]) =>
+      new Promise<void>((resolve) => {
+        answers.push(() => {
+          backend.savedDraftImages[chatId] = images
+          resolve()
+        })
+      })
+    const drafts = new Drafts(backend)
+    drafts.imagesChanged('c1', ['A'])
+    drafts.imagesChanged('c1', ['A', 'B'])
+    const done = drafts.flush()
+    await vi.advanceTimersByTimeAsync(0)
+    for (let i = 0; i < 10 && answers.length > 0; i++) {
+      answers.pop()?.()
+      await vi.advanceTimersByTimeAsync(0)
+    }
+    await done
+    expect(backend.savedDraftImages.c1).toEqual(['A', 'B'])
+  })
+
+  it('keeps a box emptied by a taken message empty only after the text kept as it was sent', async () => {
+    const backend = new FakeBackend()
+    const answers: (() => void)[] = []
+    const save = backend.saveDraft.bind(backend)
+    backend.saveDraft = (chatId: string, text: string) => new Promise<void>((resolve) => answers.push(() => void save(chatId, text).then(resolve)))
+    const drafts = new Drafts(backend)
+    drafts.draftChanged('c1', 'look') // Enter comes before the typing pause
+    drafts.sending('c1', Promise.resolve())
+    drafts.draftChanged('c1', '')
+    await vi.advanceTimersByTimeAsync(0)
+    expect(answers).toHaveLength(1) // the emptied box waits for the text kept before it
+    answers[0]()
+    await vi.advanceTimersByTimeAsync(0)
+    answers[1]?.()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(backend.callsOf('SaveDraft')).toEqual([
+      ['c1', 'look'],
+      ['c1', ''],
+    ])
+  })
 })

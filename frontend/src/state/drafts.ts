@@ -29,6 +29,7 @@ export class Drafts {
     if (this.draftOf(chatId) === text) return
     this.drafts.set(chatId, text)
     clearTimeout(this.saves.get(chatId))
+    this.saves.delete(chatId)
     // a box emptied (its message sent) is kept at once, or once its message was taken: a window
     // closed right after a message was sent does not give its text back as unsent
     const sending = this.sends.get(chatId)
@@ -50,25 +51,46 @@ export class Drafts {
     else void this.saveImages(chatId)
   }
 
-  /** The message of chatId's box is being sent (sent settles once the Go side took it or not). */
-  sending = (chatId: string, sent: Promise<unknown>): void => {
-    const mark = { emptied: false, imagesEmptied: false }
-    this.sends.set(chatId, mark)
-    const settled = () => {
-      if (this.sends.get(chatId) === mark) this.sends.delete(chatId)
-      if (mark.emptied && this.draftOf(chatId) === '') void this.save(chatId)
-      if (mark.imagesEmptied && this.imagesOf(chatId).length === 0) void this.saveImages(chatId)
-    }
-    sent.then(settled, settled)
+  /** Puts text (a blank line apart) and images after those chatId's box keeps, as if typed there. */
+  giveBack = (chatId: string, text: string, images: string[]): void => {
+    if (text) this.draftChanged(chatId, [this.draftOf(chatId), text].filter((t) => t.trim()).join('\n\n'))
+    if (images.length) this.imagesChanged(chatId, [...this.imagesOf(chatId), ...images])
   }
 
-  /** Keeps every unsent text not kept yet, now, and waits for the images being kept. */
+  /**
+   * The message of chatId's box is being sent (sent settles once the Go side took it or not).
+   * Called before the box is emptied: the text it holds now, if not kept yet, is kept at once, so
+   * that until the message is taken the stored box is the box as it was before the send.
+   */
+  sending = (chatId: string, sent: Promise<unknown>): void => {
+    let before = Promise.resolve()
+    if (this.saves.has(chatId)) {
+      clearTimeout(this.saves.get(chatId))
+      before = this.save(chatId)
+    }
+    const mark = { emptied: false, imagesEmptied: false }
+    this.sends.set(chatId, mark)
+    const done = () => {
+      if (this.sends.get(chatId) === mark) this.sends.delete(chatId)
+    }
+    const taken = () => {
+      done()
+      if (mark.imagesEmptied && this.imagesOf(chatId).length === 0) void this.saveImages(chatId)
+      // after the text kept just above: the emptied box is the last word
+      if (mark.emptied) void before.then(() => (this.draftOf(chatId) === '' ? this.save(chatId) : undefined))
+    }
+    // refused: the box gets its message back, and what is stored is what it will hold again
+    sent.then(taken, done)
+  }
+
+  /**
+   * Keeps every unsent text not kept yet, now, and waits for the images being kept. A box emptied
+   * by a send still in flight is not kept empty: its message may yet be refused (a quit refuses it).
+   */
   async flush(): Promise<void> {
-    const emptied = [...this.sends].filter(([, mark]) => mark.emptied).map(([id]) => id)
-    const pending = [...new Set([...this.saves.keys(), ...emptied])]
+    const pending = [...this.saves.keys()]
     for (const id of pending) clearTimeout(this.saves.get(id))
-    const imagesEmptied = [...this.sends].filter(([, mark]) => mark.imagesEmptied).map(([id]) => id)
-    await Promise.all([...pending.map((id) => this.save(id)), ...imagesEmptied.map((id) => this.saveImages(id)), ...this.imageSaves.values()])
+    await Promise.all([...pending.map((id) => this.save(id)), ...this.imageSaves.values()])
   }
 
   /** Reads the texts and images kept by the Go side; what the box was given meanwhile wins. */
@@ -96,7 +118,7 @@ export class Drafts {
     const saved = (this.imageSaves.get(chatId) ?? Promise.resolve())
       .then(() => this.backend.saveDraftImages(chatId, images))
       .catch(() => {
-        // the images stay in the box (more than a message carries are refused: its Send says why)
+        // the images stay in the box; the next change keeps them again
       })
     this.imageSaves.set(chatId, saved)
     void saved.then(() => {

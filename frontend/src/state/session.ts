@@ -12,7 +12,11 @@ export class Session {
   /** loadBudget asks how long a message to the chat now open may be. */
   constructor(
     private readonly cell: StateCell,
-    private readonly hooks: { loadBudget(): Promise<void> },
+    private readonly hooks: {
+      loadBudget(): Promise<void>
+      /** Puts text and images after those of chatId's kept box, the box showing another chat. */
+      keepUnsent?(chatId: string, text: string, images: string[]): void
+    },
   ) {}
 
   async refreshChats(): Promise<void> {
@@ -143,15 +147,38 @@ export class Session {
     if (q !== s.queued[chatId]) this.setQueued(chatId, q)
     if (given.length === 0) return chat
     const texts = given.map((id) => chat.messages[id]?.content ?? '').filter(Boolean)
-    const draft = [this.cell.get().restoredDraft, ...texts].filter(Boolean).join('\n\n')
-    const images = [...this.cell.get().restoredImages, ...given.flatMap((id) => chat.messages[id]?.images ?? [])]
-    this.cell.set({ restoredDraft: draft, restoredImages: images })
+    this.giveBack(chatId, texts.join('\n\n'), given.flatMap((id) => chat.messages[id]?.images ?? []))
     const gone = new Set(given)
     return { ...chat, timeline: chat.timeline.filter((e) => !gone.has(e.id)) }
   }
 
+  /**
+   * Gives text and images back to chatId's box ('' the new chat's): the box takes them when it
+   * shows that chat, and they join that chat's kept box when it shows another (what waits for a
+   * chat the box left joins it too): they never land in another chat's box.
+   */
+  giveBack(chatId: string, text: string, images: string[]): void {
+    const s = this.cell.get()
+    const waiting = s.restoredFor !== chatId && (s.restoredDraft !== '' || s.restoredImages.length > 0)
+    if (waiting) {
+      this.hooks.keepUnsent?.(s.restoredFor, s.restoredDraft, s.restoredImages)
+      this.cell.set({ restoredDraft: '', restoredImages: [] })
+    }
+    if (chatId !== (s.activeChatId ?? '')) {
+      if (text || images.length) this.hooks.keepUnsent?.(chatId, text, images)
+      return
+    }
+    const now = this.cell.get()
+    this.cell.set({
+      restoredFor: chatId,
+      restoredDraft: [now.restoredDraft, text].filter(Boolean).join('\n\n'),
+      restoredImages: [...now.restoredImages, ...images],
+    })
+  }
+
   /** The composer took the text given back to it. */
   takeRestoredDraft = (): string => {
+    if (!this.restoredForShown()) return ''
     const text = this.cell.get().restoredDraft
     if (text) this.cell.set({ restoredDraft: '' })
     return text
@@ -159,14 +186,20 @@ export class Session {
 
   /** Images for the composer from outside it (the preview's screenshot): attached as a pasted one. */
   attachImages = (images: string[]): void => {
-    if (images.length) this.cell.set({ restoredImages: [...this.cell.get().restoredImages, ...images] })
+    if (images.length) this.giveBack(this.cell.get().activeChatId ?? '', '', images)
   }
 
   /** The composer took the images given back to it. */
   takeRestoredImages = (): string[] => {
+    if (!this.restoredForShown()) return []
     const images = this.cell.get().restoredImages
     if (images.length) this.cell.set({ restoredImages: [] })
     return images
+  }
+
+  private restoredForShown(): boolean {
+    const s = this.cell.get()
+    return s.restoredFor === (s.activeChatId ?? '')
   }
 
   /** Changes a message that waits for the run (an empty text takes it back). */

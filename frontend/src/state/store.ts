@@ -70,7 +70,7 @@ export class AppStore {
     this.checks = new ModelChecks(cell)
     this.approvals = new Approvals(cell, () => this.settings.loadConfig())
     this.undoReview = new UndoReview(cell)
-    this.session = new Session(cell, { loadBudget })
+    this.session = new Session(cell, { loadBudget, keepUnsent: (id, text, images) => this.drafts.giveBack(id, text, images) })
     this.versions = new Versions(cell, { refreshChats: () => this.session.refreshChats() })
     this.feed = new Feed(
       cell,
@@ -119,8 +119,7 @@ export class AppStore {
       else void this.loadBudget()
       // the box of a chat opened above takes its unsent text as it moves there; a new chat's
       // box, open from the start, is given its own, and told at once when its folder is gone
-      if (this.cell.get().activeChatId === null && this.draftOf('')) this.cell.set({ restoredDraft: this.draftOf('') })
-      if (this.cell.get().activeChatId === null) this.session.attachImages(this.draftImagesOf(''))
+      if (this.cell.get().activeChatId === null) this.session.giveBack('', this.draftOf(''), this.draftImagesOf(''))
       const problem = this.cell.get().config?.workspaceProblem
       if (this.cell.get().activeChatId === null && problem) this.cell.fail(problem, 'folder')
     } finally {
