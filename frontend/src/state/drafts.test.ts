@@ -131,6 +131,30 @@ describe('unsent text', () => {
     expect(backend.savedDraftImages.c1).toEqual(['A'])
   })
 
+  it('keeps the text last typed when the Go side answers the saves out of order', async () => {
+    const backend = new FakeBackend()
+    const answers: (() => void)[] = []
+    // each save lands when it is answered: the first is answered last
+    backend.saveDraft = (chatId: string, text: string) =>
+      new Promise<void>((resolve) => {
+        answers.push(() => {
+          backend.savedDrafts[chatId] = text
+          resolve()
+        })
+      })
+    const drafts = new Drafts(backend)
+    drafts.draftChanged('c1', 'look at the')
+    await vi.advanceTimersByTimeAsync(draftSaveMs) // a pause in the typing: saved
+    drafts.draftChanged('c1', 'look at the header')
+    await vi.advanceTimersByTimeAsync(draftSaveMs) // and another, the first save not answered yet
+    for (let i = 0; i < 10 && answers.length > 0; i++) {
+      answers.pop()?.()
+      await vi.advanceTimersByTimeAsync(0)
+    }
+    await drafts.flush()
+    expect(backend.savedDrafts.c1).toBe('look at the header')
+  })
+
   it('keeps the images last put in the box when the Go side answers the saves out of order', async () => {
     const backend = new FakeBackend()
     const answers: (() => void)[] = []

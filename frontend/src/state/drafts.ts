@@ -3,7 +3,9 @@
 // A box emptied by sending its message is kept empty once the Go side took the message (stored
 // it, or kept it queued), not before: a window killed in between finds the text still in the box.
 // The box's images follow the same rules, but are kept at once as they change (they change
-// seldom, and a paste is what the user least wants to redo), in order, in a store of their own.
+// seldom, and a paste is what the user least wants to redo), in a store of their own. A chat's
+// saves land in the order they were made, texts and images each: the Go side takes every call
+// on a goroutine of its own, so two saves in flight could otherwise land the older last.
 
 import type { Backend } from '../backend'
 
@@ -14,7 +16,8 @@ export class Drafts {
   private drafts = new Map<string, string>()
   private saves = new Map<string, ReturnType<typeof setTimeout>>()
   private images = new Map<string, string[]>()
-  /** The last save of each chat's images: the next waits for it, so that they land in order. */
+  /** The last save of each chat's text, and of its images: the next waits for it. */
+  private textSaves = new Map<string, Promise<void>>()
   private imageSaves = new Map<string, Promise<void>>()
   /** Chats whose message is being sent, and whether their box (text, images) was emptied meanwhile. */
   private sends = new Map<string, { emptied: boolean; imagesEmptied: boolean }>()
@@ -90,7 +93,7 @@ export class Drafts {
   async flush(): Promise<void> {
     const pending = [...this.saves.keys()]
     for (const id of pending) clearTimeout(this.saves.get(id))
-    await Promise.all([...pending.map((id) => this.save(id)), ...this.imageSaves.values()])
+    await Promise.all([...pending.map((id) => this.save(id)), ...this.textSaves.values(), ...this.imageSaves.values()])
   }
 
   /** Reads the texts and images kept by the Go side; what the box was given meanwhile wins. */
@@ -103,26 +106,30 @@ export class Drafts {
     for (const [id, pics] of Object.entries(images)) if (!this.images.has(id)) this.images.set(id, pics)
   }
 
-  private async save(chatId: string): Promise<void> {
+  /** Keeps the text chatId's box holds now, once the save before it is done. */
+  private save(chatId: string): Promise<void> {
     this.saves.delete(chatId)
-    try {
-      await this.backend.saveDraft(chatId, this.draftOf(chatId))
-    } catch {
-      // the text stays in the box; the next key typed tries again
-    }
+    const text = this.draftOf(chatId)
+    // failed: the text stays in the box; the next key typed tries again
+    return this.inOrder(this.textSaves, chatId, () => this.backend.saveDraft(chatId, text))
   }
 
   /** Keeps the images chatId's box holds now, once the save before it is done. */
   private saveImages(chatId: string): Promise<void> {
     const images = this.imagesOf(chatId)
-    const saved = (this.imageSaves.get(chatId) ?? Promise.resolve())
-      .then(() => this.backend.saveDraftImages(chatId, images))
-      .catch(() => {
-        // the images stay in the box; the next change keeps them again
-      })
-    this.imageSaves.set(chatId, saved)
+    // failed: the images stay in the box; the next change keeps them again
+    return this.inOrder(this.imageSaves, chatId, () => this.backend.saveDraftImages(chatId, images))
+  }
+
+  /** Runs write once the last one saves holds for chatId has landed, failed or not. */
+  private inOrder(saves: Map<string, Promise<void>>, chatId: string, write: () => Promise<unknown>): Promise<void> {
+    const saved = (saves.get(chatId) ?? Promise.resolve()).then(write).then(
+      () => undefined,
+      () => undefined,
+    )
+    saves.set(chatId, saved)
     void saved.then(() => {
-      if (this.imageSaves.get(chatId) === saved) this.imageSaves.delete(chatId)
+      if (saves.get(chatId) === saved) saves.delete(chatId)
     })
     return saved
   }
