@@ -350,13 +350,15 @@ func (a *Agent) changesToPlan(chatID string, redo bool, opts UndoOptions) ([]sto
 
 // ofVersionNotShown reports whether a change (of kind, by its id and the changes it took back)
 // is of a version of the chat not shown: a run of one ([store.DB.RunsNotShown]), or an undo
-// that took back such a run. Undo and redo leave it as it is; the window offers neither for it.
+// that took back such runs alone. Undo and redo leave it as it is; the window offers neither
+// for it. An undo that also took back a run shown (a Revert all) is the shown version's: no
+// version would ever make it redoable otherwise.
 func ofVersionNotShown(kind, id string, reverts []string, notShown map[string]bool) bool {
 	switch kind {
 	case store.ChangeRun:
 		return notShown[id]
 	case store.ChangeUndo:
-		return slices.ContainsFunc(reverts, func(r string) bool { return notShown[r] })
+		return len(reverts) > 0 && !slices.ContainsFunc(reverts, func(r string) bool { return !notShown[r] })
 	}
 	return false
 }

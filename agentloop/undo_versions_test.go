@@ -108,3 +108,23 @@ func TestUndoLeavesTheRunsOfAnEarlierVersionAlone(t *testing.T) {
 	b.undo(UndoOptions{})
 	b.want("index.html", "", 0)
 }
+
+// A Revert all takes back the runs of every version (the review lists their files): its undo
+// is the shown version's, redoable there, and its redo puts back both files.
+func TestARevertAllOfRunsOfTwoVersionsIsRedoneInTheVersionShown(t *testing.T) {
+	b := newUndoBench(t, nil)
+	b.run(writeCall("c1", "a.txt", "A\n"))
+	b.editAndResend(1)
+	b.run(writeCall("c2", "b.txt", "B\n"))
+	res := b.undo(UndoOptions{All: true})
+	b.want("a.txt", "", 0)
+	b.want("b.txt", "", 0)
+	if s := b.summary(res.ChangeID); s.OtherVersion {
+		t.Fatalf("the Revert all is marked of a version not shown: %+v; no version would offer its redo", s)
+	}
+	if _, err := b.a.Redo(t.Context(), b.chat, UndoOptions{}); err != nil {
+		t.Fatalf("redo of the Revert all just made in the version shown: %v", err)
+	}
+	b.want("a.txt", "A\n", 0o644)
+	b.want("b.txt", "B\n", 0o644)
+}

@@ -195,7 +195,7 @@ export function Timeline({
   const first = Math.min(above.first, tail)
   const last = Math.min(above.last, tail)
   // the newest run whose change stands: its Undo is the one the undo shortcut takes
-  const newestRun = [...chat.changes].reverse().find((c) => c.kind === 'run' && !c.revertedBy && (c.paths?.length ?? 0) > 0)?.id
+  const newestRun = [...chat.changes].reverse().find((c) => c.kind === 'run' && !c.revertedBy && !c.otherVersion && (c.paths?.length ?? 0) > 0)?.id
   // Each entry gets its own parts of the chat and flags, so that it renders only when they change.
   const entry = (at: number, from: number) => {
     const e = chat.timeline[at]

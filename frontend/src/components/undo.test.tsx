@@ -62,6 +62,20 @@ describe('checkpoints in the chat state', () => {
     expect(redoable({ ...s, changes: s.changes.slice(2) })).toBeNull()
   })
 
+  it('offers Redo for a Revert all made now of runs of two versions, as Go does, and none for one of hidden runs alone', () => {
+    const s = {
+      ...emptyChat('c1'),
+      changes: [
+        { id: 'r0', kind: 'run', paths: ['a.txt'], otherVersion: true },
+        { id: 'r1', kind: 'run', paths: ['b.txt'] },
+      ],
+    }
+    const all = reduceChat(s, ev(1, { type: 'undo', runId: '', changeId: 'u1', reverts: ['r0', 'r1'], paths: ['a.txt', 'b.txt'] }))
+    expect(redoable(all)?.id).toBe('u1')
+    const hidden = reduceChat(s, ev(1, { type: 'undo', runId: '', changeId: 'u2', reverts: ['r0'], paths: ['a.txt'] }))
+    expect(redoable(hidden)).toBeNull()
+  })
+
   it('drops from its run a path the call that failed left as it was', () => {
     let s = [
       ev(1, { type: 'checkpoint', toolCallId: 't1', paths: ['a.txt'] }),

@@ -254,7 +254,9 @@ function applyChange(s: ChatState, ev: AgentEvent): ChatState {
   const changes = s.changes.map((c) =>
     reverts.includes(c.id) ? { ...c, revertedBy: id } : broughtBack.has(c.id) ? { ...c, revertedBy: '' } : c,
   )
-  return { ...s, changes: [...changes, { id, kind: ev.type, paths, reverts }] }
+  // as Go decides it (ofVersionNotShown): an undo of runs of versions not shown alone is theirs
+  const otherVersion = reverts.length > 0 && reverts.every((r) => s.changes.find((c) => c.id === r)?.otherVersion)
+  return { ...s, changes: [...changes, { id, kind: ev.type, paths, reverts, ...(otherVersion ? { otherVersion } : {}) }] }
 }
 
 /**
