@@ -14,13 +14,7 @@ import (
 // image, queued while a tool runs, then kill -9: the app opened again has the message's text and
 // its image back in the box.
 func TestDesktopAQueuedMessagesImageIsBackInTheBoxAfterTheAppWasKilled(t *testing.T) {
-	settings := store.Settings{Think: "on", ToolApproval: map[string]string{"*": "auto"}}
-	r := startDesktopRunWith(t, seeingModel, settings, "Wait a moment, with everything", withArgs("--mcp-config", mcpConfigFile(t)))
-	r.waitLog(t, events.ToolCall, true, 90*time.Second)
-	r.pasteImage(t, screenshotPNG(t))
-	r.app.typeText("And this picture?")
-	r.app.key("Return")
-	r.app.waitControl(rolePushButton, "Take back the queued message", 10*time.Second)
+	r := queueAnImageWhileAToolRuns(t)
 	// the queue's texts are kept as a list, with their images in the same commit: then kill -9
 	waitFileHolds(t, r.db, 30*time.Second, []byte(`:["And this picture?"]`))
 	r.kill(t)
@@ -40,13 +34,7 @@ func TestDesktopAQueuedMessagesImageIsBackInTheBoxAfterTheAppWasKilled(t *testin
 // queued while a tool runs, then Esc stops the run: the box has the message's text and image
 // back, and keeps both across a kill -9.
 func TestDesktopAStopGivesAQueuedMessagesImageBackToTheBoxForGood(t *testing.T) {
-	settings := store.Settings{Think: "on", ToolApproval: map[string]string{"*": "auto"}}
-	r := startDesktopRunWith(t, seeingModel, settings, "Wait a moment, with everything", withArgs("--mcp-config", mcpConfigFile(t)))
-	r.waitLog(t, events.ToolCall, true, 90*time.Second)
-	r.pasteImage(t, screenshotPNG(t))
-	r.app.typeText("And this picture?")
-	r.app.key("Return")
-	r.app.waitControl(rolePushButton, "Take back the queued message", 10*time.Second)
+	r := queueAnImageWhileAToolRuns(t)
 	r.app.key("Escape")
 	r.waitBoxHoldsTextAndImage(t, "And this picture?", "stopped-queued-image.png")
 	// given back as the chat's unsent text (a map's value, no longer a queue's list): then kill -9
@@ -88,13 +76,7 @@ func TestDesktopAnImagePastedInTheBoxOutlivesAKill(t *testing.T) {
 // before the stop's end arrives: the stopped chat's box has the text and image when opened again,
 // and the new chat's box stays empty.
 func TestDesktopWhatAStopGivesBackStaysWithItsChatWhenTheBoxMovedOn(t *testing.T) {
-	settings := store.Settings{Think: "on", ToolApproval: map[string]string{"*": "auto"}}
-	r := startDesktopRunWith(t, seeingModel, settings, "Wait a moment, with everything", withArgs("--mcp-config", mcpConfigFile(t)))
-	r.waitLog(t, events.ToolCall, true, 90*time.Second)
-	r.pasteImage(t, screenshotPNG(t))
-	r.app.typeText("And this picture?")
-	r.app.key("Return")
-	r.app.waitControl(rolePushButton, "Take back the queued message", 10*time.Second)
+	r := queueAnImageWhileAToolRuns(t)
 	r.app.key("Escape", "ctrl+n") // one keystroke after the other: the stop's end comes after
 	r.waitLog(t, events.RunFinished, true, 30*time.Second)
 	r.openAndType("ctrl+k", "Wait a moment", "stopped-then-moved-search.png")
@@ -197,4 +179,18 @@ func waitFileHolds(t *testing.T, path string, timeout time.Duration, needles ...
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// queueAnImageWhileAToolRuns starts a run whose tool waits, then sends "And this picture?" with
+// a pasted image: the window shows it queued.
+func queueAnImageWhileAToolRuns(t *testing.T) *desktopRun {
+	t.Helper()
+	settings := store.Settings{Think: "on", ToolApproval: map[string]string{"*": "auto"}}
+	r := startDesktopRunWith(t, seeingModel, settings, "Wait a moment, with everything", withArgs("--mcp-config", mcpConfigFile(t)))
+	r.waitLog(t, events.ToolCall, true, 90*time.Second)
+	r.pasteImage(t, screenshotPNG(t))
+	r.app.typeText("And this picture?")
+	r.app.key("Return")
+	r.app.waitControl(rolePushButton, "Take back the queued message", 10*time.Second)
+	return r
 }

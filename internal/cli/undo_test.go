@@ -122,18 +122,7 @@ func writeModel(path string) oneCallModel {
 // After `prototyper undo`, `chats show` and the export say what the window says: the call's
 // change was undone, and so does the run's answer; a redo makes them read done again.
 func TestChatsShowSaysACallsChangeWasUndoneUntilARedo(t *testing.T) {
-	ws, dbPath := t.TempDir(), filepath.Join(t.TempDir(), "p.db")
-	db, err := store.Open(dbPath, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	agent := agentloop.Wire(db, writeModel("index.html"), agentloop.EmitterFunc(func(events.Event) {}), agentloop.WireOptions{Workspace: ws})
-	out, err := agent.RunOnce(t.Context(), "", "write", agentloop.RunOptions{Model: "m", Approve: agentloop.ApproveAuto, Workspace: ws})
-	agent.Shutdown(t.Context())
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, dbPath, out := oneWriteRun(t)
 	line := "The changes made here were undone: index.html."
 	for _, step := range []struct{ redo, undone bool }{{false, true}, {true, false}} {
 		var stdout, stderr strings.Builder
@@ -154,18 +143,7 @@ func TestChatsShowSaysACallsChangeWasUndoneUntilARedo(t *testing.T) {
 // an edit is not taken back, and the refusal says how to get it back; that version shown
 // again, it is.
 func TestRedoRefusesAnUndoOfAVersionNotShownUntilItIsShownAgain(t *testing.T) {
-	ws, dbPath := t.TempDir(), filepath.Join(t.TempDir(), "p.db")
-	db, err := store.Open(dbPath, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	agent := agentloop.Wire(db, writeModel("index.html"), agentloop.EmitterFunc(func(events.Event) {}), agentloop.WireOptions{Workspace: ws})
-	out, err := agent.RunOnce(t.Context(), "", "write", agentloop.RunOptions{Model: "m", Approve: agentloop.ApproveAuto, Workspace: ws})
-	agent.Shutdown(t.Context())
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws, dbPath, out := oneWriteRun(t)
 	command := func(redo bool) (int, string) {
 		var stdout, stderr strings.Builder
 		code := undoCommand(redo)(t.Context(), []string{"--db", dbPath, "--chat", out.ChatID}, IO{Out: &stdout, Err: &stderr})
@@ -175,7 +153,7 @@ func TestRedoRefusesAnUndoOfAVersionNotShownUntilItIsShownAgain(t *testing.T) {
 		t.Fatalf("undo: exit %d\n%s", code, said)
 	}
 	// the first message edited: its version, with the run, is put aside
-	db, err = store.Open(dbPath, store.Options{})
+	db, err := store.Open(dbPath, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,4 +185,23 @@ func TestRedoRefusesAnUndoOfAVersionNotShownUntilItIsShownAgain(t *testing.T) {
 	if got, err := os.ReadFile(filepath.Join(ws, "index.html")); err != nil || string(got) != "hello\n" {
 		t.Errorf("index.html after the redo: %q, %v", got, err)
 	}
+}
+
+// oneWriteRun makes a chat in a database of its own whose one run wrote index.html in its
+// workspace, and closes the database: a command may open it.
+func oneWriteRun(t *testing.T) (ws, dbPath string, out agentloop.Outcome) {
+	t.Helper()
+	ws, dbPath = t.TempDir(), filepath.Join(t.TempDir(), "p.db")
+	db, err := store.Open(dbPath, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := agentloop.Wire(db, writeModel("index.html"), agentloop.EmitterFunc(func(events.Event) {}), agentloop.WireOptions{Workspace: ws})
+	out, err = agent.RunOnce(t.Context(), "", "write", agentloop.RunOptions{Model: "m", Approve: agentloop.ApproveAuto, Workspace: ws})
+	agent.Shutdown(t.Context())
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws, dbPath, out
 }
