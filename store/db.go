@@ -131,7 +131,7 @@ func Open(path string, opts Options) (*DB, error) {
 	}
 	db := &DB{bolt: bdb, path: abs, opts: opts}
 	if !opts.ReadOnly {
-		db.streams = &streamJournal{path: StreamJournalPath(abs)}
+		db.streams = &streamJournal{path: StreamJournalPath(abs), limit: maxJournal}
 	}
 	if err := db.prepare(); err != nil {
 		_ = bdb.Close()

@@ -20,7 +20,9 @@ import (
 // a killed process wrote (kill -9, a panic), and after a power loss the saves still bound
 // the loss to the last interval. A writable [Open] replays the journal into the messages it
 // continues before anything reads them, then removes it; while the app runs it is emptied
-// whenever no message streams, so it holds at most the streams in progress.
+// whenever no message streams, so it holds at most the streams in progress; should streams
+// overlap for so long that it reaches maxJournal, it takes no more records until it is
+// emptied, and the saves alone bound the loss as they would without it.
 //
 // A record is framed as its payload's length and CRC-32C (4 bytes each, little-endian),
 // then the payload: a kind, the chat's and the message's ids (each a uvarint length and the
@@ -52,6 +54,7 @@ const (
 
 	recordHeader = 8       // length, CRC-32C
 	maxRecord    = 1 << 30 // a length past this is garbage, not a delta
+	maxJournal   = 64 << 20
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -66,12 +69,14 @@ type streamHead struct {
 // streamJournal appends the records of the savers of one open database. Savers of different
 // chats append concurrently: one lock, one write() a record.
 type streamJournal struct {
-	path string
+	path  string
+	limit int64 // the most it holds (maxJournal)
 
 	mu      sync.Mutex
 	f       *os.File // opened by the first record
 	open    int      // savers begun and not ended
-	failed  bool     // a write failed: no more records until the file is emptied
+	size    int64    // bytes written since the file was last emptied
+	failed  bool     // a write failed, or the file is full: no more records until it is emptied
 	closed  bool
 	scratch []byte
 }
@@ -112,7 +117,7 @@ func (j *streamJournal) end(chatID, msgID string, saved bool) {
 	last, written := j.open == 0, j.f != nil
 	if last && written {
 		if err := j.f.Truncate(0); err == nil {
-			j.failed = false // a record torn by a failed write went with the rest
+			j.size, j.failed = 0, false // a record torn by a failed write went with the rest
 		}
 	}
 	j.mu.Unlock()
@@ -146,6 +151,10 @@ func (j *streamJournal) append(kind byte, chatID, msgID string, body func([]byte
 	binary.LittleEndian.PutUint32(b[0:4], uint32(len(payload)))
 	binary.LittleEndian.PutUint32(b[4:8], crc32.Checksum(payload, castagnoli))
 	j.scratch = b
+	if j.size += int64(len(b)); j.size > j.limit {
+		j.failed = true
+		return
+	}
 	// A failed or short write (a full disk) may leave a torn record: nothing may follow it.
 	// The once-an-interval saves go on as they would without a journal.
 	if _, err := j.f.Write(b); err != nil {

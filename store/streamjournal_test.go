@@ -349,6 +349,34 @@ func TestTheJournalIsEmptiedOnceNothingStreams(t *testing.T) {
 	}
 }
 
+// Streams that overlap for ever never leave the journal empty: it stops taking records at its
+// limit, and takes them again once it is emptied.
+func TestAFullJournalTakesNoMoreRecordsUntilItIsEmptied(t *testing.T) {
+	clock := newTestClock()
+	db, path := openTestDB(t, clock)
+	db.streams.limit = 4096
+	a, _ := db.NewMessageSaver(mustChat(t, db, Chat{}).ID, Message{})
+	for range 100 {
+		mustText(t, a, strings.Repeat("a", 100))
+	}
+	info, err := os.Stat(StreamJournalPath(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Size() > 4096 {
+		t.Errorf("the journal grew to %d bytes past its limit", info.Size())
+	}
+	if err := a.Finish("stop", nil); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := db.NewMessageSaver(mustChat(t, db, Chat{}).ID, Message{})
+	mustText(t, b, "journaled again")
+	db = reopenAfterCrash(t, db, path, clock)
+	if m, err := db.Message(b.Message().ChatID, b.ID()); err != nil || m.Content != "journaled again" {
+		t.Errorf("after the journal was emptied, a stream came back as %q (%v)", m.Content, err)
+	}
+}
+
 // A Stop saves the message's end while another chat streams on: a crash then must not add
 // to the stopped message what the journal still holds of it.
 func TestAStoppedMessageKeepsTheEndItSaved(t *testing.T) {
