@@ -167,10 +167,11 @@ func (j *streamJournal) append(kind byte, chatID, msgID string, body func([]byte
 func (j *streamJournal) close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.closed = true
-	if j.f == nil {
+	if j.closed || j.f == nil {
+		j.closed = true
 		return nil
 	}
+	j.closed = true
 	err := j.f.Close()
 	if j.open == 0 {
 		if rerr := os.Remove(j.path); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
