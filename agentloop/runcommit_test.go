@@ -53,6 +53,11 @@ func (m *heldAnswer) Chat(ctx context.Context, req model.Request, fn model.Delta
 	m.asked <- req
 	select {
 	case text := <-m.answer:
+		if ctx.Err() != nil {
+			// both were ready: the answer is the next request's, this one was cancelled
+			m.answer <- text
+			return model.Turn{}, ctx.Err()
+		}
 		t := answer(text)
 		return t, fn(model.Delta{Content: text})
 	case <-ctx.Done():

@@ -56,6 +56,7 @@ type streamedTurn struct {
 // [streamedTurn].
 func (r *run) turn() (store.Message, model.Turn, error) {
 	t := &streamedTurn{r: r, hold: textHold{on: r.recoverCalls}}
+	defer t.endSaver()
 	if err := t.fitPrompt(); err != nil {
 		return store.Message{}, model.Turn{}, err
 	}
@@ -185,18 +186,22 @@ func (t *streamedTurn) begin() {
 	}
 }
 
-// show says and saves what passed the filters.
+// show saves and says what passed the filters. A delta is in the saver (and its journal)
+// before it goes out, so that what the window paints survives a kill -9; it goes out even
+// when its save failed, since the message keeps it.
 func (t *streamedTurn) show(thinking, text string) error {
 	r := t.r
 	if thinking != "" {
+		err := t.saver.AddThinking(thinking)
 		r.emit(events.Event{Type: events.ThinkingDelta, MessageID: t.saver.ID(), Text: thinking})
-		if err := t.saver.AddThinking(thinking); err != nil {
+		if err != nil {
 			return err
 		}
 	}
 	if text != "" {
+		err := t.saver.AddText(text)
 		r.emit(events.Event{Type: events.TextDelta, MessageID: t.saver.ID(), Text: text})
-		if err := t.saver.AddText(text); err != nil {
+		if err != nil {
 			return err
 		}
 	}
@@ -222,6 +227,14 @@ func (t *streamedTurn) endText(turn model.Turn, err error) error {
 		err = serr
 	}
 	return err
+}
+
+// endSaver ends the message's saver however the turn ended (finished, stopped, failed on a
+// save): the stream journal keeps a message's deltas only while its saver lives.
+func (t *streamedTurn) endSaver() {
+	if t.saver != nil {
+		_ = t.saver.Close() // a failed save was said where it happened
+	}
 }
 
 // keepPartial keeps what arrived of an answer that failed or was stopped: the message stays

@@ -48,6 +48,7 @@ type DB struct {
 	path      string
 	opts      Options
 	recovered []Run
+	streams   *streamJournal // nil when read-only
 
 	// seqs holds, per chat, the highest message sequence this process handed out: to a
 	// message appended (committed or not) or to a streaming message that has its id before
@@ -129,6 +130,9 @@ func Open(path string, opts Options) (*DB, error) {
 		return nil, openError(abs, err)
 	}
 	db := &DB{bolt: bdb, path: abs, opts: opts}
+	if !opts.ReadOnly {
+		db.streams = &streamJournal{path: StreamJournalPath(abs), limit: maxJournal}
+	}
 	if err := db.prepare(); err != nil {
 		_ = bdb.Close()
 		return nil, err
@@ -136,8 +140,8 @@ func Open(path string, opts Options) (*DB, error) {
 	return db, nil
 }
 
-// prepare checks that the file is whole and of a schema this build reads, migrates it and
-// recovers the runs a dead process left live.
+// prepare checks that the file is whole and of a schema this build reads, migrates it,
+// puts back the streamed text a dead process journaled and recovers the runs it left live.
 func (db *DB) prepare() error {
 	if err := db.view(func(tx *bolt.Tx) error { return checkSize(db.path, tx) }); err != nil {
 		return err
@@ -174,6 +178,10 @@ func (db *DB) prepare() error {
 		db.recovered = live
 		return err
 	}
+	// before anything reads a message
+	if err := db.replayStreams(); err != nil {
+		return err
+	}
 	if err := db.recoverLiveRuns(); err != nil {
 		return err
 	}
@@ -187,8 +195,15 @@ func (db *DB) prepare() error {
 	return nil
 }
 
-// Close releases the file and its lock.
-func (db *DB) Close() error { return db.bolt.Close() }
+// Close releases the file and its lock. The stream journal is removed with it unless a
+// [MessageSaver] was left unended: the next Open puts back what it streamed.
+func (db *DB) Close() error {
+	var jerr error
+	if db.streams != nil {
+		jerr = db.streams.close()
+	}
+	return errors.Join(db.bolt.Close(), jerr)
+}
 
 // Path is the database file's absolute path.
 func (db *DB) Path() string { return db.path }

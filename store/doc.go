@@ -1,7 +1,8 @@
 // Package store keeps Prototyper's chats on disk in one bbolt file: chats, their messages,
 // the record of every tool call, one record per agent run, and the settings. It is written so
-// that a kill -9 at any moment loses at most the last second of a streaming answer and never
-// leaves a half-written value behind.
+// that a kill -9 at any moment loses nothing a method returned from, a streaming answer's
+// deltas included (they are journaled: see the stream journal below), and never leaves a
+// half-written value behind; a power loss costs at most the last second of a streaming answer.
 //
 // # Basics
 //
@@ -13,7 +14,7 @@
 //	chat, err := db.CreateChat(store.Chat{Model: "qwen3"})
 //	user, err := db.AppendMessage(chat.ID, store.Message{Role: store.RoleUser, Content: "hi"})
 //	cp, err := db.NewMessageSaver(chat.ID, store.Message{Role: store.RoleAssistant})
-//	cp.AddText("Hel"); cp.AddText("lo")           // saved at most once a second
+//	cp.AddText("Hel"); cp.AddText("lo")           // journaled now, saved at most once a second
 //	cp.AddToolCalls(store.ToolCall{ID: "c1", …})   // committed now: a tool-call boundary
 //	cp.Finish("stop", usage)                       // committed now, Complete
 //
@@ -42,6 +43,16 @@
 // chat its own id before storing it.
 //
 // What the window paints (running, completed, denied, …) is never stored here.
+//
+// # Stream journal
+//
+// Between its saves a streaming message's deltas are appended to PATH.streaming
+// ([StreamJournalPath]) with one plain write() each, no sync: a killed process's writes are
+// kept by the kernel. A writable Open applies to the messages it continues what the journal
+// holds past their stored text (creating a message never first saved) before anything reads
+// them, and removes it; a torn or foreign record is dropped, never applied. The journal is
+// emptied whenever no [MessageSaver] is left unended, and a message whose end was saved
+// (Complete, or a Stop's or a failure's DoneReason) is never continued by it.
 //
 // # Layout
 //

@@ -11,8 +11,10 @@ import (
 // no timer of its own. A MessageSaver belongs to one goroutine.
 //
 // The message has its id from the start but is first written by the first save: showing its
-// first text waits for no disk. A kill -9 before that save loses what a save once a second
-// loses anyway, the text since the last one.
+// first text waits for no disk. Every delta is also appended to the stream journal (see
+// [StreamJournalPath]) before Add… returns, so that the text since the last save survives a
+// kill -9: the next Open puts it back. A saver ends with [MessageSaver.Finish] or
+// [MessageSaver.Close]; the journal is emptied when no saver is left.
 type MessageSaver struct {
 	db        *DB
 	msg       Message
@@ -22,6 +24,13 @@ type MessageSaver struct {
 	lastSave  time.Time
 	dirty     bool
 	thinkFrom time.Time // first thinking delta; zero when not thinking
+
+	journal *streamJournal // nil: not journaled
+	headed  bool           // its begin record is in the journal
+	// unplaced: Edit replaced the text since the last save, so a delta's start no longer
+	// measures the stored text; deltas are not journaled until the next save.
+	unplaced bool
+	ended    bool
 }
 
 // NewMessageSaver starts m (an assistant message, Complete false) at the end of the chat:
@@ -41,7 +50,10 @@ func (db *DB) NewMessageSaver(chatID string, m Message) (*MessageSaver, error) {
 	if m.CreatedAt.IsZero() {
 		m.CreatedAt = now
 	}
-	c := &MessageSaver{db: db, msg: m, lastSave: now, dirty: true}
+	c := &MessageSaver{db: db, msg: m, lastSave: now, dirty: true, journal: db.streams}
+	if c.journal != nil {
+		c.journal.begin()
+	}
 	c.content.WriteString(m.Content)
 	c.thinking.WriteString(m.Thinking)
 	return c, nil
@@ -62,6 +74,7 @@ func (c *MessageSaver) AddThinking(delta string) error {
 	if c.thinkFrom.IsZero() && c.msg.ThinkingMs == 0 { // the first: thinking starts
 		c.thinkFrom = c.db.now()
 	}
+	c.journalDelta(recordThinking, c.thinking.Len(), delta)
 	c.thinking.WriteString(delta)
 	return c.changed()
 }
@@ -70,6 +83,7 @@ func (c *MessageSaver) AddThinking(delta string) error {
 // interval old.
 func (c *MessageSaver) AddText(delta string) error {
 	c.endThinking()
+	c.journalDelta(recordText, c.content.Len(), delta)
 	c.content.WriteString(delta)
 	return c.changed()
 }
@@ -87,6 +101,10 @@ func (c *MessageSaver) AddToolCalls(calls ...ToolCall) error {
 func (c *MessageSaver) Edit(edit func(*Message)) {
 	m := c.Message()
 	edit(&m)
+	if c.journal != nil && (m.Content != c.content.String() || m.Thinking != c.thinking.String()) {
+		c.journal.forget(c.msg.ChatID, c.msg.ID)
+		c.unplaced, c.headed = true, false
+	}
 	c.msg = m
 	c.content.Reset()
 	c.content.WriteString(m.Content)
@@ -95,12 +113,28 @@ func (c *MessageSaver) Edit(edit func(*Message)) {
 	c.dirty = true
 }
 
-// Finish marks the message complete with the stream's done reason and usage and saves now.
+// Finish marks the message complete with the stream's done reason and usage, saves now and
+// ends the saver.
 func (c *MessageSaver) Finish(doneReason string, usage *Usage) error {
 	c.endThinking()
 	c.msg.Complete, c.msg.DoneReason, c.msg.Usage = true, doneReason, usage
 	c.dirty = true
-	return c.Flush()
+	return c.Close()
+}
+
+// Close ends a saver whose message will not be finished (a Stop, a failure): it saves what
+// is unsaved, as Flush does, and the journal no longer keeps its deltas once that save is
+// done. Closing an ended saver does nothing.
+func (c *MessageSaver) Close() error {
+	if c.ended {
+		return nil
+	}
+	err := c.Flush()
+	c.ended = true
+	if c.journal != nil {
+		c.journal.end(c.msg.ChatID, c.msg.ID, err == nil)
+	}
+	return err
 }
 
 // Flush saves now if anything changed since the last save (for a stream that failed, say).
@@ -118,8 +152,21 @@ func (c *MessageSaver) Flush() error {
 	if err := save(c.msg.ChatID, c.Message()); err != nil {
 		return err
 	}
-	c.stored, c.dirty, c.lastSave = true, false, c.db.now()
+	c.stored, c.dirty, c.unplaced, c.lastSave = true, false, false, c.db.now()
 	return nil
+}
+
+// journalDelta appends a delta that starts at start to the journal, after the message's
+// begin record when it was never saved.
+func (c *MessageSaver) journalDelta(kind byte, start int, delta string) {
+	if c.journal == nil || c.unplaced || c.ended || delta == "" {
+		return
+	}
+	if !c.headed && !c.stored {
+		c.journal.head(c.msg.ChatID, c.msg.ID, streamHead{Role: c.msg.Role, RunID: c.msg.RunID, CreatedAt: c.msg.CreatedAt})
+		c.headed = true
+	}
+	c.journal.delta(kind, c.msg.ChatID, c.msg.ID, start, delta)
 }
 
 func (c *MessageSaver) changed() error {
