@@ -186,26 +186,20 @@ func (t *streamedTurn) begin() {
 	}
 }
 
-// show saves and says what passed the filters. A delta is in the saver (and its journal)
-// before it goes out, so that what the window paints survives a kill -9; it goes out even
-// when its save failed, since the message keeps it.
+// show says and saves what passed the filters. A delta is in the saver's stream journal
+// before it goes out, so that what the window paints survives a kill -9; the message's save,
+// which syncs the disk once a second, comes after, so the delta never waits for it.
 func (t *streamedTurn) show(thinking, text string) error {
 	r := t.r
 	if thinking != "" {
-		err := t.saver.AddThinking(thinking)
+		t.saver.AppendThinking(thinking)
 		r.emit(events.Event{Type: events.ThinkingDelta, MessageID: t.saver.ID(), Text: thinking})
-		if err != nil {
-			return err
-		}
 	}
 	if text != "" {
-		err := t.saver.AddText(text)
+		t.saver.AppendText(text)
 		r.emit(events.Event{Type: events.TextDelta, MessageID: t.saver.ID(), Text: text})
-		if err != nil {
-			return err
-		}
 	}
-	return nil
+	return t.saver.SaveIfDue()
 }
 
 // endText ends the filters of an answer that began and was not stopped: what they still

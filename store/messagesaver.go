@@ -71,20 +71,41 @@ func (c *MessageSaver) ID() string { return c.msg.ID }
 
 // AddThinking appends a thinking delta and saves if the last save is an interval old.
 func (c *MessageSaver) AddThinking(delta string) error {
+	c.AppendThinking(delta)
+	return c.SaveIfDue()
+}
+
+// AppendThinking is [MessageSaver.AddThinking] without its save, as [MessageSaver.AppendText].
+func (c *MessageSaver) AppendThinking(delta string) {
 	if c.thinkFrom.IsZero() && c.msg.ThinkingMs == 0 { // the first: thinking starts
 		c.thinkFrom = c.db.now()
 	}
 	c.journalDelta(recordThinking, c.thinking.Len(), delta)
 	c.thinking.WriteString(delta)
-	return c.changed()
+	c.dirty = true
 }
 
 // AddText appends a text delta (which ends the thinking) and saves if the last save is an
 // interval old.
 func (c *MessageSaver) AddText(delta string) error {
+	c.AppendText(delta)
+	return c.SaveIfDue()
+}
+
+// AppendText is [MessageSaver.AddText] without its save: the delta is in the message and in the
+// stream journal, which keeps it across a kill -9; [MessageSaver.SaveIfDue] saves it in turn.
+func (c *MessageSaver) AppendText(delta string) {
 	c.endThinking()
 	c.journalDelta(recordText, c.content.Len(), delta)
 	c.content.WriteString(delta)
+	c.dirty = true
+}
+
+// SaveIfDue saves the message if it changed and the last save is an interval old.
+func (c *MessageSaver) SaveIfDue() error {
+	if !c.dirty {
+		return nil
+	}
 	return c.changed()
 }
 
