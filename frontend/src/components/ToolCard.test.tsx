@@ -29,7 +29,8 @@ describe('ToolCard', () => {
   })
 
   it('says that a write whose content is the file’s changes nothing, rather than an edit of so many bytes', () => {
-    const preview = { path: 'index.html', bytes: 286, unchanged: true }
+    // as the event brings it
+    const preview = checkPreview({ path: 'index.html', bytes: 286, unchanged: true })
     render(<ToolCard card={card({ args: { path: 'index.html', content: 'same' }, state: 'awaiting_approval', preview })} />)
     const shown = screen.getByTestId('preview').textContent ?? ''
     expect(shown).toContain('Nothing changes: the content is the same as index.html’s')
