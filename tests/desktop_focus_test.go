@@ -326,3 +326,36 @@ func (a *desktopApp) waitExpanded(n a11yNode, want bool) {
 		}
 	}
 }
+
+// TestDesktopTheEndOfTheChatStaysInViewWhenTheMessageBoxGrows: an image pasted in the box makes
+// it taller; the chat, which was at its end, stays there: the last answer's last line is above
+// the box, not under it, and so it is when the chat is opened again with the image in its box.
+func TestDesktopTheEndOfTheChatStaysInViewWhenTheMessageBoxGrows(t *testing.T) {
+	layoutCanMatter(t)
+	r := startDesktopRunWith(t, chattyModel, store.Settings{}, "A question")
+	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
+	r.pasteImage(t, screenshotPNG(t))
+	answerEndAboveTheBox := func(shotName string) {
+		t.Helper()
+		var top int32
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+			_, top, _, _ = r.app.extents(r.app.waitNode(roleImage, "Image 1 to send"))
+			if _, y, _, h := r.app.extents(r.app.lastTextWith("part249")); y+h <= top {
+				return
+			}
+		}
+		_, y, _, h := r.app.extents(r.app.lastTextWith("part249"))
+		t.Fatalf("the answer's last line (y=%d..%d) is under the message box, its image at y=%d (%s)", y, y+h, top, r.app.screenshot(shotName))
+	}
+	answerEndAboveTheBox("box-grew-over-the-answer.png")
+	r.app.screenshot("box-grew.png")
+	// opened again, the chat starts at its end, and its box then gets its image back
+	r.app.key("ctrl+n")
+	r.app.waitNoControl(roleImage, "Image 1 to send", 20*time.Second)
+	r.showChatList()
+	r.app.focusNamed(rolePushButton, "A question")
+	r.app.key("Return")
+	r.app.waitControl(roleImage, "Image 1 to send", 20*time.Second)
+	answerEndAboveTheBox("reopened-box-over-the-answer.png")
+	r.app.screenshot("reopened-with-an-image.png")
+}
