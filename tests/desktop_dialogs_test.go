@@ -70,14 +70,16 @@ func TestDesktopTheShortcutsDialogOpensAtItsTop(t *testing.T) {
 	layoutCanMatter(t)
 	r := startDesktopRunWith(t, writerModel, store.Settings{}, "")
 	r.app.key("ctrl+slash")
-	r.app.waitFocus(roleHeading, "Keyboard shortcuts", 20*time.Second)
+	dialog := r.app.waitNode(roleDialog, "Keyboard shortcuts")
+	settle() // where it opened scrolled to, it is by now
 	shot := r.app.screenshot("shortcuts-dialog.png")
-	_, dy, _, dh := r.app.extents(r.app.waitNode(roleDialog, "Keyboard shortcuts"))
+	_, dy, _, dh := r.app.extents(dialog)
 	_, hy, _, _ := r.app.extents(r.app.waitNode(roleHeading, "Keyboard shortcuts"))
 	_, fy, _, fh := r.app.extents(r.app.lastTextWith(newChatDoes))
 	if hy < dy || fy < dy || fy+fh > dy+dh {
 		t.Errorf("the dialog (y=%d..%d) opened scrolled: its title at y=%d, its first shortcut at y=%d..%d (%s)", dy, dy+dh, hy, fy, fy+fh, shot)
 	}
+	r.app.waitFocus(roleHeading, "Keyboard shortcuts", 20*time.Second)
 	r.app.key("Tab")
 	r.app.waitFocus(rolePushButton, "Close", 20*time.Second)
 	r.app.key("Escape")
