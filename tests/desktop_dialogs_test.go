@@ -31,7 +31,14 @@ func TestDesktopEscOnTheDeletePromptOfAChatClosesItAndTheAnswerGoesOn(t *testing
 	slow := pacedProxy(t, ollamatest.Get(t).URL(), 1000, 100*time.Millisecond)
 	r := startDesktopRunWith(t, paragraphModel, store.Settings{Think: "on"}, "", withArgs("--ollama", slow),
 		withSeed(func(db *store.DB, ws string) { seedChats(t, db, ws, 1, 0) }))
-	r.app.key("ctrl+n") // the window opens the other chat
+	// the window opens the other chat, the newest; the answer is asked in a new one
+	r.app.waitTexts(func(s string) bool { return s == oldestChatWords }, 30*time.Second)
+	r.app.key("ctrl+n")
+	for deadline := time.Now().Add(30 * time.Second); len(r.app.textsWith(oldestChatWords)) != 0; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("Ctrl+N does not open a new chat (%s)", r.app.screenshot("delete-prompt-new-chat.png"))
+		}
+	}
 	r.waitComposerFocus()
 	r.app.typeText("Write a long answer")
 	r.app.key("Return")
@@ -49,7 +56,7 @@ func TestDesktopEscOnTheDeletePromptOfAChatClosesItAndTheAnswerGoesOn(t *testing
 	// the answer goes on: more of it arrives and is painted after the Esc
 	deltas := eventsOf(readBridgeLog(t, r.bridgeLog), events.TextDelta)
 	r.waitLogN(t, events.TextDelta, deltas+3, true, 90*time.Second)
-	if r.app.says("Stopped.") || eventsOf(readBridgeLog(t, r.bridgeLog), events.RunFinished) != 0 {
+	if len(r.app.textsWith("Stopped.")) != 0 || eventsOf(readBridgeLog(t, r.bridgeLog), events.RunFinished) != 0 {
 		t.Fatalf("Esc on the delete prompt stopped the answer (%s)", r.app.screenshot("delete-prompt-esc.png"))
 	}
 	// with nothing open, Esc stops the run
