@@ -129,7 +129,7 @@ export function FolderMenu() {
                   <span className="muted small">{o.dir}</span>
                 </>
               ) : (
-                o.label
+                <span className="folder-label">{o.label}</span>
               )}
             </>
           ),
