@@ -393,3 +393,33 @@ func TestDesktopTheFolderMenuCreatesAgainTheChatsFolderThatWasDeleted(t *testing
 		t.Errorf("after the folder was made again, a message sent says %q (%s)", said, r.app.screenshot("folder-gone-sent-again.png"))
 	}
 }
+
+// TestDesktopTheFolderMenuSaysWhyAFolderWhoseParentIsGoneCannotBeMadeAgain: when the folder a
+// chat's folder was in is gone too, Enter on it in the folder menu says why in one sentence
+// rather than doing nothing, and makes nothing.
+func TestDesktopTheFolderMenuSaysWhyAFolderWhoseParentIsGoneCannotBeMadeAgain(t *testing.T) {
+	layoutCanMatter(t)
+	parent := filepath.Join(t.TempDir(), "projects")
+	site := filepath.Join(parent, "site")
+	if err := os.MkdirAll(site, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "Write hello.txt with a greeting", withArgs("--workspace", site))
+	r.waitFinished(t, 60*time.Second)
+	r.waitHeaderFolder(site)
+	if err := os.RemoveAll(parent); err != nil {
+		t.Fatal(err)
+	}
+	r.openField("ctrl+o")
+	r.app.waitTexts(func(s string) bool { return strings.Contains(s, "Not found: moved or deleted") }, 20*time.Second)
+	r.app.key("Return")
+	why := site + " cannot be created again because " + parent + " is gone too: pick another folder, or create " + parent + " first."
+	if said := r.app.waitTexts(func(s string) bool { return strings.Contains(s, why) }, 20*time.Second); len(said) == 0 {
+		t.Fatalf("Enter on a gone folder whose parent is gone too does not say %q (%s)", why, r.app.screenshot("folder-parent-gone.png"))
+	}
+	r.app.screenshot("folder-parent-gone.png")
+	if _, err := os.Stat(parent); err == nil {
+		t.Errorf("%s was made", parent)
+	}
+	r.app.key("Escape")
+}
