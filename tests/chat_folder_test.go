@@ -348,3 +348,78 @@ func wantNewChat(t *testing.T, db *store.DB, title, change, ws string, m ollamat
 	}
 	t.Errorf("no chat of the message sent after %s: %+v", change, chats)
 }
+
+// TestDesktopTheFolderMenuCreatesAgainTheChatsFolderThatWasDeleted: a chat whose folder was
+// deleted says so when a message is sent; by keyboard, Ctrl+O and Enter on the folder listed as
+// not found offer to create it again, as typing its path does; Enter creates it, the sentence
+// goes at once, and the next message runs.
+func TestDesktopTheFolderMenuCreatesAgainTheChatsFolderThatWasDeleted(t *testing.T) {
+	layoutCanMatter(t)
+	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "Write hello.txt with a greeting")
+	r.waitFinished(t, 60*time.Second)
+	if err := os.RemoveAll(r.workspace); err != nil {
+		t.Fatal(err)
+	}
+	r.app.typeText("Write hello.txt with a greeting")
+	r.app.key("Return")
+	const gone = "does not exist (any more)"
+	if said := r.app.waitTexts(func(s string) bool { return strings.Contains(s, gone) }, 20*time.Second); len(said) == 0 {
+		t.Fatalf("a message sent in a chat whose folder is gone does not say so (%s)", r.app.screenshot("folder-gone-send.png"))
+	}
+	r.openField("ctrl+o")
+	r.app.waitTexts(func(s string) bool { return strings.Contains(s, "Not found: moved or deleted") }, 20*time.Second)
+	r.app.key("Return")
+	offer := "Create " + r.workspace + " and use it"
+	if said := r.app.waitTexts(func(s string) bool { return strings.Contains(s, offer) }, 20*time.Second); len(said) == 0 {
+		t.Fatalf("Enter on the folder listed as not found does not offer %q (%s)", offer, r.app.screenshot("folder-gone-offer.png"))
+	}
+	r.app.screenshot("folder-gone-offer.png")
+	r.app.key("Return")
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		info, err := os.Stat(r.workspace)
+		created := err == nil && info.IsDir()
+		if created && len(r.app.textsWith(gone)) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after Enter on the offer the folder is made: %v, and the window says %q (%s)",
+				created, r.app.textsWith(gone), r.app.screenshot("folder-gone-created.png"))
+		}
+	}
+	r.waitComposerFocus()
+	r.app.key("ctrl+a", "BackSpace")
+	r.sendAndWait(t, "Say where you are", 2) // the folder works again: the message runs
+	if said := r.app.textsWith(gone); len(said) != 0 {
+		t.Errorf("after the folder was made again, a message sent says %q (%s)", said, r.app.screenshot("folder-gone-sent-again.png"))
+	}
+}
+
+// TestDesktopTheFolderMenuSaysWhyAFolderWhoseParentIsGoneCannotBeMadeAgain: when the folder a
+// chat's folder was in is gone too, Enter on it in the folder menu says why in one sentence
+// rather than doing nothing, and makes nothing.
+func TestDesktopTheFolderMenuSaysWhyAFolderWhoseParentIsGoneCannotBeMadeAgain(t *testing.T) {
+	layoutCanMatter(t)
+	parent := filepath.Join(t.TempDir(), "projects")
+	site := filepath.Join(parent, "site")
+	if err := os.MkdirAll(site, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "Write hello.txt with a greeting", withArgs("--workspace", site))
+	r.waitFinished(t, 60*time.Second)
+	r.waitHeaderFolder(site)
+	if err := os.RemoveAll(parent); err != nil {
+		t.Fatal(err)
+	}
+	r.openField("ctrl+o")
+	r.app.waitTexts(func(s string) bool { return strings.Contains(s, "Not found: moved or deleted") }, 20*time.Second)
+	r.app.key("Return")
+	why := site + " cannot be created again because " + parent + " is gone too: pick another folder, or create " + parent + " first."
+	if said := r.app.waitTexts(func(s string) bool { return strings.Contains(s, why) }, 20*time.Second); len(said) == 0 {
+		t.Fatalf("Enter on a gone folder whose parent is gone too does not say %q (%s)", why, r.app.screenshot("folder-parent-gone.png"))
+	}
+	r.app.screenshot("folder-parent-gone.png")
+	if _, err := os.Stat(parent); err == nil {
+		t.Errorf("%s was made", parent)
+	}
+	r.app.key("Escape")
+}

@@ -229,3 +229,25 @@ func TestDesktopAnApprovalCardSaysWhenTheCallCannotSucceed(t *testing.T) {
 	r.wantFile(t, "a.txt", "original\n", 0o600)
 	r.finish(t, "approval-fails-denied.png")
 }
+
+// TestDesktopApprovingAWriteThatChangesNothingSaysSo: a write_file whose content is the file's
+// asks as any write does, and its card says that nothing changes, not that the file is edited.
+func TestDesktopApprovingAWriteThatChangesNothingSaysSo(t *testing.T) {
+	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on", ToolApproval: map[string]string{"write_file": "ask"}}, "")
+	r.writeFile(t, "hello.txt", "hello from Prototyper\n", 0o644) // what the model writes
+	r.app.typeText("Write hello.txt with a greeting")
+	r.app.key("Return")
+	r.waitLog(t, events.ToolApprovalRequest, true, 60*time.Second)
+	const same = "Nothing changes: the content is the same as hello.txt’s"
+	if said := r.app.waitTexts(func(s string) bool { return strings.Contains(s, same) }, 20*time.Second); len(said) == 0 {
+		t.Fatalf("the card of a write that changes nothing does not say %q; it says %q (%s)",
+			same, r.app.textsWith("hello.txt"), r.app.screenshot("approval-unchanged.png"))
+	}
+	if said := r.app.textsWith("Will edit"); len(said) != 0 {
+		t.Errorf("the card of a write that changes nothing says %q (%s)", said, r.app.screenshot("approval-unchanged.png"))
+	}
+	r.app.screenshot("approval-unchanged.png")
+	r.app.key("alt+a")
+	r.waitResumedFinished(t, 60*time.Second)
+	r.wantFile(t, "hello.txt", "hello from Prototyper\n", 0o644)
+}

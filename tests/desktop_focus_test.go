@@ -326,3 +326,40 @@ func (a *desktopApp) waitExpanded(n a11yNode, want bool) {
 		}
 	}
 }
+
+// TestDesktopTheEndOfTheChatStaysInViewWhenTheMessageBoxGrows: an image pasted in the box makes
+// it taller; the chat, which was at its end, stays there: the last answer and the row of its
+// actions are above the box, not under it; and so they are when the chat is opened again with
+// the image in its box, from the list of chats or as the window starts.
+func TestDesktopTheEndOfTheChatStaysInViewWhenTheMessageBoxGrows(t *testing.T) {
+	layoutCanMatter(t)
+	r := startDesktopRunWith(t, longChattyModel, store.Settings{}, "A question") // an answer taller than the window
+	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
+	r.pasteImage(t, screenshotPNG(t))
+	endAboveTheBox := func(shotName string) {
+		t.Helper()
+		var top, end int32
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+			_, top, _, _ = r.app.extents(r.app.waitNode(roleImage, "Image 1 to send"))
+			_, y, _, h := r.app.extents(r.app.waitNode(rolePushButton, "Regenerate"))
+			if end = y + h; end <= top {
+				return
+			}
+		}
+		t.Fatalf("the end of the chat (its last answer's actions, down to y=%d) is under the message box, its image at y=%d (%s)", end, top, r.app.screenshot(shotName))
+	}
+	endAboveTheBox("box-grew-over-the-answer.png")
+	r.app.screenshot("box-grew.png")
+	r.app.key("ctrl+n")
+	r.app.waitNoControl(roleImage, "Image 1 to send", 20*time.Second)
+	r.showChatList()
+	r.app.focusNamed(rolePushButton, "A question")
+	r.app.key("Return")
+	r.app.waitControl(roleImage, "Image 1 to send", 20*time.Second)
+	endAboveTheBox("reopened-box-over-the-answer.png")
+	r.app.screenshot("reopened-with-an-image.png")
+	r.reopen(t, longChattyModel, "bridge-restarted-with-an-image")
+	r.app.waitControl(roleImage, "Image 1 to send", 20*time.Second)
+	endAboveTheBox("restarted-box-over-the-answer.png")
+	r.app.screenshot("restarted-with-an-image.png")
+}

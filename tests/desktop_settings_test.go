@@ -170,3 +170,29 @@ func TestDesktopClosingTheSettingsBeforeAFirstModelGivesTheKeysToTheOffer(t *tes
 	r.waitLog(t, events.PullProgress, true, 30*time.Second)
 	r.app.screenshot("first-model-settings.png")
 }
+
+// TestDesktopTheUnconfinedCommandsCheckboxIsBesideItsWords: in the settings, the words of the
+// checkbox that lets commands run without the sandbox start right after the box, as every other
+// checkbox's do, not at the far side of the dialog.
+func TestDesktopTheUnconfinedCommandsCheckboxIsBesideItsWords(t *testing.T) {
+	layoutCanMatter(t)
+	r := startDesktopRunWith(t, writerModel, store.Settings{}, "")
+	r.app.key("ctrl+comma")
+	r.app.waitFocus(roleComboBox, "Model server", 30*time.Second)
+	const words = "Run commands without the sandbox where it cannot start"
+	// the checkbox's extents take in its label's whole row: its box is as wide as it is high
+	bx, _, _, bh := r.app.extents(r.app.waitNode(roleCheckBox, words))
+	var text a11yNode
+	r.app.each(func(n a11yNode) {
+		if r.app.text(n) == words {
+			text = n
+		}
+	})
+	if text.Path == "" {
+		t.Fatalf("the settings show no text %q", words)
+	}
+	if x, _, _, _ := r.app.extents(text); x-bx < 0 || x-bx > 2*bh+8 {
+		t.Errorf("the checkbox starts at x=%d and its words at x=%d, far from it (%s)", bx, x, r.app.screenshot("settings-unconfined-words.png"))
+	}
+	r.app.key("Escape")
+}

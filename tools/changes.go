@@ -45,6 +45,9 @@ type Preview struct {
 	Diff    string `json:"diff,omitempty"`    // unified diff of a write or an edit
 	Bytes   int64  `json:"bytes"`             // size after a write or an edit; size removed by a delete
 	Created bool   `json:"created,omitempty"` // the file does not exist yet
+	// Unchanged says that a write or an edit would leave the file as it is: its new content is
+	// the file's.
+	Unchanged bool `json:"unchanged,omitempty"`
 	// Removes lists what a delete would remove, with sizes.
 	Removes []Removal `json:"removes,omitempty"`
 	// NotUndoable lists the paths whose prior state is too large to keep: this change
@@ -602,7 +605,7 @@ func sizeOf(rs []Removal) int64 {
 
 // previewOf turns what a write computed into a preview.
 func previewOf(d *Details) Preview {
-	return Preview{Path: d.Path, Diff: d.Diff, Bytes: d.Bytes, Created: d.Created}
+	return Preview{Path: d.Path, Diff: d.Diff, Bytes: d.Bytes, Created: d.Created, Unchanged: !d.Changed}
 }
 
 // progressNone takes the progress of a write nobody watches.

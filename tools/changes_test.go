@@ -31,6 +31,7 @@ func TestThePreviewOfAWriteIsTheDiffTheWriteThenReports(t *testing.T) {
 		{"overwrite", "write_file", map[string]any{"path": "notes.md", "content": "# Hello\n\nWorld\n"}},
 		{"create in new folders", "write_file", map[string]any{"path": "a/b/new.txt", "content": "new\n"}},
 		{"edit", "edit_file", map[string]any{"path": "notes.md", "old_string": "Hello", "new_string": "Goodbye"}},
+		{"the same content", "write_file", map[string]any{"path": "notes.md", "content": "# Hello\n"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tw := newTestWorkspace(t)
@@ -47,7 +48,7 @@ func TestThePreviewOfAWriteIsTheDiffTheWriteThenReports(t *testing.T) {
 				t.Fatalf("the preview wrote %q", got)
 			}
 			res := tw.run(t, tc.tool, tc.args)
-			if res.IsError || pv.Diff != res.Details.Diff || pv.Bytes != res.Details.Bytes || pv.Created != res.Details.Created {
+			if res.IsError || pv.Diff != res.Details.Diff || pv.Bytes != res.Details.Bytes || pv.Created != res.Details.Created || pv.Unchanged == res.Details.Changed {
 				t.Fatalf("preview %+v, but the call did %+v", pv, res.Details)
 			}
 		})

@@ -231,6 +231,8 @@ export interface Preview {
   diff?: string
   bytes: number
   created?: boolean
+  /** A write or an edit whose content is the file's: nothing changes. */
+  unchanged?: boolean
   removes?: Removal[] | null
   /** Files too large to keep: this change cannot be undone. */
   notUndoable?: string[] | null

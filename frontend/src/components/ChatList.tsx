@@ -1,4 +1,4 @@
-import { useMemo, useRef, useState } from 'react'
+import { useEffect, useMemo, useRef, useState } from 'react'
 import type { ChatSummary } from '../backend'
 import { focusComposer } from '../keyboard/menus'
 import { helpShortcut, newChatShortcut, searchShortcut } from '../keyboard/shortcuts'
@@ -96,6 +96,15 @@ function ChatListItem({
   const store = useStore()
   const [mode, setMode] = useState<'view' | 'rename' | 'confirm-delete'>('view')
   const [title, setTitle] = useState(chat.title)
+  // Esc on the delete prompt gives the keys back to the trash button it was opened from.
+  const trashRef = useRef<HTMLButtonElement>(null)
+  const [refocusTrash, setRefocusTrash] = useState(false)
+  useEffect(() => {
+    if (mode === 'view' && refocusTrash) {
+      trashRef.current?.focus()
+      setRefocusTrash(false)
+    }
+  }, [mode, refocusTrash])
 
   if (mode === 'rename') {
     // The keys go to the message box before the field goes: a text field taken out of the page
@@ -132,7 +141,18 @@ function ChatListItem({
   }
   if (mode === 'confirm-delete') {
     return (
-      <li className="chat-item confirm" data-testid="confirm-delete">
+      <li
+        className="chat-item confirm"
+        data-testid="confirm-delete"
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') {
+            e.preventDefault() // closes the prompt; it does not stop a run
+            e.stopPropagation()
+            setRefocusTrash(true)
+            setMode('view')
+          }
+        }}
+      >
         <span>Delete “{chat.title || 'Untitled'}”?</span>
         <div className="row">
           <button type="button" className="danger" onClick={thenComposer(() => void store.deleteChat(chat.id))}>
@@ -188,6 +208,7 @@ function ChatListItem({
           <Icon name="pencil" />
         </button>
         <button
+          ref={trashRef}
           type="button"
           title="Delete"
           tabIndex={tab}

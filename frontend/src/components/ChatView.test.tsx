@@ -185,6 +185,35 @@ describe('ChatView', () => {
     expect(spacer?.style.height).toBe(`${32 * (100 + entryGap) - entryGap}px`)
   })
 
+  it('stays at its end when the message box beside it grows, and stays where the user scrolled to otherwise', async () => {
+    const resized: (() => void)[] = []
+    vi.stubGlobal(
+      'ResizeObserver',
+      class {
+        constructor(private readonly f: () => void) {}
+        observe() {
+          resized.push(this.f)
+        }
+        disconnect() {}
+      },
+    )
+    try {
+      await mount(10, 200)
+      const view = screen.getByTestId('messages')
+      // the box grew by 200 px: the transcript is lower, its scroll position as it was, its last 200 px covered
+      view.scrollTop = 100_000 - 600
+      act(() => resized.forEach((f) => f()))
+      expect(view.scrollTop).toBe(100_000)
+      // scrolled up, it stays where the user is
+      view.scrollTop = 50_000
+      fireEvent.scroll(view)
+      act(() => resized.forEach((f) => f()))
+      expect(view.scrollTop).toBe(50_000)
+    } finally {
+      vi.unstubAllGlobals()
+    }
+  })
+
   it('renders the first entries, and not those between, when Home is pressed in the transcript', async () => {
     await mount(40, 5000)
     fireEvent.keyDown(screen.getByTestId('messages'), { key: 'Home' })

@@ -60,14 +60,23 @@ export function FolderMenu() {
     }
   }, [store, typed])
   const creatable = check?.typed === typed && !check.exists && check.canCreate
+  // why a listed folder that is gone cannot be made again, said in the menu until the next key
+  const [why, setWhy] = useState('')
+  useEffect(() => setWhy(''), [typed, menu.open])
   const options = typed
     ? [creatable ? { label: `Create ${check.path} and use it`, dir: typed, create: true } : { label: `Use ${typed}`, dir: typed }]
     : [...folders.map((f) => ({ label: f, dir: f, missing: missing.has(f) })), { label: 'Other folder…', dir: '' }]
-  const choose = async (o: { dir: string; create?: boolean }) => {
+  const choose = async (o: { dir: string; create?: boolean; missing?: boolean }) => {
     if (o.dir && !o.create) {
-      // chosen before the check came back: a folder that can be created is offered first
+      // chosen before the check came back, or a listed folder that is gone: a folder that can
+      // be created is offered first, as it is when its path is typed
       const c = await store.checkFolder(o.dir)
-      if (!c.exists && c.canCreate) return setCheck({ ...c, typed: o.dir })
+      if (!c.exists && c.canCreate) {
+        setCheck({ ...c, typed: o.dir })
+        menu.setText(o.dir)
+        return
+      }
+      if (o.missing && !c.exists) return setWhy(goneWithItsParent(c.path || o.dir))
     }
     menu.close(false)
     if (o.create) void store.createFolder(o.dir)
@@ -97,6 +106,13 @@ export function FolderMenu() {
         onType={menu.setText}
         listId="folder-list"
         listLabel="Folders"
+        between={
+          why && (
+            <p className="menu-note warn" role="alert">
+              {why}
+            </p>
+          )
+        }
         items={options}
         choose={(o) => void choose(o)}
         option={(o) => ({
@@ -105,7 +121,7 @@ export function FolderMenu() {
           title: o.dir,
           content: (
             <>
-              {o.dir && o.dir === workspace && <span aria-label="in use">✓ </span>}
+              {o.dir && o.dir === workspace && !('create' in o && o.create) && <span aria-label="in use">✓ </span>}
               {o.dir && !typed ? (
                 <>
                   <span className="folder-name">{baseName(o.dir)}</span>{' '}
@@ -113,7 +129,7 @@ export function FolderMenu() {
                   <span className="muted small">{o.dir}</span>
                 </>
               ) : (
-                o.label
+                <span className="folder-label">{o.label}</span>
               )}
             </>
           ),
@@ -121,4 +137,10 @@ export function FolderMenu() {
       />
     </HeaderMenu>
   )
+}
+
+/** Why a folder that is gone cannot be created again: the folder it was in is gone too. */
+export function goneWithItsParent(path: string): string {
+  const parent = path.replace(/[\\/]+$/, '').replace(/[\\/][^\\/]*$/, '') || '/'
+  return `${path} cannot be created again because ${parent} is gone too: pick another folder, or create ${parent} first.`
 }

@@ -135,7 +135,7 @@ function CommandSettings(props: {
         Never run commands matching (one pattern a line; * stands for anything)
         <textarea ref={denyField} rows={4} spellCheck={false} value={props.deny} onChange={(e) => props.onDeny(e.target.value)} />
       </label>
-      <label className="inline">
+      <label className="check">
         <input
           type="checkbox"
           aria-describedby="unconfined-meaning"

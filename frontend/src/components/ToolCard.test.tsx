@@ -28,6 +28,16 @@ describe('ToolCard', () => {
     expect(el.textContent).toContain('src/index.html')
   })
 
+  it('says that a write whose content is the file’s changes nothing, rather than an edit of so many bytes', () => {
+    // as the event brings it
+    const preview = checkPreview({ path: 'index.html', bytes: 286, unchanged: true })
+    render(<ToolCard card={card({ args: { path: 'index.html', content: 'same' }, state: 'awaiting_approval', preview })} />)
+    const shown = screen.getByTestId('preview').textContent ?? ''
+    expect(shown).toContain('Nothing changes: the content is the same as index.html’s')
+    expect(shown).not.toContain('Will edit')
+    expect(screen.getByTestId('tool-card').textContent).not.toContain('Replace')
+  })
+
   it('shows a spinner only while running', () => {
     const { container, rerender } = render(<ToolCard card={card({ state: 'running' })} />)
     expect(container.querySelector('.spinner')).not.toBeNull()

@@ -191,7 +191,9 @@ export function PreviewView({ preview }: { preview: Preview }) {
         <div className="preview-title">
           {preview.created
             ? `Will create ${preview.path} (${bytesText(preview.bytes)})`
-            : `Will edit ${preview.path} (${bytesText(preview.bytes)} after the edit)`}
+            : preview.unchanged
+              ? `Nothing changes: the content is the same as ${preview.path}’s`
+              : `Will edit ${preview.path} (${bytesText(preview.bytes)} after the edit)`}
         </div>
       )}
       {preview.diff ? <DiffView diff={preview.diff} open path={preview.path} /> : null}
@@ -308,7 +310,10 @@ export function ApprovalActions({
             value={reason}
             onChange={(e) => setReason(e.target.value)}
             onKeyDown={(e) => {
-              if (e.key === 'Escape') onAskReason?.(false)
+              if (e.key === 'Escape') {
+                e.preventDefault() // closes the field; it does not stop a run
+                onAskReason?.(false)
+              }
             }}
           />
           <button type="submit" disabled={!reason.trim()}>

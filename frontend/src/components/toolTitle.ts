@@ -33,7 +33,7 @@ const verbs: Record<string, Verb> = {
 function writeVerb(card: Pick<ToolCard, 'details' | 'preview'>): Verb {
   const d = card.details
   if (d?.created || (!d && card.preview?.created)) return { base: 'Create', doing: 'Creating', done: 'Created' }
-  if (d?.changed || (!d && card.preview && !card.preview.created)) return { base: 'Replace', doing: 'Replacing', done: 'Replaced' }
+  if (d?.changed || (!d && card.preview && !card.preview.created && !card.preview.unchanged)) return { base: 'Replace', doing: 'Replacing', done: 'Replaced' }
   return { base: 'Write', doing: 'Writing', done: 'Wrote' }
 }
 

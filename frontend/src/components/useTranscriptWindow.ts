@@ -131,6 +131,21 @@ export function useTranscriptWindow(
     update(bandAt(el, h, el.scrollTop - timelineTop(el)))
   })
 
+  // The transcript's own height changes without a render of it (the message box beside it grows
+  // with an image or shrinks once sent, the window is resized): one that followed its end keeps
+  // following it, rather than letting the box cover its last lines.
+  const following = useRef(follow)
+  following.current = follow
+  useEffect(() => {
+    const el = scroller.current
+    if (!el || typeof ResizeObserver === 'undefined') return
+    const observer = new ResizeObserver(() => {
+      if (following.current) el.scrollTop = el.scrollHeight
+    })
+    observer.observe(el)
+    return () => observer.disconnect()
+  }, [scroller])
+
   useEffect(
     () =>
       answerReveals((messageId) => {

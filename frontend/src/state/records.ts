@@ -192,6 +192,7 @@ export function checkPreview(v: unknown): Preview | null {
     diff: str(v.diff),
     bytes: num(v.bytes) ?? 0,
     created: bool(v.created),
+    ...(bool(v.unchanged) ? { unchanged: true } : {}),
     removes,
     notUndoable: strings(v.notUndoable),
     ...(str(v.fails) ? { fails: str(v.fails) } : {}),

@@ -120,7 +120,10 @@ export class SettingsAndPicks {
   /** The user asked to create a folder inside one that exists and to work in it. */
   async createFolder(dir: string): Promise<void> {
     try {
-      await this.requestFolder(await this.cell.backend.createFolder(dir))
+      const made = await this.cell.backend.createFolder(dir)
+      // a sentence saying that this folder does not exist (a send refused) is wrong from now on
+      if (this.cell.get().error.includes(made)) this.cell.dismissError()
+      await this.requestFolder(made)
     } catch (err) {
       this.cell.fail(err, 'folder')
     }
