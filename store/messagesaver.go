@@ -94,6 +94,8 @@ func (c *MessageSaver) AddText(delta string) error {
 
 // AppendText is [MessageSaver.AddText] without its save: the delta is in the message and in the
 // stream journal, which keeps it across a kill -9; [MessageSaver.SaveIfDue] saves it in turn.
+// A delta is whole characters (the model clients cut a stream only between them): a save
+// writes stray bytes as U+FFFD, and the journal's byte offsets would no longer continue it.
 func (c *MessageSaver) AppendText(delta string) {
 	c.endThinking()
 	c.journalDelta(recordText, c.content.Len(), delta)
@@ -144,8 +146,8 @@ func (c *MessageSaver) Finish(doneReason string, usage *Usage) error {
 }
 
 // Close ends a saver whose message will not be finished (a Stop, a failure): it saves what
-// is unsaved, as Flush does, and the journal no longer keeps its deltas once that save is
-// done. Closing an ended saver does nothing.
+// is unsaved, as Flush does, and the journal no longer keeps its deltas, the save done or
+// failed. Closing an ended saver does nothing.
 func (c *MessageSaver) Close() error {
 	if c.ended {
 		return nil
@@ -153,7 +155,7 @@ func (c *MessageSaver) Close() error {
 	err := c.Flush()
 	c.ended = true
 	if c.journal != nil {
-		c.journal.end(c.msg.ChatID, c.msg.ID, err == nil)
+		c.journal.end(c.msg.ChatID, c.msg.ID)
 	}
 	return err
 }

@@ -109,9 +109,10 @@ func (j *streamJournal) forget(chatID, msgID string) {
 	j.append(recordEnd, chatID, msgID, nil)
 }
 
-// end ends a saver. saved says its end is in the store: its records are not to be applied
-// any more. The last saver to end empties the file.
-func (j *streamJournal) end(chatID, msgID string, saved bool) {
+// end ends a saver: its records are not to be applied any more, its end saved or not (a
+// message whose last save failed may since have been put aside or deleted, and a replay would
+// bring it back). The last saver to end empties the file.
+func (j *streamJournal) end(chatID, msgID string) {
 	j.mu.Lock()
 	j.open--
 	last, written := j.open == 0, j.f != nil
@@ -121,8 +122,18 @@ func (j *streamJournal) end(chatID, msgID string, saved bool) {
 		}
 	}
 	j.mu.Unlock()
-	if !last && written && saved {
+	if !last && written {
 		j.forget(chatID, msgID)
+	}
+}
+
+// fail stops the journal until the last saver ends, and empties it: an end record it can no
+// longer take would leave earlier records a replay would apply to a message ended since. The
+// once-an-interval saves go on as they would without a journal. j.mu is held.
+func (j *streamJournal) fail() {
+	j.failed = true
+	if j.f != nil && j.f.Truncate(0) == nil {
+		j.size = 0
 	}
 }
 
@@ -135,7 +146,7 @@ func (j *streamJournal) append(kind byte, chatID, msgID string, body func([]byte
 	if j.f == nil {
 		f, err := os.OpenFile(j.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 		if err != nil {
-			j.failed = true
+			j.fail()
 			return
 		}
 		j.f = f
@@ -152,13 +163,12 @@ func (j *streamJournal) append(kind byte, chatID, msgID string, body func([]byte
 	binary.LittleEndian.PutUint32(b[4:8], crc32.Checksum(payload, castagnoli))
 	j.scratch = b
 	if j.size += int64(len(b)); j.size > j.limit {
-		j.failed = true
+		j.fail()
 		return
 	}
 	// A failed or short write (a full disk) may leave a torn record: nothing may follow it.
-	// The once-an-interval saves go on as they would without a journal.
 	if _, err := j.f.Write(b); err != nil {
-		j.failed = true
+		j.fail()
 	}
 }
 
@@ -260,7 +270,7 @@ type streamedMessage struct {
 }
 
 // replayStreams applies the journal a dead process left and removes it. Only a failed
-// commit is an error; whatever cannot be applied is dropped.
+// write is an error; whatever cannot be applied is dropped.
 func (db *DB) replayStreams() error {
 	path := StreamJournalPath(db.path)
 	data, err := os.ReadFile(path)
@@ -268,17 +278,12 @@ func (db *DB) replayStreams() error {
 		return nil
 	}
 	if err == nil {
-		streams := collectStreams(readStreamRecords(data))
-		if len(streams) > 0 {
-			err = db.update("recover streamed text", func(tx *bolt.Tx) error {
-				for _, s := range streams {
-					if err := db.replayMessage(tx, s); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-			if err != nil {
+		// a message at a time: one the store cannot take (its chat's record damaged) is
+		// dropped, and only a write that fails stops Open, as it would any other
+		for _, s := range collectStreams(readStreamRecords(data)) {
+			err := db.update("recover streamed text", func(tx *bolt.Tx) error { return db.replayMessage(tx, s) })
+			var we *WriteError
+			if errors.As(err, &we) {
 				return err
 			}
 		}

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // reopenAfterCrash closes db the way a killed process leaves it, with its savers unended, and
@@ -460,5 +462,62 @@ func BenchmarkMessageSaverAddText(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// A journal past its limit takes no end record: it is emptied then, so that an answer ended
+// and regenerated since (put aside as an older version) is not brought back into the history
+// shown by the records it had taken before.
+func TestAFullJournalBringsBackNoAnswerEndedSince(t *testing.T) {
+	clock := newTestClock()
+	db, path := openTestDB(t, clock)
+	db.streams.limit = 600
+	c := mustChat(t, db, Chat{})
+	u := mustAppend(t, db, c.ID, Message{Role: RoleUser, Content: "make a counter"})
+	other, _ := db.NewMessageSaver(mustChat(t, db, Chat{}).ID, Message{})
+	mustText(t, other, "another chat streams")
+	a, _ := db.NewMessageSaver(c.ID, Message{})
+	mustText(t, a, "first answer")
+	mustText(t, other, strings.Repeat("x", 1000)) // past the limit
+	if err := a.Finish("stop", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ForkAt(c.ID, a.ID()); err != nil { // regenerated
+		t.Fatal(err)
+	}
+	a2 := mustAppend(t, db, c.ID, Message{Role: RoleAssistant, Content: "second answer", Complete: true})
+	db = reopenAfterCrash(t, db, path, clock)
+	msgs, _ := db.Messages(c.ID)
+	if len(msgs) != 2 || msgs[0].ID != u.ID || msgs[1].ID != a2.ID {
+		t.Errorf("the history shown after the kill holds %d messages, want the question and the second answer", len(msgs))
+	}
+}
+
+// A journal naming a chat whose record the store cannot read is dropped: Open goes on, and
+// never calls the file damaged for it.
+func TestAJournalTheStoreCannotApplyDoesNotStopOpen(t *testing.T) {
+	clock := newTestClock()
+	db, path := openTestDB(t, clock)
+	c := mustChat(t, db, Chat{})
+	a, _ := db.NewMessageSaver(c.ID, Message{})
+	mustText(t, a, "unsaved text")
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketChats).Put([]byte(c.ID), []byte("{not json")) }); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	db, err = Open(path, Options{Now: clock.Now})
+	if err != nil {
+		t.Fatalf("Open with a journal it cannot apply: %v", err)
+	}
+	db.Close()
+	if _, err := os.Stat(StreamJournalPath(path)); !os.IsNotExist(err) {
+		t.Errorf("the journal is still there after Open: %v", err)
 	}
 }
