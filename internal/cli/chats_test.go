@@ -15,11 +15,13 @@ import (
 )
 
 // storedChat writes a fresh database with fill and closes it, as a process that ends leaves
-// it; it returns the database's path and the chat fill made.
+// it; it returns the database's path and the chat fill made. The store's clock stands still:
+// a thinking that took no time takes none however slow the machine.
 func storedChat(t *testing.T, fill func(db *store.DB) store.Chat) (path string, chat store.Chat) {
 	t.Helper()
 	path = filepath.Join(t.TempDir(), "p.db")
-	db, err := store.Open(path, store.Options{})
+	now := time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)
+	db, err := store.Open(path, store.Options{Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
