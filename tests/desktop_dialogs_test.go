@@ -27,7 +27,6 @@ func eventsOf(lines []bridgeLine, typ events.Type) int {
 // on that button, and the answer goes on streaming: Esc closes what is open and stops a run only
 // when nothing is.
 func TestDesktopEscOnTheDeletePromptOfAChatClosesItAndTheAnswerGoesOn(t *testing.T) {
-	layoutCanMatter(t)
 	slow := pacedProxy(t, ollamatest.Get(t).URL(), 1000, 100*time.Millisecond)
 	r := startDesktopRunWith(t, paragraphModel, store.Settings{Think: "on"}, "", withArgs("--ollama", slow),
 		withSeed(func(db *store.DB, ws string) { seedChats(t, db, ws, 1, 0) }))

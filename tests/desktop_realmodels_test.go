@@ -138,7 +138,6 @@ func (r *desktopRun) sendUntilOffered(t *testing.T, offers int) {
 // for the rest of the chat: the next message is not offered again. Both answers are kept with
 // their runs.
 func TestDesktopOlderMessagesOfferedThenSummarizedThenLeftOut(t *testing.T) {
-	layoutCanMatter(t)
 	r := startDesktopRunWith(t, noterModel, store.Settings{ContextCap: 2048}, "") // room for the compact tools' definitions and a note
 	r.sendUntilOffered(t, 1)
 	r.app.waitControl(rolePushButton, "Summarize", 20*time.Second)

@@ -23,7 +23,7 @@ import (
 // there, as the app then shows it. The parent kills it with SIGKILL at random moments and
 // checks that every byte printed is in the database when it is opened again.
 
-const streamCrashKills = 12
+const streamCrashKills = 6
 
 // TestStreamCrashChild is the child process of TestKilledWhileStreamingLosesNoTextItShowed;
 // on its own it does nothing.
