@@ -24,7 +24,7 @@ NODE_STAMP   := frontend/node_modules/.package-lock.json
 export PATH := $(TOOLS):$(shell go env GOPATH)/bin:$(PATH)
 export GOFLAGS := -tags=$(TAGS)
 
-.PHONY: wails mcp-test-servers run install uninstall test build package deps deps-deb vet test-go test-frontend test-contract test-desktop test-desktop-default test-desktop-shard1 test-desktop-shard2 test-desktop-large test-clean-clone test-package bench bench-all bench-stream moonshot clean go-packages
+.PHONY: wails mcp-test-servers run install uninstall test build package deps deps-deb vet test-go test-frontend test-contract test-desktop test-desktop-default test-desktop-pass1 test-desktop-pass2 test-desktop-large test-clean-clone test-package bench bench-all bench-stream moonshot clean go-packages
 
 
 ## run: install what is missing, build, open the app. The pinned ollama server is built only
@@ -141,16 +141,18 @@ test-contract: $(NODE_STAMP)
 # in a smaller window with text half as large again (GDK_DPI_SCALE=1.5), so that nothing they
 # do depends on where things are laid out. The others skip there, saying so.
 DESKTOP_ENV := PROTOTYPER_REQUIRE_COMPONENTS=1 PROTOTYPER_OLLAMA=$(OLLAMA) PROTOTYPER_BIN=$(CURDIR)/$(BIN)
-# The window's tests in three passes at once: the default layout's in two shards (by a hash of
-# each test's name, PROTOTYPER_TEST_SHARD) and the second layout's. Each test has its own X
-# server, session bus and window, each pass its own Ollama; most of a window test is waiting
-# for what it watches, so the passes share two cores well. Each pass's output is printed whole
-# when it ends. `make test-desktop-default` runs the default layout's tests in one pass.
+# The window's tests in three passes at once: the default layout's in two passes that share one
+# list (each test runs in the first pass to reach it: PROTOTYPER_TEST_SHARED names the folder
+# where they take their tests), and the second layout's. Each test has its own X server, session
+# bus and window, each pass its own Ollama; most of a window test is waiting for what it
+# watches, so the passes share two cores well. Each pass's output is printed whole when it ends.
+# `make test-desktop-default` runs the default layout's tests in one pass.
 test-desktop:
-	$(MAKE) --no-print-directory --output-sync=target -j3 test-desktop-shard1 test-desktop-shard2 test-desktop-large
+	@shared=$$(mktemp -d) && trap 'rm -rf "$$shared"' EXIT && \
+		$(MAKE) --no-print-directory --output-sync=target -j3 PROTOTYPER_TEST_SHARED="$$shared" test-desktop-pass1 test-desktop-pass2 test-desktop-large
 
-test-desktop-shard1 test-desktop-shard2: test-desktop-shard%:
-	$(DESKTOP_ENV) PROTOTYPER_TEST_SHARD=$*/2 go test -timeout 40m -count=1 -v -run 'Desktop' ./tests/
+test-desktop-pass1 test-desktop-pass2: test-desktop-pass%:
+	$(DESKTOP_ENV) PROTOTYPER_TEST_SHARED=$(PROTOTYPER_TEST_SHARED) PROTOTYPER_TEST_PASS=$* go test -timeout 40m -count=1 -v -run 'Desktop' ./tests/
 
 # go test's own deadline (10 minutes a binary by default) bounds a hang only: each window test
 # bounds its own waits, and a whole pass takes 6 to 8 minutes on two idle cores.

@@ -3,11 +3,12 @@ package tests
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
-	"hash/fnv"
 	"image"
 	"image/png"
 	"io"
+	"io/fs"
 	"log"
 	neturl "net/url"
 	"os"
@@ -160,8 +161,8 @@ func layoutCanMatter(t *testing.T) { layoutTests.Store(t.Name(), true) }
 
 // skipOutsideThisPass skips a window test another pass of `make test` runs, saying so: in a
 // layout other than the default, a test not marked with layoutCanMatter; with
-// PROTOTYPER_TEST_SHARD=K/N (the default layout's passes run side by side), a test whose name
-// does not fall in shard K of N.
+// PROTOTYPER_TEST_SHARED=<folder> (the default layout's passes run side by side and share their
+// tests through that folder), a test another pass has taken.
 func skipOutsideThisPass(tb testing.TB) {
 	top, _, _ := strings.Cut(tb.Name(), "/")
 	if l := desktopLayout(); l.name != "default" {
@@ -170,31 +171,46 @@ func skipOutsideThisPass(tb testing.TB) {
 		}
 		return
 	}
-	shard := os.Getenv("PROTOTYPER_TEST_SHARD")
-	if shard == "" {
-		return
-	}
-	var k, n uint32
-	if _, err := fmt.Sscanf(shard, "%d/%d", &k, &n); err != nil || n == 0 || k < 1 || k > n {
-		panic("PROTOTYPER_TEST_SHARD: want K/N with 1 ≤ K ≤ N, got " + shard)
-	}
-	h := fnv.New32a()
-	h.Write([]byte(top))
-	if h.Sum32()%n != k-1 {
-		tb.Skipf("shard %s of the window tests does not hold this one; another pass runs it", shard)
+	if dir := os.Getenv("PROTOTYPER_TEST_SHARED"); dir != "" && !takeTest(tb, dir, top) {
+		tb.Skipf("another pass of the window tests took this one (PROTOTYPER_TEST_SHARED) and runs it")
 	}
 }
 
+// takenHere are the tests this pass took from the shared folder: a test may start several
+// windows, and each asks again.
+var takenHere sync.Map
+
+// takeTest reports whether this pass runs the test named top: the first pass to reach it takes
+// it by creating a file of its name in dir, which no other pass can then create. The passes
+// go through the tests in the same order, so each takes the next test when its last one ends,
+// and they end within one test of each other, whatever each test takes.
+func takeTest(tb testing.TB, dir, top string) bool {
+	if _, ok := takenHere.Load(top); ok {
+		return true
+	}
+	f, err := os.OpenFile(filepath.Join(dir, top), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return false
+	}
+	if err != nil {
+		tb.Fatalf("PROTOTYPER_TEST_SHARED: the folder the passes share their tests through cannot take this one: %v", err)
+	}
+	f.Close()
+	takenHere.Store(top, true)
+	return true
+}
+
 // artifactName puts the pass in a screenshot's name — the layout other than the default, the
-// shard — so that passes running side by side never write (or read back) each other's file.
+// pass of the default layout's (PROTOTYPER_TEST_PASS) — so that passes running side by side never
+// write (or read back) each other's file: tests of different passes may use the same name.
 func artifactName(name string) string {
 	ext := filepath.Ext(name)
 	base := strings.TrimSuffix(name, ext)
 	if l := desktopLayout(); l.name != "default" {
 		base += "-" + l.name
 	}
-	if shard := os.Getenv("PROTOTYPER_TEST_SHARD"); shard != "" {
-		base += "-shard" + strings.ReplaceAll(shard, "/", "of")
+	if pass := os.Getenv("PROTOTYPER_TEST_PASS"); pass != "" {
+		base += "-pass" + pass
 	}
 	return base + ext
 }
