@@ -121,7 +121,7 @@ func (r *desktopRun) sendUntilOffered(t *testing.T, offers int) {
 	t.Helper()
 	for i := 0; i < 10; i++ {
 		finished, _ := countLogged(readBridgeLog(t, r.bridgeLog), events.RunFinished)
-		r.app.typeText(fmt.Sprintf("Note %d: %s", i, strings.Repeat("lorem ipsum ", 40)))
+		r.pasteLongNote(t, fmt.Sprintf("Note %d.%d: ", offers, i))
 		r.app.key("Return")
 		lines := r.waitLogN(t, events.RunFinished, finished+1, true, 120*time.Second)
 		if n, _ := countLogged(lines, events.SummaryOffered); n == offers {
@@ -129,6 +129,16 @@ func (r *desktopRun) sendUntilOffered(t *testing.T, offers int) {
 		}
 	}
 	t.Fatalf("no offer to summarize after ten long messages; bridge log:\n%s", mustRead(r.bridgeLog))
+}
+
+// pasteLongNote puts a note of about 500 characters that starts with head in the composer, as a
+// user pastes a long text (typing it takes seven seconds a note), and waits until it is there.
+func (r *desktopRun) pasteLongNote(t *testing.T, head string) {
+	t.Helper()
+	r.paste(t, []byte(head+strings.Repeat("lorem ipsum ", 40)), "")
+	if !r.app.says(head + "lorem ipsum") {
+		t.Fatalf("the note pasted (%q…) is not in the composer", head)
+	}
 }
 
 // TestDesktopOlderMessagesOfferedThenSummarizedThenLeftOut: in a chat whose model has a small
@@ -189,7 +199,7 @@ func TestDesktopOlderMessagesOfferedThenSummarizedThenLeftOut(t *testing.T) {
 	if said := r.app.textsWith("from now on this chat leaves out"); len(said) == 0 {
 		t.Fatal("the answered card does not say that Leave out holds for the chat")
 	}
-	r.app.typeText("Note after leaving out: " + strings.Repeat("lorem ipsum ", 40))
+	r.pasteLongNote(t, "Note after leaving out: ")
 	r.app.key("Return")
 	lines = r.waitLogN(t, events.RunFinished, 2, true, 120*time.Second)
 	if offers, _ := countLogged(lines, events.SummaryOffered); offers != 0 {
