@@ -32,8 +32,9 @@ import (
 //	               message that was never first saved (its id is reserved, not written)
 //	't', 'h'       a text or thinking delta: a uvarint where it starts (the length of that
 //	               text before it), then the delta's bytes
-//	'e' (end)      the message's end is saved (or its text was replaced): the records of the
-//	               message before this one are not to be applied
+//	'e' (end)      the message's saver ended (its end saved, or its last save failed, or its
+//	               text was replaced): the records of the message before this one are not
+//	               to be applied
 //
 // A record cut short by the kill, or anything that does not frame and check, ends the
 // reading: what follows cannot be trusted. Replay applies to a message only deltas that

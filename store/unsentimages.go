@@ -12,6 +12,7 @@ package store
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -129,20 +130,11 @@ func addDraftImages(tx *bolt.Tx, chatID string, images [][]byte) error {
 	}
 	held := len(box)
 	for _, img := range images {
-		if !containsImage(box[:held], img) {
+		if !slices.ContainsFunc(box[:held], func(b []byte) bool { return bytes.Equal(b, img) }) {
 			box = append(box, img)
 		}
 	}
 	return putUnsentImages(tx, key, box)
-}
-
-func containsImage(images [][]byte, img []byte) bool {
-	for _, i := range images {
-		if bytes.Equal(i, img) {
-			return true
-		}
-	}
-	return false
 }
 
 // giveBackQueuedImages moves the images of every chat's kept queue into its box within tx: those

@@ -102,17 +102,9 @@ func TestCrashChild(t *testing.T) {
 				fail("message saver", err)
 			}
 			text := crashText(r.Uint64(), 500+r.IntN(6000))
-			for at := 0; at < len(text); {
-				n := min(len(text)-at, 1+r.IntN(400))
-				if at == 0 {
-					n = strings.IndexByte(text, '|') + 1 // the nonce comes whole: a prefix can be checked
-				}
-				if err := cp.AddText(text[at : at+n]); err != nil {
-					fail("save", err)
-				}
-				at += n
+			addInPieces(r, cp, text, 400, func(err error) { fail("save", err) }, func(at int) {
 				say("ckpt %s %s %d", chat.ID, cp.ID(), at)
-			}
+			})
 			callID := fmt.Sprintf("call-%d", r.Uint64())
 			if err := cp.AddToolCalls(store.ToolCall{ID: callID, Name: "write_file", Args: []byte(`{"path":"x"}`)}); err != nil {
 				fail("boundary", err)
@@ -462,4 +454,21 @@ func commandSleepers() []string {
 		}
 	}
 	return out
+}
+
+// addInPieces gives text to the saver as a model streams it, in pieces of 1 to most bytes, the
+// first the nonce whole (so that what was kept can be checked as a prefix), and says after
+// each how much was given; a piece the saver refuses goes to fail.
+func addInPieces(r *rand.Rand, cp *store.MessageSaver, text string, most int, fail func(error), given func(at int)) {
+	for at := 0; at < len(text); {
+		n := min(len(text)-at, 1+r.IntN(most))
+		if at == 0 {
+			n = strings.IndexByte(text, '|') + 1
+		}
+		if err := cp.AddText(text[at : at+n]); err != nil {
+			fail(err)
+		}
+		at += n
+		given(at)
+	}
 }

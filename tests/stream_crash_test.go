@@ -57,18 +57,10 @@ func TestStreamCrashChild(t *testing.T) {
 					fail("message saver", err)
 				}
 				text := crashText(r.Uint64(), 2000+r.IntN(4000))
-				for at := 0; at < len(text); {
-					n := min(len(text)-at, 1+r.IntN(40))
-					if at == 0 {
-						n = strings.IndexByte(text, '|') + 1 // the nonce comes whole: a prefix can be checked
-					}
-					if err := cp.AddText(text[at : at+n]); err != nil {
-						fail("add text", err)
-					}
-					at += n
+				addInPieces(r, cp, text, 40, func(err error) { fail("add text", err) }, func(at int) {
 					say("shown %s %s %d", chat.ID, cp.ID(), at)
 					time.Sleep(time.Duration(200+r.IntN(1500)) * time.Microsecond)
-				}
+				})
 				if err := cp.Finish("stop", nil); err != nil {
 					fail("finish", err)
 				}
