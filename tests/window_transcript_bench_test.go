@@ -3,6 +3,7 @@ package tests
 import (
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -125,8 +126,12 @@ func lastControl(a *desktopApp, role a11yRole, name string) a11yNode {
 // window whose collector takes the whole heap every time (JSC_useGenerationalGC=0), and its
 // floors and slope (webview-wholegc-floor-MB-after-N, webview-wholegc-MB-per-answer, …-per-
 // 100KB) are what the page keeps. Flat once painted is a slope near zero there; answer-s is the
-// time of an answer, Enter to painted. PROTOTYPER_BENCH_SAMPLES=FILE appends every sample to
-// FILE (binary, collector, answer, app MB, web view MB, then both anonymous).
+// time of an answer, Enter to painted. Those windows also log the size of the page's JavaScript
+// heap after each collection (JSC_logGC=1): its floors and slope (webview-js-wholegc-floor-MB-
+// after-N, webview-js-wholegc-MB-per-answer, …) are the part of the web view's growth that the
+// page's own objects hold (its state, the strings of the answers); the rest is the engine's.
+// PROTOTYPER_BENCH_SAMPLES=FILE appends every sample to FILE (binary, collector, answer, app MB,
+// web view MB, then both anonymous, then the page's heap MB).
 //
 // PROTOTYPER_BENCH_WINDOWS=generational,whole,whole-inaccessible chooses the windows (the first
 // two unless set); whole-inaccessible is the whole-heap window kept off the accessibility bus, as
@@ -143,7 +148,8 @@ func BenchmarkWindowLongStream(b *testing.B) {
 		name, prefix, env string
 		inaccessible      bool
 	}
-	collectors := []window{{"generational", "", "", false}, {"whole", "wholegc-", "JSC_useGenerationalGC=0", false}, {"whole-inaccessible", "wholegc-noa11y-", "JSC_useGenerationalGC=0", true}}
+	whole := "JSC_useGenerationalGC=0 JSC_logGC=1"
+	collectors := []window{{"generational", "", "", false}, {"whole", "wholegc-", whole, false}, {"whole-inaccessible", "wholegc-noa11y-", whole, true}}
 	if names := os.Getenv("PROTOTYPER_BENCH_WINDOWS"); names != "" {
 		collectors = slices.DeleteFunc(collectors, func(c window) bool { return !slices.Contains(strings.Split(names, ","), c.name) })
 	} else {
@@ -160,7 +166,7 @@ func BenchmarkWindowLongStream(b *testing.B) {
 					b.StopTimer()
 					var extra []launchExtra
 					if c.env != "" {
-						extra = append(extra, withEnv(c.env))
+						extra = append(extra, withEnv(strings.Fields(c.env)...))
 					}
 					if c.inaccessible {
 						extra = append(extra, withoutAccessibility())
@@ -176,10 +182,13 @@ func BenchmarkWindowLongStream(b *testing.B) {
 					writeSamples(b, bin.name, c.name, samples)
 					_ = r.app.closeWindow(30 * time.Second)
 					for who, s := range samples {
-						if who == "seconds" || c.prefix != "" && who != "webview" {
+						// the generational window reports both processes; the whole-heap ones the web view
+						// and its page's heap, which they alone log
+						whole := who == "webview" || who == "webview-js"
+						if who == "seconds" || c.prefix != "" && !whole || c.prefix == "" && who == "webview-js" {
 							continue
 						}
-						if who == "webview" || who == "app" {
+						if who == "webview" || who == "app" || who == "webview-js" {
 							for end := 20; end <= answers; end += 10 {
 								name := fmt.Sprintf("%s-%sfloor-MB-after-%d", who, c.prefix, end)
 								metrics[name] = append(metrics[name], slices.Min(s[end-9:end+1]))
@@ -210,7 +219,7 @@ func BenchmarkWindowLongStream(b *testing.B) {
 // samples[who][n] after the n-th; samples["seconds"][0] is the time they took.
 func streamAnswers(b *testing.B, r *desktopRun, answers int) map[string][]float64 {
 	samples := map[string][]float64{"seconds": {0}}
-	for _, who := range []string{"webview", "app", "webview-anon", "app-anon"} {
+	for _, who := range []string{"webview", "app", "webview-anon", "app-anon", "webview-js"} {
 		samples[who] = make([]float64, answers+1)
 	}
 	start := time.Now()
@@ -221,6 +230,7 @@ func streamAnswers(b *testing.B, r *desktopRun, answers int) map[string][]float6
 		pid := r.app.cmd.Process.Pid
 		samples["app"][n], samples["webview"][n] = processMemory(b, pid)
 		samples["app-anon"][n], samples["webview-anon"][n] = processStatusMB(pid, "RssAnon:")
+		samples["webview-js"][n] = pageHeapMB(r.app.out.String())
 	}
 	samples["seconds"][0] = time.Since(start).Seconds()
 	return samples
@@ -239,8 +249,28 @@ func writeSamples(b *testing.B, binary, collector string, samples map[string][]f
 	}
 	defer f.Close()
 	for n := 1; n < len(samples["app"]); n++ {
-		fmt.Fprintf(f, "%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\n", binary, collector, n, samples["app"][n], samples["webview"][n], samples["app-anon"][n], samples["webview-anon"][n])
+		fmt.Fprintf(f, "%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.2f\n", binary, collector, n, samples["app"][n], samples["webview"][n], samples["app-anon"][n], samples["webview-anon"][n], samples["webview-js"][n])
 	}
+}
+
+// gcLine is the end of a collection as JSC_logGC=1 writes it to the standard error of each
+// process that runs JavaScript: "[GC<vm>: … => 8213kb, …": the heap's size after it.
+var gcLine = regexp.MustCompile(`\[GC<(0x[0-9a-f]+)>: [^\n]*=> (\d+)kb`)
+
+// pageHeapMB is, from what the app and its web view wrote, the size of the page's JavaScript
+// heap after its latest collection: of the engines that wrote any, the one whose latest heap is
+// the largest (the page's; the app's own engine holds little); 0 when none wrote one.
+func pageHeapMB(out string) float64 {
+	latest := map[string]float64{}
+	for _, m := range gcLine.FindAllStringSubmatch(out, -1) {
+		kb, _ := strconv.ParseFloat(m[2], 64)
+		latest[m[1]] = kb / 1024
+	}
+	var most float64
+	for _, mb := range latest {
+		most = max(most, mb)
+	}
+	return most
 }
 
 // longChattyPieces is e2e-long-chatty's answer: the text of 1,500 tokens, one word each,
