@@ -232,6 +232,26 @@ func startXvfbScreen(tb testing.TB, screen string) string {
 	skipOutsideThisPass(tb)
 	xvfb := debianTool(tb, "Xvfb", "xvfb")
 	debianTool(tb, "xdotool", "xdotool")
+	// An X server that reported its display has been seen to take no client (twice in some
+	// thousands of windows, while the passes start and end servers side by side: the app said
+	// "failed to init GTK"). The test waits until a client connects, and a server that ends or
+	// takes none is started again, on the next free number.
+	var why string
+	for range 3 {
+		display, err := tryXvfb(tb, xvfb, screen)
+		if err == nil {
+			sessionBuses.Store(display, testenv.SessionBus(tb, "DISPLAY="+display))
+			return display
+		}
+		why = err.Error()
+	}
+	tb.Fatalf("Xvfb: %s", why)
+	return ""
+}
+
+// tryXvfb starts an X server and returns its display once a client can connect to it; the
+// server stops when the test ends, or at once when it fails.
+func tryXvfb(tb testing.TB, xvfb, screen string) (string, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		tb.Fatal(err)
@@ -243,27 +263,49 @@ func startXvfbScreen(tb testing.TB, screen string) string {
 		tb.Fatalf("start Xvfb: %v", err)
 	}
 	w.Close()
-	tb.Cleanup(func() {
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	stop := func() {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		_ = cmd.Wait()
-	})
+		<-exited
+		exited <- nil // for the next stop
+	}
 	line := make(chan string, 1)
 	go func() {
 		s, _ := bufio.NewReader(r).ReadString('\n')
+		r.Close()
 		line <- strings.TrimSpace(s)
 	}()
+	var n string
 	select {
-	case n := <-line:
-		if _, err := strconv.Atoi(n); err != nil {
-			tb.Fatalf("Xvfb did not report a display number (got %q)", n)
-		}
-		display := ":" + n
-		sessionBuses.Store(display, testenv.SessionBus(tb, "DISPLAY="+display))
-		return display
+	case n = <-line:
 	case <-time.After(20 * time.Second):
-		tb.Fatal("Xvfb did not start within 20s")
+		stop()
+		return "", errors.New("it did not start within 20s")
 	}
-	return ""
+	if _, err := strconv.Atoi(n); err != nil {
+		stop()
+		return "", fmt.Errorf("it did not report a display number (got %q)", n)
+	}
+	display := ":" + n
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		select {
+		case err := <-exited:
+			exited <- err
+			return "", fmt.Errorf("it reported display %s and ended (%v)", display, err)
+		default:
+		}
+		conn, err := xgb.NewConnDisplay(display)
+		if err == nil {
+			conn.Close()
+			tb.Cleanup(stop)
+			return display, nil
+		}
+		if time.Now().After(deadline) {
+			stop()
+			return "", fmt.Errorf("no client can connect to display %s: %v", display, err)
+		}
+	}
 }
 
 // desktopApp is the real Prototyper window running under Xvfb.

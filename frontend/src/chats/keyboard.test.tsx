@@ -1,10 +1,11 @@
 import { describe, expect, it, vi } from 'vitest'
 import { act, fireEvent, screen } from '@testing-library/react'
-import { windowTitle } from '../App'
+import { App, windowTitle } from '../App'
 import type { OpenedChat } from '../backend'
-import type { FakeBackend } from '../fakeBackend'
+import { FakeBackend } from '../fakeBackend'
 import { draftSaveMs } from '../state/store'
 import { mountApp } from '../test/mountApp'
+import { renderWithStore } from '../test/renderWithStore'
 
 const chatB = { id: 'b', title: 'Snake game', model: 'qwen3:4b', workspace: '/home/me/two', createdAt: '2025-01-02T00:00:00Z', updatedAt: '2025-01-02T00:00:00Z', messageCount: 2, phase: 'idle' as const }
 const chatA = { ...chatB, id: 'a', title: 'Landing page', workspace: '/home/me/one', updatedAt: '2025-01-01T00:00:00Z' }
@@ -145,6 +146,30 @@ describe('keyboard first', () => {
       b.savedDrafts = { '': 'the first words' }
     })
     expect((screen.getByTestId('composer') as HTMLTextAreaElement).value).toBe('the first words')
+  })
+
+  it('what is typed before the kept text is read stays as typed, and the kept text joins it once', async () => {
+    for (const kept of [{}, { '': 'the first words' }] as Record<string, string>[]) {
+      const backend = new FakeBackend()
+      backend.savedDrafts = { ...kept }
+      let read!: () => void
+      const reading = new Promise<void>((r) => (read = r))
+      const drafts = backend.drafts.bind(backend)
+      backend.drafts = async () => {
+        const d = await drafts()
+        await reading
+        return d
+      }
+      const { store, unmount } = renderWithStore(<App />, backend)
+      const started = store.start()
+      const composer = await screen.findByTestId('composer')
+      // a quick typist: the first letter lands (and is reported) before the kept text is read
+      fireEvent.change(composer, { target: { value: 'W' } })
+      read()
+      await act(() => started)
+      expect((composer as HTMLTextAreaElement).value).toBe('' in kept ? 'W\n\nthe first words' : 'W')
+      unmount()
+    }
   })
 
   it('a new chat’s unsent images come back in its box', async () => {

@@ -12,6 +12,12 @@ import type { Backend } from '../backend'
 /** How long after the last key typed the unsent text of a chat is kept. */
 export const draftSaveMs = 300
 
+/** The unsent texts and images the Go side kept, by chat ('' the chat a first message starts). */
+export interface Kept {
+  texts: Record<string, string>
+  images: Record<string, string[]>
+}
+
 export class Drafts {
   private drafts = new Map<string, string>()
   private saves = new Map<string, ReturnType<typeof setTimeout>>()
@@ -96,14 +102,18 @@ export class Drafts {
     await Promise.all([...pending.map((id) => this.save(id)), ...this.textSaves.values(), ...this.imageSaves.values()])
   }
 
-  /** Reads the texts and images kept by the Go side; what the box was given meanwhile wins. */
-  async load(): Promise<void> {
+  /**
+   * Reads the texts and images kept by the Go side, and returns them. A box typed in (or given
+   * text) meanwhile keeps what it holds: the caller gives the open box what was kept, after it.
+   */
+  async load(): Promise<Kept> {
     const [texts, images] = await Promise.all([
-      this.backend.drafts().catch(() => ({})), // without them the boxes start empty, as before
-      this.backend.draftImages().catch(() => ({})),
+      this.backend.drafts().catch((): Record<string, string> => ({})), // without them the boxes start empty, as before
+      this.backend.draftImages().catch((): Record<string, string[]> => ({})),
     ])
     for (const [id, text] of Object.entries(texts)) if (!this.drafts.has(id)) this.drafts.set(id, text)
     for (const [id, pics] of Object.entries(images)) if (!this.images.has(id)) this.images.set(id, pics)
+    return { texts, images }
   }
 
   /** Keeps the text chatId's box holds now, once the save before it is done. */

@@ -109,7 +109,7 @@ export class AppStore {
     }
     try {
       const last = backend.lastOpenChat().catch(() => '')
-      await Promise.all([this.loadConfig(), this.refreshOllama(), this.refreshChats(), this.loadStarters(), this.drafts.load(), this.checks.load()])
+      const [, , , , kept] = await Promise.all([this.loadConfig(), this.refreshOllama(), this.refreshChats(), this.loadStarters(), this.drafts.load(), this.checks.load()])
       // Coming back to the app shows the chat you were in (else the newest one), unless a chat
       // was already chosen (or started) meanwhile.
       const lastId = await last
@@ -118,8 +118,9 @@ export class AppStore {
       if (back && s.activeChatId === null) await this.selectChat(back.id)
       else void this.loadBudget()
       // the box of a chat opened above takes its unsent text as it moves there; a new chat's
-      // box, open from the start, is given its own, and told at once when its folder is gone
-      if (this.cell.get().activeChatId === null) this.session.giveBack('', this.draftOf(''), this.draftImagesOf(''))
+      // box, open from the start, is given what was kept for it (not what was typed in it while
+      // that was read: the box holds that already), and told at once when its folder is gone
+      if (this.cell.get().activeChatId === null) this.session.giveBack('', kept.texts[''] ?? '', kept.images[''] ?? [])
       const problem = this.cell.get().config?.workspaceProblem
       if (this.cell.get().activeChatId === null && problem) this.cell.fail(problem, 'folder')
     } finally {
