@@ -823,11 +823,14 @@ export function chatFromSnapshot(raw: OpenedChat | unknown, chatId = ''): ChatSt
     // A partial answer whose run is gone says so, as the live view did with "Stopped.". The
     // last answer of a chat with a live run may still be streaming.
     const live = !!opened.liveRunId && m === lastAssistant
-    if (m.role === 'assistant' && !m.complete && !live) {
+    if (m.role === 'assistant' && !m.complete && !live && m.runId !== opened.stopped?.runId) {
       timeline.push({ kind: 'notice', id: `stopped:${m.id}`, tone: 'info', text: stoppedBeforeTheEnd })
     }
   }
   for (const r of records) place(r)
+  // The last run cut short ends the chat with the notice that offers Continue and Regenerate.
+  const stop = opened.stopped
+  if (stop) timeline.push({ kind: 'notice', id: `stopped:${stop.runId}`, tone: 'info', text: stop.interrupted ? stoppedBeforeTheEnd : stoppedText })
   const noted = withNotes(
     timeline,
     opened.notes,
