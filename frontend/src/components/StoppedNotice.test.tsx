@@ -27,20 +27,20 @@ const notices = (o: OpenedChat) => chatFromSnapshot(o).timeline.filter((e) => e.
 describe('a chat reopened after its last answer was cut short', () => {
   it('ends with "Stopped." once, under an answer the user stopped', () => {
     const o = reopened(stored('m2', 'assistant', 'Half an an', false, 'aborted'), { runId: 'r1' })
-    expect(notices(o)).toEqual([{ kind: 'notice', id: 'stopped:r1', tone: 'info', text: stoppedText }])
-    expect(chatFromSnapshot(o).timeline.at(-1)?.id).toBe('stopped:r1')
+    expect(notices(o)).toEqual([{ kind: 'notice', id: 'stopped-run:r1', tone: 'info', text: stoppedText }])
+    expect(chatFromSnapshot(o).timeline.at(-1)?.id).toBe('stopped-run:r1')
   })
 
   it('ends with "Stopped before the end." once, under an answer a killed process left', () => {
     const o = reopened(stored('m2', 'assistant', 'Half an an', false), { runId: 'r1', interrupted: true })
-    expect(notices(o)).toEqual([{ kind: 'notice', id: 'stopped:r1', tone: 'info', text: stoppedBeforeTheEnd }])
+    expect(notices(o)).toEqual([{ kind: 'notice', id: 'stopped-run:r1', tone: 'info', text: stoppedBeforeTheEnd }])
   })
 
   it('ends with "Stopped." after a card the user stopped, whose answer was whole', () => {
     const call: ToolCallRecord = { id: 't', chatId: 'c1', runId: 'r1', messageId: 'm2', name: 'run_command', args: {}, pending: false, ok: false, output: '', stopped: true, startedAt: '1', finishedAt: '2', durationMs: 1 }
     const answer = { ...stored('m2', 'assistant', '', true, 'stop'), toolCalls: [{ id: 't', name: 'run_command', args: {} }] }
     const s = chatFromSnapshot({ ...reopened(answer, { runId: 'r1' }, [call]), toolStates: { t: 'stopped' } })
-    expect(s.timeline.map((e) => e.id)).toEqual(['m1', 'm2', 't', 'stopped:r1'])
+    expect(s.timeline.map((e) => e.id)).toEqual(['m1', 'm2', 't', 'stopped-run:r1'])
   })
 
   it('says nothing more where the Go side says no run was cut short', () => {

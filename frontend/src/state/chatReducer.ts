@@ -778,6 +778,18 @@ function messageOfRecord(m: CheckedMessage, empty: boolean): MessageView {
 /** The note under a persisted answer whose stream did not finish and whose run is gone. */
 export const stoppedBeforeTheEnd = 'Stopped before the end.'
 
+const stoppedRunPrefix = 'stopped-run:'
+
+/** The id of the notice that ends a chat whose last run was cut short (OpenedChat.stopped). */
+export function stoppedRunNoticeId(runId: string): string {
+  return stoppedRunPrefix + runId
+}
+
+/** Whether a notice is the one that ends a chat whose last run was cut short. */
+export function isStoppedRunNotice(id: string): boolean {
+  return id.startsWith(stoppedRunPrefix)
+}
+
 /**
  * The chat as the store has it: messages in order, each assistant message followed by the cards
  * of its tool calls (in the order the store recorded them). Tool-role messages are not shown
@@ -830,7 +842,7 @@ export function chatFromSnapshot(raw: OpenedChat | unknown, chatId = ''): ChatSt
   for (const r of records) place(r)
   // The last run cut short ends the chat with the notice that offers Continue and Regenerate.
   const stop = opened.stopped
-  if (stop) timeline.push({ kind: 'notice', id: `stopped:${stop.runId}`, tone: 'info', text: stop.interrupted ? stoppedBeforeTheEnd : stoppedText })
+  if (stop) timeline.push({ kind: 'notice', id: stoppedRunNoticeId(stop.runId), tone: 'info', text: stop.interrupted ? stoppedBeforeTheEnd : stoppedText })
   const noted = withNotes(
     timeline,
     opened.notes,
