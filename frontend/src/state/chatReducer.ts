@@ -20,6 +20,7 @@ import {
   stringMap,
 } from './records'
 import { codeOnceBack } from './errorSentences'
+import { tokenCount } from '../tokenCount'
 import { appendOutput, emptyOutput, type CommandOutput } from './commandOutput'
 
 /** What a tool card shows. Visual only; never persisted. */
@@ -548,7 +549,7 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
         s,
         ev,
         'info',
-        `Earlier messages were left out to fit the context: ${ev.droppedMessages ?? 0} dropped, about ${ev.estimatedTokens ?? 0} of ${ev.numCtx ?? 0} tokens used.`,
+        `Earlier messages were left out to fit the context: ${ev.droppedMessages ?? 0} dropped, about ${tokenCount(ev.estimatedTokens ?? 0)} of ${tokenCount(ev.numCtx ?? 0)} tokens used.`,
       )
 
     case 'context.summary_offered': {
