@@ -5,9 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"prototyper/model"
+	"prototyper/model/vocab"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -23,7 +23,7 @@ type Budget struct {
 	// settings' context cap, and without a cap set, by what this machine's free memory holds.
 	NumCtx int `json:"numCtx"`
 	// NumCtxWhy says why NumCtx is less than asked when the machine's memory chose it
-	// ("16k: the most …"); "" otherwise.
+	// ("16K tokens: the most …"); "" otherwise.
 	NumCtxWhy string `json:"numCtxWhy,omitempty"`
 	// MaxTokens is what one message may take of NumCtx: the rest holds the system prompt,
 	// the tools' definitions and the room kept for the answer. Older turns of a chat are
@@ -65,34 +65,14 @@ type PromptTooLongError struct {
 func (e *PromptTooLongError) Error() string {
 	if e.Tokens > e.NumCtx {
 		return fmt.Sprintf("This message is about %s tokens; the model's context holds %s. Shorten it or attach less.",
-			thousands(e.Tokens), thousands(e.NumCtx))
+			vocab.TokenCount(e.Tokens), vocab.TokenCount(e.NumCtx))
 	}
 	return fmt.Sprintf("This message is about %s tokens; the model's context holds %s, of which about %s are left for a message once the instructions and the room for the answer are kept. Shorten it or attach less.",
-		thousands(e.Tokens), thousands(e.NumCtx), thousands(e.MaxTokens))
+		vocab.TokenCount(e.Tokens), vocab.TokenCount(e.NumCtx), vocab.TokenCount(e.MaxTokens))
 }
 
 // Is matches ErrPromptTooLong.
 func (e *PromptTooLongError) Is(target error) bool { return target == ErrPromptTooLong }
-
-// thousands writes n with comma separators: 1,250,000.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := n < 0
-	if neg {
-		s = s[1:]
-	}
-	out := make([]byte, 0, len(s)+len(s)/3)
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out = append(out, ',')
-		}
-		out = append(out, s[i])
-	}
-	if neg {
-		return "-" + string(out)
-	}
-	return string(out)
-}
 
 // Budget returns the budget of one message to a chat: model, else the chat's, the
 // settings' or the Config's default model; chatID "" is a new chat in the Config's

@@ -12,6 +12,7 @@ import (
 	"prototyper/events"
 	"prototyper/internal/ollamatest"
 	"prototyper/model"
+	"prototyper/model/vocab"
 	"prototyper/store"
 	"prototyper/tools"
 )
@@ -128,7 +129,7 @@ func TestAPromptOverTheModelsContextIsRefusedBeforeItIsStoredOrSent(t *testing.T
 			if !errors.Is(err, ErrPromptTooLong) || !errors.As(err, &tl) {
 				t.Fatalf("err = %v, want ErrPromptTooLong", err)
 			}
-			want := fmt.Sprintf("This message is about %s tokens; the model's context holds 16,384. Shorten it or attach less.", thousands(EstimateTokens(huge)))
+			want := fmt.Sprintf("This message is about %s tokens; the model's context holds 16K. Shorten it or attach less.", vocab.TokenCount(EstimateTokens(huge)))
 			if err.Error() != want {
 				t.Errorf("message %q\nwant    %q", err, want)
 			}

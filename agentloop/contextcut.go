@@ -1,6 +1,9 @@
 package agentloop
 
-import "fmt"
+import (
+	"fmt"
+	"prototyper/model/vocab"
+)
 
 // promptWasCut reports whether the server's count of a prompt's tokens says that it cut the
 // prompt: it evaluated the whole window (a prompt that fills it was longer: the server keeps
@@ -16,7 +19,7 @@ func promptWasCut(expected, promptTokens, numCtx int) bool {
 
 // cutPromptSentence says that the model did not see the whole prompt, and what to do.
 func cutPromptSentence(expected, numCtx int) string {
-	return fmt.Sprintf("The conversation (about %d tokens) did not fit the model's context of %d tokens: "+
+	return fmt.Sprintf("The conversation (about %s tokens) did not fit the model's context of %s tokens: "+
 		"Ollama cut its beginning, so the model did not see all of it. Raise the context cap in the settings, "+
-		"shorten the message, or start a new chat.", expected, numCtx)
+		"shorten the message, or start a new chat.", vocab.TokenCount(expected), vocab.TokenCount(numCtx))
 }

@@ -48,7 +48,7 @@ func TestARunSaysWhenTheServerCutThePrompt(t *testing.T) {
 	runFake(t, a, "go")
 	cut := ofType(rec.events(), events.ContextCut)
 	if len(cut) != 1 || cut[0].NumCtx != 2048 || cut[0].EstimatedTokens <= 2048 ||
-		!strings.Contains(cut[0].Message, "did not fit the model's context of 2048 tokens") {
+		!strings.Contains(cut[0].Message, "did not fit the model's context of 2K tokens") {
 		t.Fatalf("context.cut events %s", summary(cut))
 	}
 	done := ofType(rec.events(), events.MessageCompleted)

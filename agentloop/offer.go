@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"prototyper/events"
+	"prototyper/model/vocab"
 	"prototyper/store"
 )
 
@@ -34,18 +35,7 @@ func OfferSentence(o store.SummaryOffer) string {
 	}
 	return fmt.Sprintf("%s in %s's context (%s of %s tokens). Summarize %s — the same "+
 		"model writes a summary you can read, kept in the chat — or leave %s out.",
-		what, o.Model, tokenCount(o.Tokens), tokenCount(o.NumCtx), them, them)
-}
-
-// tokenCount is n as the window's context gauge writes it: 950, 1.4k, 16k.
-func tokenCount(n int) string {
-	switch {
-	case n >= 10000:
-		return fmt.Sprintf("%.0fk", float64(n)/1000)
-	case n >= 1000:
-		return fmt.Sprintf("%.1fk", float64(n)/1000)
-	}
-	return fmt.Sprint(n)
+		what, o.Model, vocab.TokenCount(o.Tokens), vocab.TokenCount(o.NumCtx), them, them)
 }
 
 // olderTurns decides what happens to the older messages the budget would leave out: a

@@ -559,12 +559,11 @@ func TestOlderMessagesAreOfferedThenSummarizedOrLeftOutOnTheRealServer(t *testin
 	}
 }
 
-// The offer writes token counts as the window's context gauge does (ContextGauge.tsx), so that
-// the two never disagree on one figure.
+// The offer writes token counts as every label and sentence does (vocab.TokenCount), so that
+// the offer and the window's context gauge never disagree on one figure.
 func TestTheOfferCountsTokensAsTheGaugeDoes(t *testing.T) {
-	for n, want := range map[int]string{950: "950", 1400: "1.4k", 8192: "8.2k", 16384: "16k", 18200: "18k"} {
-		if got := tokenCount(n); got != want {
-			t.Errorf("tokenCount(%d) = %q, want %q", n, got, want)
-		}
+	got := OfferSentence(store.SummaryOffer{Messages: 3, Model: "qwen3:4b", Tokens: 9318, NumCtx: 8192})
+	if want := "(9.1K of 8K tokens)"; !strings.Contains(got, want) {
+		t.Errorf("the offer says %q, want it to hold %q", got, want)
 	}
 }

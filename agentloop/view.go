@@ -42,6 +42,43 @@ type OpenedChat struct {
 	// as a loop, which tools it could not offer), oldest run first: the window shows each
 	// with its run's messages.
 	Notes []ChatNote `json:"notes,omitempty"`
+	// Stopped is set when the chat's last run shown was cut short (the user's Stop, the app
+	// quit or killed) and nothing runs: the window offers to continue it or ask again.
+	Stopped *StoppedRun `json:"stopped,omitempty"`
+}
+
+// StoppedRun is a chat's last run when it ended before its end.
+type StoppedRun struct {
+	RunID string `json:"runId"`
+	// Interrupted: the process died while it ran (store.StopInterrupted); else the user stopped
+	// it, or the app quit while it ran (events.StopAborted).
+	Interrupted bool `json:"interrupted,omitempty"`
+}
+
+// stoppedRun is the newest of runs that a shown message or call carries when it was stopped or
+// interrupted, nil when it ended otherwise or a run is live.
+func stoppedRun(runs []store.Run, msgs []store.Message, calls []store.ToolCallRecord, live string) *StoppedRun {
+	if live != "" {
+		return nil
+	}
+	shown := map[string]bool{}
+	for _, m := range msgs {
+		shown[m.RunID] = true
+	}
+	for _, c := range calls {
+		shown[c.RunID] = true
+	}
+	for i := len(runs) - 1; i >= 0; i-- {
+		r := runs[i]
+		if !shown[r.ID] {
+			continue // a run of a version not shown
+		}
+		if r.StopReason != events.StopAborted && r.StopReason != store.StopInterrupted {
+			return nil
+		}
+		return &StoppedRun{RunID: r.ID, Interrupted: r.StopReason == store.StopInterrupted}
+	}
+	return nil
 }
 
 // ChatNote is one sentence a run said in its chat that is no message ([store.RunNote]).
@@ -51,11 +88,7 @@ type ChatNote struct {
 }
 
 // chatNotes lists the notes of a chat's runs, oldest run first.
-func (a *Agent) chatNotes(chatID string) ([]ChatNote, error) {
-	runs, err := a.cfg.Store.RunsOf(chatID)
-	if err != nil {
-		return nil, err
-	}
+func chatNotes(runs []store.Run) []ChatNote {
 	var out []ChatNote
 	for _, r := range runs {
 		for _, n := range r.Notes {
@@ -66,7 +99,7 @@ func (a *Agent) chatNotes(chatID string) ([]ChatNote, error) {
 			out = append(out, ChatNote{RunID: r.ID, RunNote: n})
 		}
 	}
-	return out, nil
+	return out
 }
 
 // ChangeSummary is one checkpoint of a chat as the window shows it: a run that changed
@@ -144,7 +177,7 @@ func (a *Agent) Open(chatID string) (OpenedChat, error) {
 	if err != nil {
 		return OpenedChat{}, err
 	}
-	notes, err := a.chatNotes(chatID)
+	runs, err := a.cfg.Store.RunsOf(chatID)
 	if err != nil {
 		return OpenedChat{}, err
 	}
@@ -155,5 +188,5 @@ func (a *Agent) Open(chatID string) (OpenedChat, error) {
 	phase, live := a.Phase(chatID), a.LiveRun(chatID)
 	return OpenedChat{Chat: ChatSummary{Chat: c, Phase: phase, Busy: phase.Busy()}, Messages: msgs, ToolCalls: calls,
 		Phase: phase, Busy: phase.Busy(), LiveRunID: live, ToolStates: recordStates(calls, live, undone), UndoneRuns: undone.Runs,
-		EmptyAnswers: emptyAnswers(msgs), Changes: changes, Notes: notes}, nil
+		EmptyAnswers: emptyAnswers(msgs), Changes: changes, Notes: chatNotes(runs), Stopped: stoppedRun(runs, msgs, calls, live)}, nil
 }

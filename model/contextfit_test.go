@@ -48,7 +48,7 @@ func TestTheContextIsWhatTheMachinesFreeMemoryHoldsAndIsHeldForTheModel(t *testi
 	withMemory(t, 5*gib)
 	m := qwenLikeServer(t, 0)
 	n, why := m.FitContext(context.Background(), "qwen3:4b", 16384)
-	if n != 8192 || !strings.HasPrefix(why, "8k: the most the 5 GB of memory this machine has free holds for qwen3:4b") {
+	if n != 8192 || !strings.HasPrefix(why, "8K tokens: the most the 5 GB of memory this machine has free holds for qwen3:4b") {
 		t.Errorf("5 GiB free: %d, %q; want 8192 said with why", n, why)
 	}
 	// the memory changes; the chat's next turn keeps the size, so the model is not loaded again

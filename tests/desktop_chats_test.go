@@ -52,7 +52,36 @@ func (r *desktopRun) openField(key string) {
 		r.app.tb.Fatalf("no field is known to open with %s", key)
 	}
 	r.app.key(key)
+	if f.role == roleComboBox {
+		r.app.waitComboFocus(f.name, 30*time.Second)
+		return
+	}
 	r.app.waitFocus(f.role, f.name, 30*time.Second)
+}
+
+// roleListItem is ATSPI_ROLE_LIST_ITEM: WebKit's role for a listbox's option.
+const roleListItem a11yRole = 32
+
+// waitComboFocus waits until the combobox named name… has the keyboard: WebKit then says the
+// field is focused, or, once its list has an active option (aria-activedescendant), that option.
+func (a *desktopApp) waitComboFocus(name string, timeout time.Duration) {
+	a.tb.Helper()
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		field, focused := false, false
+		a.each(func(n a11yNode) {
+			switch role, label := a.role(n), a.name(n); {
+			case role == roleComboBox && strings.HasPrefix(label, name):
+				field = true
+				focused = focused || a.hasState(n, label, stateFocused)
+			case role == roleListItem && field:
+				focused = focused || a.hasState(n, label, stateFocused)
+			}
+		})
+		if field && focused {
+			return
+		}
+	}
+	a.tb.Fatalf("the combobox %q… does not have the keyboard after %s; the buttons: %s", name, timeout, strings.Join(a.names(rolePushButton), ", "))
 }
 
 // waitHeaderFolder waits until the header's folder menu shows dir (the name of its button is

@@ -52,3 +52,41 @@ func TestDesktopAStoppedAnswerOffersContinueAndRegenerate(t *testing.T) {
 		r.app.screenshot("stopped-regenerated.png")
 	})
 }
+
+// TestDesktopAnAnswerCutShortOffersContinueAfterARestart: an answer the user stopped, or one
+// a kill cut short, still offers Continue once the app is opened again, and Continue goes on in
+// that chat: a new run that completes.
+func TestDesktopAnAnswerCutShortOffersContinueAfterARestart(t *testing.T) {
+	for _, how := range []string{"stopped", "killed"} {
+		t.Run(how, func(t *testing.T) {
+			slow := pacedProxy(t, ollamatest.Get(t).URL(), 1000, 60*time.Millisecond)
+			r := startDesktopRunWith(t, chattyModel, store.Settings{}, "Write a long answer", withArgs("--ollama", slow))
+			r.waitLog(t, events.TextDelta, true, 60*time.Second)
+			if how == "stopped" {
+				r.app.key("Escape")
+				r.waitLog(t, events.RunFinished, true, 60*time.Second)
+				r.app.waitTexts(func(s string) bool { return s == "Stopped." }, 20*time.Second)
+			}
+			r.kill(t)
+			r.relaunch(t, chattyModel, "bridge-"+how+"-reopened")
+			const name = "Continue the stopped answer"
+			r.app.waitControl(rolePushButton, name, 30*time.Second)
+			r.app.screenshot("reopened-" + how + "-offers-continue.png")
+			r.app.focus(name)
+			r.app.waitFocus(rolePushButton, name, 20*time.Second)
+			r.app.key("Return")
+			r.waitLog(t, events.RunStarted, true, 60*time.Second)
+			r.waitLog(t, events.RunFinished, true, 60*time.Second)
+			r.app.waitNoControl(rolePushButton, name, 20*time.Second)
+			_, db := r.finish(t, "reopened-"+how+"-continued.png")
+			chat := theOneChat(t, db)
+			msgs, err := db.Messages(chat.ID)
+			if err != nil || len(msgs) != 4 || msgs[2].Content != "Continue" || !msgs[3].Complete {
+				t.Fatalf("messages %d (%v): want the prompt, the cut answer, Continue and its whole answer, in one chat", len(msgs), err)
+			}
+			if runs, _ := db.RunsOf(chat.ID); len(runs) != 2 || runs[1].StopReason != events.StopCompleted {
+				t.Errorf("runs %+v: want the cut one and the continued one, completed", runs)
+			}
+		})
+	}
+}

@@ -50,6 +50,7 @@ export const pairs = {
   'events.Usage': 'Usage',
   'agentloop.ChangeSummary': 'ChangeSummary',
   'agentloop.ChatNote': 'ChatNote',
+  'agentloop.StoppedRun': 'StoppedRun',
   'store.SummaryOffer': 'SummaryOffer',
   'agentloop.FileChange': 'FileChange',
   'agentloop.UndoOptions': 'UndoOptions',

@@ -392,6 +392,15 @@ export interface OpenedChat {
   notes?: ChatNote[] | null
   /** For each run whose changes an undo took back (agentloop.UndoneOf), the line its answer carries. */
   undoneRuns?: Record<string, string> | null
+  /** The chat's last run when it was cut short (stopped, or the app quit or killed) and nothing runs. */
+  stopped?: StoppedRun | null
+}
+
+/** A chat's last run when it ended before its end (agentloop.StoppedRun): Continue goes on from it. */
+export interface StoppedRun {
+  runId: string
+  /** The process died while it ran; else the user stopped it or the app quit. */
+  interrupted?: boolean
 }
 
 /** Of a message that starts one version of the history after its predecessor: "< 2/3 >". */

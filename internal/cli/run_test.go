@@ -261,7 +261,7 @@ func TestRunThatCannotStartLeavesNoChat(t *testing.T) {
 		{"a workspace that does not exist", nil, []string{"--model", "m", "--workspace", "/no/such/folder"}, "hi", "choose an existing folder"},
 		{"a model the server does not have", notFound, []string{"--model", "nope"}, "hi", "prototyper pull nope"},
 		{"a web page instead of Ollama", webPage, []string{"--model", "m"}, "hi", "answered with a web page, not Ollama's API: check the address"},
-		{"a prompt over the model's context", nil, []string{"--model", "m"}, huge, "the model's context holds 16,384. Shorten it or attach less."},
+		{"a prompt over the model's context", nil, []string{"--model", "m"}, huge, "the model's context holds 16K. Shorten it or attach less."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("PROTOTYPER_DB", "")

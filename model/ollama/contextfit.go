@@ -3,6 +3,7 @@ package ollama
 import (
 	"fmt"
 	"net"
+	"prototyper/model/vocab"
 	"strings"
 )
 
@@ -10,7 +11,7 @@ import (
 // machine's memory chose it.
 type ContextFit struct {
 	NumCtx int `json:"numCtx"`
-	// Why says it to the user ("16k: the most …"); "" when the size asked for fits.
+	// Why says it to the user ("16K tokens: the most …"); "" when the size asked for fits.
 	Why string `json:"why,omitempty"`
 }
 
@@ -33,11 +34,11 @@ func FitContext(model string, want int, weights, kvPerToken, free int64) Context
 	n := int(max(room, 0)/kvPerToken) / 1024 * 1024
 	if n < MinFitContext {
 		n = min(MinFitContext, want)
-		return ContextFit{NumCtx: n, Why: fmt.Sprintf("%dk: %s barely fits the %s of memory this machine has free; it may answer slowly",
-			n/1024, model, memoryText(free))}
+		return ContextFit{NumCtx: n, Why: fmt.Sprintf("%s tokens: %s barely fits the %s of memory this machine has free; it may answer slowly",
+			vocab.TokenCount(n), model, memoryText(free))}
 	}
-	return ContextFit{NumCtx: n, Why: fmt.Sprintf("%dk: the most the %s of memory this machine has free holds for %s with room to spare",
-		n/1024, memoryText(free), model)}
+	return ContextFit{NumCtx: n, Why: fmt.Sprintf("%s tokens: the most the %s of memory this machine has free holds for %s with room to spare",
+		vocab.TokenCount(n), memoryText(free), model)}
 }
 
 // OnThisMachine reports whether the server is on this computer's loopback: only then is this

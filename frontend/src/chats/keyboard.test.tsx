@@ -206,6 +206,23 @@ describe('keyboard first', () => {
     expect(document.activeElement).toBe(screen.getByTestId('composer'))
   })
 
+  it('Ctrl+K with nothing typed lists the newest chats but the one open; ↓ and Enter open one', async () => {
+    const chatC = { ...chatA, id: 'c', title: 'Todo app', updatedAt: '2024-12-31T00:00:00Z' }
+    const { backend, store } = await mountApp([chatA, chatB, chatC], (b) => {
+      b.opened = { a: opened('a'), b: opened('b'), c: { ...opened('a'), chat: chatC } }
+    })
+    expect(store.getState().activeChatId).toBe('b')
+    await key('k', { ctrlKey: true })
+    expect(screen.getByRole('listbox', { name: 'Recent chats' })).toBeTruthy()
+    expect(screen.getAllByTestId('search-hit').map((h) => h.textContent)).toEqual([expect.stringContaining('Landing page'), expect.stringContaining('Todo app')])
+    await key('ArrowDown')
+    await key('Enter')
+    await flush()
+    expect(store.getState().activeChatId).toBe('c')
+    expect(screen.queryByTestId('search-dialog')).toBeNull()
+    expect(backend.callsOf('SearchChats')).toEqual([])
+  })
+
   it('a search shows where the words were said', async () => {
     await mount((b) => {
       b.hits = [{ chat: chatB, messageId: 'b-m2', snippet: '…the snake moves left…' }]

@@ -89,7 +89,7 @@ describe('Composer', () => {
     expect(screen.queryByTestId('composer-too-long')).toBeNull()
     fireEvent.change(box, { target: { value: 'x'.repeat(340) } })
     expect(screen.getByRole('alert').textContent).toBe(
-      "This message is about 101 tokens; qwen3:4b's context holds 1,000, of which about 100 are left for a message once the instructions and the room for the answer are kept. Shorten it or attach less.",
+      "This message is about 101 tokens; qwen3:4b's context holds 1000, of which about 100 are left for a message once the instructions and the room for the answer are kept. Shorten it or attach less.",
     )
     fireEvent.keyDown(box, { key: 'Enter' })
     expect(onSend).not.toHaveBeenCalled()
@@ -103,7 +103,7 @@ describe('Composer', () => {
     // 20,000 three-byte characters: about 17,000 tokens, more than the whole context.
     fireEvent.change(box, { target: { value: '語'.repeat(20_000) } })
     expect(screen.getByTestId('composer-too-long').textContent).toBe(
-      "This message is about 17,146 tokens; m's context holds 10,000. Shorten it or attach less.",
+      "This message is about 17K tokens; m's context holds 9.8K. Shorten it or attach less.",
     )
   })
 })

@@ -23,13 +23,13 @@ describe('ContextGauge', () => {
       ])
       frames.drain()
     })
-    expect(screen.getByTestId('context-gauge').textContent).toBe('Context: 6.1k of 8.2k tokens (75%)')
+    expect(screen.getByTestId('context-gauge').textContent).toBe('Context: 6K of 8K tokens (75%)')
     expect(screen.getByRole('meter').getAttribute('aria-valuenow')).toBe('6144')
   })
 
   it('puts the prompt and answer speeds of the last answer beside it, and the context the memory of the machine chose in its hover', async () => {
     const backend = new FakeBackend()
-    backend.budget = { ...backend.budget, numCtx: 8192, numCtxWhy: '8k: the most the 5 GB of memory this machine has free holds for qwen3:4b with room to spare' }
+    backend.budget = { ...backend.budget, numCtx: 8192, numCtxWhy: '8K tokens: the most the 5 GB of memory this machine has free holds for qwen3:4b with room to spare' }
     const frames = new FakeFrames()
     const store = new AppStore({ backend, requestFrame: frames.request, runningToolIdsInDom: () => [] })
     backend.onBatch((evs) => store.ingest(evs))
@@ -41,7 +41,7 @@ describe('ContextGauge', () => {
     await act(() => store.start())
     await act(() => store.selectChat('c1'))
     // before any answer: the size and why
-    expect(screen.getByTestId('context-gauge').textContent).toBe('Context 8k: the most the 5 GB of memory this machine has free holds for qwen3:4b with room to spare.')
+    expect(screen.getByTestId('context-gauge').textContent).toBe('Context 8K tokens: the most the 5 GB of memory this machine has free holds for qwen3:4b with room to spare.')
     act(() => {
       backend.emit([
         { v: 1, seq: 1, chatId: 'c1', runId: 'r1', messageId: 'a1', at: '', type: 'message.completed', doneReason: 'stop',
@@ -50,7 +50,7 @@ describe('ContextGauge', () => {
       frames.drain()
     })
     expect(screen.getByTestId('context-speeds').textContent).toBe('first token 2.1 s · prompt 850 tok/s · answer 14 tok/s')
-    expect(screen.getByTestId('context-gauge').getAttribute('title')).toContain('Context 8k: the most the 5 GB')
+    expect(screen.getByTestId('context-gauge').getAttribute('title')).toContain('Context 8K tokens: the most the 5 GB')
     act(() => {
       backend.emit([
         { v: 1, seq: 2, chatId: 'c1', runId: 'r2', messageId: 'a2', at: '', type: 'message.completed', doneReason: 'stop',

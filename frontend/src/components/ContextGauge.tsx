@@ -2,6 +2,7 @@ import type { Usage } from '../backend'
 import type { ChatState } from '../state/chatReducer'
 import { budgetKey } from '../state/store'
 import { useAppState } from '../state/useAppState'
+import { tokenCount } from '../tokenCount'
 
 /** The usage of the chat's latest answer that says how full the context was, or null. */
 function latestUsage(chat: ChatState | undefined): Usage | null {
@@ -49,10 +50,6 @@ export function speeds(u: Usage): string {
   return parts.join(' · ')
 }
 
-function tokens(n: number): string {
-  return n >= 1000 ? `${(n / 1000).toFixed(n >= 10000 ? 0 : 1)}k` : String(n)
-}
-
 /** A gauge of how much of the model's context the conversation takes, above the composer. */
 export function ContextGauge() {
   // the chat is selected, not the figures: a selector must return what the store holds
@@ -70,7 +67,7 @@ export function ContextGauge() {
   }
   const pct = Math.round((use.used / use.size) * 100)
   const tone = pct >= 90 ? 'err' : pct >= 70 ? 'warn' : 'ok'
-  const label = `Context: ${tokens(use.used)} of ${tokens(use.size)} tokens (${pct}%)`
+  const label = `Context: ${tokenCount(use.used)} of ${tokenCount(use.size)} tokens (${pct}%)`
   const rates = usage ? speeds(usage) : ''
   const title = [
     "How much of the model's context the conversation took at the last answer. Older turns are left out when it is full.",

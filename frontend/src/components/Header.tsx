@@ -24,7 +24,7 @@ export function Header({ onSettings }: { onSettings: () => void }) {
       <OllamaStartedBadge />
       <span className="spacer" />
       {phase !== 'idle' && (
-        <span className={`run-state${busy ? ' busy' : ''}`} data-testid="run-state" data-phase={phase}>
+        <span className={`run-state${busy ? ' busy' : ''}`} role="status" data-testid="run-state" data-phase={phase}>
           {busy && <span className="spinner" aria-hidden="true" />}{' '}
           {label}
         </span>

@@ -3,6 +3,7 @@ import type { MessageView } from '../state/chatReducer'
 import { Markdown } from '../markdown/Markdown'
 import { ReasoningBlock } from './ReasoningBlock'
 import { Icon } from './icons'
+import { tokenCount } from '../tokenCount'
 
 /** A data URL for an image's base64, its type read from its first bytes. */
 export function imageURL(b64: string): string {
@@ -39,11 +40,11 @@ export function stepStatistics(message: Pick<MessageView, 'usage' | 'complete' |
   const u = message.usage
   if (!u || !message.complete) return []
   const parts: string[] = []
-  if (u.evalTokens) parts.push(`${u.evalTokens} tokens`)
+  if (u.evalTokens) parts.push(`${tokenCount(u.evalTokens)} tokens`)
   if (u.tokensPerSec) parts.push(`${u.tokensPerSec.toFixed(1)} tokens/s`)
   if (u.evalMs) parts.push(`${(u.evalMs / 1000).toFixed(1)} s to answer`)
   if (message.thinkingMs) parts.push(`${(message.thinkingMs / 1000).toFixed(1)} s thinking`)
-  if (u.promptTokens) parts.push(`${u.promptTokens} prompt tokens`)
+  if (u.promptTokens) parts.push(`${tokenCount(u.promptTokens)} prompt tokens`)
   if (message.doneReason && message.doneReason !== 'stop') parts.push(`ended: ${message.doneReason}`)
   return parts
 }

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react'
 import type { ModelInfo } from '../backend'
+import { tokenCount } from '../tokenCount'
 
 /** What a model can do: tools, thinking, images, its context; then what is given after them. */
 export function ModelBadges({ model, children }: { model: ModelInfo; children?: ReactNode }) {
@@ -9,7 +10,9 @@ export function ModelBadges({ model, children }: { model: ModelInfo; children?: 
       {model.thinking && <span className="badge info">thinking</span>}
       {model.vision && <span className="badge info">vision</span>}
       {model.contextLength > 0 && (
-        <span className="badge muted">{Math.round(model.contextLength / 1024)}K ctx</span>
+        <span className="badge muted" title="The most this model reads at once: its context">
+          {tokenCount(model.contextLength)} tokens
+        </span>
       )}
       {children}
     </span>

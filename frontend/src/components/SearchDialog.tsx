@@ -1,7 +1,7 @@
-import { useEffect, useState, type ReactNode } from 'react'
-import { errorText, type ChatHit } from '../backend'
+import { useEffect, useMemo, useState, type ReactNode } from 'react'
+import { errorText, type ChatHit, type ChatSummary } from '../backend'
 import { focusComposer } from '../keyboard/menus'
-import { useStore } from '../state/useAppState'
+import { useAppState, useStore } from '../state/useAppState'
 import { chatDate } from './ChatList'
 import { revealMessage } from './transcriptReveal'
 import { Dialog } from './Dialog'
@@ -10,6 +10,9 @@ import { ComboList } from './ComboList'
 
 /** How long typing pauses before the search runs. */
 export const searchDelayMs = 120
+
+/** How many of the newest chats the dialog lists before anything is typed. */
+export const recentChatsShown = 8
 
 /**
  * text with each word of query in it marked (<mark>), whatever its case, as the search found it.
@@ -25,9 +28,18 @@ export function highlighted(text: string, query: string): ReactNode[] {
   return text.split(re).map((part, i) => (i % 2 === 1 ? <mark key={i}>{part}</mark> : part))
 }
 
+/** The newest chats but the one open, newest first: what Enter opens at once is another chat. */
+function recentChats(chats: readonly ChatSummary[], openChat: string | null): ChatHit[] {
+  return chats
+    .filter((c) => c.id !== openChat)
+    .slice(0, recentChatsShown)
+    .map((chat) => ({ chat }))
+}
+
 /**
- * Ctrl+K: finds chats by title and by what was said in them (the store searches). Typing
- * searches, ↑/↓ move, Enter opens the chat, Esc closes.
+ * Ctrl+K: finds chats by title and by what was said in them (the store searches). Before
+ * anything is typed it lists the newest chats but the one open, as a quick-open list does. Typing searches, ↑/↓
+ * move, Enter opens the chat, Esc closes.
  */
 export function SearchDialog({ onClose }: { onClose: () => void }) {
   const store = useStore()
@@ -35,6 +47,8 @@ export function SearchDialog({ onClose }: { onClose: () => void }) {
   const [hits, setHits] = useState<ChatHit[]>([])
   const [error, setError] = useState('')
   const [searched, setSearched] = useState('')
+  const chatList = useAppState((s) => s.chatList)
+  const openChat = useAppState((s) => s.activeChatId)
 
   useEffect(() => {
     const q = query.trim()
@@ -57,7 +71,9 @@ export function SearchDialog({ onClose }: { onClose: () => void }) {
     }
   }, [query, store])
 
-  const shown = query.trim() ? hits : []
+  const typed = query.trim() !== ''
+  const shown = useMemo(() => (typed ? hits : recentChats(chatList, openChat)), [typed, hits, chatList, openChat])
+  const marked = typed ? searched : ''
   const open = (hit: ChatHit) => {
     onClose()
     // the chat opens at the message the words were found in, however far up
@@ -86,7 +102,7 @@ export function SearchDialog({ onClose }: { onClose: () => void }) {
         onType={setQuery}
         between={error && <div className="tool-error">{error}</div>}
         listId="search-results"
-        listLabel="Chats found"
+        listLabel={typed ? 'Chats found' : 'Recent chats'}
         listClassName="search-results"
         items={shown}
         choose={open}
@@ -97,17 +113,18 @@ export function SearchDialog({ onClose }: { onClose: () => void }) {
           content: (
             <>
               <div className="search-hit-title">
-                <span>{highlighted(h.chat.title || 'Untitled', searched)}</span>
+                <span>{highlighted(h.chat.title || 'Untitled', marked)}</span>
                 <span className="muted small search-hit-when">
                   {h.chat.workspace ? `${baseName(h.chat.workspace)} · ` : ''}
                   {chatDate(h.chat.updatedAt)}
                 </span>
               </div>
-              {h.snippet && <div className="muted small search-snippet">{highlighted(h.snippet, searched)}</div>}
+              {h.snippet && <div className="muted small search-snippet">{highlighted(h.snippet, marked)}</div>}
             </>
           ),
         })}
       >
+        {!typed && shown.length === 0 && <div className="muted pad">No chats yet.</div>}
         {query.trim() && searched === query.trim() && shown.length === 0 && (
           <div className="muted pad">No chat holds “{query.trim()}”.</div>
         )}

@@ -36,6 +36,47 @@ describe('the model server and the MCP servers in the settings', () => {
     expect(saved).toMatchObject({ provider: 'openai', baseUrl: 'http://gpu:8000/v1', apiKeyEnv: 'VLLM_API_KEY', mcpJson: '' })
   })
 
+  it('asks for a key variable only for a server that takes a key, and how long a model stays loaded only of Ollama', async () => {
+    const backend = await mount()
+    const dialog = openSettings()
+    const key = () => within(dialog).queryByLabelText(/API key variable/)
+    const keepLoaded = () => within(dialog).queryByLabelText('Keep the model loaded after an answer')
+    expect(key()).toBeNull() // a local Ollama takes no key
+    expect(keepLoaded()).not.toBeNull()
+    fireEvent.change(within(dialog).getByLabelText('Ollama address'), { target: { value: 'https://ollama.example.org' } })
+    expect(key()).not.toBeNull() // an Ollama behind a proxy may
+    fireEvent.change(within(dialog).getByLabelText('Ollama address'), { target: { value: 'localhost:11434' } })
+    expect(key()).toBeNull()
+    fireEvent.change(within(dialog).getByLabelText('Model server'), { target: { value: 'openai' } })
+    expect(key()).not.toBeNull()
+    expect(keepLoaded()).toBeNull()
+    fireEvent.change(within(dialog).getByLabelText('Model server'), { target: { value: 'ollama' } })
+    expect(key()).toBeNull()
+    expect((await save(backend, dialog)).apiKeyEnv).toBe('')
+  })
+
+  it('keeps a key variable already set for Ollama in view, so that it can be cleared', async () => {
+    const backend = await mount((b) => {
+      b.cfg = { ...b.cfg, apiKeyEnv: 'OLLAMA_PROXY_KEY' }
+    })
+    const dialog = openSettings()
+    fireEvent.change(within(dialog).getByLabelText(/API key variable/), { target: { value: '' } })
+    expect(within(dialog).queryByLabelText(/API key variable/)).not.toBeNull()
+    expect((await save(backend, dialog)).apiKeyEnv).toBe('')
+  })
+
+  it('says what each tool does in words, its name beside', async () => {
+    await mount((b) => {
+      b.cfg = { ...b.cfg, tools: ['write_file', 'mcp__everything__echo'], alwaysAllow: { '/home/me/site': ['delete_path'] } }
+    })
+    const dialog = openSettings()
+    const approval = within(dialog).getByLabelText('Approval for write_file').closest('label')!
+    expect(approval.textContent).toContain('Create or replace a file')
+    expect(approval.textContent).toContain('write_file')
+    expect(within(dialog).getByLabelText('Approval for mcp__everything__echo').closest('label')!.textContent).toContain('echo of the everything server')
+    expect(within(dialog).getByTestId('always-allowed').textContent).toContain('Delete a file or folder')
+  })
+
   it('says a refused save where the user looks, and stays open', async () => {
     const scrolled: Element[] = []
     const scrollIntoView = Element.prototype.scrollIntoView

@@ -3,6 +3,8 @@ import { errorText, type ApprovalPolicy, type CommandRule, type Config, type Old
 import { useAppState, useStore } from '../state/useAppState'
 import { useModalFocus } from './modalFocus'
 import { reviewWorkspaceServers } from './WorkspaceServersDialog'
+import { isLocalAddress } from './localAddress'
+import { toolAction } from './toolTitle'
 
 const thinkLevels: ThinkLevel[] = ['off', 'on', 'low', 'medium', 'high']
 const thinkWords: Record<ThinkLevel, string> = { off: 'Off', on: 'On', low: 'Low', medium: 'Medium', high: 'High' }
@@ -42,6 +44,17 @@ function SettingsGroup({ title, children }: { title: string; children: ReactNode
   )
 }
 const policies: ApprovalPolicy[] = ['auto', 'ask', 'deny']
+
+/** A tool as the settings list it: what it does in words, its name beside for those who know it. */
+function ToolNamed({ name }: { name: string }) {
+  const words = toolAction(name)
+  return (
+    <span className="tool-named">
+      {words && <span>{words}</span>}
+      <code className={words ? 'tool-name muted small' : 'tool-name'}>{name}</code>
+    </span>
+  )
+}
 
 /** Whether Prototyper starts Ollama itself, with which program, and what it started. */
 function OllamaServerSettings(props: {
@@ -161,6 +174,10 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
   const [provider, setProvider] = useState<Provider>(config.provider === 'openai' ? 'openai' : 'ollama')
   const [baseUrl, setBaseUrl] = useState(config.baseUrl ?? '')
   const [keyEnv, setKeyEnv] = useState(config.apiKeyEnv ?? '')
+  // Fields only one provider uses are shown for it alone: the key for an OpenAI-compatible
+  // server, or an Ollama elsewhere than this machine (behind a proxy), or one already set (so
+  // that it can be cleared); how long Ollama keeps a model loaded for Ollama.
+  const askKey = provider === 'openai' || !!config.apiKeyEnv || !isLocalAddress(url)
   const [mcpJson, setMcpJson] = useState(config.mcpJson ?? '')
   const [think, setThink] = useState<ThinkLevel>(config.think)
   // empty when the user set no cap: the default is the placeholder, so that saving sends none
@@ -294,10 +311,12 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
               <input value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} placeholder="http://127.0.0.1:8000/v1" />
             </label>
           )}
-          <label>
-            API key variable: the name of the environment variable that holds the server’s key, if it needs one (the key itself is never stored)
-            <input value={keyEnv} onChange={(e) => setKeyEnv(e.target.value)} placeholder="VLLM_API_KEY" spellCheck={false} />
-          </label>
+          {askKey && (
+            <label>
+              API key variable: the name of the environment variable that holds the server’s key, if it needs one (the key itself is never stored)
+              <input value={keyEnv} onChange={(e) => setKeyEnv(e.target.value)} placeholder={provider === 'openai' ? 'VLLM_API_KEY' : 'OLLAMA_API_KEY'} spellCheck={false} />
+            </label>
+          )}
           <OllamaServerSettings
             startOllama={startOllama}
             onStartOllama={setStartOllama}
@@ -316,16 +335,18 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
               ))}
             </select>
           </label>
-          <label>
-            Keep the model loaded after an answer
-            <select value={keepAlive} onChange={(e) => setKeepAlive(e.target.value)}>
-              {keepAliveChoices(keepAlive).map(([value, words]) => (
-                <option key={value} value={value}>
-                  {words}
-                </option>
-              ))}
-            </select>
-          </label>
+          {provider === 'ollama' && (
+            <label>
+              Keep the model loaded after an answer
+              <select value={keepAlive} onChange={(e) => setKeepAlive(e.target.value)}>
+                {keepAliveChoices(keepAlive).map(([value, words]) => (
+                  <option key={value} value={value}>
+                    {words}
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
           <label>
             When older messages no longer fit
             <select value={olderTurns} onChange={(e) => setOlderTurns(e.target.value as OlderTurnsPolicy)}>
@@ -387,7 +408,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
             {tools.length === 0 && <div className="muted">No tools registered.</div>}
             {tools.map((t) => (
               <label key={t} className="inline">
-                <span className="tool-name">{t}</span>
+                <ToolNamed name={t} />
                 <select
                   aria-label={`Approval for ${t}`}
                   value={approval[t] ?? 'auto'}
@@ -410,7 +431,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
             {Object.entries(always).map(([dir, list]) =>
               list.map((t) => (
                 <div key={`${dir}\n${t}`} className="row inline">
-                  <span className="tool-name">{t}</span>
+                  <ToolNamed name={t} />
                   <span className="muted small" title={dir}>
                     in {dir}
                   </span>

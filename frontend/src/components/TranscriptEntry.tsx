@@ -8,7 +8,7 @@
 import { memo } from 'react'
 import type { ChangeSummary, Decision, Version } from '../backend'
 import type { MessageView, OfferView, TimelineEntry, ToolCard as ToolCardModel } from '../state/chatReducer'
-import { stoppedText } from '../state/chatReducer'
+import { isStoppedRunNotice, stoppedText } from '../state/chatReducer'
 import { filesAndFolders, pathList, runChangeText } from '../state/store'
 import { useStore } from '../state/useAppState'
 import { undoShortcut } from '../keyboard/shortcuts'
@@ -117,7 +117,8 @@ function entryItem(p: TranscriptEntryProps) {
   }
   if (e.kind === 'offer') return p.offer ? <OfferItem offer={p.offer} waiting={p.waiting} /> : null
   if (e.tone === 'error' && e.code) return <ErrorNotice code={e.code} message={e.text} />
-  if (e.tone === 'info' && e.text === stoppedText) return <StoppedNotice text={e.text} last={p.last} />
+  // the live run's "Stopped.", or the notice of a stopped run the store gave (OpenedChat.stopped)
+  if (e.tone === 'info' && (e.text === stoppedText || isStoppedRunNotice(e.id))) return <StoppedNotice text={e.text} last={p.last} />
   return (
     <div className={`notice ${e.tone}`} role={e.tone === 'error' ? 'alert' : undefined} data-testid="notice">
       {e.tone === 'error' ? '⚠ ' : ''}

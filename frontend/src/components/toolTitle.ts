@@ -82,3 +82,32 @@ export function toolTitle(card: Pick<ToolCard, 'name' | 'state' | 'details' | 'p
   const what = verb ? `${verb}${subject ? ` ${subject}` : ''}` : `${card.name || 'tool'}${subject ? ` ${subject}` : ''}`
   return `${what}${titleEnd(card)}`
 }
+
+/**
+ * What each tool does, in the words of its card's title, where tools are listed by name (the
+ * settings' approvals and the tools always allowed).
+ */
+const actions: Record<string, string> = {
+  read_file: 'Read a file',
+  write_file: 'Create or replace a file',
+  edit_file: 'Edit a file',
+  delete_path: 'Delete a file or folder',
+  list_dir: 'List a folder',
+  search_files: 'Search for text in the files',
+  make_dir: 'Create a folder',
+  run_command: 'Run a command',
+  preview_errors: 'Read the preview’s errors',
+  start_server: 'Start a development server',
+  stop_server: 'Stop the development server',
+}
+
+/**
+ * What the tool name does, in words: "Edit a file" for edit_file; an MCP server's tool
+ * (mcp__SERVER__TOOL) is its name on that server; '' for a tool it does not know.
+ */
+export function toolAction(name: string): string {
+  const known = actions[name]
+  if (known) return known
+  const mcp = /^mcp__(.+?)__(.+)$/.exec(name)
+  return mcp ? `${mcp[2]} of the ${mcp[1]} server` : ''
+}

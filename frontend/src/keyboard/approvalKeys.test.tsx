@@ -224,7 +224,7 @@ describe('approving with the keyboard', () => {
 })
 
 describe('the offer to summarize older messages', () => {
-  const offerText = "3 earlier messages no longer fit in qwen3:4b's context (9.1k of 8.2k tokens). Summarize them — the same model writes a summary you can read, kept in the chat — or leave them out."
+  const offerText = "3 earlier messages no longer fit in qwen3:4b's context (9.1K of 8K tokens). Summarize them — the same model writes a summary you can read, kept in the chat — or leave them out."
   const offer = (emit: Awaited<ReturnType<typeof mount>>['emit']) =>
     emit([
       { type: 'context.summary_offered', offerId: 'offer_r1', droppedMessages: 3, model: 'qwen3:4b', message: offerText },

@@ -20,6 +20,7 @@ import {
   stringMap,
 } from './records'
 import { codeOnceBack } from './errorSentences'
+import { tokenCount } from '../tokenCount'
 import { appendOutput, emptyOutput, type CommandOutput } from './commandOutput'
 
 /** What a tool card shows. Visual only; never persisted. */
@@ -548,7 +549,7 @@ export function reduceChat(state: ChatState, ev: AgentEvent): ChatState {
         s,
         ev,
         'info',
-        `Earlier messages were left out to fit the context: ${ev.droppedMessages ?? 0} dropped, about ${ev.estimatedTokens ?? 0} of ${ev.numCtx ?? 0} tokens used.`,
+        `Earlier messages were left out to fit the context: ${ev.droppedMessages ?? 0} dropped, about ${tokenCount(ev.estimatedTokens ?? 0)} of ${tokenCount(ev.numCtx ?? 0)} tokens used.`,
       )
 
     case 'context.summary_offered': {
@@ -778,6 +779,18 @@ function messageOfRecord(m: CheckedMessage, empty: boolean): MessageView {
 /** The note under a persisted answer whose stream did not finish and whose run is gone. */
 export const stoppedBeforeTheEnd = 'Stopped before the end.'
 
+const stoppedRunPrefix = 'stopped-run:'
+
+/** The id of the notice that ends a chat whose last run was cut short (OpenedChat.stopped). */
+export function stoppedRunNoticeId(runId: string): string {
+  return stoppedRunPrefix + runId
+}
+
+/** Whether a notice is the one that ends a chat whose last run was cut short. */
+export function isStoppedRunNotice(id: string): boolean {
+  return id.startsWith(stoppedRunPrefix)
+}
+
 /**
  * The chat as the store has it: messages in order, each assistant message followed by the cards
  * of its tool calls (in the order the store recorded them). Tool-role messages are not shown
@@ -823,11 +836,14 @@ export function chatFromSnapshot(raw: OpenedChat | unknown, chatId = ''): ChatSt
     // A partial answer whose run is gone says so, as the live view did with "Stopped.". The
     // last answer of a chat with a live run may still be streaming.
     const live = !!opened.liveRunId && m === lastAssistant
-    if (m.role === 'assistant' && !m.complete && !live) {
+    if (m.role === 'assistant' && !m.complete && !live && m.runId !== opened.stopped?.runId) {
       timeline.push({ kind: 'notice', id: `stopped:${m.id}`, tone: 'info', text: stoppedBeforeTheEnd })
     }
   }
   for (const r of records) place(r)
+  // The last run cut short ends the chat with the notice that offers Continue and Regenerate.
+  const stop = opened.stopped
+  if (stop) timeline.push({ kind: 'notice', id: stoppedRunNoticeId(stop.runId), tone: 'info', text: stop.interrupted ? stoppedBeforeTheEnd : stoppedText })
   const noted = withNotes(
     timeline,
     opened.notes,

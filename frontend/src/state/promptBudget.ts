@@ -5,6 +5,7 @@
 // round trip per character. A draft over it would be refused by Send.
 
 import type { PromptBudget } from '../backend'
+import { tokenCount } from '../tokenCount'
 
 /** Bytes of s in UTF-8, without encoding it. */
 export function utf8Length(s: string): number {
@@ -25,17 +26,13 @@ export function estimateTokens(text: string, budget: Pick<PromptBudget, 'charsPe
   return Math.floor(utf8Length(text) / budget.charsPerToken) + budget.perMessageTokens
 }
 
-function thousands(n: number): string {
-  return Math.round(n).toLocaleString('en-US')
-}
-
 /** Why a draft cannot be sent to the model, or '' when it fits. */
 export function overBudget(text: string, budget: PromptBudget | undefined): string {
   if (!budget || !text) return ''
   const tokens = estimateTokens(text, budget)
   if (tokens <= budget.maxTokens) return ''
   if (tokens > budget.numCtx) {
-    return `This message is about ${thousands(tokens)} tokens; ${budget.model}'s context holds ${thousands(budget.numCtx)}. Shorten it or attach less.`
+    return `This message is about ${tokenCount(tokens)} tokens; ${budget.model}'s context holds ${tokenCount(budget.numCtx)}. Shorten it or attach less.`
   }
-  return `This message is about ${thousands(tokens)} tokens; ${budget.model}'s context holds ${thousands(budget.numCtx)}, of which about ${thousands(budget.maxTokens)} are left for a message once the instructions and the room for the answer are kept. Shorten it or attach less.`
+  return `This message is about ${tokenCount(tokens)} tokens; ${budget.model}'s context holds ${tokenCount(budget.numCtx)}, of which about ${tokenCount(budget.maxTokens)} are left for a message once the instructions and the room for the answer are kept. Shorten it or attach less.`
 }

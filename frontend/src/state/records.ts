@@ -343,6 +343,8 @@ export interface CheckedOpenedChat {
   notes: CheckedNote[]
   /** For each run whose changes stand undone, the line its answer carries (agentloop.UndoneOf). */
   undoneRuns: Record<string, string>
+  /** The chat's last run, when it was cut short and can be continued (agentloop.StoppedRun). */
+  stopped: { runId: string; interrupted: boolean } | null
 }
 
 export function checkOpenedChat(v: unknown, fallbackId = ''): CheckedOpenedChat {
@@ -362,6 +364,7 @@ export function checkOpenedChat(v: unknown, fallbackId = ''): CheckedOpenedChat 
     changes: list(o.changes, checkChange),
     notes: list(o.notes, checkNote),
     undoneRuns: stringMap(o.undoneRuns),
+    stopped: isObject(o.stopped) && str(o.stopped.runId) ? { runId: str(o.stopped.runId), interrupted: o.stopped.interrupted === true } : null,
   }
 }
 

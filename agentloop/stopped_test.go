@@ -1,0 +1,130 @@
+package agentloop
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"prototyper/events"
+	"prototyper/model"
+	"prototyper/store"
+	"prototyper/tools"
+)
+
+// haltingModel streams the start of an answer and waits for the stop on its first request; it
+// answers the later ones at once.
+type haltingModel struct {
+	mu   sync.Mutex
+	reqs []model.Request
+}
+
+func (h *haltingModel) ContextLength(context.Context, string) (int, error) { return 0, nil }
+
+func (h *haltingModel) Chat(ctx context.Context, req model.Request, fn model.DeltaFunc) (model.Turn, error) {
+	h.mu.Lock()
+	h.reqs = append(h.reqs, req)
+	first := len(h.reqs) == 1
+	h.mu.Unlock()
+	if !first {
+		_ = fn(model.Delta{Content: "swer."})
+		return answer("swer."), nil
+	}
+	if err := fn(model.Delta{Content: "Half an an"}); err != nil {
+		return model.Turn{}, err
+	}
+	<-ctx.Done()
+	return model.Turn{}, ctx.Err()
+}
+
+func TestAStoppedAnswerOpensAsStoppedAndContinueGoesOnFromIt(t *testing.T) {
+	m := &haltingModel{}
+	a, _, rec := fakeHarness(t, m, nil)
+	chatID, err := a.Send(context.Background(), "", "write")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.waitFor(t, "the answer streaming", func(evs []events.Event) bool { return len(ofType(evs, events.TextDelta)) > 0 })
+	if err := a.Stop(chatID); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitFor(t, "the stopped run's end", finished(1))
+
+	o, err := a.Open(chatID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runID := ofType(rec.events(), events.RunStarted)[0].RunID
+	if o.Stopped == nil || o.Stopped.RunID != runID || o.Stopped.Interrupted {
+		t.Fatalf("opened stopped = %+v, want the run %s stopped by the user", o.Stopped, runID)
+	}
+
+	if _, err := a.Send(context.Background(), chatID, "Continue"); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitFor(t, "the continued run's end", finished(2))
+	m.mu.Lock()
+	req := m.reqs[len(m.reqs)-1]
+	m.mu.Unlock()
+	n := len(req.Messages)
+	if n < 2 || req.Messages[n-2].Role != store.RoleAssistant || req.Messages[n-2].Content != "Half an an" || req.Messages[n-1].Content != "Continue" {
+		t.Fatalf("the continued request ends with %+v: the model must read the stopped answer before Continue", req.Messages[max(0, n-2):])
+	}
+	if o, err = a.Open(chatID); err != nil || o.Stopped != nil {
+		t.Fatalf("opened after the continued run completed: stopped = %+v (%v), want none", o.Stopped, err)
+	}
+}
+
+func TestARunCutByAKillOpensAsInterruptedAndCanBeContinued(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.db")
+	db, err := store.Open(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.CreateChat(store.Chat{Model: "fake"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, _, err := db.StartRunWith(store.Run{ChatID: c.ID, Model: "fake"}, store.Message{Role: store.RoleUser, Content: "write", Complete: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.AppendMessage(c.ID, store.Message{Role: store.RoleAssistant, Content: "Half an an", RunID: run.ID}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close() // the process died: its run stays live in the file
+
+	db, err = store.Open(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	reg, err := tools.NewRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := newRecorder()
+	m := &fakeModel{turn: func(model.Request) model.Turn { return answer("swer.") }}
+	a := NewAgent(Config{Model: m, Store: db, Emitter: rec, Tools: StaticTools(reg), DefaultModel: "fake", Approve: ApproveAuto})
+	t.Cleanup(func() { a.Shutdown(context.Background()) })
+
+	o, err := a.Open(c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Stopped == nil || o.Stopped.RunID != run.ID || !o.Stopped.Interrupted {
+		t.Fatalf("opened stopped = %+v, want the run %s interrupted", o.Stopped, run.ID)
+	}
+	if _, err := a.Send(context.Background(), c.ID, "Continue"); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitFor(t, "the continued run's end", finished(1))
+	if st := ofType(rec.events(), events.RunFinished)[0].StopReason; st != events.StopCompleted {
+		t.Fatalf("the continued run ended %q", st)
+	}
+	req := m.reqs[len(m.reqs)-1]
+	n := len(req.Messages)
+	if req.Messages[n-2].Content != "Half an an" || req.Messages[n-1].Content != "Continue" {
+		t.Fatalf("the continued request ends with %+v: the model must read the cut answer before Continue", req.Messages[n-2:])
+	}
+}

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest'
+import { act, fireEvent, screen } from '@testing-library/react'
+import { FakeBackend } from '../fakeBackend'
+import type { OpenedChat, StoredMessage, ToolCallRecord } from '../backend'
+import { chatFromSnapshot, stoppedBeforeTheEnd, stoppedText } from '../state/chatReducer'
+import { ChatView } from './ChatView'
+import { renderWithStore } from '../test/renderWithStore'
+
+function stored(id: string, role: 'user' | 'assistant', content: string, complete: boolean, doneReason = ''): StoredMessage {
+  return { id, chatId: 'c1', role, content, thinking: '', thinkingMs: 0, toolCalls: null, toolName: '', toolCallId: '', runId: 'r1', createdAt: id, updatedAt: id, complete, doneReason }
+}
+
+/** Chat c1 as the store keeps it after a restart: a question and the answer run r1 left. */
+function reopened(answer: StoredMessage, stopped: OpenedChat['stopped'], toolCalls: ToolCallRecord[] = []): OpenedChat {
+  return {
+    chat: { id: 'c1', title: 'Stopped', model: 'qwen3:4b', workspace: '/w', createdAt: '', updatedAt: '', messageCount: 2, phase: 'idle' },
+    messages: [stored('m1', 'user', 'Write a long answer', true), answer],
+    toolCalls,
+    phase: 'idle',
+    liveRunId: '',
+    stopped,
+  }
+}
+
+const notices = (o: OpenedChat) => chatFromSnapshot(o).timeline.filter((e) => e.kind === 'notice')
+
+describe('a chat reopened after its last answer was cut short', () => {
+  it('ends with "Stopped." once, under an answer the user stopped', () => {
+    const o = reopened(stored('m2', 'assistant', 'Half an an', false, 'aborted'), { runId: 'r1' })
+    expect(notices(o)).toEqual([{ kind: 'notice', id: 'stopped-run:r1', tone: 'info', text: stoppedText }])
+    expect(chatFromSnapshot(o).timeline.at(-1)?.id).toBe('stopped-run:r1')
+  })
+
+  it('ends with "Stopped before the end." once, under an answer a killed process left', () => {
+    const o = reopened(stored('m2', 'assistant', 'Half an an', false), { runId: 'r1', interrupted: true })
+    expect(notices(o)).toEqual([{ kind: 'notice', id: 'stopped-run:r1', tone: 'info', text: stoppedBeforeTheEnd }])
+  })
+
+  it('ends with "Stopped." after a card the user stopped, whose answer was whole', () => {
+    const call: ToolCallRecord = { id: 't', chatId: 'c1', runId: 'r1', messageId: 'm2', name: 'run_command', args: {}, pending: false, ok: false, output: '', stopped: true, startedAt: '1', finishedAt: '2', durationMs: 1 }
+    const answer = { ...stored('m2', 'assistant', '', true, 'stop'), toolCalls: [{ id: 't', name: 'run_command', args: {} }] }
+    const s = chatFromSnapshot({ ...reopened(answer, { runId: 'r1' }, [call]), toolStates: { t: 'stopped' } })
+    expect(s.timeline.map((e) => e.id)).toEqual(['m1', 'm2', 't', 'stopped-run:r1'])
+  })
+
+  it('says nothing more where the Go side says no run was cut short', () => {
+    expect(notices(reopened(stored('m2', 'assistant', 'Done.', true, 'stop'), null))).toEqual([])
+  })
+
+  it.each([
+    ['stopped', { runId: 'r1' }, 'aborted'],
+    ['interrupted', { runId: 'r1', interrupted: true }, ''],
+  ] as const)('offers Continue for a run %s, which sends the message that goes on', async (_, stopped, doneReason) => {
+    const backend = new FakeBackend()
+    backend.opened.c1 = reopened(stored('m2', 'assistant', 'Half an an', false, doneReason), stopped)
+    const { store } = renderWithStore(<ChatView />, backend)
+    await act(() => store.start())
+    await act(() => store.selectChat('c1'))
+    expect((screen.getByRole('button', { name: 'Regenerate the stopped answer' }) as HTMLButtonElement).disabled).toBe(false)
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Continue the stopped answer' })))
+    expect(backend.calls.filter((c) => c.method === 'Send').map((c) => c.args)).toEqual([['c1', 'Continue']])
+  })
+})

@@ -1,0 +1,12 @@
+import { describe, expect, it } from 'vitest'
+import { tokenCount } from './tokenCount'
+
+describe('a count of tokens', () => {
+  // the same cases as model/vocab/tokens_test.go: the window and the Go sentences write a count alike
+  it.each([
+    [0, '0'], [950, '950'], [1023, '1023'], [1024, '1K'], [6246, '6.1K'], [8192, '8K'], [10188, '9.9K'], [10239, '10K'],
+    [12345, '12K'], [16384, '16K'], [32768, '32K'], [40960, '40K'], [131072, '128K'],
+  ])('%i is written %s', (n, want) => {
+    expect(tokenCount(n)).toBe(want)
+  })
+})

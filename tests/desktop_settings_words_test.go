@@ -1,0 +1,46 @@
+package tests
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"prototyper/store"
+)
+
+// TestDesktopTheSettingsAskOnlyWhatTheServerUsesAndSayToolsInWords: for a local Ollama the
+// settings ask for no API key variable (it takes none); each tool of the approval list is said
+// in words, its name beside; the model menu writes a model's context as every count of tokens is
+// written (16K tokens), never "16K ctx".
+func TestDesktopTheSettingsAskOnlyWhatTheServerUsesAndSayToolsInWords(t *testing.T) {
+	r := startDesktopRunWith(t, writerModel, store.Settings{}, "")
+	r.app.key("ctrl+comma")
+	r.app.waitFocus(roleComboBox, "Model server", 30*time.Second)
+	r.app.waitControl(roleComboBox, "Approval for write_file", 10*time.Second)
+	shot := r.app.screenshot("settings-local-ollama.png")
+	r.app.each(func(n a11yNode) {
+		if strings.HasPrefix(r.app.name(n), "API key variable") {
+			t.Errorf("the settings of a local Ollama ask for an API key variable (%s)", shot)
+		}
+	})
+	for _, words := range []string{"Create or replace a file", "Edit a file", "Run a command"} {
+		if !r.app.says(words) {
+			t.Errorf("the tool approval list does not say %q (%s)", words, shot)
+		}
+	}
+	r.app.key("Escape")
+	r.app.waitNoControl(rolePushButton, "Cancel", 30*time.Second)
+
+	r.openField("ctrl+m")
+	tokens := regexp.MustCompile(`^\d+(\.\d)?K tokens$`)
+	said := r.app.waitTexts(func(s string) bool { return tokens.MatchString(strings.TrimSpace(s)) }, 20*time.Second)
+	shot = r.app.screenshot("model-menu-context.png")
+	if said == nil {
+		t.Errorf("the model menu writes no model's context as \"NK tokens\" (%s)", shot)
+	}
+	if ctx := r.app.textsWith(" ctx"); len(ctx) > 0 {
+		t.Errorf("the model menu still writes a context as \"ctx\" (%s)", shot)
+	}
+	r.app.key("Escape")
+}
