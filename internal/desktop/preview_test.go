@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"prototyper/events"
 	"prototyper/internal/cli"
@@ -20,7 +21,7 @@ func TestThePreviewServesTheFolderOfNewChatsButNeverTheAppsDatabase(t *testing.T
 	os.MkdirAll(filepath.Join(ws, "games"), 0o755)
 	os.WriteFile(filepath.Join(ws, "games", "snake.html"), []byte("<p>snake</p>"), 0o644)
 	db := filepath.Join(ws, "prototyper.db") // the app's database inside the folder
-	d, closeDesk := openTestDesktop(t, cli.DesktopOptions{Common: cli.Common{Ollama: "127.0.0.1:1", DB: db}, Workspace: ws})
+	d, closeDesk, seen := openWatchedDesktop(t, cli.DesktopOptions{Common: cli.Common{Ollama: "127.0.0.1:1", DB: db}, Workspace: ws})
 	page, err := d.PreviewOpen(noGuard, "", "games/snake.html")
 	if err != nil {
 		t.Fatal(err)
@@ -50,10 +51,13 @@ func TestThePreviewServesTheFolderOfNewChatsButNeverTheAppsDatabase(t *testing.T
 	if len(tools) != 1 || tools[0].Definition().Name != preview.ErrorsToolName {
 		t.Fatalf("the agent's extra tools: %v", tools)
 	}
-	got := closeDesk()
-	if !hasEvent(got, events.PreviewReport) {
-		t.Fatalf("no preview.report event after a page was served: %v", got)
+	// the report goes out on a timer of its own (at most one every notifyEvery)
+	for deadline := time.Now().Add(10 * time.Second); !hasEvent(seen(), events.PreviewReport); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no preview.report event within 10 s of a page served: %v", seen())
+		}
 	}
+	closeDesk()
 	if _, err := d.preview.Server(); err == nil {
 		t.Fatal("the preview server starts again after the app closed")
 	}

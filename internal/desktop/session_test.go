@@ -17,6 +17,13 @@ import (
 // returned function closes it and returns every event it sent.
 func openTestDesktop(t *testing.T, opts cli.DesktopOptions) (*Desktop, func() []events.Event) {
 	t.Helper()
+	d, closeDesk, _ := openWatchedDesktop(t, opts)
+	return d, closeDesk
+}
+
+// openWatchedDesktop is openTestDesktop, and seen returns the events the window was sent so far.
+func openWatchedDesktop(t *testing.T, opts cli.DesktopOptions) (d *Desktop, closeDesk, seen func() []events.Event) {
+	t.Helper()
 	if opts.DB == "" {
 		opts.DB = filepath.Join(t.TempDir(), "prototyper.db")
 	}
@@ -32,20 +39,23 @@ func openTestDesktop(t *testing.T, opts cli.DesktopOptions) (*Desktop, func() []
 	if err != nil {
 		t.Fatal(err)
 	}
+	seen = func() []events.Event {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]events.Event(nil), got...)
+	}
 	closed := false
-	closeDesk := func() []events.Event {
+	closeDesk = func() []events.Event {
 		if !closed {
 			closed = true
 			if err := d.Close(); err != nil {
 				t.Error(err)
 			}
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]events.Event(nil), got...)
+		return seen()
 	}
 	t.Cleanup(func() { closeDesk() })
-	return d, closeDesk
+	return d, closeDesk, seen
 }
 
 func TestConfigShowsTheFlagsAndFillsTheDefaults(t *testing.T) {
