@@ -128,3 +128,61 @@ func TestARunCutByAKillOpensAsInterruptedAndCanBeContinued(t *testing.T) {
 		t.Fatalf("the continued request ends with %+v: the model must read the cut answer before Continue", req.Messages[n-2:])
 	}
 }
+
+// stopThenToolModel answers the first request, calls a tool on the second and streams the start
+// of an answer on the third, until it is stopped.
+type stopThenToolModel struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (h *stopThenToolModel) ContextLength(context.Context, string) (int, error) { return 0, nil }
+
+func (h *stopThenToolModel) Chat(ctx context.Context, req model.Request, fn model.DeltaFunc) (model.Turn, error) {
+	h.mu.Lock()
+	h.n++
+	n := h.n
+	h.mu.Unlock()
+	switch n {
+	case 1:
+		_ = fn(model.Delta{Content: "done"})
+		return answer("done"), nil
+	case 2:
+		return toolTurn(echoCall("hi")), nil
+	}
+	if err := fn(model.Delta{Content: "Half"}); err != nil {
+		return model.Turn{}, err
+	}
+	<-ctx.Done()
+	return model.Turn{}, ctx.Err()
+}
+
+// A version whose answer is whole opens with no offer to continue, though another version (not
+// shown) was stopped after a tool call: the call records are of every version.
+func TestAVersionShownWithAWholeAnswerOffersNoContinueForAnotherVersionStopped(t *testing.T) {
+	a, db, rec := fakeHarness(t, &stopThenToolModel{}, nil, echoTool(tools.Parallel, nil))
+	chatID, err := a.Send(context.Background(), "", "write")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.waitFor(t, "the first run's end", finished(1))
+	msgs, _ := db.Messages(chatID)
+	if err := a.EditAndResend(context.Background(), chatID, msgs[0].ID, "write again"); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitFor(t, "the second version's answer streaming", func(evs []events.Event) bool { return len(ofType(evs, events.TextDelta)) > 1 })
+	if err := a.Stop(chatID); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitFor(t, "the second run's end", finished(2))
+	if o, _ := a.Open(chatID); o.Stopped == nil {
+		t.Fatal("the stopped version, shown, offers no Continue")
+	}
+	msgs, _ = db.Messages(chatID)
+	if err := a.ShowVersion(chatID, msgs[0].ID, 1); err != nil {
+		t.Fatal(err)
+	}
+	if o, _ := a.Open(chatID); o.Stopped != nil {
+		t.Fatalf("the first version (a whole answer) shown, stopped = %+v: the hidden version's run", o.Stopped)
+	}
+}

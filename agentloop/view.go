@@ -55,18 +55,17 @@ type StoppedRun struct {
 	Interrupted bool `json:"interrupted,omitempty"`
 }
 
-// stoppedRun is the newest of runs that a shown message or call carries when it was stopped or
-// interrupted, nil when it ended otherwise or a run is live.
-func stoppedRun(runs []store.Run, msgs []store.Message, calls []store.ToolCallRecord, live string) *StoppedRun {
+// stoppedRun is the newest of runs that a shown message carries when it was stopped or
+// interrupted, nil when it ended otherwise or a run is live. The messages say which runs the
+// version shown holds; the call records do not (they are those of every version, and a run's
+// calls belong to an answer of that run).
+func stoppedRun(runs []store.Run, msgs []store.Message, live string) *StoppedRun {
 	if live != "" {
 		return nil
 	}
 	shown := map[string]bool{}
 	for _, m := range msgs {
 		shown[m.RunID] = true
-	}
-	for _, c := range calls {
-		shown[c.RunID] = true
 	}
 	for i := len(runs) - 1; i >= 0; i-- {
 		r := runs[i]
@@ -188,5 +187,5 @@ func (a *Agent) Open(chatID string) (OpenedChat, error) {
 	phase, live := a.Phase(chatID), a.LiveRun(chatID)
 	return OpenedChat{Chat: ChatSummary{Chat: c, Phase: phase, Busy: phase.Busy()}, Messages: msgs, ToolCalls: calls,
 		Phase: phase, Busy: phase.Busy(), LiveRunID: live, ToolStates: recordStates(calls, live, undone), UndoneRuns: undone.Runs,
-		EmptyAnswers: emptyAnswers(msgs), Changes: changes, Notes: chatNotes(runs), Stopped: stoppedRun(runs, msgs, calls, live)}, nil
+		EmptyAnswers: emptyAnswers(msgs), Changes: changes, Notes: chatNotes(runs), Stopped: stoppedRun(runs, msgs, live)}, nil
 }
