@@ -141,12 +141,14 @@ test-contract: $(NODE_STAMP)
 # in a smaller window with text half as large again (GDK_DPI_SCALE=1.5), so that nothing they
 # do depends on where things are laid out. The others skip there, saying so.
 DESKTOP_ENV := PROTOTYPER_REQUIRE_COMPONENTS=1 PROTOTYPER_OLLAMA=$(OLLAMA) PROTOTYPER_BIN=$(CURDIR)/$(BIN)
-# The window's tests in three passes at once: the default layout's in two passes that share one
-# list (each test runs in the first pass to reach it: PROTOTYPER_TEST_SHARED names the folder
-# where they take their tests), and the second layout's. Each test has its own X server, session
-# bus and window, each pass its own Ollama; most of a window test is waiting for what it
-# watches, so the passes share two cores well. Each pass's output is printed whole when it ends.
-# `make test-desktop-default` runs the default layout's tests in one pass.
+# The window's tests in three passes at once, sharing one list of the default layout's tests
+# (each runs in the first pass to reach it: PROTOTYPER_TEST_SHARED names the folder where they
+# take their tests): two passes in the default layout, and the second layout's, which runs its
+# own tests (layoutCanMatter) in that layout and takes the default layout's between them. Each
+# test has its own X server, session bus and window, each pass its own Ollama; most of a window
+# test is waiting for what it watches, so the passes share two cores well. Each pass's output is
+# printed whole when it ends. `make test-desktop-default` runs the default layout's tests in one
+# pass, `make test-desktop-large` the second layout's alone.
 test-desktop:
 	@shared=$$(mktemp -d) && trap 'rm -rf "$$shared"' EXIT && \
 		$(MAKE) --no-print-directory --output-sync=target -j3 PROTOTYPER_TEST_SHARED="$$shared" test-desktop-pass1 test-desktop-pass2 test-desktop-large
@@ -160,7 +162,7 @@ test-desktop-default:
 	$(DESKTOP_ENV) go test -timeout 40m -count=1 -v -run 'Desktop' ./tests/
 
 test-desktop-large:
-	$(DESKTOP_ENV) PROTOTYPER_TEST_LAYOUT=large go test -timeout 40m -count=1 -v -run 'Desktop' ./tests/
+	$(DESKTOP_ENV) PROTOTYPER_TEST_SHARED=$(PROTOTYPER_TEST_SHARED) PROTOTYPER_TEST_PASS=$(if $(PROTOTYPER_TEST_SHARED),3) PROTOTYPER_TEST_LAYOUT=large go test -timeout 40m -count=1 -v -run 'Desktop' ./tests/
 
 test-package:
 	$(DESKTOP_ENV) PROTOTYPER_DEB=$(CURDIR)/$(DEB) go test -count=1 -v -run 'Package' ./tests/

@@ -133,9 +133,9 @@ func TestDesktopTheListOfChatsHidesWithCtrlBAndStaysSoAfterARestart(t *testing.T
 	layoutCanMatter(t)
 	r := startDesktopRunWith(t, writerModel, store.Settings{}, "")
 	shown := func() bool { return len(r.app.controls(rolePushButton, "+ New chat")) == 1 }
-	narrow := desktopLayout().name == "large" // 900 px at 1.5 times: 600 px of page
+	narrow := desktopLayout(t).name == "large" // 900 px at 1.5 times: 600 px of page
 	if shown() == narrow {
-		t.Fatalf("the list of chats is shown: %v in the %s layout (%s)", shown(), desktopLayout().name, r.app.screenshot("sidebar-at-start.png"))
+		t.Fatalf("the list of chats is shown: %v in the %s layout (%s)", shown(), desktopLayout(t).name, r.app.screenshot("sidebar-at-start.png"))
 	}
 	was := shown()
 	r.app.key("ctrl+b")

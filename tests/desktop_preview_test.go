@@ -451,7 +451,7 @@ func TestDesktopPreviewPaneAttachesAScreenshotOfThePageToAMessageForAModelThatSe
 	if pic == nil {
 		t.Fatalf("no stored message keeps the screenshot: %+v", msgs)
 	}
-	kept := filepath.Join(artifactDir(t), artifactName("preview-shot-sent.png"))
+	kept := filepath.Join(artifactDir(t), artifactName(t, "preview-shot-sent.png"))
 	if err := os.WriteFile(kept, pic, 0o644); err != nil {
 		t.Fatal(err)
 	}
