@@ -172,6 +172,32 @@ describe('keyboard first', () => {
     }
   })
 
+  it('typing in the new chat’s box before the window has opened the last chat keeps the window there, with the kept text', async () => {
+    const backend = new FakeBackend()
+    backend.chats = [chatA]
+    backend.opened = { a: opened('a') }
+    backend.lastOpen = 'a'
+    backend.savedDrafts = { '': 'the first words' }
+    let read!: () => void
+    const reading = new Promise<void>((r) => (read = r))
+    const lastOpenChat = backend.lastOpenChat.bind(backend)
+    backend.lastOpenChat = async () => {
+      await reading
+      return lastOpenChat()
+    }
+    const { store, unmount } = renderWithStore(<App />, backend)
+    const started = store.start()
+    const composer = (await screen.findByTestId('composer')) as HTMLTextAreaElement
+    fireEvent.change(composer, { target: { value: 'W' } })
+    read()
+    await act(() => started)
+    expect(store.getState().activeChatId).toBeNull()
+    expect(composer.value).toBe('W\n\nthe first words')
+    await act(() => store.flushDrafts())
+    expect(backend.savedDrafts['']).toBe('W\n\nthe first words')
+    unmount()
+  })
+
   it('a new chat’s unsent images come back in its box', async () => {
     const { backend } = await mountApp([], (b) => {
       b.savedDraftImages = { '': ['iVBORw0KGgo='] }

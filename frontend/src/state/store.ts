@@ -111,11 +111,12 @@ export class AppStore {
       const last = backend.lastOpenChat().catch(() => '')
       const [, , , , kept] = await Promise.all([this.loadConfig(), this.refreshOllama(), this.refreshChats(), this.loadStarters(), this.drafts.load(), this.checks.load()])
       // Coming back to the app shows the chat you were in (else the newest one), unless a chat
-      // was already chosen (or started) meanwhile.
+      // was already chosen, or started — typing in the new chat's box starts one — meanwhile.
       const lastId = await last
       const s = this.cell.get()
       const back = s.chatList.find((c) => c.id === lastId) ?? s.chatList[0]
-      if (back && s.activeChatId === null) await this.selectChat(back.id)
+      const typed = this.draftOf('') !== (kept.texts[''] ?? '')
+      if (back && s.activeChatId === null && !typed) await this.selectChat(back.id)
       else void this.loadBudget()
       // the box of a chat opened above takes its unsent text as it moves there; a new chat's
       // box, open from the start, is given what was kept for it (not what was typed in it while
