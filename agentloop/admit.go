@@ -64,11 +64,13 @@ type PromptTooLongError struct {
 
 func (e *PromptTooLongError) Error() string {
 	if e.Tokens > e.NumCtx {
+		tokens, numCtx := vocab.TokenCounts(e.Tokens, e.NumCtx)
 		return fmt.Sprintf("This message is about %s tokens; the model's context holds %s. Shorten it or attach less.",
-			vocab.TokenCount(e.Tokens), vocab.TokenCount(e.NumCtx))
+			tokens, numCtx)
 	}
+	tokens, left := vocab.TokenCounts(e.Tokens, e.MaxTokens)
 	return fmt.Sprintf("This message is about %s tokens; the model's context holds %s, of which about %s are left for a message once the instructions and the room for the answer are kept. Shorten it or attach less.",
-		vocab.TokenCount(e.Tokens), vocab.TokenCount(e.NumCtx), vocab.TokenCount(e.MaxTokens))
+		tokens, vocab.TokenCount(e.NumCtx), left)
 }
 
 // Is matches ErrPromptTooLong.

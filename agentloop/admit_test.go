@@ -166,3 +166,23 @@ func TestTheBudgetOfAMessageIsTheContextLessWhatTheRunKeeps(t *testing.T) {
 		t.Errorf("a message just over the budget: %v", err)
 	}
 }
+
+// A message refused for a room that would read the same as its size says both exactly: "about
+// 12K tokens … about 12K are left" would refuse it for no reason the user can see.
+func TestARefusedMessageNeverReadsTheSameSizeAsTheRoomLeft(t *testing.T) {
+	for _, c := range []struct {
+		err  PromptTooLongError
+		want string
+	}{
+		{PromptTooLongError{Tokens: 12288, NumCtx: 16384, MaxTokens: 12083},
+			"This message is about 12,288 tokens; the model's context holds 16K, of which about 12,083 are left for a message once the instructions and the room for the answer are kept. Shorten it or attach less."},
+		{PromptTooLongError{Tokens: 33000, NumCtx: 32768, MaxTokens: 30000},
+			"This message is about 33,000 tokens; the model's context holds 32,768. Shorten it or attach less."},
+		{PromptTooLongError{Tokens: 20000, NumCtx: 32768, MaxTokens: 12083},
+			"This message is about 20K tokens; the model's context holds 32K, of which about 12K are left for a message once the instructions and the room for the answer are kept. Shorten it or attach less."},
+	} {
+		if got := c.err.Error(); got != c.want {
+			t.Errorf("%+v:\n got %q\nwant %q", c.err, got, c.want)
+		}
+	}
+}

@@ -67,19 +67,22 @@ func (a *Agent) ShowVersion(chatID, shownID string, index int) error {
 // version ([store.DB.ForkAt]). The text is admitted as a message sent now would be (see
 // [Agent.Send]) before anything changes; the fork and the run's start then happen under the
 // chat's lock, so that no other run or change comes between them. A message that cannot start
-// leaves the chat as it was.
+// leaves the chat as it was. The message's images go with it again: regenerating an answer is
+// resending its question, and the question was its text with its images.
 func (a *Agent) EditAndResend(ctx context.Context, chatID, messageID, text string) error {
+	var images [][]byte
 	isUsers := func(*chatState) error {
 		m, err := a.cfg.Store.Message(chatID, messageID)
 		if err == nil && m.Role != store.RoleUser {
 			err = ErrNotUserMessage
 		}
+		images = m.Images
 		return err
 	}
 	if err := a.whileIdle(chatID, isUsers); err != nil { // refused before asking the server
 		return err
 	}
-	in, err := a.admitTo(ctx, chatID, text)
+	in, err := a.admitTo(ctx, chatID, text, images)
 	if err != nil {
 		return err
 	}
@@ -96,7 +99,7 @@ func (a *Agent) EditAndResend(ctx context.Context, chatID, messageID, text strin
 		if err != nil {
 			return err
 		}
-		r, err = a.startLocked(cs, startSpec{prompts: []userMessage{{text: in.prompt, files: in.files}},
+		r, err = a.startLocked(cs, startSpec{prompts: []userMessage{{text: in.prompt, images: images, files: in.files}},
 			trigger: events.TriggerUser, admission: in.admission})
 		if err != nil {
 			// refused before anything was stored: the version put aside is shown again
@@ -126,13 +129,14 @@ func (a *Agent) beingDeleted(chatID string) bool {
 	return cs.deleting
 }
 
-// admitTo admits text as a message sent now to the stored chat chatID (see [Agent.admit]).
-func (a *Agent) admitTo(ctx context.Context, chatID, text string) (admitted, error) {
+// admitTo admits text with images as a message sent now to the stored chat chatID (see
+// [Agent.admit]).
+func (a *Agent) admitTo(ctx context.Context, chatID, text string, images [][]byte) (admitted, error) {
 	chat, err := a.cfg.Store.Chat(chatID)
 	if err != nil {
 		return admitted{}, err
 	}
-	return a.admit(ctx, chat, RunOptions{}, text)
+	return a.admit(ctx, chat, RunOptions{Images: images}, text)
 }
 
 // DeleteChat deletes a chat with its messages, tool-call records and runs. A live run is

@@ -197,3 +197,37 @@ func TestAStopGivesAQueuedMessagesImagesBackWithItsText(t *testing.T) {
 		t.Errorf("images kept as queued after the Stop: %d", len(q))
 	}
 }
+
+// Regenerating an answer resends its question, text and images: a model asked "what is
+// this?" again without the picture answers another question.
+func TestRegeneratingAQuestionWithImagesSendsItsImagesAgain(t *testing.T) {
+	s := newStubOllama(t, showCapabilities("completion", "tools", "vision"), ndjson("A red dot."))
+	a, db, rec := fakeHarness(t, model.NewOllama(s.client()), nil)
+	pic := tinyPNG(t)
+	out, err := a.RunOnce(context.Background(), "", "what is this?", RunOptions{Images: [][]byte{pic}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, _ := db.Messages(out.ChatID)
+	if err := a.EditAndResend(context.Background(), out.ChatID, msgs[0].ID, msgs[0].Content); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitFor(t, "the regenerated answer's run to end", finished(2))
+	var req struct {
+		Messages []struct {
+			Role   string   `json:"role"`
+			Images []string `json:"images"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(s.chatBody(1), &req); err != nil {
+		t.Fatal(err)
+	}
+	last := req.Messages[len(req.Messages)-1]
+	if last.Role != "user" || len(last.Images) != 1 || last.Images[0] != base64.StdEncoding.EncodeToString(pic) {
+		t.Fatalf("the regenerated question as sent: %+v, want its image", last)
+	}
+	msgs, _ = db.Messages(out.ChatID)
+	if len(msgs[0].Images) != 1 || !bytes.Equal(msgs[0].Images[0], pic) {
+		t.Fatalf("the regenerated question as stored keeps %d images, want its one", len(msgs[0].Images))
+	}
+}

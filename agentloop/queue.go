@@ -44,7 +44,7 @@ func (a *Agent) EditQueued(ctx context.Context, chatID string, i int, text strin
 	if err := a.editQueued(cs, i, nil, func() { was = cs.queue[i] }); err != nil {
 		return err // not queued: nothing to read the files for
 	}
-	in, err := a.admitTo(ctx, chatID, text)
+	in, err := a.admitTo(ctx, chatID, text, nil) // its images stay as they were queued
 	if err != nil {
 		return err
 	}

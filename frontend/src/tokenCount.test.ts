@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { tokenCount } from './tokenCount'
+import { tokenCount, tokenCounts } from './tokenCount'
 
 describe('a count of tokens', () => {
   // the same cases as model/vocab/tokens_test.go: the window and the Go sentences write a count alike
@@ -8,5 +8,15 @@ describe('a count of tokens', () => {
     [12345, '12K'], [16384, '16K'], [32768, '32K'], [40960, '40K'], [131072, '128K'],
   ])('%i is written %s', (n, want) => {
     expect(tokenCount(n)).toBe(want)
+  })
+})
+
+describe('two counts one sentence compares', () => {
+  // the same cases as model/vocab/tokens_test.go
+  it.each([
+    [12288, 12083, '12,288', '12,083'], [6246, 6200, '6,246', '6,200'], [1100000, 1099999, '1,100,000', '1,099,999'],
+    [12345, 16384, '12K', '16K'], [950, 900, '950', '900'], [16384, 16384, '16K', '16K'],
+  ])('%i and %i are written %s and %s', (a, b, wantA, wantB) => {
+    expect(tokenCounts(a, b)).toEqual([wantA, wantB])
   })
 })

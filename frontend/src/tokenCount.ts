@@ -12,3 +12,19 @@ export function tokenCount(n: number): string {
   const tenths = Math.round(k * 10) / 10
   return tenths < 10 ? `${tenths}K` : `${Math.round(k)}K`
 }
+
+/**
+ * Two counts one sentence compares, as tokenCount writes them, unless they would read the
+ * same: then both exactly, with thousands separators ("12,288" and "12,083"), so that no
+ * sentence refuses a message of 12K for a room of 12K. The Go sentences write the same
+ * (vocab.TokenCounts).
+ */
+export function tokenCounts(a: number, b: number): [string, string] {
+  const [ka, kb] = [tokenCount(a), tokenCount(b)]
+  if (ka !== kb || Math.round(a) === Math.round(b)) return [ka, kb]
+  return [exactCount(a), exactCount(b)]
+}
+
+function exactCount(n: number): string {
+  return Math.round(n).toLocaleString('en-US')
+}

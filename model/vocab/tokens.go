@@ -19,3 +19,27 @@ func TokenCount(n int) string {
 	}
 	return strconv.Itoa(int(math.Round(k))) + "K"
 }
+
+// TokenCounts writes two counts one sentence compares as [TokenCount] does, unless they would
+// read the same: then both exactly, with thousands separators ("12,288" and "12,083"), so that
+// no sentence refuses a message of 12K for a room of 12K. The window writes the same
+// (frontend/src/tokenCount.ts, tokenCounts).
+func TokenCounts(a, b int) (string, string) {
+	ka, kb := TokenCount(a), TokenCount(b)
+	if ka != kb || a == b {
+		return ka, kb
+	}
+	return exactCount(a), exactCount(b)
+}
+
+// exactCount is n with a comma between each group of three digits.
+func exactCount(n int) string {
+	if n < 0 {
+		return "-" + exactCount(-n)
+	}
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

@@ -14,3 +14,22 @@ func TestATokenCountIsWrittenInKOf1024(t *testing.T) {
 		}
 	}
 }
+
+// The same cases are in frontend/src/tokenCount.test.ts.
+func TestTwoCountsThatWouldReadTheSameAreWrittenExactly(t *testing.T) {
+	for _, c := range []struct {
+		a, b         int
+		wantA, wantB string
+	}{
+		{12288, 12083, "12,288", "12,083"},
+		{6246, 6200, "6,246", "6,200"},
+		{1100000, 1099999, "1,100,000", "1,099,999"},
+		{12345, 16384, "12K", "16K"},
+		{950, 900, "950", "900"},
+		{16384, 16384, "16K", "16K"},
+	} {
+		if a, b := TokenCounts(c.a, c.b); a != c.wantA || b != c.wantB {
+			t.Errorf("TokenCounts(%d, %d) = %q, %q, want %q, %q", c.a, c.b, a, b, c.wantA, c.wantB)
+		}
+	}
+}

@@ -249,6 +249,32 @@ describe('keyboard first', () => {
     expect(backend.callsOf('SearchChats')).toEqual([])
   })
 
+  it('Ctrl+K keeps the recent chats in the order shown: a run ending elsewhere does not move another chat under the highlight', async () => {
+    const chatC = { ...chatA, id: 'c', title: 'Todo app', updatedAt: '2024-12-31T00:00:00Z' }
+    const { backend, store } = await mountApp([chatA, chatB, chatC], (b) => {
+      b.opened = { a: opened('a'), b: opened('b'), c: { ...opened('a'), chat: chatC } }
+    })
+    await key('k', { ctrlKey: true })
+    await key('ArrowDown')
+    expect(screen.getByRole('option', { selected: true }).textContent).toContain('Todo app')
+    // the run of Todo app ends: the chat list comes back with it the newest
+    backend.chats = [chatA, chatB, { ...chatC, updatedAt: '2025-02-01T00:00:00Z' }]
+    await act(() => store.refreshChats())
+    expect(screen.getByRole('option', { selected: true }).textContent).toContain('Todo app')
+    await key('Enter')
+    await flush()
+    expect(store.getState().activeChatId).toBe('c')
+  })
+
+  it('Ctrl+K with the only chat open says there is no other chat, not that there are none', async () => {
+    await mountApp([chatB], (b) => {
+      b.opened = { b: opened('b') }
+    })
+    await key('k', { ctrlKey: true })
+    expect(screen.getByTestId('search-dialog').textContent).toContain('No other chats.')
+    expect(screen.getByTestId('search-dialog').textContent).not.toContain('No chats yet.')
+  })
+
   it('a search shows where the words were said', async () => {
     await mount((b) => {
       b.hits = [{ chat: chatB, messageId: 'b-m2', snippet: '…the snake moves left…' }]

@@ -206,6 +206,30 @@ describe('states a user sees', () => {
     expect(screen.getByTestId('run-state').textContent).toContain('Loading qwen3:4b…')
   })
 
+  it('the run state is one status that stays: its text changes with the run, empty when idle', async () => {
+    const { emit } = await mount()
+    const status = screen.getByTestId('run-state')
+    expect(status.getAttribute('role')).toBe('status')
+    expect(status.textContent).toBe('')
+    emit([{ type: 'phase', runId: 'r1', phase: 'submitted', busy: true }])
+    expect(screen.getByTestId('run-state')).toBe(status)
+    expect(status.textContent).toContain('Sending…')
+    emit([{ type: 'phase', runId: 'r1', phase: 'idle' }])
+    expect(screen.getByTestId('run-state')).toBe(status)
+    expect(status.textContent).toBe('')
+  })
+
+  it('while the model loads, "Loading" is said by one status, not by the header and the note both', async () => {
+    const { emit } = await mount()
+    emit([
+      { type: 'phase', runId: 'r1', phase: 'submitted', busy: true },
+      { type: 'model.loading', runId: 'r1', model: 'qwen3:4b' },
+    ])
+    expect(screen.getByTestId('model-loading').textContent).toContain('Loading qwen3:4b…')
+    const saying = screen.getAllByRole('status').filter((s) => s.textContent?.includes('Loading qwen3:4b'))
+    expect(saying).toEqual([screen.getByTestId('run-state')])
+  })
+
   it('an empty answer says so', async () => {
     const { emitPainted } = await mount()
     emitPainted([

@@ -23,12 +23,15 @@ export function Header({ onSettings }: { onSettings: () => void }) {
       <ModelPicker />
       <OllamaStartedBadge />
       <span className="spacer" />
-      {phase !== 'idle' && (
-        <span className={`run-state${busy ? ' busy' : ''}`} role="status" data-testid="run-state" data-phase={phase}>
-          {busy && <span className="spinner" aria-hidden="true" />}{' '}
-          {label}
-        </span>
-      )}
+      {/* One status, always there: a screen reader announces a change of its text, not an
+          element that comes and goes (the first state, the end of the run, were missed). */}
+      <span className={`run-state${busy ? ' busy' : ''}`} role="status" data-testid="run-state" data-phase={phase}>
+        {phase !== 'idle' && (
+          <>
+            {busy && <span className="spinner" aria-hidden="true" />} {label}
+          </>
+        )}
+      </span>
       <ShortcutButton shortcut={settingsShortcut} what="Settings" className="header-button" aria-label="Settings" onClick={onSettings}>
         <Icon name="settings" />
       </ShortcutButton>

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState, type ReactNode } from 'react'
+import { useEffect, useState, type ReactNode } from 'react'
 import { errorText, type ChatHit, type ChatSummary } from '../backend'
 import { focusComposer } from '../keyboard/menus'
 import { useAppState, useStore } from '../state/useAppState'
@@ -72,7 +72,17 @@ export function SearchDialog({ onClose }: { onClose: () => void }) {
   }, [query, store])
 
   const typed = query.trim() !== ''
-  const shown = useMemo(() => (typed ? hits : recentChats(chatList, openChat)), [typed, hits, chatList, openChat])
+  // The recent chats are those of the moment the list is shown, as search results are: a run
+  // ending elsewhere reorders the chat list, and must not move another chat under the highlight.
+  const [recent, setRecent] = useState(() => recentChats(chatList, openChat))
+  const [listedTyped, setListedTyped] = useState(typed)
+  if (listedTyped !== typed) {
+    setListedTyped(typed)
+    if (!typed) setRecent(recentChats(chatList, openChat))
+  } else if (!typed && recent.length === 0 && chatList.some((c) => c.id !== openChat)) {
+    setRecent(recentChats(chatList, openChat)) // the list came after the dialog opened
+  }
+  const shown = typed ? hits : recent
   const marked = typed ? searched : ''
   const open = (hit: ChatHit) => {
     onClose()
@@ -124,7 +134,7 @@ export function SearchDialog({ onClose }: { onClose: () => void }) {
           ),
         })}
       >
-        {!typed && shown.length === 0 && <div className="muted pad">No chats yet.</div>}
+        {!typed && shown.length === 0 && <div className="muted pad">{chatList.length > 0 ? 'No other chats.' : 'No chats yet.'}</div>}
         {query.trim() && searched === query.trim() && shown.length === 0 && (
           <div className="muted pad">No chat holds “{query.trim()}”.</div>
         )}

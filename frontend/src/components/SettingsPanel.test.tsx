@@ -65,6 +65,27 @@ describe('the model server and the MCP servers in the settings', () => {
     expect((await save(backend, dialog)).apiKeyEnv).toBe('')
   })
 
+  it('sends no key variable typed for an OpenAI-compatible server once the server is a local Ollama again', async () => {
+    const backend = await mount()
+    const dialog = openSettings()
+    fireEvent.change(within(dialog).getByLabelText('Model server'), { target: { value: 'openai' } })
+    fireEvent.change(within(dialog).getByLabelText(/API key variable/), { target: { value: 'VLLM_API_KEY' } })
+    fireEvent.change(within(dialog).getByLabelText('Model server'), { target: { value: 'ollama' } })
+    expect(within(dialog).queryByLabelText(/API key variable/)).toBeNull()
+    expect((await save(backend, dialog)).apiKeyEnv).toBe('')
+  })
+
+  it('hides and drops the key variable of a saved OpenAI-compatible server when the server becomes a local Ollama', async () => {
+    const backend = await mount((b) => {
+      b.cfg = { ...b.cfg, provider: 'openai', baseUrl: 'http://gpu:8000/v1', apiKeyEnv: 'VLLM_API_KEY' }
+    })
+    const dialog = openSettings()
+    expect(within(dialog).queryByLabelText(/API key variable/)).not.toBeNull()
+    fireEvent.change(within(dialog).getByLabelText('Model server'), { target: { value: 'ollama' } })
+    expect(within(dialog).queryByLabelText(/API key variable/)).toBeNull()
+    expect((await save(backend, dialog)).apiKeyEnv).toBe('')
+  })
+
   it('says what each tool does in words, its name beside', async () => {
     await mount((b) => {
       b.cfg = { ...b.cfg, tools: ['write_file', 'mcp__everything__echo'], alwaysAllow: { '/home/me/site': ['delete_path'] } }

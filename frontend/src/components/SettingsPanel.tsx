@@ -174,10 +174,12 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
   const [provider, setProvider] = useState<Provider>(config.provider === 'openai' ? 'openai' : 'ollama')
   const [baseUrl, setBaseUrl] = useState(config.baseUrl ?? '')
   const [keyEnv, setKeyEnv] = useState(config.apiKeyEnv ?? '')
-  // Fields only one provider uses are shown for it alone: the key for an OpenAI-compatible
-  // server, or an Ollama elsewhere than this machine (behind a proxy), or one already set (so
-  // that it can be cleared); how long Ollama keeps a model loaded for Ollama.
-  const askKey = provider === 'openai' || !!config.apiKeyEnv || !isLocalAddress(url)
+  // Fields only one provider uses are shown for it alone, as the fields read now: the key for an
+  // OpenAI-compatible server, or an Ollama elsewhere than this machine (behind a proxy), or one
+  // saved for Ollama (so that it can be cleared); how long Ollama keeps a model loaded for
+  // Ollama. A hidden key field saves none: no key the user cannot see is sent or required.
+  const keySavedForOllama = config.provider !== 'openai' && !!config.apiKeyEnv
+  const askKey = provider === 'openai' || !isLocalAddress(url) || keySavedForOllama
   const [mcpJson, setMcpJson] = useState(config.mcpJson ?? '')
   const [think, setThink] = useState<ThinkLevel>(config.think)
   // empty when the user set no cap: the default is the placeholder, so that saving sends none
@@ -247,7 +249,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
         ollamaBinary: ollamaBinary.trim(),
         provider,
         baseUrl: baseUrl.trim(),
-        apiKeyEnv: keyEnv.trim(),
+        apiKeyEnv: askKey ? keyEnv.trim() : '',
         mcpJson: mcpJson.trim(),
         toolApproval: approval,
         alwaysAllow: always,

@@ -60,4 +60,28 @@ describe('a chat reopened after its last answer was cut short', () => {
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Continue the stopped answer' })))
     expect(backend.calls.filter((c) => c.method === 'Send').map((c) => c.args)).toEqual([['c1', 'Continue']])
   })
+
+  it.each([
+    ['stopped', { runId: 'r1' }],
+    ['interrupted', { runId: 'r1', interrupted: true }],
+  ] as const)('offers only Regenerate for a run %s before any answer text was stored', async (_, stopped) => {
+    const backend = new FakeBackend()
+    const o = reopened(stored('m2', 'assistant', '', true), stopped)
+    backend.opened.c1 = { ...o, messages: (o.messages ?? []).slice(0, 1) }
+    const { store } = renderWithStore(<ChatView />, backend)
+    await act(() => store.start())
+    await act(() => store.selectChat('c1'))
+    expect(screen.getByRole('button', { name: 'Regenerate the stopped answer' })).toBeTruthy()
+    expect(screen.queryByRole('button', { name: 'Continue the stopped answer' })).toBeNull()
+  })
+
+  it('offers only Regenerate where the stopped answer holds a thought and no text', async () => {
+    const backend = new FakeBackend()
+    backend.opened.c1 = reopened({ ...stored('m2', 'assistant', '', false, 'aborted'), thinking: 'Let me see' }, { runId: 'r1' })
+    const { store } = renderWithStore(<ChatView />, backend)
+    await act(() => store.start())
+    await act(() => store.selectChat('c1'))
+    expect(screen.getByRole('button', { name: 'Regenerate the stopped answer' })).toBeTruthy()
+    expect(screen.queryByRole('button', { name: 'Continue the stopped answer' })).toBeNull()
+  })
 })

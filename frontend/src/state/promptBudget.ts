@@ -5,7 +5,7 @@
 // round trip per character. A draft over it would be refused by Send.
 
 import type { PromptBudget } from '../backend'
-import { tokenCount } from '../tokenCount'
+import { tokenCount, tokenCounts } from '../tokenCount'
 
 /** Bytes of s in UTF-8, without encoding it. */
 export function utf8Length(s: string): number {
@@ -32,7 +32,9 @@ export function overBudget(text: string, budget: PromptBudget | undefined): stri
   const tokens = estimateTokens(text, budget)
   if (tokens <= budget.maxTokens) return ''
   if (tokens > budget.numCtx) {
-    return `This message is about ${tokenCount(tokens)} tokens; ${budget.model}'s context holds ${tokenCount(budget.numCtx)}. Shorten it or attach less.`
+    const [size, numCtx] = tokenCounts(tokens, budget.numCtx)
+    return `This message is about ${size} tokens; ${budget.model}'s context holds ${numCtx}. Shorten it or attach less.`
   }
-  return `This message is about ${tokenCount(tokens)} tokens; ${budget.model}'s context holds ${tokenCount(budget.numCtx)}, of which about ${tokenCount(budget.maxTokens)} are left for a message once the instructions and the room for the answer are kept. Shorten it or attach less.`
+  const [size, left] = tokenCounts(tokens, budget.maxTokens)
+  return `This message is about ${size} tokens; ${budget.model}'s context holds ${tokenCount(budget.numCtx)}, of which about ${left} are left for a message once the instructions and the room for the answer are kept. Shorten it or attach less.`
 }
