@@ -45,18 +45,8 @@ func TestImagesReachTheRequestOfAModelThatSeesThem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var req struct {
-		Messages []struct {
-			Role   string   `json:"role"`
-			Images []string `json:"images"`
-		} `json:"messages"`
-	}
-	if err := json.Unmarshal(s.chatBody(0), &req); err != nil {
-		t.Fatal(err)
-	}
-	last := req.Messages[len(req.Messages)-1]
-	if last.Role != "user" || len(last.Images) != 1 || last.Images[0] != base64.StdEncoding.EncodeToString(pic) {
-		t.Fatalf("the user message of the request: %+v", last)
+	if role, images := lastMessageSent(t, s.chatBody(0)); role != "user" || len(images) != 1 || images[0] != base64.StdEncoding.EncodeToString(pic) {
+		t.Fatalf("the user message of the request: %s with %d images", role, len(images))
 	}
 	msgs, _ := db.Messages(out.ChatID)
 	if len(msgs[0].Images) != 1 || !bytes.Equal(msgs[0].Images[0], pic) {
@@ -213,21 +203,27 @@ func TestRegeneratingAQuestionWithImagesSendsItsImagesAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec.waitFor(t, "the regenerated answer's run to end", finished(2))
+	if role, images := lastMessageSent(t, s.chatBody(1)); role != "user" || len(images) != 1 || images[0] != base64.StdEncoding.EncodeToString(pic) {
+		t.Fatalf("the regenerated question as sent: %s with %d images, want its image", role, len(images))
+	}
+	msgs, _ = db.Messages(out.ChatID)
+	if len(msgs[0].Images) != 1 || !bytes.Equal(msgs[0].Images[0], pic) {
+		t.Fatalf("the regenerated question as stored keeps %d images, want its one", len(msgs[0].Images))
+	}
+}
+
+// lastMessageSent is the role and the images of the last message of a chat request's body.
+func lastMessageSent(t *testing.T, body []byte) (role string, images []string) {
+	t.Helper()
 	var req struct {
 		Messages []struct {
 			Role   string   `json:"role"`
 			Images []string `json:"images"`
 		} `json:"messages"`
 	}
-	if err := json.Unmarshal(s.chatBody(1), &req); err != nil {
-		t.Fatal(err)
+	if err := json.Unmarshal(body, &req); err != nil || len(req.Messages) == 0 {
+		t.Fatalf("a chat request of no messages (%v): %s", err, body)
 	}
 	last := req.Messages[len(req.Messages)-1]
-	if last.Role != "user" || len(last.Images) != 1 || last.Images[0] != base64.StdEncoding.EncodeToString(pic) {
-		t.Fatalf("the regenerated question as sent: %+v, want its image", last)
-	}
-	msgs, _ = db.Messages(out.ChatID)
-	if len(msgs[0].Images) != 1 || !bytes.Equal(msgs[0].Images[0], pic) {
-		t.Fatalf("the regenerated question as stored keeps %d images, want its one", len(msgs[0].Images))
-	}
+	return last.Role, last.Images
 }

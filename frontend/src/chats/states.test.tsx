@@ -197,13 +197,17 @@ describe('states a user sees', () => {
     expect(screen.getByTestId('composer-images').querySelectorAll('img')).toHaveLength(1)
   })
 
-  it('while the model loads the header says so, not "Sending…"', async () => {
+  it('while the model loads the header says so, not "Sending…", and the loading note does not say it again', async () => {
     const { emit } = await mount()
     emit([
       { type: 'phase', runId: 'r1', phase: 'submitted', busy: true },
       { type: 'model.loading', runId: 'r1', model: 'qwen3:4b' },
     ])
     expect(screen.getByTestId('run-state').textContent).toContain('Loading qwen3:4b…')
+    expect(screen.getByTestId('model-loading').textContent).toContain('Loading qwen3:4b…')
+    // said by one status: a screen reader hears it once
+    const saying = screen.getAllByRole('status').filter((s) => s.textContent?.includes('Loading qwen3:4b'))
+    expect(saying).toEqual([screen.getByTestId('run-state')])
   })
 
   it('the run state is one status that stays: its text changes with the run, empty when idle', async () => {
@@ -219,16 +223,6 @@ describe('states a user sees', () => {
     expect(status.textContent).toBe('')
   })
 
-  it('while the model loads, "Loading" is said by one status, not by the header and the note both', async () => {
-    const { emit } = await mount()
-    emit([
-      { type: 'phase', runId: 'r1', phase: 'submitted', busy: true },
-      { type: 'model.loading', runId: 'r1', model: 'qwen3:4b' },
-    ])
-    expect(screen.getByTestId('model-loading').textContent).toContain('Loading qwen3:4b…')
-    const saying = screen.getAllByRole('status').filter((s) => s.textContent?.includes('Loading qwen3:4b'))
-    expect(saying).toEqual([screen.getByTestId('run-state')])
-  })
 
   it('an empty answer says so', async () => {
     const { emitPainted } = await mount()
