@@ -186,3 +186,18 @@ func TestARefusedMessageNeverReadsTheSameSizeAsTheRoomLeft(t *testing.T) {
 		}
 	}
 }
+
+// The offer to summarize and the cut prompt's sentence compare two counts too: counts that would
+// read the same are written exactly.
+func TestTheOfferAndTheCutPromptNeverReadTheSameSizeTwice(t *testing.T) {
+	offer := OfferSentence(store.SummaryOffer{Messages: 3, Model: "m", Tokens: 32500, NumCtx: 32768})
+	if !strings.Contains(offer, "(32,500 of 32,768 tokens)") {
+		t.Errorf("the offer: %q", offer)
+	}
+	if cut := cutPromptSentence(33000, 32768); !strings.Contains(cut, "about 33,000 tokens") || !strings.Contains(cut, "context of 32,768 tokens") {
+		t.Errorf("the cut prompt: %q", cut)
+	}
+	if offer := OfferSentence(store.SummaryOffer{Messages: 1, Model: "m", Tokens: 20000, NumCtx: 32768}); !strings.Contains(offer, "(20K of 32K tokens)") {
+		t.Errorf("the offer of counts apart: %q", offer)
+	}
+}

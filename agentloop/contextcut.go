@@ -19,7 +19,8 @@ func promptWasCut(expected, promptTokens, numCtx int) bool {
 
 // cutPromptSentence says that the model did not see the whole prompt, and what to do.
 func cutPromptSentence(expected, numCtx int) string {
+	prompt, ctx := vocab.TokenCounts(expected, numCtx)
 	return fmt.Sprintf("The conversation (about %s tokens) did not fit the model's context of %s tokens: "+
 		"Ollama cut its beginning, so the model did not see all of it. Raise the context cap in the settings, "+
-		"shorten the message, or start a new chat.", vocab.TokenCount(expected), vocab.TokenCount(numCtx))
+		"shorten the message, or start a new chat.", prompt, ctx)
 }

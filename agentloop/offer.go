@@ -33,9 +33,10 @@ func OfferSentence(o store.SummaryOffer) string {
 	if o.Messages == 1 {
 		what, them = "1 earlier message no longer fits", "it"
 	}
+	tokens, ctx := vocab.TokenCounts(o.Tokens, o.NumCtx)
 	return fmt.Sprintf("%s in %s's context (%s of %s tokens). Summarize %s — the same "+
 		"model writes a summary you can read, kept in the chat — or leave %s out.",
-		what, o.Model, vocab.TokenCount(o.Tokens), vocab.TokenCount(o.NumCtx), them, them)
+		what, o.Model, tokens, ctx, them, them)
 }
 
 // olderTurns decides what happens to the older messages the budget would leave out: a
