@@ -290,6 +290,28 @@ func TestDesktopUnsentTextOutlivesQuitting(t *testing.T) {
 	}
 }
 
+// A new chat left with text in its box is where the app opens again, with that text, though
+// other chats exist (the app opened the newest of them, and the text seemed lost).
+func TestDesktopANewChatLeftWithUnsentTextIsWhereTheAppOpensAgain(t *testing.T) {
+	r := startDesktopRunWith(t, folderModel, store.Settings{}, "Say where you are")
+	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
+	r.app.key("ctrl+n")
+	r.waitComposerFocus()
+	r.app.typeText(unsentDraft)
+	r.app.key("ctrl+q")
+	if err := r.app.waitExit(15 * time.Second); err != nil {
+		t.Fatalf("after Ctrl+Q the app ended with %s", describeExit(err))
+	}
+	r.relaunch(t, folderModel, "bridge-unsent-new-chat")
+	if said := r.app.waitTexts(func(s string) bool { return s == unsentDraft }, 20*time.Second); len(said) == 0 {
+		t.Fatalf("the box does not hold the text typed in the new chat before quitting (%s)", r.app.screenshot("unsent-new-chat-after-quit.png"))
+	}
+	if chat := r.app.textsWith("Say where you are"); len(chat) != 0 {
+		t.Errorf("the app opened again in the other chat: %q (%s)", chat, r.app.screenshot("unsent-new-chat-after-quit.png"))
+	}
+	r.finish(t, "unsent-new-chat-after-quit.png")
+}
+
 // TestDesktopAnExamplePromptFillsTheMessageBoxAndSendsNothing: an empty chat offers example
 // prompts; Enter on one (reached with the keyboard) writes it in the message box, where it
 // waits to be changed or sent.

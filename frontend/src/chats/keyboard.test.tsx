@@ -198,6 +198,23 @@ describe('keyboard first', () => {
     unmount()
   })
 
+  it('a new chat left with unsent text is the chat the window opens again, with its text', async () => {
+    const { store } = await mountApp([chatA], (b) => {
+      b.opened = { a: opened('a') }
+      b.lastOpen = ''
+      b.savedDrafts = { '': 'Draft in new chat' }
+    })
+    expect(store.getState().activeChatId).toBeNull()
+    expect((screen.getByTestId('composer') as HTMLTextAreaElement).value).toBe('Draft in new chat')
+  })
+
+  it('with no chat remembered and nothing unsent, the window opens the newest chat', async () => {
+    const { store } = await mountApp([chatB, chatA], (b) => {
+      b.opened = { a: opened('a'), b: opened('b') }
+    })
+    expect(store.getState().activeChatId).toBe('b')
+  })
+
   it('a new chat’s unsent images come back in its box', async () => {
     const { backend } = await mountApp([], (b) => {
       b.savedDraftImages = { '': ['iVBORw0KGgo='] }

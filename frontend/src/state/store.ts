@@ -111,10 +111,12 @@ export class AppStore {
       const last = backend.lastOpenChat().catch(() => '')
       const [, , , , kept] = await Promise.all([this.loadConfig(), this.refreshOllama(), this.refreshChats(), this.loadStarters(), this.drafts.load(), this.checks.load()])
       // Coming back to the app shows the chat you were in (else the newest one), unless a chat
-      // was already chosen, or started — typing in the new chat's box starts one — meanwhile.
+      // was already chosen, or started — typing in the new chat's box starts one — meanwhile. A
+      // new chat left with unsent text in its box is the chat you were in: it shows again.
       const lastId = await last
       const s = this.cell.get()
-      const back = s.chatList.find((c) => c.id === lastId) ?? s.chatList[0]
+      const newChatLeft = lastId === '' && (!!kept.texts['']?.trim() || !!kept.images['']?.length)
+      const back = s.chatList.find((c) => c.id === lastId) ?? (newChatLeft ? undefined : s.chatList[0])
       const typed = this.draftOf('') !== (kept.texts[''] ?? '')
       if (back && s.activeChatId === null && !typed) await this.selectChat(back.id)
       else void this.loadBudget()
