@@ -12,7 +12,8 @@ import (
 // TestDesktopTheSettingsAskOnlyWhatTheServerUsesAndSayToolsInWords: for a local Ollama the
 // settings ask for no API key variable (it takes none); each tool of the approval list is said
 // in words, its name beside; the model menu writes a model's context as every count of tokens is
-// written (16K tokens), never "16K ctx".
+// written (16K tokens), never "16K ctx"; it opens on the model in use, and the model button
+// says its badges apart.
 func TestDesktopTheSettingsAskOnlyWhatTheServerUsesAndSayToolsInWords(t *testing.T) {
 	r := startDesktopRunWith(t, writerModel, store.Settings{}, "")
 	r.app.key("ctrl+comma")
@@ -43,4 +44,22 @@ func TestDesktopTheSettingsAskOnlyWhatTheServerUsesAndSayToolsInWords(t *testing
 		t.Errorf("the model menu still writes a context as \"ctx\" (%s)", shot)
 	}
 	r.app.key("Escape")
+	r.waitComposerFocus()
+	// the menu opens on the model in use: Enter keeps it
+	r.openField("ctrl+m")
+	r.app.key("Return")
+	r.waitComposerFocus()
+	// a screen reader hears the model's badges apart: "e2e-writer tools, …, 32K tokens"
+	apart, heard := regexp.MustCompile(`\w ?, \d+(\.\d)?K tokens`), []string{}
+	r.app.each(func(n a11yNode) {
+		if name := r.app.name(n); strings.Contains(name, "K tokens") {
+			heard = append(heard, name)
+		}
+	})
+	if len(heard) == 0 || !apart.MatchString(heard[0]) {
+		t.Errorf("the model button's badges run together for a screen reader: %q", heard)
+	}
+	if len(heard) == 0 || !strings.HasPrefix(heard[0], writerModel.Name+" ") {
+		t.Errorf("Enter in the model menu just opened changed the model: the button says %q", heard)
+	}
 }

@@ -181,6 +181,17 @@ describe('a chat owns its folder and model', () => {
     expect(screen.getByTestId('model-button').textContent).toContain('qwen3:4b')
   })
 
+  it('the model menu opens on the model in use, so that Enter keeps it', async () => {
+    const { backend } = await mount()
+    await key('m', { ctrlKey: true })
+    const active = screen.getAllByRole('option').filter((o) => o.getAttribute('aria-selected') === 'true')
+    expect(active.map((o) => o.textContent)).toEqual([expect.stringContaining('gemma3:1b')])
+    await key('Enter')
+    expect(screen.queryByTestId('change-dialog')).toBeNull()
+    expect(backend.callsOf('SetChatModel')).toEqual([])
+    expect(screen.getByTestId('model-button').textContent).toContain('gemma3:1b')
+  })
+
   it('the sidebar says each chat’s folder and date, grouped by folder', async () => {
     await mount()
     const items = screen.getAllByTestId('chat-item')

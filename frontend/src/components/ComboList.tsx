@@ -18,7 +18,8 @@ export interface ComboOption {
  * The field (id, label, placeholder; its text is value) and, below it, the listbox (listId,
  * listLabel, listClassName) of one option per item, as option shows it; choose is called with
  * the item picked. Children go at the top of the list (what is said when it is empty); between
- * goes between the field and the list.
+ * goes between the field and the list. The option active when the list appears is the item at
+ * index initial (the one in use, so that Enter keeps it), else the first.
  */
 export function ComboList<T>({
   id,
@@ -34,6 +35,7 @@ export function ComboList<T>({
   choose,
   between,
   children,
+  initial = 0,
 }: {
   id: string
   label: string
@@ -48,10 +50,15 @@ export function ComboList<T>({
   choose: (item: T, index: number) => void
   between?: ReactNode
   children?: ReactNode
+  initial?: number
 }) {
-  const nav = useListNav(items.length, (i) => {
-    if (i >= 0 && i < items.length) choose(items[i], i)
-  })
+  const nav = useListNav(
+    items.length,
+    (i) => {
+      if (i >= 0 && i < items.length) choose(items[i], i)
+    },
+    Math.max(initial, 0),
+  )
   return (
     <>
       <ComboField id={id} listId={listId} label={label} placeholder={placeholder} value={value} nav={nav} onType={onType} />

@@ -35,7 +35,7 @@ export function ModelPicker() {
   const shown = models.filter((m) => m.name.toLowerCase().includes(filter.trim().toLowerCase()))
   const pick = (name: string) => {
     menu.close(false)
-    void store.requestModel(name)
+    if (!sameModel(name, current)) void store.requestModel(name) // the one in use (by another of its names) stays as it is
     focusComposer()
   }
 
@@ -65,6 +65,7 @@ export function ModelPicker() {
         listId="model-list"
         listLabel="Models"
         items={shown}
+        initial={shown.findIndex((m) => sameModel(m.name, current))}
         choose={(m) => pick(m.name)}
         option={(m) => ({
           key: m.name,

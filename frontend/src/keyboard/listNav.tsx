@@ -12,9 +12,9 @@ export interface ListNav {
   onKeyDown: (e: KeyboardEvent) => boolean
 }
 
-/** Keyboard movement over count options; choose(i) is called on Enter. */
-export function useListNav(count: number, choose: (i: number) => void): ListNav {
-  const [raw, setActive] = useState(0)
+/** Keyboard movement over count options, from option initial (the first by default); choose(i) is called on Enter. */
+export function useListNav(count: number, choose: (i: number) => void, initial = 0): ListNav {
+  const [raw, setActive] = useState(initial)
   const active = count === 0 ? -1 : Math.min(Math.max(raw, 0), count - 1)
   const onKeyDown = (e: KeyboardEvent): boolean => {
     if (count === 0) return false
