@@ -366,12 +366,14 @@ func toolMessages(msgs []store.Message) []store.Message {
 	return out
 }
 
-// typesOf lists event types, leaving out deltas and phases (asserted on their own).
+// typesOf lists the types of evs as a run's sequence: without the deltas and phase changes, and
+// without the model's load, announced only when the server is slow to load it (a real server
+// that must first unload another model is).
 func typesOf(evs []events.Event) []string {
 	var out []string
 	for _, e := range evs {
 		switch e.Type {
-		case events.ThinkingDelta, events.TextDelta, events.PhaseChanged:
+		case events.ThinkingDelta, events.TextDelta, events.PhaseChanged, events.ModelLoading, events.ModelLoaded:
 			continue
 		case events.ToolCall:
 			out = append(out, string(e.Type)+":"+e.State)
