@@ -95,19 +95,13 @@ func (db *DB) ShowVersionAt(chatID, shownID string, index int) error {
 			return err
 		}
 		starts := []uint64{shown}
-		if branches := chatBucket(tx, chatID).Bucket(bucketBranches); branches != nil {
-			if err := branches.ForEach(func(k, v []byte) error {
-				var b branch
-				if err := json.Unmarshal(v, &b); err != nil {
-					return err
-				}
-				if b.After == after {
-					starts = append(starts, seqOf(k))
-				}
-				return nil
-			}); err != nil {
-				return err
+		if err := eachBranch(tx, chatID, func(seq uint64, b branch) error {
+			if b.After == after {
+				starts = append(starts, seq)
 			}
+			return nil
+		}); err != nil {
+			return err
 		}
 		if index < 1 || index > len(starts) {
 			return ErrNoSuchVersion
@@ -175,22 +169,14 @@ func (db *DB) Versions(chatID string) (versions []Version, hidden map[string]boo
 		if err != nil {
 			return err
 		}
-		branches := chatBucket(tx, chatID).Bucket(bucketBranches)
-		if branches == nil {
-			return nil
-		}
 		firsts := map[string][]uint64{} // after → the first message seq of each version put aside
-		if err := branches.ForEach(func(k, v []byte) error {
-			var b branch
-			if err := json.Unmarshal(v, &b); err != nil {
-				return err
-			}
+		if err := eachBranch(tx, chatID, func(seq uint64, b branch) error {
 			for _, m := range b.Messages {
 				hidden[m.ID] = true
 			}
-			firsts[b.After] = append(firsts[b.After], seqOf(k))
+			firsts[b.After] = append(firsts[b.After], seq)
 			return nil
-		}); err != nil {
+		}); err != nil || len(firsts) == 0 {
 			return err
 		}
 		prev := ""
@@ -210,6 +196,22 @@ func (db *DB) Versions(chatID string) (versions []Version, hidden map[string]boo
 		})
 	})
 	return versions, hidden, err
+}
+
+// eachBranch calls fn with each version of chatID's history put aside, by the sequence of its
+// first message, decoded; none when the chat has no other version.
+func eachBranch(tx *bolt.Tx, chatID string, fn func(seq uint64, b branch) error) error {
+	branches := chatBucket(tx, chatID).Bucket(bucketBranches)
+	if branches == nil {
+		return nil
+	}
+	return branches.ForEach(func(k, v []byte) error {
+		var b branch
+		if err := json.Unmarshal(v, &b); err != nil {
+			return err
+		}
+		return fn(seqOf(k), b)
+	})
 }
 
 // putAside moves the messages from seq on into a branch that follows after.

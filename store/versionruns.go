@@ -17,15 +17,7 @@ func (db *DB) RunsNotShown(chatID string) (map[string]bool, error) {
 		if err != nil {
 			return err
 		}
-		branches := chatBucket(tx, chatID).Bucket(bucketBranches)
-		if branches == nil {
-			return nil
-		}
-		if err := branches.ForEach(func(_, v []byte) error {
-			var b branch
-			if err := json.Unmarshal(v, &b); err != nil {
-				return err
-			}
+		if err := eachBranch(tx, chatID, func(_ uint64, b branch) error {
 			for _, m := range b.Messages {
 				if m.RunID != "" {
 					if out == nil {
