@@ -202,8 +202,8 @@ func (a *App) CheckModel(name string) (desktop.ModelCheck, error) {
 }
 func (a *App) StopModelCheck(name string) error           { return do1(a, (*session).StopModelCheck, name) }
 func (a *App) ModelChecks() ([]desktop.ModelCheck, error) { return with(a, (*session).ModelChecks) }
-func (a *App) Painted(seq uint64, runningToolCallIDs []string) {
-	a.do(func(d *session) error { d.Painted(seq, runningToolCallIDs); return nil })
+func (a *App) Painted(seq uint64, running []string, receivedMs, paintedMs float64) {
+	a.do(func(d *session) error { d.Painted(seq, running, receivedMs, paintedMs); return nil })
 }
 func (a *App) KeyReceived(key string, atUnixMs float64) {
 	a.do(func(d *session) error { d.KeyReceived(key, atUnixMs); return nil })

@@ -380,11 +380,23 @@ func (b *Bridge) pruneLocked() {
 // tool calls in running listed in running (every running card in the DOM, not only this
 // batch's). An acknowledgement of an older batch still counts for its running list. Bind it as
 // App.Painted.
-func (b *Bridge) Painted(seq uint64, running []string) {
+func (b *Bridge) Painted(seq uint64, running []string) { b.PaintedAt(seq, running, PageTimes{}) }
+
+// PageTimes are the window's own times of a batch it acknowledges, noted on the bridge log
+// beside the acknowledgement (zero: not known): they split a batch's way to the screen into its
+// delivery, the wait for a frame, and the acknowledgement's way back.
+type PageTimes struct {
+	// Received is when the page received the batch; Painted when it knew the frame showing it
+	// painted, the moment it sent the acknowledgement.
+	Received, Painted time.Time
+}
+
+// PaintedAt is [Bridge.Painted] with the page's times of the batch, for the bridge log.
+func (b *Bridge) PaintedAt(seq uint64, running []string, page PageTimes) {
 	now := time.Now()
 	// The log line goes first, so in the log an acknowledgement always precedes the batch it lets go.
 	if b.log != nil {
-		b.log.ack(now, seq, running)
+		b.log.ack(now, seq, running, page)
 	}
 	b.mu.Lock()
 	b.stats.Acks++

@@ -30,12 +30,16 @@ type LogEvent struct {
 }
 
 // LogAck is the bridge log's line for an acknowledgement received:
-// {"kind":"ack","at":"…","seq":N,"running":["toolCallId",…]}.
+// {"kind":"ack","at":"…","seq":N,"running":["toolCallId",…],"received":"…","painted":"…"},
+// received and painted being the page's own times of the batch ([PageTimes]; absent where the
+// window gave none).
 type LogAck struct {
-	Kind    string   `json:"kind"` // "ack"
-	At      string   `json:"at"`
-	Seq     uint64   `json:"seq"`
-	Running []string `json:"running"`
+	Kind     string   `json:"kind"` // "ack"
+	At       string   `json:"at"`
+	Seq      uint64   `json:"seq"`
+	Running  []string `json:"running"`
+	Received string   `json:"received,omitempty"`
+	Painted  string   `json:"painted,omitempty"`
 }
 
 // LogKey is the bridge log's line for a key the window received:
@@ -78,11 +82,20 @@ func (l *bridgeLog) batch(at time.Time, batch []Event) {
 	l.write(line)
 }
 
-func (l *bridgeLog) ack(at time.Time, seq uint64, running []string) {
+func (l *bridgeLog) ack(at time.Time, seq uint64, running []string, page PageTimes) {
 	if running == nil {
 		running = []string{}
 	}
-	l.write(LogAck{Kind: LogKindAck, At: at.Format(time.RFC3339Nano), Seq: seq, Running: running})
+	l.write(LogAck{Kind: LogKindAck, At: at.Format(time.RFC3339Nano), Seq: seq, Running: running,
+		Received: logTime(page.Received), Painted: logTime(page.Painted)})
+}
+
+// logTime is t as the bridge log writes times, "" for none.
+func logTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Format(time.RFC3339Nano)
 }
 
 func (l *bridgeLog) key(at time.Time, key string) {

@@ -199,3 +199,29 @@ func TestTheBridgeLogNotesAKeyAtTheTimeTheWindowReceivedIt(t *testing.T) {
 		t.Errorf("log = %+v, want %+v", lines, want)
 	}
 }
+
+func TestTheBridgeLogNotesThePageTimesOfAnAcknowledgedBatch(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bridge.jsonl")
+	b, err := events.NewBridge(eventstest.NewRecorder(), events.WithLogFile(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	received := time.Date(2026, 11, 27, 8, 0, 0, 123_456_000, time.UTC)
+	painted := received.Add(9 * time.Millisecond)
+	b.PaintedAt(7, []string{"t1"}, events.PageTimes{Received: received, Painted: painted})
+	b.Painted(8, nil) // a window that gives no times: none written
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	lines := readBridgeLog(t, path)
+	if len(lines) != 2 {
+		t.Fatalf("log = %+v, want two acknowledgements", lines)
+	}
+	first, second := lines[0].(events.LogAck), lines[1].(events.LogAck)
+	if first.Seq != 7 || first.Received != "2026-11-27T08:00:00.123456Z" || first.Painted != "2026-11-27T08:00:00.132456Z" {
+		t.Errorf("first ack = %+v, want seq 7 with the page's times", first)
+	}
+	if second.Seq != 8 || second.Received != "" || second.Painted != "" || second.Running == nil {
+		t.Errorf("second ack = %+v, want seq 8 with no page times and an empty running list", second)
+	}
+}

@@ -150,6 +150,9 @@ type bridgeLine struct {
 	Seq     uint64            `json:"seq"`
 	Running []string          `json:"running"`
 	Key     string            `json:"key"`
+	// Received and Painted are an ack's page times of its batch ("" where not given).
+	Received string `json:"received"`
+	Painted  string `json:"painted"`
 }
 
 func readBridgeLog(t testing.TB, path string) []bridgeLine {

@@ -48,6 +48,7 @@ func BenchmarkWindowStream(b *testing.B) {
 	r.waitLogN(b, events.RunFinished, 1, true, 120*time.Second)
 	var rates, acks, firsts, runFirsts, servers, asks, paints, added, rate, keys []float64
 	var windowAsks, windowAdded, deliveries []float64
+	var deliver, frame, back, pagePaints, pageAdded, toSend []float64
 	n := 1
 	for b.Loop() {
 		n++
@@ -67,10 +68,18 @@ func BenchmarkWindowStream(b *testing.B) {
 		servers, asks = append(servers, server), append(asks, ms(ex.asked.Sub(enter)))
 		paints, added = append(paints, f.enterToFirstMs-ms(ex.content.Sub(enter))), append(added, f.enterToFirstMs-server)
 		rate = append(rate, ex.tokPerSec)
+		deliver, frame, back = append(deliver, f.deliverMs...), append(frame, f.frameMs...), append(back, f.returnMs...)
+		if !f.firstPainted.IsZero() {
+			pagePaints = append(pagePaints, ms(f.firstPainted.Sub(ex.content)))
+		}
+		toSend = append(toSend, ms(f.firstSent.Sub(ex.content)))
 		if received, ok := enterReceived(lines, enter); ok {
 			windowAsks = append(windowAsks, ms(ex.asked.Sub(received)))
 			windowAdded = append(windowAdded, ms(ex.asked.Sub(received))+paints[len(paints)-1])
 			deliveries = append(deliveries, ms(received.Sub(enter)))
+			if !f.firstPainted.IsZero() {
+				pageAdded = append(pageAdded, ms(ex.asked.Sub(received))+ms(f.firstPainted.Sub(ex.content)))
+			}
 		}
 	}
 	b.StopTimer()
@@ -91,6 +100,22 @@ func BenchmarkWindowStream(b *testing.B) {
 	b.ReportMetric(median(windowAdded), "window-added-ms")
 	b.ReportMetric(median(windowAsks), "window-enter-to-request-ms")
 	b.ReportMetric(median(deliveries), "key-delivery-ms")
+	// The same from the page's own times: the first text painted as the page knew it, before
+	// its acknowledgement travelled back (of the runs whose first text was acknowledged as
+	// itself, not with a later batch); and each batch's way split in three.
+	if len(pageAdded) == 0 || len(deliver) == 0 {
+		b.Fatalf("the window gave its own times for %d of %d first texts and %d batches", len(pageAdded), len(windowAdded), len(deliver))
+	}
+	b.ReportMetric(median(pagePaints), "content-to-page-paint-ms")
+	b.ReportMetric(median(pageAdded), "window-added-page-ms")
+	b.ReportMetric(median(toSend), "content-to-send-ms")
+	for _, m := range []struct {
+		name string
+		ms   []float64
+	}{{"deliver", deliver}, {"frame", frame}, {"return", back}} {
+		b.ReportMetric(percentile(m.ms, 50), m.name+"-p50-ms")
+		b.ReportMetric(percentile(m.ms, 99), m.name+"-p99-ms")
+	}
 }
 
 // enterReceived is when the window received the Enter taken at enter: the first Enter the
@@ -249,6 +274,13 @@ type streamRun struct {
 	deliveriesPerSecond          float64
 	ackMs                        []float64
 	enterToFirstMs, runToFirstMs float64
+	// The ack's way split by the page's own times, for each batch acknowledged as itself:
+	// sent → received by the page, received → the frame showing it painted, painted → the
+	// ack received; and when the first text was painted as the page saw it (zero: not known).
+	deliverMs, frameMs, returnMs []float64
+	firstPainted                 time.Time
+	// firstSent is when the bridge sent the first text.
+	firstSent time.Time
 }
 
 // streamFigures reads the n-th run's figures from the bridge log: its batches holding text
@@ -257,13 +289,18 @@ type streamRun struct {
 func streamFigures(lines []bridgeLine, n int, enter time.Time) streamRun {
 	var f streamRun
 	at := func(l bridgeLine) time.Time { t, _ := time.Parse(time.RFC3339Nano, l.At); return t }
-	ackOf := func(i int, seq uint64) (time.Time, bool) {
+	pageTime := func(s string) time.Time { t, _ := time.Parse(time.RFC3339Nano, s); return t }
+	ackLine := func(i int, seq uint64) (bridgeLine, bool) {
 		for _, l := range lines[i+1:] {
 			if l.Kind == events.LogKindAck && l.Seq >= seq {
-				return at(l), true
+				return l, true
 			}
 		}
-		return time.Time{}, false
+		return bridgeLine{}, false
+	}
+	ackOf := func(i int, seq uint64) (time.Time, bool) {
+		l, ok := ackLine(i, seq)
+		return at(l), ok
 	}
 	runs, in := 0, false
 	var started, firstText, lastText time.Time
@@ -288,14 +325,27 @@ func streamFigures(lines []bridgeLine, n int, enter time.Time) streamRun {
 		if !in {
 			continue
 		}
-		acked, ok := ackOf(i, l.Events[len(l.Events)-1].Seq)
+		last := l.Events[len(l.Events)-1].Seq
+		acked, ok := ackOf(i, last)
 		if ok {
 			f.ackMs = append(f.ackMs, float64(acked.Sub(at(l)).Microseconds())/1000)
+		}
+		// the page's times, where the ack is this batch's own
+		var painted time.Time
+		if a, own := ackLine(i, last); own && a.Seq == last {
+			received, p := pageTime(a.Received), pageTime(a.Painted)
+			if !received.IsZero() && !p.IsZero() {
+				painted = p
+				f.deliverMs = append(f.deliverMs, ms(received.Sub(at(l))))
+				f.frameMs = append(f.frameMs, ms(p.Sub(received)))
+				f.returnMs = append(f.returnMs, ms(at(a).Sub(p)))
+			}
 		}
 		if hasText {
 			if textBatches == 0 && ok {
 				f.enterToFirstMs = float64(acked.Sub(enter).Microseconds()) / 1000
 				f.runToFirstMs = float64(acked.Sub(started).Microseconds()) / 1000
+				f.firstPainted, f.firstSent = painted, at(l)
 				firstText = at(l)
 			}
 			textBatches++

@@ -760,7 +760,13 @@ export interface Backend {
   stopModelCheck(name: string): Promise<void>
   /** The latest check of every model checked on this machine. */
   modelChecks(): Promise<ModelCheck[]>
-  painted(seq: number, runningToolCallIds: string[]): Promise<void>
+  /**
+   * Acknowledges the batch ending at seq, painted with the tool cards of runningToolCallIds in
+   * the DOM as running. The bridge log notes the page's times of the batch beside it (in
+   * milliseconds since the Unix epoch, 0 for none): when the page received it, and when it
+   * knew the frame showing it painted.
+   */
+  painted(seq: number, runningToolCallIds: string[], receivedAtUnixMs: number, paintedAtUnixMs: number): Promise<void>
   /** Notes on the bridge log that the window received a key at atUnixMs (the key event's time). */
   keyReceived(key: string, atUnixMs: number): Promise<void>
   setVisible(visible: boolean): Promise<void>
@@ -895,7 +901,7 @@ export function wailsBackend(): Backend {
     checkModel: (n) => app().CheckModel(n),
     stopModelCheck: (n) => app().StopModelCheck(n),
     modelChecks: async () => (await app().ModelChecks()) ?? [],
-    painted: (seq, ids) => app().Painted(seq, ids),
+    painted: (seq, ids, received, painted) => app().Painted(seq, ids, received, painted),
     keyReceived: (key, at) => app().KeyReceived(key, at),
     setVisible: (v) => app().SetVisible(v),
     chooseFolder: (from) => app().ChooseFolder(from),

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"prototyper/agentloop"
+	"prototyper/events"
 )
 
 // The window's answers to a run (stop, approvals, summary offers), undo and review, and the
@@ -53,15 +54,26 @@ func (d *Desktop) ChatChanges(ctx context.Context, chatID string) ([]agentloop.F
 }
 
 // Painted acknowledges the batch ending at seq: the window applied it and painted a frame, with
-// the tool cards of runningToolCallIDs in the DOM as running.
-func (d *Desktop) Painted(seq uint64, runningToolCallIDs []string) {
-	d.bridge.Painted(seq, runningToolCallIDs)
+// the tool cards of runningToolCallIDs in the DOM as running. receivedAtUnixMs and
+// paintedAtUnixMs are the page's times of the batch (milliseconds since the Unix epoch, 0 for
+// none), noted on the bridge log.
+func (d *Desktop) Painted(seq uint64, runningToolCallIDs []string, receivedAtUnixMs, paintedAtUnixMs float64) {
+	d.bridge.PaintedAt(seq, runningToolCallIDs, events.PageTimes{Received: unixMs(receivedAtUnixMs), Painted: unixMs(paintedAtUnixMs)})
+}
+
+// unixMs is the time of a page's clock reading in milliseconds since the Unix epoch; zero for
+// none (0 or less).
+func unixMs(ms float64) time.Time {
+	if ms <= 0 {
+		return time.Time{}
+	}
+	return time.UnixMicro(int64(ms * 1000))
 }
 
 // KeyReceived notes on the bridge log that the window received key at atUnixMs (the key
 // event's time, milliseconds since the Unix epoch).
 func (d *Desktop) KeyReceived(key string, atUnixMs float64) {
-	d.bridge.KeyReceived(key, time.UnixMicro(int64(atUnixMs*1000)))
+	d.bridge.KeyReceived(key, unixMs(atUnixMs))
 }
 
 // SetVisible tells the bridge whether the window can paint; hidden, it waits for no ack.

@@ -8,7 +8,8 @@
 // a frame callback posts a message, and a message is a task, run only after that frame's
 // layout and paint (the rendering update is one task of the web view's run loop). So the ack
 // comes within one frame, not after a second frame callback 16 ms later: Painted(highest seq
-// of the batch, ids of the tool cards in the DOM as running).
+// of the batch, ids of the tool cards in the DOM as running, and the page's times of the batch,
+// received and painted, for the bridge log).
 //
 // Its own guards all have one reason: a window slower than the bridge's ack fallback (a busy
 // page, a loaded machine; a shared 2-core test machine saw 270 ms) gets batches without having
@@ -67,6 +68,16 @@ export function runningToolIdsInDocument(): string[] {
   return Array.from(document.querySelectorAll<HTMLElement>('[data-tool-state="running"]'))
     .map((el) => el.dataset.toolCallId ?? '')
     .filter(Boolean)
+}
+
+/**
+ * Now in milliseconds since the Unix epoch, to the microsecond where the page's clock gives it:
+ * the page's times of a batch, noted with its acknowledgement on the bridge log.
+ */
+export function wallClockMs(): number {
+  return typeof performance !== 'undefined' && performance.timeOrigin > 0
+    ? performance.timeOrigin + performance.now()
+    : Date.now()
 }
 
 /** requestAnimationFrame where there is one, else a 16 ms timer. */
@@ -132,10 +143,11 @@ export class Feed {
     const events = batch
     let lastSeq = 0
     for (const ev of events) lastSeq = Math.max(lastSeq, ev.seq)
+    const receivedAt = wallClockMs()
     // Scheduled before anything this batch schedules, so that in the frame where a held result
     // is released the acknowledgement reads the DOM first (microtasks run between callbacks).
     this.afterPaint(() => {
-      void this.backend.painted(lastSeq, this.runningInDom()).catch(() => {})
+      void this.backend.painted(lastSeq, this.runningInDom(), receivedAt, wallClockMs()).catch(() => {})
     })
     const byChat = new Map<string, AgentEvent[]>()
     for (const ev of events) {
