@@ -68,11 +68,7 @@ func TestQueuedMessagesAreGivenBackToTheirChatsBoxWhenTheFileIsOpenedAgain(t *te
 		t.Errorf("queued %v, %v; want the two chats still there", q, err)
 	}
 	db.Close()
-	db, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db = reopen(t, path, Options{})
 	want := map[string]string{typed.ID: "half a thought\n\nthen shorter\n\nand in French", quiet.ID: "one more thing"}
 	if d, err := db.Drafts(); err != nil || !maps.Equal(d, want) {
 		t.Errorf("drafts %q, %v; want %q", d, err, want)
@@ -115,11 +111,7 @@ func TestAQueuedTextTheBoxAlreadyHoldsIsNotGivenBackTwice(t *testing.T) {
 	_ = db.SetQueued(c.ID, unsent("then shorter", "and in French"))
 	_ = db.SaveDraft(c.ID, "typed\n\nthen shorter")
 	db.Close()
-	db, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db = reopen(t, path, Options{})
 	if d, _ := db.Drafts(); d[c.ID] != "typed\n\nthen shorter\n\nand in French" {
 		t.Errorf("draft %q; want each text once", d[c.ID])
 	}
@@ -142,11 +134,7 @@ func TestAQueuedTextInsideAWordOfTheBoxIsStillGivenBack(t *testing.T) {
 	_ = db.SetQueued(c.ID, unsent("the", "two\n\nparts"))
 	_ = db.SaveDraft(c.ID, "look at the header\n\ntwo\n\nparts")
 	db.Close()
-	db, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db = reopen(t, path, Options{})
 	if d, _ := db.Drafts(); d[c.ID] != "look at the header\n\ntwo\n\nparts\n\nthe" {
 		t.Errorf("draft %q; want the queued text given back after the box's", d[c.ID])
 	}
