@@ -66,6 +66,15 @@ func mustChat(tb testing.TB, db *DB, c Chat) Chat {
 	return c
 }
 
+func mustSaver(tb testing.TB, db *DB, chatID string, m Message) *MessageSaver {
+	tb.Helper()
+	cp, err := db.NewMessageSaver(chatID, m)
+	if err != nil {
+		tb.Fatalf("NewMessageSaver: %v", err)
+	}
+	return cp
+}
+
 func mustAppend(tb testing.TB, db *DB, chatID string, m Message) Message {
 	tb.Helper()
 	m, err := db.AppendMessage(chatID, m)
