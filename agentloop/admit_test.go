@@ -147,13 +147,21 @@ func TestAPromptOverTheModelsContextIsRefusedBeforeItIsStoredOrSent(t *testing.T
 	}
 }
 
-func TestTheBudgetOfAMessageIsTheContextLessWhatTheRunKeeps(t *testing.T) {
+// budgetOfA16KModel is the budget of a new chat with a model of 16,384 tokens of context, offered
+// one tool.
+func budgetOfA16KModel(t *testing.T) Budget {
+	t.Helper()
 	s := newStubOllama(t, showContext(16384), nil)
 	a, _, _ := fakeHarness(t, model.NewOllama(s.client()), nil, echoTool(tools.Parallel, nil))
 	b, err := a.Budget(context.Background(), "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return b
+}
+
+func TestTheBudgetOfAMessageIsTheContextLessWhatTheRunKeeps(t *testing.T) {
+	b := budgetOfA16KModel(t)
 	if b.Model != "fake" || b.NumCtx != 16384 || b.MaxTokens <= 8000 || b.MaxTokens >= 16384-4096 || b.CharsPerToken != 3.5 {
 		t.Fatalf("budget %+v", b)
 	}

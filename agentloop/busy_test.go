@@ -1,14 +1,11 @@
 package agentloop
 
 import (
-	"context"
 	"math"
 	"strings"
 	"testing"
 
 	"prototyper/events"
-	"prototyper/model"
-	"prototyper/tools"
 )
 
 // The window draws "busy" (spinner, Stop, the list's dot) as Go sends it: on every phase
@@ -46,12 +43,7 @@ func TestPhaseEventsChatRowsAndOpenedChatsCarryBusy(t *testing.T) {
 // The budget carries EstimateTokens' parameters: a client that applies them to a text's
 // UTF-8 bytes gets Go's estimate, for any text.
 func TestABudgetsParametersGiveGosEstimate(t *testing.T) {
-	s := newStubOllama(t, showContext(16384), nil)
-	a, _, _ := fakeHarness(t, model.NewOllama(s.client()), nil, echoTool(tools.Parallel, nil))
-	b, err := a.Budget(context.Background(), "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := budgetOfA16KModel(t)
 	texts := []string{"hello, world", "ünïcödé ✓ 𝄞"}
 	long := strings.Repeat("x", 20000)
 	for n := range len(long) + 1 { // every length up to 20,000 bytes: the rounding at multiples agrees too

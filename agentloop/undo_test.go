@@ -123,6 +123,15 @@ func (b *undoBench) redo() UndoResult {
 	return res
 }
 
+// wantNothingToUndo checks that an undo with opts is refused as nothing to undo; what names
+// that undo in a failure.
+func (b *undoBench) wantNothingToUndo(opts UndoOptions, what string) {
+	b.t.Helper()
+	if _, err := b.a.Undo(b.t.Context(), b.chat, opts); !errors.Is(err, ErrNothingToUndo) {
+		b.t.Errorf("%s: %v, want nothing to undo", what, err)
+	}
+}
+
 // startAgain starts an agent anew over the bench's store and folder, as the app does after it
 // died: it finishes the undos the app died in. rec hears what it tells the window.
 func (b *undoBench) startAgain(rec *recorder) *Agent {
@@ -303,9 +312,7 @@ func TestUndoPassesOverARunThatChangedNothing(t *testing.T) {
 	b.write("notes.md", "v1\n", 0o644)
 	wrote := b.run(writeCall("c1", "notes.md", "v2\n"))
 	failed := b.run(tc("c2", "edit_file", `{"path":"notes.md","old_string":"not there","new_string":"x"}`))
-	if _, err := b.a.Undo(t.Context(), b.chat, UndoOptions{RunID: failed.RunID}); !errors.Is(err, ErrNothingToUndo) {
-		t.Errorf("the undo of the run that changed nothing: %v, want nothing to undo", err)
-	}
+	b.wantNothingToUndo(UndoOptions{RunID: failed.RunID}, "the undo of the run that changed nothing")
 	res := b.undo(UndoOptions{})
 	b.want("notes.md", "v1\n", 0o644)
 	if strings.Join(res.Reverts, ",") != wrote.RunID || strings.Join(res.Paths, ",") != "notes.md" {
@@ -354,9 +361,7 @@ func TestUndoOfUndoAndRestoreToAMessage(t *testing.T) {
 	if len(res.Reverts) != 2 {
 		t.Errorf("restore reverted %v, want the two runs still standing, newest first", res.Reverts)
 	}
-	if _, err := b.a.Undo(t.Context(), b.chat, UndoOptions{}); !errors.Is(err, ErrNothingToUndo) {
-		t.Errorf("a further undo: %v, want nothing to undo", err)
-	}
+	b.wantNothingToUndo(UndoOptions{}, "a further undo")
 	b.redo()
 	b.want("a.txt", "2\n", 0o644)
 	b.want("b.txt", "b\n", 0o644)
@@ -953,9 +958,7 @@ func TestRevertAllPutsEveryFileBackAsItWasBeforeTheChat(t *testing.T) {
 	if len(res.Reverts) != 2 {
 		t.Errorf("revert all took back %v, want the two runs", res.Reverts)
 	}
-	if _, err := b.a.Undo(t.Context(), b.chat, UndoOptions{}); !errors.Is(err, ErrNothingToUndo) {
-		t.Errorf("an undo after revert all: %v, want nothing to undo", err)
-	}
+	b.wantNothingToUndo(UndoOptions{}, "an undo after revert all")
 	b.redo()
 	b.want("a.txt", "a2\n", 0o644)
 	b.want("new.txt", "mine\n", 0o644)

@@ -149,10 +149,7 @@ func (db *DB) showBranch(tx *bolt.Tx, chatID string, msgs *bolt.Bucket, after st
 		if !ok {
 			return &corruptError{what: "a message put aside has no valid id"}
 		}
-		if err := putJSON(msgs, seqKey(s), &b.Messages[i]); err != nil {
-			return err
-		}
-		if err := indexMessage(tx, chatID, s, &b.Messages[i]); err != nil {
+		if err := putMessage(tx, msgs, chatID, s, &b.Messages[i]); err != nil {
 			return err
 		}
 	}

@@ -117,11 +117,7 @@ func TestChangesOfAFileOfSchemaOneReadTheSameOnceMigrated(t *testing.T) {
 	}
 	db.Close()
 	storetest.SetSchema(t, path, 1)
-	db, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db = reopen(t, path, Options{})
 	got, err := db.Changes(c.ID)
 	if err != nil || len(got) != 1 {
 		t.Fatalf("changes %+v, %v", got, err)

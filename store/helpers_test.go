@@ -45,6 +45,18 @@ func openTestDB(tb testing.TB, clock *testClock) (*DB, string) {
 	return db, path
 }
 
+// reopen opens the database at path again (after a Close, as the next start of the app
+// does), closed at the end of the test.
+func reopen(tb testing.TB, path string, opts Options) *DB {
+	tb.Helper()
+	db, err := Open(path, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
 func mustChat(tb testing.TB, db *DB, c Chat) Chat {
 	tb.Helper()
 	c, err := db.CreateChat(c)
@@ -52,6 +64,15 @@ func mustChat(tb testing.TB, db *DB, c Chat) Chat {
 		tb.Fatalf("CreateChat: %v", err)
 	}
 	return c
+}
+
+func mustSaver(tb testing.TB, db *DB, chatID string, m Message) *MessageSaver {
+	tb.Helper()
+	cp, err := db.NewMessageSaver(chatID, m)
+	if err != nil {
+		tb.Fatalf("NewMessageSaver: %v", err)
+	}
+	return cp
 }
 
 func mustAppend(tb testing.TB, db *DB, chatID string, m Message) Message {

@@ -55,10 +55,7 @@ func (db *DB) appendMessageTx(tx *bolt.Tx, chatID string, m Message) (Message, e
 		m.CreatedAt = now
 	}
 	m.UpdatedAt = now
-	if err := putJSON(msgs, seqKey(seq), &m); err != nil {
-		return m, err
-	}
-	if err := indexMessage(tx, chatID, seq, &m); err != nil {
+	if err := putMessage(tx, msgs, chatID, seq, &m); err != nil {
 		return m, err
 	}
 	return m, db.touchChat(tx, chatID, 1, &m)
@@ -116,12 +113,11 @@ func (db *DB) reserveMessageID(chatID string) (string, error) {
 // is on disk when insertMessage returns.
 func (db *DB) insertMessage(chatID string, m Message) error {
 	return db.update("append message", func(tx *bolt.Tx) error {
-		msgs, err := messagesBucket(tx, chatID)
+		msgs, seq, raw, err := storedMessage(tx, chatID, m.ID)
 		if err != nil {
 			return err
 		}
-		seq, ok := messageSeq(chatID, m.ID)
-		if !ok || msgs.Get(seqKey(seq)) != nil {
+		if seq == 0 || raw != nil {
 			return fmt.Errorf("message %s: %w", m.ID, errReservedTaken)
 		}
 		if msgs.Sequence() < seq { // a later process numbers on from here
@@ -130,10 +126,7 @@ func (db *DB) insertMessage(chatID string, m Message) error {
 			}
 		}
 		m.ChatID, m.UpdatedAt = chatID, db.now()
-		if err := putJSON(msgs, seqKey(seq), &m); err != nil {
-			return err
-		}
-		if err := indexMessage(tx, chatID, seq, &m); err != nil {
+		if err := putMessage(tx, msgs, chatID, seq, &m); err != nil {
 			return err
 		}
 		return db.touchChat(tx, chatID, 1, &m)
@@ -144,14 +137,9 @@ func (db *DB) insertMessage(chatID string, m Message) error {
 // of a streaming message so far, the end of a stream. CreatedAt is kept, UpdatedAt set.
 func (db *DB) UpdateMessage(chatID string, m Message) error {
 	return db.update("update message", func(tx *bolt.Tx) error {
-		msgs, err := messagesBucket(tx, chatID)
+		msgs, seq, old, err := storedMessage(tx, chatID, m.ID)
 		if err != nil {
 			return err
-		}
-		seq, ok := messageSeq(chatID, m.ID)
-		var old []byte
-		if ok {
-			old = msgs.Get(seqKey(seq))
 		}
 		if old == nil {
 			return &NotFoundError{Kind: "message", ID: m.ID}
@@ -161,10 +149,7 @@ func (db *DB) UpdateMessage(chatID string, m Message) error {
 			return err
 		}
 		m.ChatID, m.CreatedAt, m.UpdatedAt = chatID, prev.CreatedAt, db.now()
-		if err := putJSON(msgs, seqKey(seq), &m); err != nil {
-			return err
-		}
-		if err := indexMessage(tx, chatID, seq, &m); err != nil {
+		if err := putMessage(tx, msgs, chatID, seq, &m); err != nil {
 			return err
 		}
 		return db.touchChat(tx, chatID, 0, nil)
@@ -175,14 +160,9 @@ func (db *DB) UpdateMessage(chatID string, m Message) error {
 func (db *DB) Message(chatID, id string) (Message, error) {
 	var m Message
 	err := db.view(func(tx *bolt.Tx) error {
-		msgs, err := messagesBucket(tx, chatID)
+		_, _, raw, err := storedMessage(tx, chatID, id)
 		if err != nil {
 			return err
-		}
-		seq, ok := messageSeq(chatID, id)
-		var raw []byte
-		if ok {
-			raw = msgs.Get(seqKey(seq))
 		}
 		if raw == nil {
 			return &NotFoundError{Kind: "message", ID: id}
@@ -229,6 +209,30 @@ func (db *DB) RecentMessages(chatID string, n int) ([]Message, error) {
 	})
 	slices.Reverse(out)
 	return out, err
+}
+
+// storedMessage finds message id of a chat within tx: the chat's messages bucket, the
+// message's sequence (0 when id names no message of this chat) and its stored bytes (nil when
+// none are stored under it).
+func storedMessage(tx *bolt.Tx, chatID, id string) (msgs *bolt.Bucket, seq uint64, raw []byte, err error) {
+	msgs, err = messagesBucket(tx, chatID)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	seq, ok := messageSeq(chatID, id)
+	if !ok {
+		return msgs, 0, nil, nil
+	}
+	return msgs, seq, msgs.Get(seqKey(seq)), nil
+}
+
+// putMessage writes m under seq in a chat's messages bucket and indexes it for search: a
+// message is never stored without its index entry.
+func putMessage(tx *bolt.Tx, msgs *bolt.Bucket, chatID string, seq uint64, m *Message) error {
+	if err := putJSON(msgs, seqKey(seq), m); err != nil {
+		return err
+	}
+	return indexMessage(tx, chatID, seq, m)
 }
 
 // messagesBucket finds a chat's messages bucket (made with the chat).

@@ -23,10 +23,7 @@ func TestMessageSaverSavesAtMostOncePerIntervalWhileStreaming(t *testing.T) {
 	clock := newTestClock()
 	db, _ := openTestDB(t, clock)
 	c := mustChat(t, db, Chat{})
-	cp, err := db.NewMessageSaver(c.ID, Message{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cp := mustSaver(t, db, c.ID, Message{})
 	if cp.ID() == "" {
 		t.Fatal("the message has no id before its first save")
 	}
@@ -144,10 +141,7 @@ func TestAStreamingMessageKeepsItsPlaceWhenAnotherIsAppendedBeforeItsFirstSave(t
 	if _, err := db.AppendMessage(c.ID, Message{Role: RoleUser, Content: "question"}); err != nil {
 		t.Fatal(err)
 	}
-	cp, err := db.NewMessageSaver(c.ID, Message{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cp := mustSaver(t, db, c.ID, Message{})
 	later, err := db.AppendMessage(c.ID, Message{Role: RoleUser, Content: "sent while it streams"})
 	if err != nil {
 		t.Fatal(err)
@@ -179,10 +173,7 @@ func TestAStreamingMessagesIdIsNotGivenAgainAfterTheFileIsOpenedAnew(t *testing.
 	clock := newTestClock()
 	db, path := openTestDB(t, clock)
 	c := mustChat(t, db, Chat{})
-	cp, err := db.NewMessageSaver(c.ID, Message{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cp := mustSaver(t, db, c.ID, Message{})
 	_ = cp.AddText("answer")
 	if err := cp.Finish("stop", nil); err != nil {
 		t.Fatal(err)
@@ -190,11 +181,7 @@ func TestAStreamingMessagesIdIsNotGivenAgainAfterTheFileIsOpenedAnew(t *testing.
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db, err = Open(path, Options{Now: clock.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
+	db = reopen(t, path, Options{Now: clock.Now})
 	next, err := db.AppendMessage(c.ID, Message{Role: RoleUser, Content: "next"})
 	if err != nil {
 		t.Fatal(err)

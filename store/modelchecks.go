@@ -58,12 +58,18 @@ func (db *DB) PutModelCheck(c ModelCheck) error {
 	if c.At.IsZero() {
 		c.At = time.Now().UTC()
 	}
-	return db.update("record a model check", func(tx *bolt.Tx) error {
-		b, err := tx.CreateBucketIfNotExists(bucketModelChecks)
+	return db.putRecord("record a model check", bucketModelChecks, c.Key(), c)
+}
+
+// putRecord writes v under key in the top-level bucket, made on its first record, replacing
+// what was there; what names the write in an error.
+func (db *DB) putRecord(what string, bucket []byte, key string, v any) error {
+	return db.update(what, func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucketIfNotExists(bucket)
 		if err != nil {
 			return err
 		}
-		return putJSON(b, []byte(c.Key()), c)
+		return putJSON(b, []byte(key), v)
 	})
 }
 

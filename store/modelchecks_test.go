@@ -1,17 +1,12 @@
 package store
 
 import (
-	"path/filepath"
 	"testing"
 	"time"
 )
 
 func TestAModelCheckIsKeptPerModelQuantizationAndContextTheLatestReplacingTheEarlier(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "p.db")
-	db, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, path := openTestDB(t, nil)
 	if got, err := db.ModelChecks("qwen3:4b"); err != nil || len(got) != 0 {
 		t.Fatalf("a file without checks: %v, %v", got, err)
 	}
@@ -28,11 +23,7 @@ func TestAModelCheckIsKeptPerModelQuantizationAndContextTheLatestReplacingTheEar
 	}
 	db.Close()
 
-	ro, err := Open(path, Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ro.Close()
+	ro := reopen(t, path, Options{ReadOnly: true})
 	got, err := ro.ModelChecks("qwen3:4b")
 	if err != nil {
 		t.Fatal(err)

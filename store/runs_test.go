@@ -3,18 +3,13 @@ package store
 import (
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"testing"
 
 	"prototyper/events"
 )
 
 func TestReopenMarksLiveRunsInterruptedAndLeavesToolCallsPending(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "p.db")
-	db, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, path := openTestDB(t, nil)
 	c := mustChat(t, db, Chat{})
 	streaming, _ := db.StartRun(Run{ChatID: c.ID, Model: "m"})
 	if _, err := db.SetRunPhase(streaming.ID, events.PhaseTools); err != nil {
@@ -33,11 +28,7 @@ func TestReopenMarksLiveRunsInterruptedAndLeavesToolCallsPending(t *testing.T) {
 	}
 	_ = db.Close() // as if killed: nothing finishes the live runs
 
-	db, err = Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db = reopen(t, path, Options{})
 	if live, _ := db.LiveRuns(); len(live) != 0 {
 		t.Errorf("runs still live after reopening: %+v", live)
 	}
@@ -88,11 +79,7 @@ func TestARunKeepsItsNotesAcrossItsEndAndAReopen(t *testing.T) {
 	}
 	_ = db.Close()
 
-	db, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db = reopen(t, path, Options{})
 	got, err := db.Run(run.ID)
 	if err != nil {
 		t.Fatal(err)

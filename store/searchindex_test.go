@@ -42,16 +42,6 @@ func searchIDs(t *testing.T, db *DB, query string) map[string]string {
 	return out
 }
 
-func reopen(t *testing.T, path string, opts Options) *DB {
-	t.Helper()
-	db, err := Open(path, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	return db
-}
-
 func TestAFileWithoutASearchIndexGetsItBuiltOnceAtOpen(t *testing.T) {
 	db, path := openTestDB(t, nil)
 	a := mustChat(t, db, Chat{Title: "a"})

@@ -324,17 +324,16 @@ func collectStreams(records []streamRecord) []*streamedMessage {
 // replayMessage continues one message with what the journal holds of it, creating it when
 // it was never saved. A message it cannot or must not touch is left as it is.
 func (db *DB) replayMessage(tx *bolt.Tx, s *streamedMessage) error {
-	msgs, err := messagesBucket(tx, s.chatID)
+	msgs, seq, raw, err := storedMessage(tx, s.chatID, s.msgID)
 	if err != nil {
 		return nil // the chat is gone (or damaged: its reads say so)
 	}
-	seq, ok := messageSeq(s.chatID, s.msgID)
-	if !ok {
+	if seq == 0 {
 		return nil
 	}
 	var m Message
 	added := 0
-	if raw := msgs.Get(seqKey(seq)); raw != nil {
+	if raw != nil {
 		if json.Unmarshal(raw, &m) != nil || m.Complete || m.DoneReason != "" || m.Role != RoleAssistant {
 			return nil
 		}
@@ -356,10 +355,7 @@ func (db *DB) replayMessage(tx *bolt.Tx, s *streamedMessage) error {
 			return err
 		}
 	}
-	if err := putJSON(msgs, seqKey(seq), &m); err != nil {
-		return err
-	}
-	if err := indexMessage(tx, s.chatID, seq, &m); err != nil {
+	if err := putMessage(tx, msgs, s.chatID, seq, &m); err != nil {
 		return err
 	}
 	return db.touchChat(tx, s.chatID, added, &m)

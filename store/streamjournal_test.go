@@ -50,10 +50,7 @@ func TestTextStreamedAfterTheLastSaveComesBackAtOpen(t *testing.T) {
 	clock := newTestClock()
 	db, path := openTestDB(t, clock)
 	c := mustChat(t, db, Chat{})
-	cp, err := db.NewMessageSaver(c.ID, Message{RunID: "r1"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cp := mustSaver(t, db, c.ID, Message{RunID: "r1"})
 	_ = cp.AddThinking("first, ")
 	mustText(t, cp, "The counter ", "starts at zero")
 	clock.Advance(time.Second)
@@ -82,10 +79,7 @@ func TestAMessageNeverSavedComesBackAtOpen(t *testing.T) {
 	db, path := openTestDB(t, clock)
 	c := mustChat(t, db, Chat{})
 	mustAppend(t, db, c.ID, Message{Role: RoleUser, Content: "make a counter"})
-	cp, err := db.NewMessageSaver(c.ID, Message{RunID: "r1"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cp := mustSaver(t, db, c.ID, Message{RunID: "r1"})
 	created := cp.Message().CreatedAt
 	later := mustAppend(t, db, c.ID, Message{Role: RoleUser, Content: "sent while it streams"})
 	_ = cp.AddThinking("a button and a number")
@@ -128,10 +122,7 @@ func streamUnsaved(t *testing.T, deltas ...string) (path string, clock *testCloc
 	clock = newTestClock()
 	db, path := openTestDB(t, clock)
 	c := mustChat(t, db, Chat{})
-	cp, err := db.NewMessageSaver(c.ID, Message{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cp := mustSaver(t, db, c.ID, Message{})
 	mustText(t, cp, deltas...)
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
@@ -268,10 +259,7 @@ func TestTwoChatsStreamingAtOnceBothComeBack(t *testing.T) {
 	var savers []*MessageSaver
 	for range 2 {
 		c := mustChat(t, db, Chat{})
-		cp, err := db.NewMessageSaver(c.ID, Message{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		cp := mustSaver(t, db, c.ID, Message{})
 		savers = append(savers, cp)
 	}
 	var wg sync.WaitGroup
@@ -451,10 +439,7 @@ func BenchmarkMessageSaverAddText(b *testing.B) {
 			} else {
 				db.streams.limit = math.MaxInt64 // every delta written, however long the run
 			}
-			cp, err := db.NewMessageSaver(mustChat(b, db, Chat{}).ID, Message{})
-			if err != nil {
-				b.Fatal(err)
-			}
+			cp := mustSaver(b, db, mustChat(b, db, Chat{}).ID, Message{})
 			b.ReportAllocs()
 			for b.Loop() {
 				if err := cp.AddText(delta); err != nil {

@@ -51,11 +51,5 @@ func (db *DB) SetWorkspaceTrust(workspace string, t WorkspaceTrust) error {
 	if t.At.IsZero() {
 		t.At = time.Now().UTC()
 	}
-	return db.update("record whether a workspace's MCP servers may run", func(tx *bolt.Tx) error {
-		b, err := tx.CreateBucketIfNotExists(bucketWorkspaceTrust)
-		if err != nil {
-			return err
-		}
-		return putJSON(b, []byte(workspace), t)
-	})
+	return db.putRecord("record whether a workspace's MCP servers may run", bucketWorkspaceTrust, workspace, t)
 }

@@ -28,11 +28,7 @@ func TestTheImagesOfTheUnsentTextAreKeptByChatUntilSentOrItsChatIsDeleted(t *tes
 		t.Fatal(err)
 	}
 	db.Close()
-	db, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db = reopen(t, path, Options{})
 	d, err := db.DraftImages()
 	if err != nil || len(d) != 2 || !sameImages(d[c.ID], [][]byte{pngA, pngB}) || !sameImages(d[""], [][]byte{pngC}) {
 		t.Fatalf("draft images %d chats, %v; want the two of the chat and the new chat's one", len(d), err)
@@ -141,11 +137,7 @@ func TestTheBoxImagesOfAChatGoneAreNotKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	db, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db = reopen(t, path, Options{})
 	if d, _ := db.DraftImages(); len(d) != 1 || !sameImages(d[c.ID], [][]byte{pngA}) {
 		t.Errorf("draft images of %d chats; want only the chat that exists, with its image", len(d))
 	}

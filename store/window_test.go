@@ -68,11 +68,7 @@ func TestQueuedMessagesAreGivenBackToTheirChatsBoxWhenTheFileIsOpenedAgain(t *te
 		t.Errorf("queued %v, %v; want the two chats still there", q, err)
 	}
 	db.Close()
-	db, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db = reopen(t, path, Options{})
 	want := map[string]string{typed.ID: "half a thought\n\nthen shorter\n\nand in French", quiet.ID: "one more thing"}
 	if d, err := db.Drafts(); err != nil || !maps.Equal(d, want) {
 		t.Errorf("drafts %q, %v; want %q", d, err, want)
@@ -110,18 +106,8 @@ func TestGivingBackOneChatsQueueLeavesWhatItsRunStoresAndTheOthers(t *testing.T)
 // A text the window already saved in the box, given back when the run stopped, is not added
 // again when the next Open gives the kept queue back.
 func TestAQueuedTextTheBoxAlreadyHoldsIsNotGivenBackTwice(t *testing.T) {
-	db, path := openTestDB(t, newTestClock())
-	c := mustChat(t, db, Chat{})
-	_ = db.SetQueued(c.ID, unsent("then shorter", "and in French"))
-	_ = db.SaveDraft(c.ID, "typed\n\nthen shorter")
-	db.Close()
-	db, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if d, _ := db.Drafts(); d[c.ID] != "typed\n\nthen shorter\n\nand in French" {
-		t.Errorf("draft %q; want each text once", d[c.ID])
+	if d := draftAtNextOpen(t, "typed\n\nthen shorter", "then shorter", "and in French"); d != "typed\n\nthen shorter\n\nand in French" {
+		t.Errorf("draft %q; want each text once", d)
 	}
 }
 
@@ -134,20 +120,23 @@ func unsent(texts ...string) []Unsent {
 	return m
 }
 
+// draftAtNextOpen is the text of a chat's box after the next Open, the box holding typed and
+// the chat's queue the texts queued when the app ended.
+func draftAtNextOpen(t *testing.T, typed string, queued ...string) string {
+	t.Helper()
+	db, path := openTestDB(t, newTestClock())
+	c := mustChat(t, db, Chat{})
+	_ = db.SetQueued(c.ID, unsent(queued...))
+	_ = db.SaveDraft(c.ID, typed)
+	db.Close()
+	d, _ := reopen(t, path, Options{}).Drafts()
+	return d[c.ID]
+}
+
 // A queued text is held by the box only as whole blank-line-separated parts of it: a short text
 // that is a word of what is typed is still given back.
 func TestAQueuedTextInsideAWordOfTheBoxIsStillGivenBack(t *testing.T) {
-	db, path := openTestDB(t, newTestClock())
-	c := mustChat(t, db, Chat{})
-	_ = db.SetQueued(c.ID, unsent("the", "two\n\nparts"))
-	_ = db.SaveDraft(c.ID, "look at the header\n\ntwo\n\nparts")
-	db.Close()
-	db, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if d, _ := db.Drafts(); d[c.ID] != "look at the header\n\ntwo\n\nparts\n\nthe" {
-		t.Errorf("draft %q; want the queued text given back after the box's", d[c.ID])
+	if d := draftAtNextOpen(t, "look at the header\n\ntwo\n\nparts", "the", "two\n\nparts"); d != "look at the header\n\ntwo\n\nparts\n\nthe" {
+		t.Errorf("draft %q; want the queued text given back after the box's", d)
 	}
 }

@@ -203,25 +203,7 @@ func TestCrashKilledAtRandomMomentsLosesNothingCommitted(t *testing.T) {
 func crashRunAndKill(t *testing.T, path string, r *rand.Rand) (stdout []byte, stderr string) {
 	t.Helper()
 	cmd, pipe, errBuf := startTestChild(t, "TestCrashChild", crashChildEnv+"="+path)
-	ready := make(chan struct{}, 1)
-	done := make(chan []byte)
-	go func() {
-		var all bytes.Buffer
-		br := bufio.NewReader(pipe)
-		for {
-			line, err := br.ReadBytes('\n')
-			if err == nil {
-				all.Write(line) // a line without its newline is not a whole promise
-				if bytes.Equal(line, []byte("ready\n")) {
-					ready <- struct{}{}
-				}
-			}
-			if err != nil {
-				done <- all.Bytes()
-				return
-			}
-		}
-	}()
+	ready, done := readChildLines(pipe)
 	if r.IntN(6) == 0 {
 		time.Sleep(time.Duration(r.IntN(40)) * time.Millisecond)
 	} else {

@@ -83,23 +83,7 @@ func TestKilledWhileStreamingLosesNoTextItShowed(t *testing.T) {
 	fromJournal := 0 // bytes shown after the last save of their message, summed over the kills
 	for kill := range streamCrashKills {
 		cmd, pipe, errBuf := startTestChild(t, "TestStreamCrashChild", crashChildEnv+"="+path)
-		ready := make(chan struct{}, 1)
-		out := make(chan []byte)
-		go func() {
-			var all bytes.Buffer
-			br := bufio.NewReader(pipe)
-			for {
-				line, err := br.ReadBytes('\n')
-				if err != nil {
-					out <- all.Bytes()
-					return
-				}
-				all.Write(line) // a line without its newline is no promise
-				if string(line) == "ready\n" {
-					ready <- struct{}{}
-				}
-			}
-		}()
+		ready, out := readChildLines(pipe)
 		select {
 		case <-ready:
 		case <-time.After(60 * time.Second):

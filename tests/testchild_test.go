@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -33,6 +34,29 @@ func startTestChild(t *testing.T, test, env string) (cmd *exec.Cmd, stdout io.Re
 		t.Fatal(err)
 	}
 	return cmd, stdout, errBuf
+}
+
+// readChildLines reads a child's stdout until it closes: ready gets a value once the child
+// prints the line "ready", and out then gets every whole line it printed (a line the kill cut
+// short, without its newline, is no promise and is left out).
+func readChildLines(stdout io.Reader) (ready <-chan struct{}, out <-chan []byte) {
+	readyc, outc := make(chan struct{}, 1), make(chan []byte, 1)
+	go func() {
+		var all bytes.Buffer
+		br := bufio.NewReader(stdout)
+		for {
+			line, err := br.ReadBytes('\n')
+			if err != nil {
+				outc <- all.Bytes()
+				return
+			}
+			all.Write(line)
+			if string(line) == "ready\n" {
+				readyc <- struct{}{}
+			}
+		}
+	}()
+	return readyc, outc
 }
 
 // killTestChild kills the child cmd with SIGKILL (again, if it was), waits for it, and fails t

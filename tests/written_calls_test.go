@@ -8,12 +8,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"prototyper/agentloop"
 	"prototyper/events"
+	"prototyper/events/eventstest"
 	"prototyper/internal/ollamatest"
 	"prototyper/internal/testenv"
 	"prototyper/model"
@@ -36,26 +36,10 @@ func (allowEverything) Approve(context.Context, agentloop.ApprovalRequest) (stri
 	return agentloop.DecisionAllow, "", nil
 }
 
-// eventRecorder keeps the events of the runs.
-type eventRecorder struct {
-	mu  sync.Mutex
-	got []events.Event
-}
-
-func (r *eventRecorder) Deliver(batch []events.Event) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.got = append(r.got, batch...)
-	return nil
-}
-
-func (*eventRecorder) PaintsOnDelivery() bool { return true }
-
-func (r *eventRecorder) withCode(code string) []events.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+// eventsWithCode are the error events of code among what rec received.
+func eventsWithCode(rec *eventstest.Recorder, code string) []events.Event {
 	var out []events.Event
-	for _, e := range r.got {
+	for _, e := range rec.Events() {
 		if e.Type == events.Error && e.Code == code {
 			out = append(out, e)
 		}
@@ -78,8 +62,8 @@ func TestAModelWhoseNativeCallsComeBackUnreadableIsDrivenInTheWrittenFormFromThe
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rec := &eventRecorder{}
-	bridge, err := events.NewBridge(rec)
+	rec := eventstest.NewRecorder()
+	bridge, err := events.NewBridge(events.AckOnDelivery(rec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +101,7 @@ func TestAModelWhoseNativeCallsComeBackUnreadableIsDrivenInTheWrittenFormFromThe
 	}
 
 	run("Write it again")
-	if notes := rec.withCode(agentloop.CodeCallsWritten); len(notes) != 1 || !strings.Contains(notes[0].Message, unreadableCallerModel.Name) {
+	if notes := eventsWithCode(rec, agentloop.CodeCallsWritten); len(notes) != 1 || !strings.Contains(notes[0].Message, unreadableCallerModel.Name) {
 		t.Errorf("said %+v; want the switch said once, naming the model", notes)
 	}
 	if reqs := requests(); len(reqs) < 4 || len(reqs[3].Tools) != 0 {

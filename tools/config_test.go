@@ -87,10 +87,7 @@ func TestTheWorkspaceConfigurationIsNeverATarget(t *testing.T) {
 			links(t, tw)
 			before := snapshot(t, filepath.Join(tw.ws, ".prototyper", "mcp.json"))
 			args := configCallArgs(c.tool, c.path)
-			res, err := tw.exec(t, t.Context(), c.tool, args, nil)
-			if err == nil {
-				t.Fatalf("%s %q was allowed: %+v", c.tool, c.path, res)
-			}
+			err := tw.refusal(t, c.tool, args, c.path)
 			wantConfigRefusal(t, err, c.says)
 			if got := tw.run(t, c.tool, args); !got.IsError || got.Content != err.Error() {
 				t.Fatalf("through the registry: %+v", got)
@@ -291,10 +288,7 @@ func TestAConfigurationFileNamedOutsideTheFoldersIsNeverATarget(t *testing.T) {
 			tw.reopen(t, WorkspaceOptions{ConfigFiles: []string{filepath.Join(tw.ws, "conf", "servers.json")}})
 			before := snapshot(t, filepath.Join(tw.ws, "conf", "servers.json"))
 			args := configCallArgs(c.tool, c.path)
-			res, err := tw.exec(t, t.Context(), c.tool, args, nil)
-			if err == nil {
-				t.Fatalf("%s %q was allowed: %+v", c.tool, c.path, res)
-			}
+			err := tw.refusal(t, c.tool, args, c.path)
 			wantProtectedRefusal(t, err, c.says)
 			before.check(t)
 		})

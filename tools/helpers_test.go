@@ -82,6 +82,17 @@ func (tw *testWorkspace) exec(t testing.TB, ctx context.Context, tool string, ar
 	return Result{}, nil
 }
 
+// refusal executes the tool like exec and returns its error, failing t when the call was
+// allowed; shown is the path as the case names it.
+func (tw *testWorkspace) refusal(t testing.TB, tool string, args map[string]any, shown string) error {
+	t.Helper()
+	res, err := tw.exec(t, t.Context(), tool, args, nil)
+	if err == nil {
+		t.Fatalf("%s %q was allowed: %+v", tool, shown, res)
+	}
+	return err
+}
+
 // run goes through Registry.Run, as the agent loop does.
 func (tw *testWorkspace) run(t testing.TB, tool string, args map[string]any) Result {
 	t.Helper()

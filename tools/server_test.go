@@ -68,6 +68,14 @@ func TestAStartedServerRunsOnAfterItsCallAndServesThroughItsForward(t *testing.T
 	}
 }
 
+// wantNoServer fails t when a server of any chat is still kept.
+func wantNoServer(t *testing.T, ss *Servers) {
+	t.Helper()
+	if got := ss.List(""); len(got) != 0 {
+		t.Fatalf("servers: %+v", got)
+	}
+}
+
 func TestAServerThatNeverListensIsAnErrorWithItsOutput(t *testing.T) {
 	tw, ss := serverWorkspace(t)
 	res, err := tw.exec(t, t.Context(), StartServer, map[string]any{"command": "echo no such script >&2; exit 2"}, nil)
@@ -75,9 +83,7 @@ func TestAServerThatNeverListensIsAnErrorWithItsOutput(t *testing.T) {
 		!strings.Contains(res.Content, "status 2") || !strings.Contains(res.Content, "no such script") {
 		t.Fatalf("start_server of a command that exits: %v %+v", err, res)
 	}
-	if got := ss.List(""); len(got) != 0 {
-		t.Fatalf("servers: %+v", got)
-	}
+	wantNoServer(t, ss)
 }
 
 func TestStoppingTheCallBeforeTheServerListensStopsTheServer(t *testing.T) {
@@ -91,9 +97,7 @@ func TestStoppingTheCallBeforeTheServerListensStopsTheServer(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("start_server stopped: %v", err)
 	}
-	if got := ss.List(""); len(got) != 0 {
-		t.Fatalf("servers: %+v", got)
-	}
+	wantNoServer(t, ss)
 }
 
 // A call stopped once the server listens, before the call returned (the chat's Stop looking
@@ -111,9 +115,7 @@ func TestStoppingTheCallAsTheServerStartsListeningStopsTheServer(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("start_server stopped: %v", err)
 	}
-	if got := ss.List(""); len(got) != 0 {
-		t.Fatalf("servers: %+v", got)
-	}
+	wantNoServer(t, ss)
 }
 
 // StopChat ends the servers started by calls of that chat and no other.

@@ -124,35 +124,30 @@ func TestRunCutsAnEndlessAnswerAtTheAnswerSizeAndKeepsWhatFit(t *testing.T) {
 
 // storedAnswer is what the one chat of db keeps of its answer (text and thinking), with the
 // notes of its runs.
-func storedAnswer(t *testing.T, path string) (string, []store.RunNote) {
+func storedAnswer(t *testing.T, path string) (text string, notes []store.RunNote) {
 	t.Helper()
-	db, err := store.Open(path, store.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	chats, err := db.ListChats()
-	if err != nil || len(chats) != 1 {
-		t.Fatalf("chats %+v, %v; want the one of the run", chats, err)
-	}
-	msgs, err := db.Messages(chats[0].ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var text string
-	for _, m := range msgs {
-		if m.Role == store.RoleAssistant {
-			text += m.Content + m.Thinking
+	readStored(t, path, func(db *store.DB) {
+		chats, err := db.ListChats()
+		if err != nil || len(chats) != 1 {
+			t.Fatalf("chats %+v, %v; want the one of the run", chats, err)
 		}
-	}
-	runs, err := db.RunsOf(chats[0].ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var notes []store.RunNote
-	for _, r := range runs {
-		notes = append(notes, r.Notes...)
-	}
+		msgs, err := db.Messages(chats[0].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range msgs {
+			if m.Role == store.RoleAssistant {
+				text += m.Content + m.Thinking
+			}
+		}
+		runs, err := db.RunsOf(chats[0].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range runs {
+			notes = append(notes, r.Notes...)
+		}
+	})
 	return text, notes
 }
 

@@ -63,17 +63,27 @@ func runCLI(ctx context.Context, args ...string) (code int, stdout, stderr strin
 	return runIn(ctx, runCommand, args...)
 }
 
-func storedChats(t *testing.T, dbPath string) []store.Chat {
+// readStored calls read with the database at dbPath opened read-only, and closes it before it
+// returns: a run started after may open it for writing.
+func readStored(t *testing.T, dbPath string, read func(db *store.DB)) {
 	t.Helper()
 	db, err := store.Open(dbPath, store.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	chats, err := db.ListChats()
-	if err != nil {
-		t.Fatal(err)
-	}
+	read(db)
+}
+
+func storedChats(t *testing.T, dbPath string) []store.Chat {
+	t.Helper()
+	var chats []store.Chat
+	readStored(t, dbPath, func(db *store.DB) {
+		var err error
+		if chats, err = db.ListChats(); err != nil {
+			t.Fatal(err)
+		}
+	})
 	return chats
 }
 
@@ -497,15 +507,13 @@ func firstUserMessage(t *testing.T, dbPath string) string {
 	if len(chats) != 1 {
 		t.Fatalf("%d chats in %s, want 1", len(chats), dbPath)
 	}
-	db, err := store.Open(dbPath, store.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	msgs, err := db.Messages(chats[0].ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	var msgs []store.Message
+	readStored(t, dbPath, func(db *store.DB) {
+		var err error
+		if msgs, err = db.Messages(chats[0].ID); err != nil {
+			t.Fatal(err)
+		}
+	})
 	for _, m := range msgs {
 		if m.Role == store.RoleUser {
 			return m.Content

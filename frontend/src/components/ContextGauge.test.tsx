@@ -1,28 +1,31 @@
-import { act, render, screen } from '@testing-library/react'
+import { act, screen } from '@testing-library/react'
 import { describe, expect, it } from 'vitest'
-import { FakeBackend, FakeFrames } from '../fakeBackend'
-import { AppStore } from '../state/store'
-import { StoreContext } from '../state/useAppState'
+import type { Usage } from '../backend'
+import { FakeBackend } from '../fakeBackend'
+import { renderWithStore } from '../test/renderWithStore'
 import { ContextGauge } from './ContextGauge'
 
-describe('ContextGauge', () => {
-  it('shows how full the context was at the last answer, and renders once per change', async () => {
-    const backend = new FakeBackend()
-    const frames = new FakeFrames()
-    const store = new AppStore({ backend, requestFrame: frames.request, runningToolIdsInDom: () => [] })
-    backend.onBatch((evs) => store.ingest(evs))
-    render(
-      <StoreContext.Provider value={store}>
-        <ContextGauge />
-      </StoreContext.Provider>,
-    )
-    await act(() => store.selectChat('c1'))
+/** The gauge on a store fed by backend; answered() delivers the next completed answer of chat c1, with usage. */
+function mountGauge(backend: FakeBackend) {
+  const { store, frames } = renderWithStore(<ContextGauge />, backend)
+  backend.onBatch((evs) => store.ingest(evs))
+  let seq = 0
+  const answered = (usage: Usage) =>
     act(() => {
+      seq++
       backend.emit([
-        { v: 1, seq: 1, chatId: 'c1', runId: 'r1', messageId: 'a1', at: '', type: 'message.completed', doneReason: 'stop', usage: { numCtx: 8192, contextTokens: 6144 } },
+        { v: 1, seq, chatId: 'c1', runId: `r${seq}`, messageId: `a${seq}`, at: '', type: 'message.completed', doneReason: 'stop', usage },
       ])
       frames.drain()
     })
+  return { store, answered }
+}
+
+describe('ContextGauge', () => {
+  it('shows how full the context was at the last answer, and renders once per change', async () => {
+    const { store, answered } = mountGauge(new FakeBackend())
+    await act(() => store.selectChat('c1'))
+    answered({ numCtx: 8192, contextTokens: 6144 })
     expect(screen.getByTestId('context-gauge').textContent).toBe('Context: 6K of 8K tokens (75%)')
     expect(screen.getByRole('meter').getAttribute('aria-valuenow')).toBe('6144')
   })
@@ -30,34 +33,15 @@ describe('ContextGauge', () => {
   it('puts the prompt and answer speeds of the last answer beside it, and the context the memory of the machine chose in its hover', async () => {
     const backend = new FakeBackend()
     backend.budget = { ...backend.budget, numCtx: 8192, numCtxWhy: '8K tokens: the most the 5 GB of memory this machine has free holds for qwen3:4b with room to spare' }
-    const frames = new FakeFrames()
-    const store = new AppStore({ backend, requestFrame: frames.request, runningToolIdsInDom: () => [] })
-    backend.onBatch((evs) => store.ingest(evs))
-    render(
-      <StoreContext.Provider value={store}>
-        <ContextGauge />
-      </StoreContext.Provider>,
-    )
+    const { store, answered } = mountGauge(backend)
     await act(() => store.start())
     await act(() => store.selectChat('c1'))
     // before any answer: the size and why
     expect(screen.getByTestId('context-gauge').textContent).toBe('Context 8K tokens: the most the 5 GB of memory this machine has free holds for qwen3:4b with room to spare.')
-    act(() => {
-      backend.emit([
-        { v: 1, seq: 1, chatId: 'c1', runId: 'r1', messageId: 'a1', at: '', type: 'message.completed', doneReason: 'stop',
-          usage: { numCtx: 8192, contextTokens: 2048, promptTokens: 1700, promptMs: 2000, promptTokensPerSec: 850, firstTokenMs: 2140, evalTokens: 140, evalMs: 10000, tokensPerSec: 14 } },
-      ])
-      frames.drain()
-    })
+    answered({ numCtx: 8192, contextTokens: 2048, promptTokens: 1700, promptMs: 2000, promptTokensPerSec: 850, firstTokenMs: 2140, evalTokens: 140, evalMs: 10000, tokensPerSec: 14 })
     expect(screen.getByTestId('context-speeds').textContent).toBe('first token 2.1 s · prompt 850 tok/s · answer 14 tok/s')
     expect(screen.getByTestId('context-gauge').getAttribute('title')).toContain('Context 8K tokens: the most the 5 GB')
-    act(() => {
-      backend.emit([
-        { v: 1, seq: 2, chatId: 'c1', runId: 'r2', messageId: 'a2', at: '', type: 'message.completed', doneReason: 'stop',
-          usage: { numCtx: 8192, contextTokens: 2500, promptTokens: 300, promptMs: 1000, promptTokensPerSec: 300, firstTokenMs: 420, evalTokens: 120, evalMs: 10000, tokensPerSec: 12 } },
-      ])
-      frames.drain()
-    })
+    answered({ numCtx: 8192, contextTokens: 2500, promptTokens: 300, promptMs: 1000, promptTokensPerSec: 300, firstTokenMs: 420, evalTokens: 120, evalMs: 10000, tokensPerSec: 12 })
     expect(screen.getByTestId('context-speeds').textContent).toBe('first token 420 ms · prompt 300 tok/s · answer 12 tok/s')
     // the hover holds the chat's history of speeds
     expect(screen.getByTestId('context-gauge').getAttribute('title')).toContain(

@@ -9,6 +9,7 @@ import { App } from '../App'
 import { ToolCard } from './ToolCard'
 import { pathList, runChangeText, undoneText } from '../state/store'
 import { checkPreview } from '../state/records'
+import { renderWithStore } from '../test/renderWithStore'
 
 function ev(seq: number, e: Partial<AgentEvent> & Pick<AgentEvent, 'type'>): AgentEvent {
   return { v: 1, seq, chatId: 'c1', runId: 'r1', messageId: 'm1', at: '2025-01-01T00:00:00Z', ...e }
@@ -200,12 +201,7 @@ describe('undo in the window', () => {
       ],
     }
     backend.opened.c1 = opened
-    const store = new AppStore({ backend, requestFrame: new FakeFrames().request })
-    render(
-      <StoreContext.Provider value={store}>
-        <App />
-      </StoreContext.Provider>,
-    )
+    const { store } = renderWithStore(<App />, backend)
     await act(() => store.start())
     await act(() => store.selectChat('c1'))
     return { backend, store }

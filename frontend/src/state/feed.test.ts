@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { AgentEvent } from '../backend'
 import { FakeBackend, FakeFrames } from '../fakeBackend'
 import { StateCell } from './appState'
+import { runningToolIds } from '../test/runningToolIds'
 import { Feed, type FeedHooks } from './feed'
 
 // A feed on its own: a state cell, frames driven by hand, and hooks that record what the
@@ -10,11 +11,7 @@ function setup(hooks: Partial<FeedHooks> = {}) {
   const backend = new FakeBackend()
   const frames = new FakeFrames()
   const cell = new StateCell(backend)
-  const running = () =>
-    Object.values(cell.get().chats)
-      .flatMap((c) => Object.values(c.tools))
-      .filter((t) => t.state === 'running')
-      .map((t) => t.id)
+  const running = () => runningToolIds(cell)
   const applied: string[][] = []
   const feed = new Feed(
     cell,

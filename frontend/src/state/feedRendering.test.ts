@@ -3,6 +3,7 @@ import type { AgentEvent } from '../backend'
 import { FakeBackend, FakeFrames } from '../fakeBackend'
 import { StateCell } from './appState'
 import { afterRendering, Feed } from './feed'
+import { runningToolIds } from '../test/runningToolIds'
 
 // Frames as the web view runs them: a frame's callbacks, then its rendering (what the state
 // holds then is what that frame paints), then the tasks posted meanwhile, each on its own.
@@ -37,11 +38,7 @@ function setup() {
     return [c.messages.m1?.content ?? '', ...tools].join(' ')
   }
   const frames = new RenderedFrames(shown)
-  const running = () =>
-    Object.values(cell.get().chats)
-      .flatMap((c) => Object.values(c.tools))
-      .filter((t) => t.state === 'running')
-      .map((t) => t.id)
+  const running = () => runningToolIds(cell)
   const feed = new Feed(
     cell,
     { takeOther: () => false, notice: () => {}, afterEvents: (_id, _evs, chat) => chat, applied: () => {} },

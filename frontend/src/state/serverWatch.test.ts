@@ -5,6 +5,16 @@ import { StateCell } from './appState'
 import { emptyChat } from './chatReducer'
 import { ServerWatch, ollamaPollFirstMs } from './serverWatch'
 
+/** A watch whose first look found the server away. */
+async function watchingAnAwayServer() {
+  const backend = new FakeBackend()
+  backend.status = { ...backend.status, running: false }
+  const cell = new StateCell(backend)
+  const watch = new ServerWatch(cell, () => {})
+  await watch.refreshOllama()
+  return { backend, cell, watch }
+}
+
 describe('the server watch', () => {
   beforeEach(() => vi.useFakeTimers())
   afterEach(() => vi.useRealTimers())
@@ -22,11 +32,7 @@ describe('the server watch', () => {
   })
 
   it('drops a failed download from the model menu once models arrive, and keeps one still going', async () => {
-    const backend = new FakeBackend()
-    backend.status = { ...backend.status, running: false }
-    const cell = new StateCell(backend)
-    const watch = new ServerWatch(cell, () => {})
-    await watch.refreshOllama()
+    const { backend, cell, watch } = await watchingAnAwayServer()
     const pull = { status: '', total: 0, completed: 0, bytesPerSec: 0 }
     cell.set({
       pulls: {
@@ -40,11 +46,7 @@ describe('the server watch', () => {
   })
 
   it('asks again by itself while the server is away, and stops once it answers', async () => {
-    const backend = new FakeBackend()
-    backend.status = { ...backend.status, running: false }
-    const cell = new StateCell(backend)
-    const watch = new ServerWatch(cell, () => {})
-    await watch.refreshOllama()
+    const { backend, cell } = await watchingAnAwayServer()
     expect(backend.callsOf('OllamaStatus')).toHaveLength(1)
     backend.status = { ...backend.status, running: true }
     await vi.advanceTimersByTimeAsync(ollamaPollFirstMs)

@@ -92,6 +92,18 @@ func TestASilentServerEndsTheRequestWithTheFirstByteTimeout(t *testing.T) {
 	}
 }
 
+// sendWithIdle sends a GET to srv whose read ends with idle once nothing new came for limit;
+// the caller closes the stream before srv, whose handler waits for the request to end.
+func sendWithIdle(t *testing.T, srv *httptest.Server, limit time.Duration, idle error) *Stream {
+	t.Helper()
+	_, s, err := Send(context.Background(), srv.Client(), Request{Method: http.MethodGet, URL: srv.URL,
+		Idle: limit, IdleTimeout: idle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 func TestALineThenSilenceEndsTheReadWithTheIdleTimeout(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("one\n"))
@@ -100,18 +112,14 @@ func TestALineThenSilenceEndsTheReadWithTheIdleTimeout(t *testing.T) {
 	}))
 	defer srv.Close()
 	idle := errors.New("silent for 50 ms")
-	_, s, err := Send(context.Background(), srv.Client(), Request{Method: http.MethodGet, URL: srv.URL,
-		Idle: 50 * time.Millisecond, IdleTimeout: idle})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := sendWithIdle(t, srv, 50*time.Millisecond, idle)
 	defer s.Close()
 	buf := make([]byte, 4)
 	if _, err := s.Body.Read(buf); err != nil {
 		t.Fatal(err)
 	}
 	s.LineArrived()
-	_, err = s.Body.Read(buf)
+	_, err := s.Body.Read(buf)
 	if err = s.Why(err); !errors.Is(err, idle) {
 		t.Fatalf("err = %v, want the idle timeout", err)
 	}
@@ -142,14 +150,10 @@ func TestKeepAlivesDoNotReArmTheIdleTimer(t *testing.T) {
 	}))
 	defer srv.Close()
 	idle := errors.New("nothing new for 100 ms")
-	_, s, err := Send(context.Background(), srv.Client(), Request{Method: http.MethodGet, URL: srv.URL,
-		Idle: 100 * time.Millisecond, IdleTimeout: idle})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := sendWithIdle(t, srv, 100*time.Millisecond, idle)
 	defer s.Close()
 	s.Begin() // the answer began; what follows adds nothing to it
-	_, err = io.Copy(io.Discard, s.Body)
+	_, err := io.Copy(io.Discard, s.Body)
 	if err = s.Why(err); !errors.Is(err, idle) {
 		t.Fatalf("err = %v, want the idle timeout", err)
 	}
