@@ -347,7 +347,6 @@ func takesAClient(n string) error {
 	}
 	defer nc.Close()
 	_ = nc.SetDeadline(time.Now().Add(2 * time.Second))
-	xgb.Logger = quietXGB
 	conn, err := xgb.NewConnNet(nc)
 	if err != nil {
 		return err
@@ -356,8 +355,9 @@ func takesAClient(n string) error {
 	return nil
 }
 
-// quietXGB is xgb's logger: it complains of a missing ~/.Xauthority, which Xvfb does not need.
-var quietXGB = log.New(io.Discard, "", 0)
+// xgb's logger complains of a missing ~/.Xauthority, which Xvfb does not need. It is a global
+// of the package, set once here: passes probe displays from goroutines of their own.
+func init() { xgb.Logger = log.New(io.Discard, "", 0) }
 
 // desktopApp is the real Prototyper window running under Xvfb.
 type desktopApp struct {
@@ -643,7 +643,6 @@ func sendDeleteWindow(display, window string) error {
 	if err != nil {
 		return err
 	}
-	xgb.Logger = quietXGB
 	conn, err := xgb.NewConnDisplay(display)
 	if err != nil {
 		return err
