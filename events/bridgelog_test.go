@@ -182,18 +182,25 @@ func TestASinkThatNeverAcksStillGetsEveryEventSpacedByTheFallback(t *testing.T) 
 	}
 }
 
-func TestTheBridgeLogNotesAKeyAtTheTimeTheWindowReceivedIt(t *testing.T) {
+// loggedBy returns the bridge log's lines after do, given a bridge that logs to a file, has
+// run and closed.
+func loggedBy(t *testing.T, do func(b *events.Bridge)) []any {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "bridge.jsonl")
 	b, err := events.NewBridge(eventstest.NewRecorder(), events.WithLogFile(path))
 	if err != nil {
 		t.Fatal(err)
 	}
-	received := time.Date(2026, 11, 27, 8, 0, 0, 123_000_000, time.UTC)
-	b.KeyReceived("Enter", received)
+	do(b)
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}
-	lines := readBridgeLog(t, path)
+	return readBridgeLog(t, path)
+}
+
+func TestTheBridgeLogNotesAKeyAtTheTimeTheWindowReceivedIt(t *testing.T) {
+	received := time.Date(2026, 11, 27, 8, 0, 0, 123_000_000, time.UTC)
+	lines := loggedBy(t, func(b *events.Bridge) { b.KeyReceived("Enter", received) })
 	want := events.LogKey{Kind: events.LogKindKey, At: "2026-11-27T08:00:00.123Z", Key: "Enter"}
 	if len(lines) != 1 || lines[0] != want {
 		t.Errorf("log = %+v, want %+v", lines, want)
@@ -201,19 +208,12 @@ func TestTheBridgeLogNotesAKeyAtTheTimeTheWindowReceivedIt(t *testing.T) {
 }
 
 func TestTheBridgeLogNotesThePageTimesOfAnAcknowledgedBatch(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "bridge.jsonl")
-	b, err := events.NewBridge(eventstest.NewRecorder(), events.WithLogFile(path))
-	if err != nil {
-		t.Fatal(err)
-	}
 	received := time.Date(2026, 11, 27, 8, 0, 0, 123_456_000, time.UTC)
 	painted := received.Add(9 * time.Millisecond)
-	b.PaintedAt(7, []string{"t1"}, events.PageTimes{Received: received, Painted: painted})
-	b.Painted(8, nil) // a window that gives no times: none written
-	if err := b.Close(); err != nil {
-		t.Fatal(err)
-	}
-	lines := readBridgeLog(t, path)
+	lines := loggedBy(t, func(b *events.Bridge) {
+		b.PaintedAt(7, []string{"t1"}, events.PageTimes{Received: received, Painted: painted})
+		b.Painted(8, nil) // a window that gives no times: none written
+	})
 	if len(lines) != 2 {
 		t.Fatalf("log = %+v, want two acknowledgements", lines)
 	}
