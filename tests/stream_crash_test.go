@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -91,8 +92,11 @@ func TestKilledWhileStreamingLosesNoTextItShowed(t *testing.T) {
 		}
 		// between saves, mostly: a save comes once a second
 		time.Sleep(time.Duration(300+r.IntN(2500)) * time.Millisecond)
+		// every line it wrote is read before Wait (in killTestChild) closes the pipe
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		printed := <-out
 		killTestChild(t, cmd, errBuf)
-		sc := bufio.NewScanner(bytes.NewReader(<-out))
+		sc := bufio.NewScanner(bytes.NewReader(printed))
 		for sc.Scan() {
 			f := strings.Fields(sc.Text())
 			if len(f) != 4 {

@@ -127,6 +127,7 @@ func TestRunCutsAnEndlessAnswerAtTheAnswerSizeAndKeepsWhatFit(t *testing.T) {
 func storedAnswer(t *testing.T, path string) (text string, notes []store.RunNote) {
 	t.Helper()
 	readStored(t, path, func(db *store.DB) {
+		t.Helper()
 		chats, err := db.ListChats()
 		if err != nil || len(chats) != 1 {
 			t.Fatalf("chats %+v, %v; want the one of the run", chats, err)

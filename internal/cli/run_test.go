@@ -79,6 +79,7 @@ func storedChats(t *testing.T, dbPath string) []store.Chat {
 	t.Helper()
 	var chats []store.Chat
 	readStored(t, dbPath, func(db *store.DB) {
+		t.Helper()
 		var err error
 		if chats, err = db.ListChats(); err != nil {
 			t.Fatal(err)
@@ -509,6 +510,7 @@ func firstUserMessage(t *testing.T, dbPath string) string {
 	}
 	var msgs []store.Message
 	readStored(t, dbPath, func(db *store.DB) {
+		t.Helper()
 		var err error
 		if msgs, err = db.Messages(chats[0].ID); err != nil {
 			t.Fatal(err)
