@@ -8,6 +8,7 @@ import (
 	"prototyper/agentloop"
 	"prototyper/internal/cli"
 	"prototyper/model"
+	"prototyper/model/ollama"
 	"prototyper/store"
 	"prototyper/tools"
 	"prototyper/tools/mcptools"
@@ -142,7 +143,9 @@ func (d *Desktop) SaveSettings(in store.Settings) error {
 //     the list's toggle set them, never the panel;
 //   - Workspace and DefaultModel are the session's (workspace, modelName), the next start's
 //     presets as at every message, and the workspace goes first among the recent folders;
-//   - OllamaURL "" is the address in use (url): the panel may not know it yet;
+//   - OllamaURL and Provider: the panel shows and sends those in use (a flag may have chosen
+//     them), "" for the address standing for the one in use (url); one that means what is
+//     stored keeps its stored spelling ("" too), so that saving does not write a default;
 //   - Instructions: the panel sends the saved map with the session workspace's entry
 //     edited, stored under the folder's clean path ("" removes it);
 //   - MCPServers: the panel sends a document it cannot read as the JSON string of its text,
@@ -154,7 +157,12 @@ func keptBySession(in, stored store.Settings, url, workspace, modelName string) 
 	s := in
 	s.RecentFolders, s.AckFallbackMs, s.Sidebar = stored.RecentFolders, stored.AckFallbackMs, stored.Sidebar
 	s.Workspace, s.DefaultModel = workspace, modelName
-	s.OllamaURL = cli.FirstNonBlank(in.OllamaURL, url)
+	if s.OllamaURL = cli.FirstNonBlank(in.OllamaURL, url); sameAddress(s.OllamaURL, stored.OllamaURL) {
+		s.OllamaURL = stored.OllamaURL
+	}
+	if providerOf(s.Provider) == providerOf(stored.Provider) {
+		s.Provider = stored.Provider
+	}
 	s.BaseURL, s.APIKeyEnv, s.OllamaBinary = strings.TrimSpace(in.BaseURL), strings.TrimSpace(in.APIKeyEnv), strings.TrimSpace(in.OllamaBinary)
 	s.MCPServers = mcpDocument(in.MCPServers)
 	s.Instructions = nil
@@ -182,3 +190,14 @@ func mcpDocument(raw json.RawMessage) json.RawMessage {
 	}
 	return json.RawMessage(text)
 }
+
+// sameAddress reports whether two Ollama addresses of the settings name the same server, as
+// the client resolves them ("" is OLLAMA_HOST, else the default).
+func sameAddress(a, b string) bool {
+	ua, errA := ollama.ResolveHost(a)
+	ub, errB := ollama.ResolveHost(b)
+	return errA == nil && errB == nil && ua.String() == ub.String()
+}
+
+// providerOf is the provider a Settings.Provider stands for ("" is Ollama).
+func providerOf(p string) string { return cli.FirstNonBlank(p, store.ProviderOllama) }

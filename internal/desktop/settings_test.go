@@ -35,7 +35,8 @@ func everySetting(t *testing.T, ws, m, url string) store.Settings {
 }
 
 // Every setting the panel saves comes back in Config as saved, but those the session keeps
-// (keptBySession): the recent folders, the ack fallback and the sidebar stay as stored.
+// (keptBySession): the recent folders, the ack fallback and the sidebar stay as stored, and so
+// does the provider's spelling.
 func TestEverySettingSavedFromThePanelIsShownBackAsSaved(t *testing.T) {
 	ws := t.TempDir()
 	t.Setenv("PROTOTYPER_TEST_KEY", "k")
@@ -54,6 +55,7 @@ func TestEverySettingSavedFromThePanelIsShownBackAsSaved(t *testing.T) {
 	}
 	want := in
 	want.RecentFolders, want.AckFallbackMs, want.Sidebar = stored.RecentFolders, stored.AckFallbackMs, stored.Sidebar
+	want.Provider = stored.Provider // Ollama, stored as none, keeps that spelling
 	if !reflect.DeepEqual(c.Saved, want) {
 		t.Errorf("shown back\n%+v\nwant\n%+v", c.Saved, want)
 	}
@@ -63,15 +65,15 @@ func TestEverySettingSavedFromThePanelIsShownBackAsSaved(t *testing.T) {
 }
 
 // Settings saved back as the panel was given them change nothing stored: not a default
-// written where none was, not a field the panel does not show.
+// written where none was, not a field the panel does not show. The panel sends the address and
+// the provider in use; the same server spelled otherwise keeps the spelling stored.
 func TestSavingTheSettingsAsGivenChangesNothingSaved(t *testing.T) {
 	ws := t.TempDir()
 	t.Setenv("PROTOTYPER_TEST_KEY", "k")
 	db := filepath.Join(t.TempDir(), "prototyper.db")
 	for name, s := range map[string]store.Settings{
-		"every field set": everySetting(t, ws, "m", "http://127.0.0.1:1"),
-		"none set but the session's": {OllamaURL: "http://127.0.0.1:1", DefaultModel: "m", Workspace: ws, RecentFolders: []string{ws},
-			CommandDeny: nil},
+		"every field set":            everySetting(t, ws, "m", "http://127.0.0.1:1"),
+		"none set but the session's": {OllamaURL: "127.0.0.1:1", DefaultModel: "m", Workspace: ws, RecentFolders: []string{ws}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			d, closeDesk := openTestDesktop(t, cli.DesktopOptions{Workspace: ws, Model: "m", Common: cli.Common{Ollama: "http://127.0.0.1:1", DB: db}})
@@ -83,7 +85,9 @@ func TestSavingTheSettingsAsGivenChangesNothingSaved(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := d.SaveSettings(c.Saved); err != nil {
+			sent := c.Saved
+			sent.OllamaURL, sent.Provider = c.OllamaURL, c.Provider
+			if err := d.SaveSettings(sent); err != nil {
 				t.Fatal(err)
 			}
 			after, _ := d.db.Settings()
