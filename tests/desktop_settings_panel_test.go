@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -75,4 +76,38 @@ func TestDesktopTheSettingsShowOllamasFieldsForOllamaAlone(t *testing.T) {
 	r.app.key("Escape")
 	r.app.waitNoControl(rolePushButton, "Cancel", 10*time.Second)
 	r.finish(t, "e2e-settings-ollama-fields.png")
+}
+
+// TestDesktopTheSettingsSavedAsTheyOpenedChangeNothingStored: the settings opened and saved
+// without a change (Enter in a field) store every setting as it was, whether the user set every
+// one or none; only what the session uses by its flags (folder, model, Ollama address) and
+// the folders it remembers are the session's.
+func TestDesktopTheSettingsSavedAsTheyOpenedChangeNothingStored(t *testing.T) {
+	for name, given := range map[string]store.Settings{
+		"none set": {},
+		"every one set": {Think: "low", ContextCap: 8192, ToolApproval: map[string]string{"write_file": "deny", "*": "ask"}, AckFallbackMs: 250,
+			FirstByteTimeoutSec: 90, ManualOllama: true, OllamaBinary: "/opt/ollama/bin/ollama", CheckpointMaxBytes: 1 << 20,
+			MaxAnswerBytes: 16 << 20, AlwaysAllow: map[string][]string{"/elsewhere": {"write_file"}},
+			CommandRules: map[string][]store.CommandRule{"/elsewhere": {{Pattern: "go test", Network: true}}}, CommandDeny: []string{"rm -rf /"},
+			UnconfinedCommands: true, Instructions: map[string]string{"/elsewhere": "Be brief."}, KeepAliveMin: 5, LoopRepeats: 4,
+			OlderTurns: store.SummarizeNever, Provider: store.ProviderOllama, BaseURL: "http://gpu:8000/v1", APIKeyEnv: "HOME",
+			MCPServers: []byte(`{"mcpServers":{}}`), Theme: store.ThemeDark, Sidebar: store.SidebarHidden, IgnoreTextToolCalls: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := startDesktopRunWith(t, writerModel, given, "")
+			r.app.key("ctrl+comma")
+			r.app.waitFocus(roleComboBox, "Model server", 30*time.Second)
+			r.app.focusField(contextCapField)
+			r.app.key("Return") // Enter in a field saves the dialog
+			got := r.savedSettings(t, "e2e-settings-saved-as-opened.png")
+			want := given
+			want.Workspace, want.DefaultModel, want.OllamaURL, want.RecentFolders = got.Workspace, got.DefaultModel, got.OllamaURL, got.RecentFolders
+			if want.AckFallbackMs == 0 { // the window tests' own (newDesktopRun)
+				want.AckFallbackMs = got.AckFallbackMs
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("saved as they opened, the settings are\n%+v\nwere\n%+v", got, want)
+			}
+		})
+	}
 }
