@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -30,17 +31,16 @@ func (a *desktopApp) settingsFieldsNamed(prefixes []string) []string {
 	return found
 }
 
-// waitSettingsFields waits until the fields of prefixes the window shows are want (all of
-// them, or none), and says which it shows otherwise.
-func (a *desktopApp) waitSettingsFields(prefixes []string, all bool, timeout time.Duration) []string {
+// waitSettingsFields waits until the window shows the fields of all the prefixes (all) or of
+// none, and reports whether it does, with those it shows.
+func (a *desktopApp) waitSettingsFields(prefixes []string, all bool, timeout time.Duration) (shown []string, ok bool) {
 	a.tb.Helper()
-	var found []string
 	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		if found = a.settingsFieldsNamed(prefixes); (all && len(found) == len(prefixes)) || (!all && len(found) == 0) {
-			return nil
+		if shown = a.settingsFieldsNamed(prefixes); (all && len(shown) == len(prefixes)) || (!all && len(shown) == 0) {
+			return shown, true
 		}
 	}
-	return found
+	return shown, false
 }
 
 // TestDesktopTheSettingsShowOllamasFieldsForOllamaAlone: with the settings opened by the
@@ -52,14 +52,14 @@ func TestDesktopTheSettingsShowOllamasFieldsForOllamaAlone(t *testing.T) {
 	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "")
 	r.app.key("ctrl+comma")
 	r.app.waitFocus(roleComboBox, "Model server", 30*time.Second)
-	if missing := r.app.waitSettingsFields(ollamaOnlyFields, true, 10*time.Second); missing != nil {
-		t.Fatalf("with Ollama chosen the settings show only %q of %q", missing, ollamaOnlyFields)
+	if shown, ok := r.app.waitSettingsFields(ollamaOnlyFields, true, 10*time.Second); !ok {
+		t.Fatalf("with Ollama chosen the settings show only %q of %q", shown, ollamaOnlyFields)
 	}
 	r.app.key("Down")
 	if name := r.app.waitControlNamed(roleComboBox, "Model server OpenAI-compatible", 10*time.Second); name == "" {
 		t.Fatalf("Down in the model server's field chose no OpenAI-compatible server: %q", r.app.names(roleComboBox))
 	}
-	if shown := r.app.waitSettingsFields(ollamaOnlyFields, false, 10*time.Second); shown != nil {
+	if shown, ok := r.app.waitSettingsFields(ollamaOnlyFields, false, 10*time.Second); !ok {
 		t.Errorf("with an OpenAI-compatible server chosen the settings still show %q: %s", shown, r.app.screenshot("e2e-settings-openai-fields.png"))
 	}
 	if len(r.app.settingsFieldsNamed([]string{"Ollama address"})) == 0 {
@@ -70,8 +70,8 @@ func TestDesktopTheSettingsShowOllamasFieldsForOllamaAlone(t *testing.T) {
 	if name := r.app.waitControlNamed(roleComboBox, "Model server Ollama", 10*time.Second); name == "" {
 		t.Fatalf("Up in the model server's field chose no Ollama: %q", r.app.names(roleComboBox))
 	}
-	if missing := r.app.waitSettingsFields(ollamaOnlyFields, true, 10*time.Second); missing != nil {
-		t.Errorf("with Ollama chosen again the settings show only %q of %q", missing, ollamaOnlyFields)
+	if shown, ok := r.app.waitSettingsFields(ollamaOnlyFields, true, 10*time.Second); !ok {
+		t.Errorf("with Ollama chosen again the settings show only %q of %q", shown, ollamaOnlyFields)
 	}
 	r.app.key("Escape")
 	r.app.waitNoControl(rolePushButton, "Cancel", 10*time.Second)
@@ -110,4 +110,40 @@ func TestDesktopTheSettingsSavedAsTheyOpenedChangeNothingStored(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDesktopTheSettingsAskNoKeyForAnOllamaOnThisMachine: an Ollama address typed in the
+// settings that names this machine (an unspecified or loopback address however written, or
+// its own host name) asks for no key; one elsewhere does.
+func TestDesktopTheSettingsAskNoKeyForAnOllamaOnThisMachine(t *testing.T) {
+	layoutCanMatter(t)
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		t.Fatalf("this machine's name: %q, %v", host, err)
+	}
+	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "")
+	r.app.key("ctrl+comma")
+	r.app.waitFocus(roleComboBox, "Model server", 30*time.Second)
+	r.app.key("Tab") // the Ollama address
+	keyField := []string{"API key variable"}
+	for _, tc := range []struct {
+		address string
+		local   bool
+	}{
+		{"http://gpu.example.org:11434", false}, // first: the field is there to go
+		{"http://[::]:11434", true},
+		{"http://localhost.:11434", true},
+		{"http://[::1]:11434", true},
+		{"http://0.0.0.0:11434", true},
+		{"http://" + host + ":11434", true},
+	} {
+		r.app.key("ctrl+a")
+		r.app.typeText(tc.address)
+		if _, ok := r.app.waitSettingsFields(keyField, !tc.local, 10*time.Second); !ok {
+			t.Errorf("Ollama at %s: the key field is shown %v, want %v", tc.address, tc.local, !tc.local)
+		}
+	}
+	r.app.key("Escape")
+	r.app.waitNoControl(rolePushButton, "Cancel", 10*time.Second)
+	r.finish(t, "e2e-settings-local-ollama.png")
 }
