@@ -91,6 +91,11 @@ function OllamaServerSettings(props: {
 
 const MiB = 1 << 20
 
+/** What a field saves: the value saved while the field is as it was given (now), else its own value. */
+function kept<T, V>(savedValue: T, givenValue: V, now: V, value: T): T {
+  return now === givenValue ? savedValue : value
+}
+
 /** The MCP document of the settings as the panel's text ('' for none). */
 function mcpText(doc: unknown): string {
   return doc == null ? '' : JSON.stringify(doc)
@@ -276,9 +281,6 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
     setSaving(true)
     setError('')
     try {
-      /** The field's value, or the one saved while the field is as it was given. */
-      const kept = <T, V>(savedValue: T, givenValue: V, now: V, value: T): T => (now === givenValue ? savedValue : value)
-      const mcpServers = kept<unknown, string>(saved.mcpServers, given.mcpJson, mcpJson, mcpDocument(mcpJson))
       // a policy changed is saved; the others stay as saved (their defaults unsaved)
       const changed = Object.entries(approval).filter(([t, p]) => p !== given.approval[t])
       await store.saveSettings({
@@ -293,7 +295,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
         ollamaBinary: ollamaBinary.trim(),
         baseUrl: baseUrl.trim(),
         apiKeyEnv: askKey ? keyEnv.trim() : '',
-        mcpServers: mcpServers === undefined ? undefined : mcpServers,
+        mcpServers: kept<unknown, string>(saved.mcpServers, given.mcpJson, mcpJson, mcpDocument(mcpJson)),
         toolApproval: changed.length === 0 ? saved.toolApproval : { ...saved.toolApproval, ...Object.fromEntries(changed) },
         alwaysAllow: kept(saved.alwaysAllow, given.always, always, always),
         commandRules: kept(saved.commandRules, given.commandRules, commandRules, commandRules),
