@@ -9,6 +9,7 @@ import (
 
 	"prototyper/internal/cli"
 	"prototyper/internal/desktop"
+	"prototyper/store"
 )
 
 // App is the facade bound to the frontend: each exported method is one call into the window's
@@ -81,10 +82,10 @@ func (a *App) imagesDialog(from string) ([]string, error) {
 
 // The bound methods, each documented on the [desktop.Desktop] method it calls.
 
-func (a *App) Config() (desktop.Config, error)        { return with(a, (*session).Config) }
-func (a *App) SaveSettings(in desktop.Settings) error { return do1(a, (*session).SaveSettings, in) }
-func (a *App) SetModel(name string) error             { return do1(a, (*session).SetModel, name) }
-func (a *App) SetSidebar(choice string) error         { return do1(a, (*session).SetSidebar, choice) }
+func (a *App) Config() (desktop.Config, error)      { return with(a, (*session).Config) }
+func (a *App) SaveSettings(in store.Settings) error { return do1(a, (*session).SaveSettings, in) }
+func (a *App) SetModel(name string) error           { return do1(a, (*session).SetModel, name) }
+func (a *App) SetSidebar(choice string) error       { return do1(a, (*session).SetSidebar, choice) }
 func (a *App) PickWorkspace() (string, error) {
 	return call1(a, (*session).PickWorkspace, a.folderDialog)
 }

@@ -217,15 +217,17 @@ type SummaryOffer struct {
 	Choice string `json:"choice,omitempty"`
 }
 
-// Settings are the user's preferences. A zero field means "the built-in default".
+// Settings are the user's preferences. A zero field means "the built-in default". The window
+// gets and saves them as they are; a `ts` tag names the TypeScript union of a string field's
+// values (internal/desktop/settingsts.go).
 type Settings struct {
 	OllamaURL    string `json:"ollamaUrl,omitempty"`
 	DefaultModel string `json:"defaultModel,omitempty"`
 	Workspace    string `json:"workspace,omitempty"`
-	Think        string `json:"think,omitempty"`      // off, on, low, medium, high
-	ContextCap   int    `json:"contextCap,omitempty"` // num_ctx ceiling, tokens
+	Think        string `json:"think,omitempty" ts:"ThinkLevel"` // off, on, low, medium, high
+	ContextCap   int    `json:"contextCap,omitempty"`            // num_ctx ceiling, tokens
 	// ToolApproval maps a tool name to auto, ask or deny; "*" is the fallback.
-	ToolApproval map[string]string `json:"toolApproval,omitempty"`
+	ToolApproval map[string]string `json:"toolApproval,omitempty" ts:"ApprovalPolicy"`
 	// AckFallbackMs is how long the bridge waits for the window's paint acknowledgement
 	// before it sends the next batch anyway (0: the bridge's default). Settings saved before
 	// it had this name hold it as "coalesceMs", which is still read.
@@ -271,10 +273,10 @@ type Settings struct {
 	// OlderTurns says what a run does when older messages no longer fit the model's context:
 	// SummarizeAsk ("" too) offers the user a summary, SummarizeAlways makes one,
 	// SummarizeNever leaves them out.
-	OlderTurns string `json:"olderTurns,omitempty"`
+	OlderTurns string `json:"olderTurns,omitempty" ts:"OlderTurnsPolicy"`
 	// Provider is the API the model is asked through: ProviderOllama ("" too) or
 	// ProviderOpenAI, an OpenAI-compatible server at BaseURL.
-	Provider string `json:"provider,omitempty"`
+	Provider string `json:"provider,omitempty" ts:"Provider"`
 	// BaseURL is the OpenAI-compatible server's API address, e.g. http://gpu:8000/v1.
 	BaseURL string `json:"baseUrl,omitempty"`
 	// APIKeyEnv names the environment variable that holds the server's key (sent as a bearer
@@ -284,10 +286,10 @@ type Settings struct {
 	// apps use; the files (global, workspace, --mcp-config) come on top of them.
 	MCPServers json.RawMessage `json:"mcpServers,omitempty"`
 	// Theme is the window's look: system (its light or dark), light or dark ("" : system).
-	Theme string `json:"theme,omitempty"`
+	Theme string `json:"theme,omitempty" ts:"Theme"`
 	// Sidebar is whether the window shows its list of chats: shown, hidden, or "" (shown
 	// when the window is wide enough, SidebarAuto).
-	Sidebar string `json:"sidebar,omitempty"`
+	Sidebar string `json:"sidebar,omitempty" ts:"SidebarChoice"`
 	// RecentFolders are the folders new chats last took, newest first, at most
 	// MaxRecentFolders (the folder menu lists them).
 	RecentFolders []string `json:"recentFolders,omitempty"`

@@ -12,10 +12,12 @@
 import type * as generated from './generated/settings'
 import { asSentence } from './state/sentence'
 
-// The settings have one type from Go to the panel: generated/settings.ts, written from
-// desktop.Settings by `go generate ./internal/desktop/` (a Go test fails when it is stale).
-/** What SaveSettings accepts and Config carries (desktop.Settings). */
+// The settings have one type from the store to the panel: generated/settings.ts, written from
+// store.Settings by `go generate ./internal/desktop/` (a Go test fails when it is stale).
+/** The settings as saved: what Config carries (saved) and SaveSettings accepts back (store.Settings). */
 export type Settings = generated.Settings
+export type InEffect = generated.InEffect
+export type SettingDefaults = generated.SettingDefaults
 export type ThinkLevel = generated.ThinkLevel
 export type ApprovalPolicy = generated.ApprovalPolicy
 export type OlderTurnsPolicy = generated.OlderTurnsPolicy
@@ -35,9 +37,15 @@ export type NotRunReason = 'replied' | 'stopped' | 'skipped' | 'repeated' | 'loo
 /** Where a call came from: the events.Origin* constants ('text': the model wrote it as text); absent for a native call. */
 export type ToolOrigin = 'text'
 
-/** What the window shows in its header and settings (desktop.Config): the settings in effect and the read-only fields. */
-export interface Config extends Settings {
+/** What the window shows in its header and settings (desktop.Config): the session in effect, the settings as saved with their defaults, and the read-only fields. */
+export interface Config extends InEffect {
+  saved: Settings
+  defaults: SettingDefaults
+  /** Every tool's approval policy in effect. */
+  toolApproval: Record<string, ApprovalPolicy>
   tools: string[]
+  /** This machine's name: an address naming it is a local one. */
+  hostName?: string
   dbPath: string
   /** The MCP servers of the workspace: their state, their tools, and why one failed. */
   mcpServers?: McpServerStatus[]

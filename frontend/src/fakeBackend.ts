@@ -37,22 +37,11 @@ export class FakeBackend implements Backend {
     workspace: '/home/me/project',
     model: 'qwen3:4b',
     ollamaUrl: 'http://127.0.0.1:11434',
-    think: 'on',
-    contextCap: 8192,
-    toolApproval: { write_file: 'auto', read_file: 'auto', list_dir: 'auto' },
-    firstByteTimeoutSec: 0,
-    startOllama: true,
-    ollamaBinary: '',
-    alwaysAllow: {},
-    maxAnswerBytes: 0,
-    commandRules: {},
-    commandDeny: null,
-    unconfinedCommands: false,
     provider: 'ollama',
-    baseUrl: '',
-    apiKeyEnv: '',
-    mcpJson: '',
     theme: 'system',
+    saved: { think: 'on', contextCap: 8192, commandDeny: null },
+    defaults: { think: 'on', contextCap: 16384, checkpointMaxBytes: 16 << 20, loopRepeats: 3, olderTurns: 'ask', commandDeny: ['rm -rf /'] },
+    toolApproval: { write_file: 'auto', read_file: 'auto', list_dir: 'auto' },
     tools: ['read_file', 'write_file', 'list_dir'],
     dbPath: '/tmp/prototyper.db',
   }
@@ -116,7 +105,11 @@ export class FakeBackend implements Backend {
   }
   async saveSettings(s: Settings) {
     this.record('SaveSettings', s)
-    this.cfg = { ...this.cfg, ...s }
+    // as the Go side: the session keeps its folder, model and the fields the panel does not edit
+    const saved = { ...s, workspace: this.cfg.workspace, defaultModel: this.cfg.model, sidebar: this.cfg.saved.sidebar, recentFolders: this.cfg.saved.recentFolders }
+    const provider = s.provider ?? 'ollama'
+    const instructions = s.instructions?.[this.cfg.workspace]
+    this.cfg = { ...this.cfg, saved, provider, ollamaUrl: s.ollamaUrl || this.cfg.ollamaUrl, theme: s.theme ?? 'system', instructions }
   }
   async setModel(name: string) {
     this.record('SetModel', name)
@@ -124,7 +117,7 @@ export class FakeBackend implements Backend {
   }
   async setSidebar(choice: SidebarChoice) {
     this.record('SetSidebar', choice)
-    this.cfg = { ...this.cfg, sidebar: choice }
+    this.cfg = { ...this.cfg, sidebar: choice, saved: { ...this.cfg.saved, sidebar: choice } }
   }
   async pickWorkspace() {
     this.record('PickWorkspace')

@@ -29,11 +29,11 @@ func TestTheWindowSwitchesToAnOpenAICompatibleServerInTheSettings(t *testing.T) 
 	t.Setenv("PROTOTYPER_TEST_KEY", "k-123")
 	d, _ := openTestDesktop(t, cli.DesktopOptions{})
 
-	if err := d.SaveSettings(Settings{Provider: store.ProviderOpenAI, BaseURL: srv.URL, APIKeyEnv: "NOT_SET_ANYWHERE_X"}); err == nil ||
+	if err := d.SaveSettings(store.Settings{Provider: store.ProviderOpenAI, BaseURL: srv.URL, APIKeyEnv: "NOT_SET_ANYWHERE_X"}); err == nil ||
 		!strings.Contains(err.Error(), "NOT_SET_ANYWHERE_X holds no key") {
 		t.Fatalf("a key variable that holds nothing: %v", err)
 	}
-	if err := d.SaveSettings(Settings{Provider: store.ProviderOpenAI, BaseURL: srv.URL, APIKeyEnv: "PROTOTYPER_TEST_KEY"}); err != nil {
+	if err := d.SaveSettings(store.Settings{Provider: store.ProviderOpenAI, BaseURL: srv.URL, APIKeyEnv: "PROTOTYPER_TEST_KEY"}); err != nil {
 		t.Fatal(err)
 	}
 	models, err := d.Models(context.Background())
@@ -47,8 +47,8 @@ func TestTheWindowSwitchesToAnOpenAICompatibleServerInTheSettings(t *testing.T) 
 		t.Errorf("status = %+v", st)
 	}
 	c, err := d.Config()
-	if err != nil || c.Provider != store.ProviderOpenAI || c.BaseURL != srv.URL || c.APIKeyEnv != "PROTOTYPER_TEST_KEY" {
-		t.Errorf("config = %+v, %v", c.Settings, err)
+	if err != nil || c.Provider != store.ProviderOpenAI || c.Saved.BaseURL != srv.URL || c.Saved.APIKeyEnv != "PROTOTYPER_TEST_KEY" {
+		t.Errorf("config = %+v, %v", c.Saved, err)
 	}
 	s, _ := d.db.Settings()
 	if strings.Contains(s.BaseURL+s.APIKeyEnv+s.OllamaURL, "k-123") {
@@ -56,7 +56,7 @@ func TestTheWindowSwitchesToAnOpenAICompatibleServerInTheSettings(t *testing.T) 
 	}
 
 	// back to Ollama: the model list asks Ollama again
-	if err := d.SaveSettings(Settings{Provider: store.ProviderOllama}); err != nil {
+	if err := d.SaveSettings(store.Settings{Provider: store.ProviderOllama}); err != nil {
 		t.Fatal(err)
 	}
 	if d.server.OpenAI() != nil {
@@ -75,7 +75,7 @@ func TestTheWindowSendsTheTokenOfTheSettingsToARemoteOllama(t *testing.T) {
 	defer srv.Close()
 	t.Setenv("PROTOTYPER_TEST_OLLAMA_TOKEN", "tok-9")
 	d, _ := openTestDesktop(t, cli.DesktopOptions{})
-	if err := d.SaveSettings(Settings{OllamaURL: srv.URL, APIKeyEnv: "PROTOTYPER_TEST_OLLAMA_TOKEN"}); err != nil {
+	if err := d.SaveSettings(store.Settings{OllamaURL: srv.URL, APIKeyEnv: "PROTOTYPER_TEST_OLLAMA_TOKEN"}); err != nil {
 		t.Fatal(err)
 	}
 	if st := d.OllamaStatus(context.Background()); !st.Running || auth != "Bearer tok-9" {

@@ -9,6 +9,7 @@ import (
 
 	"prototyper/internal/cli"
 	"prototyper/internal/testenv"
+	"prototyper/store"
 	"prototyper/tools/mcptools"
 )
 
@@ -19,12 +20,12 @@ func TestMCPServersOfTheSettingsStartAndOfferTheirToolsToTheWindow(t *testing.T)
 	cmd := testenv.MCPEverything(t)
 	d, _ := openTestDesktop(t, cli.DesktopOptions{Workspace: t.TempDir()})
 
-	if err := d.SaveSettings(Settings{MCPJSON: `{"mcpServers": {"bad name!": {"command": "x"}}}`}); err == nil ||
+	if err := d.SaveSettings(store.Settings{MCPServers: json.RawMessage(`{"mcpServers": {"bad name!": {"command": "x"}}}`)}); err == nil ||
 		!strings.Contains(err.Error(), "may hold only letters") {
 		t.Fatalf("a bad server name: %v", err)
 	}
 	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"everything": map[string]any{"command": cmd}}})
-	if err := d.SaveSettings(Settings{MCPJSON: string(raw)}); err != nil {
+	if err := d.SaveSettings(store.Settings{MCPServers: raw}); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(30 * time.Second)
@@ -45,7 +46,7 @@ func TestMCPServersOfTheSettingsStartAndOfferTheirToolsToTheWindow(t *testing.T)
 	if !slices.Contains(c.Tools, "mcp__everything__echo") || c.ToolApproval["mcp__everything__echo"] != "ask" {
 		t.Errorf("tools %v, approval %v", c.Tools, c.ToolApproval["mcp__everything__echo"])
 	}
-	if c.MCPJSON != string(raw) {
-		t.Errorf("the settings' servers = %q", c.MCPJSON)
+	if string(c.Saved.MCPServers) != string(raw) {
+		t.Errorf("the settings' servers = %q", c.Saved.MCPServers)
 	}
 }

@@ -101,7 +101,7 @@ func TestTheWindowStartsNoServerWhenTheSettingsSaySo(t *testing.T) {
 	if st.Running || st.StartedByApp || st.StartError != "" || !strings.Contains(st.Error, "ollama serve") {
 		t.Errorf("status = %+v; want not running, nothing started, and how to start it", st)
 	}
-	if c, _ := d.Config(); c.StartOllama {
+	if c, _ := d.Config(); c.Saved.StartsOllama() {
 		t.Error("Config says the window starts Ollama")
 	}
 }
@@ -135,11 +135,11 @@ func TestTurningStartingOffStopsTheServerTheWindowStarted(t *testing.T) {
 		t.Fatalf("status = %+v; want a server started by the app", st)
 	}
 	c, err := d.Config()
-	if err != nil || !c.StartOllama || c.OllamaBinary != bin {
-		t.Fatalf("Config = %+v, %v; want starting on, with the program set", c.Settings, err)
+	if err != nil || !c.Saved.StartsOllama() || c.Saved.OllamaBinary != bin {
+		t.Fatalf("Config = %+v, %v; want starting on, with the program set", c.Saved, err)
 	}
-	c.StartOllama = false
-	if err := d.SaveSettings(c.Settings); err != nil {
+	c.Saved.ManualOllama = true
+	if err := d.SaveSettings(c.Saved); err != nil {
 		t.Fatal(err)
 	}
 	if ollamatest.Answers(url) {

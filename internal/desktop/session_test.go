@@ -1,6 +1,7 @@
 package desktop
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -66,10 +67,10 @@ func TestConfigShowsTheFlagsAndFillsTheDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Workspace != ws || c.Model != "qwen3:0.6b" || c.OllamaURL != "http://127.0.0.1:1" {
-		t.Errorf("flags not applied: %+v", c.Settings)
+		t.Errorf("flags not applied: %+v", c.InEffect)
 	}
-	if c.Think != store.DefaultThink || c.ContextCap != 0 || c.ContextCapDefault != store.DefaultContextCap || c.FirstByteTimeoutSec != 0 {
-		t.Errorf("defaults not filled in: %+v", c.Settings)
+	if c.Saved.ThinkLevel() != store.DefaultThink || c.Saved.ContextCap != 0 || c.Defaults.ContextCap != store.DefaultContextCap || c.Saved.FirstByteTimeoutSec != 0 {
+		t.Errorf("defaults not filled in: %+v", c.Saved)
 	}
 	if len(c.Tools) == 0 || len(c.ToolApproval) != len(c.Tools) || c.DBPath != d.DBPath() {
 		t.Errorf("tools %v, policies %v, db %q", c.Tools, c.ToolApproval, c.DBPath)
@@ -78,14 +79,14 @@ func TestConfigShowsTheFlagsAndFillsTheDefaults(t *testing.T) {
 
 func TestSavingInvalidSettingsChangesNothing(t *testing.T) {
 	d, _ := openTestDesktop(t, cli.DesktopOptions{Common: cli.Common{Ollama: "127.0.0.1:1"}, Model: "before"})
-	err := d.SaveSettings(Settings{Model: "after", OllamaURL: "http://127.0.0.1:2", Think: "very"})
+	err := d.SaveSettings(store.Settings{DefaultModel: "after", OllamaURL: "http://127.0.0.1:2", Think: "very"})
 	var invalid *store.InvalidSettingError
 	if !errors.As(err, &invalid) {
 		t.Fatalf("err = %v, want an InvalidSettingError", err)
 	}
 	c, _ := d.Config()
-	if c.Model != "before" || c.OllamaURL != "http://127.0.0.1:1" || c.Think != store.DefaultThink {
-		t.Errorf("a refused save changed %+v", c.Settings)
+	if c.Model != "before" || c.OllamaURL != "http://127.0.0.1:1" || c.Saved.ThinkLevel() != store.DefaultThink {
+		t.Errorf("a refused save changed %+v", c.Saved)
 	}
 }
 
@@ -94,7 +95,7 @@ func TestConcurrentSettingsChangesOfTheWindowKeepEachOther(t *testing.T) {
 	ws := t.TempDir()
 	var wg sync.WaitGroup
 	for _, change := range []func() error{
-		func() error { return d.SaveSettings(Settings{Think: "low", ContextCap: 4096}) },
+		func() error { return d.SaveSettings(store.Settings{Think: "low", ContextCap: 4096}) },
 		func() error { return d.SetModel("qwen3:0.6b") },
 		func() error { return d.SetWorkspace(ws) },
 	} {
@@ -119,10 +120,10 @@ func TestConcurrentSettingsChangesOfTheWindowKeepEachOther(t *testing.T) {
 func TestTheSettingsKeepTheWorkspacesInstructionsAndTheRealModelSettings(t *testing.T) {
 	ws := t.TempDir()
 	d, _ := openTestDesktop(t, cli.DesktopOptions{Workspace: ws, Model: "m", Common: cli.Common{Ollama: "http://127.0.0.1:1"}})
-	if c, _ := d.Config(); c.OlderTurns != store.SummarizeAsk {
-		t.Fatalf("older messages that no longer fit, by default: %q", c.OlderTurns)
+	if c, _ := d.Config(); c.Saved.OlderTurnsPolicy() != store.SummarizeAsk {
+		t.Fatalf("older messages that no longer fit, by default: %q", c.Saved.OlderTurnsPolicy())
 	}
-	in := Settings{Think: "on", Instructions: "  Answer in French.  ", KeepAliveMin: -1, LoopRepeats: 4, IgnoreTextToolCalls: true,
+	in := store.Settings{Think: "on", Instructions: map[string]string{ws: "  Answer in French.  "}, KeepAliveMin: -1, LoopRepeats: 4, IgnoreTextToolCalls: true,
 		OlderTurns: store.SummarizeNever}
 	if err := d.SaveSettings(in); err != nil {
 		t.Fatal(err)
@@ -131,14 +132,14 @@ func TestTheSettingsKeepTheWorkspacesInstructionsAndTheRealModelSettings(t *test
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Instructions != "Answer in French." || c.KeepAliveMin != -1 || c.LoopRepeats != 4 || !c.IgnoreTextToolCalls ||
-		c.OlderTurns != store.SummarizeNever {
-		t.Fatalf("config %+v", c.Settings)
+	if c.Instructions != "Answer in French." || c.Saved.KeepAliveMin != -1 || c.Saved.LoopRepeats != 4 || !c.Saved.IgnoreTextToolCalls ||
+		c.Saved.OlderTurns != store.SummarizeNever {
+		t.Fatalf("config %+v", c.Saved)
 	}
-	if err := d.SaveSettings(Settings{OlderTurns: "sometimes"}); err == nil || !strings.Contains(err.Error(), "ask, always or never") {
+	if err := d.SaveSettings(store.Settings{OlderTurns: "sometimes"}); err == nil || !strings.Contains(err.Error(), "ask, always or never") {
 		t.Fatalf("an older-messages choice that is none: %v", err)
 	}
-	in.Instructions = ""
+	in.Instructions = map[string]string{ws: ""}
 	if err := d.SaveSettings(in); err != nil {
 		t.Fatal(err)
 	}
@@ -165,13 +166,13 @@ func TestReadImagesGivesBase64OrSaysWhichFileCannotGo(t *testing.T) {
 
 func TestTheSettingsKeepTheAnswerSizeAndRefuseOneNoRunCouldUse(t *testing.T) {
 	d, _ := openTestDesktop(t, cli.DesktopOptions{Workspace: t.TempDir(), Model: "m", Common: cli.Common{Ollama: "http://127.0.0.1:1"}})
-	if err := d.SaveSettings(Settings{Think: "on", MaxAnswerBytes: 32 << 20}); err != nil {
+	if err := d.SaveSettings(store.Settings{Think: "on", MaxAnswerBytes: 32 << 20}); err != nil {
 		t.Fatal(err)
 	}
-	if c, err := d.Config(); err != nil || c.MaxAnswerBytes != 32<<20 {
-		t.Fatalf("config holds %d, %v; want 32 MiB", c.MaxAnswerBytes, err)
+	if c, err := d.Config(); err != nil || c.Saved.MaxAnswerBytes != 32<<20 {
+		t.Fatalf("config holds %d, %v; want 32 MiB", c.Saved.MaxAnswerBytes, err)
 	}
-	err := d.SaveSettings(Settings{Think: "on", MaxAnswerBytes: 2 << 30})
+	err := d.SaveSettings(store.Settings{Think: "on", MaxAnswerBytes: 2 << 30})
 	var invalid *store.InvalidSettingError
 	if !errors.As(err, &invalid) || invalid.Setting != "maxAnswerBytes" {
 		t.Fatalf("err = %v, want the answer size refused", err)
@@ -187,16 +188,16 @@ func TestTheSettingsKeepTheAnswerSizeAndRefuseOneNoRunCouldUse(t *testing.T) {
 func TestTheWindowsSettingsAreJudgedByTheRoomsThatOwnThem(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		edit    func(*Settings)
+		edit    func(*store.Settings)
 		setting string
 	}{
-		{"an Ollama address that is none", func(s *Settings) { s.OllamaURL = "not a url" }, "ollamaUrl"},
-		{"a base URL without a host", func(s *Settings) { s.Provider, s.BaseURL = store.ProviderOpenAI, "http://" }, "baseUrl"},
-		{"MCP servers that do not parse", func(s *Settings) { s.MCPJSON = `{"mcpServers":{"x":{}}}` }, "mcpServers"},
+		{"an Ollama address that is none", func(s *store.Settings) { s.OllamaURL = "not a url" }, "ollamaUrl"},
+		{"a base URL without a host", func(s *store.Settings) { s.Provider, s.BaseURL = store.ProviderOpenAI, "http://" }, "baseUrl"},
+		{"MCP servers that do not parse", func(s *store.Settings) { s.MCPServers = json.RawMessage(`{"mcpServers":{"x":{}}}`) }, "mcpServers"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, _ := openTestDesktop(t, cli.DesktopOptions{Common: cli.Common{Ollama: "http://127.0.0.1:1"}})
-			var in Settings
+			var in store.Settings
 			tc.edit(&in)
 			err := d.SaveSettings(in)
 			var invalid *store.InvalidSettingError

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// The committed TypeScript of the settings is what desktop.Settings generates now: a field
+// The committed TypeScript of the settings is what store.Settings generates now: a field
 // changed on the Go side without `go generate` fails here, not in the window.
 func TestGeneratedSettingsTypeScriptIsCurrent(t *testing.T) {
 	want, err := SettingsTS(".")
@@ -35,12 +35,13 @@ func TestGeneratedSettingsKeepTheUnionsAndOptionalFields(t *testing.T) {
 	for _, line := range []string{
 		"export type ThinkLevel = 'off' | 'on' | 'low' | 'medium' | 'high'",
 		"export type ApprovalPolicy = 'auto' | 'ask' | 'deny'",
-		"  think: ThinkLevel",
-		"  toolApproval: Record<string, ApprovalPolicy>",
+		"  think?: ThinkLevel",
+		"  toolApproval?: Record<string, ApprovalPolicy>",
 		"  provider: Provider",
 		"  theme: Theme",
 		"  olderTurns?: OlderTurnsPolicy",
-		"  commandRules: Record<string, CommandRule[] | null>",
+		"  commandRules?: Record<string, CommandRule[] | null>",
+		"  mcpServers?: unknown",
 		"  checkpointMaxBytes?: number",
 	} {
 		if !strings.Contains(text, line+"\n") {

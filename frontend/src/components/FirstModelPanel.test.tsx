@@ -128,6 +128,6 @@ describe('the Ollama Prototyper started', () => {
     fireEvent.click(within(dialog).getByLabelText(/Start Ollama when it is not running/))
     expect(within(dialog).queryByLabelText(/Ollama program/)).toBeNull()
     await act(async () => fireEvent.click(within(dialog).getByRole('button', { name: 'Save' })))
-    expect(backend.callsOf('SaveSettings')[0][0]).toMatchObject({ startOllama: false, ollamaBinary: '/opt/ollama/bin/ollama' })
+    expect(backend.callsOf('SaveSettings')[0][0]).toMatchObject({ manualOllama: true, ollamaBinary: '/opt/ollama/bin/ollama' })
   })
 })

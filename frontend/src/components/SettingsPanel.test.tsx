@@ -33,7 +33,8 @@ describe('the model server and the MCP servers in the settings', () => {
     fireEvent.change(within(dialog).getByLabelText(/Server URL/), { target: { value: ' http://gpu:8000/v1 ' } })
     fireEvent.change(within(dialog).getByLabelText(/API key variable/), { target: { value: 'VLLM_API_KEY' } })
     const saved = await save(backend, dialog)
-    expect(saved).toMatchObject({ provider: 'openai', baseUrl: 'http://gpu:8000/v1', apiKeyEnv: 'VLLM_API_KEY', mcpJson: '' })
+    expect(saved).toMatchObject({ provider: 'openai', baseUrl: 'http://gpu:8000/v1', apiKeyEnv: 'VLLM_API_KEY' })
+    expect(saved.mcpServers).toBeUndefined()
   })
 
   it('asks for a key variable only for a server that takes a key, and how long a model stays loaded only of Ollama', async () => {
@@ -57,7 +58,7 @@ describe('the model server and the MCP servers in the settings', () => {
 
   it('keeps a key variable already set for Ollama in view, so that it can be cleared', async () => {
     const backend = await mount((b) => {
-      b.cfg = { ...b.cfg, apiKeyEnv: 'OLLAMA_PROXY_KEY' }
+      b.cfg = { ...b.cfg, saved: { ...b.cfg.saved, apiKeyEnv: 'OLLAMA_PROXY_KEY' } }
     })
     const dialog = openSettings()
     fireEvent.change(within(dialog).getByLabelText(/API key variable/), { target: { value: '' } })
@@ -77,7 +78,7 @@ describe('the model server and the MCP servers in the settings', () => {
 
   it('hides and drops the key variable of a saved OpenAI-compatible server when the server becomes a local Ollama', async () => {
     const backend = await mount((b) => {
-      b.cfg = { ...b.cfg, provider: 'openai', baseUrl: 'http://gpu:8000/v1', apiKeyEnv: 'VLLM_API_KEY' }
+      b.cfg = { ...b.cfg, provider: 'openai', saved: { ...b.cfg.saved, provider: 'openai', baseUrl: 'http://gpu:8000/v1', apiKeyEnv: 'VLLM_API_KEY' } }
     })
     const dialog = openSettings()
     expect(within(dialog).queryByLabelText(/API key variable/)).not.toBeNull()
@@ -88,7 +89,7 @@ describe('the model server and the MCP servers in the settings', () => {
 
   it('says what each tool does in words, its name beside', async () => {
     await mount((b) => {
-      b.cfg = { ...b.cfg, tools: ['write_file', 'mcp__everything__echo'], alwaysAllow: { '/home/me/site': ['delete_path'] } }
+      b.cfg = { ...b.cfg, tools: ['write_file', 'mcp__everything__echo'], saved: { ...b.cfg.saved, alwaysAllow: { '/home/me/site': ['delete_path'] } } }
     })
     const dialog = openSettings()
     const approval = within(dialog).getByLabelText('Approval for write_file').closest('label')!
@@ -139,6 +140,101 @@ describe('the model server and the MCP servers in the settings', () => {
   })
 })
 
+/** The settings as the store keeps them: a zero value (omitempty) is no value. */
+function stored(s: Settings): Settings {
+  return Object.fromEntries(Object.entries(s).filter(([, v]) => v !== undefined && v !== '' && v !== 0 && v !== false)) as Settings
+}
+
+describe('the settings saved back', () => {
+  const everySetting: Settings = {
+    ollamaUrl: 'http://127.0.0.1:11434',
+    defaultModel: 'qwen3:4b',
+    workspace: '/home/me/project',
+    think: 'low',
+    contextCap: 8192,
+    toolApproval: { write_file: 'deny', '*': 'ask' },
+    ackFallbackMs: 250,
+    firstByteTimeoutSec: 90,
+    manualOllama: true,
+    ollamaBinary: '/opt/ollama/bin/ollama',
+    checkpointMaxBytes: 1 << 20,
+    maxAnswerBytes: 1.5 * (1 << 20) + 1,
+    alwaysAllow: { '/home/me/project': ['write_file'], '/home/me/empty': [] },
+    commandRules: { '/home/me/project': [{ pattern: 'go test', network: true }] },
+    commandDeny: ['rm -rf /'],
+    unconfinedCommands: true,
+    instructions: { '/home/me/project': 'Answer in French.', '/elsewhere': 'Be brief.' },
+    keepAliveMin: 5,
+    loopRepeats: 4,
+    olderTurns: 'never',
+    provider: 'ollama',
+    baseUrl: 'http://gpu:8000/v1',
+    apiKeyEnv: 'OLLAMA_PROXY_KEY',
+    mcpServers: { mcpServers: { everything: { command: 'npx', args: ['-y', 'server-everything'] } } },
+    theme: 'dark',
+    sidebar: 'hidden',
+    recentFolders: ['/home/me/project'],
+    ignoreTextToolCalls: true,
+  }
+
+  it.each([
+    ['every field set', everySetting],
+    ['none set', { commandDeny: null }],
+  ])('are the settings given, as they were, when the user changed nothing (%s)', async (_, given) => {
+    const backend = await mount((b) => {
+      b.cfg = { ...b.cfg, saved: structuredClone(given), instructions: given.instructions?.['/home/me/project'] }
+    })
+    expect(stored(await save(backend, openSettings()))).toEqual({ ...given, ollamaUrl: 'http://127.0.0.1:11434', provider: 'ollama' })
+  })
+
+  it('send MCP servers as the document typed, or text that is not JSON as it is, for the Go side to say what is wrong', async () => {
+    const backend = await mount()
+    let dialog = openSettings()
+    const field = () => within(dialog).getByLabelText(/Servers of the settings/)
+    fireEvent.change(field(), { target: { value: ' {"mcpServers": {"x": {"command": "y"}}} ' } })
+    expect((await save(backend, dialog)).mcpServers).toEqual({ mcpServers: { x: { command: 'y' } } })
+    backend.calls = []
+    dialog = openSettings()
+    expect((field() as HTMLTextAreaElement).value).toBe('{"mcpServers":{"x":{"command":"y"}}}')
+    fireEvent.change(field(), { target: { value: '{"mcpServers": {' } })
+    expect((await save(backend, dialog)).mcpServers).toBe('{"mcpServers": {')
+  })
+
+  it("edit the instructions of the session's folder, keeping the other folders'", async () => {
+    const backend = await mount((b) => {
+      b.cfg = { ...b.cfg, saved: { ...b.cfg.saved, instructions: { '/elsewhere': 'Be brief.' } } }
+    })
+    const dialog = openSettings()
+    fireEvent.change(within(dialog).getByLabelText(/Instructions for the model in \/home\/me\/project/), { target: { value: 'Answer in French.' } })
+    expect((await save(backend, dialog)).instructions).toEqual({ '/elsewhere': 'Be brief.', '/home/me/project': 'Answer in French.' })
+  })
+})
+
+describe('the fields of Ollama in the settings', () => {
+  it('are shown for Ollama alone, but its address, where the model menu pulls models whatever the server', async () => {
+    await mount()
+    const dialog = openSettings()
+    const ollamaOnly = [/Start Ollama when it is not running/, /Ollama program/, 'Keep the model loaded after an answer']
+    for (const label of ollamaOnly) expect(within(dialog).queryByLabelText(label)).not.toBeNull()
+    fireEvent.change(within(dialog).getByLabelText('Model server'), { target: { value: 'openai' } })
+    for (const label of ollamaOnly) expect(within(dialog).queryByLabelText(label)).toBeNull()
+    expect(within(dialog).queryByLabelText('Ollama address')).not.toBeNull()
+    fireEvent.change(within(dialog).getByLabelText('Model server'), { target: { value: 'ollama' } })
+    for (const label of ollamaOnly) expect(within(dialog).queryByLabelText(label)).not.toBeNull()
+  })
+
+  it("take this machine's own name for a local address: no key is asked", async () => {
+    await mount((b) => {
+      b.cfg = { ...b.cfg, hostName: 'workstation' }
+    })
+    const dialog = openSettings()
+    fireEvent.change(within(dialog).getByLabelText('Ollama address'), { target: { value: 'http://workstation:11434' } })
+    expect(within(dialog).queryByLabelText(/API key variable/)).toBeNull()
+    fireEvent.change(within(dialog).getByLabelText('Ollama address'), { target: { value: 'http://[::]:11434' } })
+    expect(within(dialog).queryByLabelText(/API key variable/)).toBeNull()
+  })
+})
+
 describe('an OpenAI-compatible server that does not answer', () => {
   it('is said as such, never as Ollama to start with ollama serve', async () => {
     await mount((b) => {
@@ -166,7 +262,7 @@ describe('older messages that no longer fit, in the settings', () => {
 describe('how long a model stays loaded, in the settings', () => {
   it('is said in words, not in a code of minutes, and saves the minutes', async () => {
     const backend = await mount((b) => {
-      b.cfg.keepAliveMin = -1
+      b.cfg.saved.keepAliveMin = -1
     })
     const dialog = openSettings()
     const choice = within(dialog).getByLabelText('Keep the model loaded after an answer') as HTMLSelectElement
@@ -206,7 +302,7 @@ describe('the settings, in groups', () => {
 describe('the largest answer kept, in the settings', () => {
   it('shows the saved size in MiB (empty: the default) and saves it in bytes', async () => {
     const backend = await mount((b) => {
-      b.cfg.maxAnswerBytes = 16 << 20
+      b.cfg.saved.maxAnswerBytes = 16 << 20
     })
     const dialog = openSettings()
     const field = within(dialog).getByLabelText(/Largest answer kept/) as HTMLInputElement
@@ -218,8 +314,8 @@ describe('the largest answer kept, in the settings', () => {
 
 describe('the commands in the settings', () => {
   const withRules = (b: FakeBackend) => {
-    b.cfg = {
-      ...b.cfg,
+    b.cfg.saved = {
+      ...b.cfg.saved,
       commandRules: {
         '/home/me/project': [
           { pattern: 'npm test', network: false },
@@ -298,7 +394,7 @@ describe('closing the settings', () => {
 describe('the context cap in the settings', () => {
   it('shows no cap as an empty field with the default as its placeholder, and saves none back', async () => {
     const backend = await mount((b) => {
-      b.cfg = { ...b.cfg, contextCap: 0, contextCapDefault: 16384 }
+      b.cfg = { ...b.cfg, saved: { ...b.cfg.saved, contextCap: 0 }, defaults: { ...b.cfg.defaults, contextCap: 16384 } }
     })
     const dialog = openSettings()
     const field = within(dialog).getByLabelText(/Longest context sent to the model/) as HTMLInputElement
@@ -309,7 +405,7 @@ describe('the context cap in the settings', () => {
 
   it('saves a cap typed equal to the default as a cap', async () => {
     const backend = await mount((b) => {
-      b.cfg = { ...b.cfg, contextCap: 0, contextCapDefault: 16384 }
+      b.cfg = { ...b.cfg, saved: { ...b.cfg.saved, contextCap: 0 }, defaults: { ...b.cfg.defaults, contextCap: 16384 } }
     })
     const dialog = openSettings()
     fireEvent.change(within(dialog).getByLabelText(/Longest context sent to the model/), { target: { value: '16384' } })

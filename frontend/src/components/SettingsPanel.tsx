@@ -91,6 +91,36 @@ function OllamaServerSettings(props: {
 
 const MiB = 1 << 20
 
+/** What a field saves: the value saved while the field is as it was given (now), else its own value. */
+function kept<T, V>(savedValue: T, givenValue: V, now: V, value: T): T {
+  return now === givenValue ? savedValue : value
+}
+
+/** The MCP document of the settings as the panel's text ('' for none). */
+function mcpText(doc: unknown): string {
+  return doc == null ? '' : JSON.stringify(doc)
+}
+
+/**
+ * The MCP text as the settings save it: none when blank, the document it holds, or (text that is
+ * not JSON) the text itself, for the Go side to say what is wrong with it.
+ */
+function mcpDocument(text: string): unknown {
+  if (!text.trim()) return undefined
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text.trim()
+  }
+}
+
+/** A copy of a saved map of lists, without its empty lists (none: an empty map). */
+function copyLists<T>(m: Record<string, T[] | null> | undefined, copy: (list: T[]) => T[]): Record<string, T[]> {
+  const out: Record<string, T[]> = {}
+  for (const [dir, list] of Object.entries(m ?? {})) if (list?.length) out[dir] = copy(list)
+  return out
+}
+
 /**
  * The commands of each workspace that run without asking (each removable), the patterns never
  * run, and whether a command runs unconfined where the sandbox cannot start. A removed rule's
@@ -170,50 +200,64 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
   const store = useStore()
   const dialog = useRef<HTMLFormElement>(null)
   useModalFocus(dialog, onClose)
-  const [url, setUrl] = useState(config.ollamaUrl)
-  const [provider, setProvider] = useState<Provider>(config.provider === 'openai' ? 'openai' : 'ollama')
-  const [baseUrl, setBaseUrl] = useState(config.baseUrl ?? '')
-  const [keyEnv, setKeyEnv] = useState(config.apiKeyEnv ?? '')
+  const saved = config.saved
+  // Each field starts as given: the value saved, else (shown as the value or beside it) its
+  // default or what is in effect. A field the user left as given saves the value saved, so that
+  // opening and saving the settings changes nothing stored.
+  const [given] = useState(() => ({
+    url: config.ollamaUrl,
+    provider: (config.provider === 'openai' ? 'openai' : 'ollama') as Provider,
+    mcpJson: mcpText(saved.mcpServers),
+    think: saved.think ?? config.defaults.think,
+    cap: String(saved.contextCap || ''),
+    firstByte: String(saved.firstByteTimeoutSec || ''),
+    maxAnswer: String((saved.maxAnswerBytes ?? 0) / MiB || ''),
+    approval: { ...config.toolApproval },
+    always: copyLists(saved.alwaysAllow, (list) => [...list]),
+    commandRules: copyLists(saved.commandRules, (list) => list.map((r) => ({ ...r }))),
+    commandDeny: (saved.commandDeny ?? config.defaults.commandDeny ?? []).join('\n'),
+    theme: config.theme ?? 'system',
+    keepAlive: String(saved.keepAliveMin || ''),
+    loopRepeats: String(saved.loopRepeats || config.defaults.loopRepeats || ''),
+    olderTurns: saved.olderTurns ?? config.defaults.olderTurns ?? 'ask',
+    instructions: config.instructions ?? '',
+  }))
+  const [url, setUrl] = useState(given.url)
+  const [provider, setProvider] = useState<Provider>(given.provider)
+  const [baseUrl, setBaseUrl] = useState(saved.baseUrl ?? '')
+  const [keyEnv, setKeyEnv] = useState(saved.apiKeyEnv ?? '')
   // Fields only one provider uses are shown for it alone, as the fields read now: the key for an
   // OpenAI-compatible server, or an Ollama elsewhere than this machine (behind a proxy), or one
-  // saved for Ollama (so that it can be cleared); how long Ollama keeps a model loaded for
-  // Ollama. A hidden key field saves none: no key the user cannot see is sent or required.
-  const keySavedForOllama = config.provider !== 'openai' && !!config.apiKeyEnv
-  const askKey = provider === 'openai' || !isLocalAddress(url) || keySavedForOllama
-  const [mcpJson, setMcpJson] = useState(config.mcpJson ?? '')
-  const [think, setThink] = useState<ThinkLevel>(config.think)
+  // saved for Ollama (so that it can be cleared); how long Ollama keeps a model loaded, and
+  // whether and with which program Prototyper starts it, for Ollama. The Ollama address stays
+  // for both: the model menu pulls models into that Ollama whatever the provider. A hidden key
+  // field saves none: no key the user cannot see is sent or required.
+  const keySavedForOllama = config.provider !== 'openai' && !!saved.apiKeyEnv
+  const askKey = provider === 'openai' || !isLocalAddress(url, config.hostName) || keySavedForOllama
+  const [mcpJson, setMcpJson] = useState(given.mcpJson)
+  const [think, setThink] = useState<ThinkLevel>(given.think)
   // empty when the user set no cap: the default is the placeholder, so that saving sends none
-  const [cap, setCap] = useState(String(config.contextCap || ''))
-  const [firstByte, setFirstByte] = useState(String(config.firstByteTimeoutSec || ''))
-  const [maxAnswer, setMaxAnswer] = useState(String((config.maxAnswerBytes ?? 0) / MiB || ''))
-  const [startOllama, setStartOllama] = useState(config.startOllama)
-  const [ollamaBinary, setOllamaBinary] = useState(config.ollamaBinary)
-  const [approval, setApproval] = useState<Record<string, ApprovalPolicy>>({ ...config.toolApproval })
-  const [always, setAlways] = useState<Record<string, string[]>>(() => {
-    const out: Record<string, string[]> = {}
-    for (const [dir, list] of Object.entries(config.alwaysAllow ?? {})) if (list?.length) out[dir] = [...list]
-    return out
-  })
+  const [cap, setCap] = useState(given.cap)
+  const [firstByte, setFirstByte] = useState(given.firstByte)
+  const [maxAnswer, setMaxAnswer] = useState(given.maxAnswer)
+  const [startOllama, setStartOllama] = useState(!saved.manualOllama)
+  const [ollamaBinary, setOllamaBinary] = useState(saved.ollamaBinary ?? '')
+  const [approval, setApproval] = useState<Record<string, ApprovalPolicy>>(given.approval)
+  const [always, setAlways] = useState<Record<string, string[]>>(given.always)
   const revoke = (dir: string, tool: string) => {
     const next = { ...always, [dir]: (always[dir] ?? []).filter((t) => t !== tool) }
     if (next[dir].length === 0) delete next[dir]
     setAlways(next)
   }
-  const [commandRules, setCommandRules] = useState<Record<string, CommandRule[]>>(() => {
-    const out: Record<string, CommandRule[]> = {}
-    for (const [dir, list] of Object.entries(config.commandRules ?? {})) if (list?.length) out[dir] = list.map((r) => ({ ...r }))
-    return out
-  })
-  const [commandDeny, setCommandDeny] = useState((config.commandDeny ?? []).join('\n'))
-  // A deny list the Go side sends as none stands for its defaults: sent back as none unless edited.
-  const [denyEdited, setDenyEdited] = useState(false)
-  const [unconfined, setUnconfined] = useState(!!config.unconfinedCommands)
-  const [theme, setTheme] = useState<Theme>(config.theme ?? 'system')
-  const [keepAlive, setKeepAlive] = useState(String(config.keepAliveMin || ''))
-  const [loopRepeats, setLoopRepeats] = useState(String(config.loopRepeats || ''))
-  const [textCalls, setTextCalls] = useState(!config.ignoreTextToolCalls)
-  const [olderTurns, setOlderTurns] = useState<OlderTurnsPolicy>(config.olderTurns ?? 'ask')
-  const [instructions, setInstructions] = useState(config.instructions ?? '')
+  const [commandRules, setCommandRules] = useState<Record<string, CommandRule[]>>(given.commandRules)
+  const [commandDeny, setCommandDeny] = useState(given.commandDeny)
+  const [unconfined, setUnconfined] = useState(!!saved.unconfinedCommands)
+  const [theme, setTheme] = useState<Theme>(given.theme)
+  const [keepAlive, setKeepAlive] = useState(given.keepAlive)
+  const [loopRepeats, setLoopRepeats] = useState(given.loopRepeats)
+  const [textCalls, setTextCalls] = useState(!saved.ignoreTextToolCalls)
+  const [olderTurns, setOlderTurns] = useState<OlderTurnsPolicy>(given.olderTurns)
+  const [instructions, setInstructions] = useState(given.instructions)
   const [error, setError] = useState('')
   const [saving, setSaving] = useState(false)
   // A refused save is said where the user looks: the dialog scrolls to its sentence, which a
@@ -237,38 +281,40 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
     setSaving(true)
     setError('')
     try {
+      // a policy changed is saved; the others stay as saved (their defaults unsaved)
+      const changed = Object.entries(approval).filter(([t, p]) => p !== given.approval[t])
       await store.saveSettings({
-        workspace: config.workspace,
-        model: config.model,
+        ...saved,
         ollamaUrl: url.trim(),
-        think,
-        contextCap: Number(cap) || 0,
-        firstByteTimeoutSec: Number(firstByte) || 0,
-        maxAnswerBytes: Math.round((Number(maxAnswer) || 0) * MiB),
-        startOllama,
-        ollamaBinary: ollamaBinary.trim(),
         provider,
+        think: kept(saved.think, given.think, think, think),
+        contextCap: kept(saved.contextCap ?? 0, given.cap, cap, Number(cap) || 0),
+        firstByteTimeoutSec: kept(saved.firstByteTimeoutSec ?? 0, given.firstByte, firstByte, Number(firstByte) || 0),
+        maxAnswerBytes: kept(saved.maxAnswerBytes ?? 0, given.maxAnswer, maxAnswer, Math.round((Number(maxAnswer) || 0) * MiB)),
+        manualOllama: !startOllama,
+        ollamaBinary: ollamaBinary.trim(),
         baseUrl: baseUrl.trim(),
         apiKeyEnv: askKey ? keyEnv.trim() : '',
-        mcpJson: mcpJson.trim(),
-        toolApproval: approval,
-        alwaysAllow: always,
-        commandRules,
-        commandDeny:
-          config.commandDeny == null && !denyEdited
-            ? null
-            : commandDeny
-                .split('\n')
-                .map((l) => l.trim())
-                .filter(Boolean),
+        mcpServers: kept<unknown, string>(saved.mcpServers, given.mcpJson, mcpJson, mcpDocument(mcpJson)),
+        toolApproval: changed.length === 0 ? saved.toolApproval : { ...saved.toolApproval, ...Object.fromEntries(changed) },
+        alwaysAllow: kept(saved.alwaysAllow, given.always, always, always),
+        commandRules: kept(saved.commandRules, given.commandRules, commandRules, commandRules),
+        commandDeny: kept(
+          saved.commandDeny,
+          given.commandDeny,
+          commandDeny,
+          commandDeny
+            .split('\n')
+            .map((l) => l.trim())
+            .filter(Boolean),
+        ),
         unconfinedCommands: unconfined,
-        checkpointMaxBytes: config.checkpointMaxBytes,
-        theme,
-        keepAliveMin: Number(keepAlive) || 0,
-        loopRepeats: Number(loopRepeats) || 0,
+        theme: kept(saved.theme, given.theme, theme, theme),
+        keepAliveMin: kept(saved.keepAliveMin ?? 0, given.keepAlive, keepAlive, Number(keepAlive) || 0),
+        loopRepeats: kept(saved.loopRepeats ?? 0, given.loopRepeats, loopRepeats, Number(loopRepeats) || 0),
         ignoreTextToolCalls: !textCalls,
-        olderTurns,
-        instructions,
+        olderTurns: kept(saved.olderTurns, given.olderTurns, olderTurns, olderTurns),
+        instructions: kept(saved.instructions, given.instructions, instructions, { ...saved.instructions, [config.workspace]: instructions }),
       })
       onClose()
     } catch (err) {
@@ -319,12 +365,14 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
               <input value={keyEnv} onChange={(e) => setKeyEnv(e.target.value)} placeholder={provider === 'openai' ? 'VLLM_API_KEY' : 'OLLAMA_API_KEY'} spellCheck={false} />
             </label>
           )}
-          <OllamaServerSettings
-            startOllama={startOllama}
-            onStartOllama={setStartOllama}
-            ollamaBinary={ollamaBinary}
-            onOllamaBinary={setOllamaBinary}
-          />
+          {provider === 'ollama' && (
+            <OllamaServerSettings
+              startOllama={startOllama}
+              onStartOllama={setStartOllama}
+              ollamaBinary={ollamaBinary}
+              onOllamaBinary={setOllamaBinary}
+            />
+          )}
         </SettingsGroup>
         <SettingsGroup title="Answers">
           <label>
@@ -363,13 +411,13 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
           </label>
           <label>
             Longest context sent to the model, in tokens (empty: what this machine's free memory holds, at most{' '}
-            {config.contextCapDefault ?? 'the default'})
+            {config.defaults.contextCap})
             <input
               type="number"
               min={0}
               step={1024}
               value={cap}
-              placeholder={config.contextCapDefault ? String(config.contextCapDefault) : undefined}
+              placeholder={String(config.defaults.contextCap)}
               onChange={(e) => setCap(e.target.value)}
             />
           </label>
@@ -448,10 +496,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
             rules={commandRules}
             onRules={setCommandRules}
             deny={commandDeny}
-            onDeny={(v) => {
-              setCommandDeny(v)
-              setDenyEdited(true)
-            }}
+            onDeny={setCommandDeny}
             unconfined={unconfined}
             onUnconfined={setUnconfined}
           />

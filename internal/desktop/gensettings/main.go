@@ -1,6 +1,7 @@
-// Command gensettings writes the window's TypeScript type of the settings
-// (frontend/src/generated/settings.ts) from desktop.Settings. It runs from internal/desktop
-// by `go generate`.
+// Command gensettings writes the window's TypeScript types of the settings
+// (frontend/src/generated/settings.ts) from store.Settings and the facts desktop.Config shows
+// beside them (desktop.InEffect, desktop.SettingDefaults). It runs from internal/desktop by
+// `go generate`.
 package main
 
 import (

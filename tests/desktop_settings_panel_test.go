@@ -1,0 +1,149 @@
+package tests
+
+import (
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"prototyper/store"
+)
+
+// ollamaOnlyFields are the starts of the accessible names of the settings' fields that only
+// the Ollama provider uses: whether and with which program Prototyper starts Ollama, and how
+// long Ollama keeps a model loaded.
+var ollamaOnlyFields = []string{"Start Ollama when it is not running", "Ollama program", "Keep the model loaded after an answer"}
+
+// settingsFieldsNamed lists, of prefixes, those a field of the window (not a label) is named by.
+func (a *desktopApp) settingsFieldsNamed(prefixes []string) []string {
+	var found []string
+	a.each(func(n a11yNode) {
+		if a.role(n) == roleLabel {
+			return
+		}
+		for _, p := range prefixes {
+			if strings.HasPrefix(a.name(n), p) {
+				found = append(found, p)
+			}
+		}
+	})
+	return found
+}
+
+// waitSettingsFields waits until the window shows the fields of all the prefixes (all) or of
+// none, and reports whether it does, with those it shows.
+func (a *desktopApp) waitSettingsFields(prefixes []string, all bool, timeout time.Duration) (shown []string, ok bool) {
+	a.tb.Helper()
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if shown = a.settingsFieldsNamed(prefixes); (all && len(shown) == len(prefixes)) || (!all && len(shown) == 0) {
+			return shown, true
+		}
+	}
+	return shown, false
+}
+
+// TestDesktopTheSettingsShowOllamasFieldsForOllamaAlone: with the settings opened by the
+// keyboard, choosing the OpenAI-compatible server (an arrow key in the first field) takes away
+// the fields only Ollama uses, and choosing Ollama again brings them back; the Ollama address
+// stays, since the model menu pulls models into that Ollama whatever the server.
+func TestDesktopTheSettingsShowOllamasFieldsForOllamaAlone(t *testing.T) {
+	layoutCanMatter(t)
+	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "")
+	r.app.key("ctrl+comma")
+	r.app.waitFocus(roleComboBox, "Model server", 30*time.Second)
+	if shown, ok := r.app.waitSettingsFields(ollamaOnlyFields, true, 10*time.Second); !ok {
+		t.Fatalf("with Ollama chosen the settings show only %q of %q", shown, ollamaOnlyFields)
+	}
+	r.app.key("Down")
+	if name := r.app.waitControlNamed(roleComboBox, "Model server OpenAI-compatible", 10*time.Second); name == "" {
+		t.Fatalf("Down in the model server's field chose no OpenAI-compatible server: %q", r.app.names(roleComboBox))
+	}
+	if shown, ok := r.app.waitSettingsFields(ollamaOnlyFields, false, 10*time.Second); !ok {
+		t.Errorf("with an OpenAI-compatible server chosen the settings still show %q: %s", shown, r.app.screenshot("e2e-settings-openai-fields.png"))
+	}
+	if len(r.app.settingsFieldsNamed([]string{"Ollama address"})) == 0 {
+		t.Error("with an OpenAI-compatible server chosen the Ollama address, where models are pulled, is gone")
+	}
+	r.app.screenshot("e2e-settings-openai-fields.png")
+	r.app.key("Up")
+	if name := r.app.waitControlNamed(roleComboBox, "Model server Ollama", 10*time.Second); name == "" {
+		t.Fatalf("Up in the model server's field chose no Ollama: %q", r.app.names(roleComboBox))
+	}
+	if shown, ok := r.app.waitSettingsFields(ollamaOnlyFields, true, 10*time.Second); !ok {
+		t.Errorf("with Ollama chosen again the settings show only %q of %q", shown, ollamaOnlyFields)
+	}
+	r.app.key("Escape")
+	r.app.waitNoControl(rolePushButton, "Cancel", 10*time.Second)
+	r.finish(t, "e2e-settings-ollama-fields.png")
+}
+
+// TestDesktopTheSettingsSavedAsTheyOpenedChangeNothingStored: the settings opened and saved
+// without a change (Enter in a field) store every setting as it was, whether the user set every
+// one or none; only what the session uses by its flags (folder, model, Ollama address) and
+// the folders it remembers are the session's.
+func TestDesktopTheSettingsSavedAsTheyOpenedChangeNothingStored(t *testing.T) {
+	for name, given := range map[string]store.Settings{
+		"none set": {},
+		"every one set": {Think: "low", ContextCap: 8192, ToolApproval: map[string]string{"write_file": "deny", "*": "ask"}, AckFallbackMs: 250,
+			FirstByteTimeoutSec: 90, ManualOllama: true, OllamaBinary: "/opt/ollama/bin/ollama", CheckpointMaxBytes: 1 << 20,
+			MaxAnswerBytes: 16 << 20, AlwaysAllow: map[string][]string{"/elsewhere": {"write_file"}},
+			CommandRules: map[string][]store.CommandRule{"/elsewhere": {{Pattern: "go test", Network: true}}}, CommandDeny: []string{"rm -rf /"},
+			UnconfinedCommands: true, Instructions: map[string]string{"/elsewhere": "Be brief."}, KeepAliveMin: 5, LoopRepeats: 4,
+			OlderTurns: store.SummarizeNever, Provider: store.ProviderOllama, BaseURL: "http://gpu:8000/v1", APIKeyEnv: "HOME",
+			MCPServers: []byte(`{"mcpServers":{}}`), Theme: store.ThemeDark, Sidebar: store.SidebarHidden, IgnoreTextToolCalls: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := startDesktopRunWith(t, writerModel, given, "")
+			r.app.key("ctrl+comma")
+			r.app.waitFocus(roleComboBox, "Model server", 30*time.Second)
+			r.app.focusField(contextCapField)
+			r.app.key("Return") // Enter in a field saves the dialog
+			got := r.savedSettings(t, "e2e-settings-saved-as-opened.png")
+			want := given
+			want.Workspace, want.DefaultModel, want.OllamaURL, want.RecentFolders = got.Workspace, got.DefaultModel, got.OllamaURL, got.RecentFolders
+			if want.AckFallbackMs == 0 { // the window tests' own (newDesktopRun)
+				want.AckFallbackMs = got.AckFallbackMs
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("saved as they opened, the settings are\n%+v\nwere\n%+v", got, want)
+			}
+		})
+	}
+}
+
+// TestDesktopTheSettingsAskNoKeyForAnOllamaOnThisMachine: an Ollama address typed in the
+// settings that names this machine (an unspecified or loopback address however written, or
+// its own host name) asks for no key; one elsewhere does.
+func TestDesktopTheSettingsAskNoKeyForAnOllamaOnThisMachine(t *testing.T) {
+	layoutCanMatter(t)
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		t.Fatalf("this machine's name: %q, %v", host, err)
+	}
+	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "")
+	r.app.key("ctrl+comma")
+	r.app.waitFocus(roleComboBox, "Model server", 30*time.Second)
+	r.app.key("Tab") // the Ollama address
+	keyField := []string{"API key variable"}
+	for _, tc := range []struct {
+		address string
+		local   bool
+	}{
+		{"http://gpu.example.org:11434", false}, // first: the field is there to go
+		{"http://[::]:11434", true},
+		{"http://localhost.:11434", true},
+		{"http://[::1]:11434", true},
+		{"http://0.0.0.0:11434", true},
+		{"http://" + host + ":11434", true},
+	} {
+		r.app.key("ctrl+a")
+		r.app.typeText(tc.address)
+		if _, ok := r.app.waitSettingsFields(keyField, !tc.local, 10*time.Second); !ok {
+			t.Errorf("Ollama at %s: the key field is shown %v, want %v", tc.address, tc.local, !tc.local)
+		}
+	}
+	r.app.key("Escape")
+	r.app.waitNoControl(rolePushButton, "Cancel", 10*time.Second)
+	r.finish(t, "e2e-settings-local-ollama.png")
+}
