@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -89,4 +90,60 @@ func TestDesktopAnAnswerCutShortOffersContinueAfterARestart(t *testing.T) {
 			}
 		})
 	}
+}
+
+// seedStoppedAnswerWithCall keeps, in the window's folder, a chat whose one answer the user
+// stopped after it said something and while the command it asked for ran, as the app leaves
+// it, and opens the window on it.
+func seedStoppedAnswerWithCall(tb testing.TB, db *store.DB, ws string) store.Chat {
+	tb.Helper()
+	c, err := db.CreateChat(store.Chat{Title: "Run the tests", Workspace: ws})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	run, _, err := db.StartRunWith(store.Run{ChatID: c.ID}, store.Message{Role: store.RoleUser, Content: "Run the tests", Complete: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	args := json.RawMessage(`{"command":"sleep 600"}`)
+	answer, err := db.AppendMessage(c.ID, store.Message{Role: store.RoleAssistant, RunID: run.ID, Content: "I will run the tests now.",
+		ToolCalls: []store.ToolCall{{ID: "call_1", Name: "run_command", Args: args}}, Complete: true, DoneReason: "stop"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	now := time.Now()
+	if err := db.PutToolCall(store.ToolCallRecord{ID: "call_1", ChatID: c.ID, RunID: run.ID, MessageID: answer.ID, Name: "run_command", Args: args,
+		Workspace: ws, Output: "stopped: the run was stopped while the command ran", Stopped: true, StartedAt: now, FinishedAt: now}); err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := db.AppendMessage(c.ID, store.Message{Role: store.RoleTool, RunID: run.ID, ToolName: "run_command", ToolCallID: "call_1",
+		Content: "stopped: the run was stopped while the command ran", Complete: true}); err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := db.FinishRun(run.ID, events.StopAborted, nil); err != nil {
+		tb.Fatal(err)
+	}
+	if err := db.SetOpenChat(c.ID); err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+// TestDesktopAStoppedAnswerWithACallOffersOneRegenerate: an answer stopped after its text and
+// while its command ran offers Regenerate once, beside Continue under the stopped run: a screen
+// reader and the keyboard reach one Regenerate, not the answer's own as well.
+func TestDesktopAStoppedAnswerWithACallOffersOneRegenerate(t *testing.T) {
+	r := startDesktopRunWith(t, chattyModel, store.Settings{}, "",
+		withSeed(func(db *store.DB, ws string) { seedStoppedAnswerWithCall(t, db, ws) }))
+	r.app.waitControl(rolePushButton, "Continue the stopped answer", 30*time.Second)
+	var regenerates []string
+	for _, name := range r.app.names(rolePushButton) {
+		if strings.Contains(strings.ToLower(name), "regenerate") {
+			regenerates = append(regenerates, name)
+		}
+	}
+	if len(regenerates) != 1 || regenerates[0] != `"Regenerate the stopped answer"` {
+		t.Errorf("the window offers %v, want one Regenerate, the stopped answer's (%s)", regenerates, r.app.screenshot("stopped-call-regenerate.png"))
+	}
+	r.finish(t, "stopped-call-regenerate.png")
 }

@@ -85,3 +85,50 @@ describe('a chat reopened after its last answer was cut short', () => {
     expect(screen.queryByRole('button', { name: 'Continue the stopped answer' })).toBeNull()
   })
 })
+
+describe('a stopped answer that holds text and a tool call', () => {
+  const regenerates = () => screen.queryAllByRole('button', { name: /regenerate/i })
+  const call: ToolCallRecord = { id: 't', chatId: 'c1', runId: 'r1', messageId: 'm2', name: 'run_command', args: {}, pending: false, ok: false, output: '', stopped: true, startedAt: '1', finishedAt: '2', durationMs: 1 }
+  const answer: StoredMessage = { ...stored('m2', 'assistant', 'Let me run the tests.', true, 'stop'), toolCalls: [{ id: 't', name: 'run_command', args: {} }] }
+
+  it('offers one Regenerate, the stopped notice’s, once reopened', async () => {
+    const backend = new FakeBackend()
+    backend.opened.c1 = { ...reopened(answer, { runId: 'r1' }, [call]), toolStates: { t: 'stopped' } }
+    const { store } = renderWithStore(<ChatView />, backend)
+    await act(() => store.start())
+    await act(() => store.selectChat('c1'))
+    expect(regenerates().map((b) => b.getAttribute('aria-label'))).toEqual(['Regenerate the stopped answer'])
+  })
+
+  it('offers one Regenerate, the stopped notice’s, when stopped live', async () => {
+    const backend = new FakeBackend()
+    backend.opened.c1 = { ...reopened(answer, null, []), messages: [stored('m1', 'user', 'Write a long answer', true)] }
+    const { store } = renderWithStore(<ChatView />, backend)
+    await act(() => store.start())
+    await act(() => store.selectChat('c1'))
+    act(() => {
+      backend.emit([
+        { type: 'run.started', runId: 'r1' },
+        { type: 'phase', runId: 'r1', phase: 'streaming', busy: true },
+        { type: 'message.started', runId: 'r1', messageId: 'm2', role: 'assistant' },
+        { type: 'text.delta', runId: 'r1', messageId: 'm2', text: 'Let me run the tests.' },
+        { type: 'message.completed', runId: 'r1', messageId: 'm2', doneReason: 'stop' },
+        { type: 'tool.call', runId: 'r1', messageId: 'm2', toolCallId: 't', name: 'run_command', args: {} },
+        { type: 'run.finished', runId: 'r1', stopReason: 'aborted' },
+        { type: 'phase', runId: 'r1', phase: 'idle', busy: false },
+      ])
+    })
+    await screen.findByText(stoppedText)
+    expect(regenerates().map((b) => b.getAttribute('aria-label'))).toEqual(['Regenerate the stopped answer'])
+  })
+
+  it('keeps the answer’s own Regenerate once a later run answered', async () => {
+    const backend = new FakeBackend()
+    const o = reopened(answer, null, [call])
+    backend.opened.c1 = { ...o, toolStates: { t: 'stopped' }, messages: [...(o.messages ?? []), stored('m3', 'user', 'Go on', true), { ...stored('m4', 'assistant', 'Done.', true, 'stop'), runId: 'r2' }] }
+    const { store } = renderWithStore(<ChatView />, backend)
+    await act(() => store.start())
+    await act(() => store.selectChat('c1'))
+    expect(regenerates().map((b) => b.getAttribute('aria-label'))).toEqual(['Regenerate', 'Regenerate'])
+  })
+})

@@ -792,6 +792,14 @@ export function isStoppedRunNotice(id: string): boolean {
 }
 
 /**
+ * Whether an entry is a stopped run's notice (the live run's "Stopped.", or the one ending a chat
+ * whose last run was cut short): the one that, at the chat's end, offers Continue and Regenerate.
+ */
+export function isStoppedNotice(e: TimelineEntry): boolean {
+  return e.kind === 'notice' && e.tone === 'info' && (e.text === stoppedText || isStoppedRunNotice(e.id))
+}
+
+/**
  * The chat as the store has it: messages in order, each assistant message followed by the cards
  * of its tool calls (in the order the store recorded them). Tool-role messages are not shown
  * (their content is the card's output). An answer stored incomplete without a live run to
