@@ -2,6 +2,7 @@ package tests
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -146,4 +147,61 @@ func TestDesktopAStoppedAnswerWithACallOffersOneRegenerate(t *testing.T) {
 		t.Errorf("the window offers %v, want one Regenerate, the stopped answer's (%s)", regenerates, r.app.screenshot("stopped-call-regenerate.png"))
 	}
 	r.finish(t, "stopped-call-regenerate.png")
+}
+
+// TestDesktopAnAnswerStoppedEarlierSaysWhoStoppedIt: reopened, a chat whose first answer was
+// stopped before a later run answered says under that answer who stopped it: "Stopped." where
+// the user did (as the live view said), "Cut short" where the app quit or was killed.
+func TestDesktopAnAnswerStoppedEarlierSaysWhoStoppedIt(t *testing.T) {
+	for _, c := range []struct {
+		how, want string
+		end       func(db *store.DB, runID string) error
+	}{
+		{"stopped", "Stopped.", func(db *store.DB, id string) error { _, err := db.FinishRun(id, events.StopAborted, nil); return err }},
+		{"quit", "Cut short: the app closed before the answer ended.", func(db *store.DB, id string) error {
+			if _, err := db.FinishRun(id, events.StopAborted, nil); err != nil {
+				return err
+			}
+			_, err := db.UpdateRun(id, func(r *store.Run) { r.Quit = true })
+			return err
+		}},
+	} {
+		t.Run(c.how, func(t *testing.T) {
+			r := startDesktopRunWith(t, chattyModel, store.Settings{}, "", withSeed(func(db *store.DB, ws string) {
+				chat, err := db.CreateChat(store.Chat{Title: "Write a long answer", Workspace: ws})
+				if err != nil {
+					t.Fatal(err)
+				}
+				first, _, err := db.StartRunWith(store.Run{ChatID: chat.ID}, store.Message{Role: store.RoleUser, Content: "Write a long answer", Complete: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := db.AppendMessage(chat.ID, store.Message{Role: store.RoleAssistant, RunID: first.ID, Content: "part0 part1 part2", DoneReason: events.StopAborted}); err != nil {
+					t.Fatal(err)
+				}
+				if err := c.end(db, first.ID); err != nil {
+					t.Fatal(err)
+				}
+				later, _, err := db.StartRunWith(store.Run{ChatID: chat.ID}, store.Message{Role: store.RoleUser, Content: "Go on", Complete: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := db.AppendMessage(chat.ID, store.Message{Role: store.RoleAssistant, RunID: later.ID, Content: "part3 part4.", Complete: true, DoneReason: "stop"}); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := db.FinishRun(later.ID, events.StopCompleted, nil); err != nil {
+					t.Fatal(err)
+				}
+				if err := db.SetOpenChat(chat.ID); err != nil {
+					t.Fatal(err)
+				}
+			}))
+			// the line of its own under the answer (a notice with no control is read with its neighbours)
+			said := r.app.waitTexts(func(s string) bool { return slices.Contains(strings.Split(s, "\n"), c.want) }, 30*time.Second)
+			if len(said) == 0 || len(r.app.textsWith("Stopped before the end.")) != 0 {
+				t.Errorf("the window does not say %q, or says \"Stopped before the end.\" (%s)", c.want, r.app.screenshot("stopped-earlier-"+c.how+".png"))
+			}
+			r.finish(t, "stopped-earlier-"+c.how+".png")
+		})
+	}
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { act, fireEvent, screen } from '@testing-library/react'
 import { FakeBackend } from '../fakeBackend'
 import type { OpenedChat, StoredMessage, ToolCallRecord } from '../backend'
-import { chatFromSnapshot, stoppedBeforeTheEnd, stoppedText } from '../state/chatReducer'
+import { chatFromSnapshot, cutShortText, stoppedBeforeTheEnd, stoppedText } from '../state/chatReducer'
 import { ChatView } from './ChatView'
 import { renderWithStore } from '../test/renderWithStore'
 
@@ -31,9 +31,9 @@ describe('a chat reopened after its last answer was cut short', () => {
     expect(chatFromSnapshot(o).timeline.at(-1)?.id).toBe('stopped-run:r1')
   })
 
-  it('ends with "Stopped before the end." once, under an answer a killed process left', () => {
+  it('ends with "Cut short" once, under an answer a killed process or the app quitting left', () => {
     const o = reopened(stored('m2', 'assistant', 'Half an an', false), { runId: 'r1', interrupted: true })
-    expect(notices(o)).toEqual([{ kind: 'notice', id: 'stopped-run:r1', tone: 'info', text: stoppedBeforeTheEnd }])
+    expect(notices(o)).toEqual([{ kind: 'notice', id: 'stopped-run:r1', tone: 'info', text: cutShortText }])
   })
 
   it('ends with "Stopped." after a card the user stopped, whose answer was whole', () => {
@@ -130,5 +130,38 @@ describe('a stopped answer that holds text and a tool call', () => {
     await act(() => store.start())
     await act(() => store.selectChat('c1'))
     expect(regenerates().map((b) => b.getAttribute('aria-label'))).toEqual(['Regenerate', 'Regenerate'])
+  })
+})
+
+describe('an answer cut short, once a later run answered', () => {
+  /** Chat c1 reopened: the answer run r1 left unfinished, then "Go on" and run r2's whole answer. */
+  function later(stoppedRuns: OpenedChat['stoppedRuns']): OpenedChat {
+    const o = reopened(stored('m2', 'assistant', 'Half an an', false, 'aborted'), null)
+    const more = [stored('m3', 'user', 'Go on', true), { ...stored('m4', 'assistant', 'Done.', true, 'stop'), runId: 'r2' }]
+    return { ...o, messages: [...(o.messages ?? []), ...more], stoppedRuns }
+  }
+  const under = (o: OpenedChat) => notices(o).map((n) => (n.kind === 'notice' ? n.text : ''))
+
+  it('says the user stopped it, as it said when they did', () => {
+    expect(under(later([{ runId: 'r1' }]))).toEqual([stoppedText])
+  })
+
+  it('says the app cut it short where it quit or was killed', () => {
+    expect(under(later([{ runId: 'r1', interrupted: true }]))).toEqual([cutShortText])
+  })
+
+  it('says only that it stopped before the end where its run failed (its note says why)', () => {
+    expect(under(later(null))).toEqual([stoppedBeforeTheEnd])
+  })
+
+  it('offers no Continue or Regenerate under it: those are for the chat’s end', async () => {
+    const backend = new FakeBackend()
+    backend.opened.c1 = later([{ runId: 'r1' }])
+    const { store } = renderWithStore(<ChatView />, backend)
+    await act(() => store.start())
+    await act(() => store.selectChat('c1'))
+    expect(screen.getByText(stoppedText)).toBeTruthy()
+    expect(screen.queryByRole('button', { name: 'Continue the stopped answer' })).toBeNull()
+    expect(screen.queryByRole('button', { name: 'Regenerate the stopped answer' })).toBeNull()
   })
 })
