@@ -54,14 +54,14 @@ describe('ContextGauge', () => {
     act(() => {
       backend.emit([
         { v: 1, seq: 2, chatId: 'c1', runId: 'r2', messageId: 'a2', at: '', type: 'message.completed', doneReason: 'stop',
-          usage: { numCtx: 8192, contextTokens: 2500, promptTokens: 300, promptMs: 1000, promptTokensPerSec: 300, firstTokenMs: 420, evalTokens: 120, evalMs: 10000, tokensPerSec: 12 } },
+          usage: { numCtx: 8192, contextTokens: 2500, promptTokens: 300, promptMs: 1000, promptTokensPerSec: 29207.4, firstTokenMs: 420, evalTokens: 120, evalMs: 10000, tokensPerSec: 4.24 } },
       ])
       frames.drain()
     })
-    expect(screen.getByTestId('context-speeds').textContent).toBe('first token 420 ms · prompt 300 tok/s · answer 12 tok/s')
+    expect(screen.getByTestId('context-speeds').textContent).toBe('first token 420 ms · prompt 29,207 tok/s · answer 4.2 tok/s')
     // the hover holds the chat's history of speeds
     expect(screen.getByTestId('context-gauge').getAttribute('title')).toContain(
-      'Answer 1: first token 2.1 s · prompt 850 tok/s · answer 14 tok/s\nAnswer 2: first token 420 ms · prompt 300 tok/s · answer 12 tok/s',
+      'Answer 1: first token 2.1 s · prompt 850 tok/s · answer 14 tok/s\nAnswer 2: first token 420 ms · prompt 29,207 tok/s · answer 4.2 tok/s',
     )
   })
 })
