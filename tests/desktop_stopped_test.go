@@ -205,3 +205,31 @@ func TestDesktopAnAnswerStoppedEarlierSaysWhoStoppedIt(t *testing.T) {
 		})
 	}
 }
+
+// TestDesktopAReopenedChatSaysWhetherTheUserStoppedAnAnswerOrTheAppClosedOnIt: an answer the
+// user stopped (Esc), followed by another run, reads "Stopped." once the app is opened again;
+// one the app closed on while it streamed reads as cut short by the app.
+func TestDesktopAReopenedChatSaysWhetherTheUserStoppedAnAnswerOrTheAppClosedOnIt(t *testing.T) {
+	for _, c := range []struct{ how, want string }{
+		{"stopped", "Stopped."},
+		{"closed", "Cut short: the app closed before the answer ended."},
+	} {
+		t.Run(c.how, func(t *testing.T) {
+			slow := pacedProxy(t, ollamatest.Get(t).URL(), 1000, 60*time.Millisecond)
+			r := startDesktopRunWith(t, chattyModel, store.Settings{}, "Write a long answer", withArgs("--ollama", slow))
+			r.waitLog(t, events.TextDelta, true, 60*time.Second)
+			if c.how == "stopped" {
+				r.app.key("Escape")
+				r.waitLog(t, events.RunFinished, true, 60*time.Second)
+				r.app.waitTexts(func(s string) bool { return s == "Stopped." }, 20*time.Second)
+				r.sendAndWait(t, "Something else", 2)
+			}
+			r.reopen(t, chattyModel, "bridge-"+c.how+"-reopened")
+			said := r.app.waitTexts(func(s string) bool { return slices.Contains(strings.Split(s, "\n"), c.want) }, 30*time.Second)
+			if len(said) == 0 || len(r.app.textsWith("Stopped before the end.")) != 0 {
+				t.Errorf("reopened, the chat does not say %q under the answer, or says \"Stopped before the end.\" (%s)", c.want, r.app.screenshot("reopened-"+c.how+".png"))
+			}
+			r.finish(t, "reopened-"+c.how+".png")
+		})
+	}
+}
