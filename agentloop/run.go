@@ -150,6 +150,12 @@ func (r *run) execute() Outcome {
 		code, _ := errorCode(r.err)
 		_, _ = r.a.cfg.Store.AddRunNote(r.id, store.RunNote{StopReason: stop, Code: code, Message: r.err.Error()})
 	}
+	if stop == events.StopAborted && r.a.isDown() {
+		// said apart from the user's Stop: reopened, the chat says the answer was cut short
+		if _, err := r.a.cfg.Store.UpdateRun(r.id, func(x *store.Run) { x.Quit = true }); err != nil && r.err == nil {
+			r.err = err
+		}
+	}
 	if _, err := r.a.cfg.Store.FinishRun(r.id, stop, stateJSON); err != nil && r.err == nil {
 		r.err = err
 	}

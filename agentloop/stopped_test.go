@@ -186,3 +186,62 @@ func TestAVersionShownWithAWholeAnswerOffersNoContinueForAnotherVersionStopped(t
 		t.Fatalf("the first version (a whole answer) shown, stopped = %+v: the hidden version's run", o.Stopped)
 	}
 }
+
+func TestAnAnswerTheUserStoppedOpensAsStoppedByTheUserOnceALaterRunAnswered(t *testing.T) {
+	m := &haltingModel{}
+	a, _, rec := fakeHarness(t, m, nil)
+	chatID, err := a.Send(context.Background(), "", "write")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.waitFor(t, "the answer streaming", func(evs []events.Event) bool { return len(ofType(evs, events.TextDelta)) > 0 })
+	if err := a.Stop(chatID); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitFor(t, "the stopped run's end", finished(1))
+	if _, err := a.Send(context.Background(), chatID, "Go on"); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitFor(t, "the later run's end", finished(2))
+
+	o, err := a.Open(chatID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped := ofType(rec.events(), events.RunStarted)[0].RunID
+	if o.Stopped != nil || len(o.StoppedRuns) != 1 || o.StoppedRuns[0] != (StoppedRun{RunID: stopped}) {
+		t.Fatalf("opened: stopped = %+v, stopped runs = %+v; want none last, and the run %s stopped by the user", o.Stopped, o.StoppedRuns, stopped)
+	}
+}
+
+func TestAnAnswerTheAppQuitOnOpensAsCutShortNotStoppedByTheUser(t *testing.T) {
+	m := &haltingModel{}
+	a, db, rec := fakeHarness(t, m, nil)
+	chatID, err := a.Send(context.Background(), "", "write")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.waitFor(t, "the answer streaming", func(evs []events.Event) bool { return len(ofType(evs, events.TextDelta)) > 0 })
+	if err := a.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	runID := ofType(rec.events(), events.RunStarted)[0].RunID
+	if runs, _ := db.RunsOf(chatID); len(runs) != 1 || runs[0].StopReason != events.StopAborted || !runs[0].Quit {
+		t.Fatalf("runs %+v: want the one run aborted as the app quit", runs)
+	}
+
+	reg, err := tools.NewRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := NewAgent(Config{Model: m, Store: db, Emitter: newRecorder(), Tools: StaticTools(reg), DefaultModel: "fake", Approve: ApproveAuto})
+	t.Cleanup(func() { again.Shutdown(context.Background()) })
+	o, err := again.Open(chatID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := StoppedRun{RunID: runID, Interrupted: true}
+	if o.Stopped == nil || *o.Stopped != want || len(o.StoppedRuns) != 1 || o.StoppedRuns[0] != want {
+		t.Fatalf("opened: stopped = %+v, stopped runs = %+v; want the run %s cut short", o.Stopped, o.StoppedRuns, runID)
+	}
+}

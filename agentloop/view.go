@@ -45,14 +45,47 @@ type OpenedChat struct {
 	// Stopped is set when the chat's last run shown was cut short (the user's Stop, the app
 	// quit or killed) and nothing runs: the window offers to continue it or ask again.
 	Stopped *StoppedRun `json:"stopped,omitempty"`
+	// StoppedRuns are the runs shown that ended before their end, oldest first, Stopped's
+	// among them: the window says under each answer they left whether the user stopped it.
+	StoppedRuns []StoppedRun `json:"stoppedRuns,omitempty"`
 }
 
-// StoppedRun is a chat's last run when it ended before its end.
+// StoppedRun is a run that ended before its end.
 type StoppedRun struct {
 	RunID string `json:"runId"`
-	// Interrupted: the process died while it ran (store.StopInterrupted); else the user stopped
-	// it, or the app quit while it ran (events.StopAborted).
+	// Interrupted: the run was cut short, not stopped by the user: the process died while it
+	// ran (store.StopInterrupted) or the app quit (store.Run.Quit). Else the user stopped it.
 	Interrupted bool `json:"interrupted,omitempty"`
+}
+
+// stopOf is how run r ended before its end, nil when it did not.
+func stopOf(r store.Run) *StoppedRun {
+	if r.StopReason != events.StopAborted && r.StopReason != store.StopInterrupted {
+		return nil
+	}
+	return &StoppedRun{RunID: r.ID, Interrupted: r.StopReason == store.StopInterrupted || r.Quit}
+}
+
+// stoppedRuns lists the runs a shown message carries that ended before their end, oldest
+// first (see [stoppedRun] for why the messages say which runs are shown).
+func stoppedRuns(runs []store.Run, msgs []store.Message) []StoppedRun {
+	shown := shownRuns(msgs)
+	var out []StoppedRun
+	for _, r := range runs {
+		if s := stopOf(r); s != nil && shown[r.ID] {
+			out = append(out, *s)
+		}
+	}
+	return out
+}
+
+// shownRuns are the runs that the messages shown carry.
+func shownRuns(msgs []store.Message) map[string]bool {
+	shown := map[string]bool{}
+	for _, m := range msgs {
+		shown[m.RunID] = true
+	}
+	return shown
 }
 
 // stoppedRun is the newest of runs that a shown message carries when it was stopped or
@@ -63,19 +96,13 @@ func stoppedRun(runs []store.Run, msgs []store.Message, live string) *StoppedRun
 	if live != "" {
 		return nil
 	}
-	shown := map[string]bool{}
-	for _, m := range msgs {
-		shown[m.RunID] = true
-	}
+	shown := shownRuns(msgs)
 	for i := len(runs) - 1; i >= 0; i-- {
 		r := runs[i]
 		if !shown[r.ID] {
 			continue // a run of a version not shown
 		}
-		if r.StopReason != events.StopAborted && r.StopReason != store.StopInterrupted {
-			return nil
-		}
-		return &StoppedRun{RunID: r.ID, Interrupted: r.StopReason == store.StopInterrupted}
+		return stopOf(r)
 	}
 	return nil
 }
@@ -187,5 +214,6 @@ func (a *Agent) Open(chatID string) (OpenedChat, error) {
 	phase, live := a.Phase(chatID), a.LiveRun(chatID)
 	return OpenedChat{Chat: ChatSummary{Chat: c, Phase: phase, Busy: phase.Busy()}, Messages: msgs, ToolCalls: calls,
 		Phase: phase, Busy: phase.Busy(), LiveRunID: live, ToolStates: recordStates(calls, live, undone), UndoneRuns: undone.Runs,
-		EmptyAnswers: emptyAnswers(msgs), Changes: changes, Notes: chatNotes(runs), Stopped: stoppedRun(runs, msgs, live)}, nil
+		EmptyAnswers: emptyAnswers(msgs), Changes: changes, Notes: chatNotes(runs), Stopped: stoppedRun(runs, msgs, live),
+		StoppedRuns: stoppedRuns(runs, msgs)}, nil
 }

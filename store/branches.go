@@ -57,7 +57,7 @@ func (db *DB) ForkAt(chatID, messageID string) (after string, err error) {
 		if err != nil {
 			return err
 		}
-		return db.putAside(tx, chatID, msgs, seq, after)
+		return db.titledAfter(tx, chatID, msgs, func() error { return db.putAside(tx, chatID, msgs, seq, after) })
 	})
 	return after, err
 }
@@ -74,7 +74,7 @@ func (db *DB) ShowVersion(chatID, after, firstID string) error {
 		if !ok {
 			return ErrNoSuchVersion
 		}
-		return db.showBranch(tx, chatID, msgs, after, seq)
+		return db.titledAfter(tx, chatID, msgs, func() error { return db.showBranch(tx, chatID, msgs, after, seq) })
 	})
 }
 
@@ -107,7 +107,7 @@ func (db *DB) ShowVersionAt(chatID, shownID string, index int) error {
 			return ErrNoSuchVersion
 		}
 		slices.Sort(starts)
-		return db.showBranch(tx, chatID, msgs, after, starts[index-1])
+		return db.titledAfter(tx, chatID, msgs, func() error { return db.showBranch(tx, chatID, msgs, after, starts[index-1]) })
 	})
 }
 

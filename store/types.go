@@ -179,7 +179,10 @@ type Run struct {
 	FinishedAt time.Time    `json:"finishedAt,omitzero"`
 	Phase      events.Phase `json:"phase"`
 	StopReason string       `json:"stopReason,omitempty"` // events.Stop*, or StopInterrupted
-	Live       bool         `json:"live"`
+	// Quit is set on a run stopped (events.StopAborted) because the app quit while it ran, not
+	// by the user's Stop. A run kept before the field existed reads false: stopped by the user.
+	Quit bool `json:"quit,omitempty"`
+	Live bool `json:"live"`
 	// State is the loop's own record of where it stands (opaque here), enough to resume a run
 	// paused on an approval after a restart.
 	State json.RawMessage `json:"state,omitempty"`

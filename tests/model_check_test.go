@@ -239,8 +239,8 @@ func TestCLICheckTellsACallingModelFromOneThatNeverCallsAndModelsShowsTheResult(
 	}
 	t.Logf("models:\n%s", list)
 	for name, want := range map[string]string{
-		checkNativeModel.Name: `1/6, \d+ tok/s$`,
-		checkNeverModel.Name:  `0/6, \d+ tok/s$`,
+		checkNativeModel.Name: `1/6, \d{1,3}(,\d{3})*(\.\d)? tok/s$`,
+		checkNeverModel.Name:  `0/6, \d{1,3}(,\d{3})*(\.\d)? tok/s$`,
 		writerModel.Name:      ` -$`,
 	} {
 		line := ""

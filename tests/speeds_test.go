@@ -54,7 +54,8 @@ func TestRunJSONSaysEachAnswersTimeToFirstTokenAndTheRunsFirst(t *testing.T) {
 func TestDesktopTheGaugeShowsTheLastAnswersPromptAndAnswerSpeeds(t *testing.T) {
 	r := startDesktopRunWith(t, chattyModel, store.Settings{}, "A question")
 	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
-	speeds := regexp.MustCompile(`first token \d+(\.\d)? m?s · prompt \d+ tok/s · answer \d+ tok/s`)
+	// speeds as a person reads them: thousands separated ("29,207 tok/s"), never "29207"
+	speeds := regexp.MustCompile(`first token \d+(\.\d)? m?s · prompt \d{1,3}(,\d{3})*(\.\d)? tok/s · answer \d{1,3}(,\d{3})*(\.\d)? tok/s`)
 	said := r.app.waitTexts(speeds.MatchString, 20*time.Second)
 	shot := r.app.screenshot("gauge-speeds.png")
 	if len(said) == 0 {

@@ -402,12 +402,14 @@ export interface OpenedChat {
   undoneRuns?: Record<string, string> | null
   /** The chat's last run when it was cut short (stopped, or the app quit or killed) and nothing runs. */
   stopped?: StoppedRun | null
+  /** The runs shown that ended before their end, oldest first: who stopped each answer. */
+  stoppedRuns?: StoppedRun[] | null
 }
 
-/** A chat's last run when it ended before its end (agentloop.StoppedRun): Continue goes on from it. */
+/** A run that ended before its end (agentloop.StoppedRun): Continue goes on from the chat's last. */
 export interface StoppedRun {
   runId: string
-  /** The process died while it ran; else the user stopped it or the app quit. */
+  /** Cut short: the app quit or the process died while it ran; else the user stopped it. */
   interrupted?: boolean
 }
 

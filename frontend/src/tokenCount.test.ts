@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { tokenCount, tokenCounts } from './tokenCount'
+import { rate, tokenCount, tokenCounts, tokenRate } from './tokenCount'
 
 describe('a count of tokens', () => {
   // the same cases as model/vocab/tokens_test.go: the window and the Go sentences write a count alike
@@ -18,5 +18,19 @@ describe('two counts one sentence compares', () => {
     [12345, 16384, '12K', '16K'], [950, 900, '950', '900'], [16384, 16384, '16K', '16K'],
   ])('%i and %i are written %s and %s', (a, b, wantA, wantB) => {
     expect(tokenCounts(a, b)).toEqual([wantA, wantB])
+  })
+})
+
+describe('a speed', () => {
+  // the same cases as model/vocab/tokens_test.go: the window and the Go sentences write a speed alike
+  it.each([
+    [0, '0'], [4.24, '4.2'], [5, '5'], [9.94, '9.9'], [9.96, '10'], [14.4, '14'], [850.3, '850'],
+    [29207.4, '29,207'], [1234567.8, '1,234,568'],
+  ])('%f tokens a second is written %s', (n, want) => {
+    expect(rate(n)).toBe(want)
+  })
+
+  it('is written with its unit', () => {
+    expect(tokenRate(29207)).toBe('29,207 tok/s')
   })
 })

@@ -28,3 +28,19 @@ export function tokenCounts(a: number, b: number): [string, string] {
 function exactCount(n: number): string {
   return Math.round(n).toLocaleString('en-US')
 }
+
+/**
+ * A speed in tokens per second as every label and sentence writes it: whole tokens with a comma
+ * between each group of three digits ("29,207", "850"), and one decimal below 10, where it
+ * still tells models apart ("4.2"). The Go side writes the same (vocab.Rate).
+ */
+export function rate(perSec: number): string {
+  const n = Number.isFinite(perSec) && perSec > 0 ? perSec : 0
+  const tenths = Math.round(n * 10) / 10
+  return tenths < 10 ? String(tenths) : exactCount(n)
+}
+
+/** rate with its unit: "29,207 tok/s" (vocab.TokenRate). */
+export function tokenRate(perSec: number): string {
+  return `${rate(perSec)} tok/s`
+}

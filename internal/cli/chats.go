@@ -14,6 +14,7 @@ import (
 
 	"prototyper/acp"
 	"prototyper/agentloop"
+	"prototyper/model/vocab"
 	"prototyper/store"
 )
 
@@ -354,8 +355,8 @@ func writeMarkdown(w io.Writer, t store.Transcript, undone agentloop.Undone) err
 			}
 		}
 		if m.Usage != nil {
-			ew.printf("<sub>%s · %d prompt tokens, %d generated, %.1f tokens/s</sub>\n", orDash(m.DoneReason),
-				m.Usage.PromptTokens, m.Usage.EvalTokens, m.Usage.TokensPerSec)
+			ew.printf("<sub>%s · %s prompt tokens, %s generated, %s</sub>\n", orDash(m.DoneReason),
+				vocab.TokenCount(m.Usage.PromptTokens), vocab.TokenCount(m.Usage.EvalTokens), vocab.TokenRate(m.Usage.TokensPerSec))
 		}
 		if line := undone.Runs[m.RunID]; line != "" && ends[m.RunID] == m.ID {
 			ew.printf("\n_%s_\n", line)

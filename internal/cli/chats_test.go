@@ -213,3 +213,34 @@ func TestChatsSayWhatBecameOfACallAsTheWindowDrawsIt(t *testing.T) {
 		})
 	}
 }
+
+func TestChatsExportWritesCountsAndSpeedsAsTheWindowDoes(t *testing.T) {
+	path, chat := storedChat(t, func(db *store.DB) store.Chat {
+		chat, err := db.CreateChat(store.Chat{Model: "qwen3:4b", Workspace: "/tmp/w"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		run, _ := db.StartRun(store.Run{ChatID: chat.ID, Model: "qwen3:4b"})
+		if _, err := db.AppendMessage(chat.ID, store.Message{Role: store.RoleUser, RunID: run.ID, Content: "Read the project", Complete: true}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.AppendMessage(chat.ID, store.Message{Role: store.RoleAssistant, RunID: run.ID, Content: "Read.", Complete: true, DoneReason: "stop",
+			Usage: &store.Usage{PromptTokens: 12345, EvalTokens: 950, TokensPerSec: 29207.4}}); err != nil {
+			t.Fatal(err)
+		}
+		return chat
+	})
+	code, out, errOut := runChats("export", chat.ID, "--format", "md", "--db", path)
+	if code != ExitCompleted {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if want := "stop · 12K prompt tokens, 950 generated, 29,207 tok/s"; !strings.Contains(out, want) {
+		t.Errorf("the answer's figures are not written %q:\n%s", want, out)
+	}
+}
+
+func TestACheckIsSaidWithItsSpeedWrittenAsTheWindowDoes(t *testing.T) {
+	if got := checkBadge(store.ModelCheck{Passed: 5, Total: 6, AnswerTokensPerSec: 12345.6}); got != "5/6, 12,346 tok/s" {
+		t.Errorf("checkBadge = %q", got)
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"prototyper/model"
 	"prototyper/model/ollama"
+	"prototyper/model/vocab"
 	"prototyper/modelcheck"
 	"prototyper/store"
 )
@@ -69,8 +70,9 @@ func checkCommand(ctx context.Context, args []string, io IO) int {
 	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "CASE\tPASSED\tCALLS\tWELL FORMED\tFIRST TOKEN\tPROMPT TOK/S\tANSWER TOK/S\tCONTEXT")
 	row := func(name, passed string, m modelcheck.Measures) {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d ms\t%.0f\t%.1f\t%d/%d\n", name, passed, m.Calls, m.WellFormed,
-			m.FirstTokenMs, m.PromptTokensPerSec, m.AnswerTokensPerSec, m.ContextTokens, m.NumCtx)
+		used, size := vocab.TokenCounts(m.ContextTokens, m.NumCtx)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d ms\t%s\t%s\t%s/%s\n", name, passed, m.Calls, m.WellFormed,
+			m.FirstTokenMs, vocab.Rate(m.PromptTokensPerSec), vocab.Rate(m.AnswerTokensPerSec), used, size)
 	}
 	for _, c := range rep.Cases {
 		row(c.Name, yesNo(c.Passed), c.Measures)
@@ -108,7 +110,7 @@ func keepCheck(io IO, common Common, rep modelcheck.Report) int {
 
 // checkBadge is a check's result in a few words: "5/6, 14 tok/s".
 func checkBadge(c store.ModelCheck) string {
-	return fmt.Sprintf("%d/%d, %.0f tok/s", c.Passed, c.Total, c.AnswerTokensPerSec)
+	return fmt.Sprintf("%d/%d, %s", c.Passed, c.Total, vocab.TokenRate(c.AnswerTokensPerSec))
 }
 
 // OllamaResidency is the model check's view of an Ollama server: the model's quantization

@@ -729,7 +729,7 @@ func (t *terminal) render(e events.Event) {
 		}
 	case events.ContextTruncated:
 		t.endLine()
-		fmt.Fprintln(t.err, t.style("2", fmt.Sprintf("(left out %d older messages to fit %d tokens)", e.DroppedMessages, e.NumCtx)))
+		fmt.Fprintln(t.err, t.style("2", fmt.Sprintf("(left out %d older messages to fit %s tokens)", e.DroppedMessages, vocab.TokenCount(e.NumCtx))))
 	case events.SummaryOffered:
 		if t.offersAsked {
 			break

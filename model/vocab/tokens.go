@@ -43,3 +43,20 @@ func exactCount(n int) string {
 	}
 	return s
 }
+
+// Rate is a speed in tokens per second as every sentence, label and table writes it: whole
+// tokens with a comma between each group of three digits ("29,207", "850"), and one decimal
+// below 10, where it still tells models apart ("4.2"). The window writes the same
+// (frontend/src/tokenCount.ts, rate).
+func Rate(perSec float64) string {
+	if perSec < 0 || math.IsNaN(perSec) || math.IsInf(perSec, 0) {
+		perSec = 0
+	}
+	if tenths := math.Round(perSec*10) / 10; tenths < 10 {
+		return strconv.FormatFloat(tenths, 'f', -1, 64)
+	}
+	return exactCount(int(math.Round(perSec)))
+}
+
+// TokenRate is [Rate] with its unit: "29,207 tok/s".
+func TokenRate(perSec float64) string { return Rate(perSec) + " tok/s" }

@@ -33,3 +33,22 @@ func TestTwoCountsThatWouldReadTheSameAreWrittenExactly(t *testing.T) {
 		}
 	}
 }
+
+// The same cases are in frontend/src/tokenCount.test.ts: the window and the Go sentences write
+// a speed alike.
+func TestASpeedIsWrittenWholeWithThousandsSeparatedAndTenthsBelowTen(t *testing.T) {
+	for _, c := range []struct {
+		perSec float64
+		want   string
+	}{
+		{0, "0"}, {4.24, "4.2"}, {5, "5"}, {9.94, "9.9"}, {9.96, "10"}, {14.4, "14"}, {850.3, "850"},
+		{29207.4, "29,207"}, {1234567.8, "1,234,568"},
+	} {
+		if got := Rate(c.perSec); got != c.want {
+			t.Errorf("Rate(%v) = %q, want %q", c.perSec, got, c.want)
+		}
+	}
+	if got := TokenRate(29207); got != "29,207 tok/s" {
+		t.Errorf("TokenRate(29207) = %q", got)
+	}
+}

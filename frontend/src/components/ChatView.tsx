@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react'
 import {
   emptyAnswerCode,
+  isStoppedNotice,
   oldestWaitingCard,
   redoable,
   standingChange,
@@ -129,6 +130,21 @@ export function runControls(chat: ChatState): { undoAfter: Map<number, string>; 
   return { undoAfter, restoreAt }
 }
 
+/**
+ * Where the answer of a stopped run that ends the chat starts (after its question): its
+ * notice offers Regenerate, which asks that question again as each of the answer's messages
+ * would, so they offer none of their own. Past the end when the chat ends otherwise.
+ */
+export function stoppedAnswerStart(chat: ChatState): number {
+  const end = chat.timeline.at(-1)
+  if (!end || !isStoppedNotice(end)) return chat.timeline.length
+  for (let i = chat.timeline.length - 1; i >= 0; i--) {
+    const e = chat.timeline[i]
+    if (e.kind === 'message' && chat.messages[e.id]?.role === 'user') return i + 1
+  }
+  return 0
+}
+
 /** Whether the run's change was undone: what its cards wrote is no longer there to open. */
 function undoneRun(chat: ChatState, runId: string | undefined): boolean {
   return chat.changes.some((c) => c.id === runId && c.kind === 'run' && !!c.revertedBy)
@@ -191,6 +207,7 @@ export function Timeline({
   const { undoAfter, restoreAt } = runControls(chat)
   const undoneAfter = undoneLinesAfter(chat)
   const activity = runActivity(chat)
+  const regeneratedFrom = stoppedAnswerStart(chat)
   const tail = Math.min(start.entry, chat.timeline.length)
   const first = Math.min(above.first, tail)
   const last = Math.min(above.last, tail)
@@ -213,6 +230,7 @@ export function Timeline({
         undone={undoneAfter.get(at)}
         message={m}
         idle={!!m && idle}
+        regeneratedBelow={!!m && at >= regeneratedFrom}
         emptySaidLater={!!m && emptySaidLater(chat, at)}
         restore={m ? restoreAt.get(e.id) : undefined}
         queued={waits}

@@ -41,11 +41,11 @@ describe('ContextGauge', () => {
     answered({ numCtx: 8192, contextTokens: 2048, promptTokens: 1700, promptMs: 2000, promptTokensPerSec: 850, firstTokenMs: 2140, evalTokens: 140, evalMs: 10000, tokensPerSec: 14 })
     expect(screen.getByTestId('context-speeds').textContent).toBe('first token 2.1 s · prompt 850 tok/s · answer 14 tok/s')
     expect(screen.getByTestId('context-gauge').getAttribute('title')).toContain('Context 8K tokens: the most the 5 GB')
-    answered({ numCtx: 8192, contextTokens: 2500, promptTokens: 300, promptMs: 1000, promptTokensPerSec: 300, firstTokenMs: 420, evalTokens: 120, evalMs: 10000, tokensPerSec: 12 })
-    expect(screen.getByTestId('context-speeds').textContent).toBe('first token 420 ms · prompt 300 tok/s · answer 12 tok/s')
+    answered({ numCtx: 8192, contextTokens: 2500, promptTokens: 300, promptMs: 1000, promptTokensPerSec: 29207.4, firstTokenMs: 420, evalTokens: 120, evalMs: 10000, tokensPerSec: 4.24 })
+    expect(screen.getByTestId('context-speeds').textContent).toBe('first token 420 ms · prompt 29,207 tok/s · answer 4.2 tok/s')
     // the hover holds the chat's history of speeds
     expect(screen.getByTestId('context-gauge').getAttribute('title')).toContain(
-      'Answer 1: first token 2.1 s · prompt 850 tok/s · answer 14 tok/s\nAnswer 2: first token 420 ms · prompt 300 tok/s · answer 12 tok/s',
+      'Answer 1: first token 2.1 s · prompt 850 tok/s · answer 14 tok/s\nAnswer 2: first token 420 ms · prompt 29,207 tok/s · answer 4.2 tok/s',
     )
   })
 })

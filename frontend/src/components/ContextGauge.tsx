@@ -2,7 +2,7 @@ import type { Usage } from '../backend'
 import type { ChatState } from '../state/chatReducer'
 import { budgetKey } from '../state/store'
 import { useAppState } from '../state/useAppState'
-import { tokenCount } from '../tokenCount'
+import { tokenCount, tokenRate } from '../tokenCount'
 
 /** The usage of the chat's latest answer that says how full the context was, or null. */
 function latestUsage(chat: ChatState | undefined): Usage | null {
@@ -45,8 +45,8 @@ function duration(ms: number): string {
 export function speeds(u: Usage): string {
   const parts: string[] = []
   if (u.firstTokenMs) parts.push(`first token ${duration(u.firstTokenMs)}`)
-  if (u.promptTokensPerSec) parts.push(`prompt ${Math.round(u.promptTokensPerSec)} tok/s`)
-  if (u.tokensPerSec) parts.push(`answer ${Math.round(u.tokensPerSec)} tok/s`)
+  if (u.promptTokensPerSec) parts.push(`prompt ${tokenRate(u.promptTokensPerSec)}`)
+  if (u.tokensPerSec) parts.push(`answer ${tokenRate(u.tokensPerSec)}`)
   return parts.join(' · ')
 }
 

@@ -3,7 +3,7 @@ import type { MessageView } from '../state/chatReducer'
 import { Markdown } from '../markdown/Markdown'
 import { ReasoningBlock } from './ReasoningBlock'
 import { Icon } from './icons'
-import { tokenCount } from '../tokenCount'
+import { tokenCount, tokenRate } from '../tokenCount'
 
 /** A data URL for an image's base64, its type read from its first bytes. */
 export function imageURL(b64: string): string {
@@ -41,7 +41,7 @@ export function stepStatistics(message: Pick<MessageView, 'usage' | 'complete' |
   if (!u || !message.complete) return []
   const parts: string[] = []
   if (u.evalTokens) parts.push(`${tokenCount(u.evalTokens)} tokens`)
-  if (u.tokensPerSec) parts.push(`${u.tokensPerSec.toFixed(1)} tokens/s`)
+  if (u.tokensPerSec) parts.push(tokenRate(u.tokensPerSec))
   if (u.evalMs) parts.push(`${(u.evalMs / 1000).toFixed(1)} s to answer`)
   if (message.thinkingMs) parts.push(`${(message.thinkingMs / 1000).toFixed(1)} s thinking`)
   if (u.promptTokens) parts.push(`${tokenCount(u.promptTokens)} prompt tokens`)

@@ -50,12 +50,15 @@ export function VersionNav({ messageId, version }: { messageId: string; version:
 export function MessageActions({
   message,
   idle,
+  regenerable = true,
   version,
   queued = false,
   onEdit,
 }: {
   message: MessageView
   idle: boolean
+  /** False where the answer's Regenerate is offered elsewhere (a stopped run's notice). */
+  regenerable?: boolean
   version?: Version
   /** A message sent while the chat ran, that its run has not taken yet. */
   queued?: boolean
@@ -106,7 +109,7 @@ export function MessageActions({
           <Icon name="pencil" />
         </button>
       )}
-      {!user && idle && (
+      {!user && idle && regenerable && (
         <button
           type="button"
           className="link"

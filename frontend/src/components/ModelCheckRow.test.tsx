@@ -39,7 +39,7 @@ describe('the model check in the model menu', () => {
 
   it('shows a finished check as the badge of the model, in the menu and for every listed model', async () => {
     const { backend } = await mountApp([], (b) => {
-      b.checks = [result('gemma3:1b', 1, 30)]
+      b.checks = [result('gemma3:1b', 1, 1234.5)]
     })
     await openMenu()
     await act(async () => fireEvent.click(within(screen.getByTestId('model-check')).getByRole('button', { name: 'Check' })))
@@ -48,7 +48,7 @@ describe('the model check in the model menu', () => {
     expect(within(screen.getByTestId('model-check')).getByRole('button', { name: 'Check again' })).toBeTruthy()
     const options = screen.getAllByRole('option')
     const gemma = options.find((o) => o.textContent?.includes('gemma3:1b'))
-    expect(gemma?.textContent).toContain('1/6 on this machine, 30 tok/s')
+    expect(gemma?.textContent).toContain('1/6 on this machine, 1,235 tok/s')
     expect(gemma?.querySelector('.badge.err[title]')?.getAttribute('title')).toMatch(/failed most/)
   })
 

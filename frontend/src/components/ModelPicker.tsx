@@ -1,7 +1,8 @@
 import { useCallback, useState } from 'react'
 import { focusComposer } from '../keyboard/menus'
 import { modelShortcut } from '../keyboard/shortcuts'
-import { findModel, headerModel, sameModel } from '../state/store'
+import { budgetKey, findModel, headerModel, sameModel } from '../state/store'
+import { contextGiven } from '../state/contextGiven'
 import { useAppState, useStore } from '../state/useAppState'
 import { ComboList } from './ComboList'
 import { modelSizeText } from './format'
@@ -22,6 +23,7 @@ export function ModelPicker() {
   const current = useAppState(headerModel)
   const pulls = useAppState((s) => s.pulls)
   const checks = useAppState((s) => s.checks)
+  const budget = useAppState((s) => s.budgets[budgetKey(s)])
   // the list is read again each time the menu opens: a model pulled elsewhere shows up, and a
   // check run with `prototyper check` meanwhile
   const refresh = useCallback(() => {
@@ -51,7 +53,8 @@ export function ModelPicker() {
       what="The model of this chat"
       label={
         <>
-          {current || 'Pick a model'} {info && <ModelBadges model={info} />} <FailsMostBadge checks={checks} model={current} />
+          {current || 'Pick a model'} {info && <ModelBadges model={info} context={contextGiven(info, budget)} />}{' '}
+          <FailsMostBadge checks={checks} model={current} />
         </>
       }
       beside={pulling > 0 && !menu.open && <span className="pull-mini">{pulling} pulling…</span>}

@@ -8,7 +8,7 @@
 import { memo } from 'react'
 import type { ChangeSummary, Decision, Version } from '../backend'
 import type { MessageView, OfferView, TimelineEntry, ToolCard as ToolCardModel } from '../state/chatReducer'
-import { isStoppedRunNotice, stoppedText } from '../state/chatReducer'
+import { isStoppedNotice } from '../state/chatReducer'
 import { filesAndFolders, pathList, runChangeText } from '../state/store'
 import { useStore } from '../state/useAppState'
 import { undoShortcut } from '../keyboard/shortcuts'
@@ -49,6 +49,8 @@ export interface TranscriptEntryProps {
   message?: MessageView
   /** The chat is idle: a message can be edited, an answer regenerated. */
   idle: boolean
+  /** An answer of the stopped run that ends the chat: its notice's Regenerate is the one offered. */
+  regeneratedBelow: boolean
   emptySaidLater: boolean
   /** The run "Restore to here" on this user message undoes from. */
   restore?: string
@@ -118,7 +120,7 @@ function entryItem(p: TranscriptEntryProps) {
   if (e.kind === 'offer') return p.offer ? <OfferItem offer={p.offer} waiting={p.waiting} /> : null
   if (e.tone === 'error' && e.code) return <ErrorNotice code={e.code} message={e.text} />
   // the live run's "Stopped.", or the notice of a stopped run the store gave (OpenedChat.stopped)
-  if (e.tone === 'info' && (e.text === stoppedText || isStoppedRunNotice(e.id))) return <StoppedNotice text={e.text} last={p.last} />
+  if (isStoppedNotice(e)) return <StoppedNotice text={e.text} last={p.last} />
   return (
     <div className={`notice ${e.tone}`} role={e.tone === 'error' ? 'alert' : undefined} data-testid="notice">
       {e.tone === 'error' ? '⚠ ' : ''}
@@ -127,10 +129,18 @@ function entryItem(p: TranscriptEntryProps) {
   )
 }
 
-function MessageItem({ message: m, from, idle, emptySaidLater, restore, queued, version, editing }: TranscriptEntryProps & { message: MessageView }) {
+function MessageItem(p: TranscriptEntryProps & { message: MessageView }) {
+  const { message: m, from, idle, emptySaidLater, restore, queued, version, editing } = p
   const store = useStore()
   const actions = (m.role === 'user' || m.role === 'assistant') && (
-    <MessageActions message={m} idle={idle} version={version} queued={queued} onEdit={() => store.edit(m.id)} />
+    <MessageActions
+      message={m}
+      idle={idle}
+      regenerable={!p.regeneratedBelow}
+      version={version}
+      queued={queued}
+      onEdit={() => store.edit(m.id)}
+    />
   )
   return (
     <ItemBoundary what="message" resetKey={m}>

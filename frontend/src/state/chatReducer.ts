@@ -779,6 +779,16 @@ function messageOfRecord(m: CheckedMessage, empty: boolean): MessageView {
 /** The note under a persisted answer whose stream did not finish and whose run is gone. */
 export const stoppedBeforeTheEnd = 'Stopped before the end.'
 
+/** The note under an answer the app's quitting or death cut short, not the user's Stop. */
+export const cutShortText = 'Cut short: the app closed before the answer ended.'
+
+/** What is said under an answer run `runId` left unfinished, by who stopped it (OpenedChat.stoppedRuns). */
+function unfinishedText(interruptedRuns: Map<string, boolean>, runId: string): string {
+  const interrupted = interruptedRuns.get(runId)
+  if (interrupted === undefined) return stoppedBeforeTheEnd // a run that failed: its note says why
+  return interrupted ? cutShortText : stoppedText
+}
+
 const stoppedRunPrefix = 'stopped-run:'
 
 /** The id of the notice that ends a chat whose last run was cut short (OpenedChat.stopped). */
@@ -789,6 +799,14 @@ export function stoppedRunNoticeId(runId: string): string {
 /** Whether a notice is the one that ends a chat whose last run was cut short. */
 export function isStoppedRunNotice(id: string): boolean {
   return id.startsWith(stoppedRunPrefix)
+}
+
+/**
+ * Whether an entry is a stopped run's notice (the live run's "Stopped.", or the one ending a chat
+ * whose last run was cut short): the one that, at the chat's end, offers Continue and Regenerate.
+ */
+export function isStoppedNotice(e: TimelineEntry): boolean {
+  return e.kind === 'notice' && e.tone === 'info' && (e.text === stoppedText || isStoppedRunNotice(e.id))
 }
 
 /**
@@ -833,17 +851,18 @@ export function chatFromSnapshot(raw: OpenedChat | unknown, chatId = ''): ChatSt
       if (r) place(r)
     }
     for (const r of byMessage.get(m.id) ?? []) place(r)
-    // A partial answer whose run is gone says so, as the live view did with "Stopped.". The
+    // A partial answer whose run is gone says so, as the live view did with "Stopped.", and who
+    // stopped it. The
     // last answer of a chat with a live run may still be streaming.
     const live = !!opened.liveRunId && m === lastAssistant
     if (m.role === 'assistant' && !m.complete && !live && m.runId !== opened.stopped?.runId) {
-      timeline.push({ kind: 'notice', id: `stopped:${m.id}`, tone: 'info', text: stoppedBeforeTheEnd })
+      timeline.push({ kind: 'notice', id: `stopped:${m.id}`, tone: 'info', text: unfinishedText(opened.interruptedRuns, m.runId) })
     }
   }
   for (const r of records) place(r)
   // The last run cut short ends the chat with the notice that offers Continue and Regenerate.
   const stop = opened.stopped
-  if (stop) timeline.push({ kind: 'notice', id: stoppedRunNoticeId(stop.runId), tone: 'info', text: stop.interrupted ? stoppedBeforeTheEnd : stoppedText })
+  if (stop) timeline.push({ kind: 'notice', id: stoppedRunNoticeId(stop.runId), tone: 'info', text: stop.interrupted ? cutShortText : stoppedText })
   const noted = withNotes(
     timeline,
     opened.notes,

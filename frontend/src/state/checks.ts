@@ -5,6 +5,7 @@
 import type { AgentEvent, ModelCheck } from '../backend'
 import { errorText } from '../backend'
 import { sameModel, type StateCell } from './appState'
+import { tokenRate } from '../tokenCount'
 
 /** A model's check as the model menu shows it. */
 export interface CheckState {
@@ -31,7 +32,7 @@ export function failsMost(c: ModelCheck): boolean {
 
 /** A check's result in a few words: "5/6 on this machine, 14 tok/s". */
 export function checkBadge(c: ModelCheck): string {
-  return `${c.passed}/${c.total} on this machine, ${Math.round(c.answerTokensPerSec)} tok/s`
+  return `${c.passed}/${c.total} on this machine, ${tokenRate(c.answerTokensPerSec)}`
 }
 
 export class ModelChecks {

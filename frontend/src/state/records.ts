@@ -345,6 +345,8 @@ export interface CheckedOpenedChat {
   undoneRuns: Record<string, string>
   /** The chat's last run, when it was cut short and can be continued (agentloop.StoppedRun). */
   stopped: { runId: string; interrupted: boolean } | null
+  /** Of each run shown that ended before its end, by id: whether it was cut short, not stopped by the user. */
+  interruptedRuns: Map<string, boolean>
 }
 
 export function checkOpenedChat(v: unknown, fallbackId = ''): CheckedOpenedChat {
@@ -365,6 +367,9 @@ export function checkOpenedChat(v: unknown, fallbackId = ''): CheckedOpenedChat 
     notes: list(o.notes, checkNote),
     undoneRuns: stringMap(o.undoneRuns),
     stopped: isObject(o.stopped) && str(o.stopped.runId) ? { runId: str(o.stopped.runId), interrupted: o.stopped.interrupted === true } : null,
+    interruptedRuns: new Map(
+      (Array.isArray(o.stoppedRuns) ? o.stoppedRuns : []).filter((r) => isObject(r) && str(r.runId)).map((r) => [str(r.runId), r.interrupted === true]),
+    ),
   }
 }
 
