@@ -2,6 +2,7 @@ package tests
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -422,4 +423,45 @@ func TestDesktopTheFolderMenuSaysWhyAFolderWhoseParentIsGoneCannotBeMadeAgain(t 
 		t.Errorf("%s was made", parent)
 	}
 	r.app.key("Escape")
+}
+
+// TestDesktopAMessageToAChatOfAnotherFolderMovesTheFolderTheWindowSaysNewChatsTake: with new
+// chats going to a second folder, a message to a chat of the first makes the first the folder
+// new chats take (the session follows the chat last written to). The window follows at once:
+// the settings name that folder for their instructions, where they are saved, and a new chat
+// shows it. They named the second folder until the app started again.
+func TestDesktopAMessageToAChatOfAnotherFolderMovesTheFolderTheWindowSaysNewChatsTake(t *testing.T) {
+	r, ws1, ws2 := twoFolders(t)
+	r.app.key("ctrl+n")
+	settle()
+	r.typeFolder(ws2)
+	r.waitHeaderFolder(ws2)
+	r.sendAndWait(t, "A chat elsewhere", 2)
+
+	r.openAndType("ctrl+k", "Say where", "follow-search.png")
+	r.app.key("Return")
+	r.waitHeaderFolder(ws1)
+	r.waitComposerFocus()
+	r.sendAndWait(t, "And now?", 3)
+
+	r.app.key("ctrl+comma")
+	r.app.waitFocus(roleComboBox, "Model server", 30*time.Second)
+	label := "Instructions for the model in " + ws1 + " ("
+	if _, ok := r.app.waitSettingsFields([]string{label}, true, 10*time.Second); !ok {
+		var named []string
+		r.app.each(func(n a11yNode) {
+			if strings.Contains(r.app.name(n), "Instructions") {
+				named = append(named, fmt.Sprintf("%d:%q", r.app.role(n), r.app.name(n)))
+			}
+		})
+		t.Errorf("the settings' instructions are not named for %s, the folder new chats take (%v): %s", ws1, named, r.app.screenshot("follow-settings.png"))
+	}
+	r.app.key("Escape")
+	r.app.waitNoControl(rolePushButton, "Cancel", 10*time.Second)
+	r.app.key("ctrl+n")
+	r.waitComposerFocus()
+	r.waitHeaderFolder(ws1)
+	r.sendAndWait(t, "A new one", 4)
+	_, db := r.finish(t, "follow-end.png")
+	wantNewChat(t, db, "A new one", "a message to the first folder's chat", ws1, folderModel)
 }

@@ -447,7 +447,8 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
         {config.workspace && (
           <SettingsGroup title="This folder">
             <label>
-              Instructions for the model in {config.workspace} (sent with every message, after its AGENTS.md)
+              {/* one text: a screen reader joins separate texts without their spaces */}
+              {`Instructions for the model in ${config.workspace} (sent with every message, after its AGENTS.md)`}
               <textarea rows={3} value={instructions} onChange={(e) => setInstructions(e.target.value)} />
             </label>
           </SettingsGroup>

@@ -40,6 +40,31 @@ describe('the session', () => {
     expect(session.takeRestoredDraft()).toBe('')
   })
 
+  it('reads the settings again when a message goes to a chat of another folder or model, which new chats then take', async () => {
+    const backend = new FakeBackend()
+    const cell = new StateCell(backend)
+    let reads = 0
+    const session = new Session(cell, { loadBudget: async () => {}, loadConfig: async () => void reads++ })
+    const config = await backend.config()
+    const chat = (id: string, workspace: string, model: string) => ({
+      id, title: id, workspace, model, createdAt: '', updatedAt: '', messageCount: 2, phase: 'idle' as const,
+    })
+    cell.set({
+      config,
+      chatList: [chat('same', config.workspace, config.model), chat('elsewhere', '/another/folder', config.model), chat('other-model', config.workspace, 'another:model')],
+      chats: { same: { ...emptyChat('same'), loaded: true }, elsewhere: { ...emptyChat('elsewhere'), loaded: true }, 'other-model': { ...emptyChat('other-model'), loaded: true } },
+    })
+    cell.set({ activeChatId: 'same' })
+    await session.send('here')
+    expect(reads).toBe(0)
+    cell.set({ activeChatId: 'elsewhere' })
+    await session.send('there')
+    expect(reads).toBe(1)
+    cell.set({ activeChatId: 'other-model' })
+    await session.send('with the other model')
+    expect(reads).toBe(2)
+  })
+
   it('takes a message back from the chat when sending it fails, and says why', async () => {
     const { backend, cell, session } = setup()
     cell.set({ activeChatId: 'c1', chats: { c1: { ...emptyChat('c1'), loaded: true } } })

@@ -16,6 +16,8 @@ export class Session {
       loadBudget(): Promise<void>
       /** Puts text and images after those of chatId's kept box, the box showing another chat. */
       keepUnsent?(chatId: string, text: string, images: string[]): void
+      /** Reads the settings in effect again (the folder and model new chats take among them). */
+      loadConfig?(): Promise<void>
     },
   ) {}
 
@@ -96,6 +98,7 @@ export class Session {
       const backend = this.cell.backend
       const res = images.length > 0 ? await backend.sendImages(chatId ?? '', text, images) : await backend.send(chatId ?? '', text)
       this.cell.dismissError() // sent: what failed before is behind the user
+      if (chatId && this.movesNewChats(chatId)) void this.hooks.loadConfig?.()
       if (!chatId) {
         const live = this.cell.get().chats[res.chatId] ?? emptyChat(res.chatId)
         this.cell.setChat(res.chatId, { ...addLocalUserMessage(live, localId, text, true, images), loaded: true })
@@ -115,6 +118,16 @@ export class Session {
       this.cell.fail(err)
       throw err
     }
+  }
+
+  // Whether a message sent to chatId made its folder or model the ones new chats take, other
+  // than those the window holds (the Go side's session follows the chat last written to): the
+  // header, the folder menu and the settings (whose instructions are the folder's) must follow.
+  private movesNewChats(chatId: string): boolean {
+    const s = this.cell.get()
+    const chat = s.chatList.find((c) => c.id === chatId)
+    if (!chat || !s.config) return false
+    return (!!chat.workspace && chat.workspace !== s.config.workspace) || (!!chat.model && chat.model !== s.config.model)
   }
 
   async stop(): Promise<void> {

@@ -70,7 +70,11 @@ export class AppStore {
     this.checks = new ModelChecks(cell)
     this.approvals = new Approvals(cell, () => this.settings.loadConfig())
     this.undoReview = new UndoReview(cell)
-    this.session = new Session(cell, { loadBudget, keepUnsent: (id, text, images) => this.drafts.giveBack(id, text, images) })
+    this.session = new Session(cell, {
+      loadBudget,
+      keepUnsent: (id, text, images) => this.drafts.giveBack(id, text, images),
+      loadConfig: () => this.settings.loadConfig(),
+    })
     this.versions = new Versions(cell, { refreshChats: () => this.session.refreshChats() })
     this.feed = new Feed(
       cell,
