@@ -37,8 +37,10 @@ func (h *haltingModel) Chat(ctx context.Context, req model.Request, fn model.Del
 	return model.Turn{}, ctx.Err()
 }
 
-func TestAStoppedAnswerOpensAsStoppedAndContinueGoesOnFromIt(t *testing.T) {
-	m := &haltingModel{}
+// stoppedByTheUser sends a message to m, a model that halts mid-answer, and stops the run as the
+// user's Stop does, once its text streams; it returns the agent, its events and the chat.
+func stoppedByTheUser(t *testing.T, m *haltingModel) (*Agent, *recorder, string) {
+	t.Helper()
 	a, _, rec := fakeHarness(t, m, nil)
 	chatID, err := a.Send(context.Background(), "", "write")
 	if err != nil {
@@ -49,6 +51,12 @@ func TestAStoppedAnswerOpensAsStoppedAndContinueGoesOnFromIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec.waitFor(t, "the stopped run's end", finished(1))
+	return a, rec, chatID
+}
+
+func TestAStoppedAnswerOpensAsStoppedAndContinueGoesOnFromIt(t *testing.T) {
+	m := &haltingModel{}
+	a, rec, chatID := stoppedByTheUser(t, m)
 
 	o, err := a.Open(chatID)
 	if err != nil {
@@ -188,17 +196,7 @@ func TestAVersionShownWithAWholeAnswerOffersNoContinueForAnotherVersionStopped(t
 }
 
 func TestAnAnswerTheUserStoppedOpensAsStoppedByTheUserOnceALaterRunAnswered(t *testing.T) {
-	m := &haltingModel{}
-	a, _, rec := fakeHarness(t, m, nil)
-	chatID, err := a.Send(context.Background(), "", "write")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec.waitFor(t, "the answer streaming", func(evs []events.Event) bool { return len(ofType(evs, events.TextDelta)) > 0 })
-	if err := a.Stop(chatID); err != nil {
-		t.Fatal(err)
-	}
-	rec.waitFor(t, "the stopped run's end", finished(1))
+	a, rec, chatID := stoppedByTheUser(t, &haltingModel{})
 	if _, err := a.Send(context.Background(), chatID, "Go on"); err != nil {
 		t.Fatal(err)
 	}

@@ -2,54 +2,47 @@ package store
 
 import "testing"
 
-func title(tb testing.TB, db *DB, chatID string) string {
+// wantTitle fails tb when the chat's title is not want, saying when.
+func wantTitle(tb testing.TB, db *DB, chatID, want, when string) {
 	tb.Helper()
 	c, err := db.Chat(chatID)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return c.Title
+	if c.Title != want {
+		tb.Fatalf("%s the title is %q, want %q", when, c.Title, want)
+	}
 }
 
 func TestAChatsTitleFollowsTheFirstMessageOfTheVersionShown(t *testing.T) {
 	db, _ := openTestDB(t, nil)
 	c := mustChat(t, db, Chat{Workspace: "/w"})
 	first := appendTexts(t, db, c.ID, RoleUser, "Make a todo app", RoleAssistant, "Made it", RoleUser, "Add dark mode", RoleAssistant, "Added")
-	if got := title(t, db, c.ID); got != "Make a todo app" {
-		t.Fatalf("title %q, want the first message's", got)
-	}
+	wantTitle(t, db, c.ID, "Make a todo app", "at first")
 
 	// the first message edited and resent
 	if _, err := db.ForkAt(c.ID, first[0].ID); err != nil {
 		t.Fatal(err)
 	}
 	edited := appendTexts(t, db, c.ID, RoleUser, "Make a weather app\nwith a map", RoleAssistant, "Made it")
-	if got := title(t, db, c.ID); got != "Make a weather app" {
-		t.Fatalf("after the first message was edited the title is %q, want the edited message's", got)
-	}
+	wantTitle(t, db, c.ID, "Make a weather app", "after the first message was edited")
 
 	// a later message edited: the first stays, and so does the title
 	if _, err := db.ForkAt(c.ID, edited[1].ID); err != nil {
 		t.Fatal(err)
 	}
 	appendTexts(t, db, c.ID, RoleAssistant, "Made it again")
-	if got := title(t, db, c.ID); got != "Make a weather app" {
-		t.Fatalf("after an answer was regenerated the title is %q", got)
-	}
+	wantTitle(t, db, c.ID, "Make a weather app", "after an answer was regenerated")
 
 	// the first version shown again, then the second
 	if err := db.ShowVersionAt(c.ID, edited[0].ID, 1); err != nil {
 		t.Fatal(err)
 	}
-	if got := title(t, db, c.ID); got != "Make a todo app" {
-		t.Fatalf("with the first version shown the title is %q, want its first message's", got)
-	}
+	wantTitle(t, db, c.ID, "Make a todo app", "with the first version shown")
 	if err := db.ShowVersion(c.ID, "", edited[0].ID); err != nil {
 		t.Fatal(err)
 	}
-	if got := title(t, db, c.ID); got != "Make a weather app" {
-		t.Fatalf("with the second version shown again the title is %q", got)
-	}
+	wantTitle(t, db, c.ID, "Make a weather app", "with the second version shown again")
 }
 
 func TestAChatTheUserRenamedKeepsItsTitleInEveryVersion(t *testing.T) {
@@ -63,15 +56,11 @@ func TestAChatTheUserRenamedKeepsItsTitleInEveryVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	edited := appendTexts(t, db, c.ID, RoleUser, "Make a weather app", RoleAssistant, "Made it")
-	if got := title(t, db, c.ID); got != "Groceries" {
-		t.Fatalf("after the first message was edited the title is %q, want the user's", got)
-	}
+	wantTitle(t, db, c.ID, "Groceries", "after the first message of a renamed chat was edited")
 	if err := db.ShowVersionAt(c.ID, edited[0].ID, 1); err != nil {
 		t.Fatal(err)
 	}
-	if got := title(t, db, c.ID); got != "Groceries" {
-		t.Fatalf("with the first version shown the title is %q, want the user's", got)
-	}
+	wantTitle(t, db, c.ID, "Groceries", "with the first version of a renamed chat shown")
 }
 
 func TestAFirstMessageEditedAndRefusedLeavesTheTitleAsItWas(t *testing.T) {
@@ -86,7 +75,5 @@ func TestAFirstMessageEditedAndRefusedLeavesTheTitleAsItWas(t *testing.T) {
 	if err := db.ShowVersion(c.ID, after, first[0].ID); err != nil {
 		t.Fatal(err)
 	}
-	if got := title(t, db, c.ID); got != "Make a todo app" {
-		t.Fatalf("title %q, want the first message's as before", got)
-	}
+	wantTitle(t, db, c.ID, "Make a todo app", "after a refused edit")
 }

@@ -87,18 +87,9 @@ func TestAMessageToAChatRunsInTheChatsFolderWhateverNewChatsTake(t *testing.T) {
 // folder used last elsewhere.
 func TestDesktopANewChatFromAModelChangeKeepsTheFolderTheHeaderShows(t *testing.T) {
 	r, ws1, ws2 := twoFolders(t)
+	r.firstChatAfterOneElsewhere(t, ws1, ws2, "newchat-search.png")
 
-	// a chat in the second folder: new chats go there since
-	r.app.key("ctrl+n")
-	settle()
-	r.typeFolder(ws2)
-	r.waitHeaderFolder(ws2)
-	r.sendAndWait(t, "A chat elsewhere", 2)
-
-	// the first chat again, then another model for a new chat
-	r.openAndType("ctrl+k", "Say where", "newchat-search.png")
-	r.app.key("Return")
-	r.waitHeaderFolder(ws1)
+	// another model for a new chat
 	r.openAndType("ctrl+m", "e2e-writer", "newchat-model-filter.png")
 	r.app.key("Return")
 	r.app.press("Start a new chat")
@@ -331,6 +322,21 @@ func twoFolders(t *testing.T) (r *desktopRun, ws1, ws2 string) {
 	return r, ws1, ws2
 }
 
+// firstChatAfterOneElsewhere starts a chat in the second folder ws2 (new chats go there
+// since) and opens the first folder's chat again with Ctrl+K, keeping a screenshot (shot) of
+// the search.
+func (r *desktopRun) firstChatAfterOneElsewhere(t *testing.T, ws1, ws2, shot string) {
+	t.Helper()
+	r.app.key("ctrl+n")
+	settle()
+	r.typeFolder(ws2)
+	r.waitHeaderFolder(ws2)
+	r.sendAndWait(t, "A chat elsewhere", 2)
+	r.openAndType("ctrl+k", "Say where", shot)
+	r.app.key("Return")
+	r.waitHeaderFolder(ws1)
+}
+
 // wantNewChat checks that db holds three chats, of which the one titled title (started after
 // change) works in ws with model m.
 func wantNewChat(t *testing.T, db *store.DB, title, change, ws string, m ollamatest.Model) {
@@ -432,15 +438,7 @@ func TestDesktopTheFolderMenuSaysWhyAFolderWhoseParentIsGoneCannotBeMadeAgain(t 
 // shows it. They named the second folder until the app started again.
 func TestDesktopAMessageToAChatOfAnotherFolderMovesTheFolderTheWindowSaysNewChatsTake(t *testing.T) {
 	r, ws1, ws2 := twoFolders(t)
-	r.app.key("ctrl+n")
-	settle()
-	r.typeFolder(ws2)
-	r.waitHeaderFolder(ws2)
-	r.sendAndWait(t, "A chat elsewhere", 2)
-
-	r.openAndType("ctrl+k", "Say where", "follow-search.png")
-	r.app.key("Return")
-	r.waitHeaderFolder(ws1)
+	r.firstChatAfterOneElsewhere(t, ws1, ws2, "follow-search.png")
 	r.waitComposerFocus()
 	r.sendAndWait(t, "And now?", 3)
 

@@ -29,20 +29,11 @@ func TestDesktopAnApprovalCardsTitleStaysWholeInANarrowWindowWithThePreview(t *t
 	if out, err := r.app.xdotool("windowsize", "--sync", r.app.window, "640", "700"); err != nil {
 		t.Fatalf("resize the window: %v (%s)", err, out)
 	}
-	root, _ := r.app.appRoot()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(300 * time.Millisecond) {
-		_, _, ww, _ := r.app.extents(r.app.children(root)[0])
+	r.waitWholeInANarrowWindow(t, "the card's title, with the Preview open,", "narrow-card-title.png", wide, func(_, _ int32) (narrow, left, right, lo, hi int32) {
 		cx, _, cw, _ := r.app.extents(card)
-		narrow, left, right := r.app.leadingGlyphs(card, title)
-		if ww < 900 && narrow*100 >= wide*98 && left >= cx && right <= cx+cw {
-			t.Logf("the card's title in a window %d px wide: %s", ww, r.app.screenshot("narrow-card-title.png"))
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("in a window %d px wide with the Preview open the card's title draws %d px of characters (%d in a wide one) within x %d..%d of the card's %d..%d: cut (%s)",
-				ww, narrow, wide, left, right, cx, cx+cw, r.app.screenshot("narrow-card-title.png"))
-		}
-	}
+		narrow, left, right = r.app.leadingGlyphs(card, title)
+		return narrow, left, right, cx, cx + cw
+	})
 	r.app.key("alt+a")
 	r.waitResumedFinished(t, 60*time.Second)
 }

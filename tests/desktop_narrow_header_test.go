@@ -27,19 +27,10 @@ func TestDesktopTheRunStateStaysReadableInANarrowWindow(t *testing.T) {
 	if out, err := r.app.xdotool("windowsize", "--sync", r.app.window, "640", "700"); err != nil {
 		t.Fatalf("resize the window: %v (%s)", err, out)
 	}
-	root, _ := r.app.appRoot()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(300 * time.Millisecond) {
-		wx, _, ww, _ := r.app.extents(r.app.children(root)[0])
-		narrow, left, right := r.app.glyphs(r.app.lastTextWith(state))
-		if ww < 900 && narrow*100 >= wide*98 && left >= wx && right <= wx+ww {
-			t.Logf("the run state in a window %d px wide: %s", ww, r.app.screenshot("narrow-run-state.png"))
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("in a window %d px wide the run state draws %d px of characters (%d in a wide one) within x %d..%d of the window's %d..%d: cut (%s)",
-				ww, narrow, wide, left, right, wx, wx+ww, r.app.screenshot("narrow-run-state.png"))
-		}
-	}
+	r.waitWholeInANarrowWindow(t, "the run state", "narrow-run-state.png", wide, func(wx, ww int32) (narrow, left, right, lo, hi int32) {
+		narrow, left, right = r.app.glyphs(r.app.lastTextWith(state))
+		return narrow, left, right, wx, wx + ww
+	})
 	r.app.key("alt+a")
 	r.waitResumedFinished(t, 60*time.Second)
 }
@@ -60,4 +51,25 @@ func (a *desktopApp) glyphs(n a11yNode) (width, left, right int32) {
 		width, left, right = width+w, min(left, x), max(right, x+w)
 	}
 	return width, left, right
+}
+
+// waitWholeInANarrowWindow waits until the window, resized to less than 900 px, draws what
+// whole: measure, given the window's x and width, reads how many px of characters it draws
+// (at least 98% of wide, those of a wide window) and where, within lo..hi. It fails t when
+// that does not come within 20 s, with a screenshot (shot), which it also keeps on success.
+func (r *desktopRun) waitWholeInANarrowWindow(t *testing.T, what, shot string, wide int32, measure func(wx, ww int32) (narrow, left, right, lo, hi int32)) {
+	t.Helper()
+	root, _ := r.app.appRoot()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(300 * time.Millisecond) {
+		wx, _, ww, _ := r.app.extents(r.app.children(root)[0])
+		narrow, left, right, lo, hi := measure(wx, ww)
+		if ww < 900 && narrow*100 >= wide*98 && left >= lo && right <= hi {
+			t.Logf("%s in a window %d px wide: %s", what, ww, r.app.screenshot(shot))
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("in a window %d px wide %s draws %d px of characters (%d in a wide one) within x %d..%d of %d..%d: cut (%s)",
+				ww, what, narrow, wide, left, right, lo, hi, r.app.screenshot(shot))
+		}
+	}
 }

@@ -93,19 +93,27 @@ func TestDesktopAnAnswerCutShortOffersContinueAfterARestart(t *testing.T) {
 	}
 }
 
+// seedQuestion keeps a chat in ws titled as its one question, text, and the run that question
+// started.
+func seedQuestion(tb testing.TB, db *store.DB, ws, text string) (store.Chat, store.Run) {
+	tb.Helper()
+	c, err := db.CreateChat(store.Chat{Title: text, Workspace: ws})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	run, _, err := db.StartRunWith(store.Run{ChatID: c.ID}, store.Message{Role: store.RoleUser, Content: text, Complete: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c, run
+}
+
 // seedStoppedAnswerWithCall keeps, in the window's folder, a chat whose one answer the user
 // stopped after it said something and while the command it asked for ran, as the app leaves
 // it, and opens the window on it.
 func seedStoppedAnswerWithCall(tb testing.TB, db *store.DB, ws string) store.Chat {
 	tb.Helper()
-	c, err := db.CreateChat(store.Chat{Title: "Run the tests", Workspace: ws})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	run, _, err := db.StartRunWith(store.Run{ChatID: c.ID}, store.Message{Role: store.RoleUser, Content: "Run the tests", Complete: true})
-	if err != nil {
-		tb.Fatal(err)
-	}
+	c, run := seedQuestion(tb, db, ws, "Run the tests")
 	args := json.RawMessage(`{"command":"sleep 600"}`)
 	answer, err := db.AppendMessage(c.ID, store.Message{Role: store.RoleAssistant, RunID: run.ID, Content: "I will run the tests now.",
 		ToolCalls: []store.ToolCall{{ID: "call_1", Name: "run_command", Args: args}}, Complete: true, DoneReason: "stop"})
@@ -168,14 +176,7 @@ func TestDesktopAnAnswerStoppedEarlierSaysWhoStoppedIt(t *testing.T) {
 	} {
 		t.Run(c.how, func(t *testing.T) {
 			r := startDesktopRunWith(t, chattyModel, store.Settings{}, "", withSeed(func(db *store.DB, ws string) {
-				chat, err := db.CreateChat(store.Chat{Title: "Write a long answer", Workspace: ws})
-				if err != nil {
-					t.Fatal(err)
-				}
-				first, _, err := db.StartRunWith(store.Run{ChatID: chat.ID}, store.Message{Role: store.RoleUser, Content: "Write a long answer", Complete: true})
-				if err != nil {
-					t.Fatal(err)
-				}
+				chat, first := seedQuestion(t, db, ws, "Write a long answer")
 				if _, err := db.AppendMessage(chat.ID, store.Message{Role: store.RoleAssistant, RunID: first.ID, Content: "part0 part1 part2", DoneReason: events.StopAborted}); err != nil {
 					t.Fatal(err)
 				}
