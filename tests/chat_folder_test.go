@@ -149,6 +149,7 @@ func TestDesktopAChatWritesOnlyInTheFolderTheHeaderShowsForIt(t *testing.T) {
 	// created): the window's error line says so (it has a Dismiss button), and the chat stays
 	// where it was
 	r.typeFolder(filepath.Join(t.TempDir(), "no", "missing"))
+	r.waitChangeThisChat()
 	r.app.key("Return")
 	r.app.waitControl(rolePushButton, "Dismiss", 20*time.Second)
 	r.app.screenshot("chats-not-a-folder.png")
@@ -156,6 +157,7 @@ func TestDesktopAChatWritesOnlyInTheFolderTheHeaderShowsForIt(t *testing.T) {
 	// Ctrl+O, a typed path, Enter: the window asks what the folder is for; Enter changes this
 	// chat, and the sentence about the folder that could not be used goes
 	r.typeFolder(ws2)
+	r.waitChangeThisChat()
 	r.app.screenshot("chats-folder-dialog.png")
 	r.app.key("Return")
 	r.waitHeaderFolder(ws2)
@@ -320,6 +322,14 @@ func twoFolders(t *testing.T) (r *desktopRun, ws1, ws2 string) {
 	}
 	r.waitLogN(t, events.RunFinished, 1, true, 60*time.Second)
 	return r, ws1, ws2
+}
+
+// waitChangeThisChat waits until the question of what a folder picked for an open chat is for
+// has the keyboard on "Change this chat", which Enter then presses (a loaded machine may show
+// it after a key sent at once would have gone elsewhere).
+func (r *desktopRun) waitChangeThisChat() {
+	r.app.tb.Helper()
+	r.app.waitFocus(rolePushButton, "Change this chat", 30*time.Second)
 }
 
 // firstChatAfterOneElsewhere starts a chat in the second folder ws2 (new chats go there
