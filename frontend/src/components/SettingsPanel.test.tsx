@@ -135,7 +135,8 @@ describe('the model server and the MCP servers in the settings', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Settings' }))
     const running = screen.getByRole('group', { name: 'MCP server everything' })
     expect(running.textContent).toContain('running')
-    expect(screen.getByRole('group', { name: 'MCP server search' }).textContent).toContain('did not answer within 30s')
+    // Go's sentence (lower case, since it is wrapped) reads as a sentence
+    expect(screen.getByRole('group', { name: 'MCP server search' }).textContent).toContain('The MCP server search did not answer within 30s')
     expect((screen.getByLabelText('Approval for mcp__everything__echo') as HTMLSelectElement).value).toBe('ask')
   })
 })

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react'
 import { errorText, type ApprovalPolicy, type CommandRule, type Config, type OlderTurnsPolicy, type Provider, type Theme, type ThinkLevel } from '../backend'
+import { asSentence } from '../state/sentence'
 import { useAppState, useStore } from '../state/useAppState'
 import { useModalFocus } from './modalFocus'
 import { reviewWorkspaceServers } from './WorkspaceServersDialog'
@@ -512,7 +513,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
               <div key={s.name} className="mcp-server" role="group" aria-label={`MCP server ${s.name}`}>
                 <span className="tool-name">{s.name}</span> <span className="muted small">{s.state}</span>
                 {s.state === 'running' && <span className="muted small"> · {s.tools.length} tools</span>}
-                {s.error && <div className="tool-error">{s.error}</div>}
+                {s.error && <div className="tool-error">{asSentence(s.error)}</div>}
                 {s.state === 'not allowed' && all.findIndex((o) => o.state === 'not allowed') === i && (
                   <button type="button" className="link" onClick={reviewWorkspaceServers}>
                     Review and allow…
