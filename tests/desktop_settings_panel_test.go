@@ -143,7 +143,44 @@ func TestDesktopTheSettingsAskNoKeyForAnOllamaOnThisMachine(t *testing.T) {
 			t.Errorf("Ollama at %s: the key field is shown %v, want %v", tc.address, tc.local, !tc.local)
 		}
 	}
-	r.app.key("Escape")
-	r.app.waitNoControl(rolePushButton, "Cancel", 10*time.Second)
+	r.app.key("Escape") // with the address edited, Esc asks before it discards
+	r.app.press("Discard changes")
+	r.app.waitNoControl(rolePushButton, "Save", 10*time.Second)
 	r.finish(t, "e2e-settings-local-ollama.png")
+}
+
+// TestDesktopTheSettingsKeepWhatWasTypedWhenTheUserClicksBesideThem: a click beside the
+// settings with an edit made (on the backdrop over the list of chats) keeps the dialog and the
+// text typed, and says that the changes are not saved; Esc then goes back to the edits, Esc
+// again asks again, and "Discard changes" closes the dialog without saving.
+func TestDesktopTheSettingsKeepWhatWasTypedWhenTheUserClicksBesideThem(t *testing.T) {
+	layoutCanMatter(t)
+	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "")
+	r.app.key("ctrl+comma")
+	r.app.waitFocus(roleComboBox, "Model server", 30*time.Second)
+	r.app.focusField("Instructions for the model")
+	const typed = "Always write tests first."
+	r.app.typeText(typed)
+	if !r.app.says(typed) {
+		t.Fatalf("the instructions typed are not in the field: %s", r.app.screenshot("e2e-settings-click-beside.png"))
+	}
+	// the window's left edge: the backdrop in every layout (the dialog is at most 92% wide, centred)
+	if _, err := r.app.xdotool("mousemove", "--window", r.app.window, "3", "300", "click", "1"); err != nil {
+		t.Fatal(err)
+	}
+	r.app.waitControl(rolePushButton, "Keep editing", 20*time.Second)
+	if !r.app.says("Your changes are not saved") || len(r.app.textsWith(typed)) == 0 {
+		t.Errorf("after a click beside the settings, they say no unsaved changes or lost the text typed: %s", r.app.screenshot("e2e-settings-click-beside.png"))
+	}
+	r.app.screenshot("e2e-settings-click-beside.png")
+	r.app.key("Escape")
+	r.app.waitNoControl(rolePushButton, "Keep editing", 10*time.Second)
+	r.app.waitControl(rolePushButton, "Cancel", 10*time.Second)
+	r.app.key("Escape")
+	r.app.press("Discard changes")
+	r.app.waitNoControl(rolePushButton, "Save", 10*time.Second)
+	_, db := r.finish(t, "e2e-settings-click-beside-discarded.png")
+	if s, err := db.Settings(); err != nil || len(s.Instructions) != 0 {
+		t.Errorf("the changes discarded were saved: %q, %v", s.Instructions, err)
+	}
 }

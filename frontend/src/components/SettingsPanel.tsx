@@ -200,7 +200,12 @@ function CommandSettings(props: {
 export function SettingsPanel({ config, onClose }: { config: Config; onClose: () => void }) {
   const store = useStore()
   const dialog = useRef<HTMLFormElement>(null)
-  useModalFocus(dialog, onClose)
+  // Esc and a press beside the dialog close it when nothing was edited; with edits they ask
+  // first (leaving), so that a stray click never throws away what was typed. Cancel discards.
+  const [leaving, setLeaving] = useState(false)
+  const edited = useRef<() => boolean>(() => false)
+  const leave = () => (edited.current() ? setLeaving(true) : onClose())
+  useModalFocus(dialog, () => (leaving ? setLeaving(false) : leave()))
   const saved = config.saved
   // Each field starts as given: the value saved, else (shown as the value or beside it) its
   // default or what is in effect. A field the user left as given saves the value saved, so that
@@ -261,6 +266,25 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
   const [instructions, setInstructions] = useState(given.instructions)
   const [error, setError] = useState('')
   const [saving, setSaving] = useState(false)
+  // A refused save's sentence is about the server chosen then (its address, its key): another
+  // server chosen takes it away, with the fields it named.
+  const chooseProvider = (p: Provider) => {
+    setProvider(p)
+    setError('')
+  }
+  // every field as it reads now: the dialog is edited while it differs from how it opened
+  const fields = JSON.stringify([url, provider, baseUrl, keyEnv, mcpJson, think, cap, firstByte, maxAnswer, startOllama,
+    ollamaBinary, approval, always, commandRules, commandDeny, unconfined, theme, keepAlive, loopRepeats, textCalls,
+    olderTurns, instructions])
+  const [opened] = useState(fields)
+  edited.current = () => fields !== opened
+  const keepEditing = useRef<HTMLButtonElement>(null)
+  useEffect(() => {
+    if (leaving) {
+      keepEditing.current?.focus()
+      keepEditing.current?.scrollIntoView?.({ block: 'center' })
+    }
+  }, [leaving])
   // A refused save is said where the user looks: the dialog scrolls to its sentence, which a
   // screen reader reads at once (role alert), whichever field the Enter was pressed in.
   const errorLine = useRef<HTMLDivElement>(null)
@@ -327,8 +351,8 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
 
   const tools = Array.from(new Set([...(config.tools ?? []), ...Object.keys(config.toolApproval ?? {})])).sort()
   return (
-    // A click beside the dialog closes it, as Esc and Cancel do (the backdrop is no control).
-    <div role="presentation" className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
+    // A click beside the dialog leaves it, as Esc does (the backdrop is no control).
+    <div role="presentation" className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && leave()}>
       <form
         ref={dialog}
         className="modal settings"
@@ -339,13 +363,19 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
           e.preventDefault()
           void save()
         }}
-        onKeyDown={(e) => e.key === 'Escape' && onClose()}
+        onKeyDown={(e) => {
+          if (e.key !== 'Escape') return
+          e.preventDefault()
+          e.stopPropagation()
+          if (leaving) setLeaving(false)
+          else leave()
+        }}
       >
         <h2>Settings</h2>
         <SettingsGroup title="Server">
           <label>
             Model server
-            <select autoFocus value={provider} onChange={(e) => setProvider(e.target.value as Provider)}>
+            <select autoFocus value={provider} onChange={(e) => chooseProvider(e.target.value as Provider)}>
               <option value="ollama">Ollama</option>
               <option value="openai">OpenAI-compatible (vLLM, llama.cpp, LM Studio, …)</option>
             </select>
@@ -539,9 +569,23 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
           </div>
         )}
         <div className="row end">
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
+          {leaving ? (
+            <>
+              <span role="alert" data-testid="settings-unsaved">
+                Your changes are not saved: save them, or discard them.
+              </span>
+              <button type="button" onClick={onClose}>
+                Discard changes
+              </button>
+              <button type="button" ref={keepEditing} onClick={() => setLeaving(false)}>
+                Keep editing
+              </button>
+            </>
+          ) : (
+            <button type="button" onClick={onClose}>
+              Cancel
+            </button>
+          )}
           <button type="submit" className="primary" disabled={saving}>
             Save
           </button>
