@@ -149,7 +149,8 @@ func TestDesktopTheSettingsAskNoKeyForAnOllamaOnThisMachine(t *testing.T) {
 	r.finish(t, "e2e-settings-local-ollama.png")
 }
 
-// TestDesktopTheSettingsKeepWhatWasTypedWhenTheUserClicksBesideThem: a click beside the
+// TestDesktopTheSettingsKeepWhatWasTypedWhenTheUserClicksBesideThem: its fields left empty are
+// named by their labels alone (no placeholder read as a value); a click beside the
 // settings with an edit made (on the backdrop over the list of chats) keeps the dialog and the
 // text typed, and says that the changes are not saved; Esc then goes back to the edits, Esc
 // again asks again, and "Discard changes" closes the dialog without saving.
@@ -158,6 +159,19 @@ func TestDesktopTheSettingsKeepWhatWasTypedWhenTheUserClicksBesideThem(t *testin
 	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "")
 	r.app.key("ctrl+comma")
 	r.app.waitFocus(roleComboBox, "Model server", 30*time.Second)
+	// the fields left empty are named by their label alone, the default written as the header writes it
+	for _, want := range []string{contextCapField + ", in tokens (empty: what this machine's free memory holds, at most 16K)",
+		"Stop a run when the model makes the same call this many times in a row (empty: 3)"} {
+		var names []string
+		r.app.each(func(n a11yNode) {
+			if name := r.app.name(n); r.app.role(n) != roleLabel && strings.HasPrefix(name, want[:30]) {
+				names = append(names, name)
+			}
+		})
+		if len(names) != 1 || strings.TrimSpace(names[0]) != want {
+			t.Errorf("the field is named %q; want %q", names, want)
+		}
+	}
 	r.app.focusField("Instructions for the model")
 	const typed = "Always write tests first."
 	r.app.typeText(typed)

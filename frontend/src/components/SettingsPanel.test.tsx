@@ -460,15 +460,30 @@ describe('leaving the settings with edits', () => {
 })
 
 describe('the context cap in the settings', () => {
-  it('shows no cap as an empty field with the default as its placeholder, and saves none back', async () => {
+  it('shows no cap as an empty field with the default in its label as the header writes it, and saves none back', async () => {
     const backend = await mount((b) => {
       b.cfg = { ...b.cfg, saved: { ...b.cfg.saved, contextCap: 0 }, defaults: { ...b.cfg.defaults, contextCap: 16384 } }
     })
     const dialog = openSettings()
     const field = within(dialog).getByLabelText(/Longest context sent to the model/) as HTMLInputElement
     expect(field.value).toBe('')
-    expect(field.placeholder).toBe('16384')
+    // no placeholder: a screen reader reads it with the field's name, as if 16384 were set
+    expect(field.placeholder).toBe('')
+    expect(field.closest('label')!.textContent).toBe(
+      "Longest context sent to the model, in tokens (empty: what this machine's free memory holds, at most 16K)",
+    )
     expect((await save(backend, dialog)).contextCap).toBe(0)
+  })
+
+  it('leaves the repeated calls that stop a run empty when none is saved, its default in the label like the others', async () => {
+    const backend = await mount((b) => {
+      b.cfg = { ...b.cfg, saved: { ...b.cfg.saved, loopRepeats: 0 }, defaults: { ...b.cfg.defaults, loopRepeats: 3 } }
+    })
+    const dialog = openSettings()
+    const field = within(dialog).getByLabelText(/Stop a run when the model makes the same call/) as HTMLInputElement
+    expect(field.value).toBe('')
+    expect(field.closest('label')!.textContent).toBe('Stop a run when the model makes the same call this many times in a row (empty: 3)')
+    expect((await save(backend, dialog)).loopRepeats).toBe(0)
   })
 
   it('saves a cap typed equal to the default as a cap', async () => {

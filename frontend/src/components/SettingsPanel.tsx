@@ -6,6 +6,7 @@ import { useModalFocus } from './modalFocus'
 import { reviewWorkspaceServers } from './WorkspaceServersDialog'
 import { isLocalAddress } from './localAddress'
 import { toolAction } from './toolTitle'
+import { tokenCount } from '../tokenCount'
 
 const thinkLevels: ThinkLevel[] = ['off', 'on', 'low', 'medium', 'high']
 const thinkWords: Record<ThinkLevel, string> = { off: 'Off', on: 'On', low: 'Low', medium: 'Medium', high: 'High' }
@@ -224,7 +225,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
     commandDeny: (saved.commandDeny ?? config.defaults.commandDeny ?? []).join('\n'),
     theme: config.theme ?? 'system',
     keepAlive: String(saved.keepAliveMin || ''),
-    loopRepeats: String(saved.loopRepeats || config.defaults.loopRepeats || ''),
+    loopRepeats: String(saved.loopRepeats || ''),
     olderTurns: saved.olderTurns ?? config.defaults.olderTurns ?? 'ask',
     instructions: config.instructions ?? '',
   }))
@@ -242,7 +243,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
   const askKey = provider === 'openai' || !isLocalAddress(url, config.hostName) || keySavedForOllama
   const [mcpJson, setMcpJson] = useState(given.mcpJson)
   const [think, setThink] = useState<ThinkLevel>(given.think)
-  // empty when the user set no cap: the default is the placeholder, so that saving sends none
+  // empty when the user set no cap: the default is in the label, so that saving sends none
   const [cap, setCap] = useState(given.cap)
   const [firstByte, setFirstByte] = useState(given.firstByte)
   const [maxAnswer, setMaxAnswer] = useState(given.maxAnswer)
@@ -440,17 +441,11 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
             <input type="checkbox" checked={textCalls} onChange={(e) => setTextCalls(e.target.checked)} />
             Run tool calls a model writes as text (marked “Written as text”)
           </label>
+          {/* Each field left empty stands for its default, said in its label as the header writes
+              it: no placeholder, which a screen reader reads out with the name as if it were set. */}
           <label>
-            Longest context sent to the model, in tokens (empty: what this machine's free memory holds, at most{' '}
-            {config.defaults.contextCap})
-            <input
-              type="number"
-              min={0}
-              step={1024}
-              value={cap}
-              placeholder={String(config.defaults.contextCap)}
-              onChange={(e) => setCap(e.target.value)}
-            />
+            {`Longest context sent to the model, in tokens (empty: what this machine's free memory holds, at most ${tokenCount(config.defaults.contextCap)})`}
+            <input type="number" min={0} step={1024} value={cap} onChange={(e) => setCap(e.target.value)} />
           </label>
           <label>
             Wait for a model to start answering, in seconds (empty: 5 minutes)
@@ -461,7 +456,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
             <input type="number" min={0} max={1024} step={1} value={maxAnswer} onChange={(e) => setMaxAnswer(e.target.value)} />
           </label>
           <label>
-            Stop a run when the model makes the same call this many times in a row (empty: 3)
+            {`Stop a run when the model makes the same call this many times in a row (empty: ${config.defaults.loopRepeats})`}
             <input type="number" min={2} step={1} value={loopRepeats} onChange={(e) => setLoopRepeats(e.target.value)} />
           </label>
         </SettingsGroup>
