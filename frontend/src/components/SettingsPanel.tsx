@@ -281,10 +281,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
   edited.current = () => fields !== opened
   const keepEditing = useRef<HTMLButtonElement>(null)
   useEffect(() => {
-    if (leaving) {
-      keepEditing.current?.focus()
-      keepEditing.current?.scrollIntoView?.({ block: 'center' })
-    }
+    if (leaving) keepEditing.current?.focus() // in the bar that stays in view
   }, [leaving])
   // A refused save is said where the user looks: the dialog scrolls to its sentence, which a
   // screen reader reads at once (role alert), whichever field the Enter was pressed in.
