@@ -198,3 +198,47 @@ func TestDesktopTheSettingsKeepWhatWasTypedWhenTheUserClicksBesideThem(t *testin
 		t.Errorf("the changes discarded were saved: %q, %v", s.Instructions, err)
 	}
 }
+
+// TestDesktopTheSettingsRefuseServersOutsideMCPServersAndDropARefusalWithItsServer: MCP
+// servers typed without the "mcpServers" wrapper are refused with a sentence saying where they
+// go (they were saved as no servers); a refusal about the key of an OpenAI-compatible server
+// goes away once Ollama is chosen again, with the key's field.
+func TestDesktopTheSettingsRefuseServersOutsideMCPServersAndDropARefusalWithItsServer(t *testing.T) {
+	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "")
+	r.app.key("ctrl+comma")
+	r.app.waitFocus(roleComboBox, "Model server", 30*time.Second)
+	r.app.focusField("Servers of the settings")
+	r.app.typeText(`{"everything": {"command": "npx"}}`)
+	r.app.press("Save")
+	if !r.app.says(`No server was found in the MCP servers of the settings (they hold "everything"): the servers go under "mcpServers"`) {
+		t.Fatalf("servers outside mcpServers are not refused: %s", r.app.screenshot("e2e-settings-mcp-unwrapped.png"))
+	}
+	r.app.screenshot("e2e-settings-mcp-unwrapped.png")
+	r.app.focusField("Servers of the settings")
+	r.app.key("ctrl+a", "BackSpace")
+
+	r.app.focusField("Model server")
+	r.app.key("Down")
+	r.app.waitControlNamed(roleComboBox, "Model server OpenAI-compatible", 10*time.Second)
+	r.app.focusField("Server URL")
+	r.app.typeText("http://127.0.0.1:9/v1")
+	r.app.focusField("API key variable")
+	r.app.typeText("PROTOTYPER_TEST_NO_SUCH_KEY")
+	r.app.press("Save")
+	const refusal = "The API key variable is not set"
+	if !r.app.says(refusal) {
+		t.Fatalf("an unset key variable is not refused: %s", r.app.screenshot("e2e-settings-key-refused.png"))
+	}
+	r.app.focusField("Model server")
+	r.app.key("Up")
+	r.app.waitControlNamed(roleComboBox, "Model server Ollama", 10*time.Second)
+	for deadline := time.Now().Add(10 * time.Second); len(r.app.textsWith(refusal)) > 0; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("with Ollama chosen again the key's refusal is still shown: %s", r.app.screenshot("e2e-settings-key-refusal-kept.png"))
+		}
+	}
+	r.app.key("Escape")
+	r.app.press("Discard changes")
+	r.app.waitNoControl(rolePushButton, "Save", 10*time.Second)
+	r.finish(t, "e2e-settings-refusals.png")
+}
