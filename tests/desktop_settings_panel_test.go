@@ -143,7 +143,102 @@ func TestDesktopTheSettingsAskNoKeyForAnOllamaOnThisMachine(t *testing.T) {
 			t.Errorf("Ollama at %s: the key field is shown %v, want %v", tc.address, tc.local, !tc.local)
 		}
 	}
-	r.app.key("Escape")
-	r.app.waitNoControl(rolePushButton, "Cancel", 10*time.Second)
+	r.app.key("Escape") // with the address edited, Esc asks before it discards
+	r.app.press("Discard changes")
+	r.app.waitNoControl(rolePushButton, "Save", 10*time.Second)
 	r.finish(t, "e2e-settings-local-ollama.png")
+}
+
+// TestDesktopTheSettingsKeepWhatWasTypedWhenTheUserClicksBesideThem: its fields left empty are
+// named by their labels alone (no placeholder read as a value); a click beside the
+// settings with an edit made (on the backdrop over the list of chats) keeps the dialog and the
+// text typed, and says that the changes are not saved; Esc then goes back to the edits, Esc
+// again asks again, and "Discard changes" closes the dialog without saving.
+func TestDesktopTheSettingsKeepWhatWasTypedWhenTheUserClicksBesideThem(t *testing.T) {
+	layoutCanMatter(t)
+	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "")
+	r.app.key("ctrl+comma")
+	r.app.waitFocus(roleComboBox, "Model server", 30*time.Second)
+	// the fields left empty are named by their label alone, the default written as the header writes it
+	for _, want := range []string{contextCapField + ", in tokens (empty: what this machine's free memory holds, at most 16K)",
+		"Stop a run when the model makes the same call this many times in a row (empty: 3)"} {
+		var names []string
+		r.app.each(func(n a11yNode) {
+			if name := r.app.name(n); r.app.role(n) != roleLabel && strings.HasPrefix(name, want[:30]) {
+				names = append(names, name)
+			}
+		})
+		if len(names) != 1 || strings.TrimSpace(names[0]) != want {
+			t.Errorf("the field is named %q; want %q", names, want)
+		}
+	}
+	r.app.focusField("Instructions for the model")
+	const typed = "Always write tests first."
+	r.app.typeText(typed)
+	if !r.app.says(typed) {
+		t.Fatalf("the instructions typed are not in the field: %s", r.app.screenshot("e2e-settings-click-beside.png"))
+	}
+	// the window's left edge: the backdrop in every layout (the dialog is at most 92% wide, centred)
+	if _, err := r.app.xdotool("mousemove", "--window", r.app.window, "3", "300", "click", "1"); err != nil {
+		t.Fatal(err)
+	}
+	r.app.waitControl(rolePushButton, "Keep editing", 20*time.Second)
+	if !r.app.says("Your changes are not saved") || len(r.app.textsWith(typed)) == 0 {
+		t.Errorf("after a click beside the settings, they say no unsaved changes or lost the text typed: %s", r.app.screenshot("e2e-settings-click-beside.png"))
+	}
+	r.app.screenshot("e2e-settings-click-beside.png")
+	r.app.key("Escape")
+	r.app.waitNoControl(rolePushButton, "Keep editing", 10*time.Second)
+	r.app.waitControl(rolePushButton, "Cancel", 10*time.Second)
+	r.app.key("Escape")
+	r.app.press("Discard changes")
+	r.app.waitNoControl(rolePushButton, "Save", 10*time.Second)
+	_, db := r.finish(t, "e2e-settings-click-beside-discarded.png")
+	if s, err := db.Settings(); err != nil || len(s.Instructions) != 0 {
+		t.Errorf("the changes discarded were saved: %q, %v", s.Instructions, err)
+	}
+}
+
+// TestDesktopTheSettingsRefuseServersOutsideMCPServersAndDropARefusalWithItsServer: MCP
+// servers typed without the "mcpServers" wrapper are refused with a sentence saying where they
+// go (they were saved as no servers); a refusal about the key of an OpenAI-compatible server
+// goes away once Ollama is chosen again, with the key's field.
+func TestDesktopTheSettingsRefuseServersOutsideMCPServersAndDropARefusalWithItsServer(t *testing.T) {
+	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "")
+	r.app.key("ctrl+comma")
+	r.app.waitFocus(roleComboBox, "Model server", 30*time.Second)
+	r.app.focusField("Servers of the settings")
+	r.app.typeText(`{"everything": {"command": "npx"}}`)
+	r.app.press("Save")
+	if !r.app.says(`No server was found in the MCP servers of the settings (they hold "everything"): the servers go under "mcpServers"`) {
+		t.Fatalf("servers outside mcpServers are not refused: %s", r.app.screenshot("e2e-settings-mcp-unwrapped.png"))
+	}
+	r.app.screenshot("e2e-settings-mcp-unwrapped.png")
+	r.app.focusField("Servers of the settings")
+	r.app.key("ctrl+a", "BackSpace")
+
+	r.app.focusField("Model server")
+	r.app.key("Down")
+	r.app.waitControlNamed(roleComboBox, "Model server OpenAI-compatible", 10*time.Second)
+	r.app.focusField("Server URL")
+	r.app.typeText("http://127.0.0.1:9/v1")
+	r.app.focusField("API key variable")
+	r.app.typeText("PROTOTYPER_TEST_NO_SUCH_KEY")
+	r.app.press("Save")
+	const refusal = "The API key variable is not set"
+	if !r.app.says(refusal) {
+		t.Fatalf("an unset key variable is not refused: %s", r.app.screenshot("e2e-settings-key-refused.png"))
+	}
+	r.app.focusField("Model server")
+	r.app.key("Up")
+	r.app.waitControlNamed(roleComboBox, "Model server Ollama", 10*time.Second)
+	for deadline := time.Now().Add(10 * time.Second); len(r.app.textsWith(refusal)) > 0; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("with Ollama chosen again the key's refusal is still shown: %s", r.app.screenshot("e2e-settings-key-refusal-kept.png"))
+		}
+	}
+	r.app.key("Escape")
+	r.app.press("Discard changes")
+	r.app.waitNoControl(rolePushButton, "Save", 10*time.Second)
+	r.finish(t, "e2e-settings-refusals.png")
 }

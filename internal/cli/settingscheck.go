@@ -14,7 +14,7 @@ func checkSettings(s store.Settings) error {
 		return err
 	}
 	if len(s.MCPServers) > 0 {
-		if _, err := mcptools.Parse(s.MCPServers, mcptools.SettingsSource); err != nil {
+		if _, err := mcptools.ParseSettings(s.MCPServers); err != nil {
 			return &store.InvalidSettingError{Setting: "mcpServers", Reason: err.Error()}
 		}
 	}

@@ -136,8 +136,8 @@ func TestMCPTextThatIsNotJSONIsRefusedWithOneSentence(t *testing.T) {
 	text, _ := json.Marshal(`{"mcpServers": {"x": {"command": "y",}}}`)
 	err := d.SaveSettings(store.Settings{MCPServers: text})
 	var invalid *store.InvalidSettingError
-	if !errors.As(err, &invalid) || invalid.Setting != "mcpServers" || !strings.Contains(err.Error(), "are not valid JSON") ||
-		!strings.Contains(err.Error(), "fix them") {
+	if !errors.As(err, &invalid) || invalid.Setting != "mcpServers" || !strings.Contains(err.Error(), "are not valid JSON: something unexpected at line 1, column 38") ||
+		strings.Contains(err.Error(), "invalid character") || !strings.Contains(err.Error(), `{"mcpServers": {"NAME": {"command": …}}}`) {
 		t.Fatalf("MCP text that is not JSON: %v", err)
 	}
 	for _, blank := range []string{`"  "`, `null`} {
@@ -146,6 +146,32 @@ func TestMCPTextThatIsNotJSONIsRefusedWithOneSentence(t *testing.T) {
 		}
 		if s, _ := d.db.Settings(); s.MCPServers != nil {
 			t.Errorf("MCP text %s saved as %s; want none", blank, s.MCPServers)
+		}
+	}
+}
+
+// A document of servers pasted without the "mcpServers" wrapper, or under a misspelt key, is
+// refused with a sentence saying where the servers go (it read as "no servers" when saved); so
+// is a list, with a sentence naming no empty field; nothing is saved.
+func TestMCPServersOutsideTheMCPServersKeyAreRefusedSayingWhereTheyGo(t *testing.T) {
+	d, _ := openTestDesktop(t, cli.DesktopOptions{Workspace: t.TempDir(), Model: "m", Common: cli.Common{Ollama: "http://127.0.0.1:1"}})
+	for doc, says := range map[string]string{
+		`{"everything": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]}}`: `no server was found in the MCP servers of the settings (they hold "everything"): the servers go under "mcpServers", e.g. {"mcpServers": {"NAME": {"command": …}}}`,
+		`{"mcpserver": {"x": {"command": "y"}}}`:                                                        `(they hold "mcpserver")`,
+		`[]`:                                                                                            `the MCP servers of the settings should be a JSON object, not a list: the servers go under "mcpServers"`,
+	} {
+		err := d.SaveSettings(store.Settings{MCPServers: json.RawMessage(doc)})
+		var invalid *store.InvalidSettingError
+		if !errors.As(err, &invalid) || invalid.Setting != "mcpServers" || !strings.Contains(err.Error(), says) || strings.Contains(err.Error(), `""`) {
+			t.Errorf("MCP servers %s: %v; want a refusal saying %s", doc, err, says)
+		}
+		if s, _ := d.db.Settings(); s.MCPServers != nil {
+			t.Errorf("MCP servers %s saved as %s; want nothing saved", doc, s.MCPServers)
+		}
+	}
+	for _, doc := range []string{`{}`, `{"mcpServers": {}}`, `{"servers": {"x": {"command": "y"}}, "inputs": []}`} {
+		if err := d.SaveSettings(store.Settings{MCPServers: json.RawMessage(doc)}); err != nil {
+			t.Errorf("MCP servers %s: %v; want them saved", doc, err)
 		}
 	}
 }

@@ -116,10 +116,15 @@ func Parse(raw []byte, source string) (Config, error) {
 		Servers    map[string]ServerConfig `json:"servers"` // the shape some editors use
 	}
 	var wrongType *json.UnmarshalTypeError
-	if err := json.Unmarshal(raw, &f); errors.As(err, &wrongType) {
+	var syntax *json.SyntaxError
+	if err := json.Unmarshal(raw, &f); errors.As(err, &wrongType) && wrongType.Field == "" {
+		return nil, fmt.Errorf("the MCP servers of %s should be a JSON object, not %s: %s", source, jsonKinds[wrongType.Value], shapeExample)
+	} else if errors.As(err, &wrongType) {
 		return nil, fmt.Errorf("the MCP servers of %s: %s", source, typeSentence(wrongType))
+	} else if errors.As(err, &syntax) {
+		return nil, fmt.Errorf("the MCP servers of %s are not valid JSON: %s (names and texts go in double quotes, with no comma after the last one); %s", source, syntaxPlace(raw, syntax), shapeExample)
 	} else if err != nil {
-		return nil, fmt.Errorf("the MCP servers of %s are not valid JSON (%v): fix them, they hold {\"mcpServers\": {\"NAME\": {\"command\": …}}}", source, err)
+		return nil, fmt.Errorf("the MCP servers of %s are not valid JSON: %s", source, shapeExample)
 	}
 	out := Config{}
 	for _, servers := range []map[string]ServerConfig{f.Servers, f.MCPServers} {
@@ -132,6 +137,59 @@ func Parse(raw []byte, source string) (Config, error) {
 		}
 	}
 	return out, nil
+}
+
+// shapeExample ends the sentences about a document of the wrong shape: what it holds.
+const shapeExample = `the servers go under "mcpServers", e.g. {"mcpServers": {"NAME": {"command": …}}}`
+
+// ErrNoServerList is the error of a settings document that names no list of servers.
+var ErrNoServerList = errors.New("no MCP server list")
+
+// ParseSettings reads the MCP document of the settings, as [Parse] does, and refuses one that
+// holds keys but no server list ("mcpServers" or "servers"): the user wrote it for Prototyper,
+// so its servers pasted without the wrapper, or under a misspelt key, are a mistake, not "no
+// servers". The files of other apps may carry other keys, so [Parse] alone reads them.
+func ParseSettings(raw []byte) (Config, error) {
+	cfg, err := Parse(raw, SettingsSource)
+	if err != nil {
+		return nil, err
+	}
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(raw, &keys) != nil || len(keys) == 0 {
+		return cfg, nil
+	}
+	if _, ok := keys["mcpServers"]; ok {
+		return cfg, nil
+	}
+	if _, ok := keys["servers"]; ok {
+		return cfg, nil
+	}
+	found := slices.Sorted(maps.Keys(keys))
+	for i, k := range found {
+		found[i] = strconv.Quote(k)
+	}
+	return nil, kindError{ErrNoServerList, fmt.Sprintf("no server was found in the MCP servers of %s (they hold %s): %s", SettingsSource, strings.Join(found, ", "), shapeExample)}
+}
+
+// kindError is a sentence that errors.Is matches with its kind.
+type kindError struct {
+	kind error
+	text string
+}
+
+func (e kindError) Error() string { return e.text }
+func (e kindError) Unwrap() error { return e.kind }
+
+// syntaxPlace says where a document stops being JSON, as an editor counts: line and column
+// (the parser's own words say what it expected, which helps no one who did not write it).
+func syntaxPlace(raw []byte, e *json.SyntaxError) string {
+	if e.Offset >= int64(len(raw)) {
+		return "they end too early (a } or ] is missing)"
+	}
+	before := raw[:max(e.Offset-1, 0)]
+	line := 1 + strings.Count(string(before), "\n")
+	col := len([]rune(string(before[strings.LastIndexByte(string(before), '\n')+1:]))) + 1
+	return fmt.Sprintf("something unexpected at line %d, column %d", line, col)
 }
 
 // jsonKinds name the kinds of JSON values as a user reads them.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -266,6 +268,10 @@ func startError(s *server, ctx context.Context, err error, timeout time.Duration
 		return fmt.Errorf("the MCP server %s did not answer within %s — check %s in %s", s.name, seconds(timeout), what, s.cfg.Source)
 	case errors.Is(err, exec.ErrNotFound):
 		return fmt.Errorf("the MCP server %s cannot start: %s is not installed or not on the PATH — install it, or fix the command in %s", s.name, s.cfg.Command, s.cfg.Source)
+	case errors.Is(err, fs.ErrNotExist) && s.cfg.Command != "":
+		return fmt.Errorf("the MCP server %s cannot start: there is no program %s — install it, or fix the command in %s", s.name, s.cfg.Command, s.cfg.Source)
+	case (errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.ENOEXEC)) && s.cfg.Command != "":
+		return fmt.Errorf("the MCP server %s cannot start: %s is not a program this computer can run — fix the command in %s", s.name, s.cfg.Command, s.cfg.Source)
 	}
 	return fmt.Errorf("the MCP server %s failed to start (%v) — check %s in %s", s.name, oneLine(err), what, s.cfg.Source)
 }

@@ -142,6 +142,35 @@ func TestAServerThatCannotStartIsOneSentenceAndTheOthersStillServe(t *testing.T)
 	}
 }
 
+// TestAServerWhoseProgramIsMissingOrNoProgramSaysSoInWords: a command naming no file, or a
+// file that is no program, is a sentence saying so and what to fix, not the raw fork/exec error.
+func TestAServerWhoseProgramIsMissingOrNoProgramSaysSoInWords(t *testing.T) {
+	text := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(text, []byte("not a program\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := testenv.MCPServersFile(t, map[string]any{
+		"alpha": map[string]any{"command": "/nonexistent/alpha"},
+		"notes": map[string]any{"command": text},
+	})
+	set := mcptools.NewSet("", file)
+	set.StartTimeout = 3 * time.Second
+	defer set.Close()
+	_, notices := set.ToolsFor(ctx(t), t.TempDir())
+	joined := strings.Join(notices, "\n")
+	for _, want := range []string{
+		"the MCP server alpha cannot start: there is no program /nonexistent/alpha — install it, or fix the command in " + file,
+		"the MCP server notes cannot start: " + text + " is not a program this computer can run — fix the command in " + file,
+	} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("notices = %q; want %q", notices, want)
+		}
+	}
+	if strings.Contains(joined, "fork/exec") {
+		t.Errorf("notices = %q; want no raw fork/exec error", notices)
+	}
+}
+
 func TestServerFilesMergeGlobalWorkspaceAndCommandLine(t *testing.T) {
 	global := testenv.MCPServersFile(t, map[string]any{"a": map[string]any{"command": "global-a"}, "b": map[string]any{"command": "global-b"}})
 	ws := t.TempDir()
@@ -159,10 +188,19 @@ func TestServerFilesMergeGlobalWorkspaceAndCommandLine(t *testing.T) {
 	if cfg["a"].Command != "global-a" || cfg["b"].Command != "ws-b" || cfg["c"].Command != "flag-c" {
 		t.Errorf("config = %+v", cfg)
 	}
+	// another app's file may hold other keys, and none of servers: it is read, not refused
+	other := filepath.Join(t.TempDir(), "claude.json")
+	_ = os.WriteFile(other, []byte(`{"globalShortcut": "Ctrl+Space"}`), 0o600)
+	if cfg, err := mcptools.LoadFiles(other); err != nil || len(cfg) != 0 {
+		t.Errorf("a file of another app with no servers: %v, %v", cfg, err)
+	}
 	for bad, says := range map[string]string{
 		`{"mcpServers":{"x":{}}}`:                 "needs a command",
 		`{"mcpServers":{"a__b":{"command":"c"}}}`: "may hold only",
-		`not json`: "not valid JSON",
+		`not json`:                               "not valid JSON: something unexpected at line 1, column 2",
+		"{\"mcpServers\": {\n  x: {}}}":          "not valid JSON: something unexpected at line 2, column 3",
+		`{"mcpServers": {"x": {"command": "c"}}`: "they end too early",
+		`[]`:                                     "should be a JSON object, not a list",
 		`{"mcpServers":{"x":{"command":"c","timeout":-1}}}`:   "negative timeout",
 		`{"mcpServers":{"x":{"command":"c","timeout":"60"}}}`: `"timeout" should be a number, not a text`,
 		`{"mcpServers":{"x":{"command":"c","args":"-v"}}}`:    `"args" should be a list, not a text`,

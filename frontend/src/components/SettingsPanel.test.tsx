@@ -123,6 +123,25 @@ describe('the model server and the MCP servers in the settings', () => {
     Element.prototype.scrollIntoView = scrollIntoView
   })
 
+  it('takes a refusal about the key of an OpenAI-compatible server away when Ollama is chosen again', async () => {
+    const refusal = 'The API key variable is not set: the environment variable MY_KEY holds no key'
+    await mount((b) => {
+      b.saveSettings = async () => {
+        throw new Error(refusal)
+      }
+    })
+    const dialog = openSettings()
+    fireEvent.change(within(dialog).getByLabelText('Model server'), { target: { value: 'openai' } })
+    fireEvent.change(within(dialog).getByLabelText(/API key variable/), { target: { value: 'MY_KEY' } })
+    await act(async () => {
+      fireEvent.submit(dialog)
+    })
+    expect(within(dialog).getByRole('alert').textContent).toBe(refusal)
+    fireEvent.change(within(dialog).getByLabelText('Model server'), { target: { value: 'ollama' } })
+    expect(within(dialog).queryByLabelText(/API key variable/)).toBeNull()
+    expect(within(dialog).queryByRole('alert')).toBeNull()
+  })
+
   it('lists the MCP servers, with the sentence of one that failed', async () => {
     await mount((b) => {
       b.cfg.mcpServers = [
@@ -135,7 +154,8 @@ describe('the model server and the MCP servers in the settings', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Settings' }))
     const running = screen.getByRole('group', { name: 'MCP server everything' })
     expect(running.textContent).toContain('running')
-    expect(screen.getByRole('group', { name: 'MCP server search' }).textContent).toContain('did not answer within 30s')
+    // Go's sentence (lower case, since it is wrapped) reads as a sentence
+    expect(screen.getByRole('group', { name: 'MCP server search' }).textContent).toContain('The MCP server search did not answer within 30s')
     expect((screen.getByLabelText('Approval for mcp__everything__echo') as HTMLSelectElement).value).toBe('ask')
   })
 })
@@ -391,16 +411,79 @@ describe('closing the settings', () => {
   })
 })
 
+describe('leaving the settings with edits', () => {
+  it('keeps what was typed when the user presses beside the dialog, and asks whether to discard it', async () => {
+    const backend = await mount()
+    const dialog = openSettings()
+    const box = () => within(dialog).getByLabelText(/Instructions for the model/) as HTMLTextAreaElement
+    fireEvent.change(box(), { target: { value: 'Answer in French.' } })
+    const backdrop = dialog.parentElement as HTMLElement
+    fireEvent.mouseDown(backdrop)
+    expect(screen.getByRole('dialog', { name: 'Settings' })).toBe(dialog)
+    expect(box().value).toBe('Answer in French.')
+    expect(within(dialog).getByRole('alert').textContent).toBe('Your changes are not saved: save them, or discard them.')
+    expect(document.activeElement).toBe(within(dialog).getByRole('button', { name: 'Keep editing' }))
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Keep editing' }))
+    expect(within(dialog).queryByTestId('settings-unsaved')).toBeNull()
+    expect(box().value).toBe('Answer in French.')
+    fireEvent.mouseDown(backdrop)
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Discard changes' }))
+    expect(screen.queryByRole('dialog', { name: 'Settings' })).toBeNull()
+    expect(backend.callsOf('SaveSettings')).toEqual([])
+  })
+
+  it('asks at Esc, and a second Esc goes back to the edits', async () => {
+    await mount()
+    const dialog = openSettings()
+    fireEvent.change(within(dialog).getByLabelText('Thinking'), { target: { value: 'high' } })
+    fireEvent.keyDown(dialog, { key: 'Escape' })
+    expect(within(dialog).getByTestId('settings-unsaved')).toBeTruthy()
+    fireEvent.keyDown(document.activeElement as HTMLElement, { key: 'Escape' })
+    expect(screen.getByRole('dialog', { name: 'Settings' })).toBe(dialog)
+    expect(within(dialog).queryByTestId('settings-unsaved')).toBeNull()
+    expect((within(dialog).getByLabelText('Thinking') as HTMLSelectElement).value).toBe('high')
+  })
+
+  it('closes at once, beside it or by Esc, when nothing was edited or an edit was undone', async () => {
+    await mount()
+    let dialog = openSettings()
+    fireEvent.mouseDown(dialog.parentElement as HTMLElement)
+    expect(screen.queryByRole('dialog', { name: 'Settings' })).toBeNull()
+    dialog = openSettings()
+    const think = within(dialog).getByLabelText('Thinking') as HTMLSelectElement
+    const was = think.value
+    fireEvent.change(think, { target: { value: was === 'high' ? 'low' : 'high' } })
+    fireEvent.change(think, { target: { value: was } })
+    fireEvent.keyDown(dialog, { key: 'Escape' })
+    expect(screen.queryByRole('dialog', { name: 'Settings' })).toBeNull()
+  })
+})
+
 describe('the context cap in the settings', () => {
-  it('shows no cap as an empty field with the default as its placeholder, and saves none back', async () => {
+  it('shows no cap as an empty field with the default in its label as the header writes it, and saves none back', async () => {
     const backend = await mount((b) => {
       b.cfg = { ...b.cfg, saved: { ...b.cfg.saved, contextCap: 0 }, defaults: { ...b.cfg.defaults, contextCap: 16384 } }
     })
     const dialog = openSettings()
     const field = within(dialog).getByLabelText(/Longest context sent to the model/) as HTMLInputElement
     expect(field.value).toBe('')
-    expect(field.placeholder).toBe('16384')
+    // no placeholder: a screen reader reads it with the field's name, as if 16384 were set
+    expect(field.placeholder).toBe('')
+    expect(field.closest('label')!.textContent).toBe(
+      "Longest context sent to the model, in tokens (empty: what this machine's free memory holds, at most 16K)",
+    )
     expect((await save(backend, dialog)).contextCap).toBe(0)
+  })
+
+  it('leaves the repeated calls that stop a run empty when none is saved, its default in the label like the others', async () => {
+    const backend = await mount((b) => {
+      b.cfg = { ...b.cfg, saved: { ...b.cfg.saved, loopRepeats: 0 }, defaults: { ...b.cfg.defaults, loopRepeats: 3 } }
+    })
+    const dialog = openSettings()
+    const field = within(dialog).getByLabelText(/Stop a run when the model makes the same call/) as HTMLInputElement
+    expect(field.value).toBe('')
+    expect(field.closest('label')!.textContent).toBe('Stop a run when the model makes the same call this many times in a row (empty: 3)')
+    expect((await save(backend, dialog)).loopRepeats).toBe(0)
   })
 
   it('saves a cap typed equal to the default as a cap', async () => {

@@ -1,10 +1,12 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react'
 import { errorText, type ApprovalPolicy, type CommandRule, type Config, type OlderTurnsPolicy, type Provider, type Theme, type ThinkLevel } from '../backend'
+import { asSentence } from '../state/sentence'
 import { useAppState, useStore } from '../state/useAppState'
 import { useModalFocus } from './modalFocus'
 import { reviewWorkspaceServers } from './WorkspaceServersDialog'
 import { isLocalAddress } from './localAddress'
 import { toolAction } from './toolTitle'
+import { tokenCount } from '../tokenCount'
 
 const thinkLevels: ThinkLevel[] = ['off', 'on', 'low', 'medium', 'high']
 const thinkWords: Record<ThinkLevel, string> = { off: 'Off', on: 'On', low: 'Low', medium: 'Medium', high: 'High' }
@@ -199,7 +201,12 @@ function CommandSettings(props: {
 export function SettingsPanel({ config, onClose }: { config: Config; onClose: () => void }) {
   const store = useStore()
   const dialog = useRef<HTMLFormElement>(null)
-  useModalFocus(dialog, onClose)
+  // Esc and a press beside the dialog close it when nothing was edited; with edits they ask
+  // first (leaving), so that a stray click never throws away what was typed. Cancel discards.
+  const [leaving, setLeaving] = useState(false)
+  const edited = useRef<() => boolean>(() => false)
+  const leave = () => (edited.current() ? setLeaving(true) : onClose())
+  useModalFocus(dialog, () => (leaving ? setLeaving(false) : leave()))
   const saved = config.saved
   // Each field starts as given: the value saved, else (shown as the value or beside it) its
   // default or what is in effect. A field the user left as given saves the value saved, so that
@@ -218,7 +225,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
     commandDeny: (saved.commandDeny ?? config.defaults.commandDeny ?? []).join('\n'),
     theme: config.theme ?? 'system',
     keepAlive: String(saved.keepAliveMin || ''),
-    loopRepeats: String(saved.loopRepeats || config.defaults.loopRepeats || ''),
+    loopRepeats: String(saved.loopRepeats || ''),
     olderTurns: saved.olderTurns ?? config.defaults.olderTurns ?? 'ask',
     instructions: config.instructions ?? '',
   }))
@@ -236,7 +243,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
   const askKey = provider === 'openai' || !isLocalAddress(url, config.hostName) || keySavedForOllama
   const [mcpJson, setMcpJson] = useState(given.mcpJson)
   const [think, setThink] = useState<ThinkLevel>(given.think)
-  // empty when the user set no cap: the default is the placeholder, so that saving sends none
+  // empty when the user set no cap: the default is in the label, so that saving sends none
   const [cap, setCap] = useState(given.cap)
   const [firstByte, setFirstByte] = useState(given.firstByte)
   const [maxAnswer, setMaxAnswer] = useState(given.maxAnswer)
@@ -260,6 +267,22 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
   const [instructions, setInstructions] = useState(given.instructions)
   const [error, setError] = useState('')
   const [saving, setSaving] = useState(false)
+  // A refused save's sentence is about the server chosen then (its address, its key): another
+  // server chosen takes it away, with the fields it named.
+  const chooseProvider = (p: Provider) => {
+    setProvider(p)
+    setError('')
+  }
+  // every field as it reads now: the dialog is edited while it differs from how it opened
+  const fields = JSON.stringify([url, provider, baseUrl, keyEnv, mcpJson, think, cap, firstByte, maxAnswer, startOllama,
+    ollamaBinary, approval, always, commandRules, commandDeny, unconfined, theme, keepAlive, loopRepeats, textCalls,
+    olderTurns, instructions])
+  const [opened] = useState(fields)
+  edited.current = () => fields !== opened
+  const keepEditing = useRef<HTMLButtonElement>(null)
+  useEffect(() => {
+    if (leaving) keepEditing.current?.focus() // in the bar that stays in view
+  }, [leaving])
   // A refused save is said where the user looks: the dialog scrolls to its sentence, which a
   // screen reader reads at once (role alert), whichever field the Enter was pressed in.
   const errorLine = useRef<HTMLDivElement>(null)
@@ -326,8 +349,8 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
 
   const tools = Array.from(new Set([...(config.tools ?? []), ...Object.keys(config.toolApproval ?? {})])).sort()
   return (
-    // A click beside the dialog closes it, as Esc and Cancel do (the backdrop is no control).
-    <div role="presentation" className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
+    // A click beside the dialog leaves it, as Esc does (the backdrop is no control).
+    <div role="presentation" className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && leave()}>
       <form
         ref={dialog}
         className="modal settings"
@@ -338,13 +361,19 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
           e.preventDefault()
           void save()
         }}
-        onKeyDown={(e) => e.key === 'Escape' && onClose()}
+        onKeyDown={(e) => {
+          if (e.key !== 'Escape') return
+          e.preventDefault()
+          e.stopPropagation()
+          if (leaving) setLeaving(false)
+          else leave()
+        }}
       >
         <h2>Settings</h2>
         <SettingsGroup title="Server">
           <label>
             Model server
-            <select autoFocus value={provider} onChange={(e) => setProvider(e.target.value as Provider)}>
+            <select autoFocus value={provider} onChange={(e) => chooseProvider(e.target.value as Provider)}>
               <option value="ollama">Ollama</option>
               <option value="openai">OpenAI-compatible (vLLM, llama.cpp, LM Studio, …)</option>
             </select>
@@ -409,17 +438,11 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
             <input type="checkbox" checked={textCalls} onChange={(e) => setTextCalls(e.target.checked)} />
             Run tool calls a model writes as text (marked “Written as text”)
           </label>
+          {/* Each field left empty stands for its default, said in its label as the header writes
+              it: no placeholder, which a screen reader reads out with the name as if it were set. */}
           <label>
-            Longest context sent to the model, in tokens (empty: what this machine's free memory holds, at most{' '}
-            {config.defaults.contextCap})
-            <input
-              type="number"
-              min={0}
-              step={1024}
-              value={cap}
-              placeholder={String(config.defaults.contextCap)}
-              onChange={(e) => setCap(e.target.value)}
-            />
+            {`Longest context sent to the model, in tokens (empty: what this machine's free memory holds, at most ${tokenCount(config.defaults.contextCap)})`}
+            <input type="number" min={0} step={1024} value={cap} onChange={(e) => setCap(e.target.value)} />
           </label>
           <label>
             Wait for a model to start answering, in seconds (empty: 5 minutes)
@@ -430,7 +453,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
             <input type="number" min={0} max={1024} step={1} value={maxAnswer} onChange={(e) => setMaxAnswer(e.target.value)} />
           </label>
           <label>
-            Stop a run when the model makes the same call this many times in a row (empty: 3)
+            {`Stop a run when the model makes the same call this many times in a row (empty: ${config.defaults.loopRepeats})`}
             <input type="number" min={2} step={1} value={loopRepeats} onChange={(e) => setLoopRepeats(e.target.value)} />
           </label>
         </SettingsGroup>
@@ -512,7 +535,7 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
               <div key={s.name} className="mcp-server" role="group" aria-label={`MCP server ${s.name}`}>
                 <span className="tool-name">{s.name}</span> <span className="muted small">{s.state}</span>
                 {s.state === 'running' && <span className="muted small"> · {s.tools.length} tools</span>}
-                {s.error && <div className="tool-error">{s.error}</div>}
+                {s.error && <div className="tool-error">{asSentence(s.error)}</div>}
                 {s.state === 'not allowed' && all.findIndex((o) => o.state === 'not allowed') === i && (
                   <button type="button" className="link" onClick={reviewWorkspaceServers}>
                     Review and allow…
@@ -538,9 +561,23 @@ export function SettingsPanel({ config, onClose }: { config: Config; onClose: ()
           </div>
         )}
         <div className="row end">
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
+          {leaving ? (
+            <>
+              <span role="alert" data-testid="settings-unsaved">
+                Your changes are not saved: save them, or discard them.
+              </span>
+              <button type="button" onClick={onClose}>
+                Discard changes
+              </button>
+              <button type="button" ref={keepEditing} onClick={() => setLeaving(false)}>
+                Keep editing
+              </button>
+            </>
+          ) : (
+            <button type="button" onClick={onClose}>
+              Cancel
+            </button>
+          )}
           <button type="submit" className="primary" disabled={saving}>
             Save
           </button>
