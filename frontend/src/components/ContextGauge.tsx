@@ -4,6 +4,7 @@ import { contextGiven } from '../state/contextGiven'
 import { budgetKey, findModel, headerModel } from '../state/store'
 import { useAppState } from '../state/useAppState'
 import { tokenCount, tokenRate } from '../tokenCount'
+import { UnbrokenParts } from './UnbrokenParts'
 
 /** The usage of the chat's latest answer that says how full the context was, or null. */
 function latestUsage(chat: ChatState | undefined): Usage | null {
@@ -51,11 +52,15 @@ function duration(ms: number): string {
 
 /** The speeds of an answer: "first token 1.2 s · prompt 850 tok/s · answer 14 tok/s" (what the loop measured and the server said). */
 export function speeds(u: Usage): string {
+  return speedParts(u).join(' · ')
+}
+
+function speedParts(u: Usage): string[] {
   const parts: string[] = []
   if (u.firstTokenMs) parts.push(`first token ${duration(u.firstTokenMs)}`)
   if (u.promptTokensPerSec) parts.push(`prompt ${tokenRate(u.promptTokensPerSec)}`)
   if (u.tokensPerSec) parts.push(`answer ${tokenRate(u.tokensPerSec)}`)
-  return parts.join(' · ')
+  return parts
 }
 
 /** A gauge of how much of the model's context the conversation takes, above the composer. */
@@ -79,7 +84,7 @@ export function ContextGauge() {
   const pct = Math.round((use.used / use.size) * 100)
   const tone = pct >= 90 ? 'err' : pct >= 70 ? 'warn' : 'ok'
   const label = `Context: ${tokenCount(use.used)} of ${tokenCount(use.size)} tokens (${pct}%)`
-  const rates = usage ? speeds(usage) : ''
+  const rates = usage ? speedParts(usage) : []
   const title = [
     "How much of the context the next message gets the conversation takes, as the last answer counted it. Older turns are left out when it is full.",
     use.answered !== use.size && `The last answer had a context of ${tokenCount(use.answered)} tokens.`,
@@ -101,10 +106,12 @@ export function ContextGauge() {
       >
         <span style={{ width: `${pct}%` }} />
       </div>
-      <span className="context-label">{label}</span>
-      {rates && (
+      <span className="context-label">
+        <UnbrokenParts parts={['Context:', `${tokenCount(use.used)} of ${tokenCount(use.size)} tokens`, `(${pct}%)`]} between=" " />
+      </span>
+      {rates.length > 0 && (
         <span className="context-speeds" data-testid="context-speeds">
-          {rates}
+          <UnbrokenParts parts={rates} />
         </span>
       )}
     </div>
