@@ -65,4 +65,18 @@ describe('ContextGauge', () => {
     expect(screen.getByRole('meter').getAttribute('aria-valuemax')).toBe('8192')
     expect(screen.getByTestId('context-gauge').getAttribute('title')).toContain('The last answer had a context of 16K tokens.')
   })
+
+  it('follows the model switched to at once, with the context that model is given', async () => {
+    const backend = new FakeBackend()
+    backend.budget = { ...backend.budget, numCtx: 16384 }
+    const { store, answered } = mountGauge(backend)
+    await act(() => store.start())
+    await act(() => store.selectChat('c1'))
+    answered({ numCtx: 16384, contextTokens: 2253 })
+    expect(screen.getByTestId('context-gauge').textContent).toBe('Context: 2.2K of 16K tokens (14%)')
+    backend.budget = { ...backend.budget, numCtx: 4096 }
+    await act(() => store.setModel('gemma3:1b'))
+    await act(() => store.loadBudget())
+    expect(screen.getByTestId('context-gauge').textContent).toBe('Context: 2.2K of 4K tokens (55%)')
+  })
 })
