@@ -430,7 +430,7 @@ func TestDesktopAnUndoneRunReadsUndoneInItsCardAndAnswerUntilARedo(t *testing.T)
 	if len(stats) == 0 || !strings.Contains(stats[0], "tokens") {
 		t.Errorf("the steps' statistics buttons describe %q, want their tokens", stats)
 	}
-	if said := r.app.textsWith(" s to answer"); len(said) != 0 {
+	if said := r.app.textsWith(" tokens written in "); len(said) != 0 {
 		t.Errorf("the statistics are shown under the steps without being asked for: %q", said)
 	}
 

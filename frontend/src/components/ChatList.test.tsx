@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { act, fireEvent, screen } from '@testing-library/react'
 import { mountApp, summary } from '../test/mountApp'
+import { chatItemName } from './ChatList'
 
 describe('ChatList', () => {
   it('closes the delete prompt with Esc, gives the keys back to its trash button and never stops the running answer', async () => {
@@ -21,5 +22,10 @@ describe('ChatList', () => {
     // With nothing open, Esc still stops the run.
     await act(async () => fireEvent.keyDown(document.activeElement ?? document.body, { key: 'Escape' }))
     expect(backend.callsOf('Stop')).toEqual([['c1']])
+  })
+
+  it('names a chat in words a screen reader says apart: its title, folder and time with commas, what it waits for first', () => {
+    expect(chatItemName('Write a long answer', { busy: false, waiting: false, folder: 'workspace', date: '06:55 PM' })).toBe('Write a long answer, workspace, 06:55 PM')
+    expect(chatItemName('', { busy: true, waiting: true, folder: '', date: '3 Nov' })).toBe('running, Waiting for your answer, Untitled, 3 Nov')
   })
 })

@@ -72,6 +72,15 @@ function thenComposer(act: () => void): () => void {
   }
 }
 
+/**
+ * A chat's button as a screen reader says it: "Fix the header, workspace, 06:55 PM", after
+ * "Waiting for your answer" or "running" where it is so. Named whole because WebKit joins the texts
+ * of the title and the line under it without a space.
+ */
+export function chatItemName(title: string, { busy, waiting, folder, date }: { busy: boolean; waiting: boolean; folder: string; date: string }): string {
+  return [busy && 'running', waiting && 'Waiting for your answer', title || 'Untitled', folder, date].filter(Boolean).join(', ')
+}
+
 function ChatListItem({
   chat,
   active,
@@ -94,6 +103,8 @@ function ChatListItem({
 }) {
   const tab = tabbable ? 0 : -1
   const store = useStore()
+  const folder = showFolder && chat.workspace ? baseName(chat.workspace) : ''
+  const date = chatDate(chat.updatedAt)
   const [mode, setMode] = useState<'view' | 'rename' | 'confirm-delete'>('view')
   const [title, setTitle] = useState(chat.title)
   // Esc on the delete prompt gives the keys back to the trash button it was opened from.
@@ -178,6 +189,7 @@ function ChatListItem({
         tabIndex={tab}
         className="chat-title"
         onClick={thenComposer(() => void store.selectChat(chat.id))}
+        aria-label={chatItemName(chat.title, { busy, waiting, folder, date })}
         title={`${chat.title}${chat.workspace ? `\n${chat.workspace}` : ''}${chat.model ? `\n${chat.model}` : ''}`}
       >
         <span className="chat-title-line">
@@ -190,8 +202,8 @@ function ChatListItem({
           <span className="chat-title-text">{chat.title || 'Untitled'}</span>
         </span>
         <span className="chat-meta muted small">
-          <span className="chat-folder">{showFolder && chat.workspace ? baseName(chat.workspace) : ''}</span>
-          <span className="chat-date">{chatDate(chat.updatedAt)}</span>
+          <span className="chat-folder">{folder}</span>
+          <span className="chat-date">{date}</span>
         </span>
       </button>
       <span className="chat-actions">

@@ -48,4 +48,35 @@ describe('ContextGauge', () => {
       'Answer 1: first token 2.1 s · prompt 850 tok/s · answer 14 tok/s\nAnswer 2: first token 420 ms · prompt 29,207 tok/s · answer 4.2 tok/s',
     )
   })
+
+  it('follows the context the next message gets as soon as a cap is saved, not at the next answer', async () => {
+    const backend = new FakeBackend()
+    backend.budget = { ...backend.budget, numCtx: 16384 }
+    const { store, answered } = mountGauge(backend)
+    await act(() => store.start())
+    await act(() => store.selectChat('c1'))
+    answered({ numCtx: 16384, contextTokens: 2253 })
+    expect(screen.getByTestId('context-gauge').textContent).toBe('Context: 2.2K of 16K tokens (14%)')
+    // the user saves "Longest context" 8192: the budget is asked again and the gauge says it
+    backend.budget = { ...backend.budget, numCtx: 8192 }
+    await act(() => store.saveSettings(store.getState().config!.saved))
+    await act(() => store.loadBudget())
+    expect(screen.getByTestId('context-gauge').textContent).toBe('Context: 2.2K of 8K tokens (28%)')
+    expect(screen.getByRole('meter').getAttribute('aria-valuemax')).toBe('8192')
+    expect(screen.getByTestId('context-gauge').getAttribute('title')).toContain('The last answer had a context of 16K tokens.')
+  })
+
+  it('follows the model switched to at once, with the context that model is given', async () => {
+    const backend = new FakeBackend()
+    backend.budget = { ...backend.budget, numCtx: 16384 }
+    const { store, answered } = mountGauge(backend)
+    await act(() => store.start())
+    await act(() => store.selectChat('c1'))
+    answered({ numCtx: 16384, contextTokens: 2253 })
+    expect(screen.getByTestId('context-gauge').textContent).toBe('Context: 2.2K of 16K tokens (14%)')
+    backend.budget = { ...backend.budget, numCtx: 4096 }
+    await act(() => store.setModel('gemma3:1b'))
+    await act(() => store.loadBudget())
+    expect(screen.getByTestId('context-gauge').textContent).toBe('Context: 2.2K of 4K tokens (55%)')
+  })
 })

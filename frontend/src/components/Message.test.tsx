@@ -1,7 +1,7 @@
 import { render, screen } from '@testing-library/react'
 import { describe, expect, it } from 'vitest'
 import type { MessageView } from '../state/chatReducer'
-import { Message } from './Message'
+import { Message, stepStatistics } from './Message'
 
 function answer(over: Partial<MessageView>): MessageView {
   return {
@@ -32,5 +32,14 @@ describe('the instructions message', () => {
   it('says where the instructions came from', () => {
     render(<Message message={answer({ role: 'system', content: 'Use tabs.', instructions: 'AGENTS.md' })} />)
     expect(screen.getByTestId('message-instructions').textContent).toMatch(/^Project instructions \(AGENTS\.md\) sent to the model/)
+  })
+})
+
+describe('a step’s statistics', () => {
+  it('say the time the answer was written in as such, not as a wait, and the prompt as the server counted it where the gauge counts otherwise', () => {
+    const usage = { promptTokens: 465, evalTokens: 251, evalMs: 463, tokensPerSec: 542, numCtx: 16384, contextTokens: 2253 }
+    expect(stepStatistics(answer({ usage })).join(' · ')).toBe("251 tokens written in 0.5 s · 542 tok/s · 465 prompt tokens by the server's count")
+    // one count: nothing to tell apart
+    expect(stepStatistics(answer({ usage: { ...usage, contextTokens: 716 } })).join(' · ')).toBe('251 tokens written in 0.5 s · 542 tok/s · 465 prompt tokens')
   })
 })

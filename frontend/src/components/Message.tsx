@@ -3,6 +3,7 @@ import type { MessageView } from '../state/chatReducer'
 import { Markdown } from '../markdown/Markdown'
 import { ReasoningBlock } from './ReasoningBlock'
 import { Icon } from './icons'
+import { UnbrokenParts } from './UnbrokenParts'
 import { tokenCount, tokenRate } from '../tokenCount'
 
 /** A data URL for an image's base64, its type read from its first bytes. */
@@ -35,18 +36,35 @@ export function UsageLine({ message, emptySaidLater = false }: { message: Messag
   return <StepStatistics parts={parts} />
 }
 
-/** What one step of a run cost: tokens, speed, time, its prompt, how it ended; none while it streams. */
+/**
+ * What one step of a run cost: what it wrote and in how long (the server's time generating, not
+ * a wait: the wait is the gauge's "first token"), speed, its prompt, how it ended; none while it
+ * streams. The prompt is the server's count, said so where the gauge counts it otherwise (the
+ * larger of the server's count and the app's estimate, see agentloop's ContextTokens).
+ */
 export function stepStatistics(message: Pick<MessageView, 'usage' | 'complete' | 'doneReason' | 'thinkingMs'>): string[] {
   const u = message.usage
   if (!u || !message.complete) return []
   const parts: string[] = []
-  if (u.evalTokens) parts.push(`${tokenCount(u.evalTokens)} tokens`)
+  const written = u.evalMs ? `written in ${seconds(u.evalMs)}` : ''
+  if (u.evalTokens) parts.push([`${tokenCount(u.evalTokens)} tokens`, written].filter(Boolean).join(' '))
+  else if (written) parts.push(written)
   if (u.tokensPerSec) parts.push(tokenRate(u.tokensPerSec))
-  if (u.evalMs) parts.push(`${(u.evalMs / 1000).toFixed(1)} s to answer`)
-  if (message.thinkingMs) parts.push(`${(message.thinkingMs / 1000).toFixed(1)} s thinking`)
-  if (u.promptTokens) parts.push(`${tokenCount(u.promptTokens)} prompt tokens`)
+  if (message.thinkingMs) parts.push(`${seconds(message.thinkingMs)} thinking`)
+  if (u.promptTokens) parts.push(`${tokenCount(u.promptTokens)} prompt tokens${gaugeCountsOtherwise(u) ? " by the server's count" : ''}`)
   if (message.doneReason && message.doneReason !== 'stop') parts.push(`ended: ${message.doneReason}`)
   return parts
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`
+}
+
+/** Whether the context gauge counts this step's prompt as other than the server's promptTokens. */
+function gaugeCountsOtherwise(u: NonNullable<MessageView['usage']>): boolean {
+  if (!u.contextTokens || !u.promptTokens) return false
+  const server = u.promptTokens + (u.evalTokens ?? 0)
+  return tokenCount(u.numCtx ? Math.min(server, u.numCtx) : server) !== tokenCount(u.contextTokens)
 }
 
 /**
@@ -56,7 +74,6 @@ export function stepStatistics(message: Pick<MessageView, 'usage' | 'complete' |
 function StepStatistics({ parts }: { parts: string[] }) {
   const id = useId()
   const [pinned, setPinned] = useState(false)
-  const text = parts.join(' · ')
   return (
     <div className={`usage step-stats${pinned ? ' pinned' : ''}`} data-testid="usage">
       <button
@@ -76,7 +93,7 @@ function StepStatistics({ parts }: { parts: string[] }) {
         <Icon name="info" size={13} />
       </button>
       <span className="step-stats-text" role="tooltip" id={id} data-testid="step-stats">
-        {text}
+        <UnbrokenParts parts={parts} />
       </span>
     </div>
   )

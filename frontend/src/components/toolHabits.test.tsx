@@ -139,7 +139,7 @@ describe('a step’s statistics', () => {
     render(<UsageLine message={message} />)
     const button = screen.getByRole('button', { name: 'Statistics of this step' })
     const tip = document.getElementById(button.getAttribute('aria-describedby')!)!
-    expect(tip.textContent).toBe('40 tokens · 20 tok/s · 2.0 s to answer · 120 prompt tokens')
+    expect(tip.textContent).toBe('40 tokens written in 2.0 s · 20 tok/s · 120 prompt tokens')
     expect(tip.getAttribute('role')).toBe('tooltip')
     expect(button.getAttribute('aria-expanded')).toBe('false')
     fireEvent.click(button)

@@ -125,7 +125,7 @@ describe('the context gauge', () => {
       ev(2, { type: 'message.completed', messageId: 'a2', doneReason: 'stop', usage: { numCtx: 4096, contextTokens: 3000 } }),
       ev(3, { type: 'context.cut', message: 'The conversation (about 6000 tokens) did not fit the model\'s context of 4096 tokens.' }),
     ])
-    expect(contextUse(s)).toEqual({ used: 3000, size: 4096 })
+    expect(contextUse(s)).toEqual({ used: 3000, size: 4096, answered: 4096 })
     expect(notices(s)).toEqual(["The conversation (about 6000 tokens) did not fit the model's context of 4096 tokens."])
     expect(contextUse(emptyChat('c2'))).toBeNull()
   })
