@@ -17,7 +17,7 @@ export function ModelServerDownPanel() {
         URL and API key variable in the settings ({settingsShortcut.label}, or the gear above), then retry.
       </p>
       {status?.error && <p className="muted small">Details: {status.error}</p>}
-      <button type="button" className="primary" disabled={checking} onClick={() => void store.refreshOllama()}>
+      <button type="button" className="primary" data-unblocks disabled={checking} onClick={() => void store.refreshOllama()}>
         {checking ? 'Checking…' : 'Retry'}
       </button>
     </section>

@@ -32,7 +32,7 @@ export function OllamaDownPanel({ onSettings }: { onSettings: () => void }) {
       )}
       <div className="row">
         {/* The composer cannot be used meanwhile: Enter retries. */}
-        <button type="button" className="primary" autoFocus disabled={checking} onClick={() => void store.refreshOllama()}>
+        <button type="button" className="primary" data-unblocks autoFocus disabled={checking} onClick={() => void store.refreshOllama()}>
           {checking ? 'Checking…' : 'Retry'}
         </button>
         <button type="button" onClick={onSettings}>
