@@ -48,4 +48,21 @@ describe('the window while the model server in effect does not answer', () => {
     await act(async () => fireEvent.click(await screen.findByRole('button', { name: 'Cancel' })))
     await waitFor(() => expect(document.activeElement).toBe(screen.getByTestId('composer')), { timeout: 10000 })
   }, 30000)
+
+  it('keeps the focus on Retry while it checks again', async () => {
+    const { backend } = await mountApp([], (b) => {
+      b.cfg.provider = 'openai'
+      b.status = deadOpenAI
+    })
+    let answer: () => void = () => {}
+    backend.ollamaStatus = () => new Promise((resolve) => (answer = () => resolve({ ...deadOpenAI })))
+    const retry = screen.getByRole('button', { name: 'Retry' })
+    retry.focus()
+    act(() => fireEvent.click(retry))
+    const checking = screen.getByRole('button', { name: 'Checking…' })
+    expect(checking.getAttribute('aria-disabled')).toBe('true')
+    expect(document.activeElement).toBe(checking)
+    await act(async () => answer())
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Retry' }))
+  })
 })
