@@ -27,7 +27,8 @@ func closedAddress(t *testing.T) string {
 // server saved in the settings that does not answer (Ollama meanwhile running) is the server
 // the line above the composer names, with its address; its panel's detail says that nothing
 // answers there, never a bare timeout; and the settings closing give the keys to Retry, since
-// the composer cannot take them, which keeps them while it checks again.
+// the composer cannot take them, which keeps them while it checks again. The header names the
+// model of the settings without the badges of Ollama's list.
 func TestDesktopAModelServerThatDoesNotAnswerIsNamedAndRetryTakesTheKeys(t *testing.T) {
 	layoutCanMatter(t)
 	dead := "http://" + closedAddress(t) + "/v1"
@@ -57,6 +58,13 @@ func TestDesktopAModelServerThatDoesNotAnswerIsNamedAndRetryTakesTheKeys(t *test
 		t.Errorf("the panel's detail is %q, want that nothing answers at %s", details, dead)
 	}
 	r.app.waitFocus(rolePushButton, "Retry", 20*time.Second)
+	// the header names the model the next message goes to, without what Ollama said of it
+	if wrong := r.app.textsWith("tokens"); len(wrong) > 0 {
+		t.Errorf("the header describes the model with another server's list: %q: %s", wrong, r.app.screenshot("e2e-server-down-header.png"))
+	}
+	if !r.app.says("e2e-writer") {
+		t.Errorf("the header no longer names the model of the settings: %q", r.app.names(roleComboBox))
+	}
 	// Enter retries, and the keys stay on Retry through the check
 	r.app.key("Return")
 	r.app.waitFocus(rolePushButton, "Retry", 20*time.Second)
