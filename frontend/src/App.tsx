@@ -26,11 +26,18 @@ import { isStoppable, oldestWaitingCard, waitingOffer } from './state/chatReduce
 import { budgetKey, findModel, headerModel, headerWorkspace, needsFirstModel, type AppState } from './state/store'
 import { useAppState, useStore } from './state/useAppState'
 
+/** The line above the composer while the model server in effect does not answer: which one. */
+export function serverDownLine(provider: string, url: string): string {
+  const at = url ? ` at ${url}` : ''
+  if (provider === 'openai') return `The OpenAI-compatible server${at} does not answer.`
+  return `Ollama is not running${at}.`
+}
+
 /** Why the composer cannot send yet, or '' when it can. */
 export function composerBlocker(s: AppState): string {
   if (s.configError) return `The settings could not be read: ${s.configError}`
   if (!s.config) return 'Loading…'
-  if (s.ollama && !s.ollama.running) return 'Ollama is not running.'
+  if (s.ollama && !s.ollama.running) return serverDownLine(s.config.provider, s.ollama.url || s.config.ollamaUrl)
   if (!headerWorkspace(s)) return 'Pick a workspace folder (top left, Ctrl+O) to start.'
   if (!headerModel(s) && needsFirstModel(s)) return 'Pull a first model (above) to start.'
   if (!headerModel(s)) return 'Pick a model (top, Ctrl+M) to start.'

@@ -7,6 +7,7 @@ import (
 
 	"prototyper/internal/cli"
 	"prototyper/model"
+	"prototyper/model/openai"
 	"prototyper/store"
 )
 
@@ -49,13 +50,15 @@ func useSettings(server *model.Server, s store.Settings) error {
 	return server.UseEndpoint(model.Endpoint{Provider: store.ProviderOpenAI, URL: s.BaseURL, APIKeyEnv: s.APIKeyEnv})
 }
 
-// openAIStatus says whether the OpenAI-compatible server answers its model list (waiting at
-// most 5 s), for the panel the window shows when the model server is down.
+// openAIStatus says whether the OpenAI-compatible server answers its model list, asking once
+// (waiting at most 5 s), for the panel the window shows when the model server is down: as
+// for Ollama, a server that is not there says so at once, in the client's sentence, rather
+// than after retries the 5 s could cut short.
 func openAIStatus(ctx context.Context, server *model.Server) OllamaStatus {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	oc := server.OpenAI()
-	if _, err := oc.Models(ctx); err != nil {
+	if _, err := oc.With(openai.WithRetry(1, 0, 0, 0)).Models(ctx); err != nil {
 		return OllamaStatus{URL: oc.URL(), Error: err.Error()}
 	}
 	return OllamaStatus{Running: true, URL: oc.URL(), Version: "OpenAI-compatible"}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"prototyper/internal/cli"
@@ -80,5 +81,33 @@ func TestTheWindowSendsTheTokenOfTheSettingsToARemoteOllama(t *testing.T) {
 	}
 	if st := d.OllamaStatus(context.Background()); !st.Running || auth != "Bearer tok-9" {
 		t.Errorf("status %+v, Authorization %q", st, auth)
+	}
+}
+
+// TestTheStatusOfAnOpenAICompatibleServerAsksItOnceAndSaysWhatItAnswered: the probe behind
+// the "model server does not answer" panel makes one request, so that its 5 s never cut a
+// client's retries short into "context deadline exceeded"; what the server said is the detail.
+func TestTheStatusOfAnOpenAICompatibleServerAsksItOnceAndSaysWhatItAnswered(t *testing.T) {
+	var mu sync.Mutex
+	asked := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked++
+		mu.Unlock()
+		http.Error(w, `{"error":{"message":"loading"}}`, http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	d, _ := openTestDesktop(t, cli.DesktopOptions{})
+	if err := d.SaveSettings(store.Settings{Provider: store.ProviderOpenAI, BaseURL: srv.URL}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	asked = 0
+	mu.Unlock()
+	st := d.OllamaStatus(context.Background())
+	mu.Lock()
+	defer mu.Unlock()
+	if st.Running || asked != 1 || !strings.Contains(st.Error, "is busy (HTTP 503") {
+		t.Errorf("status = %+v after %d requests; want one request and the server's busy answer", st, asked)
 	}
 }

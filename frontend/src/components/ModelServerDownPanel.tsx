@@ -17,7 +17,8 @@ export function ModelServerDownPanel() {
         URL and API key variable in the settings ({settingsShortcut.label}, or the gear above), then retry.
       </p>
       {status?.error && <p className="muted small">Details: {status.error}</p>}
-      <button type="button" className="primary" disabled={checking} onClick={() => void store.refreshOllama()}>
+      {/* aria-disabled while checking, not disabled: a disabled button drops the focus, and the keys */}
+      <button type="button" className="primary" data-unblocks aria-disabled={checking} onClick={() => void (checking || store.refreshOllama())}>
         {checking ? 'Checking…' : 'Retry'}
       </button>
     </section>

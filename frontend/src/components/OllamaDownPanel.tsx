@@ -31,8 +31,9 @@ export function OllamaDownPanel({ onSettings }: { onSettings: () => void }) {
         </>
       )}
       <div className="row">
-        {/* The composer cannot be used meanwhile: Enter retries. */}
-        <button type="button" className="primary" autoFocus disabled={checking} onClick={() => void store.refreshOllama()}>
+        {/* The composer cannot be used meanwhile: Enter retries (aria-disabled while checking, not
+            disabled: a disabled button drops the focus, and the keys). */}
+        <button type="button" className="primary" data-unblocks autoFocus aria-disabled={checking} onClick={() => void (checking || store.refreshOllama())}>
           {checking ? 'Checking…' : 'Retry'}
         </button>
         <button type="button" onClick={onSettings}>

@@ -1,4 +1,5 @@
 import { type RefObject, useEffect, useRef } from 'react'
+import { focusIfLost } from '../keyboard/menus'
 
 // The open modal dialogs, the last one on top: only the top one holds the keys.
 const open: RefObject<HTMLElement | null>[] = []
@@ -18,7 +19,8 @@ function tabStops(dialog: HTMLElement): HTMLElement[] {
  * Keeps the keyboard in the modal dialog ref while it is open: Tab and Shift+Tab go round its
  * controls, a focus that lands behind it comes back, and Esc closes it from anywhere (the
  * dialog's own handler has it when the focus is inside; this one when it is not). On close the
- * focus goes back to where it was, when that is still there.
+ * focus goes back to where it was, when that is still there and takes keys, or else somewhere
+ * useful ([focusIfLost]), never nowhere.
  */
 export function useModalFocus(ref: RefObject<HTMLElement | null>, onClose: () => void): void {
   const close = useRef(onClose)
@@ -64,6 +66,8 @@ export function useModalFocus(ref: RefObject<HTMLElement | null>, onClose: () =>
       open.splice(open.indexOf(ref), 1)
       const lost = !document.activeElement || document.activeElement === document.body || node?.contains(document.activeElement)
       if (lost && before?.isConnected && !before.closest('[aria-modal="true"]')) before.focus()
+      // where it was may take no keys now (the composer, blocked by what the dialog saved)
+      setTimeout(focusIfLost, 0)
     }
   }, [ref])
 }

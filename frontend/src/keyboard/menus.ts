@@ -31,12 +31,27 @@ export function menuOpen(): boolean {
 /**
  * Gives the composer the focus (after a new chat, a closed menu or dialog), once the page
  * settled, unless a dialog opened meanwhile (a question about the choice just made): that
- * dialog keeps it.
+ * dialog keeps it. While the composer cannot be used, [focusIfLost] decides.
  */
 export function focusComposer(): void {
   setTimeout(() => {
     if (document.querySelector('[aria-modal="true"]')) return
     const box = document.getElementById('composer')
     if (box instanceof HTMLTextAreaElement && !box.disabled) box.focus()
+    else focusIfLost()
   }, 0)
+}
+
+/**
+ * Gives the focus a place when it has none (the page's body, or a control disabled meanwhile,
+ * which takes no keys), with no dialog open: the composer, or, while that cannot be used, the
+ * way on of the panel that says why ([data-unblocks]: its Retry). A focus somewhere stays.
+ */
+export function focusIfLost(): void {
+  if (document.querySelector('[aria-modal="true"]')) return
+  const at = document.activeElement
+  if (at && at !== document.body && at.isConnected && !at.matches(':disabled')) return
+  const box = document.getElementById('composer')
+  if (box instanceof HTMLTextAreaElement && !box.disabled) box.focus()
+  else document.querySelector<HTMLElement>('[data-unblocks]')?.focus()
 }

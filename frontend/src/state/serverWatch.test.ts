@@ -70,3 +70,28 @@ describe('the server watch', () => {
     watch.stop()
   })
 })
+
+describe('the models the window lists', () => {
+  it('are no longer those of the last server once the server chosen instead does not answer', async () => {
+    const backend = new FakeBackend()
+    const cell = new StateCell(backend)
+    const watch = new ServerWatch(cell, () => {})
+    await watch.refreshOllama()
+    expect(cell.get().models).toHaveLength(2)
+    backend.status = { running: false, url: 'http://127.0.0.1:9/v1', version: '', error: 'nothing answers at http://127.0.0.1:9/v1' }
+    await watch.refreshOllama()
+    expect(cell.get().models).toEqual([])
+    watch.stop()
+  })
+
+  it('stay while the same server is away for a moment', async () => {
+    const backend = new FakeBackend()
+    const cell = new StateCell(backend)
+    const watch = new ServerWatch(cell, () => {})
+    await watch.refreshOllama()
+    backend.status = { ...backend.status, running: false, error: 'connection refused' }
+    await watch.refreshOllama()
+    expect(cell.get().models).toHaveLength(2)
+    watch.stop()
+  })
+})

@@ -18,6 +18,8 @@ export const ollamaPollMaxMs = 15000
 export class ServerWatch {
   private poll: ReturnType<typeof setTimeout> | null = null
   private pollMs = 0
+  /** The address of the server whose models the window lists. */
+  private listedFrom = ''
 
   /** modelsChanged is called once the models of a server that answers are listed. */
   constructor(
@@ -34,9 +36,15 @@ export class ServerWatch {
     try {
       const status = await this.cell.backend.ollamaStatus()
       this.cell.set({ ollama: status })
+      // The models listed are another server's (the settings changed it): they describe none
+      // of this one's, which is not there to say what it serves.
+      if (!status.running && status.url !== this.listedFrom && this.cell.get().models.length > 0) {
+        this.cell.set({ models: [] })
+      }
       this.watch(status.running)
       if (status.running) {
         this.setModels(await this.cell.backend.models())
+        this.listedFrom = status.url
         this.modelsChanged()
       }
     } catch (err) {

@@ -158,3 +158,28 @@ func TestKeepAlivesDoNotReArmTheIdleTimer(t *testing.T) {
 		t.Fatalf("err = %v, want the idle timeout", err)
 	}
 }
+
+func TestADeadlinePassingBetweenAttemptsSaysWhyTheLastOneFailed(t *testing.T) {
+	refused := errors.New("nothing answers at http://127.0.0.1:9/v1 — start the model server")
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	slow := Policy{Attempts: 5, MaxElapsed: 10 * time.Hour, Initial: time.Hour, MaxInterval: time.Hour}
+	_, err := Do(ctx, slow, func() (*Stream, error) { return nil, refused },
+		func(error) time.Duration { return 0 }, nil)
+	if err == nil || err.Error() != refused.Error() {
+		t.Fatalf("err %v; want the last attempt's sentence %q", err, refused)
+	}
+	if !errors.Is(err, refused) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err %v matches neither the attempt's error nor the deadline", err)
+	}
+}
+
+func TestACancelledRequestReturnsTheCancellation(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	slow := Policy{Attempts: 5, MaxElapsed: 10 * time.Hour, Initial: time.Hour, MaxInterval: time.Hour}
+	_, err := Do(ctx, slow, func() (*Stream, error) { return nil, errors.New("busy") },
+		func(error) time.Duration { return 0 }, func(Retry) error { cancel(); return nil })
+	if !errors.Is(err, context.Canceled) || err.Error() != context.Canceled.Error() {
+		t.Fatalf("err %v; want context.Canceled", err)
+	}
+}

@@ -2,6 +2,7 @@ package httpstream
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
@@ -44,6 +45,7 @@ func Do(ctx context.Context, p Policy, send func() (*Stream, error), retryAfter 
 		out       *Stream
 		attempt   int
 		notifyErr error
+		last      error
 	)
 	op := func() error {
 		attempt++
@@ -51,6 +53,7 @@ func Do(ctx context.Context, p Policy, send func() (*Stream, error), retryAfter 
 		s, err := send()
 		if err != nil {
 			bo.retryAfter = retryAfter(err)
+			last = err
 			return err
 		}
 		out = s
@@ -73,12 +76,27 @@ func Do(ctx context.Context, p Policy, send func() (*Stream, error), retryAfter 
 		if out != nil {
 			out.Close()
 		}
-		return nil, context.Cause(ctx)
+		cause := context.Cause(ctx)
+		if last != nil && errors.Is(cause, context.DeadlineExceeded) {
+			return nil, &GaveUpError{Last: last, Cause: cause}
+		}
+		return nil, cause
 	case err != nil:
 		return nil, err
 	}
 	return out, nil
 }
+
+// GaveUpError is a request whose deadline passed while it waited to try again: it reads as
+// the last attempt's error (nothing answers, the server is busy) and matches both that error
+// and the deadline's cause (context.DeadlineExceeded) with errors.Is and errors.As.
+type GaveUpError struct {
+	Last  error // the last attempt's error
+	Cause error // the context's cause
+}
+
+func (e *GaveUpError) Error() string   { return e.Last.Error() }
+func (e *GaveUpError) Unwrap() []error { return []error{e.Last, e.Cause} }
 
 // serverDelay is the exponential policy, except that a server's Retry-After replaces the
 // computed delay (and stops the retrying when it would pass the elapsed-time bound).
