@@ -81,15 +81,25 @@ func tokenProxy(t *testing.T, upstream, token string) (*httptest.Server, string,
 // test sees what the window paints while the thinking streams. It returns its URL.
 func pacedProxy(t *testing.T, upstream string, lines int, gap time.Duration) string {
 	t.Helper()
+	return pacedAnswers(t, upstream, lines, gap, -1)
+}
+
+// pacedAnswers is [pacedProxy] pacing only the first answers chats (answers < 0: every one):
+// a test that stops the first answer mid-stream gets the later ones at the server's pace.
+func pacedAnswers(t *testing.T, upstream string, lines int, gap time.Duration, answers int) string {
+	t.Helper()
 	target, err := url.Parse(upstream)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var paced atomic.Int64
 	proxy := httputil.NewSingleHostReverseProxy(target)
 	proxy.FlushInterval = -1 // every line as it is read
 	proxy.ModifyResponse = func(resp *http.Response) error {
 		if strings.HasSuffix(resp.Request.URL.Path, "/chat") || strings.HasSuffix(resp.Request.URL.Path, "/chat/completions") {
-			resp.Body = &pacedBody{ReadCloser: resp.Body, lines: bufio.NewReader(resp.Body), left: lines, gap: gap}
+			if answers < 0 || paced.Add(1) <= int64(answers) {
+				resp.Body = &pacedBody{ReadCloser: resp.Body, lines: bufio.NewReader(resp.Body), left: lines, gap: gap}
+			}
 		}
 		return nil
 	}

@@ -61,7 +61,7 @@ func TestDesktopEscOnTheDeletePromptOfAChatClosesItAndTheAnswerGoesOn(t *testing
 	// with nothing open, Esc stops the run
 	r.app.key("Escape")
 	r.waitLog(t, events.RunFinished, true, 60*time.Second)
-	r.app.waitTexts(func(s string) bool { return s == "Stopped." }, 20*time.Second)
+	r.waitStopped(t)
 }
 
 // roleHeading and roleDialog are ATSPI_ROLE_HEADING and ATSPI_ROLE_DIALOG.

@@ -15,13 +15,22 @@ import (
 // stopWhileStreaming starts a slow answer and stops it with Esc while it streams.
 func stopWhileStreaming(t *testing.T) *desktopRun {
 	t.Helper()
-	slow := pacedProxy(t, ollamatest.Get(t).URL(), 1000, 60*time.Millisecond)
+	slow := pacedAnswers(t, ollamatest.Get(t).URL(), 1000, 60*time.Millisecond, 1)
 	r := startDesktopRunWith(t, paragraphModel, store.Settings{Think: "on"}, "Write a long answer", withArgs("--ollama", slow))
 	r.waitLog(t, events.TextDelta, true, 60*time.Second)
 	r.app.key("Escape")
 	r.waitLog(t, events.RunFinished, true, 60*time.Second)
-	r.app.waitTexts(func(s string) bool { return s == "Stopped." }, 20*time.Second)
+	r.waitStopped(t)
 	return r
+}
+
+// waitStopped waits until the window says "Stopped." on a line of its own (a notice is read
+// with its neighbours' texts), and fails t when it does not within 20 s.
+func (r *desktopRun) waitStopped(t *testing.T) {
+	t.Helper()
+	if len(r.app.waitTexts(func(s string) bool { return slices.Contains(strings.Split(s, "\n"), "Stopped.") }, 20*time.Second)) == 0 {
+		t.Fatalf("the window does not say \"Stopped.\" under the stopped answer (%s)", r.app.screenshot("not-stopped.png"))
+	}
 }
 
 // TestDesktopAStoppedAnswerOffersContinueAndRegenerate: after "Stopped." the chat offers a way
@@ -61,13 +70,13 @@ func TestDesktopAStoppedAnswerOffersContinueAndRegenerate(t *testing.T) {
 func TestDesktopAnAnswerCutShortOffersContinueAfterARestart(t *testing.T) {
 	for _, how := range []string{"stopped", "killed"} {
 		t.Run(how, func(t *testing.T) {
-			slow := pacedProxy(t, ollamatest.Get(t).URL(), 1000, 60*time.Millisecond)
+			slow := pacedAnswers(t, ollamatest.Get(t).URL(), 1000, 60*time.Millisecond, 1)
 			r := startDesktopRunWith(t, chattyModel, store.Settings{}, "Write a long answer", withArgs("--ollama", slow))
 			r.waitLog(t, events.TextDelta, true, 60*time.Second)
 			if how == "stopped" {
 				r.app.key("Escape")
 				r.waitLog(t, events.RunFinished, true, 60*time.Second)
-				r.app.waitTexts(func(s string) bool { return s == "Stopped." }, 20*time.Second)
+				r.waitStopped(t)
 			}
 			r.kill(t)
 			r.relaunch(t, chattyModel, "bridge-"+how+"-reopened")
@@ -216,13 +225,13 @@ func TestDesktopAReopenedChatSaysWhetherTheUserStoppedAnAnswerOrTheAppClosedOnIt
 		{"closed", "Cut short: the app closed before the answer ended."},
 	} {
 		t.Run(c.how, func(t *testing.T) {
-			slow := pacedProxy(t, ollamatest.Get(t).URL(), 1000, 60*time.Millisecond)
+			slow := pacedAnswers(t, ollamatest.Get(t).URL(), 1000, 60*time.Millisecond, 1)
 			r := startDesktopRunWith(t, chattyModel, store.Settings{}, "Write a long answer", withArgs("--ollama", slow))
 			r.waitLog(t, events.TextDelta, true, 60*time.Second)
 			if c.how == "stopped" {
 				r.app.key("Escape")
 				r.waitLog(t, events.RunFinished, true, 60*time.Second)
-				r.app.waitTexts(func(s string) bool { return s == "Stopped." }, 20*time.Second)
+				r.waitStopped(t)
 				r.sendAndWait(t, "Something else", 2)
 			}
 			r.reopen(t, chattyModel, "bridge-"+c.how+"-reopened")
