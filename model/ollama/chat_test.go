@@ -782,3 +782,18 @@ func TestAStreamStoppedWhileAnotherAsksTheServerVersionEndsAtOnce(t *testing.T) 
 		t.Fatal("the stopped stream waited for the other stream's question to the server")
 	}
 }
+
+func TestTheStartOfAnAnswerIsReportedOnceBeforeItsDeltas(t *testing.T) {
+	c, _ := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		writeLines(w, `{"message":{"role":"assistant","content":"a"},"done":false}`,
+			`{"message":{"role":"assistant","content":"b"},"done":true,"done_reason":"stop","load_duration":1500000000}`)
+	})
+	var rec recorder
+	res, err := c.Chat(testCtx(t), userTurn("m", "hi"), rec.fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.count(EventStarted) != 1 || rec.events[0].Kind != EventStarted || res.Metrics.LoadDuration != 1500*time.Millisecond {
+		t.Fatalf("events %+v, load %v", rec.events, res.Metrics.LoadDuration)
+	}
+}

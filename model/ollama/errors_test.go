@@ -48,66 +48,6 @@ func TestAWebPageOrAForeign404SaysCheckTheAddressNotPull(t *testing.T) {
 	}
 }
 
-func TestMetadataCallsGiveUpAfterTheirOwnShortTimeout(t *testing.T) {
-	var calls atomic.Int32
-	c, _ := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
-		calls.Add(1)
-		hang(r)
-	}, WithFirstByteTimeout(time.Hour), WithMetadataTimeout(150*time.Millisecond))
-	start := time.Now()
-	_, err := c.Show(testCtx(t), "qwen3")
-	elapsed := time.Since(start)
-	if !errors.Is(err, vocab.ErrFirstByteTimeout) || elapsed > 5*time.Second {
-		t.Fatalf("err = %v after %v, want a first-byte timeout after the metadata timeout", err, elapsed)
-	}
-	if calls.Load() != 1 {
-		t.Errorf("%d requests, want 1", calls.Load())
-	}
-	if msg := err.Error(); !strings.Contains(msg, "did not answer within 150 ms") || !strings.Contains(msg, "ollama serve") {
-		t.Errorf("message %q should say the server is stuck", msg)
-	}
-}
-
-func TestAChatFirstByteTimeoutNamesTheFlagAndTheSetting(t *testing.T) {
-	c, _ := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { hang(r) },
-		WithFirstByteTimeout(100*time.Millisecond))
-	_, err := c.Chat(testCtx(t), userTurn("m", "hi"), nil)
-	if !errors.Is(err, vocab.ErrFirstByteTimeout) {
-		t.Fatalf("err = %v", err)
-	}
-	for _, want := range []string{"--first-byte-timeout", "first-byte timeout in the settings"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("message %q does not name %q", err, want)
-		}
-	}
-}
-
-func TestWithChangesOneTimeoutOfACopyOnly(t *testing.T) {
-	c, _ := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { hang(r) })
-	short := c.With(WithFirstByteTimeout(50 * time.Millisecond))
-	if c.FirstByteTimeout() != vocab.DefaultFirstByteTimeout || short.FirstByteTimeout() != 50*time.Millisecond {
-		t.Fatalf("timeouts %v and %v", c.FirstByteTimeout(), short.FirstByteTimeout())
-	}
-	if _, err := short.Chat(testCtx(t), userTurn("m", "hi"), nil); !errors.Is(err, vocab.ErrFirstByteTimeout) {
-		t.Fatalf("err = %v", err)
-	}
-}
-
-func TestTheStartOfAnAnswerIsReportedOnceBeforeItsDeltas(t *testing.T) {
-	c, _ := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
-		writeLines(w, `{"message":{"role":"assistant","content":"a"},"done":false}`,
-			`{"message":{"role":"assistant","content":"b"},"done":true,"done_reason":"stop","load_duration":1500000000}`)
-	})
-	var rec recorder
-	res, err := c.Chat(testCtx(t), userTurn("m", "hi"), rec.fn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rec.count(EventStarted) != 1 || rec.events[0].Kind != EventStarted || res.Metrics.LoadDuration != 1500*time.Millisecond {
-		t.Fatalf("events %+v, load %v", rec.events, res.Metrics.LoadDuration)
-	}
-}
-
 // goAPIName matches an exported Go identifier of this package's API in a message: an
 // option (WithX), a type or a sentinel. A user can do nothing with these.
 var goAPIName = regexp.MustCompile(`\b(With[A-Z]\w*|Err[A-Z]\w*|[A-Z]\w*Error|ChatRequest|EventFunc)\b`)
@@ -143,15 +83,6 @@ func TestNoMessageNamesAGoAPI(t *testing.T) {
 		}
 		if strings.Contains(msg, "\n") {
 			t.Errorf("%T is more than one line: %s", err, msg)
-		}
-	}
-}
-
-func TestAnAddressThatCannotBeOneIsRefusedInOneSentence(t *testing.T) {
-	for _, bad := range []string{"not a url", "http://a b", "exa mple.com:80"} {
-		_, err := ResolveHost(bad)
-		if err == nil || !strings.Contains(err.Error(), "is not an Ollama address: give one like http://127.0.0.1:11434") {
-			t.Errorf("ResolveHost(%q) = %v", bad, err)
 		}
 	}
 }
@@ -226,49 +157,5 @@ func TestAProxyThatWantsATokenIsOneSentenceAndNeverRetried(t *testing.T) {
 	res, err := c.With(WithAuthorization("Bearer right")).Chat(context.Background(), req, nil)
 	if err != nil || res.Message.Content != "ok" || got != "Bearer right" {
 		t.Errorf("the right token: %+v, %v (header %q)", res, err, got)
-	}
-}
-
-func TestNonStreamingCallsRetryAndReport(t *testing.T) {
-	var calls atomic.Int32
-	var retries []RetryInfo
-	c, _ := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
-		if calls.Add(1) == 1 {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			return
-		}
-		_, _ = io.WriteString(w, `{"version":"0.11.4"}`)
-	}, WithRetryNotify(func(ri RetryInfo) { retries = append(retries, ri) }))
-	if _, err := c.Version(testCtx(t)); err != nil {
-		t.Fatal(err)
-	}
-	if len(retries) != 1 || retries[0].Attempt != 2 {
-		t.Errorf("retries = %+v", retries)
-	}
-}
-
-func TestResolveHost(t *testing.T) {
-	for _, tc := range []struct{ flag, env, want string }{
-		{"", "", "http://127.0.0.1:11434"},
-		{"", "0.0.0.0", "http://0.0.0.0:11434"},
-		{"", "example.com:1234", "http://example.com:1234"},
-		{"", "http://example.com", "http://example.com:80"},
-		{"", "https://example.com", "https://example.com:443"},
-		{"", `"localhost:9000"`, "http://localhost:9000"},
-		{"", "[::1]", "http://[::1]:11434"},
-		{"", "http://host:8080/ollama", "http://host:8080/ollama"},
-		{"http://10.0.0.2:5000", "example.com", "http://10.0.0.2:5000"},
-		{"10.0.0.2", "", "http://10.0.0.2:11434"},
-	} {
-		t.Setenv("OLLAMA_HOST", tc.env)
-		u, err := ResolveHost(tc.flag)
-		if err != nil || u.String() != tc.want {
-			t.Errorf("ResolveHost(%q) with OLLAMA_HOST=%q = %v, %v; want %s", tc.flag, tc.env, u, err, tc.want)
-		}
-	}
-	for _, bad := range []string{"ftp://x", "x:99999"} {
-		if _, err := ResolveHost(bad); err == nil {
-			t.Errorf("ResolveHost(%q) succeeded", bad)
-		}
 	}
 }
