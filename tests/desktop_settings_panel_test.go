@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -178,10 +179,7 @@ func TestDesktopTheSettingsKeepWhatWasTypedWhenTheUserClicksBesideThem(t *testin
 	if !r.app.says(typed) {
 		t.Fatalf("the instructions typed are not in the field: %s", r.app.screenshot("e2e-settings-click-beside.png"))
 	}
-	// the window's left edge: the backdrop in every layout (the dialog is at most 92% wide, centred)
-	if _, err := r.app.xdotool("mousemove", "--window", r.app.window, "3", "300", "click", "1"); err != nil {
-		t.Fatal(err)
-	}
+	r.app.clickBeside(r.app.waitNode(roleDialog, "Settings"))
 	r.app.waitControl(rolePushButton, "Keep editing", 20*time.Second)
 	if !r.app.says("Your changes are not saved") || len(r.app.textsWith(typed)) == 0 {
 		t.Errorf("after a click beside the settings, they say no unsaved changes or lost the text typed: %s", r.app.screenshot("e2e-settings-click-beside.png"))
@@ -241,4 +239,17 @@ func TestDesktopTheSettingsRefuseServersOutsideMCPServersAndDropARefusalWithItsS
 	r.app.press("Discard changes")
 	r.app.waitNoControl(rolePushButton, "Save", 10*time.Second)
 	r.finish(t, "e2e-settings-refusals.png")
+}
+
+// clickBeside clicks the window halfway between its left edge and n's, at n's middle height:
+// the backdrop beside a dialog, found where the window draws it (fonts and text scale move it).
+func (a *desktopApp) clickBeside(n a11yNode) {
+	a.tb.Helper()
+	x, y, _, h := a.extents(n)
+	if x < 2 {
+		a.tb.Fatalf("%s fills the window's width: there is nothing beside it to click (%s)", a.name(n), a.screenshot("click-beside.png"))
+	}
+	if _, err := a.xdotool("mousemove", "--window", a.window, fmt.Sprint(x/2), fmt.Sprint(y+h/2), "click", "1"); err != nil {
+		a.tb.Fatal(err)
+	}
 }
