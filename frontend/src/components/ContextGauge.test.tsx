@@ -49,7 +49,8 @@ describe('ContextGauge', () => {
     )
   })
 
-  it('follows the context the next message gets as soon as a cap is saved, not at the next answer', async () => {
+  // A chat open with one answer of a 16K context, the gauge saying so.
+  const afterOneAnswerOf16K = async () => {
     const backend = new FakeBackend()
     backend.budget = { ...backend.budget, numCtx: 16384 }
     const { store, answered } = mountGauge(backend)
@@ -57,6 +58,11 @@ describe('ContextGauge', () => {
     await act(() => store.selectChat('c1'))
     answered({ numCtx: 16384, contextTokens: 2253 })
     expect(screen.getByTestId('context-gauge').textContent).toBe('Context: 2.2K of 16K tokens (14%)')
+    return { backend, store }
+  }
+
+  it('follows the context the next message gets as soon as a cap is saved, not at the next answer', async () => {
+    const { backend, store } = await afterOneAnswerOf16K()
     // the user saves "Longest context" 8192: the budget is asked again and the gauge says it
     backend.budget = { ...backend.budget, numCtx: 8192 }
     await act(() => store.saveSettings(store.getState().config!.saved))
@@ -67,13 +73,7 @@ describe('ContextGauge', () => {
   })
 
   it('follows the model switched to at once, with the context that model is given', async () => {
-    const backend = new FakeBackend()
-    backend.budget = { ...backend.budget, numCtx: 16384 }
-    const { store, answered } = mountGauge(backend)
-    await act(() => store.start())
-    await act(() => store.selectChat('c1'))
-    answered({ numCtx: 16384, contextTokens: 2253 })
-    expect(screen.getByTestId('context-gauge').textContent).toBe('Context: 2.2K of 16K tokens (14%)')
+    const { backend, store } = await afterOneAnswerOf16K()
     backend.budget = { ...backend.budget, numCtx: 4096 }
     await act(() => store.setModel('gemma3:1b'))
     await act(() => store.loadBudget())
