@@ -53,7 +53,8 @@ func (t Timings) String() string {
 // Server is a running `ollama serve` with its own models directory and home, on a free
 // loopback port. Stop ends it and every runner it started.
 type Server struct {
-	url     string
+	url     string // the server's own address
+	front   *front // what URL gives: the server, kept from losing a model's slot to a client that leaves
 	dir     string
 	cmd     *exec.Cmd
 	stdin   io.Closer     // closing it makes the supervising shell kill the server's group
@@ -66,8 +67,10 @@ type Server struct {
 	stopOnce sync.Once
 }
 
-// URL returns the server's base URL, e.g. "http://127.0.0.1:PORT".
-func (s *Server) URL() string { return s.url }
+// URL returns the server's base URL, e.g. "http://127.0.0.1:PORT". It is a front that passes
+// every request on as it is, and reads an answer to its end when the client leaves in the
+// middle of it, which the server itself does not survive (see [front]).
+func (s *Server) URL() string { return s.front.addr }
 
 // Timings returns how long the server took to start.
 func (s *Server) Timings() Timings { return s.timings }
@@ -212,6 +215,9 @@ func Start(ctx context.Context, bin string, models ...Model) (*Server, error) {
 		return fail(err)
 	}
 	s.timings.Load = time.Since(t)
+	if s.front, err = startFront(s.url); err != nil {
+		return fail(err)
+	}
 	s.timings.Total = time.Since(begin)
 	return s, nil
 }
@@ -225,6 +231,9 @@ func (s *Server) Stop() {
 			s.stdin.Close()
 			killGroup(s.cmd)
 			<-s.exited
+		}
+		if s.front != nil {
+			s.front.close()
 		}
 		os.RemoveAll(s.dir)
 	})

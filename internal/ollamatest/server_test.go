@@ -46,7 +46,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(ollamatest.Main(m, writeFile, twoCalls, plain, alwaysCalls, bare, seeing))
+	os.Exit(ollamatest.Main(m, writeFile, twoCalls, plain, alwaysCalls, bare, seeing, longAnswer))
 }
 
 var writeFileTool = map[string]any{

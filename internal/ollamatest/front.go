@@ -1,0 +1,96 @@
+package ollamatest
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"time"
+)
+
+// A front is what [Server.URL] points at: it passes every request on to `ollama serve` as it
+// is, and streams the answer back as it comes, with one difference: when the client leaves in
+// the middle of an answer (a Stop, a killed app), the front goes on reading that answer to its
+// end, so the server never sees the client leave.
+//
+// The server (v0.11.4, and later ones so far) can lose a model's only slot
+// (OLLAMA_NUM_PARALLEL=1) to a client that leaves mid-answer: its chat and generate handlers
+// send each chunk on an unbuffered channel that nobody reads once the handler has seen the
+// client go, and they hold the slot while they wait (server/routes.go, streamResponse). Every
+// later request for that model then waits for the slot until its client gives up, so one
+// test's Stop became a later test's silent server. A scripted answer ends within milliseconds,
+// so reading it to its end costs nothing; one that has not ended drainLimit after its client
+// left is closed after all.
+type front struct {
+	target string // the server's own address, http://host:port
+	server *http.Server
+	addr   string
+}
+
+// drainLimit bounds how long the front reads an answer whose client has left.
+const drainLimit = 30 * time.Second
+
+// startFront serves a front for the server at target on a free loopback port.
+func startFront(target string) (*front, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	f := &front{target: target, addr: "http://" + ln.Addr().String()}
+	f.server = &http.Server{Handler: f, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = f.server.Serve(ln) }()
+	return f, nil
+}
+
+// close stops listening and closes the clients' connections; answers still being read end
+// with the server.
+func (f *front) close() { _ = f.server.Close() }
+
+// upstream carries every request of every front to its server: no timeout, since a load or an
+// answer takes what it takes, and the client's own deadline still ends its wait.
+var upstream = &http.Transport{Proxy: nil, DisableCompression: true, MaxIdleConnsPerHost: 16}
+
+func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// The request to the server outlives its client: that is the point of the front.
+	out, err := http.NewRequestWithContext(context.WithoutCancel(r.Context()), r.Method, f.target+r.URL.RequestURI(), r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	out.Header = r.Header.Clone()
+	out.Host = r.Host
+	out.ContentLength = r.ContentLength
+	resp, err := upstream.RoundTrip(out)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	for k, v := range resp.Header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(resp.StatusCode)
+	flush := http.NewResponseController(w).Flush
+	gone := false // the client has left: read on, write nothing
+	var stop *time.Timer
+	defer func() {
+		if stop != nil {
+			stop.Stop()
+		}
+	}()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := resp.Body.Read(buf)
+		if n > 0 && !gone {
+			if _, werr := w.Write(buf[:n]); werr != nil || flush() != nil {
+				gone = true
+			}
+		}
+		if err != nil {
+			return // the answer ended (io.EOF), or the server went away
+		}
+		gone = gone || r.Context().Err() != nil
+		if gone && stop == nil {
+			stop = time.AfterFunc(drainLimit, func() { resp.Body.Close() })
+		}
+	}
+}
