@@ -419,7 +419,7 @@ func (b *Bridge) PaintedAt(seq uint64, running []string, page PageTimes) {
 // App.KeyReceived.
 func (b *Bridge) KeyReceived(key string, at time.Time) {
 	if b.log != nil {
-		b.log.key(at, key)
+		b.log.key(at, time.Now(), key)
 	}
 }
 

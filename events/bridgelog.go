@@ -43,12 +43,15 @@ type LogAck struct {
 }
 
 // LogKey is the bridge log's line for a key the window received:
-// {"kind":"key","at":"…","key":"Enter"}, at being the key event's own time in the window
-// (Enter in the message box: the moment a send begins, as the window saw it).
+// {"kind":"key","at":"…","key":"Enter","noted":"…"}, at being the key event's own time in the
+// window (Enter in the message box: the moment a send begins, as the window saw it), noted the
+// moment the note reached the Go side (the window's note goes out with the send, so the two
+// tell the window's part of a send from the Go side's).
 type LogKey struct {
-	Kind string `json:"kind"` // "key"
-	At   string `json:"at"`
-	Key  string `json:"key"`
+	Kind  string `json:"kind"` // "key"
+	At    string `json:"at"`
+	Key   string `json:"key"`
+	Noted string `json:"noted"`
 }
 
 // Kinds of bridge log lines.
@@ -98,8 +101,8 @@ func logTime(t time.Time) string {
 	return t.Format(time.RFC3339Nano)
 }
 
-func (l *bridgeLog) key(at time.Time, key string) {
-	l.write(LogKey{Kind: LogKindKey, At: at.Format(time.RFC3339Nano), Key: key})
+func (l *bridgeLog) key(at, noted time.Time, key string) {
+	l.write(LogKey{Kind: LogKindKey, At: at.Format(time.RFC3339Nano), Key: key, Noted: noted.Format(time.RFC3339Nano)})
 }
 
 func (l *bridgeLog) write(line any) {

@@ -200,10 +200,19 @@ func loggedBy(t *testing.T, do func(b *events.Bridge)) []any {
 
 func TestTheBridgeLogNotesAKeyAtTheTimeTheWindowReceivedIt(t *testing.T) {
 	received := time.Date(2026, 11, 27, 8, 0, 0, 123_000_000, time.UTC)
+	before := time.Now()
 	lines := loggedBy(t, func(b *events.Bridge) { b.KeyReceived("Enter", received) })
-	want := events.LogKey{Kind: events.LogKindKey, At: "2026-11-27T08:00:00.123Z", Key: "Enter"}
-	if len(lines) != 1 || lines[0] != want {
-		t.Errorf("log = %+v, want %+v", lines, want)
+	if len(lines) != 1 {
+		t.Fatalf("log = %+v, want one line", lines)
+	}
+	got := lines[0].(events.LogKey)
+	noted, err := time.Parse(time.RFC3339Nano, got.Noted)
+	if err != nil || noted.Before(before) || noted.After(time.Now()) {
+		t.Errorf("noted = %q (%v), want the moment the Go side noted the key", got.Noted, err)
+	}
+	got.Noted = ""
+	if want := (events.LogKey{Kind: events.LogKindKey, At: "2026-11-27T08:00:00.123Z", Key: "Enter"}); got != want {
+		t.Errorf("log = %+v, want %+v", got, want)
 	}
 }
 

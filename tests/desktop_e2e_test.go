@@ -150,6 +150,7 @@ type bridgeLine struct {
 	Seq     uint64            `json:"seq"`
 	Running []string          `json:"running"`
 	Key     string            `json:"key"`
+	Noted   string            `json:"noted"` // a key's: when the Go side noted it
 	// Received and Painted are an ack's page times of its batch ("" where not given).
 	Received string `json:"received"`
 	Painted  string `json:"painted"`

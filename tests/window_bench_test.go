@@ -47,7 +47,7 @@ func BenchmarkWindowStream(b *testing.B) {
 	r.app.key("Return")
 	r.waitLogN(b, events.RunFinished, 1, true, 120*time.Second)
 	var rates, acks, firsts, runFirsts, servers, asks, paints, added, rate, keys []float64
-	var windowAsks, windowAdded, deliveries []float64
+	var windowAsks, windowAdded, deliveries, keyToGo, goToAsk []float64
 	var deliver, frame, back, pagePaints, pageAdded, toSend []float64
 	n := 1
 	for b.Loop() {
@@ -73,8 +73,9 @@ func BenchmarkWindowStream(b *testing.B) {
 			pagePaints = append(pagePaints, ms(f.firstPainted.Sub(ex.content)))
 		}
 		toSend = append(toSend, ms(f.firstSent.Sub(ex.content)))
-		if received, ok := enterReceived(lines, enter); ok {
+		if received, noted, ok := enterReceived(lines, enter); ok {
 			windowAsks = append(windowAsks, ms(ex.asked.Sub(received)))
+			keyToGo, goToAsk = append(keyToGo, ms(noted.Sub(received))), append(goToAsk, ms(ex.asked.Sub(noted)))
 			windowAdded = append(windowAdded, ms(ex.asked.Sub(received))+paints[len(paints)-1])
 			deliveries = append(deliveries, ms(received.Sub(enter)))
 			if !f.firstPainted.IsZero() {
@@ -99,6 +100,11 @@ func BenchmarkWindowStream(b *testing.B) {
 	}
 	b.ReportMetric(median(windowAdded), "window-added-ms")
 	b.ReportMetric(median(windowAsks), "window-enter-to-request-ms")
+	// that split where the window's note of the key reached the Go side: the page's part (the
+	// key's handlers, the call to Go) and the Go side's (the send admitted, the run started,
+	// the request written)
+	b.ReportMetric(median(keyToGo), "key-to-go-ms")
+	b.ReportMetric(median(goToAsk), "go-to-request-ms")
 	b.ReportMetric(median(deliveries), "key-delivery-ms")
 	// The same from the page's own times: the first text painted as the page knew it, before
 	// its acknowledgement travelled back (of the runs whose first text was acknowledged as
@@ -118,19 +124,23 @@ func BenchmarkWindowStream(b *testing.B) {
 	}
 }
 
-// enterReceived is when the window received the Enter taken at enter: the first Enter the
-// bridge log notes after it (a key event's time may precede the bridge's by the clocks' skew,
-// never by the key's whole delivery: up to a millisecond before enter is taken as this one).
-func enterReceived(lines []bridgeLine, enter time.Time) (time.Time, bool) {
+// enterReceived is when the window received the Enter taken at enter, and when its note reached
+// the Go side: the first Enter the bridge log notes after it (a key event's time may precede the
+// bridge's by the clocks' skew, never by the key's whole delivery: up to a millisecond before
+// enter is taken as this one).
+func enterReceived(lines []bridgeLine, enter time.Time) (at, noted time.Time, ok bool) {
 	for _, l := range lines {
 		if l.Kind != events.LogKindKey || l.Key != "Enter" {
 			continue
 		}
-		if at, err := time.Parse(time.RFC3339Nano, l.At); err == nil && at.After(enter.Add(-time.Millisecond)) {
-			return at, true
+		at, err := time.Parse(time.RFC3339Nano, l.At)
+		if err != nil || !at.After(enter.Add(-time.Millisecond)) {
+			continue
 		}
+		noted, err := time.Parse(time.RFC3339Nano, l.Noted)
+		return at, noted, err == nil
 	}
-	return time.Time{}, false
+	return time.Time{}, time.Time{}, false
 }
 
 // chatRecorder passes the app's requests to the server and notes, for the last /api/chat,
