@@ -10,16 +10,19 @@ import (
 // A front is what [Server.URL] points at: it passes every request on to `ollama serve` as it
 // is, and streams the answer back as it comes, with one difference: when the client leaves in
 // the middle of an answer (a Stop, a killed app), the front goes on reading that answer to its
-// end, so the server never sees the client leave.
+// end (for drainLimit at most), so the server does not see the client leave.
 //
 // The server (v0.11.4, and later ones so far) can lose a model's only slot
 // (OLLAMA_NUM_PARALLEL=1) to a client that leaves mid-answer: its chat and generate handlers
 // send each chunk on an unbuffered channel that nobody reads once the handler has seen the
 // client go, and they hold the slot while they wait (server/routes.go, streamResponse). Every
 // later request for that model then waits for the slot until its client gives up, so one
-// test's Stop became a later test's silent server. A scripted answer ends within milliseconds,
-// so reading it to its end costs nothing; one that has not ended drainLimit after its client
-// left is closed after all.
+// test's Stop became a later test's silent server. It happens when the server has the next
+// chunk ready as the client leaves, which is likely when chunks come faster than they are
+// written: a scripted model's short answers, which end within a second, so reading them to
+// their end costs little. A long one (thousands of tokens of a large vocabulary, about 10 ms
+// each on a loaded machine) would keep the model and a core busy for many seconds after its
+// client left, and its chunks come slowly: it is closed drainLimit after its client left.
 type front struct {
 	target string // the server's own address, http://host:port
 	server *http.Server
@@ -27,7 +30,7 @@ type front struct {
 }
 
 // drainLimit bounds how long the front reads an answer whose client has left.
-const drainLimit = 30 * time.Second
+const drainLimit = 5 * time.Second
 
 // startFront serves a front for the server at target on a free loopback port.
 func startFront(target string) (*front, error) {
