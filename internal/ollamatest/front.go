@@ -53,8 +53,13 @@ func (f *front) close() { _ = f.server.Close() }
 var upstream = &http.Transport{Proxy: nil, DisableCompression: true, MaxIdleConnsPerHost: 16}
 
 func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	// The request to the server outlives its client: that is the point of the front.
-	out, err := http.NewRequestWithContext(context.WithoutCancel(r.Context()), r.Method, f.target+r.URL.RequestURI(), r.Body)
+	// Once its answer has begun, the request to the server outlives its client: that is the
+	// point of the front. Before, a client that leaves takes its request with it, as it would
+	// without the front (a request still waiting for its model, say): the server then has no
+	// chunk to send that nobody reads.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	defer cancel()
+	out, err := http.NewRequestWithContext(ctx, r.Method, f.target+r.URL.RequestURI(), r.Body)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
@@ -62,7 +67,9 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	out.Header = r.Header.Clone()
 	out.Host = r.Host
 	out.ContentLength = r.ContentLength
+	leaveBefore := context.AfterFunc(r.Context(), cancel)
 	resp, err := upstream.RoundTrip(out)
+	leaveBefore()
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
