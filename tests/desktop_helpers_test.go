@@ -509,6 +509,17 @@ func (a *desktopApp) typeText(text string) {
 	}
 }
 
+// typeAsAPersonWould types text at 100 ms a key, a fast typist's pace (120 words a minute):
+// what the window adds to a message is measured after keys typed the way a user types them.
+// typeText's 15 ms a key is nearly seven times that; a window whose frame takes longer than
+// that on a loaded machine is still catching up on the keys when Enter comes.
+func (a *desktopApp) typeAsAPersonWould(text string) {
+	a.tb.Helper()
+	if out, err := a.xdotool("type", "--delay", "100", text); err != nil {
+		a.tb.Fatalf("type %q: %v (%s)", text, err, out)
+	}
+}
+
 // focusWindow gives the window the keyboard focus.
 func (a *desktopApp) focusWindow() {
 	a.tb.Helper()

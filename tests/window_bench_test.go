@@ -52,7 +52,7 @@ func BenchmarkWindowStream(b *testing.B) {
 	n := 1
 	for b.Loop() {
 		n++
-		r.app.typeText(fmt.Sprintf("Question %d", n))
+		r.app.typeAsAPersonWould(fmt.Sprintf("Question %d", n))
 		enter := time.Now()
 		r.app.key("Return")
 		keys = append(keys, ms(time.Since(enter)))
