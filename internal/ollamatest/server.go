@@ -68,8 +68,8 @@ type Server struct {
 }
 
 // URL returns the server's base URL, e.g. "http://127.0.0.1:PORT". It is a front that passes
-// every request on as it is, and reads an answer to its end when the client leaves in the
-// middle of it, which the server itself does not survive (see [front]).
+// every request on as it is, and reads on an answer whose client left in the middle of it
+// (for a few seconds at most), which the server itself does not survive (see [front]).
 func (s *Server) URL() string { return s.front.addr }
 
 // Timings returns how long the server took to start.

@@ -36,10 +36,16 @@ export function menuOpen(): boolean {
 export function focusComposer(): void {
   setTimeout(() => {
     if (document.querySelector('[aria-modal="true"]')) return
-    const box = document.getElementById('composer')
-    if (box instanceof HTMLTextAreaElement && !box.disabled) box.focus()
+    const box = usableComposer()
+    if (box) box.focus()
     else focusIfLost()
   }, 0)
+}
+
+/** The message box, when it can be used (not disabled). */
+function usableComposer(): HTMLTextAreaElement | null {
+  const box = document.getElementById('composer')
+  return box instanceof HTMLTextAreaElement && !box.disabled ? box : null
 }
 
 /**
@@ -51,7 +57,7 @@ export function focusIfLost(): void {
   if (document.querySelector('[aria-modal="true"]')) return
   const at = document.activeElement
   if (at && at !== document.body && at.isConnected && !at.matches(':disabled')) return
-  const box = document.getElementById('composer')
-  if (box instanceof HTMLTextAreaElement && !box.disabled) box.focus()
+  const box = usableComposer()
+  if (box) box.focus()
   else document.querySelector<HTMLElement>('[data-unblocks]')?.focus()
 }
