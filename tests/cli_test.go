@@ -212,7 +212,7 @@ func TestCLIRunWhoseModelCrashesMidAnswerIsOneLineAndKeepsWhatArrived(t *testing
 		srv := ollamatest.Get(t)
 		db := filepath.Join(t.TempDir(), "p.db")
 		cmd := exec.Command(desktopBinary(t), slices.Concat([]string{"run", "--json"}, p.args(srv), []string{"--db", db,
-			"--workspace", t.TempDir(), "--model", paragraphModel.Name, "--think", "on", "Explain it"})...)
+			"--workspace", t.TempDir(), "--model", crashingModel.Name, "--think", "on", "Explain it"})...)
 		var out, errOut testenv.Output
 		cmd.Stdout, cmd.Stderr, cmd.Env = &out, &errOut, append(os.Environ(), "HOME="+t.TempDir())
 		if err := cmd.Start(); err != nil {
@@ -224,7 +224,7 @@ func TestCLIRunWhoseModelCrashesMidAnswerIsOneLineAndKeepsWhatArrived(t *testing
 				t.Fatalf("no answer within 60 s:\n%s%s", out.String(), errOut.String())
 			}
 		}
-		if killed, err := srv.KillRunner(paragraphModel); !killed || err != nil {
+		if killed, err := srv.KillRunner(crashingModel); !killed || err != nil {
 			t.Fatalf("kill the model's runner: found %v, %v", killed, err)
 		}
 		killedAt := time.Now()

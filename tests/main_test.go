@@ -94,6 +94,13 @@ var (
 		"SU": slices.Concat(ollamatest.Think(cutThinking[0]), paragraphPieces()),
 	}}
 
+	// crashingModel answers as paragraphModel does, then goes on for 1,500 words more: long
+	// enough (seconds) that a test kills its runner while the answer streams, where
+	// paragraphModel's could end first on a fast or idle runner.
+	crashingModel = ollamatest.Model{Name: "e2e-crashing", Scripts: ollamatest.Scripts{
+		"SU": slices.Concat(ollamatest.Think(cutThinking[0]), paragraphPieces(), longAnswerPieces()),
+	}}
+
 	// chattyModel answers every message with paragraphModel's paragraph: a few turns make a
 	// chat longer than the window.
 	chattyModel = ollamatest.Model{Name: "e2e-chatty", Scripts: ollamatest.Scripts{ollamatest.Fallback: paragraphPieces()}}
@@ -192,5 +199,5 @@ func TestMain(m *testing.M) {
 	if noSharedServer || os.Getenv(crashChildEnv) != "" || os.Getenv(checkpointCrashEnv) != "" || os.Getenv(undoCrashEnv) != "" { // the crash tests' children need no server
 		os.Exit(m.Run())
 	}
-	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel, badArgsModel, folderModel, twoRunsModel, mcpEchoModel, mcpLongModel, mcpHangModel, misbehavingModel, cardsModel, noterModel, seeingModel, cutModel, paragraphModel, failedEditModel, echoerModel, textWriterModel, configWriterModel, deleteBuildModel, commandLoopModel, commandCrashModel, patientEchoerModel, hiddenTailModel, acpWriterModel, acpReaderModel, acpCommanderModel, previewFixModel, previewAttackModel, acpSleeperModel, devServerModel, checkNativeModel, checkNeverModel, checkTextModel, checkSleeperModel, unreadableCallerModel, previewShotModel, chattyModel, tableModel, emptyModel, createEditDeleteModel, pausedRunModel, longChattyModel))
+	os.Exit(ollamatest.Main(m, writerModel, fiveCallsModel, longAnswerModel, clobberModel, badArgsModel, folderModel, twoRunsModel, mcpEchoModel, mcpLongModel, mcpHangModel, misbehavingModel, cardsModel, noterModel, seeingModel, cutModel, paragraphModel, failedEditModel, echoerModel, textWriterModel, configWriterModel, deleteBuildModel, commandLoopModel, commandCrashModel, patientEchoerModel, hiddenTailModel, acpWriterModel, acpReaderModel, acpCommanderModel, previewFixModel, previewAttackModel, acpSleeperModel, devServerModel, checkNativeModel, checkNeverModel, checkTextModel, checkSleeperModel, unreadableCallerModel, previewShotModel, chattyModel, tableModel, emptyModel, createEditDeleteModel, pausedRunModel, longChattyModel, crashingModel))
 }
