@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf16"
 
 	"prototyper/events"
+	"prototyper/model/vocab"
 	"prototyper/store"
 )
 
@@ -251,59 +250,20 @@ func unescapeJSON(s string) string {
 			b.WriteByte(s[i])
 			continue
 		}
-		switch c := s[i+1]; c {
-		case '"', '\\', '/':
-			b.WriteByte(c)
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'u':
-			r, n := unicodeEscape(s[i:])
-			if n == 0 {
-				b.WriteByte('\\')
-				continue
-			}
-			b.WriteRune(r)
-			i += n - 1
+		if e, ok := vocab.JSONEscape(s[i+1]); ok {
+			b.WriteByte(e)
+			i++
 			continue
-		default:
+		}
+		r, n := vocab.JSONUnicodeEscape(s[i:])
+		if n == 0 {
 			b.WriteByte('\\')
 			continue
 		}
-		i++
+		b.WriteRune(r)
+		i += n - 1
 	}
 	return b.String()
-}
-
-// unicodeEscape reads the \uXXXX escape (or surrogate pair of two) that s begins with: the
-// rune and the bytes it took, 0 when s begins with none.
-func unicodeEscape(s string) (rune, int) {
-	hex4 := func(s string) (rune, bool) {
-		if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
-			return 0, false
-		}
-		v, err := strconv.ParseUint(s[2:6], 16, 16)
-		return rune(v), err == nil
-	}
-	r, ok := hex4(s)
-	if !ok {
-		return 0, 0
-	}
-	if utf16.IsSurrogate(r) {
-		if r2, ok := hex4(s[6:]); ok {
-			if pair := utf16.DecodeRune(r, r2); pair != unicode.ReplacementChar {
-				return pair, 12
-			}
-		}
-	}
-	return r, 6
 }
 
 // squeezed is s without its whitespace.

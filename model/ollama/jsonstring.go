@@ -3,8 +3,9 @@ package ollama
 import (
 	"errors"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"prototyper/model/vocab"
 )
 
 var errNotString = errors.New("expected a JSON string")
@@ -33,40 +34,17 @@ func appendJSONString(b *strings.Builder, raw []byte) error {
 			if i+1 >= len(s) {
 				return errNotString
 			}
-			switch s[i+1] {
-			case '"', '\\', '/':
-				b.WriteByte(s[i+1])
-			case 'b':
-				b.WriteByte('\b')
-			case 'f':
-				b.WriteByte('\f')
-			case 'n':
-				b.WriteByte('\n')
-			case 'r':
-				b.WriteByte('\r')
-			case 't':
-				b.WriteByte('\t')
-			case 'u':
-				r := getu4(s[i:])
-				if r < 0 {
-					return errNotString
-				}
-				i += 6
-				if utf16.IsSurrogate(r) {
-					r2 := getu4(s[i:])
-					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-						i += 6
-						b.WriteRune(dec)
-						continue
-					}
-					r = utf8.RuneError
-				}
-				b.WriteRune(r)
+			if e, ok := vocab.JSONEscape(s[i+1]); ok {
+				b.WriteByte(e)
+				i += 2
 				continue
-			default:
+			}
+			r, n := vocab.JSONUnicodeEscape(s[i:])
+			if n == 0 {
 				return errNotString
 			}
-			i += 2
+			b.WriteRune(r)
+			i += n
 		case c == '"' || c < ' ':
 			return errNotString
 		case c < utf8.RuneSelf:
@@ -83,26 +61,4 @@ func appendJSONString(b *strings.Builder, raw []byte) error {
 		}
 	}
 	return nil
-}
-
-// getu4 decodes \uXXXX at the start of s, or returns -1.
-func getu4(s []byte) rune {
-	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
-		return -1
-	}
-	var r rune
-	for _, c := range s[2:6] {
-		switch {
-		case '0' <= c && c <= '9':
-			c = c - '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return -1
-		}
-		r = r*16 + rune(c)
-	}
-	return r
 }
