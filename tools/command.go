@@ -229,25 +229,23 @@ var codeRunners = []string{"awk", "gawk", "mawk", "nawk", "sed", "find", "xargs"
 func runsGivenCode(name string) bool { return slices.Contains(codeRunners, name) }
 
 func (w *Workspace) runCommandTool() Tool {
-	return New(RunCommand, "Run a command line with sh -c in the workspace folder (or in cwd, a folder inside it), "+
+	return w.commandTool(RunCommand, "Run a command line with sh -c in the workspace folder (or in cwd, a folder inside it), "+
 		"for example to install dependencies, build, or run tests: \"npm test\", \"go build ./...\", \"python3 app.py\". "+
 		"It runs in a sandbox: only the workspace is visible besides the system folders, and there is no network "+
 		"unless the user allows it. Files it changes in the workspace are kept and can be undone. "+
-		"The result gives the exit status and the output (stdout and stderr); long output is cut to its head and tail.").
-		Param("command", "string", "The command line, run by sh -c.", Required, MinLength(1)).
-		Param("cwd", "string", "Folder to run in, relative to the workspace; default the workspace folder.").
+		"The result gives the exit status and the output (stdout and stderr); long output is cut to its head and tail.",
+		"The command line, run by sh -c.", false).
 		Param("timeout", "number", "Seconds before the command is ended; default 120, at most 1800.", Minimum(1), Maximum(MaxCommandTimeout.Seconds())).
-		Mode(Sequential).
-		Approval(ApprovalAsk).
-		Changes(w.commandChanges(false)).
 		Handle(w.runCommand)
 }
 
-// commandChanges are the Changes of a tool that runs a command line (run_command, and
-// start_server, whose command keepsRunning): before it runs, a call names no path (a command's
-// paths are known only once it has run, a server's never are), and what the user is asked to
-// allow is its command line, its folder and the prefix suggested to always allow.
-func (w *Workspace) commandChanges(keepsRunning bool) (TouchesFunc, PreviewFunc) {
+// commandTool starts the definition of a tool that runs a command line (run_command, and
+// start_server, whose command keepsRunning): its parameters command (described by
+// commandParam) and cwd, a folder of the workspace; it runs alone and asks first. Before it
+// runs, a call names no path (a command's paths are known only once it has run, a server's
+// never are), and what the user is asked to allow is its command line, its folder and the
+// prefix suggested to always allow.
+func (w *Workspace) commandTool(name, description, commandParam string, keepsRunning bool) *Builder {
 	touches := func(ctx context.Context, call Call) ([]string, error) {
 		_, err := w.commandDir(call.Args.String("cwd"))
 		return nil, err
@@ -260,7 +258,12 @@ func (w *Workspace) commandChanges(keepsRunning bool) (TouchesFunc, PreviewFunc)
 		cmd := call.Args.String("command")
 		return Preview{Path: dir, Command: &CommandPreview{Command: cmd, Cwd: dir, Pattern: CommandPattern(cmd), KeepsRunning: keepsRunning}}, nil
 	}
-	return touches, preview
+	return New(name, description).
+		Param("command", "string", commandParam, Required, MinLength(1)).
+		Param("cwd", "string", "Folder to run in, relative to the workspace; default the workspace folder.").
+		Mode(Sequential).
+		Approval(ApprovalAsk).
+		Changes(touches, preview)
 }
 
 // commandDir checks the cwd of a call: "" (the workspace) or a folder inside it.

@@ -196,17 +196,13 @@ func (d *devServer) lastOutput() string {
 }
 
 func (w *Workspace) startServerTool() Tool {
-	return New(StartServer, "Start a development server that keeps running, such as \"npm run dev\" or "+
+	return w.commandTool(StartServer, "Start a development server that keeps running, such as \"npm run dev\" or "+
 		"\"python3 -m http.server 8000\", in the workspace folder (or in cwd, a folder inside it). It runs in the "+
 		"same sandbox as run_command, with no network but its own loopback, and must listen on a port of 127.0.0.1: "+
 		"the call returns once it does, with the port, and the user can then see it in the Preview pane. It keeps "+
 		"running after this turn until stop_server or the user stops it. Files it writes are not kept: they are "+
-		"dropped when it stops (write files with the file tools or run_command).").
-		Param("command", "string", "The command line of the server, run by sh -c.", Required, MinLength(1)).
-		Param("cwd", "string", "Folder to run in, relative to the workspace; default the workspace folder.").
-		Mode(Sequential).
-		Approval(ApprovalAsk).
-		Changes(w.commandChanges(true)).
+		"dropped when it stops (write files with the file tools or run_command).",
+		"The command line of the server, run by sh -c.", true).
 		Handle(w.startServer)
 }
 
