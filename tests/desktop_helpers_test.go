@@ -281,8 +281,8 @@ func tryXvfb(tb testing.TB, xvfb, screen string) (string, error) {
 	}
 	// -noreset: by default an X server resets when its last client leaves, and a client that
 	// connects during the reset is dropped. The first client is the check below; the app that
-	// connects next could meet the reset and end with "failed to init GTK" (18 connections in
-	// 700 were dropped, replaying that sequence against a server that resets; none with -noreset).
+	// connects next could meet the reset and end with "failed to init GTK" (see
+	// TestTheWindowTestsXServerServesAClientThatConnectsAsTheLastOneLeaves).
 	cmd := exec.Command(xvfb, "-displayfd", "3", "-screen", "0", screen, "-nolisten", "tcp", "-noreset")
 	cmd.ExtraFiles = []*os.File{w}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
