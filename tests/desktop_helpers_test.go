@@ -343,18 +343,28 @@ func tryXvfb(tb testing.TB, xvfb, screen string) (string, error) {
 // takesAClient connects to the X server of display number n as a client does, through its
 // socket, within two seconds: a server that takes the connection but never answers fails too.
 func takesAClient(n string) error {
-	nc, err := net.DialTimeout("unix", "/tmp/.X11-unix/X"+n, 2*time.Second)
-	if err != nil {
-		return err
-	}
-	defer nc.Close()
-	_ = nc.SetDeadline(time.Now().Add(2 * time.Second))
-	conn, err := xgb.NewConnNet(nc)
+	conn, err := xClient("/tmp/.X11-unix/X" + n)
 	if err != nil {
 		return err
 	}
 	conn.Close()
 	return nil
+}
+
+// xClient connects to the X server at the socket addr ("@" first: the abstract one) and reads
+// its greeting, within two seconds.
+func xClient(addr string) (*xgb.Conn, error) {
+	nc, err := net.DialTimeout("unix", addr, 2*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	_ = nc.SetDeadline(time.Now().Add(2 * time.Second))
+	conn, err := xgb.NewConnNet(nc)
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return conn, nil
 }
 
 // xgb's logger complains of a missing ~/.Xauthority, which Xvfb does not need. It is a global
