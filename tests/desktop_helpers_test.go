@@ -351,8 +351,8 @@ func takesAClient(n string) error {
 	return nil
 }
 
-// xClient connects to the X server at the socket addr ("@" first: the abstract one) and reads
-// its greeting, within two seconds.
+// xClient connects to the X server at the socket addr (one that begins with "@" is the
+// abstract socket) and reads its greeting, within two seconds.
 func xClient(addr string) (*xgb.Conn, error) {
 	nc, err := net.DialTimeout("unix", addr, 2*time.Second)
 	if err != nil {

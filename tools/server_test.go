@@ -106,8 +106,8 @@ func TestStoppingTheCallAsTheServerStartsListeningStopsTheServer(t *testing.T) {
 	tw, ss := serverWorkspace(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	// Told once the server listens and is kept, before the call returns. (The server's own
-	// "Serving HTTP" came too late on a loaded machine: the call had returned.)
+	// Told once the server listens and is kept, before the call returns. The server's own
+	// "Serving HTTP" may reach the test after the call returned: the call watches the ports.
 	ss.OnStart = func(ServerInfo) { cancel() }
 	_, err := tw.exec(t, ctx, StartServer, map[string]any{"command": "exec python3 -u -m http.server 8001 --bind 127.0.0.1"}, nil)
 	if !errors.Is(err, context.Canceled) {
