@@ -447,11 +447,15 @@ func restoreAll(t *testing.T, dir string, kill int) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var runs []store.Run
 	if len(chats) == 1 {
-		runs, err := db.RunsOf(chats[0].ID)
-		if err != nil || len(runs) == 0 {
+		if runs, err = db.RunsOf(chats[0].ID); err != nil {
 			t.Fatalf("kill %d: runs %v, %v", kill, runs, err)
 		}
+	}
+	// A chat killed before its first run was recorded (the kill came as the child started)
+	// ran nothing: there is nothing to undo, and the workspace must be as the user left it.
+	if len(runs) > 0 {
 		agent := agentloop.Wire(db, &crashWriter{}, agentloop.EmitterFunc(func(events.Event) {}), agentloop.WireOptions{Workspace: ws})
 		defer agent.Shutdown(context.Background())
 		first := runs[0]
