@@ -23,6 +23,18 @@ func (r *desktopRun) typeFolder(dir string) {
 	settle()
 }
 
+// newChatFrom presses Ctrl+N in a chat whose transcript shows words, and waits until the
+// window shows the new chat in its place (a loaded machine may take a second or two).
+func (r *desktopRun) newChatFrom(words string) {
+	r.app.tb.Helper()
+	r.app.key("ctrl+n")
+	for deadline := time.Now().Add(30 * time.Second); len(r.app.textsWith(words)) != 0; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			r.app.tb.Fatalf("Ctrl+N does not open a new chat: the window still shows %q (%s)", words, r.app.screenshot("new-chat.png"))
+		}
+	}
+}
+
 // openAndType presses key (a shortcut that opens a field), types text there and keeps a
 // screenshot of what the window shows then.
 func (r *desktopRun) openAndType(key, text, shot string) {
