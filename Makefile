@@ -174,8 +174,10 @@ test-package:
 
 ## bench: the figures at the size people reach, each beside its peer, a row per size
 ## (search over chats, a chat's changes, undo against a plain rewrite, search_files against
-## ripgrep and grep, the real window's deliveries, first text and memory)
+## ripgrep and grep, the real window's deliveries, first text and memory); it installs ripgrep,
+## the peer search_files is held to
 bench: build $(OLLAMA)
+	scripts/install-deps.sh ripgrep
 	PROTOTYPER_BIN=$(CURDIR)/$(BIN) PROTOTYPER_OLLAMA=$(OLLAMA) scripts/bench.sh
 
 ## bench-all: every benchmark of the Go packages

@@ -12,7 +12,7 @@
 #     undo of the last run reads;
 #   - search_files for a pattern found nowhere, over 1,000, 10,000 and 100,000 files, beside
 #     ripgrep and grep -r on the same tree (tools.BenchmarkSearchFilesBySize): at most 1.2
-#     times ripgrep (a peer that is not installed is shown as "-").
+#     times ripgrep (`make bench` installs it; a peer that is not installed is left out).
 #   - the real window (the production binary under Xvfb, build/bin/prototyper or PROTOTYPER_BIN,
 #     with the test Ollama, PROTOTYPER_OLLAMA; tests.BenchmarkWindowStream and
 #     BenchmarkWindowMemory): batches delivered per second while a scripted model streams and
