@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -180,7 +181,7 @@ func TestCrashKilledAtRandomMomentsLosesNothingCommitted(t *testing.T) {
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
 	totalLines := 0
 	for kill := range crashKills {
-		out, stderr := crashRunAndKill(t, path, r)
+		out, stderr := crashRunAndKill(t, kill, path, r)
 		totalLines += p.read(t, out)
 		if t.Failed() {
 			t.Fatalf("kill %d: child stderr:\n%s", kill, stderr)
@@ -199,14 +200,36 @@ func TestCrashKilledAtRandomMomentsLosesNothingCommitted(t *testing.T) {
 
 // crashRunAndKill starts a child, lets it write for a random moment, kills it with SIGKILL
 // and returns what it printed. Now and then the kill lands before the child is ready, that is
-// while it opens the file and recovers the runs the previous child left live.
-func crashRunAndKill(t *testing.T, path string, r *rand.Rand) (stdout []byte, stderr string) {
+// while it opens the file and recovers the runs the previous child left live. Every third kill
+// is timed by the child's progress rather than the clock: it lands a moment after the child
+// printed a random number of lines, up to about three of its rounds (a round is some 25 lines).
+// A loaded machine writes more slowly, and with the clock alone every kill could land before the
+// child's first tool call, so the test would check nothing of it.
+func crashRunAndKill(t *testing.T, kill int, path string, r *rand.Rand) (stdout []byte, stderr string) {
 	t.Helper()
 	cmd, pipe, errBuf := startTestChild(t, "TestCrashChild", crashChildEnv+"="+path)
-	ready, done := readChildLines(pipe)
-	if r.IntN(6) == 0 {
+	var lines atomic.Int64
+	target := 1 + r.Int64N(80)
+	reached := make(chan struct{})
+	ready, done := readChildLines(pipe, func() {
+		if lines.Add(1) == target {
+			close(reached)
+		}
+	})
+	ended := false
+	switch {
+	case kill%3 == 2:
+		select {
+		case <-reached:
+			time.Sleep(time.Duration(r.IntN(2000)) * time.Microsecond)
+		case stdout = <-done:
+			ended = true // the child failed: Wait below says so
+		case <-time.After(2 * time.Minute):
+			t.Errorf("the child printed %d lines in two minutes, not %d", lines.Load(), target)
+		}
+	case r.IntN(6) == 0:
 		time.Sleep(time.Duration(r.IntN(40)) * time.Millisecond)
-	} else {
+	default:
 		select {
 		case <-ready:
 		case <-time.After(60 * time.Second):
@@ -215,7 +238,9 @@ func crashRunAndKill(t *testing.T, path string, r *rand.Rand) (stdout []byte, st
 		time.Sleep(time.Duration(r.IntN(120_000)) * time.Microsecond)
 	}
 	_ = cmd.Process.Signal(syscall.SIGKILL)
-	stdout = <-done
+	if !ended {
+		stdout = <-done
+	}
 	err := cmd.Wait()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {

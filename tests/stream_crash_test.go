@@ -84,7 +84,7 @@ func TestKilledWhileStreamingLosesNoTextItShowed(t *testing.T) {
 	fromJournal := 0 // bytes shown after the last save of their message, summed over the kills
 	for kill := range streamCrashKills {
 		cmd, pipe, errBuf := startTestChild(t, "TestStreamCrashChild", crashChildEnv+"="+path)
-		ready, out := readChildLines(pipe)
+		ready, out := readChildLines(pipe, nil)
 		select {
 		case <-ready:
 		case <-time.After(60 * time.Second):

@@ -38,8 +38,9 @@ func startTestChild(t *testing.T, test, env string) (cmd *exec.Cmd, stdout io.Re
 
 // readChildLines reads a child's stdout until it closes: ready gets a value once the child
 // prints the line "ready", and out then gets every whole line it printed (a line the kill cut
-// short, without its newline, is no promise and is left out).
-func readChildLines(stdout io.Reader) (ready <-chan struct{}, out <-chan []byte) {
+// short, without its newline, is no promise and is left out). seen, when not nil, is called
+// after each whole line, from the one goroutine that reads them.
+func readChildLines(stdout io.Reader, seen func()) (ready <-chan struct{}, out <-chan []byte) {
 	readyc, outc := make(chan struct{}, 1), make(chan []byte, 1)
 	go func() {
 		var all bytes.Buffer
@@ -53,6 +54,9 @@ func readChildLines(stdout io.Reader) (ready <-chan struct{}, out <-chan []byte)
 			all.Write(line)
 			if string(line) == "ready\n" {
 				readyc <- struct{}{}
+			}
+			if seen != nil {
+				seen()
 			}
 		}
 	}()
