@@ -252,6 +252,17 @@ func (a *desktopApp) says(part string) bool {
 	return len(a.waitTexts(func(s string) bool { return strings.Contains(s, part) }, 20*time.Second)) > 0
 }
 
+// waitNoText waits until no text of the window holds part, up to timeout, and reports whether
+// that came; the caller says what the text still shown means.
+func (a *desktopApp) waitNoText(part string, timeout time.Duration) bool {
+	for deadline := time.Now().Add(timeout); len(a.textsWith(part)) != 0; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
+}
+
 // textsWith lists, now, the texts of the window that hold part.
 func (a *desktopApp) textsWith(part string) []string {
 	return a.texts(func(s string) bool { return strings.Contains(s, part) })

@@ -28,10 +28,8 @@ func (r *desktopRun) typeFolder(dir string) {
 func (r *desktopRun) newChatFrom(words string) {
 	r.app.tb.Helper()
 	r.app.key("ctrl+n")
-	for deadline := time.Now().Add(30 * time.Second); len(r.app.textsWith(words)) != 0; time.Sleep(200 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			r.app.tb.Fatalf("Ctrl+N does not open a new chat: the window still shows %q (%s)", words, r.app.screenshot("new-chat.png"))
-		}
+	if !r.app.waitNoText(words, 30*time.Second) {
+		r.app.tb.Fatalf("Ctrl+N does not open a new chat: the window still shows %q (%s)", words, r.app.screenshot("new-chat.png"))
 	}
 }
 

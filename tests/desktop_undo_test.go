@@ -463,11 +463,8 @@ func TestDesktopAnUndoneRunReadsUndoneInItsCardAndAnswerUntilARedo(t *testing.T)
 	if !r.app.waitNamed("Created b.txt", 20*time.Second) {
 		t.Errorf("after the redo the card does not read done (%s)", r.app.screenshot("undone-redone.png"))
 	}
-	for deadline := time.Now().Add(20 * time.Second); len(r.app.textsWith(line)) != 0; time.Sleep(200 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Errorf("after the redo the answer still says %q", line)
-			break
-		}
+	if !r.app.waitNoText(line, 20*time.Second) {
+		t.Errorf("after the redo the answer still says %q", line)
 	}
 	r.finish(t, "undone-redone.png")
 }
