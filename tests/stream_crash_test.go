@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -21,8 +22,10 @@ import (
 // database by crashChildEnv, which also spares it the shared server) that streams answers in
 // two chats at once the way the app does: a delta every millisecond or so, saved to bbolt at
 // most once a second. After each delta is in the saver it prints how much of the answer is
-// there, as the app then shows it. The parent kills it with SIGKILL at random moments and
-// checks that every byte printed is in the database when it is opened again.
+// there, as the app then shows it. The parent kills it with SIGKILL at random moments (every
+// other one a moment after a random number of the child's lines, so that a loaded machine still
+// kills it while it streams) and checks that every byte printed is in the database when it is
+// opened again.
 
 const streamCrashKills = 6
 
@@ -84,14 +87,32 @@ func TestKilledWhileStreamingLosesNoTextItShowed(t *testing.T) {
 	fromJournal := 0 // bytes shown after the last save of their message, summed over the kills
 	for kill := range streamCrashKills {
 		cmd, pipe, errBuf := startTestChild(t, "TestStreamCrashChild", crashChildEnv+"="+path)
-		ready, out := readChildLines(pipe, nil)
+		var lines atomic.Int64
+		target := 2 + r.Int64N(200)
+		reached := make(chan struct{})
+		ready, out := readChildLines(pipe, func() {
+			if lines.Add(1) == target {
+				close(reached)
+			}
+		})
 		select {
 		case <-ready:
 		case <-time.After(60 * time.Second):
 			t.Fatalf("the child never got ready: %s", errBuf.String())
 		}
-		// between saves, mostly: a save comes once a second
-		time.Sleep(time.Duration(300+r.IntN(2500)) * time.Millisecond)
+		if kill%2 == 1 {
+			// timed by the child's progress: a moment after it showed a random number of deltas,
+			// so that a loaded machine, slow to save, still kills it with text shown
+			select {
+			case <-reached:
+				time.Sleep(time.Duration(r.IntN(2000)) * time.Microsecond)
+			case <-time.After(2 * time.Minute):
+				t.Errorf("the child printed %d lines in two minutes, not %d", lines.Load(), target)
+			}
+		} else {
+			// between saves, mostly: a save comes once a second
+			time.Sleep(time.Duration(300+r.IntN(2500)) * time.Millisecond)
+		}
 		// every line it wrote is read before Wait (in killTestChild) closes the pipe
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		printed := <-out

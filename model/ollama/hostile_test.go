@@ -81,10 +81,10 @@ func TestAnAnswerThatGrowsSlowlyIsNotIdle(t *testing.T) {
 	c, _ := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 		for i := range 8 {
 			writeLines(w, fmt.Sprintf(`{"message":{"role":"assistant","content":"%d"},"done":false}`, i))
-			time.Sleep(50 * time.Millisecond)
+			time.Sleep(200 * time.Millisecond) // each gap well within the idle timeout, all of them longer
 		}
 		writeLines(w, doneLine)
-	}, WithIdleTimeout(300*time.Millisecond))
+	}, WithIdleTimeout(time.Second))
 	res, err := c.Chat(testCtx(t), userTurn("m", "hi"), nil)
 	if err != nil || res.Message.Content != "01234567" {
 		t.Fatalf("err = %v, content %q", err, res.Message.Content)

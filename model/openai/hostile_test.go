@@ -117,10 +117,10 @@ func TestAnAnswerThatGrowsSlowlyIsNotIdle(t *testing.T) {
 		for i := range 8 {
 			io.WriteString(w, chunk(fmt.Sprintf(`{"content":"%d"}`, i)))
 			w.(http.Flusher).Flush()
-			time.Sleep(50 * time.Millisecond)
+			time.Sleep(200 * time.Millisecond) // each gap well within the idle timeout, all of them longer
 		}
 		io.WriteString(w, finish)
-	}, WithTimeouts(time.Minute, 300*time.Millisecond))
+	}, WithTimeouts(time.Minute, time.Second))
 	_, content, _, err := collect(t, c)
 	if err != nil || strings.Join(content, "") != "01234567" {
 		t.Fatalf("err = %v, content %q", err, content)
