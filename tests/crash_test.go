@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -208,25 +207,12 @@ func TestCrashKilledAtRandomMomentsLosesNothingCommitted(t *testing.T) {
 func crashRunAndKill(t *testing.T, kill int, path string, r *rand.Rand) (stdout []byte, stderr string) {
 	t.Helper()
 	cmd, pipe, errBuf := startTestChild(t, "TestCrashChild", crashChildEnv+"="+path)
-	var lines atomic.Int64
-	target := 1 + r.Int64N(80)
-	reached := make(chan struct{})
-	ready, done := readChildLines(pipe, func() {
-		if lines.Add(1) == target {
-			close(reached)
-		}
-	})
-	ended := false
+	lines := newLineCounter(1 + r.Int64N(80))
+	ready, done := readChildLines(pipe, lines.seen)
+	ended := false // the child's stdout closed before the kill: it failed, and Wait below says so
 	switch {
 	case kill%3 == 2:
-		select {
-		case <-reached:
-			time.Sleep(time.Duration(r.IntN(2000)) * time.Microsecond)
-		case stdout = <-done:
-			ended = true // the child failed: Wait below says so
-		case <-time.After(2 * time.Minute):
-			t.Errorf("the child printed %d lines in two minutes, not %d", lines.Load(), target)
-		}
+		stdout, ended = lines.await(t, r, done)
 	case r.IntN(6) == 0:
 		time.Sleep(time.Duration(r.IntN(40)) * time.Millisecond)
 	default:

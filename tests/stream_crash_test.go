@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -87,35 +86,28 @@ func TestKilledWhileStreamingLosesNoTextItShowed(t *testing.T) {
 	fromJournal := 0 // bytes shown after the last save of their message, summed over the kills
 	for kill := range streamCrashKills {
 		cmd, pipe, errBuf := startTestChild(t, "TestStreamCrashChild", crashChildEnv+"="+path)
-		var lines atomic.Int64
-		target := 2 + r.Int64N(200)
-		reached := make(chan struct{})
-		ready, out := readChildLines(pipe, func() {
-			if lines.Add(1) == target {
-				close(reached)
-			}
-		})
+		lines := newLineCounter(2 + r.Int64N(200))
+		ready, out := readChildLines(pipe, lines.seen)
 		select {
 		case <-ready:
 		case <-time.After(60 * time.Second):
 			t.Fatalf("the child never got ready: %s", errBuf.String())
 		}
+		var printed []byte
+		ended := false
 		if kill%2 == 1 {
-			// timed by the child's progress: a moment after it showed a random number of deltas,
-			// so that a loaded machine, slow to save, still kills it with text shown
-			select {
-			case <-reached:
-				time.Sleep(time.Duration(r.IntN(2000)) * time.Microsecond)
-			case <-time.After(2 * time.Minute):
-				t.Errorf("the child printed %d lines in two minutes, not %d", lines.Load(), target)
-			}
+			// a moment after it showed a random number of deltas, so that a loaded machine, slow
+			// to save, still kills it with text shown
+			printed, ended = lines.await(t, r, out)
 		} else {
 			// between saves, mostly: a save comes once a second
 			time.Sleep(time.Duration(300+r.IntN(2500)) * time.Millisecond)
 		}
 		// every line it wrote is read before Wait (in killTestChild) closes the pipe
 		_ = cmd.Process.Signal(syscall.SIGKILL)
-		printed := <-out
+		if !ended {
+			printed = <-out
+		}
 		killTestChild(t, cmd, errBuf)
 		sc := bufio.NewScanner(bytes.NewReader(printed))
 		for sc.Scan() {

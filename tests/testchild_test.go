@@ -5,11 +5,14 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"prototyper/store"
 )
@@ -61,6 +64,43 @@ func readChildLines(stdout io.Reader, seen func()) (ready <-chan struct{}, out <
 		}
 	}()
 	return readyc, outc
+}
+
+// lineCounter counts a child's whole lines (seen is readChildLines' callback), for a kill timed
+// by the child's progress rather than the clock: a loaded machine works more slowly, and a kill
+// timed by the clock alone could then always land before the work the test is about.
+type lineCounter struct {
+	n       atomic.Int64
+	target  int64
+	reached chan struct{}
+}
+
+// newLineCounter counts up to target lines.
+func newLineCounter(target int64) *lineCounter {
+	return &lineCounter{target: target, reached: make(chan struct{})}
+}
+
+func (c *lineCounter) seen() {
+	if c.n.Add(1) == c.target {
+		close(c.reached)
+	}
+}
+
+// await waits until the child printed its target lines, then a random moment of up to 2 ms, so
+// that the kill lands inside the child's next piece of work. It gives up after two minutes, or
+// when the child's stdout (out, from readChildLines) closed first: ended then says so, and
+// printed is what it held.
+func (c *lineCounter) await(t *testing.T, r *rand.Rand, out <-chan []byte) (printed []byte, ended bool) {
+	t.Helper()
+	select {
+	case <-c.reached:
+		time.Sleep(time.Duration(r.IntN(2000)) * time.Microsecond)
+	case printed = <-out:
+		return printed, true
+	case <-time.After(2 * time.Minute):
+		t.Errorf("the child printed %d lines in two minutes, not %d", c.n.Load(), c.target)
+	}
+	return nil, false
 }
 
 // killTestChild kills the child cmd with SIGKILL (again, if it was), waits for it, and fails t
