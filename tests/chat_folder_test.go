@@ -93,6 +93,9 @@ func TestDesktopANewChatFromAModelChangeKeepsTheFolderTheHeaderShows(t *testing.
 	r.openAndType("ctrl+m", "e2e-writer", "newchat-model-filter.png")
 	r.app.key("Return")
 	r.app.press("Start a new chat")
+	// the new chat opens once the folder and the model are set, and the first chat, in the same
+	// folder, shows until then
+	r.app.waitNoControl(rolePushButton, "Restore to here, before “Say where you are”", 30*time.Second)
 	r.waitComposerFocus()
 	r.waitHeaderFolder(ws1)
 	r.app.screenshot("newchat-from-model-change.png")

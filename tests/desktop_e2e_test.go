@@ -391,7 +391,10 @@ func TestDesktopAPastedMessageTooLongForTheModelIsNeverSent(t *testing.T) {
 	layoutCanMatter(t)
 	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "")
 	r.paste(t, []byte(strings.Repeat("Please build a site with many pages. ", 5500)), "")
-	time.Sleep(2 * time.Second) // the composer asks for the model's budget and says what it found
+	// the composer asks for the model's budget and says what it found
+	if !r.app.says("Shorten it or attach less") {
+		t.Fatalf("the composer does not say the message is too long for the model (%s)", r.app.screenshot("e2e-too-long.png"))
+	}
 	r.assertEnterSendsNothing(t, "e2e-too-long.png")
 }
 

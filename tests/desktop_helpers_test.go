@@ -499,6 +499,17 @@ func (a *desktopApp) typeText(text string) {
 	}
 }
 
+// typeSeen types text and waits until a text of the window holds it. An action through the
+// accessibility tree (press, focus) goes to the page at once, while keys wait their turn on their
+// way to it: on a loaded machine it could overtake the last keys typed before it.
+func (a *desktopApp) typeSeen(text string) {
+	a.tb.Helper()
+	a.typeText(text)
+	if !a.says(text) {
+		a.tb.Fatalf("%q was typed and is not shown (%s)", text, a.screenshot("typed.png"))
+	}
+}
+
 // typeAsAPersonWould types text at 100 ms a key, a fast typist's pace (120 words a minute):
 // what the window adds to a message is measured after keys typed the way a user types them.
 // typeText's 15 ms a key is nearly seven times that; a window whose frame takes longer than

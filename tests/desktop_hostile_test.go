@@ -154,7 +154,9 @@ func tabTo(t *testing.T, a *desktopApp, prefix string) {
 			return
 		}
 		a.key("Tab")
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		// long enough for a loaded machine: a second Tab pressed while the first is on its way
+		// would skip a control
+		for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 			if now := focusedName(a); now != current {
 				current = now
 				break

@@ -328,8 +328,11 @@ func TestDesktopAnImagePastedForAModelThatCannotSeeIsRefusedBeforeSending(t *tes
 	r := startDesktopRunWith(t, writerModel, store.Settings{Think: "on"}, "")
 	r.app.key("ctrl+n")
 	r.pasteImage(t, screenshotPNG(t))
-	r.app.typeText("What is in this picture?")
+	r.app.typeSeen("What is in this picture?")
 	// the composer refuses them itself, before asking the Go side: Send cannot be pressed
+	if !r.app.says("cannot see images") {
+		t.Errorf("the composer does not say the model cannot see the image: %s", r.app.screenshot("e2e-image-refused.png"))
+	}
 	if send := r.app.waitControl(rolePushButton, "Send", 10*time.Second); r.app.enabled(send) {
 		t.Errorf("Send can be pressed with an image for a model that cannot see")
 	}

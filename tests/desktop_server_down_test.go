@@ -40,7 +40,7 @@ func TestDesktopAModelServerThatDoesNotAnswerIsNamedAndRetryTakesTheKeys(t *test
 		t.Fatalf("Down in the model server's field chose no OpenAI-compatible server: %q", r.app.names(roleComboBox))
 	}
 	r.app.focusField("Server URL")
-	r.app.typeText(dead)
+	r.app.typeSeen(dead)
 	r.app.press("Save")
 	r.app.waitNoControl(rolePushButton, "Cancel", 30*time.Second)
 	r.app.waitControl(rolePushButton, "Retry", 30*time.Second)

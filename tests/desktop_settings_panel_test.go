@@ -206,7 +206,7 @@ func TestDesktopTheSettingsRefuseServersOutsideMCPServersAndDropARefusalWithItsS
 	r.app.key("ctrl+comma")
 	r.app.waitFocus(roleComboBox, "Model server", 30*time.Second)
 	r.app.focusField("Servers of the settings")
-	r.app.typeText(`{"everything": {"command": "npx"}}`)
+	r.app.typeSeen(`{"everything": {"command": "npx"}}`)
 	r.app.press("Save")
 	if !r.app.says(`No server was found in the MCP servers of the settings (they hold "everything"): the servers go under "mcpServers"`) {
 		t.Fatalf("servers outside mcpServers are not refused: %s", r.app.screenshot("e2e-settings-mcp-unwrapped.png"))
@@ -214,14 +214,17 @@ func TestDesktopTheSettingsRefuseServersOutsideMCPServersAndDropARefusalWithItsS
 	r.app.screenshot("e2e-settings-mcp-unwrapped.png")
 	r.app.focusField("Servers of the settings")
 	r.app.key("ctrl+a", "BackSpace")
+	if !r.app.waitNoText(`{"everything"`, 20*time.Second) {
+		t.Fatalf("the servers typed are not erased: %s", r.app.screenshot("e2e-settings-mcp-erased.png"))
+	}
 
 	r.app.focusField("Model server")
 	r.app.key("Down")
 	r.app.waitControlNamed(roleComboBox, "Model server OpenAI-compatible", 10*time.Second)
 	r.app.focusField("Server URL")
-	r.app.typeText("http://127.0.0.1:9/v1")
+	r.app.typeSeen("http://127.0.0.1:9/v1")
 	r.app.focusField("API key variable")
-	r.app.typeText("PROTOTYPER_TEST_NO_SUCH_KEY")
+	r.app.typeSeen("PROTOTYPER_TEST_NO_SUCH_KEY")
 	r.app.press("Save")
 	const refusal = "The API key variable is not set"
 	if !r.app.says(refusal) {
