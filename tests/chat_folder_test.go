@@ -88,13 +88,15 @@ func TestAMessageToAChatRunsInTheChatsFolderWhateverNewChatsTake(t *testing.T) {
 func TestDesktopANewChatFromAModelChangeKeepsTheFolderTheHeaderShows(t *testing.T) {
 	r, ws1, ws2 := twoFolders(t)
 	r.firstChatAfterOneElsewhere(t, ws1, ws2, "newchat-search.png")
+	r.app.waitControl(rolePushButton, "Restore to here, before “Say where you are”", 20*time.Second)
 
 	// another model for a new chat
 	r.openAndType("ctrl+m", "e2e-writer", "newchat-model-filter.png")
 	r.app.key("Return")
 	r.app.press("Start a new chat")
 	// the new chat opens once the folder and the model are set, and the first chat, in the same
-	// folder, shows until then
+	// folder, shows until then; while the dialog, modal, is open, the chat is not read at all
+	r.app.waitNoControl(rolePushButton, "Start a new chat", 30*time.Second)
 	r.app.waitNoControl(rolePushButton, "Restore to here, before “Say where you are”", 30*time.Second)
 	r.waitComposerFocus()
 	r.waitHeaderFolder(ws1)

@@ -86,7 +86,7 @@ func TestKilledWhileStreamingLosesNoTextItShowed(t *testing.T) {
 	fromJournal := 0 // bytes shown after the last save of their message, summed over the kills
 	for kill := range streamCrashKills {
 		cmd, pipe, errBuf := startTestChild(t, "TestStreamCrashChild", crashChildEnv+"="+path)
-		lines := newLineCounter(2 + r.Int64N(200))
+		lines := newLineCounter(2 + r.Int64N(1500)) // a message is 100 to 300 lines of the two streams
 		ready, out := readChildLines(pipe, lines.seen)
 		select {
 		case <-ready:

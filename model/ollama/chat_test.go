@@ -463,14 +463,14 @@ func TestChatTimeouts(t *testing.T) {
 	})
 	t.Run("a slow stream whose lines keep coming never times out", func(t *testing.T) {
 		c, _ := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
-			// every gap well within the idle timeout, the whole stream longer than it; the first
-			// byte is not what this case is about, and a loaded machine may be slow to connect
+			// every gap well within the idle timeout, and the whole stream longer than it and than
+			// the first-byte timeout, which must stop once the answer begins
 			for i := 0; i < 6; i++ {
 				writeLines(w, `{"message":{"content":"."},"done":false}`)
 				time.Sleep(300 * time.Millisecond)
 			}
 			writeLines(w, doneLine)
-		}, WithIdleTimeout(time.Second), WithFirstByteTimeout(10*time.Second))
+		}, WithIdleTimeout(time.Second), WithFirstByteTimeout(time.Second))
 		if _, err := c.Chat(testCtx(t), userTurn("m", "hi"), nil); err != nil {
 			t.Fatal(err)
 		}
