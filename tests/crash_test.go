@@ -208,11 +208,10 @@ func crashRunAndKill(t *testing.T, kill int, path string, r *rand.Rand) (stdout 
 	t.Helper()
 	cmd, pipe, errBuf := startTestChild(t, "TestCrashChild", crashChildEnv+"="+path)
 	lines := newLineCounter(1 + r.Int64N(80))
-	ready, done := readChildLines(pipe, lines.seen)
-	ended := false // the child's stdout closed before the kill: it failed, and Wait below says so
+	ready, done := readChildLines(pipe, lines)
 	switch {
 	case kill%3 == 2:
-		stdout, ended = lines.await(t, r, done)
+		lines.await(t, r)
 	case r.IntN(6) == 0:
 		time.Sleep(time.Duration(r.IntN(40)) * time.Millisecond)
 	default:
@@ -224,9 +223,7 @@ func crashRunAndKill(t *testing.T, kill int, path string, r *rand.Rand) (stdout 
 		time.Sleep(time.Duration(r.IntN(120_000)) * time.Microsecond)
 	}
 	_ = cmd.Process.Signal(syscall.SIGKILL)
-	if !ended {
-		stdout = <-done
-	}
+	stdout = <-done
 	err := cmd.Wait()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {

@@ -317,6 +317,18 @@ func (a *desktopApp) hasState(node a11yNode, name string, bit uint) bool {
 	return states[0]&(1<<bit) != 0
 }
 
+// waitState waits until the state of node (named name) holds bit, or no longer does (want
+// false), up to timeout, and reports whether that came.
+func (a *desktopApp) waitState(node a11yNode, name string, bit uint, want bool, timeout time.Duration) bool {
+	a.tb.Helper()
+	for deadline := time.Now().Add(timeout); a.hasState(node, name, bit) != want; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
+}
+
 // waitFocus waits until a control of role whose accessible name begins with prefix has the
 // keyboard focus, and returns its name.
 func (a *desktopApp) waitFocus(role a11yRole, prefix string, timeout time.Duration) string {

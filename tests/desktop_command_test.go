@@ -312,10 +312,8 @@ func TestDesktopTheSettingsRemoveACommandRuleAndEditTheDenyListByKeyboard(t *tes
 	// checked, the keys before it were read too: the focus moved below goes to the page at once
 	// and could overtake keys still on their way
 	unconfined := r.app.waitControl(roleCheckBox, "Run commands without the sandbox where it cannot start", 20*time.Second)
-	for deadline := time.Now().Add(20 * time.Second); !r.app.hasState(unconfined.node, unconfined.name, stateChecked); time.Sleep(200 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("Space after the deny list does not check %q (%s)", unconfined.name, r.app.screenshot("command-settings.png"))
-		}
+	if !r.app.waitState(unconfined.node, unconfined.name, stateChecked, true, 20*time.Second) {
+		t.Fatalf("Space after the deny list does not check %q (%s)", unconfined.name, r.app.screenshot("command-settings.png"))
 	}
 	time.Sleep(time.Second) // painted, for the screenshot
 	t.Logf("the Commands of the settings: %s", r.app.screenshot("command-settings.png"))

@@ -301,10 +301,8 @@ func (a *desktopApp) grabFocus(n a11yNode) {
 	if err := a.a11yBus().Object(n.Dest, n.Path).Call(atspiComponent+".GrabFocus", 0).Store(&ok); err != nil || !ok {
 		a.tb.Fatalf("focus %s: %v (done: %v)", a.name(n), err, ok)
 	}
-	for deadline := time.Now().Add(10 * time.Second); !a.hasState(n, a.name(n), stateFocused); time.Sleep(100 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			a.tb.Fatalf("%q did not take the focus", a.name(n))
-		}
+	if !a.waitState(n, a.name(n), stateFocused, true, 10*time.Second) {
+		a.tb.Fatalf("%q did not take the focus", a.name(n))
 	}
 }
 
@@ -320,10 +318,8 @@ func (a *desktopApp) expanded(n a11yNode) bool {
 // waitExpanded waits until n is open (want) or closed.
 func (a *desktopApp) waitExpanded(n a11yNode, want bool) {
 	a.tb.Helper()
-	for deadline := time.Now().Add(10 * time.Second); a.expanded(n) != want; time.Sleep(100 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			a.tb.Fatalf("%q is not %s after 10s (%s)", a.name(n), map[bool]string{true: "open", false: "closed"}[want], a.screenshot("fold-state.png"))
-		}
+	if !a.waitState(n, a.name(n), stateExpanded, want, 10*time.Second) {
+		a.tb.Fatalf("%q is not %s after 10s (%s)", a.name(n), map[bool]string{true: "open", false: "closed"}[want], a.screenshot("fold-state.png"))
 	}
 }
 

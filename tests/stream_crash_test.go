@@ -87,27 +87,23 @@ func TestKilledWhileStreamingLosesNoTextItShowed(t *testing.T) {
 	for kill := range streamCrashKills {
 		cmd, pipe, errBuf := startTestChild(t, "TestStreamCrashChild", crashChildEnv+"="+path)
 		lines := newLineCounter(2 + r.Int64N(1500)) // a message is 100 to 300 lines of the two streams
-		ready, out := readChildLines(pipe, lines.seen)
+		ready, out := readChildLines(pipe, lines)
 		select {
 		case <-ready:
 		case <-time.After(60 * time.Second):
 			t.Fatalf("the child never got ready: %s", errBuf.String())
 		}
-		var printed []byte
-		ended := false
 		if kill%2 == 1 {
 			// a moment after it showed a random number of deltas, so that a loaded machine, slow
 			// to save, still kills it with text shown
-			printed, ended = lines.await(t, r, out)
+			lines.await(t, r)
 		} else {
 			// between saves, mostly: a save comes once a second
 			time.Sleep(time.Duration(300+r.IntN(2500)) * time.Millisecond)
 		}
 		// every line it wrote is read before Wait (in killTestChild) closes the pipe
 		_ = cmd.Process.Signal(syscall.SIGKILL)
-		if !ended {
-			printed = <-out
-		}
+		printed := <-out
 		killTestChild(t, cmd, errBuf)
 		sc := bufio.NewScanner(bytes.NewReader(printed))
 		for sc.Scan() {

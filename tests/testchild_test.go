@@ -41,9 +41,8 @@ func startTestChild(t *testing.T, test, env string) (cmd *exec.Cmd, stdout io.Re
 
 // readChildLines reads a child's stdout until it closes: ready gets a value once the child
 // prints the line "ready", and out then gets every whole line it printed (a line the kill cut
-// short, without its newline, is no promise and is left out). seen, when not nil, is called
-// after each whole line, from the one goroutine that reads them.
-func readChildLines(stdout io.Reader, seen func()) (ready <-chan struct{}, out <-chan []byte) {
+// short, without its newline, is no promise and is left out). lines counts them as they come.
+func readChildLines(stdout io.Reader, lines *lineCounter) (ready <-chan struct{}, out <-chan []byte) {
 	readyc, outc := make(chan struct{}, 1), make(chan []byte, 1)
 	go func() {
 		var all bytes.Buffer
@@ -51,6 +50,7 @@ func readChildLines(stdout io.Reader, seen func()) (ready <-chan struct{}, out <
 		for {
 			line, err := br.ReadBytes('\n')
 			if err != nil {
+				close(lines.ended)
 				outc <- all.Bytes()
 				return
 			}
@@ -58,49 +58,41 @@ func readChildLines(stdout io.Reader, seen func()) (ready <-chan struct{}, out <
 			if string(line) == "ready\n" {
 				readyc <- struct{}{}
 			}
-			if seen != nil {
-				seen()
+			if lines.n.Add(1) == lines.target {
+				close(lines.reached)
 			}
 		}
 	}()
 	return readyc, outc
 }
 
-// lineCounter counts a child's whole lines (seen is readChildLines' callback), for a kill timed
-// by the child's progress rather than the clock: a loaded machine works more slowly, and a kill
-// timed by the clock alone could then always land before the work the test is about.
+// lineCounter counts a child's whole lines as readChildLines reads them, for a kill timed by the
+// child's progress rather than the clock: a loaded machine works more slowly, and a kill timed by
+// the clock alone could then always land before the work the test is about.
 type lineCounter struct {
 	n       atomic.Int64
 	target  int64
-	reached chan struct{}
+	reached chan struct{} // closed at the target-th line
+	ended   chan struct{} // closed once the child's stdout closed
 }
 
 // newLineCounter counts up to target lines.
 func newLineCounter(target int64) *lineCounter {
-	return &lineCounter{target: target, reached: make(chan struct{})}
-}
-
-func (c *lineCounter) seen() {
-	if c.n.Add(1) == c.target {
-		close(c.reached)
-	}
+	return &lineCounter{target: target, reached: make(chan struct{}), ended: make(chan struct{})}
 }
 
 // await waits until the child printed its target lines, then a random moment of up to 2 ms, so
 // that the kill lands inside the child's next piece of work. It gives up after two minutes, or
-// when the child's stdout (out, from readChildLines) closed first: ended then says so, and
-// printed is what it held.
-func (c *lineCounter) await(t *testing.T, r *rand.Rand, out <-chan []byte) (printed []byte, ended bool) {
+// when the child's stdout closed first (a child that failed: its exit says so).
+func (c *lineCounter) await(t *testing.T, r *rand.Rand) {
 	t.Helper()
 	select {
 	case <-c.reached:
 		time.Sleep(time.Duration(r.IntN(2000)) * time.Microsecond)
-	case printed = <-out:
-		return printed, true
+	case <-c.ended:
 	case <-time.After(2 * time.Minute):
 		t.Errorf("the child printed %d lines in two minutes, not %d", c.n.Load(), c.target)
 	}
-	return nil, false
 }
 
 // killTestChild kills the child cmd with SIGKILL (again, if it was), waits for it, and fails t
